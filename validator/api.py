@@ -1,0 +1,260 @@
+"""The public API, one function per stage; the CLI is a thin shell over it.
+
+>>> rs = load_ruleset("rulesets/his/his.rules")          # doctest: +SKIP
+>>> rs.run(state, dice=[6, 3])                            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from . import ast as A
+from .checker import run_passes
+from .compiler import Program, compile_program
+from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
+from .loader import Loaded, display_path, load
+from .runtime import (DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, Context, DiceSource, EvalError, ExactDice, ScriptedDice,
+                      SeededDice)
+from .state import resolve_pointer, schema_errors
+from .syntax import decode_source, parse_module
+from .values import to_json
+
+
+class RunError(DiagnosticError):
+    """Evaluation could not produce a result; ``kind`` is "state" (exit 3) or "eval" (exit 1)."""
+
+    def __init__(self, diagnostics: list[Diagnostic], kind: str):
+        super().__init__(diagnostics)
+        self.kind = kind
+
+
+def parse(text: str, path: str = "<string>") -> A.Module:
+    """Parse one ruleset source to its AST (raises ``DiagnosticError``)."""
+    return parse_module(text, path)
+
+
+@dataclass
+class Ruleset:
+    """A loaded, checked and compiled ruleset."""
+
+    path: str
+    program: Program
+    diagnostics: list[Diagnostic]
+    files: dict[str, int]
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def sources(self) -> dict[str, str]:
+        return self.program.loaded.sources
+
+    @property
+    def schema(self) -> dict[str, Any] | None:
+        return self.program.entry.schema
+
+    @property
+    def clauses(self) -> dict[str, str] | None:
+        return self.program.entry.clauses
+
+    def queries(self) -> list[str]:
+        return self.program.queries()
+
+    def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
+        schema = self.program.entry.schema
+        if schema is None:
+            return []
+        return schema_errors(state, schema, shown)
+
+    def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
+        if dice is not None:
+            return ScriptedDice(dice)
+        return SeededDice(0 if seed is None else seed)
+
+    def run(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
+            dice: list[int] | None = None, exact: bool = False, explain: bool = False,
+            budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>") -> Any:
+        """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics."""
+        if not self.ok:
+            raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        if validate:
+            errors = self.validate_state(state, state_name)
+            if errors:
+                raise RunError(errors, "state")
+        unit = self.program.query(query)
+        if unit is None:
+            known = ", ".join(self.queries()) or "none"
+            raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", Span(self.path),
+                                       help=f"queries: {known}")], "usage")
+        args = list(args or [])
+        if unit.arity != len(args):
+            raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} arguments, not {len(args)}",
+                                       unit.decl.span)], "usage")
+        if exact:
+            return self._run_exact(state, unit, args, budget, explain)
+        ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain)
+        value = self._evaluate(ctx, unit, args)
+        out = to_json(value)
+        if ctx.events and isinstance(out, dict) and "events" not in out:
+            out["events"] = to_json(ctx.events)
+        if explain and isinstance(out, dict):
+            out["explain"] = explanation(ctx)
+        return out
+
+    def _bind_inputs(self, ctx: Context) -> None:
+        for nskey, decl, default in self.program.inputs:
+            ok, value = resolve_pointer(ctx.state, decl.pointer)
+            if not ok:
+                if default is None:
+                    raise RunError([Diagnostic("S002", f"input `{decl.name}` is missing from the state", decl.span,
+                                               pointer=decl.pointer,
+                                               help=f"the state needs a value at `{decl.pointer}`, or give the input a `default`")],
+                                   "state")
+                value = default([ctx])
+            ctx.inputs[(nskey, decl.name)] = value
+
+    def _evaluate(self, ctx: Context, unit: Any, args: list[Any]) -> Any:
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, 12000))
+        try:
+            self._bind_inputs(ctx)
+            return unit.fn(ctx, *args)
+        except EvalError as err:
+            raise RunError([err.diagnostic()], "eval") from None
+        except RecursionError:
+            raise RunError([Diagnostic("E005", "evaluation recursed too deeply", unit.decl.span,
+                                       help="a rule calls itself without reaching a base case")], "eval") from None
+        finally:
+            sys.setrecursionlimit(old_limit)
+
+    def _run_exact(self, state: Any, unit: Any, args: list[Any], budget: int, explain: bool) -> Any:
+        """Enumerate every dice outcome by re-running along each branch of the fork tree."""
+        outcomes: dict[str, list[Any]] = {}
+        path: list[int] = []
+        paths = 0
+        dice = ExactDice()
+        while True:
+            ctx = Context(state, dice, budget=budget, path=path)
+            value = to_json(self._evaluate(ctx, unit, args))
+            prob = Fraction(1)
+            for choice, weights in ctx.forks:
+                prob *= weights[choice]
+            key = json.dumps(value, sort_keys=True)
+            if key in outcomes:
+                outcomes[key][1] += prob
+            else:
+                outcomes[key] = [value, prob, to_json(ctx.events)]
+            paths += 1
+            if paths > MAX_EXACT_PATHS:
+                raise RunError([Diagnostic("E010", f"more than {MAX_EXACT_PATHS} dice outcomes to enumerate",
+                                           unit.decl.span, help="use --seed or --dice instead of --exact")], "eval")
+            # next path: bump the deepest fork that still has an untried branch
+            taken = [c for c, _ in ctx.forks]
+            sizes = [len(w) for _, w in ctx.forks]
+            i = len(taken) - 1
+            while i >= 0 and taken[i] + 1 >= sizes[i]:
+                i -= 1
+            if i < 0:
+                break
+            path = taken[:i] + [taken[i] + 1]
+        total = sum((o[1] for o in outcomes.values()), Fraction(0))
+        ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+        result: dict[str, Any] = {
+            "exact": True,
+            "paths": paths,
+            "total": _frac(total),
+            "outcomes": [{"probability": _frac(p), "p": round(float(p), 6), "result": v, "events": ev}
+                         for v, p, ev in ranked],
+        }
+        return result
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def explanation(ctx: Context) -> dict[str, Any]:
+    root = ctx.trace_stack[0] if ctx.trace_stack else {"children": []}
+    edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in ctx.decision_edges})
+    settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
+               for k, s in ctx.settled.items()]
+    return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
+            "cycles": ctx.cycles, "settled": settled}
+
+
+_cache: dict[str, Ruleset] = {}
+
+
+def _fresh(rs: Ruleset) -> bool:
+    for f, mtime in rs.files.items():
+        try:
+            if Path(f).stat().st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
+    """Load, check and compile a ruleset file; cached while none of its files changes."""
+    p = Path(path)
+    key = str(p.resolve())
+    if use_cache and key in _cache and _fresh(_cache[key]):
+        return _cache[key]
+    if not p.is_file():
+        diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
+        return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
+    loaded = load(p)
+    program = compile_program(loaded)
+    diags = list(loaded.diagnostics) + list(program.diagnostics)
+    if not any(d.is_error for d in diags if d.code.startswith("P")):
+        diags += run_passes(program)
+    files: dict[str, int] = {}
+    for ns in loaded.namespaces.values():
+        for shown in ns.chain:
+            try:
+                files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
+            except OSError:
+                pass
+        for b in ns.data.values():
+            try:
+                files[str(Path(b.path).resolve())] = Path(b.path).stat().st_mtime_ns
+            except OSError:
+                pass
+    rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
+    _cache[key] = rs
+    return rs
+
+
+def _empty_ns(p: Path) -> Any:
+    from .loader import Namespace
+    return Namespace(str(p), str(p))
+
+
+def check_paths(paths: list[str | Path]) -> tuple[list[Ruleset], list[Diagnostic]]:
+    """Check every ruleset file under the given files or folders; all diagnostics, sorted."""
+    files: list[Path] = []
+    diags: list[Diagnostic] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*.rules") if x.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            diags.append(Diagnostic("C005", f"`{raw}` not found", Span(str(raw))))
+    rulesets = [load_ruleset(f) for f in files]
+    for rs in rulesets:
+        diags.extend(rs.diagnostics)
+    return rulesets, sort_diagnostics(diags)
+
+
+def parse_file(path: str | Path) -> A.Module:
+    p = Path(path)
+    return parse_module(decode_source(p.read_bytes(), display_path(p)), display_path(p))

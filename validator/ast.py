@@ -1,0 +1,469 @@
+"""The ruleset AST: frozen dataclasses, each with a ``span`` that takes no part in equality."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .diagnostics import NO_SPAN, Span
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    name: str
+    args: tuple["TypeRef", ...] = ()
+    optional: bool = False
+    span: Span = _span()
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Int:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Str:
+    value: str
+    raw: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Bool:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class NoneLit:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Dice:
+    count: int
+    sides: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ListLit:
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetLit:
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RecordLit:
+    items: tuple[tuple[str, "Expr"], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MapLit:
+    items: tuple[tuple["Expr", "Expr"], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CompFor:
+    names: tuple[str, ...]
+    iter: "Expr"
+    cond: "Expr | None"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Comp:
+    """``[e for ...]`` (list), ``{e for ...}`` (set), ``{k => v for ...}`` (map), ``f(e for ...)`` (gen)."""
+
+    kind: str
+    elem: "Expr"
+    fors: tuple[CompFor, ...]
+    key: "Expr | None" = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let:
+    name: str
+    value: "Expr"
+    body: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If:
+    branches: tuple[tuple["Expr", "Expr"], ...]
+    otherwise: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: TypeRef | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Lambda:
+    params: tuple[Param, ...]
+    body: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # "and" | "or"
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # == != < <= > >= in notin
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * / // % ??
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    func: "Expr"
+    args: tuple["Expr", ...]
+    kwargs: tuple[tuple[str, "Expr"], ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Field:
+    obj: "Expr"
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    obj: "Expr"
+    keys: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class With:
+    obj: "Expr"
+    items: tuple[tuple[str, "Expr"], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Absent:
+    span: Span = _span()
+
+
+Expr = Union[
+    Int, Str, Bool, NoneLit, Dice, Name, ListLit, SetLit, RecordLit, MapLit, Comp, Let, If, Lambda,
+    BoolOp, Not, Compare, BinOp, Neg, Call, Field, Index, With, Absent,
+]
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    cites: tuple[str, ...]
+    body: tuple["Stmt", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Assign:
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LetStmt:
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IfStmt:
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    otherwise: tuple["Stmt", ...] | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For:
+    name: str
+    iter: Expr
+    cond: Expr | None
+    body: tuple["Stmt", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Goto:
+    target: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Stop:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Break:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Continue:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Emit:
+    event: str
+    payload: tuple[tuple[str, Expr], ...]
+    cites: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Require:
+    cond: Expr
+    message: str
+    cites: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reject:
+    message: str
+    cites: tuple[str, ...]
+    span: Span = _span()
+
+
+Stmt = Union[Step, Var, Assign, LetStmt, IfStmt, For, Goto, Stop, Break, Continue, Emit, Require, Reject]
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Header:
+    name: str
+    title: str | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Extends:
+    path: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Import:
+    path: str
+    alias: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Clauses:
+    path: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Schema:
+    path: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EnumDecl:
+    name: str
+    members: tuple[str, ...]
+    cites: tuple[str, ...]
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FieldDecl:
+    name: str
+    type: TypeRef
+    optional: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RecordDecl:
+    name: str
+    fields: tuple[FieldDecl, ...]
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InputDecl:
+    name: str
+    type: TypeRef
+    pointer: str
+    default: Expr | None
+    cites: tuple[str, ...]
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl:
+    name: str
+    type: TypeRef | None
+    cites: tuple[str, ...]
+    value: Expr
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    name: str
+    params: tuple[Param, ...]
+    ret: TypeRef | None
+    cites: tuple[str, ...]
+    grid: tuple[tuple[Expr, ...], ...] | None
+    source: Expr | None
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DefDecl:
+    kind: str  # "def" | "rule"
+    name: str
+    params: tuple[Param, ...] | None  # None: a value definition written without parentheses
+    ret: TypeRef | None
+    cites: tuple[str, ...]
+    body: Expr
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DecisionDecl:
+    name: str
+    params: tuple[Param, ...]
+    cites: tuple[str, ...]
+    body: Expr
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Policy:
+    when: Expr | None  # None: otherwise
+    targets: Expr
+    value: Expr
+    cites: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CycleDecl:
+    name: str
+    cites: tuple[str, ...]
+    policies: tuple[Policy, ...]
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ProcedureDecl:
+    name: str
+    params: tuple[Param, ...]
+    cites: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    override: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class QueryDecl:
+    name: str
+    params: tuple[Param, ...]
+    ret: TypeRef | None
+    body: Expr
+    override: bool = False
+    span: Span = _span()
+
+
+Decl = Union[EnumDecl, RecordDecl, InputDecl, ConstDecl, TableDecl, DefDecl, DecisionDecl, CycleDecl,
+             ProcedureDecl, QueryDecl]
+Directive = Union[Header, Extends, Import, Clauses, Schema]
+
+
+@dataclass(frozen=True)
+class Module:
+    path: str
+    directives: tuple[Directive, ...]
+    decls: tuple[Decl, ...]
+    span: Span = _span()

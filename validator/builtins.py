@@ -1,0 +1,685 @@
+"""Generic built-in functions: collections, text, numbers, graphs, hex geometry and dice.
+
+None of them knows a game. Each entry says how many arguments it takes and whether it needs the
+run context (dice, budget); the compiler checks arity before anything runs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+from .diagnostics import Span
+from .runtime import Context, EvalError
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    fn: Callable[..., Any]
+    min_args: int
+    max_args: int
+    needs_ctx: bool = False
+    kwargs: tuple[str, ...] = ()
+    doc: str = ""
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool = False,
+            kwargs: tuple[str, ...] = (), doc: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args, ctx, kwargs, doc)
+        return fn
+    return register
+
+
+class CallError(Exception):
+    """Raised by a built-in for a bad argument; the compiler adds the call's location."""
+
+
+def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
+    if not callable(fn):
+        raise CallError(f"`{_show(fn)}` is not a function")
+    return fn(ctx, *args)
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) < 40 else text[:37] + "..."
+
+
+def _iter(xs: Any, what: str) -> Any:
+    if isinstance(xs, dict):
+        return xs.keys()
+    if isinstance(xs, (list, tuple, set, frozenset, str)) or hasattr(xs, "__next__"):
+        return xs
+    raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`")
+
+
+# ---------------------------------------------------------------- collections and quantifiers
+
+
+@builtin("len", 1, doc="number of items in a list, set, map or string")
+def _len(xs: Any) -> int:
+    if isinstance(xs, (list, tuple, set, frozenset, dict, str)):
+        return len(xs)
+    raise CallError(f"len needs a collection, not `{_show(xs)}`")
+
+
+@builtin("count", 1, doc="number of true items (a generator of conditions, or a collection's size)")
+def _count(xs: Any) -> int:
+    if isinstance(xs, (list, tuple, set, frozenset, dict)) and not _all_bools(xs):
+        return len(xs)
+    return sum(1 for x in _iter(xs, "count") if x)
+
+
+def _all_bools(xs: Any) -> bool:
+    return all(isinstance(x, bool) for x in xs) if not isinstance(xs, dict) else False
+
+
+@builtin("any", 1, doc="true if some item is true")
+def _any(xs: Any) -> bool:
+    return any(_iter(xs, "any"))
+
+
+@builtin("all", 1, doc="true if every item is true (true for none)")
+def _all(xs: Any) -> bool:
+    return all(_iter(xs, "all"))
+
+
+@builtin("sum", 1, doc="sum of the items (0 for none)")
+def _sum(xs: Any) -> Any:
+    total: Any = 0
+    for x in _iter(xs, "sum"):
+        total = total + x
+    return total
+
+
+@builtin("max", 1, 2, doc="largest item, or the second argument (default none) when there is none")
+def _max(xs: Any, default: Any = None) -> Any:
+    items = list(_iter(xs, "max"))
+    return max(items) if items else default
+
+
+@builtin("min", 1, 2, doc="smallest item, or the second argument (default none) when there is none")
+def _min(xs: Any, default: Any = None) -> Any:
+    items = list(_iter(xs, "min"))
+    return min(items) if items else default
+
+
+@builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function")
+def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
+    items = list(_iter(xs, "sorted"))
+    if key is None:
+        return sorted(items, key=_sort_key)
+    return sorted(items, key=lambda x: _sort_key(call_value(ctx, key, x)))
+
+
+def _sort_key(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return (3, tuple(_sort_key(x) for x in v))
+    if v is None:
+        return (0, 0)
+    if isinstance(v, bool):
+        return (1, int(v))
+    if isinstance(v, (int, Fraction)):
+        return (1, v)
+    if isinstance(v, str):
+        return (2, v)
+    if isinstance(v, dict):
+        return (4, tuple(sorted((k, _sort_key(x)) for k, x in v.items())))
+    return (5, repr(v))
+
+
+@builtin("sort_by", 2, ctx=True, doc="items ordered by a key function")
+def _sort_by(ctx: Context, xs: Any, key: Any) -> list[Any]:
+    return _sorted(ctx, xs, key)
+
+
+@builtin("index_of", 2, doc="position of an item in a list, or none")
+def _index_of(xs: Any, x: Any) -> Any:
+    try:
+        return list(xs).index(x)
+    except ValueError:
+        return None
+
+
+@builtin("range", 1, 2, ctx=True, doc="integers from a (default 0) up to, not including, b")
+def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
+    lo, hi = (0, a) if b is None else (a, b)
+    if not isinstance(lo, int) or not isinstance(hi, int):
+        raise CallError("range needs integers")
+    n = max(0, hi - lo)
+    ctx.steps += n
+    if ctx.steps > ctx.budget:
+        raise CallError(f"range of {n} items exceeds the evaluation budget")
+    return list(range(lo, hi))
+
+
+@builtin("first", 1, 2, doc="first item, or the default (none) if empty")
+def _first(xs: Any, default: Any = None) -> Any:
+    for x in _iter(xs, "first"):
+        return x
+    return default
+
+
+@builtin("last", 1, 2, doc="last item, or the default (none) if empty")
+def _last(xs: Any, default: Any = None) -> Any:
+    items = list(_iter(xs, "last"))
+    return items[-1] if items else default
+
+
+@builtin("reverse", 1, doc="a list in reverse order")
+def _reverse(xs: Any) -> list[Any]:
+    return list(_iter(xs, "reverse"))[::-1]
+
+
+@builtin("set", 0, 1, doc="a set of the items (the empty set with no argument)")
+def _set(xs: Any = ()) -> frozenset[Any]:
+    try:
+        return frozenset(_iter(xs, "set"))
+    except TypeError:
+        raise CallError("set items must be numbers, strings or lists of them") from None
+
+
+@builtin("list", 1, doc="a list of the items")
+def _list(xs: Any) -> list[Any]:
+    return list(_iter(xs, "list"))
+
+
+@builtin("unique", 1, doc="items with repeats removed, first occurrence kept")
+def _unique(xs: Any) -> list[Any]:
+    out: list[Any] = []
+    for x in _iter(xs, "unique"):
+        if x not in out:
+            out.append(x)
+    return out
+
+
+@builtin("keys", 1, doc="a map's keys")
+def _keys(m: Any) -> list[Any]:
+    return list(_as_map(m, "keys").keys())
+
+
+@builtin("values", 1, doc="a map's values")
+def _values(m: Any) -> list[Any]:
+    return list(_as_map(m, "values").values())
+
+
+@builtin("items", 1, doc="a map's entries as {key, value} records")
+def _items(m: Any) -> list[dict[str, Any]]:
+    return [{"key": k, "value": v} for k, v in _as_map(m, "items").items()]
+
+
+def _as_map(m: Any, what: str) -> dict[Any, Any]:
+    if not isinstance(m, dict):
+        raise CallError(f"{what} needs a map, not `{_show(m)}`")
+    return m
+
+
+@builtin("get", 2, 3, doc="a map's value for a key, or the default (none)")
+def _get(m: Any, k: Any, default: Any = None) -> Any:
+    if isinstance(m, dict):
+        try:
+            return m.get(k, default)
+        except TypeError:
+            raise CallError(f"`{_show(k)}` cannot be a key") from None
+    if isinstance(m, (list, tuple)) and isinstance(k, int):
+        return m[k] if -len(m) <= k < len(m) else default
+    raise CallError(f"get needs a map or list, not `{_show(m)}`")
+
+
+@builtin("has", 2, doc="true if a map has the key")
+def _has(m: Any, k: Any) -> bool:
+    try:
+        return k in _as_map(m, "has")
+    except TypeError:
+        return False
+
+
+@builtin("put", 3, doc="a copy of a map with one key set")
+def _put(m: Any, k: Any, v: Any) -> dict[Any, Any]:
+    out = dict(_as_map(m, "put"))
+    out[k] = v
+    return out
+
+
+@builtin("remove", 2, doc="a copy of a map without a key, or of a list without an item")
+def _remove(m: Any, k: Any) -> Any:
+    if isinstance(m, dict):
+        return {a: b for a, b in m.items() if a != k}
+    return [x for x in _iter(m, "remove") if x != k]
+
+
+@builtin("merge", 2, doc="a map with the entries of both (the second wins)")
+def _merge(a: Any, b: Any) -> dict[Any, Any]:
+    return {**_as_map(a, "merge"), **_as_map(b, "merge")}
+
+
+@builtin("append", 2, doc="a list with one more item at the end")
+def _append(xs: Any, x: Any) -> list[Any]:
+    return [*_iter(xs, "append"), x]
+
+
+@builtin("concat", 2, doc="two lists one after the other")
+def _concat(a: Any, b: Any) -> list[Any]:
+    return [*_iter(a, "concat"), *_iter(b, "concat")]
+
+
+@builtin("union", 2, doc="items in either")
+def _union(a: Any, b: Any) -> frozenset[Any]:
+    return frozenset(_iter(a, "union")) | frozenset(_iter(b, "union"))
+
+
+@builtin("intersection", 2, doc="items in both")
+def _inter(a: Any, b: Any) -> frozenset[Any]:
+    return frozenset(_iter(a, "intersection")) & frozenset(_iter(b, "intersection"))
+
+
+@builtin("difference", 2, doc="items of the first not in the second")
+def _diff(a: Any, b: Any) -> frozenset[Any]:
+    return frozenset(_iter(a, "difference")) - frozenset(_iter(b, "difference"))
+
+
+@builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
+def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
+    out: dict[Any, list[Any]] = {}
+    for x in _iter(xs, "group_by"):
+        out.setdefault(call_value(ctx, key, x), []).append(x)
+    return out
+
+
+@builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
+def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
+    return {call_value(ctx, key, x): x for x in _iter(xs, "index_by")}
+
+
+@builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
+def _max_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
+    items = list(_iter(xs, "max_by"))
+    return max(items, key=lambda x: call_value(ctx, key, x)) if items else default
+
+
+@builtin("min_by", 2, 3, ctx=True, doc="the item with the smallest key, or the default")
+def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
+    items = list(_iter(xs, "min_by"))
+    return min(items, key=lambda x: call_value(ctx, key, x)) if items else default
+
+
+@builtin("fold", 3, ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
+def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
+    acc = start
+    for x in _iter(xs, "fold"):
+        acc = call_value(ctx, fn, acc, x)
+    return acc
+
+
+@builtin("scan", 3, ctx=True, doc="like fold, but the list of every intermediate accumulator")
+def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
+    acc, out = start, []
+    for x in _iter(xs, "scan"):
+        acc = call_value(ctx, fn, acc, x)
+        out.append(acc)
+    return out
+
+
+@builtin("enumerate", 1, doc="{index, item} records, index from 0")
+def _enumerate(xs: Any) -> list[dict[str, Any]]:
+    return [{"index": i, "item": x} for i, x in enumerate(_iter(xs, "enumerate"))]
+
+
+@builtin("zip", 2, doc="pairs of items as [a, b] lists")
+def _zip(a: Any, b: Any) -> list[list[Any]]:
+    return [[x, y] for x, y in zip(_iter(a, "zip"), _iter(b, "zip"))]
+
+
+@builtin("slice", 2, 3, doc="items from index a up to b")
+def _slice(xs: Any, a: int, b: int | None = None) -> Any:
+    if isinstance(xs, str):
+        return xs[a:b]
+    return list(_iter(xs, "slice"))[a:b]
+
+
+# ---------------------------------------------------------------- numbers and text
+
+
+@builtin("abs", 1)
+def _abs(x: Any) -> Any:
+    return abs(x)
+
+
+@builtin("fraction", 2, doc="an exact fraction")
+def _fraction(a: int, b: int) -> Any:
+    if b == 0:
+        raise CallError("fraction with a zero denominator")
+    f = Fraction(a, b)
+    return f.numerator if f.denominator == 1 else f
+
+
+@builtin("str", 1, doc="text of a value")
+def _str(x: Any) -> str:
+    if x is None:
+        return "none"
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    return str(x)
+
+
+@builtin("int", 1, doc="an integer from text or a number (none if the text is not a number)")
+def _int(x: Any) -> Any:
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (int, Fraction)):
+        return int(x)
+    if isinstance(x, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", x):
+        return int(x)
+    return None
+
+
+@builtin("lower", 1)
+def _lower(s: Any) -> str:
+    return _text(s, "lower").lower()
+
+
+@builtin("upper", 1)
+def _upper(s: Any) -> str:
+    return _text(s, "upper").upper()
+
+
+@builtin("trim", 1)
+def _trim(s: Any) -> str:
+    return _text(s, "trim").strip()
+
+
+@builtin("split", 1, 2, doc="words of a text, or parts between a separator")
+def _split(s: Any, sep: Any = None) -> list[str]:
+    return _text(s, "split").split(sep)
+
+
+@builtin("join", 2, doc="texts joined with a separator")
+def _join(xs: Any, sep: Any) -> str:
+    return _text(sep, "join").join(_str(x) for x in _iter(xs, "join"))
+
+
+@builtin("replace", 3)
+def _replace(s: Any, a: Any, b: Any) -> str:
+    return _text(s, "replace").replace(_text(a, "replace"), _text(b, "replace"))
+
+
+@builtin("starts_with", 2)
+def _starts(s: Any, p: Any) -> bool:
+    return _text(s, "starts_with").startswith(_text(p, "starts_with"))
+
+
+@builtin("ends_with", 2)
+def _ends(s: Any, p: Any) -> bool:
+    return _text(s, "ends_with").endswith(_text(p, "ends_with"))
+
+
+@builtin("pad", 2, doc="a number written with at least n digits")
+def _pad(x: Any, n: Any) -> str:
+    return str(x).zfill(int(n))
+
+
+def _text(s: Any, what: str) -> str:
+    if not isinstance(s, str):
+        raise CallError(f"{what} needs text, not `{_show(s)}`")
+    return s
+
+
+MAX_MATCH_INPUT = 1000
+_regex_cache: dict[str, re.Pattern[str]] = {}
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Patterns are whole-text, case-insensitive regular expressions; the checker compiles literal
+    ones ahead of time so that a bad pattern is a C014 at its location."""
+    cached = _regex_cache.get(pattern)
+    if cached is None:
+        cached = re.compile(pattern, re.IGNORECASE)
+        _regex_cache[pattern] = cached
+    return cached
+
+
+@builtin("match", 2, doc="match(text, pattern): a record of the pattern's named groups, or none")
+def _match(s: Any, pattern: Any) -> Any:
+    text = _text(s, "match")
+    if len(text) > MAX_MATCH_INPUT:
+        raise CallError(f"text of {len(text)} characters is too long to match (limit {MAX_MATCH_INPUT})")
+    try:
+        rx = compile_pattern(_text(pattern, "match"))
+    except re.error as exc:
+        raise CallError(f"invalid pattern: {exc}") from None
+    m = rx.fullmatch(text.strip())
+    if m is None:
+        return None
+    return {k: v for k, v in m.groupdict().items()}
+
+
+# ---------------------------------------------------------------- graphs
+
+
+def _adjacent_of(adj: Any, node: Any) -> Any:
+    if isinstance(adj, dict):
+        return adj.get(node) or ()
+    raise CallError("a graph is a map from node to its list of neighbours")
+
+
+@builtin("neighbours", 2, doc="the neighbours of a node in an adjacency map")
+def _neighbours(adj: Any, node: Any) -> list[Any]:
+    return list(_adjacent_of(adj, node))
+
+
+@builtin("adjacent", 3, doc="true if b is a neighbour of a")
+def _adjacent(adj: Any, a: Any, b: Any) -> bool:
+    return b in _adjacent_of(adj, a)
+
+
+@builtin("path_exists", 3, 4, ctx=True,
+         doc="path_exists(graph, from, to, through): a path whose inner nodes all satisfy `through`")
+def _path_exists(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> bool:
+    return _path(ctx, adj, start, goal, through) is not None
+
+
+@builtin("find_path", 3, 4, ctx=True, doc="the shortest such path as a list of nodes, or none")
+def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> Any:
+    return _path(ctx, adj, start, goal, through)
+
+
+def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
+    prev: dict[Any, Any] = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for node in frontier:
+            for n in _adjacent_of(adj, node):
+                ctx.steps += 1
+                if n in prev:
+                    continue
+                if n == goal:  # the end points are never tested by `through`
+                    prev[n] = node
+                    out = [n]
+                    while prev[out[-1]] is not None:
+                        out.append(prev[out[-1]])
+                    return out[::-1]
+                if through is None or call_value(ctx, through, n):
+                    prev[n] = node
+                    nxt.append(n)
+        frontier = nxt
+        if ctx.steps > ctx.budget:
+            raise CallError("path search exceeds the evaluation budget")
+    return None
+
+
+@builtin("reachable", 4, 5, ctx=True,
+         doc="reachable(graph, from, budget, cost[, can_stop]): map of node -> least cost within budget; "
+             "cost is a map node -> entry cost or fn(a, b) -> cost (none = cannot enter)")
+def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
+    best: dict[Any, Any] = {start: 0}
+    heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
+    tick = 1
+    cost_map = cost if isinstance(cost, dict) else None
+    while heap:
+        d, _, node = heapq.heappop(heap)
+        if d > best.get(node, d):
+            continue
+        if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
+            continue  # may end here but not go on
+        for n in _adjacent_of(adj, node):
+            c = cost_map.get(n) if cost_map is not None else call_value(ctx, cost, node, n)
+            if c is None:
+                continue
+            nd = d + c
+            if nd <= budget and nd < best.get(n, nd + 1):
+                best[n] = nd
+                heapq.heappush(heap, (nd, tick, n))
+                tick += 1
+        ctx.steps += 1
+        if ctx.steps > ctx.budget:
+            raise CallError("reachability search exceeds the evaluation budget")
+    return best
+
+
+@builtin("path_cost", 3, ctx=True, doc="path_cost(path, cost, start_cost): total cost of entering each node after the first; none if one cannot be entered")
+def _path_cost(ctx: Context, path: Any, cost: Any, start: Any = 0) -> Any:
+    total = start
+    nodes = list(_iter(path, "path_cost"))
+    for a, b in zip(nodes, nodes[1:]):
+        c = cost.get(b) if isinstance(cost, dict) else call_value(ctx, cost, a, b)
+        if c is None:
+            return None
+        total += c
+    return total
+
+
+# ---------------------------------------------------------------- hex geometry (offset labels "CCRR")
+
+_LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
+
+
+def _layout(layout: Any) -> str:
+    if layout not in _LAYOUTS:
+        raise CallError(f"hex layout must be one of {', '.join(_LAYOUTS)}, not `{_show(layout)}`")
+    return str(layout)
+
+
+def hex_parse(label: Any) -> tuple[int, int]:
+    if not isinstance(label, str) or len(label) != 4 or not label.isdigit():
+        raise CallError(f"hex label must be four digits CCRR such as \"0304\", not `{_show(label)}`")
+    return int(label[:2]), int(label[2:])
+
+
+def hex_format(col: int, row: int) -> str:
+    if not (0 <= col <= 99 and 0 <= row <= 99):
+        return ""
+    return f"{col:02d}{row:02d}"
+
+
+def offset_to_axial(col: int, row: int, layout: str) -> tuple[int, int]:
+    if layout == "odd-q":
+        return col, row - (col - (col & 1)) // 2
+    if layout == "even-q":
+        return col, row - (col + (col & 1)) // 2
+    if layout == "odd-r":
+        return col - (row - (row & 1)) // 2, row
+    return col - (row + (row & 1)) // 2, row
+
+
+def axial_to_offset(q: int, r: int, layout: str) -> tuple[int, int]:
+    if layout == "odd-q":
+        return q, r + (q - (q & 1)) // 2
+    if layout == "even-q":
+        return q, r + (q + (q & 1)) // 2
+    if layout == "odd-r":
+        return q + (r - (r & 1)) // 2, r
+    return q + (r + (r & 1)) // 2, r
+
+
+_AXIAL_DIRS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+@builtin("hex_axial", 1, 2, doc="[q, r] axial coordinates of a CCRR label")
+def _hex_axial(label: Any, layout: Any = "odd-q") -> list[int]:
+    return list(offset_to_axial(*hex_parse(label), _layout(layout)))
+
+
+@builtin("hex_label", 2, 3, doc="the CCRR label of axial coordinates (none if off the 00-99 range)")
+def _hex_label(q: Any, r: Any, layout: Any = "odd-q") -> Any:
+    col, row = axial_to_offset(int(q), int(r), _layout(layout))
+    return hex_format(col, row) or None
+
+
+@builtin("hex_neighbours", 1, 2, doc="labels of the six neighbours of a hex")
+def _hex_neighbours(label: Any, layout: Any = "odd-q") -> list[str]:
+    lay = _layout(layout)
+    q, r = offset_to_axial(*hex_parse(label), lay)
+    out = []
+    for dq, dr in _AXIAL_DIRS:
+        text = hex_format(*axial_to_offset(q + dq, r + dr, lay))
+        if text:
+            out.append(text)
+    return out
+
+
+@builtin("hex_distance", 2, 3, doc="hexes between two labels")
+def _hex_distance(a: Any, b: Any, layout: Any = "odd-q") -> int:
+    lay = _layout(layout)
+    q1, r1 = offset_to_axial(*hex_parse(a), lay)
+    q2, r2 = offset_to_axial(*hex_parse(b), lay)
+    return (abs(q1 - q2) + abs(r1 - r2) + abs((q1 + r1) - (q2 + r2))) // 2
+
+
+@builtin("hex_adjacent", 2, 3, doc="true if two hexes touch")
+def _hex_adjacent(a: Any, b: Any, layout: Any = "odd-q") -> bool:
+    return _hex_distance(a, b, layout) == 1
+
+
+@builtin("hex_grid", 2, 3, doc="adjacency map of a cols x rows board of CCRR labels (from 0101)")
+def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q") -> dict[str, list[str]]:
+    lay = _layout(layout)
+    if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 99 and 0 < rows <= 99):
+        raise CallError("hex_grid needs 1..99 columns and rows")
+    labels = {hex_format(c, r) for c in range(1, cols + 1) for r in range(1, rows + 1)}
+    return {lab: [n for n in _hex_neighbours(lab, lay) if n in labels] for lab in sorted(labels)}
+
+
+# ---------------------------------------------------------------- dice
+
+
+@dataclass(frozen=True)
+class DiceSpec:
+    count: int
+    sides: int
+
+    def __str__(self) -> str:
+        return f"{self.count}d{self.sides}"
+
+
+@builtin("dice", 2, doc="dice(n, sides): n dice of that many sides, as a value for roll")
+def _dice(n: Any, sides: Any) -> DiceSpec:
+    if not (isinstance(n, int) and isinstance(sides, int) and 0 <= n <= 100 and 1 < sides <= 100):
+        raise CallError("dice needs 0..100 dice of 2..100 sides")
+    return DiceSpec(n, sides)
+
+
+def _spec(d: Any) -> DiceSpec:
+    if not isinstance(d, DiceSpec):
+        raise CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
+    return d
+
+
+@builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
+def _roll(ctx: Context, d: Any) -> Any:
+    spec = _spec(d)
+    return ctx.dice.sum_of(ctx, spec.count, spec.sides, Span("<dice>"))
+
+
+@builtin("roll_hits", 2, ctx=True, doc="roll_hits(dice, target): how many of the dice show target or more")
+def _roll_hits(ctx: Context, d: Any, target: Any) -> Any:
+    spec = _spec(d)
+    return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), Span("<dice>"))

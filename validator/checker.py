@@ -1,0 +1,110 @@
+"""Static checks: an ordered list of named passes over the loaded and compiled program.
+
+Name resolution, arity, table shapes, steps and cycle policies are checked while compiling (the
+compiler must resolve every name anyway); the passes here add what needs the whole program.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Callable, Iterator
+
+from . import ast as A
+from .compiler import Program
+from .diagnostics import Diagnostic, Span
+
+
+def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:
+    """Every ``cite`` string in a declaration, with the span of what carries it."""
+    cites = getattr(node, "cites", None)
+    if isinstance(cites, tuple):
+        for c in cites:
+            yield c, node.span
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            yield from _cites_in(x)
+        return
+    if hasattr(node, "__dataclass_fields__"):
+        for fname in node.__dataclass_fields__:
+            if fname in ("span", "cites"):
+                continue
+            child = getattr(node, fname)
+            if isinstance(child, (tuple, list)) or hasattr(child, "__dataclass_fields__"):
+                yield from _cites_in(child)
+
+
+def check_citations(program: Program) -> list[Diagnostic]:
+    out = []
+    for ns in program.loaded.namespaces.values():
+        if ns.clauses is None:
+            continue
+        known = ns.clauses
+        for decl in ns.defs.values():
+            for cite, span in _cites_in(decl):
+                if cite not in known:
+                    close = difflib.get_close_matches(cite, list(known), 1)
+                    out.append(Diagnostic("C010", f"`{cite}` is not a clause of the catalogue", span,
+                                          help=f"did you mean `{close[0]}`?" if close else
+                                          f"add it to the catalogue `{ns.clauses_span.file if ns.clauses_span else ''}`"))
+    return out
+
+
+def check_unused(program: Program) -> list[Diagnostic]:
+    out = []
+    entry = program.entry
+    for (nskey, name), unit in program.units.items():
+        if nskey != entry.key or unit.used or name.startswith("_"):
+            continue
+        decl = unit.decl
+        if isinstance(decl, (A.QueryDecl, A.CycleDecl)):
+            continue
+        if entry.origin.get(name) != entry.entry:
+            continue  # definitions inherited from an extended ruleset are the base's business
+        out.append(Diagnostic("W101", f"`{name}` is never used", decl.span,
+                              help="remove it, or prefix its name with `_` to keep it"))
+    used_names: set[str] = set()
+    for unit in program.units.values():
+        if unit.ns == entry.key:
+            _names(unit.decl, used_names)
+    for alias, span in entry.import_spans.items():
+        if alias not in used_names and span.file == entry.entry:
+            out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
+    return out
+
+
+def _names(node: Any, out: set[str]) -> None:
+    if isinstance(node, A.Name):
+        out.add(node.id)
+    elif isinstance(node, (list, tuple)):
+        for x in node:
+            _names(x, out)
+    elif hasattr(node, "__dataclass_fields__"):
+        for fname in node.__dataclass_fields__:
+            if fname != "span":
+                _names(getattr(node, fname), out)
+
+
+def check_queries(program: Program) -> list[Diagnostic]:
+    if program.entry.defs and not program.queries() and not _is_library(program):
+        first = next(iter(program.entry.defs.values()))
+        return [Diagnostic("W101", "ruleset declares no `query`, so nothing can run it", first.span,
+                           help="add `query main = ...`")]
+    return []
+
+
+def _is_library(program: Program) -> bool:
+    return any(program.entry.key in ns.modules.values() for ns in program.loaded.namespaces.values())
+
+
+PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [
+    ("citations", check_citations),
+    ("unused", check_unused),
+    ("queries", check_queries),
+]
+
+
+def run_passes(program: Program) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for _name, check in PASSES:
+        out.extend(check(program))
+    return out

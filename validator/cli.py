@@ -1,0 +1,225 @@
+"""The ``ruleval`` command line: a thin shell over ``validator.api``.
+
+Exit codes: 0 ok, 1 findings (invalid ruleset, failed cases, evaluation error), 2 usage error,
+3 invalid state or input, 4 internal error. No traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from .diagnostics import Diagnostic, DiagnosticError, Span, render_all, sort_diagnostics, to_json_text
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse would exit(2) itself; keep control here
+        raise UsageError(message)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ruleval", description="Game rules as data: check and run rulesets.")
+    parser.add_argument("--version", action="store_true", help="print the version")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("check", help="parse and statically check ruleset files or folders")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--format", choices=["text", "json", "sarif", "github", "junit"], default="text")
+    p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
+
+    p = sub.add_parser("run", help="run a ruleset on a state")
+    p.add_argument("ruleset")
+    p.add_argument("--state", help="state JSON file ('-' for standard input)")
+    p.add_argument("--batch", help="JSON Lines file: one state per line, one result per line")
+    p.add_argument("--query", default="main", help="query to evaluate (default: main)")
+    p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--seed", type=int, help="seeded random dice")
+    g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
+    g.add_argument("--exact", action="store_true", help="enumerate every dice outcome with its probability")
+    p.add_argument("--explain", action="store_true", help="include the evaluation trace")
+    p.add_argument("--format", choices=["text", "json"], default="json")
+    p.add_argument("--svg", help="also draw the result as SVG into this file (rulesets with a `render` query)")
+
+    from . import tools  # the authoring tools register their own sub-commands
+
+    tools.register(sub)
+    return parser
+
+
+def _print_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sources: dict[str, str]) -> None:
+    if fmt == "json":
+        out.write(to_json_text(diags) + "\n")
+    elif diags:
+        err.write(render_all(diags, sources, err) + "\n")
+
+
+def _summary(diags: list[Diagnostic]) -> str:
+    errors = sum(1 for d in diags if d.is_error)
+    warnings = len(diags) - errors
+    return f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .api import check_paths
+    from . import report
+
+    rulesets, diags = check_paths(args.paths)
+    sources: dict[str, str] = {}
+    for rs in rulesets:
+        sources.update(rs.sources)
+    if args.format in ("sarif", "github", "junit"):
+        out.write(report.render_check(args.format, diags, [rs.path for rs in rulesets]))
+    else:
+        _print_diags(diags, args.format, out, err, sources)
+        if args.format == "text":
+            err.write(f"checked {len(rulesets)} ruleset{'s' if len(rulesets) != 1 else ''}: {_summary(diags)}\n")
+    failing = any(d.is_error for d in diags) or (args.deny_warnings and diags)
+    if any(d.code == "C005" and d.span.file in args.paths for d in diags) and not rulesets:
+        return EXIT_USAGE
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _parse_arg(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _load_for_run(path: str, err: TextIO) -> Any:
+    from .api import load_ruleset
+
+    rs = load_ruleset(path)
+    if not rs.ok:
+        err.write(render_all([d for d in rs.diagnostics if d.is_error], rs.sources, err) + "\n")
+        return None
+    return rs
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .api import RunError
+    from .state import read_state_file, read_state_text
+
+    if not Path(args.ruleset).is_file():
+        raise UsageError(f"ruleset `{args.ruleset}` not found")
+    if (args.state is None) == (args.batch is None):
+        raise UsageError("give exactly one of --state FILE or --batch FILE")
+    dice = None
+    if args.dice is not None:
+        try:
+            dice = [int(x) for x in args.dice.split(",") if x.strip()]
+        except ValueError:
+            raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+    rs = _load_for_run(args.ruleset, err)
+    if rs is None:
+        return EXIT_FINDINGS
+    qargs = [_parse_arg(a) for a in args.arg]
+    opts = dict(query=args.query, args=qargs, seed=args.seed, dice=dice, exact=args.exact, explain=args.explain)
+
+    if args.batch is not None:
+        return _run_batch(rs, args.batch, opts, out, err)
+    try:
+        if args.state == "-":
+            state = read_state_text(sys.stdin.read(), "<stdin>")
+            shown = "<stdin>"
+        else:
+            if not Path(args.state).is_file():
+                raise UsageError(f"state `{args.state}` not found")
+            state = read_state_file(Path(args.state))
+            shown = args.state
+        result = rs.run(state, state_name=shown, **opts)
+    except RunError as exc:
+        _print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
+        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+    except DiagnosticError as exc:
+        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return EXIT_INPUT
+    if args.svg:
+        from . import render
+
+        render.write_svg(rs, state, result, args.svg)
+    if args.format == "text":
+        from .report import result_text
+
+        out.write(result_text(result) + "\n")
+    else:
+        out.write(json.dumps(result, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO) -> int:
+    from .api import RunError
+    from .state import read_state_text
+
+    path = Path(batch)
+    if not path.is_file():
+        raise UsageError(f"batch file `{batch}` not found")
+    worst = EXIT_OK
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            shown = f"{batch}:{lineno}"
+            try:
+                state = read_state_text(line, shown)
+                result = rs.run(state, state_name=shown, **opts)
+                out.write(json.dumps(result, sort_keys=False, ensure_ascii=False) + "\n")
+            except (RunError, DiagnosticError) as exc:
+                out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
+                kind = getattr(exc, "kind", "state")
+                worst = max(worst, EXIT_INPUT if kind == "state" else EXIT_FINDINGS)
+    return worst
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
+    "check": cmd_check,
+    "run": cmd_run,
+}
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.version:
+            from . import __version__
+
+            out.write(f"ruleval {__version__}\n")
+            return EXIT_OK
+        if not args.command:
+            err.write(parser.format_usage())
+            return EXIT_USAGE
+        from . import tools
+
+        handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
+        return handler(args, out, err)
+    except UsageError as exc:
+        err.write(f"ruleval: error[U001]: {exc}\n")
+        return EXIT_USAGE
+    except DiagnosticError as exc:
+        err.write(render_all(exc.diagnostics, None, err) + "\n")
+        return EXIT_FINDINGS
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # the last line of defence: a bug, reported without a traceback
+        err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {exc}\n"
+                  "  = help: this is a bug in ruleval; please report it with the command that caused it\n")
+        return EXIT_INTERNAL

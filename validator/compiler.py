@@ -1,0 +1,1374 @@
+"""Compile checked namespaces into Python closures.
+
+Each expression becomes a function ``ev(frame)``; ``frame[0]`` is the run's ``Context`` and the
+other slots hold parameters and ``let`` bindings (a lambda's ``frame[1]`` is its parent's frame).
+Nothing here generates Python source: closures are built from the AST only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from . import ast as A
+from .builtins import BUILTINS, Builtin, CallError, DiceSpec, compile_pattern
+from .diagnostics import Diagnostic, Related, Span
+from .loader import Loaded, Namespace, decl_key
+from .runtime import (GUESSING, RESOLVED, BreakSignal, Context, ContinueSignal, EvalError, GotoSignal,
+                      RejectSignal, Settlement, StopSignal)
+
+Ev = Callable[[list[Any]], Any]
+Exec = Callable[[list[Any]], None]
+
+
+def _argkey(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return ("#id", id(v))
+
+
+def _show(v: Any) -> str:
+    text = repr(v) if not isinstance(v, str) else v
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ---------------------------------------------------------------- scopes
+
+
+class FnScope:
+    """Slot allocation for one function body (or lambda)."""
+
+    def __init__(self, parent: "FnScope | None" = None):
+        self.parent = parent
+        self.nslots = 2 if parent is not None else 1
+
+    def alloc(self) -> int:
+        slot = self.nslots
+        self.nslots += 1
+        return slot
+
+
+@dataclass(frozen=True)
+class Local:
+    scope: FnScope
+    slot: int
+    mutable: bool = False
+
+
+Env = dict[str, Local]
+
+
+@dataclass
+class Unit:
+    """One compiled definition."""
+
+    ns: str
+    name: str
+    decl: Any
+    fn: Callable[..., Any] | None = None  # (ctx, *args)
+    arity: int | None = None  # None: a value, not a function
+    uses_decisions: bool = False
+    used: bool = False
+
+
+@dataclass
+class Program:
+    loaded: Loaded
+    units: dict[tuple[str, str], Unit] = field(default_factory=dict)
+    inputs: list[tuple[str, A.InputDecl, Ev | None]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def entry(self) -> Namespace:
+        return self.loaded.entry
+
+    def query(self, name: str) -> Unit | None:
+        unit = self.units.get((self.entry.key, name))
+        if unit is not None and isinstance(unit.decl, A.QueryDecl):
+            return unit
+        return None
+
+    def queries(self) -> list[str]:
+        return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and isinstance(u.decl, A.QueryDecl))
+
+
+# ---------------------------------------------------------------- the compiler
+
+
+class Compiler:
+    def __init__(self, loaded: Loaded):
+        self.loaded = loaded
+        self.program = Program(loaded)
+        self.diags = self.program.diagnostics
+        self.ns: Namespace = loaded.entry
+        self.current: Unit | None = None
+        self.enum_members: dict[str, dict[str, str]] = {}
+        self.proc_steps: list[str] | None = None
+        self.in_loop = 0
+
+    def error(self, code: str, message: str, span: Span, help: str | None = None,
+              related: tuple[Related, ...] = ()) -> None:
+        self.diags.append(Diagnostic(code, message, span, help=help, related=related))
+
+    # -- driver
+    def compile(self) -> Program:
+        for ns in self.loaded.namespaces.values():
+            members: dict[str, str] = {}
+            for d in ns.defs.values():
+                if isinstance(d, A.EnumDecl):
+                    for m in d.members:
+                        members[m] = d.name
+            self.enum_members[ns.key] = members
+            for key, d in ns.defs.items():
+                if isinstance(d, (A.EnumDecl, A.RecordDecl)):
+                    continue
+                arity = None
+                if isinstance(d, A.DefDecl) and d.params is not None:
+                    arity = len(d.params)
+                elif isinstance(d, (A.DecisionDecl, A.ProcedureDecl, A.QueryDecl)):
+                    arity = len(d.params)
+                elif isinstance(d, A.TableDecl):
+                    arity = len(d.params)
+                self.program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity)
+        self._mark_decision_users()
+        for (nskey, key), unit in list(self.program.units.items()):
+            self.ns = self.loaded.namespaces[nskey]
+            self.current = unit
+            self.compile_unit(unit)
+        for (nskey, key), unit in self.program.units.items():
+            if isinstance(unit.decl, A.CycleDecl):
+                target = self.program.units.get((nskey, unit.decl.name))
+                if target is None or not isinstance(target.decl, A.DecisionDecl):
+                    self.error("C019", f"cycle policy for `{unit.decl.name}`, which is not a decision", unit.decl.span)
+        return self.program
+
+    def _mark_decision_users(self) -> None:
+        """A value that reads a decision may not be cached across guesses; find them all."""
+        refs: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for (nskey, key), unit in self.program.units.items():
+            names: set[str] = set()
+            _collect_names(unit.decl, names)
+            ns = self.loaded.namespaces[nskey]
+            out = set()
+            for n in names:
+                if "." in n:
+                    alias, _, rest = n.partition(".")
+                    sub = ns.modules.get(alias)
+                    if sub is not None:
+                        out.add((sub, rest))
+                else:
+                    out.add((nskey, n))
+            refs[(nskey, key)] = out
+        users = {k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}
+        changed = True
+        while changed:
+            changed = False
+            for k, deps in refs.items():
+                if k not in users and deps & users:
+                    users.add(k)
+                    changed = True
+        for k in users:
+            self.program.units[k].uses_decisions = True
+
+    def compile_unit(self, unit: Unit) -> None:
+        d = unit.decl
+        if isinstance(d, A.ConstDecl):
+            body = self.expr(d.value, {}, FnScope())
+            unit.fn = self._value_fn(unit, body, FnScope())
+        elif isinstance(d, A.DefDecl):
+            self._check_cites(d, d.kind == "rule")
+            scope = FnScope()
+            env = self._params(d.params or (), scope)
+            body = self.expr(d.body, env, scope)
+            if d.params is None:
+                unit.fn = self._value_fn(unit, body, scope)
+            else:
+                unit.fn = self._function(unit, body, scope, len(d.params), d.span, d.cites if d.kind == "rule" else None)
+        elif isinstance(d, A.QueryDecl):
+            scope = FnScope()
+            env = self._params(d.params, scope)
+            body = self.expr(d.body, env, scope)
+            unit.fn = self._function(unit, body, scope, len(d.params), d.span, None)
+        elif isinstance(d, A.InputDecl):
+            default = self.expr(d.default, {}, FnScope()) if d.default is not None else None
+            self.program.inputs.append((unit.ns, d, default))
+            key = (unit.ns, unit.name)
+            unit.fn = lambda ctx, _k=key: ctx.inputs[_k]
+        elif isinstance(d, A.TableDecl):
+            self._check_cites(d, True)
+            unit.fn = self.table(d)
+        elif isinstance(d, A.DecisionDecl):
+            self._check_cites(d, True)
+            unit.fn = self.decision(unit, d)
+        elif isinstance(d, A.CycleDecl):
+            unit.fn = None
+        elif isinstance(d, A.ProcedureDecl):
+            self._check_cites(d, True)
+            unit.fn = self.procedure(unit, d)
+
+    def _check_cites(self, d: Any, required: bool) -> None:
+        if required and not d.cites:
+            self.error("C011", f"`{d.name}` cites no clause", d.span,
+                       help='add `cite "ID"` naming the clause it implements')
+
+    def _params(self, params: tuple[A.Param, ...], scope: FnScope) -> Env:
+        env: Env = {}
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                self.error("C002", f"parameter `{p.name}` appears twice", p.span)
+            seen.add(p.name)
+            env[p.name] = Local(scope, scope.alloc())
+        return env
+
+    def _value_fn(self, unit: Unit, body: Ev, scope: FnScope) -> Callable[..., Any]:
+        key = (unit.ns, unit.name)
+        nslots = scope.nslots
+        span = unit.decl.span
+        cacheable = not unit.uses_decisions
+
+        def value(ctx: Context) -> Any:
+            memo = ctx.memo
+            if cacheable and key in memo:
+                return memo[key]
+            if ctx.depth >= ctx.depth_limit:
+                raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
+            frame = [ctx] + [None] * (nslots - 1)
+            ctx.depth += 1
+            memo[key] = _PENDING
+            try:
+                result = body(frame)
+            finally:
+                ctx.depth -= 1
+                if memo.get(key) is _PENDING:
+                    del memo[key]
+            if cacheable:
+                memo[key] = result
+            return result
+
+        def guarded(ctx: Context) -> Any:
+            if ctx.memo.get(key) is _PENDING:
+                raise EvalError("E005", f"`{unit.name}` depends on itself", span)
+            return value(ctx)
+
+        return guarded
+
+    def _function(self, unit: Unit, body: Ev, scope: FnScope, nparams: int, span: Span,
+                  cites: tuple[str, ...] | None) -> Callable[..., Any]:
+        nslots = scope.nslots
+        pad = [None] * (nslots - 1 - nparams)
+        name = unit.name
+
+        def invoke(ctx: Context, *args: Any) -> Any:
+            ctx.steps += 1
+            if ctx.steps > ctx.budget:
+                raise ctx.over_budget(span)
+            if ctx.depth >= ctx.depth_limit:
+                raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{name}`)", span,
+                                help="a rule calls itself without reaching a base case")
+            frame = [ctx, *args, *pad]
+            ctx.depth += 1
+            try:
+                if cites is not None and ctx.trace:
+                    return _traced(ctx, name, args, cites, lambda: body(frame))
+                return body(frame)
+            finally:
+                ctx.depth -= 1
+
+        return invoke
+
+    # -- tables
+    def table(self, d: A.TableDecl) -> Callable[..., Any]:
+        nparams = len(d.params)
+        if d.source is not None:
+            src = self.expr(d.source, {}, FnScope())
+
+            def lookup_src(ctx: Context, *keys: Any) -> Any:
+                v = src([ctx])
+                for k in keys:
+                    if not isinstance(v, dict):
+                        return None
+                    try:
+                        v = v.get(k)
+                    except TypeError:
+                        return None
+                return v
+
+            return lookup_src
+        grid = d.grid or ()
+        cells: dict[tuple[Any, ...], Ev] = {}
+        if nparams == 2:
+            if len(grid) < 2:
+                self.error("C009", f"table `{d.name}` needs a header row and at least one row", d.span)
+                return lambda ctx, *k: None
+            header = grid[0]
+            cols = [self._table_key(c, d) for c in header[1:]]
+            if len(set(cols)) != len(cols):
+                self.error("C009", f"table `{d.name}` has a repeated column", _span_of(header[0]))
+            for row in grid[1:]:
+                if len(row) != len(header):
+                    self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", _span_of(row[0]),
+                               help=f"every row of `{d.name}` needs one cell per column")
+                    continue
+                rk = self._table_key(row[0], d)
+                for ck, cell in zip(cols, row[1:]):
+                    if (rk, ck) in cells:
+                        self.error("C009", f"table `{d.name}` has row `{rk}` twice", _span_of(row[0]))
+                    if not isinstance(cell, A.Absent):
+                        cells[(rk, ck)] = self.expr(cell, {}, FnScope())
+        elif nparams == 1:
+            for row in grid:
+                if len(row) != 2:
+                    self.error("C009", f"a one-key table row has 2 cells (key, value), not {len(row)}", _span_of(row[0]))
+                    continue
+                rk = self._table_key(row[0], d)
+                if (rk,) in cells:
+                    self.error("C009", f"table `{d.name}` has key `{rk}` twice", _span_of(row[0]))
+                if not isinstance(row[1], A.Absent):
+                    cells[(rk,)] = self.expr(row[1], {}, FnScope())
+        else:
+            self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
+
+        def lookup(ctx: Context, *keys: Any) -> Any:
+            try:
+                cell = cells.get(keys)
+            except TypeError:
+                return None
+            return None if cell is None else cell([ctx])
+
+        return lookup
+
+    def _table_key(self, cell: Any, d: A.TableDecl) -> Any:
+        if isinstance(cell, A.Name):
+            return cell.id
+        if isinstance(cell, (A.Str, A.Int)):
+            return cell.value
+        if isinstance(cell, A.Bool):
+            return cell.value
+        self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
+        return None
+
+    # -- decisions
+    def decision(self, unit: Unit, d: A.DecisionDecl) -> Callable[..., Any]:
+        scope = FnScope()
+        env = self._params(d.params, scope)
+        body = self.expr(d.body, env, scope)
+        adjudicate = self._function(unit, body, scope, len(d.params), d.span, d.cites)
+        dec_id = unit.name
+        nskey = unit.ns
+        program = self.program
+        cycle_unit_key = (nskey, f"cycle {d.name}")
+        policies: list[tuple[Ev | None, Ev, Ev, tuple[str, ...], Span]] = []
+        pscope = FnScope()
+        penv: Env = {"cycle": Local(pscope, pscope.alloc())}
+        cyc = self.loaded.namespaces[nskey].defs.get(f"cycle {d.name}")
+        if isinstance(cyc, A.CycleDecl):
+            program.units[cycle_unit_key].used = True
+            for pol in cyc.policies:
+                when = self.expr(pol.when, penv, pscope) if pol.when is not None else None
+                targets = self.expr(pol.targets, penv, pscope)
+                value = self.expr(pol.value, penv, pscope)
+                policies.append((when, targets, value, pol.cites or cyc.cites, pol.span))
+        pslots = pscope.nslots
+        nparams = len(d.params)
+        span = d.span
+
+        def settle(ctx: Context, members: list[Any]) -> None:
+            mine = [m for m in members if m[0] == dec_id]
+            args = [ctx.decisions[m] for m in mine]
+            shown = [a[0] if nparams == 1 else list(a) for a in args]
+            frame = [ctx, shown] + [None] * (pslots - 2)
+            for when, targets, value, cites, pspan in policies:
+                if when is not None and not when(frame):
+                    continue
+                chosen = targets(frame)
+                val = value(frame)
+                wanted = {_argkey(t) if nparams == 1 else tuple(_argkey(x) for x in t) for t in chosen}
+                settled = 0
+                for m, a in zip(mine, args):
+                    k = _argkey(a[0]) if nparams == 1 else tuple(_argkey(x) for x in a)
+                    if k in wanted:
+                        ctx.dstate[m] = RESOLVED
+                        ctx.dvalue[m] = val
+                        ctx.settled[m] = Settlement(m, val, cites, tuple(members))
+                        settled += 1
+                for m in members:
+                    if ctx.dstate.get(m) != RESOLVED:
+                        ctx.dstate.pop(m, None)
+                if ctx.trace:
+                    ctx.cycles.append({"decision": dec_id, "members": [_jsonish(s) for s in shown],
+                                       "settled": [_jsonish(t) for t in chosen], "value": _jsonish(val),
+                                       "cites": list(cites)})
+                if settled == 0:
+                    raise EvalError("E006", f"the cycle policy for `{dec_id}` settled none of the {len(members)} "
+                                            "decisions of the cycle", pspan)
+                return
+            raise EvalError("E006", f"cycle among `{dec_id}` decisions and no policy of `cycle {dec_id}` applies",
+                            span, help=f"add a `cycle {dec_id}` policy (e.g. `otherwise => settle cycle as false`)")
+
+        def resolve(ctx: Context, *args: Any) -> Any:
+            key = (dec_id, *[_argkey(a) for a in args])
+            st = ctx.dstate.get(key, 0)
+            if st == RESOLVED:
+                return ctx.dvalue[key]
+            deplist = ctx.deplist
+            if ctx.trace and ctx.trace_stack:
+                top = ctx.trace_stack[-1].get("key")
+                if top is not None:
+                    ctx.decision_edges.add((top, key))
+            if st == GUESSING:
+                if key not in deplist:
+                    deplist.append(key)
+                return ctx.dvalue[key]
+            ctx.decisions[key] = args
+            old = len(deplist)
+            ctx.dstate[key] = GUESSING
+            ctx.dvalue[key] = False
+            first = adjudicate(ctx, *args)
+            if len(deplist) == old:
+                if ctx.dstate.get(key) != RESOLVED:
+                    ctx.dstate[key] = RESOLVED
+                    ctx.dvalue[key] = first
+                return ctx.dvalue[key]
+            if deplist[old] != key:
+                deplist.append(key)
+                ctx.dvalue[key] = first
+                return first
+            for k in deplist[old:]:
+                ctx.dstate.pop(k, None)
+            del deplist[old:]
+            ctx.dstate[key] = GUESSING
+            ctx.dvalue[key] = True
+            second = adjudicate(ctx, *args)
+            if first == second:
+                for k in deplist[old:]:
+                    ctx.dstate.pop(k, None)
+                del deplist[old:]
+                ctx.dstate[key] = RESOLVED
+                ctx.dvalue[key] = first
+                return first
+            members = list(deplist[old:])
+            if key not in members:
+                members.insert(0, key)
+            del deplist[old:]
+            settle(ctx, members)
+            return resolve(ctx, *args)
+
+        return resolve
+
+    # -- procedures
+    def procedure(self, unit: Unit, d: A.ProcedureDecl) -> Callable[..., Any]:
+        scope = FnScope()
+        env = self._params(d.params, scope)
+        steps: list[tuple[str, tuple[str, ...], Exec]] = []
+        prelude: list[Exec] = []
+        var_slots: dict[str, int] = {}
+        step_names = [s.name for s in d.body if isinstance(s, A.Step)]
+        seen_steps: dict[str, A.Step] = {}
+        for s in d.body:
+            if isinstance(s, A.Step) and s.name in seen_steps:
+                self.error("C002", f"step `{s.name}` appears twice", s.span,
+                           related=(Related(seen_steps[s.name].span, "first here"),))
+            if isinstance(s, A.Step):
+                seen_steps[s.name] = s
+        self.proc_steps = step_names
+        for s in d.body:
+            if isinstance(s, A.Var):
+                slot = scope.alloc()
+                value = self.expr(s.value, env, scope)
+                env = {**env, s.name: Local(scope, slot, mutable=True)}
+                var_slots[s.name] = slot
+                prelude.append(_store(slot, value))
+            elif isinstance(s, A.Step):
+                if not s.cites:
+                    self.error("C011", f"step `{s.name}` cites no clause", s.span,
+                               help='add `cite "ID"` naming the clause the step implements')
+                body, _ = self.block(s.body, env, scope)
+                steps.append((s.name, s.cites, body))
+            else:
+                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", _span_of(s))
+        self.proc_steps = None
+        self._unreachable_steps(d)
+        index = {name: i for i, (name, _, _) in enumerate(steps)}
+        nslots = scope.nslots
+        nparams = len(d.params)
+        pad = [None] * (nslots - 1 - nparams)
+        name = d.name
+        proc_cites = d.cites
+        span = d.span
+
+        def run(ctx: Context, *args: Any) -> Any:
+            ctx.steps += 1
+            if ctx.steps > ctx.budget:
+                raise ctx.over_budget(span)
+            frame = [ctx, *args, *pad]
+            for p in prelude:
+                p(frame)
+            status, reason, cites, where = "completed", None, list(proc_cites), None
+            i = 0
+            jumps = 0
+            while i < len(steps):
+                sname, scites, body = steps[i]
+                ctx.current_step = sname
+                try:
+                    body(frame)
+                    i += 1
+                except GotoSignal as g:
+                    jumps += 1
+                    ctx.steps += 1
+                    if ctx.steps > ctx.budget:
+                        raise ctx.over_budget(span)
+                    i = index[g.target]
+                except StopSignal:
+                    status = "stopped"
+                    where = sname
+                    break
+                except RejectSignal as r:
+                    status, reason, where = "rejected", r.message, sname
+                    cites = list(r.cites or scites)
+                    ctx.events.append({"event": "rejected", "step": sname, "reason": r.message, "cites": cites})
+                    break
+            ctx.current_step = None
+            out: dict[str, Any] = {"status": status}
+            if reason is not None:
+                out["reason"] = reason
+                out["cites"] = cites
+            if where is not None:
+                out["step"] = where
+            for vname, slot in var_slots.items():
+                out[vname] = frame[slot]
+            return out
+
+        self._step_cites = {n: c for n, c, _ in steps}
+        return run
+
+    def _unreachable_steps(self, d: A.ProcedureDecl) -> None:
+        """A step after an unconditional ``goto``/``stop``/``reject`` that no ``goto`` names is dead."""
+        steps = [s for s in d.body if isinstance(s, A.Step)]
+        targets: set[str] = set()
+        for s in steps:
+            _collect_gotos(s.body, targets)
+        for prev, s in zip(steps, steps[1:]):
+            if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
+                self.diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
+                                             help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
+
+    def block(self, stmts: tuple[A.Stmt, ...], env: Env, scope: FnScope) -> tuple[Exec, Env]:
+        execs: list[Exec] = []
+        for s in stmts:
+            ex, env = self.stmt(s, env, scope)
+            if ex is not None:
+                execs.append(ex)
+        if len(execs) == 1:
+            return execs[0], env
+        items = tuple(execs)
+
+        def run_block(f: list[Any]) -> None:
+            for e in items:
+                e(f)
+
+        return run_block, env
+
+    def stmt(self, s: A.Stmt, env: Env, scope: FnScope) -> tuple[Exec | None, Env]:
+        if isinstance(s, (A.Var, A.LetStmt)):
+            value = self.expr(s.value, env, scope)
+            slot = scope.alloc()
+            return _store(slot, value), {**env, s.name: Local(scope, slot, mutable=isinstance(s, A.Var))}
+        if isinstance(s, A.Assign):
+            target = env.get(s.name)
+            value = self.expr(s.value, env, scope)
+            if target is None or not target.mutable:
+                self.error("C022", f"`{s.name}` is not a procedure variable", s.span,
+                           help=f"declare it with `var {s.name} = ...` at the top of the procedure")
+                return None, env
+            if target.scope is not scope:
+                self.error("C022", f"`{s.name}` cannot be assigned from inside a lambda", s.span)
+                return None, env
+            return _store(target.slot, value), env
+        if isinstance(s, A.IfStmt):
+            branches = [(self.expr(c, env, scope), self.block(b, env, scope)[0]) for c, b in s.branches]
+            otherwise = self.block(s.otherwise, env, scope)[0] if s.otherwise is not None else None
+
+            def run_if(f: list[Any]) -> None:
+                for cond, body in branches:
+                    if cond(f):
+                        body(f)
+                        return
+                if otherwise is not None:
+                    otherwise(f)
+
+            return run_if, env
+        if isinstance(s, A.For):
+            it = self.expr(s.iter, env, scope)
+            slot = scope.alloc()
+            inner = {**env, s.name: Local(scope, slot)}
+            cond = self.expr(s.cond, inner, scope) if s.cond is not None else None
+            self.in_loop += 1
+            body, _ = self.block(s.body, inner, scope)
+            self.in_loop -= 1
+            span = s.span
+
+            def run_for(f: list[Any]) -> None:
+                ctx = f[0]
+                for x in _iterate(it(f), span):
+                    ctx.steps += 1
+                    if ctx.steps > ctx.budget:
+                        raise ctx.over_budget(span)
+                    f[slot] = x
+                    if cond is not None and not cond(f):
+                        continue
+                    try:
+                        body(f)
+                    except ContinueSignal:
+                        continue
+                    except BreakSignal:
+                        break
+
+            return run_for, env
+        if isinstance(s, A.Goto):
+            if self.proc_steps is not None and s.target not in self.proc_steps:
+                close = difflib.get_close_matches(s.target, self.proc_steps, 1)
+                self.error("C017", f"no step named `{s.target}`", s.span,
+                           help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(self.proc_steps)}")
+            target = s.target
+
+            def run_goto(f: list[Any]) -> None:
+                raise GotoSignal(target)
+
+            return run_goto, env
+        if isinstance(s, A.Stop):
+            def run_stop(f: list[Any]) -> None:
+                raise StopSignal()
+            return run_stop, env
+        if isinstance(s, (A.Break, A.Continue)):
+            if not self.in_loop:
+                self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
+            sig = BreakSignal if isinstance(s, A.Break) else ContinueSignal
+
+            def run_loopctl(f: list[Any]) -> None:
+                raise sig()
+
+            return run_loopctl, env
+        if isinstance(s, A.Emit):
+            payload = [(k, self.expr(v, env, scope)) for k, v in s.payload]
+            event, cites = s.event, s.cites
+
+            def run_emit(f: list[Any]) -> None:
+                ctx = f[0]
+                rec: dict[str, Any] = {"event": event, "step": ctx.current_step}
+                step_cites = list(cites) or list(self._step_cites.get(ctx.current_step, ()))
+                rec["cites"] = step_cites
+                for k, v in payload:
+                    rec[k] = v(f)
+                ctx.events.append(rec)
+
+            return run_emit, env
+        if isinstance(s, A.Require):
+            cond = self.expr(s.cond, env, scope)
+            message, cites = s.message, s.cites
+
+            def run_require(f: list[Any]) -> None:
+                if not cond(f):
+                    raise RejectSignal(message, cites, f[0].current_step)
+
+            return run_require, env
+        if isinstance(s, A.Reject):
+            message, cites = s.message, s.cites
+
+            def run_reject(f: list[Any]) -> None:
+                raise RejectSignal(message, cites, f[0].current_step)
+
+            return run_reject, env
+        if isinstance(s, A.Step):
+            self.error("C020", "a step may not contain another step", s.span)
+            return None, env
+        self.error("C020", "statement not allowed here", _span_of(s))
+        return None, env
+
+    # -- expressions
+    def expr(self, e: A.Expr, env: Env, scope: FnScope) -> Ev:
+        method = getattr(self, "x_" + type(e).__name__)
+        return method(e, env, scope)  # type: ignore[no-any-return]
+
+    def x_Int(self, e: A.Int, env: Env, scope: FnScope) -> Ev:
+        v = e.value
+        return lambda f: v
+
+    def x_Str(self, e: A.Str, env: Env, scope: FnScope) -> Ev:
+        v = e.value
+        return lambda f: v
+
+    def x_Bool(self, e: A.Bool, env: Env, scope: FnScope) -> Ev:
+        v = e.value
+        return lambda f: v
+
+    def x_NoneLit(self, e: A.NoneLit, env: Env, scope: FnScope) -> Ev:
+        return lambda f: None
+
+    def x_Dice(self, e: A.Dice, env: Env, scope: FnScope) -> Ev:
+        spec = DiceSpec(e.count, e.sides)
+        return lambda f: spec
+
+    def x_Absent(self, e: A.Absent, env: Env, scope: FnScope) -> Ev:
+        self.error("P001", "`-` (absent) only stands alone in a table cell", e.span)
+        return lambda f: None
+
+    def _local(self, loc: Local, scope: FnScope) -> Ev:
+        hops = 0
+        s: FnScope | None = scope
+        while s is not None and s is not loc.scope:
+            s = s.parent
+            hops += 1
+        slot = loc.slot
+        if hops == 0:
+            return lambda f: f[slot]
+        if hops == 1:
+            return lambda f: f[1][slot]
+
+        def deep(f: list[Any]) -> Any:
+            for _ in range(hops):
+                f = f[1]
+            return f[slot]
+
+        return deep
+
+    def lookup_global(self, name: str, span: Span, ns: Namespace | None = None) -> tuple[str, Any] | None:
+        ns = ns or self.ns
+        key = (ns.key, name)
+        unit = self.program.units.get(key)
+        if unit is not None:
+            unit.used = True
+            return ("unit", unit)
+        if name in ns.defs:  # enum or record used as a value
+            return ("type", ns.defs[name])
+        if name in ns.data:
+            return ("data", ns.data[name].value)
+        member = self.enum_members.get(ns.key, {}).get(name)
+        if member is not None:
+            return ("enum", name)
+        if name in BUILTINS:
+            return ("builtin", BUILTINS[name])
+        if name in ns.modules:
+            return ("module", ns.modules[name])
+        return None
+
+    def unknown(self, name: str, span: Span, env: Env) -> None:
+        candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
+        candidates += list(self.enum_members.get(self.ns.key, {}))
+        close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("cycle ")], 1)
+        self.error("C001", f"unknown name `{name}`", span, help=f"did you mean `{close[0]}`?" if close else None)
+
+    def x_Name(self, e: A.Name, env: Env, scope: FnScope) -> Ev:
+        if e.id in env:
+            return self._local(env[e.id], scope)
+        found = self.lookup_global(e.id, e.span)
+        if found is None:
+            self.unknown(e.id, e.span, env)
+            return lambda f: None
+        return self._global_value(found, e.id, e.span)
+
+    def _global_value(self, found: tuple[str, Any], name: str, span: Span) -> Ev:
+        kind, obj = found
+        if kind == "unit":
+            unit: Unit = obj
+            if isinstance(unit.decl, A.TableDecl):
+                self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
+                return lambda f: None
+            if unit.arity is None:
+                return lambda f: unit.fn(f[0])  # type: ignore[misc]
+            return lambda f: unit.fn
+        if kind == "data":
+            return lambda f: obj
+        if kind == "enum":
+            return lambda f: name
+        if kind == "builtin":
+            b: Builtin = obj
+            return lambda f: _builtin_value(b, span)
+        if kind == "module":
+            self.error("C004", f"`{name}` is a module; use `{name}.NAME`", span)
+            return lambda f: None
+        self.error("C004", f"`{name}` is a type, not a value", span)
+        return lambda f: None
+
+    def x_ListLit(self, e: A.ListLit, env: Env, scope: FnScope) -> Ev:
+        items = [self.expr(i, env, scope) for i in e.items]
+        return lambda f: [i(f) for i in items]
+
+    def x_SetLit(self, e: A.SetLit, env: Env, scope: FnScope) -> Ev:
+        items = [self.expr(i, env, scope) for i in e.items]
+        span = e.span
+
+        def make_set(f: list[Any]) -> frozenset[Any]:
+            try:
+                return frozenset(i(f) for i in items)
+            except TypeError:
+                raise EvalError("E009", "set items must be numbers, text or lists", span) from None
+
+        return make_set
+
+    def x_RecordLit(self, e: A.RecordLit, env: Env, scope: FnScope) -> Ev:
+        seen: set[str] = set()
+        for k, _ in e.items:
+            if k in seen:
+                self.error("C002", f"field `{k}` appears twice", e.span)
+            seen.add(k)
+        items = [(k, self.expr(v, env, scope)) for k, v in e.items]
+        return lambda f: {k: v(f) for k, v in items}
+
+    def x_MapLit(self, e: A.MapLit, env: Env, scope: FnScope) -> Ev:
+        items = [(self.expr(k, env, scope), self.expr(v, env, scope)) for k, v in e.items]
+        span = e.span
+
+        def make_map(f: list[Any]) -> dict[Any, Any]:
+            try:
+                return {k(f): v(f) for k, v in items}
+            except TypeError:
+                raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
+
+        return make_map
+
+    def x_Comp(self, e: A.Comp, env: Env, scope: FnScope) -> Ev:
+        inner = dict(env)
+        loops: list[tuple[Ev, tuple[int, ...], Ev | None, Span]] = []
+        for cf in e.fors:
+            it = self.expr(cf.iter, inner, scope)
+            slots = tuple(scope.alloc() for _ in cf.names)
+            inner = {**inner, **{n: Local(scope, s) for n, s in zip(cf.names, slots)}}
+            cond = self.expr(cf.cond, inner, scope) if cf.cond is not None else None
+            loops.append((it, slots, cond, cf.span))
+        elem = self.expr(e.elem, inner, scope)
+        key = self.expr(e.key, inner, scope) if e.key is not None else None
+        span = e.span
+
+        def gen(f: list[Any], depth: int = 0) -> Any:
+            it, slots, cond, lspan = loops[depth]
+            ctx = f[0]
+            seq = _iterate(it(f), lspan)
+            if isinstance(seq, (list, tuple, dict, frozenset, set)):
+                ctx.steps += len(seq)
+                if ctx.steps > ctx.budget:
+                    raise ctx.over_budget(lspan)
+            last = depth == len(loops) - 1
+            for x in seq:
+                if len(slots) == 1:
+                    f[slots[0]] = x
+                else:
+                    _unpack(f, slots, x, seq, lspan)
+                if cond is not None and not cond(f):
+                    continue
+                if last:
+                    yield f
+                else:
+                    yield from gen(f, depth + 1)
+
+        if len(loops) == 1 and len(loops[0][1]) == 1 and e.kind == "list":
+            it0, (slot0,), cond0, lspan0 = loops[0]
+
+            def fast_list(f: list[Any]) -> list[Any]:
+                seq = _iterate(it0(f), lspan0)
+                ctx = f[0]
+                if isinstance(seq, (list, tuple, dict, frozenset, set)):
+                    ctx.steps += len(seq)
+                    if ctx.steps > ctx.budget:
+                        raise ctx.over_budget(lspan0)
+                out = []
+                for x in seq:
+                    f[slot0] = x
+                    if cond0 is None or cond0(f):
+                        out.append(elem(f))
+                return out
+
+            return fast_list
+        if e.kind == "list":
+            return lambda f: [elem(g) for g in gen(f)]
+        if e.kind == "set":
+            def make_set(f: list[Any]) -> frozenset[Any]:
+                try:
+                    return frozenset(elem(g) for g in gen(f))
+                except TypeError:
+                    raise EvalError("E009", "set items must be numbers, text or lists", span) from None
+            return make_set
+        if e.kind == "map":
+            assert key is not None
+
+            def make_map(f: list[Any]) -> dict[Any, Any]:
+                try:
+                    return {key(g): elem(g) for g in gen(f)}
+                except TypeError:
+                    raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
+            return make_map
+        return lambda f: (elem(g) for g in gen(f))
+
+    def x_Let(self, e: A.Let, env: Env, scope: FnScope) -> Ev:
+        value = self.expr(e.value, env, scope)
+        slot = scope.alloc()
+        body = self.expr(e.body, {**env, e.name: Local(scope, slot)}, scope)
+
+        def let(f: list[Any]) -> Any:
+            f[slot] = value(f)
+            return body(f)
+
+        return let
+
+    def x_If(self, e: A.If, env: Env, scope: FnScope) -> Ev:
+        branches = [(self.expr(c, env, scope), self.expr(v, env, scope)) for c, v in e.branches]
+        otherwise = self.expr(e.otherwise, env, scope)
+        if len(branches) == 1:
+            c0, v0 = branches[0]
+            return lambda f: v0(f) if c0(f) else otherwise(f)
+
+        def if_chain(f: list[Any]) -> Any:
+            for c, v in branches:
+                if c(f):
+                    return v(f)
+            return otherwise(f)
+
+        return if_chain
+
+    def x_Lambda(self, e: A.Lambda, env: Env, scope: FnScope) -> Ev:
+        inner = FnScope(scope)
+        lenv = dict(env)
+        for p in e.params:
+            lenv[p.name] = Local(inner, inner.alloc())
+        body = self.expr(e.body, lenv, inner)
+        nparams = len(e.params)
+        pad = inner.nslots - 2 - nparams
+        span = e.span
+
+        def make(f: list[Any]) -> Callable[..., Any]:
+            def closure(ctx: Context, *args: Any) -> Any:
+                if len(args) != nparams:
+                    raise EvalError("E001", f"this function takes {nparams} arguments, not {len(args)}", span)
+                ctx.steps += 1
+                if ctx.steps > ctx.budget:
+                    raise ctx.over_budget(span)
+                return body([ctx, f, *args, *([None] * pad)])
+            return closure
+
+        return make
+
+    def x_BoolOp(self, e: A.BoolOp, env: Env, scope: FnScope) -> Ev:
+        items = [self.expr(i, env, scope) for i in e.items]
+        if e.op == "and":
+            if len(items) == 2:
+                a, b = items
+                return lambda f: bool(a(f)) and bool(b(f))
+            return lambda f: all(i(f) for i in items)
+        if len(items) == 2:
+            a, b = items
+            return lambda f: bool(a(f)) or bool(b(f))
+        return lambda f: any(i(f) for i in items)
+
+    def x_Not(self, e: A.Not, env: Env, scope: FnScope) -> Ev:
+        a = self.expr(e.operand, env, scope)
+        return lambda f: not a(f)
+
+    def x_Compare(self, e: A.Compare, env: Env, scope: FnScope) -> Ev:
+        self._check_enum_literal(e)
+        a = self.expr(e.left, env, scope)
+        b = self.expr(e.right, env, scope)
+        span, op = e.span, e.op
+        if op == "==":
+            return lambda f: a(f) == b(f)
+        if op == "!=":
+            return lambda f: a(f) != b(f)
+        if op in ("in", "notin"):
+            neg = op == "notin"
+
+            def member(f: list[Any]) -> bool:
+                x, coll = a(f), b(f)
+                try:
+                    found = x in coll
+                except TypeError:
+                    if coll is None:
+                        found = False
+                    else:
+                        raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{_show(coll)}`",
+                                        span) from None
+                return not found if neg else found
+
+            return member
+        pyop = _ORDER_OPS[op]
+
+        def order(f: list[Any]) -> bool:
+            x, y = a(f), b(f)
+            try:
+                return pyop(x, y)  # type: ignore[no-any-return]
+            except TypeError:
+                raise EvalError("E001", f"cannot compare `{_show(x)}` {op} `{_show(y)}`", span) from None
+
+        return order
+
+    def _check_enum_literal(self, e: A.Compare) -> None:
+        """``u.type == "armyy"`` against an enum-typed side: the literal must be a member."""
+        members = self.enum_members.get(self.ns.key, {})
+        for lit, other in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(lit, A.Str) and isinstance(other, A.Name) and other.id in members and lit.value not in members:
+                enum = members[other.id]
+                self.error("C016", f"`{lit.value}` is not a member of enum `{enum}`", lit.span)
+
+    def x_BinOp(self, e: A.BinOp, env: Env, scope: FnScope) -> Ev:
+        a = self.expr(e.left, env, scope)
+        b = self.expr(e.right, env, scope)
+        span, op = e.span, e.op
+        if op == "??":
+            def coalesce(f: list[Any]) -> Any:
+                x = a(f)
+                return b(f) if x is None else x
+            return coalesce
+        if op == "+":
+            def add(f: list[Any]) -> Any:
+                x, y = a(f), b(f)
+                try:
+                    return x + y
+                except TypeError:
+                    raise EvalError("E001", f"cannot add `{_show(x)}` and `{_show(y)}`", span) from None
+            return add
+        if op in ("/", "//", "%"):
+            def divide(f: list[Any]) -> Any:
+                x, y = a(f), b(f)
+                try:
+                    if op == "/":
+                        if isinstance(x, int) and isinstance(y, int):
+                            q = Fraction(x, y)
+                            return q.numerator if q.denominator == 1 else q
+                        return x / y
+                    return x // y if op == "//" else x % y
+                except ZeroDivisionError:
+                    raise EvalError("E003", "division by zero", span) from None
+                except TypeError:
+                    raise EvalError("E001", f"cannot divide `{_show(x)}` by `{_show(y)}`", span) from None
+            return divide
+        pyop = _ARITH_OPS[op]
+
+        def arith(f: list[Any]) -> Any:
+            x, y = a(f), b(f)
+            try:
+                return pyop(x, y)
+            except TypeError:
+                raise EvalError("E001", f"cannot compute `{_show(x)}` {op} `{_show(y)}`", span) from None
+
+        return arith
+
+    def x_Neg(self, e: A.Neg, env: Env, scope: FnScope) -> Ev:
+        a = self.expr(e.operand, env, scope)
+        span = e.span
+
+        def neg(f: list[Any]) -> Any:
+            x = a(f)
+            try:
+                return -x
+            except TypeError:
+                raise EvalError("E001", f"cannot negate `{_show(x)}`", span) from None
+
+        return neg
+
+    def x_Field(self, e: A.Field, env: Env, scope: FnScope) -> Ev:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            found = self.lookup_global(e.obj.id, e.obj.span)
+            if found is not None and found[0] == "module":
+                sub = self.loaded.namespaces[found[1]]
+                target = self.lookup_global(e.name, e.span, sub)
+                if target is None or target[0] not in ("unit", "data", "enum"):
+                    close = difflib.get_close_matches(e.name, list(sub.defs), 1)
+                    self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
+                               help=f"did you mean `{e.obj.id}.{close[0]}`?" if close else None)
+                    return lambda f: None
+                return self._global_value(target, e.name, e.span)
+            if found is not None and found[0] == "data":
+                data = found[1]
+                if isinstance(data, dict):
+                    if e.name not in data:
+                        close = difflib.get_close_matches(e.name, [str(k) for k in data], 1)
+                        self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
+                                   help=f"did you mean `{close[0]}`?" if close else None)
+                        return lambda f: None
+                    value = data[e.name]
+                    return lambda f: value
+        obj = self.expr(e.obj, env, scope)
+        name, span = e.name, e.span
+
+        def field(f: list[Any]) -> Any:
+            o = obj(f)
+            try:
+                return o.get(name)
+            except AttributeError:
+                if o is None:
+                    raise EvalError("E002", f"field `{name}` of none", span,
+                                    help=f"guard with `x != none`, or use `(x ?? default).{name}`") from None
+                raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span) from None
+
+        return field
+
+    def x_Index(self, e: A.Index, env: Env, scope: FnScope) -> Ev:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            found = self.lookup_global(e.obj.id, e.obj.span)
+            if found is not None and found[0] == "unit" and isinstance(found[1].decl, A.TableDecl):
+                unit: Unit = found[1]
+                if len(e.keys) != unit.arity:
+                    self.error("C003", f"table `{e.obj.id}` has {unit.arity} keys, not {len(e.keys)}", e.span)
+                keys = [self.expr(k, env, scope) for k in e.keys]
+                if len(keys) == 2:
+                    k0, k1 = keys
+                    return lambda f: unit.fn(f[0], k0(f), k1(f))  # type: ignore[misc]
+                return lambda f: unit.fn(f[0], *[k(f) for k in keys])  # type: ignore[misc]
+        if len(e.keys) != 1:
+            self.error("C003", "only tables take several keys", e.span)
+        obj = self.expr(e.obj, env, scope)
+        key = self.expr(e.keys[0], env, scope)
+        span = e.span
+
+        def index(f: list[Any]) -> Any:
+            o, k = obj(f), key(f)
+            if isinstance(o, dict):
+                try:
+                    return o.get(k)
+                except TypeError:
+                    raise EvalError("E009", f"`{_show(k)}` cannot be a key", span) from None
+            if isinstance(o, (list, tuple, str)):
+                if not isinstance(k, int) or isinstance(k, bool):
+                    raise EvalError("E001", f"a list index must be an integer, not `{_show(k)}`", span)
+                if -len(o) <= k < len(o):
+                    return o[k]
+                raise EvalError("E002", f"index {k} outside a list of {len(o)} items", span)
+            if o is None:
+                raise EvalError("E002", "indexing none", span)
+            raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
+
+        return index
+
+    def x_With(self, e: A.With, env: Env, scope: FnScope) -> Ev:
+        obj = self.expr(e.obj, env, scope)
+        items = [(k, self.expr(v, env, scope)) for k, v in e.items]
+        span = e.span
+
+        def with_(f: list[Any]) -> Any:
+            o = obj(f)
+            if not isinstance(o, dict):
+                raise EvalError("E001", f"`with` needs a record, not `{_show(o)}`", span)
+            out = dict(o)
+            for k, v in items:
+                out[k] = v(f)
+            return out
+
+        return with_
+
+    def x_Call(self, e: A.Call, env: Env, scope: FnScope) -> Ev:
+        args = [self.expr(a, env, scope) for a in e.args]
+        kwargs = [(k, self.expr(v, env, scope)) for k, v in e.kwargs]
+        span = e.span
+        target: tuple[str, Any] | None = None
+        fname = None
+        if isinstance(e.func, A.Name) and e.func.id not in env:
+            fname = e.func.id
+            target = self.lookup_global(fname, e.func.span)
+            if target is None:
+                self.unknown(fname, e.func.span, env)
+                return lambda f: None
+        elif isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
+            found = self.lookup_global(e.func.obj.id, e.func.obj.span)
+            if found is not None and found[0] == "module":
+                sub = self.loaded.namespaces[found[1]]
+                fname = f"{e.func.obj.id}.{e.func.name}"
+                target = self.lookup_global(e.func.name, e.func.span, sub)
+                if target is None:
+                    self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
+                    return lambda f: None
+        if target is not None:
+            kind, obj = target
+            if kind == "builtin":
+                return self._call_builtin(obj, args, kwargs, e)
+            if kind == "unit":
+                unit: Unit = obj
+                if kwargs:
+                    self.error("C003", f"`{fname}` takes no named arguments", span)
+                if isinstance(unit.decl, A.TableDecl):
+                    self.error("C018", f"table `{fname}` is looked up with `{fname}[...]`, not called", span)
+                    return lambda f: None
+                if unit.arity is None:
+                    self.error("C018", f"`{fname}` is a value, not a function", span,
+                               help=f"write `{fname}` without parentheses")
+                    return lambda f: None
+                if unit.arity != len(args):
+                    self.error("C003", f"`{fname}` takes {unit.arity} argument{'s' if unit.arity != 1 else ''}, "
+                                       f"not {len(args)}", span,
+                               related=(Related(unit.decl.span, "defined here"),))
+                    return lambda f: None
+                if len(args) == 1:
+                    a0 = args[0]
+                    return lambda f: unit.fn(f[0], a0(f))  # type: ignore[misc]
+                if len(args) == 2:
+                    a0, a1 = args
+                    return lambda f: unit.fn(f[0], a0(f), a1(f))  # type: ignore[misc]
+                return lambda f: unit.fn(f[0], *[a(f) for a in args])  # type: ignore[misc]
+            if kind in ("enum", "data", "type", "module"):
+                self.error("C018", f"`{fname}` is not a function", span)
+                return lambda f: None
+        func = self.expr(e.func, env, scope)
+
+        def call_dynamic(f: list[Any]) -> Any:
+            fn = func(f)
+            if not callable(fn):
+                raise EvalError("E001", f"`{_show(fn)}` is not a function", span)
+            try:
+                return fn(f[0], *[a(f) for a in args])
+            except CallError as err:
+                raise EvalError("E011", str(err), span) from None
+
+        return call_dynamic
+
+    def _call_builtin(self, b: Builtin, args: list[Ev], kwargs: list[tuple[str, Ev]], e: A.Call) -> Ev:
+        span = e.span
+        n = len(args) + len(kwargs)
+        if not b.min_args <= n <= b.max_args:
+            want = str(b.min_args) if b.min_args == b.max_args else f"{b.min_args} to {b.max_args}"
+            self.error("C003", f"`{b.name}` takes {want} argument{'s' if b.max_args != 1 else ''}, not {n}", span)
+            return lambda f: None
+        if b.name == "match" and len(e.args) == 2 and isinstance(e.args[1], A.Str):
+            try:
+                compile_pattern(e.args[1].value)
+            except re.error as exc:
+                self.error("C014", f"invalid pattern: {exc}", e.args[1].span)
+        kwnames = [k for k, _ in kwargs]
+        kwfns = [v for _, v in kwargs]
+        fn = b.fn
+        needs_ctx = b.needs_ctx
+
+        def call(f: list[Any]) -> Any:
+            vals = [a(f) for a in args] + [v(f) for v in kwfns]
+            try:
+                if needs_ctx:
+                    return fn(f[0], *vals)
+                return fn(*vals)
+            except CallError as err:
+                raise EvalError("E011", f"{b.name}: {err}", span) from None
+            except EvalError:
+                raise
+            except TypeError as err:
+                raise EvalError("E001", f"{b.name}: {err}", span) from None
+            except RecursionError:
+                raise EvalError("E005", f"{b.name}: recursion too deep", span) from None
+
+        del kwnames
+        return call
+
+
+_PENDING = object()
+
+import operator as _op  # noqa: E402
+
+_ORDER_OPS = {"<": _op.lt, "<=": _op.le, ">": _op.gt, ">=": _op.ge}
+_ARITH_OPS = {"-": _op.sub, "*": _op.mul}
+
+
+def _builtin_value(b: Builtin, span: Span) -> Callable[..., Any]:
+    def as_value(ctx: Context, *args: Any) -> Any:
+        if not b.min_args <= len(args) <= b.max_args:
+            raise EvalError("E001", f"`{b.name}` takes {b.min_args}..{b.max_args} arguments, not {len(args)}", span)
+        try:
+            return b.fn(ctx, *args) if b.needs_ctx else b.fn(*args)
+        except CallError as err:
+            raise EvalError("E011", f"{b.name}: {err}", span) from None
+    return as_value
+
+
+def _store(slot: int, value: Ev) -> Exec:
+    def store(f: list[Any]) -> None:
+        f[slot] = value(f)
+    return store
+
+
+def _iterate(seq: Any, span: Span) -> Any:
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        return seq
+    if seq is None:
+        raise EvalError("E001", "cannot loop over none", span)
+    if isinstance(seq, str):
+        raise EvalError("E001", "cannot loop over text", span, help="use split(text) for its words")
+    if hasattr(seq, "__next__"):
+        return seq
+    raise EvalError("E001", f"cannot loop over `{_show(seq)}`", span)
+
+
+def _unpack(f: list[Any], slots: tuple[int, ...], x: Any, seq: Any, span: Span) -> None:
+    if isinstance(seq, dict):
+        f[slots[0]], f[slots[1]] = x, seq[x]
+        return
+    if isinstance(x, dict) and "key" in x and "value" in x:
+        f[slots[0]], f[slots[1]] = x["key"], x["value"]
+        return
+    if isinstance(x, (list, tuple)) and len(x) == len(slots):
+        for s, v in zip(slots, x):
+            f[s] = v
+        return
+    raise EvalError("E001", f"cannot unpack `{_show(x)}` into {len(slots)} names", span)
+
+
+def _span_of(node: Any) -> Span:
+    return getattr(node, "span", Span("<unknown>"))
+
+
+def _jsonish(v: Any) -> Any:
+    from .values import to_json
+    return to_json(v)
+
+
+def _traced(ctx: Context, name: str, args: tuple[Any, ...], cites: tuple[str, ...], thunk: Callable[[], Any]) -> Any:
+    node: dict[str, Any] = {"rule": name, "args": [_jsonish(a) for a in args], "cites": list(cites), "children": []}
+    if len(ctx.trace_stack) > 2000:
+        return thunk()
+    parent = ctx.trace_stack[-1]
+    ctx.trace_stack.append(node)
+    try:
+        value = thunk()
+    finally:
+        ctx.trace_stack.pop()
+    node["value"] = _jsonish(value)
+    parent["children"].append(node)
+    return value
+
+
+def _collect_gotos(stmts: tuple[A.Stmt, ...], out: set[str]) -> None:
+    for s in stmts:
+        if isinstance(s, A.Goto):
+            out.add(s.target)
+        elif isinstance(s, A.IfStmt):
+            for _, b in s.branches:
+                _collect_gotos(b, out)
+            if s.otherwise:
+                _collect_gotos(s.otherwise, out)
+        elif isinstance(s, (A.For, A.Step)):
+            _collect_gotos(s.body, out)
+
+
+def _collect_names(node: Any, out: set[str]) -> None:
+    """Every global name a declaration mentions (``m.x`` for module members)."""
+    if isinstance(node, A.Name):
+        out.add(node.id)
+        return
+    if isinstance(node, A.Field) and isinstance(node.obj, A.Name):
+        out.add(f"{node.obj.id}.{node.name}")
+        out.add(node.obj.id)
+        return
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            _collect_names(x, out)
+        return
+    if hasattr(node, "__dataclass_fields__"):
+        for fname in node.__dataclass_fields__:
+            if fname == "span":
+                continue
+            _collect_names(getattr(node, fname), out)
+
+
+def compile_program(loaded: Loaded) -> Program:
+    return Compiler(loaded).compile()
+
+
+def declared_name(decl: Any) -> str:
+    return decl_key(decl)

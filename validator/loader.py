@@ -1,0 +1,303 @@
+"""Module stage: resolve ``extends`` and ``import`` into namespaces of definitions.
+
+A namespace is one entry module merged with everything it extends (a variant's ``override``
+definitions replace the base's). ``import "x.rules" as m`` makes another namespace reachable as
+``m.name``; ``import "x.yaml" as d`` binds data. Every path is resolved inside the ruleset root
+(the nearest folder holding ``ruleval.toml``, else the entry file's folder), symlinks included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import ast as A
+from .diagnostics import Diagnostic, DiagnosticError, Related, Span
+from .syntax import decode_source, parse_module
+
+ROOT_MARKER = "ruleval.toml"
+MAX_DATA_BYTES = 20_000_000
+RULESET_SUFFIXES = (".rules",)
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
+
+try:  # the C loader is much faster on big maps; both are safe loaders
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _YamlLoader = yaml.SafeLoader
+
+
+@dataclass
+class DataBinding:
+    value: Any
+    path: str
+    span: Span
+
+
+@dataclass
+class Namespace:
+    key: str
+    entry: str
+    defs: dict[str, A.Decl] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
+    data: dict[str, DataBinding] = field(default_factory=dict)
+    modules: dict[str, str] = field(default_factory=dict)
+    import_spans: dict[str, Span] = field(default_factory=dict)
+    clauses: dict[str, str] | None = None
+    clauses_span: Span | None = None
+    schema: dict[str, Any] | None = None
+    schema_path: str | None = None
+    header: A.Header | None = None
+    chain: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Loaded:
+    root: Path
+    entry: Namespace
+    namespaces: dict[str, Namespace]
+    sources: dict[str, str]
+    diagnostics: list[Diagnostic]
+
+
+def find_root(path: Path) -> Path:
+    start = path.resolve().parent
+    for folder in (start, *start.parents):
+        if (folder / ROOT_MARKER).is_file():
+            return folder
+    return start
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return str(path)
+
+
+_module_cache: dict[tuple[str, int, int], tuple[A.Module | None, str, list[Diagnostic]]] = {}
+_data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic]]] = {}
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
+def load_data_file(path: Path, shown: str, span: Span | None = None) -> tuple[Any, list[Diagnostic]]:
+    """Read YAML (safe loader only) or JSON; errors become C008 with the file's own line."""
+    key = _stat_key(path)
+    if key in _data_cache:
+        return _data_cache[key]
+    diags: list[Diagnostic] = []
+    value: Any = None
+    size = key[2]
+    if size > MAX_DATA_BYTES:
+        diags.append(Diagnostic("C008", f"data file `{shown}` is {size} bytes, more than {MAX_DATA_BYTES}",
+                                span or Span(shown, 1, 1, 1, 2)))
+    else:
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+            if path.suffix == ".json":
+                value = json.loads(text)
+            else:
+                value = yaml.load(text, Loader=_YamlLoader)
+        except UnicodeDecodeError:
+            diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8", Span(shown, 1, 1, 1, 2)))
+        except json.JSONDecodeError as exc:
+            diags.append(Diagnostic("C008", f"invalid JSON: {exc.msg}", Span(shown, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1)))
+        except RecursionError:
+            diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
+    _data_cache[key] = (value, diags)
+    return value, diags
+
+
+class Loader:
+    def __init__(self, entry: Path):
+        self.entry = entry.resolve()
+        self.root = find_root(entry)
+        self.sources: dict[str, str] = {}
+        self.diags: list[Diagnostic] = []
+        self.namespaces: dict[str, Namespace] = {}
+        self.loading: list[str] = []
+
+    # -- paths
+    def resolve(self, ref: str, base: Path, span: Span, kind: str) -> Path | None:
+        if "\x00" in ref or not ref:
+            self.diags.append(Diagnostic("C005", f"invalid {kind} path `{ref}`", span))
+            return None
+        target = (base.parent / ref).resolve()
+        root = self.root.resolve()
+        if target != root and root not in target.parents:
+            self.diags.append(Diagnostic("C007", f"{kind} `{ref}` resolves outside the ruleset root `{display_path(root)}`",
+                                         span, help=f"keep imported files under the folder holding `{ROOT_MARKER}`"))
+            return None
+        if not target.is_file():
+            self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
+                                         help=f"looked for `{display_path(target)}`"))
+            return None
+        return target
+
+    def read_module(self, path: Path) -> A.Module | None:
+        shown = display_path(path)
+        key = _stat_key(path)
+        cached = _module_cache.get(key)
+        if cached is None:
+            diags: list[Diagnostic] = []
+            module: A.Module | None = None
+            text = ""
+            try:
+                text = decode_source(path.read_bytes(), shown)
+                module = parse_module(text, shown)
+            except DiagnosticError as err:
+                diags = list(err.diagnostics)
+            cached = (module, text, diags)
+            _module_cache[key] = cached
+        module, text, diags = cached
+        self.sources[shown] = text
+        self.diags.extend(diags)
+        return module
+
+    # -- namespaces
+    def load(self) -> Loaded:
+        entry_ns = self.namespace(self.entry, Span(display_path(self.entry)))
+        if entry_ns is None:
+            entry_ns = Namespace(str(self.entry), display_path(self.entry))
+        return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags)
+
+    def namespace(self, path: Path, span: Span) -> Namespace | None:
+        key = str(path)
+        if key in self.namespaces:
+            return self.namespaces[key]
+        if key in self.loading:
+            cycle = " -> ".join(display_path(Path(p)) for p in self.loading[self.loading.index(key):] + [key])
+            self.diags.append(Diagnostic("C006", f"import cycle: {cycle}", span))
+            return None
+        self.loading.append(key)
+        try:
+            ns = Namespace(key, display_path(path))
+            if not self.merge(ns, path, span, []):
+                return None
+            self.namespaces[key] = ns
+            return ns
+        finally:
+            self.loading.pop()
+
+    def merge(self, ns: Namespace, path: Path, span: Span, chain: list[str]) -> bool:
+        """Fold ``path`` (and what it extends, first) into ``ns``."""
+        if str(path) in chain:
+            cycle = " -> ".join(display_path(Path(p)) for p in chain + [str(path)])
+            self.diags.append(Diagnostic("C006", f"extends cycle: {cycle}", span))
+            return False
+        module = self.read_module(path)
+        if module is None:
+            return False
+        chain = chain + [str(path)]
+        ns.chain.append(module.path)
+        for d in module.directives:
+            if isinstance(d, A.Extends):
+                base = self.resolve(d.path, path, d.span, "extended ruleset")
+                if base is not None:
+                    self.merge(ns, base, d.span, chain)
+        is_variant = len(chain) > 1 or any(isinstance(d, A.Extends) for d in module.directives)
+        for d in module.directives:
+            if isinstance(d, A.Header):
+                ns.header = d
+            elif isinstance(d, A.Import):
+                self.bind_import(ns, d, path)
+            elif isinstance(d, A.Clauses):
+                target = self.resolve(d.path, path, d.span, "clause catalogue")
+                if target is not None:
+                    self.bind_clauses(ns, target, d.span)
+            elif isinstance(d, A.Schema):
+                target = self.resolve(d.path, path, d.span, "state schema")
+                if target is not None:
+                    value, diags = load_data_file(target, display_path(target), d.span)
+                    if diags or not isinstance(value, dict):
+                        self.diags.append(Diagnostic("C015", f"state schema `{d.path}` cannot be loaded", d.span,
+                                                     help=diags[0].message if diags else "a JSON Schema is a JSON object"))
+                    else:
+                        ns.schema, ns.schema_path = value, display_path(target)
+        for decl in module.decls:
+            self.bind_decl(ns, decl, module.path, is_variant)
+        return True
+
+    def bind_import(self, ns: Namespace, d: A.Import, path: Path) -> None:
+        target = self.resolve(d.path, path, d.span, "import")
+        if target is None:
+            return
+        ns.import_spans[d.alias] = d.span
+        if target.suffix in RULESET_SUFFIXES:
+            sub = self.namespace(target, d.span)
+            if sub is not None:
+                ns.modules[d.alias] = sub.key
+                ns.data.pop(d.alias, None)
+        elif target.suffix in DATA_SUFFIXES:
+            value, diags = load_data_file(target, display_path(target), d.span)
+            self.diags.extend(diags)
+            ns.data[d.alias] = DataBinding(value, display_path(target), d.span)
+            ns.modules.pop(d.alias, None)
+        else:
+            self.diags.append(Diagnostic("C008", f"cannot import `{d.path}`: unknown file kind `{target.suffix}`", d.span,
+                                         help="import rulesets (.rules) or data (.yaml, .yml, .json)"))
+
+    def bind_clauses(self, ns: Namespace, target: Path, span: Span) -> None:
+        value, diags = load_data_file(target, display_path(target), span)
+        self.diags.extend(diags)
+        if diags:
+            return
+        entries = value.get("clauses") if isinstance(value, dict) else None
+        if not isinstance(entries, dict):
+            self.diags.append(Diagnostic("C008", "a clause catalogue needs a `clauses:` mapping of id to text", span))
+            return
+        ns.clauses = {str(k): str(v) for k, v in entries.items()}
+        ns.clauses_span = span
+
+    def bind_decl(self, ns: Namespace, decl: A.Decl, module_path: str, is_variant: bool) -> None:
+        name = decl_key(decl)
+        prev = ns.defs.get(name)
+        prev_origin = ns.origin.get(name)
+        if prev is not None and prev_origin == module_path:
+            self.diags.append(Diagnostic("C002", f"`{name}` is defined twice", decl.span,
+                                         related=(Related(prev.span, "first defined here"),)))
+            return
+        if prev is not None and not decl.override:
+            self.diags.append(Diagnostic("C021", f"`{name}` redefines a definition of the extended ruleset", decl.span,
+                                         help=f"write `override` before it to replace `{name}`",
+                                         related=(Related(prev.span, "defined here"),)))
+            return
+        if prev is None and decl.override:
+            self.diags.append(Diagnostic("C013", f"`override` of `{name}`, which the extended rulesets do not define",
+                                         decl.span, help="remove `override`, or check the name"))
+        if prev is not None and type(prev) is not type(decl):
+            self.diags.append(Diagnostic("C004", f"`{name}` overrides a {_kind(prev)} with a {_kind(decl)}", decl.span,
+                                         related=(Related(prev.span, "defined here"),)))
+            return
+        ns.defs[name] = decl
+        ns.origin[name] = module_path
+
+
+def decl_key(decl: A.Decl) -> str:
+    """Cycle policies share their decision's name; they live under ``cycle NAME``."""
+    return f"cycle {decl.name}" if isinstance(decl, A.CycleDecl) else decl.name
+
+
+def _kind(decl: A.Decl) -> str:
+    return {
+        A.EnumDecl: "enum", A.RecordDecl: "record", A.InputDecl: "input", A.ConstDecl: "const", A.TableDecl: "table",
+        A.DecisionDecl: "decision", A.CycleDecl: "cycle policy", A.ProcedureDecl: "procedure", A.QueryDecl: "query",
+    }.get(type(decl), getattr(decl, "kind", "definition"))
+
+
+def load(path: Path) -> Loaded:
+    return Loader(path).load()

@@ -1,0 +1,428 @@
+"""``ruleval test``: YAML test cases, one format for every rule family.
+
+A case file holds ``ruleset:`` (path relative to the file) and ``cases:``; each case has an ``id``,
+a ``state`` (or ``state_file``), optional ``query``/``args``/``dice``/``seed``/``exact``, and
+expectations: ``expect`` (matched as a subset of the result: maps by key, lists item by item),
+``probabilities`` (exact mode), or ``expect_error`` (a diagnostic code). ``xfail: reason`` keeps a
+known failure visible. ``clauses:`` names what the case exercises, for ``ruleval coverage``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, TextIO
+from xml.sax.saxutils import escape, quoteattr
+
+import yaml
+
+from .diagnostics import Diagnostic, Span
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+CASE_KEYS = {"id", "title", "clauses", "state", "state_file", "query", "args", "dice", "seed", "exact", "expect",
+             "probabilities", "expect_error", "xfail", "options", "note", "ruleset"}
+
+
+@dataclass
+class Case:
+    id: str
+    file: str
+    line: int
+    data: dict[str, Any]
+    ruleset: str
+
+
+@dataclass
+class Outcome:
+    case: Case
+    status: str  # passed failed xfailed xpassed error
+    message: str = ""
+    seconds: float = 0.0
+    actual: Any = None
+
+
+@dataclass
+class Suite:
+    cases: list[Case] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    docs: dict[str, Any] = field(default_factory=dict)
+
+
+class _LineLoader(_Loader):  # type: ignore[misc, valid-type]
+    pass
+
+
+def _construct_mapping(loader: Any, node: Any) -> dict[str, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping  # type: ignore[no-any-return]
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _strip_lines(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _strip_lines(x) for k, x in v.items() if k != "__line__"}
+    if isinstance(v, list):
+        return [_strip_lines(x) for x in v]
+    return v
+
+
+def load_suite(paths: list[str]) -> Suite:
+    suite = Suite()
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*.yaml") if x.is_file() and not x.name.startswith("_")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            suite.diagnostics.append(Diagnostic("S004", f"`{raw}` not found", Span(raw)))
+    for f in files:
+        _load_file(f, suite)
+    return suite
+
+
+def _load_file(path: Path, suite: Suite) -> None:
+    shown = str(path)
+    try:
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {str(exc).splitlines()[0]}",
+                                            Span(shown, line, 1, line, 2)))
+        return
+    if not isinstance(doc, dict) or "cases" not in doc:
+        return  # not a case file (e.g. a data file next to the cases)
+    ruleset = doc.get("ruleset")
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", Span(shown, 1, 1, 1, 2)))
+        return
+    suite.docs[shown] = doc
+    seen: set[str] = set()
+    for raw in cases:
+        line = raw.get("__line__", 1) if isinstance(raw, dict) else 1
+        if not isinstance(raw, dict) or "id" not in raw:
+            suite.diagnostics.append(Diagnostic("S004", "a case needs an `id`", Span(shown, line, 1, line, 2)))
+            continue
+        unknown = sorted(set(raw) - CASE_KEYS - {"__line__"})
+        if unknown:
+            suite.diagnostics.append(Diagnostic("S004", f"case `{raw['id']}` has unknown key `{unknown[0]}`",
+                                                Span(shown, line, 1, line, 2),
+                                                help="keys: " + ", ".join(sorted(CASE_KEYS))))
+            continue
+        cid = str(raw["id"])
+        if cid in seen:
+            suite.diagnostics.append(Diagnostic("S004", f"case id `{cid}` appears twice", Span(shown, line, 1, line, 2)))
+        seen.add(cid)
+        rs = raw.get("ruleset", ruleset)
+        if not isinstance(rs, str):
+            suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", Span(shown, line, 1, line, 2)))
+            continue
+        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), str((path.parent / rs))))
+
+
+# ---------------------------------------------------------------- matching
+
+
+def _num(v: Any) -> Fraction | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return Fraction(v)
+    if isinstance(v, float):
+        return Fraction(v).limit_denominator(10**9)
+    if isinstance(v, str) and "/" in v:
+        a, _, b = v.partition("/")
+        try:
+            return Fraction(int(a), int(b))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
+    """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first difference."""
+    where = path or "/"
+    if isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected:
+        a = _num(actual)
+        if a is None:
+            return f"{where}: expected a number near {expected['approx']}, got {json.dumps(actual)}"
+        if abs(float(a) - float(expected["approx"])) > float(expected.get("tol", 1e-9)):
+            return f"{where}: expected {expected['approx']} ± {expected.get('tol', 1e-9)}, got {float(a):.6f}"
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{where}: expected a map, got {json.dumps(actual)[:80]}"
+        for k, v in expected.items():
+            if k not in actual:
+                return f"{path}/{k}: missing (expected {json.dumps(v)[:80]})"
+            diff = first_difference(v, actual[k], f"{path}/{k}")
+            if diff:
+                return diff
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"{where}: expected a list, got {json.dumps(actual)[:80]}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            diff = first_difference(e, a, f"{path}/{i}")
+            if diff:
+                return diff
+        if len(expected) != len(actual):
+            extra = actual[len(expected)] if len(actual) > len(expected) else expected[len(actual)]
+            side = "unexpected" if len(actual) > len(expected) else "missing"
+            return (f"{where}: expected {len(expected)} items, got {len(actual)} "
+                    f"({side} {json.dumps(extra)[:80]})")
+        return None
+    if expected == actual and type(expected) is type(actual):
+        return None
+    ne, na = _num(expected), _num(actual)
+    if ne is not None and na is not None and ne == na:
+        return None
+    return f"{where}: expected {json.dumps(expected)}, got {json.dumps(actual)[:120]}"
+
+
+def refresh(expected: Any, actual: Any) -> Any:
+    """``--update``: the actual values, in the shape of what the case already expects."""
+    if isinstance(expected, dict) and isinstance(actual, dict) and not ("approx" in expected):
+        return {k: refresh(v, actual[k]) if k in actual else v for k, v in expected.items()}
+    return actual
+
+
+# ---------------------------------------------------------------- running
+
+
+def _state_of(case: Case) -> Any:
+    data = case.data
+    if "state_file" in data:
+        from .state import read_state_file
+
+        return read_state_file(Path(case.file).parent / str(data["state_file"]))
+    return data.get("state", {})
+
+
+def run_case(case: Case) -> Outcome:
+    from .api import RunError, load_ruleset
+    from .diagnostics import DiagnosticError
+
+    data = case.data
+    started = time.perf_counter()
+    rs = load_ruleset(case.ruleset)
+    want_error = data.get("expect_error")
+    if not rs.ok:
+        codes = {d.code for d in rs.diagnostics if d.is_error}
+        if want_error in codes:
+            return _finish(case, "passed", "", started)
+        first = next(d for d in rs.diagnostics if d.is_error)
+        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code} {first.message}", started)
+    try:
+        state = _state_of(case)
+        result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
+                        dice=data.get("dice"), exact=bool(data.get("exact") or data.get("probabilities")),
+                        state_name=f"{case.file}#{case.id}")
+    except (RunError, DiagnosticError) as exc:
+        codes = [d.code for d in exc.diagnostics]
+        if want_error and want_error in codes:
+            return _finish(case, "passed", "", started)
+        d = exc.diagnostics[0]
+        where = f"{d.span.file}#{d.pointer}" if d.pointer is not None else str(d.span)
+        msg = f"{where}: {d.code}: {d.message}"
+        return _finish(case, "failed" if want_error else "error",
+                       (f"expected {want_error}, got " if want_error else "") + msg, started)
+    if want_error:
+        return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started, result)
+    problems = []
+    if "expect" in data:
+        diff = first_difference(data["expect"], result)
+        if diff:
+            problems.append(diff)
+    for i, want in enumerate(data.get("probabilities") or []):
+        diff = _check_probability(want, result, i)
+        if diff:
+            problems.append(diff)
+    if "expect" not in data and "probabilities" not in data:
+        problems.append("the case has no expectation (`expect`, `probabilities` or `expect_error`)")
+    return _finish(case, "failed" if problems else "passed", "; ".join(problems), started, result)
+
+
+def _check_probability(want: Any, result: Any, i: int) -> str | None:
+    if not isinstance(want, dict) or "p" not in want:
+        return f"/probabilities/{i}: needs `where` (a result pattern) and `p`"
+    where = want.get("where", {})
+    total = Fraction(0)
+    for o in result.get("outcomes", []):
+        if first_difference(where, o["result"]) is None:
+            total += Fraction(o["probability"])
+    target = _num(want["p"]) if not isinstance(want["p"], float) else None
+    tol = want.get("tol")
+    if target is not None and tol is None:
+        if total != target:
+            return f"/probabilities/{i}: P({json.dumps(where)}) is {total}, expected {target}"
+        return None
+    goal = float(want["p"]) if target is None else float(target)
+    if abs(float(total) - goal) > float(tol or 1e-9):
+        return f"/probabilities/{i}: P({json.dumps(where)}) is {float(total):.6f}, expected {goal} ± {tol}"
+    return None
+
+
+def _finish(case: Case, status: str, message: str, started: float, actual: Any = None) -> Outcome:
+    xfail = case.data.get("xfail")
+    if xfail:
+        if status == "passed":
+            status, message = "xpassed", f"marked xfail ({xfail}) but passed"
+        else:
+            status, message = "xfailed", f"{xfail} [{message}]"
+    return Outcome(case, status, message, time.perf_counter() - started, actual)
+
+
+def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
+    out = []
+    for case in suite.cases:
+        if keyword and keyword.lower() not in f"{case.file}::{case.id} {case.data.get('title', '')}".lower():
+            continue
+        out.append(run_case(case))
+    return out
+
+
+def update_files(suite: Suite, outcomes: list[Outcome]) -> int:
+    changed_files: dict[str, Any] = {}
+    count = 0
+    by_file: dict[str, dict[str, Outcome]] = {}
+    for o in outcomes:
+        if o.status == "failed" and o.actual is not None and "expect" in o.case.data:
+            by_file.setdefault(o.case.file, {})[o.case.id] = o
+    for file, items in by_file.items():
+        doc = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
+        for c in doc["cases"]:
+            o = items.get(str(c.get("id")))
+            if o is not None:
+                c["expect"] = refresh(c["expect"], o.actual)
+                count += 1
+        changed_files[file] = doc
+    for file, doc in changed_files.items():
+        Path(file).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    return count
+
+
+def junit(outcomes: list[Outcome]) -> str:
+    rows = []
+    fails = sum(1 for o in outcomes if o.status in ("failed", "xpassed"))
+    errors = sum(1 for o in outcomes if o.status == "error")
+    skipped = sum(1 for o in outcomes if o.status == "xfailed")
+    for o in outcomes:
+        body = ""
+        if o.status in ("failed", "xpassed"):
+            body = f"<failure message={quoteattr(o.message[:200])}>{escape(o.message)}</failure>"
+        elif o.status == "error":
+            body = f"<error message={quoteattr(o.message[:200])}>{escape(o.message)}</error>"
+        elif o.status == "xfailed":
+            body = f"<skipped message={quoteattr(o.message[:200])}/>"
+        rows.append(f'  <testcase classname={quoteattr(o.case.file)} name={quoteattr(o.case.id)} '
+                    f'time="{o.seconds:.4f}">{body}</testcase>')
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<testsuite name="ruleval" tests="{len(outcomes)}" failures="{fails}" errors="{errors}" '
+            f'skipped="{skipped}">\n' + "\n".join(rows) + "\n</testsuite>\n")
+
+
+def summary_counts(outcomes: list[Outcome]) -> dict[str, int]:
+    counts = {k: 0 for k in ("passed", "failed", "xfailed", "xpassed", "error")}
+    for o in outcomes:
+        counts[o.status] += 1
+    return counts
+
+
+def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
+    """Turn a foreign test format into cases with the ruleset's own importer query (text -> cases)."""
+    from .api import load_ruleset
+
+    rs = load_ruleset(ruleset)
+    suite = Suite()
+    if not rs.ok:
+        suite.diagnostics.extend(d for d in rs.diagnostics if d.is_error)
+        return suite
+    text = Path(file).read_text(encoding="utf-8", errors="replace")
+    raw = rs.run({}, query=query, args=[text], validate=False)
+    if not isinstance(raw, list):
+        suite.diagnostics.append(Diagnostic("S004", f"importer `{query}` must return a list of cases", Span(ruleset)))
+        return suite
+    for c in raw:
+        if isinstance(c, dict) and "id" in c:
+            suite.cases.append(Case(str(c["id"]), file, int(c.get("line", 0) or 0), c, ruleset))
+    return suite
+
+
+def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+    from .diagnostics import render_all
+
+    if args.import_with:
+        if not args.ruleset:
+            raise UsageError("--import needs --ruleset RULESET")
+        suite = Suite()
+        for p in args.paths:
+            if not Path(p).is_file():
+                raise UsageError(f"`{p}` not found")
+            part = cases_from_importer(args.ruleset, args.import_with, p)
+            suite.cases += part.cases
+            suite.diagnostics += part.diagnostics
+    else:
+        suite = load_suite(args.paths)
+    if suite.diagnostics:
+        err.write(render_all(suite.diagnostics, None, err) + "\n")
+        if not suite.cases:
+            return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
+    outcomes = run_suite(suite, args.k)
+    counts = summary_counts(outcomes)
+    if args.update:
+        n = update_files(suite, outcomes)
+        err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
+    if args.junit:
+        Path(args.junit).write_text(junit(outcomes), encoding="utf-8")
+    if args.format == "json":
+        out.write(json.dumps({"summary": counts, "cases": [
+            {"file": o.case.file, "id": o.case.id, "status": o.status, "message": o.message,
+             "seconds": round(o.seconds, 4)} for o in outcomes]}, indent=2) + "\n")
+    elif args.format == "junit":
+        out.write(junit(outcomes))
+    elif args.format == "github":
+        for o in outcomes:
+            if o.status in ("failed", "error", "xpassed"):
+                out.write(f"::error file={o.case.file},line={o.case.line},title={o.case.id}::{o.message}\n")
+    else:
+        for o in outcomes:
+            if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
+                out.write(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}\n")
+            elif args.verbose:
+                out.write(f"PASSED {o.case.id}\n")
+        extra = [f"{counts[k]} {k}" for k in ("xfailed", "xpassed", "error") if counts[k]]
+        if extra:
+            out.write(", ".join(extra) + "\n")
+        out.write(f"{counts['passed']} passed, {counts['failed'] + counts['error'] + counts['xpassed']} failed\n")
+    bad = counts["failed"] + counts["error"] + counts["xpassed"] + (1 if suite.diagnostics else 0)
+    return EXIT_FINDINGS if bad else EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("test", help="run YAML test cases")
+    p.add_argument("paths", nargs="+", help="case files or folders")
+    p.add_argument("-k", help="only cases whose file, id or title contains this text")
+    p.add_argument("--update", action="store_true", help="rewrite failing expectations with the actual results")
+    p.add_argument("--junit", help="also write a JUnit XML report to this file")
+    p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text")
+    p.add_argument("--import", dest="import_with", metavar="QUERY",
+                   help="read the files with the ruleset's importer query (e.g. a DATC text file)")
+    p.add_argument("--ruleset", help="ruleset for --import")
+    p.add_argument("-v", "--verbose", action="store_true")
+    commands["test"] = cmd_test

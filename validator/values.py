@@ -1,0 +1,36 @@
+"""Conversion of run-time values to JSON: sets become sorted lists, fractions "n/d" strings."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .runtime import RandomValue
+
+
+def _order(v: Any) -> Any:
+    if isinstance(v, str):
+        return (1, v)
+    if isinstance(v, (int, float)):
+        return (0, v)
+    return (2, repr(v))
+
+
+def to_json(v: Any) -> Any:
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v
+    if isinstance(v, Fraction):
+        return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if isinstance(v, dict):
+        return {("none" if k is None else str(k) if not isinstance(k, str) else k): to_json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [to_json(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        return [to_json(x) for x in sorted(v, key=_order)]
+    if isinstance(v, RandomValue):
+        return v.describe()
+    if callable(v):
+        return "<function>"
+    return str(v)
