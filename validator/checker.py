@@ -96,7 +96,14 @@ def _is_library(program: Program) -> bool:
     return any(program.entry.key in ns.modules.values() for ns in program.loaded.namespaces.values())
 
 
+def check_types_pass(program: Program) -> list[Diagnostic]:
+    from .types import check_types
+
+    return check_types(list(program.loaded.namespaces.values()))
+
+
 PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [
+    ("types", check_types_pass),
     ("citations", check_citations),
     ("unused", check_unused),
     ("queries", check_queries),

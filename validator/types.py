@@ -1,0 +1,365 @@
+"""A light static type pass: it infers what it can and reports only certain mistakes.
+
+Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, ``set[T]``,
+``map[K, V]``, record and enum names, and ``any`` (unknown: never an error). Inputs, annotated
+parameters, ``const`` and ``def ... -> T`` give types; literals and operators propagate them; a
+record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from . import ast as A
+from .diagnostics import Diagnostic
+from .loader import Namespace
+
+ANY = ("any",)
+INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
+PRIMS = {"int": INT, "str": STR, "bool": BOOL, "any": ANY, "none": NONE, "dice": DICE, "fn": FN}
+T = tuple[Any, ...]
+
+
+def show(t: T) -> str:
+    if t[0] in ("list", "set"):
+        return f"{t[0]}[{show(t[1])}]"
+    if t[0] == "map":
+        return f"map[{show(t[1])}, {show(t[2])}]"
+    if t[0] in ("record", "enum"):
+        return t[1]  # type: ignore[no-any-return]
+    return t[0]  # type: ignore[no-any-return]
+
+
+@dataclass
+class TypeChecker:
+    ns: Namespace
+    diags: list[Diagnostic]
+
+    def __post_init__(self) -> None:
+        self.records = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.RecordDecl)}
+        self.enums = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.EnumDecl)}
+        self.members = {m: e.name for e in self.enums.values() for m in e.members}
+
+    def resolve(self, ref: A.TypeRef | None) -> T:
+        if ref is None:
+            return ANY
+        if ref.name in PRIMS and not ref.args:
+            return PRIMS[ref.name]
+        if ref.name in ("list", "set") and len(ref.args) == 1:
+            return (ref.name, self.resolve(ref.args[0]))
+        if ref.name == "map" and len(ref.args) == 2:
+            return ("map", self.resolve(ref.args[0]), self.resolve(ref.args[1]))
+        if ref.name in self.records and not ref.args:
+            return ("record", ref.name)
+        if ref.name in self.enums and not ref.args:
+            return ("enum", ref.name)
+        known = list(PRIMS) + ["list", "set", "map"] + list(self.records) + list(self.enums)
+        close = difflib.get_close_matches(ref.name, known, 1)
+        self.diags.append(Diagnostic("C001", f"unknown type `{ref.name}`", ref.span,
+                                     help=f"did you mean `{close[0]}`?" if close else None))
+        return ANY
+
+    # -- globals
+    def global_type(self, name: str) -> T:
+        d = self.ns.defs.get(name)
+        if isinstance(d, A.InputDecl):
+            return self.resolve(d.type)
+        if isinstance(d, A.ConstDecl):
+            return self.resolve(d.type) if d.type is not None else self.literal_type(d.value)
+        if isinstance(d, A.DefDecl) and d.params is None:
+            return self.resolve(d.ret) if d.ret is not None else ANY
+        if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl, A.QueryDecl)):
+            return FN
+        if name in self.members and name not in self.ns.defs:
+            return ("enum", self.members[name])
+        return ANY
+
+    def literal_type(self, e: A.Expr) -> T:
+        return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(e), ANY)
+
+    # -- declarations
+    def check_decl(self, d: A.Decl) -> None:
+        if isinstance(d, A.DefDecl):
+            env = self.params(d.params or ())
+            got = self.infer(d.body, env)
+            if d.ret is not None:
+                self.expect(self.resolve(d.ret), got, d.body, f"`{d.name}` is declared to return")
+        elif isinstance(d, (A.DecisionDecl, A.QueryDecl)):
+            self.infer(d.body, self.params(d.params))
+        elif isinstance(d, A.ConstDecl):
+            got = self.infer(d.value, {})
+            if d.type is not None:
+                self.expect(self.resolve(d.type), got, d.value, f"`{d.name}` is declared as")
+        elif isinstance(d, A.RecordDecl):
+            for f in d.fields:
+                self.resolve(f.type)
+        elif isinstance(d, A.InputDecl):
+            self.resolve(d.type)
+            if d.default is not None:
+                self.infer(d.default, {})
+        elif isinstance(d, A.ProcedureDecl):
+            env = self.params(d.params)
+            self.stmts(d.body, env)
+        elif isinstance(d, A.TableDecl):
+            for row in d.grid or ():
+                for cell in row[1:]:
+                    if not isinstance(cell, A.Absent):
+                        self.infer(cell, {})
+
+    def params(self, params: tuple[A.Param, ...]) -> dict[str, T]:
+        return {p.name: self.resolve(p.type) for p in params}
+
+    def stmts(self, body: tuple[A.Stmt, ...], env: dict[str, T]) -> None:
+        env = dict(env)
+        for s in body:
+            if isinstance(s, (A.Var, A.LetStmt)):
+                env[s.name] = self.infer(s.value, env)
+            elif isinstance(s, A.Assign):
+                self.infer(s.value, env)
+            elif isinstance(s, A.Step):
+                self.stmts(s.body, env)
+            elif isinstance(s, A.IfStmt):
+                for c, b in s.branches:
+                    self.infer(c, env)
+                    self.stmts(b, env)
+                if s.otherwise:
+                    self.stmts(s.otherwise, env)
+            elif isinstance(s, A.For):
+                inner = {**env, s.name: self.element(self.infer(s.iter, env))}
+                if s.cond is not None:
+                    self.infer(s.cond, inner)
+                self.stmts(s.body, inner)
+            elif isinstance(s, A.Emit):
+                for _, v in s.payload:
+                    self.infer(v, env)
+            elif isinstance(s, A.Require):
+                self.infer(s.cond, env)
+
+    def expect(self, want: T, got: T, node: Any, what: str) -> None:
+        if not compatible(want, got):
+            self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span))
+
+    @staticmethod
+    def element(t: T) -> T:
+        if t[0] in ("list", "set"):
+            return t[1]  # type: ignore[no-any-return]
+        if t[0] == "map":
+            return t[1]  # type: ignore[no-any-return]
+        return ANY
+
+    # -- expressions
+    def infer(self, e: Any, env: dict[str, T]) -> T:
+        if e is None:
+            return ANY
+        method = getattr(self, "t_" + type(e).__name__, None)
+        if method is None:
+            return ANY
+        return method(e, env)  # type: ignore[no-any-return]
+
+    def t_Int(self, e: A.Int, env: dict[str, T]) -> T:
+        return INT
+
+    def t_Str(self, e: A.Str, env: dict[str, T]) -> T:
+        return STR
+
+    def t_Bool(self, e: A.Bool, env: dict[str, T]) -> T:
+        return BOOL
+
+    def t_NoneLit(self, e: A.NoneLit, env: dict[str, T]) -> T:
+        return NONE
+
+    def t_Dice(self, e: A.Dice, env: dict[str, T]) -> T:
+        return DICE
+
+    def t_Name(self, e: A.Name, env: dict[str, T]) -> T:
+        if e.id in env:
+            return env[e.id]
+        return self.global_type(e.id)
+
+    def t_ListLit(self, e: A.ListLit, env: dict[str, T]) -> T:
+        items = [self.infer(i, env) for i in e.items]
+        return ("list", unify(items))
+
+    def t_SetLit(self, e: A.SetLit, env: dict[str, T]) -> T:
+        return ("set", unify([self.infer(i, env) for i in e.items]))
+
+    def t_RecordLit(self, e: A.RecordLit, env: dict[str, T]) -> T:
+        for _, v in e.items:
+            self.infer(v, env)
+        return ANY
+
+    def t_MapLit(self, e: A.MapLit, env: dict[str, T]) -> T:
+        ks = [self.infer(k, env) for k, _ in e.items]
+        vs = [self.infer(v, env) for _, v in e.items]
+        return ("map", unify(ks), unify(vs))
+
+    def t_Comp(self, e: A.Comp, env: dict[str, T]) -> T:
+        inner = dict(env)
+        for cf in e.fors:
+            it = self.infer(cf.iter, inner)
+            if len(cf.names) == 1:
+                inner[cf.names[0]] = self.element(it)
+            else:
+                for n in cf.names:
+                    inner[n] = ANY
+            if cf.cond is not None:
+                self.infer(cf.cond, inner)
+        elem = self.infer(e.elem, inner)
+        if e.kind == "list":
+            return ("list", elem)
+        if e.kind == "set":
+            return ("set", elem)
+        if e.kind == "map":
+            return ("map", self.infer(e.key, inner), elem)
+        return ("list", elem)
+
+    def t_Let(self, e: A.Let, env: dict[str, T]) -> T:
+        return self.infer(e.body, {**env, e.name: self.infer(e.value, env)})
+
+    def t_If(self, e: A.If, env: dict[str, T]) -> T:
+        outs = []
+        for c, v in e.branches:
+            self.infer(c, env)
+            outs.append(self.infer(v, env))
+        outs.append(self.infer(e.otherwise, env))
+        return unify(outs)
+
+    def t_Lambda(self, e: A.Lambda, env: dict[str, T]) -> T:
+        self.infer(e.body, {**env, **self.params(e.params)})
+        return FN
+
+    def t_BoolOp(self, e: A.BoolOp, env: dict[str, T]) -> T:
+        for i in e.items:
+            self.infer(i, env)
+        return BOOL
+
+    def t_Not(self, e: A.Not, env: dict[str, T]) -> T:
+        self.infer(e.operand, env)
+        return BOOL
+
+    def t_Compare(self, e: A.Compare, env: dict[str, T]) -> T:
+        a, b = self.infer(e.left, env), self.infer(e.right, env)
+        if e.op in ("<", "<=", ">", ">=") and {a[0], b[0]} == {"int", "str"}:
+            self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span))
+        if e.op in ("in", "notin") and b[0] in ("int", "bool", "none"):
+            self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span))
+        return BOOL
+
+    def t_BinOp(self, e: A.BinOp, env: dict[str, T]) -> T:
+        a, b = self.infer(e.left, env), self.infer(e.right, env)
+        if e.op == "??":
+            return a if a[0] != "none" else b
+        kinds = {a[0], b[0]}
+        if "any" in kinds:
+            return ANY
+        if e.op == "+":
+            if a == b and a[0] in ("int", "str", "list"):
+                return a
+            if a[0] == "list" and b[0] == "list":
+                return ("list", unify([a[1], b[1]]))
+        elif a == INT and b == INT:
+            return INT
+        self.diags.append(Diagnostic("C004", f"cannot compute `{show(a)}` {e.op} `{show(b)}`", e.span))
+        return ANY
+
+    def t_Neg(self, e: A.Neg, env: dict[str, T]) -> T:
+        t = self.infer(e.operand, env)
+        if t[0] not in ("int", "any"):
+            self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span))
+        return t
+
+    def t_Field(self, e: A.Field, env: dict[str, T]) -> T:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env and (e.obj.id in self.ns.modules or e.obj.id in self.ns.data):
+            return ANY
+        t = self.infer(e.obj, env)
+        if t[0] == "record":
+            rec = self.records[t[1]]
+            fields = {f.name: f for f in rec.fields}
+            if e.name not in fields:
+                close = difflib.get_close_matches(e.name, list(fields), 1)
+                self.diags.append(Diagnostic("C012", f"record `{rec.name}` has no field `{e.name}`", e.span,
+                                             help=f"did you mean `{close[0]}`?" if close else
+                                             f"fields: {', '.join(fields)}"))
+                return ANY
+            return self.resolve(fields[e.name].type)
+        if t[0] in ("int", "str", "bool", "list", "set", "dice"):
+            self.diags.append(Diagnostic("C012", f"`{show(t)}` has no field `{e.name}`", e.span))
+        return ANY
+
+    def t_Index(self, e: A.Index, env: dict[str, T]) -> T:
+        t = self.infer(e.obj, env)
+        for k in e.keys:
+            self.infer(k, env)
+        if t[0] == "list":
+            return t[1]  # type: ignore[no-any-return]
+        if t[0] == "map":
+            return t[2]  # type: ignore[no-any-return]
+        return ANY
+
+    def t_With(self, e: A.With, env: dict[str, T]) -> T:
+        t = self.infer(e.obj, env)
+        for _, v in e.items:
+            self.infer(v, env)
+        if t[0] == "record":
+            fields = {f.name for f in self.records[t[1]].fields}
+            for k, v in e.items:
+                if k not in fields:
+                    self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", v.span))
+        return t
+
+    def t_Call(self, e: A.Call, env: dict[str, T]) -> T:
+        arg_types = [self.infer(a, env) for a in e.args]
+        for _, v in e.kwargs:
+            self.infer(v, env)
+        if isinstance(e.func, A.Name) and e.func.id not in env:
+            d = self.ns.defs.get(e.func.id)
+            if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl)) and d.params is not None:
+                for p, t, a in zip(d.params, arg_types, e.args):
+                    if p.type is not None:
+                        self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{d.name}` is")
+                if isinstance(d, A.DefDecl) and d.ret is not None:
+                    return self.resolve(d.ret)
+                if isinstance(d, A.DecisionDecl):
+                    return BOOL
+            if e.func.id in ("len", "count") and not d:
+                return INT
+        else:
+            self.infer(e.func, env)
+        return ANY
+
+
+def compatible(want: T, got: T) -> bool:
+    if want == ANY or got == ANY or want == got:
+        return True
+    if got == NONE:
+        return True  # optional-ness is not tracked; none is checked at run time
+    if want[0] == got[0] and want[0] in ("list", "set"):
+        return compatible(want[1], got[1])
+    if want[0] == "map" and got[0] == "map":
+        return compatible(want[1], got[1]) and compatible(want[2], got[2])
+    if want[0] == "enum" and got == STR:
+        return True
+    if got[0] == "enum" and want == STR:
+        return True
+    if want[0] == "record" and got[0] in ("record",):
+        return want == got
+    return False
+
+
+def unify(ts: list[T]) -> T:
+    known = [t for t in ts if t not in (ANY, NONE)]
+    if not known:
+        return ANY
+    first = known[0]
+    return first if all(t == first for t in known) else ANY
+
+
+def check_types(namespaces: list[Namespace]) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for ns in namespaces:
+        checker = TypeChecker(ns, diags)
+        for d in ns.defs.values():
+            checker.check_decl(d)
+    return diags
