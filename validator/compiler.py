@@ -417,10 +417,8 @@ class Compiler:
             if st == RESOLVED:
                 return ctx.dvalue[key]
             deplist = ctx.deplist
-            if ctx.trace and ctx.trace_stack:
-                top = ctx.trace_stack[-1].get("key")
-                if top is not None:
-                    ctx.decision_edges.add((top, key))
+            if ctx.trace and ctx.dstack:
+                ctx.decision_edges.add((ctx.dstack[-1], key))
             if st == GUESSING:
                 if key not in deplist:
                     deplist.append(key)
@@ -429,7 +427,14 @@ class Compiler:
             old = len(deplist)
             ctx.dstate[key] = GUESSING
             ctx.dvalue[key] = False
-            first = adjudicate(ctx, *args)
+            if ctx.trace:
+                ctx.dstack.append(key)
+                try:
+                    first = adjudicate(ctx, *args)
+                finally:
+                    ctx.dstack.pop()
+            else:
+                first = adjudicate(ctx, *args)
             if len(deplist) == old:
                 if ctx.dstate.get(key) != RESOLVED:
                     ctx.dstate[key] = RESOLVED

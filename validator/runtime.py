@@ -246,7 +246,7 @@ class Context:
 
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "trace_stack", "decision_edges",
-                 "cycles", "decisions", "current_step")
+                 "cycles", "decisions", "current_step", "dstack")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -272,6 +272,7 @@ class Context:
         self.cycles: list[dict[str, Any]] = []
         self.decisions: dict[Any, Any] = {}
         self.current_step: str | None = None
+        self.dstack: list[Any] = []
 
     def fork(self, weights: list[Fraction]) -> int:
         """Exact mode: follow the recorded path, or take branch 0 of a new fork."""
