@@ -25,6 +25,9 @@ from .syntax import decode_source, parse_module
 from .values import to_json
 
 
+_VALID_STATES: dict[tuple[str, str], Any] = {}
+
+
 class RunError(DiagnosticError):
     """Evaluation could not produce a result; ``kind`` is "state" (exit 3) or "eval" (exit 1)."""
 
@@ -70,7 +73,18 @@ class Ruleset:
         schema = self.program.entry.schema
         if schema is None:
             return []
-        return schema_errors(state, schema, shown)
+        try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again
+            key = (self.path, json.dumps(state, sort_keys=True))
+        except (TypeError, ValueError):
+            key = None
+        if key is not None and _VALID_STATES.get(key) is schema:
+            return []
+        errors = schema_errors(state, schema, shown)
+        if key is not None and not errors:
+            if len(_VALID_STATES) >= 256:
+                _VALID_STATES.clear()
+            _VALID_STATES[key] = schema
+        return errors
 
     def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
         if dice is not None:
@@ -141,7 +155,11 @@ class Ruleset:
         dice = ExactDice()
         while True:
             ctx = Context(state, dice, budget=budget, path=path)
+            if dice.shared:
+                ctx.memo.update(dice.shared)
             value = to_json(self._evaluate(ctx, unit, args))
+            events = to_json(ctx.events)  # before weighing the path: this may fork too
+            dice.share_after(ctx)
             prob = Fraction(1)
             for choice, weights in ctx.forks:
                 prob *= weights[choice]
@@ -149,7 +167,7 @@ class Ruleset:
             if key in outcomes:
                 outcomes[key][1] += prob
             else:
-                outcomes[key] = [value, prob, to_json(ctx.events)]
+                outcomes[key] = [value, prob, events]
             paths += 1
             if paths > MAX_EXACT_PATHS:
                 raise RunError([Diagnostic("E010", f"more than {MAX_EXACT_PATHS} dice outcomes to enumerate",
@@ -184,8 +202,11 @@ def explanation(ctx: Context) -> dict[str, Any]:
     edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in ctx.decision_edges})
     settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
                for k, s in ctx.settled.items()]
+    # the decisions met, so that the identity keys of `decision_edges` can be shown with their arguments
+    decisions = [{"key": to_json(list(k)), "decision": k[0], "args": to_json(list(a)),
+                  "value": to_json(ctx.dvalue.get(k))} for k, a in ctx.decisions.items()]
     return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
-            "cycles": ctx.cycles, "settled": settled}
+            "cycles": ctx.cycles, "settled": settled, "decisions": decisions}
 
 
 _cache: dict[str, Ruleset] = {}

@@ -234,6 +234,20 @@ def _get(m: Any, k: Any, default: Any = None) -> Any:
     raise CallError(f"get needs a map or list, not `{_show(m)}`")
 
 
+@builtin("pick", 2, doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
+def _pick(m: Any, ks: Any) -> dict[Any, Any]:
+    src = _as_map(m, "pick")
+    out = {}
+    for k in _iter(ks, "pick"):
+        try:
+            v = src.get(k)
+        except TypeError:
+            raise CallError(f"`{_show(k)}` cannot be a key") from None
+        if v is not None:
+            out[k] = v
+    return out
+
+
 @builtin("has", 2, doc="true if a map has the key")
 def _has(m: Any, k: Any) -> bool:
     try:
@@ -517,21 +531,24 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
 
 
 @builtin("reachable", 4, 5, ctx=True,
-         doc="reachable(graph, from, budget, cost[, can_stop]): map of node -> least cost within budget; "
-             "cost is a map node -> entry cost or fn(a, b) -> cost (none = cannot enter)")
+         doc="reachable(graph, from, budget, cost[, can_pass]): map of node -> least cost within budget; "
+             "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
+             "or fn(a, b) -> cost (none = cannot enter)")
 def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
     best: dict[Any, Any] = {start: 0}
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
     cost_map = cost if isinstance(cost, dict) else None
+    edge_costs = cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict)
     while heap:
         d, _, node = heapq.heappop(heap)
         if d > best.get(node, d):
             continue
         if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
             continue  # may end here but not go on
+        row = (cost_map.get(node) or {}) if edge_costs else cost_map  # type: ignore[union-attr]
         for n in _adjacent_of(adj, node):
-            c = cost_map.get(n) if cost_map is not None else call_value(ctx, cost, node, n)
+            c = row.get(n) if row is not None else call_value(ctx, cost, node, n)
             if c is None:
                 continue
             nd = d + c
@@ -644,8 +661,13 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q") -> dict[str, list[str
     lay = _layout(layout)
     if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 99 and 0 < rows <= 99):
         raise CallError("hex_grid needs 1..99 columns and rows")
-    labels = {hex_format(c, r) for c in range(1, cols + 1) for r in range(1, rows + 1)}
-    return {lab: [n for n in _hex_neighbours(lab, lay) if n in labels] for lab in sorted(labels)}
+    # straight from coordinates (same neighbour order as hex_neighbours): boards of 10 000 hexes are common
+    cells = {(c, r): f"{c:02d}{r:02d}" for c in range(1, cols + 1) for r in range(1, rows + 1)}
+    out: dict[str, list[str]] = {}
+    for (c, r), lab in cells.items():  # column-major: the labels' sorted order
+        q, ar = offset_to_axial(c, r, lay)
+        out[lab] = [nb for dq, dr in _AXIAL_DIRS if (nb := cells.get(axial_to_offset(q + dq, ar + dr, lay)))]
+    return out
 
 
 # ---------------------------------------------------------------- dice
@@ -683,3 +705,11 @@ def _roll(ctx: Context, d: Any) -> Any:
 def _roll_hits(ctx: Context, d: Any, target: Any) -> Any:
     spec = _spec(d)
     return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), Span("<dice>"))
+
+
+@builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "
+                         "or scripted dice, and in exact mode the text of the values it can still take (no fork)")
+def _shown(x: Any) -> Any:
+    from .runtime import RandomValue
+
+    return x.describe() if isinstance(x, RandomValue) else x

@@ -45,7 +45,7 @@ def check_citations(program: Program) -> list[Diagnostic]:
                     close = difflib.get_close_matches(cite, list(known), 1)
                     out.append(Diagnostic("C010", f"`{cite}` is not a clause of the catalogue", span,
                                           help=f"did you mean `{close[0]}`?" if close else
-                                          f"add it to the catalogue `{ns.clauses_span.file if ns.clauses_span else ''}`"))
+                                          f"add it to the catalogue named at `{ns.clauses_span}`"))
     return out
 
 

@@ -235,12 +235,15 @@ class Compiler:
         def value(ctx: Context) -> Any:
             memo = ctx.memo
             if cacheable and key in memo:
+                if key in ctx.tainted:
+                    ctx.rolls += 1  # reading a value that depends on dice taints the reader too
                 return memo[key]
             if ctx.depth >= ctx.depth_limit:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
             frame = [ctx] + [None] * (nslots - 1)
             ctx.depth += 1
             memo[key] = _PENDING
+            rolls = ctx.rolls
             try:
                 result = body(frame)
             finally:
@@ -249,6 +252,8 @@ class Compiler:
                     del memo[key]
             if cacheable:
                 memo[key] = result
+                if ctx.rolls != rolls:
+                    ctx.tainted.add(key)
             return result
 
         def guarded(ctx: Context) -> Any:
@@ -420,8 +425,9 @@ class Compiler:
             if ctx.trace and ctx.dstack:
                 ctx.decision_edges.add((ctx.dstack[-1], key))
             if st == GUESSING:
-                if key not in deplist:
-                    deplist.append(key)
+                # every read is recorded (even if already listed), so that a decision reading a guessed
+                # value is itself provisional and not wrongly resolved
+                deplist.append(key)
                 return ctx.dvalue[key]
             ctx.decisions[key] = args
             old = len(deplist)
@@ -482,6 +488,7 @@ class Compiler:
             if isinstance(s, A.Step):
                 seen_steps[s.name] = s
         self.proc_steps = step_names
+        self.step_cites: dict[str, tuple[str, ...]] = {}  # this procedure's own; emits capture it
         for s in d.body:
             if isinstance(s, A.Var):
                 slot = scope.alloc()
@@ -549,7 +556,7 @@ class Compiler:
                 out[vname] = frame[slot]
             return out
 
-        self._step_cites = {n: c for n, c, _ in steps}
+        self.step_cites.update({n: c for n, c, _ in steps})
         return run
 
     def _unreachable_steps(self, d: A.ProcedureDecl) -> None:
@@ -662,11 +669,12 @@ class Compiler:
         if isinstance(s, A.Emit):
             payload = [(k, self.expr(v, env, scope)) for k, v in s.payload]
             event, cites = s.event, s.cites
+            step_cites_of = getattr(self, "step_cites", {})
 
             def run_emit(f: list[Any]) -> None:
                 ctx = f[0]
                 rec: dict[str, Any] = {"event": event, "step": ctx.current_step}
-                step_cites = list(cites) or list(self._step_cites.get(ctx.current_step, ()))
+                step_cites = list(cites) or list(step_cites_of.get(ctx.current_step, ()))
                 rec["cites"] = step_cites
                 for k, v in payload:
                     rec[k] = v(f)
@@ -1252,7 +1260,9 @@ class Compiler:
                 return fn(*vals)
             except CallError as err:
                 raise EvalError("E011", f"{b.name}: {err}", span) from None
-            except EvalError:
+            except EvalError as err:
+                if not err.span.line:  # raised deep in a built-in (e.g. dice): locate it at the call
+                    err.span = span
                 raise
             except TypeError as err:
                 raise EvalError("E001", f"{b.name}: {err}", span) from None

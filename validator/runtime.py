@@ -71,7 +71,14 @@ class ScriptedDice(DiceSource):
         return value
 
 
+_SUM_DISTRIBUTIONS: dict[tuple[int, int], dict[int, Fraction]] = {}
+
+
 def _sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
+    """The distribution of the sum of ``count`` dice (cached: callers copy it before changing it)."""
+    cached = _SUM_DISTRIBUTIONS.get((count, sides))
+    if cached is not None:
+        return cached
     dist: dict[int, Fraction] = {0: Fraction(1)}
     p = Fraction(1, sides)
     for _ in range(count):
@@ -80,6 +87,8 @@ def _sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
             for face in range(1, sides + 1):
                 nxt[total + face] = nxt.get(total + face, Fraction(0)) + w * p
         dist = nxt
+    if len(_SUM_DISTRIBUTIONS) < 1024:
+        _SUM_DISTRIBUTIONS[(count, sides)] = dist
     return dist
 
 
@@ -172,6 +181,34 @@ class RandomValue:
 
     __index__ = __int__
 
+    # Any other arithmetic looks at the value: fork over what it can be, then compute.
+    def __mul__(self, k: Any) -> Any:
+        return self.collapse() * k
+
+    def __rmul__(self, k: Any) -> Any:
+        return k * self.collapse()
+
+    def __floordiv__(self, k: Any) -> Any:
+        return self.collapse() // k
+
+    def __rfloordiv__(self, k: Any) -> Any:
+        return k // self.collapse()
+
+    def __mod__(self, k: Any) -> Any:
+        return self.collapse() % k
+
+    def __rmod__(self, k: Any) -> Any:
+        return k % self.collapse()
+
+    def __truediv__(self, k: Any) -> Any:
+        return Fraction(self.collapse()) / k
+
+    def __rtruediv__(self, k: Any) -> Any:
+        return k / Fraction(self.collapse())
+
+    def __neg__(self) -> Any:
+        return -self.collapse()
+
     def __hash__(self) -> int:
         return hash(self.collapse())
 
@@ -188,13 +225,31 @@ class RandomValue:
 class ExactDice(DiceSource):
     mode = "exact"
 
+    def __init__(self) -> None:
+        # Values memoized before the first roll of the first path cannot depend on dice: every
+        # later path starts from them instead of computing them again.
+        self.shared: dict[Any, Any] | None = None
+
+    def _share(self, ctx: "Context") -> None:
+        ctx.rolls += 1
+        if self.shared is None:
+            self.shared = {k: v for k, v in ctx.memo.items() if type(v) is not object}  # not the pending marker
+
+    def share_after(self, ctx: "Context") -> None:
+        """After a path: every memoized value that rolled no die (even indirectly) holds on every path."""
+        shared = self.shared if self.shared is not None else {}
+        shared.update((k, v) for k, v in ctx.memo.items() if k not in ctx.tainted and type(v) is not object)
+        self.shared = shared
+
     def face(self, sides: int, span: Span) -> int:  # pragma: no cover - exact mode never asks for faces
         raise AssertionError("exact dice give distributions")
 
     def sum_of(self, ctx: "Context", count: int, sides: int, span: Span) -> Any:
+        self._share(ctx)
         return RandomValue(ctx, dict(_sum_distribution(count, sides)), 0, f"{count}d{sides}")
 
     def at_least(self, ctx: "Context", count: int, sides: int, target: int, span: Span) -> Any:
+        self._share(ctx)
         hits = max(0, sides - target + 1) if target > 1 else sides
         p = Fraction(min(hits, sides), sides)
         return RandomValue(ctx, dict(_binomial(count, p)), 0, f"{count}d{sides}>={target}")
@@ -246,7 +301,7 @@ class Context:
 
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "trace_stack", "decision_edges",
-                 "cycles", "decisions", "current_step", "dstack")
+                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -272,6 +327,8 @@ class Context:
         self.cycles: list[dict[str, Any]] = []
         self.decisions: dict[Any, Any] = {}
         self.current_step: str | None = None
+        self.rolls = 0  # dice rolled so far (and reads of values that depend on dice)
+        self.tainted: set[Any] = set()  # memoized values that depend on dice
         self.dstack: list[Any] = []
 
     def fork(self, weights: list[Fraction]) -> int:

@@ -31,6 +31,7 @@ _TOKEN_NAMES = {
     "NAME": "a name", "STRING": "a string", "INT": "a number", "RBRACE": "`}`", "LBRACE": "`{`",
     "RPAR": "`)`", "LPAR": "`(`", "RSQB": "`]`", "LSQB": "`[`", "COMMA": "`,`", "COLON": "`:`",
     "EQUAL": "`=`", "VBAR": "`|`", "SEMICOLON": "`;`", "$END": "end of file", "DOT": "`.`",
+    "MINUS": "`-`", "PLUS": "`+`", "DICE": "a dice literal", "RAWSTRING": "a raw string",
 }
 
 

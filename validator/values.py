@@ -30,7 +30,7 @@ def to_json(v: Any) -> Any:
     if isinstance(v, (set, frozenset)):
         return [to_json(x) for x in sorted(v, key=_order)]
     if isinstance(v, RandomValue):
-        return v.describe()
+        return v.collapse()  # a result is a use: fork over the values it can take
     if callable(v):
         return "<function>"
     return str(v)
