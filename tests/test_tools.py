@@ -1,0 +1,277 @@
+"""The authoring tools: explain, coverage, diff (errata), CI outputs, editor grammar."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from validator.syntax import KEYWORDS
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ROOT / "tests" / "fixtures" / "tools"
+ERRATA = ROOT / "tests" / "fixtures" / "errata"
+SWAP = {"orders": [{"id": "a", "from": "x", "to": "y", "strength": 1},
+                   {"id": "b", "from": "y", "to": "x", "strength": 1}]}
+
+
+@pytest.fixture
+def swap_state(tmp_path: Path) -> str:
+    p = tmp_path / "swap.json"
+    p.write_text(json.dumps(SWAP), encoding="utf-8")
+    return str(p)
+
+
+# ---------------------------------------------------------------- explain
+
+
+def test_explain_text_tree_with_cites_and_cycle(cli, swap_state: str) -> None:
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state)
+    assert r.code == 0
+    lines = r.out.splitlines()
+    assert lines[0].startswith('result({"id": "a"') and lines[0].endswith("[T-1]")
+    assert any(line.startswith("  moves(") and "[T-1]" in line for line in lines)
+    assert any(line.startswith("    blocked(") and line.endswith("[T-2]") for line in lines)
+    assert any(line.startswith("cycle: moves(") for line in lines)
+    assert "settled 2 as true  [T-3]" in r.out
+
+
+def test_explain_order_filter(cli, swap_state: str) -> None:
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--order", '"id": "b"')
+    assert r.code == 0
+    heads = [line for line in r.out.splitlines() if not line.startswith(" ") and "(" in line]
+    assert heads and all('"id": "b"' in h for h in heads if not h.startswith("cycle"))
+
+
+def test_explain_dot_graph_marks_cycle_members(cli, swap_state: str, monkeypatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)  # no Graphviz: the .dot text
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "dot")
+    assert r.code == 0 and r.out.startswith("digraph decisions {")
+    red = [line for line in r.out.splitlines() if "color=red" in line]
+    assert len(red) == 2 and all("moves(" in line for line in red)
+    assert len(re.findall(r"d\d+ -> d\d+;", r.out)) == 4
+
+
+def test_explain_events_and_json(cli, swap_state: str) -> None:
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "dice_roll", "--dice", "2,5")
+    assert r.code == 0 and "event rolled in step roll" in r.out and "[T-5]" in r.out
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "json")
+    data = json.loads(r.out)
+    assert {"trace", "decision_edges", "cycles", "decisions"} <= set(data)
+
+
+def test_explain_usage_errors(cli, swap_state: str) -> None:
+    assert cli("explain", "nope.rules", "--state", swap_state).code == 2
+    assert cli("explain", str(TOOLS / "demo.rules"), "--state", "nope.json").code == 2
+    assert cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "nope").code == 2
+
+
+# ---------------------------------------------------------------- coverage
+
+
+def test_coverage_text_and_threshold(cli) -> None:
+    r = cli("coverage", str(TOOLS / "cases.yaml"))
+    assert r.code == 0
+    assert "uncovered: T-4, T-6" in r.out  # T-5 is covered by the traced step, T-3 by the cycle and `clauses:`
+    assert "4/6 clauses (66.7%)" in r.out
+    assert cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", "60").code == 0
+    r = cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", "90")
+    assert r.code == 1 and "under 90%" in r.err
+
+
+def test_coverage_json(cli) -> None:
+    r = cli("coverage", str(TOOLS / "cases.yaml"), "--format", "json")
+    data = json.loads(r.out)
+    (rs,) = data["rulesets"]
+    assert rs["covered"] == ["T-1", "T-2", "T-3", "T-5"] and rs["uncovered"] == ["T-4", "T-6"]
+    assert data["total"] == {"covered": 4, "clauses": 6, "percent": 66.67}
+    assert cli("coverage", "nope.yaml").code == 2
+
+
+# ---------------------------------------------------------------- diff (errata)
+
+
+def test_diff_finds_minimal_counterexample(cli) -> None:
+    r = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--cases", str(ERRATA / "cases.yaml"),
+            "--format", "json")
+    assert r.code == 1
+    data = json.loads(r.out)
+    assert data["tried"] == 1
+    (d,) = data["differences"]
+    # the attack with bonus 7 always hits under both thresholds; the other one alone, stripped, is minimal
+    assert d["minimal"] == {"attacks": [{"id": "b"}]}
+    assert d["exact"] is True
+    assert d["old"] != d["new"]
+
+
+def test_diff_text_generated_states_and_cites(cli) -> None:
+    r = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--generate", "4", "--exact")
+    assert r.code == 1
+    assert "tried 4 states: 4 differ" in r.out
+    assert 'minimal state' in r.out and '{"attacks": [{"id": "a2"}]}' in r.out
+    assert "cited only by OLD: X-2" in r.out and "cited only by NEW: X-3" in r.out
+    assert "13/18" in r.out and "7/12" in r.out  # P(miss) with threshold 9 vs 8
+
+
+def test_diff_equivalent(cli) -> None:
+    r = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "same.rules"), "--cases", str(ERRATA / "cases.yaml"),
+            "--generate", "3", "--exact")
+    assert r.code == 0 and "tried 4 states: equivalent on all of them" in r.out
+
+
+def test_diff_without_generator_says_so(cli) -> None:
+    r = cli("diff", str(TOOLS / "demo.rules"), str(TOOLS / "demo.rules"), "--cases", str(TOOLS / "cases.yaml"),
+            "--generate", "2")
+    assert r.code == 0 and "only the cases were tried" in r.err and "tried 3 states" in r.out
+
+
+def test_shrink_is_minimal() -> None:
+    from validator.api import load_ruleset
+    from validator.errata import Probe, _smaller, _valid, outcome, shrink
+
+    old, new = load_ruleset(ERRATA / "old.rules"), load_ruleset(ERRATA / "new.rules")
+    state = {"attacks": [{"id": f"a{i}", "bonus": 9, "note": "n"} for i in range(4)] + [{"id": "z", "bonus": 2}],
+             "turn": 1}
+    probe = Probe("s", state, exact=True)
+    minimal, _ = shrink(old, new, probe)
+    assert minimal == {"attacks": [{"id": "z"}]}
+    for cand in _smaller(minimal):  # no smaller valid state still differs
+        if _valid([old, new], cand):
+            assert outcome(old, probe, cand) == outcome(new, probe, cand)
+
+
+# ---------------------------------------------------------------- CI outputs
+
+# The SARIF 2.1.0 properties the spec (OASIS sarif-v2.1.0, §3) marks as required, with the value
+# constraints GitHub code scanning relies on. No PyPI package ships the official schema (sarif-om
+# has the object model only), so this is a hand-written subset of it.
+SARIF_MINIMAL = {
+    "type": "object",
+    "required": ["version", "runs"],
+    "properties": {
+        "version": {"const": "2.1.0"},
+        "$schema": {"type": "string"},
+        "runs": {"type": "array", "items": {"$ref": "#/$defs/run"}},
+    },
+    "$defs": {
+        "message": {"type": "object", "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
+                    "properties": {"text": {"type": "string"}}},
+        "run": {"type": "object", "required": ["tool"], "properties": {
+            "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
+                "type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string"},
+                    "rules": {"type": "array", "items": {
+                        "type": "object", "required": ["id"],
+                        "properties": {"id": {"type": "string"},
+                                       "shortDescription": {"type": "object", "required": ["text"]}}}}}}}},
+            "results": {"type": "array", "items": {"$ref": "#/$defs/result"}}}},
+        "result": {"type": "object", "required": ["message"], "properties": {
+            "message": {"$ref": "#/$defs/message"},
+            "ruleId": {"type": "string"},
+            "level": {"enum": ["none", "note", "warning", "error"]},
+            "locations": {"type": "array", "items": {"type": "object", "properties": {"physicalLocation": {
+                "type": "object", "anyOf": [{"required": ["artifactLocation"]}, {"required": ["address"]}],
+                "properties": {
+                    "artifactLocation": {"type": "object", "properties": {"uri": {"type": "string"}}},
+                    "region": {"type": "object", "properties": {
+                        k: {"type": "integer", "minimum": 1} for k in ("startLine", "startColumn", "endLine",
+                                                                          "endColumn")}}}}}}}}},
+    },
+}
+
+
+@pytest.fixture
+def broken_ruleset(tmp_path: Path) -> str:
+    p = tmp_path / "broken.rules"
+    p.write_text("def f(x) = y + 1\ndef g = f(1, 2)\n", encoding="utf-8")
+    return str(p)
+
+
+def test_sarif_output_is_valid_sarif_2_1_0(cli, broken_ruleset: str) -> None:
+    r = cli("check", broken_ruleset, "--format", "sarif")
+    assert r.code == 1
+    log = json.loads(r.out)
+    jsonschema.Draft202012Validator.check_schema(SARIF_MINIMAL)
+    errors = list(jsonschema.Draft202012Validator(SARIF_MINIMAL).iter_errors(log))
+    assert not errors, [e.message for e in errors]
+    results = log["runs"][0]["results"]
+    assert results and {res["ruleId"] for res in results} <= {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+
+
+def test_check_junit_parses(cli, broken_ruleset: str) -> None:
+    r = cli("check", broken_ruleset, str(TOOLS / "demo.rules"), "--format", "junit")
+    root = ET.fromstring(r.out)
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    failing = [tc for tc in suite.iter("testcase") if tc.find("failure") is not None]
+    assert len(failing) == 1 and failing[0].get("name", "").endswith("broken.rules")
+
+
+def test_test_junit_file_parses(cli, tmp_path: Path) -> None:
+    report = tmp_path / "junit.xml"
+    r = cli("test", str(TOOLS / "cases.yaml"), "--junit", str(report))
+    assert r.code == 0
+    suite = ET.parse(report).getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "3" and suite.get("failures") == "0"
+    assert {tc.get("name") for tc in suite.iter("testcase")} == {"swap", "single", "roll"}
+
+
+def test_no_ansi_codes_without_a_tty_or_with_no_color(cli, broken_ruleset: str, monkeypatch) -> None:
+    r = cli("check", broken_ruleset)  # StringIO is not a TTY
+    assert r.code == 1 and "error[" in r.err and "\x1b[" not in r.err + r.out
+    monkeypatch.setenv("NO_COLOR", "1")
+    done = subprocess.run([sys.executable, "-m", "validator", "check", broken_ruleset], capture_output=True, text=True,
+                          cwd=ROOT, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"}, check=False)
+    assert done.returncode == 1 and "\x1b[" not in done.stderr + done.stdout
+
+
+def test_no_color_wins_over_a_tty() -> None:
+    from validator.diagnostics import use_colour
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    import os
+    old = os.environ.pop("NO_COLOR", None)
+    try:
+        assert use_colour(Tty())
+        os.environ["NO_COLOR"] = "1"
+        assert not use_colour(Tty())
+    finally:
+        os.environ.pop("NO_COLOR", None)
+        if old is not None:
+            os.environ["NO_COLOR"] = old
+
+
+def test_pre_commit_hooks_declared() -> None:
+    import yaml
+
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"ruleval-check", "ruleval-fmt", "ruleval-test"}
+    assert hooks["ruleval-fmt"]["args"] == ["fmt", "--check"]
+
+
+# ---------------------------------------------------------------- editor grammar
+
+
+def test_tmlanguage_keywords_are_exactly_the_language_keywords() -> None:
+    grammar = json.loads((ROOT / "editors" / "ruleval.tmLanguage.json").read_text(encoding="utf-8"))
+    words: list[str] = []
+    for name in ("declaration", "constant", "keyword"):
+        m = re.match(r"\\b\(([a-z_|]+)\)\\b", grammar["repository"][name]["match"])
+        assert m, name
+        words += m.group(1).split("|")
+    assert sorted(words) == sorted(KEYWORDS) and len(words) == len(set(words))
+
+
+def test_tmlanguage_is_up_to_date() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "editors" / "build_tmlanguage.py"), "--check"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

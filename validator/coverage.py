@@ -1,0 +1,155 @@
+"""``ruleval coverage``: which clauses of each ruleset's catalogue the test cases exercise.
+
+A clause is covered when a passing case names it in ``clauses:``, or when running a case (in
+explain mode, with the case's own query, arguments and dice) cites it: a traced rule or decision,
+a cycle policy that settled something, a procedure step or an ``emit``/``reject``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, TextIO
+
+from .testing import Case, Suite, load_suite, run_case
+
+
+@dataclass
+class RulesetCoverage:
+    ruleset: str
+    catalogue: list[str] | None
+    listed: set[str] = field(default_factory=set)
+    traced: set[str] = field(default_factory=set)
+    cases: int = 0
+    unknown: set[str] = field(default_factory=set)  # named by a case but not in the catalogue
+
+    @property
+    def covered(self) -> list[str]:
+        return sorted((self.listed | self.traced) & set(self.catalogue or []))
+
+    @property
+    def uncovered(self) -> list[str]:
+        return sorted(set(self.catalogue or []) - set(self.covered))
+
+    @property
+    def percent(self) -> float:
+        total = len(self.catalogue or [])
+        return 100.0 * len(self.covered) / total if total else 100.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "cases": self.cases, "clauses": len(self.catalogue or []),
+                "covered": self.covered, "uncovered": self.uncovered, "percent": round(self.percent, 2),
+                "listed_only": sorted(self.listed - self.traced), "unknown": sorted(self.unknown),
+                "catalogue": self.catalogue is not None}
+
+
+def cites_in(result: Any) -> Iterator[str]:
+    """Every citation in a result: the explain trace, cycles, settlements, events, rejections, outcomes."""
+    if isinstance(result, dict):
+        for key in ("cites",):
+            v = result.get(key)
+            if isinstance(v, list):
+                yield from (c for c in v if isinstance(c, str))
+        for k, v in result.items():
+            if k != "cites" and isinstance(v, (dict, list)):
+                yield from cites_in(v)
+    elif isinstance(result, list):
+        for x in result:
+            yield from cites_in(x)
+
+
+def traced_cites(case: Case) -> set[str]:
+    """The citations met when running a case in explain mode (empty if it does not run)."""
+    from .api import RunError, load_ruleset
+    from .diagnostics import DiagnosticError
+    from .testing import _state_of
+
+    rs = load_ruleset(case.ruleset)
+    if not rs.ok:
+        return set()
+    data = case.data
+    exact = bool(data.get("exact") or data.get("probabilities"))
+    try:
+        state = _state_of(case)
+        result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
+                        dice=data.get("dice"), exact=exact, explain=not exact)
+    except (RunError, DiagnosticError, OSError):
+        return set()
+    return set(cites_in(result))
+
+
+def measure(suite: Suite) -> list[RulesetCoverage]:
+    from .api import load_ruleset
+
+    by_ruleset: dict[str, RulesetCoverage] = {}
+    for case in suite.cases:
+        cov = by_ruleset.get(case.ruleset)
+        if cov is None:
+            rs = load_ruleset(case.ruleset)
+            cat = sorted(rs.clauses) if rs.clauses is not None else None
+            cov = by_ruleset[case.ruleset] = RulesetCoverage(case.ruleset, cat)
+        cov.cases += 1
+        outcome = run_case(case)
+        named = case.data.get("clauses") or []
+        named = [str(c) for c in (named if isinstance(named, list) else [named])]
+        if outcome.status == "passed":
+            cov.listed.update(named)
+        if cov.catalogue is not None:
+            cov.unknown.update(c for c in named if c not in cov.catalogue)
+        cov.traced |= traced_cites(case)
+    return sorted(by_ruleset.values(), key=lambda c: c.ruleset)
+
+
+def totals(covs: list[RulesetCoverage]) -> tuple[int, int, float]:
+    covered = sum(len(c.covered) for c in covs)
+    total = sum(len(c.catalogue or []) for c in covs)
+    return covered, total, (100.0 * covered / total if total else 100.0)
+
+
+def coverage_text(covs: list[RulesetCoverage]) -> str:
+    lines = []
+    for c in covs:
+        if c.catalogue is None:
+            lines.append(f"{c.ruleset}: no clause catalogue ({c.cases} case{'s' if c.cases != 1 else ''})")
+            continue
+        lines.append(f"{c.ruleset}: {len(c.covered)}/{len(c.catalogue)} clauses ({c.percent:.1f}%), "
+                     f"{c.cases} case{'s' if c.cases != 1 else ''}")
+        if c.uncovered:
+            lines.append("  uncovered: " + ", ".join(c.uncovered))
+        if c.unknown:
+            lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
+    covered, total, pct = totals(covs)
+    lines.append(f"total: {covered}/{total} clauses ({pct:.1f}%)")
+    return "\n".join(lines)
+
+
+def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from .diagnostics import render_all
+
+    suite = load_suite(args.paths)
+    if suite.diagnostics:
+        err.write(render_all(suite.diagnostics, None, err) + "\n")
+        if not suite.cases:
+            return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
+    covs = measure(suite)
+    covered, total, pct = totals(covs)
+    if args.format == "json":
+        out.write(json.dumps({"rulesets": [c.to_json() for c in covs],
+                              "total": {"covered": covered, "clauses": total, "percent": round(pct, 2)}},
+                             indent=2) + "\n")
+    else:
+        out.write(coverage_text(covs) + "\n")
+    if args.fail_under is not None and pct < args.fail_under:
+        err.write(f"coverage {pct:.1f}% is under {args.fail_under:g}%\n")
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("coverage", help="which catalogue clauses the test cases exercise")
+    p.add_argument("paths", nargs="+", help="case files or folders")
+    p.add_argument("--fail-under", type=float, metavar="N", help="exit 1 if total coverage is below N percent")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    commands["coverage"] = cmd_coverage

@@ -1,0 +1,256 @@
+"""``ruleval diff OLD NEW``: where two versions of a ruleset disagree, with minimal counterexamples.
+
+The two rulesets run on (a) the states of the given YAML cases, with each case's query, arguments
+and dice, and (b) ``--generate N`` states made by the ruleset's own generator: by convention a
+``query generate(seed)`` returning a state (NEW's generator if it has one, else OLD's; without one
+only (a) runs). A case with ``exact: true`` or ``probabilities`` compares outcome distributions;
+``--exact`` does the same for generated states. Other runs use the same seed in both rulesets.
+
+Each differing state is shrunk greedily: remove list items, then drop map keys, keeping a change
+only while the state still satisfies both rulesets' schemas and the two results still differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, TextIO
+
+from .coverage import cites_in
+
+MAX_SHRINK_RUNS = 2000
+
+
+@dataclass
+class Probe:
+    """One state to try, with how to run it."""
+
+    name: str
+    state: Any
+    query: str = "main"
+    args: list[Any] | None = None
+    seed: int | None = None
+    dice: list[int] | None = None
+    exact: bool = False
+
+
+@dataclass
+class Difference:
+    probe: Probe
+    minimal: Any
+    old: Any
+    new: Any
+    runs: int
+
+
+def outcome(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
+    """The comparable result of a run: the JSON result, a {result: probability} map, or the error codes."""
+    from .api import RunError
+    from .diagnostics import DiagnosticError
+
+    try:
+        result = rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
+                        dice=probe.dice, exact=probe.exact and not explain, explain=explain, state_name=probe.name)
+    except RunError as exc:
+        return {"error": sorted({d.code for d in exc.diagnostics}), "kind": exc.kind}
+    except DiagnosticError as exc:
+        return {"error": sorted({d.code for d in exc.diagnostics}), "kind": "state"}
+    if explain:
+        return result
+    if probe.exact and isinstance(result, dict) and result.get("exact"):
+        return {"distribution": {json.dumps(o["result"], sort_keys=True): o["probability"]
+                                 for o in result["outcomes"]}}
+    return result
+
+
+def _differ(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True)
+
+
+def _valid(rulesets: list[Any], state: Any) -> bool:
+    return all(not rs.validate_state(state) for rs in rulesets)
+
+
+def _smaller(value: Any) -> Iterator[Any]:
+    """Candidate states one step smaller: one list item removed, then one map key dropped, at any depth."""
+    if isinstance(value, list):
+        for i in range(len(value)):
+            yield value[:i] + value[i + 1:]
+    if isinstance(value, dict):
+        for k in list(value):
+            yield {x: v for x, v in value.items() if x != k}
+    children = list(enumerate(value)) if isinstance(value, list) else list(value.items()) if isinstance(value, dict) else []
+    for k, child in children:
+        for smaller in _smaller(child):
+            if isinstance(value, list):
+                yield value[:k] + [smaller] + value[k + 1:]
+            else:
+                yield {**value, k: smaller}
+
+
+def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
+    """Greedy shrinking of ``probe.state`` while the two rulesets still disagree; returns (state, runs)."""
+    state = probe.state
+    runs = 0
+    progress = True
+    while progress and runs < budget:
+        progress = False
+        for cand in _smaller(state):
+            if runs >= budget:
+                break
+            if not _valid([old, new], cand):
+                continue
+            runs += 1
+            a, b = outcome(old, probe, cand), outcome(new, probe, cand)
+            if a.get("kind") == "state" if isinstance(a, dict) else False:
+                continue
+            if b.get("kind") == "state" if isinstance(b, dict) else False:
+                continue
+            if _differ(a, b):
+                state = cand
+                progress = True
+                break
+    return state, runs
+
+
+def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Leaves where two JSON values differ, as (JSON pointer, old, new)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in list(a) + [k for k in b if k not in a]:
+            key = str(k).replace("~", "~0").replace("/", "~1")
+            if k not in a or k not in b:
+                out.append((f"{path}/{key}", a.get(k, "(absent)"), b.get(k, "(absent)")))
+            else:
+                out.extend(changed_fields(a[k], b[k], f"{path}/{key}"))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out.extend(changed_fields(x, y, f"{path}/{i}"))
+        return out
+    return [] if not _differ(a, b) else [(path or "/", a, b)]
+
+
+def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
+    """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
+    from .api import RunError
+
+    gen = next((rs for rs in (new, old) if "generate" in rs.queries()), None)
+    if gen is None or count <= 0:
+        return [], (None if count <= 0 else "neither ruleset has `query generate(seed)`: only the cases were tried")
+    probes = []
+    for s in range(seed, seed + count):
+        try:
+            state = gen.run({}, query="generate", args=[s], seed=s, validate=False)
+        except RunError as exc:
+            return probes, f"`generate({s})` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+        probes.append(Probe(f"generate({s})", state, seed=s, exact=exact))
+    return probes, None
+
+
+def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
+    from .testing import _state_of, load_suite
+
+    suite = load_suite(paths)
+    probes = []
+    for case in suite.cases:
+        d = case.data
+        try:
+            state = _state_of(case)
+        except Exception:  # an unreadable state_file: the test runner reports it; skip it here
+            continue
+        probes.append(Probe(f"{case.file}#{case.id}", state, d.get("query", "main"), d.get("args"), d.get("seed"),
+                            d.get("dice"), bool(d.get("exact") or d.get("probabilities"))))
+    return probes, suite.diagnostics
+
+
+def compare(old: Any, new: Any, probes: list[Probe]) -> tuple[list[Difference], int]:
+    """Run both rulesets on every probe; shrink each difference. Returns (differences, states tried)."""
+    diffs = []
+    tried = 0
+    for probe in probes:
+        if not _valid([old, new], probe.state):
+            continue
+        tried += 1
+        a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
+        if not _differ(a, b):
+            continue
+        minimal, runs = shrink(old, new, probe)
+        diffs.append(Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs))
+    return diffs, tried
+
+
+def _show(v: Any) -> str:
+    text = json.dumps(v, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def difference_text(old: Any, new: Any, d: Difference) -> str:
+    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})",
+             f"  minimal state ({d.runs} shrinking runs): {json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)}"]
+    rows = changed_fields(d.old, d.new)
+    w = max([len(p) for p, _, _ in rows] + [5])
+    wo = max([len(_show(x)) for _, x, _ in rows] + [3])
+    lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
+    for p, x, y in rows:
+        lines.append(f"  {p.ljust(w)}  {_show(x).ljust(wo)}  {_show(y)}")
+    ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
+    cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
+    if ca - cb:
+        lines.append("  cited only by OLD: " + ", ".join(sorted(ca - cb)))
+    if cb - ca:
+        lines.append("  cited only by NEW: " + ", ".join(sorted(cb - ca)))
+    return "\n".join(lines)
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .cli import EXIT_FINDINGS, EXIT_OK, _load_for_run, UsageError
+    from .diagnostics import render_all
+    from pathlib import Path
+
+    for p in (args.old, args.new):
+        if not Path(p).is_file():
+            raise UsageError(f"ruleset `{p}` not found")
+    old, new = _load_for_run(args.old, err), _load_for_run(args.new, err)
+    if old is None or new is None:
+        return EXIT_FINDINGS
+    probes: list[Probe] = []
+    if args.cases:
+        found, diags = case_probes(args.cases)
+        if diags:
+            err.write(render_all(diags, None, err) + "\n")
+        probes += found
+    generated, note = generated_probes(old, new, args.generate, args.seed, args.exact)
+    if note:
+        err.write(f"note: {note}\n")
+    probes += generated
+    diffs, tried = compare(old, new, probes)
+    if args.format == "json":
+        out.write(json.dumps({"tried": tried, "differences": [
+            {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "minimal": d.minimal,
+             "old": d.old, "new": d.new,
+             "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
+            for d in diffs]}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for d in diffs:
+            out.write(difference_text(old, new, d) + "\n")
+        skipped = len(probes) - tried
+        out.write(f"tried {tried} state{'s' if tried != 1 else ''}"
+                  + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
+                  + (f": {len(diffs)} differ\n" if diffs else ": equivalent on all of them\n"))
+    return EXIT_FINDINGS if diffs else EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("diff", help="compare two rulesets on cases and generated states; shrink counterexamples")
+    p.add_argument("old")
+    p.add_argument("new")
+    p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="YAML case files or folders")
+    p.add_argument("--generate", type=int, default=0, metavar="N",
+                   help="also try N states from the ruleset's `query generate(seed)`")
+    p.add_argument("--seed", type=int, default=0, help="first seed for --generate (default 0)")
+    p.add_argument("--exact", action="store_true", help="compare outcome distributions for generated states")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    commands["diff"] = cmd_diff

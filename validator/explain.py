@@ -1,0 +1,203 @@
+"""``ruleval explain``: why a ruleset gave its result, as a tree of cited rule calls or a decision graph.
+
+The run is an ordinary ``Ruleset.run(..., explain=True)``; this module only presents its trace:
+
+- ``text``: an indented tree ``rule(args) = value  [CITE]``, then the cycles met and how their
+  policy settled them, then the events emitted by procedure steps;
+- ``json``: the explanation as the API returns it;
+- ``dot``: the dependency graph of the simultaneous decisions (cycle members in red), drawn as SVG
+  by Graphviz ``dot`` when it is installed, else the ``.dot`` text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+MAX_ARG_TEXT = 60
+
+
+def _short(value: Any, limit: int = MAX_ARG_TEXT) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _args_text(args: list[Any]) -> str:
+    return ", ".join(_short(a) for a in args)
+
+
+def _mentions(node: dict[str, Any], needle: str) -> bool:
+    return needle.lower() in json.dumps(node.get("args", []), ensure_ascii=False).lower()
+
+
+def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[str]:
+    """The trace as an indented tree; with ``order``, only the subtrees whose arguments mention it."""
+    lines: list[str] = []
+
+    def show(node: dict[str, Any], depth: int) -> None:
+        cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
+        lines.append(f"{'  ' * depth}{node['rule']}({_args_text(node.get('args', []))}) = "
+                     f"{_short(node.get('value'), 80)}{cites}")
+        for child in node.get("children", []):
+            show(child, depth + 1)
+
+    def find(node: dict[str, Any]) -> None:
+        if _mentions(node, order or ""):
+            show(node, 0)
+            return
+        for child in node.get("children", []):
+            find(child)
+
+    for node in trace:
+        if order:
+            find(node)
+        else:
+            show(node, 0)
+    return lines
+
+
+def explain_text(result: Any, order: str | None = None) -> str:
+    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    lines = trace_lines(exp.get("trace", []), order)
+    if not lines:
+        lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
+    for cyc in exp.get("cycles", []):
+        if order and order.lower() not in json.dumps(cyc["members"], ensure_ascii=False).lower():
+            continue
+        members = ", ".join(f"{cyc['decision']}({_short(m)})" for m in cyc["members"])
+        lines.append(f"cycle: {members}")
+        lines.append(f"  settled {len(cyc['settled'])} as {json.dumps(cyc['value'])}  [{', '.join(cyc['cites'])}]")
+    events = result.get("events", []) if isinstance(result, dict) else []
+    for ev in events if isinstance(events, list) else []:
+        if not isinstance(ev, dict):
+            continue
+        rest = {k: v for k, v in ev.items() if k not in ("event", "step", "cites")}
+        if order and order.lower() not in json.dumps(rest, ensure_ascii=False).lower():
+            continue
+        cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
+        lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {_short(rest, 100)}{cites}")
+    return "\n".join(lines)
+
+
+class _Ids:
+    """Short node ids (``d0``, ``d1``...) for decision keys."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, str] = {}
+
+    def __call__(self, key: Any) -> str:
+        k = json.dumps(key, sort_keys=True)
+        return self.ids.setdefault(k, f"d{len(self.ids)}")
+
+    def __contains__(self, key: Any) -> bool:
+        return json.dumps(key, sort_keys=True) in self.ids
+
+
+def _dot_label(text: str) -> str:
+    return json.dumps(text)
+
+
+def decision_graph(result: Any) -> str:
+    """The decision dependency graph in Graphviz dot: an edge ``a -> b`` when deciding a consulted b."""
+    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    decisions = exp.get("decisions", [])
+    _dot_id = _Ids()
+    in_cycle: set[str] = set()
+    for cyc in exp.get("cycles", []):
+        for d in decisions:
+            if d["decision"] == cyc["decision"] and any(d["args"] in ([m], m) for m in cyc["members"]):
+                in_cycle.add(_dot_id(d["key"]))
+    lines = ["digraph decisions {", "  rankdir=LR;", '  node [shape=box, fontname="monospace", fontsize=10];']
+    for d in decisions:
+        nid = _dot_id(d["key"])
+        label = f"{d['decision']}({_args_text(d['args'])})\\n= {json.dumps(d['value'])}"
+        style = ', color=red, style=filled, fillcolor="#ffe0e0"' if nid in in_cycle else ""
+        lines.append(f"  {nid} [label={_dot_label(label).replace(chr(92) * 2 + 'n', chr(92) + 'n')}{style}];")
+    for a, b in exp.get("decision_edges", []):
+        for k in (a, b):
+            if k not in _dot_id:
+                lines.append(f"  {_dot_id(k)} [label={_dot_label(str(k[0]))}];")
+        lines.append(f"  {_dot_id(a)} -> {_dot_id(b)};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def to_svg(dot_text: str) -> str | None:
+    """SVG drawn by Graphviz, or None when ``dot`` is not installed or fails."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .api import RunError
+    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, _load_for_run, _parse_arg
+    from .diagnostics import DiagnosticError, render_all
+    from .state import read_state_file
+
+    if not Path(args.ruleset).is_file():
+        raise UsageError(f"ruleset `{args.ruleset}` not found")
+    if not Path(args.state).is_file():
+        raise UsageError(f"state `{args.state}` not found")
+    rs = _load_for_run(args.ruleset, err)
+    if rs is None:
+        return EXIT_FINDINGS
+    dice = None
+    if args.dice is not None:
+        try:
+            dice = [int(x) for x in args.dice.split(",") if x.strip()]
+        except ValueError:
+            raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+    try:
+        state = read_state_file(Path(args.state))
+        result = rs.run(state, query=args.query, args=[_parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
+                        explain=True, state_name=args.state)
+    except RunError as exc:
+        err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+    except DiagnosticError as exc:
+        err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+        return EXIT_INPUT
+    if not isinstance(result, dict) or "explain" not in result:
+        result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
+    if args.format == "json":
+        text = json.dumps(result["explain"], indent=2, ensure_ascii=False) + "\n"
+    elif args.format == "dot":
+        text = decision_graph(result)
+        svg = to_svg(text)
+        if svg is not None:
+            text = svg
+        elif args.output and args.output.endswith(".svg"):
+            err.write("note: Graphviz `dot` is not installed; writing the .dot text instead of SVG\n")
+    else:
+        text = explain_text(result, args.order) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+    return EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("explain", help="show why a ruleset gave its result: cited rule calls, decisions, cycles")
+    p.add_argument("ruleset")
+    p.add_argument("--state", required=True, help="state JSON file")
+    p.add_argument("--query", default="main", help="query to evaluate (default: main)")
+    p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
+    p.add_argument("--order", help="only the subtrees whose arguments mention this text")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--seed", type=int, help="seeded random dice")
+    g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
+    p.add_argument("--format", choices=["text", "json", "dot"], default="text",
+                   help="dot: the decision graph (SVG when Graphviz is installed)")
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    commands["explain"] = cmd_explain
