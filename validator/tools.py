@@ -9,6 +9,13 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {}
 
 
 def register(sub: Any) -> None:
-    from . import testing
+    from . import coverage, errata, explain, fmt, testing
 
     testing.register(sub, COMMANDS)
+    fmt.register(sub, COMMANDS)
+    explain.register(sub, COMMANDS)
+    coverage.register(sub, COMMANDS)
+    errata.register(sub, COMMANDS)
+    from . import render
+
+    render.register(sub, COMMANDS)

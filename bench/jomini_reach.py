@@ -1,0 +1,177 @@
+"""Reachable hexes on a big seeded Jomini board: ruleval's `reach_all` query against networkx.
+
+    .venv/bin/python bench/jomini_reach.py [--seed N] [--units N] [--size N] [--repeat N]
+
+The board is 99 x 99 (CCRR labels stop at column and row 99) with mixed terrain, roads and rivers,
+and 200 units. ruleval runs the Révolution et Empire ruleset once over all units (one run: the
+grid and the edge-cost map are computed once). networkx runs `single_source_dijkstra_path_length`
+with `cutoff` on the same weighted graph (ruleval's own edge-cost map, query `costs`), one call per
+unit plus one on the road subgraph for units on a road, as ruleval does. Both are timed in the same
+process; the script prints the times and their ratio, then checks that both give the same ends and
+costs for every unit (networkx with the occupied hexes the unit may not cross taken out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from validator import load_ruleset  # noqa: E402
+from validator.builtins import _hex_grid  # noqa: E402
+
+TERRAIN = [("clear", 58), ("woods", 14), ("hills", 10), ("marsh", 5), ("village", 8), ("impassable", 5)]
+UNITS = [("infantry", "light"), ("infantry", "medium"), ("infantry", "heavy"), ("cavalry", "light"),
+         ("cavalry", "heavy"), ("camelry", "light"), ("horse_artillery", "very_light"),
+         ("foot_artillery", "very_light"), ("foot_artillery", "very_heavy"), ("elephants", "heavy")]
+
+
+def make_state(seed: int, size: int, nunits: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    grid = _hex_grid(size, size, "odd-q")
+    labels = sorted(grid)
+    names, weights = zip(*TERRAIN)
+    hexes = {h: {"terrain": t} for h in labels if (t := rng.choices(names, weights)[0]) != "clear"}
+    roads: set[tuple[str, str]] = set()
+    for _ in range(size // 8):  # random walks of 2 * size hexes, avoiding impassable hexes
+        h = rng.choice(labels)
+        for _ in range(2 * size):
+            nxt = [n for n in grid[h] if hexes.get(n, {}).get("terrain") != "impassable"]
+            if not nxt:
+                break
+            n = rng.choice(nxt)
+            roads.add((min(h, n), max(h, n)))
+            h = n
+    edges = []
+    seen: set[tuple[str, str]] = set()
+    while len(edges) < size * 4:
+        a = rng.choice(labels)
+        b = rng.choice(grid[a])
+        key = (min(a, b), max(a, b))
+        if key not in seen:
+            seen.add(key)
+            edges.append({"a": a, "b": b, "feature": rng.choices(["river", "ford", "bridge"], [6, 2, 1])[0]})
+    free = [h for h in labels if hexes.get(h, {}).get("terrain") != "impassable"]
+    places = rng.sample(free, nunits)
+    units = []
+    for i, h in enumerate(places):
+        kind, cls = ("officer", "light") if i % 20 == 0 else rng.choice(UNITS)
+        flags = {"activated": True}
+        if kind == "infantry" and rng.random() < 0.2:
+            flags["mounted"] = True
+        units.append({"id": f"U{i:03d}", "side": rng.choice(["blue", "red"]), "type": kind, "class": cls,
+                      "hex": h, "flags": flags})
+    return {"board": {"layout": "odd-q", "cols": size, "rows": size, "hexes": hexes,
+                      "roads": [list(r) for r in sorted(roads)], "edges": edges}, "units": units}
+
+
+def networkx_reach(nx: Any, graphs: dict[str, Any], plan: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    out = {}
+    for p in plan:
+        found = nx.single_source_dijkstra_path_length(graphs[p["graph"]], p["from"], cutoff=p["calm"])
+        if p["road"] is not None:
+            along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"])
+            found = {**along, **found}
+        out[p["unit"]] = found
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--size", type=int, default=99)
+    ap.add_argument("--units", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    try:
+        import networkx as nx
+    except ImportError:
+        print("networkx is not installed: pip install -e '.[test]'", file=sys.stderr)
+        return 2
+
+    state = make_state(args.seed, args.size, args.units)
+    rs = load_ruleset(ROOT / "rulesets/jomini/re.rules")
+    if not rs.ok:
+        print("ruleset does not check", file=sys.stderr)
+        return 1
+
+    # ruleval: one run of `reach_all` (grid, edge costs and 200 searches); the state is validated
+    # against the schema once, timed apart (networkx checks nothing)
+    t0 = time.perf_counter()
+    assert not rs.validate_state(state)
+    t_validate = time.perf_counter() - t0
+    times, result = [], None
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        result = rs.run(state, query="reach_all", validate=False)
+        times.append(time.perf_counter() - t0)
+    t_ruleval = min(times)
+
+    # networkx: the same weighted graphs, built and searched in the same process
+    costs = rs.run(state, query="costs", validate=False)
+    road_links = {(a, b) for a, b in state["board"]["roads"]} | {(b, a) for a, b in state["board"]["roads"]}
+    plan = [{"unit": r["unit"], "from": r["from"], "calm": r["allowance"]["calm"], "road": r["allowance"]["road"],
+             "graph": "lone" if u["type"] == "officer" else "main"} for r, u in zip(result, state["units"])]
+    nx_times = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        graphs = {"main": nx.DiGraph(), "road": nx.DiGraph(), "lone": nx.DiGraph()}
+        graphs["main"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items())
+        graphs["road"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items()
+                                               if (a, b) in road_links)
+        graphs["lone"].add_weighted_edges_from((a, b, costs["lone"][b]) for a, row in costs["edges"].items()
+                                               for b in row if b in costs["lone"])
+        for g in graphs.values():
+            g.add_nodes_from(costs["edges"])
+        reach_nx = networkx_reach(nx, graphs, plan)
+        nx_times.append(time.perf_counter() - t0)
+    t_nx = min(nx_times)
+
+    print(f"board {args.size}x{args.size}, {len(state['board']['roads'])} road links, "
+          f"{len(state['board']['edges'])} hex-side features, {args.units} units, best of {args.repeat}")
+    print(f"ruleval  reach_all : {t_ruleval * 1000:8.1f} ms  (grid + edge costs + {len(plan)} searches; "
+          f"schema validation of the state apart: {t_validate * 1000:.1f} ms)")
+    print(f"networkx dijkstra  : {t_nx * 1000:8.1f} ms  (graph build + {len(plan)} searches)")
+    print(f"ratio ruleval / networkx: {t_ruleval / t_nx:.2f}  (median runs {statistics.median(times) * 1000:.1f} "
+          f"vs {statistics.median(nx_times) * 1000:.1f} ms)")
+
+    # same answers: networkx again, with the hexes a unit may not cross taken out of its graph
+    occupied = {u["hex"]: u for u in state["units"]}
+    crossers, artillery = {"infantry", "cavalry", "camelry"}, {"foot_artillery", "horse_artillery"}
+    mismatches = 0
+    for p, r, u in zip(plan, result, state["units"]):
+        blocked = {h for h, o in occupied.items()
+                   if o["id"] != u["id"] and not (u["type"] in crossers and o["type"] in artillery)}
+
+        def weight_of(g: Any) -> Any:
+            return lambda a, b, d: None if a in blocked else d["weight"]
+
+        found = nx.single_source_dijkstra_path_length(graphs[p["graph"]], p["from"], cutoff=p["calm"],
+                                                      weight=weight_of(graphs[p["graph"]]))
+        if p["road"] is not None:
+            along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"],
+                                                          weight=weight_of(graphs["road"]))
+            found = {**along, **found}
+        want = {h: c for h, c in found.items() if h != p["from"] and h not in occupied}
+        got = {h: v["cost"] for h, v in r["hexes"].items()}
+        if want != got:
+            mismatches += 1
+            if mismatches <= 3:
+                print(f"  mismatch for {p['unit']}: only ruleval {sorted(set(got) - set(want))[:5]}, "
+                      f"only networkx {sorted(set(want) - set(got))[:5]}")
+    clear = sum(1 for r in result for h in r["hexes"] if h not in state["board"]["hexes"])
+    print(f"same reachable hexes and costs: {len(plan) - mismatches}/{len(plan)} units "
+          f"({sum(len(r['hexes']) for r in result)} ends, {clear} of them clear terrain)")
+    del reach_nx
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

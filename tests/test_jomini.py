@@ -1,0 +1,83 @@
+"""The Jomini rulesets through the command line: `run --query reach`, `run --svg` and `render`."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RE = str(ROOT / "rulesets/jomini/re.rules")
+AM = str(ROOT / "rulesets/jomini/am.rules")
+STATE = str(ROOT / "tests/fixtures/jomini/small.json")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _svg(path: Path) -> ET.Element:
+    root = ET.parse(path).getroot()  # well-formed XML or this raises
+    assert root.tag == f"{SVG}svg"
+    return root
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_check_is_clean(cli, ruleset: str) -> None:
+    r = cli("check", "--deny-warnings", ruleset)
+    assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_reach_query(cli, ruleset: str) -> None:
+    r = cli("run", ruleset, "--state", STATE, "--query", "reach", "--arg", "M")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["allowance"] == {"fight": 1, "calm": 2, "road": 3}
+    assert out["hexes"]["0402"] == {"cost": 3, "fight": False, "road_march": True}
+    assert out["hexes"]["0202"]["fight"] is True
+
+
+def test_main_query(cli) -> None:
+    r = cli("run", RE, "--state", STATE)
+    assert r.code == 0, r.err
+    moves = json.loads(r.out)["moves"]
+    assert [m["status"] for m in moves] == ["ok", "illegal"]
+    assert moves[1]["clause"] == "JOM-T1" and moves[1]["step"] == 3  # marsh 3 + clear 1 + clear 1 > 4
+
+
+def test_render_command_with_reach(cli, tmp_path: Path) -> None:
+    out = tmp_path / "board.svg"
+    r = cli("render", RE, "--state", STATE, "--unit", "M", "-o", str(out))
+    assert r.code == 0, r.err
+    root = _svg(out)
+    labels = {p.get("data-label") for p in root.iter(f"{SVG}polygon")}
+    assert len(labels) == 30 and {"0101", "0605", "0303"} <= labels
+    woods = next(p for p in root.iter(f"{SVG}polygon") if p.get("data-label") == "0303")
+    assert woods.get("fill") == "#8fbf7f"
+    assert len(list(root.iter(f"{SVG}circle"))) >= 5  # reach marks (and the failure mark)
+    assert {t.text for t in root.iter(f"{SVG}text")} >= {"M", "C", "G", "E"}
+
+
+def test_run_with_svg_draws_the_moves(cli, tmp_path: Path) -> None:
+    out = tmp_path / "moves.svg"
+    r = cli("run", AM, "--state", STATE, "--svg", str(out))
+    assert r.code == 0, r.err
+    root = _svg(out)
+    strokes = [p.get("stroke") for p in root.iter(f"{SVG}polyline")]
+    assert strokes == ["#1a1a1a", "#e00000"]  # the legal move, then the illegal one in red
+
+
+def test_render_without_a_render_query(cli, tmp_path: Path) -> None:
+    bare = tmp_path / "bare.rules"
+    bare.write_text('query main = 1\n', encoding="utf-8")
+    state = tmp_path / "s.json"
+    state.write_text("{}", encoding="utf-8")
+    r = cli("render", str(bare), "--state", str(state), "-o", str(tmp_path / "x.svg"))
+    assert r.code == 1
+    assert "E008" in r.err and "render" in r.err
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_render_usage_errors(cli, tmp_path: Path) -> None:
+    assert cli("render", RE, "--state", str(tmp_path / "none.json"), "-o", str(tmp_path / "x.svg")).code == 2
+    assert cli("render", RE, "--state", STATE).code == 2  # -o is required

@@ -1,0 +1,239 @@
+"""Pictures: a ruleset's ``render`` query describes a hex drawing; this module turns it into SVG.
+
+The interpreter knows no game, so the ruleset decides what to draw. Its ``query render(result,
+options)`` (or ``render(result)``, or ``render``) returns a *drawing*::
+
+    {layout: "odd-q",                          # hex layout of the labels (odd-q, even-q, odd-r, even-r)
+     title?: text,
+     hexes:  [{label, fill?, text?}],          # cells, in any order
+     links:  [{a, b, stroke?, width?}],        # lines from centre to centre (e.g. roads)
+     edges:  [{a, b, stroke?, width?}],        # the side shared by two adjacent hexes
+     paths:  [{labels: [...], stroke?, width?, text?}],   # polylines through centres, arrow at the end
+     tokens: [{label, text?, fill?, stroke?}], # counters on hexes
+     marks:  [{label, stroke?, text?}]}        # rings on hexes (e.g. where something can go)
+
+``result`` is the result of the query that was run (none for ``ruleval render``) and ``options``
+holds what the command line asked for (``{unit: ID}``). Labels are VASSAL-style ``CCRR``; labels
+that cannot be read (e.g. a hex beyond the table) are skipped. Flat-top hexes for the ``-q``
+layouts, pointy-top for ``-r``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any, Callable, TextIO
+from xml.sax.saxutils import escape, quoteattr
+
+from .builtins import CallError, hex_parse, offset_to_axial
+from .diagnostics import Diagnostic, DiagnosticError, Span
+
+SIZE = 30.0  # hex radius in pixels
+MARGIN = 20.0
+SQRT3 = math.sqrt(3.0)
+LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
+
+
+def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run the ruleset's ``render`` query; a diagnostic if it has none or returns something else."""
+    unit = ruleset.program.query("render")
+    if unit is None:
+        raise DiagnosticError([Diagnostic(
+            "E008", f"ruleset `{ruleset.path}` has no `render` query, so it cannot be drawn", Span(ruleset.path),
+            help="add `query render(result, options) = {layout: ..., hexes: [...], ...}` (see validator/render.py)")])
+    args = [result, dict(options or {})][: unit.arity or 0]
+    drawing = ruleset.run(state, query="render", args=args)
+    if not isinstance(drawing, dict) or drawing.get("layout", "odd-q") not in LAYOUTS:
+        raise DiagnosticError([Diagnostic(
+            "E001", "the `render` query must return a drawing: a record with `layout` and `hexes`",
+            unit.decl.span, help=f"layout is one of {', '.join(LAYOUTS)}")])
+    return drawing
+
+
+def write_svg(ruleset: Any, state: Any, result: Any, path: str | Path, options: dict[str, Any] | None = None) -> str:
+    """Draw ``result`` on ``state`` with the ruleset's ``render`` query into ``path``; returns the SVG text."""
+    svg = to_svg(drawing_of(ruleset, state, result, options))
+    Path(path).write_text(svg, encoding="utf-8")
+    return svg
+
+
+# ---------------------------------------------------------------- geometry
+
+
+class _Geometry:
+    def __init__(self, layout: str):
+        self.layout = layout
+        self.flat = layout.endswith("-q")
+
+    def centre(self, label: Any) -> tuple[float, float] | None:
+        try:
+            q, r = offset_to_axial(*hex_parse(label), self.layout)
+        except CallError:
+            return None
+        if self.flat:
+            return SIZE * 1.5 * q, SIZE * SQRT3 * (r + q / 2)
+        return SIZE * SQRT3 * (q + r / 2), SIZE * 1.5 * r
+
+    def corners(self, x: float, y: float, scale: float = 1.0) -> list[tuple[float, float]]:
+        start = 0.0 if self.flat else 30.0
+        return [(x + SIZE * scale * math.cos(math.radians(start + 60 * i)),
+                 y + SIZE * scale * math.sin(math.radians(start + 60 * i))) for i in range(6)]
+
+
+def _items(drawing: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = drawing.get(key) or []
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _attr(value: Any, default: str) -> str:
+    return quoteattr(str(value) if value not in (None, "") else default)
+
+
+def _num(value: Any, default: float) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+def _pts(points: list[tuple[float, float]]) -> str:
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+
+
+# ---------------------------------------------------------------- SVG
+
+
+def to_svg(drawing: dict[str, Any]) -> str:
+    """The SVG text of a drawing (see the module docstring)."""
+    geo = _Geometry(str(drawing.get("layout") or "odd-q"))
+    centres: dict[str, tuple[float, float]] = {}
+
+    def at(label: Any) -> tuple[float, float] | None:
+        key = str(label)
+        if key not in centres:
+            c = geo.centre(label)
+            if c is None:
+                return None
+            centres[key] = c
+        return centres[key]
+
+    hexes = [(h, at(h.get("label"))) for h in _items(drawing, "hexes")]
+    hexes = [(h, c) for h, c in hexes if c is not None]
+    every = [c for _, c in hexes] or [(0.0, 0.0)]
+    for key in ("tokens", "marks"):
+        every += [c for c in (at(x.get("label")) for x in _items(drawing, key)) if c is not None]
+    title = drawing.get("title")
+    top = 28.0 if title else 0.0
+    min_x = min(x for x, _ in every) - SIZE - MARGIN
+    min_y = min(y for _, y in every) - SIZE - MARGIN - top
+    width = max(x for x, _ in every) + SIZE + MARGIN - min_x
+    height = max(y for _, y in every) + SIZE + MARGIN - min_y
+
+    out: list[str] = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="{min_x:.1f} {min_y:.1f} {width:.1f} {height:.1f}" font-family="sans-serif">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" '
+        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="context-stroke"/></marker></defs>',
+        f'<rect x="{min_x:.1f}" y="{min_y:.1f}" width="{width:.1f}" height="{height:.1f}" fill="white"/>',
+    ]
+    if title:
+        out.append(f'<text class="title" x="{min_x + MARGIN:.1f}" y="{min_y + 22:.1f}" font-size="16" '
+                   f'font-weight="bold">{escape(str(title))}</text>')
+    out.append('<g class="hexes">')
+    for h, (x, y) in hexes:
+        out.append(f'<polygon class="hex" data-label={_attr(h.get("label"), "")} points="{_pts(geo.corners(x, y))}" '
+                   f'fill={_attr(h.get("fill"), "#ffffff")} stroke="#9a9a9a" stroke-width="1"/>')
+        if h.get("text") not in (None, ""):
+            out.append(f'<text x="{x:.1f}" y="{y - SIZE * 0.55:.1f}" font-size="8" fill="#555" '
+                       f'text-anchor="middle">{escape(str(h["text"]))}</text>')
+    out.append('</g><g class="links">')
+    for ln in _items(drawing, "links"):
+        a, b = at(ln.get("a")), at(ln.get("b"))
+        if a and b:
+            out.append(f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" '
+                       f'stroke={_attr(ln.get("stroke"), "#000")} stroke-width="{_num(ln.get("width"), 3):g}" '
+                       'stroke-linecap="round"/>')
+    out.append('</g><g class="edges">')
+    for e in _items(drawing, "edges"):
+        side = _shared_side(geo, at(e.get("a")), at(e.get("b")))
+        if side:
+            (x1, y1), (x2, y2) = side
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+                       f'stroke={_attr(e.get("stroke"), "#000")} stroke-width="{_num(e.get("width"), 4):g}" '
+                       'stroke-linecap="round"/>')
+    out.append('</g><g class="marks">')
+    for m in _items(drawing, "marks"):
+        c = at(m.get("label"))
+        if c:
+            out.append(f'<circle cx="{c[0]:.1f}" cy="{c[1]:.1f}" r="{SIZE * 0.62:.1f}" fill="none" '
+                       f'stroke={_attr(m.get("stroke"), "#000")} stroke-width="3"/>')
+            if m.get("text") not in (None, ""):
+                out.append(f'<text x="{c[0]:.1f}" y="{c[1] + SIZE * 0.52:.1f}" font-size="9" font-weight="bold" '
+                           f'text-anchor="middle" fill={_attr(m.get("stroke"), "#000")}>{escape(str(m["text"]))}</text>')
+    out.append('</g><g class="tokens">')
+    for t in _items(drawing, "tokens"):
+        c = at(t.get("label"))
+        if c:
+            s = SIZE * 0.9
+            out.append(f'<rect class="token" x="{c[0] - s / 2:.1f}" y="{c[1] - s / 3:.1f}" width="{s:.1f}" '
+                       f'height="{s * 2 / 3:.1f}" rx="3" fill={_attr(t.get("fill"), "#ddd")} '
+                       f'stroke={_attr(t.get("stroke"), "#000")} stroke-width="1.2"/>')
+            out.append(f'<text x="{c[0]:.1f}" y="{c[1] + 4:.1f}" font-size="10" font-weight="bold" '
+                       f'text-anchor="middle">{escape(str(t.get("text") or ""))}</text>')
+    out.append('</g><g class="paths">')
+    for p in _items(drawing, "paths"):
+        labels = p.get("labels") if isinstance(p.get("labels"), list) else []
+        pts = [c for c in (at(label) for label in labels) if c is not None]
+        if len(pts) >= 2:
+            out.append(f'<polyline points="{_pts(pts)}" fill="none" stroke={_attr(p.get("stroke"), "#000")} '
+                       f'stroke-width="{_num(p.get("width"), 3):g}" stroke-dasharray="7 4" '
+                       'stroke-linejoin="round" marker-end="url(#arrow)"/>')
+        if pts and p.get("text") not in (None, ""):
+            out.append(f'<text x="{pts[0][0] + 8:.1f}" y="{pts[0][1] - 10:.1f}" font-size="9" '
+                       f'fill={_attr(p.get("stroke"), "#000")}>{escape(str(p["text"]))}</text>')
+    out.append("</g></svg>")
+    return "\n".join(out) + "\n"
+
+
+def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
+                 b: tuple[float, float] | None) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    if not a or not b:
+        return None
+    near = [p for p in geo.corners(*a) if any(math.dist(p, q) < 1.0 for q in geo.corners(*b))]
+    return (near[0], near[1]) if len(near) == 2 else None
+
+
+# ---------------------------------------------------------------- `ruleval render`
+
+
+def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, _load_for_run, _print_diags
+    from .api import RunError
+    from .state import read_state_file
+
+    if not Path(args.ruleset).is_file():
+        raise UsageError(f"ruleset `{args.ruleset}` not found")
+    if not Path(args.state).is_file():
+        raise UsageError(f"state `{args.state}` not found")
+    rs = _load_for_run(args.ruleset, err)
+    if rs is None:
+        return EXIT_FINDINGS
+    try:
+        state = read_state_file(Path(args.state))
+        write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {})
+    except RunError as exc:
+        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return EXIT_INPUT if exc.kind == "state" else EXIT_FINDINGS
+    except DiagnosticError as exc:
+        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return EXIT_INPUT if any(d.code.startswith("S") for d in exc.diagnostics) else EXIT_FINDINGS
+    err.write(f"wrote {args.output}\n")
+    return EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("render", help="draw a state (and its moves) as SVG with the ruleset's `render` query")
+    p.add_argument("ruleset")
+    p.add_argument("--state", required=True, help="state JSON file")
+    p.add_argument("--unit", help="also show where this unit can go")
+    p.add_argument("-o", "--output", required=True, help="SVG file to write")
+    commands["render"] = cmd_render
