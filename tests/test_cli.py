@@ -1,0 +1,220 @@
+"""The command line through ``main(argv, stdout, stderr)``: exit codes, JSON output, usage errors,
+invalid states with JSON pointers, located evaluation errors, batch mode and dice modes."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SCHEMA = FIXTURES / "schema"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "empty.json").write_text("{}")
+    return tmp_path
+
+
+def write(root: Path, text: str, name: str = "main.rules") -> str:
+    (root / name).write_text(text, encoding="utf-8")
+    return str(root / name)
+
+
+def test_clean_ruleset_exits_0(cli) -> None:
+    r = cli("check", str(SCHEMA / "main.rules"))
+    assert r.code == 0 and "0 errors" in r.err
+
+
+def test_broken_ruleset_exits_1(cli) -> None:
+    r = cli("check", str(FIXTURES / "unknown_name.rules"))
+    assert r.code == 1 and "error[C001]" in r.err
+
+
+def test_warnings_only_exit_0_unless_denied(cli) -> None:
+    assert cli("check", str(FIXTURES / "unused_definition.rules")).code == 0
+    assert cli("check", "--deny-warnings", str(FIXTURES / "unused_definition.rules")).code == 1
+
+
+def test_json_format_carries_code_line_col(cli) -> None:
+    r = cli("check", "--format", "json", str(FIXTURES / "wrong_arity.rules"))
+    diags = json.loads(r.out)
+    assert r.code == 1
+    assert [(d["code"], d["line"], d["col"]) for d in diags] == [("C003", 2, 18), ("C003", 2, 35), ("C003", 2, 45)]
+    assert all(d["severity"] == "error" and d["end_col"] > d["col"] for d in diags)
+
+
+def test_check_folder(cli) -> None:
+    r = cli("check", "--format", "json", str(FIXTURES / "redefinition"))
+    assert r.code == 1 and {d["code"] for d in json.loads(r.out)} == {"C021"}
+
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["frobnicate"],
+    ["check"],
+    ["check", "--format", "xml", "x.rules"],
+    ["check", "/no/such/file.rules"],
+    ["run", str(SCHEMA / "main.rules")],
+    ["run", str(SCHEMA / "main.rules"), "--state", "/no/such/state.json"],
+    ["run", "/no/such/ruleset.rules", "--state", str(SCHEMA / "good.json")],
+    ["run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--dice", "a,b"],
+    ["run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--seed", "1", "--exact"],
+])
+def test_usage_errors_exit_2(cli, argv: list[str]) -> None:
+    r = cli(*argv)
+    assert r.code == 2, (r.out, r.err)
+    assert "usage" in r.err or "error[U001]" in r.err or "error[C005]" in r.err
+
+
+def test_version(cli) -> None:
+    r = cli("--version")
+    assert r.code == 0 and r.out.startswith("ruleval ")
+
+
+def test_valid_state_runs(cli) -> None:
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"))
+    assert r.code == 0
+    assert json.loads(r.out) == {"turn": 1, "count": 2, "places": ["0304", "0305"]}
+
+
+def test_invalid_state_exit_3_with_pointer_and_schema_rule(cli) -> None:
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "bad.json"), "--format", "json")
+    assert r.code == 3
+    diags = json.loads(r.out)
+    assert [d["pointer"] for d in diags] == ["/units/3/location"]
+    assert diags[0]["code"] == "S002"
+    assert "/properties/units/items/properties/location/type" in diags[0]["schema_rule"]
+
+
+def test_invalid_state_text_shows_pointer(cli) -> None:
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "bad.json"), "--format", "text")
+    assert r.code == 3
+    assert "bad.json#/units/3/location: error[S002]" in r.err and "schema rule:" in r.err
+
+
+def test_several_state_errors_all_reported(cli, root: Path) -> None:
+    state = {"turn": 0, "units": [{"owner": 1, "location": "x"}], "extra": True}
+    (root / "s.json").write_text(json.dumps(state))
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    pointers = sorted(d["pointer"] for d in json.loads(r.out))
+    assert r.code == 3
+    assert pointers == ["", "/turn", "/units/0/location", "/units/0/owner"]
+
+
+def test_state_not_json_exit_3(cli, root: Path) -> None:
+    (root / "s.json").write_text("{\"turn\": ")
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    assert r.code == 3 and "error[S001]" in r.err
+
+
+def test_missing_input_without_default_exit_3(cli, root: Path) -> None:
+    rules = write(root, 'input units: list[any] at "/units"\nquery main = len(units)\n')
+    r = cli("run", rules, "--state", str(root / "empty.json"))
+    assert r.code == 3 and json.loads(r.out)[0]["pointer"] == "/units"
+
+
+@pytest.mark.parametrize("body, code, underlined", [
+    ("def zero = 0\nquery main = 7 // zero\n", "E003", "7 // zero"),
+    ("def down(n) = down(n + 1)\nquery main = down(0)\n", "E005", None),
+    ("query main = count(1 for x in range(100000) for y in range(100000))\n", "E004", None),
+    ("def spin(n) = if n == 0 then 0 else spin(n - 1)\nquery main = spin(100000)\n", "E005", None),
+    ("query main = fold(range(3000000), 0, fn(a, x) => a + x)\n", None, None),
+])
+def test_evaluation_errors_are_located(cli, root: Path, body: str, code: str | None, underlined: str | None) -> None:
+    rules = write(root, body)
+    r = cli("run", rules, "--state", str(root / "empty.json"))
+    if code is None:  # either finishes or stops at the budget; never hangs or crashes
+        assert r.code in (0, 1)
+        return
+    assert r.code == 1
+    d = json.loads(r.out)[0]
+    assert d["code"] == code and d["file"].endswith("main.rules") and d["line"] >= 1 and d["col"] >= 1
+    if underlined:
+        line = body.splitlines()[d["line"] - 1]
+        assert line[d["col"] - 1:d["end_col"] - 1] == underlined
+
+
+def test_unknown_query_is_e008(cli, root: Path) -> None:
+    rules = write(root, "query main = 1\n")
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--query", "mian")
+    assert r.code == 2 and json.loads(r.out)[0]["code"] == "E008"
+
+
+def test_run_broken_ruleset_exit_1(cli) -> None:
+    r = cli("run", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
+    assert r.code == 1 and "error[C001]" in r.err and "W101" not in r.err
+
+
+def test_batch_jsonl(cli, root: Path) -> None:
+    good = json.loads((SCHEMA / "good.json").read_text())
+    lines = [json.dumps(good), "", json.dumps({"turn": "x", "units": []}), "{not json", json.dumps({**good, "turn": 2})]
+    (root / "b.jsonl").write_text("\n".join(lines) + "\n")
+    r = cli("run", str(SCHEMA / "main.rules"), "--batch", str(root / "b.jsonl"))
+    rows = [json.loads(x) for x in r.out.splitlines()]
+    assert len(rows) == 4
+    assert rows[0]["count"] == 2 and rows[3]["turn"] == 2
+    assert rows[1]["line"] == 3 and rows[1]["diagnostics"][0]["pointer"] == "/turn"
+    assert rows[2]["line"] == 4 and rows[2]["diagnostics"][0]["code"] == "S001"
+    assert r.code == 3
+
+
+def test_scripted_dice(cli, root: Path) -> None:
+    rules = write(root, "query main = [roll(2d6), roll(1d6)]\n")
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--dice", "6,3,5")
+    assert r.code == 0 and json.loads(r.out) == [9, 5]
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--dice", "6,3")
+    assert r.code == 1
+    d = json.loads(r.out)[0]
+    assert d["code"] == "E007" and d["line"] == 1 and "roll(1d6)" in "query main = [roll(2d6), roll(1d6)]"[d["col"] - 1:]
+
+
+def test_seeded_dice_reproducible(cli, root: Path) -> None:
+    rules = write(root, "query main = [roll(2d6) for i in range(20)]\n")
+    a = cli("run", rules, "--state", str(root / "empty.json"), "--seed", "7")
+    b = cli("run", rules, "--state", str(root / "empty.json"), "--seed", "7")
+    assert a.code == 0 and a.out == b.out
+    assert all(2 <= v <= 12 for v in json.loads(a.out))
+
+
+@pytest.mark.parametrize("body", [
+    "query main = roll(2d6) >= 9\n",
+    "query main = roll(2d6)\n",
+    "query main = roll(1d6) * 2 + roll(1d6)\n",
+    "query main = roll_hits(dice(4, 6), 5)\n",
+    "query main = if roll(1d6) > 4 then \"hit\" elif roll(1d6) == 1 then \"fumble\" else \"miss\"\n",
+])
+def test_exact_sums_to_one(cli, root: Path, body: str) -> None:
+    rules = write(root, body)
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--exact")
+    assert r.code == 0, r.out + r.err
+    result = json.loads(r.out)
+    total = sum((Fraction(o["probability"]) for o in result["outcomes"]), Fraction(0))
+    assert total == 1 and result["total"] == "1/1"
+    values = [json.dumps(o["result"]) for o in result["outcomes"]]
+    assert len(values) == len(set(values))
+    assert all(not isinstance(o["result"], str) or ".." not in o["result"] for o in result["outcomes"])
+
+
+def test_exact_distribution_of_2d6(cli, root: Path) -> None:
+    rules = write(root, "query main = roll(2d6)\n")
+    result = json.loads(cli("run", rules, "--state", str(root / "empty.json"), "--exact").out)
+    probs = {o["result"]: Fraction(o["probability"]) for o in result["outcomes"]}
+    assert probs == {s: Fraction(6 - abs(7 - s), 36) for s in range(2, 13)}
+
+
+def test_text_format_run(cli) -> None:
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--format", "text")
+    assert r.code == 0 and "0304" in r.out
+
+
+def test_query_arguments(cli, root: Path) -> None:
+    rules = write(root, "query main(a, b) = [a, b]\n")
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3", "--arg", "word")
+    assert r.code == 0 and json.loads(r.out) == [3, "word"]
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3")
+    assert r.code == 2 and json.loads(r.out)[0]["code"] == "E008"

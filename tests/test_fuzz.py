@@ -1,0 +1,166 @@
+"""Property tests: mutated rulesets and states never crash the CLI.
+
+Every bundled ruleset under rulesets/ and every fixture is mutated (character edits, token shuffles,
+truncation, deep nesting, huge literals, non-UTF-8 bytes) and checked: exit 0 or 1, stderr holds
+`error[`/`warning[` diagnostics or nothing, never a traceback or I001. Mutated states against the
+schema'd fixture exit 0 or 3 with a pointer. RULEVAL_FUZZ_LONG=1 runs many more examples.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+LONG = os.environ.get("RULEVAL_FUZZ_LONG") == "1"
+SETTINGS = settings(derandomize=True, max_examples=2000 if LONG else 40, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))
+TRIED = {"rulesets": 0, "states": 0}
+
+
+def sources() -> list[Path]:
+    files = sorted(ROOT.glob("rulesets/**/*.rules")) + sorted(FIXTURES.glob("**/*.rules"))
+    return [f for f in files if f.stat().st_size < 200_000]
+
+
+SOURCES = sources()
+TEXTS = [f.read_bytes() for f in SOURCES]
+TOKEN = re.compile(rb'"[^"\n]*"|[A-Za-z_][A-Za-z0-9_]*|\d+|\S')
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_count():
+    yield
+    print(f"\nfuzz: {TRIED['rulesets']} mutated rulesets and {TRIED['states']} mutated states tried")
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    text = draw(st.sampled_from(TEXTS))
+    kind = draw(st.sampled_from(["edit", "shuffle", "truncate", "nest", "huge", "bytes", "splice"]))
+    if kind == "edit":
+        for _ in range(draw(st.integers(1, 5))):
+            pos = draw(st.integers(0, len(text)))
+            op = draw(st.sampled_from(["insert", "delete", "replace"]))
+            ch = draw(st.sampled_from(list(b'(){}[]|,:;=."-?#\\\n x1') + [0x27, 0x09]))
+            if op == "insert":
+                text = text[:pos] + bytes([ch]) + text[pos:]
+            elif op == "delete":
+                text = text[:pos] + text[pos + 1:]
+            else:
+                text = text[:pos] + bytes([ch]) + text[pos + 1:]
+    elif kind == "shuffle":
+        toks = TOKEN.findall(text)
+        if len(toks) > 1:
+            for _ in range(draw(st.integers(1, 4))):
+                i, j = draw(st.integers(0, len(toks) - 1)), draw(st.integers(0, len(toks) - 1))
+                toks[i], toks[j] = toks[j], toks[i]
+        text = b" ".join(toks)
+    elif kind == "truncate":
+        text = text[: draw(st.integers(0, len(text)))]
+    elif kind == "nest":
+        depth = draw(st.integers(50, 400))
+        opener = draw(st.sampled_from([b"(", b"[", b"{", b"-", b"not ", b"f("]))
+        closer = {b"(": b")", b"[": b"]", b"{": b"}", b"-": b"", b"not ": b"", b"f(": b")"}[opener]
+        text += b"\nquery deep = " + opener * depth + b"1" + closer * depth + b"\n"
+    elif kind == "huge":
+        lit = draw(st.sampled_from([b"9" * draw(st.integers(55, 5000)), b"999999d999999", b"1d0", b"0d6",
+                                    b'"' + b"x" * 100_000 + b'"', b"r\"" + b"(" * 500 + b"\""]))
+        text += b"\nquery huge = " + lit + b"\n"
+    elif kind == "bytes":
+        pos = draw(st.integers(0, len(text)))
+        junk = draw(st.binary(min_size=1, max_size=8))
+        text = text[:pos] + junk + text[pos:]
+    else:
+        other = draw(st.sampled_from(TEXTS))
+        a, b = draw(st.integers(0, len(text))), draw(st.integers(0, len(other)))
+        text = text[:a] + other[b:]
+    return text
+
+
+@pytest.mark.skipif(not TEXTS, reason="no rulesets to mutate")
+@SETTINGS
+@given(mutated())
+def test_mutated_rulesets_never_crash(data: bytes) -> None:
+    TRIED["rulesets"] += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "ruleval.toml").write_text("")
+        path = root / "mutant.rules"
+        path.write_bytes(data)
+        code, out, err = run(["check", str(path)])
+    assert "Traceback" not in out + err and "I001" not in err, err
+    assert code in (0, 1), err
+    body = [ln for ln in err.splitlines() if not ln.startswith("checked ")]
+    assert not body or re.match(r"\S.*: (error|warning)\[[PCW]\d{3}\]", body[0]), err
+
+
+GOOD = json.loads((FIXTURES / "schema" / "good.json").read_text())
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.text(max_size=8),
+                    st.floats(allow_nan=False, allow_infinity=False))
+JSONS = st.recursive(SCALARS, lambda kids: st.one_of(st.lists(kids, max_size=4),
+                                                    st.dictionaries(st.text(max_size=6), kids, max_size=4)),
+                     max_leaves=12)
+
+
+@st.composite
+def mutated_state(draw: st.DrawFn) -> object:
+    state = json.loads(json.dumps(GOOD))
+    kind = draw(st.sampled_from(["type", "missing", "huge", "duplicate", "extra", "anything"]))
+    if kind == "type":
+        where = draw(st.sampled_from(["turn", "units", "unit", "owner", "location"]))
+        value = draw(JSONS)
+        if where in ("turn", "units"):
+            state[where] = value
+        elif where == "unit":
+            state["units"][0] = value
+        else:
+            state["units"][1][where] = value
+    elif kind == "missing":
+        key = draw(st.sampled_from(["turn", "units", "owner", "location"]))
+        (state if key in state else state["units"][0]).pop(key)
+    elif kind == "huge":
+        n = draw(st.integers(1001, 1050))
+        state["units"] = [{"owner": "red", "location": f"{i % 10000:04d}"} for i in range(n)]
+    elif kind == "duplicate":
+        state["units"] = state["units"] * draw(st.integers(2, 5))
+    elif kind == "extra":
+        state[draw(st.text(min_size=1, max_size=5).filter(lambda k: k not in state))] = draw(JSONS)
+    else:
+        state = draw(JSONS)
+    return state
+
+
+@SETTINGS
+@given(mutated_state())
+def test_mutated_states_exit_3_with_pointer(state: object) -> None:
+    TRIED["states"] += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "state.json"
+        path.write_text(json.dumps(state))
+        code, out, err = run(["run", str(FIXTURES / "schema" / "main.rules"), "--state", str(path)])
+    assert "Traceback" not in out + err and "I001" not in err, err
+    if state == GOOD:
+        assert code == 0
+        return
+    assert code == 3, (code, out, err)
+    diags = json.loads(out)
+    assert diags and all(d["code"] == "S002" and "pointer" in d for d in diags)
+    assert all(d["pointer"] == "" or d["pointer"].startswith("/") for d in diags)

@@ -1,0 +1,273 @@
+"""Semantics of each construct of the ruleset language, run through ``validator.api``."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    return tmp_path
+
+
+def ruleset(root: Path, text: str, name: str = "main.rules", **files: str) -> Any:
+    for fname, body in files.items():
+        (root / fname.replace("__", ".")).write_text(body, encoding="utf-8")
+    (root / name).write_text(text, encoding="utf-8")
+    rs = load_ruleset(root / name, use_cache=False)
+    errors = [f"{d.code} {d.span}: {d.message}" for d in rs.diagnostics if d.is_error]
+    assert not errors, errors
+    return rs
+
+
+def value(root: Path, expr: str, state: Any = None, prelude: str = "", **kw: Any) -> Any:
+    rs = ruleset(root, f"{prelude}\nquery main = {expr}\n")
+    return rs.run({} if state is None else state, **kw)
+
+
+def eval_error(root: Path, text: str, state: Any = None, **kw: Any) -> str:
+    rs = ruleset(root, text)
+    with pytest.raises(RunError) as exc:
+        rs.run({} if state is None else state, **kw)
+    return exc.value.diagnostics[0].code
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("let x = 2; let y = x * 3; x + y", 8),
+    ("if 1 > 2 then \"a\" elif 2 > 1 then \"b\" else \"c\"", "b"),
+    ("if false then 1 elif false then 2 else 3", 3),
+    ("[x * x for x in range(5) if x % 2 == 0]", [0, 4, 16]),
+    ("[[x, y] for x in range(3) for y in range(x)]", [[1, 0], [2, 0], [2, 1]]),
+    ("{x % 3 for x in range(10)}", [0, 1, 2]),
+    ("{x => x * 10 for x in [1, 2]}", {"1": 10, "2": 20}),
+    ("[k + str(v) for k, v in {\"a\" => 1, \"b\" => 2}]", ["a1", "b2"]),
+    ("[any(x > 3 for x in [1, 5]), all(x > 3 for x in [1, 5]), count(x > 0 for x in [1, 0, 2])]", [True, False, 2]),
+    ("[sum(x for x in range(5)), max(x for x in [3, 9, 2]), min(x for x in [3, 9, 2])]", [10, 9, 2]),
+    ("[none ?? 4, 0 ?? 4, {a: 1}.b ?? \"d\"]", [4, 0, "d"]),
+    ("{a: 1, b: 2} with {b: 3, c: 4}", {"a": 1, "b": 3, "c": 4}),
+    ("[3 / 6, 6 / 3, 7 // 2, 7 % 3, -2]", ["1/2", 2, 3, 1, -2]),
+    ("[1 in [1, 2], 3 not in [1, 2], \"a\" in {\"a\" => 1}]", [True, True, True]),
+    ("[{a: 1}.zz, {\"k\" => 1}[\"q\"]]", [None, None]),
+    ("(fn(x, y) => x * y)(6, 7)", 42),
+    ("let k = 10; let add = fn(x) => x + k; [add(1), add(2)]", [11, 12]),
+    ("let make = fn(n) => fn(x) => x + n; make(5)(1)", 6),
+    ("fold([1, 2, 3], 0, fn(a, x) => a + x)", 6),
+    ("sorted([3, 1, 2])", [1, 2, 3]),
+])
+def test_expressions(root: Path, expr: str, want: Any) -> None:
+    assert value(root, expr) == want
+
+
+def test_tables_absent_cells_and_data_tables(root: Path) -> None:
+    rs = ruleset(root, '''
+import "costs.yaml" as data
+table cost[kind, ground] cite "R1" {
+  | kind  | flat | hill |
+  | foot  | 1    | 2    |
+  | horse | 1    | -    |
+}
+table speed[kind] cite "R2" {
+  | foot  | 1 |
+  | horse | 3 |
+}
+table dcost[kind, ground] cite "R3" = data.cost
+query main = [cost["foot", "hill"], cost["horse", "hill"], cost["ship", "flat"], speed["horse"],
+              dcost["foot", "flat"], dcost["foot", "swamp"], dcost["elf", "flat"]]
+''', costs__yaml="cost:\n  foot: {flat: 1, hill: 3}\n")
+    assert rs.run({}) == [2, None, None, 3, 1, None, None]
+
+
+def test_enums_records_and_inputs(root: Path) -> None:
+    rs = ruleset(root, '''
+enum Kind { foot, horse }
+record Unit { kind: Kind, at: str, tired?: bool }
+input units: list[Unit] at "/units"
+input weather: str at "/weather" default "fair"
+def fast(u) = u.kind == horse and not (u.tired ?? false)
+query main = {fast: [fast(u) for u in units], weather: weather, member: horse == "horse", kinds: [foot, horse]}
+''')
+    state = {"units": [{"kind": "horse", "at": "a"}, {"kind": "horse", "at": "b", "tired": True}, {"kind": "foot", "at": "c"}]}
+    assert rs.run(state) == {"fast": [True, False, False], "weather": "fair", "member": True, "kinds": ["foot", "horse"]}
+    assert rs.run({**state, "weather": "rain"})["weather"] == "rain"
+
+
+PROC = '''
+input limit: int at "/limit"
+procedure count_up(n) cite "R1" {
+  var total = 0
+  var seen = []
+  step start cite "R1" {
+    require n >= 0 else "n must not be negative" cite "R1"
+    if n == 0 { stop }
+    goto loop
+  }
+  step skipped cite "R2" { total := 1000 }
+  step loop cite "R3" {
+    for i in range(n) if i != 2 {
+      if total >= limit { break }
+      total := total + i
+      seen := seen + [i]
+      emit "added" {i: i}
+    }
+    if total > 100 { reject "too many" cite "R4" }
+  }
+}
+query main(n) = count_up(n)
+'''
+
+
+def test_procedures(root: Path) -> None:
+    rs = ruleset(root, PROC)
+    out = rs.run({"limit": 4}, args=[6])
+    assert out["status"] == "completed" and out["total"] == 4 and out["seen"] == [0, 1, 3]
+    assert len(out["events"]) == 3
+    assert rs.run({"limit": 4}, args=[0])["status"] == "stopped"
+    rejected = rs.run({"limit": 4}, args=[-1])
+    assert rejected["status"] == "rejected" and rejected["reason"] == "n must not be negative"
+    assert rejected["step"] == "start" and "R1" in rejected["cites"]
+    big = rs.run({"limit": 10_000}, args=[30])
+    assert big["status"] == "rejected" and big["reason"] == "too many"
+
+
+def test_decisions_three_cycle_settled_by_policy(root: Path) -> None:
+    rs = ruleset(root, '''
+def next = {"a" => "b", "b" => "c", "c" => "a"}
+decision moves(x) cite "R1" = moves(next[x])
+cycle moves cite "R2" {
+  when len(cycle) == 3 => settle cycle as true cite "R2"
+  otherwise => settle cycle as false cite "R2"
+}
+query main = [moves("a"), moves("b"), moves("c")]
+''')
+    assert rs.run({}) == [True, True, True]
+
+
+def test_decision_paradox_is_e006(root: Path) -> None:
+    assert eval_error(root, 'decision flips(x) cite "R1" = not flips(x)\nquery main = flips(1)\n') == "E006"
+
+
+def test_decision_without_cycle(root: Path) -> None:
+    rs = ruleset(root, 'decision ok(x) cite "R1" = x > 1 and (x > 5 or ok(x + 3))\nquery main = [ok(1), ok(2), ok(7)]\n')
+    assert rs.run({}) == [False, True, True]
+
+
+def test_extends_and_override(root: Path) -> None:
+    (root / "base.rules").write_text('def limit = 3\ndef bonus = 1\nquery main = limit + bonus\n')
+    rs = ruleset(root, 'extends "base.rules"\noverride def limit = 10\n', name="variant.rules")
+    assert rs.run({}) == 11
+    assert load_ruleset(root / "base.rules", use_cache=False).run({}) == 4
+
+
+def test_module_import(root: Path) -> None:
+    rs = ruleset(root, 'import "lib.rules" as lib\nquery main = [lib.double(4), lib.base]\n',
+                 lib__rules="def base = 5\ndef double(x) = x * 2 + base\n")
+    assert rs.run({}) == [13, 5]
+
+
+def test_data_import(root: Path) -> None:
+    rs = ruleset(root, 'import "d.json" as d\nquery main = [d.sizes.small, d.names[1], len(d.names)]\n',
+                 d__json='{"sizes": {"small": 2}, "names": ["x", "y"]}')
+    assert rs.run({}) == [2, "y", 2]
+
+
+# ---------------------------------------------------------------- hex geometry
+
+def _axial_distance(a: list[int], b: list[int]) -> int:
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def test_hex_neighbours_of_0304(root: Path) -> None:
+    out = value(root, '[hex_neighbours("0304"), [hex_distance("0304", n) for n in hex_neighbours("0304")]]')
+    neighbours, dists = out
+    assert len(set(neighbours)) == 6 and "0304" not in neighbours
+    assert {"0303", "0305"} <= set(neighbours)  # same column, rows above and below
+    assert {n[:2] for n in neighbours} == {"02", "03", "04"}
+    assert dists == [1] * 6
+
+
+@pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
+def test_label_axial_round_trip(root: Path, layout: str) -> None:
+    out = value(root, f'''[[l, hex_label(hex_axial(l, "{layout}")[0], hex_axial(l, "{layout}")[1], "{layout}"), hex_axial(l, "{layout}")]
+                           for l in keys(hex_grid(6, 5, "{layout}"))]''')
+    assert len(out) == 30
+    for label, back, axial in out:
+        assert back == label
+    axials = {label: axial for label, _, axial in out}
+    grid = value(root, f'hex_grid(6, 5, "{layout}")')
+    for label, ns in grid.items():
+        assert len(ns) <= 6
+        for n in ns:
+            assert _axial_distance(axials[label], axials[n]) == 1
+
+
+def test_hex_distance_matches_axial(root: Path) -> None:
+    out = value(root, '[hex_distance("0101", "0606"), hex_distance("0101", "0101"), hex_adjacent("0304", "0303")]')
+    a = value(root, '[hex_axial("0101"), hex_axial("0606")]')
+    assert out == [_axial_distance(a[0], a[1]), 0, True]
+
+
+def test_odd_q_layout_shifts_odd_columns(root: Path) -> None:
+    odd = set(value(root, 'hex_neighbours("0304", "odd-q")'))
+    even = set(value(root, 'hex_neighbours("0304", "even-q")'))
+    assert odd != even
+    assert odd ^ even <= {"0203", "0205", "0403", "0405"}
+
+
+# ---------------------------------------------------------------- graphs
+
+GRAPH = '{"a" => ["b", "c"], "b" => ["a", "d"], "c" => ["a", "d"], "d" => ["b", "c", "e"], "e" => ["d"]}'
+
+
+def test_reachable_with_cost_map(root: Path) -> None:
+    out = value(root, f'reachable({GRAPH}, "a", 3, {{"a" => 1, "b" => 1, "c" => 5, "d" => 1, "e" => 1}})')
+    assert out == {"a": 0, "b": 1, "d": 2, "e": 3}
+
+
+def test_reachable_with_cost_function_and_can_pass(root: Path) -> None:
+    cost = 'fn(f, t) => if t == "c" then none else 1'
+    out = value(root, f'reachable({GRAPH}, "a", 5, {cost})')
+    assert set(out) == {"a", "b", "d", "e"}
+    blocked = value(root, f'reachable({GRAPH}, "a", 5, {cost}, fn(n) => n != "d")')
+    assert set(blocked) == {"a", "b", "d"}
+
+
+def test_path_exists_with_through(root: Path) -> None:
+    inner = 'fn(n) => n in ["c", "d"]'
+    out = value(root, f'[path_exists({GRAPH}, "a", "e"), path_exists({GRAPH}, "a", "e", {inner}), '
+                      f'path_exists({GRAPH}, "a", "e", fn(n) => n == "c"), find_path({GRAPH}, "a", "e", {inner}), '
+                      f'path_exists({GRAPH}, "a", "b", fn(n) => false)]')
+    assert out == [True, True, False, ["a", "c", "d", "e"], True]
+
+
+# ---------------------------------------------------------------- dice
+
+def test_exact_two_d6_at_least_9(root: Path) -> None:
+    out = value(root, "roll(2d6) >= 9", exact=True)
+    probs = {o["result"]: Fraction(o["probability"]) for o in out["outcomes"]}
+    assert probs == {True: Fraction(10, 36), False: Fraction(26, 36)}
+
+
+def test_roll_hits_binomial(root: Path) -> None:
+    from math import comb
+
+    out = value(root, "roll_hits(dice(4, 6), 5)", exact=True)
+    probs = {o["result"]: Fraction(o["probability"]) for o in out["outcomes"]}
+    p = Fraction(1, 3)
+    assert probs == {k: comb(4, k) * p**k * (1 - p) ** (4 - k) for k in range(5)}
+
+
+def test_scripted_and_seeded_dice(root: Path) -> None:
+    assert value(root, "[roll(2d6), roll_hits(dice(3, 6), 5)]", dice=[6, 3, 5, 1, 6]) == [9, 2]
+    assert value(root, "roll(3d6)", seed=4) == value(root, "roll(3d6)", seed=4)
+
+
+def test_runaway_recursion_is_e005(root: Path) -> None:
+    assert eval_error(root, "def down(n) = down(n + 1)\nquery main = down(0)\n") == "E005"
