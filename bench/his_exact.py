@@ -1,0 +1,82 @@
+"""Benchmark: the exact outcome distribution of one Here I Stand move (three possible interceptors
+in impulse order, then an avoid-battle attempt) against a Monte Carlo run of the same action with
+100 000 seeded rolls, same ruleset, same process.
+
+    .venv/bin/python bench/his_exact.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import validator
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rulesets" / "his" / "his.rules"
+
+STATE = {
+    "spaces": {"a": {"controller": "hapsburg"}, "d": {"controller": "hapsburg"}, "b": {"controller": "france"},
+               "c": {"controller": "ottoman"}, "e": {"controller": "england"}, "x": {"controller": "france"}},
+    "connections": [{"a": "a", "b": "d"}, {"a": "b", "b": "d"}, {"a": "c", "b": "d"}, {"a": "e", "b": "d"},
+                    {"a": "x", "b": "d"}],
+    "powers": {p: {"kind": "major"} for p in ("ottoman", "hapsburg", "england", "france")},
+    "wars": [["hapsburg", "france"], ["hapsburg", "ottoman"], ["hapsburg", "england"]],
+    "alliances": [["france", "ottoman"], ["france", "england"]],
+    "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+              {"id": "o1", "power": "ottoman", "space": "c", "type": "cavalry"},
+              {"id": "e1", "power": "england", "space": "e", "type": "regular"},
+              {"id": "f1", "power": "france", "space": "b", "type": "regular"},
+              {"id": "f2", "power": "france", "space": "d", "type": "regular"}],
+    "leaders": [{"id": "francis", "power": "france", "space": "b", "battle": 2, "command": 6}],
+    "action": {"power": "hapsburg", "units": ["h1"], "from": "a", "to": "d"},
+}
+KEEP = ("status", "intercepted_by", "avoided_to", "withdrew", "battle", "leader_captured")
+
+
+def key(result: dict) -> str:
+    return json.dumps({k: result.get(k) for k in KEEP}, sort_keys=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=20, help="exact runs to average")
+    args = ap.parse_args()
+    rs = validator.load_ruleset(RULES)
+    assert rs.ok, rs.diagnostics
+
+    t0 = time.perf_counter()
+    exact = rs.run(STATE, exact=True)  # first run: includes checking the state against the schema
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(args.repeat):
+        exact = rs.run(STATE, exact=True)
+    t_exact = (time.perf_counter() - t0) / args.repeat
+    dist: dict[str, Fraction] = {}
+    for o in exact["outcomes"]:
+        dist[key(o["result"])] = dist.get(key(o["result"]), Fraction(0)) + Fraction(o["probability"])
+
+    t0 = time.perf_counter()
+    counts: dict[str, int] = {}
+    for seed in range(args.runs):
+        k = key(rs.run(STATE, seed=seed))
+        counts[k] = counts.get(k, 0) + 1
+    t_mc = time.perf_counter() - t0
+
+    worst = max(abs(counts.get(k, 0) / args.runs - float(p)) for k, p in dist.items())
+    unknown = set(counts) - set(dist)
+    print(f"exact: {len(dist)} outcomes, {exact['paths']} paths, total {exact['total']}")
+    for k, p in sorted(dist.items(), key=lambda kv: -kv[1]):
+        print(f"  {str(p):>10} {float(p):.4f}  mc {counts.get(k, 0) / args.runs:.4f}  {k}")
+    print(f"exact time:       {t_exact * 1000:.2f} ms (first run {first * 1000:.2f} ms)")
+    print(f"monte carlo time: {t_mc * 1000:.0f} ms for {args.runs} seeded runs")
+    print(f"ratio mc/exact:   {t_mc / t_exact:.0f}x")
+    print(f"max |freq - p|:   {worst:.4f}" + (f"  (outcomes not in the exact set: {len(unknown)})" if unknown else ""))
+
+
+if __name__ == "__main__":
+    main()

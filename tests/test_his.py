@@ -1,0 +1,106 @@
+"""Here I Stand family: the three dice modes agree, exact distributions are complete, and a short
+dice script is a clean E007 diagnostic."""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import validator
+from validator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rulesets" / "his" / "his.rules"
+RULES8 = ROOT / "rulesets" / "his" / "his_threshold8.rules"
+
+SPACES = {"a": {"controller": "hapsburg"}, "d": {"controller": "hapsburg"}, "b": {"controller": "france"},
+          "c": {"controller": "ottoman"}, "e": {"controller": "england"}, "x": {"controller": "france"}}
+LINKS = [{"a": "a", "b": "d"}, {"a": "b", "b": "d"}, {"a": "c", "b": "d"}, {"a": "e", "b": "d"},
+         {"a": "x", "b": "d"}]
+POWERS = {p: {"kind": "major"} for p in ("ottoman", "hapsburg", "england", "france")}
+
+
+def one_interceptor() -> dict:
+    return {"spaces": SPACES, "connections": LINKS, "powers": POWERS, "wars": [["hapsburg", "france"]],
+            "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                      {"id": "f1", "power": "france", "space": "b", "type": "regular"}],
+            "leaders": [{"id": "francis", "power": "france", "space": "b", "battle": 2, "command": 6}],
+            "action": {"power": "hapsburg", "units": ["h1"], "from": "a", "to": "d"}}
+
+
+def three_interceptors_and_avoid() -> dict:
+    """Ottoman (cavalry), England and France adjacent to d; French units in d may avoid battle."""
+    return {"spaces": SPACES, "connections": LINKS, "powers": POWERS,
+            "wars": [["hapsburg", "france"], ["hapsburg", "ottoman"], ["hapsburg", "england"]],
+            "alliances": [["france", "ottoman"], ["france", "england"]],
+            "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                      {"id": "o1", "power": "ottoman", "space": "c", "type": "cavalry"},
+                      {"id": "e1", "power": "england", "space": "e", "type": "regular"},
+                      {"id": "f1", "power": "france", "space": "b", "type": "regular"},
+                      {"id": "f2", "power": "france", "space": "d", "type": "regular"}],
+            "leaders": [{"id": "francis", "power": "france", "space": "b", "battle": 2, "command": 6}],
+            "action": {"power": "hapsburg", "units": ["h1"], "from": "a", "to": "d"}}
+
+
+def outcome_key(result: dict) -> str:
+    keep = ("status", "intercepted_by", "avoided_to", "withdrew", "battle", "leader_captured")
+    return json.dumps({k: result.get(k) for k in keep}, sort_keys=True)
+
+
+def exact_distribution(rules: Path, state: dict) -> dict[str, Fraction]:
+    out = validator.load_ruleset(rules).run(state, exact=True)
+    dist: dict[str, Fraction] = {}
+    for o in out["outcomes"]:
+        key = outcome_key(o["result"])
+        dist[key] = dist.get(key, Fraction(0)) + Fraction(o["probability"])
+    return dist
+
+
+@pytest.mark.parametrize("rules,state", [(RULES, one_interceptor()), (RULES, three_interceptors_and_avoid()),
+                                         (RULES8, three_interceptors_and_avoid())])
+def test_exact_probabilities_sum_to_one(rules, state) -> None:
+    out = validator.load_ruleset(rules).run(state, exact=True)
+    assert out["total"] == "1/1"
+    assert sum(Fraction(o["probability"]) for o in out["outcomes"]) == 1
+
+
+def test_exact_one_interceptor_battle_rating_2() -> None:
+    dist = exact_distribution(RULES, one_interceptor())
+    p = sum(w for k, w in dist.items() if json.loads(k)["intercepted_by"] == "france")
+    assert p == Fraction(21, 36)
+    dist8 = exact_distribution(RULES8, one_interceptor())
+    assert sum(w for k, w in dist8.items() if json.loads(k)["intercepted_by"] == "france") == Fraction(26, 36)
+
+
+def test_scripted_agrees_with_exact_branches() -> None:
+    rs = validator.load_ruleset(RULES)
+    assert rs.run(one_interceptor(), dice=[4, 3])["intercepted_by"] == "france"   # 7 + 2 = 9
+    assert rs.run(one_interceptor(), dice=[3, 3])["intercepted_by"] is None       # 6 + 2 = 8
+
+
+@pytest.mark.parametrize("state", [one_interceptor(), three_interceptors_and_avoid()])
+def test_monte_carlo_matches_exact(state) -> None:
+    rs = validator.load_ruleset(RULES)
+    exact = exact_distribution(RULES, state)
+    runs = 20_000
+    counts: dict[str, int] = {}
+    for seed in range(runs):
+        key = outcome_key(rs.run(state, seed=seed))
+        counts[key] = counts.get(key, 0) + 1
+    assert set(counts) <= set(exact), set(counts) - set(exact)
+    for key, p in exact.items():
+        assert abs(counts.get(key, 0) / runs - float(p)) < 0.01, (key, counts.get(key, 0) / runs, float(p))
+
+
+def test_too_few_scripted_dice_is_E007(tmp_path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(one_interceptor()), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["run", str(RULES), "--state", str(state), "--dice", "4"], stdout=out, stderr=err)
+    assert code == 1
+    assert "E007" in out.getvalue() + err.getvalue()
+    assert "Traceback" not in out.getvalue() + err.getvalue()
