@@ -280,9 +280,13 @@ def _append(xs: Any, x: Any) -> list[Any]:
     return [*_iter(xs, "append"), x]
 
 
-@builtin("concat", 2, doc="two lists one after the other")
-def _concat(a: Any, b: Any) -> list[Any]:
-    return [*_iter(a, "concat"), *_iter(b, "concat")]
+@builtin("concat", 2, ctx=True, doc="two lists one after the other")
+def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
+    out = [*_iter(a, "concat"), *_iter(b, "concat")]
+    ctx.steps += len(out)
+    if ctx.steps > ctx.budget:
+        raise CallError(f"a list of {len(out)} items exceeds the evaluation budget")
+    return out
 
 
 @builtin("union", 2, doc="items in either")
@@ -435,8 +439,11 @@ def _ends(s: Any, p: Any) -> bool:
     return _text(s, "ends_with").endswith(_text(p, "ends_with"))
 
 
-@builtin("pad", 2, doc="a number written with at least n digits")
-def _pad(x: Any, n: Any) -> str:
+@builtin("pad", 2, ctx=True, doc="a number written with at least n digits")
+def _pad(ctx: Context, x: Any, n: Any) -> str:
+    ctx.steps += max(0, int(n))
+    if ctx.steps > ctx.budget:
+        raise CallError(f"a width of {n} exceeds the evaluation budget")
     return str(x).zfill(int(n))
 
 
@@ -668,6 +675,94 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q") -> dict[str, list[str
         q, ar = offset_to_axial(c, r, lay)
         out[lab] = [nb for dq, dr in _AXIAL_DIRS if (nb := cells.get(axial_to_offset(q + dq, ar + dr, lay)))]
     return out
+
+
+# ---------------------------------------------------------------- pseudo-random numbers (pure, for generators)
+
+# A value is a function of (seed, key) alone: no state, no dice, the same on every machine and run
+# (Python's own hash of text is salted per process, so keys are encoded by hand). The mixer is the
+# finaliser of splitmix64; the key is absorbed word by word, each word followed by a mix.
+_MASK64 = (1 << 64) - 1
+_MAX_KEY_WORDS = 10_000
+
+
+def _mix64(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _key_words(v: Any, out: list[int]) -> None:
+    """A type tag, then the value as 64-bit words; lists nest, so [1, "a"] differs from [[1], "a"]."""
+    if len(out) > _MAX_KEY_WORDS:
+        raise CallError("a random key is too long")
+    if v is None:
+        out.append(0)
+    elif isinstance(v, bool):
+        out.extend((1, int(v)))
+    elif isinstance(v, int):
+        sign, mag = (3, -v) if v < 0 else (2, v)
+        words = [(mag >> s) & _MASK64 for s in range(0, max(mag.bit_length(), 1), 64)]
+        out.extend((sign, len(words), *words))
+    elif isinstance(v, str):
+        data = v.encode("utf-8")
+        out.extend((4, len(data)))
+        out.extend(int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8))
+    elif isinstance(v, (list, tuple)):
+        out.extend((5, len(v)))
+        for x in v:
+            _key_words(x, out)
+    else:
+        raise CallError(f"a random seed or key is a number, text, boolean, none or a list of them, not `{_show(v)}`")
+
+
+def random_word(seed: Any, key: Any) -> int:
+    """A 64-bit pseudo-random number that depends only on (seed, key)."""
+    words: list[int] = []
+    _key_words([seed, key], words)
+    h = 0
+    for w in words:
+        h = _mix64(h ^ w)
+    return h
+
+
+def random_below(seed: Any, key: Any, n: Any) -> int:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise CallError(f"rand needs a bound n of at least 1, not `{_show(n)}`")
+    limit = ((1 << 64) // n) * n  # reject the top sliver so that every value is equally likely
+    h = random_word(seed, key)
+    while h >= limit:
+        h = _mix64(h)
+    return h % n
+
+
+def _ordered(xs: Any, what: str) -> list[Any]:
+    """The items in a fixed order: a set's iteration order varies between runs, so sets are sorted."""
+    if isinstance(xs, (set, frozenset)):
+        return sorted(xs, key=_sort_key)
+    return list(_iter(xs, what))
+
+
+@builtin("rand", 3, doc="rand(seed, key, n): a pseudo-random integer in [0, n) that depends only on seed and key "
+                        "(numbers, text or lists of them); the same arguments always give the same number")
+def _rand(seed: Any, key: Any, n: Any) -> int:
+    return random_below(seed, key, n)
+
+
+@builtin("choice", 3, doc="choice(seed, key, xs): one item picked pseudo-randomly (as rand does), or none if xs is empty")
+def _choice(seed: Any, key: Any, xs: Any) -> Any:
+    items = _ordered(xs, "choice")
+    return items[random_below(seed, key, len(items))] if items else None
+
+
+@builtin("shuffle", 3, doc="shuffle(seed, key, xs): the items in a pseudo-random order (Fisher-Yates, as rand does)")
+def _shuffle(seed: Any, key: Any, xs: Any) -> list[Any]:
+    items = _ordered(xs, "shuffle")
+    for i in range(len(items) - 1, 0, -1):
+        j = random_below(seed, [key, i], i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
 
 
 # ---------------------------------------------------------------- dice

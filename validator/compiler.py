@@ -1037,6 +1037,7 @@ class Compiler:
         if op == "+":
             def add(f: list[Any]) -> Any:
                 x, y = a(f), b(f)
+                _charge_size(f[0], span, "+", x, y)
                 try:
                     return x + y
                 except TypeError:
@@ -1061,6 +1062,7 @@ class Compiler:
 
         def arith(f: list[Any]) -> Any:
             x, y = a(f), b(f)
+            _charge_size(f[0], span, op, x, y)
             try:
                 return pyop(x, y)
             except TypeError:
@@ -1231,6 +1233,8 @@ class Compiler:
             try:
                 return fn(f[0], *[a(f) for a in args])
             except CallError as err:
+                if f[0].steps > f[0].budget:  # a built-in that ran out of steps: the budget, not the argument
+                    raise f[0].over_budget(span) from None
                 raise EvalError("E011", str(err), span) from None
 
         return call_dynamic
@@ -1259,6 +1263,8 @@ class Compiler:
                     return fn(f[0], *vals)
                 return fn(*vals)
             except CallError as err:
+                if f[0].steps > f[0].budget:  # a built-in that ran out of steps: the budget, not the argument
+                    raise f[0].over_budget(span) from None
                 raise EvalError("E011", f"{b.name}: {err}", span) from None
             except EvalError as err:
                 if not err.span.line:  # raised deep in a built-in (e.g. dice): locate it at the call
@@ -1281,6 +1287,25 @@ _ORDER_OPS = {"<": _op.lt, "<=": _op.le, ">": _op.gt, ">=": _op.ge}
 _ARITH_OPS = {"-": _op.sub, "*": _op.mul}
 
 
+def _charge_size(ctx: Context, span: Span, op: str, x: Any, y: Any) -> None:
+    """Charge `+`/`*` for the size of what they build, before building it (so doubling a list or
+    squaring a number again and again is a located E004, not a MemoryError or a hang)."""
+    seq = (str, list, tuple)
+    if op == "+" and isinstance(x, seq) and isinstance(y, seq):
+        cost = len(x) + len(y)
+    elif op == "*" and isinstance(x, seq) and isinstance(y, int):
+        cost = len(x) * max(0, y)
+    elif op == "*" and isinstance(y, seq) and isinstance(x, int):
+        cost = len(y) * max(0, x)
+    elif op == "*" and isinstance(x, int) and isinstance(y, int):
+        cost = (x.bit_length() * y.bit_length()) >> 16  # schoolbook cost; 0 for ordinary numbers
+    else:
+        return
+    ctx.steps += cost
+    if ctx.steps > ctx.budget:
+        raise ctx.over_budget(span)
+
+
 def _builtin_value(b: Builtin, span: Span) -> Callable[..., Any]:
     def as_value(ctx: Context, *args: Any) -> Any:
         if not b.min_args <= len(args) <= b.max_args:
@@ -1288,6 +1313,8 @@ def _builtin_value(b: Builtin, span: Span) -> Callable[..., Any]:
         try:
             return b.fn(ctx, *args) if b.needs_ctx else b.fn(*args)
         except CallError as err:
+            if ctx.steps > ctx.budget:  # a built-in that ran out of steps: the budget, not the argument
+                raise ctx.over_budget(span) from None
             raise EvalError("E011", f"{b.name}: {err}", span) from None
     return as_value
 

@@ -5,6 +5,8 @@ and dice, and (b) ``--generate N`` states made by the ruleset's own generator: b
 ``query generate(seed)`` returning a state (NEW's generator if it has one, else OLD's; without one
 only (a) runs). A case with ``exact: true`` or ``probabilities`` compares outcome distributions;
 ``--exact`` does the same for generated states. Other runs use the same seed in both rulesets.
+The generator runs on the empty state without schema validation; inputs without a ``default`` are
+bound to ``none`` there (see ``generator_state``).
 
 Each differing state is shrunk greedily: remove list items, then drop map keys, keeping a change
 only while the state still satisfies both rulesets' schemas and the two results still differ.
@@ -20,6 +22,7 @@ from typing import Any, Callable, Iterator, TextIO
 from .coverage import cites_in
 
 MAX_SHRINK_RUNS = 2000
+MAX_FIELD_COLUMN = 72  # wider field pointers are printed one per line, not as a table
 
 
 @dataclass
@@ -133,6 +136,24 @@ def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]
     return [] if not _differ(a, b) else [(path or "/", a, b)]
 
 
+def generator_state(rs: Any) -> dict[str, Any]:
+    """The state a generator runs on: empty, except that an input without a ``default`` is ``none``
+    (a generator makes a state from its seed; it reads no input, but every input is bound first)."""
+    state: dict[str, Any] = {}
+    for _ns, decl, default in rs.program.inputs:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in decl.pointer.lstrip("/").split("/")]
+        if default is not None or decl.pointer in ("", "/"):
+            continue
+        cur: Any = state
+        for p in parts[:-1]:
+            if not isinstance(cur, dict):
+                break
+            cur = cur.setdefault(p, {})
+        if isinstance(cur, dict):
+            cur.setdefault(parts[-1], None)
+    return state
+
+
 def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
     """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
     from .api import RunError
@@ -141,9 +162,10 @@ def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> 
     if gen is None or count <= 0:
         return [], (None if count <= 0 else "neither ruleset has `query generate(seed)`: only the cases were tried")
     probes = []
+    blank = generator_state(gen)
     for s in range(seed, seed + count):
         try:
-            state = gen.run({}, query="generate", args=[s], seed=s, validate=False)
+            state = gen.run(blank, query="generate", args=[s], seed=s, validate=False)
         except RunError as exc:
             return probes, f"`generate({s})` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
         probes.append(Probe(f"generate({s})", state, seed=s, exact=exact))
@@ -193,9 +215,14 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     rows = changed_fields(d.old, d.new)
     w = max([len(p) for p, _, _ in rows] + [5])
     wo = max([len(_show(x)) for _, x, _ in rows] + [3])
-    lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
-    for p, x, y in rows:
-        lines.append(f"  {p.ljust(w)}  {_show(x).ljust(wo)}  {_show(y)}")
+    if w <= MAX_FIELD_COLUMN:
+        lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
+        for p, x, y in rows:
+            lines.append(f"  {p.ljust(w)}  {_show(x).ljust(wo)}  {_show(y)}")
+    else:  # long pointers (an exact distribution is keyed by whole results): one field per line
+        for p, x, y in rows:
+            lines.append(f"  {p}")
+            lines.append(f"      OLD {_show(x).ljust(wo)}  NEW {_show(y)}")
     ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
     cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
     if ca - cb:

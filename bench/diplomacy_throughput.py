@@ -1,0 +1,73 @@
+"""Diplomacy movement-phase throughput: ruleval's standard ruleset against two peer adjudicators.
+
+Usage: python -m bench.diplomacy_throughput [--turns N] [--rounds R] [--seed S]
+
+The same random turns (bench.peers.dip_positions.random_turns, 34 units) are adjudicated by
+ruleval (ruleset loaded once, then `.run(state)` per turn), by the `diplomacy` package and by `pydip`.
+The engines take turns round by round (interleaved), so that machine noise hits all of them alike.
+A peer that cannot be imported is skipped with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.peers.dip_positions import random_turns  # noqa: E402
+
+
+def engines() -> dict[str, Callable[[dict], Any]]:
+    from validator import load_ruleset
+
+    rs = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"))
+    if not rs.ok:
+        raise SystemExit("standard.rules does not check: " + "; ".join(d.message for d in rs.diagnostics))
+    found: dict[str, Callable[[dict], Any]] = {"ruleval": rs.run}
+    for name, module in (("diplomacy", "bench.peers.engine_diplomacy"), ("pydip", "bench.peers.engine_pydip")):
+        try:
+            mod = __import__(module, fromlist=["adjudicate"])
+            if hasattr(mod, "available") and not mod.available():
+                raise ImportError(f"package `{name}` is not installed")
+            found[name] = mod.adjudicate
+        except ImportError as exc:
+            print(f"skipping {name}: {exc}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--turns", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    turns = random_turns(args.seed, args.turns, 34)
+    found = engines()
+    for fn in found.values():  # warm-up: map loading and caches
+        fn(turns[0])
+    spent = {name: 0.0 for name in found}
+    for _ in range(args.rounds):
+        for name, fn in found.items():
+            started = time.perf_counter()
+            for state in turns:
+                fn(state)
+            spent[name] += time.perf_counter() - started
+    total = args.turns * args.rounds
+    rate = {name: total / spent[name] for name in found}
+    print(f"{args.turns} turns x {args.rounds} rounds, 34 units, seed {args.seed}")
+    for name in found:
+        line = f"  {name:10s} {rate[name]:9.1f} turns/s"
+        if name != "ruleval":
+            line += f"   ruleval/{name} = {rate['ruleval'] / rate[name]:.2f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Diplomacy family: the DATC text importer (a query of the ruleset) run through the CLI, and the
+variant rulesets load and check."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from validator import load_ruleset
+from validator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP = ROOT / "rulesets" / "diplomacy"
+SAMPLE = ROOT / "tests" / "cases" / "diplomacy" / "datc_sample.txt"
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_datc_text_import_runs_every_sample_case() -> None:
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "standard.rules"),
+                          "--format", "json", str(SAMPLE))
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["summary"]["passed"] == 5
+    assert report["summary"]["failed"] == 0 and report["summary"]["error"] == 0
+    assert [c["id"] for c in report["cases"]] == ["6.A.1", "6.A.2", "6.A.6", "6.A.11", "6.A.12"]
+
+
+def test_datc_text_import_builds_project_cases() -> None:
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    cases = rs.run({}, query="datc_cases", args=[SAMPLE.read_text(encoding="utf-8")], validate=False)
+    first = cases[0]
+    assert first["state"]["phase"] == {"season": "spring", "year": 1901, "type": "movement"}
+    assert first["state"]["orders"] == [{"power": "england", "order": "F nth-pic"}]
+    assert first["expect"] == {"units": [{"power": "england", "type": "fleet", "location": "nth"}]}
+
+
+def test_variants_check() -> None:
+    for name in ("standard", "all_hold", "teaching"):
+        rs = load_ruleset(str(DIP / f"{name}.rules"))
+        assert rs.ok, [d.message for d in rs.diagnostics]
+
+
+def test_unreadable_order_names_what_was_expected() -> None:
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "par"}],
+             "orders": [{"power": "france", "order": "A PAR GO SOMEWHERE"}]}
+    result = rs.run(state)
+    order = result["orders"][0]
+    assert order["status"] == "invalid"
+    assert "expected" in order["reason"] and "A PAR - BUR" in order["reason"]
+    assert result["units"] == [{"power": "france", "type": "army", "location": "par"}]
