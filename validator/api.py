@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -26,6 +27,9 @@ from .values import to_json
 
 
 _VALID_STATES: dict[tuple[str, str], Any] = {}
+
+
+VALIDATE_QUERY = "validate_state"
 
 
 class RunError(DiagnosticError):
@@ -86,6 +90,25 @@ class Ruleset:
             _VALID_STATES[key] = schema
         return errors
 
+    def ruleset_state_errors(self, state: Any, shown: str, budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
+        """What a schema cannot say (a place missing from the map, two pieces on one spot): a ruleset may
+        declare ``query validate_state`` returning ``[{pointer, message}]``; each item is an S002."""
+        unit = self.program.query(VALIDATE_QUERY)
+        if unit is None or unit.arity:
+            return []
+        found = self._evaluate(Context(state, SeededDice(0), budget=budget), unit, [])
+        if not isinstance(found, (list, tuple)):
+            return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
+                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)]
+        diags = []
+        for item in found:
+            item = item if isinstance(item, dict) else {"message": str(to_json(item))}
+            diags.append(Diagnostic("S002", str(item.get("message", "invalid state")), Span(shown),
+                                    pointer=str(item.get("pointer", "")),
+                                    schema_rule=f"ruleset query `{VALIDATE_QUERY}`"
+                                                + (f" ({', '.join(map(str, item['cites']))})" if item.get("cites") else "")))
+        return diags
+
     def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
         if dice is not None:
             return ScriptedDice(dice)
@@ -99,6 +122,8 @@ class Ruleset:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         if validate:
             errors = self.validate_state(state, state_name)
+            if not errors:
+                errors = self.ruleset_state_errors(state, state_name, budget)
             if errors:
                 raise RunError(errors, "state")
         unit = self.program.query(query)
@@ -114,12 +139,21 @@ class Ruleset:
             return self._run_exact(state, unit, args, budget, explain)
         ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain)
         value = self._evaluate(ctx, unit, args)
-        out = to_json(value)
+        out = self._to_json(value, unit)
         if ctx.events and isinstance(out, dict) and "events" not in out:
             out["events"] = to_json(ctx.events)
         if explain and isinstance(out, dict):
             out["explain"] = explanation(ctx)
         return out
+
+    @staticmethod
+    def _to_json(value: Any, unit: Any) -> Any:
+        try:
+            return to_json(value)
+        except ValueError as exc:  # e.g. an integer past Python's digit limit for text
+            raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
+                                       help="a number grew too large; check the rule that computes it")],
+                           "eval") from None
 
     def _bind_inputs(self, ctx: Context) -> None:
         for nskey, decl, default in self.program.inputs:
@@ -157,7 +191,7 @@ class Ruleset:
             ctx = Context(state, dice, budget=budget, path=path)
             if dice.shared:
                 ctx.memo.update(dice.shared)
-            value = to_json(self._evaluate(ctx, unit, args))
+            value = self._to_json(self._evaluate(ctx, unit, args), unit)
             events = to_json(ctx.events)  # before weighing the path: this may fork too
             dice.share_after(ctx)
             prob = Fraction(1)
@@ -225,7 +259,7 @@ def _fresh(rs: Ruleset) -> bool:
 def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     """Load, check and compile a ruleset file; cached while none of its files changes."""
     p = Path(path)
-    key = str(p.resolve())
+    key = f"{os.getcwd()}\0{p.resolve()}"  # diagnostics show paths relative to the working folder
     if use_cache and key in _cache and _fresh(_cache[key]):
         return _cache[key]
     if not p.is_file():

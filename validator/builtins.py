@@ -385,7 +385,10 @@ def _str(x: Any) -> str:
         return "none"
     if isinstance(x, bool):
         return "true" if x else "false"
-    return str(x)
+    try:
+        return str(x)
+    except ValueError as exc:  # an integer past Python's digit limit for text
+        raise CallError(f"cannot write this number as text: {exc}") from None
 
 
 @builtin("int", 1, doc="an integer from text or a number (none if the text is not a number)")

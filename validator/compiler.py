@@ -230,11 +230,13 @@ class Compiler:
         key = (unit.ns, unit.name)
         nslots = scope.nslots
         span = unit.decl.span
-        cacheable = not unit.uses_decisions
+        always = not unit.uses_decisions
 
         def value(ctx: Context) -> Any:
             memo = ctx.memo
-            if cacheable and key in memo:
+            # a value reading decisions is final (so cacheable) when no resolution is under way
+            cacheable = always or ctx.resolving == 0
+            if key in memo and memo[key] is not _PENDING:
                 if key in ctx.tainted:
                     ctx.rolls += 1  # reading a value that depends on dice taints the reader too
                 return memo[key]
@@ -250,7 +252,7 @@ class Compiler:
                 ctx.depth -= 1
                 if memo.get(key) is _PENDING:
                     del memo[key]
-            if cacheable:
+            if cacheable and ctx.resolving == 0 or always:
                 memo[key] = result
                 if ctx.rolls != rolls:
                     ctx.tainted.add(key)
@@ -268,6 +270,11 @@ class Compiler:
         nslots = scope.nslots
         pad = [None] * (nslots - 1 - nparams)
         name = unit.name
+        # Pure functions are memoized per run: `def`/`rule` calls always, when they read no decision,
+        # and otherwise only outside a resolution (then every decision they read is final).
+        memoize = isinstance(unit.decl, A.DefDecl)
+        always = not unit.uses_decisions
+        ukey = (unit.ns, unit.name)
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1
@@ -276,14 +283,28 @@ class Compiler:
             if ctx.depth >= ctx.depth_limit:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{name}`)", span,
                                 help="a rule calls itself without reaching a base case")
+            mkey = None
+            if memoize and not ctx.trace and (always or ctx.resolving == 0):
+                mkey = (ukey, *[a if type(a) in _PRIMITIVES else id(a) for a in args])
+                hit = ctx.memo.get(mkey)
+                if hit is not None and _same_args(hit[0], args):
+                    if mkey in ctx.tainted:
+                        ctx.rolls += 1
+                    return hit[1]
             frame = [ctx, *args, *pad]
             ctx.depth += 1
+            rolls = ctx.rolls
             try:
                 if cites is not None and ctx.trace:
                     return _traced(ctx, name, args, cites, lambda: body(frame))
-                return body(frame)
+                result = body(frame)
             finally:
                 ctx.depth -= 1
+            if mkey is not None and (always or ctx.resolving == 0):
+                ctx.memo[mkey] = (args, result)  # the arguments are kept so an id is never reused
+                if ctx.rolls != rolls:
+                    ctx.tainted.add(mkey)
+            return result
 
         return invoke
 
@@ -421,14 +442,21 @@ class Compiler:
             st = ctx.dstate.get(key, 0)
             if st == RESOLVED:
                 return ctx.dvalue[key]
-            deplist = ctx.deplist
             if ctx.trace and ctx.dstack:
                 ctx.decision_edges.add((ctx.dstack[-1], key))
             if st == GUESSING:
                 # every read is recorded (even if already listed), so that a decision reading a guessed
                 # value is itself provisional and not wrongly resolved
-                deplist.append(key)
+                ctx.deplist.append(key)
                 return ctx.dvalue[key]
+            ctx.resolving += 1
+            try:
+                return resolve_fresh(ctx, key, args)
+            finally:
+                ctx.resolving -= 1
+
+        def resolve_fresh(ctx: Context, key: Any, args: tuple[Any, ...]) -> Any:
+            deplist = ctx.deplist
             ctx.decisions[key] = args
             old = len(deplist)
             ctx.dstate[key] = GUESSING
@@ -1280,6 +1308,11 @@ class Compiler:
 
 
 _PENDING = object()
+_PRIMITIVES = (str, int, bool, type(None))
+
+
+def _same_args(kept: tuple[Any, ...], args: tuple[Any, ...]) -> bool:
+    return all(k is a or (type(k) is type(a) and type(k) in _PRIMITIVES and k == a) for k, a in zip(kept, args))
 
 import operator as _op  # noqa: E402
 

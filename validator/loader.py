@@ -85,7 +85,8 @@ _data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic]]] = {}
 
 def _stat_key(path: Path) -> tuple[str, int, int]:
     st = path.stat()
-    return (str(path), st.st_mtime_ns, st.st_size)
+    # shown paths are relative to the working folder, so a cached parse is only good there
+    return (f"{os.getcwd()}\0{path}", st.st_mtime_ns, st.st_size)
 
 
 def load_data_file(path: Path, shown: str, span: Span | None = None) -> tuple[Any, list[Diagnostic]]:

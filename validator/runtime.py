@@ -301,7 +301,7 @@ class Context:
 
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "trace_stack", "decision_edges",
-                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted")
+                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -329,6 +329,9 @@ class Context:
         self.current_step: str | None = None
         self.rolls = 0  # dice rolled so far (and reads of values that depend on dice)
         self.tainted: set[Any] = set()  # memoized values that depend on dice
+        # decisions being resolved right now; while it is 0 every decision read is final, so values
+        # that read decisions may be memoized
+        self.resolving = 0
         self.dstack: list[Any] = []
 
     def fork(self, weights: list[Fraction]) -> int:

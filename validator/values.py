@@ -16,7 +16,12 @@ def _order(v: Any) -> Any:
     return (2, repr(v))
 
 
+MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an integer into text
+
+
 def to_json(v: Any) -> Any:
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
+        raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
     if v is None or isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
