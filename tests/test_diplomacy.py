@@ -22,7 +22,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 
 def test_datc_text_import_runs_every_sample_case() -> None:
-    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "standard.rules"),
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"),
                           "--format", "json", str(SAMPLE))
     assert code == 0, out + err
     report = json.loads(out)
@@ -32,7 +32,7 @@ def test_datc_text_import_runs_every_sample_case() -> None:
 
 
 def test_datc_text_import_builds_project_cases() -> None:
-    rs = load_ruleset(str(DIP / "standard.rules"))
+    rs = load_ruleset(str(DIP / "datc_text.rules"))
     cases = rs.run({}, query="datc_cases", args=[SAMPLE.read_text(encoding="utf-8")], validate=False)
     first = cases[0]
     assert first["state"]["phase"] == {"season": "spring", "year": 1901, "type": "movement"}

@@ -1,0 +1,207 @@
+"""State generators for ``ruleval diff --generate``: the pure pseudo-random built-ins (rand, choice,
+shuffle), the bundled rulesets' ``query generate(seed)``, and the errata examples of docs/errata.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+from validator.builtins import BUILTINS, CallError
+from validator.errata import generator_state
+
+ROOT = Path(__file__).resolve().parent.parent
+JOMINI = ROOT / "rulesets" / "jomini"
+HIS = ROOT / "rulesets" / "his"
+
+rand = BUILTINS["rand"].fn
+choice = BUILTINS["choice"].fn
+shuffle = BUILTINS["shuffle"].fn
+
+
+# ---------------------------------------------------------------- the built-ins
+
+
+# rand(0, "x", 10), rand(1, "x", 10), rand(0, ["x", 1], 1000), rand(-5, 7, 2**40)
+PINNED = [7, 4, 51, 345164399863]
+
+
+def test_rand_is_deterministic_and_pinned() -> None:
+    assert [rand(0, "x", 10) for _ in range(3)] == [rand(0, "x", 10)] * 3
+    # pinned values: a change of hash (or a salted one) would silently change every generated state
+    assert [rand(0, "x", 10), rand(1, "x", 10), rand(0, ["x", 1], 1000), rand(-5, 7, 2**40)] == PINNED
+
+
+def test_rand_is_the_same_in_another_process() -> None:
+    # Python salts its own hash of text per process; rand must not depend on it
+    code = ("from validator.builtins import BUILTINS as B; r = B['rand'].fn; "
+            "print([r(0, 'x', 10), r(1, 'x', 10), r(0, ['x', 1], 1000), r(-5, 7, 2**40)])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout
+    assert json.loads(out) == PINNED
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 100, 2**63 + 5])
+def test_rand_range(n: int) -> None:
+    values = [rand(s, "k", n) for s in range(300)]
+    assert all(0 <= v < n for v in values)
+    if n == 1:
+        assert set(values) == {0}
+
+
+def test_rand_rough_uniformity_over_seeds_and_keys() -> None:
+    n, draws = 6, 6000
+    by_seed = Counter(rand(s, "die", n) for s in range(draws))
+    by_key = Counter(rand(42, ["die", i], n) for i in range(draws))
+    by_text = Counter(rand(7, f"key {i}", n) for i in range(draws))
+    for counts in (by_seed, by_key, by_text):
+        assert set(counts) == set(range(n))
+        chi2 = sum((c - draws / n) ** 2 / (draws / n) for c in counts.values())
+        assert chi2 < 25, counts  # 5 degrees of freedom: P(chi2 > 25) < 0.0002
+    # consecutive seeds are not correlated: the pair (seed, seed + 1) covers all 36 combinations evenly
+    pairs = Counter((rand(s, "k", n), rand(s + 1, "k", n)) for s in range(draws))
+    assert len(pairs) == 36 and max(pairs.values()) < 2 * draws / 36
+
+
+def test_keys_are_independent_and_typed() -> None:
+    a = [rand(s, "a", 1000) for s in range(50)]
+    b = [rand(s, "b", 1000) for s in range(50)]
+    assert a != b
+    # 1, "1", true, [1] and [[1]] are different keys
+    keys = [1, "1", True, [1], [[1]], None, -1]
+    assert len({rand(3, k, 2**62) for k in keys}) == len(keys)
+
+
+def test_bad_arguments() -> None:
+    for n in (0, -1, "3", True):
+        with pytest.raises(CallError):
+            rand(0, "k", n)
+    for key in (1.5, {"a": 1}):
+        with pytest.raises(CallError):
+            rand(0, key, 3)
+
+
+def test_choice_and_shuffle() -> None:
+    xs = ["a", "b", "c", "d", "e"]
+    assert choice(1, "k", []) is None
+    assert all(choice(s, "k", xs) in xs for s in range(50))
+    assert Counter(choice(s, "k", xs) for s in range(5000)).keys() == set(xs)
+    for s in range(50):
+        out = shuffle(s, "k", xs)
+        assert sorted(out) == xs and out == shuffle(s, "k", xs)
+    assert xs == ["a", "b", "c", "d", "e"]  # the argument is not changed
+    perms = Counter(tuple(shuffle(s, "p", [1, 2, 3])) for s in range(6000))
+    assert len(perms) == 6 and max(perms.values()) < 1.2 * 1000 and min(perms.values()) > 0.8 * 1000
+    # a set's own order varies between runs: it is sorted first, so the draw does not
+    assert choice(9, "k", frozenset(xs)) == choice(9, "k", sorted(xs))
+    assert shuffle(9, "k", frozenset(xs)) == shuffle(9, "k", sorted(xs))
+    assert shuffle(1, "k", []) == []
+
+
+def test_builtins_through_the_language(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text(
+        'query main = [rand(7, "k", 6), choice(7, ["c", 1], [10, 20, 30]), shuffle(7, "s", range(4))]\n'
+        'query bad = rand(7, "k", 0)\n', encoding="utf-8")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    assert rs.run({}) == [rand(7, "k", 6), choice(7, ["c", 1], [10, 20, 30]), shuffle(7, "s", list(range(4)))]
+    assert rs.run({}, seed=1) == rs.run({}, seed=2)  # not dice: the run's seed plays no part
+    with pytest.raises(RunError):
+        rs.run({}, query="bad")
+
+
+# ---------------------------------------------------------------- the bundled generators
+
+
+def generated(path: Path, seed: int) -> Any:
+    rs = load_ruleset(path)
+    return rs.run(generator_state(rs), query="generate", args=[seed], seed=seed, validate=False)
+
+
+@pytest.mark.parametrize("path", [JOMINI / "re.rules", JOMINI / "am.rules", JOMINI / "errata_heavy_infantry.rules",
+                                  HIS / "his.rules", HIS / "his_threshold8.rules"])
+def test_generated_states_satisfy_the_schema_and_run(path: Path) -> None:
+    rs = load_ruleset(path)
+    assert "generate" in rs.queries()
+    for seed in range(40):
+        state = generated(path, seed)
+        assert state == generated(path, seed)
+        assert not rs.validate_state(state), (seed, rs.validate_state(state)[0].message)
+        rs.run(state, seed=seed)  # and the ruleset runs on it
+
+
+def test_generator_state_binds_inputs_without_default_to_none() -> None:
+    assert generator_state(load_ruleset(JOMINI / "re.rules")) == {"board": None, "units": None}
+    assert generator_state(load_ruleset(HIS / "his.rules")) == {"powers": None, "action": None}
+
+
+def test_jomini_generator_is_varied() -> None:
+    rs = load_ruleset(JOMINI / "re.rules")
+    sizes, kinds, verdicts, terrains = set(), set(), Counter(), set()
+    for seed in range(60):
+        st = generated(JOMINI / "re.rules", seed)
+        b = st["board"]
+        sizes.add((b["cols"], b["rows"]))
+        assert 5 <= b["cols"] <= 8 and 5 <= b["rows"] <= 8
+        assert 2 <= len(st["units"]) <= 6 and 1 <= len(st["moves"]) <= 3
+        assert len({u["hex"] for u in st["units"]}) == len(st["units"])
+        assert any(e["feature"] for e in b["edges"]) and b["roads"]
+        terrains |= {h["terrain"] for h in b["hexes"].values()}
+        kinds |= {(u["type"], u["class"], u["side"]) for u in st["units"]}
+        verdicts.update(m["status"] for m in rs.run(st, seed=seed)["moves"])
+    assert len(sizes) > 8 and len(kinds) > 10 and {"woods", "marsh", "impassable"} <= terrains
+    assert verdicts["ok"] > 20 and verdicts["illegal"] > 20
+
+
+# ---------------------------------------------------------------- the errata examples (docs/errata.md)
+
+
+def diff(*argv: str) -> tuple[int, str, list[Any]]:
+    from validator.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["diff", *argv], stdout=out, stderr=err)
+    text = out.getvalue()
+    assert "Traceback" not in text + err.getvalue()
+    minimal = [json.loads(m) for m in re.findall(r"^  minimal state \(\d+ shrinking runs\): (.*)$", text, re.M)]
+    return code, text, minimal
+
+
+def test_errata_his_threshold8() -> None:
+    code, text, minimal = diff(str(HIS / "his.rules"), str(HIS / "his_threshold8.rules"), "--exact", "--generate", "30")
+    assert code == 1
+    assert "tried 30 states:" in text and minimal
+    assert '"13/18"' in text and '"7/12"' in text  # P(no interception) with 9+ vs 8+ on 2d6
+    for st in minimal:  # one formation moves, one enemy piece reacts (intercepts or avoids battle)
+        mover = set(st["action"].get("units", []) + st["action"].get("leaders", []))
+        others = [x for x in st.get("units", []) + st.get("leaders", []) if x["id"] not in mover]
+        assert len(mover) == 1 and len(others) == 1, st
+
+
+def test_errata_jomini_heavy_infantry() -> None:
+    code, text, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
+                               "--generate", "200")
+    assert code == 1
+    assert "tried 200 states:" in text and minimal
+    assert re.search(r"^  /moves/0/allowance +1 +2$", text, re.M)
+    for st in minimal:  # one heavy infantry unit, one move with combat
+        assert len(st["units"]) == 1 and len(st["moves"]) == 1, st
+        (u,), (m,) = st["units"], st["moves"]
+        assert (u["type"], u["class"], m["combat"]) == ("infantry", "heavy", True)
+        assert set(st["board"]) == {"cols", "rows"}
+
+
+def test_errata_jomini_cases_differ() -> None:
+    code, text, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
+                               "--cases", str(ROOT / "tests" / "cases" / "jomini" / "errata.yaml"))
+    assert code == 1 and "tried 2 states: 2 differ" in text
+    assert all(len(st["units"]) == 1 and len(st["moves"]) == 1 for st in minimal)

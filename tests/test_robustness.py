@@ -1,0 +1,256 @@
+"""Bounded evaluation and input limits, through the CLI (issue 7).
+
+Every call must return (no hang, no MemoryError, no traceback, no I001) with a located diagnostic:
+endless recursion is E005, a huge loop or a value grown without bound is E004, deep brackets are
+P006, a 3 MB ruleset is P005, a 6 MB state is S003 (exit 3); malformed Diplomacy orders come back
+`invalid`; states of the wrong shape exit 3 with a JSON pointer. No wall-clock assertions.
+RULEVAL_FUZZ_LONG=1 runs many more generated orders.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP_RULES = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+DIP_STATE = json.loads((ROOT / "tests" / "cases" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+LONG = os.environ.get("RULEVAL_FUZZ_LONG") == "1"
+SETTINGS = settings(derandomize=True, max_examples=2000 if LONG else 150, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))
+TRIED: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_count():
+    yield
+    print("\nrobustness: " + ", ".join(f"{n} {k}" for k, n in sorted(TRIED.items())) + " tried")
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    TRIED["cli calls"] += 1
+    assert "Traceback" not in out.getvalue() + err.getvalue(), err.getvalue()
+    assert "I001" not in out.getvalue() + err.getvalue(), out.getvalue() + err.getvalue()
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "empty.json").write_text("{}")
+    return tmp_path
+
+
+def run_rules(root: Path, body: str) -> tuple[int, object, str]:
+    (root / "main.rules").write_text(body)
+    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    return code, (json.loads(out) if out.strip() else []), err
+
+
+def located(d: dict, line: int) -> bool:
+    return d["file"].endswith("main.rules") and d["line"] == line and d["col"] >= 1
+
+
+# ---------------------------------------------------------------- evaluation is bounded
+
+BOUNDED = [
+    ("recursion", "def f(n) = f(n + 1)\nquery main = f(0)\n", "E005", 1),
+    ("mutual-recursion", "def f(n) = g(n) + 1\ndef g(n) = f(n) + 1\nquery main = f(0)\n", "E005", None),
+    ("huge-range-loop", "query main = sum(x for x in range(1000000000))\n", "E004", 1),
+    ("huge-range-count", "query main =\n  count(1 for x in range(10 * 100000000) if x > 5)\n", "E004", 2),
+    ("nested-loops", "query main = count(1 for x in range(100000) for y in range(100000))\n", "E004", 1),
+    ("comprehension-over-generated-list",
+     "def big = [[x, y, z] for x in range(300) for y in range(300) for z in range(300)]\n"
+     "query main = count(1 for t in big if t[0] == 1)\n", "E004", None),
+    ("comprehension-over-doubled-list",
+     "def big = fold(range(40), [0], fn(acc, i) => acc + acc)\nquery main = len([y * 2 for y in big])\n", "E004", 1),
+    ("concat-doubling", "query main = len(fold(range(40), [0], fn(acc, i) => concat(acc, acc)))\n", "E004", 1),
+    ("text-doubling", 'query main = len(fold(range(40), "ab", fn(acc, i) => acc + acc))\n', "E004", 1),
+    ("number-squaring", "query main = fold(range(40), 3, fn(acc, i) => acc * acc) > 5\n", "E004", 1),
+    ("text-repetition", 'def times(a, b) = a * b\nquery main = len(times("x", 1000000000000))\n', "E004", 1),
+    ("list-repetition", "def times(a, b) = a * b\nquery main = len(times([1], 1000000000000))\n", "E004", 1),
+    ("huge-pad", 'query main = len(pad(1, 1000000000000))\n', "E004", 1),
+]
+
+
+@pytest.mark.parametrize("body,code,line", [b[1:] for b in BOUNDED], ids=[b[0] for b in BOUNDED])
+def test_evaluation_is_bounded_and_located(root: Path, body: str, code: str, line: int | None) -> None:
+    exit_code, diags, err = run_rules(root, body)
+    assert exit_code == 1, (exit_code, diags, err)
+    assert [d["code"] for d in diags] == [code], diags
+    assert diags[0]["file"].endswith("main.rules") and diags[0]["line"] >= 1 and diags[0]["col"] >= 1, diags
+    if line is not None:
+        assert located(diags[0], line), diags
+
+
+def test_bounded_exact_mode(root: Path) -> None:
+    (root / "main.rules").write_text("query main = sum(roll(1d6) for x in range(1000000000))\n")
+    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json", "--exact"])
+    assert code == 1 and json.loads(out)[0]["code"] == "E004", out + err
+
+
+def test_ordinary_arithmetic_is_not_charged_out(root: Path) -> None:
+    body = ('def xs = [x for x in range(1000)]\ndef times(a, b) = a * b\n'
+            'query main = [len(fold(range(10), [0], fn(acc, i) => acc + acc)), 123456789 * 987654321,'
+            ' len(times("ab", 3)), len(pad(7, 3)), len(concat(xs, xs)), sum(x * x for x in xs)]\n')
+    code, out, err = run_rules(root, body)
+    assert code == 0, (out, err)
+    assert out == [1024, 123456789 * 987654321, 6, 3, 2000, sum(x * x for x in range(1000))]
+
+
+# ---------------------------------------------------------------- input limits
+
+@pytest.mark.parametrize("opener,closer", [("[", "]"), ("(", ")"), ("{", "}"), ("f(", ")")])
+def test_deep_brackets_are_P006(root: Path, opener: str, closer: str) -> None:
+    (root / "main.rules").write_text("def f(x) = x\nquery main = " + opener * 5000 + "1" + closer * 5000 + "\n")
+    code, out, err = run(["check", "--format", "json", root / "main.rules"])
+    diags = json.loads(out)
+    assert code == 1 and "P006" in {d["code"] for d in diags}, diags
+    assert all(d["line"] >= 1 for d in diags if d["code"] == "P006")
+    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    assert code == 1 and "error[P006]" in err
+
+
+def test_3mb_ruleset_is_P005(root: Path) -> None:
+    (root / "main.rules").write_text(("# " + "x" * 70 + "\n") * (3 * 1024 * 1024 // 73 + 1) + "query main = 1\n")
+    assert (root / "main.rules").stat().st_size > 3_000_000
+    code, out, err = run(["check", "--format", "json", root / "main.rules"])
+    assert code == 1 and [d["code"] for d in json.loads(out)] == ["P005"], out
+    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    assert code == 1 and "error[P005]" in err, err
+
+
+def test_6mb_state_is_S003_exit_3(root: Path) -> None:
+    (root / "main.rules").write_text("query main = 1\n")
+    (root / "big.json").write_text(json.dumps({"x": ["z" * 100] * 62_000}))
+    assert (root / "big.json").stat().st_size > 6_000_000
+    code, out, err = run(["run", root / "main.rules", "--state", root / "big.json"])
+    assert code == 3 and "S003" in out + err, (code, out[:300], err[:300])
+    (root / "big.jsonl").write_text(json.dumps({"x": ["z" * 100] * 62_000}) + "\n{}\n")
+    code, out, err = run(["run", root / "main.rules", "--batch", root / "big.jsonl"])
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert code == 3 and lines[0]["diagnostics"][0]["code"] == "S003" and lines[1] == 1, out[:300]
+
+
+def test_1mb_string_literal_is_fine(root: Path) -> None:
+    code, out, err = run_rules(root, 'def s = "' + "y" * (1024 * 1024) + '"\nquery main = len(s)\n')
+    assert code == 0 and out == 1024 * 1024, err
+
+
+# ---------------------------------------------------------------- malformed Diplomacy orders
+
+ORDER_WORDS = ["A", "F", "VIE", "vie", "BUD", "GAL", "STP/SC", "stp/nc", "-", "S", "C", "H", "R", "D", "VIA",
+               "BUILD", "WAIVE", "XYZ", "/", "->", "", " ", "A VIE", "- -", "\t", "Ω", "\x00"]
+ORDERS = st.one_of(st.text(max_size=40),
+                   st.lists(st.sampled_from(ORDER_WORDS), max_size=8).map(" ".join),
+                   st.text(alphabet="AFSCHRD-/ VIEBUDGALTRI", max_size=25))
+
+
+def write_state(tmp: Path, state: object) -> Path:
+    path = tmp / "state.json"
+    path.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@SETTINGS
+@given(st.integers(0, len(DIP_STATE["orders"]) - 1), ORDERS)
+def test_malformed_orders_come_back_invalid(tmp_path_factory: pytest.TempPathFactory, index: int, text: str) -> None:
+    TRIED["malformed orders"] += 1
+    state = copy.deepcopy(DIP_STATE)
+    original = state["orders"][index]["order"]
+    state["orders"][index]["order"] = text
+    tmp = tmp_path_factory.mktemp("orders")
+    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp, state)])
+    assert code in (0, 1, 3), (code, out, err)
+    if code != 0:
+        diags = json.loads(out)
+        assert diags and all(d.get("pointer") or d.get("line") for d in diags), out
+        return
+    result = json.loads(out)
+    assert len(result["orders"]) == len(state["orders"]), out
+    mine = result["orders"][index]
+    assert mine["order"] == text, mine
+    well_formed = " ".join(text.split()).upper() == original.upper()
+    assert well_formed or mine["status"] == "invalid", (text, mine)
+    assert mine["reason"], mine
+
+
+# ---------------------------------------------------------------- states of the wrong shape
+
+WRONG = {
+    "unit-type": lambda s: s["units"][0].update(type="submarine"),
+    "unit-power-number": lambda s: s["units"][0].update(power=5),
+    "units-text": lambda s: s.update(units="x"),
+    "order-number": lambda s: s["orders"].__setitem__(0, 7),
+    "order-text-number": lambda s: s["orders"][0].update(order=7),
+    "missing-phase": lambda s: s.pop("phase"),
+    "year-text": lambda s: s["phase"].update(year="1901"),
+    "extra-key": lambda s: s.update(weather="rain"),
+    "location-null": lambda s: s["units"][3].update(location=None),
+    "state-list": lambda s: s.update(units=[[]]),
+}
+
+
+@pytest.mark.parametrize("mutate", WRONG.values(), ids=list(WRONG))
+def test_wrong_types_in_diplomacy_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
+    state = copy.deepcopy(DIP_STATE)
+    mutate(state)
+    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp_path, state)])
+    assert code == 3, (code, out[:500], err)
+    diags = json.loads(out)
+    assert diags and all(d["code"].startswith("S") and "pointer" in d for d in diags), diags
+    assert all(d["pointer"] == "" or d["pointer"].startswith("/") for d in diags), diags
+
+
+UNKNOWN_PLACES = {
+    "unknown-province": lambda s: s["units"][0].update(location="xyz"),
+    "unknown-coast": lambda s: s["units"][0].update(location="vie/nc"),
+    "two-units-in-one-province": lambda s: s["units"].append(dict(s["units"][0], power="turkey")),
+}
+
+
+@pytest.mark.parametrize("mutate", UNKNOWN_PLACES.values(), ids=list(UNKNOWN_PLACES))
+def test_unknown_provinces_in_diplomacy_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
+    state = copy.deepcopy(DIP_STATE)
+    mutate(state)
+    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp_path, state)])
+    assert code == 3, (code, out[:300], err)
+    assert all(d["pointer"].startswith("/units/") for d in json.loads(out))
+
+
+JOMINI_SMALL = json.loads((ROOT / "tests" / "fixtures" / "jomini" / "small.json").read_text())
+JOMINI_WRONG = {
+    "unit-hex-number": lambda s: s["units"][0].update(hex=102),
+    "move-path-text": lambda s: s["moves"][0].update(path="0102"),
+    "units-map": lambda s: s.update(units={}),
+    "missing-board": lambda s: s.pop("board"),
+}
+
+
+@pytest.mark.parametrize("mutate", JOMINI_WRONG.values(), ids=list(JOMINI_WRONG))
+def test_wrong_types_in_jomini_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
+    state = copy.deepcopy(JOMINI_SMALL)
+    mutate(state)
+    code, out, err = run(["run", ROOT / "rulesets/jomini/re.rules", "--state", write_state(tmp_path, state)])
+    assert code == 3, (code, out[:500], err)
+    diags = json.loads(out)
+    assert diags and all("pointer" in d for d in diags), diags
+
+
+@pytest.mark.parametrize("body", ["query main = len(str(fold(range(14), 3, fn(a, i) => a * a)))\n",
+                                  "query main = fold(range(14), 3, fn(a, i) => a * a)\n"], ids=["str", "result"])
+def test_huge_number_as_text_is_located(root: Path, body: str) -> None:
+    code, diags, err = run_rules(root, body)
+    assert code == 1 and diags[0]["line"] == 1, (diags, err)
