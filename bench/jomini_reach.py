@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/jomini_reach.py [--seed N] [--units N] [--size N] [--repeat N]
 
-The board is 99 x 99 (CCRR labels stop at column and row 99) with mixed terrain, roads and rivers,
+The board is 100 x 100 (CCRR labels numbered from 0000) with mixed terrain, roads and rivers,
 and 200 units. ruleval runs the Révolution et Empire ruleset once over all units (one run: the
 grid and the edge-cost map are computed once). networkx runs `single_source_dijkstra_path_length`
 with `cutoff` on the same weighted graph (ruleval's own edge-cost map, query `costs`), one call per
@@ -35,7 +35,7 @@ UNITS = [("infantry", "light"), ("infantry", "medium"), ("infantry", "heavy"), (
 
 def make_state(seed: int, size: int, nunits: int) -> dict[str, Any]:
     rng = random.Random(seed)
-    grid = _hex_grid(size, size, "odd-q")
+    grid = _hex_grid(size, size, "odd-q", 0)
     labels = sorted(grid)
     names, weights = zip(*TERRAIN)
     hexes = {h: {"terrain": t} for h in labels if (t := rng.choices(names, weights)[0]) != "clear"}
@@ -68,7 +68,7 @@ def make_state(seed: int, size: int, nunits: int) -> dict[str, Any]:
             flags["mounted"] = True
         units.append({"id": f"U{i:03d}", "side": rng.choice(["blue", "red"]), "type": kind, "class": cls,
                       "hex": h, "flags": flags})
-    return {"board": {"layout": "odd-q", "cols": size, "rows": size, "hexes": hexes,
+    return {"board": {"layout": "odd-q", "first": 0, "cols": size, "rows": size, "hexes": hexes,
                       "roads": [list(r) for r in sorted(roads)], "edges": edges}, "units": units}
 
 
@@ -86,7 +86,7 @@ def networkx_reach(nx: Any, graphs: dict[str, Any], plan: list[dict[str, Any]]) 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--size", type=int, default=99)
+    ap.add_argument("--size", type=int, default=100)
     ap.add_argument("--units", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

@@ -271,3 +271,12 @@ def test_scripted_and_seeded_dice(root: Path) -> None:
 
 def test_runaway_recursion_is_e005(root: Path) -> None:
     assert eval_error(root, "def down(n) = down(n + 1)\nquery main = down(0)\n") == "E005"
+
+
+def test_hex_grid_numbered_from_zero_holds_100_by_100(root: Path) -> None:
+    grid = value(root, "hex_grid(100, 100, \"odd-q\", 0)")
+    assert len(grid) == 10_000 and "0000" in grid and "9999" in grid
+    assert sorted(grid["0000"]) == ["0001", "0100"]  # a corner has two neighbours on an odd-q board
+    assert value(root, "len(hex_grid(99, 99))") == 99 * 99
+    assert eval_error(root, "query main = hex_grid(3, 3, \"odd-q\", 2)\n") == "E011"
+    assert eval_error(root, "query main = hex_grid(100, 3)\n") == "E011"  # from 1, labels end at 99

@@ -666,13 +666,17 @@ def _hex_adjacent(a: Any, b: Any, layout: Any = "odd-q") -> bool:
     return _hex_distance(a, b, layout) == 1
 
 
-@builtin("hex_grid", 2, 3, doc="adjacency map of a cols x rows board of CCRR labels (from 0101)")
-def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q") -> dict[str, list[str]]:
+@builtin("hex_grid", 2, 4, doc="adjacency map of a cols x rows board of CCRR labels, numbered from `first` "
+                                "(1 by default: 0101; 0 gives 0000 and boards up to 100 x 100)")
+def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> dict[str, list[str]]:
     lay = _layout(layout)
-    if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 99 and 0 < rows <= 99):
-        raise CallError("hex_grid needs 1..99 columns and rows")
+    if first not in (0, 1) or isinstance(first, bool):
+        raise CallError("hex_grid numbers its hexes from 0 or 1")
+    top = 100 - first
+    if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= top and 0 < rows <= top):
+        raise CallError(f"hex_grid needs 1..{top} columns and rows when numbering from {first}")
     # straight from coordinates (same neighbour order as hex_neighbours): boards of 10 000 hexes are common
-    cells = {(c, r): f"{c:02d}{r:02d}" for c in range(1, cols + 1) for r in range(1, rows + 1)}
+    cells = {(c, r): f"{c:02d}{r:02d}" for c in range(first, cols + first) for r in range(first, rows + first)}
     out: dict[str, list[str]] = {}
     for (c, r), lab in cells.items():  # column-major: the labels' sorted order
         q, ar = offset_to_axial(c, r, lay)
