@@ -292,10 +292,10 @@ def _empty_ns(p: Path) -> Any:
     return Namespace(str(p), str(p))
 
 
-def check_paths(paths: list[str | Path]) -> tuple[list[Ruleset], list[Diagnostic]]:
-    """Check every ruleset file under the given files or folders; all diagnostics, sorted."""
+def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list[str]]:
+    """The ``.rules`` files named or found under the given folders, and the paths that do not exist."""
     files: list[Path] = []
-    diags: list[Diagnostic] = []
+    missing: list[str] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
@@ -303,7 +303,14 @@ def check_paths(paths: list[str | Path]) -> tuple[list[Ruleset], list[Diagnostic
         elif p.is_file():
             files.append(p)
         else:
-            diags.append(Diagnostic("C005", f"`{raw}` not found", Span(str(raw))))
+            missing.append(str(raw))
+    return files, missing
+
+
+def check_paths(paths: list[str | Path]) -> tuple[list[Ruleset], list[Diagnostic]]:
+    """Check every ruleset file under the given files or folders; all diagnostics, sorted."""
+    files, missing = ruleset_files(paths)
+    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
     rulesets = [load_ruleset(f) for f in files]
     for rs in rulesets:
         diags.extend(rs.diagnostics)

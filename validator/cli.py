@@ -100,6 +100,23 @@ def _parse_arg(text: str) -> Any:
         return text
 
 
+def parse_dice(text: str | None) -> list[int] | None:
+    """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+
+
+def require_files(ruleset: str, state: str | None) -> None:
+    if not Path(ruleset).is_file():
+        raise UsageError(f"ruleset `{ruleset}` not found")
+    if state is not None and state != "-" and not Path(state).is_file():
+        raise UsageError(f"state `{state}` not found")
+
+
 def _load_for_run(path: str, err: TextIO) -> Any:
     from .api import load_ruleset
 
@@ -114,16 +131,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import RunError
     from .state import read_state_file, read_state_text
 
-    if not Path(args.ruleset).is_file():
-        raise UsageError(f"ruleset `{args.ruleset}` not found")
     if (args.state is None) == (args.batch is None):
         raise UsageError("give exactly one of --state FILE or --batch FILE")
-    dice = None
-    if args.dice is not None:
-        try:
-            dice = [int(x) for x in args.dice.split(",") if x.strip()]
-        except ValueError:
-            raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+    require_files(args.ruleset, args.state)
+    dice = parse_dice(args.dice)
     rs = _load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
@@ -137,8 +148,6 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             state = read_state_text(sys.stdin.read(), "<stdin>")
             shown = "<stdin>"
         else:
-            if not Path(args.state).is_file():
-                raise UsageError(f"state `{args.state}` not found")
             state = read_state_file(Path(args.state))
             shown = args.state
         result = rs.run(state, state_name=shown, **opts)

@@ -140,23 +140,16 @@ def to_svg(dot_text: str) -> str | None:
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import RunError
-    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, _load_for_run, _parse_arg
+    from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, _load_for_run, _parse_arg,
+                      parse_dice, require_files)
     from .diagnostics import DiagnosticError, render_all
     from .state import read_state_file
 
-    if not Path(args.ruleset).is_file():
-        raise UsageError(f"ruleset `{args.ruleset}` not found")
-    if not Path(args.state).is_file():
-        raise UsageError(f"state `{args.state}` not found")
+    require_files(args.ruleset, args.state)
+    dice = parse_dice(args.dice)
     rs = _load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
-    dice = None
-    if args.dice is not None:
-        try:
-            dice = [int(x) for x in args.dice.split(",") if x.strip()]
-        except ValueError:
-            raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
     try:
         state = read_state_file(Path(args.state))
         result = rs.run(state, query=args.query, args=[_parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,

@@ -333,17 +333,9 @@ def _refusal(path: str, message: str) -> Diagnostic:
 
 
 def _files(paths: list[str]) -> tuple[list[Path], list[str]]:
-    files: list[Path] = []
-    missing: list[str] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*.rules") if x.is_file()))
-        elif p.is_file():
-            files.append(p)
-        else:
-            missing.append(raw)
-    return files, missing
+    from .api import ruleset_files
+
+    return ruleset_files(paths)
 
 
 def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -206,14 +206,11 @@ def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
 
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, _load_for_run, _print_diags
+    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, _load_for_run, _print_diags, require_files
     from .api import RunError
     from .state import read_state_file
 
-    if not Path(args.ruleset).is_file():
-        raise UsageError(f"ruleset `{args.ruleset}` not found")
-    if not Path(args.state).is_file():
-        raise UsageError(f"state `{args.state}` not found")
+    require_files(args.ruleset, args.state)
     rs = _load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
