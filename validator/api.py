@@ -93,13 +93,20 @@ class Ruleset:
     def ruleset_state_errors(self, state: Any, shown: str, budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """What a schema cannot say (a place missing from the map, two pieces on one spot): a ruleset may
         declare ``query validate_state`` returning ``[{pointer, message}]``; each item is an S002."""
+        return self._ruleset_state_errors(state, shown, budget)[0]
+
+    def _ruleset_state_errors(self, state: Any, shown: str, budget: int) -> tuple[list[Diagnostic], dict[Any, Any]]:
+        """The S002 diagnostics, and what the check memoized that no die touched (for the run after it)."""
         unit = self.program.query(VALIDATE_QUERY)
         if unit is None or unit.arity:
-            return []
-        found = self._evaluate(Context(state, SeededDice(0), budget=budget), unit, [])
+            return [], {}
+        ctx = Context(state, SeededDice(0), budget=budget)
+        found = self._evaluate(ctx, unit, [])
+        # nothing is shared when the check emitted events: a memoized value would skip emitting them again
+        memo = {} if ctx.events else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted}
         if not isinstance(found, (list, tuple)):
             return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
-                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)]
+                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)], memo
         diags = []
         for item in found:
             item = item if isinstance(item, dict) else {"message": str(to_json(item))}
@@ -107,7 +114,7 @@ class Ruleset:
                                     pointer=str(item.get("pointer", "")),
                                     schema_rule=f"ruleset query `{VALIDATE_QUERY}`"
                                                 + (f" ({', '.join(map(str, item['cites']))})" if item.get("cites") else "")))
-        return diags
+        return diags, memo
 
     def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
         if dice is not None:
@@ -120,10 +127,11 @@ class Ruleset:
         """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics."""
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        checked: dict[Any, Any] = {}
         if validate:
             errors = self.validate_state(state, state_name)
             if not errors:
-                errors = self.ruleset_state_errors(state, state_name, budget)
+                errors, checked = self._ruleset_state_errors(state, state_name, budget)
             if errors:
                 raise RunError(errors, "state")
         unit = self.program.query(query)
@@ -138,6 +146,8 @@ class Ruleset:
         if exact:
             return self._run_exact(state, unit, args, budget, explain)
         ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain)
+        if not explain:  # the same state: what `validate_state` computed (with no die) holds here too
+            ctx.memo.update(checked)
         value = self._evaluate(ctx, unit, args)
         out = self._to_json(value, unit)
         if ctx.events and isinstance(out, dict) and "events" not in out:
@@ -162,7 +172,8 @@ class Ruleset:
                 if default is None:
                     raise RunError([Diagnostic("S002", f"input `{decl.name}` is missing from the state", decl.span,
                                                pointer=decl.pointer,
-                                               help=f"the state needs a value at `{decl.pointer}`, or give the input a `default`")],
+                                               help=f"the state needs a value at `{decl.pointer}`, "
+                                                    "or give the input a `default`")],
                                    "state")
                 value = default([ctx])
             ctx.inputs[(nskey, decl.name)] = value

@@ -74,6 +74,9 @@ class Unit:
     arity: int | None = None  # None: a value, not a function
     uses_decisions: bool = False
     used: bool = False
+    # reads no input, decision, procedure or dice (even indirectly): a value of it is the same in every
+    # run of the program, so a zero-argument one is computed once per program, not once per run
+    state_free: bool = False
 
 
 @dataclass
@@ -136,11 +139,11 @@ class Compiler:
                     arity = len(d.params)
                 self.program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity)
         self._mark_decision_users()
-        for (nskey, key), unit in list(self.program.units.items()):
+        for (nskey, _), unit in list(self.program.units.items()):
             self.ns = self.loaded.namespaces[nskey]
             self.current = unit
             self.compile_unit(unit)
-        for (nskey, key), unit in self.program.units.items():
+        for (nskey, _), unit in self.program.units.items():
             if isinstance(unit.decl, A.CycleDecl):
                 target = self.program.units.get((nskey, unit.decl.name))
                 if target is None or not isinstance(target.decl, A.DecisionDecl):
@@ -174,6 +177,20 @@ class Compiler:
                     changed = True
         for k in users:
             self.program.units[k].uses_decisions = True
+        stateful = {k for k, u in self.program.units.items()
+                    if not isinstance(u.decl, (A.DefDecl, A.ConstDecl, A.TableDecl))}
+        for k, deps in refs.items():
+            if any(n in _DICE_BUILTINS for _, n in deps):  # conservative: a shadowing name counts too
+                stateful.add(k)
+        changed = True
+        while changed:
+            changed = False
+            for k, deps in refs.items():
+                if k not in stateful and deps & stateful:
+                    stateful.add(k)
+                    changed = True
+        for k, u in self.program.units.items():
+            u.state_free = k not in stateful
 
     def compile_unit(self, unit: Unit) -> None:
         d = unit.decl
@@ -231,8 +248,25 @@ class Compiler:
         nslots = scope.nslots
         span = unit.decl.span
         always = not unit.uses_decisions
+        # state-free: kept for the program's life as [value, steps it took]; a hit charges those steps,
+        # so a run with a small budget still stops where it would have. Traced runs compute it afresh.
+        kept: list[Any] = []
+        state_free = unit.state_free
+
+        def kept_value(ctx: Context) -> Any:
+            # charged once per run, as computing it would be; later reads in the run are free
+            memo = ctx.memo
+            if key in memo:
+                return memo[key]
+            ctx.steps += kept[1]
+            if ctx.steps > ctx.budget:
+                raise ctx.over_budget(span)
+            memo[key] = kept[0]
+            return kept[0]
 
         def value(ctx: Context) -> Any:
+            if kept and not ctx.trace:
+                return kept_value(ctx)
             memo = ctx.memo
             # a value reading decisions is final (so cacheable) when no resolution is under way
             cacheable = always or ctx.resolving == 0
@@ -246,6 +280,7 @@ class Compiler:
             ctx.depth += 1
             memo[key] = _PENDING
             rolls = ctx.rolls
+            steps = ctx.steps
             try:
                 result = body(frame)
             finally:
@@ -256,10 +291,19 @@ class Compiler:
                 memo[key] = result
                 if ctx.rolls != rolls:
                     ctx.tainted.add(key)
+                elif state_free and not kept:
+                    kept[:] = [result, ctx.steps - steps]
             return result
 
         def guarded(ctx: Context) -> Any:
-            if ctx.memo.get(key) is _PENDING:
+            if kept and not ctx.trace:
+                return kept_value(ctx)
+            hit = ctx.memo.get(key, _PENDING)
+            if hit is not _PENDING:
+                if ctx.tainted and key in ctx.tainted:
+                    ctx.rolls += 1  # reading a value that depends on dice taints the reader too
+                return hit
+            if key in ctx.memo:  # pending: being computed
                 raise EvalError("E005", f"`{unit.name}` depends on itself", span)
             return value(ctx)
 
@@ -306,6 +350,82 @@ class Compiler:
                     ctx.tainted.add(mkey)
             return result
 
+        # The same, specialised for one and two arguments (most calls): no argument tuples or lists.
+        if nparams == 1:
+            tail = pad
+
+            def invoke1(ctx: Context, a: Any) -> Any:
+                if ctx.trace:
+                    return invoke(ctx, a)
+                ctx.steps += 1
+                if ctx.steps > ctx.budget:
+                    raise ctx.over_budget(span)
+                if ctx.depth >= ctx.depth_limit:
+                    return invoke(ctx, a)  # raises the located E005
+                mkey = None
+                if memoize and (always or ctx.resolving == 0):
+                    ta = type(a)
+                    prim = ta in _PRIMITIVES
+                    mkey = (ukey, a if prim else id(a))
+                    hit = ctx.memo.get(mkey)
+                    if hit is not None:
+                        k = hit[0][0]
+                        if k is a or (prim and type(k) is ta and k == a):
+                            if ctx.tainted and mkey in ctx.tainted:
+                                ctx.rolls += 1
+                            return hit[1]
+                frame = [ctx, a, *tail] if tail else [ctx, a]
+                ctx.depth += 1
+                rolls = ctx.rolls
+                try:
+                    result = body(frame)
+                finally:
+                    ctx.depth -= 1
+                if mkey is not None and (always or ctx.resolving == 0):
+                    ctx.memo[mkey] = ((a,), result)
+                    if ctx.rolls != rolls:
+                        ctx.tainted.add(mkey)
+                return result
+
+            return invoke1
+        if nparams == 2:
+            tail = pad
+
+            def invoke2(ctx: Context, a: Any, b: Any) -> Any:
+                if ctx.trace:
+                    return invoke(ctx, a, b)
+                ctx.steps += 1
+                if ctx.steps > ctx.budget:
+                    raise ctx.over_budget(span)
+                if ctx.depth >= ctx.depth_limit:
+                    return invoke(ctx, a, b)  # raises the located E005
+                mkey = None
+                if memoize and (always or ctx.resolving == 0):
+                    ta, tb = type(a), type(b)
+                    pa, pb = ta in _PRIMITIVES, tb in _PRIMITIVES
+                    mkey = (ukey, a if pa else id(a), b if pb else id(b))
+                    hit = ctx.memo.get(mkey)
+                    if hit is not None:
+                        ka, kb = hit[0]
+                        if ((ka is a or (pa and type(ka) is ta and ka == a))
+                                and (kb is b or (pb and type(kb) is tb and kb == b))):
+                            if ctx.tainted and mkey in ctx.tainted:
+                                ctx.rolls += 1
+                            return hit[1]
+                frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
+                ctx.depth += 1
+                rolls = ctx.rolls
+                try:
+                    result = body(frame)
+                finally:
+                    ctx.depth -= 1
+                if mkey is not None and (always or ctx.resolving == 0):
+                    ctx.memo[mkey] = ((a, b), result)
+                    if ctx.rolls != rolls:
+                        ctx.tainted.add(mkey)
+                return result
+
+            return invoke2
         return invoke
 
     # -- tables
@@ -538,7 +658,6 @@ class Compiler:
         nslots = scope.nslots
         nparams = len(d.params)
         pad = [None] * (nslots - 1 - nparams)
-        name = d.name
         proc_cites = d.cites
         span = d.span
 
@@ -562,7 +681,7 @@ class Compiler:
                     jumps += 1
                     ctx.steps += 1
                     if ctx.steps > ctx.budget:
-                        raise ctx.over_budget(span)
+                        raise ctx.over_budget(span) from None
                     i = index[g.target]
                 except StopSignal:
                     status = "stopped"
@@ -675,10 +794,10 @@ class Compiler:
                 close = difflib.get_close_matches(s.target, self.proc_steps, 1)
                 self.error("C017", f"no step named `{s.target}`", s.span,
                            help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(self.proc_steps)}")
-            target = s.target
+            step_name = s.target
 
             def run_goto(f: list[Any]) -> None:
-                raise GotoSignal(target)
+                raise GotoSignal(step_name)
 
             return run_goto, env
         if isinstance(s, A.Stop):
@@ -737,19 +856,16 @@ class Compiler:
         return method(e, env, scope)  # type: ignore[no-any-return]
 
     def x_Int(self, e: A.Int, env: Env, scope: FnScope) -> Ev:
-        v = e.value
-        return lambda f: v
+        return _const(e.value)
 
     def x_Str(self, e: A.Str, env: Env, scope: FnScope) -> Ev:
-        v = e.value
-        return lambda f: v
+        return _const(e.value)
 
     def x_Bool(self, e: A.Bool, env: Env, scope: FnScope) -> Ev:
-        v = e.value
-        return lambda f: v
+        return _const(e.value)
 
     def x_NoneLit(self, e: A.NoneLit, env: Env, scope: FnScope) -> Ev:
-        return lambda f: None
+        return _const(None)
 
     def x_Dice(self, e: A.Dice, env: Env, scope: FnScope) -> Ev:
         spec = DiceSpec(e.count, e.sides)
@@ -767,7 +883,9 @@ class Compiler:
             hops += 1
         slot = loc.slot
         if hops == 0:
-            return lambda f: f[slot]
+            get = lambda f: f[slot]  # noqa: E731
+            get.slot = slot  # type: ignore[attr-defined]
+            return get
         if hops == 1:
             return lambda f: f[1][slot]
 
@@ -824,9 +942,9 @@ class Compiler:
                 return lambda f: unit.fn(f[0])  # type: ignore[misc]
             return lambda f: unit.fn
         if kind == "data":
-            return lambda f: obj
+            return _const(obj)
         if kind == "enum":
-            return lambda f: name
+            return _const(name)
         if kind == "builtin":
             b: Builtin = obj
             return lambda f: _builtin_value(b, span)
@@ -838,6 +956,8 @@ class Compiler:
 
     def x_ListLit(self, e: A.ListLit, env: Env, scope: FnScope) -> Ev:
         items = [self.expr(i, env, scope) for i in e.items]
+        if all(hasattr(i, "const") for i in items):
+            return _const([i.const for i in items])  # type: ignore[attr-defined]
         return lambda f: [i(f) for i in items]
 
     def x_SetLit(self, e: A.SetLit, env: Env, scope: FnScope) -> Ev:
@@ -859,6 +979,8 @@ class Compiler:
                 self.error("C002", f"field `{k}` appears twice", e.span)
             seen.add(k)
         items = [(k, self.expr(v, env, scope)) for k, v in e.items]
+        if all(hasattr(v, "const") for _, v in items):
+            return _const({k: v.const for k, v in items})  # type: ignore[attr-defined]
         return lambda f: {k: v(f) for k, v in items}
 
     def x_MapLit(self, e: A.MapLit, env: Env, scope: FnScope) -> Ev:
@@ -907,6 +1029,10 @@ class Compiler:
                 else:
                     yield from gen(f, depth + 1)
 
+        if len(loops) == 1:
+            single = self._single_loop(e.kind, loops[0], elem, key, span)
+            if single is not None:
+                return single
         if len(loops) == 1 and len(loops[0][1]) == 1 and e.kind == "list":
             it0, (slot0,), cond0, lspan0 = loops[0]
 
@@ -944,6 +1070,86 @@ class Compiler:
                     raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
             return make_map
         return lambda f: (elem(g) for g in gen(f))
+
+    def _single_loop(self, kind: str, loop: tuple[Ev, tuple[int, ...], Ev | None, Span], elem: Ev, key: Ev | None,
+                     span: Span) -> Ev | None:
+        """One `for` (the common case), as a plain Python loop: no nested generators."""
+        it0, slots, cond0, lspan0 = loop
+        budgeted = (list, tuple, dict, frozenset, set)
+
+        def items(f: list[Any]) -> Any:
+            seq = _iterate(it0(f), lspan0)
+            if isinstance(seq, budgeted):
+                ctx = f[0]
+                ctx.steps += len(seq)
+                if ctx.steps > ctx.budget:
+                    raise ctx.over_budget(lspan0)
+            return seq
+
+        slot0 = slots[0]
+        if len(slots) == 1:
+            def walk(f: list[Any]) -> Any:
+                for x in items(f):
+                    f[slot0] = x
+                    if cond0 is None or cond0(f):
+                        yield f
+        elif len(slots) == 2:
+            s0, s1 = slots
+
+            def walk(f: list[Any]) -> Any:
+                seq = items(f)
+                if isinstance(seq, dict):
+                    for x, y in seq.items():
+                        f[s0] = x
+                        f[s1] = y
+                        if cond0 is None or cond0(f):
+                            yield f
+                    return
+                for x in seq:
+                    _unpack(f, slots, x, seq, lspan0)
+                    if cond0 is None or cond0(f):
+                        yield f
+        else:
+            return None
+        if kind == "list" and len(slots) == 1:
+            return None  # the list fast path below
+        if kind == "list":
+            return lambda f: [elem(g) for g in walk(f)]
+        if kind == "set":
+            def make_set(f: list[Any]) -> frozenset[Any]:
+                try:
+                    if len(slots) == 1:
+                        out = []
+                        for x in items(f):
+                            f[slot0] = x
+                            if cond0 is None or cond0(f):
+                                out.append(elem(f))
+                        return frozenset(out)
+                    return frozenset([elem(g) for g in walk(f)])
+                except TypeError:
+                    raise EvalError("E009", "set items must be numbers, text or lists", span) from None
+            return make_set
+        if kind == "map":
+            assert key is not None
+
+            def make_map(f: list[Any]) -> dict[Any, Any]:
+                out = {}
+                try:
+                    if len(slots) == 1:
+                        for x in items(f):
+                            f[slot0] = x
+                            if cond0 is None or cond0(f):
+                                k = key(f)  # the key first, as everywhere (dice are rolled in order)
+                                out[k] = elem(f)
+                    else:
+                        for g in walk(f):
+                            k = key(g)
+                            out[k] = elem(g)
+                except TypeError:
+                    raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
+                return out
+            return make_map
+        return lambda f: (elem(g) for g in walk(f))
 
     def x_Let(self, e: A.Let, env: Env, scope: FnScope) -> Ev:
         value = self.expr(e.value, env, scope)
@@ -1014,6 +1220,11 @@ class Compiler:
         a = self.expr(e.left, env, scope)
         b = self.expr(e.right, env, scope)
         span, op = e.span, e.op
+        if op in ("==", "!=") and hasattr(b, "const") and not hasattr(a, "const"):
+            c = b.const  # type: ignore[attr-defined]
+            if op == "==":
+                return lambda f: a(f) == c
+            return lambda f: a(f) != c
         if op == "==":
             return lambda f: a(f) == b(f)
         if op == "!=":
@@ -1136,15 +1347,30 @@ class Compiler:
         obj = self.expr(e.obj, env, scope)
         name, span = e.name, e.span
 
+        def fail(o: Any) -> Any:
+            if hasattr(o, "get"):  # a mapping that is not a plain dict
+                return o.get(name)
+            if o is None:
+                raise EvalError("E002", f"field `{name}` of none", span,
+                                help=f"guard with `x != none`, or use `(x ?? default).{name}`")
+            raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
+
+        if hasattr(obj, "const") and type(obj.const) is dict:  # type: ignore[attr-defined]
+            return _const(obj.const.get(name))  # type: ignore[attr-defined]
+        slot = getattr(obj, "slot", None)
+        if slot is not None:
+            def local_field(f: list[Any]) -> Any:
+                o = f[slot]
+                if type(o) is dict:
+                    return o.get(name)
+                return fail(o)
+            return local_field
+
         def field(f: list[Any]) -> Any:
             o = obj(f)
-            try:
+            if type(o) is dict:
                 return o.get(name)
-            except AttributeError:
-                if o is None:
-                    raise EvalError("E002", f"field `{name}` of none", span,
-                                    help=f"guard with `x != none`, or use `(x ?? default).{name}`") from None
-                raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span) from None
+            return fail(o)
 
         return field
 
@@ -1166,8 +1392,7 @@ class Compiler:
         key = self.expr(e.keys[0], env, scope)
         span = e.span
 
-        def index(f: list[Any]) -> Any:
-            o, k = obj(f), key(f)
+        def slow(o: Any, k: Any) -> Any:
             if isinstance(o, dict):
                 try:
                     return o.get(k)
@@ -1182,6 +1407,27 @@ class Compiler:
             if o is None:
                 raise EvalError("E002", "indexing none", span)
             raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
+
+        kslot = getattr(key, "slot", None)
+        if kslot is not None:
+            def index_local(f: list[Any]) -> Any:
+                o, k = obj(f), f[kslot]
+                if type(o) is dict:
+                    try:
+                        return o.get(k)
+                    except TypeError:
+                        pass
+                return slow(o, k)
+            return index_local
+
+        def index(f: list[Any]) -> Any:
+            o, k = obj(f), key(f)
+            if type(o) is dict:
+                try:
+                    return o.get(k)
+                except TypeError:
+                    pass
+            return slow(o, k)
 
         return index
 
@@ -1244,6 +1490,9 @@ class Compiler:
                     return lambda f: None
                 if len(args) == 1:
                     a0 = args[0]
+                    s0 = getattr(a0, "slot", None)
+                    if s0 is not None:
+                        return lambda f: unit.fn(f[0], f[s0])  # type: ignore[misc]
                     return lambda f: unit.fn(f[0], a0(f))  # type: ignore[misc]
                 if len(args) == 2:
                     a0, a1 = args
@@ -1284,6 +1533,71 @@ class Compiler:
         fn = b.fn
         needs_ctx = b.needs_ctx
 
+        def failed(f: list[Any], err: Exception) -> Exception:
+            if isinstance(err, EvalError):
+                if not err.span.line:  # raised deep in a built-in (e.g. dice): locate it at the call
+                    err.span = span
+                return err
+            if isinstance(err, CallError):
+                if f[0].steps > f[0].budget:  # a built-in that ran out of steps: the budget, not the argument
+                    return f[0].over_budget(span)
+                return EvalError("E011", f"{b.name}: {err}", span)
+            if isinstance(err, TypeError):
+                return EvalError("E001", f"{b.name}: {err}", span)
+            return EvalError("E005", f"{b.name}: recursion too deep", span)
+
+        # one- and two-argument calls without lists of values (the arguments are evaluated outside the
+        # `try`, as below: only the built-in's own errors are located at the call)
+        handled = (CallError, EvalError, TypeError, RecursionError)
+        if not kwfns and len(args) == 1:
+            a0 = args[0]
+            if needs_ctx:
+                def call1c(f: list[Any]) -> Any:
+                    x = a0(f)
+                    try:
+                        return fn(f[0], x)
+                    except handled as err:
+                        if isinstance(err, EvalError):
+                            failed(f, err)
+                            raise
+                        raise failed(f, err) from None
+                return call1c
+
+            def call1(f: list[Any]) -> Any:
+                x = a0(f)
+                try:
+                    return fn(x)
+                except handled as err:
+                    if isinstance(err, EvalError):
+                        failed(f, err)
+                        raise
+                    raise failed(f, err) from None
+            return call1
+        if not kwfns and len(args) == 2:
+            a0, a1 = args
+            if needs_ctx:
+                def call2c(f: list[Any]) -> Any:
+                    x, y = a0(f), a1(f)
+                    try:
+                        return fn(f[0], x, y)
+                    except handled as err:
+                        if isinstance(err, EvalError):
+                            failed(f, err)
+                            raise
+                        raise failed(f, err) from None
+                return call2c
+
+            def call2(f: list[Any]) -> Any:
+                x, y = a0(f), a1(f)
+                try:
+                    return fn(x, y)
+                except handled as err:
+                    if isinstance(err, EvalError):
+                        failed(f, err)
+                        raise
+                    raise failed(f, err) from None
+            return call2
+
         def call(f: list[Any]) -> Any:
             vals = [a(f) for a in args] + [v(f) for v in kwfns]
             try:
@@ -1309,6 +1623,14 @@ class Compiler:
 
 _PENDING = object()
 _PRIMITIVES = (str, int, bool, type(None))
+_DICE_BUILTINS = frozenset({"roll", "roll_hits"})
+
+
+def _const(value: Any) -> Ev:
+    """An expression whose value is known when compiling; ``.const`` lets enclosing ones fold it."""
+    ev = lambda f: value  # noqa: E731
+    ev.const = value  # type: ignore[attr-defined]
+    return ev
 
 
 def _same_args(kept: tuple[Any, ...], args: tuple[Any, ...]) -> bool:

@@ -7,6 +7,7 @@ and the schema keyword that failed; nothing runs on an invalid state.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -61,13 +62,35 @@ def _validator(schema_json: str) -> Any:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
+_BY_ID: dict[int, tuple[Any, Any, Any]] = {}
+
+
+def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
+    """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object."""
+    kept = _BY_ID.get(id(schema))
+    if kept is not None and kept[0] is schema:
+        return kept[1], kept[2]
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    fast = fast_check(schema)
+    if len(_BY_ID) >= 64:
+        _BY_ID.clear()
+    _BY_ID[id(schema)] = (schema, validator, fast)  # the schema is kept, so its id is never reused
+    return validator, fast
+
+
 def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagnostic]:
     import jsonschema
 
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True))
+        validator, fast = _validators(schema)
     except jsonschema.SchemaError as exc:
         return [Diagnostic("C015", f"the ruleset's state schema is invalid: {exc.message}", Span(shown))]
+    if fast is not None:
+        try:
+            if fast(state):  # accepted: jsonschema would find nothing; otherwise it says what is wrong
+                return []
+        except RecursionError:
+            pass
     diags = []
     try:
         errors = sorted(validator.iter_errors(state), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
@@ -99,3 +122,165 @@ def resolve_pointer(state: Any, ptr: str) -> tuple[bool, Any]:
         else:
             return False, None
     return True, cur
+
+
+# ---------------------------------------------------------------- a fast acceptance check
+#
+# jsonschema's general machinery costs milliseconds per state. `fast_check` compiles a schema that
+# uses only the common keywords below into closures answering "certainly valid?". It is conservative:
+# it answers False whenever it is not sure (an unusual type, a float where an integer is wanted, an
+# enum of non-text values...), and a False only sends the state to jsonschema, which gives the real
+# verdict and the diagnostics. A schema with any other keyword gets no fast check at all.
+
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment", "deprecated", "readOnly",
+                          "writeOnly", "$defs", "definitions"})
+_FAST_DRAFTS = frozenset({"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema"})
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def fast_check(schema: Any) -> Any:
+    """A closure ``state -> bool`` (True only when the state is certainly valid), or None."""
+    if not isinstance(schema, dict) or schema.get("$schema") not in _FAST_DRAFTS:
+        return None
+    refs: dict[str, Any] = {}
+
+    def resolve(ref: Any) -> Any:
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            raise _Unsupported(ref)
+        if ref in refs:
+            return lambda x: refs[ref](x)
+        refs[ref] = None
+        node: Any = schema
+        for raw in ref[2:].split("/") if ref != "#" else []:
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if "%" in part or not isinstance(node, dict) or part not in node:
+                raise _Unsupported(ref)
+            node = node[part]
+        refs[ref] = build(node, False)
+        return lambda x: refs[ref](x)
+
+    def build(s: Any, root: bool) -> Any:
+        if s is True:
+            return lambda x: True
+        if not isinstance(s, dict):
+            raise _Unsupported(s)
+        checks: list[Any] = []
+        for k, v in s.items():
+            if k in _ANNOTATIONS or (root and k in ("$schema", "$id")):
+                continue
+            checks.append(keyword(k, v, s))
+        if not checks:
+            return lambda x: True
+        if len(checks) == 1:
+            return checks[0]
+        items = tuple(checks)
+        return lambda x: all(c(x) for c in items)
+
+    def keyword(k: str, v: Any, s: dict[str, Any]) -> Any:
+        if k == "$ref":
+            return resolve(v)
+        if k == "type":
+            names = [v] if isinstance(v, str) else v
+            if not isinstance(names, list) or not names:
+                raise _Unsupported(v)
+            tests = tuple(_type_test(n) for n in names)
+            return lambda x: any(t(x) for t in tests)
+        if k == "enum":
+            if not isinstance(v, list) or not v:
+                raise _Unsupported(v)
+            texts = frozenset(e for e in v if isinstance(e, str))
+            return lambda x: type(x) is str and x in texts  # other values: jsonschema decides
+        if k == "const":
+            if not isinstance(v, str):
+                raise _Unsupported(v)
+            return lambda x: type(x) is str and x == v
+        if k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
+            if type(v) is not int:
+                raise _Unsupported(v)
+            kind = {"L": str, "I": list, "P": dict}[k[3]]
+            if k.startswith("min"):
+                return lambda x: type(x) is not kind or len(x) >= v
+            return lambda x: type(x) is not kind or len(x) <= v
+        if k in ("minimum", "maximum"):
+            if type(v) not in (int, float):
+                raise _Unsupported(v)
+            if k == "minimum":
+                return lambda x: type(x) not in (int, float) or x >= v
+            return lambda x: type(x) not in (int, float) or x <= v
+        if k == "pattern":
+            if not isinstance(v, str):
+                raise _Unsupported(v)
+            rx = re.compile(v)
+            return lambda x: type(x) is not str or rx.search(x) is not None
+        if k == "required":
+            if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
+                raise _Unsupported(v)
+            need = tuple(v)
+            return lambda x: type(x) is not dict or all(p in x for p in need)
+        if k == "properties":
+            if not isinstance(v, dict):
+                raise _Unsupported(v)
+            props = {p: build(sub, False) for p, sub in v.items()}
+
+            def properties(x: Any) -> bool:
+                if type(x) is not dict:
+                    return True
+                for p, check in props.items():
+                    if p in x and not check(x[p]):
+                        return False
+                return True
+            return properties
+        if k == "additionalProperties":
+            if "patternProperties" in s:
+                raise _Unsupported(k)
+            known = frozenset(s.get("properties", {}))
+            if v is False:
+                return lambda x: type(x) is not dict or all(type(p) is str and p in known for p in x)
+            extra = build(v, False)
+            return lambda x: type(x) is not dict or all(type(p) is str and (p in known or extra(x[p])) for p in x)
+        if k == "propertyNames":
+            name_ok = build(v, False)
+            return lambda x: type(x) is not dict or all(type(p) is str and name_ok(p) for p in x)
+        if k == "items":
+            if isinstance(v, list):
+                raise _Unsupported(k)
+            item = build(v, False)
+            return lambda x: type(x) is not list or all(item(i) for i in x)
+        if k == "uniqueItems":
+            if v is False:
+                return lambda x: True
+            if v is not True:
+                raise _Unsupported(v)
+            return lambda x: type(x) is not list or (all(type(i) is str for i in x) and len(set(x)) == len(x))
+        if k == "anyOf":
+            if not isinstance(v, list) or not v:
+                raise _Unsupported(v)
+            subs = tuple(build(sub, False) for sub in v)
+            return lambda x: any(c(x) for c in subs)
+        raise _Unsupported(k)
+
+    try:
+        return build(schema, True)
+    except (_Unsupported, re.error, RecursionError):
+        return None
+
+
+def _type_test(name: Any) -> Any:
+    if name == "string":
+        return lambda x: type(x) is str
+    if name == "integer":
+        return lambda x: type(x) is int
+    if name == "number":
+        return lambda x: type(x) in (int, float)
+    if name == "boolean":
+        return lambda x: type(x) is bool
+    if name == "null":
+        return lambda x: x is None
+    if name == "object":
+        return lambda x: type(x) is dict
+    if name == "array":
+        return lambda x: type(x) is list
+    raise _Unsupported(name)

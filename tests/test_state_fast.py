@@ -1,0 +1,93 @@
+"""The fast acceptance check in front of jsonschema may only ever say "certainly valid" when
+jsonschema agrees: mutated states of every bundled schema are checked both ways."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.state import fast_check
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _his_state() -> Any:
+    doc = yaml.safe_load((ROOT / "tests" / "cases" / "his" / "interception.yaml").read_text(encoding="utf-8"))
+    return doc["cases"][0]["state"]
+
+
+SAMPLES = {
+    "diplomacy": json.loads((ROOT / "tests/cases/diplomacy/examples/movement_1901.json").read_text()),
+    "jomini": json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text()),
+    "his": _his_state(),
+}
+SCHEMAS = {name: json.loads((ROOT / "schemas" / name / "state.schema.json").read_text()) for name in SAMPLES}
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 200) | st.floats(allow_nan=False, width=32)
+    | st.text(max_size=6) | st.sampled_from(["army", "fleet", "0304", "lon", "stp/sc", "spring", "odd-q"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(v: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [here]
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += _paths(x, here + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += _paths(x, here + (i,))
+    return out
+
+
+def _mutate(state: Any, path: tuple[Any, ...], how: str, value: Any) -> Any:
+    state = copy.deepcopy(state)
+    if not path:
+        return value
+    parent = state
+    for p in path[:-1]:
+        parent = parent[p]
+    last = path[-1]
+    if how == "replace":
+        parent[last] = value
+    elif how == "delete":
+        del parent[last]
+    elif how == "add" and isinstance(parent[last], dict):
+        parent[last]["zz_extra"] = value
+    elif how == "add" and isinstance(parent[last], list):
+        parent[last].append(value)
+    else:
+        parent[last] = value
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_fast_check_is_active_and_accepts_the_sample(name: str) -> None:
+    fast = fast_check(SCHEMAS[name])
+    assert fast is not None, f"the fast check does not cover the {name} schema, so this test would prove nothing"
+    assert fast(SAMPLES[name]) is True
+    assert not list(jsonschema.Draft202012Validator(SCHEMAS[name]).iter_errors(SAMPLES[name]))
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fast_check_never_accepts_what_jsonschema_rejects(name: str, data: Any) -> None:
+    sample, schema = SAMPLES[name], SCHEMAS[name]
+    path = data.draw(st.sampled_from(_paths(sample)))
+    how = data.draw(st.sampled_from(["replace", "delete", "add"]))
+    state = _mutate(sample, path, how, data.draw(json_values))
+    cls = jsonschema.validators.validator_for(schema)
+    valid = not list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(state))
+    if fast_check(schema)(state):
+        assert valid, f"fast check accepted an invalid state (mutation {how} at {path})"
