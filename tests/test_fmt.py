@@ -125,3 +125,8 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
     r = cli("fmt", "--check", str(bad))
     assert r.code == 1 and "error[P" in r.err
     assert cli("fmt", str(tmp_path / "missing.rules")).code == 2
+
+
+def test_bundled_rulesets_are_in_canonical_form(cli) -> None:
+    result = cli("fmt", "--check", str(ROOT / "rulesets"))
+    assert result.code == 0, result.out + result.err

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .diagnostics import Span
-from .runtime import Context, EvalError
+from .runtime import Context
 
 
 @dataclass(frozen=True)
@@ -572,7 +572,8 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
     return best
 
 
-@builtin("path_cost", 3, ctx=True, doc="path_cost(path, cost, start_cost): total cost of entering each node after the first; none if one cannot be entered")
+@builtin("path_cost", 3, ctx=True, doc="path_cost(path, cost, start_cost): start_cost plus the cost of entering each node "
+                                      "after the first; none if one cannot be entered")
 def _path_cost(ctx: Context, path: Any, cost: Any, start: Any = 0) -> Any:
     total = start
     nodes = list(_iter(path, "path_cost"))

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .diagnostics import Diagnostic, DiagnosticError, Span, render_all, sort_diagnostics, to_json_text
+from .diagnostics import Diagnostic, DiagnosticError, render_all, to_json_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 from .testing import Case, Suite, load_suite, run_case
@@ -81,14 +82,17 @@ def traced_cites(case: Case) -> set[str]:
 
 def measure(suite: Suite) -> list[RulesetCoverage]:
     from .api import load_ruleset
+    from .loader import display_path
 
     by_ruleset: dict[str, RulesetCoverage] = {}
     for case in suite.cases:
-        cov = by_ruleset.get(case.ruleset)
+        # case files in different folders reach one ruleset by different relative paths
+        name = display_path(Path(case.ruleset).resolve())
+        cov = by_ruleset.get(name)
         if cov is None:
             rs = load_ruleset(case.ruleset)
             cat = sorted(rs.clauses) if rs.clauses is not None else None
-            cov = by_ruleset[case.ruleset] = RulesetCoverage(case.ruleset, cat)
+            cov = by_ruleset[name] = RulesetCoverage(name, cat)
         cov.cases += 1
         outcome = run_case(case)
         named = case.data.get("clauses") or []

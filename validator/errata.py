@@ -161,7 +161,7 @@ def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> 
     gen = next((rs for rs in (new, old) if "generate" in rs.queries()), None)
     if gen is None or count <= 0:
         return [], (None if count <= 0 else "neither ruleset has `query generate(seed)`: only the cases were tried")
-    probes = []
+    probes: list[Any] = []
     blank = generator_state(gen)
     for s in range(seed, seed + count):
         try:

@@ -140,7 +140,7 @@ def to_svg(dot_text: str) -> str | None:
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import RunError
-    from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, _load_for_run, _parse_arg,
+    from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, _load_for_run, _parse_arg,
                       parse_dice, require_files)
     from .diagnostics import DiagnosticError, render_all
     from .state import read_state_file

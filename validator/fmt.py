@@ -288,7 +288,7 @@ def _render(lines: list[_Line | None]) -> str:
         if ln is None:
             rendered.append(None)
             continue
-        code = texts.get(k) if k in texts else _join(ln.toks)
+        code = texts[k] if k in texts else _join(ln.toks)
         text = " " * ln.indent + code if ln.toks else " " * ln.indent
         if ln.comment is not None:
             text = (text + "  " + ln.comment) if ln.toks else text + ln.comment

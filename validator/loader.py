@@ -111,7 +111,8 @@ def load_data_file(path: Path, shown: str, span: Span | None = None) -> tuple[An
         except UnicodeDecodeError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8", Span(shown, 1, 1, 1, 2)))
         except json.JSONDecodeError as exc:
-            diags.append(Diagnostic("C008", f"invalid JSON: {exc.msg}", Span(shown, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)))
+            where = Span(shown, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+            diags.append(Diagnostic("C008", f"invalid JSON: {exc.msg}", where))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)

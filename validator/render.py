@@ -116,8 +116,8 @@ def to_svg(drawing: dict[str, Any]) -> str:
         return centres[key]
 
     hexes = [(h, at(h.get("label"))) for h in _items(drawing, "hexes")]
-    hexes = [(h, c) for h, c in hexes if c is not None]
-    every = [c for _, c in hexes] or [(0.0, 0.0)]
+    placed: list[tuple[Any, tuple[float, float]]] = [(h, c) for h, c in hexes if c is not None]
+    every: list[tuple[float, float]] = [c for _, c in placed] or [(0.0, 0.0)]
     for key in ("tokens", "marks"):
         every += [c for c in (at(x.get("label")) for x in _items(drawing, key)) if c is not None]
     title = drawing.get("title")
@@ -139,7 +139,7 @@ def to_svg(drawing: dict[str, Any]) -> str:
         out.append(f'<text class="title" x="{min_x + MARGIN:.1f}" y="{min_y + 22:.1f}" font-size="16" '
                    f'font-weight="bold">{escape(str(title))}</text>')
     out.append('<g class="hexes">')
-    for h, (x, y) in hexes:
+    for h, (x, y) in placed:
         out.append(f'<polygon class="hex" data-label={_attr(h.get("label"), "")} points="{_pts(geo.corners(x, y))}" '
                    f'fill={_attr(h.get("fill"), "#ffffff")} stroke="#9a9a9a" stroke-width="1"/>')
         if h.get("text") not in (None, ""):
@@ -181,7 +181,7 @@ def to_svg(drawing: dict[str, Any]) -> str:
                        f'text-anchor="middle">{escape(str(t.get("text") or ""))}</text>')
     out.append('</g><g class="paths">')
     for p in _items(drawing, "paths"):
-        labels = p.get("labels") if isinstance(p.get("labels"), list) else []
+        labels: list[Any] = p["labels"] if isinstance(p.get("labels"), list) else []
         pts = [c for c in (at(label) for label in labels) if c is not None]
         if len(pts) >= 2:
             out.append(f'<polyline points="{_pts(pts)}" fill="none" stroke={_attr(p.get("stroke"), "#000")} '

@@ -219,7 +219,8 @@ class RandomValue:
         values = sorted(v + self.offset for v in self.base)
         if len(values) == 1:
             return str(values[0])
-        return f"{self.label}{self.offset:+d}: {values[0]}..{values[-1]}" if self.offset else f"{self.label}: {values[0]}..{values[-1]}"
+        label = f"{self.label}{self.offset:+d}" if self.offset else self.label
+        return f"{label}: {values[0]}..{values[-1]}"
 
 
 class ExactDice(DiceSource):

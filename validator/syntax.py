@@ -87,7 +87,8 @@ def parse_error(err: UnexpectedInput, path: str, text: str) -> Diagnostic:
             help_ = (help_ or "") + f"; `{tok}` is a keyword"
         return Diagnostic("P001", msg, Span(path, line, col, line, end), help=help_)
     if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        pos = err.pos_in_stream or 0
+        ch = text[pos] if 0 <= pos < len(text) else "?"
         help_ = None
         if ch == "'":
             help_ = 'strings use double quotes: "..."'

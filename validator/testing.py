@@ -196,7 +196,7 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
 
 def refresh(expected: Any, actual: Any) -> Any:
     """``--update``: the actual values, in the shape of what the case already expects."""
-    if isinstance(expected, dict) and isinstance(actual, dict) and not ("approx" in expected):
+    if isinstance(expected, dict) and isinstance(actual, dict) and "approx" not in expected:
         return {k: refresh(v, actual[k]) if k in actual else v for k, v in expected.items()}
     return actual
 
@@ -233,8 +233,8 @@ def run_case(case: Case) -> Outcome:
                         dice=data.get("dice"), exact=bool(data.get("exact") or data.get("probabilities")),
                         state_name=f"{case.file}#{case.id}")
     except (RunError, DiagnosticError) as exc:
-        codes = [d.code for d in exc.diagnostics]
-        if want_error and want_error in codes:
+        raised = [d.code for d in exc.diagnostics]
+        if want_error and want_error in raised:
             return _finish(case, "passed", "", started)
         d = exc.diagnostics[0]
         where = f"{d.span.file}#{d.pointer}" if d.pointer is not None else str(d.span)
@@ -306,9 +306,9 @@ def update_files(suite: Suite, outcomes: list[Outcome]) -> int:
     for file, items in by_file.items():
         doc = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
         for c in doc["cases"]:
-            o = items.get(str(c.get("id")))
-            if o is not None:
-                c["expect"] = refresh(c["expect"], o.actual)
+            found = items.get(str(c.get("id")))
+            if found is not None:
+                c["expect"] = refresh(c["expect"], found.actual)
                 count += 1
         changed_files[file] = doc
     for file, doc in changed_files.items():
