@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# `ruleval check` keeps results in a cache folder: the tests use their own, never the user's.
+os.environ.setdefault("RULEVAL_CACHE_DIR", tempfile.mkdtemp(prefix="ruleval-test-cache-"))
 
 
 class CliResult:

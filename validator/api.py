@@ -288,9 +288,11 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
             except OSError:
                 pass
-        for b in ns.data.values():
+        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path]:
+            if dep is None:
+                continue
             try:
-                files[str(Path(b.path).resolve())] = Path(b.path).stat().st_mtime_ns
+                files[str(Path(dep).resolve())] = Path(dep).stat().st_mtime_ns
             except OSError:
                 pass
     rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
@@ -318,14 +320,45 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
     return files, missing
 
 
-def check_paths(paths: list[str | Path]) -> tuple[list[Ruleset], list[Diagnostic]]:
-    """Check every ruleset file under the given files or folders; all diagnostics, sorted."""
+@dataclass
+class CheckedRuleset:
+    """A ruleset's check result from the check cache: its diagnostics, sources read on demand."""
+
+    path: str
+    diagnostics: list[Diagnostic]
+
+    @property
+    def sources(self) -> dict[str, str]:
+        out = {}
+        for f in {d.span.file for d in self.diagnostics}:
+            try:
+                out[f] = Path(f).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass
+        return out
+
+
+def check_paths(paths: list[str | Path], use_cache: bool = True) -> tuple[list[Any], list[Diagnostic]]:
+    """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
+    ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
+    again (see ``checkcache``)."""
+    from . import checkcache
+
     files, missing = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
-    rulesets = [load_ruleset(f) for f in files]
-    for rs in rulesets:
-        diags.extend(rs.diagnostics)
-    return rulesets, sort_diagnostics(diags)
+    results: list[Any] = []
+    for f in files:
+        cached = checkcache.lookup(f) if use_cache else None
+        if cached is not None:
+            results.append(CheckedRuleset(display_path(f), cached))
+            continue
+        rs = load_ruleset(f)
+        if use_cache:
+            checkcache.store(f, list(rs.files), rs.diagnostics)
+        results.append(rs)
+    for r in results:
+        diags.extend(r.diagnostics)
+    return results, sort_diagnostics(diags)
 
 
 def parse_file(path: str | Path) -> A.Module:

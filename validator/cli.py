@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--format", choices=["text", "json", "sarif", "github", "junit"], default="text")
     p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="check every ruleset afresh (results of unchanged rulesets are otherwise reused)")
 
     p = sub.add_parser("run", help="run a ruleset on a state")
     p.add_argument("ruleset")
@@ -77,7 +79,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import check_paths
     from . import report
 
-    rulesets, diags = check_paths(args.paths)
+    rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache)
     sources: dict[str, str] = {}
     for rs in rulesets:
         sources.update(rs.sources)

@@ -49,6 +49,7 @@ class Namespace:
     import_spans: dict[str, Span] = field(default_factory=dict)
     clauses: dict[str, str] | None = None
     clauses_span: Span | None = None
+    clauses_path: str | None = None
     schema: dict[str, Any] | None = None
     schema_path: str | None = None
     header: A.Header | None = None
@@ -264,6 +265,7 @@ class Loader:
             return
         ns.clauses = {str(k): str(v) for k, v in entries.items()}
         ns.clauses_span = span
+        ns.clauses_path = display_path(target)
 
     def bind_decl(self, ns: Namespace, decl: A.Decl, module_path: str, is_variant: bool) -> None:
         name = decl_key(decl)

@@ -1,0 +1,80 @@
+"""The check cache: unchanged rulesets are not parsed again; any change to any file they read
+(module, extended base, data, schema, catalogue) brings a fresh check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from validator import api, checkcache
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RULEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULEVAL_NO_CACHE", raising=False)
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "ruleval.toml").write_text("")
+    (root / "clauses.yaml").write_text("clauses: {R-1: a rule}\n")
+    (root / "data.yaml").write_text("k: 3\n")
+    (root / "base.rules").write_text('clauses "clauses.yaml"\nimport "data.yaml" as data\n'
+                                     'rule r cite "R-1" = data.k\nquery main = r\n')
+    (root / "variant.rules").write_text('extends "base.rules"\noverride rule r cite "R-1" = data.k + 1\n')
+    monkeypatch.chdir(root)
+    return root
+
+
+def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*a, **k):
+        raise AssertionError("the ruleset was loaded although nothing changed")
+    monkeypatch.setattr(api, "load_ruleset", refuse)
+
+
+def test_second_check_reuses_the_result(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, diags = api.check_paths(["."])
+    assert len(first) == 2 and not diags
+    _no_parsing(monkeypatch)
+    again, diags2 = api.check_paths(["."])
+    assert [r.path for r in again] == [r.path for r in first] and diags2 == diags
+
+
+@pytest.mark.parametrize("changed", ["base.rules", "data.yaml", "clauses.yaml"])
+def test_a_change_to_any_file_read_means_a_fresh_check(project: Path, changed: str) -> None:
+    api.check_paths(["variant.rules"])
+    path = project / changed
+    if changed == "base.rules":
+        path.write_text(path.read_text().replace("query main = r", "query main = rr"))  # inherited
+    elif changed == "data.yaml":
+        path.write_text("k: [unclosed\n")
+    else:
+        path.write_text("clauses: {R-2: another}\n")
+    _, diags = api.check_paths(["variant.rules"])
+    assert diags, f"changing {changed} must be noticed"
+
+
+def test_cached_diagnostics_are_identical(project: Path) -> None:
+    (project / "bad.rules").write_text('query main = undefined_name + 1\n')
+    _, fresh = api.check_paths(["bad.rules"])
+    _, cached = api.check_paths(["bad.rules"])
+    assert fresh == cached and fresh[0].code == "C001"
+
+
+def test_no_cache_and_corrupt_entries(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    api.check_paths(["base.rules"])
+    entry = next(Path(checkcache.cache_dir()).glob("*.json"))
+    entry.write_text("{not json")
+    _, diags = api.check_paths(["base.rules"])  # a corrupt entry is a miss, not an error
+    assert not diags
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    assert checkcache.cache_dir() is None
+    assert checkcache.lookup(project / "base.rules") is None
+
+
+def test_cache_holds_only_json(project: Path) -> None:
+    api.check_paths(["."])
+    for entry in Path(checkcache.cache_dir()).glob("*.json"):
+        doc = json.loads(entry.read_text())
+        assert set(doc) == {"tool", "files", "diagnostics"}
