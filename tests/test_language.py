@@ -280,3 +280,31 @@ def test_hex_grid_numbered_from_zero_holds_100_by_100(root: Path) -> None:
     assert value(root, "len(hex_grid(99, 99))") == 99 * 99
     assert eval_error(root, "query main = hex_grid(3, 3, \"odd-q\", 2)\n") == "E011"
     assert eval_error(root, "query main = hex_grid(100, 3)\n") == "E011"  # from 1, labels end at 99
+
+
+def test_cell_override_changes_one_cell_of_an_extended_table(root: Path) -> None:
+    (root / "base.rules").write_text(
+        'table allowance[type, class] cite "A1" {\n'
+        '  | type     | light | heavy |\n'
+        '  | infantry | 2     | 1     |\n'
+        '}\n'
+        'table costs[k] cite "A1" = {woods: 2, clear: 1}\n'
+        'query main = [allowance["infantry", "heavy"], allowance["infantry", "light"], costs["woods"], costs["clear"]]\n')
+    (root / "errata.rules").write_text('extends "base.rules"\n'
+                                       'override allowance["infantry", "heavy"] cite "E1" = 2\n'
+                                       'override costs[woods] cite "E1" = 3\n')
+    assert load_ruleset(root / "base.rules").run({}) == [1, 2, 2, 1]
+    assert load_ruleset(root / "errata.rules").run({}) == [2, 2, 3, 1]
+
+
+def test_cell_override_mistakes_are_located(root: Path) -> None:
+    (root / "base.rules").write_text('table t[k] cite "A" {\n  | a | 1 |\n}\nquery main = t["a"]\n')
+    (root / "bad.rules").write_text('extends "base.rules"\n'
+                                    'override tt["a"] cite "E" = 2\n'
+                                    'override t["a", "b"] cite "E" = 2\n'
+                                    'override t["a"] = 2\n')
+    (root / "alone.rules").write_text('table t[k] cite "A" {\n  | a | 1 |\n}\noverride t["a"] cite "E" = 2\n'
+                                      'query main = t["a"]\n')
+    codes = [(d.code, d.span.line) for d in load_ruleset(root / "bad.rules").diagnostics]
+    assert ("C013", 2) in codes and ("C003", 3) in codes and ("C011", 4) in codes
+    assert ("C013", 4) in [(d.code, d.span.line) for d in load_ruleset(root / "alone.rules").diagnostics]

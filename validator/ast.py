@@ -397,6 +397,17 @@ class TableDecl:
 
 
 @dataclass(frozen=True)
+class CellOverride:
+    """``override t[k1, k2] cite "X" = value``: one cell of an extended ruleset's table."""
+
+    table: str
+    keys: tuple[Expr, ...]
+    cites: tuple[str, ...]
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class DefDecl:
     kind: str  # "def" | "rule"
     name: str
@@ -458,7 +469,7 @@ class QueryDecl:
 
 Decl = Union[EnumDecl, RecordDecl, InputDecl, ConstDecl, TableDecl, DefDecl, DecisionDecl, CycleDecl,
              ProcedureDecl, QueryDecl]
-Directive = Union[Header, Extends, Import, Clauses, Schema]
+Directive = Union[Header, Extends, Import, Clauses, Schema, CellOverride]
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ def check_citations(program: Program) -> list[Diagnostic]:
         if ns.clauses is None:
             continue
         known = ns.clauses
-        for decl in ns.defs.values():
+        overrides = [ov for ovs in ns.cell_overrides.values() for ov in ovs]
+        for decl in [*ns.defs.values(), *overrides]:
             for cite, span in _cites_in(decl):
                 if cite not in known:
                     close = difflib.get_close_matches(cite, list(known), 1)

@@ -143,6 +143,14 @@ class Compiler:
             self.ns = self.loaded.namespaces[nskey]
             self.current = unit
             self.compile_unit(unit)
+        for ns in self.loaded.namespaces.values():
+            for name, overrides in ns.cell_overrides.items():
+                if not isinstance(ns.defs.get(name), A.TableDecl):
+                    tables = [n for n, x in ns.defs.items() if isinstance(x, A.TableDecl)]
+                    close = difflib.get_close_matches(name, tables, 1)
+                    for ov in overrides:
+                        self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
+                                   ov.span, help=f"did you mean `{close[0]}`?" if close else None)
         for (nskey, _), unit in self.program.units.items():
             if isinstance(unit.decl, A.CycleDecl):
                 target = self.program.units.get((nskey, unit.decl.name))
@@ -429,12 +437,33 @@ class Compiler:
         return invoke
 
     # -- tables
+    def cell_overrides(self, d: A.TableDecl) -> dict[tuple[Any, ...], Ev]:
+        """The cells that variants set with ``override t[k...] = v``, in order (later ones win)."""
+        out: dict[tuple[Any, ...], Ev] = {}
+        for ov in self.ns.cell_overrides.get(d.name, []):
+            if len(ov.keys) != len(d.params):
+                self.error("C003", f"table `{d.name}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
+                continue
+            if not ov.cites:
+                self.error("C011", f"the override of a cell of `{d.name}` cites no clause", ov.span,
+                           help='add `cite "ID"` naming the clause (or errata) it implements')
+            out[tuple(self._table_key(k, d) for k in ov.keys)] = self.expr(ov.value, {}, FnScope())
+        return out
+
     def table(self, d: A.TableDecl) -> Callable[..., Any]:
         nparams = len(d.params)
+        overridden = self.cell_overrides(d)
         if d.source is not None:
             src = self.expr(d.source, {}, FnScope())
 
             def lookup_src(ctx: Context, *keys: Any) -> Any:
+                if overridden:
+                    try:
+                        cell = overridden.get(keys)
+                    except TypeError:
+                        cell = None
+                    if cell is not None:
+                        return cell([ctx])
                 v = src([ctx])
                 for k in keys:
                     if not isinstance(v, dict):
@@ -479,6 +508,7 @@ class Compiler:
                     cells[(rk,)] = self.expr(row[1], {}, FnScope())
         else:
             self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
+        cells.update(overridden)
 
         def lookup(ctx: Context, *keys: Any) -> Any:
             try:

@@ -54,6 +54,7 @@ class Namespace:
     schema_path: str | None = None
     header: A.Header | None = None
     chain: list[str] = field(default_factory=list)
+    cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
 
 
 @dataclass
@@ -216,6 +217,11 @@ class Loader:
         for d in module.directives:
             if isinstance(d, A.Header):
                 ns.header = d
+            elif isinstance(d, A.CellOverride):
+                if not is_variant:
+                    self.diags.append(Diagnostic("C013", f"`override {d.table}[...]` in a ruleset that extends nothing",
+                                                 d.span, help="a cell override changes a table of an extended ruleset"))
+                ns.cell_overrides.setdefault(d.table, []).append(d)
             elif isinstance(d, A.Import):
                 self.bind_import(ns, d, path)
             elif isinstance(d, A.Clauses):
@@ -289,6 +295,8 @@ class Loader:
             return
         ns.defs[name] = decl
         ns.origin[name] = module_path
+        if isinstance(decl, A.TableDecl):
+            ns.cell_overrides.pop(name, None)  # a whole new table replaces earlier cell overrides
 
 
 def decl_key(decl: A.Decl) -> str:

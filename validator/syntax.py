@@ -201,8 +201,9 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     # -- top level
     @v_args(meta=True)
     def start(self, meta: Any, items: list[Any]) -> A.Module:
-        directives = tuple(i for i in items if isinstance(i, (A.Header, A.Extends, A.Import, A.Clauses, A.Schema)))
-        decls = tuple(i for i in items if not isinstance(i, (A.Header, A.Extends, A.Import, A.Clauses, A.Schema)))
+        kinds = (A.Header, A.Extends, A.Import, A.Clauses, A.Schema, A.CellOverride)
+        directives = tuple(i for i in items if isinstance(i, kinds))
+        decls = tuple(i for i in items if not isinstance(i, kinds))
         return A.Module(self.path, directives, decls, self._s(meta))
 
     @v_args(meta=True)
@@ -302,6 +303,10 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     @v_args(meta=True)
     def absent(self, meta: Any, c: list[Any]) -> A.Absent:
         return A.Absent(self._s(meta))
+
+    @v_args(meta=True)
+    def cell_override(self, meta: Any, c: list[Any]) -> A.CellOverride:
+        return A.CellOverride(str(c[0]), tuple(c[1:-2]), self._cites(c[-2]), c[-1], self._s(meta))
 
     @v_args(meta=True)
     def def_decl(self, meta: Any, c: list[Any]) -> A.DefDecl:
