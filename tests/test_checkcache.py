@@ -78,3 +78,10 @@ def test_cache_holds_only_json(project: Path) -> None:
     for entry in Path(checkcache.cache_dir()).glob("*.json"):
         doc = json.loads(entry.read_text())
         assert set(doc) == {"tool", "files", "diagnostics"}
+
+
+def test_a_change_to_ruleval_itself_means_a_fresh_check(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    api.check_paths(["base.rules"])
+    assert checkcache.lookup(project / "base.rules") is not None
+    monkeypatch.setattr(checkcache, "_KEY_CACHE", ["another-build"])
+    assert checkcache.lookup(project / "base.rules") is None

@@ -2,7 +2,7 @@
 
 An entry holds the diagnostics of one ruleset and the SHA-256 of every file it read (modules,
 data, schema, clause catalogue); it is used only while all of them are unchanged, for the same
-ruleval and grammar, from the same working folder (diagnostics show paths relative to it).
+ruleval version, grammar and interpreter source, from the same working folder (diagnostics show paths relative to it).
 Entries are JSON: nothing read back from the cache is ever executed. The cache lives in
 ``$RULEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/ruleval``, else ``~/.cache/ruleval``;
 ``RULEVAL_NO_CACHE=1`` or ``ruleval check --no-cache`` turns it off. Any problem with the cache
@@ -33,13 +33,15 @@ def cache_dir() -> Path | None:
 
 
 def _tool_key() -> str:
-    """ruleval's version and grammar: a new release or grammar never reads old entries."""
+    """ruleval's version, grammar and own code: any change to the checker never reads old entries."""
     if not _KEY_CACHE:
         from . import __version__
         from .syntax import _grammar_text
 
-        digest = hashlib.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
-        _KEY_CACHE.append(f"{__version__}:{digest}")
+        h = hashlib.sha256(_grammar_text().encode("utf-8"))
+        for source in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            h.update(source.read_bytes())
+        _KEY_CACHE.append(f"{__version__}:{h.hexdigest()[:24]}")
     return _KEY_CACHE[0]
 
 

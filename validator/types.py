@@ -138,8 +138,19 @@ class TypeChecker:
                 self.infer(s.cond, env)
 
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
-        if not compatible(want, got):
+        if not compatible(want, got, self.has_fields_of):
             self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span))
+
+    def has_fields_of(self, wide: str, narrow: str) -> bool:
+        """Records are structural: a record with every field of another (same types) may stand for it."""
+        have = {f.name: f for f in self.records[wide].fields}
+        for f in self.records[narrow].fields:
+            mine = have.get(f.name)
+            if mine is None or (mine.optional and not f.optional):
+                return False
+            if not compatible(self.resolve(f.type), self.resolve(mine.type), self.has_fields_of):
+                return False
+        return True
 
     @staticmethod
     def element(t: T) -> T:
@@ -330,21 +341,21 @@ class TypeChecker:
         return ANY
 
 
-def compatible(want: T, got: T) -> bool:
+def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
     if want == ANY or got == ANY or want == got:
         return True
     if got == NONE:
         return True  # optional-ness is not tracked; none is checked at run time
     if want[0] == got[0] and want[0] in ("list", "set"):
-        return compatible(want[1], got[1])
+        return compatible(want[1], got[1], has_fields_of)
     if want[0] == "map" and got[0] == "map":
-        return compatible(want[1], got[1]) and compatible(want[2], got[2])
+        return compatible(want[1], got[1], has_fields_of) and compatible(want[2], got[2], has_fields_of)
     if want[0] == "enum" and got == STR:
         return True
     if got[0] == "enum" and want == STR:
         return True
-    if want[0] == "record" and got[0] in ("record",):
-        return want == got
+    if want[0] == "record" and got[0] == "record":
+        return has_fields_of is not None and bool(has_fields_of(got[1], want[1]))
     return False
 
 
