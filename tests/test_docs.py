@@ -21,3 +21,22 @@ def test_every_builtin_has_a_docstring_or_is_obvious() -> None:
     obvious = {"abs", "lower", "upper", "trim", "replace", "starts_with", "ends_with"}
     undocumented = sorted(b.name for b in BUILTINS.values() if not b.doc and b.name not in obvious)
     assert not undocumented, undocumented
+
+
+def _rule_lines(block: str) -> list[str]:
+    lines = []
+    for raw in block.splitlines():
+        line = re.sub(r"\s+#.*$", "", raw).strip()  # a trailing comment explains; the code must be real
+        if line and line != "..." and not line.startswith("#"):
+            lines.append(line)
+    return lines
+
+
+def test_language_examples_are_excerpts_of_the_bundled_rulesets() -> None:
+    root = Path(__file__).resolve().parent.parent
+    corpus = {" ".join(line.split()) for p in (root / "rulesets").rglob("*.rules")
+              for line in p.read_text(encoding="utf-8").splitlines()}
+    blocks = re.findall(r"```\n(.*?)```", DOC, flags=re.S)
+    missing = [line for b in blocks for line in _rule_lines(b)
+               if not line.startswith("$") and " ".join(line.split()) not in corpus]
+    assert not missing, f"docs/language.md shows lines no bundled ruleset has: {missing}"
