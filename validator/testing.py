@@ -444,7 +444,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--deny-warnings", action="store_true",
                    help="fail (exit 1) when a ruleset the cases use has warnings")
     p.add_argument("--import", dest="import_with", metavar="QUERY",
-                   help="read the files with the ruleset's importer query (e.g. a DATC text file)")
+                   help="read the files with the ruleset's importer query (test suites in another program's text format)")
     p.add_argument("--ruleset", help="ruleset for --import")
     p.add_argument("-v", "--verbose", action="store_true")
     commands["test"] = cmd_test

@@ -1,0 +1,27 @@
+"""The interpreter knows no game: no game word appears in validator/ (code, comments, docstrings,
+messages). Game knowledge belongs in rulesets/ and the data they load."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+VALIDATOR = Path(__file__).resolve().parent.parent / "validator"
+
+# Words of the three bundled families (and their usual synonyms) that would betray game knowledge.
+GAME_WORDS = re.compile(
+    r"\b(army|armies|fleet|fleets|convoy\w*|cavalry|infantry|artillery|camel\w*|elephant\w*|lancer\w*|"
+    r"intercept\w*|fortress\w*|fortif\w*|siege\w*|besieg\w*|diplomacy|jomini|here ?i ?stand|ottoman|hapsburg|"
+    r"province\w*|supply.?cent\w*|dislodg\w*|standoff\w*|bounce\w*|datc|telescope|storms|road march)\b",
+    re.IGNORECASE,
+)
+
+
+def test_validator_has_no_game_words() -> None:
+    hits = []
+    for path in sorted(VALIDATOR.rglob("*.py")):
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            m = GAME_WORDS.search(line)
+            if m:
+                hits.append(f"{path.name}:{lineno}: {m.group(0)!r} in {line.strip()[:80]}")
+    assert not hits, "game words in validator/:\n" + "\n".join(hits)
