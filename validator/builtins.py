@@ -545,30 +545,41 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
              "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
              "or fn(a, b) -> cost (none = cannot enter)")
 def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
+    if not isinstance(adj, dict):
+        _adjacent_of(adj, start)  # raises
     best: dict[Any, Any] = {start: 0}
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
+    pop, push, neighbours = heapq.heappop, heapq.heappush, adj.get
     cost_map = cost if isinstance(cost, dict) else None
-    edge_costs = cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict)
+    rows = cost_map.get if cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict) else None
     while heap:
-        d, _, node = heapq.heappop(heap)
-        if d > best.get(node, d):
-            continue
-        if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
-            continue  # may end here but not go on
-        row = (cost_map.get(node) or {}) if edge_costs else cost_map  # type: ignore[union-attr]
-        for n in _adjacent_of(adj, node):
-            c = row.get(n) if row is not None else call_value(ctx, cost, node, n)
-            if c is None:
-                continue
-            nd = d + c
-            if nd <= budget and nd < best.get(n, nd + 1):
-                best[n] = nd
-                heapq.heappush(heap, (nd, tick, n))
-                tick += 1
+        d, _, node = pop(heap)
+        if d > best[node]:
+            continue  # a stale entry: the node was reached cheaper since
         ctx.steps += 1
         if ctx.steps > ctx.budget:
             raise CallError("reachability search exceeds the evaluation budget")
+        if cost_map is None:  # a cost function: called only for nodes that may be crossed
+            if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
+                continue  # may end here but not go on
+            found = []
+            for n in neighbours(node) or ():
+                c = call_value(ctx, cost, node, n)
+                if c is not None and (nd := d + c) <= budget and (n not in best or nd < best[n]):
+                    found.append((nd, n))
+        else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
+            row = (rows(node) or {}) if rows is not None else cost_map
+            found = [(nd, n) for n in neighbours(node) or ()
+                     if (c := row.get(n)) is not None and (nd := d + c) <= budget and (n not in best or nd < best[n])]
+            if not found or (node != start and can_pass is not None and not call_value(ctx, can_pass, node)):
+                continue  # a dead end, or a node one may end on but not go on from
+        for nd, n in found:
+            if best.get(n) == nd:
+                continue  # listed twice among the neighbours
+            best[n] = nd
+            push(heap, (nd, tick, n))
+            tick += 1
     return best
 
 
@@ -676,12 +687,31 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
     top = 100 - first
     if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= top and 0 < rows <= top):
         raise CallError(f"hex_grid needs 1..{top} columns and rows when numbering from {first}")
-    # straight from coordinates (same neighbour order as hex_neighbours): boards of 10 000 hexes are common
-    cells = {(c, r): f"{c:02d}{r:02d}" for c in range(first, cols + first) for r in range(first, rows + first)}
+    # straight from offset coordinates (same neighbour order as hex_neighbours): boards of 10 000 hexes
+    # are common. A neighbour's offset step depends only on the parities of the column and row, so the
+    # six steps are worked out once per parity, and each column is done a row parity at a time by
+    # slicing the neighbouring columns, padded with none around the board: padded[c + 1][r + 1].
+    steps = {}
+    for pc in (0, 1):
+        for pr in (0, 1):
+            q, ar = offset_to_axial(10 + pc, 10 + pr, lay)
+            steps[pc, pr] = [(c - 10 - pc, r - 10 - pr) for dq, dr in _AXIAL_DIRS
+                             for c, r in (axial_to_offset(q + dq, ar + dr, lay),)]
+    lo, end_c, end_r = first, cols + first, rows + first
+    blank: list[Any] = [None] * (end_r + 2)
+    padded = [blank] + [[None] * (lo + 1) + [f"{c:02d}{r:02d}" for r in range(lo, end_r)] + [None]
+                        if c >= lo else blank for c in range(end_c)] + [blank]
     out: dict[str, list[str]] = {}
-    for (c, r), lab in cells.items():  # column-major: the labels' sorted order
-        q, ar = offset_to_axial(c, r, lay)
-        out[lab] = [nb for dq, dr in _AXIAL_DIRS if (nb := cells.get(axial_to_offset(q + dq, ar + dr, lay)))]
+    for c in range(lo, end_c):  # column-major: the labels' sorted order
+        lists: list[Any] = [None] * end_r
+        for pr in (0, 1):
+            r0 = lo if (lo & 1) == pr else lo + 1
+            if r0 >= end_r:
+                continue
+            n = len(range(r0, end_r, 2))
+            cut = [padded[c + dc + 1][r0 + dr + 1:r0 + dr + 2 * n:2] for dc, dr in steps[c & 1, pr]]
+            lists[r0:end_r:2] = [[x for x in t if x] for t in zip(*cut)]
+        out.update(zip(padded[c + 1][lo + 1:end_r + 1], lists[lo:end_r]))
     return out
 
 

@@ -276,8 +276,6 @@ class Compiler:
             if kept and not ctx.trace:
                 return kept_value(ctx)
             memo = ctx.memo
-            # a value reading decisions is final (so cacheable) when no resolution is under way
-            cacheable = always or ctx.resolving == 0
             if key in memo and memo[key] is not _PENDING:
                 if key in ctx.tainted:
                     ctx.rolls += 1  # reading a value that depends on dice taints the reader too
@@ -289,14 +287,17 @@ class Compiler:
             memo[key] = _PENDING
             rolls = ctx.rolls
             steps = ctx.steps
+            guesses = ctx.guesses
             try:
                 result = body(frame)
             finally:
                 ctx.depth -= 1
                 if memo.get(key) is _PENDING:
                     del memo[key]
-            if cacheable and ctx.resolving == 0 or always:
-                memo[key] = result
+            # a value reading decisions is final (so cacheable) when it read no guessed one; traced runs
+            # keep it only outside a resolution, so that every decision read is shown where it happens
+            if always or ctx.guesses == guesses and (ctx.resolving == 0 or not ctx.trace):
+                _keep(ctx, key, result, always)
                 if ctx.rolls != rolls:
                     ctx.tainted.add(key)
                 elif state_free and not kept:
@@ -336,7 +337,7 @@ class Compiler:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{name}`)", span,
                                 help="a rule calls itself without reaching a base case")
             mkey = None
-            if memoize and not ctx.trace and (always or ctx.resolving == 0):
+            if memoize and not ctx.trace:
                 mkey = (ukey, *[a if type(a) in _PRIMITIVES else id(a) for a in args])
                 hit = ctx.memo.get(mkey)
                 if hit is not None and _same_args(hit[0], args):
@@ -346,14 +347,15 @@ class Compiler:
             frame = [ctx, *args, *pad]
             ctx.depth += 1
             rolls = ctx.rolls
+            guesses = ctx.guesses
             try:
                 if cites is not None and ctx.trace:
                     return _traced(ctx, name, args, cites, lambda: body(frame))
                 result = body(frame)
             finally:
                 ctx.depth -= 1
-            if mkey is not None and (always or ctx.resolving == 0):
-                ctx.memo[mkey] = (args, result)  # the arguments are kept so an id is never reused
+            if mkey is not None and (always or ctx.guesses == guesses):
+                _keep(ctx, mkey, (args, result), always)  # the arguments are kept so an id is never reused
                 if ctx.rolls != rolls:
                     ctx.tainted.add(mkey)
             return result
@@ -371,7 +373,7 @@ class Compiler:
                 if ctx.depth >= ctx.depth_limit:
                     return invoke(ctx, a)  # raises the located E005
                 mkey = None
-                if memoize and (always or ctx.resolving == 0):
+                if memoize:
                     ta = type(a)
                     prim = ta in _PRIMITIVES
                     mkey = (ukey, a if prim else id(a))
@@ -385,12 +387,18 @@ class Compiler:
                 frame = [ctx, a, *tail] if tail else [ctx, a]
                 ctx.depth += 1
                 rolls = ctx.rolls
+                guesses = ctx.guesses
                 try:
                     result = body(frame)
                 finally:
                     ctx.depth -= 1
-                if mkey is not None and (always or ctx.resolving == 0):
-                    ctx.memo[mkey] = ((a,), result)
+                if mkey is not None:
+                    if always:
+                        ctx.memo[mkey] = ((a,), result)
+                    elif ctx.guesses == guesses:
+                        _keep(ctx, mkey, ((a,), result), always)
+                    else:
+                        return result
                     if ctx.rolls != rolls:
                         ctx.tainted.add(mkey)
                 return result
@@ -408,7 +416,7 @@ class Compiler:
                 if ctx.depth >= ctx.depth_limit:
                     return invoke(ctx, a, b)  # raises the located E005
                 mkey = None
-                if memoize and (always or ctx.resolving == 0):
+                if memoize:
                     ta, tb = type(a), type(b)
                     pa, pb = ta in _PRIMITIVES, tb in _PRIMITIVES
                     mkey = (ukey, a if pa else id(a), b if pb else id(b))
@@ -423,12 +431,18 @@ class Compiler:
                 frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
                 ctx.depth += 1
                 rolls = ctx.rolls
+                guesses = ctx.guesses
                 try:
                     result = body(frame)
                 finally:
                     ctx.depth -= 1
-                if mkey is not None and (always or ctx.resolving == 0):
-                    ctx.memo[mkey] = ((a, b), result)
+                if mkey is not None:
+                    if always:
+                        ctx.memo[mkey] = ((a, b), result)
+                    elif ctx.guesses == guesses:
+                        _keep(ctx, mkey, ((a, b), result), always)
+                    else:
+                        return result
                     if ctx.rolls != rolls:
                         ctx.tainted.add(mkey)
                 return result
@@ -591,6 +605,8 @@ class Compiler:
             key = (dec_id, *[_argkey(a) for a in args])
             st = ctx.dstate.get(key, 0)
             if st == RESOLVED:
+                if ctx.tainted and ("#decision", key) in ctx.tainted:
+                    ctx.rolls += 1  # a value resting on dice taints its readers too
                 return ctx.dvalue[key]
             if ctx.trace and ctx.dstack:
                 ctx.decision_edges.add((ctx.dstack[-1], key))
@@ -598,12 +614,31 @@ class Compiler:
                 # every read is recorded (even if already listed), so that a decision reading a guessed
                 # value is itself provisional and not wrongly resolved
                 ctx.deplist.append(key)
+                ctx.guesses += 1
                 return ctx.dvalue[key]
+            guesses = ctx.guesses
+            rolls = ctx.rolls
             ctx.resolving += 1
             try:
-                return resolve_fresh(ctx, key, args)
+                value = resolve_fresh(ctx, key, args)
             finally:
                 ctx.resolving -= 1
+            if ctx.dstate.get(key) == RESOLVED:
+                # final: the guesses read on the way do not make the reader provisional
+                ctx.guesses = guesses
+                if ctx.rolls != rolls:
+                    ctx.tainted.add(("#decision", key))
+            else:
+                ctx.guesses = guesses + 1
+            return value
+
+        def unset(ctx: Context, keys: list[Any]) -> None:
+            undone = False
+            for k in keys:
+                if ctx.dstate.pop(k, None) == RESOLVED:
+                    undone = True
+            if undone:
+                ctx.undo_resolved()
 
         def resolve_fresh(ctx: Context, key: Any, args: tuple[Any, ...]) -> Any:
             deplist = ctx.deplist
@@ -628,15 +663,13 @@ class Compiler:
                 deplist.append(key)
                 ctx.dvalue[key] = first
                 return first
-            for k in deplist[old:]:
-                ctx.dstate.pop(k, None)
+            unset(ctx, deplist[old:])
             del deplist[old:]
             ctx.dstate[key] = GUESSING
             ctx.dvalue[key] = True
             second = adjudicate(ctx, *args)
             if first == second:
-                for k in deplist[old:]:
-                    ctx.dstate.pop(k, None)
+                unset(ctx, deplist[old:])
                 del deplist[old:]
                 ctx.dstate[key] = RESOLVED
                 ctx.dvalue[key] = first
@@ -969,7 +1002,9 @@ class Compiler:
                 self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
                 return lambda f: None
             if unit.arity is None:
-                return lambda f: unit.fn(f[0])  # type: ignore[misc]
+                read = lambda f: unit.fn(f[0])  # type: ignore[misc]  # noqa: E731
+                read.unit = unit  # type: ignore[attr-defined]  # lets enclosing expressions read it inline
+                return read
             return lambda f: unit.fn
         if kind == "data":
             return _const(obj)
@@ -1185,12 +1220,34 @@ class Compiler:
         value = self.expr(e.value, env, scope)
         slot = scope.alloc()
         body = self.expr(e.body, {**env, e.name: Local(scope, slot)}, scope)
+        # `let a = ...; let b = ...; body` as one closure: the bindings in order, then the body
+        inner = getattr(body, "let_chain", None)
+        chain = [(slot, value)] + inner[0] if inner is not None else [(slot, value)]
+        rest: Ev = inner[1] if inner is not None else body
+        out: Ev
+        if len(chain) == 1:
+            def let(f: list[Any]) -> Any:
+                f[slot] = value(f)
+                return rest(f)
+            out = let
+        elif len(chain) == 2:
+            (s0, v0), (s1, v1) = chain
 
-        def let(f: list[Any]) -> Any:
-            f[slot] = value(f)
-            return body(f)
+            def let2(f: list[Any]) -> Any:
+                f[s0] = v0(f)
+                f[s1] = v1(f)
+                return rest(f)
+            out = let2
+        else:
+            bindings = tuple(chain)
 
-        return let
+            def lets(f: list[Any]) -> Any:
+                for s, v in bindings:
+                    f[s] = v(f)
+                return rest(f)
+            out = lets
+        out.let_chain = (chain, rest)  # type: ignore[attr-defined]
+        return out
 
     def x_If(self, e: A.If, env: Env, scope: FnScope) -> Ev:
         branches = [(self.expr(c, env, scope), self.expr(v, env, scope)) for c, v in e.branches]
@@ -1231,15 +1288,28 @@ class Compiler:
 
     def x_BoolOp(self, e: A.BoolOp, env: Env, scope: FnScope) -> Ev:
         items = [self.expr(i, env, scope) for i in e.items]
+        # plain conditionals, not bool() calls or generators: the same truth tests, fewer calls
         if e.op == "and":
             if len(items) == 2:
                 a, b = items
-                return lambda f: bool(a(f)) and bool(b(f))
-            return lambda f: all(i(f) for i in items)
+                return lambda f: (True if b(f) else False) if a(f) else False
+
+            def all_of(f: list[Any]) -> bool:
+                for i in items:
+                    if not i(f):
+                        return False
+                return True
+            return all_of
         if len(items) == 2:
             a, b = items
-            return lambda f: bool(a(f)) or bool(b(f))
-        return lambda f: any(i(f) for i in items)
+            return lambda f: True if a(f) else (True if b(f) else False)
+
+        def any_of(f: list[Any]) -> bool:
+            for i in items:
+                if i(f):
+                    return True
+            return False
+        return any_of
 
     def x_Not(self, e: A.Not, env: Env, scope: FnScope) -> Ev:
         a = self.expr(e.operand, env, scope)
@@ -1250,11 +1320,10 @@ class Compiler:
         a = self.expr(e.left, env, scope)
         b = self.expr(e.right, env, scope)
         span, op = e.span, e.op
-        if op in ("==", "!=") and hasattr(b, "const") and not hasattr(a, "const"):
-            c = b.const  # type: ignore[attr-defined]
-            if op == "==":
-                return lambda f: a(f) == c
-            return lambda f: a(f) != c
+        if op in ("==", "!=") and not hasattr(a, "const"):
+            fused = _fused_equality(op == "==", a, b)
+            if fused is not None:
+                return fused
         if op == "==":
             return lambda f: a(f) == b(f)
         if op == "!=":
@@ -1262,16 +1331,30 @@ class Compiler:
         if op in ("in", "notin"):
             neg = op == "notin"
 
+            def failed_member(coll: Any) -> bool:
+                if coll is None:
+                    return neg
+                raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{_show(coll)}`",
+                                span) from None
+
+            sa = getattr(a, "slot", None)
+            bunit: Unit | None = getattr(b, "unit", None)
+            if sa is not None and bunit is not None:  # `x in some_value`, the commonest shape
+                def member_local_value(f: list[Any]) -> bool:
+                    x, coll = f[sa], bunit.fn(f[0])  # type: ignore[misc]
+                    try:
+                        found = x in coll
+                    except TypeError:
+                        return failed_member(coll)
+                    return not found if neg else found
+                return member_local_value
+
             def member(f: list[Any]) -> bool:
                 x, coll = a(f), b(f)
                 try:
                     found = x in coll
                 except TypeError:
-                    if coll is None:
-                        found = False
-                    else:
-                        raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{_show(coll)}`",
-                                        span) from None
+                    return failed_member(coll)
                 return not found if neg else found
 
             return member
@@ -1287,7 +1370,7 @@ class Compiler:
         return order
 
     def _check_enum_literal(self, e: A.Compare) -> None:
-        """``u.type == "armyy"`` against an enum-typed side: the literal must be a member."""
+        """``u.kind == "horze"`` against an enum-typed side: the literal must be a member."""
         members = self.enum_members.get(self.ns.key, {})
         for lit, other in ((e.left, e.right), (e.right, e.left)):
             if isinstance(lit, A.Str) and isinstance(other, A.Name) and other.id in members and lit.value not in members:
@@ -1394,6 +1477,7 @@ class Compiler:
                 if type(o) is dict:
                     return o.get(name)
                 return fail(o)
+            local_field.field_of = (slot, name, fail)  # type: ignore[attr-defined]  # read inline by comparisons
             return local_field
 
         def field(f: list[Any]) -> Any:
@@ -1421,8 +1505,14 @@ class Compiler:
         obj = self.expr(e.obj, env, scope)
         key = self.expr(e.keys[0], env, scope)
         span = e.span
+        # Indexing is the hottest node of the bundled rulesets. The variants below read a local slot,
+        # a zero-argument value or a constant key inline instead of through their own closure: each
+        # saves a Python call per evaluation. They differ only in where `o` and `k` come from, and
+        # all fall back to `slow` for anything but a map lookup.
 
         def slow(o: Any, k: Any) -> Any:
+            if type(o) is list and type(k) is int and -len(o) <= k < len(o):
+                return o[k]
             if isinstance(o, dict):
                 try:
                     return o.get(k)
@@ -1439,6 +1529,64 @@ class Compiler:
             raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
 
         kslot = getattr(key, "slot", None)
+        oslot = getattr(obj, "slot", None)
+        ounit: Unit | None = getattr(obj, "unit", None)
+        # the commonest shapes read their operands inline: `m[k]` for a value `m` and a local `k`,
+        # `x.y[0]`, `x["k"]`, `x[k]` for locals
+        if hasattr(key, "const") and type(key.const) in (str, int):  # type: ignore[attr-defined]
+            c = key.const  # type: ignore[attr-defined]
+            if type(c) is int:
+                def index_num(f: list[Any]) -> Any:
+                    o = obj(f)
+                    if type(o) is list and -len(o) <= c < len(o):
+                        return o[c]
+                    return slow(o, c)
+                return index_num
+            if oslot is not None:
+                def index_local_text(f: list[Any]) -> Any:
+                    o = f[oslot]
+                    if type(o) is dict:
+                        return o.get(c)
+                    return slow(o, c)
+                return index_local_text
+
+            def index_text(f: list[Any]) -> Any:
+                o = obj(f)
+                if type(o) is dict:
+                    return o.get(c)
+                return slow(o, c)
+            return index_text
+        if ounit is not None and kslot is not None:
+            def index_value_local(f: list[Any]) -> Any:
+                o, k = ounit.fn(f[0]), f[kslot]  # type: ignore[misc]
+                if type(o) is dict:
+                    try:
+                        return o.get(k)
+                    except TypeError:
+                        pass
+                return slow(o, k)
+            return index_value_local
+        if ounit is not None:
+            def index_value(f: list[Any]) -> Any:
+                o = ounit.fn(f[0])  # type: ignore[misc]
+                k = key(f)
+                if type(o) is dict:
+                    try:
+                        return o.get(k)
+                    except TypeError:
+                        pass
+                return slow(o, k)
+            return index_value
+        if oslot is not None and kslot is not None:
+            def index_locals(f: list[Any]) -> Any:
+                o, k = f[oslot], f[kslot]
+                if type(o) is dict:
+                    try:
+                        return o.get(k)
+                    except TypeError:
+                        pass
+                return slow(o, k)
+            return index_locals
         if kslot is not None:
             def index_local(f: list[Any]) -> Any:
                 o, k = obj(f), f[kslot]
@@ -1523,9 +1671,28 @@ class Compiler:
                     s0 = getattr(a0, "slot", None)
                     if s0 is not None:
                         return lambda f: unit.fn(f[0], f[s0])  # type: ignore[misc]
+                    lf = getattr(a0, "field_of", None)
+                    if lf is not None:
+                        fs, fname, fail = lf
+
+                        def call_on_field(f: list[Any]) -> Any:
+                            o = f[fs]
+                            return unit.fn(f[0], o.get(fname) if type(o) is dict else fail(o))  # type: ignore[misc]
+                        return call_on_field
                     return lambda f: unit.fn(f[0], a0(f))  # type: ignore[misc]
                 if len(args) == 2:
                     a0, a1 = args
+                    i0: int | None = getattr(a0, "slot", None)
+                    i1: int | None = getattr(a1, "slot", None)
+                    if i0 is not None and i1 is not None:
+                        j0, j1 = i0, i1
+                        return lambda f: unit.fn(f[0], f[j0], f[j1])  # type: ignore[misc]
+                    if i0 is not None and hasattr(a1, "const"):
+                        j0, c1 = i0, a1.const  # type: ignore[attr-defined]
+                        return lambda f: unit.fn(f[0], f[j0], c1)  # type: ignore[misc]
+                    if hasattr(a0, "const") and i1 is not None:
+                        c0, j1 = a0.const, i1  # type: ignore[attr-defined]
+                        return lambda f: unit.fn(f[0], c0, f[j1])  # type: ignore[misc]
                     return lambda f: unit.fn(f[0], a0(f), a1(f))  # type: ignore[misc]
                 return lambda f: unit.fn(f[0], *[a(f) for a in args])  # type: ignore[misc]
             if kind in ("enum", "data", "type", "module"):
@@ -1661,6 +1828,68 @@ def _const(value: Any) -> Ev:
     ev = lambda f: value  # noqa: E731
     ev.const = value  # type: ignore[attr-defined]
     return ev
+
+
+def _fused_equality(eq: bool, a: Ev, b: Ev) -> Ev | None:
+    """``x == y`` / ``x != y`` with a local, a local's field or a constant on either side read inline
+    (no call for each side); none for the general shape. Operands are read left to right as always."""
+    lf = getattr(a, "field_of", None)
+    sa = getattr(a, "slot", None)
+    sb = getattr(b, "slot", None)
+    if hasattr(b, "const"):
+        c = b.const  # type: ignore[attr-defined]
+        if lf is not None:
+            s, name, fail = lf
+
+            def field_const_eq(f: list[Any]) -> bool:
+                o = f[s]
+                return (o.get(name) if type(o) is dict else fail(o)) == c  # type: ignore[no-any-return]
+
+            def field_const_ne(f: list[Any]) -> bool:
+                o = f[s]
+                return (o.get(name) if type(o) is dict else fail(o)) != c  # type: ignore[no-any-return]
+            return field_const_eq if eq else field_const_ne
+        if sa is not None:
+            return (lambda f: f[sa] == c) if eq else (lambda f: f[sa] != c)
+        return (lambda f: a(f) == c) if eq else (lambda f: a(f) != c)
+    if sb is not None:
+        if lf is not None:
+            s, name, fail = lf
+
+            def field_local_eq(f: list[Any]) -> bool:
+                o = f[s]
+                return (o.get(name) if type(o) is dict else fail(o)) == f[sb]  # type: ignore[no-any-return]
+
+            def field_local_ne(f: list[Any]) -> bool:
+                o = f[s]
+                return (o.get(name) if type(o) is dict else fail(o)) != f[sb]  # type: ignore[no-any-return]
+            return field_local_eq if eq else field_local_ne
+        if sa is not None:
+            return (lambda f: f[sa] == f[sb]) if eq else (lambda f: f[sa] != f[sb])
+        return (lambda f: a(f) == f[sb]) if eq else (lambda f: a(f) != f[sb])
+    if lf is not None:
+        s, name, fail = lf
+
+        def field_any_eq(f: list[Any]) -> bool:
+            o = f[s]
+            return (o.get(name) if type(o) is dict else fail(o)) == b(f)  # type: ignore[no-any-return]
+
+        def field_any_ne(f: list[Any]) -> bool:
+            o = f[s]
+            return (o.get(name) if type(o) is dict else fail(o)) != b(f)  # type: ignore[no-any-return]
+        return field_any_eq if eq else field_any_ne
+    if sa is not None:
+        return (lambda f: f[sa] == b(f)) if eq else (lambda f: f[sa] != b(f))
+    return None
+
+
+def _keep(ctx: Context, mkey: Any, entry: Any, always: bool) -> None:
+    """Memoize a value. One that reads decisions is final when it read no guessed one (see
+    ``Context.guesses``); kept during a resolution, it is listed so that undoing a resolved
+    decision drops it."""
+    ctx.memo[mkey] = entry
+    if not always and ctx.resolving:
+        ctx.rkeys.append(mkey)
 
 
 def _same_args(kept: tuple[Any, ...], args: tuple[Any, ...]) -> bool:

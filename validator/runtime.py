@@ -302,7 +302,8 @@ class Context:
 
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "trace_stack", "decision_edges",
-                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving")
+                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving", "guesses",
+                 "rkeys")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -333,7 +334,18 @@ class Context:
         # decisions being resolved right now; while it is 0 every decision read is final, so values
         # that read decisions may be memoized
         self.resolving = 0
+        # reads of a decision value that is not final (a guess, or a result resting on one), counted so
+        # far: a value whose computation read none is final even during a resolution, so it is memoized
+        self.guesses = 0
+        # memo keys stored during a resolution; dropped if a resolved decision is ever undone
+        self.rkeys: list[Any] = []
         self.dstack: list[Any] = []
+
+    def undo_resolved(self) -> None:
+        """A resolved decision was reset (an outer guess changed): values memoized from it may be wrong."""
+        for k in self.rkeys:
+            self.memo.pop(k, None)
+        self.rkeys.clear()
 
     def fork(self, weights: list[Fraction]) -> int:
         """Exact mode: follow the recorded path, or take branch 0 of a new fork."""
