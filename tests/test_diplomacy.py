@@ -46,13 +46,25 @@ def test_variants_check() -> None:
         assert rs.ok, [d.message for d in rs.diagnostics]
 
 
-def test_unreadable_order_names_what_was_expected() -> None:
+def test_unreadable_order_is_a_located_diagnostic_naming_what_was_expected(tmp_path: Path) -> None:
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "par"}],
+             "orders": [{"power": "france", "order": "A PAR - BUR"}, {"power": "france", "order": "A PAR GO SOMEWHERE"}]}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    code, out, err = _run("run", str(DIP / "standard.rules"), "--state", str(path))
+    assert code == 3, (code, out, err)
+    [diag] = json.loads(out)
+    assert diag["code"] == "S002" and diag["pointer"] == "/orders/1/order"
+    assert "A PAR GO SOMEWHERE" in diag["message"] and "expected" in diag["message"] and "A PAR - BUR" in diag["message"]
+
+
+def test_readable_but_illegal_order_is_invalid_and_the_unit_holds() -> None:
     rs = load_ruleset(str(DIP / "standard.rules"))
     state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
              "units": [{"power": "france", "type": "army", "location": "par"}],
-             "orders": [{"power": "france", "order": "A PAR GO SOMEWHERE"}]}
+             "orders": [{"power": "france", "order": "A PAR - MUN"}]}
     result = rs.run(state)
     order = result["orders"][0]
-    assert order["status"] == "invalid"
-    assert "expected" in order["reason"] and "A PAR - BUR" in order["reason"]
+    assert order["status"] == "invalid" and "DATC-4.E.1" in order["cites"]
     assert result["units"] == [{"power": "france", "type": "army", "location": "par"}]
