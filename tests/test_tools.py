@@ -271,3 +271,14 @@ def test_tmlanguage_is_up_to_date() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "editors" / "build_tmlanguage.py"), "--check"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
+    """A gate that ran no case must not pass: a wrong folder, file or -k filter would hide failures."""
+    (tmp_path / "data.yaml").write_text("k: 1\n")
+    empty = cli("test", str(tmp_path))
+    assert empty.code == 1 and "no test cases found" in empty.err
+    named = cli("test", str(tmp_path / "data.yaml"))
+    assert named.code == 1 and "S004" in named.err and "not a case file" in named.err
+    filtered = cli("test", str(ROOT / "tests" / "cases" / "his"), "-k", "no-case-has-this-name")
+    assert filtered.code == 1 and "matching `no-case-has-this-name`" in filtered.err

@@ -79,21 +79,21 @@ def _strip_lines(v: Any) -> Any:
 
 def load_suite(paths: list[str]) -> Suite:
     suite = Suite()
-    files: list[Path] = []
+    files: list[tuple[Path, bool]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*.yaml") if x.is_file() and not x.name.startswith("_")))
+            files.extend((x, False) for x in sorted(p.rglob("*.yaml")) if x.is_file() and not x.name.startswith("_"))
         elif p.is_file():
-            files.append(p)
+            files.append((p, True))
         else:
             suite.diagnostics.append(Diagnostic("S004", f"`{raw}` not found", Span(raw)))
-    for f in files:
-        _load_file(f, suite)
+    for f, named in files:
+        _load_file(f, suite, named)
     return suite
 
 
-def _load_file(path: Path, suite: Suite) -> None:
+def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     shown = str(path)
     try:
         doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
@@ -104,7 +104,11 @@ def _load_file(path: Path, suite: Suite) -> None:
                                             Span(shown, line, 1, line, 2)))
         return
     if not isinstance(doc, dict) or "cases" not in doc:
-        return  # not a case file (e.g. a data file next to the cases)
+        if named:  # found in a folder it may be data next to the cases; named, it must be a case file
+            suite.diagnostics.append(Diagnostic("S004", f"`{path}` is not a case file: it has no `cases:` list",
+                                                Span(str(path), 1, 1, 1, 2),
+                                                help="a case file holds `ruleset:` and `cases:` (docs/tools.md)"))
+        return
     ruleset = doc.get("ruleset")
     cases = doc.get("cases")
     if not isinstance(cases, list):
@@ -395,6 +399,11 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not suite.cases:
             return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
     outcomes = run_suite(suite, args.k)
+    if not outcomes and not suite.diagnostics:
+        # a gate that ran nothing must not pass: a wrong folder or filter would hide every failure
+        what = f"matching `{args.k}` " if args.k else ""
+        err.write(f"ruleval: error[S004]: no test cases {what}found in {', '.join(args.paths)}\n")
+        return EXIT_FINDINGS
     counts = summary_counts(outcomes)
     warnings = ruleset_warnings(outcomes)
     if args.update:
