@@ -308,3 +308,20 @@ def test_cell_override_mistakes_are_located(root: Path) -> None:
     codes = [(d.code, d.span.line) for d in load_ruleset(root / "bad.rules").diagnostics]
     assert ("C013", 2) in codes and ("C003", 3) in codes and ("C011", 4) in codes
     assert ("C013", 4) in [(d.code, d.span.line) for d in load_ruleset(root / "alone.rules").diagnostics]
+
+
+def test_state_free_results_kept_across_runs_stay_right_and_cost_their_steps(root: Path) -> None:
+    """A pure function of one argument keeps its results for the loaded ruleset's life; runs that
+    read them still get the right values and are still stopped by a small step budget."""
+    (root / "kept.rules").write_text(
+        'def triangle(n) = sum(x for x in range(n + 1))\n'
+        'input k: int at "/k"\n'
+        'query main = [triangle(k), triangle(3)]\n')
+    rs = load_ruleset(root / "kept.rules")
+    assert rs.run({"k": 2000}) == [2001000, 6]
+    assert rs.run({"k": 10}) == [55, 6]                      # another state, another argument
+    assert rs.run({"k": 2000}) == [2001000, 6]               # served from what was kept
+    with pytest.raises(RunError) as err:                      # kept, yet charged as if computed
+        rs.run({"k": 2000}, budget=500)
+    assert err.value.diagnostics[0].code == "E004"
+    assert rs.run({"k": 2000}, explain=True) == [2001000, 6]  # traced runs compute afresh

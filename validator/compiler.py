@@ -363,6 +363,10 @@ class Compiler:
         # The same, specialised for one and two arguments (most calls): no argument tuples or lists.
         if nparams == 1:
             tail = pad
+            # state-free (a pure function of its argument and the program): what it computed for a
+            # primitive argument is kept for the program's life as (argument, value, steps it took);
+            # the first call in a run charges those steps, as computing it would (see `kept_value`)
+            life: dict[Any, tuple[Any, Any, int]] | None = {} if memoize and unit.state_free else None
 
             def invoke1(ctx: Context, a: Any) -> Any:
                 if ctx.trace:
@@ -384,15 +388,26 @@ class Compiler:
                             if ctx.tainted and mkey in ctx.tainted:
                                 ctx.rolls += 1
                             return hit[1]
+                    if life is not None and prim:
+                        kept1 = life.get(a)
+                        if kept1 is not None and type(kept1[0]) is ta:
+                            ctx.steps += kept1[2]
+                            if ctx.steps > ctx.budget:
+                                raise ctx.over_budget(span)
+                            ctx.memo[mkey] = ((a,), kept1[1])
+                            return kept1[1]
                 frame = [ctx, a, *tail] if tail else [ctx, a]
                 ctx.depth += 1
                 rolls = ctx.rolls
                 guesses = ctx.guesses
+                steps = ctx.steps
                 try:
                     result = body(frame)
                 finally:
                     ctx.depth -= 1
                 if mkey is not None:
+                    if life is not None and prim and len(life) < _LIFE_CAP:
+                        life[a] = (a, result, ctx.steps - steps)
                     if always:
                         ctx.memo[mkey] = ((a,), result)
                     elif ctx.guesses == guesses:
@@ -1820,6 +1835,7 @@ class Compiler:
 
 _PENDING = object()
 _PRIMITIVES = (str, int, bool, type(None))
+_LIFE_CAP = 20000  # values kept per state-free function of one argument, for the program's life
 _DICE_BUILTINS = frozenset({"roll", "roll_hits"})
 
 
