@@ -18,22 +18,10 @@ import validator
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rulesets" / "his" / "his.rules"
 
-STATE = {
-    "spaces": {"a": {"controller": "hapsburg"}, "d": {"controller": "hapsburg"}, "b": {"controller": "france"},
-               "c": {"controller": "ottoman"}, "e": {"controller": "england"}, "x": {"controller": "france"}},
-    "connections": [{"a": "a", "b": "d"}, {"a": "b", "b": "d"}, {"a": "c", "b": "d"}, {"a": "e", "b": "d"},
-                    {"a": "x", "b": "d"}],
-    "powers": {p: {"kind": "major"} for p in ("ottoman", "hapsburg", "england", "france")},
-    "wars": [["hapsburg", "france"], ["hapsburg", "ottoman"], ["hapsburg", "england"]],
-    "alliances": [["france", "ottoman"], ["france", "england"]],
-    "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
-              {"id": "o1", "power": "ottoman", "space": "c", "type": "cavalry"},
-              {"id": "e1", "power": "england", "space": "e", "type": "regular"},
-              {"id": "f1", "power": "france", "space": "b", "type": "regular"},
-              {"id": "f2", "power": "france", "space": "d", "type": "regular"}],
-    "leaders": [{"id": "francis", "power": "france", "space": "b", "battle": 2, "command": 6}],
-    "action": {"power": "hapsburg", "units": ["h1"], "from": "a", "to": "d"},
-}
+# Ottoman (cavalry), England and France next to d; French units in d may avoid battle. The same
+# state is a test fixture (tests/test_his.py), so the benchmark measures what the tests check.
+STATE = json.loads((ROOT / "tests" / "cases" / "his" / "examples" / "three_interceptors_and_avoid.json")
+                   .read_text(encoding="utf-8"))
 KEEP = ("status", "intercepted_by", "avoided_to", "withdrew", "battle", "leader_captured")
 
 

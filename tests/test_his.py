@@ -33,17 +33,10 @@ def one_interceptor() -> dict:
 
 
 def three_interceptors_and_avoid() -> dict:
-    """Ottoman (cavalry), England and France adjacent to d; French units in d may avoid battle."""
-    return {"spaces": SPACES, "connections": LINKS, "powers": POWERS,
-            "wars": [["hapsburg", "france"], ["hapsburg", "ottoman"], ["hapsburg", "england"]],
-            "alliances": [["france", "ottoman"], ["france", "england"]],
-            "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
-                      {"id": "o1", "power": "ottoman", "space": "c", "type": "cavalry"},
-                      {"id": "e1", "power": "england", "space": "e", "type": "regular"},
-                      {"id": "f1", "power": "france", "space": "b", "type": "regular"},
-                      {"id": "f2", "power": "france", "space": "d", "type": "regular"}],
-            "leaders": [{"id": "francis", "power": "france", "space": "b", "battle": 2, "command": 6}],
-            "action": {"power": "hapsburg", "units": ["h1"], "from": "a", "to": "d"}}
+    """Ottoman (cavalry), England and France adjacent to d; French units in d may avoid battle
+    (the state bench/his_exact.py measures)."""
+    path = Path(__file__).resolve().parent / "cases" / "his" / "examples" / "three_interceptors_and_avoid.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def outcome_key(result: dict) -> str:
