@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fuzzing import bounded
+from hypothesis import given
 from hypothesis import strategies as st
 
 from validator.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-LONG = os.environ.get("RULEVAL_FUZZ_LONG") == "1"
-SETTINGS = settings(derandomize=True, max_examples=2000 if LONG else 40, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = bounded(40, 2000)
 TRIED = {"rulesets": 0, "states": 0}
 
 

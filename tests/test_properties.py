@@ -14,14 +14,13 @@ from __future__ import annotations
 import copy
 import io
 import json
-import os
 import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,18 +28,14 @@ if str(ROOT) not in sys.path:  # `bench` is a top-level package of the checkout,
     sys.path.insert(0, str(ROOT))
 
 import validator  # noqa: E402
+from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
 from validator.builtins import _hex_neighbours  # noqa: E402
 from validator.cli import main  # noqa: E402
 from validator.testing import load_suite  # noqa: E402
 
-LONG = os.environ.get("RULEVAL_FUZZ_LONG") == "1"
-
-
-def limited(n: int) -> settings:
-    return settings(derandomize=True, max_examples=n * 50 if LONG else n, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+limited = bounded
 
 
 TRIED: Counter[str] = Counter()
@@ -61,17 +56,11 @@ def dumps(x: object) -> str:
 DIP_RULES = ROOT / "rulesets" / "diplomacy" / "standard.rules"
 
 
-def _load_dip() -> tuple[object | None, str]:
-    rs = validator.load_ruleset(str(DIP_RULES))
-    errors = [d for d in rs.diagnostics if d.is_error]
-    if errors:
-        d = errors[0]
-        return None, f"{d.span.file}:{d.span.line}:{d.span.col}: {d.code} {d.message}"
-    return rs, ""
+DIP = validator.load_ruleset(str(DIP_RULES))
 
 
-DIP, DIP_BROKEN = _load_dip()
-dip_xfail = pytest.mark.xfail(DIP is None, reason=f"standard.rules does not load: {DIP_BROKEN}", run=False)
+def test_the_diplomacy_ruleset_loads() -> None:
+    assert DIP.ok, [f"{d.span}: {d.code} {d.message}" for d in DIP.diagnostics if d.is_error]
 
 
 def province(loc: str) -> str:
@@ -89,7 +78,13 @@ def statuses(result: dict) -> list[tuple[str, str, str]]:
     return sorted((o["power"], o["order"], o["status"]) for o in result["orders"])
 
 
-@dip_xfail
+def assert_same_outcome(other: dict, base: dict, state: dict) -> None:
+    """Same status for every order, same units after, same dislodged units (in any order)."""
+    assert statuses(other) == statuses(base), dumps(state)
+    assert other["units"] == base["units"], dumps(state)
+    assert sorted(map(dumps, other["dislodged"])) == sorted(map(dumps, base["dislodged"])), dumps(state)
+
+
 @limited(40)
 @given(dip_positions(), st.randoms(use_true_random=False))
 def test_dip_order_listing_does_not_matter(state: dict, rnd) -> None:
@@ -98,13 +93,9 @@ def test_dip_order_listing_does_not_matter(state: dict, rnd) -> None:
     shuffled = copy.deepcopy(state)
     rnd.shuffle(shuffled["orders"])
     assume(shuffled["orders"] != state["orders"])
-    other = DIP.run(shuffled)
-    assert statuses(other) == statuses(base), dumps(state)
-    assert other["units"] == base["units"], dumps(state)
-    assert sorted(map(dumps, other["dislodged"])) == sorted(map(dumps, base["dislodged"])), dumps(state)
+    assert_same_outcome(DIP.run(shuffled), base, state)
 
 
-@dip_xfail
 @limited(15)
 @given(dip_positions(), st.randoms(use_true_random=False))
 def test_dip_unit_listing_does_not_matter(state: dict, rnd) -> None:
@@ -112,12 +103,9 @@ def test_dip_unit_listing_does_not_matter(state: dict, rnd) -> None:
     base = DIP.run(state)
     shuffled = copy.deepcopy(state)
     rnd.shuffle(shuffled["units"])
-    other = DIP.run(shuffled)
-    assert statuses(other) == statuses(base), dumps(state)
-    assert other["units"] == base["units"], dumps(state)
+    assert_same_outcome(DIP.run(shuffled), base, state)
 
 
-@dip_xfail
 @limited(60)
 @given(dip_positions())
 def test_dip_one_unit_per_province_and_every_unit_accounted_for(state: dict) -> None:
@@ -294,8 +282,6 @@ def _cli_inputs() -> list[tuple[str, object]]:
 @pytest.mark.parametrize("rules,state", _cli_inputs(), ids=["dip-1901", "dip-random7", "jomini-re", "jomini-am", "his"])
 @pytest.mark.parametrize("extra", [[], ["--explain"]], ids=["plain", "explain"])
 def test_cli_same_seed_same_bytes(rules: str, state: object, extra: list[str], tmp_path: Path) -> None:
-    if "diplomacy" in rules and DIP is None:
-        pytest.xfail(f"standard.rules does not load: {DIP_BROKEN}")
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
     outs = []

@@ -12,12 +12,12 @@ from __future__ import annotations
 import copy
 import io
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fuzzing import bounded
+from hypothesis import given
 from hypothesis import strategies as st
 
 from validator.cli import main
@@ -25,9 +25,7 @@ from validator.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 DIP_RULES = ROOT / "rulesets" / "diplomacy" / "standard.rules"
 DIP_STATE = json.loads((ROOT / "tests" / "cases" / "diplomacy" / "examples" / "movement_1901.json").read_text())
-LONG = os.environ.get("RULEVAL_FUZZ_LONG") == "1"
-SETTINGS = settings(derandomize=True, max_examples=2000 if LONG else 150, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = bounded(150, 2000)
 TRIED: Counter[str] = Counter()
 
 
