@@ -129,14 +129,7 @@ class Compiler(ControlCompiler):
                 else:
                     out.add((nskey, n))
             refs[(nskey, key)] = out
-        users = {k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}
-        changed = True
-        while changed:
-            changed = False
-            for k, deps in refs.items():
-                if k not in users and deps & users:
-                    users.add(k)
-                    changed = True
+        users = _readers_of({k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}, refs)
         for k in users:
             self.program.units[k].uses_decisions = True
         stateful = {k for k, u in self.program.units.items()
@@ -144,13 +137,7 @@ class Compiler(ControlCompiler):
         for k, deps in refs.items():
             if any(n in _DICE_BUILTINS for _, n in deps):  # conservative: a shadowing name counts too
                 stateful.add(k)
-        changed = True
-        while changed:
-            changed = False
-            for k, deps in refs.items():
-                if k not in stateful and deps & stateful:
-                    stateful.add(k)
-                    changed = True
+        stateful = _readers_of(stateful, refs)
         for k, u in self.program.units.items():
             u.state_free = k not in stateful
 
@@ -194,6 +181,19 @@ class Compiler(ControlCompiler):
         if required and not d.cites:
             self.error("C011", f"`{d.name}` cites no clause", d.span,
                        help='add `cite "ID"` naming the clause it implements')
+
+def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
+    """The seeds and every definition that reads one of them, directly or through others."""
+    found = set(seeds)
+    changed = True
+    while changed:
+        changed = False
+        for k, deps in refs.items():
+            if k not in found and deps & found:
+                found.add(k)
+                changed = True
+    return found
+
 
 def compile_program(loaded: Loaded) -> Program:
     return Compiler(loaded).compile()

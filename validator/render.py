@@ -24,9 +24,9 @@ import argparse
 import math
 from pathlib import Path
 from typing import Any, Callable, TextIO
-from xml.sax.saxutils import escape, quoteattr
 
 from .builtins import CallError, hex_parse, offset_to_axial
+from .report import xml_attr, xml_text
 from .diagnostics import Diagnostic, DiagnosticError, Span
 
 SIZE = 30.0  # hex radius in pixels
@@ -86,8 +86,13 @@ def _items(drawing: dict[str, Any], key: str) -> list[dict[str, Any]]:
     return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
 
 
+def _line(a: tuple[float, float], b: tuple[float, float], stroke: Any, width: float) -> str:
+    return (f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" '
+            f'stroke={_attr(stroke, "#000")} stroke-width="{width:g}" stroke-linecap="round"/>')
+
+
 def _attr(value: Any, default: str) -> str:
-    return quoteattr(str(value) if value not in (None, "") else default)
+    return xml_attr(str(value) if value not in (None, "") else default)
 
 
 def _num(value: Any, default: float) -> float:
@@ -137,29 +142,24 @@ def to_svg(drawing: dict[str, Any]) -> str:
     ]
     if title:
         out.append(f'<text class="title" x="{min_x + MARGIN:.1f}" y="{min_y + 22:.1f}" font-size="16" '
-                   f'font-weight="bold">{escape(str(title))}</text>')
+                   f'font-weight="bold">{xml_text(str(title))}</text>')
     out.append('<g class="hexes">')
     for h, (x, y) in placed:
         out.append(f'<polygon class="hex" data-label={_attr(h.get("label"), "")} points="{_pts(geo.corners(x, y))}" '
                    f'fill={_attr(h.get("fill"), "#ffffff")} stroke="#9a9a9a" stroke-width="1"/>')
         if h.get("text") not in (None, ""):
             out.append(f'<text x="{x:.1f}" y="{y - SIZE * 0.55:.1f}" font-size="8" fill="#555" '
-                       f'text-anchor="middle">{escape(str(h["text"]))}</text>')
+                       f'text-anchor="middle">{xml_text(str(h["text"]))}</text>')
     out.append('</g><g class="links">')
     for ln in _items(drawing, "links"):
         a, b = at(ln.get("a")), at(ln.get("b"))
         if a and b:
-            out.append(f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" '
-                       f'stroke={_attr(ln.get("stroke"), "#000")} stroke-width="{_num(ln.get("width"), 3):g}" '
-                       'stroke-linecap="round"/>')
+            out.append(_line(a, b, ln.get("stroke"), _num(ln.get("width"), 3)))
     out.append('</g><g class="edges">')
     for e in _items(drawing, "edges"):
         side = _shared_side(geo, at(e.get("a")), at(e.get("b")))
         if side:
-            (x1, y1), (x2, y2) = side
-            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                       f'stroke={_attr(e.get("stroke"), "#000")} stroke-width="{_num(e.get("width"), 4):g}" '
-                       'stroke-linecap="round"/>')
+            out.append(_line(side[0], side[1], e.get("stroke"), _num(e.get("width"), 4)))
     out.append('</g><g class="marks">')
     for m in _items(drawing, "marks"):
         c = at(m.get("label"))
@@ -168,7 +168,7 @@ def to_svg(drawing: dict[str, Any]) -> str:
                        f'stroke={_attr(m.get("stroke"), "#000")} stroke-width="3"/>')
             if m.get("text") not in (None, ""):
                 out.append(f'<text x="{c[0]:.1f}" y="{c[1] + SIZE * 0.52:.1f}" font-size="9" font-weight="bold" '
-                           f'text-anchor="middle" fill={_attr(m.get("stroke"), "#000")}>{escape(str(m["text"]))}</text>')
+                           f'text-anchor="middle" fill={_attr(m.get("stroke"), "#000")}>{xml_text(str(m["text"]))}</text>')
     out.append('</g><g class="tokens">')
     for t in _items(drawing, "tokens"):
         c = at(t.get("label"))
@@ -178,7 +178,7 @@ def to_svg(drawing: dict[str, Any]) -> str:
                        f'height="{s * 2 / 3:.1f}" rx="3" fill={_attr(t.get("fill"), "#ddd")} '
                        f'stroke={_attr(t.get("stroke"), "#000")} stroke-width="1.2"/>')
             out.append(f'<text x="{c[0]:.1f}" y="{c[1] + 4:.1f}" font-size="10" font-weight="bold" '
-                       f'text-anchor="middle">{escape(str(t.get("text") or ""))}</text>')
+                       f'text-anchor="middle">{xml_text(str(t.get("text") or ""))}</text>')
     out.append('</g><g class="paths">')
     for p in _items(drawing, "paths"):
         labels: list[Any] = p["labels"] if isinstance(p.get("labels"), list) else []
@@ -189,7 +189,7 @@ def to_svg(drawing: dict[str, Any]) -> str:
                        'stroke-linejoin="round" marker-end="url(#arrow)"/>')
         if pts and p.get("text") not in (None, ""):
             out.append(f'<text x="{pts[0][0] + 8:.1f}" y="{pts[0][1] - 10:.1f}" font-size="9" '
-                       f'fill={_attr(p.get("stroke"), "#000")}>{escape(str(p["text"]))}</text>')
+                       f'fill={_attr(p.get("stroke"), "#000")}>{xml_text(str(p["text"]))}</text>')
     out.append("</g></svg>")
     return "\n".join(out) + "\n"
 

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from html import escape as _escape
 
 from .diagnostics import Diagnostic
+
+
+def xml_text(value: str) -> str:
+    """Text for an XML element (html.escape: xml.sax.saxutils would import urllib at start-up)."""
+    return _escape(value, quote=False)
+
+
+def xml_attr(value: str) -> str:
+    """A quoted XML attribute value."""
+    return '"' + _escape(value, quote=True) + '"'
 
 
 def render_check(fmt: str, diags: list[Diagnostic], files: list[str]) -> str:
@@ -85,8 +95,8 @@ def junit_check(diags: list[Diagnostic], files: list[str]) -> str:
         if mine:
             failures += 1
             text = "\n".join(f"{d.span}: {d.code}: {d.message}" for d in mine)
-            body = f'<failure message={quoteattr(mine[0].message)} type="{mine[0].code}">{escape(text)}</failure>'
-        cases.append(f'    <testcase classname="ruleval.check" name={quoteattr(f)}>{body}</testcase>')
+            body = f'<failure message={xml_attr(mine[0].message)} type="{mine[0].code}">{xml_text(text)}</failure>'
+        cases.append(f'    <testcase classname="ruleval.check" name={xml_attr(f)}>{body}</testcase>')
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<testsuites><testsuite name="ruleval check" tests="{len(files)}" failures="{failures}">\n'
             + "\n".join(cases) + "\n</testsuite></testsuites>\n")

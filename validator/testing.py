@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, TextIO
-from xml.sax.saxutils import escape, quoteattr
 
 import yaml
 
+from .report import xml_attr, xml_text
 from .diagnostics import Diagnostic, Span
 
 try:
@@ -328,12 +328,12 @@ def junit(outcomes: list[Outcome]) -> str:
     for o in outcomes:
         body = ""
         if o.status in ("failed", "xpassed"):
-            body = f"<failure message={quoteattr(o.message[:200])}>{escape(o.message)}</failure>"
+            body = f"<failure message={xml_attr(o.message[:200])}>{xml_text(o.message)}</failure>"
         elif o.status == "error":
-            body = f"<error message={quoteattr(o.message[:200])}>{escape(o.message)}</error>"
+            body = f"<error message={xml_attr(o.message[:200])}>{xml_text(o.message)}</error>"
         elif o.status == "xfailed":
-            body = f"<skipped message={quoteattr(o.message[:200])}/>"
-        rows.append(f'  <testcase classname={quoteattr(o.case.file)} name={quoteattr(o.case.id)} '
+            body = f"<skipped message={xml_attr(o.message[:200])}/>"
+        rows.append(f'  <testcase classname={xml_attr(o.case.file)} name={xml_attr(o.case.id)} '
                     f'time="{o.seconds:.4f}">{body}</testcase>')
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<testsuite name="ruleval" tests="{len(outcomes)}" failures="{fails}" errors="{errors}" '
