@@ -325,3 +325,11 @@ def test_state_free_results_kept_across_runs_stay_right_and_cost_their_steps(roo
         rs.run({"k": 2000}, budget=500)
     assert err.value.diagnostics[0].code == "E004"
     assert rs.run({"k": 2000}, explain=True) == [2001000, 6]  # traced runs compute afresh
+
+
+def test_string_escapes(root: Path) -> None:
+    assert value(root, r'["a\"b", "t\tn\n", "\u00e9\\", r"\d+"]') == ['a"b', "t\tn\n", "é\\", r"\d+"]
+    (root / "bad.rules").write_text('query main = "x\\d"\n', encoding="utf-8")
+    rs = load_ruleset(root / "bad.rules", use_cache=False)
+    assert [(d.code, d.span.line, d.span.col) for d in rs.diagnostics] == [("P001", 1, 14)]
+    assert "unknown escape" in rs.diagnostics[0].message

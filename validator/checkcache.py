@@ -23,8 +23,15 @@ _KEY_CACHE: list[str] = []
 
 
 def cache_dir() -> Path | None:
+    """Where check results are kept; None when that cache is turned off."""
     if os.environ.get("RULEVAL_NO_CACHE"):
         return None
+    return cache_base()
+
+
+def cache_base() -> Path:
+    """ruleval's cache folder (check results, and the parser's tables, which are kept even with
+    the check cache off: like Lark's grammar cache they depend on ruleval alone)."""
     base = os.environ.get("RULEVAL_CACHE_DIR")
     if base:
         return Path(base)

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from lark import Token
-from lark.exceptions import UnexpectedInput
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
 from .syntax import KEYWORDS, decode_source, parse_error, parse_module, parser
@@ -79,12 +77,13 @@ class _Ctx:
 # ---------------------------------------------------------------- tokens and lines
 
 
-def _lex(text: str) -> list[Token]:
+def _lex(text: str) -> list[Any]:
+    """Lark's tokens (with the contextual lexer's types); Lark is imported only when formatting."""
     ip = parser().parse_interactive(text)
     return [t for t in ip.iter_parse() if t.type != "$END"]
 
 
-def _lines(text: str, tokens: list[Token]) -> list[_Line | None]:
+def _lines(text: str, tokens: list[Any]) -> list[_Line | None]:
     """The source as lines of tokens; ``None`` is a blank line. Comment-only lines have no tokens."""
     out: list[_Line | None] = []
     cur = _Line()
@@ -311,6 +310,8 @@ def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a ruleset source. Raises ``DiagnosticError`` on a syntax error, or
     with ``I001`` if the formatted text would not parse to the same AST (a formatter bug)."""
     before = parse_module(text, path)
+    from lark.exceptions import UnexpectedInput
+
     try:
         tokens = _lex(text)
     except UnexpectedInput as err:  # pragma: no cover - parse_module already accepted the text

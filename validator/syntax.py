@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 import ast as pyast
+import bisect
 import functools
+import hashlib
+import json
+import os
+import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from . import checkcache, lalr
+from .lalr import Driver, Mismatch
+
+if TYPE_CHECKING:
+    from lark import Lark, Tree
+    from lark.exceptions import UnexpectedInput
 
 MAX_SOURCE_BYTES = 2_000_000
 MAX_NESTING = 120
 MAX_INT_DIGITS = 60
+_NEWLINE = re.compile("\n")
+_GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"nt])')
 
 # Every keyword of the grammar; tests check this against grammar/ruleval.lark and editors/.
 KEYWORDS = (
@@ -46,6 +57,8 @@ def _grammar_text() -> str:
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
     """The one LALR parser, built once per process (and cached on disk by Lark between processes)."""
+    from lark import Lark
+
     return Lark(
         _grammar_text(),
         parser="lalr",
@@ -63,12 +76,14 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(names)
 
 
-def _token_text(tok: Token) -> str:
+def _token_text(tok: Any) -> str:
     text = str(tok)
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def parse_error(err: UnexpectedInput, path: str, text: str) -> Diagnostic:
+def parse_error(err: "UnexpectedInput", path: str, text: str) -> Diagnostic:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     line = getattr(err, "line", 0) or 0
     col = getattr(err, "column", 0) or 0
     if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
@@ -139,97 +154,166 @@ def decode_source(data: bytes, path: str) -> str:
                                           help="save the ruleset as UTF-8")]) from None
 
 
+_IDENTITY_ON_ONE = frozenset({"or_chain", "and_chain"})
+_TABLES_FORMAT = "1"
+
+
+@functools.lru_cache(maxsize=1)
+def driver() -> Driver:
+    """The fast LALR driver over the same parse table as `parser()`.
+
+    Its tables are kept on disk (JSON, in the cache folder, keyed by the grammar and the
+    driver's source) so that a start-up imports neither Lark nor redoes its grammar analysis:
+    like Lark's own grammar cache, any problem with the file only means building it again."""
+    grammar = _grammar_text()
+    h = hashlib.sha256(grammar.encode("utf-8"))
+    h.update(Path(lalr.__file__).read_bytes())
+    h.update(f"{_TABLES_FORMAT}:{sorted(_IDENTITY_ON_ONE)}".encode())
+    folder = checkcache.cache_base()
+    file = folder / "parser" / f"{h.hexdigest()[:24]}.json"
+    try:
+        return Driver(json.loads(file.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, re.error):
+        pass
+    tables = lalr.tables_from_lark(parser(), _IDENTITY_ON_ONE)
+    built = Driver(tables)
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(tables), encoding="utf-8")
+        os.replace(tmp, file)
+    except OSError:
+        pass
+    return built
+
+
 def parse_module(text: str, path: str) -> A.Module:
-    """Parse a ruleset source into an AST; raise ``DiagnosticError`` with located parse errors."""
+    """Parse a ruleset source into an AST; raise ``DiagnosticError`` with located parse errors.
+
+    The fast driver does the work; where it gives up (a syntax error, or text the two lexers
+    would split differently), Lark parses the text itself and gives the result or the error."""
     depth, pos = _nesting_depth(text)
     if depth > MAX_NESTING:
         line, col = _line_col(text, pos)
         raise DiagnosticError([Diagnostic("P006", f"brackets nested {depth} deep, more than the limit of {MAX_NESTING}",
                                           Span(path, line, col, line, col + 1))])
     try:
-        tree = parser().parse(text)
-    except UnexpectedInput as err:
-        raise DiagnosticError([parse_error(err, path, text)]) from None
-    try:
-        module = _Builder(path).transform(tree)
-    except VisitError as err:
-        inner = err.orig_exc
-        if isinstance(inner, DiagnosticError):
-            raise inner from None
-        if isinstance(inner, RecursionError):
-            raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
-        raise
+        module = driver().parse(text, _Builder(path, text))
+    except (Mismatch, DiagnosticError):
+        # Lark reports syntax errors, and reports them before any error of a literal's value.
+        module = parse_module_with_lark(text, path)
     except RecursionError:
         raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
     assert isinstance(module, A.Module)
     return module
 
 
-def _unquote(tok: Token, path: str) -> str:
+def parse_module_fast(text: str, path: str) -> A.Module:
+    """The fast path alone (no fallback); raises `Mismatch` where it gives up. For tests."""
+    module = driver().parse(text, _Builder(path, text))
+    assert isinstance(module, A.Module)
+    return module
+
+
+def parse_module_with_lark(text: str, path: str) -> A.Module:
+    """Lark's own parser and tree, then the same builder: the reference path."""
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as err:
+        raise DiagnosticError([parse_error(err, path, text)]) from None
+    try:
+        module = _walk(tree, _Builder(path, text))
+    except RecursionError:
+        raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
+    assert isinstance(module, A.Module)
+    return module
+
+
+def _walk(tree: "Tree", builder: "_Builder") -> Any:  # type: ignore[type-arg]
+    children = [_walk(c, builder) if hasattr(c, "children") else c for c in tree.children]
+    meta = tree.meta
+    empty = getattr(meta, "empty", True)
+    builder.start_pos = None if empty else meta.start_pos
+    builder.end_pos = None if empty else meta.end_pos
+    return getattr(builder, tree.data)(children)
+
+
+def _unquote(tok: Any, span_of: Callable[[Any], Span]) -> str:
     text = str(tok)
     if text.startswith("r"):
         return text[2:-1]
+    if "\\" in _GOOD_ESCAPE.sub("", text):  # Python would accept `\d` and warn; ruleval refuses it
+        raise DiagnosticError([Diagnostic("P001", f"unknown escape in string literal {text}", span_of(tok),
+                                          help="escapes allowed: \\\\ \\\" \\n \\t \\uXXXX; "
+                                               'raw strings r"..." keep backslashes as written')])
     try:
         value = pyast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", _tok_span(tok, path),
+        raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", span_of(tok),
                                           help="escapes allowed: \\\\ \\\" \\n \\t \\uXXXX")]) from None
     if not isinstance(value, str):
-        raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", _tok_span(tok, path))])
+        raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", span_of(tok))])
     return value
 
 
-def _tok_span(tok: Token, path: str) -> Span:
-    return Span(path, tok.line or 0, tok.column or 0, tok.end_line or tok.line or 0, tok.end_column or tok.column or 0)
+class _Builder:
+    """Parse tree -> AST. Before each call the parser sets ``start_pos``/``end_pos``: the offsets
+    of the text the node spans (None when it spans nothing); each method receives the children."""
 
-
-class _Builder(Transformer):  # type: ignore[type-arg]
-    """Parse tree -> AST. Each method receives the node's meta (positions) and children."""
-
-    def __init__(self, path: str):
-        super().__init__()
+    def __init__(self, path: str, text: str):
         self.path = path
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.start_pos: int | None = None
+        self.end_pos: int | None = None
 
-    def _s(self, meta: Any) -> Span:
-        if getattr(meta, "empty", True):
+    def _line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def _s(self) -> Span:
+        start, end = self.start_pos, self.end_pos
+        if start is None or end is None:
             return Span(self.path)
-        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
+        line, col = self._line_col(start)
+        end_line, end_col = self._line_col(end)
+        return Span(self.path, line, col, end_line, end_col)
 
-    def _str(self, tok: Token) -> str:
-        return _unquote(tok, self.path)
+    def _tok_span(self, tok: Any) -> Span:
+        line, col = self._line_col(tok.start_pos)
+        end_line, end_col = self._line_col(tok.end_pos)
+        return Span(self.path, line, col, end_line, end_col)
+
+    def _str(self, tok: Any) -> str:
+        return _unquote(tok, self._tok_span)
 
     # -- top level
-    @v_args(meta=True)
-    def start(self, meta: Any, items: list[Any]) -> A.Module:
+    def start(self, items: list[Any]) -> A.Module:
         kinds = (A.Header, A.Extends, A.Import, A.Clauses, A.Schema, A.CellOverride)
         directives = tuple(i for i in items if isinstance(i, kinds))
         decls = tuple(i for i in items if not isinstance(i, kinds))
-        return A.Module(self.path, directives, decls, self._s(meta))
+        return A.Module(self.path, directives, decls, self._s())
 
-    @v_args(meta=True)
-    def header(self, meta: Any, c: list[Any]) -> A.Header:
-        return A.Header(c[0], self._str(c[1]) if c[1] is not None else None, self._s(meta))
+    def header(self, c: list[Any]) -> A.Header:
+        return A.Header(c[0], self._str(c[1]) if c[1] is not None else None, self._s())
 
-    def dotted(self, c: list[Token]) -> str:
+    def dotted(self, c: list[Any]) -> str:
         return ".".join(str(t) for t in c)
 
-    @v_args(meta=True)
-    def extends(self, meta: Any, c: list[Any]) -> A.Extends:
-        return A.Extends(self._str(c[0]), self._s(meta))
+    def extends(self, c: list[Any]) -> A.Extends:
+        return A.Extends(self._str(c[0]), self._s())
 
-    @v_args(meta=True)
-    def import_(self, meta: Any, c: list[Any]) -> A.Import:
-        return A.Import(self._str(c[0]), str(c[1]), self._s(meta))
+    def import_(self, c: list[Any]) -> A.Import:
+        return A.Import(self._str(c[0]), str(c[1]), self._s())
 
-    @v_args(meta=True)
-    def clauses(self, meta: Any, c: list[Any]) -> A.Clauses:
-        return A.Clauses(self._str(c[0]), self._s(meta))
+    def clauses(self, c: list[Any]) -> A.Clauses:
+        return A.Clauses(self._str(c[0]), self._s())
 
-    @v_args(meta=True)
-    def schema_decl(self, meta: Any, c: list[Any]) -> A.Schema:
-        return A.Schema(self._str(c[0]), self._s(meta))
+    def schema_decl(self, c: list[Any]) -> A.Schema:
+        return A.Schema(self._str(c[0]), self._s())
 
-    def cite(self, c: list[Token]) -> tuple[str, ...]:
+    def cite(self, c: list[Any]) -> tuple[str, ...]:
         return tuple(self._str(t) for t in c)
 
     def override(self, c: list[Any]) -> bool:
@@ -246,34 +330,29 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def _cites(x: Any) -> tuple[str, ...]:
         return x if isinstance(x, tuple) and all(isinstance(i, str) for i in x) else ()
 
-    @v_args(meta=True)
-    def enum_decl(self, meta: Any, c: list[Any]) -> A.EnumDecl:
+    def enum_decl(self, c: list[Any]) -> A.EnumDecl:
         ov, c = self._split(c)
         name, cites, members = str(c[0]), self._cites(c[1]), tuple(str(t) for t in c[2:])
-        return A.EnumDecl(name, members, cites, ov, self._s(meta))
+        return A.EnumDecl(name, members, cites, ov, self._s())
 
-    @v_args(meta=True)
-    def record_decl(self, meta: Any, c: list[Any]) -> A.RecordDecl:
+    def record_decl(self, c: list[Any]) -> A.RecordDecl:
         ov, c = self._split(c)
         fields = tuple(f for f in c[1:] if f is not None)
-        return A.RecordDecl(str(c[0]), fields, ov, self._s(meta))
+        return A.RecordDecl(str(c[0]), fields, ov, self._s())
 
-    @v_args(meta=True)
-    def field_decl(self, meta: Any, c: list[Any]) -> A.FieldDecl:
-        return A.FieldDecl(str(c[0]), c[2], c[1] is not None, self._s(meta))
+    def field_decl(self, c: list[Any]) -> A.FieldDecl:
+        return A.FieldDecl(str(c[0]), c[2], c[1] is not None, self._s())
 
-    @v_args(meta=True)
-    def input_decl(self, meta: Any, c: list[Any]) -> A.InputDecl:
+    def input_decl(self, c: list[Any]) -> A.InputDecl:
         ov, c = self._split(c)
-        return A.InputDecl(str(c[0]), c[1], self._str(c[2]), c[3], self._cites(c[4]), ov, self._s(meta))
+        return A.InputDecl(str(c[0]), c[1], self._str(c[2]), c[3], self._cites(c[4]), ov, self._s())
 
     def default(self, c: list[Any]) -> Any:
         return c[0]
 
-    @v_args(meta=True)
-    def const_decl(self, meta: Any, c: list[Any]) -> A.ConstDecl:
+    def const_decl(self, c: list[Any]) -> A.ConstDecl:
         ov, c = self._split(c)
-        return A.ConstDecl(str(c[0]), c[1], self._cites(c[2]), c[3], ov, self._s(meta))
+        return A.ConstDecl(str(c[0]), c[1], self._cites(c[2]), c[3], ov, self._s())
 
     def type_ann(self, c: list[Any]) -> A.TypeRef:
         return c[0]  # type: ignore[no-any-return]
@@ -281,18 +360,16 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def ret(self, c: list[Any]) -> A.TypeRef:
         return c[0]  # type: ignore[no-any-return]
 
-    @v_args(meta=True)
-    def type(self, meta: Any, c: list[Any]) -> A.TypeRef:
-        optional = isinstance(c[-1], Token) and c[-1].type == "QMARK"
-        return A.TypeRef(str(c[0]), tuple(p for p in c[1:] if isinstance(p, A.TypeRef)), optional, self._s(meta))
+    def type(self, c: list[Any]) -> A.TypeRef:
+        optional = getattr(c[-1], "type", None) == "QMARK"
+        return A.TypeRef(str(c[0]), tuple(p for p in c[1:] if isinstance(p, A.TypeRef)), optional, self._s())
 
-    @v_args(meta=True)
-    def table_decl(self, meta: Any, c: list[Any]) -> A.TableDecl:
+    def table_decl(self, c: list[Any]) -> A.TableDecl:
         ov, c = self._split(c)
         name, params, ret, cites, body = str(c[0]), c[1], c[2], self._cites(c[3]), c[4]
         if isinstance(body, _Grid):
-            return A.TableDecl(name, params, ret, cites, body.rows, None, ov, self._s(meta))
-        return A.TableDecl(name, params, ret, cites, None, body, ov, self._s(meta))
+            return A.TableDecl(name, params, ret, cites, body.rows, None, ov, self._s())
+        return A.TableDecl(name, params, ret, cites, None, body, ov, self._s())
 
     def grid(self, rows: list[tuple[Any, ...]]) -> "_Grid":
         return _Grid(tuple(rows))
@@ -300,50 +377,41 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def grid_row(self, cells: list[Any]) -> tuple[Any, ...]:
         return tuple(cells)
 
-    @v_args(meta=True)
-    def absent(self, meta: Any, c: list[Any]) -> A.Absent:
-        return A.Absent(self._s(meta))
+    def absent(self, c: list[Any]) -> A.Absent:
+        return A.Absent(self._s())
 
-    @v_args(meta=True)
-    def cell_override(self, meta: Any, c: list[Any]) -> A.CellOverride:
-        return A.CellOverride(str(c[0]), tuple(c[1:-2]), self._cites(c[-2]), c[-1], self._s(meta))
+    def cell_override(self, c: list[Any]) -> A.CellOverride:
+        return A.CellOverride(str(c[0]), tuple(c[1:-2]), self._cites(c[-2]), c[-1], self._s())
 
-    @v_args(meta=True)
-    def def_decl(self, meta: Any, c: list[Any]) -> A.DefDecl:
+    def def_decl(self, c: list[Any]) -> A.DefDecl:
         ov, c = self._split(c)
         kind, name, params, ret, cites, body = c
-        return A.DefDecl(kind, str(name), params, ret, self._cites(cites), body, ov, self._s(meta))
+        return A.DefDecl(kind, str(name), params, ret, self._cites(cites), body, ov, self._s())
 
-    def defkind(self, c: list[Token]) -> str:
+    def defkind(self, c: list[Any]) -> str:
         return str(c[0])
 
-    @v_args(meta=True)
-    def decision_decl(self, meta: Any, c: list[Any]) -> A.DecisionDecl:
+    def decision_decl(self, c: list[Any]) -> A.DecisionDecl:
         ov, c = self._split(c)
-        return A.DecisionDecl(str(c[0]), c[1], self._cites(c[2]), c[3], ov, self._s(meta))
+        return A.DecisionDecl(str(c[0]), c[1], self._cites(c[2]), c[3], ov, self._s())
 
-    @v_args(meta=True)
-    def cycle_decl(self, meta: Any, c: list[Any]) -> A.CycleDecl:
+    def cycle_decl(self, c: list[Any]) -> A.CycleDecl:
         ov, c = self._split(c)
-        return A.CycleDecl(str(c[0]), self._cites(c[1]), tuple(c[2:]), ov, self._s(meta))
+        return A.CycleDecl(str(c[0]), self._cites(c[1]), tuple(c[2:]), ov, self._s())
 
-    @v_args(meta=True)
-    def policy_when(self, meta: Any, c: list[Any]) -> A.Policy:
-        return A.Policy(c[0], c[1], c[2], self._cites(c[3]), self._s(meta))
+    def policy_when(self, c: list[Any]) -> A.Policy:
+        return A.Policy(c[0], c[1], c[2], self._cites(c[3]), self._s())
 
-    @v_args(meta=True)
-    def policy_otherwise(self, meta: Any, c: list[Any]) -> A.Policy:
-        return A.Policy(None, c[0], c[1], self._cites(c[2]), self._s(meta))
+    def policy_otherwise(self, c: list[Any]) -> A.Policy:
+        return A.Policy(None, c[0], c[1], self._cites(c[2]), self._s())
 
-    @v_args(meta=True)
-    def procedure_decl(self, meta: Any, c: list[Any]) -> A.ProcedureDecl:
+    def procedure_decl(self, c: list[Any]) -> A.ProcedureDecl:
         ov, c = self._split(c)
-        return A.ProcedureDecl(str(c[0]), c[1] or (), self._cites(c[2]), tuple(c[3:]), ov, self._s(meta))
+        return A.ProcedureDecl(str(c[0]), c[1] or (), self._cites(c[2]), tuple(c[3:]), ov, self._s())
 
-    @v_args(meta=True)
-    def query_decl(self, meta: Any, c: list[Any]) -> A.QueryDecl:
+    def query_decl(self, c: list[Any]) -> A.QueryDecl:
         ov, c = self._split(c)
-        return A.QueryDecl(str(c[0]), c[1] or (), c[2], c[3], ov, self._s(meta))
+        return A.QueryDecl(str(c[0]), c[1] or (), c[2], c[3], ov, self._s())
 
     def paramlist(self, c: list[Any]) -> tuple[A.Param, ...]:
         return c[0] if c and c[0] is not None else ()  # type: ignore[no-any-return]
@@ -351,32 +419,26 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def params(self, c: list[A.Param]) -> tuple[A.Param, ...]:
         return tuple(c)
 
-    @v_args(meta=True)
-    def param(self, meta: Any, c: list[Any]) -> A.Param:
-        return A.Param(str(c[0]), c[1], self._s(meta))
+    def param(self, c: list[Any]) -> A.Param:
+        return A.Param(str(c[0]), c[1], self._s())
 
     # -- statements
     def block(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(c)
 
-    @v_args(meta=True)
-    def step(self, meta: Any, c: list[Any]) -> A.Step:
-        return A.Step(str(c[0]), self._cites(c[1]), c[2], self._s(meta))
+    def step(self, c: list[Any]) -> A.Step:
+        return A.Step(str(c[0]), self._cites(c[1]), c[2], self._s())
 
-    @v_args(meta=True)
-    def var_stmt(self, meta: Any, c: list[Any]) -> A.Var:
-        return A.Var(str(c[0]), c[1], self._s(meta))
+    def var_stmt(self, c: list[Any]) -> A.Var:
+        return A.Var(str(c[0]), c[1], self._s())
 
-    @v_args(meta=True)
-    def assign(self, meta: Any, c: list[Any]) -> A.Assign:
-        return A.Assign(str(c[0]), c[1], self._s(meta))
+    def assign(self, c: list[Any]) -> A.Assign:
+        return A.Assign(str(c[0]), c[1], self._s())
 
-    @v_args(meta=True)
-    def let_stmt(self, meta: Any, c: list[Any]) -> A.LetStmt:
-        return A.LetStmt(str(c[0]), c[1], self._s(meta))
+    def let_stmt(self, c: list[Any]) -> A.LetStmt:
+        return A.LetStmt(str(c[0]), c[1], self._s())
 
-    @v_args(meta=True)
-    def if_stmt(self, meta: Any, c: list[Any]) -> A.IfStmt:
+    def if_stmt(self, c: list[Any]) -> A.IfStmt:
         branches = [(c[0], c[1])]
         otherwise = None
         for extra in c[2:]:
@@ -386,7 +448,7 @@ class _Builder(Transformer):  # type: ignore[type-arg]
                 otherwise = extra.body
             else:
                 branches.append(extra)
-        return A.IfStmt(tuple(branches), otherwise, self._s(meta))
+        return A.IfStmt(tuple(branches), otherwise, self._s())
 
     def elif_block(self, c: list[Any]) -> tuple[Any, Any]:
         return (c[0], c[1])
@@ -394,221 +456,179 @@ class _Builder(Transformer):  # type: ignore[type-arg]
     def else_block(self, c: list[Any]) -> "_Else":
         return _Else(c[0])
 
-    @v_args(meta=True)
-    def for_stmt(self, meta: Any, c: list[Any]) -> A.For:
-        return A.For(str(c[0]), c[1], c[2], c[3], self._s(meta))
+    def for_stmt(self, c: list[Any]) -> A.For:
+        return A.For(str(c[0]), c[1], c[2], c[3], self._s())
 
-    @v_args(meta=True)
-    def goto(self, meta: Any, c: list[Any]) -> A.Goto:
-        return A.Goto(str(c[0]), self._s(meta))
+    def goto(self, c: list[Any]) -> A.Goto:
+        return A.Goto(str(c[0]), self._s())
 
-    @v_args(meta=True)
-    def stop(self, meta: Any, c: list[Any]) -> A.Stop:
-        return A.Stop(self._s(meta))
+    def stop(self, c: list[Any]) -> A.Stop:
+        return A.Stop(self._s())
 
-    @v_args(meta=True)
-    def break_(self, meta: Any, c: list[Any]) -> A.Break:
-        return A.Break(self._s(meta))
+    def break_(self, c: list[Any]) -> A.Break:
+        return A.Break(self._s())
 
-    @v_args(meta=True)
-    def continue_(self, meta: Any, c: list[Any]) -> A.Continue:
-        return A.Continue(self._s(meta))
+    def continue_(self, c: list[Any]) -> A.Continue:
+        return A.Continue(self._s())
 
-    @v_args(meta=True)
-    def emit(self, meta: Any, c: list[Any]) -> A.Emit:
-        return A.Emit(self._str(c[0]), c[1] or (), self._cites(c[2]), self._s(meta))
+    def emit(self, c: list[Any]) -> A.Emit:
+        return A.Emit(self._str(c[0]), c[1] or (), self._cites(c[2]), self._s())
 
     def payload(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(i for i in c if i is not None)
 
-    @v_args(meta=True)
-    def require(self, meta: Any, c: list[Any]) -> A.Require:
-        return A.Require(c[0], self._str(c[1]), self._cites(c[2]), self._s(meta))
+    def require(self, c: list[Any]) -> A.Require:
+        return A.Require(c[0], self._str(c[1]), self._cites(c[2]), self._s())
 
-    @v_args(meta=True)
-    def reject(self, meta: Any, c: list[Any]) -> A.Reject:
-        return A.Reject(self._str(c[0]), self._cites(c[1]), self._s(meta))
+    def reject(self, c: list[Any]) -> A.Reject:
+        return A.Reject(self._str(c[0]), self._cites(c[1]), self._s())
 
     # -- expressions
-    @v_args(meta=True)
-    def let_expr(self, meta: Any, c: list[Any]) -> A.Let:
-        return A.Let(str(c[0]), c[1], c[2], self._s(meta))
+    def let_expr(self, c: list[Any]) -> A.Let:
+        return A.Let(str(c[0]), c[1], c[2], self._s())
 
-    @v_args(meta=True)
-    def if_expr(self, meta: Any, c: list[Any]) -> A.If:
+    def if_expr(self, c: list[Any]) -> A.If:
         branches = [(c[0], c[1])] + [b for b in c[2:-1]]
-        return A.If(tuple(branches), c[-1], self._s(meta))
+        return A.If(tuple(branches), c[-1], self._s())
 
     def elif_expr(self, c: list[Any]) -> tuple[Any, Any]:
         return (c[0], c[1])
 
-    @v_args(meta=True)
-    def lambda_(self, meta: Any, c: list[Any]) -> A.Lambda:
-        return A.Lambda(c[0] or (), c[1], self._s(meta))
+    def lambda_(self, c: list[Any]) -> A.Lambda:
+        return A.Lambda(c[0] or (), c[1], self._s())
 
-    @v_args(meta=True)
-    def or_chain(self, meta: Any, c: list[Any]) -> Any:
-        return c[0] if len(c) == 1 else A.BoolOp("or", tuple(c), self._s(meta))
+    def or_chain(self, c: list[Any]) -> Any:
+        return c[0] if len(c) == 1 else A.BoolOp("or", tuple(c), self._s())
 
-    @v_args(meta=True)
-    def and_chain(self, meta: Any, c: list[Any]) -> Any:
-        return c[0] if len(c) == 1 else A.BoolOp("and", tuple(c), self._s(meta))
+    def and_chain(self, c: list[Any]) -> Any:
+        return c[0] if len(c) == 1 else A.BoolOp("and", tuple(c), self._s())
 
-    @v_args(meta=True)
-    def not_(self, meta: Any, c: list[Any]) -> A.Not:
-        return A.Not(c[0], self._s(meta))
+    def not_(self, c: list[Any]) -> A.Not:
+        return A.Not(c[0], self._s())
 
-    @v_args(meta=True)
-    def compare(self, meta: Any, c: list[Any]) -> A.Compare:
-        return A.Compare(str(c[1]), c[0], c[2], self._s(meta))
+    def compare(self, c: list[Any]) -> A.Compare:
+        return A.Compare(str(c[1]), c[0], c[2], self._s())
 
-    def cmp_op(self, c: list[Token]) -> str:
+    def cmp_op(self, c: list[Any]) -> str:
         return str(c[0])
 
-    def add_op(self, c: list[Token]) -> str:
+    def add_op(self, c: list[Any]) -> str:
         return str(c[0])
 
-    def mul_op(self, c: list[Token]) -> str:
+    def mul_op(self, c: list[Any]) -> str:
         return str(c[0])
 
-    @v_args(meta=True)
-    def member(self, meta: Any, c: list[Any]) -> A.Compare:
-        return A.Compare("in", c[0], c[1], self._s(meta))
+    def member(self, c: list[Any]) -> A.Compare:
+        return A.Compare("in", c[0], c[1], self._s())
 
-    @v_args(meta=True)
-    def not_member(self, meta: Any, c: list[Any]) -> A.Compare:
-        return A.Compare("notin", c[0], c[1], self._s(meta))
+    def not_member(self, c: list[Any]) -> A.Compare:
+        return A.Compare("notin", c[0], c[1], self._s())
 
-    @v_args(meta=True)
-    def coalesce(self, meta: Any, c: list[Any]) -> A.BinOp:
-        return A.BinOp("??", c[0], c[1], self._s(meta))
+    def coalesce(self, c: list[Any]) -> A.BinOp:
+        return A.BinOp("??", c[0], c[1], self._s())
 
-    @v_args(meta=True)
-    def binop(self, meta: Any, c: list[Any]) -> A.BinOp:
-        return A.BinOp(str(c[1]), c[0], c[2], self._s(meta))
+    def binop(self, c: list[Any]) -> A.BinOp:
+        return A.BinOp(str(c[1]), c[0], c[2], self._s())
 
-    @v_args(meta=True)
-    def neg(self, meta: Any, c: list[Any]) -> Any:
+    def neg(self, c: list[Any]) -> Any:
         if isinstance(c[0], A.Int):
-            return A.Int(-c[0].value, self._s(meta))
-        return A.Neg(c[0], self._s(meta))
+            return A.Int(-c[0].value, self._s())
+        return A.Neg(c[0], self._s())
 
-    @v_args(meta=True)
-    def call(self, meta: Any, c: list[Any]) -> A.Call:
+    def call(self, c: list[Any]) -> A.Call:
         func, args = c[0], c[1]
         if args is None:
-            return A.Call(func, (), (), self._s(meta))
+            return A.Call(func, (), (), self._s())
         if isinstance(args, _GenArg):
             gen = A.Comp("gen", args.elem, args.fors, None, args.span)
-            return A.Call(func, (gen,), (), self._s(meta))
+            return A.Call(func, (gen,), (), self._s())
         pos = tuple(a for a in args if not isinstance(a, _KwArg))
         kws = tuple((a.name, a.value) for a in args if isinstance(a, _KwArg))
-        return A.Call(func, pos, kws, self._s(meta))
+        return A.Call(func, pos, kws, self._s())
 
     def args(self, c: list[Any]) -> list[Any]:
         return c
 
-    @v_args(meta=True)
-    def gen_arg(self, meta: Any, c: list[Any]) -> "_GenArg":
-        return _GenArg(c[0], tuple(c[1:]), self._s(meta))
+    def gen_arg(self, c: list[Any]) -> "_GenArg":
+        return _GenArg(c[0], tuple(c[1:]), self._s())
 
     def kwarg(self, c: list[Any]) -> "_KwArg":
         return _KwArg(str(c[0]), c[1])
 
-    @v_args(meta=True)
-    def field(self, meta: Any, c: list[Any]) -> A.Field:
-        return A.Field(c[0], str(c[1]), self._s(meta))
+    def field(self, c: list[Any]) -> A.Field:
+        return A.Field(c[0], str(c[1]), self._s())
 
-    @v_args(meta=True)
-    def index(self, meta: Any, c: list[Any]) -> A.Index:
-        return A.Index(c[0], tuple(c[1:]), self._s(meta))
+    def index(self, c: list[Any]) -> A.Index:
+        return A.Index(c[0], tuple(c[1:]), self._s())
 
-    @v_args(meta=True)
-    def with_(self, meta: Any, c: list[Any]) -> A.With:
-        return A.With(c[0], tuple(i for i in c[1:] if i is not None), self._s(meta))
+    def with_(self, c: list[Any]) -> A.With:
+        return A.With(c[0], tuple(i for i in c[1:] if i is not None), self._s())
 
-    @v_args(meta=True)
-    def int_(self, meta: Any, c: list[Token]) -> A.Int:
+    def int_(self, c: list[Any]) -> A.Int:
         text = str(c[0])
         if len(text) > MAX_INT_DIGITS:
             raise DiagnosticError([Diagnostic("C023", f"integer literal with {len(text)} digits, more than {MAX_INT_DIGITS}",
-                                              _tok_span(c[0], self.path))])
-        return A.Int(int(text), self._s(meta))
+                                              self._tok_span(c[0]))])
+        return A.Int(int(text), self._s())
 
-    @v_args(meta=True)
-    def str_(self, meta: Any, c: list[Token]) -> A.Str:
-        return A.Str(self._str(c[0]), False, self._s(meta))
+    def str_(self, c: list[Any]) -> A.Str:
+        return A.Str(self._str(c[0]), False, self._s())
 
-    @v_args(meta=True)
-    def raw_(self, meta: Any, c: list[Token]) -> A.Str:
-        return A.Str(self._str(c[0]), True, self._s(meta))
+    def raw_(self, c: list[Any]) -> A.Str:
+        return A.Str(self._str(c[0]), True, self._s())
 
-    @v_args(meta=True)
-    def dice(self, meta: Any, c: list[Token]) -> A.Dice:
+    def dice(self, c: list[Any]) -> A.Dice:
         n, s = str(c[0]).split("d")
         if len(n) > 4 or len(s) > 4:
-            raise DiagnosticError([Diagnostic("C023", f"dice `{c[0]}` too large", _tok_span(c[0], self.path))])
-        return A.Dice(int(n), int(s), self._s(meta))
+            raise DiagnosticError([Diagnostic("C023", f"dice `{c[0]}` too large", self._tok_span(c[0]))])
+        return A.Dice(int(n), int(s), self._s())
 
-    @v_args(meta=True)
-    def true(self, meta: Any, c: list[Any]) -> A.Bool:
-        return A.Bool(True, self._s(meta))
+    def true(self, c: list[Any]) -> A.Bool:
+        return A.Bool(True, self._s())
 
-    @v_args(meta=True)
-    def false(self, meta: Any, c: list[Any]) -> A.Bool:
-        return A.Bool(False, self._s(meta))
+    def false(self, c: list[Any]) -> A.Bool:
+        return A.Bool(False, self._s())
 
-    @v_args(meta=True)
-    def none(self, meta: Any, c: list[Any]) -> A.NoneLit:
-        return A.NoneLit(self._s(meta))
+    def none(self, c: list[Any]) -> A.NoneLit:
+        return A.NoneLit(self._s())
 
-    @v_args(meta=True)
-    def name(self, meta: Any, c: list[Token]) -> A.Name:
-        return A.Name(str(c[0]), self._s(meta))
+    def name(self, c: list[Any]) -> A.Name:
+        return A.Name(str(c[0]), self._s())
 
-    @v_args(meta=True)
-    def list_(self, meta: Any, c: list[Any]) -> A.ListLit:
-        return A.ListLit(tuple(i for i in c if i is not None), self._s(meta))
+    def list_(self, c: list[Any]) -> A.ListLit:
+        return A.ListLit(tuple(i for i in c if i is not None), self._s())
 
-    @v_args(meta=True)
-    def list_comp(self, meta: Any, c: list[Any]) -> A.Comp:
-        return A.Comp("list", c[0], tuple(c[1:]), None, self._s(meta))
+    def list_comp(self, c: list[Any]) -> A.Comp:
+        return A.Comp("list", c[0], tuple(c[1:]), None, self._s())
 
-    @v_args(meta=True)
-    def empty_record(self, meta: Any, c: list[Any]) -> A.RecordLit:
-        return A.RecordLit((), self._s(meta))
+    def empty_record(self, c: list[Any]) -> A.RecordLit:
+        return A.RecordLit((), self._s())
 
-    @v_args(meta=True)
-    def record(self, meta: Any, c: list[Any]) -> A.RecordLit:
-        return A.RecordLit(tuple(c), self._s(meta))
+    def record(self, c: list[Any]) -> A.RecordLit:
+        return A.RecordLit(tuple(c), self._s())
 
     def rec_item(self, c: list[Any]) -> tuple[str, Any]:
         key = c[0]
         return (self._str(key) if key.type == "STRING" else str(key), c[1])
 
-    @v_args(meta=True)
-    def set_(self, meta: Any, c: list[Any]) -> A.SetLit:
-        return A.SetLit(tuple(c), self._s(meta))
+    def set_(self, c: list[Any]) -> A.SetLit:
+        return A.SetLit(tuple(c), self._s())
 
-    @v_args(meta=True)
-    def set_comp(self, meta: Any, c: list[Any]) -> A.Comp:
-        return A.Comp("set", c[0], tuple(c[1:]), None, self._s(meta))
+    def set_comp(self, c: list[Any]) -> A.Comp:
+        return A.Comp("set", c[0], tuple(c[1:]), None, self._s())
 
-    @v_args(meta=True)
-    def map_(self, meta: Any, c: list[Any]) -> A.MapLit:
-        return A.MapLit(tuple(c), self._s(meta))
+    def map_(self, c: list[Any]) -> A.MapLit:
+        return A.MapLit(tuple(c), self._s())
 
     def map_item(self, c: list[Any]) -> tuple[Any, Any]:
         return (c[0], c[1])
 
-    @v_args(meta=True)
-    def map_comp(self, meta: Any, c: list[Any]) -> A.Comp:
-        return A.Comp("map", c[1], tuple(c[2:]), c[0], self._s(meta))
+    def map_comp(self, c: list[Any]) -> A.Comp:
+        return A.Comp("map", c[1], tuple(c[2:]), c[0], self._s())
 
-    @v_args(meta=True)
-    def comp_for(self, meta: Any, c: list[Any]) -> A.CompFor:
+    def comp_for(self, c: list[Any]) -> A.CompFor:
         names = tuple(str(t) for t in c[:2] if t is not None)
-        return A.CompFor(names, c[2], c[3], self._s(meta))
+        return A.CompFor(names, c[2], c[3], self._s())
 
 
 class _Grid:
@@ -633,4 +653,6 @@ class _KwArg:
 
 def walk_tree_is_lark(obj: Any) -> bool:
     """True if a Lark object leaked out of the syntax stage (used by tests)."""
+    from lark import Token, Tree
+
     return isinstance(obj, (Tree, Token))

@@ -1,0 +1,252 @@
+"""A lean LALR(1) driver over the parse table that Lark builds from `grammar/ruleval.lark`.
+
+Why: Lark's general machinery (a Tree per reduction, position propagation, then a separate
+transform pass) took most of a cold `ruleval check`. This driver runs the *same* table with
+the same contextual-lexing rule and the same child-filtering rules, and calls the AST builder
+directly, so the grammar file stays the one definition of the language.
+
+Where it cannot lex or parse, it raises `Mismatch` and the caller re-parses with Lark, which
+then gives the diagnostic (or, in a corner where the two lexers would split text differently,
+the result). `tests/test_fast_parser.py` holds the two paths to the same AST, positions
+included, on every bundled ruleset and on mutated ones.
+
+How the builder is called: for each reduction whose rule is not folded away, the driver sets
+``builder.start_pos`` / ``builder.end_pos`` (character offsets of the text the rule consumed,
+or None when it consumed nothing) and calls ``builder.<alias or rule name>(children)`` with
+the children Lark would pass to an inline transformer (anonymous tokens filtered out, `None`
+for absent `[optional]` parts, `_`-rules spliced in, `?`-rules with one child folded).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lark import Lark
+
+
+class Mismatch(Exception):
+    """The fast path cannot handle this text; parse it with Lark instead."""
+
+
+class Tok(str):
+    """A kept token: its text, its terminal's name and its character offsets (as Lark's Token)."""
+
+    type: str
+    start_pos: int
+    end_pos: int
+
+
+# Rule kinds
+_FOLD = 0       # `?rule` with exactly one kept symbol: the child is the result; nothing is called
+_SPLICE = 1     # `_rule`: its children are spliced into the parent's
+_BUILD = 2      # call the builder
+_FOLD_ONE = 3   # call the builder unless exactly one child survives filtering (`?` without alias)
+
+
+def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What the driver needs of a Lark LALR parser, as plain JSON-able data (cached on disk by
+    `validator.syntax`, so that a start-up needs neither Lark nor its grammar analysis).
+
+    ``identity_on_one``: builder methods that return their only child unchanged when given one
+    child, so that the driver may skip the call (an optimisation; results are the same)."""
+    from lark.parsers.lalr_analysis import Shift
+
+    table = lark.parser.parser.parser.parse_table  # type: ignore[attr-defined]
+    rule_ids: dict[int, int] = {}
+    rules: list[Any] = []
+    rows: list[dict[str, int]] = []
+    for s in range(len(table.states)):
+        row: dict[str, int] = {}
+        for key, (action, arg) in table.states[s].items():
+            if action is Shift:
+                row[key] = arg
+            else:
+                rid = rule_ids.get(id(arg))
+                if rid is None:
+                    rid = rule_ids[id(arg)] = len(rules)
+                    rules.append(arg)
+                row[key] = -1 - rid
+        rows.append(row)
+    terminals, keywords = _terminals(lark)
+    return {
+        "start": table.start_states["start"],
+        "end": table.end_states["start"],
+        "table": rows,
+        "rules": [_rule_info(r, identity_on_one) for r in rules],
+        "terminals": terminals,
+        "keywords": keywords,
+        "ignore": sorted(lark.lexer_conf.ignore),
+    }
+
+
+def _rule_info(rule: Any, identity_on_one: frozenset[str]) -> list[Any]:
+    """[size, origin, kind, plan, trailing Nones, builder method] for one grammar rule, after
+    Lark's `ParseTreeBuilder` (child filter with placeholders, expand-single-child)."""
+    expansion = rule.expansion
+    options = rule.options
+    empty = options.empty_indices
+    if empty:
+        ones = "".join(str(int(b)) for b in empty).split("0")
+        nones = [len(o) for o in ones]
+    else:
+        nones = [0] * (len(expansion) + 1)
+    plan = []
+    pending = 0
+    for i, sym in enumerate(expansion):
+        pending += nones[i]
+        if options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            splice = (not sym.is_term) and sym.name.startswith("_")
+            plan.append([i, splice, pending])
+            pending = 0
+    pending += nones[len(expansion)]
+    origin = rule.origin.name
+    name = rule.alias or options.template_source or origin
+    simple = len(expansion) == 1 and len(plan) == 1 and not plan[0][1] and not plan[0][2] and not pending
+    if origin.startswith("_"):
+        kind = _SPLICE
+    elif (options.expand1 and not rule.alias) or name in identity_on_one:
+        kind = _FOLD if simple else _FOLD_ONE
+    else:
+        kind = _BUILD
+    return [len(expansion), origin, kind, plan, pending, name]
+
+
+def _terminals(lark: "Lark") -> tuple[list[list[str]], dict[str, dict[str, str]]]:
+    """Every terminal as [name, regexp], in the order Lark's lexer tries them, and the strings that
+    a pattern terminal would also match (keywords), which are found by lookup after the match."""
+    from lark.lexer import PatternStr
+
+    terminals = list(lark.terminals)
+    regexps = [t for t in terminals if not isinstance(t.pattern, PatternStr)]
+    keywords: dict[str, dict[str, str]] = {}
+    embedded = set()
+    for t in terminals:
+        if not isinstance(t.pattern, PatternStr):
+            continue
+        for r in regexps:
+            if r.priority == t.priority and re.fullmatch(r.pattern.to_regexp(), t.pattern.value):
+                keywords.setdefault(r.name, {})[t.pattern.value] = t.name
+                embedded.add(t.name)
+    kept = [t for t in terminals if t.name not in embedded]
+    kept.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    return [[t.name, t.pattern.to_regexp()] for t in kept], keywords
+
+
+class Driver:
+    def __init__(self, tables: dict[str, Any]):
+        self.start: int = tables["start"]
+        self.end: int = tables["end"]
+        self.table: list[dict[str, int]] = tables["table"]
+        self.rules = [(size, origin, kind, tuple((i, bool(sp), n) for i, sp, n in plan), trailing, name)
+                      for size, origin, kind, plan, trailing, name in tables["rules"]]
+        terminals = tables["terminals"]
+        self.names = {f"T{i}": name for i, (name, _) in enumerate(terminals)}
+        self.master = re.compile("|".join(f"(?P<T{i}>{rx})" for i, (_, rx) in enumerate(terminals)))
+        self.keywords: dict[str, dict[str, str]] = tables["keywords"]
+        self.ignore = frozenset(tables["ignore"])
+
+    def parse(self, text: str, builder: Any) -> Any:
+        table = self.table
+        rules = self.rules
+        names = self.names
+        keywords = self.keywords
+        ignore = self.ignore
+        match = self.master.match
+        methods = {r[5]: getattr(builder, r[5], None) for r in rules if r[2] != _FOLD and r[2] != _SPLICE}
+        states = [self.start]
+        values: list[Any] = []
+        starts: list[Any] = []
+        ends: list[Any] = []
+        pos = 0
+        size_text = len(text)
+        while True:
+            if pos < size_text:
+                m = match(text, pos)
+                if m is None:
+                    raise Mismatch(pos)
+                end = m.end()
+                ttype = names[m.lastgroup]  # type: ignore[index]
+                if ttype in ignore:
+                    pos = end
+                    continue
+                value = m.group()
+                kws = keywords.get(ttype)
+                if kws is not None:
+                    kw = kws.get(value)
+                    if kw is not None and kw in table[states[-1]]:
+                        ttype = kw
+                tok = Tok(value)
+                tok.type = ttype
+                tok.start_pos = pos
+                tok.end_pos = end
+                start = pos
+                pos = end
+            else:
+                ttype = "$END"
+                tok = None
+                start = end = pos
+            # feed the token: reduce as long as the table says so, then shift
+            while True:
+                action = table[states[-1]].get(ttype)
+                if action is None:
+                    raise Mismatch(start)
+                if action >= 0:
+                    states.append(action)
+                    values.append(tok)
+                    starts.append(start)
+                    ends.append(end)
+                    break
+                size, origin, kind, plan, trailing, name = rules[-1 - action]
+                if kind == _FOLD:
+                    states[-1] = table[states[-2]][origin]
+                    continue
+                if size:
+                    kids = values[-size:]
+                    s_list = starts[-size:]
+                    e_list = ends[-size:]
+                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
+                    first = s_list[0]
+                    if first is None:
+                        first = next((s for s in s_list if s is not None), None)
+                    last = e_list[-1]
+                    if last is None:
+                        last = next((e for e in reversed(e_list) if e is not None), None)
+                else:
+                    kids = []
+                    first = last = None
+                children: list[Any] = []
+                for i, splice, nones in plan:
+                    if nones:
+                        children.extend([None] * nones)
+                    if splice:
+                        children.extend(kids[i])
+                    else:
+                        children.append(kids[i])
+                if trailing:
+                    children.extend([None] * trailing)
+                if kind == _SPLICE:
+                    result: Any = children
+                elif kind == _FOLD_ONE and len(children) == 1:
+                    result = children[0]
+                else:
+                    method = methods[name]
+                    if method is None:
+                        raise Mismatch(first or 0)
+                    builder.start_pos = first
+                    builder.end_pos = last
+                    result = method(children)
+                if not states:
+                    raise Mismatch(start)
+                goto = table[states[-1]].get(origin)
+                if goto is None:
+                    raise Mismatch(start)
+                states.append(goto)
+                values.append(result)
+                starts.append(first)
+                ends.append(last)
+                if ttype == "$END" and states[-1] == self.end:
+                    return values[-1]
+            if ttype == "$END":
+                raise Mismatch(pos)
