@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Callable, TypeVar, Union
 
 from .diagnostics import NO_SPAN, Span
+
+_T = TypeVar("_T")
 
 
 def _span() -> Span:
@@ -478,3 +480,28 @@ class Module:
     directives: tuple[Directive, ...]
     decls: tuple[Decl, ...]
     span: Span = _span()
+
+
+# ---------------------------------------------------------------- per-node memo
+
+_WALKS: dict[tuple[str, int], tuple[object, object]] = {}
+_WALKS_LIMIT = 100_000
+
+
+def per_node(kind: str, node: object, compute: Callable[[object], _T]) -> _T:
+    """The result of a pure walk over ``node``, kept per node object.
+
+    Parsed modules are cached per process, so the variants of one base ruleset share its
+    declaration objects; walks that only read a declaration (names it mentions, citations it
+    carries) then run once per declaration, not once per variant. Results must be immutable.
+    Keyed by identity (hashing a frozen dataclass would walk it all), holding the node so that
+    its identity cannot be reused while the entry lives."""
+    key = (kind, id(node))
+    hit = _WALKS.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1]  # type: ignore[return-value]
+    value = compute(node)
+    if len(_WALKS) >= _WALKS_LIMIT:
+        _WALKS.clear()
+    _WALKS[key] = (node, value)
+    return value

@@ -41,7 +41,7 @@ def check_citations(program: Program) -> list[Diagnostic]:
         known = ns.clauses
         overrides = [ov for ovs in ns.cell_overrides.values() for ov in ovs]
         for decl in [*ns.defs.values(), *overrides]:
-            for cite, span in _cites_in(decl):
+            for cite, span in A.per_node("cites", decl, lambda d: tuple(_cites_in(d))):
                 if cite not in known:
                     close = difflib.get_close_matches(cite, list(known), 1)
                     out.append(Diagnostic("C010", f"`{cite}` is not a clause of the catalogue", span,
@@ -66,11 +66,17 @@ def check_unused(program: Program) -> list[Diagnostic]:
     used_names: set[str] = set()
     for unit in program.units.values():
         if unit.ns == entry.key:
-            _names(unit.decl, used_names)
+            used_names |= A.per_node("names", unit.decl, _names_in)
     for alias, span in entry.import_spans.items():
         if alias not in used_names and span.file == entry.entry:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
     return out
+
+
+def _names_in(node: Any) -> frozenset[str]:
+    out: set[str] = set()
+    _names(node, out)
+    return frozenset(out)
 
 
 def _names(node: Any, out: set[str]) -> None:

@@ -116,8 +116,7 @@ class Compiler(ControlCompiler):
         """A value that reads a decision may not be cached across guesses; find them all."""
         refs: dict[tuple[str, str], set[tuple[str, str]]] = {}
         for (nskey, key), unit in self.program.units.items():
-            names: set[str] = set()
-            _collect_names(unit.decl, names)
+            names = A.per_node("global names", unit.decl, _global_names)
             ns = self.loaded.namespaces[nskey]
             out = set()
             for n in names:
@@ -181,6 +180,12 @@ class Compiler(ControlCompiler):
         if required and not d.cites:
             self.error("C011", f"`{d.name}` cites no clause", d.span,
                        help='add `cite "ID"` naming the clause it implements')
+
+def _global_names(decl: Any) -> frozenset[str]:
+    names: set[str] = set()
+    _collect_names(decl, names)
+    return frozenset(names)
+
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
     """The seeds and every definition that reads one of them, directly or through others."""
