@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -234,3 +235,20 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {exc}\n"
                   "  = help: this is a bug in ruleval; please report it with the command that caused it\n")
         return EXIT_INTERNAL
+
+
+def entry() -> None:
+    """The `ruleval` command: `main`, then an immediate exit.
+
+    By the end of a command everything is written and closed, and what remains is freeing the
+    whole object graph of the loaded rulesets one object at a time: about 0.3 s of a 0.9 s
+    `ruleval check rulesets/`, for nothing. So the process leaves at once (as compilers and type
+    checkers written in Python do), after flushing the standard streams. `main` itself returns
+    normally, for callers in the same process."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
