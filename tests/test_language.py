@@ -328,7 +328,7 @@ def test_state_free_results_kept_across_runs_stay_right_and_cost_their_steps(roo
 
 
 def test_string_escapes(root: Path) -> None:
-    assert value(root, r'["a\"b", "t\tn\n", "\u00e9\\", r"\d+"]') == ['a"b', "t\tn\n", "é\\", r"\d+"]
+    assert value(root, r'["a\"b", "t\tn\n\r", "\u00e9\\", r"\d+"]') == ['a"b', "t\tn\n\r", "é\\", r"\d+"]
     (root / "bad.rules").write_text('query main = "x\\d"\n', encoding="utf-8")
     rs = load_ruleset(root / "bad.rules", use_cache=False)
     assert [(d.code, d.span.line, d.span.col) for d in rs.diagnostics] == [("P001", 1, 14)]

@@ -27,7 +27,7 @@ MAX_SOURCE_BYTES = 2_000_000
 MAX_NESTING = 120
 MAX_INT_DIGITS = 60
 _NEWLINE = re.compile("\n")
-_GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"nt])')
+_GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"ntr])')
 
 # Every keyword of the grammar; tests check this against grammar/ruleval.lark and editors/.
 KEYWORDS = (
@@ -246,13 +246,13 @@ def _unquote(tok: Any, span_of: Callable[[Any], Span]) -> str:
         return text[2:-1]
     if "\\" in _GOOD_ESCAPE.sub("", text):  # Python would accept `\d` and warn; ruleval refuses it
         raise DiagnosticError([Diagnostic("P001", f"unknown escape in string literal {text}", span_of(tok),
-                                          help="escapes allowed: \\\\ \\\" \\n \\t \\uXXXX; "
+                                          help="escapes allowed: \\\\ \\\" \\n \\r \\t \\uXXXX; "
                                                'raw strings r"..." keep backslashes as written')])
     try:
         value = pyast.literal_eval(text)
     except (ValueError, SyntaxError):
         raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", span_of(tok),
-                                          help="escapes allowed: \\\\ \\\" \\n \\t \\uXXXX")]) from None
+                                          help="escapes allowed: \\\\ \\\" \\n \\r \\t \\uXXXX")]) from None
     if not isinstance(value, str):
         raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", span_of(tok))])
     return value
