@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -13,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import ast as A
 from .checker import run_passes
@@ -268,6 +269,20 @@ def _fresh(rs: Ruleset) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Loading builds a large graph of long-lived objects (AST, closures) and little cyclic
+    garbage: the cycle collector's passes over it are pure cost (half of compiling, measured).
+    It pauses while rulesets load and is restored after (nested uses restore it once)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     """Load, check and compile a ruleset file; cached while none of its files changes."""
     p = Path(path)
@@ -277,20 +292,12 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     if not p.is_file():
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
-    # Loading builds a large graph of long-lived objects (AST, closures) and little cyclic
-    # garbage: the cycle collector's passes over it are pure cost (half of compiling, measured),
-    # so it pauses while a ruleset loads; what loading leaves behind is collected as usual after.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         loaded = load(p)
         program = compile_program(loaded)
         diags = list(loaded.diagnostics) + list(program.diagnostics)
         if not any(d.is_error for d in diags if d.code.startswith("P")):
             diags += run_passes(program)
-    finally:
-        if collecting:
-            gc.enable()
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
@@ -357,15 +364,16 @@ def check_paths(paths: list[str | Path], use_cache: bool = True) -> tuple[list[A
     files, missing = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
     results: list[Any] = []
-    for f in files:
-        cached = checkcache.lookup(f) if use_cache else None
-        if cached is not None:
-            results.append(CheckedRuleset(display_path(f), cached))
-            continue
-        rs = load_ruleset(f)
-        if use_cache:
-            checkcache.store(f, list(rs.files), rs.diagnostics)
-        results.append(rs)
+    with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
+        for f in files:
+            cached = checkcache.lookup(f) if use_cache else None
+            if cached is not None:
+                results.append(CheckedRuleset(display_path(f), cached))
+                continue
+            rs = load_ruleset(f)
+            if use_cache:
+                checkcache.store(f, list(rs.files), rs.diagnostics)
+            results.append(rs)
     for r in results:
         diags.extend(r.diagnostics)
     return results, sort_diagnostics(diags)

@@ -77,6 +77,13 @@ def _summary(diags: list[Diagnostic]) -> str:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .api import collector_paused
+
+    with collector_paused():  # or it would scan every loaded object once more when checking ends
+        return _check(args, out, err)
+
+
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import check_paths
     from . import report
 
