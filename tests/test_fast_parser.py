@@ -147,3 +147,16 @@ def test_mutated_rulesets_parse_alike(data: bytes) -> None:
     except DiagnosticError:
         combined = "rejected"
     assert combined == ref
+
+
+@pytest.mark.parametrize("text", [
+    "query a = 1 # a comment at the very end",
+    "query a = 1\n# a comment on the last line\n",
+    "query a = 1 # then a bad character\n$",
+    "query a = \"# not a comment\" # a comment\n",
+    "   \n\n  ",
+    "",
+])
+def test_ignored_text_at_the_edges(text: str) -> None:
+    fast, ref = both(text)
+    assert fast == ref

@@ -70,6 +70,8 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
                 row[key] = -1 - rid
         rows.append(row)
     terminals, keywords = _terminals(lark)
+    kept = sorted({r.expansion[i].name for r in rules for i in range(len(r.expansion))
+                   if r.expansion[i].is_term and (r.options.keep_all_tokens or not r.expansion[i].filter_out)})
     return {
         "start": table.start_states["start"],
         "end": table.end_states["start"],
@@ -78,6 +80,7 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
         "terminals": terminals,
         "keywords": keywords,
         "ignore": sorted(lark.lexer_conf.ignore),
+        "kept": kept,
     }
 
 
@@ -141,18 +144,25 @@ class Driver:
         self.table: list[dict[str, int]] = tables["table"]
         self.rules = [(size, origin, kind, tuple((i, bool(sp), n) for i, sp, n in plan), trailing, name)
                       for size, origin, kind, plan, trailing, name in tables["rules"]]
-        terminals = tables["terminals"]
+        ignore = set(tables["ignore"])
+        terminals = [(name, rx) for name, rx in tables["terminals"] if name not in ignore]
+        skip = "|".join(rx for name, rx in tables["terminals"] if name in ignore)
+        # Ignored text (spaces, comments) is skipped by the same match as the token after it,
+        # possessively (`*+`: a comment is never cut short to let a token match its tail); in this
+        # grammar no token can start with what an ignored terminal matches, so the split is Lark's.
         self.names = {f"T{i}": name for i, (name, _) in enumerate(terminals)}
-        self.master = re.compile("|".join(f"(?P<T{i}>{rx})" for i, (_, rx) in enumerate(terminals)))
+        skipping = f"(?:{skip})*+" if skip else ""
+        self.master = re.compile(skipping + "(?:" + "|".join(f"(?P<T{i}>{rx})" for i, (_, rx) in enumerate(terminals)) + ")")
+        self.trailing = re.compile(skipping)
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
-        self.ignore = frozenset(tables["ignore"])
+        self.kept = frozenset(tables["kept"])
 
     def parse(self, text: str, builder: Any) -> Any:
         table = self.table
         rules = self.rules
         names = self.names
         keywords = self.keywords
-        ignore = self.ignore
+        kept = self.kept
         match = self.master.match
         methods = {r[5]: getattr(builder, r[5], None) for r in rules if r[2] != _FOLD and r[2] != _SPLICE}
         states = [self.start]
@@ -162,31 +172,32 @@ class Driver:
         pos = 0
         size_text = len(text)
         while True:
-            if pos < size_text:
-                m = match(text, pos)
-                if m is None:
-                    raise Mismatch(pos)
+            m = match(text, pos) if pos < size_text else None
+            if m is not None:
+                group = m.lastgroup
+                value = m.group(group)  # type: ignore[arg-type]
                 end = m.end()
-                ttype = names[m.lastgroup]  # type: ignore[index]
-                if ttype in ignore:
-                    pos = end
-                    continue
-                value = m.group()
+                start = end - len(value)
+                ttype = names[group]  # type: ignore[index]
                 kws = keywords.get(ttype)
                 if kws is not None:
                     kw = kws.get(value)
                     if kw is not None and kw in table[states[-1]]:
                         ttype = kw
-                tok = Tok(value)
-                tok.type = ttype
-                tok.start_pos = pos
-                tok.end_pos = end
-                start = pos
+                if ttype in kept:
+                    tok: Any = Tok(value)
+                    tok.type = ttype
+                    tok.start_pos = start
+                    tok.end_pos = end
+                else:
+                    tok = None  # punctuation and keywords no rule passes on: never looked at
                 pos = end
             else:
+                if pos < size_text and self.trailing.match(text, pos).end() != size_text:  # type: ignore[union-attr]
+                    raise Mismatch(pos)
                 ttype = "$END"
                 tok = None
-                start = end = pos
+                start = end = pos = size_text
             # feed the token: reduce as long as the table says so, then shift
             while True:
                 action = table[states[-1]].get(ttype)

@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import re
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -46,12 +45,17 @@ _TOKEN_NAMES = {
 }
 
 
+@functools.lru_cache(maxsize=1)
 def _grammar_text() -> str:
-    try:
-        return resources.files("validator.grammar").joinpath("ruleval.lark").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        # Running from a source checkout: the grammar sits at the top of the repository.
-        return (Path(__file__).resolve().parent.parent / "grammar" / "ruleval.lark").read_text(encoding="utf-8")
+    """The grammar: package data in an installed ruleval, `grammar/` in a source checkout (also
+    what an editable install maps `validator.grammar` to); importlib.resources otherwise."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "grammar" / "ruleval.lark", here.parent / "grammar" / "ruleval.lark"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    from importlib import resources
+
+    return resources.files("validator.grammar").joinpath("ruleval.lark").read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1)
@@ -113,23 +117,19 @@ def parse_error(err: "UnexpectedInput", path: str, text: str) -> Diagnostic:
     return Diagnostic("P001", "syntax error", Span(path, line, col, line, col + 1))
 
 
+_BRACKETS = re.compile(r'"(?:\\[^\n]|[^"\\\n])*"?|#[^\n]*|[()\[\]{}]')
+
+
 def _nesting_depth(text: str) -> tuple[int, int]:
+    """The deepest bracket nesting outside strings and comments, and where it is reached."""
     depth = best = 0
     pos = 0
-    in_str = False
-    for i, ch in enumerate(text):
-        if in_str:
-            if ch == '"' and text[i - 1] != "\\":
-                in_str = False
-            elif ch == "\n":
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch in "([{":
+    for m in _BRACKETS.finditer(text):
+        ch = m.group()
+        if ch in "([{":
             depth += 1
             if depth > best:
-                best, pos = depth, i
+                best, pos = depth, m.start()
         elif ch in ")]}":
             depth -= 1
     return best, pos
@@ -276,9 +276,10 @@ class _Builder:
         start, end = self.start_pos, self.end_pos
         if start is None or end is None:
             return Span(self.path)
-        line, col = self._line_col(start)
-        end_line, end_col = self._line_col(end)
-        return Span(self.path, line, col, end_line, end_col)
+        starts = self.line_starts  # (`_line_col` twice, inlined: this runs for every node)
+        line = bisect.bisect_right(starts, start)
+        end_line = bisect.bisect_right(starts, end, line - 1)
+        return Span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
 
     def _tok_span(self, tok: Any) -> Span:
         line, col = self._line_col(tok.start_pos)
