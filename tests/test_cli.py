@@ -53,11 +53,47 @@ def test_check_folder(cli) -> None:
     assert r.code == 1 and {d["code"] for d in json.loads(r.out)} == {"C021"}
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_check_in_several_processes_says_the_same(cli, fmt: str) -> None:
+    # the fixtures: many folders, many rulesets, most with errors; plus the bundled rulesets
+    paths = [str(FIXTURES), str(FIXTURES.parent.parent / "rulesets")]
+    one = cli("check", "--no-cache", "--format", fmt, "--jobs", "1", *paths)
+    assert one.code == 1 and one.out + one.err
+    for jobs in ("2", "3"):
+        many = cli("check", "--no-cache", "--format", fmt, "--jobs", jobs, *paths)
+        assert (many.code, many.out, many.err) == (one.code, one.out, one.err)
+
+
+def test_a_failing_worker_only_means_checking_its_share_here(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from validator import api
+
+    parent = os.getpid()
+    real = api._check_here
+    here: list[int] = []
+
+    def failing_in_children(files, use_cache):
+        if os.getpid() != parent:
+            raise RuntimeError("worker broke")
+        here.append(len(files))
+        return real(files, use_cache)
+
+    paths = [str(FIXTURES), str(FIXTURES.parent.parent / "rulesets")]
+    one = cli("check", "--no-cache", "--format", "json", "--jobs", "1", *paths)
+    monkeypatch.setattr(api, "_check_here", failing_in_children)
+    many = cli("check", "--no-cache", "--format", "json", "--jobs", "3", *paths)
+    assert (many.code, many.out) == (one.code, one.out)
+    assert len(here) == 3  # its own share, then each failed worker's
+
+
 @pytest.mark.parametrize("argv", [
     [],
     ["frobnicate"],
     ["check"],
     ["check", "--format", "xml", "x.rules"],
+    ["check", "--jobs", "0", "x.rules"],
+    ["check", "-j", "many", "x.rules"],
     ["check", "/no/such/file.rules"],
     ["run", str(SCHEMA / "main.rules")],
     ["run", str(SCHEMA / "main.rules"), "--state", "/no/such/state.json"],

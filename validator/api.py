@@ -355,28 +355,103 @@ class CheckedRuleset:
         return out
 
 
-def check_paths(paths: list[str | Path], use_cache: bool = True) -> tuple[list[Any], list[Diagnostic]]:
+def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) -> tuple[list[Any], list[Diagnostic]]:
     """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
-    again (see ``checkcache``)."""
+    again (see ``checkcache``). With ``jobs`` > 1, folders are checked in that many processes
+    (see `_check_in_processes`); the result is the same."""
     from . import checkcache
 
     files, missing = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
-    results: list[Any] = []
+    found: dict[Path, Any] = {}
+    todo = []
+    for f in files:
+        cached = checkcache.lookup(f) if use_cache else None
+        if cached is not None:
+            found[f] = CheckedRuleset(display_path(f), cached)
+        else:
+            todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
-        for f in files:
-            cached = checkcache.lookup(f) if use_cache else None
-            if cached is not None:
-                results.append(CheckedRuleset(display_path(f), cached))
-                continue
-            rs = load_ruleset(f)
-            if use_cache:
-                checkcache.store(f, list(rs.files), rs.diagnostics)
-            results.append(rs)
+        if jobs > 1 and len(todo) > 1 and hasattr(os, "fork"):
+            found.update(_check_in_processes(todo, use_cache, jobs))
+        else:
+            found.update(_check_here(todo, use_cache))
+    results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)
     return results, sort_diagnostics(diags)
+
+
+def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
+    from . import checkcache
+
+    out: dict[Path, Any] = {}
+    for f in files:
+        rs = load_ruleset(f)
+        if use_cache:
+            checkcache.store(f, list(rs.files), rs.diagnostics)
+        out[f] = rs
+    return out
+
+
+def _shares(files: list[Path], jobs: int) -> list[list[Path]]:
+    """Files in at most ``jobs`` shares of about equal size; one folder's files stay together, as
+    they usually extend one base ruleset, which each process parses and compiles once."""
+    folders: dict[Path, list[Path]] = {}
+    for f in files:
+        folders.setdefault(f.parent, []).append(f)
+
+    def weight(group: list[Path]) -> int:
+        return sum(f.stat().st_size for f in group)
+
+    shares: list[list[Path]] = [[] for _ in range(min(jobs, len(folders)))]
+    for group in sorted(folders.values(), key=weight, reverse=True):
+        min(shares, key=weight).extend(group)
+    return [sh for sh in shares if sh]
+
+
+def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[Path, Any]:
+    """Check shares of the files in forked processes (this one takes the first share). A child
+    sends its rulesets' diagnostics back as JSON and exits; if a child fails in any way, its
+    share is checked here instead, so the result never depends on how the work was split."""
+    from . import checkcache
+
+    shares = _shares(files, jobs)
+    children = []
+    for share in shares[1:]:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: check, report, and leave without returning into the caller
+            code = 1
+            try:
+                os.close(read_end)
+                done = _check_here(share, use_cache)
+                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics]]
+                                      for f in share])
+                with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
+                    pipe.write(payload)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        children.append((pid, read_end, share))
+    out = _check_here(shares[0], use_cache)
+    for pid, read_end, share in children:
+        with os.fdopen(read_end, encoding="utf-8") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        try:
+            if status != 0:
+                raise ValueError(f"worker exited with status {status}")
+            for name, items in json.loads(payload):
+                f = Path(name)
+                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items])
+            if any(f not in out for f in share):
+                raise ValueError("worker left out a ruleset")
+        except (ValueError, KeyError, TypeError):
+            out.update(_check_here(share, use_cache))
+    return out
 
 
 def parse_file(path: str | Path) -> A.Module:

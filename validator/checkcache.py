@@ -68,12 +68,12 @@ def _span_json(s: Span) -> list[Any]:
     return [s.file, s.line, s.col, s.end_line, s.end_col]
 
 
-def _diag_json(d: Diagnostic) -> dict[str, Any]:
+def diag_to_json(d: Diagnostic) -> dict[str, Any]:
     return {"code": d.code, "message": d.message, "span": _span_json(d.span), "help": d.help, "pointer": d.pointer,
             "schema_rule": d.schema_rule, "related": [[_span_json(r.span), r.message] for r in d.related]}
 
 
-def _diag_from(j: dict[str, Any]) -> Diagnostic:
+def diag_from_json(j: dict[str, Any]) -> Diagnostic:
     return Diagnostic(str(j["code"]), str(j["message"]), Span(*j["span"]), help=j.get("help"), pointer=j.get("pointer"),
                       schema_rule=j.get("schema_rule"),
                       related=tuple(Related(Span(*s), str(m)) for s, m in j.get("related", [])))
@@ -91,7 +91,7 @@ def lookup(ruleset: Path) -> list[Diagnostic] | None:
         files = entry["files"]
         if not files or any(_digest(f) != h for f, h in files.items()):
             return None
-        return [_diag_from(d) for d in entry["diagnostics"]]
+        return [diag_from_json(d) for d in entry["diagnostics"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -105,7 +105,7 @@ def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic]) -> Non
     digests = {f: _digest(f) for f in files}
     if not digests or any(h is None for h in digests.values()):
         return
-    entry = {"tool": _tool_key(), "files": digests, "diagnostics": [_diag_json(d) for d in diagnostics]}
+    entry = {"tool": _tool_key(), "files": digests, "diagnostics": [diag_to_json(d) for d in diagnostics]}
     try:
         folder.mkdir(parents=True, exist_ok=True)
         target = _entry_path(folder, ruleset)
