@@ -78,6 +78,17 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     return validator, fast
 
 
+def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
+    """True only when the fast check accepts the state (so ``schema_errors`` would find nothing)."""
+    import jsonschema
+
+    try:
+        _, fast = _validators(schema)
+        return fast is not None and fast(state) is True
+    except (jsonschema.SchemaError, RecursionError):
+        return False
+
+
 def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagnostic]:
     import jsonschema
 
@@ -151,7 +162,10 @@ def fast_check(schema: Any) -> Any:
         if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
             raise _Unsupported(ref)
         if ref in refs:
-            return lambda x: refs[ref](x)
+            done = refs[ref]
+            if done is not None:  # built already: called directly
+                return done  # type: ignore[no-any-return]
+            return lambda x: refs[ref](x)  # a recursive reference, still being built
         refs[ref] = None
         node: Any = schema
         for raw in ref[2:].split("/") if ref != "#" else []:
@@ -160,24 +174,30 @@ def fast_check(schema: Any) -> Any:
                 raise _Unsupported(ref)
             node = node[part]
         refs[ref] = build(node, False)
-        return lambda x: refs[ref](x)
+        return refs[ref]
 
     def build(s: Any, root: bool) -> Any:
         if s is True:
             return lambda x: True
         if not isinstance(s, dict):
             raise _Unsupported(s)
-        checks: list[Any] = []
-        for k, v in s.items():
-            if k in _ANNOTATIONS or (root and k in ("$schema", "$id")):
-                continue
-            checks.append(keyword(k, v, s))
+        kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
+        fused = _fused_object(kws, build) or _fused_text(kws)
+        if fused is not None:
+            return fused
+        checks: list[Any] = [keyword(k, v, s) for k, v in kws.items()]
         if not checks:
             return lambda x: True
         if len(checks) == 1:
             return checks[0]
         items = tuple(checks)
-        return lambda x: all(c(x) for c in items)
+
+        def all_checks(x: Any) -> bool:
+            for c in items:
+                if not c(x):
+                    return False
+            return True
+        return all_checks
 
     def keyword(k: str, v: Any, s: dict[str, Any]) -> Any:
         if k == "$ref":
@@ -187,6 +207,8 @@ def fast_check(schema: Any) -> Any:
             if not isinstance(names, list) or not names:
                 raise _Unsupported(v)
             tests = tuple(_type_test(n) for n in names)
+            if len(tests) == 1:
+                return tests[0]
             return lambda x: any(t(x) for t in tests)
         if k == "enum":
             if not isinstance(v, list) or not v:
@@ -266,6 +288,68 @@ def fast_check(schema: Any) -> Any:
         return build(schema, True)
     except (_Unsupported, re.error, RecursionError):
         return None
+
+
+def _fused_object(kws: dict[str, Any], build: Any) -> Any:
+    """``type: object`` with only ``required``, ``properties`` and ``additionalProperties: false``
+    (the common shape of a record) as one closure: one pass over the object's keys. The same verdict
+    as the keywords checked one by one."""
+    if kws.get("type") != "object" or not set(kws) <= {"type", "required", "properties", "additionalProperties"}:
+        return None
+    need = kws.get("required", [])
+    props = kws.get("properties", {})
+    closed = kws.get("additionalProperties", False) is False
+    if "additionalProperties" in kws and not closed:
+        return None
+    if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
+        return None
+    need_t = tuple(need)
+    checks = {p: build(sub, False) for p, sub in props.items()}
+    if "additionalProperties" not in kws:
+        def open_record(x: Any) -> bool:
+            if type(x) is not dict:
+                return False
+            for p in need_t:
+                if p not in x:
+                    return False
+            for p, v in x.items():
+                c = checks.get(p)
+                if c is not None and not c(v):
+                    return False
+            return True
+        return open_record
+
+    def closed_record(x: Any) -> bool:
+        if type(x) is not dict:
+            return False
+        for p in need_t:
+            if p not in x:
+                return False
+        for p, v in x.items():
+            c = checks.get(p) if type(p) is str else None
+            if c is None or not c(v):  # a key outside `properties` is not allowed
+                return False
+        return True
+    return closed_record
+
+
+def _fused_text(kws: dict[str, Any]) -> Any:
+    """``type: string`` with only length limits and a pattern, as one closure (the same verdict)."""
+    if kws.get("type") != "string" or not set(kws) <= {"type", "minLength", "maxLength", "pattern"}:
+        return None
+    lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
+    if type(lo) is not int or (hi is not None and type(hi) is not int) or (pattern is not None and not isinstance(pattern, str)):
+        return None
+    rx = re.compile(pattern) if pattern is not None else None
+
+    def text(x: Any) -> bool:
+        if type(x) is not str:
+            return False
+        n = len(x)
+        if n < lo or (hi is not None and n > hi):
+            return False
+        return rx is None or rx.search(x) is not None
+    return text
 
 
 def _type_test(name: Any) -> Any:
