@@ -123,6 +123,11 @@ def _fused_equality(eq: bool, a: Ev, b: Ev) -> Ev | None:
     return None
 
 
+def value_key(unit: Any) -> tuple[str, str]:
+    """The per-run memo key of a zero-argument value (see ``compile_defs._value_fn``)."""
+    return (unit.ns, unit.name)
+
+
 def _keep(ctx: Context, mkey: Any, entry: Any, always: bool) -> None:
     """Memoize a value. One that reads decisions is final when it read no guessed one (see
     ``Context.guesses``); kept during a resolution, it is listed so that undoing a resolved

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import ast as A
 from .diagnostics import Span
 from .runtime import (Context, EvalError)
 from .closures import (Ev, FnScope, Local, Env, _PENDING, _PRIMITIVES, _LIFE_CAP,
-                       _keep, _same_args, _span_of, _traced)
+                       _keep, _same_args, _span_of, _traced, value_key)
 
 
 from .compile_expr import ExpressionCompiler
 
 if TYPE_CHECKING:
     from .compiler import Unit
+
+_FUNCTION_KEYS = itertools.count()  # memo keys of functions: `(int, argument...)`, cheap to hash
 
 
 class DefinitionCompiler(ExpressionCompiler):
@@ -31,7 +34,7 @@ class DefinitionCompiler(ExpressionCompiler):
         return env
 
     def _value_fn(self, unit: Unit, body: Ev, scope: FnScope) -> Callable[..., Any]:
-        key = (unit.ns, unit.name)
+        key = value_key(unit)
         nslots = scope.nslots
         span = unit.decl.span
         always = not unit.uses_decisions
@@ -106,7 +109,7 @@ class DefinitionCompiler(ExpressionCompiler):
         # and otherwise only outside a resolution (then every decision they read is final).
         memoize = isinstance(unit.decl, A.DefDecl)
         always = not unit.uses_decisions
-        ukey = (unit.ns, unit.name)
+        ukey = next(_FUNCTION_KEYS)  # an int: memo keys `(ukey, argument...)` hash cheaply
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1
@@ -158,15 +161,24 @@ class DefinitionCompiler(ExpressionCompiler):
                 mkey = None
                 if memoize:
                     ta = type(a)
-                    prim = ta in _PRIMITIVES
-                    mkey = (ukey, a if prim else id(a))
-                    hit = ctx.memo.get(mkey)
-                    if hit is not None:
-                        k = hit[0][0]
-                        if k is a or (prim and type(k) is ta and k == a):
+                    if ta is str:  # the commonest argument: a text key is only ever stored for an equal text
+                        prim = True
+                        mkey = (ukey, a)
+                        hit = ctx.memo.get(mkey)
+                        if hit is not None:
                             if ctx.tainted and mkey in ctx.tainted:
                                 ctx.rolls += 1
                             return hit[1]
+                    else:
+                        prim = ta in _PRIMITIVES
+                        mkey = (ukey, a if prim else id(a))
+                        hit = ctx.memo.get(mkey)
+                        if hit is not None:
+                            k = hit[0][0]
+                            if k is a or (prim and type(k) is ta and k == a):
+                                if ctx.tainted and mkey in ctx.tainted:
+                                    ctx.rolls += 1
+                                return hit[1]
                     if life is not None and prim:
                         kept1 = life.get(a)
                         if kept1 is not None and type(kept1[0]) is ta:
@@ -200,6 +212,8 @@ class DefinitionCompiler(ExpressionCompiler):
             return invoke1
         if nparams == 2:
             tail = pad
+            # state-free, two primitive arguments: kept for the program's life as for one (see `invoke1`)
+            life2: dict[Any, tuple[Any, Any, Any, int]] | None = {} if memoize and unit.state_free else None
 
             def invoke2(ctx: Context, a: Any, b: Any) -> Any:
                 if ctx.trace:
@@ -222,15 +236,26 @@ class DefinitionCompiler(ExpressionCompiler):
                             if ctx.tainted and mkey in ctx.tainted:
                                 ctx.rolls += 1
                             return hit[1]
+                    if life2 is not None and pa and pb:
+                        kept2 = life2.get((a, b))
+                        if kept2 is not None and type(kept2[0]) is ta and type(kept2[1]) is tb:
+                            ctx.steps += kept2[3]
+                            if ctx.steps > ctx.budget:
+                                raise ctx.over_budget(span)
+                            ctx.memo[mkey] = ((a, b), kept2[2])
+                            return kept2[2]
                 frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
                 ctx.depth += 1
                 rolls = ctx.rolls
                 guesses = ctx.guesses
+                steps = ctx.steps
                 try:
                     result = body(frame)
                 finally:
                     ctx.depth -= 1
                 if mkey is not None:
+                    if life2 is not None and pa and pb and len(life2) < _LIFE_CAP:
+                        life2[(a, b)] = (a, b, result, ctx.steps - steps)
                     if always:
                         ctx.memo[mkey] = ((a, b), result)
                     elif ctx.guesses == guesses:

@@ -12,8 +12,8 @@ from .builtins import BUILTINS, Builtin, CallError, DiceSpec, compile_pattern
 from .diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 from .runtime import (Context, EvalError)
-from .closures import (Ev, _show, FnScope, Local, Env, _const, _fused_equality, _ORDER_OPS, _ARITH_OPS,
-                       _charge_size, _builtin_value, _iterate, _unpack)
+from .closures import (Ev, _show, FnScope, Local, Env, _PENDING, _const, _fused_equality, _ORDER_OPS, _ARITH_OPS,
+                       _charge_size, _builtin_value, _iterate, _unpack, value_key)
 
 
 if TYPE_CHECKING:
@@ -128,7 +128,16 @@ class ExpressionCompiler:
                 self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
                 return lambda f: None
             if unit.arity is None:
-                read = lambda f: unit.fn(f[0])  # type: ignore[misc]  # noqa: E731
+                key = value_key(unit)
+
+                def read(f: list[Any]) -> Any:
+                    # memoized in this run and untouched by dice: read from the memo; anything else
+                    # (not computed yet, being computed, dice) through the value's own function
+                    ctx = f[0]
+                    hit = ctx.memo.get(key, _PENDING)
+                    if hit is _PENDING or ctx.tainted:
+                        return unit.fn(ctx)  # type: ignore[misc]
+                    return hit
                 read.unit = unit  # type: ignore[attr-defined]  # lets enclosing expressions read it inline
                 return read
             return lambda f: unit.fn
@@ -172,7 +181,44 @@ class ExpressionCompiler:
         items = [(k, self.expr(v, env, scope)) for k, v in e.items]
         if all(hasattr(v, "const") for _, v in items):
             return _const({k: v.const for k, v in items})  # type: ignore[attr-defined]
-        return lambda f: {k: v(f) for k, v in items}
+        # a copy of the record with its constant fields, the others then set in order (a field keeps
+        # its place when set again, so the fields come out in the written order)
+        template = {k: getattr(v, "const", None) for k, v in items}
+        dyn = [(k, v) for k, v in items if not hasattr(v, "const")]
+        if len(dyn) == 1:
+            (k0, v0), = dyn
+
+            def record1(f: list[Any]) -> dict[str, Any]:
+                d = template.copy()
+                d[k0] = v0(f)
+                return d
+            return record1
+        if len(dyn) == 2:
+            (k0, v0), (k1, v1) = dyn
+
+            def record2(f: list[Any]) -> dict[str, Any]:
+                d = template.copy()
+                d[k0] = v0(f)
+                d[k1] = v1(f)
+                return d
+            return record2
+        if len(dyn) == 3:
+            (k0, v0), (k1, v1), (k2, v2) = dyn
+
+            def record3(f: list[Any]) -> dict[str, Any]:
+                d = template.copy()
+                d[k0] = v0(f)
+                d[k1] = v1(f)
+                d[k2] = v2(f)
+                return d
+            return record3
+
+        def record(f: list[Any]) -> dict[str, Any]:
+            d = template.copy()
+            for k, v in dyn:
+                d[k] = v(f)
+            return d
+        return record
 
     def x_MapLit(self, e: A.MapLit, env: Env, scope: FnScope) -> Ev:
         items = [(self.expr(k, env, scope), self.expr(v, env, scope)) for k, v in e.items]
@@ -241,6 +287,22 @@ class ExpressionCompiler:
                         out.append(elem(f))
                 return out
 
+            if getattr(elem, "slot", None) == slot0 and cond0 is not None:
+                # `[x for x in seq if cond]`: the item itself, read without a call
+                def filter_list(f: list[Any]) -> list[Any]:
+                    seq = _iterate(it0(f), lspan0)
+                    ctx = f[0]
+                    if isinstance(seq, (list, tuple, dict, frozenset, set)):
+                        ctx.steps += len(seq)
+                        if ctx.steps > ctx.budget:
+                            raise ctx.over_budget(lspan0)
+                    out = []
+                    for x in seq:
+                        f[slot0] = x
+                        if cond0(f):
+                            out.append(x)
+                    return out
+                return filter_list
             return fast_list
         if e.kind == "list":
             return lambda f: [elem(g) for g in gen(f)]
@@ -322,11 +384,17 @@ class ExpressionCompiler:
             return make_set
         if kind == "map":
             assert key is not None
+            key_is_item = getattr(key, "slot", None) == slot0
 
             def make_map(f: list[Any]) -> dict[Any, Any]:
                 out = {}
                 try:
-                    if len(slots) == 1:
+                    if len(slots) == 1 and key_is_item:
+                        for x in items(f):
+                            f[slot0] = x
+                            if cond0 is None or cond0(f):
+                                out[x] = elem(f)  # `{x => ... for x in seq}`: the key is the item
+                    elif len(slots) == 1:
                         for x in items(f):
                             f[slot0] = x
                             if cond0 is None or cond0(f):
@@ -466,8 +534,13 @@ class ExpressionCompiler:
             sa = getattr(a, "slot", None)
             bunit: Unit | None = getattr(b, "unit", None)
             if sa is not None and bunit is not None:  # `x in some_value`, the commonest shape
+                bkey = value_key(bunit)
                 def member_local_value(f: list[Any]) -> bool:
-                    x, coll = f[sa], bunit.fn(f[0])  # type: ignore[misc]
+                    ctx = f[0]
+                    coll = ctx.memo.get(bkey, _PENDING)  # the value read as `read` above does
+                    if coll is _PENDING or ctx.tainted:
+                        coll = bunit.fn(ctx)  # type: ignore[misc]
+                    x = f[sa]
                     try:
                         found = x in coll
                     except TypeError:
@@ -657,10 +730,18 @@ class ExpressionCompiler:
         kslot = getattr(key, "slot", None)
         oslot = getattr(obj, "slot", None)
         ounit: Unit | None = getattr(obj, "unit", None)
+        okey = value_key(ounit) if ounit is not None else None
         # the commonest shapes read their operands inline: `m[k]` for a value `m` and a local `k`,
         # `x.y[0]`, `x["k"]`, `x[k]` for locals
         if hasattr(key, "const") and type(key.const) in (str, int):  # type: ignore[attr-defined]
             c = key.const  # type: ignore[attr-defined]
+            if type(c) is int and oslot is not None:
+                def index_local_num(f: list[Any]) -> Any:
+                    o = f[oslot]
+                    if type(o) is list and -len(o) <= c < len(o):
+                        return o[c]
+                    return slow(o, c)
+                return index_local_num
             if type(c) is int:
                 def index_num(f: list[Any]) -> Any:
                     o = obj(f)
@@ -684,7 +765,11 @@ class ExpressionCompiler:
             return index_text
         if ounit is not None and kslot is not None:
             def index_value_local(f: list[Any]) -> Any:
-                o, k = ounit.fn(f[0]), f[kslot]  # type: ignore[misc]
+                ctx = f[0]
+                o = ctx.memo.get(okey, _PENDING)  # the value read as `x_Name` reads it
+                if o is _PENDING or ctx.tainted:
+                    o = ounit.fn(ctx)  # type: ignore[misc]
+                k = f[kslot]
                 if type(o) is dict:
                     try:
                         return o.get(k)
@@ -694,7 +779,10 @@ class ExpressionCompiler:
             return index_value_local
         if ounit is not None:
             def index_value(f: list[Any]) -> Any:
-                o = ounit.fn(f[0])  # type: ignore[misc]
+                ctx = f[0]
+                o = ctx.memo.get(okey, _PENDING)  # the value read as `x_Name` reads it
+                if o is _PENDING or ctx.tainted:
+                    o = ounit.fn(ctx)  # type: ignore[misc]
                 k = key(f)
                 if type(o) is dict:
                     try:
