@@ -150,14 +150,14 @@ def main() -> int:
         blocked = {h for h, o in occupied.items()
                    if o["id"] != u["id"] and not (u["type"] in crossers and o["type"] in artillery)}
 
-        def weight_of(g: Any) -> Any:
+        def weight_of(blocked: set[Any]) -> Any:
             return lambda a, b, d: None if a in blocked else d["weight"]
 
         found = nx.single_source_dijkstra_path_length(graphs[p["graph"]], p["from"], cutoff=p["calm"],
-                                                      weight=weight_of(graphs[p["graph"]]))
+                                                      weight=weight_of(blocked))
         if p["road"] is not None:
             along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"],
-                                                          weight=weight_of(graphs["road"]))
+                                                          weight=weight_of(blocked))
             found = {**along, **found}
         want = {h: c for h, c in found.items() if h != p["from"] and h not in occupied}
         got = {h: v["cost"] for h, v in r["hexes"].items()}

@@ -17,7 +17,8 @@ def test_case_files_are_well_formed() -> None:
     assert not SUITE.diagnostics, [d.message for d in SUITE.diagnostics]
 
 
-@pytest.mark.parametrize("case", SUITE.cases, ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
+@pytest.mark.parametrize("case", SUITE.cases,
+                         ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
 def test_case(case) -> None:
     outcome = run_case(case)
     if outcome.status == "xfailed":

@@ -195,10 +195,11 @@ def test_hex_neighbours_of_0304(root: Path) -> None:
 
 @pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
 def test_label_axial_round_trip(root: Path, layout: str) -> None:
-    out = value(root, f'''[[l, hex_label(hex_axial(l, "{layout}")[0], hex_axial(l, "{layout}")[1], "{layout}"), hex_axial(l, "{layout}")]
+    out = value(root, f'''[[l, hex_label(hex_axial(l, "{layout}")[0], hex_axial(l, "{layout}")[1], "{layout}"),
+                             hex_axial(l, "{layout}")]
                            for l in keys(hex_grid(6, 5, "{layout}"))]''')
     assert len(out) == 30
-    for label, back, axial in out:
+    for label, back, _axial in out:
         assert back == label
     axials = {label: axial for label, _, axial in out}
     grid = value(root, f'hex_grid(6, 5, "{layout}")')

@@ -270,8 +270,9 @@ def test_his_same_seed_same_bytes(run: tuple[str, str, dict], seed: int) -> None
 
 def _cli_inputs() -> list[tuple[str, object]]:
     his = next(c for c in HIS_CASES if c.id == "suleiman_to_mohacs")
+    movement_1901 = ROOT / "tests/cases/diplomacy/examples/movement_1901.json"
     return [
-        ("rulesets/diplomacy/standard.rules", json.loads((ROOT / "tests/cases/diplomacy/examples/movement_1901.json").read_text())),
+        ("rulesets/diplomacy/standard.rules", json.loads(movement_1901.read_text())),
         ("rulesets/diplomacy/standard.rules", random_turn(7)),
         ("rulesets/jomini/re.rules", json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text())),
         ("rulesets/jomini/am.rules", json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text())),

@@ -34,7 +34,8 @@ POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey"
 # ---------------------------------------------------------------------------
 SEAS = 'adr aeg bal bar bla bot eas eng hel ion iri lyo mao nao nth nwg ska tys wes'
 INLAND = 'boh bud bur gal mos mun par ruh ser sil tyr ukr vie war'
-COASTAL = 'alb ank apu arm bel ber bre bul cly con den edi fin gas gre hol kie lon lvn lvp mar naf nap nwy pic pie por pru rom rum sev smy spa stp swe syr tri tun tus ven wal yor'
+COASTAL = ('alb ank apu arm bel ber bre bul cly con den edi fin gas gre hol kie lon lvn lvp mar naf nap nwy pic pie por '
+           'pru rom rum sev smy spa stp swe syr tri tun tus ven wal yor')
 SPLIT_COASTS = {'bul': ('bul/ec', 'bul/sc'), 'spa': ('spa/nc', 'spa/sc'), 'stp': ('stp/nc', 'stp/sc')}
 ARMY_ADJ = {
     'alb': 'gre ser tri',

@@ -110,7 +110,7 @@ def process(handle: _Handle) -> dict:
                                 "location": unit[2:].lower()})
 
     moved, support_ok = [], []
-    for p, key in zip(handle.parsed, handle.unit_keys):
+    for _, key in zip(handle.parsed, handle.unit_keys):
         codes = results.get(key, set()) if key else set()
         moved.append(not (codes & _FAILED_MOVE))
         # A support counts as given unless the engine cut it or dislodged the supporter;
