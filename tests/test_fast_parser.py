@@ -24,7 +24,7 @@ from validator.lalr import Mismatch
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(ROOT.glob("rulesets/**/*.rules")) + sorted((ROOT / "tests" / "fixtures").rglob("*.rules"))
-TRIED = {"mutants": 0, "fast path gave up": 0}
+TRIED = {"mutants": 0, "fast path gave up": 0, "read in pieces by Lark": 0}
 
 
 def dump(node: Any) -> Any:
@@ -56,6 +56,21 @@ def test_same_ast_and_positions_as_lark(path: Path) -> None:
     assert fast == ref
     if ref != "rejected":
         assert dump(syntax.parse_module(text, "t.rules")) == ref
+
+
+@pytest.mark.parametrize("text, where, hint", [
+    ("querymain = 1\n", (1, 1, 1, 10), "did you mean `query main`?"),
+    ("enum E { a }\ndefx = 2\n", (2, 1, 2, 5), "did you mean `def x`?"),
+])
+def test_words_are_read_whole(text: str, where: tuple[int, int, int, int], hint: str) -> None:
+    with pytest.raises(Mismatch):
+        syntax.parse_module_fast(text, "t.rules")
+    syntax.parse_module_with_lark(text, "t.rules")  # Lark alone reads the word in two
+    with pytest.raises(DiagnosticError) as err:
+        syntax.parse_module(text, "t.rules")
+    (d,) = err.value.diagnostics
+    assert d.code == "P001" and (d.span.line, d.span.col, d.span.end_line, d.span.end_col) == where
+    assert d.help is not None and hint in d.help
 
 
 def test_the_corpus_uses_every_rule_of_the_grammar() -> None:
@@ -123,7 +138,8 @@ def test_tables_survive_a_corrupt_cache_file(tmp_path: Path, monkeypatch: pytest
 def report_count():
     yield
     print(f"\nfast parser: {TRIED['mutants']} mutated rulesets compared with Lark; "
-          f"the fast path gave up on {TRIED['fast path gave up']}")
+          f"the fast path gave up on {TRIED['fast path gave up']}, "
+          f"of which Lark read {TRIED['read in pieces by Lark']} only by splitting a word")
 
 
 @pytest.mark.skipif(not TEXTS, reason="no rulesets to mutate")
@@ -135,18 +151,23 @@ def test_mutated_rulesets_parse_alike(data: bytes) -> None:
     if syntax._nesting_depth(text)[0] > syntax.MAX_NESTING:
         return  # refused before either parser runs
     fast, ref = both(text)
-    if fast == "rejected":
-        # It may give up where Lark succeeds: Lark's contextual lexer reads `querymain = 1` at
-        # the top level as `query main = 1` (no NAME is expected there, so the keyword matches
-        # a prefix). Then `parse_module` falls back on Lark, and must give Lark's result.
-        TRIED["fast path gave up"] += 1
-    else:
-        assert fast == ref
     try:
-        combined = dump(syntax.parse_module(text, "t.rules"))
-    except DiagnosticError:
-        combined = "rejected"
-    assert combined == ref
+        combined: Any = dump(syntax.parse_module(text, "t.rules"))
+    except DiagnosticError as err:
+        combined = err.diagnostics
+    if fast == "rejected":
+        TRIED["fast path gave up"] += 1
+        if ref != "rejected":
+            # Lark accepted it by reading a word or symbol in pieces (its contextual lexer reads
+            # `querymain = 1` as `query main = 1` where no name may stand); ruleval refuses that
+            TRIED["read in pieces by Lark"] += 1
+            assert [d.code for d in combined] == ["P001"] and "unexpected" in combined[0].message
+        else:
+            with pytest.raises(DiagnosticError) as reference:
+                syntax.parse_module_with_lark(text, "t.rules")
+            assert combined == reference.value.diagnostics
+    else:
+        assert fast == ref == combined
 
 
 @pytest.mark.parametrize("text", [

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
 
 
 class Mismatch(Exception):
-    """The fast path cannot handle this text; parse it with Lark instead."""
+    """The fast path cannot handle this text; parse it with Lark instead. Where a token was read
+    but does not fit, ``start``/``end`` are its offsets and ``expected`` the terminals that would."""
+
+    def __init__(self, start: int, end: int | None = None, expected: frozenset[str] = frozenset()):
+        super().__init__(start)
+        self.start = start
+        self.end = start if end is None else end
+        self.expected = expected
 
 
 class Tok(str):
@@ -70,6 +77,9 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
                 row[key] = -1 - rid
         rows.append(row)
     terminals, keywords = _terminals(lark)
+    from lark.lexer import PatternStr
+
+    literals = {t.name: t.pattern.value for t in lark.terminals if isinstance(t.pattern, PatternStr)}
     kept = sorted({r.expansion[i].name for r in rules for i in range(len(r.expansion))
                    if r.expansion[i].is_term and (r.options.keep_all_tokens or not r.expansion[i].filter_out)})
     return {
@@ -81,6 +91,7 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
         "keywords": keywords,
         "ignore": sorted(lark.lexer_conf.ignore),
         "kept": kept,
+        "literals": literals,
     }
 
 
@@ -156,6 +167,7 @@ class Driver:
         self.trailing = re.compile(skipping)
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
         self.kept = frozenset(tables["kept"])
+        self.literals: dict[str, str] = tables["literals"]  # terminal name -> its text, for messages
 
     def parse(self, text: str, builder: Any) -> Any:
         table = self.table
@@ -202,7 +214,7 @@ class Driver:
             while True:
                 action = table[states[-1]].get(ttype)
                 if action is None:
-                    raise Mismatch(start)
+                    raise Mismatch(start, end, frozenset(k for k in table[states[-1]] if k.isupper()))
                 if action >= 0:
                     states.append(action)
                     values.append(tok)

@@ -199,13 +199,33 @@ def parse_module(text: str, path: str) -> A.Module:
                                           Span(path, line, col, line, col + 1))])
     try:
         module = driver().parse(text, _Builder(path, text))
-    except (Mismatch, DiagnosticError):
+    except Mismatch as gave_up:
+        module = parse_module_with_lark(text, path)  # Lark's located error, if it rejects the text too
+        # Lark accepted it only by reading a word or symbol in pieces (`querymain = 1` as
+        # `query main = 1`, where no name may stand): ruleval reads words whole, so refuse it.
+        raise DiagnosticError([_read_in_pieces(gave_up, text, path)]) from None
+    except DiagnosticError:
         # Lark reports syntax errors, and reports them before any error of a literal's value.
         module = parse_module_with_lark(text, path)
     except RecursionError:
         raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
     assert isinstance(module, A.Module)
     return module
+
+
+def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
+    seen = text[gave_up.start:gave_up.end]
+    literals = driver().literals
+    expected = {f"`{literals[t]}`" if t in literals else _TOKEN_NAMES.get(t, t) for t in gave_up.expected}
+    shown = sorted(expected)
+    help_ = "expected " + ", ".join(shown[:8] + (["..."] if len(shown) > 8 else []))
+    split = [w for t in gave_up.expected if (w := literals.get(t)) and seen.startswith(w) and len(seen) > len(w)]
+    if split:
+        word = max(split, key=len)
+        help_ += f"; did you mean `{word} {seen[len(word):]}`? (a word is read whole)"
+    line, col = _line_col(text, gave_up.start)
+    end_line, end_col = _line_col(text, gave_up.end)
+    return Diagnostic("P001", f"unexpected `{seen}`", Span(path, line, col, end_line, end_col), help=help_)
 
 
 def parse_module_fast(text: str, path: str) -> A.Module:
