@@ -91,3 +91,16 @@ def test_fast_check_never_accepts_what_jsonschema_rejects(name: str, data: Any) 
     valid = not list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(state))
     if fast_check(schema)(state):
         assert valid, f"fast check accepted an invalid state (mutation {how} at {path})"
+
+
+@pytest.mark.parametrize("members", [[0, 1], [0, 1, "a", None, True], [True], [1.0, "x"], [[1], {"a": 1}]])
+def test_enum_by_json_type(members: list[Any]) -> None:
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "enum": members}
+    fast = fast_check(schema)
+    assert fast is not None
+    for x in [0, 1, 2, True, False, 1.0, 0.0, "a", "x", None, [1], {"a": 1}]:
+        valid = jsonschema.Draft202012Validator(schema).is_valid(x)
+        if fast(x):
+            assert valid, (members, x)  # never "certainly valid" when it is not
+        elif type(x) in (int, str, bool, type(None)) and any(type(m) is type(x) and m == x for m in members):
+            raise AssertionError(f"{x!r} is listed in {members} and should be accepted at once")

@@ -213,8 +213,23 @@ def fast_check(schema: Any) -> Any:
         if k == "enum":
             if not isinstance(v, list) or not v:
                 raise _Unsupported(v)
-            texts = frozenset(e for e in v if isinstance(e, str))
-            return lambda x: type(x) is str and x in texts  # other values: jsonschema decides
+            # by type: JSON booleans are no numbers (while True == 1 in Python); a float equal to a
+            # listed integer, or a listed array or object, is left to jsonschema
+            texts = frozenset(e for e in v if type(e) is str)
+            ints = frozenset(e for e in v if type(e) is int)
+            bools = frozenset(e for e in v if type(e) is bool)
+            null = any(e is None for e in v)
+
+            def enum_member(x: Any) -> bool:
+                t = type(x)
+                if t is str:
+                    return x in texts
+                if t is int:
+                    return x in ints
+                if t is bool:
+                    return x in bools
+                return x is None and null
+            return enum_member
         if k == "const":
             if not isinstance(v, str):
                 raise _Unsupported(v)
