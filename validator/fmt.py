@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .syntax import KEYWORDS, decode_source, parse_error, parse_module, parser
+from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
 INDENT = 2
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -75,12 +75,6 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------- tokens and lines
-
-
-def _lex(text: str) -> list[Any]:
-    """Lark's tokens (with the contextual lexer's types); Lark is imported only when formatting."""
-    ip = parser().parse_interactive(text)
-    return [t for t in ip.iter_parse() if t.type != "$END"]
 
 
 def _lines(text: str, tokens: list[Any]) -> list[_Line | None]:
@@ -309,13 +303,7 @@ def _render(lines: list[_Line | None]) -> str:
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a ruleset source. Raises ``DiagnosticError`` on a syntax error, or
     with ``I001`` if the formatted text would not parse to the same AST (a formatter bug)."""
-    before = parse_module(text, path)
-    from lark.exceptions import UnexpectedInput
-
-    try:
-        tokens = _lex(text)
-    except UnexpectedInput as err:  # pragma: no cover - parse_module already accepted the text
-        raise DiagnosticError([parse_error(err, path, text)]) from None
+    before, tokens = parse_with_tokens(text, path)
     lines = _lines(text, tokens)
     _layout([ln for ln in lines])
     result = _render(lines)

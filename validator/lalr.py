@@ -169,7 +169,9 @@ class Driver:
         self.kept = frozenset(tables["kept"])
         self.literals: dict[str, str] = tables["literals"]  # terminal name -> its text, for messages
 
-    def parse(self, text: str, builder: Any) -> Any:
+    def parse(self, text: str, builder: Any, tokens: list[Tok] | None = None) -> Any:
+        """Parse ``text``, building with ``builder``; every token read, punctuation included, is
+        appended to ``tokens`` when given (the formatter lays out these)."""
         table = self.table
         rules = self.rules
         names = self.names
@@ -196,11 +198,13 @@ class Driver:
                     kw = kws.get(value)
                     if kw is not None and kw in table[states[-1]]:
                         ttype = kw
-                if ttype in kept:
+                if ttype in kept or tokens is not None:
                     tok: Any = Tok(value)
                     tok.type = ttype
                     tok.start_pos = start
                     tok.end_pos = end
+                    if tokens is not None:
+                        tokens.append(tok)
                 else:
                     tok = None  # punctuation and keywords no rule passes on: never looked at
                 pos = end

@@ -187,16 +187,34 @@ def driver() -> Driver:
     return built
 
 
-def parse_module(text: str, path: str) -> A.Module:
-    """Parse a ruleset source into an AST; raise ``DiagnosticError`` with located parse errors.
-
-    The fast driver does the work; where it gives up (a syntax error, or text the two lexers
-    would split differently), Lark parses the text itself and gives the result or the error."""
+def _check_nesting(text: str, path: str) -> None:
     depth, pos = _nesting_depth(text)
     if depth > MAX_NESTING:
         line, col = _line_col(text, pos)
         raise DiagnosticError([Diagnostic("P006", f"brackets nested {depth} deep, more than the limit of {MAX_NESTING}",
                                           Span(path, line, col, line, col + 1))])
+
+
+def parse_with_tokens(text: str, path: str) -> tuple[A.Module, list[Any]]:
+    """The AST and every token of the text (with its terminal's name and offsets), for the
+    formatter; the same errors as `parse_module`."""
+    _check_nesting(text, path)
+    tokens: list[Any] = []
+    try:
+        module = driver().parse(text, _Builder(path, text), tokens)
+    except (Mismatch, DiagnosticError, RecursionError):
+        module = parse_module(text, path)  # raises the located error; should it not, Lark lexes
+        ip = parser().parse_interactive(text)
+        return module, [t for t in ip.iter_parse() if t.type != "$END"]
+    return module, tokens
+
+
+def parse_module(text: str, path: str) -> A.Module:
+    """Parse a ruleset source into an AST; raise ``DiagnosticError`` with located parse errors.
+
+    The fast driver does the work; where it gives up (a syntax error, or text the two lexers
+    would split differently), Lark parses the text itself and gives the result or the error."""
+    _check_nesting(text, path)
     try:
         module = driver().parse(text, _Builder(path, text))
     except Mismatch as gave_up:
