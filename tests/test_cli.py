@@ -87,6 +87,19 @@ def test_a_failing_worker_only_means_checking_its_share_here(cli, monkeypatch: p
     assert len(here) == 3  # its own share, then each failed worker's
 
 
+def test_no_processes_to_spare_means_checking_here(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    def no_fork() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    paths = [str(FIXTURES), str(FIXTURES.parent.parent / "rulesets")]
+    one = cli("check", "--no-cache", "--format", "json", "--jobs", "1", *paths)
+    monkeypatch.setattr(os, "fork", no_fork)
+    many = cli("check", "--no-cache", "--format", "json", "--jobs", "3", *paths)
+    assert (many.code, many.out) == (one.code, one.out)
+
+
 @pytest.mark.parametrize("argv", [
     [],
     ["frobnicate"],

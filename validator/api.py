@@ -419,9 +419,20 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
 
     shares = _shares(files, jobs)
     children = []
+    here = list(shares[0])
     for share in shares[1:]:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:  # no more descriptors or processes: the share is checked here
+            read_end, write_end = os.pipe()
+        except OSError:
+            here.extend(share)
+            continue
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            here.extend(share)
+            continue
         if pid == 0:  # the child: check, report, and leave without returning into the caller
             code = 1
             try:
@@ -436,7 +447,7 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
                 os._exit(code)
         os.close(write_end)
         children.append((pid, read_end, share))
-    out = _check_here(shares[0], use_cache)
+    out = _check_here(here, use_cache)
     for pid, read_end, share in children:
         with os.fdopen(read_end, encoding="utf-8") as pipe:
             payload = pipe.read()
