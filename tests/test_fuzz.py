@@ -3,7 +3,8 @@
 Every bundled ruleset under rulesets/ and every fixture is mutated (character edits, token shuffles,
 truncation, deep nesting, huge literals, non-UTF-8 bytes) and checked: exit 0 or 1, stderr holds
 `error[`/`warning[` diagnostics or nothing, never a traceback or I001. Mutated states against the
-schema'd fixture exit 0 or 3 with a pointer. RULEVAL_FUZZ_LONG=1 runs many more examples.
+schema'd fixture exit 0 or 3 with a pointer. The formatter, given the mutated rulesets, gives
+idempotent output or located diagnostics. RULEVAL_FUZZ_LONG=1 runs many more examples.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from validator.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SETTINGS = bounded(40, 2000)
-TRIED = {"rulesets": 0, "states": 0}
+TRIED = {"rulesets": 0, "states": 0, "formatted": 0}
 
 
 def sources() -> list[Path]:
@@ -40,7 +41,8 @@ TOKEN = re.compile(rb'"[^"\n]*"|[A-Za-z_][A-Za-z0-9_]*|\d+|\S')
 @pytest.fixture(scope="module", autouse=True)
 def report_count():
     yield
-    print(f"\nfuzz: {TRIED['rulesets']} mutated rulesets and {TRIED['states']} mutated states tried")
+    print(f"\nfuzz: {TRIED['rulesets']} mutated rulesets checked, {TRIED['formatted']} formatted, "
+          f"and {TRIED['states']} mutated states tried")
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:
@@ -162,3 +164,20 @@ def test_mutated_states_exit_3_with_pointer(state: object) -> None:
     diags = json.loads(out)
     assert diags and all(d["code"] == "S002" and "pointer" in d for d in diags)
     assert all(d["pointer"] == "" or d["pointer"].startswith("/") for d in diags)
+
+
+@pytest.mark.skipif(not TEXTS, reason="no rulesets to mutate")
+@SETTINGS
+@given(mutated())
+def test_mutated_rulesets_format_or_get_a_located_diagnostic(data: bytes) -> None:
+    from validator.diagnostics import DiagnosticError
+    from validator.fmt import format_text
+
+    TRIED["formatted"] += 1
+    text = data.decode("utf-8", errors="replace")
+    try:
+        once = format_text(text, "mutant.rules")
+    except DiagnosticError as err:
+        assert err.diagnostics and all(d.code[0] in "PC" and d.span.line > 0 for d in err.diagnostics), err.diagnostics
+        return
+    assert format_text(once, "mutant.rules") == once
