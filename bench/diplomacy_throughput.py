@@ -31,8 +31,11 @@ def engines() -> dict[str, Callable[[dict], Any]]:
         raise SystemExit("standard.rules does not check: " + "; ".join(d.message for d in rs.diagnostics))
     # `ruleval` validates each state against the JSON Schema first, as the API does by default;
     # `ruleval-noschema` is adjudication alone, which is what the peers do (they validate nothing).
+    # a second, separately loaded copy for the row without schema checks: results a ruleset keeps
+    # from one state to the next (state-free rules) must not come warm from the other row's run
+    rs2 = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
     found: dict[str, Callable[[dict], Any]] = {"ruleval": rs.run,
-                                               "ruleval-noschema": lambda st: rs.run(st, validate=False)}
+                                               "ruleval-noschema": lambda st: rs2.run(st, validate=False)}
     for name, module in (("diplomacy", "bench.peers.engine_diplomacy"), ("pydip", "bench.peers.engine_pydip")):
         try:
             mod = __import__(module, fromlist=["adjudicate"])
