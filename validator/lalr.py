@@ -6,9 +6,10 @@ the same contextual-lexing rule and the same child-filtering rules, and calls th
 directly, so the grammar file stays the one definition of the language.
 
 Where it cannot lex or parse, it raises `Mismatch` and the caller re-parses with Lark, which
-then gives the diagnostic (or, in a corner where the two lexers would split text differently,
-the result). `tests/test_fast_parser.py` holds the two paths to the same AST, positions
-included, on every bundled ruleset and on mutated ones.
+gives the located diagnostic. Text that Lark accepts only by reading a word in pieces (its
+contextual lexer takes `querymain` as `query main` where no name may stand) is refused by the
+caller: words are read whole. `tests/test_fast_parser.py` holds the two paths to the same AST,
+positions included, on every bundled ruleset and on mutated ones.
 
 How the builder is called: for each reduction whose rule is not folded away, the driver sets
 ``builder.start_pos`` / ``builder.end_pos`` (character offsets of the text the rule consumed,
