@@ -196,6 +196,17 @@ def _iterate(seq: Any, span: Span) -> Any:
     raise EvalError("E001", f"cannot loop over `{_show(seq)}`", span)
 
 
+def _loop_items(ctx: Context, seq: Any, span: Span) -> Any:
+    """What a `for` walks (see ``_iterate``); a collection's length is charged to the step budget
+    first, so that a loop over a huge one stops at once."""
+    seq = _iterate(seq, span)
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        ctx.steps += len(seq)
+        if ctx.steps > ctx.budget:
+            raise ctx.over_budget(span)
+    return seq
+
+
 def _unpack(f: list[Any], slots: tuple[int, ...], x: Any, seq: Any, span: Span) -> None:
     if isinstance(seq, dict):
         f[slots[0]], f[slots[1]] = x, seq[x]

@@ -13,7 +13,7 @@ from .diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 from .runtime import (Context, EvalError)
 from .closures import (Ev, _show, FnScope, Local, Env, _PENDING, _const, _fused_equality, _ORDER_OPS, _ARITH_OPS,
-                       _charge_size, _builtin_value, _iterate, _unpack, value_key)
+                       _charge_size, _builtin_value, _loop_items, _unpack, value_key)
 
 
 if TYPE_CHECKING:
@@ -247,12 +247,7 @@ class ExpressionCompiler:
 
         def gen(f: list[Any], depth: int = 0) -> Any:
             it, slots, cond, lspan = loops[depth]
-            ctx = f[0]
-            seq = _iterate(it(f), lspan)
-            if isinstance(seq, (list, tuple, dict, frozenset, set)):
-                ctx.steps += len(seq)
-                if ctx.steps > ctx.budget:
-                    raise ctx.over_budget(lspan)
+            seq = _loop_items(f[0], it(f), lspan)
             last = depth == len(loops) - 1
             for x in seq:
                 if len(slots) == 1:
@@ -270,40 +265,6 @@ class ExpressionCompiler:
             single = self._single_loop(e.kind, loops[0], elem, key, span)
             if single is not None:
                 return single
-        if len(loops) == 1 and len(loops[0][1]) == 1 and e.kind == "list":
-            it0, (slot0,), cond0, lspan0 = loops[0]
-
-            def fast_list(f: list[Any]) -> list[Any]:
-                seq = _iterate(it0(f), lspan0)
-                ctx = f[0]
-                if isinstance(seq, (list, tuple, dict, frozenset, set)):
-                    ctx.steps += len(seq)
-                    if ctx.steps > ctx.budget:
-                        raise ctx.over_budget(lspan0)
-                out = []
-                for x in seq:
-                    f[slot0] = x
-                    if cond0 is None or cond0(f):
-                        out.append(elem(f))
-                return out
-
-            if getattr(elem, "slot", None) == slot0 and cond0 is not None:
-                # `[x for x in seq if cond]`: the item itself, read without a call
-                def filter_list(f: list[Any]) -> list[Any]:
-                    seq = _iterate(it0(f), lspan0)
-                    ctx = f[0]
-                    if isinstance(seq, (list, tuple, dict, frozenset, set)):
-                        ctx.steps += len(seq)
-                        if ctx.steps > ctx.budget:
-                            raise ctx.over_budget(lspan0)
-                    out = []
-                    for x in seq:
-                        f[slot0] = x
-                        if cond0(f):
-                            out.append(x)
-                    return out
-                return filter_list
-            return fast_list
         if e.kind == "list":
             return lambda f: [elem(g) for g in gen(f)]
         if e.kind == "set":
@@ -328,16 +289,9 @@ class ExpressionCompiler:
                      span: Span) -> Ev | None:
         """One `for` (the common case), as a plain Python loop: no nested generators."""
         it0, slots, cond0, lspan0 = loop
-        budgeted = (list, tuple, dict, frozenset, set)
 
         def items(f: list[Any]) -> Any:
-            seq = _iterate(it0(f), lspan0)
-            if isinstance(seq, budgeted):
-                ctx = f[0]
-                ctx.steps += len(seq)
-                if ctx.steps > ctx.budget:
-                    raise ctx.over_budget(lspan0)
-            return seq
+            return _loop_items(f[0], it0(f), lspan0)
 
         slot0 = slots[0]
         if len(slots) == 1:
@@ -365,7 +319,24 @@ class ExpressionCompiler:
         else:
             return None
         if kind == "list" and len(slots) == 1:
-            return None  # the list fast path below
+            if getattr(elem, "slot", None) == slot0 and cond0 is not None:
+                def filter_list(f: list[Any]) -> list[Any]:
+                    out = []
+                    for x in items(f):
+                        f[slot0] = x
+                        if cond0(f):
+                            out.append(x)  # `[x for x in seq if cond]`: the item itself, no call
+                    return out
+                return filter_list
+
+            def fast_list(f: list[Any]) -> list[Any]:
+                out = []
+                for x in items(f):
+                    f[slot0] = x
+                    if cond0 is None or cond0(f):
+                        out.append(elem(f))
+                return out
+            return fast_list
         if kind == "list":
             return lambda f: [elem(g) for g in walk(f)]
         if kind == "set":
