@@ -137,6 +137,25 @@ def _keep(ctx: Context, mkey: Any, entry: Any, always: bool) -> None:
         ctx.rkeys.append(mkey)
 
 
+def _remember(ctx: Context, mkey: Any, entry: Any, always: bool, guesses: int, rolls: int) -> None:
+    """After computing a memoized call: keep it when it may be kept (it reads no decision, or no
+    guessed one), and mark it tainted when it rolled dice (a later reader then counts a roll)."""
+    if always or ctx.guesses == guesses:
+        _keep(ctx, mkey, entry, always)
+        if ctx.rolls != rolls:
+            ctx.tainted.add(mkey)
+
+
+def _recall(ctx: Context, mkey: Any, args: tuple[Any, ...], value: Any, steps: int, span: Span) -> Any:
+    """A result kept for the program's life: the first read in a run charges the steps computing
+    it took (so a small budget stops where it would have), then it is in the run's memo."""
+    ctx.steps += steps
+    if ctx.steps > ctx.budget:
+        raise ctx.over_budget(span)
+    ctx.memo[mkey] = (args, value)
+    return value
+
+
 def _same_args(kept: tuple[Any, ...], args: tuple[Any, ...]) -> bool:
     return all(k is a or (type(k) is type(a) and type(k) in _PRIMITIVES and k == a) for k, a in zip(kept, args))
 

@@ -9,7 +9,7 @@ from . import ast as A
 from .diagnostics import Span
 from .runtime import (Context, EvalError)
 from .closures import (Ev, FnScope, Local, Env, _PENDING, _PRIMITIVES, _LIFE_CAP,
-                       _keep, _same_args, _span_of, _traced, value_key)
+                       _keep, _recall, _remember, _same_args, _span_of, _traced, value_key)
 
 
 from .compile_expr import ExpressionCompiler
@@ -136,10 +136,8 @@ class DefinitionCompiler(ExpressionCompiler):
                 result = body(frame)
             finally:
                 ctx.depth -= 1
-            if mkey is not None and (always or ctx.guesses == guesses):
-                _keep(ctx, mkey, (args, result), always)  # the arguments are kept so an id is never reused
-                if ctx.rolls != rolls:
-                    ctx.tainted.add(mkey)
+            if mkey is not None:  # the arguments are kept so an id is never reused
+                _remember(ctx, mkey, (args, result), always, guesses, rolls)
             return result
 
         # The same, specialised for one and two arguments (most calls): no argument tuples or lists.
@@ -182,11 +180,7 @@ class DefinitionCompiler(ExpressionCompiler):
                     if life is not None and prim:
                         kept1 = life.get(a)
                         if kept1 is not None and type(kept1[0]) is ta:
-                            ctx.steps += kept1[2]
-                            if ctx.steps > ctx.budget:
-                                raise ctx.over_budget(span)
-                            ctx.memo[mkey] = ((a,), kept1[1])
-                            return kept1[1]
+                            return _recall(ctx, mkey, (a,), kept1[1], kept1[2], span)
                 frame = [ctx, a, *tail] if tail else [ctx, a]
                 ctx.depth += 1
                 rolls = ctx.rolls
@@ -199,14 +193,7 @@ class DefinitionCompiler(ExpressionCompiler):
                 if mkey is not None:
                     if life is not None and prim and len(life) < _LIFE_CAP:
                         life[a] = (a, result, ctx.steps - steps)
-                    if always:
-                        ctx.memo[mkey] = ((a,), result)
-                    elif ctx.guesses == guesses:
-                        _keep(ctx, mkey, ((a,), result), always)
-                    else:
-                        return result
-                    if ctx.rolls != rolls:
-                        ctx.tainted.add(mkey)
+                    _remember(ctx, mkey, ((a,), result), always, guesses, rolls)
                 return result
 
             return invoke1
@@ -239,11 +226,7 @@ class DefinitionCompiler(ExpressionCompiler):
                     if life2 is not None and pa and pb:
                         kept2 = life2.get((a, b))
                         if kept2 is not None and type(kept2[0]) is ta and type(kept2[1]) is tb:
-                            ctx.steps += kept2[3]
-                            if ctx.steps > ctx.budget:
-                                raise ctx.over_budget(span)
-                            ctx.memo[mkey] = ((a, b), kept2[2])
-                            return kept2[2]
+                            return _recall(ctx, mkey, (a, b), kept2[2], kept2[3], span)
                 frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
                 ctx.depth += 1
                 rolls = ctx.rolls
@@ -256,14 +239,7 @@ class DefinitionCompiler(ExpressionCompiler):
                 if mkey is not None:
                     if life2 is not None and pa and pb and len(life2) < _LIFE_CAP:
                         life2[(a, b)] = (a, b, result, ctx.steps - steps)
-                    if always:
-                        ctx.memo[mkey] = ((a, b), result)
-                    elif ctx.guesses == guesses:
-                        _keep(ctx, mkey, ((a, b), result), always)
-                    else:
-                        return result
-                    if ctx.rolls != rolls:
-                        ctx.tainted.add(mkey)
+                    _remember(ctx, mkey, ((a, b), result), always, guesses, rolls)
                 return result
 
             return invoke2
