@@ -313,39 +313,29 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
         return None
     need = kws.get("required", [])
     props = kws.get("properties", {})
-    closed = kws.get("additionalProperties", False) is False
-    if "additionalProperties" in kws and not closed:
+    if kws.get("additionalProperties", False) is not False:
         return None
+    closed = "additionalProperties" in kws  # then a key outside `properties` is not allowed
     if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
         return None
     need_t = tuple(need)
     checks = {p: build(sub, False) for p, sub in props.items()}
-    if "additionalProperties" not in kws:
-        def open_record(x: Any) -> bool:
-            if type(x) is not dict:
-                return False
-            for p in need_t:
-                if p not in x:
-                    return False
-            for p, v in x.items():
-                c = checks.get(p)
-                if c is not None and not c(v):
-                    return False
-            return True
-        return open_record
 
-    def closed_record(x: Any) -> bool:
+    def record(x: Any) -> bool:
         if type(x) is not dict:
             return False
         for p in need_t:
             if p not in x:
                 return False
         for p, v in x.items():
-            c = checks.get(p) if type(p) is str else None
-            if c is None or not c(v):  # a key outside `properties` is not allowed
+            c = checks.get(p)
+            if c is None:
+                if closed:
+                    return False
+            elif not c(v):
                 return False
         return True
-    return closed_record
+    return record
 
 
 def _fused_text(kws: dict[str, Any]) -> Any:
