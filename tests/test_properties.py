@@ -182,13 +182,19 @@ def jomini_runs(draw: st.DrawFn) -> tuple[str, str, dict]:
     return which, name, state
 
 
-def run_jomini(rs, state: dict) -> str | None:
+def run_or_none(rs, state: dict, **kw):
+    """The run's result, or None for a generated state the schema refuses (no property failure)."""
     try:
-        return json.dumps(rs.run(state), ensure_ascii=False)
+        return rs.run(state, **kw)
     except RunError as exc:
-        if exc.kind == "state":  # a generated path the schema refuses: not a property failure
+        if exc.kind == "state":
             return None
         raise
+
+
+def run_jomini(rs, state: dict) -> str | None:
+    out = run_or_none(rs, state)
+    return None if out is None else json.dumps(out, ensure_ascii=False)
 
 
 @limited(60)
@@ -232,12 +238,7 @@ def his_runs(draw: st.DrawFn) -> tuple[str, str, dict]:
 
 
 def run_his(path: str, state: dict, **kw) -> dict | None:
-    try:
-        return his_rules(path).run(state, **kw)
-    except RunError as exc:
-        if exc.kind == "state":
-            return None
-        raise
+    return run_or_none(his_rules(path), state, **kw)
 
 
 @limited(40)
