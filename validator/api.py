@@ -399,15 +399,16 @@ def _shares(files: list[Path], jobs: int) -> list[list[Path]]:
     """Files in at most ``jobs`` shares of about equal size; one folder's files stay together, as
     they usually extend one base ruleset, which each process parses and compiles once."""
     folders: dict[Path, list[Path]] = {}
+    sizes: dict[Path, int] = {}
     for f in files:
         folders.setdefault(f.parent, []).append(f)
-
-    def weight(group: list[Path]) -> int:
-        return sum(f.stat().st_size for f in group)
-
+        sizes[f.parent] = sizes.get(f.parent, 0) + f.stat().st_size
     shares: list[list[Path]] = [[] for _ in range(min(jobs, len(folders)))]
-    for group in sorted(folders.values(), key=weight, reverse=True):
-        min(shares, key=weight).extend(group)
+    loads = [0] * len(shares)
+    for folder in sorted(folders, key=lambda d: sizes[d], reverse=True):  # largest first, to the lightest share
+        i = loads.index(min(loads))
+        shares[i].extend(folders[folder])
+        loads[i] += sizes[folder]
     return [sh for sh in shares if sh]
 
 
