@@ -47,9 +47,12 @@ class SeededDice(DiceSource):
     mode = "seeded"
 
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self.rng: random.Random | None = None  # made at the first die: most runs roll none
 
     def face(self, sides: int, span: Span) -> int:
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
         return self.rng.randint(1, sides)
 
 

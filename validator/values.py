@@ -20,6 +20,13 @@ MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an
 
 
 def to_json(v: Any) -> Any:
+    t = type(v)  # the common shapes first, by exact type
+    if t is str or v is None or t is bool:
+        return v
+    if t is dict:
+        return {(k if type(k) is str else "none" if k is None else str(k)): to_json(x) for k, x in v.items()}
+    if t is list:
+        return [to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
     if v is None or isinstance(v, (bool, int, str)):
