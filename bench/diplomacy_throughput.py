@@ -22,6 +22,8 @@ if str(ROOT) not in sys.path:
 
 from bench.peers.dip_positions import random_turns  # noqa: E402
 
+WARM_TURNS = 10
+
 
 def engines() -> dict[str, Callable[[dict], Any]]:
     from validator import load_ruleset
@@ -56,9 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     # fresh turns every round (the same for every engine): no engine may gain from having seen a state
     turns = random_turns(args.seed, args.turns * args.rounds, 34)
     found = engines()
-    warm = random_turns(args.seed + 10_000, 1, 34)[0]
-    for fn in found.values():  # warm-up: map loading and caches
-        fn(warm)
+    # warm-up, the same turns for every engine: map loading and caches, and for ruleval the second
+    # tier (a ruleset runs generated code once it has run `codegen.HOT_RUNS` times in the process)
+    warm = random_turns(args.seed + 10_000, WARM_TURNS, 34)
+    for fn in found.values():
+        for state in warm:
+            fn(state)
     spent = {name: 0.0 for name in found}
     for r in range(args.rounds):
         batch = turns[r * args.turns:(r + 1) * args.turns]

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from . import ast as A
 from .checker import run_passes
+from .codegen import note_run
 from .compiler import Program, compile_program
 from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .loader import Loaded, display_path, load
@@ -129,6 +130,7 @@ class Ruleset:
         """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics."""
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        note_run(self.program)
         checked: dict[Any, Any] = {}
         if validate:
             errors = self.validate_state(state, state_name)

@@ -25,7 +25,9 @@ class ControlCompiler(DefinitionCompiler):
         scope = FnScope()
         env = self._params(d.params, scope)
         body = self.expr(d.body, env, scope)
-        adjudicate = self._function(unit, body, scope, len(d.params), d.span, d.cites)
+        # the body's function, in a cell that the generated tier (``codegen``) may refill
+        unit.body_fn = [self._function(unit, body, scope, len(d.params), d.span, d.cites)]
+        body_fn = unit.body_fn
         dec_id = unit.name
         nskey = unit.ns
         program = self.program
@@ -126,11 +128,11 @@ class ControlCompiler(DefinitionCompiler):
             if ctx.trace:
                 ctx.dstack.append(key)
                 try:
-                    first = adjudicate(ctx, *args)
+                    first = body_fn[0](ctx, *args)
                 finally:
                     ctx.dstack.pop()
             else:
-                first = adjudicate(ctx, *args)
+                first = body_fn[0](ctx, *args)
             if len(deplist) == old:
                 if ctx.dstate.get(key) != RESOLVED:
                     ctx.dstate[key] = RESOLVED
@@ -144,7 +146,7 @@ class ControlCompiler(DefinitionCompiler):
             del deplist[old:]
             ctx.dstate[key] = GUESSING
             ctx.dvalue[key] = True
-            second = adjudicate(ctx, *args)
+            second = body_fn[0](ctx, *args)
             if first == second:
                 unset(ctx, deplist[old:])
                 del deplist[old:]

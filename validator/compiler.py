@@ -36,6 +36,7 @@ class Unit:
     # reads no input, decision, procedure or dice (even indirectly): a value of it is the same in every
     # run of the program, so a zero-argument one is computed once per program, not once per run
     state_free: bool = False
+    body_fn: list[Any] | None = None  # a decision: [the function of its body] (see ``compile_control``)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class Program:
     units: dict[tuple[str, str], Unit] = field(default_factory=dict)
     inputs: list[tuple[str, A.InputDecl, Ev | None]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    runs: int = 0  # runs so far on closures (see ``codegen.note_run``)
+    generated: dict[str, Any] | None = None  # set once the units run generated code
 
     @property
     def entry(self) -> Namespace:

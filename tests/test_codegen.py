@@ -1,0 +1,194 @@
+"""The generated tier (validator/codegen.py) against the closures it replaces: the same values, the
+same diagnostics, on every bundled case and on generated Diplomacy turns; and the generated source
+holds nothing of the ruleset but what the generator wrote (names it made, no ruleset text)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator import load_ruleset
+from validator.api import RunError, Ruleset
+from validator.codegen import _HELPERS, Generator, Unsupported, pin_closures, tier_up
+from validator.testing import _state_of, load_suite
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = load_suite([str(ROOT / "tests" / "cases")])
+
+
+def pair(path: str | Path) -> tuple[Ruleset, Ruleset]:
+    """Two separately loaded copies of a ruleset: one kept on closures, one generated from the start."""
+    slow = load_ruleset(str(path), use_cache=False)
+    fast = load_ruleset(str(path), use_cache=False)
+    pin_closures(slow.program)
+    if fast.ok:
+        tier_up(fast.program)
+    return slow, fast
+
+
+def outcome(rs: Ruleset, state: Any, **kw: Any) -> Any:
+    """A run's JSON result, or its diagnostics (code, message, location) when it fails."""
+    try:
+        return {"result": rs.run(state, **kw)}
+    except RunError as exc:
+        return {"error": [(d.code, d.message, str(d.span), d.pointer) for d in exc.diagnostics]}
+
+
+_PAIRS: dict[str, tuple[Ruleset, Ruleset]] = {}
+
+
+def cached_pair(path: str) -> tuple[Ruleset, Ruleset]:
+    if path not in _PAIRS:
+        _PAIRS[path] = pair(path)
+    return _PAIRS[path]
+
+
+def test_suite_has_cases() -> None:
+    assert len(SUITE.cases) > 200 and not SUITE.diagnostics
+
+
+@pytest.mark.parametrize("case", SUITE.cases,
+                         ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
+def test_case_agrees_on_both_tiers(case) -> None:
+    slow, fast = cached_pair(case.ruleset)
+    if not slow.ok:
+        assert not fast.ok
+        return
+    data = case.data
+    kw = dict(query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"), dice=data.get("dice"),
+              exact=bool(data.get("exact") or data.get("probabilities")))
+    state = _state_of(case)
+    assert outcome(fast, state, **kw) == outcome(slow, state, **kw)
+    # explanations (traced runs) hand over to the closures, also from a generated ruleset
+    if not kw["exact"]:
+        assert outcome(fast, state, explain=True, **kw) == outcome(slow, state, explain=True, **kw)
+
+
+def test_generated_diplomacy_turns_agree() -> None:
+    slow, fast = pair(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    for seed in range(40):
+        state = slow.run({}, query="generate", args=[seed], validate=False)
+        assert fast.run({}, query="generate", args=[seed], validate=False) == state
+        assert outcome(fast, state) == outcome(slow, state), seed
+    # only what the runs called was generated, and nothing was left on closures
+    record = fast.program.generated
+    assert record is not None and not record["kept"]
+    assert "move_ok" in record["generated"] and "adjustment_result" not in record["generated"]
+
+
+def test_tiering_counts_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from validator import codegen
+
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    rs = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
+    state = rs.run({}, query="generate", args=[3], validate=False)
+    results = []
+    for _ in range(codegen.HOT_RUNS + 1):
+        assert rs.program.generated is None or len(results) >= codegen.HOT_RUNS - 1
+        results.append(rs.run(state))
+    assert rs.program.generated is not None and rs.program.generated["generated"]
+    assert all(r == results[0] for r in results)
+    monkeypatch.setenv("RULEVAL_CODEGEN", "off")
+    cold = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
+    for _ in range(codegen.HOT_RUNS + 1):
+        assert cold.run(state) == results[0]
+    assert cold.program.generated is None
+
+
+# ---------------------------------------------------------------- errors at the same places
+
+
+ERRORS = {
+    "runaway recursion": "def f(n) = f(n + 1)\nquery main = f(0)\n",
+    "budget": "query main = len([x for x in range(4000000) for y in range(3)])\n",
+    "field of none": "def r(x) = x.name\nquery main = r(none)\n",
+    "bad index": "def xs = [1, 2]\nquery main = xs[5]\n",
+    "text plus number": 'def a(x) = "a" + x\nquery main = a(1)\n',
+    "division by zero": "def d(x) = 1 / x\nquery main = d(0)\n",
+    "compare": 'def c(x) = x < "b"\nquery main = c(1)\n',
+    "in none": "def m(x) = 1 in x\nquery main = [m(none), m([1])]\n",
+    "not a function": "def g(h) = h(1)\nquery main = g(3)\n",
+    "lambda arity": "query main = fold([1], 0, fn(a) => a)\n",
+    "builtin error": 'def k(x) = keys(x)\nquery main = k("text")\n',
+    "unhashable set": "def s(x) = {x}\nquery main = s({a: 1})\n",
+    "unpack": "query main = [a for a, b in [1, 2]]\n",
+    "with": "def w(x) = x with {a: 1}\nquery main = w(3)\n",
+    "depends on itself": "def a = b\ndef b = a\nquery main = a\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_agree(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "main.rules"
+    path.write_text(ERRORS[name])
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    got = outcome(fast, {}, budget=200_000)
+    assert got == outcome(slow, {}, budget=200_000)
+    assert "error" in got or name == "in none"
+
+
+# ---------------------------------------------------------------- injection
+
+
+NASTY = ['"', "'", '"""', "'''", "\\", "\n", "\r\n", "\x00", "{}", "{0}", "%s", "${x}", "\u2028",
+         '"); import os; os.system("touch pwned"); ("', "__import__('os').system('touch pwned')",
+         "ctx.budget = 10**12", "\\n    raise SystemExit", "# comment", "_t1", "_k2", "_u3"]
+
+
+def nasty_ruleset() -> str:
+    texts = ", ".join(json.dumps(t) for t in NASTY)
+    # names the generated wrappers use for their own locals, as the ruleset's names
+    return (
+        f"def texts = [{texts}]\n"
+        "def mkey(hit) = {kept: hit, rolls: hit + \"!\", ctx: len(hit)}\n"
+        "def steps(guesses, args) = if guesses == args then guesses else args\n"
+        "def err(f) = f.kept\n"
+        "query main = [{text: t, rec: mkey(t), same: steps(t, t), field: err(mkey(t)),\n"
+        "  keyed: {t => t + t}, grouped: group_by([t, t], fn(x) => x), sorted: sorted([t, \"a\"], fn(x) => x),\n"
+        "  first: first(x for x in [t] if x == t), size: count(x == t for x in texts)} for t in texts]\n")
+
+
+def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "main.rules"
+    path.write_text(nasty_ruleset(), encoding="utf-8")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    got = outcome(fast, {})
+    assert got == outcome(slow, {})
+    assert [row["text"] for row in got["result"]] == NASTY
+    assert not (tmp_path / "pwned").exists()
+    # every identifier in the generated source is one the generator made or a fixed wrapper name
+    gen = Generator(fast.program)
+    wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "kept", "rolls", "guesses", "steps", "memo",
+                     "trace", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
+                     "dstate", "dvalue", "get", "append", "add", "setdefault", "split", "lower", "upper", "strip",
+                     "items", "def", "if", "else", "elif", "not", "and", "or", "is", "in", "return", "raise",
+                     "from", "None", "True", "False", "try", "except", "finally", "for", "yield", "break",
+                     "continue", "pass", "del", "as"}
+    for unit in fast.program.units.values():
+        if unit.decl.__class__.__name__ not in ("DefDecl", "QueryDecl", "ConstDecl"):
+            continue
+        _, source = gen.unit_source(unit, gen.const(object()))
+        for text in NASTY:
+            if len(text) > 2 and not re.fullmatch(r"_[a-z]\d", text):
+                assert text not in source
+        assert '"' not in source and "'" not in source and "\\" not in source  # no text literal at all
+        for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
+            assert re.fullmatch(r"_[a-z]{1,2}\d+", ident) or ident in _HELPERS or ident in wrapper_names, ident
+
+
+def test_unsupported_unit_keeps_its_closure(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Generator, e: Any, env: Any, w: Any) -> str:
+        raise Unsupported("test")
+
+    monkeypatch.setattr(Generator, "x_With", refuse)
+    slow, fast = pair(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = slow.run({}, query="generate", args=[5], validate=False)
+    assert outcome(fast, state) == outcome(slow, state)
+    assert "eff" in fast.program.generated["kept"]

@@ -1,0 +1,1292 @@
+"""The second tier of the compiler: Python functions generated from the checked AST.
+
+A program first runs on closures (``compile_expr`` and the layers above it). Once it has run
+often enough (see ``Tiering``), the body of each value, function and query is turned into Python
+source and compiled here, and the unit's wrapper (memo, step budget, depth, trace: the same
+``compile_defs`` wrappers) is rebuilt around the generated body. Tables, decisions, procedures
+and inputs keep their closures; every unit still calls the others through ``unit.fn``.
+
+What the generated code may contain is fixed by this module, not by the ruleset:
+
+- every name in it is made here (``_u3``, ``_l7``, ``_t12``...): no identifier of the ruleset is
+  written into the source;
+- every literal of the ruleset and every object the code uses (texts, field names, spans,
+  built-ins, data) is passed in the function's globals under such a made name; the only literals
+  in the source are ``None``, ``True``, ``False``, integers (written by ``int.__repr__``: a sign and
+  digits) and this module's own error codes and operator names;
+- it is only ever built from a program that checked without errors.
+
+This is the only module of ``validator`` allowed to call Python's ``compile``; ``tests/test_safety.py``
+holds it to that. The generated functions behave as the closures do: same values, same errors at
+the same places, same step charges, same memo and dice bookkeeping (``tests/test_codegen.py``
+runs the bundled suites on both tiers).
+"""
+
+from __future__ import annotations
+
+import os
+import types
+import warnings
+from typing import TYPE_CHECKING, Any, Iterator
+
+from . import ast as A
+from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
+from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _recall, _show, value_key
+from .compile_defs import _FUNCTION_KEYS
+from .diagnostics import Span
+from .runtime import RESOLVED, Context, EvalError
+
+if TYPE_CHECKING:
+    from .compiler import Program, Unit
+
+
+class Unsupported(Exception):
+    """A construct this tier does not generate; the unit keeps its closure."""
+
+
+# ---------------------------------------------------------------- run-time helpers of generated code
+
+
+def _err(code: str, message: str, span: Span) -> EvalError:
+    return EvalError(code, message, span)
+
+
+def _field_fail(o: Any, name: str, span: Span) -> Any:
+    if hasattr(o, "get"):  # a mapping that is not a plain dict
+        return o.get(name)
+    if o is None:
+        raise EvalError("E002", f"field `{name}` of none", span,
+                        help=f"guard with `x != none`, or use `(x ?? default).{name}`")
+    raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
+
+
+def _index_slow(o: Any, k: Any, span: Span) -> Any:
+    if type(o) is list and type(k) is int and -len(o) <= k < len(o):
+        return o[k]
+    if isinstance(o, dict):
+        try:
+            return o.get(k)
+        except TypeError:
+            raise EvalError("E009", f"`{_show(k)}` cannot be a key", span) from None
+    if isinstance(o, (list, tuple, str)):
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise EvalError("E001", f"a list index must be an integer, not `{_show(k)}`", span)
+        if -len(o) <= k < len(o):
+            return o[k]
+        raise EvalError("E002", f"index {k} outside a list of {len(o)} items", span)
+    if o is None:
+        raise EvalError("E002", "indexing none", span)
+    raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
+
+
+def _add(ctx: Context, x: Any, y: Any, span: Span) -> Any:
+    _charge_size(ctx, span, "+", x, y)
+    try:
+        return x + y
+    except TypeError:
+        raise EvalError("E001", f"cannot add `{_show(x)}` and `{_show(y)}`", span) from None
+
+
+def _arith(ctx: Context, op: str, x: Any, y: Any, span: Span) -> Any:
+    _charge_size(ctx, span, op, x, y)
+    try:
+        return x - y if op == "-" else x * y
+    except TypeError:
+        raise EvalError("E001", f"cannot compute `{_show(x)}` {op} `{_show(y)}`", span) from None
+
+
+def _divide(op: str, x: Any, y: Any, span: Span) -> Any:
+    from fractions import Fraction
+    try:
+        if op == "/":
+            if isinstance(x, int) and isinstance(y, int):
+                q = Fraction(x, y)
+                return q.numerator if q.denominator == 1 else q
+            return x / y
+        return x // y if op == "//" else x % y
+    except ZeroDivisionError:
+        raise EvalError("E003", "division by zero", span) from None
+    except TypeError:
+        raise EvalError("E001", f"cannot divide `{_show(x)}` by `{_show(y)}`", span) from None
+
+
+def _neg(x: Any, span: Span) -> Any:
+    try:
+        return -x
+    except TypeError:
+        raise EvalError("E001", f"cannot negate `{_show(x)}`", span) from None
+
+
+def _order_fail(x: Any, op: str, y: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"cannot compare `{_show(x)}` {op} `{_show(y)}`", span)
+
+
+def _member_fail(coll: Any, neg: bool, span: Span) -> bool:
+    if coll is None:
+        return neg
+    raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{_show(coll)}`", span)
+
+
+def _with_base(o: Any, span: Span) -> dict[Any, Any]:
+    if not isinstance(o, dict):
+        raise EvalError("E001", f"`with` needs a record, not `{_show(o)}`", span)
+    return dict(o)
+
+
+def _pairs(seq: Any, n: int, span: Span) -> Iterator[tuple[Any, ...]]:
+    """The items of a loop with ``n`` names, unpacked as ``closures._unpack`` does."""
+    for x in seq:
+        if isinstance(seq, dict):
+            yield (x, seq[x])
+        elif isinstance(x, dict) and "key" in x and "value" in x:
+            yield (x["key"], x["value"])
+        elif isinstance(x, (list, tuple)) and len(x) == n:
+            yield tuple(x)
+        else:
+            raise EvalError("E001", f"cannot unpack `{_show(x)}` into {n} names", span)
+
+
+def _builtin_failed(ctx: Context, err: BaseException, name: str, span: Span) -> BaseException:
+    """What a built-in's failure becomes at its call (as ``ExpressionCompiler._call_builtin`` does)."""
+    if isinstance(err, EvalError):
+        if not err.span.line:  # raised deep in a built-in (e.g. dice): locate it at the call
+            err.span = span
+        return err
+    if isinstance(err, CallError):
+        if ctx.steps > ctx.budget:  # a built-in that ran out of steps: the budget, not the argument
+            return ctx.over_budget(span)
+        return EvalError("E011", f"{name}: {err}", span)
+    if isinstance(err, TypeError):
+        return EvalError("E001", f"{name}: {err}", span)
+    return EvalError("E005", f"{name}: recursion too deep", span)
+
+
+def _dynamic_failed(ctx: Context, err: CallError, span: Span) -> EvalError:
+    if ctx.steps > ctx.budget:
+        return ctx.over_budget(span)
+    return EvalError("E011", str(err), span)
+
+
+def _too_deep(ctx: Context, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
+
+
+def _not_callable(fn: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`{_show(fn)}` is not a function", span)
+
+
+def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
+
+
+def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
+    """The items in the order of their keys (stable), as ``sorted(xs, key=...)`` gives them."""
+    return [xs[i] for i in sorted(range(len(xs)), key=keys.__getitem__)]
+
+
+_HANDLED = (CallError, EvalError, TypeError, RecursionError)
+
+_HELPERS: dict[str, Any] = {
+    "_PENDING": _PENDING, "_err": _err, "_field_fail": _field_fail, "_index_slow": _index_slow, "_add": _add,
+    "_arith": _arith, "_divide": _divide, "_neg": _neg, "_order_fail": _order_fail, "_member_fail": _member_fail,
+    "_with_base": _with_base, "_pairs": _pairs, "_loop_items": _loop_items, "_builtin_failed": _builtin_failed,
+    "_dynamic_failed": _dynamic_failed, "_not_callable": _not_callable, "_too_deep": _too_deep,
+    "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
+    "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
+    "_dict": dict, "_list": list, "_int": int, "_len": len, "_isinstance": isinstance, "_callable": callable,
+    "_TypeError": TypeError, "_KeyError": KeyError, "_argkey": _argkey, "_sort_key": _sort_key,
+    "_sorted_by_keys": _sorted_by_keys, "_recall": _recall, "_str": str, "_bool": bool, "_id": id,
+}
+
+
+# ---------------------------------------------------------------- the writer
+
+
+class _Writer:
+    def __init__(self, indent: int = 1):
+        self.lines: list[str] = []
+        self.indent = indent
+
+    def __call__(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def block(self) -> "_Indented":
+        return _Indented(self)
+
+
+class _Indented:
+    def __init__(self, w: _Writer):
+        self.w = w
+
+    def __enter__(self) -> None:
+        self.w.indent += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.w.indent -= 1
+
+
+Env = dict[str, str]
+
+_LITERAL_NAMES = {None: "None", True: "True", False: "False"}
+
+
+class Generator:
+    """Python source for the bodies of one program's units, and the functions compiled from it."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.loaded = program.loaded
+        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
+        self.consts: dict[str, Any] = {}  # generated name (or literal text) -> the constant value
+        self.by_id: dict[int, str] = {}
+        self.n = 0
+        self.enum_members: dict[str, set[str]] = {}
+        for ns in self.loaded.namespaces.values():
+            self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
+        self.unit_names: dict[tuple[str, str], str] = {}
+        self.ns: Any = None
+        self.inline_ok: dict[tuple[str, str], bool] = {}
+        self.defaulted: set[int] = set()  # ids of the left operands of `??`
+        self.inlining: list[tuple[str, str]] = []
+
+    # -- names and constants
+
+    def fresh(self, prefix: str) -> str:
+        self.n += 1
+        return f"_{prefix}{self.n}"
+
+    def const(self, value: Any) -> str:
+        if type(value) is bool or value is None:
+            text = _LITERAL_NAMES[value]
+        elif type(value) is int:
+            text = "(" + repr(value) + ")"  # int.__repr__: an optional minus and digits
+        else:
+            found = self.by_id.get(id(value))
+            if found is not None and self.g[found] is value:
+                return found
+            text = self.fresh("k")
+            self.g[text] = value
+            self.by_id[id(value)] = text
+        self.consts[text] = value
+        return text
+
+    def is_const(self, atom: str) -> bool:
+        return atom in self.consts
+
+    def var(self, atom: str, w: _Writer) -> str:
+        """The atom, or a local holding it when it is a literal: Python warns at ``None[k]`` or ``(3)(x)``."""
+        if atom in _LITERAL_NAMES.values() or atom.startswith("("):
+            t = self.tmp()
+            w(f"{t} = {atom}")
+            return t
+        return atom
+
+    def unit_ref(self, unit: Unit) -> str:
+        key = (unit.ns, unit.name)
+        name = self.unit_names.get(key)
+        if name is None:
+            name = self.fresh("u")
+            self.unit_names[key] = name
+        return name
+
+    # -- name resolution (as ``ExpressionCompiler.lookup_global``; the program checked, so names resolve)
+
+    def lookup(self, name: str, ns: Any = None) -> tuple[str, Any] | None:
+        ns = ns or self.ns
+        unit = self.program.units.get((ns.key, name))
+        if unit is not None:
+            return ("unit", unit)
+        if name in ns.defs:
+            return ("type", ns.defs[name])
+        if name in ns.data:
+            return ("data", ns.data[name].value)
+        if name in self.enum_members.get(ns.key, ()):
+            return ("enum", name)
+        if name in BUILTINS:
+            return ("builtin", BUILTINS[name])
+        if name in ns.modules:
+            return ("module", ns.modules[name])
+        return None
+
+    # -- units
+
+    def unit_source(self, unit: Unit, slow: str) -> tuple[str, str]:
+        """The source of a unit's whole function ``fn(ctx, *args)``: the wrapper of ``compile_defs``
+        (steps, depth, memo, life cache; see ``_function`` and ``_value_fn``) written out for this
+        unit, with its body inline. In a traced run, and at the depth limit, it hands over to
+        ``slow``, the unit's closure, which traces and reports as it always did."""
+        d = unit.decl
+        self.ns = self.loaded.namespaces[unit.ns]
+        if isinstance(d, A.ConstDecl):
+            return self.value_source(unit, d.value, slow)
+        if isinstance(d, A.DefDecl) and d.params is None:
+            return self.value_source(unit, d.body, slow)
+        if isinstance(d, A.DefDecl):
+            return self.function_source(unit, d.params or (), d.body, slow, True)
+        if isinstance(d, A.QueryDecl):
+            return self.function_source(unit, d.params, d.body, slow, False)
+        if isinstance(d, A.DecisionDecl):  # the body (``unit.body_fn``); the resolution stays a closure
+            return self.function_source(unit, d.params, d.body, slow, False)
+        raise Unsupported(type(d).__name__)
+
+    def function_source(self, unit: Unit, params: tuple[A.Param, ...], body: Any, slow: str,
+                        memoize: bool) -> tuple[str, str]:
+        fname = self.fresh("u")
+        w = _Writer(1)
+        env: Env = {}
+        args = [self.fresh("l") for _ in params]
+        for p, a in zip(params, args):
+            env[p.name] = a
+        n = len(args)
+        span = self.const(unit.decl.span)
+        always = not unit.uses_decisions
+        life = memoize and unit.state_free and n in (1, 2)
+        w("if ctx.trace or ctx.depth >= ctx.depth_limit:")
+        with w.block():
+            w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
+        w("ctx.steps += 1")
+        w("if ctx.steps > ctx.budget:")
+        with w.block():
+            w(f"raise ctx.over_budget({span})")
+        if memoize:
+            ukey = self.const(next(_FUNCTION_KEYS))
+            if life:
+                lives = self.const({})
+            # the memo key: (unit, argument...), an argument that is no text, number, truth value or
+            # none by its id (the arguments are kept with the value, so an id is never reused)
+            if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
+                w(f"if _type({args[0]}) is _str:")
+                with w.block():
+                    w(f"mkey = ({ukey}, {args[0]})")
+                    w("hit = ctx.memo.get(mkey)")
+                    w("if hit is not None:")
+                    with w.block():
+                        w("if ctx.tainted and mkey in ctx.tainted:")
+                        with w.block():
+                            w("ctx.rolls += 1")
+                        w("return hit[1]")
+            for i, a in enumerate(args):
+                w(f"_ta{i} = _type({a})")
+                w(f"_pa{i} = _ta{i} is _str or _ta{i} is _int or _ta{i} is _bool or {a} is None")
+            parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
+            w(f"mkey = ({ukey}, {parts})")
+            w("hit = ctx.memo.get(mkey)")
+            w("if hit is not None:")
+            with w.block():
+                w("kept = hit[0]")
+                same = " and ".join(f"(kept[{i}] is {a} or (_pa{i} and _type(kept[{i}]) is _ta{i} and kept[{i}] == {a}))"
+                                    for i, a in enumerate(args)) or "True"
+                w(f"if {same}:")
+                with w.block():
+                    w("if ctx.tainted and mkey in ctx.tainted:")
+                    with w.block():
+                        w("ctx.rolls += 1")
+                    w("return hit[1]")
+            if life:
+                lkey = args[0] if n == 1 else f"({args[0]}, {args[1]})"
+                prims = " and ".join(f"_pa{i}" for i in range(n))
+                w(f"if {prims}:")
+                with w.block():
+                    w(f"kept = {lives}.get({lkey})")
+                    types = " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n))
+                    w(f"if kept is not None and {types}:")
+                    with w.block():
+                        w(f"return _recall(ctx, mkey, ({', '.join(args)},), kept[{n}], kept[{n + 1}], {span})")
+        w("ctx.depth += 1")
+        if memoize:
+            w("rolls = ctx.rolls")
+            w("guesses = ctx.guesses")
+            if life:
+                w("steps = ctx.steps")
+        w("try:")
+        with w.block():
+            r = self.body(body, env, w)
+        w("finally:")
+        with w.block():
+            w("ctx.depth -= 1")
+        if memoize:
+            if life:
+                w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
+                with w.block():
+                    w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps)")
+            # kept when it may be kept (it reads no decision, or no guessed one; see ``_remember``)
+            w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
+            with w.block():
+                w(f"ctx.memo[mkey] = (({', '.join(args)},), {r})")
+                if not always:
+                    w("if ctx.resolving:")
+                    with w.block():
+                        w("ctx.rkeys.append(mkey)")
+                w("if ctx.rolls != rolls:")
+                with w.block():
+                    w("ctx.tainted.add(mkey)")
+        w(f"return {r}")
+        return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + "\n".join(w.lines) + "\n"
+
+    def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
+        fname = self.fresh("u")
+        w = _Writer(1)
+        key = self.const(value_key(unit))
+        span = self.const(unit.decl.span)
+        kept = self.const([])  # state-free: [value, steps it took], kept for the program's life
+        always = not unit.uses_decisions
+        w("if ctx.trace:")
+        with w.block():
+            w(f"return {slow}(ctx)")
+        w("memo = ctx.memo")
+        w(f"if {kept}:")
+        with w.block():  # charged once per run, as computing it would be; later reads in the run are free
+            w(f"if {key} in memo:")
+            with w.block():
+                w(f"return memo[{key}]")
+            w(f"ctx.steps += {kept}[1]")
+            w("if ctx.steps > ctx.budget:")
+            with w.block():
+                w(f"raise ctx.over_budget({span})")
+            w(f"memo[{key}] = {kept}[0]")
+            w(f"return {kept}[0]")
+        w(f"hit = memo.get({key}, _PENDING)")
+        w("if hit is not _PENDING:")
+        with w.block():
+            w(f"if ctx.tainted and {key} in ctx.tainted:")
+            with w.block():
+                w("ctx.rolls += 1")
+            w("return hit")
+        w(f"if {key} in memo:")
+        with w.block():
+            w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
+        w("if ctx.depth >= ctx.depth_limit:")
+        with w.block():
+            w(f"raise _too_deep(ctx, {span})")
+        w("ctx.depth += 1")
+        w(f"memo[{key}] = _PENDING")
+        w("rolls = ctx.rolls")
+        w("steps = ctx.steps")
+        w("guesses = ctx.guesses")
+        w("try:")
+        with w.block():
+            r = self.body(body, {}, w)
+        w("finally:")
+        with w.block():
+            w("ctx.depth -= 1")
+            w(f"if memo.get({key}) is _PENDING:")
+            with w.block():
+                w(f"del memo[{key}]")
+        w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
+        with w.block():
+            w(f"memo[{key}] = {r}")
+            if not always:
+                w("if ctx.resolving:")
+                with w.block():
+                    w(f"ctx.rkeys.append({key})")
+            w("if ctx.rolls != rolls:")
+            with w.block():
+                w(f"ctx.tainted.add({key})")
+            if unit.state_free:
+                w(f"elif not {kept}:")
+                with w.block():
+                    w(f"{kept}[:] = [{r}, ctx.steps - steps]")
+        w(f"return {r}")
+        return fname, f"def {fname}(ctx):\n" + "\n".join(w.lines) + "\n"
+
+    # -- expressions: each emits the statements computing its value and returns an atom (a local,
+    # a constant's name or a literal) holding it
+
+    def expr(self, e: Any, env: Env, w: _Writer) -> str:
+        method = getattr(self, "x_" + type(e).__name__, None)
+        if method is None:
+            raise Unsupported(type(e).__name__)
+        return method(e, env, w)  # type: ignore[no-any-return]
+
+    def body(self, e: Any, env: Env, w: _Writer) -> str:
+        """An expression as a block of its own (``pass`` when it needs no statement)."""
+        before = len(w.lines)
+        atom = self.expr(e, env, w)
+        if len(w.lines) == before:
+            w("pass")
+        return atom
+
+    def tmp(self) -> str:
+        return self.fresh("t")
+
+    def x_Int(self, e: A.Int, env: Env, w: _Writer) -> str:
+        return self.const(e.value)
+
+    def x_Str(self, e: A.Str, env: Env, w: _Writer) -> str:
+        return self.const(e.value)
+
+    def x_Bool(self, e: A.Bool, env: Env, w: _Writer) -> str:
+        return self.const(e.value)
+
+    def x_NoneLit(self, e: A.NoneLit, env: Env, w: _Writer) -> str:
+        return self.const(None)
+
+    def x_Dice(self, e: A.Dice, env: Env, w: _Writer) -> str:
+        return self.const(DiceSpec(e.count, e.sides))
+
+    def x_Name(self, e: A.Name, env: Env, w: _Writer) -> str:
+        if e.id in env:
+            return env[e.id]
+        found = self.lookup(e.id)
+        if found is None:
+            raise Unsupported("unknown name")
+        return self.global_value(found, e.span, w)
+
+    def global_value(self, found: tuple[str, Any], span: Span, w: _Writer) -> str:
+        kind, obj = found
+        if kind == "unit":
+            unit: Unit = obj
+            if isinstance(unit.decl, A.TableDecl):
+                raise Unsupported("table as a value")
+            u = self.unit_ref(unit)
+            if unit.arity is None:
+                # memoized in this run and untouched by dice: read from the memo; anything else (not
+                # computed yet, being computed, dice) through the value's own function
+                t = self.tmp()
+                w(f"{t} = ctx.memo.get({self.const(value_key(unit))}, _PENDING)")
+                w(f"if {t} is _PENDING or ctx.tainted:")
+                with w.block():
+                    w(f"{t} = {u}(ctx)")
+                return t
+            t = self.tmp()
+            w(f"{t} = {u}")
+            return t
+        if kind == "data":
+            return self.const(obj)
+        if kind == "enum":
+            return self.const(obj)
+        if kind == "builtin":
+            t = self.tmp()
+            w(f"{t} = _builtin_value({self.const(obj)}, {self.const(span)})")
+            return t
+        raise Unsupported(kind)
+
+    def x_ListLit(self, e: A.ListLit, env: Env, w: _Writer) -> str:
+        items = [self.expr(i, env, w) for i in e.items]
+        if all(self.is_const(i) for i in items):
+            return self.const([self.consts[i] for i in items])
+        t = self.tmp()
+        w(f"{t} = [{', '.join(items)}]")
+        return t
+
+    def x_SetLit(self, e: A.SetLit, env: Env, w: _Writer) -> str:
+        items = [self.expr(i, env, w) for i in e.items]
+        t = self.tmp()
+        w("try:")
+        with w.block():
+            w(f"{t} = _frozenset(({''.join(i + ', ' for i in items)}))")
+        w("except _TypeError:")
+        with w.block():
+            w(f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
+              f"{self.const(e.span)}) from None")
+        return t
+
+    def x_RecordLit(self, e: A.RecordLit, env: Env, w: _Writer) -> str:
+        items = [(k, self.expr(v, env, w)) for k, v in e.items]
+        if all(self.is_const(v) for _, v in items):
+            return self.const({k: self.consts[v] for k, v in items})
+        t = self.tmp()
+        w(f"{t} = {{{', '.join(self.const(k) + ': ' + v for k, v in items)}}}")
+        return t
+
+    def x_MapLit(self, e: A.MapLit, env: Env, w: _Writer) -> str:
+        t = self.tmp()
+        w(f"{t} = {{}}")
+        for k, v in e.items:
+            ka = self.expr(k, env, w)
+            va = self.expr(v, env, w)
+            self.map_store(t, ka, va, e.span, w, "map keys must be numbers, text or lists")
+        return t
+
+    def map_store(self, t: str, k: str, v: str, span: Span, w: _Writer, message: str) -> None:
+        w("try:")
+        with w.block():
+            w(f"{t}[{k}] = {v}")
+        w("except _TypeError:")
+        with w.block():
+            w(f"raise _err({self.const('E009')}, {self.const(message)}, {self.const(span)}) from None")
+
+    # -- comprehensions
+
+    def loops(self, e: A.Comp, env: Env, w: _Writer) -> tuple[Env, int]:
+        """Opens the comprehension's loops (each `for`, then its condition); returns the inner
+        environment and how many blocks were opened."""
+        inner = dict(env)
+        opened = 0
+        for cf in e.fors:
+            it = self.expr(cf.iter, inner, w)
+            seq = self.tmp()
+            lspan = self.const(cf.span)
+            # a collection's length is charged before the loop (see ``closures._loop_items``)
+            w(f"{seq} = {it}")
+            w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
+            with w.block():
+                w(f"ctx.steps += _len({seq})")
+                w("if ctx.steps > ctx.budget:")
+                with w.block():
+                    w(f"raise ctx.over_budget({lspan})")
+            w("else:")
+            with w.block():
+                w(f"{seq} = _loop_items(ctx, {seq}, {lspan})")
+            names = [self.fresh("l") for _ in cf.names]
+            inner = {**inner, **dict(zip(cf.names, names))}
+            if len(names) == 1:
+                w(f"for {names[0]} in {seq}:")
+            elif len(names) == 2:
+                w(f"for {names[0]}, {names[1]} in ({seq}.items() if _type({seq}) is _dict "
+                  f"else _pairs({seq}, 2, {self.const(cf.span)})):")
+            else:
+                w(f"for {', '.join(names)} in _pairs({seq}, {len(names)}, {self.const(cf.span)}):")
+            w.indent += 1
+            opened += 1
+            if cf.cond is not None:
+                c = self.expr(cf.cond, inner, w)
+                w(f"if not {c}:")
+                with w.block():
+                    w("continue")
+        return inner, opened
+
+    def x_Comp(self, e: A.Comp, env: Env, w: _Writer) -> str:
+        t = self.tmp()
+        if e.kind == "gen":
+            return self.generator(e, env, w)
+        if e.kind == "list":
+            w(f"{t} = []")
+        elif e.kind == "set":
+            w(f"{t} = []")
+        elif e.kind == "map":
+            w(f"{t} = {{}}")
+        else:
+            raise Unsupported(e.kind)
+        base = w.indent
+        inner, _ = self.loops(e, env, w)
+        if e.kind == "map":
+            assert e.key is not None
+            k = self.expr(e.key, inner, w)  # the key first, as everywhere (dice are rolled in order)
+            v = self.expr(e.elem, inner, w)
+            self.map_store(t, k, v, e.span, w, "map keys must be numbers, text or lists")
+        else:
+            v = self.expr(e.elem, inner, w)
+            w(f"{t}.append({v})")
+        w.indent = base
+        if e.kind == "set":
+            w("try:")
+            with w.block():
+                w(f"{t} = _frozenset({t})")
+            w("except _TypeError:")
+            with w.block():
+                w(f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
+                  f"{self.const(e.span)}) from None")
+        return t
+
+    def generator(self, e: A.Comp, env: Env, w: _Writer) -> str:
+        """``f(e for ...)``: a lazy generator, as a nested generator function."""
+        gname = self.fresh("g")
+        w(f"def {gname}(ctx):")
+        w.indent += 1
+        base = w.indent
+        inner, _ = self.loops(e, env, w)
+        v = self.expr(e.elem, inner, w)
+        w(f"yield {v}")
+        w.indent = base - 1
+        t = self.tmp()
+        w(f"{t} = {gname}(ctx)")
+        return t
+
+    # -- bindings and control
+
+    def x_Let(self, e: A.Let, env: Env, w: _Writer) -> str:
+        v = self.expr(e.value, env, w)
+        local = self.fresh("l")
+        w(f"{local} = {v}")
+        return self.expr(e.body, {**env, e.name: local}, w)
+
+    def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
+        t = self.tmp()
+        base = w.indent
+        for c, v in e.branches:
+            ca = self.expr(c, env, w)
+            w(f"if {ca}:")
+            with w.block():
+                va = self.expr(v, env, w)
+                w(f"{t} = {va}")
+            w("else:")
+            w.indent += 1
+        oa = self.expr(e.otherwise, env, w)
+        w(f"{t} = {oa}")
+        w.indent = base
+        return t
+
+    def x_Lambda(self, e: A.Lambda, env: Env, w: _Writer) -> str:
+        name = self.fresh("f")
+        n = len(e.params)
+        span = self.const(e.span)
+        w(f"def {name}(ctx, *args):")
+        with w.block():
+            w(f"if _len(args) != {n}:")
+            with w.block():
+                w(f"raise _lambda_arity({n}, _len(args), {span})")
+            w("ctx.steps += 1")
+            w("if ctx.steps > ctx.budget:")
+            with w.block():
+                w(f"raise ctx.over_budget({span})")
+            inner = dict(env)
+            locals_ = [self.fresh("l") for _ in e.params]
+            for p, local in zip(e.params, locals_):
+                inner[p.name] = local
+            if locals_:
+                w(f"{', '.join(locals_)}, = args")
+            r = self.expr(e.body, inner, w)
+            w(f"return {r}")
+        return name
+
+    def x_BoolOp(self, e: A.BoolOp, env: Env, w: _Writer) -> str:
+        # plain truth tests, each operand's at most once, and a true or false result
+        t = self.tmp()
+        is_and = e.op == "and"
+        w(f"{t} = {'False' if is_and else 'True'}")
+        base = w.indent
+        for i, item in enumerate(e.items):
+            a = self.expr(item, env, w)
+            last = i == len(e.items) - 1
+            w(f"if {'' if is_and else 'not '}{a}:")
+            w.indent += 1
+            if last:
+                w(f"{t} = {'True' if is_and else 'False'}")
+        w.indent = base
+        return t
+
+    def x_Not(self, e: A.Not, env: Env, w: _Writer) -> str:
+        a = self.expr(e.operand, env, w)
+        t = self.tmp()
+        w(f"{t} = not {a}")
+        return t
+
+    def x_Compare(self, e: A.Compare, env: Env, w: _Writer) -> str:
+        a = self.expr(e.left, env, w)
+        b = self.expr(e.right, env, w)
+        t = self.tmp()
+        op = e.op
+        if op in ("==", "!="):
+            w(f"{t} = {a} {op} {b}")
+        elif op in ("in", "notin"):
+            neg = op == "notin"
+            w("try:")
+            with w.block():
+                w(f"{t} = {a} {'not in' if neg else 'in'} {b}")
+            w("except _TypeError:")
+            with w.block():
+                w(f"{t} = _member_fail({b}, {neg}, {self.const(e.span)})")
+        elif op in ("<", "<=", ">", ">="):
+            w("try:")
+            with w.block():
+                w(f"{t} = {a} {op} {b}")
+            w("except _TypeError:")
+            with w.block():
+                w(f"raise _order_fail({a}, {self.const(op)}, {b}, {self.const(e.span)}) from None")
+        else:
+            raise Unsupported(op)
+        return t
+
+    def x_BinOp(self, e: A.BinOp, env: Env, w: _Writer) -> str:
+        t = self.tmp()
+        span = e.span
+        if e.op == "??":
+            self.defaulted.add(id(e.left))
+            a = self.expr(e.left, env, w)
+            w(f"{t} = {a}")
+            w(f"if {t} is None:")
+            with w.block():
+                b = self.expr(e.right, env, w)
+                w(f"{t} = {b}")
+            return t
+        a = self.expr(e.left, env, w)
+        b = self.expr(e.right, env, w)
+        if e.op == "+":
+            ka, kb = type(self.consts.get(a)), type(self.consts.get(b))
+            sp = self.const(span)
+            if ka is not str and kb is not str:
+                w(f"if _type({a}) is _int and _type({b}) is _int:")
+                with w.block():
+                    w(f"{t} = {a} + {b}")
+                w(f"elif _type({a}) is _str and _type({b}) is _str:")
+            else:
+                w(f"if _type({a}) is _str and _type({b}) is _str:")
+            with w.block():  # texts: charged for the text built (see ``closures._charge_size``)
+                w(f"ctx.steps += _len({a}) + _len({b})")
+                w("if ctx.steps > ctx.budget:")
+                with w.block():
+                    w(f"raise ctx.over_budget({sp})")
+                w(f"{t} = {a} + {b}")
+            w("else:")
+            with w.block():
+                w(f"{t} = _add(ctx, {a}, {b}, {sp})")
+        elif e.op == "-":
+            w(f"{t} = {a} - {b} if _type({a}) is _int and _type({b}) is _int "
+              f"else _arith(ctx, {self.const('-')}, {a}, {b}, {self.const(span)})")
+        elif e.op == "*":
+            w(f"{t} = _arith(ctx, {self.const('*')}, {a}, {b}, {self.const(span)})")
+        elif e.op in ("/", "//", "%"):
+            w(f"{t} = _divide({self.const(e.op)}, {a}, {b}, {self.const(span)})")
+        else:
+            raise Unsupported(e.op)
+        return t
+
+    def x_Neg(self, e: A.Neg, env: Env, w: _Writer) -> str:
+        a = self.expr(e.operand, env, w)
+        t = self.tmp()
+        w(f"{t} = -{a} if _type({a}) is _int else _neg({a}, {self.const(e.span)})")
+        return t
+
+    def x_Field(self, e: A.Field, env: Env, w: _Writer) -> str:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            found = self.lookup(e.obj.id)
+            if found is not None and found[0] == "module":
+                sub = self.loaded.namespaces[found[1]]
+                target = self.lookup(e.name, sub)
+                if target is None or target[0] not in ("unit", "data", "enum"):
+                    raise Unsupported("module member")
+                return self.global_value(target, e.span, w)
+            if found is not None and found[0] == "data" and isinstance(found[1], dict):
+                if e.name not in found[1]:
+                    raise Unsupported("data field")
+                return self.const(found[1][e.name])
+        o = self.expr(e.obj, env, w)
+        if self.is_const(o) and type(self.consts[o]) is dict:
+            return self.const(self.consts[o].get(e.name))
+        o = self.var(o, w)
+        t = self.tmp()
+        name = self.const(e.name)
+        if id(e) in self.defaulted:  # `x.f ?? d`: the field is often missing, so no exception for it
+            w(f"{t} = {o}.get({name}) if _type({o}) is _dict else _field_fail({o}, {name}, {self.const(e.span)})")
+            return t
+        w("try:")
+        with w.block():
+            w(f"{t} = {o}[{name}]")
+        w("except _KeyError:")
+        with w.block():
+            w(f"{t} = None")
+        w("except _TypeError:")
+        with w.block():
+            w(f"{t} = _field_fail({o}, {name}, {self.const(e.span)})")
+        return t
+
+    def x_Index(self, e: A.Index, env: Env, w: _Writer) -> str:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            found = self.lookup(e.obj.id)
+            if found is not None and found[0] == "unit" and isinstance(found[1].decl, A.TableDecl):
+                keys = [self.expr(k, env, w) for k in e.keys]
+                t = self.tmp()
+                w(f"{t} = {self.unit_ref(found[1])}(ctx, {', '.join(keys)})")
+                return t
+        if len(e.keys) != 1:
+            raise Unsupported("several keys")
+        o = self.var(self.expr(e.obj, env, w), w)
+        k = self.expr(e.keys[0], env, w)
+        t = self.tmp()
+        span = self.const(e.span)
+        kc = self.consts.get(k, _PENDING) if self.is_const(k) else _PENDING
+        if type(kc) is int:
+            w(f"{t} = {o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
+              f"else _index_slow({o}, {k}, {span})")
+        elif type(kc) is str:
+            w(f"{t} = {o}.get({k}) if _type({o}) is _dict else _index_slow({o}, {k}, {span})")
+        else:
+            w(f"if _type({o}) is _dict:")
+            with w.block():
+                w("try:")
+                with w.block():
+                    w(f"{t} = {o}.get({k})")
+                w("except _TypeError:")
+                with w.block():
+                    w(f"{t} = _index_slow({o}, {k}, {span})")
+            w("else:")
+            with w.block():
+                w(f"{t} = _index_slow({o}, {k}, {span})")
+        return t
+
+    def x_With(self, e: A.With, env: Env, w: _Writer) -> str:
+        o = self.expr(e.obj, env, w)
+        t = self.tmp()
+        w(f"{t} = _with_base({o}, {self.const(e.span)})")
+        for k, v in e.items:
+            va = self.expr(v, env, w)
+            w(f"{t}[{self.const(k)}] = {va}")
+        return t
+
+    # -- calls
+
+    def x_Call(self, e: A.Call, env: Env, w: _Writer) -> str:
+        target: tuple[str, Any] | None = None
+        if isinstance(e.func, A.Name) and e.func.id not in env:
+            target = self.lookup(e.func.id)
+        elif isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
+            found = self.lookup(e.func.obj.id)
+            if found is not None and found[0] == "module":
+                target = self.lookup(e.func.name, self.loaded.namespaces[found[1]])
+        if target is not None:
+            kind, obj = target
+            if kind == "builtin":
+                return self.call_builtin(obj, e, env, w)
+            if kind == "unit":
+                unit: Unit = obj
+                if isinstance(unit.decl, A.TableDecl) or unit.arity != len(e.args) or e.kwargs:
+                    raise Unsupported("bad call")
+                args = [self.expr(a, env, w) for a in e.args]
+                if self.inlinable(unit):
+                    return self.inline(unit, args, w)
+                if isinstance(unit.decl, A.DecisionDecl):
+                    return self.decision_read(unit, args, w)
+                t = self.tmp()
+                w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+                return t
+            raise Unsupported("call of " + kind)
+        fn = self.var(self.expr(e.func, env, w), w)
+        span = self.const(e.span)
+        w(f"if not _callable({fn}):")
+        with w.block():
+            w(f"raise _not_callable({fn}, {span})")
+        args = [self.expr(a, env, w) for a in e.args]
+        t = self.tmp()
+        w("try:")
+        with w.block():
+            w(f"{t} = {fn}(ctx{''.join(', ' + a for a in args)})")
+        w("except _CallError as err:")
+        with w.block():
+            w(f"raise _dynamic_failed(ctx, err, {span}) from None")
+        return t
+
+    def decision_read(self, unit: Unit, args: list[str], w: _Writer) -> str:
+        """A decision already resolved in this run (and resting on no dice) is read from the run's
+        table, as the decision's own function reads it (``compile_control.resolve``); anything else
+        goes through that function."""
+        t = self.tmp()
+        dk = self.tmp()
+        parts = [a if type(self.consts.get(a)) is str else f"({a} if _type({a}) is _str else _argkey({a}))"
+                 for a in args]
+        w(f"{dk} = ({self.const(unit.name)}, {', '.join(parts)},)")
+        w(f"if not ctx.tainted and ctx.dstate.get({dk}) == {RESOLVED}:")
+        with w.block():
+            w(f"{t} = ctx.dvalue[{dk}]")
+        w("else:")
+        with w.block():
+            w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+        return t
+
+    # -- inlining small functions
+
+    def inlinable(self, unit: Unit) -> bool:
+        """A small function whose body loops over nothing, builds no function and charges no steps of
+        its own (no `+`, `*`, comprehension, lambda, or built-in that takes the context): its body is
+        written at the call, which charges the call's step and checks the depth as the call would.
+        Its value is not memoized then; it is cheaper to compute than to look up."""
+        key = (unit.ns, unit.name)
+        found = self.inline_ok.get(key)
+        if found is None:
+            d = unit.decl
+            found = (isinstance(d, A.DefDecl) and d.params is not None and _size(d.body) <= _INLINE_SIZE
+                     and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self))
+            self.inline_ok[key] = found
+        return found and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
+
+    def inline(self, unit: Unit, args: list[str], w: _Writer) -> str:
+        d = unit.decl
+        span = self.const(d.span)
+        w("ctx.steps += 1")
+        w("if ctx.steps > ctx.budget:")
+        with w.block():
+            w(f"raise ctx.over_budget({span})")
+        w("if ctx.depth >= ctx.depth_limit:")
+        with w.block():  # the call itself reports the depth (E005), as it would have
+            w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+        key = (unit.ns, unit.name)
+        outer = self.ns
+        self.ns = self.loaded.namespaces[unit.ns]
+        self.inlining.append(key)
+        try:
+            return self.expr(d.body, {p.name: a for p, a in zip(d.params, args)}, w)
+        finally:
+            self.inlining.pop()
+            self.ns = outer
+
+    def call_builtin(self, b: Builtin, e: A.Call, env: Env, w: _Writer) -> str:
+        n = len(e.args) + len(e.kwargs)
+        if not b.min_args <= n <= b.max_args:
+            raise Unsupported("arity")
+        if (b.name in _CONSUMERS and len(e.args) == 1 and not e.kwargs and isinstance(e.args[0], A.Comp)
+                and e.args[0].kind == "gen" and len(e.args[0].fors) == 1):
+            return self.consume(b.name, e.args[0], env, w)
+        if (b.name in ("sorted", "sort_by", "group_by") and len(e.args) == 2 and not e.kwargs
+                and isinstance(e.args[1], A.Lambda) and len(e.args[1].params) == 1 and _no_closures(e.args[1].body)):
+            return self.keyed(b, e, env, w)
+        return self.builtin_call(b, e, [self.expr(a, env, w) for a in e.args] + [self.expr(v, env, w) for _, v in e.kwargs], w)
+
+    def keyed(self, b: Builtin, e: A.Call, env: Env, w: _Writer) -> str:
+        """``sorted``/``sort_by``/``group_by`` of a list with a one-parameter lambda written in place: the
+        lambda's body inline in one loop, each item charged the step its call would be."""
+        xs = self.expr(e.args[0], env, w)
+        lam: A.Lambda = e.args[1]  # type: ignore[assignment]
+        t = self.tmp()
+        keys = self.tmp()
+        x = self.fresh("l")
+        span = self.const(e.span)
+        name = self.const(b.name)
+        w(f"if _type({xs}) is _list:")
+        with w.block():
+            w(f"{keys} = {{}}" if b.name == "group_by" else f"{keys} = []")
+            w(f"for {x} in {xs}:")
+            with w.block():
+                w("ctx.steps += 1")
+                w("if ctx.steps > ctx.budget:")
+                with w.block():
+                    w(f"raise ctx.over_budget({self.const(lam.span)})")
+                v = self.expr(lam.body, {**env, lam.params[0].name: x}, w)
+                if b.name == "group_by":
+                    w("try:")
+                    with w.block():
+                        w(f"{keys}.setdefault({v}, []).append({x})")
+                    w("except _HANDLED as err:")
+                    with w.block():
+                        w(f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
+                else:
+                    w(f"{keys}.append(_sort_key({v}))")
+            if b.name == "group_by":
+                w(f"{t} = {keys}")
+            else:
+                w("try:")
+                with w.block():
+                    w(f"{t} = _sorted_by_keys({xs}, {keys})")
+                w("except _HANDLED as err:")
+                with w.block():
+                    w(f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
+        w("else:")
+        with w.block():
+            fn = self.x_Lambda(lam, env, w)
+            r = self.builtin_call(b, e, [xs, fn], w)
+            w(f"{t} = {r}")
+        return t
+
+    def builtin_call(self, b: Builtin, e: A.Call, args: list[str], w: _Writer) -> str:
+        t = self.tmp()
+        fn = self.const(b.fn)
+        call_args = (["ctx"] if b.needs_ctx else []) + args
+        fast = _FAST_BUILTINS.get((b.name, len(args))) if not e.kwargs else None
+        if fast is not None:  # the built-in's own work, inline, for the argument types it expects
+            guard, value = fast
+            w(f"if {guard.format(*args)}:")
+            with w.block():
+                w(f"{t} = {value.format(*args)}")
+            w("else:")
+            w.indent += 1
+        w("try:")
+        with w.block():
+            w(f"{t} = {fn}({', '.join(call_args)})")
+        w("except _HANDLED as err:")
+        with w.block():
+            w(f"raise _builtin_failed(ctx, err, {self.const(b.name)}, {self.const(e.span)}) from None")
+        if fast is not None:
+            w.indent -= 1
+        return t
+
+    def consume(self, name: str, comp: A.Comp, env: Env, w: _Writer) -> str:
+        """``any``/``all``/``count``/``first`` of ``(e for x in xs if c)``: one loop, leaving as soon as
+        the answer is known, as the built-in reading the generator would (each item's truth tested once)."""
+        t = self.tmp()
+        w(f"{t} = {_CONSUMERS[name]}")
+        base = w.indent
+        inner, _ = self.loops(comp, env, w)
+        v = self.expr(comp.elem, inner, w)
+        if name == "any":
+            w(f"if {v}:")
+            with w.block():
+                w(f"{t} = True")
+                w("break")
+        elif name == "all":
+            w(f"if not {v}:")
+            with w.block():
+                w(f"{t} = False")
+                w("break")
+        elif name == "count":
+            w(f"if {v}:")
+            with w.block():
+                w(f"{t} += 1")
+        else:
+            w(f"{t} = {v}")
+            w("break")
+        w.indent = base
+        return t
+
+
+# ---------------------------------------------------------------- built-ins written inline
+
+# (guard, value) per (built-in, argument count): when the guard holds, the value is what the built-in
+# returns (``builtins.py``); otherwise the built-in is called as usual (and reports what is wrong)
+_FAST_BUILTINS: dict[tuple[str, int], tuple[str, str]] = {
+    ("len", 1): ("_type({0}) is _list or _type({0}) is _dict or _type({0}) is _str or _type({0}) is _frozenset",
+                 "_len({0})"),
+    ("has", 2): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{1} in {0}"),
+    ("split", 2): ("_type({0}) is _str and _type({1}) is _str and {1}", "{0}.split({1})"),
+    ("lower", 1): ("_type({0}) is _str", "{0}.lower()"),
+    ("upper", 1): ("_type({0}) is _str", "{0}.upper()"),
+    ("trim", 1): ("_type({0}) is _str", "{0}.strip()"),
+    ("keys", 1): ("_type({0}) is _dict", "_list({0})"),
+    ("merge", 2): ("_type({0}) is _dict and _type({1}) is _dict", "{{**{0}, **{1}}}"),
+    ("put", 3): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{{**{0}, {1}: {2}}}"),
+}
+# the built-ins that read a generator to its first deciding item, with their value for no items
+_CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
+
+
+# ---------------------------------------------------------------- what may be inlined
+
+_INLINE_SIZE = 40  # AST nodes
+_INLINE_DEPTH = 3
+_LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
+               A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
+
+
+def _children(e: Any) -> list[Any]:
+    out: list[Any] = []
+    for fname in e.__dataclass_fields__:
+        if fname == "span":
+            continue
+        v = getattr(e, fname)
+        if isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, tuple):
+                    out.extend(y for y in x if hasattr(y, "__dataclass_fields__"))
+                elif hasattr(x, "__dataclass_fields__"):
+                    out.append(x)
+        elif hasattr(v, "__dataclass_fields__"):
+            out.append(v)
+    return out
+
+
+def _no_closures(e: Any) -> bool:
+    """No lambda and no generator inside: nothing that could keep a loop's variable for later."""
+    if isinstance(e, A.Lambda) or (isinstance(e, A.Comp) and e.kind == "gen"):
+        return False
+    return all(_no_closures(c) for c in _children(e))
+
+
+def _size(e: Any) -> int:
+    return 1 + sum(_size(c) for c in _children(e))
+
+
+def _inline_shape(e: Any, ns: Any, gen: Generator) -> bool:
+    """Only nodes that charge no steps of their own (see ``Generator.inlinable``)."""
+    if not isinstance(e, _LEAF_NODES):
+        return False
+    if isinstance(e, A.BinOp) and e.op not in ("??", "-"):
+        return False
+    if isinstance(e, A.Index) and isinstance(e.obj, A.Name):
+        found = gen.lookup(e.obj.id, ns)
+        if found is not None and found[0] == "unit" and isinstance(found[1].decl, A.TableDecl):
+            return False
+    if isinstance(e, A.Call):
+        if not isinstance(e.func, A.Name):
+            return False
+        found = gen.lookup(e.func.id, ns)
+        if found is None or found[0] not in ("builtin", "unit"):
+            return False
+        if found[0] == "builtin" and (found[1].needs_ctx or e.kwargs):
+            return False
+    return all(_inline_shape(c, ns, gen) for c in _children(e))
+
+
+# ---------------------------------------------------------------- generating a program's units
+
+_KINDS = (A.ConstDecl, A.DefDecl, A.QueryDecl)
+
+
+def tier_up(program: Program) -> dict[str, Any]:
+    """From now on, each value, function and query of the program runs generated code: every such
+    unit's ``fn`` becomes a stub that, at its first call, generates and compiles the unit (units a
+    run never calls cost nothing). A unit the generator cannot take keeps its closure, listed under
+    ``kept`` with the reason. That record is ``program.generated`` (and returned)."""
+    gen = Generator(program)
+    record: dict[str, Any] = {"generated": [], "kept": {}}
+    for unit in program.units.values():
+        if unit.body_fn is not None:  # a decision's body
+            unit.body_fn[0] = _body_stub(gen, unit, unit.body_fn, record)
+            continue
+        if unit.fn is None or not isinstance(unit.decl, _KINDS):
+            continue
+        gname = gen.unit_ref(unit)
+        closure = unit.fn
+        stub = _stub(gen, unit, gname, closure, record)
+        unit.fn = stub
+        gen.g[gname] = stub
+    for key, gname in gen.unit_names.items():  # units that are not generated: their closures
+        if gname not in gen.g:
+            gen.g[gname] = program.units[key].fn
+    program.generated = record
+    return record
+
+
+def _stub(gen: Generator, unit: Unit, gname: str, closure: Any, record: dict[str, Any]) -> Any:
+    def first_call(ctx: Context, *args: Any) -> Any:
+        fn = _compile_unit(gen, unit, closure, record)
+        unit.fn = fn
+        gen.g[gname] = fn
+        return fn(ctx, *args)
+    return first_call
+
+
+def _body_stub(gen: Generator, unit: Unit, cell: list[Any], record: dict[str, Any]) -> Any:
+    closure = cell[0]
+
+    def first_call(ctx: Context, *args: Any) -> Any:
+        cell[0] = _compile_unit(gen, unit, closure, record)
+        return cell[0](ctx, *args)
+    return first_call
+
+
+def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, Any]) -> Any:
+    slow = gen.const(closure)
+    try:
+        fname, source = gen.unit_source(unit, slow)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. a SyntaxWarning: never shown to a ruleset's user
+            code = compile(source, f"<ruleval {unit.name}>", "exec")
+    except (Unsupported, SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+        record["kept"][unit.name] = f"{type(exc).__name__}: {exc}"
+        return closure
+    for key, gname in list(gen.unit_names.items()):  # units first referenced by this one
+        if gname not in gen.g:
+            gen.g[gname] = gen.program.units[key].fn
+    record["generated"].append(unit.name)
+    return _define(code, gen.g)
+
+
+def _define(code: Any, g: dict[str, Any]) -> Any:
+    """The one function that ``code`` defines, with ``g`` as its globals. The code was compiled from
+    source this module wrote (see the module docstring); it is not run, only its function made."""
+    fn_code = next(c for c in code.co_consts if hasattr(c, "co_code"))
+    return types.FunctionType(fn_code, g, fn_code.co_name)
+
+
+# ---------------------------------------------------------------- when to generate
+
+# Generating and compiling a program's code takes some tens of milliseconds, more than a run on
+# closures usually does: a program is generated once it has run this many times in the process
+# (a JIT's hotness counter). `RULEVAL_CODEGEN=off` never generates, `always` does at the first run.
+HOT_RUNS = 8
+
+
+def pin_closures(program: Program) -> None:
+    """Keep the program on closures for good (tests compare the two tiers with it)."""
+    if program.generated is None:
+        program.generated = {"generated": [], "kept": {}, "pinned": True}
+
+
+def note_run(program: Program) -> None:
+    """Called before each run of a program: generate its code when it has become hot."""
+    if program.generated is not None:
+        return
+    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
+    if mode in ("off", "0", "no"):
+        return
+    program.runs += 1
+    if mode in ("always", "1", "yes") or program.runs >= HOT_RUNS:
+        tier_up(program)
