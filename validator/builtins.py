@@ -121,6 +121,11 @@ def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
 
 
 def _sort_key(v: Any) -> Any:
+    t = type(v)  # the common cases by exact type first (Fraction's isinstance goes through its ABC)
+    if t is str:
+        return (2, v)
+    if t is int:
+        return (1, v)
     if isinstance(v, (list, tuple)):
         return (3, tuple(_sort_key(x) for x in v))
     if v is None:
