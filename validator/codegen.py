@@ -359,6 +359,8 @@ class Generator:
             if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
                 w(f"if _type({args[0]}) is _str:")
                 with w.block():
+                    w("_ta0 = _str")
+                    w("_pa0 = True")
                     w(f"mkey = ({ukey}, {args[0]})")
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
@@ -367,6 +369,8 @@ class Generator:
                         with w.block():
                             w("ctx.rolls += 1")
                         w("return hit[1]")
+                w("else:")
+                w.indent += 1
             for i, a in enumerate(args):
                 w(f"_ta{i} = _type({a})")
                 w(f"_pa{i} = _ta{i} is _str or _ta{i} is _int or _ta{i} is _bool or {a} is None")
@@ -384,6 +388,8 @@ class Generator:
                     with w.block():
                         w("ctx.rolls += 1")
                     w("return hit[1]")
+            if n == 1:
+                w.indent -= 1
             if life:
                 lkey = args[0] if n == 1 else f"({args[0]}, {args[1]})"
                 prims = " and ".join(f"_pa{i}" for i in range(n))
@@ -996,13 +1002,19 @@ class Generator:
         written at the call, which charges the call's step and checks the depth as the call would.
         Its value is not memoized then; it is cheaper to compute than to look up."""
         key = (unit.ns, unit.name)
+        return self.inline_ok_of(unit) and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
+
+    def inline_ok_of(self, unit: Unit) -> bool:
+        key = (unit.ns, unit.name)
         found = self.inline_ok.get(key)
         if found is None:
+            self.inline_ok[key] = False  # while looking (a function that calls itself is not inlined)
             d = unit.decl
             found = (isinstance(d, A.DefDecl) and d.params is not None and _size(d.body) <= _INLINE_SIZE
-                     and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self))
+                     and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self,
+                                       _bound_names(d.body, {p.name for p in d.params})))
             self.inline_ok[key] = found
-        return found and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
+        return found
 
     def inline(self, unit: Unit, args: list[str], w: _Writer) -> str:
         d = unit.decl
@@ -1188,7 +1200,7 @@ def _size(e: Any) -> int:
     return 1 + sum(_size(c) for c in _children(e))
 
 
-def _inline_shape(e: Any, ns: Any, gen: Generator) -> bool:
+def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str]) -> bool:
     """Only nodes that charge no steps of their own (see ``Generator.inlinable``)."""
     if not isinstance(e, _LEAF_NODES):
         return False
@@ -1206,7 +1218,21 @@ def _inline_shape(e: Any, ns: Any, gen: Generator) -> bool:
             return False
         if found[0] == "builtin" and (found[1].needs_ctx or e.kwargs):
             return False
-    return all(_inline_shape(c, ns, gen) for c in _children(e))
+        if e.func.id in bound:  # a parameter or `let` that holds a function: a call of unknown cost
+            return False
+        # another function only if it is inlined too, or a decision (read from the run's table once
+        # resolved): a memoized call made on every evaluation costs more than the memo hit it replaces
+        if found[0] == "unit" and not (isinstance(found[1].decl, A.DecisionDecl) or gen.inline_ok_of(found[1])):
+            return False
+    return all(_inline_shape(c, ns, gen, bound) for c in _children(e))
+
+
+def _bound_names(e: Any, out: set[str]) -> set[str]:
+    if isinstance(e, A.Let):
+        out.add(e.name)
+    for c in _children(e):
+        _bound_names(c, out)
+    return out
 
 
 # ---------------------------------------------------------------- generating a program's units
