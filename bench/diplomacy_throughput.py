@@ -23,9 +23,10 @@ if str(ROOT) not in sys.path:
 from bench.peers.dip_positions import random_turns  # noqa: E402
 
 WARM_TURNS = 10
+MAX_WARM_RUNS = 2000
 
 
-def engines() -> dict[str, Callable[[dict], Any]]:
+def engines() -> tuple[dict[str, Callable[[dict], Any]], list[Any]]:
     from validator import load_ruleset
 
     rs = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"))
@@ -36,6 +37,7 @@ def engines() -> dict[str, Callable[[dict], Any]]:
     # a second, separately loaded copy for the row without schema checks: results a ruleset keeps
     # from one state to the next (state-free rules) must not come warm from the other row's run
     rs2 = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
+    rulesets = [rs, rs2]
     found: dict[str, Callable[[dict], Any]] = {"ruleval": rs.run,
                                                "ruleval-noschema": lambda st: rs2.run(st, validate=False)}
     for name, module in (("diplomacy", "bench.peers.engine_diplomacy"), ("pydip", "bench.peers.engine_pydip")):
@@ -46,7 +48,7 @@ def engines() -> dict[str, Callable[[dict], Any]]:
             found[name] = mod.adjudicate
         except ImportError as exc:
             print(f"skipping {name}: {exc}")
-    return found
+    return found, rulesets
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,13 +59,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     # fresh turns every round (the same for every engine): no engine may gain from having seen a state
     turns = random_turns(args.seed, args.turns * args.rounds, 34)
-    found = engines()
-    # warm-up, the same turns for every engine: map loading and caches, and for ruleval the second
-    # tier (a ruleset runs generated code once it has run `codegen.HOT_RUNS` times in the process)
+    found, rulesets = engines()
+    # warm-up, the same turns for every engine (map loading, caches), and for ruleval until it runs
+    # generated code: a ruleset is generated once its runs have taken `codegen.HOT_SECONDS`
     warm = random_turns(args.seed + 10_000, WARM_TURNS, 34)
     for fn in found.values():
         for state in warm:
             fn(state)
+    for rs in rulesets:
+        for i in range(MAX_WARM_RUNS):
+            if rs.program.generated is not None:
+                break
+            rs.run(warm[i % len(warm)], validate=False)
+        print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None})")
     spent = {name: 0.0 for name in found}
     for r in range(args.rounds):
         batch = turns[r * args.turns:(r + 1) * args.turns]

@@ -80,23 +80,30 @@ def test_generated_diplomacy_turns_agree() -> None:
     assert "move_ok" in record["generated"] and "adjustment_result" not in record["generated"]
 
 
-def test_tiering_counts_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:
     from validator import codegen
 
     monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e-9)  # hot after one run
     rs = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
-    state = rs.run({}, query="generate", args=[3], validate=False)
-    results = []
-    for _ in range(codegen.HOT_RUNS + 1):
-        assert rs.program.generated is None or len(results) >= codegen.HOT_RUNS - 1
-        results.append(rs.run(state))
+    state = rs.run({}, query="generate", args=[3], validate=False)  # the first run, on closures
+    assert rs.program.generated is None and rs.program.run_seconds > 0
+    first = rs.run(state)
     assert rs.program.generated is not None and rs.program.generated["generated"]
-    assert all(r == results[0] for r in results)
-    monkeypatch.setenv("RULEVAL_CODEGEN", "off")
+    assert rs.run(state) == first
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)  # never hot
     cold = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
-    for _ in range(codegen.HOT_RUNS + 1):
-        assert cold.run(state) == results[0]
+    for _ in range(3):
+        assert cold.run(state) == first
     assert cold.program.generated is None
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e-9)
+    monkeypatch.setenv("RULEVAL_CODEGEN", "off")
+    for _ in range(3):
+        assert cold.run(state) == first
+    assert cold.program.generated is None
+    monkeypatch.setenv("RULEVAL_CODEGEN", "always")
+    fresh = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), use_cache=False)
+    assert fresh.run(state) == first and fresh.program.generated is not None
 
 
 # ---------------------------------------------------------------- errors at the same places

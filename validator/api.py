@@ -11,6 +11,7 @@ import gc
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -131,6 +132,16 @@ class Ruleset:
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         note_run(self.program)
+        if self.program.generated is not None:
+            return self._run(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
+        started = time.perf_counter()
+        try:
+            return self._run(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
+        finally:
+            self.program.run_seconds += time.perf_counter() - started
+
+    def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
+             exact: bool, explain: bool, budget: int, validate: bool, state_name: str) -> Any:
         checked: dict[Any, Any] = {}
         if validate:
             errors = self.validate_state(state, state_name)

@@ -45,7 +45,7 @@ class Program:
     units: dict[tuple[str, str], Unit] = field(default_factory=dict)
     inputs: list[tuple[str, A.InputDecl, Ev | None]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    runs: int = 0  # runs so far on closures (see ``codegen.note_run``)
+    run_seconds: float = 0.0  # time its runs took so far on closures (see ``codegen.note_run``)
     generated: dict[str, Any] | None = None  # set once the units run generated code
 
     @property

@@ -24,9 +24,14 @@ def to_json(v: Any) -> Any:
     if t is str or v is None or t is bool:
         return v
     if t is dict:
-        return {(k if type(k) is str else "none" if k is None else str(k)): to_json(x) for k, x in v.items()}
+        out = {}
+        for k, x in v.items():
+            tx = type(x)  # texts, truth values and none are written as they are, without a call
+            out[k if type(k) is str else "none" if k is None else str(k)] = (
+                x if tx is str or x is None or tx is bool else to_json(x))
+        return out
     if t is list:
-        return [to_json(x) for x in v]
+        return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
     if v is None or isinstance(v, (bool, int, str)):
