@@ -80,6 +80,29 @@ def test_generated_diplomacy_turns_agree() -> None:
     assert "move_ok" in record["generated"] and "adjustment_result" not in record["generated"]
 
 
+def test_functions_whose_memo_never_served_run_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiered up after runs on closures, a function whose calls there never found their value in the
+    memo is generated without one; the results stay those of the closures."""
+    from validator import codegen
+
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)  # on closures until tier_up below
+    path = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+    slow = load_ruleset(str(path), use_cache=False)
+    pin_closures(slow.program)
+    fast = load_ruleset(str(path), use_cache=False)
+    states = [slow.run({}, query="generate", args=[seed], validate=False) for seed in range(60)]
+    for state in states[:30]:
+        assert outcome(fast, state) == outcome(slow, state)
+    assert fast.program.generated is None
+    tier_up(fast.program)
+    for state in states[30:]:
+        assert outcome(fast, state) == outcome(slow, state)
+    record = fast.program.generated
+    assert "check_movement" in record["unmemoized"] and "order_result" in record["unmemoized"]
+    assert "dislodged" not in record["unmemoized"] and "read_loc" not in record["unmemoized"]
+
+
 def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:
     from validator import codegen
 

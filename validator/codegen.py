@@ -248,6 +248,7 @@ class Generator:
         self.inline_ok: dict[tuple[str, str], bool] = {}
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
+        self.unmemoized: list[str] = []
         self.inlining: list[tuple[str, str]] = []
 
     # -- names and constants
@@ -332,6 +333,12 @@ class Generator:
 
     def function_source(self, unit: Unit, params: tuple[A.Param, ...], body: Any, slow: str,
                         memoize: bool) -> tuple[str, str]:
+        stats = unit.memo_stats
+        if memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0:
+            # on closures, every call computed its value (each gets a new record, say): the memo only
+            # costs here. The values are the same either way; a call charges its body's steps.
+            memoize = False
+            self.unmemoized.append(unit.name)
         fname = self.fresh("u")
         w = _Writer(1)
         self.tn = 0
@@ -1167,6 +1174,7 @@ _CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
 # ---------------------------------------------------------------- what may be inlined
 
 _INLINE_SIZE = 40  # AST nodes
+_MEMO_TRIAL = 50  # calls on closures that never found their value in the memo: the memo is left out
 _INLINE_DEPTH = 3
 _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
                A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
@@ -1246,7 +1254,7 @@ def tier_up(program: Program) -> dict[str, Any]:
     run never calls cost nothing). A unit the generator cannot take keeps its closure, listed under
     ``kept`` with the reason. That record is ``program.generated`` (and returned)."""
     gen = Generator(program)
-    record: dict[str, Any] = {"generated": [], "kept": {}}
+    record: dict[str, Any] = {"generated": [], "kept": {}, "unmemoized": gen.unmemoized}
     for unit in program.units.values():
         if unit.body_fn is not None:  # a decision's body
             unit.body_fn[0] = _body_stub(gen, unit, unit.body_fn, record)

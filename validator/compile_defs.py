@@ -110,6 +110,9 @@ class DefinitionCompiler(ExpressionCompiler):
         memoize = isinstance(unit.decl, A.DefDecl)
         always = not unit.uses_decisions
         ukey = next(_FUNCTION_KEYS)  # an int: memo keys `(ukey, argument...)` hash cheaply
+        # [calls computed, calls answered from a memo]: the generated tier (``codegen``) leaves out the
+        # memo of a function whose calls never found their value there
+        stats = unit.memo_stats = [0, 0]
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1
@@ -123,9 +126,11 @@ class DefinitionCompiler(ExpressionCompiler):
                 mkey = (ukey, *[a if type(a) in _PRIMITIVES else id(a) for a in args])
                 hit = ctx.memo.get(mkey)
                 if hit is not None and _same_args(hit[0], args):
+                    stats[1] += 1
                     if mkey in ctx.tainted:
                         ctx.rolls += 1
                     return hit[1]
+                stats[0] += 1
             frame = [ctx, *args, *pad]
             ctx.depth += 1
             rolls = ctx.rolls
@@ -164,6 +169,7 @@ class DefinitionCompiler(ExpressionCompiler):
                         mkey = (ukey, a)
                         hit = ctx.memo.get(mkey)
                         if hit is not None:
+                            stats[1] += 1
                             if ctx.tainted and mkey in ctx.tainted:
                                 ctx.rolls += 1
                             return hit[1]
@@ -174,13 +180,16 @@ class DefinitionCompiler(ExpressionCompiler):
                         if hit is not None:
                             k = hit[0][0]
                             if k is a or (prim and type(k) is ta and k == a):
+                                stats[1] += 1
                                 if ctx.tainted and mkey in ctx.tainted:
                                     ctx.rolls += 1
                                 return hit[1]
                     if life is not None and prim:
                         kept1 = life.get(a)
                         if kept1 is not None and type(kept1[0]) is ta:
+                            stats[1] += 1
                             return _recall(ctx, mkey, (a,), kept1[1], kept1[2], span)
+                    stats[0] += 1
                 frame = [ctx, a, *tail] if tail else [ctx, a]
                 ctx.depth += 1
                 rolls = ctx.rolls
@@ -220,13 +229,16 @@ class DefinitionCompiler(ExpressionCompiler):
                         ka, kb = hit[0]
                         if ((ka is a or (pa and type(ka) is ta and ka == a))
                                 and (kb is b or (pb and type(kb) is tb and kb == b))):
+                            stats[1] += 1
                             if ctx.tainted and mkey in ctx.tainted:
                                 ctx.rolls += 1
                             return hit[1]
                     if life2 is not None and pa and pb:
                         kept2 = life2.get((a, b))
                         if kept2 is not None and type(kept2[0]) is ta and type(kept2[1]) is tb:
+                            stats[1] += 1
                             return _recall(ctx, mkey, (a, b), kept2[2], kept2[3], span)
+                    stats[0] += 1
                 frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
                 ctx.depth += 1
                 rolls = ctx.rolls

@@ -37,6 +37,7 @@ class Unit:
     # run of the program, so a zero-argument one is computed once per program, not once per run
     state_free: bool = False
     body_fn: list[Any] | None = None  # a decision: [the function of its body] (see ``compile_control``)
+    memo_stats: list[int] | None = None  # a function: [calls computed, calls answered from the memo]
 
 
 @dataclass
