@@ -162,6 +162,27 @@ def test_errors_agree(name: str, tmp_path: Path) -> None:
     assert "error" in got or name == "in none"
 
 
+def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> None:
+    """A value read on one path only (a branch, a loop, a lambda, the right of `??` or `and`) is read
+    again on the others: each path gives the closures' answer, none meets an unset local."""
+    path = tmp_path / "main.rules"
+    path.write_text(
+        "def v = [1, 2, 3]\n"
+        "def w = {a: 1}\n"
+        "def f(x) = if x > 1 then len(v) + w.a elif x == 0 then len(v) else len([y for y in v if y > w.a]) + len(v)\n"
+        "def g(x) = (x > 0 and len(v) > 0) or len(v) == 3 or w.a == 1\n"
+        "def h(x) = sorted(x, fn(y) => len(v) - y + w.a)\n"
+        "def k(x) = (x ?? len(v)) + len(v)\n"
+        "def m(x) = [len(v) + z for z in x] + [w.a for z in x if len(v) > z]\n"
+        "def n(x) = if any(len(v) > z for z in x) then len(v) else first(z + w.a for z in x)\n"
+        "query main = [f(0), f(1), f(2), g(0), g(1), h([1, 2]), h({3, 1}), k(none), k(5), m([]), m([1, 5]),\n"
+        "  n([]), n([9]), n([1])]\n")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    got = outcome(fast, {})
+    assert got == outcome(slow, {}) and "result" in got, got
+
+
 # ---------------------------------------------------------------- injection
 
 

@@ -227,6 +227,17 @@ class _Indented:
 
 Env = dict[str, str]
 
+
+class _Branch:
+    def __init__(self, gen: "Generator"):
+        self.gen = gen
+
+    def __enter__(self) -> None:
+        self.saved = dict(self.gen.avail)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.gen.avail = self.saved
+
 _LITERAL_NAMES = {None: "None", True: "True", False: "False"}
 
 
@@ -248,6 +259,8 @@ class Generator:
         self.inline_ok: dict[tuple[str, str], bool] = {}
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
+        # values already read at this point of the function being written (see ``global_value``)
+        self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
         self.inlining: list[tuple[str, str]] = []
 
@@ -342,6 +355,7 @@ class Generator:
         fname = self.fresh("u")
         w = _Writer(1)
         self.tn = 0
+        self.avail = {}
         env: Env = {}
         args = [self.fresh("l") for _ in params]
         for p, a in zip(params, args):
@@ -442,6 +456,7 @@ class Generator:
         fname = self.fresh("u")
         w = _Writer(1)
         self.tn = 0
+        self.avail = {}
         key = self.const(value_key(unit))
         span = self.const(unit.decl.span)
         kept = self.const([])  # state-free: [value, steps it took], kept for the program's life
@@ -522,6 +537,11 @@ class Generator:
             w("pass")
         return atom
 
+    def branch(self) -> "_Branch":
+        """Code that may not run (a branch, a loop's body, a nested function): values it reads are not
+        known to have been read after it."""
+        return _Branch(self)
+
     def tmp(self) -> str:
         """A temporary of the function being written. Temporaries are numbered per function and reused
         across the branches of a conditional (only one branch runs, and no nested function reads a
@@ -561,12 +581,19 @@ class Generator:
             u = self.unit_ref(unit)
             if unit.arity is None:
                 # memoized in this run and untouched by dice: read from the memo; anything else (not
-                # computed yet, being computed, dice) through the value's own function
-                t = self.tmp()
-                w(f"{t} = ctx.memo.get({self.const(value_key(unit))}, _PENDING)")
+                # computed yet, being computed, dice) through the value's own function. A value that
+                # reads no decision is the same all run long: read once where a read already ran
+                # (on every path to here, in this function), it is not read again.
+                key = value_key(unit)
+                if key in self.avail:
+                    return self.avail[key]
+                t = self.fresh("v")  # never a reused temporary: it may be read again further on
+                w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
                 w(f"if {t} is _PENDING or ctx.tainted:")
                 with w.block():
                     w(f"{t} = {u}(ctx)")
+                if not unit.uses_decisions:
+                    self.avail[key] = t
                 return t
             t = self.tmp()
             w(f"{t} = {u}")
@@ -679,15 +706,16 @@ class Generator:
         else:
             raise Unsupported(e.kind)
         base = w.indent
-        inner, _ = self.loops(e, env, w)
-        if e.kind == "map":
-            assert e.key is not None
-            k = self.expr(e.key, inner, w)  # the key first, as everywhere (dice are rolled in order)
-            v = self.expr(e.elem, inner, w)
-            self.map_store(t, k, v, e.span, w, "map keys must be numbers, text or lists")
-        else:
-            v = self.expr(e.elem, inner, w)
-            w(f"{t}.append({v})")
+        with self.branch():
+            inner, _ = self.loops(e, env, w)
+            if e.kind == "map":
+                assert e.key is not None
+                k = self.expr(e.key, inner, w)  # the key first, as everywhere (dice are rolled in order)
+                v = self.expr(e.elem, inner, w)
+                self.map_store(t, k, v, e.span, w, "map keys must be numbers, text or lists")
+            else:
+                v = self.expr(e.elem, inner, w)
+                w(f"{t}.append({v})")
         w.indent = base
         if e.kind == "set":
             w("try:")
@@ -705,9 +733,10 @@ class Generator:
         w(f"def {gname}(ctx):")
         w.indent += 1
         base = w.indent
-        inner, _ = self.loops(e, env, w)
-        v = self.expr(e.elem, inner, w)
-        w(f"yield {v}")
+        with self.branch():
+            inner, _ = self.loops(e, env, w)
+            v = self.expr(e.elem, inner, w)
+            w(f"yield {v}")
         w.indent = base - 1
         t = self.tmp()
         w(f"{t} = {gname}(ctx)")
@@ -722,6 +751,10 @@ class Generator:
         return self.expr(e.body, {**env, e.name: local}, w)
 
     def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
+        with self.branch():
+            return self.conditional(e, env, w)
+
+    def conditional(self, e: A.If, env: Env, w: _Writer) -> str:
         t = self.tmp()
         base = w.indent
         start = high = self.tn
@@ -729,7 +762,7 @@ class Generator:
             self.tn = start
             ca = self.expr(c, env, w)
             w(f"if {ca}:")
-            with w.block():
+            with w.block(), self.branch():
                 va = self.expr(v, env, w)
                 w(f"{t} = {va}")
             high = max(high, self.tn)
@@ -761,7 +794,8 @@ class Generator:
                 inner[p.name] = local
             if locals_:
                 w(f"{', '.join(locals_)}, = args")
-            r = self.expr(e.body, inner, w)
+            with self.branch():
+                r = self.expr(e.body, inner, w)
             w(f"return {r}")
         return name
 
@@ -771,6 +805,12 @@ class Generator:
         is_and = e.op == "and"
         w(f"{t} = {'False' if is_and else 'True'}")
         base = w.indent
+        with self.branch():
+            self.bool_items(e, t, is_and, env, w)
+        w.indent = base
+        return t
+
+    def bool_items(self, e: A.BoolOp, t: str, is_and: bool, env: Env, w: _Writer) -> None:
         for i, item in enumerate(e.items):
             a = self.expr(item, env, w)
             last = i == len(e.items) - 1
@@ -778,8 +818,6 @@ class Generator:
             w.indent += 1
             if last:
                 w(f"{t} = {'True' if is_and else 'False'}")
-        w.indent = base
-        return t
 
     def x_Not(self, e: A.Not, env: Env, w: _Writer) -> str:
         a = self.expr(e.operand, env, w)
@@ -821,7 +859,7 @@ class Generator:
             a = self.expr(e.left, env, w)
             w(f"{t} = {a}")
             w(f"if {t} is None:")
-            with w.block():
+            with w.block(), self.branch():
                 b = self.expr(e.right, env, w)
                 w(f"{t} = {b}")
             return t
@@ -1065,8 +1103,12 @@ class Generator:
         x = self.fresh("l")
         span = self.const(e.span)
         name = self.const(b.name)
+        return self.keyed_loop(b, e, env, w, xs, lam, t, keys, x, span, name)
+
+    def keyed_loop(self, b: Builtin, e: A.Call, env: Env, w: _Writer, xs: str, lam: A.Lambda, t: str, keys: str,
+                   x: str, span: str, name: str) -> str:
         w(f"if _type({xs}) is _list:")
-        with w.block():
+        with w.block(), self.branch():
             w(f"{keys} = {{}}" if b.name == "group_by" else f"{keys} = []")
             w(f"for {x} in {xs}:")
             with w.block():
@@ -1128,8 +1170,17 @@ class Generator:
         t = self.tmp()
         w(f"{t} = {_CONSUMERS[name]}")
         base = w.indent
+        with self.branch():
+            v = self.consume_loop(comp, env, w)
+        self.consume_test(name, t, v, w)
+        w.indent = base
+        return t
+
+    def consume_loop(self, comp: A.Comp, env: Env, w: _Writer) -> str:
         inner, _ = self.loops(comp, env, w)
-        v = self.expr(comp.elem, inner, w)
+        return self.expr(comp.elem, inner, w)
+
+    def consume_test(self, name: str, t: str, v: str, w: _Writer) -> None:
         if name == "any":
             w(f"if {v}:")
             with w.block():
@@ -1147,8 +1198,6 @@ class Generator:
         else:
             w(f"{t} = {v}")
             w("break")
-        w.indent = base
-        return t
 
 
 # ---------------------------------------------------------------- built-ins written inline
