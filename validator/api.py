@@ -107,7 +107,8 @@ class Ruleset:
         ctx = Context(state, SeededDice(0), budget=budget)
         found = self._evaluate(ctx, unit, [])
         # nothing is shared when the check emitted events: a memoized value would skip emitting them again
-        memo = {} if ctx.events else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted}
+        memo = ({} if ctx.events else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
+                else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted})
         if not isinstance(found, (list, tuple)):
             return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
                                        f"`{str(to_json(found))[:40]}`", unit.decl.span)], memo
@@ -161,8 +162,8 @@ class Ruleset:
         if exact:
             return self._run_exact(state, unit, args, budget, explain)
         ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain)
-        if not explain:  # the same state: what `validate_state` computed (with no die) holds here too
-            ctx.memo.update(checked)
+        if not explain and checked:  # the same state: what `validate_state` computed (with no die) holds here too
+            ctx.memo = checked
         value = self._evaluate(ctx, unit, args)
         out = self._to_json(value, unit)
         if ctx.events and isinstance(out, dict) and "events" not in out:

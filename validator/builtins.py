@@ -126,6 +126,8 @@ def _sort_key(v: Any) -> Any:
         return (2, v)
     if t is int:
         return (1, v)
+    if t is list:  # texts in it without a call each
+        return (3, tuple([(2, x) if type(x) is str else _sort_key(x) for x in v]))
     if isinstance(v, (list, tuple)):
         return (3, tuple(_sort_key(x) for x in v))
     if v is None:
