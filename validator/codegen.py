@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from . import ast as A
 from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
-from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _recall, _show, value_key
+from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, value_key
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
 from .runtime import RESOLVED, Context, EvalError
@@ -195,7 +195,7 @@ _HELPERS: dict[str, Any] = {
     "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
     "_dict": dict, "_list": list, "_int": int, "_len": len, "_isinstance": isinstance, "_callable": callable,
     "_TypeError": TypeError, "_KeyError": KeyError, "_argkey": _argkey, "_sort_key": _sort_key,
-    "_sorted_by_keys": _sorted_by_keys, "_recall": _recall, "_str": str, "_bool": bool, "_id": id,
+    "_sorted_by_keys": _sorted_by_keys, "_str": str, "_bool": bool, "_id": id,
 }
 
 
@@ -419,8 +419,13 @@ class Generator:
                     w(f"kept = {lives}.get({lkey})")
                     types = " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n))
                     w(f"if kept is not None and {types}:")
-                    with w.block():
-                        w(f"return _recall(ctx, mkey, ({', '.join(args)},), kept[{n}], kept[{n + 1}], {span})")
+                    with w.block():  # as ``closures._recall``: the steps it took, then in the run's memo
+                        w(f"ctx.steps += kept[{n + 1}]")
+                        w("if ctx.steps > ctx.budget:")
+                        with w.block():
+                            w(f"raise ctx.over_budget({span})")
+                        w(f"ctx.memo[mkey] = (({', '.join(args)},), kept[{n}])")
+                        w(f"return kept[{n}]")
         w("ctx.depth += 1")
         if memoize:
             w("rolls = ctx.rolls")
