@@ -194,7 +194,7 @@ _HELPERS: dict[str, Any] = {
     "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
     "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
     "_dict": dict, "_list": list, "_int": int, "_len": len, "_isinstance": isinstance, "_callable": callable,
-    "_TypeError": TypeError, "_KeyError": KeyError, "_argkey": _argkey, "_sort_key": _sort_key,
+    "_TypeError": TypeError, "_KeyError": KeyError, "_IndexError": IndexError, "_argkey": _argkey, "_sort_key": _sort_key,
     "_sorted_by_keys": _sorted_by_keys, "_str": str, "_bool": bool, "_id": id,
 }
 
@@ -955,8 +955,12 @@ class Generator:
         span = self.const(e.span)
         kc = self.consts.get(k, _PENDING) if self.is_const(k) else _PENDING
         if type(kc) is int:
-            w(f"{t} = {o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
-              f"else _index_slow({o}, {k}, {span})")
+            w(f"if _type({o}) is _list:")
+            with w.block():
+                self.list_item(t, o, k, span, w)
+            w("else:")
+            with w.block():
+                w(f"{t} = _index_slow({o}, {k}, {span})")
         elif type(kc) is str:
             w(f"{t} = {o}.get({k}) if _type({o}) is _dict else _index_slow({o}, {k}, {span})")
         else:
@@ -968,13 +972,23 @@ class Generator:
                 w("except _TypeError:")
                 with w.block():
                     w(f"{t} = _index_slow({o}, {k}, {span})")
-            w(f"elif _type({o}) is _list and _type({k}) is _int and -_len({o}) <= {k} < _len({o}):")
+            w(f"elif _type({o}) is _list and _type({k}) is _int:")
             with w.block():
-                w(f"{t} = {o}[{k}]")
+                self.list_item(t, o, k, span, w)
             w("else:")
             with w.block():
                 w(f"{t} = _index_slow({o}, {k}, {span})")
         return t
+
+    def list_item(self, t: str, o: str, k: str, span: str, w: _Writer) -> None:
+        """``o[k]`` of a list and an integer (negative from the end, as in Python); outside the list,
+        the slow path reports it."""
+        w("try:")
+        with w.block():
+            w(f"{t} = {o}[{k}]")
+        w("except _IndexError:")
+        with w.block():
+            w(f"{t} = _index_slow({o}, {k}, {span})")
 
     def x_With(self, e: A.With, env: Env, w: _Writer) -> str:
         o = self.expr(e.obj, env, w)
