@@ -240,6 +240,26 @@ def _unpack(f: list[Any], slots: tuple[int, ...], x: Any, seq: Any, span: Span) 
     raise EvalError("E001", f"cannot unpack `{_show(x)}` into {len(slots)} names", span)
 
 
+def index_slow(o: Any, k: Any, span: Span) -> Any:
+    """``o[k]`` for anything but a map lookup by a hashable key: list items, and every error."""
+    if type(o) is list and type(k) is int and -len(o) <= k < len(o):
+        return o[k]
+    if isinstance(o, dict):
+        try:
+            return o.get(k)
+        except TypeError:
+            raise EvalError("E009", f"`{_show(k)}` cannot be a key", span) from None
+    if isinstance(o, (list, tuple, str)):
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise EvalError("E001", f"a list index must be an integer, not `{_show(k)}`", span)
+        if -len(o) <= k < len(o):
+            return o[k]
+        raise EvalError("E002", f"index {k} outside a list of {len(o)} items", span)
+    if o is None:
+        raise EvalError("E002", "indexing none", span)
+    raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
+
+
 def _span_of(node: Any) -> Span:
     return getattr(node, "span", Span("<unknown>"))
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from . import ast as A
 from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
-from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, value_key
+from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, index_slow, value_key
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
 from .runtime import RESOLVED, Context, EvalError
@@ -58,25 +58,6 @@ def _field_fail(o: Any, name: str, span: Span) -> Any:
         raise EvalError("E002", f"field `{name}` of none", span,
                         help=f"guard with `x != none`, or use `(x ?? default).{name}`")
     raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
-
-
-def _index_slow(o: Any, k: Any, span: Span) -> Any:
-    if type(o) is list and type(k) is int and -len(o) <= k < len(o):
-        return o[k]
-    if isinstance(o, dict):
-        try:
-            return o.get(k)
-        except TypeError:
-            raise EvalError("E009", f"`{_show(k)}` cannot be a key", span) from None
-    if isinstance(o, (list, tuple, str)):
-        if not isinstance(k, int) or isinstance(k, bool):
-            raise EvalError("E001", f"a list index must be an integer, not `{_show(k)}`", span)
-        if -len(o) <= k < len(o):
-            return o[k]
-        raise EvalError("E002", f"index {k} outside a list of {len(o)} items", span)
-    if o is None:
-        raise EvalError("E002", "indexing none", span)
-    raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
 
 
 def _add(ctx: Context, x: Any, y: Any, span: Span) -> Any:
@@ -187,7 +168,7 @@ def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
 _HELPERS: dict[str, Any] = {
-    "_PENDING": _PENDING, "_err": _err, "_field_fail": _field_fail, "_index_slow": _index_slow, "_add": _add,
+    "_PENDING": _PENDING, "_err": _err, "_field_fail": _field_fail, "_index_slow": index_slow, "_add": _add,
     "_arith": _arith, "_divide": _divide, "_neg": _neg, "_order_fail": _order_fail, "_member_fail": _member_fail,
     "_with_base": _with_base, "_pairs": _pairs, "_loop_items": _loop_items, "_builtin_failed": _builtin_failed,
     "_dynamic_failed": _dynamic_failed, "_not_callable": _not_callable, "_too_deep": _too_deep,
@@ -367,10 +348,7 @@ class Generator:
         w("if ctx.trace or ctx.depth >= ctx.depth_limit:")
         with w.block():
             w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
-        w("ctx.steps += 1")
-        w("if ctx.steps > ctx.budget:")
-        with w.block():
-            w(f"raise ctx.over_budget({span})")
+        self.charge(w, "1", span)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -420,10 +398,7 @@ class Generator:
                     types = " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n))
                     w(f"if kept is not None and {types}:")
                     with w.block():  # as ``closures._recall``: the steps it took, then in the run's memo
-                        w(f"ctx.steps += kept[{n + 1}]")
-                        w("if ctx.steps > ctx.budget:")
-                        with w.block():
-                            w(f"raise ctx.over_budget({span})")
+                        self.charge(w, f"kept[{n + 1}]", span)
                         w(f"ctx.memo[mkey] = (({', '.join(args)},), kept[{n}])")
                         w(f"return kept[{n}]")
         w("ctx.depth += 1")
@@ -443,17 +418,7 @@ class Generator:
                 w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
                 with w.block():
                     w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps)")
-            # kept when it may be kept (it reads no decision, or no guessed one; see ``_remember``)
-            w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
-            with w.block():
-                w(f"ctx.memo[mkey] = (({', '.join(args)},), {r})")
-                if not always:
-                    w("if ctx.resolving:")
-                    with w.block():
-                        w("ctx.rkeys.append(mkey)")
-                w("if ctx.rolls != rolls:")
-                with w.block():
-                    w("ctx.tainted.add(mkey)")
+            self.keep(w, always, "mkey", f"(({', '.join(args)},), {r})")
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + "\n".join(w.lines) + "\n"
 
@@ -475,10 +440,7 @@ class Generator:
             w(f"if {key} in memo:")
             with w.block():
                 w(f"return memo[{key}]")
-            w(f"ctx.steps += {kept}[1]")
-            w("if ctx.steps > ctx.budget:")
-            with w.block():
-                w(f"raise ctx.over_budget({span})")
+            self.charge(w, f"{kept}[1]", span)
             w(f"memo[{key}] = {kept}[0]")
             w(f"return {kept}[0]")
         w(f"hit = memo.get({key}, _PENDING)")
@@ -508,20 +470,8 @@ class Generator:
             w(f"if memo.get({key}) is _PENDING:")
             with w.block():
                 w(f"del memo[{key}]")
-        w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
-        with w.block():
-            w(f"memo[{key}] = {r}")
-            if not always:
-                w("if ctx.resolving:")
-                with w.block():
-                    w(f"ctx.rkeys.append({key})")
-            w("if ctx.rolls != rolls:")
-            with w.block():
-                w(f"ctx.tainted.add({key})")
-            if unit.state_free:
-                w(f"elif not {kept}:")
-                with w.block():
-                    w(f"{kept}[:] = [{r}, ctx.steps - steps]")
+        # state-free and untouched by dice: kept for the program's life too
+        self.keep(w, always, key, r, kept if unit.state_free else None)
         w(f"return {r}")
         return fname, f"def {fname}(ctx):\n" + "\n".join(w.lines) + "\n"
 
@@ -546,6 +496,32 @@ class Generator:
         """Code that may not run (a branch, a loop's body, a nested function): values it reads are not
         known to have been read after it."""
         return _Branch(self)
+
+    def keep(self, w: _Writer, always: bool, mkey: str, entry: str, life: str | None = None) -> None:
+        """Memoize ``entry`` under ``mkey`` as ``closures._remember`` does: when it may be kept (it reads no
+        decision, or no guessed one), listed for undoing when kept during a resolution, tainted when it
+        rolled dice; ``life``: a value's ``[value, steps]`` list, set when it rolled none."""
+        w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
+        with w.block():
+            w(f"ctx.memo[{mkey}] = {entry}")
+            if not always:
+                w("if ctx.resolving:")
+                with w.block():
+                    w(f"ctx.rkeys.append({mkey})")
+            w("if ctx.rolls != rolls:")
+            with w.block():
+                w(f"ctx.tainted.add({mkey})")
+            if life is not None:
+                w(f"elif not {life}:")
+                with w.block():
+                    w(f"{life}[:] = [{entry}, ctx.steps - steps]")
+
+    def charge(self, w: _Writer, amount: str, span: str) -> None:
+        """Charge ``amount`` steps; past the budget, the located E004."""
+        w(f"ctx.steps += {amount}")
+        w("if ctx.steps > ctx.budget:")
+        with w.block():
+            w(f"raise ctx.over_budget({span})")
 
     def tmp(self) -> str:
         """A temporary of the function being written. Temporaries are numbered per function and reused
@@ -673,10 +649,7 @@ class Generator:
             w(f"{seq} = {it}")
             w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
             with w.block():
-                w(f"ctx.steps += _len({seq})")
-                w("if ctx.steps > ctx.budget:")
-                with w.block():
-                    w(f"raise ctx.over_budget({lspan})")
+                self.charge(w, f"_len({seq})", lspan)
             w("else:")
             with w.block():
                 w(f"{seq} = _loop_items(ctx, {seq}, {lspan})")
@@ -789,10 +762,7 @@ class Generator:
             w(f"if _len(args) != {n}:")
             with w.block():
                 w(f"raise _lambda_arity({n}, _len(args), {span})")
-            w("ctx.steps += 1")
-            w("if ctx.steps > ctx.budget:")
-            with w.block():
-                w(f"raise ctx.over_budget({span})")
+            self.charge(w, "1", span)
             inner = dict(env)
             locals_ = [self.fresh("l") for _ in e.params]
             for p, local in zip(e.params, locals_):
@@ -881,10 +851,7 @@ class Generator:
             else:
                 w(f"if _type({a}) is _str and _type({b}) is _str:")
             with w.block():  # texts: charged for the text built (see ``closures._charge_size``)
-                w(f"ctx.steps += _len({a}) + _len({b})")
-                w("if ctx.steps > ctx.budget:")
-                with w.block():
-                    w(f"raise ctx.over_budget({sp})")
+                self.charge(w, f"_len({a}) + _len({b})", sp)
                 w(f"{t} = {a} + {b}")
             w("else:")
             with w.block():
@@ -1083,10 +1050,7 @@ class Generator:
     def inline(self, unit: Unit, args: list[str], w: _Writer) -> str:
         d = unit.decl
         span = self.const(d.span)
-        w("ctx.steps += 1")
-        w("if ctx.steps > ctx.budget:")
-        with w.block():
-            w(f"raise ctx.over_budget({span})")
+        self.charge(w, "1", span)
         w("if ctx.depth >= ctx.depth_limit:")
         with w.block():  # the call itself reports the depth (E005), as it would have
             w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
@@ -1131,10 +1095,7 @@ class Generator:
             w(f"{keys} = {{}}" if b.name == "group_by" else f"{keys} = []")
             w(f"for {x} in {xs}:")
             with w.block():
-                w("ctx.steps += 1")
-                w("if ctx.steps > ctx.budget:")
-                with w.block():
-                    w(f"raise ctx.over_budget({self.const(lam.span)})")
+                self.charge(w, "1", self.const(lam.span))
                 v = self.expr(lam.body, {**env, lam.params[0].name: x}, w)
                 if b.name == "group_by":
                     w("try:")

@@ -13,7 +13,7 @@ from .diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 from .runtime import (Context, EvalError)
 from .closures import (Ev, _show, FnScope, Local, Env, _PENDING, _const, _fused_equality, _ORDER_OPS, _ARITH_OPS,
-                       _charge_size, _builtin_value, _loop_items, _unpack, value_key)
+                       _charge_size, _builtin_value, _loop_items, _unpack, value_key, index_slow)
 
 
 if TYPE_CHECKING:
@@ -678,25 +678,7 @@ class ExpressionCompiler:
         # Indexing is the hottest node of the bundled rulesets. The variants below read a local slot,
         # a zero-argument value or a constant key inline instead of through their own closure: each
         # saves a Python call per evaluation. They differ only in where `o` and `k` come from, and
-        # all fall back to `slow` for anything but a map lookup.
-
-        def slow(o: Any, k: Any) -> Any:
-            if type(o) is list and type(k) is int and -len(o) <= k < len(o):
-                return o[k]
-            if isinstance(o, dict):
-                try:
-                    return o.get(k)
-                except TypeError:
-                    raise EvalError("E009", f"`{_show(k)}` cannot be a key", span) from None
-            if isinstance(o, (list, tuple, str)):
-                if not isinstance(k, int) or isinstance(k, bool):
-                    raise EvalError("E001", f"a list index must be an integer, not `{_show(k)}`", span)
-                if -len(o) <= k < len(o):
-                    return o[k]
-                raise EvalError("E002", f"index {k} outside a list of {len(o)} items", span)
-            if o is None:
-                raise EvalError("E002", "indexing none", span)
-            raise EvalError("E001", f"`{_show(o)}` cannot be indexed", span)
+        # all fall back to `closures.index_slow` for anything but a map lookup.
 
         kslot = getattr(key, "slot", None)
         oslot = getattr(obj, "slot", None)
@@ -711,28 +693,28 @@ class ExpressionCompiler:
                     o = f[oslot]
                     if type(o) is list and -len(o) <= c < len(o):
                         return o[c]
-                    return slow(o, c)
+                    return index_slow(o, c, span)
                 return index_local_num
             if type(c) is int:
                 def index_num(f: list[Any]) -> Any:
                     o = obj(f)
                     if type(o) is list and -len(o) <= c < len(o):
                         return o[c]
-                    return slow(o, c)
+                    return index_slow(o, c, span)
                 return index_num
             if oslot is not None:
                 def index_local_text(f: list[Any]) -> Any:
                     o = f[oslot]
                     if type(o) is dict:
                         return o.get(c)
-                    return slow(o, c)
+                    return index_slow(o, c, span)
                 return index_local_text
 
             def index_text(f: list[Any]) -> Any:
                 o = obj(f)
                 if type(o) is dict:
                     return o.get(c)
-                return slow(o, c)
+                return index_slow(o, c, span)
             return index_text
         if ounit is not None and kslot is not None:
             def index_value_local(f: list[Any]) -> Any:
@@ -746,7 +728,7 @@ class ExpressionCompiler:
                         return o.get(k)
                     except TypeError:
                         pass
-                return slow(o, k)
+                return index_slow(o, k, span)
             return index_value_local
         if ounit is not None:
             def index_value(f: list[Any]) -> Any:
@@ -760,7 +742,7 @@ class ExpressionCompiler:
                         return o.get(k)
                     except TypeError:
                         pass
-                return slow(o, k)
+                return index_slow(o, k, span)
             return index_value
         if oslot is not None and kslot is not None:
             def index_locals(f: list[Any]) -> Any:
@@ -770,7 +752,7 @@ class ExpressionCompiler:
                         return o.get(k)
                     except TypeError:
                         pass
-                return slow(o, k)
+                return index_slow(o, k, span)
             return index_locals
         if kslot is not None:
             def index_local(f: list[Any]) -> Any:
@@ -780,7 +762,7 @@ class ExpressionCompiler:
                         return o.get(k)
                     except TypeError:
                         pass
-                return slow(o, k)
+                return index_slow(o, k, span)
             return index_local
 
         def index(f: list[Any]) -> Any:
@@ -790,7 +772,7 @@ class ExpressionCompiler:
                     return o.get(k)
                 except TypeError:
                     pass
-            return slow(o, k)
+            return index_slow(o, k, span)
 
         return index
 
