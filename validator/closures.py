@@ -7,10 +7,11 @@ cycle policies, procedures), ``compiler`` (the driver). Nothing here generates P
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable
 
 from . import ast as A
-from .builtins import Builtin, CallError
+from .builtins import BUILTINS, Builtin, CallError
 from .diagnostics import Span
 from .runtime import (Context, EvalError)
 
@@ -238,6 +239,51 @@ def _unpack(f: list[Any], slots: tuple[int, ...], x: Any, seq: Any, span: Span) 
             f[s] = v
         return
     raise EvalError("E001", f"cannot unpack `{_show(x)}` into {len(slots)} names", span)
+
+
+def global_meaning(units: dict[Any, Any], ns: Any, enum_members: Any, name: str) -> tuple[str, Any] | None:
+    """What a global name means in a namespace, first match wins: ("unit", unit), ("type", decl) for an
+    enum or record used as a value, ("data", value), ("enum", name) for a member, ("builtin", b),
+    ("module", key); none when it is unknown."""
+    unit = units.get((ns.key, name))
+    if unit is not None:
+        return ("unit", unit)
+    if name in ns.defs:
+        return ("type", ns.defs[name])
+    if name in ns.data:
+        return ("data", ns.data[name].value)
+    if name in enum_members:
+        return ("enum", name)
+    if name in BUILTINS:
+        return ("builtin", BUILTINS[name])
+    if name in ns.modules:
+        return ("module", ns.modules[name])
+    return None
+
+
+def field_fail(o: Any, name: str, span: Span) -> Any:
+    """``o.name`` for anything but a plain dict: another mapping's value, or the located error."""
+    if hasattr(o, "get"):  # a mapping that is not a plain dict
+        return o.get(name)
+    if o is None:
+        raise EvalError("E002", f"field `{name}` of none", span,
+                        help=f"guard with `x != none`, or use `(x ?? default).{name}`")
+    raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
+
+
+def divide(op: str, x: Any, y: Any, span: Span) -> Any:
+    """``x / y`` (exact: integers give a fraction, or an integer when it divides), ``//`` and ``%``."""
+    try:
+        if op == "/":
+            if isinstance(x, int) and isinstance(y, int):
+                q = Fraction(x, y)
+                return q.numerator if q.denominator == 1 else q
+            return x / y
+        return x // y if op == "//" else x % y
+    except ZeroDivisionError:
+        raise EvalError("E003", "division by zero", span) from None
+    except TypeError:
+        raise EvalError("E001", f"cannot divide `{_show(x)}` by `{_show(y)}`", span) from None
 
 
 def index_slow(o: Any, k: Any, span: Span) -> Any:

@@ -30,8 +30,9 @@ import warnings
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import ast as A
-from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
-from .closures import _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, index_slow, value_key
+from .builtins import Builtin, CallError, DiceSpec, _sort_key
+from .closures import (_argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, divide, field_fail,
+                       global_meaning, index_slow, value_key)
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
 from .runtime import RESOLVED, Context, EvalError
@@ -51,15 +52,6 @@ def _err(code: str, message: str, span: Span) -> EvalError:
     return EvalError(code, message, span)
 
 
-def _field_fail(o: Any, name: str, span: Span) -> Any:
-    if hasattr(o, "get"):  # a mapping that is not a plain dict
-        return o.get(name)
-    if o is None:
-        raise EvalError("E002", f"field `{name}` of none", span,
-                        help=f"guard with `x != none`, or use `(x ?? default).{name}`")
-    raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
-
-
 def _add(ctx: Context, x: Any, y: Any, span: Span) -> Any:
     _charge_size(ctx, span, "+", x, y)
     try:
@@ -74,21 +66,6 @@ def _arith(ctx: Context, op: str, x: Any, y: Any, span: Span) -> Any:
         return x - y if op == "-" else x * y
     except TypeError:
         raise EvalError("E001", f"cannot compute `{_show(x)}` {op} `{_show(y)}`", span) from None
-
-
-def _divide(op: str, x: Any, y: Any, span: Span) -> Any:
-    from fractions import Fraction
-    try:
-        if op == "/":
-            if isinstance(x, int) and isinstance(y, int):
-                q = Fraction(x, y)
-                return q.numerator if q.denominator == 1 else q
-            return x / y
-        return x // y if op == "//" else x % y
-    except ZeroDivisionError:
-        raise EvalError("E003", "division by zero", span) from None
-    except TypeError:
-        raise EvalError("E001", f"cannot divide `{_show(x)}` by `{_show(y)}`", span) from None
 
 
 def _neg(x: Any, span: Span) -> Any:
@@ -168,8 +145,8 @@ def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
 _HELPERS: dict[str, Any] = {
-    "_PENDING": _PENDING, "_err": _err, "_field_fail": _field_fail, "_index_slow": index_slow, "_add": _add,
-    "_arith": _arith, "_divide": _divide, "_neg": _neg, "_order_fail": _order_fail, "_member_fail": _member_fail,
+    "_PENDING": _PENDING, "_err": _err, "_field_fail": field_fail, "_index_slow": index_slow, "_add": _add,
+    "_arith": _arith, "_divide": divide, "_neg": _neg, "_order_fail": _order_fail, "_member_fail": _member_fail,
     "_with_base": _with_base, "_pairs": _pairs, "_loop_items": _loop_items, "_builtin_failed": _builtin_failed,
     "_dynamic_failed": _dynamic_failed, "_not_callable": _not_callable, "_too_deep": _too_deep,
     "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
@@ -289,20 +266,7 @@ class Generator:
 
     def lookup(self, name: str, ns: Any = None) -> tuple[str, Any] | None:
         ns = ns or self.ns
-        unit = self.program.units.get((ns.key, name))
-        if unit is not None:
-            return ("unit", unit)
-        if name in ns.defs:
-            return ("type", ns.defs[name])
-        if name in ns.data:
-            return ("data", ns.data[name].value)
-        if name in self.enum_members.get(ns.key, ()):
-            return ("enum", name)
-        if name in BUILTINS:
-            return ("builtin", BUILTINS[name])
-        if name in ns.modules:
-            return ("module", ns.modules[name])
-        return None
+        return global_meaning(self.program.units, ns, self.enum_members.get(ns.key, ()), name)
 
     # -- units
 
@@ -600,14 +564,18 @@ class Generator:
     def x_SetLit(self, e: A.SetLit, env: Env, w: _Writer) -> str:
         items = [self.expr(i, env, w) for i in e.items]
         t = self.tmp()
+        self.frozen(t, f"({''.join(i + ', ' for i in items)})", e.span, w)
+        return t
+
+    def frozen(self, t: str, items: str, span: Span, w: _Writer) -> None:
+        """``t = frozenset(items)``; an item that cannot be in a set is the located E009."""
         w("try:")
         with w.block():
-            w(f"{t} = _frozenset(({''.join(i + ', ' for i in items)}))")
+            w(f"{t} = _frozenset({items})")
         w("except _TypeError:")
         with w.block():
             w(f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
-              f"{self.const(e.span)}) from None")
-        return t
+              f"{self.const(span)}) from None")
 
     def x_RecordLit(self, e: A.RecordLit, env: Env, w: _Writer) -> str:
         items = [(k, self.expr(v, env, w)) for k, v in e.items]
@@ -696,13 +664,7 @@ class Generator:
                 w(f"{t}.append({v})")
         w.indent = base
         if e.kind == "set":
-            w("try:")
-            with w.block():
-                w(f"{t} = _frozenset({t})")
-            w("except _TypeError:")
-            with w.block():
-                w(f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
-                  f"{self.const(e.span)}) from None")
+            self.frozen(t, t, e.span, w)
         return t
 
     def generator(self, e: A.Comp, env: Env, w: _Writer) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import ast as A
@@ -13,7 +12,8 @@ from .diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 from .runtime import (Context, EvalError)
 from .closures import (Ev, _show, FnScope, Local, Env, _PENDING, _const, _fused_equality, _ORDER_OPS, _ARITH_OPS,
-                       _charge_size, _builtin_value, _loop_items, _unpack, value_key, index_slow)
+                       _charge_size, _builtin_value, _loop_items, _unpack, value_key, index_slow, divide,
+                       field_fail, global_meaning)
 
 
 if TYPE_CHECKING:
@@ -87,23 +87,10 @@ class ExpressionCompiler:
 
     def lookup_global(self, name: str, span: Span, ns: Namespace | None = None) -> tuple[str, Any] | None:
         ns = ns or self.ns
-        key = (ns.key, name)
-        unit = self.program.units.get(key)
-        if unit is not None:
-            unit.used = True
-            return ("unit", unit)
-        if name in ns.defs:  # enum or record used as a value
-            return ("type", ns.defs[name])
-        if name in ns.data:
-            return ("data", ns.data[name].value)
-        member = self.enum_members.get(ns.key, {}).get(name)
-        if member is not None:
-            return ("enum", name)
-        if name in BUILTINS:
-            return ("builtin", BUILTINS[name])
-        if name in ns.modules:
-            return ("module", ns.modules[name])
-        return None
+        found = global_meaning(self.program.units, ns, self.enum_members.get(ns.key, {}), name)
+        if found is not None and found[0] == "unit":
+            found[1].used = True
+        return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
         candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
@@ -566,20 +553,10 @@ class ExpressionCompiler:
                     raise EvalError("E001", f"cannot add `{_show(x)}` and `{_show(y)}`", span) from None
             return add
         if op in ("/", "//", "%"):
-            def divide(f: list[Any]) -> Any:
-                x, y = a(f), b(f)
-                try:
-                    if op == "/":
-                        if isinstance(x, int) and isinstance(y, int):
-                            q = Fraction(x, y)
-                            return q.numerator if q.denominator == 1 else q
-                        return x / y
-                    return x // y if op == "//" else x % y
-                except ZeroDivisionError:
-                    raise EvalError("E003", "division by zero", span) from None
-                except TypeError:
-                    raise EvalError("E001", f"cannot divide `{_show(x)}` by `{_show(y)}`", span) from None
-            return divide
+            def quotient(f: list[Any]) -> Any:
+                x = a(f)
+                return divide(op, x, b(f), span)
+            return quotient
         pyop = _ARITH_OPS[op]
 
         def arith(f: list[Any]) -> Any:
@@ -631,12 +608,7 @@ class ExpressionCompiler:
         name, span = e.name, e.span
 
         def fail(o: Any) -> Any:
-            if hasattr(o, "get"):  # a mapping that is not a plain dict
-                return o.get(name)
-            if o is None:
-                raise EvalError("E002", f"field `{name}` of none", span,
-                                help=f"guard with `x != none`, or use `(x ?? default).{name}`")
-            raise EvalError("E001", f"`{_show(o)}` has no fields (looking for `{name}`)", span)
+            return field_fail(o, name, span)
 
         if hasattr(obj, "const") and type(obj.const) is dict:  # type: ignore[attr-defined]
             return _const(obj.const.get(name))  # type: ignore[attr-defined]
