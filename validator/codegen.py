@@ -268,6 +268,21 @@ class Generator:
         ns = ns or self.ns
         return global_meaning(self.program.units, ns, self.enum_members.get(ns.key, ()), name)
 
+    def recursive(self, unit: Unit) -> bool:
+        """Whether the unit may call itself, through any chain of the units it names."""
+        start = (unit.ns, unit.name)
+        refs = self.program.refs
+        seen: set[tuple[str, str]] = set()
+        todo = list(refs.get(start, ()))
+        while todo:
+            k = todo.pop()
+            if k == start:
+                return True
+            if k not in seen:
+                seen.add(k)
+                todo.extend(refs.get(k, ()))
+        return False
+
     # -- units
 
     def unit_source(self, unit: Unit, slow: str) -> tuple[str, str]:
@@ -292,9 +307,12 @@ class Generator:
     def function_source(self, unit: Unit, params: tuple[A.Param, ...], body: Any, slow: str,
                         memoize: bool) -> tuple[str, str]:
         stats = unit.memo_stats
-        if memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0:
+        if (memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
+                and not self.recursive(unit)):
             # on closures, every call computed its value (each gets a new record, say): the memo only
-            # costs here. The values are the same either way; a call charges its body's steps.
+            # costs here. The values are the same either way; a call charges its body's steps. (A
+            # function that may call itself keeps its memo: a state the trial did not see could
+            # repeat its calls many times over.)
             memoize = False
             self.unmemoized.append(unit.name)
         fname = self.fresh("u")

@@ -48,6 +48,7 @@ class Program:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     run_seconds: float = 0.0  # time its runs took so far on closures (see ``codegen.note_run``)
     generated: dict[str, Any] | None = None  # set once the units run generated code
+    refs: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)  # unit -> units it names
 
     @property
     def entry(self) -> Namespace:
@@ -132,6 +133,7 @@ class Compiler(ControlCompiler):
                 else:
                     out.add((nskey, n))
             refs[(nskey, key)] = out
+        self.program.refs = refs
         users = _readers_of({k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}, refs)
         for k in users:
             self.program.units[k].uses_decisions = True
