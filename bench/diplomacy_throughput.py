@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:
 
 from bench.peers.dip_positions import random_turns  # noqa: E402
 
-WARM_TURNS = 10
+WARM_TURNS = 20
 MAX_WARM_RUNS = 2000
 
 
@@ -71,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
             if rs.program.generated is not None:
                 break
             rs.run(warm[i % len(warm)], validate=False)
-        print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None})")
+        for state in warm:  # rules are generated at their first call: the warm turns call most of them
+            rs.run(state)
+        print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None}, "
+              f"{len((rs.program.generated or {}).get('generated', []))} rules generated)")
     spent = {name: 0.0 for name in found}
     for r in range(args.rounds):
         batch = turns[r * args.turns:(r + 1) * args.turns]
