@@ -340,8 +340,6 @@ class Generator:
             if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
                 w(f"if _type({args[0]}) is _str:")
                 with w.block():
-                    w("_ta0 = _str")
-                    w("_pa0 = True")
                     w(f"mkey = ({ukey}, {args[0]})")
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
@@ -350,6 +348,8 @@ class Generator:
                         with w.block():
                             w("ctx.rolls += 1")
                         w("return hit[1]")
+                    w("_ta0 = _str")
+                    w("_pa0 = True")
                 w("else:")
                 w.indent += 1
             for i, a in enumerate(args):

@@ -23,13 +23,9 @@ def to_json(v: Any) -> Any:
     t = type(v)  # the common shapes first, by exact type
     if t is str or v is None or t is bool:
         return v
-    if t is dict:
-        out = {}
-        for k, x in v.items():
-            tx = type(x)  # texts, truth values and none are written as they are, without a call
-            out[k if type(k) is str else "none" if k is None else str(k)] = (
-                x if tx is str or x is None or tx is bool else to_json(x))
-        return out
+    if t is dict:  # text keys and text values as they are, without a call
+        return {(k if type(k) is str else "none" if k is None else str(k)): (x if type(x) is str else to_json(x))
+                for k, x in v.items()}
     if t is list:
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
