@@ -238,6 +238,22 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
             assert re.fullmatch(r"_[a-z]{1,2}\d+", ident) or ident in _HELPERS or ident in wrapper_names, ident
 
 
+def test_a_unit_past_pythons_limits_keeps_its_closure(tmp_path: Path) -> None:
+    """A conditional of 150 branches nests deeper than Python's indentation limit once written out:
+    that unit stays on its closure (and says why), the others are generated, the answers agree."""
+    branches = "".join(f" elif x == {i} then {i * 2}" for i in range(1, 150))
+    path = tmp_path / "main.rules"
+    path.write_text(f"def big(x) = if x == 0 then 0{branches} else -1\n"
+                    "def small(x) = x + 1\n"
+                    "query main = [big(0), big(77), big(149), big(500), small(1)]\n")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    got = outcome(fast, {})
+    assert got == outcome(slow, {}) == {"result": [0, 154, 298, -1, 2]}
+    record = fast.program.generated
+    assert "big" in record["kept"] and "main" in record["generated"]
+
+
 def test_unsupported_unit_keeps_its_closure(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(self: Generator, e: Any, env: Any, w: Any) -> str:
         raise Unsupported("test")
