@@ -239,9 +239,10 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
 
 
 def test_a_unit_past_pythons_limits_keeps_its_closure(tmp_path: Path) -> None:
-    """A conditional of 150 branches nests deeper than Python's indentation limit once written out:
-    that unit stays on its closure (and says why), the others are generated, the answers agree."""
-    branches = "".join(f" elif x == {i} then {i * 2}" for i in range(1, 150))
+    """A conditional of 150 branches whose tests each need statements (a call) nests deeper than
+    Python's indentation limit once written out: that unit stays on its closure (and says why), the
+    others are generated, the answers agree. (Tests that need none are a flat `elif` chain.)"""
+    branches = "".join(f" elif x == len(range({i})) then {i * 2}" for i in range(1, 150))
     path = tmp_path / "main.rules"
     path.write_text(f"def big(x) = if x == 0 then 0{branches} else -1\n"
                     "def small(x) = x + 1\n"
@@ -252,6 +253,15 @@ def test_a_unit_past_pythons_limits_keeps_its_closure(tmp_path: Path) -> None:
     assert got == outcome(slow, {}) == {"result": [0, 154, 298, -1, 2]}
     record = fast.program.generated
     assert "big" in record["kept"] and "main" in record["generated"]
+
+
+def test_long_chains_of_simple_tests_are_generated(tmp_path: Path) -> None:
+    branches = "".join(f" elif x == {i} then {i * 2}" for i in range(1, 300))
+    path = tmp_path / "main.rules"
+    path.write_text(f"def big(x) = if x == 0 then 0{branches} else -1\nquery main = [big(0), big(77), big(299), big(500)]\n")
+    slow, fast = pair(path)
+    assert outcome(fast, {}) == outcome(slow, {}) == {"result": [0, 154, 598, -1]}
+    assert "big" in fast.program.generated["generated"] and not fast.program.generated["kept"]
 
 
 def test_unsupported_unit_keeps_its_closure(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -651,8 +651,8 @@ class Generator:
             w.indent += 1
             opened += 1
             if cf.cond is not None:
-                c = self.expr(cf.cond, inner, w)
-                w(f"if not {c}:")
+                c = self.cond(cf.cond, inner, w)
+                w(f"if not ({c}):")
                 with w.block():
                     w("continue")
         return inner, opened
@@ -716,19 +716,28 @@ class Generator:
         t = self.tmp()
         base = w.indent
         start = high = self.tn
-        for c, v in e.branches:
+        for i, (c, v) in enumerate(e.branches):
             self.tn = start
-            ca = self.expr(c, env, w)
-            w(f"if {ca}:")
+            # a condition that needs no statement of its own is an `elif`: long chains stay flat
+            cond = _Writer(w.indent + (1 if i else 0))
+            ca = self.cond(c, env, cond)
+            if i and not cond.lines:
+                w(f"elif {ca}:")
+            else:
+                if i:
+                    w("else:")
+                    w.indent += 1
+                w.lines.extend(cond.lines)
+                w(f"if {ca}:")
             with w.block(), self.branch():
                 va = self.expr(v, env, w)
                 w(f"{t} = {va}")
             high = max(high, self.tn)
-            w("else:")
-            w.indent += 1
-        self.tn = start
-        oa = self.expr(e.otherwise, env, w)
-        w(f"{t} = {oa}")
+        w("else:")
+        with w.block():
+            self.tn = start
+            oa = self.expr(e.otherwise, env, w)
+            w(f"{t} = {oa}")
         self.tn = max(high, self.tn)
         w.indent = base
         return t
@@ -767,12 +776,24 @@ class Generator:
 
     def bool_items(self, e: A.BoolOp, t: str, is_and: bool, env: Env, w: _Writer) -> None:
         for i, item in enumerate(e.items):
-            a = self.expr(item, env, w)
+            a = self.cond(item, env, w)
             last = i == len(e.items) - 1
-            w(f"if {'' if is_and else 'not '}{a}:")
+            w(f"if {a}:" if is_and else f"if not ({a}):")
             w.indent += 1
             if last:
                 w(f"{t} = {'True' if is_and else 'False'}")
+
+    def cond(self, e: Any, env: Env, w: _Writer) -> str:
+        """An expression whose only use, at once, is its truth: an equality or a negation is given as
+        Python text to test in place (its operands are atoms, read in the same order) rather than a
+        local, so that a chain of such tests is a flat `elif` chain."""
+        if isinstance(e, A.Compare) and e.op in ("==", "!="):
+            a = self.expr(e.left, env, w)
+            b = self.expr(e.right, env, w)
+            return f"{a} {e.op} {b}"
+        if isinstance(e, A.Not):
+            return f"not ({self.cond(e.operand, env, w)})"
+        return self.expr(e, env, w)
 
     def x_Not(self, e: A.Not, env: Env, w: _Writer) -> str:
         a = self.expr(e.operand, env, w)
@@ -1131,14 +1152,14 @@ class Generator:
         w(f"{t} = {_CONSUMERS[name]}")
         base = w.indent
         with self.branch():
-            v = self.consume_loop(comp, env, w)
+            v = self.consume_loop(comp, env, w, name != "first")
         self.consume_test(name, t, v, w)
         w.indent = base
         return t
 
-    def consume_loop(self, comp: A.Comp, env: Env, w: _Writer) -> str:
+    def consume_loop(self, comp: A.Comp, env: Env, w: _Writer, truth: bool) -> str:
         inner, _ = self.loops(comp, env, w)
-        return self.expr(comp.elem, inner, w)
+        return self.cond(comp.elem, inner, w) if truth else self.expr(comp.elem, inner, w)
 
     def consume_test(self, name: str, t: str, v: str, w: _Writer) -> None:
         if name == "any":
@@ -1147,7 +1168,7 @@ class Generator:
                 w(f"{t} = True")
                 w("break")
         elif name == "all":
-            w(f"if not {v}:")
+            w(f"if not ({v}):")
             with w.block():
                 w(f"{t} = False")
                 w("break")
