@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from . import ast as A
 from .builtins import Builtin, CallError, DiceSpec, _sort_key
-from .closures import (_argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show, divide, field_fail,
-                       global_meaning, index_slow, value_key)
+from .closures import (_DICE_BUILTINS, _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show,
+                       divide, field_fail, global_meaning, index_slow, value_key)
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
 from .runtime import RESOLVED, Context, EvalError
@@ -213,6 +213,9 @@ class Generator:
         for ns in self.loaded.namespaces.values():
             self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
         self.unit_names: dict[tuple[str, str], str] = {}
+        # whether any unit may roll dice: if none can, no value is ever tainted, and the generated code
+        # leaves out the bookkeeping of rolls
+        self.dice = any(n in _DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
         self.ns: Any = None
         self.inline_ok: dict[tuple[str, str], bool] = {}
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
@@ -344,9 +347,7 @@ class Generator:
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
                     with w.block():
-                        w("if ctx.tainted and mkey in ctx.tainted:")
-                        with w.block():
-                            w("ctx.rolls += 1")
+                        self.tainted_read(w, "mkey")
                         w("return hit[1]")
                     w("_ta0 = _str")
                     w("_pa0 = True")
@@ -365,9 +366,7 @@ class Generator:
                                     for i, a in enumerate(args)) or "True"
                 w(f"if {same}:")
                 with w.block():
-                    w("if ctx.tainted and mkey in ctx.tainted:")
-                    with w.block():
-                        w("ctx.rolls += 1")
+                    self.tainted_read(w, "mkey")
                     w("return hit[1]")
             if n == 1:
                 w.indent -= 1
@@ -385,8 +384,7 @@ class Generator:
                         w(f"return kept[{n}]")
         w("ctx.depth += 1")
         if memoize:
-            w("rolls = ctx.rolls")
-            w("guesses = ctx.guesses")
+            self.watch(w, always)
             if life:
                 w("steps = ctx.steps")
         w("try:")
@@ -428,9 +426,7 @@ class Generator:
         w(f"hit = memo.get({key}, _PENDING)")
         w("if hit is not _PENDING:")
         with w.block():
-            w(f"if ctx.tainted and {key} in ctx.tainted:")
-            with w.block():
-                w("ctx.rolls += 1")
+            self.tainted_read(w, key)
             w("return hit")
         w(f"if {key} in memo:")
         with w.block():
@@ -440,9 +436,8 @@ class Generator:
             w(f"raise _too_deep(ctx, {span})")
         w("ctx.depth += 1")
         w(f"memo[{key}] = _PENDING")
-        w("rolls = ctx.rolls")
+        self.watch(w, always)
         w("steps = ctx.steps")
-        w("guesses = ctx.guesses")
         w("try:")
         with w.block():
             r = self.body(body, {}, w)
@@ -483,20 +478,38 @@ class Generator:
         """Memoize ``entry`` under ``mkey`` as ``closures._remember`` does: when it may be kept (it reads no
         decision, or no guessed one), listed for undoing when kept during a resolution, tainted when it
         rolled dice; ``life``: a value's ``[value, steps]`` list, set when it rolled none."""
-        w(f"if {'True' if always else 'ctx.guesses == guesses'}:")
-        with w.block():
-            w(f"ctx.memo[{mkey}] = {entry}")
-            if not always:
-                w("if ctx.resolving:")
-                with w.block():
-                    w(f"ctx.rkeys.append({mkey})")
+        if not always:
+            w("if ctx.guesses == guesses:")
+            w.indent += 1
+        w(f"ctx.memo[{mkey}] = {entry}")
+        if not always:
+            w("if ctx.resolving:")
+            with w.block():
+                w(f"ctx.rkeys.append({mkey})")
+        if self.dice:
             w("if ctx.rolls != rolls:")
             with w.block():
                 w(f"ctx.tainted.add({mkey})")
-            if life is not None:
-                w(f"elif not {life}:")
-                with w.block():
-                    w(f"{life}[:] = [{entry}, ctx.steps - steps]")
+        if life is not None:
+            w(f"{'elif' if self.dice else 'if'} not {life}:")
+            with w.block():
+                w(f"{life}[:] = [{entry}, ctx.steps - steps]")
+        if not always:
+            w.indent -= 1
+
+    def watch(self, w: _Writer, always: bool) -> None:
+        """Before computing a memoized value: what ``keep`` compares with after it."""
+        if self.dice:
+            w("rolls = ctx.rolls")
+        if not always:
+            w("guesses = ctx.guesses")
+
+    def tainted_read(self, w: _Writer, mkey: str) -> None:
+        """A memo hit on a value that rested on dice makes its reader rest on them too."""
+        if self.dice:
+            w(f"if ctx.tainted and {mkey} in ctx.tainted:")
+            with w.block():
+                w("ctx.rolls += 1")
 
     def charge(self, w: _Writer, amount: str, span: str) -> None:
         """Charge ``amount`` steps; past the budget, the located E004."""
@@ -552,7 +565,7 @@ class Generator:
                     return self.avail[key]
                 t = self.fresh("v")  # never a reused temporary: it may be read again further on
                 w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
-                w(f"if {t} is _PENDING or ctx.tainted:")
+                w(f"if {t} is _PENDING{' or ctx.tainted' if self.dice else ''}:")
                 with w.block():
                     w(f"{t} = {u}(ctx)")
                 if not unit.uses_decisions:
@@ -1018,7 +1031,7 @@ class Generator:
         parts = [a if type(self.consts.get(a)) is str else f"({a} if _type({a}) is _str else _argkey({a}))"
                  for a in args]
         w(f"{dk} = ({self.const(unit.name)}, {', '.join(parts)},)")
-        w(f"if not ctx.tainted and ctx.dstate.get({dk}) == {RESOLVED}:")
+        w(f"if {'not ctx.tainted and ' if self.dice else ''}ctx.dstate.get({dk}) == {RESOLVED}:")
         with w.block():
             w(f"{t} = ctx.dvalue[{dk}]")
         w("else:")
