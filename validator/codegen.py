@@ -1,25 +1,29 @@
 """The second tier of the compiler: Python functions generated from the checked AST.
 
-A program first runs on closures (``compile_expr`` and the layers above it). Once it has run
-often enough (see ``Tiering``), the body of each value, function and query is turned into Python
-source and compiled here, and the unit's wrapper (memo, step budget, depth, trace: the same
-``compile_defs`` wrappers) is rebuilt around the generated body. Tables, decisions, procedures
-and inputs keep their closures; every unit still calls the others through ``unit.fn``.
+A program first runs on closures (``compile_expr`` and the layers above it). Once its runs have
+taken ``HOT_SECONDS`` in the process (``note_run``), each value, function, query and decision body
+is written as one Python function at its first call (``tier_up``): the ``compile_defs`` wrapper
+(steps, depth, memo, life cache, dice taint) specialised for the unit, with its body inline.
+Tables, procedures, inputs and the resolution of decisions keep their closures; units call one
+another through ``unit.fn``. A traced run, and a call at the depth limit, hand over to the unit's
+closure. A unit the generator cannot take keeps its closure (``program.generated["kept"]``).
 
 What the generated code may contain is fixed by this module, not by the ruleset:
 
 - every name in it is made here (``_u3``, ``_l7``, ``_t12``...): no identifier of the ruleset is
   written into the source;
 - every literal of the ruleset and every object the code uses (texts, field names, spans,
-  built-ins, data) is passed in the function's globals under such a made name; the only literals
-  in the source are ``None``, ``True``, ``False``, integers (written by ``int.__repr__``: a sign and
-  digits) and this module's own error codes and operator names;
-- it is only ever built from a program that checked without errors.
+  built-ins, data, this module's own messages) is passed in the function's globals under such a
+  made name; the only literals in the source are ``None``, ``True``, ``False`` and integers
+  (written by ``int.__repr__``: a sign and digits), and it holds no text literal at all;
+- it is only ever built from a program that checked without errors, and the function is made from
+  the compiled code object (nothing is executed to define it).
 
 This is the only module of ``validator`` allowed to call Python's ``compile``; ``tests/test_safety.py``
 holds it to that. The generated functions behave as the closures do: same values, same errors at
-the same places, same step charges, same memo and dice bookkeeping (``tests/test_codegen.py``
-runs the bundled suites on both tiers).
+the same places, same dice; steps are charged alike, except that a function generated without its
+memo (see ``Generator.function_source``) charges its body's steps on a call the memo would have
+answered. ``tests/test_codegen.py`` runs the bundled suites on both tiers.
 """
 
 from __future__ import annotations
@@ -151,7 +155,7 @@ _HELPERS: dict[str, Any] = {
     "_dynamic_failed": _dynamic_failed, "_not_callable": _not_callable, "_too_deep": _too_deep,
     "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
     "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
-    "_dict": dict, "_list": list, "_int": int, "_len": len, "_isinstance": isinstance, "_callable": callable,
+    "_dict": dict, "_list": list, "_int": int, "_len": len, "_callable": callable,
     "_TypeError": TypeError, "_KeyError": KeyError, "_IndexError": IndexError, "_argkey": _argkey, "_sort_key": _sort_key,
     "_sorted_by_keys": _sorted_by_keys, "_str": str, "_bool": bool, "_id": id,
 }
