@@ -59,6 +59,22 @@ def test_unreadable_order_is_a_located_diagnostic_naming_what_was_expected(tmp_p
     assert "A PAR GO SOMEWHERE" in diag["message"] and "expected" in diag["message"] and "A PAR - BUR" in diag["message"]
 
 
+def test_two_units_in_one_province_are_reported_at_the_later_one() -> None:
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    units = [{"power": "france", "type": "army", "location": "par"},
+             {"power": "france", "type": "army", "location": "bur"},
+             {"power": "germany", "type": "fleet", "location": "stp/nc"},
+             {"power": "russia", "type": "army", "location": "stp"},
+             {"power": "germany", "type": "army", "location": "PAR"}]
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": units, "orders": []}
+    found = rs.validate_state(state) or rs.ruleset_state_errors(state, "<state>")
+    assert [(d.code, d.pointer) for d in found] == [("S002", "/units/3/location"), ("S002", "/units/4/location")]
+    assert "two units in `STP`" in found[0].message and "two units in `PAR`" in found[1].message
+    # one unit a province: nothing to report, and the run goes ahead
+    assert rs.ruleset_state_errors(dict(state, units=units[:3]), "<state>") == []
+    assert len(rs.run(dict(state, units=units[:3]))["units"]) == 3
+
+
 def test_readable_but_illegal_order_is_invalid_and_the_unit_holds() -> None:
     rs = load_ruleset(str(DIP / "standard.rules"))
     state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
