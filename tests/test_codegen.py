@@ -63,6 +63,9 @@ def test_case_agrees_on_both_tiers(case) -> None:
               exact=bool(data.get("exact") or data.get("probabilities")))
     state = _state_of(case)
     assert outcome(fast, state, **kw) == outcome(slow, state, **kw)
+    # the run did run generated code, and the generator took every unit it met
+    assert fast.program.generated is not None and fast.program.generated["generated"]
+    assert not fast.program.generated["kept"], fast.program.generated["kept"]
     # explanations (traced runs) hand over to the closures, also from a generated ruleset
     if not kw["exact"]:
         assert outcome(fast, state, explain=True, **kw) == outcome(slow, state, explain=True, **kw)
