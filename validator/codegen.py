@@ -1296,10 +1296,12 @@ _KINDS = (A.ConstDecl, A.DefDecl, A.QueryDecl)
 
 
 def tier_up(program: Program) -> dict[str, Any]:
-    """From now on, each value, function and query of the program runs generated code: every such
-    unit's ``fn`` becomes a stub that, at its first call, generates and compiles the unit (units a
-    run never calls cost nothing). A unit the generator cannot take keeps its closure, listed under
-    ``kept`` with the reason. That record is ``program.generated`` (and returned)."""
+    """From now on, each value, function, query and decision body of the program runs generated code:
+    every such unit's ``fn`` (a decision's ``body_fn``) becomes a stub that, at its first call,
+    generates and compiles the unit (units a run never calls cost nothing). A unit the generator
+    cannot take keeps its closure, listed under ``kept`` with the reason; functions generated
+    without their memo are listed under ``unmemoized``. That record is ``program.generated`` (and
+    returned)."""
     gen = Generator(program)
     record: dict[str, Any] = {"generated": [], "kept": {}, "unmemoized": gen.unmemoized}
     for unit in program.units.values():
