@@ -133,12 +133,10 @@ class Ruleset:
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         note_run(self.program)
-        if self.program.generated is not None:
-            return self._run(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
         started = time.perf_counter()
         try:
             return self._run(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
-        finally:
+        finally:  # the time runs take tells when the program is worth generating (``codegen.note_run``)
             self.program.run_seconds += time.perf_counter() - started
 
     def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,

@@ -20,26 +20,20 @@ MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an
 
 
 def to_json(v: Any) -> Any:
-    t = type(v)  # the common shapes first, by exact type
+    t = type(v)  # the commonest values first
     if t is str or v is None or t is bool:
         return v
-    if t is dict:  # text keys and text values as they are, without a call
+    if isinstance(v, dict):  # text keys and text values as they are, without a call
         return {(k if type(k) is str else "none" if k is None else str(k)): (x if type(x) is str else to_json(x))
                 for k, x in v.items()}
-    if t is list:
+    if isinstance(v, (list, tuple)):
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
+    if isinstance(v, (bool, int, str, float)):
         return v
     if isinstance(v, Fraction):
         return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    if isinstance(v, dict):
-        return {("none" if k is None else str(k) if not isinstance(k, str) else k): to_json(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [to_json(x) for x in v]
     if isinstance(v, (set, frozenset)):
         return [to_json(x) for x in sorted(v, key=_order)]
     if isinstance(v, RandomValue):
