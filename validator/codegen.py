@@ -227,6 +227,7 @@ class Generator:
         # values already read at this point of the function being written (see ``global_value``)
         self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
+        self.cyclic: dict[tuple[str, str], bool] = {}  # see ``recursive``
         self.inlining: list[tuple[str, str]] = []
 
     # -- names and constants
@@ -278,17 +279,20 @@ class Generator:
     def recursive(self, unit: Unit) -> bool:
         """Whether the unit may call itself, through any chain of the units it names."""
         start = (unit.ns, unit.name)
-        refs = self.program.refs
-        seen: set[tuple[str, str]] = set()
-        todo = list(refs.get(start, ()))
-        while todo:
-            k = todo.pop()
-            if k == start:
-                return True
-            if k not in seen:
-                seen.add(k)
-                todo.extend(refs.get(k, ()))
-        return False
+        found = self.cyclic.get(start)
+        if found is None:
+            refs = self.program.refs
+            seen: set[tuple[str, str]] = set()
+            todo = list(refs.get(start, ()))
+            found = False
+            while todo and not found:
+                k = todo.pop()
+                found = k == start
+                if k not in seen:
+                    seen.add(k)
+                    todo.extend(refs.get(k, ()))
+            self.cyclic[start] = found
+        return found
 
     # -- units
 
@@ -578,9 +582,7 @@ class Generator:
             t = self.tmp()
             w(f"{t} = {u}")
             return t
-        if kind == "data":
-            return self.const(obj)
-        if kind == "enum":
+        if kind in ("data", "enum"):  # the data's value, the member's name
             return self.const(obj)
         if kind == "builtin":
             t = self.tmp()
@@ -639,11 +641,10 @@ class Generator:
 
     # -- comprehensions
 
-    def loops(self, e: A.Comp, env: Env, w: _Writer) -> tuple[Env, int]:
+    def loops(self, e: A.Comp, env: Env, w: _Writer) -> Env:
         """Opens the comprehension's loops (each `for`, then its condition); returns the inner
-        environment and how many blocks were opened."""
+        environment (the caller restores the indentation)."""
         inner = dict(env)
-        opened = 0
         for cf in e.fors:
             it = self.expr(cf.iter, inner, w)
             seq = self.tmp()
@@ -666,18 +667,17 @@ class Generator:
             else:
                 w(f"for {', '.join(names)} in _pairs({seq}, {len(names)}, {self.const(cf.span)}):")
             w.indent += 1
-            opened += 1
             if cf.cond is not None:
                 c = self.cond(cf.cond, inner, w)
                 w(f"if not ({c}):")
                 with w.block():
                     w("continue")
-        return inner, opened
+        return inner
 
     def x_Comp(self, e: A.Comp, env: Env, w: _Writer) -> str:
-        t = self.tmp()
         if e.kind == "gen":
             return self.generator(e, env, w)
+        t = self.tmp()
         if e.kind == "list":
             w(f"{t} = []")
         elif e.kind == "set":
@@ -688,7 +688,7 @@ class Generator:
             raise Unsupported(e.kind)
         base = w.indent
         with self.branch():
-            inner, _ = self.loops(e, env, w)
+            inner = self.loops(e, env, w)
             if e.kind == "map":
                 assert e.key is not None
                 k = self.expr(e.key, inner, w)  # the key first, as everywhere (dice are rolled in order)
@@ -709,7 +709,7 @@ class Generator:
         w.indent += 1
         base = w.indent
         with self.branch():
-            inner, _ = self.loops(e, env, w)
+            inner = self.loops(e, env, w)
             v = self.expr(e.elem, inner, w)
             w(f"yield {v}")
         w.indent = base - 1
@@ -1175,7 +1175,7 @@ class Generator:
         return t
 
     def consume_loop(self, comp: A.Comp, env: Env, w: _Writer, truth: bool) -> str:
-        inner, _ = self.loops(comp, env, w)
+        inner = self.loops(comp, env, w)
         return self.cond(comp.elem, inner, w) if truth else self.expr(comp.elem, inner, w)
 
     def consume_test(self, name: str, t: str, v: str, w: _Writer) -> None:
