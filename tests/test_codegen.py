@@ -142,6 +142,12 @@ def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch)
 ERRORS = {
     "runaway recursion": "def f(n) = f(n + 1)\nquery main = f(0)\n",
     "budget": "query main = len([x for x in range(4000000) for y in range(3)])\n",
+    # out of steps in calls, not in a loop: generated code finds it where a function returns, and the run
+    # is done again on closures, which report it at the call that ran out
+    # (a new record each call: no memo hit)
+    "budget in calls": "def leaf(r) = r.n - 1\n"
+                       "def f(r) = if r.n == 0 then 1 else f({n: leaf(r)}) + f({n: leaf(r)})\n"
+                       "query main = f({n: 40})\n",
     "field of none": "def r(x) = x.name\nquery main = r(none)\n",
     "bad index": "def xs = [1, 2]\nquery main = xs[5]\n",
     "text plus number": 'def a(x) = "a" + x\nquery main = a(1)\n',
@@ -224,7 +230,7 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
     # every identifier in the generated source is one the generator made or a fixed wrapper name
     gen = Generator(fast.program)
     wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "kept", "rolls", "guesses", "steps", "memo",
-                     "trace", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
+                     "trace", "slow", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
                      "dstate", "dvalue", "get", "append", "add", "setdefault", "split", "lower", "upper", "strip",
                      "items", "def", "if", "else", "elif", "not", "and", "or", "is", "in", "return", "raise",
                      "from", "None", "True", "False", "try", "except", "finally", "for", "yield", "break",
@@ -276,3 +282,20 @@ def test_unsupported_unit_keeps_its_closure(monkeypatch: pytest.MonkeyPatch) -> 
     state = slow.run({}, query="generate", args=[5], validate=False)
     assert outcome(fast, state) == outcome(slow, state)
     assert "eff" in fast.program.generated["kept"]
+
+
+def test_depth_counts_only_calls_that_can_recur(tmp_path: Path) -> None:
+    """A chain of 200 distinct functions nests deeper than the limit (150) but cannot run away: it
+    runs. A function calling itself 200 deep stops at the limit with E005. Both tiers agree."""
+    chain = "".join(f"def f{i}(x) = f{i + 1}(x) + 1\n" for i in range(200)) + "def f200(x) = x\n"
+    path = tmp_path / "chain.rules"
+    path.write_text(chain + "def down(n) = if n == 0 then 0 else down(n - 1) + 1\n"
+                    "query main = f0(0)\nquery deep(n) = down(n)\n")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    deep = outcome(fast, {}, query="deep", args=[200])
+    assert deep == outcome(slow, {}, query="deep", args=[200])
+    assert deep["error"][0][0] == "E005" and "chain.rules:202:" in deep["error"][0][2]
+    for rs in (slow, fast):
+        assert outcome(rs, {}) == {"result": 200}
+        assert outcome(rs, {}, query="deep", args=[100]) == {"result": 100}

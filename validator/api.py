@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from . import ast as A
 from .checker import run_passes
@@ -30,6 +30,7 @@ from .syntax import decode_source, parse_module
 from .values import to_json
 
 
+_T = TypeVar("_T")
 _VALID_STATES: dict[tuple[str, str], Any] = {}
 
 
@@ -97,14 +98,28 @@ class Ruleset:
     def ruleset_state_errors(self, state: Any, shown: str, budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """What a schema cannot say (a place missing from the map, two pieces on one spot): a ruleset may
         declare ``query validate_state`` returning ``[{pointer, message}]``; each item is an S002."""
-        return self._ruleset_state_errors(state, shown, budget)[0]
+        return self._budget_exact(lambda slow: self._ruleset_state_errors(state, shown, budget, slow))[0]
 
-    def _ruleset_state_errors(self, state: Any, shown: str, budget: int) -> tuple[list[Diagnostic], dict[Any, Any]]:
+    def _budget_exact(self, call: Callable[[bool], _T]) -> _T:
+        """``call(slow=False)``; a run of generated code that ran out of steps, again on closures only.
+        Generated code checks the budget where a function returns, so it finds an overrun a little late
+        and elsewhere (``codegen.Generator.charge``): the closures report it where it happened. (Steps
+        count alike on both, so the closures run out too, unless generated code left out a memo the
+        closures would have answered from; their result is then the run's.)"""
+        try:
+            return call(False)
+        except RunError as err:
+            if self.program.generated is None or not any(d.code == "E004" for d in err.diagnostics):
+                raise
+        return call(True)
+
+    def _ruleset_state_errors(self, state: Any, shown: str, budget: int,
+                              slow: bool = False) -> tuple[list[Diagnostic], dict[Any, Any]]:
         """The S002 diagnostics, and what the check memoized that no die touched (for the run after it)."""
         unit = self.program.query(VALIDATE_QUERY)
         if unit is None or unit.arity:
             return [], {}
-        ctx = Context(state, SeededDice(0), budget=budget)
+        ctx = Context(state, SeededDice(0), budget=budget, slow=slow)
         found = self._evaluate(ctx, unit, [])
         # nothing is shared when the check emitted events: a memoized value would skip emitting them again
         memo = ({} if ctx.events else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
@@ -135,17 +150,18 @@ class Ruleset:
         note_run(self.program)
         started = time.perf_counter()
         try:
-            return self._run(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
+            return self._budget_exact(lambda slow: self._run(state, query, args, seed, dice, exact, explain, budget,
+                                                             validate, state_name, slow))
         finally:  # the time runs take tells when the program is worth generating (``codegen.note_run``)
             self.program.run_seconds += time.perf_counter() - started
 
     def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
-             exact: bool, explain: bool, budget: int, validate: bool, state_name: str) -> Any:
+             exact: bool, explain: bool, budget: int, validate: bool, state_name: str, slow: bool) -> Any:
         checked: dict[Any, Any] = {}
         if validate:
             errors = self.validate_state(state, state_name)
             if not errors:
-                errors, checked = self._ruleset_state_errors(state, state_name, budget)
+                errors, checked = self._ruleset_state_errors(state, state_name, budget, slow)
             if errors:
                 raise RunError(errors, "state")
         unit = self.program.query(query)
@@ -158,8 +174,8 @@ class Ruleset:
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} arguments, not {len(args)}",
                                        unit.decl.span)], "usage")
         if exact:
-            return self._run_exact(state, unit, args, budget, explain)
-        ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain)
+            return self._run_exact(state, unit, args, budget, explain, slow)
+        ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain, slow=slow)
         if not explain and checked:  # the same state: what `validate_state` computed (with no die) holds here too
             ctx.memo = checked
         value = self._evaluate(ctx, unit, args)
@@ -206,14 +222,14 @@ class Ruleset:
         finally:
             sys.setrecursionlimit(old_limit)
 
-    def _run_exact(self, state: Any, unit: Any, args: list[Any], budget: int, explain: bool) -> Any:
+    def _run_exact(self, state: Any, unit: Any, args: list[Any], budget: int, explain: bool, slow: bool) -> Any:
         """Enumerate every dice outcome by re-running along each branch of the fork tree."""
         outcomes: dict[str, list[Any]] = {}
         path: list[int] = []
         paths = 0
         dice = ExactDice()
         while True:
-            ctx = Context(state, dice, budget=budget, path=path)
+            ctx = Context(state, dice, budget=budget, path=path, slow=slow)
             if dice.shared:
                 ctx.memo.update(dice.shared)
             value = self._to_json(self._evaluate(ctx, unit, args), unit)

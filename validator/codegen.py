@@ -5,8 +5,9 @@ taken ``HOT_SECONDS`` in the process (``note_run``), each value, function, query
 is written as one Python function at its first call (``tier_up``): the ``compile_defs`` wrapper
 (steps, depth, memo, life cache, dice taint) specialised for the unit, with its body inline.
 Tables, procedures, inputs and the resolution of decisions keep their closures; units call one
-another through ``unit.fn``. A traced run, and a call at the depth limit, hand over to the unit's
-closure. A unit the generator cannot take keeps its closure (``program.generated["kept"]``).
+another through ``unit.fn``. A run on closures only (``Context.slow``: traced, or run again after
+generated code ran out of steps), and a call at the depth limit, hand over to the unit's closure.
+A unit the generator cannot take keeps its closure (``program.generated["kept"]``).
 
 What the generated code may contain is fixed by this module, not by the ruleset:
 
@@ -338,10 +339,11 @@ class Generator:
         span = self.const(unit.decl.span)
         always = not unit.uses_decisions
         life = memoize and unit.state_free and n in (1, 2)
-        w("if ctx.trace or ctx.depth >= ctx.depth_limit:")
+        # (only calls of units on a reference cycle count toward the depth limit: see ``Unit.recursive``)
+        w("if ctx.slow or ctx.depth >= ctx.depth_limit:" if unit.recursive else "if ctx.slow:")
         with w.block():
             w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
-        self.charge(w, "1", span)
+        self.charge(w, "1", span, check=False)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -390,17 +392,21 @@ class Generator:
                         self.charge(w, f"kept[{n + 1}]", span)
                         w(f"ctx.memo[mkey] = (({', '.join(args)},), kept[{n}])")
                         w(f"return kept[{n}]")
-        w("ctx.depth += 1")
         if memoize:
             self.watch(w, always)
             if life:
                 w("steps = ctx.steps")
-        w("try:")
-        with w.block():
-            r = self.body(body, env, w)
-        w("finally:")
-        with w.block():
-            w("ctx.depth -= 1")
+        if unit.recursive:
+            w("ctx.depth += 1")
+            w("try:")
+            with w.block():
+                r = self.body(body, env, w)
+            w("finally:")
+            with w.block():
+                w("ctx.depth -= 1")
+        else:
+            r = self.expr(body, env, w)
+        self.check_budget(w, span)
         if memoize:
             if life:
                 w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
@@ -419,7 +425,7 @@ class Generator:
         span = self.const(unit.decl.span)
         kept = self.const([])  # state-free: [value, steps it took], kept for the program's life
         always = not unit.uses_decisions
-        w("if ctx.trace:")
+        w("if ctx.slow:")
         with w.block():
             w(f"return {slow}(ctx)")
         w("memo = ctx.memo")
@@ -439,19 +445,22 @@ class Generator:
         w(f"if {key} in memo:")
         with w.block():
             w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
-        w("if ctx.depth >= ctx.depth_limit:")
-        with w.block():
-            w(f"raise _too_deep(ctx, {span})")
-        w("ctx.depth += 1")
+        if unit.recursive:
+            w("if ctx.depth >= ctx.depth_limit:")
+            with w.block():
+                w(f"raise _too_deep(ctx, {span})")
+            w("ctx.depth += 1")
         w(f"memo[{key}] = _PENDING")
         self.watch(w, always)
         w("steps = ctx.steps")
         w("try:")
         with w.block():
             r = self.body(body, {}, w)
+            self.check_budget(w, span)
         w("finally:")
         with w.block():
-            w("ctx.depth -= 1")
+            if unit.recursive:
+                w("ctx.depth -= 1")
             w(f"if memo.get({key}) is _PENDING:")
             with w.block():
                 w(f"del memo[{key}]")
@@ -519,9 +528,17 @@ class Generator:
             with w.block():
                 w("ctx.rolls += 1")
 
-    def charge(self, w: _Writer, amount: str, span: str) -> None:
-        """Charge ``amount`` steps; past the budget, the located E004."""
+    def charge(self, w: _Writer, amount: str, span: str, check: bool = True) -> None:
+        """Charge ``amount`` steps; past the budget, the located E004. With ``check`` off, the step of a
+        call is only counted: the budget is then checked where the calling function returns (a loop
+        checks it, and a recursive function is held by the depth limit, so no run goes far past it).
+        The generated code then finds an overrun later than the closures would, at another place:
+        ``api`` runs such a run again on closures, which report it where it happened."""
         w(f"ctx.steps += {amount}")
+        if check:
+            self.check_budget(w, span)
+
+    def check_budget(self, w: _Writer, span: str) -> None:
         w("if ctx.steps > ctx.budget:")
         with w.block():
             w(f"raise ctx.over_budget({span})")
@@ -1068,10 +1085,11 @@ class Generator:
     def inline(self, unit: Unit, args: list[str], w: _Writer) -> str:
         d = unit.decl
         span = self.const(d.span)
-        self.charge(w, "1", span)
-        w("if ctx.depth >= ctx.depth_limit:")
-        with w.block():  # the call itself reports the depth (E005), as it would have
-            w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+        self.charge(w, "1", span, check=False)
+        if unit.recursive:
+            w("if ctx.depth >= ctx.depth_limit:")
+            with w.block():  # the call itself reports the depth (E005), as it would have
+                w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
         key = (unit.ns, unit.name)
         outer = self.ns
         self.ns = self.loaded.namespaces[unit.ns]

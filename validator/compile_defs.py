@@ -42,6 +42,7 @@ class DefinitionCompiler(ExpressionCompiler):
         # so a run with a small budget still stops where it would have. Traced runs compute it afresh.
         kept: list[Any] = []
         state_free = unit.state_free
+        counted = int(unit.recursive)  # only calls of units on a reference cycle count toward the depth limit
 
         def kept_value(ctx: Context) -> Any:
             # charged once per run, as computing it would be; later reads in the run are free
@@ -62,10 +63,10 @@ class DefinitionCompiler(ExpressionCompiler):
                 if key in ctx.tainted:
                     ctx.rolls += 1  # reading a value that depends on dice taints the reader too
                 return memo[key]
-            if ctx.depth >= ctx.depth_limit:
+            if counted and ctx.depth >= ctx.depth_limit:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
             frame = [ctx] + [None] * (nslots - 1)
-            ctx.depth += 1
+            ctx.depth += counted
             memo[key] = _PENDING
             rolls = ctx.rolls
             steps = ctx.steps
@@ -73,7 +74,7 @@ class DefinitionCompiler(ExpressionCompiler):
             try:
                 result = body(frame)
             finally:
-                ctx.depth -= 1
+                ctx.depth -= counted
                 if memo.get(key) is _PENDING:
                     del memo[key]
             # a value reading decisions is final (so cacheable) when it read no guessed one; traced runs
@@ -113,12 +114,13 @@ class DefinitionCompiler(ExpressionCompiler):
         # [calls computed, calls answered from a memo]: the generated tier (``codegen``) leaves out the
         # memo of a function whose calls never found their value there
         stats = unit.memo_stats = [0, 0]
+        counted = int(unit.recursive)  # only calls of units on a reference cycle count toward the depth limit
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1
             if ctx.steps > ctx.budget:
                 raise ctx.over_budget(span)
-            if ctx.depth >= ctx.depth_limit:
+            if counted and ctx.depth >= ctx.depth_limit:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{name}`)", span,
                                 help="a rule calls itself without reaching a base case")
             mkey = None
@@ -132,7 +134,7 @@ class DefinitionCompiler(ExpressionCompiler):
                     return hit[1]
                 stats[0] += 1
             frame = [ctx, *args, *pad]
-            ctx.depth += 1
+            ctx.depth += counted
             rolls = ctx.rolls
             guesses = ctx.guesses
             try:
@@ -140,7 +142,7 @@ class DefinitionCompiler(ExpressionCompiler):
                     return _traced(ctx, name, args, cites, lambda: body(frame))
                 result = body(frame)
             finally:
-                ctx.depth -= 1
+                ctx.depth -= counted
             if mkey is not None:  # the arguments are kept so an id is never reused
                 _remember(ctx, mkey, (args, result), always, guesses, rolls)
             return result
@@ -159,7 +161,7 @@ class DefinitionCompiler(ExpressionCompiler):
                 ctx.steps += 1
                 if ctx.steps > ctx.budget:
                     raise ctx.over_budget(span)
-                if ctx.depth >= ctx.depth_limit:
+                if counted and ctx.depth >= ctx.depth_limit:
                     return invoke(ctx, a)  # raises the located E005
                 mkey = None
                 if memoize:
@@ -191,14 +193,14 @@ class DefinitionCompiler(ExpressionCompiler):
                             return _recall(ctx, mkey, (a,), kept1[1], kept1[2], span)
                     stats[0] += 1
                 frame = [ctx, a, *tail] if tail else [ctx, a]
-                ctx.depth += 1
+                ctx.depth += counted
                 rolls = ctx.rolls
                 guesses = ctx.guesses
                 steps = ctx.steps
                 try:
                     result = body(frame)
                 finally:
-                    ctx.depth -= 1
+                    ctx.depth -= counted
                 if mkey is not None:
                     if life is not None and prim and len(life) < _LIFE_CAP:
                         life[a] = (a, result, ctx.steps - steps)
@@ -217,7 +219,7 @@ class DefinitionCompiler(ExpressionCompiler):
                 ctx.steps += 1
                 if ctx.steps > ctx.budget:
                     raise ctx.over_budget(span)
-                if ctx.depth >= ctx.depth_limit:
+                if counted and ctx.depth >= ctx.depth_limit:
                     return invoke(ctx, a, b)  # raises the located E005
                 mkey = None
                 if memoize:
@@ -240,14 +242,14 @@ class DefinitionCompiler(ExpressionCompiler):
                             return _recall(ctx, mkey, (a, b), kept2[2], kept2[3], span)
                     stats[0] += 1
                 frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
-                ctx.depth += 1
+                ctx.depth += counted
                 rolls = ctx.rolls
                 guesses = ctx.guesses
                 steps = ctx.steps
                 try:
                     result = body(frame)
                 finally:
-                    ctx.depth -= 1
+                    ctx.depth -= counted
                 if mkey is not None:
                     if life2 is not None and pa and pb and len(life2) < _LIFE_CAP:
                         life2[(a, b)] = (a, b, result, ctx.steps - steps)

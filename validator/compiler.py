@@ -38,6 +38,9 @@ class Unit:
     state_free: bool = False
     body_fn: list[Any] | None = None  # a decision: [the function of its body] (see ``compile_control``)
     memo_stats: list[int] | None = None  # a function: [calls computed, calls answered from the memo]
+    # lies on a cycle of the reference graph (it may call itself, through any chain): only calls of such
+    # units count toward the depth limit, since only they can nest without end
+    recursive: bool = False
 
 
 @dataclass
@@ -134,6 +137,8 @@ class Compiler(ControlCompiler):
                     out.add((nskey, n))
             refs[(nskey, key)] = out
         self.program.refs = refs
+        for k in _on_cycles(refs):
+            self.program.units[k].recursive = True
         users = _readers_of({k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}, refs)
         for k in users:
             self.program.units[k].uses_decisions = True
@@ -203,6 +208,51 @@ def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
             if k not in found and deps & found:
                 found.add(k)
                 changed = True
+    return found
+
+
+def _on_cycles(refs: dict[Any, set[Any]]) -> set[Any]:
+    """The nodes of the graph that lie on a cycle (Tarjan's strongly connected components, iterative)."""
+    index: dict[Any, int] = {}
+    low: dict[Any, int] = {}
+    stack: list[Any] = []
+    on_stack: set[Any] = set()
+    found: set[Any] = set()
+    for root in refs:
+        if root in index:
+            continue
+        work = [(root, iter(refs.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in refs:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(refs.get(child, ()))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    component.append(x)
+                    if x == node:
+                        break
+                if len(component) > 1 or node in refs.get(node, ()):
+                    found.update(component)
     return found
 
 

@@ -304,12 +304,13 @@ class Context:
     """Everything one evaluation needs; a fresh one per run (and per path in exact mode)."""
 
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
-                 "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "trace_stack", "decision_edges",
+                 "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "slow", "trace_stack", "decision_edges",
                  "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving", "guesses",
                  "rkeys")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
-                 depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
+                 depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False,
+                 slow: bool = False):
         self.state = state
         self.inputs: dict[Any, Any] = {}
         self.memo: dict[Any, Any] = {}
@@ -327,6 +328,9 @@ class Context:
         self.deplist: list[Any] = []
         self.settled: dict[Any, Settlement] = {}
         self.trace = trace
+        # run on closures only: generated code (``codegen``) hands every call over to the unit's closure
+        # (a traced run, and the run again of one whose generated code ran out of steps)
+        self.slow = trace or slow
         self.trace_stack: list[dict[str, Any]] = [{"children": []}] if trace else []
         self.decision_edges: set[tuple[Any, Any]] = set()
         self.cycles: list[dict[str, Any]] = []
