@@ -23,9 +23,13 @@ def to_json(v: Any) -> Any:
     t = type(v)  # the commonest values first
     if t is str or v is None or t is bool:
         return v
-    if isinstance(v, dict):  # text keys and text values as they are, without a call
-        return {(k if type(k) is str else "none" if k is None else str(k)): (x if type(x) is str else to_json(x))
-                for k, x in v.items()}
+    if isinstance(v, dict):  # text keys, and text, none and truth values, as they are, without a call
+        out: dict[str, Any] = {}
+        for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
+            tx = type(x)
+            out[k if type(k) is str else "none" if k is None else str(k)] = (
+                x if tx is str or x is None or tx is bool else to_json(x))
+        return out
     if isinstance(v, (list, tuple)):
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
