@@ -299,3 +299,21 @@ def test_depth_counts_only_calls_that_can_recur(tmp_path: Path) -> None:
     for rs in (slow, fast):
         assert outcome(rs, {}) == {"result": 200}
         assert outcome(rs, {}, query="deep", args=[100]) == {"result": 100}
+
+
+def test_sorting_by_keys_agrees_on_every_mix_of_key_types(tmp_path: Path) -> None:
+    """Generated `sorted`/`sort_by` with a lambda compare keys all texts or all integers as they are,
+    and any other mix in the language's order; stable on ties. The closures' answer every time."""
+    path = tmp_path / "main.rules"
+    path.write_text(
+        'def texts = [{k: "b", n: 1}, {k: "a", n: 2}, {k: "b", n: 3}, {k: "", n: 4}]\n'
+        "def ints = [{k: 3, n: 1}, {k: -1, n: 2}, {k: 3, n: 3}]\n"
+        'def mixed = [{k: "a", n: 1}, {k: 2, n: 2}, {k: none, n: 3}, {k: true, n: 4}, {k: [1, "x"], n: 5},\n'
+        '  {k: 1, n: 6}, {k: false, n: 7}, {k: [1], n: 8}, {k: {z: 1}, n: 9}]\n'
+        "def by(xs) = [x.n for x in sorted(xs, fn(x) => x.k)]\n"
+        "query main = [by(texts), by(ints), by(mixed), by([]), [x.n for x in sort_by(mixed, fn(x) => x.k)]]\n")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    got = outcome(fast, {})
+    assert got == outcome(slow, {})
+    assert got["result"][:2] == [[4, 2, 1, 3], [2, 1, 3]]

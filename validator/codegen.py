@@ -143,7 +143,11 @@ def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
 
 
 def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
-    """The items in the order of their keys (stable), as ``sorted(xs, key=...)`` gives them."""
+    """The items in the order of their keys (stable), as ``sorted(xs, key=...)`` gives them. Keys all
+    texts or all integers compare as they are; any other mix in the language's order (``_sort_key``)."""
+    t0 = type(keys[0]) if keys else str
+    if not ((t0 is str or t0 is int) and all(type(k) is t0 for k in keys)):
+        keys = [_sort_key(k) for k in keys]
     return [xs[i] for i in sorted(range(len(xs)), key=keys.__getitem__)]
 
 
@@ -157,7 +161,7 @@ _HELPERS: dict[str, Any] = {
     "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
     "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
     "_dict": dict, "_list": list, "_int": int, "_len": len, "_callable": callable,
-    "_TypeError": TypeError, "_KeyError": KeyError, "_IndexError": IndexError, "_argkey": _argkey, "_sort_key": _sort_key,
+    "_TypeError": TypeError, "_KeyError": KeyError, "_IndexError": IndexError, "_argkey": _argkey,
     "_sorted_by_keys": _sorted_by_keys, "_str": str, "_bool": bool, "_id": id,
 }
 
@@ -1141,7 +1145,7 @@ class Generator:
                     with w.block():
                         w(f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
                 else:
-                    w(f"{keys}.append(_sort_key({v}))")
+                    w(f"{keys}.append({v})")
             if b.name == "group_by":
                 w(f"{t} = {keys}")
             else:
