@@ -188,8 +188,14 @@ def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> 
         "def k(x) = (x ?? len(v)) + len(v)\n"
         "def m(x) = [len(v) + z for z in x] + [w.a for z in x if len(v) > z]\n"
         "def n(x) = if any(len(v) > z for z in x) then len(v) else first(z + w.a for z in x)\n"
-        "query main = [f(0), f(1), f(2), g(0), g(1), h([1, 2]), h({3, 1}), k(none), k(5), m([]), m([1, 5]),\n"
-        "  n([]), n([9]), n([1])]\n")
+        # fields and entries of locals are read once on a path too: the first test of a conditional
+        # (or operand of `and`) always runs, a later one only on its own path
+        "def p(r) = (if r.a > 1 then r.b else 0) + r.a\n"
+        'def q(m, k) = (if k == "z" then 0 elif m[k] > 1 then m[k] else 5) + (m[k] ?? 100)\n'
+        'def s(m, k) = [k != "z" and m[k] > 0, m[k] ?? -1, (k == "z" or m[k] > 5) and m[k] != none]\n'
+        'query main = [f(0), f(1), f(2), g(0), g(1), h([1, 2]), h({3, 1}), k(none), k(5), m([]), m([1, 5]),\n'
+        '  n([]), n([9]), n([1]), p({a: 2, b: 7}), p({a: 0, b: 7}), q({y: 3}, "y"), q({y: 3}, "z"), q({y: 0}, "y"),\n'
+        '  s({y: 3}, "y"), s({y: 3}, "z"), s({y: 9}, "y")]\n')
     slow, fast = pair(path)
     assert slow.ok, [d.message for d in slow.diagnostics]
     got = outcome(fast, {})

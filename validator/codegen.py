@@ -198,12 +198,14 @@ Env = dict[str, str]
 class _Branch:
     def __init__(self, gen: "Generator"):
         self.gen = gen
+        self.saved: dict[Any, str] | None = None
 
     def __enter__(self) -> None:
         self.saved = dict(self.gen.avail)
 
     def __exit__(self, *exc: Any) -> None:
-        self.gen.avail = self.saved
+        if self.saved is not None:
+            self.gen.avail = self.saved
 
 _LITERAL_NAMES = {None: "None", True: "True", False: "False"}
 
@@ -747,14 +749,18 @@ class Generator:
         return self.expr(e.body, {**env, e.name: local}, w)
 
     def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
-        with self.branch():
-            return self.conditional(e, env, w)
+        return self.conditional(e, env, w)
 
     def conditional(self, e: A.If, env: Env, w: _Writer) -> str:
+        """The first test always runs: what it reads stays known after the conditional. A later test
+        runs only after the ones before it: what they read is known to it and to its branch."""
         t = self.tmp()
         base = w.indent
         start = high = self.tn
+        after_first = self.branch()
         for i, (c, v) in enumerate(e.branches):
+            if i == 1:
+                after_first.__enter__()
             self.tn = start
             # a condition that needs no statement of its own is an `elif`: long chains stay flat
             cond = _Writer(w.indent + (1 if i else 0))
@@ -771,11 +777,14 @@ class Generator:
                 va = self.expr(v, env, w)
                 w(f"{t} = {va}")
             high = max(high, self.tn)
+        if len(e.branches) == 1:
+            after_first.__enter__()
         w("else:")
-        with w.block():
+        with w.block(), self.branch():
             self.tn = start
             oa = self.expr(e.otherwise, env, w)
             w(f"{t} = {oa}")
+        after_first.__exit__()
         self.tn = max(high, self.tn)
         w.indent = base
         return t
@@ -807,13 +816,16 @@ class Generator:
         is_and = e.op == "and"
         w(f"{t} = {'False' if is_and else 'True'}")
         base = w.indent
-        with self.branch():
-            self.bool_items(e, t, is_and, env, w)
+        later = self.branch()  # the first operand always runs; each later one only after those before it
+        self.bool_items(e, t, is_and, env, w, later)
+        later.__exit__()
         w.indent = base
         return t
 
-    def bool_items(self, e: A.BoolOp, t: str, is_and: bool, env: Env, w: _Writer) -> None:
+    def bool_items(self, e: A.BoolOp, t: str, is_and: bool, env: Env, w: _Writer, later: "_Branch") -> None:
         for i, item in enumerate(e.items):
+            if i == 1:
+                later.__enter__()
             a = self.cond(item, env, w)
             last = i == len(e.items) - 1
             w(f"if {a}:" if is_and else f"if not ({a}):")
@@ -882,6 +894,10 @@ class Generator:
         if e.op == "+":
             ka, kb = type(self.consts.get(a)), type(self.consts.get(b))
             sp = self.const(span)
+            if ka is int or kb is int:  # an integer literal: then only an integer is added in place
+                other = b if ka is int else a
+                w(f"{t} = {a} + {b} if _type({other}) is _int else _add(ctx, {a}, {b}, {sp})")
+                return t
             if ka is not str and kb is not str:
                 w(f"if _type({a}) is _int and _type({b}) is _int:")
                 with w.block():
@@ -929,7 +945,13 @@ class Generator:
         if self.is_const(o) and type(self.consts[o]) is dict:
             return self.const(self.consts[o].get(e.name))
         o = self.var(o, w)
-        t = self.tmp()
+        # a field of a local or of a value read before: values never change, so it is read once on a path
+        known = ("field", o, e.name) if _stable(o) else None
+        if known is not None and known in self.avail:
+            return self.avail[known]
+        t = self.fresh("v") if known is not None else self.tmp()
+        if known is not None:
+            self.avail[known] = t
         name = self.const(e.name)
         if id(e) in self.defaulted:  # `x.f ?? d`: the field is often missing, so no exception for it
             w(f"{t} = {o}.get({name}) if _type({o}) is _dict else _field_fail({o}, {name}, {self.const(e.span)})")
@@ -957,7 +979,13 @@ class Generator:
             raise Unsupported("several keys")
         o = self.var(self.expr(e.obj, env, w), w)
         k = self.expr(e.keys[0], env, w)
-        t = self.tmp()
+        # as a field: an entry of a local or a value, at a local or a constant, is read once on a path
+        known = ("index", o, k) if _stable(o) and (_stable(k) or self.is_const(k)) else None
+        if known is not None and known in self.avail:
+            return self.avail[known]
+        t = self.fresh("v") if known is not None else self.tmp()
+        if known is not None:
+            self.avail[known] = t
         span = self.const(e.span)
         kc = self.consts.get(k, _PENDING) if self.is_const(k) else _PENDING
         if type(kc) is int:
@@ -1247,6 +1275,12 @@ _MEMO_TRIAL = 50  # calls on closures that never found their value in the memo: 
 _INLINE_DEPTH = 3
 _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
                A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
+
+
+def _stable(atom: str) -> bool:
+    """A generated local that holds one value wherever it can be read: a parameter, a `let` or loop
+    variable (``_l``), or a value or read kept for its path (``_v``). Temporaries (``_t``) are reused."""
+    return atom.startswith(("_l", "_v"))
 
 
 def _children(e: Any) -> list[Any]:
