@@ -236,6 +236,9 @@ class Generator:
         self.unmemoized: list[str] = []
         self.cyclic: dict[tuple[str, str], bool] = {}  # see ``recursive``
         self.inlining: list[tuple[str, str]] = []
+        # the Python type a value's body always gives (a map or record, list or set), by the `_v` local
+        # holding it (see ``shape``)
+        self.shaped: dict[str, type] = {}
 
     # -- names and constants
 
@@ -260,6 +263,13 @@ class Generator:
 
     def is_const(self, atom: str) -> bool:
         return atom in self.consts
+
+    def shape(self, atom: str) -> type | None:
+        """The Python type the atom is known to hold: a constant's, or a value's whose body always
+        gives one type (``_shape_of``); ``None`` when not known."""
+        if self.is_const(atom):
+            return type(self.consts[atom])
+        return self.shaped.get(atom)
 
     def var(self, atom: str, w: _Writer) -> str:
         """The atom, or a local holding it when it is a literal: Python warns at ``None[k]`` or ``(3)(x)``."""
@@ -601,6 +611,10 @@ class Generator:
                     w(f"{t} = {u}(ctx)")
                 if not unit.uses_decisions:
                     self.avail[key] = t
+                d = unit.decl
+                shape = _shape_of(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl) else None)
+                if shape is not None:
+                    self.shaped[t] = shape
                 return t
             t = self.tmp()
             w(f"{t} = {u}")
@@ -674,12 +688,15 @@ class Generator:
             lspan = self.const(cf.span)
             # a collection's length is charged before the loop (see ``closures._loop_items``)
             w(f"{seq} = {it}")
-            w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
-            with w.block():
+            if self.shape(it) in (list, dict, frozenset):
                 self.charge(w, f"_len({seq})", lspan)
-            w("else:")
-            with w.block():
-                w(f"{seq} = _loop_items(ctx, {seq}, {lspan})")
+            else:
+                w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
+                with w.block():
+                    self.charge(w, f"_len({seq})", lspan)
+                w("else:")
+                with w.block():
+                    w(f"{seq} = _loop_items(ctx, {seq}, {lspan})")
             names = [self.fresh("l") for _ in cf.names]
             inner = {**inner, **dict(zip(cf.names, names))}
             if len(names) == 1:
@@ -988,7 +1005,18 @@ class Generator:
             self.avail[known] = t
         span = self.const(e.span)
         kc = self.consts.get(k, _PENDING) if self.is_const(k) else _PENDING
-        if type(kc) is int:
+        shape = self.shape(o)
+        if shape is dict:  # a map or record for sure: its entry (an unhashable key fails as it would)
+            if type(kc) is str:
+                w(f"{t} = {o}.get({k})")
+            else:
+                w("try:")
+                with w.block():
+                    w(f"{t} = {o}.get({k})")
+                w("except _TypeError:")
+                with w.block():
+                    w(f"{t} = _index_slow({o}, {k}, {span})")
+        elif type(kc) is int:
             w(f"if _type({o}) is _list:")
             with w.block():
                 self.list_item(t, o, k, span, w)
@@ -1275,6 +1303,25 @@ _MEMO_TRIAL = 50  # calls on closures that never found their value in the memo: 
 _INLINE_DEPTH = 3
 _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
                A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
+
+
+def _shape_of(e: Any) -> type | None:
+    """The Python type an expression always gives, read from its form: a map comprehension, map or
+    record literal a dict, a list one a list, a set one a frozenset (through `let` and `if`)."""
+    if isinstance(e, A.Comp):
+        return {"list": list, "map": dict, "set": frozenset}.get(e.kind)
+    if isinstance(e, (A.MapLit, A.RecordLit)):
+        return dict
+    if isinstance(e, A.ListLit):
+        return list
+    if isinstance(e, A.SetLit):
+        return frozenset
+    if isinstance(e, A.Let):
+        return _shape_of(e.body)
+    if isinstance(e, A.If):
+        shapes = {_shape_of(v) for _, v in e.branches} | {_shape_of(e.otherwise)}
+        return shapes.pop() if len(shapes) == 1 else None
+    return None
 
 
 def _stable(atom: str) -> bool:
