@@ -104,3 +104,19 @@ def test_enum_by_json_type(members: list[Any]) -> None:
             assert valid, (members, x)  # never "certainly valid" when it is not
         elif type(x) in (int, str, bool, type(None)) and any(type(m) is type(x) and m == x for m in members):
             raise AssertionError(f"{x!r} is listed in {members} and should be accepted at once")
+
+
+def test_texts_found_valid_before_are_kept_per_check_only() -> None:
+    """A text check keeps the texts it accepted (states repeat names and places); a kept text is
+    accepted again without its pattern, and only by that check: another check's limits still apply."""
+    check = fast_check({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                        "type": "object", "additionalProperties": False,
+                        "properties": {"power": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 8},
+                                       "short": {"type": "string", "maxLength": 3}}})
+    assert check is not None
+    for _ in range(2):
+        assert check({"power": "england"}) is True
+        assert check({"power": "England"}) is False
+        assert check({"short": "england"}) is False  # accepted above, but as a `power`
+        assert check({"power": 7}) is False
+    assert check({"short": "lon"}) is True and check({"power": "lon"}) is True

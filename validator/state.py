@@ -285,7 +285,14 @@ def fast_check(schema: Any) -> Any:
             if isinstance(v, list):
                 raise _Unsupported(k)
             item = build(v, False)
-            return lambda x: type(x) is not list or all(item(i) for i in x)
+
+            def items(x: Any) -> bool:
+                if type(x) is list:
+                    for i in x:
+                        if not item(i):
+                            return False
+                return True
+            return items
         if k == "uniqueItems":
             if v is False:
                 return lambda x: True
@@ -346,15 +353,25 @@ def _fused_text(kws: dict[str, Any]) -> Any:
     if type(lo) is not int or (hi is not None and type(hi) is not int) or (pattern is not None and not isinstance(pattern, str)):
         return None
     rx = re.compile(pattern) if pattern is not None else None
+    accepted: set[str] = set()  # texts found valid before (names, places: states repeat them), up to a bound
 
     def text(x: Any) -> bool:
         if type(x) is not str:
             return False
+        if x in accepted:
+            return True
         n = len(x)
         if n < lo or (hi is not None and n > hi):
             return False
-        return rx is None or rx.search(x) is not None
+        if rx is not None and rx.search(x) is None:
+            return False
+        if len(accepted) < _ACCEPTED_CAP:
+            accepted.add(x)
+        return True
     return text
+
+
+_ACCEPTED_CAP = 4096
 
 
 def _type_test(name: Any) -> Any:
