@@ -33,8 +33,9 @@ class Unit:
     arity: int | None = None  # None: a value, not a function
     uses_decisions: bool = False
     used: bool = False
-    # reads no input, decision, procedure or dice (even indirectly): a value of it is the same in every
-    # run of the program, so a zero-argument one is computed once per program, not once per run
+    # reads no input, decision, procedure or dice and calls no unit that may recur (even indirectly): a
+    # value of it is the same in every run of the program, and computing it takes the same path, so a
+    # zero-argument one is computed once per program, not once per run (results of functions likewise)
     state_free: bool = False
     body_fn: list[Any] | None = None  # a decision: [the function of its body] (see ``compile_control``)
     memo_stats: list[int] | None = None  # a function: [calls computed, calls answered from the memo]
@@ -147,6 +148,9 @@ class Compiler(ControlCompiler):
         for k, deps in refs.items():
             if any(n in _DICE_BUILTINS for _, n in deps):  # conservative: a shadowing name counts too
                 stateful.add(k)
+        # nor anything that may reach a unit that recurs: a result kept from an earlier run would
+        # cut short a recursion a fresh process makes, and with it the depth limit's verdict (E005)
+        stateful |= {k for k, u in self.program.units.items() if u.recursive}
         stateful = _readers_of(stateful, refs)
         for k, u in self.program.units.items():
             u.state_free = k not in stateful
