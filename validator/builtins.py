@@ -547,6 +547,94 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
     return None
 
 
+@builtin("components", 2, ctx=True,
+         doc="components(graph, nodes): map of each node to the least node of its connected part, "
+             "within the graph restricted to `nodes`")
+def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
+    """Nodes taken in sorted order: the first of each part met is its least, and names the part."""
+    if not isinstance(adj, dict):
+        _adjacent_of(adj, None)  # raises
+    pool = set(_iter(nodes, "components"))
+    label: dict[Any, Any] = {}
+    for root in sorted(pool, key=_sort_key):
+        if root in label:
+            continue
+        label[root] = root
+        todo = [root]
+        while todo:
+            for n in adj.get(todo.pop()) or ():
+                ctx.steps += 1
+                if n in pool and n not in label:
+                    label[n] = root
+                    todo.append(n)
+        if ctx.steps > ctx.budget:
+            raise CallError("components: the search exceeds the evaluation budget")
+    return label
+
+
+@builtin("chordless", 4, ctx=True,
+         doc="chordless(graph, from, to, through): the set of nodes inside some chordless path from `from` "
+             "to `to` whose inner nodes all satisfy `through` (a function, or a set or list of nodes)")
+def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> frozenset[Any]:
+    """Every node strictly inside a path start, x1, ..., xk, goal (k >= 1) that has no chord: no edge
+    joins two of its nodes but consecutive ones, the edge start-goal (if any) aside. The search
+    extends a path only by a node next to its last one and to none before, and ends it at the
+    first node next to ``goal``; the nodes of every path so ended are the answer."""
+    if not isinstance(adj, dict):
+        _adjacent_of(adj, start)  # raises
+    if callable(through):
+        verdicts: dict[Any, bool] = {}
+
+        def allowed(n: Any) -> bool:
+            v = verdicts.get(n)
+            if v is None:
+                v = verdicts[n] = bool(call_value(ctx, through, n))
+            return v
+    elif isinstance(through, (set, frozenset, list, tuple, dict)):
+        pool = through if isinstance(through, (set, frozenset, dict)) else set(through)
+
+        def allowed(n: Any) -> bool:
+            return n in pool
+    else:
+        raise CallError(f"chordless: `through` must be a function or a collection of nodes, not `{_show(through)}`")
+    near: dict[Any, frozenset[Any]] = {}
+
+    def neighbours(x: Any) -> frozenset[Any]:
+        found = near.get(x)
+        if found is None:
+            found = near[x] = frozenset(adj.get(x) or ())
+        return found
+
+    found_nodes: set[Any] = set()
+    path = [start]
+    # depth-first, one iterator of candidate next nodes per node of the path
+    stack = [iter(adj.get(start) or ())]
+    while stack:
+        n = next(stack[-1], _END)
+        if n is _END:
+            stack.pop()
+            if len(path) > 1:
+                path.pop()
+            continue
+        ctx.steps += 1
+        if ctx.steps > ctx.budget:
+            raise CallError("chordless path search exceeds the evaluation budget")
+        if n == goal or n == start or n in path or not allowed(n):
+            continue
+        if any(n in neighbours(x) for x in path[:-1]):
+            continue  # a chord to an earlier node of the path
+        if goal in neighbours(n):
+            found_nodes.update(path[1:])
+            found_nodes.add(n)
+            continue  # the path ends here: going on would make n-goal a chord
+        path.append(n)
+        stack.append(iter(adj.get(n) or ()))
+    return frozenset(found_nodes)
+
+
+_END = object()
+
+
 @builtin("reachable", 4, 5, ctx=True,
          doc="reachable(graph, from, budget, cost[, can_pass]): map of node -> least cost within budget; "
              "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
