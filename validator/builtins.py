@@ -582,19 +582,19 @@ def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> f
     first node next to ``goal``; the nodes of every path so ended are the answer."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
+    allowed: Callable[[Any], bool]
     if callable(through):
         verdicts: dict[Any, bool] = {}
 
-        def allowed(n: Any) -> bool:
+        def asked(n: Any) -> bool:
             v = verdicts.get(n)
             if v is None:
                 v = verdicts[n] = bool(call_value(ctx, through, n))
             return v
+        allowed = asked
     elif isinstance(through, (set, frozenset, list, tuple, dict)):
         pool = through if isinstance(through, (set, frozenset, dict)) else set(through)
-
-        def allowed(n: Any) -> bool:
-            return n in pool
+        allowed = pool.__contains__
     else:
         raise CallError(f"chordless: `through` must be a function or a collection of nodes, not `{_show(through)}`")
     near: dict[Any, frozenset[Any]] = {}
@@ -607,6 +607,8 @@ def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> f
 
     found_nodes: set[Any] = set()
     path = [start]
+    on_path = {start}
+    earlier: list[frozenset[Any]] = []  # the neighbours of each node of the path but its last
     # depth-first, one iterator of candidate next nodes per node of the path
     stack = [iter(adj.get(start) or ())]
     while stack:
@@ -614,20 +616,23 @@ def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> f
         if n is _END:
             stack.pop()
             if len(path) > 1:
-                path.pop()
+                on_path.discard(path.pop())
+                earlier.pop()
             continue
         ctx.steps += 1
-        if ctx.steps > ctx.budget:
-            raise CallError("chordless path search exceeds the evaluation budget")
-        if n == goal or n == start or n in path or not allowed(n):
+        if n == goal or n in on_path or not allowed(n):
             continue
-        if any(n in neighbours(x) for x in path[:-1]):
+        if any(n in nb for nb in earlier):
             continue  # a chord to an earlier node of the path
         if goal in neighbours(n):
             found_nodes.update(path[1:])
             found_nodes.add(n)
             continue  # the path ends here: going on would make n-goal a chord
+        if ctx.steps > ctx.budget:
+            raise CallError("chordless path search exceeds the evaluation budget")
+        earlier.append(neighbours(path[-1]))
         path.append(n)
+        on_path.add(n)
         stack.append(iter(adj.get(n) or ()))
     return frozenset(found_nodes)
 
