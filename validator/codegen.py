@@ -668,13 +668,19 @@ class Generator:
             self.map_store(t, ka, va, e.span, w, "map keys must be numbers, text or lists")
         return t
 
-    def map_store(self, t: str, k: str, v: str, span: Span, w: _Writer, message: str) -> None:
+    @staticmethod
+    def attempt(w: _Writer, statement: str, error: str, handler: str) -> None:
+        """``try: statement`` / ``except error: handler``."""
         w("try:")
         with w.block():
-            w(f"{t}[{k}] = {v}")
-        w("except _TypeError:")
+            w(statement)
+        w(f"except {error}:")
         with w.block():
-            w(f"raise _err({self.const('E009')}, {self.const(message)}, {self.const(span)}) from None")
+            w(handler)
+
+    def map_store(self, t: str, k: str, v: str, span: Span, w: _Writer, message: str) -> None:
+        self.attempt(w, f"{t}[{k}] = {v}", "_TypeError",
+                     f"raise _err({self.const('E009')}, {self.const(message)}, {self.const(span)}) from None")
 
     # -- comprehensions
 
@@ -1010,12 +1016,7 @@ class Generator:
             if type(kc) is str:
                 w(f"{t} = {o}.get({k})")
             else:
-                w("try:")
-                with w.block():
-                    w(f"{t} = {o}.get({k})")
-                w("except _TypeError:")
-                with w.block():
-                    w(f"{t} = _index_slow({o}, {k}, {span})")
+                self.dict_entry(t, o, k, span, w)
         elif type(kc) is int:
             w(f"if _type({o}) is _list:")
             with w.block():
@@ -1028,12 +1029,7 @@ class Generator:
         else:
             w(f"if _type({o}) is _dict:")
             with w.block():
-                w("try:")
-                with w.block():
-                    w(f"{t} = {o}.get({k})")
-                w("except _TypeError:")
-                with w.block():
-                    w(f"{t} = _index_slow({o}, {k}, {span})")
+                self.dict_entry(t, o, k, span, w)
             w(f"elif _type({o}) is _list and _type({k}) is _int:")
             with w.block():
                 self.list_item(t, o, k, span, w)
@@ -1042,15 +1038,18 @@ class Generator:
                 w(f"{t} = _index_slow({o}, {k}, {span})")
         return t
 
+    def dict_entry(self, t: str, o: str, k: str, span: str, w: _Writer) -> None:
+        """``o[k]`` of a dict (none when absent); a key that cannot be one, the slow path reports."""
+        self.attempt(w, f"{t} = {o}.get({k})", "_TypeError", f"{t} = _index_slow({o}, {k}, {span})")
+
+    def guarded(self, w: _Writer, statement: str, name: str, span: str) -> None:
+        """A built-in's work: its failure is the located error the built-in's call would give."""
+        self.attempt(w, statement, "_HANDLED as err", f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
+
     def list_item(self, t: str, o: str, k: str, span: str, w: _Writer) -> None:
         """``o[k]`` of a list and an integer (negative from the end, as in Python); outside the list,
         the slow path reports it."""
-        w("try:")
-        with w.block():
-            w(f"{t} = {o}[{k}]")
-        w("except _IndexError:")
-        with w.block():
-            w(f"{t} = _index_slow({o}, {k}, {span})")
+        self.attempt(w, f"{t} = {o}[{k}]", "_IndexError", f"{t} = _index_slow({o}, {k}, {span})")
 
     def x_With(self, e: A.With, env: Env, w: _Writer) -> str:
         o = self.expr(e.obj, env, w)
@@ -1194,23 +1193,13 @@ class Generator:
                 self.charge(w, "1", self.const(lam.span))
                 v = self.expr(lam.body, {**env, lam.params[0].name: x}, w)
                 if b.name == "group_by":
-                    w("try:")
-                    with w.block():
-                        w(f"{keys}.setdefault({v}, []).append({x})")
-                    w("except _HANDLED as err:")
-                    with w.block():
-                        w(f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
+                    self.guarded(w, f"{keys}.setdefault({v}, []).append({x})", name, span)
                 else:
                     w(f"{keys}.append({v})")
             if b.name == "group_by":
                 w(f"{t} = {keys}")
             else:
-                w("try:")
-                with w.block():
-                    w(f"{t} = _sorted_by_keys({xs}, {keys})")
-                w("except _HANDLED as err:")
-                with w.block():
-                    w(f"raise _builtin_failed(ctx, err, {name}, {span}) from None")
+                self.guarded(w, f"{t} = _sorted_by_keys({xs}, {keys})", name, span)
         w("else:")
         with w.block():
             fn = self.x_Lambda(lam, env, w)
@@ -1230,12 +1219,7 @@ class Generator:
                 w(f"{t} = {value.format(*args)}")
             w("else:")
             w.indent += 1
-        w("try:")
-        with w.block():
-            w(f"{t} = {fn}({', '.join(call_args)})")
-        w("except _HANDLED as err:")
-        with w.block():
-            w(f"raise _builtin_failed(ctx, err, {self.const(b.name)}, {self.const(e.span)}) from None")
+        self.guarded(w, f"{t} = {fn}({', '.join(call_args)})", self.const(b.name), self.const(e.span))
         if fast is not None:
             w.indent -= 1
         return t
