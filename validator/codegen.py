@@ -1311,7 +1311,7 @@ def _shape_of(e: Any) -> type | None:
 def _stable(atom: str) -> bool:
     """A generated local that holds one value wherever it can be read: a parameter, a `let` or loop
     variable (``_l``), or a value or read kept for its path (``_v``). Temporaries (``_t``) are reused."""
-    return atom.startswith(("_l", "_v"))
+    return atom[:2] in ("_l", "_v") and atom[2:].isdigit()
 
 
 def _children(e: Any) -> list[Any]:
