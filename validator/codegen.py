@@ -926,10 +926,12 @@ class Generator:
                 with w.block():
                     w(f"{t} = {a} + {b}")
                 w(f"elif _type({a}) is _str and _type({b}) is _str:")
-            else:
-                w(f"if _type({a}) is _str and _type({b}) is _str:")
+            else:  # a text constant on one side: only the other is tested
+                tests = [f"_type({x}) is _str" for x, k in ((a, ka), (b, kb)) if k is not str]
+                w(f"if {' and '.join(tests) or 'True'}:")
             with w.block():  # texts: charged for the text built (see ``closures._charge_size``)
-                self.charge(w, f"_len({a}) + _len({b})", sp)
+                sizes = [f"({len(self.consts[x])})" if k is str else f"_len({x})" for x, k in ((a, ka), (b, kb))]
+                self.charge(w, " + ".join(sizes), sp)
                 w(f"{t} = {a} + {b}")
             w("else:")
             with w.block():
