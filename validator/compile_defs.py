@@ -147,6 +147,24 @@ class DefinitionCompiler(ExpressionCompiler):
                 _remember(ctx, mkey, (args, result), always, guesses, rolls)
             return result
 
+        def compute(ctx: Context, frame: list[Any], mkey: Any, args: tuple[Any, ...],
+                    life: dict[Any, Any] | None, lkey: Any) -> Any:
+            """A call of one or two arguments that its memo did not answer: the body, then the memo,
+            and the life store under ``lkey`` (when given) as (argument..., value, steps it took)."""
+            ctx.depth += counted
+            rolls = ctx.rolls
+            guesses = ctx.guesses
+            steps = ctx.steps
+            try:
+                result = body(frame)
+            finally:
+                ctx.depth -= counted
+            if mkey is not None:
+                if life is not None and lkey is not None and len(life) < _LIFE_CAP:
+                    life[lkey] = (*args, result, ctx.steps - steps)
+                _remember(ctx, mkey, (args, result), always, guesses, rolls)
+            return result
+
         # The same, specialised for one and two arguments (most calls): no argument tuples or lists.
         if nparams == 1:
             tail = pad
@@ -192,20 +210,8 @@ class DefinitionCompiler(ExpressionCompiler):
                             stats[1] += 1
                             return _recall(ctx, mkey, (a,), kept1[1], kept1[2], span)
                     stats[0] += 1
-                frame = [ctx, a, *tail] if tail else [ctx, a]
-                ctx.depth += counted
-                rolls = ctx.rolls
-                guesses = ctx.guesses
-                steps = ctx.steps
-                try:
-                    result = body(frame)
-                finally:
-                    ctx.depth -= counted
-                if mkey is not None:
-                    if life is not None and prim and len(life) < _LIFE_CAP:
-                        life[a] = (a, result, ctx.steps - steps)
-                    _remember(ctx, mkey, ((a,), result), always, guesses, rolls)
-                return result
+                return compute(ctx, [ctx, a, *tail] if tail else [ctx, a], mkey, (a,), life,
+                               a if mkey is not None and prim else None)
 
             return invoke1
         if nparams == 2:
@@ -241,20 +247,8 @@ class DefinitionCompiler(ExpressionCompiler):
                             stats[1] += 1
                             return _recall(ctx, mkey, (a, b), kept2[2], kept2[3], span)
                     stats[0] += 1
-                frame = [ctx, a, b, *tail] if tail else [ctx, a, b]
-                ctx.depth += counted
-                rolls = ctx.rolls
-                guesses = ctx.guesses
-                steps = ctx.steps
-                try:
-                    result = body(frame)
-                finally:
-                    ctx.depth -= counted
-                if mkey is not None:
-                    if life2 is not None and pa and pb and len(life2) < _LIFE_CAP:
-                        life2[(a, b)] = (a, b, result, ctx.steps - steps)
-                    _remember(ctx, mkey, ((a, b), result), always, guesses, rolls)
-                return result
+                return compute(ctx, [ctx, a, b, *tail] if tail else [ctx, a, b], mkey, (a, b), life2,
+                               (a, b) if mkey is not None and pa and pb else None)
 
             return invoke2
         return invoke
