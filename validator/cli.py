@@ -28,10 +28,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=["text", "json"], default="text", help="output format")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ruleval", description="Game rules as data: check and run rulesets.")
     parser.add_argument("--version", action="store_true", help="print the version")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from . import ast as A
 from .diagnostics import Diagnostic
-from .loader import Loaded, Namespace, decl_key
+from .loader import Loaded, Namespace
 
 from .closures import (Ev, FnScope, _DICE_BUILTINS, _collect_names)
 from .compile_control import ControlCompiler
@@ -262,7 +262,3 @@ def _on_cycles(refs: dict[Any, set[Any]]) -> set[Any]:
 
 def compile_program(loaded: Loaded) -> Program:
     return Compiler(loaded).compile()
-
-
-def declared_name(decl: Any) -> str:
-    return decl_key(decl)
