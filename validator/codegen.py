@@ -234,7 +234,6 @@ class Generator:
         # values already read at this point of the function being written (see ``global_value``)
         self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
-        self.cyclic: dict[tuple[str, str], bool] = {}  # see ``recursive``
         self.inlining: list[tuple[str, str]] = []
         # the Python type a value's body always gives (a map or record, list or set), by the `_v` local
         # holding it (see ``shape``)
@@ -293,24 +292,6 @@ class Generator:
         ns = ns or self.ns
         return global_meaning(self.program.units, ns, self.enum_members.get(ns.key, ()), name)
 
-    def recursive(self, unit: Unit) -> bool:
-        """Whether the unit may call itself, through any chain of the units it names."""
-        start = (unit.ns, unit.name)
-        found = self.cyclic.get(start)
-        if found is None:
-            refs = self.program.refs
-            seen: set[tuple[str, str]] = set()
-            todo = list(refs.get(start, ()))
-            found = False
-            while todo and not found:
-                k = todo.pop()
-                found = k == start
-                if k not in seen:
-                    seen.add(k)
-                    todo.extend(refs.get(k, ()))
-            self.cyclic[start] = found
-        return found
-
     # -- units
 
     def unit_source(self, unit: Unit, slow: str) -> tuple[str, str]:
@@ -336,7 +317,7 @@ class Generator:
                         memoize: bool) -> tuple[str, str]:
         stats = unit.memo_stats
         if (memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
-                and not self.recursive(unit)):
+                and not unit.recursive):
             # on closures, every call computed its value (each gets a new record, say): the memo only
             # costs here. The values are the same either way; a call charges its body's steps. (A
             # function that may call itself keeps its memo: a state the trial did not see could
