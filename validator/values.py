@@ -28,7 +28,8 @@ def to_json(v: Any) -> Any:
         for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
             tx = type(x)
             out[k if type(k) is str else "none" if k is None else str(k)] = (
-                x if tx is str or x is None or tx is bool else to_json(x))
+                x if tx is str or x is None or tx is bool
+                else [y if type(y) is str else to_json(y) for y in x] if tx is list else to_json(x))
         return out
     if isinstance(v, (list, tuple)):
         return [x if type(x) is str else to_json(x) for x in v]
