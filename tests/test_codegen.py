@@ -93,6 +93,36 @@ def test_generated_diplomacy_turns_agree() -> None:
     assert "move_ok" in record["generated"] and "adjustment_result" not in record["generated"]
 
 
+def test_a_run_on_closures_only_never_enters_generated_code() -> None:
+    """A traced run (and a run again after an overrun) is on closures only: once a unit is generated,
+    its `fn` sends such a run to the closure, so no generated function runs, not even its first line."""
+    import sys
+
+    slow, fast = pair(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = slow.run({}, query="generate", args=[3], validate=False)
+    fast.run(state)  # every unit the turn needs is now generated
+    assert len(fast.program.generated["generated"]) > 40
+    entered: list[str] = []
+
+    def watch(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith("<ruleval"):
+            entered.append(frame.f_code.co_filename)
+
+    sys.setprofile(watch)
+    try:
+        traced = fast.run(state, explain=True, validate=False)  # (the state check is not traced)
+    finally:
+        sys.setprofile(None)
+    assert not entered, sorted(set(entered))[:5]
+    assert traced == slow.run(state, explain=True, validate=False)
+    sys.setprofile(watch)
+    try:
+        fast.run(state, validate=False)
+    finally:
+        sys.setprofile(None)
+    assert entered  # (the watch does see generated code when a run uses it)
+
+
 def test_functions_whose_memo_never_served_run_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiered up after runs on closures, a function whose calls there never found their value in the
     memo is generated without one; the results stay those of the closures."""

@@ -4,9 +4,11 @@ A program first runs on closures (``compile_expr`` and the layers above it). Onc
 taken ``HOT_SECONDS`` in the process (``note_run``), each value, function, query and decision body
 is written as one Python function at its first call (``tier_up``): the ``compile_defs`` wrapper
 (steps, depth, memo, life cache, dice taint) specialised for the unit, with its body inline.
-Tables, procedures, inputs and the resolution of decisions keep their closures; units call one
-another through ``unit.fn``. A run on closures only (``Context.slow``: traced, or run again after
-generated code ran out of steps), and a call at the depth limit, hand over to the unit's closure.
+Tables, procedures, inputs and the resolution of decisions keep their closures, which call units
+through ``unit.fn``; generated code calls generated code directly. A run on closures only
+(``Context.slow``: traced, or run again after generated code ran out of steps) never enters generated
+code: a generated unit's ``fn`` (``_entry``) sends it to the closure. A call at the depth limit hands
+over to the unit's closure too.
 A unit the generator cannot take keeps its closure (``program.generated["kept"]``).
 
 What the generated code may contain is fixed by this module, not by the ruleset:
@@ -297,8 +299,8 @@ class Generator:
     def unit_source(self, unit: Unit, slow: str) -> tuple[str, str]:
         """The source of a unit's whole function ``fn(ctx, *args)``: the wrapper of ``compile_defs``
         (steps, depth, memo, life cache; see ``_function`` and ``_value_fn``) written out for this
-        unit, with its body inline. In a traced run, and at the depth limit, it hands over to
-        ``slow``, the unit's closure, which traces and reports as it always did."""
+        unit, with its body inline. At the depth limit it hands over to ``slow``, the unit's closure,
+        which reports as it always did (a traced run never comes here: see ``_entry``)."""
         d = unit.decl
         self.ns = self.loaded.namespaces[unit.ns]
         if isinstance(d, A.ConstDecl):
@@ -337,9 +339,10 @@ class Generator:
         always = not unit.uses_decisions
         life = memoize and unit.state_free and n in (1, 2)
         # (only calls of units on a reference cycle count toward the depth limit: see ``Unit.recursive``)
-        w("if ctx.slow or ctx.depth >= ctx.depth_limit:" if unit.recursive else "if ctx.slow:")
-        with w.block():
-            w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
+        if unit.recursive:  # at the depth limit, the closure reports the located E005
+            w("if ctx.depth >= ctx.depth_limit:")
+            with w.block():
+                w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
         self.charge(w, "1", span, check=False)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
@@ -422,9 +425,6 @@ class Generator:
         span = self.const(unit.decl.span)
         kept = self.const([])  # state-free: [value, steps it took], kept for the program's life
         always = not unit.uses_decisions
-        w("if ctx.slow:")
-        with w.block():
-            w(f"return {slow}(ctx)")
         w("memo = ctx.memo")
         w(f"if {kept}:")
         with w.block():  # charged once per run, as computing it would be; later reads in the run are free
@@ -1382,9 +1382,8 @@ def tier_up(program: Program) -> dict[str, Any]:
             continue
         gname = gen.unit_ref(unit)
         closure = unit.fn
-        stub = _stub(gen, unit, gname, closure, record)
-        unit.fn = stub
-        gen.g[gname] = stub
+        gen.g[gname] = _stub(gen, unit, gname, closure, record)
+        unit.fn = _entry(gen.g, gname, closure)
     for key, gname in gen.unit_names.items():  # units that are not generated: their closures
         if gname not in gen.g:
             gen.g[gname] = program.units[key].fn
@@ -1392,21 +1391,38 @@ def tier_up(program: Program) -> dict[str, Any]:
     return record
 
 
+def _entry(g: dict[str, Any], gname: str, closure: Any) -> Any:
+    """A generated unit's ``fn``, which closures and the API call: a run on closures only
+    (``Context.slow``) keeps to the closure; any other runs the generated function (``g[gname]``).
+    Generated code calls generated code directly, so this test is made where a run enters it, not
+    at every call (a run on closures only never enters it)."""
+    def entry(ctx: Context, *args: Any) -> Any:
+        if ctx.slow:
+            return closure(ctx, *args)
+        return g[gname](ctx, *args)
+    return entry
+
+
 def _stub(gen: Generator, unit: Unit, gname: str, closure: Any, record: dict[str, Any]) -> Any:
     def first_call(ctx: Context, *args: Any) -> Any:
         fn = _compile_unit(gen, unit, closure, record)
-        unit.fn = fn
         gen.g[gname] = fn
         return fn(ctx, *args)
     return first_call
 
 
 def _body_stub(gen: Generator, unit: Unit, cell: list[Any], record: dict[str, Any]) -> Any:
+    """A decision's body, which its resolution (a closure) calls: generated at its first call in a
+    run that is not on closures only, and entered as any generated unit is (``_entry``)."""
     closure = cell[0]
+    g = {"body": closure}
 
     def first_call(ctx: Context, *args: Any) -> Any:
-        cell[0] = _compile_unit(gen, unit, closure, record)
-        return cell[0](ctx, *args)
+        if ctx.slow:
+            return closure(ctx, *args)
+        g["body"] = _compile_unit(gen, unit, closure, record)
+        cell[0] = _entry(g, "body", closure)
+        return g["body"](ctx, *args)
     return first_call
 
 
