@@ -241,6 +241,39 @@ def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> 
     assert "result" in got, got
 
 
+def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a built-in returns (a list from `split`, a map from `group_by`, a text from `trim`...) is
+    known where a `let` holds it: indexing, `len`, map loops and text built-ins on it are written
+    without a test of its type. They give the closures' values and errors (past the end of a list,
+    a negative index, a key missing from a map, an if whose branches differ)."""
+    from validator import codegen
+
+    sources: list[str] = []
+    original = codegen.Generator.unit_source
+
+    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
+        name, source = original(self, unit, slow)
+        sources.append(source)
+        return name, source
+
+    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
+    got = agreed(
+        tmp_path / "main.rules",
+        'def words(t) = let w = split(t, " "); [len(w), w[0], w[-1], w[2], lower(trim(w[0]))]\n'
+        "def groups(xs) = let g = group_by(xs, fn(x) => x % 3); [k + len(v) for k, v in g]\n"
+        'def maps(m) = let p = put(merge(m, {b: 2}), "c", 3); [has(p, "a"), len(keys(p)), p["d"]]\n'
+        "def mixed(x) = let v = if x > 0 then [1, 2] else {a: 1}; len(v)\n"
+        'query main = [words("  Ab cd"), words("x y z"), groups([1, 2, 3, 4]), maps({a: 1}), mixed(1), mixed(0)]\n')
+    # ("  Ab cd" splits into "", "", "Ab", "cd"; 1..4 by remainder: {1: [1, 4], 2: [2], 0: [3]})
+    assert got == {"result": [[4, "", "cd", "Ab", ""], [3, "x", "z", "z", "x"], [3, 3, 1],
+                              [True, 3, None], 2, 1]}, got
+    words = next(src for src in sources if ".split(" in src)
+    assert "is _list:" not in words and "_len(" in words  # the list's type is not tested again
+    # past the end of a known list: the closures' located error
+    err = agreed(tmp_path / "main.rules", 'def words(t) = let w = split(t, " "); w[3]\nquery main = words("a b")\n')
+    assert "error" in err and err["error"][0][0].startswith("E"), err
+
+
 # ---------------------------------------------------------------- injection
 
 

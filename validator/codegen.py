@@ -272,6 +272,21 @@ class Generator:
             return type(self.consts[atom])
         return self.shaped.get(atom)
 
+    def expr_shape(self, e: Any, ns: Any) -> type | None:
+        """The Python type an expression always gives when it gives a value, read from its form
+        (``_shape_of``) and from the built-in it calls (``_RESULT_SHAPES``), names resolved in ``ns``."""
+        if isinstance(e, A.Call) and isinstance(e.func, A.Name):
+            found = self.lookup(e.func.id, ns)
+            if found is not None and found[0] == "builtin":
+                return _RESULT_SHAPES.get(found[1].name)
+            return None
+        if isinstance(e, A.Let):
+            return self.expr_shape(e.body, ns)
+        if isinstance(e, A.If):
+            shapes = {self.expr_shape(v, ns) for _, v in e.branches} | {self.expr_shape(e.otherwise, ns)}
+            return shapes.pop() if len(shapes) == 1 else None
+        return _shape_of(e)
+
     def var(self, atom: str, w: _Writer) -> str:
         """The atom, or a local holding it when it is a literal: Python warns at ``None[k]`` or ``(3)(x)``."""
         if atom in _LITERAL_NAMES.values() or atom.startswith("("):
@@ -593,7 +608,8 @@ class Generator:
                 if not unit.uses_decisions:
                     self.avail[key] = t
                 d = unit.decl
-                shape = _shape_of(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl) else None)
+                shape = self.expr_shape(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl)
+                                        else None, self.loaded.namespaces[unit.ns])
                 if shape is not None:
                     self.shaped[t] = shape
                 return t
@@ -688,6 +704,8 @@ class Generator:
             inner = {**inner, **dict(zip(cf.names, names))}
             if len(names) == 1:
                 w(f"for {names[0]} in {seq}:")
+            elif len(names) == 2 and self.shape(it) is dict:
+                w(f"for {names[0]}, {names[1]} in {seq}.items():")
             elif len(names) == 2:
                 w(f"for {names[0]}, {names[1]} in ({seq}.items() if _type({seq}) is _dict "
                   f"else _pairs({seq}, 2, {self.const(cf.span)})):")
@@ -750,6 +768,9 @@ class Generator:
         v = self.expr(e.value, env, w)
         local = self.fresh("l")
         w(f"{local} = {v}")
+        shape = self.shape(v) or self.expr_shape(e.value, self.ns)
+        if shape is not None:
+            self.shaped[local] = shape
         return self.expr(e.body, {**env, e.name: local}, w)
 
     def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
@@ -1000,6 +1021,8 @@ class Generator:
                 w(f"{t} = {o}.get({k})")
             else:
                 self.dict_entry(t, o, k, span, w)
+        elif type(kc) is int and shape is list:
+            self.list_item(t, o, k, span, w)
         elif type(kc) is int:
             w(f"if _type({o}) is _list:")
             with w.block():
@@ -1191,10 +1214,16 @@ class Generator:
         return t
 
     def builtin_call(self, b: Builtin, e: A.Call, args: list[str], w: _Writer) -> str:
-        t = self.tmp()
+        shape = _RESULT_SHAPES.get(b.name)
+        t = self.tmp() if shape is None else self.fresh("v")  # (a shaped result is not a reused temporary)
+        if shape is not None:
+            self.shaped[t] = shape
         fn = self.const(b.fn)
         call_args = (["ctx"] if b.needs_ctx else []) + args
         fast = _FAST_BUILTINS.get((b.name, len(args))) if not e.kwargs else None
+        if fast is not None and self.meets(_FAST_SHAPES.get((b.name, len(args))), args):
+            w(f"{t} = {fast[1].format(*args)}")  # the guard holds: the arguments' types are known
+            return t
         if fast is not None:  # the built-in's own work, inline, for the argument types it expects
             guard, value = fast
             w(f"if {guard.format(*args)}:")
@@ -1206,6 +1235,23 @@ class Generator:
         if fast is not None:
             w.indent -= 1
         return t
+
+    def meets(self, spec: tuple[Any, ...] | None, args: list[str]) -> bool:
+        """Whether the arguments are known to pass a fast built-in's guard (``_FAST_SHAPES``)."""
+        if spec is None:
+            return False
+        for want, a in zip(spec, args):
+            if want is None:
+                continue
+            if want == "key":  # a constant text or integer
+                if not (self.is_const(a) and type(self.consts[a]) in (str, int)):
+                    return False
+            elif want == "sep":  # a constant text that is not empty
+                if not (self.is_const(a) and type(self.consts[a]) is str and self.consts[a]):
+                    return False
+            elif self.shape(a) not in want:
+                return False
+        return True
 
     def consume(self, name: str, comp: A.Comp, env: Env, w: _Writer) -> str:
         """``any``/``all``/``count``/``first`` of ``(e for x in xs if c)``: one loop, leaving as soon as
@@ -1258,6 +1304,28 @@ _FAST_BUILTINS: dict[tuple[str, int], tuple[str, str]] = {
     ("keys", 1): ("_type({0}) is _dict", "_list({0})"),
     ("merge", 2): ("_type({0}) is _dict and _type({1}) is _dict", "{{**{0}, **{1}}}"),
     ("put", 3): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{{**{0}, {1}: {2}}}"),
+}
+# what makes each guard above hold: per argument, the Python types it may have ("key": a constant
+# text or integer; "sep": a constant text that is not empty; None: anything); when the arguments are known to be
+# such (``Generator.meets``), the value is written without its guard
+_FAST_SHAPES: dict[tuple[str, int], tuple[Any, ...]] = {
+    ("len", 1): ({list, dict, str, frozenset},),
+    ("has", 2): ({dict}, "key"),
+    ("split", 2): ({str}, "sep"),
+    ("lower", 1): ({str},),
+    ("upper", 1): ({str},),
+    ("trim", 1): ({str},),
+    ("keys", 1): ({dict},),
+    ("merge", 2): ({dict}, {dict}),
+    ("put", 3): ({dict}, "key", None),
+}
+# the Python type of what a built-in returns, whenever it returns (``builtins.py``)
+_RESULT_SHAPES: dict[str, type] = {
+    **dict.fromkeys(("sorted", "sort_by", "reverse", "list", "unique", "keys", "values", "items", "append", "concat",
+                     "range", "enumerate", "zip", "split"), list),
+    **dict.fromkeys(("set", "union", "intersection", "difference"), frozenset),
+    **dict.fromkeys(("pick", "put", "merge", "group_by", "index_by"), dict),
+    **dict.fromkeys(("lower", "upper", "trim", "replace", "join", "str"), str),
 }
 # the built-ins that read a generator to its first deciding item, with their value for no items
 _CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
