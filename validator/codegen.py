@@ -1480,17 +1480,13 @@ def _stub(gen: Generator, unit: Unit, gname: str, closure: Any, record: dict[str
 
 
 def _body_stub(gen: Generator, unit: Unit, cell: list[Any], record: dict[str, Any]) -> Any:
-    """A decision's body, which its resolution (a closure) calls: generated at its first call in a
-    run that is not on closures only, and entered as any generated unit is (``_entry``)."""
-    closure = cell[0]
-    g = {"body": closure}
+    """A decision's body, which its resolution (a closure) calls from ``cell[0]``, generated at its
+    first call (a run on closures only calls ``cell[1]``, the closure)."""
+    closure = cell[1]
 
     def first_call(ctx: Context, *args: Any) -> Any:
-        if ctx.slow:
-            return closure(ctx, *args)
-        g["body"] = _compile_unit(gen, unit, closure, record)
-        cell[0] = _entry(g, "body", closure)
-        return g["body"](ctx, *args)
+        cell[0] = _compile_unit(gen, unit, closure, record)
+        return cell[0](ctx, *args)
     return first_call
 
 

@@ -25,8 +25,10 @@ class ControlCompiler(DefinitionCompiler):
         scope = FnScope()
         env = self._params(d.params, scope)
         body = self.expr(d.body, env, scope)
-        # the body's function, in a cell that the generated tier (``codegen``) may refill
-        unit.body_fn = [self._function(unit, body, scope, len(d.params), d.span, d.cites)]
+        # the body's function, in a cell that the generated tier (``codegen``) may refill; the second
+        # cell keeps the closure, for runs on closures only (``Context.slow``)
+        closure = self._function(unit, body, scope, len(d.params), d.span, d.cites)
+        unit.body_fn = [closure, closure]
         body_fn = unit.body_fn
         dec_id = unit.name
         nskey = unit.ns
@@ -125,14 +127,15 @@ class ControlCompiler(DefinitionCompiler):
             old = len(deplist)
             ctx.dstate[key] = GUESSING
             ctx.dvalue[key] = False
+            body = body_fn[1] if ctx.slow else body_fn[0]
             if ctx.trace:
                 ctx.dstack.append(key)
                 try:
-                    first = body_fn[0](ctx, *args)
+                    first = body(ctx, *args)
                 finally:
                     ctx.dstack.pop()
             else:
-                first = body_fn[0](ctx, *args)
+                first = body(ctx, *args)
             if len(deplist) == old:
                 if ctx.dstate.get(key) != RESOLVED:
                     ctx.dstate[key] = RESOLVED
@@ -146,7 +149,7 @@ class ControlCompiler(DefinitionCompiler):
             del deplist[old:]
             ctx.dstate[key] = GUESSING
             ctx.dvalue[key] = True
-            second = body_fn[0](ctx, *args)
+            second = body(ctx, *args)
             if first == second:
                 unset(ctx, deplist[old:])
                 del deplist[old:]
