@@ -6,6 +6,8 @@ cycle policies, procedures), ``compiler`` (the driver). Nothing here generates P
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -124,9 +126,11 @@ def _fused_equality(eq: bool, a: Ev, b: Ev) -> Ev | None:
     return None
 
 
-def value_key(unit: Any) -> tuple[str, str]:
-    """The per-run memo key of a zero-argument value (see ``compile_defs._value_fn``)."""
-    return (unit.ns, unit.name)
+def value_key(unit: Any) -> str:
+    """The per-run memo key of a zero-argument value (see ``compile_defs._value_fn``): its namespace
+    and name in one interned text, whose hash is computed once (a tuple's is computed at every
+    lookup, and values are read hundreds of times a run). Names have no NUL: the key is unique."""
+    return sys.intern(f"{unit.ns}\0{unit.name}")
 
 
 def _keep(ctx: Context, mkey: Any, entry: Any, always: bool) -> None:
