@@ -273,19 +273,12 @@ class Generator:
         return self.shaped.get(atom)
 
     def expr_shape(self, e: Any, ns: Any) -> type | None:
-        """The Python type an expression always gives when it gives a value, read from its form
-        (``_shape_of``) and from the built-in it calls (``_RESULT_SHAPES``), names resolved in ``ns``."""
-        if isinstance(e, A.Call) and isinstance(e.func, A.Name):
-            found = self.lookup(e.func.id, ns)
-            if found is not None and found[0] == "builtin":
-                return _RESULT_SHAPES.get(found[1].name)
-            return None
-        if isinstance(e, A.Let):
-            return self.expr_shape(e.body, ns)
-        if isinstance(e, A.If):
-            shapes = {self.expr_shape(v, ns) for _, v in e.branches} | {self.expr_shape(e.otherwise, ns)}
-            return shapes.pop() if len(shapes) == 1 else None
-        return _shape_of(e)
+        """The Python type an expression always gives when it gives a value (``_shape_of``), a call
+        of a built-in's read from ``_RESULT_SHAPES`` (names resolved in ``ns``)."""
+        def builtin_result(call: A.Call) -> type | None:
+            found = self.lookup(call.func.id, ns) if isinstance(call.func, A.Name) else None
+            return _RESULT_SHAPES.get(found[1].name) if found is not None and found[0] == "builtin" else None
+        return _shape_of(e, builtin_result)
 
     def var(self, atom: str, w: _Writer) -> str:
         """The atom, or a local holding it when it is a literal: Python warns at ``None[k]`` or ``(3)(x)``."""
@@ -1340,9 +1333,10 @@ _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Comp
                A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
 
 
-def _shape_of(e: Any) -> type | None:
+def _shape_of(e: Any, call_shape: Any = None) -> type | None:
     """The Python type an expression always gives, read from its form: a map comprehension, map or
-    record literal a dict, a list one a list, a set one a frozenset (through `let` and `if`)."""
+    record literal a dict, a list one a list, a set one a frozenset (through `let` and `if`); a call,
+    what ``call_shape`` says of it."""
     if isinstance(e, A.Comp):
         return {"list": list, "map": dict, "set": frozenset}.get(e.kind)
     if isinstance(e, (A.MapLit, A.RecordLit)):
@@ -1351,10 +1345,12 @@ def _shape_of(e: Any) -> type | None:
         return list
     if isinstance(e, A.SetLit):
         return frozenset
+    if isinstance(e, A.Call) and call_shape is not None:
+        return call_shape(e)  # type: ignore[no-any-return]
     if isinstance(e, A.Let):
-        return _shape_of(e.body)
+        return _shape_of(e.body, call_shape)
     if isinstance(e, A.If):
-        shapes = {_shape_of(v) for _, v in e.branches} | {_shape_of(e.otherwise)}
+        shapes = {_shape_of(v, call_shape) for _, v in e.branches} | {_shape_of(e.otherwise, call_shape)}
         return shapes.pop() if len(shapes) == 1 else None
     return None
 
