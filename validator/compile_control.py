@@ -83,7 +83,12 @@ class ControlCompiler(DefinitionCompiler):
                             span, help=f"add a `cycle {dec_id}` policy (e.g. `otherwise => settle cycle as false`)")
 
         def resolve(ctx: Context, *args: Any) -> Any:
-            key = (dec_id, *[_argkey(a) for a in args])
+            # (texts, the commonest arguments, are their own keys: no call for them; no list for two)
+            if len(args) == 2:
+                a, b = args
+                key = (dec_id, a if type(a) is str else _argkey(a), b if type(b) is str else _argkey(b))
+            else:
+                key = (dec_id, *[a if type(a) is str else _argkey(a) for a in args])
             st = ctx.dstate.get(key, 0)
             if st == RESOLVED:
                 if ctx.tainted and ("#decision", key) in ctx.tainted:
