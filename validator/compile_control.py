@@ -84,6 +84,7 @@ class ControlCompiler(DefinitionCompiler):
 
         def resolve(ctx: Context, *args: Any) -> Any:
             # (texts, the commonest arguments, are their own keys: no call for them; no list for two)
+            key: tuple[Any, ...]
             if len(args) == 2:
                 a, b = args
                 key = (dec_id, a if type(a) is str else _argkey(a), b if type(b) is str else _argkey(b))
