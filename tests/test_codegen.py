@@ -200,6 +200,9 @@ ERRORS = {
     "unhashable set": "def s(x) = {x}\nquery main = s({a: 1})\n",
     "unpack": "query main = [a for a, b in [1, 2]]\n",
     "with": "def w(x) = x with {a: 1}\nquery main = w(3)\n",
+    # the base is checked before the new values are computed: its error, not the division's
+    "with before its values": "def w(x, y) = x with {a: 1 / y}\nquery main = w(3, 0)\n",
+    "replace on a number": 'def r(x) = replace(x, "a", "b")\nquery main = [r("aa"), r(5)]\n',
     # (a value whose body is a map comprehension is read as a dict without testing its type)
     "key of a map value": 'def m = {k => 1 for k in ["a"]}\nquery main = [m["a"], m["b"], m[{a: 1}]]\n',
     "depends on itself": "def a = b\ndef b = a\nquery main = a\n",

@@ -1051,12 +1051,18 @@ class Generator:
         self.attempt(w, f"{t} = {o}[{k}]", "_IndexError", f"{t} = _index_slow({o}, {k}, {span})")
 
     def x_With(self, e: A.With, env: Env, w: _Writer) -> str:
+        """``o with {k: v...}``: ``o`` checked to be a record before the values are computed (as the
+        closures do), then one dict display of its entries and the new ones."""
         o = self.expr(e.obj, env, w)
-        t = self.tmp()
-        w(f"{t} = _with_base({o}, {self.const(e.span)})")
-        for k, v in e.items:
-            va = self.expr(v, env, w)
-            w(f"{t}[{self.const(k)}] = {va}")
+        base = self.fresh("v")
+        if self.shape(o) is dict:
+            w(f"{base} = {o}")
+        else:
+            w(f"{base} = {o} if _type({o}) is _dict else _with_base({o}, {self.const(e.span)})")
+        items = [(self.const(k), self.expr(v, env, w)) for k, v in e.items]
+        t = self.fresh("v")  # (a dict for sure: not a temporary, whose name other values reuse)
+        w(f"{t} = {{**{base}{''.join(f', {k}: {va}' for k, va in items)}}}")
+        self.shaped[t] = dict
         return t
 
     # -- calls
@@ -1297,6 +1303,7 @@ _FAST_BUILTINS: dict[tuple[str, int], tuple[str, str]] = {
     ("keys", 1): ("_type({0}) is _dict", "_list({0})"),
     ("merge", 2): ("_type({0}) is _dict and _type({1}) is _dict", "{{**{0}, **{1}}}"),
     ("put", 3): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{{**{0}, {1}: {2}}}"),
+    ("replace", 3): ("_type({0}) is _str and _type({1}) is _str and _type({2}) is _str", "{0}.replace({1}, {2})"),
 }
 # what makes each guard above hold: per argument, the Python types it may have ("key": a constant
 # text or integer; "sep": a constant text that is not empty; None: anything); when the arguments are known to be
@@ -1311,6 +1318,7 @@ _FAST_SHAPES: dict[tuple[str, int], tuple[Any, ...]] = {
     ("keys", 1): ({dict},),
     ("merge", 2): ({dict}, {dict}),
     ("put", 3): ({dict}, "key", None),
+    ("replace", 3): ({str}, {str}, {str}),
 }
 # the Python type of what a built-in returns, whenever it returns (``builtins.py``)
 _RESULT_SHAPES: dict[str, type] = {
