@@ -4,8 +4,10 @@ Usage: python -m bench.diplomacy_throughput [--turns N] [--rounds R] [--seed S]
 
 The same random turns (bench.peers.dip_positions.random_turns, 34 units) are adjudicated by
 ruleval (ruleset loaded once, then `.run(state)` per turn), by the `diplomacy` package and by `pydip`.
-The engines take turns round by round (interleaved), so that machine noise hits all of them alike;
-the cycle collector runs (untimed) before each engine's batch, so none pays for another's garbage.
+The engines take turns round by round (interleaved, each round in another order), so that machine
+noise hits all of them alike; the cycle collector runs (untimed) before each engine's batch, so none
+pays for another's garbage. Besides the rates over all rounds, each ratio is given as the median of
+its per-round ratios, which a burst of noise in one round barely moves.
 A peer that cannot be imported is skipped with a message.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -55,8 +58,8 @@ def engines() -> tuple[dict[str, Callable[[dict], Any]], list[Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--turns", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--turns", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     # fresh turns every round (the same for every engine): no engine may gain from having seen a state
@@ -77,23 +80,32 @@ def main(argv: list[str] | None = None) -> int:
             rs.run(state)
         print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None}, "
               f"{len((rs.program.generated or {}).get('generated', []))} rules generated)")
-    spent = {name: 0.0 for name in found}
+    rounds: dict[str, list[float]] = {name: [] for name in found}
+    names = list(found)
     for r in range(args.rounds):
         batch = turns[r * args.turns:(r + 1) * args.turns]
-        for name, fn in found.items():
+        for name in names[r % len(names):] + names[:r % len(names)]:  # each round starts with another engine
+            fn = found[name]
             gc.collect()  # (untimed) no engine pays for collecting the garbage of the one before it
             started = time.perf_counter()
             for state in batch:
                 fn(state)
-            spent[name] += time.perf_counter() - started
+            rounds[name].append(time.perf_counter() - started)
     total = args.turns * args.rounds
-    rate = {name: total / spent[name] for name in found}
+    rate = {name: total / sum(rounds[name]) for name in found}
+
+    def median_ratio(a: str, b: str) -> float:
+        """The median over rounds of a's rate over b's (b's time over a's)."""
+        return statistics.median(tb / ta for ta, tb in zip(rounds[a], rounds[b]))
+
     print(f"{args.turns} turns x {args.rounds} rounds, 34 units, seed {args.seed}")
     for name in found:
         line = f"  {name:10s} {rate[name]:9.1f} turns/s"
         if not name.startswith("ruleval"):
             line += (f"   ruleval/{name} = {rate['ruleval'] / rate[name]:.2f}"
-                     f" (adjudication only: {rate['ruleval-noschema'] / rate[name]:.2f})")
+                     f" (adjudication only: {rate['ruleval-noschema'] / rate[name]:.2f});"
+                     f" median of rounds {median_ratio('ruleval', name):.2f}"
+                     f" ({median_ratio('ruleval-noschema', name):.2f})")
         print(line)
     return 0
 
