@@ -633,13 +633,9 @@ class Generator:
 
     def frozen(self, t: str, items: str, span: Span, w: _Writer) -> None:
         """``t = frozenset(items)``; an item that cannot be in a set is the located E009."""
-        w("try:")
-        with w.block():
-            w(f"{t} = _frozenset({items})")
-        w("except _TypeError:")
-        with w.block():
-            w(f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
-              f"{self.const(span)}) from None")
+        self.attempt(w, f"{t} = _frozenset({items})", "_TypeError",
+                     f"raise _err({self.const('E009')}, {self.const('set items must be numbers, text or lists')}, "
+                     f"{self.const(span)}) from None")
 
     def x_RecordLit(self, e: A.RecordLit, env: Env, w: _Writer) -> str:
         items = [(k, self.expr(v, env, w)) for k, v in e.items]
@@ -659,14 +655,16 @@ class Generator:
         return t
 
     @staticmethod
-    def attempt(w: _Writer, statement: str, error: str, handler: str) -> None:
-        """``try: statement`` / ``except error: handler``."""
+    def attempt(w: _Writer, statement: str, error: str, handler: str, *more: str) -> None:
+        """``try: statement`` / ``except error: handler``, then further (error, handler) pairs in ``more``."""
         w("try:")
         with w.block():
             w(statement)
-        w(f"except {error}:")
-        with w.block():
-            w(handler)
+        pairs = (error, handler, *more)
+        for i in range(0, len(pairs), 2):
+            w(f"except {pairs[i]}:")
+            with w.block():
+                w(pairs[i + 1])
 
     def map_store(self, t: str, k: str, v: str, span: Span, w: _Writer, message: str) -> None:
         self.attempt(w, f"{t}[{k}] = {v}", "_TypeError",
@@ -878,19 +876,11 @@ class Generator:
             w(f"{t} = {a} {op} {b}")
         elif op in ("in", "notin"):
             neg = op == "notin"
-            w("try:")
-            with w.block():
-                w(f"{t} = {a} {'not in' if neg else 'in'} {b}")
-            w("except _TypeError:")
-            with w.block():
-                w(f"{t} = _member_fail({b}, {neg}, {self.const(e.span)})")
+            self.attempt(w, f"{t} = {a} {'not in' if neg else 'in'} {b}", "_TypeError",
+                         f"{t} = _member_fail({b}, {neg}, {self.const(e.span)})")
         elif op in ("<", "<=", ">", ">="):
-            w("try:")
-            with w.block():
-                w(f"{t} = {a} {op} {b}")
-            w("except _TypeError:")
-            with w.block():
-                w(f"raise _order_fail({a}, {self.const(op)}, {b}, {self.const(e.span)}) from None")
+            self.attempt(w, f"{t} = {a} {op} {b}", "_TypeError",
+                         f"raise _order_fail({a}, {self.const(op)}, {b}, {self.const(e.span)}) from None")
         else:
             raise Unsupported(op)
         return t
@@ -976,15 +966,8 @@ class Generator:
         if id(e) in self.defaulted:  # `x.f ?? d`: the field is often missing, so no exception for it
             w(f"{t} = {o}.get({name}) if _type({o}) is _dict else _field_fail({o}, {name}, {self.const(e.span)})")
             return t
-        w("try:")
-        with w.block():
-            w(f"{t} = {o}[{name}]")
-        w("except _KeyError:")
-        with w.block():
-            w(f"{t} = None")
-        w("except _TypeError:")
-        with w.block():
-            w(f"{t} = _field_fail({o}, {name}, {self.const(e.span)})")
+        self.attempt(w, f"{t} = {o}[{name}]", "_KeyError", f"{t} = None",
+                     "_TypeError", f"{t} = _field_fail({o}, {name}, {self.const(e.span)})")
         return t
 
     def x_Index(self, e: A.Index, env: Env, w: _Writer) -> str:
@@ -1099,12 +1082,8 @@ class Generator:
             w(f"raise _not_callable({fn}, {span})")
         args = [self.expr(a, env, w) for a in e.args]
         t = self.tmp()
-        w("try:")
-        with w.block():
-            w(f"{t} = {fn}(ctx{''.join(', ' + a for a in args)})")
-        w("except _CallError as err:")
-        with w.block():
-            w(f"raise _dynamic_failed(ctx, err, {span}) from None")
+        self.attempt(w, f"{t} = {fn}(ctx{''.join(', ' + a for a in args)})", "_CallError as err",
+                     f"raise _dynamic_failed(ctx, err, {span}) from None")
         return t
 
     def decision_read(self, unit: Unit, args: list[str], w: _Writer) -> str:
