@@ -31,13 +31,15 @@ answered. ``tests/test_codegen.py`` runs the bundled suites on both tiers.
 
 from __future__ import annotations
 
+import functools
 import os
 import types
+import typing
 import warnings
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import ast as A
-from .builtins import Builtin, CallError, DiceSpec, _sort_key
+from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
 from .closures import (_DICE_BUILTINS, _argkey, _LIFE_CAP, _PENDING, _builtin_value, _charge_size, _loop_items, _show,
                        divide, field_fail, global_meaning, index_slow, value_key)
 from .compile_defs import _FUNCTION_KEYS
@@ -274,10 +276,10 @@ class Generator:
 
     def expr_shape(self, e: Any, ns: Any) -> type | None:
         """The Python type an expression always gives when it gives a value (``_shape_of``), a call
-        of a built-in's read from ``_RESULT_SHAPES`` (names resolved in ``ns``)."""
+        of a built-in's read from ``_result_shapes`` (names resolved in ``ns``)."""
         def builtin_result(call: A.Call) -> type | None:
             found = self.lookup(call.func.id, ns) if isinstance(call.func, A.Name) else None
-            return _RESULT_SHAPES.get(found[1].name) if found is not None and found[0] == "builtin" else None
+            return _result_shapes().get(found[1].name) if found is not None and found[0] == "builtin" else None
         return _shape_of(e, builtin_result)
 
     def var(self, atom: str, w: _Writer) -> str:
@@ -1192,7 +1194,7 @@ class Generator:
         return t
 
     def builtin_call(self, b: Builtin, e: A.Call, args: list[str], w: _Writer) -> str:
-        shape = _RESULT_SHAPES.get(b.name)
+        shape = _result_shapes().get(b.name)
         t = self.tmp() if shape is None else self.fresh("v")  # (a shaped result is not a reused temporary)
         if shape is not None:
             self.shaped[t] = shape
@@ -1299,14 +1301,22 @@ _FAST_SHAPES: dict[tuple[str, int], tuple[Any, ...]] = {
     ("put", 3): ({dict}, "key", None),
     ("replace", 3): ({str}, {str}, {str}),
 }
-# the Python type of what a built-in returns, whenever it returns (``builtins.py``)
-_RESULT_SHAPES: dict[str, type] = {
-    **dict.fromkeys(("sorted", "sort_by", "reverse", "list", "unique", "keys", "values", "items", "append", "concat",
-                     "range", "enumerate", "zip", "split"), list),
-    **dict.fromkeys(("set", "union", "intersection", "difference"), frozenset),
-    **dict.fromkeys(("pick", "put", "merge", "group_by", "index_by"), dict),
-    **dict.fromkeys(("lower", "upper", "trim", "replace", "join", "str"), str),
-}
+
+
+@functools.cache
+def _result_shapes() -> dict[str, type]:
+    """The Python type of what each built-in returns, whenever it returns: read from its function's
+    return annotation (``builtins.py``, which mypy holds the function to) when that is a list, map,
+    set or text. Read once, when a program is first generated (not at start-up)."""
+    shapes = {}
+    for name, b in BUILTINS.items():
+        returned = typing.get_type_hints(b.fn).get("return")
+        origin = typing.get_origin(returned) or returned
+        if origin in (list, dict, frozenset, str):
+            shapes[name] = origin
+    return shapes
+
+
 # the built-ins that read a generator to its first deciding item, with their value for no items
 _CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
 
