@@ -328,8 +328,8 @@ class Context:
         self.deplist: list[Any] = []
         self.settled: dict[Any, Settlement] = {}
         self.trace = trace
-        # run on closures only: generated code (``codegen``) hands every call over to the unit's closure
-        # (a traced run, and the run again of one whose generated code ran out of steps)
+        # run on closures only (a traced run, and the run again of one whose generated code ran out of
+        # steps): such a run never enters generated code (``codegen._entry``, a decision's closure cell)
         self.slow = trace or slow
         self.trace_stack: list[dict[str, Any]] = [{"children": []}] if trace else []
         self.decision_edges: set[tuple[Any, Any]] = set()
