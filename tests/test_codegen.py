@@ -93,6 +93,40 @@ def test_generated_diplomacy_turns_agree() -> None:
     assert "move_ok" in record["generated"] and "adjustment_result" not in record["generated"]
 
 
+def _budget_cases() -> list[Any]:
+    """A generated Diplomacy turn, and a case of each other bundled family (one with scripted dice)."""
+    picks: list[Any] = [("diplomacy/standard.rules", None)]
+    for name, dice in (("jomini/re.rules", False), ("jomini/am.rules", False), ("his/his.rules", True)):
+        picks.append((name, next(c for c in SUITE.cases if c.ruleset.endswith(name) and bool(c.data.get("dice")) == dice
+                                 and "query" not in c.data and not c.data.get("exact"))))
+    return picks
+
+
+@pytest.mark.parametrize("ruleset, case", _budget_cases(), ids=[name for name, _ in _budget_cases()])
+def test_a_budget_stops_both_tiers_at_the_same_step(ruleset: str, case: Any) -> None:
+    """Generated code may charge more steps than the closures (a stretch's steps at its start, a branch
+    not taken included), never fewer: at the smallest budget the closures finish in, and one step
+    below it, both tiers give the same outcome (a run of generated code that runs out is run again on
+    closures)."""
+    slow, fast = pair(ROOT / "rulesets" / ruleset)
+    if case is None:
+        state, kw = slow.run({}, query="generate", args=[7], validate=False), {}
+    else:
+        state, kw = _state_of(case), {"dice": case.data.get("dice"), "seed": case.data.get("seed")}
+    low, high = 1, 5_000_000  # the closures run out at `low` and finish at `high`
+    assert "result" in outcome(slow, state, budget=high, **kw)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if "result" in outcome(slow, state, budget=mid, **kw):
+            high = mid
+        else:
+            low = mid
+    for budget in (low, high):
+        assert outcome(fast, state, budget=budget, **kw) == outcome(slow, state, budget=budget, **kw), budget
+    assert "error" in outcome(fast, state, budget=low, **kw) and "result" in outcome(fast, state, budget=high, **kw)
+    assert fast.program.generated is not None and fast.program.generated["generated"]
+
+
 def test_a_run_on_closures_only_never_enters_generated_code() -> None:
     """A traced run (and a run again after an overrun) is on closures only: once a unit is generated,
     its `fn` sends such a run to the closure, so no generated function runs, not even its first line."""
@@ -188,6 +222,11 @@ ERRORS = {
     "budget in calls": "def leaf(r) = r.n - 1\n"
                        "def f(r) = if r.n == 0 then 1 else f({n: leaf(r)}) + f({n: leaf(r)})\n"
                        "query main = f({n: 40})\n",
+    # out of steps in calls of functions that neither loop nor recur: generated code checks the budget
+    # in loops and recursive calls only, and where the run leaves it (2^18 calls, a new record each)
+    "budget in plain calls": "def f0(r) = r.n\n" + "".join(
+        f"def f{i}(r) = f{i - 1}({{n: r.n}}) + f{i - 1}({{n: r.n + 1}})\n" for i in range(1, 19))
+        + "query main = f18({n: 0})\n",
     "field of none": "def r(x) = x.name\nquery main = r(none)\n",
     "bad index": "def xs = [1, 2]\nquery main = xs[5]\n",
     "text plus number": 'def a(x) = "a" + x\nquery main = a(1)\n',

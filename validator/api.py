@@ -102,10 +102,10 @@ class Ruleset:
 
     def _budget_exact(self, call: Callable[[bool], _T]) -> _T:
         """``call(slow=False)``; a run of generated code that ran out of steps, again on closures only.
-        Generated code checks the budget where a function returns, so it finds an overrun a little late
-        and elsewhere (``codegen.Generator.charge``): the closures report it where it happened. (Steps
-        count alike on both, so the closures run out too, unless generated code left out a memo the
-        closures would have answered from; their result is then the run's.)"""
+        Generated code checks the budget in loops, recursive calls and as the run leaves it, so it finds
+        an overrun late and elsewhere (``codegen.Generator.charge``): the closures report it where it
+        happened. (Generated code charges at least the closures' steps, often more; when the closures do
+        not run out, their result is the run's.)"""
         try:
             return call(False)
         except RunError as err:

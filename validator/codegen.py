@@ -24,9 +24,13 @@ What the generated code may contain is fixed by this module, not by the ruleset:
 
 This is the only module of ``validator`` allowed to call Python's ``compile``; ``tests/test_safety.py``
 holds it to that. The generated functions behave as the closures do: same values, same errors at
-the same places, same dice; steps are charged alike, except that a function generated without its
-memo (see ``Generator.function_source``) charges its body's steps on a call the memo would have
-answered. ``tests/test_codegen.py`` runs the bundled suites on both tiers.
+the same places, same dice. Steps may be charged more than on closures, never fewer: the fixed
+steps of a stretch of code are charged where it starts, a branch that does not run included
+(``_Stretch``), and a function generated without its memo charges its body's steps on a call the
+memo would have answered. The budget is checked in loops, in recursive calls and where a run leaves
+generated code; a run that ran out is run again on closures, which report it where it happened, so
+a budget gives the same outcome on both tiers. ``tests/test_codegen.py`` runs the bundled suites on
+both tiers.
 """
 
 from __future__ import annotations
@@ -113,6 +117,21 @@ def _pairs(seq: Any, n: int, span: Span) -> Iterator[tuple[Any, ...]]:
             raise EvalError("E001", f"cannot unpack `{_show(x)}` into {n} names", span)
 
 
+def _loop_items_each(ctx: Context, seq: Any, span: Span, each: int) -> Any:
+    """``closures._loop_items``, and ``each`` more steps per item (its body's: see ``_Stretch``)."""
+    seq = _loop_items(ctx, seq, span)
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        ctx.steps += len(seq) * each
+        return seq
+    return _charged_items(ctx, seq, each)
+
+
+def _charged_items(ctx: Context, seq: Iterator[Any], each: int) -> Iterator[Any]:
+    for x in seq:
+        ctx.steps += each
+        yield x
+
+
 def _builtin_failed(ctx: Context, err: BaseException, name: str, span: Span) -> BaseException:
     """What a built-in's failure becomes at its call (as ``ExpressionCompiler._call_builtin`` does)."""
     if isinstance(err, EvalError):
@@ -160,7 +179,8 @@ _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 _HELPERS: dict[str, Any] = {
     "_PENDING": _PENDING, "_err": _err, "_field_fail": field_fail, "_index_slow": index_slow, "_add": _add,
     "_arith": _arith, "_divide": divide, "_neg": _neg, "_order_fail": _order_fail, "_member_fail": _member_fail,
-    "_with_base": _with_base, "_pairs": _pairs, "_loop_items": _loop_items, "_builtin_failed": _builtin_failed,
+    "_with_base": _with_base, "_pairs": _pairs, "_loop_items": _loop_items, "_loop_items_each": _loop_items_each,
+    "_builtin_failed": _builtin_failed,
     "_dynamic_failed": _dynamic_failed, "_not_callable": _not_callable, "_too_deep": _too_deep,
     "_lambda_arity": _lambda_arity, "_HANDLED": _HANDLED,
     "_CallError": CallError, "_builtin_value": _builtin_value, "_frozenset": frozenset, "_type": type,
@@ -181,6 +201,14 @@ class _Writer:
     def __call__(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
 
+    def mark(self, make: Any) -> tuple["_Writer", int, str, Any]:
+        """A line written later, when what it says is known: ``make(n)`` (see ``_Stretch``)."""
+        self.lines.append("")
+        return (self, len(self.lines) - 1, "    " * self.indent, make)
+
+    def source(self) -> str:
+        return "\n".join(line for line in self.lines if line)
+
     def block(self) -> "_Indented":
         return _Indented(self)
 
@@ -197,6 +225,24 @@ class _Indented:
 
 
 Env = dict[str, str]
+
+
+class _Stretch:
+    """Code that runs as a whole once entered: a function's body, a loop's body (per item), a lambda's.
+    The steps its calls charge (an inlined function's, a lambda's; fixed numbers) are summed here and
+    charged once, where it is entered (``marks``: lines written when the sum is known). A branch or
+    a left-early loop that does not run still counts: a generated run may charge more steps than its
+    closures, never fewer, and one that runs out is run again on closures (``Generator.charge``)."""
+    __slots__ = ("steps", "marks")
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.marks: list[tuple[_Writer, int, str, Any]] = []
+
+    def close(self) -> None:
+        for w, i, indent, make in self.marks:
+            text = make(self.steps)
+            w.lines[i] = indent + text if text else ""
 
 
 class _Branch:
@@ -242,6 +288,8 @@ class Generator:
         # the Python type a value's body always gives (a map or record, list or set), by the `_v` local
         # holding it (see ``shape``)
         self.shaped: dict[str, type] = {}
+        # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
+        self.stretches: list[_Stretch] = []
 
     # -- names and constants
 
@@ -313,6 +361,7 @@ class Generator:
         which reports as it always did (a traced run never comes here: see ``_entry``)."""
         d = unit.decl
         self.ns = self.loaded.namespaces[unit.ns]
+        self.stretches = []  # (a unit given up half-written leaves none behind)
         if isinstance(d, A.ConstDecl):
             return self.value_source(unit, d.value, slow)
         if isinstance(d, A.DefDecl) and d.params is None:
@@ -353,7 +402,8 @@ class Generator:
             w("if ctx.depth >= ctx.depth_limit:")
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
-        self.charge(w, "1", span, check=False)
+        # the call's step and the steps its body charges (``_Stretch``), also on a call its memo answers
+        self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {1 + k}"))
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -416,7 +466,9 @@ class Generator:
                 w("ctx.depth -= 1")
         else:
             r = self.expr(body, env, w)
-        self.check_budget(w, span)
+        self.close_to(0)
+        if unit.recursive:  # (elsewhere the next loop, recursive call or the run's end checks it)
+            self.check_budget(w, span)
         if memoize:
             if life:
                 w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
@@ -424,7 +476,7 @@ class Generator:
                     w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps)")
             self.keep(w, always, "mkey", f"(({', '.join(args)},), {r})")
         w(f"return {r}")
-        return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + "\n".join(w.lines) + "\n"
+        return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
         fname = self.fresh("u")
@@ -462,7 +514,9 @@ class Generator:
         w("steps = ctx.steps")
         w("try:")
         with w.block():
+            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {k}" if k else ""))
             r = self.body(body, {}, w)
+            self.close_to(0)
             self.check_budget(w, span)
         w("finally:")
         with w.block():
@@ -474,7 +528,7 @@ class Generator:
         # state-free and untouched by dice: kept for the program's life too
         self.keep(w, always, key, r, kept if unit.state_free else None)
         w(f"return {r}")
-        return fname, f"def {fname}(ctx):\n" + "\n".join(w.lines) + "\n"
+        return fname, f"def {fname}(ctx):\n" + w.source() + "\n"
 
     # -- expressions: each emits the statements computing its value and returns an atom (a local,
     # a constant's name or a literal) holding it
@@ -536,14 +590,30 @@ class Generator:
                 w("ctx.rolls += 1")
 
     def charge(self, w: _Writer, amount: str, span: str, check: bool = True) -> None:
-        """Charge ``amount`` steps; past the budget, the located E004. With ``check`` off, the step of a
-        call is only counted: the budget is then checked where the calling function returns (a loop
-        checks it, and a recursive function is held by the depth limit, so no run goes far past it).
-        The generated code then finds an overrun later than the closures would, at another place:
-        ``api`` runs such a run again on closures, which report it where it happened."""
+        """Charge ``amount`` steps; past the budget (with ``check``), the located E004. A fixed number
+        (a call's step, an inlined call's) is added to the stretch of code being written instead, and
+        charged where the stretch starts (``_Stretch``), unchecked. The budget is checked in loops (a
+        loop's items are charged before it), where a recursive function returns and where the run
+        leaves generated code (``_entry``): between two checks a run can only go through the calls of
+        functions that neither loop nor recur, so none goes far past it. The generated code so finds an
+        overrun later than the closures would, at another place: ``api`` runs such a run again on
+        closures, which report it where it happened."""
+        if self.stretches and amount.isdigit():
+            self.stretches[-1].steps += int(amount)
+            return
         w(f"ctx.steps += {amount}")
         if check:
             self.check_budget(w, span)
+
+    def open_stretch(self) -> _Stretch:
+        stretch = _Stretch()
+        self.stretches.append(stretch)
+        return stretch
+
+    def close_to(self, depth: int) -> None:
+        """Close the stretches opened since there were ``depth``: their charges are now written."""
+        while len(self.stretches) > depth:
+            self.stretches.pop().close()
 
     def check_budget(self, w: _Writer, span: str) -> None:
         w("if ctx.steps > ctx.budget:")
@@ -682,17 +752,22 @@ class Generator:
             it = self.expr(cf.iter, inner, w)
             seq = self.tmp()
             lspan = self.const(cf.span)
-            # a collection's length is charged before the loop (see ``closures._loop_items``)
+            # a collection's length is charged before the loop (see ``closures._loop_items``), times the
+            # steps of an item (its own, and those of its body: ``_Stretch``)
             w(f"{seq} = {it}")
+            stretch = _Stretch()
             if self.shape(it) in (list, dict, frozenset):
-                self.charge(w, f"_len({seq})", lspan)
+                self.charge_items(w, stretch, seq, lspan)
             else:
                 w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
                 with w.block():
-                    self.charge(w, f"_len({seq})", lspan)
+                    self.charge_items(w, stretch, seq, lspan)
                 w("else:")
                 with w.block():
-                    w(f"{seq} = _loop_items(ctx, {seq}, {lspan})")
+                    stretch.marks.append(w.mark(
+                        lambda k, seq=seq, lspan=lspan: f"{seq} = _loop_items(ctx, {seq}, {lspan})" if not k
+                        else f"{seq} = _loop_items_each(ctx, {seq}, {lspan}, {k})"))
+            self.stretches.append(stretch)
             names = [self.fresh("l") for _ in cf.names]
             inner = {**inner, **dict(zip(cf.names, names))}
             if len(names) == 1:
@@ -712,6 +787,11 @@ class Generator:
                     w("continue")
         return inner
 
+    def charge_items(self, w: _Writer, stretch: _Stretch, seq: str, span: str) -> None:
+        """Charge a loop over the collection ``seq`` for all its items at once, then check the budget."""
+        stretch.marks.append(w.mark(lambda k: f"ctx.steps += _len({seq})" + (f" * {1 + k}" if k else "")))
+        self.check_budget(w, span)
+
     def x_Comp(self, e: A.Comp, env: Env, w: _Writer) -> str:
         if e.kind == "gen":
             return self.generator(e, env, w)
@@ -725,6 +805,7 @@ class Generator:
         else:
             raise Unsupported(e.kind)
         base = w.indent
+        depth = len(self.stretches)
         with self.branch():
             inner = self.loops(e, env, w)
             if e.kind == "map":
@@ -735,6 +816,7 @@ class Generator:
             else:
                 v = self.expr(e.elem, inner, w)
                 w(f"{t}.append({v})")
+        self.close_to(depth)
         w.indent = base
         if e.kind == "set":
             self.frozen(t, t, e.span, w)
@@ -746,10 +828,12 @@ class Generator:
         w(f"def {gname}(ctx):")
         w.indent += 1
         base = w.indent
+        depth = len(self.stretches)
         with self.branch():
             inner = self.loops(e, env, w)
             v = self.expr(e.elem, inner, w)
             w(f"yield {v}")
+        self.close_to(depth)
         w.indent = base - 1
         t = self.tmp()
         w(f"{t} = {gname}(ctx)")
@@ -816,7 +900,9 @@ class Generator:
             w(f"if _len(args) != {n}:")
             with w.block():
                 w(f"raise _lambda_arity({n}, _len(args), {span})")
-            self.charge(w, "1", span)
+            depth = len(self.stretches)
+            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {1 + k}"))
+            self.check_budget(w, span)
             inner = dict(env)
             locals_ = [self.fresh("l") for _ in e.params]
             for p, local in zip(e.params, locals_):
@@ -825,6 +911,7 @@ class Generator:
                 w(f"{', '.join(locals_)}, = args")
             with self.branch():
                 r = self.expr(e.body, inner, w)
+            self.close_to(depth)
             w(f"return {r}")
         return name
 
@@ -1174,14 +1261,19 @@ class Generator:
         w(f"if _type({xs}) is _list:")
         with w.block(), self.branch():
             w(f"{keys} = {{}}" if b.name == "group_by" else f"{keys} = []")
+            depth = len(self.stretches)
+            stretch = _Stretch()  # each item: the step of the lambda's call, and its body's
+            stretch.marks.append(w.mark(lambda k: f"ctx.steps += _len({xs}) * {1 + k}"))
+            self.check_budget(w, self.const(lam.span))
+            self.stretches.append(stretch)
             w(f"for {x} in {xs}:")
             with w.block():
-                self.charge(w, "1", self.const(lam.span))
                 v = self.expr(lam.body, {**env, lam.params[0].name: x}, w)
                 if b.name == "group_by":
                     self.guarded(w, f"{keys}.setdefault({v}, []).append({x})", name, span)
                 else:
                     w(f"{keys}.append({v})")
+            self.close_to(depth)
             if b.name == "group_by":
                 w(f"{t} = {keys}")
             else:
@@ -1239,9 +1331,11 @@ class Generator:
         t = self.tmp()
         w(f"{t} = {_CONSUMERS[name]}")
         base = w.indent
+        depth = len(self.stretches)
         with self.branch():
             v = self.consume_loop(comp, env, w, name != "first")
         self.consume_test(name, t, v, w)
+        self.close_to(depth)
         w.indent = base
         return t
 
@@ -1444,7 +1538,7 @@ def tier_up(program: Program) -> dict[str, Any]:
         gname = gen.unit_ref(unit)
         closure = unit.fn
         gen.g[gname] = _stub(gen, unit, gname, closure, record)
-        unit.fn = _entry(gen.g, gname, closure)
+        unit.fn = _entry(gen.g, gname, closure, unit.decl.span)
     for key, gname in gen.unit_names.items():  # units that are not generated: their closures
         if gname not in gen.g:
             gen.g[gname] = program.units[key].fn
@@ -1452,15 +1546,20 @@ def tier_up(program: Program) -> dict[str, Any]:
     return record
 
 
-def _entry(g: dict[str, Any], gname: str, closure: Any) -> Any:
+def _entry(g: dict[str, Any], gname: str, closure: Any, span: Span) -> Any:
     """A generated unit's ``fn``, which closures and the API call: a run on closures only
     (``Context.slow``) keeps to the closure; any other runs the generated function (``g[gname]``).
     Generated code calls generated code directly, so this test is made where a run enters it, not
-    at every call (a run on closures only never enters it)."""
+    at every call (a run on closures only never enters it). Generated code checks the step budget in
+    loops and recursive calls only (``Generator.charge``): the budget is checked here once more, as
+    the run leaves generated code."""
     def entry(ctx: Context, *args: Any) -> Any:
         if ctx.slow:
             return closure(ctx, *args)
-        return g[gname](ctx, *args)
+        value = g[gname](ctx, *args)
+        if ctx.steps > ctx.budget:
+            raise ctx.over_budget(span)
+        return value
     return entry
 
 
