@@ -597,19 +597,13 @@ def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> f
         allowed = pool.__contains__
     else:
         raise CallError(f"chordless: `through` must be a function or a collection of nodes, not `{_show(through)}`")
-    near: dict[Any, frozenset[Any]] = {}
-
-    def neighbours(x: Any) -> frozenset[Any]:
-        found = near.get(x)
-        if found is None:
-            found = near[x] = frozenset(adj.get(x) or ())
-        return found
-
+    near: dict[Any, frozenset[Any]] = {}  # each node's neighbours, as a set (made once per call)
     found_nodes: set[Any] = set()
     path = [start]
     on_path = {start}
     earlier: list[frozenset[Any]] = []  # the neighbours of each node of the path but its last
-    # depth-first, one iterator of candidate next nodes per node of the path
+    # depth-first, one iterator of candidate next nodes per node of the path (written out: it runs at
+    # every step, so no helper is called and no generator made)
     stack = [iter(adj.get(start) or ())]
     while stack:
         n = next(stack[-1], _END)
@@ -622,15 +616,27 @@ def _chordless(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> f
         ctx.steps += 1
         if n == goal or n in on_path or not allowed(n):
             continue
-        if any(n in nb for nb in earlier):
+        chord = False
+        for nb in earlier:
+            if n in nb:
+                chord = True
+                break
+        if chord:
             continue  # a chord to an earlier node of the path
-        if goal in neighbours(n):
+        around = near.get(n)
+        if around is None:
+            around = near[n] = frozenset(adj.get(n) or ())
+        if goal in around:
             found_nodes.update(path[1:])
             found_nodes.add(n)
             continue  # the path ends here: going on would make n-goal a chord
         if ctx.steps > ctx.budget:
             raise CallError("chordless path search exceeds the evaluation budget")
-        earlier.append(neighbours(path[-1]))
+        last = path[-1]
+        around = near.get(last)
+        if around is None:
+            around = near[last] = frozenset(adj.get(last) or ())
+        earlier.append(around)
         path.append(n)
         on_path.add(n)
         stack.append(iter(adj.get(n) or ()))
