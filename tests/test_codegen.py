@@ -127,6 +127,43 @@ def test_a_budget_stops_both_tiers_at_the_same_step(ruleset: str, case: Any) -> 
     assert fast.program.generated is not None and fast.program.generated["generated"]
 
 
+@pytest.mark.parametrize("case_id", ["6.C.1", "6.F.14", "6.F.16"])  # a rotation, two convoy paradoxes
+def test_decisions_resolve_in_generated_code(case_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a program with no dice, generated code resolves a decision itself (``Generator.resolver``)
+    and hands over to the decision's ``resume`` only when the body's first value read a guess (a
+    cycle, a paradox): the same outcome as on closures. The resolution's source holds only names the
+    generator made and fixed ones, and no text."""
+    from validator import codegen
+
+    case = next(c for c in SUITE.cases if c.id == case_id)
+    slow, fast = pair(case.ruleset)
+    resumed: list[Any] = []
+    for unit in fast.program.units.values():
+        if unit.resume is not None:
+            def counted(*args: Any, _resume: Any = unit.resume) -> Any:
+                resumed.append(args[1])
+                return _resume(*args)
+            monkeypatch.setattr(unit, "resume", counted)
+    made: list[Any] = []
+    original = codegen.Generator.resolver
+
+    def keep(self: Any, unit: Any) -> str:
+        made.append(self)
+        return original(self, unit)
+    monkeypatch.setattr(codegen.Generator, "resolver", keep)
+    state = _state_of(case)
+    assert outcome(fast, state) == outcome(slow, state)
+    assert resumed, "no decision of this case read a guess"
+    sources = made[0].sources
+    assert sources
+    for source in sources.values():
+        assert '"' not in source and "'" not in source and "\\" not in source
+        for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
+            assert re.fullmatch(r"_[a-z]{1,2}\d+", ident) or ident in _HELPERS or ident in {
+                "def", "ctx", "mkey", "if", "in", "return", "guesses", "deplist", "old", "decisions", "dstate",
+                "dvalue", "False", "resolving", "try", "first", "finally", "get"}, ident
+
+
 def test_a_run_on_closures_only_never_enters_generated_code() -> None:
     """A traced run (and a run again after an overrun) is on closures only: once a unit is generated,
     its `fn` sends such a run to the closure, so no generated function runs, not even its first line."""

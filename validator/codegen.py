@@ -48,7 +48,7 @@ from .closures import (_DICE_BUILTINS, _argkey, _LIFE_CAP, _PENDING, _builtin_va
                        divide, field_fail, global_meaning, index_slow, value_key)
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
-from .runtime import RESOLVED, Context, EvalError
+from .runtime import GUESSING, RESOLVED, Context, EvalError
 
 if TYPE_CHECKING:
     from .compiler import Program, Unit
@@ -290,6 +290,8 @@ class Generator:
         self.shaped: dict[str, type] = {}
         # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
         self.stretches: list[_Stretch] = []
+        self.resolvers: dict[str, str] = {}  # decision name -> its generated resolution (``resolver``)
+        self.sources: dict[str, str] = {}  # (the resolutions' source, for tests)
 
     # -- names and constants
 
@@ -1189,8 +1191,56 @@ class Generator:
             w(f"{t} = ctx.dvalue[{dk}]")
         w("else:")
         with w.block():
-            w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+            if self.dice:  # (dice taint the values they decide: the closure keeps that bookkeeping)
+                w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+            else:
+                w(f"{t} = {self.resolver(unit)}(ctx, {dk}{''.join(', ' + a for a in args)})")
         return t
+
+    def resolver(self, unit: Unit) -> str:
+        """The name of a function that resolves the decision ``unit`` from its key and arguments, as
+        its closure (``compile_control``'s ``resolve``) does in a run with no dice and no trace: the
+        body evaluated once under the guess false, final when it read no guessed value (the common
+        case, done here); otherwise ``unit.resume`` goes on as the closure would (a second guess, a
+        cycle to settle). A decision already being guessed is read through the closure."""
+        found = self.resolvers.get(unit.name)
+        if found is not None:
+            return found
+        if unit.resume is None or unit.body_fn is None or unit.fn is None:
+            raise Unsupported("a decision without its resolution")
+        fname = self.fresh("r")
+        args = [self.fresh("a") for _ in range(unit.arity or 0)]
+        call = "".join(", " + a for a in args)
+        packed = f"({''.join(a + ', ' for a in args)})"
+        lines = [
+            f"def {fname}(ctx, mkey{call}):",
+            "    if mkey in ctx.dstate:",
+            f"        return {self.const(unit.fn)}(ctx{call})",
+            "    guesses = ctx.guesses",
+            "    deplist = ctx.deplist",
+            "    old = _len(deplist)",
+            f"    ctx.decisions[mkey] = {packed}",
+            f"    ctx.dstate[mkey] = {self.const(GUESSING)}",
+            "    ctx.dvalue[mkey] = False",
+            "    ctx.resolving += 1",
+            "    try:",
+            f"        first = {self.const(unit.body_fn)}[0](ctx{call})",
+            "        if _len(deplist) != old:",
+            f"            return {self.const(unit.resume)}(ctx, mkey, {packed}, first, old, guesses)",
+            "    finally:",
+            "        ctx.resolving -= 1",
+            "    ctx.guesses = guesses",
+            f"    if ctx.dstate.get(mkey) != {RESOLVED}:",
+            f"        ctx.dstate[mkey] = {RESOLVED}",
+            "        ctx.dvalue[mkey] = first",
+            "        return first",
+            "    return ctx.dvalue[mkey]",
+        ]
+        source = "\n".join(lines) + "\n"
+        self.sources[fname] = source
+        self.g[fname] = _define(_compiled(source, f"<ruleval {unit.name} resolution>"), self.g)
+        self.resolvers[unit.name] = fname
+        return fname
 
     # -- inlining small functions
 
@@ -1586,9 +1636,7 @@ def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, An
     slow = gen.const(closure)
     try:
         fname, source = gen.unit_source(unit, slow)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. a SyntaxWarning: never shown to a ruleset's user
-            code = compile(source, f"<ruleval {unit.name}>", "exec")
+        code = _compiled(source, f"<ruleval {unit.name}>")
     except (Unsupported, SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         record["kept"][unit.name] = f"{type(exc).__name__}: {exc}"
         return closure
@@ -1597,6 +1645,14 @@ def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, An
             gen.g[gname] = gen.program.units[key].fn
     record["generated"].append(unit.name)
     return _define(code, gen.g)
+
+
+def _compiled(source: str, name: str) -> Any:
+    """The code object of source this module wrote (the one call of Python's ``compile``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. a SyntaxWarning: never shown to a ruleset's user
+        code = compile(source, name, "exec")
+    return code
 
 
 def _define(code: Any, g: dict[str, Any]) -> Any:

@@ -147,6 +147,13 @@ class ControlCompiler(DefinitionCompiler):
                     ctx.dstate[key] = RESOLVED
                     ctx.dvalue[key] = first
                 return ctx.dvalue[key]
+            return guessed(ctx, key, args, first, old)
+
+        def guessed(ctx: Context, key: Any, args: tuple[Any, ...], first: Any, old: int) -> Any:
+            """The body's first value read guesses (``ctx.deplist`` grew past ``old``): provisional, or
+            evaluated again under the other guess, or a cycle to settle by the policies."""
+            deplist = ctx.deplist
+            body = body_fn[1] if ctx.slow else body_fn[0]
             if deplist[old] != key:
                 deplist.append(key)
                 ctx.dvalue[key] = first
@@ -169,6 +176,15 @@ class ControlCompiler(DefinitionCompiler):
             settle(ctx, members)
             return resolve(ctx, *args)
 
+        def resume(ctx: Context, key: Any, args: tuple[Any, ...], first: Any, old: int, guesses: int) -> Any:
+            """Where generated code's resolution of the decision (``codegen.Generator.resolver``) hands
+            over when the body's first value read guesses: the rest of ``resolve_fresh``, then of
+            ``resolve`` (which generated code, with no dice and no trace, does the same as)."""
+            value = guessed(ctx, key, args, first, old)
+            ctx.guesses = guesses if ctx.dstate.get(key) == RESOLVED else guesses + 1
+            return value
+
+        unit.resume = resume
         return resolve
 
     # -- procedures

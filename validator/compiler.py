@@ -38,6 +38,7 @@ class Unit:
     # zero-argument one is computed once per program, not once per run (results of functions likewise)
     state_free: bool = False
     body_fn: list[Any] | None = None  # a decision: [its body's function, its closure] (see ``compile_control``)
+    resume: Callable[..., Any] | None = None  # a decision: its resolution past a guessed first value
     memo_stats: list[int] | None = None  # a function: [calls computed, calls answered from the memo]
     # lies on a cycle of the reference graph (it may call itself, through any chain): only calls of such
     # units count toward the depth limit, since only they can nest without end
