@@ -4,8 +4,10 @@ A program first runs on closures (``compile_expr`` and the layers above it). Onc
 taken ``HOT_SECONDS`` in the process (``note_run``), each value, function, query and decision body
 is written as one Python function at its first call (``tier_up``): the ``compile_defs`` wrapper
 (steps, depth, memo, life cache, dice taint) specialised for the unit, with its body inline.
-Tables, procedures, inputs and the resolution of decisions keep their closures, which call units
-through ``unit.fn``; generated code calls generated code directly. A run on closures only
+Tables, procedures and inputs keep their closures, which call units through ``unit.fn``; generated
+code calls generated code directly. A decision's resolution is a closure too, except that generated
+code, in a program with no dice, resolves a decision with no guess in the way itself
+(``Generator.resolver``). A run on closures only
 (``Context.slow``: traced, or run again after generated code ran out of steps) never enters generated
 code: a generated unit's ``fn`` (``_entry``) sends it to the closure. A call at the depth limit hands
 over to the unit's closure too.
@@ -372,7 +374,7 @@ class Generator:
             return self.function_source(unit, d.params or (), d.body, slow, True)
         if isinstance(d, A.QueryDecl):
             return self.function_source(unit, d.params, d.body, slow, False)
-        if isinstance(d, A.DecisionDecl):  # the body (``unit.body_fn``); the resolution stays a closure
+        if isinstance(d, A.DecisionDecl):  # the body (``unit.body_fn``; its resolution: ``resolver``)
             return self.function_source(unit, d.params, d.body, slow, False)
         raise Unsupported(type(d).__name__)
 
@@ -1622,8 +1624,8 @@ def _stub(gen: Generator, unit: Unit, gname: str, closure: Any, record: dict[str
 
 
 def _body_stub(gen: Generator, unit: Unit, cell: list[Any], record: dict[str, Any]) -> Any:
-    """A decision's body, which its resolution (a closure) calls from ``cell[0]``, generated at its
-    first call (a run on closures only calls ``cell[1]``, the closure)."""
+    """A decision's body, which its resolution (closure or ``resolver``) calls from ``cell[0]``,
+    generated at its first call (a run on closures only calls ``cell[1]``, the closure)."""
     closure = cell[1]
 
     def first_call(ctx: Context, *args: Any) -> Any:
