@@ -949,10 +949,18 @@ class Generator:
         if isinstance(e, A.Compare) and e.op in ("==", "!="):
             a = self.expr(e.left, env, w)
             b = self.expr(e.right, env, w)
-            return f"{a} {e.op} {b}"
+            return self.equality(a, e.op, b)
         if isinstance(e, A.Not):
             return f"not ({self.cond(e.operand, env, w)})"
         return self.expr(e, env, w)
+
+    def equality(self, a: str, op: str, b: str) -> str:
+        """``a == b`` (or ``!=``) as Python text. Against the literal none it is an identity test: no
+        value but none equals none, save a die's value in a program that rolls dice (which decides
+        its own equality), so only a program without dice is written so."""
+        if not self.dice and (a == "None" or b == "None"):
+            return f"{a} {'is' if op == '==' else 'is not'} {b}"
+        return f"{a} {op} {b}"
 
     def x_Not(self, e: A.Not, env: Env, w: _Writer) -> str:
         a = self.expr(e.operand, env, w)
@@ -966,7 +974,7 @@ class Generator:
         t = self.tmp()
         op = e.op
         if op in ("==", "!="):
-            w(f"{t} = {a} {op} {b}")
+            w(f"{t} = {self.equality(a, op, b)}")
         elif op in ("in", "notin"):
             neg = op == "notin"
             self.attempt(w, f"{t} = {a} {'not in' if neg else 'in'} {b}", "_TypeError",
