@@ -23,14 +23,19 @@ def to_json(v: Any) -> Any:
     t = type(v)  # the commonest values first
     if t is str or v is None or t is bool:
         return v
-    if isinstance(v, dict):  # text keys, and text, none and truth values, as they are, without a call
-        out: dict[str, Any] = {}
+    if isinstance(v, dict):  # copied whole; then only entries that are no text, none or truth value
+        out: dict[Any, Any] = dict(v)
+        texts = True  # all keys are texts (a record's always are)
         for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
+            if type(k) is not str:
+                texts = False
             tx = type(x)
-            out[k if type(k) is str else "none" if k is None else str(k)] = (
-                x if tx is str or x is None or tx is bool
-                else [y if type(y) is str else to_json(y) for y in x] if tx is list else to_json(x))
-        return out
+            if tx is str or x is None or tx is bool:
+                continue
+            out[k] = [y if type(y) is str else to_json(y) for y in x] if tx is list else to_json(x)
+        if texts:
+            return out
+        return {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
     if isinstance(v, (list, tuple)):
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
