@@ -229,6 +229,7 @@ def fast_check(schema: Any) -> Any:
                 if t is bool:
                     return x in bools
                 return x is None and null
+            enum_member.known = texts  # type: ignore[attr-defined]  # (see ``_fused_object``)
             return enum_member
         if k == "const":
             if not isinstance(v, str):
@@ -326,7 +327,12 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
     if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
         return None
     need_t = tuple(need)
-    checks = {p: build(sub, False) for p, sub in props.items()}
+    # per property: its check, and texts known to pass it (a text check's accepted texts, an enum's
+    # texts; ``known`` on the check), tested here without calling it
+    checks: dict[str, tuple[Any, Any]] = {}
+    for p, sub in props.items():
+        check = build(sub, False)
+        checks[p] = (check, getattr(check, "known", frozenset()))
 
     def record(x: Any) -> bool:
         if type(x) is not dict:
@@ -339,7 +345,7 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
             if c is None:
                 if closed:
                     return False
-            elif not c(v):
+            elif not (type(v) is str and v in c[1]) and not c[0](v):
                 return False
         return True
     return record
@@ -368,6 +374,7 @@ def _fused_text(kws: dict[str, Any]) -> Any:
         if len(accepted) < _ACCEPTED_CAP:
             accepted.add(x)
         return True
+    text.known = accepted  # type: ignore[attr-defined]  # (see ``_fused_object``)
     return text
 
 
