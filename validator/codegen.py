@@ -1256,8 +1256,8 @@ class Generator:
 
     def inlinable(self, unit: Unit) -> bool:
         """A small function whose body loops over nothing, builds no function and charges no steps of
-        its own (no `+`, `*`, comprehension, lambda, or built-in that takes the context): its body is
-        written at the call, which charges the call's step and checks the depth as the call would.
+        its own but a text's `+` (no `*`, comprehension, lambda, or built-in that takes the context): its
+        body is written at the call, which charges the call's step and checks the depth as the call would.
         Its value is not memoized then; it is cheaper to compute than to look up."""
         key = (unit.ns, unit.name)
         return self.inline_ok_of(unit) and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
@@ -1541,10 +1541,10 @@ def _size(e: Any) -> int:
 
 
 def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str]) -> bool:
-    """Only nodes that charge no steps of their own (see ``Generator.inlinable``)."""
+    """Only nodes that charge no steps of their own but a text's `+` (see ``Generator.inlinable``)."""
     if not isinstance(e, _LEAF_NODES):
         return False
-    if isinstance(e, A.BinOp) and e.op not in ("??", "-"):
+    if isinstance(e, A.BinOp) and e.op not in ("??", "-", "+"):
         return False
     if isinstance(e, A.Index) and isinstance(e.obj, A.Name):
         found = gen.lookup(e.obj.id, ns)
