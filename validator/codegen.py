@@ -28,8 +28,9 @@ This is the only module of ``validator`` allowed to call Python's ``compile``; `
 holds it to that. The generated functions behave as the closures do: same values, same errors at
 the same places, same dice. Steps may be charged more than on closures, never fewer: the fixed
 steps of a stretch of code are charged where it starts, a branch that does not run included
-(``_Stretch``), and a function generated without its memo charges its body's steps on a call the
-memo would have answered. The budget is checked in loops, in recursive calls and where a run leaves
+(``_Stretch``), a result kept for the program's life charges its steps at every call (``life_hit``),
+and a function generated without its memo charges its body's steps on a call the memo would have
+answered. The budget is checked in loops, in recursive calls and where a run leaves
 generated code; a run that ran out is run again on closures, which report it where it happened, so
 a budget gives the same outcome on both tiers. ``tests/test_codegen.py`` runs the bundled suites on
 both tiers.
@@ -417,6 +418,8 @@ class Generator:
             if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
                 w(f"if _type({args[0]}) is _str:")
                 with w.block():
+                    if life:
+                        self.life_hit(w, lives, args[0], n, span, "")
                     w(f"mkey = ({ukey}, {args[0]})")
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
@@ -430,6 +433,13 @@ class Generator:
             for i, a in enumerate(args):
                 w(f"_ta{i} = _type({a})")
                 w(f"_pa{i} = _ta{i} is _str or _ta{i} is _int or _ta{i} is _bool or {a} is None")
+            if life:
+                lkey = args[0] if n == 1 else f"({args[0]}, {args[1]})"
+                prims = " and ".join(f"_pa{i}" for i in range(n))
+                w(f"if {prims}:")
+                with w.block():
+                    self.life_hit(w, lives, lkey, n, span,
+                                  " and " + " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n)))
             parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
             w(f"mkey = ({ukey}, {parts})")
             w("hit = ctx.memo.get(mkey)")
@@ -444,18 +454,6 @@ class Generator:
                     w("return hit[1]")
             if n == 1:
                 w.indent -= 1
-            if life:
-                lkey = args[0] if n == 1 else f"({args[0]}, {args[1]})"
-                prims = " and ".join(f"_pa{i}" for i in range(n))
-                w(f"if {prims}:")
-                with w.block():
-                    w(f"kept = {lives}.get({lkey})")
-                    types = " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n))
-                    w(f"if kept is not None and {types}:")
-                    with w.block():  # as ``closures._recall``: the steps it took, then in the run's memo
-                        self.charge(w, f"kept[{n + 1}]", span)
-                        w(f"ctx.memo[mkey] = (({', '.join(args)},), kept[{n}])")
-                        w(f"return kept[{n}]")
         if memoize:
             self.watch(w, always)
             if life:
@@ -481,6 +479,18 @@ class Generator:
             self.keep(w, always, "mkey", f"(({', '.join(args)},), {r})")
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
+
+    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, span: str, same: str) -> None:
+        """A result kept for the program's life (``lives``, before the run's memo: a state-free function
+        gives it in every run) is returned, charging the steps computing it took, as ``closures._recall``
+        charges them at the first call of a run; charged at every call here (see ``_Stretch``: generated
+        code may charge more steps than closures, never fewer). ``same``: the test that the kept
+        arguments are of the types of these (``1`` and ``True`` are equal keys)."""
+        w(f"kept = {lives}.get({lkey})")
+        w(f"if kept is not None{same}:")
+        with w.block():
+            self.charge(w, f"kept[{n + 1}]", span)
+            w(f"return kept[{n}]")
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
         fname = self.fresh("u")
