@@ -215,10 +215,40 @@ def test_functions_whose_memo_never_served_run_without_it(monkeypatch: pytest.Mo
     record = fast.program.generated
     assert "check_movement" in record["unmemoized"] and "order_result" in record["unmemoized"]
     assert "dislodged" not in record["unmemoized"] and "read_loc" not in record["unmemoized"]
-    # never served from the memo on closures, but it may call itself (through the decisions): it keeps it
+    # never served from the memo on closures and it may call itself (through the decisions), but only
+    # the decision `dec` calls it: each call comes from evaluating one decision, which is kept
     move_ok = next(u for k, u in fast.program.units.items() if k[1] == "move_ok")
     assert move_ok.memo_stats is not None and move_ok.memo_stats[1] == 0
-    assert move_ok.recursive and "move_ok" not in record["unmemoized"]
+    assert move_ok.recursive and "move_ok" in record["unmemoized"]
+
+
+def test_a_function_that_may_call_itself_keeps_its_memo_unless_only_decisions_call_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both functions below call themselves (through the decision `ok`, or directly) and never find a
+    value in their memo on closures; `inner` is called by the decision alone (whose values are kept
+    once resolved), `walk` by itself and the query, where a state not seen could call it over and
+    over: only `inner` is generated without its memo. The results are the closures'."""
+    from validator import codegen
+
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)
+    path = tmp_path / "main.rules"
+    path.write_text('decision ok(x) cite "R1" = inner(x)\n'
+                    # (the loop keeps it from being written into `ok`'s body)
+                    "def inner(x) = x > 1 and (x > 5 or ok(x + 3)) and all(y > 0 for y in [x])\n"
+                    "def walk(r) = if r.n == 0 then 0 else (if ok(r.n) then 1 else 0) + walk({n: r.n - 1})\n"
+                    "query main = [walk({n: 60}), walk({n: 10})]\n")
+    slow, fast = load_ruleset(str(path), use_cache=False), load_ruleset(str(path), use_cache=False)
+    pin_closures(slow.program)
+    first = outcome(fast, {})
+    assert first == outcome(slow, {}) and fast.program.generated is None
+    units = {k[1]: u for k, u in fast.program.units.items()}
+    assert units["inner"].recursive and units["walk"].recursive
+    assert units["inner"].memo_stats[0] >= 50 and units["inner"].memo_stats[1] == 0  # type: ignore[index]
+    assert units["walk"].memo_stats[0] >= 50 and units["walk"].memo_stats[1] == 0  # type: ignore[index]
+    record = tier_up(fast.program)
+    assert outcome(fast, {}) == first
+    assert "inner" in record["unmemoized"] and "walk" not in record["unmemoized"]
 
 
 def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:
