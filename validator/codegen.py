@@ -529,14 +529,24 @@ class Generator:
         with w.block():
             self.tainted_read(w, key)
             w("return hit")
+        if not unit.recursive:  # on no cycle of the reference graph: it cannot be read while computed
+            self.watch(w, always)
+            w("steps = ctx.steps")
+            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {k}" if k else ""))
+            r = self.body(body, {}, w)
+            self.close_to(0)
+            self.check_budget(w, span)
+            self.keep(w, always, key, r, kept if unit.state_free else None)
+            w(f"return {r}")
+            return fname, f"def {fname}(ctx):\n" + w.source() + "\n"
+        # marked pending while computed: a read meanwhile is the value depending on itself (E005)
         w(f"if {key} in memo:")
         with w.block():
             w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
-        if unit.recursive:
-            w("if ctx.depth >= ctx.depth_limit:")
-            with w.block():
-                w(f"raise _too_deep(ctx, {span})")
-            w("ctx.depth += 1")
+        w("if ctx.depth >= ctx.depth_limit:")
+        with w.block():
+            w(f"raise _too_deep(ctx, {span})")
+        w("ctx.depth += 1")
         w(f"memo[{key}] = _PENDING")
         self.watch(w, always)
         w("steps = ctx.steps")
@@ -548,8 +558,7 @@ class Generator:
             self.check_budget(w, span)
         w("finally:")
         with w.block():
-            if unit.recursive:
-                w("ctx.depth -= 1")
+            w("ctx.depth -= 1")
             w(f"if memo.get({key}) is _PENDING:")
             with w.block():
                 w(f"del memo[{key}]")
