@@ -43,7 +43,7 @@ import os
 import types
 import typing
 import warnings
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import ast as A
 from .builtins import BUILTINS, Builtin, CallError, DiceSpec, _sort_key
@@ -204,7 +204,7 @@ class _Writer:
     def __call__(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
 
-    def mark(self, make: Any) -> tuple["_Writer", int, str, Any]:
+    def mark(self, make: Callable[[int], str]) -> "_Mark":
         """A line written later, when what it says is known: ``make(n)`` (see ``_Stretch``)."""
         self.lines.append("")
         return (self, len(self.lines) - 1, "    " * self.indent, make)
@@ -230,6 +230,17 @@ class _Indented:
 Env = dict[str, str]
 
 
+# a line to write later: (its writer, its index there, its indentation, what it says given a number)
+_Mark = tuple[_Writer, int, str, Callable[[int], str]]
+
+
+def _loop_items_line(seq: str, span: str, k: int) -> str:
+    """What a loop over something that may not be a collection walks, charged ``k`` more steps an item."""
+    if not k:
+        return f"{seq} = _loop_items(ctx, {seq}, {span})"
+    return f"{seq} = _loop_items_each(ctx, {seq}, {span}, {k})"
+
+
 class _Stretch:
     """Code that runs as a whole once entered: a function's body, a loop's body (per item), a lambda's.
     The steps its calls charge (an inlined function's, a lambda's; fixed numbers) are summed here and
@@ -240,7 +251,7 @@ class _Stretch:
 
     def __init__(self) -> None:
         self.steps = 0
-        self.marks: list[tuple[_Writer, int, str, Any]] = []
+        self.marks: list[_Mark] = []
 
     def close(self) -> None:
         for w, i, indent, make in self.marks:
@@ -801,9 +812,7 @@ class Generator:
                     self.charge_items(w, stretch, seq, lspan)
                 w("else:")
                 with w.block():
-                    stretch.marks.append(w.mark(
-                        lambda k, seq=seq, lspan=lspan: f"{seq} = _loop_items(ctx, {seq}, {lspan})" if not k
-                        else f"{seq} = _loop_items_each(ctx, {seq}, {lspan}, {k})"))
+                    stretch.marks.append(w.mark(functools.partial(_loop_items_line, seq, lspan)))
             self.stretches.append(stretch)
             names = [self.fresh("l") for _ in cf.names]
             inner = {**inner, **dict(zip(cf.names, names))}
