@@ -14,7 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.state import fast_check
+from validator import state as state_module
+from validator.state import fast_check, generated_check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,18 +80,87 @@ def test_fast_check_is_active_and_accepts_the_sample(name: str) -> None:
     assert not list(jsonschema.Draft202012Validator(SCHEMAS[name]).iter_errors(SAMPLES[name]))
 
 
+GENERATED = {name: generated_check(schema) for name, schema in SCHEMAS.items()}
+
+
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_check_never_accepts_what_jsonschema_rejects(name: str, data: Any) -> None:
+    """... and its generated form (``generated_check``) gives the closures' verdict every time."""
     sample, schema = SAMPLES[name], SCHEMAS[name]
     path = data.draw(st.sampled_from(_paths(sample)))
     how = data.draw(st.sampled_from(["replace", "delete", "add"]))
     state = _mutate(sample, path, how, data.draw(json_values))
     cls = jsonschema.validators.validator_for(schema)
     valid = not list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(state))
-    if fast_check(schema)(state):
+    verdict = fast_check(schema)(state)
+    if verdict:
         assert valid, f"fast check accepted an invalid state (mutation {how} at {path})"
+    assert GENERATED[name] is not None and GENERATED[name](state) is verdict, (how, path)
+
+
+# every keyword the fast check takes, in the shapes it takes them (records, texts, and one by one)
+KITCHEN = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$defs": {"name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 5},
+              "kind": {"enum": ["a", 1, True, None]}},
+    "type": "object",
+    "properties": {
+        "rec": {"type": "object", "additionalProperties": False, "required": ["n", "k"],
+                "properties": {"n": {"$ref": "#/$defs/name"}, "k": {"$ref": "#/$defs/kind"}, "o": {"type": "integer"}}},
+        "exact": {"type": "object", "additionalProperties": False, "required": ["n"], "properties": {"n": {"const": "x"}}},
+        "open": {"type": "object", "required": ["n"], "properties": {"n": {"type": ["string", "null"]}}},
+        "num": {"type": "number", "minimum": 0, "maximum": 9.5},
+        "list": {"type": "array", "minItems": 1, "maxItems": 3, "uniqueItems": True, "items": {"$ref": "#/$defs/name"}},
+        "map": {"type": "object", "maxProperties": 2, "minProperties": 1, "propertyNames": {"maxLength": 2},
+                "additionalProperties": {"anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "integer"}}]}},
+        "loose": {"required": ["a"], "properties": {"a": {"pattern": "b"}}, "minLength": 2},
+        "any": True,
+    },
+    "additionalProperties": {"type": "string"},
+}
+
+
+@settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.dictionaries(st.sampled_from(["rec", "exact", "open", "num", "list", "map", "loose", "any", "zz"]),
+                             json_values | st.fixed_dictionaries({"n": json_values, "k": json_values}), max_size=4))
+def test_the_generated_check_gives_the_closures_verdict_on_every_keyword(value: Any) -> None:
+    fast, generated = fast_check(KITCHEN), generated_check(KITCHEN)
+    assert fast is not None and generated is not None
+    assert generated(value) is fast(value)
+
+
+def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
+    """No text of the schema (names, patterns, enum members) reaches the generated source: they are
+    passed in its globals, as for generated rules (codegen)."""
+    import re
+
+    for schema in [KITCHEN, *SCHEMAS.values()]:
+        source = state_module._CheckWriter(schema).source()
+        assert '"' not in source and "'" not in source and "\\" not in source
+        fixed = {"def", "if", "not", "and", "or", "is", "in", "for", "return", "True", "False", "None", "pass", "all",
+                 "keys", "search", "_check", "_i", "_str", "_int", "_float", "_bool", "_dict", "_list", "_type", "_len", "_set"}
+        for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
+            assert re.fullmatch(r"_[a-z]\d+", ident) or ident in fixed, ident
+
+
+def test_a_schema_used_often_gets_its_generated_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(state_module, "_BY_ID", {})
+    schema = json.loads(json.dumps(SCHEMAS["diplomacy"]))  # a schema object of its own
+    first = state_module._validators(schema)[1]
+    for _ in range(state_module.GENERATE_AFTER):
+        assert state_module.certainly_valid(SAMPLES["diplomacy"], schema)
+    later = state_module._validators(schema)[1]
+    assert first is not later and later.__name__ == "_check" and later(SAMPLES["diplomacy"]) is True
+    monkeypatch.setenv("RULEVAL_CODEGEN", "off")
+    monkeypatch.setattr(state_module, "_BY_ID", {})
+    for _ in range(state_module.GENERATE_AFTER + 2):
+        assert state_module._validators(schema)[1].__name__ != "_check"
+    monkeypatch.setenv("RULEVAL_CODEGEN", "always")
+    monkeypatch.setattr(state_module, "_BY_ID", {})
+    assert state_module._validators(schema)[1].__name__ == "_check"
 
 
 @pytest.mark.parametrize("members", [[0, 1], [0, 1, "a", None, True], [True], [1.0, "x"], [[1], {"a": 1}]])

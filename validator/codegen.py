@@ -24,9 +24,10 @@ What the generated code may contain is fixed by this module, not by the ruleset:
 - it is only ever built from a program that checked without errors, and the function is made from
   the compiled code object (nothing is executed to define it).
 
-This is the only module of ``validator`` allowed to call Python's ``compile``; ``tests/test_safety.py``
-holds it to that. The generated functions behave as the closures do: same values, same errors at
-the same places, same dice. Steps may be charged more than on closures, never fewer: the fixed
+This is the only module of ``validator`` allowed to call Python's ``compile`` (``_compiled``; the
+fast check of a state schema, ``state._CheckWriter``, is written under the same rules and compiled
+here too); ``tests/test_safety.py`` holds it to that. The generated functions behave as the closures
+do: same values, same errors at the same places, same dice. Steps may be charged more than on closures, never fewer: the fixed
 steps of a stretch of code are charged where it starts, a branch that does not run included
 (``_Stretch``), a result kept for the program's life charges its steps at every call (``life_hit``),
 and a function generated without its memo charges its body's steps on a call the memo would have

@@ -7,6 +7,7 @@ and the schema keyword that failed; nothing runs on an invalid state.
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -62,20 +63,30 @@ def _validator(schema_json: str) -> Any:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-_BY_ID: dict[int, tuple[Any, Any, Any]] = {}
+_BY_ID: dict[int, list[Any]] = {}
 
 
 def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
-    """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object."""
+    """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
+    fast check is the closures' until it has been asked ``GENERATE_AFTER`` times, then the generated
+    one (``generated_check``), when there is one."""
     kept = _BY_ID.get(id(schema))
-    if kept is not None and kept[0] is schema:
-        return kept[1], kept[2]
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    fast = fast_check(schema)
-    if len(_BY_ID) >= 64:
-        _BY_ID.clear()
-    _BY_ID[id(schema)] = (schema, validator, fast)  # the schema is kept, so its id is never reused
-    return validator, fast
+    if kept is None or kept[0] is not schema:
+        validator = _validator(json.dumps(schema, sort_keys=True))
+        if len(_BY_ID) >= 64:
+            _BY_ID.clear()
+        # [schema (kept, so its id is never reused), validator, fast check, uses before generating]
+        kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema), _uses_before_generating()]
+    if kept[3] >= 0 and kept[2] is not None:
+        kept[3] -= 1
+        if kept[3] < 0:
+            kept[2] = generated_check(schema) or kept[2]
+    return kept[1], kept[2]
+
+
+def _uses_before_generating() -> int:
+    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
+    return -1 if mode == "off" else 0 if mode == "always" else GENERATE_AFTER
 
 
 def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
@@ -397,3 +408,236 @@ def _type_test(name: Any) -> Any:
     if name == "array":
         return lambda x: type(x) is list
     raise _Unsupported(name)
+
+
+# ---------------------------------------------------------------- the fast check written as Python
+
+# A schema's fast check answers for every state of a long session (an adjudicator, a benchmark): once
+# it has been used this often, it is written out as one Python function (``_CheckWriter``), with the
+# same verdicts as the closures above (``tests/test_state_fast.py`` compares them), records' fields
+# and arrays' items checked in place rather than through a call each. `RULEVAL_CODEGEN=off` keeps the
+# closures, `always` writes it at once.
+GENERATE_AFTER = 200
+
+
+class _CheckWriter:
+    """Python source for a schema's fast check, on the keywords ``fast_check`` takes. Every name in it
+    is made here (``_x3``, ``_k4``, ``_a5``) and every schema value (texts, patterns, numbers, sets) is
+    passed in the function's globals: no text of the schema reaches the source. A keyword or shape
+    it does not take raises ``_Unsupported`` (the closures stay)."""
+
+    def __init__(self, schema: dict[str, Any]):
+        self.schema = schema
+        self.g: dict[str, Any] = {"_str": str, "_int": int, "_float": float, "_bool": bool, "_dict": dict,
+                                  "_list": list, "_type": type, "_len": len, "_set": set}
+        self.n = 0
+        self.helpers: list[str] = []  # nested functions (alternatives of anyOf), written first
+        self.refs: list[str] = []  # the references being inlined (a recursive one is not taken)
+
+    def fresh(self, prefix: str) -> str:
+        self.n += 1
+        return f"_{prefix}{self.n}"
+
+    def const(self, value: Any) -> str:
+        name = self.fresh("k")
+        self.g[name] = value
+        return name
+
+    def source(self) -> str:
+        body: list[str] = []
+        self.node(self.schema, "_x0", body, 1, True)
+        return "def _check(_x0):\n" + "".join(self.helpers) + "\n".join(body) + "\n    return True\n"
+
+    def fail_unless(self, out: list[str], ind: int, test: str) -> None:
+        out.append("    " * ind + f"if not ({test}):")
+        out.append("    " * (ind + 1) + "return False")
+
+    def node(self, s: Any, x: str, out: list[str], ind: int, root: bool = False) -> None:
+        if s is True:
+            return
+        if not isinstance(s, dict):
+            raise _Unsupported(s)
+        kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
+        if self.record(kws, x, out, ind) or self.text(kws, x, out, ind):
+            return
+        for k, v in kws.items():
+            self.keyword(k, v, kws, x, out, ind)
+
+    def text(self, kws: dict[str, Any], x: str, out: list[str], ind: int) -> bool:
+        fused = _fused_text(kws)
+        if fused is None:
+            return False
+        check, known = self.const(fused), self.const(fused.known)
+        self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {known}) or {check}({x})")
+        return True
+
+    def record(self, kws: dict[str, Any], x: str, out: list[str], ind: int) -> bool:
+        """The shape ``_fused_object`` takes, with its verdict: a map, its required keys present, no
+        other key than its properties when closed, each property present checked."""
+        if kws.get("type") != "object" or not set(kws) <= {"type", "required", "properties", "additionalProperties"}:
+            return False
+        need, props = kws.get("required", []), kws.get("properties", {})
+        if kws.get("additionalProperties", False) is not False:
+            return False
+        if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
+            return False
+        pad = "    " * ind
+        closed = "additionalProperties" in kws  # then no key but the properties' (texts: JSON's keys)
+        if closed and set(need) == set(props):  # exactly the properties' keys, compared as a whole
+            self.fail_unless(out, ind, f"_type({x}) is _dict and {x}.keys() == {self.const(frozenset(props))}")
+        else:
+            self.fail_unless(out, ind, " and ".join([f"_type({x}) is _dict"] + [f"{self.const(p)} in {x}" for p in need]))
+            if closed:
+                self.fail_unless(out, ind, f"{x}.keys() <= {self.const(frozenset(props))}")
+        for p, sub in props.items():
+            v, key = self.fresh("x"), self.const(p)
+            if p in need:
+                out.append(pad + f"{v} = {x}[{key}]")
+                self.node(sub, v, out, ind)
+            else:
+                out.append(pad + f"if {key} in {x}:")
+                out.append(pad + f"    {v} = {x}[{key}]")
+                inner: list[str] = []
+                self.node(sub, v, inner, ind + 1)
+                out.extend(inner or ["    " * (ind + 1) + "pass"])
+        return True
+
+    def keyword(self, k: str, v: Any, s: dict[str, Any], x: str, out: list[str], ind: int) -> None:
+        pad = "    " * ind
+        if k == "$ref":
+            if not isinstance(v, str) or not (v == "#" or v.startswith("#/")) or v in self.refs:
+                raise _Unsupported(v)
+            node: Any = self.schema
+            for raw in v[2:].split("/") if v != "#" else []:
+                part = raw.replace("~1", "/").replace("~0", "~")
+                if "%" in part or not isinstance(node, dict) or part not in node:
+                    raise _Unsupported(v)
+                node = node[part]
+            self.refs.append(v)
+            self.node(node, x, out, ind)
+            self.refs.pop()
+        elif k == "type":
+            names = [v] if isinstance(v, str) else v
+            if not isinstance(names, list) or not names:
+                raise _Unsupported(v)
+            self.fail_unless(out, ind, " or ".join(self.type_test(n, x) for n in names))
+        elif k == "enum":
+            if not isinstance(v, list) or not v:
+                raise _Unsupported(v)
+            texts = self.const(frozenset(e for e in v if type(e) is str))
+            ints = self.const(frozenset(e for e in v if type(e) is int))
+            bools = self.const(frozenset(e for e in v if type(e) is bool))
+            null = any(e is None for e in v)
+            self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {texts}) or (_type({x}) is _int and {x} in {ints})"
+                                       f" or (_type({x}) is _bool and {x} in {bools})" + (f" or {x} is None" if null else ""))
+        elif k == "const":
+            if not isinstance(v, str):
+                raise _Unsupported(v)
+            self.fail_unless(out, ind, f"_type({x}) is _str and {x} == {self.const(v)}")
+        elif k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
+            if type(v) is not int:
+                raise _Unsupported(v)
+            kind = {"L": "_str", "I": "_list", "P": "_dict"}[k[3]]
+            self.fail_unless(out, ind, f"_type({x}) is not {kind} or _len({x}) {'>=' if k.startswith('min') else '<='} {v!r}")
+        elif k in ("minimum", "maximum"):
+            if type(v) not in (int, float):
+                raise _Unsupported(v)
+            bound = self.const(v)
+            self.fail_unless(out, ind, f"(_type({x}) is not _int and _type({x}) is not _float) or "
+                                       f"{x} {'>=' if k == 'minimum' else '<='} {bound}")
+        elif k == "pattern":
+            if not isinstance(v, str):
+                raise _Unsupported(v)
+            self.fail_unless(out, ind, f"_type({x}) is not _str or {self.const(re.compile(v))}.search({x}) is not None")
+        elif k == "required":
+            if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
+                raise _Unsupported(v)
+            if v:
+                present = " and ".join(f"{self.const(p)} in {x}" for p in v)
+                self.fail_unless(out, ind, f"_type({x}) is not _dict or ({present})")
+        elif k == "properties":
+            if not isinstance(v, dict):
+                raise _Unsupported(v)
+            out.append(pad + f"if _type({x}) is _dict:")
+            inner: list[str] = []
+            for p, sub in v.items():
+                w, key = self.fresh("x"), self.const(p)
+                inner.append(pad + f"    if {key} in {x}:")
+                inner.append(pad + f"        {w} = {x}[{key}]")
+                deeper: list[str] = []
+                self.node(sub, w, deeper, ind + 2)
+                inner.extend(deeper or [pad + "        pass"])
+            out.extend(inner or [pad + "    pass"])
+        elif k == "additionalProperties":
+            if "patternProperties" in s:
+                raise _Unsupported(k)
+            known, key = self.const(frozenset(s.get("properties", {}))), self.fresh("p")
+            out.append(pad + f"if _type({x}) is _dict:")
+            out.append(pad + f"    for {key} in {x}:")
+            if v is False:
+                self.fail_unless(out, ind + 2, f"_type({key}) is _str and {key} in {known}")
+            else:
+                self.fail_unless(out, ind + 2, f"_type({key}) is _str")
+                w = self.fresh("x")
+                out.append(pad + f"        if {key} not in {known}:")
+                out.append(pad + f"            {w} = {x}[{key}]")
+                deeper = []
+                self.node(v, w, deeper, ind + 3)
+                out.extend(deeper or [pad + "            pass"])
+        elif k == "propertyNames":
+            w = self.fresh("x")
+            out.append(pad + f"if _type({x}) is _dict:")
+            out.append(pad + f"    for {w} in {x}:")
+            self.fail_unless(out, ind + 2, f"_type({w}) is _str")
+            self.node(v, w, out, ind + 2)
+        elif k == "items":
+            if isinstance(v, list):
+                raise _Unsupported(k)
+            w = self.fresh("x")
+            out.append(pad + f"if _type({x}) is _list:")
+            out.append(pad + f"    for {w} in {x}:")
+            deeper = []
+            self.node(v, w, deeper, ind + 2)
+            out.extend(deeper or [pad + "        pass"])
+        elif k == "uniqueItems":
+            if v is not False and v is not True:
+                raise _Unsupported(v)
+            if v:
+                self.fail_unless(out, ind, f"_type({x}) is not _list or (all(_type(_i) is _str for _i in {x}) "
+                                           f"and _len(_set({x})) == _len({x}))")
+        elif k == "anyOf":
+            if not isinstance(v, list) or not v:
+                raise _Unsupported(v)
+            names = []
+            for sub in v:
+                name, arg = self.fresh("a"), self.fresh("x")
+                lines: list[str] = []
+                self.node(sub, arg, lines, 2)
+                body = "".join(line + "\n" for line in lines)
+                self.helpers.append(f"    def {name}({arg}):\n{body}        return True\n")
+                names.append(name)
+            self.fail_unless(out, ind, " or ".join(f"{n}({x})" for n in names))
+        else:
+            raise _Unsupported(k)
+
+    def type_test(self, name: Any, x: str) -> str:
+        tests = {"string": f"_type({x}) is _str", "integer": f"_type({x}) is _int", "boolean": f"_type({x}) is _bool",
+                 "number": f"(_type({x}) is _int or _type({x}) is _float)", "null": f"{x} is None",
+                 "object": f"_type({x}) is _dict", "array": f"_type({x}) is _list"}
+        if name not in tests:
+            raise _Unsupported(name)
+        return tests[name]
+
+
+def generated_check(schema: Any) -> Any:
+    """The fast check of ``schema`` as one generated Python function, or None when ``fast_check``
+    takes no such schema or the writer does not take it."""
+    if fast_check(schema) is None:
+        return None
+    from .codegen import _compiled, _define  # (the one place that compiles; loaded only now)
+    try:
+        writer = _CheckWriter(schema)
+        source = writer.source()
+        return _define(_compiled(source, "<ruleval state check>"), writer.g)
+    except (_Unsupported, re.error, RecursionError, SyntaxError, ValueError, MemoryError):
+        return None
