@@ -57,6 +57,8 @@ def engines() -> tuple[dict[str, Callable[[dict], Any]], list[Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from validator.state import GENERATE_AFTER
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--turns", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=7)
@@ -76,8 +78,11 @@ def main(argv: list[str] | None = None) -> int:
             if rs.program.generated is not None:
                 break
             rs.run(warm[i % len(warm)], validate=False)
-        for state in warm:  # rules are generated at their first call: the warm turns call most of them
-            rs.run(state)
+        # rules are generated at their first call: the warm turns call most of them; the state check is
+        # generated once it has been asked `state.GENERATE_AFTER` times
+        for _ in range(GENERATE_AFTER // len(warm) + 1):
+            for state in warm:
+                rs.run(state)
         print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None}, "
               f"{len((rs.program.generated or {}).get('generated', []))} rules generated)")
     rounds: dict[str, list[float]] = {name: [] for name in found}
