@@ -497,10 +497,15 @@ class _CheckWriter:
             else:
                 out.append(pad + f"if {key} in {x}:")
                 out.append(pad + f"    {v} = {x}[{key}]")
-                inner: list[str] = []
-                self.node(sub, v, inner, ind + 1)
-                out.extend(inner or ["    " * (ind + 1) + "pass"])
+                self.node(sub, v, out, ind + 1)
         return True
+
+    def block(self, s: Any, x: str, out: list[str], ind: int) -> None:
+        """``node`` as the body of a block: ``pass`` when it checks nothing."""
+        before = len(out)
+        self.node(s, x, out, ind)
+        if len(out) == before:
+            out.append("    " * ind + "pass")
 
     def keyword(self, k: str, v: Any, s: dict[str, Any], x: str, out: list[str], ind: int) -> None:
         pad = "    " * ind
@@ -559,15 +564,13 @@ class _CheckWriter:
             if not isinstance(v, dict):
                 raise _Unsupported(v)
             out.append(pad + f"if _type({x}) is _dict:")
-            inner: list[str] = []
-            for p, sub in v.items():
+            if not v:
+                out.append(pad + "    pass")
+            for p, sub in v.items():  # (each present property's value in a local, then checked)
                 w, key = self.fresh("x"), self.const(p)
-                inner.append(pad + f"    if {key} in {x}:")
-                inner.append(pad + f"        {w} = {x}[{key}]")
-                deeper: list[str] = []
-                self.node(sub, w, deeper, ind + 2)
-                inner.extend(deeper or [pad + "        pass"])
-            out.extend(inner or [pad + "    pass"])
+                out.append(pad + f"    if {key} in {x}:")
+                out.append(pad + f"        {w} = {x}[{key}]")
+                self.node(sub, w, out, ind + 2)
         elif k == "additionalProperties":
             if "patternProperties" in s:
                 raise _Unsupported(k)
@@ -581,9 +584,7 @@ class _CheckWriter:
                 w = self.fresh("x")
                 out.append(pad + f"        if {key} not in {known}:")
                 out.append(pad + f"            {w} = {x}[{key}]")
-                deeper = []
-                self.node(v, w, deeper, ind + 3)
-                out.extend(deeper or [pad + "            pass"])
+                self.node(v, w, out, ind + 3)
         elif k == "propertyNames":
             w = self.fresh("x")
             out.append(pad + f"if _type({x}) is _dict:")
@@ -596,9 +597,7 @@ class _CheckWriter:
             w = self.fresh("x")
             out.append(pad + f"if _type({x}) is _list:")
             out.append(pad + f"    for {w} in {x}:")
-            deeper = []
-            self.node(v, w, deeper, ind + 2)
-            out.extend(deeper or [pad + "        pass"])
+            self.block(v, w, out, ind + 2)
         elif k == "uniqueItems":
             if v is not False and v is not True:
                 raise _Unsupported(v)
