@@ -163,6 +163,41 @@ class _Unsupported(Exception):
     pass
 
 
+def _ref_target(schema: Any, ref: str) -> Any:
+    """The part of the schema a local reference (``#``, ``#/$defs/x``) points at."""
+    node: Any = schema
+    for raw in ref[2:].split("/") if ref != "#" else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if "%" in part or not isinstance(node, dict) or part not in node:
+            raise _Unsupported(ref)
+        node = node[part]
+    return node
+
+
+def _enum_parts(members: Any) -> tuple[frozenset[Any], frozenset[Any], frozenset[Any], bool]:
+    """An enum's texts, integers, truth values and whether none is one, each tested by its own type:
+    JSON booleans are no numbers (while True == 1 in Python); a float equal to a listed integer, or a
+    listed array or object, is left to jsonschema."""
+    if not isinstance(members, list) or not members:
+        raise _Unsupported(members)
+    return (frozenset(e for e in members if type(e) is str), frozenset(e for e in members if type(e) is int),
+            frozenset(e for e in members if type(e) is bool), any(e is None for e in members))
+
+
+def _record_shape(kws: dict[str, Any]) -> tuple[list[str], dict[str, Any], bool] | None:
+    """``type: object`` with only ``required``, ``properties`` and ``additionalProperties: false``
+    (the common shape of a record): (required keys, properties, closed), or None for another shape."""
+    if kws.get("type") != "object" or not set(kws) <= {"type", "required", "properties", "additionalProperties"}:
+        return None
+    need = kws.get("required", [])
+    props = kws.get("properties", {})
+    if kws.get("additionalProperties", False) is not False:
+        return None
+    if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
+        return None
+    return need, props, "additionalProperties" in kws  # closed: no key outside `properties`
+
+
 def fast_check(schema: Any) -> Any:
     """A closure ``state -> bool`` (True only when the state is certainly valid), or None."""
     if not isinstance(schema, dict) or schema.get("$schema") not in _FAST_DRAFTS:
@@ -178,13 +213,7 @@ def fast_check(schema: Any) -> Any:
                 return done  # type: ignore[no-any-return]
             return lambda x: refs[ref](x)  # a recursive reference, still being built
         refs[ref] = None
-        node: Any = schema
-        for raw in ref[2:].split("/") if ref != "#" else []:
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if "%" in part or not isinstance(node, dict) or part not in node:
-                raise _Unsupported(ref)
-            node = node[part]
-        refs[ref] = build(node, False)
+        refs[ref] = build(_ref_target(schema, ref), False)
         return refs[ref]
 
     def build(s: Any, root: bool) -> Any:
@@ -222,14 +251,7 @@ def fast_check(schema: Any) -> Any:
                 return tests[0]
             return lambda x: any(t(x) for t in tests)
         if k == "enum":
-            if not isinstance(v, list) or not v:
-                raise _Unsupported(v)
-            # by type: JSON booleans are no numbers (while True == 1 in Python); a float equal to a
-            # listed integer, or a listed array or object, is left to jsonschema
-            texts = frozenset(e for e in v if type(e) is str)
-            ints = frozenset(e for e in v if type(e) is int)
-            bools = frozenset(e for e in v if type(e) is bool)
-            null = any(e is None for e in v)
+            texts, ints, bools, null = _enum_parts(v)
 
             def enum_member(x: Any) -> bool:
                 t = type(x)
@@ -328,15 +350,10 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
     """``type: object`` with only ``required``, ``properties`` and ``additionalProperties: false``
     (the common shape of a record) as one closure: one pass over the object's keys. The same verdict
     as the keywords checked one by one."""
-    if kws.get("type") != "object" or not set(kws) <= {"type", "required", "properties", "additionalProperties"}:
+    shape = _record_shape(kws)
+    if shape is None:
         return None
-    need = kws.get("required", [])
-    props = kws.get("properties", {})
-    if kws.get("additionalProperties", False) is not False:
-        return None
-    closed = "additionalProperties" in kws  # then a key outside `properties` is not allowed
-    if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
-        return None
+    need, props, closed = shape
     need_t = tuple(need)
     # per property: its check, and texts known to pass it (a text check's accepted texts, an enum's
     # texts; ``known`` on the check), tested here without calling it
@@ -472,17 +489,14 @@ class _CheckWriter:
         return True
 
     def record(self, kws: dict[str, Any], x: str, out: list[str], ind: int) -> bool:
-        """The shape ``_fused_object`` takes, with its verdict: a map, its required keys present, no
-        other key than its properties when closed, each property present checked."""
-        if kws.get("type") != "object" or not set(kws) <= {"type", "required", "properties", "additionalProperties"}:
+        """The shape ``_fused_object`` takes (``_record_shape``), with its verdict: a map, its required
+        keys present, no other key than its properties when closed (texts: JSON's keys), each property
+        present checked."""
+        shape = _record_shape(kws)
+        if shape is None:
             return False
-        need, props = kws.get("required", []), kws.get("properties", {})
-        if kws.get("additionalProperties", False) is not False:
-            return False
-        if not isinstance(need, list) or not all(isinstance(p, str) for p in need) or not isinstance(props, dict):
-            return False
+        need, props, closed = shape
         pad = "    " * ind
-        closed = "additionalProperties" in kws  # then no key but the properties' (texts: JSON's keys)
         if closed and set(need) == set(props):  # exactly the properties' keys, compared as a whole
             self.fail_unless(out, ind, f"_type({x}) is _dict and {x}.keys() == {self.const(frozenset(props))}")
         else:
@@ -512,14 +526,8 @@ class _CheckWriter:
         if k == "$ref":
             if not isinstance(v, str) or not (v == "#" or v.startswith("#/")) or v in self.refs:
                 raise _Unsupported(v)
-            node: Any = self.schema
-            for raw in v[2:].split("/") if v != "#" else []:
-                part = raw.replace("~1", "/").replace("~0", "~")
-                if "%" in part or not isinstance(node, dict) or part not in node:
-                    raise _Unsupported(v)
-                node = node[part]
             self.refs.append(v)
-            self.node(node, x, out, ind)
+            self.node(_ref_target(self.schema, v), x, out, ind)
             self.refs.pop()
         elif k == "type":
             names = [v] if isinstance(v, str) else v
@@ -527,12 +535,8 @@ class _CheckWriter:
                 raise _Unsupported(v)
             self.fail_unless(out, ind, " or ".join(self.type_test(n, x) for n in names))
         elif k == "enum":
-            if not isinstance(v, list) or not v:
-                raise _Unsupported(v)
-            texts = self.const(frozenset(e for e in v if type(e) is str))
-            ints = self.const(frozenset(e for e in v if type(e) is int))
-            bools = self.const(frozenset(e for e in v if type(e) is bool))
-            null = any(e is None for e in v)
+            *parts, null = _enum_parts(v)
+            texts, ints, bools = (self.const(part) for part in parts)
             self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {texts}) or (_type({x}) is _int and {x} in {ints})"
                                        f" or (_type({x}) is _bool and {x} in {bools})" + (f" or {x} is None" if null else ""))
         elif k == "const":
