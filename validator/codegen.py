@@ -306,7 +306,6 @@ class Generator:
         # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
         self.stretches: list[_Stretch] = []
         self.resolvers: dict[str, str] = {}  # decision name -> its generated resolution (``resolver``)
-        self.namers: dict[tuple[str, str], set[tuple[str, str]]] | None = None  # unit -> units naming it
         self.sources: dict[str, str] = {}  # (the resolutions' source, for tests)
 
     # -- names and constants
@@ -396,7 +395,7 @@ class Generator:
                         memoize: bool) -> tuple[str, str]:
         stats = unit.memo_stats
         if (memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
-                and (not unit.recursive or self.named_by_decisions_only(unit))):
+                and (not unit.recursive or unit.decisions_only)):
             # on closures, every call computed its value (each gets a new record, say): the memo only
             # costs here. The values are the same either way; a call charges its body's steps. (A
             # function that may call itself keeps its memo: a state the trial did not see could
@@ -505,18 +504,6 @@ class Generator:
         with w.block():
             self.charge(w, f"kept[{n + 1}]", span)
             w(f"return kept[{n}]")
-
-    def named_by_decisions_only(self, unit: Unit) -> bool:
-        """Only decision bodies name the unit (no function, value, query or cycle policy)."""
-        key = (unit.ns, unit.name)
-        if self.namers is None:
-            self.namers = {}
-            for k, deps in self.program.refs.items():
-                for dep in deps:
-                    self.namers.setdefault(dep, set()).add(k)
-        names = self.namers.get(key, set())
-        return bool(names) and all(k in self.program.units and isinstance(self.program.units[k].decl, A.DecisionDecl)
-                                   for k in names)
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
         fname = self.fresh("u")

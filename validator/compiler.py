@@ -43,6 +43,9 @@ class Unit:
     # lies on a cycle of the reference graph (it may call itself, through any chain): only calls of such
     # units count toward the depth limit, since only they can nest without end
     recursive: bool = False
+    # named by decision bodies alone (no function, value, query or cycle policy): each of its calls comes
+    # from evaluating one decision, whose value is kept once resolved
+    decisions_only: bool = False
 
 
 @dataclass
@@ -123,7 +126,8 @@ class Compiler(ControlCompiler):
         return self.program
 
     def _mark_decision_users(self) -> None:
-        """A value that reads a decision may not be cached across guesses; find them all."""
+        """What the reference graph says of each unit: it may recur, it reads decisions (so may not be
+        cached across guesses), only decisions name it, it is state-free."""
         refs: dict[tuple[str, str], set[tuple[str, str]]] = {}
         for (nskey, key), unit in self.program.units.items():
             names = A.per_node("global names", unit.decl, _global_names)
@@ -141,7 +145,15 @@ class Compiler(ControlCompiler):
         self.program.refs = refs
         for k in _on_cycles(refs):
             self.program.units[k].recursive = True
-        users = _readers_of({k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}, refs)
+        decisions = {k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}
+        namers: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for k, deps in refs.items():
+            for dep in deps:
+                namers.setdefault(dep, set()).add(k)
+        for k, named_by in namers.items():
+            if k in self.program.units and named_by <= decisions:
+                self.program.units[k].decisions_only = True
+        users = _readers_of(decisions, refs)
         for k in users:
             self.program.units[k].uses_decisions = True
         stateful = {k for k, u in self.program.units.items()
