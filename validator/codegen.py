@@ -27,14 +27,14 @@ What the generated code may contain is fixed by this module, not by the ruleset:
 This is the only module of ``validator`` allowed to call Python's ``compile`` (``_compiled``; the
 fast check of a state schema, ``state._CheckWriter``, is written under the same rules and compiled
 here too); ``tests/test_safety.py`` holds it to that. The generated functions behave as the closures
-do: same values, same errors at the same places, same dice. Steps may be charged more than on closures, never fewer: the fixed
-steps of a stretch of code are charged where it starts, a branch that does not run included
-(``_Stretch``), a result kept for the program's life charges its steps at every call (``life_hit``),
-and a function generated without its memo charges its body's steps on a call the memo would have
-answered. The budget is checked in loops, in recursive calls and where a run leaves
-generated code; a run that ran out is run again on closures, which report it where it happened, so
-a budget gives the same outcome on both tiers. ``tests/test_codegen.py`` runs the bundled suites on
-both tiers.
+do: same values, same errors at the same places, same dice. Steps may be charged more than on
+closures, never fewer: the fixed steps of a stretch of code are charged where it starts, a branch
+that does not run included (``_Stretch``), a result kept for the program's life charges its steps at
+every call (``life_hit``), and a function generated without its memo charges its body's steps on a
+call the memo would have answered. The budget is checked in loops, in recursive calls and where a
+run leaves generated code; a run that ran out is run again on closures, which report it where it
+happened, so a budget gives the same outcome on both tiers. ``tests/test_codegen.py`` runs the
+bundled suites on both tiers.
 """
 
 from __future__ import annotations
@@ -306,7 +306,6 @@ class Generator:
         # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
         self.stretches: list[_Stretch] = []
         self.resolvers: dict[str, str] = {}  # decision name -> its generated resolution (``resolver``)
-        self.sources: dict[str, str] = {}  # (the resolutions' source, for tests)
 
     # -- names and constants
 
@@ -421,7 +420,7 @@ class Generator:
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
         # the call's step and the steps its body charges (``_Stretch``), also on a call its memo answers
-        self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {1 + k}"))
+        self.open_stretch(w, 1)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -528,39 +527,34 @@ class Generator:
         with w.block():
             self.tainted_read(w, key)
             w("return hit")
-        if not unit.recursive:  # on no cycle of the reference graph: it cannot be read while computed
-            self.watch(w, always)
-            w("steps = ctx.steps")
-            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {k}" if k else ""))
-            r = self.body(body, {}, w)
-            self.close_to(0)
-            self.check_budget(w, span)
-            self.keep(w, always, key, r, kept if unit.state_free else None)
-            w(f"return {r}")
-            return fname, f"def {fname}(ctx):\n" + w.source() + "\n"
-        # marked pending while computed: a read meanwhile is the value depending on itself (E005)
-        w(f"if {key} in memo:")
-        with w.block():
-            w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
-        w("if ctx.depth >= ctx.depth_limit:")
-        with w.block():
-            w(f"raise _too_deep(ctx, {span})")
-        w("ctx.depth += 1")
-        w(f"memo[{key}] = _PENDING")
+        # a value on a cycle of the reference graph is marked pending while computed: a read meanwhile
+        # is the value depending on itself (E005); any other cannot be read while computed
+        if unit.recursive:
+            w(f"if {key} in memo:")
+            with w.block():
+                w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
+            w("if ctx.depth >= ctx.depth_limit:")
+            with w.block():
+                w(f"raise _too_deep(ctx, {span})")
+            w("ctx.depth += 1")
+            w(f"memo[{key}] = _PENDING")
         self.watch(w, always)
         w("steps = ctx.steps")
-        w("try:")
-        with w.block():
-            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {k}" if k else ""))
-            r = self.body(body, {}, w)
-            self.close_to(0)
-            self.check_budget(w, span)
-        w("finally:")
-        with w.block():
-            w("ctx.depth -= 1")
-            w(f"if memo.get({key}) is _PENDING:")
+        if unit.recursive:
+            w("try:")
+            w.indent += 1
+        self.open_stretch(w, 0)
+        r = self.body(body, {}, w)
+        self.close_to(0)
+        self.check_budget(w, span)
+        if unit.recursive:
+            w.indent -= 1
+            w("finally:")
             with w.block():
-                w(f"del memo[{key}]")
+                w("ctx.depth -= 1")
+                w(f"if memo.get({key}) is _PENDING:")
+                with w.block():
+                    w(f"del memo[{key}]")
         # state-free and untouched by dice: kept for the program's life too
         self.keep(w, always, key, r, kept if unit.state_free else None)
         w(f"return {r}")
@@ -641,10 +635,11 @@ class Generator:
         if check:
             self.check_budget(w, span)
 
-    def open_stretch(self) -> _Stretch:
+    def open_stretch(self, w: _Writer, base: int) -> None:
+        """A stretch starting here, whose entry charges ``base`` steps and those of its calls."""
         stretch = _Stretch()
+        stretch.marks.append(w.mark(lambda k: f"ctx.steps += {base + k}" if base + k else ""))
         self.stretches.append(stretch)
-        return stretch
 
     def close_to(self, depth: int) -> None:
         """Close the stretches opened since there were ``depth``: their charges are now written."""
@@ -935,7 +930,7 @@ class Generator:
             with w.block():
                 w(f"raise _lambda_arity({n}, _len(args), {span})")
             depth = len(self.stretches)
-            self.open_stretch().marks.append(w.mark(lambda k: f"ctx.steps += {1 + k}"))
+            self.open_stretch(w, 1)
             self.check_budget(w, span)
             inner = dict(env)
             locals_ = [self.fresh("l") for _ in e.params]
@@ -1249,6 +1244,12 @@ class Generator:
         if unit.resume is None or unit.body_fn is None or unit.fn is None:
             raise Unsupported("a decision without its resolution")
         fname = self.fresh("r")
+        self.g[fname] = _define(_compiled(self.resolver_source(unit, fname), f"<ruleval {unit.name} resolution>"), self.g)
+        self.resolvers[unit.name] = fname
+        return fname
+
+    def resolver_source(self, unit: Unit, fname: str) -> str:
+        """The source of ``resolver``'s function ``fname(ctx, key, *args)`` for the decision ``unit``."""
         args = [self.fresh("a") for _ in range(unit.arity or 0)]
         call = "".join(", " + a for a in args)
         packed = f"({''.join(a + ', ' for a in args)})"
@@ -1276,11 +1277,7 @@ class Generator:
             "        return first",
             "    return ctx.dvalue[mkey]",
         ]
-        source = "\n".join(lines) + "\n"
-        self.sources[fname] = source
-        self.g[fname] = _define(_compiled(source, f"<ruleval {unit.name} resolution>"), self.g)
-        self.resolvers[unit.name] = fname
-        return fname
+        return "\n".join(lines) + "\n"
 
     # -- inlining small functions
 
@@ -1353,8 +1350,7 @@ class Generator:
             w(f"{keys} = {{}}" if b.name == "group_by" else f"{keys} = []")
             depth = len(self.stretches)
             stretch = _Stretch()  # each item: the step of the lambda's call, and its body's
-            stretch.marks.append(w.mark(lambda k: f"ctx.steps += _len({xs}) * {1 + k}"))
-            self.check_budget(w, self.const(lam.span))
+            self.charge_items(w, stretch, xs, self.const(lam.span))
             self.stretches.append(stretch)
             w(f"for {x} in {xs}:")
             with w.block():
@@ -1689,7 +1685,8 @@ def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, An
 
 
 def _compiled(source: str, name: str) -> Any:
-    """The code object of source this module wrote (the one call of Python's ``compile``)."""
+    """The code object of source this module (or ``state._CheckWriter``) wrote, under the rules of the
+    module docstring: the one call of Python's ``compile``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. a SyntaxWarning: never shown to a ruleset's user
         code = compile(source, name, "exec")
