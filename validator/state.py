@@ -128,13 +128,18 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
     return diags
 
 
+@lru_cache(maxsize=1024)
+def _pointer_parts(ptr: str) -> tuple[str, ...]:
+    """A pointer's unescaped parts (a program's input pointers are read again at every run)."""
+    if ptr in ("", "/"):
+        return ()
+    return tuple(raw.replace("~1", "/").replace("~0", "~") for raw in ptr.lstrip("/").split("/"))
+
+
 def resolve_pointer(state: Any, ptr: str) -> tuple[bool, Any]:
     """Follow an RFC 6901 pointer; (False, None) if some part is missing."""
-    if ptr in ("", "/"):
-        return True, state
     cur = state
-    for raw in ptr.lstrip("/").split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
+    for part in _pointer_parts(ptr):
         if isinstance(cur, dict):
             if part not in cur:
                 return False, None
