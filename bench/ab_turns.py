@@ -6,11 +6,12 @@ Usage: python -m bench.ab_turns OTHER_TREE [--runs N] [--turns T] [--validate]
 OTHER_TREE is another checkout of ruleval, e.g. the commit before a change:
 `git worktree add /tmp/base HEAD~1` (remove it afterwards with `git worktree remove /tmp/base`).
 Each run starts a fresh process per tree, the two trees taking turns (interleaved, so that noise of
-the machine hits both alike). A process loads the standard Diplomacy ruleset, runs 40 turns on
-closures, generates code, warms up on 60 more, then times 5 batches of T fresh random turns and
-reports its best batch (ms per turn). Printed: each tree's median and best over the runs, and the
-ratio of the medians (above 1: this checkout is faster). On a noisy machine a change of 1-2% needs
-9 to 15 runs to show.
+the machine hits both alike). A process loads the standard Diplomacy ruleset, runs 120 turns on
+closures (about as many as a process runs before it generates code by itself; what is generated,
+such as which functions keep a memo, depends on those runs), generates code, warms up on 60 more,
+then times 5 batches of T fresh random turns and reports its best batch (ms per turn). Printed:
+each tree's median and best over the runs, and the ratio of the medians (above 1: this checkout is
+faster). On a noisy machine a change of 1-2% needs 9 to 15 runs to show.
 """
 
 from __future__ import annotations
@@ -33,15 +34,17 @@ from bench.peers.dip_positions import random_turns
 from validator import load_ruleset
 from validator.codegen import tier_up
 rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
-turns = random_turns(0, 100 + 5 * n, 34)
-for s in turns[:40]:
+turns = random_turns(0, 180 + 5 * n, 34)
+os.environ["RULEVAL_CODEGEN"] = "off"
+for s in turns[:120]:
     rs.run(s, validate=validate)
+os.environ["RULEVAL_CODEGEN"] = "auto"
 tier_up(rs.program)
-for s in turns[40:100]:
+for s in turns[120:180]:
     rs.run(s, validate=validate)
 best = float("inf")
 for b in range(5):
-    batch = turns[100 + b * n:100 + (b + 1) * n]
+    batch = turns[180 + b * n:180 + (b + 1) * n]
     gc.collect()
     started = time.perf_counter()
     for s in batch:
