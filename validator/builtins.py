@@ -523,12 +523,18 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
 
 
 def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
+    if not isinstance(adj, dict):
+        _adjacent_of(adj, start)  # raises
+    neighbours = adj.get
+    # `through` called directly when it is a function (call_value, which reports one that is not, only
+    # when it is first asked)
+    test = through if callable(through) else None
     prev: dict[Any, Any] = {start: None}
     frontier = [start]
     while frontier:
         nxt = []
         for node in frontier:
-            for n in _adjacent_of(adj, node):
+            for n in neighbours(node) or ():
                 ctx.steps += 1
                 if n in prev:
                     continue
@@ -538,7 +544,7 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
                     while prev[out[-1]] is not None:
                         out.append(prev[out[-1]])
                     return out[::-1]
-                if through is None or call_value(ctx, through, n):
+                if through is None or (test(ctx, n) if test is not None else call_value(ctx, through, n)):
                     prev[n] = node
                     nxt.append(n)
         frontier = nxt
@@ -562,8 +568,11 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
         label[root] = root
         todo = [root]
         while todo:
-            for n in adj.get(todo.pop()) or ():
-                ctx.steps += 1
+            near = adj.get(todo.pop()) or ()
+            if type(near) is not list:
+                near = list(near)  # (fails as the loop below would on what is not a collection)
+            ctx.steps += len(near)  # (a step per neighbour looked at)
+            for n in near:
                 if n in pool and n not in label:
                     label[n] = root
                     todo.append(n)
