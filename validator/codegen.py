@@ -173,7 +173,7 @@ def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
     """The items in the order of their keys (stable), as ``sorted(xs, key=...)`` gives them. Keys all
     texts or all integers compare as they are; any other mix in the language's order (``_sort_key``)."""
     t0 = type(keys[0]) if keys else str
-    if not ((t0 is str or t0 is int) and all(type(k) is t0 for k in keys)):
+    if not ((t0 is str or t0 is int) and len(set(map(type, keys))) == 1):
         keys = [_sort_key(k) for k in keys]
     return [xs[i] for i in sorted(range(len(xs)), key=keys.__getitem__)]
 
