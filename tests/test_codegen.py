@@ -307,6 +307,9 @@ ERRORS = {
     # (a value whose body is a map comprehension is read as a dict without testing its type)
     "key of a map value": 'def m = {k => 1 for k in ["a"]}\nquery main = [m["a"], m["b"], m[{a: 1}]]\n',
     "depends on itself": "def a = b\ndef b = a\nquery main = a\n",
+    # merge of a record literal with what is no map: the built-in's error; the literal's values first
+    "merge a record into a number": "def m(x) = merge({a: 1}, x)\nquery main = m(3)\n",
+    "merge: the record's values first": "def m(x, y) = merge({a: 1 / y}, x.b)\nquery main = m(3, 0)\n",
 }
 
 
@@ -343,6 +346,19 @@ def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> 
         '  n([]), n([9]), n([1]), p({a: 2, b: 7}), p({a: 0, b: 7}), q({y: 3}, "y"), q({y: 3}, "z"), q({y: 0}, "y"),\n'
         '  s({y: 3}, "y"), s({y: 3}, "z"), s({y: 9}, "y")]\n')
     assert "result" in got, got
+
+
+def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
+    """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
+    fields keep the order `merge` gives them, whether or not m is known to be a map."""
+    got = agreed(
+        tmp_path / "main.rules",
+        "def m(x) = merge({a: 1, b: 2, z: x}, x)\n"
+        "def known = {k => 0 for k in [\"b\", \"c\"]}\n"
+        'query main = [keys(m({b: 3, c: 4})), m({b: 3, c: 4}), keys(m({})), merge({a: 1, c: 1}, known),\n'
+        '  keys(merge({c: 1, a: 1}, known)), merge({a: len(known)}, {a: none})]\n')
+    assert got == {"result": [["a", "b", "z", "c"], {"a": 1, "b": 3, "z": {"b": 3, "c": 4}, "c": 4}, ["a", "b", "z"],
+                              {"a": 1, "c": 0, "b": 0}, ["c", "a", "b"], {"a": None}]}, got
 
 
 def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -741,7 +741,10 @@ class Generator:
                      f"{self.const(span)}) from None")
 
     def x_RecordLit(self, e: A.RecordLit, env: Env, w: _Writer) -> str:
-        items = [(k, self.expr(v, env, w)) for k, v in e.items]
+        return self.record_of([(k, self.expr(v, env, w)) for k, v in e.items], w)
+
+    def record_of(self, items: list[tuple[str, str]], w: _Writer) -> str:
+        """A record of fields already computed (its field names, their atoms), in that order."""
         if all(self.is_const(v) for _, v in items):
             return self.const({k: self.consts[v] for k, v in items})
         t = self.tmp()
@@ -1329,7 +1332,31 @@ class Generator:
         if (b.name in ("sorted", "sort_by", "group_by") and len(e.args) == 2 and not e.kwargs
                 and isinstance(e.args[1], A.Lambda) and len(e.args[1].params) == 1 and _no_closures(e.args[1].body)):
             return self.keyed(b, e, env, w)
+        if b.name == "merge" and len(e.args) == 2 and not e.kwargs and isinstance(e.args[0], A.RecordLit):
+            return self.merge_record(b, e, env, w)
         return self.builtin_call(b, e, [self.expr(a, env, w) for a in e.args] + [self.expr(v, env, w) for _, v in e.kwargs], w)
+
+    def merge_record(self, b: Builtin, e: A.Call, env: Env, w: _Writer) -> str:
+        """``merge({f: x, ...}, m)``: when m is a map, one record of the literal's fields then m's (m's
+        win), as ``{**record, **m}`` is, without building the literal's record first. The arguments are
+        computed in their order; otherwise the record is built and the built-in called (and reports)."""
+        lit: A.RecordLit = e.args[0]  # type: ignore[assignment]
+        items = [(k, self.expr(v, env, w)) for k, v in lit.items]
+        other = self.expr(e.args[1], env, w)
+        t = self.fresh("v")  # (a shaped result is not a reused temporary)
+        self.shaped[t] = dict
+        fields = "".join(f"{self.const(k)}: {v}, " for k, v in items)
+        if self.shape(other) is dict:
+            w(f"{t} = {{{fields}**{other}}}")
+            return t
+        w(f"if _type({other}) is _dict:")
+        with w.block():
+            w(f"{t} = {{{fields}**{other}}}")
+        w("else:")
+        with w.block():
+            first = self.record_of(items, w)
+            self.guarded(w, f"{t} = {self.const(b.fn)}({first}, {other})", self.const(b.name), self.const(e.span))
+        return t
 
     def keyed(self, b: Builtin, e: A.Call, env: Env, w: _Writer) -> str:
         """``sorted``/``sort_by``/``group_by`` of a list with a one-parameter lambda written in place: the
