@@ -526,9 +526,10 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
     neighbours = adj.get
-    # `through` called directly when it is a function (call_value, which reports one that is not, only
-    # when it is first asked)
-    test = through if callable(through) else None
+    test = through  # called directly; what is no function is reported by call_value when first asked
+    if through is not None and not callable(through):
+        def test(ctx: Context, n: Any) -> Any:
+            return call_value(ctx, through, n)
     prev: dict[Any, Any] = {start: None}
     frontier = [start]
     while frontier:
@@ -544,7 +545,7 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
                     while prev[out[-1]] is not None:
                         out.append(prev[out[-1]])
                     return out[::-1]
-                if through is None or (test(ctx, n) if test is not None else call_value(ctx, through, n)):
+                if test is None or test(ctx, n):
                     prev[n] = node
                     nxt.append(n)
         frontier = nxt
