@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TextIO
 
 from .coverage import cites_in
+from .state import pointer_parts
 
 MAX_SHRINK_RUNS = 2000
 MAX_FIELD_COLUMN = 72  # wider field pointers are printed one per line, not as a table
@@ -141,9 +142,9 @@ def generator_state(rs: Any) -> dict[str, Any]:
     (a generator makes a state from its seed; it reads no input, but every input is bound first)."""
     state: dict[str, Any] = {}
     for _ns, decl, default in rs.program.inputs:
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in decl.pointer.lstrip("/").split("/")]
         if default is not None or decl.pointer in ("", "/"):
             continue
+        parts = pointer_parts(decl.pointer)
         cur: Any = state
         for p in parts[:-1]:
             if not isinstance(cur, dict):

@@ -128,18 +128,23 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
     return diags
 
 
+def _unescape(part: str) -> str:
+    """A JSON pointer's part as the key it names (RFC 6901: ``~1`` is ``/``, ``~0`` is ``~``)."""
+    return part.replace("~1", "/").replace("~0", "~")
+
+
 @lru_cache(maxsize=1024)
-def _pointer_parts(ptr: str) -> tuple[str, ...]:
+def pointer_parts(ptr: str) -> tuple[str, ...]:
     """A pointer's unescaped parts (a program's input pointers are read again at every run)."""
     if ptr in ("", "/"):
         return ()
-    return tuple(raw.replace("~1", "/").replace("~0", "~") for raw in ptr.lstrip("/").split("/"))
+    return tuple(_unescape(raw) for raw in ptr.lstrip("/").split("/"))
 
 
 def resolve_pointer(state: Any, ptr: str) -> tuple[bool, Any]:
     """Follow an RFC 6901 pointer; (False, None) if some part is missing."""
     cur = state
-    for part in _pointer_parts(ptr):
+    for part in pointer_parts(ptr):
         if isinstance(cur, dict):
             if part not in cur:
                 return False, None
@@ -172,7 +177,7 @@ def _ref_target(schema: Any, ref: str) -> Any:
     """The part of the schema a local reference (``#``, ``#/$defs/x``) points at."""
     node: Any = schema
     for raw in ref[2:].split("/") if ref != "#" else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
+        part = _unescape(raw)
         if "%" in part or not isinstance(node, dict) or part not in node:
             raise _Unsupported(ref)
         node = node[part]
