@@ -504,6 +504,32 @@ def test_depth_counts_only_calls_that_can_recur(tmp_path: Path) -> None:
     assert deep["error"][0][0] == "E005" and "chain.rules:202:" in deep["error"][0][2]
 
 
+def test_a_chain_of_decisions_counts_one_call_per_decision(tmp_path: Path) -> None:
+    """Each decision of a chain waits for the next one, through two functions. The functions lie on
+    the chain's cycle only through the decision, so only the decision's calls count toward the limit
+    (150): a chain of 140 resolves (counting every call, it would stop near 50), one of 200 stops
+    with E005 at the decision. A cycle of functions with no decision still counts each call. Both
+    tiers agree."""
+    path = tmp_path / "chain.rules"
+    path.write_text('decision ok(n, end) cite "R1" = n >= end or later(n, end)\n'
+                    "def later(n, end) = step(n + 1, end)\n"
+                    "def step(n, end) = ok(n, end)\n"
+                    "def ping(n) = if n == 0 then 0 else pong(n - 1) + 1\n"
+                    "def pong(n) = ping(n)\n"
+                    "query main(end) = ok(0, end)\nquery bounce(n) = ping(n)\n")
+    slow, fast = pair(path)
+    assert slow.ok, [d.message for d in slow.diagnostics]
+    counted = {name for (_, name), unit in slow.program.units.items() if unit.counted}
+    assert counted == {"ok", "ping", "pong"}
+    for rs in (slow, fast):
+        assert outcome(rs, {}, query="main", args=[140]) == {"result": True}
+        assert outcome(rs, {}, query="bounce", args=[70]) == {"result": 70}
+    for query, arg, line in (("main", 200, 1), ("bounce", 80, 4)):
+        deep = outcome(fast, {}, query=query, args=[arg])
+        assert deep == outcome(slow, {}, query=query, args=[arg])
+        assert deep["error"][0][0] == "E005" and f"chain.rules:{line}:" in deep["error"][0][2], deep
+
+
 def test_sorting_by_keys_agrees_on_every_mix_of_key_types(tmp_path: Path) -> None:
     """Generated `sorted`/`sort_by` with a lambda compare keys all texts or all integers as they are,
     and any other mix in the language's order; stable on ties. The closures' answer every time."""

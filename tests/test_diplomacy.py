@@ -87,6 +87,28 @@ def test_readable_but_illegal_order_is_invalid_and_the_unit_holds() -> None:
     assert result["units"] == [{"power": "france", "type": "army", "location": "par"}]
 
 
+# a path of 40 land provinces, each next to the one before it (all distinct; `nwy` beyond it is empty)
+CHAIN = ["alb", "ser", "rum", "bul", "con", "smy", "ank", "arm", "sev", "mos", "stp", "lvn", "pru", "sil",
+         "gal", "bud", "tri", "vie", "boh", "tyr", "ven", "tus", "pie", "mar", "spa", "gas", "par", "bre",
+         "pic", "bel", "hol", "ruh", "bur", "mun", "ber", "kie", "den", "swe", "fin"]
+
+
+def test_a_long_chain_of_moves_resolves_each_move_waiting_for_the_next() -> None:
+    """Each army moves into the province of the next one: each move's decision waits for the next's,
+    39 deep (a larger map may have longer chains). Led into the empty `nwy`, all succeed; held at its
+    head, all fail (no unit may dislodge its own power's)."""
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    units = [{"power": "france", "type": "army", "location": p} for p in CHAIN]
+    moves = [{"power": "france", "order": f"A {a} - {b}"} for a, b in zip(CHAIN, CHAIN[1:] + ["nwy"])]
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": units, "orders": moves}
+    result = rs.run(state)
+    assert [o["status"] for o in result["orders"]] == ["succeeds"] * len(CHAIN)
+    assert sorted(u["location"] for u in result["units"]) == sorted(CHAIN[1:] + ["nwy"])
+    held = rs.run(dict(state, orders=moves[:-1] + [{"power": "france", "order": "A fin H"}]))
+    assert [o["status"] for o in held["orders"]] == ["fails"] * (len(CHAIN) - 1) + ["succeeds"]
+    assert held["orders"][0]["reason"] == "would dislodge own unit A SER"
+
+
 # The convoy-route rules answer at once when one fleet-held sea touches both ends; the searches they
 # stand in front of are the definition. Here both are asked of every candidate on random positions:
 # each answer must be the search's (the earlier formulations are restated as the oracle). Each row:

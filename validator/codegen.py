@@ -414,8 +414,8 @@ class Generator:
         span = self.const(unit.decl.span)
         always = not unit.uses_decisions
         life = memoize and unit.state_free and n in (1, 2)
-        # (only calls of units on a reference cycle count toward the depth limit: see ``Unit.recursive``)
-        if unit.recursive:  # at the depth limit, the closure reports the located E005
+        # (only calls of some units on reference cycles count toward the depth limit: ``Unit.counted``)
+        if unit.counted:  # at the depth limit, the closure reports the located E005
             w("if ctx.depth >= ctx.depth_limit:")
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
@@ -470,7 +470,7 @@ class Generator:
             self.watch(w, always)
             if life:
                 w("steps = ctx.steps")
-        if unit.recursive:
+        if unit.counted:
             w("ctx.depth += 1")
             w("try:")
             with w.block():
@@ -533,10 +533,11 @@ class Generator:
             w(f"if {key} in memo:")
             with w.block():
                 w(f"raise _err({self.const('E005')}, {self.const(f'`{unit.name}` depends on itself')}, {span})")
-            w("if ctx.depth >= ctx.depth_limit:")
-            with w.block():
-                w(f"raise _too_deep(ctx, {span})")
-            w("ctx.depth += 1")
+            if unit.counted:
+                w("if ctx.depth >= ctx.depth_limit:")
+                with w.block():
+                    w(f"raise _too_deep(ctx, {span})")
+                w("ctx.depth += 1")
             w(f"memo[{key}] = _PENDING")
         self.watch(w, always)
         w("steps = ctx.steps")
@@ -551,7 +552,8 @@ class Generator:
             w.indent -= 1
             w("finally:")
             with w.block():
-                w("ctx.depth -= 1")
+                if unit.counted:
+                    w("ctx.depth -= 1")
                 w(f"if memo.get({key}) is _PENDING:")
                 with w.block():
                     w(f"del memo[{key}]")
@@ -1308,7 +1310,7 @@ class Generator:
         d = unit.decl
         span = self.const(d.span)
         self.charge(w, "1", span, check=False)
-        if unit.recursive:
+        if unit.counted:
             w("if ctx.depth >= ctx.depth_limit:")
             with w.block():  # the call itself reports the depth (E005), as it would have
                 w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")

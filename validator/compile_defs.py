@@ -42,7 +42,7 @@ class DefinitionCompiler(ExpressionCompiler):
         # so a run with a small budget still stops where it would have. Traced runs compute it afresh.
         kept: list[Any] = []
         state_free = unit.state_free
-        counted = int(unit.recursive)  # only calls of units on a reference cycle count toward the depth limit
+        counted = int(unit.counted)  # only calls of some units on reference cycles count (``Unit.counted``)
 
         def kept_value(ctx: Context) -> Any:
             # charged once per run, as computing it would be; later reads in the run are free
@@ -114,7 +114,7 @@ class DefinitionCompiler(ExpressionCompiler):
         # [calls computed, calls answered from a memo]: the generated tier (``codegen``) leaves out the
         # memo of a function whose calls never found their value there
         stats = unit.memo_stats = [0, 0]
-        counted = int(unit.recursive)  # only calls of units on a reference cycle count toward the depth limit
+        counted = int(unit.counted)  # only calls of some units on reference cycles count (``Unit.counted``)
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1

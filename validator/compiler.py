@@ -40,9 +40,13 @@ class Unit:
     body_fn: list[Any] | None = None  # a decision: [its body's function, its closure] (see ``compile_control``)
     resume: Callable[..., Any] | None = None  # a decision: its resolution past a guessed first value
     memo_stats: list[int] | None = None  # a function: [calls computed, calls answered from the memo]
-    # lies on a cycle of the reference graph (it may call itself, through any chain): only calls of such
-    # units count toward the depth limit, since only they can nest without end
+    # lies on a cycle of the reference graph (it may call itself, through any chain)
     recursive: bool = False
+    # its calls count toward the depth limit: a decision on a cycle, or a unit on a cycle that passes
+    # through no decision. Every cycle so has a counted unit, and only cycles can nest without end; a
+    # chain of decisions (each move waiting for the next) counts one call per decision, not one per
+    # function between them
+    counted: bool = False
     # named by decision bodies alone (no function, value, query or cycle policy): each of its calls comes
     # from evaluating one decision, whose value is kept once resolved
     decisions_only: bool = False
@@ -143,9 +147,13 @@ class Compiler(ControlCompiler):
                     out.add((nskey, n))
             refs[(nskey, key)] = out
         self.program.refs = refs
-        for k in _on_cycles(refs):
-            self.program.units[k].recursive = True
         decisions = {k for k, u in self.program.units.items() if isinstance(u.decl, A.DecisionDecl)}
+        for k in _on_cycles(refs):
+            unit = self.program.units[k]
+            unit.recursive = True
+            unit.counted = k in decisions
+        for k in _on_cycles({k: deps - decisions for k, deps in refs.items() if k not in decisions}):
+            self.program.units[k].counted = True
         namers: dict[tuple[str, str], set[tuple[str, str]]] = {}
         for k, deps in refs.items():
             for dep in deps:
