@@ -530,6 +530,18 @@ def test_a_chain_of_decisions_counts_one_call_per_decision(tmp_path: Path) -> No
         assert deep["error"][0][0] == "E005" and f"chain.rules:{line}:" in deep["error"][0][2], deep
 
 
+def test_a_data_field_left_out_reads_as_none_before_a_default(tmp_path: Path) -> None:
+    """`map.aliases ?? {}`: a data file may leave out a field the ruleset gives a default for (a new
+    map need not list what it has none of); the same field without `??` is still a typo (C012)."""
+    (tmp_path / "map.yaml").write_text("provinces: [a, b]\n")
+    got = agreed(tmp_path / "main.rules", 'import "map.yaml" as map\n'
+                 "query main = [map.aliases ?? {}, map.provinces ?? [], len(map.extra ?? [1, 2])]\n")
+    assert got == {"result": [{}, ["a", "b"], 2]}
+    (tmp_path / "bad.rules").write_text('import "map.yaml" as map\nquery main = map.aliases\n')
+    bad = load_ruleset(str(tmp_path / "bad.rules"), use_cache=False)
+    assert [(d.code, d.message) for d in bad.diagnostics] == [("C012", "data `map` has no field `aliases`")]
+
+
 def test_sorting_by_keys_agrees_on_every_mix_of_key_types(tmp_path: Path) -> None:
     """Generated `sorted`/`sort_by` with a lambda compare keys all texts or all integers as they are,
     and any other mix in the language's order; stable on ties. The closures' answer every time."""

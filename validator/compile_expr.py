@@ -33,6 +33,7 @@ class ExpressionCompiler:
     proc_steps: list[str] | None
     in_loop: int
     step_cites: dict[str, tuple[str, ...]]
+    defaulted: set[int]  # ids of the left operands of `??`: a data field missing there is none
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
               related: tuple[Related, ...] = ()) -> None:
@@ -535,6 +536,8 @@ class ExpressionCompiler:
                 self.error("C016", f"`{lit.value}` is not a member of enum `{enum}`", lit.span)
 
     def x_BinOp(self, e: A.BinOp, env: Env, scope: FnScope) -> Ev:
+        if e.op == "??":
+            self.defaulted.add(id(e.left))
         a = self.expr(e.left, env, scope)
         b = self.expr(e.right, env, scope)
         span, op = e.span, e.op
@@ -598,6 +601,8 @@ class ExpressionCompiler:
                 data = found[1]
                 if isinstance(data, dict):
                     if e.name not in data:
+                        if id(e) in self.defaulted:  # `map.f ?? d`: the data may leave the field out
+                            return lambda f: None
                         close = difflib.get_close_matches(e.name, [str(k) for k in data], 1)
                         self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
                                    help=f"did you mean `{close[0]}`?" if close else None)

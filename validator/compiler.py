@@ -89,6 +89,7 @@ class Compiler(ControlCompiler):
         self.enum_members: dict[str, dict[str, str]] = {}
         self.proc_steps: list[str] | None = None
         self.in_loop = 0
+        self.defaulted: set[int] = set()
 
     def compile(self) -> Program:
         for ns in self.loaded.namespaces.values():
