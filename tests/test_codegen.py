@@ -528,6 +528,10 @@ def test_a_chain_of_decisions_counts_one_call_per_decision(tmp_path: Path) -> No
         deep = outcome(fast, {}, query=query, args=[arg])
         assert deep == outcome(slow, {}, query=query, args=[arg])
         assert deep["error"][0][0] == "E005" and f"chain.rules:{line}:" in deep["error"][0][2], deep
+    with pytest.raises(RunError) as exc:  # the help says what a decision's E005 means
+        fast.run({}, query="main", args=[200])
+    assert exc.value.diagnostics[0].help == ("each `ok` decision waits for another: a chain longer than the limit, "
+                                             "or one without end")
 
 
 def test_a_data_field_left_out_reads_as_none_before_a_default(tmp_path: Path) -> None:

@@ -115,6 +115,8 @@ class DefinitionCompiler(ExpressionCompiler):
         # memo of a function whose calls never found their value there
         stats = unit.memo_stats = [0, 0]
         counted = int(unit.counted)  # only calls of some units on reference cycles count (``Unit.counted``)
+        too_deep = ("a rule calls itself without reaching a base case" if not isinstance(unit.decl, A.DecisionDecl)
+                    else f"each `{name}` decision waits for another: a chain longer than the limit, or one without end")
 
         def invoke(ctx: Context, *args: Any) -> Any:
             ctx.steps += 1
@@ -122,7 +124,7 @@ class DefinitionCompiler(ExpressionCompiler):
                 raise ctx.over_budget(span)
             if counted and ctx.depth >= ctx.depth_limit:
                 raise EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{name}`)", span,
-                                help="a rule calls itself without reaching a base case")
+                                help=too_deep)
             mkey = None
             if memoize and not ctx.trace:
                 mkey = (ukey, *[a if type(a) in _PRIMITIVES else id(a) for a in args])
