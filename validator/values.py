@@ -20,22 +20,15 @@ MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an
 
 
 def to_json(v: Any) -> Any:
-    t = type(v)  # the commonest values first
+    t = type(v)  # the commonest values first: records, then texts, lists
+    if t is dict:
+        return _map(v)
     if t is str or v is None or t is bool:
         return v
-    if isinstance(v, dict):  # copied whole; then only entries that are no text, none or truth value
-        out: dict[Any, Any] = dict(v)
-        texts = True  # all keys are texts (a record's always are)
-        for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
-            if type(k) is not str:
-                texts = False
-            tx = type(x)
-            if tx is str or x is None or tx is bool:
-                continue
-            out[k] = [y if type(y) is str else to_json(y) for y in x] if tx is list else to_json(x)
-        if texts:
-            return out
-        return {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
+    if t is list:
+        return [x if type(x) is str else _map(x) if type(x) is dict else to_json(x) for x in v]
+    if isinstance(v, dict):
+        return _map(dict(v))
     if isinstance(v, (list, tuple)):
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
@@ -51,3 +44,30 @@ def to_json(v: Any) -> Any:
     if callable(v):
         return "<function>"
     return str(v)
+
+
+def _map(v: dict[Any, Any]) -> Any:
+    """A map or record: copied whole, then only entries that are no text, none or truth value replaced."""
+    out = v.copy()
+    texts = True  # all keys are texts (a record's always are)
+    for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
+        if type(k) is not str:
+            texts = False
+        tx = type(x)
+        if tx is str or x is None or tx is bool:
+            continue
+        if tx is list:  # (short lists of texts, such as cites, the commonest: copied, no comprehension)
+            c = x.copy()
+            i = 0
+            for y in x:
+                if type(y) is not str:
+                    c[i] = to_json(y)
+                i += 1
+            out[k] = c
+        elif tx is dict:
+            out[k] = _map(x)
+        else:
+            out[k] = to_json(x)
+    if texts:
+        return out
+    return {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
