@@ -494,6 +494,11 @@ class _CheckWriter:
         fused = _fused_text(kws)
         if fused is None:
             return False
+        lo, hi = kws.get("minLength", 0), kws.get("maxLength")
+        if kws.get("pattern") is None:  # only lengths: measured here (cheaper than asking what passed)
+            bounds = f"{lo!r} <= _len({x})" + (f" <= {hi!r}" if hi is not None else "")
+            self.fail_unless(out, ind, f"_type({x}) is _str and {bounds}")
+            return True
         check, known = self.const(fused), self.const(fused.known)
         self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {known}) or {check}({x})")
         return True
