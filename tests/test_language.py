@@ -382,3 +382,26 @@ def test_string_escapes(root: Path) -> None:
     rs = load_ruleset(root / "bad.rules", use_cache=False)
     assert [(d.code, d.span.line, d.span.col) for d in rs.diagnostics] == [("P001", 1, 14)]
     assert "unknown escape" in rs.diagnostics[0].message
+
+
+def test_the_run_after_the_state_check_rolls_its_own_dice(root: Path) -> None:
+    """The run after `validate_state` takes over what the check computed on the same state (values,
+    inputs), but nothing that rested on a die: the check rolls with its own seed, the run with the
+    run's. A value that rolled (`r`), or one computed from an input whose default rolled (`big`),
+    is the one a run without the check gives, seed by seed."""
+    rs = ruleset(root, 'input x: int at "/x" default roll(1d1000)\ninput y: int at "/y" default 7\n'
+                       "def r = roll(1d1000)\ndef big = x > 500\ndef y_ok = y > 0\n"
+                       "query validate_state = if r > 0 and big in [true, false] and y_ok then [] "
+                       'else [{pointer: "/y", message: "not positive"}]\n'
+                       "query main = [x, r, big, y, y_ok]\n")
+    runs = {s: rs.run({}, seed=s, validate=False) for s in range(1, 7)}
+    assert len({tuple(v[:3]) for v in runs.values()}) > 1  # the seeds differ, so a roll of the check's would show
+    for s, alone in runs.items():
+        assert rs.run({}, seed=s) == alone
+        assert alone[2] == (alone[0] > 500)
+        fixed = {"x": 600, "y": 3}  # no input rolls: the values of no die are handed over
+        assert rs.run(fixed, seed=s) == rs.run(fixed, seed=s, validate=False)
+        assert rs.run(fixed, seed=s)[2:] == [True, 3, True]
+    with pytest.raises(RunError) as exc:
+        rs.run({"y": -1})
+    assert exc.value.diagnostics[0].pointer == "/y"

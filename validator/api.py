@@ -114,19 +114,24 @@ class Ruleset:
         return call(True)
 
     def _ruleset_state_errors(self, state: Any, shown: str, budget: int,
-                              slow: bool = False) -> tuple[list[Diagnostic], dict[Any, Any]]:
-        """The S002 diagnostics, and what the check memoized that no die touched (for the run after it)."""
+                              slow: bool = False) -> tuple[list[Diagnostic], dict[Any, Any], dict[Any, Any]]:
+        """The S002 diagnostics, what the check memoized that no die touched, and the inputs it bound
+        (for the run after it, on the same state: see below what is not handed over)."""
         unit = self.program.query(VALIDATE_QUERY)
         if unit is None or unit.arity:
-            return [], {}
+            return [], {}, {}
         ctx = Context(state, SeededDice(0), budget=budget, slow=slow)
         found = self._evaluate(ctx, unit, [])
-        # nothing is shared when the check emitted events: a memoized value would skip emitting them again
-        memo = ({} if ctx.events else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
+        # nothing is shared when the check emitted events (a memoized value would skip emitting them
+        # again), nor when an input's default rolled a die (the run rolls its own: what was computed from
+        # that input, tainted or not, may differ)
+        nothing = bool(ctx.events or ctx.bound_rolls)
+        memo = ({} if nothing else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
                 else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted})
+        inputs = {} if nothing else ctx.inputs
         if not isinstance(found, (list, tuple)):
             return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
-                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)], memo
+                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)], memo, inputs
         diags = []
         for item in found:
             item = item if isinstance(item, dict) else {"message": str(to_json(item))}
@@ -134,7 +139,7 @@ class Ruleset:
                                     pointer=str(item.get("pointer", "")),
                                     schema_rule=f"ruleset query `{VALIDATE_QUERY}`"
                                                 + (f" ({', '.join(map(str, item['cites']))})" if item.get("cites") else "")))
-        return diags, memo
+        return diags, memo, inputs
 
     def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
         if dice is not None:
@@ -158,10 +163,11 @@ class Ruleset:
     def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
              exact: bool, explain: bool, budget: int, validate: bool, state_name: str, slow: bool) -> Any:
         checked: dict[Any, Any] = {}
+        inputs: dict[Any, Any] = {}
         if validate:
             errors = self.validate_state(state, state_name)
             if not errors:
-                errors, checked = self._ruleset_state_errors(state, state_name, budget, slow)
+                errors, checked, inputs = self._ruleset_state_errors(state, state_name, budget, slow)
             if errors:
                 raise RunError(errors, "state")
         unit = self.program.query(query)
@@ -178,6 +184,7 @@ class Ruleset:
         ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain, slow=slow)
         if not explain and checked:  # the same state: what `validate_state` computed (with no die) holds here too
             ctx.memo = checked
+            ctx.inputs = inputs  # (bound from the same state; empty, so bound again, if a die was rolled)
         value = self._evaluate(ctx, unit, args)
         out = self._to_json(value, unit)
         if ctx.events and isinstance(out, dict) and "events" not in out:
@@ -207,12 +214,14 @@ class Ruleset:
                                    "state")
                 value = default([ctx])
             ctx.inputs[(nskey, decl.name)] = value
+        ctx.bound_rolls = ctx.rolls
 
     def _evaluate(self, ctx: Context, unit: Any, args: list[Any]) -> Any:
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, 12000))
         try:
-            self._bind_inputs(ctx)
+            if not ctx.inputs:  # (handed over from the state check, see `_run`)
+                self._bind_inputs(ctx)
             return unit.fn(ctx, *args)
         except EvalError as err:
             raise RunError([err.diagnostic()], "eval") from None

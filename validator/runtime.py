@@ -37,9 +37,11 @@ class DiceSource:
         raise NotImplementedError
 
     def sum_of(self, ctx: "Context", count: int, sides: int, span: Span) -> Any:
+        ctx.rolls += 1  # (what is computed from it rests on dice: see ``Context.tainted``)
         return sum(self.face(sides, span) for _ in range(count))
 
     def at_least(self, ctx: "Context", count: int, sides: int, target: int, span: Span) -> Any:
+        ctx.rolls += 1
         return sum(1 for _ in range(count) if self.face(sides, span) >= target)
 
 
@@ -306,7 +308,7 @@ class Context:
     __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "slow", "trace_stack", "decision_edges",
                  "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving", "guesses",
-                 "rkeys")
+                 "rkeys", "bound_rolls")
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False,
@@ -337,6 +339,7 @@ class Context:
         self.decisions: dict[Any, Any] = {}
         self.current_step: str | None = None
         self.rolls = 0  # dice rolled so far (and reads of values that depend on dice)
+        self.bound_rolls = 0  # of those, rolled by the defaults of inputs (see ``api.Ruleset._bind_inputs``)
         self.tainted: set[Any] = set()  # memoized values that depend on dice
         # decisions being resolved right now; while it is 0 every decision read is final, so values
         # that read decisions may be memoized
