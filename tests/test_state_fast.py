@@ -131,6 +131,17 @@ def test_the_generated_check_gives_the_closures_verdict_on_every_keyword(value: 
     assert generated(value) is fast(value)
 
 
+@pytest.mark.parametrize("value", [{"n": "x"}, {"m": "x"}, {1: "x"}, {}, {"n": "x", "m": "x"}, {"n": "y"}, ["n"]])
+def test_a_closed_record_is_told_by_its_size_and_its_keys(value: Any) -> None:
+    """A record whose properties are all required and no other allowed is checked by counting its keys
+    and reading each one: as many keys but another one (or one that is no text) is still refused."""
+    schema = {"$schema": KITCHEN["$schema"], **KITCHEN["properties"]["exact"]}
+    valid = jsonschema.Draft202012Validator(schema).is_valid(value) if all(type(k) is str for k in value) else False
+    assert generated_check(schema)(value) is fast_check(schema)(value) is valid
+    empty = {"$schema": KITCHEN["$schema"], "type": "object", "additionalProperties": False, "properties": {}}
+    assert generated_check(empty)(value) is fast_check(empty)(value) is (value == {})
+
+
 def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
     """No text of the schema (names, patterns, enum members) reaches the generated source: they are
     passed in its globals, as for generated rules (codegen)."""
@@ -140,7 +151,8 @@ def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
         source = state_module._CheckWriter(schema).source()
         assert '"' not in source and "'" not in source and "\\" not in source
         fixed = {"def", "if", "not", "and", "or", "is", "in", "for", "return", "True", "False", "None", "pass", "all",
-                 "keys", "search", "_check", "_i", "_str", "_int", "_float", "_bool", "_dict", "_list", "_type", "_len", "_set"}
+                 "keys", "search", "_check", "_i", "_str", "_int", "_float", "_bool", "_dict", "_list", "_type", "_len", "_set",
+                     "try", "except", "_KeyError"}
         for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
             assert re.fullmatch(r"_[a-z]\d+", ident) or ident in fixed, ident
 

@@ -456,7 +456,7 @@ class _CheckWriter:
     def __init__(self, schema: dict[str, Any]):
         self.schema = schema
         self.g: dict[str, Any] = {"_str": str, "_int": int, "_float": float, "_bool": bool, "_dict": dict,
-                                  "_list": list, "_type": type, "_len": len, "_set": set}
+                                  "_list": list, "_type": type, "_len": len, "_set": set, "_KeyError": KeyError}
         self.n = 0
         self.helpers: list[str] = []  # nested functions (alternatives of anyOf), written first
         self.refs: list[str] = []  # the references being inlined (a recursive one is not taken)
@@ -512,12 +512,20 @@ class _CheckWriter:
             return False
         need, props, closed = shape
         pad = "    " * ind
-        if closed and set(need) == set(props):  # exactly the properties' keys, compared as a whole
-            self.fail_unless(out, ind, f"_type({x}) is _dict and {x}.keys() == {self.const(frozenset(props))}")
-        else:
-            self.fail_unless(out, ind, " and ".join([f"_type({x}) is _dict"] + [f"{self.const(p)} in {x}" for p in need]))
-            if closed:
-                self.fail_unless(out, ind, f"{x}.keys() <= {self.const(frozenset(props))}")
+        if closed and set(need) == set(props):  # exactly the properties' keys: as many, each read
+            self.fail_unless(out, ind, f"_type({x}) is _dict and _len({x}) == {len(props)!r}")
+            read = [(self.fresh("x"), sub) for sub in props.values()]
+            if read:  # (none: the empty map, told by its size)
+                out.append(pad + "try:")
+                out.extend(pad + f"    {v} = {x}[{self.const(p)}]" for (v, _), p in zip(read, props))
+                out.append(pad + "except _KeyError:")
+                out.append(pad + "    return False")
+            for v, sub in read:
+                self.node(sub, v, out, ind)
+            return True
+        self.fail_unless(out, ind, " and ".join([f"_type({x}) is _dict"] + [f"{self.const(p)} in {x}" for p in need]))
+        if closed:
+            self.fail_unless(out, ind, f"{x}.keys() <= {self.const(frozenset(props))}")
         for p, sub in props.items():
             v, key = self.fresh("x"), self.const(p)
             if p in need:
