@@ -26,7 +26,7 @@ from .loader import Loaded, display_path, load
 from .runtime import (DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, Context, DiceSource, EvalError, ExactDice, ScriptedDice,
                       SeededDice)
 from .state import certainly_valid, resolve_pointer, schema_errors
-from .syntax import decode_source, parse_module
+from .syntax import parse_module
 from .values import to_json
 
 
@@ -501,8 +501,3 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
         except (ValueError, KeyError, TypeError):
             out.update(_check_here(share, use_cache))
     return out
-
-
-def parse_file(path: str | Path) -> A.Module:
-    p = Path(path)
-    return parse_module(decode_source(p.read_bytes(), display_path(p)), display_path(p))
