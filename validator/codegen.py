@@ -19,8 +19,12 @@ What the generated code may contain is fixed by this module, not by the ruleset:
   written into the source;
 - every literal of the ruleset and every object the code uses (texts, field names, spans,
   built-ins, data, this module's own messages) is passed in the function's globals under such a
-  made name; the only literals in the source are ``None``, ``True``, ``False`` and integers
-  (written by ``int.__repr__``: a sign and digits), and it holds no text literal at all;
+  made name; the only literals in the source are ``None``, ``True``, ``False``, integers (written
+  by ``int.__repr__``: a sign and digits) and texts that are short ASCII identifiers (``_IDENT``:
+  letters, digits, ``_``), written between single quotes: a field name, a kind of record. Such
+  a text holds no quote, backslash, space or line break, so it cannot end its literal; any other
+  text is passed in the globals. (Literals make records with constant keys and field reads
+  cheaper than names looked up in the globals: ~4% of a bundled ruleset's run, measured.);
 - it is only ever built from a program that checked without errors, and the function is made from
   the compiled code object (nothing is executed to define it).
 
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import types
 import typing
 import warnings
@@ -179,6 +184,8 @@ def _sorted_by_keys(xs: list[Any], keys: list[Any]) -> list[Any]:
 
 
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
+# texts written as literals in generated source: ASCII identifiers of at most 40 characters
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 
 _HELPERS: dict[str, Any] = {
     "_PENDING": _PENDING, "_err": _err, "_field_fail": field_fail, "_index_slow": index_slow, "_add": _add,
@@ -318,6 +325,8 @@ class Generator:
             text = _LITERAL_NAMES[value]
         elif type(value) is int:
             text = "(" + repr(value) + ")"  # int.__repr__: an optional minus and digits
+        elif type(value) is str and _IDENT.fullmatch(value):  # (see the module's docstring)
+            text = "'" + value + "'"
         else:
             found = self.by_id.get(id(value))
             if found is not None and self.g[found] is value:
