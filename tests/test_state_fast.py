@@ -152,7 +152,7 @@ def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
         assert '"' not in source and "'" not in source and "\\" not in source
         fixed = {"def", "if", "not", "and", "or", "is", "in", "for", "return", "True", "False", "None", "pass", "all",
                  "keys", "search", "_check", "_i", "_str", "_int", "_float", "_bool", "_dict", "_list", "_type", "_len", "_set",
-                     "try", "except", "_KeyError"}
+                 "try", "except", "_KeyError"}
         for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
             assert re.fullmatch(r"_[a-z]\d+", ident) or ident in fixed, ident
 

@@ -1090,7 +1090,7 @@ class Generator:
             if found is not None and found[0] == "data" and isinstance(found[1], dict):
                 if e.name not in found[1]:
                     if id(e) in self.defaulted:  # `map.f ?? d`: the data may leave the field out
-                        return "None"
+                        return self.const(None)
                     raise Unsupported("data field")
                 return self.const(found[1][e.name])
         o = self.expr(e.obj, env, w)
