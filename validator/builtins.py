@@ -548,6 +548,8 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
                 if test is None or test(ctx, n):
                     prev[n] = node
                     nxt.append(n)
+                else:
+                    prev[n] = _END  # refused: not asked again when met from another node
         frontier = nxt
         if ctx.steps > ctx.budget:
             raise CallError("path search exceeds the evaluation budget")
