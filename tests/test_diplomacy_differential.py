@@ -1,6 +1,7 @@
-"""Differential test: ruleval's standard Diplomacy rules against two peer adjudicators on 30 random
-movement turns (bench/peers). Every disagreement on the final positions is listed with its cause;
-see bench/peers/README.md for the peers' known bugs."""
+"""Differential test: ruleval's standard Diplomacy rules against two peer adjudicators on random
+movement turns (bench/peers). Every disagreement on the final positions is listed with its cause (30
+turns), or reproduced by ruleval under the peer's readings of the rules (300 more turns,
+bench/peers/readings); see bench/peers/README.md for the peers' known bugs."""
 
 from __future__ import annotations
 
@@ -52,6 +53,53 @@ def test_final_positions_agree_except_explained(peer: str, ruleval_results: dict
     engine = engine_diplomacy if peer == "diplomacy" else engine_pydip
     disagree = {seed for seed in SEEDS if _positions(engine.adjudicate(random_turn(seed))) != ruleval_results[seed]}
     assert disagree == set(KNOWN[peer]), {s: KNOWN[peer].get(s, "UNEXPLAINED") for s in disagree ^ set(KNOWN[peer])}
+
+
+# each peer's rules readings: the standard ruleset with the clauses the peer reads its own way
+READINGS = {"diplomacy": ROOT / "bench" / "peers" / "readings" / "diplomacy_pkg.rules",
+            "pydip": ROOT / "bench" / "peers" / "readings" / "pydip.rules"}
+
+
+def _two_units_in_one_province(positions: tuple) -> bool:
+    provinces = [location.split("/")[0] for _, _, location in positions[0]]
+    return len(set(provinces)) < len(provinces)
+
+
+@pytest.mark.parametrize("peer", ["diplomacy", "pydip"])
+def test_every_disagreement_is_a_reading_of_the_peer(peer: str) -> None:
+    """Mechanically explained: on 300 more random turns, wherever a peer ends a turn in other positions
+    than ruleval, ruleval under the peer's readings (bench/peers/readings: the standard rules with a
+    few clauses overridden, each naming the DATC case it departs from) ends it as the peer does, or
+    the peer's positions are impossible (pydip's DATC 6.G.16 bug: two units in one province)."""
+    engine = engine_diplomacy if peer == "diplomacy" else engine_pydip
+    standard = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"))
+    readings = load_ruleset(str(READINGS[peer]))
+    assert readings.ok, [d.message for d in readings.diagnostics]
+    reproduced, impossible, unexplained = [], [], []
+    for seed in range(30, 330):
+        state = random_turn(seed)
+        theirs = _positions(engine.adjudicate(state))
+        if theirs == _positions(standard.run(state)):
+            continue
+        if theirs == _positions(readings.run(state)):
+            reproduced.append(seed)
+        elif _two_units_in_one_province(theirs):
+            impossible.append(seed)
+        else:
+            unexplained.append(seed)
+    assert unexplained == [], {"unexplained": unexplained, "reproduced": reproduced, "impossible": impossible}
+    assert len(reproduced) >= 5  # (the readings are what explains the disagreements, not their absence)
+
+
+def test_pydip_two_units_in_one_province_is_no_reading() -> None:
+    """Seed 1490 (found by a sweep): a supporter dislodged by a convoyed army stays where the army
+    arrives (DATC 6.G.16); no ruleset ends a turn that way, the readings included."""
+    state = random_turn(1490)
+    theirs = _positions(engine_pydip.adjudicate(state))
+    assert _two_units_in_one_province(theirs)
+    for path in (ROOT / "rulesets" / "diplomacy" / "standard.rules", READINGS["pydip"]):
+        ours = _positions(load_ruleset(str(path)).run(state))
+        assert ours != theirs and not _two_units_in_one_province(ours)
 
 
 def test_no_turn_where_both_peers_agree_against_ruleval() -> None:
