@@ -522,6 +522,9 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
     return _path(ctx, adj, start, goal, through)
 
 
+_REFUSED = object()  # (`_path`: a node `through` refused, kept with the nodes seen)
+
+
 def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
@@ -549,7 +552,7 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
                     prev[n] = node
                     nxt.append(n)
                 else:
-                    prev[n] = _END  # refused: not asked again when met from another node
+                    prev[n] = _REFUSED  # not asked again when met from another node
         frontier = nxt
         if ctx.steps > ctx.budget:
             raise CallError("path search exceeds the evaluation budget")
