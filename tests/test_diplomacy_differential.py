@@ -5,6 +5,8 @@ bench/peers/readings); see bench/peers/README.md for the peers' known bugs."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 # The peers are test dependencies (pyproject `[test]`): if one is missing the test must fail, not
@@ -100,6 +102,17 @@ def test_pydip_two_units_in_one_province_is_no_reading() -> None:
     for path in (ROOT / "rulesets" / "diplomacy" / "standard.rules", READINGS["pydip"]):
         ours = _positions(load_ruleset(str(path)).run(state))
         assert ours != theirs and not _two_units_in_one_province(ours)
+
+
+def test_diff_shows_a_reading_on_a_minimal_position(cli) -> None:
+    """`ruleval diff` between the standard rules and a peer's readings shrinks a generated turn where
+    they differ to the few units that show the reading: for pydip, a support cut from the province it
+    goes into by a unit of the other type (DATC 6.D.15)."""
+    r = cli("diff", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), str(READINGS["pydip"]), "--generate", "10")
+    assert r.code == 1, r.out + r.err
+    minimal = [json.loads(m) for m in re.findall(r"^  minimal state \(\d+ shrinking runs\): (.*)$", r.out, re.M)]
+    assert minimal and all(len(st["units"]) <= 3 for st in minimal), r.out
+    assert re.search(r"/orders/\d+/reason +null +\"cut by [AF] [A-Z]{3}\"", r.out), r.out
 
 
 def test_no_turn_where_both_peers_agree_against_ruleval() -> None:
