@@ -115,6 +115,17 @@ def test_diff_shows_a_reading_on_a_minimal_position(cli) -> None:
     assert re.search(r"/orders/\d+/reason +null +\"cut by [AF] [A-Z]{3}\"", r.out), r.out
 
 
+def test_pydip_adapter_ignores_an_armys_coast() -> None:
+    """DATC 6.B.12: `A GAS - SPA/NC` moves the army to Spain (the coast is no part of an army's move);
+    the adapter gives pydip the province, as ruleval reads it."""
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "gas"}],
+             "orders": [{"power": "france", "order": "A GAS - SPA/NC"}]}
+    theirs = engine_pydip.adjudicate(state)
+    assert theirs["orders"][0]["status"] == "succeeds"
+    assert _positions(theirs) == _positions(load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules")).run(state))
+
+
 def test_no_turn_where_both_peers_agree_against_ruleval() -> None:
     """On 300 more random turns the two peers' known bugs are many (see bench/peers/README.md), but
     they are different bugs: where the two independent engines end in the same positions and ruleval

@@ -248,8 +248,8 @@ def setup(state: dict) -> _Handle:
             if p["kind"] == "hold":
                 cmd = lib["Hold"](player, unit)
             elif p["kind"] == "move":
-                if unit.unit_type == UT.TROOP:
-                    dest = _PROVINCE_NAMES[p["dest"]]
+                if unit.unit_type == UT.TROOP:  # (a coast written for an army is ignored: DATC 6.B.12)
+                    dest = _PROVINCE_NAMES[p["dest"].split("/")[0]]
                     if p["via"] or dest not in game_map.adjacency[unit.position]:
                         cmd = lib["ConvoyMove"](player, unit, dest)
                     else:
