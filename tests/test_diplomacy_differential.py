@@ -14,6 +14,7 @@ from pathlib import Path
 import diplomacy  # noqa: F401
 import pydip  # noqa: F401
 import pytest
+import yaml
 
 from bench.peers import engine_diplomacy, engine_pydip
 from bench.peers.dip_positions import random_turn
@@ -104,8 +105,6 @@ def test_the_peers_datc_differences_are_their_readings(peer: str) -> None:
     """On the DATC's own movement cases, wherever a peer's final positions differ from ruleval's
     (which are the DATC's), ruleval under the peer's readings gives the peer's positions, but for the
     cases in NOT_READINGS."""
-    import yaml
-
     engine = engine_diplomacy if peer == "diplomacy" else engine_pydip
     standard = load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules"))
     readings = load_ruleset(str(READINGS[peer]))
