@@ -63,6 +63,11 @@ READINGS = {"diplomacy": ROOT / "bench" / "peers" / "readings" / "diplomacy_pkg.
             "pydip": ROOT / "bench" / "peers" / "readings" / "pydip.rules"}
 
 
+def test_the_readings_check_clean(cli) -> None:
+    r = cli("check", "--deny-warnings", *map(str, READINGS.values()))
+    assert r.code == 0, r.out + r.err
+
+
 def _two_units_in_one_province(positions: tuple) -> bool:
     provinces = [location.split("/")[0] for _, _, location in positions[0]]
     return len(set(provinces)) < len(provinces)
