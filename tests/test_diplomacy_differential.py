@@ -27,9 +27,10 @@ SEEDS = range(30)
 KNOWN = {
     "diplomacy": {
         2: "peer counts England's A UKR S A ARM - RUM against England's own A RUM for the convoyed attack "
-           "(DATC 6.D.13: support to dislodge a unit of the supporter's own power does not count)",
-        7: "peer counts Turkey's A GRE S A MAR - ALB against Turkey's own A ALB for the convoyed attack (DATC 6.D.13)",
-        22: "peer counts England's F BAR S A CLY - NWY against England's own A NWY for the convoyed attack (DATC 6.D.13)",
+           "(DATC 6.D.12: support to dislodge a unit of the supporter's own power does not count)",
+        7: "peer counts Turkey's A GRE S A MAR - ALB against Turkey's own A ALB for the convoyed attack (DATC 6.D.12)",
+        22: "peer counts England's F BAR S A CLY - NWY against England's own A NWY, whose move failed, for the "
+            "convoyed attack (DATC 6.D.13: nor to dislodge a returning own unit)",
     },
     "pydip": {
         25: "peer lets F LVP (\"Liverpool Coast\") cut A WAL S A PIC - LVP although the attack comes from the "
