@@ -268,16 +268,23 @@ class _Stretch:
 
 
 class _Branch:
+    """Code that may not run: what it reads is forgotten as it ends, and so are the names of the
+    locals that held it (``Generator.vname``), which the code after it may take again."""
+
     def __init__(self, gen: "Generator"):
         self.gen = gen
         self.saved: dict[Any, str] | None = None
+        self.vn = 0
 
     def __enter__(self) -> None:
         self.saved = dict(self.gen.avail)
+        self.vn = self.gen.vn
 
     def __exit__(self, *exc: Any) -> None:
         if self.saved is not None:
             self.gen.avail = self.saved
+            if not self.gen.vkept:
+                self.gen.vn = self.vn
 
 _LITERAL_NAMES = {None: "None", True: "True", False: "False"}
 
@@ -303,6 +310,8 @@ class Generator:
         self.inline_ok: dict[tuple[str, str], bool] = {}
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
+        self.vn = 0  # locals holding values read once on a path (see ``vname``)
+        self.vkept = False
         # values already read at this point of the function being written (see ``global_value``)
         self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
@@ -414,6 +423,8 @@ class Generator:
         fname = self.fresh("u")
         w = _Writer(1)
         self.tn = 0
+        self.vn = 0
+        self.vkept = False
         self.avail = {}
         env: Env = {}
         args = [self.fresh("l") for _ in params]
@@ -517,6 +528,8 @@ class Generator:
         fname = self.fresh("u")
         w = _Writer(1)
         self.tn = 0
+        self.vn = 0
+        self.vkept = False
         self.avail = {}
         key = self.const(value_key(unit))
         span = self.const(unit.decl.span)
@@ -669,6 +682,16 @@ class Generator:
         self.tn += 1
         return f"_t{self.tn}"
 
+    def vname(self) -> str:
+        """A local holding a value read once on a path and kept for what reads it again (``avail``).
+        Numbered per function; the names taken in code that may not run are free again after it
+        (``_Branch``: nothing reads them there), so a generated function has fewer locals to clear
+        at each return. Not once a nested function is written: it may read a name after its code ran."""
+        self.vn += 1
+        name = f"_v{self.vn}"
+        self.shaped.pop(name, None)
+        return name
+
     def x_Int(self, e: A.Int, env: Env, w: _Writer) -> str:
         return self.const(e.value)
 
@@ -707,7 +730,7 @@ class Generator:
                 key = value_key(unit)
                 if key in self.avail:
                     return self.avail[key]
-                t = self.fresh("v")  # never a reused temporary: it may be read again further on
+                t = self.vname()  # never a reused temporary: it may be read again further on
                 w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
                 w(f"if {t} is _PENDING{' or ctx.tainted' if self.dice else ''}:")
                 with w.block():
@@ -868,6 +891,7 @@ class Generator:
     def generator(self, e: A.Comp, env: Env, w: _Writer) -> str:
         """``f(e for ...)``: a lazy generator, as a nested generator function."""
         gname = self.fresh("g")
+        self.vkept = True  # (see ``vname``)
         w(f"def {gname}(ctx):")
         w.indent += 1
         base = w.indent
@@ -936,6 +960,7 @@ class Generator:
 
     def x_Lambda(self, e: A.Lambda, env: Env, w: _Writer) -> str:
         name = self.fresh("f")
+        self.vkept = True  # (see ``vname``)
         n = len(e.params)
         span = self.const(e.span)
         w(f"def {name}(ctx, *args):")
@@ -1101,7 +1126,7 @@ class Generator:
         known = ("field", o, e.name) if _stable(o) else None
         if known is not None and known in self.avail:
             return self.avail[known]
-        t = self.fresh("v") if known is not None else self.tmp()
+        t = self.vname() if known is not None else self.tmp()
         if known is not None:
             self.avail[known] = t
         name = self.const(e.name)
@@ -1128,7 +1153,7 @@ class Generator:
         known = ("index", o, k) if _stable(o) and (_stable(k) or self.is_const(k)) else None
         if known is not None and known in self.avail:
             return self.avail[known]
-        t = self.fresh("v") if known is not None else self.tmp()
+        t = self.vname() if known is not None else self.tmp()
         if known is not None:
             self.avail[known] = t
         span = self.const(e.span)
@@ -1179,13 +1204,13 @@ class Generator:
         """``o with {k: v...}``: ``o`` checked to be a record before the values are computed (as the
         closures do), then one dict display of its entries and the new ones."""
         o = self.expr(e.obj, env, w)
-        base = self.fresh("v")
+        base = self.vname()
         if self.shape(o) is dict:
             w(f"{base} = {o}")
         else:
             w(f"{base} = {o} if _type({o}) is _dict else _with_base({o}, {self.const(e.span)})")
         items = [(self.const(k), self.expr(v, env, w)) for k, v in e.items]
-        t = self.fresh("v")  # (a dict for sure: not a temporary, whose name other values reuse)
+        t = self.vname()  # (a dict for sure: not a temporary, whose name other values reuse)
         w(f"{t} = {{**{base}{''.join(f', {k}: {va}' for k, va in items)}}}")
         self.shaped[t] = dict
         return t
@@ -1356,7 +1381,7 @@ class Generator:
         lit: A.RecordLit = e.args[0]  # type: ignore[assignment]
         items = [(k, self.expr(v, env, w)) for k, v in lit.items]
         other = self.expr(e.args[1], env, w)
-        t = self.fresh("v")  # (a shaped result is not a reused temporary)
+        t = self.vname()  # (a shaped result is not a reused temporary)
         self.shaped[t] = dict
         fields = "".join(f"{self.const(k)}: {v}, " for k, v in items)
         if self.shape(other) is dict:
@@ -1413,7 +1438,7 @@ class Generator:
 
     def builtin_call(self, b: Builtin, e: A.Call, args: list[str], w: _Writer) -> str:
         shape = _result_shapes().get(b.name)
-        t = self.tmp() if shape is None else self.fresh("v")  # (a shaped result is not a reused temporary)
+        t = self.tmp() if shape is None else self.vname()  # (a shaped result is not a reused temporary)
         if shape is not None:
             self.shaped[t] = shape
         fn = self.const(b.fn)
