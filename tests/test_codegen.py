@@ -395,6 +395,18 @@ def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
                               {"a": 1, "c": 0, "b": 0}, ["c", "a", "b"], {"a": None}]}, got
 
 
+def test_with_keeps_the_place_of_an_entry_it_sets_again(tmp_path: Path) -> None:
+    """`r with {...}` is a copy of r with the entries set: one r has keeps its place (and takes the new
+    value), a new one comes after r's, in the order written; r itself is unchanged."""
+    got = agreed(
+        tmp_path / "main.rules",
+        "def r(x) = {a: x, b: 2}\n"
+        "def w(x) = let s = r(x); let t = s with {c: 3, a: 4, d: s.a}; [keys(t), t, s]\n"
+        "query main = [w(1), w(none)]\n")
+    assert got == {"result": [[["a", "b", "c", "d"], {"a": 4, "b": 2, "c": 3, "d": 1}, {"a": 1, "b": 2}],
+                              [["a", "b", "c", "d"], {"a": 4, "b": 2, "c": 3, "d": None}, {"a": None, "b": 2}]]}, got
+
+
 def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What a built-in returns (a list from `split`, a map from `group_by`, a text from `trim`...) is
     known where a `let` holds it: indexing, `len`, map loops and text built-ins on it are written

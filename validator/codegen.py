@@ -1202,7 +1202,8 @@ class Generator:
 
     def x_With(self, e: A.With, env: Env, w: _Writer) -> str:
         """``o with {k: v...}``: ``o`` checked to be a record before the values are computed (as the
-        closures do), then one dict display of its entries and the new ones."""
+        closures do), then a copy of it with the new entries set (an entry it has keeps its place, as
+        in a dict display of its entries and the new ones, which builds a second dict for the new)."""
         o = self.expr(e.obj, env, w)
         base = self.vname()
         if self.shape(o) is dict:
@@ -1211,7 +1212,9 @@ class Generator:
             w(f"{base} = {o} if _type({o}) is _dict else _with_base({o}, {self.const(e.span)})")
         items = [(self.const(k), self.expr(v, env, w)) for k, v in e.items]
         t = self.vname()  # (a dict for sure: not a temporary, whose name other values reuse)
-        w(f"{t} = {{**{base}{''.join(f', {k}: {va}' for k, va in items)}}}")
+        w(f"{t} = {base}.copy()")
+        for k, va in items:
+            w(f"{t}[{k}] = {va}")
         self.shaped[t] = dict
         return t
 
