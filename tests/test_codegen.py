@@ -395,6 +395,27 @@ def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
                               {"a": 1, "c": 0, "b": 0}, ["c", "a", "b"], {"a": None}]}, got
 
 
+@pytest.mark.parametrize("cap", [0, 1, 2, 1000])
+def test_a_full_life_store_leaves_values_to_the_runs_memo(cap: int, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state-free function keeps what it computes for primitive arguments for the ruleset's life,
+    where every later call finds it, so the run's memo is not asked; once that store is full, the
+    run's memo keeps (and answers) the rest. Either way each call gives the closures' value, of one
+    argument or two, a text or another primitive."""
+    from validator import codegen, compile_defs
+
+    monkeypatch.setattr(codegen, "_LIFE_CAP", cap)
+    monkeypatch.setattr(compile_defs, "_LIFE_CAP", cap)
+    got = agreed(
+        tmp_path / "main.rules",
+        'def f(x) = if x == none then "-" else str(x) + "!"\n'
+        'def g(a, b) = str(a) + "/" + str(b)\n'
+        'query main = [f(x) for x in ["a", "b", "a", 1, true, 1, none, "c", "b", 2, 2]] +\n'
+        '  [g(a, b) for a in ["a", 1, "a"] for b in [true, "b", true]]\n')
+    assert got == {"result": ["a!", "b!", "a!", "1!", "true!", "1!", "-", "c!", "b!", "2!", "2!",
+                              "a/true", "a/b", "a/true", "1/true", "1/b", "1/true", "a/true", "a/b", "a/true"]}, got
+
+
 def test_with_keeps_the_place_of_an_entry_it_sets_again(tmp_path: Path) -> None:
     """`r with {...}` is a copy of r with the entries set: one r has keeps its place (and takes the new
     value), a new one comes after r's, in the order written; r itself is unchanged."""

@@ -447,17 +447,25 @@ class Generator:
                 lives = self.const({})
             # the memo key: (unit, argument...), an argument that is no text, number, truth value or
             # none by its id (the arguments are kept with the value, so an id is never reused)
+            # (of primitive arguments, a state-free function's value is kept for the program's life,
+            # where every later call finds it: the run's memo holds it only once that store is full)
+            full = f"_len({lives}) >= {self.const(_LIFE_CAP)}" if life else ""
+            parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
             if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
                 w(f"if _type({args[0]}) is _str:")
                 with w.block():
                     if life:
                         self.life_hit(w, lives, args[0], n, span, "")
+                        w(f"if {full}:")
+                        w.indent += 1
                     w(f"mkey = ({ukey}, {args[0]})")
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
                     with w.block():
                         self.tainted_read(w, "mkey")
                         w("return hit[1]")
+                    if life:
+                        w.indent -= 1
                     w("_ta0 = _str")
                     w("_pa0 = True")
                 w("else:")
@@ -472,7 +480,8 @@ class Generator:
                 with w.block():
                     self.life_hit(w, lives, lkey, n, span,
                                   " and " + " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n)))
-            parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
+                w(f"if not ({prims}) or {full}:")
+                w.indent += 1
             w(f"mkey = ({ukey}, {parts})")
             w("hit = ctx.memo.get(mkey)")
             w("if hit is not None:")
@@ -484,6 +493,8 @@ class Generator:
                 with w.block():
                     self.tainted_read(w, "mkey")
                     w("return hit[1]")
+            if life:
+                w.indent -= 1
             if n == 1:
                 w.indent -= 1
         if memoize:
@@ -508,7 +519,13 @@ class Generator:
                 w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
                 with w.block():
                     w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps)")
+                # (else `mkey` is set: the store was full at the call already, as nothing the body
+                # calls can reach this function (``Unit.state_free``), or an argument is no primitive)
+                w("else:")
+                w.indent += 1
             self.keep(w, always, "mkey", f"(({', '.join(args)},), {r})")
+            if life:
+                w.indent -= 1
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
 
