@@ -382,6 +382,38 @@ def test_sibling_branches_share_the_locals_of_their_reads(tmp_path: Path,
     assert got == {"result": [[11100, 22, 1], [11100, 1, 1]]}, got
 
 
+def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value that is the same all run long, read in a loop's body, is read at the first item that
+    reads it and kept for the items after (in a local set to the pending marker before the loop):
+    also where only some items read it (a branch, a filter), in nested loops, and not across into a
+    lambda or generator made in the body, which read for themselves. Each gives the closures' value."""
+    from validator import codegen
+
+    sources: list[str] = []
+    original = codegen.Generator.unit_source
+
+    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
+        name, source = original(self, unit, slow)
+        sources.append(source)
+        return name, source
+
+    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
+    got = agreed(
+        tmp_path / "main.rules",
+        "def big = {a: 10, b: 20}\n"
+        "def xs = [1, 2, 3, 4]\n"
+        "def f(ys) = [if y > 2 then y + big.a else y for y in ys]\n"
+        "def g(ys) = [y + big.b for y in ys if y % 2 == 0 and len(xs) > y]\n"
+        "def h(ys) = [[y * z + big.a for z in xs if z < y] for y in ys]\n"
+        "def k(ys) = [sorted(xs, fn(z) => big.a - z + y)[0] + sum(z + big.b for z in xs) for y in ys]\n"
+        "def m(ys) = count(y > big.a for y in ys) + len([1 for y in ys if any(z == y for z in xs)])\n"
+        "def n(ys) = [(let p = fn(z) => z + big.b; p(y)) + max(z + big.a for z in xs) for y in ys]\n"
+        "query main = [f([1, 3, 5]), f([]), g([1, 2, 4, 6]), h([1, 3]), k([0, 1]), m([5, 11, 30]), n([1, 2])]\n")
+    assert got == {"result": [[1, 13, 15], [], [22], [[], [13, 16]], [94, 94], 2, [35, 36]]}, got
+    # (before a loop: `_h1 = _PENDING`; at a read in its body: `if _h1 is _PENDING:` then the read)
+    assert any(re.search(r"_h\d+ = _PENDING", src) and re.search(r"if _h\d+ is _PENDING:", src) for src in sources)
+
+
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
     """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
     fields keep the order `merge` gives them, whether or not m is known to be a map."""

@@ -275,16 +275,36 @@ class _Branch:
         self.gen = gen
         self.saved: dict[Any, str] | None = None
         self.vn = 0
+        self.loops = 0
 
     def __enter__(self) -> None:
         self.saved = dict(self.gen.avail)
         self.vn = self.gen.vn
+        self.loops = len(self.gen.loop_reads)
 
     def __exit__(self, *exc: Any) -> None:
         if self.saved is not None:
             self.gen.avail = self.saved
             if not self.gen.vkept:
                 self.gen.vn = self.vn
+            self.gen.close_loops(self.loops)
+
+
+class _LoopReads:
+    """The values a loop's body reads that are the same all run long: each in a local of its own
+    (``_h``), set to the pending marker before the loop (the line ``mark``) and read at the first
+    read of the first item that reads it; the items after take it from there."""
+    __slots__ = ("mark", "names")
+
+    def __init__(self, mark: _Mark):
+        self.mark = mark
+        self.names: dict[str, str] = {}
+
+    def close(self) -> None:
+        w, i, indent, _ = self.mark
+        if self.names:
+            w.lines[i] = indent + " = ".join(self.names.values()) + " = _PENDING"
+
 
 _LITERAL_NAMES = {None: "None", True: "True", False: "False"}
 
@@ -312,6 +332,9 @@ class Generator:
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
         self.vn = 0  # locals holding values read once on a path (see ``vname``)
         self.vkept = False
+        # the loops being written, innermost last, each with the values its body reads (see
+        # ``_LoopReads``); None for a nested function's body, whose reads are its own
+        self.loop_reads: list[_LoopReads | None] = []
         # values already read at this point of the function being written (see ``global_value``)
         self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
@@ -425,6 +448,7 @@ class Generator:
         self.tn = 0
         self.vn = 0
         self.vkept = False
+        self.loop_reads = []
         self.avail = {}
         env: Env = {}
         args = [self.fresh("l") for _ in params]
@@ -512,6 +536,7 @@ class Generator:
         else:
             r = self.expr(body, env, w)
         self.close_to(0)
+        self.close_loops(0)
         if unit.recursive:  # (elsewhere the next loop, recursive call or the run's end checks it)
             self.check_budget(w, span)
         if memoize:
@@ -547,6 +572,7 @@ class Generator:
         self.tn = 0
         self.vn = 0
         self.vkept = False
+        self.loop_reads = []
         self.avail = {}
         key = self.const(value_key(unit))
         span = self.const(unit.decl.span)
@@ -586,6 +612,7 @@ class Generator:
         self.open_stretch(w, 0)
         r = self.body(body, {}, w)
         self.close_to(0)
+        self.close_loops(0)
         self.check_budget(w, span)
         if unit.recursive:
             w.indent -= 1
@@ -617,6 +644,13 @@ class Generator:
         if len(w.lines) == before:
             w("pass")
         return atom
+
+    def close_loops(self, depth: int) -> None:
+        """Close the loops opened since there were ``depth``: their locals are now set before them."""
+        while len(self.loop_reads) > depth:
+            reads = self.loop_reads.pop()
+            if reads is not None:
+                reads.close()
 
     def branch(self) -> "_Branch":
         """Code that may not run (a branch, a loop's body, a nested function): values it reads are not
@@ -747,11 +781,19 @@ class Generator:
                 key = value_key(unit)
                 if key in self.avail:
                     return self.avail[key]
-                t = self.vname()  # never a reused temporary: it may be read again further on
+                reads = self.loop_reads[-1] if self.loop_reads and not unit.uses_decisions and not self.dice else None
+                if reads is not None:  # in a loop's body: read at most once for all its items
+                    t = reads.names.get(key) or reads.names.setdefault(key, self.fresh("h"))
+                    w(f"if {t} is _PENDING:")
+                    w.indent += 1
+                else:
+                    t = self.vname()  # never a reused temporary: it may be read again further on
                 w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
                 w(f"if {t} is _PENDING{' or ctx.tainted' if self.dice else ''}:")
                 with w.block():
                     w(f"{t} = {u}(ctx)")
+                if reads is not None:
+                    w.indent -= 1
                 if not unit.uses_decisions:
                     self.avail[key] = t
                 d = unit.decl
@@ -853,6 +895,7 @@ class Generator:
             self.stretches.append(stretch)
             names = [self.fresh("l") for _ in cf.names]
             inner = {**inner, **dict(zip(cf.names, names))}
+            self.loop_reads.append(_LoopReads(w.mark(str)))  # (closed with the body's ``_Branch``)
             if len(names) == 1:
                 w(f"for {names[0]} in {seq}:")
             elif len(names) == 2 and self.shape(it) is dict:
@@ -913,10 +956,13 @@ class Generator:
         w.indent += 1
         base = w.indent
         depth = len(self.stretches)
+        loops = len(self.loop_reads)
+        self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
         with self.branch():
             inner = self.loops(e, env, w)
             v = self.expr(e.elem, inner, w)
             w(f"yield {v}")
+        self.close_loops(loops)
         self.close_to(depth)
         w.indent = base - 1
         t = self.tmp()
@@ -994,8 +1040,11 @@ class Generator:
                 inner[p.name] = local
             if locals_:
                 w(f"{', '.join(locals_)}, = args")
+            loops = len(self.loop_reads)
+            self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
             with self.branch():
                 r = self.expr(e.body, inner, w)
+            self.close_loops(loops)
             self.close_to(depth)
             w(f"return {r}")
         return name
