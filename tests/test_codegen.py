@@ -386,7 +386,8 @@ def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, monkeypatch
     """A value that is the same all run long, read in a loop's body, is read at the first item that
     reads it and kept for the items after (in a local set to the pending marker before the loop):
     also where only some items read it (a branch, a filter), in nested loops, and not across into a
-    lambda or generator made in the body, which read for themselves. Each gives the closures' value."""
+    lambda or generator made in the body, which read for themselves (such a lambda may be called
+    after its loop ran again with no item). Each gives the closures' value."""
     from validator import codegen
 
     sources: list[str] = []
@@ -408,8 +409,12 @@ def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, monkeypatch
         "def k(ys) = [sorted(xs, fn(z) => big.a - z + y)[0] + sum(z + big.b for z in xs) for y in ys]\n"
         "def m(ys) = count(y > big.a for y in ys) + len([1 for y in ys if any(z == y for z in xs)])\n"
         "def n(ys) = [(let p = fn(z) => z + big.b; p(y)) + max(z + big.a for z in xs) for y in ys]\n"
-        "query main = [f([1, 3, 5]), f([]), g([1, 2, 4, 6]), h([1, 3]), k([0, 1]), m([5, 11, 30]), n([1, 2])]\n")
-    assert got == {"result": [[1, 13, 15], [], [22], [[], [13, 16]], [94, 94], 2, [35, 36]]}, got
+        # lambdas made in an inner loop, called after it ran again with no item
+        "def some(a) = if a == 1 then [1] else []\n"
+        "def fs = [[(let c = big.a; fn(x) => x + big.a + c) for b in some(a)] for a in [1, 2]]\n"
+        "query main = [f([1, 3, 5]), f([]), g([1, 2, 4, 6]), h([1, 3]), k([0, 1]), m([5, 11, 30]), n([1, 2]),\n"
+        "  [p(1) for ps in fs for p in ps]]\n")
+    assert got == {"result": [[1, 13, 15], [], [22], [[], [13, 16]], [94, 94], 2, [35, 36], [21]]}, got
     # (before a loop: `_h1 = _PENDING`; at a read in its body: `if _h1 is _PENDING:` then the read)
     assert any(re.search(r"_h\d+ = _PENDING", src) and re.search(r"if _h\d+ is _PENDING:", src) for src in sources)
 

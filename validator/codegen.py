@@ -652,6 +652,12 @@ class Generator:
             if reads is not None:
                 reads.close()
 
+    def own_reads(self) -> None:
+        """In a nested function's body: a value a loop around it keeps for its items (``_LoopReads``)
+        is read again. The function may be called after that loop ran again with no item, which left
+        the loop's local pending."""
+        self.avail = {k: v for k, v in self.avail.items() if not v.startswith("_h")}
+
     def branch(self) -> "_Branch":
         """Code that may not run (a branch, a loop's body, a nested function): values it reads are not
         known to have been read after it."""
@@ -959,6 +965,7 @@ class Generator:
         loops = len(self.loop_reads)
         self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
         with self.branch():
+            self.own_reads()
             inner = self.loops(e, env, w)
             v = self.expr(e.elem, inner, w)
             w(f"yield {v}")
@@ -1043,6 +1050,7 @@ class Generator:
             loops = len(self.loop_reads)
             self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
             with self.branch():
+                self.own_reads()
                 r = self.expr(e.body, inner, w)
             self.close_loops(loops)
             self.close_to(depth)
