@@ -24,3 +24,34 @@ def test_ab_turns_times_both_trees_and_prints_the_ratio(capsys: pytest.CaptureFi
 def test_ab_turns_refuses_what_is_no_checkout(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="not a checkout of ruleval"):
         ab_turns.main([str(tmp_path), "--runs", "1"])
+
+
+# bench/ab_instructions.py counts instructions under valgrind; a real count takes a minute or more,
+# so the tests check what it refuses and how it reads callgrind's output.
+
+def test_ab_instructions_refuses_what_is_no_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import ab_instructions
+
+    monkeypatch.setattr(ab_instructions.shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(SystemExit, match="not a checkout of ruleval"):
+        ab_instructions.main([str(tmp_path)])
+
+
+def test_ab_instructions_says_it_needs_valgrind(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import ab_instructions
+
+    monkeypatch.setattr(ab_instructions.shutil, "which", lambda name: None)
+    assert ab_instructions.main([str(ROOT)]) == 2
+    assert "needs valgrind" in capsys.readouterr().err
+
+
+def test_ab_instructions_reads_the_total_of_a_callgrind_file(tmp_path: Path) -> None:
+    from bench import ab_instructions
+
+    out = tmp_path / "cg.out"
+    out.write_text("# callgrind format\nversion: 1\nevents: Ir\nfl=(1) x.c\nfn=(1) f\n3 120\nsummary: 5287242\n")
+    assert ab_instructions._count(out) == 5287242
+    (tmp_path / "empty.out").write_text("events: Ir\n")
+    with pytest.raises(SystemExit, match="no total"):
+        ab_instructions._count(tmp_path / "empty.out")
