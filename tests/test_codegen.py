@@ -324,6 +324,23 @@ def test_errors_agree(name: str, tmp_path: Path) -> None:
     assert "error" in got or name == "in none"
 
 
+@pytest.fixture
+def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The source of each unit generated while the test runs, in the order written."""
+    from validator import codegen
+
+    written: list[str] = []
+    original = codegen.Generator.unit_source
+
+    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
+        name, source = original(self, unit, slow)
+        written.append(source)
+        return name, source
+
+    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
+    return written
+
+
 def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> None:
     """A value read on one path only (a branch, a loop, a lambda, the right of `??` or `and`) is read
     again on the others: each path gives the closures' answer, none meets an unset local."""
@@ -348,23 +365,11 @@ def test_values_are_read_again_where_a_read_may_not_have_run(tmp_path: Path) -> 
     assert "result" in got, got
 
 
-def test_sibling_branches_share_the_locals_of_their_reads(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sibling_branches_share_the_locals_of_their_reads(tmp_path: Path, sources: list[str]) -> None:
     """The locals holding what a branch read are free again once it ends: the next branch takes the
     same names, so a generated function has fewer locals to set up and clear. Not where a nested
     function may read one of them later: a lambda made in a branch and called after the reads that
     follow it still sees its own values."""
-    from validator import codegen
-
-    sources: list[str] = []
-    original = codegen.Generator.unit_source
-
-    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
-        name, source = original(self, unit, slow)
-        sources.append(source)
-        return name, source
-
-    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
     rec = "def rec(k) = {k: k, a: 1, b: 10, c: 100, d: 1000, e: 10000, f: 5, g: 6, h: 7, i: 8}\n"
     got = agreed(
         tmp_path / "main.rules",
@@ -382,23 +387,12 @@ def test_sibling_branches_share_the_locals_of_their_reads(tmp_path: Path,
     assert got == {"result": [[11100, 22, 1], [11100, 1, 1]]}, got
 
 
-def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, sources: list[str]) -> None:
     """A value that is the same all run long, read in a loop's body, is read at the first item that
     reads it and kept for the items after (in a local set to the pending marker before the loop):
     also where only some items read it (a branch, a filter), in nested loops, and not across into a
     lambda or generator made in the body, which read for themselves (such a lambda may be called
     after its loop ran again with no item). Each gives the closures' value."""
-    from validator import codegen
-
-    sources: list[str] = []
-    original = codegen.Generator.unit_source
-
-    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
-        name, source = original(self, unit, slow)
-        sources.append(source)
-        return name, source
-
-    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
     got = agreed(
         tmp_path / "main.rules",
         "def big = {a: 10, b: 20}\n"
@@ -465,22 +459,11 @@ def test_with_keeps_the_place_of_an_entry_it_sets_again(tmp_path: Path) -> None:
                               [["a", "b", "c", "d"], {"a": 4, "b": 2, "c": 3, "d": None}, {"a": None, "b": 2}]]}, got
 
 
-def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, sources: list[str]) -> None:
     """What a built-in returns (a list from `split`, a map from `group_by`, a text from `trim`...) is
     known where a `let` holds it: indexing, `len`, map loops and text built-ins on it are written
     without a test of its type. They give the closures' values and errors (past the end of a list,
     a negative index, a key missing from a map, an if whose branches differ)."""
-    from validator import codegen
-
-    sources: list[str] = []
-    original = codegen.Generator.unit_source
-
-    def keep(self: Any, unit: Any, slow: str) -> tuple[str, str]:
-        name, source = original(self, unit, slow)
-        sources.append(source)
-        return name, source
-
-    monkeypatch.setattr(codegen.Generator, "unit_source", keep)
     got = agreed(
         tmp_path / "main.rules",
         'def words(t) = let w = split(t, " "); [len(w), w[0], w[-1], w[2], lower(trim(w[0]))]\n'
