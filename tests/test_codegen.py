@@ -413,6 +413,36 @@ def test_a_loop_reads_a_value_once_for_all_its_items(tmp_path: Path, sources: li
     assert any(re.search(r"_h\d+ = _PENDING", src) and re.search(r"if _h\d+ is _PENDING:", src) for src in sources)
 
 
+def test_values_the_same_all_run_long_are_kept_in_slots_of_the_context(tmp_path: Path, sources: list[str]) -> None:
+    """Generated code reads a value that reads no decision (and no die is in the program) from its
+    slot in ``Context.vals`` once the run has read it (a list index, not a memo lookup); the first
+    read in a run takes it from the memo or computes it. Every context has a slot for each such
+    value of the largest generated program. A program that rolls dice reads its values from the
+    memo as before (one that rested on a die is read again)."""
+    from validator.runtime import PENDING, Context
+
+    got = agreed(
+        tmp_path / "main.rules",
+        "def base = [3, 1, 2]\n"
+        "def total = sum(x for x in base)\n"
+        "def f(x) = x + total + len(base)\n"
+        "query main = [f(1), f(2), total, sorted(base, fn(x) => x + total)]\n")
+    assert got == {"result": [10, 11, 6, [1, 2, 3]]}, got
+    assert any("ctx.vals[" in src for src in sources)
+    slots = [int(n) for src in sources for n in re.findall(r"ctx\.vals\[(\d+)\]", src)]
+    assert max(slots) < Context.value_slots
+    ctx = Context({}, None)  # type: ignore[arg-type]
+    assert len(ctx.vals) == Context.value_slots and all(v is PENDING for v in ctx.vals)
+    sources.clear()
+    got = agreed(
+        tmp_path / "main.rules",
+        "def r = roll(1d6)\n"
+        "def f(x) = x + r\n"
+        "query main = [f(1) - f(0), r >= 1 and r <= 6]\n", seed=3)
+    assert got == {"result": [1, True]}, got
+    assert sources and not any("ctx.vals[" in src for src in sources)
+
+
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
     """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
     fields keep the order `merge` gives them, whether or not m is known to be a map."""
@@ -514,7 +544,7 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
     assert not (tmp_path / "pwned").exists()
     # every identifier in the generated source is one the generator made or a fixed wrapper name
     gen = Generator(fast.program)
-    wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "kept", "rolls", "guesses", "steps", "memo",
+    wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "kept", "rolls", "guesses", "steps", "memo", "vals",
                      "trace", "slow", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
                      "dstate", "dvalue", "get", "append", "add", "setdefault", "split", "lower", "upper", "strip",
                      "items", "def", "if", "else", "elif", "not", "and", "or", "is", "in", "return", "raise",

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from . import ast as A
 from .builtins import BUILTINS, Builtin, CallError
 from .diagnostics import Span
-from .runtime import (Context, EvalError)
+from .runtime import PENDING, Context, EvalError
 
 Ev = Callable[[list[Any]], Any]
 Exec = Callable[[list[Any]], None]
@@ -60,7 +60,7 @@ class Local:
 Env = dict[str, Local]
 
 
-_PENDING = object()
+_PENDING = PENDING
 _PRIMITIVES = (str, int, bool, type(None))
 _LIFE_CAP = 20000  # values kept per state-free function of one argument, for the program's life
 _DICE_BUILTINS = frozenset({"roll", "roll_hits"})

@@ -345,6 +345,11 @@ class Generator:
         # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
         self.stretches: list[_Stretch] = []
         self.resolvers: dict[str, str] = {}  # decision name -> its generated resolution (``resolver``)
+        # each value's slot in ``Context.vals`` (see ``global_value``), given to all at once
+        self.vslots: dict[str, int] = {}
+        for unit in program.units.values():
+            if unit.arity is None and isinstance(unit.decl, (A.DefDecl, A.ConstDecl)):
+                self.vslots[value_key(unit)] = len(self.vslots)
 
     # -- names and constants
 
@@ -787,17 +792,26 @@ class Generator:
                 key = value_key(unit)
                 if key in self.avail:
                     return self.avail[key]
-                reads = self.loop_reads[-1] if self.loop_reads and not unit.uses_decisions and not self.dice else None
+                steady = not unit.uses_decisions and not self.dice
+                reads = self.loop_reads[-1] if self.loop_reads and steady else None
                 if reads is not None:  # in a loop's body: read at most once for all its items
                     t = reads.names.get(key) or reads.names.setdefault(key, self.fresh("h"))
                     w(f"if {t} is _PENDING:")
                     w.indent += 1
                 else:
                     t = self.vname()  # never a reused temporary: it may be read again further on
+                slot = self.vslots.get(key) if steady else None
+                if slot is not None:  # the same all run long: in its slot once read (by a list index)
+                    w(f"{t} = ctx.vals[{slot}]")
+                    w(f"if {t} is _PENDING:")
+                    w.indent += 1
                 w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
                 w(f"if {t} is _PENDING{' or ctx.tainted' if self.dice else ''}:")
                 with w.block():
                     w(f"{t} = {u}(ctx)")
+                if slot is not None:
+                    w(f"ctx.vals[{slot}] = {t}")
+                    w.indent -= 1
                 if reads is not None:
                     w.indent -= 1
                 if not unit.uses_decisions:
@@ -1756,6 +1770,7 @@ def tier_up(program: Program) -> dict[str, Any]:
     without their memo are listed under ``unmemoized``. That record is ``program.generated`` (and
     returned)."""
     gen = Generator(program)
+    Context.value_slots = max(Context.value_slots, len(gen.vslots))
     record: dict[str, Any] = {"generated": [], "kept": {}, "unmemoized": gen.unmemoized}
     for unit in program.units.values():
         if unit.body_fn is not None:  # a decision's body

@@ -302,10 +302,20 @@ class RejectSignal(Exception):
 # ---------------------------------------------------------------- context
 
 
+# the marker of a value not known yet: in the memo, a value being computed; in ``Context.vals``, one
+# not read yet
+PENDING = object()
+
+
 class Context:
     """Everything one evaluation needs; a fresh one per run (and per path in exact mode)."""
 
-    __slots__ = ("state", "inputs", "memo", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
+    # values that are the same all run long, as generated code reads them (``codegen``: each such
+    # value of a generated program has its slot in ``vals``): as many slots as the largest such
+    # program has, so that any context fits the program it runs
+    value_slots = 0
+
+    __slots__ = ("state", "inputs", "memo", "vals", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
                  "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "slow", "trace_stack", "decision_edges",
                  "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving", "guesses",
                  "rkeys", "bound_rolls")
@@ -316,6 +326,7 @@ class Context:
         self.state = state
         self.inputs: dict[Any, Any] = {}
         self.memo: dict[Any, Any] = {}
+        self.vals: list[Any] = [PENDING] * Context.value_slots
         self.steps = 0
         self.budget = budget
         self.depth = 0
