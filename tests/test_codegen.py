@@ -127,6 +127,32 @@ def test_a_budget_stops_both_tiers_at_the_same_step(ruleset: str, case: Any) -> 
     assert fast.program.generated is not None and fast.program.generated["generated"]
 
 
+def test_a_functions_call_step_is_charged_by_every_way_it_is_called(tmp_path: Path) -> None:
+    """A generated function leaves its call's step to its caller: generated code charges it with its
+    own steps, and the function's ``fn`` charges it when the function is called as a value (given to
+    a built-in, kept in a record and called). At the closures' smallest sufficient budget and one
+    step below it, both tiers give the same outcome: generated code never charges fewer steps."""
+    (tmp_path / "main.rules").write_text(
+        "def inc(x) = x + 1\n"
+        "def twice(f, x) = f(f(x))\n"
+        "def key(x) = 0 - x\n"
+        "def fs = {up: inc}\n"
+        "def pick(x) = if x > 2 then inc(x) elif x > 1 then inc(inc(x)) else x\n"
+        "query main = [twice(inc, 1), sorted([3, 1, 2], key), fs.up(5), [pick(x) for x in [1, 2, 3]],\n"
+        "  sum(twice(inc, x) for x in [1, 2, 3, 4, 5, 6, 7, 8])]\n")
+    slow, fast = pair(tmp_path / "main.rules")
+    assert outcome(slow, {}) == outcome(fast, {}) == {"result": [3, [3, 2, 1], 6, [1, 4, 4], 52]}
+    low, high = 1, 100_000
+    while high - low > 1:
+        mid = (low + high) // 2
+        if "result" in outcome(slow, {}, budget=mid):
+            high = mid
+        else:
+            low = mid
+    for budget in (low, high):
+        assert outcome(fast, {}, budget=budget) == outcome(slow, {}, budget=budget), budget
+
+
 @pytest.mark.parametrize("case_id", ["6.C.1", "6.F.14", "6.F.16"])  # a rotation, two convoy paradoxes
 def test_decisions_resolve_in_generated_code(case_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a program with no dice, generated code resolves a decision itself (``Generator.resolver``)

@@ -468,8 +468,9 @@ class Generator:
             w("if ctx.depth >= ctx.depth_limit:")
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
-        # the call's step and the steps its body charges (``_Stretch``), also on a call its memo answers
-        self.open_stretch(w, 1)
+        # the steps its body charges (``_Stretch``), also on a call its memo answers, and the call's
+        # own step, which the caller of a function charges with its own (see ``x_Call``, ``_entry``)
+        self.open_stretch(w, 0 if isinstance(unit.decl, A.DefDecl) else 1)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -823,7 +824,9 @@ class Generator:
                     self.shaped[t] = shape
                 return t
             t = self.tmp()
-            w(f"{t} = {u}")
+            # a function as a value is called by what it is given to: its ``fn``, which charges the
+            # call's step (see ``_entry``)
+            w(f"{t} = {self.const(unit.fn) if isinstance(unit.decl, A.DefDecl) else u}")
             return t
         if kind in ("data", "enum"):  # the data's value, the member's name
             return self.const(obj)
@@ -1329,6 +1332,8 @@ class Generator:
                     return self.inline(unit, args, w)
                 if isinstance(unit.decl, A.DecisionDecl):
                     return self.decision_read(unit, args, w)
+                if isinstance(unit.decl, A.DefDecl):  # the call's step, with the caller's (see ``_entry``)
+                    self.charge(w, "1", self.const(e.span), check=False)
                 t = self.tmp()
                 w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
                 return t
@@ -1781,7 +1786,8 @@ def tier_up(program: Program) -> dict[str, Any]:
         gname = gen.unit_ref(unit)
         closure = unit.fn
         gen.g[gname] = _stub(gen, unit, gname, closure, record)
-        unit.fn = _entry(gen.g, gname, closure, unit.decl.span)
+        step = 1 if isinstance(unit.decl, A.DefDecl) and unit.arity is not None else 0
+        unit.fn = _entry(gen.g, gname, closure, unit.decl.span, step)
     for key, gname in gen.unit_names.items():  # units that are not generated: their closures
         if gname not in gen.g:
             gen.g[gname] = program.units[key].fn
@@ -1789,16 +1795,19 @@ def tier_up(program: Program) -> dict[str, Any]:
     return record
 
 
-def _entry(g: dict[str, Any], gname: str, closure: Any, span: Span) -> Any:
-    """A generated unit's ``fn``, which closures and the API call: a run on closures only
-    (``Context.slow``) keeps to the closure; any other runs the generated function (``g[gname]``).
-    Generated code calls generated code directly, so this test is made where a run enters it, not
-    at every call (a run on closures only never enters it). Generated code checks the step budget in
-    loops and recursive calls only (``Generator.charge``): the budget is checked here once more, as
-    the run leaves generated code."""
+def _entry(g: dict[str, Any], gname: str, closure: Any, span: Span, step: int) -> Any:
+    """A generated unit's ``fn``, which closures and the API call (and a function passed as a value):
+    a run on closures only (``Context.slow``) keeps to the closure; any other runs the generated
+    function (``g[gname]``), charging ``step``: the call's step, which a generated function leaves
+    to its caller (generated code charges it with the caller's own steps). Generated code calls
+    generated code directly, so this test is made where a run enters it, not at every call (a run on
+    closures only never enters it). Generated code checks the step budget in loops and recursive
+    calls only (``Generator.charge``): the budget is checked here once more, as the run leaves
+    generated code."""
     def entry(ctx: Context, *args: Any) -> Any:
         if ctx.slow:
             return closure(ctx, *args)
+        ctx.steps += step
         value = g[gname](ctx, *args)
         if ctx.steps > ctx.budget:
             raise ctx.over_budget(span)
