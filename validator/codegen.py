@@ -43,6 +43,7 @@ bundled suites on both tiers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -345,10 +346,12 @@ class Generator:
         # the stretches of code being written, innermost last (see ``_Stretch`` and ``charge``)
         self.stretches: list[_Stretch] = []
         self.resolvers: dict[str, str] = {}  # decision name -> its generated resolution (``resolver``)
-        # each value's slot in ``Context.vals`` (see ``global_value``), given to all at once
+        # each value's slot in ``Context.vals`` (see ``global_value``), given to all at once: the values
+        # that are the same all run long (they read no decision, and the program rolls no die)
         self.vslots: dict[str, int] = {}
         for unit in program.units.values():
-            if unit.arity is None and isinstance(unit.decl, (A.DefDecl, A.ConstDecl)):
+            if (unit.arity is None and isinstance(unit.decl, (A.DefDecl, A.ConstDecl)) and not unit.uses_decisions
+                    and not self.dice):
                 self.vslots[value_key(unit)] = len(self.vslots)
 
     # -- names and constants
@@ -450,11 +453,7 @@ class Generator:
             self.unmemoized.append(unit.name)
         fname = self.fresh("u")
         w = _Writer(1)
-        self.tn = 0
-        self.vn = 0
-        self.vkept = False
-        self.loop_reads = []
-        self.avail = {}
+        self.begin_function()
         env: Env = {}
         args = [self.fresh("l") for _ in params]
         for p, a in zip(params, args):
@@ -469,8 +468,8 @@ class Generator:
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
         # the steps its body charges (``_Stretch``), also on a call its memo answers, and the call's
-        # own step, which the caller of a function charges with its own (see ``x_Call``, ``_entry``)
-        self.open_stretch(w, 0 if isinstance(unit.decl, A.DefDecl) else 1)
+        # own step unless its caller charges it (``_caller_charges``)
+        self.open_stretch(w, 0 if _caller_charges(unit) else 1)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -575,11 +574,7 @@ class Generator:
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
         fname = self.fresh("u")
         w = _Writer(1)
-        self.tn = 0
-        self.vn = 0
-        self.vkept = False
-        self.loop_reads = []
-        self.avail = {}
+        self.begin_function()
         key = self.const(value_key(unit))
         span = self.const(unit.decl.span)
         kept = self.const([])  # state-free: [value, steps it took], kept for the program's life
@@ -651,18 +646,35 @@ class Generator:
             w("pass")
         return atom
 
+    def begin_function(self) -> None:
+        """A unit's function is being written: none of its temporaries, locals, loops or reads yet."""
+        self.tn = 0
+        self.vn = 0
+        self.vkept = False
+        self.loop_reads = []
+        self.avail = {}
+
+    @contextlib.contextmanager
+    def nested_body(self) -> Iterator[None]:
+        """The body of a function written inside the one being written (a lambda, a lazy generator):
+        code that may not run (``_Branch``), which may run after the code around it has moved on.
+        So the locals of the function around it are not taken again from here on (``vname``), and
+        what a loop around it keeps for its items is read again in it (``_LoopReads``: the loop may
+        have run again with no item since, leaving its local pending); its own loops are its own."""
+        self.vkept = True
+        loops = len(self.loop_reads)
+        self.loop_reads.append(None)
+        with self.branch():
+            self.avail = {k: v for k, v in self.avail.items() if not v.startswith("_h")}
+            yield
+        self.close_loops(loops)
+
     def close_loops(self, depth: int) -> None:
         """Close the loops opened since there were ``depth``: their locals are now set before them."""
         while len(self.loop_reads) > depth:
             reads = self.loop_reads.pop()
             if reads is not None:
                 reads.close()
-
-    def own_reads(self) -> None:
-        """In a nested function's body: a value a loop around it keeps for its items (``_LoopReads``)
-        is read again. The function may be called after that loop ran again with no item, which left
-        the loop's local pending."""
-        self.avail = {k: v for k, v in self.avail.items() if not v.startswith("_h")}
 
     def branch(self) -> "_Branch":
         """Code that may not run (a branch, a loop's body, a nested function): values it reads are not
@@ -801,7 +813,7 @@ class Generator:
                     w.indent += 1
                 else:
                     t = self.vname()  # never a reused temporary: it may be read again further on
-                slot = self.vslots.get(key) if steady else None
+                slot = self.vslots.get(key)
                 if slot is not None:  # the same all run long: in its slot once read (by a list index)
                     w(f"{t} = ctx.vals[{slot}]")
                     w(f"if {t} is _PENDING:")
@@ -825,8 +837,8 @@ class Generator:
                 return t
             t = self.tmp()
             # a function as a value is called by what it is given to: its ``fn``, which charges the
-            # call's step (see ``_entry``)
-            w(f"{t} = {self.const(unit.fn) if isinstance(unit.decl, A.DefDecl) else u}")
+            # call's step (``_caller_charges``)
+            w(f"{t} = {self.const(unit.fn) if _caller_charges(unit) else u}")
             return t
         if kind in ("data", "enum"):  # the data's value, the member's name
             return self.const(obj)
@@ -974,19 +986,14 @@ class Generator:
     def generator(self, e: A.Comp, env: Env, w: _Writer) -> str:
         """``f(e for ...)``: a lazy generator, as a nested generator function."""
         gname = self.fresh("g")
-        self.vkept = True  # (see ``vname``)
         w(f"def {gname}(ctx):")
         w.indent += 1
         base = w.indent
         depth = len(self.stretches)
-        loops = len(self.loop_reads)
-        self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
-        with self.branch():
-            self.own_reads()
+        with self.nested_body():
             inner = self.loops(e, env, w)
             v = self.expr(e.elem, inner, w)
             w(f"yield {v}")
-        self.close_loops(loops)
         self.close_to(depth)
         w.indent = base - 1
         t = self.tmp()
@@ -1047,7 +1054,6 @@ class Generator:
 
     def x_Lambda(self, e: A.Lambda, env: Env, w: _Writer) -> str:
         name = self.fresh("f")
-        self.vkept = True  # (see ``vname``)
         n = len(e.params)
         span = self.const(e.span)
         w(f"def {name}(ctx, *args):")
@@ -1064,12 +1070,8 @@ class Generator:
                 inner[p.name] = local
             if locals_:
                 w(f"{', '.join(locals_)}, = args")
-            loops = len(self.loop_reads)
-            self.loop_reads.append(None)  # (its reads are its own: see ``loop_reads``)
-            with self.branch():
-                self.own_reads()
+            with self.nested_body():
                 r = self.expr(e.body, inner, w)
-            self.close_loops(loops)
             self.close_to(depth)
             w(f"return {r}")
         return name
@@ -1332,7 +1334,7 @@ class Generator:
                     return self.inline(unit, args, w)
                 if isinstance(unit.decl, A.DecisionDecl):
                     return self.decision_read(unit, args, w)
-                if isinstance(unit.decl, A.DefDecl):  # the call's step, with the caller's (see ``_entry``)
+                if _caller_charges(unit):  # the call's step, with this function's own
                     self.charge(w, "1", self.const(e.span), check=False)
                 t = self.tmp()
                 w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
@@ -1786,13 +1788,20 @@ def tier_up(program: Program) -> dict[str, Any]:
         gname = gen.unit_ref(unit)
         closure = unit.fn
         gen.g[gname] = _stub(gen, unit, gname, closure, record)
-        step = 1 if isinstance(unit.decl, A.DefDecl) and unit.arity is not None else 0
-        unit.fn = _entry(gen.g, gname, closure, unit.decl.span, step)
+        unit.fn = _entry(gen.g, gname, closure, unit.decl.span, int(_caller_charges(unit)))
     for key, gname in gen.unit_names.items():  # units that are not generated: their closures
         if gname not in gen.g:
             gen.g[gname] = program.units[key].fn
     program.generated = record
     return record
+
+
+def _caller_charges(unit: Unit) -> bool:
+    """A function (a `def` or `rule` with parameters): its generated body leaves its call's step to
+    its caller, which charges it with its own steps (``Generator.x_Call``) or through the unit's
+    ``fn`` (``_entry``: closures, the API, a built-in given the function as a value). Queries and
+    decision bodies, which resolutions call through their cells, charge it themselves."""
+    return isinstance(unit.decl, A.DefDecl) and unit.arity is not None
 
 
 def _entry(g: dict[str, Any], gname: str, closure: Any, span: Span, step: int) -> Any:
