@@ -23,28 +23,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.ab_turns import WARM_UP
+
 ROOT = Path(__file__).resolve().parent.parent
 
-# Run in the tree measured (which may be an older commit: it uses only long-standing names).
+# Run in the tree measured: warmed up as bench.ab_turns warms up, then the counted turns, validated.
 _CHILD = """
-import gc, itertools, os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-sys.path.insert(0, root)
-os.chdir(root)
-from bench.peers.dip_positions import random_turns
-from validator import load_ruleset
-from validator.codegen import tier_up
-from validator.state import GENERATE_AFTER
-rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
-turns = random_turns(0, 180 + n, 34)
-os.environ["RULEVAL_CODEGEN"] = "off"
-for s in turns[:120]:
-    rs.run(s)
-os.environ["RULEVAL_CODEGEN"] = "auto"
-tier_up(rs.program)
-for _ in range(GENERATE_AFTER // 60 + 1):
-    for s in turns[120:180]:
-        rs.run(s)
+import sys
+root, measured, validate = sys.argv[1], int(sys.argv[2]), True
+""" + WARM_UP + """
 gc.collect()
 list(itertools.starmap(rs.run, [(s,) for s in turns[180:]]))
 """

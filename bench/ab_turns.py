@@ -8,7 +8,8 @@ OTHER_TREE is another checkout of ruleval, e.g. the commit before a change:
 Each run starts a fresh process per tree, the two trees taking turns (interleaved, so that noise of
 the machine hits both alike). A process loads the standard Diplomacy ruleset, runs 120 turns on
 closures (about as many as a process runs before it generates code by itself; what is generated,
-such as which functions keep a memo, depends on those runs), generates code, warms up on 60 more,
+such as which functions keep a memo, depends on those runs), generates code, warms up on 60 more
+(again, until the state check is generated too: `WARM_UP`, which bench.ab_instructions shares),
 then times 5 batches of T fresh random turns and reports its best batch (ms per turn). Printed:
 each tree's median and best over the runs, and the ratio of the medians (above 1: this checkout is
 faster). On a noisy machine a change of 1-2% needs 9 to 15 runs to show.
@@ -24,24 +25,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Run in the tree measured (which may be an older commit: it uses only long-standing names).
-_CHILD = """
-import gc, os, sys, time
-root, n, validate = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+# Run in the tree measured (which may be an older commit: it uses only long-standing names). Given
+# `root`, the number of turns to measure `measured` and `validate`: the ruleset `rs` warmed up (120 turns on closures,
+# then generated, then 60 turns again until the state check is generated too) and `turns`, whose
+# first 180 it has seen. bench.ab_instructions warms up the same way.
+WARM_UP = """
+import gc, itertools, os, sys, time
 sys.path.insert(0, root)
 os.chdir(root)
 from bench.peers.dip_positions import random_turns
 from validator import load_ruleset
 from validator.codegen import tier_up
+from validator.state import GENERATE_AFTER
 rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
-turns = random_turns(0, 180 + 5 * n, 34)
+turns = random_turns(0, 180 + measured, 34)
 os.environ["RULEVAL_CODEGEN"] = "off"
 for s in turns[:120]:
     rs.run(s, validate=validate)
 os.environ["RULEVAL_CODEGEN"] = "auto"
 tier_up(rs.program)
-for s in turns[120:180]:
-    rs.run(s, validate=validate)
+for _ in range(GENERATE_AFTER // 60 + 1):
+    for s in turns[120:180]:
+        rs.run(s, validate=validate)
+"""
+
+_CHILD = """
+import sys
+root, n, validate = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+measured = 5 * n
+""" + WARM_UP + """
 best = float("inf")
 for b in range(5):
     batch = turns[180 + b * n:180 + (b + 1) * n]
