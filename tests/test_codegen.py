@@ -488,19 +488,28 @@ def test_a_full_life_store_leaves_values_to_the_runs_memo(cap: int, tmp_path: Pa
     """A state-free function keeps what it computes for primitive arguments for the ruleset's life,
     where every later call finds it, so the run's memo is not asked; once that store is full, the
     run's memo keeps (and answers) the rest. Either way each call gives the closures' value, of one
-    argument or two, a text or another primitive."""
+    argument or two, a text or another primitive. A function that reads the state (`h`) has only
+    the run's memo: its texts are told from equal numbers and truth values there too."""
     from validator import codegen, compile_defs
 
     monkeypatch.setattr(codegen, "_LIFE_CAP", cap)
     monkeypatch.setattr(compile_defs, "_LIFE_CAP", cap)
     got = agreed(
         tmp_path / "main.rules",
-        'def f(x) = if x == none then "-" else str(x) + "!"\n'
-        'def g(a, b) = str(a) + "/" + str(b)\n'
+        'input n: int at "/n" default 7\n'
+        # (each body loops, so that it is called, not written inline at the call)
+        'def f(x) = [if y == none then "-" else str(y) + "!" for y in [x]][0]\n'
+        'def g(a, b) = [str(a) + "/" + str(y) for y in [b]][0]\n'
+        'def h(a, b) = [[str(a), a == "1", str(y), y == "1", n] for y in [b]][0]\n'
         'query main = [f(x) for x in ["a", "b", "a", 1, true, 1, none, "c", "b", 2, 2]] +\n'
-        '  [g(a, b) for a in ["a", 1, "a"] for b in [true, "b", true]]\n')
+        '  [g(a, b) for a in ["a", 1, "a"] for b in [true, "b", true]] +\n'
+        '  [h(a, b) for a in ["1", 1, "1", true] for b in ["1", 1, "1", true]]\n')
+    # h's arguments as they are: "1" and 1, true and 1, told apart
+    h_rows = [[str(a).lower(), a == "1", str(b).lower(), b == "1", 7]
+              for a in ["1", 1, "1", True] for b in ["1", 1, "1", True]]
     assert got == {"result": ["a!", "b!", "a!", "1!", "true!", "1!", "-", "c!", "b!", "2!", "2!",
-                              "a/true", "a/b", "a/true", "1/true", "1/b", "1/true", "a/true", "a/b", "a/true"]}, got
+                              "a/true", "a/b", "a/true", "1/true", "1/b", "1/true", "a/true", "a/b", "a/true",
+                              *h_rows]}, got
 
 
 def test_with_keeps_the_place_of_an_entry_it_sets_again(tmp_path: Path) -> None:
