@@ -480,14 +480,15 @@ class Generator:
             # where every later call finds it: the run's memo holds it only once that store is full)
             full = f"_len({lives}) >= {self.const(_LIFE_CAP)}" if life else ""
             parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
-            if n == 1:  # the commonest argument, a text: a text key is only ever stored for an equal text
-                w(f"if _type({args[0]}) is _str:")
+            lkey = args[0] if n == 1 else f"({', '.join(args)})"
+            if n:  # the commonest arguments, texts: a text key is only ever stored for an equal text
+                w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
                 with w.block():
                     if life:
-                        self.life_hit(w, lives, args[0], n, span, "")
+                        self.life_hit(w, lives, lkey, n, span, "")
                         w(f"if {full}:")
                         w.indent += 1
-                    w(f"mkey = ({ukey}, {args[0]})")
+                    w(f"mkey = ({ukey}, {', '.join(args)})")
                     w("hit = ctx.memo.get(mkey)")
                     w("if hit is not None:")
                     with w.block():
@@ -495,15 +496,15 @@ class Generator:
                         w("return hit[1]")
                     if life:
                         w.indent -= 1
-                    w("_ta0 = _str")
-                    w("_pa0 = True")
+                    for i in range(n):
+                        w(f"_ta{i} = _str")
+                        w(f"_pa{i} = True")
                 w("else:")
                 w.indent += 1
             for i, a in enumerate(args):
                 w(f"_ta{i} = _type({a})")
                 w(f"_pa{i} = _ta{i} is _str or _ta{i} is _int or _ta{i} is _bool or {a} is None")
             if life:
-                lkey = args[0] if n == 1 else f"({args[0]}, {args[1]})"
                 prims = " and ".join(f"_pa{i}" for i in range(n))
                 w(f"if {prims}:")
                 with w.block():
@@ -524,7 +525,7 @@ class Generator:
                     w("return hit[1]")
             if life:
                 w.indent -= 1
-            if n == 1:
+            if n:
                 w.indent -= 1
         if memoize:
             self.watch(w, always)
