@@ -44,9 +44,15 @@ for s in turns[:120]:
     rs.run(s, validate=validate)
 os.environ["RULEVAL_CODEGEN"] = "auto"
 tier_up(rs.program)
+# the state check took the mode in force at its first use (off: never generated); it starts again
+import validator.state
+getattr(validator.state, "_BY_ID", {}).clear()
 for _ in range(GENERATE_AFTER // 60 + 1):
     for s in turns[120:180]:
         rs.run(s, validate=validate)
+if validate:
+    fast = validator.state._validators(rs.program.entry.schema)[1]
+    assert fast.__code__.co_filename == "<ruleval state check>", "the state check was not generated"
 """
 
 _CHILD = """
