@@ -153,6 +153,24 @@ def test_a_functions_call_step_is_charged_by_every_way_it_is_called(tmp_path: Pa
         assert outcome(fast, {}, budget=budget) == outcome(slow, {}, budget=budget), budget
 
 
+def test_a_value_kept_from_an_earlier_run_charges_its_steps(tmp_path: Path) -> None:
+    """A state-free function's value, kept from an earlier run, charges the steps computing it took
+    when a later run calls it again (closures: at its first call in the run; generated code: at every
+    call, unchecked there, as the hit does no work). Where those steps pass the later run's budget,
+    both tiers stop with E004, also when nothing after the call loops or recurs. (Located apart: a run
+    of generated code that runs out is run again on its ruleset's closures, which keep values of their
+    own and so compute this one again, running out inside its loop.)"""
+    (tmp_path / "main.rules").write_text(
+        "def slow_sum(n) = sum([x * x for x in range(n)])\n"
+        "query main = slow_sum(300) + slow_sum(300)\n")
+    slow, fast = pair(tmp_path / "main.rules")
+    for rs in (slow, fast):
+        assert outcome(rs, {}) == {"result": 2 * sum(x * x for x in range(300))}  # kept for the next runs
+    for rs in (slow, fast):
+        assert [d[0] for d in outcome(rs, {}, budget=100)["error"]] == ["E004"]
+    assert "result" in outcome(fast, {}, budget=10_000)
+
+
 @pytest.mark.parametrize("case_id", ["6.C.1", "6.F.14", "6.F.16"])  # a rotation, two convoy paradoxes
 def test_decisions_resolve_in_generated_code(case_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a program with no dice, generated code resolves a decision itself (``Generator.resolver``)

@@ -485,7 +485,7 @@ class Generator:
                 w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
                 with w.block():
                     if life:
-                        self.life_hit(w, lives, lkey, n, span, "")
+                        self.life_hit(w, lives, lkey, n, "")
                         w(f"if {full}:")
                         w.indent += 1
                     w(f"mkey = ({ukey}, {', '.join(args)})")
@@ -508,7 +508,7 @@ class Generator:
                 prims = " and ".join(f"_pa{i}" for i in range(n))
                 w(f"if {prims}:")
                 with w.block():
-                    self.life_hit(w, lives, lkey, n, span,
+                    self.life_hit(w, lives, lkey, n,
                                   " and " + " and ".join(f"_type(kept[{i}]) is _ta{i}" for i in range(n)))
                 w(f"if not ({prims}) or {full}:")
                 w.indent += 1
@@ -560,16 +560,18 @@ class Generator:
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
 
-    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, span: str, same: str) -> None:
+    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str) -> None:
         """A result kept for the program's life (``lives``, before the run's memo: a state-free function
         gives it in every run) is returned, charging the steps computing it took, as ``closures._recall``
         charges them at the first call of a run; charged at every call here (see ``_Stretch``: generated
         code may charge more steps than closures, never fewer). ``same``: the test that the kept
-        arguments are of the types of these (``1`` and ``True`` are equal keys)."""
+        arguments are of the types of these (``1`` and ``True`` are equal keys). Unchecked (``charge``):
+        the hit does no work, so the next check (in a loop, as a recursive call returns, as the run
+        leaves generated code) finds an overrun it makes in time."""
         w(f"kept = {lives}.get({lkey})")
         w(f"if kept is not None{same}:")
         with w.block():
-            self.charge(w, f"kept[{n + 1}]", span)
+            self.charge(w, f"kept[{n + 1}]", "", check=False)
             w(f"return kept[{n}]")
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
