@@ -468,8 +468,11 @@ class Generator:
             with w.block():
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
         # the steps its body charges (``_Stretch``), also on a call its memo answers, and the call's
-        # own step unless its caller charges it (``_caller_charges``)
-        self.open_stretch(w, 0 if _caller_charges(unit) else 1)
+        # own step unless its caller charges it (``_caller_charges``); a value kept for the program's
+        # life is looked up first, its hit charging these with its own (one line): the other ways
+        # into the body charge them after it
+        entry = 0 if _caller_charges(unit) else 1
+        self.open_stretch(w, entry, entered=not life)
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
@@ -485,7 +488,8 @@ class Generator:
                 w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
                 with w.block():
                     if life:
-                        self.life_hit(w, lives, lkey, n, "")
+                        self.life_hit(w, lives, lkey, n, "", entry)
+                        self.stretch_mark(w, entry)
                         w(f"if {full}:")
                         w.indent += 1
                     w(f"mkey = ({ukey}, {', '.join(args)})")
@@ -501,6 +505,8 @@ class Generator:
                         w(f"_pa{i} = True")
                 w("else:")
                 w.indent += 1
+                if life:
+                    self.stretch_mark(w, entry)
             for i, a in enumerate(args):
                 w(f"_ta{i} = _type({a})")
                 w(f"_pa{i} = _ta{i} is _str or _ta{i} is _int or _ta{i} is _bool or {a} is None")
@@ -560,18 +566,22 @@ class Generator:
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
 
-    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str) -> None:
+    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str, entry: int | None = None) -> None:
         """A result kept for the program's life (``lives``, before the run's memo: a state-free function
         gives it in every run) is returned, charging the steps computing it took, as ``closures._recall``
         charges them at the first call of a run; charged at every call here (see ``_Stretch``: generated
         code may charge more steps than closures, never fewer). ``same``: the test that the kept
         arguments are of the types of these (``1`` and ``True`` are equal keys). Unchecked (``charge``):
         the hit does no work, so the next check (in a loop, as a recursive call returns, as the run
-        leaves generated code) finds an overrun it makes in time."""
+        leaves generated code) finds an overrun it makes in time. Given ``entry``, the lookup comes
+        before the function's stretch is entered: the hit charges the stretch's steps too."""
         w(f"kept = {lives}.get({lkey})")
         w(f"if kept is not None{same}:")
         with w.block():
-            self.charge(w, f"kept[{n + 1}]", "", check=False)
+            if entry is None:
+                self.charge(w, f"kept[{n + 1}]", "", check=False)
+            else:
+                self.stretch_mark(w, entry, f"kept[{n + 1}]")
             w(f"return kept[{n}]")
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
@@ -737,11 +747,19 @@ class Generator:
         if check:
             self.check_budget(w, span)
 
-    def open_stretch(self, w: _Writer, base: int) -> None:
-        """A stretch starting here, whose entry charges ``base`` steps and those of its calls."""
-        stretch = _Stretch()
-        stretch.marks.append(w.mark(lambda k: f"ctx.steps += {base + k}" if base + k else ""))
-        self.stretches.append(stretch)
+    def open_stretch(self, w: _Writer, base: int, entered: bool = True) -> None:
+        """A stretch starting here, whose entry charges ``base`` steps and those of its calls; not here
+        unless ``entered``, but at each ``stretch_mark`` then (the ways into it)."""
+        self.stretches.append(_Stretch())
+        if entered:
+            self.stretch_mark(w, base)
+
+    def stretch_mark(self, w: _Writer, base: int, plus: str = "") -> None:
+        """A way into the current stretch: a line charging ``base`` steps, its calls' and ``plus``."""
+        def make(k: int) -> str:
+            charged = [part for part in (plus, str(base + k) if base + k else "") if part]
+            return f"ctx.steps += {' + '.join(charged)}" if charged else ""
+        self.stretches[-1].marks.append(w.mark(make))
 
     def close_to(self, depth: int) -> None:
         """Close the stretches opened since there were ``depth``: their charges are now written."""
