@@ -506,8 +506,9 @@ def test_a_full_life_store_leaves_values_to_the_runs_memo(cap: int, tmp_path: Pa
     """A state-free function keeps what it computes for primitive arguments for the ruleset's life,
     where every later call finds it, so the run's memo is not asked; once that store is full, the
     run's memo keeps (and answers) the rest. Either way each call gives the closures' value, of one
-    argument or two, a text or another primitive. A function that reads the state (`h`) has only
-    the run's memo: its texts are told from equal numbers and truth values there too."""
+    argument or two, a text or another primitive. A function that reads the state (`h`, `r`) has
+    only the run's memo: its texts, nones, numbers, truth values and records are told apart there
+    too (`1` and `true` are equal keys; a record is known by its id)."""
     from validator import codegen, compile_defs
 
     monkeypatch.setattr(codegen, "_LIFE_CAP", cap)
@@ -518,13 +519,20 @@ def test_a_full_life_store_leaves_values_to_the_runs_memo(cap: int, tmp_path: Pa
         # (each body loops, so that it is called, not written inline at the call)
         'def f(x) = [if y == none then "-" else str(y) + "!" for y in [x]][0]\n'
         'def g(a, b) = [str(a) + "/" + str(y) for y in [b]][0]\n'
-        'def h(a, b) = [[str(a), a == "1", str(y), y == "1", n] for y in [b]][0]\n'
+        'def h(a, b) = [[str(a), a == "1", a == none, str(y), y == "1", y == none, n] for y in [b]][0]\n'
+        'def r(a) = [[a == none, a == "none", a == {x: 1}, n] for y in [a]][0]\n'
         'query main = [f(x) for x in ["a", "b", "a", 1, true, 1, none, "c", "b", 2, 2]] +\n'
         '  [g(a, b) for a in ["a", 1, "a"] for b in [true, "b", true]] +\n'
-        '  [h(a, b) for a in ["1", 1, "1", true] for b in ["1", 1, "1", true]]\n')
-    # h's arguments as they are: "1" and 1, true and 1, told apart
-    h_rows = [[str(a).lower(), a == "1", str(b).lower(), b == "1", 7]
-              for a in ["1", 1, "1", True] for b in ["1", 1, "1", True]]
+        '  [h(a, b) for a in ["1", 1, none, "1", true, "none"] for b in ["1", 1, "none", none, "1", true]] +\n'
+        '  [r(a) for a in [none, "none", none, {x: 1}, {x: 2}, {x: 1}, 1, true]]\n')
+
+    def shown(x: Any) -> str:  # (the language's `str`)
+        return "none" if x is None else str(x).lower()
+
+    # h's and r's arguments as they are: "1" and 1, true and 1, none and "none", records, told apart
+    h_rows = [[shown(a), a == "1", a is None, shown(b), b == "1", b is None, 7]
+              for a in ["1", 1, None, "1", True, "none"] for b in ["1", 1, "none", None, "1", True]]
+    h_rows += [[a is None, a == "none", a == {"x": 1}, 7] for a in [None, "none", None, {"x": 1}, {"x": 2}, {"x": 1}, 1, True]]
     assert got == {"result": ["a!", "b!", "a!", "1!", "true!", "1!", "-", "c!", "b!", "2!", "2!",
                               "a/true", "a/b", "a/true", "1/true", "1/b", "1/true", "a/true", "a/b", "a/true",
                               *h_rows]}, got

@@ -484,8 +484,11 @@ class Generator:
             full = f"_len({lives}) >= {self.const(_LIFE_CAP)}" if life else ""
             parts = ", ".join(f"{a} if _pa{i} else _id({a})" for i, a in enumerate(args))
             lkey = args[0] if n == 1 else f"({', '.join(args)})"
-            if n:  # the commonest arguments, texts: a text key is only ever stored for an equal text
-                w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
+            if n:  # the commonest arguments, texts and none: each key of them is only ever stored for
+                # equal arguments (a text or none equals no other kind of value, so the types are not
+                # compared as for numbers and truth values, `1` and `true` being equal keys)
+                w("if " + " and ".join(f"(_type({a}) is _str or {a} is None)" if n > 1 else f"_type({a}) is _str or {a} is None"
+                                       for a in args) + ":")
                 with w.block():
                     if life:
                         self.life_hit(w, lives, lkey, n, "", entry)
@@ -500,9 +503,21 @@ class Generator:
                         w("return hit[1]")
                     if life:
                         w.indent -= 1
-                    for i in range(n):
-                        w(f"_ta{i} = _str")
-                        w(f"_pa{i} = True")
+                        for i in range(n):
+                            w(f"_pa{i} = True")
+                if n == 1:  # a record, the commonest argument of another kind: by its id
+                    w(f"elif _type({args[0]}) is _dict:")
+                    with w.block():
+                        if life:
+                            self.stretch_mark(w, entry)
+                        w(f"mkey = ({ukey}, _id({args[0]}))")
+                        w("hit = ctx.memo.get(mkey)")
+                        w(f"if hit is not None and hit[0][0] is {args[0]}:")
+                        with w.block():
+                            self.tainted_read(w, "mkey")
+                            w("return hit[1]")
+                        if life:
+                            w("_pa0 = False")
                 w("else:")
                 w.indent += 1
                 if life:
