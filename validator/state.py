@@ -496,7 +496,10 @@ class _CheckWriter:
             return False
         lo, hi = kws.get("minLength", 0), kws.get("maxLength")
         if kws.get("pattern") is None:  # only lengths: measured here (cheaper than asking what passed)
-            bounds = f"{lo!r} <= _len({x})" + (f" <= {hi!r}" if hi is not None else "")
+            # (at least one character: the text is not empty, cheaper than a chained comparison)
+            low = f"{x}" if lo == 1 else f"{lo!r} <= _len({x})" if lo > 0 else ""
+            high = f"_len({x}) <= {hi!r}" if hi is not None else ""
+            bounds = " and ".join(part for part in (low, high) if part) or "True"
             self.fail_unless(out, ind, f"_type({x}) is _str and {bounds}")
             return True
         check, known = self.const(fused), self.const(fused.known)
