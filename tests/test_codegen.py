@@ -550,6 +550,23 @@ def test_with_keeps_the_place_of_an_entry_it_sets_again(tmp_path: Path) -> None:
                               [["a", "b", "c", "d"], {"a": 4, "b": 2, "c": 3, "d": None}, {"a": None, "b": 2}]]}, got
 
 
+def test_a_constant_argument_of_a_built_in_is_not_tested(tmp_path: Path, sources: list[str]) -> None:
+    """A built-in written inline tests only the arguments not known to pass: a constant separator or
+    replacement text is not tested, the text it works on still is (and a number there is the closures'
+    located error)."""
+    # (a loop in the body: the function is called, not written inline with its constant arguments)
+    text = ('def words(t) = [split(replace(x, "(", "/"), " ") for x in [t]][0]\n'
+            'query main = [words("a (b c"), words(""), words("x")]\n')
+    got = agreed(tmp_path / "main.rules", text)
+    assert got == {"result": [["a", "/b", "c"], [""], ["x"]]}, got
+    words = next(src for src in sources if ".split(" in src)
+    assert "_type(_k" not in words, words  # no constant tested
+    # the text is, before replace (split's text is replace's result, a text: not tested either)
+    assert re.search(r"if _type\(_l\d+\) is _str:\n\s+_v\d+ = _l\d+\.replace\(", words), words
+    err = agreed(tmp_path / "main.rules", 'def words(t) = [split(x, " ") for x in [t]][0]\nquery main = words(3)\n')
+    assert "error" in err and err["error"][0][0].startswith("E"), err
+
+
 def test_known_shapes_agree_and_drop_their_type_tests(tmp_path: Path, sources: list[str]) -> None:
     """What a built-in returns (a list from `split`, a map from `group_by`, a text from `trim`...) is
     known where a `let` holds it: indexing, `len`, map loops and text built-ins on it are written

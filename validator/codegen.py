@@ -1578,12 +1578,15 @@ class Generator:
         fn = self.const(b.fn)
         call_args = (["ctx"] if b.needs_ctx else []) + args
         fast = _FAST_BUILTINS.get((b.name, len(args))) if not e.kwargs else None
-        if fast is not None and self.meets(_FAST_SHAPES.get((b.name, len(args))), args):
-            w(f"{t} = {fast[1].format(*args)}")  # the guard holds: the arguments' types are known
-            return t
-        if fast is not None:  # the built-in's own work, inline, for the argument types it expects
-            guard, value = fast
-            w(f"if {guard.format(*args)}:")
+        if fast is not None:
+            tests, value = fast
+            # the guard: the tests of the arguments not known to pass theirs (``_FAST_SHAPES``)
+            guard = " and ".join(test.format(*args) for test, want, a in zip(tests, _FAST_SHAPES[(b.name, len(args))], args)
+                                 if test is not None and not self.meets(want, a))
+            if not guard:
+                w(f"{t} = {value.format(*args)}")  # the guard holds: the arguments' types are known
+                return t
+            w(f"if {guard}:")  # the built-in's own work, inline, for the argument types it expects
             with w.block():
                 w(f"{t} = {value.format(*args)}")
             w("else:")
@@ -1593,22 +1596,13 @@ class Generator:
             w.indent -= 1
         return t
 
-    def meets(self, spec: tuple[Any, ...] | None, args: list[str]) -> bool:
-        """Whether the arguments are known to pass a fast built-in's guard (``_FAST_SHAPES``)."""
-        if spec is None:
-            return False
-        for want, a in zip(spec, args):
-            if want is None:
-                continue
-            if want == "key":  # a constant text or integer
-                if not (self.is_const(a) and type(self.consts[a]) in (str, int)):
-                    return False
-            elif want == "sep":  # a constant text that is not empty
-                if not (self.is_const(a) and type(self.consts[a]) is str and self.consts[a]):
-                    return False
-            elif self.shape(a) not in want:
-                return False
-        return True
+    def meets(self, want: Any, a: str) -> bool:
+        """Whether the argument ``a`` is known to pass its test in a fast built-in's guard (``_FAST_SHAPES``)."""
+        if want == "key":  # a constant text or integer
+            return self.is_const(a) and type(self.consts[a]) in (str, int)
+        if want == "sep":  # a constant text that is not empty
+            return self.is_const(a) and type(self.consts[a]) is str and bool(self.consts[a])
+        return want is None or self.shape(a) in want
 
     def consume(self, name: str, comp: A.Comp, env: Env, w: _Writer) -> str:
         """``any``/``all``/``count``/``first`` of ``(e for x in xs if c)``: one loop, leaving as soon as
@@ -1650,24 +1644,25 @@ class Generator:
 
 # ---------------------------------------------------------------- built-ins written inline
 
-# (guard, value) per (built-in, argument count): when the guard holds, the value is what the built-in
-# returns (``builtins.py``); otherwise the built-in is called as usual (and reports what is wrong)
-_FAST_BUILTINS: dict[tuple[str, int], tuple[str, str]] = {
-    ("len", 1): ("_type({0}) is _list or _type({0}) is _dict or _type({0}) is _str or _type({0}) is _frozenset",
+# (tests, value) per (built-in, argument count): the tests, one per argument (None: none), make the
+# guard; when it holds, the value is what the built-in returns (``builtins.py``); otherwise the built-in
+# is called as usual (and reports what is wrong)
+_FAST_BUILTINS: dict[tuple[str, int], tuple[tuple[str | None, ...], str]] = {
+    ("len", 1): (("(_type({0}) is _list or _type({0}) is _dict or _type({0}) is _str or _type({0}) is _frozenset)",),
                  "_len({0})"),
-    ("has", 2): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{1} in {0}"),
-    ("split", 2): ("_type({0}) is _str and _type({1}) is _str and {1}", "{0}.split({1})"),
-    ("lower", 1): ("_type({0}) is _str", "{0}.lower()"),
-    ("upper", 1): ("_type({0}) is _str", "{0}.upper()"),
-    ("trim", 1): ("_type({0}) is _str", "{0}.strip()"),
-    ("keys", 1): ("_type({0}) is _dict", "_list({0})"),
-    ("merge", 2): ("_type({0}) is _dict and _type({1}) is _dict", "{{**{0}, **{1}}}"),
-    ("put", 3): ("_type({0}) is _dict and (_type({1}) is _str or _type({1}) is _int)", "{{**{0}, {1}: {2}}}"),
-    ("replace", 3): ("_type({0}) is _str and _type({1}) is _str and _type({2}) is _str", "{0}.replace({1}, {2})"),
+    ("has", 2): (("_type({0}) is _dict", "(_type({1}) is _str or _type({1}) is _int)"), "{1} in {0}"),
+    ("split", 2): (("_type({0}) is _str", "_type({1}) is _str and {1}"), "{0}.split({1})"),
+    ("lower", 1): (("_type({0}) is _str",), "{0}.lower()"),
+    ("upper", 1): (("_type({0}) is _str",), "{0}.upper()"),
+    ("trim", 1): (("_type({0}) is _str",), "{0}.strip()"),
+    ("keys", 1): (("_type({0}) is _dict",), "_list({0})"),
+    ("merge", 2): (("_type({0}) is _dict", "_type({1}) is _dict"), "{{**{0}, **{1}}}"),
+    ("put", 3): (("_type({0}) is _dict", "(_type({1}) is _str or _type({1}) is _int)", None), "{{**{0}, {1}: {2}}}"),
+    ("replace", 3): (("_type({0}) is _str", "_type({1}) is _str", "_type({2}) is _str"), "{0}.replace({1}, {2})"),
 }
-# what makes each guard above hold: per argument, the Python types it may have ("key": a constant
-# text or integer; "sep": a constant text that is not empty; None: anything); when the arguments are known to be
-# such (``Generator.meets``), the value is written without its guard
+# what makes each test above hold: per argument, the Python types it may have ("key": a constant
+# text or integer; "sep": a constant text that is not empty; None: anything); an argument known to
+# be such (``Generator.meets``: a constant, or a value of a known shape) is not tested
 _FAST_SHAPES: dict[tuple[str, int], tuple[Any, ...]] = {
     ("len", 1): ({list, dict, str, frozenset},),
     ("has", 2): ({dict}, "key"),
