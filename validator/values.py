@@ -60,8 +60,9 @@ def _map(v: dict[Any, Any]) -> Any:
             c = x.copy()
             i = 0
             for y in x:
-                if type(y) is not str:
-                    c[i] = to_json(y)
+                ty = type(y)
+                if ty is not str:  # (a list of records: each a map, written here without the detour)
+                    c[i] = _map(y) if ty is dict else to_json(y)
                 i += 1
             out[k] = c
         elif tx is dict:
