@@ -290,6 +290,43 @@ def test_a_function_that_may_call_itself_keeps_its_memo_unless_only_decisions_ca
     assert "inner" in record["unmemoized"] and "walk" not in record["unmemoized"]
 
 
+def test_a_function_whose_memo_never_answered_is_written_at_its_calls(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sources: list[str]) -> None:
+    """`rec` is called once per item (its memo never answers on closures) and calls `place`, whose
+    memo does: generated without its memo, `rec` is written at its call, still calling `place`; the
+    values, and the outcome at the closures' smallest sufficient budget and one step below, are the
+    closures'. Before the closures' trial (no counts) it is a function of its own."""
+    from validator import codegen
+
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)
+    path = tmp_path / "main.rules"
+    path.write_text('def place(t) = [upper(x) for x in [t]][0]\n'
+                    "def rec(i, t) = let p = place(t); {i: i, at: p, again: place(t)}\n"
+                    'query main = [rec(i, if i % 2 == 0 then "a" else "b") for i in range(60)]\n')
+    slow, fast = load_ruleset(str(path), use_cache=False), load_ruleset(str(path), use_cache=False)
+    pin_closures(slow.program)
+    first = outcome(fast, {})
+    assert first == outcome(slow, {}) and fast.program.generated is None
+    assert first["result"][3] == {"i": 3, "at": "B", "again": "B"}
+    units = {k[1]: u for k, u in fast.program.units.items()}
+    assert units["rec"].memo_stats[0] >= 50 and units["rec"].memo_stats[1] == 0  # type: ignore[index]
+    assert units["place"].memo_stats[1] > 0  # type: ignore[index]
+    tier_up(fast.program)
+    assert outcome(fast, {}) == first
+    main = next(src for src in sources if "'range'" in src)  # the query's
+    assert "'again'" in main, main  # rec's record, built in the query's loop
+    low, high = 1, 100_000
+    while high - low > 1:
+        mid = (low + high) // 2
+        if "result" in outcome(slow, {}, budget=mid):
+            high = mid
+        else:
+            low = mid
+    for budget in (low, high):
+        assert outcome(fast, {}, budget=budget) == outcome(slow, {}, budget=budget), budget
+
+
 def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:
     from validator import codegen
 

@@ -441,9 +441,7 @@ class Generator:
 
     def function_source(self, unit: Unit, params: tuple[A.Param, ...], body: Any, slow: str,
                         memoize: bool) -> tuple[str, str]:
-        stats = unit.memo_stats
-        if (memoize and stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
-                and (not unit.recursive or unit.decisions_only)):
+        if memoize and _memo_never_answered(unit):
             # on closures, every call computed its value (each gets a new record, say): the memo only
             # costs here. The values are the same either way; a call charges its body's steps. (A
             # function that may call itself keeps its memo: a state the trial did not see could
@@ -1470,9 +1468,12 @@ class Generator:
         if found is None:
             self.inline_ok[key] = False  # while looking (a function that calls itself is not inlined)
             d = unit.decl
+            # (one whose memo never answered on closures, and that cannot call itself, may call any
+            # function: it is generated without a memo, so its calls are made at every call of it)
+            calls = _memo_never_answered(unit) and not unit.recursive
             found = (isinstance(d, A.DefDecl) and d.params is not None and _size(d.body) <= _INLINE_SIZE
                      and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self,
-                                       _bound_names(d.body, {p.name for p in d.params})))
+                                       _bound_names(d.body, {p.name for p in d.params}), calls))
             self.inline_ok[key] = found
         return found
 
@@ -1760,7 +1761,16 @@ def _size(e: Any) -> int:
     return 1 + sum(_size(c) for c in _children(e))
 
 
-def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str]) -> bool:
+def _memo_never_answered(unit: Unit) -> bool:
+    """On closures, 50 or more calls of the function all computed their value, and it cannot call
+    itself or only decisions call it (see ``Generator.function_source``): it is generated without its
+    memo."""
+    stats = unit.memo_stats
+    return (stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
+            and (not unit.recursive or unit.decisions_only))
+
+
+def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str], calls: bool = False) -> bool:
     """Only nodes that charge no steps of their own but a text's `+` (see ``Generator.inlinable``)."""
     if not isinstance(e, _LEAF_NODES):
         return False
@@ -1782,9 +1792,9 @@ def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str]) -> bool:
             return False
         # another function only if it is inlined too, or a decision (read from the run's table once
         # resolved): a memoized call made on every evaluation costs more than the memo hit it replaces
-        if found[0] == "unit" and not (isinstance(found[1].decl, A.DecisionDecl) or gen.inline_ok_of(found[1])):
+        if found[0] == "unit" and not (calls or isinstance(found[1].decl, A.DecisionDecl) or gen.inline_ok_of(found[1])):
             return False
-    return all(_inline_shape(c, ns, gen, bound) for c in _children(e))
+    return all(_inline_shape(c, ns, gen, bound, calls) for c in _children(e))
 
 
 def _bound_names(e: Any, out: set[str]) -> set[str]:
