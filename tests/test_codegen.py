@@ -57,6 +57,40 @@ def cached_pair(path: str) -> tuple[Ruleset, Ruleset]:
     return _PAIRS[path]
 
 
+def budgets_agree(slow: Ruleset, fast: Ruleset, state: Any, high: int = 100_000, **kw: Any) -> tuple[int, int]:
+    """The largest budget the closures run out at and the smallest they finish in (found by halving
+    below ``high``), at both of which the generated ruleset gives the closures' outcome."""
+    low = 1
+    assert "result" in outcome(slow, state, budget=high, **kw)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if "result" in outcome(slow, state, budget=mid, **kw):
+            high = mid
+        else:
+            low = mid
+    for budget in (low, high):
+        assert outcome(fast, state, budget=budget, **kw) == outcome(slow, state, budget=budget, **kw), budget
+    return low, high
+
+
+def on_closures_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      text: str) -> tuple[Ruleset, Ruleset, Any, dict[str, Any]]:
+    """A ruleset's two copies, one kept on closures; the other has run `main` once on closures (its
+    functions counted their memo's answers) and is not generated yet. With that first outcome, the
+    same on both, and the second copy's units by name."""
+    from validator import codegen
+
+    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)
+    path = tmp_path / "main.rules"
+    path.write_text(text)
+    slow, fast = load_ruleset(str(path), use_cache=False), load_ruleset(str(path), use_cache=False)
+    pin_closures(slow.program)
+    first = outcome(fast, {})
+    assert first == outcome(slow, {}) and fast.program.generated is None
+    return slow, fast, first, {k[1]: u for k, u in fast.program.units.items()}
+
+
 def test_suite_has_cases() -> None:
     assert len(SUITE.cases) > 200 and not SUITE.diagnostics
 
@@ -113,16 +147,7 @@ def test_a_budget_stops_both_tiers_at_the_same_step(ruleset: str, case: Any) -> 
         state, kw = slow.run({}, query="generate", args=[7], validate=False), {}
     else:
         state, kw = _state_of(case), {"dice": case.data.get("dice"), "seed": case.data.get("seed")}
-    low, high = 1, 5_000_000  # the closures run out at `low` and finish at `high`
-    assert "result" in outcome(slow, state, budget=high, **kw)
-    while high - low > 1:
-        mid = (low + high) // 2
-        if "result" in outcome(slow, state, budget=mid, **kw):
-            high = mid
-        else:
-            low = mid
-    for budget in (low, high):
-        assert outcome(fast, state, budget=budget, **kw) == outcome(slow, state, budget=budget, **kw), budget
+    low, high = budgets_agree(slow, fast, state, 5_000_000, **kw)
     assert "error" in outcome(fast, state, budget=low, **kw) and "result" in outcome(fast, state, budget=high, **kw)
     assert fast.program.generated is not None and fast.program.generated["generated"]
 
@@ -142,15 +167,7 @@ def test_a_functions_call_step_is_charged_by_every_way_it_is_called(tmp_path: Pa
         "  sum(twice(inc, x) for x in [1, 2, 3, 4, 5, 6, 7, 8])]\n")
     slow, fast = pair(tmp_path / "main.rules")
     assert outcome(slow, {}) == outcome(fast, {}) == {"result": [3, [3, 2, 1], 6, [1, 4, 4], 52]}
-    low, high = 1, 100_000
-    while high - low > 1:
-        mid = (low + high) // 2
-        if "result" in outcome(slow, {}, budget=mid):
-            high = mid
-        else:
-            low = mid
-    for budget in (low, high):
-        assert outcome(fast, {}, budget=budget) == outcome(slow, {}, budget=budget), budget
+    budgets_agree(slow, fast, {})
 
 
 def test_a_value_kept_from_an_earlier_run_charges_its_steps(tmp_path: Path) -> None:
@@ -267,21 +284,13 @@ def test_a_function_that_may_call_itself_keeps_its_memo_unless_only_decisions_ca
     value in their memo on closures; `inner` is called by the decision alone (whose values are kept
     once resolved), `walk` by itself and the query, where a state not seen could call it over and
     over: only `inner` is generated without its memo. The results are the closures'."""
-    from validator import codegen
-
-    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
-    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)
-    path = tmp_path / "main.rules"
-    path.write_text('decision ok(x) cite "R1" = inner(x)\n'
-                    # (the loop keeps it from being written into `ok`'s body)
-                    "def inner(x) = x > 1 and (x > 5 or ok(x + 3)) and all(y > 0 for y in [x])\n"
-                    "def walk(r) = if r.n == 0 then 0 else (if ok(r.n) then 1 else 0) + walk({n: r.n - 1})\n"
-                    "query main = [walk({n: 60}), walk({n: 10})]\n")
-    slow, fast = load_ruleset(str(path), use_cache=False), load_ruleset(str(path), use_cache=False)
-    pin_closures(slow.program)
-    first = outcome(fast, {})
-    assert first == outcome(slow, {}) and fast.program.generated is None
-    units = {k[1]: u for k, u in fast.program.units.items()}
+    slow, fast, first, units = on_closures_first(
+        tmp_path, monkeypatch,
+        'decision ok(x) cite "R1" = inner(x)\n'
+        # (the loop keeps it from being written into `ok`'s body)
+        "def inner(x) = x > 1 and (x > 5 or ok(x + 3)) and all(y > 0 for y in [x])\n"
+        "def walk(r) = if r.n == 0 then 0 else (if ok(r.n) then 1 else 0) + walk({n: r.n - 1})\n"
+        "query main = [walk({n: 60}), walk({n: 10})]\n")
     assert units["inner"].recursive and units["walk"].recursive
     assert units["inner"].memo_stats[0] >= 50 and units["inner"].memo_stats[1] == 0  # type: ignore[index]
     assert units["walk"].memo_stats[0] >= 50 and units["walk"].memo_stats[1] == 0  # type: ignore[index]
@@ -295,36 +304,20 @@ def test_a_function_whose_memo_never_answered_is_written_at_its_calls(
     """`rec` is called once per item (its memo never answers on closures) and calls `place`, whose
     memo does: generated without its memo, `rec` is written at its call, still calling `place`; the
     values, and the outcome at the closures' smallest sufficient budget and one step below, are the
-    closures'. Before the closures' trial (no counts) it is a function of its own."""
-    from validator import codegen
-
-    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
-    monkeypatch.setattr(codegen, "HOT_SECONDS", 1e9)
-    path = tmp_path / "main.rules"
-    path.write_text('def place(t) = [upper(x) for x in [t]][0]\n'
-                    "def rec(i, t) = let p = place(t); {i: i, at: p, again: place(t)}\n"
-                    'query main = [rec(i, if i % 2 == 0 then "a" else "b") for i in range(60)]\n')
-    slow, fast = load_ruleset(str(path), use_cache=False), load_ruleset(str(path), use_cache=False)
-    pin_closures(slow.program)
-    first = outcome(fast, {})
-    assert first == outcome(slow, {}) and fast.program.generated is None
+    closures'."""
+    slow, fast, first, units = on_closures_first(
+        tmp_path, monkeypatch,
+        'def place(t) = [upper(x) for x in [t]][0]\n'
+        "def rec(i, t) = let p = place(t); {i: i, at: p, again: place(t)}\n"
+        'query main = [rec(i, if i % 2 == 0 then "a" else "b") for i in range(60)]\n')
     assert first["result"][3] == {"i": 3, "at": "B", "again": "B"}
-    units = {k[1]: u for k, u in fast.program.units.items()}
     assert units["rec"].memo_stats[0] >= 50 and units["rec"].memo_stats[1] == 0  # type: ignore[index]
     assert units["place"].memo_stats[1] > 0  # type: ignore[index]
     tier_up(fast.program)
     assert outcome(fast, {}) == first
     main = next(src for src in sources if "'range'" in src)  # the query's
     assert "'again'" in main, main  # rec's record, built in the query's loop
-    low, high = 1, 100_000
-    while high - low > 1:
-        mid = (low + high) // 2
-        if "result" in outcome(slow, {}, budget=mid):
-            high = mid
-        else:
-            low = mid
-    for budget in (low, high):
-        assert outcome(fast, {}, budget=budget) == outcome(slow, {}, budget=budget), budget
+    budgets_agree(slow, fast, {})
 
 
 def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:
