@@ -1458,7 +1458,9 @@ class Generator:
         """A small function whose body loops over nothing, builds no function and charges no steps of
         its own but a text's `+` (no `*`, comprehension, lambda, or built-in that takes the context): its
         body is written at the call, which charges the call's step and checks the depth as the call would.
-        Its value is not memoized then; it is cheaper to compute than to look up."""
+        Its value is not memoized then; it is cheaper to compute than to look up. It calls only functions
+        written inline too, and decisions, unless its memo never answered on closures (it would be
+        generated without one): then it may call any function, as each of its calls would."""
         key = (unit.ns, unit.name)
         return self.inline_ok_of(unit) and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
 
