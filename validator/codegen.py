@@ -329,6 +329,7 @@ class Generator:
         self.dice = any(n in _DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
         self.ns: Any = None
         self.inline_ok: dict[tuple[str, str], bool] = {}
+        self.life_stores: dict[tuple[str, str], str] = {}  # a state-free function's store (``lives_of``)
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
         self.vn = 0  # locals holding values read once on a path (see ``vname``)
@@ -471,10 +472,11 @@ class Generator:
         # into the body charge them after it
         entry = 0 if _caller_charges(unit) else 1
         self.open_stretch(w, entry, entered=not life)
+        stretch = self.stretches[-1]
         if memoize:
             ukey = self.const(next(_FUNCTION_KEYS))
             if life:
-                lives = self.const({})
+                lives = self.lives_of(unit)
             # the memo key: (unit, argument...), an argument that is no text, number, truth value or
             # none by its id (the arguments are kept with the value, so an id is never reused)
             # (of primitive arguments, a state-free function's value is kept for the program's life,
@@ -489,7 +491,7 @@ class Generator:
                                        for a in args) + ":")
                 with w.block():
                     if life:
-                        self.life_hit(w, lives, lkey, n, "", entry)
+                        self.life_hit(w, lives, lkey, n, "")
                         self.stretch_mark(w, entry)
                         w(f"if {full}:")
                         w.indent += 1
@@ -568,7 +570,9 @@ class Generator:
             if life:
                 w(f"if {prims} and _len({lives}) < {self.const(_LIFE_CAP)}:")
                 with w.block():
-                    w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps)")
+                    # (the steps to charge when it is found: the body's and those of its entry)
+                    more = f" + {entry + stretch.steps}" if entry + stretch.steps else ""
+                    w(f"{lives}[{lkey}] = ({', '.join(args)}, {r}, ctx.steps - steps{more})")
                 # (else `mkey` is set: the store was full at the call already, as nothing the body
                 # calls can reach this function (``Unit.state_free``), or an argument is no primitive)
                 w("else:")
@@ -579,23 +583,56 @@ class Generator:
         w(f"return {r}")
         return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
 
-    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str, entry: int | None = None) -> None:
+    def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str) -> None:
         """A result kept for the program's life (``lives``, before the run's memo: a state-free function
-        gives it in every run) is returned, charging the steps computing it took, as ``closures._recall``
-        charges them at the first call of a run; charged at every call here (see ``_Stretch``: generated
-        code may charge more steps than closures, never fewer). ``same``: the test that the kept
-        arguments are of the types of these (``1`` and ``True`` are equal keys). Unchecked (``charge``):
-        the hit does no work, so the next check (in a loop, as a recursive call returns, as the run
-        leaves generated code) finds an overrun it makes in time. Given ``entry``, the lookup comes
-        before the function's stretch is entered: the hit charges the stretch's steps too."""
+        gives it in every run) is returned, charging the steps computing it took and those of the
+        function's entry (kept with it), as ``closures._recall`` charges them at the first call of a
+        run; charged at every call here (see ``_Stretch``: generated code may charge more steps than
+        closures, never fewer). ``same``: the test that the kept arguments are of the types of these
+        (``1`` and ``True`` are equal keys). Unchecked (``charge``): the hit does no work, so the next
+        check (in a loop, as a recursive call returns, as the run leaves generated code) finds an
+        overrun it makes in time."""
         w(f"kept = {lives}.get({lkey})")
         w(f"if kept is not None{same}:")
         with w.block():
-            if entry is None:
-                self.charge(w, f"kept[{n + 1}]", "", check=False)
-            else:
-                self.stretch_mark(w, entry, f"kept[{n + 1}]")
+            self.charge(w, f"kept[{n + 1}]", "", check=False)
             w(f"return kept[{n}]")
+
+    def lives_of(self, unit: Unit) -> str:
+        """The store of a state-free function's results kept for the program's life (``function_source``),
+        made when its function or a caller (``life_call``) is first written."""
+        key = (unit.ns, unit.name)
+        if key not in self.life_stores:
+            self.life_stores[key] = self.const({})
+        return self.life_stores[key]
+
+    def life_call(self, unit: Unit, args: list[str], t: str, w: _Writer) -> bool:
+        """A call of a function that keeps its results for the program's life, its arguments texts:
+        the store is asked here, and the function called only when it holds no result (a call less,
+        the same steps: those the function's own lookup charges, which the store keeps with the
+        result). Not for a function at the depth limit's watch (``Unit.counted``), whose call checks
+        the depth first. False when the function keeps no such store (nothing written)."""
+        d = unit.decl
+        if not (isinstance(d, A.DefDecl) and d.params is not None and len(args) in (1, 2) and unit.state_free
+                and not unit.counted and not _memo_never_answered(unit)):
+            return False
+        lives = self.lives_of(unit)
+        n = len(args)
+        call = f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})"
+        w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
+        with w.block():
+            w(f"kept = {lives}.get({args[0] if n == 1 else '(' + ', '.join(args) + ')'})")
+            w("if kept is not None:")
+            with w.block():
+                self.charge(w, f"kept[{n + 1}]", "", check=False)
+                w(f"{t} = kept[{n}]")
+            w("else:")
+            with w.block():
+                w(f"{t} = {call}")
+        w("else:")
+        with w.block():
+            w(f"{t} = {call}")
+        return True
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
         fname = self.fresh("u")
@@ -1371,7 +1408,8 @@ class Generator:
                 if _caller_charges(unit):  # the call's step, with this function's own
                     self.charge(w, "1", self.const(e.span), check=False)
                 t = self.tmp()
-                w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
+                if not self.life_call(unit, args, t, w):
+                    w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
                 return t
             raise Unsupported("call of " + kind)
         fn = self.var(self.expr(e.func, env, w), w)
