@@ -36,3 +36,17 @@ def test_a_number_too_large_to_write_is_an_error() -> None:
     with pytest.raises(ValueError):
         to_json({"n": [2 ** (MAX_INT_BITS + 1)]})
     assert to_json({"n": 2 ** 64}) == {"n": 2 ** 64}
+
+
+def test_a_list_of_records_is_written_whole_whatever_its_items() -> None:
+    """A list whose items mix texts, records (written all at once), other values and records nested
+    in records, keys and sets inside them converted as anywhere else; a list of texts inside a record
+    whose later item is a record is written whole too."""
+    shared = {"p": "x"}
+    value = {"orders": ["a", {"k": 1, "cites": ["C1"]}, Fraction(1, 2), {2: shared, "s": {"b", "a"}}, None],
+             "mixed": ["t", 7, {"r": True}], "units": [shared, shared]}
+    out = to_json(value)
+    assert out == {"orders": ["a", {"k": 1, "cites": ["C1"]}, "1/2", {"2": {"p": "x"}, "s": ["a", "b"]}, None],
+                   "mixed": ["t", 7, {"r": True}], "units": [{"p": "x"}, {"p": "x"}]}
+    assert out["units"][0] is not shared and out["units"][0] is not out["units"][1]
+    assert out["orders"][3]["2"] is not shared

@@ -26,7 +26,7 @@ def to_json(v: Any) -> Any:
     if t is str or v is None or t is bool:
         return v
     if t is list:
-        return [x if type(x) is str else _map(x) if type(x) is dict else to_json(x) for x in v]
+        return _items(v)
     if isinstance(v, dict):
         return _map(dict(v))
     if isinstance(v, (list, tuple)):
@@ -47,28 +47,49 @@ def to_json(v: Any) -> Any:
 
 
 def _map(v: dict[Any, Any]) -> Any:
-    """A map or record: copied whole, then only entries that are no text, none or truth value replaced."""
-    out = v.copy()
-    texts = True  # all keys are texts (a record's always are)
-    for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
-        if type(k) is not str:
-            texts = False
-        tx = type(x)
-        if tx is str or x is None or tx is bool:
+    """A map or record, written by ``_items``."""
+    return _items([v])[0]
+
+
+def _items(xs: list[Any]) -> list[Any]:
+    """A list's items: texts as they are, maps and records copied whole, then only their entries that
+    are no text, none or truth value replaced; a list of maps in one is written by one call for all
+    of them (a result's orders, its units), not one each."""
+    done = xs.copy()
+    j = 0
+    for v in xs:
+        tv = type(v)
+        if tv is str:
+            j += 1
             continue
-        if tx is list:  # (short lists of texts, such as cites, the commonest: copied, no comprehension)
-            c = x.copy()
-            i = 0
-            for y in x:
-                ty = type(y)
-                if ty is not str:  # (a list of records: each a map, written here without the detour)
-                    c[i] = _map(y) if ty is dict else to_json(y)
-                i += 1
-            out[k] = c
-        elif tx is dict:
-            out[k] = _map(x)
-        else:
-            out[k] = to_json(x)
-    if texts:
-        return out
-    return {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
+        if tv is not dict:
+            done[j] = to_json(v)
+            j += 1
+            continue
+        out = v.copy()
+        texts = True  # all keys are texts (a record's always are)
+        for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
+            if type(k) is not str:
+                texts = False
+            tx = type(x)
+            if tx is str or x is None or tx is bool:
+                continue
+            if tx is list:  # (short lists of texts, such as cites, the commonest: copied, no call)
+                c = x.copy()
+                i = 0
+                for y in x:
+                    ty = type(y)
+                    if ty is not str:
+                        if ty is dict:  # a list of records: all of them at once
+                            c = _items(x)
+                            break
+                        c[i] = to_json(y)
+                    i += 1
+                out[k] = c
+            elif tx is dict:
+                out[k] = _map(x)
+            else:
+                out[k] = to_json(x)
+        done[j] = out if texts else {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
+        j += 1
+    return done
