@@ -460,7 +460,7 @@ class Generator:
         n = len(args)
         span = self.const(unit.decl.span)
         always = not unit.uses_decisions
-        life = memoize and unit.state_free and n in (1, 2)
+        life = memoize and _keeps_for_life(unit)
         # (only calls of some units on reference cycles count toward the depth limit: ``Unit.counted``)
         if unit.counted:  # at the depth limit, the closure reports the located E005
             w("if ctx.depth >= ctx.depth_limit:")
@@ -468,7 +468,7 @@ class Generator:
                 w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
         # the steps its body charges (``_Stretch``), also on a call its memo answers, and the call's
         # own step unless its caller charges it (``_caller_charges``); a value kept for the program's
-        # life is looked up first, its hit charging these with its own (one line): the other ways
+        # life is looked up first and kept with these steps, which its hit charges: the other ways
         # into the body charge them after it
         entry = 0 if _caller_charges(unit) else 1
         self.open_stretch(w, entry, entered=not life)
@@ -612,26 +612,18 @@ class Generator:
         the same steps: those the function's own lookup charges, which the store keeps with the
         result). Not for a function at the depth limit's watch (``Unit.counted``), whose call checks
         the depth first. False when the function keeps no such store (nothing written)."""
-        d = unit.decl
-        if not (isinstance(d, A.DefDecl) and d.params is not None and len(args) in (1, 2) and unit.state_free
-                and not unit.counted and not _memo_never_answered(unit)):
+        if unit.counted or not _keeps_for_life(unit):
             return False
-        lives = self.lives_of(unit)
         n = len(args)
-        call = f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})"
-        w("if " + " and ".join(f"_type({a}) is _str" for a in args) + ":")
+        texts = " and ".join(f"_type({a}) is _str" for a in args)
+        w(f"kept = {self.lives_of(unit)}.get({args[0] if n == 1 else '(' + ', '.join(args) + ')'}) if {texts} else None")
+        w("if kept is not None:")
         with w.block():
-            w(f"kept = {lives}.get({args[0] if n == 1 else '(' + ', '.join(args) + ')'})")
-            w("if kept is not None:")
-            with w.block():
-                self.charge(w, f"kept[{n + 1}]", "", check=False)
-                w(f"{t} = kept[{n}]")
-            w("else:")
-            with w.block():
-                w(f"{t} = {call}")
+            self.charge(w, f"kept[{n + 1}]", "", check=False)
+            w(f"{t} = kept[{n}]")
         w("else:")
         with w.block():
-            w(f"{t} = {call}")
+            w(f"{t} = {self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
         return True
 
     def value_source(self, unit: Unit, body: Any, slow: str) -> tuple[str, str]:
@@ -804,12 +796,9 @@ class Generator:
         if entered:
             self.stretch_mark(w, base)
 
-    def stretch_mark(self, w: _Writer, base: int, plus: str = "") -> None:
-        """A way into the current stretch: a line charging ``base`` steps, its calls' and ``plus``."""
-        def make(k: int) -> str:
-            charged = [part for part in (plus, str(base + k) if base + k else "") if part]
-            return f"ctx.steps += {' + '.join(charged)}" if charged else ""
-        self.stretches[-1].marks.append(w.mark(make))
+    def stretch_mark(self, w: _Writer, base: int) -> None:
+        """A way into the current stretch: a line charging ``base`` steps and its calls'."""
+        self.stretches[-1].marks.append(w.mark(lambda k: f"ctx.steps += {base + k}" if base + k else ""))
 
     def close_to(self, depth: int) -> None:
         """Close the stretches opened since there were ``depth``: their charges are now written."""
@@ -1808,6 +1797,14 @@ def _memo_never_answered(unit: Unit) -> bool:
     stats = unit.memo_stats
     return (stats is not None and stats[0] >= _MEMO_TRIAL and stats[1] == 0
             and (not unit.recursive or unit.decisions_only))
+
+
+def _keeps_for_life(unit: Unit) -> bool:
+    """A state-free function of one or two parameters, generated with its memo: it keeps what it
+    computes for primitive arguments for the program's life (``Generator.function_source``)."""
+    d = unit.decl
+    return (isinstance(d, A.DefDecl) and d.params is not None and len(d.params) in (1, 2) and unit.state_free
+            and not _memo_never_answered(unit))
 
 
 def _inline_shape(e: Any, ns: Any, gen: Generator, bound: set[str], calls: bool = False) -> bool:
