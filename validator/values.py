@@ -56,15 +56,11 @@ def _items(xs: list[Any]) -> list[Any]:
     are no text, none or truth value replaced; a list of maps in one is written by one call for all
     of them (a result's orders, its units), not one each."""
     done = xs.copy()
-    j = 0
-    for v in xs:
+    for j, v in enumerate(xs):
         tv = type(v)
-        if tv is str:
-            j += 1
-            continue
         if tv is not dict:
-            done[j] = to_json(v)
-            j += 1
+            if tv is not str:
+                done[j] = to_json(v)
             continue
         out = v.copy()
         texts = True  # all keys are texts (a record's always are)
@@ -91,5 +87,4 @@ def _items(xs: list[Any]) -> list[Any]:
             else:
                 out[k] = to_json(x)
         done[j] = out if texts else {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
-        j += 1
     return done
