@@ -275,13 +275,16 @@ def test_functions_whose_memo_never_served_run_without_it(monkeypatch: pytest.Mo
     for state in states[30:]:
         assert outcome(fast, state) == outcome(slow, state)
     record = fast.program.generated
-    assert "check_movement" in record["unmemoized"] and "order_result" in record["unmemoized"]
+    assert "good" in record["unmemoized"] and "show_unit" in record["unmemoized"]
+    # (these are each called from one place: written there, never generated on their own)
+    assert "check_movement" in record["inlined"] and "order_result" in record["inlined"]
+    assert not {"check_movement", "order_result", "goes_by_sea"} & set(record["unmemoized"])
     assert "dislodged" not in record["unmemoized"] and "read_loc" not in record["unmemoized"]
     # never served from the memo on closures and it may call itself (through the decisions), but only
     # the decision `dec` calls it: each call comes from evaluating one decision, which is kept
     move_ok = next(u for k, u in fast.program.units.items() if k[1] == "move_ok")
     assert move_ok.memo_stats is not None and move_ok.memo_stats[1] == 0
-    assert move_ok.recursive and "move_ok" in record["unmemoized"]
+    assert move_ok.recursive and "move_ok" in record["inlined"]  # (into the decision's body, its one call)
 
 
 def test_a_function_that_may_call_itself_keeps_its_memo_unless_only_decisions_call_it(
@@ -293,8 +296,8 @@ def test_a_function_that_may_call_itself_keeps_its_memo_unless_only_decisions_ca
     slow, fast, first, units = on_closures_first(
         tmp_path, monkeypatch,
         'decision ok(x) cite "R1" = inner(x)\n'
-        # (the loop keeps it from being written into `ok`'s body)
-        "def inner(x) = x > 1 and (x > 5 or ok(x + 3)) and all(y > 0 for y in [x])\n"
+        # (the lambda keeps it from being written into `ok`'s body)
+        "def inner(x) = let pos = fn(y) => y > 0; x > 1 and (x > 5 or ok(x + 3)) and pos(x)\n"
         "def walk(r) = if r.n == 0 then 0 else (if ok(r.n) then 1 else 0) + walk({n: r.n - 1})\n"
         "query main = [walk({n: 60}), walk({n: 10})]\n")
     assert units["inner"].recursive and units["walk"].recursive
@@ -324,6 +327,46 @@ def test_a_function_whose_memo_never_answered_is_written_at_its_calls(
     main = next(src for src in sources if "'range'" in src)  # the query's
     assert "'again'" in main, main  # rec's record, built in the query's loop
     budgets_agree(slow, fast, {})
+
+
+def test_a_function_named_in_one_place_is_written_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sources: list[str]) -> None:
+    """Functions whose memo never answered on closures, each too large or too loopy to be written at
+    every call: `row`, called from one place only, is written there (the generator `count` consumes
+    is written as a loop); `twice`, called from two, and `keyed`, whose body holds a lambda, are not.
+    The values, and the outcome at the closures' smallest sufficient budget and one step below, are
+    the closures'."""
+    body = "let xs = [x * i for x in range(4) if x != 2]; {i: i, sum: sum(xs), n: count(x > 3 for x in xs)}"
+    slow, fast, first, units = on_closures_first(
+        tmp_path, monkeypatch,
+        f"def row(i) = {body}\n"
+        f"def twice(i) = {body}\n"
+        "def keyed(i) = sorted([i, 1, 2], fn(x) => 0 - x)\n"
+        "query main = [[row(i), twice(i), twice(i + 100), keyed(i)] for i in range(60)]\n")
+    assert first["result"][5][0] == {"i": 5, "sum": 20, "n": 2}
+    for name in ("row", "twice", "keyed"):
+        assert units[name].memo_stats[0] >= 50 and units[name].memo_stats[1] == 0  # type: ignore[index]
+    record = tier_up(fast.program)
+    assert outcome(fast, {}) == first
+    assert "row" in record["inlined"] and "twice" not in record["inlined"] and "keyed" not in record["inlined"]
+    main = next(src for src in sources if "'range'" in src)  # the query's
+    assert "'sum'" in main and "'n'" in main, main  # row's record, built in the query's loop
+    budgets_agree(slow, fast, {})
+
+
+def test_an_error_in_a_function_written_at_its_one_call_is_located_in_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`row`, named in one place and written there, fails at its 56th call: the error is the closures',
+    located in `row`'s body."""
+    slow, fast, first, _ = on_closures_first(
+        tmp_path, monkeypatch,
+        "def row(i) = let xs = [x * i for x in range(3)]; {i: i, q: 100 / (i - 55), xs: xs}\n"
+        "query main = [row(i) for i in range(60)]\n")
+    (code, _, where, _), = first["error"]
+    assert code == "E003" and where.endswith("main.rules:1:60"), first  # the division, in `row`
+    record = tier_up(fast.program)
+    assert outcome(fast, {}) == first
+    assert "row" in record["inlined"]
 
 
 def test_tiering_follows_time_spent_on_closures(monkeypatch: pytest.MonkeyPatch) -> None:

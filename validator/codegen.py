@@ -43,6 +43,7 @@ bundled suites on both tiers.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import os
@@ -329,6 +330,7 @@ class Generator:
         self.dice = any(n in _DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
         self.ns: Any = None
         self.inline_ok: dict[tuple[str, str], bool] = {}
+        self.uses: collections.Counter[str] | None = None  # (see ``name_uses``)
         self.life_stores: dict[tuple[str, str], str] = {}  # a state-free function's store (``lives_of``)
         self.defaulted: set[int] = set()  # ids of the left operands of `??`
         self.tn = 0  # temporaries of the function being written (see ``tmp``)
@@ -340,6 +342,7 @@ class Generator:
         # values already read at this point of the function being written (see ``global_value``)
         self.avail: dict[Any, str] = {}
         self.unmemoized: list[str] = []
+        self.inlined: list[str] = []  # functions written into a caller (each once)
         self.inlining: list[tuple[str, str]] = []
         # the Python type a value's body always gives (a map or record, list or set), by the `_v` local
         # holding it (see ``shape``)
@@ -1500,11 +1503,41 @@ class Generator:
             # (one whose memo never answered on closures, and that cannot call itself, may call any
             # function: it is generated without a memo, so its calls are made at every call of it)
             calls = _memo_never_answered(unit) and not unit.recursive
-            found = (isinstance(d, A.DefDecl) and d.params is not None and _size(d.body) <= _INLINE_SIZE
-                     and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self,
-                                       _bound_names(d.body, {p.name for p in d.params}), calls))
+            found = isinstance(d, A.DefDecl) and d.params is not None and (
+                (_size(d.body) <= _INLINE_SIZE
+                 and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self,
+                                   _bound_names(d.body, {p.name for p in d.params}), calls))
+                # (or any such function named in one place only: written there, its code is not
+                # repeated; with no lambda or generator, nothing of it outlives the call)
+                or (_memo_never_answered(unit) and not unit.counted and self.name_uses()[unit.name] == 1
+                    and _size(d.body) <= _INLINE_ONCE_SIZE and self.no_closures(d.body, self.loaded.namespaces[unit.ns])))
             self.inline_ok[key] = found
         return found
+
+    def no_closures(self, e: Any, ns: Any) -> bool:
+        """No lambda and no generator inside but those a built-in such as `any` consumes (``consume``:
+        written as a loop): no function is made that could outlive the code around it."""
+        if isinstance(e, A.Lambda):
+            return False
+        if isinstance(e, A.Comp) and e.kind == "gen":
+            return False
+        if (isinstance(e, A.Call) and isinstance(e.func, A.Name) and e.func.id in _CONSUMERS and len(e.args) == 1
+                and not e.kwargs and isinstance(e.args[0], A.Comp) and e.args[0].kind == "gen"
+                and len(e.args[0].fors) == 1):
+            found = self.lookup(e.func.id, ns)
+            if found is not None and found[0] == "builtin":
+                return all(self.no_closures(c, ns) for c in _children(e.args[0]))
+        return all(self.no_closures(c, ns) for c in _children(e))
+
+    def name_uses(self) -> collections.Counter[str]:
+        """How many times each name is written in the program's declarations (a call, a reference, in
+        any namespace): a function named once is called from one place only."""
+        if self.uses is None:
+            self.uses = collections.Counter()
+            for ns in self.loaded.namespaces.values():
+                for d in ns.defs.values():
+                    _count_names(d, self.uses)
+        return self.uses
 
     def inline(self, unit: Unit, args: list[str], w: _Writer) -> str:
         d = unit.decl
@@ -1515,6 +1548,8 @@ class Generator:
             with w.block():  # the call itself reports the depth (E005), as it would have
                 w(f"{self.unit_ref(unit)}(ctx{''.join(', ' + a for a in args)})")
         key = (unit.ns, unit.name)
+        if unit.name not in self.inlined:
+            self.inlined.append(unit.name)
         outer = self.ns
         self.ns = self.loaded.namespaces[unit.ns]
         self.inlining.append(key)
@@ -1728,6 +1763,7 @@ _CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
 # ---------------------------------------------------------------- what may be inlined
 
 _INLINE_SIZE = 40  # AST nodes
+_INLINE_ONCE_SIZE = 600  # AST nodes, of a function called from one place only
 _MEMO_TRIAL = 50  # calls on closures that never found their value in the memo: the memo is left out
 _INLINE_DEPTH = 3
 _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
@@ -1784,6 +1820,15 @@ def _no_closures(e: Any) -> bool:
     if isinstance(e, A.Lambda) or (isinstance(e, A.Comp) and e.kind == "gen"):
         return False
     return all(_no_closures(c) for c in _children(e))
+
+
+def _count_names(e: Any, uses: collections.Counter[str]) -> None:
+    if isinstance(e, A.Name):
+        uses[e.id] += 1
+    elif isinstance(e, A.Field):  # (`module.f`)
+        uses[e.name] += 1
+    for c in _children(e):
+        _count_names(c, uses)
 
 
 def _size(e: Any) -> int:
@@ -1852,11 +1897,12 @@ def tier_up(program: Program) -> dict[str, Any]:
     every such unit's ``fn`` (a decision's ``body_fn``) becomes a stub that, at its first call,
     generates and compiles the unit (units a run never calls cost nothing). A unit the generator
     cannot take keeps its closure, listed under ``kept`` with the reason; functions generated
-    without their memo are listed under ``unmemoized``. That record is ``program.generated`` (and
+    without their memo are listed under ``unmemoized``, functions written into their callers under
+    ``inlined`` (one may also be generated on its own). That record is ``program.generated`` (and
     returned)."""
     gen = Generator(program)
     Context.value_slots = max(Context.value_slots, len(gen.vslots))
-    record: dict[str, Any] = {"generated": [], "kept": {}, "unmemoized": gen.unmemoized}
+    record: dict[str, Any] = {"generated": [], "kept": {}, "unmemoized": gen.unmemoized, "inlined": gen.inlined}
     for unit in program.units.values():
         if unit.body_fn is not None:  # a decision's body
             unit.body_fn[0] = _body_stub(gen, unit, unit.body_fn, record)
