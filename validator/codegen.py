@@ -344,6 +344,7 @@ class Generator:
         self.unmemoized: list[str] = []
         self.inlined: list[str] = []  # functions written into a caller (each once)
         self.inlining: list[tuple[str, str]] = []
+        self.repeated = 0  # how many of those are named in more than one place (see ``inlinable``)
         # the Python type a value's body always gives (a map or record, list or set), by the `_v` local
         # holding it (see ``shape``)
         self.shaped: dict[str, type] = {}
@@ -1490,9 +1491,13 @@ class Generator:
         body is written at the call, which charges the call's step and checks the depth as the call would.
         Its value is not memoized then; it is cheaper to compute than to look up. It calls only functions
         written inline too, and decisions, unless its memo never answered on closures (it would be
-        generated without one): then it may call any function, as each of its calls would."""
+        generated without one): then it may call any function, as each of its calls would. Functions
+        written at their calls nest 3 deep at most, not counting those named in one place only (whose
+        code is not repeated), up to 12 in all."""
         key = (unit.ns, unit.name)
-        return self.inline_ok_of(unit) and key not in self.inlining and len(self.inlining) < _INLINE_DEPTH
+        if not self.inline_ok_of(unit) or key in self.inlining or len(self.inlining) >= _INLINE_CHAIN:
+            return False
+        return self.repeated < _INLINE_DEPTH or self.name_uses()[unit.name] == 1
 
     def inline_ok_of(self, unit: Unit) -> bool:
         key = (unit.ns, unit.name)
@@ -1553,9 +1558,12 @@ class Generator:
         outer = self.ns
         self.ns = self.loaded.namespaces[unit.ns]
         self.inlining.append(key)
+        repeated = self.name_uses()[unit.name] != 1
+        self.repeated += repeated
         try:
             return self.expr(d.body, {p.name: a for p, a in zip(d.params, args)}, w)
         finally:
+            self.repeated -= repeated
             self.inlining.pop()
             self.ns = outer
 
@@ -1765,7 +1773,8 @@ _CONSUMERS = {"any": "False", "all": "True", "count": "0", "first": "None"}
 _INLINE_SIZE = 40  # AST nodes
 _INLINE_ONCE_SIZE = 600  # AST nodes, of a function called from one place only
 _MEMO_TRIAL = 50  # calls on closures that never found their value in the memo: the memo is left out
-_INLINE_DEPTH = 3
+_INLINE_DEPTH = 3  # functions written at their calls within each other, not counting those named once
+_INLINE_CHAIN = 12  # in all
 _LEAF_NODES = (A.Int, A.Str, A.Bool, A.NoneLit, A.Name, A.Field, A.Index, A.Compare, A.BoolOp, A.Not, A.If, A.Let,
                A.Neg, A.RecordLit, A.ListLit, A.With, A.Call, A.BinOp)
 
