@@ -638,6 +638,39 @@ def test_a_full_life_store_leaves_values_to_the_runs_memo(cap: int, tmp_path: Pa
                               *h_rows]}, got
 
 
+def test_the_runs_memo_serves_every_value_of_texts_none_included(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function of the state (no life store) memoized in the run: of texts and none its value is
+    kept alone, none as any other, so that a second call with the same arguments is served by the
+    memo, not computed again: the generated run takes the closures' steps (an overrun would not
+    show in the outcome, as a generated run that runs out is run again on closures), and gives the
+    closures' values and outcome at their smallest sufficient budget and one step below."""
+    from validator import runtime
+
+    contexts: list[Any] = []
+    made = runtime.Context.__init__
+
+    def watched(self: Any, *args: Any, **kw: Any) -> None:
+        made(self, *args, **kw)
+        contexts.append(self)
+
+    monkeypatch.setattr(runtime.Context, "__init__", watched)
+    (tmp_path / "main.rules").write_text(
+        'input n: int at "/n" default 7\n'
+        # (a loop in each body: called, not written inline)
+        'def f(t) = [if t == "x" or t == none then none else t + str(n) for y in [t]][0]\n'
+        'def g(a, b) = [if a == b then none else [a, b, n] for y in [a]][0]\n'
+        'query main = [f(t) for t in ["x", "a", "x", none, "a", none, "x"]] +\n'
+        '  [g(a, b) for a in ["x", none, "x"] for b in ["x", none, 1, "x"]]\n')
+    slow, fast = pair(tmp_path / "main.rules")
+    got = outcome(fast, {})
+    fast_steps = contexts[-1].steps
+    assert got == outcome(slow, {}) and got["result"][:7] == [None, "a7", None, None, "a7", None, None], got
+    assert len(contexts) == 2 and fast_steps == contexts[-1].steps  # (one run each)
+    low, high = budgets_agree(slow, fast, {})
+    assert "result" in outcome(fast, {}, budget=high) and "error" in outcome(fast, {}, budget=low)
+
+
 def test_a_kept_result_is_looked_up_where_the_function_is_called(tmp_path: Path, sources: list[str]) -> None:
     """A state-free function of texts keeps its results for the program's life: a generated caller
     asks that store itself and calls the function only when it holds nothing (a call less). The same
@@ -743,7 +776,7 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
     assert not (tmp_path / "pwned").exists()
     # every identifier in the generated source is one the generator made or a fixed wrapper name
     gen = Generator(fast.program)
-    wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "kept", "rolls", "guesses", "steps", "memo", "vals",
+    wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "held", "kept", "rolls", "guesses", "steps", "memo", "vals",
                      "trace", "slow", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
                      "dstate", "dvalue", "get", "append", "add", "setdefault", "split", "lower", "upper", "strip",
                      "items", "def", "if", "else", "elif", "not", "and", "or", "is", "in", "return", "raise",

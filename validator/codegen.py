@@ -500,15 +500,16 @@ class Generator:
                         w(f"if {full}:")
                         w.indent += 1
                     w(f"mkey = ({ukey}, {', '.join(args)})")
-                    w("hit = ctx.memo.get(mkey)")
-                    w("if hit is not None:")
+                    w("hit = ctx.memo.get(mkey, _PENDING)")
+                    w("if hit is not _PENDING:")
                     with w.block():
                         self.tainted_read(w, "mkey")
-                        w("return hit[1]")
+                        w("return hit")
                     if life:
                         w.indent -= 1
                         for i in range(n):
                             w(f"_pa{i} = True")
+                    w("held = None")
                 if n == 1:  # a record, the commonest argument of another kind: by its id
                     w(f"elif _type({args[0]}) is _dict:")
                     with w.block():
@@ -520,6 +521,7 @@ class Generator:
                         with w.block():
                             self.tainted_read(w, "mkey")
                             w("return hit[1]")
+                        w(f"held = ({args[0]},)")
                         if life:
                             w("_pa0 = False")
                 w("else:")
@@ -538,16 +540,25 @@ class Generator:
                 w(f"if not ({prims}) or {full}:")
                 w.indent += 1
             w(f"mkey = ({ukey}, {parts})")
-            w("hit = ctx.memo.get(mkey)")
-            w("if hit is not None:")
-            with w.block():
-                w("kept = hit[0]")
-                same = " and ".join(f"(kept[{i}] is {a} or (_pa{i} and _type(kept[{i}]) is _ta{i} and kept[{i}] == {a}))"
-                                    for i, a in enumerate(args)) or "True"
-                w(f"if {same}:")
+            if n:
+                w("hit = ctx.memo.get(mkey)")
+                w("if hit is not None:")
+                with w.block():
+                    w("kept = hit[0]")
+                    same = " and ".join(f"(kept[{i}] is {a} or (_pa{i} and _type(kept[{i}]) is _ta{i} and kept[{i}] == {a}))"
+                                        for i, a in enumerate(args))
+                    w(f"if {same}:")
+                    with w.block():
+                        self.tainted_read(w, "mkey")
+                        w("return hit[1]")
+                w(f"held = ({''.join(a + ', ' for a in args)})")
+            else:  # (no arguments: kept as texts are, the value alone)
+                w("hit = ctx.memo.get(mkey, _PENDING)")
+                w("if hit is not _PENDING:")
                 with w.block():
                     self.tainted_read(w, "mkey")
-                    w("return hit[1]")
+                    w("return hit")
+                w("held = None")
             if life:
                 w.indent -= 1
             if n:
@@ -581,7 +592,10 @@ class Generator:
                 # calls can reach this function (``Unit.state_free``), or an argument is no primitive)
                 w("else:")
                 w.indent += 1
-            self.keep(w, always, "mkey", f"(({', '.join(args)},), {r})")
+            # (the value alone under a key of texts and none, which is only ever stored for equal
+            # arguments; else with the arguments, compared at a hit and kept alive, so that an id
+            # in a key is not reused)
+            self.keep(w, always, "mkey", f"{r} if held is None else (held, {r})")
             if life:
                 w.indent -= 1
         w(f"return {r}")
