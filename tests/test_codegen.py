@@ -587,6 +587,27 @@ def test_values_the_same_all_run_long_are_kept_in_slots_of_the_context(tmp_path:
     assert sources and not any("ctx.vals[" in src for src in sources)
 
 
+def test_a_value_that_reads_decisions_is_read_once_per_loop_outside_resolutions(tmp_path: Path,
+                                                                                sources: list[str]) -> None:
+    """`good` reads decisions (one of them settled as a paradox): a loop's body that reads it keeps it
+    for the loop's later items when it was read while no decision was being resolved (the query's
+    loop), not otherwise (the loop in `inner`'s body, evaluated as that decision is resolved). The
+    closures' values, and their outcome at their smallest sufficient budget and one step below."""
+    (tmp_path / "main.rules").write_text(
+        'decision ok(x) cite "R1" = if x % 3 == 0 then not ok(x) else x > 2\n'
+        'cycle ok cite "R1" { otherwise => settle cycle as true }\n'
+        "def good = [x for x in range(8) if ok(x)]\n"
+        'decision inner(k) cite "R2" = count(true for i in range(4) if (i + k) in good) > 2\n'
+        "query main = [[i for i in range(10) if i in good], [inner(k) for k in range(6)], good]\n")
+    slow, fast = pair(tmp_path / "main.rules")
+    got = outcome(fast, {})
+    assert got == outcome(slow, {}) == {"result": [[0, 3, 4, 5, 6, 7], [False, False, True, True, True, True],
+                                                   [0, 3, 4, 5, 6, 7]]}, got
+    kept = [src for src in sources if "if not ctx.resolving:" in src]
+    assert len(kept) == 2, sources  # the query's loop and inner's
+    budgets_agree(slow, fast, {})
+
+
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
     """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
     fields keep the order `merge` gives them, whether or not m is known to be a map."""

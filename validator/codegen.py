@@ -884,7 +884,9 @@ class Generator:
                 if key in self.avail:
                     return self.avail[key]
                 steady = not unit.uses_decisions and not self.dice
-                reads = self.loop_reads[-1] if self.loop_reads and steady else None
+                reads = self.loop_reads[-1] if self.loop_reads and not self.dice else None
+                if reads is not None and not steady:
+                    return self.loop_value(unit, key, u, reads, w)
                 if reads is not None:  # in a loop's body: read at most once for all its items
                     t = reads.names.get(key) or reads.names.setdefault(key, self.fresh("h"))
                     w(f"if {t} is _PENDING:")
@@ -925,6 +927,30 @@ class Generator:
             w(f"{t} = _builtin_value({self.const(obj)}, {self.const(span)})")
             return t
         raise Unsupported(kind)
+
+    def loop_value(self, unit: Unit, key: Any, u: str, reads: _LoopReads, w: _Writer) -> str:
+        """A value that reads decisions, read in a loop's body: kept for the loop's later items once
+        read while no decision is being resolved. It is final then: memoized values are undone only
+        when a decision resolved under a guess is reset, and no guess is open; should it be undone
+        later all the same, its value computed again is the same."""
+        h = reads.names.get(key) or reads.names.setdefault(key, self.fresh("h"))
+        t = self.vname()
+        w(f"{t} = {h}")
+        w(f"if {t} is _PENDING:")
+        with w.block():
+            w(f"{t} = ctx.memo.get({self.const(key)}, _PENDING)")
+            w(f"if {t} is _PENDING:")
+            with w.block():
+                w(f"{t} = {u}(ctx)")
+            w("if not ctx.resolving:")
+            with w.block():
+                w(f"{h} = {t}")
+        d = unit.decl
+        shape = self.expr_shape(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl)
+                                else None, self.loaded.namespaces[unit.ns])
+        if shape is not None:
+            self.shaped[t] = shape
+        return t
 
     def x_ListLit(self, e: A.ListLit, env: Env, w: _Writer) -> str:
         items = [self.expr(i, env, w) for i in e.items]
