@@ -470,7 +470,8 @@ def test_errors_agree(name: str, tmp_path: Path) -> None:
 
 @pytest.fixture
 def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The source of each unit generated while the test runs, in the order written."""
+    """The source of each unit generated while the test runs, in the order written (and of each
+    decision's resolution written with its body in it)."""
     from validator import codegen
 
     written: list[str] = []
@@ -482,6 +483,14 @@ def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return name, source
 
     monkeypatch.setattr(codegen.Generator, "unit_source", keep)
+    resolution = codegen.Generator.resolution_source
+
+    def keep_resolution(self: Any, unit: Any) -> tuple[str, str]:  # (a decision's, its body in it)
+        name, source = resolution(self, unit)
+        written.append(source)
+        return name, source
+
+    monkeypatch.setattr(codegen.Generator, "resolution_source", keep_resolution)
     return written
 
 
@@ -606,6 +615,28 @@ def test_a_value_that_reads_decisions_is_read_once_per_loop_outside_resolutions(
     kept = [src for src in sources if "if not ctx.resolving:" in src]
     assert len(kept) == 2, sources  # the query's loop and inner's
     budgets_agree(slow, fast, {})
+
+
+def test_a_decisions_resolution_is_written_with_its_body_in_it(tmp_path: Path, sources: list[str]) -> None:
+    """A decision read by generated code is resolved by a function with the decision's body written
+    in it (no call of the body's function), which hands over to the closures for a second guess and
+    a cycle (`odd`'s paradox) and at the depth limit (`up`'s chain of 300, E005 where the closures
+    report it). The closures' values, and their outcome at their smallest sufficient budget and one
+    step below."""
+    (tmp_path / "main.rules").write_text(
+        'decision up(n) cite "R1" = if n <= 0 then true else up(n - 1) and n > -7\n'
+        'decision odd(x) cite "R2" = if x == 3 then not odd(x) else x % 2 == 1\n'
+        'cycle odd cite "R2" { otherwise => settle cycle as false }\n'
+        "query main = [up(5), [odd(x) for x in range(5)]]\n"
+        "query deep = up(300)\n")
+    slow, fast = pair(tmp_path / "main.rules")
+    got = outcome(fast, {})
+    assert got == outcome(slow, {}) == {"result": [True, [False, True, False, False, False]]}, got
+    resolutions = [src for src in sources if "(ctx, dkey, " in src]
+    assert len(resolutions) == 2 and all("(-7)" in src or "(3)" in src for src in resolutions), resolutions
+    budgets_agree(slow, fast, {})
+    deep = outcome(fast, {}, query="deep")
+    assert deep == outcome(slow, {}, query="deep") and deep["error"][0][0] == "E005", deep
 
 
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
@@ -798,6 +829,7 @@ def test_ruleset_text_never_reaches_the_source(tmp_path: Path, monkeypatch: pyte
     # every identifier in the generated source is one the generator made or a fixed wrapper name
     gen = Generator(fast.program)
     wrapper_names = {"ctx", "f", "args", "err", "mkey", "hit", "held", "kept", "rolls", "guesses", "steps", "memo", "vals",
+                     "dkey", "dfirst", "dguesses", "ddeps", "dold",
                      "trace", "slow", "depth", "depth_limit", "budget", "over_budget", "tainted", "resolving", "rkeys",
                      "dstate", "dvalue", "get", "append", "add", "setdefault", "split", "lower", "upper", "strip",
                      "items", "def", "if", "else", "elif", "not", "and", "or", "is", "in", "return", "raise",

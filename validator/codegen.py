@@ -445,7 +445,9 @@ class Generator:
         raise Unsupported(type(d).__name__)
 
     def function_source(self, unit: Unit, params: tuple[A.Param, ...], body: Any, slow: str,
-                        memoize: bool) -> tuple[str, str]:
+                        memoize: bool, resolve: bool = False) -> tuple[str, str]:
+        """The function of a `def`, `rule`, query or decision body; with ``resolve``, a decision's
+        resolution with its body written in it (``resolver``)."""
         if memoize and _memo_never_answered(unit):
             # on closures, every call computed its value (each gets a new record, say): the memo only
             # costs here. The values are the same either way; a call charges its body's steps. (A
@@ -465,11 +467,17 @@ class Generator:
         span = self.const(unit.decl.span)
         always = not unit.uses_decisions
         life = memoize and _keeps_for_life(unit)
+        call = "".join(", " + a for a in args)
+        if resolve:
+            self.resolution_start(unit, args, w)
         # (only calls of some units on reference cycles count toward the depth limit: ``Unit.counted``)
         if unit.counted:  # at the depth limit, the closure reports the located E005
             w("if ctx.depth >= ctx.depth_limit:")
             with w.block():
-                w(f"return {slow}(ctx{''.join(', ' + a for a in args)})")
+                w(f"{'dfirst =' if resolve else 'return'} {slow}(ctx{call})")
+            if resolve:
+                w("else:")
+                w.indent += 1
         # the steps its body charges (``_Stretch``), also on a call its memo answers, and the call's
         # own step unless its caller charges it (``_caller_charges``); a value kept for the program's
         # life is looked up first and kept with these steps, which its hit charges: the other ways
@@ -598,8 +606,47 @@ class Generator:
             self.keep(w, always, "mkey", f"{r} if held is None else (held, {r})")
             if life:
                 w.indent -= 1
+        if resolve:
+            w(f"dfirst = {r}")
+            if unit.counted:
+                w.indent -= 1
+            self.resolution_end(unit, args, w)
+            return fname, f"def {fname}(ctx, dkey{call}):\n" + w.source() + "\n"
         w(f"return {r}")
-        return fname, f"def {fname}(ctx{''.join(', ' + a for a in args)}):\n" + w.source() + "\n"
+        return fname, f"def {fname}(ctx{call}):\n" + w.source() + "\n"
+
+    def resolution_start(self, unit: Unit, args: list[str], w: _Writer) -> None:
+        """The resolution of a decision, as ``resolver_source`` writes it, up to its body's first
+        evaluation (the body is written next, its value put in ``dfirst``)."""
+        w("if dkey in ctx.dstate:")
+        with w.block():
+            w(f"return {self.const(unit.fn)}(ctx{''.join(', ' + a for a in args)})")
+        w("dguesses = ctx.guesses")
+        w("ddeps = ctx.deplist")
+        w("dold = _len(ddeps)")
+        w(f"ctx.decisions[dkey] = ({''.join(a + ', ' for a in args)})")
+        w(f"ctx.dstate[dkey] = {self.const(GUESSING)}")
+        w("ctx.dvalue[dkey] = False")
+        w("ctx.resolving += 1")
+        w("try:")
+        w.indent += 1
+
+    def resolution_end(self, unit: Unit, args: list[str], w: _Writer) -> None:
+        """The rest of ``resolution_start``'s resolution, after its body's first evaluation."""
+        w("if _len(ddeps) != dold:")
+        with w.block():
+            w(f"return {self.const(unit.resume)}(ctx, dkey, ({''.join(a + ', ' for a in args)}), dfirst, dold, dguesses)")
+        w.indent -= 1
+        w("finally:")
+        with w.block():
+            w("ctx.resolving -= 1")
+        w("ctx.guesses = dguesses")
+        w(f"if ctx.dstate.get(dkey) != {RESOLVED}:")
+        with w.block():
+            w(f"ctx.dstate[dkey] = {RESOLVED}")
+            w("ctx.dvalue[dkey] = dfirst")
+            w("return dfirst")
+        w("return ctx.dvalue[dkey]")
 
     def life_hit(self, w: _Writer, lives: str, lkey: str, n: int, same: str) -> None:
         """A result kept for the program's life (``lives``, before the run's memo: a state-free function
@@ -1488,9 +1535,22 @@ class Generator:
         if unit.resume is None or unit.body_fn is None or unit.fn is None:
             raise Unsupported("a decision without its resolution")
         fname = self.fresh("r")
-        self.g[fname] = _define(_compiled(self.resolver_source(unit, fname), f"<ruleval {unit.name} resolution>"), self.g)
+        # (at its first call, the resolution with the body written in it replaces this one, which
+        # calls the body's function: see ``_resolution_stub``)
+        called = _define(_compiled(self.resolver_source(unit, fname), f"<ruleval {unit.name} resolution>"), self.g)
+        self.g[fname] = _resolution_stub(self, unit, fname, called)
         self.resolvers[unit.name] = fname
         return fname
+
+    def resolution_source(self, unit: Unit) -> tuple[str, str]:
+        """The source of a decision's resolution with its body written in it (a call less for each
+        decision resolved), as ``resolver_source``'s function, which calls the body, does."""
+        d = unit.decl
+        if not isinstance(d, A.DecisionDecl) or unit.body_fn is None:
+            raise Unsupported("a decision without its body")
+        self.ns = self.loaded.namespaces[unit.ns]
+        self.stretches = []
+        return self.function_source(unit, d.params, d.body, self.const(unit.body_fn[1]), False, resolve=True)
 
     def resolver_source(self, unit: Unit, fname: str) -> str:
         """The source of ``resolver``'s function ``fname(ctx, key, *args)`` for the decision ``unit``."""
@@ -2016,6 +2076,30 @@ def _body_stub(gen: Generator, unit: Unit, cell: list[Any], record: dict[str, An
     return first_call
 
 
+def _resolution_stub(gen: Generator, unit: Unit, fname: str, called: Any) -> Any:
+    """A decision's resolution (``Generator.resolver``), written with its body in it at its first
+    call; ``called``, the resolution that calls the body's function, if that cannot be written."""
+    def first_call(ctx: Context, dkey: Any, *args: Any) -> Any:
+        try:
+            _, source = gen.resolution_source(unit)
+            code = _compiled(source, f"<ruleval {unit.name} resolution>")
+        except Exception:  # (as in ``_compile_unit``: the body's own function is generated, or kept)
+            fn = called
+        else:
+            _bind_referenced(gen)
+            fn = _define(code, gen.g)
+        gen.g[fname] = fn
+        return fn(ctx, dkey, *args)
+    return first_call
+
+
+def _bind_referenced(gen: Generator) -> None:
+    """Units a newly written function refers to for the first time: their functions (stubs or closures)."""
+    for key, gname in list(gen.unit_names.items()):
+        if gname not in gen.g:
+            gen.g[gname] = gen.program.units[key].fn
+
+
 def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, Any]) -> Any:
     slow = gen.const(closure)
     try:
@@ -2025,9 +2109,7 @@ def _compile_unit(gen: Generator, unit: Unit, closure: Any, record: dict[str, An
         # cost the unit its speed, not the run: the closure gives the same answer
         record["kept"][unit.name] = f"{type(exc).__name__}: {exc}"
         return closure
-    for key, gname in list(gen.unit_names.items()):  # units first referenced by this one
-        if gname not in gen.g:
-            gen.g[gname] = gen.program.units[key].fn
+    _bind_referenced(gen)
     record["generated"].append(unit.name)
     return _define(code, gen.g)
 
