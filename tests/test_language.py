@@ -60,6 +60,12 @@ def eval_error(root: Path, text: str, state: Any = None, **kw: Any) -> str:
     ("let make = fn(n) => fn(x) => x + n; make(5)(1)", 6),
     ("fold([1, 2, 3], 0, fn(a, x) => a + x)", 6),
     ("sorted([3, 1, 2])", [1, 2, 3]),
+    # (texts only, or integers only, are sorted as they are; any other mix by the language's order)
+    ('[sorted(["b", "a", "c"]), sorted([true, 2, 1, false]), sorted(["b", 1, none, [2], "a"]), sorted({3, 1})]',
+     [["a", "b", "c"], [False, True, 1, 2], [None, 1, "a", "b", [2]], [1, 3]]),
+    ('[join(["a", "b"], "-"), join(["a", 1, none, true, 3 / 6], ","), join([], "+"), join({"k" => 1}, "")]',
+     ["a-b", "a,1,none,true,1/2", "", "k"]),
+    ('[concat([1, 2], [3]), concat([1], {"x" => 2}), concat([], [])]', [[1, 2, 3], [1, "x"], []]),
 ])
 def test_expressions(root: Path, expr: str, want: Any) -> None:
     assert value(root, expr) == want

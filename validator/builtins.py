@@ -116,8 +116,17 @@ def _min(xs: Any, default: Any = None) -> Any:
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     items = list(_iter(xs, "sorted"))
     if key is None:
-        return sorted(items, key=_sort_key)
+        return _in_order(items)
     return sorted(items, key=lambda x: _sort_key(call_value(ctx, key, x)))
+
+
+def _in_order(items: Any) -> list[Any]:
+    """``sorted(items, key=_sort_key)``: texts only, or integers only (no truth values), compared as
+    they are (the same order, with no key made for each)."""
+    kinds = set(map(type, items))
+    if len(kinds) == 1 and (str in kinds or int in kinds):
+        return sorted(items)
+    return sorted(items, key=_sort_key)
 
 
 def _sort_key(v: Any) -> Any:
@@ -289,7 +298,7 @@ def _append(xs: Any, x: Any) -> list[Any]:
 
 @builtin("concat", 2, ctx=True, doc="two lists one after the other")
 def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
-    out = [*_iter(a, "concat"), *_iter(b, "concat")]
+    out = a + b if type(a) is list and type(b) is list else [*_iter(a, "concat"), *_iter(b, "concat")]
     ctx.steps += len(out)
     if ctx.steps > ctx.budget:
         raise CallError(f"a list of {len(out)} items exceeds the evaluation budget")
@@ -431,6 +440,11 @@ def _split(s: Any, sep: Any = None) -> list[str]:
 
 @builtin("join", 2, doc="texts joined with a separator")
 def _join(xs: Any, sep: Any) -> str:
+    if type(xs) is list and type(sep) is str:  # (texts only, the commonest: as they are)
+        try:
+            return sep.join(xs)
+        except TypeError:  # an item is no text: written as `str` writes it, below
+            pass
     return _text(sep, "join").join(_str(x) for x in _iter(xs, "join"))
 
 
@@ -568,7 +582,7 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
         _adjacent_of(adj, None)  # raises
     pool = set(_iter(nodes, "components"))
     label: dict[Any, Any] = {}
-    for root in sorted(pool, key=_sort_key):
+    for root in _in_order(pool):
         if root in label:
             continue
         label[root] = root
@@ -899,7 +913,7 @@ def random_below(seed: Any, key: Any, n: Any) -> int:
 def _ordered(xs: Any, what: str) -> list[Any]:
     """The items in a fixed order: a set's iteration order varies between runs, so sets are sorted."""
     if isinstance(xs, (set, frozenset)):
-        return sorted(xs, key=_sort_key)
+        return _in_order(xs)
     return list(_iter(xs, what))
 
 
