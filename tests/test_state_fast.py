@@ -142,6 +142,19 @@ def test_a_closed_record_is_told_by_its_size_and_its_keys(value: Any) -> None:
     assert generated_check(empty)(value) is fast_check(empty)(value) is (value == {})
 
 
+@pytest.mark.parametrize("where, bad", [("type", ["army"]), ("type", {"a": 1}), ("power", ["england"]),
+                                        ("type", 1), ("power", None)])
+def test_a_value_where_a_text_is_asked_fails_the_generated_check(where: str, bad: Any) -> None:
+    """A unit's type (an enum of texts) and power (texts known to pass, else a pattern) are asked of a
+    set of texts with no type test first: a list or map there (no key of a set) fails the check as
+    a number or none does, never raises; jsonschema then says why."""
+    state = copy.deepcopy(SAMPLES["diplomacy"])
+    state["units"][0][where] = bad
+    assert GENERATED["diplomacy"](state) is False and fast_check(SCHEMAS["diplomacy"])(state) is False
+    assert not jsonschema.Draft202012Validator(SCHEMAS["diplomacy"]).is_valid(state)
+    assert GENERATED["diplomacy"](SAMPLES["diplomacy"]) is True
+
+
 def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
     """No text of the schema (names, patterns, enum members) reaches the generated source: they are
     passed in its globals, as for generated rules (codegen)."""
@@ -152,7 +165,7 @@ def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
         assert '"' not in source and "'" not in source and "\\" not in source
         fixed = {"def", "if", "not", "and", "or", "is", "in", "for", "return", "True", "False", "None", "pass", "all",
                  "keys", "search", "_check", "_i", "_str", "_int", "_float", "_bool", "_dict", "_list", "_type", "_len", "_set",
-                 "try", "except", "_KeyError"}
+                 "try", "except", "_KeyError", "_TypeError"}
         for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
             assert re.fullmatch(r"_[a-z]\d+", ident) or ident in fixed, ident
 

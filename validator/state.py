@@ -456,7 +456,8 @@ class _CheckWriter:
     def __init__(self, schema: dict[str, Any]):
         self.schema = schema
         self.g: dict[str, Any] = {"_str": str, "_int": int, "_float": float, "_bool": bool, "_dict": dict,
-                                  "_list": list, "_type": type, "_len": len, "_set": set, "_KeyError": KeyError}
+                                  "_list": list, "_type": type, "_len": len, "_set": set, "_KeyError": KeyError,
+                                  "_TypeError": TypeError}
         self.n = 0
         self.helpers: list[str] = []  # nested functions (alternatives of anyOf), written first
         self.refs: list[str] = []  # the references being inlined (a recursive one is not taken)
@@ -472,8 +473,11 @@ class _CheckWriter:
 
     def source(self) -> str:
         body: list[str] = []
-        self.node(self.schema, "_x0", body, 1, True)
-        return "def _check(_x0):\n" + "".join(self.helpers) + "\n".join(body) + "\n    return True\n"
+        self.node(self.schema, "_x0", body, 2, True)
+        # (a value that cannot be hashed, met where a set of texts is asked, fails: the state goes to
+        # jsonschema, as on any failure)
+        return ("def _check(_x0):\n" + "".join(self.helpers) + "    try:\n" + "\n".join(body)
+                + "\n    except _TypeError:\n        return False\n    return True\n")
 
     def fail_unless(self, out: list[str], ind: int, test: str) -> None:
         out.append("    " * ind + f"if not ({test}):")
@@ -503,7 +507,8 @@ class _CheckWriter:
             self.fail_unless(out, ind, f"_type({x}) is _str and {bounds}")
             return True
         check, known = self.const(fused), self.const(fused.known)
-        self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {known}) or {check}({x})")
+        # (only a text equals a text: no type test before asking the set)
+        self.fail_unless(out, ind, f"{x} in {known} or {check}({x})")
         return True
 
     def record(self, kws: dict[str, Any], x: str, out: list[str], ind: int) -> bool:
@@ -562,6 +567,9 @@ class _CheckWriter:
             self.fail_unless(out, ind, " or ".join(self.type_test(n, x) for n in names))
         elif k == "enum":
             *parts, null = _enum_parts(v)
+            if not (parts[1] or parts[2] or null):  # texts only: only a text equals one
+                self.fail_unless(out, ind, f"{x} in {self.const(parts[0])}")
+                return
             texts, ints, bools = (self.const(part) for part in parts)
             self.fail_unless(out, ind, f"(_type({x}) is _str and {x} in {texts}) or (_type({x}) is _int and {x} in {ints})"
                                        f" or (_type({x}) is _bool and {x} in {bools})" + (f" or {x} is None" if null else ""))
