@@ -956,11 +956,7 @@ class Generator:
                     w.indent -= 1
                 if not unit.uses_decisions:
                     self.avail[key] = t
-                d = unit.decl
-                shape = self.expr_shape(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl)
-                                        else None, self.loaded.namespaces[unit.ns])
-                if shape is not None:
-                    self.shaped[t] = shape
+                self.value_shape(unit, t)
                 return t
             t = self.tmp()
             # a function as a value is called by what it is given to: its ``fn``, which charges the
@@ -992,12 +988,16 @@ class Generator:
             w("if not ctx.resolving:")
             with w.block():
                 w(f"{h} = {t}")
+        self.value_shape(unit, t)
+        return t
+
+    def value_shape(self, unit: Unit, t: str) -> None:
+        """The local ``t`` holds the value ``unit``: the Python type its body always gives, if known."""
         d = unit.decl
         shape = self.expr_shape(d.value if isinstance(d, A.ConstDecl) else d.body if isinstance(d, A.DefDecl)
                                 else None, self.loaded.namespaces[unit.ns])
         if shape is not None:
             self.shaped[t] = shape
-        return t
 
     def x_ListLit(self, e: A.ListLit, env: Env, w: _Writer) -> str:
         items = [self.expr(i, env, w) for i in e.items]
