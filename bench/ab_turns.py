@@ -44,7 +44,8 @@ for s in turns[:120]:
     rs.run(s, validate=validate)
 os.environ["RULEVAL_CODEGEN"] = "auto"
 tier_up(rs.program)
-# the state check took the mode in force at its first use (off: never generated); it starts again
+# (a checkout from before the state check asked the mode again when its count is reached took the
+# mode in force at its first use, off: never generated; its check starts again)
 import validator.state
 getattr(validator.state, "_BY_ID", {}).clear()
 for _ in range(GENERATE_AFTER // 60 + 1):

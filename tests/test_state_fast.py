@@ -181,8 +181,13 @@ def test_a_schema_used_often_gets_its_generated_check(monkeypatch: pytest.Monkey
     assert first is not later and later.__name__ == "_check" and later(SAMPLES["diplomacy"]) is True
     monkeypatch.setenv("RULEVAL_CODEGEN", "off")
     monkeypatch.setattr(state_module, "_BY_ID", {})
-    for _ in range(state_module.GENERATE_AFTER + 2):
+    for _ in range(2 * state_module.GENERATE_AFTER + 2):
         assert state_module._validators(schema)[1].__name__ != "_check"
+    # generation turned on later in the process: the check is generated when the count is next reached
+    monkeypatch.setenv("RULEVAL_CODEGEN", "auto")
+    for _ in range(state_module.GENERATE_AFTER):
+        state_module._validators(schema)
+    assert state_module._validators(schema)[1].__name__ == "_check"
     monkeypatch.setenv("RULEVAL_CODEGEN", "always")
     monkeypatch.setattr(state_module, "_BY_ID", {})
     assert state_module._validators(schema)[1].__name__ == "_check"

@@ -69,24 +69,29 @@ _BY_ID: dict[int, list[Any]] = {}
 def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
     fast check is the closures' until it has been asked ``GENERATE_AFTER`` times, then the generated
-    one (``generated_check``), when there is one."""
+    one (``generated_check``), when there is one: at once with `RULEVAL_CODEGEN=always`; with `off`
+    in force when the count is reached, the count starts again (so a process that turns generation
+    on later gets it then)."""
     kept = _BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
         validator = _validator(json.dumps(schema, sort_keys=True))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator, fast check, uses before generating]
-        kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema), _uses_before_generating()]
+        kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema),
+                                     0 if _codegen_mode() == "always" else GENERATE_AFTER]
     if kept[3] >= 0 and kept[2] is not None:
         kept[3] -= 1
         if kept[3] < 0:
-            kept[2] = generated_check(schema) or kept[2]
+            if _codegen_mode() == "off":
+                kept[3] = GENERATE_AFTER
+            else:
+                kept[2] = generated_check(schema) or kept[2]
     return kept[1], kept[2]
 
 
-def _uses_before_generating() -> int:
-    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
-    return -1 if mode == "off" else 0 if mode == "always" else GENERATE_AFTER
+def _codegen_mode() -> str:
+    return os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
 
 
 def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
