@@ -646,6 +646,23 @@ def test_a_decisions_resolution_is_written_with_its_body_in_it(tmp_path: Path, s
     assert deep == outcome(slow, {}, query="deep") and deep["error"][0][0] == "E005", deep
 
 
+def test_a_let_of_a_parameter_or_a_constant_reads_it_in_place(tmp_path: Path, sources: list[str]) -> None:
+    """`let` gives a name to a parameter, a constant or a value read once (no copy into a local of its
+    own), and to a computed value through a local; lets in loops, branches and lambdas give the
+    closures' values."""
+    slow, fast, got = both_tiers(
+        tmp_path / "main.rules",
+        "def base = [1, 2]\n"
+        "def f(p, xs) = let a = p; let b = 3; let c = [x * a for x in xs]; let s = base;\n"
+        "  [(let d = a; d + b + y) for y in c] + [(let e = if y > 1 then y else a; e * 10) for y in xs]\n"
+        "  + [(let g = fn(z) => z + a + b; g(1))] + s\n"
+        "query main = [f(2, [1, 2, 3]), f(5, [])]\n")
+    assert got == {"result": [[7, 9, 11, 20, 20, 30, 6, 1, 2], [9, 1, 2]]}, got
+    f = next(src for src in sources if "(ctx, _l" in src and "def _u" in src and "* 10" not in src and "(10)" in src)
+    assert not re.search(r"^\s*_l\d+ = (_l\d+|\(3\))$", f, re.M), f  # (no copy of the parameter or of 3)
+    budgets_agree(slow, fast, {})
+
+
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
     """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
     fields keep the order `merge` gives them, whether or not m is known to be a map."""

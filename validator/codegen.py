@@ -1154,11 +1154,16 @@ class Generator:
     # -- bindings and control
 
     def x_Let(self, e: A.Let, env: Env, w: _Writer) -> str:
+        """``let x = v; body``: the body reads x from a local of its own, or from v's atom itself when
+        that holds one value wherever it can be read (``_stable``, or a constant): no copy."""
         v = self.expr(e.value, env, w)
-        local = self.fresh("l")
-        w(f"{local} = {v}")
         shape = self.shape(v) or self.expr_shape(e.value, self.ns)
-        if shape is not None:
+        if _stable(v) or self.is_const(v):
+            local = v
+        else:
+            local = self.fresh("l")
+            w(f"{local} = {v}")
+        if shape is not None and not self.is_const(local):
             self.shaped[local] = shape
         return self.expr(e.body, {**env, e.name: local}, w)
 
