@@ -654,12 +654,29 @@ def test_a_let_of_a_parameter_or_a_constant_reads_it_in_place(tmp_path: Path, so
         tmp_path / "main.rules",
         "def base = [1, 2]\n"
         "def f(p, xs) = let a = p; let b = 3; let c = [x * a for x in xs]; let s = base;\n"
-        "  [(let d = a; d + b + y) for y in c] + [(let e = if y > 1 then y else a; e * 10) for y in xs]\n"
+        "  [(let d = a; d + b + y) for y in c] + [(let e = if y > 1 then y * 2 else a + 1; e * 10) for y in xs]\n"
         "  + [(let g = fn(z) => z + a + b; g(1))] + s\n"
         "query main = [f(2, [1, 2, 3]), f(5, [])]\n")
-    assert got == {"result": [[7, 9, 11, 20, 20, 30, 6, 1, 2], [9, 1, 2]]}, got
+    assert got == {"result": [[7, 9, 11, 30, 40, 60, 6, 1, 2], [9, 1, 2]]}, got
     f = next(src for src in sources if "(ctx, _l" in src and "def _u" in src and "* 10" not in src and "(10)" in src)
     assert not re.search(r"^\s*_l\d+ = (_l\d+|\(3\))$", f, re.M), f  # (no copy of the parameter or of 3)
+    budgets_agree(slow, fast, {})
+
+
+def test_a_branch_value_is_set_where_it_is_computed(tmp_path: Path, sources: list[str]) -> None:
+    """A conditional's branch (or a let's value) computed into a temporary on the line just before
+    is set there into the conditional's (the let's) own local: no line copies a temporary into
+    another. The closures' values."""
+    slow, fast, got = both_tiers(
+        tmp_path / "main.rules",
+        'input n: int at "/n" default 1\n'
+        "def f(x) = [y * x * n for y in [1, 2]]\n"
+        "def g(x) = [y + x * n for y in [1, 2]]\n"
+        "def h(x) = let v = (if x > 2 then f(x) elif x > 1 then g(x) else [len(f(x))]); [v, if x > 0 then g(x) else f(x)]\n"
+        "query main = [h(3), h(2), h(1), h(0)]\n")
+    assert got == {"result": [[[3, 6], [4, 5]], [[3, 4], [3, 4]], [[2], [2, 3]], [[2], [0, 0]]]}, got
+    h = next(src for src in sources if "> (2)" in src)
+    assert not re.search(r"^\s*_[tl]\d+ = _t\d+$", h, re.M), h
     budgets_agree(slow, fast, {})
 
 

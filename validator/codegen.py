@@ -1156,24 +1156,42 @@ class Generator:
     def x_Let(self, e: A.Let, env: Env, w: _Writer) -> str:
         """``let x = v; body``: the body reads x from a local of its own, or from v's atom itself when
         that holds one value wherever it can be read (``_stable``, or a constant): no copy."""
+        if isinstance(e.value, A.If):  # (each branch sets the let's local)
+            local = self.conditional(e.value, env, w, self.fresh("l"))
+            shape = self.expr_shape(e.value, self.ns)
+            if shape is not None:
+                self.shaped[local] = shape
+            return self.expr(e.body, {**env, e.name: local}, w)
         v = self.expr(e.value, env, w)
         shape = self.shape(v) or self.expr_shape(e.value, self.ns)
         if _stable(v) or self.is_const(v):
             local = v
         else:
             local = self.fresh("l")
-            w(f"{local} = {v}")
+            self.move(w, local, v)
         if shape is not None and not self.is_const(local):
             self.shaped[local] = shape
         return self.expr(e.body, {**env, e.name: local}, w)
 
+    def move(self, w: _Writer, t: str, atom: str) -> None:
+        """``t = atom``; when the line just written set the temporary ``atom`` (at this indent: it ran
+        last on every way here), that line sets ``t`` instead (the temporary is read nowhere else:
+        it was made for the value moved)."""
+        indent = "    " * w.indent
+        last = w.lines[-1] if w.lines else ""
+        if atom.startswith("_t") and last.startswith(f"{indent}{atom} = "):
+            w.lines[-1] = f"{indent}{t} = {last[len(indent) + len(atom) + 3:]}"
+            return
+        w(f"{t} = {atom}")
+
     def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
         return self.conditional(e, env, w)
 
-    def conditional(self, e: A.If, env: Env, w: _Writer) -> str:
+    def conditional(self, e: A.If, env: Env, w: _Writer, into: str | None = None) -> str:
         """The first test always runs: what it reads stays known after the conditional. A later test
-        runs only after the ones before it: what they read is known to it and to its branch."""
-        t = self.tmp()
+        runs only after the ones before it: what they read is known to it and to its branch. The value
+        is set in ``into`` (a let's local) or a temporary."""
+        t = into or self.tmp()
         base = w.indent
         start = high = self.tn
         after_first = self.branch()
@@ -1194,7 +1212,7 @@ class Generator:
                 w(f"if {ca}:")
             with w.block(), self.branch():
                 va = self.expr(v, env, w)
-                w(f"{t} = {va}")
+                self.move(w, t, va)
             high = max(high, self.tn)
         if len(e.branches) == 1:
             after_first.__enter__()
@@ -1202,7 +1220,7 @@ class Generator:
         with w.block(), self.branch():
             self.tn = start
             oa = self.expr(e.otherwise, env, w)
-            w(f"{t} = {oa}")
+            self.move(w, t, oa)
         after_first.__exit__()
         self.tn = max(high, self.tn)
         w.indent = base
