@@ -664,17 +664,21 @@ def test_a_let_of_a_parameter_or_a_constant_reads_it_in_place(tmp_path: Path, so
 
 
 def test_a_branch_value_is_set_where_it_is_computed(tmp_path: Path, sources: list[str]) -> None:
-    """A conditional's branch (or a let's value) computed into a temporary on the line just before
-    is set there into the conditional's (the let's) own local: no line copies a temporary into
-    another. The closures' values."""
+    """A conditional's branch (or a let's value) computed into a temporary made for it (the value of a
+    call, an entry read with its fallback) is computed into the conditional's (the let's) own local:
+    no line copies a temporary into another. The closures' values, and their outcome at their
+    smallest sufficient budget and one step below."""
     slow, fast, got = both_tiers(
         tmp_path / "main.rules",
         'input n: int at "/n" default 1\n'
         "def f(x) = [y * x * n for y in [1, 2]]\n"
         "def g(x) = [y + x * n for y in [1, 2]]\n"
-        "def h(x) = let v = (if x > 2 then f(x) elif x > 1 then g(x) else [len(f(x))]); [v, if x > 0 then g(x) else f(x)]\n"
+        "def tab = {k => k * 2 for k in range(n * 20)}\n"
+        "def h(x) = let v = (if x > 2 then f(x) elif x > 1 then g(x) else [len(f(x))]); let w = tab[x + 1];\n"
+        "  [v, if x > 0 then g(x) else f(x), if x > 1 then tab[x] else tab[x + 10], w]\n"
         "query main = [h(3), h(2), h(1), h(0)]\n")
-    assert got == {"result": [[[3, 6], [4, 5]], [[3, 4], [3, 4]], [[2], [2, 3]], [[2], [0, 0]]]}, got
+    assert got == {"result": [[[3, 6], [4, 5], 6, 8], [[3, 4], [3, 4], 4, 6], [[2], [2, 3], 22, 4],
+                              [[2], [0, 0], 20, 2]]}, got
     h = next(src for src in sources if "> (2)" in src)
     assert not re.search(r"^\s*_[tl]\d+ = _t\d+$", h, re.M), h
     budgets_agree(slow, fast, {})

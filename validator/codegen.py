@@ -1162,26 +1162,32 @@ class Generator:
             if shape is not None:
                 self.shaped[local] = shape
             return self.expr(e.body, {**env, e.name: local}, w)
+        since = (len(w.lines), self.tn)
         v = self.expr(e.value, env, w)
         shape = self.shape(v) or self.expr_shape(e.value, self.ns)
         if _stable(v) or self.is_const(v):
             local = v
         else:
             local = self.fresh("l")
-            self.move(w, local, v)
+            self.move(w, local, v, since)
         if shape is not None and not self.is_const(local):
             self.shaped[local] = shape
         return self.expr(e.body, {**env, e.name: local}, w)
 
-    def move(self, w: _Writer, t: str, atom: str) -> None:
-        """``t = atom``; when the line just written set the temporary ``atom`` (at this indent: it ran
-        last on every way here), that line sets ``t`` instead (the temporary is read nowhere else:
-        it was made for the value moved)."""
-        indent = "    " * w.indent
-        last = w.lines[-1] if w.lines else ""
-        if atom.startswith("_t") and last.startswith(f"{indent}{atom} = "):
-            w.lines[-1] = f"{indent}{t} = {last[len(indent) + len(atom) + 3:]}"
-            return
+    def move(self, w: _Writer, t: str, atom: str, since: tuple[int, int]) -> None:
+        """``t = atom``, where ``atom`` is the value the lines written since ``since`` (a line count
+        and the temporaries' count then) computed. A temporary made in those lines (numbered past
+        that count) is used there for that value alone (temporaries are numbered up along the code,
+        again from a branch's start only in each branch): it is named ``t`` in them instead, unless a
+        line there is still to be written (a loop's charge may name it) or a text there could hold
+        its name."""
+        at, tn = since
+        if atom.startswith("_t") and atom[2:].isdigit() and int(atom[2:]) > tn:
+            lines = w.lines[at:]
+            name = re.compile(rf"\b{atom}\b")
+            if lines and all(lines) and not any(f"'{atom}'" in ln for ln in lines) and any(map(name.search, lines)):
+                w.lines[at:] = [name.sub(t, ln) for ln in lines]
+                return
         w(f"{t} = {atom}")
 
     def x_If(self, e: A.If, env: Env, w: _Writer) -> str:
@@ -1211,16 +1217,18 @@ class Generator:
                 w.lines.extend(cond.lines)
                 w(f"if {ca}:")
             with w.block(), self.branch():
+                since = (len(w.lines), self.tn)
                 va = self.expr(v, env, w)
-                self.move(w, t, va)
+                self.move(w, t, va, since)
             high = max(high, self.tn)
         if len(e.branches) == 1:
             after_first.__enter__()
         w("else:")
         with w.block(), self.branch():
             self.tn = start
+            since = (len(w.lines), self.tn)
             oa = self.expr(e.otherwise, env, w)
-            self.move(w, t, oa)
+            self.move(w, t, oa, since)
         after_first.__exit__()
         self.tn = max(high, self.tn)
         w.indent = base
