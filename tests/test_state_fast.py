@@ -193,6 +193,19 @@ def test_a_schema_used_often_gets_its_generated_check(monkeypatch: pytest.Monkey
     assert state_module._validators(schema)[1].__name__ == "_check"
 
 
+@pytest.mark.parametrize("mode, generated", [("no", False), ("0", False), ("yes", True), ("1", True)])
+def test_the_state_check_takes_the_same_switch_as_the_rules(mode: str, generated: bool,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`RULEVAL_CODEGEN` reads the same for the state check as for the rules (``runtime.codegen_mode``):
+    `0` and `no` keep the closures, `1` and `yes` generate at once."""
+    monkeypatch.setenv("RULEVAL_CODEGEN", mode)
+    monkeypatch.setattr(state_module, "_BY_ID", {})
+    schema = json.loads(json.dumps(SCHEMAS["diplomacy"]))
+    for _ in range(state_module.GENERATE_AFTER + 2):
+        fast = state_module._validators(schema)[1]
+    assert (fast.__name__ == "_check") is generated
+
+
 @pytest.mark.parametrize("members", [[0, 1], [0, 1, "a", None, True], [True], [1.0, "x"], [[1], {"a": 1}]])
 def test_enum_by_json_type(members: list[Any]) -> None:
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "enum": members}

@@ -46,7 +46,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import os
 import re
 import types
 import typing
@@ -59,7 +58,7 @@ from .closures import (_DICE_BUILTINS, _argkey, _LIFE_CAP, _PENDING, _builtin_va
                        divide, field_fail, global_meaning, index_slow, value_key)
 from .compile_defs import _FUNCTION_KEYS
 from .diagnostics import Span
-from .runtime import GUESSING, RESOLVED, Context, EvalError
+from .runtime import GUESSING, RESOLVED, Context, EvalError, codegen_mode
 
 if TYPE_CHECKING:
     from .compiler import Program, Unit
@@ -2182,8 +2181,8 @@ def note_run(program: Program) -> None:
     """Called before each run of a program: generate its code when it has become hot."""
     if program.generated is not None:
         return
-    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
-    if mode in ("off", "0", "no"):
+    mode = codegen_mode()
+    if mode == "off":
         return
-    if mode in ("always", "1", "yes") or program.run_seconds >= HOT_SECONDS:
+    if mode == "always" or program.run_seconds >= HOT_SECONDS:
         tier_up(program)

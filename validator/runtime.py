@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -306,6 +307,14 @@ class RejectSignal(Exception):
 # not read yet
 PENDING = object()
 
+
+
+def codegen_mode() -> str:
+    """The second tier's switch, `RULEVAL_CODEGEN`: "off" (also `0`, `no`), "always" (also `1`,
+    `yes`) or "auto" (anything else: generate once runs have taken a while). Read where it is
+    needed, so that a process may turn it on or off as it goes."""
+    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
+    return "off" if mode in ("off", "0", "no") else "always" if mode in ("always", "1", "yes") else "auto"
 
 class Context:
     """Everything one evaluation needs; a fresh one per run (and per path in exact mode)."""

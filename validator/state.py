@@ -7,13 +7,13 @@ and the schema keyword that failed; nothing runs on an invalid state.
 from __future__ import annotations
 
 import json
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from .runtime import codegen_mode
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -79,19 +79,15 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator, fast check, uses before generating]
         kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema),
-                                     0 if _codegen_mode() == "always" else GENERATE_AFTER]
+                                     0 if codegen_mode() == "always" else GENERATE_AFTER]
     if kept[3] >= 0 and kept[2] is not None:
         kept[3] -= 1
         if kept[3] < 0:
-            if _codegen_mode() == "off":
+            if codegen_mode() == "off":
                 kept[3] = GENERATE_AFTER
             else:
                 kept[2] = generated_check(schema) or kept[2]
     return kept[1], kept[2]
-
-
-def _codegen_mode() -> str:
-    return os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
 
 
 def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
