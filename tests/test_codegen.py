@@ -232,8 +232,8 @@ def test_decisions_resolve_in_generated_code(case_id: str, monkeypatch: pytest.M
         assert '"' not in source and "'" not in source and "\\" not in source
         for ident in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)):
             assert re.fullmatch(r"_[a-z]{1,2}\d+", ident) or ident in _HELPERS or ident in {
-                "def", "ctx", "mkey", "if", "in", "return", "guesses", "deplist", "old", "decisions", "dstate",
-                "dvalue", "False", "resolving", "try", "first", "finally", "get"}, ident
+                "def", "ctx", "dkey", "if", "in", "return", "guesses", "deplist", "dguesses", "ddeps", "dold",
+                "decisions", "dstate", "dvalue", "False", "resolving", "try", "dfirst", "finally", "get"}, ident
 
 
 def test_a_run_on_closures_only_never_enters_generated_code() -> None:

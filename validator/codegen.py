@@ -615,8 +615,9 @@ class Generator:
         return fname, f"def {fname}(ctx{call}):\n" + w.source() + "\n"
 
     def resolution_start(self, unit: Unit, args: list[str], w: _Writer) -> None:
-        """The resolution of a decision, as ``resolver_source`` writes it, up to its body's first
-        evaluation (the body is written next, its value put in ``dfirst``)."""
+        """A decision's resolution from its key (``dkey``) and arguments, as its closure
+        (``compile_control``'s ``resolve``) does in a run with no dice and no trace, up to its body's
+        first evaluation (written next, its value put in ``dfirst``)."""
         w("if dkey in ctx.dstate:")
         with w.block():
             w(f"return {self.const(unit.fn)}(ctx{''.join(', ' + a for a in args)})")
@@ -1583,35 +1584,15 @@ class Generator:
         return self.function_source(unit, d.params, d.body, self.const(unit.body_fn[1]), False, resolve=True)
 
     def resolver_source(self, unit: Unit, fname: str) -> str:
-        """The source of ``resolver``'s function ``fname(ctx, key, *args)`` for the decision ``unit``."""
+        """The source of ``resolver``'s function ``fname(ctx, dkey, *args)`` for the decision ``unit``,
+        which calls the body's function (``resolution_source`` writes the body in it instead)."""
         args = [self.fresh("a") for _ in range(unit.arity or 0)]
         call = "".join(", " + a for a in args)
-        packed = f"({''.join(a + ', ' for a in args)})"
-        lines = [
-            f"def {fname}(ctx, mkey{call}):",
-            "    if mkey in ctx.dstate:",
-            f"        return {self.const(unit.fn)}(ctx{call})",
-            "    guesses = ctx.guesses",
-            "    deplist = ctx.deplist",
-            "    old = _len(deplist)",
-            f"    ctx.decisions[mkey] = {packed}",
-            f"    ctx.dstate[mkey] = {self.const(GUESSING)}",
-            "    ctx.dvalue[mkey] = False",
-            "    ctx.resolving += 1",
-            "    try:",
-            f"        first = {self.const(unit.body_fn)}[0](ctx{call})",
-            "        if _len(deplist) != old:",
-            f"            return {self.const(unit.resume)}(ctx, mkey, {packed}, first, old, guesses)",
-            "    finally:",
-            "        ctx.resolving -= 1",
-            "    ctx.guesses = guesses",
-            f"    if ctx.dstate.get(mkey) != {RESOLVED}:",
-            f"        ctx.dstate[mkey] = {RESOLVED}",
-            "        ctx.dvalue[mkey] = first",
-            "        return first",
-            "    return ctx.dvalue[mkey]",
-        ]
-        return "\n".join(lines) + "\n"
+        w = _Writer(1)
+        self.resolution_start(unit, args, w)
+        w(f"dfirst = {self.const(unit.body_fn)}[0](ctx{call})")
+        self.resolution_end(unit, args, w)
+        return f"def {fname}(ctx, dkey{call}):\n" + w.source() + "\n"
 
     # -- inlining small functions
 
@@ -1637,15 +1618,16 @@ class Generator:
             d = unit.decl
             # (one whose memo never answered on closures, and that cannot call itself, may call any
             # function: it is generated without a memo, so its calls are made at every call of it)
-            calls = _memo_never_answered(unit) and not unit.recursive
+            never = _memo_never_answered(unit)
+            ns = self.loaded.namespaces[unit.ns]
             found = isinstance(d, A.DefDecl) and d.params is not None and (
                 (_size(d.body) <= _INLINE_SIZE
-                 and _inline_shape(d.body, self.loaded.namespaces[unit.ns], self,
-                                   _bound_names(d.body, {p.name for p in d.params}), calls))
+                 and _inline_shape(d.body, ns, self, _bound_names(d.body, {p.name for p in d.params}),
+                                   never and not unit.recursive))
                 # (or any such function named in one place only: written there, its code is not
                 # repeated; with no lambda or generator, nothing of it outlives the call)
-                or (_memo_never_answered(unit) and not unit.counted and self.name_uses()[unit.name] == 1
-                    and _size(d.body) <= _INLINE_ONCE_SIZE and self.no_closures(d.body, self.loaded.namespaces[unit.ns])))
+                or (never and not unit.counted and self.name_uses()[unit.name] == 1
+                    and _size(d.body) <= _INLINE_ONCE_SIZE and self.no_closures(d.body, ns)))
             self.inline_ok[key] = found
         return found
 
@@ -1705,7 +1687,7 @@ class Generator:
                 and e.args[0].kind == "gen" and len(e.args[0].fors) == 1):
             return self.consume(b.name, e.args[0], env, w)
         if (b.name in ("sorted", "sort_by", "group_by") and len(e.args) == 2 and not e.kwargs
-                and isinstance(e.args[1], A.Lambda) and len(e.args[1].params) == 1 and _no_closures(e.args[1].body)):
+                and isinstance(e.args[1], A.Lambda) and len(e.args[1].params) == 1 and self.no_closures(e.args[1].body, self.ns)):
             return self.keyed(b, e, env, w)
         if b.name == "merge" and len(e.args) == 2 and not e.kwargs and isinstance(e.args[0], A.RecordLit):
             return self.merge_record(b, e, env, w)
@@ -1952,13 +1934,6 @@ def _children(e: Any) -> list[Any]:
         elif hasattr(v, "__dataclass_fields__"):
             out.append(v)
     return out
-
-
-def _no_closures(e: Any) -> bool:
-    """No lambda and no generator inside: nothing that could keep a loop's variable for later."""
-    if isinstance(e, A.Lambda) or (isinstance(e, A.Comp) and e.kind == "gen"):
-        return False
-    return all(_no_closures(c) for c in _children(e))
 
 
 def _count_names(e: Any, uses: collections.Counter[str]) -> None:
