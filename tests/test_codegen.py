@@ -684,6 +684,19 @@ def test_a_branch_value_is_set_where_it_is_computed(tmp_path: Path, sources: lis
     budgets_agree(slow, fast, {})
 
 
+def test_a_sort_key_that_counts_with_a_generator_is_written_in_place(tmp_path: Path, sources: list[str]) -> None:
+    """`sorted`/`group_by` with a lambda are written in place when the lambda makes no function: a
+    generator that `count` or `any` consumes is a loop, so it qualifies. The closures' values."""
+    got = agreed(
+        tmp_path / "main.rules",
+        "def xs = [3, 1, 2, 5]\n"
+        "query main = [sorted(xs, fn(x) => count(y > x for y in xs)),\n"
+        '  group_by(xs, fn(x) => if any(y == x + 1 for y in xs) then "next" else "top")]\n')
+    assert got == {"result": [[5, 3, 2, 1], {"top": [3, 5], "next": [1, 2]}]}, got
+    main = next(src for src in sources if "_sorted_by_keys" in src)
+    assert "setdefault" in main, main  # (group_by's loop, in place too)
+
+
 def test_merging_a_record_literal_agrees(tmp_path: Path) -> None:
     """`merge({...}, m)` is written as one record (the literal's fields, then m's, which win); its
     fields keep the order `merge` gives them, whether or not m is known to be a map."""
