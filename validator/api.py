@@ -129,9 +129,15 @@ class Ruleset:
         memo = ({} if nothing else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
                 else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted})
         inputs = {} if nothing else ctx.inputs
+        return self._state_diagnostics(found, shown), memo, inputs
+
+    def _state_diagnostics(self, found: Any, shown: str) -> list[Diagnostic]:
+        """What `validate_state` returned, as S002 diagnostics."""
+        unit = self.program.query(VALIDATE_QUERY)
+        assert unit is not None
         if not isinstance(found, (list, tuple)):
             return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
-                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)], memo, inputs
+                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)]
         diags = []
         for item in found:
             item = item if isinstance(item, dict) else {"message": str(to_json(item))}
@@ -139,7 +145,7 @@ class Ruleset:
                                     pointer=str(item.get("pointer", "")),
                                     schema_rule=f"ruleset query `{VALIDATE_QUERY}`"
                                                 + (f" ({', '.join(map(str, item['cites']))})" if item.get("cites") else "")))
-        return diags, memo, inputs
+        return diags
 
     def _dice(self, seed: int | None, dice: list[int] | None) -> DiceSource:
         if dice is not None:
@@ -148,10 +154,14 @@ class Ruleset:
 
     def run(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
             dice: list[int] | None = None, exact: bool = False, explain: bool = False,
-            budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>") -> Any:
-        """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics."""
+            budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>",
+            engine: str = "fast") -> Any:
+        """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics.
+        ``engine="reference"`` runs it on the reference interpreter (``validator.reference``)."""
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        if engine == "reference":
+            return self._run_reference(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
         note_run(self.program)
         started = time.perf_counter()
         try:
@@ -191,6 +201,42 @@ class Ruleset:
             out["events"] = to_json(ctx.events)
         if explain and isinstance(out, dict):
             out["explain"] = explanation(ctx)
+        return out
+
+    def _run_reference(self, state: Any, query: str, args: list[Any] | None, seed: int | None,
+                       dice: list[int] | None, exact: bool, explain: bool, budget: int, validate: bool,
+                       state_name: str) -> Any:
+        from . import reference as R
+
+        if validate:
+            errors = self.validate_state(state, state_name)
+            if not errors and self.program.query(VALIDATE_QUERY) is not None:
+                try:
+                    found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget)
+                except R.MissingInput as missing:
+                    raise RunError([missing.diagnostic()], "state") from None
+                except EvalError as err:
+                    raise RunError([err.diagnostic()], "eval") from None
+                errors = self._state_diagnostics(found, state_name)
+            if errors:
+                raise RunError(errors, "state")
+        unit = self.program.query(query)
+        args = list(args or [])
+        if unit is None or unit.arity != len(args):
+            self._run(state, query, args, seed, dice, exact, explain, budget, False, state_name, True)  # raises E008
+        try:
+            if exact:
+                return R.run_exact(self.program, state, query, args, budget)
+            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain)
+        except R.MissingInput as missing:
+            raise RunError([missing.diagnostic()], "state") from None
+        except EvalError as err:
+            raise RunError([err.diagnostic()], "eval") from None
+        out = self._to_json(value, unit)
+        if run.events and isinstance(out, dict) and "events" not in out:
+            out["events"] = to_json(run.events)
+        if explain and isinstance(out, dict):
+            out["explain"] = R.explanation(run)
         return out
 
     @staticmethod

@@ -104,6 +104,11 @@ def _binomial(count: int, p: Fraction) -> dict[int, Fraction]:
     return {k: comb(count, k) * p**k * (1 - p) ** (count - k) for k in range(count + 1)}
 
 
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
 class RandomValue:
     """A die result not yet looked at (exact mode). Comparing it with a number forks the run in two;
     any other use forks over its possible values. ``base`` is shared by values derived by adding."""
@@ -149,6 +154,21 @@ class RandomValue:
         dist.clear()
         dist.update({v: w / total for v, w in chosen.items()})
         return branch == 0
+
+    def shifted(self, k: int) -> "RandomValue":
+        """This die plus an integer: the same distribution, moved (conditioning one conditions both)."""
+        return RandomValue(self.ctx, self.base, self.offset + k, self.label)
+
+    def compare_split(self, op: str, other: Any) -> bool:
+        """``self OP other`` for a value ``other`` (no die): the run forks over the answer."""
+        test = _COMPARISONS[op]
+
+        def holds(v: int) -> bool:
+            try:
+                return bool(test(v, other))
+            except TypeError:
+                raise EvalError("E001", f"cannot compare a die {op} `{other!r}`"[:120]) from None
+        return self._split(holds)
 
     def _cmp(self, other: Any, op: Callable[[int, Any], bool]) -> bool:
         if isinstance(other, RandomValue):

@@ -217,7 +217,7 @@ def _state_of(case: Case) -> Any:
     return data.get("state", {})
 
 
-def run_case(case: Case) -> Outcome:
+def run_case(case: Case, engine: str = "fast") -> Outcome:
     from .api import RunError, load_ruleset
     from .diagnostics import DiagnosticError
 
@@ -235,7 +235,7 @@ def run_case(case: Case) -> Outcome:
         state = _state_of(case)
         result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
                         dice=data.get("dice"), exact=bool(data.get("exact") or data.get("probabilities")),
-                        state_name=f"{case.file}#{case.id}")
+                        state_name=f"{case.file}#{case.id}", engine=engine)
     except (RunError, DiagnosticError) as exc:
         raised = [d.code for d in exc.diagnostics]
         if want_error and want_error in raised:

@@ -1,0 +1,1182 @@
+"""The reference interpreter: what a ruleset means, written to be read.
+
+This is a plain evaluator over the checked AST: one function per construct, environments as
+chains of dictionaries, no caches and no specialisation. It is the oracle that every fast path is
+tested against (``tests/test_reference.py``, ``tests/test_differential.py``), and the engine of
+traced runs (``--explain``). ``docs/language.md`` describes the same meaning in prose.
+
+The parts of the meaning that are not obvious from the code of one construct:
+
+- **Steps.** A run has a budget of steps (E004 when it is spent). A call of a function (a `def`
+  or `rule` with parameters, a query, a lambda, a decision's body, a procedure) costs one step,
+  answered from the memo or not; a loop over a collection costs one step per item, charged before
+  its first item; `+` and `*` cost the size of what they build; some built-ins charge their own
+  work. Nothing else costs a step.
+- **Memo.** Within one run, a value (a definition without parameters) is computed once, and a
+  `def`/`rule` function applied to equal arguments (``freeze``) is computed once: a die rolled in
+  it is rolled once for those arguments. A value or call that read a decision while that decision
+  was still a guess is not kept (it may change); one kept while a decision was being resolved is
+  dropped if that decision is ever undone.
+- **Depth.** Calls of the definitions that lie on cycles of the reference graph (``Unit.counted``)
+  nest at most ``depth_limit`` deep (E005).
+- **Decisions.** A decision is resolved by the guess algorithm of the DATC (chapter 5): its body
+  is evaluated with the decision guessed false; if that read no guess it is final; if the first
+  guess read was its own, it is evaluated again guessed true, and two different values make a
+  cycle, settled by the decision's ``cycle`` policies.
+- **Dice.** Seeded and scripted dice give faces in the order the rolls are made (left to right).
+  In exact mode a roll is a distribution (``RandomValue``); adding an integer to it and comparing
+  it are computed over the distribution (a comparison forks the run in two); every other use of it
+  forces it first: the run forks once per value it can take (``force``). No built-in and no
+  container ever holds an unforced die, except ``shown``, which only describes it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterator
+
+from . import ast as A
+from .builtins import BUILTINS, Builtin, CallError, DiceSpec
+from .diagnostics import Diagnostic, Span
+from .runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
+                      Settlement)
+from .values import to_json
+
+# ---------------------------------------------------------------- values the interpreter makes
+
+
+def show(v: Any) -> str:
+    """A value as the language writes it, shortened for a message."""
+    text = v if isinstance(v, str) else repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def freeze(v: Any) -> Any:
+    """The memo key of a value: equal values (as ``==`` in the language) give equal keys; truth
+    values are not numbers; functions and unforced dice are keyed by identity."""
+    if v is None or type(v) is str:
+        return v
+    if isinstance(v, bool):
+        return ("#bool", v)
+    if isinstance(v, (int, Fraction)):
+        return v
+    if isinstance(v, dict):
+        return ("#map", frozenset((freeze(k), freeze(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return ("#list", tuple(freeze(x) for x in v))
+    if isinstance(v, tuple):
+        return ("#tuple", tuple(freeze(x) for x in v))
+    if isinstance(v, (set, frozenset)):
+        return ("#set", frozenset(freeze(x) for x in v))
+    if isinstance(v, DiceSpec):
+        return v
+    return ("#id", id(v))
+
+
+class Closure:
+    """A lambda's value: its parameters, body and the environment it was made in."""
+
+    def __init__(self, node: A.Lambda, env: "Env", interp: "Interpreter"):
+        self.node, self.env, self.interp = node, env, interp
+
+    def __call__(self, run: "Run", *args: Any) -> Any:  # called by built-ins: what they see is forced
+        return force(run, self.interp.apply_lambda(run, self, list(args)))
+
+
+class UnitFunction:
+    """A definition with parameters used as a value (passed to a built-in, say)."""
+
+    def __init__(self, unit: Any, interp: "Interpreter"):
+        self.unit, self.interp = unit, interp
+
+    def __call__(self, run: "Run", *args: Any) -> Any:
+        return force(run, self.interp.call_unit(run, self.unit, list(args), self.unit.decl.span))
+
+
+class BuiltinFunction:
+    """A built-in used as a value."""
+
+    def __init__(self, builtin: Builtin, span: Span, interp: "Interpreter"):
+        self.builtin, self.span, self.interp = builtin, span, interp
+
+    def __call__(self, run: "Run", *args: Any) -> Any:
+        b = self.builtin
+        if not b.min_args <= len(args) <= b.max_args:
+            raise EvalError("E001", f"`{b.name}` takes {b.min_args}..{b.max_args} arguments, not {len(args)}", self.span)
+        return self.interp.apply_builtin(run, b, list(args), self.span)
+
+
+def force(run: "Run", v: Any) -> Any:
+    """A value with no unforced die at its top: in exact mode the run forks over the die's values."""
+    if isinstance(v, RandomValue):
+        return v.collapse()
+    return v
+
+
+# ---------------------------------------------------------------- environments
+
+
+class Cell:
+    """A procedure variable (`var`): assignable with `:=`."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+@dataclass
+class Env:
+    """Local names of one scope; ``parent`` is the enclosing one. ``ns`` is the namespace whose
+    definitions the code reads (a lambda keeps the namespace it was written in)."""
+
+    ns: Any
+    names: dict[str, Any] = field(default_factory=dict)
+    parent: "Env | None" = None
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        env: Env | None = self
+        while env is not None:
+            if name in env.names:
+                value = env.names[name]
+                return True, (value.value if isinstance(value, Cell) else value)
+            env = env.parent
+        return False, None
+
+    def cell(self, name: str) -> Cell | None:
+        env: Env | None = self
+        while env is not None:
+            if name in env.names:
+                value = env.names[name]
+                return value if isinstance(value, Cell) else None
+            env = env.parent
+        return None
+
+    def child(self, **names: Any) -> "Env":
+        return Env(self.ns, dict(names), self)
+
+
+# ---------------------------------------------------------------- control flow of procedures
+
+
+class _Goto(Exception):
+    def __init__(self, target: str):
+        self.target = target
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _Reject(Exception):
+    def __init__(self, message: str, cites: tuple[str, ...], step: str | None):
+        self.message, self.cites, self.step = message, cites, step
+
+
+# ---------------------------------------------------------------- the run
+
+
+PENDING = object()  # in the memo: a value being computed
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+
+
+class Run:
+    """One evaluation: the state, the budget, the dice, the memo, the decisions, the trace. Built-ins
+    see ``steps``, ``budget``, ``dice`` and ``rolls`` of it."""
+
+    def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
+                 depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
+        self.state = state
+        self.dice = dice
+        self.budget = budget
+        self.steps = 0
+        self.depth = 0
+        self.depth_limit = depth_limit
+        self.rolls = 0
+        self.inputs: dict[tuple[str, str], Any] = {}
+        self.memo: dict[Any, Any] = {}
+        self.events: list[dict[str, Any]] = []
+        self.current_step: str | None = None
+        self.step_cites: dict[str, tuple[str, ...]] = {}
+        # exact dice: the choices to follow, and every fork met (choice, weights)
+        self.path = path or []
+        self.path_pos = 0
+        self.forks: list[tuple[int, list[Fraction]]] = []
+        # decisions
+        self.dstate: dict[Any, int] = {}
+        self.dvalue: dict[Any, Any] = {}
+        self.dargs: dict[Any, tuple[Any, ...]] = {}
+        self.deplist: list[Any] = []
+        self.guesses = 0  # reads of a decision that was not final, so far
+        self.resolving = 0  # decisions being resolved now
+        self.kept_while_resolving: list[Any] = []  # memo keys to drop if a resolved decision is undone
+        self.settled: dict[Any, Settlement] = {}
+        # the trace (explain)
+        self.trace = trace
+        self.trace_stack: list[dict[str, Any]] = [{"children": []}]
+        self.dstack: list[Any] = []
+        self.decision_edges: set[tuple[Any, Any]] = set()
+        self.cycles: list[dict[str, Any]] = []
+
+    def charge(self, n: int, span: Span) -> None:
+        self.steps += n
+        if self.steps > self.budget:
+            raise EvalError("E004", f"evaluation took more than {self.budget} steps", span,
+                            help="a rule loops over a huge range or recurses without end")
+
+    def fork(self, weights: list[Fraction]) -> int:
+        """Exact dice: follow the recorded path, or take branch 0 of a fork met for the first time."""
+        choice = self.path[self.path_pos] if self.path_pos < len(self.path) else 0
+        self.path_pos += 1
+        self.forks.append((choice, weights))
+        return choice
+
+    def keep(self, key: Any, value: Any, reads_decisions: bool) -> None:
+        """Memoize; a value that may read decisions, kept while one is being resolved, is listed so
+        that undoing a resolved decision drops it."""
+        self.memo[key] = value
+        if reads_decisions and self.resolving:
+            self.kept_while_resolving.append(key)
+
+    def undo_kept(self) -> None:
+        for key in self.kept_while_resolving:
+            self.memo.pop(key, None)
+        self.kept_while_resolving.clear()
+
+
+# ---------------------------------------------------------------- the interpreter
+
+
+class Interpreter:
+    """Evaluates a checked program (``compiler.Program``: its namespaces and units)."""
+
+    def __init__(self, program: Any):
+        self.program = program
+        self.loaded = program.loaded
+        self.enum_members: dict[str, set[str]] = {}
+        for ns in self.loaded.namespaces.values():
+            self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
+
+    # -- names
+
+    def unit(self, ns: Any, name: str) -> Any:
+        return self.program.units.get((ns.key, name))
+
+    def meaning(self, ns: Any, name: str) -> tuple[str, Any]:
+        """What a global name means in a namespace, first match wins (the checker has made sure it
+        means something)."""
+        unit = self.unit(ns, name)
+        if unit is not None:
+            return "unit", unit
+        if name in ns.defs:
+            return "type", ns.defs[name]
+        if name in ns.data:
+            return "data", ns.data[name].value
+        if name in self.enum_members.get(ns.key, ()):
+            return "enum", name
+        if name in BUILTINS:
+            return "builtin", BUILTINS[name]
+        if name in ns.modules:
+            return "module", self.loaded.namespaces[ns.modules[name]]
+        return "unknown", None
+
+    def module_of(self, e: A.Expr, env: Env) -> Any:
+        """The namespace a name stands for when it is an imported module's alias (not shadowed)."""
+        if isinstance(e, A.Name) and not env.lookup(e.id)[0]:
+            kind, found = self.meaning(env.ns, e.id)
+            if kind == "module":
+                return found
+        return None
+
+    # -- expressions
+
+    def eval(self, run: Run, e: A.Expr, env: Env) -> Any:
+        method = getattr(self, "eval_" + type(e).__name__)
+        return method(run, e, env)
+
+    def eval_Int(self, run: Run, e: A.Int, env: Env) -> Any:
+        return e.value
+
+    def eval_Str(self, run: Run, e: A.Str, env: Env) -> Any:
+        return e.value
+
+    def eval_Bool(self, run: Run, e: A.Bool, env: Env) -> Any:
+        return e.value
+
+    def eval_NoneLit(self, run: Run, e: A.NoneLit, env: Env) -> Any:
+        return None
+
+    def eval_Dice(self, run: Run, e: A.Dice, env: Env) -> Any:
+        return DiceSpec(e.count, e.sides)
+
+    def eval_Absent(self, run: Run, e: A.Absent, env: Env) -> Any:
+        raise EvalError("E001", "`-` (absent) only stands alone in a table cell", e.span)
+
+    def eval_Name(self, run: Run, e: A.Name, env: Env) -> Any:
+        found, value = env.lookup(e.id)
+        if found:
+            return value
+        return self.global_value(run, env.ns, e.id, e.span)
+
+    def global_value(self, run: Run, ns: Any, name: str, span: Span) -> Any:
+        kind, found = self.meaning(ns, name)
+        if kind == "unit":
+            if isinstance(found.decl, A.TableDecl):
+                raise EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
+            if found.arity is None:
+                return self.read_value(run, found)
+            return UnitFunction(found, self)
+        if kind == "data":
+            return found
+        if kind == "enum":
+            return name
+        if kind == "builtin":
+            return BuiltinFunction(found, span, self)
+        raise EvalError("E001", f"`{name}` is not a value", span)
+
+    def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
+        return [force(run, self.eval(run, item, env)) for item in e.items]
+
+    def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
+        return make_set([force(run, self.eval(run, item, env)) for item in e.items], e.span)
+
+    def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Env) -> Any:
+        return {k: force(run, self.eval(run, v, env)) for k, v in e.items}
+
+    def eval_MapLit(self, run: Run, e: A.MapLit, env: Env) -> Any:
+        pairs = []
+        for k, v in e.items:
+            key = force(run, self.eval(run, k, env))
+            pairs.append((key, force(run, self.eval(run, v, env))))
+        return make_map(pairs, e.span)
+
+    def eval_Comp(self, run: Run, e: A.Comp, env: Env) -> Any:
+        if e.kind == "gen":  # consumed lazily by the built-in it is given to (`any` may stop early)
+            return (force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env))
+        if e.kind == "list":
+            return [force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)]
+        if e.kind == "set":
+            return make_set([force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)],
+                            e.span)
+        assert e.key is not None
+        pairs = []
+        for inner in self.comp_envs(run, e.fors, env):
+            key = force(run, self.eval(run, e.key, inner))  # the key first: dice are rolled in order
+            pairs.append((key, force(run, self.eval(run, e.elem, inner))))
+        return make_map(pairs, e.span)
+
+    def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Env) -> Iterator[Env]:
+        """The environments of a comprehension's items: one per combination its `for`s walk."""
+        if not fors:
+            yield env
+            return
+        first, rest = fors[0], fors[1:]
+        seq = force(run, self.eval(run, first.iter, env))
+        for item_names in loop_items(run, seq, len(first.names), first.span):
+            inner = env.child(**dict(zip(first.names, item_names)))
+            if first.cond is not None and not truth(run, self.eval(run, first.cond, inner)):
+                continue
+            yield from self.comp_envs(run, rest, inner)
+
+    def eval_Let(self, run: Run, e: A.Let, env: Env) -> Any:
+        value = self.eval(run, e.value, env)
+        return self.eval(run, e.body, env.child(**{e.name: value}))
+
+    def eval_If(self, run: Run, e: A.If, env: Env) -> Any:
+        for cond, value in e.branches:
+            if truth(run, self.eval(run, cond, env)):
+                return self.eval(run, value, env)
+        return self.eval(run, e.otherwise, env)
+
+    def eval_Lambda(self, run: Run, e: A.Lambda, env: Env) -> Any:
+        return Closure(e, env, self)
+
+    def eval_BoolOp(self, run: Run, e: A.BoolOp, env: Env) -> Any:
+        stop_at = e.op == "or"  # `or` stops at the first true item, `and` at the first false one
+        for item in e.items:
+            if truth(run, self.eval(run, item, env)) == stop_at:
+                return stop_at
+        return not stop_at
+
+    def eval_Not(self, run: Run, e: A.Not, env: Env) -> Any:
+        return not truth(run, self.eval(run, e.operand, env))
+
+    def eval_Compare(self, run: Run, e: A.Compare, env: Env) -> Any:
+        x = self.eval(run, e.left, env)
+        y = self.eval(run, e.right, env)
+        return compare(run, e.op, x, y, e.span)
+
+    def eval_BinOp(self, run: Run, e: A.BinOp, env: Env) -> Any:
+        x = self.eval(run, e.left, env)
+        if e.op == "??":
+            return self.eval(run, e.right, env) if x is None else x
+        y = self.eval(run, e.right, env)
+        return arithmetic(run, e.op, x, y, e.span)
+
+    def eval_Neg(self, run: Run, e: A.Neg, env: Env) -> Any:
+        x = force(run, self.eval(run, e.operand, env))
+        try:
+            return -x
+        except TypeError:
+            raise EvalError("E001", f"cannot negate `{show(x)}`", e.span) from None
+
+    def eval_Field(self, run: Run, e: A.Field, env: Env) -> Any:
+        module = self.module_of(e.obj, env)
+        if module is not None:
+            return self.global_value(run, module, e.name, e.span)
+        obj = force(run, self.eval(run, e.obj, env))
+        return field_of(obj, e.name, e.span)
+
+    def eval_Index(self, run: Run, e: A.Index, env: Env) -> Any:
+        if isinstance(e.obj, A.Name) and not env.lookup(e.obj.id)[0]:
+            kind, unit = self.meaning(env.ns, e.obj.id)
+            if kind == "unit" and isinstance(unit.decl, A.TableDecl):
+                keys = [force(run, self.eval(run, k, env)) for k in e.keys]
+                return self.table_lookup(run, unit, keys)
+        obj = force(run, self.eval(run, e.obj, env))
+        key = force(run, self.eval(run, e.keys[0], env))
+        return index_of(obj, key, e.span)
+
+    def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
+        obj = force(run, self.eval(run, e.obj, env))
+        if not isinstance(obj, dict):
+            raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", e.span)
+        out = dict(obj)
+        for k, v in e.items:
+            out[k] = force(run, self.eval(run, v, env))
+        return out
+
+    def eval_Call(self, run: Run, e: A.Call, env: Env) -> Any:
+        target = self.call_target(e.func, env)
+        if target is not None:
+            kind, found = target
+            args = [self.eval(run, a, env) for a in e.args]
+            if kind == "builtin":
+                args += [self.eval(run, v, env) for _, v in e.kwargs]
+                return self.apply_builtin(run, found, args, e.span)
+            return self.call_unit(run, found, args, e.span)
+        fn = force(run, self.eval(run, e.func, env))
+        args = [self.eval(run, a, env) for a in e.args]
+        if isinstance(fn, Closure):
+            return self.apply_lambda(run, fn, args)
+        if isinstance(fn, UnitFunction):
+            return self.call_unit(run, fn.unit, args, e.span)
+        if isinstance(fn, BuiltinFunction):
+            return fn(run, *args)
+        raise EvalError("E001", f"`{show(fn)}` is not a function", e.span)
+
+    def call_target(self, func: A.Expr, env: Env) -> tuple[str, Any] | None:
+        """A call of a global definition or built-in by its name (or a module's member)."""
+        if isinstance(func, A.Name) and not env.lookup(func.id)[0]:
+            kind, found = self.meaning(env.ns, func.id)
+            if kind in ("unit", "builtin"):
+                return kind, found
+        if isinstance(func, A.Field):
+            module = self.module_of(func.obj, env)
+            if module is not None:
+                kind, found = self.meaning(module, func.name)
+                if kind in ("unit", "builtin"):
+                    return kind, found
+        return None
+
+    def apply_builtin(self, run: Run, b: Builtin, args: list[Any], span: Span) -> Any:
+        """A built-in sees forced arguments (``shown`` alone may look at a die without forcing it);
+        its failures are located at the call."""
+        if b.name != "shown":
+            args = [force(run, a) for a in args]
+        try:
+            return b.fn(run, *args) if b.needs_ctx else b.fn(*args)
+        except EvalError as err:
+            if not err.span.line:  # raised deep in a built-in (a die, say): located at the call
+                err.span = span
+            raise
+        except CallError as err:
+            if run.steps > run.budget:  # a built-in that ran out of steps: the budget, not the argument
+                raise EvalError("E004", f"evaluation took more than {run.budget} steps", span,
+                                help="a rule loops over a huge range or recurses without end") from None
+            raise EvalError("E011", f"{b.name}: {err}", span) from None
+        except TypeError as err:
+            raise EvalError("E001", f"{b.name}: {err}", span) from None
+        except RecursionError:
+            raise EvalError("E005", f"{b.name}: recursion too deep", span) from None
+
+    def apply_lambda(self, run: Run, fn: Closure, args: list[Any]) -> Any:
+        node = fn.node
+        if len(args) != len(node.params):
+            raise EvalError("E001", f"this function takes {len(node.params)} arguments, not {len(args)}", node.span)
+        run.charge(1, node.span)
+        return self.eval(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
+
+    # -- definitions
+
+    def read_value(self, run: Run, unit: Any) -> Any:
+        """A definition without parameters: computed at its first read in the run."""
+        key = ("#value", unit.ns, unit.name)
+        if key in run.memo:
+            if run.memo[key] is PENDING:
+                raise EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+            return run.memo[key]
+        if isinstance(unit.decl, A.InputDecl):
+            return run.inputs[(unit.ns, unit.name)]
+        if unit.counted and run.depth >= run.depth_limit:
+            raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls", unit.decl.span)
+        self.enter(run, unit, unit.decl.span)
+        run.memo[key] = PENDING
+        guesses = run.guesses
+        try:
+            body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
+            value = self.eval(run, body, Env(self.loaded.namespaces[unit.ns]))
+        finally:
+            self.leave(run, unit)
+            del run.memo[key]
+        if run.guesses == guesses:  # it read no guess: final
+            run.keep(key, value, unit.uses_decisions)
+        return value
+
+    def enter(self, run: Run, unit: Any, span: Span) -> None:
+        if unit.counted:
+            if run.depth >= run.depth_limit:
+                raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
+                                help=too_deep_help(unit))
+            run.depth += 1
+
+    def leave(self, run: Run, unit: Any) -> None:
+        if unit.counted:
+            run.depth -= 1
+
+    def call_unit(self, run: Run, unit: Any, args: list[Any], span: Span) -> Any:
+        d = unit.decl
+        if isinstance(d, A.TableDecl):
+            return self.table_lookup(run, unit, [force(run, a) for a in args])
+        if isinstance(d, A.DecisionDecl):
+            return self.resolve(run, unit, args)
+        if isinstance(d, A.ProcedureDecl):
+            return self.run_procedure(run, unit, args)
+        if unit.arity is None or unit.arity != len(args):
+            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+        return self.call_function(run, unit, args)
+
+    def call_function(self, run: Run, unit: Any, args: list[Any]) -> Any:
+        """A `def`, `rule` or query with parameters; `def` and `rule` calls are kept in the memo."""
+        d = unit.decl
+        run.charge(1, d.span)
+        self.enter(run, unit, d.span)
+        try:
+            memoized = isinstance(d, A.DefDecl)
+            key = ("#call", unit.ns, unit.name, tuple(freeze(a) for a in args)) if memoized else None
+            if key is not None and key in run.memo:
+                return run.memo[key]
+            guesses = run.guesses
+            cites = d.cites if isinstance(d, A.DefDecl) and d.kind == "rule" else None
+            value = self.traced(run, unit.name, args, cites, lambda: self.body_value(run, unit, d.body, args))
+            if key is not None and run.guesses == guesses:
+                run.keep(key, value, unit.uses_decisions)
+            return value
+        finally:
+            self.leave(run, unit)
+
+    def body_value(self, run: Run, unit: Any, body: A.Expr, args: list[Any]) -> Any:
+        params = unit.decl.params or ()
+        env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(params, args)})
+        return self.eval(run, body, env)
+
+    def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any) -> Any:
+        """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses."""
+        if not run.trace or cites is None or len(run.trace_stack) > 2000:
+            return compute()
+        node: dict[str, Any] = {"rule": name, "args": [to_json(a) for a in args], "cites": list(cites), "children": []}
+        parent = run.trace_stack[-1]
+        run.trace_stack.append(node)
+        try:
+            value = compute()
+        finally:
+            run.trace_stack.pop()
+        node["value"] = to_json(value)
+        parent["children"].append(node)
+        return value
+
+    # -- tables
+
+    def table_lookup(self, run: Run, unit: Any, keys: list[Any]) -> Any:
+        """A cell: a variant's `override t[...]` first (the last one wins), then the table's own cell;
+        an absent cell, or keys the table does not have, give none."""
+        d: A.TableDecl = unit.decl
+        ns = self.loaded.namespaces[unit.ns]
+        cells: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else grid_cells(d)
+        cells.update({tuple(table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
+        try:
+            cell = cells.get(tuple(keys))
+        except TypeError:
+            return None
+        if cell is not None:
+            return self.eval(run, cell, Env(ns))
+        if d.source is None:
+            return None
+        value = self.eval(run, d.source, Env(ns))
+        for k in keys:
+            if not isinstance(value, dict):
+                return None
+            try:
+                value = value.get(k)
+            except TypeError:
+                return None
+        return value
+
+    # -- decisions
+
+    def resolve(self, run: Run, unit: Any, args: list[Any]) -> Any:
+        """A decision's value: final once resolved; a guess while it is being resolved."""
+        key = (unit.name, *[freeze(a) for a in args])
+        state = run.dstate.get(key, UNRESOLVED)
+        if state == RESOLVED:
+            return run.dvalue[key]
+        if run.trace and run.dstack:
+            run.decision_edges.add((run.dstack[-1], key))
+        if state == GUESSING:
+            # every read of a guess is recorded, so that what read it is provisional too
+            run.deplist.append(key)
+            run.guesses += 1
+            return run.dvalue[key]
+        guesses = run.guesses
+        run.resolving += 1
+        try:
+            value = self.resolve_fresh(run, unit, key, args)
+        finally:
+            run.resolving -= 1
+        # resolved, the guesses read on the way do not make the reader provisional
+        run.guesses = guesses if run.dstate.get(key) == RESOLVED else guesses + 1
+        return value
+
+    def resolve_fresh(self, run: Run, unit: Any, key: Any, args: list[Any]) -> Any:
+        run.dargs[key] = tuple(args)
+        old = len(run.deplist)
+        run.dstate[key] = GUESSING
+        run.dvalue[key] = False
+        first = self.decision_body(run, unit, key, args)
+        if len(run.deplist) == old:  # it read no guess
+            if run.dstate.get(key) != RESOLVED:
+                run.dstate[key] = RESOLVED
+                run.dvalue[key] = first
+            return run.dvalue[key]
+        if run.deplist[old] != key:  # it rests on another decision's guess: provisional
+            run.deplist.append(key)
+            run.dvalue[key] = first
+            return first
+        self.unset(run, run.deplist[old:])
+        del run.deplist[old:]
+        run.dstate[key] = GUESSING
+        run.dvalue[key] = True
+        second = self.decision_body(run, unit, key, args)
+        if first == second:
+            self.unset(run, run.deplist[old:])
+            del run.deplist[old:]
+            run.dstate[key] = RESOLVED
+            run.dvalue[key] = first
+            return first
+        members = list(run.deplist[old:])
+        if key not in members:
+            members.insert(0, key)
+        del run.deplist[old:]
+        self.settle(run, unit, members)
+        return self.resolve(run, unit, args)
+
+    def decision_body(self, run: Run, unit: Any, key: Any, args: list[Any]) -> Any:
+        d: A.DecisionDecl = unit.decl
+        run.charge(1, d.span)
+        self.enter(run, unit, d.span)
+        run.dstack.append(key)
+        try:
+            return force(run, self.traced(run, unit.name, args, d.cites, lambda: self.body_value(run, unit, d.body, args)))
+        finally:
+            run.dstack.pop()
+            self.leave(run, unit)
+
+    def unset(self, run: Run, keys: list[Any]) -> None:
+        undone = False
+        for k in keys:
+            if run.dstate.pop(k, None) == RESOLVED:
+                undone = True
+        if undone:
+            run.undo_kept()
+
+    def settle(self, run: Run, unit: Any, members: list[Any]) -> None:
+        """A cycle: the first policy of `cycle NAME` whose `when` holds settles some of its members."""
+        d: A.DecisionDecl = unit.decl
+        ns = self.loaded.namespaces[unit.ns]
+        mine = [m for m in members if m[0] == unit.name]
+        args = [run.dargs[m] for m in mine]
+        shown = [a[0] if len(d.params) == 1 else list(a) for a in args]
+        cyc = ns.defs.get(f"cycle {d.name}")
+        policies = cyc.policies if isinstance(cyc, A.CycleDecl) else ()
+        env = Env(ns, {"cycle": shown})
+        for pol in policies:
+            if pol.when is not None and not truth(run, self.eval(run, pol.when, env)):
+                continue
+            chosen = force(run, self.eval(run, pol.targets, env))
+            value = force(run, self.eval(run, pol.value, env))
+            cites = pol.cites or cyc.cites
+            wanted = {freeze(t) if len(d.params) == 1 else tuple(freeze(x) for x in t) for t in chosen}
+            settled = 0
+            for m, a in zip(mine, args):
+                k = freeze(a[0]) if len(d.params) == 1 else tuple(freeze(x) for x in a)
+                if k in wanted:
+                    run.dstate[m] = RESOLVED
+                    run.dvalue[m] = value
+                    run.settled[m] = Settlement(m, value, cites, tuple(members))
+                    settled += 1
+            for m in members:
+                if run.dstate.get(m) != RESOLVED:
+                    run.dstate.pop(m, None)
+            if run.trace:
+                run.cycles.append({"decision": unit.name, "members": [to_json(s) for s in shown],
+                                   "settled": [to_json(t) for t in chosen], "value": to_json(value),
+                                   "cites": list(cites)})
+            if settled == 0:
+                raise EvalError("E006", f"the cycle policy for `{unit.name}` settled none of the {len(members)} "
+                                        "decisions of the cycle", pol.span)
+            return
+        raise EvalError("E006", f"cycle among `{unit.name}` decisions and no policy of `cycle {unit.name}` applies",
+                        d.span, help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
+
+    # -- procedures
+
+    def run_procedure(self, run: Run, unit: Any, args: list[Any]) -> Any:
+        """The steps in order; `goto` jumps, `stop` ends, `reject` (or a failed `require`) ends with a
+        reason. The result: the status, why and where it ended, and the procedure's variables."""
+        d: A.ProcedureDecl = unit.decl
+        run.charge(1, d.span)
+        env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(d.params, args)})
+        variables: dict[str, Cell] = {}
+        steps = [s for s in d.body if isinstance(s, A.Step)]
+        for s in d.body:
+            if isinstance(s, A.Var):
+                variables[s.name] = Cell(self.eval(run, s.value, env.child(**variables)))
+        env = env.child(**variables)
+        index = {s.name: i for i, s in enumerate(steps)}
+        outer_cites = run.step_cites
+        run.step_cites = {s.name: s.cites for s in steps}  # what an `emit` citing nothing cites
+        try:
+            return self.run_steps(run, d, steps, index, env, variables)
+        finally:
+            run.step_cites = outer_cites
+
+    def run_steps(self, run: Run, d: A.ProcedureDecl, steps: list[A.Step], index: dict[str, int], env: Env,
+                  variables: dict[str, Cell]) -> Any:
+        status, reason, cites, where = "completed", None, list(d.cites), None
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            run.current_step = step.name
+            try:
+                self.exec_block(run, step.body, env)
+                i += 1
+            except _Goto as jump:
+                run.charge(1, d.span)
+                i = index[jump.target]
+            except _Stop:
+                status, where = "stopped", step.name
+                break
+            except _Reject as r:
+                status, reason, where = "rejected", r.message, step.name
+                cites = list(r.cites or step.cites)
+                run.events.append({"event": "rejected", "step": step.name, "reason": r.message, "cites": cites})
+                break
+        run.current_step = None
+        out: dict[str, Any] = {"status": status}
+        if reason is not None:
+            out["reason"] = reason
+            out["cites"] = cites
+        if where is not None:
+            out["step"] = where
+        for name, cell in variables.items():
+            out[name] = force(run, cell.value)
+        return out
+
+    def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Env) -> None:
+        env = env.child()
+        for s in stmts:
+            env = self.exec(run, s, env)
+
+    def exec(self, run: Run, s: A.Stmt, env: Env) -> Env:
+        """Run one statement; the environment for the statements after it."""
+        if isinstance(s, A.Var):
+            return env.child(**{s.name: Cell(self.eval(run, s.value, env))})
+        if isinstance(s, A.LetStmt):
+            return env.child(**{s.name: self.eval(run, s.value, env)})
+        if isinstance(s, A.Assign):
+            cell = env.cell(s.name)
+            value = self.eval(run, s.value, env)
+            assert cell is not None, "the checker allows `:=` only on a procedure variable"
+            cell.value = value
+            return env
+        if isinstance(s, A.IfStmt):
+            for cond, body in s.branches:
+                if truth(run, self.eval(run, cond, env)):
+                    self.exec_block(run, body, env)
+                    return env
+            if s.otherwise is not None:
+                self.exec_block(run, s.otherwise, env)
+            return env
+        if isinstance(s, A.For):
+            seq = force(run, self.eval(run, s.iter, env))
+            for x in iterate(seq, s.span):
+                run.charge(1, s.span)
+                inner = env.child(**{s.name: x})
+                if s.cond is not None and not truth(run, self.eval(run, s.cond, inner)):
+                    continue
+                try:
+                    self.exec_block(run, s.body, inner)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+            return env
+        if isinstance(s, A.Goto):
+            raise _Goto(s.target)
+        if isinstance(s, A.Stop):
+            raise _Stop()
+        if isinstance(s, A.Break):
+            raise _Break()
+        if isinstance(s, A.Continue):
+            raise _Continue()
+        if isinstance(s, A.Emit):
+            event: dict[str, Any] = {"event": s.event, "step": run.current_step,
+                                     "cites": list(s.cites) or list(run.step_cites.get(run.current_step or "", ()))}
+            for k, v in s.payload:
+                event[k] = force(run, self.eval(run, v, env))
+            run.events.append(event)
+            return env
+        if isinstance(s, A.Require):
+            if not truth(run, self.eval(run, s.cond, env)):
+                raise _Reject(s.message, s.cites, run.current_step)
+            return env
+        if isinstance(s, A.Reject):
+            raise _Reject(s.message, s.cites, run.current_step)
+        raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
+
+    # -- inputs and queries
+
+    def bind_inputs(self, run: Run) -> None:
+        """Each `input` read from the state at its JSON pointer, or its default."""
+        from .state import resolve_pointer
+
+        for unit in self.program.units.values():
+            d = unit.decl
+            if not isinstance(d, A.InputDecl):
+                continue
+            ok, value = resolve_pointer(run.state, d.pointer)
+            if not ok:
+                if d.default is None:
+                    raise MissingInput(d)
+                value = force(run, self.eval(run, d.default, Env(self.loaded.namespaces[unit.ns])))
+            run.inputs[(unit.ns, unit.name)] = value
+
+    def run_query(self, run: Run, unit: Any, args: list[Any]) -> Any:
+        self.bind_inputs(run)
+        return force(run, self.call_unit(run, unit, args, unit.decl.span))
+
+
+class MissingInput(Exception):
+    def __init__(self, decl: A.InputDecl):
+        self.decl = decl
+
+    def diagnostic(self) -> Diagnostic:
+        d = self.decl
+        return Diagnostic("S002", f"input `{d.name}` is missing from the state", d.span, pointer=d.pointer,
+                          help=f"the state needs a value at `{d.pointer}`, or give the input a `default`")
+
+
+# ---------------------------------------------------------------- operations on values
+
+
+def truth(run: Run, v: Any) -> bool:
+    return bool(force(run, v))
+
+
+def make_set(items: list[Any], span: Span) -> frozenset[Any]:
+    try:
+        return frozenset(items)
+    except TypeError:
+        raise EvalError("E009", "set items must be numbers, text or lists", span) from None
+
+
+def make_map(pairs: list[tuple[Any, Any]], span: Span) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for k, v in pairs:
+        try:
+            out[k] = v
+        except TypeError:
+            raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
+    return out
+
+
+def iterate(seq: Any, span: Span) -> Any:
+    """What a loop may walk: a list, set, map (its keys) or a generator."""
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        return seq
+    if seq is None:
+        raise EvalError("E001", "cannot loop over none", span)
+    if isinstance(seq, str):
+        raise EvalError("E001", "cannot loop over text", span, help="use split(text) for its words")
+    if hasattr(seq, "__next__"):
+        return seq
+    raise EvalError("E001", f"cannot loop over `{show(seq)}`", span)
+
+
+def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any, ...]]:
+    """A comprehension's `for`: the items (a collection's length charged first), each as a tuple of
+    as many values as the loop has names (two names walk a map's keys and values, the key and value
+    of `{key, value}` records, or pairs)."""
+    seq = iterate(seq, span)
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        run.charge(len(seq), span)
+    for x in seq:
+        if names == 1:
+            yield (x,)
+        elif isinstance(seq, dict):
+            yield (x, seq[x])
+        elif isinstance(x, dict) and "key" in x and "value" in x:
+            yield (x["key"], x["value"])
+        elif isinstance(x, (list, tuple)) and len(x) == names:
+            yield tuple(x)
+        else:
+            raise EvalError("E001", f"cannot unpack `{show(x)}` into {names} names", span)
+
+
+def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
+    """Comparisons. An unforced die compared with a value forks the run over the answer."""
+    if op in ("in", "notin"):
+        x, y = force(run, x), force(run, y)
+        try:
+            found = x in y
+        except TypeError:
+            if y is None:
+                return op == "notin"
+            raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{show(y)}`", span) from None
+        return not found if op == "notin" else found
+    if isinstance(x, RandomValue) and isinstance(y, RandomValue):
+        y = force(run, y)
+    if isinstance(y, RandomValue):  # the die on the left: `k < d` is `d > k`
+        x, y, op = y, x, _MIRROR[op]
+    if isinstance(x, RandomValue):
+        return x.compare_split(op, y)
+    if op == "==":
+        return bool(x == y)
+    if op == "!=":
+        return bool(x != y)
+    try:
+        return bool(_ORDER[op](x, y))
+    except TypeError:
+        raise EvalError("E001", f"cannot compare `{show(x)}` {op} `{show(y)}`", span) from None
+
+
+_MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_ORDER = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
+    """`+ - * / // %`. A die plus or minus an integer stays a die; any other arithmetic forces it."""
+    if op in ("+", "-") and isinstance(x, RandomValue) and _plain_int(y):
+        return x.shifted(y if op == "+" else -y)
+    if op == "+" and isinstance(y, RandomValue) and _plain_int(x):
+        return y.shifted(x)
+    x, y = force(run, x), force(run, y)
+    if op in ("/", "//", "%"):
+        return divide(op, x, y, span)
+    charge_size(run, op, x, y, span)
+    try:
+        if op == "+":
+            return x + y
+        return x - y if op == "-" else x * y
+    except TypeError:
+        if op == "+":
+            raise EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`", span) from None
+        raise EvalError("E001", f"cannot compute `{show(x)}` {op} `{show(y)}`", span) from None
+
+
+def _plain_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def charge_size(run: Run, op: str, x: Any, y: Any, span: Span) -> None:
+    """`+` and `*` cost the size of what they build, charged before building it (so doubling a list
+    or squaring a number again and again is a located E004, not a hang)."""
+    seq = (str, list, tuple)
+    if op == "+" and isinstance(x, seq) and isinstance(y, seq):
+        cost = len(x) + len(y)
+    elif op == "*" and isinstance(x, seq) and isinstance(y, int):
+        cost = len(x) * max(0, y)
+    elif op == "*" and isinstance(y, seq) and isinstance(x, int):
+        cost = len(y) * max(0, x)
+    elif op == "*" and isinstance(x, int) and isinstance(y, int):
+        cost = (x.bit_length() * y.bit_length()) >> 16
+    else:
+        return
+    run.charge(cost, span)
+
+
+def divide(op: str, x: Any, y: Any, span: Span) -> Any:
+    """`/` is exact (integers give a fraction, or an integer when it divides); `//` and `%`."""
+    try:
+        if op == "/":
+            if isinstance(x, int) and isinstance(y, int):
+                q = Fraction(x, y)
+                return q.numerator if q.denominator == 1 else q
+            return x / y
+        return x // y if op == "//" else x % y
+    except ZeroDivisionError:
+        raise EvalError("E003", "division by zero", span) from None
+    except TypeError:
+        raise EvalError("E001", f"cannot divide `{show(x)}` by `{show(y)}`", span) from None
+
+
+def field_of(obj: Any, name: str, span: Span) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name)
+    if obj is None:
+        raise EvalError("E002", f"field `{name}` of none", span,
+                        help=f"guard with `x != none`, or use `(x ?? default).{name}`")
+    raise EvalError("E001", f"`{show(obj)}` has no fields (looking for `{name}`)", span)
+
+
+def index_of(obj: Any, key: Any, span: Span) -> Any:
+    if isinstance(obj, dict):
+        try:
+            return obj.get(key)
+        except TypeError:
+            raise EvalError("E009", f"`{show(key)}` cannot be a key", span) from None
+    if isinstance(obj, (list, tuple, str)):
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise EvalError("E001", f"a list index must be an integer, not `{show(key)}`", span)
+        if -len(obj) <= key < len(obj):
+            return obj[key]
+        raise EvalError("E002", f"index {key} outside a list of {len(obj)} items", span)
+    if obj is None:
+        raise EvalError("E002", "indexing none", span)
+    raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
+
+
+def table_key(cell: A.Expr) -> Any:
+    """A grid's row or column key as written: a name stands for its own text."""
+    if isinstance(cell, A.Name):
+        return cell.id
+    if isinstance(cell, (A.Str, A.Int, A.Bool)):
+        return cell.value
+    return None
+
+
+def grid_cells(d: A.TableDecl) -> dict[tuple[Any, ...], A.Expr]:
+    """A grid's cells by their keys (the header row names the columns of a two-key table); absent
+    cells are left out."""
+    grid = d.grid or ()
+    cells: dict[tuple[Any, ...], A.Expr] = {}
+    if len(d.params) == 1:
+        for row in grid:
+            if len(row) == 2 and not isinstance(row[1], A.Absent):
+                cells[(table_key(row[0]),)] = row[1]
+    elif len(d.params) == 2 and len(grid) >= 2:
+        header = [table_key(c) for c in grid[0][1:]]
+        for row in grid[1:]:
+            if len(row) == len(grid[0]):
+                for col, cell in zip(header, row[1:]):
+                    if not isinstance(cell, A.Absent):
+                        cells[(table_key(row[0]), col)] = cell
+    return cells
+
+
+def too_deep_help(unit: Any) -> str:
+    if isinstance(unit.decl, A.DecisionDecl):
+        return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
+    return "a rule calls itself without reaching a base case"
+
+
+# ---------------------------------------------------------------- running a query
+
+
+def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
+              budget: int = DEFAULT_STEP_BUDGET, trace: bool = False) -> tuple[Any, Run]:
+    """Evaluate a query once; raises ``EvalError`` (or ``MissingInput``)."""
+    interp = Interpreter(program)
+    unit = program.query(query)
+    run = Run(state, dice, budget, trace=trace)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 20000))
+    try:
+        value = interp.run_query(run, unit, args)
+    except RecursionError:
+        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
+                        help="a rule calls itself without reaching a base case") from None
+    finally:
+        sys.setrecursionlimit(old_limit)
+    return value, run
+
+
+def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
+              max_paths: int = MAX_EXACT_PATHS) -> dict[str, Any]:
+    """Every dice outcome with its exact probability: the query is run once along each path of the
+    tree of forks (depth first); the budget and the number of paths bound the whole enumeration."""
+    from .runtime import ExactDice
+
+    interp = Interpreter(program)
+    unit = program.query(query)
+    outcomes: dict[str, list[Any]] = {}
+    path: list[int] = []
+    paths = 0
+    spent = 0
+    while True:
+        run = Run(state, ExactDice(), budget - spent, path=path)
+        value = to_json(interp.run_query(run, unit, args))
+        events = to_json(run.events)
+        spent += run.steps
+        prob = Fraction(1)
+        for choice, weights in run.forks:
+            prob *= weights[choice]
+        key = json.dumps(value, sort_keys=True)
+        if key in outcomes:
+            outcomes[key][1] += prob
+        else:
+            outcomes[key] = [value, prob, events]
+        paths += 1
+        if paths > max_paths:
+            raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
+                            help="use --seed or --dice instead of --exact")
+        taken = [c for c, _ in run.forks]
+        sizes = [len(w) for _, w in run.forks]
+        i = len(taken) - 1
+        while i >= 0 and taken[i] + 1 >= sizes[i]:
+            i -= 1
+        if i < 0:
+            break
+        path = taken[:i] + [taken[i] + 1]
+    total = sum((o[1] for o in outcomes.values()), Fraction(0))
+    ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+    return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
+            "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "p": round(float(p), 6), "result": v,
+                          "events": ev} for v, p, ev in ranked]}
+
+
+def unknown_help(name: str, candidates: list[str]) -> str | None:
+    close = difflib.get_close_matches(name, candidates, 1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def explanation(run: Run) -> dict[str, Any]:
+    """The trace of a run, as ``ruleval explain`` shows it."""
+    root = run.trace_stack[0]
+    edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in run.decision_edges})
+    settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
+               for k, s in run.settled.items()]
+    decisions = [{"key": to_json(list(k)), "decision": k[0], "args": to_json(list(a)),
+                  "value": to_json(run.dvalue.get(k))} for k, a in run.dargs.items()]
+    return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
+            "cycles": run.cycles, "settled": settled, "decisions": decisions}
