@@ -160,8 +160,9 @@ class Ruleset:
         ``engine="reference"`` runs it on the reference interpreter (``validator.reference``)."""
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
-        if engine == "reference":
-            return self._run_reference(state, query, args, seed, dice, exact, explain, budget, validate, state_name)
+        if engine in ("reference", "backend"):
+            return self._run_reference(state, query, args, seed, dice, exact, explain, budget, validate, state_name,
+                                       engine)
         note_run(self.program)
         started = time.perf_counter()
         try:
@@ -205,29 +206,36 @@ class Ruleset:
 
     def _run_reference(self, state: Any, query: str, args: list[Any] | None, seed: int | None,
                        dice: list[int] | None, exact: bool, explain: bool, budget: int, validate: bool,
-                       state_name: str) -> Any:
+                       state_name: str, engine_name: str = "reference") -> Any:
         from . import reference as R
 
+        engine: Any = None
+        if engine_name == "backend" and not explain:
+            from .backend import Backend
+
+            if getattr(self.program, "backend", None) is None:
+                self.program.backend = Backend(self.program)  # type: ignore[attr-defined]
+            engine = self.program.backend  # type: ignore[attr-defined]
+
+        check = None
         if validate:
             errors = self.validate_state(state, state_name)
-            if not errors and self.program.query(VALIDATE_QUERY) is not None:
-                try:
-                    found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget)
-                except R.MissingInput as missing:
-                    raise RunError([missing.diagnostic()], "state") from None
-                except EvalError as err:
-                    raise RunError([err.diagnostic()], "eval") from None
-                errors = self._state_diagnostics(found, state_name)
             if errors:
                 raise RunError(errors, "state")
+
+            def check(found: Any) -> None:
+                found_errors = self._state_diagnostics(found, state_name)
+                if found_errors:
+                    raise RunError(found_errors, "state")
         unit = self.program.query(query)
         args = list(args or [])
         if unit is None or unit.arity != len(args):
             self._run(state, query, args, seed, dice, exact, explain, budget, False, state_name, True)  # raises E008
         try:
             if exact:
-                return R.run_exact(self.program, state, query, args, budget)
-            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain)
+                return R.run_exact(self.program, state, query, args, budget, engine=engine, check=check)
+            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain,
+                                     engine=engine, check=check)
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:

@@ -50,6 +50,8 @@ class Unit:
     # named by decision bodies alone (no function, value, query or cycle policy): each of its calls comes
     # from evaluating one decision, whose value is kept once resolved
     decisions_only: bool = False
+    # its number in the program: the memo keys of both engines name a unit by it
+    index: int = 0
 
 
 @dataclass
@@ -109,7 +111,8 @@ class Compiler(ControlCompiler):
                     arity = len(d.params)
                 elif isinstance(d, A.TableDecl):
                     arity = len(d.params)
-                self.program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity)
+                self.program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity,
+                                                          index=len(self.program.units) + 1)
         self._mark_decision_users()
         for (nskey, _), unit in list(self.program.units.items()):
             self.ns = self.loaded.namespaces[nskey]

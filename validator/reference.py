@@ -12,9 +12,16 @@ The parts of the meaning that are not obvious from the code of one construct:
   answered from the memo or not; a loop over a collection costs one step per item, charged before
   its first item; `+` and `*` cost the size of what they build; some built-ins charge their own
   work. Nothing else costs a step.
+- **State-free definitions** (``Unit.state_free``: they read no input, decision or die and call
+  nothing that recurs, directly or through others) are what the program is, not what one run
+  makes: reading one, or calling one (one step) with texts, numbers, truth values or none, gives
+  what it gives alone, in a fresh run (one value for the whole run); the steps that computing it
+  takes are not the run's (``Run.fresh``). Called with records, lists, maps or sets, it is an
+  ordinary call.
 - **Memo.** Within one run, a value (a definition without parameters) is computed once, and a
-  `def`/`rule` function applied to equal arguments (``freeze``) is computed once: a die rolled in
-  it is rolled once for those arguments. A value or call that read a decision while that decision
+  `def`/`rule` function applied to the same arguments (``freeze``: texts, numbers and truth values
+  by value, records, lists, maps and sets by identity) is computed once: a die rolled in it is
+  rolled once for those arguments. A value or call that read a decision while that decision
   was still a guess is not kept (it may change); one kept while a decision was being resolved is
   dropped if that decision is ever undone.
 - **Depth.** Calls of the definitions that lie on cycles of the reference graph (``Unit.counted``)
@@ -55,25 +62,17 @@ def show(v: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def freeze(v: Any) -> Any:
-    """The memo key of a value: equal values (as ``==`` in the language) give equal keys; truth
-    values are not numbers; functions and unforced dice are keyed by identity."""
-    if v is None or type(v) is str:
+def freeze(v: Any, alive: list[Any]) -> Any:
+    """The memo key of an argument: texts, numbers, truth values and none by their value (a truth
+    value is not a number); anything else (records, lists, maps, sets, functions, unforced dice) by
+    its identity: a function applied to the same record is computed once, to an equal record made
+    elsewhere again. ``alive`` keeps such a value for the run, so that its identity is not reused."""
+    t = type(v)
+    if t is str or t is int or v is None or t is Fraction:
         return v
-    if isinstance(v, bool):
+    if t is bool:
         return ("#bool", v)
-    if isinstance(v, (int, Fraction)):
-        return v
-    if isinstance(v, dict):
-        return ("#map", frozenset((freeze(k), freeze(x)) for k, x in v.items()))
-    if isinstance(v, list):
-        return ("#list", tuple(freeze(x) for x in v))
-    if isinstance(v, tuple):
-        return ("#tuple", tuple(freeze(x) for x in v))
-    if isinstance(v, (set, frozenset)):
-        return ("#set", frozenset(freeze(x) for x in v))
-    if isinstance(v, DiceSpec):
-        return v
+    alive.append(v)
     return ("#id", id(v))
 
 
@@ -187,6 +186,7 @@ class _Reject(Exception):
 
 
 PENDING = object()  # in the memo: a value being computed
+STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 
 
@@ -205,6 +205,9 @@ class Run:
         self.rolls = 0
         self.inputs: dict[tuple[str, str], Any] = {}
         self.memo: dict[Any, Any] = {}
+        self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
+        self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
+        self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites: dict[str, tuple[str, ...]] = {}
@@ -227,6 +230,16 @@ class Run:
         self.dstack: list[Any] = []
         self.decision_edges: set[tuple[Any, Any]] = set()
         self.cycles: list[dict[str, Any]] = []
+
+    def fresh(self, alone: Any) -> "Run":
+        """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
+        run, so its value is what it has alone; the steps it takes are its own (within the same
+        budget). ``alone`` is the memo key it computes (which that run computes itself)."""
+        sub = Run(None, self.dice, self.budget, self.depth_limit)
+        sub.alone = alone
+        sub.shared, sub.alive = self.shared, self.alive
+        sub.trace, sub.trace_stack = self.trace, self.trace_stack  # a traced run shows what it called
+        return sub
 
     def charge(self, n: int, span: Span) -> None:
         self.steps += n
@@ -348,17 +361,20 @@ class Interpreter:
         return [force(run, self.eval(run, item, env)) for item in e.items]
 
     def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
-        return make_set([force(run, self.eval(run, item, env)) for item in e.items], e.span)
+        out: set[Any] = set()
+        for item in e.items:
+            add_item(out, force(run, self.eval(run, item, env)), e.span)
+        return frozenset(out)
 
     def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Env) -> Any:
         return {k: force(run, self.eval(run, v, env)) for k, v in e.items}
 
     def eval_MapLit(self, run: Run, e: A.MapLit, env: Env) -> Any:
-        pairs = []
+        out: dict[Any, Any] = {}
         for k, v in e.items:
             key = force(run, self.eval(run, k, env))
-            pairs.append((key, force(run, self.eval(run, v, env))))
-        return make_map(pairs, e.span)
+            put_entry(out, key, force(run, self.eval(run, v, env)), e.span)
+        return out
 
     def eval_Comp(self, run: Run, e: A.Comp, env: Env) -> Any:
         if e.kind == "gen":  # consumed lazily by the built-in it is given to (`any` may stop early)
@@ -366,14 +382,16 @@ class Interpreter:
         if e.kind == "list":
             return [force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)]
         if e.kind == "set":
-            return make_set([force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)],
-                            e.span)
+            items: set[Any] = set()
+            for inner in self.comp_envs(run, e.fors, env):
+                add_item(items, force(run, self.eval(run, e.elem, inner)), e.span)
+            return frozenset(items)
         assert e.key is not None
-        pairs = []
+        out: dict[Any, Any] = {}
         for inner in self.comp_envs(run, e.fors, env):
             key = force(run, self.eval(run, e.key, inner))  # the key first: dice are rolled in order
-            pairs.append((key, force(run, self.eval(run, e.elem, inner))))
-        return make_map(pairs, e.span)
+            put_entry(out, key, force(run, self.eval(run, e.elem, inner)), e.span)
+        return out
 
     def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Env) -> Iterator[Env]:
         """The environments of a comprehension's items: one per combination its `for`s walk."""
@@ -424,11 +442,7 @@ class Interpreter:
         return arithmetic(run, e.op, x, y, e.span)
 
     def eval_Neg(self, run: Run, e: A.Neg, env: Env) -> Any:
-        x = force(run, self.eval(run, e.operand, env))
-        try:
-            return -x
-        except TypeError:
-            raise EvalError("E001", f"cannot negate `{show(x)}`", e.span) from None
+        return negate(force(run, self.eval(run, e.operand, env)), e.span)
 
     def eval_Field(self, run: Run, e: A.Field, env: Env) -> Any:
         module = self.module_of(e.obj, env)
@@ -521,13 +535,15 @@ class Interpreter:
 
     def read_value(self, run: Run, unit: Any) -> Any:
         """A definition without parameters: computed at its first read in the run."""
-        key = ("#value", unit.ns, unit.name)
+        key = unit.index
         if key in run.memo:
             if run.memo[key] is PENDING:
                 raise EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
+        if unit.state_free and run.alone != key:
+            return self.alone(run, key, lambda sub: self.read_value(sub, unit))
         if unit.counted and run.depth >= run.depth_limit:
             raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls", unit.decl.span)
         self.enter(run, unit, unit.decl.span)
@@ -541,6 +557,14 @@ class Interpreter:
             del run.memo[key]
         if run.guesses == guesses:  # it read no guess: final
             run.keep(key, value, unit.uses_decisions)
+        return value
+
+    def alone(self, run: Run, key: Any, compute: Any) -> Any:
+        """A state-free definition's value: computed in a run of its own, once for the whole run."""
+        if key not in run.shared:
+            run.shared[key] = compute(run.fresh(key))
+        value = run.shared[key]
+        run.memo[key] = value
         return value
 
     def enter(self, run: Run, unit: Any, span: Span) -> None:
@@ -573,9 +597,11 @@ class Interpreter:
         self.enter(run, unit, d.span)
         try:
             memoized = isinstance(d, A.DefDecl)
-            key = ("#call", unit.ns, unit.name, tuple(freeze(a) for a in args)) if memoized else None
+            key = (unit.index, *[freeze(a, run.alive) for a in args]) if memoized else None
             if key is not None and key in run.memo:
                 return run.memo[key]
+            if unit.state_free and run.alone != key and all(plain(a) for a in args):
+                return self.alone(run, key, lambda sub: self.call_function(sub, unit, args))
             guesses = run.guesses
             cites = d.cites if isinstance(d, A.DefDecl) and d.kind == "rule" else None
             value = self.traced(run, unit.name, args, cites, lambda: self.body_value(run, unit, d.body, args))
@@ -636,7 +662,7 @@ class Interpreter:
 
     def resolve(self, run: Run, unit: Any, args: list[Any]) -> Any:
         """A decision's value: final once resolved; a guess while it is being resolved."""
-        key = (unit.name, *[freeze(a) for a in args])
+        key = (unit.name, *[freeze(a, run.alive) for a in args])
         state = run.dstate.get(key, UNRESOLVED)
         if state == RESOLVED:
             return run.dvalue[key]
@@ -718,17 +744,16 @@ class Interpreter:
         shown = [a[0] if len(d.params) == 1 else list(a) for a in args]
         cyc = ns.defs.get(f"cycle {d.name}")
         policies = cyc.policies if isinstance(cyc, A.CycleDecl) else ()
-        env = Env(ns, {"cycle": shown})
         for pol in policies:
-            if pol.when is not None and not truth(run, self.eval(run, pol.when, env)):
+            if pol.when is not None and not truth(run, self.policy_part(run, ns, pol.when, shown)):
                 continue
-            chosen = force(run, self.eval(run, pol.targets, env))
-            value = force(run, self.eval(run, pol.value, env))
+            chosen = force(run, self.policy_part(run, ns, pol.targets, shown))
+            value = force(run, self.policy_part(run, ns, pol.value, shown))
             cites = pol.cites or cyc.cites
-            wanted = {freeze(t) if len(d.params) == 1 else tuple(freeze(x) for x in t) for t in chosen}
+            wanted = {freeze(t, run.alive) if len(d.params) == 1 else tuple(freeze(x, run.alive) for x in t) for t in chosen}
             settled = 0
             for m, a in zip(mine, args):
-                k = freeze(a[0]) if len(d.params) == 1 else tuple(freeze(x) for x in a)
+                k = freeze(a[0], run.alive) if len(d.params) == 1 else tuple(freeze(x, run.alive) for x in a)
                 if k in wanted:
                     run.dstate[m] = RESOLVED
                     run.dvalue[m] = value
@@ -747,6 +772,10 @@ class Interpreter:
             return
         raise EvalError("E006", f"cycle among `{unit.name}` decisions and no policy of `cycle {unit.name}` applies",
                         d.span, help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
+
+    def policy_part(self, run: Run, ns: Any, e: A.Expr, cycle: list[Any]) -> Any:
+        """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
+        return self.eval(run, e, Env(ns, {"cycle": cycle}))
 
     # -- procedures
 
@@ -881,8 +910,17 @@ class Interpreter:
                 value = force(run, self.eval(run, d.default, Env(self.loaded.namespaces[unit.ns])))
             run.inputs[(unit.ns, unit.name)] = value
 
-    def run_query(self, run: Run, unit: Any, args: list[Any]) -> Any:
+    def run_query(self, run: Run, unit: Any, args: list[Any], check: Any = None) -> Any:
+        """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
+        when there are any), first evaluate the ruleset's own state check, in the same run; then the
+        query."""
         self.bind_inputs(run)
+        if check is not None:
+            checker = self.program.query(STATE_CHECK)
+            if checker is not None and not checker.arity:
+                check(force(run, self.call_unit(run, checker, [], checker.decl.span)))
+                run.events.clear()
+                run.trace_stack[0]["children"].clear()
         return force(run, self.call_unit(run, unit, args, unit.decl.span))
 
 
@@ -899,25 +937,29 @@ class MissingInput(Exception):
 # ---------------------------------------------------------------- operations on values
 
 
+def plain(v: Any) -> bool:
+    """A text, number, truth value or none: a value that is nothing but itself."""
+    return v is None or type(v) in (str, int, bool, Fraction)
+
+
 def truth(run: Run, v: Any) -> bool:
     return bool(force(run, v))
 
 
-def make_set(items: list[Any], span: Span) -> frozenset[Any]:
+def add_item(items: set[Any], x: Any, span: Span) -> None:
+    """A set is built item by item; an item that cannot be in a set is an error where it is added."""
     try:
-        return frozenset(items)
+        items.add(x)
     except TypeError:
         raise EvalError("E009", "set items must be numbers, text or lists", span) from None
 
 
-def make_map(pairs: list[tuple[Any, Any]], span: Span) -> dict[Any, Any]:
-    out: dict[Any, Any] = {}
-    for k, v in pairs:
-        try:
-            out[k] = v
-        except TypeError:
-            raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
-    return out
+def put_entry(out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
+    """A map is built entry by entry; a key that cannot be one is an error where it is added."""
+    try:
+        out[k] = v
+    except TypeError:
+        raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
 
 
 def iterate(seq: Any, span: Span) -> Any:
@@ -1002,6 +1044,13 @@ def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
         if op == "+":
             raise EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`", span) from None
         raise EvalError("E001", f"cannot compute `{show(x)}` {op} `{show(y)}`", span) from None
+
+
+def negate(x: Any, span: Span) -> Any:
+    try:
+        return -x
+    except TypeError:
+        raise EvalError("E001", f"cannot negate `{show(x)}`", span) from None
 
 
 def _plain_int(v: Any) -> bool:
@@ -1104,15 +1153,18 @@ def too_deep_help(unit: Any) -> str:
 
 
 def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
-              budget: int = DEFAULT_STEP_BUDGET, trace: bool = False) -> tuple[Any, Run]:
-    """Evaluate a query once; raises ``EvalError`` (or ``MissingInput``)."""
-    interp = Interpreter(program)
+              budget: int = DEFAULT_STEP_BUDGET, trace: bool = False, engine: Any = None,
+              check: Any = None) -> tuple[Any, Run]:
+    """Evaluate a query once (on ``engine``: the reference unless another is given, such as
+    ``backend.Backend``), after the state check when ``check`` is given (``Interpreter.run_query``);
+    raises ``EvalError`` (or ``MissingInput``)."""
+    interp = engine if engine is not None else Interpreter(program)
     unit = program.query(query)
     run = Run(state, dice, budget, trace=trace)
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
     try:
-        value = interp.run_query(run, unit, args)
+        value = interp.run_query(run, unit, args, check)
     except RecursionError:
         raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
                         help="a rule calls itself without reaching a base case") from None
@@ -1122,12 +1174,12 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
 
 
 def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
-              max_paths: int = MAX_EXACT_PATHS) -> dict[str, Any]:
+              max_paths: int = MAX_EXACT_PATHS, engine: Any = None, check: Any = None) -> dict[str, Any]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration."""
     from .runtime import ExactDice
 
-    interp = Interpreter(program)
+    interp = engine if engine is not None else Interpreter(program)
     unit = program.query(query)
     outcomes: dict[str, list[Any]] = {}
     path: list[int] = []
@@ -1135,7 +1187,7 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     spent = 0
     while True:
         run = Run(state, ExactDice(), budget - spent, path=path)
-        value = to_json(interp.run_query(run, unit, args))
+        value = to_json(interp.run_query(run, unit, args, check))
         events = to_json(run.events)
         spent += run.steps
         prob = Fraction(1)

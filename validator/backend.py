@@ -1,0 +1,1076 @@
+"""The fast backend: each definition of a checked program written as one Python function.
+
+It gives what the reference interpreter (``validator.reference``) gives, construct by construct:
+the same values, the same steps charged at the same points, the same memo, the same dice in the
+same order, the same errors at the same places. Where the meaning is more than a line (a
+decision's resolution, a cycle's settlement, a built-in, an error's message, forcing a die) the
+generated code calls the reference's own function. ``tests/test_differential.py`` holds the two
+equal on generated programs and on every bundled case.
+
+A unit's function is written at its first call (``_Stub``), so a run never pays for code it does
+not reach. What the generated code may contain is fixed here, not by the ruleset:
+
+- every name in it is made here (``_u3``, ``_v7``, ``_t12``...): no identifier of the ruleset is
+  written into the source;
+- every literal and object the code uses is passed in the functions' globals under such a name;
+  the only literals in the source are ``None``, ``True``, ``False``, integers (``int.__repr__``)
+  and texts that are short ASCII identifiers (``_IDENT``: they hold no quote, backslash or line
+  break, so cannot end their literal);
+- it is built only from a program that checked without errors, and is the only code in
+  ``validator`` compiled from text (``_compiled``; ``tests/test_safety.py`` holds it to that).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from fractions import Fraction
+from typing import Any, Callable
+
+from . import ast as A
+from . import reference as R
+from .builtins import BUILTINS, Builtin, CallError, DiceSpec
+from .diagnostics import Span
+from .runtime import EvalError, RandomValue
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
+_MISS = object()
+_DICE_NAMES = frozenset({"roll", "roll_hits"})
+
+
+# ---------------------------------------------------------------- run-time helpers of generated code
+
+
+def _over(ctx: R.Run, span: Span) -> EvalError:
+    return EvalError("E004", f"evaluation took more than {ctx.budget} steps", span,
+                     help="a rule loops over a huge range or recurses without end")
+
+
+def _too_deep(ctx: R.Run, unit: Any, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{unit.name}`)", span,
+                     help=R.too_deep_help(unit))
+
+
+def _value_too_deep(ctx: R.Run, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
+
+
+def _depends(unit: Any) -> EvalError:
+    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+
+
+def _builtin_failed(ctx: R.Run, err: BaseException, name: str, span: Span) -> BaseException:
+    """A built-in's failure, located at its call (as ``Interpreter.apply_builtin`` does)."""
+    if isinstance(err, EvalError):
+        if not err.span.line:
+            err.span = span
+        return err
+    if isinstance(err, CallError):
+        if ctx.steps > ctx.budget:
+            return _over(ctx, span)
+        return EvalError("E011", f"{name}: {err}", span)
+    if isinstance(err, TypeError):
+        return EvalError("E001", f"{name}: {err}", span)
+    return EvalError("E005", f"{name}: recursion too deep", span)
+
+
+def _with_base(o: Any, span: Span) -> dict[Any, Any]:
+    if not isinstance(o, dict):
+        raise EvalError("E001", f"`with` needs a record, not `{R.show(o)}`", span)
+    return dict(o)
+
+
+def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:
+    """A comprehension's `for` of one name: what it walks, a collection's length charged first."""
+    seq = R.iterate(seq, span)
+    if isinstance(seq, (list, tuple, frozenset, set, dict)):
+        ctx.steps += len(seq)
+        if ctx.steps > ctx.budget:
+            raise _over(ctx, span)
+    return seq
+
+
+def _pairs_of(ctx: R.Run, seq: Any, n: int, span: Span) -> Any:
+    """A comprehension's `for` of several names (``reference.loop_items``)."""
+    return R.loop_items(ctx, seq, n, span)
+
+
+def _not_function(fn: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`{R.show(fn)}` is not a function", span)
+
+
+def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
+
+
+def _force(ctx: R.Run, v: Any) -> Any:
+    return v.collapse() if type(v) is RandomValue else v
+
+
+def _truth(ctx: R.Run, v: Any) -> bool:
+    return bool(v.collapse() if type(v) is RandomValue else v)
+
+
+class _Forcing:
+    """A generated function given to a built-in in a program with dice: what it returns is forced
+    (as ``reference.Closure`` does); generated code calls ``raw``."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: Callable[..., Any]):
+        self.raw = raw
+
+    def __call__(self, ctx: R.Run, *args: Any) -> Any:
+        return _force(ctx, self.raw(ctx, *args))
+
+
+class _UnitValue:
+    """A definition with parameters used as a value."""
+
+    __slots__ = ("backend", "unit")
+
+    def __init__(self, backend: "Backend", unit: Any):
+        self.backend, self.unit = backend, unit
+
+    def __call__(self, ctx: R.Run, *args: Any) -> Any:
+        return _force(ctx, self.call(ctx, list(args), self.unit.decl.span))
+
+    def call(self, ctx: R.Run, args: list[Any], span: Span) -> Any:
+        unit = self.unit
+        if not isinstance(unit.decl, (A.TableDecl, A.DecisionDecl, A.ProcedureDecl)) and unit.arity != len(args):
+            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+        return self.backend.function(unit)(ctx, *args)
+
+
+def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
+    """A call of a value: a lambda, a definition, a built-in."""
+    t = type(fn)
+    if t is types.FunctionType:
+        return fn(ctx, *args)
+    if t is _Forcing:
+        return fn.raw(ctx, *args)
+    if t is _UnitValue:
+        return fn.call(ctx, args, span)
+    if t is R.BuiltinFunction:
+        return fn(ctx, *args)
+    raise _not_function(fn, span)
+
+
+def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """A state-free definition's value, computed in a run of its own (``reference.Run.fresh``) and
+    kept in the program's ``table`` with the steps it took."""
+    sub = ctx.fresh(key)
+    value = body(sub, *args)
+    if len(table) < _ALONE_CAP:
+        table[key] = (value, sub.steps)
+    return value
+
+
+_ALONE_CAP = 100_000
+_HANDLED = (CallError, EvalError, TypeError, RecursionError)
+
+_HELPERS: dict[str, Any] = {
+    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
+    "_value_too_deep": _value_too_deep,
+    "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
+    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
+    "_force": _force, "_truth": _truth, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
+    "_freeze": R.freeze, "_field_of": R.field_of, "_index_of": R.index_of,
+    "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
+    "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
+    "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
+    "_set": set, "_frozenset": frozenset, "_Fraction": Fraction, "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
+}
+
+
+# ---------------------------------------------------------------- writing one function
+
+
+class _Local:
+    """A language name bound in generated code: its Python local, and whether it is a procedure's
+    `var` (read late by a lambda, as the reference reads a ``Cell``)."""
+
+    __slots__ = ("py", "var")
+
+    def __init__(self, py: str, var: bool = False):
+        self.py, self.var = py, var
+
+
+Env = dict[str, _Local]
+
+
+class _Writer:
+    def __init__(self, backend: "Backend", ns: Any):
+        self.backend = backend
+        self.ns = ns
+        self.lines: list[str] = []
+        self.indent = 1
+        self.n = 0
+        self.in_loop = False  # a procedure's `for` (break/continue are Python's own)
+
+    def __call__(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def fresh(self, prefix: str = "_t") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def block(self) -> "_Indented":
+        return _Indented(self)
+
+    def const(self, value: Any) -> str:
+        return self.backend.const(value)
+
+
+class _Indented:
+    def __init__(self, w: _Writer):
+        self.w = w
+
+    def __enter__(self) -> None:
+        self.w.indent += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.w.indent -= 1
+
+
+# ---------------------------------------------------------------- the backend
+
+
+class Backend:
+    """The generated functions of one program, written as they are first called."""
+
+    def __init__(self, program: Any):
+        self.program = program
+        self.loaded = program.loaded
+        self.interp = _Protocol(program, self)
+        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
+        self.consts: dict[Any, str] = {}
+        self.n = 0
+        self.unit_names: dict[tuple[str, str], str] = {}
+        self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
+        # a program that cannot roll dice never holds a die: no value is forced
+        self.dice = any(n.split(".")[-1] in _DICE_NAMES for deps in program.refs.values() for _, n in deps)
+        self.g["_PROTO"] = self.interp
+        # state-free definitions' values for the program's life, by keys that hold no identity:
+        # (value, steps it took alone)
+        self.g["_SF"] = {}
+
+    # -- names and constants
+
+    def const(self, value: Any) -> str:
+        if value is None or value is True or value is False:
+            return repr(value)
+        if type(value) is int:
+            return repr(value)
+        if type(value) is str and _IDENT.fullmatch(value):
+            return f"'{value}'"
+        key = ("#obj", id(value)) if not isinstance(value, (str, int, Span)) else (type(value).__name__, value)
+        name = self.consts.get(key)
+        if name is None:
+            self.n += 1
+            name = self.consts[key] = f"_k{self.n}"
+            self.g[name] = value
+        return name
+
+    def unit_name(self, unit: Any) -> str:
+        """The global name of a unit's function: a stub until its first call writes it."""
+        key = (unit.ns, unit.name)
+        name = self.unit_names.get(key)
+        if name is None:
+            name = self.unit_names[key] = f"_u{len(self.unit_names) + 1}"
+            self.g[name] = _Stub(self, unit, name)
+        return name
+
+    def function(self, unit: Any) -> Callable[..., Any]:
+        return self.g[self.unit_name(unit)]  # type: ignore[no-any-return]
+
+    def materialize(self, unit: Any) -> Callable[..., Any]:
+        fn = self.function(unit)
+        return fn.materialize() if isinstance(fn, _Stub) else fn
+
+    # -- running
+
+    def run_query(self, run: R.Run, unit: Any, args: list[Any], check: Any = None) -> Any:
+        return self.interp.run_query(run, unit, args, check)
+
+    # -- writing a unit
+
+    def write(self, unit: Any, name: str) -> Callable[..., Any]:
+        d = unit.decl
+        ns = self.loaded.namespaces[unit.ns]
+        w = _Writer(self, ns)
+        if unit.state_free and isinstance(d, (A.ConstDecl, A.DefDecl)):
+            body = self.write_plain(unit, name + "_body")
+            return self.compiled(name, self.alone_source(w, unit, name, body))
+        return self.write_plain(unit, name)
+
+    def write_plain(self, unit: Any, name: str) -> Callable[..., Any]:
+        d = unit.decl
+        ns = self.loaded.namespaces[unit.ns]
+        w = _Writer(self, ns)
+        ukey = unit.index
+        if isinstance(d, (A.ConstDecl,)) or (isinstance(d, A.DefDecl) and d.params is None):
+            source = self.value_source(w, unit, ukey, name)
+        elif isinstance(d, A.InputDecl):
+            source = f"def {name}(ctx):\n    return ctx.inputs[{self.const((unit.ns, unit.name))}]"
+        elif isinstance(d, (A.DefDecl, A.QueryDecl)):
+            source = self.function_source(w, unit, ukey, name)
+        elif isinstance(d, A.DecisionDecl):
+            source = self.decision_source(w, unit, name)
+        elif isinstance(d, A.TableDecl):
+            source = self.table_source(w, unit, name)
+        elif isinstance(d, A.ProcedureDecl):
+            source = self.procedure_source(w, unit, name)
+        else:  # pragma: no cover - the checker allows no call of anything else
+            raise AssertionError(f"no function for {type(d).__name__}")
+        return self.compiled(name, source)
+
+    def compiled(self, name: str, source: str) -> Callable[..., Any]:
+        code = _compiled(source, f"<ruleval {name}>")
+        exec_globals = self.g
+        fn = types.FunctionType(code.co_consts[_code_index(code)], exec_globals, name)
+        return fn
+
+    def alone_source(self, w: _Writer, unit: Any, name: str, body: Callable[..., Any]) -> str:
+        """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
+        program's life when its arguments are texts, numbers, truth values or none."""
+        d = unit.decl
+        b = w.const(body)
+        if getattr(d, "params", None) is None:
+            w(f"hit = _SF.get({unit.index})")
+            w("if hit is not None and hit[1] <= ctx.budget:")
+            w("    return hit[0]")
+            w(f"return _alone(ctx, _SF, {unit.index}, {b}, ())")
+            return f"def {name}(ctx):\n" + "\n".join(w.lines)
+        _, pnames = self.params(w, d.params)
+        plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
+                             f"or _type({p}) is _Fraction)" for p in pnames) or "True"
+        w(f"if not ({plain}):")
+        w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
+        self.charge_lines(w, "1", d.span)
+        frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
+        w(f"key = ({unit.index}{frozen})")
+        w("hit = _SF.get(key)")
+        w("if hit is not None and hit[1] <= ctx.budget:")
+        w("    return hit[0]")
+        w(f"return _alone(ctx, _SF, key, {b}, ({''.join(p + ', ' for p in pnames)}))")
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
+        env: Env = {}
+        names = []
+        for p in params:
+            py = w.fresh("_p")
+            env[p.name] = _Local(py)
+            names.append(py)
+        return env, names
+
+    def charge_lines(self, w: _Writer, n: str, span: Span) -> None:
+        w(f"ctx.steps += {n}")
+        w("if ctx.steps > ctx.budget:")
+        w(f"    raise _over(ctx, {w.const(span)})")
+
+    def value_source(self, w: _Writer, unit: Any, ukey: int, name: str) -> str:
+        d = unit.decl
+        body = d.value if isinstance(d, A.ConstDecl) else d.body
+        k = w.const(ukey)
+        w("memo = ctx.memo")
+        w(f"hit = memo.get({k}, _MISS)")
+        w("if hit is not _MISS:")
+        w("    if hit is _PENDING:")
+        w(f"        raise _depends({w.const(unit)})")
+        w("    return hit")
+        if unit.counted:
+            w("if ctx.depth >= ctx.depth_limit:")
+            w(f"    raise _value_too_deep(ctx, {w.const(d.span)})")
+            w("ctx.depth += 1")
+        w(f"memo[{k}] = _PENDING")
+        if unit.uses_decisions:
+            w("guesses = ctx.guesses")
+        w("try:")
+        with w.block():
+            result = self.expr(w, body, {})
+            w(f"result = {result}")
+        w("finally:")
+        with w.block():
+            if unit.counted:
+                w("ctx.depth -= 1")
+            w(f"del memo[{k}]")
+        if unit.uses_decisions:
+            w("if ctx.guesses == guesses:")
+            w(f"    memo[{k}] = result")
+            w("    if ctx.resolving:")
+            w(f"        ctx.kept_while_resolving.append({k})")
+        else:
+            w(f"memo[{k}] = result")
+        w("return result")
+        return f"def {name}(ctx):\n" + "\n".join(w.lines)
+
+    def function_source(self, w: _Writer, unit: Any, ukey: int, name: str) -> str:
+        d = unit.decl
+        env, pnames = self.params(w, d.params or ())
+        self.charge_lines(w, "1", d.span)
+        if unit.counted:
+            w("if ctx.depth >= ctx.depth_limit:")
+            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(d.span)})")
+            w("ctx.depth += 1")
+            w("try:")
+            w.indent += 1
+        memoized = isinstance(d, A.DefDecl)
+        if memoized:
+            frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
+            w(f"key = ({ukey}{frozen})")
+            w("memo = ctx.memo")
+            w("hit = memo.get(key, _MISS)")
+            w("if hit is not _MISS:")
+            w("    return hit")
+            if unit.uses_decisions:
+                w("guesses = ctx.guesses")
+        result = self.expr(w, d.body, env)
+        if memoized:
+            if unit.uses_decisions:
+                w("if ctx.guesses == guesses:")
+                w(f"    memo[key] = {result}")
+                w("    if ctx.resolving:")
+                w("        ctx.kept_while_resolving.append(key)")
+            else:
+                w(f"memo[key] = {result}")
+        w(f"return {result}")
+        if unit.counted:
+            w.indent -= 1
+            w("finally:")
+            w("    ctx.depth -= 1")
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    def decision_source(self, w: _Writer, unit: Any, name: str) -> str:
+        """The decision's reading: final values at once, anything else through the reference's
+        resolution (``Interpreter.resolve``), whose body is ``body_source``'s function."""
+        d = unit.decl
+        _, pnames = self.params(w, d.params)
+        args = ", ".join(pnames)
+        frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
+        w(f"key = ({w.const(unit.name)}, {frozen})")
+        w("if ctx.dstate.get(key) == 2:")
+        w("    return ctx.dvalue[key]")
+        w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{args}])")
+        body_w = _Writer(self, w.ns)
+        self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    def body_source(self, w: _Writer, unit: Any, name: str) -> str:
+        d = unit.decl
+        env, pnames = self.params(w, d.params)
+        self.charge_lines(w, "1", d.span)
+        if unit.counted:
+            w("if ctx.depth >= ctx.depth_limit:")
+            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(d.span)})")
+            w("ctx.depth += 1")
+            w("try:")
+            w.indent += 1
+        result = self.forced(w, self.expr(w, d.body, env))
+        w(f"return {result}")
+        if unit.counted:
+            w.indent -= 1
+            w("finally:")
+            w("    ctx.depth -= 1")
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    def table_source(self, w: _Writer, unit: Any, name: str) -> str:
+        """Cells by their keys (a variant's overrides in them), each a function of its own."""
+        d: A.TableDecl = unit.decl
+        ns = self.loaded.namespaces[unit.ns]
+        cells_expr: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else R.grid_cells(d)
+        cells_expr.update({tuple(R.table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
+        cells: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        for i, (key, cell) in enumerate(cells_expr.items()):
+            cw = _Writer(self, ns)
+            value = self.expr(cw, cell, {})
+            cw(f"return {value}")
+            cname = f"{name}_c{i}"
+            cells[key] = self.compiled(cname, f"def {cname}(ctx):\n" + "\n".join(cw.lines))
+        _, pnames = self.params(w, d.params)
+        w("try:")
+        w(f"    cell = {w.const(cells)}.get(({''.join(p + ', ' for p in pnames)}))")
+        w("except TypeError:")
+        w("    return None")
+        w("if cell is not None:")
+        w("    return cell(ctx)")
+        if d.source is None:
+            w("return None")
+        else:
+            value = self.expr(w, d.source, {})
+            w(f"v = {value}")
+            for p in pnames:
+                w("if _type(v) is not _dict:")
+                w("    return None")
+                w("try:")
+                w(f"    v = v.get({p})")
+                w("except TypeError:")
+                w("    return None")
+            w("return v")
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    def procedure_source(self, w: _Writer, unit: Any, name: str) -> str:
+        """The steps in a loop over their index (``Interpreter.run_procedure``)."""
+        d: A.ProcedureDecl = unit.decl
+        env, pnames = self.params(w, d.params)
+        self.charge_lines(w, "1", d.span)
+        steps = [s for s in d.body if isinstance(s, A.Step)]
+        variables: list[tuple[str, str]] = []
+        for s in d.body:
+            if isinstance(s, A.Var):
+                value = self.expr(w, s.value, env)
+                py = w.fresh("_v")
+                w(f"{py} = {value}")
+                env = {**env, s.name: _Local(py, var=True)}
+                variables.append((s.name, py))
+        index = {s.name: i for i, s in enumerate(steps)}
+        w("outer_cites = ctx.step_cites")
+        w(f"ctx.step_cites = {w.const({s.name: s.cites for s in steps})}")
+        w(f"status, reason, cites, where = 'completed', None, {w.const(list(d.cites))}, None")
+        w("i = 0")
+        w("try:")
+        with w.block():
+            w(f"while i < {len(steps)}:")
+            with w.block():
+                w(f"ctx.current_step = {w.const([s.name for s in steps])}[i]")
+                w("try:")
+                with w.block():
+                    for i, s in enumerate(steps):
+                        w(f"{'if' if i == 0 else 'elif'} i == {i}:")
+                        with w.block():
+                            self.block(w, s.body, env)
+                            w("pass")
+                    w("i += 1")
+                w("except _Goto as jump:")
+                with w.block():
+                    self.charge_lines(w, "1", d.span)
+                    w(f"i = {w.const(index)}[jump.target]")
+                w("except _Stop:")
+                w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
+                w("    break")
+                w("except _Reject as r:")
+                with w.block():
+                    w(f"step = {w.const(steps)}[i]")
+                    w("status, reason, where = 'rejected', r.message, step.name")
+                    w("cites = _list(r.cites or step.cites)")
+                    w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
+                    w("break")
+        w("finally:")
+        w("    ctx.step_cites = outer_cites")
+        w("ctx.current_step = None")
+        w("out = {'status': status}")
+        w("if reason is not None:")
+        w("    out['reason'] = reason")
+        w("    out['cites'] = cites")
+        w("if where is not None:")
+        w("    out['step'] = where")
+        for vname, py in variables:
+            w(f"out[{w.const(vname)}] = {self.forced(w, py)}")
+        w("return out")
+        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+
+    # -- statements
+
+    def block(self, w: _Writer, stmts: tuple[A.Stmt, ...], env: Env) -> None:
+        for s in stmts:
+            env = self.stmt(w, s, env)
+
+    def stmt(self, w: _Writer, s: A.Stmt, env: Env) -> Env:
+        if isinstance(s, (A.Var, A.LetStmt)):
+            value = self.expr(w, s.value, env)
+            py = w.fresh("_v")
+            w(f"{py} = {value}")
+            return {**env, s.name: _Local(py, var=isinstance(s, A.Var))}
+        if isinstance(s, A.Assign):
+            value = self.expr(w, s.value, env)
+            w(f"{env[s.name].py} = {value}")
+            return env
+        if isinstance(s, A.IfStmt):
+            for cond, body in s.branches:
+                c = self.truth(w, self.expr(w, cond, env))
+                w(f"if {c}:")
+                with w.block():
+                    self.block(w, body, env)
+                    w("pass")
+                w("else:")
+                w.indent += 1
+            if s.otherwise is not None:
+                self.block(w, s.otherwise, env)
+            w("pass")
+            w.indent -= len(s.branches)
+            return env
+        if isinstance(s, A.For):
+            seq = self.forced(w, self.expr(w, s.iter, env))
+            py = w.fresh("_v")
+            w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
+            with w.block():
+                self.charge_lines(w, "1", s.span)
+                inner = {**env, s.name: _Local(py)}
+                if s.cond is not None:
+                    c = self.truth(w, self.expr(w, s.cond, inner))
+                    w(f"if not {c}:")
+                    w("    continue")
+                self.block(w, s.body, inner)
+                w("pass")
+            return env
+        if isinstance(s, A.Goto):
+            w(f"raise _Goto({w.const(s.target)})")
+        elif isinstance(s, A.Stop):
+            w("raise _Stop()")
+        elif isinstance(s, A.Break):
+            w("break")
+        elif isinstance(s, A.Continue):
+            w("continue")
+        elif isinstance(s, A.Emit):
+            ev = w.fresh()
+            w(f"{ev} = {{'event': {w.const(s.event)}, 'step': ctx.current_step, "
+              f"'cites': {w.const(list(s.cites))}.copy() or _list(ctx.step_cites.get(ctx.current_step or '', ()))}}")
+            for k, v in s.payload:
+                value = self.forced(w, self.expr(w, v, env))
+                w(f"{ev}[{w.const(k)}] = {value}")
+            w(f"ctx.events.append({ev})")
+        elif isinstance(s, A.Require):
+            c = self.truth(w, self.expr(w, s.cond, env))
+            w(f"if not {c}:")
+            w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+        elif isinstance(s, A.Reject):
+            w(f"raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+        return env
+
+    # -- expressions: each writes the lines that compute it and returns what holds its value (a local
+    # or a constant), so that operands are computed in the order the reference evaluates them
+
+    def expr(self, w: _Writer, e: A.Expr, env: Env) -> str:
+        method: Callable[[_Writer, Any, Env], str] = getattr(self, "x_" + type(e).__name__)
+        return method(w, e, env)
+
+    def forced(self, w: _Writer, value: str) -> str:
+        """``reference.force``: only a program with dice has anything to force."""
+        if not self.dice or not value.startswith("_"):
+            return value
+        t = w.fresh()
+        w(f"{t} = {value}.collapse() if _type({value}) is _RV else {value}")
+        return t
+
+    def truth(self, w: _Writer, value: str) -> str:
+        if self.dice and value.startswith("_"):
+            t = w.fresh()
+            w(f"{t} = _truth(ctx, {value})")
+            return t
+        return value
+
+    def tmp(self, w: _Writer, text: str) -> str:
+        t = w.fresh()
+        w(f"{t} = {text}")
+        return t
+
+    def x_Int(self, w: _Writer, e: A.Int, env: Env) -> str:
+        return w.const(e.value)
+
+    def x_Str(self, w: _Writer, e: A.Str, env: Env) -> str:
+        return w.const(e.value)
+
+    def x_Bool(self, w: _Writer, e: A.Bool, env: Env) -> str:
+        return w.const(e.value)
+
+    def x_NoneLit(self, w: _Writer, e: A.NoneLit, env: Env) -> str:
+        return "None"
+
+    def x_Dice(self, w: _Writer, e: A.Dice, env: Env) -> str:
+        return w.const(DiceSpec(e.count, e.sides))
+
+    def x_Absent(self, w: _Writer, e: A.Absent, env: Env) -> str:
+        w(f"raise _E('E001', {w.const('`-` (absent) only stands alone in a table cell')}, {w.const(e.span)})")
+        return "None"
+
+    def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
+        local = env.get(e.id)
+        if local is not None:
+            return local.py
+        return self.global_value(w, w.ns, e.id, e.span)
+
+    def global_value(self, w: _Writer, ns: Any, name: str, span: Span) -> str:
+        kind, found = self.interp.meaning(ns, name)
+        if kind == "unit":
+            if isinstance(found.decl, A.TableDecl):
+                w(f"raise _E('E001', {w.const(f'table `{name}` is looked up with `{name}[...]`')}, {w.const(span)})")
+                return "None"
+            if isinstance(found.decl, A.InputDecl):
+                return self.tmp(w, f"ctx.inputs[{w.const((found.ns, found.name))}]")
+            if found.arity is None and found.state_free:
+                return self.tmp(w, f"{self.unit_name(found)}(ctx)")
+            if found.arity is None:
+                t = w.fresh()
+                w(f"{t} = ctx.memo.get({found.index}, _PENDING)")
+                w(f"if {t} is _PENDING:")
+                w(f"    {t} = {self.unit_name(found)}(ctx)")
+                return t
+            return self.tmp(w, f"{w.const(self.unit_value(found))}")
+        if kind == "data":
+            return w.const(found)
+        if kind == "enum":
+            return w.const(name)
+        if kind == "builtin":
+            return w.const(R.BuiltinFunction(found, span, self.interp))
+        w(f"raise _E('E001', {w.const(f'`{name}` is not a value')}, {w.const(span)})")
+        return "None"
+
+    def unit_value(self, unit: Any) -> _UnitValue:
+        return _UnitValue(self, unit)
+
+    def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
+        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        return self.tmp(w, "[" + ", ".join(items) + "]")
+
+    def x_SetLit(self, w: _Writer, e: A.SetLit, env: Env) -> str:
+        t = self.tmp(w, "_set()")
+        span = w.const(e.span)
+        for i in e.items:
+            x = self.forced(w, self.expr(w, i, env))
+            w(f"_add_item({t}, {x}, {span})")
+        return self.tmp(w, f"_frozenset({t})")
+
+    def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
+        items = [(k, self.forced(w, self.expr(w, v, env))) for k, v in e.items]
+        return self.tmp(w, "{" + ", ".join(f"{w.const(k)}: {v}" for k, v in items) + "}")
+
+    def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
+        t = self.tmp(w, "{}")
+        span = w.const(e.span)
+        for k, v in e.items:
+            key = self.forced(w, self.expr(w, k, env))
+            value = self.forced(w, self.expr(w, v, env))
+            w(f"_put_entry({t}, {key}, {value}, {span})")
+        return t
+
+    def x_Comp(self, w: _Writer, e: A.Comp, env: Env) -> str:
+        if e.kind == "gen":
+            return self.generator(w, e, env)
+        out = w.fresh()
+        w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '{}'}")
+        span = w.const(e.span)
+
+        def item(inner: Env) -> None:
+            if e.kind == "map":
+                assert e.key is not None
+                k = self.forced(w, self.expr(w, e.key, inner))
+                v = self.forced(w, self.expr(w, e.elem, inner))
+                w(f"_put_entry({out}, {k}, {v}, {span})")
+                return
+            x = self.forced(w, self.expr(w, e.elem, inner))
+            w(f"{out}.append({x})" if e.kind == "list" else f"_add_item({out}, {x}, {span})")
+
+        self.loops(w, e.fors, env, item)
+        if e.kind == "set":
+            return self.tmp(w, f"_frozenset({out})")
+        return out
+
+    def loops(self, w: _Writer, fors: tuple[A.CompFor, ...], env: Env, item: Callable[[Env], None]) -> None:
+        """A comprehension's `for`s, nested, with ``item`` written in the innermost."""
+        if not fors:
+            item(env)
+            return
+        first = fors[0]
+        seq = self.forced(w, self.expr(w, first.iter, env))
+        names = [w.fresh("_v") for _ in first.names]
+        if len(names) == 1:
+            w(f"for {names[0]} in _items_of(ctx, {seq}, {w.const(first.span)}):")
+        else:
+            w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
+        indent = w.indent
+        w.indent += 1
+        inner = {**env, **{n: _Local(py) for n, py in zip(first.names, names)}}
+        if first.cond is not None:
+            c = self.truth(w, self.expr(w, first.cond, inner))
+            w(f"if {c}:")
+            w.indent += 1
+        self.loops(w, fors[1:], inner, item)
+        w.indent = indent
+
+    def generator(self, w: _Writer, e: A.Comp, env: Env) -> str:
+        """A comprehension given to a call: a generator function, made where it is written (the
+        locals it reads passed in, as the reference's generator keeps its environment)."""
+        gname = w.fresh("_g")
+        early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
+        w(f"def {gname}(ctx=ctx{''.join(f', {p}={p}' for p in early)}):")
+        inner_w = _Writer(self, w.ns)
+        inner_w.n = w.n
+        inner_w.indent = w.indent + 1
+
+        def item(inner: Env) -> None:
+            x = self.forced(inner_w, self.expr(inner_w, e.elem, inner))
+            inner_w(f"yield {x}")
+
+        self.loops(inner_w, e.fors, env, item)
+        inner_w("pass")
+        w.lines.extend(inner_w.lines)
+        w.n = inner_w.n
+        return self.tmp(w, f"{gname}()")
+
+    def x_Let(self, w: _Writer, e: A.Let, env: Env) -> str:
+        value = self.expr(w, e.value, env)
+        py = w.fresh("_v")
+        w(f"{py} = {value}")
+        return self.expr(w, e.body, {**env, e.name: _Local(py)})
+
+    def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
+        out = w.fresh()
+        for cond, value in e.branches:
+            c = self.truth(w, self.expr(w, cond, env))
+            w(f"if {c}:")
+            with w.block():
+                v = self.expr(w, value, env)
+                w(f"{out} = {v}")
+            w("else:")
+            w.indent += 1
+        v = self.expr(w, e.otherwise, env)
+        w(f"{out} = {v}")
+        w.indent -= len(e.branches)
+        return out
+
+    def x_Lambda(self, w: _Writer, e: A.Lambda, env: Env) -> str:
+        """A nested function; the locals it reads are passed in when it is made (a procedure's `var`
+        is read when it is called, as the reference reads a ``Cell``)."""
+        lname = w.fresh("_l")
+        early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
+        params = "".join(f", {p}={p}" for p in early)
+        w(f"def {lname}(ctx, *args{params}):")
+        inner_w = _Writer(self, w.ns)
+        inner_w.n = w.n
+        inner_w.indent = w.indent + 1
+        inner_w(f"if _len(args) != {len(e.params)}:")
+        inner_w(f"    raise _lambda_arity({len(e.params)}, _len(args), {w.const(e.span)})")
+        self.charge_lines(inner_w, "1", e.span)
+        inner = dict(env)
+        for i, p in enumerate(e.params):
+            py = inner_w.fresh("_p")
+            inner_w(f"{py} = args[{i}]")
+            inner[p.name] = _Local(py)
+        result = self.expr(inner_w, e.body, inner)
+        inner_w(f"return {result}")
+        w.lines.extend(inner_w.lines)
+        w.n = inner_w.n
+        if self.dice:
+            return self.tmp(w, f"_Forcing({lname})")
+        return lname
+
+    def x_BoolOp(self, w: _Writer, e: A.BoolOp, env: Env) -> str:
+        stop_at = e.op == "or"
+        out = w.fresh()
+        w(f"{out} = {not stop_at}")
+        depth = 0
+        for item in e.items:
+            c = self.truth(w, self.expr(w, item, env))
+            w(f"if {'' if stop_at else 'not '}{c}:")
+            w(f"    {out} = {stop_at}")
+            w("else:")
+            w.indent += 1
+            depth += 1
+        w("pass")
+        w.indent -= depth
+        return out
+
+    def x_Not(self, w: _Writer, e: A.Not, env: Env) -> str:
+        c = self.truth(w, self.expr(w, e.operand, env))
+        return self.tmp(w, f"not {c}")
+
+    def x_Compare(self, w: _Writer, e: A.Compare, env: Env) -> str:
+        x = self.expr(w, e.left, env)
+        y = self.expr(w, e.right, env)
+        span = w.const(e.span)
+        if self.dice:
+            return self.tmp(w, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        if e.op in ("==", "!="):
+            return self.tmp(w, f"{x} {e.op} {y}")
+        if e.op in ("in", "notin"):
+            t = w.fresh()
+            w("try:")
+            w(f"    {t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
+            w("except TypeError:")
+            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            return t
+        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
+                           f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+
+    def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
+        x = self.expr(w, e.left, env)
+        if e.op == "??":
+            out = w.fresh()
+            w(f"{out} = {x}")
+            w(f"if {out} is None:")
+            with w.block():
+                y = self.expr(w, e.right, env)
+                w(f"{out} = {y}")
+            return out
+        y = self.expr(w, e.right, env)
+        span = w.const(e.span)
+        if self.dice or e.op not in ("+", "-"):
+            return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
+                           f"else _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+
+    def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
+        x = self.forced(w, self.expr(w, e.operand, env))
+        return self.tmp(w, f"-{x} if _type({x}) is _int else _negate({x}, {w.const(e.span)})")
+
+    def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
+        module = self.module_of(w, e.obj, env)
+        if module is not None:
+            return self.global_value(w, module, e.name, e.span)
+        o = self.forced(w, self.expr(w, e.obj, env))
+        name = w.const(e.name)
+        return self.tmp(w, f"{o}.get({name}) if _type({o}) is _dict else _field_of({o}, {name}, {w.const(e.span)})")
+
+    def module_of(self, w: _Writer, e: A.Expr, env: Env) -> Any:
+        if isinstance(e, A.Name) and e.id not in env:
+            kind, found = self.interp.meaning(w.ns, e.id)
+            if kind == "module":
+                return found
+        return None
+
+    def x_Index(self, w: _Writer, e: A.Index, env: Env) -> str:
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            kind, unit = self.interp.meaning(w.ns, e.obj.id)
+            if kind == "unit" and isinstance(unit.decl, A.TableDecl):
+                keys = [self.forced(w, self.expr(w, k, env)) for k in e.keys]
+                return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + k for k in keys)})")
+        o = self.forced(w, self.expr(w, e.obj, env))
+        k = self.forced(w, self.expr(w, e.keys[0], env))
+        return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
+                           f"else _index_of({o}, {k}, {w.const(e.span)})")
+
+    def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
+        o = self.forced(w, self.expr(w, e.obj, env))
+        t = self.tmp(w, f"_with_base({o}, {w.const(e.span)})")
+        for k, v in e.items:
+            value = self.forced(w, self.expr(w, v, env))
+            w(f"{t}[{w.const(k)}] = {value}")
+        return t
+
+    def x_Call(self, w: _Writer, e: A.Call, env: Env) -> str:
+        target = self.call_target(w, e.func, env)
+        span = w.const(e.span)
+        if target is not None:
+            kind, found = target
+            args = [self.expr(w, a, env) for a in e.args]
+            if kind == "builtin":
+                args += [self.expr(w, v, env) for _, v in e.kwargs]
+                return self.builtin_call(w, found, args, e.span)
+            unit = found
+            if isinstance(unit.decl, A.TableDecl):
+                args = [self.forced(w, a) for a in args]
+            return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
+        fn = self.forced(w, self.expr(w, e.func, env))
+        args = [self.expr(w, a, env) for a in e.args]
+        return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
+
+    def call_target(self, w: _Writer, func: A.Expr, env: Env) -> tuple[str, Any] | None:
+        if isinstance(func, A.Name) and func.id not in env:
+            kind, found = self.interp.meaning(w.ns, func.id)
+            if kind in ("unit", "builtin"):
+                return kind, found
+        if isinstance(func, A.Field):
+            module = self.module_of(w, func.obj, env)
+            if module is not None:
+                kind, found = self.interp.meaning(module, func.name)
+                if kind in ("unit", "builtin"):
+                    return kind, found
+        return None
+
+    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span) -> str:
+        if b.name != "shown":
+            args = [self.forced(w, a) for a in args]
+        t = w.fresh()
+        fn = w.const(b.fn)
+        w("try:")
+        w(f"    {t} = {fn}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
+        w("except _HANDLED as err:")
+        w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
+        return t
+
+
+class _Protocol(R.Interpreter):
+    """The reference's protocols (a decision's resolution, a cycle's settlement, binding inputs),
+    with the generated bodies: one definition of each, whichever engine runs. What it evaluates
+    itself (a cycle policy, an input's default) reads and calls definitions through the generated
+    functions, so that a run shares one memo."""
+
+    def __init__(self, program: Any, backend: Backend):
+        super().__init__(program)
+        self.backend = backend
+
+    def read_value(self, run: R.Run, unit: Any) -> Any:
+        if isinstance(unit.decl, A.InputDecl):
+            return run.inputs[(unit.ns, unit.name)]
+        return self.backend.function(unit)(run)
+
+    def call_unit(self, run: R.Run, unit: Any, args: list[Any], span: Span) -> Any:
+        if isinstance(unit.decl, A.DecisionDecl):
+            return self.resolve(run, unit, args)
+        if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)) and unit.arity != len(args):
+            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+        return self.backend.function(unit)(run, *args)
+
+    def decision_body(self, run: R.Run, unit: Any, key: Any, args: list[Any]) -> Any:
+        body = self.backend.bodies.get((unit.ns, unit.name))
+        if body is None:  # a decision first met by a cycle policy, which the reference evaluates
+            self.backend.materialize(unit)  # writes the decision, and its body with it
+            body = self.backend.bodies[(unit.ns, unit.name)]
+        return body(run, *args)
+
+
+class _Stub:
+    """A unit's function until its first call, which writes the real one in its place."""
+
+    def __init__(self, backend: Backend, unit: Any, name: str):
+        self.backend, self.unit, self.name = backend, unit, name
+
+    def __call__(self, ctx: Any, *args: Any) -> Any:
+        fn = self.materialize()
+        return fn(ctx, *args)
+
+    def materialize(self) -> Callable[..., Any]:
+        current: Callable[..., Any] = self.backend.g[self.name]
+        if current is not self:
+            return current
+        fn = self.backend.write(self.unit, self.name)
+        self.backend.g[self.name] = fn
+        return fn
+
+
+def _compiled(source: str, filename: str) -> types.CodeType:
+    """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
+    try:
+        return compile(source, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as exc:  # pragma: no cover - a bug of this module
+        raise EvalError("E005", f"a definition is nested too deeply to run ({type(exc).__name__})") from None
+
+
+def _code_index(code: types.CodeType) -> int:
+    for i, c in enumerate(code.co_consts):
+        if isinstance(c, types.CodeType):
+            return i
+    raise AssertionError("no function in generated code")  # pragma: no cover
+
+
+_HELPERS["_negate"] = R.negate
+
+# the generated source's `except TypeError` reads the name from its globals
+_HELPERS["TypeError"] = TypeError
+
+
+def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 20000))
+    try:
+        return backend.run_query(run, unit, args)
+    except RecursionError:
+        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
+                        help="a rule calls itself without reaching a base case") from None
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+__all__ = ["Backend", "run_query", "BUILTINS"]
