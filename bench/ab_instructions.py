@@ -5,8 +5,7 @@ tenths of a percent shows in one run, where timings (``bench.ab_turns``) need ma
 Usage: python -m bench.ab_instructions OTHER_TREE [--turns N]
 
 Each tree runs in a process of its own under callgrind (the two at once): it loads the standard
-ruleset, runs 120 turns on closures, generates code, warms up (until the state check is generated
-too), then runs N fresh random turns (validated, as the API does by default). Only those N turns
+ruleset, warms up on 180 turns, then runs N fresh random turns (validated, as the API does by default). Only those N turns
 are counted: callgrind collects while ``itertools.starmap`` drives them, which nothing else in the
 run uses. Printed: each tree's instructions per turn and their ratio (below 1: this checkout runs
 fewer). Needs valgrind; about a minute for 60 turns. Instructions are not time (cache misses and

@@ -6,11 +6,9 @@ Usage: python -m bench.ab_turns OTHER_TREE [--runs N] [--turns T] [--validate]
 OTHER_TREE is another checkout of ruleval, e.g. the commit before a change:
 `git worktree add /tmp/base HEAD~1` (remove it afterwards with `git worktree remove /tmp/base`).
 Each run starts a fresh process per tree, the two trees taking turns (interleaved, so that noise of
-the machine hits both alike). A process loads the standard Diplomacy ruleset, runs 120 turns on
-closures (about as many as a process runs before it generates code by itself; what is generated,
-such as which functions keep a memo, depends on those runs), generates code, warms up on 60 more
-(again, until the state check is generated too: `WARM_UP`, which bench.ab_instructions shares),
-then times 5 batches of T fresh random turns and reports its best batch (ms per turn). Printed:
+the machine hits both alike). A process loads the standard Diplomacy ruleset, warms up on 180 turns
+(`WARM_UP`, which bench.ab_instructions shares), then times 5 batches of T fresh random turns and
+reports its best batch (ms per turn). Printed:
 each tree's median and best over the runs, and the ratio of the medians (above 1: this checkout is
 faster). On a noisy machine a change of 1-2% needs 9 to 15 runs to show.
 """
@@ -26,34 +24,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Run in the tree measured (which may be an older commit: it uses only long-standing names). Given
-# `root`, the number of turns to measure `measured` and `validate`: the ruleset `rs` warmed up (120 turns on closures,
-# then generated, then 60 turns again until the state check is generated too) and `turns`, whose
-# first 180 it has seen. bench.ab_instructions warms up the same way.
+# `root`, the number of turns to measure `measured` and `validate`: the ruleset `rs` warmed up on the
+# first 180 of `turns`. bench.ab_instructions warms up the same way.
 WARM_UP = """
 import gc, itertools, os, sys, time
 sys.path.insert(0, root)
 os.chdir(root)
 from bench.peers.dip_positions import random_turns
 from validator import load_ruleset
-from validator.codegen import tier_up
-from validator.state import GENERATE_AFTER
 rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
 turns = random_turns(0, 180 + measured, 34)
-os.environ["RULEVAL_CODEGEN"] = "off"
-for s in turns[:120]:
+for s in turns[:180]:
     rs.run(s, validate=validate)
-os.environ["RULEVAL_CODEGEN"] = "auto"
-tier_up(rs.program)
-# (a checkout from before the state check asked the mode again when its count is reached took the
-# mode in force at its first use, off: never generated; its check starts again)
-import validator.state
-getattr(validator.state, "_BY_ID", {}).clear()
-for _ in range(GENERATE_AFTER // 60 + 1):
-    for s in turns[120:180]:
-        rs.run(s, validate=validate)
-if validate:
-    fast = validator.state._validators(rs.program.entry.schema)[1]
-    assert fast.__code__.co_filename == "<ruleval state check>", "the state check was not generated"
 """
 
 _CHILD = """

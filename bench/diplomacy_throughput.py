@@ -28,7 +28,6 @@ if str(ROOT) not in sys.path:
 from bench.peers.dip_positions import random_turns  # noqa: E402
 
 WARM_TURNS = 20
-MAX_WARM_RUNS = 2000
 
 
 def engines() -> tuple[dict[str, Callable[[dict], Any]], list[Any]]:
@@ -57,8 +56,6 @@ def engines() -> tuple[dict[str, Callable[[dict], Any]], list[Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from validator.state import GENERATE_AFTER
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--turns", type=int, default=30)
     # (21 rounds of 30 turns: on a shared machine the median over 7 rounds moved by +-0.1 from run to
@@ -69,24 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     # fresh turns every round (the same for every engine): no engine may gain from having seen a state
     turns = random_turns(args.seed, args.turns * args.rounds, 34)
     found, rulesets = engines()
-    # warm-up, the same turns for every engine (map loading, caches), and for ruleval until it runs
-    # generated code: a ruleset is generated once its runs have taken `codegen.HOT_SECONDS`
+    # warm-up, the same turns for every engine (map loading, caches; ruleval writes each rule's
+    # function at its first call, which the warm turns make for most of them)
     warm = random_turns(args.seed + 10_000, WARM_TURNS, 34)
     for fn in found.values():
         for state in warm:
             fn(state)
-    for rs in rulesets:
-        for i in range(MAX_WARM_RUNS):
-            if rs.program.generated is not None:
-                break
-            rs.run(warm[i % len(warm)], validate=False)
-        # rules are generated at their first call: the warm turns call most of them; the state check is
-        # generated once it has been asked `state.GENERATE_AFTER` times
-        for _ in range(GENERATE_AFTER // len(warm) + 1):
-            for state in warm:
-                rs.run(state)
-        print(f"  ({rs.path}: generated code after warm-up: {rs.program.generated is not None}, "
-              f"{len((rs.program.generated or {}).get('generated', []))} rules generated)")
     rounds: dict[str, list[float]] = {name: [] for name in found}
     names = list(found)
     for r in range(args.rounds):

@@ -117,9 +117,9 @@ def test_s003_state_too_large(tmp_path: Path) -> None:
 
 
 def test_e010_too_many_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.api
+    import validator.reference
 
-    monkeypatch.setattr(validator.api, "MAX_EXACT_PATHS", 50)
+    monkeypatch.setattr(validator.reference, "MAX_EXACT_PATHS", 50)
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = count(1 for i in range(10) if roll(1d6) > 3)\n")
     (tmp_path / "s.json").write_text("{}")

@@ -68,11 +68,11 @@ def test_two_units_in_one_province_are_reported_at_the_later_one() -> None:
              {"power": "russia", "type": "army", "location": "stp"},
              {"power": "germany", "type": "army", "location": "PAR"}]
     state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": units, "orders": []}
-    found = rs.validate_state(state) or rs.ruleset_state_errors(state, "<state>")
+    found = rs.state_errors(state)
     assert [(d.code, d.pointer) for d in found] == [("S002", "/units/3/location"), ("S002", "/units/4/location")]
     assert "two units in `STP`" in found[0].message and "two units in `PAR`" in found[1].message
     # one unit a province: nothing to report, and the run goes ahead
-    assert rs.ruleset_state_errors(dict(state, units=units[:3]), "<state>") == []
+    assert rs.state_errors(dict(state, units=units[:3])) == []
     assert len(rs.run(dict(state, units=units[:3]))["units"]) == 3
 
 

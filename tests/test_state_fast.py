@@ -170,40 +170,14 @@ def test_the_generated_check_is_made_of_made_names_and_holds_no_text() -> None:
             assert re.fullmatch(r"_[a-z]\d+", ident) or ident in fixed, ident
 
 
-def test_a_schema_used_often_gets_its_generated_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RULEVAL_CODEGEN", raising=False)
+def test_every_bundled_schema_gets_its_generated_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast check of a schema the writer takes is the generated one from the first use: no switch
+    by time or by count, so a state gets the same check in every process."""
     monkeypatch.setattr(state_module, "_BY_ID", {})
-    schema = json.loads(json.dumps(SCHEMAS["diplomacy"]))  # a schema object of its own
-    first = state_module._validators(schema)[1]
-    for _ in range(state_module.GENERATE_AFTER):
-        assert state_module.certainly_valid(SAMPLES["diplomacy"], schema)
-    later = state_module._validators(schema)[1]
-    assert first is not later and later.__name__ == "_check" and later(SAMPLES["diplomacy"]) is True
-    monkeypatch.setenv("RULEVAL_CODEGEN", "off")
-    monkeypatch.setattr(state_module, "_BY_ID", {})
-    for _ in range(2 * state_module.GENERATE_AFTER + 2):
-        assert state_module._validators(schema)[1].__name__ != "_check"
-    # generation turned on later in the process: the check is generated when the count is next reached
-    monkeypatch.setenv("RULEVAL_CODEGEN", "auto")
-    for _ in range(state_module.GENERATE_AFTER):
-        state_module._validators(schema)
-    assert state_module._validators(schema)[1].__name__ == "_check"
-    monkeypatch.setenv("RULEVAL_CODEGEN", "always")
-    monkeypatch.setattr(state_module, "_BY_ID", {})
-    assert state_module._validators(schema)[1].__name__ == "_check"
-
-
-@pytest.mark.parametrize("mode, generated", [("no", False), ("0", False), ("yes", True), ("1", True)])
-def test_the_state_check_takes_the_same_switch_as_the_rules(mode: str, generated: bool,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """`RULEVAL_CODEGEN` reads the same for the state check as for the rules (``runtime.codegen_mode``):
-    `0` and `no` keep the closures, `1` and `yes` generate at once."""
-    monkeypatch.setenv("RULEVAL_CODEGEN", mode)
-    monkeypatch.setattr(state_module, "_BY_ID", {})
-    schema = json.loads(json.dumps(SCHEMAS["diplomacy"]))
-    for _ in range(state_module.GENERATE_AFTER + 2):
-        fast = state_module._validators(schema)[1]
-    assert (fast.__name__ == "_check") is generated
+    for name, schema in SCHEMAS.items():
+        fast = state_module._validators(json.loads(json.dumps(schema)))[1]
+        assert fast.__name__ == "_check", name
+        assert fast(SAMPLES[name]) is True, name
 
 
 @pytest.mark.parametrize("members", [[0, 1], [0, 1, "a", None, True], [True], [1.0, "x"], [[1], {"a": 1}]])

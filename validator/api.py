@@ -10,22 +10,19 @@ import contextlib
 import gc
 import json
 import os
-import sys
-import time
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Iterator, TypeVar
 
 from . import ast as A
 from .checker import run_passes
-from .codegen import note_run
-from .compiler import Program, compile_program
+from . import reference as R
+from .backend import Backend
+from .program import Program, build_program
 from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .loader import Loaded, display_path, load
-from .runtime import (DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, Context, DiceSource, EvalError, ExactDice, ScriptedDice,
-                      SeededDice)
-from .state import certainly_valid, resolve_pointer, schema_errors
+from .runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
+from .state import certainly_valid, schema_errors
 from .syntax import parse_module
 from .values import to_json
 
@@ -34,7 +31,7 @@ _T = TypeVar("_T")
 _VALID_STATES: dict[tuple[str, str], Any] = {}
 
 
-VALIDATE_QUERY = "validate_state"
+VALIDATE_QUERY = R.STATE_CHECK
 
 
 class RunError(DiagnosticError):
@@ -58,6 +55,7 @@ class Ruleset:
     program: Program
     diagnostics: list[Diagnostic]
     files: dict[str, int]
+    _backend: Backend | None = None
 
     @property
     def ok(self) -> bool:
@@ -95,41 +93,75 @@ class Ruleset:
             _VALID_STATES[key] = schema
         return errors
 
-    def ruleset_state_errors(self, state: Any, shown: str, budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
-        """What a schema cannot say (a place missing from the map, two pieces on one spot): a ruleset may
-        declare ``query validate_state`` returning ``[{pointer, message}]``; each item is an S002."""
-        return self._budget_exact(lambda slow: self._ruleset_state_errors(state, shown, budget, slow))[0]
+    def run(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
+            dice: list[int] | None = None, exact: bool = False, explain: bool = False,
+            budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>",
+            engine: str = "backend") -> Any:
+        """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics.
 
-    def _budget_exact(self, call: Callable[[bool], _T]) -> _T:
-        """``call(slow=False)``; a run of generated code that ran out of steps, again on closures only.
-        Generated code checks the budget in loops, recursive calls and as the run leaves it, so it finds
-        an overrun late and elsewhere (``codegen.Generator.charge``): the closures report it where it
-        happened. (Generated code charges at least the closures' steps, often more; when the closures do
-        not run out, their result is the run's.)"""
+        The state is checked first (``validate``): against the ruleset's JSON Schema, then by its own
+        ``query validate_state`` (in the same run). The run is made by the fast backend
+        (``validator.backend``), or by the reference interpreter (``validator.reference``) with
+        ``engine="reference"`` and for a traced run (``explain``); the two give the same results."""
+        if not self.ok:
+            raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        check = None
+        if validate:
+            errors = self.validate_state(state, state_name)
+            if errors:
+                raise RunError(errors, "state")
+
+            def check(found: Any) -> None:
+                found_errors = self._state_diagnostics(found, state_name)
+                if found_errors:
+                    raise RunError(found_errors, "state")
+
+        unit = self.program.query(query)
+        if unit is None:
+            known = ", ".join(self.queries()) or "none"
+            raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", Span(self.path),
+                                       help=f"queries: {known}")], "usage")
+        args = list(args or [])
+        if unit.arity != len(args):
+            raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} arguments, not {len(args)}",
+                                       unit.decl.span)], "usage")
+        runner = None if explain or engine == "reference" else self.backend()
         try:
-            return call(False)
-        except RunError as err:
-            if self.program.generated is None or not any(d.code == "E004" for d in err.diagnostics):
-                raise
-        return call(True)
+            if exact:
+                return R.run_exact(self.program, state, query, args, budget, engine=runner, check=check)
+            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain,
+                                     engine=runner, check=check)
+        except R.MissingInput as missing:
+            raise RunError([missing.diagnostic()], "state") from None
+        except EvalError as err:
+            raise RunError([err.diagnostic()], "eval") from None
+        out = self._to_json(value, unit)
+        if run.events and isinstance(out, dict) and "events" not in out:
+            out["events"] = to_json(run.events)
+        if explain and isinstance(out, dict):
+            out["explain"] = R.explanation(run)
+        return out
 
-    def _ruleset_state_errors(self, state: Any, shown: str, budget: int,
-                              slow: bool = False) -> tuple[list[Diagnostic], dict[Any, Any], dict[Any, Any]]:
-        """The S002 diagnostics, what the check memoized that no die touched, and the inputs it bound
-        (for the run after it, on the same state: see below what is not handed over)."""
-        unit = self.program.query(VALIDATE_QUERY)
-        if unit is None or unit.arity:
-            return [], {}, {}
-        ctx = Context(state, SeededDice(0), budget=budget, slow=slow)
-        found = self._evaluate(ctx, unit, [])
-        # nothing is shared when the check emitted events (a memoized value would skip emitting them
-        # again), nor when an input's default rolled a die (the run rolls its own: what was computed from
-        # that input, tainted or not, may differ)
-        nothing = bool(ctx.events or ctx.bound_rolls)
-        memo = ({} if nothing else ctx.memo if not ctx.tainted  # the check's context ends here: no copy
-                else {k: v for k, v in ctx.memo.items() if k not in ctx.tainted})
-        inputs = {} if nothing else ctx.inputs
-        return self._state_diagnostics(found, shown), memo, inputs
+    def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
+        """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
+        ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
+        spot), each an S002 with its JSON pointer."""
+        errors = self.validate_state(state, shown)
+        if errors or self.program.query(VALIDATE_QUERY) is None:
+            return errors
+        try:
+            found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget, engine=self.backend())
+        except R.MissingInput as missing:
+            return [missing.diagnostic()]
+        except EvalError as err:
+            return [err.diagnostic()]
+        return self._state_diagnostics(found, shown)
+
+    def backend(self) -> Backend:
+        """The program's generated functions (made at the first run, each written at its first call)."""
+        if self._backend is None:
+            self._backend = Backend(self.program)
+        return self._backend
 
     def _state_diagnostics(self, found: Any, shown: str) -> list[Diagnostic]:
         """What `validate_state` returned, as S002 diagnostics."""
@@ -152,101 +184,6 @@ class Ruleset:
             return ScriptedDice(dice)
         return SeededDice(0 if seed is None else seed)
 
-    def run(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
-            dice: list[int] | None = None, exact: bool = False, explain: bool = False,
-            budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>",
-            engine: str = "fast") -> Any:
-        """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics.
-        ``engine="reference"`` runs it on the reference interpreter (``validator.reference``)."""
-        if not self.ok:
-            raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
-        if engine in ("reference", "backend"):
-            return self._run_reference(state, query, args, seed, dice, exact, explain, budget, validate, state_name,
-                                       engine)
-        note_run(self.program)
-        started = time.perf_counter()
-        try:
-            return self._budget_exact(lambda slow: self._run(state, query, args, seed, dice, exact, explain, budget,
-                                                             validate, state_name, slow))
-        finally:  # the time runs take tells when the program is worth generating (``codegen.note_run``)
-            self.program.run_seconds += time.perf_counter() - started
-
-    def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
-             exact: bool, explain: bool, budget: int, validate: bool, state_name: str, slow: bool) -> Any:
-        checked: dict[Any, Any] = {}
-        inputs: dict[Any, Any] = {}
-        if validate:
-            errors = self.validate_state(state, state_name)
-            if not errors:
-                errors, checked, inputs = self._ruleset_state_errors(state, state_name, budget, slow)
-            if errors:
-                raise RunError(errors, "state")
-        unit = self.program.query(query)
-        if unit is None:
-            known = ", ".join(self.queries()) or "none"
-            raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", Span(self.path),
-                                       help=f"queries: {known}")], "usage")
-        args = list(args or [])
-        if unit.arity != len(args):
-            raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} arguments, not {len(args)}",
-                                       unit.decl.span)], "usage")
-        if exact:
-            return self._run_exact(state, unit, args, budget, explain, slow)
-        ctx = Context(state, self._dice(seed, dice), budget=budget, trace=explain, slow=slow)
-        if not explain and checked:  # the same state: what `validate_state` computed (with no die) holds here too
-            ctx.memo = checked
-            ctx.inputs = inputs  # (bound from the same state; empty, so bound again, if a die was rolled)
-        value = self._evaluate(ctx, unit, args)
-        out = self._to_json(value, unit)
-        if ctx.events and isinstance(out, dict) and "events" not in out:
-            out["events"] = to_json(ctx.events)
-        if explain and isinstance(out, dict):
-            out["explain"] = explanation(ctx)
-        return out
-
-    def _run_reference(self, state: Any, query: str, args: list[Any] | None, seed: int | None,
-                       dice: list[int] | None, exact: bool, explain: bool, budget: int, validate: bool,
-                       state_name: str, engine_name: str = "reference") -> Any:
-        from . import reference as R
-
-        engine: Any = None
-        if engine_name == "backend" and not explain:
-            from .backend import Backend
-
-            if getattr(self.program, "backend", None) is None:
-                self.program.backend = Backend(self.program)  # type: ignore[attr-defined]
-            engine = self.program.backend  # type: ignore[attr-defined]
-
-        check = None
-        if validate:
-            errors = self.validate_state(state, state_name)
-            if errors:
-                raise RunError(errors, "state")
-
-            def check(found: Any) -> None:
-                found_errors = self._state_diagnostics(found, state_name)
-                if found_errors:
-                    raise RunError(found_errors, "state")
-        unit = self.program.query(query)
-        args = list(args or [])
-        if unit is None or unit.arity != len(args):
-            self._run(state, query, args, seed, dice, exact, explain, budget, False, state_name, True)  # raises E008
-        try:
-            if exact:
-                return R.run_exact(self.program, state, query, args, budget, engine=engine, check=check)
-            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain,
-                                     engine=engine, check=check)
-        except R.MissingInput as missing:
-            raise RunError([missing.diagnostic()], "state") from None
-        except EvalError as err:
-            raise RunError([err.diagnostic()], "eval") from None
-        out = self._to_json(value, unit)
-        if run.events and isinstance(out, dict) and "events" not in out:
-            out["events"] = to_json(run.events)
-        if explain and isinstance(out, dict):
-            out["explain"] = R.explanation(run)
-        return out
-
     @staticmethod
     def _to_json(value: Any, unit: Any) -> Any:
         try:
@@ -255,96 +192,6 @@ class Ruleset:
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                        help="a number grew too large; check the rule that computes it")],
                            "eval") from None
-
-    def _bind_inputs(self, ctx: Context) -> None:
-        for nskey, decl, default in self.program.inputs:
-            ok, value = resolve_pointer(ctx.state, decl.pointer)
-            if not ok:
-                if default is None:
-                    raise RunError([Diagnostic("S002", f"input `{decl.name}` is missing from the state", decl.span,
-                                               pointer=decl.pointer,
-                                               help=f"the state needs a value at `{decl.pointer}`, "
-                                                    "or give the input a `default`")],
-                                   "state")
-                value = default([ctx])
-            ctx.inputs[(nskey, decl.name)] = value
-        ctx.bound_rolls = ctx.rolls
-
-    def _evaluate(self, ctx: Context, unit: Any, args: list[Any]) -> Any:
-        old_limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old_limit, 12000))
-        try:
-            if not ctx.inputs:  # (handed over from the state check, see `_run`)
-                self._bind_inputs(ctx)
-            return unit.fn(ctx, *args)
-        except EvalError as err:
-            raise RunError([err.diagnostic()], "eval") from None
-        except RecursionError:
-            raise RunError([Diagnostic("E005", "evaluation recursed too deeply", unit.decl.span,
-                                       help="a rule calls itself without reaching a base case")], "eval") from None
-        finally:
-            sys.setrecursionlimit(old_limit)
-
-    def _run_exact(self, state: Any, unit: Any, args: list[Any], budget: int, explain: bool, slow: bool) -> Any:
-        """Enumerate every dice outcome by re-running along each branch of the fork tree."""
-        outcomes: dict[str, list[Any]] = {}
-        path: list[int] = []
-        paths = 0
-        dice = ExactDice()
-        while True:
-            ctx = Context(state, dice, budget=budget, path=path, slow=slow)
-            if dice.shared:
-                ctx.memo.update(dice.shared)
-            value = self._to_json(self._evaluate(ctx, unit, args), unit)
-            events = to_json(ctx.events)  # before weighing the path: this may fork too
-            dice.share_after(ctx)
-            prob = Fraction(1)
-            for choice, weights in ctx.forks:
-                prob *= weights[choice]
-            key = json.dumps(value, sort_keys=True)
-            if key in outcomes:
-                outcomes[key][1] += prob
-            else:
-                outcomes[key] = [value, prob, events]
-            paths += 1
-            if paths > MAX_EXACT_PATHS:
-                raise RunError([Diagnostic("E010", f"more than {MAX_EXACT_PATHS} dice outcomes to enumerate",
-                                           unit.decl.span, help="use --seed or --dice instead of --exact")], "eval")
-            # next path: bump the deepest fork that still has an untried branch
-            taken = [c for c, _ in ctx.forks]
-            sizes = [len(w) for _, w in ctx.forks]
-            i = len(taken) - 1
-            while i >= 0 and taken[i] + 1 >= sizes[i]:
-                i -= 1
-            if i < 0:
-                break
-            path = taken[:i] + [taken[i] + 1]
-        total = sum((o[1] for o in outcomes.values()), Fraction(0))
-        ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
-        result: dict[str, Any] = {
-            "exact": True,
-            "paths": paths,
-            "total": _frac(total),
-            "outcomes": [{"probability": _frac(p), "p": round(float(p), 6), "result": v, "events": ev}
-                         for v, p, ev in ranked],
-        }
-        return result
-
-
-def _frac(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
-
-
-def explanation(ctx: Context) -> dict[str, Any]:
-    root = ctx.trace_stack[0] if ctx.trace_stack else {"children": []}
-    edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in ctx.decision_edges})
-    settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
-               for k, s in ctx.settled.items()]
-    # the decisions met, so that the identity keys of `decision_edges` can be shown with their arguments
-    decisions = [{"key": to_json(list(k)), "decision": k[0], "args": to_json(list(a)),
-                  "value": to_json(ctx.dvalue.get(k))} for k, a in ctx.decisions.items()]
-    return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
-            "cycles": ctx.cycles, "settled": settled, "decisions": decisions}
 
 
 _cache: dict[str, Ruleset] = {}
@@ -385,7 +232,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
     with collector_paused():
         loaded = load(p)
-        program = compile_program(loaded)
+        program = build_program(loaded)
         diags = list(loaded.diagnostics) + list(program.diagnostics)
         if not any(d.is_error for d in diags if d.code.startswith("P")):
             diags += run_passes(program)

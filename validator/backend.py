@@ -327,10 +327,7 @@ class Backend:
         return self.compiled(name, source)
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
-        code = _compiled(source, f"<ruleval {name}>")
-        exec_globals = self.g
-        fn = types.FunctionType(code.co_consts[_code_index(code)], exec_globals, name)
-        return fn
+        return define(source, f"<ruleval {name}>", self.g)
 
     def alone_source(self, w: _Writer, unit: Any, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
@@ -1046,6 +1043,14 @@ def _compiled(source: str, filename: str) -> types.CodeType:
         return compile(source, filename, "exec")
     except (SyntaxError, RecursionError, MemoryError) as exc:  # pragma: no cover - a bug of this module
         raise EvalError("E005", f"a definition is nested too deeply to run ({type(exc).__name__})") from None
+
+
+def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
+    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled, not
+    run (its function is made from the code object). Used for the source this module writes and for
+    the state check ``state._CheckWriter`` writes under the same rules."""
+    code = _compiled(source, filename)
+    return types.FunctionType(code.co_consts[_code_index(code)], g)
 
 
 def _code_index(code: types.CodeType) -> int:

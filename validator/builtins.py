@@ -12,8 +12,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
+from typing import TYPE_CHECKING
+
 from .diagnostics import Span
-from .runtime import Context
+
+if TYPE_CHECKING:
+    from .reference import Run as Context  # what a built-in that asks for it is given: the run
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import difflib
 from typing import Any, Callable, Iterator
 
 from . import ast as A
-from .compiler import Program
+from .program import Program
 from .diagnostics import Diagnostic, Span
 
 

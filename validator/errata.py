@@ -141,8 +141,9 @@ def generator_state(rs: Any) -> dict[str, Any]:
     """The state a generator runs on: empty, except that an input without a ``default`` is ``none``
     (a generator makes a state from its seed; it reads no input, but every input is bound first)."""
     state: dict[str, Any] = {}
-    for _ns, decl, default in rs.program.inputs:
-        if default is not None or decl.pointer in ("", "/"):
+    for unit in rs.program.inputs():
+        decl = unit.decl
+        if decl.default is not None or decl.pointer in ("", "/"):
             continue
         parts = pointer_parts(decl.pointer)
         cur: Any = state

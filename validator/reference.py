@@ -26,10 +26,10 @@ The parts of the meaning that are not obvious from the code of one construct:
   dropped if that decision is ever undone.
 - **Depth.** Calls of the definitions that lie on cycles of the reference graph (``Unit.counted``)
   nest at most ``depth_limit`` deep (E005).
-- **Decisions.** A decision is resolved by the guess algorithm of the DATC (chapter 5): its body
-  is evaluated with the decision guessed false; if that read no guess it is final; if the first
-  guess read was its own, it is evaluated again guessed true, and two different values make a
-  cycle, settled by the decision's ``cycle`` policies.
+- **Decisions.** A decision is resolved by guessing: its body is evaluated with the decision
+  guessed false; if that read no guess it is final; if the first guess read was its own, it is
+  evaluated again guessed true, and two different values make a cycle, settled by the decision's
+  ``cycle`` policies.
 - **Dice.** Seeded and scripted dice give faces in the order the rolls are made (left to right).
   In exact mode a roll is a distribution (``RandomValue``); adding an integer to it and comparing
   it are computed over the distribution (a comparison forks the run in two); every other use of it
@@ -313,7 +313,7 @@ class Interpreter:
 
     # -- expressions
 
-    def eval(self, run: Run, e: A.Expr, env: Env) -> Any:
+    def evaluate(self, run: Run, e: A.Expr, env: Env) -> Any:
         method = getattr(self, "eval_" + type(e).__name__)
         return method(run, e, env)
 
@@ -358,39 +358,39 @@ class Interpreter:
         raise EvalError("E001", f"`{name}` is not a value", span)
 
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
-        return [force(run, self.eval(run, item, env)) for item in e.items]
+        return [force(run, self.evaluate(run, item, env)) for item in e.items]
 
     def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
         out: set[Any] = set()
         for item in e.items:
-            add_item(out, force(run, self.eval(run, item, env)), e.span)
+            add_item(out, force(run, self.evaluate(run, item, env)), e.span)
         return frozenset(out)
 
     def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Env) -> Any:
-        return {k: force(run, self.eval(run, v, env)) for k, v in e.items}
+        return {k: force(run, self.evaluate(run, v, env)) for k, v in e.items}
 
     def eval_MapLit(self, run: Run, e: A.MapLit, env: Env) -> Any:
         out: dict[Any, Any] = {}
         for k, v in e.items:
-            key = force(run, self.eval(run, k, env))
-            put_entry(out, key, force(run, self.eval(run, v, env)), e.span)
+            key = force(run, self.evaluate(run, k, env))
+            put_entry(out, key, force(run, self.evaluate(run, v, env)), e.span)
         return out
 
     def eval_Comp(self, run: Run, e: A.Comp, env: Env) -> Any:
         if e.kind == "gen":  # consumed lazily by the built-in it is given to (`any` may stop early)
-            return (force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env))
+            return (force(run, self.evaluate(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env))
         if e.kind == "list":
-            return [force(run, self.eval(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)]
+            return [force(run, self.evaluate(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)]
         if e.kind == "set":
             items: set[Any] = set()
             for inner in self.comp_envs(run, e.fors, env):
-                add_item(items, force(run, self.eval(run, e.elem, inner)), e.span)
+                add_item(items, force(run, self.evaluate(run, e.elem, inner)), e.span)
             return frozenset(items)
         assert e.key is not None
         out: dict[Any, Any] = {}
         for inner in self.comp_envs(run, e.fors, env):
-            key = force(run, self.eval(run, e.key, inner))  # the key first: dice are rolled in order
-            put_entry(out, key, force(run, self.eval(run, e.elem, inner)), e.span)
+            key = force(run, self.evaluate(run, e.key, inner))  # the key first: dice are rolled in order
+            put_entry(out, key, force(run, self.evaluate(run, e.elem, inner)), e.span)
         return out
 
     def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Env) -> Iterator[Env]:
@@ -399,22 +399,22 @@ class Interpreter:
             yield env
             return
         first, rest = fors[0], fors[1:]
-        seq = force(run, self.eval(run, first.iter, env))
+        seq = force(run, self.evaluate(run, first.iter, env))
         for item_names in loop_items(run, seq, len(first.names), first.span):
             inner = env.child(**dict(zip(first.names, item_names)))
-            if first.cond is not None and not truth(run, self.eval(run, first.cond, inner)):
+            if first.cond is not None and not truth(run, self.evaluate(run, first.cond, inner)):
                 continue
             yield from self.comp_envs(run, rest, inner)
 
     def eval_Let(self, run: Run, e: A.Let, env: Env) -> Any:
-        value = self.eval(run, e.value, env)
-        return self.eval(run, e.body, env.child(**{e.name: value}))
+        value = self.evaluate(run, e.value, env)
+        return self.evaluate(run, e.body, env.child(**{e.name: value}))
 
     def eval_If(self, run: Run, e: A.If, env: Env) -> Any:
         for cond, value in e.branches:
-            if truth(run, self.eval(run, cond, env)):
-                return self.eval(run, value, env)
-        return self.eval(run, e.otherwise, env)
+            if truth(run, self.evaluate(run, cond, env)):
+                return self.evaluate(run, value, env)
+        return self.evaluate(run, e.otherwise, env)
 
     def eval_Lambda(self, run: Run, e: A.Lambda, env: Env) -> Any:
         return Closure(e, env, self)
@@ -422,65 +422,65 @@ class Interpreter:
     def eval_BoolOp(self, run: Run, e: A.BoolOp, env: Env) -> Any:
         stop_at = e.op == "or"  # `or` stops at the first true item, `and` at the first false one
         for item in e.items:
-            if truth(run, self.eval(run, item, env)) == stop_at:
+            if truth(run, self.evaluate(run, item, env)) == stop_at:
                 return stop_at
         return not stop_at
 
     def eval_Not(self, run: Run, e: A.Not, env: Env) -> Any:
-        return not truth(run, self.eval(run, e.operand, env))
+        return not truth(run, self.evaluate(run, e.operand, env))
 
     def eval_Compare(self, run: Run, e: A.Compare, env: Env) -> Any:
-        x = self.eval(run, e.left, env)
-        y = self.eval(run, e.right, env)
+        x = self.evaluate(run, e.left, env)
+        y = self.evaluate(run, e.right, env)
         return compare(run, e.op, x, y, e.span)
 
     def eval_BinOp(self, run: Run, e: A.BinOp, env: Env) -> Any:
-        x = self.eval(run, e.left, env)
+        x = self.evaluate(run, e.left, env)
         if e.op == "??":
-            return self.eval(run, e.right, env) if x is None else x
-        y = self.eval(run, e.right, env)
+            return self.evaluate(run, e.right, env) if x is None else x
+        y = self.evaluate(run, e.right, env)
         return arithmetic(run, e.op, x, y, e.span)
 
     def eval_Neg(self, run: Run, e: A.Neg, env: Env) -> Any:
-        return negate(force(run, self.eval(run, e.operand, env)), e.span)
+        return negate(force(run, self.evaluate(run, e.operand, env)), e.span)
 
     def eval_Field(self, run: Run, e: A.Field, env: Env) -> Any:
         module = self.module_of(e.obj, env)
         if module is not None:
             return self.global_value(run, module, e.name, e.span)
-        obj = force(run, self.eval(run, e.obj, env))
+        obj = force(run, self.evaluate(run, e.obj, env))
         return field_of(obj, e.name, e.span)
 
     def eval_Index(self, run: Run, e: A.Index, env: Env) -> Any:
         if isinstance(e.obj, A.Name) and not env.lookup(e.obj.id)[0]:
             kind, unit = self.meaning(env.ns, e.obj.id)
             if kind == "unit" and isinstance(unit.decl, A.TableDecl):
-                keys = [force(run, self.eval(run, k, env)) for k in e.keys]
+                keys = [force(run, self.evaluate(run, k, env)) for k in e.keys]
                 return self.table_lookup(run, unit, keys)
-        obj = force(run, self.eval(run, e.obj, env))
-        key = force(run, self.eval(run, e.keys[0], env))
+        obj = force(run, self.evaluate(run, e.obj, env))
+        key = force(run, self.evaluate(run, e.keys[0], env))
         return index_of(obj, key, e.span)
 
     def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
-        obj = force(run, self.eval(run, e.obj, env))
+        obj = force(run, self.evaluate(run, e.obj, env))
         if not isinstance(obj, dict):
             raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", e.span)
         out = dict(obj)
         for k, v in e.items:
-            out[k] = force(run, self.eval(run, v, env))
+            out[k] = force(run, self.evaluate(run, v, env))
         return out
 
     def eval_Call(self, run: Run, e: A.Call, env: Env) -> Any:
         target = self.call_target(e.func, env)
         if target is not None:
             kind, found = target
-            args = [self.eval(run, a, env) for a in e.args]
+            args = [self.evaluate(run, a, env) for a in e.args]
             if kind == "builtin":
-                args += [self.eval(run, v, env) for _, v in e.kwargs]
+                args += [self.evaluate(run, v, env) for _, v in e.kwargs]
                 return self.apply_builtin(run, found, args, e.span)
             return self.call_unit(run, found, args, e.span)
-        fn = force(run, self.eval(run, e.func, env))
-        args = [self.eval(run, a, env) for a in e.args]
+        fn = force(run, self.evaluate(run, e.func, env))
+        args = [self.evaluate(run, a, env) for a in e.args]
         if isinstance(fn, Closure):
             return self.apply_lambda(run, fn, args)
         if isinstance(fn, UnitFunction):
@@ -529,7 +529,7 @@ class Interpreter:
         if len(args) != len(node.params):
             raise EvalError("E001", f"this function takes {len(node.params)} arguments, not {len(args)}", node.span)
         run.charge(1, node.span)
-        return self.eval(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
+        return self.evaluate(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
 
     # -- definitions
 
@@ -551,7 +551,7 @@ class Interpreter:
         guesses = run.guesses
         try:
             body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
-            value = self.eval(run, body, Env(self.loaded.namespaces[unit.ns]))
+            value = self.evaluate(run, body, Env(self.loaded.namespaces[unit.ns]))
         finally:
             self.leave(run, unit)
             del run.memo[key]
@@ -614,7 +614,7 @@ class Interpreter:
     def body_value(self, run: Run, unit: Any, body: A.Expr, args: list[Any]) -> Any:
         params = unit.decl.params or ()
         env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(params, args)})
-        return self.eval(run, body, env)
+        return self.evaluate(run, body, env)
 
     def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any) -> Any:
         """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses."""
@@ -645,10 +645,10 @@ class Interpreter:
         except TypeError:
             return None
         if cell is not None:
-            return self.eval(run, cell, Env(ns))
+            return self.evaluate(run, cell, Env(ns))
         if d.source is None:
             return None
-        value = self.eval(run, d.source, Env(ns))
+        value = self.evaluate(run, d.source, Env(ns))
         for k in keys:
             if not isinstance(value, dict):
                 return None
@@ -775,7 +775,7 @@ class Interpreter:
 
     def policy_part(self, run: Run, ns: Any, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.eval(run, e, Env(ns, {"cycle": cycle}))
+        return self.evaluate(run, e, Env(ns, {"cycle": cycle}))
 
     # -- procedures
 
@@ -789,7 +789,7 @@ class Interpreter:
         steps = [s for s in d.body if isinstance(s, A.Step)]
         for s in d.body:
             if isinstance(s, A.Var):
-                variables[s.name] = Cell(self.eval(run, s.value, env.child(**variables)))
+                variables[s.name] = Cell(self.evaluate(run, s.value, env.child(**variables)))
         env = env.child(**variables)
         index = {s.name: i for i, s in enumerate(steps)}
         outer_cites = run.step_cites
@@ -834,34 +834,34 @@ class Interpreter:
     def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Env) -> None:
         env = env.child()
         for s in stmts:
-            env = self.exec(run, s, env)
+            env = self.execute(run, s, env)
 
-    def exec(self, run: Run, s: A.Stmt, env: Env) -> Env:
+    def execute(self, run: Run, s: A.Stmt, env: Env) -> Env:
         """Run one statement; the environment for the statements after it."""
         if isinstance(s, A.Var):
-            return env.child(**{s.name: Cell(self.eval(run, s.value, env))})
+            return env.child(**{s.name: Cell(self.evaluate(run, s.value, env))})
         if isinstance(s, A.LetStmt):
-            return env.child(**{s.name: self.eval(run, s.value, env)})
+            return env.child(**{s.name: self.evaluate(run, s.value, env)})
         if isinstance(s, A.Assign):
             cell = env.cell(s.name)
-            value = self.eval(run, s.value, env)
+            value = self.evaluate(run, s.value, env)
             assert cell is not None, "the checker allows `:=` only on a procedure variable"
             cell.value = value
             return env
         if isinstance(s, A.IfStmt):
             for cond, body in s.branches:
-                if truth(run, self.eval(run, cond, env)):
+                if truth(run, self.evaluate(run, cond, env)):
                     self.exec_block(run, body, env)
                     return env
             if s.otherwise is not None:
                 self.exec_block(run, s.otherwise, env)
             return env
         if isinstance(s, A.For):
-            seq = force(run, self.eval(run, s.iter, env))
+            seq = force(run, self.evaluate(run, s.iter, env))
             for x in iterate(seq, s.span):
                 run.charge(1, s.span)
                 inner = env.child(**{s.name: x})
-                if s.cond is not None and not truth(run, self.eval(run, s.cond, inner)):
+                if s.cond is not None and not truth(run, self.evaluate(run, s.cond, inner)):
                     continue
                 try:
                     self.exec_block(run, s.body, inner)
@@ -882,11 +882,11 @@ class Interpreter:
             event: dict[str, Any] = {"event": s.event, "step": run.current_step,
                                      "cites": list(s.cites) or list(run.step_cites.get(run.current_step or "", ()))}
             for k, v in s.payload:
-                event[k] = force(run, self.eval(run, v, env))
+                event[k] = force(run, self.evaluate(run, v, env))
             run.events.append(event)
             return env
         if isinstance(s, A.Require):
-            if not truth(run, self.eval(run, s.cond, env)):
+            if not truth(run, self.evaluate(run, s.cond, env)):
                 raise _Reject(s.message, s.cites, run.current_step)
             return env
         if isinstance(s, A.Reject):
@@ -907,7 +907,7 @@ class Interpreter:
             if not ok:
                 if d.default is None:
                     raise MissingInput(d)
-                value = force(run, self.eval(run, d.default, Env(self.loaded.namespaces[unit.ns])))
+                value = force(run, self.evaluate(run, d.default, Env(self.loaded.namespaces[unit.ns])))
             run.inputs[(unit.ns, unit.name)] = value
 
     def run_query(self, run: Run, unit: Any, args: list[Any], check: Any = None) -> Any:
@@ -1174,12 +1174,13 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
 
 
 def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
-              max_paths: int = MAX_EXACT_PATHS, engine: Any = None, check: Any = None) -> dict[str, Any]:
+              max_paths: int | None = None, engine: Any = None, check: Any = None) -> dict[str, Any]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration."""
     from .runtime import ExactDice
 
     interp = engine if engine is not None else Interpreter(program)
+    max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
     outcomes: dict[str, list[Any]] = {}
     path: list[int] = []

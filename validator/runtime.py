@@ -1,8 +1,7 @@
-"""Run-time context of one evaluation: step budget, recursion depth, dice, events, trace, decisions."""
+"""What both engines share at run time: the evaluation error, the dice sources and exact dice, limits."""
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,11 +36,11 @@ class DiceSource:
     def face(self, sides: int, span: Span) -> int:
         raise NotImplementedError
 
-    def sum_of(self, ctx: "Context", count: int, sides: int, span: Span) -> Any:
-        ctx.rolls += 1  # (what is computed from it rests on dice: see ``Context.tainted``)
+    def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
+        ctx.rolls += 1
         return sum(self.face(sides, span) for _ in range(count))
 
-    def at_least(self, ctx: "Context", count: int, sides: int, target: int, span: Span) -> Any:
+    def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
         ctx.rolls += 1
         return sum(1 for _ in range(count) if self.face(sides, span) >= target)
 
@@ -115,7 +114,7 @@ class RandomValue:
 
     __slots__ = ("ctx", "base", "offset", "label")
 
-    def __init__(self, ctx: "Context", base: dict[int, Fraction], offset: int, label: str):
+    def __init__(self, ctx: Any, base: dict[int, Fraction], offset: int, label: str):
         self.ctx, self.base, self.offset, self.label = ctx, base, offset, label
 
     def _shift(self, k: Any) -> Any:
@@ -252,31 +251,15 @@ class RandomValue:
 class ExactDice(DiceSource):
     mode = "exact"
 
-    def __init__(self) -> None:
-        # Values memoized before the first roll of the first path cannot depend on dice: every
-        # later path starts from them instead of computing them again.
-        self.shared: dict[Any, Any] | None = None
-
-    def _share(self, ctx: "Context") -> None:
-        ctx.rolls += 1
-        if self.shared is None:
-            self.shared = {k: v for k, v in ctx.memo.items() if type(v) is not object}  # not the pending marker
-
-    def share_after(self, ctx: "Context") -> None:
-        """After a path: every memoized value that rolled no die (even indirectly) holds on every path."""
-        shared = self.shared if self.shared is not None else {}
-        shared.update((k, v) for k, v in ctx.memo.items() if k not in ctx.tainted and type(v) is not object)
-        self.shared = shared
-
     def face(self, sides: int, span: Span) -> int:  # pragma: no cover - exact mode never asks for faces
         raise AssertionError("exact dice give distributions")
 
-    def sum_of(self, ctx: "Context", count: int, sides: int, span: Span) -> Any:
-        self._share(ctx)
+    def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
+        ctx.rolls += 1
         return RandomValue(ctx, dict(_sum_distribution(count, sides)), 0, f"{count}d{sides}")
 
-    def at_least(self, ctx: "Context", count: int, sides: int, target: int, span: Span) -> Any:
-        self._share(ctx)
+    def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
+        ctx.rolls += 1
         hits = max(0, sides - target + 1) if target > 1 else sides
         p = Fraction(min(hits, sides), sides)
         return RandomValue(ctx, dict(_binomial(count, p)), 0, f"{count}d{sides}>={target}")
@@ -284,129 +267,12 @@ class ExactDice(DiceSource):
 
 # ---------------------------------------------------------------- decisions
 
-UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
-
 
 @dataclass
 class Settlement:
+    """How a cycle policy settled a decision (shown by ``explain``)."""
+
     key: tuple[Any, ...]
     value: Any
     cites: tuple[str, ...]
     members: tuple[tuple[Any, ...], ...]
-
-
-# ---------------------------------------------------------------- signals used by procedures
-
-
-class GotoSignal(Exception):
-    def __init__(self, target: str):
-        self.target = target
-
-
-class StopSignal(Exception):
-    pass
-
-
-class BreakSignal(Exception):
-    pass
-
-
-class ContinueSignal(Exception):
-    pass
-
-
-class RejectSignal(Exception):
-    def __init__(self, message: str, cites: tuple[str, ...], step: str | None):
-        self.message, self.cites, self.step = message, cites, step
-
-
-# ---------------------------------------------------------------- context
-
-
-# the marker of a value not known yet: in the memo, a value being computed; in ``Context.vals``, one
-# not read yet
-PENDING = object()
-
-
-
-def codegen_mode() -> str:
-    """The second tier's switch, `RULEVAL_CODEGEN`: "off" (also `0`, `no`), "always" (also `1`,
-    `yes`) or "auto" (anything else: generate once runs have taken a while). Read where it is
-    needed, so that a process may turn it on or off as it goes."""
-    mode = os.environ.get("RULEVAL_CODEGEN", "auto").strip().lower()
-    return "off" if mode in ("off", "0", "no") else "always" if mode in ("always", "1", "yes") else "auto"
-
-class Context:
-    """Everything one evaluation needs; a fresh one per run (and per path in exact mode)."""
-
-    # values that are the same all run long, as generated code reads them (``codegen``: each such
-    # value of a generated program has its slot in ``vals``): as many slots as the largest such
-    # program has, so that any context fits the program it runs
-    value_slots = 0
-
-    __slots__ = ("state", "inputs", "memo", "vals", "steps", "budget", "depth", "depth_limit", "dice", "path", "path_pos",
-                 "forks", "events", "dstate", "dvalue", "deplist", "settled", "trace", "slow", "trace_stack", "decision_edges",
-                 "cycles", "decisions", "current_step", "dstack", "rolls", "tainted", "resolving", "guesses",
-                 "rkeys", "bound_rolls")
-
-    def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
-                 depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False,
-                 slow: bool = False):
-        self.state = state
-        self.inputs: dict[Any, Any] = {}
-        self.memo: dict[Any, Any] = {}
-        self.vals: list[Any] = [PENDING] * Context.value_slots
-        self.steps = 0
-        self.budget = budget
-        self.depth = 0
-        self.depth_limit = depth_limit
-        self.dice = dice
-        self.path = path or []
-        self.path_pos = 0
-        self.forks: list[tuple[int, list[Fraction]]] = []
-        self.events: list[dict[str, Any]] = []
-        self.dstate: dict[Any, int] = {}
-        self.dvalue: dict[Any, Any] = {}
-        self.deplist: list[Any] = []
-        self.settled: dict[Any, Settlement] = {}
-        self.trace = trace
-        # run on closures only (a traced run, and the run again of one whose generated code ran out of
-        # steps): such a run never enters generated code (``codegen._entry``, a decision's closure cell)
-        self.slow = trace or slow
-        self.trace_stack: list[dict[str, Any]] = [{"children": []}] if trace else []
-        self.decision_edges: set[tuple[Any, Any]] = set()
-        self.cycles: list[dict[str, Any]] = []
-        self.decisions: dict[Any, Any] = {}
-        self.current_step: str | None = None
-        self.rolls = 0  # dice rolled so far (and reads of values that depend on dice)
-        self.bound_rolls = 0  # of those, rolled by the defaults of inputs (see ``api.Ruleset._bind_inputs``)
-        self.tainted: set[Any] = set()  # memoized values that depend on dice
-        # decisions being resolved right now; while it is 0 every decision read is final, so values
-        # that read decisions may be memoized
-        self.resolving = 0
-        # reads of a decision value that is not final (a guess, or a result resting on one), counted so
-        # far: a value whose computation read none is final even during a resolution, so it is memoized
-        self.guesses = 0
-        # memo keys stored during a resolution; dropped if a resolved decision is ever undone
-        self.rkeys: list[Any] = []
-        self.dstack: list[Any] = []
-
-    def undo_resolved(self) -> None:
-        """A resolved decision was reset (an outer guess changed): values memoized from it may be wrong."""
-        for k in self.rkeys:
-            self.memo.pop(k, None)
-        self.rkeys.clear()
-
-    def fork(self, weights: list[Fraction]) -> int:
-        """Exact mode: follow the recorded path, or take branch 0 of a new fork."""
-        if self.path_pos < len(self.path):
-            choice = self.path[self.path_pos]
-        else:
-            choice = 0
-        self.path_pos += 1
-        self.forks.append((choice, weights))
-        return choice
-
-    def over_budget(self, span: Span) -> EvalError:
-        return EvalError("E004", f"evaluation took more than {self.budget} steps", span,
-                         help="a rule loops over a huge range or recurses without end")

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .runtime import codegen_mode
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -68,25 +67,15 @@ _BY_ID: dict[int, list[Any]] = {}
 
 def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
-    fast check is the closures' until it has been asked ``GENERATE_AFTER`` times, then the generated
-    one (``generated_check``), when there is one: at once with `RULEVAL_CODEGEN=always`; with `off`
-    in force when the count is reached, the count starts again (so a process that turns generation
-    on later gets it then)."""
+    fast check is the generated one (``generated_check``) when the writer takes the schema, else the
+    closures' (``fast_check``); either only ever answers "certainly valid"."""
     kept = _BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
         validator = _validator(json.dumps(schema, sort_keys=True))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
-        # [schema (kept, so its id is never reused), validator, fast check, uses before generating]
-        kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema),
-                                     0 if codegen_mode() == "always" else GENERATE_AFTER]
-    if kept[3] >= 0 and kept[2] is not None:
-        kept[3] -= 1
-        if kept[3] < 0:
-            if codegen_mode() == "off":
-                kept[3] = GENERATE_AFTER
-            else:
-                kept[2] = generated_check(schema) or kept[2]
+        # [schema (kept, so its id is never reused), validator, fast check]
+        kept = _BY_ID[id(schema)] = [schema, validator, generated_check(schema) or fast_check(schema)]
     return kept[1], kept[2]
 
 
@@ -445,7 +434,6 @@ def _type_test(name: Any) -> Any:
 # same verdicts as the closures above (``tests/test_state_fast.py`` compares them), records' fields
 # and arrays' items checked in place rather than through a call each. `RULEVAL_CODEGEN=off` keeps the
 # closures, `always` writes it at once.
-GENERATE_AFTER = 200
 
 
 class _CheckWriter:
@@ -672,10 +660,10 @@ def generated_check(schema: Any) -> Any:
     takes no such schema or the writer does not take it."""
     if fast_check(schema) is None:
         return None
-    from .codegen import _compiled, _define  # (the one place that compiles; loaded only now)
+    from .backend import define  # (the one place that compiles)
     try:
         writer = _CheckWriter(schema)
         source = writer.source()
-        return _define(_compiled(source, "<ruleval state check>"), writer.g)
+        return define(source, "<ruleval state check>", writer.g)
     except (_Unsupported, re.error, RecursionError, SyntaxError, ValueError, MemoryError):
         return None
