@@ -1,0 +1,72 @@
+"""The fast backend against the reference interpreter: the same results, the same diagnostics at
+the same places and the same steps, on random programs (``tests/programs.py``) and on every bundled
+case. ``RULEVAL_FUZZ_LONG=1`` runs many more programs."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from programs import programs
+from validator import reference as R
+from validator.api import RunError, load_ruleset
+from validator.runtime import ScriptedDice, SeededDice
+from validator.testing import _state_of, load_suite
+
+LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+SUITE = load_suite([str(CASES_DIR)])
+_ROOT = Path(tempfile.mkdtemp(prefix="ruleval-differential-"))
+(_ROOT / "ruleval.toml").write_text("")
+
+
+def outcome(rs: Any, state: Any, options: dict[str, Any], engine: str) -> tuple[str, Any]:
+    try:
+        return "ok", rs.run(state, engine=engine, **options)
+    except RunError as err:
+        return "error", [(d.code, d.message, str(d.span), d.help, d.pointer) for d in err.diagnostics]
+
+
+def steps(rs: Any, state: Any, options: dict[str, Any], engine: str) -> int | str:
+    """The steps a run took (or the error it stopped at), on one engine, without the state check."""
+    dice = ScriptedDice(options["dice"]) if "dice" in options else SeededDice(options.get("seed", 0))
+    runner = rs.backend() if engine == "backend" else None
+    try:
+        _, run = R.run_query(rs.program, state, options["query"], [], dice, options.get("budget", 5_000_000),
+                             engine=runner)
+    except (R.EvalError, R.MissingInput) as err:
+        return f"{type(err).__name__}: {getattr(err, 'code', '')} {getattr(err, 'span', '')}"
+    return run.steps
+
+
+@settings(max_examples=2000 if LONG else 300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(programs())
+def test_backend_equals_reference_on_random_programs(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
+    text, state, options = program
+    path = _ROOT / "program.rules"
+    path.write_text(text)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    ref = outcome(rs, state, options, "reference")
+    fast = outcome(rs, state, options, "backend")
+    assert fast == ref, text
+    if not options.get("exact"):
+        assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), text
+
+
+@pytest.mark.parametrize("case", SUITE.cases,
+                         ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
+def test_backend_equals_reference_on_every_case(case: Any) -> None:
+    data = case.data
+    rs = load_ruleset(case.ruleset)
+    assume(rs.ok)
+    state = _state_of(case)
+    options = {"query": data.get("query", "main"), "args": data.get("args"), "seed": data.get("seed"),
+               "dice": data.get("dice"), "exact": bool(data.get("exact") or data.get("probabilities"))}
+    assert outcome(rs, state, options, "backend") == outcome(rs, state, options, "reference")
