@@ -170,7 +170,7 @@ def test_missing_input_without_default_exit_3(cli, root: Path) -> None:
 @pytest.mark.parametrize("body, code, underlined", [
     ("def zero = 0\nquery main = 7 // zero\n", "E003", "7 // zero"),
     ("def down(n) = down(n + 1)\nquery main = down(0)\n", "E005", None),
-    ("query main = count(1 for x in range(100000) for y in range(100000))\n", "E004", None),
+    ("query main = count(true for x in range(100000) for y in range(100000))\n", "E004", None),
     ("def spin(n) = if n == 0 then 0 else spin(n - 1)\nquery main = spin(100000)\n", "E005", None),
     ("query main = fold(range(3000000), 0, fn(a, x) => a + x)\n", None, None),
 ])

@@ -121,7 +121,7 @@ def test_e010_too_many_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(validator.reference, "MAX_EXACT_PATHS", 50)
     (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "main.rules").write_text("query main = count(1 for i in range(10) if roll(1d6) > 3)\n")
+    (tmp_path / "main.rules").write_text("query main = count(true for i in range(10) if roll(1d6) > 3)\n")
     (tmp_path / "s.json").write_text("{}")
     rc, out, _ = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "s.json"), "--exact"])
     assert rc == 1 and json.loads(out)[0]["code"] == "E010"

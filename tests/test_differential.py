@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 
 from programs import programs
 from validator import reference as R
@@ -65,7 +65,7 @@ def test_backend_equals_reference_on_random_programs(program: tuple[str, dict[st
 def test_backend_equals_reference_on_every_case(case: Any) -> None:
     data = case.data
     rs = load_ruleset(case.ruleset)
-    assume(rs.ok)
+    assert rs.ok, rs.diagnostics
     state = _state_of(case)
     options = {"query": data.get("query", "main"), "args": data.get("args"), "seed": data.get("seed"),
                "dice": data.get("dice"), "exact": bool(data.get("exact") or data.get("probabilities"))}

@@ -72,6 +72,14 @@ class ListLit:
 
 
 @dataclass(frozen=True)
+class TupleLit:
+    """``(a, b)``: a fixed sequence that may be a map's key or a set's item."""
+
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class SetLit:
     items: tuple["Expr", ...]
     span: Span = _span()
@@ -207,7 +215,7 @@ class Absent:
 
 
 Expr = Union[
-    Int, Str, Bool, NoneLit, Dice, Name, ListLit, SetLit, RecordLit, MapLit, Comp, Let, If, Lambda,
+    Int, Str, Bool, NoneLit, Dice, Name, ListLit, TupleLit, SetLit, RecordLit, MapLit, Comp, Let, If, Lambda,
     BoolOp, Not, Compare, BinOp, Neg, Call, Field, Index, With, Absent,
 ]
 

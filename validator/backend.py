@@ -721,6 +721,10 @@ class Backend:
         items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
         return self.tmp(w, "[" + ", ".join(items) + "]")
 
+    def x_TupleLit(self, w: _Writer, e: A.TupleLit, env: Env) -> str:
+        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        return self.tmp(w, "(" + "".join(i + ", " for i in items) + ")")
+
     def x_SetLit(self, w: _Writer, e: A.SetLit, env: Env) -> str:
         t = self.tmp(w, "_set()")
         span = w.const(e.span)

@@ -75,15 +75,15 @@ def _len(xs: Any) -> int:
     raise CallError(f"len needs a collection, not `{_show(xs)}`")
 
 
-@builtin("count", 1, doc="number of true items (a generator of conditions, or a collection's size)")
+@builtin("count", 1, doc="the number of items that are true; the items are truth values (`len` counts items)")
 def _count(xs: Any) -> int:
-    if isinstance(xs, (list, tuple, set, frozenset, dict)) and not _all_bools(xs):
-        return len(xs)
-    return sum(1 for x in _iter(xs, "count") if x)
-
-
-def _all_bools(xs: Any) -> bool:
-    return all(isinstance(x, bool) for x in xs) if not isinstance(xs, dict) else False
+    n = 0
+    for x in _iter(xs, "count"):
+        if x is True:
+            n += 1
+        elif x is not False:
+            raise CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
+    return n
 
 
 @builtin("any", 1, doc="true if some item is true")
@@ -204,7 +204,12 @@ def _set(xs: Any = ()) -> frozenset[Any]:
     try:
         return frozenset(_iter(xs, "set"))
     except TypeError:
-        raise CallError("set items must be numbers, strings or lists of them") from None
+        raise CallError("set items are texts, numbers, truth values, none, or tuples of them") from None
+
+
+@builtin("tuple", 1, doc="a tuple of the items, which may be a map's key or a set's item")
+def _tuple(xs: Any) -> tuple[Any, ...]:
+    return tuple(_iter(xs, "tuple"))
 
 
 @builtin("list", 1, doc="a list of the items")

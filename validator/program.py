@@ -377,7 +377,7 @@ class Resolver:
     def x_ListLit(self, e: A.ListLit, env: Env, scope: _Scope) -> None:
         self.exprs(e.items, env, scope)
 
-    x_SetLit = x_ListLit
+    x_SetLit = x_TupleLit = x_ListLit
 
     def x_RecordLit(self, e: A.RecordLit, env: Env, scope: _Scope) -> None:
         seen: set[str] = set()

@@ -360,6 +360,9 @@ class Interpreter:
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
         return [force(run, self.evaluate(run, item, env)) for item in e.items]
 
+    def eval_TupleLit(self, run: Run, e: A.TupleLit, env: Env) -> Any:
+        return tuple(force(run, self.evaluate(run, item, env)) for item in e.items)
+
     def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
         out: set[Any] = set()
         for item in e.items:
@@ -946,12 +949,15 @@ def truth(run: Run, v: Any) -> bool:
     return bool(force(run, v))
 
 
+_HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of them: `(a, b)`"
+
+
 def add_item(items: set[Any], x: Any, span: Span) -> None:
     """A set is built item by item; an item that cannot be in a set is an error where it is added."""
     try:
         items.add(x)
     except TypeError:
-        raise EvalError("E009", "set items must be numbers, text or lists", span) from None
+        raise EvalError("E009", f"`{show(x)}` cannot be a set's item", span, help=_HASHABLE) from None
 
 
 def put_entry(out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
@@ -959,7 +965,7 @@ def put_entry(out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
     try:
         out[k] = v
     except TypeError:
-        raise EvalError("E009", "map keys must be numbers, text or lists", span) from None
+        raise EvalError("E009", f"`{show(k)}` cannot be a map's key", span, help=_HASHABLE) from None
 
 
 def iterate(seq: Any, span: Span) -> Any:
@@ -1103,7 +1109,7 @@ def index_of(obj: Any, key: Any, span: Span) -> Any:
         try:
             return obj.get(key)
         except TypeError:
-            raise EvalError("E009", f"`{show(key)}` cannot be a key", span) from None
+            raise EvalError("E009", f"`{show(key)}` cannot be a key", span, help=_HASHABLE) from None
     if isinstance(obj, (list, tuple, str)):
         if not isinstance(key, int) or isinstance(key, bool):
             raise EvalError("E001", f"a list index must be an integer, not `{show(key)}`", span)

@@ -637,6 +637,9 @@ class _Builder:
     def list_(self, c: list[Any]) -> A.ListLit:
         return A.ListLit(tuple(i for i in c if i is not None), self._s())
 
+    def tuple_(self, c: list[Any]) -> A.TupleLit:
+        return A.TupleLit(tuple(i for i in c if i is not None), self._s())
+
     def list_comp(self, c: list[Any]) -> A.Comp:
         return A.Comp("list", c[0], tuple(c[1:]), None, self._s())
 

@@ -193,6 +193,11 @@ class TypeChecker:
         items = [self.infer(i, env) for i in e.items]
         return ("list", unify(items))
 
+    def t_TupleLit(self, e: A.TupleLit, env: dict[str, T]) -> T:
+        for i in e.items:
+            self.infer(i, env)
+        return ANY
+
     def t_SetLit(self, e: A.SetLit, env: dict[str, T]) -> T:
         return ("set", unify([self.infer(i, env) for i in e.items]))
 
