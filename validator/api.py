@@ -10,6 +10,7 @@ import contextlib
 import gc
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
@@ -221,6 +222,18 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@contextlib.contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Room for the stages that walk a tree recursively: an expression may nest up to
+    ``syntax.MAX_DEPTH`` deep, a few Python frames a level."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     """Load, check and compile a ruleset file; cached while none of its files changes."""
     p = Path(path)
@@ -230,7 +243,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     if not p.is_file():
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
-    with collector_paused():
+    with collector_paused(), deep_recursion():
         loaded = load(p)
         program = build_program(loaded)
         diags = list(loaded.diagnostics) + list(program.diagnostics)

@@ -486,33 +486,71 @@ def _text(s: Any, what: str) -> str:
     return s
 
 
-MAX_MATCH_INPUT = 1000
-_regex_cache: dict[str, re.Pattern[str]] = {}
+MAX_MATCH_INPUT = 1_000_000
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """Patterns are whole-text, case-insensitive regular expressions; the checker compiles literal
-    ones ahead of time so that a bad pattern is a C014 at its location."""
-    cached = _regex_cache.get(pattern)
-    if cached is None:
-        cached = re.compile(pattern, re.IGNORECASE)
-        _regex_cache[pattern] = cached
-    return cached
+def _pattern_flags(flags: Any) -> bool:
+    """A pattern's flags: "" or "i" (case folding, as `lower` would fold both texts); the ignore-case flag."""
+    if not isinstance(flags, str) or flags not in ("", "i"):
+        raise CallError(f"pattern flags are \"\" or \"i\" (ignore case), not `{_show(flags)}`")
+    return flags == "i"
 
 
-@builtin("match", 2, doc="match(text, pattern): a record of the pattern's named groups, or none")
-def _match(s: Any, pattern: Any) -> Any:
-    text = _text(s, "match")
+def _regex(pattern: Any, flags: Any, what: str) -> Any:
+    from .patterns import PatternError, compiled
+
+    try:
+        return compiled(_text(pattern, what), _pattern_flags(flags))
+    except PatternError as exc:
+        raise CallError(f"invalid pattern: {exc}") from None
+
+
+def _subject(ctx: Context, s: Any, what: str) -> str:
+    """The text to match, charged a step per character (matching takes linear time)."""
+    text = _text(s, what)
     if len(text) > MAX_MATCH_INPUT:
         raise CallError(f"text of {len(text)} characters is too long to match (limit {MAX_MATCH_INPUT})")
+    ctx.steps += len(text) + 1
+    if ctx.steps > ctx.budget:
+        raise CallError("matching exceeds the evaluation budget")
+    return text
+
+
+@builtin("match", 2, 3, ctx=True, doc="match(text, pattern[, flags]): when the regular expression matches the whole "
+                                      "text, a record of its named groups, else none; flags \"i\" ignores case")
+def _match(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
+    text = _subject(ctx, s, "match")
+    m = _regex(pattern, flags, "match").fullmatch(text)
+    return None if m is None else dict(m.groupdict())
+
+
+@builtin("search", 2, 3, ctx=True, doc="search(text, pattern[, flags]): the named groups of the first place the "
+                                       "regular expression matches in the text, or none")
+def _search(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
+    text = _subject(ctx, s, "search")
+    m = _regex(pattern, flags, "search").search(text)
+    return None if m is None else dict(m.groupdict())
+
+
+@builtin("match_first", 2, 3, ctx=True,
+         doc="match_first(text, patterns[, flags]): the first of the patterns that matches the whole text, as "
+             "{index, groups}, or none; all of them are tried in one pass over the text")
+def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
+    from .patterns import PatternError, compiled_set
+
+    text = _subject(ctx, s, "match_first")
+    if not isinstance(patterns, (list, tuple)) or not all(isinstance(p, str) for p in patterns):
+        raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
+    ignore_case = _pattern_flags(flags)
     try:
-        rx = compile_pattern(_text(pattern, "match"))
-    except re.error as exc:
+        found = compiled_set(tuple(patterns), ignore_case).Match(text) if patterns else []
+    except PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
-    m = rx.fullmatch(text.strip())
-    if m is None:
+    if not found:
         return None
-    return {k: v for k, v in m.groupdict().items()}
+    index = min(found)
+    m = _regex(patterns[index], flags, "match_first").fullmatch(text)
+    return {"index": index, "groups": dict(m.groupdict())}
 
 
 # ---------------------------------------------------------------- graphs

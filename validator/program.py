@@ -14,12 +14,12 @@ The engines (``reference``, ``backend``) run a program that checked without erro
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast as A
-from .builtins import BUILTINS, compile_pattern
+from .builtins import BUILTINS
+from .patterns import check as pattern_problem
 from .diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 
@@ -510,11 +510,17 @@ class Resolver:
             if not obj.min_args <= n <= obj.max_args:
                 want = str(obj.min_args) if obj.min_args == obj.max_args else f"{obj.min_args} to {obj.max_args}"
                 self.error("C003", f"`{obj.name}` takes {want} argument{'s' if obj.max_args != 1 else ''}, not {n}", span)
-            elif obj.name == "match" and len(e.args) == 2 and isinstance(e.args[1], A.Str):
-                try:
-                    compile_pattern(e.args[1].value)
-                except re.error as exc:
-                    self.error("C014", f"invalid pattern: {exc}", e.args[1].span)
+            elif obj.name in ("match", "search") and len(e.args) >= 2 and isinstance(e.args[1], A.Str):
+                problem = pattern_problem(e.args[1].value)
+                if problem is not None:
+                    self.error("C014", f"invalid pattern: {problem}", e.args[1].span,
+                               help="patterns are RE2 regular expressions (no back-references or look-around)")
+            elif obj.name == "match_first" and len(e.args) >= 2 and isinstance(e.args[1], A.ListLit):
+                for item in e.args[1].items:
+                    problem = pattern_problem(item.value) if isinstance(item, A.Str) else None
+                    if problem is not None:
+                        self.error("C014", f"invalid pattern: {problem}", item.span,
+                                   help="patterns are RE2 regular expressions (no back-references or look-around)")
         elif kind == "unit":
             unit: Unit = obj
             if e.kwargs:

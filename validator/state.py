@@ -52,6 +52,61 @@ def read_state_file(path: Path) -> Any:
     return read_state_text(text, shown)
 
 
+def _search_pattern(pattern: Any) -> Any:
+    """A schema's `pattern`, run by RE2 in linear time (``patterns``): a JSON Schema pattern matches
+    anywhere in the text. Raises ``re.error`` for one RE2 cannot take."""
+    from .patterns import PatternError, compiled
+
+    if not isinstance(pattern, str):
+        raise re.error("a pattern is a text")
+    try:
+        return compiled(pattern)
+    except PatternError as exc:
+        raise re.error(str(exc)) from None
+
+
+def _re2_keywords(cls: Any) -> Any:
+    """``cls`` with the keywords that match patterns (`pattern`, `patternProperties`, and
+    `additionalProperties`, which skips what `patternProperties` matched) run by RE2, so that no
+    pattern of a schema can backtrack for ever on a state's text."""
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and _search_pattern(patrn).search(instance) is None:
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in pattern_properties.items():
+            rx = _search_pattern(patrn)
+            for k, v in instance.items():
+                if rx.search(k) is not None:
+                    yield from validator.descend(v, subschema, path=k, schema_path=patrn)
+
+    def additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties", {})
+        rxs = [_search_pattern(p) for p in schema.get("patternProperties", {})]
+        extras = [k for k in instance if k not in properties and not any(rx.search(k) is not None for rx in rxs)]
+        if validator.is_type(ap, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], ap, path=extra)
+        elif not ap and extras:
+            listed = ", ".join(repr(e) for e in sorted(extras, key=str))
+            if "patternProperties" in schema:
+                yield ValidationError(f"{listed} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: "
+                                      + ", ".join(repr(p) for p in sorted(schema["patternProperties"])))
+            else:
+                yield ValidationError(f"Additional properties are not allowed ({listed} "
+                                      f"{'was' if len(extras) == 1 else 'were'} unexpected)")
+
+    return jsonschema.validators.extend(cls, {"pattern": pattern, "patternProperties": pattern_properties,
+                                              "additionalProperties": additional_properties})
+
+
 @lru_cache(maxsize=32)
 def _validator(schema_json: str) -> Any:
     import jsonschema
@@ -59,7 +114,7 @@ def _validator(schema_json: str) -> Any:
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 _BY_ID: dict[int, list[Any]] = {}
@@ -86,7 +141,7 @@ def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
     try:
         _, fast = _validators(schema)
         return fast is not None and fast(state) is True
-    except (jsonschema.SchemaError, RecursionError):
+    except (jsonschema.SchemaError, RecursionError, re.error):
         return False
 
 
@@ -97,6 +152,8 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
         validator, fast = _validators(schema)
     except jsonschema.SchemaError as exc:
         return [Diagnostic("C015", f"the ruleset's state schema is invalid: {exc.message}", Span(shown))]
+    except re.error as exc:
+        return [Diagnostic("C015", f"the ruleset's state schema has a pattern RE2 cannot run: {exc}", Span(shown))]
     if fast is not None:
         try:
             if fast(state):  # accepted: jsonschema would find nothing; otherwise it says what is wrong
@@ -108,6 +165,8 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
         errors = sorted(validator.iter_errors(state), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
+    except re.error as exc:
+        return [Diagnostic("C015", f"the ruleset's state schema has a pattern RE2 cannot run: {exc}", Span(shown))]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
         message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
@@ -284,7 +343,7 @@ def fast_check(schema: Any) -> Any:
         if k == "pattern":
             if not isinstance(v, str):
                 raise _Unsupported(v)
-            rx = re.compile(v)
+            rx = _search_pattern(v)
             return lambda x: type(x) is not str or rx.search(x) is not None
         if k == "required":
             if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
@@ -386,7 +445,7 @@ def _fused_text(kws: dict[str, Any]) -> Any:
     lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
     if type(lo) is not int or (hi is not None and type(hi) is not int) or (pattern is not None and not isinstance(pattern, str)):
         return None
-    rx = re.compile(pattern) if pattern is not None else None
+    rx = _search_pattern(pattern) if pattern is not None else None
     accepted: set[str] = set()  # texts found valid before (names, places: states repeat them), up to a bound
 
     def text(x: Any) -> bool:
@@ -580,7 +639,7 @@ class _CheckWriter:
         elif k == "pattern":
             if not isinstance(v, str):
                 raise _Unsupported(v)
-            self.fail_unless(out, ind, f"_type({x}) is not _str or {self.const(re.compile(v))}.search({x}) is not None")
+            self.fail_unless(out, ind, f"_type({x}) is not _str or {self.const(_search_pattern(v))}.search({x}) is not None")
         elif k == "required":
             if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
                 raise _Unsupported(v)

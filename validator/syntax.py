@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_SOURCE_BYTES = 2_000_000
 MAX_NESTING = 120
+MAX_DEPTH = 1000  # of the AST: `1 + 1 + ... + 1` nests without brackets
 MAX_INT_DIGITS = 60
 _NEWLINE = re.compile("\n")
 _GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"ntr])')
@@ -228,7 +229,25 @@ def parse_module(text: str, path: str) -> A.Module:
     except RecursionError:
         raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
     assert isinstance(module, A.Module)
+    _check_depth(module, path)
     return module
+
+
+def _check_depth(module: A.Module, path: str) -> None:
+    """An expression may nest without brackets (`1 + 1 + ... + 1`, a long chain of `let`s): past
+    ``MAX_DEPTH`` it is refused here, located at its deepest node, so that no later stage (each
+    walks the tree recursively) ever meets a tree too deep for it."""
+    stack: list[tuple[Any, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend((x, depth) for x in node)
+        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Span):
+            if depth > MAX_DEPTH:
+                span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
+                raise DiagnosticError([Diagnostic("P006", f"expression nested more than {MAX_DEPTH} deep", span,
+                                                  help="split it into definitions of their own")])
+            stack.extend((getattr(node, f), depth + 1) for f in node.__dataclass_fields__ if f != "span")
 
 
 def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
@@ -266,7 +285,25 @@ def parse_module_with_lark(text: str, path: str) -> A.Module:
     except RecursionError:
         raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
     assert isinstance(module, A.Module)
+    _check_depth(module, path)
     return module
+
+
+def _check_depth(module: A.Module, path: str) -> None:
+    """An expression may nest without brackets (`1 + 1 + ... + 1`, a long chain of `let`s): past
+    ``MAX_DEPTH`` it is refused here, located at its deepest node, so that no later stage (each
+    walks the tree recursively) ever meets a tree too deep for it."""
+    stack: list[tuple[Any, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend((x, depth) for x in node)
+        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Span):
+            if depth > MAX_DEPTH:
+                span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
+                raise DiagnosticError([Diagnostic("P006", f"expression nested more than {MAX_DEPTH} deep", span,
+                                                  help="split it into definitions of their own")])
+            stack.extend((getattr(node, f), depth + 1) for f in node.__dataclass_fields__ if f != "span")
 
 
 def _walk(tree: "Tree", builder: "_Builder") -> Any:  # type: ignore[type-arg]

@@ -1,0 +1,72 @@
+"""Regular expressions, in linear time: every pattern a ruleset or a state schema gives is run by
+RE2 (the `google-re2` package), which never backtracks, so no pattern can hang a run however it is
+written (`(a+)+` against a long text included). RE2 has no back-references or look-around; a
+pattern that uses them is refused where it is written (C014 in a ruleset, C015 in a schema).
+
+This module is the one place that compiles a pattern: ``compiled(pattern, ignore_case, whole)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import re2
+
+# the memory RE2 may use for one pattern's automata: a pattern that needs more is refused
+MAX_PATTERN_MEMORY = 8 << 20
+MAX_PATTERN_LENGTH = 10_000
+
+
+class PatternError(Exception):
+    """A pattern RE2 cannot take; the message says why."""
+
+
+def _options(ignore_case: bool) -> Any:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print the error on the standard error stream
+    options.max_mem = MAX_PATTERN_MEMORY
+    options.case_sensitive = not ignore_case
+    return options
+
+
+def _message(exc: Exception) -> str:
+    text = exc.args[0] if exc.args else str(exc)
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled(pattern: str, ignore_case: bool = False) -> Any:
+    """The compiled pattern; raises ``PatternError``."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise PatternError(f"a pattern of {len(pattern)} characters is longer than {MAX_PATTERN_LENGTH}")
+    try:
+        return re2.compile(pattern, _options(ignore_case))
+    except re2.error as exc:
+        raise PatternError(_message(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise PatternError(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=256)
+def compiled_set(patterns: tuple[str, ...], ignore_case: bool = False) -> Any:
+    """The patterns as one RE2 set that tells, in one pass over a text, which of them match it whole."""
+    for p in patterns:
+        compiled(p, ignore_case)  # the errors of each, as for one pattern
+    found = re2.Set.FullMatchSet(_options(ignore_case))
+    try:
+        for p in patterns:
+            found.Add(p)
+        found.Compile()
+    except re2.error as exc:
+        raise PatternError(_message(exc)) from None
+    return found
+
+
+def check(pattern: str) -> str | None:
+    """Why a pattern cannot be used, or None."""
+    try:
+        compiled(pattern)
+    except PatternError as exc:
+        return str(exc)
+    return None
