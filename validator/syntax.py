@@ -289,23 +289,6 @@ def parse_module_with_lark(text: str, path: str) -> A.Module:
     return module
 
 
-def _check_depth(module: A.Module, path: str) -> None:
-    """An expression may nest without brackets (`1 + 1 + ... + 1`, a long chain of `let`s): past
-    ``MAX_DEPTH`` it is refused here, located at its deepest node, so that no later stage (each
-    walks the tree recursively) ever meets a tree too deep for it."""
-    stack: list[tuple[Any, int]] = [(module, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend((x, depth) for x in node)
-        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Span):
-            if depth > MAX_DEPTH:
-                span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
-                raise DiagnosticError([Diagnostic("P006", f"expression nested more than {MAX_DEPTH} deep", span,
-                                                  help="split it into definitions of their own")])
-            stack.extend((getattr(node, f), depth + 1) for f in node.__dataclass_fields__ if f != "span")
-
-
 def _walk(tree: "Tree", builder: "_Builder") -> Any:  # type: ignore[type-arg]
     children = [_walk(c, builder) if hasattr(c, "children") else c for c in tree.children]
     meta = tree.meta
