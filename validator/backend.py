@@ -180,7 +180,8 @@ _HELPERS: dict[str, Any] = {
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
-    "_set": set, "_frozenset": frozenset, "_Fraction": Fraction, "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
+    "_set": set, "_frozenset": frozenset, "_Fraction": Fraction,
+    "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
 }
 
 
@@ -730,7 +731,7 @@ class Backend:
         span = w.const(e.span)
         for i in e.items:
             x = self.forced(w, self.expr(w, i, env))
-            w(f"_add_item({t}, {x}, {span})")
+            w(f"_add_item(ctx, {t}, {x}, {span})")
         return self.tmp(w, f"_frozenset({t})")
 
     def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
@@ -743,7 +744,7 @@ class Backend:
         for k, v in e.items:
             key = self.forced(w, self.expr(w, k, env))
             value = self.forced(w, self.expr(w, v, env))
-            w(f"_put_entry({t}, {key}, {value}, {span})")
+            w(f"_put_entry(ctx, {t}, {key}, {value}, {span})")
         return t
 
     def x_Comp(self, w: _Writer, e: A.Comp, env: Env) -> str:
@@ -758,10 +759,10 @@ class Backend:
                 assert e.key is not None
                 k = self.forced(w, self.expr(w, e.key, inner))
                 v = self.forced(w, self.expr(w, e.elem, inner))
-                w(f"_put_entry({out}, {k}, {v}, {span})")
+                w(f"_put_entry(ctx, {out}, {k}, {v}, {span})")
                 return
             x = self.forced(w, self.expr(w, e.elem, inner))
-            w(f"{out}.append({x})" if e.kind == "list" else f"_add_item({out}, {x}, {span})")
+            w(f"{out}.append({x})" if e.kind == "list" else f"_add_item(ctx, {out}, {x}, {span})")
 
         self.loops(w, e.fors, env, item)
         if e.kind == "set":
@@ -884,14 +885,12 @@ class Backend:
         if self.dice:
             return self.tmp(w, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("==", "!="):
-            return self.tmp(w, f"{x} {e.op} {y}")
+            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN or _type({y}) in _PLAIN "
+                               f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("in", "notin"):
-            t = w.fresh()
-            w("try:")
-            w(f"    {t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
-            w("except TypeError:")
-            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-            return t
+            hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
+            return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
+                               f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
                            f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
 
@@ -940,7 +939,7 @@ class Backend:
         o = self.forced(w, self.expr(w, e.obj, env))
         k = self.forced(w, self.expr(w, e.keys[0], env))
         return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
-                           f"else _index_of({o}, {k}, {w.const(e.span)})")
+                           f"else _index_of(ctx, {o}, {k}, {w.const(e.span)})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
         o = self.forced(w, self.expr(w, e.obj, env))

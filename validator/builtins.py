@@ -57,6 +57,29 @@ def _show(v: Any) -> str:
     return text if len(text) < 40 else text[:37] + "..."
 
 
+def _spend(ctx: Context, n: int, what: str) -> None:
+    """Charge a built-in's work to the run's step budget (a CallError past it: the caller reports E004)."""
+    ctx.steps += n
+    if ctx.steps > ctx.budget:
+        raise CallError(f"{what} exceeds the evaluation budget")
+
+
+def _walk_cost(ctx: Context, v: Any, what: str) -> None:
+    """Comparing or hashing a collection walks it: its size (``values.tree_size``)."""
+    if isinstance(v, (list, tuple, dict, frozenset, set)):
+        from .values import tree_size
+
+        _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
+
+
+def _sized(ctx: Context, xs: Any, what: str) -> Any:
+    """The items of a collection, each charged a step (a generator charges its own loop)."""
+    items = _iter(xs, what)
+    if not hasattr(items, "__next__"):
+        _spend(ctx, len(items), what)
+    return items
+
+
 def _iter(xs: Any, what: str) -> Any:
     if isinstance(xs, dict):
         return xs.keys()
@@ -86,42 +109,56 @@ def _count(xs: Any) -> int:
     return n
 
 
-@builtin("any", 1, doc="true if some item is true")
-def _any(xs: Any) -> bool:
-    return any(_iter(xs, "any"))
+@builtin("any", 1, ctx=True, doc="true if some item is true")
+def _any(ctx: Context, xs: Any) -> bool:
+    return any(_sized(ctx, xs, "any"))
 
 
-@builtin("all", 1, doc="true if every item is true (true for none)")
-def _all(xs: Any) -> bool:
-    return all(_iter(xs, "all"))
+@builtin("all", 1, ctx=True, doc="true if every item is true (true for none)")
+def _all(ctx: Context, xs: Any) -> bool:
+    return all(_sized(ctx, xs, "all"))
 
 
-@builtin("sum", 1, doc="sum of the items (0 for none)")
-def _sum(xs: Any) -> Any:
+@builtin("sum", 1, ctx=True, doc="sum of the items (0 for none)")
+def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
-    for x in _iter(xs, "sum"):
+    for x in _sized(ctx, xs, "sum"):
+        if isinstance(x, Fraction) or isinstance(total, Fraction):
+            from .reference import number_cost
+
+            _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
         total = total + x
     return total
 
 
-@builtin("max", 1, 2, doc="largest item, or the second argument (default none) when there is none")
-def _max(xs: Any, default: Any = None) -> Any:
-    items = list(_iter(xs, "max"))
+def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
+    items = list(_sized(ctx, xs, what))
+    for x in items:
+        _walk_cost(ctx, x, what)
+    return items
+
+
+@builtin("max", 1, 2, ctx=True, doc="largest item, or the second argument (default none) when there is none")
+def _max(ctx: Context, xs: Any, default: Any = None) -> Any:
+    items = _ordered_items(ctx, xs, "max")
     return max(items) if items else default
 
 
-@builtin("min", 1, 2, doc="smallest item, or the second argument (default none) when there is none")
-def _min(xs: Any, default: Any = None) -> Any:
-    items = list(_iter(xs, "min"))
+@builtin("min", 1, 2, ctx=True, doc="smallest item, or the second argument (default none) when there is none")
+def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
+    items = _ordered_items(ctx, xs, "min")
     return min(items) if items else default
 
 
 @builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function")
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
-    items = list(_iter(xs, "sorted"))
     if key is None:
-        return _in_order(items)
-    return sorted(items, key=lambda x: _sort_key(call_value(ctx, key, x)))
+        return _in_order(_ordered_items(ctx, xs, "sorted"))
+    items = list(_sized(ctx, xs, "sorted"))
+    keys = [call_value(ctx, key, x) for x in items]
+    for k in keys:
+        _walk_cost(ctx, k, "sorted")
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))]
 
 
 def _in_order(items: Any) -> list[Any]:
@@ -161,10 +198,12 @@ def _sort_by(ctx: Context, xs: Any, key: Any) -> list[Any]:
     return _sorted(ctx, xs, key)
 
 
-@builtin("index_of", 2, doc="position of an item in a list, or none")
-def _index_of(xs: Any, x: Any) -> Any:
+@builtin("index_of", 2, ctx=True, doc="position of an item in a list, or none")
+def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
+    items = _ordered_items(ctx, xs, "index_of")
+    _walk_cost(ctx, x, "index_of")
     try:
-        return list(xs).index(x)
+        return items.index(x)
     except ValueError:
         return None
 
@@ -188,57 +227,67 @@ def _first(xs: Any, default: Any = None) -> Any:
     return default
 
 
-@builtin("last", 1, 2, doc="last item, or the default (none) if empty")
-def _last(xs: Any, default: Any = None) -> Any:
-    items = list(_iter(xs, "last"))
+@builtin("last", 1, 2, ctx=True, doc="last item, or the default (none) if empty")
+def _last(ctx: Context, xs: Any, default: Any = None) -> Any:
+    items = list(_sized(ctx, xs, "last"))
     return items[-1] if items else default
 
 
-@builtin("reverse", 1, doc="a list in reverse order")
-def _reverse(xs: Any) -> list[Any]:
-    return list(_iter(xs, "reverse"))[::-1]
+@builtin("reverse", 1, ctx=True, doc="a list in reverse order")
+def _reverse(ctx: Context, xs: Any) -> list[Any]:
+    return list(_sized(ctx, xs, "reverse"))[::-1]
 
 
-@builtin("set", 0, 1, doc="a set of the items (the empty set with no argument)")
-def _set(xs: Any = ()) -> frozenset[Any]:
+@builtin("set", 0, 1, ctx=True, doc="a set of the items (the empty set with no argument)")
+def _set(ctx: Context, xs: Any = ()) -> frozenset[Any]:
     try:
-        return frozenset(_iter(xs, "set"))
+        return frozenset(_ordered_items(ctx, xs, "set"))
     except TypeError:
         raise CallError("set items are texts, numbers, truth values, none, or tuples of them") from None
 
 
-@builtin("tuple", 1, doc="a tuple of the items, which may be a map's key or a set's item")
-def _tuple(xs: Any) -> tuple[Any, ...]:
-    return tuple(_iter(xs, "tuple"))
+@builtin("tuple", 1, ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
+def _tuple(ctx: Context, xs: Any) -> tuple[Any, ...]:
+    return tuple(_sized(ctx, xs, "tuple"))
 
 
-@builtin("list", 1, doc="a list of the items")
-def _list(xs: Any) -> list[Any]:
-    return list(_iter(xs, "list"))
+@builtin("list", 1, ctx=True, doc="a list of the items")
+def _list(ctx: Context, xs: Any) -> list[Any]:
+    return list(_sized(ctx, xs, "list"))
 
 
-@builtin("unique", 1, doc="items with repeats removed, first occurrence kept")
-def _unique(xs: Any) -> list[Any]:
+@builtin("unique", 1, ctx=True, doc="items with repeats removed, first occurrence kept")
+def _unique(ctx: Context, xs: Any) -> list[Any]:
     out: list[Any] = []
-    for x in _iter(xs, "unique"):
-        if x not in out:
-            out.append(x)
+    seen: set[Any] = set()
+    for x in _ordered_items(ctx, xs, "unique"):
+        try:
+            if x in seen:
+                continue
+            seen.add(x)
+        except TypeError:  # a record, list or map: compared with those kept so far
+            _spend(ctx, len(out), "unique")
+            if x in out:
+                continue
+        out.append(x)
     return out
 
 
-@builtin("keys", 1, doc="a map's keys")
-def _keys(m: Any) -> list[Any]:
-    return list(_as_map(m, "keys").keys())
+@builtin("keys", 1, ctx=True, doc="a map's keys")
+def _keys(ctx: Context, m: Any) -> list[Any]:
+    return list(_sized(ctx, _as_map(m, "keys"), "keys"))
 
 
-@builtin("values", 1, doc="a map's values")
-def _values(m: Any) -> list[Any]:
-    return list(_as_map(m, "values").values())
+@builtin("values", 1, ctx=True, doc="a map's values")
+def _values(ctx: Context, m: Any) -> list[Any]:
+    _spend(ctx, len(_as_map(m, "values")), "values")
+    return list(m.values())
 
 
-@builtin("items", 1, doc="a map's entries as {key, value} records")
-def _items(m: Any) -> list[dict[str, Any]]:
-    return [{"key": k, "value": v} for k, v in _as_map(m, "items").items()]
+@builtin("items", 1, ctx=True, doc="a map's entries as {key, value} records")
+def _items(ctx: Context, m: Any) -> list[dict[str, Any]]:
+    _spend(ctx, len(_as_map(m, "items")), "items")
+    return [{"key": k, "value": v} for k, v in m.items()]
 
 
 def _as_map(m: Any, what: str) -> dict[Any, Any]:
@@ -247,8 +296,9 @@ def _as_map(m: Any, what: str) -> dict[Any, Any]:
     return m
 
 
-@builtin("get", 2, 3, doc="a map's value for a key, or the default (none)")
-def _get(m: Any, k: Any, default: Any = None) -> Any:
+@builtin("get", 2, 3, ctx=True, doc="a map's value for a key, or the default (none)")
+def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
+    _walk_cost(ctx, k, "get")
     if isinstance(m, dict):
         try:
             return m.get(k, default)
@@ -259,11 +309,12 @@ def _get(m: Any, k: Any, default: Any = None) -> Any:
     raise CallError(f"get needs a map or list, not `{_show(m)}`")
 
 
-@builtin("pick", 2, doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
-def _pick(m: Any, ks: Any) -> dict[Any, Any]:
+@builtin("pick", 2, ctx=True,
+         doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
+def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     src = _as_map(m, "pick")
     out = {}
-    for k in _iter(ks, "pick"):
+    for k in _ordered_items(ctx, ks, "pick"):
         try:
             v = src.get(k)
         except TypeError:
@@ -273,36 +324,42 @@ def _pick(m: Any, ks: Any) -> dict[Any, Any]:
     return out
 
 
-@builtin("has", 2, doc="true if a map has the key")
-def _has(m: Any, k: Any) -> bool:
+@builtin("has", 2, ctx=True, doc="true if a map has the key")
+def _has(ctx: Context, m: Any, k: Any) -> bool:
+    _walk_cost(ctx, k, "has")
     try:
         return k in _as_map(m, "has")
     except TypeError:
         return False
 
 
-@builtin("put", 3, doc="a copy of a map with one key set")
-def _put(m: Any, k: Any, v: Any) -> dict[Any, Any]:
-    out = dict(_as_map(m, "put"))
+@builtin("put", 3, ctx=True, doc="a copy of a map with one key set")
+def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
+    _spend(ctx, len(_as_map(m, "put")), "put")
+    _walk_cost(ctx, k, "put")
+    out = dict(m)
     out[k] = v
     return out
 
 
-@builtin("remove", 2, doc="a copy of a map without a key, or of a list without an item")
-def _remove(m: Any, k: Any) -> Any:
+@builtin("remove", 2, ctx=True, doc="a copy of a map without a key, or of a list without an item")
+def _remove(ctx: Context, m: Any, k: Any) -> Any:
+    _walk_cost(ctx, k, "remove")
     if isinstance(m, dict):
+        _spend(ctx, len(m), "remove")
         return {a: b for a, b in m.items() if a != k}
-    return [x for x in _iter(m, "remove") if x != k]
+    return [x for x in _ordered_items(ctx, m, "remove") if x != k]
 
 
-@builtin("merge", 2, doc="a map with the entries of both (the second wins)")
-def _merge(a: Any, b: Any) -> dict[Any, Any]:
-    return {**_as_map(a, "merge"), **_as_map(b, "merge")}
+@builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
+def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
+    _spend(ctx, len(_as_map(a, "merge")) + len(_as_map(b, "merge")), "merge")
+    return {**a, **b}
 
 
-@builtin("append", 2, doc="a list with one more item at the end")
-def _append(xs: Any, x: Any) -> list[Any]:
-    return [*_iter(xs, "append"), x]
+@builtin("append", 2, ctx=True, doc="a list with one more item at the end")
+def _append(ctx: Context, xs: Any, x: Any) -> list[Any]:
+    return [*_sized(ctx, xs, "append"), x]
 
 
 @builtin("concat", 2, ctx=True, doc="two lists one after the other")
@@ -314,32 +371,45 @@ def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
     return out
 
 
-@builtin("union", 2, doc="items in either")
-def _union(a: Any, b: Any) -> frozenset[Any]:
-    return frozenset(_iter(a, "union")) | frozenset(_iter(b, "union"))
+def _set_of(ctx: Context, xs: Any, what: str) -> frozenset[Any]:
+    try:
+        return frozenset(_ordered_items(ctx, xs, what))
+    except TypeError:
+        raise CallError("set items are texts, numbers, truth values, none, or tuples of them") from None
 
 
-@builtin("intersection", 2, doc="items in both")
-def _inter(a: Any, b: Any) -> frozenset[Any]:
-    return frozenset(_iter(a, "intersection")) & frozenset(_iter(b, "intersection"))
+@builtin("union", 2, ctx=True, doc="items in either")
+def _union(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
+    return _set_of(ctx, a, "union") | _set_of(ctx, b, "union")
 
 
-@builtin("difference", 2, doc="items of the first not in the second")
-def _diff(a: Any, b: Any) -> frozenset[Any]:
-    return frozenset(_iter(a, "difference")) - frozenset(_iter(b, "difference"))
+@builtin("intersection", 2, ctx=True, doc="items in both")
+def _inter(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
+    return _set_of(ctx, a, "intersection") & _set_of(ctx, b, "intersection")
+
+
+@builtin("difference", 2, ctx=True, doc="items of the first not in the second")
+def _diff(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
+    return _set_of(ctx, a, "difference") - _set_of(ctx, b, "difference")
+
+
+def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
+    k = call_value(ctx, key, x)
+    _walk_cost(ctx, k, what)
+    return k
 
 
 @builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = {}
-    for x in _iter(xs, "group_by"):
-        out.setdefault(call_value(ctx, key, x), []).append(x)
+    for x in _sized(ctx, xs, "group_by"):
+        out.setdefault(_keyed(ctx, key, x, "group_by"), []).append(x)
     return out
 
 
 @builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
-    return {call_value(ctx, key, x): x for x in _iter(xs, "index_by")}
+    return {_keyed(ctx, key, x, "index_by"): x for x in _sized(ctx, xs, "index_by")}
 
 
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
@@ -371,21 +441,22 @@ def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     return out
 
 
-@builtin("enumerate", 1, doc="{index, item} records, index from 0")
-def _enumerate(xs: Any) -> list[dict[str, Any]]:
-    return [{"index": i, "item": x} for i, x in enumerate(_iter(xs, "enumerate"))]
+@builtin("enumerate", 1, ctx=True, doc="{index, item} records, index from 0")
+def _enumerate(ctx: Context, xs: Any) -> list[dict[str, Any]]:
+    return [{"index": i, "item": x} for i, x in enumerate(_sized(ctx, xs, "enumerate"))]
 
 
-@builtin("zip", 2, doc="pairs of items as [a, b] lists")
-def _zip(a: Any, b: Any) -> list[list[Any]]:
-    return [[x, y] for x, y in zip(_iter(a, "zip"), _iter(b, "zip"))]
+@builtin("zip", 2, ctx=True, doc="pairs of items as [a, b] lists")
+def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
+    return [[x, y] for x, y in zip(_sized(ctx, a, "zip"), _sized(ctx, b, "zip"))]
 
 
-@builtin("slice", 2, 3, doc="items from index a up to b")
-def _slice(xs: Any, a: int, b: int | None = None) -> Any:
+@builtin("slice", 2, 3, ctx=True, doc="items from index a up to b")
+def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
     if isinstance(xs, str):
+        _spend(ctx, len(xs), "slice")
         return xs[a:b]
-    return list(_iter(xs, "slice"))[a:b]
+    return list(_sized(ctx, xs, "slice"))[a:b]
 
 
 # ---------------------------------------------------------------- numbers and text
@@ -404,16 +475,21 @@ def _fraction(a: int, b: int) -> Any:
     return f.numerator if f.denominator == 1 else f
 
 
-@builtin("str", 1, doc="text of a value")
-def _str(x: Any) -> str:
-    if x is None:
-        return "none"
-    if isinstance(x, bool):
-        return "true" if x else "false"
+def _text_of(x: Any) -> str:
+    from .values import write_value
+
     try:
-        return str(x)
-    except ValueError as exc:  # an integer past Python's digit limit for text
-        raise CallError(f"cannot write this number as text: {exc}") from None
+        return write_value(x)
+    except ValueError as exc:  # too large, or an integer past Python's digit limit for text
+        raise CallError(f"cannot write this value as text: {exc}") from None
+
+
+@builtin("str", 1, ctx=True, doc="text of a value, in the language's notation (a text is itself)")
+def _str(ctx: Context, x: Any) -> str:
+    _walk_cost(ctx, x, "str")
+    out = _text_of(x)
+    _spend(ctx, len(out), "str")
+    return out
 
 
 @builtin("int", 1, doc="an integer from text or a number (none if the text is not a number)")
@@ -427,39 +503,48 @@ def _int(x: Any) -> Any:
     return None
 
 
-@builtin("lower", 1)
-def _lower(s: Any) -> str:
-    return _text(s, "lower").lower()
+@builtin("lower", 1, ctx=True)
+def _lower(ctx: Context, s: Any) -> str:
+    _spend(ctx, len(_text(s, "lower")), "lower")
+    return s.lower()  # type: ignore[no-any-return]
 
 
-@builtin("upper", 1)
-def _upper(s: Any) -> str:
-    return _text(s, "upper").upper()
+@builtin("upper", 1, ctx=True)
+def _upper(ctx: Context, s: Any) -> str:
+    _spend(ctx, len(_text(s, "upper")), "upper")
+    return s.upper()  # type: ignore[no-any-return]
 
 
-@builtin("trim", 1)
-def _trim(s: Any) -> str:
-    return _text(s, "trim").strip()
+@builtin("trim", 1, ctx=True)
+def _trim(ctx: Context, s: Any) -> str:
+    _spend(ctx, len(_text(s, "trim")), "trim")
+    return s.strip()  # type: ignore[no-any-return]
 
 
-@builtin("split", 1, 2, doc="words of a text, or parts between a separator")
-def _split(s: Any, sep: Any = None) -> list[str]:
-    return _text(s, "split").split(sep)
+@builtin("split", 1, 2, ctx=True, doc="words of a text (split at runs of spaces), or parts between a separator")
+def _split(ctx: Context, s: Any, sep: Any = None) -> list[str]:
+    _spend(ctx, len(_text(s, "split")), "split")
+    if sep is None:
+        return s.split()  # type: ignore[no-any-return]
+    if _text(sep, "split") == "":
+        raise CallError("split needs a separator that is not empty; list(...) is not for texts, use a pattern")
+    return s.split(sep)  # type: ignore[no-any-return]
 
 
-@builtin("join", 2, doc="texts joined with a separator")
-def _join(xs: Any, sep: Any) -> str:
-    if type(xs) is list and type(sep) is str:  # (texts only, the commonest: as they are)
-        try:
-            return sep.join(xs)
-        except TypeError:  # an item is no text: written as `str` writes it, below
-            pass
-    return _text(sep, "join").join(_str(x) for x in _iter(xs, "join"))
+@builtin("join", 2, ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
+def _join(ctx: Context, xs: Any, sep: Any) -> str:
+    sep = _text(sep, "join")
+    parts = [x if type(x) is str else _str(ctx, x) for x in _sized(ctx, xs, "join")]
+    _spend(ctx, sum(map(len, parts)) + len(sep) * len(parts), "join")
+    return sep.join(parts)
 
 
-@builtin("replace", 3)
-def _replace(s: Any, a: Any, b: Any) -> str:
-    return _text(s, "replace").replace(_text(a, "replace"), _text(b, "replace"))
+@builtin("replace", 3, ctx=True, doc="replace(text, old, new): every `old` in the text replaced by `new`")
+def _replace(ctx: Context, s: Any, a: Any, b: Any) -> str:
+    text, old, new = _text(s, "replace"), _text(a, "replace"), _text(b, "replace")
+    n = text.count(old) if old else len(text) + 1
+    _spend(ctx, len(text) + n * max(0, len(new) - len(old)), "replace")  # the length of what is built
+    return text.replace(old, new)
 
 
 @builtin("starts_with", 2)
@@ -1010,15 +1095,24 @@ def _spec(d: Any) -> DiceSpec:
     return d
 
 
+def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
+    """Rolling n dice costs n steps; in exact mode, working out the distribution of their sum costs
+    about n² × sides² / 2."""
+    n = spec.count * spec.count * spec.sides * spec.sides // 2 if ctx.dice.mode == "exact" else spec.count
+    _spend(ctx, n + 1, "rolling the dice")
+
+
 @builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
 def _roll(ctx: Context, d: Any) -> Any:
     spec = _spec(d)
+    _dice_cost(ctx, spec)
     return ctx.dice.sum_of(ctx, spec.count, spec.sides, Span("<dice>"))
 
 
 @builtin("roll_hits", 2, ctx=True, doc="roll_hits(dice, target): how many of the dice show target or more")
 def _roll_hits(ctx: Context, d: Any, target: Any) -> Any:
     spec = _spec(d)
+    _spend(ctx, spec.count + 1, "rolling the dice")
     return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), Span("<dice>"))
 
 

@@ -51,7 +51,7 @@ from .builtins import BUILTINS, Builtin, CallError, DiceSpec
 from .diagnostics import Diagnostic, Span
 from .runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement)
-from .values import to_json
+from .values import to_json, tree_size
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -366,7 +366,7 @@ class Interpreter:
     def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
         out: set[Any] = set()
         for item in e.items:
-            add_item(out, force(run, self.evaluate(run, item, env)), e.span)
+            add_item(run, out, force(run, self.evaluate(run, item, env)), e.span)
         return frozenset(out)
 
     def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Env) -> Any:
@@ -376,7 +376,7 @@ class Interpreter:
         out: dict[Any, Any] = {}
         for k, v in e.items:
             key = force(run, self.evaluate(run, k, env))
-            put_entry(out, key, force(run, self.evaluate(run, v, env)), e.span)
+            put_entry(run, out, key, force(run, self.evaluate(run, v, env)), e.span)
         return out
 
     def eval_Comp(self, run: Run, e: A.Comp, env: Env) -> Any:
@@ -387,13 +387,13 @@ class Interpreter:
         if e.kind == "set":
             items: set[Any] = set()
             for inner in self.comp_envs(run, e.fors, env):
-                add_item(items, force(run, self.evaluate(run, e.elem, inner)), e.span)
+                add_item(run, items, force(run, self.evaluate(run, e.elem, inner)), e.span)
             return frozenset(items)
         assert e.key is not None
         out: dict[Any, Any] = {}
         for inner in self.comp_envs(run, e.fors, env):
             key = force(run, self.evaluate(run, e.key, inner))  # the key first: dice are rolled in order
-            put_entry(out, key, force(run, self.evaluate(run, e.elem, inner)), e.span)
+            put_entry(run, out, key, force(run, self.evaluate(run, e.elem, inner)), e.span)
         return out
 
     def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Env) -> Iterator[Env]:
@@ -462,7 +462,7 @@ class Interpreter:
                 return self.table_lookup(run, unit, keys)
         obj = force(run, self.evaluate(run, e.obj, env))
         key = force(run, self.evaluate(run, e.keys[0], env))
-        return index_of(obj, key, e.span)
+        return index_of(run, obj, key, e.span)
 
     def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
         obj = force(run, self.evaluate(run, e.obj, env))
@@ -952,16 +952,18 @@ def truth(run: Run, v: Any) -> bool:
 _HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of them: `(a, b)`"
 
 
-def add_item(items: set[Any], x: Any, span: Span) -> None:
+def add_item(run: Run, items: set[Any], x: Any, span: Span) -> None:
     """A set is built item by item; an item that cannot be in a set is an error where it is added."""
+    charge_walk(run, x, span)
     try:
         items.add(x)
     except TypeError:
         raise EvalError("E009", f"`{show(x)}` cannot be a set's item", span, help=_HASHABLE) from None
 
 
-def put_entry(out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
+def put_entry(run: Run, out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
     """A map is built entry by entry; a key that cannot be one is an error where it is added."""
+    charge_walk(run, k, span)
     try:
         out[k] = v
     except TypeError:
@@ -1004,13 +1006,7 @@ def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any
 def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
     """Comparisons. An unforced die compared with a value forks the run over the answer."""
     if op in ("in", "notin"):
-        x, y = force(run, x), force(run, y)
-        try:
-            found = x in y
-        except TypeError:
-            if y is None:
-                return op == "notin"
-            raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{show(y)}`", span) from None
+        found = member(run, force(run, x), force(run, y), span)
         return not found if op == "notin" else found
     if isinstance(x, RandomValue) and isinstance(y, RandomValue):
         y = force(run, y)
@@ -1018,6 +1014,9 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
         x, y, op = y, x, _MIRROR[op]
     if isinstance(x, RandomValue):
         return x.compare_split(op, y)
+    if type(x) in _CONTAINERS and type(y) in _CONTAINERS:
+        charge_walk(run, x, span)
+        charge_walk(run, y, span)
     if op == "==":
         return bool(x == y)
     if op == "!=":
@@ -1026,6 +1025,41 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
         return bool(_ORDER[op](x, y))
     except TypeError:
         raise EvalError("E001", f"cannot compare `{show(x)}` {op} `{show(y)}`", span) from None
+
+
+_CONTAINERS = (list, tuple, dict, frozenset, set)
+
+
+def charge_walk(run: Run, v: Any, span: Span) -> None:
+    """Comparing, hashing or writing a collection walks it: it costs its size (``values.tree_size``)."""
+    if type(v) in _CONTAINERS:
+        run.charge(tree_size(v, max(0, run.budget - run.steps)), span)
+
+
+def member(run: Run, x: Any, coll: Any, span: Span) -> bool:
+    """`x in coll`: a list or tuple is searched item by item (a step an item), a text character by
+    character, a set or map by the key (a tuple key costs its size); `x in none` is false."""
+    if isinstance(coll, (list, tuple)):
+        run.charge(len(coll), span)
+        if type(x) in _CONTAINERS:
+            charge_walk(run, x, span)
+            for item in coll:
+                charge_walk(run, item, span)
+        return x in coll
+    if isinstance(coll, str):
+        if not isinstance(x, str):
+            raise EvalError("E001", f"`in` a text needs a text on its left, not `{show(x)}`", span)
+        run.charge(len(coll), span)
+        return x in coll
+    if isinstance(coll, (dict, frozenset, set)):
+        charge_walk(run, x, span)
+        try:
+            return x in coll
+        except TypeError:
+            raise EvalError("E009", f"`{show(x)}` cannot be a key", span, help=_HASHABLE) from None
+    if coll is None:
+        return False
+    raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{show(coll)}`", span)
 
 
 _MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
@@ -1039,9 +1073,9 @@ def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
     if op == "+" and isinstance(y, RandomValue) and _plain_int(x):
         return y.shifted(x)
     x, y = force(run, x), force(run, y)
+    charge_size(run, op, x, y, span)
     if op in ("/", "//", "%"):
         return divide(op, x, y, span)
-    charge_size(run, op, x, y, span)
     try:
         if op == "+":
             return x + y
@@ -1073,11 +1107,22 @@ def charge_size(run: Run, op: str, x: Any, y: Any, span: Span) -> None:
         cost = len(x) * max(0, y)
     elif op == "*" and isinstance(y, seq) and isinstance(x, int):
         cost = len(y) * max(0, x)
-    elif op == "*" and isinstance(x, int) and isinstance(y, int):
-        cost = (x.bit_length() * y.bit_length()) >> 16
+    elif isinstance(x, (int, Fraction)) and isinstance(y, (int, Fraction)):
+        cost = number_cost(op, x, y)
     else:
         return
     run.charge(cost, span)
+
+
+def number_cost(op: str, x: Any, y: Any) -> int:
+    """Arithmetic on large numbers: multiplying, dividing and reducing a fraction cost the square of
+    their size in 64 Kib units (nothing for numbers of ordinary size). Adding integers costs nothing:
+    it grows a number by one bit at most."""
+    if op in ("+", "-") and isinstance(x, int) and isinstance(y, int):
+        return 0
+    bx = x.bit_length() if isinstance(x, int) else x.numerator.bit_length() + x.denominator.bit_length()
+    by = y.bit_length() if isinstance(y, int) else y.numerator.bit_length() + y.denominator.bit_length()
+    return (bx + by) * (bx + by) >> 16
 
 
 def divide(op: str, x: Any, y: Any, span: Span) -> Any:
@@ -1104,8 +1149,9 @@ def field_of(obj: Any, name: str, span: Span) -> Any:
     raise EvalError("E001", f"`{show(obj)}` has no fields (looking for `{name}`)", span)
 
 
-def index_of(obj: Any, key: Any, span: Span) -> Any:
+def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     if isinstance(obj, dict):
+        charge_walk(run, key, span)
         try:
             return obj.get(key)
         except TypeError:

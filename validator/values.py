@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -86,5 +87,84 @@ def _items(xs: list[Any]) -> list[Any]:
                 out[k] = _map(x)
             else:
                 out[k] = to_json(x)
-        done[j] = out if texts else {k if type(k) is str else "none" if k is None else str(k): x for k, x in out.items()}
+        done[j] = out if texts else {key_text(k): x for k, x in out.items()}
     return done
+
+
+# ---------------------------------------------------------------- what a value costs to walk
+
+_CONTAINERS = (list, tuple, dict, frozenset, set)
+MAX_OUTPUT_NODES = 2_000_000  # a result or an event list larger than this is not written
+
+
+def tree_size(v: Any, limit: int) -> int:
+    """The number of values in ``v`` counted as a tree (a list holding one list ten times counts it ten
+    times): what comparing, hashing or writing it walks. The count stops past ``limit``. Values never
+    change once made and hold no cycle, so the tree is walked as the graph it is, each distinct
+    container once."""
+    if type(v) not in _CONTAINERS:
+        return 1
+    cap = limit + 1
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(v, False)]
+    while stack:
+        x, children_done = stack.pop()
+        kids: Any = [y for kv in x.items() for y in kv] if isinstance(x, dict) else x
+        if children_done:
+            total = 1
+            for c in kids:
+                total += sizes.get(id(c), 1) if type(c) in _CONTAINERS else 1
+                if total > cap:
+                    total = cap
+                    break
+            sizes[id(x)] = total
+            continue
+        if id(x) in sizes:
+            continue
+        stack.append((x, True))
+        stack.extend((c, False) for c in kids if type(c) in _CONTAINERS and id(c) not in sizes)
+    return sizes[id(v)]
+
+
+def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
+    """A value in the language's notation: `none`, `true`, `1/2`, `"text"` inside a collection,
+    `[1, 2]`, `(1, 2)`, `{a: 1}` (a record), `{"k" => 1}` (a map), `{1, 2}` (a set). Raises
+    ``ValueError`` for a value of more than ``limit`` parts."""
+    if tree_size(v, limit) > limit:
+        raise ValueError(f"a value of more than {limit} parts is too large to write")
+    return _write(v, top=True)
+
+
+def _write(v: Any, top: bool = False) -> str:
+    if v is None:
+        return "none"
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v if top else json.dumps(v, ensure_ascii=False)
+    if isinstance(v, Fraction):
+        return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_write(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_write(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ", ".join(_write(x) for x in sorted(v, key=_order)) + "}"
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        if all(isinstance(k, str) and k.isidentifier() for k in v):
+            return "{" + ", ".join(f"{k}: {_write(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_write(k)} => {_write(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, RandomValue):
+        return v.describe()
+    if callable(v):
+        return "<function>"
+    return str(v)
+
+
+def key_text(k: Any) -> str:
+    """A map key as a JSON object's key: a text as it is, anything else in the language's notation."""
+    return k if type(k) is str else _write(k)
