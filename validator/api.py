@@ -349,6 +349,12 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[str(Path(dep).resolve())] = Path(dep).stat().st_mtime_ns
             except OSError:
                 pass
+    for real in loaded.read:  # files read for a definition that failed to bind (a schema refused, say)
+        if real not in files:
+            try:
+                files[real] = Path(real).stat().st_mtime_ns
+            except OSError:
+                pass
     rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
     _cache[key] = rs
     return rs
@@ -359,19 +365,32 @@ def _empty_ns(p: Path) -> Any:
     return Namespace(str(p), str(p))
 
 
-def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list[str]]:
-    """The ``.rules`` files named or found under the given folders, and the paths that do not exist."""
+def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list[str], list[Diagnostic]]:
+    """The ``.rules`` files named or found under the given folders, the paths that do not exist, and
+    a diagnostic for each file found in a folder that is refused: one that resolves outside the
+    folder's ruleset root (C007: a symlink to `/proc/self/environ`, to another user's file) or is no
+    regular file (C024: a FIFO, a device). Files named here are the user's choice and are not confined."""
+    from .confine import walk
+    from .loader import refusal
+
     files: list[Path] = []
     missing: list[str] = []
+    refused: list[Diagnostic] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*.rules") if x.is_file()))
+            found, bad = walk(p, (".rules",))
+            files.extend(found)
+            for path, exc in bad:
+                diag = refusal(exc, Span(display_path(path)), "ruleset")
+                refused.append(Diagnostic(diag.code, diag.message, diag.span,
+                                          help="a ruleset found in a folder must be a regular file under the folder's "
+                                               "ruleset root; name it on the command line to check it anyway"))
         elif p.is_file():
             files.append(p)
         else:
             missing.append(str(raw))
-    return files, missing
+    return files, missing, refused
 
 
 @dataclass
@@ -399,8 +418,8 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     (see `_check_in_processes`); the result is the same."""
     from . import checkcache
 
-    files, missing = ruleset_files(paths)
-    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
+    files, missing, refused = ruleset_files(paths)
+    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
     todo = []
     for f in files:

@@ -37,15 +37,20 @@ def read_state_text(text: str, shown: str) -> Any:
         raise DiagnosticError([Diagnostic("S001", "JSON nested too deeply", Span(shown, 1, 1, 1, 2))]) from None
 
 
-def read_state_file(path: Path) -> Any:
+def read_state_file(path: Path, root: Path | None = None) -> Any:
+    """A state file's JSON: a regular file (under ``root`` when given: a test case's ``state_file``)
+    of at most ``MAX_STATE_BYTES``, read through ``confine``."""
+    from .confine import Refused, read_bytes
+
     shown = str(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DiagnosticError([Diagnostic("S001", f"cannot read state `{shown}`: {exc.strerror}", Span(shown))]) from None
-    if len(data) > MAX_STATE_BYTES:
-        raise DiagnosticError([Diagnostic("S003", f"state is {len(data)} bytes, more than {MAX_STATE_BYTES}", Span(shown),
-                                          pointer="")])
+        data = read_bytes(path, MAX_STATE_BYTES, root, shown)
+    except Refused as exc:
+        if exc.reason == "large":
+            size = f"{exc.size} bytes" if exc.size is not None else "too large"
+            raise DiagnosticError([Diagnostic("S003", f"state is {size}, more than {MAX_STATE_BYTES}", Span(shown),
+                                              pointer="")]) from None
+        raise DiagnosticError([Diagnostic("S001", f"cannot read state: {exc.message}", Span(shown))]) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

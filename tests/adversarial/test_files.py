@@ -1,0 +1,149 @@
+"""Issue 24, the file-system rows: what an untrusted ruleset, test case or cache may make ruleval read,
+fetch, load or write.
+
+Every path an input names is confined to its root (symlinks followed, special files refused, sizes
+bounded); JSON Schema `$ref`s never reach the network; YAML aliases have a budget; caches are private,
+signed and verified; files ruleval writes are replaced whole or not at all. Each test runs the CLI in a
+capped subprocess (`hostile`), asserts the documented diagnostic code and that the secret beside the root
+never appears in the output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import SECRET
+
+RETURNS_STATE = 'input st: any at ""\nquery main = st\n'
+
+
+def _codes(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"(?:error|warning)\[([A-Z]\d{3})\]", text)) | set(re.findall(r'"code": "([A-Z]\d{3})"', text))
+
+
+def _cases(root: Path, body: str, name: str = "cases.yaml") -> Path:
+    (root / "main.rules").write_text(RETURNS_STATE)
+    path = root / name
+    path.write_text(body)
+    return path
+
+
+# ------------------------------------------------------------------ row 2: entry files found by walking a folder
+
+
+def test_a_symlink_to_proc_environ_in_a_checked_folder_is_refused(hostile, repo: Path) -> None:
+    (repo / "rulesets").mkdir()
+    (repo / "rulesets" / "ok.rules").write_text("query main = 1\n")
+    (repo / "rulesets" / "env.rules").symlink_to("/proc/self/environ")
+    r = hostile("check", "rulesets", cwd=repo, env={"RULEVAL_TEST_TOKEN": SECRET})
+    assert "C007" in _codes(r.err), r.text
+    assert SECRET not in r.text and r.code == 1
+
+
+def test_a_symlink_to_a_foreign_ruleset_in_a_checked_folder_is_refused(hostile, repo: Path) -> None:
+    (repo.parent / "secret.rules").write_text(f"query main = {SECRET} {SECRET}\n")
+    (repo / "rulesets").mkdir()
+    (repo / "rulesets" / "a.rules").symlink_to(repo.parent / "secret.rules")
+    (repo / "lib").mkdir()  # a link that stays inside the root is followed as before
+    (repo / "lib" / "real.rules").write_text("query main = 1\n")
+    (repo / "rulesets" / "b.rules").symlink_to(repo / "lib" / "real.rules")
+    r = hostile("check", "rulesets", "--format", "json", cwd=repo)
+    assert [(d["code"], d["file"]) for d in json.loads(r.out)] == [("C007", "rulesets/a.rules")], r.text
+    assert SECRET not in r.text and r.code == 1
+
+
+def test_special_files_in_a_checked_folder_are_refused(hostile, repo: Path) -> None:
+    (repo / "rulesets").mkdir()
+    os.mkfifo(repo / "rulesets" / "pipe.rules")
+    (repo / "rulesets" / "inside.rules").symlink_to(repo / "rulesets" / "pipe.rules")
+    r = hostile("check", "rulesets", cwd=repo, seconds=15)
+    assert "C024" in _codes(r.err), r.text
+    assert r.code == 1
+
+
+def test_fmt_does_not_write_through_a_symlink_found_by_walking(hostile, repo: Path) -> None:
+    outside = repo.parent / "outside.rules"
+    outside.write_text("query   main   =   1\n")
+    (repo / "rulesets").mkdir()
+    (repo / "rulesets" / "x.rules").symlink_to(outside)
+    r = hostile("fmt", "-w", "rulesets", cwd=repo)
+    assert outside.read_text() == "query   main   =   1\n"
+    assert "C007" in _codes(r.err), r.text
+
+
+# ------------------------------------------------------------------ paths a ruleset names
+
+
+@pytest.mark.parametrize("what", ["import_fifo", "clauses_fifo", "schema_fifo", "import_dir"])
+def test_a_ruleset_naming_a_special_file_in_its_root_gets_c024(hostile, repo: Path, what: str) -> None:
+    if what == "import_dir":
+        (repo / "d.yaml").mkdir()
+    else:
+        os.mkfifo(repo / "d.yaml")
+    directive = {"import_fifo": 'import "d.yaml" as d\nquery main = d\n', "import_dir": 'import "d.yaml" as d\nquery main = d\n',
+                 "clauses_fifo": 'clauses "d.yaml"\nquery main = 1\n', "schema_fifo": 'schema "d.yaml"\nquery main = 1\n'}[what]
+    (repo / "main.rules").write_text(directive)
+    r = hostile("check", "main.rules", cwd=repo, seconds=15)
+    assert "C024" in _codes(r.err), r.text
+    assert r.code == 1
+
+
+# ------------------------------------------------------------------ row 6: YAML alias bombs
+
+
+def _bomb(levels: int = 10, width: int = 10, indent: str = "") -> str:
+    lines = [f"{indent}a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        lines.append(f"{indent}a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["clauses", "data", "schema"])
+def test_an_alias_bomb_in_a_ruleset_file_is_refused_quickly(hostile, repo: Path, where: str) -> None:
+    bomb = _bomb()
+    assert len(bomb) < 600
+    if where == "clauses":
+        (repo / "c.yaml").write_text("clauses:\n" + _bomb(indent="  "))
+        (repo / "main.rules").write_text('clauses "c.yaml"\nquery main = 1\n')
+        code = "C008"
+    elif where == "data":
+        (repo / "c.yaml").write_text(bomb)
+        (repo / "main.rules").write_text('import "c.yaml" as d\nquery main = d\n')
+        code = "C008"
+    else:
+        (repo / "c.yaml").write_text("type: object\n" + "x-pad:\n" + _bomb(indent="  "))
+        (repo / "main.rules").write_text('schema "c.yaml"\nquery main = 1\n')
+        code = "C015"
+    r = hostile("check", "main.rules", cwd=repo, seconds=15)
+    assert code in _codes(r.err), r.text
+    assert "c.yaml:" in r.err and "alias" in r.err  # located at an alias of the file
+    assert r.code == 1
+
+
+
+def test_a_recursive_alias_is_refused(hostile, repo: Path) -> None:
+    (repo / "d.yaml").write_text("a: &a [1, *a]\n")
+    (repo / "main.rules").write_text('import "d.yaml" as d\nquery main = d\n')
+    r = hostile("check", "main.rules", cwd=repo, seconds=15)
+    assert "C008" in _codes(r.err), r.text
+
+
+def test_a_bomb_through_merge_keys_is_refused(hostile, repo: Path) -> None:
+    lines = ["b0: &b0 {k0: [x, x, x, x, x, x, x, x, x, x]}"]
+    for i in range(1, 12):
+        lines.append(f"b{i}: &b{i} {{" + ", ".join(f"k{j}: *b{i - 1}" for j in range(10)) + "}")
+    (repo / "d.yaml").write_text("\n".join(lines) + "\n")
+    (repo / "main.rules").write_text('import "d.yaml" as d\nquery main = d\n')
+    r = hostile("check", "main.rules", cwd=repo, seconds=15)
+    assert "C008" in _codes(r.err), r.text
+
+if sys.platform != "linux":  # pragma: no cover
+    pytestmark = pytest.mark.skip(reason="FIFOs, /proc and /dev/zero as on Linux")
+
