@@ -80,7 +80,8 @@ class Ruleset:
 
     def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
         schema = self.program.entry.schema
-        if schema is None or certainly_valid(state, schema):
+        resources = self.program.entry.schema_resources
+        if schema is None or certainly_valid(state, schema, resources):
             return []
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again
             key = (self.path, json.dumps(state, sort_keys=True))
@@ -88,7 +89,7 @@ class Ruleset:
             key = None
         if key is not None and _VALID_STATES.get(key) is schema:
             return []
-        errors = schema_errors(state, schema, shown)
+        errors = schema_errors(state, schema, shown, resources)
         if key is not None and not errors:
             if len(_VALID_STATES) >= 256:
                 _VALID_STATES.clear()
@@ -342,7 +343,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
             except OSError:
                 pass
-        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path]:
+        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path] + ns.schema_files:
             if dep is None:
                 continue
             try:

@@ -63,6 +63,7 @@ CODES: dict[str, tuple[str, str]] = {
     "C022": ("error", "assignment to something that is not a procedure variable"),
     "C023": ("error", "literal too large"),
     "C024": ("error", "not a regular file"),
+    "C025": ("error", "schema reference that is not followed"),
     "W101": ("warning", "unused definition"),
     "W102": ("warning", "unreachable step"),
     "W103": ("warning", "unused import"),

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from . import ast as A
-from . import confine, safeyaml
+from . import confine, safeyaml, schemarefs
 from .confine import ROOT_MARKER, Refused, find_root
 from .diagnostics import Diagnostic, DiagnosticError, Related, Span
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
@@ -48,6 +48,8 @@ class Namespace:
     clauses_path: str | None = None
     schema: dict[str, Any] | None = None
     schema_path: str | None = None
+    schema_resources: dict[str, Any] = field(default_factory=dict)  # the files its `$ref`s name, by URI
+    schema_files: list[str] = field(default_factory=list)  # and where they are (shown paths)
     header: A.Header | None = None
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
@@ -302,7 +304,36 @@ class Loader:
             self.diags.append(Diagnostic("C015", f"state schema `{d.path}` cannot be loaded", d.span, related=where,
                                          help=why))
             return
-        ns.schema, ns.schema_path = value, shown
+
+        files: list[str] = []
+
+        def load_ref(ref_path: Path, ref: str) -> Any:
+            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), d.span, self.root)
+            if ref_diags:
+                raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
+            files.append(display_path(ref_path))
+            self.read.append(os.path.realpath(ref_path))
+            return ref_value
+
+        try:
+            resources = schemarefs.collect(value, target, self.root, load_ref)
+        except schemarefs.RefProblem as problem:
+            text = self.text_of(target)
+            at = schemarefs.locate(text, problem.ref) if text else None
+            related = (Related(Span(shown, at[0], at[1], at[0], at[1] + len(problem.ref)), "the reference"),) if at else ()
+            self.diags.append(Diagnostic("C025", f"state schema `{d.path}`: {problem.message}", d.span, related=related,
+                                         help="refer only to schema files inside the ruleset root "
+                                              "(`\"$ref\": \"defs.json#/$defs/unit\"`), or copy the schema in"))
+            return
+        ns.schema, ns.schema_path, ns.schema_resources, ns.schema_files = value, shown, resources, files
+
+    @staticmethod
+    def text_of(path: Path) -> str:
+        """A (confined, already read) schema file's text, to locate a reference in it."""
+        try:
+            return confine.read_bytes(path, MAX_DATA_BYTES).decode("utf-8", "replace")
+        except Refused:
+            return ""
 
     def bind_decl(self, ns: Namespace, decl: A.Decl, module_path: str, is_variant: bool) -> None:
         name = decl_key(decl)

@@ -59,19 +59,23 @@ def read_state_file(path: Path, root: Path | None = None) -> Any:
 
 
 @lru_cache(maxsize=32)
-def _validator(schema_json: str) -> Any:
+def _validator(schema_json: str, resources_json: str = "{}") -> Any:
+    """A jsonschema validator whose ``$ref``s resolve to the given files only: never retrieved from
+    anywhere (``schemarefs.registry``)."""
     import jsonschema
+
+    from .schemarefs import registry
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=registry(schema, json.loads(resources_json)))
 
 
 _BY_ID: dict[int, list[Any]] = {}
 
 
-def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
+def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[Any, Any]:
     """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
     fast check is the closures' until it has been asked ``GENERATE_AFTER`` times, then the generated
     one (``generated_check``), when there is one: at once with `RULEVAL_CODEGEN=always`; with `off`
@@ -79,7 +83,7 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     on later gets it then)."""
     kept = _BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
-        validator = _validator(json.dumps(schema, sort_keys=True))
+        validator = _validator(json.dumps(schema, sort_keys=True), json.dumps(resources or {}, sort_keys=True))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator, fast check, uses before generating]
@@ -95,22 +99,25 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     return kept[1], kept[2]
 
 
-def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
+def certainly_valid(state: Any, schema: dict[str, Any], resources: dict[str, Any] | None = None) -> bool:
     """True only when the fast check accepts the state (so ``schema_errors`` would find nothing)."""
     import jsonschema
 
     try:
-        _, fast = _validators(schema)
+        _, fast = _validators(schema, resources)
         return fast is not None and fast(state) is True
     except (jsonschema.SchemaError, RecursionError):
         return False
 
 
-def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagnostic]:
+def schema_errors(state: Any, schema: dict[str, Any], shown: str,
+                  resources: dict[str, Any] | None = None) -> list[Diagnostic]:
+    """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI)."""
     import jsonschema
+    from referencing.exceptions import Unresolvable
 
     try:
-        validator, fast = _validators(schema)
+        validator, fast = _validators(schema, resources)
     except jsonschema.SchemaError as exc:
         return [Diagnostic("C015", f"the ruleset's state schema is invalid: {exc.message}", Span(shown))]
     if fast is not None:
@@ -124,6 +131,11 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
         errors = sorted(validator.iter_errors(state), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
+    except Unresolvable as exc:  # a reference the load-time walk did not foresee: nothing is fetched
+        ref = str(getattr(exc, "ref", "") or "")
+        ref = ref if len(ref) <= 80 else ref[:77] + "..."
+        return [Diagnostic("C025", f"the state schema's reference `{ref}` is not a schema file of the ruleset",
+                           Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
         message = err.message if len(err.message) <= 160 else err.message[:157] + "..."

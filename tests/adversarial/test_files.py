@@ -10,10 +10,14 @@ never appears in the output.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import socket
 import sys
+import threading
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -93,6 +97,108 @@ def test_a_ruleset_naming_a_special_file_in_its_root_gets_c024(hostile, repo: Pa
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
     assert "C024" in _codes(r.err), r.text
     assert r.code == 1
+
+
+# ------------------------------------------------------------------ row 3: JSON Schema $ref
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    requests: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server protocol
+        self.requests.append(self.path)
+        body = b'{"type": "object"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def http_server() -> Iterator[tuple[str, list[str]]]:
+    seen: list[str] = []
+    handler = type("Handler", (_Recorder,), {"requests": seen})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[tuple[str, socket.socket]]:
+    """A port that accepts connections into its backlog and never answers."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", sock
+    finally:
+        sock.close()
+
+
+def _schema_root(repo: Path, schema: dict[str, Any]) -> None:
+    (repo / "schema.json").write_text(json.dumps(schema))
+    (repo / "main.rules").write_text('schema "schema.json"\nquery main = 1\n')
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_an_http_ref_is_a_diagnostic_and_never_a_request(hostile, repo: Path, http_server, command: str) -> None:
+    url, seen = http_server
+    _schema_root(repo, {"type": "object", "properties": {"units": {"$ref": f"{url}/x.json"}}})
+    argv = ["check", "main.rules"] if command == "check" else ["run", "main.rules", "--state", "empty.json"]
+    r = hostile(*argv, cwd=repo)
+    assert "C025" in _codes(r.err), r.text
+    assert seen == [] and r.code == 1
+
+
+def test_an_id_that_moves_relative_refs_to_the_network_is_refused(hostile, repo: Path, http_server) -> None:
+    url, seen = http_server
+    _schema_root(repo, {"$id": f"{url}/base/", "type": "object", "properties": {"u": {"$ref": "x.json"}}})
+    (repo / "state.json").write_text('{"u": 1}')
+    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
+    assert "C025" in _codes(r.err), r.text
+    assert seen == []
+
+
+def test_a_server_that_never_answers_hangs_nothing(hostile, repo: Path, silent_server) -> None:
+    url, sock = silent_server
+    _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": f"{url}/x.json"}}})
+    (repo / "state.json").write_text('{"u": 1}')
+    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
+    assert "C025" in _codes(r.err), r.text
+    sock.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        sock.accept()  # nobody even connected
+
+
+@pytest.mark.parametrize("ref", ["file:///dev/zero", "SECRET_URI", "../secret.json", "/etc/passwd"])
+def test_a_ref_to_a_file_outside_the_root_is_refused(hostile, repo: Path, ref: str) -> None:
+    if ref == "SECRET_URI":
+        ref = (repo.parent / "secret.json").as_uri()
+    _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": ref}}})
+    (repo / "state.json").write_text('{"u": 1}')
+    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
+    assert "C025" in _codes(r.err), r.text
+    assert SECRET not in r.text and r.code == 1
+
+
+def test_a_relative_ref_inside_the_root_is_followed(hostile, repo: Path) -> None:
+    (repo / "defs").mkdir()
+    (repo / "defs" / "units.json").write_text('{"type": "array", "items": {"$ref": "unit.json"}}')
+    (repo / "defs" / "unit.json").write_text('{"type": "string"}')
+    _schema_root(repo, {"type": "object", "properties": {"units": {"$ref": "defs/units.json"}}})
+    (repo / "state.json").write_text('{"units": ["a", 3]}')
+    assert hostile("check", "main.rules", cwd=repo).code == 0
+    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
+    assert r.code == 3 and "S002" in _codes(r.text) and '"/units/1"' in r.out, r.text
 
 
 # ------------------------------------------------------------------ row 6: YAML alias bombs
