@@ -396,18 +396,26 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
 
 @dataclass
 class CheckedRuleset:
-    """A ruleset's check result from the check cache: its diagnostics, sources read on demand."""
+    """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
+    the files the verified entry covers, bounded: a diagnostic's file name is not a licence to read)."""
 
     path: str
     diagnostics: list[Diagnostic]
+    files: tuple[str, ...] = ()
 
     @property
     def sources(self) -> dict[str, str]:
+        from .confine import Refused, read_bytes
+        from .syntax import MAX_SOURCE_BYTES
+
         out = {}
+        covered = set(self.files)
         for f in {d.span.file for d in self.diagnostics}:
+            if os.path.realpath(f) not in covered:
+                continue
             try:
-                out[f] = Path(f).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                out[f] = read_bytes(Path(f), MAX_SOURCE_BYTES).decode("utf-8")
+            except (Refused, UnicodeDecodeError):
                 pass
         return out
 
@@ -426,7 +434,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     for f in files:
         cached = checkcache.lookup(f) if use_cache else None
         if cached is not None:
-            found[f] = CheckedRuleset(display_path(f), cached)
+            found[f] = CheckedRuleset(display_path(f), cached.diagnostics, tuple(cached.files))
         else:
             todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
@@ -496,8 +504,8 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
             try:
                 os.close(read_end)
                 done = _check_here(share, use_cache)
-                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics]]
-                                      for f in share])
+                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics],
+                                       list(done[f].files)] for f in share])
                 with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
                     pipe.write(payload)
                 code = 0
@@ -513,9 +521,10 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
         try:
             if status != 0:
                 raise ValueError(f"worker exited with status {status}")
-            for name, items in json.loads(payload):
+            for name, items, read in json.loads(payload):
                 f = Path(name)
-                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items])
+                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items],
+                                        tuple(map(str, read)))
             if any(f not in out for f in share):
                 raise ValueError("worker left out a ruleset")
         except (ValueError, KeyError, TypeError):

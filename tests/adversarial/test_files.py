@@ -10,11 +10,15 @@ never appears in the output.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import http.server
 import json
 import os
+import pickle
 import socket
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -201,6 +205,56 @@ def test_a_relative_ref_inside_the_root_is_followed(hostile, repo: Path) -> None
     assert r.code == 3 and "S002" in _codes(r.text) and '"/units/1"' in r.out, r.text
 
 
+# ------------------------------------------------------------------ row 4: Lark's pickle cache
+
+
+def _lark_cache_name(folder: Path) -> str:
+    """The file Lark's `cache=True` would use for ruleval's grammar, as Lark names it."""
+    from lark import Lark
+
+    from validator.syntax import _grammar_text
+
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(folder)
+    try:
+        Lark(_grammar_text(), parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True, cache=True)
+    finally:
+        tempfile.tempdir = saved
+    (made,) = [p for p in folder.iterdir() if p.name.startswith(".lark")]
+    made.unlink()
+    return made.name
+
+
+class _Planted:
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self) -> Any:  # unpickling this creates the marker file: code run from the cache
+        return (open, (self.marker, "w"))
+
+
+def test_a_cold_check_writes_nothing_to_the_temp_folder(hostile, repo: Path, tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (repo / "bad.rules").write_text("query main = = 1\n")  # a syntax error: Lark itself reports it
+    r = hostile("check", "bad.rules", cwd=repo, env={"TMPDIR": str(tmp)})
+    assert "P001" in _codes(r.err)
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_planted_lark_pickle_is_never_loaded(hostile, repo: Path, tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    name = _lark_cache_name(tmp)
+    marker = tmp_path / "pwned"
+    digest = name.split("_")[-3]
+    (tmp / name).write_bytes(digest.encode() + b"\n" + pickle.dumps(_Planted(str(marker))))
+    (repo / "bad.rules").write_text("query main = = 1\n")
+    r = hostile("check", "bad.rules", cwd=repo, env={"TMPDIR": str(tmp)})
+    assert "P001" in _codes(r.err)
+    assert not marker.exists(), "a pickle planted in the temp folder was loaded"
+
+
 # ------------------------------------------------------------------ row 6: YAML alias bombs
 
 
@@ -249,6 +303,96 @@ def test_a_bomb_through_merge_keys_is_refused(hostile, repo: Path) -> None:
     (repo / "main.rules").write_text('import "d.yaml" as d\nquery main = d\n')
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
     assert "C008" in _codes(r.err), r.text
+
+
+# ------------------------------------------------------------------ row 11: caches
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.glob("*.json"))
+
+
+def _body(doc: dict[str, Any]) -> dict[str, Any]:
+    return doc["body"] if "body" in doc else doc  # the entry's content, signed or not
+
+
+def test_a_check_cache_entry_with_blanked_diagnostics_is_not_trusted(hostile, repo: Path, tmp_path: Path) -> None:
+    (repo / "bad.rules").write_text("query main = undefined_name\n")
+    assert "C001" in _codes(hostile("check", "bad.rules", cwd=repo).err)
+    (entry,) = _entries(tmp_path / "_cache")
+    doc = json.loads(entry.read_text())
+    _body(doc)["diagnostics"] = []
+    entry.write_text(json.dumps(doc))
+    r = hostile("check", "bad.rules", cwd=repo)
+    assert "C001" in _codes(r.err) and r.code == 1, r.text
+
+
+def test_a_check_cache_entry_pointing_at_dev_zero_is_not_followed(hostile, repo: Path, tmp_path: Path) -> None:
+    (repo / "bad.rules").write_text("query main = undefined_name\n")
+    hostile("check", "bad.rules", cwd=repo)
+    (entry,) = _entries(tmp_path / "_cache")
+    doc = json.loads(entry.read_text())
+    _body(doc)["files"] = {"/dev/zero": "0" * 64, **_body(doc)["files"]}
+    entry.write_text(json.dumps(doc))
+    r = hostile("check", "bad.rules", cwd=repo, seconds=15)
+    assert "C001" in _codes(r.err), r.text
+
+
+def _sign(cache: Path, body: dict[str, Any]) -> str:
+    key = (cache / "key").read_bytes()
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return hmac.new(key, canonical, hashlib.sha256).hexdigest()
+
+
+def test_a_signed_entry_still_reads_only_confined_files(hostile, repo: Path, tmp_path: Path) -> None:
+    """Defence in depth: even an entry signed with the user's key never makes ruleval read a file outside
+    the ruleset's root, nor show its text."""
+    (repo / "bad.rules").write_text("query main = undefined_name\n")
+    hostile("check", "bad.rules", cwd=repo)
+    cache = tmp_path / "_cache"
+    (entry,) = _entries(cache)
+    doc = json.loads(entry.read_text())
+    body = doc["body"]
+    secret = str(repo.parent / "secret.json")
+    body["files"][secret] = hashlib.sha256((repo.parent / "secret.json").read_bytes()).hexdigest()
+    body["diagnostics"] = [{**body["diagnostics"][0], "span": [secret, 1, 1, 1, 5]}]
+    doc["mac"] = _sign(cache, body)
+    entry.write_text(json.dumps(doc))
+    r = hostile("check", "bad.rules", cwd=repo)
+    assert SECRET not in r.text
+    assert "C001" in _codes(r.err) and "bad.rules:1:" in r.err, r.text
+
+
+def test_a_tampered_parser_table_is_rebuilt(hostile, repo: Path, tmp_path: Path) -> None:
+    (repo / "ok.rules").write_text(" " * 40 + "\nquery main = 1\n")
+    assert hostile("check", "ok.rules", "--no-cache", cwd=repo).code == 0
+    (table,) = (tmp_path / "_cache" / "parser").glob("*.json")
+    doc = json.loads(table.read_text())
+    body = _body(doc)
+    # whitespace read by catastrophic backtracking: a check of the file above would never end
+    body["terminals"] = [[name, r"(?:[ \t\f\r\n]|[ \t\f\r\n])+(?=\x00)" if name == "WS" else rx]
+                         for name, rx in body["terminals"]]
+    table.write_text(json.dumps(doc))
+    r = hostile("check", "ok.rules", "--no-cache", cwd=repo, seconds=15)
+    assert r.code == 0 and "checked 1 ruleset" in r.err, r.text
+
+
+def test_a_shared_cache_folder_is_not_used(hostile, repo: Path, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # anyone may write here: nothing may be cached, nor read back
+    (repo / "ok.rules").write_text("query main = 1\n")
+    r = hostile("check", "ok.rules", cwd=repo, env={"RULEVAL_CACHE_DIR": str(shared)})
+    assert r.code == 0
+    assert list(shared.iterdir()) == []
+
+
+def test_the_cache_folder_is_private(hostile, repo: Path, tmp_path: Path) -> None:
+    (repo / "ok.rules").write_text("query main = 1\n")
+    assert hostile("check", "ok.rules", cwd=repo).code == 0
+    cache = tmp_path / "_cache"
+    assert (cache.stat().st_mode & 0o777) == 0o700
+    assert ((cache / "parser").stat().st_mode & 0o777) == 0o700
 
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip(reason="FIFOs, /proc and /dev/zero as on Linux")
