@@ -71,6 +71,7 @@ CODES: dict[str, tuple[str, str]] = {
     "S002": ("error", "state does not satisfy the ruleset's schema"),
     "S003": ("error", "input too large"),
     "S004": ("error", "malformed test case"),
+    "S005": ("error", "test case names a file it may not read"),
     "E001": ("error", "type error at run time"),
     "E002": ("error", "missing field or key"),
     "E003": ("error", "division by zero"),

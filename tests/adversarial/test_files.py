@@ -43,6 +43,74 @@ def _cases(root: Path, body: str, name: str = "cases.yaml") -> Path:
     return path
 
 
+# ------------------------------------------------------------------ row 1: paths a test case names
+
+
+@pytest.mark.parametrize("ref", ["../secret.json", "ABSOLUTE"])
+def test_case_state_file_outside_the_root_is_refused(hostile, repo: Path, ref: str) -> None:
+    ref = str(repo.parent / "secret.json") if ref == "ABSOLUTE" else ref
+    _cases(repo, f"ruleset: main.rules\ncases:\n  - id: leak\n    state_file: {ref}\n    expect: 0\n")
+    r = hostile("test", "cases.yaml", cwd=repo)
+    assert "S005" in _codes(r.err), r.text
+    assert "cases.yaml:4:" in r.err  # the line of `state_file`
+    assert SECRET not in r.text and r.code == 1
+
+
+@pytest.mark.parametrize("kind", ["dev_zero", "link_to_dev_zero", "fifo"])
+def test_case_state_file_that_is_no_regular_file_is_refused_quickly(hostile, repo: Path, kind: str) -> None:
+    name = "/dev/zero" if kind == "dev_zero" else "state.json"
+    if kind == "link_to_dev_zero":
+        (repo / "state.json").symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(repo / "state.json")  # opened for reading, it would wait for a writer forever
+    _cases(repo, f"ruleset: main.rules\ncases:\n  - id: big\n    state_file: {name}\n    expect: 0\n")
+    r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
+    assert "S005" in _codes(r.err), r.text
+    assert r.code == 1
+
+
+@pytest.mark.parametrize("where", ["file", "case"])
+def test_case_ruleset_outside_the_root_is_refused(hostile, repo: Path, where: str) -> None:
+    # a syntax error in a foreign file would be shown as a source snippet
+    (repo.parent / "secret.rules").write_text(f"query main = {SECRET} {SECRET}\n")
+    if where == "file":
+        body = "ruleset: ../secret.rules\ncases:\n  - id: a\n    state: {}\n    expect: 0\n"
+    else:
+        body = "ruleset: main.rules\ncases:\n  - id: a\n    ruleset: ../secret.rules\n    state: {}\n    expect: 0\n"
+    _cases(repo, body)
+    r = hostile("test", "cases.yaml", cwd=repo)
+    assert "S005" in _codes(r.err), r.text
+    assert SECRET not in r.text and r.code == 1
+
+
+def test_case_ruleset_that_is_a_device_is_refused(hostile, repo: Path) -> None:
+    _cases(repo, "ruleset: /dev/zero\ncases:\n  - id: a\n    state: {}\n    expect: 0\n")
+    r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
+    assert "S005" in _codes(r.err), r.text
+
+
+def test_a_symlinked_case_file_in_a_walked_folder_is_refused(hostile, repo: Path) -> None:
+    (repo.parent / "secret.yaml").write_text(f"ruleset: main.rules\ncases:\n  - id: {SECRET}\n    state: {{}}\n"
+                                             "    expect: 1\n")
+    (repo / "main.rules").write_text(RETURNS_STATE)
+    (repo / "cases").mkdir()
+    (repo / "cases" / "ok.yaml").write_text("ruleset: ../main.rules\ncases:\n  - id: a\n    state: {}\n    expect: {}\n")
+    (repo / "cases" / "evil.yaml").symlink_to(repo.parent / "secret.yaml")
+    r = hostile("test", "cases", cwd=repo)
+    assert "S005" in _codes(r.err), r.text
+    assert SECRET not in r.text and r.code == 1
+
+
+def test_failure_messages_are_short(hostile, repo: Path) -> None:
+    long = "x" * 3000
+    (repo / "state.json").write_text(json.dumps({"pad": "y" * 3000}))
+    _cases(repo, f"ruleset: main.rules\ncases:\n  - id: a\n    state_file: state.json\n    expect: {long}\n"
+                 f"  - id: b\n    state_file: state.json\n    expect: {{pad: {long}}}\n")
+    r = hostile("test", "cases.yaml", "--format", "json", cwd=repo)
+    messages = [c["message"] for c in json.loads(r.out)["cases"]]
+    assert len(messages) == 2 and all(0 < len(m) <= 300 for m in messages), messages
+
+
 # ------------------------------------------------------------------ row 2: entry files found by walking a folder
 
 
@@ -286,6 +354,13 @@ def test_an_alias_bomb_in_a_ruleset_file_is_refused_quickly(hostile, repo: Path,
     assert "c.yaml:" in r.err and "alias" in r.err  # located at an alias of the file
     assert r.code == 1
 
+
+def test_an_alias_bomb_in_a_test_case_is_refused_quickly(hostile, repo: Path) -> None:
+    body = "ruleset: main.rules\npad:\n" + _bomb(indent="  ") + "cases:\n  - id: a\n    state: *a9\n    expect: 0\n"
+    _cases(repo, body)
+    r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
+    assert "S004" in _codes(r.err), r.text
+    assert "alias" in r.err and r.code == 1
 
 
 def test_a_recursive_alias_is_refused(hostile, repo: Path) -> None:
