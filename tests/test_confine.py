@@ -1,6 +1,6 @@
 """The reading and writing rules of issue 24 as units: `confine` (paths, bounded reads, atomic writes),
-`safeyaml` (the alias budget reads every bundled YAML file as the plain safe loader does). The attacks
-themselves are in tests/adversarial/."""
+`safeyaml` (the alias budget reads every bundled YAML file as the plain safe loader does) and
+`caseupdate` (expectations rewritten in place). The attacks themselves are in tests/adversarial/."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from validator import confine, safeyaml
+from validator import caseupdate, confine, safeyaml
+from validator.testing import Case, Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_YAML = sorted(p for d in ("rulesets", "tests/cases", "schemas") for p in (ROOT / d).rglob("*.y*ml"))
@@ -108,3 +109,34 @@ def test_the_budget_counts_what_aliases_add() -> None:
     with pytest.raises(safeyaml.AliasBudgetError) as err:
         safeyaml.load(text + "".join(f"b{i}: *a0\n" for i in range(200)))
     assert err.value.problem_mark is not None and err.value.problem_mark.line >= 900
+
+
+# ------------------------------------------------------------------ caseupdate
+
+
+def _failed(cid: str, expect: object, actual: object) -> Outcome:
+    return Outcome(Case(cid, "cases.yaml", 1, {"id": cid, "expect": expect}, "main.rules"), "failed", "", 0.0, actual)
+
+
+def test_block_values_are_rewritten_at_their_column_and_comments_stay() -> None:
+    text = ("cases:\n  - id: a\n    expect:\n      units:   # the units\n        - {id: u1, at: x}\n"
+            "        - {id: u2, at: y}\n      log: [1]\n    # after\n")
+    new, done, left = caseupdate.edit_expectations(
+        text, {"a": _failed("a", {"units": [{"id": "u1", "at": "x"}, {"id": "u2", "at": "y"}], "log": [1]},
+                            {"units": [{"id": "u1", "at": "z"}], "log": [1]})})
+    assert done == 1 and not left
+    assert new == ("cases:\n  - id: a\n    expect:\n      units:   # the units\n        - id: u1\n          at: z\n"
+                   "      log: [1]\n    # after\n")
+
+
+def test_an_alias_gives_way_to_the_new_value_and_its_anchor_stays() -> None:
+    text = "x: &same {v: 1}\ncases:\n  - id: a\n    expect: *same\n  - id: b\n    expect: *same\n"
+    new, done, _ = caseupdate.edit_expectations(text, {"a": _failed("a", {"v": 1}, {"v": 2})})
+    assert done == 1 and new == "x: &same {v: 1}\ncases:\n  - id: a\n    expect: {v: 2}\n  - id: b\n    expect: *same\n"
+
+
+def test_awkward_text_is_written_so_that_it_reads_back() -> None:
+    text = "cases:\n  - id: a\n    expect: {t: plain}\n"
+    awkward = "two\nlines: # and \"quotes\" ünïcode"
+    new, done, _ = caseupdate.edit_expectations(text, {"a": _failed("a", {"t": "plain"}, {"t": awkward})})
+    assert done == 1 and safeyaml.load(new)["cases"][0]["expect"] == {"t": awkward}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
+from .confine import write_atomic
 from .diagnostics import Diagnostic, DiagnosticError, Span
 from .loader import Loader
 from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
@@ -356,7 +357,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                                 f"a/{shown}", f"b/{shown}"))
         if args.write:
-            f.write_text(new, encoding="utf-8")
+            write_atomic(f, new)  # whole or not at all: a failed write (WriteFailed, U002) leaves the file as it was
             err.write(f"formatted {shown}\n")
         elif args.check:
             err.write(f"would reformat {shown}\n")

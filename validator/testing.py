@@ -246,7 +246,10 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
 
 
 def refresh(expected: Any, actual: Any) -> Any:
-    """``--update``: the actual values, in the shape of what the case already expects."""
+    """``--update``: the actual values, in the shape of what the case already expects (what already
+    matches is kept as written)."""
+    if first_difference(expected, actual) is None:
+        return expected
     if isinstance(expected, dict) and isinstance(actual, dict) and "approx" not in expected:
         return {k: refresh(v, actual[k]) if k in actual else v for k, v in expected.items()}
     return actual
@@ -348,26 +351,6 @@ def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
     return out
 
 
-def update_files(suite: Suite, outcomes: list[Outcome]) -> int:
-    changed_files: dict[str, Any] = {}
-    count = 0
-    by_file: dict[str, dict[str, Outcome]] = {}
-    for o in outcomes:
-        if o.status == "failed" and o.actual is not None and "expect" in o.case.data:
-            by_file.setdefault(o.case.file, {})[o.case.id] = o
-    for file, items in by_file.items():
-        doc = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
-        for c in doc["cases"]:
-            found = items.get(str(c.get("id")))
-            if found is not None:
-                c["expect"] = refresh(c["expect"], found.actual)
-                count += 1
-        changed_files[file] = doc
-    for file, doc in changed_files.items():
-        Path(file).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
-    return count
-
-
 def junit(outcomes: list[Outcome]) -> str:
     rows = []
     fails = sum(1 for o in outcomes if o.status in ("failed", "xpassed"))
@@ -455,10 +438,14 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     counts = summary_counts(outcomes)
     warnings = ruleset_warnings(outcomes)
     if args.update:
-        n = update_files(suite, outcomes)
+        from .caseupdate import update_files
+
+        n, notes = update_files(outcomes)
+        for note in notes:
+            err.write(f"note: {note}\n")
         err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
     if args.junit:
-        Path(args.junit).write_text(junit(outcomes), encoding="utf-8")
+        confine.write_atomic(args.junit, junit(outcomes))
     if args.format == "json":
         out.write(json.dumps({"summary": counts, "cases": [
             {"file": o.case.file, "id": o.case.id, "status": o.status, "message": o.message,

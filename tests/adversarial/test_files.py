@@ -16,6 +16,7 @@ import http.server
 import json
 import os
 import pickle
+import resource
 import socket
 import sys
 import tempfile
@@ -469,6 +470,116 @@ def test_the_cache_folder_is_private(hostile, repo: Path, tmp_path: Path) -> Non
     assert (cache.stat().st_mode & 0o777) == 0o700
     assert ((cache / "parser").stat().st_mode & 0o777) == 0o700
 
+
+# ------------------------------------------------------------------ row 13: writes that cannot lose data
+
+
+@pytest.fixture
+def file_size_limit(hostile, monkeypatch: pytest.MonkeyPatch):
+    """`ulimit -f BYTES` for the CLI's process (besides the harness's memory cap)."""
+
+    def set_limit(limit: int) -> None:
+        cap = hostile.__globals__["_cap_memory"]
+
+        def capped() -> None:  # pragma: no cover - runs in the child
+            cap()
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        monkeypatch.setitem(hostile.__globals__, "_cap_memory", capped)
+
+    return set_limit
+
+
+def test_fmt_w_that_cannot_write_leaves_the_file_whole(hostile, repo: Path, file_size_limit) -> None:
+    text = "".join(f"def   v{i}   =   {i}\n" for i in range(400)) + "query main = v1\n"
+    path = repo / "big.rules"
+    path.write_text(text)
+    file_size_limit(2000)
+    r = hostile("fmt", "-w", "big.rules", cwd=repo, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert path.read_text() == text
+    assert "U002" in _codes(r.err) and r.code == 2, r.text
+    assert not [p for p in repo.iterdir() if p.name not in {"big.rules", "ruleval.toml", "empty.json"}]
+
+
+RENDERS = ('input title: str at "/title"\n'
+           'query render = {layout: "odd-q", title: title, hexes: [{label: "0101", text: title}]}\n'
+           'query main = 1\n')
+
+
+def test_render_that_cannot_write_leaves_the_old_picture(hostile, repo: Path, file_size_limit) -> None:
+    (repo / "main.rules").write_text(RENDERS)
+    (repo / "state.json").write_text(json.dumps({"title": "t" * 5000}))
+    old = repo / "board.svg"
+    old.write_text("<svg>old</svg>")
+    file_size_limit(3000)
+    r = hostile("render", "main.rules", "--state", "state.json", "-o", "board.svg", cwd=repo,
+                env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert old.read_text() == "<svg>old</svg>"
+    assert "U002" in _codes(r.err) and r.code == 2, r.text
+
+
+def test_render_whose_text_cannot_be_written_leaves_the_old_picture(hostile, repo: Path) -> None:
+    (repo / "main.rules").write_text(RENDERS)
+    (repo / "state.json").write_text('{"title": "\\ud800"}')  # a lone surrogate: no UTF-8 for it
+    old = repo / "board.svg"
+    old.write_text("<svg>old</svg>")
+    r = hostile("render", "main.rules", "--state", "state.json", "-o", "board.svg", cwd=repo)
+    if r.code == 0:  # the text was made writable: a whole new picture
+        assert old.read_text().rstrip().endswith("</svg>") and "old" not in old.read_text()
+    else:
+        assert old.read_text() == "<svg>old</svg>", r.text
+
+
+UPDATE_CASES = """\
+# the cases of the doubling rule
+ruleset: main.rules
+base: &base {n: 2}   # shared state
+cases:
+  - id: keeps
+    state: *base
+    expect: {value: 4}    # right already
+  - id: stale
+    state: {n: 5}
+    expect:
+      value: 9   # was 9 under the old rule
+      note: kept
+  - id: listed
+    state: *base
+    expect: {values: [1, 2]}
+"""
+
+
+def test_update_changes_only_the_stale_values(hostile, repo: Path) -> None:
+    (repo / "main.rules").write_text('input n: int at "/n"\n'
+                                     'query main = {value: n * 2, note: "kept", values: [n, n * 2]}\n')
+    (repo / "cases.yaml").write_text(UPDATE_CASES)
+    r = hostile("test", "cases.yaml", "--update", cwd=repo)
+    assert "updated 2 expectations" in r.err, r.text
+    want = UPDATE_CASES.replace("value: 9   # was 9", "value: 10   # was 9").replace("values: [1, 2]", "values: [2, 4]")
+    assert (repo / "cases.yaml").read_text() == want
+    assert hostile("test", "cases.yaml", cwd=repo).code == 0
+
+
+def test_update_that_cannot_write_leaves_the_file_whole(hostile, repo: Path, file_size_limit) -> None:
+    (repo / "main.rules").write_text('input n: int at "/n"\nquery main = {value: n * 2, note: "kept", values: [n, n * 2]}\n')
+    padded = UPDATE_CASES + "".join(f"# padding line {i}\n" for i in range(200))
+    (repo / "cases.yaml").write_text(padded)
+    file_size_limit(2000)
+    r = hostile("test", "cases.yaml", "--update", cwd=repo, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert (repo / "cases.yaml").read_text() == padded
+    assert "U002" in _codes(r.err), r.text
+
+
+def test_update_does_not_edit_a_shared_anchor(hostile, repo: Path) -> None:
+    (repo / "main.rules").write_text('input n: int at "/n"\nquery main = {value: n * 2}\n')
+    text = ("ruleset: main.rules\ncases:\n  - id: a\n    state: {n: 1}\n    expect: &same {value: 2}\n"
+            "  - id: b\n    state: {n: 3}\n    expect: *same\n")
+    (repo / "cases.yaml").write_text(text)
+    r = hostile("test", "cases.yaml", "--update", cwd=repo)
+    new = (repo / "cases.yaml").read_text()
+    assert "expect: &same {value: 2}" in new  # case a still passes with it
+    assert hostile("test", "cases.yaml", cwd=repo).code == 0, (r.text, new)
+
+
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip(reason="FIFOs, /proc and /dev/zero as on Linux")
-
