@@ -77,7 +77,8 @@ def test_cache_holds_only_json(project: Path) -> None:
     api.check_paths(["."])
     for entry in Path(checkcache.cache_dir()).glob("*.json"):
         doc = json.loads(entry.read_text())
-        assert set(doc) == {"tool", "files", "diagnostics"}
+        assert set(doc) == {"mac", "body"}  # signed: see tests/adversarial/test_files.py
+        assert set(doc["body"]) == {"tool", "cwd", "ruleset", "files", "diagnostics"}
 
 
 def test_a_change_to_ruleval_itself_means_a_fresh_check(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,7 +79,8 @@ class Ruleset:
 
     def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
         schema = self.program.entry.schema
-        if schema is None or certainly_valid(state, schema):
+        resources = self.program.entry.schema_resources
+        if schema is None or certainly_valid(state, schema, resources):
             return []
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again
             key = (self.path, json.dumps(state, sort_keys=True))
@@ -87,7 +88,7 @@ class Ruleset:
             key = None
         if key is not None and _VALID_STATES.get(key) is schema:
             return []
-        errors = schema_errors(state, schema, shown)
+        errors = schema_errors(state, schema, shown, resources)
         if key is not None and not errors:
             if len(_VALID_STATES) >= 256:
                 _VALID_STATES.clear()
@@ -256,11 +257,17 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
             except OSError:
                 pass
-        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path]:
+        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path] + ns.schema_files:
             if dep is None:
                 continue
             try:
                 files[str(Path(dep).resolve())] = Path(dep).stat().st_mtime_ns
+            except OSError:
+                pass
+    for real in loaded.read:  # files read for a definition that failed to bind (a schema refused, say)
+        if real not in files:
+            try:
+                files[real] = Path(real).stat().st_mtime_ns
             except OSError:
                 pass
     rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
@@ -273,35 +280,56 @@ def _empty_ns(p: Path) -> Any:
     return Namespace(str(p), str(p))
 
 
-def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list[str]]:
-    """The ``.rules`` files named or found under the given folders, and the paths that do not exist."""
+def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list[str], list[Diagnostic]]:
+    """The ``.rules`` files named or found under the given folders, the paths that do not exist, and
+    a diagnostic for each file found in a folder that is refused: one that resolves outside the
+    folder's ruleset root (C007: a symlink to `/proc/self/environ`, to another user's file) or is no
+    regular file (C024: a FIFO, a device). Files named here are the user's choice and are not confined."""
+    from .confine import walk
+    from .loader import refusal
+
     files: list[Path] = []
     missing: list[str] = []
+    refused: list[Diagnostic] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*.rules") if x.is_file()))
+            found, bad = walk(p, (".rules",))
+            files.extend(found)
+            for path, exc in bad:
+                diag = refusal(exc, Span(display_path(path)), "ruleset")
+                refused.append(Diagnostic(diag.code, diag.message, diag.span,
+                                          help="a ruleset found in a folder must be a regular file under the folder's "
+                                               "ruleset root; name it on the command line to check it anyway"))
         elif p.is_file():
             files.append(p)
         else:
             missing.append(str(raw))
-    return files, missing
+    return files, missing, refused
 
 
 @dataclass
 class CheckedRuleset:
-    """A ruleset's check result from the check cache: its diagnostics, sources read on demand."""
+    """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
+    the files the verified entry covers, bounded: a diagnostic's file name is not a licence to read)."""
 
     path: str
     diagnostics: list[Diagnostic]
+    files: tuple[str, ...] = ()
 
     @property
     def sources(self) -> dict[str, str]:
+        from .confine import Refused, read_bytes
+        from .syntax import MAX_SOURCE_BYTES
+
         out = {}
+        covered = set(self.files)
         for f in {d.span.file for d in self.diagnostics}:
+            if os.path.realpath(f) not in covered:
+                continue
             try:
-                out[f] = Path(f).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                out[f] = read_bytes(Path(f), MAX_SOURCE_BYTES).decode("utf-8")
+            except (Refused, UnicodeDecodeError):
                 pass
         return out
 
@@ -313,14 +341,14 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     (see `_check_in_processes`); the result is the same."""
     from . import checkcache
 
-    files, missing = ruleset_files(paths)
-    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing]
+    files, missing, refused = ruleset_files(paths)
+    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
     todo = []
     for f in files:
         cached = checkcache.lookup(f) if use_cache else None
         if cached is not None:
-            found[f] = CheckedRuleset(display_path(f), cached)
+            found[f] = CheckedRuleset(display_path(f), cached.diagnostics, tuple(cached.files))
         else:
             todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
@@ -390,8 +418,8 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
             try:
                 os.close(read_end)
                 done = _check_here(share, use_cache)
-                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics]]
-                                      for f in share])
+                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics],
+                                       list(done[f].files)] for f in share])
                 with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
                     pipe.write(payload)
                 code = 0
@@ -407,9 +435,10 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
         try:
             if status != 0:
                 raise ValueError(f"worker exited with status {status}")
-            for name, items in json.loads(payload):
+            for name, items, read in json.loads(payload):
                 f = Path(name)
-                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items])
+                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items],
+                                        tuple(map(str, read)))
             if any(f not in out for f in share):
                 raise ValueError("worker left out a ruleset")
         except (ValueError, KeyError, TypeError):

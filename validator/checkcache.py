@@ -1,42 +1,167 @@
 """A cache of `ruleval check` results, so that checking unchanged rulesets costs no parsing.
 
 An entry holds the diagnostics of one ruleset and the SHA-256 of every file it read (modules,
-data, schema, clause catalogue); it is used only while all of them are unchanged, for the same
-ruleval version, grammar and interpreter source, from the same working folder (diagnostics show paths relative to it).
-Entries are JSON: nothing read back from the cache is ever executed. The cache lives in
-``$RULEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/ruleval``, else ``~/.cache/ruleval``;
-``RULEVAL_NO_CACHE=1`` or ``ruleval check --no-cache`` turns it off. Any problem with the cache
-(unwritable folder, corrupt entry) only means the ruleset is checked afresh.
+data, schema and the files its ``$ref``s name, clause catalogue); it is used only while all of them
+are unchanged, for the same ruleval version, grammar and interpreter source, from the same working
+folder (diagnostics show paths relative to it).
+
+Entries are never trusted (docs/security.md):
+
+- they live in ruleval's private cache folder (``private_dir``): made with mode 0700, and not used at
+  all (no cache) when it is not owned by the user or others may write to it;
+- each entry is JSON (nothing read back is ever executed) signed with an HMAC-SHA256 under a random
+  per-user key kept in that folder (``key``, mode 0600): an entry that anyone else wrote, edited or cut
+  short fails the check and is ignored. A plain checksum would catch damage, not forgery: whoever can
+  write an entry can write its checksum too, but not sign without the key;
+- even a signed entry is checked against what it claims: the files it covers are read through
+  ``confine`` (inside the ruleset's root, regular files, bounded), so an entry naming ``/dev/zero`` or
+  a file outside the root is ignored, not followed.
+
+The cache lives in ``$RULEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/ruleval``, else
+``~/.cache/ruleval``; ``RULEVAL_NO_CACHE=1`` or ``ruleval check --no-cache`` turns the check cache
+off. Any problem with the cache (a folder that cannot be private, a bad entry) only means the ruleset
+is checked afresh.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import confine
+from .confine import Refused, find_root
 from .diagnostics import Diagnostic, Related, Span
 
 _KEY_CACHE: list[str] = []
+MAX_ENTRY_BYTES = 8_000_000
+MAX_COVERED_BYTES = 20_000_000  # the largest file a ruleset reads (a data file)
+KEY_BYTES = 32
+NOT_CACHED = ("C005", "C007", "C024", "C025")  # a file may appear, or be fixed, where the ruleset looked
 
 
 def cache_dir() -> Path | None:
-    """Where check results are kept; None when that cache is turned off."""
+    """Where check results are kept; None when that cache is turned off or cannot be private."""
     if os.environ.get("RULEVAL_NO_CACHE"):
         return None
-    return cache_base()
+    return private_dir()
 
 
 def cache_base() -> Path:
-    """ruleval's cache folder (check results, and the parser's tables, which are kept even with
-    the check cache off: like Lark's grammar cache they depend on ruleval alone)."""
+    """ruleval's cache folder as configured (check results, and the parser's tables, which are kept
+    even with the check cache off: they depend on ruleval alone). Use ``private_dir`` to write to it."""
     base = os.environ.get("RULEVAL_CACHE_DIR")
     if base:
         return Path(base)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "ruleval"
+
+
+def _private(folder: Path) -> bool:
+    """Whether ``folder`` is (made, if need be, with mode 0700) a folder of this user's that no one
+    else may write to."""
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.stat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or st.st_uid == os.getuid()
+
+
+def private_dir(sub: str | None = None) -> Path | None:
+    """ruleval's cache folder (or its sub-folder ``sub``), private; None when it cannot be."""
+    base = cache_base()
+    if not _private(base):
+        return None
+    if sub is None:
+        return base
+    return base / sub if _private(base / sub) else None
+
+
+@functools.lru_cache(maxsize=4)
+def _key_in(folder: Path) -> bytes | None:
+    """The per-user signing key in ``folder`` (made on first use), or None if it is not trustworthy:
+    a regular file of this user's that no one else may read or write."""
+    path = folder / "key"
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            _make_key(path)
+            continue
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if (not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_size != KEY_BYTES
+                    or (hasattr(os, "getuid") and st.st_uid != os.getuid())):
+                return None
+            key = os.read(fd, KEY_BYTES + 1)
+            return key if len(key) == KEY_BYTES else None
+        finally:
+            os.close(fd)
+    return None
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key whole under a temporary name, then link it in place (if no other process was
+    first: then its key is the key)."""
+    tmp = path.with_name(f".key.{os.getpid()}.{secrets.token_hex(4)}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, secrets.token_bytes(KEY_BYTES))
+        finally:
+            os.close(fd)
+        os.link(tmp, path)
+    except OSError:
+        pass
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def signing_key(folder: Path) -> bytes | None:
+    """The key that signs what ruleval caches in ``folder`` (the private cache folder)."""
+    return _key_in(folder)
+
+
+def canonical(body: Any) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def sign(key: bytes, body: Any) -> str:
+    return hmac.new(key, canonical(body), hashlib.sha256).hexdigest()
+
+
+def signed_json(key: bytes, body: Any) -> str:
+    """An entry's text: its body and the body's signature."""
+    return json.dumps({"mac": sign(key, body), "body": body}, sort_keys=True)
+
+
+def read_signed(path: Path, key: bytes, folder: Path, limit: int) -> Any:
+    """The body of a signed entry, or None when it is missing, too large, not a regular file of the
+    folder, not JSON or not signed with ``key``."""
+    try:
+        doc = json.loads(confine.read_bytes(path, limit, folder).decode("utf-8"))
+    except (Refused, ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("mac"), str) or "body" not in doc:
+        return None
+    if not hmac.compare_digest(doc["mac"], sign(key, doc["body"])):
+        return None
+    return doc["body"]
 
 
 def _tool_key() -> str:
@@ -52,10 +177,12 @@ def _tool_key() -> str:
     return _KEY_CACHE[0]
 
 
-def _digest(path: str) -> str | None:
+def _digest(path: str, root: Path) -> str | None:
+    """The SHA-256 of a file the ruleset read, read through ``confine`` (never a file outside the
+    ruleset's root, nor a device, nor more than ``MAX_COVERED_BYTES``)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(confine.read_bytes(Path(path), MAX_COVERED_BYTES, root)).hexdigest()
+    except Refused:
         return None
 
 
@@ -79,38 +206,54 @@ def diag_from_json(j: dict[str, Any]) -> Diagnostic:
                       related=tuple(Related(Span(*s), str(m)) for s, m in j.get("related", [])))
 
 
-def lookup(ruleset: Path) -> list[Diagnostic] | None:
+@dataclass
+class Cached:
+    """A cache hit: the ruleset's diagnostics and the files the entry covers (resolved paths, verified)."""
+
+    diagnostics: list[Diagnostic]
+    files: list[str]
+
+
+def lookup(ruleset: Path) -> Cached | None:
     """The cached diagnostics of a ruleset whose files are all unchanged, else None."""
     folder = cache_dir()
     if folder is None:
         return None
+    key = signing_key(folder)
+    if key is None:
+        return None
+    body = read_signed(_entry_path(folder, ruleset), key, folder, MAX_ENTRY_BYTES)
     try:
-        entry = json.loads(_entry_path(folder, ruleset).read_text(encoding="utf-8"))
-        if entry.get("tool") != _tool_key():
+        if body is None or body.get("tool") != _tool_key() or body.get("cwd") != os.getcwd():
             return None
-        files = entry["files"]
-        if not files or any(_digest(f) != h for f, h in files.items()):
+        real = os.path.realpath(ruleset)
+        files = body["files"]
+        if body.get("ruleset") != real or not isinstance(files, dict) or real not in files:
             return None
-        return [diag_from_json(d) for d in entry["diagnostics"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        root = find_root(ruleset)
+        if any(not isinstance(h, str) or _digest(f, root) != h for f, h in files.items()):
+            return None
+        return Cached([diag_from_json(d) for d in body["diagnostics"]], list(files))
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
 def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic]) -> None:
-    """Remember a ruleset's diagnostics; a ruleset that could not find a file is not cached (the
-    file may appear later)."""
+    """Remember a ruleset's diagnostics, signed; a ruleset that could not find or read a file is not
+    cached (the file may appear later)."""
     folder = cache_dir()
-    if folder is None or any(d.code in ("C005", "C007") for d in diagnostics):
+    if folder is None or any(d.code in NOT_CACHED for d in diagnostics):
         return
-    digests = {f: _digest(f) for f in files}
+    key = signing_key(folder)
+    if key is None:
+        return
+    root = find_root(ruleset)
+    digests = {f: _digest(f, root) for f in files}
     if not digests or any(h is None for h in digests.values()):
         return
-    entry = {"tool": _tool_key(), "files": digests, "diagnostics": [diag_to_json(d) for d in diagnostics]}
+    body = {"tool": _tool_key(), "cwd": os.getcwd(), "ruleset": os.path.realpath(ruleset), "files": digests,
+            "diagnostics": [diag_to_json(d) for d in diagnostics]}
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        target = _entry_path(folder, ruleset)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entry), encoding="utf-8")
-        tmp.replace(target)
-    except OSError:
+        confine.write_atomic(_entry_path(folder, ruleset), signed_json(key, body), durable=False)
+    except confine.WriteFailed:
         pass

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from .confine import WriteFailed
 from .diagnostics import Diagnostic, DiagnosticError, render_all, to_json_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -233,6 +234,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return handler(args, out, err)
     except UsageError as exc:
         err.write(f"ruleval: error[U001]: {exc}\n")
+        return EXIT_USAGE
+    except WriteFailed as exc:  # the file was replaced whole or not at all (`confine.write_atomic`)
+        err.write(f"ruleval: error[U002]: {exc}\n"
+                  "  = help: the file is unchanged; check the folder exists and is writable, and the disk space\n")
         return EXIT_USAGE
     except DiagnosticError as exc:
         err.write(render_all(exc.diagnostics, None, err) + "\n")

@@ -45,7 +45,7 @@ CODES: dict[str, tuple[str, str]] = {
     "C004": ("error", "type mismatch"),
     "C005": ("error", "imported file not found"),
     "C006": ("error", "import cycle"),
-    "C007": ("error", "import outside the ruleset root"),
+    "C007": ("error", "file outside the ruleset root"),
     "C008": ("error", "data file cannot be read"),
     "C009": ("error", "bad table shape"),
     "C010": ("error", "citation of an unknown clause"),
@@ -62,6 +62,8 @@ CODES: dict[str, tuple[str, str]] = {
     "C021": ("error", "redefinition without `override`"),
     "C022": ("error", "assignment to something that is not a procedure variable"),
     "C023": ("error", "literal too large"),
+    "C024": ("error", "not a regular file"),
+    "C025": ("error", "schema reference that is not followed"),
     "W101": ("warning", "unused definition"),
     "W102": ("warning", "unreachable step"),
     "W103": ("warning", "unused import"),
@@ -69,6 +71,7 @@ CODES: dict[str, tuple[str, str]] = {
     "S002": ("error", "state does not satisfy the ruleset's schema"),
     "S003": ("error", "input too large"),
     "S004": ("error", "malformed test case"),
+    "S005": ("error", "test case names a file it may not read"),
     "E001": ("error", "type error at run time"),
     "E002": ("error", "missing field or key"),
     "E003": ("error", "division by zero"),
@@ -82,6 +85,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E011": ("error", "invalid argument to a built-in"),
     "E012": ("error", "decision used outside resolution"),
     "U001": ("error", "usage error"),
+    "U002": ("error", "output file cannot be written"),
     "I001": ("error", "internal error"),
 }
 

@@ -142,6 +142,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import RunError
     from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, _load_for_run, _parse_arg,
                       parse_dice, require_files)
+    from .confine import write_atomic
     from .diagnostics import DiagnosticError, render_all
     from .state import read_state_file
 
@@ -174,7 +175,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         text = explain_text(result, args.order) + "\n"
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         out.write(text)
     return EXIT_OK

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
+from .confine import write_atomic
 from .diagnostics import Diagnostic, DiagnosticError, Span
+from .loader import Loader
 from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
 INDENT = 2
@@ -321,7 +323,7 @@ def _refusal(path: str, message: str) -> Diagnostic:
                       help="the file was left unchanged; this is a bug in `ruleval fmt`, please report it")
 
 
-def _files(paths: list[str]) -> tuple[list[Path], list[str]]:
+def _files(paths: list[str]) -> tuple[list[Path], list[str], list[Diagnostic]]:
     from .api import ruleset_files
 
     return ruleset_files(paths)
@@ -331,14 +333,16 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cli import EXIT_FINDINGS, EXIT_OK, UsageError
     from .diagnostics import render_all
 
-    files, missing = _files(args.paths)
+    files, missing, refused = _files(args.paths)
     if missing:
         raise UsageError(f"`{missing[0]}` not found")
     changed = failed = 0
+    if refused:  # found in a folder but not under its root, or no regular file: neither read nor written
+        err.write(render_all(refused, None, err) + "\n")
     for f in files:
         shown = str(f)
         try:
-            text = decode_source(f.read_bytes(), shown)
+            text = decode_source(Loader.read_source(f, shown), shown)
             new = format_text(text, shown)
         except DiagnosticError as exc:
             err.write(render_all(exc.diagnostics, None, err) + "\n")
@@ -353,7 +357,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                                 f"a/{shown}", f"b/{shown}"))
         if args.write:
-            f.write_text(new, encoding="utf-8")
+            write_atomic(f, new)  # whole or not at all: a failed write (WriteFailed, U002) leaves the file as it was
             err.write(f"formatted {shown}\n")
         elif args.check:
             err.write(f"would reformat {shown}\n")
@@ -361,7 +365,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         verb = "reformatted" if args.write else "would be reformatted"
         err.write(f"{changed} file{'s' if changed != 1 else ''} {verb}, {len(files) - changed - failed} unchanged"
                   + (f", {failed} with errors" if failed else "") + "\n")
-    if failed or (args.check and changed):
+    if failed or refused or (args.check and changed):
         return EXIT_FINDINGS
     return EXIT_OK
 

@@ -17,18 +17,14 @@ from typing import Any
 import yaml
 
 from . import ast as A
+from . import confine, safeyaml, schemarefs
+from .confine import ROOT_MARKER, Refused, find_root
 from .diagnostics import Diagnostic, DiagnosticError, Related, Span
-from .syntax import decode_source, parse_module
+from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
 
-ROOT_MARKER = "ruleval.toml"
 MAX_DATA_BYTES = 20_000_000
 RULESET_SUFFIXES = (".rules",)
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
-
-try:  # the C loader is much faster on big maps; both are safe loaders
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _YamlLoader = yaml.SafeLoader
 
 
 @dataclass
@@ -52,6 +48,8 @@ class Namespace:
     clauses_path: str | None = None
     schema: dict[str, Any] | None = None
     schema_path: str | None = None
+    schema_resources: dict[str, Any] = field(default_factory=dict)  # the files its `$ref`s name, by URI
+    schema_files: list[str] = field(default_factory=list)  # and where they are (shown paths)
     header: A.Header | None = None
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
@@ -64,14 +62,7 @@ class Loaded:
     namespaces: dict[str, Namespace]
     sources: dict[str, str]
     diagnostics: list[Diagnostic]
-
-
-def find_root(path: Path) -> Path:
-    start = path.resolve().parent
-    for folder in (start, *start.parents):
-        if (folder / ROOT_MARKER).is_file():
-            return folder
-    return start
+    read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
 
 
 def display_path(path: Path) -> str:
@@ -91,25 +82,30 @@ def _stat_key(path: Path) -> tuple[str, int, int]:
     return (f"{os.getcwd()}\0{path}", st.st_mtime_ns, st.st_size)
 
 
-def load_data_file(path: Path, shown: str, span: Span | None = None) -> tuple[Any, list[Diagnostic]]:
-    """Read YAML (safe loader only) or JSON; errors become C008 with the file's own line."""
-    key = _stat_key(path)
-    if key in _data_cache:
+def load_data_file(path: Path, shown: str, span: Span | None = None,
+                   root: Path | None = None) -> tuple[Any, list[Diagnostic]]:
+    """Read YAML (``safeyaml``: safe tags, an alias budget) or JSON of a regular file under ``root``
+    (``confine``); errors become C008 with the file's own line, a refused file C007 or C024."""
+    try:
+        key = _stat_key(path)
+    except OSError:
+        key = None
+    if key is not None and key in _data_cache:
         return _data_cache[key]
     diags: list[Diagnostic] = []
     value: Any = None
-    size = key[2]
-    if size > MAX_DATA_BYTES:
-        diags.append(Diagnostic("C008", f"data file `{shown}` is {size} bytes, more than {MAX_DATA_BYTES}",
-                                span or Span(shown, 1, 1, 1, 2)))
+    try:
+        raw = confine.read_bytes(path, MAX_DATA_BYTES, root, shown)
+    except Refused as exc:
+        diags.append(refusal(exc, span or Span(shown, 1, 1, 1, 2), "data file"))
+        return value, diags
     else:
-        raw = path.read_bytes()
         try:
             text = raw.decode("utf-8")
             if path.suffix == ".json":
                 value = json.loads(text)
             else:
-                value = yaml.load(text, Loader=_YamlLoader)
+                value = safeyaml.load(text)
         except UnicodeDecodeError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8", Span(shown, 1, 1, 1, 2)))
         except json.JSONDecodeError as exc:
@@ -122,8 +118,24 @@ def load_data_file(path: Path, shown: str, span: Span | None = None) -> tuple[An
             diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1)))
         except RecursionError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
-    _data_cache[key] = (value, diags)
+    if key is not None:
+        _data_cache[key] = (value, diags)
     return value, diags
+
+
+def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
+    """The diagnostic of a file the confinement rule refused (never with the file's content)."""
+    if exc.reason == "outside":
+        return Diagnostic("C007", f"{kind} {exc.message}", span,
+                          help=f"keep imported files under the folder holding `{ROOT_MARKER}`")
+    if exc.reason == "special":
+        return Diagnostic("C024", f"{kind} {exc.message}", span,
+                          help="a ruleset reads only regular files (no devices, FIFOs, folders or /proc)")
+    if exc.reason == "large":
+        return Diagnostic("C008", f"{kind} {exc.message}", span, help="split the file, or keep only what the ruleset reads")
+    if exc.reason == "missing":
+        return Diagnostic("C005", f"{kind} {exc.message}", span)
+    return Diagnostic("C008", f"{kind} {exc.message}", span)
 
 
 class Loader:
@@ -134,23 +146,24 @@ class Loader:
         self.diags: list[Diagnostic] = []
         self.namespaces: dict[str, Namespace] = {}
         self.loading: list[str] = []
+        self.read: list[str] = [str(self.entry)]
 
     # -- paths
     def resolve(self, ref: str, base: Path, span: Span, kind: str) -> Path | None:
         if "\x00" in ref or not ref:
             self.diags.append(Diagnostic("C005", f"invalid {kind} path `{ref}`", span))
             return None
-        target = (base.parent / ref).resolve()
-        root = self.root.resolve()
-        if target != root and root not in target.parents:
-            self.diags.append(Diagnostic("C007", f"{kind} `{ref}` resolves outside the ruleset root `{display_path(root)}`",
-                                         span, help=f"keep imported files under the folder holding `{ROOT_MARKER}`"))
+        try:
+            target = confine.check_file(base.parent / ref, self.root, ref)
+            self.read.append(str(target))
+            return target
+        except Refused as exc:
+            if exc.reason == "missing":
+                self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
+                                             help=f"looked for `{display_path(Path(os.path.realpath(base.parent / ref)))}`"))
+            else:
+                self.diags.append(refusal(exc, span, kind))
             return None
-        if not target.is_file():
-            self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
-                                         help=f"looked for `{display_path(target)}`"))
-            return None
-        return target
 
     def read_module(self, path: Path) -> A.Module | None:
         shown = display_path(path)
@@ -161,7 +174,7 @@ class Loader:
             module: A.Module | None = None
             text = ""
             try:
-                text = decode_source(path.read_bytes(), shown)
+                text = decode_source(self.read_source(path, shown), shown)
                 module = parse_module(text, shown)
             except DiagnosticError as err:
                 diags = list(err.diagnostics)
@@ -172,12 +185,25 @@ class Loader:
         self.diags.extend(diags)
         return module
 
+    @staticmethod
+    def read_source(path: Path, shown: str) -> bytes:
+        """A module's bytes, bounded (a regular file of at most ``MAX_SOURCE_BYTES``)."""
+        try:
+            return confine.read_bytes(path, MAX_SOURCE_BYTES, None, shown)
+        except Refused as exc:
+            where = Span(shown, 1, 1, 1, 2)
+            if exc.reason == "large":
+                size = f"{exc.size} bytes" if exc.size is not None else "too large"
+                raise DiagnosticError([Diagnostic("P005", f"file is {size}, more than the limit of {MAX_SOURCE_BYTES}",
+                                                  where)]) from None
+            raise DiagnosticError([refusal(exc, where, "ruleset")]) from None
+
     # -- namespaces
     def load(self) -> Loaded:
         entry_ns = self.namespace(self.entry, Span(display_path(self.entry)))
         if entry_ns is None:
             entry_ns = Namespace(str(self.entry), display_path(self.entry))
-        return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags)
+        return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags, list(dict.fromkeys(self.read)))
 
     def namespace(self, path: Path, span: Span) -> Namespace | None:
         key = str(path)
@@ -231,12 +257,7 @@ class Loader:
             elif isinstance(d, A.Schema):
                 target = self.resolve(d.path, path, d.span, "state schema")
                 if target is not None:
-                    value, diags = load_data_file(target, display_path(target), d.span)
-                    if diags or not isinstance(value, dict):
-                        self.diags.append(Diagnostic("C015", f"state schema `{d.path}` cannot be loaded", d.span,
-                                                     help=diags[0].message if diags else "a JSON Schema is a JSON object"))
-                    else:
-                        ns.schema, ns.schema_path = value, display_path(target)
+                    self.bind_schema(ns, target, d)
         for decl in module.decls:
             self.bind_decl(ns, decl, module.path, is_variant)
         return True
@@ -252,7 +273,7 @@ class Loader:
                 ns.modules[d.alias] = sub.key
                 ns.data.pop(d.alias, None)
         elif target.suffix in DATA_SUFFIXES:
-            value, diags = load_data_file(target, display_path(target), d.span)
+            value, diags = load_data_file(target, display_path(target), d.span, self.root)
             self.diags.extend(diags)
             ns.data[d.alias] = DataBinding(value, display_path(target), d.span)
             ns.modules.pop(d.alias, None)
@@ -261,7 +282,7 @@ class Loader:
                                          help="import rulesets (.rules) or data (.yaml, .yml, .json)"))
 
     def bind_clauses(self, ns: Namespace, target: Path, span: Span) -> None:
-        value, diags = load_data_file(target, display_path(target), span)
+        value, diags = load_data_file(target, display_path(target), span, self.root)
         self.diags.extend(diags)
         if diags:
             return
@@ -272,6 +293,47 @@ class Loader:
         ns.clauses = {str(k): str(v) for k, v in entries.items()}
         ns.clauses_span = span
         ns.clauses_path = display_path(target)
+
+    def bind_schema(self, ns: Namespace, target: Path, d: A.Schema) -> None:
+        shown = display_path(target)
+        value, diags = load_data_file(target, shown, d.span, self.root)
+        if diags or not isinstance(value, dict):
+            where = tuple(Related(x.span, x.message) for x in diags if x.span.file == shown and x.span.line)
+            why = "the note says where the file goes wrong" if where else diags[0].message if diags else \
+                "a JSON Schema is a JSON object"
+            self.diags.append(Diagnostic("C015", f"state schema `{d.path}` cannot be loaded", d.span, related=where,
+                                         help=why))
+            return
+
+        files: list[str] = []
+
+        def load_ref(ref_path: Path, ref: str) -> Any:
+            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), d.span, self.root)
+            if ref_diags:
+                raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
+            files.append(display_path(ref_path))
+            self.read.append(os.path.realpath(ref_path))
+            return ref_value
+
+        try:
+            resources = schemarefs.collect(value, target, self.root, load_ref)
+        except schemarefs.RefProblem as problem:
+            text = self.text_of(target)
+            at = schemarefs.locate(text, problem.ref) if text else None
+            related = (Related(Span(shown, at[0], at[1], at[0], at[1] + len(problem.ref)), "the reference"),) if at else ()
+            self.diags.append(Diagnostic("C025", f"state schema `{d.path}`: {problem.message}", d.span, related=related,
+                                         help="refer only to schema files inside the ruleset root "
+                                              "(`\"$ref\": \"defs.json#/$defs/unit\"`), or copy the schema in"))
+            return
+        ns.schema, ns.schema_path, ns.schema_resources, ns.schema_files = value, shown, resources, files
+
+    @staticmethod
+    def text_of(path: Path) -> str:
+        """A (confined, already read) schema file's text, to locate a reference in it."""
+        try:
+            return confine.read_bytes(path, MAX_DATA_BYTES).decode("utf-8", "replace")
+        except Refused:
+            return ""
 
     def bind_decl(self, ns: Namespace, decl: A.Decl, module_path: str, is_variant: bool) -> None:
         name = decl_key(decl)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from .builtins import CallError, hex_parse, offset_to_axial
+from .confine import write_atomic
 from .report import xml_attr, xml_text
 from .diagnostics import Diagnostic, DiagnosticError, Span
 
@@ -54,7 +55,7 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
 def write_svg(ruleset: Any, state: Any, result: Any, path: str | Path, options: dict[str, Any] | None = None) -> str:
     """Draw ``result`` on ``state`` with the ruleset's ``render`` query into ``path``; returns the SVG text."""
     svg = to_svg(drawing_of(ruleset, state, result, options))
-    Path(path).write_text(svg, encoding="utf-8")
+    write_atomic(path, svg)  # a picture that cannot be written whole leaves the old one (WriteFailed, U002)
     return svg
 
 

@@ -36,15 +36,20 @@ def read_state_text(text: str, shown: str) -> Any:
         raise DiagnosticError([Diagnostic("S001", "JSON nested too deeply", Span(shown, 1, 1, 1, 2))]) from None
 
 
-def read_state_file(path: Path) -> Any:
+def read_state_file(path: Path, root: Path | None = None) -> Any:
+    """A state file's JSON: a regular file (under ``root`` when given: a test case's ``state_file``)
+    of at most ``MAX_STATE_BYTES``, read through ``confine``."""
+    from .confine import Refused, read_bytes
+
     shown = str(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DiagnosticError([Diagnostic("S001", f"cannot read state `{shown}`: {exc.strerror}", Span(shown))]) from None
-    if len(data) > MAX_STATE_BYTES:
-        raise DiagnosticError([Diagnostic("S003", f"state is {len(data)} bytes, more than {MAX_STATE_BYTES}", Span(shown),
-                                          pointer="")])
+        data = read_bytes(path, MAX_STATE_BYTES, root, shown)
+    except Refused as exc:
+        if exc.reason == "large":
+            size = f"{exc.size} bytes" if exc.size is not None else "too large"
+            raise DiagnosticError([Diagnostic("S003", f"state is {size}, more than {MAX_STATE_BYTES}", Span(shown),
+                                              pointer="")]) from None
+        raise DiagnosticError([Diagnostic("S001", f"cannot read state: {exc.message}", Span(shown))]) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -108,25 +113,30 @@ def _re2_keywords(cls: Any) -> Any:
 
 
 @lru_cache(maxsize=32)
-def _validator(schema_json: str) -> Any:
+def _validator(schema_json: str, resources_json: str = "{}") -> Any:
+    """A jsonschema validator whose ``$ref``s resolve to the given files only: never retrieved from
+    anywhere (``schemarefs.registry``)."""
     import jsonschema
+
+    from .schemarefs import registry
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER)
+    return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER,
+                              registry=registry(schema, json.loads(resources_json)))
 
 
 _BY_ID: dict[int, list[Any]] = {}
 
 
-def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
+def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[Any, Any]:
     """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
     fast check is the generated one (``generated_check``) when the writer takes the schema, else the
     closures' (``fast_check``); either only ever answers "certainly valid"."""
     kept = _BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
-        validator = _validator(json.dumps(schema, sort_keys=True))
+        validator = _validator(json.dumps(schema, sort_keys=True), json.dumps(resources or {}, sort_keys=True))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator, fast check]
@@ -134,22 +144,25 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     return kept[1], kept[2]
 
 
-def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
+def certainly_valid(state: Any, schema: dict[str, Any], resources: dict[str, Any] | None = None) -> bool:
     """True only when the fast check accepts the state (so ``schema_errors`` would find nothing)."""
     import jsonschema
 
     try:
-        _, fast = _validators(schema)
+        _, fast = _validators(schema, resources)
         return fast is not None and fast(state) is True
     except (jsonschema.SchemaError, RecursionError, re.error):
         return False
 
 
-def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagnostic]:
+def schema_errors(state: Any, schema: dict[str, Any], shown: str,
+                  resources: dict[str, Any] | None = None) -> list[Diagnostic]:
+    """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI)."""
     import jsonschema
+    from referencing.exceptions import Unresolvable
 
     try:
-        validator, fast = _validators(schema)
+        validator, fast = _validators(schema, resources)
     except jsonschema.SchemaError as exc:
         return [Diagnostic("C015", f"the ruleset's state schema is invalid: {exc.message}", Span(shown))]
     except re.error as exc:
@@ -167,6 +180,11 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
     except re.error as exc:
         return [Diagnostic("C015", f"the ruleset's state schema has a pattern RE2 cannot run: {exc}", Span(shown))]
+    except Unresolvable as exc:  # a reference the load-time walk did not foresee: nothing is fetched
+        ref = str(getattr(exc, "ref", "") or "")
+        ref = ref if len(ref) <= 80 else ref[:77] + "..."
+        return [Diagnostic("C025", f"the state schema's reference `{ref}` is not a schema file of the ruleset",
+                           Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
         message = err.message if len(err.message) <= 160 else err.message[:157] + "..."

@@ -6,8 +6,6 @@ import ast as pyast
 import bisect
 import functools
 import hashlib
-import json
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -15,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import ast as A
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from . import checkcache, lalr
+from . import checkcache, confine, lalr
 from .lalr import Driver, Mismatch
 
 if TYPE_CHECKING:
@@ -23,6 +21,7 @@ if TYPE_CHECKING:
     from lark.exceptions import UnexpectedInput
 
 MAX_SOURCE_BYTES = 2_000_000
+MAX_TABLES_BYTES = 8_000_000
 MAX_NESTING = 120
 MAX_DEPTH = 1000  # of the AST: `1 + 1 + ... + 1` nests without brackets
 MAX_INT_DIGITS = 60
@@ -61,7 +60,10 @@ def _grammar_text() -> str:
 
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The one LALR parser, built once per process (and cached on disk by Lark between processes)."""
+    """The one LALR parser, built once per process. Not cached on disk: Lark's cache is a file of
+    pickled objects in the shared temporary folder, which anyone who can write there could replace
+    with one that runs code when the next process loads it. Start-ups need no Lark at all (``driver``'s signed tables);
+    a process that reports a syntax error or formats a file builds it (~0.2 s)."""
     from lark import Lark
 
     return Lark(
@@ -70,7 +72,7 @@ def parser() -> Lark:
         strict=True,
         propagate_positions=True,
         maybe_placeholders=True,
-        cache=True,
+        cache=False,
     )
 
 
@@ -163,28 +165,34 @@ _TABLES_FORMAT = "1"
 def driver() -> Driver:
     """The fast LALR driver over the same parse table as `parser()`.
 
-    Its tables are kept on disk (JSON, in the cache folder, keyed by the grammar and the
-    driver's source) so that a start-up imports neither Lark nor redoes its grammar analysis:
-    like Lark's own grammar cache, any problem with the file only means building it again."""
+    Its tables are kept on disk (JSON, in ruleval's private cache folder, keyed by the grammar and
+    the driver's source) so that a start-up imports neither Lark nor redoes its grammar analysis.
+    The file is signed like a check-cache entry (``checkcache.read_signed``): its regular
+    expressions are compiled and run on every ruleset, so a table anyone else wrote or changed (a
+    whitespace pattern that backtracks for ever, say) is never used but built again; so is a
+    damaged one. With no private cache folder, the tables are built in each process."""
     grammar = _grammar_text()
     h = hashlib.sha256(grammar.encode("utf-8"))
     h.update(Path(lalr.__file__).read_bytes())
     h.update(f"{_TABLES_FORMAT}:{sorted(_IDENTITY_ON_ONE)}".encode())
-    folder = checkcache.cache_base()
-    file = folder / "parser" / f"{h.hexdigest()[:24]}.json"
-    try:
-        return Driver(json.loads(file.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, IndexError, re.error):
-        pass
+    folder = checkcache.private_dir("parser")
+    key = checkcache.signing_key(folder.parent) if folder is not None else None
+    file = None
+    if folder is not None and key is not None:
+        file = folder / f"{h.hexdigest()[:24]}.json"
+        kept = checkcache.read_signed(file, key, folder, MAX_TABLES_BYTES)
+        if kept is not None:
+            try:
+                return Driver(kept)
+            except (ValueError, KeyError, TypeError, IndexError, re.error):
+                pass
     tables = lalr.tables_from_lark(parser(), _IDENTITY_ON_ONE)
     built = Driver(tables)
-    try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(tables), encoding="utf-8")
-        os.replace(tmp, file)
-    except OSError:
-        pass
+    if file is not None and key is not None:
+        try:
+            confine.write_atomic(file, checkcache.signed_json(key, tables), durable=False)
+        except confine.WriteFailed:
+            pass
     return built
 
 

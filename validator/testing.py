@@ -19,13 +19,14 @@ from typing import Any, Callable, TextIO
 
 import yaml
 
+from . import confine, safeyaml
+from .confine import Refused, find_root
 from .report import xml_attr, xml_text
 from .diagnostics import Diagnostic, Span
 
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+MAX_CASE_FILE_BYTES = 20_000_000
+MAX_SHOWN = 60  # characters of a value shown in a failure message
+MAX_MESSAGE = 240  # characters of a failure message
 
 CASE_KEYS = {"id", "title", "clauses", "state", "state_file", "query", "args", "dice", "seed", "exact", "expect",
              "probabilities", "expect_error", "xfail", "options", "note", "ruleset"}
@@ -38,6 +39,7 @@ class Case:
     line: int
     data: dict[str, Any]
     ruleset: str
+    root: str = ""  # the case file's ruleset root: its `state_file` must lie under it (empty: imported cases)
 
 
 @dataclass
@@ -56,22 +58,12 @@ class Suite:
     docs: dict[str, Any] = field(default_factory=dict)
 
 
-class _LineLoader(_Loader):  # type: ignore[misc, valid-type]
-    pass
-
-
-def _construct_mapping(loader: Any, node: Any) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping  # type: ignore[no-any-return]
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LINE_KEYS = ("__line__", "__lines__")
 
 
 def _strip_lines(v: Any) -> Any:
     if isinstance(v, dict):
-        return {k: _strip_lines(x) for k, x in v.items() if k != "__line__"}
+        return {k: _strip_lines(x) for k, x in v.items() if k not in _LINE_KEYS}
     if isinstance(v, list):
         return [_strip_lines(x) for x in v]
     return v
@@ -83,7 +75,14 @@ def load_suite(paths: list[str]) -> Suite:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend((x, False) for x in sorted(p.rglob("*.yaml")) if x.is_file() and not x.name.startswith("_"))
+            # found by walking: inside the folder's root and a regular file, or refused (a symlink to
+            # another user's file, a FIFO) with S005; `_`-files are data beside the cases
+            found, refused = confine.walk(p, (".yaml",), skip_prefix="_")
+            files.extend((x, False) for x in found)
+            for path, exc in refused:
+                suite.diagnostics.append(Diagnostic("S005", f"test file {exc.message}", Span(str(path)),
+                                                    help="a case file found in a folder must be a regular file under "
+                                                         "the folder's ruleset root"))
         elif p.is_file():
             files.append((p, True))
         else:
@@ -93,15 +92,38 @@ def load_suite(paths: list[str]) -> Suite:
     return suite
 
 
+def _read_case_file(path: Path, shown: str) -> Any:
+    """A case file's YAML (``safeyaml``, with line numbers), bounded; raises ``Refused`` or ``yaml.YAMLError``."""
+    return safeyaml.load(confine.read_bytes(path, MAX_CASE_FILE_BYTES, None, shown).decode("utf-8"), line_numbers=True)
+
+
+def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: str, line: int) -> bool:
+    """Whether a path a case names (``ruleset``, ``state_file``) may be read: under the case file's
+    root, a regular file. A missing file is left to the run, which reports it."""
+    try:
+        confine.check_file(base / str(ref), root, str(ref))
+        return True
+    except Refused as exc:
+        if exc.reason == "missing":
+            return True
+        suite.diagnostics.append(Diagnostic(
+            "S005", f"`{key}` {exc.message}", Span(shown, line, 1, line, 2),
+            help="a test case reads only regular files under its ruleset root (the folder holding `ruleval.toml`)"))
+        return False
+
+
 def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     shown = str(path)
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        doc = _read_case_file(path, shown)
+    except Refused as exc:
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
+        return
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {str(exc).splitlines()[0]}",
-                                            Span(shown, line, 1, line, 2)))
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["nested too deeply"])[0]
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
         return
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
@@ -114,14 +136,19 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     if not isinstance(cases, list):
         suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", Span(shown, 1, 1, 1, 2)))
         return
-    suite.docs[shown] = doc
+    root = find_root(path)
+    doc_lines = doc.get("__lines__", {})
+    if isinstance(ruleset, str) and not _confined(suite, path.parent, root, ruleset, "ruleset", shown,
+                                                   doc_lines.get("ruleset", 1)):
+        return
+    suite.docs[shown] = _strip_lines(doc)
     seen: set[str] = set()
     for raw in cases:
         line = raw.get("__line__", 1) if isinstance(raw, dict) else 1
         if not isinstance(raw, dict) or "id" not in raw:
             suite.diagnostics.append(Diagnostic("S004", "a case needs an `id`", Span(shown, line, 1, line, 2)))
             continue
-        unknown = sorted(set(raw) - CASE_KEYS - {"__line__"})
+        unknown = sorted(set(raw) - CASE_KEYS - set(_LINE_KEYS))
         if unknown:
             suite.diagnostics.append(Diagnostic("S004", f"case `{raw['id']}` has unknown key `{unknown[0]}`",
                                                 Span(shown, line, 1, line, 2),
@@ -135,7 +162,13 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         if not isinstance(rs, str):
             suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", Span(shown, line, 1, line, 2)))
             continue
-        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), str((path.parent / rs))))
+        lines = raw.get("__lines__", {})
+        if "ruleset" in raw and not _confined(suite, path.parent, root, rs, "ruleset", shown, lines.get("ruleset", line)):
+            continue
+        if "state_file" in raw and not _confined(suite, path.parent, root, raw["state_file"], "state_file", shown,
+                                                 lines.get("state_file", line)):
+            continue
+        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), str((path.parent / rs)), str(root)))
 
 
 # ---------------------------------------------------------------- matching
@@ -157,29 +190,43 @@ def _num(v: Any) -> Fraction | None:
     return None
 
 
+def _show(value: Any) -> str:
+    """A value in a failure message: its JSON, cut to ``MAX_SHOWN`` characters (a result may hold
+    anything a state held; a message is a pointer to the difference, not a copy of the value)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = str(type(value).__name__)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def _clip(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
+
+
 def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
     """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first difference."""
     where = path or "/"
     if isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected:
         a = _num(actual)
         if a is None:
-            return f"{where}: expected a number near {expected['approx']}, got {json.dumps(actual)}"
+            return f"{where}: expected a number near {_show(expected['approx'])}, got {_show(actual)}"
         if abs(float(a) - float(expected["approx"])) > float(expected.get("tol", 1e-9)):
-            return f"{where}: expected {expected['approx']} ± {expected.get('tol', 1e-9)}, got {float(a):.6f}"
+            return f"{where}: expected {_show(expected['approx'])} ± {_show(expected.get('tol', 1e-9))}, got {float(a):.6f}"
         return None
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            return f"{where}: expected a map, got {json.dumps(actual)[:80]}"
+            return f"{where}: expected a map, got {_show(actual)}"
         for k, v in expected.items():
             if k not in actual:
-                return f"{path}/{k}: missing (expected {json.dumps(v)[:80]})"
+                return f"{path}/{k}: missing (expected {_show(v)})"
             diff = first_difference(v, actual[k], f"{path}/{k}")
             if diff:
                 return diff
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return f"{where}: expected a list, got {json.dumps(actual)[:80]}"
+            return f"{where}: expected a list, got {_show(actual)}"
         for i, (e, a) in enumerate(zip(expected, actual)):
             diff = first_difference(e, a, f"{path}/{i}")
             if diff:
@@ -188,18 +235,21 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
             extra = actual[len(expected)] if len(actual) > len(expected) else expected[len(actual)]
             side = "unexpected" if len(actual) > len(expected) else "missing"
             return (f"{where}: expected {len(expected)} items, got {len(actual)} "
-                    f"({side} {json.dumps(extra)[:80]})")
+                    f"({side} {_show(extra)})")
         return None
     if expected == actual and type(expected) is type(actual):
         return None
     ne, na = _num(expected), _num(actual)
     if ne is not None and na is not None and ne == na:
         return None
-    return f"{where}: expected {json.dumps(expected)}, got {json.dumps(actual)[:120]}"
+    return f"{where}: expected {_show(expected)}, got {_show(actual)}"
 
 
 def refresh(expected: Any, actual: Any) -> Any:
-    """``--update``: the actual values, in the shape of what the case already expects."""
+    """``--update``: the actual values, in the shape of what the case already expects (what already
+    matches is kept as written)."""
+    if first_difference(expected, actual) is None:
+        return expected
     if isinstance(expected, dict) and isinstance(actual, dict) and "approx" not in expected:
         return {k: refresh(v, actual[k]) if k in actual else v for k, v in expected.items()}
     return actual
@@ -213,7 +263,8 @@ def _state_of(case: Case) -> Any:
     if "state_file" in data:
         from .state import read_state_file
 
-        return read_state_file(Path(case.file).parent / str(data["state_file"]))
+        # confined again when read (the file may have changed since the suite was loaded)
+        return read_state_file(Path(case.file).parent / str(data["state_file"]), Path(case.root) if case.root else None)
     return data.get("state", {})
 
 
@@ -273,11 +324,11 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     tol = want.get("tol")
     if target is not None and tol is None:
         if total != target:
-            return f"/probabilities/{i}: P({json.dumps(where)}) is {total}, expected {target}"
+            return f"/probabilities/{i}: P({_show(where)}) is {total}, expected {target}"
         return None
     goal = float(want["p"]) if target is None else float(target)
     if abs(float(total) - goal) > float(tol or 1e-9):
-        return f"/probabilities/{i}: P({json.dumps(where)}) is {float(total):.6f}, expected {goal} ± {tol}"
+        return f"/probabilities/{i}: P({_show(where)}) is {float(total):.6f}, expected {goal} ± {tol}"
     return None
 
 
@@ -288,7 +339,7 @@ def _finish(case: Case, status: str, message: str, started: float, actual: Any =
             status, message = "xpassed", f"marked xfail ({xfail}) but passed"
         else:
             status, message = "xfailed", f"{xfail} [{message}]"
-    return Outcome(case, status, message, time.perf_counter() - started, actual)
+    return Outcome(case, status, _clip(message), time.perf_counter() - started, actual)
 
 
 def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
@@ -298,26 +349,6 @@ def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
             continue
         out.append(run_case(case))
     return out
-
-
-def update_files(suite: Suite, outcomes: list[Outcome]) -> int:
-    changed_files: dict[str, Any] = {}
-    count = 0
-    by_file: dict[str, dict[str, Outcome]] = {}
-    for o in outcomes:
-        if o.status == "failed" and o.actual is not None and "expect" in o.case.data:
-            by_file.setdefault(o.case.file, {})[o.case.id] = o
-    for file, items in by_file.items():
-        doc = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
-        for c in doc["cases"]:
-            found = items.get(str(c.get("id")))
-            if found is not None:
-                c["expect"] = refresh(c["expect"], found.actual)
-                count += 1
-        changed_files[file] = doc
-    for file, doc in changed_files.items():
-        Path(file).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
-    return count
 
 
 def junit(outcomes: list[Outcome]) -> str:
@@ -407,10 +438,14 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     counts = summary_counts(outcomes)
     warnings = ruleset_warnings(outcomes)
     if args.update:
-        n = update_files(suite, outcomes)
+        from .caseupdate import update_files
+
+        n, notes = update_files(outcomes)
+        for note in notes:
+            err.write(f"note: {note}\n")
         err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
     if args.junit:
-        Path(args.junit).write_text(junit(outcomes), encoding="utf-8")
+        confine.write_atomic(args.junit, junit(outcomes))
     if args.format == "json":
         out.write(json.dumps({"summary": counts, "cases": [
             {"file": o.case.file, "id": o.case.id, "status": o.status, "message": o.message,

@@ -1,0 +1,244 @@
+"""One rule for every file an input names, and for every file ruleval writes.
+
+Rulesets, test cases and cache entries come from strangers (a pull request in CI). Whatever path
+such an input names (an import, a clause catalogue, a schema or a schema's ``$ref``, a test case's
+``state_file`` or ``ruleset``, a file a cache entry covers, a ruleset found by walking a folder) is
+read only through this module:
+
+- resolved with symlinks followed, then required to lie under a root (the ruleset root: the nearest
+  folder holding ``ruleval.toml``, else the file's own folder);
+- refused unless it is a regular file (devices, FIFOs, sockets, folders, anything under ``/proc`` or
+  ``/sys``, whose files claim a size of 0 and hold the process's secrets): it is opened without
+  blocking and tested on the open descriptor, so a FIFO never makes a read wait and a file swapped
+  after the test is still tested;
+- refused when larger than the caller's limit, and read at most ``limit + 1`` bytes whatever size the
+  file claims.
+
+A refusal is a ``Refused`` exception whose message names the path, never the file's content; each
+caller turns it into its own located diagnostic. Paths the user gives on the command line are the
+user's choice and are read with the same size and file-kind checks, but no root.
+
+Writes (``fmt -w``, ``render -o``, ``test --update``, reports) go to a temporary file in the target's
+folder that replaces the target only once it is complete (``write_atomic``): a failed write leaves
+the old file as it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+ROOT_MARKER = "ruleval.toml"
+# Pseudo-file systems: their "regular" files claim a size of 0 and hold the process's secrets.
+# (Devices under /dev are refused as devices; a project may well live in /dev/shm.)
+_SPECIAL_TREES = ("/proc", "/sys")
+
+
+class Refused(Exception):
+    """A file ruleval will not read. ``reason`` is one of ``outside``, ``special``, ``large``,
+    ``missing``, ``unreadable``; ``size`` is the file's size when known."""
+
+    def __init__(self, reason: str, message: str, size: int | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.size = size
+
+
+def find_root(path: Path) -> Path:
+    """The ruleset root of a file: the nearest folder from the file's own (symlinks followed) upwards
+    holding ``ruleval.toml``, else the file's folder."""
+    return root_of_folder(Path(os.path.realpath(path)).parent)
+
+
+def root_of_folder(folder: Path) -> Path:
+    """The root of what lies in ``folder``: the nearest folder from it upwards holding ``ruleval.toml``,
+    else the folder itself (symlinks followed)."""
+    start = Path(os.path.realpath(folder))
+    for candidate in (start, *start.parents):
+        if (candidate / ROOT_MARKER).is_file():
+            return candidate
+    return start
+
+
+def is_inside(real: Path, root: Path) -> bool:
+    """Whether ``real`` (already resolved) is ``root`` or lies under it."""
+    top = Path(os.path.realpath(root))
+    return real == top or top in real.parents
+
+
+def _special_tree(real: Path) -> bool:
+    return any(real == Path(t) or Path(t) in real.parents for t in _SPECIAL_TREES)
+
+
+def resolve(path: Path, root: Path | None, shown: str | None = None) -> Path:
+    """``path`` with symlinks followed; ``Refused`` when it leaves ``root`` or lies in a pseudo-file
+    system. Does not test that the file exists (see ``check_file``)."""
+    shown = shown if shown is not None else str(path)
+    real = Path(os.path.realpath(path))
+    if root is not None and not is_inside(real, root):
+        raise Refused("outside", f"`{shown}` resolves outside the ruleset root `{_rel(Path(os.path.realpath(root)))}`")
+    if _special_tree(real):
+        raise Refused("special", f"`{shown}` is not a regular file (it lies under `/{real.parts[1]}`)")
+    return real
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_file(path: Path, root: Path | None, shown: str | None = None) -> Path:
+    """The resolved path of a regular file under ``root``; ``Refused`` otherwise (``missing`` when there
+    is nothing there). Only ``stat``s: nothing is opened."""
+    shown = shown if shown is not None else str(path)
+    real = resolve(path, root, shown)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        raise Refused("missing", f"`{shown}` not found") from None
+    except OSError as exc:
+        raise Refused("unreadable", f"`{shown}` cannot be read: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused("special", f"`{shown}` is {_kind(st.st_mode)}, not a regular file")
+    return real
+
+
+def read_bytes(path: Path, limit: int, root: Path | None = None, shown: str | None = None) -> bytes:
+    """The bytes of a regular file (under ``root`` when given) of at most ``limit`` bytes.
+
+    Opened with ``O_NONBLOCK`` (a FIFO swapped in after any test does not make the open wait) and
+    ``O_NOFOLLOW`` on the resolved path, tested on the open descriptor, and read at most ``limit + 1``
+    bytes, so a file whose size lies (or grows) is still cut off."""
+    shown = shown if shown is not None else str(path)
+    real = resolve(path, root, shown)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except FileNotFoundError:
+        raise Refused("missing", f"`{shown}` not found") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symlink appeared since it was resolved
+            raise Refused("special", f"`{shown}` changed while it was read") from None
+        if exc.errno == errno.EISDIR:
+            raise Refused("special", f"`{shown}` is a folder, not a regular file") from None
+        raise Refused("unreadable", f"`{shown}` cannot be read: {exc.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused("special", f"`{shown}` is {_kind(st.st_mode)}, not a regular file")
+        if st.st_size > limit:
+            raise Refused("large", f"`{shown}` is {st.st_size} bytes, more than the limit of {limit}", st.st_size)
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            try:
+                chunk = os.read(fd, min(left, 1 << 20))
+            except BlockingIOError:  # pragma: no cover - regular files never block
+                break
+            except OSError as exc:
+                raise Refused("unreadable", f"`{shown}` cannot be read: {exc.strerror}") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise Refused("large", f"`{shown}` is more than the limit of {limit} bytes", len(data))
+        return data
+    finally:
+        os.close(fd)
+
+
+def walk(folder: Path, suffixes: tuple[str, ...],
+         skip_prefix: str | None = None) -> tuple[list[Path], list[tuple[Path, Refused]]]:
+    """The files under ``folder`` whose names end in one of ``suffixes``, sorted, and those refused.
+
+    Symlinked folders are not entered. A file (or a symlink) found here must resolve inside the
+    folder's root (``root_of_folder``) and be a regular file; one that does not is refused, not
+    followed. Files named on the command line are not walked and stay the user's choice."""
+    root = root_of_folder(folder)
+    found: list[Path] = []
+    refused: list[tuple[Path, Refused]] = []
+    for here, dirs, names in os.walk(folder, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.endswith(suffixes) or (skip_prefix and name.startswith(skip_prefix)):
+                continue
+            path = Path(here) / name
+            try:
+                check_file(path, root, str(path))
+            except Refused as exc:
+                if exc.reason != "missing":  # a dangling link: nothing there to check
+                    refused.append((path, exc))
+                continue
+            found.append(path)
+    return sorted(found), sorted(refused, key=lambda item: item[0])
+
+
+def _rel(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+
+
+class WriteFailed(Exception):
+    """A file could not be written; the old file (if any) is unchanged."""
+
+
+def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then replace it.
+
+    The text is encoded before anything is opened; a failed write (disk full, ``ulimit -f``, text that
+    is not UTF-8) removes the temporary file and leaves the old one as it was (``WriteFailed``). A
+    symlink named as the target is written through (its target is replaced), as a plain write would;
+    the new file keeps the old one's permissions (a new one gets the usual ones). ``durable``: flushed
+    to the disk before it replaces the old file (not needed for a cache, where a torn entry is a miss)."""
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise WriteFailed(f"cannot write `{path}`: the text holds a character that is not UTF-8 "
+                          f"(at offset {exc.start})") from None
+    folder = target.parent
+    try:
+        old_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        old_mode = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise WriteFailed(f"cannot write `{path}`: {exc.strerror}") from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if old_mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            old_mode = 0o666 & ~umask
+        os.chmod(tmp, old_mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise WriteFailed(f"cannot write `{path}`: {exc.strerror or exc}") from None

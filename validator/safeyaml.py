@@ -1,0 +1,199 @@
+"""The one YAML reader: safe tags only, and a budget for aliases.
+
+Every YAML ruleval reads (data, clause catalogues, schemas and the files their ``$ref``s name, test
+case files and the states in them) goes through ``load``. The safe loader never builds Python
+objects; the budget stops the other attack YAML allows, an alias bomb: ten lines of anchors, each
+aliasing the one before ten times, expand to 10^10 nodes (a few hundred bytes that take gigabytes
+and hours once anything walks, copies or prints the value). A document may use at most
+``MAX_ALIASES`` aliases, which together may add at most ``MAX_ALIAS_NODES`` nodes when expanded,
+and no alias may stand inside its own anchor. Past that, ``AliasBudgetError`` (a ``yaml.YAMLError``
+with the alias's position) is raised as soon as the offending alias is read.
+
+Speed: an alias is a ``*`` that starts a node, so a text where every ``*`` follows a letter, a digit or
+another character that cannot end a node's separator (``_MAYBE_ALIAS``) holds none and is read by
+libyaml's C loader in one go. Any other text has its events read by the same C parser and composed
+here, counting (about half the C loader's speed, on test-case files).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
+
+MAX_ALIASES = 1000
+MAX_ALIAS_NODES = 100_000
+# A `*` that may start an alias: at a line's start or after anything but a word character or one of
+# `(`, `)`, `*`, quotes, `/`, `.`, `#` (before which a `*` can only be part of a scalar or a comment).
+_MAYBE_ALIAS = re.compile(r"(?:^|[^\w()*\"'/.#])\*", re.M)
+
+_CParser: Any
+_FastLoader: Any
+try:  # libyaml: much faster on big files; both are safe loaders
+    from yaml import _yaml as _libyaml
+
+    _CParser = _libyaml.CParser
+    _FastLoader = yaml.CSafeLoader
+except ImportError:  # pragma: no cover
+    _CParser = None
+    _FastLoader = yaml.SafeLoader
+
+
+class AliasBudgetError(yaml.MarkedYAMLError):
+    """An alias over the budget; ``problem_mark`` is where the alias stands."""
+
+
+class _Counting(Composer):
+    """PyYAML's composer over the C parser's events, counting each alias use and the nodes it adds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.alias_uses = 0
+        self.alias_nodes = 0
+        self.sizes: dict[int, int] = {}  # id(node) -> its node count once expanded (nodes are kept in anchors)
+
+    def compose_node(self, parent: Node | None, index: Any) -> Any:
+        events: Any = self  # the parser's half of the loader
+        if events.check_event(AliasEvent):
+            event = events.peek_event()
+            node: Any = super().compose_node(parent, index)
+            size = self.sizes.get(id(node))
+            if size is None:
+                raise AliasBudgetError(None, None, f"alias `*{event.anchor}` stands inside its own anchor "
+                                                   "(a recursive value)", event.start_mark)
+            self.alias_uses += 1
+            self.alias_nodes += size
+            if self.alias_uses > MAX_ALIASES:
+                raise AliasBudgetError(None, None, f"more than {MAX_ALIASES} aliases in one document",
+                                       event.start_mark)
+            if self.alias_nodes > MAX_ALIAS_NODES:
+                raise AliasBudgetError(None, None, f"aliases expand to more than {MAX_ALIAS_NODES} nodes "
+                                                   f"(alias `*{event.anchor}`)", event.start_mark)
+            return node
+        node = super().compose_node(parent, index)
+        if isinstance(node, ScalarNode):
+            size = 1
+        elif isinstance(node, SequenceNode):
+            size = 1 + sum(self.sizes[id(item)] for item in node.value)
+        else:
+            size = 1 + sum(self.sizes[id(k)] + self.sizes[id(v)] for k, v in node.value)
+        self.sizes[id(node)] = size
+        return node
+
+
+if _CParser is not None:
+    class _CountingLoader(_Counting, _CParser, SafeConstructor, Resolver):  # type: ignore[misc, valid-type]
+        def __init__(self, stream: str):
+            _CParser.__init__(self, stream)
+            _Counting.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+else:  # pragma: no cover
+    class _CountingLoader(_Counting, Reader, Scanner, Parser, SafeConstructor, Resolver):  # type: ignore[no-redef]
+        def __init__(self, stream: str):
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            _Counting.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+
+def _with_lines(cls: type) -> type:
+    """``cls`` whose mappings also hold ``__line__`` (their 1-based line) and ``__lines__`` (each key's)."""
+
+    class Lines(cls):  # type: ignore[valid-type, misc]
+        pass
+
+    def mapping(loader: Any, node: MappingNode) -> dict[Any, Any]:
+        value = loader.construct_mapping(node, deep=True)
+        value["__line__"] = node.start_mark.line + 1
+        value["__lines__"] = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, ScalarNode)}
+        return value  # type: ignore[no-any-return]
+
+    Lines.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return Lines
+
+
+_LOADERS = {(False, False): _FastLoader, (False, True): _CountingLoader,
+            (True, False): _with_lines(_FastLoader), (True, True): _with_lines(_CountingLoader)}
+
+
+def load(text: str, line_numbers: bool = False) -> Any:
+    """The value of one YAML document, read with the safe loader under the alias budget. With
+    ``line_numbers``, every mapping also holds ``__line__`` and ``__lines__`` (see ``_with_lines``).
+    Raises ``yaml.YAMLError`` (``AliasBudgetError`` for an alias over the budget) or ``RecursionError``."""
+    loader = _LOADERS[(line_numbers, "*" in text and _MAYBE_ALIAS.search(text) is not None)](text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+# ---------------------------------------------------------------- spans, for editing a file in place
+
+
+class AliasUse:
+    """Where an alias stands in the text (``*name``), and the node it names."""
+
+    def __init__(self, target: Node, anchor: str, start: int, end: int):
+        self.target = target
+        self.anchor = anchor
+        self.start = start
+        self.end = end
+
+
+class _Spans(Composer):
+    """Composes a document keeping what editing needs: an alias is an ``AliasUse`` in the tree (not the
+    node it names) and a node with an anchor says so in ``anchor_of``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.anchor_of: dict[int, str] = {}
+        self.aliased: set[str] = set()
+
+    def compose_node(self, parent: Node | None, index: Any) -> Any:
+        events: Any = self  # the parser's half of the loader
+        event: Any = events.peek_event()
+        if events.check_event(AliasEvent):
+            events.get_event()
+            anchor: Any = event.anchor
+            if anchor not in self.anchors:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {anchor!r}", event.start_mark)
+            self.aliased.add(anchor)
+            return AliasUse(self.anchors[anchor], anchor, event.start_mark.index, event.end_mark.index)
+        node = super().compose_node(parent, index)
+        if isinstance(event, (ScalarEvent, SequenceStartEvent, MappingStartEvent)) and event.anchor is not None:
+            self.anchor_of[id(node)] = event.anchor
+        return node
+
+
+class _SpansLoader(_Spans, Reader, Scanner, Parser, Resolver):  # type: ignore[misc]
+    """Pure Python, so that marks count characters of the text (speed does not matter here)."""
+
+    def __init__(self, stream: str):
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        _Spans.__init__(self)
+        Resolver.__init__(self)
+
+
+def compose_spans(text: str) -> tuple[Node | None, dict[int, str], set[str]]:
+    """The node tree of a document for editing its text in place: aliases as ``AliasUse``, the anchors
+    of nodes (by ``id``) and the anchors some alias names. Marks' ``index`` are offsets in ``text``."""
+    loader = _SpansLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, loader.anchor_of, loader.aliased
+    finally:
+        loader.dispose()
