@@ -25,7 +25,7 @@ from .loader import Loaded, display_path, load
 from .runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .state import certainly_valid, schema_errors
 from .syntax import parse_module
-from .values import to_json
+from .values import MAX_OUTPUT_NODES, to_json, tree_size
 
 
 _T = TypeVar("_T")
@@ -188,6 +188,9 @@ class Ruleset:
 
     @staticmethod
     def _to_json(value: Any, unit: Any) -> Any:
+        if tree_size(value, MAX_OUTPUT_NODES) > MAX_OUTPUT_NODES:
+            raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
+                                       unit.decl.span, help="return a summary of it (its `len`, say)")], "eval")
         try:
             return to_json(value)
         except ValueError as exc:  # e.g. an integer past Python's digit limit for text

@@ -84,6 +84,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E010": ("error", "too many outcomes to enumerate"),
     "E011": ("error", "invalid argument to a built-in"),
     "E012": ("error", "decision used outside resolution"),
+    "E013": ("error", "result too large to write"),
     "U001": ("error", "usage error"),
     "U002": ("error", "output file cannot be written"),
     "I001": ("error", "internal error"),
