@@ -347,7 +347,7 @@ class Backend:
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
         self.charge_lines(w, "1", d.span)
-        frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
+        frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p})" for p in pnames)
         w(f"key = ({unit.index}{frozen})")
         w("hit = _SF.get(key)")
         w("if hit is not None and hit[1] <= ctx.budget:")
@@ -399,7 +399,7 @@ class Backend:
             w("if ctx.guesses == guesses:")
             w(f"    memo[{k}] = result")
             w("    if ctx.resolving:")
-            w(f"        ctx.kept_while_resolving.append({k})")
+            w(f"        ctx.kept_while_resolving.append((memo, {k}))")
         else:
             w(f"memo[{k}] = result")
         w("return result")
@@ -416,10 +416,12 @@ class Backend:
             w("try:")
             w.indent += 1
         memoized = isinstance(d, A.DefDecl)
-        if memoized:
-            frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
-            w(f"key = ({ukey}{frozen})")
-            w("memo = ctx.memo")
+        if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
+            frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else _freeze({p})" for p in pnames]
+            w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
+            w(f"memo = ctx.memos.get({ukey})")
+            w("if memo is None:")
+            w(f"    memo = ctx.memos[{ukey}] = {{}}")
             w("hit = memo.get(key, _MISS)")
             w("if hit is not _MISS:")
             w("    return hit")
@@ -427,13 +429,17 @@ class Backend:
                 w("guesses = ctx.guesses")
         result = self.expr(w, d.body, env)
         if memoized:
+            alive = (f"if _type({pnames[0]}) is not _str: ctx.alive.append({pnames[0]})" if len(pnames) == 1
+                     else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
             if unit.uses_decisions:
                 w("if ctx.guesses == guesses:")
                 w(f"    memo[key] = {result}")
+                w(f"    {alive}")
                 w("    if ctx.resolving:")
-                w("        ctx.kept_while_resolving.append(key)")
+                w("        ctx.kept_while_resolving.append((memo, key))")
             else:
                 w(f"memo[key] = {result}")
+                w(alive)
         w(f"return {result}")
         if unit.counted:
             w.indent -= 1
@@ -447,7 +453,7 @@ class Backend:
         d = unit.decl
         _, pnames = self.params(w, d.params)
         args = ", ".join(pnames)
-        frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p}, ctx.alive)" for p in pnames)
+        frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p})" for p in pnames)
         w(f"key = ({w.const(unit.name)}, {frozen})")
         w("if ctx.dstate.get(key) == 2:")
         w("    return ctx.dvalue[key]")

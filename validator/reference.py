@@ -62,17 +62,17 @@ def show(v: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def freeze(v: Any, alive: list[Any]) -> Any:
+def freeze(v: Any) -> Any:
     """The memo key of an argument: texts, numbers, truth values and none by their value (a truth
     value is not a number); anything else (records, lists, maps, sets, functions, unforced dice) by
     its identity: a function applied to the same record is computed once, to an equal record made
-    elsewhere again. ``alive`` keeps such a value for the run, so that its identity is not reused."""
+    elsewhere again. (Whoever keeps such a key keeps the value too, so that its identity is not
+    reused while the run lasts: ``Run.alive``.)"""
     t = type(v)
     if t is str or t is int or v is None or t is Fraction:
         return v
     if t is bool:
         return ("#bool", v)
-    alive.append(v)
     return ("#id", id(v))
 
 
@@ -222,7 +222,9 @@ class Run:
         self.deplist: list[Any] = []
         self.guesses = 0  # reads of a decision that was not final, so far
         self.resolving = 0  # decisions being resolved now
-        self.kept_while_resolving: list[Any] = []  # memo keys to drop if a resolved decision is undone
+        # (memo, key) of what to drop if a resolved decision is undone
+        self.kept_while_resolving: list[tuple[dict[Any, Any], Any]] = []
+        self.memos: dict[int, dict[Any, Any]] = {}  # the backend's memo of each function, by its unit's number
         self.settled: dict[Any, Settlement] = {}
         # the trace (explain)
         self.trace = trace
@@ -259,11 +261,11 @@ class Run:
         that undoing a resolved decision drops it."""
         self.memo[key] = value
         if reads_decisions and self.resolving:
-            self.kept_while_resolving.append(key)
+            self.kept_while_resolving.append((self.memo, key))
 
     def undo_kept(self) -> None:
-        for key in self.kept_while_resolving:
-            self.memo.pop(key, None)
+        for memo, key in self.kept_while_resolving:
+            memo.pop(key, None)
         self.kept_while_resolving.clear()
 
 
@@ -600,7 +602,7 @@ class Interpreter:
         self.enter(run, unit, d.span)
         try:
             memoized = isinstance(d, A.DefDecl)
-            key = (unit.index, *[freeze(a, run.alive) for a in args]) if memoized else None
+            key = (unit.index, *[freeze(a) for a in args]) if memoized else None
             if key is not None and key in run.memo:
                 return run.memo[key]
             if unit.state_free and run.alone != key and all(plain(a) for a in args):
@@ -610,6 +612,7 @@ class Interpreter:
             value = self.traced(run, unit.name, args, cites, lambda: self.body_value(run, unit, d.body, args))
             if key is not None and run.guesses == guesses:
                 run.keep(key, value, unit.uses_decisions)
+                run.alive.append(args)
             return value
         finally:
             self.leave(run, unit)
@@ -665,7 +668,7 @@ class Interpreter:
 
     def resolve(self, run: Run, unit: Any, args: list[Any]) -> Any:
         """A decision's value: final once resolved; a guess while it is being resolved."""
-        key = (unit.name, *[freeze(a, run.alive) for a in args])
+        key = (unit.name, *[freeze(a) for a in args])
         state = run.dstate.get(key, UNRESOLVED)
         if state == RESOLVED:
             return run.dvalue[key]
@@ -753,10 +756,10 @@ class Interpreter:
             chosen = force(run, self.policy_part(run, ns, pol.targets, shown))
             value = force(run, self.policy_part(run, ns, pol.value, shown))
             cites = pol.cites or cyc.cites
-            wanted = {freeze(t, run.alive) if len(d.params) == 1 else tuple(freeze(x, run.alive) for x in t) for t in chosen}
+            wanted = {freeze(t) if len(d.params) == 1 else tuple(freeze(x) for x in t) for t in chosen}
             settled = 0
             for m, a in zip(mine, args):
-                k = freeze(a[0], run.alive) if len(d.params) == 1 else tuple(freeze(x, run.alive) for x in a)
+                k = freeze(a[0]) if len(d.params) == 1 else tuple(freeze(x) for x in a)
                 if k in wanted:
                     run.dstate[m] = RESOLVED
                     run.dvalue[m] = value

@@ -102,8 +102,15 @@ def tree_size(v: Any, limit: int) -> int:
     times): what comparing, hashing or writing it walks. The count stops past ``limit``. Values never
     change once made and hold no cycle, so the tree is walked as the graph it is, each distinct
     container once."""
-    if type(v) not in _CONTAINERS:
+    t = type(v)
+    if t not in _CONTAINERS:
         return 1
+    if t is tuple and len(v) <= 8:  # a key of texts and numbers, the commonest: no walk
+        for x in v:
+            if type(x) in _CONTAINERS:
+                break
+        else:
+            return len(v) + 1
     cap = limit + 1
     sizes: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(v, False)]
