@@ -81,3 +81,36 @@ def test_render_without_a_render_query(cli, tmp_path: Path) -> None:
 def test_render_usage_errors(cli, tmp_path: Path) -> None:
     assert cli("render", RE, "--state", str(tmp_path / "none.json"), "-o", str(tmp_path / "x.svg")).code == 2
     assert cli("render", RE, "--state", STATE).code == 2  # -o is required
+
+
+def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_path: Path) -> None:
+    """Issue 21: re.rules computed move costs twice (the rule, and a speed copy that `reach` read), so a
+    variant overriding the rule got `main` and `reach` disagreeing. One rule now: both follow it."""
+    import shutil
+
+    from validator import load_ruleset
+
+    shutil.copytree(ROOT / "rulesets/jomini", tmp_path / "rulesets/jomini")
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    (tmp_path / "ruleval.toml").write_text("")
+    tmp_path = tmp_path / "rulesets/jomini"
+    (tmp_path / "dear.rules").write_text(
+        'extends "re.rules"\n'
+        'override rule enter_cost(a, b) cite "JOM-T1", "JOM-T3" =\n'
+        '  if not passable(b) then none else (if (a, b) in road_links then terrain_cost["road"] else hex_cost[b])\n'
+        '    + (crossing_extra[edge_features[(a, b)]] ?? 0) + zoc_cost + 1\n')
+    base, dear = load_ruleset(tmp_path / "re.rules"), load_ruleset(tmp_path / "dear.rules")
+    assert base.ok and dear.ok, [str(d) for d in base.diagnostics + dear.diagnostics]
+    state = json.loads(Path(STATE).read_text())
+    cheap, costly = base.run(state, query="reach", args=["C"]), dear.run(state, query="reach", args=["C"])
+    # every hex the dearer rule still reaches costs more than before, and some are no longer reached
+    assert set(costly["hexes"]) < set(cheap["hexes"])
+    assert all(costly["hexes"][h]["cost"] > cheap["hexes"][h]["cost"] for h in costly["hexes"]), (cheap, costly)
+    edges = dear.run(state, query="costs")["edges"]
+    base_edges = base.run(state, query="costs")["edges"]
+    assert all(edges[a][b] == base_edges[a][b] + 1 for a in edges for b in edges[a])
+    # and `main` agrees with `reach`: a one-hex move to a hex reach says costs more than the allowance fails
+    far = [h for h, v in cheap["hexes"].items() if h not in costly["hexes"] and h in base_edges[state["units"][1]["hex"]]]
+    if far:
+        st = dict(state, moves=[{"unit": "C", "path": [state["units"][1]["hex"], far[0]]}])
+        assert base.run(st)["moves"][0]["status"] == "ok"
