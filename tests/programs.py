@@ -262,7 +262,9 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
                  f'({"not " if draw(st.booleans()) else ""}dec((k + 1) % {ring})) {g.pick(["and", "or"])} ({own})')
     policy = g.pick(['otherwise => settle cycle as false cite "D"',
                      'when len(cycle) > 1 => settle [cycle[0]] as true cite "D"\n'
-                     '  otherwise => settle cycle as true cite "D"'])
+                     '  otherwise => settle cycle as true cite "D"',
+                     'when any(c.args[0] == 0 for c in cycle) => settle [c for c in cycle if c.args[0] == 0] as false cite "D"\n'
+                     '  otherwise => settle cycle as false cite "D"'])
     lines.append(f"cycle dec cite \"D\" {{\n  {policy}\n}}")
     # a procedure
     steps = ["var acc = 0", "var seen = []"]

@@ -82,3 +82,27 @@ def test_a_dice_battle_three_against_two(rules) -> None:
 def test_lambdas_made_in_a_loop_keep_their_own_value(rules) -> None:
     rs = rules("query q = [f(1) for f in [fn(x) => x + y for y in [1, 2, 3]]]\n")
     assert rs.run({}, query="q", engine="reference") == [2, 3, 4]
+
+
+def test_one_cycle_policy_settles_a_cycle_across_several_decisions(rules) -> None:
+    """A `cycle` names several decisions; `cycle` then lists `{decision, args}` records of all of them
+    (Diplomacy no longer packs its three decisions into one string-tagged decision)."""
+    rs = rules('decision a(k) cite "X" = b(k)\n'
+               'decision b(k) cite "X" = not a(k)\n'
+               'cycle a, b cite "X" {\n'
+               '  when any(c.decision == "b" for c in cycle) => settle [c for c in cycle if c.decision == "b"] as true cite "X"\n'
+               '}\n'
+               'query main = [a(1), b(1)]\n')
+    for engine in ("reference", "backend"):
+        assert rs.run({}, engine=engine) == [True, True]
+
+
+def test_a_decision_with_two_cycle_policies_is_c002(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('decision a(k) cite "X" = not a(k)\ndecision b(k) cite "X" = b(k)\n'
+                                         'cycle a cite "X" { otherwise => settle cycle as true }\n'
+                                         'cycle a, b cite "X" { otherwise => settle cycle as true }\n'
+                                         'cycle c cite "X" { otherwise => settle cycle as true }\n'
+                                         'query main = [a(1), b(1)]\n')
+    codes = sorted(d.code for d in load_ruleset(tmp_path / "main.rules", use_cache=False).diagnostics if d.is_error)
+    assert codes == ["C002", "C019"], codes

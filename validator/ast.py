@@ -450,11 +450,18 @@ class Policy:
 
 @dataclass(frozen=True)
 class CycleDecl:
-    name: str
+    """``cycle a, b { policy... }``: how a cycle among the decisions named is settled."""
+
+    names: tuple[str, ...]
     cites: tuple[str, ...]
     policies: tuple[Policy, ...]
     override: bool = False
     span: Span = _span()
+
+    @property
+    def name(self) -> str:
+        """Its key among a namespace's definitions (``cycle a,b``)."""
+        return ",".join(self.names)
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def decision_graph(result: Any) -> str:
     in_cycle: set[str] = set()
     for cyc in exp.get("cycles", []):
         for d in decisions:
-            if d["decision"] == cyc["decision"] and any(d["args"] in ([m], m) for m in cyc["members"]):
+            if any(m == {"decision": d["decision"], "args": d["args"]} for m in cyc["members"]):
                 in_cycle.add(_dot_id(d["key"]))
     lines = ["digraph decisions {", "  rankdir=LR;", '  node [shape=box, fontname="monospace", fontsize=10];']
     for d in decisions:

@@ -230,6 +230,14 @@ class _Local:
 Env = dict[str, _Local]
 
 
+def cycle_policy(ns: Namespace, decision: str) -> A.CycleDecl | None:
+    """The cycle policy that names a decision, if any."""
+    for d in ns.defs.values():
+        if isinstance(d, A.CycleDecl) and decision in d.names:
+            return d
+    return None
+
+
 def global_meaning(program: Program, ns: Namespace, enum_members: dict[str, str], name: str) -> tuple[str, Any] | None:
     """What a global name means in a namespace, first match wins: ("unit", unit), ("type", decl) for
     an enum or record used as a value, ("data", value), ("enum", name) for a member, ("builtin", b),
@@ -283,10 +291,18 @@ class Resolver:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
                                    ov.span, help=f"did you mean `{close[0]}`?" if close else None)
         for (nskey, _), unit in self.program.units.items():
-            if isinstance(unit.decl, A.CycleDecl):
-                target = self.program.units.get((nskey, unit.decl.name))
+            if not isinstance(unit.decl, A.CycleDecl):
+                continue
+            for name in unit.decl.names:
+                target = self.program.units.get((nskey, name))
                 if target is None or not isinstance(target.decl, A.DecisionDecl):
-                    self.error("C019", f"cycle policy for `{unit.decl.name}`, which is not a decision", unit.decl.span)
+                    self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.decl.span)
+                    continue
+                covering = [d for d in self.loaded.namespaces[nskey].defs.values()
+                            if isinstance(d, A.CycleDecl) and name in d.names]
+                if covering[0] is not unit.decl:
+                    self.error("C002", f"decision `{name}` has a second cycle policy", unit.decl.span,
+                               related=(Related(covering[0].span, "first here"),))
 
     def unit(self, unit: Unit) -> None:
         d = unit.decl
@@ -308,6 +324,9 @@ class Resolver:
         elif isinstance(d, A.DecisionDecl):
             self.cites(d, True)
             self.decision(unit, d)
+        elif isinstance(d, A.CycleDecl):
+            unit.used = True  # (a policy is read by its decisions' resolution, never named)
+            self.cycle(d)
         elif isinstance(d, A.ProcedureDecl):
             self.cites(d, True)
             self.procedure(d)
@@ -601,16 +620,16 @@ class Resolver:
     def decision(self, unit: Unit, d: A.DecisionDecl) -> None:
         scope = _Scope()
         self.expr(d.body, self.params(d.params, scope), scope)
-        cyc = self.ns.defs.get(f"cycle {d.name}")
-        if isinstance(cyc, A.CycleDecl):
-            self.program.units[(unit.ns, f"cycle {d.name}")].used = True
-            pscope = _Scope()
-            penv: Env = {"cycle": _Local(pscope)}
-            for pol in cyc.policies:
-                if pol.when is not None:
-                    self.expr(pol.when, penv, pscope)
-                self.expr(pol.targets, penv, pscope)
-                self.expr(pol.value, penv, pscope)
+
+    def cycle(self, d: A.CycleDecl) -> None:
+        """A cycle policy's parts read `cycle`: the decisions of the cycle, as `{decision, args}` records."""
+        pscope = _Scope()
+        penv: Env = {"cycle": _Local(pscope)}
+        for pol in d.policies:
+            if pol.when is not None:
+                self.expr(pol.when, penv, pscope)
+            self.expr(pol.targets, penv, pscope)
+            self.expr(pol.value, penv, pscope)
 
     def procedure(self, d: A.ProcedureDecl) -> None:
         scope = _Scope()

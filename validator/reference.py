@@ -742,24 +742,27 @@ class Interpreter:
             run.undo_kept()
 
     def settle(self, run: Run, unit: Any, members: list[Any]) -> None:
-        """A cycle: the first policy of `cycle NAME` whose `when` holds settles some of its members."""
-        d: A.DecisionDecl = unit.decl
+        """A cycle met resolving ``unit``: the first policy of the `cycle` naming it whose `when` holds
+        settles some of the cycle's decisions. `cycle` is the list of the cycle's decisions that the
+        policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
+        them the targets list, and every other decision of the cycle is resolved again."""
+        from .program import cycle_policy
+
         ns = self.loaded.namespaces[unit.ns]
-        mine = [m for m in members if m[0] == unit.name]
-        args = [run.dargs[m] for m in mine]
-        shown = [a[0] if len(d.params) == 1 else list(a) for a in args]
-        cyc = ns.defs.get(f"cycle {d.name}")
-        policies = cyc.policies if isinstance(cyc, A.CycleDecl) else ()
-        for pol in policies:
+        cyc = cycle_policy(ns, unit.name)
+        names = cyc.names if cyc is not None else (unit.name,)
+        mine = [m for m in members if m[0] in names]
+        shown = [{"decision": m[0], "args": list(run.dargs[m])} for m in mine]
+        keys = [(m[0], tuple(freeze(a) for a in run.dargs[m])) for m in mine]
+        for pol in cyc.policies if cyc is not None else ():
             if pol.when is not None and not truth(run, self.policy_part(run, ns, pol.when, shown)):
                 continue
             chosen = force(run, self.policy_part(run, ns, pol.targets, shown))
             value = force(run, self.policy_part(run, ns, pol.value, shown))
             cites = pol.cites or cyc.cites
-            wanted = {freeze(t) if len(d.params) == 1 else tuple(freeze(x) for x in t) for t in chosen}
+            wanted = {_settled_key(t, pol.span) for t in chosen}
             settled = 0
-            for m, a in zip(mine, args):
-                k = freeze(a[0]) if len(d.params) == 1 else tuple(freeze(x) for x in a)
+            for m, k in zip(mine, keys):
                 if k in wanted:
                     run.dstate[m] = RESOLVED
                     run.dvalue[m] = value
@@ -769,7 +772,7 @@ class Interpreter:
                 if run.dstate.get(m) != RESOLVED:
                     run.dstate.pop(m, None)
             if run.trace:
-                run.cycles.append({"decision": unit.name, "members": [to_json(s) for s in shown],
+                run.cycles.append({"decision": unit.name, "members": [to_json(x) for x in shown],
                                    "settled": [to_json(t) for t in chosen], "value": to_json(value),
                                    "cites": list(cites)})
             if settled == 0:
@@ -777,7 +780,8 @@ class Interpreter:
                                         "decisions of the cycle", pol.span)
             return
         raise EvalError("E006", f"cycle among `{unit.name}` decisions and no policy of `cycle {unit.name}` applies",
-                        d.span, help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
+                        unit.decl.span,
+                        help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
 
     def policy_part(self, run: Run, ns: Any, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
@@ -1196,6 +1200,13 @@ def grid_cells(d: A.TableDecl) -> dict[tuple[Any, ...], A.Expr]:
                     if not isinstance(cell, A.Absent):
                         cells[(table_key(row[0]), col)] = cell
     return cells
+
+
+def _settled_key(target: Any, span: Span) -> Any:
+    if not isinstance(target, dict) or "decision" not in target or not isinstance(target.get("args"), (list, tuple)):
+        raise EvalError("E001", f"a cycle policy settles members of `cycle` ({{decision, args}} records), "
+                                f"not `{show(target)}`", span)
+    return (target["decision"], tuple(freeze(a) for a in target["args"]))
 
 
 def too_deep_help(unit: Any) -> str:

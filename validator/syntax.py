@@ -464,7 +464,10 @@ class _Builder:
 
     def cycle_decl(self, c: list[Any]) -> A.CycleDecl:
         ov, c = self._split(c)
-        return A.CycleDecl(str(c[0]), self._cites(c[1]), tuple(c[2:]), ov, self._s())
+        names = []
+        while c and isinstance(c[0], str):  # the decisions' names (a cite is a tuple, or None)
+            names.append(str(c.pop(0)))
+        return A.CycleDecl(tuple(names), self._cites(c[0]), tuple(c[1:]), ov, self._s())
 
     def policy_when(self, c: list[Any]) -> A.Policy:
         return A.Policy(c[0], c[1], c[2], self._cites(c[3]), self._s())
