@@ -759,7 +759,7 @@ class Interpreter:
                 continue
             chosen = force(run, self.policy_part(run, ns, pol.targets, shown))
             value = force(run, self.policy_part(run, ns, pol.value, shown))
-            cites = pol.cites or cyc.cites
+            cites = pol.cites or (cyc.cites if cyc is not None else ())
             wanted = {_settled_key(t, pol.span) for t in chosen}
             settled = 0
             for m, k in zip(mine, keys):
