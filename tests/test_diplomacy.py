@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 from validator import load_ruleset
@@ -113,39 +112,3 @@ def test_a_long_chain_of_moves_resolves_each_move_waiting_for_the_next() -> None
 # stand in front of are the definition. Here both are asked of every candidate on random positions:
 # each answer must be the search's (the earlier formulations are restated as the oracle). Each row:
 # [answer, the search's answer, whether a fleet-held sea touches both ends].
-ROUTE_ORACLE = """extends "{base}"
-def coasts = [p for p in keys(provinces) if coastal(p)]
-def route_avoids_by_search(p, t, x) =
-  let a = remove(reachable(fleet_padj, p, 99, {{s => 1 for s in fleet_seas if s != x}}), p);
-  any(t in fleet_padj[s] for s in keys(a))
-def touches(s, p, t) = s in (fleet_padj[p] ?? []) and t in (fleet_padj[s] ?? [])
-def cases = [[s, p, t] for s in fleet_seas for p in fleet_padj[s] ?? [] if coastal(p) for t in coasts if t != p]
-query route_checks = {{
-  minimal: [[on_minimal_route(c[0], c[1], c[2]), c[0] in minimal_route_seas(c[1], c[2]), touches(c[0], c[1], c[2])]
-      for c in cases],
-  possible: [[convoy_possible(p, t), len(intersection(bodies_near(p), bodies_near(t))) > 0,
-      any(touches(s, p, t) for s in fleet_seas)] for p in coasts for t in coasts if p != t],
-  avoids: [[route_avoids(c[1], c[2], c[0]), route_avoids_by_search(c[1], c[2], c[0]),
-      any(touches(s, c[1], c[2]) for s in fleet_seas if s != c[0])] for c in cases]}}
-"""
-
-
-def test_convoy_route_quick_answers_agree_with_the_searches(tmp_path: Path) -> None:
-    from bench.peers.dip_positions import random_turn
-
-    # (a ruleset reads files inside its root only: the standard one is copied into a new root)
-    (tmp_path / "ruleval.toml").write_text("", encoding="utf-8")
-    shutil.copytree(DIP, tmp_path / "rulesets" / "diplomacy")
-    shutil.copytree(ROOT / "schemas" / "diplomacy", tmp_path / "schemas" / "diplomacy")
-    path = tmp_path / "rulesets" / "diplomacy" / "oracle.rules"
-    path.write_text(ROUTE_ORACLE.format(base="standard.rules"), encoding="utf-8")
-    rs = load_ruleset(str(path), use_cache=False)
-    assert rs.ok, [d.message for d in rs.diagnostics]
-    seen = {name: set() for name in ("minimal", "possible", "avoids")}
-    for seed in range(12):
-        checks = rs.run(random_turn(seed, 34), query="route_checks", validate=False)
-        for name, rows in checks.items():
-            assert all(answer == searched for answer, searched, _ in rows), name
-            seen[name].update((answer, direct) for answer, _, direct in rows)
-    # every rule met true answers both ways (a sea touching both ends; the search alone), and false ones
-    assert all(kinds >= {(True, True), (True, False), (False, False)} for kinds in seen.values()), seen
