@@ -235,7 +235,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cli import EXIT_FINDINGS, EXIT_OK, _load_for_run, UsageError
-    from .diagnostics import render_all
+    from .diagnostics import render_all, visible
     from pathlib import Path
 
     for p in (args.old, args.new):
@@ -263,7 +263,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             for d in diffs]}, indent=2, ensure_ascii=False) + "\n")
     else:
         for d in diffs:
-            out.write(difference_text(old, new, d) + "\n")
+            out.write(visible(difference_text(old, new, d)) + "\n")
         skipped = len(probes) - tried
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")

@@ -142,7 +142,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .api import RunError
     from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, _load_for_run, _parse_arg,
                       parse_dice, require_files)
-    from .diagnostics import DiagnosticError, render_all
+    from .diagnostics import DiagnosticError, render_all, visible
     from .state import read_state_file
 
     require_files(args.ruleset, args.state)
@@ -172,7 +172,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.output and args.output.endswith(".svg"):
             err.write("note: Graphviz `dot` is not installed; writing the .dot text instead of SVG\n")
     else:
-        text = explain_text(result, args.order) + "\n"
+        text = visible(explain_text(result, args.order)) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:

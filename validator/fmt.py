@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
-from .diagnostics import Diagnostic, DiagnosticError, Span
+from .diagnostics import Diagnostic, DiagnosticError, Span, visible
 from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
 INDENT = 2
@@ -354,9 +354,9 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 f"a/{shown}", f"b/{shown}"))
         if args.write:
             f.write_text(new, encoding="utf-8")
-            err.write(f"formatted {shown}\n")
+            err.write(f"formatted {visible(shown)}\n")
         elif args.check:
-            err.write(f"would reformat {shown}\n")
+            err.write(f"would reformat {visible(shown)}\n")
     if args.check or args.write:
         verb = "reformatted" if args.write else "would be reformatted"
         err.write(f"{changed} file{'s' if changed != 1 else ''} {verb}, {len(files) - changed - failed} unchanged"

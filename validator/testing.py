@@ -20,7 +20,7 @@ from typing import Any, Callable, TextIO
 import yaml
 
 from .report import xml_attr, xml_text
-from .diagnostics import Diagnostic, Span
+from .diagnostics import Diagnostic, Span, visible
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -422,15 +422,17 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         out.write(json.dumps(sarif_cases(outcomes, warnings), indent=2) + "\n")
     elif args.format == "github":
+        from .report import github_command
+
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed"):
-                out.write(f"::error file={o.case.file},line={o.case.line},title={o.case.id}::{o.message}\n")
+                out.write(github_command("error", o.message, o.case.file, o.case.line, title=o.case.id) + "\n")
     else:
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
-                out.write(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}\n")
+                out.write(visible(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}") + "\n")
             elif args.verbose:
-                out.write(f"PASSED {o.case.id}\n")
+                out.write(visible(f"PASSED {o.case.id}") + "\n")
         extra = [f"{counts[k]} {k}" for k in ("xfailed", "xpassed", "error") if counts[k]]
         if extra:
             out.write(", ".join(extra) + "\n")
