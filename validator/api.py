@@ -168,8 +168,8 @@ class Ruleset:
             errors = self.validate_state(state, state_name)
             if not errors:
                 errors, checked, inputs = self._ruleset_state_errors(state, state_name, budget, slow)
-            if errors:
-                raise RunError(errors, "state")
+            if errors:  # (a schema that cannot be used is the ruleset's error, not the state's)
+                raise RunError(errors, "ruleset" if any(d.code.startswith("C") for d in errors) else "state")
         unit = self.program.query(query)
         if unit is None:
             known = ", ".join(self.queries()) or "none"

@@ -7,6 +7,7 @@ compiler must resolve every name anyway); the passes here add what needs the who
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import ast as A
@@ -103,6 +104,42 @@ def _is_library(program: Program) -> bool:
     return any(program.entry.key in ns.modules.values() for ns in program.loaded.namespaces.values())
 
 
+def check_schema_refs(program: Program) -> list[Diagnostic]:
+    """A state schema whose ``$ref`` cannot be resolved would fail every run: say so at check time,
+    at the reference in the schema file."""
+    from .state import unresolvable_refs
+
+    out = []
+    for ns in program.loaded.namespaces.values():
+        if ns.schema is None or ns.schema_path is None:
+            continue
+        for ref in unresolvable_refs(ns.schema):
+            out.append(Diagnostic("C015", f"`$ref` `{ref}` of the state schema cannot be resolved",
+                                  _ref_span(ns.schema_path, ref),
+                                  help="a `$ref` must point into the schema itself (`#/$defs/...`); "
+                                       "ruleval reads no other file or address"))
+    return out
+
+
+def _ref_span(path: str, ref: str) -> Span:
+    """Where ``"$ref": "<ref>"`` is written in the schema file (its first such place), else the file."""
+    import json
+    import re
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return Span(path)
+    m = re.search(r'"\$ref"\s*:\s*(' + re.escape(json.dumps(ref)) + "|" + re.escape(json.dumps(ref, ensure_ascii=False)) + ")",
+                  text)
+    if m is None:
+        return Span(path)
+    start = m.start(1)
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    return Span(path, line, col, line, col + len(m.group(1)))
+
+
 def check_types_pass(program: Program) -> list[Diagnostic]:
     from .types import check_types
 
@@ -114,6 +151,7 @@ PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [
     ("citations", check_citations),
     ("unused", check_unused),
     ("queries", check_queries),
+    ("schema references", check_schema_refs),
 ]
 
 

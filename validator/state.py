@@ -6,6 +6,7 @@ and the schema keyword that failed; nothing runs on an invalid state.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from functools import lru_cache
@@ -110,18 +111,68 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str) -> list[Diagno
         except RecursionError:
             pass
     diags = []
-    try:
-        errors = sorted(validator.iter_errors(state), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    try:  # the first MAX_ERRORS + 1 only (a hostile state can hold millions), then sorted
+        errors = sorted(itertools.islice(validator.iter_errors(state), MAX_ERRORS + 1),
+                        key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
+    except _unresolvable() as exc:
+        return [Diagnostic("C015", f"the ruleset's state schema cannot be used: {_ref_problem(exc)}", Span(shown),
+                           help="a `$ref` must point into the schema itself (`#/$defs/...`); "
+                                "ruleval reads no other file or address")]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
         message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
         diags.append(Diagnostic("S002", message, Span(shown), pointer=pointer(err.absolute_path),
                                 schema_rule=f"{pointer(err.absolute_schema_path)} ({rule})"))
     if len(errors) > MAX_ERRORS:
-        diags.append(Diagnostic("S002", f"... and {len(errors) - MAX_ERRORS} more schema errors", Span(shown), pointer=""))
+        diags.append(Diagnostic("S002", f"... and more schema errors (the first {MAX_ERRORS} are shown)", Span(shown),
+                                pointer=""))
     return diags
+
+
+def _unresolvable() -> type[BaseException]:
+    """What jsonschema (4.18 and later) raises for a ``$ref`` it cannot resolve: a file, an address,
+    a missing anchor. jsonschema retrieves nothing by itself, so such a reference only fails."""
+    from referencing.exceptions import Unresolvable
+
+    return Unresolvable
+
+
+def unresolvable_refs(schema: Any) -> list[str]:
+    """The ``$ref`` values of a schema that jsonschema could not resolve when validating (a file, an
+    address: it retrieves nothing), found by walking the schema as jsonschema reads it (keywords
+    only, each under its own base URI), so that ``check`` reports them before any state is run."""
+    if not isinstance(schema, dict):
+        return []
+    import referencing.jsonschema as rj
+    from jsonschema_specifications import REGISTRY
+    from referencing.exceptions import Unresolvable
+
+    dialect = schema.get("$schema")
+    spec = rj.specification_with(dialect if isinstance(dialect, str) else "", default=rj.DRAFT202012)
+    root = spec.create_resource(schema)
+    found: list[str] = []
+    todo = [(root, REGISTRY.resolver_with_root(root))]
+    try:
+        while todo:
+            resource, resolver = todo.pop()
+            contents = resource.contents
+            ref = contents.get("$ref") if isinstance(contents, dict) else None
+            if isinstance(ref, str):
+                try:
+                    resolver.lookup(ref)
+                except Unresolvable:
+                    found.append(ref)
+            todo.extend((sub, resolver.in_subresource(sub)) for sub in resource.subresources())
+    except (RecursionError, Unresolvable, ValueError, TypeError):  # what cannot be walked is left to validation
+        pass
+    return sorted(set(found))
+
+
+def _ref_problem(exc: BaseException) -> str:
+    ref = getattr(exc, "ref", None)
+    return f"`$ref` `{ref}` cannot be resolved" if ref is not None else str(exc)[:160]
 
 
 def _unescape(part: str) -> str:
