@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from . import ast as A
+from . import deep
 from .checker import run_passes
 from .codegen import note_run
 from .compiler import Program, compile_program
 from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
+from .jsontext import value_problem
 from .loader import Loaded, display_path, load
 from .runtime import (DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, Context, DiceSource, EvalError, ExactDice, ScriptedDice,
                       SeededDice)
@@ -47,7 +49,7 @@ class RunError(DiagnosticError):
 
 def parse(text: str, path: str = "<string>") -> A.Module:
     """Parse one ruleset source to its AST (raises ``DiagnosticError``)."""
-    return parse_module(text, path)
+    return deep.call(parse_module, text, path)
 
 
 @dataclass
@@ -157,8 +159,21 @@ class Ruleset:
         try:
             return self._budget_exact(lambda slow: self._run(state, query, args, seed, dice, exact, explain, budget,
                                                              validate, state_name, slow))
+        except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
+            raise self._too_deep(state, query, state_name) from None
         finally:  # the time runs take tells when the program is worth generating (``codegen.note_run``)
             self.program.run_seconds += time.perf_counter() - started
+
+    def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
+        problem = value_problem(state)
+        if problem is not None and problem[1].startswith("nested"):
+            return RunError([Diagnostic("S001", f"state {problem[1]}", Span(state_name), pointer=problem[0],
+                                        help="a state is a few levels of records and lists; flatten this part")],
+                            "state")
+        unit = self.program.query(query)
+        return RunError([Diagnostic("E005", "evaluation recursed too deeply",
+                                    unit.decl.span if unit is not None else Span(self.path),
+                                    help="a value nests too deeply to be checked or written")], "eval")
 
     def _run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
              exact: bool, explain: bool, budget: int, validate: bool, state_name: str, slow: bool) -> Any:
@@ -329,12 +344,22 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     if not p.is_file():
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
+    rs = deep.call(_load_ruleset, p)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
+    _cache[key] = rs
+    return rs
+
+
+def _load_ruleset(p: Path) -> Ruleset:
     with collector_paused():
         loaded = load(p)
-        program = compile_program(loaded)
-        diags = list(loaded.diagnostics) + list(program.diagnostics)
-        if not any(d.is_error for d in diags if d.code.startswith("P")):
-            diags += run_passes(program)
+        try:
+            program = compile_program(loaded)
+            diags = list(loaded.diagnostics) + list(program.diagnostics)
+            if not any(d.is_error for d in diags if d.code.startswith("P")):
+                diags += run_passes(program)
+        except RecursionError:
+            program = Program(loaded)
+            diags = list(loaded.diagnostics) + [_too_deep(loaded)]
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
@@ -349,9 +374,17 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[str(Path(dep).resolve())] = Path(dep).stat().st_mtime_ns
             except OSError:
                 pass
-    rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
-    _cache[key] = rs
-    return rs
+    return Ruleset(display_path(p), program, sort_diagnostics(diags), files)
+
+
+def _too_deep(loaded: Loaded) -> Diagnostic:
+    """P006 at the deepest expression, for a ruleset whose AST is too deep for the compiler even with
+    the room ``deep.call`` gives (some 9 000 levels)."""
+    depth, span = A.deepest([list(ns.defs.values()) for ns in loaded.namespaces.values()])
+    if not span.line:
+        span = Span(display_path(Path(loaded.entry.key)), 1, 1, 1, 2)
+    return Diagnostic("P006", f"expression nested {depth} levels deep, too deep to compile", span,
+                      help="name parts of it with `let` or `def`, or use `sum`/`fold` over a list")
 
 
 def _empty_ns(p: Path) -> Any:

@@ -302,7 +302,23 @@ def _render(lines: list[_Line | None]) -> str:
 
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a ruleset source. Raises ``DiagnosticError`` on a syntax error, or
-    with ``I001`` if the formatted text would not parse to the same AST (a formatter bug)."""
+    with ``I001`` if the formatted text would not parse to the same AST (a formatter bug). Runs with
+    room for deep recursion (``deep.call``: comparing two long chains of `+` recurses); a tree too
+    deep even for that is a ``P006`` at its deepest expression."""
+    from . import deep
+    from .ast import deepest
+
+    try:
+        return deep.call(_format_text, text, path)
+    except RecursionError:
+        depth, span = deepest(deep.call(parse_with_tokens, text, path)[0])
+        raise DiagnosticError([Diagnostic("P006", f"expression nested {depth} levels deep, too deep to format",
+                                          span if span.line else Span(path, 1, 1, 1, 2),
+                                          help="name parts of it with `let` or `def`")]) from None
+
+
+def _format_text(text: str, path: str) -> str:
+    text = text.removeprefix("\ufeff")  # a byte order mark is no part of the layout (nor kept)
     before, tokens = parse_with_tokens(text, path)
     lines = _lines(text, tokens)
     _layout([ln for ln in lines])
