@@ -103,6 +103,11 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {str(exc).splitlines()[0]}",
                                             Span(shown, line, 1, line, 2)))
         return
+    except (RecursionError, ValueError, OverflowError) as exc:  # nested too deep; an integer past Python's digit limit
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {_value_fault(exc)}", Span(shown, 1, 1, 1, 2),
+                                            help="a case file holds a few levels of maps and lists, and integers "
+                                                 "of at most 60 digits"))
+        return
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
             suite.diagnostics.append(Diagnostic("S004", f"`{path}` is not a case file: it has no `cases:` list",
@@ -208,13 +213,28 @@ def refresh(expected: Any, actual: Any) -> Any:
 # ---------------------------------------------------------------- running
 
 
+def _value_fault(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0][:120]
+
+
 def _state_of(case: Case) -> Any:
     data = case.data
     if "state_file" in data:
         from .state import read_state_file
 
         return read_state_file(Path(case.file).parent / str(data["state_file"]))
-    return data.get("state", {})
+    state = data.get("state", {})
+    from .jsontext import value_problem
+
+    problem = value_problem(state)  # what a state file would be refused for (YAML writes `.nan` too)
+    if problem is not None:
+        from .diagnostics import DiagnosticError
+
+        raise DiagnosticError([Diagnostic("S001", f"state of case `{case.id}`: {problem[1]}",
+                                          Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
+    return state
 
 
 def run_case(case: Case) -> Outcome:
@@ -296,7 +316,10 @@ def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
     for case in suite.cases:
         if keyword and keyword.lower() not in f"{case.file}::{case.id} {case.data.get('title', '')}".lower():
             continue
-        out.append(run_case(case))
+        try:
+            out.append(run_case(case))
+        except Exception as exc:  # a bug met by one case: that case errs, the others still run
+            out.append(Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}"))
     return out
 
 
@@ -442,6 +465,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             err.write(render_all(warnings, None, err) + "\n")
         bad += len(warnings)
+    if any(o.status == "error" and o.message.startswith("I001") for o in outcomes):
+        from .cli import EXIT_INTERNAL
+
+        return EXIT_INTERNAL
     return EXIT_FINDINGS if bad else EXIT_OK
 
 
