@@ -163,7 +163,13 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":
-        text = json.dumps(result["explain"], indent=2, ensure_ascii=False) + "\n"
+        from .cli import result_json
+
+        try:
+            text = result_json(rs, args.query, result["explain"], indent=2) + "\n"
+        except RunError as exc:
+            err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+            return EXIT_FINDINGS
     elif args.format == "dot":
         text = decision_graph(result)
         svg = to_svg(text)
