@@ -217,7 +217,7 @@ def result_json(rs: Any, query: str, result: Any, **options: Any) -> str:
         unit = rs.program.query(query)
         span = unit.decl.span if unit is not None else Span(rs.path)
         raise RunError([Diagnostic("E011", "the result holds NaN or an infinity, which JSON cannot write", span,
-                                   help="JSON has no NaN or infinity; check the arithmetic on the state's numbers")],
+                                   help="JSON has no NaN or infinity; check the arithmetic on state and data numbers")],
                        "eval") from None
 
 

@@ -283,6 +283,15 @@ def test_a_5000_digit_integer_in_a_case_file_is_s004(hostile, repo):
     assert done.code == 1 and re.search(r"cases\.yaml:1:1: error\[S004\]: cannot read test file", done.err)
 
 
+@pytest.mark.parametrize("name, text", [("data.json", '{"x": ' + "9" * 5000 + "}"), ("data.yaml", "x: " + "9" * 5000)],
+                         ids=["json", "yaml"])
+def test_a_data_file_python_cannot_read_is_c008_not_exit_4(hostile, repo, name, text):
+    write(repo, name, text + "\n")
+    write(repo, "main.rules", f'import "{name}" as d\nquery main = d.x\n')
+    done = hostile("check", "main.rules", cwd=repo)
+    assert done.code == 1 and "main.rules:1:1: error[C008]: a file this ruleset reads cannot be read" in done.err
+
+
 def test_a_lone_surrogate_in_a_ruleset_string_is_p001_at_the_literal(hostile, repo):
     write(repo, "main.rules", 'query main = "ok"\ndef x = "a\\ud800b"\n')
     done = hostile("run", "main.rules", "--state", "empty.json", cwd=repo)
