@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -152,7 +153,7 @@ def _num(v: Any) -> Fraction | None:
     if isinstance(v, int):
         return Fraction(v)
     if isinstance(v, float):
-        return Fraction(v).limit_denominator(10**9)
+        return Fraction(v).limit_denominator(10**9) if math.isfinite(v) else None
     if isinstance(v, str) and "/" in v:
         a, _, b = v.partition("/")
         try:
@@ -237,12 +238,39 @@ def _state_of(case: Case) -> Any:
     return state
 
 
+_FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "query": (lambda v: isinstance(v, str), "a text"),
+    "args": (lambda v: isinstance(v, list), "a list"),
+    "dice": (lambda v: isinstance(v, list) and all(type(x) is int for x in v), "a list of integers"),
+    "seed": (lambda v: v is None or type(v) is int, "an integer"),
+    "exact": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def case_problem(case: Case) -> str | None:
+    """What makes a case unrunnable as written (S004): a field of the wrong kind, or a value no JSON
+    state or result could hold (YAML writes `.nan`) in what it passes or expects."""
+    from .jsontext import value_problem
+
+    for key, (ok, kind) in _FIELD_TYPES.items():
+        if key in case.data and not ok(case.data[key]):
+            return f"`{key}` must be {kind}"
+    for key in ("args", "expect", "probabilities"):
+        problem = value_problem(case.data.get(key))
+        if problem is not None:
+            return f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
+    return None
+
+
 def run_case(case: Case) -> Outcome:
     from .api import RunError, load_ruleset
     from .diagnostics import DiagnosticError
 
     data = case.data
     started = time.perf_counter()
+    malformed = case_problem(case)
+    if malformed is not None:
+        return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started)
     rs = load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:

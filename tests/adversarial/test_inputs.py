@@ -246,6 +246,25 @@ def test_a_deep_case_spoils_only_its_own_file(hostile, repo):
     assert "PASSED fine" in done.out and "1 passed, 0 failed" in done.out
 
 
+def test_malformed_case_fields_are_s004_per_case_and_the_others_run(hostile, repo):
+    write(repo, "main.rules", "query main = roll(1d6)\nquery f(x) = x\n")
+    bad = ["dice: 5", "dice: [true]", "seed: .nan", "query: f\n    args: 5", "query: f\n    args: [.nan]",
+           "exact: 1", "query: f\n    args: [1]\n    expect: [.inf]"]
+    cases = "".join(f"  - id: bad{i}\n    state: {{}}\n    {field}\n" + ("" if "expect" in field else "    expect: 1\n")
+                    for i, field in enumerate(bad))
+    write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n" + cases + "  - id: fine\n    state: {}\n    dice: [4]\n"
+                              "    expect: 4\n")
+    done = hostile("test", "--format", "json", "cases.yaml", cwd=repo)
+    assert done.code == 1
+    outcomes = {c["id"]: c for c in json.loads(done.out)["cases"]}
+    assert outcomes.pop("fine")["status"] == "passed"
+    assert len(outcomes) == len(bad)
+    lines = (repo / "cases.yaml").read_text().splitlines()
+    for i, case in enumerate(outcomes.values()):
+        where = lines.index(f"  - id: bad{i}") + 1
+        assert case["status"] == "error" and case["message"].startswith(f"cases.yaml:{where}: S004: case `bad{i}`: `")
+
+
 def test_a_deep_case_state_is_s001_and_the_next_case_runs(hostile, repo):
     write(repo, "main.rules", ECHO)
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n  - id: deep\n    state: {a: " + nested(150) + "}\n"
