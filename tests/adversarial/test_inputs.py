@@ -338,13 +338,16 @@ def test_a_lone_surrogate_in_a_state_is_s001_with_a_pointer(hostile, repo):
     assert done.code == 0 and json.loads(done.out) == "\\ud800 \U0001F600"
 
 
-def test_a_schema_ref_to_another_file_is_c015_at_check_and_run(hostile, repo):
+@pytest.mark.parametrize("ref", ["notes.txt", "https://example.com/s.json", "#/$defs/nope"])
+def test_a_schema_ref_to_another_file_is_c015_at_check_and_run(hostile, repo, ref):
     write(repo, "notes.txt", "not json\n")
-    write(repo, "schema.json", SCHEMA_HEAD + '"type": "object",\n "properties": {"a": {"$ref": "notes.txt"}}}')
+    write(repo, "schema.json", SCHEMA_HEAD + '"type": "object", "$defs": {"n": {"type": "integer"}},\n'
+                               ' "properties": {"a": {"$ref": "' + ref + '"}, "b": {"$ref": "#/$defs/n"}}}')
     write(repo, "main.rules", 'schema "schema.json"\nquery main = 1\n')
     write(repo, "state.json", '{"a": 1}')
     done = hostile("check", "main.rules", cwd=repo)
-    assert done.code == 1 and "schema.json:2:31: error[C015]: `$ref` `notes.txt` of the state schema" in done.err
+    assert done.code == 1 and f"schema.json:2:31: error[C015]: `$ref` `{ref}` of the state schema" in done.err
+    assert done.err.count("error[") == 1
     done = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
     assert done.code == 1 and "error[C015]" in done.err
 
