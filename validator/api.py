@@ -353,7 +353,7 @@ def _load_ruleset(p: Path) -> Ruleset:
     with collector_paused():
         try:
             loaded = load(p)
-        except (ValueError, OverflowError, RecursionError) as exc:
+        except (ValueError, OverflowError, RecursionError, OSError) as exc:
             return _unreadable(p, exc)
         try:
             program = compile_program(loaded)
@@ -382,12 +382,19 @@ def _load_ruleset(p: Path) -> Ruleset:
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:
     """A file the ruleset reads (a data file, a catalogue) holds what Python's readers refuse by raising
-    (an integer past 4 300 digits, nesting too deep for the YAML constructor): C008 at the ruleset,
-    where the loader, which would know the file, does not report it itself."""
-    what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0][:160]
+    (an integer past 4 300 digits, nesting too deep for the YAML constructor), or a path the system
+    refuses (a name too long): C008 at the ruleset, where the loader, which would know the file, does
+    not report it itself."""
+    if isinstance(exc, RecursionError):
+        what = "nested too deeply"
+    elif isinstance(exc, OSError):
+        what = f"{exc.strerror or type(exc).__name__} (`{str(exc.filename or '')[-60:]}`)"
+    else:
+        what = str(exc).split(";")[0][:160]
     what = what[:1].lower() + what[1:]  # ("Exceeds the limit (4300 digits) for integer string conversion")
     diag = Diagnostic("C008", f"a file this ruleset reads cannot be read: {what}", Span(display_path(p), 1, 1, 1, 2),
-                      help="data files hold a few levels of maps and lists, and integers of a sane size")
+                      help="shorten the path" if isinstance(exc, OSError) else
+                      "data files hold a few levels of maps and lists, and integers of a sane size")
     return Ruleset(display_path(p), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
 
 

@@ -311,6 +311,13 @@ def test_a_data_file_python_cannot_read_is_c008_not_exit_4(hostile, repo, name, 
     assert done.code == 1 and "main.rules:1:1: error[C008]: a file this ruleset reads cannot be read" in done.err
 
 
+def test_a_path_the_system_refuses_is_c008_not_exit_4(hostile, repo):
+    write(repo, "main.rules", 'schema "' + "a" * 300 + '.json"\nquery main = 1\n')
+    done = hostile("check", "main.rules", cwd=repo)
+    assert done.code == 1 and "main.rules:1:1: error[C008]: a file this ruleset reads cannot be read: file name too long" \
+        in done.err
+
+
 def test_a_lone_surrogate_in_a_ruleset_string_is_p001_at_the_literal(hostile, repo):
     write(repo, "main.rules", 'query main = "ok"\ndef x = "a\\ud800b"\n')
     done = hostile("run", "main.rules", "--state", "empty.json", cwd=repo)
