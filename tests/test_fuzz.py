@@ -5,6 +5,12 @@ truncation, deep nesting, huge literals, non-UTF-8 bytes) and checked: exit 0 or
 `error[`/`warning[` diagnostics or nothing, never a traceback or I001. Mutated states against the
 schema'd fixture exit 0 or 3 with a pointer. The formatter, given the mutated rulesets, gives
 idempotent output or located diagnostics. RULEVAL_FUZZ_LONG=1 runs many more examples.
+
+Hostile values (issue 24): rulesets spliced with control characters, byte order marks, surrogate
+escapes, huge literals and long chains go through the API, which may raise only `DiagnosticError`
+(`RunError` is one); state texts spliced with NaN, infinities, huge integers, surrogates and deep
+nesting exit 0, 1 or 3 and never print invalid JSON or a raw control character; diagnostics of
+any text render to one safe terminal text, one GitHub command each and parsable JUnit XML.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import io
 import json
 import re
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import jsonschema
@@ -183,3 +190,137 @@ def test_mutated_rulesets_format_or_get_a_located_diagnostic(data: bytes) -> Non
         assert err.diagnostics and all(d.code[0] in "PC" and d.span.line > 0 for d in err.diagnostics), err.diagnostics
         return
     assert format_text(once, "mutant.rules") == once
+
+
+# ---------------------------------------------------------------- hostile values (issue 24)
+
+HOSTILE = [b"\xef\xbb\xbf", b"\x1b[2J", b"\x1b]0;title\x07", b"\r", b"\x00", b"\x7f", "\u009b".encode(),
+           "\u202e".encode(), "\ufffe".encode(), b'"\\ud800"', b'"\\udc00\\ud800"', b'"\\ud83d\\ude00"',
+           b'"\\uFFFF\\u0001"', b"9" * 5000, b"-" + b"9" * 61, b"1e999", b"NaN", b"\xff\xfe", b"\xed\xa0\x80"]
+CHAINS = [b"1" + b" + 1" * 600, b"not " * 700 + b"true", b"x" + b".a" * 600, b"if true then 1 else " * 300 + b"2"]
+
+
+@st.composite
+def hostile_ruleset(draw: st.DrawFn) -> bytes:
+    """A bundled ruleset (or a mutant of one) with hostile bits spliced in, or a hostile query added."""
+    text = draw(st.one_of(st.sampled_from(TEXTS), mutated()))
+    for _ in range(draw(st.integers(1, 3))):
+        bit = draw(st.sampled_from(HOSTILE + CHAINS))
+        if draw(st.booleans()):
+            pos = draw(st.integers(0, len(text)))
+            text = text[:pos] + bit + text[pos:]
+        else:
+            text += b"\nquery hostile_" + str(len(text)).encode() + b" = " + bit + b"\n"
+    if draw(st.booleans()):
+        text = b"\xef\xbb\xbf" + text
+    return text
+
+
+# what must never reach a terminal or an XML document raw (stated here, apart from the code under test)
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+
+def assert_safe_text(text: str) -> None:
+    assert not UNSAFE.search(text), UNSAFE.findall(text)[:5]
+
+
+@pytest.mark.skipif(not TEXTS, reason="no rulesets to mutate")
+@bounded(120, 4000)
+@given(hostile_ruleset())
+def test_hostile_rulesets_raise_only_documented_errors(data: bytes) -> None:
+    """The API on hostile rulesets: only DiagnosticError (or its RunError); whatever it reports renders
+    to safe text, one GitHub command per diagnostic and valid JSON."""
+    import validator
+    from validator.diagnostics import render_all, to_json_text
+    from validator.report import render_check
+
+    TRIED["hostile rulesets"] = TRIED.get("hostile rulesets", 0) + 1
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "ruleval.toml").write_text("")
+        path = root / "hostile.rules"
+        path.write_bytes(data)
+        rs = validator.load_ruleset(path, use_cache=False)
+        for query in rs.queries()[:4] if rs.ok else []:
+            try:
+                rs.run({}, query=query, budget=20_000)
+            except validator.DiagnosticError as err:
+                assert err.diagnostics and all(d.code != "I001" for d in err.diagnostics)
+        assert all(d.code != "I001" for d in rs.diagnostics)
+        assert_safe_text(render_all(rs.diagnostics, rs.sources))
+        json.loads(to_json_text(rs.diagnostics))
+        github = render_check("github", rs.diagnostics, [rs.path])
+        assert len(github.splitlines()) == len(rs.diagnostics)
+        assert all(re.match(r"::(error|warning) file=[^,:]*,", ln) for ln in github.splitlines()), github
+
+
+JSON_SPLICES = [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1E400", b"9" * 4400, b"1" * 61, b'"\\ud800"',
+                b'"\\udfff"', b'"\\ud83d\\ude00"', b'"\\\\ud800"', b'"\x1b[2J"', b'"\\u001b\\u202e"',
+                b"[" * 120 + b"1" + b"]" * 120, b"[" * 2000, b"\xef\xbb\xbf", b"\xff", b'"\xc2\x9b"']
+
+
+@st.composite
+def hostile_state(draw: st.DrawFn) -> bytes:
+    """JSON text of a random value with a hostile token put in place of a value, or anywhere."""
+    text = json.dumps({"a": draw(JSONS)}).encode()
+    for _ in range(draw(st.integers(1, 2))):
+        bit = draw(st.sampled_from(JSON_SPLICES))
+        spots = [m.end() for m in re.finditer(rb"[:\[,] ?", text)]
+        pos = draw(st.sampled_from(spots)) if spots and draw(st.booleans()) else draw(st.integers(0, len(text)))
+        text = text[:pos] + bit + text[pos:]
+    return text
+
+
+def strict_json(text: str) -> object:
+    def refuse(name: str) -> object:
+        raise AssertionError(f"{name} in JSON output")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+ECHO_RULES = 'input a: any at "/a" default none\nquery main = a\n'
+
+
+@bounded(150, 5000)
+@given(hostile_state(), st.sampled_from(["json", "text"]))
+def test_hostile_states_exit_0_or_3_and_print_only_valid_json(data: bytes, fmt: str) -> None:
+    TRIED["states"] += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "ruleval.toml").write_text("")
+        (root / "echo.rules").write_text(ECHO_RULES)
+        (root / "state.json").write_bytes(data)
+        code, out, err = run(["run", str(root / "echo.rules"), "--state", str(root / "state.json"), "--format", fmt])
+    assert "Traceback" not in out + err and "I001" not in out + err, err
+    assert code in (0, 3), (code, out, err)
+    if code == 3:
+        assert re.search(r"error\[S00[13]\]", err + out), err
+    elif fmt == "json":
+        strict_json(out)
+    assert_safe_text(err)
+    if fmt == "text":
+        assert_safe_text(out)
+
+
+ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=30)
+
+
+@bounded(300, 10000)
+@given(ANY_TEXT, ANY_TEXT, ANY_TEXT, st.integers(0, 3))
+def test_diagnostics_of_any_text_render_safely(path: str, message: str, note: str, line: int) -> None:
+    """Paths, messages and help of any characters (surrogates, controls, XML's forbidden ones): one
+    safe terminal text, one GitHub command per diagnostic with exactly its own properties, JUnit XML
+    that parses, JSON that parses."""
+    from validator.diagnostics import Diagnostic, Span, render_all, to_json_text
+    from validator.report import render_check
+
+    diags = [Diagnostic("C001", message, Span(path, line, 1, line, 2), help=note),
+             Diagnostic("W101", note, Span(path), pointer=message)]
+    assert_safe_text(render_all(diags, {path: f"{message}\n{note}\n{path}\n"}))
+    lines = render_check("github", diags, [path]).splitlines()
+    assert len(lines) == 2
+    for ln, want in zip(lines, (("error", 6 if line else 2), ("warning", 2))):
+        m = re.fullmatch(r"::(error|warning) ([^:]*)::(.*)", ln)
+        assert m and m.group(1) == want[0] and len(m.group(2).split(",")) == want[1], ln
+    ET.fromstring(render_check("junit", diags, [path]))
+    json.loads(to_json_text(diags))

@@ -10,17 +10,18 @@ import contextlib
 import gc
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
 
 from . import ast as A
+from . import deep
 from .checker import run_passes
 from . import reference as R
 from .backend import Backend
 from .program import Program, build_program
 from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
+from .jsontext import value_problem
 from .loader import Loaded, display_path, load
 from .runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .state import certainly_valid, schema_errors
@@ -45,7 +46,7 @@ class RunError(DiagnosticError):
 
 def parse(text: str, path: str = "<string>") -> A.Module:
     """Parse one ruleset source to its AST (raises ``DiagnosticError``)."""
-    return parse_module(text, path)
+    return deep.call(parse_module, text, path)
 
 
 @dataclass
@@ -137,12 +138,28 @@ class Ruleset:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:
             raise RunError([err.diagnostic()], "eval") from None
-        out = self._to_json(value, unit)
+        except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
+            raise self._too_deep(state, query, state_name) from None
+        try:
+            out = self._to_json(value, unit)
+        except RecursionError:
+            raise self._too_deep(state, query, state_name) from None
         if run.events and isinstance(out, dict) and "events" not in out:
             out["events"] = to_json(run.events)
         if explain and isinstance(out, dict):
             out["explain"] = R.explanation(run)
         return out
+
+    def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
+        problem = value_problem(state)
+        if problem is not None and problem[1].startswith("nested"):
+            return RunError([Diagnostic("S001", f"state {problem[1]}", Span(state_name), pointer=problem[0],
+                                        help="a state is a few levels of records and lists; flatten this part")],
+                            "state")
+        unit = self.program.query(query)
+        return RunError([Diagnostic("E005", "evaluation recursed too deeply",
+                                    unit.decl.span if unit is not None else Span(self.path),
+                                    help="a value nests too deeply to be checked or written")], "eval")
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
@@ -226,18 +243,6 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@contextlib.contextmanager
-def deep_recursion() -> Iterator[None]:
-    """Room for the stages that walk a tree recursively: an expression may nest up to
-    ``syntax.MAX_DEPTH`` deep, a few Python frames a level."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20_000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
-
-
 def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     """Load, check and compile a ruleset file; cached while none of its files changes."""
     p = Path(path)
@@ -247,12 +252,25 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     if not p.is_file():
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
-    with collector_paused(), deep_recursion():
-        loaded = load(p)
-        program = build_program(loaded)
-        diags = list(loaded.diagnostics) + list(program.diagnostics)
-        if not any(d.is_error for d in diags if d.code.startswith("P")):
-            diags += run_passes(program)
+    rs = deep.call(_load_ruleset, p)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
+    _cache[key] = rs
+    return rs
+
+
+def _load_ruleset(p: Path) -> Ruleset:
+    with collector_paused():
+        try:
+            loaded = load(p)
+        except (ValueError, OverflowError, RecursionError, OSError) as exc:
+            return _unreadable(p, exc)
+        try:
+            program = build_program(loaded)
+            diags = list(loaded.diagnostics) + list(program.diagnostics)
+            if not any(d.is_error for d in diags if d.code.startswith("P")):
+                diags += run_passes(program)
+        except RecursionError:
+            program = Program(loaded)
+            diags = list(loaded.diagnostics) + [_too_deep(loaded)]
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
@@ -273,9 +291,35 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
                 files[real] = Path(real).stat().st_mtime_ns
             except OSError:
                 pass
-    rs = Ruleset(display_path(p), program, sort_diagnostics(diags), files)
-    _cache[key] = rs
-    return rs
+    return Ruleset(display_path(p), program, sort_diagnostics(diags), files)
+
+
+def _unreadable(p: Path, exc: BaseException) -> Ruleset:
+    """A file the ruleset reads (a data file, a catalogue) holds what Python's readers refuse by raising
+    (an integer past 4 300 digits, nesting too deep for the YAML constructor), or a path the system
+    refuses (a name too long): C008 at the ruleset, where the loader, which would know the file, does
+    not report it itself."""
+    if isinstance(exc, RecursionError):
+        what = "nested too deeply"
+    elif isinstance(exc, OSError):
+        what = f"{exc.strerror or type(exc).__name__} (`{str(exc.filename or '')[-60:]}`)"
+    else:
+        what = str(exc).split(";")[0][:160]
+    what = what[:1].lower() + what[1:]  # ("Exceeds the limit (4300 digits) for integer string conversion")
+    diag = Diagnostic("C008", f"a file this ruleset reads cannot be read: {what}", Span(display_path(p), 1, 1, 1, 2),
+                      help="shorten the path" if isinstance(exc, OSError) else
+                      "data files hold a few levels of maps and lists, and integers of a sane size")
+    return Ruleset(display_path(p), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
+
+
+def _too_deep(loaded: Loaded) -> Diagnostic:
+    """P006 at the deepest expression, for a ruleset whose AST is too deep for the compiler even with
+    the room ``deep.call`` gives (some 9 000 levels)."""
+    depth, span = A.deepest([list(ns.defs.values()) for ns in loaded.namespaces.values()])
+    if not span.line:
+        span = Span(display_path(Path(loaded.entry.key)), 1, 1, 1, 2)
+    return Diagnostic("P006", f"expression nested {depth} levels deep, too deep to compile", span,
+                      help="name parts of it with `let` or `def`, or use `sum`/`fold` over a list")
 
 
 def _empty_ns(p: Path) -> Any:

@@ -520,3 +520,29 @@ def per_node(kind: str, node: object, compute: Callable[[object], _T]) -> _T:
         _WALKS.clear()
     _WALKS[key] = (node, value)
     return value
+
+
+# ---------------------------------------------------------------- depth
+
+
+def deepest(roots: object) -> tuple[int, Span]:
+    """How deep the deepest node under ``roots`` (nodes, or tuples and lists of them) lies, and the
+    span of the innermost node with a place in the text on the way to it. Iterative, so it answers
+    for trees too deep for the recursive walks (``api.load_ruleset`` locates their P006 with it)."""
+    best, where = 0, NO_SPAN
+    todo: list[tuple[object, int, Span]] = [(roots, 0, NO_SPAN)]
+    while todo:
+        node, depth, span = todo.pop()
+        if isinstance(node, (tuple, list)):
+            todo.extend((x, depth, span) for x in node)
+            continue
+        fields = getattr(node, "__dataclass_fields__", None)
+        if fields is None:
+            continue
+        own = getattr(node, "span", None)
+        if isinstance(own, Span) and own.line:
+            span = own
+        if depth > best:
+            best, where = depth, span
+        todo.extend((getattr(node, name), depth + 1, span) for name in fields if name != "span")
+    return best, where

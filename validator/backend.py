@@ -298,6 +298,17 @@ class Backend:
     # -- writing a unit
 
     def write(self, unit: Any, name: str) -> Callable[..., Any]:
+        try:
+            return self.write_unit(unit, name)
+        except EvalError as err:  # source Python refuses (nested too deeply): at the definition
+            if not err.span.line:
+                err.span = unit.decl.span
+            raise
+        except RecursionError:
+            raise EvalError("E005", "a definition is nested too deeply to run", unit.decl.span,
+                            help="name parts of it with `let` or `def`") from None
+
+    def write_unit(self, unit: Any, name: str) -> Callable[..., Any]:
         d = unit.decl
         ns = self.loaded.namespaces[unit.ns]
         w = _Writer(self, ns)
@@ -824,18 +835,24 @@ class Backend:
         return self.expr(w, e.body, {**env, e.name: _Local(py)})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
+        """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
+        level of indentation: Python refuses deeply indented code)."""
         out = w.fresh()
-        for cond, value in e.branches:
-            c = self.truth(w, self.expr(w, cond, env))
-            w(f"if {c}:")
-            with w.block():
-                v = self.expr(w, value, env)
-                w(f"{out} = {v}")
-            w("else:")
-            w.indent += 1
-        v = self.expr(w, e.otherwise, env)
-        w(f"{out} = {v}")
-        w.indent -= len(e.branches)
+        w("while True:")
+        with w.block():
+            node: A.Expr = e
+            while isinstance(node, A.If):
+                for cond, value in node.branches:
+                    c = self.truth(w, self.expr(w, cond, env))
+                    w(f"if {c}:")
+                    with w.block():
+                        v = self.expr(w, value, env)
+                        w(f"{out} = {v}")
+                        w("break")
+                node = node.otherwise
+            v = self.expr(w, node, env)
+            w(f"{out} = {v}")
+            w("break")
         return out
 
     def x_Lambda(self, w: _Writer, e: A.Lambda, env: Env) -> str:
@@ -865,19 +882,17 @@ class Backend:
         return lname
 
     def x_BoolOp(self, w: _Writer, e: A.BoolOp, env: Env) -> str:
-        stop_at = e.op == "or"
+        stop_at = e.op == "or"  # `or` stops at the first true item, `and` at the first false one
         out = w.fresh()
         w(f"{out} = {not stop_at}")
-        depth = 0
-        for item in e.items:
-            c = self.truth(w, self.expr(w, item, env))
-            w(f"if {'' if stop_at else 'not '}{c}:")
-            w(f"    {out} = {stop_at}")
-            w("else:")
-            w.indent += 1
-            depth += 1
-        w("pass")
-        w.indent -= depth
+        w("while True:")
+        with w.block():
+            for item in e.items:
+                c = self.truth(w, self.expr(w, item, env))
+                w(f"if {'' if stop_at else 'not '}{c}:")
+                w(f"    {out} = {stop_at}")
+                w("    break")
+            w("break")
         return out
 
     def x_Not(self, w: _Writer, e: A.Not, env: Env) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from .confine import WriteFailed
-from .diagnostics import Diagnostic, DiagnosticError, render_all, to_json_text
+from .diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text, visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -108,10 +108,16 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _parse_arg(text: str) -> Any:
+    """``--arg``: JSON, else plain text; JSON that ruleval refuses in a state (``NaN``, an integer of
+    too many digits, nesting too deep) is a usage error rather than text."""
+    from .jsontext import loads
+
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+        return loads(text, "--arg")
+    except DiagnosticError as exc:
+        if exc.diagnostics[0].message.startswith("invalid JSON"):
+            return text
+        raise UsageError(f"--arg `{text[:40]}`: {exc.diagnostics[0].message}") from None
 
 
 def parse_dice(text: str | None) -> list[int] | None:
@@ -159,12 +165,13 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _run_batch(rs, args.batch, opts, out, err)
     try:
         if args.state == "-":
-            state = read_state_text(sys.stdin.read(), "<stdin>")
             shown = "<stdin>"
+            state = read_state_text(_stdin_text(shown), shown)
         else:
             state = read_state_file(Path(args.state))
             shown = args.state
         result = rs.run(state, state_name=shown, **opts)
+        text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
         _print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
         return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
@@ -178,10 +185,41 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.format == "text":
         from .report import result_text
 
-        out.write(result_text(result) + "\n")
+        out.write(visible(result_text(result)) + "\n")
     else:
-        out.write(json.dumps(result, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+        out.write(text + "\n")
     return EXIT_OK
+
+
+def _stdin_text(shown: str) -> str:
+    """Standard input read as bytes and decoded as a state file is (``S001`` if it is not UTF-8)."""
+    from .state import MAX_STATE_BYTES
+
+    data = sys.stdin.buffer.read(MAX_STATE_BYTES + 1) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(data) > MAX_STATE_BYTES:  # cut in the middle of a character: the size is what is wrong
+            return data.decode("utf-8", "replace")
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DiagnosticError([Diagnostic("S001", f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
+                                          Span(shown, line, 1, line, 2), help="send the state as UTF-8")]) from None
+
+
+def result_json(rs: Any, query: str, result: Any, **options: Any) -> str:
+    """A run's result as JSON text; ``RunError`` with ``E011`` (at the query) for a value JSON cannot
+    hold (NaN or an infinity, from a state's or a data file's numbers), never invalid JSON."""
+    from .api import RunError
+    from .jsontext import dumps
+
+    try:
+        return dumps(result, sort_keys=False, ensure_ascii=False, **options)
+    except ValueError:
+        unit = rs.program.query(query)
+        span = unit.decl.span if unit is not None else Span(rs.path)
+        raise RunError([Diagnostic("E011", "the result holds NaN or an infinity, which JSON cannot write", span,
+                                   help="JSON has no NaN or infinity; check the arithmetic on state and data numbers")],
+                       "eval") from None
 
 
 def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO) -> int:
@@ -192,20 +230,33 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
     if not path.is_file():
         raise UsageError(f"batch file `{batch}` not found")
     worst = EXIT_OK
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+    with path.open("rb") as fh:  # JSON Lines: lines end at \\n only; each is decoded on its own
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
                 continue
             shown = f"{batch}:{lineno}"
             try:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DiagnosticError([Diagnostic("S001", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
+                                                      Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
                 state = read_state_text(line, shown)
                 result = rs.run(state, state_name=shown, **opts)
-                out.write(json.dumps(result, sort_keys=False, ensure_ascii=False) + "\n")
+                out.write(result_json(rs, opts["query"], result) + "\n")
             except (RunError, DiagnosticError) as exc:
-                out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
                 kind = getattr(exc, "kind", "state")
-                worst = max(worst, EXIT_INPUT if kind == "state" else EXIT_FINDINGS)
+                worst = max(worst, {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS))
+                out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
+            except Exception as exc:  # a bug met on one line: reported there, and the other lines still run
+                worst = EXIT_INTERNAL
+                out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
     return worst
+
+
+def _internal(exc: BaseException, where: str) -> Diagnostic:
+    return Diagnostic("I001", f"internal error: {type(exc).__name__}: {exc}", Span(where),
+                      help="this is a bug in ruleval; please report it with the command that caused it")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
@@ -233,7 +284,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
         return handler(args, out, err)
     except UsageError as exc:
-        err.write(f"ruleval: error[U001]: {exc}\n")
+        err.write(f"ruleval: error[U001]: {visible(str(exc))}\n")
         return EXIT_USAGE
     except WriteFailed as exc:  # the file was replaced whole or not at all (`confine.write_atomic`)
         err.write(f"ruleval: error[U002]: {exc}\n"
@@ -247,7 +298,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # the last line of defence: a bug, reported without a traceback
-        err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {exc}\n"
+        err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
                   "  = help: this is a bug in ruleval; please report it with the command that caused it\n")
         return EXIT_INTERNAL
 
@@ -267,6 +318,11 @@ def entry() -> None:
     scan every loaded object once more just before the process ends)."""
     if sys.argv[1:2] in (["check"], ["fmt"]):
         gc.disable()
+    for stream in (sys.stdout, sys.stderr):  # a character the stream cannot encode is written as an escape
+        try:  # (`\\udc80`: valid inside a JSON string too) rather than ending the command with a traceback
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

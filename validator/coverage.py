@@ -130,7 +130,7 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-    from .diagnostics import render_all
+    from .diagnostics import render_all, visible
 
     suite = load_suite(args.paths)
     if suite.diagnostics:
@@ -144,7 +144,7 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                               "total": {"covered": covered, "clauses": total, "percent": round(pct, 2)}},
                              indent=2) + "\n")
     else:
-        out.write(coverage_text(covs) + "\n")
+        out.write(visible(coverage_text(covs)) + "\n")
     if args.fail_under is not None and pct < args.fail_under:
         err.write(f"coverage {pct:.1f}% is under {args.fail_under:g}%\n")
         return EXIT_FINDINGS

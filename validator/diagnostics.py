@@ -6,8 +6,10 @@ one and a test checks that the two agree.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -163,8 +165,85 @@ def use_colour(stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+# Characters that must not reach a terminal or an XML document as they are: C0 and C1 controls but
+# newline and tab (ESC starts terminal escape sequences; CR rewrites the line), bidirectional
+# marks, embeddings, overrides and isolates (they reorder what is shown: "Trojan Source"), the
+# line and paragraph separators, lone surrogates (no encoding can write them) and U+FFFE/U+FFFF.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                     "\ud800-\udfff\ufffe\uffff]")
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print on a terminal or write into XML: each unsafe character (see ``_UNSAFE``)
+    is shown as its escape (ESC as ``\\x1b``, U+202E as ``\\u202e``), so that nothing a ruleset, state,
+    test case or file name holds can move the cursor, recolour, reorder or forge what follows it.
+    Newline and tab are kept. Every text output goes through this one function."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escaped, text)
+
+
+@functools.lru_cache(maxsize=16)
+def _line_starts(text: str) -> tuple[int, ...]:
+    """Offsets where the lines of a source begin, computed once per source text (a check reporting
+    20 000 diagnostics on one file shows 20 000 of its lines). Lines end at ``\\n`` only, as the
+    parser counts them."""
+    return (0, *(m.end() for m in re.finditer("\n", text)))
+
+
+def _line_bounds(text: str, line: int) -> tuple[int, int] | None:
+    """Offsets of the start and end (before its line break) of line ``line`` (1-based), or None."""
+    starts = _line_starts(text)
+    if not 0 < line <= len(starts):
+        return None
+    start = starts[line - 1]
+    if start == len(text) and line > 1:  # the empty remainder after a final line break
+        return None
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    if end > start and text[end - 1] == "\r":
+        end -= 1
+    return start, end
+
+
+def source_line(text: str, line: int) -> str | None:
+    """Line ``line`` (1-based) of a source text, without its line break; None past the end."""
+    bounds = _line_bounds(text, line)
+    return None if bounds is None else text[bounds[0]:bounds[1]]
+
+
+SNIPPET_WIDTH = 160  # the most of a source line shown under a diagnostic
+
+
+def _snippet(text: str, bounds: tuple[int, int], start: int, end: int) -> tuple[str, int, int]:
+    """The part of a source line shown (made visible), and where the caret starts (0-based) in it and
+    how wide it is. ``start``/``end`` are 1-based columns; a line longer than ``SNIPPET_WIDTH`` is
+    shown as a window around ``start`` (only that part is read), so a huge one-line file cannot
+    multiply the output, or the time, by its count of diagnostics. A tab is shown as one space."""
+    length = bounds[1] - bounds[0]
+    first, last = 0, length
+    if length > SNIPPET_WIDTH:
+        first = min(max(0, start - 1 - SNIPPET_WIDTH // 3), length - SNIPPET_WIDTH)
+        last = first + SNIPPET_WIDTH
+    a = min(max(first, start - 1), last)
+    b = min(max(a, end - 1), last)
+
+    def part(i: int, j: int) -> str:
+        return visible(text[bounds[0] + i:bounds[0] + j].replace("\t", " "))
+
+    head = ("..." if first > 0 else "") + part(first, a)
+    marked = part(a, b)
+    shown = head + marked + part(b, last) + ("..." if last < length else "")
+    return shown, len(head), max(1, len(marked))
+
+
 def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour: bool = False) -> str:
-    """rustc-style: ``path:line:col: error[C001]: message``, the source line, a caret line, help."""
+    """rustc-style: ``path:line:col: error[C001]: message``, the source line, a caret line, help.
+    Everything taken from the input (paths, messages, the source line) goes through ``visible``."""
 
     def paint(text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if colour else text
@@ -172,26 +251,27 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
     sev = diag.severity
     head_sev = paint(f"{sev}[{diag.code}]", "1;31" if sev == "error" else "1;33")
     where = str(diag.span)
-    if diag.pointer is not None:
+    if diag.pointer is not None and not diag.span.line:
         where = f"{diag.span.file}#{diag.pointer}"
-    lines = [f"{where}: {head_sev}: {diag.message}"]
+    lines = [f"{visible(where)}: {head_sev}: {visible(diag.message)}"]
     text = (sources or {}).get(diag.span.file)
     if text is not None and diag.span.line:
-        src_lines = text.splitlines()
-        if 0 < diag.span.line <= len(src_lines):
-            src = src_lines[diag.span.line - 1].expandtabs(1)
-            gutter = f"{diag.span.line:>4} | "
-            lines.append(gutter + src)
+        bounds = _line_bounds(text, diag.span.line)
+        if bounds is not None:
             start = max(diag.span.col, 1)
-            end = diag.span.end_col if diag.span.end_line == diag.span.line else len(src) + 1
-            width = max(1, end - start)
-            lines.append(" " * (len(gutter) + start - 1) + paint("^" * width, "1;31" if sev == "error" else "1;33"))
+            end = diag.span.end_col if diag.span.end_line == diag.span.line else bounds[1] - bounds[0] + 1
+            shown, caret_at, width = _snippet(text, bounds, start, max(end, start + 1))
+            gutter = f"{diag.span.line:>4} | "
+            lines.append(gutter + shown)
+            lines.append(" " * (len(gutter) + caret_at) + paint("^" * width, "1;31" if sev == "error" else "1;33"))
+    if diag.pointer is not None and diag.span.line:
+        lines.append(f"  = pointer: {visible(diag.pointer)}")
     if diag.schema_rule:
-        lines.append(f"  = schema rule: {diag.schema_rule}")
+        lines.append(f"  = schema rule: {visible(diag.schema_rule)}")
     for rel in diag.related:
-        lines.append(f"  = note: {rel.span}: {rel.message}")
+        lines.append(f"  = note: {visible(str(rel.span))}: {visible(rel.message)}")
     if diag.help:
-        lines.append(f"  = help: {diag.help}")
+        lines.append(f"  = help: {visible(diag.help)}")
     return "\n".join(lines)
 
 

@@ -236,7 +236,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cli import EXIT_FINDINGS, EXIT_OK, _load_for_run, UsageError
-    from .diagnostics import render_all
+    from .diagnostics import render_all, visible
     from pathlib import Path
 
     for p in (args.old, args.new):
@@ -257,14 +257,21 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     probes += generated
     diffs, tried = compare(old, new, probes)
     if args.format == "json":
-        out.write(json.dumps({"tried": tried, "differences": [
-            {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "minimal": d.minimal,
-             "old": d.old, "new": d.new,
-             "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
-            for d in diffs]}, indent=2, ensure_ascii=False) + "\n")
+        from .cli import result_json
+        from .api import RunError
+
+        try:
+            out.write(result_json(new, "main", {"tried": tried, "differences": [
+                {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "minimal": d.minimal,
+                 "old": d.old, "new": d.new,
+                 "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
+                for d in diffs]}, indent=2) + "\n")
+        except RunError as exc:
+            err.write(render_all(exc.diagnostics, new.sources, err) + "\n")
+            return EXIT_FINDINGS
     else:
         for d in diffs:
-            out.write(difference_text(old, new, d) + "\n")
+            out.write(visible(difference_text(old, new, d)) + "\n")
         skipped = len(probes) - tried
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")

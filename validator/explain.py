@@ -143,7 +143,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, _load_for_run, _parse_arg,
                       parse_dice, require_files)
     from .confine import write_atomic
-    from .diagnostics import DiagnosticError, render_all
+    from .diagnostics import DiagnosticError, render_all, visible
     from .state import read_state_file
 
     require_files(args.ruleset, args.state)
@@ -164,7 +164,13 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":
-        text = json.dumps(result["explain"], indent=2, ensure_ascii=False) + "\n"
+        from .cli import result_json
+
+        try:
+            text = result_json(rs, args.query, result["explain"], indent=2) + "\n"
+        except RunError as exc:
+            err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+            return EXIT_FINDINGS
     elif args.format == "dot":
         text = decision_graph(result)
         svg = to_svg(text)
@@ -173,7 +179,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.output and args.output.endswith(".svg"):
             err.write("note: Graphviz `dot` is not installed; writing the .dot text instead of SVG\n")
     else:
-        text = explain_text(result, args.order) + "\n"
+        text = visible(explain_text(result, args.order)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:

@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 
 from .confine import write_atomic
-from .diagnostics import Diagnostic, DiagnosticError, Span
+from .diagnostics import Diagnostic, DiagnosticError, Span, visible
 from .loader import Loader
 from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
@@ -304,7 +304,23 @@ def _render(lines: list[_Line | None]) -> str:
 
 def format_text(text: str, path: str = "<string>") -> str:
     """The canonical layout of a ruleset source. Raises ``DiagnosticError`` on a syntax error, or
-    with ``I001`` if the formatted text would not parse to the same AST (a formatter bug)."""
+    with ``I001`` if the formatted text would not parse to the same AST (a formatter bug). Runs with
+    room for deep recursion (``deep.call``: comparing two long chains of `+` recurses); a tree too
+    deep even for that is a ``P006`` at its deepest expression."""
+    from . import deep
+    from .ast import deepest
+
+    try:
+        return deep.call(_format_text, text, path)
+    except RecursionError:
+        depth, span = deepest(deep.call(parse_with_tokens, text, path)[0])
+        raise DiagnosticError([Diagnostic("P006", f"expression nested {depth} levels deep, too deep to format",
+                                          span if span.line else Span(path, 1, 1, 1, 2),
+                                          help="name parts of it with `let` or `def`")]) from None
+
+
+def _format_text(text: str, path: str) -> str:
+    text = text.removeprefix("\ufeff")  # a byte order mark is no part of the layout (nor kept)
     before, tokens = parse_with_tokens(text, path)
     lines = _lines(text, tokens)
     _layout([ln for ln in lines])
@@ -358,9 +374,9 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 f"a/{shown}", f"b/{shown}"))
         if args.write:
             write_atomic(f, new)  # whole or not at all: a failed write (WriteFailed, U002) leaves the file as it was
-            err.write(f"formatted {shown}\n")
+            err.write(f"formatted {visible(shown)}\n")
         elif args.check:
-            err.write(f"would reformat {shown}\n")
+            err.write(f"would reformat {visible(shown)}\n")
     if args.check or args.write:
         verb = "reformatted" if args.write else "would be reformatted"
         err.write(f"{changed} file{'s' if changed != 1 else ''} {verb}, {len(files) - changed - failed} unchanged"

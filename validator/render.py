@@ -28,7 +28,7 @@ from typing import Any, Callable, TextIO
 from .builtins import CallError, hex_parse, offset_to_axial
 from .confine import write_atomic
 from .report import xml_attr, xml_text
-from .diagnostics import Diagnostic, DiagnosticError, Span
+from .diagnostics import Diagnostic, DiagnosticError, Span, visible
 
 SIZE = 30.0  # hex radius in pixels
 MARGIN = 20.0
@@ -224,7 +224,7 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DiagnosticError as exc:
         _print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT if any(d.code.startswith("S") for d in exc.diagnostics) else EXIT_FINDINGS
-    err.write(f"wrote {args.output}\n")
+    err.write(f"wrote {visible(args.output)}\n")
     return EXIT_OK
 
 

@@ -6,17 +6,48 @@ import json
 from typing import Any
 from html import escape as _escape
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, visible
 
 
 def xml_text(value: str) -> str:
-    """Text for an XML element (html.escape: xml.sax.saxutils would import urllib at start-up)."""
-    return _escape(value, quote=False)
+    """Text for an XML element (html.escape: xml.sax.saxutils would import urllib at start-up).
+    Characters XML 1.0 forbids (controls, lone surrogates, U+FFFE/U+FFFF) are shown as escapes
+    (``visible``): an unparsable report would hide every result in it."""
+    return _escape(visible(value), quote=False)
 
 
 def xml_attr(value: str) -> str:
-    """A quoted XML attribute value."""
-    return '"' + _escape(value, quote=True) + '"'
+    """A quoted XML attribute value; line breaks and tabs kept as character references (a parser
+    would turn them into spaces)."""
+    text = _escape(visible(value), quote=True)
+    return '"' + text.replace("\n", "&#10;").replace("\t", "&#9;") + '"'
+
+
+def github_data(text: str) -> str:
+    """The message of a GitHub workflow command, escaped as GitHub's runner unescapes it: ``%`` first,
+    then CR and LF, so no text can end the command and start another line (``::warning ...``)."""
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(text: str) -> str:
+    """A property value of a workflow command (``file=``, ``title=``): also ``:`` and ``,``, which would
+    otherwise end the value and add properties of the attacker's choosing."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_command(kind: str, message: str, file: str, line: int = 0, col: int = 0, end_line: int = 0,
+                   end_col: int = 0, title: str | None = None) -> str:
+    """One ``::error``/``::warning`` annotation line."""
+    props = [f"file={github_property(file)}"]
+    if line:
+        props.append(f"line={line}")
+        if col:
+            props.append(f"col={col}")
+        if end_line:
+            props += [f"endLine={end_line}", f"endColumn={end_col}"]
+    if title is not None:
+        props.append(f"title={github_property(title)}")
+    return f"::{kind} {','.join(props)}::{github_data(message)}"
 
 
 def render_check(fmt: str, diags: list[Diagnostic], files: list[str]) -> str:
@@ -76,14 +107,8 @@ def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic]) -> dict[str, An
 
 
 def github_line(d: Diagnostic) -> str:
-    kind = "error" if d.is_error else "warning"
-    msg = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    where = f"file={d.span.file}"
-    if d.span.line:
-        where += f",line={d.span.line},col={d.span.col}"
-        if d.span.end_line:
-            where += f",endLine={d.span.end_line},endColumn={d.span.end_col}"
-    return f"::{kind} {where},title={d.code}::{msg}"
+    return github_command("error" if d.is_error else "warning", d.message, d.span.file, d.span.line, d.span.col,
+                          d.span.end_line, d.span.end_col, title=d.code)
 
 
 def junit_check(diags: list[Diagnostic], files: list[str]) -> str:

@@ -111,9 +111,34 @@ def collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, 
             if len(resources) >= MAX_SCHEMA_FILES:
                 raise RefProblem(ref, f"the schema refers to more than {MAX_SCHEMA_FILES} files")
             value = load(path, ref)
+            if not isinstance(value, (dict, bool)):
+                raise RefProblem(ref, f"`{key}` `{_short(ref)}` names a file that holds no schema (a JSON object)")
             resources[target] = value
             todo.append((value, target))
+    documents = {"": schema, **resources}
+    todo = [(schema, "")] + [(v, uri) for uri, v in resources.items()]
+    while todo:  # every reference's JSON pointer leads somewhere in its document
+        node, base = todo.pop()
+        for key, ref, target in _walk(node, base):
+            if key == "$id" or target not in documents:
+                continue
+            fragment = unquote(urldefrag(urljoin(base, ref))[1])
+            if fragment.startswith("/") and not _pointer_found(documents[target], fragment):
+                raise RefProblem(ref, f"`{key}` `{_short(ref)}` points to nothing in its schema")
     return resources
+
+
+def _pointer_found(document: Any, pointer: str) -> bool:
+    node = document
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
 
 
 def _short(text: str, limit: int = 80) -> str:

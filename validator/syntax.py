@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 MAX_SOURCE_BYTES = 2_000_000
 MAX_TABLES_BYTES = 8_000_000
 MAX_NESTING = 120
-MAX_DEPTH = 1000  # of the AST: `1 + 1 + ... + 1` nests without brackets
+MAX_DEPTH = 10_000  # of the AST: `1 + 1 + ... + 1` nests without brackets
 MAX_INT_DIGITS = 60
 _NEWLINE = re.compile("\n")
 _GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"ntr])')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+BOM = "\ufeff"
 
 # Every keyword of the grammar; tests check this against grammar/ruleval.lark and editors/.
 KEYWORDS = (
@@ -148,6 +150,8 @@ def decode_source(data: bytes, path: str) -> str:
     if len(data) > MAX_SOURCE_BYTES:
         raise DiagnosticError([Diagnostic("P005", f"file is {len(data)} bytes, more than the limit of {MAX_SOURCE_BYTES}",
                                           Span(path, 1, 1, 1, 2))])
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte order mark some editors write: not part of the text
+        data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -207,6 +211,8 @@ def _check_nesting(text: str, path: str) -> None:
 def parse_with_tokens(text: str, path: str) -> tuple[A.Module, list[Any]]:
     """The AST and every token of the text (with its terminal's name and offsets), for the
     formatter; the same errors as `parse_module`."""
+    if text.startswith(BOM):
+        text = text[1:]
     _check_nesting(text, path)
     tokens: list[Any] = []
     try:
@@ -222,7 +228,10 @@ def parse_module(text: str, path: str) -> A.Module:
     """Parse a ruleset source into an AST; raise ``DiagnosticError`` with located parse errors.
 
     The fast driver does the work; where it gives up (a syntax error, or text the two lexers
-    would split differently), Lark parses the text itself and gives the result or the error."""
+    would split differently), Lark parses the text itself and gives the result or the error. A
+    leading byte order mark is skipped, as when the file is read (``decode_source``)."""
+    if text.startswith(BOM):
+        text = text[1:]
     _check_nesting(text, path)
     try:
         module = driver().parse(text, _Builder(path, text))
@@ -253,8 +262,9 @@ def _check_depth(module: A.Module, path: str) -> None:
         elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Span):
             if depth > MAX_DEPTH:
                 span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
-                raise DiagnosticError([Diagnostic("P006", f"expression nested more than {MAX_DEPTH} deep", span,
-                                                  help="split it into definitions of their own")])
+                raise DiagnosticError([Diagnostic("P006", f"expression nested {depth} levels deep, more than the "
+                                                          f"limit of {MAX_DEPTH}", span,
+                                                  help="name parts of it with `let` or `def`, or use `sum`/`fold` over a list")])
             stack.extend((getattr(node, f), depth + 1) for f in node.__dataclass_fields__ if f != "span")
 
 
@@ -321,6 +331,14 @@ def _unquote(tok: Any, span_of: Callable[[Any], Span]) -> str:
                                           help="escapes allowed: \\\\ \\\" \\n \\r \\t \\uXXXX")]) from None
     if not isinstance(value, str):
         raise DiagnosticError([Diagnostic("P001", f"invalid string literal {text}", span_of(tok))])
+    if _SURROGATE.search(value):  # `\uD83D\uDE00` is one character, as in JSON; a half alone is none
+        try:
+            value = value.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError:
+            raise DiagnosticError([Diagnostic("P001", f"lone surrogate escape in string literal {text[:40]}",
+                                              span_of(tok),
+                                              help="a \\uD800-\\uDFFF escape must be half of a pair; "
+                                                   "write the character itself")]) from None
     return value
 
 

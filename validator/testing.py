@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,7 +23,7 @@ import yaml
 from . import confine, safeyaml
 from .confine import Refused, find_root
 from .report import xml_attr, xml_text
-from .diagnostics import Diagnostic, Span
+from .diagnostics import Diagnostic, Span, visible
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -119,11 +120,16 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     except Refused as exc:
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
         return
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["nested too deeply"])[0]
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
+        return
+    except (RecursionError, ValueError, OverflowError) as exc:  # nested too deep; an integer past Python's digit limit
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {_value_fault(exc)}", Span(shown, 1, 1, 1, 2),
+                                            help="a case file holds a few levels of maps and lists, and integers "
+                                                 "of at most 60 digits"))
         return
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
@@ -180,7 +186,7 @@ def _num(v: Any) -> Fraction | None:
     if isinstance(v, int):
         return Fraction(v)
     if isinstance(v, float):
-        return Fraction(v).limit_denominator(10**9)
+        return Fraction(v).limit_denominator(10**9) if math.isfinite(v) else None
     if isinstance(v, str) and "/" in v:
         a, _, b = v.partition("/")
         try:
@@ -258,6 +264,12 @@ def refresh(expected: Any, actual: Any) -> Any:
 # ---------------------------------------------------------------- running
 
 
+def _value_fault(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0][:120]
+
+
 def _state_of(case: Case) -> Any:
     data = case.data
     if "state_file" in data:
@@ -265,7 +277,40 @@ def _state_of(case: Case) -> Any:
 
         # confined again when read (the file may have changed since the suite was loaded)
         return read_state_file(Path(case.file).parent / str(data["state_file"]), Path(case.root) if case.root else None)
-    return data.get("state", {})
+    state = data.get("state", {})
+    from .jsontext import value_problem
+
+    problem = value_problem(state)  # what a state file would be refused for (YAML writes `.nan` too)
+    if problem is not None:
+        from .diagnostics import DiagnosticError
+
+        raise DiagnosticError([Diagnostic("S001", f"state of case `{case.id}`: {problem[1]}",
+                                          Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
+    return state
+
+
+_FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "query": (lambda v: isinstance(v, str), "a text"),
+    "args": (lambda v: isinstance(v, list), "a list"),
+    "dice": (lambda v: isinstance(v, list) and all(type(x) is int for x in v), "a list of integers"),
+    "seed": (lambda v: v is None or type(v) is int, "an integer"),
+    "exact": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def case_problem(case: Case) -> str | None:
+    """What makes a case unrunnable as written (S004): a field of the wrong kind, or a value no JSON
+    state or result could hold (YAML writes `.nan`) in what it passes or expects."""
+    from .jsontext import value_problem
+
+    for key, (ok, kind) in _FIELD_TYPES.items():
+        if key in case.data and not ok(case.data[key]):
+            return f"`{key}` must be {kind}"
+    for key in ("args", "expect", "probabilities"):
+        problem = value_problem(case.data.get(key))
+        if problem is not None:
+            return f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
+    return None
 
 
 def run_case(case: Case, engine: str = "fast") -> Outcome:
@@ -274,6 +319,9 @@ def run_case(case: Case, engine: str = "fast") -> Outcome:
 
     data = case.data
     started = time.perf_counter()
+    malformed = case_problem(case)
+    if malformed is not None:
+        return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started)
     rs = load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
@@ -347,7 +395,10 @@ def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
     for case in suite.cases:
         if keyword and keyword.lower() not in f"{case.file}::{case.id} {case.data.get('title', '')}".lower():
             continue
-        out.append(run_case(case))
+        try:
+            out.append(run_case(case))
+        except Exception as exc:  # a bug met by one case: that case errs, the others still run
+            out.append(Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}"))
     return out
 
 
@@ -457,15 +508,17 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         out.write(json.dumps(sarif_cases(outcomes, warnings), indent=2) + "\n")
     elif args.format == "github":
+        from .report import github_command
+
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed"):
-                out.write(f"::error file={o.case.file},line={o.case.line},title={o.case.id}::{o.message}\n")
+                out.write(github_command("error", o.message, o.case.file, o.case.line, title=o.case.id) + "\n")
     else:
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
-                out.write(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}\n")
+                out.write(visible(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}") + "\n")
             elif args.verbose:
-                out.write(f"PASSED {o.case.id}\n")
+                out.write(visible(f"PASSED {o.case.id}") + "\n")
         extra = [f"{counts[k]} {k}" for k in ("xfailed", "xpassed", "error") if counts[k]]
         if extra:
             out.write(", ".join(extra) + "\n")
@@ -475,6 +528,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             err.write(render_all(warnings, None, err) + "\n")
         bad += len(warnings)
+    if any(o.status == "error" and o.message.startswith("I001") for o in outcomes):
+        from .cli import EXIT_INTERNAL
+
+        return EXIT_INTERNAL
     return EXIT_FINDINGS if bad else EXIT_OK
 
 

@@ -109,7 +109,7 @@ def test_a_long_sum_without_brackets_runs(hostile, repo: Path) -> None:
 
 
 def test_a_sum_too_long_is_a_located_p006(hostile, repo: Path) -> None:
-    (repo / "main.rules").write_text("query main = " + " + ".join(["1"] * 5000) + "\n")
+    (repo / "main.rules").write_text("query main = " + " + ".join(["1"] * 12000) + "\n")
     out = hostile("check", "--format", "json", str(repo / "main.rules"), cwd=repo)
     found = json.loads(out.out)
     assert out.code == 1 and [d["code"] for d in found] == ["P006"] and found[0]["line"] == 1

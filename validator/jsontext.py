@@ -1,0 +1,241 @@
+"""JSON text from untrusted hands: read strictly, write validly.
+
+Python's ``json`` reads more than JSON (``NaN``, ``Infinity``, lone surrogate escapes such as
+``"\\ud800"``), fails with a bare ``ValueError`` on an integer of more than 4 300 digits, and recurses
+once per level of nesting. ``loads`` refuses all of these with a located ``S001`` (line, column and
+the JSON pointer of the value) and skips a UTF-8 byte order mark. ``dumps`` never writes ``NaN`` or
+``Infinity`` (``allow_nan=False``; the caller turns the ``ValueError`` into a diagnostic) and never a
+lone surrogate. ``value_problem`` finds the same faults in a value that did not come from text (a
+state written in a YAML test case, a state given to the API).
+
+The common case costs one ``json.loads``: each check first asks a C-speed question (a count, a
+regular expression) and reads the text again, slowly and exactly, only when it says "maybe".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from .diagnostics import Diagnostic, DiagnosticError, Span
+
+MAX_DEPTH = 100  # arrays and objects nested in one another; jsonschema recurses some 4 frames a level
+MAX_INT_DIGITS = 60  # as a ruleset's integer literal (syntax.MAX_INT_DIGITS)
+
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?"
+# tokens outside strings, in document order: what json.loads meets first is what these find first
+_TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(-?Infinity|NaN)|({_NUMBER})')
+_BRACKETS = re.compile(rf'{_STRING}|[\[\]{{}}]')
+_SUSPECT_NUMBER = re.compile(r"\d{%d}|[eE][+-]?\d{3}" % (MAX_INT_DIGITS + 1))
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
+_LONE = re.compile("[\ud800-\udfff]")
+_TOO_MANY_DIGITS = 10 ** MAX_INT_DIGITS
+
+
+class _Refused(Exception):
+    """Raised by a hook of ``json.loads``; the text is then read again to locate the token."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Refused(name)
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Refused(text)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Refused(text)
+    return value
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def pointer_at(text: str, pos: int) -> str:
+    """The JSON pointer of the value that starts at ``pos`` of a JSON text (read up to ``pos`` only)."""
+    path: list[Any] = []  # per open container: [index or key]
+    kinds: list[str] = []
+    expect_key = False
+    for m in _TOKENS.finditer(text, 0, pos):
+        string, punct = m.group(1), m.group(2)
+        if punct in ("[", "{"):
+            kinds.append(punct)
+            path.append(0 if punct == "[" else None)
+            expect_key = punct == "{"
+        elif punct in ("]", "}"):
+            if kinds:
+                kinds.pop()
+                path.pop()
+            expect_key = False
+        elif punct == ",":
+            if kinds and kinds[-1] == "[":
+                path[-1] += 1
+            elif kinds:
+                path[-1] = None
+            expect_key = bool(kinds) and kinds[-1] == "{"
+        elif punct == ":":
+            expect_key = False
+        elif string is not None and expect_key:
+            try:
+                path[-1] = json.loads(string)
+            except ValueError:
+                path[-1] = string[1:-1]
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path if p is not None]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def _error(text: str, shown: str, pos: int, length: int, message: str, help_: str | None) -> DiagnosticError:
+    line, col = _line_col(text, pos)
+    return DiagnosticError([Diagnostic("S001", message, Span(shown, line, col, line, col + max(1, length)),
+                                       pointer=pointer_at(text, pos), help=help_)])
+
+
+def _too_deep(text: str) -> int | None:
+    """Where the nesting first goes past ``MAX_DEPTH`` (strings skipped), or None."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:  # (C speed) it cannot, whatever the strings say
+        return None
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return m.start()
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def _lone_surrogate(text: str) -> tuple[int, int] | None:
+    """Offset and length of the first escape of a lone surrogate in a string of the text, or None."""
+    for m in re.finditer(_STRING, text):
+        body = m.group()
+        if "\\u" not in body:
+            continue
+        pending: tuple[int, int] | None = None  # a high surrogate waiting for its low half
+        for e in _ESCAPE.finditer(body):
+            code = int(e.group(1), 16) if e.group(1) else -1
+            if pending is not None:
+                if 0xDC00 <= code <= 0xDFFF and e.start() == pending[0] + 6:
+                    pending = None
+                    continue
+                return m.start() + pending[0], 6
+            if 0xD800 <= code <= 0xDBFF:
+                pending = (e.start(), code)
+            elif 0xDC00 <= code <= 0xDFFF:
+                return m.start() + e.start(), 6
+        if pending is not None:
+            return m.start() + pending[0], 6
+    return None
+
+
+def loads(text: str, shown: str) -> Any:
+    """A JSON value from text (a state, an argument); ``DiagnosticError`` with one ``S001`` at the
+    place of the first fault: bad syntax, nesting deeper than ``MAX_DEPTH``, ``NaN``/``Infinity``,
+    a number too large (an integer of more than ``MAX_INT_DIGITS`` digits, a float that overflows),
+    a lone surrogate escape. A leading byte order mark is skipped (columns count from after it)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    raw = _LONE.search(text)  # text decoded with `surrogateescape` holds undecodable bytes so
+    if raw is not None:
+        raise _error(text, shown, raw.start(), 1, "the text is not UTF-8", "save the state as UTF-8")
+    deep = _too_deep(text)
+    if deep is not None:
+        raise _error(text, shown, deep, 1, f"JSON nested more than {MAX_DEPTH} deep",
+                     "a state is a few levels of records and lists; flatten this part")
+    hooks: dict[str, Any] = {"parse_constant": _refuse_constant}
+    if _SUSPECT_NUMBER.search(text):
+        hooks.update(parse_int=_int, parse_float=_float)
+    try:
+        value = json.loads(text, **hooks)
+    except json.JSONDecodeError as exc:
+        line, col = exc.lineno, exc.colno
+        raise DiagnosticError([Diagnostic("S001", f"invalid JSON: {exc.msg}", Span(shown, line, col, line, col + 1),
+                                          pointer=pointer_at(text, exc.pos))]) from None
+    except _Refused as refused:
+        raise _refused(text, shown, str(refused)) from None
+    except RecursionError:  # not expected below MAX_DEPTH; still a located answer
+        raise DiagnosticError([Diagnostic("S001", "JSON nested too deeply", Span(shown, 1, 1, 1, 2))]) from None
+    if _SURROGATE_ESCAPE.search(text):
+        found = _lone_surrogate(text)
+        if found is not None:
+            raise _error(text, shown, found[0], found[1], f"lone surrogate `{text[found[0]:found[0] + 6]}` in a string",
+                         "a \\uD800-\\uDFFF escape must be half of a pair; no text encoding can write one alone")
+    return value
+
+
+def _refused(text: str, shown: str, token: str) -> DiagnosticError:
+    for m in _TOKENS.finditer(text):
+        found = m.group(3) or m.group(4)
+        if found != token:
+            continue
+        if m.group(3):
+            return _error(text, shown, m.start(), len(found), f"`{found}` is not JSON",
+                          "JSON has no NaN or infinity; write a number, or none (`null`)")
+        if "." in found or "e" in found or "E" in found:
+            return _error(text, shown, m.start(), len(found), "number too large: it overflows to infinity",
+                          "write a smaller number")
+        digits = len(found.lstrip("-"))
+        return _error(text, shown, m.start(), len(found), f"integer with {digits} digits, more than {MAX_INT_DIGITS}",
+                      "a state's integers are limited like a ruleset's literals; write it as a string")
+    return DiagnosticError([Diagnostic("S001", f"`{token[:40]}` cannot be read", Span(shown, 1, 1, 1, 2))])
+
+
+def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | None:
+    """(JSON pointer, what is wrong) for the first part of a value that JSON text could not hold or
+    that ``loads`` would refuse (nested too deep, NaN or infinity, a lone surrogate, an integer of
+    too many digits, a value of no JSON type), or None. Iterative: any depth is safe to ask about."""
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while todo:
+        v, path = todo.pop()
+        t = type(v)
+        if t is str or v is None or t is bool:
+            if t is str and _LONE.search(v):
+                return _pointer(path), "a text holds a lone surrogate"
+            continue
+        if t is int:
+            if v.bit_length() >= 199 and abs(v) >= _TOO_MANY_DIGITS:
+                return _pointer(path), f"an integer with more than {MAX_INT_DIGITS} digits"
+            continue
+        if t is float:
+            if not math.isfinite(v):
+                return _pointer(path), f"`{v}` is not JSON"
+            continue
+        if t in (list, tuple, dict):
+            if len(path) >= max_depth:
+                return _pointer(path), f"nested more than {max_depth} deep"
+            items = v.items() if t is dict else enumerate(v)
+            for k, x in items:
+                if t is dict and type(k) is not str:
+                    return _pointer(path), f"a key that is not text (`{str(k)[:40]}`)"
+                if type(k) is str and _LONE.search(k):
+                    return _pointer(path), "a key holds a lone surrogate"
+                todo.append((x, (*path, k)))
+            continue
+        return _pointer(path), f"a value of no JSON type (`{t.__name__}`)"
+    return None
+
+
+
+def _pointer(path: tuple[Any, ...]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """JSON text of a value: ``ValueError`` for NaN or infinity (JSON has neither); a lone surrogate
+    is written as the replacement character U+FFFD, which every UTF-8 reader accepts."""
+    text = json.dumps(value, allow_nan=False, **options)
+    if _LONE.search(text):
+        text = _LONE.sub("\ufffd", text)
+    return text
