@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from . import ast as A
+from . import jsontext
 from . import confine, safeyaml, schemarefs
 from .confine import ROOT_MARKER, Refused, find_root
 from .diagnostics import Diagnostic, DiagnosticError, Related, Span
@@ -103,9 +104,19 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
         try:
             text = raw.decode("utf-8")
             if path.suffix == ".json":
-                value = json.loads(text)
+                value = jsontext.loads(text, shown)  # as strictly as a state: no NaN, no huge number
             else:
                 value = safeyaml.load(text)
+                problem = jsontext.value_problem(value)
+                if problem is not None:
+                    diags.append(Diagnostic("C008", f"data file `{shown}` holds {problem[1]} at `{problem[0] or '/'}`",
+                                            Span(shown, 1, 1, 1, 2)))
+                    value = None
+        except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
+            d = exc.diagnostics[0]
+            diags.append(Diagnostic("C008", f"invalid JSON: {d.message}", d.span))
+        except (ValueError, OverflowError) as exc:  # a YAML integer past Python's digit limit, say
+            diags.append(Diagnostic("C008", f"data file `{shown}` cannot be read: {str(exc)[:120]}", Span(shown, 1, 1, 1, 2)))
         except UnicodeDecodeError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8", Span(shown, 1, 1, 1, 2)))
         except json.JSONDecodeError as exc:

@@ -305,10 +305,19 @@ def test_a_5000_digit_integer_in_a_case_file_is_s004(hostile, repo):
 @pytest.mark.parametrize("name, text", [("data.json", '{"x": ' + "9" * 5000 + "}"), ("data.yaml", "x: " + "9" * 5000)],
                          ids=["json", "yaml"])
 def test_a_data_file_python_cannot_read_is_c008_not_exit_4(hostile, repo, name, text):
+    """A data file holding what Python's readers refuse is C008 at the file (not exit 4)."""
     write(repo, name, text + "\n")
     write(repo, "main.rules", f'import "{name}" as d\nquery main = d.x\n')
     done = hostile("check", "main.rules", cwd=repo)
-    assert done.code == 1 and "main.rules:1:1: error[C008]: a file this ruleset reads cannot be read" in done.err
+    assert done.code == 1 and re.search(rf"{re.escape(name)}:1:\d+: error\[C008\]", done.err), done.err
+
+
+@pytest.mark.parametrize("text", ['{"x": NaN}', '{"x": "\\ud800"}', '{"x": 1e999}'])
+def test_json_data_is_read_as_strictly_as_a_state(hostile, repo, text):
+    write(repo, "data.json", text + "\n")
+    write(repo, "main.rules", 'import "data.json" as d\nquery main = d.x\n')
+    done = hostile("check", "main.rules", cwd=repo)
+    assert done.code == 1 and re.search(r"data\.json:1:\d+: error\[C008\]: invalid JSON", done.err), done.err
 
 
 def test_a_path_the_system_refuses_is_c008_not_exit_4(hostile, repo):
