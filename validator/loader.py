@@ -107,9 +107,9 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
                 value = jsontext.loads(text, shown)  # as strictly as a state: no NaN, no huge number
             else:
                 value = safeyaml.load(text)
-                problem = jsontext.value_problem(value)
-                if problem is not None:
-                    diags.append(Diagnostic("C008", f"data file `{shown}` holds {problem[1]} at `{problem[0] or '/'}`",
+                fault = jsontext.value_problem(value)
+                if fault is not None:
+                    diags.append(Diagnostic("C008", f"data file `{shown}` holds {fault[1]} at `{fault[0] or '/'}`",
                                             Span(shown, 1, 1, 1, 2)))
                     value = None
         except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
