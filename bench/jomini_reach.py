@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from validator import load_ruleset  # noqa: E402
-from validator.builtins import _hex_grid  # noqa: E402
+from validator.lib.builtins import _hex_grid  # noqa: E402
 
 TERRAIN = [("clear", 58), ("woods", 14), ("hills", 10), ("marsh", 5), ("village", 8), ("impassable", 5)]
 UNITS = [("infantry", "light"), ("infantry", "medium"), ("infantry", "heavy"), ("cavalry", "light"),

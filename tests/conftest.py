@@ -25,7 +25,7 @@ class CliResult:
 
 @pytest.fixture
 def cli():
-    from validator.cli import main
+    from validator.tools.cli import main
 
     def run(*argv: str) -> CliResult:
         out, err = io.StringIO(), io.StringIO()

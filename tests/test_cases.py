@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.testing import load_suite, run_case
+from validator.tools.testing import load_suite, run_case
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 SUITE = load_suite([str(CASES_DIR)])

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from validator import api, checkcache
+from validator import api
+
+from validator.core import checkcache
 
 
 @pytest.fixture

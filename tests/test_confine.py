@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from validator import caseupdate, confine, safeyaml
-from validator.testing import Case, Outcome
+from validator.tools import caseupdate
+
+from validator.core import confine, safeyaml
+from validator.tools.testing import Case, Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_YAML = sorted(p for d in ("rulesets", "tests/cases", "schemas") for p in (ROOT / d).rglob("*.y*ml"))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from validator.cli import main
-from validator.diagnostics import CODES
+from validator.tools.cli import main
+from validator.core.diagnostics import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "diagnostics.md"
@@ -117,9 +117,9 @@ def test_s003_state_too_large(tmp_path: Path) -> None:
 
 
 def test_e010_too_many_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import validator.reference
+    import validator.engine.reference
 
-    monkeypatch.setattr(validator.reference, "MAX_EXACT_PATHS", 50)
+    monkeypatch.setattr(validator.engine.reference, "MAX_EXACT_PATHS", 50)
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = count(true for i in range(10) if roll(1d6) > 3)\n")
     (tmp_path / "s.json").write_text("{}")

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from programs import programs
-from validator import reference as R
+from validator.engine import reference as R
 from validator.api import RunError, load_ruleset
-from validator.runtime import ScriptedDice, SeededDice
-from validator.testing import _state_of, load_suite
+from validator.lib.runtime import ScriptedDice, SeededDice
+from validator.tools.testing import _state_of, load_suite
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 CASES_DIR = Path(__file__).resolve().parent / "cases"

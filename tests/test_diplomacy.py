@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from validator import load_ruleset
-from validator.cli import main
+from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DIP = ROOT / "rulesets" / "diplomacy"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from validator.api import load_ruleset
-from validator.errata import generator_state
+from validator.tools.errata import generator_state
 
 ROOT = Path(__file__).resolve().parent.parent
 DIP = ROOT / "rulesets" / "diplomacy"
@@ -56,7 +56,7 @@ def test_seeds_give_different_states() -> None:
 
 
 def diff(*argv: str) -> tuple[int, str, list[Any]]:
-    from validator.cli import main
+    from validator.tools.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(["diff", str(DIP / "standard.rules"), str(DIP / "all_hold.rules"), *argv], stdout=out, stderr=err)

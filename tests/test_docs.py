@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from validator.builtins import BUILTINS
+from validator.lib.builtins import BUILTINS
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
 

@@ -18,9 +18,9 @@ from fuzzing import bounded
 from hypothesis import given
 from test_fuzz import TEXTS, mutated
 
-from validator import syntax
-from validator.diagnostics import DiagnosticError
-from validator.lalr import Mismatch
+from validator.lang import syntax
+from validator.core.diagnostics import DiagnosticError
+from validator.lang.lalr import Mismatch
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(ROOT.glob("rulesets/**/*.rules")) + sorted((ROOT / "tests" / "fixtures").rglob("*.rules"))

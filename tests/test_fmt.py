@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from validator.diagnostics import DiagnosticError
-from validator.fmt import format_text
-from validator.syntax import parse_module
+from validator.core.diagnostics import DiagnosticError
+from validator.tools.fmt import format_text
+from validator.lang.syntax import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

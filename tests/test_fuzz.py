@@ -28,7 +28,7 @@ from fuzzing import bounded
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validator.cli import main
+from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -179,8 +179,8 @@ def test_mutated_states_exit_3_with_pointer(state: object) -> None:
 @SETTINGS
 @given(mutated())
 def test_mutated_rulesets_format_or_get_a_located_diagnostic(data: bytes) -> None:
-    from validator.diagnostics import DiagnosticError
-    from validator.fmt import format_text
+    from validator.core.diagnostics import DiagnosticError
+    from validator.tools.fmt import format_text
 
     TRIED["formatted"] += 1
     text = data.decode("utf-8", errors="replace")
@@ -231,8 +231,8 @@ def test_hostile_rulesets_raise_only_documented_errors(data: bytes) -> None:
     """The API on hostile rulesets: only DiagnosticError (or its RunError); whatever it reports renders
     to safe text, one GitHub command per diagnostic and valid JSON."""
     import validator
-    from validator.diagnostics import render_all, to_json_text
-    from validator.report import render_check
+    from validator.core.diagnostics import render_all, to_json_text
+    from validator.tools.report import render_check
 
     TRIED["hostile rulesets"] = TRIED.get("hostile rulesets", 0) + 1
     with tempfile.TemporaryDirectory() as tmp:
@@ -311,8 +311,8 @@ def test_diagnostics_of_any_text_render_safely(path: str, message: str, note: st
     """Paths, messages and help of any characters (surrogates, controls, XML's forbidden ones): one
     safe terminal text, one GitHub command per diagnostic with exactly its own properties, JUnit XML
     that parses, JSON that parses."""
-    from validator.diagnostics import Diagnostic, Span, render_all, to_json_text
-    from validator.report import render_check
+    from validator.core.diagnostics import Diagnostic, Span, render_all, to_json_text
+    from validator.tools.report import render_check
 
     diags = [Diagnostic("C001", message, Span(path, line, 1, line, 2), help=note),
              Diagnostic("W101", note, Span(path), pointer=message)]

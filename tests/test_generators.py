@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from validator.api import RunError, load_ruleset
-from validator.builtins import BUILTINS, CallError
-from validator.errata import generator_state
+from validator.lib.builtins import BUILTINS, CallError
+from validator.tools.errata import generator_state
 
 ROOT = Path(__file__).resolve().parent.parent
 JOMINI = ROOT / "rulesets" / "jomini"
@@ -42,7 +42,7 @@ def test_rand_is_deterministic_and_pinned() -> None:
 
 def test_rand_is_the_same_in_another_process() -> None:
     # Python salts its own hash of text per process; rand must not depend on it
-    code = ("from validator.builtins import BUILTINS as B; r = B['rand'].fn; "
+    code = ("from validator.lib.builtins import BUILTINS as B; r = B['rand'].fn; "
             "print([r(0, 'x', 10), r(1, 'x', 10), r(0, ['x', 1], 1000), r(-5, 7, 2**40)])")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout
@@ -166,7 +166,7 @@ def test_jomini_generator_is_varied() -> None:
 
 
 def diff(*argv: str) -> tuple[int, str, list[Any]]:
-    from validator.cli import main
+    from validator.tools.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(["diff", *argv], stdout=out, stderr=err)

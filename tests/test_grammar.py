@@ -8,8 +8,8 @@ from pathlib import Path
 
 from lark import Token, Tree
 
-from validator import ast as A
-from validator import syntax
+from validator.lang import ast as A
+from validator.lang import syntax
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "ruleval.lark"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -72,7 +72,7 @@ def walk(node: object, seen: list[str]) -> None:
             walk(k, seen)
             walk(v, seen)
     else:
-        assert type(node).__module__ in ("builtins", "fractions", A.__name__, "validator.diagnostics"), type(node)
+        assert type(node).__module__ in ("builtins", "fractions", A.__name__, "validator.core.diagnostics"), type(node)
 
 
 def test_no_lark_objects_in_ast() -> None:
@@ -95,7 +95,7 @@ def test_ast_nodes_are_frozen_with_spans() -> None:
 
 
 def test_every_fixture_parses_or_gives_a_diagnostic() -> None:
-    from validator.diagnostics import DiagnosticError
+    from validator.core.diagnostics import DiagnosticError
 
     for path in FIXTURES.rglob("*.rules"):
         text = path.read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import validator
-from validator.cli import main
+from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rulesets" / "his" / "his.rules"

@@ -31,9 +31,9 @@ import validator  # noqa: E402
 from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
-from validator.builtins import _hex_neighbours  # noqa: E402
-from validator.cli import main  # noqa: E402
-from validator.testing import load_suite  # noqa: E402
+from validator.lib.builtins import _hex_neighbours  # noqa: E402
+from validator.tools.cli import main  # noqa: E402
+from validator.tools.testing import load_suite  # noqa: E402
 
 limited = bounded
 

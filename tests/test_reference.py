@@ -1,4 +1,4 @@
-"""The reference interpreter (`validator.reference`) is the language's meaning: every bundled case
+"""The reference interpreter (`validator.engine.reference`) is the language's meaning: every bundled case
 passes on it, and it gives what the rules say where the fast engine went wrong."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from validator.api import load_ruleset
-from validator.testing import load_suite, run_case
+from validator.tools.testing import load_suite, run_case
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 SUITE = load_suite([str(CASES_DIR)])

@@ -20,7 +20,7 @@ from fuzzing import bounded
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validator.cli import main
+from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DIP_RULES = ROOT / "rulesets" / "diplomacy" / "standard.rules"

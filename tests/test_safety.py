@@ -79,7 +79,7 @@ def test_no_dynamic_code_in_validator() -> None:
                          r"|yaml\.load\(.*Loader=yaml\.Loader")
     offenders = []
     compiles = []
-    for path in sorted(VALIDATOR.glob("*.py")):
+    for path in sorted(VALIDATOR.rglob("*.py")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("#", 1)[0]
             if pattern.search(code):

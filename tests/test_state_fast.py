@@ -14,8 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator import state as state_module
-from validator.state import fast_check, generated_check
+from validator.engine import state as state_module
+from validator.engine.state import fast_check, generated_check
 
 ROOT = Path(__file__).resolve().parent.parent
 

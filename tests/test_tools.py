@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from validator.syntax import KEYWORDS
+from validator.lang.syntax import KEYWORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tests" / "fixtures" / "tools"
@@ -133,7 +133,7 @@ def test_diff_without_generator_says_so(cli) -> None:
 
 def test_shrink_is_minimal() -> None:
     from validator.api import load_ruleset
-    from validator.errata import Probe, _smaller, _valid, outcome, shrink
+    from validator.tools.errata import Probe, _smaller, _valid, outcome, shrink
 
     old, new = load_ruleset(ERRATA / "old.rules"), load_ruleset(ERRATA / "new.rules")
     state = {"attacks": [{"id": f"a{i}", "bonus": 9, "note": "n"} for i in range(4)] + [{"id": "z", "bonus": 2}],
@@ -228,7 +228,7 @@ def test_no_ansi_codes_without_a_tty_or_with_no_color(cli, broken_ruleset: str, 
 
 
 def test_no_color_wins_over_a_tty() -> None:
-    from validator.diagnostics import use_colour
+    from validator.core.diagnostics import use_colour
 
     class Tty:
         def isatty(self) -> bool:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from validator.values import MAX_INT_BITS, to_json
+from validator.lib.values import MAX_INT_BITS, to_json
 
 
 def test_records_and_lists_are_copied_not_shared() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from .core.exits import VERSION as __version__
 __all__ = ["load_ruleset", "check_paths", "parse", "Diagnostic", "DiagnosticError", "RunError", "__version__"]
 
 
@@ -18,6 +18,6 @@ def __getattr__(name: str) -> Any:
         from . import api
         return getattr(api, name)
     if name in ("Diagnostic", "DiagnosticError"):
-        from . import diagnostics
+        from .core import diagnostics
         return getattr(diagnostics, name)
     raise AttributeError(name)

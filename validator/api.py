@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
 
-from . import ast as A
-from . import deep
-from .checker import run_passes
-from . import reference as R
-from .backend import Backend
-from .program import Program, build_program
-from .diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
-from .jsontext import value_problem
-from .loader import Loaded, display_path, load
-from .runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
-from .state import certainly_valid, schema_errors
-from .syntax import parse_module
-from .values import MAX_OUTPUT_NODES, to_json, tree_size
+from .lang import ast as A
+from .core import deep
+from .lang.checker import run_passes
+from .engine import reference as R
+from .engine.backend import Backend
+from .lang.program import Program, build_program
+from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
+from .core.jsontext import value_problem
+from .lang.loader import Loaded, display_path, load
+from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
+from .engine.state import certainly_valid, schema_errors
+from .lang.syntax import parse_module
+from .lib.values import MAX_OUTPUT_NODES, to_json, tree_size
 
 
 _T = TypeVar("_T")
@@ -323,7 +323,7 @@ def _too_deep(loaded: Loaded) -> Diagnostic:
 
 
 def _empty_ns(p: Path) -> Any:
-    from .loader import Namespace
+    from .lang.loader import Namespace
     return Namespace(str(p), str(p))
 
 
@@ -332,8 +332,8 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
     a diagnostic for each file found in a folder that is refused: one that resolves outside the
     folder's ruleset root (C007: a symlink to `/proc/self/environ`, to another user's file) or is no
     regular file (C024: a FIFO, a device). Files named here are the user's choice and are not confined."""
-    from .confine import walk
-    from .loader import refusal
+    from .core.confine import walk
+    from .lang.loader import refusal
 
     files: list[Path] = []
     missing: list[str] = []
@@ -366,8 +366,8 @@ class CheckedRuleset:
 
     @property
     def sources(self) -> dict[str, str]:
-        from .confine import Refused, read_bytes
-        from .syntax import MAX_SOURCE_BYTES
+        from .core.confine import Refused, read_bytes
+        from .lang.syntax import MAX_SOURCE_BYTES
 
         out = {}
         covered = set(self.files)
@@ -386,7 +386,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
     again (see ``checkcache``). With ``jobs`` > 1, folders are checked in that many processes
     (see `_check_in_processes`); the result is the same."""
-    from . import checkcache
+    from .core import checkcache
 
     files, missing, refused = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing] + refused
@@ -410,7 +410,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
 
 
 def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
-    from . import checkcache
+    from .core import checkcache
 
     out: dict[Path, Any] = {}
     for f in files:
@@ -442,7 +442,7 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
     """Check shares of the files in forked processes (this one takes the first share). A child
     sends its rulesets' diagnostics back as JSON and exits; if a child fails in any way, its
     share is checked here instead, so the result never depends on how the work was split."""
-    from . import checkcache
+    from .core import checkcache
 
     shares = _shares(files, jobs)
     children = []

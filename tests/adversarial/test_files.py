@@ -281,7 +281,7 @@ def _lark_cache_name(folder: Path) -> str:
     """The file Lark's `cache=True` would use for ruleval's grammar, as Lark names it."""
     from lark import Lark
 
-    from validator.syntax import _grammar_text
+    from validator.lang.syntax import _grammar_text
 
     saved = tempfile.tempdir
     tempfile.tempdir = str(folder)

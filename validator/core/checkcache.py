@@ -167,11 +167,12 @@ def read_signed(path: Path, key: bytes, folder: Path, limit: int) -> Any:
 def _tool_key() -> str:
     """ruleval's version, grammar and own code: any change to the checker never reads old entries."""
     if not _KEY_CACHE:
-        from . import __version__
-        from .syntax import _grammar_text
+        from .exits import VERSION as __version__
 
-        h = hashlib.sha256(_grammar_text().encode("utf-8"))
-        for source in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        package = Path(__file__).resolve().parent.parent  # validator/: its code, and the grammar
+        h = hashlib.sha256()
+        sources = [*package.rglob("*.py"), *package.rglob("*.lark"), *(package.parent / "grammar").glob("*.lark")]
+        for source in sorted(sources):
             h.update(source.read_bytes())
         _KEY_CACHE.append(f"{__version__}:{h.hexdigest()[:24]}")
     return _KEY_CACHE[0]

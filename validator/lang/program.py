@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast as A
-from .builtins import BUILTINS
-from .patterns import check as pattern_problem
-from .diagnostics import Diagnostic, Related, Span
+from ..lib.builtins import BUILTINS
+from ..lib.patterns import check as pattern_problem
+from ..core.diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 
 DICE_BUILTINS = frozenset({"roll", "roll_hits"})

@@ -139,21 +139,21 @@ def to_svg(dot_text: str) -> str | None:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .api import RunError
-    from .cli import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, _load_for_run, _parse_arg,
-                      parse_dice, require_files)
-    from .confine import write_atomic
-    from .diagnostics import DiagnosticError, render_all, visible
-    from .state import read_state_file
+    from ..api import RunError
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE
+    from .common import load_for_run, parse_arg, parse_dice, require_files
+    from ..core.confine import write_atomic
+    from ..core.diagnostics import DiagnosticError, render_all, visible
+    from ..engine.state import read_state_file
 
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
-    rs = _load_for_run(args.ruleset, err)
+    rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.state))
-        result = rs.run(state, query=args.query, args=[_parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
+        result = rs.run(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
                         explain=True, state_name=args.state)
     except RunError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
@@ -164,7 +164,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":
-        from .cli import result_json
+        from .common import result_json
 
         try:
             text = result_json(rs, args.query, result["explain"], indent=2) + "\n"

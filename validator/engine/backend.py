@@ -28,11 +28,11 @@ import types
 from fractions import Fraction
 from typing import Any, Callable
 
-from . import ast as A
+from ..lang import ast as A
 from . import reference as R
-from .builtins import BUILTINS, Builtin, CallError, DiceSpec
-from .diagnostics import Span
-from .runtime import EvalError, RandomValue
+from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
+from ..core.diagnostics import Span
+from ..lib.runtime import EvalError, RandomValue
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()

@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
-from .diagnostics import Span
+from ..core.diagnostics import Span
 
 if TYPE_CHECKING:
-    from .reference import Run as Context  # what a built-in that asks for it is given: the run
+    from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in _sized(ctx, xs, "sum"):
         if isinstance(x, Fraction) or isinstance(total, Fraction):
-            from .reference import number_cost
+            from .values import number_cost
 
             _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
         total = total + x

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import ast as A
-from .diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .loader import Namespace
 
 ANY = ("any",)

@@ -17,10 +17,11 @@ from typing import Any
 import yaml
 
 from . import ast as A
-from . import jsontext
-from . import confine, safeyaml, schemarefs
-from .confine import ROOT_MARKER, Refused, find_root
-from .diagnostics import Diagnostic, DiagnosticError, Related, Span
+from ..core import jsontext
+from ..core import confine, safeyaml
+from . import schemarefs
+from ..core.confine import ROOT_MARKER, Refused, find_root
+from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
 
 MAX_DATA_BYTES = 20_000_000

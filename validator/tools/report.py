@@ -6,7 +6,7 @@ import json
 from typing import Any
 from html import escape as _escape
 
-from .diagnostics import Diagnostic, visible
+from ..core.diagnostics import Diagnostic, visible
 
 
 def xml_text(value: str) -> str:
@@ -59,7 +59,7 @@ def render_check(fmt: str, diags: list[Diagnostic], files: list[str]) -> str:
 
 
 def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
-    from .diagnostics import CODES
+    from ..core.diagnostics import CODES
 
     used = sorted({d.code for d in diags})
     rules = [{"id": c, "shortDescription": {"text": CODES.get(c, ("error", c))[1]},

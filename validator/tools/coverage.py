@@ -62,8 +62,8 @@ def cites_in(result: Any) -> Iterator[str]:
 
 def traced_cites(case: Case) -> set[str]:
     """The citations met when running a case in explain mode (empty if it does not run)."""
-    from .api import RunError, load_ruleset
-    from .diagnostics import DiagnosticError
+    from ..api import RunError, load_ruleset
+    from ..core.diagnostics import DiagnosticError
     from .testing import _state_of
 
     rs = load_ruleset(case.ruleset)
@@ -81,8 +81,8 @@ def traced_cites(case: Case) -> set[str]:
 
 
 def measure(suite: Suite) -> list[RulesetCoverage]:
-    from .api import load_ruleset
-    from .loader import display_path
+    from ..api import load_ruleset
+    from ..lang.loader import display_path
 
     by_ruleset: dict[str, RulesetCoverage] = {}
     for case in suite.cases:
@@ -129,8 +129,8 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
 
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-    from .diagnostics import render_all, visible
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from ..core.diagnostics import render_all, visible
 
     suite = load_suite(args.paths)
     if suite.diagnostics:

@@ -20,10 +20,10 @@ from typing import Any, Callable, TextIO
 
 import yaml
 
-from . import confine, safeyaml
-from .confine import Refused, find_root
+from ..core import confine, safeyaml
+from ..core.confine import Refused, find_root
 from .report import xml_attr, xml_text
-from .diagnostics import Diagnostic, Span, visible
+from ..core.diagnostics import Diagnostic, Span, visible
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -273,16 +273,16 @@ def _value_fault(exc: BaseException) -> str:
 def _state_of(case: Case) -> Any:
     data = case.data
     if "state_file" in data:
-        from .state import read_state_file
+        from ..engine.state import read_state_file
 
         # confined again when read (the file may have changed since the suite was loaded)
         return read_state_file(Path(case.file).parent / str(data["state_file"]), Path(case.root) if case.root else None)
     state = data.get("state", {})
-    from .jsontext import value_problem
+    from ..core.jsontext import value_problem
 
     problem = value_problem(state)  # what a state file would be refused for (YAML writes `.nan` too)
     if problem is not None:
-        from .diagnostics import DiagnosticError
+        from ..core.diagnostics import DiagnosticError
 
         raise DiagnosticError([Diagnostic("S001", f"state of case `{case.id}`: {problem[1]}",
                                           Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
@@ -301,7 +301,7 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 def case_problem(case: Case) -> str | None:
     """What makes a case unrunnable as written (S004): a field of the wrong kind, or a value no JSON
     state or result could hold (YAML writes `.nan`) in what it passes or expects."""
-    from .jsontext import value_problem
+    from ..core.jsontext import value_problem
 
     for key, (ok, kind) in _FIELD_TYPES.items():
         if key in case.data and not ok(case.data[key]):
@@ -314,8 +314,8 @@ def case_problem(case: Case) -> str | None:
 
 
 def run_case(case: Case, engine: str = "fast") -> Outcome:
-    from .api import RunError, load_ruleset
-    from .diagnostics import DiagnosticError
+    from ..api import RunError, load_ruleset
+    from ..core.diagnostics import DiagnosticError
 
     data = case.data
     started = time.perf_counter()
@@ -431,8 +431,8 @@ def summary_counts(outcomes: list[Outcome]) -> dict[str, int]:
 
 def ruleset_warnings(outcomes: list[Outcome]) -> list[Diagnostic]:
     """The warnings of every ruleset the run cases used (for --deny-warnings and SARIF)."""
-    from .api import load_ruleset
-    from .diagnostics import sort_diagnostics
+    from ..api import load_ruleset
+    from ..core.diagnostics import sort_diagnostics
 
     found: list[Diagnostic] = []
     for path in sorted({o.case.ruleset for o in outcomes}):
@@ -442,7 +442,7 @@ def ruleset_warnings(outcomes: list[Outcome]) -> list[Diagnostic]:
 
 def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     """Turn a foreign test format into cases with the ruleset's own importer query (text -> cases)."""
-    from .api import load_ruleset
+    from ..api import load_ruleset
 
     rs = load_ruleset(ruleset)
     suite = Suite()
@@ -461,8 +461,8 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-    from .diagnostics import render_all
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+    from ..core.diagnostics import render_all
 
     if args.import_with:
         if not args.ruleset:
@@ -529,7 +529,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(render_all(warnings, None, err) + "\n")
         bad += len(warnings)
     if any(o.status == "error" and o.message.startswith("I001") for o in outcomes):
-        from .cli import EXIT_INTERNAL
+        from ..core.exits import EXIT_INTERNAL
 
         return EXIT_INTERNAL
     return EXIT_FINDINGS if bad else EXIT_OK

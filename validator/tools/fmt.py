@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
-from .confine import write_atomic
-from .diagnostics import Diagnostic, DiagnosticError, Span, visible
-from .loader import Loader
-from .syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
+from ..core.confine import write_atomic
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..lang.loader import Loader
+from ..lang.syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
 INDENT = 2
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -307,8 +307,8 @@ def format_text(text: str, path: str = "<string>") -> str:
     with ``I001`` if the formatted text would not parse to the same AST (a formatter bug). Runs with
     room for deep recursion (``deep.call``: comparing two long chains of `+` recurses); a tree too
     deep even for that is a ``P006`` at its deepest expression."""
-    from . import deep
-    from .ast import deepest
+    from ..core import deep
+    from ..lang.ast import deepest
 
     try:
         return deep.call(_format_text, text, path)
@@ -340,14 +340,14 @@ def _refusal(path: str, message: str) -> Diagnostic:
 
 
 def _files(paths: list[str]) -> tuple[list[Path], list[str], list[Diagnostic]]:
-    from .api import ruleset_files
+    from ..api import ruleset_files
 
     return ruleset_files(paths)
 
 
 def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_OK, UsageError
-    from .diagnostics import render_all
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
+    from ..core.diagnostics import render_all
 
     files, missing, refused = _files(args.paths)
     if missing:

@@ -175,3 +175,14 @@ def _write(v: Any, top: bool = False) -> str:
 def key_text(k: Any) -> str:
     """A map key as a JSON object's key: a text as it is, anything else in the language's notation."""
     return k if type(k) is str else _write(k)
+
+
+def number_cost(op: str, x: Any, y: Any) -> int:
+    """Arithmetic on large numbers: multiplying, dividing and reducing a fraction cost the square of
+    their size in 64 Kib units (nothing for numbers of ordinary size). Adding integers costs nothing:
+    it grows a number by one bit at most."""
+    if op in ("+", "-") and isinstance(x, int) and isinstance(y, int):
+        return 0
+    bx = x.bit_length() if isinstance(x, int) else x.numerator.bit_length() + x.denominator.bit_length()
+    by = y.bit_length() if isinstance(y, int) else y.numerator.bit_length() + y.denominator.bit_length()
+    return (bx + by) * (bx + by) >> 16

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TextIO
 
 from .coverage import cites_in
-from .state import pointer_parts
+from ..engine.state import pointer_parts
 
 MAX_SHRINK_RUNS = 2000
 MAX_FIELD_COLUMN = 72  # wider field pointers are printed one per line, not as a table
@@ -50,8 +50,8 @@ class Difference:
 
 def outcome(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
     """The comparable result of a run: the JSON result, a {result: probability} map, or the error codes."""
-    from .api import RunError
-    from .diagnostics import DiagnosticError
+    from ..api import RunError
+    from ..core.diagnostics import DiagnosticError
 
     try:
         result = rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
@@ -158,7 +158,7 @@ def generator_state(rs: Any) -> dict[str, Any]:
 
 def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
     """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
-    from .api import RunError
+    from ..api import RunError
 
     gen = next((rs for rs in (new, old) if "generate" in rs.queries()), None)
     if gen is None or count <= 0:
@@ -235,14 +235,15 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_OK, _load_for_run, UsageError
-    from .diagnostics import render_all, visible
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
+    from .common import load_for_run
+    from ..core.diagnostics import render_all, visible
     from pathlib import Path
 
     for p in (args.old, args.new):
         if not Path(p).is_file():
             raise UsageError(f"ruleset `{p}` not found")
-    old, new = _load_for_run(args.old, err), _load_for_run(args.new, err)
+    old, new = load_for_run(args.old, err), load_for_run(args.new, err)
     if old is None or new is None:
         return EXIT_FINDINGS
     probes: list[Probe] = []
@@ -257,8 +258,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     probes += generated
     diffs, tried = compare(old, new, probes)
     if args.format == "json":
-        from .cli import result_json
-        from .api import RunError
+        from .common import result_json
+        from ..api import RunError
 
         try:
             out.write(result_json(new, "main", {"tried": tried, "differences": [

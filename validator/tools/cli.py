@@ -14,14 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .confine import WriteFailed
-from .diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text, visible
+from ..core.confine import WriteFailed
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, visible
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
-
-
-class UsageError(Exception):
-    pass
+from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError
+from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, result_json
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,17 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "json"], default="json")
     p.add_argument("--svg", help="also draw the result as SVG into this file (rulesets with a `render` query)")
 
-    from . import tools  # the authoring tools register their own sub-commands
+    from .. import tools  # the authoring tools register their own sub-commands
 
     tools.register(sub)
     return parser
-
-
-def _print_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sources: dict[str, str]) -> None:
-    if fmt == "json":
-        out.write(to_json_text(diags) + "\n")
-    elif diags:
-        err.write(render_all(diags, sources, err) + "\n")
 
 
 def _summary(diags: list[Diagnostic]) -> str:
@@ -87,7 +77,7 @@ def _jobs(text: str) -> int:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .api import check_paths
+    from ..api import check_paths
     from . import report
 
     jobs = args.jobs or min(4, os.cpu_count() or 1)
@@ -98,7 +88,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.format in ("sarif", "github", "junit"):
         out.write(report.render_check(args.format, diags, [rs.path for rs in rulesets]))
     else:
-        _print_diags(diags, args.format, out, err, sources)
+        print_diags(diags, args.format, out, err, sources)
         if args.format == "text":
             err.write(f"checked {len(rulesets)} ruleset{'s' if len(rulesets) != 1 else ''}: {_summary(diags)}\n")
     failing = any(d.is_error for d in diags) or (args.deny_warnings and diags)
@@ -107,58 +97,18 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def _parse_arg(text: str) -> Any:
-    """``--arg``: JSON, else plain text; JSON that ruleval refuses in a state (``NaN``, an integer of
-    too many digits, nesting too deep) is a usage error rather than text."""
-    from .jsontext import loads
-
-    try:
-        return loads(text, "--arg")
-    except DiagnosticError as exc:
-        if exc.diagnostics[0].message.startswith("invalid JSON"):
-            return text
-        raise UsageError(f"--arg `{text[:40]}`: {exc.diagnostics[0].message}") from None
-
-
-def parse_dice(text: str | None) -> list[int] | None:
-    """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
-    if text is None:
-        return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
-
-
-def require_files(ruleset: str, state: str | None) -> None:
-    if not Path(ruleset).is_file():
-        raise UsageError(f"ruleset `{ruleset}` not found")
-    if state is not None and state != "-" and not Path(state).is_file():
-        raise UsageError(f"state `{state}` not found")
-
-
-def _load_for_run(path: str, err: TextIO) -> Any:
-    from .api import load_ruleset
-
-    rs = load_ruleset(path)
-    if not rs.ok:
-        err.write(render_all([d for d in rs.diagnostics if d.is_error], rs.sources, err) + "\n")
-        return None
-    return rs
-
-
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .api import RunError
-    from .state import read_state_file, read_state_text
+    from ..api import RunError
+    from ..engine.state import read_state_file, read_state_text
 
     if (args.state is None) == (args.batch is None):
         raise UsageError("give exactly one of --state FILE or --batch FILE")
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
-    rs = _load_for_run(args.ruleset, err)
+    rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
-    qargs = [_parse_arg(a) for a in args.arg]
+    qargs = [parse_arg(a) for a in args.arg]
     opts = dict(query=args.query, args=qargs, seed=args.seed, dice=dice, exact=args.exact, explain=args.explain)
 
     if args.batch is not None:
@@ -173,10 +123,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = rs.run(state, state_name=shown, **opts)
         text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        _print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
         return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
     except DiagnosticError as exc:
-        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT
     if args.svg:
         from . import render
@@ -193,7 +143,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _stdin_text(shown: str) -> str:
     """Standard input read as bytes and decoded as a state file is (``S001`` if it is not UTF-8)."""
-    from .state import MAX_STATE_BYTES
+    from ..engine.state import MAX_STATE_BYTES
 
     data = sys.stdin.buffer.read(MAX_STATE_BYTES + 1) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     try:
@@ -206,25 +156,9 @@ def _stdin_text(shown: str) -> str:
                                           Span(shown, line, 1, line, 2), help="send the state as UTF-8")]) from None
 
 
-def result_json(rs: Any, query: str, result: Any, **options: Any) -> str:
-    """A run's result as JSON text; ``RunError`` with ``E011`` (at the query) for a value JSON cannot
-    hold (NaN or an infinity, from a state's or a data file's numbers), never invalid JSON."""
-    from .api import RunError
-    from .jsontext import dumps
-
-    try:
-        return dumps(result, sort_keys=False, ensure_ascii=False, **options)
-    except ValueError:
-        unit = rs.program.query(query)
-        span = unit.decl.span if unit is not None else Span(rs.path)
-        raise RunError([Diagnostic("E011", "the result holds NaN or an infinity, which JSON cannot write", span,
-                                   help="JSON has no NaN or infinity; check the arithmetic on state and data numbers")],
-                       "eval") from None
-
-
 def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO) -> int:
-    from .api import RunError
-    from .state import read_state_text
+    from ..api import RunError
+    from ..engine.state import read_state_text
 
     path = Path(batch)
     if not path.is_file():
@@ -272,14 +206,14 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.version:
-            from . import __version__
+            from ..core.exits import VERSION as __version__
 
             out.write(f"ruleval {__version__}\n")
             return EXIT_OK
         if not args.command:
             err.write(parser.format_usage())
             return EXIT_USAGE
-        from . import tools
+        from .. import tools
 
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
         return handler(args, out, err)

@@ -13,8 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import jsontext
-from .diagnostics import Diagnostic, DiagnosticError, Span
+from ..core import jsontext
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -35,7 +35,7 @@ def read_state_text(text: str, shown: str) -> Any:
 def read_state_file(path: Path, root: Path | None = None) -> Any:
     """A state file's JSON: a regular file (under ``root`` when given: a test case's ``state_file``)
     of at most ``MAX_STATE_BYTES``, read through ``confine``."""
-    from .confine import Refused, read_bytes
+    from ..core.confine import Refused, read_bytes
 
     shown = str(path)
     try:
@@ -56,7 +56,7 @@ def read_state_file(path: Path, root: Path | None = None) -> Any:
 def _search_pattern(pattern: Any) -> Any:
     """A schema's `pattern`, run by RE2 in linear time (``patterns``): a JSON Schema pattern matches
     anywhere in the text. Raises ``re.error`` for one RE2 cannot take."""
-    from .patterns import PatternError, compiled
+    from ..lib.patterns import PatternError, compiled
 
     if not isinstance(pattern, str):
         raise re.error("a pattern is a text")
@@ -114,7 +114,7 @@ def _validator(schema_json: str, resources_json: str = "{}") -> Any:
     anywhere (``schemarefs.registry``)."""
     import jsonschema
 
-    from .schemarefs import registry
+    from ..lang.schemarefs import registry
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)

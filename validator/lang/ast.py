@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar, Union
 
-from .diagnostics import NO_SPAN, Span
+from ..core.diagnostics import NO_SPAN, Span
 
 _T = TypeVar("_T")
 

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 
 from . import ast as A
-from .diagnostics import Diagnostic, DiagnosticError, Span
-from . import checkcache, confine, lalr
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+from ..core import checkcache, confine
+from . import lalr
 from .lalr import Driver, Mismatch
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ _TOKEN_NAMES = {
 def _grammar_text() -> str:
     """The grammar: package data in an installed ruleval, `grammar/` in a source checkout (also
     what an editable install maps `validator.grammar` to); importlib.resources otherwise."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "grammar" / "ruleval.lark", here.parent / "grammar" / "ruleval.lark"):
+    package = Path(__file__).resolve().parent.parent  # validator/
+    for candidate in (package / "grammar" / "ruleval.lark", package.parent / "grammar" / "ruleval.lark"):
         if candidate.is_file():
             return candidate.read_text(encoding="utf-8")
     from importlib import resources

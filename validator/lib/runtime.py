@@ -5,13 +5,25 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from .diagnostics import Diagnostic, NO_SPAN, Span
+from ..core.diagnostics import Diagnostic, NO_SPAN, Span
 
 DEFAULT_STEP_BUDGET = 5_000_000
 DEFAULT_DEPTH_LIMIT = 150
 MAX_EXACT_PATHS = 200_000
+
+
+class RunContext(Protocol):
+    """What a built-in (and a die) sees of the run it is called in, whichever engine makes it
+    (``engine.reference.Run``): the steps spent and the budget, the dice, and the exact mode's forks."""
+
+    steps: int
+    budget: int
+    dice: "DiceSource"
+    rolls: int
+
+    def fork(self, weights: list[Fraction]) -> int: ...
 
 
 class EvalError(Exception):

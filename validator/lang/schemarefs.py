@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-from . import confine
-from .confine import Refused
+from ..core import confine
+from ..core.confine import Refused
 
 MAX_SCHEMA_FILES = 200
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")

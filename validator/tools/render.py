@@ -25,10 +25,10 @@ import math
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .builtins import CallError, hex_parse, offset_to_axial
-from .confine import write_atomic
+from ..lib.builtins import CallError, hex_parse, offset_to_axial
+from ..core.confine import write_atomic
 from .report import xml_attr, xml_text
-from .diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
 
 SIZE = 30.0  # hex radius in pixels
 MARGIN = 20.0
@@ -207,22 +207,23 @@ def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
 
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, _load_for_run, _print_diags, require_files
-    from .api import RunError
-    from .state import read_state_file
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+    from .common import load_for_run, print_diags, require_files
+    from ..api import RunError
+    from ..engine.state import read_state_file
 
     require_files(args.ruleset, args.state)
-    rs = _load_for_run(args.ruleset, err)
+    rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.state))
         write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {})
     except RunError as exc:
-        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT if exc.kind == "state" else EXIT_FINDINGS
     except DiagnosticError as exc:
-        _print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT if any(d.code.startswith("S") for d in exc.diagnostics) else EXIT_FINDINGS
     err.write(f"wrote {visible(args.output)}\n")
     return EXIT_OK

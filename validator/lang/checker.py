@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 from . import ast as A
 from .program import Program
-from .diagnostics import Diagnostic, Span
+from ..core.diagnostics import Diagnostic, Span
 
 
 def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:

@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from . import confine, safeyaml
-from .safeyaml import AliasUse
+from ..core import confine, safeyaml
+from ..core.safeyaml import AliasUse
 from .testing import MAX_CASE_FILE_BYTES, Outcome, first_difference, refresh
 
 

@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterator
 
-from . import ast as A
-from .builtins import BUILTINS, Builtin, CallError, DiceSpec
-from .diagnostics import Diagnostic, Span
-from .runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
+from ..lang import ast as A
+from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
+from ..core.diagnostics import Diagnostic, Span
+from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement)
-from .values import to_json, tree_size
+from ..lib.values import number_cost, to_json, tree_size
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -746,7 +746,7 @@ class Interpreter:
         settles some of the cycle's decisions. `cycle` is the list of the cycle's decisions that the
         policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
         them the targets list, and every other decision of the cycle is resolved again."""
-        from .program import cycle_policy
+        from ..lang.program import cycle_policy
 
         ns = self.loaded.namespaces[unit.ns]
         cyc = cycle_policy(ns, unit.name)
@@ -1121,17 +1121,6 @@ def charge_size(run: Run, op: str, x: Any, y: Any, span: Span) -> None:
     run.charge(cost, span)
 
 
-def number_cost(op: str, x: Any, y: Any) -> int:
-    """Arithmetic on large numbers: multiplying, dividing and reducing a fraction cost the square of
-    their size in 64 Kib units (nothing for numbers of ordinary size). Adding integers costs nothing:
-    it grows a number by one bit at most."""
-    if op in ("+", "-") and isinstance(x, int) and isinstance(y, int):
-        return 0
-    bx = x.bit_length() if isinstance(x, int) else x.numerator.bit_length() + x.denominator.bit_length()
-    by = y.bit_length() if isinstance(y, int) else y.numerator.bit_length() + y.denominator.bit_length()
-    return (bx + by) * (bx + by) >> 16
-
-
 def divide(op: str, x: Any, y: Any, span: Span) -> Any:
     """`/` is exact (integers give a fraction, or an integer when it divides); `//` and `%`."""
     try:
@@ -1243,7 +1232,7 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
               max_paths: int | None = None, engine: Any = None, check: Any = None) -> dict[str, Any]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration."""
-    from .runtime import ExactDice
+    from ..lib.runtime import ExactDice
 
     interp = engine if engine is not None else Interpreter(program)
     max_paths = max_paths or MAX_EXACT_PATHS

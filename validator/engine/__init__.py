@@ -1,0 +1,1 @@
+"""The engine: the reference interpreter, the fast backend, the run time, built-ins, values, states."""

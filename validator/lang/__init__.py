@@ -1,0 +1,1 @@
+"""The language front end: syntax, AST, loading of modules, the checked program and its checks."""

@@ -1,0 +1,74 @@
+"""What the commands share: reading their arguments, loading a ruleset to run, printing
+diagnostics and results. The commands (``cli`` and the tools' modules) import it; it imports none
+of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text
+from ..core.exits import UsageError
+
+
+def print_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sources: dict[str, str]) -> None:
+    if fmt == "json":
+        out.write(to_json_text(diags) + "\n")
+    elif diags:
+        err.write(render_all(diags, sources, err) + "\n")
+
+
+def parse_arg(text: str) -> Any:
+    """``--arg``: JSON, else plain text; JSON that ruleval refuses in a state (``NaN``, an integer of
+    too many digits, nesting too deep) is a usage error rather than text."""
+    from ..core.jsontext import loads
+
+    try:
+        return loads(text, "--arg")
+    except DiagnosticError as exc:
+        if exc.diagnostics[0].message.startswith("invalid JSON"):
+            return text
+        raise UsageError(f"--arg `{text[:40]}`: {exc.diagnostics[0].message}") from None
+
+
+def parse_dice(text: str | None) -> list[int] | None:
+    """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+
+
+def require_files(ruleset: str, state: str | None) -> None:
+    if not Path(ruleset).is_file():
+        raise UsageError(f"ruleset `{ruleset}` not found")
+    if state is not None and state != "-" and not Path(state).is_file():
+        raise UsageError(f"state `{state}` not found")
+
+
+def load_for_run(path: str, err: TextIO) -> Any:
+    from ..api import load_ruleset
+
+    rs = load_ruleset(path)
+    if not rs.ok:
+        err.write(render_all([d for d in rs.diagnostics if d.is_error], rs.sources, err) + "\n")
+        return None
+    return rs
+
+
+def result_json(rs: Any, query: str, result: Any, **options: Any) -> str:
+    """A run's result as JSON text; ``RunError`` with ``E011`` (at the query) for a value JSON cannot
+    hold (NaN or an infinity, from a state's or a data file's numbers), never invalid JSON."""
+    from ..api import RunError
+    from ..core.jsontext import dumps
+
+    try:
+        return dumps(result, sort_keys=False, ensure_ascii=False, **options)
+    except ValueError:
+        unit = rs.program.query(query)
+        span = unit.decl.span if unit is not None else Span(rs.path)
+        raise RunError([Diagnostic("E011", "the result holds NaN or an infinity, which JSON cannot write", span,
+                                   help="JSON has no NaN or infinity; check the arithmetic on state and data numbers")],
+                       "eval") from None
