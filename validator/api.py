@@ -26,7 +26,7 @@ from .lang.loader import Loaded, display_path, load
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
-from .lib.values import MAX_OUTPUT_NODES, to_json, tree_size
+from .lib.values import MAX_OUTPUT_NODES, to_json, written
 
 
 _T = TypeVar("_T")
@@ -145,7 +145,7 @@ class Ruleset:
         except RecursionError:
             raise self._too_deep(state, query, state_name) from None
         if run.events and isinstance(out, dict) and "events" not in out:
-            out["events"] = to_json(run.events)
+            out["events"] = self._to_json(run.events, unit)
         if explain and isinstance(out, dict):
             out["explain"] = R.explanation(run)
         return out
@@ -205,12 +205,12 @@ class Ruleset:
 
     @staticmethod
     def _to_json(value: Any, unit: Any) -> Any:
-        if tree_size(value, MAX_OUTPUT_NODES) > MAX_OUTPUT_NODES:
-            raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
-                                       unit.decl.span, help="return a summary of it (its `len`, say)")], "eval")
         try:
-            return to_json(value)
-        except ValueError as exc:  # e.g. an integer past Python's digit limit for text
+            return written(value)
+        except ValueError as exc:  # too large, or an integer past Python's digit limit for text
+            if "parts" in str(exc):
+                raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
+                                           unit.decl.span, help="return a summary of it (its `len`, say)")], "eval") from None
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                        help="a number grew too large; check the rule that computes it")],
                            "eval") from None

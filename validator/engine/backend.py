@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import sys
 import types
+import warnings
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -170,8 +171,14 @@ def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any]
 _ALONE_CAP = 100_000
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
+
+def _count_fault(x: Any) -> CallError:
+    from ..lib.builtins import _show
+
+    return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
+
 _HELPERS: dict[str, Any] = {
-    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
+    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_count_fault": _count_fault, "_over": _over, "_too_deep": _too_deep,
     "_value_too_deep": _value_too_deep,
     "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
@@ -180,7 +187,7 @@ _HELPERS: dict[str, Any] = {
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
-    "_set": set, "_frozenset": frozenset, "_Fraction": Fraction,
+    "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
 }
 
@@ -209,9 +216,21 @@ class _Writer:
         self.indent = 1
         self.n = 0
         self.in_loop = False  # a procedure's `for` (break/continue are Python's own)
+        # values already read into a local, by memo key: (local, indentation of the read); a read is
+        # good for the code after it at its indentation or deeper, until that block ends
+        self.avail: dict[Any, tuple[str, int]] = {}
 
     def __call__(self, text: str) -> None:
+        if self.avail:
+            self.avail = {k: v for k, v in self.avail.items() if v[1] <= self.indent}
         self.lines.append("    " * self.indent + text)
+
+    def read(self, key: Any) -> str | None:
+        found = self.avail.get(key)
+        return found[0] if found is not None and found[1] <= self.indent else None
+
+    def remember(self, key: Any, local: str) -> None:
+        self.avail[key] = (local, self.indent)
 
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
@@ -353,17 +372,27 @@ class Backend:
             w(f"return _alone(ctx, _SF, {unit.index}, {b}, ())")
             return f"def {name}(ctx):\n" + "\n".join(w.lines)
         _, pnames = self.params(w, d.params)
+        table = w.const({})  # this function's values alone, for the program's life
+        if len(pnames) == 1:  # the commonest: one text, looked up as it is
+            p = pnames[0]
+            w(f"if _type({p}) is _str:")
+            with w.block():
+                self.charge_lines(w, "1", d.span)
+                w(f"hit = {table}.get({p})")
+                w("if hit is not None and hit[1] <= ctx.budget:")
+                w("    return hit[0]")
+                w(f"return _alone(ctx, {table}, {p}, {b}, ({p}, ))")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
         self.charge_lines(w, "1", d.span)
-        frozen = "".join(f", {p} if _type({p}) is _str else _freeze({p})" for p in pnames)
-        w(f"key = ({unit.index}{frozen})")
-        w("hit = _SF.get(key)")
+        frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
+        w(f"key = ({frozen})")
+        w(f"hit = {table}.get(key)")
         w("if hit is not None and hit[1] <= ctx.budget:")
         w("    return hit[0]")
-        w(f"return _alone(ctx, _SF, key, {b}, ({''.join(p + ', ' for p in pnames)}))")
+        w(f"return _alone(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}))")
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
@@ -428,7 +457,8 @@ class Backend:
             w.indent += 1
         memoized = isinstance(d, A.DefDecl)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
-            frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else _freeze({p})" for p in pnames]
+            frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else (1j * _id({p}) if _type({p}) is _dict "
+                      f"else _freeze({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
             w(f"memo = ctx.memos.get({ukey})")
             w("if memo is None:")
@@ -712,16 +742,25 @@ class Backend:
             if isinstance(found.decl, A.TableDecl):
                 w(f"raise _E('E001', {w.const(f'table `{name}` is looked up with `{name}[...]`')}, {w.const(span)})")
                 return "None"
+            if found.arity is None and not found.uses_decisions:
+                # the same all run long (kept in the memo once read): read once in a block of code
+                known = w.read(found.index)
+                if known is not None:
+                    return known
             if isinstance(found.decl, A.InputDecl):
-                return self.tmp(w, f"ctx.inputs[{w.const((found.ns, found.name))}]")
-            if found.arity is None and found.state_free:
-                return self.tmp(w, f"{self.unit_name(found)}(ctx)")
-            if found.arity is None:
+                t = self.tmp(w, f"ctx.inputs[{w.const((found.ns, found.name))}]")
+            elif found.arity is None and found.state_free:
+                t = self.tmp(w, f"{self.unit_name(found)}(ctx)")
+            elif found.arity is None:
                 t = w.fresh()
                 w(f"{t} = ctx.memo.get({found.index}, _PENDING)")
                 w(f"if {t} is _PENDING:")
                 w(f"    {t} = {self.unit_name(found)}(ctx)")
-                return t
+            else:
+                return self.tmp(w, f"{w.const(self.unit_value(found))}")
+            if not found.uses_decisions:
+                w.remember(found.index, t)
+            return t
             return self.tmp(w, f"{w.const(self.unit_value(found))}")
         if kind == "data":
             return w.const(found)
@@ -795,7 +834,13 @@ class Backend:
         seq = self.forced(w, self.expr(w, first.iter, env))
         names = [w.fresh("_v") for _ in first.names]
         if len(names) == 1:
-            w(f"for {names[0]} in _items_of(ctx, {seq}, {w.const(first.span)}):")
+            w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
+            w(f"    ctx.steps += _len({seq})")
+            w("    if ctx.steps > ctx.budget:")
+            w(f"        raise _over(ctx, {w.const(first.span)})")
+            w("else:")
+            w(f"    {seq} = _items_of(ctx, {seq}, {w.const(first.span)})")
+            w(f"for {names[0]} in {seq}:")
         else:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
@@ -908,6 +953,21 @@ class Backend:
         if e.op in ("==", "!="):
             return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN or _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
+                isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
+            # `x in [constants]`: the list's length charged, then the items compared (a collection on
+            # the left goes the reference's way, which charges its size)
+            n = len(e.right.items)
+            t = w.fresh()
+            w(f"if _type({x}) is _str or _type({x}) is _int or {x} is None:")
+            with w.block():
+                w(f"ctx.steps += {n}")
+                w("if ctx.steps > ctx.budget:")
+                w(f"    raise _over(ctx, {span})")
+                w(f"{t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
+            w("else:")
+            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            return t
         if e.op in ("in", "notin"):
             hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
@@ -929,8 +989,18 @@ class Backend:
         span = w.const(e.span)
         if self.dice or e.op not in ("+", "-"):
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
-                           f"else _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        t = w.fresh()
+        w(f"if _type({x}) is _int and _type({y}) is _int:")
+        w(f"    {t} = {x} {e.op} {y}")
+        if e.op == "+":
+            w(f"elif _type({x}) is _str and _type({y}) is _str:")
+            w(f"    ctx.steps += _len({x}) + _len({y})")
+            w("    if ctx.steps > ctx.budget:")
+            w(f"        raise _over(ctx, {span})")
+            w(f"    {t} = {x} + {y}")
+        w("else:")
+        w(f"    {t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        return t
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
         x = self.forced(w, self.expr(w, e.operand, env))
@@ -959,8 +1029,14 @@ class Backend:
                 return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + k for k in keys)})")
         o = self.forced(w, self.expr(w, e.obj, env))
         k = self.forced(w, self.expr(w, e.keys[0], env))
+        span = w.const(e.span)
+        if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
+            return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
+                               f"else _index_of(ctx, {o}, {k}, {span})")
+        if isinstance(e.keys[0], A.Str):
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
         return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
-                           f"else _index_of(ctx, {o}, {k}, {w.const(e.span)})")
+                           f"else _index_of(ctx, {o}, {k}, {span})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
         o = self.forced(w, self.expr(w, e.obj, env))
@@ -973,6 +1049,10 @@ class Backend:
     def x_Call(self, w: _Writer, e: A.Call, env: Env) -> str:
         target = self.call_target(w, e.func, env)
         span = w.const(e.span)
+        if target is not None and target[0] == "builtin" and not e.kwargs:
+            written = self.builtin_in_place(w, target[1].name, e, env)
+            if written is not None:
+                return written
         if target is not None:
             kind, found = target
             args = [self.expr(w, a, env) for a in e.args]
@@ -998,6 +1078,60 @@ class Backend:
                 kind, found = self.interp.meaning(module, func.name)
                 if kind in ("unit", "builtin"):
                     return kind, found
+        return None
+
+    def builtin_in_place(self, w: _Writer, name: str, e: A.Call, env: Env) -> str | None:
+        """The commonest built-ins, written as the code they run (the same values, steps and errors
+        as ``lib.builtins``, which they fall back on for anything unusual); None for the others."""
+        args = e.args
+        gen = args[0] if len(args) == 1 and isinstance(args[0], A.Comp) and args[0].kind == "gen" else None
+        if name in ("any", "all", "count") and gen is not None and len(gen.fors) == 1:
+            out = w.fresh()
+            w(f"{out} = {'False' if name == 'any' else 'True' if name == 'all' else '0'}")
+            span = w.const(e.span)
+
+            def item(inner: Env) -> None:
+                x = self.truth(w, self.expr(w, gen.elem, inner)) if name != "count" else \
+                    self.forced(w, self.expr(w, gen.elem, inner))
+                if name == "any":
+                    w(f"if {x}:")
+                    w(f"    {out} = True")
+                    w("    break")
+                elif name == "all":
+                    w(f"if not {x}:")
+                    w(f"    {out} = False")
+                    w("    break")
+                else:
+                    w(f"if {x} is True:")
+                    w(f"    {out} += 1")
+                    w(f"elif {x} is not False:")
+                    w(f"    raise _builtin_failed(ctx, _count_fault({x}), 'count', {span}) from None")
+
+            self.loops(w, gen.fors, env, item)
+            return out
+        if name == "len" and len(args) == 1 and gen is None:
+            x = self.forced(w, self.expr(w, args[0], env))
+            t = w.fresh()
+            w(f"if _type({x}) is _list or _type({x}) is _dict or _type({x}) is _str:")
+            w(f"    {t} = _len({x})")
+            w("else:")
+            with w.block():
+                w(f"{t} = {self.builtin_call(w, BUILTINS['len'], [x], e.span)}")
+            return t
+        if name in ("has", "get") and len(args) in ((2,) if name == "has" else (2, 3)) and gen is None:
+            xs = [self.forced(w, self.expr(w, a, env)) for a in args]
+            m, k = xs[0], xs[1]
+            t = w.fresh()
+            w(f"if _type({m}) is _dict and (_type({k}) is _str or _type({k}) is _int):")
+            if name == "has":
+                w(f"    {t} = {k} in {m}")
+            else:
+                w(f"    {t} = {m}.get({k}, {xs[2] if len(xs) == 3 else 'None'})")
+            w("else:")
+            with w.block():
+                r = self.builtin_call(w, BUILTINS[name], xs, e.span)
+                w(f"{t} = {r}")
+            return t
         return None
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span) -> str:
@@ -1064,7 +1198,9 @@ class _Stub:
 def _compiled(source: str, filename: str) -> types.CodeType:
     """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
     try:
-        return compile(source, filename, "exec")
+        with warnings.catch_warnings():  # (`1 is True` where a constant stands: meant, and never shown)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return compile(source, filename, "exec")
     except (SyntaxError, RecursionError, MemoryError) as exc:  # pragma: no cover - a bug of this module
         raise EvalError("E005", f"a definition is nested too deeply to run ({type(exc).__name__})") from None
 

@@ -51,7 +51,7 @@ from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement)
-from ..lib.values import number_cost, to_json, tree_size
+from ..lib.values import number_cost, to_json, tree_size, written
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -1243,8 +1243,12 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     spent = 0
     while True:
         run = Run(state, ExactDice(), budget - spent, path=path)
-        value = to_json(interp.run_query(run, unit, args, check))
-        events = to_json(run.events)
+        try:
+            value = written(interp.run_query(run, unit, args, check))
+            events = written(run.events)
+        except ValueError as exc:
+            raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
+                            unit.decl.span) from None
         spent += run.steps
         prob = Fraction(1)
         for choice, weights in run.forks:

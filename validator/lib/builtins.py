@@ -605,16 +605,14 @@ def _subject(ctx: Context, s: Any, what: str) -> str:
                                       "text, a record of its named groups, else none; flags \"i\" ignores case")
 def _match(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
     text = _subject(ctx, s, "match")
-    m = _regex(pattern, flags, "match").fullmatch(text)
-    return None if m is None else dict(m.groupdict())
+    return _regex(pattern, flags, "match").fullmatch(text)
 
 
 @builtin("search", 2, 3, ctx=True, doc="search(text, pattern[, flags]): the named groups of the first place the "
                                        "regular expression matches in the text, or none")
 def _search(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
     text = _subject(ctx, s, "search")
-    m = _regex(pattern, flags, "search").search(text)
-    return None if m is None else dict(m.groupdict())
+    return _regex(pattern, flags, "search").search(text)
 
 
 @builtin("match_first", 2, 3, ctx=True,
@@ -628,14 +626,13 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
     ignore_case = _pattern_flags(flags)
     try:
-        found = compiled_set(tuple(patterns), ignore_case).Match(text) if patterns else []
+        found = compiled_set(tuple(patterns), ignore_case).Match(text.encode("utf-8")) if patterns else []
     except PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
     if not found:
         return None
     index = min(found)
-    m = _regex(patterns[index], flags, "match_first").fullmatch(text)
-    return {"index": index, "groups": dict(m.groupdict())}
+    return {"index": index, "groups": _regex(patterns[index], flags, "match_first").fullmatch(text)}
 
 
 # ---------------------------------------------------------------- graphs

@@ -17,7 +17,31 @@ def _order(v: Any) -> Any:
     return (2, repr(v))
 
 
+MAX_OUTPUT_NODES = 2_000_000  # a result or an event list larger than this is not written
 MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an integer into text
+
+
+# parts still allowed in the value being written by ``written`` (None: no bound)
+_LEFT: list[int | None] = [None]
+
+
+def written(v: Any, limit: int = MAX_OUTPUT_NODES) -> Any:
+    """``to_json`` of a value of at most ``limit`` parts counted as a tree (a value built by sharing
+    can be small in memory and astronomically large written out); ``ValueError`` past it."""
+    _LEFT[0] = limit
+    try:
+        return to_json(v)
+    finally:
+        _LEFT[0] = None
+
+
+def _spend(n: int) -> None:
+    left = _LEFT[0]
+    if left is not None:
+        left -= n
+        _LEFT[0] = left
+        if left < 0:
+            raise ValueError(f"a value of more than {MAX_OUTPUT_NODES} parts is too large to write")
 
 
 def to_json(v: Any) -> Any:
@@ -31,6 +55,7 @@ def to_json(v: Any) -> Any:
     if isinstance(v, dict):
         return _map(dict(v))
     if isinstance(v, (list, tuple)):
+        _spend(len(v))
         return [x if type(x) is str else to_json(x) for x in v]
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
@@ -39,6 +64,7 @@ def to_json(v: Any) -> Any:
     if isinstance(v, Fraction):
         return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if isinstance(v, (set, frozenset)):
+        _spend(len(v))
         return [to_json(x) for x in sorted(v, key=_order)]
     if isinstance(v, RandomValue):
         return v.collapse()  # a result is a use: fork over the values it can take
@@ -56,6 +82,8 @@ def _items(xs: list[Any]) -> list[Any]:
     """A list's items: texts as they are, maps and records copied whole, then only their entries that
     are no text, none or truth value replaced; a list of maps in one is written by one call for all
     of them (a result's orders, its units), not one each."""
+    if _LEFT[0] is not None:
+        _spend(len(xs) + sum(len(v) for v in xs if type(v) is dict))
     done = xs.copy()
     for j, v in enumerate(xs):
         tv = type(v)
@@ -94,7 +122,6 @@ def _items(xs: list[Any]) -> list[Any]:
 # ---------------------------------------------------------------- what a value costs to walk
 
 _CONTAINERS = (list, tuple, dict, frozenset, set)
-MAX_OUTPUT_NODES = 2_000_000  # a result or an event list larger than this is not written
 
 
 def tree_size(v: Any, limit: int) -> int:
