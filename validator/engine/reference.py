@@ -278,6 +278,7 @@ class Interpreter:
     def __init__(self, program: Any):
         self.program = program
         self.loaded = program.loaded
+        self.inputs = program.inputs()
         self.enum_members: dict[str, set[str]] = {}
         for ns in self.loaded.namespaces.values():
             self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
@@ -909,10 +910,8 @@ class Interpreter:
         """Each `input` read from the state at its JSON pointer, or its default."""
         from .state import resolve_pointer
 
-        for unit in self.program.units.values():
+        for unit in self.inputs:
             d = unit.decl
-            if not isinstance(d, A.InputDecl):
-                continue
             ok, value = resolve_pointer(run.state, d.pointer)
             if not ok:
                 if d.default is None:
@@ -1237,7 +1236,9 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     interp = engine if engine is not None else Interpreter(program)
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
-    outcomes: dict[str, list[Any]] = {}
+    # outcome key -> [value, {denominator: summed numerators}, events]: each path's probability is a
+    # product of fractions, kept as an integer numerator and denominator until the end
+    outcomes: dict[Any, list[Any]] = {}
     path: list[int] = []
     paths = 0
     spent = 0
@@ -1250,28 +1251,31 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
             raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
-        prob = Fraction(1)
+        num = den = 1
         for choice, weights in run.forks:
-            prob *= weights[choice]
-        key = json.dumps(value, sort_keys=True)
-        if key in outcomes:
-            outcomes[key][1] += prob
+            w = weights[choice]
+            num *= w.numerator
+            den *= w.denominator
+        key = (type(value).__name__, value) if value is None or type(value) in (int, str, bool) \
+            else json.dumps(value, sort_keys=True)
+        found = outcomes.get(key)
+        if found is None:
+            outcomes[key] = [value, {den: num}, events]
         else:
-            outcomes[key] = [value, prob, events]
+            found[1][den] = found[1].get(den, 0) + num
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
                             help="use --seed or --dice instead of --exact")
-        taken = [c for c, _ in run.forks]
-        sizes = [len(w) for _, w in run.forks]
-        i = len(taken) - 1
-        while i >= 0 and taken[i] + 1 >= sizes[i]:
+        i = len(run.forks) - 1
+        while i >= 0 and run.forks[i][0] + 1 >= len(run.forks[i][1]):
             i -= 1
         if i < 0:
             break
-        path = taken[:i] + [taken[i] + 1]
-    total = sum((o[1] for o in outcomes.values()), Fraction(0))
-    ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+        path = [c for c, _ in run.forks[:i]] + [run.forks[i][0] + 1]
+    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2]) for o in outcomes.values()]
+    total = sum((p for _, p, _ in probs), Fraction(0))
+    ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
     return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "p": round(float(p), 6), "result": v,
                           "events": ev} for v, p, ev in ranked]}

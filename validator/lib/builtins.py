@@ -1092,6 +1092,9 @@ def _spec(d: Any) -> DiceSpec:
     return d
 
 
+_DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
+
+
 def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
     """Rolling n dice costs n steps; in exact mode, working out the distribution of their sum costs
     about n² × sides² / 2."""
@@ -1103,14 +1106,14 @@ def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
 def _roll(ctx: Context, d: Any) -> Any:
     spec = _spec(d)
     _dice_cost(ctx, spec)
-    return ctx.dice.sum_of(ctx, spec.count, spec.sides, Span("<dice>"))
+    return ctx.dice.sum_of(ctx, spec.count, spec.sides, _DICE_SPAN)
 
 
 @builtin("roll_hits", 2, ctx=True, doc="roll_hits(dice, target): how many of the dice show target or more")
 def _roll_hits(ctx: Context, d: Any, target: Any) -> Any:
     spec = _spec(d)
     _spend(ctx, spec.count + 1, "rolling the dice")
-    return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), Span("<dice>"))
+    return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), _DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "

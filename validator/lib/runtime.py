@@ -109,6 +109,19 @@ def _sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
     return dist
 
 
+# a distribution's values in order and their weights, by the label of the dice (``2d6``): what a die
+# not looked at yet is forced over
+_PRISTINE: dict[str, tuple[list[int], list[Fraction]]] = {}
+_ONE = Fraction(1)
+_LABELS: dict[tuple[int, int], str] = {}
+
+
+def _pristine(label: str, dist: dict[int, Fraction]) -> None:
+    if label not in _PRISTINE and len(_PRISTINE) < 1024:
+        values = sorted(dist)
+        _PRISTINE[label] = (values, [dist[v] for v in values])
+
+
 def _binomial(count: int, p: Fraction) -> dict[int, Fraction]:
     from math import comb
 
@@ -205,12 +218,16 @@ class RandomValue:
         return self._cmp(o, lambda v, x: v != x)
 
     def collapse(self) -> int:
-        values = sorted(self.base)
-        weights = [self.base[v] for v in values]
+        pristine = _PRISTINE.get(self.label)  # a die not looked at yet: its faces and weights are known
+        if pristine is not None and len(pristine[0]) == len(self.base):
+            values, weights = pristine
+        else:
+            values = sorted(self.base)
+            weights = [self.base[v] for v in values]
         i = self.ctx.fork(weights)
         v = values[i]
         self.base.clear()
-        self.base[v] = Fraction(1)
+        self.base[v] = _ONE
         return v + self.offset
 
     def __int__(self) -> int:
@@ -268,7 +285,12 @@ class ExactDice(DiceSource):
 
     def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
         ctx.rolls += 1
-        return RandomValue(ctx, dict(_sum_distribution(count, sides)), 0, f"{count}d{sides}")
+        dist = _sum_distribution(count, sides)
+        label = _LABELS.get((count, sides))
+        if label is None:
+            label = _LABELS[(count, sides)] = f"{count}d{sides}"
+            _pristine(label, dist)
+        return RandomValue(ctx, dist.copy(), 0, label)
 
     def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
         ctx.rolls += 1
