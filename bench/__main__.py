@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import traceback
 
-BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact"]
+BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact", "bench.exact_paths"]
 
 
 def main() -> None:

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         """The median over rounds of a's rate over b's (b's time over a's)."""
         return statistics.median(tb / ta for ta, tb in zip(rounds[a], rounds[b]))
 
-    print(f"{args.turns} turns x {args.rounds} rounds, 34 units, seed {args.seed}")
+    print(f"steady state: {args.turns} turns x {args.rounds} rounds, 34 units, seed {args.seed}")
     for name in found:
         line = f"  {name:10s} {rate[name]:9.1f} turns/s"
         if not name.startswith("ruleval"):
@@ -99,7 +99,55 @@ def main(argv: list[str] | None = None) -> int:
                      f" median of rounds {median_ratio('ruleval', name):.2f}"
                      f" ({median_ratio('ruleval-noschema', name):.2f})")
         print(line)
+    fresh(args.seed, FRESH_TURNS, list(found))
     return 0
+
+
+FRESH_TURNS = 200
+_FRESH_CHILD = """
+import sys, time
+started = time.perf_counter()
+sys.path.insert(0, sys.argv[1])
+from bench.peers.dip_positions import random_turns
+turns = random_turns(int(sys.argv[3]), int(sys.argv[4]), 34)
+t0 = time.perf_counter()
+if sys.argv[2] == "ruleval":
+    from validator import load_ruleset
+    rs = load_ruleset(sys.argv[1] + "/rulesets/diplomacy/standard.rules", use_cache=False)
+    run = rs.run
+else:
+    import importlib
+    run = importlib.import_module("bench.peers.engine_" + sys.argv[2]).adjudicate
+for state in turns:
+    run(state)
+print(time.perf_counter() - t0)
+"""
+
+
+def fresh(seed: int, turns: int, names: list[str]) -> None:
+    """Each engine in a process of its own, from its import to its last turn (ruleval: loading and
+    checking the ruleset, writing its code as it is first called, validating each state): the
+    figure of a command-line run or a short script, where the steady state is a long session's.
+    The turns are made before the clock starts; the median of 3 processes each."""
+    import subprocess
+
+    engines = [n for n in names if n in ("ruleval", "pydip", "diplomacy")]
+    times: dict[str, list[float]] = {n: [] for n in engines}
+    for _ in range(3):
+        for name in engines:
+            done = subprocess.run([sys.executable, "-c", _FRESH_CHILD, str(ROOT), name, str(seed + 777), str(turns)],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                print(f"  fresh {name}: failed: {done.stderr.strip()[-300:]}")
+                return
+            times[name].append(float(done.stdout.strip().splitlines()[-1]))
+    print(f"fresh process: the first {turns} turns, from import to the last result (median of 3 processes)")
+    med = {n: statistics.median(ts) for n, ts in times.items()}
+    for name in engines:
+        line = f"  {name:10s} {turns / med[name]:9.1f} turns/s ({med[name]:.2f} s)"
+        if name != "ruleval":
+            line += f"   ruleval/{name} = {med[name] / med['ruleval']:.2f}"
+        print(line)
 
 
 if __name__ == "__main__":
