@@ -40,8 +40,11 @@ def rules(tmp_path: Path):
     return load
 
 
-def exact(rs, query: str) -> dict:
-    result = rs.run({}, query=query, exact=True, engine="reference")
+ENGINES = ["reference", "backend"]
+
+
+def exact(rs, query: str, engine: str = "reference") -> dict:
+    result = rs.run({}, query=query, exact=True, engine=engine)
     return {str(o["result"]).lower(): Fraction(o["probability"]) for o in result["outcomes"]}
 
 
@@ -54,34 +57,39 @@ def brute_force(rs, query: str, dice: int, sides: int = 6) -> dict:
     return {k: Fraction(v, total) for k, v in counts.items()}
 
 
-def test_sorted_dice_in_exact_mode(rules) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sorted_dice_in_exact_mode(rules, engine: str) -> None:
     rs = rules("query q = sorted([roll(1d6), roll(1d6)])[1] >= 4\n")
-    assert exact(rs, "q") == {"true": Fraction(3, 4), "false": Fraction(1, 4)}
-    assert exact(rs, "q") == brute_force(rs, "q", 2)
+    assert exact(rs, "q", engine) == {"true": Fraction(3, 4), "false": Fraction(1, 4)}
+    assert exact(rs, "q", engine) == brute_force(rs, "q", 2)
 
 
-def test_sort_by_and_reverse_of_dice(rules) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sort_by_and_reverse_of_dice(rules, engine: str) -> None:
     rs = rules("query q = reverse(sort_by([roll(1d4), roll(1d4), roll(1d4)], fn(x) => x))[0]\n")
-    assert exact(rs, "q") == brute_force(rs, "q", 3, 4)
+    assert exact(rs, "q", engine) == brute_force(rs, "q", 3, 4)
 
 
-def test_int_of_a_die_is_its_face(rules) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_int_of_a_die_is_its_face(rules, engine: str) -> None:
     rs = rules("query q = int(roll(1d6)) >= 4\n")
-    assert exact(rs, "q") == {"true": Fraction(1, 2), "false": Fraction(1, 2)}
+    assert exact(rs, "q", engine) == {"true": Fraction(1, 2), "false": Fraction(1, 2)}
 
 
-def test_a_dice_battle_three_against_two(rules) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_dice_battle_three_against_two(rules, engine: str) -> None:
     rs = rules("""query battle =
   let a = reverse(sorted([roll(1d6), roll(1d6), roll(1d6)]));
   let d = reverse(sorted([roll(1d6), roll(1d6)]));
   len([1 for w in [a[0] > d[0], a[1] > d[1]] if w])
 """)
-    assert exact(rs, "battle") == {"2": Fraction(2890, 7776), "1": Fraction(2611, 7776), "0": Fraction(2275, 7776)}
+    assert exact(rs, "battle", engine) == {"2": Fraction(2890, 7776), "1": Fraction(2611, 7776), "0": Fraction(2275, 7776)}
 
 
-def test_lambdas_made_in_a_loop_keep_their_own_value(rules) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lambdas_made_in_a_loop_keep_their_own_value(rules, engine: str) -> None:
     rs = rules("query q = [f(1) for f in [fn(x) => x + y for y in [1, 2, 3]]]\n")
-    assert rs.run({}, query="q", engine="reference") == [2, 3, 4]
+    assert rs.run({}, query="q", engine=engine) == [2, 3, 4]
 
 
 def test_one_cycle_policy_settles_a_cycle_across_several_decisions(rules) -> None:
