@@ -80,7 +80,7 @@ def test_cache_holds_only_json(project: Path) -> None:
     for entry in Path(checkcache.cache_dir()).glob("*.json"):
         doc = json.loads(entry.read_text())
         assert set(doc) == {"mac", "body"}  # signed: see tests/adversarial/test_files.py
-        assert set(doc["body"]) == {"tool", "cwd", "ruleset", "files", "diagnostics"}
+        assert set(doc["body"]) == {"tool", "cwd", "ruleset", "files", "diagnostics", "kind"}
 
 
 def test_a_change_to_ruleval_itself_means_a_fresh_check(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Iterator, TypeVar
 from .lang import ast as A
 from .core import deep
 from .lang.checker import run_passes
+from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
 from .lang.program import Program, build_program
@@ -243,8 +244,9 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
-    """Load, check and compile a ruleset file; cached while none of its files changes."""
+def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool = True) -> Ruleset:
+    """Load, check and compile a ruleset file; cached while none of its files changes. Its data checks
+    (``engine.data``) come from the check cache (``core.checkcache``) unless ``check_cache`` is false."""
     p = Path(path)
     key = f"{os.getcwd()}\0{p.resolve()}"  # diagnostics show paths relative to the working folder
     if use_cache and key in _cache and _fresh(_cache[key]):
@@ -252,12 +254,12 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True) -> Ruleset:
     if not p.is_file():
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
-    rs = deep.call(_load_ruleset, p)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
+    rs = deep.call(_load_ruleset, p, check_cache)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
     _cache[key] = rs
     return rs
 
 
-def _load_ruleset(p: Path) -> Ruleset:
+def _load_ruleset(p: Path, check_cache: bool = True) -> Ruleset:
     with collector_paused():
         try:
             loaded = load(p)
@@ -278,7 +280,9 @@ def _load_ruleset(p: Path) -> Ruleset:
                 files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
             except OSError:
                 pass
-        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path] + ns.schema_files:
+        data_schemas = [b.schema for b in ns.data.values() if b.schema is not None]
+        for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path] + ns.schema_files + \
+                [sc.path for sc in data_schemas] + [f for sc in data_schemas for f in sc.files]:
             if dep is None:
                 continue
             try:
@@ -291,7 +295,34 @@ def _load_ruleset(p: Path) -> Ruleset:
                 files[real] = Path(real).stat().st_mtime_ns
             except OSError:
                 pass
-    return Ruleset(display_path(p), program, sort_diagnostics(diags), files)
+    rs = Ruleset(display_path(p), program, diags, files)
+    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
+    return rs
+
+
+def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> list[Diagnostic]:
+    """The data checks of a loaded ruleset (``engine.data``): from the check cache while none of its
+    files changed (they depend on nothing else), else computed and kept there."""
+    from .core import checkcache
+    from .core.confine import Refused, read_bytes
+
+    loaded = rs.program.loaded
+    if not any(b.schema is not None for ns in loaded.namespaces.values() for b in ns.data.values()) and \
+            (not run_query or rs.program.query(data.DATA_CHECK) is None):
+        return []
+    cached = checkcache.lookup(p, kind="data") if check_cache else None
+    if cached is None:
+        found = data.data_findings(rs.program, rs.backend, run_query)
+        if check_cache:
+            checkcache.store(p, list(rs.files), found, kind="data")
+        return found
+    for shown in {d.span.file for d in cached.diagnostics} - set(loaded.sources):  # the lines to show
+        if os.path.realpath(shown) in cached.files:
+            try:
+                loaded.sources[shown] = read_bytes(Path(shown), data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
+            except (Refused, UnicodeDecodeError):
+                pass
+    return cached.diagnostics
 
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:
@@ -414,7 +445,7 @@ def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
 
     out: dict[Path, Any] = {}
     for f in files:
-        rs = load_ruleset(f)
+        rs = load_ruleset(f, check_cache=use_cache)
         if use_cache:
             checkcache.store(f, list(rs.files), rs.diagnostics)
         out[f] = rs

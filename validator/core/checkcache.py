@@ -187,8 +187,10 @@ def _digest(path: str, root: Path) -> str | None:
         return None
 
 
-def _entry_path(folder: Path, ruleset: Path) -> Path:
-    name = hashlib.sha256(f"{os.getcwd()}\0{ruleset.resolve()}".encode()).hexdigest()[:32]
+def _entry_path(folder: Path, ruleset: Path, kind: str = "check") -> Path:
+    # (a check result keeps its old name: entries of other kinds name theirs)
+    salt = "" if kind == "check" else f"\0{kind}"
+    name = hashlib.sha256(f"{os.getcwd()}\0{ruleset.resolve()}{salt}".encode()).hexdigest()[:32]
     return folder / f"{name}.json"
 
 
@@ -215,17 +217,20 @@ class Cached:
     files: list[str]
 
 
-def lookup(ruleset: Path) -> Cached | None:
-    """The cached diagnostics of a ruleset whose files are all unchanged, else None."""
+def lookup(ruleset: Path, kind: str = "check") -> Cached | None:
+    """The cached diagnostics of a ruleset whose files are all unchanged, else None. ``kind`` says which
+    of a ruleset's results: ``"check"`` (all of ``ruleval check``'s), ``"data"`` (its data checks,
+    ``engine.data``, which every load of the ruleset needs)."""
     folder = cache_dir()
     if folder is None:
         return None
     key = signing_key(folder)
     if key is None:
         return None
-    body = read_signed(_entry_path(folder, ruleset), key, folder, MAX_ENTRY_BYTES)
+    body = read_signed(_entry_path(folder, ruleset, kind), key, folder, MAX_ENTRY_BYTES)
     try:
-        if body is None or body.get("tool") != _tool_key() or body.get("cwd") != os.getcwd():
+        if (body is None or body.get("tool") != _tool_key() or body.get("cwd") != os.getcwd()
+                or body.get("kind", "check") != kind):
             return None
         real = os.path.realpath(ruleset)
         files = body["files"]
@@ -239,7 +244,7 @@ def lookup(ruleset: Path) -> Cached | None:
         return None
 
 
-def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic]) -> None:
+def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], kind: str = "check") -> None:
     """Remember a ruleset's diagnostics, signed; a ruleset that could not find or read a file is not
     cached (the file may appear later)."""
     folder = cache_dir()
@@ -253,8 +258,8 @@ def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic]) -> Non
     if not digests or any(h is None for h in digests.values()):
         return
     body = {"tool": _tool_key(), "cwd": os.getcwd(), "ruleset": os.path.realpath(ruleset), "files": digests,
-            "diagnostics": [diag_to_json(d) for d in diagnostics]}
+            "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind}
     try:
-        confine.write_atomic(_entry_path(folder, ruleset), signed_json(key, body), durable=False)
+        confine.write_atomic(_entry_path(folder, ruleset, kind), signed_json(key, body), durable=False)
     except confine.WriteFailed:
         pass

@@ -239,3 +239,74 @@ def dumps(value: Any, **options: Any) -> str:
     if _LONE.search(text):
         text = _LONE.sub("\ufffd", text)
     return text
+
+
+# ---------------------------------------------------------------- where a pointer's value is written
+
+_VALUE_TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(true|false|null|{_NUMBER})')
+
+
+class Positions:
+    """Where the values of a JSON text (one that ``loads`` read) are written: ``of(parts)`` gives the
+    (line, col, end_line, end_col) of the value a JSON pointer's unescaped parts name, 1-based, end
+    exclusive (a container's first character only), or None when the pointer names nothing. The
+    text is read once; each ``of`` walks only the containers on the pointer's way."""
+
+    def __init__(self, text: str):
+        self.text = text[1:] if text.startswith("\ufeff") else text  # as ``loads`` counts columns
+        self.toks = [(m.start(), m.end(), m.group()) for m in _VALUE_TOKENS.finditer(self.text)]
+
+    def _skip(self, i: int) -> int:
+        """The index of the token after the value starting at token ``i``."""
+        if self.toks[i][2] not in ("[", "{"):
+            return i + 1
+        depth = 0
+        while i < len(self.toks):
+            t = self.toks[i][2]
+            depth += t in ("[", "{")
+            depth -= t in ("]", "}")
+            i += 1
+            if depth == 0:
+                break
+        return i
+
+    def _member(self, i: int, part: str) -> int | None:
+        """The first token of the member ``part`` of the container starting at token ``i`` (the last
+        of equal keys, as ``json.loads`` keeps it), or None."""
+        opener = self.toks[i][2]
+        found = None
+        i += 1
+        index = 0
+        while i < len(self.toks) and self.toks[i][2] not in ("]", "}"):
+            if opener == "{":
+                try:
+                    key = json.loads(self.toks[i][2])
+                except ValueError:
+                    return None
+                i += 2  # the key and its colon
+                if key == part:
+                    found = i
+            elif part.isdigit() and int(part) == index:
+                return i
+            i = self._skip(i)
+            index += 1
+            if i < len(self.toks) and self.toks[i][2] == ",":
+                i += 1
+        return found
+
+    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        if not self.toks:
+            return None
+        i: int | None = 0
+        for part in parts:
+            if i is None or i >= len(self.toks) or self.toks[i][2] not in ("[", "{"):
+                return None
+            i = self._member(i, part)
+        if i is None or i >= len(self.toks):
+            return None
+        start, end, tok = self.toks[i]
+        if tok in ("[", "{"):
+            end = start + 1
+        line, col = _line_col(self.text, start)
+        end_line, end_col = _line_col(self.text, end)
+        return line, col, end_line, end_col

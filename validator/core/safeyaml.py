@@ -197,3 +197,47 @@ def compose_spans(text: str) -> tuple[Node | None, dict[int, str], set[str]]:
         return node, loader.anchor_of, loader.aliased
     finally:
         loader.dispose()
+
+
+class Positions:
+    """Where the values of a YAML document are written: ``of(parts)`` gives the (line, col, end_line,
+    end_col) of what a JSON pointer's unescaped parts name, 1-based, end exclusive, or None when the
+    pointer names nothing. A scalar or a flow collection (``[a, b]``, ``{k: v}``) is located at its
+    value; a block collection at its key, the line where its entry starts. The document is composed
+    once (``compose_spans``: aliases are followed, never expanded)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.root = compose_spans(text)[0]
+
+    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        node: Any = self.root
+        key: Any = None
+        for part in parts:
+            node = node.target if isinstance(node, AliasUse) else node
+            found: Any = None
+            if isinstance(node, MappingNode):
+                for k, v in node.value:  # the last of equal keys, as the constructor keeps it
+                    if isinstance(k, ScalarNode) and k.value == part:
+                        found, key = v, k
+            elif isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.value):
+                found, key = node.value[int(part)], None
+            if found is None:
+                return None
+            node = found
+        if node is None:
+            return None
+        if isinstance(node, AliasUse):
+            line, col = _line_col(self.text, node.start)
+            end_line, end_col = _line_col(self.text, node.end)
+            return line, col, end_line, end_col
+        if key is not None and isinstance(node, (MappingNode, SequenceNode)) and not node.flow_style:
+            node = key
+        start, end = node.start_mark, node.end_mark
+        if end.line != start.line:  # a multi-line value: its first line
+            return start.line + 1, start.column + 1, start.line + 1, start.column + 2
+        return start.line + 1, start.column + 1, end.line + 1, max(end.column, start.column + 1) + 1
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1

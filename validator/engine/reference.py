@@ -187,6 +187,7 @@ class _Reject(Exception):
 
 PENDING = object()  # in the memo: a value being computed
 STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
+DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, run once when it loads
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 
 
@@ -1225,6 +1226,24 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
     finally:
         sys.setrecursionlimit(old_limit)
     return value, run
+
+
+def run_without_state(program: Any, unit: Any, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
+    """Evaluate a query that takes no parameters and reads no input (the checker has made sure: see
+    ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
+    from ..lib.runtime import SeededDice
+
+    interp = engine.interp if engine is not None else Interpreter(program)
+    run = Run(None, SeededDice(0), budget)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 20000))
+    try:
+        return force(run, interp.call_unit(run, unit, [], unit.decl.span))
+    except RecursionError:
+        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
+                        help="a rule calls itself without reaching a base case") from None
+    finally:
+        sys.setrecursionlimit(old_limit)
 
 
 def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,

@@ -152,17 +152,18 @@ def certainly_valid(state: Any, schema: dict[str, Any], resources: dict[str, Any
 
 
 def schema_errors(state: Any, schema: dict[str, Any], shown: str,
-                  resources: dict[str, Any] | None = None) -> list[Diagnostic]:
-    """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI)."""
+                  resources: dict[str, Any] | None = None, whose: str = "the ruleset's state schema") -> list[Diagnostic]:
+    """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI).
+    ``whose`` names the schema in the messages of a schema that cannot be used (C015, C025)."""
     import jsonschema
     from referencing.exceptions import Unresolvable
 
     try:
         validator, fast = _validators(schema, resources)
     except jsonschema.SchemaError as exc:
-        return [Diagnostic("C015", f"the ruleset's state schema is invalid: {exc.message}", Span(shown))]
+        return [Diagnostic("C015", f"{whose} is invalid: {exc.message}", Span(shown))]
     except re.error as exc:
-        return [Diagnostic("C015", f"the ruleset's state schema has a pattern RE2 cannot run: {exc}", Span(shown))]
+        return [Diagnostic("C015", f"{whose} has a pattern RE2 cannot run: {exc}", Span(shown))]
     if fast is not None:
         try:
             if fast(state):  # accepted: jsonschema would find nothing; otherwise it says what is wrong
@@ -176,11 +177,11 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
     except re.error as exc:
-        return [Diagnostic("C015", f"the ruleset's state schema has a pattern RE2 cannot run: {exc}", Span(shown))]
+        return [Diagnostic("C015", f"{whose} has a pattern RE2 cannot run: {exc}", Span(shown))]
     except Unresolvable as exc:  # a reference the load-time walk did not foresee: nothing is fetched
         ref = str(getattr(exc, "ref", "") or "")
         ref = ref if len(ref) <= 80 else ref[:77] + "..."
-        return [Diagnostic("C025", f"the state schema's reference `{ref}` is not a schema file of the ruleset",
+        return [Diagnostic("C025", f"the reference `{ref}` of {whose} is not a schema file of the ruleset",
                            Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"

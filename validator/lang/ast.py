@@ -334,6 +334,7 @@ class Import:
     path: str
     alias: str
     span: Span = _span()
+    schema: str | None = None  # `with schema "file.json"`: the JSON Schema a data import must satisfy
 
 
 @dataclass(frozen=True)

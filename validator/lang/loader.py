@@ -30,10 +30,24 @@ DATA_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass
+class DataSchema:
+    """A JSON Schema loaded for a data import (``with schema``): the schema, its shown path, the files
+    its ``$ref``s name (by URI, and shown), and the import that named it."""
+
+    value: dict[str, Any]
+    path: str
+    resources: dict[str, Any]
+    files: list[str]
+    span: Span
+
+
+@dataclass
 class DataBinding:
     value: Any
     path: str
     span: Span
+    schema: DataSchema | None = None
+    readable: bool = True  # read without a C008 (its value is then the file's)
 
 
 @dataclass
@@ -280,6 +294,9 @@ class Loader:
             return
         ns.import_spans[d.alias] = d.span
         if target.suffix in RULESET_SUFFIXES:
+            if d.schema is not None:
+                self.diags.append(Diagnostic("C015", f"`with schema` checks a data file, and `{d.path}` is a ruleset",
+                                             d.span, help="import a ruleset without `with schema`"))
             sub = self.namespace(target, d.span)
             if sub is not None:
                 ns.modules[d.alias] = sub.key
@@ -287,7 +304,12 @@ class Loader:
         elif target.suffix in DATA_SUFFIXES:
             value, diags = load_data_file(target, display_path(target), d.span, self.root)
             self.diags.extend(diags)
-            ns.data[d.alias] = DataBinding(value, display_path(target), d.span)
+            before = ns.data.get(d.alias)
+            schema = before.schema if before is not None else None  # a variant's re-binding keeps the base's
+            if d.schema is not None:
+                schema_file = self.resolve(d.schema, path, d.span, "data schema")
+                schema = self.load_schema(schema_file, d.schema, d.span, "data schema") if schema_file else None
+            ns.data[d.alias] = DataBinding(value, display_path(target), d.span, schema, readable=not diags)
             ns.modules.pop(d.alias, None)
         else:
             self.diags.append(Diagnostic("C008", f"cannot import `{d.path}`: unknown file kind `{target.suffix}`", d.span,
@@ -307,20 +329,28 @@ class Loader:
         ns.clauses_path = display_path(target)
 
     def bind_schema(self, ns: Namespace, target: Path, d: A.Schema) -> None:
+        found = self.load_schema(target, d.path, d.span, "state schema")
+        if found is not None:
+            ns.schema, ns.schema_path, ns.schema_resources, ns.schema_files = \
+                found.value, found.path, found.resources, found.files
+
+    def load_schema(self, target: Path, written: str, span: Span, kind: str) -> DataSchema | None:
+        """A JSON Schema file and the files its ``$ref``s name (``schemarefs``), or None after a C015 or
+        C025 at ``span``. ``kind`` says whose schema it is ("state schema", "data schema")."""
         shown = display_path(target)
-        value, diags = load_data_file(target, shown, d.span, self.root)
+        value, diags = load_data_file(target, shown, span, self.root)
         if diags or not isinstance(value, dict):
             where = tuple(Related(x.span, x.message) for x in diags if x.span.file == shown and x.span.line)
             why = "the note says where the file goes wrong" if where else diags[0].message if diags else \
                 "a JSON Schema is a JSON object"
-            self.diags.append(Diagnostic("C015", f"state schema `{d.path}` cannot be loaded", d.span, related=where,
+            self.diags.append(Diagnostic("C015", f"{kind} `{written}` cannot be loaded", span, related=where,
                                          help=why))
-            return
+            return None
 
         files: list[str] = []
 
         def load_ref(ref_path: Path, ref: str) -> Any:
-            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), d.span, self.root)
+            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), span, self.root)
             if ref_diags:
                 raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
             files.append(display_path(ref_path))
@@ -333,11 +363,11 @@ class Loader:
             text = self.text_of(target)
             at = schemarefs.locate(text, problem.ref) if text else None
             related = (Related(Span(shown, at[0], at[1], at[0], at[1] + len(problem.ref)), "the reference"),) if at else ()
-            self.diags.append(Diagnostic("C025", f"state schema `{d.path}`: {problem.message}", d.span, related=related,
+            self.diags.append(Diagnostic("C025", f"{kind} `{written}`: {problem.message}", span, related=related,
                                          help="refer only to schema files inside the ruleset root "
                                               "(`\"$ref\": \"defs.json#/$defs/unit\"`), or copy the schema in"))
-            return
-        ns.schema, ns.schema_path, ns.schema_resources, ns.schema_files = value, shown, resources, files
+            return None
+        return DataSchema(value, shown, resources, files, span)
 
     @staticmethod
     def text_of(path: Path) -> str:

@@ -1,0 +1,175 @@
+"""Data checks: what a ruleset's imported data must be, checked once when the ruleset loads.
+
+Two checks, each finding an error located in the data file itself (line and column of the offending
+value, and its JSON pointer in that file):
+
+- a data import that names a JSON Schema (``import "x.yaml" as d with schema "x.schema.json"``, or a
+  variant's re-binding of that alias, which keeps the schema) must satisfy it: each violation is a
+  ``C026``;
+- then, when the ruleset checked without errors, its ``query validate_data`` (no parameters, and it
+  reads no input: a ``C028`` otherwise) is run once with no state. It returns a list of
+  ``{pointer, message, cites}`` records whose pointer starts with an import's alias
+  (``/d/rows/3/kind``), for what a schema cannot say; each is a ``C027``, located where the pointer
+  leads in that file, else at the import.
+
+The findings depend only on the ruleset's files, so they are kept with the ruleset (``api``) and in
+the check cache (``core.checkcache``), never computed per run.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from ..core import confine, jsontext, safeyaml
+from ..core.diagnostics import Diagnostic, Span
+from ..lang import ast as A
+from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
+from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
+from ..lib.values import to_json
+from . import reference as R
+from .state import pointer_parts, schema_errors
+
+DATA_CHECK = R.DATA_CHECK
+__all__ = ["DATA_CHECK", "MAX_DATA_BYTES", "data_findings", "query_findings", "schema_findings"]
+
+
+class _Locator:
+    """Positions of pointers in the data files of a load, each file read and parsed once, and only
+    when something is to be located in it; the texts read are added to the load's sources (for the
+    source line under a diagnostic)."""
+
+    def __init__(self, loaded: Loaded):
+        self.loaded = loaded
+        self.files: dict[str, Any] = {}
+
+    def span(self, binding: DataBinding, pointer: str) -> Span | None:
+        shown = binding.path
+        if shown not in self.files:
+            self.files[shown] = self._positions(shown)
+        positions = self.files[shown]
+        if positions is None:
+            return None
+        try:
+            where = positions.of(pointer_parts(pointer))
+        except (RecursionError, ValueError):
+            where = None
+        return None if where is None else Span(shown, *where)
+
+    def _positions(self, shown: str) -> Any:
+        path = Path(shown)
+        try:
+            text = confine.read_bytes(path, MAX_DATA_BYTES, self.loaded.root, shown).decode("utf-8")
+        except (confine.Refused, UnicodeDecodeError, OSError):
+            return None
+        try:
+            positions = jsontext.Positions(text) if path.suffix == ".json" else safeyaml.Positions(text)
+        except (yaml.YAMLError, RecursionError, ValueError, IndexError):  # read once already: not expected
+            return None
+        self.loaded.sources.setdefault(shown, text[1:] if text.startswith("\ufeff") else text)
+        return positions
+
+
+def schema_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Diagnostic]:
+    """A ``C026`` for each way a data import breaks the JSON Schema it names (the schema itself
+    unusable: ``C015``/``C025`` at the import). Each (file, schema) pair is checked once."""
+    locator = locator or _Locator(loaded)
+    out: list[Diagnostic] = []
+    seen: set[tuple[str, str]] = set()
+    for ns in loaded.namespaces.values():
+        for binding in ns.data.values():
+            schema = binding.schema
+            if schema is None or not binding.readable or (binding.path, schema.path) in seen:
+                continue
+            seen.add((binding.path, schema.path))
+            found = schema_errors(binding.value, schema.value, binding.path, schema.resources,
+                                  whose=f"the data schema `{schema.path}`")
+            for d in found:
+                if d.code != "S002":  # the schema cannot be used: say so where it is named
+                    out.append(Diagnostic(d.code, d.message, schema.span, help=d.help))
+                    continue
+                where = locator.span(binding, d.pointer or "") or Span(binding.path, 1, 1, 1, 2)
+                out.append(Diagnostic("C026", d.message, where, pointer=d.pointer or "", schema_rule=d.schema_rule,
+                                      help=f"`{binding.path}` must satisfy `{schema.path}`"))
+    return out
+
+
+def state_read_by(program: Any, unit: Any) -> list[str] | None:
+    """The chain of definitions by which ``unit`` reaches an input (``[unit, ..., input]``), or None
+    when it reads none: breadth first over the reference graph, so the chain is a shortest one."""
+    start = (unit.ns, unit.name)
+    came: dict[Any, Any] = {start: None}
+    todo = deque([start])
+    while todo:
+        k = todo.popleft()
+        u = program.units.get(k)
+        if u is not None and isinstance(u.decl, A.InputDecl):
+            chain = []
+            while k is not None:
+                chain.append(k[1])
+                k = came[k]
+            return chain[::-1]
+        for nxt in sorted(program.refs.get(k, ())):
+            if nxt not in came and nxt in program.units:
+                came[nxt] = k
+                todo.append(nxt)
+    return None
+
+
+def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,
+                   locator: _Locator | None = None) -> list[Diagnostic]:
+    """The ruleset's ``query validate_data``, run once with no state: a ``C027`` for each finding; a
+    ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails."""
+    unit = program.query(DATA_CHECK)
+    if unit is None:
+        return []
+    span = unit.decl.span
+    if unit.arity:
+        return [Diagnostic("C028", f"`{DATA_CHECK}` takes parameters: it is run once, with nothing to pass", span,
+                           help=f"write `query {DATA_CHECK} = ...`")]
+    chain = state_read_by(program, unit)
+    if chain is not None:
+        how = "" if len(chain) == 2 else " through " + ", ".join(f"`{n}`" for n in chain[1:-1])
+        return [Diagnostic("C028", f"`{DATA_CHECK}` reads the input `{chain[-1]}`{how}: it is run with no state",
+                           span, help="check the imported data only; what a state must be is `validate_state`'s")]
+    try:
+        found = R.run_without_state(program, unit, budget, engine)
+    except EvalError as err:
+        return [err.diagnostic()]
+    if not isinstance(found, (list, tuple)):
+        return [Diagnostic("E001", f"`{DATA_CHECK}` must give a list of {{pointer, message, cites}}, not "
+                                   f"`{str(to_json(found))[:40]}`", span)]
+    locator = locator or _Locator(program.loaded)
+    entry = program.entry
+    out = []
+    for item in found:
+        item = item if isinstance(item, dict) else {"message": str(to_json(item))}
+        pointer = str(item.get("pointer", ""))
+        cites = item.get("cites")
+        rule = f"ruleset query `{DATA_CHECK}`" + (f" ({', '.join(map(str, cites))})" if cites else "")
+        alias, _, rest = pointer.lstrip("/").partition("/")
+        binding = entry.data.get(alias) if pointer.startswith("/") else None
+        where: Span | None = None
+        if binding is not None:
+            rest = "/" + rest if rest else ""
+            where = locator.span(binding, rest)
+            if where is not None:
+                pointer = rest
+            else:
+                where = entry.import_spans.get(alias, binding.span)
+        out.append(Diagnostic("C027", str(item.get("message", "invalid data")), where or span, pointer=pointer,
+                              schema_rule=rule))
+    return out
+
+
+def data_findings(program: Any, engine: Callable[[], Any] | None = None, run_query: bool = True) -> list[Diagnostic]:
+    """Every data finding of a loaded program: schema violations, then (``run_query``: the ruleset has
+    no errors, and no data broke its schema) the ruleset's own data check, on ``engine()``."""
+    locator = _Locator(program.loaded)
+    out = schema_findings(program.loaded, locator)
+    if run_query and not any(d.is_error for d in out):
+        out += query_findings(program, engine() if engine is not None else None, locator=locator)
+    return out
