@@ -249,8 +249,9 @@ _VALUE_TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(true|false|null|{_NUMB
 class Positions:
     """Where the values of a JSON text (one that ``loads`` read) are written: ``of(parts)`` gives the
     (line, col, end_line, end_col) of the value a JSON pointer's unescaped parts name, 1-based, end
-    exclusive (a container's first character only), or None when the pointer names nothing. The
-    text is read once; each ``of`` walks only the containers on the pointer's way."""
+    exclusive, or None when the pointer names nothing. A scalar is located at its value, a container
+    that is an object's member at its key (as ``safeyaml.Positions``), another at its first
+    character. The text is read once; each ``of`` walks only the containers on the pointer's way."""
 
     def __init__(self, text: str):
         self.text = text[1:] if text.startswith("\ufeff") else text  # as ``loads`` counts columns
@@ -298,14 +299,18 @@ class Positions:
         if not self.toks:
             return None
         i: int | None = 0
+        in_object = False
         for part in parts:
             if i is None or i >= len(self.toks) or self.toks[i][2] not in ("[", "{"):
                 return None
+            in_object = self.toks[i][2] == "{"
             i = self._member(i, part)
         if i is None or i >= len(self.toks):
             return None
         start, end, tok = self.toks[i]
-        if tok in ("[", "{"):
+        if tok in ("[", "{") and in_object:  # the member's key: two tokens back, before the colon
+            start, end, _ = self.toks[i - 2]
+        elif tok in ("[", "{"):
             end = start + 1
         line, col = _line_col(self.text, start)
         end_line, end_col = _line_col(self.text, end)

@@ -202,9 +202,9 @@ def compose_spans(text: str) -> tuple[Node | None, dict[int, str], set[str]]:
 class Positions:
     """Where the values of a YAML document are written: ``of(parts)`` gives the (line, col, end_line,
     end_col) of what a JSON pointer's unescaped parts name, 1-based, end exclusive, or None when the
-    pointer names nothing. A scalar or a flow collection (``[a, b]``, ``{k: v}``) is located at its
-    value; a block collection at its key, the line where its entry starts. The document is composed
-    once (``compose_spans``: aliases are followed, never expanded)."""
+    pointer names nothing. A scalar is located at its value, a collection that is a mapping's entry at
+    its key (where the entry starts, whether its value is written on that line or below). The
+    document is composed once (``compose_spans``: aliases are followed, never expanded)."""
 
     def __init__(self, text: str):
         self.text = text
@@ -231,7 +231,7 @@ class Positions:
             line, col = _line_col(self.text, node.start)
             end_line, end_col = _line_col(self.text, node.end)
             return line, col, end_line, end_col
-        if key is not None and isinstance(node, (MappingNode, SequenceNode)) and not node.flow_style:
+        if key is not None and isinstance(node, (MappingNode, SequenceNode)):
             node = key
         start, end = node.start_mark, node.end_mark
         if end.line != start.line:  # a multi-line value: its first line
