@@ -77,6 +77,37 @@ def test_millions_of_schema_errors_stop_at_the_first_fifty(hostile, repo):
     assert [d["message"] for d in diags if d["pointer"] == ""] == ["... and more schema errors (the first 50 are shown)"]
 
 
+@pytest.mark.parametrize("suffix, items", [("json", 2_400_000), ("yaml", 150_000)])
+def test_many_errors_in_imported_data_stop_at_the_first_fifty(hostile, repo, suffix, items):
+    write(repo, "schema.json", SCHEMA_HEAD + '"type": "object", "properties": {"sizes": {"type": "array", '
+                                             '"items": {"type": "string"}}}}')
+    write(repo, "main.rules", f'import "data.{suffix}" as data with schema "schema.json"\nquery main = data\n')
+    write(repo, f"data.{suffix}", '{"sizes": [' + ",".join(["1"] * items) + "]}")  # JSON is YAML too
+    done = hostile("check", "--no-cache", "--format", "json", "main.rules", cwd=repo)
+    assert done.code == 1
+    diags = diags_of(done.out)
+    assert len(diags) == 51 and all(d["code"] == "C026" and d["file"] == f"data.{suffix}" for d in diags)
+    assert len({d["pointer"] for d in diags} - {""}) == 50
+    if suffix == "json":  # too large to be read again for positions: at its top, with their pointers
+        assert {(d["line"], d["col"]) for d in diags} == {(1, 1)}
+    else:  # each at its item: `1,` is two characters
+        assert all(d["col"] == len('{"sizes": [') + 1 + 2 * int(d["pointer"][7:]) for d in diags if d["pointer"])
+
+
+def test_a_data_check_with_a_hundred_thousand_findings_lists_two_hundred(hostile, repo):
+    write(repo, "data.yaml", "sizes: [0, 1]\n")
+    write(repo, "main.rules", 'import "data.yaml" as data\n'
+                              'query validate_data = [{pointer: "/data/sizes/0", message: "too small " + str(i), cites: []}'
+                              ' for i in range(100000)]\nquery main = data\n')
+    done = hostile("check", "--no-cache", "--format", "json", "main.rules", cwd=repo)
+    assert done.code == 1
+    diags = diags_of(done.out)
+    assert len(diags) == 201 and all(d["code"] == "C027" for d in diags)
+    assert [d["message"] for d in diags if d["file"] == "main.rules"] == [
+        "... and 99800 more findings of `validate_data` (the first 200 are shown)"]
+    assert {(d["line"], d["col"]) for d in diags if d["file"] == "data.yaml"} == {(1, 9)}
+
+
 def test_tens_of_thousands_of_diagnostics_render_in_linear_time(hostile, repo):
     lines = ["query main = 1"] + [f"def unused_{i} = {i}" for i in range(30_000)]
     write(repo, "many.rules", "\n".join(lines) + "\n")

@@ -204,17 +204,17 @@ class Positions:
     end_col) of what a JSON pointer's unescaped parts name, 1-based, end exclusive, or None when the
     pointer names nothing. A scalar is located at its value, a collection that is a mapping's entry at
     its key (where the entry starts, whether its value is written on that line or below). The
-    document is composed once (``compose_spans``: aliases are followed, never expanded)."""
+    document is composed once, by libyaml's parser when there is one (marks count characters): an
+    alias is the node it names (shown where that is written), never expanded, so composing costs what
+    reading the text costs."""
 
     def __init__(self, text: str):
-        self.text = text
-        self.root = compose_spans(text)[0]
+        self.root = yaml.compose(text, Loader=_FastLoader)
 
     def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
         node: Any = self.root
         key: Any = None
         for part in parts:
-            node = node.target if isinstance(node, AliasUse) else node
             found: Any = None
             if isinstance(node, MappingNode):
                 for k, v in node.value:  # the last of equal keys, as the constructor keeps it
@@ -227,17 +227,9 @@ class Positions:
             node = found
         if node is None:
             return None
-        if isinstance(node, AliasUse):
-            line, col = _line_col(self.text, node.start)
-            end_line, end_col = _line_col(self.text, node.end)
-            return line, col, end_line, end_col
         if key is not None and isinstance(node, (MappingNode, SequenceNode)):
             node = key
         start, end = node.start_mark, node.end_mark
-        if end.line != start.line:  # a multi-line value: its first line
+        if end.line != start.line:  # a multi-line value: its first character
             return start.line + 1, start.column + 1, start.line + 1, start.column + 2
         return start.line + 1, start.column + 1, end.line + 1, max(end.column, start.column + 1) + 1
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1

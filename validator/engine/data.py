@@ -13,7 +13,9 @@ value, and its JSON pointer in that file):
   leads in that file, else at the import.
 
 The findings depend only on the ruleset's files, so they are kept with the ruleset (``api``) and in
-the check cache (``core.checkcache``), never computed per run.
+the check cache (``core.checkcache``), never computed per run. Bounds: positions are read for a data
+file of at most ``MAX_LOCATED_BYTES`` (a larger one's findings stand at its first line, with their
+pointers), and at most ``MAX_FINDINGS`` findings of the data check are listed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from . import reference as R
 from .state import pointer_parts, schema_errors
 
 DATA_CHECK = R.DATA_CHECK
+MAX_LOCATED_BYTES = 2_000_000  # a larger data file is not parsed again for positions: findings stand at its top
+MAX_FINDINGS = 200  # of the data check, listed; past it, one more says how many were left out
 __all__ = ["DATA_CHECK", "MAX_DATA_BYTES", "data_findings", "query_findings", "schema_findings"]
 
 
@@ -62,8 +66,8 @@ class _Locator:
     def _positions(self, shown: str) -> Any:
         path = Path(shown)
         try:
-            text = confine.read_bytes(path, MAX_DATA_BYTES, self.loaded.root, shown).decode("utf-8")
-        except (confine.Refused, UnicodeDecodeError, OSError):
+            text = confine.read_bytes(path, MAX_LOCATED_BYTES, self.loaded.root, shown).decode("utf-8")
+        except (confine.Refused, UnicodeDecodeError, OSError):  # (a file over the limit is refused as large)
             return None
         try:
             positions = jsontext.Positions(text) if path.suffix == ".json" else safeyaml.Positions(text)
@@ -145,7 +149,10 @@ def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_
     locator = locator or _Locator(program.loaded)
     entry = program.entry
     out = []
-    for item in found:
+    if len(found) > MAX_FINDINGS:
+        out.append(Diagnostic("C027", f"... and {len(found) - MAX_FINDINGS} more findings of `{DATA_CHECK}` (the first "
+                                      f"{MAX_FINDINGS} are shown)", span))
+    for item in found[:MAX_FINDINGS]:
         item = item if isinstance(item, dict) else {"message": str(to_json(item))}
         pointer = str(item.get("pointer", ""))
         cites = item.get("cites")
