@@ -312,7 +312,9 @@ def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> 
         return []
     cached = checkcache.lookup(p, kind="data") if check_cache else None
     if cached is None:
-        found = data.data_findings(rs.program, rs.backend, run_query)
+        # on the reference: a run made once writes no code (the backend would, for definitions no
+        # other run of the ruleset calls)
+        found = data.data_findings(rs.program, None, run_query)
         if check_cache:
             checkcache.store(p, list(rs.files), found, kind="data")
         return found
