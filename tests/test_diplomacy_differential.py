@@ -41,7 +41,8 @@ KNOWN = {
 
 def _positions(result: dict) -> tuple:
     units = tuple((u["power"], u["type"], u["location"]) for u in result["units"])
-    dislodged = tuple(sorted((u["power"], u["type"], u["location"]) for u in result["dislodged"]))
+    # (a movement phase's `destroyed`: dislodged units with no retreat, disbanded at once; peers list them as dislodged)
+    dislodged = tuple(sorted((u["power"], u["type"], u["location"]) for u in result["dislodged"] + result.get("destroyed", [])))
     return units, dislodged
 
 
