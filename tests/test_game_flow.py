@@ -222,43 +222,35 @@ def test_dislodged_units_outside_a_retreat_phase_and_wrong_seasons_are_refused()
 
 # ---------------------------------------------------------------- a variant changes one rule only
 
-BUILD_ANYWHERE = """\
-ruleset diplomacy.build_anywhere "build in any owned centre"
-extends "{base}"
-
-override rule build_problem(pw, p, owners, held) cite "DIP-R1" =
-  if owners[p] != pw then upper(p) + " is not owned by " + pw
-  elif p in held then upper(p) + " is occupied"
-  else none
-"""
-
-
-def test_a_build_anywhere_variant_overrides_one_rule_and_the_unit_is_the_builders(tmp_path: Path) -> None:
-    (tmp_path / "ruleval.toml").write_text("")
-    base = tmp_path / "rulesets" / "diplomacy"
-    base.mkdir(parents=True)
-    for f in DIP.iterdir():
-        if f.is_file():
-            (base / f.name).write_bytes(f.read_bytes())
-    schemas = tmp_path / "schemas" / "diplomacy"
-    schemas.mkdir(parents=True)
-    for f in (ROOT / "schemas" / "diplomacy").iterdir():
-        (schemas / f.name).write_bytes(f.read_bytes())
-    (base / "anywhere.rules").write_text(BUILD_ANYWHERE.format(base="standard.rules"))
-    variant = str(base / "anywhere.rules")
+def test_a_build_anywhere_variant_overrides_one_rule_and_the_unit_is_the_builders() -> None:
+    variant = str(DIP / "build_anywhere.rules")
     s = state("winter", 1901, "adjustment", ["france A PAR"], ["france: BUILD A MUN"],
               supply_centers={"par": "france", "mun": "france"})
     res = load_ruleset(variant).run(s)
     assert res["orders"][0]["status"] == "succeeds"
     assert {"power": "france", "type": "army", "location": "mun"} in res["units"]
+    assert load_ruleset(STANDARD).run(s)["orders"][0]["status"] == "invalid"
     # and whether an adjustment phase happens follows the same rule: Munich is a place France may build
-    fall = state("fall", 1901, "movement", ["france A PAR"], [], supply_centers={"par": "france", "mun": "france"})
-    assert load_ruleset(variant).run(fall, "advance")["next_phase"] == "W1901A"
-    fall["supply_centers"] = {"par": "france", "bel": "france"}
-    fall["units"].append(unit("france A BEL"))
-    fall["supply_centers"]["mun"] = "france"
+    fall = state("fall", 1901, "movement", ["france A PAR", "france A BEL"], [],
+                 supply_centers={"par": "france", "bel": "france", "mun": "france"})
     assert load_ruleset(STANDARD).run(fall, "advance")["next_phase"] == "S1902M"  # Munich is no French home
     assert load_ruleset(variant).run(fall, "advance")["next_phase"] == "W1901A"
+
+
+def test_diff_over_whole_games_finds_a_build_rule_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/build_anywhere.rules",
+                          "--games", "4", "--phases", "12", "--start", "docs/examples/game/start.json")
+    assert code == 1, out + err
+    assert "query `advance`" in out and "phase" in out
+    minimal = json.loads(out.split("minimal state (")[1].split("): ", 1)[1].split("\n")[0])
+    assert minimal["phase"]["type"] == "adjustment"  # the difference lies in a build
+    assert out.rstrip().endswith("differ")
+    # the same rulesets on movement phases only: no difference, and diff says how little it tried
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
+                          "--games", "2", "--phases", "6", "--start", "docs/examples/game/start.json", "--ignore-cites")
+    assert code == 0, out + err
+    assert out == "tried 0 states and 12 phases of 2 games: equivalent on all of them\n"
 
 
 # ---------------------------------------------------------------- ruleval play / replay
@@ -442,3 +434,16 @@ def test_the_play_transcript_of_docs_tools_md(monkeypatch: pytest.MonkeyPatch) -
     code, out, err = _run(*command.split()[2:])
     assert code == 0, err
     assert out.splitlines() == expected
+
+
+def test_diff_ignore_cites_compares_results_without_their_citations(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    for name, cite in (("old", "T-1"), ("new", "T-2")):
+        (tmp_path / f"{name}.rules").write_text(
+            f'ruleset t.{name} "one result"\ninput n: int at "/n" default 0\n'
+            f'query main = {{value: n + 1, steps: [{{cites: ["{cite}"], ok: true}}]}}\nquery generate(seed) = {{n: seed}}\n')
+    args = ("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--generate", "3")
+    code, out, _ = _run(*args)
+    assert code == 1 and out.endswith("tried 3 states: 3 differ\n")
+    code, out, _ = _run(*args, "--ignore-cites")
+    assert (code, out) == (0, "tried 3 states: equivalent on all of them\n")
