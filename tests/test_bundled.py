@@ -66,7 +66,8 @@ def test_a_bundled_name_cannot_leave_the_bundle(tmp_path: Path, cli) -> None:
 def test_a_variant_catalogue_that_restates_a_clause_replaces_its_text(tmp_path: Path) -> None:
     folder = tmp_path
     _variant(folder)
-    (folder / "clauses.yaml").write_text('clauses:\n  CHAOS-1: "x"\n  DIP-R1: "retreats and builds, as this variant reads them"\n')
+    (folder / "clauses.yaml").write_text('clauses:\n  CHAOS-1: "x"\n'
+                                         '  DIP-R1: "retreats and builds, as this variant reads them"\n')
     rs = load_ruleset(folder / "chaos.rules")
     assert rs.ok and rs.clauses is not None and rs.clauses["DIP-R1"].startswith("retreats and builds, as this")
 
