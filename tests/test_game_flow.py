@@ -447,3 +447,32 @@ def test_diff_ignore_cites_compares_results_without_their_citations(tmp_path: Pa
     assert code == 1 and out.endswith("tried 3 states: 3 differ\n")
     code, out, _ = _run(*args, "--ignore-cites")
     assert (code, out) == (0, "tried 3 states: equivalent on all of them\n")
+
+
+def test_the_retreats_a_movement_result_lists_are_exactly_the_retreat_orders_that_succeed() -> None:
+    """One meaning for where a dislodged unit may go: over random whole games, every retreat phase
+    reached is played once per dislodged unit and neighbouring location, with that retreat alone;
+    it succeeds exactly when the movement result listed the location among the unit's retreats."""
+    rs = load_ruleset(STANDARD)
+    checked = 0
+    for game in range(40):
+        st: dict[str, Any] = START
+        for i in range(24):
+            if st["phase"]["type"] == "retreat":
+                for d in st["dislodged"]:
+                    text = ("A " if d["type"] == "army" else "F ") + d["location"].upper()
+                    near = [x for x in MAP["army" if d["type"] == "army" else "fleet"].get(d["location"], [])
+                            if d["type"] == "fleet" or MAP["provinces"][x]["kind"] != "sea"]
+                    for x in near:
+                        alone = {**st, "orders": [{"power": d["power"], "order": f"{text} R {x.upper()}"}]}
+                        status = rs.run(alone)["orders"][0]["status"]
+                        assert (status == "succeeds") == (x in d["retreats"]), (alone, d["retreats"])
+                        checked += 1
+            orders = rs.run(st, "random_orders", [game * 100 + i])
+            step = rs.run({**st, "orders": orders}, "advance")
+            if step["end"] is not None:
+                break
+            st = step["next"]
+        if checked >= 150:
+            break
+    assert checked >= 150
