@@ -165,7 +165,8 @@ class Loader:
         """The root a file's references must stay under: the bundle's for a ruleset shipped with
         ruleval (it reads its own map, catalogue and schema), else the entry's ruleset root."""
         bundle = confine.bundle_root()
-        if bundle is not None and confine.is_inside(Path(os.path.realpath(base)), bundle):
+        real = Path(os.path.realpath(base))
+        if bundle is not None and any(confine.is_inside(real, bundle / part) for part in ("rulesets", "schemas")):
             return bundle
         return self.root
 
