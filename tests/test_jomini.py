@@ -97,7 +97,7 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
     (tmp_path / "dear.rules").write_text(
         'extends "re.rules"\n'
         'override rule enter_cost(a, b) cite "JOM-T1", "JOM-T3" =\n'
-        '  if not passable(b) then none else (if (a, b) in road_links then terrain_cost["road"] else hex_cost[b])\n'
+        '  if not passable(b) then none else (if (a, b) in road_links then road_cost else hex_cost[b])\n'
         '    + (crossing_extra[edge_features[(a, b)]] ?? 0) + zoc_cost + 1\n')
     base, dear = load_ruleset(tmp_path / "re.rules"), load_ruleset(tmp_path / "dear.rules")
     assert base.ok and dear.ok, [str(d) for d in base.diagnostics + dear.diagnostics]
@@ -114,3 +114,27 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
     if far:
         st = dict(state, moves=[{"unit": "C", "path": [state["units"][1]["hex"], far[0]]}])
         assert base.run(st)["moves"][0]["status"] == "ok"
+
+
+def _diagnostics(cli, tmp_path: Path, ruleset: str, state: dict) -> list[dict]:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    r = cli("run", ruleset, "--state", str(path))
+    assert r.code == 3, (r.code, r.out[:500], r.err)
+    return json.loads(r.out)
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_road_terrain_is_refused_with_a_pointer_and_a_hint(cli, tmp_path: Path, ruleset: str) -> None:
+    """Issue 25: `terrain: road` validated and meant nothing (roads are links between hexes); it is
+    refused at its JSON pointer, with a word about where roads go, and so is a terrain the table
+    does not know (it used to make the hex impassable without a word)."""
+    state = json.loads(Path(STATE).read_text())
+    state["board"]["hexes"] = {"0102": {"terrain": "road"}, "0202": {"terrain": "forest"}, "0303": {"terrain": "Woods"}}
+    diags = _diagnostics(cli, tmp_path, ruleset, state)
+    by_pointer = {d["pointer"]: d for d in diags}
+    assert set(by_pointer) == {"/board/hexes/0102/terrain", "/board/hexes/0202/terrain", "/board/hexes/0303/terrain"}
+    assert all(d["code"] == "S002" for d in diags)
+    assert "/board/roads" in by_pointer["/board/hexes/0102/terrain"]["message"]
+    assert "`forest`" in by_pointer["/board/hexes/0202/terrain"]["message"]
+    assert "did you mean `woods`" in by_pointer["/board/hexes/0303/terrain"]["message"]
