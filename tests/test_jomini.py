@@ -138,3 +138,28 @@ def test_road_terrain_is_refused_with_a_pointer_and_a_hint(cli, tmp_path: Path, 
     assert "/board/roads" in by_pointer["/board/hexes/0102/terrain"]["message"]
     assert "`forest`" in by_pointer["/board/hexes/0202/terrain"]["message"]
     assert "did you mean `woods`" in by_pointer["/board/hexes/0303/terrain"]["message"]
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_unit_kinds_the_tables_do_not_know_are_refused_with_a_hint(cli, tmp_path: Path, ruleset: str) -> None:
+    """Issue 25: the schema took any type and class, so `type: character` validated and then failed
+    with "the allowance table has no light character". A kind the tables do not know is now refused
+    at validation, at its JSON pointer, with a hint; characters need no class."""
+    state = json.loads(Path(STATE).read_text())
+    state["units"] = [
+        {"id": "A", "side": "blue", "type": "Infantry", "class": "light", "hex": "0101"},
+        {"id": "B", "side": "blue", "type": "cavalry", "class": "Heavy", "hex": "0102"},
+        {"id": "C", "side": "blue", "type": "cavalry", "class": "medium", "hex": "0103"},
+        {"id": "D", "side": "blue", "type": "general", "class": "light", "hex": "0104"},
+        {"id": "E", "side": "blue", "type": "infantry", "hex": "0105"},
+        {"id": "F", "side": "blue", "type": "character", "hex": "0201"},       # known: no problem
+        {"id": "G", "side": "blue", "type": "officer", "class": "heavy", "hex": "0202"},  # a class it ignores
+    ]
+    state["moves"] = []
+    diags = {d["pointer"]: d["message"] for d in _diagnostics(cli, tmp_path, ruleset, state)}
+    assert set(diags) == {"/units/0/type", "/units/1/class", "/units/2", "/units/3", "/units/4"}, diags
+    assert "did you mean `infantry`" in diags["/units/0/type"]
+    assert "did you mean `heavy`" in diags["/units/1/class"]
+    assert "no `medium` `cavalry`" in diags["/units/2"]
+    assert "`character`" in diags["/units/3"] and "`officer`" in diags["/units/3"]
+    assert "class" in diags["/units/4"]
