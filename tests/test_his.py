@@ -97,3 +97,59 @@ def test_too_few_scripted_dice_is_E007(tmp_path) -> None:
     assert code == 1
     assert "E007" in out.getvalue() + err.getvalue()
     assert "Traceback" not in out.getvalue() + err.getvalue()
+
+
+def state_diagnostics(rules: Path, state: dict) -> dict[str, str]:
+    """The S002 diagnostics of a refused state, by JSON pointer."""
+    from validator.api import RunError
+
+    with pytest.raises(RunError) as exc:
+        validator.load_ruleset(rules).run(state, dice=[6] * 20)
+    assert exc.value.kind == "state" and all(d.code == "S002" for d in exc.value.diagnostics), exc.value.diagnostics
+    return {d.pointer: d.message for d in exc.value.diagnostics}
+
+
+def test_cards_and_bonuses_are_read_as_the_rules_spell_them() -> None:
+    """Issue 25: `Storms`, as the rules spell it, validated and was silently ignored (the move went
+    on and France intercepted). Names of cards and bonuses are read case aside."""
+    rs = validator.load_ruleset(RULES)
+    state = one_interceptor() | {"cards_in_play": [{"card": " Storms", "by": "france"}]}
+    out = rs.run(state, dice=[6, 6])
+    assert (out["status"], out["cancelled_by"], out["intercepted_by"]) == ("stopped", "france", None)
+    # Telescope, capitalised, still adds 1: 3 + 3 + 2 = 8, 9 with it
+    assert rs.run(one_interceptor(), dice=[3, 3])["intercepted_by"] is None
+    assert rs.run(one_interceptor() | {"bonuses": {"france": ["Telescope"]}}, dice=[3, 3])["intercepted_by"] == "france"
+
+
+def test_every_name_a_state_refers_to_is_known_or_refused_at_its_pointer() -> None:
+    """Issue 25: an unknown card, power, space, unit or leader is a located S002, never silence."""
+    state = one_interceptor() | {
+        "powers": POWERS | {"Venice": {"kind": "major"}, "scotland": {"kind": "minor", "major": "France"}},
+        "wars": [["hapsburg", "france"], ["hapsburg", "Ottoman"]],
+        "alliances": [["france", "scots"]],
+        "bonuses": {"france": ["telescope", "astrolabe"], "Papacy": ["telescope"]},
+        "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                  {"id": "f1", "power": "France", "space": "b", "type": "regular"},
+                  {"id": "f2", "power": "france", "space": "Paris", "type": "regular"},
+                  {"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"}],
+        "tried_to_intercept": ["francis", "charles"],
+        "cards_in_play": [{"card": "Foul Weather", "by": "france"}, {"card": "storms", "by": "venice"}],
+        "action": {"power": "hapsburg", "units": ["h1", "h9"], "leaders": ["maximilian"], "from": "a", "to": "D"},
+        "decisions": {"intercept": [{"power": "france", "from": "x", "units": ["f9"], "leaders": ["francis"]}],
+                      "avoid": [{"power": "france", "to": "nowhere"}], "withdraw": ["frnace"]},
+    }
+    found = state_diagnostics(RULES, state)
+    want = {
+        "/powers/Venice": "impulse order", "/powers/scotland/major": "did you mean `france`",
+        "/wars/1/1": "did you mean `ottoman`", "/alliances/0/1": "`scots`",
+        "/bonuses/france/1": "`astrolabe`", "/bonuses/Papacy": "`Papacy`",
+        "/units/1/power": "did you mean `france`", "/units/2/space": "`Paris`", "/units/3/id": "`h1`",
+        "/tried_to_intercept/1": "`charles`",
+        "/cards_in_play/0/card": "`Foul Weather`", "/cards_in_play/1/by": "`venice`",
+        "/action/units/1": "`h9`", "/action/leaders/0": "`maximilian`", "/action/to": "did you mean `d`",
+        "/decisions/intercept/0/units/0": "`f9`", "/decisions/avoid/0/to": "`nowhere`",
+        "/decisions/withdraw/0": "`frnace`",
+    }
+    assert set(found) == set(want), (sorted(set(found) - set(want)), sorted(set(want) - set(found)))
+    for pointer, words in want.items():
+        assert words in found[pointer], (pointer, found[pointer])

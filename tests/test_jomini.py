@@ -97,8 +97,8 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
     (tmp_path / "dear.rules").write_text(
         'extends "re.rules"\n'
         'override rule enter_cost(a, b) cite "JOM-T1", "JOM-T3" =\n'
-        '  if not passable(b) then none else (if (a, b) in road_links then terrain_cost["road"] else hex_cost[b])\n'
-        '    + (crossing_extra[edge_features[(a, b)]] ?? 0) + zoc_cost + 1\n')
+        '  if not passable(b) then none else (if (a, b) in road_links then road_cost else hex_cost[b])\n'
+        '    + (crossing_extra[edge_features[(a, b)]] ?? 0) + 1\n')
     base, dear = load_ruleset(tmp_path / "re.rules"), load_ruleset(tmp_path / "dear.rules")
     assert base.ok and dear.ok, [str(d) for d in base.diagnostics + dear.diagnostics]
     state = json.loads(Path(STATE).read_text())
@@ -114,3 +114,99 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
     if far:
         st = dict(state, moves=[{"unit": "C", "path": [state["units"][1]["hex"], far[0]]}])
         assert base.run(st)["moves"][0]["status"] == "ok"
+
+
+def _diagnostics(cli, tmp_path: Path, ruleset: str, state: dict) -> list[dict]:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    r = cli("run", ruleset, "--state", str(path))
+    assert r.code == 3, (r.code, r.out[:500], r.err)
+    return json.loads(r.out)
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_road_terrain_is_refused_with_a_pointer_and_a_hint(cli, tmp_path: Path, ruleset: str) -> None:
+    """Issue 25: `terrain: road` validated and meant nothing (roads are links between hexes); it is
+    refused at its JSON pointer, with a word about where roads go, and so is a terrain the table
+    does not know (it used to make the hex impassable without a word)."""
+    state = json.loads(Path(STATE).read_text())
+    state["board"]["hexes"] = {"0102": {"terrain": "road"}, "0202": {"terrain": "forest"}, "0303": {"terrain": "Woods"}}
+    diags = _diagnostics(cli, tmp_path, ruleset, state)
+    by_pointer = {d["pointer"]: d for d in diags}
+    assert set(by_pointer) == {"/board/hexes/0102/terrain", "/board/hexes/0202/terrain", "/board/hexes/0303/terrain"}
+    assert all(d["code"] == "S002" for d in diags)
+    assert "/board/roads" in by_pointer["/board/hexes/0102/terrain"]["message"]
+    assert "`forest`" in by_pointer["/board/hexes/0202/terrain"]["message"]
+    assert "did you mean `woods`" in by_pointer["/board/hexes/0303/terrain"]["message"]
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_unit_kinds_the_tables_do_not_know_are_refused_with_a_hint(cli, tmp_path: Path, ruleset: str) -> None:
+    """Issue 25: the schema took any type and class, so `type: character` validated and then failed
+    with "the allowance table has no light character". A kind the tables do not know is now refused
+    at validation, at its JSON pointer, with a hint; characters need no class."""
+    state = json.loads(Path(STATE).read_text())
+    state["units"] = [
+        {"id": "A", "side": "blue", "type": "Infantry", "class": "light", "hex": "0101"},
+        {"id": "B", "side": "blue", "type": "cavalry", "class": "Heavy", "hex": "0102"},
+        {"id": "C", "side": "blue", "type": "cavalry", "class": "medium", "hex": "0103"},
+        {"id": "D", "side": "blue", "type": "general", "class": "light", "hex": "0104"},
+        {"id": "E", "side": "blue", "type": "infantry", "hex": "0105"},
+        {"id": "F", "side": "blue", "type": "character", "hex": "0201"},       # known: no problem
+        {"id": "G", "side": "blue", "type": "officer", "class": "heavy", "hex": "0202"},  # a class it ignores
+    ]
+    state["moves"] = []
+    diags = {d["pointer"]: d["message"] for d in _diagnostics(cli, tmp_path, ruleset, state)}
+    assert set(diags) == {"/units/0/type", "/units/1/class", "/units/2", "/units/3", "/units/4"}, diags
+    assert "did you mean `infantry`" in diags["/units/0/type"]
+    assert "did you mean `heavy`" in diags["/units/1/class"]
+    assert "no `medium` `cavalry`" in diags["/units/2"]
+    assert "`character`" in diags["/units/3"] and "`officer`" in diags["/units/3"]
+    assert "class" in diags["/units/4"]
+
+
+def _variant(tmp_path: Path, name: str, text: str):
+    """A variant of the Jomini rulesets written beside them (in a copy: paths stay inside the root)."""
+    import shutil
+
+    from validator import load_ruleset
+
+    shutil.copytree(ROOT / "rulesets/jomini", tmp_path / "rulesets/jomini")
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "rulesets/jomini" / name).write_text(text)
+    rs = load_ruleset(tmp_path / "rulesets/jomini" / name)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs
+
+
+def test_an_errata_with_zones_of_control_is_one_override(tmp_path: Path) -> None:
+    """Issue 25: JOM-Z1 (no zones of control) was a cost added to every hex entered, so an errata
+    setting it to 1 made every step dearer. It is now a cost for entering a hex next to an enemy,
+    0 in the rules: `override const zoc_cost = 1` makes only those steps cost more."""
+    from validator import load_ruleset
+
+    base = load_ruleset(RE)
+    zoc = _variant(tmp_path, "zoc.rules", 'extends "re.rules"\noverride const zoc_cost: int cite "JOM-Z1" = 1\n')
+    unit = lambda i, side, t, c, h, on=True: {"id": i, "side": side, "type": t, "class": c, "hex": h,  # noqa: E731
+                                              "flags": {"activated": on}}
+    state = {"board": {"cols": 8, "rows": 6},
+             "units": [unit("C", "blue", "cavalry", "light", "0101"), unit("E", "red", "infantry", "heavy", "0303", False),
+                       unit("D", "blue", "cavalry", "light", "0705"), unit("F", "blue", "infantry", "light", "0606", False),
+                       unit("R", "blue", "cavalry", "light", "0204")],
+             "moves": [{"unit": "C", "path": ["0101", "0201", "0202", "0302", "0402"], "combat": False},
+                       {"unit": "D", "path": ["0705", "0605", "0505"], "combat": False}]}
+    before, after = base.run(state)["moves"], zoc.run(state)["moves"]
+    # C passes one hex next to the enemy (0302): 4 hexes of 4 before, 5 of 4 with zones of control
+    assert (before[0]["status"], before[0]["cost"]) == ("ok", 4)
+    assert (after[0]["status"], after[0]["clause"], after[0]["step"]) == ("illegal", "JOM-Z1", 4)
+    # D passes next to a friend only: nothing changes
+    assert before[1] == after[1] and before[1]["status"] == "ok" and before[1]["cost"] == 2
+    # where R can go: a first step costs one more exactly when it enters a hex next to the enemy
+    edges = base.run(state, query="costs")["edges"]
+    zone = set(edges["0303"])
+    near, far = base.run(state, query="reach", args=["R"])["hexes"], zoc.run(state, query="reach", args=["R"])["hexes"]
+    first = [h for h in edges["0204"] if h in near]
+    assert first and any(h in zone for h in first) and any(h not in zone for h in first)
+    for h in first:
+        assert far[h]["cost"] == near[h]["cost"] + (1 if h in zone else 0), (h, near[h], far[h])

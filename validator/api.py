@@ -27,7 +27,7 @@ from .lang.loader import Loaded, display_path, load
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
-from .lib.values import MAX_OUTPUT_NODES, to_json, written
+from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_NODES, to_json, written
 
 
 _T = TypeVar("_T")
@@ -209,6 +209,9 @@ class Ruleset:
         try:
             return written(value)
         except ValueError as exc:  # too large, or an integer past Python's digit limit for text
+            if str(exc) == FUNCTION_IN_RESULT:
+                raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
+                                           help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
             if "parts" in str(exc):
                 raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
                                            unit.decl.span, help="return a summary of it (its `len`, say)")], "eval") from None
@@ -524,3 +527,190 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
         except (ValueError, KeyError, TypeError):
             out.update(_check_here(share, use_cache))
     return out
+
+
+# ---------------------------------------------------------------- whole games: phase after phase
+
+ADVANCE_QUERY = "advance"  # a ruleset's `query advance`: {phase, result, next, next_phase, end}
+PHASE_NAME_QUERY = "phase_name"  # a ruleset's `query phase_name`: the current phase's name (optional)
+MAX_PHASES = 10_000
+
+
+@dataclass
+class Entry:
+    """What is played in one phase, as a game file gives it: the orders (a list) and, optionally, the
+    name of the phase they are for; ``where`` names the entry in its file (``game.jsonl:3``)."""
+
+    orders: list[Any]
+    phase: str | None = None
+    where: str = "<orders>"
+
+
+@dataclass
+class Step:
+    """One phase played: its name, its state (with the orders played), its result, the next phase's
+    state and name, and ``end``: None, or what the ruleset says ended the game."""
+
+    phase: str
+    state: Any
+    result: Any
+    next: Any
+    next_phase: str
+    end: Any
+    where: str
+
+
+class PlayError(DiagnosticError):
+    """A game could not go on; ``kind`` as ``RunError``'s ("state", "eval", "usage", "ruleset")."""
+
+    def __init__(self, diagnostics: list[Diagnostic], kind: str, played: list[Step]):
+        super().__init__(diagnostics)
+        self.kind = kind
+        self.played = played
+
+
+def _advance_shape(rs: Ruleset, out: Any) -> str | None:
+    if not isinstance(out, dict):
+        return f"gave `{str(out)[:40]}`"
+    missing = [k for k in ("phase", "result", "next", "next_phase", "end") if k not in out]
+    if missing:
+        return "has no field " + ", ".join(f"`{k}`" for k in missing)
+    if not isinstance(out["phase"], str) or not isinstance(out["next_phase"], str):
+        return "gave a `phase` or `next_phase` that is not text"
+    return None
+
+
+def phase_name(rs: Ruleset, state: Any, shown: str = "<state>") -> str | None:
+    """The state's phase name by the ruleset's ``query phase_name``; None when it has none."""
+    if rs.program.query(PHASE_NAME_QUERY) is None:
+        return None
+    name = rs.run(state, PHASE_NAME_QUERY, state_name=shown)
+    return name if isinstance(name, str) else str(name)
+
+
+def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = None, max_phases: int = MAX_PHASES,
+         seed: int | None = None, shown: str = "<start>", engine: str = "backend") -> Iterator[Step]:
+    """Play a game forward from ``state``: each phase's orders come from the next entry (an entry
+    naming its phase must be for the current one), the ruleset's ``query advance`` plays the phase
+    and gives the next state. Stops when the entries run out (with ``until``: when the phase of that
+    name is reached, playing phases without orders once entries run out), when ``advance`` says the
+    game ended, or after ``max_phases``. Raises ``PlayError`` (with the steps played) on bad input."""
+    played: list[Step] = []
+    unit = rs.program.query(ADVANCE_QUERY)
+    if unit is None:
+        raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`", Span(rs.path),
+                                    help="`play` needs `query advance` giving {phase, result, next, next_phase, end} "
+                                         "(see docs/tools.md)")], "usage", played)
+    try:
+        name = phase_name(rs, state, shown)
+    except RunError as exc:
+        raise PlayError(exc.diagnostics, exc.kind, played) from None
+    where = shown
+    for i in range(max_phases + 1):
+        if until is not None and name == until:
+            return
+        if i >= len(entries) and until is None:
+            return
+        if i == max_phases:
+            raise PlayError([Diagnostic("S006", f"{max_phases} phases played without reaching `{until}`", Span(shown),
+                                        help="check the phase name given to --until (as the ruleset writes it)")],
+                            "state", played)
+        entry = entries[i] if i < len(entries) else Entry([], None, f"(no orders: phase {i + 1})")
+        if entry.phase is not None and name is not None and entry.phase != name:
+            raise PlayError([Diagnostic("S006", f"these orders are for `{entry.phase}`, but the game is at `{name}`",
+                                        Span(entry.where),
+                                        help="each entry is played in turn; a phase with nothing to do is skipped "
+                                             "by the rules, so it has no entry")], "state", played)
+        if not isinstance(state, dict):
+            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", played)
+        state = {**state, "orders": entry.orders}
+        try:
+            out = rs.run(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
+        except RunError as exc:
+            raise PlayError(exc.diagnostics, exc.kind, played) from None
+        problem = _advance_shape(rs, out)
+        if problem is not None:
+            raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.decl.span,
+                                        help="it gives {phase, result, next, next_phase, end}")], "eval", played)
+        step = Step(out["phase"], state, out["result"], out["next"], out["next_phase"], out["end"], entry.where)
+        played.append(step)
+        yield step
+        if step.end is not None:
+            return
+        state, name, where = step.next, step.next_phase, f"{entry.where} (the state after it)"
+
+
+@dataclass
+class Mismatch:
+    """The first phase whose next state differs from a game record's: the phase played, where its
+    record entry is, and each difference as (JSON pointer, recorded, computed)."""
+
+    phase: str
+    where: str
+    next_where: str
+    differences: list[tuple[str, Any, Any]]
+
+
+def replay(rs: Ruleset, records: list[tuple[str, Any]], seed: int | None = None) -> tuple[int, Mismatch | None]:
+    """Check a game record (states in play order, each with its orders; ``(where, state)`` pairs):
+    each state played must give the next record's state, field by field (``record_differences``).
+    Returns (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input."""
+    agreed = 0
+    for (where, state), (next_where, recorded) in zip(records, records[1:]):
+        entry_orders = state.get("orders", []) if isinstance(state, dict) else []
+        steps = list(play(rs, state, [Entry(entry_orders, None, where)], seed=seed, shown=where))
+        if not steps:
+            break
+        step = steps[0]
+        diffs = record_differences({k: v for k, v in recorded.items() if k != "orders"}, step.next) \
+            if isinstance(recorded, dict) else [("", recorded, step.next)]
+        if diffs:
+            return agreed, Mismatch(step.phase, where, next_where, diffs)
+        agreed += 1
+        if step.end is not None:
+            break
+    return agreed, None
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Where a computed value departs from a recorded one, as (JSON pointer, recorded, computed):
+    maps key by key (a top-level field the record leaves out is not compared: records seldom hold
+    everything; deeper down, a key on one side only is a difference), lists as collections (order
+    aside: an item recorded but not computed is listed as (pointer, item, "(missing)"), one computed
+    but not recorded as (pointer, "(not recorded)", item))."""
+    if isinstance(recorded, dict) and isinstance(computed, dict):
+        out = []
+        for k in list(recorded) + ([k for k in computed if k not in recorded] if path else []):
+            key = str(k).replace("~", "~0").replace("/", "~1")
+            if k not in computed:
+                out.append((f"{path}/{key}", recorded[k], "(absent)"))
+            elif k not in recorded:
+                out.append((f"{path}/{key}", "(absent)", computed[k]))
+            else:
+                out.extend(record_differences(recorded[k], computed[k], f"{path}/{key}"))
+        return out
+    if isinstance(recorded, list) and isinstance(computed, list):
+        want = [_canon(x) for x in recorded]
+        got = [_canon(x) for x in computed]
+        rest = list(got)
+        missing = []
+        for text, item in zip(want, recorded):
+            if text in rest:
+                rest.remove(text)
+            else:
+                missing.append(item)
+        extra = []
+        left = list(want)
+        for text, item in zip(got, computed):
+            if text in left:
+                left.remove(text)
+            else:
+                extra.append(item)
+        return [(path or "/", item, "(missing)") for item in missing] + [(path or "/", "(not recorded)", item) for item in extra]
+    if _canon(recorded) != _canon(computed):
+        return [(path or "/", recorded, computed)]
+    return []

@@ -64,6 +64,20 @@ def root_of_folder(folder: Path) -> Path:
     return start
 
 
+BUNDLE_PREFIX = "bundled:"  # `extends "bundled:FAMILY/NAME.rules"`: a ruleset shipped with ruleval
+
+
+def bundle_root() -> Path | None:
+    """The folder holding the rulesets and schemas shipped with ruleval (``rulesets/``, ``schemas/``):
+    ``validator/bundled`` in an installed package, the source checkout's top folder otherwise (also
+    what an editable install runs from); None when neither has them."""
+    package = Path(__file__).resolve().parent.parent  # validator/
+    for candidate in (package / "bundled", package.parent):
+        if (candidate / "rulesets").is_dir() and (candidate / "schemas").is_dir():
+            return Path(os.path.realpath(candidate))
+    return None
+
+
 def is_inside(real: Path, root: Path) -> bool:
     """Whether ``real`` (already resolved) is ``root`` or lies under it."""
     top = Path(os.path.realpath(root))

@@ -48,6 +48,7 @@ class DataBinding:
     span: Span
     schema: DataSchema | None = None
     readable: bool = True  # read without a C008 (its value is then the file's)
+    root: Path | None = None  # the root it was read under (the bundle's, for a bundled ruleset's data)
 
 
 @dataclass
@@ -175,18 +176,38 @@ class Loader:
         self.read: list[str] = [str(self.entry)]
 
     # -- paths
+    def root_for(self, base: Path) -> Path:
+        """The root a file's references must stay under: the bundle's for a ruleset shipped with
+        ruleval (it reads its own map, catalogue and schema), else the entry's ruleset root."""
+        bundle = confine.bundle_root()
+        real = Path(os.path.realpath(base))
+        if bundle is not None and any(confine.is_inside(real, bundle / part) for part in ("rulesets", "schemas")):
+            return bundle
+        return self.root
+
     def resolve(self, ref: str, base: Path, span: Span, kind: str) -> Path | None:
         if "\x00" in ref or not ref:
             self.diags.append(Diagnostic("C005", f"invalid {kind} path `{ref}`", span))
             return None
+        root = self.root_for(base)
+        where = base.parent / ref
+        if ref.startswith(confine.BUNDLE_PREFIX):
+            bundle = confine.bundle_root()
+            if bundle is None:
+                self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found: this ruleval has no bundled rulesets",
+                                             span, help="reinstall ruleval, or refer to the file by its path"))
+                return None
+            root, where = bundle, bundle / "rulesets" / ref[len(confine.BUNDLE_PREFIX):]
         try:
-            target = confine.check_file(base.parent / ref, self.root, ref)
+            target = confine.check_file(where, root, ref)
             self.read.append(str(target))
             return target
         except Refused as exc:
             if exc.reason == "missing":
                 self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
-                                             help=f"looked for `{display_path(Path(os.path.realpath(base.parent / ref)))}`"))
+                                             help=f"looked for `{display_path(Path(os.path.realpath(where)))}`"
+                                             + (f"; bundled rulesets: {', '.join(bundled_names())}"
+                                                if ref.startswith(confine.BUNDLE_PREFIX) else "")))
             else:
                 self.diags.append(refusal(exc, span, kind))
             return None
@@ -302,21 +323,22 @@ class Loader:
                 ns.modules[d.alias] = sub.key
                 ns.data.pop(d.alias, None)
         elif target.suffix in DATA_SUFFIXES:
-            value, diags = load_data_file(target, display_path(target), d.span, self.root)
+            value, diags = load_data_file(target, display_path(target), d.span, self.root_for(target))
             self.diags.extend(diags)
             before = ns.data.get(d.alias)
             schema = before.schema if before is not None else None  # a variant's re-binding keeps the base's
             if d.schema is not None:
                 schema_file = self.resolve(d.schema, path, d.span, "data schema")
                 schema = self.load_schema(schema_file, d.schema, d.span, "data schema") if schema_file else None
-            ns.data[d.alias] = DataBinding(value, display_path(target), d.span, schema, readable=not diags)
+            ns.data[d.alias] = DataBinding(value, display_path(target), d.span, schema, readable=not diags,
+                                           root=self.root_for(target))
             ns.modules.pop(d.alias, None)
         else:
             self.diags.append(Diagnostic("C008", f"cannot import `{d.path}`: unknown file kind `{target.suffix}`", d.span,
                                          help="import rulesets (.rules) or data (.yaml, .yml, .json)"))
 
     def bind_clauses(self, ns: Namespace, target: Path, span: Span) -> None:
-        value, diags = load_data_file(target, display_path(target), span, self.root)
+        value, diags = load_data_file(target, display_path(target), span, self.root_for(target))
         self.diags.extend(diags)
         if diags:
             return
@@ -324,7 +346,8 @@ class Loader:
         if not isinstance(entries, dict):
             self.diags.append(Diagnostic("C008", "a clause catalogue needs a `clauses:` mapping of id to text", span))
             return
-        ns.clauses = {str(k): str(v) for k, v in entries.items()}
+        # a variant's catalogue extends its base's: it adds clauses and restates some (same id)
+        ns.clauses = {**(ns.clauses or {}), **{str(k): str(v) for k, v in entries.items()}}
         ns.clauses_span = span
         ns.clauses_path = display_path(target)
 
@@ -338,7 +361,7 @@ class Loader:
         """A JSON Schema file and the files its ``$ref``s name (``schemarefs``), or None after a C015 or
         C025 at ``span``. ``kind`` says whose schema it is ("state schema", "data schema")."""
         shown = display_path(target)
-        value, diags = load_data_file(target, shown, span, self.root)
+        value, diags = load_data_file(target, shown, span, self.root_for(target))
         if diags or not isinstance(value, dict):
             where = tuple(Related(x.span, x.message) for x in diags if x.span.file == shown and x.span.line)
             why = "the note says where the file goes wrong" if where else diags[0].message if diags else \
@@ -350,7 +373,7 @@ class Loader:
         files: list[str] = []
 
         def load_ref(ref_path: Path, ref: str) -> Any:
-            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), span, self.root)
+            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), span, self.root_for(ref_path))
             if ref_diags:
                 raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
             files.append(display_path(ref_path))
@@ -358,7 +381,7 @@ class Loader:
             return ref_value
 
         try:
-            resources = schemarefs.collect(value, target, self.root, load_ref)
+            resources = schemarefs.collect(value, target, self.root_for(target), load_ref)
         except schemarefs.RefProblem as problem:
             text = self.text_of(target)
             at = schemarefs.locate(text, problem.ref) if text else None
@@ -401,6 +424,15 @@ class Loader:
         ns.origin[name] = module_path
         if isinstance(decl, A.TableDecl):
             ns.cell_overrides.pop(name, None)  # a whole new table replaces earlier cell overrides
+
+
+def bundled_names() -> list[str]:
+    """The names of the rulesets shipped with ruleval, as `extends` writes them."""
+    bundle = confine.bundle_root()
+    if bundle is None:
+        return []
+    top = bundle / "rulesets"
+    return sorted(confine.BUNDLE_PREFIX + p.relative_to(top).as_posix() for p in top.rglob("*.rules"))
 
 
 def decl_key(decl: A.Decl) -> str:

@@ -69,8 +69,13 @@ def to_json(v: Any) -> Any:
     if isinstance(v, RandomValue):
         return v.collapse()  # a result is a use: fork over the values it can take
     if callable(v):
+        if _LEFT[0] is not None:  # a result (``written``) holding a function: never written as a stand-in
+            raise ValueError(FUNCTION_IN_RESULT)
         return "<function>"
     return str(v)
+
+
+FUNCTION_IN_RESULT = "it holds a function, which has no JSON form"
 
 
 def _map(v: dict[Any, Any]) -> Any:

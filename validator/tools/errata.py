@@ -8,6 +8,10 @@ only (a) runs). A case with ``exact: true`` or ``probabilities`` compares outcom
 The generator runs on the empty state without schema validation; inputs without a ``default`` are
 bound to ``none`` there (see ``generator_state``).
 
+With ``--games N``, whole games are played in both side by side from a start state with the same
+random orders (``query random_orders(seed)``, ``query advance``: see ``play_games``), each stopping at
+its first differing phase. ``--ignore-cites`` compares results without their ``cites`` fields.
+
 Each differing state is shrunk greedily: remove list items, then drop map keys, keeping a change
 only while the state still satisfies both rulesets' schemas and the two results still differ.
 """
@@ -68,7 +72,21 @@ def outcome(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
     return result
 
 
+IGNORE_CITES = [False]  # `--ignore-cites`: results that differ only in their citations are equal
+
+
+def without_cites(value: Any) -> Any:
+    """A result with every `cites` field left out (for authors who changed only citations)."""
+    if isinstance(value, dict):
+        return {k: without_cites(v) for k, v in value.items() if k != "cites"}
+    if isinstance(value, list):
+        return [without_cites(v) for v in value]
+    return value
+
+
 def _differ(a: Any, b: Any) -> bool:
+    if IGNORE_CITES[0]:
+        a, b = without_cites(a), without_cites(b)
     return json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True)
 
 
@@ -174,6 +192,75 @@ def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> 
     return probes, None
 
 
+@dataclass
+class GameReport:
+    """What `--games` did: games and phases played alike, and the differences (first phase of each game)."""
+
+    games: int = 0
+    phases: int = 0
+    differences: list[Difference] | None = None
+    note: str | None = None
+
+
+def game_seed(seed: int, game: int, phase: int) -> int:
+    return seed * 1_000_003 + game * 1_009 + phase
+
+
+def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
+    """The state games start from: the one given, else the ruleset's `query start_state`."""
+    from ..api import RunError
+
+    if start is not None:
+        return start, None
+    gen = next((rs for rs in (new, old) if "start_state" in rs.queries()), None)
+    if gen is None:
+        return None, "give --start STATE: neither ruleset has `query start_state`"
+    try:
+        return gen.run(generator_state(gen), query="start_state", validate=False), None
+    except RunError as exc:
+        return None, f"`start_state` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+
+
+def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int) -> GameReport:
+    """Play ``games`` games of up to ``phases`` phases in both rulesets side by side, from ``start``,
+    with the same orders each phase (NEW's ``query random_orders(seed)``, else OLD's). A game stops
+    at its first phase whose ``advance`` differs (result, next state or end), which is shrunk like any
+    difference, or when the game ends."""
+    from ..api import ADVANCE_QUERY, RunError
+
+    report = GameReport(differences=[])
+    assert report.differences is not None
+    gen = next((rs for rs in (new, old) if "random_orders" in rs.queries()), None)
+    missing = [name for name, rs in (("OLD", old), ("NEW", new)) if ADVANCE_QUERY not in rs.queries()]
+    if gen is None or missing:
+        report.note = ("neither ruleset has `query random_orders(seed)`" if gen is None
+                       else f"{' and '.join(missing)} has no `query {ADVANCE_QUERY}`") + ": no games were played"
+        return report
+    for g in range(games):
+        state = start
+        report.games += 1
+        for i in range(phases):
+            s = game_seed(seed, g, i)
+            try:
+                orders = gen.run(state, query="random_orders", args=[s], seed=s)
+            except RunError as exc:
+                report.note = f"game {g}: `random_orders({s})` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+                return report
+            played = {**state, "orders": orders}
+            probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
+            a, b = outcome(old, probe, played), outcome(new, probe, played)
+            report.phases += 1
+            if _differ(a, b):
+                minimal, runs = shrink(old, new, probe)
+                report.differences.append(Difference(probe, minimal, outcome(old, probe, minimal),
+                                                     outcome(new, probe, minimal), runs))
+                break
+            if not isinstance(a, dict) or "next" not in a or a.get("end") is not None:
+                break
+            state = a["next"]
+    return report
+
+
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     from .testing import _state_of, load_suite
 
@@ -235,7 +322,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
     from .common import load_for_run
     from ..core.diagnostics import render_all, visible
     from pathlib import Path
@@ -252,17 +339,41 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if diags:
             err.write(render_all(diags, None, err) + "\n")
         probes += found
+    IGNORE_CITES[0] = args.ignore_cites
     generated, note = generated_probes(old, new, args.generate, args.seed, args.exact)
     if note:
         err.write(f"note: {note}\n")
     probes += generated
     diffs, tried = compare(old, new, probes)
+    games = GameReport()
+    if args.games:
+        given = None
+        if args.start:
+            from ..engine.state import read_state_file
+            from ..core.diagnostics import DiagnosticError
+
+            try:
+                given = read_state_file(Path(args.start))
+            except DiagnosticError as exc:
+                err.write(render_all(exc.diagnostics, None, err) + "\n")
+                return EXIT_INPUT
+        start, problem = start_state(old, new, given)
+        if problem is not None:
+            raise UsageError(problem)
+        problems = old.state_errors(start, args.start or "start_state") or new.state_errors(start, args.start or "start_state")
+        if problems:
+            err.write(render_all(problems, None, err) + "\n")
+            return EXIT_INPUT
+        games = play_games(old, new, start, args.games, args.phases, args.seed)
+        if games.note:
+            err.write(f"note: {games.note}\n")
+        diffs += games.differences or []
     if args.format == "json":
         from .common import result_json
         from ..api import RunError
 
         try:
-            out.write(result_json(new, "main", {"tried": tried, "differences": [
+            out.write(result_json(new, "main", {"tried": tried, "games": games.games, "phases": games.phases, "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "minimal": d.minimal,
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
@@ -274,7 +385,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for d in diffs:
             out.write(visible(difference_text(old, new, d)) + "\n")
         skipped = len(probes) - tried
-        out.write(f"tried {tried} state{'s' if tried != 1 else ''}"
+        played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
+                  f"game{'s' if games.games != 1 else ''}") if args.games else ""
+        out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
                   + (f": {len(diffs)} differ\n" if diffs else ": equivalent on all of them\n"))
     return EXIT_FINDINGS if diffs else EXIT_OK
@@ -289,5 +402,11 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                    help="also try N states from the ruleset's `query generate(seed)`")
     p.add_argument("--seed", type=int, default=0, help="first seed for --generate (default 0)")
     p.add_argument("--exact", action="store_true", help="compare outcome distributions for generated states")
+    p.add_argument("--games", type=int, default=0, metavar="N",
+                   help="also play N whole games side by side with random orders (`query random_orders(seed)`, "
+                        "`query advance`); report each game's first differing phase")
+    p.add_argument("--phases", type=int, default=30, metavar="P", help="phases per game (default 30)")
+    p.add_argument("--start", metavar="STATE", help="the state games start from (default: `query start_state`)")
+    p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["diff"] = cmd_diff

@@ -1,0 +1,478 @@
+"""Whole Diplomacy games (issue 22): a phase's result becomes the next phase's state by the ruleset's
+own `advance` query, states a phase cannot be played from are refused rather than silently
+misread, and `ruleval play` / `ruleval replay` run games as users do."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from validator import load_ruleset
+from validator.api import Entry, PlayError, RunError, play, record_differences, replay
+from validator.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP = ROOT / "rulesets" / "diplomacy"
+STANDARD = str(DIP / "standard.rules")
+STATE_SCHEMA = json.loads((ROOT / "schemas" / "diplomacy" / "state.schema.json").read_text())
+RESULT_SCHEMA = json.loads((ROOT / "schemas" / "diplomacy" / "result.schema.json").read_text())
+MAP = yaml.safe_load((DIP / "standard_map.yaml").read_text())
+HOMES = {p: v["home"] for p, v in MAP["provinces"].items() if v.get("home")}
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def unit(text: str) -> dict[str, str]:
+    """`france A PAR` -> a state unit."""
+    power, kind, loc = text.split()
+    return {"power": power, "type": "army" if kind == "A" else "fleet", "location": loc.lower()}
+
+
+def state(season: str, year: int, kind: str, units: list[str], orders: list[str] = (), **extra: Any) -> dict[str, Any]:
+    """Orders as `power: ORDER`."""
+    return {"phase": {"season": season, "year": year, "type": kind}, "units": [unit(u) for u in units],
+            "orders": [{"power": o.split(":")[0], "order": o.split(":", 1)[1].strip()} for o in orders], **extra}
+
+
+def advance(s: dict[str, Any], ruleset: str = STANDARD) -> dict[str, Any]:
+    out = load_ruleset(ruleset).run(s, "advance")
+    jsonschema.validate(out["result"], RESULT_SCHEMA)
+    jsonschema.validate(out["next"], STATE_SCHEMA)
+    return out
+
+
+def locs(units: list[dict[str, Any]]) -> set[str]:
+    return {f'{u["power"]} {u["type"][0].upper()} {u["location"].upper()}' for u in units}
+
+
+# ---------------------------------------------------------------- succession
+
+def test_spring_movement_is_followed_by_fall_movement_of_the_same_year() -> None:
+    out = advance(state("spring", 1901, "movement", ["france A PAR", "germany A MUN"], ["france: A PAR - BUR"],
+                        supply_centers={"par": "france", "mun": "germany"}))
+    assert (out["phase"], out["next_phase"]) == ("S1901M", "F1901M")
+    nxt = out["next"]
+    assert nxt["phase"] == {"season": "fall", "year": 1901, "type": "movement"}
+    assert locs(nxt["units"]) == {"france A BUR", "germany A MUN"}
+    assert nxt["orders"] == [] and nxt["supply_centers"] == {"par": "france", "mun": "germany"}
+    assert "dislodged" not in nxt and out["end"] is None
+
+
+def test_a_dislodgement_leads_to_a_retreat_phase_with_all_it_needs() -> None:
+    s = state("spring", 1901, "movement",
+              ["germany A MUN", "germany A RUH", "france A BUR", "austria A TYR", "russia A SIL"],
+              ["germany: A MUN - BUR", "germany: A RUH S A MUN - BUR", "austria: A TYR - BOH", "russia: A SIL - BOH"])
+    out = advance(s)
+    res, nxt = out["result"], out["next"]
+    assert res["standoffs"] == ["boh"]
+    [d] = res["dislodged"]
+    assert d == {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun",
+                 "attacker_via_convoy": False, "retreats": ["bel", "gas", "mar", "par", "pic"]}
+    assert out["next_phase"] == "S1901R"
+    assert nxt["dislodged"] == res["dislodged"] and nxt["standoffs"] == ["boh"]
+    assert "france A BUR" not in locs(nxt["units"]) and "germany A BUR" in locs(nxt["units"])
+    # the state it gives is one the retreat phase plays: to the attacker's origin is refused
+    nxt["orders"] = [{"power": "france", "order": "A BUR R MUN"}]
+    retreat = advance(nxt)
+    assert retreat["result"]["orders"][0]["status"] == "invalid"
+    assert locs(retreat["result"]["destroyed"]) == {"france A BUR"}
+    assert retreat["next_phase"] == "F1901M"
+
+
+def test_a_dislodged_unit_with_no_retreat_is_destroyed_at_once_and_no_retreat_phase_follows() -> None:
+    # Kiel's fleet is dislodged by Berlin with Munich's support; all its retreats are occupied or the origin
+    s = state("spring", 1901, "movement",
+              ["germany A BER", "germany A MUN", "russia F KIE", "germany F HEL", "germany F BAL", "germany A HOL",
+               "germany A DEN"],
+              ["germany: A BER - KIE", "germany: A MUN S A BER - KIE"])
+    out = advance(s)
+    assert out["result"]["dislodged"] == []
+    assert locs(out["result"]["destroyed"]) == {"russia F KIE"}
+    assert out["next_phase"] == "F1901M" and "dislodged" not in out["next"]
+
+
+def test_fall_ownership_follows_occupation_and_empty_centres_keep_their_owner() -> None:
+    centres = {"par": "france", "bel": "germany", "hol": "germany", "mun": "germany", "ber": "germany", "kie": "germany"}
+    s = state("fall", 1901, "movement", ["france A PIC", "germany A MUN", "germany A BER", "germany A KIE"],
+              ["france: A PIC - BEL"], supply_centers=centres)
+    out = advance(s)
+    owners = out["next"]["supply_centers"]
+    assert owners["bel"] == "france"       # taken by occupation (DIP-G2)
+    assert owners["hol"] == "germany"      # empty: keeps its owner
+    assert owners["par"] == "france"
+    # france: 2 centres, 1 unit, and Paris is free: a build, so the adjustment phase comes
+    assert out["next_phase"] == "W1901A"
+
+
+def test_the_adjustment_phase_is_skipped_when_no_power_has_anything_to_do() -> None:
+    s = state("fall", 1901, "movement", ["france A PAR", "germany A MUN"], [],
+              supply_centers={"par": "france", "mun": "germany"})
+    out = advance(s)
+    assert out["next_phase"] == "S1902M"
+    # a build owed (4 centres, 3 units) but impossible (every home centre occupied) is nothing to do either
+    s = state("fall", 1901, "movement", ["france A PAR", "france A MAR", "france F BRE"], [],
+              supply_centers={"par": "france", "mar": "france", "bre": "france", "bel": "france"})
+    assert advance(s)["next_phase"] == "S1902M"
+    s["units"][1]["location"] = "bur"  # Marseilles free: the build can be made
+    assert advance(s)["next_phase"] == "W1901A"
+
+
+def test_adjustment_is_followed_by_next_spring_with_builds_of_the_ordering_power() -> None:
+    s = state("winter", 1901, "adjustment", ["france A BUR"], ["france: BUILD A PAR", "france: BUILD F BRE"],
+              supply_centers={"par": "france", "bre": "france", "bel": "france"})
+    out = advance(s)
+    assert out["next_phase"] == "S1902M"
+    assert locs(out["next"]["units"]) == {"france A BUR", "france A PAR", "france F BRE"}
+
+
+def test_civil_disorder_disbands_when_no_order_is_given() -> None:
+    s = state("winter", 1901, "adjustment", ["france A BUR", "france A PAR", "france F MAO"], [],
+              supply_centers={"par": "france", "bre": "france"})
+    out = advance(s)
+    assert len(out["next"]["units"]) == 2  # one unit removed by DATC 4.D.8
+    assert len(out["result"]["destroyed"]) == 1
+
+
+def test_a_solo_victory_ends_the_game() -> None:
+    centres = sorted(p for p, v in MAP["provinces"].items() if v.get("center"))
+    owned = {c: "france" for c in centres[:17]}
+    target = next(c for c in centres[17:] if MAP["provinces"][c]["kind"] != "sea"
+                  and any(c in MAP["army"].get(n, []) for n in ("bur", "pic", "gas")))
+    start = next(n for n in ("bur", "pic", "gas") if target in MAP["army"].get(n, []))
+    s = state("fall", 1905, "movement", [f"france A {start.upper()}"], [f"france: A {start.upper()} - {target.upper()}"],
+              supply_centers=owned)
+    out = advance(s)
+    assert out["end"] is not None and out["end"]["winner"] == "france" and out["end"]["centres"] == 18
+    assert "DIP-G3" in out["end"]["cites"]
+    # in spring nothing changes hands: no end
+    s["phase"]["season"] = "spring"
+    assert advance(s)["end"] is None
+
+
+def test_phase_names() -> None:
+    rs = load_ruleset(STANDARD)
+    assert rs.run(state("fall", 1903, "retreat", [], standoffs=[]), "phase_name") == "F1903R"
+    assert rs.run(state("winter", 1903, "adjustment", [], supply_centers={}), "phase_name") == "W1903A"
+
+
+# ---------------------------------------------------------------- states that cannot be played as given
+
+def _errors(s: dict[str, Any]) -> list[tuple[str, str]]:
+    rs = load_ruleset(STANDARD)
+    with pytest.raises(RunError) as info:
+        rs.run(s)
+    assert info.value.kind == "state"
+    return [(d.pointer, d.message) for d in info.value.diagnostics]
+
+
+def test_a_retreat_state_without_the_attackers_origin_or_retreats_is_refused() -> None:
+    dis = {"power": "france", "type": "army", "location": "bur"}
+    for given in ({}, {"attacker_from": None}):
+        s = state("spring", 1901, "retreat", ["germany A BUR"], ["france: A BUR R MUN"],
+                  dislodged=[{**dis, **given}], standoffs=[])
+        [(ptr, msg)] = _errors(s)
+        assert ptr == "/dislodged/0" and "`attacker_from`" in msg and "`retreats`" in msg
+
+
+def test_a_retreat_state_without_standoffs_is_refused_unless_retreats_are_listed() -> None:
+    dis = {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun"}
+    s = state("spring", 1901, "retreat", ["germany A BUR"], ["france: A BUR R BEL"], dislodged=[dis])
+    [(ptr, msg)] = _errors(s)
+    assert ptr == "" and "`standoffs`" in msg
+    # with its retreats listed, the record is enough: a retreat outside them is invalid
+    s["dislodged"] = [{"power": "france", "type": "army", "location": "bur", "retreats": ["bel", "pic"]}]
+    rs = load_ruleset(STANDARD)
+    assert rs.run(s)["orders"][0]["status"] == "succeeds"
+    s["orders"] = [{"power": "france", "order": "A BUR R GAS"}]
+    res = rs.run(s)["orders"][0]
+    assert res["status"] == "invalid" and "not among the retreats" in res["reason"]
+
+
+def test_remove_is_read_as_a_disband_in_a_retreat_phase() -> None:
+    dis = {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun"}
+    for text in ("REMOVE A BUR", "A BUR D", "DISBAND A BUR"):
+        s = state("spring", 1901, "retreat", ["germany A BUR"], [f"france: {text}"], dislodged=[dis], standoffs=[])
+        res = load_ruleset(STANDARD).run(s)
+        assert res["orders"][0]["status"] == "succeeds", text
+        assert locs(res["destroyed"]) == {"france A BUR"}
+
+
+def test_an_adjustment_state_without_supply_centres_is_refused() -> None:
+    [(ptr, msg)] = _errors(state("winter", 1901, "adjustment", ["france A PAR"], ["france: A PAR D"]))
+    assert ptr == "" and "`supply_centers`" in msg
+
+
+def test_dislodged_units_outside_a_retreat_phase_and_wrong_seasons_are_refused() -> None:
+    dis = {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun"}
+    errs = _errors(state("spring", 1901, "movement", ["germany A BUR"], dislodged=[dis]))
+    assert errs == [("/dislodged/0", "only a retreat phase has dislodged units (this is a movement phase)")]
+    assert _errors(state("winter", 1901, "movement", ["germany A BUR"]))[0][0] == "/phase/season"
+    assert _errors(state("fall", 1901, "adjustment", ["germany A BUR"], supply_centers={}))[0][0] == "/phase/season"
+
+
+# ---------------------------------------------------------------- a variant changes one rule only
+
+def test_a_build_anywhere_variant_overrides_one_rule_and_the_unit_is_the_builders() -> None:
+    variant = str(DIP / "build_anywhere.rules")
+    s = state("winter", 1901, "adjustment", ["france A PAR"], ["france: BUILD A MUN"],
+              supply_centers={"par": "france", "mun": "france"})
+    res = load_ruleset(variant).run(s)
+    assert res["orders"][0]["status"] == "succeeds"
+    assert {"power": "france", "type": "army", "location": "mun"} in res["units"]
+    assert load_ruleset(STANDARD).run(s)["orders"][0]["status"] == "invalid"
+    # and whether an adjustment phase happens follows the same rule: Munich is a place France may build
+    fall = state("fall", 1901, "movement", ["france A PAR", "france A BEL"], [],
+                 supply_centers={"par": "france", "bel": "france", "mun": "france"})
+    assert load_ruleset(STANDARD).run(fall, "advance")["next_phase"] == "S1902M"  # Munich is no French home
+    assert load_ruleset(variant).run(fall, "advance")["next_phase"] == "W1901A"
+
+
+def test_diff_over_whole_games_finds_a_build_rule_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/build_anywhere.rules",
+                          "--games", "4", "--phases", "12", "--start", "docs/examples/game/start.json")
+    assert code == 1, out + err
+    assert "query `advance`" in out and "phase" in out
+    minimal = json.loads(out.split("minimal state (")[1].split("): ", 1)[1].split("\n")[0])
+    assert minimal["phase"]["type"] == "adjustment"  # the difference lies in a build
+    assert out.rstrip().endswith("differ")
+    # the same rulesets on movement phases only: no difference, and diff says how little it tried
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
+                          "--games", "2", "--phases", "6", "--start", "docs/examples/game/start.json", "--ignore-cites")
+    assert code == 0, out + err
+    assert out == "tried 0 states and 12 phases of 2 games: equivalent on all of them\n"
+
+
+# ---------------------------------------------------------------- ruleval play / replay
+
+START = state("spring", 1901, "movement",
+              ["austria A VIE", "austria A BUD", "austria F TRI", "england F LON", "england F EDI", "england A LVP",
+               "france F BRE", "france A PAR", "france A MAR", "germany F KIE", "germany A BER", "germany A MUN",
+               "italy F NAP", "italy A ROM", "italy A VEN", "russia A WAR", "russia A MOS", "russia F SEV",
+               "turkey F ANK", "turkey A CON", "turkey A SMY"], supply_centers=HOMES)
+START["units"].append({"power": "russia", "type": "fleet", "location": "stp/sc"})
+
+ORDERS = [
+    {"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR - BUR"}, {"power": "germany", "order": "A MUN - BUR"},
+                                   {"power": "england", "order": "F LON - NTH"}]},
+    {"phase": "F1901M", "orders": [{"power": "england", "order": "F NTH - BEL"}, {"power": "france", "order": "A MAR - SPA"}]},
+    {"phase": "W1901A", "orders": [{"power": "england", "order": "BUILD F LON"}, {"power": "france", "order": "BUILD A MAR"}]},
+]
+
+
+def _files(tmp_path: Path, orders: Any = ORDERS, suffix: str = ".jsonl") -> tuple[str, str]:
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(START))
+    path = tmp_path / f"orders{suffix}"
+    if suffix == ".jsonl":
+        path.write_text("".join(json.dumps(o) + "\n" for o in orders))
+    elif suffix == ".yaml":
+        path.write_text(yaml.safe_dump(orders))
+    else:
+        path.write_text(json.dumps(orders))
+    return str(start), str(path)
+
+
+def test_play_writes_every_phase_and_the_last_state(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert [x["phase"] for x in lines] == ["S1901M", "F1901M", "W1901A", "S1902M"]
+    assert all(x["end"] is None for x in lines[:3]) and "result" not in lines[3]
+    after = lines[3]["state"]
+    assert {"power": "england", "type": "fleet", "location": "lon"} in after["units"]
+    assert {"power": "france", "type": "army", "location": "mar"} in after["units"]
+    assert after["supply_centers"]["bel"] == "england" and after["supply_centers"]["spa"] == "france"
+    # the same game through the API
+    rs = load_ruleset(STANDARD)
+    steps = list(play(rs, START, [Entry(o["orders"], o["phase"]) for o in ORDERS]))
+    assert [s.next for s in steps][-1] == after
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_play_reads_yaml_and_json_game_files(tmp_path: Path, suffix: str) -> None:
+    start, orders = _files(tmp_path, suffix=suffix)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--format", "text")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "S1901M: orders 2 fails, 1 succeeds -> F1901M",
+        "F1901M: orders 2 succeeds -> W1901A",
+        "W1901A: orders 2 succeeds -> S1902M",
+        "now at S1902M",
+    ]
+
+
+def test_play_until_a_phase_plays_on_without_orders_and_writes_files(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    outdir = tmp_path / "game"
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--until", "F1902M", "--out", str(outdir))
+    assert code == 0, err
+    names = sorted(p.name for p in outdir.iterdir())
+    assert names == ["001_S1901M.json", "001_S1901M.result.json", "002_F1901M.json", "002_F1901M.result.json",
+                     "003_W1901A.json", "003_W1901A.result.json", "004_S1902M.json", "004_S1902M.result.json",
+                     "005_F1902M.json"]
+    assert json.loads((outdir / "005_F1902M.json").read_text())["phase"]["season"] == "fall"
+
+
+def test_play_orders_for_another_phase_are_a_located_error(tmp_path: Path) -> None:
+    wrong = [ORDERS[0], {"phase": "S1902M", "orders": []}]
+    start, orders = _files(tmp_path, wrong)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 3
+    assert f"{orders}:2" in err and "error[S006]" in err and "`S1902M`" in err and "`F1901M`" in err
+    assert "stopped after 1 phase (last played: S1901M)" in err
+
+
+def test_play_unreadable_order_points_at_the_entry(tmp_path: Path) -> None:
+    bad = [{"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR GOES"}]}]
+    start, orders = _files(tmp_path, bad)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 3 and f"{orders}:1" in err and "/orders/0/order" in err and "error[S002]" in err
+
+
+@pytest.mark.parametrize("content,message", [
+    ("{not json\n", "invalid JSON"),
+    ('{"orders": 3}\n', "an orders entry is"),
+    ('{"orders": [], "extra": 1}\n', "an orders entry is"),
+])
+def test_play_bad_orders_file(tmp_path: Path, content: str, message: str) -> None:
+    start, _ = _files(tmp_path)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    code, out, err = _run("play", STANDARD, start, "--orders", str(path))
+    assert code == 3 and message in err and f"{path}:1" in err and "Traceback" not in err
+
+
+def test_play_usage_errors(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    assert _run("play", STANDARD, start)[0] == 2
+    assert _run("play", STANDARD, start, "--orders", str(tmp_path / "nope.jsonl"))[0] == 2
+    txt = tmp_path / "orders.txt"
+    txt.write_text("x")
+    code, _, err = _run("play", STANDARD, start, "--orders", str(txt))
+    assert code == 2 and ".jsonl, .json, .yaml" in err
+    code, _, err = _run("play", STANDARD, start, "--until", "X1901Q", "--max-phases", "5")
+    assert code == 3 and "5 phases played without reaching `X1901Q`" in err
+
+
+def test_play_needs_an_advance_query(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    code, _, err = _run("play", str(ROOT / "rulesets" / "his" / "his.rules"), start, "--orders", orders)
+    assert code == 2 and "no query `advance`" in err
+
+
+def _record(tmp_path: Path) -> Path:
+    rs = load_ruleset(STANDARD)
+    steps = list(play(rs, START, [Entry(o["orders"], o["phase"]) for o in ORDERS]))
+    record = [s.state for s in steps] + [steps[-1].next]
+    path = tmp_path / "record.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in record))
+    return path
+
+
+def test_replay_of_a_game_that_agrees(tmp_path: Path) -> None:
+    path = _record(tmp_path)
+    code, out, err = _run("replay", STANDARD, str(path))
+    assert (code, out) == (0, "3 phases replayed: every next state agrees with the record\n"), err
+
+
+def test_replay_reports_the_first_phase_that_differs_field_by_field(tmp_path: Path) -> None:
+    path = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    third = json.loads(lines[2])  # the state of W1901A, as recorded after F1901M
+    third["supply_centers"]["bel"] = "france"
+    third["units"] = [u for u in third["units"] if u["location"] != "bel"]
+    lines[2] = json.dumps(third)
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = _run("replay", STANDARD, str(path))
+    assert code == 1
+    assert out.splitlines() == [
+        f"1 phase agree; F1901M ({path}:2) differs from the record's next state ({path}:3):",
+        '  /units: recorded (not recorded), computed {"power": "england", "type": "fleet", "location": "bel"}',
+        '  /supply_centers/bel: recorded "france", computed "england"',
+    ]
+    code, out, _ = _run("replay", STANDARD, str(path), "--format", "json")
+    report = json.loads(out)
+    assert report["phases_agreeing"] == 1 and report["first_difference"]["phase"] == "F1901M"
+
+
+def test_record_differences_compares_lists_as_collections() -> None:
+    assert record_differences({"a": [1, 2, 2]}, {"a": [2, 1, 2], "b": 3}) == []
+    assert record_differences({"a": [1, 2]}, {"a": [2, 3]}) == [("/a", 1, "(missing)"), ("/a", "(not recorded)", 3)]
+    assert record_differences({"m": {"x": 1}}, {"m": {"x": 1, "y": 2}}) == [("/m/y", "(absent)", 2)]
+    assert record_differences({"gone": 1}, {}) == [("/gone", 1, "(absent)")]
+
+
+def test_replay_api_stops_at_the_end_of_the_game(tmp_path: Path) -> None:
+    rs = load_ruleset(STANDARD)
+    path = _record(tmp_path)
+    from validator.tools.play import read_game_file
+
+    agreed, mismatch = replay(rs, read_game_file(str(path)))
+    assert (agreed, mismatch) == (3, None)
+    with pytest.raises(PlayError):
+        list(play(rs, START, [Entry([], "F1901M")]))
+
+
+def test_the_play_transcript_of_docs_tools_md(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = (ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    block = doc[doc.index("$ ruleval play "):]
+    block = block[:block.index("```")]
+    command, *expected = block.strip().splitlines()
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run(*command.split()[2:])
+    assert code == 0, err
+    assert out.splitlines() == expected
+
+
+def test_diff_ignore_cites_compares_results_without_their_citations(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    for name, cite in (("old", "T-1"), ("new", "T-2")):
+        (tmp_path / f"{name}.rules").write_text(
+            f'ruleset t.{name} "one result"\ninput n: int at "/n" default 0\n'
+            f'query main = {{value: n + 1, steps: [{{cites: ["{cite}"], ok: true}}]}}\nquery generate(seed) = {{n: seed}}\n')
+    args = ("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--generate", "3")
+    code, out, _ = _run(*args)
+    assert code == 1 and out.endswith("tried 3 states: 3 differ\n")
+    code, out, _ = _run(*args, "--ignore-cites")
+    assert (code, out) == (0, "tried 3 states: equivalent on all of them\n")
+
+
+def test_the_retreats_a_movement_result_lists_are_exactly_the_retreat_orders_that_succeed() -> None:
+    """One meaning for where a dislodged unit may go: over random whole games, every retreat phase
+    reached is played once per dislodged unit and neighbouring location, with that retreat alone;
+    it succeeds exactly when the movement result listed the location among the unit's retreats."""
+    rs = load_ruleset(STANDARD)
+    checked = 0
+    for game in range(40):
+        st: dict[str, Any] = START
+        for i in range(24):
+            if st["phase"]["type"] == "retreat":
+                for d in st["dislodged"]:
+                    text = ("A " if d["type"] == "army" else "F ") + d["location"].upper()
+                    near = [x for x in MAP["army" if d["type"] == "army" else "fleet"].get(d["location"], [])
+                            if d["type"] == "fleet" or MAP["provinces"][x]["kind"] != "sea"]
+                    for x in near:
+                        alone = {**st, "orders": [{"power": d["power"], "order": f"{text} R {x.upper()}"}]}
+                        status = rs.run(alone)["orders"][0]["status"]
+                        assert (status == "succeeds") == (x in d["retreats"]), (alone, d["retreats"])
+                        checked += 1
+            orders = rs.run(st, "random_orders", [game * 100 + i])
+            step = rs.run({**st, "orders": orders}, "advance")
+            if step["end"] is not None:
+                break
+            st = step["next"]
+        if checked >= 150:
+            break
+    assert checked >= 150

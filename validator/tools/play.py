@@ -1,0 +1,264 @@
+"""``ruleval play`` and ``ruleval replay``: whole games, phase after phase.
+
+``play RULESET START --orders FILE``: from a start state, each entry of the orders file is played
+in turn by the ruleset's ``query advance`` (see ``api.play``), writing every state and result:
+JSON Lines on standard output (one line per phase played, then the last state), or one file per
+state and per result into ``--out DIR``. ``--until NAME`` plays on (without orders once the file
+runs out) until the phase of that name is reached.
+
+``replay RULESET RECORD``: a game record is a list of states in play order, each with the orders
+played in it; each is played and the next state compared with the record's next, field by field.
+The first phase that differs is reported with every difference, exit 1.
+
+Game files are JSON Lines (``.jsonl``: one value per line), JSON (``.json``: a list) or YAML
+(``.yaml``/``.yml``: a list). An orders entry is ``{orders: [...], phase: NAME}`` (``phase``
+optional, checked against the game's phase when given) or the list of orders alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import yaml
+
+from ..core import confine, jsontext, safeyaml
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError
+from .common import load_for_run, print_diags, require_files
+
+MAX_GAME_FILE_BYTES = 64_000_000
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("play", help="play a game forward from a state, phase after phase")
+    p.add_argument("ruleset")
+    p.add_argument("start", help="the start state (JSON file)")
+    p.add_argument("--orders", help="orders for each phase in turn (.jsonl, .json or .yaml)")
+    p.add_argument("--until", metavar="PHASE", help="play until the phase of this name is reached (e.g. F1903M)")
+    p.add_argument("--max-phases", type=int, default=1000, metavar="N", help="stop with an error after N phases (1000)")
+    p.add_argument("--seed", type=int, help="seeded random dice")
+    p.add_argument("--out", metavar="DIR", help="write NNN_PHASE.json (state) and NNN_PHASE.result.json files here")
+    p.add_argument("--format", choices=["text", "json"], default="json",
+                   help="json: JSON Lines of {phase, state, result, end}; text: one line per phase")
+    commands["play"] = cmd_play
+
+    p = sub.add_parser("replay", help="check a game record: the first phase whose next state differs")
+    p.add_argument("ruleset")
+    p.add_argument("record", help="states in play order, each with its orders (.jsonl, .json or .yaml)")
+    p.add_argument("--seed", type=int, help="seeded random dice")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    commands["replay"] = cmd_replay
+
+
+# ---------------------------------------------------------------- game files
+
+def _strip_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_lines(v) for k, v in value.items() if k not in ("__line__", "__lines__")}
+    if isinstance(value, list):
+        return [_strip_lines(v) for v in value]
+    return value
+
+
+def read_game_file(path: str) -> list[tuple[str, Any]]:
+    """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
+    when the file cannot be read or is not a list of JSON values."""
+    p = Path(path)
+    try:
+        data = confine.read_bytes(p, MAX_GAME_FILE_BYTES, None, path)
+    except confine.Refused as exc:
+        raise DiagnosticError([Diagnostic("S001", f"cannot read `{path}`: {exc.message}", Span(path))]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DiagnosticError([Diagnostic("S001", "file is not UTF-8 text", Span(path, 1, 1, 1, 2))]) from None
+    suffix = p.suffix.lower()
+    if suffix == ".jsonl":
+        out = []
+        for lineno, line in enumerate(text.split("\n"), 1):
+            if line.strip():
+                out.append((f"{path}:{lineno}", jsontext.loads(line, f"{path}:{lineno}")))
+        return out
+    if suffix == ".json":
+        items = jsontext.loads(text, path)
+        if not isinstance(items, list):
+            raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
+        return [(f"{path} item {i}", item) for i, item in enumerate(items)]
+    if suffix in (".yaml", ".yml"):
+        try:
+            items = safeyaml.load(text, line_numbers=True)
+        except (yaml.YAMLError, RecursionError) as exc:
+            mark = getattr(exc, "problem_mark", None)
+            span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else Span(path)
+            raise DiagnosticError([Diagnostic("S001", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", span)]) from None
+        if not isinstance(items, list):
+            raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
+        out = []
+        for i, item in enumerate(items):
+            at_line = item.get("__line__") if isinstance(item, dict) else None
+            value = _strip_lines(item)
+            problem = jsontext.value_problem(value)
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                problem = ("", "holds a value JSON cannot (a date, NaN...)")
+            where = f"{path}:{at_line}" if at_line else f"{path} item {i}"
+            if problem is not None:
+                raise DiagnosticError([Diagnostic("S001", f"entry {problem[1]}", Span(where), pointer=problem[0])])
+            out.append((where, value))
+        return out
+    raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
+
+
+def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
+    from ..api import Entry
+
+    out = []
+    for where, item in items:
+        if isinstance(item, list):
+            out.append(Entry(item, None, where))
+        elif isinstance(item, dict) and isinstance(item.get("orders", []), list) \
+                and set(item) <= {"orders", "phase"} and isinstance(item.get("phase", ""), str):
+            out.append(Entry(item.get("orders", []), item.get("phase"), where))
+        else:
+            raise DiagnosticError([Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders",
+                                              Span(where), help="`phase` is optional: the name of the phase the orders are for")])
+    return out
+
+
+# ---------------------------------------------------------------- commands
+
+def _exit_of(kind: str) -> int:
+    return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS)
+
+
+def _summary(result: Any) -> str:
+    """A few words on a phase's result: how many items of its lists of records with a `status` had each."""
+    if not isinstance(result, dict):
+        return ""
+    parts = []
+    for key, value in result.items():
+        if isinstance(value, list) and value and all(isinstance(x, dict) and "status" in x for x in value):
+            counts: dict[str, int] = {}
+            for x in value:
+                counts[str(x["status"])] = counts.get(str(x["status"]), 0) + 1
+            parts.append(f"{key} " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    return "; ".join(parts)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..api import PlayError, play
+    from ..engine.state import read_state_file
+
+    require_files(args.ruleset, args.start)
+    if args.orders is not None and not Path(args.orders).is_file():
+        raise UsageError(f"orders file `{args.orders}` not found")
+    if args.orders is None and args.until is None:
+        raise UsageError("give --orders FILE, --until PHASE, or both")
+    if args.max_phases < 1:
+        raise UsageError("--max-phases takes a number of phases from 1")
+    rs = load_for_run(args.ruleset, err)
+    if rs is None:
+        return EXIT_FINDINGS
+    try:
+        state = read_state_file(Path(args.start))
+        entries = entries_of(read_game_file(args.orders)) if args.orders else []
+    except DiagnosticError as exc:
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return EXIT_INPUT
+    outdir = Path(args.out) if args.out else None
+    if outdir is not None:
+        outdir.mkdir(parents=True, exist_ok=True)
+    n = 0
+    last = None
+    try:
+        for n, step in enumerate(play(rs, state, entries, until=args.until, max_phases=args.max_phases,
+                                      seed=args.seed, shown=args.start), 1):
+            last = step
+            if outdir is not None:
+                confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.json", _dump(step.state) + "\n", durable=False)
+                confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.result.json", _dump(step.result) + "\n",
+                                     durable=False)
+            if args.format == "json" and outdir is None:
+                out.write(json.dumps({"phase": step.phase, "state": step.state, "result": step.result, "end": step.end},
+                                     ensure_ascii=False) + "\n")
+            elif args.format == "text":
+                out.write(visible(f"{step.phase}: {_summary(step.result) or 'played'} -> {step.next_phase}") + "\n")
+    except PlayError as exc:
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        if exc.played:
+            err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
+                      f"(last played: {exc.played[-1].phase})\n")
+        return _exit_of(exc.kind)
+    if last is not None:
+        if outdir is not None:
+            confine.write_atomic(outdir / f"{n + 1:03d}_{_safe(last.next_phase)}.json", _dump(last.next) + "\n", durable=False)
+        elif args.format == "json":
+            out.write(json.dumps({"phase": last.next_phase, "state": last.next}, ensure_ascii=False) + "\n")
+        if args.format == "text":
+            if last.end is not None:
+                reason = last.end.get("reason") if isinstance(last.end, dict) else None
+                out.write(visible(f"game over: {reason or json.dumps(last.end, ensure_ascii=False)}") + "\n")
+            else:
+                out.write(visible(f"now at {last.next_phase}") + "\n")
+        played_entries = min(n, len(entries))
+        if played_entries < len(entries):
+            err.write(f"ruleval: note: {len(entries) - played_entries} entries of `{args.orders}` were not played "
+                      f"({'the game ended' if last.end is not None else f'--until {args.until} was reached'})\n")
+    return EXIT_OK
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60] or "phase"
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..api import PlayError, replay
+
+    require_files(args.ruleset, None)
+    if not Path(args.record).is_file():
+        raise UsageError(f"record `{args.record}` not found")
+    rs = load_for_run(args.ruleset, err)
+    if rs is None:
+        return EXIT_FINDINGS
+    try:
+        records = read_game_file(args.record)
+        if len(records) < 2:
+            raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
+                                              Span(args.record))])
+        agreed, mismatch = replay(rs, records, seed=args.seed)
+    except PlayError as exc:
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return _exit_of(exc.kind)
+    except DiagnosticError as exc:
+        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        return EXIT_INPUT
+    if args.format == "json":
+        report: dict[str, Any] = {"phases_agreeing": agreed, "first_difference": None}
+        if mismatch is not None:
+            report["first_difference"] = {
+                "phase": mismatch.phase, "where": mismatch.where, "next_state": mismatch.next_where,
+                "differences": [{"pointer": p, "recorded": a, "computed": b} for p, a, b in mismatch.differences]}
+        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    elif mismatch is None:
+        out.write(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: every next state agrees with the record\n")
+    else:
+        out.write(visible(f"{agreed} phase{'s' if agreed != 1 else ''} agree; {mismatch.phase} ({mismatch.where}) "
+                          f"differs from the record's next state ({mismatch.next_where}):") + "\n")
+        for ptr, recorded, computed in mismatch.differences:
+            out.write(visible(f"  {ptr}: recorded {_short(recorded)}, computed {_short(computed)}") + "\n")
+    return EXIT_OK if mismatch is None else EXIT_FINDINGS
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, str) and value.startswith("("):
+        return value
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:97] + "..."
