@@ -338,3 +338,21 @@ def test_maps_doc_lists_every_field_of_the_schema() -> None:
     listed = set(re.findall(r"^\| `([a-z_.X]+)` \|", MAPS_DOC, flags=re.M))
     fields = set(schema["properties"]) | {f"provinces.X.{k}" for k in schema["$defs"]["province"]["properties"]}
     assert listed == fields
+
+
+def test_a_map_of_a_variant_in_its_own_folder_is_checked_in_that_folder(cli, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A designer's variant outside the checkout, extending the bundled rules by name, with its own
+    map: the bundled rules' schema and map checks apply, and the mistake is shown in the designer's file."""
+    (tmp_path / "ruleval.toml").write_text("")
+    shutil.copy(MAPS / "unknown_adjacency.yaml", tmp_path / "my_map.yaml")
+    (tmp_path / "mine.rules").write_text('ruleset my.map "my map"\nextends "bundled:diplomacy/standard.rules"\n'
+                                         'import "my_map.yaml" as map\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--no-cache", "mine.rules")
+    line, col = where(tmp_path / "my_map.yaml", "fen: [hil, nor, sou, swp]", "swp")
+    assert errors_of(result.err) == [("my_map.yaml", line, col, "C027", BROKEN["unknown_adjacency"][1])]
+    assert "fen: [hil, nor, sou, swp]" in result.err
+    edit(tmp_path / "my_map.yaml", "kind: land}", "kind: lnd}")  # (the first of them: `for`)
+    result = cli("check", "--no-cache", "mine.rules")
+    assert [e[3] for e in errors_of(result.err)] == ["C026"]

@@ -53,7 +53,7 @@ class _Locator:
     def span(self, binding: DataBinding, pointer: str) -> Span | None:
         shown = binding.path
         if shown not in self.files:
-            self.files[shown] = self._positions(shown)
+            self.files[shown] = self._positions(shown, binding.root or self.loaded.root)
         positions = self.files[shown]
         if positions is None:
             return None
@@ -63,10 +63,10 @@ class _Locator:
             where = None
         return None if where is None else Span(shown, *where)
 
-    def _positions(self, shown: str) -> Any:
+    def _positions(self, shown: str, root: Path) -> Any:
         path = Path(shown)
         try:
-            text = confine.read_bytes(path, MAX_LOCATED_BYTES, self.loaded.root, shown).decode("utf-8")
+            text = confine.read_bytes(path, MAX_LOCATED_BYTES, root, shown).decode("utf-8")
         except (confine.Refused, UnicodeDecodeError, OSError):  # (a file over the limit is refused as large)
             return None
         try:
