@@ -183,6 +183,90 @@ def test_data_import(root: Path) -> None:
     assert rs.run({}) == [2, "y", 2]
 
 
+def findings(root: Path, text: str, **files: str) -> list[tuple[str, str, int, int, str | None, str]]:
+    """(code, file, line, col, pointer, message) of each error of a ruleset, for the data checks."""
+    for fname, body in files.items():
+        (root / fname.replace("__", ".")).write_text(body, encoding="utf-8")
+    (root / "main.rules").write_text(text, encoding="utf-8")
+    rs = load_ruleset(root / "main.rules", use_cache=False, check_cache=False)
+    return [(d.code, Path(d.span.file).name, d.span.line, d.span.col, d.pointer, d.message)
+            for d in rs.diagnostics if d.is_error]
+
+
+SIZES_SCHEMA = '{"type": "object", "properties": {"sizes": {"type": "array", "items": {"type": "integer"}}}}'
+
+
+def test_data_with_a_schema_is_checked_when_the_ruleset_loads(root: Path) -> None:
+    text = 'import "d.json" as d with schema "s.json"\nquery main = d\n'
+    assert findings(root, text, d__json='{"sizes": [1, 2]}', s__json=SIZES_SCHEMA) == []
+    assert findings(root, text, d__json='{"sizes": [1,\n  "two"]}', s__json=SIZES_SCHEMA) == [
+        ("C026", "d.json", 2, 3, "/sizes/1", "'two' is not of type 'integer'")]
+
+
+@pytest.mark.parametrize("text, code, message", [
+    ('import "lib.rules" as lib with schema "s.json"\nquery main = lib.x\n', "C015",
+     "`with schema` checks a data file, and `lib.rules` is a ruleset"),
+    ('import "d.json" as d with schema "nope.json"\nquery main = d\n', "C005", "data schema `nope.json` not found"),
+    ('import "d.json" as d with schema "../../outside.json"\nquery main = d\n', "C007", None),
+    ('import "d.json" as d with schema "bad.json"\nquery main = d\n', "C015", "data schema `bad.json` cannot be loaded"),
+])
+def test_a_data_schema_that_cannot_be_used_is_located_at_the_import(root: Path, text: str, code: str,
+                                                                    message: str | None) -> None:
+    found = findings(root, text, d__json="{}", lib__rules="def x = 1\n", bad__json="[1, 2")
+    assert [(f[0], f[1], f[2], f[3]) for f in found] == [(code, "main.rules", 1, 1)]
+    if message is not None:
+        assert found[0][5] == message
+
+
+def test_the_data_check_locates_each_finding_in_the_data_file(root: Path) -> None:
+    text = ('import "d.yaml" as d\n'
+            'query validate_data = [{pointer: "/d/sizes/" + str(e.index), message: "a size is at least 1", cites: []}\n'
+            '    for e in enumerate(d.sizes) if e.item < 1]\n'
+            'query main = d\n')
+    assert findings(root, text, d__yaml="sizes:\n  - 3\n  - 0\n") == [
+        ("C027", "d.yaml", 3, 5, "/sizes/1", "a size is at least 1")]
+
+
+@pytest.mark.parametrize("pointer, where", [
+    ("/d/sizes/7", ("main.rules", 1, 1, "/d/sizes/7")),  # leads nowhere in the file: at the import
+    ("/x/y", ("main.rules", 2, 1, "/x/y")),  # names no import: at the query
+])
+def test_a_data_check_pointer_that_leads_nowhere(root: Path, pointer: str, where: tuple[str, int, int, str]) -> None:
+    text = f'import "d.yaml" as d\nquery validate_data = [{{pointer: "{pointer}", message: "m", cites: []}}]\nquery main = d\n'
+    assert [f[1:5] for f in findings(root, text, d__yaml="sizes: [1]\n")] == [where]
+
+
+@pytest.mark.parametrize("text, code, message", [
+    ("input n: int at \"/n\" default 0\ndef twice = n * 2\nquery validate_data = [twice]\n", "C028",
+     "`validate_data` reads the input `n` through `twice`: it is run with no state"),
+    ("input n: int at \"/n\" default 0\nquery validate_data = [n]\n", "C028",
+     "`validate_data` reads the input `n`: it is run with no state"),
+    ("query validate_data(x) = [x]\n", "C028", "`validate_data` takes parameters: it is run once, with nothing to pass"),
+    ("query validate_data = 3\n", "E001", "`validate_data` must give a list of {pointer, message, cites}, not `3`"),
+    ("query validate_data = [1 // 0]\n", "E003", None),
+])
+def test_a_data_check_that_cannot_run_says_why(root: Path, text: str, code: str, message: str | None) -> None:
+    found = findings(root, text)
+    assert [f[0] for f in found] == [code]
+    if message is not None:
+        assert found[0][5] == message
+
+
+def test_the_data_check_waits_for_the_schema_and_for_a_clean_ruleset(root: Path) -> None:
+    check = 'query validate_data = [{pointer: "/d", message: "always", cites: []}]\nquery main = d\n'
+    assert [f[0] for f in findings(root, 'import "d.json" as d with schema "s.json"\n' + check,
+                                   d__json='{"sizes": ["x"]}', s__json=SIZES_SCHEMA)] == ["C026"]
+    assert [f[0] for f in findings(root, 'import "d.json" as d\n' + check + "def broken = nope\n",
+                                   d__json="{}")] == ["C001"]
+
+
+def test_a_variant_that_re_binds_data_keeps_the_base_schema(root: Path) -> None:
+    (root / "base.rules").write_text('import "d.json" as d with schema "s.json"\nquery main = d\n')
+    found = findings(root, 'extends "base.rules"\nimport "e.json" as d\n', e__json='{"sizes": [true]}',
+                     d__json='{"sizes": [1]}', s__json=SIZES_SCHEMA)
+    assert [f[:5] for f in found] == [("C026", "e.json", 1, 12, "/sizes/0")]
+
+
 # ---------------------------------------------------------------- hex geometry
 
 def _axial_distance(a: list[int], b: list[int]) -> int:
