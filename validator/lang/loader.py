@@ -178,7 +178,7 @@ class Loader:
     # -- paths
     def root_for(self, base: Path) -> Path:
         """The root a file's references must stay under: the bundle's for a ruleset shipped with
-        ruleval (it reads its own map, catalogue and schema), else the entry's ruleset root."""
+        ruleval (it reads its own data, catalogue and schema), else the entry's ruleset root."""
         bundle = confine.bundle_root()
         real = Path(os.path.realpath(base))
         if bundle is not None and any(confine.is_inside(real, bundle / part) for part in ("rulesets", "schemas")):
