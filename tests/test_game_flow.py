@@ -476,3 +476,17 @@ def test_the_retreats_a_movement_result_lists_are_exactly_the_retreat_orders_tha
         if checked >= 150:
             break
     assert checked >= 150
+
+
+def test_the_start_state_comes_from_the_map_and_games_start_there_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    from validator.tools.errata import generator_state
+
+    rs = load_ruleset(STANDARD)
+    start = rs.run(generator_state(rs), "start_state", validate=False)
+    assert rs.state_errors(start) == []
+    assert len(start["units"]) == 22 and start["supply_centers"] == HOMES
+    assert locs(start["units"]) == locs(START["units"])
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
+                          "--games", "1", "--phases", "3")
+    assert (code, out) == (0, "tried 0 states and 3 phases of 1 game: equivalent on all of them\n"), err
