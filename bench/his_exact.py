@@ -1,6 +1,7 @@
 """Benchmark: the exact outcome distribution of one Here I Stand move (three possible interceptors
-in impulse order, then an avoid-battle attempt) against a Monte Carlo run of the same action with
-100 000 seeded rolls, same ruleset, same process.
+in impulse order, then an avoid-battle attempt, then the field battle, rolled: each side's hits and
+the winner) against a Monte Carlo run of the same action with 100 000 seeded rolls, same ruleset,
+same process.
 
     .venv/bin/python bench/his_exact.py [--runs N]
 """
@@ -27,6 +28,20 @@ KEEP = ("status", "intercepted_by", "avoided_to", "withdrew", "battle", "leader_
 
 def key(result: dict) -> str:
     return json.dumps({k: result.get(k) for k in KEEP}, sort_keys=True)
+
+
+def end_of(result: dict) -> str:
+    """How the move ends, in a few words: who intercepted, avoid or withdrawal, who won the battle."""
+    battle = result.get("battle")
+    parts = [f"intercepted by {result['intercepted_by']}" if result.get("intercepted_by") else "no interception"]
+    if result.get("avoided_to"):
+        parts.append("avoided")
+    if result.get("withdrew"):
+        parts.append("withdrew")
+    if result.get("leader_captured"):
+        parts.append("leader captured")
+    parts.append(f"battle won by the {battle['winner']}" if battle else "no battle")
+    return ", ".join(parts)
 
 
 def main() -> None:
@@ -62,6 +77,12 @@ def main() -> None:
     print(f"exact: {len(dist)} outcomes, {exact['paths']} paths, total {exact['total']}")
     for k, p in sorted(dist.items(), key=lambda kv: -kv[1]):
         print(f"  {str(p):>10} {float(p):.4f}  mc {counts.get(k, 0) / args.runs:.4f}  {k}")
+    ends: dict[str, Fraction] = {}
+    for o in exact["outcomes"]:
+        ends[end_of(o["result"])] = ends.get(end_of(o["result"]), Fraction(0)) + Fraction(o["probability"])
+    print("by the move's end:")
+    for e, p in sorted(ends.items(), key=lambda kv: -kv[1]):
+        print(f"  {str(p):>12} {float(p):.4f}  {e}")
     print(f"exact time:       {t_exact * 1000:.2f} ms warm (first run {first * 1000:.2f} ms)")
     print(f"monte carlo time: {t_mc * 1000:.0f} ms for {args.runs} seeded runs")
     print(f"ratio mc/exact:   {t_mc / t_exact:.0f}x")

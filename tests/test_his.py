@@ -71,7 +71,7 @@ def test_exact_one_interceptor_battle_rating_2() -> None:
 
 def test_scripted_agrees_with_exact_branches() -> None:
     rs = validator.load_ruleset(RULES)
-    assert rs.run(one_interceptor(), dice=[4, 3])["intercepted_by"] == "france"   # 7 + 2 = 9
+    assert rs.run(one_interceptor(), dice=[4, 3, 1, 1, 1, 1, 1])["intercepted_by"] == "france"   # 7 + 2 = 9, then the battle
     assert rs.run(one_interceptor(), dice=[3, 3])["intercepted_by"] is None       # 6 + 2 = 8
 
 
@@ -118,7 +118,8 @@ def test_cards_and_bonuses_are_read_as_the_rules_spell_them() -> None:
     assert (out["status"], out["cancelled_by"], out["intercepted_by"]) == ("stopped", "france", None)
     # Telescope, capitalised, still adds 1: 3 + 3 + 2 = 8, 9 with it
     assert rs.run(one_interceptor(), dice=[3, 3])["intercepted_by"] is None
-    assert rs.run(one_interceptor() | {"bonuses": {"france": ["Telescope"]}}, dice=[3, 3])["intercepted_by"] == "france"
+    with_telescope = one_interceptor() | {"bonuses": {"france": ["Telescope"]}}
+    assert rs.run(with_telescope, dice=[3, 3] + [1] * 5)["intercepted_by"] == "france"  # then a battle of 1 + 4 dice
 
 
 def test_every_name_a_state_refers_to_is_known_or_refused_at_its_pointer() -> None:
@@ -153,3 +154,57 @@ def test_every_name_a_state_refers_to_is_known_or_refused_at_its_pointer() -> No
     assert set(found) == set(want), (sorted(set(found) - set(want)), sorted(set(want) - set(found)))
     for pointer, words in want.items():
         assert words in found[pointer], (pointer, found[pointer])
+
+
+def binomial(n: int, p: Fraction) -> dict[int, Fraction]:
+    from math import comb
+
+    return {k: comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+@pytest.mark.parametrize("state", [one_interceptor(), three_interceptors_and_avoid()], ids=["one", "three"])
+def test_exact_field_battle_is_the_binomial_of_each_side(state) -> None:
+    """Issue 25: the field battle (HIS-B1) was recorded with its dice counts only. It is rolled: in
+    exact mode, given everything before it, each side's hits follow Bin(dice, 1/3) independently,
+    the attacker wins with more hits, and ties go to the defender."""
+    out = validator.load_ruleset(RULES).run(state, exact=True)
+    assert out["total"] == "1/1"
+    groups: dict[str, dict[tuple[int, int], Fraction]] = {}
+    dice: dict[str, tuple[int, int]] = {}
+    for o in out["outcomes"]:
+        battle = o["result"]["battle"]
+        if battle is None:
+            continue
+        a, d = battle["attacker_hits"], battle["defender_hits"]
+        assert isinstance(a, int) and isinstance(d, int)
+        assert battle["winner"] == ("attacker" if a > d else "defender"), battle
+        before = json.dumps({k: v for k, v in o["result"].items() if k not in ("battle", "events")} | {
+            "battle": {k: v for k, v in battle.items() if k not in ("attacker_hits", "defender_hits", "winner")}},
+            sort_keys=True)
+        groups.setdefault(before, {})[(a, d)] = Fraction(o["probability"])
+        dice[before] = (battle["attacker_dice"], battle["defender_dice"])
+    assert groups, "no battle among the outcomes"
+    for before, dist in groups.items():
+        total = sum(dist.values())
+        na, nd = dice[before]
+        third = Fraction(1, 3)  # 5 and 6 hit
+        want = {(a, d): pa * pd for a, pa in binomial(na, third).items() for d, pd in binomial(nd, third).items()}
+        assert {k: v / total for k, v in dist.items()} == want, before
+
+
+def test_field_battle_in_scripted_and_seeded_modes() -> None:
+    rs = validator.load_ruleset(RULES)
+    # France intercepts (4 + 3 + 2); 1 attacker die against 1 unit + battle 2 + 1 = 4 dice
+    won = rs.run(one_interceptor(), dice=[4, 3, 6, 1, 1, 4, 2])["battle"]
+    assert (won["attacker_dice"], won["defender_dice"]) == (1, 4)
+    assert (won["attacker_hits"], won["defender_hits"], won["winner"]) == (1, 0, "attacker")
+    tie = rs.run(one_interceptor(), dice=[4, 3, 5, 1, 1, 4, 6])["battle"]
+    assert (tie["attacker_hits"], tie["defender_hits"], tie["winner"]) == (1, 1, "defender")
+    winners = set()
+    for seed in range(200):
+        battle = rs.run(one_interceptor(), seed=seed)["battle"]
+        if battle is not None:
+            assert 0 <= battle["attacker_hits"] <= 1 and 0 <= battle["defender_hits"] <= 4
+            assert battle["winner"] == ("attacker" if battle["attacker_hits"] > battle["defender_hits"] else "defender")
+            winners.add(battle["winner"])
+    assert winners == {"attacker", "defender"}
