@@ -445,16 +445,26 @@ class Backend:
         w("return result")
         return f"def {name}(ctx):\n" + "\n".join(w.lines)
 
+    def enter_counted(self, w: _Writer, unit: Any, span: Any) -> None:
+        """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted``."""
+        if unit.counted:
+            w("if ctx.depth >= ctx.depth_limit:")
+            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(span)})")
+            w("ctx.depth += 1")
+            w("try:")
+            w.indent += 1
+
+    def leave_counted(self, w: _Writer, unit: Any) -> None:
+        if unit.counted:
+            w.indent -= 1
+            w("finally:")
+            w("    ctx.depth -= 1")
+
     def function_source(self, w: _Writer, unit: Any, ukey: int, name: str) -> str:
         d = unit.decl
         env, pnames = self.params(w, d.params or ())
         self.charge_lines(w, "1", d.span)
-        if unit.counted:
-            w("if ctx.depth >= ctx.depth_limit:")
-            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(d.span)})")
-            w("ctx.depth += 1")
-            w("try:")
-            w.indent += 1
+        self.enter_counted(w, unit, d.span)
         memoized = isinstance(d, A.DefDecl)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
             frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else (1j * _id({p}) if _type({p}) is _dict "
@@ -482,10 +492,7 @@ class Backend:
                 w(f"memo[key] = {result}")
                 w(alive)
         w(f"return {result}")
-        if unit.counted:
-            w.indent -= 1
-            w("finally:")
-            w("    ctx.depth -= 1")
+        self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
     def decision_source(self, w: _Writer, unit: Any, name: str) -> str:
@@ -507,18 +514,10 @@ class Backend:
         d = unit.decl
         env, pnames = self.params(w, d.params)
         self.charge_lines(w, "1", d.span)
-        if unit.counted:
-            w("if ctx.depth >= ctx.depth_limit:")
-            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(d.span)})")
-            w("ctx.depth += 1")
-            w("try:")
-            w.indent += 1
+        self.enter_counted(w, unit, d.span)
         result = self.forced(w, self.expr(w, d.body, env))
         w(f"return {result}")
-        if unit.counted:
-            w.indent -= 1
-            w("finally:")
-            w("    ctx.depth -= 1")
+        self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
     def table_source(self, w: _Writer, unit: Any, name: str) -> str:

@@ -10,7 +10,7 @@ import difflib
 from typing import Any, Callable, Iterator
 
 from . import ast as A
-from .program import Program
+from .program import Program, global_names
 from ..core.diagnostics import Diagnostic, Span
 
 
@@ -66,29 +66,11 @@ def check_unused(program: Program) -> list[Diagnostic]:
     used_names: set[str] = set()
     for unit in program.units.values():
         if unit.ns == entry.key:
-            used_names |= A.per_node("names", unit.decl, _names_in)
+            used_names |= A.per_node("global names", unit.decl, global_names)
     for alias, span in entry.import_spans.items():
         if alias not in used_names and span.file == entry.entry:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
     return out
-
-
-def _names_in(node: Any) -> frozenset[str]:
-    out: set[str] = set()
-    _names(node, out)
-    return frozenset(out)
-
-
-def _names(node: Any, out: set[str]) -> None:
-    if isinstance(node, A.Name):
-        out.add(node.id)
-    elif isinstance(node, (list, tuple)):
-        for x in node:
-            _names(x, out)
-    elif hasattr(node, "__dataclass_fields__"):
-        for fname in node.__dataclass_fields__:
-            if fname != "span":
-                _names(getattr(node, fname), out)
 
 
 def check_queries(program: Program) -> list[Diagnostic]:

@@ -96,7 +96,7 @@ def _analyse(program: Program) -> None:
     limit), it reads decisions, it is state-free."""
     refs: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for (nskey, key), unit in program.units.items():
-        names = A.per_node("global names", unit.decl, _global_names)
+        names = A.per_node("global names", unit.decl, global_names)
         ns = program.loaded.namespaces[nskey]
         out = set()
         for n in names:
@@ -130,7 +130,7 @@ def _analyse(program: Program) -> None:
         u.state_free = k not in stateful
 
 
-def _global_names(decl: Any) -> frozenset[str]:
+def global_names(decl: Any) -> frozenset[str]:
     names: set[str] = set()
     _collect_names(decl, names)
     return frozenset(names)
