@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from ..lang import ast as A
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
+from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue
 
@@ -171,14 +171,8 @@ def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any]
 _ALONE_CAP = 100_000
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
-
-def _count_fault(x: Any) -> CallError:
-    from ..lib.builtins import _show
-
-    return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
-
 _HELPERS: dict[str, Any] = {
-    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_count_fault": _count_fault, "_over": _over, "_too_deep": _too_deep,
+    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
     "_value_too_deep": _value_too_deep,
     "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
@@ -1048,10 +1042,6 @@ class Backend:
     def x_Call(self, w: _Writer, e: A.Call, env: Env) -> str:
         target = self.call_target(w, e.func, env)
         span = w.const(e.span)
-        if target is not None and target[0] == "builtin" and not e.kwargs:
-            written = self.builtin_in_place(w, target[1].name, e, env)
-            if written is not None:
-                return written
         if target is not None:
             kind, found = target
             args = [self.expr(w, a, env) for a in e.args]
@@ -1077,60 +1067,6 @@ class Backend:
                 kind, found = self.interp.meaning(module, func.name)
                 if kind in ("unit", "builtin"):
                     return kind, found
-        return None
-
-    def builtin_in_place(self, w: _Writer, name: str, e: A.Call, env: Env) -> str | None:
-        """The commonest built-ins, written as the code they run (the same values, steps and errors
-        as ``lib.builtins``, which they fall back on for anything unusual); None for the others."""
-        args = e.args
-        gen = args[0] if len(args) == 1 and isinstance(args[0], A.Comp) and args[0].kind == "gen" else None
-        if name in ("any", "all", "count") and gen is not None and len(gen.fors) == 1:
-            out = w.fresh()
-            w(f"{out} = {'False' if name == 'any' else 'True' if name == 'all' else '0'}")
-            span = w.const(e.span)
-
-            def item(inner: Env) -> None:
-                x = self.truth(w, self.expr(w, gen.elem, inner)) if name != "count" else \
-                    self.forced(w, self.expr(w, gen.elem, inner))
-                if name == "any":
-                    w(f"if {x}:")
-                    w(f"    {out} = True")
-                    w("    break")
-                elif name == "all":
-                    w(f"if not {x}:")
-                    w(f"    {out} = False")
-                    w("    break")
-                else:
-                    w(f"if {x} is True:")
-                    w(f"    {out} += 1")
-                    w(f"elif {x} is not False:")
-                    w(f"    raise _builtin_failed(ctx, _count_fault({x}), 'count', {span}) from None")
-
-            self.loops(w, gen.fors, env, item)
-            return out
-        if name == "len" and len(args) == 1 and gen is None:
-            x = self.forced(w, self.expr(w, args[0], env))
-            t = w.fresh()
-            w(f"if _type({x}) is _list or _type({x}) is _dict or _type({x}) is _str:")
-            w(f"    {t} = _len({x})")
-            w("else:")
-            with w.block():
-                w(f"{t} = {self.builtin_call(w, BUILTINS['len'], [x], e.span)}")
-            return t
-        if name in ("has", "get") and len(args) in ((2,) if name == "has" else (2, 3)) and gen is None:
-            xs = [self.forced(w, self.expr(w, a, env)) for a in args]
-            m, k = xs[0], xs[1]
-            t = w.fresh()
-            w(f"if _type({m}) is _dict and (_type({k}) is _str or _type({k}) is _int):")
-            if name == "has":
-                w(f"    {t} = {k} in {m}")
-            else:
-                w(f"    {t} = {m}.get({k}, {xs[2] if len(xs) == 3 else 'None'})")
-            w("else:")
-            with w.block():
-                r = self.builtin_call(w, BUILTINS[name], xs, e.span)
-                w(f"{t} = {r}")
-            return t
         return None
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span) -> str:
@@ -1237,4 +1173,4 @@ def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
         sys.setrecursionlimit(old_limit)
 
 
-__all__ = ["Backend", "run_query", "BUILTINS"]
+__all__ = ["Backend", "run_query"]
