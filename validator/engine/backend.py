@@ -1142,8 +1142,7 @@ def _compiled(source: str, filename: str) -> types.CodeType:
 
 def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
     """The one function ``source`` defines, with ``g`` as its globals: the source is compiled, not
-    run (its function is made from the code object). Used for the source this module writes and for
-    the state check ``state._CheckWriter`` writes under the same rules."""
+    run (its function is made from the code object)."""
     code = _compiled(source, filename)
     return types.FunctionType(code.co_consts[_code_index(code)], g)
 
