@@ -179,7 +179,8 @@ def diff(*argv: str) -> tuple[int, str, list[Any]]:
 def test_errata_his_threshold8() -> None:
     code, text, minimal = diff(str(HIS / "his.rules"), str(HIS / "his_threshold8.rules"), "--exact", "--generate", "30")
     assert code == 1
-    assert "tried 30 states:" in text and minimal
+    assert "tried 30 states:" in text
+    assert len(minimal) == 3 and "not shrunk (`--shrink N`" in text  # only the first three are shrunk by default
     assert '"13/18"' in text and '"7/12"' in text  # P(no interception) with 9+ vs 8+ on 2d6
     for st in minimal:  # one formation moves, one enemy piece reacts (intercepts or avoids battle)
         mover = set(st["action"].get("units", []) + st["action"].get("leaders", []))

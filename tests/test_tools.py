@@ -119,6 +119,25 @@ def test_diff_text_generated_states_and_cites(cli) -> None:
     assert "13/18" in r.out and "7/12" in r.out  # P(miss) with threshold 9 vs 8
 
 
+def test_diff_shrinks_only_the_first_n_differences(cli) -> None:
+    """`--shrink N` shrinks the first N differing states; the others are reported as found, with
+    their changed fields (and `shrunk: false` in JSON); `--shrink -1` shrinks them all."""
+    base = ("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--generate", "4", "--exact")
+    r = cli(*base, "--shrink", "1")
+    assert r.code == 1 and "tried 4 states: 4 differ" in r.out
+    assert r.out.count("minimal state (") == 1 and r.out.count("not shrunk (`--shrink N`") == 3
+    blocks = r.out.split(": results differ")[1:]
+    assert len(blocks) == 4 and all(re.search(r"\bOLD\b.*\bNEW\b", b) for b in blocks)  # each shows its changed fields
+    data = json.loads(cli(*base, "--shrink", "1", "--format", "json").out)
+    assert [d["shrunk"] for d in data["differences"]] == [True, False, False, False]
+    unshrunk = data["differences"][1]
+    assert unshrunk["minimal"]["attacks"] and len(json.dumps(unshrunk["minimal"])) > len('{"attacks": [{"id": "a2"}]}')
+    everything = json.loads(cli(*base, "--shrink", "-1", "--format", "json").out)
+    assert all(d["shrunk"] for d in everything["differences"])
+    assert all(d["minimal"] == {"attacks": [{"id": "a2"}]} for d in everything["differences"]) or \
+        all(len(d["minimal"]["attacks"]) == 1 for d in everything["differences"])
+
+
 def test_diff_equivalent(cli) -> None:
     r = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "same.rules"), "--cases", str(ERRATA / "cases.yaml"),
             "--generate", "3", "--exact")

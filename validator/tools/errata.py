@@ -95,9 +95,17 @@ def _valid(rulesets: list[Any], state: Any) -> bool:
 
 
 def _smaller(value: Any) -> Iterator[Any]:
-    """Candidate states one step smaller: one list item removed, then one map key dropped, at any depth."""
+    """Candidate states smaller than ``value``: runs of list items removed (halves first, then
+    quarters, ... down to single items), then one map key dropped, at any depth. Large cuts first let
+    a long list shrink in a few runs; the single cuts last make the end a local minimum."""
     if isinstance(value, list):
-        for i in range(len(value)):
+        n = len(value)
+        size = n // 2
+        while size > 1:
+            for i in range(0, n - size + 1, size):
+                yield value[:i] + value[i + size:]
+            size //= 2
+        for i in range(n):
             yield value[:i] + value[i + 1:]
     if isinstance(value, dict):
         for k in list(value):
@@ -221,7 +229,8 @@ def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
         return None, f"`start_state` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
 
 
-def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int) -> GameReport:
+def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int,
+               max_shrunk: int | None = None) -> GameReport:
     """Play ``games`` games of up to ``phases`` phases in both rulesets side by side, from ``start``,
     with the same orders each phase (NEW's ``query random_orders(seed)``, else OLD's). A game stops
     at its first phase whose ``advance`` differs (result, next state or end), which is shrunk like any
@@ -251,6 +260,9 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
             a, b = outcome(old, probe, played), outcome(new, probe, played)
             report.phases += 1
             if _differ(a, b):
+                if max_shrunk is not None and len(report.differences) >= max_shrunk:
+                    report.differences.append(Difference(probe, played, a, b, -1))
+                    break
                 minimal, runs = shrink(old, new, probe)
                 report.differences.append(Difference(probe, minimal, outcome(old, probe, minimal),
                                                      outcome(new, probe, minimal), runs))
@@ -277,9 +289,10 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     return probes, suite.diagnostics
 
 
-def compare(old: Any, new: Any, probes: list[Probe]) -> tuple[list[Difference], int]:
-    """Run both rulesets on every probe; shrink each difference. Returns (differences, states tried)."""
-    diffs = []
+def compare(old: Any, new: Any, probes: list[Probe], max_shrunk: int | None = None) -> tuple[list[Difference], int]:
+    """Run both rulesets on every probe; shrink the first ``max_shrunk`` differences (all if None),
+    the others are kept as found (``runs`` -1). Returns (differences, states tried)."""
+    diffs: list[Difference] = []
     tried = 0
     for probe in probes:
         if not _valid([old, new], probe.state):
@@ -287,6 +300,9 @@ def compare(old: Any, new: Any, probes: list[Probe]) -> tuple[list[Difference], 
         tried += 1
         a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
         if not _differ(a, b):
+            continue
+        if max_shrunk is not None and len(diffs) >= max_shrunk:
+            diffs.append(Difference(probe, probe.state, a, b, -1))
             continue
         minimal, runs = shrink(old, new, probe)
         diffs.append(Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs))
@@ -300,7 +316,8 @@ def _show(v: Any) -> str:
 
 def difference_text(old: Any, new: Any, d: Difference) -> str:
     lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})",
-             f"  minimal state ({d.runs} shrinking runs): {json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)}"]
+             f"  minimal state ({d.runs} shrinking runs): {json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)}"
+             if d.runs >= 0 else "  not shrunk (`--shrink N` shrinks the first N differences)"]
     rows = changed_fields(d.old, d.new)
     w = max([len(p) for p, _, _ in rows] + [5])
     wo = max([len(_show(x)) for _, x, _ in rows] + [3])
@@ -344,7 +361,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if note:
         err.write(f"note: {note}\n")
     probes += generated
-    diffs, tried = compare(old, new, probes)
+    diffs, tried = compare(old, new, probes, None if args.shrink < 0 else args.shrink)
     games = GameReport()
     if args.games:
         given = None
@@ -364,7 +381,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problems:
             err.write(render_all(problems, None, err) + "\n")
             return EXIT_INPUT
-        games = play_games(old, new, start, args.games, args.phases, args.seed)
+        games = play_games(old, new, start, args.games, args.phases, args.seed,
+                           None if args.shrink < 0 else max(0, args.shrink - len(diffs)))
         if games.note:
             err.write(f"note: {games.note}\n")
         diffs += games.differences or []
@@ -374,7 +392,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         try:
             out.write(result_json(new, "main", {"tried": tried, "games": games.games, "phases": games.phases, "differences": [
-                {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "minimal": d.minimal,
+                {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
+                 "minimal": d.minimal,
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
                 for d in diffs]}, indent=2) + "\n")
@@ -408,5 +427,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--phases", type=int, default=30, metavar="P", help="phases per game (default 30)")
     p.add_argument("--start", metavar="STATE", help="the state games start from (default: `query start_state`)")
     p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
+    p.add_argument("--shrink", type=int, default=3, metavar="N",
+                   help="shrink the first N differing states (default 3; -1: all); the others are shown as found")
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["diff"] = cmd_diff
