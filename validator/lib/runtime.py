@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -122,7 +124,9 @@ def _pristine(label: str, dist: dict[int, Fraction]) -> None:
         _PRISTINE[label] = (values, [dist[v] for v in values])
 
 
+@functools.lru_cache(maxsize=256)
 def _binomial(count: int, p: Fraction) -> dict[int, Fraction]:
+    """P(k successes in ``count`` trials of chance ``p``), k = 0..count. Kept per (count, p): callers copy it."""
     from math import comb
 
     return {k: comb(count, k) * p**k * (1 - p) ** (count - k) for k in range(count + 1)}
