@@ -38,6 +38,7 @@ VIEW_FILE = "view.yaml"
 MAX_VIEW_BYTES = 1_000_000
 MAX_ITEMS = 2_000  # items of one list drawn; the rest are left out
 MAX_BARS = 60
+CUT_MARGIN = 240.0  # around what a graph picture draws, in the view's own units (before its scale)
 DEFAULT_STYLE = {"stroke": "#444"}
 
 
@@ -173,13 +174,8 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
         ys = [y for _, y in places.points.values()] or [0.0]
         width, height = max(xs) + 40, max(ys) + 40
     styles: dict[str, Any] = pic["styles"] if isinstance(pic.get("styles"), dict) else {}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="picture graph" width="{width:.0f}" height="{height:.0f}" '
-           f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="sans-serif">',
-           '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
-           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="context-stroke"/></marker></defs>',
-           f'<rect width="{width:.1f}" height="{height:.1f}" fill="#f7f5ee"/>']
-    if pic.get("title"):
-        out.append(f'<text class="title" x="10" y="20" font-size="14" font-weight="bold">{xml_text(_text(pic["title"]))}</text>')
+    used: list[tuple[float, float]] = []  # the points drawn on: the picture is cut to them
+    out: list[str] = []
     out.append('<g class="places">')
     for name, (x, y) in sorted(places.points.items()):
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#bbb"/>'
@@ -191,6 +187,7 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
             p = places.at(item.get(_text(spec.get("at"))))
             if p is None:
                 continue
+            used.append(p)
             text = _text(item.get(_text(spec.get("text")))) if spec.get("text") else ""
             letters = int(_num(spec.get("letters"), 0))
             if letters > 0:
@@ -212,6 +209,7 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
             a, b = places.at(groups.get("from")), places.at(groups.get("to"))
             if a is None or b is None:
                 continue
+            used += [a, b]
             status = _text(item.get(_text(spec.get("status")))) if spec.get("status") else ""
             style: dict[str, Any] = styles[status] if isinstance(styles.get(status), dict) else DEFAULT_STYLE
             note = _text(item.get(_text(spec.get("note")))) if spec.get("note") else ""
@@ -229,13 +227,30 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
             p = places.at(where)
             if p is None:
                 continue
+            used.append(p)
             stroke = _text(spec.get("stroke")) or "#000"
             out.append(f'<g class="marker" data-at={xml_attr(_text(where))}><circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="14" '
                        f'fill="none" stroke={xml_attr(stroke)} stroke-width="3"/>'
                        f'<text x="{p[0]:.1f}" y="{p[1] + 24:.1f}" font-size="9" font-weight="bold" text-anchor="middle" '
                        f'fill={xml_attr(stroke)}>{xml_text(_text(spec.get("text")))}</text></g>')
     out.append("</g></svg>")
-    return "\n".join(out) + "\n"
+    x0, y0, w, h = 0.0, 0.0, width, height
+    if used:
+        margin = CUT_MARGIN * places.scale
+        x0 = max(0.0, min(x for x, _ in used) - margin)
+        y0 = max(0.0, min(y for _, y in used) - margin)
+        w = min(width, max(x for x, _ in used) + margin) - x0
+        h = min(height, max(y for _, y in used) + margin) - y0
+    zoom = max(1.0, min(900.0 / max(w, 1.0), 600.0 / max(h, 1.0)))
+    head = [f'<svg xmlns="http://www.w3.org/2000/svg" class="picture graph" width="{w * zoom:.0f}" '
+            f'height="{h * zoom:.0f}" viewBox="{x0:.1f} {y0:.1f} {w:.1f} {h:.1f}" font-family="sans-serif">',
+            '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="context-stroke"/></marker></defs>',
+            f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{w:.1f}" height="{h:.1f}" fill="#f7f5ee"/>']
+    if pic.get("title"):
+        head.append(f'<text class="title" x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" font-size="{11 / zoom * 1.2:.1f}" '
+                    f'font-weight="bold">{xml_text(_text(pic["title"]))}</text>')
+    return "\n".join(head + out) + "\n"
 
 
 def _specs(pic: dict[str, Any], key: str) -> list[dict[str, Any]]:
