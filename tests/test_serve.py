@@ -303,3 +303,14 @@ def test_the_private_copy_goes_with_the_server() -> None:
     assert (work / "ruleval.toml").is_file() and (work.stat().st_mode & 0o077) == 0
     srv.server_close()
     assert not work.exists()
+
+
+def test_the_docs_show_the_real_view_and_limits() -> None:
+    doc = (ROOT / "docs" / "playground.md").read_text(encoding="utf-8")
+    view = {" ".join(line.split()) for line in (ROOT / "rulesets" / "diplomacy" / "view.yaml").read_text().splitlines()}
+    block = re.search(r"```yaml\n(.*?)```", doc, flags=re.S)
+    assert block is not None
+    shown = [" ".join(line.split()) for line in block.group(1).splitlines() if line.strip()]
+    assert shown and all(line in view for line in shown), [line for line in shown if line not in view]
+    assert f"more than {serve.MAX_BODY // 1_000_000} MB is refused" in doc
+    assert f"up to {serve.MAX_GENERATE} states" in doc and f"idle for {serve.SOCKET_TIMEOUT:.0f} s" in doc
