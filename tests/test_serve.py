@@ -314,3 +314,12 @@ def test_the_docs_show_the_real_view_and_limits() -> None:
     assert shown and all(line in view for line in shown), [line for line in shown if line not in view]
     assert f"more than {serve.MAX_BODY // 1_000_000} MB is refused" in doc
     assert f"up to {serve.MAX_GENERATE} states" in doc and f"idle for {serve.SOCKET_TIMEOUT:.0f} s" in doc
+
+
+def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
+    from validator.lang import loader
+
+    for name in ("aaa", "bbb", "ccc", "ddd", "eee"):
+        got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": f"query main = {name}\n"}).json
+        assert [d["message"] for d in got["diagnostics"] if d["code"] == "C001"] == [f"unknown name `{name}`"]
+    assert sum(1 for key in loader._module_cache if key[0].endswith("re.playground.rules")) == 1
