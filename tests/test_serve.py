@@ -323,3 +323,24 @@ def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
         got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": f"query main = {name}\n"}).json
         assert [d["message"] for d in got["diagnostics"] if d["code"] == "C001"] == [f"unknown name `{name}`"]
     assert sum(1 for key in loader._module_cache if key[0].endswith("re.playground.rules")) == 1
+
+
+def test_the_command_serves_until_interrupted() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline() if proc.stderr else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=60)
+        conn.request("GET", "/api/bundle")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in out + err, err

@@ -147,3 +147,16 @@ def test_the_board_explain_and_diff(browser: Any, url: str) -> None:
     text = wait(browser, lambda d: d.find_element(By.ID, "difference").is_displayed()
                 and d.find_element(By.ID, "difference").text, "the diff")
     assert "tried" in text and "results differ" in text and "/moves/0/allowance" in text
+
+
+def test_an_opened_file_is_checked_under_its_name(browser: Any, url: str, tmp_path: Path) -> None:
+    open_page(browser, url)
+    pick(browser, "jomini/am.rules", "jomini/examples/small.json")
+    mine = tmp_path / "my_variant.rules"
+    mine.write_text('extends "re.rules"\noverride allowance["infantry", "heavy"] cite "JOM-A1" = move(2, 2)\n'
+                    "def unused_thing = missing_name\n", encoding="utf-8")
+    browser.find_element(By.ID, "open").send_keys(str(mine))
+    rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#diagnostics .diag[data-code="C001"]'),
+                "the diagnostic of the opened file")
+    assert rows[0].text.startswith("my_variant.rules:3:") and "missing_name" in rows[0].text
+    assert browser.find_element(By.ID, "editor").get_attribute("value") == mine.read_text(encoding="utf-8")
