@@ -344,3 +344,21 @@ def test_the_command_serves_until_interrupted() -> None:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "Traceback" not in out + err, err
+
+
+def test_the_ipv6_loopback_serves_too() -> None:
+    try:
+        srv = serve.make_server("::1", 0)
+    except UsageError as exc:
+        pytest.skip(f"no IPv6 loopback here: {exc}")
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert srv.url.startswith("http://[::1]:")
+        conn = http.client.HTTPConnection("::1", srv.server_address[1], timeout=30)
+        conn.request("GET", "/api/bundle")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -26,6 +26,7 @@ import ipaddress
 import json
 import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -342,6 +343,8 @@ class PlaygroundServer(ThreadingHTTPServer):
         self.playground = playground
         self.allow_remote = allow_remote
         self.quiet = quiet
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
     @property
