@@ -362,3 +362,16 @@ def test_the_ipv6_loopback_serves_too() -> None:
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_client_that_stops_sending_is_let_go(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    monkeypatch.setattr(serve._Handler, "timeout", 1.0)
+    with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+        sock.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"base\": ")  # and never the rest
+        started = time.monotonic()
+        assert sock.recv(1000) == b""  # closed, without an answer
+        assert time.monotonic() - started < 20
+    assert call(server, "GET", "/api/bundle").status == 200  # and the server goes on

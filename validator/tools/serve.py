@@ -414,6 +414,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._post(parts.path)
         except BadRequest as exc:
             self._json(exc.status, {"error": str(exc)})
+        except (TimeoutError, ConnectionError):  # a client that stopped sending, or left: nobody to answer
+            self.close_connection = True
         except Exception as exc:  # a bug: reported to the page without a traceback, the server goes on
             self._json(500, {"error": f"internal error: {type(exc).__name__}: {str(exc)[:300]}",
                              "help": "this is a bug in ruleval; please report it with what the page sent"})
