@@ -139,6 +139,7 @@ def test_the_board_explain_and_diff(browser: Any, url: str) -> None:
     browser.find_element(By.ID, "explain").click()
     wait(browser, lambda d: d.find_element(By.ID, "trace").is_displayed()
          and d.find_element(By.ID, "trace").text.strip(), "the trace")
+    assert Select(browser.find_element(By.ID, "other")).first_selected_option.get_attribute("value") == "jomini/am.rules"
     Select(browser.find_element(By.ID, "other")).select_by_value("jomini/re.rules")
     generate = browser.find_element(By.ID, "generate")
     generate.clear()

@@ -188,6 +188,10 @@ function fillExamples() {
   else if (select.length > 1) select.selectedIndex = 1;
   const mode = state.catalogue.modes[fam];
   $("mode").value = mode || "plain";
+  // diff against another ruleset of the same family, by default
+  const current = $("ruleset").value;
+  const other = state.catalogue.rulesets.find((n) => family(n) === fam && n !== current);
+  if (other && (family($("other").value) !== fam || $("other").value === current)) $("other").value = other;
 }
 
 async function loadExample() {
