@@ -375,3 +375,18 @@ def test_a_client_that_stops_sending_is_let_go(server, monkeypatch: pytest.Monke
         assert sock.recv(1000) == b""  # closed, without an answer
         assert time.monotonic() - started < 20
     assert call(server, "GET", "/api/bundle").status == 200  # and the server goes on
+
+
+MAIN = {"diplomacy": "diplomacy/standard.rules", "his": "his/his.rules", "jomini": "jomini/re.rules"}
+
+
+def test_every_example_state_runs_and_is_drawn(server) -> None:
+    catalogue = call(server, "GET", "/api/bundle").json
+    assert {name.split("/")[0] for name in catalogue["examples"]} == set(MAIN)
+    for name in catalogue["examples"]:
+        family = name.split("/")[0]
+        text = call(server, "GET", f"/api/file?name={name}").json["text"]
+        got = call(server, "POST", "/api/run", {"base": MAIN[family], "state": text,
+                                               "mode": catalogue["modes"].get(family, "plain")}).json
+        assert got["ok"], (name, got.get("rendered"))
+        assert got["picture"] and got["picture"].startswith("<svg"), (name, got.get("picture_note"))
