@@ -6,7 +6,7 @@ A view is ``{mode?: plain|exact, pictures: [PICTURE, ...]}``; the first picture 
 is in the result is drawn. Three kinds:
 
 ``graph``: locations at fixed points (``places: {NAME: [x, y]}``, ``size: [w, h]``, ``scale``,
-``fallback``: a pattern whose first group names the place of a location not listed), with
+``fallback``: a pattern whose group ``place`` names the place of a location not listed), with
 
 - ``tokens``: ``{source: state|result, list: POINTER, at: FIELD, group?: FIELD, text?: FIELD, letters?: N}``,
   a disc per item at its location, coloured by ``groups: {VALUE: colour}``;
@@ -44,6 +44,8 @@ DEFAULT_STYLE = {"stroke": "#444"}
 
 def read_view(folder: Path, root: Path | None) -> dict[str, Any] | None:
     """The view of the rulesets in ``folder`` (its ``view.yaml``, read confined to ``root``), or None."""
+    import yaml
+
     from ..core import safeyaml
 
     path = folder / VIEW_FILE
@@ -51,7 +53,7 @@ def read_view(folder: Path, root: Path | None) -> dict[str, Any] | None:
         return None
     try:
         value = safeyaml.load(read_bytes(path, MAX_VIEW_BYTES, root).decode("utf-8"))
-    except (Refused, UnicodeDecodeError, ValueError, RecursionError, Exception):  # a bad view: no picture
+    except (Refused, UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError):  # a bad view: no picture
         return None
     return value if isinstance(value, dict) else None
 
@@ -116,6 +118,11 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _search(pattern: Any, value: Any) -> dict[str, str | None] | None:
+    """The pattern's groups in a value's text (a lone surrogate, which no encoding writes, as U+FFFD)."""
+    return pattern.search(_text(value).encode("utf-8", "replace").decode("utf-8"))
+
+
 def _pattern(spec: dict[str, Any]) -> Any:
     from ..lib.patterns import compiled
 
@@ -150,11 +157,9 @@ class _Places:
         if key in self.points:
             return self.points[key]
         if self.fallback is not None:
-            groups = self.fallback.search(key)
-            if groups:
-                first = next((v for v in groups.values() if v), None)
-                if first is not None:
-                    return self.points.get(first.lower())
+            groups = _search(self.fallback, key)
+            if groups and groups.get("place"):
+                return self.points.get(str(groups["place"]).lower())
         return None
 
 
@@ -203,7 +208,7 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
         if pattern is None:
             continue
         for item in _items(result, spec):
-            groups = pattern.search(_text(item.get(_text(spec.get("read")))))
+            groups = _search(pattern, item.get(_text(spec.get("read"))))
             if not groups:
                 continue
             a, b = places.at(groups.get("from")), places.at(groups.get("to"))
@@ -220,7 +225,7 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
         pattern = _pattern(spec) if spec.get("pattern") else None
         for item in _items(result, spec):
             if pattern is not None:
-                groups = pattern.search(_text(item.get(_text(spec.get("read")))))
+                groups = _search(pattern, item.get(_text(spec.get("read"))))
                 where = groups.get("at") if groups else None
             else:
                 where = item.get(_text(spec.get("at")))
