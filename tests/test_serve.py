@@ -390,3 +390,14 @@ def test_every_example_state_runs_and_is_drawn(server) -> None:
                                                "mode": catalogue["modes"].get(family, "plain")}).json
         assert got["ok"], (name, got.get("rendered"))
         assert got["picture"] and got["picture"].startswith("<svg"), (name, got.get("picture_note"))
+
+
+def test_the_page_is_package_data() -> None:
+    import fnmatch
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["validator.tools"]
+    files = [p.relative_to(serve.STATIC.parent).as_posix() for p in serve.STATIC.iterdir()]
+    assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
+    assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
