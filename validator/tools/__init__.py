@@ -20,3 +20,6 @@ def register(sub: Any) -> None:
     from . import render
 
     render.register(sub, COMMANDS)
+    from . import serve
+
+    serve.register(sub, COMMANDS)

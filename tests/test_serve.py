@@ -1,0 +1,403 @@
+"""`ruleval serve`: the playground's endpoints over HTTP, without a browser (tests/test_serve_browser.py
+drives the page itself). What the page sends is treated as a ruleset from a pull request would be:
+bounded bodies, files by the bundle's listing only, confinement for what an edited ruleset reads,
+the step budget for what it runs, a loopback address only."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from validator.api import load_ruleset
+from validator.core.exits import UsageError
+from validator.tools import serve
+from validator.tools.explain import explain_text
+from validator.tools.report import result_text
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "rulesets"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[serve.PlaygroundServer]:
+    srv = serve.make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+class Answer:
+    def __init__(self, status: int, headers: dict[str, str], body: bytes):
+        self.status, self.headers, self.body = status, headers, body
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def call(srv: serve.PlaygroundServer, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
+         raw: bytes | None = None) -> Answer:
+    conn = http.client.HTTPConnection(*srv.server_address[:2], timeout=120)
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    sent = {"Content-Type": "application/json"} if data is not None else {}
+    sent.update(headers or {})
+    conn.request(method, path, body=data, headers=sent)
+    resp = conn.getresponse()
+    answer = Answer(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
+    conn.close()
+    return answer
+
+
+def example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the page and the listing
+
+
+def test_the_page_and_its_files_are_served_from_the_package(server) -> None:
+    page = call(server, "GET", "/")
+    assert page.status == 200 and page.headers["content-type"].startswith("text/html")
+    assert b'<script src="/app.js"' in page.body
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    for path in ("/app.js", "/style.css"):
+        got = call(server, "GET", path)
+        assert got.status == 200 and got.body == (serve.STATIC / path.lstrip("/")).read_bytes()
+
+
+def test_the_page_needs_nothing_from_elsewhere() -> None:
+    # no CDN, no font, no script from the network: every reference is to the server itself
+    for f in serve.STATIC.iterdir():
+        text = f.read_text(encoding="utf-8")
+        assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text), f.name
+        assert not re.search(r"@import|url\(\s*[\"']?(https?:)?//", text), f.name
+        assert "fetch(\"http" not in text and "fetch('http" not in text, f.name
+
+
+def test_the_bundle_lists_rulesets_and_example_states(server) -> None:
+    got = call(server, "GET", "/api/bundle").json
+    on_disk = sorted(p.relative_to(ROOT / "rulesets").as_posix() for p in (ROOT / "rulesets").rglob("*.rules"))
+    assert got["rulesets"] == on_disk
+    assert got["examples"] and all("/examples/" in e and e.endswith(".json") for e in got["examples"])
+    assert got["modes"]["his"] == "exact"
+    text = call(server, "GET", "/api/file?name=jomini/re.rules").json["text"]
+    assert text == (ROOT / "rulesets" / "jomini" / "re.rules").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "jomini/../../pyproject.toml", "/etc/passwd",
+                                  "..%2f..%2fpyproject.toml", "jomini/clauses.yaml", "jomini", "",
+                                  "../schemas/jomini/state.schema.json", "jomini/re.rules%00"])
+def test_files_outside_the_listing_are_refused(server, name: str) -> None:
+    got = call(server, "GET", f"/api/file?name={name}")
+    assert got.status == 404, got.body
+    assert "text" not in got.json and "root:" not in got.body.decode()
+
+
+def test_unknown_paths_are_404(server) -> None:
+    for path in ("/../../etc/passwd", "/static/../serve.py", "/api/nothing", "/index.html/.."):
+        assert call(server, "GET", path).status == 404
+
+
+# ---------------------------------------------------------------- requests from elsewhere, and their size
+
+
+def test_another_host_name_is_refused(server) -> None:
+    # a page elsewhere that renames itself to this address (DNS rebinding) sends its own Host
+    got = call(server, "GET", "/api/bundle", headers={"Host": "attacker.example:80"})
+    assert got.status == 403
+    assert call(server, "GET", "/api/bundle", headers={"Host": f"localhost:{server.server_address[1]}"}).status == 200
+
+
+def test_posts_from_another_origin_or_not_json_are_refused(server) -> None:
+    body = {"base": "jomini/re.rules"}
+    assert call(server, "POST", "/api/check", body, {"Origin": "http://attacker.example"}).status == 403
+    form = call(server, "POST", "/api/check", raw=b"base=jomini/re.rules",
+                headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status == 415
+    assert call(server, "POST", "/api/check", raw=b"[1, 2]").status == 400
+    assert call(server, "POST", "/api/check", raw=b'{"base": NaN}').status == 400
+    assert call(server, "POST", "/api/check", raw=b"\xff\xfe").status == 400
+
+
+def test_an_oversized_body_is_refused_unread(server) -> None:
+    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
+    conn.putrequest("POST", "/api/run")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(serve.MAX_BODY + 1))
+    conn.endheaders()  # and no body: the answer must come without waiting for it
+    started = time.monotonic()
+    resp = conn.getresponse()
+    assert resp.status == 413 and "larger" in json.loads(resp.read())["error"]
+    assert time.monotonic() - started < 10
+    conn.close()
+
+
+def test_an_oversized_state_or_ruleset_is_refused(server) -> None:
+    big_state = '{"units": [' + ", ".join(["1"] * 2_600_000) + "]}"  # 5.2 MB: under the body limit, over a state's
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "state": big_state})
+    assert got.status == 413 and "state" in got.json["error"]
+    got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "#" * 2_100_000})
+    assert got.status == 413 and "ruleset" in got.json["error"]
+
+
+def test_bad_fields_are_400_with_a_message(server) -> None:
+    cases = [{"base": "../../etc/passwd"}, {"base": "jomini/re.rules", "text": 5},
+             {"base": "jomini/re.rules", "state": "{}", "mode": "loaded"},
+             {"base": "jomini/re.rules", "state": "{}", "args": "{"},
+             {"base": "jomini/re.rules", "state": "{}", "mode": "dice", "dice": "six"},
+             {"base": "jomini/re.rules", "state": "{}", "mode": "seed", "seed": "7"}]
+    for body in cases:
+        got = call(server, "POST", "/api/run", body)
+        assert got.status == 400 and got.json["error"], (body, got.body)
+    got = call(server, "POST", "/api/diff", {"base": "jomini/re.rules", "other": "/etc/passwd"})
+    assert got.status == 400
+
+
+# ---------------------------------------------------------------- check
+
+
+def test_the_bundled_ruleset_checks_as_the_cli_does(server) -> None:
+    got = call(server, "POST", "/api/check", {"base": "his/his.rules", "text": example("his/his.rules")}).json
+    want = load_ruleset(ROOT / "rulesets" / "his" / "his.rules").diagnostics
+    assert got["errors"] == sum(1 for d in want if d.is_error)
+    assert [d["code"] for d in got["diagnostics"]] == [d.code for d in want]
+
+
+def test_an_edit_gets_located_diagnostics_under_its_own_name(server) -> None:
+    text = example("jomini/re.rules") + "\ndef broken = no_such_name + 1\n"
+    got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": text, "label": "mine.rules"}).json
+    unknown = [d for d in got["diagnostics"] if d["code"] == "C001"]
+    assert got["errors"] >= 1 and unknown, got
+    assert unknown[0]["file"] == "mine.rules" and unknown[0]["line"] == text.count("\n")
+    assert "no_such_name" in unknown[0]["message"] and "mine.rules:" in got["rendered"]
+    assert "ruleval-serve-" not in json.dumps(got)  # the private copy's path is not shown
+
+
+def test_an_edit_extends_its_neighbours(server) -> None:
+    # an edited variant loads beside its base, so `extends "re.rules"` finds the bundled original
+    text = 'extends "re.rules"\noverride allowance["infantry", "heavy"] cite "JOM-A1" = move(2, 2)\n'
+    got = call(server, "POST", "/api/check", {"base": "jomini/am.rules", "text": text}).json
+    assert got["errors"] == 0, got
+
+
+@pytest.mark.parametrize("target", ["/etc/hostname", "../../../../../../etc/hostname", "../../../pyproject.toml"])
+def test_an_edit_reads_nothing_outside_the_bundle(server, target: str) -> None:
+    text = f'import "{target}" as stolen\nquery main = stolen\n'
+    got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": text}).json
+    refused = [d for d in got["diagnostics"] if d["code"] == "C007"]
+    assert got["errors"] >= 1 and refused and refused[0]["line"] == 1, got
+    assert "ruleval-serve-" not in json.dumps(got)  # the private copy's path is not shown
+
+
+def test_a_run_away_edit_ends_at_the_step_budget(server) -> None:
+    text = 'query main = len(fold(range(100000), [], fn(acc, i) => append(acc, i)))\n'
+    started = time.monotonic()
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text, "state": "{}"}).json
+    assert got["ok"] is False and "E004" in {d["code"] for d in got["diagnostics"]}
+    assert time.monotonic() - started < 30
+
+
+# ---------------------------------------------------------------- run, pictures, explain, diff
+
+
+def test_a_run_answers_as_the_api_and_draws_the_orders(server) -> None:
+    state_text = example("diplomacy/examples/support_and_dislodgement.json")
+    got = call(server, "POST", "/api/run", {"base": "diplomacy/standard.rules", "state": state_text}).json
+    assert got["ok"], got
+    want = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules").run(json.loads(state_text))
+    assert got["result"] == want and got["text"] == result_text(want)
+    svg = got["picture"]
+    arrows = re.findall(r'<g class="arrow" data-status="(\w*)" data-stopped="(\w+)">', svg)
+    # an arrow for every order that names a destination; each styled by the order's own status
+    drawn = [o for o in want["orders"] if re.search(r" [-RSC] ", o["order"])]
+    assert sorted(s for s, _ in arrows) == sorted(o["status"] for o in drawn)
+    assert all((stopped == "true") == (status == "fails") for status, stopped in arrows)
+    rings = re.findall(r'<g class="marker" data-at="(\w+)">', svg)
+    assert rings == [d["location"] for d in want["dislodged"]] and rings
+    tokens = re.findall(r'<g class="token" data-at="([\w/]+)">', svg)
+    assert sorted(tokens) == sorted(u["location"] for u in json.loads(state_text)["units"])
+
+
+def test_an_exact_run_draws_its_distribution_as_bars(server) -> None:
+    state_text = example("his/examples/one_interceptor.json")
+    got = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": state_text, "mode": "exact"}).json
+    assert got["ok"] and got["result"]["exact"]
+    svg = got["picture"]
+    assert svg.count('<g class="bar">') == len(got["result"]["outcomes"])
+    for o in got["result"]["outcomes"]:
+        assert f">{o['probability']} (" in svg
+    plain = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": state_text, "mode": "seed", "seed": 7}).json
+    assert plain["ok"] and plain["picture"] is None and plain["picture_note"]
+
+
+def test_a_board_run_draws_the_ruleset_s_own_drawing_with_the_focus(server) -> None:
+    state_text = example("jomini/examples/small.json")
+    base = {"base": "jomini/re.rules", "state": state_text}
+    first = call(server, "POST", "/api/run", base).json["picture"]
+    focused = call(server, "POST", "/api/run", {**base, "focus": "C"}).json["picture"]
+    assert first.count('class="hex"') == 30 and "<polyline" in first
+    assert not first.startswith("<?xml")
+    assert first != focused  # the rings of where the focus can go
+
+
+def test_explain_gives_the_trace_of_the_cli(server) -> None:
+    state_text = example("his/examples/one_interceptor.json")
+    got = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": state_text, "mode": "dice",
+                                           "dice": "6,3,5,2,6,1,4", "explain": True}).json
+    rs = load_ruleset(ROOT / "rulesets" / "his" / "his.rules")
+    want = explain_text(rs.run(json.loads(state_text), dice=[6, 3, 5, 2, 6, 1, 4], explain=True))
+    assert got["ok"] and got["explain"] == want and want.strip()
+
+
+def test_a_bad_state_is_located(server) -> None:
+    got = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": '{"units": [1, 2'}).json
+    assert got["ok"] is False and got["diagnostics"][0]["code"].startswith("S")
+    assert got["diagnostics"][0]["line"] == 1
+
+
+def test_diff_finds_the_errata_and_nothing_between_equals(server) -> None:
+    state_text = example("his/examples/one_interceptor.json")
+    body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "state": state_text, "mode": "exact",
+            "generate": 0}
+    got = call(server, "POST", "/api/diff", body).json
+    assert got["ok"] and got["differ"] == 1 and got["tried"] == 1 and "results differ" in got["text"]
+    same = call(server, "POST", "/api/diff", {**body, "other": "his/his_threshold8.rules"}).json
+    assert same["differ"] == 0 and "equivalent" in same["text"]
+    too_many = call(server, "POST", "/api/diff", {**body, "generate": serve.MAX_GENERATE + 1})
+    assert too_many.status == 400
+
+
+# ---------------------------------------------------------------- listening
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1", "::", "example.org"])
+def test_a_non_loopback_address_is_refused(cli, host: str) -> None:
+    out = cli("serve", "--host", host, "--port", "0")
+    assert out.code == 2 and "U001" in out.err and "loopback" in out.err
+    with pytest.raises(UsageError):
+        serve.make_server(host, 0)
+
+
+def test_loopback_addresses() -> None:
+    assert all(serve.is_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"))
+    assert not any(serve.is_loopback(h) for h in ("0.0.0.0", "10.0.0.1", "::", "localhost.example", ""))
+
+
+def test_a_port_in_use_is_a_usage_error(server) -> None:
+    with pytest.raises(UsageError, match="cannot listen"):
+        serve.make_server("127.0.0.1", server.server_address[1])
+
+
+def test_the_private_copy_goes_with_the_server() -> None:
+    srv = serve.make_server("127.0.0.1", 0)
+    work = srv.playground.work
+    assert (work / "ruleval.toml").is_file() and (work.stat().st_mode & 0o077) == 0
+    srv.server_close()
+    assert not work.exists()
+
+
+def test_the_docs_show_the_real_view_and_limits() -> None:
+    doc = (ROOT / "docs" / "playground.md").read_text(encoding="utf-8")
+    view = {" ".join(line.split()) for line in (ROOT / "rulesets" / "diplomacy" / "view.yaml").read_text().splitlines()}
+    block = re.search(r"```yaml\n(.*?)```", doc, flags=re.S)
+    assert block is not None
+    shown = [" ".join(line.split()) for line in block.group(1).splitlines() if line.strip()]
+    assert shown and all(line in view for line in shown), [line for line in shown if line not in view]
+    assert f"more than {serve.MAX_BODY // 1_000_000} MB is refused" in doc
+    assert f"up to {serve.MAX_GENERATE} states" in doc and f"idle for {serve.SOCKET_TIMEOUT:.0f} s" in doc
+
+
+def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
+    from validator.lang import loader
+
+    for name in ("aaa", "bbb", "ccc", "ddd", "eee"):
+        got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": f"query main = {name}\n"}).json
+        assert [d["message"] for d in got["diagnostics"] if d["code"] == "C001"] == [f"unknown name `{name}`"]
+    assert sum(1 for key in loader._module_cache if key[0].endswith("re.playground.rules")) == 1
+
+
+def test_the_command_serves_until_interrupted() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline() if proc.stderr else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=60)
+        conn.request("GET", "/api/bundle")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in out + err, err
+
+
+def test_the_ipv6_loopback_serves_too() -> None:
+    try:
+        srv = serve.make_server("::1", 0)
+    except UsageError as exc:
+        pytest.skip(f"no IPv6 loopback here: {exc}")
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert srv.url.startswith("http://[::1]:")
+        conn = http.client.HTTPConnection("::1", srv.server_address[1], timeout=30)
+        conn.request("GET", "/api/bundle")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_a_client_that_stops_sending_is_let_go(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    monkeypatch.setattr(serve._Handler, "timeout", 1.0)
+    with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+        sock.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"base\": ")  # and never the rest
+        started = time.monotonic()
+        assert sock.recv(1000) == b""  # closed, without an answer
+        assert time.monotonic() - started < 20
+    assert call(server, "GET", "/api/bundle").status == 200  # and the server goes on
+
+
+MAIN = {"diplomacy": "diplomacy/standard.rules", "his": "his/his.rules", "jomini": "jomini/re.rules"}
+
+
+def test_every_example_state_runs_and_is_drawn(server) -> None:
+    catalogue = call(server, "GET", "/api/bundle").json
+    assert {name.split("/")[0] for name in catalogue["examples"]} == set(MAIN)
+    for name in catalogue["examples"]:
+        family = name.split("/")[0]
+        text = call(server, "GET", f"/api/file?name={name}").json["text"]
+        got = call(server, "POST", "/api/run", {"base": MAIN[family], "state": text,
+                                               "mode": catalogue["modes"].get(family, "plain")}).json
+        assert got["ok"], (name, got.get("rendered"))
+        assert got["picture"] and got["picture"].startswith("<svg"), (name, got.get("picture_note"))
+
+
+def test_the_page_is_package_data() -> None:
+    import fnmatch
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["validator.tools"]
+    files = [p.relative_to(serve.STATIC.parent).as_posix() for p in serve.STATIC.iterdir()]
+    assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
+    assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)

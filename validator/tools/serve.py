@@ -1,0 +1,512 @@
+"""``ruleval serve``: the playground, a local web page over the same pipeline as the command line.
+
+The page (``static/``: plain HTML, CSS and JavaScript shipped with the package, nothing fetched from
+elsewhere) picks a bundled ruleset or opens a file, edits it with the diagnostics of ``check`` as
+one types, picks or pastes a state, runs it (text result, ``explain`` trace, a picture drawn from
+the family's ``view.yaml``, see ``picture``) and compares two rulesets as ``diff`` does.
+
+What the page sends is untrusted, as a ruleset from a pull request is:
+
+- the server listens on a loopback address only, unless ``--allow-remote`` is given; requests
+  whose ``Host`` is not the loopback name it listens on are refused (a page elsewhere cannot reach
+  it by renaming itself), and a POST must be JSON (a form on another site cannot send one);
+- a request body is at most ``MAX_BODY`` bytes (refused from its ``Content-Length``, unread), read
+  with a socket timeout, and parsed by the strict JSON reader states use;
+- files are named by the bundle's own listing only, and read through ``confine`` under the
+  bundle's root; an edited ruleset is written into a private copy of the bundle (mode 0700) and
+  loaded from there, so what it imports is confined to that copy;
+- every run has the command line's step budget and limits; one request is evaluated at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import ipaddress
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, TextIO
+from urllib.parse import parse_qs, urlsplit
+
+from ..core.confine import Refused, bundle_root, read_bytes, walk, write_atomic
+from ..core.diagnostics import Diagnostic, DiagnosticError, render_all
+from ..core.exits import EXIT_OK, UsageError
+from . import picture
+
+MAX_BODY = 8_000_000  # a ruleset (2 MB) and a state (5 MB), with room for the JSON around them
+MAX_GENERATE = 50  # generated states a diff from the page may try
+SOCKET_TIMEOUT = 30.0
+STATIC = Path(__file__).resolve().parent / "static"
+STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
+                "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+                "/style.css": ("style.css", "text/css; charset=utf-8")}
+MODES = ("plain", "seed", "dice", "exact")
+
+
+class BadRequest(Exception):
+    """A request the playground refuses: answered with its HTTP status and this message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- the playground's state
+
+
+class Playground:
+    """The bundle's listing, the private copy edited rulesets are loaded from, and the requests."""
+
+    def __init__(self) -> None:
+        top = bundle_root()
+        if top is None:
+            raise UsageError("the bundled rulesets are not installed with this ruleval")
+        self.top = top
+        self.rulesets = self._listing(top / "rulesets", (".rules",))
+        self.examples = {name: path for name, path in self._listing(top / "rulesets", (".json",)).items()
+                         if "/examples/" in name}
+        self.work = Path(tempfile.mkdtemp(prefix="ruleval-serve-"))  # mode 0700: this user's alone
+        shutil.copytree(top / "rulesets", self.work / "rulesets", dirs_exist_ok=True)
+        shutil.copytree(top / "schemas", self.work / "schemas", dirs_exist_ok=True)
+        (self.work / "ruleval.toml").write_text("# the playground's private copy of the bundled rulesets\n")
+        self.lock = threading.Lock()
+        self._edited: dict[tuple[str, str], Any] = {}
+
+    @staticmethod
+    def _listing(folder: Path, suffixes: tuple[str, ...]) -> dict[str, Path]:
+        found, _refused = walk(folder, suffixes)
+        return {p.relative_to(folder).as_posix(): p for p in found}
+
+    def close(self) -> None:
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    # -- reading
+
+    def catalogue(self) -> dict[str, Any]:
+        families = sorted({name.split("/")[0] for name in self.rulesets})
+        modes = {}
+        for family in families:
+            view = picture.read_view(self.top / "rulesets" / family, self.top)
+            if view and view.get("mode") in MODES:
+                modes[family] = view["mode"]
+        return {"rulesets": sorted(self.rulesets), "examples": sorted(self.examples), "modes": modes,
+                "limits": {"body": MAX_BODY, "generate": MAX_GENERATE}}
+
+    def bundled_text(self, name: str) -> str:
+        """A listed file's text; anything else, a path that climbs out of the bundle included, is 404."""
+        path = self.rulesets.get(name) or self.examples.get(name)
+        if path is None:
+            raise BadRequest(f"no bundled file `{name[:80]}`", 404)
+        try:
+            return read_bytes(path, MAX_BODY, self.top / "rulesets").decode("utf-8")
+        except (Refused, UnicodeDecodeError) as exc:
+            raise BadRequest(f"bundled file `{name}` cannot be read: {exc}", 404) from None
+
+    # -- loading what the page sends
+
+    def ruleset(self, base: Any, text: Any, label: Any) -> tuple[Any, Callable[[str], str]]:
+        """The ruleset the page shows: the bundled ``base`` itself if ``text`` is its text (or none),
+        else ``text`` written beside the private copy of ``base`` and loaded from there. Also a
+        function giving the name to show for a file a diagnostic names."""
+        from ..api import load_ruleset
+        from ..lang.syntax import MAX_SOURCE_BYTES
+
+        if not isinstance(base, str) or base not in self.rulesets:
+            raise BadRequest(f"`base` must name a bundled ruleset, one of: {', '.join(sorted(self.rulesets))}")
+        if text is not None and not isinstance(text, str):
+            raise BadRequest("`text` must be a string")
+        shown_label = label if isinstance(label, str) and label.strip() else base
+        shown_label = shown_label[:120]
+        original = self.rulesets[base]
+        if text is None or text == self.bundled_text(base):
+            return load_ruleset(original), lambda f: self._shown(f, None, shown_label)
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+            raise BadRequest(f"the ruleset is larger than {MAX_SOURCE_BYTES} bytes", 413)
+        target = self.work / "rulesets" / Path(base).parent / f"{Path(base).stem}.playground.rules"
+        key = (base, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        rs = self._edited.get(key)
+        if rs is None:
+            try:
+                write_atomic(target, text, durable=False)
+                self._stamp(target)
+            except Exception as exc:
+                raise BadRequest(f"the edited ruleset cannot be written: {exc}", 500) from None
+            rs = load_ruleset(target, use_cache=False)
+            self._forget_old_parses(target)
+            if len(self._edited) >= 16:
+                self._edited.clear()
+            self._edited[key] = rs
+        return rs, lambda f: self._shown(f, target, shown_label)
+
+    def _stamp(self, target: Path) -> None:
+        """Give the rewritten file a modification time of its own. The loader keeps parsed modules
+        by (path, mtime, size), and the file system's clock is coarse: two edits of one size
+        written within a few milliseconds would otherwise share a key, and the second be shown the
+        first's diagnostics."""
+        self._clock = max(time.time_ns(), getattr(self, "_clock", 0) + 1_000)
+        os.utime(target, ns=(self._clock, self._clock))
+
+    @staticmethod
+    def _forget_old_parses(target: Path) -> None:
+        """Drop the loader's parses of earlier texts of ``target``: each edit would otherwise stay in
+        memory for as long as the server runs (only the current text is ever read again)."""
+        from ..lang import loader
+
+        name = str(target)
+        for key in [k for k in loader._module_cache if k[0].endswith(name) or k[0].endswith(os.path.relpath(target))]:
+            try:
+                if key[1] != target.stat().st_mtime_ns:
+                    del loader._module_cache[key]
+            except (OSError, KeyError):
+                pass
+
+    def _shown(self, file: str, edited: Path | None, label: str) -> str:
+        real = os.path.realpath(file) if file and not file.startswith("<") else file
+        if edited is not None and real == os.path.realpath(edited):
+            return label
+        work = os.path.realpath(self.work / "rulesets") + os.sep
+        top = os.path.realpath(self.top / "rulesets") + os.sep
+        for prefix in (work, top):
+            if real.startswith(prefix):
+                return real[len(prefix):]
+        return file
+
+    def state(self, text: Any) -> Any:
+        from ..engine.state import MAX_STATE_BYTES, read_state_text
+
+        if not isinstance(text, str):
+            raise BadRequest("`state` must be the text of a state (JSON)")
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_STATE_BYTES:
+            raise BadRequest(f"the state is larger than {MAX_STATE_BYTES} bytes", 413)
+        return read_state_text(text, "state")
+
+    # -- the requests
+
+    def check(self, body: dict[str, Any]) -> dict[str, Any]:
+        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.work)
+
+    def run(self, body: dict[str, Any]) -> dict[str, Any]:
+        from ..api import RunError
+        from .explain import explain_text
+        from .report import result_text
+
+        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        if not rs.ok:
+            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.work)}
+        options = _run_options(body)
+        want_explain = body.get("explain") is True
+        try:
+            state = self.state(body.get("state"))
+            if want_explain:
+                traced = rs.run(state, query=options["query"], args=options["args"], seed=options["seed"],
+                                dice=options["dice"], explain=True, state_name="state")
+                if not isinstance(traced, dict) or "explain" not in traced:
+                    traced = {"result": traced, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
+                return {"ok": True, "explain": explain_text(traced)}
+            result = rs.run(state, state_name="state", **options)
+            text = _json(rs, options["query"], result)
+        except (RunError, DiagnosticError) as exc:
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result)}
+        answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
+        return answer
+
+    def _picture(self, body: dict[str, Any], rs: Any, state: Any, result: Any) -> tuple[str | None, str | None]:
+        base = str(body.get("base"))
+        view = picture.read_view(self.top / "rulesets" / Path(base).parent, self.top)
+        pic = picture.picture_for(view, result)
+        if pic is None:
+            return None, ("no picture: this family has no view.yaml" if view is None
+                          else "no picture for this result (try another mode or query)")
+        focus = body.get("focus")
+        try:
+            return picture.draw(pic, rs, state, result, focus if isinstance(focus, str) and focus else None), None
+        except DiagnosticError as exc:
+            return None, "no picture: " + "; ".join(f"{d.code} {d.message}" for d in exc.diagnostics)[:300]
+
+    def diff(self, body: dict[str, Any]) -> dict[str, Any]:
+        from ..api import load_ruleset
+        from . import errata
+
+        other = body.get("other")
+        if not isinstance(other, str) or other not in self.rulesets:
+            raise BadRequest("`other` must name a bundled ruleset (the OLD side of the diff)")
+        new, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        old = load_ruleset(self.rulesets[other])
+        for rs in (old, new):
+            if not rs.ok:
+                errors = [d for d in rs.diagnostics if d.is_error]
+                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+        options = _run_options(body)
+        generate = body.get("generate", 10)
+        if not isinstance(generate, int) or isinstance(generate, bool) or not 0 <= generate <= MAX_GENERATE:
+            raise BadRequest(f"`generate` must be a number from 0 to {MAX_GENERATE}")
+        probes: list[Any] = []
+        if body.get("state") not in (None, ""):
+            try:
+                state = self.state(body.get("state"))
+            except DiagnosticError as exc:
+                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.work)}
+            probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
+                                       options["dice"], options["exact"]))
+        errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
+        generated, note = errata.generated_probes(old, new, generate, 0, options["exact"])
+        probes += generated
+        diffs, tried = errata.compare(old, new, probes)
+        lines = [errata.difference_text(old, new, d) for d in diffs]
+        lines.append(f"tried {tried} state{'s' if tried != 1 else ''}"
+                     + (f": {len(diffs)} differ" if diffs else ": equivalent on all of them"))
+        if note:
+            lines.insert(0, f"note: {note}")
+        return {"ok": True, "differ": len(diffs), "tried": tried, "text": "\n".join(lines)}
+
+
+def _run_options(body: dict[str, Any]) -> dict[str, Any]:
+    from ..core.jsontext import loads
+    from .common import parse_dice
+
+    query = body.get("query") or "main"
+    if not isinstance(query, str) or len(query) > 200:
+        raise BadRequest("`query` must be a query's name")
+    args = body.get("args") or []
+    if isinstance(args, str):
+        try:
+            args = loads(args, "args") if args.strip() else []
+        except DiagnosticError as exc:
+            raise BadRequest(f"`args`: {exc.diagnostics[0].message}") from None
+    if not isinstance(args, list):
+        raise BadRequest("`args` must be a JSON list of the query's arguments")
+    mode = body.get("mode") or "plain"
+    if mode not in MODES:
+        raise BadRequest(f"`mode` must be one of {', '.join(MODES)}")
+    seed = body.get("seed") if mode == "seed" else None
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise BadRequest("`seed` must be an integer")
+    dice = None
+    if mode == "dice":
+        try:
+            dice = parse_dice(str(body.get("dice") or ""))
+        except UsageError as exc:
+            raise BadRequest(str(exc)) from None
+    return {"query": query, "args": args, "seed": seed, "dice": dice, "exact": mode == "exact"}
+
+
+def _json(rs: Any, query: str, result: Any) -> str:
+    from .common import result_json
+
+    return result_json(rs, query, result)
+
+
+def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str],
+                        shown: Callable[[str], str], work: Path | None = None) -> dict[str, Any]:
+    def said(text: str | None) -> str | None:  # the private copy's path, where a message names it
+        if text is None or work is None:
+            return text
+        for name in (os.path.relpath(work), str(work)):
+            text = text.replace(name, "<bundle>")
+        return text
+
+    mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
+                      span=replace(d.span, file=shown(d.span.file)),
+                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file))) for r in d.related))
+              for d in diags]
+    mapped_sources = {shown(name): text for name, text in sources.items()}
+    return {"diagnostics": [d.to_json() for d in mapped], "errors": sum(1 for d in mapped if d.is_error),
+            "rendered": render_all(mapped, mapped_sources, None) if mapped else ""}
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+class PlaygroundServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], playground: Playground, allow_remote: bool = False, quiet: bool = True):
+        self.playground = playground
+        self.allow_remote = allow_remote
+        self.quiet = quiet
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = str(host)
+        return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.playground.close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: PlaygroundServer
+    timeout = SOCKET_TIMEOUT
+    server_version = "ruleval-playground"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy",
+                         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, value: Any) -> None:
+        from ..core.jsontext import dumps
+
+        try:
+            text = dumps(value, ensure_ascii=False)
+        except ValueError:
+            status, text = 500, json.dumps({"error": "the answer holds a number JSON cannot write"})
+        self._send(status, text.encode("utf-8", "backslashreplace"), "application/json; charset=utf-8")
+
+    def _host_allowed(self) -> bool:
+        if self.server.allow_remote:
+            return True
+        host = (self.headers.get("Host") or "").strip()
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+        return is_loopback(name.strip("[]")) if name else False
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self._handle("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        try:
+            if not self._host_allowed():
+                raise BadRequest("this playground answers on its loopback address only", 403)
+            parts = urlsplit(self.path)
+            if method == "GET":
+                self._get(parts.path, parse_qs(parts.query))
+            else:
+                self._post(parts.path)
+        except BadRequest as exc:
+            self._json(exc.status, {"error": str(exc)})
+        except (TimeoutError, ConnectionError):  # a client that stopped sending, or left: nobody to answer
+            self.close_connection = True
+        except Exception as exc:  # a bug: reported to the page without a traceback, the server goes on
+            self._json(500, {"error": f"internal error: {type(exc).__name__}: {str(exc)[:300]}",
+                             "help": "this is a bug in ruleval; please report it with what the page sent"})
+
+    def _get(self, path: str, query: dict[str, list[str]]) -> None:
+        if path in STATIC_FILES:
+            name, kind = STATIC_FILES[path]
+            self._send(200, (STATIC / name).read_bytes(), kind)
+        elif path == "/api/bundle":
+            self._json(200, self.server.playground.catalogue())
+        elif path == "/api/file":
+            name = (query.get("name") or [""])[0]
+            self._json(200, {"name": name, "text": self.server.playground.bundled_text(name)})
+        else:
+            raise BadRequest("not found", 404)
+
+    def _post(self, path: str) -> None:
+        from ..core.jsontext import loads
+
+        handlers = {"/api/check": Playground.check, "/api/run": Playground.run, "/api/diff": Playground.diff}
+        if path not in handlers:
+            raise BadRequest("not found", 404)
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise BadRequest("send the request as application/json", 415)
+        origin = self.headers.get("Origin")
+        if origin and not self.server.allow_remote and not is_loopback(urlsplit(origin).hostname or ""):
+            raise BadRequest("requests from other sites are refused", 403)
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            raise BadRequest("a request needs its Content-Length", 411) from None
+        if length < 0 or length > MAX_BODY:
+            self.close_connection = True  # the body is not read
+            raise BadRequest(f"the request is larger than {MAX_BODY} bytes", 413)
+        raw = self.rfile.read(length)
+        try:
+            body = loads(raw.decode("utf-8"), "request")
+        except (UnicodeDecodeError, DiagnosticError):
+            raise BadRequest("the request is not JSON text in UTF-8") from None
+        if not isinstance(body, dict):
+            raise BadRequest("the request must be a JSON object")
+        with self.server.playground.lock:
+            answer = handlers[path](self.server.playground, body)
+        self._json(200, answer)
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False, quiet: bool = True) -> PlaygroundServer:
+    """A playground server listening on ``host:port`` (0: any free port); not yet serving."""
+    if not allow_remote and not is_loopback(host):
+        raise UsageError(f"`{host}` is not a loopback address: the playground runs code it is sent, so it "
+                         "listens on this machine only (give --allow-remote to listen there anyway)")
+    playground = Playground()
+    try:
+        return PlaygroundServer((host, port), playground, allow_remote, quiet)
+    except OSError as exc:
+        playground.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    server = make_server(args.host, args.port, args.allow_remote, quiet=not args.verbose)
+    err.write(f"playground on {server.url} (Ctrl-C stops it)\n")
+    err.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
+    return n
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("serve", help="the playground: edit, check, run, explain and diff rulesets in a local web page")
+    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; loopback only)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (anyone who reaches it can make this machine run rulesets)")
+    p.add_argument("--verbose", action="store_true", help="log each request on standard error")
+    commands["serve"] = cmd_serve
+
+
+__all__ = ["BadRequest", "Playground", "PlaygroundServer", "make_server", "is_loopback"]
