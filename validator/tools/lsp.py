@@ -65,6 +65,9 @@ class Documents:
     def __init__(self) -> None:
         self.indexes: dict[str, Index] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        # files that are not open but hold diagnostics of an open ruleset's check (a base it extends,
+        # a data file it imports): which open ruleset's check published them
+        self.foreign: dict[str, str] = {}
 
 
 def build_server() -> Any:
@@ -109,8 +112,8 @@ def build_server() -> Any:
         at = server.workspace.position_codec.position_from_client_units(lines, pos)
         return at.line, at.character, lines[at.line] if at.line < len(lines) else ""
 
-    def text_of(index: Index, shown: str) -> str:
-        text = index.loaded.sources.get(shown)
+    def text_of(index: Index | None, shown: str) -> str:
+        text = index.loaded.sources.get(shown) if index is not None else None
         if text is None:
             try:
                 text = Path(shown).read_text(encoding="utf-8")
@@ -146,7 +149,7 @@ def build_server() -> Any:
         shown = shown_of(uri)
         try:
             rs = check_text(path_of(uri), doc.source, unsaved())
-            found = [d for d in rs.diagnostics if d.span.file == shown]
+            found = rs.diagnostics
             index: Index | None = Index(rs)
         except Exception as exc:  # a bug must not end the session: it is shown where the file starts
             found = [Diagnostic("I001", f"internal error: {type(exc).__name__}: {exc}", Span(shown, 1, 1, 1, 2),
@@ -154,9 +157,27 @@ def build_server() -> Any:
             index = None
         if index is not None and shown in index.loaded.modules:
             docs.indexes[uri] = index  # (where the text does not parse, the last index that did serves)
+        last = docs.indexes.get(uri)
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
             uri=uri, version=doc.version,
-            diagnostics=[lsp_diagnostic(d, doc.source, docs.indexes.get(uri)) for d in found]))
+            diagnostics=[lsp_diagnostic(d, doc.source, last) for d in found if d.span.file == shown]))
+        # what the check finds in files that are not open (a base, a data file) is shown on them
+        elsewhere: dict[str, list[Diagnostic]] = {}
+        for d in found:
+            if d.span.file != shown and d.span.file:
+                elsewhere.setdefault(uri_of(d.span.file), []).append(d)
+        open_uris = set(server.workspace.text_documents)
+        for other, owner in list(docs.foreign.items()):
+            if owner == uri and other not in elsewhere:
+                del docs.foreign[other]
+                server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=other, diagnostics=[]))
+        for other, diags in elsewhere.items():
+            if other in open_uris:
+                continue  # an open file's own check speaks for it
+            docs.foreign[other] = uri
+            text = text_of(last, diags[0].span.file)
+            server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+                uri=other, diagnostics=[lsp_diagnostic(d, text, last) for d in diags]))
 
     def schedule(uri: str, delay: float) -> None:
         if not uri.endswith(".rules"):
@@ -196,6 +217,10 @@ def build_server() -> Any:
         if pending is not None:
             pending.cancel()
         docs.indexes.pop(uri, None)
+        for other, owner in list(docs.foreign.items()):
+            if owner == uri:
+                del docs.foreign[other]
+                server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=other, diagnostics=[]))
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- what is under the cursor
