@@ -54,6 +54,19 @@ override const step: int cite "T-2" = 2
 query fast = [moves(p) * step for p in pieces]
 """
 
+LIBRARY = """\
+ruleset demo.lib "Demo: helpers"
+
+def double(n: int) -> int = n * 2
+"""
+
+USER = """\
+ruleset demo.user "Demo: a ruleset that imports another"
+import "lib.rules" as lib
+
+query main = lib.double(21)
+"""
+
 BUNDLED_VARIANT = """\
 ruleset demo.hexes "Jomini, one change"
 extends "bundled:jomini/re.rules"
@@ -148,7 +161,7 @@ def lsp(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("workspace")
     (root / "ruleval.toml").write_text("# the ruleset root\n", encoding="utf-8")
     for name, text in (("clauses.yaml", CLAUSES), ("base.rules", BASE), ("variant.rules", VARIANT),
-                       ("hexes.rules", BUNDLED_VARIANT)):
+                       ("hexes.rules", BUNDLED_VARIANT), ("lib.rules", LIBRARY), ("user.rules", USER)):
         (root / name).write_text(text, encoding="utf-8")
     session = Session(root)
     yield session
@@ -262,6 +275,17 @@ def test_hover_on_a_rule_shows_its_type_and_clause_text(lsp: Session) -> None:
     lsp.close("base.rules")
 
 
+def test_hover_and_definition_of_a_record_field(lsp: Session) -> None:
+    lsp.open("base.rules")
+    pos = _at(BASE, "p.speed == 0", shift=3)
+    hover = lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("base.rules"), pos)))
+    assert "Piece.speed: int" in hover.contents.value and _range_text(BASE, hover.range) == "speed"
+    loc = lsp.run(lsp.client.text_document_definition_async(T.DefinitionParams(lsp.doc("base.rules"), pos)))
+    assert loc.uri == lsp.uri("base.rules") and _range_text(BASE, loc.range) == "speed"
+    assert BASE.split("\n")[loc.range.start.line].startswith("record Piece")
+    lsp.close("base.rules")
+
+
 def test_hover_in_a_variant_shows_the_override(lsp: Session) -> None:
     lsp.open("variant.rules")
     hover = lsp.run(lsp.client.text_document_hover_async(
@@ -285,6 +309,22 @@ def test_definition_across_extends(lsp: Session) -> None:
         T.DefinitionParams(lsp.doc("variant.rules"), _at(VARIANT, '"base.rules"', shift=3))))
     assert on_path.uri == lsp.uri("base.rules")
     lsp.close("variant.rules")
+
+
+def test_definition_and_rename_through_an_import(lsp: Session) -> None:
+    assert lsp.open("user.rules") == []
+    pos = _at(USER, "lib.double", shift=5)
+    loc = lsp.run(lsp.client.text_document_definition_async(T.DefinitionParams(lsp.doc("user.rules"), pos)))
+    assert loc.uri == lsp.uri("lib.rules") and _range_text(LIBRARY, loc.range) == "double"
+    hover = lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("user.rules"), pos)))
+    assert "def double(n: int) -> int" in hover.contents.value
+    on_alias = lsp.run(lsp.client.text_document_definition_async(
+        T.DefinitionParams(lsp.doc("user.rules"), _at(USER, "lib.double", shift=1))))
+    assert on_alias.uri == lsp.uri("lib.rules")
+    edit = lsp.run(lsp.client.text_document_rename_async(T.RenameParams(lsp.doc("user.rules"), pos, "twice")))
+    assert _apply(USER, edit.changes[lsp.uri("user.rules")]) == USER.replace("lib.double", "lib.twice")
+    assert _apply(LIBRARY, edit.changes[lsp.uri("lib.rules")]) == LIBRARY.replace("def double", "def twice")
+    lsp.close("user.rules")
 
 
 def test_definition_in_a_bundled_ruleset(lsp: Session) -> None:
@@ -400,6 +440,16 @@ def test_rename_refuses_a_bad_name(lsp: Session, new_name: str, why: str) -> Non
         lsp.run(lsp.client.text_document_rename_async(
             T.RenameParams(lsp.doc("base.rules"), _at(BASE, "(p: Piece)", shift=1), "q")))  # a parameter
     lsp.close("base.rules")
+
+
+def test_rename_refuses_a_definition_of_a_bundled_ruleset(lsp: Session) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    lsp.open("hexes.rules")
+    with pytest.raises(JsonRpcException, match="outside the workspace"):
+        lsp.run(lsp.client.text_document_rename_async(
+            T.RenameParams(lsp.doc("hexes.rules"), _at(BUNDLED_VARIANT, "is_lone"), "alone")))
+    lsp.close("hexes.rules")
 
 
 # ---------------------------------------------------------------- without pygls

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from ..core.confine import find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span
 from ..core.exits import EXIT_OK, VERSION, UsageError
 from ..lang.loader import display_path
@@ -180,7 +181,7 @@ def build_server() -> Any:
                 uri=other, diagnostics=[lsp_diagnostic(d, text, last) for d in diags]))
 
     def schedule(uri: str, delay: float) -> None:
-        if not uri.endswith(".rules"):
+        if not uri.endswith(".rules") and server.workspace.get_text_document(uri).language_id != "ruleval":
             return
         old = docs.pending.pop(uri, None)
         if old is not None:
@@ -327,8 +328,8 @@ def build_server() -> Any:
         if new in target.ns.defs or new in target.ns.data or new in target.ns.modules:
             raise JsonRpcInvalidRequest(f"`{new}` is already defined")
         base = index.base_file(target)
-        roots = [Path(f.uri and to_fs_path(f.uri) or "") for f in server.workspace.folders.values()] or \
-            [Path(os.path.realpath(Path(base).parent))]
+        folders = [to_fs_path(f.uri) for f in server.workspace.folders.values()]
+        roots = [Path(os.path.realpath(f)) for f in folders if f] or [find_root(path_of(uri).parent)]
         spans = index.rename_spans(target.name, base)
         texts = {shown: text_of(index, shown) for shown in spans}
         for f in _workspace_rulesets(roots, set(index.loaded.modules)):
@@ -348,8 +349,7 @@ def build_server() -> Any:
 
 
 def _inside(shown: str, root: Path) -> bool:
-    real = os.path.realpath(shown)
-    return real == str(root) or real.startswith(str(root.resolve()) + os.sep)
+    return os.path.realpath(shown).startswith(str(root) + os.sep)
 
 
 def _workspace_rulesets(roots: list[Path], seen: set[str]) -> list[Path]:
@@ -370,8 +370,9 @@ def _other_index(path: Path, name: str, unsaved: dict[str, str]) -> Index | None
         text = unsaved.get(real) or path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text):
-        return None
+    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) or \
+            not re.search(r"^\s*(extends|import)\b", text, flags=re.M):
+        return None  # it does not write the name, or reads no other ruleset: nothing to rename there
     try:
         return Index(check_text(path, text, unsaved))
     except Exception:  # a file that cannot be read is no place to rename in

@@ -34,8 +34,8 @@ _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 class Occurrence:
     """A name written in the text. ``kind``: "decl" (the name a declaration defines), "global",
     "local" (``binder`` is what binds it), "member" (``m.x`` of an imported module: ``binder`` is
-    ``m``), "type" (a type annotation's name), "table" (``override t[...]``), "cycle" (a decision a
-    cycle policy names)."""
+    ``m``), "field" (``x.f`` otherwise: ``binder`` binds ``x`` when it is a local), "type" (a type
+    annotation's name), "table" (``override t[...]``), "cycle" (a decision a cycle policy names)."""
 
     span: Span
     name: str
@@ -199,10 +199,14 @@ class _Walk:
             else:
                 self.out.append(Occurrence(e.span, e.id, "global"))
         elif isinstance(e, A.Field):
-            if isinstance(e.obj, A.Name) and e.obj.id not in env and e.obj.id in self.modules and e.span.line:
+            if e.span.line:
                 end = e.span.end_col
-                self.out.append(Occurrence(Span(e.span.file, e.span.end_line, end - len(e.name), e.span.end_line, end),
-                                           e.name, "member", e.obj.id))
+                where = Span(e.span.file, e.span.end_line, end - len(e.name), e.span.end_line, end)
+                if isinstance(e.obj, A.Name) and e.obj.id not in env and e.obj.id in self.modules:
+                    self.out.append(Occurrence(where, e.name, "member", e.obj.id))
+                else:  # a record's field (or a data mapping's key): `binder` is what it is read from
+                    local = env.get(e.obj.id) if isinstance(e.obj, A.Name) else None
+                    self.out.append(Occurrence(where, e.name, "field", local))
             self.expr(e.obj, env)
         elif isinstance(e, A.Let):
             self.expr(e.value, env)
@@ -257,7 +261,8 @@ def occurrences(module: A.Module, text: str, module_aliases: set[str]) -> list[O
 @dataclass
 class Target:
     """What a name means: ``kind`` "def" (``decl`` in namespace ``ns``), "member" (an enum's
-    member: ``decl`` is the enum), "local", "data", "module", "builtin" or "clause"."""
+    member: ``decl`` is the enum), "field" (``decl`` the first field of that name, ``extra`` every
+    (record, field) it may be), "local", "data", "module" or "builtin"."""
 
     kind: str
     name: str
@@ -308,12 +313,24 @@ class Index:
             sub_key = ns.modules.get(occ.binder)
             sub = self.loaded.namespaces.get(sub_key) if sub_key else None
             return self.global_target(sub, occ.name) if sub is not None else None
+        if occ.kind == "field":
+            return self.field_target(ns, occ)
         if occ.kind == "decl":  # this very declaration (a base's, where a variant overrides it)
             module = self.loaded.modules.get(shown)
             for d in module.decls if module is not None else ():
                 if getattr(d, "name", None) == occ.name and d.span.line <= occ.span.line <= d.span.end_line:
                     return Target("def", occ.name, d, ns)
         return self.global_target(ns, occ.name)
+
+    def field_target(self, ns: Namespace, occ: Occurrence) -> Target | None:
+        """A field read with ``x.f``: the fields of that name among the records (of ``x``'s record
+        when its parameter is annotated with one)."""
+        records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
+        typed = occ.binder.type.name if isinstance(occ.binder, A.Param) and occ.binder.type is not None else None
+        if any(r.name == typed for r in records):
+            records = [r for r in records if r.name == typed]
+        found = [(r, f) for r in records for f in r.fields if f.name == occ.name]
+        return Target("field", occ.name, found[0][1], ns, found) if found else None
 
     def global_target(self, ns: Namespace, name: str) -> Target | None:
         if name in ns.defs:
@@ -338,8 +355,10 @@ class Index:
             src = self.loaded.sources.get(t.decl.span.file, "")
             spans = name_spans(t.decl, src, _line_starts(src), [t.decl.name, t.name])
             return spans[1] if len(spans) == 2 else t.decl.span  # type: ignore[no-any-return]
-        if t.kind == "local":
-            return getattr(t.decl, "span", None)
+        if t.kind in ("local", "field"):
+            span = getattr(t.decl, "span", None)  # (a field's starts with its name)
+            return Span(span.file, span.line, span.col, span.line, span.col + len(t.name)) \
+                if t.kind == "field" and span is not None and span.line else span
         if t.kind == "data":
             return Span(t.decl.path, 1, 1, 1, 1)
         if t.kind == "module" and t.decl is not None:
@@ -369,6 +388,9 @@ class Index:
             return f"```\n{t.name}  (module)\n```\n\nimported ruleset `{t.decl.entry if t.decl else '?'}`"
         if t.kind == "member":
             return f"```\n{t.name}: {t.decl.name}  (member of enum {t.decl.name})\n```"
+        if t.kind == "field":
+            return "```\n" + "\n".join(f"{r.name}.{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}"
+                                         for r, f in t.extra) + "\n```"
         assert t.ns is not None
         return self._hover_decl(t.decl, t.ns)
 
