@@ -452,6 +452,15 @@ def test_rename_refuses_a_definition_of_a_bundled_ruleset(lsp: Session) -> None:
     lsp.close("hexes.rules")
 
 
+def test_a_malformed_message_is_logged_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=b"Content-Length: 2\r\n\r\n{}",
+                          capture_output=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert done.returncode == 0  # the client went away: the server ends
+    assert "Traceback" not in done.stderr.decode() and "ruleval lsp: error: " in done.stderr.decode()
+
+
 # ---------------------------------------------------------------- without pygls
 
 

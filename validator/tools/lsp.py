@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
 from pathlib import Path
@@ -52,8 +53,27 @@ def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         import pygls.lsp.server  # noqa: F401
     except ImportError:
         raise UsageError("`ruleval lsp` needs the `pygls` package; install it with `pip install 'ruleval[lsp]'`") from None
+    _log_without_tracebacks(err)
     build_server().start_io()
     return EXIT_OK
+
+
+class _OneLine(logging.Formatter):
+    """pygls logs a failed message with its traceback; the editor's log of the server gets one line
+    with the exception instead (a traceback is no message for a user)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        exc = record.exc_info[1] if record.exc_info else None
+        text = f"ruleval lsp: {record.levelname.lower()}: {record.getMessage()}"
+        return text + (f": {type(exc).__name__}: {exc}" if exc is not None else "")
+
+
+def _log_without_tracebacks(err: TextIO) -> None:
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
 
 
 def _lines(text: str) -> list[str]:
