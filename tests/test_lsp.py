@@ -210,6 +210,17 @@ def test_diagnostics_are_checks_own_at_its_places(lsp: Session, cli: Any, monkey
     lsp.close("variant.rules")
 
 
+def test_places_are_in_the_protocols_utf16_units(lsp: Session) -> None:
+    line = 'query dice = ["🎲 é", movez]'
+    got = lsp.open("variant.rules", VARIANT + line + "\n")
+    (d,) = got
+    assert d.code == "C001" and d.range.start.line == VARIANT.count("\n")
+    # 🎲 is one character for ruleval's columns and two UTF-16 units for the protocol
+    assert d.range.start.character == len(line[:line.index("movez")].encode("utf-16-le")) // 2 == line.index("movez") + 1
+    assert d.range.end.character - d.range.start.character == len("movez")
+    lsp.close("variant.rules")
+
+
 def test_an_unsaved_base_is_read_by_its_variant(lsp: Session) -> None:
     lsp.open("base.rules", BASE.replace("rule moves(p: Piece)", "rule advance(p: Piece)")
              .replace("[moves(p) for", "[advance(p) for"))
@@ -428,7 +439,8 @@ def test_rename_leaves_a_local_of_the_same_name(lsp: Session) -> None:
     lsp.close("base.rules")
 
 
-@pytest.mark.parametrize("new_name,why", [("query", "is not a name"), ("moves", "already defined"), ("9x", "is not a name")])
+@pytest.mark.parametrize("new_name,why", [("query", "is not a name"), ("moves", "already defined"), ("9x", "is not a name"),
+                                          ("len", "already defined"), ("p", "a local `p` would hide")])
 def test_rename_refuses_a_bad_name(lsp: Session, new_name: str, why: str) -> None:
     from pygls.exceptions import JsonRpcException
 

@@ -81,7 +81,8 @@ def _lines(text: str) -> list[str]:
 
 
 class Documents:
-    """The checked state of each open ruleset: its last index, and the one whose text parsed."""
+    """What the server keeps of the open rulesets: the index of each one's last text that parsed,
+    the checks waiting for typing to pause, and the closed files showing their diagnostics."""
 
     def __init__(self) -> None:
         self.indexes: dict[str, Index] = {}
@@ -345,22 +346,27 @@ def build_server() -> Any:
         if not symbols.is_identifier(new):
             raise JsonRpcInvalidRequest(f"`{new}` is not a name (a letter or `_`, then letters, digits, `_`; no keyword)")
         assert target.ns is not None
-        if new in target.ns.defs or new in target.ns.data or new in target.ns.modules:
+        if index.global_target(target.ns, new) is not None:  # a definition, data, module, enum member, built-in
             raise JsonRpcInvalidRequest(f"`{new}` is already defined")
         base = index.base_file(target)
         folders = [to_fs_path(f.uri) for f in server.workspace.folders.values()]
         roots = [Path(os.path.realpath(f)) for f in folders if f] or [find_root(path_of(uri).parent)]
         spans = index.rename_spans(target.name, base)
         texts = {shown: text_of(index, shown) for shown in spans}
+        read = [index]
         for f in _workspace_rulesets(roots, set(index.loaded.modules)):
             other = _other_index(f, target.name, unsaved())
             if other is not None:
+                read.append(other)
                 for shown, found in other.rename_spans(target.name, base).items():
                     spans.setdefault(shown, []).extend(s for s in found if s not in spans.get(shown, []))
                     texts.setdefault(shown, text_of(other, shown))
         outside = [s for s in spans if not any(_inside(s, r) for r in roots)]
         if outside:
             raise JsonRpcInvalidRequest(f"`{target.name}` is also written in `{outside[0]}`, outside the workspace")
+        hidden = next((h for h in (ix.captured(new, spans) for ix in read) if h is not None), None)
+        if hidden is not None:
+            raise JsonRpcInvalidRequest(f"a local `{new}` would hide the renamed `{target.name}` at {hidden}")
         return T.WorkspaceEdit(changes={
             uri_of(shown): [T.TextEdit(span_range(s, texts[shown]), new) for s in sorted(set(found))]
             for shown, found in spans.items()})

@@ -520,6 +520,19 @@ class Index:
         return out
 
 
+    def captured(self, new: str, spans: dict[str, list[Span]]) -> Span | None:
+        """A place to rename that a local named ``new`` would capture (the declaration around it
+        binds ``new``), if any."""
+        for shown, found in spans.items():
+            module = self.loaded.modules.get(shown)
+            for d in module.decls if module is not None else ():
+                inside = [s for s in found if d.span.line <= s.line <= d.span.end_line]
+                if inside and any(o.kind == "local" and o.name == new and d.span.line <= o.span.line <= d.span.end_line
+                                  for o in self.occurrences(shown)):
+                    return inside[0]
+        return None
+
+
 def _inside_string(before: str) -> bool:
     return '"' in _STRING.sub("", before)
 
