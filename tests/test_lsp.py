@@ -482,3 +482,34 @@ def test_without_pygls_the_command_says_what_to_install(cli: Any, monkeypatch: p
     result = cli("lsp")
     assert result.code == 2
     assert "error[U001]" in result.err and "pip install 'ruleval[lsp]'" in result.err
+
+
+# ---------------------------------------------------------------- every name of the bundled rulesets
+
+
+def test_every_name_of_the_bundled_rulesets_has_a_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rulesets check clean, so every name they use means something; the index must find it,
+    and a definition's place must be its name in the text (what hover, definition and rename use)."""
+    from validator.tools.symbols import Index
+
+    monkeypatch.chdir(ROOT)
+    seen = 0
+    for path in sorted((ROOT / "rulesets").rglob("*.rules")):
+        rel = path.relative_to(ROOT)
+        rs = check_text(rel, path.read_text(encoding="utf-8"))
+        index = Index(rs)
+        shown = str(rel)
+        for occ in index.occurrences(shown):
+            target = index.meaning(shown, occ)
+            if occ.kind in ("global", "decl", "local", "member", "table", "cycle"):
+                assert target is not None, (shown, occ)
+            if target is None:
+                continue
+            assert index.hover(target)
+            where = index.definition(target)
+            if target.kind == "def":
+                assert where is not None
+                line = rs.sources[where.file].split("\n")[where.line - 1]
+                assert line[where.col - 1:where.end_col - 1] == occ.name, (shown, occ, where)
+            seen += 1
+    assert seen > 5_000  # (all the files: thousands of names)
