@@ -257,6 +257,21 @@ def test_what_check_finds_in_a_closed_base_is_shown_on_the_base(lsp: Session) ->
         (lsp.root / "on_broken.rules").unlink()
 
 
+def test_a_catalogue_changed_on_disk_is_read_again(lsp: Session) -> None:
+    assert lsp.open("base.rules") == []
+    lsp.published.pop((lsp.uri("base.rules"), 1))
+    catalogue = lsp.root / "clauses.yaml"
+    catalogue.write_text(CLAUSES.replace("  T-1:", "  T-9:"), encoding="utf-8")
+    try:
+        lsp.client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+            [T.FileEvent(catalogue.as_uri(), T.FileChangeType.Changed)]))
+        again = lsp.diagnostics(lsp.uri("base.rules"), 1)
+        assert {d.code for d in again} == {"C010"} and "`T-1` is not a clause of the catalogue" in again[0].message
+    finally:
+        catalogue.write_text(CLAUSES, encoding="utf-8")
+    lsp.close("base.rules")
+
+
 def test_a_syntax_error_is_located(lsp: Session) -> None:
     text = BASE.replace("const step: int", "const step int")
     got = lsp.open("base.rules", text)

@@ -232,6 +232,12 @@ def build_server() -> Any:
     def did_save(ls: Any, params: T.DidSaveTextDocumentParams) -> None:
         recheck_dependents(params.text_document.uri)
 
+    @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def files_changed(ls: Any, params: T.DidChangeWatchedFilesParams) -> None:
+        """A catalogue, a data file or a closed ruleset changed on disk: the open rulesets are checked again."""
+        for uri in list(docs.indexes):
+            schedule(uri, CHECK_DELAY)
+
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Any, params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
