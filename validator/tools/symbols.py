@@ -34,7 +34,8 @@ _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 class Occurrence:
     """A name written in the text. ``kind``: "decl" (the name a declaration defines), "global",
     "local" (``binder`` is what binds it), "member" (``m.x`` of an imported module: ``binder`` is
-    ``m``), "field" (``x.f`` otherwise: ``binder`` binds ``x`` when it is a local), "type" (a type
+    ``m``), "field" (``x.f`` otherwise: ``binder`` binds ``x`` when it is a local; or a record's
+    field where it is declared: ``binder`` is the record), "type" (a type
     annotation's name), "table" (``override t[...]``), "cycle" (a decision a cycle policy names)."""
 
     span: Span
@@ -124,7 +125,13 @@ class _Walk:
             self.typeref(getattr(d, attr, None))
         if isinstance(d, A.RecordDecl):
             for f in d.fields:
+                if f.span.line:
+                    self.out.append(Occurrence(Span(f.span.file, f.span.line, f.span.col, f.span.line,
+                                                    f.span.col + len(f.name)), f.name, "field", d))
                 self.typeref(f.type)
+        elif isinstance(d, A.EnumDecl):
+            for sp, member in zip(name_spans(d, self.text, self.starts, [d.name, *d.members])[1:], d.members):
+                self.out.append(Occurrence(sp, member, "global"))
         elif isinstance(d, A.ProcedureDecl):
             self.block(d.body, env)
         elif isinstance(d, A.TableDecl):
@@ -327,7 +334,9 @@ class Index:
         when its parameter is annotated with one)."""
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
         typed = occ.binder.type.name if isinstance(occ.binder, A.Param) and occ.binder.type is not None else None
-        if any(r.name == typed for r in records):
+        if isinstance(occ.binder, A.RecordDecl):  # the field's own declaration
+            records = [occ.binder]
+        elif any(r.name == typed for r in records):
             records = [r for r in records if r.name == typed]
         found = [(r, f) for r in records for f in r.fields if f.name == occ.name]
         return Target("field", occ.name, found[0][1], ns, found) if found else None
