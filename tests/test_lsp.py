@@ -272,6 +272,19 @@ def test_a_catalogue_changed_on_disk_is_read_again(lsp: Session) -> None:
     lsp.close("base.rules")
 
 
+@pytest.mark.parametrize("body,code", [("(" * 5000 + "1" + ")" * 5000, "P006"), (" + ".join(["1"] * 20000), "P006"),
+                                       ('"\\ud800"', "P001"),  # an escape of half a pair
+                                       ('"\ud800"', "P004")])  # half a pair itself: no UTF-8 file can hold it
+def test_hostile_text_gets_a_located_diagnostic(lsp: Session, body: str, code: str) -> None:
+    text = f'ruleset demo.h "hostile"\nquery main = {body}\n'
+    got = lsp.open("hostile.rules", text)  # the session goes on: no crash, no internal error
+    assert [d.code for d in got] == [code]
+    assert got[0].range.start.line == 1
+    lsp.close("hostile.rules")
+    assert lsp.open("variant.rules") == []  # and the server still answers
+    lsp.close("variant.rules")
+
+
 def test_a_syntax_error_is_located(lsp: Session) -> None:
     text = BASE.replace("const step: int", "const step int")
     got = lsp.open("base.rules", text)

@@ -441,7 +441,7 @@ def _parse_unsaved(unsaved: str, shown: str) -> tuple[A.Module | None, str, list
     """An editor's text parsed as the file's bytes would be: the same size limit, the byte order
     mark dropped."""
     try:
-        text = decode_source(unsaved.encode("utf-8", "replace"), shown)
+        text = decode_source(unsaved.encode("utf-8", "surrogatepass"), shown)
     except DiagnosticError as err:
         return None, "", list(err.diagnostics)
     try:
