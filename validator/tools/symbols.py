@@ -528,7 +528,6 @@ class Index:
                         out.setdefault(shown, []).append(occ.span)
         return out
 
-
     def captured(self, new: str, spans: dict[str, list[Span]]) -> Span | None:
         """A place to rename that a local named ``new`` would capture (the declaration around it
         binds ``new``), if any."""
