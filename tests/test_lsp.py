@@ -492,13 +492,19 @@ def test_rename_refuses_a_definition_of_a_bundled_ruleset(lsp: Session) -> None:
     lsp.close("hexes.rules")
 
 
-def test_a_malformed_message_is_logged_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("message", [{}, {"jsonrpc": "2.0", "id": 1, "method": "initialize",  # clientInfo needs a name
+                                          "params": {"processId": None, "rootUri": None, "capabilities": {},
+                                                     "clientInfo": {}}}])
+def test_a_malformed_message_is_logged_in_one_line(tmp_path: Path, message: dict[str, Any]) -> None:
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=b"Content-Length: 2\r\n\r\n{}",
+    body = json.dumps(message).encode()
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=b"Content-Length: %d\r\n\r\n%s" % (len(body), body),
                           capture_output=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
     assert done.returncode == 0  # the client went away: the server ends
-    assert "Traceback" not in done.stderr.decode() and "ruleval lsp: error: " in done.stderr.decode()
+    log = done.stderr.decode()
+    assert "Traceback" not in log and log.startswith("ruleval lsp: error: "), log
+    assert all(line.startswith("ruleval lsp: ") for line in log.splitlines()), log  # one line per failure
 
 
 # ---------------------------------------------------------------- without pygls

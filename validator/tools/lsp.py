@@ -64,8 +64,17 @@ class _OneLine(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         exc = record.exc_info[1] if record.exc_info else None
-        text = f"ruleval lsp: {record.levelname.lower()}: {record.getMessage()}"
-        return text + (f": {type(exc).__name__}: {exc}" if exc is not None else "")
+        lines = record.getMessage().splitlines() or [""]
+        text = f"ruleval lsp: {record.levelname.lower()}: {lines[0]}"
+        if exc is not None:
+            return text + f": {type(exc).__name__}: {exc}"
+        if any("Traceback" in line for line in lines):  # a traceback formatted into the message: the error it ends on
+            raised = [m.group(1) for m in map(_RAISED.match, lines) if m]
+            return text + (f": {raised[-1]}" if raised else "")
+        return text + "".join(f"; {x.strip()}" for x in lines[1:] if x.strip())
+
+
+_RAISED = re.compile(r"^[\s|]*([A-Za-z_][\w.]*(?:Error|Exception|Group|Interrupt|Exit)\b.*)$")
 
 
 def _log_without_tracebacks(err: TextIO) -> None:
