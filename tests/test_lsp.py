@@ -7,11 +7,12 @@ variant that `extends` it, and a variant of a bundled ruleset (`bundled:`)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -96,7 +97,8 @@ class Session:
         asyncio.set_event_loop(self.loop)  # the client takes the current loop when it is made
         self.client = LanguageClient("ruleval-tests", "1")
         self.published: dict[tuple[str, int | None], list[Any]] = {}
-        self.versions: dict[str, int] = {}
+        self.versions: dict[str, int] = {}  # each document's current version
+        self.counter = itertools.count(1)  # versions never repeat in a session: a late message is never taken for a new one
 
         @self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(ls: Any, params: Any) -> None:
@@ -119,19 +121,26 @@ class Session:
         """Open a file (its text on disk unless given) and wait for its diagnostics."""
         uri = self.uri(name)
         text = (self.root / name).read_text(encoding="utf-8") if text is None else text
-        self.versions[uri] = 1
-        self.published.pop((uri, 1), None)  # (from an earlier opening of the file)
-        self.client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "ruleval", 1, text)))
-        return self.diagnostics(uri, 1)
+        version = self.versions[uri] = next(self.counter)
+        self.client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "ruleval", version, text)))
+        return self.diagnostics(uri, version)
 
     def change(self, name: str, text: str) -> list[Any]:
+        return self.edit(name, T.TextDocumentContentChangeWholeDocument(text=text))
+
+    def edit(self, name: str, change: Any) -> list[Any]:
+        """Send a change (whole or of a range) and wait for the diagnostics of the new version."""
         uri = self.uri(name)
-        self.versions[uri] += 1
-        version = self.versions[uri]
+        version = self.versions[uri] = next(self.counter)
         self.client.text_document_did_change(T.DidChangeTextDocumentParams(
-            T.VersionedTextDocumentIdentifier(version=version, uri=uri),
-            [T.TextDocumentContentChangeWholeDocument(text=text)]))
+            T.VersionedTextDocumentIdentifier(version=version, uri=uri), [change]))
         return self.diagnostics(uri, version)
+
+    def again(self, name: str) -> Callable[[], list[Any]]:
+        """The diagnostics of a document's current version, published once more (after another's edit)."""
+        uri = self.uri(name)
+        self.published.pop((uri, self.versions[uri]), None)
+        return lambda: self.diagnostics(uri, self.versions[uri])
 
     def close(self, name: str) -> None:
         self.client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(self.uri(name))))
@@ -232,11 +241,11 @@ def test_an_unsaved_base_is_read_by_its_variant(lsp: Session) -> None:
 
 def test_an_edit_of_an_open_base_rechecks_its_open_variant(lsp: Session) -> None:
     assert lsp.open("variant.rules") == []
-    lsp.published.pop((lsp.uri("variant.rules"), 1))
+    wait = lsp.again("variant.rules")
     lsp.open("base.rules")
     lsp.change("base.rules", BASE.replace("rule moves(p: Piece)", "rule advance(p: Piece)")
                .replace("[moves(p) for", "[advance(p) for"))
-    again = lsp.diagnostics(lsp.uri("variant.rules"), 1)
+    again = wait()
     assert [d.code for d in again] == ["C001"] and "`moves`" in again[0].message
     lsp.close("base.rules")
     lsp.close("variant.rules")
@@ -259,13 +268,13 @@ def test_what_check_finds_in_a_closed_base_is_shown_on_the_base(lsp: Session) ->
 
 def test_a_catalogue_changed_on_disk_is_read_again(lsp: Session) -> None:
     assert lsp.open("base.rules") == []
-    lsp.published.pop((lsp.uri("base.rules"), 1))
+    wait = lsp.again("base.rules")
     catalogue = lsp.root / "clauses.yaml"
     catalogue.write_text(CLAUSES.replace("  T-1:", "  T-9:"), encoding="utf-8")
     try:
         lsp.client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
             [T.FileEvent(catalogue.as_uri(), T.FileChangeType.Changed)]))
-        again = lsp.diagnostics(lsp.uri("base.rules"), 1)
+        again = wait()
         assert {d.code for d in again} == {"C010"} and "`T-1` is not a clause of the catalogue" in again[0].message
     finally:
         catalogue.write_text(CLAUSES, encoding="utf-8")
@@ -414,6 +423,32 @@ def test_completion_of_record_fields_and_names(lsp: Session) -> None:
     names = _labels(lsp, "variant.rules", VARIANT, _at(VARIANT, "moves(p) * step"))
     assert {"moves", "step", "pieces", "main", "p", "len"} <= set(names)  # inherited, local, built-in
     assert names["moves"].kind == T.CompletionItemKind.Function and names["p"].kind == T.CompletionItemKind.Variable
+
+
+def test_completion_while_the_text_does_not_parse(lsp: Session) -> None:
+    """As typed: `p.` and an open `cite "` do not parse yet; what was known before serves."""
+    lsp.open("base.rules")
+    typing = BASE.replace("else p.speed + step", "else p. + step")
+    assert [d.code for d in lsp.change("base.rules", typing)] == ["P001"]
+    found = lsp.run(lsp.client.text_document_completion_async(
+        T.CompletionParams(lsp.doc("base.rules"), _at(typing, "p. + step", shift=2))))
+    assert {i.label for i in found.items} == {"name", "speed"}
+    typing = BASE.replace('const step: int cite "T-1" = 1', 'const step: int cite "')
+    lsp.change("base.rules", typing)
+    found = lsp.run(lsp.client.text_document_completion_async(
+        T.CompletionParams(lsp.doc("base.rules"), _at(typing, 'cite "\n', shift=6))))
+    assert {i.label for i in found.items} == {"T-1", "T-2", "T-3"}
+    lsp.close("base.rules")
+
+
+def test_incremental_changes_are_applied(lsp: Session) -> None:
+    lsp.open("base.rules")
+    start = _at(BASE, "+ step", shift=2)
+    got = {d.code: d for d in lsp.edit("base.rules", T.TextDocumentContentChangePartial(
+        range=T.Range(start, T.Position(start.line, start.character + 4)), text="stpe"))}
+    assert set(got) == {"C001", "W101"}  # `stpe` is unknown, and `step` no longer used
+    assert "`stpe`" in got["C001"].message and got["C001"].range.start == start
+    lsp.close("base.rules")
 
 
 # ---------------------------------------------------------------- formatting
