@@ -551,6 +551,7 @@ def test_without_pygls_the_command_says_what_to_install(cli: Any, monkeypatch: p
     result = cli("lsp")
     assert result.code == 2
     assert "error[U001]" in result.err and "pip install 'ruleval[lsp]'" in result.err
+    assert result.err.strip() in (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")  # as the doc shows it
 
 
 # ---------------------------------------------------------------- every name of the bundled rulesets
