@@ -22,19 +22,18 @@ command says so and exits 2, like any usage error. Where symbols are is ``symbol
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from ..core.confine import find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span
 from ..core.exits import EXIT_OK, VERSION, UsageError
-from ..lang.loader import display_path
-from . import symbols
-from .symbols import Index, Occurrence, Target
+if TYPE_CHECKING:
+    import asyncio
+
+    from .symbols import Index, Occurrence, Target
 
 CHECK_DELAY = 0.15  # seconds after the last keystroke before a check: a burst of typing is checked once
 RENAMEABLE = ("decl", "global", "type", "table", "cycle", "member")
@@ -58,31 +57,32 @@ def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-class _OneLine(logging.Formatter):
-    """pygls logs a failed message with its traceback; the editor's log of the server gets one line
-    with the exception instead (a traceback is no message for a user)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        exc = record.exc_info[1] if record.exc_info else None
-        lines = record.getMessage().splitlines() or [""]
-        text = f"ruleval lsp: {record.levelname.lower()}: {lines[0]}"
-        if exc is not None:
-            return text + f": {type(exc).__name__}: {exc}"
-        if any("Traceback" in line for line in lines):  # a traceback formatted into the message: the error it ends on
-            raised = [m.group(1) for m in map(_RAISED.match, lines) if m]
-            return text + (f": {raised[-1]}" if raised else "")
-        return text + "".join(f"; {x.strip()}" for x in lines[1:] if x.strip())
-
-
-_RAISED = re.compile(r"^[\s|]*([A-Za-z_][\w.]*(?:Error|Exception|Group|Interrupt|Exit)\b.*)$")
-
-
 def _log_without_tracebacks(err: TextIO) -> None:
+    """pygls logs a failed message with its traceback (as ``exc_info`` or formatted into the text);
+    the editor's log of the server gets one line with the error instead (a traceback is no message
+    for a user)."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            exc = record.exc_info[1] if record.exc_info else None
+            lines = record.getMessage().splitlines() or [""]
+            text = f"ruleval lsp: {record.levelname.lower()}: {lines[0]}"
+            if exc is not None:
+                return text + f": {type(exc).__name__}: {exc}"
+            if any("Traceback" in line for line in lines):  # formatted into the message: the error it ends on
+                raised = [m.group(1) for m in map(_RAISED.match, lines) if m]
+                return text + (f": {raised[-1]}" if raised else "")
+            return text + "".join(f"; {x.strip()}" for x in lines[1:] if x.strip())
+
     handler = logging.StreamHandler(err)
-    handler.setFormatter(_OneLine())
+    handler.setFormatter(OneLine())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
+
+
+_RAISED = re.compile(r"^[\s|]*([A-Za-z_][\w.]*(?:Error|Exception|Group|Interrupt|Exit)\b.*)$")
 
 
 def _lines(text: str) -> list[str]:
@@ -103,11 +103,17 @@ class Documents:
 
 def build_server() -> Any:
     """The language server, its features registered (pygls imported here, never at import time)."""
+    import asyncio
+
     from lsprotocol import types as T
     from pygls.exceptions import JsonRpcInvalidRequest
     from pygls.lsp.server import LanguageServer
     from pygls.uris import from_fs_path, to_fs_path
     from pygls.workspace.position_codec import ServerTextPosition
+
+    from ..lang.loader import display_path
+    from . import symbols
+    from .symbols import Index
 
     server = LanguageServer("ruleval", VERSION)
     docs = Documents()
@@ -394,6 +400,9 @@ def _inside(shown: str, root: Path) -> bool:
 
 
 def _workspace_rulesets(roots: list[Path], seen: set[str]) -> list[Path]:
+    from ..lang.loader import display_path
+    from . import symbols
+
     out = []
     for root in roots:
         for f in symbols.ruleset_files_under(root):
@@ -405,6 +414,7 @@ def _workspace_rulesets(roots: list[Path], seen: set[str]) -> list[Path]:
 def _other_index(path: Path, name: str, unsaved: dict[str, str]) -> Index | None:
     """A workspace ruleset that may write ``name``, checked (with the editor's texts), or None."""
     from ..api import check_text
+    from .symbols import Index
 
     real = os.path.realpath(path)
     try:
