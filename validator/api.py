@@ -262,10 +262,19 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     return rs
 
 
-def _load_ruleset(p: Path, check_cache: bool = True) -> Ruleset:
+def check_text(path: str | Path, text: str, unsaved: dict[str, str] | None = None) -> Ruleset:
+    """``load_ruleset`` of a ruleset whose text is given rather than read (an editor's buffer): the
+    same checks and diagnostics as ``check``, nothing cached. ``unsaved`` maps the resolved paths of
+    other rulesets to texts to read instead of theirs (the editor's other buffers)."""
+    p = Path(path)
+    overlay = {**(unsaved or {}), os.path.realpath(p): text}
+    return deep.call(_load_ruleset, p, False, overlay)
+
+
+def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | None = None) -> Ruleset:
     with collector_paused():
         try:
-            loaded = load(p)
+            loaded = load(p, overlay)
         except (ValueError, OverflowError, RecursionError, OSError) as exc:
             return _unreadable(p, exc)
         try:

@@ -80,6 +80,7 @@ class Loaded:
     sources: dict[str, str]
     diagnostics: list[Diagnostic]
     read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
+    modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
 
 
 def display_path(path: Path) -> str:
@@ -166,8 +167,10 @@ def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
 
 
 class Loader:
-    def __init__(self, entry: Path):
+    def __init__(self, entry: Path, overlay: dict[str, str] | None = None):
         self.entry = entry.resolve()
+        self.overlay = overlay or {}  # resolved path -> text to read instead of the file (an editor's buffers)
+        self.modules: dict[str, A.Module] = {}
         self.root = find_root(entry)
         self.sources: dict[str, str] = {}
         self.diags: list[Diagnostic] = []
@@ -214,6 +217,9 @@ class Loader:
 
     def read_module(self, path: Path) -> A.Module | None:
         shown = display_path(path)
+        unsaved = self.overlay.get(str(path))
+        if unsaved is not None:  # an editor's text, not the file's: parsed afresh, never cached
+            return self._read(shown, *_parse_unsaved(unsaved, shown))
         key = _stat_key(path)
         cached = _module_cache.get(key)
         if cached is None:
@@ -227,9 +233,13 @@ class Loader:
                 diags = list(err.diagnostics)
             cached = (module, text, diags)
             _module_cache[key] = cached
-        module, text, diags = cached
+        return self._read(shown, *cached)
+
+    def _read(self, shown: str, module: A.Module | None, text: str, diags: list[Diagnostic]) -> A.Module | None:
         self.sources[shown] = text
         self.diags.extend(diags)
+        if module is not None:
+            self.modules[shown] = module
         return module
 
     @staticmethod
@@ -250,7 +260,8 @@ class Loader:
         entry_ns = self.namespace(self.entry, Span(display_path(self.entry)))
         if entry_ns is None:
             entry_ns = Namespace(str(self.entry), display_path(self.entry))
-        return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags, list(dict.fromkeys(self.read)))
+        return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags, list(dict.fromkeys(self.read)),
+                      self.modules)
 
     def namespace(self, path: Path, span: Span) -> Namespace | None:
         key = str(path)
@@ -426,6 +437,19 @@ class Loader:
             ns.cell_overrides.pop(name, None)  # a whole new table replaces earlier cell overrides
 
 
+def _parse_unsaved(unsaved: str, shown: str) -> tuple[A.Module | None, str, list[Diagnostic]]:
+    """An editor's text parsed as the file's bytes would be: the same size limit, the byte order
+    mark dropped."""
+    try:
+        text = decode_source(unsaved.encode("utf-8", "surrogatepass"), shown)
+    except DiagnosticError as err:
+        return None, "", list(err.diagnostics)
+    try:
+        return parse_module(text, shown), text, []
+    except DiagnosticError as err:
+        return None, text, list(err.diagnostics)
+
+
 def bundled_names() -> list[str]:
     """The names of the rulesets shipped with ruleval, as `extends` writes them."""
     bundle = confine.bundle_root()
@@ -447,5 +471,7 @@ def _kind(decl: A.Decl) -> str:
     }.get(type(decl), getattr(decl, "kind", "definition"))
 
 
-def load(path: Path) -> Loaded:
-    return Loader(path).load()
+def load(path: Path, overlay: dict[str, str] | None = None) -> Loaded:
+    """Load a ruleset and everything it extends and imports; ``overlay`` maps resolved paths of
+    rulesets to text read instead of the file (the unsaved buffers of an editor)."""
+    return Loader(path, overlay).load()

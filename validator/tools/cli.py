@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import tools  # the authoring tools register their own sub-commands
 
     tools.register(sub)
+    from . import lsp  # `ruleval lsp`: the language server (pygls, an optional dependency, imported when it runs)
+
+    lsp.register(sub, tools.COMMANDS)
     return parser
 
 

@@ -1,0 +1,430 @@
+"""``ruleval lsp``: a language server for ruleset files, over standard input and output.
+
+What an editor gets, each from the stage that already does it:
+
+- diagnostics as you type: ``check``'s own (``api.check_text`` runs the loader, the program's
+  checks and the passes on the editor's unsaved text, the other open rulesets' texts included),
+  with the same codes, messages and places;
+- hover: what a name is, its type, and the text of every clause a definition cites (from the
+  ruleset's clause catalogue); on a clause id, that clause's text;
+- go to definition: through ``extends`` and imports (``bundled:`` names too), on an ``extends``
+  or ``import`` path, on a clause id (its line in the catalogue);
+- completion: names in scope, a module's definitions after ``m.``, record fields after ``x.``,
+  clause ids inside a ``cite "..."``;
+- formatting: ``fmt``'s canonical layout (``fmt.format_text``);
+- rename of a definition: in the file, what it extends and is extended by among the open
+  rulesets, and the rulesets of the workspace that extend its file.
+
+The protocol is pygls's (an optional dependency: ``pip install 'ruleval[lsp]'``); without it the
+command says so and exits 2, like any usage error. Where symbols are is ``symbols``'s business.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TextIO
+
+from ..core.confine import find_root
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+from ..core.exits import EXIT_OK, VERSION, UsageError
+if TYPE_CHECKING:
+    import asyncio
+
+    from .symbols import Index, Occurrence, Target
+
+CHECK_DELAY = 0.15  # seconds after the last keystroke before a check: a burst of typing is checked once
+RENAMEABLE = ("decl", "global", "type", "table", "cycle", "member")
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    p = sub.add_parser("lsp", help="run the language server (LSP) on standard input and output, for editors "
+                                   "(needs `pip install 'ruleval[lsp]'`)")
+    p.add_argument("--stdio", action="store_true", help="talk over standard input and output (the default and only way)")
+    commands["lsp"] = cmd_lsp
+
+
+def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        import lsprotocol.types  # noqa: F401
+        import pygls.lsp.server  # noqa: F401
+    except ImportError:
+        raise UsageError("`ruleval lsp` needs the `pygls` package; install it with `pip install 'ruleval[lsp]'`") from None
+    _log_without_tracebacks(err)
+    build_server().start_io()
+    return EXIT_OK
+
+
+def _log_without_tracebacks(err: TextIO) -> None:
+    """pygls logs a failed message with its traceback (as ``exc_info`` or formatted into the text);
+    the editor's log of the server gets one line with the error instead (a traceback is no message
+    for a user)."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            exc = record.exc_info[1] if record.exc_info else None
+            lines = record.getMessage().splitlines() or [""]
+            text = f"ruleval lsp: {record.levelname.lower()}: {lines[0]}"
+            if exc is not None:
+                return text + f": {type(exc).__name__}: {exc}"
+            if any("Traceback" in line for line in lines):  # formatted into the message: the error it ends on
+                raised = [m.group(1) for m in map(_RAISED.match, lines) if m]
+                return text + (f": {raised[-1]}" if raised else "")
+            return text + "".join(f"; {x.strip()}" for x in lines[1:] if x.strip())
+
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+
+
+_RAISED = re.compile(r"^[\s|]*([A-Za-z_][\w.]*(?:Error|Exception|Group|Interrupt|Exit)\b.*)$")
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")  # as spans count lines: at "\n" only
+
+
+class Documents:
+    """What the server keeps of the open rulesets: the index of each one's last text that parsed,
+    the checks waiting for typing to pause, and the closed files showing their diagnostics."""
+
+    def __init__(self) -> None:
+        self.indexes: dict[str, Index] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        # files that are not open but hold diagnostics of an open ruleset's check (a base it extends,
+        # a data file it imports): which open ruleset's check published them
+        self.foreign: dict[str, str] = {}
+
+
+def build_server() -> Any:
+    """The language server, its features registered (pygls imported here, never at import time)."""
+    import asyncio
+
+    from lsprotocol import types as T
+    from pygls.exceptions import JsonRpcInvalidRequest
+    from pygls.lsp.server import LanguageServer
+    from pygls.uris import from_fs_path, to_fs_path
+    from pygls.workspace.position_codec import ServerTextPosition
+
+    from ..lang.loader import display_path
+    from . import symbols
+    from .symbols import Index
+
+    server = LanguageServer("ruleval", VERSION)
+    docs = Documents()
+
+    # -- places
+    def path_of(uri: str) -> Path:
+        return Path(to_fs_path(uri) or uri).resolve()
+
+    def shown_of(uri: str) -> str:
+        return display_path(path_of(uri))
+
+    def uri_of(shown: str) -> str:
+        return from_fs_path(os.path.realpath(shown)) or shown
+
+    def position(lines: list[str], line: int, col: int) -> Any:
+        if line >= len(lines):
+            line, col = max(len(lines) - 1, 0), len(lines[-1]) if lines else 0
+        return server.workspace.position_codec.position_to_client_units(
+            lines, ServerTextPosition(line, min(col, len(lines[line]) if lines else 0)))
+
+    def span_range(span: Span, text: str) -> Any:
+        lines = _lines(text)
+        if not span.line:
+            return T.Range(position(lines, 0, 0), position(lines, 0, 1))
+        start = position(lines, span.line - 1, span.col - 1)
+        if not span.end_line:
+            return T.Range(start, position(lines, span.line - 1, span.col))
+        return T.Range(start, position(lines, span.end_line - 1, span.end_col - 1))
+
+    def cursor(uri: str, pos: Any) -> tuple[int, int, str]:
+        """The server's (line, column) of a client position, and the line's text."""
+        lines = _lines(server.workspace.get_text_document(uri).source)
+        at = server.workspace.position_codec.position_from_client_units(lines, pos)
+        return at.line, at.character, lines[at.line] if at.line < len(lines) else ""
+
+    def text_of(index: Index | None, shown: str) -> str:
+        text = index.loaded.sources.get(shown) if index is not None else None
+        if text is None:
+            try:
+                text = Path(shown).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+        return text  # type: ignore[no-any-return]
+
+    def location(index: Index, span: Span) -> Any:
+        return T.Location(uri_of(span.file), span_range(span, text_of(index, span.file)))
+
+    # -- checking
+    def unsaved() -> dict[str, str]:
+        out = {}
+        for uri, doc in server.workspace.text_documents.items():
+            if uri.startswith("file:") and uri.endswith(".rules"):
+                out[str(path_of(uri))] = doc.source
+        return out
+
+    def lsp_diagnostic(d: Diagnostic, text: str, index: Index | None) -> Any:
+        related = [T.DiagnosticRelatedInformation(location(index, r.span) if index else
+                                                  T.Location(uri_of(r.span.file), span_range(r.span, "")), r.message)
+                   for r in d.related if r.span.file]
+        return T.Diagnostic(
+            range=span_range(d.span, text), message=d.message + (f"\nhelp: {d.help}" if d.help else ""),
+            severity=T.DiagnosticSeverity.Error if d.is_error else T.DiagnosticSeverity.Warning,
+            code=d.code, source="ruleval", related_information=related or None)
+
+    def check(uri: str) -> None:
+        docs.pending.pop(uri, None)
+        doc = server.workspace.get_text_document(uri)
+        from ..api import check_text
+
+        shown = shown_of(uri)
+        try:
+            rs = check_text(path_of(uri), doc.source, unsaved())
+            found = rs.diagnostics
+            index: Index | None = Index(rs)
+        except Exception as exc:  # a bug must not end the session: it is shown where the file starts
+            found = [Diagnostic("I001", f"internal error: {type(exc).__name__}: {exc}", Span(shown, 1, 1, 1, 2),
+                                help="this is a bug in ruleval; please report it with the ruleset")]
+            index = None
+        if index is not None and shown in index.loaded.modules:
+            docs.indexes[uri] = index  # (where the text does not parse, the last index that did serves)
+        last = docs.indexes.get(uri)
+        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            uri=uri, version=doc.version,
+            diagnostics=[lsp_diagnostic(d, doc.source, last) for d in found if d.span.file == shown]))
+        # what the check finds in files that are not open (a base, a data file) is shown on them
+        elsewhere: dict[str, list[Diagnostic]] = {}
+        for d in found:
+            if d.span.file != shown and d.span.file:
+                elsewhere.setdefault(uri_of(d.span.file), []).append(d)
+        open_uris = set(server.workspace.text_documents)
+        for other, owner in list(docs.foreign.items()):
+            if owner == uri and other not in elsewhere:
+                del docs.foreign[other]
+                server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=other, diagnostics=[]))
+        for other, diags in elsewhere.items():
+            if other in open_uris:
+                continue  # an open file's own check speaks for it
+            docs.foreign[other] = uri
+            text = text_of(last, diags[0].span.file)
+            server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+                uri=other, diagnostics=[lsp_diagnostic(d, text, last) for d in diags]))
+
+    def schedule(uri: str, delay: float) -> None:
+        if not uri.endswith(".rules") and server.workspace.get_text_document(uri).language_id != "ruleval":
+            return
+        old = docs.pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        if delay <= 0:
+            check(uri)
+        else:
+            docs.pending[uri] = asyncio.get_running_loop().call_later(delay, check, uri)
+
+    def recheck_dependents(uri: str) -> None:
+        """The other open rulesets that read this one (extend or import it) are checked again."""
+        shown = shown_of(uri)
+        for other, index in list(docs.indexes.items()):
+            if other != uri and shown in index.loaded.modules:
+                schedule(other, CHECK_DELAY)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: Any, params: T.DidOpenTextDocumentParams) -> None:
+        schedule(params.text_document.uri, 0)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: Any, params: T.DidChangeTextDocumentParams) -> None:
+        schedule(params.text_document.uri, CHECK_DELAY)
+        recheck_dependents(params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: Any, params: T.DidSaveTextDocumentParams) -> None:
+        recheck_dependents(params.text_document.uri)
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def files_changed(ls: Any, params: T.DidChangeWatchedFilesParams) -> None:
+        """A catalogue, a data file or a closed ruleset changed on disk: the open rulesets are checked again."""
+        for uri in list(docs.indexes):
+            schedule(uri, CHECK_DELAY)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: Any, params: T.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        pending = docs.pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        docs.indexes.pop(uri, None)
+        for other, owner in list(docs.foreign.items()):
+            if owner == uri:
+                del docs.foreign[other]
+                server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=other, diagnostics=[]))
+        server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # -- what is under the cursor
+    def lookup(uri: str, pos: Any) -> tuple[Index | None, str, Occurrence | None, str, int]:
+        index = docs.indexes.get(uri)
+        line, col, line_text = cursor(uri, pos)
+        shown = shown_of(uri)
+        occ = index.at(shown, line, col) if index is not None else None
+        return index, shown, occ, line_text, col
+
+    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    def hover(ls: Any, params: T.HoverParams) -> Any:
+        index, shown, occ, line_text, col = lookup(params.text_document.uri, params.position)
+        if index is None:
+            return None
+        if occ is not None:
+            target = index.meaning(shown, occ)
+            if target is None:
+                return None
+            return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, index.hover(target)),
+                           span_range(occ.span, text_of(index, shown)))
+        quoted = symbols.string_at(line_text, col)
+        text = index.clause(shown, quoted) if quoted is not None else None
+        return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, text)) if text else None
+
+    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: Any, params: T.DefinitionParams) -> Any:
+        index, shown, occ, line_text, col = lookup(params.text_document.uri, params.position)
+        if index is None:
+            return None
+        if occ is not None:
+            target = index.meaning(shown, occ)
+            span = index.definition(target) if target is not None else None
+            return location(index, span) if span is not None else None
+        quoted = symbols.string_at(line_text, col)
+        if quoted is None:
+            return None
+        if re.match(r"\s*(extends|import|clauses|schema)\b", line_text):
+            found = symbols.resolve_reference(quoted, str(path_of(params.text_document.uri)))
+            return T.Location(from_fs_path(str(found)), T.Range(T.Position(0, 0), T.Position(0, 0))) if found else None
+        ns = index.namespace_of(shown)
+        if ns.clauses and quoted in ns.clauses and ns.clauses_path:
+            catalogue = text_of(index, ns.clauses_path)
+            m = re.search(rf"^\s*[\"']?{re.escape(quoted)}[\"']?\s*:", catalogue, flags=re.M)
+            line = catalogue.count("\n", 0, m.start()) + 1 if m else 1
+            col = len(m.group(0)) - len(m.group(0).lstrip()) + 1 if m else 1
+            return location(index, Span(ns.clauses_path, line, col, line, col + len(quoted)))
+        return None
+
+    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[".", '"']))
+    def completion(ls: Any, params: T.CompletionParams) -> Any:
+        uri = params.text_document.uri
+        index = docs.indexes.get(uri)
+        if index is None:
+            return T.CompletionList(is_incomplete=False, items=[])
+        line, col, line_text = cursor(uri, params.position)
+        kinds = {"clause": T.CompletionItemKind.Reference, "field": T.CompletionItemKind.Field,
+                 "local": T.CompletionItemKind.Variable, "builtin": T.CompletionItemKind.Function,
+                 "keyword": T.CompletionItemKind.Keyword, "module": T.CompletionItemKind.Module,
+                 "data": T.CompletionItemKind.Constant, "enum member": T.CompletionItemKind.EnumMember,
+                 "record": T.CompletionItemKind.Struct, "enum": T.CompletionItemKind.Enum,
+                 "const": T.CompletionItemKind.Constant, "input": T.CompletionItemKind.Variable}
+        items = [T.CompletionItem(label=label, kind=kinds.get(kind, T.CompletionItemKind.Function),
+                                  detail=f"{kind}: {detail}" if detail else kind)
+                 for label, kind, detail in index.completions(shown_of(uri), line_text, line, col)]
+        return T.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(T.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: Any, params: T.DocumentFormattingParams) -> Any:
+        from .fmt import format_text
+
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        try:
+            new = format_text(doc.source, shown_of(params.text_document.uri))
+        except DiagnosticError:
+            return None  # a text that does not parse is left as it is (its diagnostics say why)
+        if new == doc.source:
+            return []
+        lines = _lines(doc.source)
+        end = position(lines, len(lines) - 1, len(lines[-1]))
+        return [T.TextEdit(T.Range(T.Position(0, 0), end), new)]
+
+    # -- renaming
+    def rename_target(uri: str, pos: Any) -> tuple[Index, Occurrence, Target]:
+        index, shown, occ, _, _ = lookup(uri, pos)
+        target = index.meaning(shown, occ) if index is not None and occ is not None and occ.kind in RENAMEABLE else None
+        if index is None or occ is None or target is None or target.kind != "def":
+            raise JsonRpcInvalidRequest("only a definition of the ruleset can be renamed")
+        return index, occ, target
+
+    @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: Any, params: T.PrepareRenameParams) -> Any:
+        index, occ, _ = rename_target(params.text_document.uri, params.position)
+        return span_range(occ.span, text_of(index, occ.span.file))
+
+    @server.feature(T.TEXT_DOCUMENT_RENAME)
+    def rename(ls: Any, params: T.RenameParams) -> Any:
+        uri = params.text_document.uri
+        index, occ, target = rename_target(uri, params.position)
+        new = params.new_name
+        if not symbols.is_identifier(new):
+            raise JsonRpcInvalidRequest(f"`{new}` is not a name (a letter or `_`, then letters, digits, `_`; no keyword)")
+        assert target.ns is not None
+        if index.global_target(target.ns, new) is not None:  # a definition, data, module, enum member, built-in
+            raise JsonRpcInvalidRequest(f"`{new}` is already defined")
+        base = index.base_file(target)
+        folders = [to_fs_path(f.uri) for f in server.workspace.folders.values()]
+        roots = [Path(os.path.realpath(f)) for f in folders if f] or [find_root(path_of(uri).parent)]
+        spans = index.rename_spans(target.name, base)
+        texts = {shown: text_of(index, shown) for shown in spans}
+        read = [index]
+        for f in _workspace_rulesets(roots, set(index.loaded.modules)):
+            other = _other_index(f, target.name, unsaved())
+            if other is not None:
+                read.append(other)
+                for shown, found in other.rename_spans(target.name, base).items():
+                    spans.setdefault(shown, []).extend(s for s in found if s not in spans.get(shown, []))
+                    texts.setdefault(shown, text_of(other, shown))
+        outside = [s for s in spans if not any(_inside(s, r) for r in roots)]
+        if outside:
+            raise JsonRpcInvalidRequest(f"`{target.name}` is also written in `{outside[0]}`, outside the workspace")
+        hidden = next((h for h in (ix.captured(new, spans) for ix in read) if h is not None), None)
+        if hidden is not None:
+            raise JsonRpcInvalidRequest(f"a local `{new}` would hide the renamed `{target.name}` at {hidden}")
+        return T.WorkspaceEdit(changes={
+            uri_of(shown): [T.TextEdit(span_range(s, texts[shown]), new) for s in sorted(set(found))]
+            for shown, found in spans.items()})
+
+    return server
+
+
+def _inside(shown: str, root: Path) -> bool:
+    return os.path.realpath(shown).startswith(str(root) + os.sep)
+
+
+def _workspace_rulesets(roots: list[Path], seen: set[str]) -> list[Path]:
+    from ..lang.loader import display_path
+    from . import symbols
+
+    out = []
+    for root in roots:
+        for f in symbols.ruleset_files_under(root):
+            if display_path(f.resolve()) not in seen:
+                out.append(f)
+    return out
+
+
+def _other_index(path: Path, name: str, unsaved: dict[str, str]) -> Index | None:
+    """A workspace ruleset that may write ``name``, checked (with the editor's texts), or None."""
+    from ..api import check_text
+    from .symbols import Index
+
+    real = os.path.realpath(path)
+    try:
+        text = unsaved.get(real) or path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) or \
+            not re.search(r"^\s*(extends|import)\b", text, flags=re.M):
+        return None  # it does not write the name, or reads no other ruleset: nothing to rename there
+    try:
+        return Index(check_text(path, text, unsaved))
+    except Exception:  # a file that cannot be read is no place to rename in
+        return None
