@@ -15,6 +15,25 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("RULEVAL_CACHE_DIR", tempfile.mkdtemp(prefix="ruleval-test-cache-"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true",
+                     help="also run the tests marked slow (the README's test command and .ci/run do)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: a long test (Monte Carlo, wheel build, big fuzz); runs with --slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without --slow (the edit loop), tests marked slow are skipped, each with its reason shown."""
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: runs with --slow, as the README's test command and .ci/run do")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 class CliResult:
     def __init__(self, code: int, out: str, err: str):
         self.code, self.out, self.err = code, out, err

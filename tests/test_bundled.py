@@ -72,6 +72,7 @@ def test_a_variant_catalogue_that_restates_a_clause_replaces_its_text(tmp_path: 
     assert rs.ok and rs.clauses is not None and rs.clauses["DIP-R1"].startswith("retreats and builds, as this")
 
 
+@pytest.mark.slow  # builds and installs a wheel
 def test_the_installed_package_ships_the_bundled_rulesets(tmp_path: Path) -> None:
     """Build the wheel, install it alone into a folder and run a variant that extends a bundled
     ruleset from another folder, with that installed copy of ruleval."""

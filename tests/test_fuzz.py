@@ -157,6 +157,7 @@ def mutated_state(draw: st.DrawFn) -> object:
     return state
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated_state())
 def test_mutated_states_exit_3_with_pointer(state: object) -> None:

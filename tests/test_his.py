@@ -75,6 +75,7 @@ def test_scripted_agrees_with_exact_branches() -> None:
     assert rs.run(one_interceptor(), dice=[3, 3])["intercepted_by"] is None       # 6 + 2 = 8
 
 
+@pytest.mark.slow  # 100 000 seeded rolls per state
 @pytest.mark.parametrize("state", [one_interceptor(), three_interceptors_and_avoid()])
 def test_monte_carlo_matches_exact(state) -> None:
     rs = validator.load_ruleset(RULES)

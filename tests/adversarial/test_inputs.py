@@ -108,6 +108,7 @@ def test_a_data_check_with_a_hundred_thousand_findings_lists_two_hundred(hostile
     assert {(d["line"], d["col"]) for d in diags if d["file"] == "data.yaml"} == {(1, 9)}
 
 
+@pytest.mark.slow
 def test_tens_of_thousands_of_diagnostics_render_in_linear_time(hostile, repo):
     lines = ["query main = 1"] + [f"def unused_{i} = {i}" for i in range(30_000)]
     write(repo, "many.rules", "\n".join(lines) + "\n")
