@@ -210,3 +210,38 @@ def test_an_errata_with_zones_of_control_is_one_override(tmp_path: Path) -> None
     assert first and any(h in zone for h in first) and any(h not in zone for h in first)
     for h in first:
         assert far[h]["cost"] == near[h]["cost"] + (1 if h in zone else 0), (h, near[h], far[h])
+
+
+def test_an_errata_where_units_stop_next_to_an_enemy_is_one_override(tmp_path: Path) -> None:
+    """Issue 25: zones of control that stop a unit (JOM-Z1 read the other way) are one override too:
+    a move may end next to an enemy but not go on from there, and `reach` stops there as well."""
+    from validator import load_ruleset
+
+    base = load_ruleset(RE)
+    stops = _variant(tmp_path, "stops.rules", 'extends "re.rules"\noverride const zoc_stops: bool cite "JOM-Z1" = true\n')
+    unit = lambda i, side, h, on=True: {"id": i, "side": side, "type": "cavalry", "class": "light", "hex": h,  # noqa: E731
+                                        "flags": {"activated": on}}
+    state = {"board": {"cols": 8, "rows": 6},
+             "units": [unit("C", "blue", "0101"), unit("E", "red", "0303", False), unit("D", "blue", "0705"),
+                       unit("G", "blue", "0403")],
+             "moves": [{"unit": "C", "path": ["0101", "0201", "0202", "0302", "0402"], "combat": False},
+                       {"unit": "D", "path": ["0705", "0605", "0505"], "combat": False},
+                       {"unit": "G", "path": ["0403", "0503"], "combat": False}]}
+    zone = set(base.run(state, query="costs")["edges"]["0303"])
+    assert "0302" in zone and "0402" not in zone and "0403" in zone and "0503" not in zone
+    before, after = base.run(state)["moves"], stops.run(state)["moves"]
+    assert [m["status"] for m in before] == ["ok", "ok", "ok"]
+    # C enters 0302, next to E, and goes on: stopped there, at step 3 of its path
+    assert (after[0]["status"], after[0]["clause"], after[0]["step"]) == ("illegal", "JOM-Z1", 3)
+    assert "0302" in after[0]["reason"]
+    # D never comes near E; G starts next to E and leaves: both as before
+    assert after[1] == before[1] and after[2] == before[2]
+    # ending in the zone is allowed
+    state["moves"] = [{"unit": "C", "path": ["0101", "0201", "0202", "0302"], "combat": False}]
+    assert stops.run(state)["moves"][0]["status"] == "ok"
+    # reach: zone hexes are still reached, but nothing beyond them through them
+    near, far = base.run(state, query="reach", args=["C"])["hexes"], stops.run(state, query="reach", args=["C"])["hexes"]
+    edges = base.run(state, query="costs")["edges"]
+    assert set(far) <= set(near) and "0302" in far and "0304" in near and "0304" not in far
+    for h in far:  # each hex is reached from the start or from a reached hex outside the zone
+        assert any(h in edges[p] for p in [*[q for q in far if q not in zone], "0101"]), h
