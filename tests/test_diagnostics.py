@@ -14,6 +14,7 @@ import pytest
 
 from validator.tools.cli import main
 from validator.core.diagnostics import CODES
+from validator.core.exits import EXIT_BY_CLASS, exit_for_code
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "diagnostics.md"
@@ -88,8 +89,26 @@ def test_doc_example_produces_its_code(code: str, tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(work)
     rc, out, err = run_cli(argv)
     assert code in codes_reported(out, err) or f"error[{code}]" in err, (argv, out, err)
-    if CODES[code][0] == "error":
-        assert rc != 0
+    if CODES[code][0] == "error":  # the exit code of the README's table for the code's class
+        assert rc == exit_for_code(code), (code, argv, rc, err)
+    else:
+        assert rc == 0, (code, argv, rc, err)
+
+
+def _table_classes(text: str) -> dict[int, set[str]]:
+    """The exit-code table of a document: exit code -> the diagnostic classes its row names
+    (a class is a capital letter in backticks, alone or as the start of a code: `S`, `S001`)."""
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", section, re.M)
+    return {int(n): set(re.findall(r"`([A-Z])(?:\d{3}|\.\.\.)?`", meaning)) for n, meaning in rows}
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/diagnostics.md"])
+def test_exit_code_tables_name_every_class_as_the_code_does(doc: str) -> None:
+    table = _table_classes((ROOT / doc).read_text(encoding="utf-8"))
+    named = {cls: code for code, classes in table.items() for cls in classes}
+    assert named == {cls: code for cls, code in EXIT_BY_CLASS.items()}, (doc, table)
+    assert {c[0] for c in CODES} == set(EXIT_BY_CLASS)  # every class of the registry has its row
 
 
 def test_p004_non_utf8(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ def test_explain_events_and_json(cli, swap_state: str) -> None:
 def test_explain_usage_errors(cli, swap_state: str) -> None:
     assert cli("explain", "nope.rules", "--state", swap_state).code == 2
     assert cli("explain", str(TOOLS / "demo.rules"), "--state", "nope.json").code == 2
-    assert cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "nope").code == 2
+    assert cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "nope").code == 1  # E008
 
 
 # ---------------------------------------------------------------- coverage
@@ -276,9 +276,13 @@ def test_tmlanguage_is_up_to_date() -> None:
 def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
     """A gate that ran no case must not pass: a wrong folder, file or -k filter would hide failures."""
     (tmp_path / "data.yaml").write_text("k: 1\n")
-    empty = cli("test", str(tmp_path))
-    assert empty.code == 1 and "no test cases found" in empty.err
+    empty = cli("test", str(tmp_path))  # S004: exit 3, as every `S` diagnostic
+    assert empty.code == 3 and "no test cases found" in empty.err
     named = cli("test", str(tmp_path / "data.yaml"))
-    assert named.code == 1 and "S004" in named.err and "not a case file" in named.err
+    assert named.code == 3 and "S004" in named.err and "not a case file" in named.err
     filtered = cli("test", str(ROOT / "tests" / "cases" / "his"), "-k", "no-case-has-this-name")
-    assert filtered.code == 1 and "matching `no-case-has-this-name`" in filtered.err
+    assert filtered.code == 3 and "matching `no-case-has-this-name`" in filtered.err
+    missing = cli("test", str(tmp_path / "no-such-folder"))  # a path on the command line: usage, exit 2
+    assert missing.code == 2 and "error[U001]" in missing.err
+    missing = cli("coverage", str(tmp_path / "no-such-folder"))
+    assert missing.code == 2 and "error[U001]" in missing.err

@@ -17,7 +17,7 @@ from typing import Any, Callable, TextIO
 from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, visible
 
-from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError
+from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, result_json
 
 
@@ -80,6 +80,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import check_paths
     from . import report
 
+    missing = [p for p in args.paths if not os.path.lexists(p)]
+    if missing:  # a path on the command line, like `run`'s ruleset: a usage error (U001, exit 2)
+        raise UsageError(f"`{missing[0]}` not found")
     jobs = args.jobs or min(4, os.cpu_count() or 1)
     rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, jobs=jobs)
     sources: dict[str, str] = {}
@@ -91,10 +94,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print_diags(diags, args.format, out, err, sources)
         if args.format == "text":
             err.write(f"checked {len(rulesets)} ruleset{'s' if len(rulesets) != 1 else ''}: {_summary(diags)}\n")
-    failing = any(d.is_error for d in diags) or (args.deny_warnings and diags)
-    if any(d.code == "C005" and d.span.file in args.paths for d in diags) and not rulesets:
-        return EXIT_USAGE
-    return EXIT_FINDINGS if failing else EXIT_OK
+    return exit_code([d for d in diags if d.is_error or args.deny_warnings])
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -124,10 +124,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
         print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
-        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+        return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT
+        return exit_code(exc.diagnostics)
     if args.svg:
         from . import render
 
@@ -179,8 +179,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 result = rs.run(state, state_name=shown, **opts)
                 out.write(result_json(rs, opts["query"], result) + "\n")
             except (RunError, DiagnosticError) as exc:
-                kind = getattr(exc, "kind", "state")
-                worst = max(worst, {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS))
+                worst = max(worst, exit_code(exc.diagnostics))
                 out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
             except Exception as exc:  # a bug met on one line: reported there, and the other lines still run
                 worst = EXIT_INTERNAL
@@ -226,7 +225,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return EXIT_USAGE
     except DiagnosticError as exc:
         err.write(render_all(exc.diagnostics, None, err) + "\n")
-        return EXIT_FINDINGS
+        return exit_code(exc.diagnostics)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -129,14 +129,14 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
 
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
     from ..core.diagnostics import render_all, visible
 
     suite = load_suite(args.paths)
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, None, err) + "\n")
         if not suite.cases:
-            return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
+            return exit_code(suite.diagnostics)
     covs = measure(suite)
     covered, total, pct = totals(covs)
     if args.format == "json":

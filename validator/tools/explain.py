@@ -140,7 +140,7 @@ def to_svg(dot_text: str) -> str | None:
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
-    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
     from .common import load_for_run, parse_arg, parse_dice, require_files
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, render_all, visible
@@ -157,10 +157,10 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         explain=True, state_name=args.state)
     except RunError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
-        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+        return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
-        return EXIT_INPUT
+        return exit_code(exc.diagnostics)
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":

@@ -26,7 +26,7 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
-from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError
+from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files
 
 MAX_GAME_FILE_BYTES = 64_000_000
@@ -131,8 +131,8 @@ def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
 
 # ---------------------------------------------------------------- commands
 
-def _exit_of(kind: str) -> int:
-    return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS)
+def _exit_of(diags: list[Any]) -> int:
+    return exit_code(diags)
 
 
 def _summary(result: Any) -> str:
@@ -192,7 +192,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
                       f"(last played: {exc.played[-1].phase})\n")
-        return _exit_of(exc.kind)
+        return _exit_of(exc.diagnostics)
     if last is not None:
         if outdir is not None:
             confine.write_atomic(outdir / f"{n + 1:03d}_{_safe(last.next_phase)}.json", _dump(last.next) + "\n", durable=False)
@@ -236,7 +236,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         agreed, mismatch = replay(rs, records, seed=args.seed)
     except PlayError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return _exit_of(exc.kind)
+        return _exit_of(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT
