@@ -131,7 +131,7 @@ def test_s003_state_too_large(tmp_path: Path) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = 1\n")
     (tmp_path / "state.json").write_text('{"pad": "' + "x" * 5_100_000 + '"}')
-    rc, _, err = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
+    rc, _, err = run_cli(["run", "--format", "json", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
     assert rc == 3 and "error[S003]" in err
 
 
@@ -142,7 +142,8 @@ def test_e010_too_many_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = count(true for i in range(10) if roll(1d6) > 3)\n")
     (tmp_path / "s.json").write_text("{}")
-    rc, out, _ = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "s.json"), "--exact"])
+    rc, out, _ = run_cli(["run", "--format", "json", str(tmp_path / "main.rules"), "--state", str(tmp_path / "s.json"),
+                          "--exact"])
     assert rc == 1 and json.loads(out)[0]["code"] == "E010"
 
 

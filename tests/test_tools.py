@@ -58,6 +58,18 @@ def test_explain_dot_graph_marks_cycle_members(cli, swap_state: str, monkeypatch
     assert len(re.findall(r"d\d+ -> d\d+;", r.out)) == 4
 
 
+def test_explain_dot_into_svg_without_graphviz_is_refused(cli, swap_state: str, monkeypatch, tmp_path: Path) -> None:
+    """DOT text written into a .svg file would not open: a usage error that says what to do instead."""
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    target = tmp_path / "decisions.svg"
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "dot", "-o", str(target))
+    assert r.code == 2 and "error[U001]" in r.err and "Graphviz" in r.err and "decisions.dot" in r.err
+    assert not target.exists()
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "dot", "-o",
+            str(tmp_path / "decisions.dot"))
+    assert r.code == 0 and (tmp_path / "decisions.dot").read_text().startswith("digraph decisions {")
+
+
 def test_explain_events_and_json(cli, swap_state: str) -> None:
     r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "dice_roll", "--dice", "2,5")
     assert r.code == 0 and "event rolled in step roll" in r.out and "[T-5]" in r.out
@@ -116,7 +128,7 @@ def test_diff_text_generated_states_and_cites(cli) -> None:
     assert "tried 4 states: 4 differ" in r.out
     assert 'minimal state' in r.out and '{"attacks": [{"id": "a2"}]}' in r.out
     assert "cited only by OLD: X-2" in r.out and "cited only by NEW: X-3" in r.out
-    assert "13/18" in r.out and "7/12" in r.out  # P(miss) with threshold 9 vs 8
+    assert "26/36" in r.out and "21/36" in r.out  # P(miss) with threshold 9 vs 8 (13/18, 7/12), over 2d6's 36
 
 
 def test_diff_equivalent(cli) -> None:

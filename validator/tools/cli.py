@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a ruleset on a state")
     p.add_argument("ruleset")
-    p.add_argument("--state", help="state JSON file ('-' for standard input)")
+    p.add_argument("--state", help="state JSON file ('-' for standard input); without it, an empty state "
+                                   "(the `generate` query: the state its generator starts from)")
     p.add_argument("--batch", help="JSON Lines file: one state per line, one result per line")
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
     g.add_argument("--exact", action="store_true", help="enumerate every dice outcome with its probability")
     p.add_argument("--explain", action="store_true", help="include the evaluation trace")
-    p.add_argument("--format", choices=["text", "json"], default="json")
+    p.add_argument("--format", choices=["text", "json", "jsonl"], default="text",
+                   help="text (default): for people; json: the result as JSON; jsonl: one line of JSON")
     p.add_argument("--svg", help="also draw the result as SVG into this file (rulesets with a `render` query)")
 
     from .. import tools  # the authoring tools register their own sub-commands
@@ -101,8 +103,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..engine.state import read_state_file, read_state_text
 
-    if (args.state is None) == (args.batch is None):
-        raise UsageError("give exactly one of --state FILE or --batch FILE")
+    if args.state is not None and args.batch is not None:
+        raise UsageError("give one of --state FILE or --batch FILE, not both")
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
     rs = load_for_run(args.ruleset, err)
@@ -112,18 +114,27 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = dict(query=args.query, args=qargs, seed=args.seed, dice=dice, exact=args.exact, explain=args.explain)
 
     if args.batch is not None:
-        return _run_batch(rs, args.batch, opts, out, err)
+        return _run_batch(rs, args.batch, opts, out, err, args.format)
+    validate = True
     try:
-        if args.state == "-":
+        if args.state is None:  # a ruleset that reads no input, or its generator, needs no state
+            from .errata import generator_state
+
+            shown = "<no state>"
+            state = generator_state(rs) if args.query == "generate" else {}
+            validate = args.query != "generate"
+        elif args.state == "-":
             shown = "<stdin>"
             state = read_state_text(_stdin_text(shown), shown)
         else:
             state = read_state_file(Path(args.state))
             shown = args.state
-        result = rs.run(state, state_name=shown, **opts)
+        result = rs.run(state, state_name=shown, validate=validate, **opts)
         text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
         print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
+        if args.state is None and any(d.code.startswith("S") for d in exc.diagnostics):
+            err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
         return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
@@ -133,9 +144,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         render.write_svg(rs, state, result, args.svg)
     if args.format == "text":
-        from .report import result_text
+        from ..core.diagnostics import use_colour
+        from .textview import result_text, terminal_width
 
-        out.write(visible(result_text(result)) + "\n")
+        out.write(result_text(result, terminal_width(out), use_colour(out)) + "\n")
+    elif args.format == "jsonl":
+        out.write(result_json(rs, args.query, result) + "\n")
     else:
         out.write(text + "\n")
     return EXIT_OK
@@ -156,7 +170,9 @@ def _stdin_text(shown: str) -> str:
                                           Span(shown, line, 1, line, 2), help="send the state as UTF-8")]) from None
 
 
-def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO) -> int:
+def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO, fmt: str = "json") -> int:
+    """One result per line of ``batch``: JSON Lines (``--format json``/``jsonl``), or under the text
+    format each line's result as text after a ``FILE:LINE`` heading, its errors on standard error."""
     from ..api import RunError
     from ..engine.state import read_state_text
 
@@ -177,13 +193,27 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                                                       Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
                 state = read_state_text(line, shown)
                 result = rs.run(state, state_name=shown, **opts)
-                out.write(result_json(rs, opts["query"], result) + "\n")
+                text = result_json(rs, opts["query"], result)
+                if fmt == "text":
+                    from ..core.diagnostics import use_colour
+                    from .textview import result_text, terminal_width
+
+                    out.write(visible(shown) + ":\n" + result_text(result, terminal_width(out) - 2, use_colour(out))
+                              .replace("\n", "\n  ").join(("  ", "\n")))
+                else:
+                    out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
                 worst = max(worst, exit_code(exc.diagnostics))
-                out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
+                if fmt == "text":
+                    err.write(render_all(exc.diagnostics, None, err) + "\n")
+                else:
+                    out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
             except Exception as exc:  # a bug met on one line: reported there, and the other lines still run
                 worst = EXIT_INTERNAL
-                out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
+                if fmt == "text":
+                    err.write(render_all([_internal(exc, shown)], None, err) + "\n")
+                else:
+                    out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
     return worst
 
 

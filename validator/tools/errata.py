@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
 
 from .coverage import cites_in
@@ -298,13 +300,63 @@ def _show(v: Any) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
+def _fraction(text: str) -> Fraction | None:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _common_denominator(values: list[Any]) -> int | None:
+    """The denominator to write both distributions' odds over (36 for 2d6: 11/36 beside 20/36, not
+    5/9), when it is small enough to read; None otherwise."""
+    from ..engine.reference import MAX_ODDS_DENOMINATOR
+
+    dens = [f.denominator for v in values if isinstance(v, str) and (f := _fraction(v)) is not None]
+    if not dens:
+        return None
+    common = math.lcm(*dens)
+    return common if common <= MAX_ODDS_DENOMINATOR else None
+
+
 def difference_text(old: Any, new: Any, d: Difference) -> str:
-    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})",
-             f"  minimal state ({d.runs} shrinking runs): {json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)}"]
+    import textwrap
+
+    from .textview import MAX_LINES, WIDTH, outcome_labels
+
+    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
+    state = json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)
+    wrapped = textwrap.wrap(f"minimal state ({d.runs} shrinking runs): {state}", WIDTH, initial_indent="  ",
+                            subsequent_indent="    ", break_long_words=True, break_on_hyphens=False)
+    if len(wrapped) > 2 * MAX_LINES:  # a large state is summarised; --format json has it whole
+        wrapped = wrapped[:2 * MAX_LINES] + [f"    … {len(state)} characters in all (--format json has them)"]
+    lines += wrapped
     rows = changed_fields(d.old, d.new)
+    outcomes = [r for r in rows if r[0].startswith("/distribution/")]
+    if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
+        keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
+        labels = outcome_labels(keys)
+        common = _common_denominator([v for _, x, y in rows for v in (x, y)])
+
+        def odds(v: Any) -> str:
+            if isinstance(v, str) and common and _fraction(v) is not None:
+                f = _fraction(v)
+                assert f is not None
+                return f"{f.numerator * (common // f.denominator)}/{common}"
+            return v if isinstance(v, str) else _show(v)
+        wo = max([len(odds(x)) for _, x, _ in rows] + [3])
+        wn = max([len(odds(y)) for _, _, y in rows] + [3])
+        lines.append(f"  {'OLD'.ljust(wo)}  {'NEW'.ljust(wn)}  outcome")
+        for (_, x, y), label in zip(outcomes, labels):
+            parts = textwrap.wrap(label, max(30, WIDTH - wo - wn - 6), break_long_words=True, break_on_hyphens=False)
+            lines.append(f"  {odds(x).ljust(wo)}  {odds(y).ljust(wn)}  {parts[0] if parts else ''}".rstrip())
+            lines += [" " * (wo + wn + 6) + part for part in parts[1:MAX_LINES]]
+        rows = []
     w = max([len(p) for p, _, _ in rows] + [5])
     wo = max([len(_show(x)) for _, x, _ in rows] + [3])
-    if w <= MAX_FIELD_COLUMN:
+    if not rows:
+        pass
+    elif w <= MAX_FIELD_COLUMN:
         lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
         for p, x, y in rows:
             lines.append(f"  {p.ljust(w)}  {_show(x).ljust(wo)}  {_show(y)}")

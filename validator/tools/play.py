@@ -41,8 +41,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--max-phases", type=int, default=1000, metavar="N", help="stop with an error after N phases (1000)")
     p.add_argument("--seed", type=int, help="seeded random dice")
     p.add_argument("--out", metavar="DIR", help="write NNN_PHASE.json (state) and NNN_PHASE.result.json files here")
-    p.add_argument("--format", choices=["text", "json"], default="json",
-                   help="json: JSON Lines of {phase, state, result, end}; text: one line per phase")
+    p.add_argument("--format", choices=["text", "json", "jsonl"], default="text",
+                   help="text (default): one line per phase; json or jsonl: JSON Lines of {phase, state, result, end}")
     commands["play"] = cmd_play
 
     p = sub.add_parser("replay", help="check a game record: the first phase whose next state differs")
@@ -182,7 +182,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.json", _dump(step.state) + "\n", durable=False)
                 confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.result.json", _dump(step.result) + "\n",
                                      durable=False)
-            if args.format == "json" and outdir is None:
+            if args.format in ("json", "jsonl") and outdir is None:
                 out.write(json.dumps({"phase": step.phase, "state": step.state, "result": step.result, "end": step.end},
                                      ensure_ascii=False) + "\n")
             elif args.format == "text":
@@ -196,7 +196,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if last is not None:
         if outdir is not None:
             confine.write_atomic(outdir / f"{n + 1:03d}_{_safe(last.next_phase)}.json", _dump(last.next) + "\n", durable=False)
-        elif args.format == "json":
+        elif args.format in ("json", "jsonl"):
             out.write(json.dumps({"phase": last.next_phase, "state": last.next}, ensure_ascii=False) + "\n")
         if args.format == "text":
             if last.end is not None:
