@@ -120,7 +120,10 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
         lines.append(f"{c.ruleset}: {len(c.covered)}/{len(c.catalogue)} clauses ({c.percent:.1f}%), "
                      f"{c.cases} case{'s' if c.cases != 1 else ''}")
         if c.uncovered:
-            lines.append("  uncovered: " + ", ".join(c.uncovered))
+            import textwrap
+
+            lines += textwrap.wrap("uncovered: " + ", ".join(c.uncovered), 100, initial_indent="  ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
         if c.unknown:
             lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
     covered, total, pct = totals(covs)

@@ -190,7 +190,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_FINDINGS
     elif args.format == "dot":
         text = decision_graph(result)
-        svg = to_svg(text)
+        svg = None if (args.output or "").lower().endswith(".dot") else to_svg(text)  # a .dot file gets DOT
         if svg is not None:
             text = svg
         elif args.output and args.output.lower().endswith(".svg"):  # DOT text in a .svg file would not open
