@@ -287,3 +287,43 @@ def test_query_arguments(cli, root: Path) -> None:
     assert r.code == 0 and json.loads(r.out) == [3, "word"]
     r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3", "--format", "json")
     assert r.code == 1 and json.loads(r.out)[0]["code"] == "E008"
+
+
+# ---------------------------------------------------------------- the exit-code table, command by command
+
+MAIN, GOOD, BAD = str(SCHEMA / "main.rules"), str(SCHEMA / "good.json"), str(SCHEMA / "bad.json")
+
+
+@pytest.mark.parametrize("argv,code,diag", [
+    # U: a path on the command line that does not exist -> 2
+    (["check", "/no/such.rules"], 2, "U001"),
+    (["run", "/no/such.rules", "--state", GOOD], 2, "U001"),
+    (["explain", "/no/such.rules", "--state", GOOD], 2, "U001"),
+    (["render", "/no/such.rules", "--state", GOOD, "-o", "x.svg"], 2, "U001"),
+    (["play", MAIN, "/no/such.json", "--orders", GOOD], 2, "U001"),
+    (["diff", MAIN, "/no/such.rules"], 2, "U001"),
+    (["test", "/no/such-folder"], 2, "U001"),
+    (["coverage", "/no/such-folder"], 2, "U001"),
+    (["fmt", "--check", "/no/such.rules"], 2, "U001"),
+    # S: an invalid state -> 3
+    (["run", MAIN, "--state", BAD], 3, "S002"),
+    (["explain", MAIN, "--state", BAD], 3, "S002"),
+    # E: evaluation -> 1
+    (["run", MAIN, "--state", GOOD, "--query", "nope"], 1, "E008"),
+    (["explain", MAIN, "--state", GOOD, "--query", "nope"], 1, "E008"),
+    (["render", MAIN, "--state", GOOD, "-o", "x.svg"], 1, "E008"),  # no `render` query
+    (["play", MAIN, GOOD, "--orders", "orders.yaml"], 1, "E008"),  # no `advance` query
+    (["play", MAIN, GOOD, "--orders", GOOD], 3, "S001"),  # a game file that is not a list
+    # C: a ruleset with errors -> 1
+    (["check", str(FIXTURES / "unknown_name.rules")], 1, "C001"),
+    (["run", str(FIXTURES / "unknown_name.rules"), "--state", GOOD], 1, "C001"),
+    (["explain", str(FIXTURES / "unknown_name.rules"), "--state", GOOD], 1, "C001"),
+    (["diff", MAIN, str(FIXTURES / "unknown_name.rules")], 1, "C001"),
+])
+def test_every_command_exits_as_the_table_says(cli, argv: list[str], code: int, diag: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # `-o x.svg` lands here
+    (tmp_path / "orders.yaml").write_text("- []\n")
+    r = cli(*argv)
+    assert r.code == code, (argv, r.out, r.err)
+    assert f"error[{diag}]" in r.err, (argv, r.err)
