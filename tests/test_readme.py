@@ -57,7 +57,7 @@ class Command:
 
 
 def _rel(page: Path) -> str:
-    return page.relative_to(ROOT).as_posix()
+    return page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else page.name
 
 
 def commands(page: Path) -> list[Command]:
@@ -190,3 +190,18 @@ def test_a_file_shown_is_the_file(page: Path, path: str, body: str, line: int) -
     target = ROOT / path
     assert target.is_file(), f"{_rel(page)}:{line}: shows `{path}`, which does not exist"
     assert target.read_text(encoding="utf-8") == body, f"{_rel(page)}:{line}: `{path}` differs from the page"
+
+
+def test_the_convention_is_read_as_documented(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("text\n<!-- console cwd=docs/tutorial -->\n```console\n$ ruleval check a.rules\nchecked\n...\n"
+                    "$ ruleval diff a b  # exit 1\n$ ruleval serve --port 0  # not run here: tested by tests/test_x.py\n"
+                    "```\n```sh\nruleval run x\n```\n", encoding="utf-8")
+    first, second, third = commands(page)
+    assert (first.text, first.code, first.output, first.cwd) == ("ruleval check a.rules", 0, ["checked", "..."],
+                                                                 ROOT / "docs/tutorial")
+    assert (second.text, second.code, second.output) == ("ruleval diff a b", 1, [])
+    assert (third.text, third.tested_by) == ("ruleval serve --port 0", "tests/test_x.py")
+    assert matches(["a", "...", "d"], ["a", "b", "c", "d"]) and matches(["a", "..."], ["a"])
+    assert not matches(["a", "...", "d"], ["a", "b"]) and not matches(["a"], ["a", "b"])
+    assert normalise("took 0.25 s, 12ms") == "took <time>, <time>"
