@@ -96,7 +96,7 @@ def test_the_installed_package_ships_the_bundled_rulesets(tmp_path: Path) -> Non
     env = {**os.environ, "PYTHONPATH": str(target)}
     code = ("import sys, validator; assert validator.__file__.startswith(sys.argv[1]), validator.__file__; "
             "from validator.tools.cli import main; sys.exit(main(sys.argv[2:]))")
-    r = subprocess.run([sys.executable, "-c", code, str(target), "run", str(variant), "--state", "s.json"],
+    r = subprocess.run([sys.executable, "-c", code, str(target), "run", "--format", "json", str(variant), "--state", "s.json"],
                        cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout)["orders"][0]["status"] == "succeeds"

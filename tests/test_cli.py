@@ -11,6 +11,7 @@ import pytest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCHEMA = FIXTURES / "schema"
+ROOT = FIXTURES.parent.parent
 
 
 @pytest.fixture
@@ -108,16 +109,33 @@ def test_no_processes_to_spare_means_checking_here(cli, monkeypatch: pytest.Monk
     ["check", "--jobs", "0", "x.rules"],
     ["check", "-j", "many", "x.rules"],
     ["check", "/no/such/file.rules"],
-    ["run", str(SCHEMA / "main.rules")],
-    ["run", str(SCHEMA / "main.rules"), "--state", "/no/such/state.json"],
-    ["run", "/no/such/ruleset.rules", "--state", str(SCHEMA / "good.json")],
-    ["run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--dice", "a,b"],
-    ["run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--seed", "1", "--exact"],
+    ["run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--batch", str(SCHEMA / "good.json")],
+    ["run", "--format", "json", str(SCHEMA / "main.rules"), "--state", "/no/such/state.json"],
+    ["run", "--format", "json", "/no/such/ruleset.rules", "--state", str(SCHEMA / "good.json")],
+    ["run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--dice", "a,b"],
+    ["run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"), "--seed", "1", "--exact"],
 ])
 def test_usage_errors_exit_2(cli, argv: list[str]) -> None:
     r = cli(*argv)
     assert r.code == 2, (r.out, r.err)
-    assert "usage" in r.err or "error[U001]" in r.err or "error[C005]" in r.err
+    assert "usage" in r.err or "error[U001]" in r.err
+
+
+def test_run_without_a_state(cli, tmp_path: Path) -> None:
+    """A ruleset that reads no input runs without --state; one that reads a state says it needs one."""
+    rules = tmp_path / "main.rules"
+    rules.write_text("query main = 6 * 7\n", encoding="utf-8")
+    r = cli("run", "--format", "json", str(rules))
+    assert r.code == 0 and r.out == "42\n", r.err
+    r = cli("run", str(SCHEMA / "main.rules"))
+    assert r.code == 3 and "error[S002]" in r.err and "give --state FILE" in r.err
+
+
+def test_run_a_generator_without_a_state(cli) -> None:
+    r = cli("run", "--format", "json", str(ROOT / "rulesets" / "jomini" / "re.rules"), "--query", "generate",
+            "--arg", "3")
+    assert r.code == 0, r.err
+    assert isinstance(json.loads(r.out)["units"], list)
 
 
 def test_version(cli) -> None:
@@ -126,7 +144,7 @@ def test_version(cli) -> None:
 
 
 def test_valid_state_runs(cli) -> None:
-    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"))
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "good.json"))
     assert r.code == 0
     assert json.loads(r.out) == {"turn": 1, "count": 2, "places": ["0304", "0305"]}
 
@@ -149,7 +167,7 @@ def test_invalid_state_text_shows_pointer(cli) -> None:
 def test_several_state_errors_all_reported(cli, root: Path) -> None:
     state = {"turn": 0, "units": [{"owner": 1, "location": "x"}], "extra": True}
     (root / "s.json").write_text(json.dumps(state))
-    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
     pointers = sorted(d["pointer"] for d in json.loads(r.out))
     assert r.code == 3
     assert pointers == ["", "/turn", "/units/0/location", "/units/0/owner"]
@@ -157,13 +175,13 @@ def test_several_state_errors_all_reported(cli, root: Path) -> None:
 
 def test_state_not_json_exit_3(cli, root: Path) -> None:
     (root / "s.json").write_text("{\"turn\": ")
-    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
     assert r.code == 3 and "error[S001]" in r.err
 
 
 def test_missing_input_without_default_exit_3(cli, root: Path) -> None:
     rules = write(root, 'input units: list[any] at "/units"\nquery main = len(units)\n')
-    r = cli("run", rules, "--state", str(root / "empty.json"))
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"))
     assert r.code == 3 and json.loads(r.out)[0]["pointer"] == "/units"
 
 
@@ -176,7 +194,7 @@ def test_missing_input_without_default_exit_3(cli, root: Path) -> None:
 ])
 def test_evaluation_errors_are_located(cli, root: Path, body: str, code: str | None, underlined: str | None) -> None:
     rules = write(root, body)
-    r = cli("run", rules, "--state", str(root / "empty.json"))
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"))
     if code is None:  # either finishes or stops at the budget; never hangs or crashes
         assert r.code in (0, 1)
         return
@@ -190,12 +208,14 @@ def test_evaluation_errors_are_located(cli, root: Path, body: str, code: str | N
 
 def test_unknown_query_is_e008(cli, root: Path) -> None:
     rules = write(root, "query main = 1\n")
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--query", "mian")
-    assert r.code == 2 and json.loads(r.out)[0]["code"] == "E008"
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--query", "mian", "--format", "json")
+    assert r.code == 1 and json.loads(r.out)[0]["code"] == "E008"  # an `E` diagnostic: exit 1, as the table says
+    r = cli("explain", rules, "--state", str(root / "empty.json"), "--query", "mian")
+    assert r.code == 1 and "error[E008]" in r.err
 
 
 def test_run_broken_ruleset_exit_1(cli) -> None:
-    r = cli("run", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
+    r = cli("run", "--format", "json", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
     assert r.code == 1 and "error[C001]" in r.err and "W101" not in r.err
 
 
@@ -203,7 +223,7 @@ def test_batch_jsonl(cli, root: Path) -> None:
     good = json.loads((SCHEMA / "good.json").read_text())
     lines = [json.dumps(good), "", json.dumps({"turn": "x", "units": []}), "{not json", json.dumps({**good, "turn": 2})]
     (root / "b.jsonl").write_text("\n".join(lines) + "\n")
-    r = cli("run", str(SCHEMA / "main.rules"), "--batch", str(root / "b.jsonl"))
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--batch", str(root / "b.jsonl"))
     rows = [json.loads(x) for x in r.out.splitlines()]
     assert len(rows) == 4
     assert rows[0]["count"] == 2 and rows[3]["turn"] == 2
@@ -214,9 +234,9 @@ def test_batch_jsonl(cli, root: Path) -> None:
 
 def test_scripted_dice(cli, root: Path) -> None:
     rules = write(root, "query main = [roll(2d6), roll(1d6)]\n")
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--dice", "6,3,5")
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--dice", "6,3,5")
     assert r.code == 0 and json.loads(r.out) == [9, 5]
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--dice", "6,3")
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--dice", "6,3")
     assert r.code == 1
     d = json.loads(r.out)[0]
     assert d["code"] == "E007" and d["line"] == 1 and "roll(1d6)" in "query main = [roll(2d6), roll(1d6)]"[d["col"] - 1:]
@@ -224,8 +244,8 @@ def test_scripted_dice(cli, root: Path) -> None:
 
 def test_seeded_dice_reproducible(cli, root: Path) -> None:
     rules = write(root, "query main = [roll(2d6) for i in range(20)]\n")
-    a = cli("run", rules, "--state", str(root / "empty.json"), "--seed", "7")
-    b = cli("run", rules, "--state", str(root / "empty.json"), "--seed", "7")
+    a = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--seed", "7")
+    b = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--seed", "7")
     assert a.code == 0 and a.out == b.out
     assert all(2 <= v <= 12 for v in json.loads(a.out))
 
@@ -239,7 +259,7 @@ def test_seeded_dice_reproducible(cli, root: Path) -> None:
 ])
 def test_exact_sums_to_one(cli, root: Path, body: str) -> None:
     rules = write(root, body)
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--exact")
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--exact")
     assert r.code == 0, r.out + r.err
     result = json.loads(r.out)
     total = sum((Fraction(o["probability"]) for o in result["outcomes"]), Fraction(0))
@@ -251,7 +271,7 @@ def test_exact_sums_to_one(cli, root: Path, body: str) -> None:
 
 def test_exact_distribution_of_2d6(cli, root: Path) -> None:
     rules = write(root, "query main = roll(2d6)\n")
-    result = json.loads(cli("run", rules, "--state", str(root / "empty.json"), "--exact").out)
+    result = json.loads(cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--exact").out)
     probs = {o["result"]: Fraction(o["probability"]) for o in result["outcomes"]}
     assert probs == {s: Fraction(6 - abs(7 - s), 36) for s in range(2, 13)}
 
@@ -263,7 +283,47 @@ def test_text_format_run(cli) -> None:
 
 def test_query_arguments(cli, root: Path) -> None:
     rules = write(root, "query main(a, b) = [a, b]\n")
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3", "--arg", "word")
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--arg", "3", "--arg", "word")
     assert r.code == 0 and json.loads(r.out) == [3, "word"]
-    r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3")
-    assert r.code == 2 and json.loads(r.out)[0]["code"] == "E008"
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--arg", "3", "--format", "json")
+    assert r.code == 1 and json.loads(r.out)[0]["code"] == "E008"
+
+
+# ---------------------------------------------------------------- the exit-code table, command by command
+
+MAIN, GOOD, BAD = str(SCHEMA / "main.rules"), str(SCHEMA / "good.json"), str(SCHEMA / "bad.json")
+
+
+@pytest.mark.parametrize("argv,code,diag", [
+    # U: a path on the command line that does not exist -> 2
+    (["check", "/no/such.rules"], 2, "U001"),
+    (["run", "/no/such.rules", "--state", GOOD], 2, "U001"),
+    (["explain", "/no/such.rules", "--state", GOOD], 2, "U001"),
+    (["render", "/no/such.rules", "--state", GOOD, "-o", "x.svg"], 2, "U001"),
+    (["play", MAIN, "/no/such.json", "--orders", GOOD], 2, "U001"),
+    (["diff", MAIN, "/no/such.rules"], 2, "U001"),
+    (["test", "/no/such-folder"], 2, "U001"),
+    (["coverage", "/no/such-folder"], 2, "U001"),
+    (["fmt", "--check", "/no/such.rules"], 2, "U001"),
+    # S: an invalid state -> 3
+    (["run", MAIN, "--state", BAD], 3, "S002"),
+    (["explain", MAIN, "--state", BAD], 3, "S002"),
+    # E: evaluation -> 1
+    (["run", MAIN, "--state", GOOD, "--query", "nope"], 1, "E008"),
+    (["explain", MAIN, "--state", GOOD, "--query", "nope"], 1, "E008"),
+    (["render", MAIN, "--state", GOOD, "-o", "x.svg"], 1, "E008"),  # no `render` query
+    (["play", MAIN, GOOD, "--orders", "orders.yaml"], 1, "E008"),  # no `advance` query
+    (["play", MAIN, GOOD, "--orders", GOOD], 3, "S001"),  # a game file that is not a list
+    # C: a ruleset with errors -> 1
+    (["check", str(FIXTURES / "unknown_name.rules")], 1, "C001"),
+    (["run", str(FIXTURES / "unknown_name.rules"), "--state", GOOD], 1, "C001"),
+    (["explain", str(FIXTURES / "unknown_name.rules"), "--state", GOOD], 1, "C001"),
+    (["diff", MAIN, str(FIXTURES / "unknown_name.rules")], 1, "C001"),
+])
+def test_every_command_exits_as_the_table_says(cli, argv: list[str], code: int, diag: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # `-o x.svg` lands here
+    (tmp_path / "orders.yaml").write_text("- []\n")
+    r = cli(*argv)
+    assert r.code == code, (argv, r.out, r.err)
+    assert f"error[{diag}]" in r.err, (argv, r.err)

@@ -14,6 +14,7 @@ import pytest
 
 from validator.tools.cli import main
 from validator.core.diagnostics import CODES
+from validator.core.exits import EXIT_BY_CLASS, exit_for_code
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "diagnostics.md"
@@ -88,8 +89,26 @@ def test_doc_example_produces_its_code(code: str, tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(work)
     rc, out, err = run_cli(argv)
     assert code in codes_reported(out, err) or f"error[{code}]" in err, (argv, out, err)
-    if CODES[code][0] == "error":
-        assert rc != 0
+    if CODES[code][0] == "error":  # the exit code of the README's table for the code's class
+        assert rc == exit_for_code(code), (code, argv, rc, err)
+    else:
+        assert rc == 0, (code, argv, rc, err)
+
+
+def _table_classes(text: str) -> dict[int, set[str]]:
+    """The exit-code table of a document: exit code -> the diagnostic classes its row names
+    (a class is a capital letter in backticks, alone or as the start of a code: `S`, `S001`)."""
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", section, re.M)
+    return {int(n): set(re.findall(r"`([A-Z])(?:\d{3}|\.\.\.)?`", meaning)) for n, meaning in rows}
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/diagnostics.md"])
+def test_exit_code_tables_name_every_class_as_the_code_does(doc: str) -> None:
+    table = _table_classes((ROOT / doc).read_text(encoding="utf-8"))
+    named = {cls: code for code, classes in table.items() for cls in classes}
+    assert named == {cls: code for cls, code in EXIT_BY_CLASS.items()}, (doc, table)
+    assert {c[0] for c in CODES} == set(EXIT_BY_CLASS)  # every class of the registry has its row
 
 
 def test_p004_non_utf8(tmp_path: Path) -> None:
@@ -112,7 +131,7 @@ def test_s003_state_too_large(tmp_path: Path) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = 1\n")
     (tmp_path / "state.json").write_text('{"pad": "' + "x" * 5_100_000 + '"}')
-    rc, _, err = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
+    rc, _, err = run_cli(["run", "--format", "json", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
     assert rc == 3 and "error[S003]" in err
 
 
@@ -123,7 +142,8 @@ def test_e010_too_many_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = count(true for i in range(10) if roll(1d6) > 3)\n")
     (tmp_path / "s.json").write_text("{}")
-    rc, out, _ = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "s.json"), "--exact"])
+    rc, out, _ = run_cli(["run", "--format", "json", str(tmp_path / "main.rules"), "--state", str(tmp_path / "s.json"),
+                          "--exact"])
     assert rc == 1 and json.loads(out)[0]["code"] == "E010"
 
 

@@ -52,7 +52,7 @@ def test_unreadable_order_is_a_located_diagnostic_naming_what_was_expected(tmp_p
              "orders": [{"power": "france", "order": "A PAR - BUR"}, {"power": "france", "order": "A PAR GO SOMEWHERE"}]}
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
-    code, out, err = _run("run", str(DIP / "standard.rules"), "--state", str(path))
+    code, out, err = _run("run", "--format", "json", str(DIP / "standard.rules"), "--state", str(path))
     assert code == 3, (code, out, err)
     [diag] = json.loads(out)
     assert diag["code"] == "S002" and diag["pointer"] == "/orders/1/order"

@@ -158,14 +158,17 @@ def test_diff_shows_a_reading_on_a_minimal_position(cli) -> None:
     few units that show a reading, e.g. a support cut from the province it goes into by a unit of the
     other type (DATC 6.D.15)."""
     r = cli("diff", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), str(READINGS["pydip"]),
-            "--cases", str(ROOT / "tests" / "cases" / "diplomacy" / "datc"), "--generate", "100", "--shrink", "-1")
+            "--cases", str(ROOT / "tests" / "cases" / "diplomacy" / "datc"), "--generate", "100", "--shrink", "-1",
+            "--format", "json")
     assert r.code == 1, r.out + r.err
-    assert re.search(r"^tried 265 states: 12 differ$", r.out, re.M), r.out
-    datc = re.findall(r"#(6\.[A-J]\.\d+): results differ", r.out)
+    report = json.loads(r.out)
+    assert report["tried"] == 265 and len(report["differences"]) == 12, report["tried"]
+    datc = [m.group(1) for d in report["differences"] if (m := re.search(r"#(6\.[A-J]\.\d+)$", d["state"]))]
     assert datc == ["6.B.9", "6.D.32", "6.F.1", "6.G.1", "6.G.5", "6.G.6", "6.G.9", "6.G.11", "6.G.13"], datc
-    generated = re.findall(r"^generate\(\d+\): results differ.*\n  minimal state \(\d+ shrinking runs\): (.*)$", r.out, re.M)
-    assert len(generated) == 3 and all(len(json.loads(st)["units"]) <= 3 for st in generated), r.out
-    assert re.search(r"/orders/\d+/reason +null +\"cut by [AF] [A-Z]{3}\"", r.out), r.out
+    generated = [d["minimal"] for d in report["differences"] if d["state"].startswith("generate(")]
+    assert len(generated) == 3 and all(len(st["units"]) <= 3 for st in generated), generated
+    assert any(re.fullmatch(r"/orders/\d+/reason", c["pointer"]) and c["old"] is None
+               and re.fullmatch(r"cut by [AF] [A-Z]{3}", str(c["new"])) for d in report["differences"] for c in d["changed"])
 
 
 def test_pydip_adapter_ignores_an_armys_coast() -> None:

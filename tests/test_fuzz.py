@@ -165,7 +165,7 @@ def test_mutated_states_exit_3_with_pointer(state: object) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "state.json"
         path.write_text(json.dumps(state))
-        code, out, err = run(["run", str(FIXTURES / "schema" / "main.rules"), "--state", str(path)])
+        code, out, err = run(["run", "--format", "json", str(FIXTURES / "schema" / "main.rules"), "--state", str(path)])
     assert "Traceback" not in out + err and "I001" not in err, err
     if jsonschema.Draft202012Validator(SCHEMA).is_valid(state):  # a mutation may still be valid (`units: []`)
         assert code == 0, (code, out, err)

@@ -243,9 +243,12 @@ def test_diff_over_whole_games_finds_a_build_rule_change(monkeypatch: pytest.Mon
                           "--games", "4", "--phases", "12", "--start", "docs/examples/game/start.json")
     assert code == 1, out + err
     assert "query `advance`" in out and "phase" in out
-    minimal = json.loads(out.split("minimal state (")[1].split("): ", 1)[1].split("\n")[0])
+    assert out.rstrip().endswith("differ") and max(len(line) for line in out.splitlines()) <= 100
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/build_anywhere.rules",
+                          "--games", "4", "--phases", "12", "--start", "docs/examples/game/start.json", "--format", "json")
+    assert code == 1, err
+    minimal = json.loads(out)["differences"][0]["minimal"]
     assert minimal["phase"]["type"] == "adjustment"  # the difference lies in a build
-    assert out.rstrip().endswith("differ")
     # the same rulesets on movement phases only: no difference, and diff says how little it tried
     code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
                           "--games", "2", "--phases", "6", "--start", "docs/examples/game/start.json", "--ignore-cites")
@@ -285,7 +288,7 @@ def _files(tmp_path: Path, orders: Any = ORDERS, suffix: str = ".jsonl") -> tupl
 
 def test_play_writes_every_phase_and_the_last_state(tmp_path: Path) -> None:
     start, orders = _files(tmp_path)
-    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--format", "json")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]
     assert [x["phase"] for x in lines] == ["S1901M", "F1901M", "W1901A", "S1902M"]
@@ -328,7 +331,7 @@ def test_play_until_a_phase_plays_on_without_orders_and_writes_files(tmp_path: P
 def test_play_orders_for_another_phase_are_a_located_error(tmp_path: Path) -> None:
     wrong = [ORDERS[0], {"phase": "S1902M", "orders": []}]
     start, orders = _files(tmp_path, wrong)
-    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--format", "json")
     assert code == 3
     assert f"{orders}:2" in err and "error[S006]" in err and "`S1902M`" in err and "`F1901M`" in err
     assert "stopped after 1 phase (last played: S1901M)" in err
@@ -337,7 +340,7 @@ def test_play_orders_for_another_phase_are_a_located_error(tmp_path: Path) -> No
 def test_play_unreadable_order_points_at_the_entry(tmp_path: Path) -> None:
     bad = [{"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR GOES"}]}]
     start, orders = _files(tmp_path, bad)
-    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--format", "json")
     assert code == 3 and f"{orders}:1" in err and "/orders/0/order" in err and "error[S002]" in err
 
 
@@ -350,7 +353,7 @@ def test_play_bad_orders_file(tmp_path: Path, content: str, message: str) -> Non
     start, _ = _files(tmp_path)
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
-    code, out, err = _run("play", STANDARD, start, "--orders", str(path))
+    code, out, err = _run("play", STANDARD, start, "--orders", str(path), "--format", "json")
     assert code == 3 and message in err and f"{path}:1" in err and "Traceback" not in err
 
 
@@ -369,7 +372,7 @@ def test_play_usage_errors(tmp_path: Path) -> None:
 def test_play_needs_an_advance_query(tmp_path: Path) -> None:
     start, orders = _files(tmp_path)
     code, _, err = _run("play", str(ROOT / "rulesets" / "his" / "his.rules"), start, "--orders", orders)
-    assert code == 2 and "no query `advance`" in err
+    assert code == 1 and "no query `advance`" in err and "error[E008]" in err  # an `E` diagnostic: exit 1
 
 
 def _record(tmp_path: Path) -> Path:

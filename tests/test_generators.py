@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -165,23 +164,28 @@ def test_jomini_generator_is_varied() -> None:
 # ---------------------------------------------------------------- the errata examples (docs/errata.md)
 
 
-def diff(*argv: str) -> tuple[int, str, list[Any]]:
+def diff(*argv: str) -> tuple[int, dict[str, Any], list[Any]]:
+    """`ruleval diff ... --format json`: the exit code, the report and the minimal states (of the
+    differences shrunk: the first three by default)."""
     from validator.tools.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    code = main(["diff", *argv], stdout=out, stderr=err)
-    text = out.getvalue()
-    assert "Traceback" not in text + err.getvalue()
-    minimal = [json.loads(m) for m in re.findall(r"^  minimal state \(\d+ shrinking runs\): (.*)$", text, re.M)]
-    return code, text, minimal
+    code = main(["diff", *argv, "--format", "json"], stdout=out, stderr=err)
+    assert "Traceback" not in out.getvalue() + err.getvalue()
+    report = json.loads(out.getvalue())
+    return code, report, [d["minimal"] for d in report["differences"] if d["shrunk"]]
+
+
+def changes(report: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    return [(c["pointer"], c["old"], c["new"]) for d in report["differences"] for c in d["changed"]]
 
 
 def test_errata_his_threshold8() -> None:
-    code, text, minimal = diff(str(HIS / "his.rules"), str(HIS / "his_threshold8.rules"), "--exact", "--generate", "30")
+    code, report, minimal = diff(str(HIS / "his.rules"), str(HIS / "his_threshold8.rules"), "--exact", "--generate", "30")
     assert code == 1
-    assert "tried 30 states:" in text
-    assert len(minimal) == 3 and "not shrunk (`--shrink N`" in text  # only the first three are shrunk by default
-    assert '"13/18"' in text and '"7/12"' in text  # P(no interception) with 9+ vs 8+ on 2d6
+    assert report["tried"] == 30
+    assert len(minimal) == 3 and not all(d["shrunk"] for d in report["differences"])  # the first three, by default
+    assert any((x, y) == ("13/18", "7/12") for _, x, y in changes(report))  # P(no interception), 9+ vs 8+ on 2d6
     for st in minimal:  # one formation moves, one enemy piece reacts (intercepts or avoids battle)
         mover = set(st["action"].get("units", []) + st["action"].get("leaders", []))
         others = [x for x in st.get("units", []) + st.get("leaders", []) if x["id"] not in mover]
@@ -189,11 +193,11 @@ def test_errata_his_threshold8() -> None:
 
 
 def test_errata_jomini_heavy_infantry() -> None:
-    code, text, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
-                               "--generate", "200")
+    code, report, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
+                                 "--generate", "200")
     assert code == 1
-    assert "tried 200 states:" in text and minimal
-    assert re.search(r"^  /moves/0/allowance +1 +2$", text, re.M)
+    assert report["tried"] == 200 and minimal
+    assert ("/moves/0/allowance", 1, 2) in changes(report)
     for st in minimal:  # one heavy infantry unit, one move with combat
         assert len(st["units"]) == 1 and len(st["moves"]) == 1, st
         (u,), (m,) = st["units"], st["moves"]
@@ -202,7 +206,7 @@ def test_errata_jomini_heavy_infantry() -> None:
 
 
 def test_errata_jomini_cases_differ() -> None:
-    code, text, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
-                               "--cases", str(ROOT / "tests" / "cases" / "jomini" / "errata.yaml"))
-    assert code == 1 and "tried 2 states: 2 differ" in text
+    code, report, minimal = diff(str(JOMINI / "re.rules"), str(JOMINI / "errata_heavy_infantry.rules"),
+                                 "--cases", str(ROOT / "tests" / "cases" / "jomini" / "errata.yaml"))
+    assert code == 1 and report["tried"] == 2 and len(report["differences"]) == 2
     assert all(len(st["units"]) == 1 and len(st["moves"]) == 1 for st in minimal)

@@ -103,3 +103,30 @@ def test_every_fixture_parses_or_gives_a_diagnostic() -> None:
             walk(syntax.parse_module(text, path.name), [])
         except DiagnosticError as err:
             assert err.diagnostics and all(d.code.startswith(("P", "C")) for d in err.diagnostics)
+
+
+def _parse_help(text: str) -> tuple[str, str]:
+    from validator.core.diagnostics import DiagnosticError
+
+    for parse in (syntax.parse_module, syntax.parse_module_with_lark):  # the fast path and Lark's
+        try:
+            parse(text, "x.rules")
+        except DiagnosticError as exc:
+            d = exc.diagnostics[0]
+            assert "__" not in (d.help or "") and "anon" not in (d.help or "").lower(), d.help
+            last = (d.message, d.help or "")
+        else:
+            raise AssertionError("no parse error")
+    return last
+
+
+def test_parse_errors_name_tokens_as_a_person_reads_them() -> None:
+    """`=` where `:=` was meant: the help shows `:=`, never Lark's internal name `__ANON_2`."""
+    message, help_ = _parse_help('procedure p cite "X" {\n  var a = 0\n  step s cite "X" {\n    a = 1\n  }\n}\n')
+    assert message == "unexpected `=`" and "`:=`" in help_
+
+
+def test_require_else_takes_a_text_in_quotes() -> None:
+    text = 'def why = "no"\nprocedure p cite "X" {\n  var a = 0\n  step s cite "X" {\n    require a > 0 else why\n  }\n}\n'
+    message, help_ = _parse_help(text)
+    assert message == "unexpected `why`" and "text in quotes" in help_

@@ -94,7 +94,7 @@ def test_too_few_scripted_dice_is_E007(tmp_path) -> None:
     state = tmp_path / "state.json"
     state.write_text(json.dumps(one_interceptor()), encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
-    code = main(["run", str(RULES), "--state", str(state), "--dice", "4"], stdout=out, stderr=err)
+    code = main(["run", "--format", "json", str(RULES), "--state", str(state), "--dice", "4"], stdout=out, stderr=err)
     assert code == 1
     assert "E007" in out.getvalue() + err.getvalue()
     assert "Traceback" not in out.getvalue() + err.getvalue()

@@ -29,7 +29,7 @@ def test_check_is_clean(cli, ruleset: str) -> None:
 
 @pytest.mark.parametrize("ruleset", [RE, AM])
 def test_reach_query(cli, ruleset: str) -> None:
-    r = cli("run", ruleset, "--state", STATE, "--query", "reach", "--arg", "M")
+    r = cli("run", "--format", "json", ruleset, "--state", STATE, "--query", "reach", "--arg", "M")
     assert r.code == 0, r.err
     out = json.loads(r.out)
     assert out["allowance"] == {"fight": 1, "calm": 2, "road": 3}
@@ -38,7 +38,7 @@ def test_reach_query(cli, ruleset: str) -> None:
 
 
 def test_main_query(cli) -> None:
-    r = cli("run", RE, "--state", STATE)
+    r = cli("run", "--format", "json", RE, "--state", STATE)
     assert r.code == 0, r.err
     moves = json.loads(r.out)["moves"]
     assert [m["status"] for m in moves] == ["ok", "illegal"]
@@ -60,7 +60,7 @@ def test_render_command_with_reach(cli, tmp_path: Path) -> None:
 
 def test_run_with_svg_draws_the_moves(cli, tmp_path: Path) -> None:
     out = tmp_path / "moves.svg"
-    r = cli("run", AM, "--state", STATE, "--svg", str(out))
+    r = cli("run", "--format", "json", AM, "--state", STATE, "--svg", str(out))
     assert r.code == 0, r.err
     root = _svg(out)
     strokes = [p.get("stroke") for p in root.iter(f"{SVG}polyline")]
@@ -119,7 +119,7 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
 def _diagnostics(cli, tmp_path: Path, ruleset: str, state: dict) -> list[dict]:
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state), encoding="utf-8")
-    r = cli("run", ruleset, "--state", str(path))
+    r = cli("run", "--format", "json", ruleset, "--state", str(path))
     assert r.code == 3, (r.code, r.out[:500], r.err)
     return json.loads(r.out)
 

@@ -102,7 +102,7 @@ def test_the_bundled_maps_pass_their_checks(cli, monkeypatch: pytest.MonkeyPatch
 def test_a_run_on_a_broken_map_is_refused_with_the_map_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     state = ROOT / "tests" / "cases" / "diplomacy" / "examples" / "movement_1901.json"
-    result = cli("run", "tests/maps/unknown_adjacency.rules", "--state", str(state))
+    result = cli("run", "--format", "json", "tests/maps/unknown_adjacency.rules", "--state", str(state))
     assert result.code == 1
     assert [e[3] for e in errors_of(result.err)] == ["C027"]
     assert "fen: [hil, nor, sou, swp]" in result.err  # the map's own line is shown under it
@@ -197,11 +197,11 @@ ARCHIPELAGO_STATE = {
 
 def test_the_convoyable_flag_is_what_lets_the_isles_convoy(cli, tree: Path) -> None:
     (tree / "state.json").write_text(json.dumps(ARCHIPELAGO_STATE))
-    flagged = cli("run", "tests/maps/archipelago.rules", "--state", "state.json")
+    flagged = cli("run", "--format", "json", "tests/maps/archipelago.rules", "--state", "state.json")
     assert flagged.code == 0, flagged.err
     assert [o["status"] for o in json.loads(flagged.out)["orders"]] == ["succeeds"] * 3
     edit(tree / "tests/maps/archipelago.yaml", "kind: coast, convoyable: true}", "kind: coast}")
-    unflagged = cli("run", "tests/maps/archipelago.rules", "--state", "state.json")
+    unflagged = cli("run", "--format", "json", "tests/maps/archipelago.rules", "--state", "state.json")
     assert unflagged.code == 0, unflagged.err
     orders = json.loads(unflagged.out)["orders"]
     assert [(o["status"], o["reason"]) for o in orders] == [

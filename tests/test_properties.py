@@ -289,7 +289,8 @@ def test_cli_same_seed_same_bytes(rules: str, state: object, extra: list[str], t
     outs = []
     for _ in range(2):
         out, err = io.StringIO(), io.StringIO()
-        code = main(["run", str(ROOT / rules), "--state", str(path), "--seed", "7", *extra], stdout=out, stderr=err)
+        code = main(["run", "--format", "json", str(ROOT / rules), "--state", str(path), "--seed", "7", *extra],
+                    stdout=out, stderr=err)
         assert code == 0, err.getvalue()
         outs.append(out.getvalue())
     TRIED["cli runs"] += 2

@@ -53,7 +53,7 @@ def root(tmp_path: Path) -> Path:
 
 def run_rules(root: Path, body: str) -> tuple[int, object, str]:
     (root / "main.rules").write_text(body)
-    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--state", root / "empty.json"])
     return code, (json.loads(out) if out.strip() else []), err
 
 
@@ -95,7 +95,7 @@ def test_evaluation_is_bounded_and_located(root: Path, body: str, code: str, lin
 
 def test_bounded_exact_mode(root: Path) -> None:
     (root / "main.rules").write_text("query main = sum(roll(1d6) for x in range(1000000000))\n")
-    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json", "--exact"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--state", root / "empty.json", "--exact"])
     assert code == 1 and json.loads(out)[0]["code"] == "E004", out + err
 
 
@@ -117,7 +117,7 @@ def test_deep_brackets_are_P006(root: Path, opener: str, closer: str) -> None:
     diags = json.loads(out)
     assert code == 1 and "P006" in {d["code"] for d in diags}, diags
     assert all(d["line"] >= 1 for d in diags if d["code"] == "P006")
-    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--state", root / "empty.json"])
     assert code == 1 and "error[P006]" in err
 
 
@@ -126,7 +126,7 @@ def test_3mb_ruleset_is_P005(root: Path) -> None:
     assert (root / "main.rules").stat().st_size > 3_000_000
     code, out, err = run(["check", "--format", "json", root / "main.rules"])
     assert code == 1 and [d["code"] for d in json.loads(out)] == ["P005"], out
-    code, out, err = run(["run", root / "main.rules", "--state", root / "empty.json"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--state", root / "empty.json"])
     assert code == 1 and "error[P005]" in err, err
 
 
@@ -134,10 +134,10 @@ def test_6mb_state_is_S003_exit_3(root: Path) -> None:
     (root / "main.rules").write_text("query main = 1\n")
     (root / "big.json").write_text(json.dumps({"x": ["z" * 100] * 62_000}))
     assert (root / "big.json").stat().st_size > 6_000_000
-    code, out, err = run(["run", root / "main.rules", "--state", root / "big.json"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--state", root / "big.json"])
     assert code == 3 and "S003" in out + err, (code, out[:300], err[:300])
     (root / "big.jsonl").write_text(json.dumps({"x": ["z" * 100] * 62_000}) + "\n{}\n")
-    code, out, err = run(["run", root / "main.rules", "--batch", root / "big.jsonl"])
+    code, out, err = run(["run", "--format", "json", root / "main.rules", "--batch", root / "big.jsonl"])
     lines = [json.loads(x) for x in out.splitlines()]
     assert code == 3 and lines[0]["diagnostics"][0]["code"] == "S003" and lines[1] == 1, out[:300]
 
@@ -170,7 +170,7 @@ def test_malformed_orders_come_back_invalid(tmp_path_factory: pytest.TempPathFac
     original = state["orders"][index]["order"]
     state["orders"][index]["order"] = text
     tmp = tmp_path_factory.mktemp("orders")
-    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp, state)])
+    code, out, err = run(["run", "--format", "json", DIP_RULES, "--state", write_state(tmp, state)])
     assert code in (0, 1, 3), (code, out, err)
     if code != 0:
         diags = json.loads(out)
@@ -205,7 +205,7 @@ WRONG = {
 def test_wrong_types_in_diplomacy_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
     state = copy.deepcopy(DIP_STATE)
     mutate(state)
-    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp_path, state)])
+    code, out, err = run(["run", "--format", "json", DIP_RULES, "--state", write_state(tmp_path, state)])
     assert code == 3, (code, out[:500], err)
     diags = json.loads(out)
     assert diags and all(d["code"].startswith("S") and "pointer" in d for d in diags), diags
@@ -223,7 +223,7 @@ UNKNOWN_PLACES = {
 def test_unknown_provinces_in_diplomacy_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
     state = copy.deepcopy(DIP_STATE)
     mutate(state)
-    code, out, err = run(["run", DIP_RULES, "--state", write_state(tmp_path, state)])
+    code, out, err = run(["run", "--format", "json", DIP_RULES, "--state", write_state(tmp_path, state)])
     assert code == 3, (code, out[:300], err)
     assert all(d["pointer"].startswith("/units/") for d in json.loads(out))
 
@@ -241,7 +241,7 @@ JOMINI_WRONG = {
 def test_wrong_types_in_jomini_state_exit_3_with_pointer(tmp_path: Path, mutate) -> None:
     state = copy.deepcopy(JOMINI_SMALL)
     mutate(state)
-    code, out, err = run(["run", ROOT / "rulesets/jomini/re.rules", "--state", write_state(tmp_path, state)])
+    code, out, err = run(["run", "--format", "json", ROOT / "rulesets/jomini/re.rules", "--state", write_state(tmp_path, state)])
     assert code == 3, (code, out[:500], err)
     diags = json.loads(out)
     assert diags and all("pointer" in d for d in diags), diags

@@ -49,7 +49,7 @@ def test_symlink_inside_root_is_fine(cli, root: Path) -> None:
     (root / "real.yaml").write_text("key: 5\n")
     (root / "link.yaml").symlink_to(root / "real.yaml")
     (root / "main.rules").write_text('import "link.yaml" as d\nquery main = d.key\n')
-    r = cli("run", str(root / "main.rules"), "--state", str(root / "empty.json"))
+    r = cli("run", "--format", "json", str(root / "main.rules"), "--state", str(root / "empty.json"))
     assert r.code == 0 and json.loads(r.out) == 5
 
 
@@ -95,7 +95,7 @@ def test_python_looking_strings_are_text(cli, root: Path) -> None:
     body = ('def code = "__import__(\'os\').system(\'touch pwned\')"\n'
             'query main = [code, len(code), upper("exec(1)"), match("eval(x)", r"eval\\((?P<arg>\\w+)\\)")]\n')
     (root / "main.rules").write_text(body)
-    r = cli("run", str(root / "main.rules"), "--state", str(root / "empty.json"))
+    r = cli("run", "--format", "json", str(root / "main.rules"), "--state", str(root / "empty.json"))
     out = json.loads(r.out)
     assert r.code == 0
     assert out[0] == "__import__('os').system('touch pwned')" and out[2] == "EXEC(1)" and out[3] == {"arg": "x"}
@@ -111,7 +111,7 @@ def test_evaluation_writes_no_files(cli, root: Path, tmp_path: Path, monkeypatch
         'query main = {p: p(), r: roll(2d6) >= 7}\n')
     before_root = sorted(os.listdir(root))
     for extra in (["--seed", "1"], ["--exact"], ["--dice", "3,4"], ["--explain", "--seed", "2"]):
-        r = cli("run", str(root / "main.rules"), "--state", str(root / "empty.json"), *extra)
+        r = cli("run", "--format", "json", str(root / "main.rules"), "--state", str(root / "empty.json"), *extra)
         assert r.code == 0, r.out + r.err
     assert cli("check", str(root / "main.rules")).code == 0
     assert os.listdir(work) == []

@@ -22,9 +22,9 @@ SWAP = {"orders": [{"id": "a", "from": "x", "to": "y", "strength": 1},
 
 
 @pytest.fixture
-def swap_state(tmp_path: Path) -> str:
-    p = tmp_path / "swap.json"
-    p.write_text(json.dumps(SWAP), encoding="utf-8")
+def swap_state() -> str:
+    p = TOOLS / "swap.json"  # shipped: docs/tools.md runs explain on it
+    assert json.loads(p.read_text(encoding="utf-8")) == SWAP
     return str(p)
 
 
@@ -58,6 +58,18 @@ def test_explain_dot_graph_marks_cycle_members(cli, swap_state: str, monkeypatch
     assert len(re.findall(r"d\d+ -> d\d+;", r.out)) == 4
 
 
+def test_explain_dot_into_svg_without_graphviz_is_refused(cli, swap_state: str, monkeypatch, tmp_path: Path) -> None:
+    """DOT text written into a .svg file would not open: a usage error that says what to do instead."""
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    target = tmp_path / "decisions.svg"
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "dot", "-o", str(target))
+    assert r.code == 2 and "error[U001]" in r.err and "Graphviz" in r.err and "decisions.dot" in r.err
+    assert not target.exists()
+    r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--format", "dot", "-o",
+            str(tmp_path / "decisions.dot"))
+    assert r.code == 0 and (tmp_path / "decisions.dot").read_text().startswith("digraph decisions {")
+
+
 def test_explain_events_and_json(cli, swap_state: str) -> None:
     r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "dice_roll", "--dice", "2,5")
     assert r.code == 0 and "event rolled in step roll" in r.out and "[T-5]" in r.out
@@ -69,7 +81,7 @@ def test_explain_events_and_json(cli, swap_state: str) -> None:
 def test_explain_usage_errors(cli, swap_state: str) -> None:
     assert cli("explain", "nope.rules", "--state", swap_state).code == 2
     assert cli("explain", str(TOOLS / "demo.rules"), "--state", "nope.json").code == 2
-    assert cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "nope").code == 2
+    assert cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--query", "nope").code == 1  # E008
 
 
 # ---------------------------------------------------------------- coverage
@@ -116,7 +128,7 @@ def test_diff_text_generated_states_and_cites(cli) -> None:
     assert "tried 4 states: 4 differ" in r.out
     assert 'minimal state' in r.out and '{"attacks": [{"id": "a2"}]}' in r.out
     assert "cited only by OLD: X-2" in r.out and "cited only by NEW: X-3" in r.out
-    assert "13/18" in r.out and "7/12" in r.out  # P(miss) with threshold 9 vs 8
+    assert "26/36" in r.out and "21/36" in r.out  # P(miss) with threshold 9 vs 8 (13/18, 7/12), over 2d6's 36
 
 
 def test_diff_shrinks_only_the_first_n_differences(cli) -> None:
@@ -295,9 +307,13 @@ def test_tmlanguage_is_up_to_date() -> None:
 def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
     """A gate that ran no case must not pass: a wrong folder, file or -k filter would hide failures."""
     (tmp_path / "data.yaml").write_text("k: 1\n")
-    empty = cli("test", str(tmp_path))
-    assert empty.code == 1 and "no test cases found" in empty.err
+    empty = cli("test", str(tmp_path))  # S004: exit 3, as every `S` diagnostic
+    assert empty.code == 3 and "no test cases found" in empty.err
     named = cli("test", str(tmp_path / "data.yaml"))
-    assert named.code == 1 and "S004" in named.err and "not a case file" in named.err
+    assert named.code == 3 and "S004" in named.err and "not a case file" in named.err
     filtered = cli("test", str(ROOT / "tests" / "cases" / "his"), "-k", "no-case-has-this-name")
-    assert filtered.code == 1 and "matching `no-case-has-this-name`" in filtered.err
+    assert filtered.code == 3 and "matching `no-case-has-this-name`" in filtered.err
+    missing = cli("test", str(tmp_path / "no-such-folder"))  # a path on the command line: usage, exit 2
+    assert missing.code == 2 and "error[U001]" in missing.err
+    missing = cli("coverage", str(tmp_path / "no-such-folder"))
+    assert missing.code == 2 and "error[U001]" in missing.err

@@ -54,7 +54,7 @@ def test_case_state_file_outside_the_root_is_refused(hostile, repo: Path, ref: s
     r = hostile("test", "cases.yaml", cwd=repo)
     assert "S005" in _codes(r.err), r.text
     assert "cases.yaml:4:" in r.err  # the line of `state_file`
-    assert SECRET not in r.text and r.code == 1
+    assert SECRET not in r.text and r.code == 3
 
 
 @pytest.mark.parametrize("kind", ["dev_zero", "link_to_dev_zero", "fifo"])
@@ -67,7 +67,7 @@ def test_case_state_file_that_is_no_regular_file_is_refused_quickly(hostile, rep
     _cases(repo, f"ruleset: main.rules\ncases:\n  - id: big\n    state_file: {name}\n    expect: 0\n")
     r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
     assert "S005" in _codes(r.err), r.text
-    assert r.code == 1
+    assert r.code == 3
 
 
 @pytest.mark.parametrize("where", ["file", "case"])
@@ -81,7 +81,7 @@ def test_case_ruleset_outside_the_root_is_refused(hostile, repo: Path, where: st
     _cases(repo, body)
     r = hostile("test", "cases.yaml", cwd=repo)
     assert "S005" in _codes(r.err), r.text
-    assert SECRET not in r.text and r.code == 1
+    assert SECRET not in r.text and r.code == 3
 
 
 def test_case_ruleset_that_is_a_device_is_refused(hostile, repo: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_symlinked_case_file_in_a_walked_folder_is_refused(hostile, repo: Path
     (repo / "cases" / "evil.yaml").symlink_to(repo.parent / "secret.yaml")
     r = hostile("test", "cases", cwd=repo)
     assert "S005" in _codes(r.err), r.text
-    assert SECRET not in r.text and r.code == 1
+    assert SECRET not in r.text and r.code == 3
 
 
 def test_failure_messages_are_short(hostile, repo: Path) -> None:
@@ -226,7 +226,7 @@ def _schema_root(repo: Path, schema: dict[str, Any]) -> None:
 def test_an_http_ref_is_a_diagnostic_and_never_a_request(hostile, repo: Path, http_server, command: str) -> None:
     url, seen = http_server
     _schema_root(repo, {"type": "object", "properties": {"units": {"$ref": f"{url}/x.json"}}})
-    argv = ["check", "main.rules"] if command == "check" else ["run", "main.rules", "--state", "empty.json"]
+    argv = ["check", "main.rules"] if command == "check" else ["run", "--format", "json", "main.rules", "--state", "empty.json"]
     r = hostile(*argv, cwd=repo)
     assert "C025" in _codes(r.err), r.text
     assert seen == [] and r.code == 1
@@ -236,7 +236,7 @@ def test_an_id_that_moves_relative_refs_to_the_network_is_refused(hostile, repo:
     url, seen = http_server
     _schema_root(repo, {"$id": f"{url}/base/", "type": "object", "properties": {"u": {"$ref": "x.json"}}})
     (repo / "state.json").write_text('{"u": 1}')
-    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
+    r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
     assert "C025" in _codes(r.err), r.text
     assert seen == []
 
@@ -245,7 +245,7 @@ def test_a_server_that_never_answers_hangs_nothing(hostile, repo: Path, silent_s
     url, sock = silent_server
     _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": f"{url}/x.json"}}})
     (repo / "state.json").write_text('{"u": 1}')
-    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
+    r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
     assert "C025" in _codes(r.err), r.text
     sock.setblocking(False)
     with pytest.raises(BlockingIOError):
@@ -258,7 +258,7 @@ def test_a_ref_to_a_file_outside_the_root_is_refused(hostile, repo: Path, ref: s
         ref = (repo.parent / "secret.json").as_uri()
     _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": ref}}})
     (repo / "state.json").write_text('{"u": 1}')
-    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
+    r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
     assert "C025" in _codes(r.err), r.text
     assert SECRET not in r.text and r.code == 1
 
@@ -270,7 +270,7 @@ def test_a_relative_ref_inside_the_root_is_followed(hostile, repo: Path) -> None
     _schema_root(repo, {"type": "object", "properties": {"units": {"$ref": "defs/units.json"}}})
     (repo / "state.json").write_text('{"units": ["a", 3]}')
     assert hostile("check", "main.rules", cwd=repo).code == 0
-    r = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
+    r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
     assert r.code == 3 and "S002" in _codes(r.text) and '"/units/1"' in r.out, r.text
 
 
@@ -361,7 +361,7 @@ def test_an_alias_bomb_in_a_test_case_is_refused_quickly(hostile, repo: Path) ->
     _cases(repo, body)
     r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
     assert "S004" in _codes(r.err), r.text
-    assert "alias" in r.err and r.code == 1
+    assert "alias" in r.err and r.code == 3
 
 
 def test_a_recursive_alias_is_refused(hostile, repo: Path) -> None:

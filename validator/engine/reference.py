@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -204,6 +205,9 @@ class Run:
         self.depth = 0
         self.depth_limit = depth_limit
         self.rolls = 0
+        # exact dice: the product of the rolled dice's own denominators (36 for 2d6), the one an
+        # author writes the odds over (`run_exact`'s "odds")
+        self.natural_den = 1
         self.inputs: dict[tuple[str, str], Any] = {}
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
@@ -1279,9 +1283,10 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
             else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
-            outcomes[key] = [value, {den: num}, events]
+            outcomes[key] = [value, {den: num}, events, run.natural_den]
         else:
             found[1][den] = found[1].get(den, 0) + num
+            found[3] = math.lcm(found[3], run.natural_den)
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
@@ -1292,12 +1297,24 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
         if i < 0:
             break
         path = [c for c, _ in run.forks[:i]] + [run.forks[i][0] + 1]
-    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2]) for o in outcomes.values()]
-    total = sum((p for _, p, _ in probs), Fraction(0))
+    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
+             for o in outcomes.values()]
+    total = sum((p for p in (x[1] for x in probs)), Fraction(0))
     ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
     return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
-            "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "p": round(float(p), 6), "result": v,
-                          "events": ev} for v, p, ev in ranked]}
+            "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
+                          "p": round(float(p), 6), "result": v, "events": ev} for v, p, ev, natural in ranked]}
+
+
+MAX_ODDS_DENOMINATOR = 6 ** 4  # past four dice, the reduced fraction reads better
+
+
+def odds(p: Fraction, natural: int) -> str:
+    """``p`` written over the dice's own denominator when it divides it (7/12 as 21/36 after 2d6),
+    else reduced: the fraction a rules author writes."""
+    if natural <= MAX_ODDS_DENOMINATOR and (p * natural).denominator == 1:
+        return f"{p.numerator * natural // p.denominator}/{natural}"
+    return f"{p.numerator}/{p.denominator}"
 
 
 def unknown_help(name: str, candidates: list[str]) -> str | None:

@@ -79,8 +79,21 @@ def parser() -> Lark:
     )
 
 
+def _terminal_text(name: str) -> str:
+    """A terminal as a person reads it: its text (`:=`, `else`), or what it stands for (a name, a
+    string); never Lark's internal name (`__ANON_2`) for a literal the grammar did not name."""
+    if name in _TOKEN_NAMES:
+        return _TOKEN_NAMES[name]
+    literal = driver().literals.get(name)
+    if literal is not None:
+        return f"`{literal}`"
+    if name.startswith("__"):
+        return "another token"
+    return f"`{name.lower()}`" if name.isupper() else name
+
+
 def _describe_expected(expected: set[str]) -> str:
-    names = sorted({_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() else e) for e in expected})
+    names = sorted({_terminal_text(e) for e in expected})
     if len(names) > 8:
         names = names[:8] + ["..."]
     return ", ".join(names)
@@ -110,6 +123,7 @@ def parse_error(err: "UnexpectedInput", path: str, text: str) -> Diagnostic:
         help_ = f"expected {_describe_expected(expected)}" if expected else None
         if tok.type == "NAME" and str(tok) in KEYWORDS:
             help_ = (help_ or "") + f"; `{tok}` is a keyword"
+        help_ = _slip_help(str(tok), {_terminal_text(e) for e in expected}, help_)
         return Diagnostic("P001", msg, Span(path, line, col, line, end), help=help_)
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream or 0
@@ -272,7 +286,7 @@ def _check_depth(module: A.Module, path: str) -> None:
 def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
     seen = text[gave_up.start:gave_up.end]
     literals = driver().literals
-    expected = {f"`{literals[t]}`" if t in literals else _TOKEN_NAMES.get(t, t) for t in gave_up.expected}
+    expected = {_terminal_text(t) for t in gave_up.expected}
     shown = sorted(expected)
     help_ = "expected " + ", ".join(shown[:8] + (["..."] if len(shown) > 8 else []))
     split = [w for t in gave_up.expected if (w := literals.get(t)) and seen.startswith(w) and len(seen) > len(w)]
@@ -281,7 +295,17 @@ def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
         help_ += f"; did you mean `{word} {seen[len(word):]}`? (a word is read whole)"
     line, col = _line_col(text, gave_up.start)
     end_line, end_col = _line_col(text, gave_up.end)
-    return Diagnostic("P001", f"unexpected `{seen}`", Span(path, line, col, end_line, end_col), help=help_)
+    return Diagnostic("P001", f"unexpected `{seen}`", Span(path, line, col, end_line, end_col),
+                      help=_slip_help(seen, expected, help_))
+
+
+def _slip_help(seen: str, expected: set[str], help_: str | None) -> str | None:
+    """Advice for the common slips of a first ruleset, after the list of what was expected."""
+    if seen == "=" and "`:=`" in expected:
+        return (help_ or "") + "; a procedure variable is changed with `:=` (`points := points + 1`)"
+    if expected == {"a string"} or (expected and expected <= {"a string", "a raw string"}):
+        return (help_ or "") + "; the reason after `else` (and a citation after `cite`) is a text in quotes"
+    return help_
 
 
 def parse_module_fast(text: str, path: str) -> A.Module:

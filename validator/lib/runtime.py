@@ -289,6 +289,7 @@ class ExactDice(DiceSource):
 
     def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
         ctx.rolls += 1
+        ctx.natural_den *= sides ** count
         dist = _sum_distribution(count, sides)
         label = _LABELS.get((count, sides))
         if label is None:
@@ -298,6 +299,7 @@ class ExactDice(DiceSource):
 
     def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
         ctx.rolls += 1
+        ctx.natural_den *= sides ** count
         hits = max(0, sides - target + 1) if target > 1 else sides
         p = Fraction(min(hits, sides), sides)
         return RandomValue(ctx, dict(_binomial(count, p)), 0, f"{count}d{sides}>={target}")

@@ -17,7 +17,7 @@ from typing import Any, Callable, TextIO
 from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, visible
 
-from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError
+from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, result_json
 
 
@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a ruleset on a state")
     p.add_argument("ruleset")
-    p.add_argument("--state", help="state JSON file ('-' for standard input)")
+    p.add_argument("--state", help="state JSON file ('-' for standard input); without it, an empty state "
+                                   "(the `generate` query: the state its generator starts from)")
     p.add_argument("--batch", help="JSON Lines file: one state per line, one result per line")
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
     g.add_argument("--exact", action="store_true", help="enumerate every dice outcome with its probability")
     p.add_argument("--explain", action="store_true", help="include the evaluation trace")
-    p.add_argument("--format", choices=["text", "json"], default="json")
+    p.add_argument("--format", choices=["text", "json", "jsonl"], default="text",
+                   help="text (default): for people; json: the result as JSON; jsonl: one line of JSON")
     p.add_argument("--svg", help="also draw the result as SVG into this file (rulesets with a `render` query)")
 
     from .. import tools  # the authoring tools register their own sub-commands
@@ -83,6 +85,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import check_paths
     from . import report
 
+    missing = [p for p in args.paths if not os.path.lexists(p)]
+    if missing:  # a path on the command line, like `run`'s ruleset: a usage error (U001, exit 2)
+        raise UsageError(f"`{missing[0]}` not found")
     jobs = args.jobs or min(4, os.cpu_count() or 1)
     rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, jobs=jobs)
     sources: dict[str, str] = {}
@@ -94,18 +99,15 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print_diags(diags, args.format, out, err, sources)
         if args.format == "text":
             err.write(f"checked {len(rulesets)} ruleset{'s' if len(rulesets) != 1 else ''}: {_summary(diags)}\n")
-    failing = any(d.is_error for d in diags) or (args.deny_warnings and diags)
-    if any(d.code == "C005" and d.span.file in args.paths for d in diags) and not rulesets:
-        return EXIT_USAGE
-    return EXIT_FINDINGS if failing else EXIT_OK
+    return exit_code([d for d in diags if d.is_error or args.deny_warnings])
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..engine.state import read_state_file, read_state_text
 
-    if (args.state is None) == (args.batch is None):
-        raise UsageError("give exactly one of --state FILE or --batch FILE")
+    if args.state is not None and args.batch is not None:
+        raise UsageError("give one of --state FILE or --batch FILE, not both")
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
     rs = load_for_run(args.ruleset, err)
@@ -115,30 +117,42 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opts = dict(query=args.query, args=qargs, seed=args.seed, dice=dice, exact=args.exact, explain=args.explain)
 
     if args.batch is not None:
-        return _run_batch(rs, args.batch, opts, out, err)
+        return _run_batch(rs, args.batch, opts, out, err, args.format)
+    validate = True
     try:
-        if args.state == "-":
+        if args.state is None:  # a ruleset that reads no input, or its generator, needs no state
+            from .errata import generator_state
+
+            shown = "<no state>"
+            state = generator_state(rs) if args.query == "generate" else {}
+            validate = args.query != "generate"
+        elif args.state == "-":
             shown = "<stdin>"
             state = read_state_text(_stdin_text(shown), shown)
         else:
             state = read_state_file(Path(args.state))
             shown = args.state
-        result = rs.run(state, state_name=shown, **opts)
+        result = rs.run(state, state_name=shown, validate=validate, **opts)
         text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
         print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
-        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+        if args.state is None and any(d.code.startswith("S") for d in exc.diagnostics):
+            err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
+        return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT
+        return exit_code(exc.diagnostics)
     if args.svg:
         from . import render
 
         render.write_svg(rs, state, result, args.svg)
     if args.format == "text":
-        from .report import result_text
+        from ..core.diagnostics import use_colour
+        from .textview import result_text, terminal_width
 
-        out.write(visible(result_text(result)) + "\n")
+        out.write(result_text(result, terminal_width(out), use_colour(out)) + "\n")
+    elif args.format == "jsonl":
+        out.write(result_json(rs, args.query, result) + "\n")
     else:
         out.write(text + "\n")
     return EXIT_OK
@@ -159,7 +173,9 @@ def _stdin_text(shown: str) -> str:
                                           Span(shown, line, 1, line, 2), help="send the state as UTF-8")]) from None
 
 
-def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO) -> int:
+def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO, fmt: str = "json") -> int:
+    """One result per line of ``batch``: JSON Lines (``--format json``/``jsonl``), or under the text
+    format each line's result as text after a ``FILE:LINE`` heading, its errors on standard error."""
     from ..api import RunError
     from ..engine.state import read_state_text
 
@@ -180,14 +196,27 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                                                       Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
                 state = read_state_text(line, shown)
                 result = rs.run(state, state_name=shown, **opts)
-                out.write(result_json(rs, opts["query"], result) + "\n")
+                text = result_json(rs, opts["query"], result)
+                if fmt == "text":
+                    from ..core.diagnostics import use_colour
+                    from .textview import result_text, terminal_width
+
+                    out.write(visible(shown) + ":\n" + result_text(result, terminal_width(out) - 2, use_colour(out))
+                              .replace("\n", "\n  ").join(("  ", "\n")))
+                else:
+                    out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
-                kind = getattr(exc, "kind", "state")
-                worst = max(worst, {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS))
-                out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
+                worst = max(worst, exit_code(exc.diagnostics))
+                if fmt == "text":
+                    err.write(render_all(exc.diagnostics, None, err) + "\n")
+                else:
+                    out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
             except Exception as exc:  # a bug met on one line: reported there, and the other lines still run
                 worst = EXIT_INTERNAL
-                out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
+                if fmt == "text":
+                    err.write(render_all([_internal(exc, shown)], None, err) + "\n")
+                else:
+                    out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
     return worst
 
 
@@ -229,7 +258,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return EXIT_USAGE
     except DiagnosticError as exc:
         err.write(render_all(exc.diagnostics, None, err) + "\n")
-        return EXIT_FINDINGS
+        return exit_code(exc.diagnostics)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

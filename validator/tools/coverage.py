@@ -120,7 +120,10 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
         lines.append(f"{c.ruleset}: {len(c.covered)}/{len(c.catalogue)} clauses ({c.percent:.1f}%), "
                      f"{c.cases} case{'s' if c.cases != 1 else ''}")
         if c.uncovered:
-            lines.append("  uncovered: " + ", ".join(c.uncovered))
+            import textwrap
+
+            lines += textwrap.wrap("uncovered: " + ", ".join(c.uncovered), 100, initial_indent="  ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
         if c.unknown:
             lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
     covered, total, pct = totals(covs)
@@ -129,14 +132,14 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
 
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
     from ..core.diagnostics import render_all, visible
 
     suite = load_suite(args.paths)
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, None, err) + "\n")
         if not suite.cases:
-            return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
+            return exit_code(suite.diagnostics)
     covs = measure(suite)
     covered, total, pct = totals(covs)
     if args.format == "json":

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
 
 from .coverage import cites_in
@@ -309,26 +311,85 @@ def compare(old: Any, new: Any, probes: list[Probe], max_shrunk: int | None = No
     return diffs, tried
 
 
-def _show(v: Any) -> str:
+def _show(v: Any, limit: int = 70) -> str:
     text = json.dumps(v, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 70 else text[:67] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _fraction(text: str) -> Fraction | None:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _common_denominator(values: list[Any]) -> int | None:
+    """The denominator to write odds over side by side (36 for 2d6: 11/36 beside 20/36, not 5/9),
+    when it is small enough to read (``COMMON_DENOMINATOR_LIMIT``); None otherwise."""
+    dens = [f.denominator for v in values if isinstance(v, str) and (f := _fraction(v)) is not None]
+    if not dens:
+        return None
+    common = math.lcm(*dens)
+    return common if common <= COMMON_DENOMINATOR_LIMIT else None
+
+
+COMMON_DENOMINATOR_LIMIT = 6 ** 3  # past three dice's worth, a fraction is easier to read reduced
 
 
 def difference_text(old: Any, new: Any, d: Difference) -> str:
-    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})",
-             f"  minimal state ({d.runs} shrinking runs): {json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)}"
-             if d.runs >= 0 else "  not shrunk (`--shrink N` shrinks the first N differences)"]
+    import textwrap
+
+    from .textview import MAX_LINES, WIDTH, outcome_labels
+
+    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
+    if d.runs < 0:
+        lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
+    else:
+        state = json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)
+        wrapped = textwrap.wrap(f"minimal state ({d.runs} shrinking runs): {state}", WIDTH, initial_indent="  ",
+                                subsequent_indent="    ", break_long_words=True, break_on_hyphens=False)
+        if len(wrapped) > 2 * MAX_LINES:  # a large state is summarised; --format json has it whole
+            wrapped = wrapped[:2 * MAX_LINES] + [f"    … {len(state)} characters in all (--format json has them)"]
+        lines += wrapped
     rows = changed_fields(d.old, d.new)
+    outcomes = [r for r in rows if r[0].startswith("/distribution/")]
+    if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
+        keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
+        labels = outcome_labels(keys)
+        table = _common_denominator([v for _, x, y in rows for v in (x, y)])
+        over = {id(r): table or _common_denominator([r[1], r[2]]) for r in rows}
+
+        def odds(v: Any, row: Any = None) -> str:
+            common = over.get(id(row))
+            f = _fraction(v) if isinstance(v, str) else None
+            if common and f is not None:
+                return f"{f.numerator * (common // f.denominator)}/{common}"
+            return v if isinstance(v, str) else _show(v)
+        wo = max([len(odds(r[1], r)) for r in rows] + [3])
+        wn = max([len(odds(r[2], r)) for r in rows] + [3])
+        lines.append(f"  {'OLD'.ljust(wo)}  {'NEW'.ljust(wn)}  outcome")
+        for row, label in zip(outcomes, labels):
+            x, y = odds(row[1], row), odds(row[2], row)
+            parts = textwrap.wrap(label, max(30, WIDTH - wo - wn - 6), break_long_words=True, break_on_hyphens=False)
+            lines.append(f"  {x.ljust(wo)}  {y.ljust(wn)}  {parts[0] if parts else ''}".rstrip())
+            lines += [" " * (wo + wn + 6) + part for part in parts[1:MAX_LINES]]
+        rows = []
     w = max([len(p) for p, _, _ in rows] + [5])
-    wo = max([len(_show(x)) for _, x, _ in rows] + [3])
-    if w <= MAX_FIELD_COLUMN:
+    limit = 70
+    if rows and 2 + w + 2 + 2 * limit + 2 > WIDTH:  # both values cut to fit the width beside the field
+        limit = max(16, (WIDTH - w - 6) // 2)
+    wo = max([len(_show(x, limit)) for _, x, _ in rows] + [3])
+    if not rows:
+        pass
+    elif w <= MAX_FIELD_COLUMN:
         lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
         for p, x, y in rows:
-            lines.append(f"  {p.ljust(w)}  {_show(x).ljust(wo)}  {_show(y)}")
+            lines.append(f"  {p.ljust(w)}  {_show(x, limit).ljust(wo)}  {_show(y, limit)}")
     else:  # long pointers (an exact distribution is keyed by whole results): one field per line
         for p, x, y in rows:
             lines.append(f"  {p}")
-            lines.append(f"      OLD {_show(x).ljust(wo)}  NEW {_show(y)}")
+            half = (WIDTH - 16) // 2
+            lines.append(f"      OLD {_show(x, half).ljust(min(wo, half))}  NEW {_show(y, half)}")
     ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
     cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
     if ca - cb:

@@ -26,8 +26,27 @@ def _short(value: Any, limit: int = MAX_ARG_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _args_text(args: list[Any]) -> str:
-    return ", ".join(_short(a) for a in args)
+def _args_text(args: list[Any], limit: int = MAX_ARG_TEXT) -> str:
+    return ", ".join(_short(a, limit) for a in args)
+
+
+WIDTH = 100  # the longest line of the tree (a deeper node may pass it by its indentation)
+
+
+def _node_lines(node: dict[str, Any], depth: int) -> list[str]:
+    """One node of the tree: ``rule(args) = value  [CITE]`` on one line of the width, its arguments and
+    value cut shorter when they would pass it, and the value on a line of its own if still too long."""
+    pad = "  " * depth
+    cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
+    args = node.get("args", [])
+    line = f"{pad}{node['rule']}({_args_text(args)}) = {_short(node.get('value'), 80)}{cites}"
+    if len(line) <= WIDTH:
+        return [line]
+    call = f"{pad}{node['rule']}({_args_text(args, 24)})"
+    rest = f"= {_short(node.get('value'), 48)}{cites}"
+    if len(call) + 1 + len(rest) <= WIDTH:
+        return [f"{call} {rest}"]
+    return [call, f"{pad}    {rest}"]
 
 
 def _mentions(node: dict[str, Any], needle: str) -> bool:
@@ -39,9 +58,7 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[s
     lines: list[str] = []
 
     def show(node: dict[str, Any], depth: int) -> None:
-        cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
-        lines.append(f"{'  ' * depth}{node['rule']}({_args_text(node.get('args', []))}) = "
-                     f"{_short(node.get('value'), 80)}{cites}")
+        lines.extend(_node_lines(node, depth))
         for child in node.get("children", []):
             show(child, depth + 1)
 
@@ -140,7 +157,7 @@ def to_svg(dot_text: str) -> str | None:
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
-    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
     from .common import load_for_run, parse_arg, parse_dice, require_files
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, render_all, visible
@@ -152,15 +169,15 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rs is None:
         return EXIT_FINDINGS
     try:
-        state = read_state_file(Path(args.state))
+        state = read_state_file(Path(args.state)) if args.state is not None else {}
         result = rs.run(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
-                        explain=True, state_name=args.state)
+                        explain=True, state_name=args.state or "<no state>")
     except RunError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
-        return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(exc.kind, EXIT_FINDINGS)
+        return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
-        return EXIT_INPUT
+        return exit_code(exc.diagnostics)
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":
@@ -173,11 +190,14 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_FINDINGS
     elif args.format == "dot":
         text = decision_graph(result)
-        svg = to_svg(text)
+        svg = None if (args.output or "").lower().endswith(".dot") else to_svg(text)  # a .dot file gets DOT
         if svg is not None:
             text = svg
-        elif args.output and args.output.endswith(".svg"):
-            err.write("note: Graphviz `dot` is not installed; writing the .dot text instead of SVG\n")
+        elif args.output and args.output.lower().endswith(".svg"):  # DOT text in a .svg file would not open
+            from ..core.exits import UsageError
+
+            raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
+                             f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
     else:
         text = visible(explain_text(result, args.order)) + "\n"
     if args.output:
@@ -190,7 +210,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
     p = sub.add_parser("explain", help="show why a ruleset gave its result: cited rule calls, decisions, cycles")
     p.add_argument("ruleset")
-    p.add_argument("--state", required=True, help="state JSON file")
+    p.add_argument("--state", help="state JSON file (without it, an empty state: a ruleset that reads none)")
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
     p.add_argument("--order", help="only the subtrees whose arguments mention this text")

@@ -26,7 +26,7 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
-from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError
+from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files
 
 MAX_GAME_FILE_BYTES = 64_000_000
@@ -41,8 +41,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--max-phases", type=int, default=1000, metavar="N", help="stop with an error after N phases (1000)")
     p.add_argument("--seed", type=int, help="seeded random dice")
     p.add_argument("--out", metavar="DIR", help="write NNN_PHASE.json (state) and NNN_PHASE.result.json files here")
-    p.add_argument("--format", choices=["text", "json"], default="json",
-                   help="json: JSON Lines of {phase, state, result, end}; text: one line per phase")
+    p.add_argument("--format", choices=["text", "json", "jsonl"], default="text",
+                   help="text (default): one line per phase; json or jsonl: JSON Lines of {phase, state, result, end}")
     commands["play"] = cmd_play
 
     p = sub.add_parser("replay", help="check a game record: the first phase whose next state differs")
@@ -131,8 +131,8 @@ def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
 
 # ---------------------------------------------------------------- commands
 
-def _exit_of(kind: str) -> int:
-    return {"state": EXIT_INPUT, "usage": EXIT_USAGE}.get(kind, EXIT_FINDINGS)
+def _exit_of(diags: list[Any]) -> int:
+    return exit_code(diags)
 
 
 def _summary(result: Any) -> str:
@@ -182,7 +182,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.json", _dump(step.state) + "\n", durable=False)
                 confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.result.json", _dump(step.result) + "\n",
                                      durable=False)
-            if args.format == "json" and outdir is None:
+            if args.format in ("json", "jsonl") and outdir is None:
                 out.write(json.dumps({"phase": step.phase, "state": step.state, "result": step.result, "end": step.end},
                                      ensure_ascii=False) + "\n")
             elif args.format == "text":
@@ -192,11 +192,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
                       f"(last played: {exc.played[-1].phase})\n")
-        return _exit_of(exc.kind)
+        return _exit_of(exc.diagnostics)
     if last is not None:
         if outdir is not None:
             confine.write_atomic(outdir / f"{n + 1:03d}_{_safe(last.next_phase)}.json", _dump(last.next) + "\n", durable=False)
-        elif args.format == "json":
+        elif args.format in ("json", "jsonl"):
             out.write(json.dumps({"phase": last.next_phase, "state": last.next}, ensure_ascii=False) + "\n")
         if args.format == "text":
             if last.end is not None:
@@ -236,7 +236,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         agreed, mismatch = replay(rs, records, seed=args.seed)
     except PlayError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return _exit_of(exc.kind)
+        return _exit_of(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT

@@ -207,7 +207,7 @@ def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
 
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
     from .common import load_for_run, print_diags, require_files
     from ..api import RunError
     from ..engine.state import read_state_file
@@ -221,10 +221,10 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {})
     except RunError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT if exc.kind == "state" else EXIT_FINDINGS
+        return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT if any(d.code.startswith("S") for d in exc.diagnostics) else EXIT_FINDINGS
+        return exit_code(exc.diagnostics)
     err.write(f"wrote {visible(args.output)}\n")
     return EXIT_OK
 

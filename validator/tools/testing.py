@@ -87,7 +87,7 @@ def load_suite(paths: list[str]) -> Suite:
         elif p.is_file():
             files.append((p, True))
         else:
-            suite.diagnostics.append(Diagnostic("S004", f"`{raw}` not found", Span(raw)))
+            suite.diagnostics.append(Diagnostic("U001", f"`{raw}` not found", Span(raw)))
     for f, named in files:
         _load_file(f, suite, named)
     return suite
@@ -461,7 +461,7 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+    from ..core.exits import EXIT_INPUT, UsageError, exit_code
     from ..core.diagnostics import render_all
 
     if args.import_with:
@@ -479,13 +479,13 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, None, err) + "\n")
         if not suite.cases:
-            return EXIT_USAGE if all("not found" in d.message for d in suite.diagnostics) else EXIT_FINDINGS
+            return exit_code(suite.diagnostics)
     outcomes = run_suite(suite, args.k)
     if not outcomes and not suite.diagnostics:
         # a gate that ran nothing must not pass: a wrong folder or filter would hide every failure
         what = f"matching `{args.k}` " if args.k else ""
         err.write(f"ruleval: error[S004]: no test cases {what}found in {', '.join(args.paths)}\n")
-        return EXIT_FINDINGS
+        return EXIT_INPUT
     counts = summary_counts(outcomes)
     warnings = ruleset_warnings(outcomes)
     if args.update:
@@ -523,7 +523,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if extra:
             out.write(", ".join(extra) + "\n")
         out.write(f"{counts['passed']} passed, {counts['failed'] + counts['error'] + counts['xpassed']} failed\n")
-    bad = counts["failed"] + counts["error"] + counts["xpassed"] + (1 if suite.diagnostics else 0)
+    bad = counts["failed"] + counts["error"] + counts["xpassed"]
     if args.deny_warnings and warnings:
         if args.format == "text":
             err.write(render_all(warnings, None, err) + "\n")
@@ -532,7 +532,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ..core.exits import EXIT_INTERNAL
 
         return EXIT_INTERNAL
-    return EXIT_FINDINGS if bad else EXIT_OK
+    return exit_code(suite.diagnostics, findings=bad > 0)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:

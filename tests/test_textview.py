@@ -1,0 +1,120 @@
+"""The text output for people (`ruleval run` and the others by default): shaped by the result alone,
+no line past the width, colour only on a terminal, odds over the dice's own denominator."""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from validator.tools.cli import main
+from validator.tools.textview import WIDTH, result_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def run(*argv: str, out: io.StringIO | None = None) -> tuple[int, str, str]:
+    stdout, stderr = out or io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=stdout, stderr=stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def write(tmp_path: Path, text: str) -> str:
+    (tmp_path / "ruleval.toml").write_text("")
+    path = tmp_path / "main.rules"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_records_that_share_their_fields_are_a_table_one_line_each(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = {orders: [{who: "a", what: "x", ok: true}, {who: "bb", what: "y", ok: false}]}\n')
+    code, out, err = run("run", rules)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "orders: 2"
+    assert lines[1].split() == ["who", "what", "ok"]
+    assert lines[2].split() == ["a", "x", "true"] and lines[3].split() == ["bb", "y", "false"]
+    # the columns line up
+    assert lines[2].index("x") == lines[3].index("y") == lines[1].index("what")
+
+
+def test_no_line_is_longer_than_the_width(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = {long: join([str(i) for i in range(0, 3000)], " "), '
+                            'rows: [{a: join([str(i) for i in range(0, 500)], ","), b: 1}]}\n')
+    code, out, err = run("run", rules)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= WIDTH
+    assert "characters in all (--format json has them)" in out  # summarised, not 14 000 characters
+    code, out, _ = run("run", rules, "--format", "json")
+    assert len(json.loads(out)["long"].split()) == 3000  # the machine form has it all
+
+
+def test_a_procedure_event_log_is_one_line_per_event() -> None:
+    events = [{"event": "rolled", "step": "roll", "cites": ["T-5"], "value": 4},
+              {"event": "moved", "step": "move", "cites": [], "to": "b"}]
+    text = result_text({"events": events})
+    assert text.splitlines() == ["events: 2", "   1. roll: rolled  value=4  [T-5]", "   2. move: moved  to=b"]
+
+
+def test_exact_distribution_is_a_table_of_odds_over_the_dice_denominator(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = {hit: roll(2d6) >= 7, who: "me"}\n')
+    code, out, err = run("run", rules, "--exact")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "2 outcomes over 2 dice paths (total 1/1)"
+    assert lines[1].split() == ["odds", "%", "outcome"]
+    assert lines[2].split() == ["21/36", "58.33%", "hit=true"]  # 7/12 written as a 2d6 player counts it
+    assert lines[3].split() == ["15/36", "41.67%", "hit=false"]
+    code, out, _ = run("run", rules, "--exact", "--format", "json")
+    outcomes = json.loads(out)["outcomes"]
+    assert [o["probability"] for o in outcomes] == ["7/12", "5/12"]  # the JSON keeps its reduced form
+    assert [Fraction(o["odds"]) for o in outcomes] == [Fraction(7, 12), Fraction(5, 12)]
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = write(tmp_path, 'query main = {rows: [{a: 1}, {a: 2}], nested: {x: 1}}\n')
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "\x1b[" not in run("run", rules)[1]
+    assert "\x1b[" in run("run", rules, out=Tty())[1]
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in run("run", rules, out=Tty())[1]
+
+
+def test_text_from_the_state_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'input name: str at "/name"\nquery main = {name: name, rows: [{n: name}, {n: "b"}]}\n')
+    (tmp_path / "s.json").write_text(json.dumps({"name": "\x1b[31mred\u202e"}))
+    code, out, _ = run("run", rules, "--state", str(tmp_path / "s.json"), out=Tty())
+    assert code == 0 and "\x1b[31m" not in out and "\u202e" not in out and "\\x1b[31mred\\u202e" in out
+
+
+def test_state_errors_are_text_on_stderr_by_default(tmp_path: Path) -> None:
+    code, out, err = run("run", str(ROOT / "tests/fixtures/schema/main.rules"), "--state",
+                         str(ROOT / "tests/fixtures/schema/bad.json"))
+    assert code == 3 and out == "" and "error[S002]" in err
+
+
+def test_diplomacy_orders_one_line_each() -> None:
+    code, out, err = run("run", str(ROOT / "rulesets/diplomacy/standard.rules"), "--state",
+                         str(ROOT / "tests/cases/diplomacy/examples/movement_1901.json"))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "orders: 22"
+    vie = next(line for line in lines if "A VIE - GAL" in line)
+    assert vie.split()[:2] == ["austria", "A"] and "fails" in vie and "bounce with A WAR" in vie
+
+
+def test_diff_and_explain_lines_stay_within_the_width() -> None:
+    code, out, _ = run("diff", str(ROOT / "rulesets/his/his.rules"), str(ROOT / "rulesets/his/his_threshold8.rules"),
+                       "--exact", "--generate", "2")
+    assert code == 1 and max(len(line) for line in out.splitlines()) <= WIDTH
+    code, out, _ = run("explain", str(ROOT / "rulesets/diplomacy/standard.rules"), "--state",
+                       str(ROOT / "tests/cases/diplomacy/examples/movement_1901.json"))
+    assert code == 0 and max(len(line) - (len(line) - len(line.lstrip())) for line in out.splitlines()) <= WIDTH
