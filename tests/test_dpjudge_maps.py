@@ -106,3 +106,77 @@ def test_the_importer_command_reports_stale_files(capsys) -> None:
     assert import_map.main(["--check", "no_such_map"]) == 3
     assert "no map file `no_such_map.map`" in capsys.readouterr().err
     assert package_maps().is_dir() and power_id("NEAR-EAST") == "near_east"
+
+
+# ---------------------------------------------------------------- the README's converted variant, played
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+GAME = ROOT / "docs" / "examples" / "ancmed"
+PLAY = ("ruleval play rulesets/diplomacy/ancmed.rules docs/examples/ancmed/start.json "
+        "--orders docs/examples/ancmed/orders.yaml --format text")
+
+
+def _readme_block_after(marker: str, lang: str = "") -> str:
+    at = README.index(marker)
+    start = README.index(f"```{lang}\n", at) + len(lang) + 4
+    return README[start:README.index("```", start)]
+
+
+def _play_output_shown() -> str:
+    """The plain block after the README's `ruleval play` command on ancmed."""
+    end_of_command = README.index("```\n", README.index(PLAY))
+    opens = README.index("```\n", end_of_command + 4) + 4
+    return README[opens:README.index("```", opens)]
+
+
+def test_the_readme_game_starts_where_the_map_starts() -> None:
+    import json
+
+    rs = load_ruleset(DIP / "ancmed.rules")
+    blank = {"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []}
+    assert json.loads((GAME / "start.json").read_text(encoding="utf-8")) == rs.run(blank, "start_state")
+
+
+def test_the_readme_shows_the_play_output(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert PLAY in README
+    shown = _play_output_shown()
+    r = cli(*PLAY.split()[1:])
+    assert r.code == 0, r.err
+    assert shown == r.out
+    assert {line.split(":")[0][-1] for line in r.out.splitlines()[:-1]} == {"M", "R", "A"}
+
+
+def test_the_readme_python_plays_the_same_game(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(ROOT)
+    code = _readme_block_after("The same game in Python", "python")
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    played = [line.split(":")[0] for line in _play_output_shown().splitlines()[:-1]]
+    assert [line.split()[0] for line in printed[:-1]] == played
+    assert printed[-1].startswith("{") and "'rome'" in printed[-1]
+
+
+def test_the_package_plays_the_readme_game_alike() -> None:
+    """The orders of docs/examples/ancmed played by the `diplomacy` package end where ruleval ends."""
+    from diplomacy import Game
+
+    from bench.peers.dpjudge.full_games import peer_order, peer_power
+
+    entries = yaml.safe_load((GAME / "orders.yaml").read_text(encoding="utf-8"))
+    game = Game(map_name="ancmed")
+    for e in entries:
+        for power in {o["power"] for o in e["orders"]}:
+            game.set_orders(peer_power(power), [peer_order(o["order"]) for o in e["orders"] if o["power"] == power])
+        game.process()
+    rs = load_ruleset(DIP / "ancmed.rules")
+    from validator.api import Entry, play
+    import json
+
+    start = json.loads((GAME / "start.json").read_text(encoding="utf-8"))
+    last = list(play(rs, start, [Entry(e["orders"], e["phase"]) for e in entries]))[-1].next
+    assert game.get_current_phase() == "S0005M" and last["phase"]["year"] == 5
+    assert sorted((peer_power(u["power"]), ("A " if u["type"] == "army" else "F ") + u["location"].upper())
+                  for u in last["units"]) == sorted((p, u) for p, us in game.get_units().items() for u in us)
+    assert {c: peer_power(p) for c, p in last["supply_centers"].items()} == \
+        {c.lower(): p for p, cs in game.get_centers().items() for c in cs}
