@@ -65,3 +65,19 @@ def test_orders_in_the_packages_words() -> None:
     assert full_games.peer_order("A PAR R BUR") == "A PAR R BUR"
     assert full_games.peer_order("waive") == "WAIVE"
     assert full_games.peer_power("near_east") == "NEAREAST"
+
+
+def test_the_readme_table_is_the_commands_and_explains_every_difference() -> None:
+    """The README's table is `full_games`'s output (same columns, every map once), and it says what the
+    command checks: phases agreed and games differing add up, every differing game explained."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    header = full_games.table([]).splitlines()
+    assert "\n".join(header) in readme
+    rows = readme.split("\n".join(header) + "\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [r.split("|")[1].strip() for r in rows] == list(MAP_NAMES)
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        phases, agreed, differ, explained = int(cells[2]), int(cells[3].split()[0]), int(cells[4]), int(cells[5])
+        assert agreed + differ == phases and explained == differ, row
