@@ -124,7 +124,8 @@ class MapFigures:
 
 
 def _peer_view(game: Any) -> dict[str, Any]:
-    units, dislodged = set(), set()
+    units: set[tuple[str, str, str]] = set()
+    dislodged: set[tuple[str, str, str]] = set()
     for power, us in game.get_units().items():
         for u in us:
             target = dislodged if u.startswith("*") else units
