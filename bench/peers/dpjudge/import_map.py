@@ -112,7 +112,7 @@ def one_way_of(adjacency: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 
 
-def convert(m: MapFile, source: str) -> dict[str, object]:
+def convert(m: MapFile) -> dict[str, object]:
     """The ruleval map data of a read map file."""
     centres = {c.lower() for c in m.supply_centres()}
     home_of = {c.lower(): power_id(p) for p in m.powers for c in m.homes.get(p, [])}
@@ -204,7 +204,7 @@ def converted(name: str, folder: Path | None = None) -> tuple[str, str]:
     folder = folder or package_maps()
     m = read_map(folder / f"{name}.map")
     source = f"`diplomacy/maps/{name}.map`"
-    return header(m, source) + to_yaml(convert(m, source)), ruleset_text(m)
+    return header(m, source) + to_yaml(convert(m)), ruleset_text(m)
 
 
 def main(argv: list[str] | None = None) -> int:
