@@ -81,3 +81,25 @@ def test_the_readme_table_is_the_commands_and_explains_every_difference() -> Non
         cells = [c.strip() for c in row.split("|")[1:-1]]
         phases, agreed, differ, explained = int(cells[2]), int(cells[3].split()[0]), int(cells[4]), int(cells[5])
         assert agreed + differ == phases and explained == differ, row
+
+
+@pytest.mark.parametrize("with_port", [True, False])
+def test_a_convoy_through_a_port_as_the_package_does(with_port: bool) -> None:
+    """ancmed's Baleares is a PORT (a coast a fleet convoys through, `convoyable`): random games only
+    convoy through seas, so a convoy through it is played here on both sides, with and without it."""
+    from diplomacy import Game
+
+    units = [("rome", "army", "sag"), ("rome", "fleet", "lig")] + ([("rome", "fleet", "bal")] if with_port else [])
+    orders = ["A SAG - MAS VIA", "F LIG C A SAG - MAS"] + (["F BAL C A SAG - MAS"] if with_port else [])
+    state = {"phase": {"season": "spring", "year": 1, "type": "movement"},
+             "units": [{"power": p, "type": t, "location": loc} for p, t, loc in units],
+             "orders": [{"power": "rome", "order": o} for o in orders]}
+    result = load_ruleset(full_games.ruleset_path("ancmed")).run(state)
+    game = Game(map_name="ancmed")
+    game.clear_units()
+    game.set_units("ROME", [("A " if t == "army" else "F ") + loc.upper() for _, t, loc in units], reset=True)
+    game.set_orders("ROME", orders)
+    game.process()
+    army = next(u for u in game.get_units("ROME") if u.startswith("A "))
+    ours = next(u["location"] for u in result["units"] if u["type"] == "army")
+    assert ours == army[2:].lower() == ("mas" if with_port else "sag")
