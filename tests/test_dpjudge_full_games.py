@@ -6,7 +6,9 @@ end as the package ends it once ruleval plays under the package's readings of th
 (bench/peers/readings/maps/<map>.rules: diplomacy_pkg.rules, each override citing the DATC case it
 departs from, on that map): no difference is left unexplained.
 
-RULEVAL_GAMES=N plays N games a map (default 2, of 3 game-years)."""
+RULEVAL_GAMES=N plays N games a map (default 2, of 3 game-years). On a machine where the package
+has never loaded the `world` and `known_world_901` maps, its first `Game` on each computes their
+convoy paths (minutes for `world`), then keeps them in ~/.cache/diplomacy."""
 
 from __future__ import annotations
 
