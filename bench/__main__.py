@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import traceback
 
-BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact", "bench.exact_paths"]
+BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact", "bench.exact_paths",
+           "bench.full_games"]
 
 
 def main() -> None:

@@ -1,0 +1,58 @@
+"""Full-game throughput: ruleval against the `diplomacy` package's engine on the same games.
+
+Usage: python -m bench.full_games [--games N] [--years Y] [--maps NAME...]
+
+Plays the seeded random games of bench/peers/dpjudge/full_games.py on each map of the package (the
+orders made untimed by ruleval's `random_orders`) and times each side's play of every phase:
+ruleval's `query advance` (state check, adjudication and the next state, one `Ruleset.run`) against
+the package's `set_orders` and `process`. Prints phases per second of each and their ratio, per map
+and over all, in one run. A warm-up game per map is played first and not counted (ruleval writes
+each rule's code at its first call; the package builds its map caches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.peers.dpjudge.full_games import MapFigures, play_game, ruleset_path  # noqa: E402
+from bench.peers.dpjudge.import_map import MAP_NAMES  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.full_games", description=__doc__.split("\n")[0])
+    p.add_argument("--games", type=int, default=4)
+    p.add_argument("--years", type=int, default=3)
+    p.add_argument("--maps", nargs="*", default=list(MAP_NAMES))
+    args = p.parse_args(argv if argv is not None else [])
+    try:
+        import diplomacy  # noqa: F401
+    except ImportError:
+        print("skipped: the `diplomacy` package is not installed (pip install diplomacy==1.1.2)")
+        return
+    from validator import load_ruleset
+
+    print(f"{'map':28} {'phases':>7} {'ruleval/s':>10} {'diplomacy/s':>12} {'ratio':>7}")
+    total = MapFigures("all")
+    for name in args.maps:
+        rs = load_ruleset(ruleset_path(name))
+        play_game(rs, name, 10_000, 1, MapFigures(name))  # warm-up, not counted
+        f = MapFigures(name)
+        for seed in range(args.games):
+            play_game(rs, name, seed, args.years, f)
+        total.phases += f.phases
+        total.ruleval_s += f.ruleval_s
+        total.peer_s += f.peer_s
+        print(f"{name:28} {f.phases:7} {f.phases / f.ruleval_s:10.1f} {f.phases / f.peer_s:12.1f} "
+              f"{f.peer_s / f.ruleval_s:6.2f}x")
+    print(f"{'all':28} {total.phases:7} {total.phases / total.ruleval_s:10.1f} {total.phases / total.peer_s:12.1f} "
+          f"{total.peer_s / total.ruleval_s:6.2f}x   (ruleval's phases/s over the package's; goal >= 3x)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,235 @@
+"""Convert DPjudge-style `.map` files (those of the PyPI `diplomacy` package) into ruleval's map data.
+
+    python -m bench.peers.dpjudge.import_map            # every map of the installed package
+    python -m bench.peers.dpjudge.import_map ancmed     # one map
+    python -m bench.peers.dpjudge.import_map --check    # compare with rulesets/diplomacy/maps/, write nothing
+
+Each map becomes `rulesets/diplomacy/maps/<name>.yaml` (schemas/diplomacy/map.schema.json) and a
+variant ruleset `rulesets/diplomacy/<name>.rules` that extends the standard rules (or the
+build-anywhere rules, for a map with `RULE BUILD_ANY`) and imports it. Who may go where is worked out
+as the `diplomacy` package reads the file: an army moves along the lower- and upper-case names of
+its province's list to land and coasts, a fleet along the upper-case and capitalised names of its
+place's list to seas and coasts, and to a province with several coasts only by a named coast. An
+adjacency that holds one way only is listed in `one_way`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+from .mapfile import MapFile, MapFileError, read_map
+
+ROOT = Path(__file__).resolve().parents[3]
+MAPS_OUT = ROOT / "rulesets" / "diplomacy" / "maps"
+RULES_OUT = ROOT / "rulesets" / "diplomacy"
+KINDS = {"LAND": "land", "COAST": "coast", "PORT": "coast", "WATER": "sea", "SHUT": "impassable"}
+ID = re.compile(r"^[a-z][a-z0-9_]*$")
+# every map of the package, base maps first
+MAP_NAMES = ("standard", "ancmed", "modern", "pure", "colonial", "empire", "known_world_901", "world",
+             "standard_age_of_empires", "standard_age_of_empires_2", "standard_fleet_rome",
+             "standard_france_austria", "standard_germany_italy", "ancmed_age_of_empires")
+
+
+def package_maps() -> Path:
+    """The folder of map files of the installed `diplomacy` package (without importing it)."""
+    dist = metadata.distribution("diplomacy")
+    return Path(str(dist.locate_file("diplomacy/maps")))
+
+
+def package_version() -> str:
+    return metadata.version("diplomacy")
+
+
+def power_id(power: str) -> str:
+    return power.lower().replace("-", "_")
+
+
+def loc_id(loc: str) -> str:
+    return loc.lower()
+
+
+def province_of(loc: str) -> str:
+    return loc.split("/")[0].lower()
+
+
+def army_moves(m: MapFile) -> dict[str, list[str]]:
+    """Province -> the provinces an army there may move to."""
+    out: dict[str, list[str]] = {}
+    for key, terrain in m.places.items():
+        if "/" in key or terrain not in ("LAND", "COAST", "PORT"):
+            continue
+        own = key.upper() if key.upper() in m.abuts else key.lower()
+        dests: list[str] = []
+        for place in m.abuts.get(own, []):
+            if place == place.title() and place != place.upper():
+                continue  # capitalised: fleets only
+            dest = place.upper().split("/")[0]
+            if m.terrain(dest) in (None, "WATER", "SHUT"):
+                continue
+            if province_of(dest) not in dests and province_of(dest) != province_of(key):
+                dests.append(province_of(dest))
+        out[province_of(key)] = sorted(dests)
+    return out
+
+
+def fleet_places(m: MapFile) -> list[str]:
+    """Where a fleet may stand: seas and coasts, a province with several coasts only on one of them."""
+    return [k for k, t in m.places.items() if t in ("WATER", "COAST", "PORT") and k.upper().lower() not in m.abuts]
+
+
+def fleet_moves(m: MapFile) -> dict[str, list[str]]:
+    """Fleet place (`bul/ec`) -> the places a fleet there may move to."""
+    upper_keys = {k for k in m.places if k == k.upper()}
+    out: dict[str, list[str]] = {}
+    for key in fleet_places(m):
+        own = key.upper() if key.upper() in m.abuts else key.lower()
+        dests: list[str] = []
+        for place in m.abuts.get(own, []):
+            if not place[0].isupper():
+                continue  # lower case: armies only
+            dest = place.upper()
+            if dest not in upper_keys or m.terrain(dest) in ("LAND", "SHUT"):
+                continue
+            if loc_id(dest) not in dests and loc_id(dest) != loc_id(key):
+                dests.append(loc_id(dest))
+        out[loc_id(key)] = sorted(dests)
+    return out
+
+
+def one_way_of(adjacency: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The edges of an adjacency whose reverse it lacks."""
+    out: dict[str, list[str]] = {}
+    for src, dests in adjacency.items():
+        lone = [d for d in dests if src not in adjacency.get(d, [])]
+        if lone:
+            out[src] = lone
+    return out
+
+
+def convert(m: MapFile) -> dict[str, object]:
+    """The ruleval map data of a read map file."""
+    centres = {c.lower() for c in m.supply_centres()}
+    home_of = {c.lower(): power_id(p) for p in m.powers for c in m.homes.get(p, [])}
+    provinces: dict[str, dict[str, object]] = {}
+    for key in sorted(m.places, key=str.lower):
+        pid = province_of(key)
+        if pid in provinces:
+            continue
+        terrain = m.terrain(pid) or m.places[key]
+        entry: dict[str, object] = {"name": m.full_names.get(pid.upper(), pid.upper()), "kind": KINDS[terrain]}
+        coasts = sorted(k.split("/")[1].lower() for k in m.places if "/" in k and province_of(k) == pid)
+        if pid in centres:
+            entry["center"] = True
+        if pid in home_of:
+            entry["home"] = home_of[pid]
+        if coasts:
+            entry["coasts"] = coasts
+        if terrain == "PORT":
+            entry["convoyable"] = True
+        provinces[pid] = entry
+    aliases = {}
+    for alias, place in sorted(m.aliases.items()):
+        a = alias.lower()
+        if ID.match(a) and "/" not in place and place.lower() in provinces and a not in provinces:
+            aliases[a] = place.lower()
+    army = army_moves(m)
+    fleet = fleet_moves(m)
+    one_way = {k: v for k, v in (("army", one_way_of(army)), ("fleet", one_way_of(fleet))) if v}
+    units = []
+    for power in m.powers:
+        for unit in m.units.get(power, []):
+            kind, loc = unit.split()
+            units.append({"power": power_id(power), "type": "army" if kind == "A" else "fleet", "location": loc_id(loc)})
+    year = int(m.begin.split()[1])
+    data: dict[str, object] = {
+        "name": m.name,
+        "powers": [power_id(p) for p in m.powers],
+        "victory": m.victory[0] if m.victory else len(centres) // 2 + 1,
+        "start": {"year": year, "units": units,
+                  "supply_centers": {c.lower(): power_id(p) for c, p in m.start_owners().items()}},
+        "provinces": provinces,
+    }
+    if aliases:
+        data["aliases"] = aliases
+    data["army"] = {p: v for p, v in army.items() if v}
+    data["fleet"] = fleet
+    if one_way:
+        data["one_way"] = one_way
+    return data
+
+
+def header(m: MapFile, source: str) -> str:
+    files = ", ".join(m.files)
+    victory = "its VICTORY line" if m.victory else "more than half the centres, the package's default"
+    return (f"# The `{m.name}` map of the PyPI package `diplomacy` {package_version()}, converted from its\n"
+            f"# DPjudge-style map file {source} (read: {files}) by `python -m bench.peers.dpjudge.import_map`.\n"
+            f"# Do not edit: re-run the importer (tests/test_dpjudge_maps.py compares). Victory: {victory}.\n"
+            f"# Fields: docs/maps.md.\n")
+
+
+def to_yaml(data: dict[str, object]) -> str:
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=110, allow_unicode=True)
+
+
+def uses_build_any(m: MapFile) -> bool:
+    return "BUILD_ANY" in m.rules
+
+
+def ruleset_text(m: MapFile) -> str:
+    base = "build_anywhere.rules" if uses_build_any(m) else "standard.rules"
+    why = ("with builds in any owned centre (its RULE BUILD_ANY)" if uses_build_any(m)
+           else "with the standard rules")
+    title = m.name.replace("_", " ")
+    return (f"# Diplomacy on the `{m.name}` map of the PyPI package `diplomacy` ({why}): only the map import\n"
+            f"# is re-bound; the map is converted by `python -m bench.peers.dpjudge.import_map`.\n"
+            f'ruleset diplomacy.{ruleset_name(m.name)} "Diplomacy — {title} map"\n'
+            f'extends "{base}"\n'
+            f'import "maps/{m.name}.yaml" as map with schema "../../schemas/diplomacy/map.schema.json"\n')
+
+
+def ruleset_name(name: str) -> str:
+    """The variant ruleset's file stem: the map's name, but `standard_dpjudge` for the standard board
+    (`standard.rules` is the standard rules themselves)."""
+    return "standard_dpjudge" if name == "standard" else name
+
+
+def converted(name: str, folder: Path | None = None) -> tuple[str, str]:
+    """The map YAML text and the variant ruleset text for one map of the package."""
+    folder = folder or package_maps()
+    m = read_map(folder / f"{name}.map")
+    source = f"`diplomacy/maps/{name}.map`"
+    return header(m, source) + to_yaml(convert(m)), ruleset_text(m)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.peers.dpjudge.import_map", description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help=f"maps to convert (default: all {len(MAP_NAMES)})")
+    parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
+    args = parser.parse_args(argv)
+    stale = 0
+    for name in args.names or MAP_NAMES:
+        try:
+            map_text, rules_text = converted(name)
+        except (MapFileError, OSError, metadata.PackageNotFoundError) as e:
+            print(f"{name}: {e}", file=sys.stderr)
+            return 3
+        for path, text in ((MAPS_OUT / f"{name}.yaml", map_text), (RULES_OUT / f"{ruleset_name(name)}.rules", rules_text)):
+            if args.check:
+                if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                    print(f"{path.relative_to(ROOT)}: differs from the conversion of the installed package")
+                    stale += 1
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {path.relative_to(ROOT)}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

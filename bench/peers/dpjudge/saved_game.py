@@ -1,0 +1,149 @@
+"""Import games saved by the `diplomacy` package (`diplomacy.utils.export.to_saved_game_format`: one
+JSON object a game, or JSON Lines of them, the format of the public game datasets) as ruleval game
+records for `ruleval replay` (a list of states in play order, each with its orders).
+
+    python -m bench.peers.dpjudge.saved_game GAMES.jsonl [--game N] -o RECORD.jsonl
+    ruleval replay rulesets/diplomacy/standard_dpjudge.rules RECORD.jsonl
+
+Each saved phase (its state before the orders, and the orders) becomes one state: the phase, the
+units on the board, the supply-centre owners and the orders, in ruleval's words (`A PAR B` ->
+`BUILD A PAR`; powers and places in lower case, `near_east` for the package's `NEAREAST`). A retreat
+phase lists each dislodged unit with the retreats the package offered it, and with what the package
+does not save but a retreat state holds, found in the movement phase before it: where its attacker
+came from (the unit whose move into its province succeeded) and whether by convoy (`VIA`, or an army
+move between provinces no army adjacency joins). The map is the converted one of the saved game's
+map name (`rulesets/diplomacy/maps/<map>.yaml`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .import_map import MAPS_OUT
+
+SEASONS = {"S": "spring", "F": "fall", "W": "winter"}
+TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}
+UNIT_TYPES = {"A": "army", "F": "fleet"}
+
+
+class SavedGameError(ValueError):
+    """A saved game this importer cannot read: which game, which phase, and why."""
+
+
+def ruleval_order(text: str) -> str:
+    """The package's order text in ruleval's words: builds are written `BUILD A PAR`."""
+    words = text.split()
+    if len(words) == 3 and words[2] == "B":
+        return f"BUILD {words[0]} {words[1]}"
+    return text
+
+
+def _phase(name: str, where: str) -> dict[str, Any]:
+    try:
+        return {"season": SEASONS[name[0]], "year": int(name[1:-1]), "type": TYPES[name[-1]]}
+    except (KeyError, ValueError, IndexError):
+        raise SavedGameError(f"{where}: `{name}` is not a phase name like S1901M") from None
+
+
+def _province(loc: str) -> str:
+    return loc.split("/")[0].lower()
+
+
+def _attacker(movement: dict[str, Any] | None, site: str, army: dict[str, list[str]]) -> tuple[str | None, bool]:
+    """Where the unit that dislodged the one at ``site`` moved from, and whether by convoy."""
+    if movement is None:
+        return None, False
+    results = movement.get("results", {})
+    for texts in movement.get("orders", {}).values():
+        for text in texts:
+            words = text.split()
+            if len(words) < 4 or words[2] != "-" or _province(words[3]) != _province(site):
+                continue
+            unit = f"{words[0]} {words[1]}"
+            if any(r for r in results.get(unit, [])):
+                continue  # bounced, void, dislodged...: not the attacker
+            origin = _province(words[1])
+            via = words[0] == "A" and (words[-1] == "VIA" or _province(words[3]) not in army.get(origin, []))
+            return origin, via
+    return None, False
+
+
+def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]]:
+    """The ruleval states of one saved game, in play order."""
+    name = saved.get("map", "standard")
+    path = MAPS_OUT / f"{name}.yaml"
+    if not path.is_file():
+        raise SavedGameError(f"{where}: no converted map `{name}` (rulesets/diplomacy/maps/)")
+    board = yaml.safe_load(path.read_text(encoding="utf-8"))
+    powers = {p.upper().replace("_", ""): p for p in board["powers"]}
+    army = board.get("army", {})
+
+    def power(p: str, at: str) -> str:
+        if p not in powers:
+            raise SavedGameError(f"{at}: `{p}` is not a power of the `{name}` map")
+        return powers[p]
+
+    out: list[dict[str, Any]] = []
+    phases = saved.get("phases", [])
+    for i, ph in enumerate(phases):
+        at = f"{where}, phase {ph.get('name', i)}"
+        state = ph.get("state", {})
+        phase = _phase(str(ph.get("name", "")), at)
+        units = [{"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower()}
+                 for p, us in state.get("units", {}).items() for u in us if not u.startswith("*")]
+        rec: dict[str, Any] = {"phase": phase, "units": units,
+                               "supply_centers": {c.lower(): power(p, at) for p, cs in state.get("centers", {}).items()
+                                                  for c in cs}}
+        if phase["type"] == "retreat":
+            before = phases[i - 1] if i > 0 and str(phases[i - 1].get("name", ""))[-1:] == "M" else None
+            rec["dislodged"] = []
+            for p, retreats in state.get("retreats", {}).items():
+                for u, places in retreats.items():
+                    origin, via = _attacker(before, u[2:], army)
+                    rec["dislodged"].append({"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower(),
+                                             "attacker_from": origin, "attacker_via_convoy": via,
+                                             "retreats": sorted(x.lower() for x in places)})
+        rec["orders"] = [{"power": power(p, at), "order": ruleval_order(o)}
+                         for p, os in (ph.get("orders") or {}).items() for o in os or []]
+        out.append(rec)
+    return out
+
+
+def read_saved_games(path: Path) -> list[dict[str, Any]]:
+    """A saved game (.json) or JSON Lines of them (.jsonl)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return [json.loads(text)]
+    except json.JSONDecodeError as exc:
+        raise SavedGameError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.peers.dpjudge.saved_game", description=__doc__.split("\n")[0])
+    p.add_argument("games", help="a saved game (.json) or JSON Lines of them (.jsonl)")
+    p.add_argument("--game", type=int, default=0, help="which game of a .jsonl file (from 0)")
+    p.add_argument("-o", "--out", required=True, help="the record to write (.jsonl)")
+    args = p.parse_args(argv)
+    try:
+        games = read_saved_games(Path(args.games))
+        if not 0 <= args.game < len(games):
+            raise SavedGameError(f"{args.games}: has {len(games)} game(s), no game {args.game}")
+        recs = records(games[args.game], f"{args.games} game {args.game}")
+    except (SavedGameError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    print(f"wrote {args.out}: {len(recs)} phases")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
