@@ -123,9 +123,8 @@ def _readme_block_after(marker: str, lang: str = "") -> str:
 
 
 def _play_output_shown() -> str:
-    """The plain block after the README's `ruleval play` command on ancmed."""
-    end_of_command = README.index("```\n", README.index(PLAY))
-    opens = README.index("```\n", end_of_command + 4) + 4
+    """The output shown under the README's `ruleval play` command on ancmed (its console block)."""
+    opens = README.index("\n", README.index("$ " + PLAY)) + 1
     return README[opens:README.index("```", opens)]
 
 

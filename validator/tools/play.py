@@ -145,7 +145,7 @@ def _summary(result: Any) -> str:
             counts: dict[str, int] = {}
             for x in value:
                 counts[str(x["status"])] = counts.get(str(x["status"]), 0) + 1
-            parts.append(f"{key} " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+            parts.append(f"{key} " + ", ".join(f"{counts[s]} {s}" for s in sorted(counts)))
     return "; ".join(parts)
 
 
