@@ -21,7 +21,7 @@ RULES = ROOT / "rulesets" / "his" / "his.rules"
 
 # Ottoman (cavalry), England and France next to d; French units in d may avoid battle. The same
 # state is a test fixture (tests/test_his.py), so the benchmark measures what the tests check.
-STATE = json.loads((ROOT / "tests" / "cases" / "his" / "examples" / "three_interceptors_and_avoid.json")
+STATE = json.loads((ROOT / "rulesets" / "his" / "examples" / "three_interceptors_and_avoid.json")
                    .read_text(encoding="utf-8"))
 KEEP = ("status", "intercepted_by", "avoided_to", "withdrew", "battle", "leader_captured")
 

@@ -35,7 +35,7 @@ def one_interceptor() -> dict:
 def three_interceptors_and_avoid() -> dict:
     """Ottoman (cavalry), England and France adjacent to d; French units in d may avoid battle
     (the state bench/his_exact.py measures)."""
-    path = Path(__file__).resolve().parent / "cases" / "his" / "examples" / "three_interceptors_and_avoid.json"
+    path = Path(__file__).resolve().parent.parent / "rulesets" / "his" / "examples" / "three_interceptors_and_avoid.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RE = str(ROOT / "rulesets/jomini/re.rules")
 AM = str(ROOT / "rulesets/jomini/am.rules")
-STATE = str(ROOT / "tests/fixtures/jomini/small.json")
+STATE = str(ROOT / "rulesets/jomini/examples/small.json")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

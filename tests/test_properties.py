@@ -130,7 +130,7 @@ JOM_FRESH = {k: validator.load_ruleset(str(p)) for k, p in JOM_RULES.items()}
 
 
 def _jomini_states() -> list[tuple[str, str, dict]]:
-    small = json.loads((ROOT / "tests" / "fixtures" / "jomini" / "small.json").read_text())
+    small = json.loads((ROOT / "rulesets" / "jomini" / "examples" / "small.json").read_text())
     out = [("re", "small.json", small), ("am", "small.json", small)]
     for case in load_suite([str(ROOT / "tests" / "cases" / "jomini")]).cases:
         state = case.data.get("state")
@@ -271,12 +271,12 @@ def test_his_same_seed_same_bytes(run: tuple[str, str, dict], seed: int) -> None
 
 def _cli_inputs() -> list[tuple[str, object]]:
     his = next(c for c in HIS_CASES if c.id == "suleiman_to_mohacs")
-    movement_1901 = ROOT / "tests/cases/diplomacy/examples/movement_1901.json"
+    movement_1901 = ROOT / "rulesets/diplomacy/examples/movement_1901.json"
     return [
         ("rulesets/diplomacy/standard.rules", json.loads(movement_1901.read_text())),
         ("rulesets/diplomacy/standard.rules", random_turn(7)),
-        ("rulesets/jomini/re.rules", json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text())),
-        ("rulesets/jomini/am.rules", json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text())),
+        ("rulesets/jomini/re.rules", json.loads((ROOT / "rulesets/jomini/examples/small.json").read_text())),
+        ("rulesets/jomini/am.rules", json.loads((ROOT / "rulesets/jomini/examples/small.json").read_text())),
         (str(Path(his.ruleset).resolve().relative_to(ROOT)), his.data["state"]),
     ]
 

@@ -24,7 +24,7 @@ from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DIP_RULES = ROOT / "rulesets" / "diplomacy" / "standard.rules"
-DIP_STATE = json.loads((ROOT / "tests" / "cases" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+DIP_STATE = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
 SETTINGS = bounded(150, 2000)
 TRIED: Counter[str] = Counter()
 
@@ -228,7 +228,7 @@ def test_unknown_provinces_in_diplomacy_state_exit_3_with_pointer(tmp_path: Path
     assert all(d["pointer"].startswith("/units/") for d in json.loads(out))
 
 
-JOMINI_SMALL = json.loads((ROOT / "tests" / "fixtures" / "jomini" / "small.json").read_text())
+JOMINI_SMALL = json.loads((ROOT / "rulesets" / "jomini" / "examples" / "small.json").read_text())
 JOMINI_WRONG = {
     "unit-hex-number": lambda s: s["units"][0].update(hex=102),
     "move-path-text": lambda s: s["moves"][0].update(path="0102"),

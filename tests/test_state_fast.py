@@ -25,8 +25,8 @@ def _his_state() -> Any:
 
 
 SAMPLES = {
-    "diplomacy": json.loads((ROOT / "tests/cases/diplomacy/examples/movement_1901.json").read_text()),
-    "jomini": json.loads((ROOT / "tests/fixtures/jomini/small.json").read_text()),
+    "diplomacy": json.loads((ROOT / "rulesets/diplomacy/examples/movement_1901.json").read_text()),
+    "jomini": json.loads((ROOT / "rulesets/jomini/examples/small.json").read_text()),
     "his": _his_state(),
 }
 SCHEMAS = {name: json.loads((ROOT / "schemas" / name / "state.schema.json").read_text()) for name in SAMPLES}

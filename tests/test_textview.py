@@ -103,7 +103,7 @@ def test_state_errors_are_text_on_stderr_by_default(tmp_path: Path) -> None:
 
 def test_diplomacy_orders_one_line_each() -> None:
     code, out, err = run("run", str(ROOT / "rulesets/diplomacy/standard.rules"), "--state",
-                         str(ROOT / "tests/cases/diplomacy/examples/movement_1901.json"))
+                         str(ROOT / "rulesets/diplomacy/examples/movement_1901.json"))
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "orders: 22"
@@ -116,5 +116,5 @@ def test_diff_and_explain_lines_stay_within_the_width() -> None:
                        "--exact", "--generate", "2")
     assert code == 1 and max(len(line) for line in out.splitlines()) <= WIDTH
     code, out, _ = run("explain", str(ROOT / "rulesets/diplomacy/standard.rules"), "--state",
-                       str(ROOT / "tests/cases/diplomacy/examples/movement_1901.json"))
+                       str(ROOT / "rulesets/diplomacy/examples/movement_1901.json"))
     assert code == 0 and max(len(line) - (len(line) - len(line.lstrip())) for line in out.splitlines()) <= WIDTH
