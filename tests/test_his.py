@@ -209,3 +209,48 @@ def test_field_battle_in_scripted_and_seeded_modes() -> None:
             assert battle["winner"] == ("attacker" if battle["attacker_hits"] > battle["defender_hits"] else "defender")
             winners.add(battle["winner"])
     assert winners == {"attacker", "defender"}
+
+
+def _his_variant(tmp_path: Path, text: str) -> "validator.Ruleset":
+    """A variant of his.rules written beside it (in a copy, so that its paths stay inside the root)."""
+    import shutil
+
+    shutil.copytree(ROOT / "rulesets" / "his", tmp_path / "rulesets" / "his")
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "rulesets" / "his" / "variant.rules").write_text('extends "his.rules"\n' + text)
+    rs = validator.load_ruleset(tmp_path / "rulesets" / "his" / "variant.rules")
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs
+
+
+def _interceptors(outcomes: list) -> set:
+    return {o["result"]["intercepted_by"] for o in outcomes}
+
+
+def test_a_variant_of_a_legality_rule_changes_every_query_that_reads_it(tmp_path: Path) -> None:
+    """Issue 21, for Here I Stand as for Jomini: overriding one rule of who may intercept changes the
+    `interceptors` query and every outcome of `main` alike; no other rule restates it."""
+    base = validator.load_ruleset(RULES)
+    state = three_interceptors_and_avoid()
+    before = base.run(state, query="interceptors")
+    assert len(before) >= 2
+    barred = before[0]["power"]
+    variant = _his_variant(tmp_path, f'override rule enemy_of_mover(a) cite "HIS-I4" =\n'
+                                     f'  at_war(a.power, action.power) and a.power != "{barred}"\n')
+    after = variant.run(state, query="interceptors")
+    assert after == [a for a in before if a["power"] != barred]
+    assert barred in _interceptors(base.run(state, exact=True)["outcomes"])
+    assert barred not in _interceptors(variant.run(state, exact=True)["outcomes"])
+
+
+def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_path: Path) -> None:
+    """A modifier of +12 makes every interception succeed: the first interceptor in impulse order always
+    intercepts, the list of who may try is unchanged."""
+    base = validator.load_ruleset(RULES)
+    state = three_interceptors_and_avoid()
+    sure = _his_variant(tmp_path, 'override rule roll_modifier(p, us, ls, with_telescope) cite "HIS-IP1", "HIS-A9" = 12\n')
+    assert sure.run(state, query="interceptors") == base.run(state, query="interceptors")
+    first = base.run(state, query="interceptors")[0]["power"]
+    assert _interceptors(sure.run(state, exact=True)["outcomes"]) == {first}
+    assert len(_interceptors(base.run(state, exact=True)["outcomes"])) > 1
