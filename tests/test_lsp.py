@@ -323,6 +323,18 @@ def test_hover_on_a_rule_shows_its_type_and_clause_text(lsp: Session) -> None:
     lsp.close("base.rules")
 
 
+def test_hover_on_a_local_shows_its_inferred_type(lsp: Session) -> None:
+    text = BASE + "query total = let n = len(pieces); n + step\n"
+    assert lsp.open("base.rules", text) == []
+    on_loop = lsp.run(lsp.client.text_document_hover_async(
+        T.HoverParams(lsp.doc("base.rules"), _at(text, "moves(p) for", shift=6))))
+    assert "p: Piece  (loop variable)" in on_loop.contents.value
+    on_let = lsp.run(lsp.client.text_document_hover_async(
+        T.HoverParams(lsp.doc("base.rules"), _at(text, "n + step", shift=0))))
+    assert "n: int  (local)" in on_let.contents.value
+    lsp.close("base.rules")
+
+
 def test_hover_and_definition_of_a_record_field(lsp: Session) -> None:
     lsp.open("base.rules")
     pos = _at(BASE, "p.speed == 0", shift=3)

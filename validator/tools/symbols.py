@@ -315,7 +315,7 @@ class Index:
     def meaning(self, shown: str, occ: Occurrence) -> Target | None:
         ns = self.namespace_of(shown)
         if occ.kind == "local":
-            return Target("local", occ.name, occ.binder)
+            return Target("local", occ.name, occ.binder, ns)
         if occ.kind == "member":
             sub_key = ns.modules.get(occ.binder)
             sub = self.loaded.namespaces.get(sub_key) if sub_key else None
@@ -389,7 +389,7 @@ class Index:
             b = t.decl
             what = {A.Param: "parameter", A.Let: "local", A.LetStmt: "local", A.Var: "procedure variable",
                     A.For: "loop variable", A.CompFor: "loop variable"}.get(type(b), "local")
-            typ = f": {_typeref(b.type)}" if isinstance(b, A.Param) and b.type is not None else ""
+            typ = f": {_typeref(b.type)}" if isinstance(b, A.Param) and b.type is not None else self._local_type(t)
             return f"```\n{t.name}{typ}  ({what})\n```"
         if t.kind == "data":
             return f"```\n{t.name}  (data)\n```\n\nimported from `{t.decl.path}`"
@@ -402,6 +402,33 @@ class Index:
                                          for r, f in t.extra) + "\n```"
         assert t.ns is not None
         return self._hover_decl(t.decl, t.ns)
+
+    @staticmethod
+    def _local_type(t: Target) -> str:
+        """``: TYPE`` of a local as the checker infers it from what it is bound to (its value, or the
+        items of what a loop goes over), read with the globals alone in scope; "" when that says
+        nothing (the value reads other locals, or its type is `any`)."""
+        b = t.decl
+        if t.ns is None:
+            return ""
+        checker = TypeChecker(t.ns, [])
+        try:
+            if isinstance(b, (A.Let, A.LetStmt, A.Var)):
+                found = checker.infer(b.value, {})
+            elif isinstance(b, (A.For, A.CompFor)):
+                over = checker.infer(b.iter, {})
+                names = b.names if isinstance(b, A.CompFor) else (b.name,)
+                if over[0] in ("list", "set") and len(names) == 1:
+                    found = over[1]
+                elif over[0] == "map" and len(names) in (1, 2):
+                    found = over[1] if len(names) == 1 or names.index(t.name) == 0 else over[2]
+                else:
+                    return ""
+            else:
+                return ""
+        except Exception:  # a half-typed text: the hover goes without a type, never fails
+            return ""
+        return "" if found[0] == "any" else f": {show(found)}"
 
     def _hover_decl(self, d: Any, ns: Namespace) -> str:
         kind = getattr(d, "kind", None) or {
