@@ -437,6 +437,14 @@ def test_completion_of_record_fields_and_names(lsp: Session) -> None:
     assert names["moves"].kind == T.CompletionItemKind.Function and names["p"].kind == T.CompletionItemKind.Variable
 
 
+def test_completion_of_the_fields_of_a_loop_variables_record(lsp: Session) -> None:
+    """`x.` on a loop variable (no annotation) offers the fields of the record it goes over, not of
+    every record."""
+    text = BASE + "record Track { length: int, lanes: int }\nquery names = [p.n for p in pieces]\n"
+    fields = _labels(lsp, "base.rules", text, _at(text, "p.n for", shift=2))
+    assert set(fields) == {"name", "speed"}
+
+
 def test_completion_while_the_text_does_not_parse(lsp: Session) -> None:
     """As typed: `p.` and an open `cite "` do not parse yet; what was known before serves."""
     lsp.open("base.rules")

@@ -331,9 +331,9 @@ class Index:
 
     def field_target(self, ns: Namespace, occ: Occurrence) -> Target | None:
         """A field read with ``x.f``: the fields of that name among the records (of ``x``'s record
-        when its parameter is annotated with one)."""
+        when it is known: see ``binder_type``)."""
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = occ.binder.type.name if isinstance(occ.binder, A.Param) and occ.binder.type is not None else None
+        typed = None if isinstance(occ.binder, A.RecordDecl) else _record_name(ns, occ.binder, None)
         if isinstance(occ.binder, A.RecordDecl):  # the field's own declaration
             records = [occ.binder]
         elif any(r.name == typed for r in records):
@@ -405,30 +405,9 @@ class Index:
 
     @staticmethod
     def _local_type(t: Target) -> str:
-        """``: TYPE`` of a local as the checker infers it from what it is bound to (its value, or the
-        items of what a loop goes over), read with the globals alone in scope; "" when that says
-        nothing (the value reads other locals, or its type is `any`)."""
-        b = t.decl
-        if t.ns is None:
-            return ""
-        checker = TypeChecker(t.ns, [])
-        try:
-            if isinstance(b, (A.Let, A.LetStmt, A.Var)):
-                found = checker.infer(b.value, {})
-            elif isinstance(b, (A.For, A.CompFor)):
-                over = checker.infer(b.iter, {})
-                names = b.names if isinstance(b, A.CompFor) else (b.name,)
-                if over[0] in ("list", "set") and len(names) == 1:
-                    found = over[1]
-                elif over[0] == "map" and len(names) in (1, 2):
-                    found = over[1] if len(names) == 1 or names.index(t.name) == 0 else over[2]
-                else:
-                    return ""
-            else:
-                return ""
-        except Exception:  # a half-typed text: the hover goes without a type, never fails
-            return ""
-        return "" if found[0] == "any" else f": {show(found)}"
+        """``: TYPE`` of a local (see ``binder_type``); "" when nothing is known of it."""
+        found = binder_type(t.ns, t.decl, t.name) if t.ns is not None else None
+        return f": {show(found)}" if found is not None else ""
 
     def _hover_decl(self, d: Any, ns: Namespace) -> str:
         kind = getattr(d, "kind", None) or {
@@ -501,7 +480,7 @@ class Index:
 
     def _fields(self, ns: Namespace, binder: Any) -> list[tuple[str, str, str]]:
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = binder.type.name if isinstance(binder, A.Param) and binder.type is not None else None
+        typed = _record_name(ns, binder, None)
         if typed is not None and any(r.name == typed for r in records):
             records = [r for r in records if r.name == typed]
         out: dict[str, tuple[str, str, str]] = {}
@@ -617,6 +596,40 @@ def ruleset_files_under(root: Path, limit: int = 500) -> Iterator[Path]:
 def is_identifier(text: str) -> bool:
     return bool(IDENT.fullmatch(text)) and text not in KEYWORDS
 
+
+
+def binder_type(ns: Namespace, b: Any, name: str | None) -> Any:
+    """The type of the local ``name`` bound by ``b`` (a loop over a map's keys and values binds two;
+    ``name`` None: the one a single-name binder binds): a parameter's annotation, or what the checker
+    infers for a let's value or a loop's items, read with the globals alone in scope; None when that
+    says nothing (the value reads other locals, or its type is `any`)."""
+    checker = TypeChecker(ns, [])
+    try:
+        if isinstance(b, A.Param):
+            found = checker.resolve(b.type) if b.type is not None else None
+        elif isinstance(b, (A.Let, A.LetStmt, A.Var)):
+            found = checker.infer(b.value, {})
+        elif isinstance(b, (A.For, A.CompFor)):
+            over = checker.infer(b.iter, {})
+            names = b.names if isinstance(b, A.CompFor) else (b.name,)
+            if over[0] in ("list", "set") and len(names) == 1:
+                found = over[1]
+            elif over[0] == "map" and len(names) == 1:
+                found = over[1]
+            elif over[0] == "map" and len(names) == 2 and name in names:
+                found = over[1] if names.index(name) == 0 else over[2]
+            else:
+                found = None
+        else:
+            found = None
+    except Exception:  # a half-typed text: no type, never a failure of the editor's request
+        return None
+    return None if found is None or found[0] == "any" else found
+
+
+def _record_name(ns: Namespace, b: Any, name: str | None) -> str | None:
+    t = binder_type(ns, b, name)
+    return t[1] if t is not None and t[0] == "record" else None
 
 __all__ = ["Index", "Occurrence", "Target", "is_identifier", "occurrences", "resolve_reference", "ruleset_files_under",
            "string_at"]
