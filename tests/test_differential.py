@@ -70,3 +70,22 @@ def test_backend_equals_reference_on_every_case(case: Any) -> None:
     options = {"query": data.get("query", "main"), "args": data.get("args"), "seed": data.get("seed"),
                "dice": data.get("dice"), "exact": bool(data.get("exact") or data.get("probabilities"))}
     assert outcome(rs, state, options, "backend") == outcome(rs, state, options, "reference")
+
+
+TUPLE_KEYS = ['("a", "b")', '("a", 1)', '(1, 2, 3)', '("a", true)', '(("a", "b"), "c")', '(["a"], "b")', '("z", "q")']
+
+
+@pytest.mark.parametrize("key", TUPLE_KEYS)
+@pytest.mark.parametrize("coll", ['set([("a", "b"), ("a", 1), (1, 2, 3)])', '{("a", "b") => 1, (("a", "b"), "c") => 2}',
+                                  '[("a", "b"), ("a", true)]', "none"])
+@pytest.mark.parametrize("budget", [3, 6, 40, 5_000])
+def test_a_tuple_looked_up_in_a_collection_costs_alike(key: str, coll: str, budget: int) -> None:
+    """`(a, b) in keys` has a fast path in the backend (a key of texts and numbers in a set or map):
+    the same answer, steps and errors as the reference, whatever the key holds and the budget."""
+    path = _ROOT / "tuple_in.rules"
+    path.write_text(f"def keys = {coll}\nquery main = [{key} in keys, {key} not in keys, len([1, 2])]\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    options = {"query": "main", "budget": budget}
+    assert outcome(rs, {}, {"budget": budget}, "backend") == outcome(rs, {}, {"budget": budget}, "reference")
+    assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")

@@ -961,6 +961,19 @@ class Backend:
             w("else:")
             w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
             return t
+        if e.op in ("in", "notin") and isinstance(e.left, A.TupleLit) and 0 < len(e.left.items) <= 8:
+            # `(a, b) in keys`: a key of texts and numbers costs its size (``values.tree_size``), then one look
+            scalars = " and ".join(f"(_type({x}[{i}]) is _str or _type({x}[{i}]) is _int)" for i in range(len(e.left.items)))
+            t = w.fresh()
+            w(f"if (_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}:")
+            with w.block():
+                w(f"ctx.steps += {len(e.left.items) + 1}")
+                w("if ctx.steps > ctx.budget:")
+                w(f"    raise _over(ctx, {span})")
+                w(f"{t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
+            w("else:")
+            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            return t
         if e.op in ("in", "notin"):
             hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
