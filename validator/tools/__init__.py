@@ -20,6 +20,32 @@ def register(sub: Any) -> None:
     from . import render
 
     render.register(sub, COMMANDS)
-    from . import serve
+    _register_serve(sub)
 
-    serve.register(sub, COMMANDS)
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
+    return n
+
+
+def _register_serve(sub: Any) -> None:
+    """`ruleval serve`'s options; the server itself (``serve``, with http.server) is imported only when
+    the command runs, not by every command's start."""
+    p = sub.add_parser("serve", help="the playground: edit, check, run, explain and diff rulesets in a local web page")
+    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; loopback only)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (anyone who reaches it can make this machine run rulesets)")
+    p.add_argument("--verbose", action="store_true", help="log each request on standard error")
+    COMMANDS["serve"] = _cmd_serve
+
+
+def _cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .serve import cmd_serve
+
+    return cmd_serve(args, out, err)

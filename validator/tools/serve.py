@@ -489,24 +489,4 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
-    return n
-
-
-def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
-    p = sub.add_parser("serve", help="the playground: edit, check, run, explain and diff rulesets in a local web page")
-    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000; 0: any free port)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; loopback only)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow a non-loopback --host (anyone who reaches it can make this machine run rulesets)")
-    p.add_argument("--verbose", action="store_true", help="log each request on standard error")
-    commands["serve"] = cmd_serve
-
-
 __all__ = ["BadRequest", "Playground", "PlaygroundServer", "make_server", "is_loopback"]
