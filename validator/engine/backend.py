@@ -950,36 +950,33 @@ class Backend:
                 isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
             # `x in [constants]`: the list's length charged, then the items compared (a collection on
             # the left goes the reference's way, which charges its size)
-            n = len(e.right.items)
-            t = w.fresh()
-            w(f"if _type({x}) is _str or _type({x}) is _int or {x} is None:")
-            with w.block():
-                w(f"ctx.steps += {n}")
-                w("if ctx.steps > ctx.budget:")
-                w(f"    raise _over(ctx, {span})")
-                w(f"{t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
-            w("else:")
-            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-            return t
+            return self.charged_member(w, e.op, x, y, span, f"_type({x}) is _str or _type({x}) is _int or {x} is None",
+                                       len(e.right.items))
         if e.op in ("in", "notin") and isinstance(e.left, A.TupleLit) and 0 < len(e.left.items) <= 8:
             # `(a, b) in keys`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             scalars = " and ".join(f"(_type({x}[{i}]) is _str or _type({x}[{i}]) is _int)" for i in range(len(e.left.items)))
-            t = w.fresh()
-            w(f"if (_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}:")
-            with w.block():
-                w(f"ctx.steps += {len(e.left.items) + 1}")
-                w("if ctx.steps > ctx.budget:")
-                w(f"    raise _over(ctx, {span})")
-                w(f"{t} = {x} {'not in' if e.op == 'notin' else 'in'} {y}")
-            w("else:")
-            w(f"    {t} = _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-            return t
+            return self.charged_member(w, e.op, x, y, span, f"(_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}",
+                                       len(e.left.items) + 1)
         if e.op in ("in", "notin"):
             hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
                            f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+
+    def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
+        """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
+        charges them, then Python's own test; else the reference's ``compare``."""
+        t = w.fresh()
+        w(f"if {when}:")
+        with w.block():
+            w(f"ctx.steps += {cost}")
+            w("if ctx.steps > ctx.budget:")
+            w(f"    raise _over(ctx, {span})")
+            w(f"{t} = {x} {'not in' if op == 'notin' else 'in'} {y}")
+        w("else:")
+        w(f"    {t} = _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
+        return t
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
