@@ -23,21 +23,25 @@ def register(sub: Any) -> None:
     _register_serve(sub)
 
 
-def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
-    return n
+def int_between(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, else the option's usage error."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = low - 1
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, not {text!r}")
+        return n
+    return parse
 
 
 def _register_serve(sub: Any) -> None:
     """`ruleval serve`'s options; the server itself (``serve``, with http.server) is imported only when
     the command runs, not by every command's start."""
     p = sub.add_parser("serve", help="the playground: edit, check, run, explain and diff rulesets in a local web page")
-    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--port", type=int_between(0, 65535, "a port"), default=8000,
+                   help="port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; loopback only)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow a non-loopback --host (anyone who reaches it can make this machine run rulesets)")

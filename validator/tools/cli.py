@@ -18,6 +18,7 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, visible
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
+from . import int_between
 from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, result_json
 
 
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
     p.add_argument("--no-cache", action="store_true",
                    help="check every ruleset afresh (results of unchanged rulesets are otherwise reused)")
-    p.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
+    p.add_argument("--jobs", "-j", type=int_between(1, 64, "a number of processes"), default=0, metavar="N",
                    help="processes to check folders in (default: one per CPU, at most 4; 1: this process only)")
 
     p = sub.add_parser("run", help="run a ruleset on a state")
@@ -69,16 +70,6 @@ def _summary(diags: list[Diagnostic]) -> str:
     errors = sum(1 for d in diags if d.is_error)
     warnings = len(diags) - errors
     return f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-
-
-def _jobs(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if not 1 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"expected a number of processes from 1 to 64, not {text!r}")
-    return n
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
