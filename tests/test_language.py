@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
 
@@ -331,27 +328,6 @@ def test_reachable_with_cost_function_and_can_pass(root: Path) -> None:
     assert set(out) == {"a", "b", "d", "e"}
     blocked = value(root, f'reachable({GRAPH}, "a", 5, {cost}, fn(n) => n != "d")')
     assert set(blocked) == {"a", "b", "d"}
-
-
-@settings(max_examples=40, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edges=st.lists(st.tuples(st.sampled_from("abcdefg"), st.sampled_from("abcdefg"), st.integers(1, 3)), max_size=16),
-       starts=st.sets(st.sampled_from("abcdefg"), min_size=1, max_size=3), budget=st.integers(0, 6))
-def test_reachable_from_a_set_is_the_least_over_its_nodes(root: Path, edges: list, starts: set, budget: int) -> None:
-    """From a set of nodes, each node's cost is the least of its costs from each node alone, with
-    per-edge costs (one-way edges included) and with a cost function."""
-    graph: dict[str, list[str]] = {}
-    weights: dict[str, dict[str, int]] = {}
-    for a, b, c in edges:
-        graph.setdefault(a, []).append(b)
-        weights.setdefault(a, {})[b] = c
-    g, w = json.dumps(graph).replace(":", " =>"), json.dumps(weights).replace(":", " =>")
-    group = "set([" + ", ".join(f'"{x}"' for x in sorted(starts)) + "])"
-    fn = f"fn(x, y) => ({w}[x] ?? {{}})[y]"
-    together = value(root, f"[reachable({g}, {group}, {budget}, {w}), reachable({g}, {group}, {budget}, {fn})]")
-    alone = [value(root, f'reachable({g}, "{x}", {budget}, {w})') for x in sorted(starts)]
-    least = {n: min(d[n] for d in alone if n in d) for d in alone for n in d}
-    assert together[0] == least and together[1] == least
 
 
 def test_components_names_each_part_by_its_least_node(root: Path) -> None:

@@ -805,18 +805,15 @@ _END = object()
 
 
 @builtin("reachable", 4, 5, ctx=True,
-         doc="reachable(graph, from, budget, cost[, can_pass]): map of node -> least cost within budget "
-             "from `from` (a node, or a set of nodes: the least cost from any of them); "
+         doc="reachable(graph, from, budget, cost[, can_pass]): map of node -> least cost within budget; "
              "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
              "or fn(a, b) -> cost (none = cannot enter)")
 def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
-    starts = sorted(start, key=_sort_key) if isinstance(start, frozenset) else [start]
     if not isinstance(adj, dict):
-        _adjacent_of(adj, starts[0] if starts else None)  # raises
-    best: dict[Any, Any] = {s: 0 for s in starts}
-    heap: list[tuple[Any, int, Any]] = [(0, i, s) for i, s in enumerate(starts)]
-    tick = len(starts)
-    origin = frozenset(starts)
+        _adjacent_of(adj, start)  # raises
+    best: dict[Any, Any] = {start: 0}
+    heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
+    tick = 1
     pop, push, neighbours = heapq.heappop, heapq.heappush, adj.get
     cost_map = cost if isinstance(cost, dict) else None
     rows = cost_map.get if cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict) else None
@@ -828,7 +825,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
         if ctx.steps > ctx.budget:
             raise CallError("reachability search exceeds the evaluation budget")
         if cost_map is None:  # a cost function: called only for nodes that may be crossed
-            if node not in origin and can_pass is not None and not call_value(ctx, can_pass, node):
+            if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
                 continue  # may end here but not go on
             found = []
             for n in neighbours(node) or ():
@@ -839,7 +836,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
             row = (rows(node) or {}) if rows is not None else cost_map
             found = [(nd, n) for n in neighbours(node) or ()
                      if (c := row.get(n)) is not None and (nd := d + c) <= budget and (n not in best or nd < best[n])]
-            if not found or (node not in origin and can_pass is not None and not call_value(ctx, can_pass, node)):
+            if not found or (node != start and can_pass is not None and not call_value(ctx, can_pass, node)):
                 continue  # a dead end, or a node one may end on but not go on from
         for nd, n in found:
             if best.get(n) == nd:
