@@ -254,7 +254,7 @@ def test_seeded_dice_reproducible(cli, root: Path) -> None:
     "query main = roll(2d6) >= 9\n",
     "query main = roll(2d6)\n",
     "query main = roll(1d6) * 2 + roll(1d6)\n",
-    "query main = roll_hits(dice(4, 6), 5)\n",
+    "query main = roll(dice(4, [0, 0, 0, 0, 1, 1]))\n",
     "query main = if roll(1d6) > 4 then \"hit\" elif roll(1d6) == 1 then \"fumble\" else \"miss\"\n",
 ])
 def test_exact_sums_to_one(cli, root: Path, body: str) -> None:

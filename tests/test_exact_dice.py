@@ -36,7 +36,9 @@ BOOL_OPS = ["{a} > {b}", "{a} == {b}", "{a} != 2", "{a} in [1, {b}]", "{a} >= 2 
 @st.composite
 def dice_expressions(draw: Any) -> tuple[str, int]:
     dice = draw(st.integers(1, 4))
-    leaves = ["roll(1d3)" for _ in range(dice)]
+    # a plain die, or one whose three sides show other numbers (a number on two sides, a negative one)
+    leaves = [draw(st.sampled_from(["roll(1d3)", "roll(dice(1, [0, 2, 2]))", "roll(dice(1, [-1, 0, 1]))"]))
+              for _ in range(dice)]
 
     def expr(depth: int) -> str:
         if depth == 0 or draw(st.integers(0, 2)) == 0:

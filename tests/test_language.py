@@ -404,18 +404,33 @@ def test_exact_two_d6_at_least_9(root: Path) -> None:
     assert probs == {True: Fraction(10, 36), False: Fraction(26, 36)}
 
 
-def test_roll_hits_binomial(root: Path) -> None:
+def test_hit_dice_are_binomial(root: Path) -> None:
     from math import comb
 
-    out = value(root, "roll_hits(dice(4, 6), 5)", exact=True)
+    out = value(root, "roll(dice(4, [0, 0, 0, 0, 1, 1]))", exact=True)
     probs = {o["result"]: Fraction(o["probability"]) for o in out["outcomes"]}
     p = Fraction(1, 3)
     assert probs == {k: comb(4, k) * p**k * (1 - p) ** (4 - k) for k in range(5)}
+    # odds over the dice's own denominator: 6^4 rolls, of which 2^k × 4^(4-k) × C(4, k) show k hits
+    assert {o["odds"] for o in out["outcomes"]} == {"256/1296", "512/1296", "384/1296", "128/1296", "16/1296"}
+
+
+def test_custom_faces_weigh_a_number_by_its_sides(root: Path) -> None:
+    out = value(root, "roll(dice(2, [-1, 0, 1, 1]))", exact=True)
+    probs = {o["result"]: Fraction(o["probability"]) for o in out["outcomes"]}
+    assert probs == {-2: Fraction(1, 16), -1: Fraction(2, 16), 0: Fraction(5, 16), 1: Fraction(4, 16), 2: Fraction(4, 16)}
 
 
 def test_scripted_and_seeded_dice(root: Path) -> None:
-    assert value(root, "[roll(2d6), roll_hits(dice(3, 6), 5)]", dice=[6, 3, 5, 1, 6]) == [9, 2]
+    # a scripted die gives the side rolled (1..sides); a custom die shows that side's number
+    assert value(root, "[roll(2d6), roll(dice(3, [0, 0, 0, 0, 1, 1]))]", dice=[6, 3, 5, 1, 6]) == [9, 2]
     assert value(root, "roll(3d6)", seed=4) == value(root, "roll(3d6)", seed=4)
+    assert value(root, "roll(dice(3, [10, 20]))", seed=4) in (30, 40, 50, 60)
+
+
+@pytest.mark.parametrize("faces", ["[1]", "[]", "[1, true]", "[1, \"2\"]"])
+def test_bad_faces_are_e011(root: Path, faces: str) -> None:
+    assert eval_error(root, f"query main = roll(dice(2, {faces}))\n") == "E011"
 
 
 def test_runaway_recursion_is_e005(root: Path) -> None:

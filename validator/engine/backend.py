@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
+from ..lang.program import DICE_BUILTINS
 from . import reference as R
 from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Span
@@ -37,7 +38,6 @@ from ..lib.runtime import EvalError, RandomValue
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()
-_DICE_NAMES = frozenset({"roll", "roll_hits"})
 
 
 # ---------------------------------------------------------------- run-time helpers of generated code
@@ -264,7 +264,7 @@ class Backend:
         self.unit_names: dict[tuple[str, str], str] = {}
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
-        self.dice = any(n.split(".")[-1] in _DICE_NAMES for deps in program.refs.values() for _, n in deps)
+        self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
         self.g["_PROTO"] = self.interp
         # state-free definitions' values for the program's life, by keys that hold no identity:
         # (value, steps it took alone)

@@ -23,7 +23,7 @@ from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span
 from .loader import Loaded, Namespace
 
-DICE_BUILTINS = frozenset({"roll", "roll_hits"})
+DICE_BUILTINS = frozenset({"roll"})
 
 
 @dataclass

@@ -1072,16 +1072,32 @@ def _shuffle(seed: Any, key: Any, xs: Any) -> list[Any]:
 
 @dataclass(frozen=True)
 class DiceSpec:
+    """``count`` dice of ``sides`` sides; a die's faces are 1..sides unless ``faces`` names them (the
+    value shown on each side, in order: ``(0, 0, 0, 0, 1, 1)`` is a die that scores a hit on 5 or 6)."""
+
     count: int
     sides: int
+    faces: tuple[int, ...] | None = None
+
+    def values(self) -> tuple[int, ...]:
+        return self.faces if self.faces is not None else tuple(range(1, self.sides + 1))
 
     def __str__(self) -> str:
-        return f"{self.count}d{self.sides}"
+        if self.faces is None:
+            return f"{self.count}d{self.sides}"
+        return f"{self.count}d[{','.join(map(str, self.faces))}]"
 
 
-@builtin("dice", 2, doc="dice(n, sides): n dice of that many sides, as a value for roll")
+@builtin("dice", 2, doc="dice(n, sides): n dice of that many sides (faces 1..sides), as a value for roll; "
+                        "dice(n, [f1, ..., fs]): n dice whose sides show those numbers")
 def _dice(n: Any, sides: Any) -> DiceSpec:
-    if not (isinstance(n, int) and isinstance(sides, int) and 0 <= n <= 100 and 1 < sides <= 100):
+    if not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 100):
+        raise CallError("dice needs 0..100 dice of 2..100 sides")
+    if isinstance(sides, (list, tuple)):
+        if not (2 <= len(sides) <= 100 and all(isinstance(f, int) and not isinstance(f, bool) for f in sides)):
+            raise CallError(f"dice needs 2..100 faces, each a whole number, not `{_show(sides)}`")
+        return DiceSpec(n, len(sides), tuple(sides))
+    if not (isinstance(sides, int) and not isinstance(sides, bool) and 1 < sides <= 100):
         raise CallError("dice needs 0..100 dice of 2..100 sides")
     return DiceSpec(n, sides)
 
@@ -1106,14 +1122,7 @@ def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
 def _roll(ctx: Context, d: Any) -> Any:
     spec = _spec(d)
     _dice_cost(ctx, spec)
-    return ctx.dice.sum_of(ctx, spec.count, spec.sides, _DICE_SPAN)
-
-
-@builtin("roll_hits", 2, ctx=True, doc="roll_hits(dice, target): how many of the dice show target or more")
-def _roll_hits(ctx: Context, d: Any, target: Any) -> Any:
-    spec = _spec(d)
-    _spend(ctx, spec.count + 1, "rolling the dice")
-    return ctx.dice.at_least(ctx, spec.count, spec.sides, int(target), _DICE_SPAN)
+    return ctx.dice.sum_of(ctx, spec, _DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -50,13 +48,12 @@ class DiceSource:
     def face(self, sides: int, span: Span) -> int:
         raise NotImplementedError
 
-    def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
+    def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
+        """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled."""
         ctx.rolls += 1
-        return sum(self.face(sides, span) for _ in range(count))
-
-    def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
-        ctx.rolls += 1
-        return sum(1 for _ in range(count) if self.face(sides, span) >= target)
+        if spec.faces is None:
+            return sum(self.face(spec.sides, span) for _ in range(spec.count))
+        return sum(spec.faces[self.face(spec.sides, span) - 1] for _ in range(spec.count))
 
 
 class SeededDice(DiceSource):
@@ -90,24 +87,27 @@ class ScriptedDice(DiceSource):
         return value
 
 
-_SUM_DISTRIBUTIONS: dict[tuple[int, int], dict[int, Fraction]] = {}
+_SUM_DISTRIBUTIONS: dict[tuple[int, tuple[int, ...]], dict[int, Fraction]] = {}
 
 
-def _sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
-    """The distribution of the sum of ``count`` dice (cached: callers copy it before changing it)."""
-    cached = _SUM_DISTRIBUTIONS.get((count, sides))
+def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, Fraction]:
+    """The distribution of the sum of ``count`` dice, each showing one of ``faces`` (its sides, equally
+    likely; a number on several sides is that much likelier). Cached: callers copy it before changing it."""
+    cached = _SUM_DISTRIBUTIONS.get((count, faces))
     if cached is not None:
         return cached
+    one: dict[int, Fraction] = {}
+    for face in faces:
+        one[face] = one.get(face, Fraction(0)) + Fraction(1, len(faces))
     dist: dict[int, Fraction] = {0: Fraction(1)}
-    p = Fraction(1, sides)
     for _ in range(count):
         nxt: dict[int, Fraction] = {}
         for total, w in dist.items():
-            for face in range(1, sides + 1):
+            for face, p in one.items():
                 nxt[total + face] = nxt.get(total + face, Fraction(0)) + w * p
         dist = nxt
     if len(_SUM_DISTRIBUTIONS) < 1024:
-        _SUM_DISTRIBUTIONS[(count, sides)] = dist
+        _SUM_DISTRIBUTIONS[(count, faces)] = dist
     return dist
 
 
@@ -115,21 +115,13 @@ def _sum_distribution(count: int, sides: int) -> dict[int, Fraction]:
 # not looked at yet is forced over
 _PRISTINE: dict[str, tuple[list[int], list[Fraction]]] = {}
 _ONE = Fraction(1)
-_LABELS: dict[tuple[int, int], str] = {}
+_LABELS: dict[Any, str] = {}
 
 
 def _pristine(label: str, dist: dict[int, Fraction]) -> None:
     if label not in _PRISTINE and len(_PRISTINE) < 1024:
         values = sorted(dist)
         _PRISTINE[label] = (values, [dist[v] for v in values])
-
-
-@functools.lru_cache(maxsize=256)
-def _binomial(count: int, p: Fraction) -> dict[int, Fraction]:
-    """P(k successes in ``count`` trials of chance ``p``), k = 0..count. Kept per (count, p): callers copy it."""
-    from math import comb
-
-    return {k: comb(count, k) * p**k * (1 - p) ** (count - k) for k in range(count + 1)}
 
 
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
@@ -287,22 +279,17 @@ class ExactDice(DiceSource):
     def face(self, sides: int, span: Span) -> int:  # pragma: no cover - exact mode never asks for faces
         raise AssertionError("exact dice give distributions")
 
-    def sum_of(self, ctx: Any, count: int, sides: int, span: Span) -> Any:
+    def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
         ctx.rolls += 1
-        ctx.natural_den *= sides ** count
-        dist = _sum_distribution(count, sides)
-        label = _LABELS.get((count, sides))
+        ctx.natural_den *= spec.sides ** spec.count
+        dist = _sum_distribution(spec.count, spec.values())
+        label = _LABELS.get(spec)
         if label is None:
-            label = _LABELS[(count, sides)] = f"{count}d{sides}"
+            label = str(spec)
+            if len(_LABELS) < 4096:
+                _LABELS[spec] = label
             _pristine(label, dist)
         return RandomValue(ctx, dist.copy(), 0, label)
-
-    def at_least(self, ctx: Any, count: int, sides: int, target: int, span: Span) -> Any:
-        ctx.rolls += 1
-        ctx.natural_den *= sides ** count
-        hits = max(0, sides - target + 1) if target > 1 else sides
-        p = Fraction(min(hits, sides), sides)
-        return RandomValue(ctx, dict(_binomial(count, p)), 0, f"{count}d{sides}>={target}")
 
 
 # ---------------------------------------------------------------- decisions
