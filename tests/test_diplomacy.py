@@ -112,3 +112,51 @@ def test_a_long_chain_of_moves_resolves_each_move_waiting_for_the_next() -> None
 # stand in front of are the definition. Here both are asked of every candidate on random positions:
 # each answer must be the search's (the earlier formulations are restated as the oracle). Each row:
 # [answer, the search's answer, whether a fleet-held sea touches both ends].
+
+
+def _chordless_by_definition(adj: dict[str, list[str]], a: str, b: str, through: set[str]) -> set[str]:
+    """Every simple path a, x1..xk, b (k >= 1, the x in `through`) with no edge between two of its
+    nodes but consecutive ones (a-b aside): the union of their inner nodes."""
+    out: set[str] = set()
+
+    def walk(path: list[str]) -> None:
+        for n in adj.get(path[-1], []):
+            if n == b and len(path) > 1:
+                nodes = path + [b]
+                chords = [(i, j) for i in range(len(nodes)) for j in range(i + 2, len(nodes))
+                          if nodes[j] in adj.get(nodes[i], []) and (i, j) != (0, len(nodes) - 1)]
+                if not chords:
+                    out.update(path[1:])
+            elif n != b and n not in path and n in through:
+                walk(path + [n])
+    walk([a])
+    return out
+
+
+def test_minimal_convoy_routes_agree_with_their_definition(tmp_path: Path) -> None:
+    """DATC 4.E.1 / 6.G.19: a convoying fleet must lie on a chordless route of fleet-held seas. The
+    rule is written in standard.rules; here random fleets on the standard map are checked against the
+    definition, searched by brute force over every simple route."""
+    import random
+
+    (tmp_path / "routes.rules").write_text(
+        'ruleset my.routes "the seas of minimal convoy routes"\nextends "bundled:diplomacy/standard.rules"\n'
+        "query routes(p, t) = sorted(minimal_route_seas(p, t))\n"
+        "query graph = fleet_padj\n"
+        "query seas = sorted([p for p, v in provinces if v.kind == \"sea\"])\n"
+        "query shores = sorted([p for p, v in provinces if v.kind == \"coast\"])\n")
+    rs = load_ruleset(tmp_path / "routes.rules", use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    empty = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [], "orders": []}
+    adj = rs.run(empty, "graph")
+    seas, shores = rs.run(empty, "seas"), rs.run(empty, "shores")
+    rng = random.Random(11)
+    nonempty = 0
+    for _ in range(100):
+        fleets = rng.sample(seas, rng.randint(6, 16))
+        a, b = rng.sample([c for c in shores if any(s in fleets for s in adj.get(c, []))], 2)
+        state = {**empty, "units": [{"power": "england", "type": "fleet", "location": s} for s in fleets]}
+        got = set(rs.run(state, "routes", [a, b]))
+        assert got == _chordless_by_definition(adj, a, b, set(fleets)), (fleets, a, b)
+        nonempty += bool(got)
+    assert nonempty >= 30  # the draw must reach routes that exist, not only empty answers

@@ -347,47 +347,6 @@ def test_path_search_asks_through_once_per_node(root: Path, query: str, refused:
     assert value(root, expr, dice=[6, 6, 6]) == found
 
 
-def _chordless_by_definition(adj: dict[str, list[str]], a: str, b: str, through: set[str]) -> set[str]:
-    """Every simple path a, x1..xk, b (k >= 1, the x in `through`) with no edge between two of its
-    nodes but consecutive ones (a-b aside): the union of their inner nodes."""
-    out: set[str] = set()
-
-    def walk(path: list[str]) -> None:
-        for n in adj.get(path[-1], []):
-            if n == b and len(path) > 1:
-                nodes = path + [b]
-                chords = [(i, j) for i in range(len(nodes)) for j in range(i + 2, len(nodes))
-                          if nodes[j] in adj.get(nodes[i], []) and (i, j) != (0, len(nodes) - 1)]
-                if not chords:
-                    out.update(path[1:])
-            elif n != b and n not in path and n in through:
-                walk(path + [n])
-    walk([a])
-    return out
-
-
-def test_chordless_on_a_small_graph(root: Path) -> None:
-    # a-b-d-e and a-c-d-e; "b" and "c" both lie on a chordless path a..e through {b, c, d}
-    out = value(root, f'[chordless({GRAPH}, "a", "e", ["b", "c", "d"]), chordless({GRAPH}, "a", "e", fn(n) => n != "c"),'
-                      f' chordless({GRAPH}, "a", "e", ["b", "c"]), chordless({GRAPH}, "a", "d", ["b", "c", "d", "e"])]')
-    assert [set(x) for x in out] == [{"b", "c", "d"}, {"b", "d"}, set(), {"b", "c"}]
-
-
-def test_chordless_agrees_with_its_definition_on_random_graphs(root: Path) -> None:
-    import random
-
-    rs = ruleset(root, "query main(g, a, b, t) = chordless(g, a, b, t)\n")
-    rng = random.Random(7)
-    names = [f"n{i}" for i in range(8)]
-    for _ in range(300):
-        edges = {(x, y) for x in names for y in names if x < y and rng.random() < 0.35}
-        adj = {x: sorted({y for e in edges for y in e if x in e and y != x}) for x in names}
-        a, b = rng.sample(names, 2)
-        through = {x for x in names if rng.random() < 0.7}
-        got = set(rs.run({}, args=[adj, a, b, sorted(through)]))
-        assert got == _chordless_by_definition(adj, a, b, through), (adj, a, b, through)
-
-
 def test_path_exists_with_through(root: Path) -> None:
     inner = 'fn(n) => n in ["c", "d"]'
     out = value(root, f'[path_exists({GRAPH}, "a", "e"), path_exists({GRAPH}, "a", "e", {inner}), '
