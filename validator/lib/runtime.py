@@ -115,7 +115,7 @@ def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, Fraction]
 # not looked at yet is forced over
 _PRISTINE: dict[str, tuple[list[int], list[Fraction]]] = {}
 _ONE = Fraction(1)
-_LABELS: dict[Any, str] = {}
+_ROLLS: dict[tuple[Any, ...], tuple[dict[int, Fraction], str]] = {}  # by (count, sides, faces): sum, label
 
 
 def _pristine(label: str, dist: dict[int, Fraction]) -> None:
@@ -282,14 +282,14 @@ class ExactDice(DiceSource):
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
         ctx.rolls += 1
         ctx.natural_den *= spec.sides ** spec.count
-        dist = _sum_distribution(spec.count, spec.values())
-        label = _LABELS.get(spec)
-        if label is None:
-            label = str(spec)
-            if len(_LABELS) < 4096:
-                _LABELS[spec] = label
-            _pristine(label, dist)
-        return RandomValue(ctx, dist.copy(), 0, label)
+        key = (spec.count, spec.sides, spec.faces)
+        known = _ROLLS.get(key)
+        if known is None:
+            known = (_sum_distribution(spec.count, spec.values()), str(spec))
+            _pristine(known[1], known[0])
+            if len(_ROLLS) < 4096:
+                _ROLLS[key] = known
+        return RandomValue(ctx, known[0].copy(), 0, known[1])
 
 
 # ---------------------------------------------------------------- decisions
