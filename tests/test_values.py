@@ -7,7 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from validator.lib.values import MAX_INT_BITS, to_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.lib.values import MAX_INT_BITS, to_json, tree_size
 
 
 def test_records_and_lists_are_copied_not_shared() -> None:
@@ -50,3 +53,33 @@ def test_a_list_of_records_is_written_whole_whatever_its_items() -> None:
                    "mixed": ["t", 7, {"r": True}], "units": [{"p": "x"}, {"p": "x"}]}
     assert out["units"][0] is not shared and out["units"][0] is not out["units"][1]
     assert out["orders"][3]["2"] is not shared
+
+
+def _size_by_recursion(v: object) -> int:
+    """What ``tree_size`` defines, written the plain way: a value and, for a collection, the sizes of
+    its items (a map: its keys and values), counted as a tree."""
+    if isinstance(v, dict):
+        return 1 + sum(_size_by_recursion(k) + _size_by_recursion(x) for k, x in v.items())
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return 1 + sum(_size_by_recursion(x) for x in v)
+    return 1
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+_keys = st.recursive(_scalars, lambda inner: st.tuples(inner, inner), max_leaves=4)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.tuples(inner, inner), st.frozensets(_keys, max_size=4),
+                            st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=25)
+
+
+@given(_values, st.integers(0, 40))
+@settings(max_examples=500, deadline=None)
+def test_tree_size_is_the_size_of_the_value_as_a_tree_capped_past_the_limit(v: object, limit: int) -> None:
+    assert tree_size(v, limit) == min(_size_by_recursion(v), limit + 1)
+
+
+def test_tree_size_counts_a_shared_part_each_time_it_is_held() -> None:
+    part = ["a", "b", ["c"]]
+    assert tree_size([part, part, part], 1000) == 1 + 3 * 5

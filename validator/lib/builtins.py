@@ -15,6 +15,8 @@ from typing import Any, Callable
 from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
+from .runtime import RandomValue
+from .values import number_cost, tree_size, write_value
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -67,8 +69,6 @@ def _spend(ctx: Context, n: int, what: str) -> None:
 def _walk_cost(ctx: Context, v: Any, what: str) -> None:
     """Comparing or hashing a collection walks it: its size (``values.tree_size``)."""
     if isinstance(v, (list, tuple, dict, frozenset, set)):
-        from .values import tree_size
-
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
 
 
@@ -124,8 +124,6 @@ def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in _sized(ctx, xs, "sum"):
         if isinstance(x, Fraction) or isinstance(total, Fraction):
-            from .values import number_cost
-
             _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
         total = total + x
     return total
@@ -476,8 +474,6 @@ def _fraction(a: int, b: int) -> Any:
 
 
 def _text_of(x: Any) -> str:
-    from .values import write_value
-
     try:
         return write_value(x)
     except ValueError as exc:  # too large, or an integer past Python's digit limit for text
@@ -1054,6 +1050,4 @@ def _roll(ctx: Context, d: Any) -> Any:
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "
                          "or scripted dice, and in exact mode the text of the values it can still take (no fork)")
 def _shown(x: Any) -> Any:
-    from .runtime import RandomValue
-
     return x.describe() if isinstance(x, RandomValue) else x
