@@ -113,6 +113,8 @@ class Gen:
             lambda: f"first({self.expr(LIST, env, d)}, {i()})",
             lambda: f"t2[{self.pick([P, Q, self.expr(STR, env, d)])}, {self.pick(['1', '2', i()])}] ?? 0",
             lambda: f"t1[{i()}] ?? 7",
+            lambda: f"({{(\"a\", 1) => 5, (\"b\", 2) => 6, \"a\" => 7}}[({self.expr(STR, env, d)}, {i()})] ?? 0)",
+            lambda: f"({self.expr(REC, env, d)}.a + {self.expr(REC, env, d)}.a)",
             lambda: f"abs({i()})",
             lambda: f"(int({self.expr(STR, env, d)}) ?? 0)",
             lambda: f"len({self.expr(STR, env, d)})",
@@ -131,7 +133,7 @@ class Gen:
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
 
     def let(self, kind: str, env: dict[str, str], d: int) -> str:
-        vk = self.pick([INT, LIST, STR, BOOL])
+        vk = self.pick([INT, LIST, STR, BOOL, REC, ANY])
         name = self.fresh("l")
         value = self.expr(vk, env, d)
         return f"(let {name} = {value}; {self.expr(kind, {**env, name: vk}, d)})"
@@ -267,7 +269,10 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
                      '  otherwise => settle cycle as false cite "D"'])
     lines.append(f"cycle dec cite \"D\" {{\n  {policy}\n}}")
     # a procedure
-    steps = ["var acc = 0", "var seen = []"]
+    steps = ["var acc = 0", "var seen = []", "var rec = r"]
+    # a `var` holding a record, its field read, then given another value (maybe no record) and read again
+    other = g.pick(['{a: 4, b: "y"}'] * 3 + ["r"] * 3 + ["3", "none"])
+    steps.append('step zeroth cite "P" {\n    acc := rec.a\n    rec := ' + other + '\n    acc := acc + rec.a\n  }')
     steps.append(f'step first cite "P" {{\n    acc := {g.expr(INT, {}, 1)}\n'
                  f'    for q in {g.expr(LIST, {}, 1)} {{\n      if q > 2 {{ break }}\n      seen := append(seen, q)\n    }}\n'
                  f'    emit "began" {{acc: acc, n: len(seen)}}\n  }}')

@@ -213,6 +213,8 @@ class _Writer:
         # values already read into a local, by memo key: (local, indentation of the read); a read is
         # good for the code after it at its indentation or deeper, until that block ends
         self.avail: dict[Any, tuple[str, int]] = {}
+        # a procedure's `var` locals: assigned again, so never known to hold a record (``known_record``)
+        self.mutable: set[str] = set()
 
     def __call__(self, text: str) -> None:
         if self.avail:
@@ -225,6 +227,15 @@ class _Writer:
 
     def remember(self, key: Any, local: str) -> None:
         self.avail[key] = (local, self.indent)
+
+    def known_record(self, local: str) -> bool:
+        """Whether ``local`` certainly holds a record or map here: a field of it was read before, in
+        code that every path to here ran (reading a field of anything else is an error)."""
+        return self.read(("record", local)) is not None
+
+    def saw_record(self, local: str) -> None:
+        if local.startswith(("_p", "_v", "_t")) and local not in self.mutable:
+            self.remember(("record", local), local)
 
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
@@ -464,9 +475,7 @@ class Backend:
             frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else (1j * _id({p}) if _type({p}) is _dict "
                       f"else _freeze({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
-            w(f"memo = ctx.memos.get({ukey})")
-            w("if memo is None:")
-            w(f"    memo = ctx.memos[{ukey}] = {{}}")
+            w(f"memo = ctx.memos[{ukey}]")
             w("hit = memo.get(key, _MISS)")
             w("if hit is not _MISS:")
             w("    return hit")
@@ -561,6 +570,7 @@ class Backend:
                 value = self.expr(w, s.value, env)
                 py = w.fresh("_v")
                 w(f"{py} = {value}")
+                w.mutable.add(py)
                 env = {**env, s.name: _Local(py, var=True)}
                 variables.append((s.name, py))
         index = {s.name: i for i, s in enumerate(steps)}
@@ -620,6 +630,8 @@ class Backend:
             value = self.expr(w, s.value, env)
             py = w.fresh("_v")
             w(f"{py} = {value}")
+            if isinstance(s, A.Var):
+                w.mutable.add(py)
             return {**env, s.name: _Local(py, var=isinstance(s, A.Var))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
@@ -943,6 +955,13 @@ class Backend:
         span = w.const(e.span)
         if self.dice:
             return self.tmp(w, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        if e.op in ("==", "!=") and (_literal(e.left) or _literal(e.right)):
+            # a text, number, truth value or none written in the rule: compared as Python compares,
+            # as ``reference.compare`` does when either side is no collection (`x == none` is `x is none`)
+            if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
+                other = x if isinstance(e.right, A.NoneLit) else y
+                return self.tmp(w, f"{other} {'is' if e.op == '==' else 'is not'} None")
+            return self.tmp(w, f"{x} {e.op} {y}")
         if e.op in ("==", "!="):
             return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN or _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
@@ -961,8 +980,8 @@ class Backend:
             hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
-                           f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        ints = " and ".join(f"_type({v}) is _int" for v, side in ((x, e.left), (y, e.right)) if not isinstance(side, A.Int))
+        return self.tmp(w, f"{x} {e.op} {y} if {ints or 'True'} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
 
     def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
         """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
@@ -993,15 +1012,22 @@ class Backend:
         if self.dice or e.op not in ("+", "-"):
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
-        w(f"if _type({x}) is _int and _type({y}) is _int:")
-        w(f"    {t} = {x} {e.op} {y}")
-        if e.op == "+":
-            w(f"elif _type({x}) is _str and _type({y}) is _str:")
-            w(f"    ctx.steps += _len({x}) + _len({y})")
-            w("    if ctx.steps > ctx.budget:")
-            w(f"        raise _over(ctx, {span})")
-            w(f"    {t} = {x} + {y}")
-        w("else:")
+        left, right = e.left, e.right
+        # (the type of an operand written as a literal is known: only the other's is tested)
+        branches = []
+        if not isinstance(left, A.Str) and not isinstance(right, A.Str):
+            ints = [f"_type({v}) is _int" for v, side in ((x, left), (y, right)) if not isinstance(side, A.Int)]
+            branches.append((" and ".join(ints) or "True", [f"{t} = {x} {e.op} {y}"]))
+        if e.op == "+" and not isinstance(left, A.Int) and not isinstance(right, A.Int):
+            texts = [f"_type({v}) is _str" for v, side in ((x, left), (y, right)) if not isinstance(side, A.Str)]
+            branches.append((" and ".join(texts) or "True", [
+                f"ctx.steps += _len({x}) + _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})",
+                f"{t} = {x} + {y}"]))
+        for i, (cond, lines) in enumerate(branches):
+            w(f"{'if' if i == 0 else 'elif'} {cond}:")
+            for line in lines:
+                w("    " + line)
+        w("else:" if branches else "if True:")
         w(f"    {t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return t
 
@@ -1015,7 +1041,11 @@ class Backend:
             return self.global_value(w, module, e.name, e.span)
         o = self.forced(w, self.expr(w, e.obj, env))
         name = w.const(e.name)
-        return self.tmp(w, f"{o}.get({name}) if _type({o}) is _dict else _field_of({o}, {name}, {w.const(e.span)})")
+        if w.known_record(o):
+            return self.tmp(w, f"{o}.get({name})")
+        t = self.tmp(w, f"{o}.get({name}) if _type({o}) is _dict else _field_of({o}, {name}, {w.const(e.span)})")
+        w.saw_record(o)
+        return t
 
     def module_of(self, w: _Writer, e: A.Expr, env: Env) -> Any:
         if isinstance(e, A.Name) and e.id not in env:
@@ -1036,8 +1066,26 @@ class Backend:
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
-        if isinstance(e.keys[0], A.Str):
-            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
+        if isinstance(e.keys[0], A.Str):  # (a text key: anything but a map is an error, so `o` is one after)
+            if w.known_record(o):
+                return self.tmp(w, f"{o}.get({k})")
+            t = self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
+            w.saw_record(o)
+            return t
+        if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
+            # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
+            t = w.fresh()
+            scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
+                                   for i in range(len(e.keys[0].items)))
+            w(f"if _type({o}) is _dict and {scalars}:")
+            with w.block():
+                w(f"ctx.steps += {len(e.keys[0].items) + 1}")
+                w("if ctx.steps > ctx.budget:")
+                w(f"    raise _over(ctx, {span})")
+                w(f"{t} = {o}.get({k})")
+            w("else:")
+            w(f"    {t} = _index_of(ctx, {o}, {k}, {span})")
+            return t
         return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
@@ -1089,6 +1137,11 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
+
+
+def _literal(e: A.Expr) -> bool:
+    """A text, integer, truth value or none written as it is."""
+    return isinstance(e, (A.Str, A.Int, A.Bool, A.NoneLit))
 
 
 class _Protocol(R.Interpreter):

@@ -43,6 +43,7 @@ import difflib
 import json
 import math
 import sys
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterator
@@ -229,7 +230,8 @@ class Run:
         self.resolving = 0  # decisions being resolved now
         # (memo, key) of what to drop if a resolved decision is undone
         self.kept_while_resolving: list[tuple[dict[Any, Any], Any]] = []
-        self.memos: dict[int, dict[Any, Any]] = {}  # the backend's memo of each function, by its unit's number
+        # the backend's memo of each function, by its unit's number (made at the function's first call)
+        self.memos: defaultdict[int, dict[Any, Any]] = defaultdict(dict)
         self.settled: dict[Any, Settlement] = {}
         # the trace (explain)
         self.trace = trace
