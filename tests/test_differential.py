@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from programs import programs
 from validator.engine import reference as R
+from validator.engine.backend import _memo_key
 from validator.api import RunError, load_ruleset
 from validator.lib.runtime import ScriptedDice, SeededDice
 from validator.tools.testing import _state_of, load_suite
@@ -95,3 +97,20 @@ def test_a_tuple_looked_up_in_a_collection_costs_alike(key: str, coll: str, budg
     options = {"query": "main", "budget": budget}
     assert outcome(rs, {}, {"budget": budget}, "backend") == outcome(rs, {}, {"budget": budget}, "reference")
     assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")
+
+
+_memo_values = st.one_of(st.integers(-3, 3), st.integers(2 ** 70, 2 ** 70 + 2), st.booleans(), st.none(),
+                         st.sampled_from(["a", "", "1"]),
+                         st.fractions(max_denominator=3, min_value=-2, max_value=2),
+                         st.sampled_from([[1], {"a": 1}, (1, 2), frozenset([1])]))
+
+
+@given(_memo_values, _memo_values)
+@settings(max_examples=400, deadline=None)
+def test_the_backends_memo_keys_tell_apart_what_the_reference_tells_apart(a: Any, b: Any) -> None:
+    """A function's memo in generated code keys a record by its identity and anything else by
+    ``backend._memo_key``: two arguments share a key exactly when ``reference.freeze`` says they are
+    the same (a whole fraction is its integer; a truth value is no number; the rest by identity)."""
+    def key(v: Any) -> Any:
+        return v if type(v) is str else (id(v) if type(v) is dict else _memo_key(v))
+    assert (key(a) == key(b)) == (R.freeze(a) == R.freeze(b))

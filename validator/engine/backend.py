@@ -168,6 +168,24 @@ def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any]
     return value
 
 
+def _memo_key(v: Any) -> Any:
+    """A function's memo key of an argument that is no text and no record (those are keyed by the text
+    and by the record's identity, ``id``: the commonest). The same sameness as ``reference.freeze``, by
+    keys that never equal one another's: a whole number, integer or fraction, as ``("#int", n)``, any
+    other fraction as itself (never whole, so never an identity), a truth value tagged, none as
+    itself, anything else by its identity."""
+    t = type(v)
+    if t is int:
+        return ("#int", v)
+    if t is str or v is None:
+        return v
+    if t is Fraction:
+        return ("#int", v.numerator) if v.denominator == 1 else v
+    if t is bool:
+        return ("#bool", v)
+    return id(v)
+
+
 _ALONE_CAP = 100_000
 _HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
@@ -177,7 +195,7 @@ _HELPERS: dict[str, Any] = {
     "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
     "_force": _force, "_truth": _truth, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
-    "_freeze": R.freeze, "_field_of": R.field_of, "_index_of": R.index_of,
+    "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
@@ -472,8 +490,7 @@ class Backend:
         self.enter_counted(w, unit, d.span)
         memoized = isinstance(d, A.DefDecl)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
-            frozen = [f"{p} if _type({p}) is _str or _type({p}) is _int else (1j * _id({p}) if _type({p}) is _dict "
-                      f"else _freeze({p}))" for p in pnames]
+            frozen = [f"{p} if _type({p}) is _str else (_id({p}) if _type({p}) is _dict else _memo_key({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
             w(f"memo = ctx.memos[{ukey}]")
             w("hit = memo.get(key, _MISS)")
