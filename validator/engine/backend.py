@@ -246,6 +246,18 @@ class _Writer:
     def remember(self, key: Any, local: str) -> None:
         self.avail[key] = (local, self.indent)
 
+    def nested(self) -> "_Writer":
+        """A writer for a function written inside this one (a lambda, a generator), one level deeper.
+        The locals it captures are passed in when it is made, so what is known of them here holds
+        there; values read from the memo are not carried (the nested function may run later)."""
+        inner = _Writer(self.backend, self.ns)
+        inner.n = self.n
+        inner.indent = self.indent + 1
+        inner.avail = {k: (local, inner.indent) for k, (local, level) in self.avail.items()
+                       if type(k) is tuple and k[0] == "record" and level <= self.indent and local not in self.mutable}
+        inner.mutable = set(self.mutable)
+        return inner
+
     def known_record(self, local: str) -> bool:
         """Whether ``local`` certainly holds a record or map here: a field of it was read before, in
         code that every path to here ran (reading a field of anything else is an error)."""
@@ -396,8 +408,10 @@ class Backend:
             return f"def {name}(ctx):\n" + "\n".join(w.lines)
         _, pnames = self.params(w, d.params)
         table = w.const({})  # this function's values alone, for the program's life
-        if len(pnames) == 1:  # the commonest: one text, looked up as it is
+        if len(pnames) == 1:  # the commonest: one text, looked up as it is; one record, computed in the run
             p = pnames[0]
+            w(f"if _type({p}) is _dict:")
+            w(f"    return {b}(ctx, {p})")
             w(f"if _type({p}) is _str:")
             with w.block():
                 self.charge_lines(w, "1", d.span)
@@ -881,9 +895,7 @@ class Backend:
         gname = w.fresh("_g")
         early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
         w(f"def {gname}(ctx=ctx{''.join(f', {p}={p}' for p in early)}):")
-        inner_w = _Writer(self, w.ns)
-        inner_w.n = w.n
-        inner_w.indent = w.indent + 1
+        inner_w = w.nested()
 
         def item(inner: Env) -> None:
             x = self.forced(inner_w, self.expr(inner_w, e.elem, inner))
@@ -929,9 +941,7 @@ class Backend:
         early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
         params = "".join(f", {p}={p}" for p in early)
         w(f"def {lname}(ctx, *args{params}):")
-        inner_w = _Writer(self, w.ns)
-        inner_w.n = w.n
-        inner_w.indent = w.indent + 1
+        inner_w = w.nested()
         inner_w(f"if _len(args) != {len(e.params)}:")
         inner_w(f"    raise _lambda_arity({len(e.params)}, _len(args), {w.const(e.span)})")
         self.charge_lines(inner_w, "1", e.span)
