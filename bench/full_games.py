@@ -5,7 +5,8 @@ Usage: python -m bench.full_games [--games N] [--years Y] [--maps NAME...]
 Plays the seeded random games of bench/peers/dpjudge/full_games.py on each map of the package (the
 orders made untimed by ruleval's `random_orders`) and times each side's play of every phase:
 ruleval's `query advance` (state check, adjudication and the next state, one `Ruleset.run`) against
-the package's `set_orders` and `process`. Prints phases per second of each and their ratio, per map
+the package's `set_orders` and `process`, each engine playing a whole game on its own (ruleval first,
+then the package from the same orders). Prints phases per second of each and their ratio, per map
 and over all, in one run. A warm-up game per map, as long as the measured ones, is played first and
 not counted (ruleval writes each rule's code at its first call, so a shorter warm-up leaves the first
 map paying for the code of the later phases; the package builds its map caches).

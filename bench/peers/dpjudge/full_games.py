@@ -11,10 +11,10 @@ second of each side, and the number of differences left unexplained (the exit co
 A game starts from the map's start position (`query start_state` of the map's variant ruleset,
 `rulesets/diplomacy/<map>.rules`) and, in every phase, ruleval's `query random_orders(seed)` gives an
 order to every unit (retreats, builds, disbands and waives in their phases). The same orders go to a
-`diplomacy.Game(map_name=...)`; ruleval's `query advance` and the engine's `process()` each play the
-phase, and the next phase's name, the units on the board, the dislodged units and the supply-centre
-owners are compared. A game stops at its first difference (what follows would differ anyway), at the
-end of its years, or when either side ends it with a solo victory.
+`diplomacy.Game(map_name=...)`; ruleval's `query advance` and the engine's `process()` each play every
+phase (ruleval the whole game first, then the package), and after each phase the next phase's name, the
+units on the board, the dislodged units and the supply-centre owners are compared. A game is compared up
+to its first difference (what follows would differ anyway), the end of its years, or a solo victory.
 
 With `--reading`, ruleval plays the map under the package's readings of the rules
 (`bench/peers/readings/diplomacy_pkg.rules` with the map re-bound: `reading_ruleset`), where every
@@ -189,21 +189,33 @@ def peer_convoy_paths(name: str) -> None:
 
 
 def play_game(rs: Ruleset, name: str, seed: int, years: int, figures: MapFigures) -> Difference | None:
-    """Play one seeded game on both sides; adds to ``figures``; returns the first difference, if any."""
+    """Play one seeded game on both sides; adds to ``figures``; returns the first difference, if any.
+
+    Each engine plays the whole game on its own, as a user plays one: ruleval first (its orders made
+    untimed by its `random_orders`), then the package from the same orders; the phases are compared
+    after. (Until 2026-11-27 the two took turns phase by phase, which charged each engine the cache
+    misses and garbage of the other's phase.) Only the phases compared, up to the first difference,
+    count in the figures."""
     from diplomacy import Game
 
     state = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
                    "start_state", validate=False)
     first_year = state["phase"]["year"]
-    peer_convoy_paths(name)
-    game = Game(map_name=name)
-    figures.games += 1
+    played: list[tuple[list[dict[str, str]], dict[str, Any], float]] = []  # (orders, ruleval's outcome, its time)
     for i in range(years * 5):
         if state["phase"]["year"] >= first_year + years:
-            return None
+            break
         orders = rs.run(state, "random_orders", [seed * 1000 + i], validate=False)
         t0 = time.perf_counter()
         out = rs.run({**state, "orders": orders}, "advance")
+        played.append((orders, out, time.perf_counter() - t0))
+        if out["end"] is not None:
+            break
+        state = out["next"]
+    peer_convoy_paths(name)
+    game = Game(map_name=name)
+    figures.games += 1
+    for orders, out, ruleval_s in played:
         t1 = time.perf_counter()
         per_power: dict[str, list[str]] = {}
         for o in orders:
@@ -211,9 +223,8 @@ def play_game(rs: Ruleset, name: str, seed: int, years: int, figures: MapFigures
         for power, texts in per_power.items():
             game.set_orders(power, texts)
         game.process()
-        t2 = time.perf_counter()
-        figures.ruleval_s += t1 - t0
-        figures.peer_s += t2 - t1
+        figures.peer_s += time.perf_counter() - t1
+        figures.ruleval_s += ruleval_s
         figures.phases += 1
         diff = _differences(_ruleval_view(out), _peer_view(game))
         if diff:
@@ -222,9 +233,6 @@ def play_game(rs: Ruleset, name: str, seed: int, years: int, figures: MapFigures
             figures.kinds[d.kinds()] += 1
             return d
         figures.agreed += 1
-        if out["end"] is not None:
-            return None
-        state = out["next"]
     return None
 
 
