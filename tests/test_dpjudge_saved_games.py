@@ -10,12 +10,14 @@ import json
 import random
 from pathlib import Path
 
+import diplomacy
 import pytest
 from diplomacy import Game
 from diplomacy.utils.export import to_saved_game_format
 
 from bench.peers.dpjudge import saved_game
 from bench.peers.dpjudge.full_games import ruleset_path
+from validator import load_ruleset
 
 # (map, seed): standard 6 and ancmed 4 have a retreat phase
 GAMES = [("standard", 0), ("standard", 6), ("ancmed", 4), ("ancmed", 5)]
@@ -77,3 +79,46 @@ def test_orders_and_bad_input(tmp_path: Path) -> None:
     with pytest.raises(saved_game.SavedGameError, match="`X1901Q` is not a phase name"):
         saved_game.records({"map": "standard", "phases": [{"name": "X1901Q", "state": {}}]})
     assert saved_game.main([str(bad), "-o", str(tmp_path / "r.jsonl")]) == 3
+
+
+# The saved games the package ships with its network tests: long games (51 to 56 phases, 1901 to 1913)
+NETWORK_GAMES = sorted((Path(diplomacy.__file__).parent / "tests" / "network").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", NETWORK_GAMES, ids=[p.stem for p in NETWORK_GAMES])
+def test_the_packages_own_saved_games_replay_under_its_reading(cli, path: Path, tmp_path: Path) -> None:
+    record = tmp_path / "record.jsonl"
+    assert saved_game.main([str(path), "-o", str(record)]) == 0
+    r = cli("replay", str(ruleset_path("standard", reading=True)), str(record), "--format", "json")
+    report = json.loads(r.out)
+    assert r.code == 0 and report["first_difference"] is None and report["phases_agreeing"] >= 50, r.out + r.err
+
+
+def test_under_the_standard_rules_one_of_them_departs_where_the_package_moves_a_via_army_over_land(
+        cli, tmp_path: Path) -> None:
+    """DATC 6.G.8 (4.A.3): `A CON - BUL VIA` with no fleet convoying it fails; the package moves it by land."""
+    found = {}
+    for path in NETWORK_GAMES:
+        record = tmp_path / f"{path.stem}.jsonl"
+        saved_game.main([str(path), "-o", str(record)])
+        r = cli("replay", str(ruleset_path("standard")), str(record), "--format", "json")
+        found[path.stem] = json.loads(r.out)["first_difference"]
+    departs = {k: v for k, v in found.items() if v is not None}
+    assert list(departs) == ["3"] and departs["3"]["phase"] == "S1902M", found
+    assert {"pointer": "/units", "recorded": {"power": "turkey", "type": "army", "location": "bul"},
+            "computed": "(missing)"} in departs["3"]["differences"]
+
+
+def test_the_packages_saved_retreats_are_not_copied_and_standoffs_are_found() -> None:
+    """In F1902R of network game 1 the package saves `F NWY` with retreats to NTH, NWG, SKA, STP/NC (all
+    occupied) and SWE (left empty by the bounce of A DEN and A FIN): ruleval is given the standoff and
+    works out the retreats itself (only BAR)."""
+    game = json.loads(NETWORK_GAMES[0].read_text(encoding="utf-8"))
+    states = {p["name"]: s for p, s in zip(game["phases"], saved_game.records(game))}
+    retreat = states["F1902R"]
+    nwy = [d for d in retreat["dislodged"] if d["location"] == "nwy"]
+    assert nwy == [{"power": "russia", "type": "fleet", "location": "nwy", "attacker_from": "yor", "attacker_via_convoy": True}]
+    assert retreat["standoffs"] == ["swe"]
+    out = load_ruleset(ruleset_path("standard")).run({**states["F1902M"]}, "advance")
+    assert [d["retreats"] for d in out["next"]["dislodged"] if d["location"] == "nwy"] == [["bar"]]
+    assert out["next"]["standoffs"] == ["swe"]

@@ -493,3 +493,17 @@ def test_the_start_state_comes_from_the_map_and_games_start_there_by_default(mon
     code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
                           "--games", "1", "--phases", "3")
     assert (code, out) == (0, "tried 0 states and 3 phases of 1 game: equivalent on all of them\n"), err
+
+
+def test_a_recorded_items_fields_are_the_ones_compared() -> None:
+    """A game log gives a dislodged unit without the retreats the rules work out: the item matches on
+    the fields it gives; a field it gives that differs, or an item not computed, is a difference."""
+    computed = {"dislodged": [{"location": "nwy", "from": "yor", "retreats": ["bar"]}, {"location": "gal", "retreats": []}]}
+    assert record_differences({"dislodged": [{"location": "gal"}, {"location": "nwy", "from": "yor"}]}, computed) == []
+    assert record_differences({"dislodged": [{"location": "nwy", "from": "ska"}, {"location": "gal"}]}, computed) == [
+        ("/dislodged", {"location": "nwy", "from": "ska"}, "(missing)"),
+        ("/dislodged", "(not recorded)", {"location": "nwy", "from": "yor", "retreats": ["bar"]})]
+    assert record_differences({"dislodged": [{"location": "gal", "extra": 1}]}, computed) == [
+        ("/dislodged", {"location": "gal", "extra": 1}, "(missing)"),
+        ("/dislodged", "(not recorded)", computed["dislodged"][0]),
+        ("/dislodged", "(not recorded)", computed["dislodged"][1])]

@@ -676,12 +676,21 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+def _as_recorded(recorded: Any, computed: Any) -> Any:
+    """A computed list item as a record gives it: a record's fields the recorded one gives, else all."""
+    if isinstance(recorded, dict) and isinstance(computed, dict) and all(k in computed for k in recorded):
+        return {k: computed[k] for k in recorded}
+    return computed
+
+
 def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Where a computed value departs from a recorded one, as (JSON pointer, recorded, computed):
     maps key by key (a top-level field the record leaves out is not compared: records seldom hold
     everything; deeper down, a key on one side only is a difference), lists as collections (order
     aside: an item recorded but not computed is listed as (pointer, item, "(missing)"), one computed
-    but not recorded as (pointer, "(not recorded)", item))."""
+    but not recorded as (pointer, "(not recorded)", item)); a list's item that is a record matches a
+    computed record on the fields the record gives (a game log lists a dislodged unit without the
+    retreats the rules work out for it)."""
     if isinstance(recorded, dict) and isinstance(computed, dict):
         out = []
         for k in list(recorded) + ([k for k in computed if k not in recorded] if path else []):
@@ -694,23 +703,17 @@ def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tup
                 out.extend(record_differences(recorded[k], computed[k], f"{path}/{key}"))
         return out
     if isinstance(recorded, list) and isinstance(computed, list):
-        want = [_canon(x) for x in recorded]
-        got = [_canon(x) for x in computed]
-        rest = list(got)
+        left = list(range(len(computed)))  # computed items not matched yet
         missing = []
-        for text, item in zip(want, recorded):
-            if text in rest:
-                rest.remove(text)
-            else:
+        for item in recorded:
+            text = _canon(item)
+            found = next((i for i in left if _canon(_as_recorded(item, computed[i])) == text), None)
+            if found is None:
                 missing.append(item)
-        extra = []
-        left = list(want)
-        for text, item in zip(got, computed):
-            if text in left:
-                left.remove(text)
             else:
-                extra.append(item)
-        return [(path or "/", item, "(missing)") for item in missing] + [(path or "/", "(not recorded)", item) for item in extra]
+                left.remove(found)
+        return [(path or "/", item, "(missing)") for item in missing] + \
+            [(path or "/", "(not recorded)", computed[i]) for i in left]
     if _canon(recorded) != _canon(computed):
         return [(path or "/", recorded, computed)]
     return []

@@ -8,11 +8,14 @@ records for `ruleval replay` (a list of states in play order, each with its orde
 Each saved phase (its state before the orders, and the orders) becomes one state: the phase, the
 units on the board, the supply-centre owners and the orders, in ruleval's words (`A PAR B` ->
 `BUILD A PAR`; powers and places in lower case, `near_east` for the package's `NEAREAST`). A retreat
-phase lists each dislodged unit with the retreats the package offered it, and with what the package
-does not save but a retreat state holds, found in the movement phase before it: where its attacker
-came from (the unit whose move into its province succeeded) and whether by convoy (`VIA`, or an army
-move between provinces no army adjacency joins). The map is the converted one of the saved game's
-map name (`rulesets/diplomacy/maps/<map>.yaml`).
+phase lists each dislodged unit with what the package does not save but a retreat state needs, found
+in the movement phase before it: where its attacker came from (the unit whose move into its province
+succeeded) and whether by convoy (`VIA`, or an army move between provinces no army adjacency joins),
+and the provinces left empty by a standoff (two or more moves into one bounced). The retreats the
+package saves with a dislodged unit are not copied: they are not the retreats it allows (in the
+package's own saved game tests/network/1.json, F1902R lists `NTH`, `NWG`, `SKA` and `STP/NC`, all
+occupied, and `SWE`, left empty by a standoff, for `F NWY`), so ruleval works them out by the rules.
+The map is the converted one of the saved game's map name (`rulesets/diplomacy/maps/<map>.yaml`).
 """
 
 from __future__ import annotations
@@ -74,6 +77,22 @@ def _attacker(movement: dict[str, Any] | None, site: str, army: dict[str, list[s
     return None, False
 
 
+def _standoffs(movement: dict[str, Any] | None, occupied: set[str]) -> list[str]:
+    """The provinces a movement phase left empty by a standoff: two or more moves into one bounced,
+    and no unit stands there after it."""
+    if movement is None:
+        return []
+    results = movement.get("results", {})
+    bounced: dict[str, int] = {}
+    for texts in movement.get("orders", {}).values():
+        for text in texts:
+            words = text.split()
+            if len(words) >= 4 and words[2] == "-" and "bounce" in results.get(f"{words[0]} {words[1]}", []):
+                target = _province(words[3])
+                bounced[target] = bounced.get(target, 0) + 1
+    return sorted(p for p, n in bounced.items() if n >= 2 and p not in occupied)
+
+
 def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]]:
     """The ruleval states of one saved game, in play order."""
     name = saved.get("map", "standard")
@@ -104,11 +123,11 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
             before = phases[i - 1] if i > 0 and str(phases[i - 1].get("name", ""))[-1:] == "M" else None
             rec["dislodged"] = []
             for p, retreats in state.get("retreats", {}).items():
-                for u, places in retreats.items():
+                for u in retreats:
                     origin, via = _attacker(before, u[2:], army)
                     rec["dislodged"].append({"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower(),
-                                             "attacker_from": origin, "attacker_via_convoy": via,
-                                             "retreats": sorted(x.lower() for x in places)})
+                                             "attacker_from": origin, "attacker_via_convoy": via})
+            rec["standoffs"] = _standoffs(before, {_province(u["location"]) for u in units})
         rec["orders"] = [{"power": power(p, at), "order": ruleval_order(o)}
                          for p, os in (ph.get("orders") or {}).items() for o in os or []]
         out.append(rec)
