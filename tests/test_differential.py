@@ -114,3 +114,28 @@ def test_the_backends_memo_keys_tell_apart_what_the_reference_tells_apart(a: Any
     def key(v: Any) -> Any:
         return v if type(v) is str else (id(v) if type(v) is dict else _memo_key(v))
     assert (key(a) == key(b)) == (R.freeze(a) == R.freeze(b))
+
+
+def test_no_value_but_a_record_has_a_get() -> None:
+    """Generated code reads a field as ``x.get(name)``, any other value going to the error of
+    ``reference.field_of`` on its AttributeError: so no value of the language but a record (or map)
+    may have a ``get``."""
+    import types
+    from fractions import Fraction
+
+    from validator.engine import backend as B
+    from validator.lib.builtins import BUILTINS, DiceSpec
+    from validator.lib.runtime import RandomValue
+
+    path = _ROOT / "functions.rules"
+    path.write_text("def f(x) = x\nquery main = [f, fn(y) => y, len]\n")
+    rs = load_ruleset(path, use_cache=False)
+    (unit_value, lam, builtin), _ = R.run_query(rs.program, {}, "main", [], SeededDice(0), engine=rs.backend())
+    values = [
+        "text", 1, True, None, Fraction(1, 2), 1.5, [1], (1, 2), frozenset([1]), {1}, DiceSpec(2, 6),
+        RandomValue(None, {1: Fraction(1)}, 0, "1d6"), (x for x in []), types.FunctionType(compile("0", "", "eval"), {}),
+        B._Forcing(lambda ctx: 0), B._UnitValue(rs.backend(), rs.program.query("main")),
+        R.BuiltinFunction(BUILTINS["len"], None, None), unit_value, lam, builtin,
+    ]
+    assert [v for v in values if hasattr(v, "get")] == []
+    assert hasattr({}, "get")

@@ -877,6 +877,16 @@ class Backend:
             w("else:")
             w(f"    {seq} = _items_of(ctx, {seq}, {w.const(first.span)})")
             w(f"for {names[0]} in {seq}:")
+        elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
+            pairs = w.fresh()
+            w(f"if _type({seq}) is _dict:")
+            w(f"    ctx.steps += _len({seq})")
+            w("    if ctx.steps > ctx.budget:")
+            w(f"        raise _over(ctx, {w.const(first.span)})")
+            w(f"    {pairs} = {seq}.items()")
+            w("else:")
+            w(f"    {pairs} = _pairs_of(ctx, {seq}, 2, {w.const(first.span)})")
+            w(f"for {', '.join(names)} in {pairs}:")
         else:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
@@ -1070,7 +1080,12 @@ class Backend:
         name = w.const(e.name)
         if w.known_record(o):
             return self.tmp(w, f"{o}.get({name})")
-        t = self.tmp(w, f"{o}.get({name}) if _type({o}) is _dict else _field_of({o}, {name}, {w.const(e.span)})")
+        # (no value but a record or map has a `get`: anything else goes to the error of ``field_of``)
+        t = w.fresh()
+        w("try:")
+        w(f"    {t} = {o}.get({name})")
+        w("except AttributeError:")
+        w(f"    {t} = _field_of({o}, {name}, {w.const(e.span)})")
         w.saw_record(o)
         return t
 
@@ -1248,6 +1263,7 @@ _HELPERS["_negate"] = R.negate
 
 # the generated source's `except TypeError` reads the name from its globals
 _HELPERS["TypeError"] = TypeError
+_HELPERS["AttributeError"] = AttributeError
 
 
 def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
