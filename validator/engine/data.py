@@ -126,7 +126,9 @@ def state_read_by(program: Any, unit: Any) -> list[str] | None:
 def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,
                    locator: _Locator | None = None) -> list[Diagnostic]:
     """The ruleset's ``query validate_data``, run once with no state: a ``C027`` for each finding; a
-    ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails."""
+    ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails. It runs on
+    ``engine`` (a ``Backend``: the same values, steps and errors as the reference, which runs it when
+    ``engine`` is None or the generated code is too deep for Python)."""
     unit = program.query(DATA_CHECK)
     if unit is None:
         return []
@@ -142,7 +144,14 @@ def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_
     try:
         found = R.run_without_state(program, unit, budget, engine)
     except EvalError as err:
-        return [err.diagnostic()]
+        if engine is None or err.code != "E005":
+            return [err.diagnostic()]
+        # too deep for the generated code (Python's own limits on the source it compiles, or on its
+        # stack, are not the reference's): the reference says what the check gives
+        try:
+            found = R.run_without_state(program, unit, budget, None)
+        except EvalError as again:
+            return [again.diagnostic()]
     if not isinstance(found, (list, tuple)):
         return [Diagnostic("E001", f"`{DATA_CHECK}` must give a list of {{pointer, message, cites}}, not "
                                    f"`{str(to_json(found))[:40]}`", span)]

@@ -1,0 +1,123 @@
+"""Work shared between the rulesets of one `ruleval check` gives each ruleset its own findings.
+
+The data checks run on the backend, whose code for a definition is compiled once per process and
+reused by every program that writes the same source (``backend._CODE``): each variant of
+standard.rules checks its own map with the base's definitions. These tests hold the findings so
+made equal to the reference's, whichever rulesets were checked before in the process.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from validator import api
+from validator.engine import backend as B
+from validator.engine import data
+from validator.engine import reference as R
+from validator.core.diagnostics import Diagnostic, sort_diagnostics
+from validator.lib.runtime import EvalError
+
+ROOT = Path(__file__).resolve().parent.parent
+MAPS = ROOT / "tests" / "maps"
+
+# mistakes added together to the teaching map (as the single-mistake fixtures of tests/maps/ do), so
+# that one data check finds several things at once
+MISTAKES = [
+    ("fen: [hil, nor, sou]", "fen: [hil, nor, sou, swp]"),
+    ("for: [hil]\n  sou:", "for: [hil, fen]\n  sou:"),
+    ("hil: {name: Hills, kind: land, center: true}", "hil: {name: Hills, kind: land, home: green}"),
+    ("victory: 3", "victory: 30"),
+    ("{power: blue, type: army, location: sou}", "{power: blue, type: fleet, location: for}"),
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The Diplomacy rulesets, schemas and test maps under a ruleset root of their own, with a map
+    holding several mistakes (``tests/maps/many.rules``)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    shutil.copytree(ROOT / "rulesets" / "diplomacy", tmp_path / "rulesets" / "diplomacy")
+    shutil.copytree(ROOT / "schemas" / "diplomacy", tmp_path / "schemas" / "diplomacy")
+    shutil.copytree(MAPS, tmp_path / "tests" / "maps")
+    text = (ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text(encoding="utf-8")
+    for old, new in MISTAKES:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (tmp_path / "tests" / "maps" / "many.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "tests" / "maps" / "many.rules").write_text(
+        'ruleset maps.many "a map with several mistakes"\nextends "../../rulesets/diplomacy/standard.rules"\n'
+        'import "many.yaml" as map\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def reference_findings(path: Path) -> list[Diagnostic]:
+    """The data findings of a ruleset loaded afresh, its data check run on the reference (every
+    ruleset here checks without errors but in its data), in the order a check lists them."""
+    rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+    return sort_diagnostics(data.data_findings(rs.program, None))
+
+
+def data_diagnostics(path: Path) -> list[Diagnostic]:
+    """The data findings among the diagnostics of a ruleset loaded afresh (its data check on the
+    backend), check cache off."""
+    return [d for d in api.load_ruleset(path, use_cache=False, check_cache=False).diagnostics
+            if d.code in ("C026", "C027")]
+
+
+def test_the_data_check_on_the_backend_finds_what_the_reference_finds(tree: Path) -> None:
+    rulesets = sorted(Path("tests/maps").glob("*.rules")) + [Path("rulesets/diplomacy/standard.rules")]
+    many = reference_findings(Path("tests/maps/many.rules"))
+    assert len([d for d in many if d.code == "C027"]) >= len(MISTAKES)  # the fixture is what it says
+    for path in rulesets:
+        want = reference_findings(path)
+        rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+        assert sort_diagnostics(data.data_findings(rs.program, rs.backend)) == want, path
+        assert [d for d in rs.diagnostics if d.code in ("C026", "C027")] == want, path
+
+
+@pytest.mark.parametrize("order", ["clean first", "broken first"])
+def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, order: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    clean, broken = Path("rulesets/diplomacy/teaching.rules"), Path("tests/maps/many.rules")
+    want = {p: reference_findings(p) for p in (clean, broken)}
+    assert want[clean] == [] and want[broken] != []
+    compiles: list[str] = []
+    real_compile = B._compile
+
+    def counted(source: str, filename: str) -> object:
+        compiles.append(filename)
+        return real_compile(source, filename)
+
+    monkeypatch.setattr(B, "_compile", counted)
+    first, second = (clean, broken) if order == "clean first" else (broken, clean)
+    monkeypatch.setattr(B, "_CODE", {})
+    assert data_diagnostics(second) == want[second]
+    alone = len(compiles)  # what the second one's check compiles in a process of its own
+    monkeypatch.setattr(B, "_CODE", {})
+    assert data_diagnostics(first) == want[first]
+    before = len(compiles)
+    assert data_diagnostics(second) == want[second]
+    assert len(compiles) - before < alone  # after the first, it reused some of the first one's code
+
+
+def test_a_data_check_too_deep_for_generated_code_gives_the_reference_value(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python limits the nesting of the source the backend writes (100 indented blocks), the
+    reference does not: such a data check is run on the reference, and finds what it finds."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "d.yaml").write_text("rows: [1, 2]\n")
+    depth = 110
+    body = "if true then " * depth + '[{pointer: "/d/rows/1", message: "deep"}]' + " else []" * depth
+    (tmp_path / "d.rules").write_text(f'ruleset t.deep "deep"\nimport "d.yaml" as d\nquery validate_data = {body}\n'
+                                      "query main = d.rows\n")
+    monkeypatch.chdir(tmp_path)
+    rs = api.load_ruleset(Path("d.rules"), use_cache=False, check_cache=False)
+    with pytest.raises(EvalError, match="nested too deeply"):  # what the generated code alone says
+        R.run_without_state(rs.program, rs.program.query("validate_data"), 10**6, B.Backend(rs.program))
+    assert [(d.code, d.message, d.span.file, d.span.line) for d in rs.diagnostics] == \
+        [("C027", "deep", "d.yaml", 1)]
+    assert rs.diagnostics == reference_findings(Path("d.rules"))
