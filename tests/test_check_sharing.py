@@ -121,3 +121,96 @@ def test_a_data_check_too_deep_for_generated_code_gives_the_reference_value(tmp_
     assert [(d.code, d.message, d.span.file, d.span.line) for d in rs.diagnostics] == \
         [("C027", "deep", "d.yaml", 1)]
     assert rs.diagnostics == reference_findings(Path("d.rules"))
+
+
+# ---------------------------------------------------------------- checks shared between variants
+
+BASE = '''ruleset t.base "base"
+import "d.yaml" as d
+enum colour { red, blue }
+record unit { name: str, strength: int }
+input units: list[unit] at "/units"
+const n: int = 1
+def f(x: int) = x + n
+def g(x) = x
+def size = d.size + f(1)
+def is_blue(c: colour) = c == blue or blue != "red"
+def total(us: list[unit]) = sum([u.strength for u in us])
+table odds[a] cite "T1" {
+  | 1 | 2 |
+  | 2 | 3 |
+}
+def first = odds[1] + g(2)
+query main = [size, first, total(units), is_blue(blue)]
+'''
+
+# variant name -> (its text after `extends`, its data file or None, a code its check must report,
+# where the mistake shows: in the base's text, not the variant's)
+VARIANTS = {
+    "data": ('import "other.yaml" as d\n', "rows: [1]\n", "C012"),  # the data has no `size`
+    "arity": ('override def f(x, y) = x + y\n', None, "C003"),  # `f(1)` in the base now misses an argument
+    "value": ('override def g = 2\n', None, "C018"),  # `g(2)` calls a value
+    "type": ('override const n: str = "one"\n', None, "C004"),  # `x + n` adds a text to a number
+    "enum": ('override enum colour { green, blue }\n', None, "C016"),  # `blue != "red"`: no such member
+    "record": ('override record unit { name: str, power: int }\n', None, "C012"),  # `u.strength`
+    "table": ('override table odds[a, b] cite "T1" {\n  | a | x |\n  | 1 | 2 |\n}\n', None, "C003"),  # `odds[1]`
+    "same": ('import "d.yaml" as d\n', None, None),  # the base's own data, re-bound: nothing to report
+}
+
+
+@pytest.fixture
+def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A base ruleset and variants, each changing one thing the base's definitions are checked against."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "clauses.yaml").write_text("clauses: {T1: a table}\n")
+    (tmp_path / "d.yaml").write_text("size: 3\n")
+    (tmp_path / "base.rules").write_text(BASE.replace('ruleset t.base "base"\n', 'ruleset t.base "base"\n'
+                                                                                 'clauses "clauses.yaml"\n'))
+    for name, (text, data_text, _) in VARIANTS.items():
+        if data_text is not None:
+            (tmp_path / "other.yaml").write_text(data_text)
+        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "{name}"\nextends "base.rules"\n{text}')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def alone(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Diagnostic]:
+    """A ruleset's diagnostics in a process that checked nothing before: every process-wide memo empty,
+    the modules parsed again (new declaration objects)."""
+    from validator.lang import ast as A
+    from validator.lang import loader, program, types
+
+    with monkeypatch.context() as m:
+        m.setattr(program, "_RESOLVED", A.ContextMemo())
+        m.setattr(types, "_TYPED", A.ContextMemo())
+        m.setattr(loader, "_module_cache", {})
+        m.setattr(loader, "_data_cache", {})
+        m.setattr(B, "_CODE", {})
+        return api.load_ruleset(path, use_cache=False, check_cache=False).diagnostics
+
+
+@pytest.mark.parametrize("base_first", [True, False])
+def test_variants_checked_after_their_base_get_their_own_findings(family: Path, base_first: bool,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ["base", *VARIANTS] if base_first else [*VARIANTS, "base"]
+    paths = [Path(f"{n}.rules") for n in names]
+    want = {p: alone(p, monkeypatch) for p in paths}
+    assert not [d for d in want[Path("base.rules")] if d.is_error]
+    for name, (_, _, code) in VARIANTS.items():  # each variant breaks the base where the test says
+        found = [d for d in want[Path(f"{name}.rules")] if d.is_error]
+        assert [d.code for d in found] == ([code] if code else []), (name, found)
+        assert all(d.span.file == "base.rules" for d in found), found
+    for p in paths:  # in one process, one after another: what each finds alone
+        assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
+
+
+def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The golden corpus of tests/fixtures (every kind of mistake), checked one after another in one
+    process, then each alone."""
+    fixtures = ROOT / "tests" / "fixtures"
+    monkeypatch.chdir(fixtures)
+    paths = sorted(p.relative_to(fixtures) for p in fixtures.rglob("*.rules"))
+    assert len(paths) > 20
+    shared = {p: api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics for p in paths}
+    for p in paths:
+        assert alone(p, monkeypatch) == shared[p], p
