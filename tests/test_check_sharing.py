@@ -104,6 +104,24 @@ def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, orde
     assert len(compiles) - before < alone  # after the first, it reused some of the first one's code
 
 
+def test_a_variant_overriding_a_rule_the_data_check_reads_gets_its_own_findings(tree: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map of ``many.rules`` checked by the standard rules, and by a variant whose edge rule
+    accepts every listed neighbour (``lenient.rules``): each its own findings, whichever is first."""
+    Path("tests/maps/lenient.rules").write_text(
+        'ruleset maps.lenient "a lenient edge check"\nextends "many.rules"\n'
+        'override rule army_edge_problem(p, q) cite "DIP-MAP1" = none\n', encoding="utf-8")
+    strict, lenient = Path("tests/maps/many.rules"), Path("tests/maps/lenient.rules")
+    want = {p: reference_findings(p) for p in (strict, lenient)}
+    edges = [d for d in want[strict] if d.pointer.startswith("/army/")]
+    assert edges and not [d for d in want[lenient] if d.pointer.startswith("/army/")]
+    assert [d for d in want[strict] if d not in edges] == want[lenient]  # the rest is found by both
+    for order in ((strict, lenient), (lenient, strict)):
+        monkeypatch.setattr(B, "_CODE", {})
+        for p in order:
+            assert data_diagnostics(p) == want[p], (order, p)
+
+
 def test_a_data_check_too_deep_for_generated_code_gives_the_reference_value(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Python limits the nesting of the source the backend writes (100 indented blocks), the
