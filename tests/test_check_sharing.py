@@ -232,3 +232,30 @@ def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pyt
     shared = {p: api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics for p in paths}
     for p in paths:
         assert alone(p, monkeypatch) == shared[p], p
+
+
+def test_a_schema_that_refers_to_no_file_is_walked_again_once_edited(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A data schema whose references all stay inside it is walked once per process for every ruleset
+    importing data with it (``schemarefs._SELF_CONTAINED``); edited to refer to a file outside the
+    root, it is walked again and refused (C025), and each ruleset's data is checked against it."""
+    import json
+
+    (tmp_path / "ruleval.toml").write_text("")
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "properties": {"n": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "good.yaml").write_text("n: 1\n")
+    (tmp_path / "bad.yaml").write_text("n: one\n")
+    for name in ("good", "bad"):
+        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "{name}"\nimport "{name}.yaml" as d with schema '
+                                                '"s.json"\nquery main = d.n\n')
+    monkeypatch.chdir(tmp_path)
+
+    def codes(name: str) -> list[str]:
+        return [d.code for d in api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False).diagnostics]
+
+    assert codes("good") == [] and codes("bad") == ["C026"]
+    schema["properties"]["m"] = {"$ref": "../outside.json"}
+    (tmp_path / "s.json").write_text(json.dumps(schema, indent=1))
+    assert codes("good") == ["C025"] and codes("bad") == ["C025"]
