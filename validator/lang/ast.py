@@ -532,7 +532,7 @@ class ContextMemo:
     runs once, not once per variant. A context is a hashable value; it may name objects by ``id``
     when the entry ``holds`` them, so that no identity is reused while the entry lives."""
 
-    def __init__(self, limit: int = 50_000):
+    def __init__(self, limit: int = 10_000):  # (a check of every bundled ruleset keeps some 500)
         self.limit = limit
         self.entries: dict[tuple[int, object], tuple[object, object, object]] = {}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
@@ -324,7 +324,7 @@ class Resolver:
         if context is not None:
             used = _RESOLVED.get(unit.decl, context)
             if used is not A.MISSING:
-                for where, name in used:  # type: ignore[attr-defined]
+                for where, name in cast(tuple[tuple[str, str], ...], used):
                     self.program.units[(where or self.ns.key, name)].used = True
                 return
         before = len(self.diags)

@@ -84,7 +84,7 @@ def _local_path(uri: str, schema_file: Path) -> Path | None:
 
 
 # schema values (by id, each kept with its entry) found to refer to no file: a schema's references
-# are walked once per process, not once per ruleset that imports data with it (each Diplomacy variant)
+# are walked once per process, not once per ruleset that imports data with it (each variant of a base)
 _SELF_CONTAINED: dict[int, Any] = {}
 
 
