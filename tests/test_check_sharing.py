@@ -8,8 +8,10 @@ made equal to the reference's, whichever rulesets were checked before in the pro
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -54,11 +56,30 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@contextlib.contextmanager
+def nothing_shared() -> Iterator[None]:
+    """As in a process that checked nothing before: every process-wide memo empty, the modules parsed
+    again (new declaration objects)."""
+    from validator.lang import ast as A
+    from validator.lang import loader, program, types
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(program, "_RESOLVED", A.ContextMemo())
+        m.setattr(types, "_TYPED", A.ContextMemo())
+        m.setattr(loader, "_module_cache", {})
+        m.setattr(loader, "_data_cache", {})
+        m.setattr(B, "_CODE", {})
+        m.setattr(data, "_RUNS", {})
+        yield
+
+
 def reference_findings(path: Path) -> list[Diagnostic]:
-    """The data findings of a ruleset loaded afresh, its data check run on the reference (every
-    ruleset here checks without errors but in its data), in the order a check lists them."""
-    rs = api.load_ruleset(path, use_cache=False, check_cache=False)
-    return sort_diagnostics(data.data_findings(rs.program, None))
+    """The data findings of a ruleset loaded in a process of its own, its data check run on the
+    reference (every ruleset here checks without errors but in its data), in the order a check lists
+    them."""
+    with nothing_shared():
+        rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+        return sort_diagnostics(data.data_findings(rs.program, None))
 
 
 def data_diagnostics(path: Path) -> list[Diagnostic]:
@@ -95,9 +116,11 @@ def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, orde
     monkeypatch.setattr(B, "_compile", counted)
     first, second = (clean, broken) if order == "clean first" else (broken, clean)
     monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(data, "_RUNS", {})
     assert data_diagnostics(second) == want[second]
     alone = len(compiles)  # what the second one's check compiles in a process of its own
     monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(data, "_RUNS", {})
     assert data_diagnostics(first) == want[first]
     before = len(compiles)
     assert data_diagnostics(second) == want[second]
@@ -113,11 +136,12 @@ def test_a_variant_overriding_a_rule_the_data_check_reads_gets_its_own_findings(
         'override rule army_edge_problem(p, q) cite "DIP-MAP1" = none\n', encoding="utf-8")
     strict, lenient = Path("tests/maps/many.rules"), Path("tests/maps/lenient.rules")
     want = {p: reference_findings(p) for p in (strict, lenient)}
-    edges = [d for d in want[strict] if d.pointer.startswith("/army/")]
-    assert edges and not [d for d in want[lenient] if d.pointer.startswith("/army/")]
+    edges = [d for d in want[strict] if (d.pointer or "").startswith("/army/")]
+    assert edges and not [d for d in want[lenient] if (d.pointer or "").startswith("/army/")]
     assert [d for d in want[strict] if d not in edges] == want[lenient]  # the rest is found by both
     for order in ((strict, lenient), (lenient, strict)):
         monkeypatch.setattr(B, "_CODE", {})
+        monkeypatch.setattr(data, "_RUNS", {})
         for p in order:
             assert data_diagnostics(p) == want[p], (order, p)
 
@@ -192,27 +216,17 @@ def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def alone(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Diagnostic]:
-    """A ruleset's diagnostics in a process that checked nothing before: every process-wide memo empty,
-    the modules parsed again (new declaration objects)."""
-    from validator.lang import ast as A
-    from validator.lang import loader, program, types
-
-    with monkeypatch.context() as m:
-        m.setattr(program, "_RESOLVED", A.ContextMemo())
-        m.setattr(types, "_TYPED", A.ContextMemo())
-        m.setattr(loader, "_module_cache", {})
-        m.setattr(loader, "_data_cache", {})
-        m.setattr(B, "_CODE", {})
+def alone(path: Path) -> list[Diagnostic]:
+    """A ruleset's diagnostics in a process that checked nothing before (``nothing_shared``)."""
+    with nothing_shared():
         return api.load_ruleset(path, use_cache=False, check_cache=False).diagnostics
 
 
 @pytest.mark.parametrize("base_first", [True, False])
-def test_variants_checked_after_their_base_get_their_own_findings(family: Path, base_first: bool,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_variants_checked_after_their_base_get_their_own_findings(family: Path, base_first: bool) -> None:
     names = ["base", *VARIANTS] if base_first else [*VARIANTS, "base"]
     paths = [Path(f"{n}.rules") for n in names]
-    want = {p: alone(p, monkeypatch) for p in paths}
+    want = {p: alone(p) for p in paths}
     assert not [d for d in want[Path("base.rules")] if d.is_error]
     for name, (_, _, code) in VARIANTS.items():  # each variant breaks the base where the test says
         found = [d for d in want[Path(f"{name}.rules")] if d.is_error]
@@ -231,7 +245,7 @@ def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pyt
     assert len(paths) > 20
     shared = {p: api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics for p in paths}
     for p in paths:
-        assert alone(p, monkeypatch) == shared[p], p
+        assert alone(p) == shared[p], p
 
 
 def test_a_schema_that_refers_to_no_file_is_walked_again_once_edited(tmp_path: Path,
@@ -242,8 +256,9 @@ def test_a_schema_that_refers_to_no_file_is_walked_again_once_edited(tmp_path: P
     import json
 
     (tmp_path / "ruleval.toml").write_text("")
+    properties: dict[str, object] = {"n": {"$ref": "#/$defs/n"}}
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-              "properties": {"n": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}
+              "properties": properties, "$defs": {"n": {"type": "integer"}}}
     (tmp_path / "s.json").write_text(json.dumps(schema))
     (tmp_path / "good.yaml").write_text("n: 1\n")
     (tmp_path / "bad.yaml").write_text("n: one\n")
@@ -256,6 +271,36 @@ def test_a_schema_that_refers_to_no_file_is_walked_again_once_edited(tmp_path: P
         return [d.code for d in api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False).diagnostics]
 
     assert codes("good") == [] and codes("bad") == ["C026"]
-    schema["properties"]["m"] = {"$ref": "../outside.json"}
+    properties["m"] = {"$ref": "../outside.json"}
     (tmp_path / "s.json").write_text(json.dumps(schema, indent=1))
     assert codes("good") == ["C025"] and codes("bad") == ["C025"]
+
+
+def test_the_same_data_check_on_the_same_data_runs_once_in_a_process(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``data._RUNS``: the standard rules and three variants that change nothing the map check reads (a
+    cycle policy, the build rule, definitions added) check standard_map.yaml with one run; another map,
+    or a rule of the check overridden, is a run of its own. Each finds what it finds alone."""
+    Path("tests/maps/lenient.rules").write_text(
+        'ruleset maps.lenient "a lenient edge check"\nextends "many.rules"\n'
+        'override rule army_edge_problem(p, q) cite "DIP-MAP1" = none\n', encoding="utf-8")
+    # the same names, meaning the same, in another body: only the declaration tells them apart
+    Path("tests/maps/demanding.rules").write_text(
+        'ruleset maps.demanding "a demanding victory"\nextends "many.rules"\n'
+        'override def victory_needed = (map.victory ?? 0) * 100\n', encoding="utf-8")
+    same = [Path(f"rulesets/diplomacy/{n}.rules") for n in ("standard", "all_hold", "build_anywhere", "datc_text")]
+    others = [Path("rulesets/diplomacy/teaching.rules"), Path("tests/maps/many.rules"), Path("tests/maps/lenient.rules"),
+              Path("tests/maps/demanding.rules")]
+    want = {p: alone(p) for p in same + others}
+    runs: list[str] = []
+    real = R.run_without_state
+
+    def counted(program: object, unit: object, budget: int, engine: object = None) -> object:
+        runs.append(program.entry.entry)  # type: ignore[attr-defined]
+        return real(program, unit, budget, engine)
+
+    monkeypatch.setattr(R, "run_without_state", counted)
+    monkeypatch.setattr(data, "_RUNS", {})
+    for p in same + others:
+        assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
+    assert runs == [str(same[0])] + [str(p) for p in others]
+    assert want[others[1]] != want[others[2]] and want[others[1]] != want[others[3]]  # (each differs, as said)
