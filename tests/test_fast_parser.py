@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from fuzzing import bounded
-from hypothesis import given
+from hypothesis import example, given
+from hypothesis import strategies as st
 from test_fuzz import TEXTS, mutated
 
 from validator.lang import syntax
@@ -181,3 +182,27 @@ def test_mutated_rulesets_parse_alike(data: bytes) -> None:
 def test_ignored_text_at_the_edges(text: str) -> None:
     fast, ref = both(text)
     assert fast == ref
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters='"\\\n', blacklist_categories=()), max_size=12))
+@example("a\rb").via("a carriage return")
+@example("\x00").via("a NUL")
+@example("\ud83d\ude00").via("a pair of surrogates")
+@example("caf\u00e9 \u2028 \t").via("characters Python keeps as written")
+@bounded(300)
+def test_a_string_without_escapes_reads_as_python_reads_it(body: str) -> None:
+    """A string literal with no backslash is read as its text (``syntax._PLAIN_STRING``), without
+    Python's ``literal_eval``: the same value, and the same refusal where Python refuses it (a
+    carriage return, a NUL, a lone surrogate)."""
+    import ast
+
+    text = f'"{body}"'
+    try:
+        want: Any = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        want = DiagnosticError
+    try:
+        got: Any = syntax._unquote(text, lambda tok: syntax.Span("x"))
+    except DiagnosticError:
+        got = DiagnosticError
+    assert got == want

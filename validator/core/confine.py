@@ -26,6 +26,7 @@ the old file as it was.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
@@ -35,6 +36,7 @@ ROOT_MARKER = "ruleval.toml"
 # Pseudo-file systems: their "regular" files claim a size of 0 and hold the process's secrets.
 # (Devices under /dev are refused as devices; a project may well live in /dev/shm.)
 _SPECIAL_TREES = ("/proc", "/sys")
+_SPECIAL_PARTS = frozenset(Path(t).parts for t in _SPECIAL_TREES)
 
 
 class Refused(Exception):
@@ -67,10 +69,12 @@ def root_of_folder(folder: Path) -> Path:
 BUNDLE_PREFIX = "bundled:"  # `extends "bundled:FAMILY/NAME.rules"`: a ruleset shipped with ruleval
 
 
+@functools.lru_cache(maxsize=1)
 def bundle_root() -> Path | None:
     """The folder holding the rulesets and schemas shipped with ruleval (``rulesets/``, ``schemas/``):
     ``validator/bundled`` in an installed package, the source checkout's top folder otherwise (also
-    what an editable install runs from); None when neither has them."""
+    what an editable install runs from); None when neither has them. Found once per process (every
+    path a ruleset names asks: ruleval's own files do not move while it runs)."""
     package = Path(__file__).resolve().parent.parent  # validator/
     for candidate in (package / "bundled", package.parent):
         if (candidate / "rulesets").is_dir() and (candidate / "schemas").is_dir():
@@ -85,7 +89,8 @@ def is_inside(real: Path, root: Path) -> bool:
 
 
 def _special_tree(real: Path) -> bool:
-    return any(real == Path(t) or Path(t) in real.parents for t in _SPECIAL_TREES)
+    # (a resolved path is absolute: it is one of the trees, or lies under it, when it starts as it does)
+    return real.parts[:2] in _SPECIAL_PARTS
 
 
 def resolve(path: Path, root: Path | None, shown: str | None = None) -> Path:

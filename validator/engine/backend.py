@@ -1235,7 +1235,32 @@ class _Stub:
         return fn
 
 
+# Code compiled from generated source, by (source, filename), for the process's life. Compiling is a
+# pure function of the text, and a code object holds nothing of the program it was written for (the
+# constants and definitions it uses are read from the globals its function is made with): a
+# definition written alike for another program (the same base definition in each variant of a
+# ruleset, the same map check over another map) reuses the code. Bounded by the text it keeps.
+_CODE: dict[tuple[str, str], types.CodeType] = {}
+_code_chars = 0  # the length of the sources _CODE keeps
+MAX_CODE_CHARS = 32_000_000
+
+
 def _compiled(source: str, filename: str) -> types.CodeType:
+    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``)."""
+    global _code_chars
+    key = (source, filename)
+    code = _CODE.get(key)
+    if code is None:
+        code = _compile(source, filename)
+        if _code_chars + len(source) > MAX_CODE_CHARS:
+            _CODE.clear()
+            _code_chars = 0
+        _CODE[key] = code
+        _code_chars += len(source)
+    return code
+
+
+def _compile(source: str, filename: str) -> types.CodeType:
     """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
     try:
         with warnings.catch_warnings():  # (`1 is True` where a constant stands: meant, and never shown)

@@ -123,10 +123,110 @@ def state_read_by(program: Any, unit: Any) -> list[str] | None:
     return None
 
 
+def _outcome(program: Any, unit: Any, budget: int, engine: Any) -> tuple[bool, Any]:
+    """(False, what ``validate_data`` gives) or (True, the diagnostics of its failure)."""
+    try:
+        return False, R.run_without_state(program, unit, budget, engine)
+    except EvalError as err:
+        if engine is None or err.code != "E005":
+            return True, (err.diagnostic(),)
+    # too deep for the generated code (Python's own limits on the source it compiles, or on its
+    # stack, are not the reference's): the reference says what the check gives
+    try:
+        return False, R.run_without_state(program, unit, budget, None)
+    except EvalError as again:
+        return True, (again.diagnostic(),)
+
+
+# What runs of `validate_data` gave, per process, by everything a run reads (``run_key``): the
+# rulesets of a check that run the same check over the same data (a base and the variants that change
+# nothing the check reads, on the base's map) run it once. Each entry holds the objects its key
+# names by `id`.
+_RUNS: dict[tuple[Any, ...], tuple[list[Any], tuple[bool, Any]]] = {}
+MAX_KEPT_RUNS = 64
+
+
+def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list[Any]]:
+    """Everything a run of ``unit`` with no state reads of its program, as a hashable key, and the
+    objects the key names by ``id`` (to hold while it is kept). For each definition the run may reach
+    (the reference graph from ``unit``, and the cycle policies of the decisions on it): where it is
+    (its module, or the ruleset's own namespace), its declaration, what the analysis says of it
+    (``Unit``'s flags), a table's cell overrides, a decision's cycle policy, and what each global name
+    it mentions means where it stands (the definition, data object, type, member or built-in)."""
+    from ..lang.loader import decl_key
+    from ..lang.program import cycle_policy, global_meaning, sorted_global_names
+
+    entry = program.entry.key
+    namespaces = program.loaded.namespaces
+    holds: list[Any] = []
+    members: dict[str, dict[str, str]] = {}
+
+    def where(nskey: str) -> str:
+        return "" if nskey == entry else nskey
+
+    def meaning(ns: Any, name: str) -> Any:
+        if ns.key not in members:
+            members[ns.key] = {m: d.name for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
+        found = global_meaning(program, ns, members[ns.key], name)
+        if found is None:
+            return None
+        kind, obj = found
+        if kind == "unit":
+            return ("unit", where(obj.ns), obj.name)
+        if kind in ("type", "data"):
+            holds.append(obj)
+            return (kind, id(obj))
+        if kind == "builtin":
+            return ("builtin", obj.name)
+        if kind == "module":
+            return ("module", obj)
+        return (kind, name)  # an enum's member: its name
+
+    parts = []
+    seen = {(unit.ns, unit.name)}
+    todo = [(unit.ns, unit.name)]
+    while todo:
+        k = todo.pop()
+        u = program.units[k]
+        ns = namespaces[u.ns]
+        d = u.decl
+        holds.append(d)
+        names = []
+        for name in sorted_global_names(d):
+            alias, dot, member = name.partition(".")
+            m = meaning(ns, alias)
+            if dot and m is not None and m[0] == "module":
+                m = (*m, meaning(namespaces[m[1]], member))
+            elif dot:
+                m = None  # `x.f` of a value: a field, read at run time (`x` itself is listed)
+            names.append(m)
+        extra: tuple[Any, ...] = ()
+        nexts = set(program.refs.get(k, ()))
+        if isinstance(d, A.TableDecl):
+            overrides = ns.cell_overrides.get(d.name, [])
+            holds.append(overrides)
+            extra = tuple(id(ov) for ov in overrides)
+        elif isinstance(d, A.DecisionDecl):
+            policy = cycle_policy(ns, d.name)
+            if policy is not None:
+                holds.append(policy)
+                extra = (id(policy),)
+                nexts.add((u.ns, decl_key(policy)))
+        parts.append((where(u.ns), u.name, id(d), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
+                      tuple(names), extra))
+        for nxt in nexts:
+            if nxt not in seen and nxt in program.units:
+                seen.add(nxt)
+                todo.append(nxt)
+    return (budget, where(unit.ns), unit.name, frozenset(parts)), holds
+
+
 def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,
                    locator: _Locator | None = None) -> list[Diagnostic]:
     """The ruleset's ``query validate_data``, run once with no state: a ``C027`` for each finding; a
-    ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails."""
+    ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails. It runs on
+    ``engine`` (a ``Backend``: the same values, steps and errors as the reference, which runs it when
+    ``engine`` is None or the generated code is too deep for Python)."""
     unit = program.query(DATA_CHECK)
     if unit is None:
         return []
@@ -139,10 +239,16 @@ def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_
         how = "" if len(chain) == 2 else " through " + ", ".join(f"`{n}`" for n in chain[1:-1])
         return [Diagnostic("C028", f"`{DATA_CHECK}` reads the input `{chain[-1]}`{how}: it is run with no state",
                            span, help="check the imported data only; what a state must be is `validate_state`'s")]
-    try:
-        found = R.run_without_state(program, unit, budget, engine)
-    except EvalError as err:
-        return [err.diagnostic()]
+    key, holds = run_key(program, unit, budget)
+    kept = _RUNS.get(key)
+    if kept is None:
+        kept = (holds, _outcome(program, unit, budget, engine))
+        if len(_RUNS) >= MAX_KEPT_RUNS:
+            _RUNS.clear()
+        _RUNS[key] = kept
+    failed, found = kept[1]
+    if failed:
+        return list(found)
     if not isinstance(found, (list, tuple)):
         return [Diagnostic("E001", f"`{DATA_CHECK}` must give a list of {{pointer, message, cites}}, not "
                                    f"`{str(to_json(found))[:40]}`", span)]

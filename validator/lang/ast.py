@@ -523,6 +523,33 @@ def per_node(kind: str, node: object, compute: Callable[[object], _T]) -> _T:
     return value
 
 
+class ContextMemo:
+    """Results of a check of one declaration that reads, besides the declaration, only what a
+    *context* summarises: what the names it mentions mean where it is checked, say.
+
+    The variants of a base ruleset share its declaration objects (parsed modules are cached per
+    process), and most of them change none of what a given declaration's check reads: that check then
+    runs once, not once per variant. A context is a hashable value; it may name objects by ``id``
+    when the entry ``holds`` them, so that no identity is reused while the entry lives."""
+
+    def __init__(self, limit: int = 10_000):  # (a check of every bundled ruleset keeps some 500)
+        self.limit = limit
+        self.entries: dict[tuple[int, object], tuple[object, object, object]] = {}
+
+    def get(self, node: object, context: object) -> object:
+        """What was kept for ``node`` in ``context``, else ``MISSING``."""
+        hit = self.entries.get((id(node), context))
+        return hit[2] if hit is not None and hit[0] is node else MISSING
+
+    def put(self, node: object, context: object, value: object, holds: object = ()) -> None:
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[(id(node), context)] = (node, holds, value)
+
+
+MISSING = object()
+
+
 # ---------------------------------------------------------------- depth
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
@@ -134,6 +134,13 @@ def global_names(decl: Any) -> frozenset[str]:
     names: set[str] = set()
     _collect_names(decl, names)
     return frozenset(names)
+
+
+def sorted_global_names(decl: Any) -> tuple[str, ...]:
+    """The global names a declaration mentions, in order (a check's context lists what they mean),
+    kept per declaration."""
+    return A.per_node("sorted global names", decl,
+                      lambda d: tuple(sorted(A.per_node("global names", d, global_names))))
 
 
 def _collect_names(node: Any, out: set[str]) -> None:
@@ -273,6 +280,11 @@ class Resolver:
         self.proc_steps: list[str] | None = None
         self.in_loop = 0
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
+        # the definitions the check of the current unit marked used: ("" for its own namespace, or a
+        # module's key; name), kept with a check that found nothing (``_RESOLVED``)
+        self.marked: list[tuple[str, str]] | None = None
+        self.summaries: dict[tuple[str, str], Any] = {}
+        self.member_summaries: dict[str, frozenset[tuple[str, str]]] = {}
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
               related: tuple[Related, ...] = ()) -> None:
@@ -281,7 +293,7 @@ class Resolver:
     def check(self) -> None:
         for (nskey, _), unit in list(self.program.units.items()):
             self.ns = self.loaded.namespaces[nskey]
-            self.unit(unit)
+            self.shared_unit(unit)
         for ns in self.loaded.namespaces.values():
             for name, overrides in ns.cell_overrides.items():
                 if not isinstance(ns.defs.get(name), A.TableDecl):
@@ -303,6 +315,56 @@ class Resolver:
                 if covering[0] is not unit.decl:
                     self.error("C002", f"decision `{name}` has a second cycle policy", unit.decl.span,
                                related=(Related(covering[0].span, "first here"),))
+
+    def shared_unit(self, unit: Unit) -> None:
+        """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
+        again, and marks the same definitions used, wherever what it reads means the same; this is
+        what each variant of a base ruleset would otherwise check again in every base definition."""
+        context = self.context(unit)
+        if context is not None:
+            used = _RESOLVED.get(unit.decl, context)
+            if used is not A.MISSING:
+                for where, name in cast(tuple[tuple[str, str], ...], used):
+                    self.program.units[(where or self.ns.key, name)].used = True
+                return
+        before = len(self.diags)
+        self.marked = []
+        self.unit(unit)
+        if context is not None and len(self.diags) == before:
+            _RESOLVED.put(unit.decl, context, tuple(self.marked))
+        self.marked = None
+
+    def context(self, unit: Unit) -> tuple[Any, ...] | None:
+        """What the check of ``unit`` reads besides its declaration: the meaning (``summary``) of every
+        global name the declaration mentions, and its namespace's enum members; None for what is not
+        shared (a cycle policy, a table a variant overrides cells of)."""
+        d = unit.decl
+        if isinstance(d, A.CycleDecl) or (isinstance(d, A.TableDecl) and self.ns.cell_overrides.get(d.name)):
+            return None
+        members = self.member_summaries.get(self.ns.key)
+        if members is None:
+            members = self.member_summaries[self.ns.key] = frozenset(self.enum_members.get(self.ns.key, {}).items())
+        names = sorted_global_names(d)
+        return (members, tuple(self.summary(n) for n in names))
+
+    def summary(self, name: str) -> Any:
+        """What the check reads of a global name's meaning in the current namespace (``m.x``: of the
+        member of a module): for a definition its kind and arity, for data the fields it has."""
+        key = (self.ns.key, name)
+        if key in self.summaries:
+            return self.summaries[key]
+        alias, dot, member = name.partition(".")
+        found = global_meaning(self.program, self.ns, self.enum_members.get(self.ns.key, {}), alias)
+        if not dot:
+            out = _summary_of(found)
+        elif found is not None and found[0] == "module":
+            sub = self.loaded.namespaces[found[1]]
+            out = ("module", found[1], _summary_of(global_meaning(self.program, sub, self.enum_members.get(sub.key, {}),
+                                                                  member)))
+        else:
+            out = None  # `x.f` of a value: a field, read at run time (`x` itself is summarised)
+        self.summaries[key] = out
+        return out
 
     def unit(self, unit: Unit) -> None:
         d = unit.decl
@@ -350,6 +412,8 @@ class Resolver:
         found = global_meaning(self.program, ns, self.enum_members.get(ns.key, {}), name)
         if found is not None and found[0] == "unit":
             found[1].used = True
+            if self.marked is not None:
+                self.marked.append(("" if ns.key == self.ns.key else ns.key, name))
         return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
@@ -714,6 +778,27 @@ class Resolver:
         elif not isinstance(s, (A.Stop, A.Reject)):
             self.error("C020", "statement not allowed here", _span_of(s))
         return env
+
+
+# what a check that found nothing marked used, by declaration and context (``Resolver.shared_unit``)
+_RESOLVED = A.ContextMemo()
+
+
+def _summary_of(found: tuple[str, Any] | None) -> Any:
+    """What the check of a body reads of a global name's meaning (``global_meaning``): a definition's
+    kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
+    if found is None:
+        return None
+    kind, obj = found
+    if kind == "unit":
+        return ("unit", type(obj.decl).__name__, obj.arity)
+    if kind == "data":
+        return ("data", frozenset(obj) if isinstance(obj, dict) else None)
+    if kind == "builtin":
+        return ("builtin", obj.name)
+    if kind == "module":
+        return ("module", obj)
+    return (kind,)  # an enum or record named as a value, an enum's member
 
 
 def _span_of(node: Any) -> Span:

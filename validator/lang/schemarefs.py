@@ -83,10 +83,27 @@ def _local_path(uri: str, schema_file: Path) -> Path | None:
     return schema_file.parent / unquote(parts.path)
 
 
+# schema values (by id, each kept with its entry) found to refer to no file: a schema's references
+# are walked once per process, not once per ruleset that imports data with it (each variant of a base)
+_SELF_CONTAINED: dict[int, Any] = {}
+
+
 def collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, Any]:
     """The files ``schema`` refers to (transitively), by the URI jsonschema will ask for, read with
     ``load(path) -> value`` (which raises ``RefProblem``); raises ``RefProblem`` for the first reference
-    that is not a file in ``root``."""
+    that is not a file in ``root``. A schema that refers to no file gives the same answer whatever its
+    path and root (its own references are found within it), so that answer is kept with its value."""
+    if _SELF_CONTAINED.get(id(schema)) is schema:
+        return {}
+    resources = _collect(schema, schema_file, root, load)
+    if not resources:
+        if len(_SELF_CONTAINED) >= 256:
+            _SELF_CONTAINED.clear()
+        _SELF_CONTAINED[id(schema)] = schema
+    return resources
+
+
+def _collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     todo: list[tuple[Any, str]] = [(schema, "")]
     ids: set[str] = {""}

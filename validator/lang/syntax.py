@@ -29,6 +29,9 @@ MAX_INT_DIGITS = 60
 _NEWLINE = re.compile("\n")
 _GOOD_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[\\"ntr])')
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# a quoted string with no backslash, line break or NUL (which `literal_eval` would refuse): its value
+# is its text between the quotes, read without compiling it as Python (a tenth of a parse's time)
+_PLAIN_STRING = re.compile(r'"[^"\\\n\r\x00]*"').fullmatch
 BOM = "\ufeff"
 
 # Every keyword of the grammar; tests check this against grammar/ruleval.lark and editors/.
@@ -272,15 +275,32 @@ def _check_depth(module: A.Module, path: str) -> None:
     stack: list[tuple[Any, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
-        if isinstance(node, tuple):
+        if type(node) is tuple:
             stack.extend((x, depth) for x in node)
-        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Span):
+            continue
+        fields = _NODE_FIELDS.get(type(node), _UNSEEN)
+        if fields is _UNSEEN:
+            fields = _node_fields(type(node))
+        if fields is not None:
             if depth > MAX_DEPTH:
                 span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
                 raise DiagnosticError([Diagnostic("P006", f"expression nested {depth} levels deep, more than the "
                                                           f"limit of {MAX_DEPTH}", span,
                                                   help="name parts of it with `let` or `def`, or use `sum`/`fold` over a list")])
-            stack.extend((getattr(node, f), depth + 1) for f in node.__dataclass_fields__ if f != "span")
+            stack.extend((getattr(node, f), depth + 1) for f in fields)
+
+
+_NODE_FIELDS: dict[type, tuple[str, ...] | None] = {}
+_UNSEEN: Any = object()  # (a class not met yet)
+
+
+def _node_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of an AST node's class (all but its span), which may hold nodes or tuples of them;
+    None for what is no node (a text, a number, a span)."""
+    fields = getattr(cls, "__dataclass_fields__", None)
+    names = None if fields is None or cls is Span else tuple(f for f in fields if f != "span")
+    _NODE_FIELDS[cls] = names
+    return names
 
 
 def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
@@ -345,6 +365,8 @@ def _unquote(tok: Any, span_of: Callable[[Any], Span]) -> str:
     text = str(tok)
     if text.startswith("r"):
         return text[2:-1]
+    if _PLAIN_STRING(text) and not _SURROGATE.search(text):
+        return text[1:-1]  # no escape and no character Python refuses in a literal: the text itself
     if "\\" in _GOOD_ESCAPE.sub("", text):  # Python would accept `\d` and warn; ruleval refuses it
         raise DiagnosticError([Diagnostic("P001", f"unknown escape in string literal {text}", span_of(tok),
                                           help="escapes allowed: \\\\ \\\" \\n \\r \\t \\uXXXX; "

@@ -1,0 +1,306 @@
+"""Work shared between the rulesets of one `ruleval check` gives each ruleset its own findings.
+
+The data checks run on the backend, whose code for a definition is compiled once per process and
+reused by every program that writes the same source (``backend._CODE``): each variant of
+standard.rules checks its own map with the base's definitions. These tests hold the findings so
+made equal to the reference's, whichever rulesets were checked before in the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from validator import api
+from validator.engine import backend as B
+from validator.engine import data
+from validator.engine import reference as R
+from validator.core.diagnostics import Diagnostic, sort_diagnostics
+from validator.lib.runtime import EvalError
+
+ROOT = Path(__file__).resolve().parent.parent
+MAPS = ROOT / "tests" / "maps"
+
+# mistakes added together to the teaching map (as the single-mistake fixtures of tests/maps/ do), so
+# that one data check finds several things at once
+MISTAKES = [
+    ("fen: [hil, nor, sou]", "fen: [hil, nor, sou, swp]"),
+    ("for: [hil]\n  sou:", "for: [hil, fen]\n  sou:"),
+    ("hil: {name: Hills, kind: land, center: true}", "hil: {name: Hills, kind: land, home: green}"),
+    ("victory: 3", "victory: 30"),
+    ("{power: blue, type: army, location: sou}", "{power: blue, type: fleet, location: for}"),
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The Diplomacy rulesets, schemas and test maps under a ruleset root of their own, with a map
+    holding several mistakes (``tests/maps/many.rules``)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    shutil.copytree(ROOT / "rulesets" / "diplomacy", tmp_path / "rulesets" / "diplomacy")
+    shutil.copytree(ROOT / "schemas" / "diplomacy", tmp_path / "schemas" / "diplomacy")
+    shutil.copytree(MAPS, tmp_path / "tests" / "maps")
+    text = (ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text(encoding="utf-8")
+    for old, new in MISTAKES:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (tmp_path / "tests" / "maps" / "many.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "tests" / "maps" / "many.rules").write_text(
+        'ruleset maps.many "a map with several mistakes"\nextends "../../rulesets/diplomacy/standard.rules"\n'
+        'import "many.yaml" as map\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@contextlib.contextmanager
+def nothing_shared() -> Iterator[None]:
+    """As in a process that checked nothing before: every process-wide memo empty, the modules parsed
+    again (new declaration objects)."""
+    from validator.lang import ast as A
+    from validator.lang import loader, program, types
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(program, "_RESOLVED", A.ContextMemo())
+        m.setattr(types, "_TYPED", A.ContextMemo())
+        m.setattr(loader, "_module_cache", {})
+        m.setattr(loader, "_data_cache", {})
+        m.setattr(B, "_CODE", {})
+        m.setattr(data, "_RUNS", {})
+        yield
+
+
+def reference_findings(path: Path) -> list[Diagnostic]:
+    """The data findings of a ruleset loaded in a process of its own, its data check run on the
+    reference (every ruleset here checks without errors but in its data), in the order a check lists
+    them."""
+    with nothing_shared():
+        rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+        return sort_diagnostics(data.data_findings(rs.program, None))
+
+
+def data_diagnostics(path: Path) -> list[Diagnostic]:
+    """The data findings among the diagnostics of a ruleset loaded afresh (its data check on the
+    backend), check cache off."""
+    return [d for d in api.load_ruleset(path, use_cache=False, check_cache=False).diagnostics
+            if d.code in ("C026", "C027")]
+
+
+def test_the_data_check_on_the_backend_finds_what_the_reference_finds(tree: Path) -> None:
+    rulesets = sorted(Path("tests/maps").glob("*.rules")) + [Path("rulesets/diplomacy/standard.rules")]
+    many = reference_findings(Path("tests/maps/many.rules"))
+    assert len([d for d in many if d.code == "C027"]) >= len(MISTAKES)  # the fixture is what it says
+    for path in rulesets:
+        want = reference_findings(path)
+        rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+        assert sort_diagnostics(data.data_findings(rs.program, rs.backend)) == want, path
+        assert [d for d in rs.diagnostics if d.code in ("C026", "C027")] == want, path
+
+
+@pytest.mark.parametrize("order", ["clean first", "broken first"])
+def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, order: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    clean, broken = Path("rulesets/diplomacy/teaching.rules"), Path("tests/maps/many.rules")
+    want = {p: reference_findings(p) for p in (clean, broken)}
+    assert want[clean] == [] and want[broken] != []
+    compiles: list[str] = []
+    real_compile = B._compile
+
+    def counted(source: str, filename: str) -> object:
+        compiles.append(filename)
+        return real_compile(source, filename)
+
+    monkeypatch.setattr(B, "_compile", counted)
+    first, second = (clean, broken) if order == "clean first" else (broken, clean)
+    monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(data, "_RUNS", {})
+    assert data_diagnostics(second) == want[second]
+    alone = len(compiles)  # what the second one's check compiles in a process of its own
+    monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(data, "_RUNS", {})
+    assert data_diagnostics(first) == want[first]
+    before = len(compiles)
+    assert data_diagnostics(second) == want[second]
+    assert len(compiles) - before < alone  # after the first, it reused some of the first one's code
+
+
+def test_a_variant_overriding_a_rule_the_data_check_reads_gets_its_own_findings(tree: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map of ``many.rules`` checked by the standard rules, and by a variant whose edge rule
+    accepts every listed neighbour (``lenient.rules``): each its own findings, whichever is first."""
+    Path("tests/maps/lenient.rules").write_text(
+        'ruleset maps.lenient "a lenient edge check"\nextends "many.rules"\n'
+        'override rule army_edge_problem(p, q) cite "DIP-MAP1" = none\n', encoding="utf-8")
+    strict, lenient = Path("tests/maps/many.rules"), Path("tests/maps/lenient.rules")
+    want = {p: reference_findings(p) for p in (strict, lenient)}
+    edges = [d for d in want[strict] if (d.pointer or "").startswith("/army/")]
+    assert edges and not [d for d in want[lenient] if (d.pointer or "").startswith("/army/")]
+    assert [d for d in want[strict] if d not in edges] == want[lenient]  # the rest is found by both
+    for order in ((strict, lenient), (lenient, strict)):
+        monkeypatch.setattr(B, "_CODE", {})
+        monkeypatch.setattr(data, "_RUNS", {})
+        for p in order:
+            assert data_diagnostics(p) == want[p], (order, p)
+
+
+def test_a_data_check_too_deep_for_generated_code_gives_the_reference_value(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python limits the nesting of the source the backend writes (100 indented blocks), the
+    reference does not: such a data check is run on the reference, and finds what it finds."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "d.yaml").write_text("rows: [1, 2]\n")
+    depth = 110
+    body = "if true then " * depth + '[{pointer: "/d/rows/1", message: "deep"}]' + " else []" * depth
+    (tmp_path / "d.rules").write_text(f'ruleset t.deep "deep"\nimport "d.yaml" as d\nquery validate_data = {body}\n'
+                                      "query main = d.rows\n")
+    monkeypatch.chdir(tmp_path)
+    rs = api.load_ruleset(Path("d.rules"), use_cache=False, check_cache=False)
+    with pytest.raises(EvalError, match="nested too deeply"):  # what the generated code alone says
+        R.run_without_state(rs.program, rs.program.query("validate_data"), 10**6, B.Backend(rs.program))
+    assert [(d.code, d.message, d.span.file, d.span.line) for d in rs.diagnostics] == \
+        [("C027", "deep", "d.yaml", 1)]
+    assert rs.diagnostics == reference_findings(Path("d.rules"))
+
+
+# ---------------------------------------------------------------- checks shared between variants
+
+BASE = '''ruleset t.base "base"
+import "d.yaml" as d
+enum colour { red, blue }
+record unit { name: str, strength: int }
+input units: list[unit] at "/units"
+const n: int = 1
+def f(x: int) = x + n
+def g(x) = x
+def size = d.size + f(1)
+def is_blue(c: colour) = c == blue or blue != "red"
+def total(us: list[unit]) = sum([u.strength for u in us])
+table odds[a] cite "T1" {
+  | 1 | 2 |
+  | 2 | 3 |
+}
+def first = odds[1] + g(2)
+query main = [size, first, total(units), is_blue(blue)]
+'''
+
+# variant name -> (its text after `extends`, its data file or None, a code its check must report,
+# where the mistake shows: in the base's text, not the variant's)
+VARIANTS = {
+    "data": ('import "other.yaml" as d\n', "rows: [1]\n", "C012"),  # the data has no `size`
+    "arity": ('override def f(x, y) = x + y\n', None, "C003"),  # `f(1)` in the base now misses an argument
+    "value": ('override def g = 2\n', None, "C018"),  # `g(2)` calls a value
+    "type": ('override const n: str = "one"\n', None, "C004"),  # `x + n` adds a text to a number
+    "enum": ('override enum colour { green, blue }\n', None, "C016"),  # `blue != "red"`: no such member
+    "record": ('override record unit { name: str, power: int }\n', None, "C012"),  # `u.strength`
+    "table": ('override table odds[a, b] cite "T1" {\n  | a | x |\n  | 1 | 2 |\n}\n', None, "C003"),  # `odds[1]`
+    "same": ('import "d.yaml" as d\n', None, None),  # the base's own data, re-bound: nothing to report
+}
+
+
+@pytest.fixture
+def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A base ruleset and variants, each changing one thing the base's definitions are checked against."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "clauses.yaml").write_text("clauses: {T1: a table}\n")
+    (tmp_path / "d.yaml").write_text("size: 3\n")
+    (tmp_path / "base.rules").write_text(BASE.replace('ruleset t.base "base"\n', 'ruleset t.base "base"\n'
+                                                                                 'clauses "clauses.yaml"\n'))
+    for name, (text, data_text, _) in VARIANTS.items():
+        if data_text is not None:
+            (tmp_path / "other.yaml").write_text(data_text)
+        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "{name}"\nextends "base.rules"\n{text}')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def alone(path: Path) -> list[Diagnostic]:
+    """A ruleset's diagnostics in a process that checked nothing before (``nothing_shared``)."""
+    with nothing_shared():
+        return api.load_ruleset(path, use_cache=False, check_cache=False).diagnostics
+
+
+@pytest.mark.parametrize("base_first", [True, False])
+def test_variants_checked_after_their_base_get_their_own_findings(family: Path, base_first: bool) -> None:
+    names = ["base", *VARIANTS] if base_first else [*VARIANTS, "base"]
+    paths = [Path(f"{n}.rules") for n in names]
+    want = {p: alone(p) for p in paths}
+    assert not [d for d in want[Path("base.rules")] if d.is_error]
+    for name, (_, _, code) in VARIANTS.items():  # each variant breaks the base where the test says
+        found = [d for d in want[Path(f"{name}.rules")] if d.is_error]
+        assert [d.code for d in found] == ([code] if code else []), (name, found)
+        assert all(d.span.file == "base.rules" for d in found), found
+    for p in paths:  # in one process, one after another: what each finds alone
+        assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
+
+
+def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The golden corpus of tests/fixtures (every kind of mistake), checked one after another in one
+    process, then each alone."""
+    fixtures = ROOT / "tests" / "fixtures"
+    monkeypatch.chdir(fixtures)
+    paths = sorted(p.relative_to(fixtures) for p in fixtures.rglob("*.rules"))
+    assert len(paths) > 20
+    shared = {p: api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics for p in paths}
+    for p in paths:
+        assert alone(p) == shared[p], p
+
+
+def test_a_schema_that_refers_to_no_file_is_walked_again_once_edited(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A data schema whose references all stay inside it is walked once per process for every ruleset
+    importing data with it (``schemarefs._SELF_CONTAINED``); edited to refer to a file outside the
+    root, it is walked again and refused (C025), and each ruleset's data is checked against it."""
+    import json
+
+    (tmp_path / "ruleval.toml").write_text("")
+    properties: dict[str, object] = {"n": {"$ref": "#/$defs/n"}}
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "properties": properties, "$defs": {"n": {"type": "integer"}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "good.yaml").write_text("n: 1\n")
+    (tmp_path / "bad.yaml").write_text("n: one\n")
+    for name in ("good", "bad"):
+        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "{name}"\nimport "{name}.yaml" as d with schema '
+                                                '"s.json"\nquery main = d.n\n')
+    monkeypatch.chdir(tmp_path)
+
+    def codes(name: str) -> list[str]:
+        return [d.code for d in api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False).diagnostics]
+
+    assert codes("good") == [] and codes("bad") == ["C026"]
+    properties["m"] = {"$ref": "../outside.json"}
+    (tmp_path / "s.json").write_text(json.dumps(schema, indent=1))
+    assert codes("good") == ["C025"] and codes("bad") == ["C025"]
+
+
+def test_the_same_data_check_on_the_same_data_runs_once_in_a_process(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``data._RUNS``: the standard rules and three variants that change nothing the map check reads (a
+    cycle policy, the build rule, definitions added) check standard_map.yaml with one run; another map,
+    or a rule of the check overridden, is a run of its own. Each finds what it finds alone."""
+    Path("tests/maps/lenient.rules").write_text(
+        'ruleset maps.lenient "a lenient edge check"\nextends "many.rules"\n'
+        'override rule army_edge_problem(p, q) cite "DIP-MAP1" = none\n', encoding="utf-8")
+    # the same names, meaning the same, in another body: only the declaration tells them apart
+    Path("tests/maps/demanding.rules").write_text(
+        'ruleset maps.demanding "a demanding victory"\nextends "many.rules"\n'
+        'override def victory_needed = (map.victory ?? 0) * 100\n', encoding="utf-8")
+    same = [Path(f"rulesets/diplomacy/{n}.rules") for n in ("standard", "all_hold", "build_anywhere", "datc_text")]
+    others = [Path("rulesets/diplomacy/teaching.rules"), Path("tests/maps/many.rules"), Path("tests/maps/lenient.rules"),
+              Path("tests/maps/demanding.rules")]
+    want = {p: alone(p) for p in same + others}
+    runs: list[str] = []
+    real = R.run_without_state
+
+    def counted(program: object, unit: object, budget: int, engine: object = None) -> object:
+        runs.append(program.entry.entry)  # type: ignore[attr-defined]
+        return real(program, unit, budget, engine)
+
+    monkeypatch.setattr(R, "run_without_state", counted)
+    monkeypatch.setattr(data, "_RUNS", {})
+    for p in same + others:
+        assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
+    assert runs == [str(same[0])] + [str(p) for p in others]
+    assert want[others[1]] != want[others[2]] and want[others[1]] != want[others[3]]  # (each differs, as said)
