@@ -45,7 +45,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from ..lang import ast as A
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
@@ -216,10 +216,12 @@ class Run:
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites: dict[str, tuple[str, ...]] = {}
-        # exact dice: the choices to follow, and every fork met (choice, weights)
+        # exact dice: the choices to follow, the number of branches of every fork met, and the
+        # path's probability as a numerator and a denominator (whole numbers: see ``fork``)
         self.path = path or []
         self.path_pos = 0
-        self.forks: list[tuple[int, list[Fraction]]] = []
+        self.widths: list[int] = []
+        self.weight_num = self.weight_den = 1
         # decisions
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
@@ -254,11 +256,16 @@ class Run:
             raise EvalError("E004", f"evaluation took more than {self.budget} steps", span,
                             help="a rule loops over a huge range or recurses without end")
 
-    def fork(self, weights: list[Fraction]) -> int:
-        """Exact dice: follow the recorded path, or take branch 0 of a fork met for the first time."""
-        choice = self.path[self.path_pos] if self.path_pos < len(self.path) else 0
-        self.path_pos += 1
-        self.forks.append((choice, weights))
+    def fork(self, counts: Sequence[int], total: int) -> int:
+        """Exact dice: follow the recorded path, or take branch 0 of a fork met for the first time.
+        Branch ``i`` has probability ``counts[i] / total``: the path's weight is multiplied by it,
+        as whole numbers (a product of fractions reduced at every step costs a gcd each)."""
+        pos = self.path_pos
+        choice = self.path[pos] if pos < len(self.path) else 0
+        self.path_pos = pos + 1
+        self.widths.append(len(counts))
+        self.weight_num *= counts[choice]
+        self.weight_den *= total
         return choice
 
     def keep(self, key: Any, value: Any, reads_decisions: bool) -> None:
@@ -1259,26 +1266,24 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     interp = engine if engine is not None else Interpreter(program)
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
-    # outcome key -> [value, {denominator: summed numerators}, events]: each path's probability is a
-    # product of fractions, kept as an integer numerator and denominator until the end
+    dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
+    # outcome key -> [value, {denominator: summed numerators}, events, natural denominator]: each
+    # path's probability is a product of fractions, kept as an integer numerator and denominator
+    # until the end
     outcomes: dict[Any, list[Any]] = {}
     path: list[int] = []
     paths = 0
     spent = 0
     while True:
-        run = Run(state, ExactDice(), budget - spent, path=path)
+        run = Run(state, dice, budget - spent, path=path)
         try:
             value = written(interp.run_query(run, unit, args, check))
-            events = written(run.events)
+            events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
-        num = den = 1
-        for choice, weights in run.forks:
-            w = weights[choice]
-            num *= w.numerator
-            den *= w.denominator
+        num, den = run.weight_num, run.weight_den
         key = (type(value).__name__, value) if value is None or type(value) in (int, str, bool) \
             else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
@@ -1286,17 +1291,21 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
             outcomes[key] = [value, {den: num}, events, run.natural_den]
         else:
             found[1][den] = found[1].get(den, 0) + num
-            found[3] = math.lcm(found[3], run.natural_den)
+            if found[3] != run.natural_den:
+                found[3] = math.lcm(found[3], run.natural_den)
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
                             help="use --seed or --dice instead of --exact")
-        i = len(run.forks) - 1
-        while i >= 0 and run.forks[i][0] + 1 >= len(run.forks[i][1]):
+        # the next path: the last fork met with a branch not taken yet takes its next branch (the
+        # choices past the recorded path were all branch 0)
+        widths, taken = run.widths, len(path)
+        i = len(widths) - 1
+        while i >= 0 and (path[i] if i < taken else 0) + 1 >= widths[i]:
             i -= 1
         if i < 0:
             break
-        path = [c for c, _ in run.forks[:i]] + [run.forks[i][0] + 1]
+        path = path[:i] + [path[i] + 1] if i < taken else path + [0] * (i - taken) + [1]
     probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
