@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
+from validator.engine.reference import Run
+from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
+from validator.lib.runtime import ExactDice, SeededDice, rolled
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 ROOT = Path(mkdtemp(prefix="ruleval-exact-"))
@@ -86,3 +89,30 @@ def test_exact_equals_every_combination_of_faces(case: tuple[str, int]) -> None:
         return  # (an error on some faces, division by zero say: the exact run reports it too)
     for engine in ("reference", "backend"):
         assert exact(rs, engine) == truth, (engine, body)
+
+
+specs = st.builds(lambda n, sides, faces: DiceSpec(n, len(faces), tuple(faces)) if faces else DiceSpec(n, sides),
+                  st.integers(0, 3), st.integers(2, 6),
+                  st.one_of(st.none(), st.lists(st.integers(-2, 3), min_size=2, max_size=5)))
+
+
+@settings(max_examples=300 if LONG else 60, deadline=None, derandomize=True, database=None)
+@given(spec=specs, path=st.lists(st.integers(0, 20), max_size=3), seed=st.integers(0, 99))
+def test_a_roll_looked_at_at_once_is_a_roll_then_forced(spec: DiceSpec, path: list[int], seed: int) -> None:
+    """The backend's roll that is forced at once (``roll_looked_at``) makes no die: the same value,
+    steps, rolls and forks (count, weights) as ``roll`` then ``collapse``, for any dice and any path
+    to follow, and the same number with seeded dice."""
+    roll = BUILTINS["roll"].fn
+    widths = len(rolled(spec).values)
+    path = [c % widths for c in path]  # (a choice the fork has)
+
+    def state(run: Run) -> tuple[Any, ...]:
+        return run.steps, run.rolls, run.natural_den, run.widths, run.weight_num, run.weight_den, run.path_pos
+
+    plain, fast = Run({}, ExactDice(), path=path), Run({}, ExactDice(), path=path)
+    for _ in range(3):
+        assert roll(plain, spec).collapse() == roll_looked_at(fast, spec)
+    assert state(plain) == state(fast)
+    plain, fast = Run({}, SeededDice(seed)), Run({}, SeededDice(seed))
+    assert [roll(plain, spec) for _ in range(3)] == [roll_looked_at(fast, spec) for _ in range(3)]
+    assert (plain.steps, plain.rolls) == (fast.steps, fast.rolls)

@@ -32,10 +32,14 @@ from typing import Any, Callable
 from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS
 from . import reference as R
-from ..lib.builtins import Builtin, CallError, DiceSpec
+from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue
 
+_ROLL = BUILTINS["roll"].fn
+# what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
+_NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, A.SetLit, A.RecordLit, A.MapLit,
+                A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()
 
@@ -509,7 +513,7 @@ class Backend:
         env, pnames = self.params(w, d.params)
         self.charge_lines(w, "1", d.span)
         self.enter_counted(w, unit, d.span)
-        result = self.forced(w, self.expr(w, d.body, env))
+        result = self.looked(w, d.body, env)
         w(f"return {result}")
         self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
@@ -640,7 +644,7 @@ class Backend:
             w.indent -= len(s.branches)
             return env
         if isinstance(s, A.For):
-            seq = self.forced(w, self.expr(w, s.iter, env))
+            seq = self.looked(w, s.iter, env)
             py = w.fresh("_v")
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
@@ -666,7 +670,7 @@ class Backend:
             w(f"{ev} = {{'event': {w.const(s.event)}, 'step': ctx.current_step, "
               f"'cites': {w.const(list(s.cites))}.copy() or _list(ctx.step_cites.get(ctx.current_step or '', ()))}}")
             for k, v in s.payload:
-                value = self.forced(w, self.expr(w, v, env))
+                value = self.looked(w, v, env)
                 w(f"{ev}[{w.const(k)}] = {value}")
             w(f"ctx.events.append({ev})")
         elif isinstance(s, A.Require):
@@ -685,12 +689,24 @@ class Backend:
         return method(w, e, env)
 
     def forced(self, w: _Writer, value: str) -> str:
-        """``reference.force``: only a program with dice has anything to force."""
-        if not self.dice or not value.startswith("_"):
+        """``reference.force``: only a program with dice has anything to force; a constant never is a die."""
+        if not self.dice or not value.startswith("_") or value.startswith("_k"):
             return value
         t = w.fresh()
         w(f"{t} = {value}.collapse() if _type({value}) is _RV else {value}")
         return t
+
+    def looked(self, w: _Writer, e: A.Expr, env: Env) -> str:
+        """An expression's value, forced (``reference.force``): a literal, a collection built here or a
+        truth value never is a die; a roll looked at at once makes none (``builtins.roll_looked_at``)."""
+        if isinstance(e, _NEVER_A_DIE):
+            return self.expr(w, e, env)
+        if self.dice and isinstance(e, A.Call) and not e.kwargs:
+            target = self.call_target(w, e.func, env)
+            if target is not None and target[0] == "builtin" and target[1].fn is _ROLL:
+                args = [self.expr(w, a, env) for a in e.args]
+                return self.builtin_call(w, target[1], args, e.span, fn=roll_looked_at)
+        return self.forced(w, self.expr(w, e, env))
 
     def truth(self, w: _Writer, value: str) -> str:
         if self.dice and value.startswith("_"):
@@ -768,31 +784,31 @@ class Backend:
         return _UnitValue(self, unit)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
-        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        items = [self.looked(w, i, env) for i in e.items]
         return self.tmp(w, "[" + ", ".join(items) + "]")
 
     def x_TupleLit(self, w: _Writer, e: A.TupleLit, env: Env) -> str:
-        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        items = [self.looked(w, i, env) for i in e.items]
         return self.tmp(w, "(" + "".join(i + ", " for i in items) + ")")
 
     def x_SetLit(self, w: _Writer, e: A.SetLit, env: Env) -> str:
         t = self.tmp(w, "_set()")
         span = w.const(e.span)
         for i in e.items:
-            x = self.forced(w, self.expr(w, i, env))
+            x = self.looked(w, i, env)
             w(f"_add_item(ctx, {t}, {x}, {span})")
         return self.tmp(w, f"_frozenset({t})")
 
     def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
-        items = [(k, self.forced(w, self.expr(w, v, env))) for k, v in e.items]
+        items = [(k, self.looked(w, v, env)) for k, v in e.items]
         return self.tmp(w, "{" + ", ".join(f"{w.const(k)}: {v}" for k, v in items) + "}")
 
     def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
         t = self.tmp(w, "{}")
         span = w.const(e.span)
         for k, v in e.items:
-            key = self.forced(w, self.expr(w, k, env))
-            value = self.forced(w, self.expr(w, v, env))
+            key = self.looked(w, k, env)
+            value = self.looked(w, v, env)
             w(f"_put_entry(ctx, {t}, {key}, {value}, {span})")
         return t
 
@@ -806,11 +822,11 @@ class Backend:
         def item(inner: Env) -> None:
             if e.kind == "map":
                 assert e.key is not None
-                k = self.forced(w, self.expr(w, e.key, inner))
-                v = self.forced(w, self.expr(w, e.elem, inner))
+                k = self.looked(w, e.key, inner)
+                v = self.looked(w, e.elem, inner)
                 w(f"_put_entry(ctx, {out}, {k}, {v}, {span})")
                 return
-            x = self.forced(w, self.expr(w, e.elem, inner))
+            x = self.looked(w, e.elem, inner)
             w(f"{out}.append({x})" if e.kind == "list" else f"_add_item(ctx, {out}, {x}, {span})")
 
         self.loops(w, e.fors, env, item)
@@ -824,7 +840,7 @@ class Backend:
             item(env)
             return
         first = fors[0]
-        seq = self.forced(w, self.expr(w, first.iter, env))
+        seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
         if len(names) == 1:
             w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
@@ -857,7 +873,7 @@ class Backend:
         inner_w.indent = w.indent + 1
 
         def item(inner: Env) -> None:
-            x = self.forced(inner_w, self.expr(inner_w, e.elem, inner))
+            x = self.looked(inner_w, e.elem, inner)
             inner_w(f"yield {x}")
 
         self.loops(inner_w, e.fors, env, item)
@@ -1006,14 +1022,14 @@ class Backend:
         return t
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
-        x = self.forced(w, self.expr(w, e.operand, env))
+        x = self.looked(w, e.operand, env)
         return self.tmp(w, f"-{x} if _type({x}) is _int else _negate({x}, {w.const(e.span)})")
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
         module = self.module_of(w, e.obj, env)
         if module is not None:
             return self.global_value(w, module, e.name, e.span)
-        o = self.forced(w, self.expr(w, e.obj, env))
+        o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         return self.tmp(w, f"{o}.get({name}) if _type({o}) is _dict else _field_of({o}, {name}, {w.const(e.span)})")
 
@@ -1028,10 +1044,10 @@ class Backend:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             kind, unit = self.interp.meaning(w.ns, e.obj.id)
             if kind == "unit" and isinstance(unit.decl, A.TableDecl):
-                keys = [self.forced(w, self.expr(w, k, env)) for k in e.keys]
+                keys = [self.looked(w, k, env) for k in e.keys]
                 return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + k for k in keys)})")
-        o = self.forced(w, self.expr(w, e.obj, env))
-        k = self.forced(w, self.expr(w, e.keys[0], env))
+        o = self.looked(w, e.obj, env)
+        k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
@@ -1042,10 +1058,10 @@ class Backend:
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
-        o = self.forced(w, self.expr(w, e.obj, env))
+        o = self.looked(w, e.obj, env)
         t = self.tmp(w, f"_with_base({o}, {w.const(e.span)})")
         for k, v in e.items:
-            value = self.forced(w, self.expr(w, v, env))
+            value = self.looked(w, v, env)
             w(f"{t}[{w.const(k)}] = {value}")
         return t
 
@@ -1062,7 +1078,7 @@ class Backend:
             if isinstance(unit.decl, A.TableDecl):
                 args = [self.forced(w, a) for a in args]
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
-        fn = self.forced(w, self.expr(w, e.func, env))
+        fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
 
@@ -1079,13 +1095,16 @@ class Backend:
                     return kind, found
         return None
 
-    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span) -> str:
+    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span,
+                     fn: Callable[..., Any] | None = None) -> str:
+        """A call of a built-in (or of ``fn`` in its place) with its arguments forced, its failures
+        located at the call (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
             args = [self.forced(w, a) for a in args]
         t = w.fresh()
-        fn = w.const(b.fn)
+        call = w.const(fn or b.fn)
         w("try:")
-        w(f"    {t} = {fn}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
+        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t

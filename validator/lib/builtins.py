@@ -1024,27 +1024,30 @@ def _dice(n: Any, sides: Any) -> DiceSpec:
     return DiceSpec(n, sides)
 
 
-def _spec(d: Any) -> DiceSpec:
-    if not isinstance(d, DiceSpec):
-        raise CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
-    return d
-
-
 _DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
 
 
-def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
-    """Rolling n dice costs n steps; in exact mode, working out the distribution of their sum costs
-    about n² × sides² / 2."""
-    n = spec.count * spec.count * spec.sides * spec.sides // 2 if ctx.dice.mode == "exact" else spec.count
-    _spend(ctx, n + 1, "rolling the dice")
+def _charged(ctx: Context, d: Any) -> DiceSpec:
+    """The dice of a roll, its cost charged: rolling n dice costs n steps (and one); in exact mode,
+    working out the distribution of their sum costs about n² × sides² / 2."""
+    if type(d) is not DiceSpec:
+        raise CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
+    n = d.count
+    ctx.steps += (n * n * d.sides * d.sides // 2 if ctx.dice.mode == "exact" else n) + 1
+    if ctx.steps > ctx.budget:
+        raise CallError("rolling the dice exceeds the evaluation budget")
+    return d
 
 
 @builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
 def _roll(ctx: Context, d: Any) -> Any:
-    spec = _spec(d)
-    _dice_cost(ctx, spec)
-    return ctx.dice.sum_of(ctx, spec, _DICE_SPAN)
+    return ctx.dice.sum_of(ctx, _charged(ctx, d), _DICE_SPAN)
+
+
+def roll_looked_at(ctx: Context, d: Any) -> Any:
+    """``roll`` whose value is looked at at once (forced): in exact mode the run forks over the sums
+    with no die made (``DiceSource.looked_at``). The backend calls it for a roll it forces at once."""
+    return ctx.dice.looked_at(ctx, _charged(ctx, d), _DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "

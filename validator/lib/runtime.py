@@ -55,6 +55,10 @@ class DiceSource:
             return sum(self.face(spec.sides, span) for _ in range(spec.count))
         return sum(spec.faces[self.face(spec.sides, span) - 1] for _ in range(spec.count))
 
+    def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
+        """A roll whose sum is looked at at once: ``sum_of``, forced (a random sum is a number already)."""
+        return self.sum_of(ctx, spec, span)
+
 
 class SeededDice(DiceSource):
     mode = "seeded"
@@ -300,10 +304,18 @@ class ExactDice(DiceSource):
         raise AssertionError("exact dice give distributions")
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        known = rolled(spec)
+        known = _ROLLS.get((spec.count, spec.sides, spec.faces)) or rolled(spec)
         ctx.rolls += 1
         ctx.natural_den *= known.total
         return RandomValue(ctx, known.dist.copy(), 0, known)
+
+    def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
+        """``sum_of`` then ``RandomValue.collapse``, with no die made: the run forks over the sums
+        as rolled (``tests/test_exact_dice.py`` holds the two equal)."""
+        known = _ROLLS.get((spec.count, spec.sides, spec.faces)) or rolled(spec)
+        ctx.rolls += 1
+        ctx.natural_den *= known.total
+        return known.values[ctx.fork(known.counts, known.total)]
 
 
 # ---------------------------------------------------------------- decisions
