@@ -66,14 +66,23 @@ def _spend(ctx: Context, n: int, what: str) -> None:
         raise CallError(f"{what} exceeds the evaluation budget")
 
 
+_WALKED = (list, tuple, dict, frozenset, set)
+
+
 def _walk_cost(ctx: Context, v: Any, what: str) -> None:
     """Comparing or hashing a collection walks it: its size (``values.tree_size``)."""
-    if isinstance(v, (list, tuple, dict, frozenset, set)):
+    if isinstance(v, _WALKED):
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
+
+
+_SIZED = frozenset({list, tuple, set, frozenset, str})  # collections walked as they are
 
 
 def _sized(ctx: Context, xs: Any, what: str) -> Any:
     """The items of a collection, each charged a step (a generator charges its own loop)."""
+    if type(xs) in _SIZED:
+        _spend(ctx, len(xs), what)
+        return xs
     items = _iter(xs, what)
     if not hasattr(items, "__next__"):
         _spend(ctx, len(items), what)
@@ -130,9 +139,12 @@ def _sum(ctx: Context, xs: Any) -> Any:
 
 
 def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
+    """The items of a collection to compare with one another: each charged a step, and each that is a
+    collection its size."""
     items = list(_sized(ctx, xs, what))
     for x in items:
-        _walk_cost(ctx, x, what)
+        if isinstance(x, _WALKED):
+            _walk_cost(ctx, x, what)
     return items
 
 
