@@ -113,10 +113,6 @@ def _force(ctx: R.Run, v: Any) -> Any:
     return v.collapse() if type(v) is RandomValue else v
 
 
-def _truth(ctx: R.Run, v: Any) -> bool:
-    return bool(v.collapse() if type(v) is RandomValue else v)
-
-
 class _Forcing:
     """A generated function given to a built-in in a program with dice: what it returns is forced
     (as ``reference.Closure`` does); generated code calls ``raw``."""
@@ -180,7 +176,7 @@ _HELPERS: dict[str, Any] = {
     "_value_too_deep": _value_too_deep,
     "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
-    "_force": _force, "_truth": _truth, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
+    "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
@@ -709,11 +705,8 @@ class Backend:
         return self.forced(w, self.expr(w, e, env))
 
     def truth(self, w: _Writer, value: str) -> str:
-        if self.dice and value.startswith("_"):
-            t = w.fresh()
-            w(f"{t} = _truth(ctx, {value})")
-            return t
-        return value
+        """A value as a condition: Python's truth of the forced value (``reference.truth``)."""
+        return self.forced(w, value)
 
     def tmp(self, w: _Writer, text: str) -> str:
         t = w.fresh()
@@ -957,10 +950,8 @@ class Backend:
         x = self.expr(w, e.left, env)
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
-        if self.dice:
-            return self.tmp(w, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        if e.op in ("==", "!="):
-            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN or _type({y}) in _PLAIN "
+        if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
+            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
                 isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
@@ -1006,7 +997,7 @@ class Backend:
             return out
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
-        if self.dice or e.op not in ("+", "-"):
+        if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
         w(f"if _type({x}) is _int and _type({y}) is _int:")
@@ -1073,7 +1064,8 @@ class Backend:
             args = [self.expr(w, a, env) for a in e.args]
             if kind == "builtin":
                 args += [self.expr(w, v, env) for _, v in e.kwargs]
-                return self.builtin_call(w, found, args, e.span)
+                plain = [isinstance(a, _NEVER_A_DIE) for a in (*e.args, *(v for _, v in e.kwargs))]
+                return self.builtin_call(w, found, args, e.span, plain=plain)
             unit = found
             if isinstance(unit.decl, A.TableDecl):
                 args = [self.forced(w, a) for a in args]
@@ -1096,11 +1088,13 @@ class Backend:
         return None
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span,
-                     fn: Callable[..., Any] | None = None) -> str:
-        """A call of a built-in (or of ``fn`` in its place) with its arguments forced, its failures
-        located at the call (``reference.Interpreter.apply_builtin``)."""
+                     fn: Callable[..., Any] | None = None, plain: list[bool] | None = None) -> str:
+        """A call of a built-in (or of ``fn`` in its place) with its arguments forced (but those
+        ``plain`` says are never a die), its failures located at the call
+        (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
-            args = [self.forced(w, a) for a in args]
+            plain = plain or [False] * len(args)
+            args = [a if p else self.forced(w, a) for a, p in zip(args, plain)]
         t = w.fresh()
         call = w.const(fn or b.fn)
         w("try:")
