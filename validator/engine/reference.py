@@ -204,7 +204,6 @@ class Run:
         self.steps = 0
         self.depth = 0
         self.depth_limit = depth_limit
-        self.rolls = 0
         # exact dice: the product of the rolled dice's own denominators (36 for 2d6), the one an
         # author writes the odds over (`run_exact`'s "odds")
         self.natural_den = 1
@@ -216,12 +215,9 @@ class Run:
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites: dict[str, tuple[str, ...]] = {}
-        # exact dice: the choices to follow, the number of branches of every fork met, and the
-        # path's probability as a numerator and a denominator (whole numbers: see ``fork``)
-        self.path = path or []
-        self.path_pos = 0
-        self.widths: list[int] = []
-        self.weight_num = self.weight_den = 1
+        # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
+        self.replay = iter(path or ())
+        self.met: list[tuple[Sequence[int], int]] = []
         # decisions
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
@@ -257,15 +253,14 @@ class Run:
                             help="a rule loops over a huge range or recurses without end")
 
     def fork(self, counts: Sequence[int], total: int) -> int:
-        """Exact dice: follow the recorded path, or take branch 0 of a fork met for the first time.
-        Branch ``i`` has probability ``counts[i] / total``: the path's weight is multiplied by it,
-        as whole numbers (a product of fractions reduced at every step costs a gcd each)."""
-        pos = self.path_pos
-        choice = self.path[pos] if pos < len(self.path) else 0
-        self.path_pos = pos + 1
-        self.widths.append(len(counts))
-        self.weight_num *= counts[choice]
-        self.weight_den *= total
+        """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
+        ``counts[i] / total``. Past the path, a fork is met for the first time: it is recorded
+        (``met``) and its branch 0 taken. (A run is a function of the branches it takes, so the
+        forks along the path are those ``run_exact`` recorded on the way to it.)"""
+        choice = next(self.replay, None)
+        if choice is None:
+            self.met.append((counts, total))
+            return 0
         return choice
 
     def keep(self, key: Any, value: Any, reads_decisions: bool) -> None:
@@ -1271,7 +1266,11 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     # path's probability is a product of fractions, kept as an integer numerator and denominator
     # until the end
     outcomes: dict[Any, list[Any]] = {}
+    # the path being run: its choices, the fork met at each (its counts and total), and the
+    # probability of the path's first i choices, as a numerator and a denominator (nums[i], dens[i])
     path: list[int] = []
+    forks: list[tuple[Sequence[int], int]] = []
+    nums, dens = [1], [1]
     paths = 0
     spent = 0
     while True:
@@ -1283,7 +1282,12 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
             raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
-        num, den = run.weight_num, run.weight_den
+        for met in run.met:  # the forks past the path, where the run took branch 0
+            path.append(0)
+            forks.append(met)
+            nums.append(nums[-1] * met[0][0])
+            dens.append(dens[-1] * met[1])
+        num, den = nums[-1], dens[-1]
         key = (type(value).__name__, value) if value is None or type(value) in (int, str, bool) \
             else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
@@ -1297,15 +1301,19 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
                             help="use --seed or --dice instead of --exact")
-        # the next path: the last fork met with a branch not taken yet takes its next branch (the
-        # choices past the recorded path were all branch 0)
-        widths, taken = run.widths, len(path)
-        i = len(widths) - 1
-        while i >= 0 and (path[i] if i < taken else 0) + 1 >= widths[i]:
-            i -= 1
-        if i < 0:
+        # the next path: the last fork with a branch not taken yet takes its next branch
+        while path and path[-1] + 1 >= len(forks[-1][0]):
+            path.pop()
+            forks.pop()
+            nums.pop()
+            dens.pop()
+        if not path:
             break
-        path = path[:i] + [path[i] + 1] if i < taken else path + [0] * (i - taken) + [1]
+        choice = path.pop() + 1
+        branches, ways = forks[-1]
+        path.append(choice)
+        nums[-1] = nums[-2] * branches[choice]
+        dens[-1] = dens[-2] * ways
     probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))

@@ -9,13 +9,14 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
-from .runtime import RandomValue
+from .runtime import CallError, RandomValue, Rolled, rolled
 from .values import number_cost, tree_size, write_value
 
 if TYPE_CHECKING:
@@ -42,10 +43,6 @@ def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool 
         BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args, ctx, kwargs, doc)
         return fn
     return register
-
-
-class CallError(Exception):
-    """Raised by a built-in for a bad argument; the compiler adds the call's location."""
 
 
 def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
@@ -1016,6 +1013,11 @@ class DiceSpec:
     def values(self) -> tuple[int, ...]:
         return self.faces if self.faces is not None else tuple(range(1, self.sides + 1))
 
+    @cached_property
+    def rolled(self) -> Rolled:
+        """What exact mode knows of a roll of these dice (``runtime.Rolled``), worked out once."""
+        return rolled(self)
+
     def __str__(self) -> str:
         if self.faces is None:
             return f"{self.count}d{self.sides}"
@@ -1039,27 +1041,23 @@ def _dice(n: Any, sides: Any) -> DiceSpec:
 _DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
 
 
-def _charged(ctx: Context, d: Any) -> DiceSpec:
-    """The dice of a roll, its cost charged: rolling n dice costs n steps (and one); in exact mode,
-    working out the distribution of their sum costs about n² × sides² / 2."""
-    if type(d) is not DiceSpec:
-        raise CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
-    n = d.count
-    ctx.steps += (n * n * d.sides * d.sides // 2 if ctx.dice.mode == "exact" else n) + 1
-    if ctx.steps > ctx.budget:
-        raise CallError("rolling the dice exceeds the evaluation budget")
-    return d
+def _not_dice(d: Any) -> CallError:
+    return CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
 
 
 @builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
 def _roll(ctx: Context, d: Any) -> Any:
-    return ctx.dice.sum_of(ctx, _charged(ctx, d), _DICE_SPAN)
+    if type(d) is not DiceSpec:
+        raise _not_dice(d)
+    return ctx.dice.sum_of(ctx, d, _DICE_SPAN)
 
 
 def roll_looked_at(ctx: Context, d: Any) -> Any:
     """``roll`` whose value is looked at at once (forced): in exact mode the run forks over the sums
     with no die made (``DiceSource.looked_at``). The backend calls it for a roll it forces at once."""
-    return ctx.dice.looked_at(ctx, _charged(ctx, d), _DICE_SPAN)
+    if type(d) is not DiceSpec:
+        raise _not_dice(d)
+    return ctx.dice.looked_at(ctx, d, _DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "

@@ -21,7 +21,7 @@ class RunContext(Protocol):
     steps: int
     budget: int
     dice: "DiceSource"
-    rolls: int
+    natural_den: int
 
     def fork(self, counts: Sequence[int], total: int) -> int: ...
 
@@ -37,6 +37,19 @@ class EvalError(Exception):
         return Diagnostic(self.code, self.message, self.span, help=self.help)
 
 
+class CallError(Exception):
+    """Raised by a built-in for a bad argument; the compiler adds the call's location."""
+
+
+def _charge_roll(ctx: Any, steps: int) -> None:
+    ctx.steps += steps
+    if ctx.steps > ctx.budget:
+        raise CallError(ROLL_OVER_BUDGET)
+
+
+ROLL_OVER_BUDGET = "rolling the dice exceeds the evaluation budget"
+
+
 # ---------------------------------------------------------------- dice
 
 
@@ -49,8 +62,9 @@ class DiceSource:
         raise NotImplementedError
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled."""
-        ctx.rolls += 1
+        """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled.
+        Rolling n dice costs n steps (and one)."""
+        _charge_roll(ctx, spec.count + 1)
         if spec.faces is None:
             return sum(self.face(spec.sides, span) for _ in range(spec.count))
         return sum(spec.faces[self.face(spec.sides, span) - 1] for _ in range(spec.count))
@@ -116,16 +130,17 @@ def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, int]:
 class Rolled:
     """What exact mode knows of a roll of some dice, worked out at their first roll: the distribution
     of the sum (``dist``: each sum and how many combinations of sides give it), its sums in order with
-    those counts, the number of combinations (``total``: the dice's own denominator, 36 for 2d6) and
-    the dice's label (``2d6``). Weights stay whole numbers: a branch's probability is its count over
-    the counts still possible, a fraction made only when the enumeration ends."""
+    those counts, the number of combinations (``total``: the dice's own denominator, 36 for 2d6), the
+    dice's label (``2d6``) and the steps a roll costs (working out the distribution of the sum of n
+    dice costs about n² × sides² / 2). Weights stay whole numbers: a branch's probability is its
+    count over the counts still possible, a fraction made only when the enumeration ends."""
 
-    __slots__ = ("dist", "values", "counts", "total", "label")
+    __slots__ = ("dist", "values", "counts", "total", "label", "cost")
 
-    def __init__(self, dist: dict[int, int], label: str):
-        self.dist, self.label = dist, label
-        self.values = sorted(dist)
-        self.counts = [dist[v] for v in self.values]
+    def __init__(self, dist: dict[int, int], label: str, cost: int):
+        self.dist, self.label, self.cost = dist, label, cost
+        self.values = tuple(sorted(dist))
+        self.counts = tuple(dist[v] for v in self.values)
         self.total = sum(self.counts)
 
 
@@ -133,11 +148,12 @@ _ROLLS: dict[tuple[Any, ...], Rolled] = {}  # by (count, sides, faces)
 
 
 def rolled(spec: Any) -> Rolled:
-    """What exact mode knows of a roll of ``spec`` (a ``DiceSpec``)."""
+    """What exact mode knows of a roll of ``spec`` (a ``DiceSpec``, which keeps it: ``DiceSpec.rolled``)."""
     key = (spec.count, spec.sides, spec.faces)
     known = _ROLLS.get(key)
     if known is None:
-        known = Rolled(_sum_distribution(spec.count, spec.values()), str(spec))
+        n = spec.count
+        known = Rolled(_sum_distribution(n, spec.values()), str(spec), n * n * spec.sides * spec.sides // 2 + 1)
         if len(_ROLLS) < 4096:
             _ROLLS[key] = known
     return known
@@ -242,8 +258,8 @@ class RandomValue:
         if len(base) == len(known.values):  # not looked at yet (conditioning drops values): as rolled
             values, counts, total = known.values, known.counts, known.total
         else:
-            values = sorted(base)
-            counts = [base[v] for v in values]
+            values = tuple(sorted(base))
+            counts = tuple(base[v] for v in values)
             total = sum(counts)
         v = values[self.ctx.fork(counts, total)]
         base.clear()
@@ -304,16 +320,19 @@ class ExactDice(DiceSource):
         raise AssertionError("exact dice give distributions")
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        known = _ROLLS.get((spec.count, spec.sides, spec.faces)) or rolled(spec)
-        ctx.rolls += 1
+        """The sum of a roll of ``spec``, a die not looked at yet (``RandomValue``)."""
+        known = spec.rolled
+        _charge_roll(ctx, known.cost)
         ctx.natural_den *= known.total
         return RandomValue(ctx, known.dist.copy(), 0, known)
 
     def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
         """``sum_of`` then ``RandomValue.collapse``, with no die made: the run forks over the sums
         as rolled (``tests/test_exact_dice.py`` holds the two equal)."""
-        known = _ROLLS.get((spec.count, spec.sides, spec.faces)) or rolled(spec)
-        ctx.rolls += 1
+        known = spec.rolled
+        ctx.steps += known.cost  # (``_charge_roll``, written out: this is the commonest roll)
+        if ctx.steps > ctx.budget:
+            raise CallError(ROLL_OVER_BUDGET)
         ctx.natural_den *= known.total
         return known.values[ctx.fork(known.counts, known.total)]
 
