@@ -45,7 +45,8 @@ import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..lang import ast as A
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
@@ -192,9 +193,24 @@ DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, ru
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 
 
+_NO_CITES: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+
+
 class Run:
     """One evaluation: the state, the budget, the dice, the memo, the decisions, the trace. Built-ins
-    see ``steps``, ``budget``, ``dice`` and ``rolls`` of it."""
+    see ``steps``, ``budget`` and ``dice`` of it. Most runs resolve no decision and are not traced:
+    what only those need is made when the run resolves its first decision (``begin_decisions``) or
+    when it is traced (exact dice make a run per path, so a run is made cheaply)."""
+
+    # the decisions' bookkeeping, made by ``begin_decisions``
+    dargs: dict[Any, tuple[Any, ...]]
+    deplist: list[Any]
+    kept_while_resolving: list[tuple[dict[Any, Any], Any]]  # (memo, key) to drop if a resolved decision is undone
+    settled: dict[Any, Settlement]
+    dstack: list[Any]
+    decision_edges: set[tuple[Any, Any]]
+    cycles: list[dict[str, Any]]
+    trace_stack: list[dict[str, Any]]  # a traced run's
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -214,27 +230,29 @@ class Run:
         self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
-        self.step_cites: dict[str, tuple[str, ...]] = {}
+        self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
         # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
-        # decisions
+        # decisions (read by generated code, resolved or not)
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
-        self.dargs: dict[Any, tuple[Any, ...]] = {}
-        self.deplist: list[Any] = []
+        self.deciding = False  # whether ``begin_decisions`` has made the rest
         self.guesses = 0  # reads of a decision that was not final, so far
         self.resolving = 0  # decisions being resolved now
-        # (memo, key) of what to drop if a resolved decision is undone
-        self.kept_while_resolving: list[tuple[dict[Any, Any], Any]] = []
         self.memos: dict[int, dict[Any, Any]] = {}  # the backend's memo of each function, by its unit's number
-        self.settled: dict[Any, Settlement] = {}
         # the trace (explain)
         self.trace = trace
-        self.trace_stack: list[dict[str, Any]] = [{"children": []}]
-        self.dstack: list[Any] = []
-        self.decision_edges: set[tuple[Any, Any]] = set()
-        self.cycles: list[dict[str, Any]] = []
+        if trace:
+            self.trace_stack = [{"children": []}]
+            self.begin_decisions()
+
+    def begin_decisions(self) -> None:
+        """The decisions' bookkeeping, made when the run resolves its first decision (or is traced)."""
+        self.deciding = True
+        self.dargs, self.settled = {}, {}
+        self.deplist, self.kept_while_resolving, self.dstack, self.cycles = [], [], [], []
+        self.decision_edges = set()
 
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
@@ -243,7 +261,8 @@ class Run:
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
-        sub.trace, sub.trace_stack = self.trace, self.trace_stack  # a traced run shows what it called
+        if self.trace:  # a traced run shows what it called
+            sub.trace, sub.trace_stack = True, self.trace_stack
         return sub
 
     def charge(self, n: int, span: Span) -> None:
@@ -680,6 +699,8 @@ class Interpreter:
         state = run.dstate.get(key, UNRESOLVED)
         if state == RESOLVED:
             return run.dvalue[key]
+        if not run.deciding:
+            run.begin_decisions()
         if run.trace and run.dstack:
             run.decision_edges.add((run.dstack[-1], key))
         if state == GUESSING:
@@ -936,7 +957,8 @@ class Interpreter:
             if checker is not None and not checker.arity:
                 check(force(run, self.call_unit(run, checker, [], checker.decl.span)))
                 run.events.clear()
-                run.trace_stack[0]["children"].clear()
+                if run.trace:
+                    run.trace_stack[0]["children"].clear()
         return force(run, self.call_unit(run, unit, args, unit.decl.span))
 
 
