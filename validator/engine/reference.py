@@ -54,6 +54,7 @@ from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement)
 from ..lib.values import number_cost, to_json, tree_size, written
+from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -305,6 +306,7 @@ class Interpreter:
         self.program = program
         self.loaded = program.loaded
         self.inputs = program.inputs()
+        self.state_check = program.query(STATE_CHECK)
         self.enum_members: dict[str, set[str]] = {}
         for ns in self.loaded.namespaces.values():
             self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
@@ -936,8 +938,6 @@ class Interpreter:
 
     def bind_inputs(self, run: Run) -> None:
         """Each `input` read from the state at its JSON pointer, or its default."""
-        from .state import resolve_pointer
-
         for unit in self.inputs:
             d = unit.decl
             ok, value = resolve_pointer(run.state, d.pointer)
@@ -953,7 +953,7 @@ class Interpreter:
         query."""
         self.bind_inputs(run)
         if check is not None:
-            checker = self.program.query(STATE_CHECK)
+            checker = self.state_check
             if checker is not None and not checker.arity:
                 check(force(run, self.call_unit(run, checker, [], checker.decl.span)))
                 run.events.clear()
