@@ -73,12 +73,16 @@ def _walk_cost(ctx: Context, v: Any, what: str) -> None:
 
 
 _SIZED = frozenset({list, tuple, set, frozenset, str})  # collections walked as they are
+_FLAT = frozenset({int, str, bool, type(None), Fraction})  # what costs nothing to compare or hash
+_INTS, _TEXTS = frozenset({int}), frozenset({str})
 
 
 def _sized(ctx: Context, xs: Any, what: str) -> Any:
     """The items of a collection, each charged a step (a generator charges its own loop)."""
     if type(xs) in _SIZED:
-        _spend(ctx, len(xs), what)
+        ctx.steps += len(xs)  # (``_spend``, written out: most built-ins start here)
+        if ctx.steps > ctx.budget:
+            raise CallError(f"{what} exceeds the evaluation budget")
         return xs
     items = _iter(xs, what)
     if not hasattr(items, "__next__"):
@@ -139,8 +143,8 @@ def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
     """The items of a collection to compare with one another: each charged a step, and each that is a
     collection its size."""
     items = list(_sized(ctx, xs, what))
-    for x in items:
-        if isinstance(x, _WALKED):
+    if not _FLAT.issuperset(map(type, items)):  # some item may be a collection
+        for x in items:
             _walk_cost(ctx, x, what)
     return items
 
@@ -171,8 +175,7 @@ def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
 def _in_order(items: Any) -> list[Any]:
     """``sorted(items, key=_sort_key)``: texts only, or integers only (no truth values), compared as
     they are (the same order, with no key made for each)."""
-    kinds = set(map(type, items))
-    if len(kinds) == 1 and (str in kinds or int in kinds):
+    if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
         return sorted(items)
     return sorted(items, key=_sort_key)
 
