@@ -32,7 +32,7 @@ from typing import Any, Callable
 from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
+from ..lib.builtins import BUILTINS, DICE_SPAN, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue
 
@@ -190,13 +190,14 @@ _HELPERS: dict[str, Any] = {
 
 
 class _Local:
-    """A language name bound in generated code: its Python local, and whether it is a procedure's
-    `var` (read late by a lambda, as the reference reads a ``Cell``)."""
+    """A language name bound in generated code: its Python local, whether it is a procedure's `var`
+    (read late by a lambda, as the reference reads a ``Cell``), and whether its value is ``plain``:
+    never a die (an item of a collection, or what an expression that never is one gave)."""
 
-    __slots__ = ("py", "var")
+    __slots__ = ("py", "var", "plain")
 
-    def __init__(self, py: str, var: bool = False):
-        self.py, self.var = py, var
+    def __init__(self, py: str, var: bool = False, plain: bool = False):
+        self.py, self.var, self.plain = py, var, plain
 
 
 Env = dict[str, _Local]
@@ -617,17 +618,18 @@ class Backend:
 
     def stmt(self, w: _Writer, s: A.Stmt, env: Env) -> Env:
         if isinstance(s, (A.Var, A.LetStmt)):
-            value = self.expr(w, s.value, env)
+            value = self.expr(w, s.value, env)  # (not forced: a `let` may hold a die)
             py = w.fresh("_v")
             w(f"{py} = {value}")
-            return {**env, s.name: _Local(py, var=isinstance(s, A.Var))}
+            var = isinstance(s, A.Var)
+            return {**env, s.name: _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
             w(f"{env[s.name].py} = {value}")
             return env
         if isinstance(s, A.IfStmt):
             for cond, body in s.branches:
-                c = self.truth(w, self.expr(w, cond, env))
+                c = self.looked(w, cond, env)
                 w(f"if {c}:")
                 with w.block():
                     self.block(w, body, env)
@@ -645,9 +647,9 @@ class Backend:
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
                 self.charge_lines(w, "1", s.span)
-                inner = {**env, s.name: _Local(py)}
+                inner = {**env, s.name: _Local(py, plain=True)}  # (an item of a collection)
                 if s.cond is not None:
-                    c = self.truth(w, self.expr(w, s.cond, inner))
+                    c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
                     w("    continue")
                 self.block(w, s.body, inner)
@@ -670,7 +672,7 @@ class Backend:
                 w(f"{ev}[{w.const(k)}] = {value}")
             w(f"ctx.events.append({ev})")
         elif isinstance(s, A.Require):
-            c = self.truth(w, self.expr(w, s.cond, env))
+            c = self.looked(w, s.cond, env)
             w(f"if not {c}:")
             w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
         elif isinstance(s, A.Reject):
@@ -693,20 +695,34 @@ class Backend:
         return t
 
     def looked(self, w: _Writer, e: A.Expr, env: Env) -> str:
-        """An expression's value, forced (``reference.force``): a literal, a collection built here or a
-        truth value never is a die; a roll looked at at once makes none (``builtins.roll_looked_at``)."""
-        if isinstance(e, _NEVER_A_DIE):
+        """An expression's value, forced (``reference.force``; a condition is the forced value's truth):
+        what never is a die is not forced, and a roll looked at at once makes none
+        (``DiceSource.looked_at``)."""
+        if self.never_a_die(w, e, env):
             return self.expr(w, e, env)
         if self.dice and isinstance(e, A.Call) and not e.kwargs:
             target = self.call_target(w, e.func, env)
             if target is not None and target[0] == "builtin" and target[1].fn is _ROLL:
+                if len(e.args) == 1 and isinstance(e.args[0], A.Dice):  # literal dice: roll's check holds
+                    return self.builtin_call(w, target[1], [self.expr(w, e.args[0], env)], e.span,
+                                             fn="ctx.dice.looked_at", extra=(w.const(DICE_SPAN),))
                 args = [self.expr(w, a, env) for a in e.args]
-                return self.builtin_call(w, target[1], args, e.span, fn=roll_looked_at)
+                return self.builtin_call(w, target[1], args, e.span, fn=w.const(roll_looked_at))
         return self.forced(w, self.expr(w, e, env))
 
-    def truth(self, w: _Writer, value: str) -> str:
-        """A value as a condition: Python's truth of the forced value (``reference.truth``)."""
-        return self.forced(w, value)
+    def never_a_die(self, w: _Writer, e: A.Expr, env: Env) -> bool:
+        """Whether ``e`` never is a die: a literal, a collection or a truth value it builds, a local
+        holding an item or such a value, a built-in's result but a roll's (no built-in sees a die,
+        and no container holds one). A program that cannot roll has none at all."""
+        if not self.dice or isinstance(e, _NEVER_A_DIE):
+            return True
+        if isinstance(e, A.Name):
+            local = env.get(e.id)
+            return local is not None and local.plain
+        if isinstance(e, A.Call):
+            target = self.call_target(w, e.func, env)
+            return target is not None and target[0] == "builtin" and target[1].fn is not _ROLL
+        return False
 
     def tmp(self, w: _Writer, text: str) -> str:
         t = w.fresh()
@@ -835,7 +851,10 @@ class Backend:
         first = fors[0]
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
-        if len(names) == 1:
+        if len(names) == 1 and isinstance(first.iter, A.ListLit):  # its length is known
+            self.charge_lines(w, str(len(first.iter.items)), first.span)
+            w(f"for {names[0]} in {seq}:")
+        elif len(names) == 1:
             w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
@@ -847,9 +866,9 @@ class Backend:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
         w.indent += 1
-        inner = {**env, **{n: _Local(py) for n, py in zip(first.names, names)}}
+        inner = {**env, **{n: _Local(py, plain=True) for n, py in zip(first.names, names)}}  # (items)
         if first.cond is not None:
-            c = self.truth(w, self.expr(w, first.cond, inner))
+            c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
             w.indent += 1
         self.loops(w, fors[1:], inner, item)
@@ -879,7 +898,7 @@ class Backend:
         value = self.expr(w, e.value, env)
         py = w.fresh("_v")
         w(f"{py} = {value}")
-        return self.expr(w, e.body, {**env, e.name: _Local(py)})
+        return self.expr(w, e.body, {**env, e.name: _Local(py, plain=self.never_a_die(w, e.value, env))})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
         """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
@@ -890,7 +909,7 @@ class Backend:
             node: A.Expr = e
             while isinstance(node, A.If):
                 for cond, value in node.branches:
-                    c = self.truth(w, self.expr(w, cond, env))
+                    c = self.looked(w, cond, env)
                     w(f"if {c}:")
                     with w.block():
                         v = self.expr(w, value, env)
@@ -935,7 +954,7 @@ class Backend:
         w("while True:")
         with w.block():
             for item in e.items:
-                c = self.truth(w, self.expr(w, item, env))
+                c = self.looked(w, item, env)
                 w(f"if {'' if stop_at else 'not '}{c}:")
                 w(f"    {out} = {stop_at}")
                 w("    break")
@@ -943,7 +962,7 @@ class Backend:
         return out
 
     def x_Not(self, w: _Writer, e: A.Not, env: Env) -> str:
-        c = self.truth(w, self.expr(w, e.operand, env))
+        c = self.looked(w, e.operand, env)
         return self.tmp(w, f"not {c}")
 
     def x_Compare(self, w: _Writer, e: A.Compare, env: Env) -> str:
@@ -1040,6 +1059,8 @@ class Backend:
         o = self.looked(w, e.obj, env)
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
+        if isinstance(e.keys[0], A.Int) and e.keys[0].value >= 0:
+            return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and {k} < _len({o}) else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
@@ -1064,7 +1085,7 @@ class Backend:
             args = [self.expr(w, a, env) for a in e.args]
             if kind == "builtin":
                 args += [self.expr(w, v, env) for _, v in e.kwargs]
-                plain = [isinstance(a, _NEVER_A_DIE) for a in (*e.args, *(v for _, v in e.kwargs))]
+                plain = [self.never_a_die(w, a, env) for a in (*e.args, *(v for _, v in e.kwargs))]
                 return self.builtin_call(w, found, args, e.span, plain=plain)
             unit = found
             if isinstance(unit.decl, A.TableDecl):
@@ -1087,18 +1108,18 @@ class Backend:
                     return kind, found
         return None
 
-    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span,
-                     fn: Callable[..., Any] | None = None, plain: list[bool] | None = None) -> str:
-        """A call of a built-in (or of ``fn`` in its place) with its arguments forced (but those
-        ``plain`` says are never a die), its failures located at the call
+    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
+                     plain: list[bool] | None = None, extra: tuple[str, ...] = ()) -> str:
+        """A call of a built-in (or of ``fn`` in its place, with ``extra`` arguments) with its
+        arguments forced (but those ``plain`` says are never a die), its failures located at the call
         (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
             plain = plain or [False] * len(args)
             args = [a if p else self.forced(w, a) for a, p in zip(args, plain)]
         t = w.fresh()
-        call = w.const(fn or b.fn)
+        call = fn or w.const(b.fn)
         w("try:")
-        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
+        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join([*args, *extra])})")
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
