@@ -6,6 +6,8 @@ dice, on both engines."""
 from __future__ import annotations
 
 import itertools
+import json
+import math
 import os
 from collections import Counter
 from fractions import Fraction
@@ -17,9 +19,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
-from validator.engine.reference import Run
+from programs import programs
+from validator.engine.reference import Interpreter, Run, odds, run_exact
 from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
-from validator.lib.runtime import ExactDice, SeededDice
+from validator.lib.runtime import EvalError, ExactDice, SeededDice
+from validator.lib.values import written
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 ROOT = Path(mkdtemp(prefix="ruleval-exact-"))
@@ -116,3 +120,87 @@ def test_a_roll_looked_at_at_once_is_a_roll_then_forced(spec: DiceSpec, path: li
     plain, fast = Run({}, SeededDice(seed)), Run({}, SeededDice(seed))
     assert [roll(plain, spec) for _ in range(3)] == [roll_looked_at(fast, spec) for _ in range(3)]
     assert plain.steps == fast.steps
+
+
+class _Recording(Run):
+    """A run that records every fork it meets, along its path or past it: (choice, counts, total)."""
+
+    def __init__(self, state: Any, budget: int, path: list[int]):
+        super().__init__(state, ExactDice(), budget, path=path)
+        self.forks: list[tuple[int, tuple[int, ...], int]] = []
+
+    def fork(self, counts: Any, total: int) -> int:
+        choice = super().fork(counts, total)
+        self.forks.append((choice, tuple(counts), total))
+        return choice
+
+
+def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
+    """The plain way ``run_exact`` stands for: every path run from scratch in a run of its own, its
+    probability the product of the weights of all the forks that run met, the next path read from
+    them. What run_exact keeps from path to path (the forks along the path and their weights, the
+    dice, each dice's distribution) and the runs it makes cheaply must change nothing of this."""
+    outcomes: dict[str, list[Any]] = {}
+    path: list[int] = []
+    paths = spent = 0
+    while True:
+        run = _Recording(state, budget - spent, path)
+        try:
+            value = written(interp.run_query(run, unit, []))
+            events = written(run.events)
+        except EvalError as err:
+            return "error", err.code
+        except ValueError as err:  # (a result that cannot be written)
+            return "error", "E013" if "parts" in str(err) else "E011"
+        spent += run.steps
+        p = Fraction(1)
+        for choice, counts, total in run.forks:
+            p *= Fraction(counts[choice], total)
+        key = json.dumps(value, sort_keys=True) + repr(type(value))
+        if key in outcomes:
+            outcomes[key][1] += p
+            outcomes[key][3] = math.lcm(outcomes[key][3], run.natural_den)
+        else:
+            outcomes[key] = [value, p, events, run.natural_den]
+        paths += 1
+        open_forks = [i for i, (choice, counts, _) in enumerate(run.forks) if choice + 1 < len(counts)]
+        if not open_forks:
+            break
+        i = open_forks[-1]
+        path = [choice for choice, _, _ in run.forks[:i]] + [run.forks[i][0] + 1]
+    ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+    return paths, sum(o[1] for o in ranked), [(f"{p.numerator}/{p.denominator}", odds(p, natural), v, ev)
+                                             for v, p, ev, natural in ranked]
+
+
+def enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
+    """run_exact's answer, in the terms of ``plain_enumeration``."""
+    try:
+        out = run_exact(interp.program, state, unit.name, [], budget, engine=interp)
+    except EvalError as err:
+        return "error", err.code
+    return out["paths"], Fraction(out["total"]), [(o["probability"], o["odds"], o["result"], o["events"])
+                                                   for o in out["outcomes"]]
+
+
+dice_programs = programs().filter(lambda p: "roll(" in p[0])
+
+
+@settings(max_examples=200 if LONG else 40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(dice_programs)
+def test_run_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
+    """On random programs with dice (procedures, decisions, memoized functions, events, tiny
+    budgets), on both engines: the same paths, probabilities, odds, results and first events as
+    running every path from scratch, or the same error."""
+    text, state, options = program
+    path = ROOT / "program.rules"
+    path.write_text(text)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    budget = options.get("budget", 5_000_000)
+    for query in ("main", "run_proc", "both"):
+        unit = rs.program.query(query)
+        for interp in (Interpreter(rs.program), rs.backend()):
+            plain = plain_enumeration(interp, unit, state, budget)
+            assert enumeration(interp, unit, state, budget) == plain, (query, text)

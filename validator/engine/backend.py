@@ -262,7 +262,7 @@ class Backend:
         self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
         self.consts: dict[Any, str] = {}
         self.n = 0
-        self.unit_names: dict[tuple[str, str], str] = {}
+        self.unit_names: dict[int, str] = {}  # by the unit's number
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
@@ -290,10 +290,9 @@ class Backend:
 
     def unit_name(self, unit: Any) -> str:
         """The global name of a unit's function: a stub until its first call writes it."""
-        key = (unit.ns, unit.name)
-        name = self.unit_names.get(key)
+        name = self.unit_names.get(unit.index)
         if name is None:
-            name = self.unit_names[key] = f"_u{len(self.unit_names) + 1}"
+            name = self.unit_names[unit.index] = f"_u{len(self.unit_names) + 1}"
             self.g[name] = _Stub(self, unit, name)
         return name
 

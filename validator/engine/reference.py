@@ -951,7 +951,8 @@ class Interpreter:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
         when there are any), first evaluate the ruleset's own state check, in the same run; then the
         query."""
-        self.bind_inputs(run)
+        if self.inputs:
+            self.bind_inputs(run)
         if check is not None:
             checker = self.state_check
             if checker is not None and not checker.arity:
@@ -1284,39 +1285,40 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
+    run_query = interp.run_query
     # outcome key -> [value, {denominator: summed numerators}, events, natural denominator]: each
     # path's probability is a product of fractions, kept as an integer numerator and denominator
     # until the end
     outcomes: dict[Any, list[Any]] = {}
-    # the path being run: its choices, the fork met at each (its counts and total), and the
-    # probability of the path's first i choices, as a numerator and a denominator (nums[i], dens[i])
+    # the path being run: its choices; for each, the fork it is made at (the branches' counts and
+    # their total) and the probability of the path before it; the path's probability (num / den)
     path: list[int] = []
-    forks: list[tuple[Sequence[int], int]] = []
-    nums, dens = [1], [1]
+    levels: list[tuple[Sequence[int], int, int, int]] = []
+    num = den = 1
     paths = 0
     spent = 0
     while True:
         run = Run(state, dice, budget - spent, path=path)
         try:
-            value = written(interp.run_query(run, unit, args, check))
+            value = written(run_query(run, unit, args, check))
             events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
-        for met in run.met:  # the forks past the path, where the run took branch 0
+        for counts, ways in run.met:  # the forks past the path, where the run took branch 0
             path.append(0)
-            forks.append(met)
-            nums.append(nums[-1] * met[0][0])
-            dens.append(dens[-1] * met[1])
-        num, den = nums[-1], dens[-1]
-        key = (type(value).__name__, value) if value is None or type(value) in (int, str, bool) \
-            else json.dumps(value, sort_keys=True)
+            levels.append((counts, ways, num, den))
+            num *= counts[0]
+            den *= ways
+        t = type(value)
+        key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
             outcomes[key] = [value, {den: num}, events, run.natural_den]
         else:
-            found[1][den] = found[1].get(den, 0) + num
+            weights = found[1]
+            weights[den] = weights.get(den, 0) + num
             if found[3] != run.natural_den:
                 found[3] = math.lcm(found[3], run.natural_den)
         paths += 1
@@ -1324,18 +1326,18 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
                             help="use --seed or --dice instead of --exact")
         # the next path: the last fork with a branch not taken yet takes its next branch
-        while path and path[-1] + 1 >= len(forks[-1][0]):
+        while path:
+            choice = path[-1] + 1
+            counts, ways, num, den = levels[-1]
+            if choice < len(counts):
+                path[-1] = choice
+                num *= counts[choice]
+                den *= ways
+                break
             path.pop()
-            forks.pop()
-            nums.pop()
-            dens.pop()
-        if not path:
+            levels.pop()
+        else:
             break
-        choice = path.pop() + 1
-        branches, ways = forks[-1]
-        path.append(choice)
-        nums[-1] = nums[-2] * branches[choice]
-        dens[-1] = dens[-2] * ways
     probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
