@@ -41,22 +41,22 @@ class CallError(Exception):
     """Raised by a built-in for a bad argument; the compiler adds the call's location."""
 
 
+ROLL_OVER_BUDGET = "rolling the dice exceeds the evaluation budget"
+
+
 def _charge_roll(ctx: Any, steps: int) -> None:
+    """A roll's cost charged to the run (a CallError past the budget: the caller reports E004)."""
     ctx.steps += steps
     if ctx.steps > ctx.budget:
         raise CallError(ROLL_OVER_BUDGET)
-
-
-ROLL_OVER_BUDGET = "rolling the dice exceeds the evaluation budget"
 
 
 # ---------------------------------------------------------------- dice
 
 
 class DiceSource:
-    """Where dice come from. ``face(sides)`` gives one die; exact mode overrides ``sum_of``."""
-
-    mode = "random"
+    """Where dice come from. ``face(sides)`` gives one die; exact mode overrides ``sum_of`` and
+    ``looked_at``."""
 
     def face(self, sides: int, span: Span) -> int:
         raise NotImplementedError
@@ -75,8 +75,6 @@ class DiceSource:
 
 
 class SeededDice(DiceSource):
-    mode = "seeded"
-
     def __init__(self, seed: int):
         self.seed = seed
         self.rng: random.Random | None = None  # made at the first die: most runs roll none
@@ -88,8 +86,6 @@ class SeededDice(DiceSource):
 
 
 class ScriptedDice(DiceSource):
-    mode = "scripted"
-
     def __init__(self, faces: list[int]):
         self.faces = list(faces)
         self.used = 0
@@ -105,16 +101,10 @@ class ScriptedDice(DiceSource):
         return value
 
 
-_SUM_DISTRIBUTIONS: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
-
-
 def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, int]:
     """The distribution of the sum of ``count`` dice, each showing one of ``faces`` (its sides, equally
     likely): each sum with the number of the ``len(faces) ** count`` combinations of sides that give
-    it (a number on several sides is that much likelier). Cached: callers copy it before changing it."""
-    cached = _SUM_DISTRIBUTIONS.get((count, faces))
-    if cached is not None:
-        return cached
+    it (a number on several sides is that much likelier)."""
     dist: dict[int, int] = {0: 1}
     for _ in range(count):
         nxt: dict[int, int] = {}
@@ -122,8 +112,6 @@ def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, int]:
             for face in faces:
                 nxt[total + face] = nxt.get(total + face, 0) + ways
         dist = nxt
-    if len(_SUM_DISTRIBUTIONS) < 1024:
-        _SUM_DISTRIBUTIONS[(count, faces)] = dist
     return dist
 
 
@@ -144,7 +132,7 @@ class Rolled:
         self.total = sum(self.counts)
 
 
-_ROLLS: dict[tuple[Any, ...], Rolled] = {}  # by (count, sides, faces)
+_ROLLS: dict[tuple[Any, ...], Rolled] = {}  # by (count, sides, faces): dice made by `dice(n, s)` at each call too
 
 
 def rolled(spec: Any) -> Rolled:
@@ -314,8 +302,6 @@ class RandomValue:
 
 
 class ExactDice(DiceSource):
-    mode = "exact"
-
     def face(self, sides: int, span: Span) -> int:  # pragma: no cover - exact mode never asks for faces
         raise AssertionError("exact dice give distributions")
 
