@@ -22,7 +22,7 @@ from validator.api import RunError, load_ruleset
 from programs import programs
 from validator.engine.reference import Interpreter, Run, odds, run_exact
 from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
-from validator.lib.runtime import EvalError, ExactDice, SeededDice
+from validator.lib.runtime import CallError, EvalError, ExactDice, SeededDice, rolled
 from validator.lib.values import written
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
@@ -107,7 +107,7 @@ def test_a_roll_looked_at_at_once_is_a_roll_then_forced(spec: DiceSpec, path: li
     steps, rolls and forks (count, weights) as ``roll`` then ``collapse``, for any dice and any path
     to follow, and the same number with seeded dice."""
     roll = BUILTINS["roll"].fn
-    widths = len(spec.rolled.values)
+    widths = len(rolled(spec).values)
     path = [c % widths for c in path]  # (a choice the fork has)
 
     def state(run: Run) -> tuple[Any, ...]:
@@ -204,3 +204,17 @@ def test_run_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], d
         for interp in (Interpreter(rs.program), rs.backend()):
             plain = plain_enumeration(interp, unit, state, budget)
             assert enumeration(interp, unit, state, budget) == plain, (query, text)
+
+
+def test_a_roll_is_charged_before_its_distribution_is_worked_out() -> None:
+    """A roll that costs more than the budget fails before the distribution of its sum is worked out
+    (for 1000d1000, that would take hours), whether it is forced at once or not."""
+    for roll in (BUILTINS["roll"].fn, roll_looked_at):
+        spec = DiceSpec(30, 30)  # (cheap to work out, were it worked out)
+        run = Run({}, ExactDice(), budget=spec.exact_cost - 1)
+        try:
+            roll(run, spec)
+        except CallError:
+            pass
+        assert run.steps > run.budget
+        assert spec.rolled is None  # (never worked out)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
-from .runtime import CallError, RandomValue, Rolled, rolled
+from .runtime import CallError, RandomValue, Rolled
 from .values import number_cost, tree_size, write_value
 
 if TYPE_CHECKING:
@@ -1012,14 +1011,17 @@ class DiceSpec:
     count: int
     sides: int
     faces: tuple[int, ...] | None = None
+    # exact mode's: the steps a roll costs (working out the distribution of the sum of n dice costs
+    # about n² × sides² / 2, and one: charged before it is worked out), and what is known of a roll
+    # (``runtime.Rolled``), kept with the dice at their first exact roll (``runtime.rolled``)
+    exact_cost: int = field(init=False, repr=False, compare=False)
+    rolled: Rolled | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exact_cost", self.count * self.count * self.sides * self.sides // 2 + 1)
 
     def values(self) -> tuple[int, ...]:
         return self.faces if self.faces is not None else tuple(range(1, self.sides + 1))
-
-    @cached_property
-    def rolled(self) -> Rolled:
-        """What exact mode knows of a roll of these dice (``runtime.Rolled``), worked out once."""
-        return rolled(self)
 
     def __str__(self) -> str:
         if self.faces is None:

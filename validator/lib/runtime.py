@@ -118,15 +118,14 @@ def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, int]:
 class Rolled:
     """What exact mode knows of a roll of some dice, worked out at their first roll: the distribution
     of the sum (``dist``: each sum and how many combinations of sides give it), its sums in order with
-    those counts, the number of combinations (``total``: the dice's own denominator, 36 for 2d6), the
-    dice's label (``2d6``) and the steps a roll costs (working out the distribution of the sum of n
-    dice costs about n² × sides² / 2). Weights stay whole numbers: a branch's probability is its
-    count over the counts still possible, a fraction made only when the enumeration ends."""
+    those counts, the number of combinations (``total``: the dice's own denominator, 36 for 2d6) and
+    the dice's label (``2d6``). Weights stay whole numbers: a branch's probability is its count over
+    the counts still possible, a fraction made only when the enumeration ends."""
 
-    __slots__ = ("dist", "values", "counts", "total", "label", "cost")
+    __slots__ = ("dist", "values", "counts", "total", "label")
 
-    def __init__(self, dist: dict[int, int], label: str, cost: int):
-        self.dist, self.label, self.cost = dist, label, cost
+    def __init__(self, dist: dict[int, int], label: str):
+        self.dist, self.label = dist, label
         self.values = tuple(sorted(dist))
         self.counts = tuple(dist[v] for v in self.values)
         self.total = sum(self.counts)
@@ -136,14 +135,15 @@ _ROLLS: dict[tuple[Any, ...], Rolled] = {}  # by (count, sides, faces): dice mad
 
 
 def rolled(spec: Any) -> Rolled:
-    """What exact mode knows of a roll of ``spec`` (a ``DiceSpec``, which keeps it: ``DiceSpec.rolled``)."""
+    """What exact mode knows of a roll of ``spec`` (a ``DiceSpec``), kept with the dice (``DiceSpec.rolled``:
+    a frozen value's cache, what the dice are never changes)."""
     key = (spec.count, spec.sides, spec.faces)
     known = _ROLLS.get(key)
     if known is None:
-        n = spec.count
-        known = Rolled(_sum_distribution(n, spec.values()), str(spec), n * n * spec.sides * spec.sides // 2 + 1)
+        known = Rolled(_sum_distribution(spec.count, spec.values()), str(spec))
         if len(_ROLLS) < 4096:
             _ROLLS[key] = known
+    object.__setattr__(spec, "rolled", known)
     return known
 
 
@@ -307,18 +307,18 @@ class ExactDice(DiceSource):
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
         """The sum of a roll of ``spec``, a die not looked at yet (``RandomValue``)."""
-        known = spec.rolled
-        _charge_roll(ctx, known.cost)
+        _charge_roll(ctx, spec.exact_cost)  # (before the distribution is worked out: it may be huge)
+        known = spec.rolled or rolled(spec)
         ctx.natural_den *= known.total
         return RandomValue(ctx, known.dist.copy(), 0, known)
 
     def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
         """``sum_of`` then ``RandomValue.collapse``, with no die made: the run forks over the sums
         as rolled (``tests/test_exact_dice.py`` holds the two equal)."""
-        known = spec.rolled
-        ctx.steps += known.cost  # (``_charge_roll``, written out: this is the commonest roll)
+        ctx.steps += spec.exact_cost  # (``_charge_roll``, written out: this is the commonest roll)
         if ctx.steps > ctx.budget:
             raise CallError(ROLL_OVER_BUDGET)
+        known = spec.rolled or rolled(spec)
         ctx.natural_den *= known.total
         return known.values[ctx.fork(known.counts, known.total)]
 
