@@ -1,7 +1,8 @@
 """Exact dice are sound by construction (issue 21): for every operator and built-in that takes
 values, the exact distribution of an expression over dice equals the one found by running it once
 for every combination of faces (scripted dice). Random expressions over up to four three-sided
-dice, on both engines."""
+dice, on both engines. And exact enumeration's shortcuts change nothing: a roll forced at once is a
+roll then forced, and run_exact is every path run alone, from scratch."""
 
 from __future__ import annotations
 
@@ -104,8 +105,8 @@ specs = st.builds(lambda n, sides, faces: DiceSpec(n, len(faces), tuple(faces)) 
 @given(spec=specs, path=st.lists(st.integers(0, 20), max_size=3), seed=st.integers(0, 99))
 def test_a_roll_looked_at_at_once_is_a_roll_then_forced(spec: DiceSpec, path: list[int], seed: int) -> None:
     """The backend's roll that is forced at once (``roll_looked_at``) makes no die: the same value,
-    steps, rolls and forks (count, weights) as ``roll`` then ``collapse``, for any dice and any path
-    to follow, and the same number with seeded dice."""
+    steps, dice denominator and forks (branches' counts, total) as ``roll`` then ``collapse``, for
+    any dice and any path to follow, and the same number with seeded dice."""
     roll = BUILTINS["roll"].fn
     widths = len(rolled(spec).values)
     path = [c % widths for c in path]  # (a choice the fork has)
