@@ -1,11 +1,14 @@
 """Exact dice are sound by construction (issue 21): for every operator and built-in that takes
 values, the exact distribution of an expression over dice equals the one found by running it once
 for every combination of faces (scripted dice). Random expressions over up to four three-sided
-dice, on both engines."""
+dice, on both engines. And exact enumeration's shortcuts change nothing: a roll forced at once is a
+roll then forced, and run_exact is every path run alone, from scratch."""
 
 from __future__ import annotations
 
 import itertools
+import json
+import math
 import os
 from collections import Counter
 from fractions import Fraction
@@ -17,6 +20,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
+from programs import programs
+from validator.engine.reference import Interpreter, Run, odds, run_exact
+from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
+from validator.lib.runtime import CallError, EvalError, ExactDice, SeededDice, rolled
+from validator.lib.values import written
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 ROOT = Path(mkdtemp(prefix="ruleval-exact-"))
@@ -86,3 +94,128 @@ def test_exact_equals_every_combination_of_faces(case: tuple[str, int]) -> None:
         return  # (an error on some faces, division by zero say: the exact run reports it too)
     for engine in ("reference", "backend"):
         assert exact(rs, engine) == truth, (engine, body)
+
+
+specs = st.builds(lambda n, sides, faces: DiceSpec(n, len(faces), tuple(faces)) if faces else DiceSpec(n, sides),
+                  st.integers(0, 3), st.integers(2, 6),
+                  st.one_of(st.none(), st.lists(st.integers(-2, 3), min_size=2, max_size=5)))
+
+
+@settings(max_examples=300 if LONG else 60, deadline=None, derandomize=True, database=None)
+@given(spec=specs, path=st.lists(st.integers(0, 20), max_size=3), seed=st.integers(0, 99))
+def test_a_roll_looked_at_at_once_is_a_roll_then_forced(spec: DiceSpec, path: list[int], seed: int) -> None:
+    """The backend's roll that is forced at once (``roll_looked_at``) makes no die: the same value,
+    steps, dice denominator and forks (branches' counts, total) as ``roll`` then ``collapse``, for
+    any dice and any path to follow, and the same number with seeded dice."""
+    roll = BUILTINS["roll"].fn
+    widths = len(rolled(spec).values)
+    path = [c % widths for c in path]  # (a choice the fork has)
+
+    def state(run: Run) -> tuple[Any, ...]:
+        return run.steps, run.natural_den, run.met, list(run.replay)
+
+    plain, fast = Run({}, ExactDice(), path=path), Run({}, ExactDice(), path=path)
+    for _ in range(3):
+        assert roll(plain, spec).collapse() == roll_looked_at(fast, spec)
+    assert state(plain) == state(fast)
+    plain, fast = Run({}, SeededDice(seed)), Run({}, SeededDice(seed))
+    assert [roll(plain, spec) for _ in range(3)] == [roll_looked_at(fast, spec) for _ in range(3)]
+    assert plain.steps == fast.steps
+
+
+class _Recording(Run):
+    """A run that records every fork it meets, along its path or past it: (choice, counts, total)."""
+
+    def __init__(self, state: Any, budget: int, path: list[int]):
+        super().__init__(state, ExactDice(), budget, path=path)
+        self.forks: list[tuple[int, tuple[int, ...], int]] = []
+
+    def fork(self, counts: Any, total: int) -> int:
+        choice = super().fork(counts, total)
+        self.forks.append((choice, tuple(counts), total))
+        return choice
+
+
+def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
+    """The plain way ``run_exact`` stands for: every path run from scratch in a run of its own, its
+    probability the product of the weights of all the forks that run met, the next path read from
+    them. What run_exact keeps from path to path (the forks along the path and their weights, the
+    dice, each dice's distribution) and the runs it makes cheaply must change nothing of this."""
+    outcomes: dict[str, list[Any]] = {}
+    path: list[int] = []
+    paths = spent = 0
+    while True:
+        run = _Recording(state, budget - spent, path)
+        try:
+            value = written(interp.run_query(run, unit, []))
+            events = written(run.events)
+        except EvalError as err:
+            return "error", err.code
+        except ValueError as err:  # (a result that cannot be written)
+            return "error", "E013" if "parts" in str(err) else "E011"
+        spent += run.steps
+        p = Fraction(1)
+        for choice, counts, total in run.forks:
+            p *= Fraction(counts[choice], total)
+        key = json.dumps(value, sort_keys=True) + repr(type(value))
+        if key in outcomes:
+            outcomes[key][1] += p
+            outcomes[key][3] = math.lcm(outcomes[key][3], run.natural_den)
+        else:
+            outcomes[key] = [value, p, events, run.natural_den]
+        paths += 1
+        open_forks = [i for i, (choice, counts, _) in enumerate(run.forks) if choice + 1 < len(counts)]
+        if not open_forks:
+            break
+        i = open_forks[-1]
+        path = [choice for choice, _, _ in run.forks[:i]] + [run.forks[i][0] + 1]
+    ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+    return paths, sum(o[1] for o in ranked), [(f"{p.numerator}/{p.denominator}", odds(p, natural), v, ev)
+                                             for v, p, ev, natural in ranked]
+
+
+def enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
+    """run_exact's answer, in the terms of ``plain_enumeration``."""
+    try:
+        out = run_exact(interp.program, state, unit.name, [], budget, engine=interp)
+    except EvalError as err:
+        return "error", err.code
+    return out["paths"], Fraction(out["total"]), [(o["probability"], o["odds"], o["result"], o["events"])
+                                                   for o in out["outcomes"]]
+
+
+dice_programs = programs().filter(lambda p: "roll(" in p[0])
+
+
+@settings(max_examples=200 if LONG else 40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(dice_programs)
+def test_run_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
+    """On random programs with dice (procedures, decisions, memoized functions, events, tiny
+    budgets), on both engines: the same paths, probabilities, odds, results and first events as
+    running every path from scratch, or the same error."""
+    text, state, options = program
+    path = ROOT / "program.rules"
+    path.write_text(text)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    budget = options.get("budget", 5_000_000)
+    for query in ("main", "run_proc", "both"):
+        unit = rs.program.query(query)
+        for interp in (Interpreter(rs.program), rs.backend()):
+            plain = plain_enumeration(interp, unit, state, budget)
+            assert enumeration(interp, unit, state, budget) == plain, (query, text)
+
+
+def test_a_roll_is_charged_before_its_distribution_is_worked_out() -> None:
+    """A roll that costs more than the budget fails before the distribution of its sum is worked out
+    (for 1000d1000, that would take hours), whether it is forced at once or not."""
+    for roll in (BUILTINS["roll"].fn, roll_looked_at):
+        spec = DiceSpec(30, 30)  # (cheap to work out, were it worked out)
+        run = Run({}, ExactDice(), budget=spec.exact_cost - 1)
+        try:
+            roll(run, spec)
+        except CallError:
+            pass
+        assert run.steps > run.budget
+        assert spec.rolled is None  # (never worked out)

@@ -32,10 +32,14 @@ from typing import Any, Callable
 from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS
 from . import reference as R
-from ..lib.builtins import Builtin, CallError, DiceSpec
+from ..lib.builtins import BUILTINS, DICE_SPAN, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue
 
+_ROLL = BUILTINS["roll"].fn
+# what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
+_NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, A.SetLit, A.RecordLit, A.MapLit,
+                A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()
 
@@ -107,10 +111,6 @@ def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
 
 def _force(ctx: R.Run, v: Any) -> Any:
     return v.collapse() if type(v) is RandomValue else v
-
-
-def _truth(ctx: R.Run, v: Any) -> bool:
-    return bool(v.collapse() if type(v) is RandomValue else v)
 
 
 class _Forcing:
@@ -194,7 +194,7 @@ _HELPERS: dict[str, Any] = {
     "_value_too_deep": _value_too_deep,
     "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
-    "_force": _force, "_truth": _truth, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
+    "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
@@ -208,13 +208,14 @@ _HELPERS: dict[str, Any] = {
 
 
 class _Local:
-    """A language name bound in generated code: its Python local, and whether it is a procedure's
-    `var` (read late by a lambda, as the reference reads a ``Cell``)."""
+    """A language name bound in generated code: its Python local, whether it is a procedure's `var`
+    (read late by a lambda, as the reference reads a ``Cell``), and whether its value is ``plain``:
+    never a die (an item of a collection, or what an expression that never is one gave)."""
 
-    __slots__ = ("py", "var")
+    __slots__ = ("py", "var", "plain")
 
-    def __init__(self, py: str, var: bool = False):
-        self.py, self.var = py, var
+    def __init__(self, py: str, var: bool = False, plain: bool = False):
+        self.py, self.var, self.plain = py, var, plain
 
 
 Env = dict[str, _Local]
@@ -302,7 +303,7 @@ class Backend:
         self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
         self.consts: dict[Any, str] = {}
         self.n = 0
-        self.unit_names: dict[tuple[str, str], str] = {}
+        self.unit_names: dict[int, str] = {}  # by the unit's number
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
@@ -330,10 +331,9 @@ class Backend:
 
     def unit_name(self, unit: Any) -> str:
         """The global name of a unit's function: a stub until its first call writes it."""
-        key = (unit.ns, unit.name)
-        name = self.unit_names.get(key)
+        name = self.unit_names.get(unit.index)
         if name is None:
-            name = self.unit_names[key] = f"_u{len(self.unit_names) + 1}"
+            name = self.unit_names[unit.index] = f"_u{len(self.unit_names) + 1}"
             self.g[name] = _Stub(self, unit, name)
         return name
 
@@ -549,7 +549,7 @@ class Backend:
         env, pnames = self.params(w, d.params)
         self.charge_lines(w, "1", d.span)
         self.enter_counted(w, unit, d.span)
-        result = self.forced(w, self.expr(w, d.body, env))
+        result = self.looked(w, d.body, env)
         w(f"return {result}")
         self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
@@ -658,19 +658,20 @@ class Backend:
 
     def stmt(self, w: _Writer, s: A.Stmt, env: Env) -> Env:
         if isinstance(s, (A.Var, A.LetStmt)):
-            value = self.expr(w, s.value, env)
+            value = self.expr(w, s.value, env)  # (not forced: a `let` may hold a die)
             py = w.fresh("_v")
             w(f"{py} = {value}")
-            if isinstance(s, A.Var):
+            var = isinstance(s, A.Var)
+            if var:
                 w.mutable.add(py)
-            return {**env, s.name: _Local(py, var=isinstance(s, A.Var))}
+            return {**env, s.name: _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
             w(f"{env[s.name].py} = {value}")
             return env
         if isinstance(s, A.IfStmt):
             for cond, body in s.branches:
-                c = self.truth(w, self.expr(w, cond, env))
+                c = self.looked(w, cond, env)
                 w(f"if {c}:")
                 with w.block():
                     self.block(w, body, env)
@@ -683,14 +684,14 @@ class Backend:
             w.indent -= len(s.branches)
             return env
         if isinstance(s, A.For):
-            seq = self.forced(w, self.expr(w, s.iter, env))
+            seq = self.looked(w, s.iter, env)
             py = w.fresh("_v")
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
                 self.charge_lines(w, "1", s.span)
-                inner = {**env, s.name: _Local(py)}
+                inner = {**env, s.name: _Local(py, plain=True)}  # (an item of a collection)
                 if s.cond is not None:
-                    c = self.truth(w, self.expr(w, s.cond, inner))
+                    c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
                     w("    continue")
                 self.block(w, s.body, inner)
@@ -709,11 +710,11 @@ class Backend:
             w(f"{ev} = {{'event': {w.const(s.event)}, 'step': ctx.current_step, "
               f"'cites': {w.const(list(s.cites))}.copy() or _list(ctx.step_cites.get(ctx.current_step or '', ()))}}")
             for k, v in s.payload:
-                value = self.forced(w, self.expr(w, v, env))
+                value = self.looked(w, v, env)
                 w(f"{ev}[{w.const(k)}] = {value}")
             w(f"ctx.events.append({ev})")
         elif isinstance(s, A.Require):
-            c = self.truth(w, self.expr(w, s.cond, env))
+            c = self.looked(w, s.cond, env)
             w(f"if not {c}:")
             w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
         elif isinstance(s, A.Reject):
@@ -728,19 +729,42 @@ class Backend:
         return method(w, e, env)
 
     def forced(self, w: _Writer, value: str) -> str:
-        """``reference.force``: only a program with dice has anything to force."""
-        if not self.dice or not value.startswith("_"):
+        """``reference.force``: only a program with dice has anything to force; a constant never is a die."""
+        if not self.dice or not value.startswith("_") or value.startswith("_k"):
             return value
         t = w.fresh()
         w(f"{t} = {value}.collapse() if _type({value}) is _RV else {value}")
         return t
 
-    def truth(self, w: _Writer, value: str) -> str:
-        if self.dice and value.startswith("_"):
-            t = w.fresh()
-            w(f"{t} = _truth(ctx, {value})")
-            return t
-        return value
+    def looked(self, w: _Writer, e: A.Expr, env: Env) -> str:
+        """An expression's value, forced (``reference.force``; a condition is the forced value's truth):
+        what never is a die is not forced, and a roll looked at at once makes none
+        (``DiceSource.looked_at``)."""
+        if self.never_a_die(w, e, env):
+            return self.expr(w, e, env)
+        if self.dice and isinstance(e, A.Call) and not e.kwargs:
+            target = self.call_target(w, e.func, env)
+            if target is not None and target[0] == "builtin" and target[1].fn is _ROLL:
+                if len(e.args) == 1 and isinstance(e.args[0], A.Dice):  # literal dice: roll's check holds
+                    return self.builtin_call(w, target[1], [self.expr(w, e.args[0], env)], e.span,
+                                             fn="ctx.dice.looked_at", extra=(w.const(DICE_SPAN),))
+                args = [self.expr(w, a, env) for a in e.args]
+                return self.builtin_call(w, target[1], args, e.span, fn=w.const(roll_looked_at))
+        return self.forced(w, self.expr(w, e, env))
+
+    def never_a_die(self, w: _Writer, e: A.Expr, env: Env) -> bool:
+        """Whether ``e`` never is a die: a literal, a collection or a truth value it builds, a local
+        holding an item or such a value, a built-in's result but a roll's (no built-in sees a die,
+        and no container holds one). A program that cannot roll has none at all."""
+        if not self.dice or isinstance(e, _NEVER_A_DIE):
+            return True
+        if isinstance(e, A.Name):
+            local = env.get(e.id)
+            return local is not None and local.plain
+        if isinstance(e, A.Call):
+            target = self.call_target(w, e.func, env)
+            return target is not None and target[0] == "builtin" and target[1].fn is not _ROLL
+        return False
 
     def tmp(self, w: _Writer, text: str) -> str:
         t = w.fresh()
@@ -811,31 +835,31 @@ class Backend:
         return _UnitValue(self, unit)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
-        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        items = [self.looked(w, i, env) for i in e.items]
         return self.tmp(w, "[" + ", ".join(items) + "]")
 
     def x_TupleLit(self, w: _Writer, e: A.TupleLit, env: Env) -> str:
-        items = [self.forced(w, self.expr(w, i, env)) for i in e.items]
+        items = [self.looked(w, i, env) for i in e.items]
         return self.tmp(w, "(" + "".join(i + ", " for i in items) + ")")
 
     def x_SetLit(self, w: _Writer, e: A.SetLit, env: Env) -> str:
         t = self.tmp(w, "_set()")
         span = w.const(e.span)
         for i in e.items:
-            x = self.forced(w, self.expr(w, i, env))
+            x = self.looked(w, i, env)
             w(f"_add_item(ctx, {t}, {x}, {span})")
         return self.tmp(w, f"_frozenset({t})")
 
     def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
-        items = [(k, self.forced(w, self.expr(w, v, env))) for k, v in e.items]
+        items = [(k, self.looked(w, v, env)) for k, v in e.items]
         return self.tmp(w, "{" + ", ".join(f"{w.const(k)}: {v}" for k, v in items) + "}")
 
     def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
         t = self.tmp(w, "{}")
         span = w.const(e.span)
         for k, v in e.items:
-            key = self.forced(w, self.expr(w, k, env))
-            value = self.forced(w, self.expr(w, v, env))
+            key = self.looked(w, k, env)
+            value = self.looked(w, v, env)
             w(f"_put_entry(ctx, {t}, {key}, {value}, {span})")
         return t
 
@@ -849,11 +873,11 @@ class Backend:
         def item(inner: Env) -> None:
             if e.kind == "map":
                 assert e.key is not None
-                k = self.forced(w, self.expr(w, e.key, inner))
-                v = self.forced(w, self.expr(w, e.elem, inner))
+                k = self.looked(w, e.key, inner)
+                v = self.looked(w, e.elem, inner)
                 w(f"_put_entry(ctx, {out}, {k}, {v}, {span})")
                 return
-            x = self.forced(w, self.expr(w, e.elem, inner))
+            x = self.looked(w, e.elem, inner)
             w(f"{out}.append({x})" if e.kind == "list" else f"_add_item(ctx, {out}, {x}, {span})")
 
         self.loops(w, e.fors, env, item)
@@ -867,9 +891,12 @@ class Backend:
             item(env)
             return
         first = fors[0]
-        seq = self.forced(w, self.expr(w, first.iter, env))
+        seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
-        if len(names) == 1:
+        if len(names) == 1 and isinstance(first.iter, A.ListLit):  # its length is known
+            self.charge_lines(w, str(len(first.iter.items)), first.span)
+            w(f"for {names[0]} in {seq}:")
+        elif len(names) == 1:
             w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
@@ -891,9 +918,9 @@ class Backend:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
         w.indent += 1
-        inner = {**env, **{n: _Local(py) for n, py in zip(first.names, names)}}
+        inner = {**env, **{n: _Local(py, plain=True) for n, py in zip(first.names, names)}}  # (items)
         if first.cond is not None:
-            c = self.truth(w, self.expr(w, first.cond, inner))
+            c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
             w.indent += 1
         self.loops(w, fors[1:], inner, item)
@@ -908,7 +935,7 @@ class Backend:
         inner_w = w.nested()
 
         def item(inner: Env) -> None:
-            x = self.forced(inner_w, self.expr(inner_w, e.elem, inner))
+            x = self.looked(inner_w, e.elem, inner)
             inner_w(f"yield {x}")
 
         self.loops(inner_w, e.fors, env, item)
@@ -921,7 +948,7 @@ class Backend:
         value = self.expr(w, e.value, env)
         py = w.fresh("_v")
         w(f"{py} = {value}")
-        return self.expr(w, e.body, {**env, e.name: _Local(py)})
+        return self.expr(w, e.body, {**env, e.name: _Local(py, plain=self.never_a_die(w, e.value, env))})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
         """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
@@ -932,7 +959,7 @@ class Backend:
             node: A.Expr = e
             while isinstance(node, A.If):
                 for cond, value in node.branches:
-                    c = self.truth(w, self.expr(w, cond, env))
+                    c = self.looked(w, cond, env)
                     w(f"if {c}:")
                     with w.block():
                         v = self.expr(w, value, env)
@@ -975,7 +1002,7 @@ class Backend:
         w("while True:")
         with w.block():
             for item in e.items:
-                c = self.truth(w, self.expr(w, item, env))
+                c = self.looked(w, item, env)
                 w(f"if {'' if stop_at else 'not '}{c}:")
                 w(f"    {out} = {stop_at}")
                 w("    break")
@@ -983,24 +1010,22 @@ class Backend:
         return out
 
     def x_Not(self, w: _Writer, e: A.Not, env: Env) -> str:
-        c = self.truth(w, self.expr(w, e.operand, env))
+        c = self.looked(w, e.operand, env)
         return self.tmp(w, f"not {c}")
 
     def x_Compare(self, w: _Writer, e: A.Compare, env: Env) -> str:
         x = self.expr(w, e.left, env)
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
-        if self.dice:
-            return self.tmp(w, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        if e.op in ("==", "!=") and (_literal(e.left) or _literal(e.right)):
+        if not self.dice and e.op in ("==", "!=") and (_literal(e.left) or _literal(e.right)):
             # a text, number, truth value or none written in the rule: compared as Python compares,
             # as ``reference.compare`` does when either side is no collection (`x == none` is `x is none`)
             if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
                 other = x if isinstance(e.right, A.NoneLit) else y
                 return self.tmp(w, f"{other} {'is' if e.op == '==' else 'is not'} None")
             return self.tmp(w, f"{x} {e.op} {y}")
-        if e.op in ("==", "!="):
-            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN or _type({y}) in _PLAIN "
+        if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
+            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
                 isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
@@ -1046,7 +1071,7 @@ class Backend:
             return out
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
-        if self.dice or e.op not in ("+", "-"):
+        if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
         left, right = e.left, e.right
@@ -1069,14 +1094,14 @@ class Backend:
         return t
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
-        x = self.forced(w, self.expr(w, e.operand, env))
+        x = self.looked(w, e.operand, env)
         return self.tmp(w, f"-{x} if _type({x}) is _int else _negate({x}, {w.const(e.span)})")
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
         module = self.module_of(w, e.obj, env)
         if module is not None:
             return self.global_value(w, module, e.name, e.span)
-        o = self.forced(w, self.expr(w, e.obj, env))
+        o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         if w.known_record(o):
             return self.tmp(w, f"{o}.get({name})")
@@ -1100,11 +1125,13 @@ class Backend:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             kind, unit = self.interp.meaning(w.ns, e.obj.id)
             if kind == "unit" and isinstance(unit.decl, A.TableDecl):
-                keys = [self.forced(w, self.expr(w, k, env)) for k in e.keys]
+                keys = [self.looked(w, k, env) for k in e.keys]
                 return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + k for k in keys)})")
-        o = self.forced(w, self.expr(w, e.obj, env))
-        k = self.forced(w, self.expr(w, e.keys[0], env))
+        o = self.looked(w, e.obj, env)
+        k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
+        if isinstance(e.keys[0], A.Int) and e.keys[0].value >= 0:
+            return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and {k} < _len({o}) else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
@@ -1132,10 +1159,10 @@ class Backend:
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
-        o = self.forced(w, self.expr(w, e.obj, env))
+        o = self.looked(w, e.obj, env)
         t = self.tmp(w, f"_with_base({o}, {w.const(e.span)})")
         for k, v in e.items:
-            value = self.forced(w, self.expr(w, v, env))
+            value = self.looked(w, v, env)
             w(f"{t}[{w.const(k)}] = {value}")
         return t
 
@@ -1147,12 +1174,13 @@ class Backend:
             args = [self.expr(w, a, env) for a in e.args]
             if kind == "builtin":
                 args += [self.expr(w, v, env) for _, v in e.kwargs]
-                return self.builtin_call(w, found, args, e.span)
+                plain = [self.never_a_die(w, a, env) for a in (*e.args, *(v for _, v in e.kwargs))]
+                return self.builtin_call(w, found, args, e.span, plain=plain)
             unit = found
             if isinstance(unit.decl, A.TableDecl):
                 args = [self.forced(w, a) for a in args]
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
-        fn = self.forced(w, self.expr(w, e.func, env))
+        fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
 
@@ -1169,13 +1197,18 @@ class Backend:
                     return kind, found
         return None
 
-    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span) -> str:
+    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
+                     plain: list[bool] | None = None, extra: tuple[str, ...] = ()) -> str:
+        """A call of a built-in (or of ``fn`` in its place, with ``extra`` arguments) with its
+        arguments forced (but those ``plain`` says are never a die), its failures located at the call
+        (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
-            args = [self.forced(w, a) for a in args]
+            plain = plain or [False] * len(args)
+            args = [a if p else self.forced(w, a) for a, p in zip(args, plain)]
         t = w.fresh()
-        fn = w.const(b.fn)
+        call = fn or w.const(b.fn)
         w("try:")
-        w(f"    {t} = {fn}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
+        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join([*args, *extra])})")
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t

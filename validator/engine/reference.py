@@ -46,7 +46,8 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterator
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..lang import ast as A
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
@@ -54,6 +55,7 @@ from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement)
 from ..lib.values import number_cost, to_json, tree_size, written
+from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -193,9 +195,24 @@ DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, ru
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 
 
+_NO_CITES: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+
+
 class Run:
     """One evaluation: the state, the budget, the dice, the memo, the decisions, the trace. Built-ins
-    see ``steps``, ``budget``, ``dice`` and ``rolls`` of it."""
+    see ``steps``, ``budget`` and ``dice`` of it. Most runs resolve no decision and are not traced:
+    what only those need is made when the run resolves its first decision (``begin_decisions``) or
+    when it is traced (exact dice make a run per path, so a run is made cheaply)."""
+
+    # the decisions' bookkeeping, made by ``begin_decisions``
+    dargs: dict[Any, tuple[Any, ...]]
+    deplist: list[Any]
+    kept_while_resolving: list[tuple[dict[Any, Any], Any]]  # (memo, key) to drop if a resolved decision is undone
+    settled: dict[Any, Settlement]
+    dstack: list[Any]
+    decision_edges: set[tuple[Any, Any]]
+    cycles: list[dict[str, Any]]
+    trace_stack: list[dict[str, Any]]  # a traced run's
 
     def __init__(self, state: Any, dice: DiceSource, budget: int = DEFAULT_STEP_BUDGET,
                  depth_limit: int = DEFAULT_DEPTH_LIMIT, path: list[int] | None = None, trace: bool = False):
@@ -205,7 +222,6 @@ class Run:
         self.steps = 0
         self.depth = 0
         self.depth_limit = depth_limit
-        self.rolls = 0
         # exact dice: the product of the rolled dice's own denominators (36 for 2d6), the one an
         # author writes the odds over (`run_exact`'s "odds")
         self.natural_den = 1
@@ -216,29 +232,30 @@ class Run:
         self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
-        self.step_cites: dict[str, tuple[str, ...]] = {}
-        # exact dice: the choices to follow, and every fork met (choice, weights)
-        self.path = path or []
-        self.path_pos = 0
-        self.forks: list[tuple[int, list[Fraction]]] = []
-        # decisions
+        self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
+        # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
+        self.replay = iter(path or ())
+        self.met: list[tuple[Sequence[int], int]] = []
+        # decisions (read by generated code, resolved or not)
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
-        self.dargs: dict[Any, tuple[Any, ...]] = {}
-        self.deplist: list[Any] = []
+        self.deciding = False  # whether ``begin_decisions`` has made the rest
         self.guesses = 0  # reads of a decision that was not final, so far
         self.resolving = 0  # decisions being resolved now
-        # (memo, key) of what to drop if a resolved decision is undone
-        self.kept_while_resolving: list[tuple[dict[Any, Any], Any]] = []
         # the backend's memo of each function, by its unit's number (made at the function's first call)
         self.memos: defaultdict[int, dict[Any, Any]] = defaultdict(dict)
-        self.settled: dict[Any, Settlement] = {}
         # the trace (explain)
         self.trace = trace
-        self.trace_stack: list[dict[str, Any]] = [{"children": []}]
-        self.dstack: list[Any] = []
-        self.decision_edges: set[tuple[Any, Any]] = set()
-        self.cycles: list[dict[str, Any]] = []
+        if trace:
+            self.trace_stack = [{"children": []}]
+            self.begin_decisions()
+
+    def begin_decisions(self) -> None:
+        """The decisions' bookkeeping, made when the run resolves its first decision (or is traced)."""
+        self.deciding = True
+        self.dargs, self.settled = {}, {}
+        self.deplist, self.kept_while_resolving, self.dstack, self.cycles = [], [], [], []
+        self.decision_edges = set()
 
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
@@ -247,7 +264,8 @@ class Run:
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
-        sub.trace, sub.trace_stack = self.trace, self.trace_stack  # a traced run shows what it called
+        if self.trace:  # a traced run shows what it called
+            sub.trace, sub.trace_stack = True, self.trace_stack
         return sub
 
     def charge(self, n: int, span: Span) -> None:
@@ -256,11 +274,15 @@ class Run:
             raise EvalError("E004", f"evaluation took more than {self.budget} steps", span,
                             help="a rule loops over a huge range or recurses without end")
 
-    def fork(self, weights: list[Fraction]) -> int:
-        """Exact dice: follow the recorded path, or take branch 0 of a fork met for the first time."""
-        choice = self.path[self.path_pos] if self.path_pos < len(self.path) else 0
-        self.path_pos += 1
-        self.forks.append((choice, weights))
+    def fork(self, counts: Sequence[int], total: int) -> int:
+        """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
+        ``counts[i] / total``. Past the path, a fork is met for the first time: it is recorded
+        (``met``) and its branch 0 taken. (A run is a function of the branches it takes, so the
+        forks along the path are those ``run_exact`` recorded on the way to it.)"""
+        choice = next(self.replay, None)
+        if choice is None:
+            self.met.append((counts, total))
+            return 0
         return choice
 
     def keep(self, key: Any, value: Any, reads_decisions: bool) -> None:
@@ -286,6 +308,7 @@ class Interpreter:
         self.program = program
         self.loaded = program.loaded
         self.inputs = program.inputs()
+        self.state_check = program.query(STATE_CHECK)
         self.enum_members: dict[str, set[str]] = {}
         for ns in self.loaded.namespaces.values():
             self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
@@ -680,6 +703,8 @@ class Interpreter:
         state = run.dstate.get(key, UNRESOLVED)
         if state == RESOLVED:
             return run.dvalue[key]
+        if not run.deciding:
+            run.begin_decisions()
         if run.trace and run.dstack:
             run.decision_edges.add((run.dstack[-1], key))
         if state == GUESSING:
@@ -915,8 +940,6 @@ class Interpreter:
 
     def bind_inputs(self, run: Run) -> None:
         """Each `input` read from the state at its JSON pointer, or its default."""
-        from .state import resolve_pointer
-
         for unit in self.inputs:
             d = unit.decl
             ok, value = resolve_pointer(run.state, d.pointer)
@@ -930,13 +953,15 @@ class Interpreter:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
         when there are any), first evaluate the ruleset's own state check, in the same run; then the
         query."""
-        self.bind_inputs(run)
+        if self.inputs:
+            self.bind_inputs(run)
         if check is not None:
-            checker = self.program.query(STATE_CHECK)
+            checker = self.state_check
             if checker is not None and not checker.arity:
                 check(force(run, self.call_unit(run, checker, [], checker.decl.span)))
                 run.events.clear()
-                run.trace_stack[0]["children"].clear()
+                if run.trace:
+                    run.trace_stack[0]["children"].clear()
         return force(run, self.call_unit(run, unit, args, unit.decl.span))
 
 
@@ -1261,44 +1286,60 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     interp = engine if engine is not None else Interpreter(program)
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
-    # outcome key -> [value, {denominator: summed numerators}, events]: each path's probability is a
-    # product of fractions, kept as an integer numerator and denominator until the end
+    dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
+    run_query = interp.run_query
+    # outcome key -> [value, {denominator: summed numerators}, events, natural denominator]: each
+    # path's probability is a product of fractions, kept as an integer numerator and denominator
+    # until the end
     outcomes: dict[Any, list[Any]] = {}
+    # the path being run: its choices; for each, the fork it is made at (the branches' counts and
+    # their total) and the probability of the path before it; the path's probability (num / den)
     path: list[int] = []
+    levels: list[tuple[Sequence[int], int, int, int]] = []
+    num = den = 1
     paths = 0
     spent = 0
     while True:
-        run = Run(state, ExactDice(), budget - spent, path=path)
+        run = Run(state, dice, budget - spent, path=path)
         try:
-            value = written(interp.run_query(run, unit, args, check))
-            events = written(run.events)
+            value = written(run_query(run, unit, args, check))
+            events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
-        num = den = 1
-        for choice, weights in run.forks:
-            w = weights[choice]
-            num *= w.numerator
-            den *= w.denominator
-        key = (type(value).__name__, value) if value is None or type(value) in (int, str, bool) \
-            else json.dumps(value, sort_keys=True)
+        for counts, ways in run.met:  # the forks past the path, where the run took branch 0
+            path.append(0)
+            levels.append((counts, ways, num, den))
+            num *= counts[0]
+            den *= ways
+        t = type(value)
+        key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
             outcomes[key] = [value, {den: num}, events, run.natural_den]
         else:
-            found[1][den] = found[1].get(den, 0) + num
-            found[3] = math.lcm(found[3], run.natural_den)
+            weights = found[1]
+            weights[den] = weights.get(den, 0) + num
+            if found[3] != run.natural_den:
+                found[3] = math.lcm(found[3], run.natural_den)
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
                             help="use --seed or --dice instead of --exact")
-        i = len(run.forks) - 1
-        while i >= 0 and run.forks[i][0] + 1 >= len(run.forks[i][1]):
-            i -= 1
-        if i < 0:
+        # the next path: the last fork with a branch not taken yet takes its next branch
+        while path:
+            choice = path[-1] + 1
+            counts, ways, num, den = levels[-1]
+            if choice < len(counts):
+                path[-1] = choice
+                num *= counts[choice]
+                den *= ways
+                break
+            path.pop()
+            levels.pop()
+        else:
             break
-        path = [c for c, _ in run.forks[:i]] + [run.forks[i][0] + 1]
     probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
-from .runtime import RandomValue
+from .runtime import CallError, RandomValue, Rolled
 from .values import number_cost, tree_size, write_value
 
 if TYPE_CHECKING:
@@ -44,10 +44,6 @@ def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool 
     return register
 
 
-class CallError(Exception):
-    """Raised by a built-in for a bad argument; the compiler adds the call's location."""
-
-
 def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
     if not callable(fn):
         raise CallError(f"`{_show(fn)}` is not a function")
@@ -66,14 +62,27 @@ def _spend(ctx: Context, n: int, what: str) -> None:
         raise CallError(f"{what} exceeds the evaluation budget")
 
 
+_WALKED = (list, tuple, dict, frozenset, set)
+
+
 def _walk_cost(ctx: Context, v: Any, what: str) -> None:
     """Comparing or hashing a collection walks it: its size (``values.tree_size``)."""
-    if isinstance(v, (list, tuple, dict, frozenset, set)):
+    if isinstance(v, _WALKED):
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
+
+
+_SIZED = frozenset({list, tuple, set, frozenset, str})  # collections walked as they are
+_FLAT = frozenset({int, str, bool, type(None), Fraction})  # what costs nothing to compare or hash
+_INTS, _TEXTS = frozenset({int}), frozenset({str})
 
 
 def _sized(ctx: Context, xs: Any, what: str) -> Any:
     """The items of a collection, each charged a step (a generator charges its own loop)."""
+    if type(xs) in _SIZED:
+        ctx.steps += len(xs)  # (``_spend``, written out: most built-ins start here)
+        if ctx.steps > ctx.budget:
+            raise CallError(f"{what} exceeds the evaluation budget")
+        return xs
     items = _iter(xs, what)
     if not hasattr(items, "__next__"):
         _spend(ctx, len(items), what)
@@ -130,9 +139,12 @@ def _sum(ctx: Context, xs: Any) -> Any:
 
 
 def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
+    """The items of a collection to compare with one another: each charged a step, and each that is a
+    collection its size."""
     items = list(_sized(ctx, xs, what))
-    for x in items:
-        _walk_cost(ctx, x, what)
+    if not _FLAT.issuperset(map(type, items)):  # some item may be a collection
+        for x in items:
+            _walk_cost(ctx, x, what)
     return items
 
 
@@ -162,8 +174,7 @@ def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
 def _in_order(items: Any) -> list[Any]:
     """``sorted(items, key=_sort_key)``: texts only, or integers only (no truth values), compared as
     they are (the same order, with no key made for each)."""
-    kinds = set(map(type, items))
-    if len(kinds) == 1 and (str in kinds or int in kinds):
+    if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
         return sorted(items)
     return sorted(items, key=_sort_key)
 
@@ -1000,6 +1011,14 @@ class DiceSpec:
     count: int
     sides: int
     faces: tuple[int, ...] | None = None
+    # exact mode's: the steps a roll costs (working out the distribution of the sum of n dice costs
+    # about n² × sides² / 2, and one: charged before it is worked out), and what is known of a roll
+    # (``runtime.Rolled``), kept with the dice at their first exact roll (``runtime.rolled``)
+    exact_cost: int = field(init=False, repr=False, compare=False)
+    rolled: Rolled | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exact_cost", self.count * self.count * self.sides * self.sides // 2 + 1)
 
     def values(self) -> tuple[int, ...]:
         return self.faces if self.faces is not None else tuple(range(1, self.sides + 1))
@@ -1024,27 +1043,26 @@ def _dice(n: Any, sides: Any) -> DiceSpec:
     return DiceSpec(n, sides)
 
 
-def _spec(d: Any) -> DiceSpec:
-    if not isinstance(d, DiceSpec):
-        raise CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
-    return d
+DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
 
 
-_DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
-
-
-def _dice_cost(ctx: Context, spec: DiceSpec) -> None:
-    """Rolling n dice costs n steps; in exact mode, working out the distribution of their sum costs
-    about n² × sides² / 2."""
-    n = spec.count * spec.count * spec.sides * spec.sides // 2 if ctx.dice.mode == "exact" else spec.count
-    _spend(ctx, n + 1, "rolling the dice")
+def _not_dice(d: Any) -> CallError:
+    return CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
 
 
 @builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
 def _roll(ctx: Context, d: Any) -> Any:
-    spec = _spec(d)
-    _dice_cost(ctx, spec)
-    return ctx.dice.sum_of(ctx, spec, _DICE_SPAN)
+    if type(d) is not DiceSpec:
+        raise _not_dice(d)
+    return ctx.dice.sum_of(ctx, d, DICE_SPAN)
+
+
+def roll_looked_at(ctx: Context, d: Any) -> Any:
+    """``roll`` whose value is looked at at once (forced): in exact mode the run forks over the sums
+    with no die made (``DiceSource.looked_at``). The backend calls it for a roll it forces at once."""
+    if type(d) is not DiceSpec:
+        raise _not_dice(d)
+    return ctx.dice.looked_at(ctx, d, DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from ..core.diagnostics import Diagnostic, NO_SPAN, Span
 
@@ -21,9 +21,9 @@ class RunContext(Protocol):
     steps: int
     budget: int
     dice: "DiceSource"
-    rolls: int
+    natural_den: int
 
-    def fork(self, weights: list[Fraction]) -> int: ...
+    def fork(self, counts: Sequence[int], total: int) -> int: ...
 
 
 class EvalError(Exception):
@@ -37,28 +37,44 @@ class EvalError(Exception):
         return Diagnostic(self.code, self.message, self.span, help=self.help)
 
 
+class CallError(Exception):
+    """Raised by a built-in for a bad argument; the compiler adds the call's location."""
+
+
+ROLL_OVER_BUDGET = "rolling the dice exceeds the evaluation budget"
+
+
+def _charge_roll(ctx: Any, steps: int) -> None:
+    """A roll's cost charged to the run (a CallError past the budget: the caller reports E004)."""
+    ctx.steps += steps
+    if ctx.steps > ctx.budget:
+        raise CallError(ROLL_OVER_BUDGET)
+
+
 # ---------------------------------------------------------------- dice
 
 
 class DiceSource:
-    """Where dice come from. ``face(sides)`` gives one die; exact mode overrides ``sum_of``."""
-
-    mode = "random"
+    """Where dice come from. ``face(sides)`` gives one die; exact mode overrides ``sum_of`` and
+    ``looked_at``."""
 
     def face(self, sides: int, span: Span) -> int:
         raise NotImplementedError
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled."""
-        ctx.rolls += 1
+        """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled.
+        Rolling n dice costs n steps (and one)."""
+        _charge_roll(ctx, spec.count + 1)
         if spec.faces is None:
             return sum(self.face(spec.sides, span) for _ in range(spec.count))
         return sum(spec.faces[self.face(spec.sides, span) - 1] for _ in range(spec.count))
 
+    def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
+        """A roll whose sum is looked at at once: ``sum_of``, forced (a random sum is a number already)."""
+        return self.sum_of(ctx, spec, span)
+
 
 class SeededDice(DiceSource):
-    mode = "seeded"
-
     def __init__(self, seed: int):
         self.seed = seed
         self.rng: random.Random | None = None  # made at the first die: most runs roll none
@@ -70,8 +86,6 @@ class SeededDice(DiceSource):
 
 
 class ScriptedDice(DiceSource):
-    mode = "scripted"
-
     def __init__(self, faces: list[int]):
         self.faces = list(faces)
         self.used = 0
@@ -87,41 +101,50 @@ class ScriptedDice(DiceSource):
         return value
 
 
-_SUM_DISTRIBUTIONS: dict[tuple[int, tuple[int, ...]], dict[int, Fraction]] = {}
-
-
-def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, Fraction]:
+def _sum_distribution(count: int, faces: tuple[int, ...]) -> dict[int, int]:
     """The distribution of the sum of ``count`` dice, each showing one of ``faces`` (its sides, equally
-    likely; a number on several sides is that much likelier). Cached: callers copy it before changing it."""
-    cached = _SUM_DISTRIBUTIONS.get((count, faces))
-    if cached is not None:
-        return cached
-    one: dict[int, Fraction] = {}
-    for face in faces:
-        one[face] = one.get(face, Fraction(0)) + Fraction(1, len(faces))
-    dist: dict[int, Fraction] = {0: Fraction(1)}
+    likely): each sum with the number of the ``len(faces) ** count`` combinations of sides that give
+    it (a number on several sides is that much likelier)."""
+    dist: dict[int, int] = {0: 1}
     for _ in range(count):
-        nxt: dict[int, Fraction] = {}
-        for total, w in dist.items():
-            for face, p in one.items():
-                nxt[total + face] = nxt.get(total + face, Fraction(0)) + w * p
+        nxt: dict[int, int] = {}
+        for total, ways in dist.items():
+            for face in faces:
+                nxt[total + face] = nxt.get(total + face, 0) + ways
         dist = nxt
-    if len(_SUM_DISTRIBUTIONS) < 1024:
-        _SUM_DISTRIBUTIONS[(count, faces)] = dist
     return dist
 
 
-# a distribution's values in order and their weights, by the label of the dice (``2d6``): what a die
-# not looked at yet is forced over
-_PRISTINE: dict[str, tuple[list[int], list[Fraction]]] = {}
-_ONE = Fraction(1)
-_ROLLS: dict[tuple[Any, ...], tuple[dict[int, Fraction], str]] = {}  # by (count, sides, faces): sum, label
+class Rolled:
+    """What exact mode knows of a roll of some dice, worked out at their first roll: the distribution
+    of the sum (``dist``: each sum and how many combinations of sides give it), its sums in order with
+    those counts, the number of combinations (``total``: the dice's own denominator, 36 for 2d6) and
+    the dice's label (``2d6``). Weights stay whole numbers: a branch's probability is its count over
+    the counts still possible, a fraction made only when the enumeration ends."""
+
+    __slots__ = ("dist", "values", "counts", "total", "label")
+
+    def __init__(self, dist: dict[int, int], label: str):
+        self.dist, self.label = dist, label
+        self.values = tuple(sorted(dist))
+        self.counts = tuple(dist[v] for v in self.values)
+        self.total = sum(self.counts)
 
 
-def _pristine(label: str, dist: dict[int, Fraction]) -> None:
-    if label not in _PRISTINE and len(_PRISTINE) < 1024:
-        values = sorted(dist)
-        _PRISTINE[label] = (values, [dist[v] for v in values])
+_ROLLS: dict[tuple[Any, ...], Rolled] = {}  # by (count, sides, faces): dice made by `dice(n, s)` at each call too
+
+
+def rolled(spec: Any) -> Rolled:
+    """What exact mode knows of a roll of ``spec`` (a ``DiceSpec``), kept with the dice (``DiceSpec.rolled``:
+    a frozen value's cache, what the dice are never changes)."""
+    key = (spec.count, spec.sides, spec.faces)
+    known = _ROLLS.get(key)
+    if known is None:
+        known = Rolled(_sum_distribution(spec.count, spec.values()), str(spec))
+        if len(_ROLLS) < 4096:
+            _ROLLS[key] = known
+    object.__setattr__(spec, "rolled", known)
+    return known
 
 
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
@@ -131,19 +154,25 @@ _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
 
 class RandomValue:
     """A die result not yet looked at (exact mode). Comparing it with a number forks the run in two;
-    any other use forks over its possible values. ``base`` is shared by values derived by adding."""
+    any other use forks over its possible values. ``base`` (each value still possible, by how many
+    combinations of sides give it) is shared by the values derived by adding: conditioning one
+    conditions them all. ``rolled`` is what is known of the dice rolled."""
 
-    __slots__ = ("ctx", "base", "offset", "label")
+    __slots__ = ("ctx", "base", "offset", "rolled")
 
-    def __init__(self, ctx: Any, base: dict[int, Fraction], offset: int, label: str):
-        self.ctx, self.base, self.offset, self.label = ctx, base, offset, label
+    def __init__(self, ctx: Any, base: dict[int, int], offset: int, rolled: Rolled):
+        self.ctx, self.base, self.offset, self.rolled = ctx, base, offset, rolled
+
+    @property
+    def label(self) -> str:
+        return self.rolled.label
 
     def _shift(self, k: Any) -> Any:
         if isinstance(k, RandomValue):
             return self.collapse() + k
         if isinstance(k, bool) or not isinstance(k, int):
             return self.collapse() + k
-        return RandomValue(self.ctx, self.base, self.offset + k, self.label)
+        return RandomValue(self.ctx, self.base, self.offset + k, self.rolled)
 
     def __add__(self, k: Any) -> Any:
         return self._shift(k)
@@ -159,25 +188,23 @@ class RandomValue:
         return k - self.collapse()
 
     def _split(self, test: Callable[[int], bool]) -> bool:
-        dist = self.base
-        yes = {v: w for v, w in dist.items() if test(v + self.offset)}
-        no = {v: w for v, w in dist.items() if v not in yes}
-        p_yes = sum(yes.values(), Fraction(0))
-        if not no:
+        base, offset = self.base, self.offset
+        yes = {v: w for v, w in base.items() if test(v + offset)}
+        if len(yes) == len(base):
             return True
         if not yes:
             return False
-        branch = self.ctx.fork([p_yes, 1 - p_yes])
-        chosen = yes if branch == 0 else no
-        total = sum(chosen.values(), Fraction(0))
+        no = {v: w for v, w in base.items() if v not in yes}
+        ways_yes, ways_no = sum(yes.values()), sum(no.values())
+        branch = self.ctx.fork((ways_yes, ways_no), ways_yes + ways_no)
         # Condition this die in place: later looks at it see only the values still possible.
-        dist.clear()
-        dist.update({v: w / total for v, w in chosen.items()})
+        base.clear()
+        base.update(yes if branch == 0 else no)
         return branch == 0
 
     def shifted(self, k: int) -> "RandomValue":
         """This die plus an integer: the same distribution, moved (conditioning one conditions both)."""
-        return RandomValue(self.ctx, self.base, self.offset + k, self.label)
+        return RandomValue(self.ctx, self.base, self.offset + k, self.rolled)
 
     def compare_split(self, op: str, other: Any) -> bool:
         """``self OP other`` for a value ``other`` (no die): the run forks over the answer."""
@@ -214,16 +241,17 @@ class RandomValue:
         return self._cmp(o, lambda v, x: v != x)
 
     def collapse(self) -> int:
-        pristine = _PRISTINE.get(self.label)  # a die not looked at yet: its faces and weights are known
-        if pristine is not None and len(pristine[0]) == len(self.base):
-            values, weights = pristine
+        """Look at the die: the run forks over the values it can still take, each weighted by its count."""
+        base, known = self.base, self.rolled
+        if len(base) == len(known.values):  # not looked at yet (conditioning drops values): as rolled
+            values, counts, total = known.values, known.counts, known.total
         else:
-            values = sorted(self.base)
-            weights = [self.base[v] for v in values]
-        i = self.ctx.fork(weights)
-        v = values[i]
-        self.base.clear()
-        self.base[v] = _ONE
+            values = tuple(sorted(base))
+            counts = tuple(base[v] for v in values)
+            total = sum(counts)
+        v = values[self.ctx.fork(counts, total)]
+        base.clear()
+        base[v] = 1
         return v + self.offset
 
     def __int__(self) -> int:
@@ -274,22 +302,25 @@ class RandomValue:
 
 
 class ExactDice(DiceSource):
-    mode = "exact"
-
     def face(self, sides: int, span: Span) -> int:  # pragma: no cover - exact mode never asks for faces
         raise AssertionError("exact dice give distributions")
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        ctx.rolls += 1
-        ctx.natural_den *= spec.sides ** spec.count
-        key = (spec.count, spec.sides, spec.faces)
-        known = _ROLLS.get(key)
-        if known is None:
-            known = (_sum_distribution(spec.count, spec.values()), str(spec))
-            _pristine(known[1], known[0])
-            if len(_ROLLS) < 4096:
-                _ROLLS[key] = known
-        return RandomValue(ctx, known[0].copy(), 0, known[1])
+        """The sum of a roll of ``spec``, a die not looked at yet (``RandomValue``)."""
+        _charge_roll(ctx, spec.exact_cost)  # (before the distribution is worked out: it may be huge)
+        known = spec.rolled or rolled(spec)
+        ctx.natural_den *= known.total
+        return RandomValue(ctx, known.dist.copy(), 0, known)
+
+    def looked_at(self, ctx: Any, spec: Any, span: Span) -> Any:
+        """``sum_of`` then ``RandomValue.collapse``, with no die made: the run forks over the sums
+        as rolled (``tests/test_exact_dice.py`` holds the two equal)."""
+        ctx.steps += spec.exact_cost  # (``_charge_roll``, written out: this is the commonest roll)
+        if ctx.steps > ctx.budget:
+            raise CallError(ROLL_OVER_BUDGET)
+        known = spec.rolled or rolled(spec)
+        ctx.natural_den *= known.total
+        return known.values[ctx.fork(known.counts, known.total)]
 
 
 # ---------------------------------------------------------------- decisions

@@ -48,7 +48,7 @@ def to_json(v: Any) -> Any:
     t = type(v)  # the commonest values first: records, then texts, lists
     if t is dict:
         return _map(v)
-    if t is str or v is None or t is bool:
+    if t is str or v is None or t is bool or (t is int and v.bit_length() <= MAX_INT_BITS):
         return v
     if t is list:
         return _items(v)
