@@ -700,8 +700,8 @@ def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tup
     everything; deeper down, a key on one side only is a difference), lists as collections (order
     aside: an item recorded but not computed is listed as (pointer, item, "(missing)"), one computed
     but not recorded as (pointer, "(not recorded)", item)); a list's item that is a record matches a
-    computed record on the fields the record gives (a game log lists a dislodged unit without the
-    retreats the rules work out for it)."""
+    computed record on the fields the record gives (a game log may give an item without a field
+    the rules work out for it)."""
     if isinstance(recorded, dict) and isinstance(computed, dict):
         out = []
         for k in list(recorded) + ([k for k in computed if k not in recorded] if path else []):
