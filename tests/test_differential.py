@@ -139,3 +139,33 @@ def test_no_value_but_a_record_has_a_get() -> None:
     ]
     assert [v for v in values if hasattr(v, "get")] == []
     assert hasattr({}, "get")
+
+
+# Python refuses source past its own limits (20 nested loops, 100 nested blocks) where the language
+# has none: the backend cannot write such a definition, and the run is the reference's.
+UNWRITABLE = {
+    "loops": "def many = [x0" + "".join(f" for x{i} in [1, 2]" for i in range(3)) +
+             "".join(f" for y{i} in [1]" for i in range(22)) + " if roll(1d6) > 3]\n",
+    "blocks": "def many = " + "if true then " * 110 + "[roll(1d6)]" + " else []" * 110 + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(UNWRITABLE))
+@pytest.mark.parametrize("options", [{"seed": 3}, {"dice": [6, 1, 5, 2, 4, 3, 6, 6, 6, 1, 1]}, {"exact": True}],
+                         ids=["seeded", "scripted", "exact"])
+def test_a_run_the_backend_cannot_write_is_the_references(shape: str, options: dict[str, Any]) -> None:
+    """The query rolls a die first (so a run made again from the start must roll the same dice), then
+    reaches a definition the backend cannot write: the answer is the reference's, not an error."""
+    from validator.engine import backend as B
+    from validator.lib.runtime import Unwritable
+
+    path = _ROOT / f"unwritable_{shape}.rules"
+    path.write_text(UNWRITABLE[shape] + "query main = [roll(1d6), many, len(many)]\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    with pytest.raises(Unwritable):  # what the generated code alone says
+        B.Backend(rs.program).function(rs.program.query("main"))(R.Run({}, SeededDice(0), 10**6))
+    fast = outcome(rs, {}, options, "backend")
+    assert fast[0] == "ok", fast
+    assert fast == outcome(rs, {}, options, "reference")
+    assert fast == outcome(rs, {}, options, "backend")  # (and again: the unit is refused at once now)

@@ -34,7 +34,7 @@ from ..lang.program import DICE_BUILTINS
 from . import reference as R
 from ..lib.builtins import BUILTINS, DICE_SPAN, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
-from ..lib.runtime import EvalError, RandomValue
+from ..lib.runtime import EvalError, RandomValue, Unwritable
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -342,7 +342,7 @@ class Backend:
 
     def materialize(self, unit: Any) -> Callable[..., Any]:
         fn = self.function(unit)
-        return fn.materialize() if isinstance(fn, _Stub) else fn
+        return fn.materialize() if isinstance(fn, (_Stub, _Refused)) else fn
 
     # -- running
 
@@ -354,13 +354,12 @@ class Backend:
     def write(self, unit: Any, name: str) -> Callable[..., Any]:
         try:
             return self.write_unit(unit, name)
-        except EvalError as err:  # source Python refuses (nested too deeply): at the definition
+        except Unwritable as err:  # source Python refuses: the reference runs the query instead
             if not err.span.line:
                 err.span = unit.decl.span
             raise
         except RecursionError:
-            raise EvalError("E005", "a definition is nested too deeply to run", unit.decl.span,
-                            help="name parts of it with `let` or `def`") from None
+            raise Unwritable("E005", "a definition is nested too deeply to write", unit.decl.span) from None
 
     def write_unit(self, unit: Any, name: str) -> Callable[..., Any]:
         d = unit.decl
@@ -1263,9 +1262,25 @@ class _Stub:
         current: Callable[..., Any] = self.backend.g[self.name]
         if current is not self:
             return current
-        fn = self.backend.write(self.unit, self.name)
+        try:
+            fn = self.backend.write(self.unit, self.name)
+        except Unwritable as err:  # (refused at once from now on, not written again at each call)
+            fn = _Refused(err)
         self.backend.g[self.name] = fn
         return fn
+
+
+class _Refused:
+    """A unit the backend could not write: any call of it sends the run to the reference."""
+
+    def __init__(self, err: Unwritable):
+        self.err = err
+
+    def __call__(self, ctx: Any, *args: Any) -> Any:
+        raise Unwritable(self.err.code, self.err.message, self.err.span)
+
+    def materialize(self) -> Callable[..., Any]:
+        raise Unwritable(self.err.code, self.err.message, self.err.span)
 
 
 # Code compiled from generated source, by (source, filename), for the process's life. Compiling is a
@@ -1299,8 +1314,8 @@ def _compile(source: str, filename: str) -> types.CodeType:
         with warnings.catch_warnings():  # (`1 is True` where a constant stands: meant, and never shown)
             warnings.simplefilter("ignore", SyntaxWarning)
             return compile(source, filename, "exec")
-    except (SyntaxError, RecursionError, MemoryError) as exc:  # pragma: no cover - a bug of this module
-        raise EvalError("E005", f"a definition is nested too deeply to run ({type(exc).__name__})") from None
+    except (SyntaxError, RecursionError, MemoryError) as exc:  # nesting past Python's limits (or a bug here)
+        raise Unwritable("E005", f"a definition is nested too deeply to write ({type(exc).__name__})") from None
 
 
 def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:

@@ -53,7 +53,7 @@ from ..lang import ast as A
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
-                      Settlement)
+                      Settlement, Unwritable)
 from ..lib.values import number_cost, to_json, tree_size, written
 from .state import resolve_pointer
 
@@ -1243,8 +1243,18 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
               check: Any = None) -> tuple[Any, Run]:
     """Evaluate a query once (on ``engine``: the reference unless another is given, such as
     ``backend.Backend``), after the state check when ``check`` is given (``Interpreter.run_query``);
-    raises ``EvalError`` (or ``MissingInput``)."""
-    interp = engine if engine is not None else Interpreter(program)
+    raises ``EvalError`` (or ``MissingInput``). A run the engine cannot make (``Unwritable``) is made
+    again by the reference, from the start."""
+    if engine is not None:
+        try:
+            return _run_query_on(engine, program, state, query, args, dice, budget, trace, check)
+        except Unwritable:
+            dice.reset()
+    return _run_query_on(Interpreter(program), program, state, query, args, dice, budget, trace, check)
+
+
+def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
+                  budget: int, trace: bool, check: Any) -> tuple[Any, Run]:
     unit = program.query(query)
     run = Run(state, dice, budget, trace=trace)
     old_limit = sys.getrecursionlimit()
@@ -1264,7 +1274,17 @@ def run_without_state(program: Any, unit: Any, budget: int = DEFAULT_STEP_BUDGET
     ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
     from ..lib.runtime import SeededDice
 
-    interp = engine.interp if engine is not None else Interpreter(program)
+    if engine is not None:
+        try:
+            return _run_without_state_on(engine.interp, program, unit, budget)
+        except Unwritable:
+            pass
+    return _run_without_state_on(Interpreter(program), program, unit, budget)
+
+
+def _run_without_state_on(interp: Any, program: Any, unit: Any, budget: int) -> Any:
+    from ..lib.runtime import SeededDice
+
     run = Run(None, SeededDice(0), budget)
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
@@ -1280,10 +1300,20 @@ def run_without_state(program: Any, unit: Any, budget: int = DEFAULT_STEP_BUDGET
 def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
               max_paths: int | None = None, engine: Any = None, check: Any = None) -> dict[str, Any]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
-    tree of forks (depth first); the budget and the number of paths bound the whole enumeration."""
+    tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
+    enumeration the engine cannot make (``Unwritable``) is made again by the reference."""
+    if engine is not None:
+        try:
+            return _run_exact_on(engine, program, state, query, args, budget, max_paths, check)
+        except Unwritable:
+            pass
+    return _run_exact_on(Interpreter(program), program, state, query, args, budget, max_paths, check)
+
+
+def _run_exact_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], budget: int,
+                  max_paths: int | None, check: Any) -> dict[str, Any]:
     from ..lib.runtime import ExactDice
 
-    interp = engine if engine is not None else Interpreter(program)
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)

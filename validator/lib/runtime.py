@@ -37,6 +37,12 @@ class EvalError(Exception):
         return Diagnostic(self.code, self.message, self.span, help=self.help)
 
 
+class Unwritable(EvalError):
+    """The fast backend cannot write a definition as Python (the source it would compile nests past
+    Python's own limits, such as its 20 nested loops): the run is made again by the reference, whose
+    answer it is (``reference.run_query``). Never reaches a user."""
+
+
 class CallError(Exception):
     """Raised by a built-in for a bad argument; the compiler adds the call's location."""
 
@@ -61,6 +67,9 @@ class DiceSource:
     def face(self, sides: int, span: Span) -> int:
         raise NotImplementedError
 
+    def reset(self) -> None:
+        """As before its first die (a run made again from the start rolls the same dice)."""
+
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
         """The sum of a roll of ``spec`` (a ``DiceSpec``): each die shows the face on the side rolled.
         Rolling n dice costs n steps (and one)."""
@@ -79,6 +88,9 @@ class SeededDice(DiceSource):
         self.seed = seed
         self.rng: random.Random | None = None  # made at the first die: most runs roll none
 
+    def reset(self) -> None:
+        self.rng = None
+
     def face(self, sides: int, span: Span) -> int:
         if self.rng is None:
             self.rng = random.Random(self.seed)
@@ -88,6 +100,9 @@ class SeededDice(DiceSource):
 class ScriptedDice(DiceSource):
     def __init__(self, faces: list[int]):
         self.faces = list(faces)
+        self.used = 0
+
+    def reset(self) -> None:
         self.used = 0
 
     def face(self, sides: int, span: Span) -> int:
