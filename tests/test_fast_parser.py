@@ -19,6 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from test_fuzz import TEXTS, mutated
 
+from validator.lang import ast as A
 from validator.lang import syntax
 from validator.core.diagnostics import DiagnosticError
 from validator.lang.lalr import Mismatch
@@ -30,7 +31,9 @@ TRIED = {"mutants": 0, "fast path gave up": 0, "read in pieces by Lark": 0}
 
 def dump(node: Any) -> Any:
     """The whole AST as nested tuples, spans included (AST equality leaves spans out)."""
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+    if isinstance(node, A.Node):
+        return (type(node).__name__,) + tuple((f, dump(getattr(node, f))) for f in node._fields)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):  # (a span)
         return (type(node).__name__,) + tuple((f.name, dump(getattr(node, f.name))) for f in dataclasses.fields(node))
     if isinstance(node, (list, tuple)):
         return tuple(dump(x) for x in node)

@@ -63,9 +63,9 @@ def walk(node: object, seen: list[str]) -> None:
     if isinstance(node, (list, tuple)):
         for x in node:
             walk(x, seen)
-    elif hasattr(node, "__dataclass_fields__"):
+    elif isinstance(node, A.Node):
         seen.append(type(node).__name__)
-        for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+        for name in node._fields:
             walk(getattr(node, name), seen)
     elif isinstance(node, dict):
         for k, v in node.items():

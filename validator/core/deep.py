@@ -7,7 +7,7 @@ spread through the compiler, the checker, the types and the code generator; inst
 walks an AST runs through ``call``:
 
 - in its own thread, whose stack is ``STACK_BYTES`` (the main thread's may be 8 MB or less, and a
-  frame called from C, such as ``__eq__`` of a frozen dataclass in a tuple comparison, takes about
+  frame called from C, such as ``__eq__`` of an AST node in a tuple comparison, takes about
   1.6 KB of it), created for the call;
 - with the recursion limit at least ``RECURSION_LIMIT``; that is 32 MB of C stack in the worst
   case, half the thread's, so Python's ``RecursionError`` always comes before a stack overflow.

@@ -1,23 +1,87 @@
-"""The ruleset AST: frozen dataclasses, each with a ``span`` that takes no part in equality."""
+"""The ruleset AST: immutable records (``node``), each with a ``span`` that takes no part in equality."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, TypeVar, Union
+from dataclasses import FrozenInstanceError
+from operator import itemgetter
+from typing import Any, Callable, TypeVar, Union, dataclass_transform
 
 from ..core.diagnostics import NO_SPAN, Span
 
 _T = TypeVar("_T")
+_C = TypeVar("_C", bound=type)
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[return-value]
+    return NO_SPAN
+
+
+class Node:
+    """What every AST class is: its fields (``_fields``, in order) set once by ``__init__``, compared
+    and hashed as a tuple of all but ``span`` (so two nodes written alike in two places are equal), as
+    frozen dataclasses would be. Made by ``node`` with no code compiled: ``dataclass`` writes and
+    compiles six methods per class, a third of ruleval's start-up for the sixty classes here."""
+
+    _fields: tuple[str, ...] = ()
+    _compared: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    # the compared fields' values, from a node's __dict__ (an ``itemgetter``: one value, or a tuple)
+    _key: Callable[[dict[str, Any]], Any] = staticmethod(lambda d: ())
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key(self.__dict__) == self._key(other.__dict__)  # type: ignore[no-any-return]
+
+    def __hash__(self) -> int:
+        return hash(self._key(self.__dict__))
+
+    def __repr__(self) -> str:
+        d = self.__dict__
+        return f"{type(self).__name__}({', '.join(f'{f}={d[f]!r}' for f in self._compared)})"
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(_span,))
+def node(cls: _C) -> _C:
+    """An AST class from its annotated fields (a default where one is given; ``span`` last, not
+    compared): a ``Node`` with an ``__init__`` taking them by position or name."""
+    names = tuple(cls.__dict__.get("__annotations__", {}))
+    defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+    count = len(names)
+    after = [frozenset(names[i:]) for i in range(count + 1)]  # what may be named after i given by position
+
+    def __init__(self: Node, *args: Any, **kw: Any) -> None:
+        d = self.__dict__
+        if len(args) != count:
+            if len(args) > count:
+                raise TypeError(f"{cls.__name__}() takes {count} arguments, not {len(args)}")
+            d.update(defaults)
+        d.update(zip(names, args))
+        if kw:
+            if not kw.keys() <= after[len(args)]:
+                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument: {', '.join(kw)}")
+            d.update(kw)
+        if len(d) != count:
+            raise TypeError(f"{cls.__name__}() missing {', '.join(n for n in names if n not in d)}")
+
+    body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
+    compared = tuple(n for n in names if n != "span")
+    made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
+                                        "__match_args__": names, **({"_key": itemgetter(*compared)} if compared else {})})
+    made.__qualname__ = cls.__qualname__
+    return made  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------- types
 
 
-@dataclass(frozen=True)
+@node
 class TypeRef:
     name: str
     args: tuple["TypeRef", ...] = ()
@@ -28,50 +92,50 @@ class TypeRef:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True)
+@node
 class Int:
     value: int
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Str:
     value: str
     raw: bool = False
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Bool:
     value: bool
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class NoneLit:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Dice:
     count: int
     sides: int
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Name:
     id: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class ListLit:
     items: tuple["Expr", ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class TupleLit:
     """``(a, b)``: a fixed sequence that may be a map's key or a set's item."""
 
@@ -79,25 +143,25 @@ class TupleLit:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class SetLit:
     items: tuple["Expr", ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class RecordLit:
     items: tuple[tuple[str, "Expr"], ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class MapLit:
     items: tuple[tuple["Expr", "Expr"], ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class CompFor:
     names: tuple[str, ...]
     iter: "Expr"
@@ -105,7 +169,7 @@ class CompFor:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Comp:
     """``[e for ...]`` (list), ``{e for ...}`` (set), ``{k => v for ...}`` (map), ``f(e for ...)`` (gen)."""
 
@@ -116,7 +180,7 @@ class Comp:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Let:
     name: str
     value: "Expr"
@@ -124,41 +188,41 @@ class Let:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class If:
     branches: tuple[tuple["Expr", "Expr"], ...]
     otherwise: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Param:
     name: str
     type: TypeRef | None
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Lambda:
     params: tuple[Param, ...]
     body: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class BoolOp:
     op: str  # "and" | "or"
     items: tuple["Expr", ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Not:
     operand: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Compare:
     op: str  # == != < <= > >= in notin
     left: "Expr"
@@ -166,7 +230,7 @@ class Compare:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class BinOp:
     op: str  # + - * / // % ??
     left: "Expr"
@@ -174,13 +238,13 @@ class BinOp:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Neg:
     operand: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Call:
     func: "Expr"
     args: tuple["Expr", ...]
@@ -188,28 +252,28 @@ class Call:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Field:
     obj: "Expr"
     name: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Index:
     obj: "Expr"
     keys: tuple["Expr", ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class With:
     obj: "Expr"
     items: tuple[tuple[str, "Expr"], ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Absent:
     span: Span = _span()
 
@@ -222,7 +286,7 @@ Expr = Union[
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True)
+@node
 class Step:
     name: str
     cites: tuple[str, ...]
@@ -230,35 +294,35 @@ class Step:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Var:
     name: str
     value: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Assign:
     name: str
     value: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class LetStmt:
     name: str
     value: Expr
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class IfStmt:
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
     otherwise: tuple["Stmt", ...] | None
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class For:
     name: str
     iter: Expr
@@ -267,28 +331,28 @@ class For:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Goto:
     target: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Stop:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Break:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Continue:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Emit:
     event: str
     payload: tuple[tuple[str, Expr], ...]
@@ -296,7 +360,7 @@ class Emit:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Require:
     cond: Expr
     message: str
@@ -304,7 +368,7 @@ class Require:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Reject:
     message: str
     cites: tuple[str, ...]
@@ -316,20 +380,20 @@ Stmt = Union[Step, Var, Assign, LetStmt, IfStmt, For, Goto, Stop, Break, Continu
 # ---------------------------------------------------------------- declarations
 
 
-@dataclass(frozen=True)
+@node
 class Header:
     name: str
     title: str | None
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Extends:
     path: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Import:
     path: str
     alias: str
@@ -337,19 +401,19 @@ class Import:
     schema: str | None = None  # `with schema "file.json"`: the JSON Schema a data import must satisfy
 
 
-@dataclass(frozen=True)
+@node
 class Clauses:
     path: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Schema:
     path: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class EnumDecl:
     name: str
     members: tuple[str, ...]
@@ -358,7 +422,7 @@ class EnumDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class FieldDecl:
     name: str
     type: TypeRef
@@ -366,7 +430,7 @@ class FieldDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class RecordDecl:
     name: str
     fields: tuple[FieldDecl, ...]
@@ -374,7 +438,7 @@ class RecordDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class InputDecl:
     name: str
     type: TypeRef
@@ -385,7 +449,7 @@ class InputDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class ConstDecl:
     name: str
     type: TypeRef | None
@@ -395,7 +459,7 @@ class ConstDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class TableDecl:
     name: str
     params: tuple[Param, ...]
@@ -407,7 +471,7 @@ class TableDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class CellOverride:
     """``override t[k1, k2] cite "X" = value``: one cell of an extended ruleset's table."""
 
@@ -418,7 +482,7 @@ class CellOverride:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class DefDecl:
     kind: str  # "def" | "rule"
     name: str
@@ -430,7 +494,7 @@ class DefDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class DecisionDecl:
     name: str
     params: tuple[Param, ...]
@@ -440,7 +504,7 @@ class DecisionDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class Policy:
     when: Expr | None  # None: otherwise
     targets: Expr
@@ -449,7 +513,7 @@ class Policy:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class CycleDecl:
     """``cycle a, b { policy... }``: how a cycle among the decisions named is settled."""
 
@@ -465,7 +529,7 @@ class CycleDecl:
         return ",".join(self.names)
 
 
-@dataclass(frozen=True)
+@node
 class ProcedureDecl:
     name: str
     params: tuple[Param, ...]
@@ -475,7 +539,7 @@ class ProcedureDecl:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@node
 class QueryDecl:
     name: str
     params: tuple[Param, ...]
@@ -490,7 +554,7 @@ Decl = Union[EnumDecl, RecordDecl, InputDecl, ConstDecl, TableDecl, DefDecl, Dec
 Directive = Union[Header, Extends, Import, Clauses, Schema, CellOverride]
 
 
-@dataclass(frozen=True)
+@node
 class Module:
     path: str
     directives: tuple[Directive, ...]
@@ -510,7 +574,7 @@ def per_node(kind: str, node: object, compute: Callable[[object], _T]) -> _T:
     Parsed modules are cached per process, so the variants of one base ruleset share its
     declaration objects; walks that only read a declaration (names it mentions, citations it
     carries) then run once per declaration, not once per variant. Results must be immutable.
-    Keyed by identity (hashing a frozen dataclass would walk it all), holding the node so that
+    Keyed by identity (hashing a node would walk it all), holding the node so that
     its identity cannot be reused while the entry lives."""
     key = (kind, id(node))
     hit = _WALKS.get(key)
@@ -564,13 +628,12 @@ def deepest(roots: object) -> tuple[int, Span]:
         if isinstance(node, (tuple, list)):
             todo.extend((x, depth, span) for x in node)
             continue
-        fields = getattr(node, "__dataclass_fields__", None)
-        if fields is None:
+        if not isinstance(node, Node):
             continue
         own = getattr(node, "span", None)
         if isinstance(own, Span) and own.line:
             span = own
         if depth > best:
             best, where = depth, span
-        todo.extend((getattr(node, name), depth + 1, span) for name in fields if name != "span")
+        todo.extend((getattr(node, name), depth + 1, span) for name in node._compared)
     return best, where

@@ -24,12 +24,12 @@ def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:
         for x in node:
             yield from _cites_in(x)
         return
-    if hasattr(node, "__dataclass_fields__"):
-        for fname in node.__dataclass_fields__:
-            if fname in ("span", "cites"):
+    if isinstance(node, A.Node):
+        for fname in node._compared:
+            if fname == "cites":
                 continue
             child = getattr(node, fname)
-            if isinstance(child, (tuple, list)) or hasattr(child, "__dataclass_fields__"):
+            if isinstance(child, (tuple, list, A.Node)):
                 yield from _cites_in(child)
 
 

@@ -156,10 +156,8 @@ def _collect_names(node: Any, out: set[str]) -> None:
         for x in node:
             _collect_names(x, out)
         return
-    if hasattr(node, "__dataclass_fields__"):
-        for fname in node.__dataclass_fields__:
-            if fname == "span":
-                continue
+    if isinstance(node, A.Node):
+        for fname in node._compared:
             _collect_names(getattr(node, fname), out)
 
 

@@ -297,8 +297,7 @@ _UNSEEN: Any = object()  # (a class not met yet)
 def _node_fields(cls: type) -> tuple[str, ...] | None:
     """The fields of an AST node's class (all but its span), which may hold nodes or tuples of them;
     None for what is no node (a text, a number, a span)."""
-    fields = getattr(cls, "__dataclass_fields__", None)
-    names = None if fields is None or cls is Span else tuple(f for f in fields if f != "span")
+    names = cls._compared if issubclass(cls, A.Node) else None
     _NODE_FIELDS[cls] = names
     return names
 

@@ -245,14 +245,12 @@ class _Walk:
             self.expr(e.func, env)
             self.exprs(e.args, env)
             self.exprs([v for _, v in e.kwargs], env)
-        elif hasattr(e, "__dataclass_fields__"):
-            for fname in e.__dataclass_fields__:
-                if fname == "span":
-                    continue
+        elif isinstance(e, A.Node):
+            for fname in e._compared:
                 child = getattr(e, fname)
                 if isinstance(child, tuple):
-                    self.exprs([c for c in child if hasattr(c, "__dataclass_fields__")], env)
-                elif hasattr(child, "__dataclass_fields__"):
+                    self.exprs([c for c in child if isinstance(c, A.Node)], env)
+                elif isinstance(child, A.Node):
                     self.expr(child, env)
 
 
