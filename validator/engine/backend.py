@@ -407,10 +407,8 @@ class Backend:
             return f"def {name}(ctx):\n" + "\n".join(w.lines)
         _, pnames = self.params(w, d.params)
         table = w.const({})  # this function's values alone, for the program's life
-        if len(pnames) == 1:  # the commonest: one text, looked up as it is; one record, computed in the run
+        if len(pnames) == 1:  # the commonest: one text, looked up as it is
             p = pnames[0]
-            w(f"if _type({p}) is _dict:")
-            w(f"    return {b}(ctx, {p})")
             w(f"if _type({p}) is _str:")
             with w.block():
                 self.charge_lines(w, "1", d.span)
@@ -892,10 +890,7 @@ class Backend:
         first = fors[0]
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
-        if len(names) == 1 and isinstance(first.iter, A.ListLit):  # its length is known
-            self.charge_lines(w, str(len(first.iter.items)), first.span)
-            w(f"for {names[0]} in {seq}:")
-        elif len(names) == 1:
+        if len(names) == 1:
             w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
@@ -1129,8 +1124,6 @@ class Backend:
         o = self.looked(w, e.obj, env)
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
-        if isinstance(e.keys[0], A.Int) and e.keys[0].value >= 0:
-            return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and {k} < _len({o}) else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
@@ -1276,11 +1269,11 @@ class _Refused:
     def __init__(self, err: Unwritable):
         self.err = err
 
-    def __call__(self, ctx: Any, *args: Any) -> Any:
-        raise Unwritable(self.err.code, self.err.message, self.err.span)
-
     def materialize(self) -> Callable[..., Any]:
         raise Unwritable(self.err.code, self.err.message, self.err.span)
+
+    def __call__(self, ctx: Any, *args: Any) -> Any:
+        return self.materialize()
 
 
 # Code compiled from generated source, by (source, filename), for the process's life. Compiling is a
