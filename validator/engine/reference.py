@@ -1245,12 +1245,20 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
     ``backend.Backend``), after the state check when ``check`` is given (``Interpreter.run_query``);
     raises ``EvalError`` (or ``MissingInput``). A run the engine cannot make (``Unwritable``) is made
     again by the reference, from the start."""
+    return _engine_else_reference(engine, program, lambda interp: _run_query_on(
+        interp, program, state, query, args, dice, budget, trace, check), again=dice.reset)
+
+
+def _engine_else_reference(engine: Any, program: Any, go: Any, again: Any = None) -> Any:
+    """``go(engine)``; if the engine cannot make the run (``Unwritable``), ``again()`` (what undoes the
+    attempt) then ``go`` on the reference, from the start. No engine: the reference at once."""
     if engine is not None:
         try:
-            return _run_query_on(engine, program, state, query, args, dice, budget, trace, check)
+            return go(engine)
         except Unwritable:
-            dice.reset()
-    return _run_query_on(Interpreter(program), program, state, query, args, dice, budget, trace, check)
+            if again is not None:
+                again()
+    return go(Interpreter(program))
 
 
 def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
@@ -1272,17 +1280,11 @@ def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[
 def run_without_state(program: Any, unit: Any, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
     """Evaluate a query that takes no parameters and reads no input (the checker has made sure: see
     ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
-    from ..lib.runtime import SeededDice
-
-    if engine is not None:
-        try:
-            return _run_without_state_on(engine.interp, program, unit, budget)
-        except Unwritable:
-            pass
-    return _run_without_state_on(Interpreter(program), program, unit, budget)
+    return _engine_else_reference(None if engine is None else engine.interp, program,
+                                  lambda interp: _run_without_state_on(interp, unit, budget))
 
 
-def _run_without_state_on(interp: Any, program: Any, unit: Any, budget: int) -> Any:
+def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
     from ..lib.runtime import SeededDice
 
     run = Run(None, SeededDice(0), budget)
@@ -1302,12 +1304,8 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
     enumeration the engine cannot make (``Unwritable``) is made again by the reference."""
-    if engine is not None:
-        try:
-            return _run_exact_on(engine, program, state, query, args, budget, max_paths, check)
-        except Unwritable:
-            pass
-    return _run_exact_on(Interpreter(program), program, state, query, args, budget, max_paths, check)
+    return _engine_else_reference(engine, program, lambda interp: _run_exact_on(
+        interp, program, state, query, args, budget, max_paths, check))
 
 
 def _run_exact_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], budget: int,

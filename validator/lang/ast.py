@@ -73,7 +73,7 @@ def node(cls: _C) -> _C:
     body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
     compared = tuple(n for n in names if n != "span")
     made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
-                                        "__match_args__": names, **({"_key": itemgetter(*compared)} if compared else {})})
+                                        **({"_key": itemgetter(*compared)} if compared else {})})
     made.__qualname__ = cls.__qualname__
     return made  # type: ignore[return-value]
 

@@ -278,28 +278,13 @@ def _check_depth(module: A.Module, path: str) -> None:
         if type(node) is tuple:
             stack.extend((x, depth) for x in node)
             continue
-        fields = _NODE_FIELDS.get(type(node), _UNSEEN)
-        if fields is _UNSEEN:
-            fields = _node_fields(type(node))
-        if fields is not None:
+        if isinstance(node, A.Node):
             if depth > MAX_DEPTH:
                 span = getattr(node, "span", None) or Span(path, 1, 1, 1, 2)
                 raise DiagnosticError([Diagnostic("P006", f"expression nested {depth} levels deep, more than the "
                                                           f"limit of {MAX_DEPTH}", span,
                                                   help="name parts of it with `let` or `def`, or use `sum`/`fold` over a list")])
-            stack.extend((getattr(node, f), depth + 1) for f in fields)
-
-
-_NODE_FIELDS: dict[type, tuple[str, ...] | None] = {}
-_UNSEEN: Any = object()  # (a class not met yet)
-
-
-def _node_fields(cls: type) -> tuple[str, ...] | None:
-    """The fields of an AST node's class (all but its span), which may hold nodes or tuples of them;
-    None for what is no node (a text, a number, a span)."""
-    names = cls._compared if issubclass(cls, A.Node) else None
-    _NODE_FIELDS[cls] = names
-    return names
+            stack.extend((getattr(node, f), depth + 1) for f in node._compared)
 
 
 def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:

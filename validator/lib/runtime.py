@@ -178,10 +178,6 @@ class RandomValue:
     def __init__(self, ctx: Any, base: dict[int, int], offset: int, rolled: Rolled):
         self.ctx, self.base, self.offset, self.rolled = ctx, base, offset, rolled
 
-    @property
-    def label(self) -> str:
-        return self.rolled.label
-
     def _shift(self, k: Any) -> Any:
         if isinstance(k, RandomValue):
             return self.collapse() + k
@@ -312,7 +308,7 @@ class RandomValue:
         values = sorted(v + self.offset for v in self.base)
         if len(values) == 1:
             return str(values[0])
-        label = f"{self.label}{self.offset:+d}" if self.offset else self.label
+        label = f"{self.rolled.label}{self.offset:+d}" if self.offset else self.rolled.label
         return f"{label}: {values[0]}..{values[-1]}"
 
 
