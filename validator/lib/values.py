@@ -127,7 +127,6 @@ def _items(xs: list[Any]) -> list[Any]:
 # ---------------------------------------------------------------- what a value costs to walk
 
 _CONTAINERS = (list, tuple, dict, frozenset, set)
-_CONTAINER_SET = frozenset(_CONTAINERS)
 
 
 def tree_size(v: Any, limit: int) -> int:
@@ -139,13 +138,6 @@ def tree_size(v: Any, limit: int) -> int:
     if t not in _CONTAINERS:
         return 1
     cap = limit + 1
-    # the commonest by far: a collection of texts and numbers (a key, a sort key, a record of them),
-    # whose size is its item count, told without a walk
-    if t is dict:
-        if _CONTAINER_SET.isdisjoint(map(type, v.values())) and _CONTAINER_SET.isdisjoint(map(type, v)):
-            return min(2 * len(v) + 1, cap)
-    elif _CONTAINER_SET.isdisjoint(map(type, v)):
-        return min(len(v) + 1, cap)
     sizes: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(v, False)]
     while stack:
