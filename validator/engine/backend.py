@@ -232,8 +232,6 @@ class _Writer:
         # values already read into a local, by memo key: (local, indentation of the read); a read is
         # good for the code after it at its indentation or deeper, until that block ends
         self.avail: dict[Any, tuple[str, int]] = {}
-        # a procedure's `var` locals: assigned again, so never known to hold a record (``known_record``)
-        self.mutable: set[str] = set()
 
     def __call__(self, text: str) -> None:
         if self.avail:
@@ -248,25 +246,12 @@ class _Writer:
         self.avail[key] = (local, self.indent)
 
     def nested(self) -> "_Writer":
-        """A writer for a function written inside this one (a lambda, a generator), one level deeper.
-        The locals it captures are passed in when it is made, so what is known of them here holds
-        there; values read from the memo are not carried (the nested function may run later)."""
+        """A writer for a function written inside this one (a lambda, a generator), one level deeper;
+        values read from the memo are not carried (the nested function may run later)."""
         inner = _Writer(self.backend, self.ns)
         inner.n = self.n
         inner.indent = self.indent + 1
-        inner.avail = {k: (local, inner.indent) for k, (local, level) in self.avail.items()
-                       if type(k) is tuple and k[0] == "record" and level <= self.indent and local not in self.mutable}
-        inner.mutable = set(self.mutable)
         return inner
-
-    def known_record(self, local: str) -> bool:
-        """Whether ``local`` certainly holds a record or map here: a field of it was read before, in
-        code that every path to here ran (reading a field of anything else is an error)."""
-        return self.read(("record", local)) is not None
-
-    def saw_record(self, local: str) -> None:
-        if local.startswith(("_p", "_v", "_t")) and local not in self.mutable:
-            self.remember(("record", local), local)
 
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
@@ -598,7 +583,6 @@ class Backend:
                 value = self.expr(w, s.value, env)
                 py = w.fresh("_v")
                 w(f"{py} = {value}")
-                w.mutable.add(py)
                 env = {**env, s.name: _Local(py, var=True)}
                 variables.append((s.name, py))
         index = {s.name: i for i, s in enumerate(steps)}
@@ -659,8 +643,6 @@ class Backend:
             py = w.fresh("_v")
             w(f"{py} = {value}")
             var = isinstance(s, A.Var)
-            if var:
-                w.mutable.add(py)
             return {**env, s.name: _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
@@ -1097,15 +1079,12 @@ class Backend:
             return self.global_value(w, module, e.name, e.span)
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
-        if w.known_record(o):
-            return self.tmp(w, f"{o}.get({name})")
         # (no value but a record or map has a `get`: anything else goes to the error of ``field_of``)
         t = w.fresh()
         w("try:")
         w(f"    {t} = {o}.get({name})")
         w("except AttributeError:")
         w(f"    {t} = _field_of({o}, {name}, {w.const(e.span)})")
-        w.saw_record(o)
         return t
 
     def module_of(self, w: _Writer, e: A.Expr, env: Env) -> Any:
@@ -1127,12 +1106,8 @@ class Backend:
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
-        if isinstance(e.keys[0], A.Str):  # (a text key: anything but a map is an error, so `o` is one after)
-            if w.known_record(o):
-                return self.tmp(w, f"{o}.get({k})")
-            t = self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
-            w.saw_record(o)
-            return t
+        if isinstance(e.keys[0], A.Str):
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
             # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             t = w.fresh()
