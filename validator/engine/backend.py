@@ -993,13 +993,6 @@ class Backend:
         x = self.expr(w, e.left, env)
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
-        if not self.dice and e.op in ("==", "!=") and (_literal(e.left) or _literal(e.right)):
-            # a text, number, truth value or none written in the rule: compared as Python compares,
-            # as ``reference.compare`` does when either side is no collection (`x == none` is `x is none`)
-            if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
-                other = x if isinstance(e.right, A.NoneLit) else y
-                return self.tmp(w, f"{other} {'is' if e.op == '==' else 'is not'} None")
-            return self.tmp(w, f"{x} {e.op} {y}")
         if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
             return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
@@ -1018,8 +1011,8 @@ class Backend:
             hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        ints = " and ".join(f"_type({v}) is _int" for v, side in ((x, e.left), (y, e.right)) if not isinstance(side, A.Int))
-        return self.tmp(w, f"{x} {e.op} {y} if {ints or 'True'} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
+                           f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
 
     def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
         """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
@@ -1050,22 +1043,15 @@ class Backend:
         if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
-        left, right = e.left, e.right
-        # (the type of an operand written as a literal is known: only the other's is tested)
-        branches = []
-        if not isinstance(left, A.Str) and not isinstance(right, A.Str):
-            ints = [f"_type({v}) is _int" for v, side in ((x, left), (y, right)) if not isinstance(side, A.Int)]
-            branches.append((" and ".join(ints) or "True", [f"{t} = {x} {e.op} {y}"]))
-        if e.op == "+" and not isinstance(left, A.Int) and not isinstance(right, A.Int):
-            texts = [f"_type({v}) is _str" for v, side in ((x, left), (y, right)) if not isinstance(side, A.Str)]
-            branches.append((" and ".join(texts) or "True", [
-                f"ctx.steps += _len({x}) + _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})",
-                f"{t} = {x} + {y}"]))
-        for i, (cond, lines) in enumerate(branches):
-            w(f"{'if' if i == 0 else 'elif'} {cond}:")
-            for line in lines:
-                w("    " + line)
-        w("else:" if branches else "if True:")
+        w(f"if _type({x}) is _int and _type({y}) is _int:")
+        w(f"    {t} = {x} {e.op} {y}")
+        if e.op == "+":
+            w(f"elif _type({x}) is _str and _type({y}) is _str:")
+            w(f"    ctx.steps += _len({x}) + _len({y})")
+            w("    if ctx.steps > ctx.budget:")
+            w(f"        raise _over(ctx, {span})")
+            w(f"    {t} = {x} + {y}")
+        w("else:")
         w(f"    {t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return t
 
@@ -1179,11 +1165,6 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
-
-
-def _literal(e: A.Expr) -> bool:
-    """A text, integer, truth value or none written as it is."""
-    return isinstance(e, (A.Str, A.Int, A.Bool, A.NoneLit))
 
 
 class _Protocol(R.Interpreter):
