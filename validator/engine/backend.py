@@ -32,7 +32,7 @@ from typing import Any, Callable
 from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS
 from . import reference as R
-from ..lib.builtins import BUILTINS, DICE_SPAN, Builtin, CallError, DiceSpec, roll_looked_at
+from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
 
@@ -724,9 +724,6 @@ class Backend:
         if self.dice and isinstance(e, A.Call) and not e.kwargs:
             target = self.call_target(w, e.func, env)
             if target is not None and target[0] == "builtin" and target[1].fn is _ROLL:
-                if len(e.args) == 1 and isinstance(e.args[0], A.Dice):  # literal dice: roll's check holds
-                    return self.builtin_call(w, target[1], [self.expr(w, e.args[0], env)], e.span,
-                                             fn="ctx.dice.looked_at", extra=(w.const(DICE_SPAN),))
                 args = [self.expr(w, a, env) for a in e.args]
                 return self.builtin_call(w, target[1], args, e.span, fn=w.const(roll_looked_at))
         return self.forced(w, self.expr(w, e, env))
@@ -1151,9 +1148,9 @@ class Backend:
         return None
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
-                     plain: list[bool] | None = None, extra: tuple[str, ...] = ()) -> str:
-        """A call of a built-in (or of ``fn`` in its place, with ``extra`` arguments) with its
-        arguments forced (but those ``plain`` says are never a die), its failures located at the call
+                     plain: list[bool] | None = None) -> str:
+        """A call of a built-in (or of ``fn`` in its place) with its arguments forced (but those
+        ``plain`` says are never a die), its failures located at the call
         (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
             plain = plain or [False] * len(args)
@@ -1161,7 +1158,7 @@ class Backend:
         t = w.fresh()
         call = fn or w.const(b.fn)
         w("try:")
-        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join([*args, *extra])})")
+        w(f"    {t} = {call}({'ctx, ' if b.needs_ctx else ''}{', '.join(args)})")
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t

@@ -1043,7 +1043,7 @@ def _dice(n: Any, sides: Any) -> DiceSpec:
     return DiceSpec(n, sides)
 
 
-DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
+_DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that rolled it)
 
 
 def _not_dice(d: Any) -> CallError:
@@ -1054,7 +1054,7 @@ def _not_dice(d: Any) -> CallError:
 def _roll(ctx: Context, d: Any) -> Any:
     if type(d) is not DiceSpec:
         raise _not_dice(d)
-    return ctx.dice.sum_of(ctx, d, DICE_SPAN)
+    return ctx.dice.sum_of(ctx, d, _DICE_SPAN)
 
 
 def roll_looked_at(ctx: Context, d: Any) -> Any:
@@ -1062,7 +1062,7 @@ def roll_looked_at(ctx: Context, d: Any) -> Any:
     with no die made (``DiceSource.looked_at``). The backend calls it for a roll it forces at once."""
     if type(d) is not DiceSpec:
         raise _not_dice(d)
-    return ctx.dice.looked_at(ctx, d, DICE_SPAN)
+    return ctx.dice.looked_at(ctx, d, _DICE_SPAN)
 
 
 @builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "
