@@ -3,6 +3,7 @@ valgrind's callgrind: the count does not move with the load of the machine, so a
 tenths of a percent shows in one run, where timings (``bench.ab_turns``) need many.
 
 Usage: python -m bench.ab_instructions OTHER_TREE [--turns N]
+       python -m bench.ab_instructions OTHER_TREE --games N [--maps NAME...]
 
 Each tree runs in a process of its own under callgrind (the two at once): it loads the standard
 ruleset, warms up on 180 turns, then runs N fresh random turns (validated, as the API does by default). Only those N turns
@@ -10,6 +11,12 @@ are counted: callgrind collects while ``itertools.starmap`` drives them, which n
 run uses. Printed: each tree's instructions per turn and their ratio (below 1: this checkout runs
 fewer). Needs valgrind; about a minute for 60 turns. Instructions are not time (cache misses and
 branches are left out), so a change kept on this count is confirmed by ``bench.ab_turns``.
+
+With ``--games N``, the work counted is that of ``bench.full_games`` (issue 22's figure): on each map
+(standard, modern and world unless ``--maps`` names others) N seeded three-year games are played
+first, untimed, by ``random_orders`` and ``advance``; then every phase of them is played again
+(``advance``, validated), and only that second play is counted, per phase. The first play warms
+the tree up as the bench's warm-up game does.
 """
 
 from __future__ import annotations
@@ -35,12 +42,44 @@ gc.collect()
 list(itertools.starmap(rs.run, [(s,) for s in turns[180:]]))
 """
 
+# Run in the tree measured, given `root`, the games a map `games` and the maps `maps` (comma-separated):
+# the phases of seeded games played first, then played again under the count.
+_GAMES_CHILD = """
+import gc, itertools, os, sys
+root, games, maps = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+sys.path.insert(0, root)
+os.chdir(root)
+from bench.peers.dpjudge.full_games import ruleset_path
+from validator import load_ruleset
+phases = []
+for name in maps:
+    rs = load_ruleset(ruleset_path(name))
+    for seed in range(games):
+        state = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
+                       "start_state", validate=False)
+        first = state["phase"]["year"]
+        for i in range(15):
+            if state["phase"]["year"] >= first + 3:
+                break
+            st = {**state, "orders": rs.run(state, "random_orders", [seed * 1000 + i], validate=False)}
+            phases.append((rs, st))
+            out = rs.run(st, "advance")
+            if out["end"] is not None:
+                break
+            state = out["next"]
+print(len(phases))
+gc.collect()
+list(itertools.starmap(lambda rs, st: rs.run(st, "advance"), phases))
+"""
 
-def _start(tree: Path, turns: int, out: Path) -> subprocess.Popen[bytes]:
+
+def _start(tree: Path, child_args: list[str], out: Path) -> subprocess.Popen[bytes]:
+    """``child_args``: ``[turns]`` for the turns' work, ``[games, maps]`` for the games'."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set layouts in every run
+    child = _CHILD if len(child_args) == 1 else _GAMES_CHILD
     return subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-                             "--toggle-collect=starmap_next", sys.executable, "-c", _CHILD, str(tree), str(turns)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+                             "--toggle-collect=starmap_next", sys.executable, "-c", child, str(tree), *child_args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 def _count(out: Path) -> int:
@@ -54,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("other", type=Path, help="another checkout of ruleval: the baseline")
     ap.add_argument("--turns", type=int, default=60, help="turns counted")
+    ap.add_argument("--games", type=int, default=None,
+                    help="count the phases of N seeded full games a map instead of turns (bench.full_games)")
+    ap.add_argument("--maps", nargs="+", default=["standard", "modern", "world"], help="with --games: the maps")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench.ab_instructions needs valgrind (e.g. `apt install valgrind`)", file=sys.stderr)
@@ -61,17 +103,25 @@ def main(argv: list[str] | None = None) -> int:
     other = args.other.resolve()
     if not (other / "validator").is_dir() or not (other / "rulesets" / "diplomacy" / "standard.rules").is_file():
         raise SystemExit(f"{other} is not a checkout of ruleval")
+    child_args = [str(args.turns)] if args.games is None else [str(args.games), ",".join(args.maps)]
+    unit = "turn" if args.games is None else "phase"
     with tempfile.TemporaryDirectory() as tmp:
         outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
-        runs = {tree: _start(tree, args.turns, out) for tree, out in outs.items()}
+        runs = {tree: _start(tree, child_args, out) for tree, out in outs.items()}
+        counted = {}
         for tree, proc in runs.items():
-            _, err = proc.communicate()
+            printed, err = proc.communicate()
             if proc.returncode != 0:
                 raise SystemExit(f"counting {tree} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
-        per_turn = {tree: _count(out) / args.turns for tree, out in outs.items()}
-    print(f"  this  {ROOT}: {per_turn[ROOT]:,.0f} instructions a turn ({args.turns} turns)")
-    print(f"  other {other}: {per_turn[other]:,.0f} instructions a turn")
-    print(f"  this checkout runs {per_turn[ROOT] / per_turn[other]:.4f}x the instructions of the other")
+            counted[tree] = args.turns if args.games is None else int(printed.split()[-1])
+        if args.games is not None and counted[ROOT] != counted[other]:
+            raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases): "
+                             "their rules differ, so their counts cannot be compared")
+        per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
+    what = f"{args.turns} turns" if args.games is None else f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}"
+    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a {unit} ({what})")
+    print(f"  other {other}: {per[other]:,.0f} instructions a {unit}")
+    print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
     return 0
 
 

@@ -55,3 +55,17 @@ def test_ab_instructions_reads_the_total_of_a_callgrind_file(tmp_path: Path) -> 
     (tmp_path / "empty.out").write_text("events: Ir\n")
     with pytest.raises(SystemExit, match="no total"):
         ab_instructions._count(tmp_path / "empty.out")
+
+
+def test_ab_instructions_games_child_plays_the_phases_it_counts() -> None:
+    """The work `--games` counts, run here without valgrind: it plays the games and says how many
+    phases the counted replay has (the figure the instructions are divided by)."""
+    import subprocess
+
+    from bench import ab_instructions
+
+    done = subprocess.run([sys.executable, "-c", ab_instructions._GAMES_CHILD, str(ROOT), "1", "standard"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    phases = int(done.stdout.split()[-1])
+    assert 6 <= phases <= 15  # one three-year game: at least two movement phases a year, at most 15 phases
