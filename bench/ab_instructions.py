@@ -43,7 +43,10 @@ list(itertools.starmap(rs.run, [(s,) for s in turns[180:]]))
 """
 
 # Run in the tree measured, given `root`, the games a map `games` and the maps `maps` (comma-separated):
-# the phases of seeded games played first, then played again under the count.
+# the phases of seeded games played first, then played again under the count. The game loop is
+# written out here, not taken from bench.peers.dpjudge.full_games: the baseline may be an older
+# checkout, so the child uses only long-standing names (`ruleset_path`, `start_state`,
+# `random_orders`, `advance`).
 _GAMES_CHILD = """
 import gc, itertools, os, sys
 root, games, maps = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")

@@ -39,8 +39,8 @@ def steps(rs: Any, state: Any, options: dict[str, Any], engine: str) -> int | st
     dice = ScriptedDice(options["dice"]) if "dice" in options else SeededDice(options.get("seed", 0))
     runner = rs.backend() if engine == "backend" else None
     try:
-        _, run = R.run_query(rs.program, state, options["query"], [], dice, options.get("budget", 5_000_000),
-                             engine=runner)
+        _, run = R.run_query(rs.program, state, options["query"], list(options.get("args") or []), dice,
+                             options.get("budget", 5_000_000), engine=runner)
     except (R.EvalError, R.MissingInput) as err:
         return f"{type(err).__name__}: {getattr(err, 'code', '')} {getattr(err, 'span', '')}"
     return run.steps
@@ -179,18 +179,15 @@ GAME_RULESETS = ["standard.rules", "ancmed.rules", "modern.rules"]
 
 @pytest.mark.parametrize("name", GAME_RULESETS)
 def test_a_whole_game_is_the_same_on_both_engines(name: str) -> None:
-    from validator.lib.runtime import SeededDice
-
     rs = load_ruleset(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / name)
     assert rs.ok, rs.diagnostics
 
     def both(state: Any, query: str, args: list[Any] | None = None) -> Any:
-        fast = outcome(rs, state, {"query": query, "args": args}, "backend")
-        assert fast == outcome(rs, state, {"query": query, "args": args}, "reference"), (name, query, state.get("phase"))
-        steps = [R.run_query(rs.program, state, query, list(args or []), SeededDice(0),
-                             engine=rs.backend() if engine == "backend" else None)[1].steps
-                 for engine in ("backend", "reference")]
-        assert steps[0] == steps[1], (name, query, state.get("phase"))
+        options = {"query": query, "args": args}
+        fast = outcome(rs, state, options, "backend")
+        assert fast == outcome(rs, state, options, "reference"), (name, query, state.get("phase"))
+        assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), \
+            (name, query, state.get("phase"))
         assert fast[0] == "ok", fast
         return fast[1]
 
