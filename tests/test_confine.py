@@ -142,3 +142,35 @@ def test_awkward_text_is_written_so_that_it_reads_back() -> None:
     awkward = "two\nlines: # and \"quotes\" ünïcode"
     new, done, _ = caseupdate.edit_expectations(text, {"a": _failed("a", {"t": "plain"}, {"t": awkward})})
     assert done == 1 and safeyaml.load(new)["cases"][0]["expect"] == {"t": awkward}
+
+
+# ------------------------------------------------------------------ keys given twice, whole numbers
+
+@pytest.mark.parametrize("text,line,col", [("a: 1\nb: 2\na: 3\n", 3, 1), ("{a: 1, a: 2}", 1, 8),
+                                           ("- x: 1\n  y:\n    z: 1\n    z: 2\n", 4, 5)])
+def test_yaml_refuses_a_key_given_twice_at_the_second(text: str, line: int, col: int) -> None:
+    for numbered in (False, True):
+        with pytest.raises(yaml.constructor.ConstructorError) as err:
+            safeyaml.load(text, line_numbers=numbered)
+        assert "given twice" in str(err.value.problem)
+        assert (err.value.problem_mark.line + 1, err.value.problem_mark.column + 1) == (line, col)
+
+
+def test_yaml_merge_keys_may_be_given_again_and_whole_floats_are_integers() -> None:
+    assert safeyaml.load("b: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")["d"] == {"x": 3, "y": 2}
+    assert safeyaml.load("year: 1901.0\nhalf: 0.5\nbig: 1.0e+300\n") == {"year": 1901, "half": 0.5, "big": 1e300}
+    assert type(safeyaml.load("year: 1901.0\n")["year"]) is int
+
+
+def test_json_refuses_a_key_given_twice_with_its_place_and_pointer() -> None:
+    from validator.core import jsontext
+    from validator.core.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as err:
+        jsontext.loads('{"a": 1,\n "b": {"c": 1, "c": 2}}', "s.json")
+    [d] = err.value.diagnostics
+    assert (d.code, d.message, d.pointer) == ("S001", 'key "c" given twice in one object', "/b/c")
+    assert (d.span.line, d.span.col) == (2, 16)
+    assert jsontext.loads('[{"a": 1}, {"a": 2}]', "s.json") == [{"a": 1}, {"a": 2}]
+    year = jsontext.loads('{"year": 1901.0, "p": 0.25}', "s.json")
+    assert year == {"year": 1901, "p": 0.25} and type(year["year"]) is int

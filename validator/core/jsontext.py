@@ -3,7 +3,8 @@
 Python's ``json`` reads more than JSON (``NaN``, ``Infinity``, lone surrogate escapes such as
 ``"\\ud800"``), fails with a bare ``ValueError`` on an integer of more than 4 300 digits, and recurses
 once per level of nesting. ``loads`` refuses all of these with a located ``S001`` (line, column and
-the JSON pointer of the value) and skips a UTF-8 byte order mark. ``dumps`` never writes ``NaN`` or
+the JSON pointer of the value) and skips a UTF-8 byte order mark. It refuses an object that gives a
+key twice too, which Python would read as its last value without a word. ``dumps`` never writes ``NaN`` or
 ``Infinity`` (``allow_nan=False``; the caller turns the ``ValueError`` into a diagnostic) and never a
 lone surrogate. ``value_problem`` finds the same faults in a value that did not come from text (a
 state written in a YAML test case, a state given to the API).
@@ -40,6 +41,17 @@ class _Refused(Exception):
     """Raised by a hook of ``json.loads``; the text is then read again to locate the token."""
 
 
+class _Duplicate(Exception):
+    """Raised by ``_object`` for an object that gives a key twice; the text is then read again."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):  # JSON leaves a repeated key's meaning open; Python would keep the last
+        raise _Duplicate()
+    return value
+
+
 def _refuse_constant(name: str) -> Any:
     raise _Refused(name)
 
@@ -50,10 +62,14 @@ def _int(text: str) -> int:
     return int(text)
 
 
-def _float(text: str) -> float:
+def _float(text: str) -> float | int:
+    """A number written with a fraction or an exponent; a whole one (``1901.0``, ``2e3``) is the integer
+    it equals, as JSON Schema counts it an integer: a year read as ``1901.0`` would be written so."""
     value = float(text)
     if math.isinf(value):
         raise _Refused(text)
+    if value.is_integer() and abs(value) <= 2 ** 53:
+        return int(value)
     return value
 
 
@@ -154,9 +170,9 @@ def loads(text: str, shown: str) -> Any:
     if deep is not None:
         raise _error(text, shown, deep, 1, f"JSON nested more than {MAX_DEPTH} deep",
                      "a state is a few levels of records and lists; flatten this part")
-    hooks: dict[str, Any] = {"parse_constant": _refuse_constant}
+    hooks: dict[str, Any] = {"parse_constant": _refuse_constant, "object_pairs_hook": _object, "parse_float": _float}
     if _SUSPECT_NUMBER.search(text):
-        hooks.update(parse_int=_int, parse_float=_float)
+        hooks.update(parse_int=_int)
     try:
         value = json.loads(text, **hooks)
     except json.JSONDecodeError as exc:
@@ -165,6 +181,8 @@ def loads(text: str, shown: str) -> Any:
                                           pointer=pointer_at(text, exc.pos))]) from None
     except _Refused as refused:
         raise _refused(text, shown, str(refused)) from None
+    except _Duplicate:
+        raise _duplicate(text, shown) from None
     except RecursionError:  # not expected below MAX_DEPTH; still a located answer
         raise DiagnosticError([Diagnostic("S001", "JSON nested too deeply", Span(shown, 1, 1, 1, 2))]) from None
     if _SURROGATE_ESCAPE.search(text):
@@ -190,6 +208,38 @@ def _refused(text: str, shown: str, token: str) -> DiagnosticError:
         return _error(text, shown, m.start(), len(found), f"integer with {digits} digits, more than {MAX_INT_DIGITS}",
                       "a state's integers are limited like a ruleset's literals; write it as a string")
     return DiagnosticError([Diagnostic("S001", f"`{token[:40]}` cannot be read", Span(shown, 1, 1, 1, 2))])
+
+
+def _duplicate(text: str, shown: str) -> DiagnosticError:
+    """The S001 of the first key an object of the text gives twice (objects are read as they close,
+    as ``json.loads`` reads them: an inner object's repeat is found before its parent's)."""
+    keys: list[dict[str, int] | None] = []  # per open container: an object's keys so far (None: an array)
+    expect_key = False
+    for m in _TOKENS.finditer(text):
+        string, punct = m.group(1), m.group(2)
+        if punct in ("[", "{"):
+            keys.append({} if punct == "{" else None)
+            expect_key = punct == "{"
+        elif punct in ("]", "}"):
+            if keys:
+                keys.pop()
+            expect_key = False
+        elif punct == ",":
+            expect_key = bool(keys) and keys[-1] is not None
+        elif punct == ":":
+            expect_key = False
+        elif string is not None and expect_key and keys and keys[-1] is not None:
+            key = json.loads(string)
+            if key in keys[-1]:
+                first = _line_col(text, keys[-1][key])[0]
+                line, col = _line_col(text, m.start())
+                parent = pointer_at(text, m.start())
+                return DiagnosticError([Diagnostic(
+                    "S001", f"key {string} given twice in one object", Span(shown, line, col, line, col + len(string)),
+                    pointer=parent + "/" + key.replace("~", "~0").replace("/", "~1"),
+                    help=f"its first value is on line {first}; JSON gives no meaning to a repeated key, so keep one")])
+            keys[-1][key] = m.start()
+    return DiagnosticError([Diagnostic("S001", "an object gives a key twice", Span(shown, 1, 1, 1, 2))])
 
 
 def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
@@ -124,8 +124,39 @@ def _with_lines(cls: type) -> type:
     return Lines
 
 
-_LOADERS = {(False, False): _FastLoader, (False, True): _CountingLoader,
-            (True, False): _with_lines(_FastLoader), (True, True): _with_lines(_CountingLoader)}
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _no_repeats(cls: type) -> type:
+    """``cls`` refusing a mapping that gives a key twice (YAML forbids it; PyYAML keeps the last value
+    without a word). Keys a merge (``<<: *base``) brings in may be given again: that is what it is for.
+    A float that is a whole number is read as that integer (``1901.0`` is the year 1901)."""
+
+    class NoRepeats(cls):  # type: ignore[valid-type, misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, MappingNode):
+                seen: dict[tuple[str, str], int] = {}
+                for key, _ in node.value:
+                    if isinstance(key, ScalarNode) and key.tag != _MERGE:
+                        first = seen.get((key.tag, key.value))
+                        if first is None:
+                            seen[(key.tag, key.value)] = key.start_mark.line + 1
+                        else:
+                            raise ConstructorError("while reading a mapping", node.start_mark,
+                                                   f"key `{key.value}` given twice (first on line {first})",
+                                                   key.start_mark)
+            return super().construct_mapping(node, deep)
+
+        def construct_yaml_float(self, node: Any) -> Any:
+            value = super().construct_yaml_float(node)  # a whole number is the integer it equals (``jsontext._float``)
+            return int(value) if value.is_integer() and abs(value) <= 2 ** 53 else value
+
+    NoRepeats.add_constructor("tag:yaml.org,2002:float", NoRepeats.construct_yaml_float)
+    return NoRepeats
+
+
+_LOADERS = {(False, False): _no_repeats(_FastLoader), (False, True): _no_repeats(_CountingLoader),
+            (True, False): _no_repeats(_with_lines(_FastLoader)), (True, True): _no_repeats(_with_lines(_CountingLoader))}
 
 
 def load(text: str, line_numbers: bool = False) -> Any:
