@@ -184,7 +184,8 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                            Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
     for err in errors[:MAX_ERRORS]:
         rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
-        message = err.message if len(err.message) <= 160 else err.message[:157] + "..."
+        # (a long value is cut in its middle: the words after it, "is too long", say what is wrong)
+        message = err.message if len(err.message) <= 160 else err.message[:100] + " ... " + err.message[-55:]
         diags.append(Diagnostic("S002", message, Span(shown), pointer=pointer(err.absolute_path),
                                 schema_rule=f"{pointer(err.absolute_schema_path)} ({rule})"))
     if len(errors) > MAX_ERRORS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from . import schemarefs
 from ..core.confine import ROOT_MARKER, Refused, find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
+
+CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite it (`DIP-S4`, `R1`)
 
 MAX_DATA_BYTES = 20_000_000
 RULESET_SUFFIXES = (".rules",)
@@ -357,8 +360,24 @@ class Loader:
         if not isinstance(entries, dict):
             self.diags.append(Diagnostic("C008", "a clause catalogue needs a `clauses:` mapping of id to text", span))
             return
+        bad = [(k, v) for k, v in entries.items()
+               if not (isinstance(k, str) and CLAUSE_ID.fullmatch(k)) or not (isinstance(v, str) and v.strip())]
+        if bad:
+            k, v = bad[0]
+            where = None
+            if isinstance(k, str) and target.suffix.lower() in (".yaml", ".yml"):
+                try:
+                    where = safeyaml.Positions(target.read_text(encoding="utf-8")).of(("clauses", k))
+                except (OSError, UnicodeDecodeError, yaml.YAMLError):
+                    where = None
+            at = Span(display_path(target), *where) if where else span
+            what = (f"clause id `{k}` is not one word of at most 80 characters (e.g. `DIP-S4`)" if not (isinstance(k, str) and CLAUSE_ID.fullmatch(k))
+                    else f"clause `{k}` has no text: a catalogue gives each clause its wording")
+            self.diags.append(Diagnostic("C008", what, at, pointer=f"/clauses/{k}",
+                                         help="results and explanations show this text beside the rules that cite it"))
+            return
         # a variant's catalogue extends its base's: it adds clauses and restates some (same id)
-        ns.clauses = {**(ns.clauses or {}), **{str(k): str(v) for k, v in entries.items()}}
+        ns.clauses = {**(ns.clauses or {}), **entries}
         ns.clauses_span = span
         ns.clauses_path = display_path(target)
 
