@@ -161,7 +161,9 @@ def test_a_solo_victory_ends_the_game() -> None:
 
 def test_phase_names() -> None:
     rs = load_ruleset(STANDARD)
-    assert rs.run(state("fall", 1903, "retreat", [], standoffs=[]), "phase_name") == "F1903R"
+    retreat = state("fall", 1903, "retreat", ["germany A MUN"], standoffs=[], supply_centers={},
+                    dislodged=[{**unit("france A MUN"), "attacker_from": "bur"}])
+    assert rs.run(retreat, "phase_name") == "F1903R"
     assert rs.run(state("winter", 1903, "adjustment", [], supply_centers={}), "phase_name") == "W1903A"
 
 
@@ -218,6 +220,55 @@ def test_dislodged_units_outside_a_retreat_phase_and_wrong_seasons_are_refused()
     assert errs == [("/dislodged/0", "only a retreat phase has dislodged units (this is a movement phase)")]
     assert _errors(state("winter", 1901, "movement", ["germany A BUR"]))[0][0] == "/phase/season"
     assert _errors(state("fall", 1901, "adjustment", ["germany A BUR"], supply_centers={}))[0][0] == "/phase/season"
+
+
+def test_a_fall_without_supply_centres_is_played_and_the_state_after_it_refused() -> None:
+    fall = state("fall", 1901, "movement", ["germany A MUN"], ["germany: A MUN - BUR"])
+    rs = load_ruleset(STANDARD)
+    assert rs.run(fall)["orders"][0]["status"] == "succeeds"  # one phase needs no owners
+    with pytest.raises(PlayError) as info:  # but the game stops where the rules' next state lacks them
+        list(play(rs, fall, []))
+    [d] = info.value.diagnostics
+    assert d.span.file == "(the state of W1901A, made by the rules after F1901M)" and "`supply_centers`" in d.message
+    assert [s.phase for s in info.value.played] == ["F1901M"]
+
+
+def test_a_retreat_state_that_no_movement_phase_leaves_is_refused() -> None:
+    dis = {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun"}
+
+    def retreat(**given: Any) -> dict[str, Any]:
+        return state("spring", 1901, "retreat", ["germany A BUR", "germany A RUH"], ["france: A BUR R BEL"],
+                     **{"dislodged": [dis], "standoffs": [], **given})
+
+    assert _errors(retreat(dislodged=[dis, dis])) == [
+        ("/dislodged/1/location", "two dislodged units in `BUR`: a province holds one unit, so one can be dislodged from it")]
+    assert _errors(retreat(dislodged=[])) == [
+        ("/phase/type", "a retreat phase has dislodged units to retreat: with none, the rules go on to the next phase")]
+    assert _errors(retreat(dislodged=[{**dis, "attacker_from": "xyz"}])) == [
+        ("/dislodged/0/attacker_from", "`xyz` is no place on this map")]
+    assert _errors(retreat(dislodged=[{**dis, "retreats": ["bel", "xyz"]}])) == [
+        ("/dislodged/0/retreats/1", "`xyz` is no place on this map")]
+    assert _errors(retreat(standoffs=["pic", "xyz"])) == [("/standoffs/1", "`xyz` is no place on this map")]
+    assert load_ruleset(STANDARD).run(retreat())["orders"][0]["status"] == "succeeds"
+
+
+def test_powers_the_map_does_not_list_are_refused_wherever_they_stand() -> None:
+    s = state("winter", 1901, "adjustment", ["narnia A PAR"], ["narnia: A PAR D"],
+              supply_centers={"mar": "narnia", "bre": "france"})
+    listed = "is not one of the map's powers (austria, england, france, germany, italy, russia, turkey)"
+    assert sorted(_errors(s)) == [("/orders/0/power", f"`narnia` {listed}"),
+                                  ("/supply_centers/mar", f"`mar` is owned by `narnia` {listed}"),
+                                  ("/units/0/power", f"`narnia` {listed}")]
+
+
+def test_a_map_victory_count_at_or_below_half_the_centres_is_refused(tmp_path: Path) -> None:
+    data = dict(MAP, victory=17)  # 34 centres: two powers could own 17 at once
+    (tmp_path / "half.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "half.rules").write_text('ruleset half "half"\nextends "bundled:diplomacy/standard.rules"\n'
+                                         'import "half.yaml" as map\n')
+    code, out, err = _run("check", str(tmp_path / "half.rules"))
+    assert code == 1
+    assert "a solo victory needs more than half of the 34 supply centres (at least 18), not 17" in out + err
 
 
 # ---------------------------------------------------------------- a variant changes one rule only
@@ -344,17 +395,88 @@ def test_play_unreadable_order_points_at_the_entry(tmp_path: Path) -> None:
     assert code == 3 and f"{orders}:1" in err and "/orders/0/order" in err and "error[S002]" in err
 
 
-@pytest.mark.parametrize("content,message", [
-    ("{not json\n", "invalid JSON"),
-    ('{"orders": 3}\n', "an orders entry is"),
-    ('{"orders": [], "extra": 1}\n', "an orders entry is"),
+@pytest.mark.parametrize("content,message,where", [
+    ("{not json\n", "invalid JSON", ":1:2:"),
+    ('[]\n\n{"orders": [1, }\n', "invalid JSON", ":3:16:"),  # the line of the file, once, and the column on it
+    ('{"orders": 3}\n', "an orders entry is", ":1:"),
+    ('{"orders": [], "extra": 1}\n', "an orders entry is", ":1:"),
+    ('{"orders": [], "orders": [{"power": "france", "order": "A PAR H"}]}\n', 'key "orders" given twice', ":1:16:"),
+    ("[]\n" * 6, "more than 5 entries", ":6:"),
 ])
-def test_play_bad_orders_file(tmp_path: Path, content: str, message: str) -> None:
+def test_play_bad_orders_file(tmp_path: Path, content: str, message: str, where: str) -> None:
     start, _ = _files(tmp_path)
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
-    code, out, err = _run("play", STANDARD, start, "--orders", str(path), "--format", "json")
-    assert code == 3 and message in err and f"{path}:1" in err and "Traceback" not in err
+    code, out, err = _run("play", STANDARD, start, "--orders", str(path), "--format", "json", "--max-phases", "5")
+    assert code == 3 and message in err and f"{path}{where}" in err and "Traceback" not in err, err
+
+
+def test_play_entries_of_a_json_list_are_located_by_their_line(tmp_path: Path) -> None:
+    start, _ = _files(tmp_path)
+    path = tmp_path / "orders.json"
+    path.write_text('[\n  [],\n  {"orders": 3}\n]\n')
+    code, _, err = _run("play", STANDARD, start, "--orders", str(path))
+    assert code == 3 and err.startswith(f"{path}:3: error[S006]: an orders entry is"), err
+
+
+def test_play_plays_the_start_states_own_orders_and_refuses_orders_given_twice(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    given = {**START, "orders": ORDERS[0]["orders"]}
+    Path(start).write_text(json.dumps(given))
+    code, out, err = _run("play", STANDARD, start, "--until", "F1901M")
+    assert code == 0 and out.splitlines()[-1] == "now at F1901M", err
+    rs = load_ruleset(STANDARD)
+    [step] = play(rs, given, [])
+    assert step.state["orders"] == ORDERS[0]["orders"]
+    assert step.next == next(iter(play(rs, START, [Entry(ORDERS[0]["orders"])]))).next
+    code, out, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 3 and f"{start}#/orders: error[S006]: the start state holds orders" in err, err
+
+
+def test_play_when_nothing_is_to_be_played_says_where_the_game_is(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    code, out, err = _run("play", STANDARD, start, "--orders", orders, "--until", "S1901M")
+    assert (code, out) == (0, "now at S1901M\n")
+    assert f"{len(ORDERS)} entries of `{orders}` were not played (the game is at --until S1901M already)" in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert _run("play", STANDARD, start, "--orders", str(empty))[:2] == (0, "now at S1901M\n")
+
+
+def test_play_out_is_a_new_or_empty_folder(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    code, _, err = _run("play", STANDARD, start, "--orders", orders, "--out", str(afile))
+    assert code == 2 and "is a file, not a folder" in err
+    outdir = tmp_path / "game"
+    assert _run("play", STANDARD, start, "--orders", orders, "--out", str(outdir))[0] == 0
+    code, _, err = _run("play", STANDARD, start, "--orders", orders, "--out", str(outdir))
+    assert code == 2 and "already holds a game's files" in err
+
+
+def test_a_state_the_rules_made_is_named_as_such_in_a_diagnostic(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    Path(start).write_text(json.dumps({k: v for k, v in START.items() if k != "supply_centers"}))
+    code, _, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 3
+    assert err.startswith("(the state of W1901A, made by the rules after F1901M)#: error[S002]: an adjustment phase needs"), err
+
+
+def test_play_api_refuses_what_it_cannot_play() -> None:
+    rs = load_ruleset(STANDARD)
+    with pytest.raises(ValueError, match="max_phases"):
+        list(play(rs, START, [Entry([])], max_phases=0))
+    with pytest.raises(ValueError, match="engine"):
+        list(play(rs, START, [Entry([])], engine="bogus"))
+    with pytest.raises(TypeError, match="seed"):
+        list(play(rs, START, [Entry([])], seed="abc"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="an entry of orders is"):
+        list(play(rs, START, [3]))  # type: ignore[list-item]
+    # orders given as lists or {orders, phase} are entries too
+    assert [s.phase for s in play(rs, START, [ORDERS[0]["orders"], {"orders": [], "phase": "F1901M"}])] == ["S1901M", "F1901M"]
+    with pytest.raises(PlayError, match="at least two states"):
+        replay(rs, [START])
 
 
 def test_play_usage_errors(tmp_path: Path) -> None:
@@ -408,6 +530,38 @@ def test_replay_reports_the_first_phase_that_differs_field_by_field(tmp_path: Pa
     code, out, _ = _run("replay", STANDARD, str(path), "--format", "json")
     report = json.loads(out)
     assert report["phases_agreeing"] == 1 and report["first_difference"]["phase"] == "F1901M"
+
+
+def test_replay_checks_every_recorded_state_the_last_too(tmp_path: Path) -> None:
+    path = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    for bad, pointer in (({}, ""), ({**last, "units": last["units"] + [{"power": "narnia", "type": "army", "location": "xyz"}]},
+                                    "/units/")):
+        path.write_text("\n".join(lines[:-1] + [json.dumps(bad)]) + "\n")
+        code, _, err = _run("replay", STANDARD, str(path))
+        assert code == 3 and f"{path}:{len(lines)}#{pointer}" in err and "error[S" in err, err
+
+
+def test_replay_of_a_record_that_goes_on_after_the_game_ended_differs(tmp_path: Path) -> None:
+    centres = sorted(p for p, v in MAP["provinces"].items() if v.get("center"))
+    owned = {c: "france" for c in centres if c not in ("bel", "hol")}
+    owned = dict(list(owned.items())[:17])
+    won = state("fall", 1905, "movement", ["france A PIC"], ["france: A PIC - BEL"], supply_centers=owned)
+    rs = load_ruleset(STANDARD)
+    [step] = play(rs, won, [])
+    assert step.end is not None
+    record = [won, step.next, {**step.next, "phase": {"season": "spring", "year": 1906, "type": "movement"}}]
+    agreed, mismatch = replay(rs, record)
+    assert agreed == 1 and mismatch is not None
+    assert mismatch.differences == [("/phase", "(the record goes on: 1 more state)",
+                                      f"(the game is over: {step.end['reason']})")]
+
+
+def test_replay_takes_an_empty_list_for_no_list() -> None:
+    rs = load_ruleset(STANDARD)
+    [step] = play(rs, START, [Entry(ORDERS[0]["orders"])])
+    assert replay(rs, [{**START, "orders": ORDERS[0]["orders"]}, {**step.next, "dislodged": [], "standoffs": []}]) == (1, None)
 
 
 def test_record_differences_compares_lists_as_collections() -> None:
@@ -507,3 +661,34 @@ def test_a_recorded_items_fields_are_the_ones_compared() -> None:
         ("/dislodged", {"location": "gal", "extra": 1}, "(missing)"),
         ("/dislodged", "(not recorded)", computed["dislodged"][0]),
         ("/dislodged", "(not recorded)", computed["dislodged"][1])]
+
+
+def test_a_reader_that_stops_reading_never_turns_a_difference_into_success(tmp_path: Path) -> None:
+    from validator.tools.cli import _ReaderMayLeave
+
+    class Gone(io.StringIO):  # `ruleval replay ... | head -0`
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    path = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    third = json.loads(lines[2])
+    third["supply_centers"]["bel"] = "france"
+    path.write_text("\n".join(lines[:2] + [json.dumps(third)] + lines[3:]) + "\n")
+    err = io.StringIO()
+    assert main(["replay", STANDARD, str(path)], stdout=_ReaderMayLeave(Gone()), stderr=err) == 1
+    assert err.getvalue() == ""
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("VAR-1: ~", "clause `VAR-1` has no text"),
+    ('VAR-1: ""', "clause `VAR-1` has no text"),
+    ("has space: text", "clause id `has space` is not one word"),
+    ("VAR-1: a\n  VAR-1: b", "key `VAR-1` given twice"),
+])
+def test_a_variants_clause_catalogue_is_checked_where_it_goes_wrong(tmp_path: Path, entry: str, message: str) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "cl.yaml").write_text(f"clauses:\n  {entry}\n")
+    (tmp_path / "v.rules").write_text('ruleset v "v"\nextends "bundled:diplomacy/standard.rules"\nclauses "cl.yaml"\n')
+    code, out, err = _run("check", str(tmp_path / "v.rules"))
+    assert code == 1 and "cl.yaml:" in out + err and message in out + err, out + err

@@ -10,7 +10,7 @@ import contextlib
 import gc
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
 
@@ -109,6 +109,8 @@ class Ruleset:
         ``engine="reference"`` and for a traced run (``explain``); the two give the same results."""
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
+        if engine not in ENGINES:
+            raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
         check = None
         if validate:
             errors = self.validate_state(state, state_name)
@@ -571,6 +573,26 @@ class Step:
     where: str
 
 
+ENGINES = ("backend", "reference")
+
+
+def _entries(entries: Any) -> list[Entry]:
+    """A game's orders as ``Entry`` values: an ``Entry``, a list of orders, or ``{orders, phase}``."""
+    if entries is None:
+        return []
+    out = []
+    for e in entries:
+        if isinstance(e, Entry):
+            out.append(e)
+        elif isinstance(e, list):
+            out.append(Entry(e))
+        elif isinstance(e, dict) and isinstance(e.get("orders", []), list):
+            out.append(Entry(e.get("orders", []), e.get("phase")))
+        else:
+            raise TypeError(f"an entry of orders is an Entry, a list of orders or {{orders, phase}}, not {e!r:.60}")
+    return out
+
+
 class PlayError(DiagnosticError):
     """A game could not go on; ``kind`` as ``RunError``'s ("state", "eval", "usage", "ruleset")."""
 
@@ -607,6 +629,13 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     name is reached, playing phases without orders once entries run out), when ``advance`` says the
     game ended, or after ``max_phases``. Raises ``PlayError`` (with the steps played) on bad input."""
     played: list[Step] = []
+    entries = _entries(entries)
+    if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
+        raise ValueError(f"max_phases is a number of phases from 1, not {max_phases!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed is an integer or None, not {seed!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
     unit = rs.program.query(ADVANCE_QUERY)
     if unit is None:
         raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`", Span(rs.path),
@@ -616,15 +645,27 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         name = phase_name(rs, state, shown)
     except RunError as exc:
         raise PlayError(exc.diagnostics, exc.kind, played) from None
+    given = state.get("orders") if isinstance(state, dict) else None
+    if given:  # the start state's own orders are its phase's, unless the entries give that phase's too
+        if entries:
+            raise PlayError([Diagnostic("S006", "the start state holds orders, and the first entry gives orders for its "
+                                                "phase too", Span(shown), pointer="/orders",
+                                        help="keep one: empty the start state's `orders`, or leave its phase out of "
+                                             "the orders")], "state", played)
+        entries = [Entry(given, None, shown)]
+    if until is None and len(entries) > max_phases:
+        raise PlayError([Diagnostic("S006", f"{len(entries)} entries of orders, more phases than {max_phases} may be played",
+                                    Span(entries[max_phases].where),
+                                    help="raise the number of phases allowed (--max-phases)")], "usage", played)
     where = shown
     for i in range(max_phases + 1):
-        if until is not None and name == until:
-            return
-        if i >= len(entries) and until is None:
+        if (until is not None and name == until) or (i >= len(entries) and until is None):
+            _check_made(rs, played)
             return
         if i == max_phases:
             raise PlayError([Diagnostic("S006", f"{max_phases} phases played without reaching `{until}`", Span(shown),
-                                        help="check the phase name given to --until (as the ruleset writes it)")],
+                                        help="check the phase name given to --until (as the ruleset writes it), or "
+                                             "raise the number of phases allowed (--max-phases)")],
                             "state", played)
         entry = entries[i] if i < len(entries) else Entry([], None, f"(no orders: phase {i + 1})")
         if entry.phase is not None and name is not None and entry.phase != name:
@@ -638,7 +679,11 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         try:
             out = rs.run(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
         except RunError as exc:
-            raise PlayError(exc.diagnostics, exc.kind, played) from None
+            # a fault in the orders is the entry's; any other in the state is where the state came from:
+            # the start file, or the rules' own next state after the phase before
+            origin = shown if i == 0 else _made_name(played[-1])
+            raise PlayError([d if d.span.file != entry.where or d.pointer.startswith("/orders")
+                             else replace(d, span=Span(origin)) for d in exc.diagnostics], exc.kind, played) from None
         problem = _advance_shape(rs, out)
         if problem is not None:
             raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.decl.span,
@@ -647,8 +692,24 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         played.append(step)
         yield step
         if step.end is not None:
+            _check_made(rs, played)
             return
         state, name, where = step.next, step.next_phase, f"{entry.where} (the state after it)"
+
+
+def _made_name(step: Step) -> str:
+    return f"(the state of {step.next_phase}, made by the rules after {step.phase})"
+
+
+def _check_made(rs: Ruleset, played: list[Step]) -> None:
+    """The last state the rules made, where a game stops, must be one they accept, as every state
+    before it was when its phase was played: the ruleset's mistake, or a field the start state
+    lacked and the rules only need later, is said at once rather than written out as a result."""
+    if played:
+        errors = rs.state_errors({**played[-1].next, "orders": []} if isinstance(played[-1].next, dict) else played[-1].next,
+                                 _made_name(played[-1]))
+        if errors:
+            raise PlayError(errors, "state", played)
 
 
 @dataclass
@@ -662,23 +723,40 @@ class Mismatch:
     differences: list[tuple[str, Any, Any]]
 
 
-def replay(rs: Ruleset, records: list[tuple[str, Any]], seed: int | None = None) -> tuple[int, Mismatch | None]:
-    """Check a game record (states in play order, each with its orders; ``(where, state)`` pairs):
-    each state played must give the next record's state, field by field (``record_differences``).
-    Returns (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input."""
+def replay(rs: Ruleset, records: list[Any], seed: int | None = None) -> tuple[int, Mismatch | None]:
+    """Check a game record (states in play order, each with its orders; ``(where, state)`` pairs, or
+    states alone): each state played must give the next record's state, field by field
+    (``record_differences``), and every state of the record must be one the ruleset accepts; a record
+    that goes on after the rules end the game differs there. Returns (phases that agree, the first
+    mismatch or None). Raises ``PlayError`` on bad input, a record of fewer than two states among it."""
+    pairs = [r if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str) else (f"<record {i}>", r)
+             for i, r in enumerate(records)]
+    if len(pairs) < 2:
+        raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
+                                    Span(pairs[0][0] if pairs else "<record>"))], "state", [])
     agreed = 0
-    for (where, state), (next_where, recorded) in zip(records, records[1:]):
-        entry_orders = state.get("orders", []) if isinstance(state, dict) else []
-        steps = list(play(rs, state, [Entry(entry_orders, None, where)], seed=seed, shown=where))
-        if not steps:
-            break
+    for k, ((where, state), (next_where, recorded)) in enumerate(zip(pairs, pairs[1:])):
+        if not isinstance(state, dict):
+            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", [])
+        steps = list(play(rs, {**state, "orders": []}, [Entry(state.get("orders", []), None, where)], seed=seed,
+                          shown=where))
         step = steps[0]
-        diffs = record_differences({k: v for k, v in recorded.items() if k != "orders"}, step.next) \
-            if isinstance(recorded, dict) else [("", recorded, step.next)]
+        if not isinstance(recorded, dict):
+            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", [])
+        errors = rs.state_errors({**recorded, "orders": recorded.get("orders", [])}, next_where)
+        if errors:
+            raise PlayError(errors, "state", steps)
+        diffs = record_differences({f: v for f, v in recorded.items() if f != "orders"}, step.next)
         if diffs:
             return agreed, Mismatch(step.phase, where, next_where, diffs)
         agreed += 1
         if step.end is not None:
+            after = len(pairs) - k - 2
+            if after:
+                reason = step.end.get("reason") if isinstance(step.end, dict) else None
+                return agreed, Mismatch(step.next_phase, next_where, pairs[k + 2][0], [
+                    ("/phase", f"(the record goes on: {after} more state{'s' if after != 1 else ''})",
+                     f"(the game is over: {reason or _canon(step.end)})")])
             break
     return agreed, None
 
@@ -701,11 +779,14 @@ def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tup
     aside: an item recorded but not computed is listed as (pointer, item, "(missing)"), one computed
     but not recorded as (pointer, "(not recorded)", item)); a list's item that is a record matches a
     computed record on the fields the record gives (a game log may give an item without a field
-    the rules work out for it)."""
+    the rules work out for it). A field that is an empty list on one side and absent on the other is
+    no difference: both say there is none."""
     if isinstance(recorded, dict) and isinstance(computed, dict):
         out = []
         for k in list(recorded) + ([k for k in computed if k not in recorded] if path else []):
             key = str(k).replace("~", "~0").replace("/", "~1")
+            if recorded.get(k, []) == [] and computed.get(k, []) == []:
+                continue  # an empty list and no list at all both say: none
             if k not in computed:
                 out.append((f"{path}/{key}", recorded[k], "(absent)"))
             elif k not in recorded:

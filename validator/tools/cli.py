@@ -222,8 +222,36 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
 }
 
 
+class _ReaderMayLeave:
+    """Standard output whose reader may stop reading (``ruleval replay ... | head``): what is written
+    after that is dropped, and the command runs on to give its own exit code, so a difference found
+    is never turned into success by a closed pipe."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.gone = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    out = stdout or sys.stdout
+    out: Any = stdout or _ReaderMayLeave(sys.stdout)
     err = stderr or sys.stderr
     try:
         parser = build_parser()
@@ -252,7 +280,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return exit_code(exc.diagnostics)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # standard error's reader gone: nothing more can be said
         return EXIT_OK
     except Exception as exc:  # the last line of defence: a bug, reported without a traceback
         err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {visible(str(exc))}\n"

@@ -18,7 +18,10 @@ optional, checked against the game's phase when given) or the list of orders alo
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -30,6 +33,7 @@ from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_co
 from .common import load_for_run, print_diags, require_files
 
 MAX_GAME_FILE_BYTES = 64_000_000
+MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play`` may play
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
@@ -63,9 +67,36 @@ def _strip_lines(value: Any) -> Any:
     return value
 
 
-def read_game_file(path: str) -> list[tuple[str, Any]]:
+def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError:
+    return DiagnosticError([Diagnostic("S001", f"more than {limit} entries in one game file",
+                                       Span(path, line, 1, line, 2) if line else Span(path),
+                                       help="a game is played or replayed up to the number of phases allowed "
+                                            "(--max-phases); split the file")])
+
+
+def _item_lines(text: str) -> list[int]:
+    """The line of each item of the JSON list a text holds (its tokens read once)."""
+    lines: list[int] = []
+    depth, line, at, expect_item = 0, 1, 0, False
+    for start, _end, tok in jsontext.Positions(text).toks:
+        if depth == 1 and expect_item and tok != "]":
+            line += text.count("\n", at, start)
+            at = start
+            lines.append(line)
+        expect_item = False
+        if tok in ("[", "{"):
+            depth += 1
+            expect_item = depth == 1
+        elif tok in ("]", "}"):
+            depth -= 1
+        elif tok == "," and depth == 1:
+            expect_item = True
+    return lines
+
+
+def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
     """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
-    when the file cannot be read or is not a list of JSON values."""
+    when the file cannot be read, is not a list of JSON values, or holds more than ``limit`` of them."""
     p = Path(path)
     try:
         data = confine.read_bytes(p, MAX_GAME_FILE_BYTES, None, path)
@@ -78,15 +109,24 @@ def read_game_file(path: str) -> list[tuple[str, Any]]:
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
         out = []
-        for lineno, line in enumerate(text.split("\n"), 1):
+        for lineno, line in enumerate(io.StringIO(text), 1):  # (one line at a time: never all held at once)
             if line.strip():
-                out.append((f"{path}:{lineno}", jsontext.loads(line, f"{path}:{lineno}")))
+                if len(out) >= limit:
+                    raise _too_many(path, limit, lineno)
+                try:
+                    out.append((f"{path}:{lineno}", jsontext.loads(line, path)))
+                except DiagnosticError as exc:  # located on its own line of the file
+                    raise DiagnosticError([replace(d, span=Span(path, lineno, d.span.col, lineno, d.span.end_col))
+                                           for d in exc.diagnostics]) from None
         return out
     if suffix == ".json":
         items = jsontext.loads(text, path)
         if not isinstance(items, list):
             raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
-        return [(f"{path} item {i}", item) for i, item in enumerate(items)]
+        if len(items) > limit:
+            raise _too_many(path, limit)
+        lines = _item_lines(text)
+        return [(f"{path}:{lines[i]}" if i < len(lines) else f"{path} item {i}", item) for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
             items = safeyaml.load(text, line_numbers=True)
@@ -96,6 +136,8 @@ def read_game_file(path: str) -> list[tuple[str, Any]]:
             raise DiagnosticError([Diagnostic("S001", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", span)]) from None
         if not isinstance(items, list):
             raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
+        if len(items) > limit:
+            raise _too_many(path, limit)
         out = []
         for i, item in enumerate(items):
             at_line = item.get("__line__") if isinstance(item, dict) else None
@@ -150,7 +192,7 @@ def _summary(result: Any) -> str:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..api import PlayError, play
+    from ..api import PlayError, RunError, phase_name, play
     from ..engine.state import read_state_file
 
     require_files(args.ruleset, args.start)
@@ -165,13 +207,13 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.start))
-        entries = entries_of(read_game_file(args.orders)) if args.orders else []
+        entries = entries_of(read_game_file(args.orders, args.max_phases)) if args.orders else []
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT
     outdir = Path(args.out) if args.out else None
     if outdir is not None:
-        outdir.mkdir(parents=True, exist_ok=True)
+        _out_folder(outdir)
     n = 0
     last = None
     try:
@@ -193,6 +235,18 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
                       f"(last played: {exc.played[-1].phase})\n")
         return _exit_of(exc.diagnostics)
+    if last is None:  # nothing played: the game is already where --until asks, or there were no orders
+        if args.format == "text":
+            try:
+                now = phase_name(rs, state, args.start)
+            except RunError as exc:
+                print_diags(exc.diagnostics, "text", out, err, rs.sources)
+                return _exit_of(exc.diagnostics)
+            out.write(visible(f"now at {now}" if now is not None else "no phase played") + "\n")
+        if entries:
+            err.write(f"ruleval: note: {len(entries)} entries of `{args.orders}` were not played "
+                      f"(the game is at --until {args.until} already)\n")
+        return EXIT_OK
     if last is not None:
         if outdir is not None:
             confine.write_atomic(outdir / f"{n + 1:03d}_{_safe(last.next_phase)}.json", _dump(last.next) + "\n", durable=False)
@@ -209,6 +263,22 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"ruleval: note: {len(entries) - played_entries} entries of `{args.orders}` were not played "
                       f"({'the game ended' if last.end is not None else f'--until {args.until} was reached'})\n")
     return EXIT_OK
+
+
+_GAME_FILE = re.compile(r"\d{3}_.*\.json")
+
+
+def _out_folder(outdir: Path) -> None:
+    """``--out``: a new or empty folder (or one without a game's files), made if need be; else U001."""
+    if outdir.exists() and not outdir.is_dir():
+        raise UsageError(f"--out `{outdir}` is a file, not a folder")
+    if outdir.is_dir() and any(_GAME_FILE.fullmatch(f.name) for f in outdir.iterdir()):
+        raise UsageError(f"--out `{outdir}` already holds a game's files (NNN_PHASE.json): give a new or empty folder, "
+                         "so that two games' files are never mixed")
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out `{outdir}`: cannot make the folder ({exc.strerror or exc})") from None
 
 
 def _safe(name: str) -> str:

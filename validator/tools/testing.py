@@ -313,7 +313,7 @@ def case_problem(case: Case) -> str | None:
     return None
 
 
-def run_case(case: Case, engine: str = "fast") -> Outcome:
+def run_case(case: Case, engine: str = "backend") -> Outcome:
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
 
