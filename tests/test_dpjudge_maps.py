@@ -99,6 +99,12 @@ def test_a_broken_map_file_is_located(tmp_path: Path) -> None:
     (tmp_path / "unit.map").write_text("A LON\n", encoding="utf-8")
     with pytest.raises(MapFileError, match=r"^unit\.map:1: a unit `A LON` outside a power's lines"):
         read_map(tmp_path / "unit.map")
+    for line, message in (("BEGIN SPRING", "BEGIN gives the first phase as `BEGIN SPRING year MOVEMENT`"),
+                          ("BEGIN WINTER 1900 ADJUSTMENT", "BEGIN gives the first phase"),
+                          ("VICTORY three", "VICTORY gives the centres a solo win needs, as numbers")):
+        (tmp_path / "head.map").write_text(f"# a header\n{line}\n", encoding="utf-8")
+        with pytest.raises(MapFileError, match=rf"^head\.map:2: {message}"):
+            read_map(tmp_path / "head.map")
 
 
 def test_the_importer_command_reports_stale_files(capsys) -> None:

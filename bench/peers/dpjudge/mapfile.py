@@ -107,12 +107,17 @@ class _Reader:
         m = self.map
         head = words[0].upper()
         if head == "VICTORY":
+            if not words[1:] or not all(w.isdigit() for w in words[1:]):
+                raise self.fail(where, f"VICTORY gives the centres a solo win needs, as numbers: not `{line.strip()}`")
             m.victory = [int(w) for w in words[1:]]
         elif head in ("MAP", "USE", "USES"):
             for name in words[1:]:
                 self.read(name, where)
         elif head == "BEGIN":
-            m.begin = " ".join(words[1:]).upper()
+            first = [w.upper() for w in words[1:]]
+            if len(first) != 3 or first[0] != "SPRING" or not first[1].isdigit() or first[2] != "MOVEMENT":
+                raise self.fail(where, f"BEGIN gives the first phase as `BEGIN SPRING year MOVEMENT`: not `{line.strip()}`")
+            m.begin = " ".join(first)
         elif head in ("RULE", "RULES"):
             m.rules += [w.upper() for w in words[1:]]
         elif "=" in line:
