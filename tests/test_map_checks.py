@@ -350,3 +350,23 @@ def test_a_map_of_a_variant_in_its_own_folder_is_checked_in_that_folder(cli, tmp
     edit(tmp_path / "my_map.yaml", "kind: land}", "kind: lnd}")  # (the first of them: `for`)
     result = cli("check", "--no-cache", "mine.rules")
     assert [e[3] for e in errors_of(result.err)] == ["C026"]
+
+
+def test_a_map_key_yaml_reads_as_no_text_is_located_at_its_mapping(tmp_path: Path) -> None:
+    """`no:` is the truth value false to YAML: the fault is shown where its mapping is, with its pointer."""
+    import io
+
+    from validator.tools.cli import main
+
+    data = yaml.safe_load((ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text(encoding="utf-8"))
+    text = yaml.safe_dump(data, sort_keys=False)
+    text = text.replace("\narmy:\n", "\narmy:\n  no: []\n", 1)
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "m.yaml").write_text(text)
+    (tmp_path / "m.rules").write_text('ruleset m "m"\nextends "bundled:diplomacy/teaching.rules"\nimport "m.yaml" as map\n')
+    out = io.StringIO()
+    code = main(["check", str(tmp_path / "m.rules"), "--format", "json"], stdout=out, stderr=io.StringIO())
+    [d] = json.loads(out.getvalue())
+    line = text.splitlines().index("army:") + 1
+    assert code == 1 and d["code"] == "C008" and d["pointer"] == "/army" and d["line"] == line
+    assert "quote a key meant as text" in d["help"]
