@@ -692,3 +692,32 @@ def test_a_variants_clause_catalogue_is_checked_where_it_goes_wrong(tmp_path: Pa
     (tmp_path / "v.rules").write_text('ruleset v "v"\nextends "bundled:diplomacy/standard.rules"\nclauses "cl.yaml"\n')
     code, out, err = _run("check", str(tmp_path / "v.rules"))
     assert code == 1 and "cl.yaml:" in out + err and message in out + err, out + err
+
+
+def test_replay_reads_a_records_places_as_orders_read_them(tmp_path: Path) -> None:
+    rs = load_ruleset(STANDARD)
+    steps = list(play(rs, START, [Entry(o["orders"], o["phase"]) for o in ORDERS]))
+    record = [s.state for s in steps] + [steps[-1].next]
+    shown = json.loads(json.dumps(record))
+    for st in shown[1:]:  # as a game log may write them: upper case, names, coasts in brackets
+        for u in st["units"]:
+            u["location"] = {"stp/sc": "StP(sc)", "mun": "Munich"}.get(u["location"], u["location"].upper())
+        st["supply_centers"] = {c.upper(): o for c, o in st.get("supply_centers", {}).items()}
+    assert replay(rs, shown) == (len(steps), None)
+    moved = json.loads(json.dumps(shown))
+    moved[-1]["units"][0]["location"] = "Gulf of Bothnia" if moved[-1]["units"][0]["type"] == "fleet" else "Bohemia"
+    agreed, mismatch = replay(rs, moved)
+    assert mismatch is not None and mismatch.differences[0][0] == "/units"
+
+
+def test_normal_state_leaves_every_state_the_rules_make_as_it_is() -> None:
+    """The rules' own next states, over seeded random games, are already in the form `normal_state` writes."""
+    rs = load_ruleset(STANDARD)
+    for seed in range(3):
+        s = rs.run({"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [], "orders": []},
+                   "start_state")
+        for i in range(8):
+            s = {**s, "orders": rs.run(s, "random_orders", [seed * 100 + i])}
+            nxt = rs.run(s, "advance")["next"]
+            assert rs.run(nxt, "normal_state") == nxt, (seed, i)
+            s = nxt

@@ -546,6 +546,7 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
 
 ADVANCE_QUERY = "advance"  # a ruleset's `query advance`: {phase, result, next, next_phase, end}
 PHASE_NAME_QUERY = "phase_name"  # a ruleset's `query phase_name`: the current phase's name (optional)
+NORMAL_QUERY = "normal_state"  # a ruleset's `query normal_state`: a state as the rules write one (optional)
 MAX_PHASES = 10_000
 
 
@@ -746,6 +747,14 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None) -> tuple[in
         errors = rs.state_errors({**recorded, "orders": recorded.get("orders", [])}, next_where)
         if errors:
             raise PlayError(errors, "state", steps)
+        if rs.program.query(NORMAL_QUERY) is not None:  # as the rules write a state: `STP(sc)` is `stp/sc`
+            try:
+                written = rs.run({**recorded, "orders": recorded.get("orders", [])}, NORMAL_QUERY, validate=False,
+                                 state_name=next_where)
+            except RunError as exc:
+                raise PlayError(exc.diagnostics, exc.kind, steps) from None
+            if isinstance(written, dict):
+                recorded = {f: v for f, v in written.items() if f in recorded}
         diffs = record_differences({f: v for f, v in recorded.items() if f != "orders"}, step.next)
         if diffs:
             return agreed, Mismatch(step.phase, where, next_where, diffs)
