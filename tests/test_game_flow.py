@@ -441,6 +441,8 @@ def test_play_when_nothing_is_to_be_played_says_where_the_game_is(tmp_path: Path
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert _run("play", STANDARD, start, "--orders", str(empty))[:2] == (0, "now at S1901M\n")
+    code, out, _ = _run("play", STANDARD, start, "--until", "S1901M", "--format", "json")
+    assert code == 0 and json.loads(out) == {"phase": "S1901M", "state": START}
 
 
 def test_play_out_is_a_new_or_empty_folder(tmp_path: Path) -> None:

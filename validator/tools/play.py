@@ -236,12 +236,16 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"(last played: {exc.played[-1].phase})\n")
         return _exit_of(exc.diagnostics)
     if last is None:  # nothing played: the game is already where --until asks, or there were no orders
+        try:
+            now = phase_name(rs, state, args.start)
+        except RunError as exc:
+            print_diags(exc.diagnostics, "text", out, err, rs.sources)
+            return _exit_of(exc.diagnostics)
+        if outdir is not None:
+            confine.write_atomic(outdir / f"001_{_safe(now or 'start')}.json", _dump(state) + "\n", durable=False)
+        elif args.format in ("json", "jsonl"):
+            out.write(json.dumps({"phase": now, "state": state}, ensure_ascii=False) + "\n")
         if args.format == "text":
-            try:
-                now = phase_name(rs, state, args.start)
-            except RunError as exc:
-                print_diags(exc.diagnostics, "text", out, err, rs.sources)
-                return _exit_of(exc.diagnostics)
             out.write(visible(f"now at {now}" if now is not None else "no phase played") + "\n")
         if entries:
             err.write(f"ruleval: note: {len(entries)} entries of `{args.orders}` were not played "
