@@ -159,6 +159,19 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
     ("    - {power: blue, type: army, location: sou}", "    - {power: blue, type: army, location: sou}\n"
      "    - {power: blue, type: army, location: hil}\n    - {power: red, type: army, location: hil}",
      "{power: red, type: army, location: hil}", "hil", "two start units in `hil`: units can never share a province"),
+    ("victory: 3", "victory: 2", "victory: 2", "2", "a solo victory needs more than half of the 4 supply centres "
+     "(at least 3), not 2: two powers could reach it at once"),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Hills, kind: land}", "hil: {name: Hills", "Hills",
+     "`hil` and `fen` are both named `Hills`: an order that names it could mean either"),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Fens (Wet), kind: land}", "fen: {name: Fens", "Fens",
+     "the name `Fens (Wet)` of `fen` cannot be read back in an order (brackets and slashes name coasts): rename it"),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Mt. Fens, kind: land}", None, None, None),  # orders write `mt fens`
+    ("victory: 3", "victory: 3\naliases: {hil: fen}", "aliases: {hil: fen}", "fen",
+     "the alias `hil` is the id of a province, which orders read first: it would never name `fen`"),
+    ("  fen: [hil, nor, sou]", "  fen: [fen, hil, nor, sou]", "  fen: [fen, hil", "fen, hil",
+     "`fen` lists itself as an army neighbour: a move stays in its province, so there is none"),
+    ('  "cap/wc": [bay, nor]', '  "cap/wc": [bay, cap/ec, nor]', '  "cap/wc": [bay, cap/ec', "cap/ec",
+     "`cap/wc` lists `cap/ec`, in its own province, as a fleet neighbour: a move stays in its province, so there is none"),
 ])
 def test_more_map_mistakes(cli, tree: Path, old: str, new: str, line_text: str | None, token: str | None,
                            message: str | None) -> None:
@@ -167,7 +180,7 @@ def test_more_map_mistakes(cli, tree: Path, old: str, new: str, line_text: str |
     assert cli("check", "--no-cache", "tests/maps/one_way.rules").code == 0
     edit(path, old, new)
     result = cli("check", "--no-cache", "tests/maps/one_way.rules")
-    if message is None:  # an impassable place no adjacency names is no mistake
+    if message is None:  # no mistake: an impassable place no adjacency names, a name with a full stop
         assert result.code == 0, result.err
         return
     assert line_text is not None and token is not None
