@@ -723,3 +723,10 @@ def test_normal_state_leaves_every_state_the_rules_make_as_it_is() -> None:
             nxt = rs.run(s, "advance")["next"]
             assert rs.run(nxt, "normal_state") == nxt, (seed, i)
             s = nxt
+
+
+def test_one_centre_written_twice_is_refused_and_a_centre_is_read_as_a_place() -> None:
+    s = state("winter", 1901, "adjustment", ["france A PAR"], [], supply_centers={"par": "france", "PAR": "germany"})
+    assert _errors(s) == [("/supply_centers/PAR", "`PAR` and `par` are one supply centre: give its owner once")]
+    s["supply_centers"] = {"Paris": "france", "BRE": "france"}
+    assert load_ruleset(STANDARD).run(s, "advance")["next"]["supply_centers"] == {"par": "france", "bre": "france"}
