@@ -296,6 +296,27 @@ def dumps(value: Any, **options: Any) -> str:
 _VALUE_TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(true|false|null|{_NUMBER})')
 
 
+def item_lines(text: str) -> list[int]:
+    """The line of each item of the JSON list a text holds (the text read once, token by token)."""
+    lines: list[int] = []
+    depth, line, at, expect_item = 0, 1, 0, False
+    for m in _VALUE_TOKENS.finditer(text):
+        tok = m.group()
+        if depth == 1 and expect_item and tok != "]":
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            lines.append(line)
+        expect_item = False
+        if tok in ("[", "{"):
+            depth += 1
+            expect_item = depth == 1
+        elif tok in ("]", "}"):
+            depth -= 1
+        elif tok == "," and depth == 1:
+            expect_item = True
+    return lines
+
+
 class Positions:
     """Where the values of a JSON text (one that ``loads`` read) are written: ``of(parts)`` gives the
     (line, col, end_line, end_col) of the value a JSON pointer's unescaped parts name, 1-based, end

@@ -74,26 +74,6 @@ def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError
                                             "(--max-phases); split the file")])
 
 
-def _item_lines(text: str) -> list[int]:
-    """The line of each item of the JSON list a text holds (its tokens read once)."""
-    lines: list[int] = []
-    depth, line, at, expect_item = 0, 1, 0, False
-    for start, _end, tok in jsontext.Positions(text).toks:
-        if depth == 1 and expect_item and tok != "]":
-            line += text.count("\n", at, start)
-            at = start
-            lines.append(line)
-        expect_item = False
-        if tok in ("[", "{"):
-            depth += 1
-            expect_item = depth == 1
-        elif tok in ("]", "}"):
-            depth -= 1
-        elif tok == "," and depth == 1:
-            expect_item = True
-    return lines
-
-
 def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
     """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
     when the file cannot be read, is not a list of JSON values, or holds more than ``limit`` of them."""
@@ -125,7 +105,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
         if len(items) > limit:
             raise _too_many(path, limit)
-        lines = _item_lines(text)
+        lines = jsontext.item_lines(text)
         return [(f"{path}:{lines[i]}" if i < len(lines) else f"{path} item {i}", item) for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
