@@ -683,7 +683,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             # a fault in the orders is the entry's; any other in the state is where the state came from:
             # the start file, or the rules' own next state after the phase before
             origin = shown if i == 0 else _made_name(played[-1])
-            raise PlayError([d if d.span.file != entry.where or d.pointer.startswith("/orders")
+            raise PlayError([d if d.span.file != entry.where or (d.pointer or "").startswith("/orders")
                              else replace(d, span=Span(origin)) for d in exc.diagnostics], exc.kind, played) from None
         problem = _advance_shape(rs, out)
         if problem is not None:

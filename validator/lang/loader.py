@@ -379,8 +379,9 @@ class Loader:
                 except (OSError, UnicodeDecodeError, yaml.YAMLError):
                     where = None
             at = Span(display_path(target), *where) if where else span
-            what = (f"clause id `{k}` is not one word of at most 80 characters (e.g. `DIP-S4`)" if not (isinstance(k, str) and CLAUSE_ID.fullmatch(k))
-                    else f"clause `{k}` has no text: a catalogue gives each clause its wording")
+            one_word = isinstance(k, str) and CLAUSE_ID.fullmatch(k)
+            what = (f"clause `{k}` has no text: a catalogue gives each clause its wording" if one_word
+                    else f"clause id `{k}` is not one word of at most 80 characters (e.g. `DIP-S4`)")
             self.diags.append(Diagnostic("C008", what, at, pointer=f"/clauses/{k}",
                                          help="results and explanations show this text beside the rules that cite it"))
             return

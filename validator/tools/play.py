@@ -88,7 +88,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         raise DiagnosticError([Diagnostic("S001", "file is not UTF-8 text", Span(path, 1, 1, 1, 2))]) from None
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
-        out = []
+        out: list[tuple[str, Any]] = []
         for lineno, line in enumerate(io.StringIO(text), 1):  # (one line at a time: never all held at once)
             if line.strip():
                 if len(out) >= limit:
