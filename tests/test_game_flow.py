@@ -730,3 +730,20 @@ def test_one_centre_written_twice_is_refused_and_a_centre_is_read_as_a_place() -
     assert _errors(s) == [("/supply_centers/PAR", "`PAR` and `par` are one supply centre: give its owner once")]
     s["supply_centers"] = {"Paris": "france", "BRE": "france"}
     assert load_ruleset(STANDARD).run(s, "advance")["next"]["supply_centers"] == {"par": "france", "bre": "france"}
+
+
+def test_diff_never_says_equivalent_about_what_it_did_not_compare(tmp_path: Path) -> None:
+    all_hold = str(DIP / "all_hold.rules")
+    for args, code, said in (((), 2, "nothing to compare"), (("--games", "0"), 2, "nothing to compare"),
+                             (("--games", "-1"), 2, "--games takes a number from 0"),
+                             (("--generate", "-5"), 2, "--generate takes a number from 0"),
+                             (("--generate", "2", "--phases", "3"), 2, "--start and --phases go with --games"),
+                             (("--games", "1", "--start", str(tmp_path / "nope.json")), 2, "not found"),
+                             (("--cases", str(tmp_path / "nope")), 2, "not found")):
+        got, out, err = _run("diff", STANDARD, all_hold, *args)
+        assert got == code and said in out + err and "equivalent" not in out, (args, out, err)
+    # a game the rules cannot play on (the start state lacks the owners an adjustment needs) is not an all-clear
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps({k: v for k, v in START.items() if k != "supply_centers"}))
+    got, out, err = _run("diff", STANDARD, all_hold, "--games", "1", "--start", str(start))
+    assert got == 3 and "an adjustment phase needs `supply_centers`" in err, (out, err)

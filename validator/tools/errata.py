@@ -210,6 +210,7 @@ class GameReport:
     phases: int = 0
     differences: list[Difference] | None = None
     note: str | None = None
+    stopped: list[str] | None = None  # games that stopped before their phases ran out, the game not over: why
 
 
 def game_seed(seed: int, game: int, phase: int) -> int:
@@ -269,10 +270,28 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
                 report.differences.append(Difference(probe, minimal, outcome(old, probe, minimal),
                                                      outcome(new, probe, minimal), runs))
                 break
-            if not isinstance(a, dict) or "next" not in a or a.get("end") is not None:
+            if not isinstance(a, dict) or "next" not in a:  # both refuse the phase alike: the game cannot go on
+                why = _refusal(old, played, probe) if isinstance(a, dict) and "error" in a else "`advance` gave no `next` state"
+                report.stopped = (report.stopped or []) + [f"game {g} stopped at phase {i + 1}: {why}"]
+                break
+            if a.get("end") is not None:
                 break
             state = a["next"]
     return report
+
+
+def _refusal(rs: Any, state: Any, probe: Probe) -> str:
+    """The first diagnostic of a run both rulesets refused, as one line."""
+    from ..api import RunError
+    from ..core.diagnostics import DiagnosticError
+
+    try:
+        rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
+               state_name=probe.name)
+    except (RunError, DiagnosticError) as exc:
+        d = exc.diagnostics[0]
+        return f"{d.code} {d.message}" + (f" (at {d.pointer})" if d.pointer else "")
+    return "the run failed"
 
 
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
@@ -400,7 +419,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
     from .common import load_for_run
     from ..core.diagnostics import render_all, visible
     from pathlib import Path
@@ -408,14 +427,25 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in (args.old, args.new):
         if not Path(p).is_file():
             raise UsageError(f"ruleset `{p}` not found")
+    if not (args.cases or args.generate or args.games):
+        raise UsageError("nothing to compare: give --cases PATH, --generate N or --games N")
+    for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
+        if value is not None and value < least:
+            raise UsageError(f"{flag} takes a number from {least}, not {value}")
+    if (args.start is not None or args.phases is not None) and not args.games:
+        raise UsageError("--start and --phases go with --games N")
+    if args.start is not None and not Path(args.start).is_file():
+        raise UsageError(f"start state `{args.start}` not found")
     old, new = load_for_run(args.old, err), load_for_run(args.new, err)
     if old is None or new is None:
         return EXIT_FINDINGS
     probes: list[Probe] = []
+    worst = EXIT_OK  # of what was said on the way (a case file that cannot be read)
     if args.cases:
         found, diags = case_probes(args.cases)
         if diags:
             err.write(render_all(diags, None, err) + "\n")
+            worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES[0] = args.ignore_cites
     generated, note = generated_probes(old, new, args.generate, args.seed, args.exact)
@@ -442,10 +472,14 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problems:
             err.write(render_all(problems, None, err) + "\n")
             return EXIT_INPUT
-        games = play_games(old, new, start, args.games, args.phases, args.seed,
+        games = play_games(old, new, start, args.games, 30 if args.phases is None else args.phases, args.seed,
                            None if args.shrink < 0 else max(0, args.shrink - len(diffs)))
-        if games.note:
-            err.write(f"note: {games.note}\n")
+        if games.note:  # the games could not be played as asked
+            err.write(f"ruleval: {visible(games.note)}\n")
+        for why in games.stopped or []:
+            err.write(f"ruleval: {visible(why)}\n")
+        if games.stopped or games.note:
+            worst = max(worst, EXIT_INPUT)
         diffs += games.differences or []
     if args.format == "json":
         from .common import result_json
@@ -469,8 +503,11 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
-                  + (f": {len(diffs)} differ\n" if diffs else ": equivalent on all of them\n"))
-    return EXIT_FINDINGS if diffs else EXIT_OK
+                  + (f": {len(diffs)} differ\n" if diffs else ": nothing was compared\n" if not tried and not games.phases
+                     else ": equivalent on all of them\n"))
+    if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
+        return worst or EXIT_INPUT
+    return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
@@ -485,7 +522,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--games", type=int, default=0, metavar="N",
                    help="also play N whole games side by side with random orders (`query random_orders(seed)`, "
                         "`query advance`); report each game's first differing phase")
-    p.add_argument("--phases", type=int, default=30, metavar="P", help="phases per game (default 30)")
+    p.add_argument("--phases", type=int, default=None, metavar="P", help="phases per game (default 30)")
     p.add_argument("--start", metavar="STATE", help="the state games start from (default: `query start_state`)")
     p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
     p.add_argument("--shrink", type=int, default=3, metavar="N",
