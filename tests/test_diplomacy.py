@@ -160,3 +160,39 @@ def test_minimal_convoy_routes_agree_with_their_definition(tmp_path: Path) -> No
         assert got == _chordless_by_definition(adj, a, b, set(fleets)), (fleets, a, b)
         nonempty += bool(got)
     assert nonempty >= 30  # the draw must reach routes that exist, not only empty answers
+
+
+def _adjudicate(units: list[str], orders: list[str]) -> dict:
+    """Units as `power A PAR`, orders as `power: text`; the standard rules' result."""
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": u.split()[0], "type": "army" if u.split()[1] == "A" else "fleet", "location": u.split()[2]}
+                       for u in units],
+             "orders": [{"power": o.split(":")[0], "order": o.split(":", 1)[1].strip()} for o in orders]}
+    return load_ruleset(str(ROOT / "rulesets" / "diplomacy" / "standard.rules")).run(state)
+
+
+def test_a_dash_inside_a_name_and_a_dash_between_places_are_told_apart() -> None:
+    for text in ("F Brest-Mid-Atlantic Ocean", "F Brest - Mid-Atlantic Ocean", "F BRE-MAO"):
+        res = _adjudicate(["france F bre", "england F eng"], [f"france: {text}", "england: F ENG - BRE"])
+        assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"], (text, res["orders"])
+    res = _adjudicate(["france F mao"], ["france: F Mid-Atlantic Ocean-Brest"])
+    assert res["units"] == [{"power": "france", "type": "fleet", "location": "bre"}]
+
+
+def test_one_order_given_twice_in_two_notations_is_that_order() -> None:
+    res = _adjudicate(["france A par"], ["france: A PAR - BUR", "france: A Paris - Burgundy"])
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"]
+    res = _adjudicate(["france A par"], ["france: A PAR - BUR", "france: A PAR - PIC"])  # two orders: it holds (4.D.3)
+    assert [o["status"] for o in res["orders"]] == ["fails", "fails"] and res["units"][0]["location"] == "par"
+
+
+def test_a_convoy_path_and_a_foreign_units_nation_are_passed_over() -> None:
+    res = _adjudicate(["england A lon", "england F nth"], ["england: A LON - NTH - NWY", "england: F NTH C A LON - NWY"])
+    assert {u["location"] for u in res["units"]} == {"nwy", "nth"}  # DATC 4.A.6
+    for support in ("A MUN S Russian A SIL - BOH", "A MUN S A SIL - BOH", "A MUN Supports Russian Army SIL to BOH"):
+        res = _adjudicate(["austria A boh", "russia A sil", "germany A mun"],
+                          ["austria: A BOH H", "russia: A SIL - BOH", f"germany: {support}"])
+        assert [o["status"] for o in res["orders"]] == ["fails", "succeeds", "succeeds"], (support, res["orders"])
+    # a place name of two words is still one place, not a nation and a place
+    res = _adjudicate(["england F nth", "england F nwg"], ["england: F NWG S F North Sea", "england: F NTH H"])
+    assert res["orders"][0]["status"] == "succeeds"
