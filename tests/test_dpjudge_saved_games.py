@@ -122,3 +122,35 @@ def test_the_packages_saved_retreats_are_not_copied_and_standoffs_are_found() ->
     out = load_ruleset(ruleset_path("standard")).run({**states["F1902M"]}, "advance")
     assert [d["retreats"] for d in out["next"]["dislodged"] if d["location"] == "nwy"] == [["bar"]]
     assert out["next"]["standoffs"] == ["swe"]
+
+
+def test_a_finished_game_is_imported_up_to_its_completed_mark(cli, tmp_path: Path) -> None:
+    """The package ends a finished game's phases with `COMPLETED`, which names no phase: the record
+    stops before it, and replays."""
+    game = Game(map_name="standard")
+    game.process()
+    game.draw()
+    data = to_saved_game_format(game)
+    assert data["phases"][-1]["name"] == "COMPLETED"
+    path = tmp_path / "drawn.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    record = tmp_path / "record.jsonl"
+    assert saved_game.main([str(path), "-o", str(record)]) == 0
+    names = [json.loads(line)["phase"] for line in record.read_text(encoding="utf-8").splitlines()]
+    assert len(names) == len(data["phases"]) - 1
+    assert cli("replay", str(ruleset_path("standard")), str(record)).code == 0
+
+
+@pytest.mark.parametrize("data", [
+    [], {"phases": 3}, {"phases": [None]}, {"phases": [{"name": "S1901M", "state": None}]},
+    {"phases": [{"name": "S1901M", "state": {"units": {"FRANCE": ["X PAR"]}}}]},
+    {"phases": [{"name": "S1901M", "state": {"centers": ["PAR"]}}]},
+    {"phases": [{"name": "S1901M", "state": {}, "orders": {"FRANCE": "A PAR H"}}]},
+    {"map": "../standard_map", "phases": []},
+])
+def test_a_saved_game_of_another_shape_is_an_error_line_not_a_traceback(tmp_path: Path, capsys, data) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert saved_game.main([str(path), "-o", str(tmp_path / "r.jsonl")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err and not (tmp_path / "r.jsonl").exists()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -95,9 +96,11 @@ def _standoffs(movement: dict[str, Any] | None, occupied: set[str]) -> list[str]
 
 def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]]:
     """The ruleval states of one saved game, in play order."""
+    if not isinstance(saved, dict) or not isinstance(saved.get("phases", []), list):
+        raise SavedGameError(f"{where}: a saved game is an object with a list of `phases`")
     name = saved.get("map", "standard")
     path = MAPS_OUT / f"{name}.yaml"
-    if not path.is_file():
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_]+", name) or not path.is_file():
         raise SavedGameError(f"{where}: no converted map `{name}` (rulesets/diplomacy/maps/)")
     board = yaml.safe_load(path.read_text(encoding="utf-8"))
     powers = {p.upper().replace("_", ""): p for p in board["powers"]}
@@ -111,6 +114,10 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
     out: list[dict[str, Any]] = []
     phases = saved.get("phases", [])
     for i, ph in enumerate(phases):
+        if isinstance(ph, dict) and ph.get("name") == "COMPLETED":  # the package's mark of a game over: no phase
+            break
+        if not isinstance(ph, dict) or not isinstance(ph.get("state", {}), dict):
+            raise SavedGameError(f"{where}, phase {i}: a phase is an object with a `name` and a `state` object")
         at = f"{where}, phase {ph.get('name', i)}"
         state = ph.get("state", {})
         phase = _phase(str(ph.get("name", "")), at)
@@ -128,8 +135,11 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
                     rec["dislodged"].append({"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower(),
                                              "attacker_from": origin, "attacker_via_convoy": via})
             rec["standoffs"] = _standoffs(before, {_province(u["location"]) for u in units})
-        rec["orders"] = [{"power": power(p, at), "order": ruleval_order(o)}
-                         for p, os in (ph.get("orders") or {}).items() for o in os or []]
+        orders = ph.get("orders") or {}
+        if not isinstance(orders, dict) or not all(isinstance(os, list) and all(isinstance(o, str) for o in os)
+                                                   for os in orders.values() if os):
+            raise SavedGameError(f"{at}: `orders` gives each power a list of order texts")
+        rec["orders"] = [{"power": power(p, at), "order": ruleval_order(o)} for p, os in orders.items() for o in os or []]
         out.append(rec)
     return out
 
@@ -158,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         recs = records(games[args.game], f"{args.games} game {args.game}")
     except (SavedGameError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # a part of another shape
+        print(f"error: {args.games}: not a saved game as the package writes it ({type(exc).__name__}: {exc})",
+              file=sys.stderr)
         return 3
     Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     print(f"wrote {args.out}: {len(recs)} phases")
