@@ -257,7 +257,7 @@ def test_powers_the_map_does_not_list_are_refused_wherever_they_stand() -> None:
               supply_centers={"mar": "narnia", "bre": "france"})
     listed = "is not one of the map's powers (austria, england, france, germany, italy, russia, turkey)"
     assert sorted(_errors(s)) == [("/orders/0/power", f"`narnia` {listed}"),
-                                  ("/supply_centers/mar", f"`mar` is owned by `narnia` {listed}"),
+                                  ("/supply_centers/mar", f"`mar` is owned by `narnia`, which {listed}"),
                                   ("/units/0/power", f"`narnia` {listed}")]
 
 
