@@ -427,8 +427,6 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in (args.old, args.new):
         if not Path(p).is_file():
             raise UsageError(f"ruleset `{p}` not found")
-    if not (args.cases or args.generate or args.games):
-        raise UsageError("nothing to compare: give --cases PATH, --generate N or --games N")
     for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
         if value is not None and value < least:
             raise UsageError(f"{flag} takes a number from {least}, not {value}")
@@ -439,6 +437,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     old, new = load_for_run(args.old, err), load_for_run(args.new, err)
     if old is None or new is None:
         return EXIT_FINDINGS
+    if not (args.cases or args.generate or args.games):
+        raise UsageError("nothing to compare: give --cases PATH, --generate N or --games N")
     probes: list[Probe] = []
     worst = EXIT_OK  # of what was said on the way (a case file that cannot be read)
     if args.cases:
