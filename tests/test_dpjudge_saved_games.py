@@ -18,6 +18,7 @@ from diplomacy.utils.export import to_saved_game_format
 from bench.peers.dpjudge import saved_game
 from bench.peers.dpjudge.full_games import ruleset_path
 from validator import load_ruleset
+from validator.api import replay
 
 # (map, seed): standard 6 and ancmed 4 have a retreat phase
 GAMES = [("standard", 0), ("standard", 6), ("ancmed", 4), ("ancmed", 5)]
@@ -154,3 +155,53 @@ def test_a_saved_game_of_another_shape_is_an_error_line_not_a_traceback(tmp_path
     assert saved_game.main([str(path), "-o", str(tmp_path / "r.jsonl")]) == 3
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err and not (tmp_path / "r.jsonl").exists()
+
+
+def crafted_game(units: dict[str, list[str]], orders: dict[str, list[str]]) -> dict:
+    """A standard game from the given position, its first phase played with the given orders, the phase
+    after it left unplayed (a saved game ends with the phase to play)."""
+    game = Game(map_name="standard")
+    game.clear_units()
+    for power, us in units.items():
+        game.set_units(power, us)
+    for power, texts in orders.items():
+        game.set_orders(power, texts)
+    game.process()
+    return to_saved_game_format(game)
+
+
+def test_an_adjacent_army_goes_over_land_when_the_fleets_convoying_it_make_no_route() -> None:
+    """DATC 4.A.3 and 6.G.20: Italy's own F ION convoys A ROM - APU, but the route (ROM, TYS, ION, APU)
+    needs F TYS, which holds. The standard rules take the convoy as the army's intent and the move fails
+    with its convoy; the package moves the army over land (and, with support, dislodges A APU). The
+    importer says it came over land, as the reading then computes."""
+    game = crafted_game({"ITALY": ["A ROM", "F ION", "F TYS", "A NAP"], "AUSTRIA": ["A APU"]},
+                        {"ITALY": ["A ROM - APU VIA", "F ION C A ROM - APU", "F TYS H", "A NAP S A ROM - APU"],
+                         "AUSTRIA": ["A APU H"]})
+    states = saved_game.records(game)
+    assert [s["phase"]["type"] for s in states] == ["movement", "retreat"]
+    assert states[1]["dislodged"] == [{"power": "austria", "type": "army", "location": "apu",
+                                      "attacker_from": "rom", "attacker_via_convoy": False}]
+    count, mismatch = replay(load_ruleset(ruleset_path("standard", reading=True)), states)
+    assert (count, mismatch) == (1, None)
+    out = load_ruleset(ruleset_path("standard")).run(states[0], "advance")
+    rom = [r for r in out["result"]["orders"] if r["unit"] == "rom"][0]
+    assert rom["status"] == "fails" and "DATC-4.A.3" in rom["cites"], rom
+
+
+def test_a_support_naming_the_other_coast_counts_from_a_fleet_and_is_void_from_an_army() -> None:
+    """DATC 4.B.4: F MAO - SPA/NC is supported by F POR and by A GAS, both naming SPA/SC. The package
+    rewrites the fleet's support to the province (it counts: A SPA is dislodged by 2 to 1) and voids the
+    army's, as the rules void both; the reading computes the same, and the standard rules say why the
+    army's support fails."""
+    for supporter, dislodged in (("F POR", True), ("A GAS", False)):
+        game = crafted_game({"FRANCE": ["F MAO", supporter], "ITALY": ["A SPA"]},
+                            {"FRANCE": ["F MAO - SPA/NC", f"{supporter} S F MAO - SPA/SC"], "ITALY": ["A SPA H"]})
+        states = saved_game.records(game)
+        assert (states[1]["phase"]["type"] == "retreat") is dislodged
+        count, mismatch = replay(load_ruleset(ruleset_path("standard", reading=True)), states)
+        assert (count, mismatch) == (1, None), (supporter, mismatch)
+    out = load_ruleset(ruleset_path("standard")).run(states[0], "advance")
+    gas = [r for r in out["result"]["orders"] if r["unit"] == "gas"][0]
+    assert gas == {"power": "france", "order": "A GAS S F MAO - SPA/SC", "unit": "gas", "status": "fails",
+                   "reason": "F MAO moves to SPA/NC, not SPA/SC", "cites": ["DATC-4.B.4"]}

@@ -10,8 +10,9 @@ units on the board, the supply-centre owners and the orders, in ruleval's words 
 `BUILD A PAR`; powers and places in lower case, `near_east` for the package's `NEAREAST`). A retreat
 phase lists each dislodged unit with what the package does not save but a retreat state needs, found
 in the movement phase before it: where its attacker came from (the unit whose move into its province
-succeeded) and whether by convoy (`VIA`, or an army move between provinces no army adjacency joins),
-and the provinces left empty by a standoff (two or more moves into one bounced). The retreats the
+succeeded) and whether by convoy (an army move between provinces no army adjacency joins, or one to
+an adjacent province that a fleet ordered to convoy it carried: `VIA` alone does not say, since the
+package moves the army over land when the fleets ordered to convoy it make no route), and the provinces left empty by a standoff (two or more moves into one bounced). The retreats the
 package saves with a dislodged unit are not copied: they are not the retreats it allows (in the
 package's own saved game tests/network/1.json, F1902R lists `NTH`, `NWG`, `SKA` and `STP/NC`, all
 occupied, and `SWE`, left empty by a standoff, for `F NWY`), so ruleval works them out by the rules.
@@ -73,9 +74,23 @@ def _attacker(movement: dict[str, Any] | None, site: str, army: dict[str, list[s
             if any(r for r in results.get(unit, [])):
                 continue  # bounced, void, dislodged...: not the attacker
             origin = _province(words[1])
-            via = words[0] == "A" and (words[-1] == "VIA" or _province(words[3]) not in army.get(origin, []))
-            return origin, via
+            return origin, words[0] == "A" and (_province(words[3]) not in army.get(origin, [])
+                                                or _carried(movement, origin, _province(site)))
     return None, False
+
+
+def _carried(movement: dict[str, Any], origin: str, to: str) -> bool:
+    """Whether the package carried an army that moved to an adjacent province by sea: a fleet ordered to
+    convoy it was neither void (off every route the ordered fleets make, so the army went over land,
+    `VIA` or not) nor dislodged (the route broken, the army fell back on the land route)."""
+    results = movement.get("results", {})
+    for texts in movement.get("orders", {}).values():
+        for text in texts:
+            w = text.split()
+            if (len(w) == 7 and w[2] == "C" and w[3] == "A" and _province(w[4]) == origin and w[5] == "-"
+                    and _province(w[6]) == to and not {"void", "dislodged"} & set(results.get(f"{w[0]} {w[1]}", []))):
+                return True
+    return False
 
 
 def _standoffs(movement: dict[str, Any] | None, occupied: set[str]) -> list[str]:
