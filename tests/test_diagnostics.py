@@ -253,3 +253,18 @@ def test_message_style() -> None:
         for d in json.loads(out):
             assert not d["message"].endswith("."), d["message"]
             assert not d["message"][:1].isupper(), d["message"]
+
+
+def test_a_line_break_in_the_input_cannot_start_a_diagnostic_line_of_its_own(cli, tmp_path: Path) -> None:
+    """An order text (or a key) holding a line break is shown with the break escaped: every line the
+    report prints begins as ruleval wrote it, never with text of the input (a forged `error[...]`)."""
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [],
+             "supply_centers": {"par\nerror[S001]: forged": "france"},
+             "orders": [{"power": "france", "order": "A PAR\nerror[S001]: forged"}]}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    r = cli("run", "rulesets/diplomacy/standard.rules", "--state", str(path))
+    assert r.code == 3
+    assert "`A PAR\\nerror[S001]: forged`" in r.err
+    assert not any(line.startswith("error[S001]: forged") for line in r.err.splitlines()), r.err
+    assert sum("error[" in line for line in r.err.splitlines()) == 2, r.err

@@ -192,6 +192,11 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_escaped, text)
 
 
+def one_line(text: str) -> str:
+    """``visible`` on one line: line breaks (CR and LF) shown as ``\\r`` and ``\\n``."""
+    return visible(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
 @functools.lru_cache(maxsize=16)
 def _line_starts(text: str) -> tuple[int, ...]:
     """Offsets where the lines of a source begin, computed once per source text (a check reporting
@@ -257,7 +262,9 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
     where = str(diag.span)
     if diag.pointer is not None and not diag.span.line:
         where = f"{diag.span.file}#{diag.pointer}"
-    lines = [f"{visible(where)}: {head_sev}: {visible(diag.message)}"]
+    # the head is one line: a line break in the message (an order or name from the input) is shown as
+    # its escape, so that no text of the input can start a line of its own (a forged `error[...]`)
+    lines = [f"{one_line(where)}: {head_sev}: {one_line(diag.message)}"]
     text = (sources or {}).get(diag.span.file)
     if text is not None and diag.span.line:
         bounds = _line_bounds(text, diag.span.line)
@@ -269,11 +276,11 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
             lines.append(gutter + shown)
             lines.append(" " * (len(gutter) + caret_at) + paint("^" * width, "1;31" if sev == "error" else "1;33"))
     if diag.pointer is not None and diag.span.line:
-        lines.append(f"  = pointer: {visible(diag.pointer)}")
+        lines.append(f"  = pointer: {one_line(diag.pointer)}")
     if diag.schema_rule:
-        lines.append(f"  = schema rule: {visible(diag.schema_rule)}")
+        lines.append(f"  = schema rule: {one_line(diag.schema_rule)}")
     for rel in diag.related:
-        lines.append(f"  = note: {visible(str(rel.span))}: {visible(rel.message)}")
+        lines.append(f"  = note: {one_line(str(rel.span))}: {one_line(rel.message)}")
     if diag.help:
         lines.append(f"  = help: {visible(diag.help)}")
     return "\n".join(lines)
