@@ -1292,7 +1292,7 @@ def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
         return backend.run_query(run, unit, args)
     except RecursionError:
         raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help="a rule calls itself without reaching a base case") from None
+                        help=R.RECURSION_HELP) from None
     finally:
         sys.setrecursionlimit(old_limit)
 

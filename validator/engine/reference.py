@@ -1229,10 +1229,15 @@ def _settled_key(target: Any, span: Span) -> Any:
     return (target["decision"], tuple(freeze(a) for a in target["args"]))
 
 
+# E005's help when no decision chain is to blame: endless recursion, or an input that asks for more
+RECURSION_HELP = ("a rule calls itself without reaching a base case, or this input needs calls nested deeper "
+                  "than the limit (a very long chain of places or units)")
+
+
 def too_deep_help(unit: Any) -> str:
     if isinstance(unit.decl, A.DecisionDecl):
         return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
-    return "a rule calls itself without reaching a base case"
+    return RECURSION_HELP
 
 
 # ---------------------------------------------------------------- running a query
@@ -1271,7 +1276,7 @@ def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[
         value = interp.run_query(run, unit, args, check)
     except RecursionError:
         raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help="a rule calls itself without reaching a base case") from None
+                        help=RECURSION_HELP) from None
     finally:
         sys.setrecursionlimit(old_limit)
     return value, run
@@ -1294,7 +1299,7 @@ def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
         return force(run, interp.call_unit(run, unit, [], unit.decl.span))
     except RecursionError:
         raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help="a rule calls itself without reaching a base case") from None
+                        help=RECURSION_HELP) from None
     finally:
         sys.setrecursionlimit(old_limit)
 
