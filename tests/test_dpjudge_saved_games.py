@@ -205,3 +205,30 @@ def test_a_support_naming_the_other_coast_counts_from_a_fleet_and_is_void_from_a
     gas = [r for r in out["result"]["orders"] if r["unit"] == "gas"][0]
     assert gas == {"power": "france", "order": "A GAS S F MAO - SPA/SC", "unit": "gas", "status": "fails",
                    "reason": "F MAO moves to SPA/NC, not SPA/SC", "cites": ["DATC-4.B.4"]}
+
+
+@pytest.mark.parametrize("via", ["", " VIA"])
+def test_own_power_support_for_a_convoyed_attack_counts_in_the_package_only_when_the_order_says_via(via: str) -> None:
+    """DATC 6.D.12: Austria's A BUD supports Italy's A VEN - TRI (convoyed by Italy's F ADR) against
+    Austria's own F TRI. The package leaves that support out (A VEN bounces) unless the order ends in
+    `VIA`, when it counts it and F TRI is dislodged; the reading computes both."""
+    game = crafted_game({"ITALY": ["A VEN", "F ADR"], "AUSTRIA": ["F TRI", "A BUD"]},
+                        {"ITALY": [f"A VEN - TRI{via}", "F ADR C A VEN - TRI"], "AUSTRIA": ["F TRI H", "A BUD S A VEN - TRI"]})
+    states = saved_game.records(game)
+    assert (states[1]["phase"]["type"] == "retreat") is bool(via)
+    assert replay(load_ruleset(ruleset_path("standard", reading=True)), states) == (1, None)
+
+
+@pytest.mark.parametrize("via", ["", " VIA"])
+def test_a_disrupted_convoy_to_an_adjacent_province_falls_back_on_land_in_the_package_unless_via(via: str) -> None:
+    """DATC 6.G.20 (4.A.3): England's F NTH convoys A LON - YOR and is dislodged. The rules fail the move;
+    the package moves the army over land unless its order says `VIA`; the reading computes both."""
+    game = crafted_game({"ENGLAND": ["A LON", "F NTH"], "GERMANY": ["F HOL", "F BEL"]},
+                        {"ENGLAND": [f"A LON - YOR{via}", "F NTH C A LON - YOR"],
+                         "GERMANY": ["F HOL - NTH", "F BEL S F HOL - NTH"]})
+    states = saved_game.records(game)
+    english = sorted(u["location"] for u in states[-1]["units"] if u["power"] == "england")
+    assert english == (["lon"] if via else ["yor"])
+    assert replay(load_ruleset(ruleset_path("standard", reading=True)), states) == (len(states) - 1, None)
+    out = load_ruleset(ruleset_path("standard")).run(states[0], "advance")
+    assert [r["status"] for r in out["result"]["orders"] if r["unit"] == "lon"] == ["fails"]
