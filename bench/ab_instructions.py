@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases): "
                              "their rules differ, so their counts cannot be compared")
         per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
-    what = f"{args.turns} turns" if args.games is None else f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}"
+    what = (f"{args.turns} turns" if args.games is None
+            else f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}")
     print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a {unit} ({what})")
     print(f"  other {other}: {per[other]:,.0f} instructions a {unit}")
     print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")

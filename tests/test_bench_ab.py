@@ -69,3 +69,24 @@ def test_ab_instructions_games_child_plays_the_phases_it_counts() -> None:
     assert done.returncode == 0, done.stderr
     phases = int(done.stdout.split()[-1])
     assert 6 <= phases <= 15  # one three-year game: at least two movement phases a year, at most 15 phases
+
+
+def test_full_games_warms_up_until_a_game_writes_no_new_code(capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/full_games.py times steady play: its warm-up games go on until one makes ruleval write no
+    rule's code it had not written (the measured games then pay for none), and it prints each map's
+    phases per second of both engines and their ratio."""
+    from bench import full_games
+    from bench.peers.dpjudge.full_games import ruleset_path
+    from validator import load_ruleset
+
+    rs = load_ruleset(ruleset_path("standard_germany_italy"), use_cache=False)
+    before = full_games.written(rs)
+    played = full_games.warm_up(rs, "standard_germany_italy", 1)
+    after = full_games.written(rs)
+    assert 2 <= played <= 6 and after > before
+    if played < 6:  # it stopped because its last game wrote nothing: one more writes nothing either
+        full_games.play_game(rs, "standard_germany_italy", 10_000 + played - 1, 1, full_games.MapFigures("x"))
+        assert full_games.written(rs) == after
+    full_games.main(["--games", "1", "--years", "1", "--maps", "standard_germany_italy"])
+    out = capsys.readouterr().out
+    assert "standard_germany_italy" in out and "goal >= 3x" in out

@@ -20,7 +20,7 @@ from validator.engine import backend as B
 from validator.engine import data
 from validator.engine import reference as R
 from validator.core.diagnostics import Diagnostic, sort_diagnostics
-from validator.lib.runtime import EvalError, SeededDice, Unwritable
+from validator.lib.runtime import SeededDice, Unwritable
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPS = ROOT / "tests" / "maps"

@@ -9,7 +9,8 @@ The format, line by line (`#` starts a comment; words are separated by blanks):
 - `POWER (ADJECTIVE) CENTRE...`: a power and its home centres (`-X` removes one); `UNOWNED` (or
   `NEUTRAL`, `CENTERS`) followed by centres: neutral supply centres; then `A LOC` / `F LOC` lines
   give the power's start units; `OWNS`/`CENTERS`, `HOME(S)`/`INHABITS`, `UNITS` amend the current
-  power; `UNPLAYED P...` removes powers; `DROP X...` removes places;
+  power; `UNPLAYED P...` removes powers; `DROP X...` removes places (every place whose name begins
+  with X, its coasts among them, as the package's own reader does);
 - `LAND|COAST|WATER|PORT|SHUT X ABUTS Y...`: a place, its terrain and what it touches (`AMEND X
   ABUTS ...` edits one; `-Y` removes an adjacency). A province with several coasts is written as
   the lower-case `bul` (its army place) and the upper-case `BUL/EC`, `BUL/SC` (its fleet places).

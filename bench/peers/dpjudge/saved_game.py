@@ -12,9 +12,10 @@ phase lists each dislodged unit with what the package does not save but a retrea
 in the movement phase before it: where its attacker came from (the unit whose move into its province
 succeeded) and whether by convoy (an army move between provinces no army adjacency joins, or one to
 an adjacent province that a fleet ordered to convoy it carried: `VIA` alone does not say, since the
-package moves the army over land when the fleets ordered to convoy it make no route), and the provinces left empty by a standoff (two or more moves into one bounced). The retreats the
-package saves with a dislodged unit are not copied: they are not the retreats it allows (in the
-package's own saved game tests/network/1.json, F1902R lists `NTH`, `NWG`, `SKA` and `STP/NC`, all
+package moves the army over land when the fleets ordered to convoy it make no route), and the
+provinces left empty by a standoff (two or more moves into one bounced). The retreats the package
+saves with a dislodged unit are not copied: they are not the retreats it allows (in the package's
+own saved game tests/network/1.json, F1902R lists `NTH`, `NWG`, `SKA` and `STP/NC`, all
 occupied, and `SWE`, left empty by a standoff, for `F NWY`), so ruleval works them out by the rules.
 The map is the converted one of the saved game's map name (`rulesets/diplomacy/maps/<map>.yaml`).
 """
