@@ -87,6 +87,6 @@ def test_full_games_warms_up_until_a_game_writes_no_new_code(capsys: pytest.Capt
     if played < 6:  # it stopped because its last game wrote nothing: one more writes nothing either
         full_games.play_game(rs, "standard_germany_italy", 10_000 + played - 1, 1, full_games.MapFigures("x"))
         assert full_games.written(rs) == after
-    full_games.main(["--games", "1", "--years", "1", "--maps", "standard_germany_italy"])
+    full_games.main(["--games", "1", "--years", "1", "--maps", "standard_germany_italy", "--capped-paths"])
     out = capsys.readouterr().out
     assert "standard_germany_italy" in out and "goal >= 3x" in out
