@@ -7,7 +7,6 @@ the first phase where the package departs from them."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import diplomacy
@@ -16,24 +15,13 @@ from diplomacy import Game
 from diplomacy.utils.export import to_saved_game_format
 
 from bench.peers.dpjudge import saved_game
+from bench.peers.dpjudge.saved_games_scan import main as scan, package_game
 from bench.peers.dpjudge.full_games import ruleset_path
 from validator import load_ruleset
 from validator.api import replay
 
 # (map, seed): standard 6 and ancmed 4 have a retreat phase
 GAMES = [("standard", 0), ("standard", 6), ("ancmed", 4), ("ancmed", 5)]
-
-
-def package_game(name: str, seed: int, phases: int = 14) -> dict:
-    game = Game(map_name=name)
-    rng = random.Random(seed)
-    for _ in range(phases):
-        possible = game.get_all_possible_orders()
-        for power in sorted(game.powers):  # (sorted: the package's lists follow the hash seed)
-            game.set_orders(power, [rng.choice(sorted(possible[loc])) for loc in sorted(game.get_orderable_locations(power))
-                                    if possible[loc]])
-        game.process()
-    return to_saved_game_format(game)
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +220,11 @@ def test_a_disrupted_convoy_to_an_adjacent_province_falls_back_on_land_in_the_pa
     assert replay(load_ruleset(ruleset_path("standard", reading=True)), states) == (len(states) - 1, None)
     out = load_ruleset(ruleset_path("standard")).run(states[0], "advance")
     assert [r["status"] for r in out["result"]["orders"] if r["unit"] == "lon"] == ["fails"]
+
+
+def test_the_scan_replays_the_packages_own_games_with_illegal_orders_under_its_readings(capsys) -> None:
+    """bench/peers/dpjudge/saved_games_scan.py: games the package plays alone (here under NO_CHECK, with
+    moves to any place) replay to their end under its readings."""
+    assert scan(["--games", "2", "--phases", "10", "--maps", "standard", "--no-check"]) == 0
+    out = capsys.readouterr().out
+    assert "standard: 2 games, 2 replay to their end" in out and "games that do not replay: 0" in out

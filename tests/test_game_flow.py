@@ -307,6 +307,22 @@ def test_diff_over_whole_games_finds_a_build_rule_change(monkeypatch: pytest.Mon
     assert out == "tried 0 states and 12 phases of 2 games: equivalent on all of them\n"
 
 
+def test_diff_over_games_that_stop_early_is_no_all_clear(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A fall start without `supply_centers` plays its phase, and the adjustment after it is refused by
+    both rulesets: the games stop, diff says so (exit 3) and does not call the rulesets equivalent."""
+    monkeypatch.chdir(ROOT)
+    start = json.loads((ROOT / "docs/examples/game/start.json").read_text(encoding="utf-8"))
+    start["phase"] = {"season": "fall", "year": 1901, "type": "movement"}
+    start.pop("supply_centers", None)
+    path = tmp_path / "fall.json"
+    path.write_text(json.dumps(start), encoding="utf-8")
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
+                          "--games", "2", "--phases", "4", "--start", str(path), "--ignore-cites")
+    assert code == 3, out + err
+    assert "equivalent" not in out and "games stopped early" in out, out
+    assert "an adjustment phase needs `supply_centers`" in err, err
+
+
 # ---------------------------------------------------------------- ruleval play / replay
 
 START = state("spring", 1901, "movement",

@@ -272,6 +272,8 @@ def test_diff_finds_the_errata_and_nothing_between_equals(server) -> None:
     assert got["ok"] and got["differ"] == 1 and got["tried"] == 1 and "results differ" in got["text"]
     same = call(server, "POST", "/api/diff", {**body, "other": "his/his_threshold8.rules"}).json
     assert same["differ"] == 0 and "equivalent" in same["text"]
+    nothing = call(server, "POST", "/api/diff", {**body, "state": "", "generate": 0}).json  # never an all-clear
+    assert nothing["tried"] == 0 and nothing["text"].endswith("nothing was compared") and "equivalent" not in nothing["text"]
     too_many = call(server, "POST", "/api/diff", {**body, "generate": serve.MAX_GENERATE + 1})
     assert too_many.status == 400
 

@@ -504,7 +504,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
                   + (f": {len(diffs)} differ\n" if diffs else ": nothing was compared\n" if not tried and not games.phases
-                     else ": equivalent on all of them\n"))
+                     else ": no difference in what was compared, but games stopped early (why: on standard error)\n"
+                     if games.stopped or games.note else ": equivalent on all of them\n"))
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
     return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)
