@@ -622,6 +622,14 @@ def test_diff_ignore_cites_compares_results_without_their_citations(tmp_path: Pa
     assert code == 1 and out.endswith("tried 3 states: 3 differ\n")
     code, out, _ = _run(*args, "--ignore-cites")
     assert (code, out) == (0, "tried 3 states: equivalent on all of them\n")
+    # where the values differ too, the table of changed fields leaves the citations out
+    (tmp_path / "new.rules").write_text(
+        'ruleset t.new "one result"\ninput n: int at "/n" default 0\n'
+        'query main = {value: n + 2, steps: [{cites: ["T-2"], ok: true}]}\nquery generate(seed) = {n: seed}\n')
+    code, out, _ = _run(*args, "--shrink", "1")
+    assert code == 1 and "/steps/0/cites" in out and "/value" in out, out
+    code, out, _ = _run(*args, "--shrink", "1", "--ignore-cites")
+    assert code == 1 and "/steps/0/cites" not in out and "/value" in out, out
 
 
 def test_the_retreats_a_movement_result_lists_are_exactly_the_retreat_orders_that_succeed() -> None:

@@ -151,6 +151,8 @@ def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for k in list(a) + [k for k in b if k not in a]:
+            if k == "cites" and IGNORE_CITES[0]:  # (`--ignore-cites`: a change of citations is no change)
+                continue
             key = str(k).replace("~", "~0").replace("/", "~1")
             if k not in a or k not in b:
                 out.append((f"{path}/{key}", a.get(k, "(absent)"), b.get(k, "(absent)")))
