@@ -133,6 +133,8 @@ def test_a_finished_game_is_imported_up_to_its_completed_mark(cli, tmp_path: Pat
 @pytest.mark.parametrize("data", [
     [], {"phases": 3}, {"phases": [None]}, {"phases": [{"name": "S1901M", "state": None}]},
     {"phases": [{"name": "S1901M", "state": {"units": {"FRANCE": ["X PAR"]}}}]},
+    {"phases": [{"name": "S1901M", "state": {"units": {"FRANCE": ["A"]}}}]},
+    {"phases": [{"name": "S1901M", "state": {"units": {"FRANCE": "A PAR"}}}]},
     {"phases": [{"name": "S1901M", "state": {"centers": ["PAR"]}}]},
     {"phases": [{"name": "S1901M", "state": {}, "orders": {"FRANCE": "A PAR H"}}]},
     {"map": "../standard_map", "phases": []},
@@ -143,6 +145,8 @@ def test_a_saved_game_of_another_shape_is_an_error_line_not_a_traceback(tmp_path
     assert saved_game.main([str(path), "-o", str(tmp_path / "r.jsonl")]) == 3
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err and not (tmp_path / "r.jsonl").exists()
+    if "units" in json.dumps(data):
+        assert "is not a unit like `A PAR`" in err or "gives each power a list of units" in err, err
 
 
 def crafted_game(units: dict[str, list[str]], orders: dict[str, list[str]]) -> dict:

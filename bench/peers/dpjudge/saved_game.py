@@ -57,6 +57,21 @@ def _phase(name: str, where: str) -> dict[str, Any]:
         raise SavedGameError(f"{where}: `{name}` is not a phase name like S1901M") from None
 
 
+def _unit(text: Any, at: str) -> dict[str, str]:
+    """A unit as the package writes it (`A PAR`, `F STP/SC`): its type and location."""
+    if not isinstance(text, str) or re.fullmatch(r"[AF] [A-Za-z0-9_]+(/[A-Za-z]+)?", text) is None:
+        raise SavedGameError(f"{at}: `{str(text)[:40]}` is not a unit like `A PAR` or `F STP/SC`")
+    return {"type": UNIT_TYPES[text[0]], "location": text[2:].lower()}
+
+
+def _lists(state: dict[str, Any], field: str, at: str) -> dict[str, list[Any]]:
+    """A state's `units` or `retreats`: each power's list (a power's retreats may be a map of units)."""
+    value = state.get(field, {})
+    if not isinstance(value, dict) or not all(isinstance(v, (list, dict)) for v in value.values()):
+        raise SavedGameError(f"{at}: `{field}` gives each power a list of units")
+    return {p: list(v) for p, v in value.items()}
+
+
 def _province(loc: str) -> str:
     return loc.split("/")[0].lower()
 
@@ -137,19 +152,20 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
         at = f"{where}, phase {ph.get('name', i)}"
         state = ph.get("state", {})
         phase = _phase(str(ph.get("name", "")), at)
-        units = [{"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower()}
-                 for p, us in state.get("units", {}).items() for u in us if not u.startswith("*")]
+        units = [{"power": power(p, at), **_unit(u, at)} for p, us in _lists(state, "units", at).items()
+                 for u in us if not u.startswith("*")]
         rec: dict[str, Any] = {"phase": phase, "units": units,
                                "supply_centers": {c.lower(): power(p, at) for p, cs in state.get("centers", {}).items()
                                                   for c in cs}}
         if phase["type"] == "retreat":
             before = phases[i - 1] if i > 0 and str(phases[i - 1].get("name", ""))[-1:] == "M" else None
             rec["dislodged"] = []
-            for p, retreats in state.get("retreats", {}).items():
+            for p, retreats in _lists(state, "retreats", at).items():
                 for u in retreats:
+                    unit = _unit(u, at)
                     origin, via = _attacker(before, u[2:], army)
-                    rec["dislodged"].append({"power": power(p, at), "type": UNIT_TYPES[u[0]], "location": u[2:].lower(),
-                                             "attacker_from": origin, "attacker_via_convoy": via})
+                    rec["dislodged"].append({"power": power(p, at), **unit, "attacker_from": origin,
+                                             "attacker_via_convoy": via})
             rec["standoffs"] = _standoffs(before, {_province(u["location"]) for u in units})
         orders = ph.get("orders") or {}
         if not isinstance(orders, dict) or not all(isinstance(os, list) and all(isinstance(o, str) for o in os)
