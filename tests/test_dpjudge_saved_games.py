@@ -232,3 +232,6 @@ def test_the_scan_replays_the_packages_own_games_with_illegal_orders_under_its_r
     assert scan(["--games", "2", "--phases", "10", "--maps", "standard", "--no-check"]) == 0
     out = capsys.readouterr().out
     assert "standard: 2 games, 2 replay to their end" in out and "games that do not replay: 0" in out
+    # a game that cannot be replayed (no phase played: one state) is named, not a traceback
+    assert scan(["--games", "1", "--phases", "0", "--maps", "pure"]) == 1
+    assert "pure game 0: not replayed: a record needs at least two states" in capsys.readouterr().out

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     import io
 
     from validator import load_ruleset
-    from validator.api import replay
+    from validator.api import PlayError, replay
 
     p = argparse.ArgumentParser(prog="python -m bench.peers.dpjudge.saved_games_scan", description=__doc__.split("\n")[0])
     p.add_argument("--games", type=int, default=10, help="games per map (default 10)")
@@ -77,8 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         for seed in range(args.first_seed, args.first_seed + args.games):
             with contextlib.redirect_stdout(io.StringIO()):  # (the package prints the orders NO_CHECK refuses)
                 game = package_game(name, seed, args.phases, args.no_check)
-            states = saved_game.records(game, f"{name} game {seed}")
-            agreed, mismatch = replay(rs, states)
+            try:
+                states = saved_game.records(game, f"{name} game {seed}")
+                agreed, mismatch = replay(rs, states)
+            except (saved_game.SavedGameError, PlayError) as exc:  # an import or a recorded state refused
+                left += 1
+                why = str(exc) if isinstance(exc, saved_game.SavedGameError) else exc.diagnostics[0].message
+                print(f"{name} game {seed}: not replayed: {why}")
+                continue
             if mismatch is None:
                 whole += 1
                 continue
