@@ -235,3 +235,15 @@ def test_the_scan_replays_the_packages_own_games_with_illegal_orders_under_its_r
     # a game that cannot be replayed (no phase played: one state) is named, not a traceback
     assert scan(["--games", "1", "--phases", "0", "--maps", "pure"]) == 1
     assert "pure game 0: not replayed: a record needs at least two states" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("via", ["", " VIA"])
+def test_the_via_word_decides_6_d_12_for_a_convoy_over_open_sea_too(via: str) -> None:
+    """DATC 6.D.12 with a convoy no land route could replace: England's A LON - BEL (F NTH convoying),
+    France's A BUR supporting it against France's own A BEL. The package dislodges A BEL only when the
+    order ends in `VIA`; the reading computes both."""
+    game = crafted_game({"ENGLAND": ["A LON", "F NTH"], "FRANCE": ["A BEL", "A BUR"]},
+                        {"ENGLAND": [f"A LON - BEL{via}", "F NTH C A LON - BEL"], "FRANCE": ["A BEL H", "A BUR S A LON - BEL"]})
+    states = saved_game.records(game)
+    assert (states[1]["phase"]["type"] == "retreat") is bool(via)
+    assert replay(load_ruleset(ruleset_path("standard", reading=True)), states) == (1, None)
