@@ -193,8 +193,9 @@ def visible(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """``visible`` on one line: line breaks (CR and LF) shown as ``\\r`` and ``\\n``."""
-    return visible(text).replace("\r", "\\r").replace("\n", "\\n")
+    """``visible`` on one line: a line feed shown as ``\\n`` too (``visible`` already escapes a
+    carriage return)."""
+    return visible(text).replace("\n", "\\n")
 
 
 @functools.lru_cache(maxsize=16)
