@@ -146,6 +146,18 @@ def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> t
     return state, runs
 
 
+def verdict(differ: int, compared: int, stopped: bool = False) -> str:
+    """The end of a diff's summary line: never an all-clear for what was not compared, nor for games
+    that stopped before their phases ran out."""
+    if differ:
+        return f": {differ} differ"
+    if not compared:
+        return ": nothing was compared"
+    if stopped:
+        return ": no difference in what was compared, but games stopped early (why: on standard error)"
+    return ": equivalent on all of them"
+
+
 def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Leaves where two JSON values differ, as (JSON pointer, old, new)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -505,9 +517,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
                   + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
-                  + (f": {len(diffs)} differ\n" if diffs else ": nothing was compared\n" if not tried and not games.phases
-                     else ": no difference in what was compared, but games stopped early (why: on standard error)\n"
-                     if games.stopped or games.note else ": equivalent on all of them\n"))
+                  + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note)) + "\n")
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
     return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)

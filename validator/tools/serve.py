@@ -272,9 +272,7 @@ class Playground:
         probes += generated
         diffs, tried = errata.compare(old, new, probes)
         lines = [errata.difference_text(old, new, d) for d in diffs]
-        lines.append(f"tried {tried} state{'s' if tried != 1 else ''}"
-                     + (f": {len(diffs)} differ" if diffs else ": nothing was compared" if not tried
-                        else ": equivalent on all of them"))
+        lines.append(f"tried {tried} state{'s' if tried != 1 else ''}" + errata.verdict(len(diffs), tried))
         if note:
             lines.insert(0, f"note: {note}")
         return {"ok": True, "differ": len(diffs), "tried": tried, "text": "\n".join(lines)}
