@@ -47,7 +47,7 @@ class Node:
         return f"{type(self).__name__}({', '.join(f'{f}={d[f]!r}' for f in self._compared)})"
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(_span,))
+@dataclass_transform(frozen_default=True)
 def node(cls: _C) -> _C:
     """An AST class from its annotated fields (a default where one is given; ``span`` last, not
     compared): a ``Node`` with an ``__init__`` taking them by position or name."""
