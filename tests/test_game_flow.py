@@ -209,6 +209,55 @@ def test_remove_is_read_as_a_disband_in_a_retreat_phase() -> None:
         assert locs(res["destroyed"]) == {"france A BUR"}
 
 
+def test_two_different_retreat_orders_for_one_unit_disband_it() -> None:
+    # DATC 4.D.3 choice c, as in a movement phase: neither order is carried out; a dislodged unit without
+    # an order to carry out is disbanded. The same order twice, in two notations, is that order.
+    dis = {"power": "france", "type": "army", "location": "bur", "attacker_from": "mun"}
+    rs = load_ruleset(STANDARD)
+    for orders in (["A BUR R GAS", "A BUR R PIC"], ["A BUR R GAS", "A BUR D"], ["A BUR R PIC", "A BUR R GAS"]):
+        s = state("spring", 1901, "retreat", ["germany A BUR"], [f"france: {o}" for o in orders], dislodged=[dis], standoffs=[])
+        res = rs.run(s)
+        assert [o["status"] for o in res["orders"]] == ["fails", "fails"], orders
+        assert all("DATC-4.D.3" in o["cites"] for o in res["orders"])
+        assert locs(res["destroyed"]) == {"france A BUR"} and locs(res["units"]) == {"germany A BUR"}
+    s = state("spring", 1901, "retreat", ["germany A BUR"], ["france: A BUR R GAS", "france: A Burgundy R Gascony"],
+              dislodged=[dis], standoffs=[])
+    res = rs.run(s)
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"] and res["destroyed"] == []
+    assert locs(res["units"]) == {"germany A BUR", "france A GAS"}
+    # a unit whose orders cancel out makes no bounce: the other retreat to Gascony goes ahead
+    dis2 = {"power": "france", "type": "army", "location": "bre", "attacker_from": "eng"}
+    s = state("spring", 1901, "retreat", ["germany A BUR", "england A BRE"],
+              ["france: A BUR R GAS", "france: A BUR R PIC", "france: A BRE R GAS"], dislodged=[dis, dis2], standoffs=[])
+    res = rs.run(s)
+    assert [o["status"] for o in res["orders"]] == ["fails", "fails", "succeeds"]
+    assert locs(res["destroyed"]) == {"france A BUR"}
+
+
+def test_unknown_coasts_in_orders_are_ignored() -> None:
+    # DATC 4.B.6: `SPA/WC` names no coast of Spain; read as `SPA`, which from Gascony can only be the
+    # north coast (DATC 4.B.2). The same in a support, a retreat and for a one-coast province.
+    rs = load_ruleset(STANDARD)
+    for text in ("F GAS - SPA/WC", "F GAS - SPA", "F GAS - SPA/NC"):
+        res = rs.run(state("spring", 1901, "movement", ["france F GAS"], [f"france: {text}"]))
+        assert res["orders"][0]["status"] == "succeeds", (text, res["orders"])
+        assert locs(res["units"]) == {"france F SPA/NC"}
+    res = rs.run(state("spring", 1901, "movement", ["russia F BAR"], ["russia: F BAR - STP/WC"]))
+    assert locs(res["units"]) == {"russia F STP/NC"}
+    res = rs.run(state("spring", 1901, "movement", ["france F MAO"], ["france: F MAO - BRE/EC"]))
+    assert locs(res["units"]) == {"france F BRE"}
+    res = rs.run(state("spring", 1901, "movement", ["france F GAS", "france F MAO", "italy F WES"],
+                       ["france: F GAS - SPA/NC", "france: F MAO S F GAS - SPA/WC", "italy: F WES - SPA/SC"]))
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds", "fails"], res["orders"]
+    dis = {"power": "russia", "type": "fleet", "location": "bar", "attacker_from": "nwg"}
+    s = state("spring", 1901, "retreat", ["england F BAR"], ["russia: F BAR R STP/WC"], dislodged=[dis], standoffs=[])
+    res = rs.run(s)
+    assert res["orders"][0]["status"] == "succeeds" and locs(res["units"]) == {"england F BAR", "russia F STP/NC"}
+    # a coast is still needed where both are in reach (DATC 4.B.1), and an unknown one does not name it
+    res = rs.run(state("spring", 1901, "movement", ["france F MAO"], ["france: F MAO - SPA/WC"]))
+    assert res["orders"][0]["status"] == "invalid" and "must be named" in res["orders"][0]["reason"]
+
+
 def test_an_adjustment_state_without_supply_centres_is_refused() -> None:
     [(ptr, msg)] = _errors(state("winter", 1901, "adjustment", ["france A PAR"], ["france: A PAR D"]))
     assert ptr == "" and "`supply_centers`" in msg
