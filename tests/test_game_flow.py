@@ -554,8 +554,27 @@ def test_play_usage_errors(tmp_path: Path) -> None:
     txt.write_text("x")
     code, _, err = _run("play", STANDARD, start, "--orders", str(txt))
     assert code == 2 and ".jsonl, .json, .yaml" in err
-    code, _, err = _run("play", STANDARD, start, "--until", "X1901Q", "--max-phases", "5")
-    assert code == 3 and "5 phases played without reaching `X1901Q`" in err
+    code, _, err = _run("play", STANDARD, start, "--until", "X1901Q")
+    assert code == 3 and "error[S006]: `X1901Q` names no phase of this ruleset" in err, err
+    code, _, err = _run("play", STANDARD, start, "--until", "F1905M", "--max-phases", "5")
+    assert code == 3 and "5 phases played without reaching `F1905M`" in err
+
+
+def test_play_until_a_phase_the_rules_skip_stops_once_the_game_passes_it(tmp_path: Path) -> None:
+    # nothing to adjust after a fall where every unit held: W1901A is skipped (DIP-G1), and play stops at
+    # the phase after it, saying so, rather than playing on to --max-phases
+    start, _ = _files(tmp_path)
+    code, out, err = _run("play", STANDARD, start, "--until", "w1901a", "--format", "text")
+    assert code == 0, err
+    assert out.splitlines() == ["S1901M: played -> F1901M", "F1901M: played -> S1902M", "now at S1902M"]
+    assert "the game passed --until w1901a without playing it" in err and "stopped at S1902M" in err
+    rs = load_ruleset(STANDARD)
+    assert [s.next_phase for s in play(rs, START, [], until="W1901A")] == ["F1901M", "S1902M"]
+    # a phase the game is past already is refused before anything is played
+    later = {**START, "phase": {"season": "spring", "year": 1902, "type": "movement"}}
+    with pytest.raises(PlayError, match="the game is at `S1902M`, past `W1901A` already") as exc:
+        list(play(rs, later, [], until="W1901A"))
+    assert exc.value.played == [] and exc.value.diagnostics[0].code == "S006"
 
 
 def test_play_needs_an_advance_query(tmp_path: Path) -> None:

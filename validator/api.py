@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from .lang import ast as A
 from .core import deep
@@ -546,6 +546,9 @@ def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[P
 
 ADVANCE_QUERY = "advance"  # a ruleset's `query advance`: {phase, result, next, next_phase, end}
 PHASE_NAME_QUERY = "phase_name"  # a ruleset's `query phase_name`: the current phase's name (optional)
+# a ruleset's `query phase_order(name)` (optional): a value ordering phase names as they are played (none for
+# a text that names no phase), by which `play` refuses an `until` that is no phase and sees it passed
+PHASE_ORDER_QUERY = "phase_order"
 NORMAL_QUERY = "normal_state"  # a ruleset's `query normal_state`: a state as the rules write one (optional)
 MAX_PHASES = 10_000
 
@@ -627,8 +630,10 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     """Play a game forward from ``state``: each phase's orders come from the next entry (an entry
     naming its phase must be for the current one), the ruleset's ``query advance`` plays the phase
     and gives the next state. Stops when the entries run out (with ``until``: when the phase of that
-    name is reached, playing phases without orders once entries run out), when ``advance`` says the
-    game ended, or after ``max_phases``. Raises ``PlayError`` (with the steps played) on bad input."""
+    name is reached, playing phases without orders once entries run out, or, with a ``query
+    phase_order``, passed without being played: the last step's ``next_phase`` then is not ``until``),
+    when ``advance`` says the game ended, or after ``max_phases``. Raises ``PlayError`` (with the steps
+    played) on bad input."""
     played: list[Step] = []
     entries = _entries(entries)
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
@@ -646,6 +651,17 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         name = phase_name(rs, state, shown)
     except RunError as exc:
         raise PlayError(exc.diagnostics, exc.kind, played) from None
+    order_of = _phase_order(rs, state, shown, played)
+    target = None
+    if until is not None and order_of is not None:
+        target = order_of(until)
+        if target is None:
+            raise PlayError([Diagnostic("S006", f"`{until}` names no phase of this ruleset", Span(shown),
+                                        help=f"give a phase name as the rules write it (the game is at `{name}`)")],
+                            "usage", played)
+        if name is not None and _after(order_of(name), target):
+            raise PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
+                                        help="give a phase the game has still to reach")], "usage", played)
     given = state.get("orders") if isinstance(state, dict) else None
     if given:  # the start state's own orders are its phase's, unless the entries give that phase's too
         if entries:
@@ -660,7 +676,8 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                                     help="raise the number of phases allowed (--max-phases)")], "usage", played)
     where = shown
     for i in range(max_phases + 1):
-        if (until is not None and name == until) or (i >= len(entries) and until is None):
+        if (until is not None and name == until) or (i >= len(entries) and until is None) or \
+                (target is not None and order_of is not None and name is not None and _after(order_of(name), target)):
             _check_made(rs, played)
             return
         if i == max_phases:
@@ -696,6 +713,28 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             _check_made(rs, played)
             return
         state, name, where = step.next, step.next_phase, f"{entry.where} (the state after it)"
+
+
+def _phase_order(rs: Ruleset, state: Any, shown: str, played: list[Step]) -> Callable[[str], Any] | None:
+    """The ruleset's ``query phase_order`` as a function of a phase name, run on the start state
+    (the order of names does not depend on the game); None when the ruleset has no such query."""
+    if rs.program.query(PHASE_ORDER_QUERY) is None:
+        return None
+
+    def order_of(name: str) -> Any:
+        try:
+            return rs.run(state, PHASE_ORDER_QUERY, [name], validate=False, state_name=shown)
+        except RunError as exc:
+            raise PlayError(exc.diagnostics, exc.kind, played) from None
+    return order_of
+
+
+def _after(a: Any, b: Any) -> bool:
+    """``a`` comes after ``b`` in the order ``phase_order`` gives; False when the two cannot be compared."""
+    try:
+        return a is not None and bool(a > b)
+    except TypeError:
+        return False
 
 
 def _made_name(step: Step) -> str:

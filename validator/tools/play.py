@@ -242,10 +242,14 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(visible(f"game over: {reason or json.dumps(last.end, ensure_ascii=False)}") + "\n")
             else:
                 out.write(visible(f"now at {last.next_phase}") + "\n")
+        passed = last.end is None and args.until is not None and last.next_phase != args.until
+        if passed:
+            err.write(f"ruleval: note: the game passed --until {args.until} without playing it (the rules skip a phase "
+                      f"with nothing to do); stopped at {last.next_phase}\n")
         played_entries = min(n, len(entries))
         if played_entries < len(entries):
-            err.write(f"ruleval: note: {len(entries) - played_entries} entries of `{args.orders}` were not played "
-                      f"({'the game ended' if last.end is not None else f'--until {args.until} was reached'})\n")
+            why = 'the game ended' if last.end is not None else f"--until {args.until} was {'passed' if passed else 'reached'}"
+            err.write(f"ruleval: note: {len(entries) - played_entries} entries of `{args.orders}` were not played ({why})\n")
     return EXIT_OK
 
 
