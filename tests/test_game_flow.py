@@ -258,6 +258,49 @@ def test_unknown_coasts_in_orders_are_ignored() -> None:
     assert res["orders"][0]["status"] == "invalid" and "must be named" in res["orders"][0]["reason"]
 
 
+def test_a_coast_written_as_a_bare_direction_is_that_coast() -> None:
+    # `SPA(NORTH)` names the north coast, as `SPA(NC)` and `SPA north coast` do: never read as an unknown
+    # coast left out (DATC 4.B.6), which would send the fleet to the coast it did not name
+    rs = load_ruleset(STANDARD)
+    res = rs.run(state("spring", 1901, "movement", ["france F LYO"], ["france: F LYO - SPA(NORTH)"]))
+    assert res["orders"][0]["status"] == "invalid" and "DATC-4.B.3" in res["orders"][0]["cites"]
+    res = rs.run(state("spring", 1901, "movement", ["france F MAO"], ["france: F MAO - SPA(NORTH)"]))
+    assert locs(res["units"]) == {"france F SPA/NC"}
+    res = rs.run(state("spring", 1901, "movement", ["france F MAO", "france A GAS", "italy F WES"],
+                       ["france: F MAO - SPA/SC", "france: A GAS S F MAO - SPA(NORTH)", "italy: F WES - SPA/SC"]))
+    assert [o["status"] for o in res["orders"]] == ["fails", "fails", "fails"]  # the support names the other coast (4.B.4)
+    res = rs.run(state("winter", 1901, "adjustment", [], ["russia: BUILD F STP(NORTH)"], supply_centers={"stp": "russia"}))
+    assert locs(res["units"]) == {"russia F STP/NC"}
+    res = rs.run(state("winter", 1901, "adjustment", [], ["russia: BUILD F STP/EC"], supply_centers={"stp": "russia"}))
+    assert res["orders"][0]["reason"] == "`STP` has no coast `ec`: the coast must be named (nc, sc)"
+    dis = {"power": "france", "type": "fleet", "location": "mao", "attacker_from": "nao"}
+    retreat = state("spring", 1901, "retreat", ["england F BRE"], ["france: F MAO R SPA"], dislodged=[dis], standoffs=[])
+    res = rs.run(retreat)
+    assert (res["orders"][0]["reason"], res["orders"][0]["cites"]) == ("the coast of SPA must be named", ["DIP-R1", "DATC-4.B.1"])
+    res = rs.run({**retreat, "orders": [{"power": "france", "order": "F MAO R SPA(NORTH)"}]})
+    assert locs(res["units"]) == {"england F BRE", "france F SPA/NC"}
+
+
+def test_a_move_ordered_by_convoy_that_no_fleet_could_carry_is_illegal_and_the_unit_holds() -> None:
+    # DATC 4.E.1: legal is what could be valid not knowing the other orders; with no fleet on the board no
+    # convoy could carry A BRE to Picardy, so the order is ignored and A BRE holds, with its hold support
+    rs = load_ruleset(STANDARD)
+    res = rs.run(state("spring", 1901, "movement", ["france A BRE", "france A PAR", "germany A GAS", "germany A PIC"],
+                       ["france: A BRE - PIC via convoy", "france: A PAR S A BRE", "germany: A GAS - BRE",
+                        "germany: A PIC S A GAS - BRE"]))
+    assert [o["status"] for o in res["orders"]] == ["invalid", "succeeds", "fails", "succeeds"], res["orders"]
+    assert "no convoy could carry" in res["orders"][0]["reason"]
+    # from an inland province, the same: an invalid order, not a failed run
+    res = rs.run(state("spring", 1901, "movement", ["france A PAR"], ["france: A PAR - BUR via convoy"]))
+    assert res["orders"][0]["status"] == "invalid" and locs(res["units"]) == {"france A PAR"}
+    # with a fleet that could carry it, the order is legal, and goes as its convoy goes
+    res = rs.run(state("spring", 1901, "movement", ["england A LON", "england F NTH"],
+                       ["england: A LON - YOR via convoy", "england: F NTH C A LON - YOR"]))
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"]
+    res = rs.run(state("spring", 1901, "movement", ["england A LON", "england F NTH"], ["england: A LON - YOR via convoy"]))
+    assert res["orders"][0]["status"] == "fails" and locs(res["units"]) == {"england A LON", "england F NTH"}
+
+
 def test_an_adjustment_state_without_supply_centres_is_refused() -> None:
     [(ptr, msg)] = _errors(state("winter", 1901, "adjustment", ["france A PAR"], ["france: A PAR D"]))
     assert ptr == "" and "`supply_centers`" in msg
