@@ -196,3 +196,11 @@ def test_a_convoy_path_and_a_foreign_units_nation_are_passed_over() -> None:
     # a place name of two words is still one place, not a nation and a place
     res = _adjudicate(["england F nth", "england F nwg"], ["england: F NWG S F North Sea", "england: F NTH H"])
     assert res["orders"][0]["status"] == "succeeds"
+
+
+def test_a_move_written_with_a_verb_is_that_move() -> None:
+    for text in ("A PAR M BUR", "A PAR MOVE BUR", "A Paris moves to Burgundy", "A PAR MOVES TO BUR"):
+        res = _adjudicate(["france A par"], [f"france: {text}"])
+        assert res["orders"][0]["status"] == "succeeds" and res["units"][0]["location"] == "bur", (text, res["orders"])
+    res = _adjudicate(["france A par", "germany A mun"], ["france: A PAR M BUR", "germany: A MUN S French A PAR moves to BUR"])
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"]
