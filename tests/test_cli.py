@@ -327,3 +327,20 @@ def test_every_command_exits_as_the_table_says(cli, argv: list[str], code: int, 
     r = cli(*argv)
     assert r.code == code, (argv, r.out, r.err)
     assert f"error[{diag}]" in r.err, (argv, r.err)
+
+
+def test_a_case_file_not_in_utf8_is_located_at_its_bad_byte(cli, root: Path) -> None:
+    write(root, "query main = 1\n")
+    (root / "c.yaml").write_bytes(b"ruleset: main.rules\ncases:\n  - id: a\n    state: {}\n    expect: \xff1\n")
+    r = cli("test", str(root / "c.yaml"))
+    said = f"{root / 'c.yaml'}:5:13: error[S004]: cannot read test file: byte 0xff is not valid UTF-8"
+    assert r.code == 3 and said in r.err, r.err
+
+
+def test_diff_games_says_which_state_random_orders_refused(cli) -> None:
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = str(ROOT / "rulesets" / "diplomacy" / "examples" / "retreat.json")
+    r = cli("diff", std, std, "--games", "1", "--phases", "4", "--start", start)
+    assert r.code == 3, r.err
+    assert ("game 0, phase 3: `random_orders(2)` failed on the state the rules made after phase 2: "
+            "S002 an adjustment phase needs") in r.err

@@ -519,6 +519,54 @@ def test_play_bad_orders_file(tmp_path: Path, content: str, message: str, where:
     assert code == 3 and message in err and f"{path}{where}" in err and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize("name,content,message,where", [
+    ("ctrl.yaml", b"- phase: S1901M\n  orders: []\n- phase: F1901M\n  orders: [\x00]\n",
+     "the character U+0000 is not allowed in YAML", ":4:12:"),
+    ("bytes.yaml", b"- phase: S1901M\n  orders:\n    - {power: france, order: A PAR - B\xffUR}\n",
+     "byte 0xff is not valid UTF-8", ":3:39:"),
+    ("nan.yaml", b"- phase: S1901M\n  orders:\n    - power: france\n      order: .nan\n", "`nan` is not JSON", ":4:14:"),
+    ("date.yaml", b"- phase: S1901M\n  orders:\n    - power: france\n      order: 2001-01-01\n",
+     "a value of no JSON type (`date`)", ":4:14:"),
+])
+def test_play_faults_of_a_yaml_orders_file_are_located_where_they_are(tmp_path: Path, name: str, content: bytes,
+                                                                      message: str, where: str) -> None:
+    start, _ = _files(tmp_path)
+    path = tmp_path / name
+    path.write_bytes(content)
+    code, out, err = _run("play", STANDARD, start, "--orders", str(path))
+    assert code == 3 and message in err and err.startswith(f"{path}{where} error[S001]"), err
+
+
+def test_a_state_not_in_utf8_is_located_at_its_bad_byte(tmp_path: Path) -> None:
+    path = tmp_path / "start.json"
+    path.write_bytes(json.dumps(START, indent=1).replace('"vie"', '"v\udcffie"', 1).encode("utf-8", "surrogateescape"))
+    line = next(i for i, t in enumerate(path.read_bytes().split(b"\n"), 1) if b"\xff" in t)
+    col = path.read_bytes().split(b"\n")[line - 1].index(b"\xff") + 1
+    code, _, err = _run("run", STANDARD, "--state", str(path))
+    assert code == 3 and err.startswith(f"{path}:{line}:{col}: error[S001]: state is not UTF-8 text: byte 0xff"), err
+
+
+def test_play_and_replay_name_what_they_cannot_read(tmp_path: Path) -> None:
+    start, orders = _files(tmp_path)
+    code, _, err = _run("play", STANDARD, "-", "--until", "S1902M")
+    assert code == 2 and "from a file, not from standard input" in err
+    code, _, err = _run("play", STANDARD, start, "--orders", str(tmp_path))
+    assert code == 2 and "is not a regular file (a folder)" in err
+    code, _, err = _run("replay", STANDARD, str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "not found" in err
+    long = tmp_path / "long.json"
+    long.write_text(json.dumps([[]] * 10_001))
+    code, _, err = _run("replay", STANDARD, str(long))
+    assert code == 3 and "more than 10000 entries" in err and "--max-phases" not in err, err
+
+
+def test_play_until_a_phase_written_loosely_stops_there() -> None:
+    rs = load_ruleset(STANDARD)
+    for until in ("s1902m", "S1902M ", "S01902M"):
+        steps = list(play(rs, START, [], until=until))
+        assert [s.next_phase for s in steps] == ["F1901M", "S1902M"], until
+
+
 def test_play_entries_of_a_json_list_are_located_by_their_line(tmp_path: Path) -> None:
     start, _ = _files(tmp_path)
     path = tmp_path / "orders.json"

@@ -383,3 +383,23 @@ def test_a_map_key_yaml_reads_as_no_text_is_located_at_its_mapping(tmp_path: Pat
     line = text.splitlines().index("army:") + 1
     assert code == 1 and d["code"] == "C008" and d["pointer"] == "/army" and d["line"] == line
     assert "quote a key meant as text" in d["help"]
+
+
+@pytest.mark.parametrize("fault,message", [(b"\xff", "is not UTF-8: byte 0xff is not valid UTF-8"),
+                                           (b"\x07", "invalid YAML: the character U+0007 is not allowed in YAML")])
+def test_a_map_that_cannot_be_read_as_yaml_text_is_located_at_the_fault(tmp_path: Path, fault: bytes, message: str) -> None:
+    import io
+
+    from validator.tools.cli import main
+
+    lines = (ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_bytes().split(b"\n")
+    at = next(i for i, t in enumerate(lines) if t.startswith(b"army:")) + 2  # the first adjacency line, from 1
+    lines[at - 1] = lines[at - 1].replace(b": [", b": [" + fault, 1)
+    col = lines[at - 1].index(fault) + 1
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "m.yaml").write_bytes(b"\n".join(lines))
+    (tmp_path / "m.rules").write_text('ruleset m "m"\nextends "bundled:diplomacy/teaching.rules"\nimport "m.yaml" as map\n')
+    out = io.StringIO()
+    code = main(["check", "--no-cache", str(tmp_path / "m.rules"), "--format", "json"], stdout=out, stderr=io.StringIO())
+    [d] = json.loads(out.getvalue())
+    assert code == 1 and d["code"] == "C008" and message in d["message"] and (d["line"], d["col"]) == (at, col), d

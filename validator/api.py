@@ -676,8 +676,10 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                                     help="raise the number of phases allowed (--max-phases)")], "usage", played)
     where = shown
     for i in range(max_phases + 1):
+        # (with `phase_order`, `until` is reached by any spelling of the same phase: `s1902m`, `S1902M `)
         if (until is not None and name == until) or (i >= len(entries) and until is None) or \
-                (target is not None and order_of is not None and name is not None and _after(order_of(name), target)):
+                (target is not None and order_of is not None and name is not None and
+                 (order_of(name) == target or _after(order_of(name), target))):
             _check_made(rs, played)
             return
         if i == max_phases:
@@ -727,6 +729,16 @@ def _phase_order(rs: Ruleset, state: Any, shown: str, played: list[Step]) -> Cal
         except RunError as exc:
             raise PlayError(exc.diagnostics, exc.kind, played) from None
     return order_of
+
+
+def passed_until(rs: Ruleset, state: Any, until: str, reached: str) -> bool:
+    """Whether ``play`` stopped at ``reached`` having passed ``until`` (a phase the rules skipped), not at
+    it: by the ruleset's ``query phase_order`` when it has one (any spelling of the phase is that
+    phase), else by the names' text."""
+    order_of = _phase_order(rs, state, "<state>", [])
+    if order_of is None:
+        return reached != until
+    return order_of(reached) != order_of(until)
 
 
 def _after(a: Any, b: Any) -> bool:

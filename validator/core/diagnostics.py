@@ -156,6 +156,16 @@ class DiagnosticError(Exception):
         super().__init__("; ".join(d.message for d in self.diagnostics))
 
 
+def utf8_fault(exc: UnicodeDecodeError) -> tuple[int, int, str]:
+    """Where the first byte that is not UTF-8 stands in the bytes being decoded (``exc.object``): its
+    line and column (counted in characters, from 1), and what to say of it."""
+    data = bytes(exc.object)
+    before = data[: exc.start]
+    start_of_line = before.rfind(b"\n") + 1
+    col = len(before[start_of_line:].decode("utf-8", "replace")) + 1
+    return before.count(b"\n") + 1, col, f"byte 0x{data[exc.start]:02x} is not valid UTF-8"
+
+
 def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     unique: dict[tuple[Any, ...], Diagnostic] = {}
     for d in diags:

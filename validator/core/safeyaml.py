@@ -163,11 +163,23 @@ def load(text: str, line_numbers: bool = False) -> Any:
     """The value of one YAML document, read with the safe loader under the alias budget. With
     ``line_numbers``, every mapping also holds ``__line__`` and ``__lines__`` (see ``_with_lines``).
     Raises ``yaml.YAMLError`` (``AliasBudgetError`` for an alias over the budget) or ``RecursionError``."""
-    loader = _LOADERS[(line_numbers, "*" in text and _MAYBE_ALIAS.search(text) is not None)](text)
     try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
+        loader = _LOADERS[(line_numbers, "*" in text and _MAYBE_ALIAS.search(text) is not None)](text)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses: said with its line and column
+        raise _reader_fault(text, exc) from None
+
+
+def _reader_fault(text: str, exc: yaml.reader.ReaderError) -> yaml.MarkedYAMLError:
+    pos = min(max(exc.position, 0), len(text))
+    line = text.count("\n", 0, pos)
+    col = pos - (text.rfind("\n", 0, pos) + 1)
+    ch = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+    return yaml.MarkedYAMLError(problem=f"the character U+{ch:04X} is not allowed in YAML",
+                                problem_mark=yaml.Mark("<text>", pos, line, col, None, None))
 
 
 # ---------------------------------------------------------------- spans, for editing a file in place

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsontext
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -48,8 +48,10 @@ def read_state_file(path: Path, root: Path | None = None) -> Any:
         raise DiagnosticError([Diagnostic("S001", f"cannot read state: {exc.message}", Span(shown))]) from None
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DiagnosticError([Diagnostic("S001", "state is not UTF-8 text", Span(shown, 1, 1, 1, 2))]) from None
+    except UnicodeDecodeError as exc:
+        line, col, problem = utf8_fault(exc)
+        raise DiagnosticError([Diagnostic("S001", f"state is not UTF-8 text: {problem}", Span(shown, line, col, line, col + 1),
+                                          help="save the state as UTF-8")]) from None
     return read_state_text(text, shown)
 
 

@@ -22,7 +22,7 @@ from ..core import jsontext
 from ..core import confine, safeyaml
 from . import schemarefs
 from ..core.confine import ROOT_MARKER, Refused, find_root
-from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
 
 CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite it (`DIP-S4`, `R1`)
@@ -143,13 +143,15 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
         except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
             d = exc.diagnostics[0]
             diags.append(Diagnostic("C008", f"invalid JSON: {d.message}", d.span))
-        except (ValueError, OverflowError) as exc:  # a YAML integer past Python's digit limit, say
-            diags.append(Diagnostic("C008", f"data file `{shown}` cannot be read: {str(exc)[:120]}", Span(shown, 1, 1, 1, 2)))
-        except UnicodeDecodeError:
-            diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8", Span(shown, 1, 1, 1, 2)))
+        except UnicodeDecodeError as exc:
+            line, col, problem = utf8_fault(exc)
+            diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8: {problem}",
+                                    Span(shown, line, col, line, col + 1)))
         except json.JSONDecodeError as exc:
             where = Span(shown, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
             diags.append(Diagnostic("C008", f"invalid JSON: {exc.msg}", where))
+        except (ValueError, OverflowError) as exc:  # a YAML integer past Python's digit limit, say
+            diags.append(Diagnostic("C008", f"data file `{shown}` cannot be read: {str(exc)[:120]}", Span(shown, 1, 1, 1, 2)))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)

@@ -41,11 +41,24 @@ def parse_dice(text: str | None) -> list[int] | None:
         raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
 
 
-def require_files(ruleset: str, state: str | None) -> None:
+def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:
+    """The ruleset and state files a command names exist (``-``, standard input, as the state where the
+    command reads it: ``stdin``); else U001."""
     if not Path(ruleset).is_file():
         raise UsageError(f"ruleset `{ruleset}` not found")
-    if state is not None and state != "-" and not Path(state).is_file():
-        raise UsageError(f"state `{state}` not found")
+    if state == "-" and not stdin:
+        raise UsageError("this command reads its start state from a file, not from standard input (`-`)")
+    if state is not None and state != "-":
+        require_regular(state, "state")
+
+
+def require_regular(path: str, what: str) -> None:
+    """``path`` names a regular file; else U001 saying what it is instead."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{what} `{path}` not found")
+    if not p.is_file():
+        raise UsageError(f"{what} `{path}` is not a regular file" + (" (a folder)" if p.is_dir() else ""))
 
 
 def load_for_run(path: str, err: TextIO) -> Any:

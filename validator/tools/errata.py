@@ -211,7 +211,7 @@ def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> 
         try:
             state = gen.run(blank, query="generate", args=[s], seed=s, validate=False)
         except RunError as exc:
-            return probes, f"`generate({s})` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+            return probes, f"`generate({s})` failed: {_said(exc.diagnostics[0])}"
         probes.append(Probe(f"generate({s})", state, seed=s, exact=exact))
     return probes, None
 
@@ -243,7 +243,7 @@ def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
     try:
         return gen.run(generator_state(gen), query="start_state", validate=False), None
     except RunError as exc:
-        return None, f"`start_state` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+        return None, f"`start_state` failed: {_said(exc.diagnostics[0])}"
 
 
 def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int,
@@ -270,7 +270,8 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
             try:
                 orders = gen.run(state, query="random_orders", args=[s], seed=s)
             except RunError as exc:
-                report.note = f"game {g}: `random_orders({s})` failed: {exc.diagnostics[0].code} {exc.diagnostics[0].message}"
+                where = "the start state" if i == 0 else f"the state the rules made after phase {i}"
+                report.note = f"game {g}, phase {i + 1}: `random_orders({s})` failed on {where}: {_said(exc.diagnostics[0])}"
                 return report
             played = {**state, "orders": orders}
             probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
@@ -303,9 +304,14 @@ def _refusal(rs: Any, state: Any, probe: Probe) -> str:
         rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
                state_name=probe.name)
     except (RunError, DiagnosticError) as exc:
-        d = exc.diagnostics[0]
-        return f"{d.code} {d.message}" + (f" (at {d.pointer})" if d.pointer else "")
+        return _said(exc.diagnostics[0])
     return "the run failed"
+
+
+def _said(d: Any) -> str:
+    """A diagnostic as one line of a note: its code, message and where in the state or file it is."""
+    where = f" (at {d.pointer})" if d.pointer else (f" (at {d.span.file}:{d.span.line})" if d.span.line else "")
+    return f"{d.code} {d.message}{where}"
 
 
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:

@@ -28,9 +28,9 @@ from typing import Any, Callable, TextIO
 import yaml
 
 from ..core import confine, jsontext, safeyaml
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault, visible
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
-from .common import load_for_run, print_diags, require_files
+from .common import load_for_run, print_diags, require_files, require_regular
 
 MAX_GAME_FILE_BYTES = 64_000_000
 MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play`` may play
@@ -68,10 +68,10 @@ def _strip_lines(value: Any) -> Any:
 
 
 def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError:
+    help = ("`ruleval play` plays up to the number of phases --max-phases allows: raise it, or split the file"
+            if limit != MAX_ENTRIES else f"a game file holds at most {MAX_ENTRIES} entries: split the file")
     return DiagnosticError([Diagnostic("S001", f"more than {limit} entries in one game file",
-                                       Span(path, line, 1, line, 2) if line else Span(path),
-                                       help="a game is played or replayed up to the number of phases allowed "
-                                            "(--max-phases); split the file")])
+                                       Span(path, line, 1, line, 2) if line else Span(path), help=help)])
 
 
 def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
@@ -84,8 +84,11 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         raise DiagnosticError([Diagnostic("S001", f"cannot read `{path}`: {exc.message}", Span(path))]) from None
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DiagnosticError([Diagnostic("S001", "file is not UTF-8 text", Span(path, 1, 1, 1, 2))]) from None
+    except UnicodeDecodeError as exc:
+        bad_line, bad_col, fault = utf8_fault(exc)
+        raise DiagnosticError([Diagnostic("S001", f"file is not UTF-8 text: {fault}",
+                                          Span(path, bad_line, bad_col, bad_line, bad_col + 1),
+                                          help="save the file as UTF-8")]) from None
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
         out: list[tuple[str, Any]] = []
@@ -122,17 +125,25 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         for i, item in enumerate(items):
             at_line = item.get("__line__") if isinstance(item, dict) else None
             value = _strip_lines(item)
-            problem = jsontext.value_problem(value)
-            try:
-                json.dumps(value, allow_nan=False)
-            except (TypeError, ValueError):
-                problem = ("", "holds a value JSON cannot (a date, NaN...)")
+            problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
             where = f"{path}:{at_line}" if at_line else f"{path} item {i}"
             if problem is not None:
-                raise DiagnosticError([Diagnostic("S001", f"entry {problem[1]}", Span(where), pointer=problem[0])])
+                raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
+                                                  _yaml_span(text, path, i, problem[0]) or Span(where), pointer=problem[0],
+                                                  help="quote a text YAML reads as something else (a date, `.nan`)")])
             out.append((where, value))
         return out
     raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
+
+
+def _yaml_span(text: str, path: str, index: int, pointer: str) -> Span | None:
+    """Where the value at ``pointer`` of the game file's entry ``index`` is written, if it can be found."""
+    parts = (str(index), *(x.replace("~1", "/").replace("~0", "~") for x in pointer.split("/")[1:]))
+    try:
+        at = safeyaml.Positions(text).of(parts)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    return Span(path, *at) if at else None
 
 
 def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
@@ -172,12 +183,12 @@ def _summary(result: Any) -> str:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..api import PlayError, RunError, phase_name, play
+    from ..api import PlayError, RunError, passed_until, phase_name, play
     from ..engine.state import read_state_file
 
-    require_files(args.ruleset, args.start)
-    if args.orders is not None and not Path(args.orders).is_file():
-        raise UsageError(f"orders file `{args.orders}` not found")
+    require_files(args.ruleset, args.start, stdin=False)
+    if args.orders is not None:
+        require_regular(args.orders, "orders file")
     if args.orders is None and args.until is None:
         raise UsageError("give --orders FILE, --until PHASE, or both")
     if args.max_phases < 1:
@@ -242,7 +253,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(visible(f"game over: {reason or json.dumps(last.end, ensure_ascii=False)}") + "\n")
             else:
                 out.write(visible(f"now at {last.next_phase}") + "\n")
-        passed = last.end is None and args.until is not None and last.next_phase != args.until
+        try:
+            passed = last.end is None and args.until is not None and passed_until(rs, state, args.until, last.next_phase)
+        except PlayError as exc:
+            print_diags(exc.diagnostics, "text", out, err, rs.sources)
+            return _exit_of(exc.diagnostics)
         if passed:
             err.write(f"ruleval: note: the game passed --until {args.until} without playing it (the rules skip a phase "
                       f"with nothing to do); stopped at {last.next_phase}\n")
@@ -281,8 +296,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import PlayError, replay
 
     require_files(args.ruleset, None)
-    if not Path(args.record).is_file():
-        raise UsageError(f"record `{args.record}` not found")
+    require_regular(args.record, "record")
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS

@@ -23,7 +23,7 @@ import yaml
 from ..core import confine, safeyaml
 from ..core.confine import Refused, find_root
 from .report import xml_attr, xml_text
-from ..core.diagnostics import Diagnostic, Span, visible
+from ..core.diagnostics import Diagnostic, Span, utf8_fault, visible
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -120,7 +120,11 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     except Refused as exc:
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
         return
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line, col, problem = utf8_fault(exc)
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
+        return
+    except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["nested too deeply"])[0]
