@@ -178,7 +178,7 @@ def loads(text: str, shown: str) -> Any:
     except json.JSONDecodeError as exc:
         line, col = exc.lineno, exc.colno
         raise DiagnosticError([Diagnostic("S001", f"invalid JSON: {exc.msg}", Span(shown, line, col, line, col + 1),
-                                          pointer=pointer_at(text, exc.pos))]) from None
+                                          pointer=pointer_at(text, exc.pos) or None)]) from None
     except _Refused as refused:
         raise _refused(text, shown, str(refused)) from None
     except _Duplicate:
