@@ -538,6 +538,14 @@ def test_play_faults_of_a_yaml_orders_file_are_located_where_they_are(tmp_path: 
     assert code == 3 and message in err and err.startswith(f"{path}{where} error[S001]"), err
 
 
+def test_a_yaml_entry_that_is_no_mapping_is_located_by_its_line(tmp_path: Path) -> None:
+    start, _ = _files(tmp_path)
+    path = tmp_path / "orders.yaml"
+    path.write_text("- phase: S1901M\n  orders: []\n- 3\n")
+    code, _, err = _run("play", STANDARD, start, "--orders", str(path))
+    assert code == 3 and err.startswith(f"{path}:3: error[S006]: an orders entry is"), err
+
+
 def test_a_state_not_in_utf8_is_located_at_its_bad_byte(tmp_path: Path) -> None:
     path = tmp_path / "start.json"
     path.write_bytes(json.dumps(START, indent=1).replace('"vie"', '"v\udcffie"', 1).encode("utf-8", "surrogateescape"))

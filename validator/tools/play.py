@@ -122,25 +122,33 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         if len(items) > limit:
             raise _too_many(path, limit)
         out = []
+        positions: list[Any] = []  # (the document composed once, for entries that are no mapping)
         for i, item in enumerate(items):
             at_line = item.get("__line__") if isinstance(item, dict) else None
             value = _strip_lines(item)
             problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
+            if not at_line:
+                span = _yaml_span(text, path, i, "", positions)
+                at_line = span.line if span is not None else None
             where = f"{path}:{at_line}" if at_line else f"{path} item {i}"
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
-                                                  _yaml_span(text, path, i, problem[0]) or Span(where), pointer=problem[0],
+                                                  _yaml_span(text, path, i, problem[0], positions) or Span(where),
+                                                  pointer=problem[0],
                                                   help="quote a text YAML reads as something else (a date, `.nan`)")])
             out.append((where, value))
         return out
     raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
 
 
-def _yaml_span(text: str, path: str, index: int, pointer: str) -> Span | None:
-    """Where the value at ``pointer`` of the game file's entry ``index`` is written, if it can be found."""
+def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[Any]) -> Span | None:
+    """Where the value at ``pointer`` of the game file's entry ``index`` is written, if it can be found
+    (``positions``: empty, or the document's ``safeyaml.Positions`` kept from an earlier call)."""
     parts = (str(index), *(x.replace("~1", "/").replace("~0", "~") for x in pointer.split("/")[1:]))
     try:
-        at = safeyaml.Positions(text).of(parts)
+        if not positions:
+            positions.append(safeyaml.Positions(text))
+        at = positions[0].of(parts)
     except (yaml.YAMLError, RecursionError):
         return None
     return Span(path, *at) if at else None
