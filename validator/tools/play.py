@@ -128,8 +128,8 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             value = _strip_lines(item)
             problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
             if not at_line:
-                span = _yaml_span(text, path, i, "", positions)
-                at_line = span.line if span is not None else None
+                found = _yaml_span(text, path, i, "", positions)
+                at_line = found.line if found is not None else None
             where = f"{path}:{at_line}" if at_line else f"{path} item {i}"
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
