@@ -204,3 +204,9 @@ def test_a_move_written_with_a_verb_is_that_move() -> None:
         assert res["orders"][0]["status"] == "succeeds" and res["units"][0]["location"] == "bur", (text, res["orders"])
     res = _adjudicate(["france A par", "germany A mun"], ["france: A PAR M BUR", "germany: A MUN S French A PAR moves to BUR"])
     assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds"]
+
+
+def test_a_coast_in_brackets_with_spaces_is_that_coast() -> None:
+    for text in ("F MAO - SPA( NC )", "F MAO - SPA (nc)", "F MAO-SPA(NC)"):
+        res = _adjudicate(["france F mao"], [f"france: {text}"])
+        assert res["units"] == [{"power": "france", "type": "fleet", "location": "spa/nc"}], (text, res["orders"])
