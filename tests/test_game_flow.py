@@ -301,6 +301,14 @@ def test_a_move_ordered_by_convoy_that_no_fleet_could_carry_is_illegal_and_the_u
     assert res["orders"][0]["status"] == "fails" and locs(res["units"]) == {"england A LON", "england F NTH"}
 
 
+def test_a_support_of_a_move_only_a_convoy_could_make_needs_a_fleet_that_could_carry_it() -> None:
+    # DATC 4.E.1: with no fleet that could convoy A ISL to EAS (neighbours only by sea), the move is
+    # illegal, and so is a support of it
+    rs = load_ruleset(str(ROOT / "tests" / "maps" / "archipelago.rules"))
+    res = rs.run(state("spring", 1901, "movement", ["red A ISL", "red F KEY"], ["red: A ISL - EAS", "red: F KEY S A ISL - EAS"]))
+    assert [o["status"] for o in res["orders"]] == ["invalid", "invalid"], res["orders"]
+
+
 def test_an_adjustment_state_without_supply_centres_is_refused() -> None:
     [(ptr, msg)] = _errors(state("winter", 1901, "adjustment", ["france A PAR"], ["france: A PAR D"]))
     assert ptr == "" and "`supply_centers`" in msg

@@ -172,6 +172,13 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
      "`fen` lists itself as an army neighbour: a move stays in its province, so there is none"),
     ('  "cap/wc": [bay, nor]', '  "cap/wc": [bay, cap/ec, nor]', '  "cap/wc": [bay, cap/ec', "cap/ec",
      "`cap/wc` lists `cap/ec`, in its own province, as a fleet neighbour: a move stays in its province, so there is none"),
+    ("victory: 3", "victory: 3\naliases: {hills: fen}", "aliases: {hills: fen}", "fen",
+     "the alias `hills` is also the name of `hil`, which orders would then never name: rename one of them"),
+    ("supply_centers: {nor: red,", "supply_centers: {hil: red, nor: red,", "  supply_centers: {hil", "supply_centers",
+     "red owns 3 supply centres at the start, the victory count: the game would end at once"),
+    ("fleet:\n", "one_way:\n  army: {for: [hil]}\nfleet:\n", "army: {for: [hil]}", "hil",
+     "`for` → `hil` is marked one-way, but `army` lists `hil` → `for` too, so the passage goes both ways: drop that "
+     "entry, or the mark"),
 ])
 def test_more_map_mistakes(cli, tree: Path, old: str, new: str, line_text: str | None, token: str | None,
                            message: str | None) -> None:
@@ -403,3 +410,26 @@ def test_a_map_that_cannot_be_read_as_yaml_text_is_located_at_the_fault(tmp_path
     code = main(["check", "--no-cache", str(tmp_path / "m.rules"), "--format", "json"], stdout=out, stderr=io.StringIO())
     [d] = json.loads(out.getvalue())
     assert code == 1 and d["code"] == "C008" and message in d["message"] and (d["line"], d["col"]) == (at, col), d
+
+
+def test_a_sea_supply_centre_takes_a_fleet_and_never_an_army(tmp_path: Path) -> None:
+    """A map may put a supply centre at sea (DIP-MAP2 does not forbid it); an army is never built there
+    (DIP-M2), as a fleet is never built inland (DATC 4.C.4)."""
+    from validator import load_ruleset
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "m.yaml").write_text(
+        "name: sea centre\npowers: [red, blue]\nvictory: 2\nprovinces:\n"
+        "  rca: {name: Redcastle, kind: coast, center: true, home: red}\n"
+        "  bca: {name: Bluecastle, kind: coast, center: true, home: blue}\n"
+        "  bay: {name: The Bay, kind: sea, center: true, home: red}\n"
+        "army: {rca: [bca], bca: [rca]}\nfleet: {rca: [bay, bca], bca: [bay, rca], bay: [bca, rca]}\n")
+    (tmp_path / "m.rules").write_text('ruleset m "m"\nextends "bundled:diplomacy/standard.rules"\nimport "m.yaml" as map\n')
+    rs = load_ruleset(str(tmp_path / "m.rules"))
+    assert rs.ok, rs.diagnostics
+    state = {"phase": {"season": "winter", "year": 1901, "type": "adjustment"}, "units": [],
+             "supply_centers": {"rca": "red", "bay": "red", "bca": "blue"}, "orders": [{"power": "red", "order": "BUILD A BAY"}]}
+    [order] = rs.run(state)["orders"]
+    assert (order["status"], order["reason"]) == ("invalid", "an army cannot be built at sea")
+    state["orders"] = [{"power": "red", "order": "BUILD F BAY"}]
+    assert rs.run(state)["units"] == [{"power": "red", "type": "fleet", "location": "bay"}]
