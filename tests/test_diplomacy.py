@@ -210,3 +210,23 @@ def test_a_coast_in_brackets_with_spaces_is_that_coast() -> None:
     for text in ("F MAO - SPA( NC )", "F MAO - SPA (nc)", "F MAO-SPA(NC)"):
         res = _adjudicate(["france F mao"], [f"france: {text}"])
         assert res["units"] == [{"power": "france", "type": "fleet", "location": "spa/nc"}], (text, res["orders"])
+
+
+def test_a_support_of_a_unit_whose_name_has_a_dash_is_a_hold_support() -> None:
+    # DATC 6.B.6 as the DATC writes it, in full names
+    res = _adjudicate(["england F iri", "england F nao", "france F spa/nc", "france F mao", "italy F lyo"],
+                      ["england: F Irish Sea Supports F North Atlantic Ocean - Mid-Atlantic Ocean",
+                       "england: F North Atlantic Ocean - Mid-Atlantic Ocean",
+                       "france: F Spain(nc) Supports F Mid-Atlantic Ocean",
+                       "france: F Mid-Atlantic Ocean Hold", "italy: F Gulf of Lyon - Spain(sc)"])
+    assert [o["status"] for o in res["orders"]] == ["succeeds", "succeeds", "fails", "fails", "fails"], res["orders"]
+    assert res["orders"][2]["reason"] == "cut by F LYO"
+
+
+def test_other_names_of_a_province_are_read_as_its_name() -> None:
+    for text, unit, to in [("F Helgoland Bight - North Sea", "france F hel", "nth"),
+                           ("F Gulf of Lyons - Spain(sc)", "france F lyo", "spa/sc"),
+                           ("F Mid Atlantic Ocean - Brest", "france F mao", "bre"),
+                           ("A Romania - Bulgaria", "france A rum", "bul")]:
+        res = _adjudicate([unit], [f"france: {text}"])
+        assert res["units"][0]["location"] == to, (text, res["orders"])

@@ -172,6 +172,8 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
      "`fen` lists itself as an army neighbour: a move stays in its province, so there is none"),
     ('  "cap/wc": [bay, nor]', '  "cap/wc": [bay, cap/ec, nor]', '  "cap/wc": [bay, cap/ec', "cap/ec",
      "`cap/wc` lists `cap/ec`, in its own province, as a fleet neighbour: a move stays in its province, so there is none"),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Fens, other_names: [Hills], kind: land}", "fen: {name: Fens", "Hills",
+     "`Hills`, another name of `fen`, names `hil` (or an alias or id does): an order that writes it could mean either"),
     ("victory: 3", "victory: 3\naliases: {hills: fen}", "aliases: {hills: fen}", "fen",
      "the alias `hills` is also the name of `hil`, which orders would then never name: rename one of them"),
     ("supply_centers: {nor: red,", "supply_centers: {hil: red, nor: red,", "  supply_centers: {hil", "supply_centers",
