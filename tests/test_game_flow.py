@@ -716,8 +716,10 @@ def test_replay_reports_the_first_phase_that_differs_field_by_field(tmp_path: Pa
     path.write_text("\n".join(lines) + "\n")
     code, out, err = _run("replay", STANDARD, str(path))
     assert code == 1
-    assert out.splitlines() == [
-        f"1 phase agree; F1901M ({path}:2) differs from the record's next state ({path}:3):",
+    *head, first, second = out.splitlines()  # the head is wrapped to the width (the path is long)
+    assert " ".join(line.strip() for line in head) == \
+        f"1 phase agrees; F1901M ({path}:2) differs from the record's next state ({path}:3):"
+    assert [first, second] == [
         '  /units: recorded (not recorded), computed {"power": "england", "type": "fleet", "location": "bel"}',
         '  /supply_centers/bel: recorded "france", computed "england"',
     ]
@@ -763,6 +765,49 @@ def test_record_differences_compares_lists_as_collections() -> None:
     assert record_differences({"a": [1, 2]}, {"a": [2, 3]}) == [("/a", 1, "(missing)"), ("/a", "(not recorded)", 3)]
     assert record_differences({"m": {"x": 1}}, {"m": {"x": 1, "y": 2}}) == [("/m/y", "(absent)", 2)]
     assert record_differences({"gone": 1}, {}) == [("/gone", 1, "(absent)")]
+    # at every depth: a dislodged unit's retreats listed in another order are the same retreats
+    one = {"location": "bur", "from": "mun", "retreats": ["gas", "mar", "par", "pic"]}
+    assert record_differences({"dislodged": [{**one, "retreats": ["pic", "par", "mar", "gas"]}]}, {"dislodged": [one]}) == []
+
+
+def test_an_item_changed_in_a_field_is_reported_at_that_field() -> None:
+    """A recorded item that agrees with a computed one on most of its fields is that item changed:
+    the difference is named field by field, under the recorded item's index, not as a whole item
+    missing and another not recorded."""
+    computed = {"units": [{"power": "turkey", "type": "fleet", "location": "ank"}],
+                "dislodged": [{"location": "bur", "from": "mun", "retreats": ["gas", "mar", "par", "pic"]}]}
+    recorded = {"units": [{"power": "turkey", "type": "fleet", "location": "bla"}],
+                "dislodged": [{"location": "bur", "from": "mun", "retreats": ["bel", "par", "mar", "pic"]}]}
+    assert record_differences(recorded, computed) == [
+        ("/units/0/location", "bla", "ank"),
+        ("/dislodged/0/retreats", "bel", "(missing)"), ("/dislodged/0/retreats", "(not recorded)", "gas")]
+    # agreeing on half the fields or fewer is another item
+    assert record_differences({"u": [{"a": 1, "b": 2}]}, {"u": [{"a": 1, "b": 3}]}) == [
+        ("/u", {"a": 1, "b": 2}, "(missing)"), ("/u", "(not recorded)", {"a": 1, "b": 3})]
+    # a field the record leaves out of an item changed elsewhere is not compared
+    assert record_differences({"u": [{"a": 1, "b": 2, "c": 3}]}, {"u": [{"a": 1, "b": 2, "c": 4, "d": 5}]}) == [
+        ("/u/0/c", 3, 4)]
+
+
+def test_replay_lines_fit_the_width(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A difference too wide for 100 columns is written over lines that fit, the head too."""
+    code, out, err = _run("play", STANDARD, str(ROOT / "docs/examples/game/start.json"),
+                          "--orders", str(ROOT / "docs/examples/game/orders.yaml"), "--format", "json")
+    assert code == 0, err
+    record = [json.loads(line)["state"] for line in out.splitlines()]
+    [retreat] = [n for n, s in enumerate(record) if s.get("dislodged")]
+    unit = record[retreat]["dislodged"][0]  # another unit dislodged: no field-by-field pairing
+    record[retreat]["dislodged"][0] = {**unit, "power": "italy", "type": "fleet", "location": "gol", "retreats": []}
+    monkeypatch.chdir(tmp_path)
+    path = Path("a_folder_with_a_long_name_" * 2) / "record.json"  # a head of more than 100 columns
+    path.parent.mkdir()
+    path.write_text(json.dumps(record, indent=1))
+    code, out, err = _run("replay", STANDARD, str(path))
+    assert code == 1, err
+    assert all(len(line) <= 100 for line in out.splitlines()), out
+    head = f"{retreat - 1} phase{'s' if retreat != 2 else ''} agree"
+    assert out.startswith(head) and not out.splitlines()[0].endswith(":"), out
+    assert f"({path}:" in out and "  /dislodged:\n    recorded {" in out and '"power": "italy"' in out, out
 
 
 def test_replay_api_stops_at_the_end_of_the_game(tmp_path: Path) -> None:
@@ -909,7 +954,7 @@ def test_replay_reads_a_records_places_as_orders_read_them(tmp_path: Path) -> No
     moved = json.loads(json.dumps(shown))
     moved[-1]["units"][0]["location"] = "Gulf of Bothnia" if moved[-1]["units"][0]["type"] == "fleet" else "Bohemia"
     agreed, mismatch = replay(rs, moved)
-    assert mismatch is not None and mismatch.differences[0][0] == "/units"
+    assert mismatch is not None and mismatch.differences[0][0] == "/units/0/location"
 
 
 def test_normal_state_leaves_every_state_the_rules_make_as_it_is() -> None:

@@ -822,7 +822,16 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None) -> tuple[in
 
 
 def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """A value's text with its maps' keys and its lists' items in one order: lists are collections."""
+    return json.dumps(_sorted(value), sort_keys=True, ensure_ascii=False)
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted((_sorted(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    return value
 
 
 def _as_recorded(recorded: Any, computed: Any) -> Any:
@@ -832,15 +841,28 @@ def _as_recorded(recorded: Any, computed: Any) -> Any:
     return computed
 
 
+def _near_differences(recorded: Any, computed: Any, path: str) -> list[tuple[str, Any, Any]] | None:
+    """The field-by-field differences of two records that agree on more of the recorded one's fields
+    than they differ on (the same item, changed), else None (different items)."""
+    if not (isinstance(recorded, dict) and isinstance(computed, dict)):
+        return None
+    differing = sum(1 for k in recorded if k not in computed or _canon(recorded[k]) != _canon(computed[k]))
+    if differing * 2 >= len(recorded):
+        return None
+    return record_differences(recorded, {k: computed[k] for k in recorded if k in computed}, path)
+
+
 def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Where a computed value departs from a recorded one, as (JSON pointer, recorded, computed):
     maps key by key (a top-level field the record leaves out is not compared: records seldom hold
     everything; deeper down, a key on one side only is a difference), lists as collections (order
-    aside: an item recorded but not computed is listed as (pointer, item, "(missing)"), one computed
-    but not recorded as (pointer, "(not recorded)", item)); a list's item that is a record matches a
-    computed record on the fields the record gives (a game log may give an item without a field
-    the rules work out for it). A field that is an empty list on one side and absent on the other is
-    no difference: both say there is none."""
+    aside, at every depth: an item recorded but not computed is listed as (pointer, item, "(missing)"),
+    one computed but not recorded as (pointer, "(not recorded)", item), except that a recorded record
+    and a computed one that agree on most of the recorded fields are one item changed, listed field by
+    field under the recorded item's index); a list's item that is a record matches a computed record
+    on the fields the record gives (a game log may give an item without a field the rules work out
+    for it). A field that is an empty list on one side and absent on the other is no difference: both
+    say there is none."""
     if isinstance(recorded, dict) and isinstance(computed, dict):
         out = []
         for k in list(recorded) + ([k for k in computed if k not in recorded] if path else []):
@@ -857,15 +879,25 @@ def record_differences(recorded: Any, computed: Any, path: str = "") -> list[tup
     if isinstance(recorded, list) and isinstance(computed, list):
         left = list(range(len(computed)))  # computed items not matched yet
         missing = []
-        for item in recorded:
+        for n, item in enumerate(recorded):
             text = _canon(item)
             found = next((i for i in left if _canon(_as_recorded(item, computed[i])) == text), None)
             if found is None:
-                missing.append(item)
+                missing.append(n)
             else:
                 left.remove(found)
-        return [(path or "/", item, "(missing)") for item in missing] + \
-            [(path or "/", "(not recorded)", computed[i]) for i in left]
+        out = []
+        for n in missing:  # a record that agrees with a computed one on most of its fields is that one, changed
+            item = recorded[n]
+            near = [(len(d), i, d) for i in left for d in [_near_differences(item, computed[i], f"{path}/{n}")]
+                    if d is not None]
+            if near:
+                _, i, diffs = min(near)
+                left.remove(i)
+                out.extend(diffs)
+            else:
+                out.append((path or "/", item, "(missing)"))
+        return out + [(path or "/", "(not recorded)", computed[i]) for i in left]
     if _canon(recorded) != _canon(computed):
         return [(path or "/", recorded, computed)]
     return []

@@ -21,6 +21,7 @@ import argparse
 import io
 import json
 import re
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -31,6 +32,7 @@ from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault, visible
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files, require_regular
+from .textview import WIDTH, cut
 
 MAX_GAME_FILE_BYTES = 64_000_000
 MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play`` may play
@@ -330,15 +332,27 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif mismatch is None:
         out.write(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: every next state agrees with the record\n")
     else:
-        out.write(visible(f"{agreed} phase{'s' if agreed != 1 else ''} agree; {mismatch.phase} ({mismatch.where}) "
-                          f"differs from the record's next state ({mismatch.next_where}):") + "\n")
+        agree = f"{agreed} phase agrees" if agreed == 1 else f"{agreed} phases agree"
+        head = visible(f"{agree}; {mismatch.phase} ({mismatch.where}) "
+                       f"differs from the record's next state ({mismatch.next_where}):")
+        out.write("\n".join(textwrap.wrap(head, WIDTH, subsequent_indent="  ", break_long_words=False,
+                                           break_on_hyphens=False)) + "\n")
         for ptr, recorded, computed in mismatch.differences:
-            out.write(visible(f"  {ptr}: recorded {_short(recorded)}, computed {_short(computed)}") + "\n")
+            out.write(_difference_lines(ptr, recorded, computed))
     return EXIT_OK if mismatch is None else EXIT_FINDINGS
 
 
-def _short(value: Any) -> str:
+def _difference_lines(ptr: str, recorded: Any, computed: Any) -> str:
+    """One difference on one line if it fits the width, else its pointer and then each side on a line
+    of its own; a value wider than that is cut (`--format json` gives it whole)."""
+    line = visible(f"  {ptr}: recorded {_shown(recorded)}, computed {_shown(computed)}")
+    if len(line) <= WIDTH:
+        return line + "\n"
+    return "".join(cut(visible(text), WIDTH) + "\n" for text in
+                   (f"  {ptr}:", f"    recorded {_shown(recorded)}", f"    computed {_shown(computed)}"))
+
+
+def _shown(value: Any) -> str:
     if isinstance(value, str) and value.startswith("("):
         return value
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 100 else text[:97] + "..."
+    return json.dumps(value, ensure_ascii=False)
