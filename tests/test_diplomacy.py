@@ -212,6 +212,18 @@ def test_a_coast_in_brackets_with_spaces_is_that_coast() -> None:
         assert res["units"] == [{"power": "france", "type": "fleet", "location": "spa/nc"}], (text, res["orders"])
 
 
+def test_a_coast_after_a_space_is_that_coast_only_where_the_place_has_it() -> None:
+    for text, to in (("F MAO - SPA NC", "spa/nc"), ("F MAO - Spain sc", "spa/sc"), ("F MAO - spa n", "spa/nc")):
+        res = _adjudicate(["france F mao"], [f"france: {text}"])
+        assert res["units"] == [{"power": "france", "type": "fleet", "location": to}], (text, res["orders"])
+    res = _adjudicate(["russia F stp/sc"], ["russia: F STP SC - BOT"])
+    assert res["units"] == [{"power": "russia", "type": "fleet", "location": "bot"}], res["orders"]
+    res = _adjudicate(["france F mao"], ["france: F MAO - SPA XC"])  # no coast of Spain: an unknown place
+    assert res["orders"][0]["status"] == "invalid" and "unknown" in res["orders"][0]["reason"], res["orders"]
+    res = _adjudicate(["france F mao"], ["france: F MAO - BRE NC"])  # Brest has no coasts to name
+    assert res["orders"][0]["status"] == "invalid", res["orders"]
+
+
 def test_a_support_of_a_unit_whose_name_has_a_dash_is_a_hold_support() -> None:
     # DATC 6.B.6 as the DATC writes it, in full names
     res = _adjudicate(["england F iri", "england F nao", "france F spa/nc", "france F mao", "italy F lyo"],
