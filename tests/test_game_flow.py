@@ -611,11 +611,24 @@ def test_play_when_nothing_is_to_be_played_says_where_the_game_is(tmp_path: Path
     code, out, err = _run("play", STANDARD, start, "--orders", orders, "--until", "S1901M")
     assert (code, out) == (0, "now at S1901M\n")
     assert f"{len(ORDERS)} entries of `{orders}` were not played (the game is at --until S1901M already)" in err
-    empty = tmp_path / "empty.jsonl"
-    empty.write_text("")
-    assert _run("play", STANDARD, start, "--orders", str(empty))[:2] == (0, "now at S1901M\n")
+    nothing = tmp_path / "nothing.json"
+    nothing.write_text("[]")
+    assert _run("play", STANDARD, start, "--orders", str(nothing))[:2] == (0, "now at S1901M\n")
     code, out, _ = _run("play", STANDARD, start, "--until", "S1901M", "--format", "json")
     assert code == 0 and json.loads(out) == {"phase": "S1901M", "state": START}
+
+
+def test_an_empty_game_file_is_an_error_in_every_format(tmp_path: Path) -> None:
+    """An empty file is a mistake more often than a game of no phase (a truncated download, a wrong
+    path written to): S001 at its first line, in JSON, JSON Lines and YAML alike, for play and replay."""
+    start, _ = _files(tmp_path)
+    for name in ("empty.json", "empty.jsonl", "empty.yaml"):
+        path = tmp_path / name
+        path.write_text(" \n\n")
+        for argv in (["play", STANDARD, start, "--orders", str(path)], ["replay", STANDARD, str(path)]):
+            code, out, err = _run(*argv)
+            assert (code, out) == (3, ""), err
+            assert err.startswith(f"{path}:1:1: error[S001]: the file is empty") and "`[]`" in err, err
 
 
 def test_play_out_is_a_new_or_empty_folder(tmp_path: Path) -> None:

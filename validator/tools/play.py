@@ -91,6 +91,9 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         raise DiagnosticError([Diagnostic("S001", f"file is not UTF-8 text: {fault}",
                                           Span(path, bad_line, bad_col, bad_line, bad_col + 1),
                                           help="save the file as UTF-8")]) from None
+    if not text.strip():  # in every format alike: an empty file is a mistake more often than a game of no phase
+        raise DiagnosticError([Diagnostic("S001", "the file is empty: a game file holds a list, one item per phase",
+                                          Span(path, 1, 1, 1, 1), help="a game of no phase is a `.json` file holding `[]`")])
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
         out: list[tuple[str, Any]] = []
