@@ -374,8 +374,9 @@ def test_a_map_of_a_variant_in_its_own_folder_is_checked_in_that_folder(cli, tmp
     assert [e[3] for e in errors_of(result.err)] == ["C026"]
 
 
-def test_a_map_key_yaml_reads_as_no_text_is_located_at_its_mapping(tmp_path: Path) -> None:
-    """`no:` is the truth value false to YAML: the fault is shown where its mapping is, with its pointer."""
+def test_a_map_key_yaml_reads_as_no_text_is_located_at_the_key(tmp_path: Path) -> None:
+    """`no:` is the truth value false to YAML: the fault is shown where the key is written, with its
+    mapping's pointer."""
     import io
 
     from validator.tools.cli import main
@@ -389,8 +390,8 @@ def test_a_map_key_yaml_reads_as_no_text_is_located_at_its_mapping(tmp_path: Pat
     out = io.StringIO()
     code = main(["check", str(tmp_path / "m.rules"), "--format", "json"], stdout=out, stderr=io.StringIO())
     [d] = json.loads(out.getvalue())
-    line = text.splitlines().index("army:") + 1
-    assert code == 1 and d["code"] == "C008" and d["pointer"] == "/army" and d["line"] == line
+    line = text.splitlines().index("  no: []") + 1
+    assert code == 1 and d["code"] == "C008" and d["pointer"] == "/army" and (d["line"], d["col"]) == (line, 3), d
     assert "quote a key meant as text" in d["help"]
 
 

@@ -254,7 +254,8 @@ class Positions:
     def __init__(self, text: str):
         self.root = yaml.compose(text, Loader=_FastLoader)
 
-    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    def _node(self, parts: tuple[str, ...]) -> tuple[Any, Any]:
+        """(the node a pointer's parts name, the key node of the entry it is) or (None, None)."""
         node: Any = self.root
         key: Any = None
         for part in parts:
@@ -266,13 +267,32 @@ class Positions:
             elif isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.value):
                 found, key = node.value[int(part)], None
             if found is None:
-                return None
+                return None, None
             node = found
+        return node, key
+
+    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        node, key = self._node(parts)
         if node is None:
             return None
         if key is not None and isinstance(node, (MappingNode, SequenceNode)):
             node = key
-        start, end = node.start_mark, node.end_mark
-        if end.line != start.line:  # a multi-line value: its first character
-            return start.line + 1, start.column + 1, start.line + 1, start.column + 2
-        return start.line + 1, start.column + 1, end.line + 1, max(end.column, start.column + 1) + 1
+        return _span_of(node)
+
+    def key_not_text(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        """Where the first key of the mapping the parts name that YAML reads as no text (`on`, `12`)
+        is written, or None."""
+        node, _ = self._node(parts)
+        if not isinstance(node, MappingNode):
+            return None
+        for k, _ in node.value:
+            if isinstance(k, ScalarNode) and k.tag not in ("tag:yaml.org,2002:str", _MERGE):
+                return _span_of(k)
+        return None
+
+
+def _span_of(node: Any) -> tuple[int, int, int, int]:
+    start, end = node.start_mark, node.end_mark
+    if end.line != start.line:  # a multi-line value: its first character
+        return start.line + 1, start.column + 1, start.line + 1, start.column + 2
+    return start.line + 1, start.column + 1, end.line + 1, max(end.column, start.column + 1) + 1

@@ -130,12 +130,14 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
                 fault = jsontext.value_problem(value)
                 if fault is not None:
                     parts = tuple(x.replace("~1", "/").replace("~0", "~") for x in fault[0].split("/")[1:])
+                    not_text = "not text" in fault[1]
                     try:
-                        at = safeyaml.Positions(text).of(parts) if parts else None
+                        spots = safeyaml.Positions(text)
+                        at = (spots.key_not_text(parts) if not_text else None) or (spots.of(parts) if parts else None)
                     except (yaml.YAMLError, RecursionError):
                         at = None
                     hint = ("YAML reads yes, no, on, off, true and false as truth values and bare numbers as "
-                            "numbers: quote a key meant as text" if "not text" in fault[1] else None)
+                            "numbers: quote a key meant as text" if not_text else None)
                     diags.append(Diagnostic("C008", f"data file `{shown}` holds {fault[1]} at `{fault[0] or '/'}`",
                                             Span(shown, *at) if at else Span(shown, 1, 1, 1, 2), pointer=fault[0],
                                             help=hint))
