@@ -210,3 +210,42 @@ def test_errata_jomini_cases_differ() -> None:
                                  "--cases", str(ROOT / "tests" / "cases" / "jomini" / "errata.yaml"))
     assert code == 1 and report["tried"] == 2 and len(report["differences"]) == 2
     assert all(len(st["units"]) == 1 and len(st["moves"]) == 1 for st in minimal)
+
+
+def test_two_rulesets_that_fail_alike_are_not_equivalent(tmp_path: Path) -> None:
+    """A run that fails on both sides compared nothing: it is reported (exit 1), never counted as
+    equivalent."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "old.rules").write_text('ruleset t.old "old"\nextends "bundled:diplomacy/standard.rules"\n'
+                                        'override rule head_to_head_static(p) cite "DIP-S4" = 1 / 0 == 1\n')
+    (tmp_path / "new.rules").write_text('ruleset t.new "new"\nextends "old.rules"\n'
+                                        'override rule goes_by_sea(e) cite "DATC-4.A.3" = not e.adjacent or e.via\n')
+    code, report, minimal = diff(str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--generate", "5")
+    assert code == 1 and report["differences"], report
+    assert all(d["old"] == d["new"] == {"error": ["E003"], "kind": "eval"} for d in report["differences"]), report
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--generate", "5"]
+    assert main(argv, stdout=out, stderr=err) == 1
+    assert "OLD (E003) and NEW (E003) failed to run" in out.getvalue()
+
+
+def test_a_state_one_ruleset_refuses_is_skipped_not_a_difference() -> None:
+    """The teaching map's rules refuse the standard map's generated states (no such places): skipped,
+    nothing compared (exit 3), not 20 differences."""
+    dip = ROOT / "rulesets" / "diplomacy"
+    code, report, _ = diff(str(dip / "standard.rules"), str(dip / "teaching.rules"), "--generate", "20")
+    assert code == 3 and report["differences"] == [] and report["tried"] == 0, report
+
+
+def test_a_shrunk_state_keeps_every_kind_of_change() -> None:
+    """Build anywhere: the found phase had a build that failed and now succeeds; the shrunk state
+    keeps that change, not only a reason reworded."""
+    dip = ROOT / "rulesets" / "diplomacy"
+    code, report, minimal = diff(str(dip / "standard.rules"), str(dip / "build_anywhere.rules"), "--games", "4",
+                                 "--phases", "12", "--start", str(ROOT / "docs" / "examples" / "game" / "start.json"))
+    assert code == 1 and minimal
+    for d in report["differences"]:
+        pointers = {c["pointer"] for c in d["changed"]}
+        assert "/result/orders/0/status" in pointers, d["changed"]

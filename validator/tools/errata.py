@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
@@ -93,7 +94,28 @@ def _differ(a: Any, b: Any) -> bool:
 
 
 def _valid(rulesets: list[Any], state: Any) -> bool:
-    return all(not rs.validate_state(state) for rs in rulesets)
+    """Both rulesets accept the state: its JSON Schema and the ruleset's own `query validate_state`
+    (a state one ruleset refuses is skipped, not a difference)."""
+    return all(not rs.state_errors(state) for rs in rulesets)
+
+
+def _broken(result: Any) -> bool:
+    """A run that failed while evaluating (an error of the rules, not of the state)."""
+    return isinstance(result, dict) and "error" in result and result.get("kind") != "state"
+
+
+def _disagree(a: Any, b: Any) -> bool:
+    """Two outcomes to report: they differ, or either run failed (two runs that fail alike are not
+    equivalent rules: nothing was compared)."""
+    return _broken(a) or _broken(b) or _differ(a, b)
+
+
+def _kinds(a: Any, b: Any) -> set[str]:
+    """What kinds of field two outcomes differ in: their pointers with list positions left out
+    (`/orders/*/status`), so that a shrunk state keeps each kind of change the found one had; the
+    odds of an exact run are one kind."""
+    return {"/distribution" if p.startswith("/distribution/") else re.sub(r"/\d+(?=/|$)", "/*", p)
+            for p, _, _ in changed_fields(a, b)}  # (an exact run's outcomes are the pieces': any outcome will do)
 
 
 def _smaller(value: Any) -> Iterator[Any]:
@@ -122,8 +144,13 @@ def _smaller(value: Any) -> Iterator[Any]:
 
 
 def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
-    """Greedy shrinking of ``probe.state`` while the two rulesets still disagree; returns (state, runs)."""
+    """Greedy shrinking of ``probe.state`` while the two rulesets still disagree as they did on it:
+    every kind of field that differed still differs (a smaller state where only a reason's wording
+    differs does not stand for one where a build failed and now succeeds), and a run that failed
+    still fails with the same errors. Returns (state, runs)."""
     state = probe.state
+    a0, b0 = outcome(old, probe, state), outcome(new, probe, state)
+    kinds0 = _kinds(a0, b0)
     runs = 0
     progress = True
     while progress and runs < budget:
@@ -139,7 +166,8 @@ def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> t
                 continue
             if b.get("kind") == "state" if isinstance(b, dict) else False:
                 continue
-            if _differ(a, b):
+            if (_disagree(a, b) and _kinds(a, b) >= kinds0 and (a if _broken(a0) else None) == (a0 if _broken(a0) else None)
+                    and (b if _broken(b0) else None) == (b0 if _broken(b0) else None)):
                 state = cand
                 progress = True
                 break
@@ -277,7 +305,7 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
             probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
             a, b = outcome(old, probe, played), outcome(new, probe, played)
             report.phases += 1
-            if _differ(a, b):
+            if _differ(a, b):  # (both failing alike stops the game below, and says why)
                 if max_shrunk is not None and len(report.differences) >= max_shrunk:
                     report.differences.append(Difference(probe, played, a, b, -1))
                     break
@@ -340,7 +368,7 @@ def compare(old: Any, new: Any, probes: list[Probe], max_shrunk: int | None = No
             continue
         tried += 1
         a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
-        if not _differ(a, b):
+        if not _disagree(a, b):
             continue
         if max_shrunk is not None and len(diffs) >= max_shrunk:
             diffs.append(Difference(probe, probe.state, a, b, -1))
@@ -380,7 +408,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 
     from .textview import MAX_LINES, WIDTH, outcome_labels
 
-    lines = [f"{d.probe.name}: results differ (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
+    failed = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _broken(r)]
+    what = f"{' and '.join(failed)} failed to run" if failed else "results differ"
+    lines = [f"{d.probe.name}: {what} (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
     if d.runs < 0:
         lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
     else:
@@ -522,7 +552,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
-                  + (f" ({skipped} skipped: not valid for both schemas)" if skipped else "")
+                  + (f" ({skipped} skipped: a state one of the rulesets refuses)" if skipped else "")
                   + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note)) + "\n")
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
