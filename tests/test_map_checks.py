@@ -436,3 +436,24 @@ def test_a_sea_supply_centre_takes_a_fleet_and_never_an_army(tmp_path: Path) -> 
     assert (order["status"], order["reason"]) == ("invalid", "an army cannot be built at sea")
     state["orders"] = [{"power": "red", "order": "BUILD F BAY"}]
     assert rs.run(state)["units"] == [{"power": "red", "type": "fleet", "location": "bay"}]
+
+
+def test_a_map_without_its_optional_fields_checks_and_diff_asks_for_a_start(tmp_path: Path) -> None:
+    """`victory`, `aliases`, `one_way` and `start` are optional in the map schema: leaving them out is
+    no error (an unguarded `map.victory` read was C012 in the bundled rules), and `diff --games` on a
+    map with no start position asks for --start rather than comparing games on an empty board."""
+    import io
+
+    from validator.tools.cli import main
+
+    data = yaml.safe_load((ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text(encoding="utf-8"))
+    for key in ("victory", "aliases", "one_way", "start"):
+        data.pop(key, None)
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (tmp_path / "m.rules").write_text('ruleset m "m"\nextends "bundled:diplomacy/teaching.rules"\nimport "m.yaml" as map\n')
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(tmp_path / "m.rules")], stdout=out, stderr=err) == 0, out.getvalue() + err.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["diff", str(tmp_path / "m.rules"), str(tmp_path / "m.rules"), "--games", "2"], stdout=out, stderr=err)
+    assert code == 2 and "give --start STATE" in err.getvalue() and "no start position" in err.getvalue(), err.getvalue()

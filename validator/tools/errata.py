@@ -269,9 +269,12 @@ def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
     if gen is None:
         return None, "give --start STATE: neither ruleset has `query start_state`"
     try:
-        return gen.run(generator_state(gen), query="start_state", validate=False), None
+        state = gen.run(generator_state(gen), query="start_state", validate=False)
     except RunError as exc:
         return None, f"`start_state` failed: {_said(exc.diagnostics[0])}"
+    if state is None:  # the ruleset says it has no start position (a map without one, say)
+        return None, "give --start STATE: the ruleset's `query start_state` gives none (no start position)"
+    return state, None
 
 
 def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int,
