@@ -242,3 +242,12 @@ def test_other_names_of_a_province_are_read_as_its_name() -> None:
                            ("A Romania - Bulgaria", "france A rum", "bul")]:
         res = _adjudicate([unit], [f"france: {text}"])
         assert res["units"][0]["location"] == to, (text, res["orders"])
+
+
+def test_a_head_to_head_says_whether_it_was_lost_or_a_standoff() -> None:
+    res = _adjudicate(["france A par", "germany A bur"], ["france: A PAR - BUR", "germany: A BUR - PAR"])
+    assert [o["reason"] for o in res["orders"]] == ["standoff in head-to-head with A BUR (strength 1 each)",
+                                                    "standoff in head-to-head with A PAR (strength 1 each)"]
+    res = _adjudicate(["france A par", "france A pic", "germany A bur"],
+                      ["france: A PAR - BUR", "france: A PIC S A PAR - BUR", "germany: A BUR - PAR"])
+    assert res["orders"][2]["reason"] == "beaten in head-to-head by A PAR (strength 2 against 1)", res["orders"]
