@@ -1005,3 +1005,19 @@ def test_diff_never_says_equivalent_about_what_it_did_not_compare(tmp_path: Path
     start.write_text(json.dumps({k: v for k, v in START.items() if k != "supply_centers"}))
     got, out, err = _run("diff", STANDARD, all_hold, "--games", "1", "--start", str(start))
     assert got == 3 and "an adjustment phase needs `supply_centers`" in err, (out, err)
+
+
+def test_what_play_writes_replay_reads(tmp_path: Path) -> None:
+    """The lines of `play --format json` are a record `replay` takes as it is; a changed outcome in
+    them is found."""
+    code, out, err = _run("play", STANDARD, str(ROOT / "docs/examples/game/start.json"),
+                          "--orders", str(ROOT / "docs/examples/game/orders.yaml"), "--format", "json")
+    assert code == 0, err
+    path = tmp_path / "played.jsonl"
+    path.write_text(out)
+    assert _run("replay", STANDARD, str(path)) == (0, "4 phases replayed: every next state agrees with the record\n", "")
+    lines = [json.loads(line) for line in out.splitlines()]
+    lines[1]["state"]["supply_centers"] = {**lines[1]["state"]["supply_centers"], "par": "germany"}
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = _run("replay", STANDARD, str(path))
+    assert code == 1 and '/supply_centers/par: recorded "germany", computed "france"' in out, out + err

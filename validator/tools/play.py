@@ -314,7 +314,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rs is None:
         return EXIT_FINDINGS
     try:
-        records = read_game_file(args.record)
+        records = [(where, _played_state(item)) for where, item in read_game_file(args.record)]
         if len(records) < 2:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
@@ -343,6 +343,18 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for ptr, recorded, computed in mismatch.differences:
             out.write(_difference_lines(ptr, recorded, computed))
     return EXIT_OK if mismatch is None else EXIT_FINDINGS
+
+
+PLAY_LINE = {"phase", "state", "result", "end"}  # the fields of a line `ruleval play --format json` writes
+
+
+def _played_state(item: Any) -> Any:
+    """A record's item as a state: a line of `play --format json` (`{phase, state, result, end}`) is
+    its `state`, so that what `play` writes `replay` reads."""
+    if (isinstance(item, dict) and "state" in item and set(item) <= PLAY_LINE and isinstance(item["state"], dict)
+            and isinstance(item.get("phase"), str)):
+        return item["state"]
+    return item
 
 
 def _difference_lines(ptr: str, recorded: Any, computed: Any) -> str:
