@@ -546,14 +546,6 @@ def test_play_faults_of_a_yaml_orders_file_are_located_where_they_are(tmp_path: 
     assert code == 3 and message in err and err.startswith(f"{path}{where} error[S001]"), err
 
 
-def test_a_yaml_entry_that_is_no_mapping_is_located_by_its_line(tmp_path: Path) -> None:
-    start, _ = _files(tmp_path)
-    path = tmp_path / "orders.yaml"
-    path.write_text("- phase: S1901M\n  orders: []\n- 3\n")
-    code, _, err = _run("play", STANDARD, start, "--orders", str(path))
-    assert code == 3 and err.startswith(f"{path}:3: error[S006]: an orders entry is"), err
-
-
 def test_a_state_not_in_utf8_is_located_at_its_bad_byte(tmp_path: Path) -> None:
     path = tmp_path / "start.json"
     path.write_bytes(json.dumps(START, indent=1).replace('"vie"', '"v\udcffie"', 1).encode("utf-8", "surrogateescape"))
@@ -584,10 +576,13 @@ def test_play_until_a_phase_written_loosely_stops_there() -> None:
         assert [s.next_phase for s in steps] == ["F1901M", "S1902M"], until
 
 
-def test_play_entries_of_a_json_list_are_located_by_their_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name, content", [("orders.json", '[\n  [],\n  {"orders": 3}\n]\n'),
+                                           ("orders.yaml", "- phase: S1901M\n  orders: []\n- 3\n")])
+def test_play_entries_of_a_list_are_located_by_their_line(tmp_path: Path, name: str, content: str) -> None:
+    """An entry of a JSON or YAML list that is no orders entry (a YAML one that is no mapping too)."""
     start, _ = _files(tmp_path)
-    path = tmp_path / "orders.json"
-    path.write_text('[\n  [],\n  {"orders": 3}\n]\n')
+    path = tmp_path / name
+    path.write_text(content)
     code, _, err = _run("play", STANDARD, start, "--orders", str(path))
     assert code == 3 and err.startswith(f"{path}:3: error[S006]: an orders entry is"), err
 

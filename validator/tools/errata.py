@@ -93,10 +93,10 @@ def _differ(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True)
 
 
-def _valid(rulesets: list[Any], state: Any) -> bool:
-    """Both rulesets accept the state: its JSON Schema and the ruleset's own `query validate_state`
-    (a state one ruleset refuses is skipped, not a difference)."""
-    return all(not rs.state_errors(state) for rs in rulesets)
+def _refused(result: Any) -> bool:
+    """A run that refused its state (the JSON Schema or the ruleset's own `query validate_state`): such
+    a state is skipped, not a difference."""
+    return isinstance(result, dict) and result.get("kind") == "state"
 
 
 def _broken(result: Any) -> bool:
@@ -115,7 +115,7 @@ def _kinds(a: Any, b: Any) -> set[str]:
     (`/orders/*/status`), so that a shrunk state keeps each kind of change the found one had; the
     odds of an exact run are one kind."""
     return {"/distribution" if p.startswith("/distribution/") else re.sub(r"/\d+(?=/|$)", "/*", p)
-            for p, _, _ in changed_fields(a, b)}  # (an exact run's outcomes are the pieces': any outcome will do)
+            for p, _, _ in changed_fields(a, b)}
 
 
 def _smaller(value: Any) -> Iterator[Any]:
@@ -143,13 +143,12 @@ def _smaller(value: Any) -> Iterator[Any]:
                 yield {**value, k: smaller}
 
 
-def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
-    """Greedy shrinking of ``probe.state`` while the two rulesets still disagree as they did on it:
-    every kind of field that differed still differs (a smaller state where only a reason's wording
-    differs does not stand for one where a build failed and now succeeds), and a run that failed
-    still fails with the same errors. Returns (state, runs)."""
+def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
+    """Greedy shrinking of ``probe.state`` (on which OLD gave ``a0`` and NEW ``b0``) while the two
+    rulesets still disagree as they did on it: every kind of field that differed still differs (a
+    smaller state where only a reason's wording differs does not stand for one where a build failed
+    and now succeeds), and a run that failed still fails with the same errors. Returns (state, runs)."""
     state = probe.state
-    a0, b0 = outcome(old, probe, state), outcome(new, probe, state)
     kinds0 = _kinds(a0, b0)
     runs = 0
     progress = True
@@ -158,16 +157,12 @@ def shrink(old: Any, new: Any, probe: Probe, budget: int = MAX_SHRINK_RUNS) -> t
         for cand in _smaller(state):
             if runs >= budget:
                 break
-            if not _valid([old, new], cand):
+            a, b = outcome(old, probe, cand), outcome(new, probe, cand)
+            if _refused(a) or _refused(b):  # (not counted: a refusal runs no rule)
                 continue
             runs += 1
-            a, b = outcome(old, probe, cand), outcome(new, probe, cand)
-            if a.get("kind") == "state" if isinstance(a, dict) else False:
-                continue
-            if b.get("kind") == "state" if isinstance(b, dict) else False:
-                continue
-            if (_disagree(a, b) and _kinds(a, b) >= kinds0 and (a if _broken(a0) else None) == (a0 if _broken(a0) else None)
-                    and (b if _broken(b0) else None) == (b0 if _broken(b0) else None)):
+            if (_disagree(a, b) and _kinds(a, b) >= kinds0
+                    and (not _broken(a0) or a == a0) and (not _broken(b0) or b == b0)):
                 state = cand
                 progress = True
                 break
@@ -312,7 +307,7 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
                 if max_shrunk is not None and len(report.differences) >= max_shrunk:
                     report.differences.append(Difference(probe, played, a, b, -1))
                     break
-                minimal, runs = shrink(old, new, probe)
+                minimal, runs = shrink(old, new, probe, a, b)
                 report.differences.append(Difference(probe, minimal, outcome(old, probe, minimal),
                                                      outcome(new, probe, minimal), runs))
                 break
@@ -367,16 +362,16 @@ def compare(old: Any, new: Any, probes: list[Probe], max_shrunk: int | None = No
     diffs: list[Difference] = []
     tried = 0
     for probe in probes:
-        if not _valid([old, new], probe.state):
+        a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
+        if _refused(a) or _refused(b):
             continue
         tried += 1
-        a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
         if not _disagree(a, b):
             continue
         if max_shrunk is not None and len(diffs) >= max_shrunk:
             diffs.append(Difference(probe, probe.state, a, b, -1))
             continue
-        minimal, runs = shrink(old, new, probe)
+        minimal, runs = shrink(old, new, probe, a, b)
         diffs.append(Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs))
     return diffs, tried
 
