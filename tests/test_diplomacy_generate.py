@@ -28,6 +28,7 @@ def test_generated_states_are_valid_and_adjudicate(name: str) -> None:
     assert "generate" in rs.queries()
     kinds: set[str] = set()
     phases: dict[str, set[str]] = {}
+    reasons: list[str] = []  # of refused and failed orders outside movement phases
     for seed in SEEDS:
         state = generated(rs, seed)
         assert state == generated(rs, seed)  # deterministic per seed
@@ -37,9 +38,14 @@ def test_generated_states_are_valid_and_adjudicate(name: str) -> None:
         units = state["units"]
         assert len({u["location"].split("/")[0] for u in units}) == len(units)
         if state["phase"]["type"] != "movement":
+            reasons += [o["reason"] for o in result["orders"] if o["reason"]]
             continue
-        assert len({u["location"].split("/")[0] for u in units}) == len(units)
-        assert len(state["orders"]) == len(units)
+        # one order per unit, now and then one more for one unit (DATC 4.D.3)
+        ordered = [" ".join(o["order"].split()[:2]) for o in state["orders"]]
+        assert sorted(set(ordered)) == sorted(f"{u['type'][0].upper()} {u['location'].upper()}" for u in units)
+        assert len(ordered) - len(units) in (0, 1), ordered
+        if len(ordered) > len(units):
+            kinds.add("twice")
         assert len({o["power"] for o in state["orders"]}) >= 2 or len(units) < 2
         if name == "standard.rules":
             assert 6 <= len(units) <= 20
@@ -49,12 +55,17 @@ def test_generated_states_are_valid_and_adjudicate(name: str) -> None:
             kinds.add("convoy" if " C " in text else "via" if text.endswith(" VIA") else
                       "support move" if " S " in text and " - " in text else "support hold" if " S " in text else
                       "move" if " - " in text else "hold")
-    assert kinds == {"convoy", "via", "support move", "support hold", "move", "hold"}, kinds
+    assert kinds == {"convoy", "via", "support move", "support hold", "move", "hold", "twice"}, kinds
     # every phase type, with orders carried out and orders refused in retreats and adjustments
     assert set(phases) == {"movement", "retreat", "adjustment"}
     assert {"succeeds", "invalid"} <= phases["retreat"] and "succeeds" in phases["adjustment"]
     if name == "standard.rules":
         assert "invalid" in phases["adjustment"]
+        # what an errata to retreats or builds would change: two retreats to one place, a unit given
+        # two retreat orders, a build in an owned centre that is not a home centre
+        assert any(r.startswith("bounce with ") for r in reasons), reasons
+        assert any("given different orders" in r for r in reasons), reasons
+        assert any("is not a home centre of" in r for r in reasons), reasons
 
 
 def test_seeds_give_different_states() -> None:
@@ -87,3 +98,52 @@ def test_errata_diplomacy_all_hold() -> None:
     assert "convoyed A BRE did not arrive" in news  # all hold: the convoy fails, and the attack on it too
 
 
+
+
+# errata the generator must not call equivalent: each changes what only retreat, adjustment or
+# doubly-ordered states show (the generator once made none of them, and `diff` said "equivalent")
+ERRATA = {
+    "build anywhere": None,  # the bundled variant
+    "first retreat wins": '''override rule retreat_moves(e) cite "DIP-R1" =
+  e != none and e.kind == "retreat" and retreat_targets[prov(e.to)][0].p == e.p
+''',
+    "first order counts": '''override rule effective(p) cite "DATC-4.D.3" =
+  let vs = valid_by_unit[p] ?? [];
+  if len(vs) > 0 then vs[0].ord
+  else (let u = unit_at[p]; {p: p, power: u.power, type: u.type, loc: u.loc, i: none, conv: false, kind: "hold"})
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(ERRATA))
+def test_generated_states_tell_retreat_build_and_double_order_errata_apart(name: str, tmp_path: Path) -> None:
+    from validator.tools.cli import main
+
+    body = ERRATA[name]
+    if body is None:
+        new = DIP / "build_anywhere.rules"
+    else:
+        new = tmp_path / "errata.rules"
+        new.write_text(f'ruleset t.errata "{name}"\nextends "bundled:diplomacy/standard.rules"\n\n{body}', encoding="utf-8")
+    for old_new in ((DIP / "standard.rules", new), (new, DIP / "standard.rules")):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["diff", *map(str, old_new), "--generate", "100", "--shrink", "0", "--format", "json"],
+                    stdout=out, stderr=err)
+        assert code == 1, (name, err.getvalue())
+        assert json.loads(out.getvalue())["differences"]
+
+
+def test_games_take_orders_from_both_rulesets_in_turn() -> None:
+    """Standard rules as NEW, build-anywhere as OLD: NEW's random orders build only in home centres,
+    so game 0 agrees; game 1 plays OLD's orders, which build elsewhere, and NEW refuses the build."""
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["diff", str(DIP / "build_anywhere.rules"), str(DIP / "standard.rules"), "--games", "2", "--phases", "8",
+                 "--start", str(ROOT / "docs" / "examples" / "game" / "start.json"), "--shrink", "0", "--format", "json"],
+                stdout=out, stderr=err)
+    report = json.loads(out.getvalue())
+    assert code == 1 and report["games"] == 2, err.getvalue()
+    [found] = report["differences"]
+    assert found["state"].startswith("game 1 ")
+    assert any(c["pointer"].endswith("/reason") and "is not a home centre of" in (c["new"] or "") for c in found["changed"])

@@ -240,12 +240,25 @@ def test_a_state_one_ruleset_refuses_is_skipped_not_a_difference() -> None:
 
 
 def test_a_shrunk_state_keeps_every_kind_of_change() -> None:
-    """Build anywhere: the found phase had a build that failed and now succeeds; the shrunk state
-    keeps that change, not only a reason reworded."""
+    """Build anywhere: the found phases had a build that failed and now succeeds, or a winter phase
+    skipped that is now played; each shrunk state keeps that change (not only a reason reworded),
+    and the second, where every power's units and centres balance, shrinks to the one centre that
+    matters (no single cut could: removing one unit gives its power a build under both rules)."""
     dip = ROOT / "rulesets" / "diplomacy"
     code, report, minimal = diff(str(dip / "standard.rules"), str(dip / "build_anywhere.rules"), "--games", "4",
                                  "--phases", "12", "--start", str(ROOT / "docs" / "examples" / "game" / "start.json"))
-    assert code == 1 and minimal
-    for d in report["differences"]:
-        pointers = {c["pointer"] for c in d["changed"]}
-        assert "/result/orders/0/status" in pointers, d["changed"]
+    assert code == 1 and len(minimal) == 2
+    built, skipped = report["differences"]
+    assert "/result/orders/0/status" in {c["pointer"] for c in built["changed"]}, built["changed"]
+    assert {c["pointer"]: c["new"] for c in skipped["changed"]}["/next_phase"] == "W1904A"
+    assert skipped["minimal"]["units"] == [] and skipped["minimal"]["supply_centers"] == {"gre": "austria"}
+
+
+def test_shrinking_by_text_removes_every_item_holding_it() -> None:
+    from validator.tools.errata import _by_text, _without
+
+    state = {"units": [{"side": "a", "at": "x"}, {"side": "b", "at": "y"}, {"side": "a", "at": "z"}],
+             "owners": {"x": "a", "y": "b"}, "turn": {"who": "a"}}
+    assert _without(state, "a") == {"units": [{"side": "b", "at": "y"}], "owners": {"y": "b"}, "turn": {}}
+    # texts found more than once (values, not keys), most frequent first: "a" (4 times), then "b"
+    assert list(_by_text(state)) == [_without(state, "a"), _without(state, "b")]

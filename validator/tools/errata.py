@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
@@ -143,6 +144,36 @@ def _smaller(value: Any) -> Iterator[Any]:
                 yield {**value, k: smaller}
 
 
+def _texts(value: Any) -> Iterator[str]:
+    """Every text leaf of a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, dict)):
+        for child in value if isinstance(value, list) else value.values():
+            yield from _texts(child)
+
+
+def _without(value: Any, text: str) -> Any:
+    """``value`` less every list item holding ``text`` anywhere in it and every map entry whose value is ``text``."""
+    if isinstance(value, list):
+        return [_without(v, text) for v in value if text not in _texts(v)]
+    if isinstance(value, dict):
+        return {k: _without(v, text) for k, v in value.items() if v != text}
+    return value
+
+
+def _by_text(state: Any) -> Iterator[Any]:
+    """For each text found more than once, most frequent first, the state without all that holds it:
+    every item naming one side, say, which no single cut removes without upsetting a balance the
+    difference needs."""
+    counts = Counter(_texts(state))
+    for text, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n > 1:
+            smaller = _without(state, text)
+            if smaller != state:
+                yield smaller
+
+
 def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
     """Greedy shrinking of ``probe.state`` (on which OLD gave ``a0`` and NEW ``b0``) while the two
     rulesets still disagree as they did on it: every kind of field that differed still differs (a
@@ -151,10 +182,11 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
     state = probe.state
     kinds0 = _kinds(a0, b0)
     runs = 0
-    progress = True
-    while progress and runs < budget:
-        progress = False
-        for cand in _smaller(state):
+    # single cuts down to a local minimum; then, only if no single cut is left, whole groups (which
+    # may jump to another cause of the difference), and single cuts again after a group went
+    candidates: Callable[[Any], Iterator[Any]] = _smaller
+    while runs < budget:
+        for cand in candidates(state):
             if runs >= budget:
                 break
             a, b = outcome(old, probe, cand), outcome(new, probe, cand)
@@ -164,8 +196,12 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
             if (_disagree(a, b) and _kinds(a, b) >= kinds0
                     and (not _broken(a0) or a == a0) and (not _broken(b0) or b == b0)):
                 state = cand
-                progress = True
+                candidates = _smaller
                 break
+        else:
+            if candidates is _by_text:
+                break
+            candidates = _by_text
     return state, runs
 
 
@@ -275,20 +311,22 @@ def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
 def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int,
                max_shrunk: int | None = None) -> GameReport:
     """Play ``games`` games of up to ``phases`` phases in both rulesets side by side, from ``start``,
-    with the same orders each phase (NEW's ``query random_orders(seed)``, else OLD's). A game stops
+    with the same orders each phase, from ``query random_orders(seed)``: NEW's in even games and OLD's
+    in odd ones when both have it, so that orders only one of them allows are tried. A game stops
     at its first phase whose ``advance`` differs (result, next state or end), which is shrunk like any
     difference, or when the game ends."""
     from ..api import ADVANCE_QUERY, RunError
 
     report = GameReport(differences=[])
     assert report.differences is not None
-    gen = next((rs for rs in (new, old) if "random_orders" in rs.queries()), None)
+    gens = [rs for rs in (new, old) if "random_orders" in rs.queries()]
     missing = [name for name, rs in (("OLD", old), ("NEW", new)) if ADVANCE_QUERY not in rs.queries()]
-    if gen is None or missing:
-        report.note = ("neither ruleset has `query random_orders(seed)`" if gen is None
+    if not gens or missing:
+        report.note = ("neither ruleset has `query random_orders(seed)`" if not gens
                        else f"{' and '.join(missing)} has no `query {ADVANCE_QUERY}`") + ": no games were played"
         return report
     for g in range(games):
+        gen = gens[g % len(gens)]
         state = start
         report.games += 1
         for i in range(phases):
@@ -297,7 +335,8 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
                 orders = gen.run(state, query="random_orders", args=[s], seed=s)
             except RunError as exc:
                 where = "the start state" if i == 0 else f"the state the rules made after phase {i}"
-                report.note = f"game {g}, phase {i + 1}: `random_orders({s})` failed on {where}: {_said(exc.diagnostics[0])}"
+                report.note = (f"game {g}, phase {i + 1}: {'NEW' if gen is new else 'OLD'}'s `random_orders({s})` failed on "
+                               f"{where}: {_said(exc.diagnostics[0])}")
                 return report
             played = {**state, "orders": orders}
             probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
