@@ -421,6 +421,11 @@ def test_diff_over_games_that_stop_early_is_no_all_clear(monkeypatch: pytest.Mon
     assert code == 3, out + err
     assert "equivalent" not in out and "games stopped early" in out, out
     assert "an adjustment phase needs `supply_centers`" in err, err
+    code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
+                          "--games", "2", "--phases", "4", "--start", str(path), "--ignore-cites", "--format", "json")
+    report = json.loads(out)
+    assert code == 3 and report["phases"] == 1 and report["differences"] == [], out
+    assert [n.split(": S002 ")[1].split(" (")[0] for n in report["notes"]] == ["an adjustment phase needs `supply_centers`"]
 
 
 # ---------------------------------------------------------------- ruleval play / replay

@@ -262,3 +262,59 @@ def test_shrinking_by_text_removes_every_item_holding_it() -> None:
     assert _without(state, "a") == {"units": [{"side": "b", "at": "y"}], "owners": {"y": "b"}, "turn": {}}
     # texts found more than once (values, not keys), most frequent first: "a" (4 times), then "b"
     assert list(_by_text(state)) == [_without(state, "a"), _without(state, "b")]
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_diff_of_rulesets_of_two_games_says_so() -> None:
+    dip, jom = str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), str(ROOT / "rulesets" / "jomini" / "re.rules")
+    code, out, err = run_cli("diff", dip, jom, "--games", "1")
+    first = err.splitlines()[0]
+    assert code == 3 and first == (f"ruleval: NEW ({jom}) refuses the start state (the two rulesets' state schemas "
+                                   "differ: are they of the same game?):"), err
+    assert err.count("error[S002]") == 10 and err.rstrip().endswith("more problems with the start state"), err
+    code, out, err = run_cli("diff", dip, jom, "--generate", "3")
+    assert code == 3 and out == ("tried 0 states (3 skipped: a state one of the rulesets refuses; the two rulesets' "
+                                 "state schemas differ: are they of the same game?): nothing was compared\n")
+    code, report, _ = diff(dip, jom, "--generate", "3")
+    assert code == 3 and (report["tried"], report["skipped"], report["stopped"], report["notes"]) == (0, 3, [], [])
+
+
+def test_diff_json_reports_notes_and_stopped_games(tmp_path: Path) -> None:
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    code, report, _ = diff(std, std, "--games", "1", "--phases", "4", "--start",
+                           str(ROOT / "rulesets" / "diplomacy" / "examples" / "retreat.json"))
+    assert code == 3 and len(report["notes"]) == 1 and "`random_orders(2)` failed" in report["notes"][0], report
+    plain = tmp_path / "plain.rules"
+    plain.write_text('ruleset t.plain "no generator"\nquery main = 1\n', encoding="utf-8")
+    code, report, _ = diff(str(plain), str(plain), "--generate", "2")
+    assert code == 3 and report["notes"] == ["neither ruleset has `query generate(seed)`: only the cases were tried"]
+
+
+@pytest.mark.parametrize("shrink", ["-2", "-5"])
+def test_diff_shrink_takes_minus_one_for_all_and_nothing_lower(shrink: str) -> None:
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    code, out, err = run_cli("diff", std, std, "--generate", "1", "--shrink", shrink)
+    assert code == 2 and f"--shrink takes a number from 0, or -1 for all, not {shrink}" in err and not out
+
+
+def test_generated_states_are_made_as_they_are_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large --generate N keeps one state at a time: asking for two states of a billion runs the
+    generator twice."""
+    import itertools
+
+    from validator.tools import errata
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    calls: list[Any] = []
+    real = rs.run
+    monkeypatch.setattr(rs, "run", lambda *a, **k: calls.append(k.get("query")) or real(*a, **k))
+    notes: list[str] = []
+    two = list(itertools.islice(errata.iter_generated(rs, rs, 10**9, 0, False, notes), 2))
+    assert [p.name for p in two] == ["generate(0)", "generate(1)"] and calls == ["generate", "generate"] and not notes

@@ -19,13 +19,14 @@ only while the state still satisfies both rulesets' schemas and the two results 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from .coverage import cites_in
 from ..engine.state import pointer_parts
@@ -259,20 +260,31 @@ def generator_state(rs: Any) -> dict[str, Any]:
 
 def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
     """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
+
+    notes: list[str] = []
+    probes = list(iter_generated(old, new, count, seed, exact, notes))
+    return probes, notes[0] if notes else None
+
+
+def iter_generated(old: Any, new: Any, count: int, seed: int, exact: bool, notes: list[str]) -> Iterator[Probe]:
+    """The states of ``generated_probes`` one at a time, as they are compared (a large ``--generate N``
+    keeps one state at a time, and starts at once); a note is added to ``notes`` when there is no
+    generator or it fails."""
     from ..api import RunError
 
     gen = next((rs for rs in (new, old) if "generate" in rs.queries()), None)
     if gen is None or count <= 0:
-        return [], (None if count <= 0 else "neither ruleset has `query generate(seed)`: only the cases were tried")
-    probes: list[Any] = []
+        if count > 0:
+            notes.append("neither ruleset has `query generate(seed)`: only the cases were tried")
+        return
     blank = generator_state(gen)
     for s in range(seed, seed + count):
         try:
             state = gen.run(blank, query="generate", args=[s], seed=s, validate=False)
         except RunError as exc:
-            return probes, f"`generate({s})` failed: {_said(exc.diagnostics[0])}"
-        probes.append(Probe(f"generate({s})", state, seed=s, exact=exact))
-    return probes, None
+            notes.append(f"`generate({s})` failed: {_said(exc.diagnostics[0])}")
+            return
+        yield Probe(f"generate({s})", state, seed=s, exact=exact)
 
 
 @dataclass
@@ -395,7 +407,7 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     return probes, suite.diagnostics
 
 
-def compare(old: Any, new: Any, probes: list[Probe], max_shrunk: int | None = None) -> tuple[list[Difference], int]:
+def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None = None) -> tuple[list[Difference], int]:
     """Run both rulesets on every probe; shrink the first ``max_shrunk`` differences (all if None),
     the others are kept as found (``runs`` -1). Returns (differences, states tried)."""
     diffs: list[Difference] = []
@@ -505,6 +517,14 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     return "\n".join(lines)
 
 
+MAX_SHOWN = 10  # problems shown with a start state a ruleset refuses
+
+
+def _other_game(old: Any, new: Any) -> str:
+    """A hint, when the two rulesets' state schemas differ: they may not be rulesets of one game."""
+    return "the two rulesets' state schemas differ: are they of the same game?" if old.schema != new.schema else ""
+
+
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
     from .common import load_for_run
@@ -517,6 +537,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
         if value is not None and value < least:
             raise UsageError(f"{flag} takes a number from {least}, not {value}")
+    if args.shrink < -1:
+        raise UsageError(f"--shrink takes a number from 0, or -1 for all, not {args.shrink}")
     if (args.start is not None or args.phases is not None) and not args.games:
         raise UsageError("--start and --phases go with --games N")
     if args.start is not None and not Path(args.start).is_file():
@@ -535,11 +557,19 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES[0] = args.ignore_cites
-    generated, note = generated_probes(old, new, args.generate, args.seed, args.exact)
+    notes: list[str] = []
+    seen = [0]
+
+    def counted(found: Iterable[Probe]) -> Iterator[Probe]:
+        for probe in found:
+            seen[0] += 1
+            yield probe
+
+    generated = iter_generated(old, new, args.generate, args.seed, args.exact, notes)
+    diffs, tried = compare(old, new, counted(itertools.chain(probes, generated)), None if args.shrink < 0 else args.shrink)
+    note = notes[0] if notes else None
     if note:
         err.write(f"note: {note}\n")
-    probes += generated
-    diffs, tried = compare(old, new, probes, None if args.shrink < 0 else args.shrink)
     games = GameReport()
     if args.games:
         given = None
@@ -555,10 +585,15 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         start, problem = start_state(old, new, given)
         if problem is not None:
             raise UsageError(problem)
-        problems = old.state_errors(start, args.start or "start_state") or new.state_errors(start, args.start or "start_state")
-        if problems:
-            err.write(render_all(problems, None, err) + "\n")
-            return EXIT_INPUT
+        for side, rs, path in (("OLD", old, args.old), ("NEW", new, args.new)):
+            problems = rs.state_errors(start, args.start or "start_state")
+            if problems:
+                hint = _other_game(old, new)
+                err.write(f"ruleval: {side} ({path}) refuses the start state{f' ({hint})' if hint else ''}:\n")
+                err.write(render_all(problems[:MAX_SHOWN], None, err) + "\n")
+                if len(problems) > MAX_SHOWN:
+                    err.write(f"ruleval: and {len(problems) - MAX_SHOWN} more problems with the start state\n")
+                return EXIT_INPUT
         games = play_games(old, new, start, args.games, 30 if args.phases is None else args.phases, args.seed,
                            None if args.shrink < 0 else max(0, args.shrink - len(diffs)))
         if games.note:  # the games could not be played as asked
@@ -573,7 +608,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ..api import RunError
 
         try:
-            out.write(result_json(new, "main", {"tried": tried, "games": games.games, "phases": games.phases, "differences": [
+            out.write(result_json(new, "main", {
+                "tried": tried, "skipped": seen[0] - tried, "games": games.games, "phases": games.phases,
+                "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n], "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "minimal": d.minimal,
                  "old": d.old, "new": d.new,
@@ -585,11 +622,12 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         for d in diffs:
             out.write(visible(difference_text(old, new, d)) + "\n")
-        skipped = len(probes) - tried
+        skipped = seen[0] - tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
         out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
-                  + (f" ({skipped} skipped: a state one of the rulesets refuses)" if skipped else "")
+                  + (f" ({skipped} skipped: a state one of the rulesets refuses"
+                     + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")" if skipped else "")
                   + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note)) + "\n")
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
