@@ -1021,3 +1021,28 @@ def test_what_play_writes_replay_reads(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     code, out, err = _run("replay", STANDARD, str(path))
     assert code == 1 and '/supply_centers/par: recorded "germany", computed "france"' in out, out + err
+
+
+def test_replay_reads_the_folder_play_out_writes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(ROOT)
+    out_dir = tmp_path / "game"
+    code, _, err = _run("play", "rulesets/diplomacy/standard.rules", "docs/examples/game/start.json",
+                        "--orders", "docs/examples/game/orders.yaml", "--out", str(out_dir))
+    assert code == 0, err
+    code, out, err = _run("replay", "rulesets/diplomacy/standard.rules", str(out_dir))
+    assert (code, out) == (0, "4 phases replayed: every next state agrees with the record\n"), err
+    # a hand-edit of the fourth state (after the fall retreat) is found there, named by its file
+    edited = out_dir / "004_W1901A.json"
+    state = json.loads(edited.read_text(encoding="utf-8"))
+    moved = next(i for i, u in enumerate(state["units"]) if u["location"] == "pic")
+    state["units"][moved]["location"] = "gas"
+    edited.write_text(json.dumps(state), encoding="utf-8")
+    code, out, err = _run("replay", "rulesets/diplomacy/standard.rules", str(out_dir))
+    assert code == 1 and f"differs from the record's next state ({edited}" in out.replace("\n  ", " "), out
+    assert '"gas"' in out and '"pic"' in out, out
+    # a folder without states
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "001_S1901M.result.json").write_text("{}", encoding="utf-8")
+    code, out, err = _run("replay", "rulesets/diplomacy/standard.rules", str(empty))
+    assert code == 3 and "error[S001]: the folder holds no state files `NNN_PHASE.json`" in err, err

@@ -457,3 +457,20 @@ def test_a_map_without_its_optional_fields_checks_and_diff_asks_for_a_start(tmp_
     out, err = io.StringIO(), io.StringIO()
     code = main(["diff", str(tmp_path / "m.rules"), str(tmp_path / "m.rules"), "--games", "2"], stdout=out, stderr=err)
     assert code == 2 and "give --start STATE" in err.getvalue() and "no start position" in err.getvalue(), err.getvalue()
+
+
+def test_a_map_whose_yaml_does_not_parse_quotes_its_line_and_where_the_unclosed_part_began(cli, tree: Path) -> None:
+    """PyYAML notices a `{` left open on the next line: the error quotes that line, and a note points
+    at the `{` (the check cache off and on: the lines are quoted either way)."""
+    edit(tree / "tests/maps/kind_misspelt.yaml", "fen: {name: Fens, kind: lnd}", "fen: {name: Fens, kind: land")
+    for extra in (["--no-cache"], [], []):
+        result = cli("check", *extra, "tests/maps/kind_misspelt.rules")
+        assert result.code == 1, result.err
+        [(path, line, col, code, message)] = errors_of(result.err)
+        assert (path, code, message) == ("tests/maps/kind_misspelt.yaml", "C008",
+                                         "invalid YAML: did not find expected ',' or '}'")
+        lines = (tree / path).read_text(encoding="utf-8").splitlines()
+        assert f"{line:>4} | {lines[line - 1]}" in result.err, result.err
+        opened = next(i for i, text in enumerate(lines, 1) if "fen: {name: Fens" in text)
+        col_of_brace = lines[opened - 1].index("{") + 1
+        assert f"  = note: {path}:{opened}:{col_of_brace}: while parsing a flow mapping" in result.err, result.err

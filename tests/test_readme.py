@@ -133,6 +133,18 @@ def run(cmd: Command, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
     return code, normalise(text, tmp).splitlines()
 
 
+DIAGNOSTIC_HEAD = re.compile(r"^\S.*: (error|warning)\[[A-Z]\d{3}\]: ")
+QUOTED_SOURCE = re.compile(r"^ *\d+ \| ")
+
+
+def too_wide(lines: list[str]) -> list[str]:
+    """Lines wider than the 100 columns docs/tools.md promises, but for those it leaves whole: an
+    error's first line (editors and CI read it), the source line it quotes, and a line of one word
+    (a path or pointer, kept whole for copying) after its indentation and label."""
+    return [line for line in lines if len(line) > 100 and not DIAGNOSTIC_HEAD.match(line)
+            and not QUOTED_SOURCE.match(line) and len(line.split(": ", 1)[-1].split()) > 1]
+
+
 def test_the_pages_show_commands() -> None:
     assert len([c for c in ALL if c.page == "README.md"]) >= 12
     assert any(c.page == "docs/tutorial.md" for c in ALL)
@@ -149,6 +161,7 @@ def test_doc_command_prints_what_the_page_shows(cmd: Command, tmp_path: Path, mo
         _update(cmd, got)
         return
     assert code == cmd.code, (f"{cmd.page}:{cmd.line}: `{cmd.text}` exited {code}, the page says {cmd.code}", got)
+    assert not too_wide(got), f"{cmd.page}:{cmd.line}: `{cmd.text}` printed lines wider than 100 columns: {too_wide(got)}"
     assert matches(want, got), (f"{cmd.page}:{cmd.line}: `{cmd.text}` printed otherwise than the page shows "
                                 "(UPDATE_DOCS=1 rewrites the page)", "\n".join(got))
 

@@ -311,14 +311,29 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
                 pass
     rs = Ruleset(display_path(p), program, diags, files)
     rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
+    _quote_sources(loaded, rs.diagnostics, files)
     return rs
+
+
+def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) -> None:
+    """The text of each file the ruleset read that a diagnostic points into but the load kept no text
+    of (a data file whose YAML does not parse, data findings from the check cache), so that the
+    diagnostic quotes its line as any other does."""
+    from .core.confine import Refused, read_bytes
+
+    spans = [d.span for d in diags] + [r.span for d in diags for r in d.related]
+    for shown in {sp.file for sp in spans if sp.line} - set(loaded.sources):
+        if os.path.realpath(shown) in files:
+            try:
+                loaded.sources[shown] = read_bytes(Path(shown), data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
+            except (Refused, UnicodeDecodeError, OSError):
+                pass
 
 
 def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> list[Diagnostic]:
     """The data checks of a loaded ruleset (``engine.data``): from the check cache while none of its
     files changed (they depend on nothing else), else computed and kept there."""
     from .core import checkcache
-    from .core.confine import Refused, read_bytes
 
     loaded = rs.program.loaded
     if not any(b.schema is not None for ns in loaded.namespaces.values() for b in ns.data.values()) and \
@@ -333,13 +348,7 @@ def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> 
         if check_cache:
             checkcache.store(p, list(rs.files), found, kind="data")
         return found
-    for shown in {d.span.file for d in cached.diagnostics} - set(loaded.sources):  # the lines to show
-        if os.path.realpath(shown) in cached.files:
-            try:
-                loaded.sources[shown] = read_bytes(Path(shown), data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
-            except (Refused, UnicodeDecodeError):
-                pass
-    return cached.diagnostics
+    return cached.diagnostics  # (the lines they quote: `_quote_sources`)
 
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -287,14 +288,30 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
             lines.append(gutter + shown)
             lines.append(" " * (len(gutter) + caret_at) + paint("^" * width, "1;31" if sev == "error" else "1;33"))
     if diag.pointer is not None and diag.span.line:
-        lines.append(f"  = pointer: {one_line(diag.pointer)}")
+        lines += _field("pointer", one_line(diag.pointer))
     if diag.schema_rule:
-        lines.append(f"  = schema rule: {one_line(diag.schema_rule)}")
+        lines += _field("schema rule", one_line(diag.schema_rule))
     for rel in diag.related:
-        lines.append(f"  = note: {one_line(str(rel.span))}: {one_line(rel.message)}")
+        lines += _field("note", f"{one_line(str(rel.span))}: {one_line(rel.message)}")
     if diag.help:
-        lines.append(f"  = help: {visible(diag.help)}")
+        lines += _field("help", visible(diag.help))
     return "\n".join(lines)
+
+
+FIELD_WIDTH = 100  # the widest line of a diagnostic's `= help:` and other fields, but for a word longer than that
+
+
+def _field(label: str, text: str) -> list[str]:
+    """``  = label: text``, wrapped at ``FIELD_WIDTH`` under its first word (each line of a text of
+    several lines on its own); no word is broken, so a path or pointer stays whole for copying."""
+    head = f"  = {label}: "
+    out: list[str] = []
+    for para in text.split("\n"):
+        parts = textwrap.wrap(para, FIELD_WIDTH - len(head), break_long_words=False, break_on_hyphens=False,
+                              drop_whitespace=True) or [""]
+        for part in parts:
+            out.append((head if not out else " " * len(head)) + part)
+    return out
 
 
 def render_all(diags: Iterable[Diagnostic], sources: dict[str, str] | None = None, stream: Any = None) -> str:

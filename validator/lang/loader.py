@@ -158,7 +158,12 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
             mark = getattr(exc, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1)))
+            started, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
+            # where what the parser was reading began (a `{` never closed, say), when not where it stopped
+            related = (Related(Span(shown, started.line + 1, started.column + 1, started.line + 1, started.column + 2),
+                               context),) if started is not None and context and started.line + 1 != line else ()
+            diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1),
+                                    related=related))
         except RecursionError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
     if key is not None:

@@ -85,8 +85,15 @@ def explain_text(result: Any, order: str | None = None) -> str:
     for cyc in exp.get("cycles", []):
         if order and order.lower() not in json.dumps(cyc["members"], ensure_ascii=False).lower():
             continue
-        members = ", ".join(f"{cyc['decision']}({_short(m)})" for m in cyc["members"])
-        lines.append(f"cycle: {members}")
+        members = [f"{cyc['decision']}({_short(m)})" for m in cyc["members"]]
+        line = f"cycle: {members[0]}" if members else "cycle:"
+        for m in members[1:]:  # as many to a line as fit in WIDTH, the others under the first
+            if len(line) + 2 + len(m) <= WIDTH:
+                line += f", {m}"
+            else:
+                lines.append(line + ",")
+                line = " " * len("cycle: ") + m
+        lines.append(line)
         lines.append(f"  settled {len(cyc['settled'])} as {json.dumps(cyc['value'])}  [{', '.join(cyc['cites'])}]")
     events = result.get("events", []) if isinstance(result, dict) else []
     for ev in events if isinstance(events, list) else []:

@@ -53,7 +53,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
 
     p = sub.add_parser("replay", help="check a game record: the first phase whose next state differs")
     p.add_argument("ruleset")
-    p.add_argument("record", help="states in play order, each with its orders (.jsonl, .json or .yaml)")
+    p.add_argument("record", help="states in play order, each with its orders (.jsonl, .json or .yaml), "
+                                  "or a folder `play --out` wrote")
     p.add_argument("--seed", type=int, help="seeded random dice")
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["replay"] = cmd_replay
@@ -284,6 +285,28 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 _GAME_FILE = re.compile(r"\d{3}_.*\.json")
 
 
+_STATE_FILE = re.compile(r"(\d{3,})_[^/]*\.json")
+
+
+def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
+    """The states `play --out` wrote into ``folder`` (``NNN_PHASE.json``, its ``.result.json`` files
+    aside), in the order of their numbers, each with its path; S001 when there is none."""
+    from ..engine.state import read_state_file
+
+    try:
+        names = [f.name for f in folder.iterdir()]
+    except OSError as exc:
+        raise DiagnosticError([Diagnostic("S001", f"cannot read the folder: {exc.strerror or exc}", Span(str(folder)))]) from None
+    found = sorted((int(m.group(1)), name) for name in names
+                   if (m := _STATE_FILE.fullmatch(name)) and not name.endswith(".result.json"))
+    if not found:
+        raise DiagnosticError([Diagnostic("S001", "the folder holds no state files `NNN_PHASE.json`",
+                                          Span(str(folder)), help="a folder is read as `ruleval play --out` writes one")])
+    if len(found) > limit + 1:
+        raise _too_many(str(folder), limit)
+    return [(str(folder / name), read_state_file(folder / name)) for _, name in found]
+
+
 def _out_folder(outdir: Path) -> None:
     """``--out``: a new or empty folder (or one without a game's files), made if need be; else U001."""
     if outdir.exists() and not outdir.is_dir():
@@ -309,12 +332,16 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import PlayError, replay
 
     require_files(args.ruleset, None)
-    require_regular(args.record, "record")
+    if not Path(args.record).is_dir():
+        require_regular(args.record, "record")
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
     try:
-        records = [(where, _played_state(item)) for where, item in read_game_file(args.record)]
+        if Path(args.record).is_dir():
+            records = read_out_folder(Path(args.record))
+        else:
+            records = [(where, _played_state(item)) for where, item in read_game_file(args.record)]
         if len(records) < 2:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
