@@ -629,6 +629,12 @@ def test_an_empty_game_file_is_an_error_in_every_format(tmp_path: Path) -> None:
             code, out, err = _run(*argv)
             assert (code, out) == (3, ""), err
             assert err.startswith(f"{path}:1:1: error[S001]: the file is empty") and "`[]`" in err, err
+    # a file of no game format is said to be that first, empty or not
+    for text in ("", "[]"):
+        path = tmp_path / "game.txt"
+        path.write_text(text)
+        code, out, err = _run("replay", STANDARD, str(path))
+        assert (code, out) == (2, "") and "a game file ends in .jsonl, .json, .yaml or .yml" in err, err
 
 
 def test_play_out_is_a_new_or_empty_folder(tmp_path: Path) -> None:

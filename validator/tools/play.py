@@ -81,6 +81,9 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
     """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
     when the file cannot be read, is not a list of JSON values, or holds more than ``limit`` of them."""
     p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".jsonl", ".json", ".yaml", ".yml"):  # (said first: an empty `.txt` is not "empty")
+        raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
     try:
         data = confine.read_bytes(p, MAX_GAME_FILE_BYTES, None, path)
     except confine.Refused as exc:
@@ -95,7 +98,6 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
     if not text.strip():  # in every format alike: an empty file is a mistake more often than a game of no phase
         raise DiagnosticError([Diagnostic("S001", "the file is empty: a game file holds a list, one item per phase",
                                           Span(path, 1, 1, 1, 1), help="a game of no phase is a `.json` file holding `[]`")])
-    suffix = p.suffix.lower()
     if suffix == ".jsonl":
         out: list[tuple[str, Any]] = []
         for lineno, line in enumerate(io.StringIO(text), 1):  # (one line at a time: never all held at once)
@@ -144,7 +146,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
                                                   help="quote a text YAML reads as something else (a date, `.nan`)")])
             out.append((where, value))
         return out
-    raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
+    raise AssertionError(suffix)  # pragma: no cover (refused above)
 
 
 def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[Any]) -> Span | None:
