@@ -318,3 +318,25 @@ def test_generated_states_are_made_as_they_are_compared(monkeypatch: pytest.Monk
     notes: list[str] = []
     two = list(itertools.islice(errata.iter_generated(rs, rs, 10**9, 0, False, notes), 2))
     assert [p.name for p in two] == ["generate(0)", "generate(1)"] and calls == ["generate", "generate"] and not notes
+
+
+def test_cited_only_by_lines_wrap_at_the_width(tmp_path: Path) -> None:
+    """A difference whose NEW run meets thirty clauses OLD's does not lists them over lines of at most
+    100 columns, each clause whole."""
+    ids = [f"LONG-CLAUSE-{i:02d}" for i in range(30)]
+    (tmp_path / "clauses.yaml").write_text("clauses:\n" + "".join(f"  {c}: text\n" for c in ids + ["X-0"]), encoding="utf-8")
+    (tmp_path / "old.rules").write_text('ruleset t.old "old"\nclauses "clauses.yaml"\nrule one() cite "X-0" = 1\n'
+                                        "query main = {v: one()}\n", encoding="utf-8")
+    rules = "".join(f'rule r{i}() cite "{c}" = {i}\n' for i, c in enumerate(ids))
+    (tmp_path / "new.rules").write_text('ruleset t.new "new"\nclauses "clauses.yaml"\n' + rules
+                                        + "query main = {v: " + " + ".join(f"r{i}()" for i in range(30)) + "}\n",
+                                        encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text("ruleset: old.rules\ncases:\n  - id: one\n    state: {}\n    expect: {}\n",
+                                         encoding="utf-8")
+    code, out, err = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--cases",
+                             str(tmp_path / "cases.yaml"))
+    assert code == 1, err
+    cited = out[out.index("  cited only by NEW: "):out.index("\ntried")].splitlines()
+    assert len(cited) > 1 and max(map(len, cited)) <= 100, out
+    assert [c.strip(" ,") for line in cited for c in line.split(": ")[-1].split(", ")] == sorted(ids), out
+    assert "cited only by OLD: X-0" in out

@@ -510,10 +510,11 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
             lines.append(f"      OLD {_show(x, half).ljust(min(wo, half))}  NEW {_show(y, half)}")
     ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
     cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
-    if ca - cb:
-        lines.append("  cited only by OLD: " + ", ".join(sorted(ca - cb)))
-    if cb - ca:
-        lines.append("  cited only by NEW: " + ", ".join(sorted(cb - ca)))
+    for side, only in (("OLD", ca - cb), ("NEW", cb - ca)):
+        if only:
+            head = f"  cited only by {side}: "
+            lines += textwrap.wrap(", ".join(sorted(only)), WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                                   break_long_words=False, break_on_hyphens=False)
     return "\n".join(lines)
 
 
