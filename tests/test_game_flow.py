@@ -739,7 +739,7 @@ def test_replay_reports_the_first_phase_that_differs_field_by_field(tmp_path: Pa
     assert " ".join(line.strip() for line in head) == \
         f"1 phase agrees; F1901M ({path}:2) differs from the record's next state ({path}:3):"
     assert [first, second] == [
-        '  /units: recorded (not recorded), computed {"power": "england", "type": "fleet", "location": "bel"}',
+        '  /units: computed {"power": "england", "type": "fleet", "location": "bel"}, not in the record',
         '  /supply_centers/bel: recorded "france", computed "england"',
     ]
     code, out, _ = _run("replay", STANDARD, str(path), "--format", "json")
@@ -1052,3 +1052,15 @@ def test_replay_reads_the_folder_play_out_writes(monkeypatch: pytest.MonkeyPatch
     (empty / "001_S1901M.result.json").write_text("{}", encoding="utf-8")
     code, out, err = _run("replay", "rulesets/diplomacy/standard.rules", str(empty))
     assert code == 3 and "error[S001]: the folder holds no state files `NNN_PHASE.json`" in err, err
+
+
+def test_replay_says_which_side_a_list_item_is_on(tmp_path: Path) -> None:
+    """An item of a list on one side only reads as such: `computed X, not in the record` and
+    `recorded X, not computed`, never `recorded (not recorded)`."""
+    from validator.tools.play import _difference_lines
+
+    assert _difference_lines("/d/0/retreats", "(not recorded)", "gas") == '  /d/0/retreats: computed "gas", not in the record\n'
+    assert _difference_lines("/d/0/retreats", "bel", "(missing)") == '  /d/0/retreats: recorded "bel", not computed\n'
+    assert _difference_lines("/x", 1, 2) == "  /x: recorded 1, computed 2\n"
+    wide = _difference_lines("/units", "(not recorded)", {"location": "x" * 120})
+    assert wide.splitlines()[0] == "  /units:" and wide.splitlines()[2] == "    not in the record", wide

@@ -389,11 +389,14 @@ def _played_state(item: Any) -> Any:
 def _difference_lines(ptr: str, recorded: Any, computed: Any) -> str:
     """One difference on one line if it fits the width, else its pointer and then each side on a line
     of its own; a value wider than that is cut (`--format json` gives it whole)."""
-    line = visible(f"  {ptr}: recorded {_shown(recorded)}, computed {_shown(computed)}")
+    # an item of a list on one side only: said so (not "recorded (not recorded)")
+    sides = ([f"computed {_shown(computed)}", "not in the record"] if recorded == "(not recorded)" else
+             [f"recorded {_shown(recorded)}", "not computed"] if computed == "(missing)" else
+             [f"recorded {_shown(recorded)}", f"computed {_shown(computed)}"])
+    line = visible(f"  {ptr}: {sides[0]}, {sides[1]}")
     if len(line) <= WIDTH:
         return line + "\n"
-    return "".join(cut(visible(text), WIDTH) + "\n" for text in
-                   (f"  {ptr}:", f"    recorded {_shown(recorded)}", f"    computed {_shown(computed)}"))
+    return "".join(cut(visible(text), WIDTH) + "\n" for text in (f"  {ptr}:", f"    {sides[0]}", f"    {sides[1]}"))
 
 
 def _shown(value: Any) -> str:
