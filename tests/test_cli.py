@@ -342,5 +342,6 @@ def test_diff_games_says_which_state_random_orders_refused(cli) -> None:
     start = str(ROOT / "rulesets" / "diplomacy" / "examples" / "retreat.json")
     r = cli("diff", std, std, "--games", "1", "--phases", "4", "--start", start)
     assert r.code == 3, r.err
-    assert ("game 0, phase 3: NEW's `random_orders(2)` failed on the state the rules made after phase 2: "
-            "S002 an adjustment phase needs") in r.err
+    said = " ".join(line.strip() for line in r.err.splitlines())  # (wrapped at 100 columns)
+    assert ("ruleval: game 0 stopped at phase 3: NEW's `random_orders(2)` failed on the state the rules made after "
+            "phase 2: S002 an adjustment phase needs") in said, r.err

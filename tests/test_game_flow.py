@@ -424,8 +424,10 @@ def test_diff_over_games_that_stop_early_is_no_all_clear(monkeypatch: pytest.Mon
     code, out, err = _run("diff", "rulesets/diplomacy/standard.rules", "rulesets/diplomacy/all_hold.rules",
                           "--games", "2", "--phases", "4", "--start", str(path), "--ignore-cites", "--format", "json")
     report = json.loads(out)
-    assert code == 3 and report["phases"] == 1 and report["differences"] == [], out
-    assert [n.split(": S002 ")[1].split(" (")[0] for n in report["notes"]] == ["an adjustment phase needs `supply_centers`"]
+    assert code == 3 and report["phases"] == 2 and report["differences"] == [] and report["notes"] == [], out
+    # each game stops on its own (the other is still played, with the other side's orders)
+    assert [n.split(": S002 ")[1].split(" (")[0] for n in report["stopped"]] == ["an adjustment phase needs `supply_centers`"] * 2
+    assert [n.split(":")[0] for n in report["stopped"]] == ["game 0 stopped at phase 2", "game 1 stopped at phase 2"]
 
 
 # ---------------------------------------------------------------- ruleval play / replay

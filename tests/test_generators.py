@@ -275,13 +275,15 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 def test_diff_of_rulesets_of_two_games_says_so() -> None:
     dip, jom = str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), str(ROOT / "rulesets" / "jomini" / "re.rules")
     code, out, err = run_cli("diff", dip, jom, "--games", "1")
-    first = err.splitlines()[0]
-    assert code == 3 and first == (f"ruleval: NEW ({jom}) refuses the start state (the two rulesets' state schemas "
-                                   "differ: are they of the same game?):"), err
+    head = " ".join(line.strip() for line in err[:err.index("start_state#")].splitlines())  # (wrapped at 100 columns)
+    assert code == 3 and head == (f"ruleval: NEW ({jom}) refuses the start state (the two rulesets' state schemas "
+                                  "differ: are they of the same game?):"), err
     assert err.count("error[S002]") == 10 and err.rstrip().endswith("more problems with the start state"), err
     code, out, err = run_cli("diff", dip, jom, "--generate", "3")
-    assert code == 3 and out == ("tried 0 states (3 skipped: a state one of the rulesets refuses; the two rulesets' "
-                                 "state schemas differ: are they of the same game?): nothing was compared\n")
+    assert code == 3 and max(map(len, out.splitlines())) <= 100
+    assert " ".join(line.strip() for line in out.splitlines()) == (
+        "tried 0 states (3 skipped: a state one of the rulesets refuses; the two rulesets' "
+        "state schemas differ: are they of the same game?): nothing was compared")
     code, report, _ = diff(dip, jom, "--generate", "3")
     assert code == 3 and (report["tried"], report["skipped"], report["stopped"], report["notes"]) == (0, 3, [], [])
 
@@ -290,7 +292,8 @@ def test_diff_json_reports_notes_and_stopped_games(tmp_path: Path) -> None:
     std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
     code, report, _ = diff(std, std, "--games", "1", "--phases", "4", "--start",
                            str(ROOT / "rulesets" / "diplomacy" / "examples" / "retreat.json"))
-    assert code == 3 and len(report["notes"]) == 1 and "`random_orders(2)` failed" in report["notes"][0], report
+    assert code == 3 and report["notes"] == [] and len(report["stopped"]) == 1, report
+    assert "NEW's `random_orders(2)` failed" in report["stopped"][0], report
     plain = tmp_path / "plain.rules"
     plain.write_text('ruleset t.plain "no generator"\nquery main = 1\n', encoding="utf-8")
     code, report, _ = diff(str(plain), str(plain), "--generate", "2")
@@ -340,3 +343,69 @@ def test_cited_only_by_lines_wrap_at_the_width(tmp_path: Path) -> None:
     assert len(cited) > 1 and max(map(len, cited)) <= 100, out
     assert [c.strip(" ,") for line in cited for c in line.split(": ")[-1].split(", ")] == sorted(ids), out
     assert "cited only by OLD: X-0" in out
+
+
+def test_kinds_of_change_match_list_items_as_collections() -> None:
+    """One unit destroyed in OLD and another in NEW shifts a sorted list: the kinds of change are the
+    fields the two lone units differ in, not every field of every unit after them (which made a shrunk
+    state keep an unrelated power's units to keep `/units/*/power` changed)."""
+    from validator.tools.errata import _kinds
+
+    a = {"units": [{"power": "italy", "at": "alb", "type": "fleet"}, {"power": "russia", "at": "sev", "type": "fleet"}]}
+    b = {"units": [{"power": "russia", "at": "sev", "type": "fleet"}, {"power": "italy", "at": "smy", "type": "army"}]}
+    assert _kinds(a, b) == {"/units/*/at", "/units/*/type"}
+    assert _kinds({"u": [1, 2, 2]}, {"u": [2, 1]}) == {"/u/*"}  # an item left over on one side
+    assert _kinds({"o": [{"s": "fails", "r": "x"}]}, {"o": [{"s": "succeeds", "r": None}]}) == {"/o/*/s", "/o/*/r"}
+    assert _kinds({"m": {"bul": "turkey"}}, {"m": {"bul": "russia", "den": "germany"}}) == {"/m/bul", "/m/den"}
+
+
+def _errata(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / f"{name}.rules"
+    path.write_text(f'ruleset t.{name} "{name}"\nextends "bundled:diplomacy/standard.rules"\n\n{body}', encoding="utf-8")
+    return str(path)
+
+
+STD = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+GAME_START = str(ROOT / "docs" / "examples" / "game" / "start.json")
+
+
+def test_a_run_that_fails_is_shown_with_what_it_said(tmp_path: Path) -> None:
+    """A rules error in NEW: the difference says the error, where in the rules it is, and no list of
+    clauses "cited only by OLD" (a run that stopped cites nothing to compare); JSON has the same."""
+    broken = _errata(tmp_path, "broken", 'override rule cut_by(s) cite "DIP-P1" = [1][3]\n')
+    code, out, err = run_cli("diff", STD, broken, "--generate", "1")
+    assert code == 1, err
+    lines = out.splitlines()
+    said = " ".join(line.strip() for line in lines)  # (a long path wraps)
+    assert lines[0] == "generate(0): NEW (E002) failed to run (query `main`)" and max(map(len, lines)) <= 100
+    assert "NEW: E002 index 3 outside a list of 1 items (at " in said and "broken.rules:4) tried 1 state" in said, out
+    assert "cited only by" not in out and "/error" not in out
+    code, report, _ = diff(STD, broken, "--generate", "1")
+    [found] = report["differences"]
+    assert found["failures"]["NEW"].startswith("E002 index 3 outside") and "OLD" not in found["failures"]
+    assert found["shrinking_runs"] > 0 and found["cited_only_by"] == {"OLD": [], "NEW": []}
+
+
+def test_a_failing_random_orders_stops_its_game_only(tmp_path: Path) -> None:
+    """NEW's random_orders has an error: the even games (NEW's orders) stop at their first retreat
+    phase, the odd ones (OLD's orders) are played through; the error of the rules is a finding (1)."""
+    broken = _errata(tmp_path, "orders", 'override rule random_retreat_orders(seed) cite "DIP-R1" = [1][3]\n')
+    code, report, _ = diff(STD, broken, "--games", "2", "--phases", "12", "--start", GAME_START)
+    assert code == 1 and report["games"] == 2, report
+    [stopped] = report["stopped"]
+    assert stopped.startswith("game 0 stopped at phase ") and "NEW's `random_orders(" in stopped and "E002" in stopped
+    assert report["phases"] > 12 and report["differences"] == []  # game 1 played its 12 phases
+
+
+def test_a_game_state_one_side_refuses_shrinks_to_the_refusal(tmp_path: Path) -> None:
+    """OLD refuses states after 1902: the game phase where it does is a difference, said with OLD's
+    words, and shrunk among the states OLD refuses alike (it was left unshrunk, thousands of characters)."""
+    refuse = _errata(tmp_path, "refuse", 'override rule phase_problems cite "DIP-G1" =\n'
+                     '  if phase.year > 1902 then [problem_at("/phase/year", "no year after 1902", "DIP-G1")] else []\n')
+    code, out, err = run_cli("diff", refuse, STD, "--games", "1", "--phases", "20", "--start", GAME_START)
+    assert code == 1, out + err
+    head, shrunk, *_ = out.splitlines()
+    assert head.endswith(": OLD (S002) refused the state (query `advance`)"), out
+    assert "  OLD: S002 no year after 1902 (at /phase/year)" in out.splitlines()
+    _, report, minimal = diff(refuse, STD, "--games", "1", "--phases", "20", "--start", GAME_START)
+    assert minimal[0]["units"] == [] and minimal[0]["phase"]["year"] == 1903, minimal

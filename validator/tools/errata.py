@@ -22,7 +22,7 @@ import argparse
 import itertools
 import json
 import math
-import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -115,9 +115,45 @@ def _disagree(a: Any, b: Any) -> bool:
 def _kinds(a: Any, b: Any) -> set[str]:
     """What kinds of field two outcomes differ in: their pointers with list positions left out
     (`/orders/*/status`), so that a shrunk state keeps each kind of change the found one had; the
-    odds of an exact run are one kind."""
-    return {"/distribution" if p.startswith("/distribution/") else re.sub(r"/\d+(?=/|$)", "/*", p)
-            for p, _, _ in changed_fields(a, b)}
+    odds of an exact run are one kind. Lists are matched as collections first (``_kind_fields``), so
+    that one unit gone from a sorted list does not make every unit after it a change of every field."""
+    if IGNORE_CITES[0]:
+        a, b = without_cites(a), without_cites(b)
+    return {"/distribution" if p.startswith("/distribution/") else p for p in _kind_fields(a, b, "")}
+
+
+def _kind_fields(a: Any, b: Any, path: str) -> set[str]:
+    """The pointers (list positions as `*`) of the leaves where ``b`` departs from ``a``: maps key by
+    key; lists with the items found on both sides set aside (as many times as on both), the others
+    paired in order, field by field, and an item left over on one side a change of the whole item."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: set[str] = set()
+        for k in list(a) + [k for k in b if k not in a]:
+            key = f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}"
+            if k not in a or k not in b:
+                out.add(key)
+            else:
+                out |= _kind_fields(a[k], b[k], key)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        texts_b = [json.dumps(y, sort_keys=True) for y in b]
+        left_b = list(range(len(b)))
+        only_a = []
+        for x in a:
+            tx = json.dumps(x, sort_keys=True)
+            j = next((j for j in left_b if texts_b[j] == tx), None)
+            if j is None:
+                only_a.append(x)
+            else:
+                left_b.remove(j)
+        only_b = [b[j] for j in left_b]
+        out = set()
+        for x, y in zip(only_a, only_b):
+            out |= _kind_fields(x, y, f"{path}/*")
+        if len(only_a) != len(only_b):
+            out.add(f"{path}/*")
+        return out
+    return set() if not _differ(a, b) else {path or "/"}
 
 
 def _smaller(value: Any) -> Iterator[Any]:
@@ -191,11 +227,13 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
             if runs >= budget:
                 break
             a, b = outcome(old, probe, cand), outcome(new, probe, cand)
-            if _refused(a) or _refused(b):  # (not counted: a refusal runs no rule)
+            # (not counted: a refusal runs no rule; where the found state was refused by one side, in a
+            # game, the smaller states that side refuses alike are what is kept)
+            if (_refused(a) and a != a0) or (_refused(b) and b != b0):
                 continue
             runs += 1
             if (_disagree(a, b) and _kinds(a, b) >= kinds0
-                    and (not _broken(a0) or a == a0) and (not _broken(b0) or b == b0)):
+                    and (not _broken(a0) and not _refused(a0) or a == a0) and (not _broken(b0) and not _refused(b0) or b == b0)):
                 state = cand
                 candidates = _smaller
                 break
@@ -296,6 +334,7 @@ class GameReport:
     differences: list[Difference] | None = None
     note: str | None = None
     stopped: list[str] | None = None  # games that stopped before their phases ran out, the game not over: why
+    broken: int = 0  # of them, games stopped by an error of the rules (in `random_orders`), not of a state
 
 
 def game_seed(seed: int, game: int, phase: int) -> int:
@@ -345,11 +384,13 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
             s = game_seed(seed, g, i)
             try:
                 orders = gen.run(state, query="random_orders", args=[s], seed=s)
-            except RunError as exc:
+            except RunError as exc:  # this game ends here; the others are played (another side's orders, say)
                 where = "the start state" if i == 0 else f"the state the rules made after phase {i}"
-                report.note = (f"game {g}, phase {i + 1}: {'NEW' if gen is new else 'OLD'}'s `random_orders({s})` failed on "
-                               f"{where}: {_said(exc.diagnostics[0])}")
-                return report
+                report.stopped = (report.stopped or []) + [
+                    f"game {g} stopped at phase {i + 1}: {'NEW' if gen is new else 'OLD'}'s `random_orders({s})` "
+                    f"failed on {where}: {_said(exc.diagnostics[0])}"]
+                report.broken += exc.kind != "state"
+                break
             played = {**state, "orders": orders}
             probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
             a, b = outcome(old, probe, played), outcome(new, probe, played)
@@ -458,7 +499,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     from .textview import MAX_LINES, WIDTH, outcome_labels
 
     failed = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _broken(r)]
-    what = f"{' and '.join(failed)} failed to run" if failed else "results differ"
+    refused = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _refused(r)]
+    what = " and ".join(([f"{' and '.join(failed)} failed to run"] if failed else [])
+                        + ([f"{' and '.join(refused)} refused the state"] if refused else [])) or "results differ"
     lines = [f"{d.probe.name}: {what} (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
     if d.runs < 0:
         lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
@@ -469,7 +512,11 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         if len(wrapped) > 2 * MAX_LINES:  # a large state is summarised; --format json has it whole
             wrapped = wrapped[:2 * MAX_LINES] + [f"    … {len(state)} characters in all (--format json has them)"]
         lines += wrapped
-    rows = changed_fields(d.old, d.new)
+    said = _failures(old, new, d)
+    for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
+        lines += textwrap.wrap(f"{side}: {text}", WIDTH, initial_indent="  ", subsequent_indent="    ",
+                               break_long_words=False, break_on_hyphens=False)
+    rows = [] if said else changed_fields(d.old, d.new)
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
@@ -508,9 +555,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
             lines.append(f"  {p}")
             half = (WIDTH - 16) // 2
             lines.append(f"      OLD {_show(x, half).ljust(min(wo, half))}  NEW {_show(y, half)}")
-    ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
-    cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
-    for side, only in (("OLD", ca - cb), ("NEW", cb - ca)):
+    for side, only in cited_only(old, new, d).items():
         if only:
             head = f"  cited only by {side}: "
             lines += textwrap.wrap(", ".join(sorted(only)), WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
@@ -518,7 +563,30 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     return "\n".join(lines)
 
 
+def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
+    """The clauses the runs of one side only cite on the difference's (minimal) state, by side (none
+    where a run failed: a run that stopped cites nothing to compare)."""
+    if any(_broken(r) or _refused(r) for r in (d.old, d.new)):
+        return {"OLD": [], "NEW": []}
+    ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
+    cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
+    return {"OLD": sorted(ca - cb), "NEW": sorted(cb - ca)}
+
+
+def _failures(old: Any, new: Any, d: Difference) -> dict[str, str]:
+    """What each side whose run failed or refused the (minimal) state said: its first diagnostic, by side."""
+    return {side: _refusal(rs, d.minimal, d.probe) for side, rs, r in (("OLD", old, d.old), ("NEW", new, d.new))
+            if _broken(r) or _refused(r)}
+
+
 MAX_SHOWN = 10  # problems shown with a start state a ruleset refuses
+
+
+def _wrapped(text: str) -> str:
+    """A message of ours (not an error's first line) over lines of at most 100 columns."""
+    from .textview import WIDTH
+
+    return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
 
 
 def _other_game(old: Any, new: Any) -> str:
@@ -570,7 +638,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     diffs, tried = compare(old, new, counted(itertools.chain(probes, generated)), None if args.shrink < 0 else args.shrink)
     note = notes[0] if notes else None
     if note:
-        err.write(f"note: {note}\n")
+        err.write(_wrapped(f"note: {note}") + "\n")
     games = GameReport()
     if args.games:
         given = None
@@ -590,7 +658,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             problems = rs.state_errors(start, args.start or "start_state")
             if problems:
                 hint = _other_game(old, new)
-                err.write(f"ruleval: {side} ({path}) refuses the start state{f' ({hint})' if hint else ''}:\n")
+                err.write(_wrapped(f"ruleval: {side} ({path}) refuses the start state{f' ({hint})' if hint else ''}:") + "\n")
                 err.write(render_all(problems[:MAX_SHOWN], None, err) + "\n")
                 if len(problems) > MAX_SHOWN:
                     err.write(f"ruleval: and {len(problems) - MAX_SHOWN} more problems with the start state\n")
@@ -598,11 +666,13 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         games = play_games(old, new, start, args.games, 30 if args.phases is None else args.phases, args.seed,
                            None if args.shrink < 0 else max(0, args.shrink - len(diffs)))
         if games.note:  # the games could not be played as asked
-            err.write(f"ruleval: {visible(games.note)}\n")
+            err.write(_wrapped(f"ruleval: {visible(games.note)}") + "\n")
         for why in games.stopped or []:
-            err.write(f"ruleval: {visible(why)}\n")
-        if games.stopped or games.note:
+            err.write(_wrapped(f"ruleval: {visible(why)}") + "\n")
+        if games.note or len(games.stopped or []) > games.broken:  # a state refused: exit 3
             worst = max(worst, EXIT_INPUT)
+        if games.broken:  # an error of the rules: a finding (exit 1), as E0xx errors are
+            worst = max(worst, EXIT_FINDINGS)
         diffs += games.differences or []
     if args.format == "json":
         from .common import result_json
@@ -613,7 +683,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "tried": tried, "skipped": seen[0] - tried, "games": games.games, "phases": games.phases,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n], "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
-                 "minimal": d.minimal,
+                 "shrinking_runs": max(d.runs, 0), "minimal": d.minimal, "cited_only_by": cited_only(old, new, d),
+                 "failures": _failures(old, new, d),
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
                 for d in diffs]}, indent=2) + "\n")
@@ -626,10 +697,11 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         skipped = seen[0] - tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
-        out.write(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
-                  + (f" ({skipped} skipped: a state one of the rulesets refuses"
-                     + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")" if skipped else "")
-                  + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note)) + "\n")
+        out.write(_wrapped(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
+                           + (f" ({skipped} skipped: a state one of the rulesets refuses"
+                              + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")"
+                              if skipped else "")
+                           + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note))) + "\n")
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
     return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)
