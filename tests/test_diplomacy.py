@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from validator import load_ruleset
 from validator.tools.cli import main
 
@@ -251,3 +253,56 @@ def test_a_head_to_head_says_whether_it_was_lost_or_a_standoff() -> None:
     res = _adjudicate(["france A par", "france A pic", "germany A bur"],
                       ["france: A PAR - BUR", "france: A PIC S A PAR - BUR", "germany: A BUR - PAR"])
     assert res["orders"][2]["reason"] == "beaten in head-to-head by A PAR (strength 2 against 1)", res["orders"]
+
+
+@pytest.mark.parametrize("text,power,built,removed", [
+    ("A PAR B", "france", "par", None), ("F Lon Build", "england", "lon", None), ("F EDI BUILDS", "england", "edi", None),
+    ("A SIL REMOVE", "germany", None, "sil"), ("A Sil Removes", "germany", None, "sil"),
+])
+def test_an_adjustment_written_unit_first_is_that_adjustment(text: str, power: str, built: str | None,
+                                                            removed: str | None) -> None:
+    """`A PAR B` as the `diplomacy` package and DPjudge write a build (and `A MUN REMOVE`): read as
+    `BUILD A PAR` (`A MUN D`); it was unreadable, and the whole state refused. In a movement phase it
+    is an order of the wrong phase, refused alone."""
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "adjustment.json").read_text(encoding="utf-8"))
+    before = {u["location"] for u in state["units"]}
+    res = rs.run({**state, "orders": [{"power": power, "order": text}]})
+    after = {u["location"] for u in res["units"]}
+    assert res["orders"][0]["status"] == "succeeds", res["orders"]
+    # (the other powers' adjustments are left to civil disorder: only this one is looked at)
+    assert (built not in before and built in after) if built else (removed in before and removed not in after), after
+    start = json.loads((ROOT / "docs" / "examples" / "game" / "start.json").read_text(encoding="utf-8"))
+    moved = rs.run({**start, "orders": [{"power": "france", "order": "A PAR B"}]})
+    assert moved["orders"][0]["status"] == "invalid" and moved["orders"][0]["reason"] == "not a movement-phase order"
+
+
+# every notation docs/tools.md (`ruleval play`) says the Diplomacy rulesets read, in a phase of its kind
+NOTATIONS = {
+    "movement": [("france", "A Paris moves to Burgundy"), ("france", "F Brest - Mid-Atlantic Ocean"), ("france", "A PAR -> BUR"),
+                 ("france", "A PAR to BUR"), ("france", "A PAR M BUR"), ("germany", "A MUN S A BER - SIL"),
+                 ("germany", "A MUN supports A BER"), ("germany", "A MUN H"), ("germany", "A Mun holds"),
+                 ("russia", "F STP/SC - BOT"), ("russia", "F STP(sc) - BOT"), ("russia", "F STP SC - BOT"),
+                 ("england", "A LON - NTH - NWY"), ("england", "A LON - NWY VIA"), ("england", "A LON - NWY via convoy"),
+                 ("england", "A LON - NWY by convoy"), ("england", "F NTH C A LON - NWY"),
+                 ("england", "F NTH convoys A LON - NWY")],
+    "retreat": [("italy", "A VEN R APU"), ("italy", "A VEN - APU"), ("italy", "A VEN D"), ("italy", "DISBAND A VEN")],
+    "adjustment": [("france", "BUILD A PAR"), ("france", "B A PAR"), ("france", "A PAR B"), ("england", "WAIVE"),
+                   ("russia", "BUILD F St Petersburg (north coast)"), ("germany", "REMOVE A SIL"), ("germany", "A SIL D"),
+                   ("germany", "A SIL REMOVE")],
+}
+PHASE_STATES = {"movement": "docs/examples/game/start.json", "retreat": "rulesets/diplomacy/examples/retreat.json",
+                "adjustment": "rulesets/diplomacy/examples/adjustment.json"}
+
+
+@pytest.mark.parametrize("phase,power,text", [(k, p, t) for k, v in NOTATIONS.items() for p, t in v])
+def test_every_documented_notation_is_read(phase: str, power: str, text: str) -> None:
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = json.loads((ROOT / PHASE_STATES[phase]).read_text(encoding="utf-8"))
+    if phase == "adjustment":
+        state["supply_centers"]["stp"] = "russia"
+    if phase == "movement":  # England's army in London, a fleet in the North Sea to convoy it
+        state["units"] = [u for u in state["units"] if u["power"] != "england"] + [
+            {"power": "england", "type": "army", "location": "lon"}, {"power": "england", "type": "fleet", "location": "nth"}]
+    res = rs.run({**state, "orders": [{"power": power, "order": text}]})  # (an unreadable text: RunError, S002)
+    assert res["orders"][0]["status"] != "invalid", res["orders"]
