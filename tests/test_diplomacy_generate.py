@@ -146,4 +146,8 @@ def test_games_take_orders_from_both_rulesets_in_turn() -> None:
     assert code == 1 and report["games"] == 2, err.getvalue()
     [found] = report["differences"]
     assert found["state"].startswith("game 1 ")
+    # the seed the phase was run with runs the minimal state again, to the same verdict
+    rs = load_ruleset(DIP / "standard.rules")
+    again = rs.run(found["minimal"], query="advance", seed=found["seed"])
+    assert again["result"] == found["new"]["result"]
     assert any(c["pointer"].endswith("/reason") and "is not a home centre of" in (c["new"] or "") for c in found["changed"])

@@ -683,8 +683,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "tried": tried, "skipped": seen[0] - tried, "games": games.games, "phases": games.phases,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n], "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
-                 "shrinking_runs": max(d.runs, 0), "minimal": d.minimal, "cited_only_by": cited_only(old, new, d),
-                 "failures": _failures(old, new, d),
+                 "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
+                 "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
                 for d in diffs]}, indent=2) + "\n")
