@@ -151,3 +151,22 @@ def test_games_take_orders_from_both_rulesets_in_turn() -> None:
     again = rs.run(found["minimal"], query="advance", seed=found["seed"])
     assert again["result"] == found["new"]["result"]
     assert any(c["pointer"].endswith("/reason") and "is not a home centre of" in (c["new"] or "") for c in found["changed"])
+
+
+def test_generated_states_hold_supported_head_to_heads(tmp_path: Path) -> None:
+    """An errata where a head-to-head ignores the defender's supports changes who moves only in a
+    supported head-to-head, which random moves made once in a thousand states: the generator makes
+    head-to-heads on purpose (and backs them), so 200 states show an order's status change, not only
+    reasons reworded."""
+    from validator.tools.cli import main
+
+    errata = tmp_path / "h2h.rules"
+    errata.write_text('ruleset t.h2h "head-to-head without the defender\'s supports"\n'
+                      'extends "bundled:diplomacy/standard.rules"\n\noverride rule defend(t) cite "DIP-S4" = 1\n',
+                      encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["diff", str(DIP / "standard.rules"), str(errata), "--generate", "200", "--shrink", "0", "--format", "json"],
+                stdout=out, stderr=err)
+    assert code == 1, err.getvalue()
+    moved = [d for d in json.loads(out.getvalue())["differences"] if any(c["pointer"].endswith("/status") for c in d["changed"])]
+    assert moved, "no generated state where the errata changes an order's status"
