@@ -56,9 +56,15 @@ def test_the_standard_rules_find_where_the_package_departs(cli, saved: Path, tmp
     assert r.code == 1 and "3 phases agree; F1902M" in r.out, r.out + r.err
 
 
-def test_orders_and_bad_input(tmp_path: Path) -> None:
-    assert saved_game.ruleval_order("F STP/NC B") == "BUILD F STP/NC"
-    assert saved_game.ruleval_order("A PAR - BUR VIA") == "A PAR - BUR VIA"
+def test_orders_are_kept_as_the_package_writes_them() -> None:
+    """Builds stay `F STP/NC B`: the Diplomacy rulesets read the package's notation (no rewriting)."""
+    game = package_game("standard", 0)
+    orders = [o["order"] for s in saved_game.records(game) if s["phase"]["type"] == "adjustment" for o in s["orders"]]
+    builds = [o for o in orders if o.endswith(" B")]
+    assert builds and not any(o.startswith("BUILD") for o in orders), orders
+
+
+def test_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"map": "standard", "phases": []}\n{oops\n', encoding="utf-8")
     with pytest.raises(saved_game.SavedGameError, match=r"bad\.jsonl:1: not JSON"):

@@ -6,8 +6,9 @@ records for `ruleval replay` (a list of states in play order, each with its orde
     ruleval replay rulesets/diplomacy/standard_dpjudge.rules RECORD.jsonl
 
 Each saved phase (its state before the orders, and the orders) becomes one state: the phase, the
-units on the board, the supply-centre owners and the orders, in ruleval's words (`A PAR B` ->
-`BUILD A PAR`; powers and places in lower case, `near_east` for the package's `NEAREAST`). A retreat
+units on the board, the supply-centre owners and the orders (as the package writes them: the Diplomacy
+rulesets read `A PAR B` as a build; powers and places in lower case, `near_east` for the package's
+`NEAREAST`). A retreat
 phase lists each dislodged unit with what the package does not save but a retreat state needs, found
 in the movement phase before it: where its attacker came from (the unit whose move into its province
 succeeded) and whether by convoy (an army move between provinces no army adjacency joins, or one to
@@ -40,14 +41,6 @@ UNIT_TYPES = {"A": "army", "F": "fleet"}
 
 class SavedGameError(ValueError):
     """A saved game this importer cannot read: which game, which phase, and why."""
-
-
-def ruleval_order(text: str) -> str:
-    """The package's order text in ruleval's words: builds are written `BUILD A PAR`."""
-    words = text.split()
-    if len(words) == 3 and words[2] == "B":
-        return f"BUILD {words[0]} {words[1]}"
-    return text
 
 
 def _phase(name: str, where: str) -> dict[str, Any]:
@@ -171,7 +164,7 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
         if not isinstance(orders, dict) or not all(isinstance(os, list) and all(isinstance(o, str) for o in os)
                                                    for os in orders.values() if os):
             raise SavedGameError(f"{at}: `orders` gives each power a list of order texts")
-        rec["orders"] = [{"power": power(p, at), "order": ruleval_order(o)} for p, os in orders.items() for o in os or []]
+        rec["orders"] = [{"power": power(p, at), "order": o} for p, os in orders.items() for o in os or []]
         out.append(rec)
     return out
 
