@@ -306,3 +306,26 @@ def test_every_documented_notation_is_read(phase: str, power: str, text: str) ->
             {"power": "england", "type": "army", "location": "lon"}, {"power": "england", "type": "fleet", "location": "nth"}]
     res = rs.run({**state, "orders": [{"power": power, "order": text}]})  # (an unreadable text: RunError, S002)
     assert res["orders"][0]["status"] != "invalid", res["orders"]
+
+
+def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> None:
+    """DATC 4.D.3 is about a unit given two orders: it was cited in every explanation (each unit's one
+    order was chosen by a rule citing it); now only where a unit has several, and DIP-H1 where one has none."""
+    from validator.tools.coverage import cites_in
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+
+    def cites(units: list[str], orders: list[str], phase: str = "movement", **extra: object) -> set[str]:
+        state = {"phase": {"season": "spring", "year": 1901, "type": phase},
+                 "units": [{"power": u.split()[0], "type": "army" if u.split()[1] == "A" else "fleet",
+                            "location": u.split()[2]} for u in units],
+                 "orders": [{"power": o.split(":")[0], "order": o.split(":", 1)[1].strip()} for o in orders], **extra}
+        return set(cites_in(rs.run(state, explain=True)))
+
+    one = cites(["france A par", "germany A mun"], ["france: A PAR - BUR"])
+    assert "DATC-4.D.3" not in one and "DIP-H1" in one  # Munich has no order: it holds
+    assert "DATC-4.D.3" in cites(["france A par"], ["france: A PAR - BUR", "france: A PAR - PIC"])
+    retreat = {"dislodged": [{"power": "italy", "type": "army", "location": "ven", "attacker_from": "tri",
+                              "attacker_via_convoy": False}], "standoffs": []}
+    assert "DATC-4.D.3" not in cites(["austria A ven"], ["italy: A VEN R APU"], "retreat", **retreat)
+    assert "DATC-4.D.3" in cites(["austria A ven"], ["italy: A VEN R APU", "italy: A VEN R TUS"], "retreat", **retreat)

@@ -107,10 +107,7 @@ ERRATA = {
     "first retreat wins": '''override rule retreat_moves(e) cite "DIP-R1" =
   e != none and e.kind == "retreat" and retreat_targets[prov(e.to)][0].p == e.p
 ''',
-    "first order counts": '''override rule effective(p) cite "DATC-4.D.3" =
-  let vs = valid_by_unit[p] ?? [];
-  if len(vs) > 0 then vs[0].ord
-  else (let u = unit_at[p]; {p: p, power: u.power, type: u.type, loc: u.loc, i: none, conv: false, kind: "hold"})
+    "first order counts": '''override rule several_orders(p, vs) cite "DATC-4.D.3" = vs[0].ord
 ''',
 }
 
