@@ -1066,3 +1066,22 @@ def test_replay_says_which_side_a_list_item_is_on(tmp_path: Path) -> None:
     assert _difference_lines("/x", 1, 2) == "  /x: recorded 1, computed 2\n"
     wide = _difference_lines("/units", "(not recorded)", {"location": "x" * 120})
     assert wide.splitlines()[0] == "  /units:" and wide.splitlines()[2] == "    not in the record", wide
+
+
+@pytest.mark.parametrize("name,text,line,col", [
+    ("o.yaml", '- phase: S1901M\n  orders:\n    - {power: france, order: "A PAR - BUR"}\n'
+               '    - {power: france, order: "A MAR ATTACKS SPA"}\n', 4, 30),
+    ("o.jsonl", '{"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR - BUR"}]}\n'
+                '{"orders": [{"power": "france", "order": "A MAR ATTACKS SPA"}]}\n', 2, 1),
+])
+def test_an_unreadable_order_in_an_orders_file_is_located_where_it_is_written(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, text: str, line: int, col: int) -> None:
+    """An order no form reads was located at its entry's first line, as `o.yaml:1#/orders/1/order`,
+    without the line quoted: now at the order (YAML: its value; JSON Lines: the entry's line), quoted."""
+    monkeypatch.chdir(ROOT)
+    orders = tmp_path / name
+    orders.write_text(text, encoding="utf-8")
+    code, _, err = _run("play", STANDARD, "docs/examples/game/start.json", "--orders", str(orders))
+    assert code == 3, err
+    assert err.startswith(f"{orders}:{line}:{col}: error[S002]: cannot read the order `A MAR ATTACKS SPA`"), err
+    assert f"{line:>4} | {text.splitlines()[line - 1]}" in err and "= pointer: /orders/" in err, err

@@ -162,6 +162,36 @@ def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[A
     return Span(path, *at) if at else None
 
 
+def _at_the_order(diags: list[Diagnostic], path: str | None,
+                  items: list[tuple[str, Any]]) -> tuple[list[Diagnostic], dict[str, str]]:
+    """A fault in an entry's orders (a JSON pointer `/orders/...` of the state played, said of the entry)
+    placed where the order is written in the orders file: its line and column in YAML, the entry's
+    line in JSON Lines and JSON; with the file's text, so that the line is quoted. Others as they are."""
+    if path is None:
+        return diags, {}
+    index = {where: i for i, (where, _) in enumerate(items)}
+    try:
+        text = confine.read_bytes(Path(path), MAX_GAME_FILE_BYTES, None, path).decode("utf-8").lstrip("\ufeff")
+    except (confine.Refused, UnicodeDecodeError, OSError):
+        return diags, {}
+    positions: list[Any] = []
+    out = []
+    for d in diags:
+        i = index.get(d.span.file)
+        ptr = d.pointer or ""
+        if i is None or not ptr.startswith("/orders"):
+            out.append(d)
+            continue
+        at: Span | None = None
+        if Path(path).suffix.lower() in (".yaml", ".yml"):  # the orders in the entry: `/orders/...`, or the entry itself
+            at = _yaml_span(text, path, i, ptr if isinstance(items[i][1], dict) else ptr[len("/orders"):], positions)
+        if at is None and (m := re.fullmatch(r"(.*):(\d+)", d.span.file)) is not None:
+            line = int(m.group(2))
+            at = Span(path, line, 1, line, 2)
+        out.append(replace(d, span=at) if at is not None else d)
+    return out, {path: text}
+
+
 def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
     from ..api import Entry
 
@@ -214,7 +244,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.start))
-        entries = entries_of(read_game_file(args.orders, args.max_phases)) if args.orders else []
+        items = read_game_file(args.orders, args.max_phases) if args.orders else []
+        entries = entries_of(items)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return EXIT_INPUT
@@ -237,7 +268,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             elif args.format == "text":
                 out.write(visible(f"{step.phase}: {_summary(step.result) or 'played'} -> {step.next_phase}") + "\n")
     except PlayError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        diags, sources = _at_the_order(exc.diagnostics, args.orders, items)
+        print_diags(diags, "text", out, err, {**rs.sources, **sources})
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
                       f"(last played: {exc.played[-1].phase})\n")
