@@ -1085,3 +1085,13 @@ def test_an_unreadable_order_in_an_orders_file_is_located_where_it_is_written(
     assert code == 3, err
     assert err.startswith(f"{orders}:{line}:{col}: error[S002]: cannot read the order `A MAR ATTACKS SPA`"), err
     assert f"{line:>4} | {text.splitlines()[line - 1]}" in err and "= pointer: /orders/" in err, err
+
+
+def test_replay_given_an_orders_file_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An orders file given to replay by mistake printed schema errors (`'units' is a required
+    property`); it is named for what it is, with the command that plays it."""
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run("replay", STANDARD, "docs/examples/game/orders.yaml")
+    assert (code, out) == (3, ""), err
+    assert "error[S001]: this is an orders file (entries of `phase` and `orders`), not a record of states" in err
+    assert "--orders FILE" in err and "required property" not in err

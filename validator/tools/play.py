@@ -379,6 +379,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(records) < 2:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
+        first = records[0][1]
+        if isinstance(first, list) or (isinstance(first, dict) and first and set(first) <= {"phase", "orders"}):
+            raise DiagnosticError([Diagnostic(
+                "S001", "this is an orders file (entries of `phase` and `orders`), not a record of states",
+                Span(records[0][0]), help="`ruleval replay` reads states, as `ruleval play --format json` or --out writes "
+                                          "them; an orders file is played with `ruleval play RULESET START --orders FILE`")])
         agreed, mismatch = replay(rs, records, seed=args.seed)
     except PlayError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
