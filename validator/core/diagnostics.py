@@ -298,19 +298,23 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
     return "\n".join(lines)
 
 
-FIELD_WIDTH = 100  # the widest line of a diagnostic's `= help:` and other fields, but for a word longer than that
+WIDTH = 100  # the widest line of text ruleval writes for a person (a word longer than that aside)
+
+
+def wrap_words(text: str, first: str = "", rest: str = "  ", width: int = WIDTH) -> list[str]:
+    """``text`` over lines of at most ``width`` columns, the first after ``first`` and the others after
+    ``rest``; no word is broken, so that a path or pointer stays whole for copying."""
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                         break_on_hyphens=False) or [first.rstrip()]
 
 
 def _field(label: str, text: str) -> list[str]:
-    """``  = label: text``, wrapped at ``FIELD_WIDTH`` under its first word (each line of a text of
-    several lines on its own); no word is broken, so a path or pointer stays whole for copying."""
+    """``  = label: text``, wrapped under its first word (each line of a text of several lines on its own)."""
     head = f"  = {label}: "
+    pad = " " * len(head)
     out: list[str] = []
     for para in text.split("\n"):
-        parts = textwrap.wrap(para, FIELD_WIDTH - len(head), break_long_words=False, break_on_hyphens=False,
-                              drop_whitespace=True) or [""]
-        for part in parts:
-            out.append((head if not out else " " * len(head)) + part)
+        out += wrap_words(para, head if not out else pad, pad)
     return out
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
+from ..core.diagnostics import wrap_words
 from .testing import Case, Suite, load_suite, run_case
 
 
@@ -120,10 +121,7 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
         lines.append(f"{c.ruleset}: {len(c.covered)}/{len(c.catalogue)} clauses ({c.percent:.1f}%), "
                      f"{c.cases} case{'s' if c.cases != 1 else ''}")
         if c.uncovered:
-            import textwrap
-
-            lines += textwrap.wrap("uncovered: " + ", ".join(c.uncovered), 100, initial_indent="  ",
-                                   subsequent_indent="    ", break_on_hyphens=False)
+            lines += wrap_words("uncovered: " + ", ".join(c.uncovered), "  ", "    ")
         if c.unknown:
             lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
     covered, total, pct = totals(covs)

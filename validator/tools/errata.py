@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from .coverage import cites_in
+from ..core.diagnostics import wrap_words
 from ..engine.state import pointer_parts
 
 MAX_SHRINK_RUNS = 2000
@@ -494,8 +495,6 @@ COMMON_DENOMINATOR_LIMIT = 6 ** 3  # past three dice's worth, a fraction is easi
 
 
 def difference_text(old: Any, new: Any, d: Difference) -> str:
-    import textwrap
-
     from .textview import MAX_LINES, WIDTH, outcome_labels
 
     failed = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _broken(r)]
@@ -514,8 +513,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         lines += wrapped
     said = _failures(old, new, d)
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
-        lines += textwrap.wrap(f"{side}: {text}", WIDTH, initial_indent="  ", subsequent_indent="    ",
-                               break_long_words=False, break_on_hyphens=False)
+        lines += wrap_words(f"{side}: {text}", "  ", "    ")
     rows = [] if said else changed_fields(d.old, d.new)
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
@@ -558,8 +556,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     for side, only in cited_only(old, new, d).items():
         if only:
             head = f"  cited only by {side}: "
-            lines += textwrap.wrap(", ".join(sorted(only)), WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
-                                   break_long_words=False, break_on_hyphens=False)
+            lines += wrap_words(", ".join(only), head, " " * len(head))
     return "\n".join(lines)
 
 
@@ -584,9 +581,7 @@ MAX_SHOWN = 10  # problems shown with a start state a ruleset refuses
 
 def _wrapped(text: str) -> str:
     """A message of ours (not an error's first line) over lines of at most 100 columns."""
-    from .textview import WIDTH
-
-    return "\n".join(textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
+    return "\n".join(wrap_words(text))
 
 
 def _other_game(old: Any, new: Any) -> str:

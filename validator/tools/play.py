@@ -21,7 +21,6 @@ import argparse
 import io
 import json
 import re
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -29,7 +28,7 @@ from typing import Any, Callable, TextIO
 import yaml
 
 from ..core import confine, jsontext, safeyaml
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault, visible, wrap_words
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files, require_regular
 from .textview import WIDTH, cut
@@ -405,8 +404,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         agree = f"{agreed} phase agrees" if agreed == 1 else f"{agreed} phases agree"
         head = visible(f"{agree}; {mismatch.phase} ({mismatch.where}) "
                        f"differs from the record's next state ({mismatch.next_where}):")
-        out.write("\n".join(textwrap.wrap(head, WIDTH, subsequent_indent="  ", break_long_words=False,
-                                           break_on_hyphens=False)) + "\n")
+        out.write("\n".join(wrap_words(head)) + "\n")
         for ptr, recorded, computed in mismatch.differences:
             out.write(_difference_lines(ptr, recorded, computed))
     return EXIT_OK if mismatch is None else EXIT_FINDINGS

@@ -20,9 +20,7 @@ import json
 import textwrap
 from typing import Any
 
-from ..core.diagnostics import visible
-
-WIDTH = 100  # the longest line written, when the output is not a terminal
+from ..core.diagnostics import WIDTH, visible  # WIDTH: the longest line written, when the output is not a terminal
 CELL = 36  # the most of one value shown in a table cell
 MAX_LINES = 8  # the most lines one value is wrapped into
 
