@@ -107,6 +107,11 @@ def _broken(result: Any) -> bool:
     return isinstance(result, dict) and "error" in result and result.get("kind") != "state"
 
 
+def _failed(result: Any) -> bool:
+    """A run that gave no result: it refused its state or failed while evaluating."""
+    return _refused(result) or _broken(result)
+
+
 def _disagree(a: Any, b: Any) -> bool:
     """Two outcomes to report: they differ, or either run failed (two runs that fail alike are not
     equivalent rules: nothing was compared)."""
@@ -234,7 +239,7 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
                 continue
             runs += 1
             if (_disagree(a, b) and _kinds(a, b) >= kinds0
-                    and (not _broken(a0) and not _refused(a0) or a == a0) and (not _broken(b0) and not _refused(b0) or b == b0)):
+                    and (not _failed(a0) or a == a0) and (not _failed(b0) or b == b0)):
                 state = cand
                 candidates = _smaller
                 break
@@ -299,7 +304,6 @@ def generator_state(rs: Any) -> dict[str, Any]:
 
 def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
     """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
-
     notes: list[str] = []
     probes = list(iter_generated(old, new, count, seed, exact, notes))
     return probes, notes[0] if notes else None
@@ -497,10 +501,10 @@ COMMON_DENOMINATOR_LIMIT = 6 ** 3  # past three dice's worth, a fraction is easi
 def difference_text(old: Any, new: Any, d: Difference) -> str:
     from .textview import MAX_LINES, WIDTH, outcome_labels
 
-    failed = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _broken(r)]
-    refused = [f"{side} ({', '.join(r['error'])})" for side, r in (("OLD", d.old), ("NEW", d.new)) if _refused(r)]
-    what = " and ".join(([f"{' and '.join(failed)} failed to run"] if failed else [])
-                        + ([f"{' and '.join(refused)} refused the state"] if refused else [])) or "results differ"
+    sides = {f"{side} ({', '.join(r['error'])})": r for side, r in (("OLD", d.old), ("NEW", d.new)) if _failed(r)}
+    what = " and ".join(f"{' and '.join(names)} {verb}" for verb, names in (
+        ("failed to run", [n for n, r in sides.items() if _broken(r)]),
+        ("refused the state", [n for n, r in sides.items() if _refused(r)])) if names) or "results differ"
     lines = [f"{d.probe.name}: {what} (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
     if d.runs < 0:
         lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
@@ -563,7 +567,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
     """The clauses the runs of one side only cite on the difference's (minimal) state, by side (none
     where a run failed: a run that stopped cites nothing to compare)."""
-    if any(_broken(r) or _refused(r) for r in (d.old, d.new)):
+    if _failed(d.old) or _failed(d.new):
         return {"OLD": [], "NEW": []}
     ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
     cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
@@ -573,7 +577,7 @@ def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
 def _failures(old: Any, new: Any, d: Difference) -> dict[str, str]:
     """What each side whose run failed or refused the (minimal) state said: its first diagnostic, by side."""
     return {side: _refusal(rs, d.minimal, d.probe) for side, rs, r in (("OLD", old, d.old), ("NEW", new, d.new))
-            if _broken(r) or _refused(r)}
+            if _failed(r)}
 
 
 MAX_SHOWN = 10  # problems shown with a start state a ruleset refuses
