@@ -315,10 +315,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-_GAME_FILE = re.compile(r"\d{3}_.*\.json")
-
-
-_STATE_FILE = re.compile(r"(\d{3,})_[^/]*\.json")
+_GAME_FILE = re.compile(r"(\d{3,})_.*\.json")  # what `play --out` writes: NNN_PHASE.json and NNN_PHASE.result.json
 
 
 def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
@@ -331,7 +328,7 @@ def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, A
     except OSError as exc:
         raise DiagnosticError([Diagnostic("S001", f"cannot read the folder: {exc.strerror or exc}", Span(str(folder)))]) from None
     found = sorted((int(m.group(1)), name) for name in names
-                   if (m := _STATE_FILE.fullmatch(name)) and not name.endswith(".result.json"))
+                   if (m := _GAME_FILE.fullmatch(name)) and not name.endswith(".result.json"))
     if not found:
         raise DiagnosticError([Diagnostic("S001", "the folder holds no state files `NNN_PHASE.json`",
                                           Span(str(folder)), help="a folder is read as `ruleval play --out` writes one")])
