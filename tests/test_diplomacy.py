@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from validator import load_ruleset
+from validator.api import RunError
 from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -286,11 +287,14 @@ NOTATIONS = {
                  ("england", "A LON - NTH - NWY"), ("england", "A LON - NWY VIA"), ("england", "A LON - NWY via convoy"),
                  ("england", "A LON - NWY by convoy"), ("england", "F NTH C A LON - NWY"),
                  ("england", "F NTH convoys A LON - NWY"), ("france", "Army Paris HOLD."), ("france", "A PAR => BUR"),
-                 ("france", "A PAR → BUR"), ("france", "A PAR – BUR"), ("russia", "F STP/SC - BOT.")],
+                 ("france", "A PAR → BUR"), ("france", "A PAR – BUR"), ("russia", "F STP/SC - BOT."),
+                 ("france", "France: A PAR - BUR"), ("france", "FRANCE:  Army Paris -> Burgundy."), ("england", "A LON-NTH-NWY")],
     "retreat": [("italy", "A VEN R APU"), ("italy", "A VEN - APU"), ("italy", "A VEN D"), ("italy", "DISBAND A VEN")],
     "adjustment": [("france", "BUILD A PAR"), ("france", "B A PAR"), ("france", "A PAR B"), ("england", "WAIVE"),
                    ("russia", "BUILD F St Petersburg (north coast)"), ("germany", "REMOVE A SIL"), ("germany", "A SIL D"),
-                   ("germany", "A SIL REMOVE")],
+                   ("germany", "A SIL REMOVE"), ("france", "Builds an army in Paris."),
+                   ("russia", "Builds a fleet in St Petersburg (north coast)"), ("germany", "Removes the army in Silesia."),
+                   ("england", "Waives a build")],
 }
 PHASE_STATES = {"movement": "docs/examples/game/start.json", "retreat": "rulesets/diplomacy/examples/retreat.json",
                 "adjustment": "rulesets/diplomacy/examples/adjustment.json"}
@@ -307,6 +311,37 @@ def test_every_documented_notation_is_read(phase: str, power: str, text: str) ->
             {"power": "england", "type": "army", "location": "lon"}, {"power": "england", "type": "fleet", "location": "nth"}]
     res = rs.run({**state, "orders": [{"power": power, "order": text}]})  # (an unreadable text: RunError, S002)
     assert res["orders"][0]["status"] != "invalid", res["orders"]
+
+
+@pytest.mark.parametrize("written, meant", [
+    ("France: A PAR - BUR", "A PAR - BUR"), ("england:   F NTH C A LON - NWY.", "F NTH C A LON - NWY"),
+    ("A LON-NTH-NWY", "A LON - NTH - NWY"), ("A LON-NTH-NWY", "A LON - NWY"), ("F BRE-MAO", "F BRE - MAO"),
+    ("F Brest-Mid-Atlantic Ocean", "F BRE - MAO"), ("F BRE-ENG-PIC", "F BRE - PIC"),
+])
+def test_a_judge_notation_is_read_as_the_order_it_writes(written: str, meant: str) -> None:
+    """DPjudge's listing (`France: ...`, the power first) and its routes without spaces (`A LON-NTH-NWY`) give
+    what the plain order gives: the same adjudication of every unit."""
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = json.loads((ROOT / "docs" / "examples" / "game" / "start.json").read_text(encoding="utf-8"))
+    start["units"] = [u for u in start["units"] if u["power"] != "england"] + [
+        {"power": "england", "type": "army", "location": "lon"}, {"power": "england", "type": "fleet", "location": "nth"}]
+    power = "england" if "LON" in meant else "france"
+    others = [{"power": "england", "order": "F NTH C A LON - NWY"}] if meant.startswith("A LON") else []
+
+    def result(text: str) -> dict[str, object]:
+        out = rs.run({**start, "orders": [{"power": power, "order": text}, *others]})
+        return {"units": out["units"], "orders": [{k: v for k, v in o.items() if k != "order"} for o in out["orders"]]}
+    assert result(written) == result(meant)
+
+
+def test_an_order_headed_by_another_power_is_not_read() -> None:
+    """`Germany: A PAR - BUR` given as France's order names two powers: refused (S002), never played as
+    France's."""
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = json.loads((ROOT / "docs" / "examples" / "game" / "start.json").read_text(encoding="utf-8"))
+    with pytest.raises(RunError) as exc:
+        rs.run({**start, "orders": [{"power": "france", "order": "Germany: A PAR - BUR"}]})
+    assert exc.value.diagnostics[0].code == "S002" and exc.value.diagnostics[0].pointer == "/orders/0/order"
 
 
 def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> None:
