@@ -344,6 +344,26 @@ def test_an_order_headed_by_another_power_is_not_read() -> None:
     assert exc.value.diagnostics[0].code == "S002" and exc.value.diagnostics[0].pointer == "/orders/0/order"
 
 
+def test_an_explanation_cites_4_a_3_only_for_an_adjacent_move_that_may_go_by_sea() -> None:
+    """DATC 4.A.3 (an army next to its destination goes by convoy only with `VIA` or its own power's
+    convoy) was cited for every army's move, so `coverage` counted it covered by any case moving an army."""
+    from validator.tools.coverage import cites_in
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+
+    def cites(orders: list[str]) -> set[str]:
+        units = [{"power": "england", "type": t, "location": loc}
+                 for t, loc in [("army", "lon"), ("fleet", "nth"), ("army", "yor"), ("fleet", "eng")]]
+        state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": units,
+                 "orders": [{"power": "england", "order": o} for o in orders]}
+        return set(cites_in(rs.run(state, explain=True)))
+
+    assert "DATC-4.A.3" not in cites(["A LON - WAL", "A YOR - EDI"])
+    assert "DATC-4.A.3" not in cites(["A LON - NWY", "F NTH C A LON - NWY"])  # (not adjacent: by sea, no question)
+    assert "DATC-4.A.3" in cites(["A YOR - LON VIA"])
+    assert "DATC-4.A.3" in cites(["A LON - YOR", "F NTH C A LON - YOR"])
+
+
 def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> None:
     """DATC 4.D.3 is about a unit given two orders: it was cited in every explanation (each unit's one
     order was chosen by a rule citing it); now only where a unit has several, and DIP-H1 where one has none."""
