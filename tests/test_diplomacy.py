@@ -364,6 +364,25 @@ def test_an_explanation_cites_4_a_3_only_for_an_adjacent_move_that_may_go_by_sea
     assert "DATC-4.A.3" in cites(["A LON - YOR", "F NTH C A LON - YOR"])
 
 
+def test_a_lone_move_cites_no_head_to_head_and_no_defender() -> None:
+    """DIP-S4 (two units ordered into each other's places do not swap) was cited for every move and DIP-S2
+    (a standoff never dislodges the unit in place) for every move into an empty province."""
+    from validator.tools.coverage import cites_in
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+
+    def cites(units: list[tuple[str, str]], orders: list[tuple[str, str]]) -> set[str]:
+        state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+                 "units": [{"power": pw, "type": "army", "location": loc} for pw, loc in units],
+                 "orders": [{"power": pw, "order": o} for pw, o in orders]}
+        return set(cites_in(rs.run(state, explain=True)))
+
+    lone = cites([("france", "par")], [("france", "A PAR - BUR")])
+    assert "DIP-S4" not in lone and "DIP-S2" not in lone and "DIP-P2" in lone
+    assert "DIP-S4" in cites([("france", "par"), ("germany", "bur")], [("france", "A PAR - BUR"), ("germany", "A BUR - PAR")])
+    assert "DIP-S2" in cites([("france", "par"), ("germany", "bur")], [("france", "A PAR - BUR")])
+
+
 def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> None:
     """DATC 4.D.3 is about a unit given two orders: it was cited in every explanation (each unit's one
     order was chosen by a rule citing it); now only where a unit has several, and DIP-H1 where one has none."""
