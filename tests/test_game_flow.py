@@ -727,6 +727,55 @@ def test_play_needs_an_advance_query(tmp_path: Path) -> None:
     assert code == 1 and "no query `advance`" in err and "error[E008]" in err  # an `E` diagnostic: exit 1
 
 
+def test_play_with_random_orders_from_the_rulesets_start(tmp_path: Path) -> None:
+    """`play RULESET --random-orders SEED`: no start file (the ruleset's `query start_state`), every phase
+    given the ruleset's random orders (the seeds of `diff --games`'s game 0), the same game for the same
+    seed; the states written hold the orders played, so the game can be replayed."""
+    from validator.api import game_seed
+
+    ancmed = str(DIP / "ancmed.rules")
+    code, out, err = _run("play", ancmed, "--random-orders", "3", "--until", "S3M", "--format", "json")
+    assert code == 0, err
+    assert _run("play", ancmed, "--random-orders", "3", "--until", "S3M", "--format", "json")[1] == out
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [x["phase"] for x in lines][0] == "S1M" and lines[-1]["phase"] == "S3M" and "result" not in lines[-1]
+    rs = load_ruleset(ancmed)
+    start = rs.run({"units": []}, "start_state", validate=False)
+    assert lines[0]["state"] == {**start, "orders": lines[0]["state"]["orders"]}
+    for i, line in enumerate(lines[:-1]):
+        assert line["state"]["orders"] == rs.run({**line["state"], "orders": []}, "random_orders", [game_seed(3, 0, i)],
+                                                 seed=game_seed(3, 0, i))
+    assert all(line["state"]["orders"] for line in lines[:-1])
+    assert _run("play", ancmed, "--random-orders", "4", "--until", "S3M", "--format", "json")[1] != out
+    path = tmp_path / "played.jsonl"
+    path.write_text(out)
+    assert _run("replay", ancmed, str(path))[0] == 0
+    # an orders file first, then random orders; without --until, on to the game's end or --max-phases
+    start_file, orders = _files(tmp_path)
+    code, out, err = _run("play", STANDARD, start_file, "--orders", orders, "--random-orders", "1", "--max-phases", "6")
+    assert code == 3 and "6 phases played and the game has not ended" in err, err
+    by_file = _run("play", STANDARD, start_file, "--orders", orders)[1].splitlines()[:-1]  # (but its "now at" line)
+    assert out.splitlines()[:len(by_file)] == by_file and len(out.splitlines()) == 6 > len(by_file)
+    # the same through the Python API
+    steps = list(play(rs, start, [], until="S2M", random_orders=3))
+    assert [s.state["orders"] for s in steps] == [line["state"]["orders"] for line in lines[:len(steps)]]
+    with pytest.raises(TypeError, match="random_orders"):
+        list(play(rs, start, [], random_orders="3"))  # type: ignore[arg-type]
+
+
+def test_play_without_a_start_or_random_orders_says_what_is_missing(tmp_path: Path) -> None:
+    his = str(ROOT / "rulesets" / "his" / "his.rules")
+    code, _, err = _run("play", his, "--random-orders", "1")
+    assert code == 3 and "error[S001]: no start state: give a START file (the ruleset has no `query start_state`)" in err
+    (tmp_path / "ruleval.toml").write_text("")
+    plain = tmp_path / "plain.rules"
+    plain.write_text('ruleset t.plain "no random orders"\nextends "bundled:diplomacy/standard.rules"\n'
+                     'override query random_orders(seed) = 1\n')
+    code, _, err = _run("play", str(plain), "--random-orders", "1", "--until", "F1901M")
+    assert code == 1 and "`random_orders` gave int, not a list of orders" in err, err
+    assert _run("play", STANDARD)[0] == 2  # (neither orders, --until nor --random-orders: nothing to play)
+
+
 def _record(tmp_path: Path) -> Path:
     rs = load_ruleset(STANDARD)
     steps = list(play(rs, START, [Entry(o["orders"], o["phase"]) for o in ORDERS]))

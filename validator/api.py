@@ -559,7 +559,15 @@ PHASE_NAME_QUERY = "phase_name"  # a ruleset's `query phase_name`: the current p
 # a text that names no phase), by which `play` refuses an `until` that is no phase and sees it passed
 PHASE_ORDER_QUERY = "phase_order"
 NORMAL_QUERY = "normal_state"  # a ruleset's `query normal_state`: a state as the rules write one (optional)
+RANDOM_ORDERS_QUERY = "random_orders"  # a ruleset's `query random_orders(seed)`: legal orders for every unit (optional)
+START_QUERY = "start_state"  # a ruleset's `query start_state`: the game's start position (optional)
 MAX_PHASES = 10_000
+
+
+def game_seed(seed: int, game: int, phase: int) -> int:
+    """The seed of a phase's random orders: of game ``game`` of ``diff --games`` (``play --random-orders``
+    plays game 0), so the same seed gives the same orders in both."""
+    return seed * 1_000_003 + game * 1_009 + phase
 
 
 @dataclass
@@ -635,14 +643,18 @@ def phase_name(rs: Ruleset, state: Any, shown: str = "<state>") -> str | None:
 
 
 def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = None, max_phases: int = MAX_PHASES,
-         seed: int | None = None, shown: str = "<start>", engine: str = "backend") -> Iterator[Step]:
+         seed: int | None = None, shown: str = "<start>", engine: str = "backend",
+         random_orders: int | None = None) -> Iterator[Step]:
     """Play a game forward from ``state``: each phase's orders come from the next entry (an entry
     naming its phase must be for the current one), the ruleset's ``query advance`` plays the phase
     and gives the next state. Stops when the entries run out (with ``until``: when the phase of that
     name is reached, playing phases without orders once entries run out, or, with a ``query
     phase_order``, passed without being played: the last step's ``next_phase`` then is not ``until``),
-    when ``advance`` says the game ended, or after ``max_phases``. Raises ``PlayError`` (with the steps
-    played) on bad input."""
+    when ``advance`` says the game ended, or after ``max_phases``. With ``random_orders`` (a seed), a
+    phase past the entries is played with the ruleset's ``query random_orders`` (its seed
+    ``game_seed(random_orders, 0, i)`` for the i-th phase from 0, as ``diff --games`` plays its game 0),
+    and play goes on past the entries until ``until``, the game's end or ``max_phases``. Raises
+    ``PlayError`` (with the steps played) on bad input."""
     played: list[Step] = []
     entries = _entries(entries)
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
@@ -651,11 +663,17 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         raise TypeError(f"seed is an integer or None, not {seed!r}")
     if engine not in ENGINES:
         raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+    if random_orders is not None and (isinstance(random_orders, bool) or not isinstance(random_orders, int)):
+        raise TypeError(f"random_orders is an integer seed or None, not {random_orders!r}")
     unit = rs.program.query(ADVANCE_QUERY)
     if unit is None:
         raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`", Span(rs.path),
                                     help="`play` needs `query advance` giving {phase, result, next, next_phase, end} "
                                          "(see docs/tools.md)")], "usage", played)
+    if random_orders is not None and rs.program.query(RANDOM_ORDERS_QUERY) is None:
+        raise PlayError([Diagnostic("E008", f"ruleset has no query `{RANDOM_ORDERS_QUERY}`", Span(rs.path),
+                                    help="random orders come from `query random_orders(seed)`: a list of orders "
+                                         "for the state it is run on")], "usage", played)
     try:
         name = phase_name(rs, state, shown)
     except RunError as exc:
@@ -686,17 +704,27 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     where = shown
     for i in range(max_phases + 1):
         # (with `phase_order`, `until` is reached by any spelling of the same phase: `s1902m`, `S1902M `)
-        if (until is not None and name == until) or (i >= len(entries) and until is None) or \
+        if (until is not None and name == until) or (i >= len(entries) and until is None and random_orders is None) or \
                 (target is not None and order_of is not None and name is not None and
                  (order_of(name) == target or _after(order_of(name), target))):
             _check_made(rs, played)
             return
         if i == max_phases:
+            if until is None:  # (random orders, played until the game ends)
+                raise PlayError([Diagnostic("S006", f"{max_phases} phases played and the game has not ended", Span(shown),
+                                            help="give --until PHASE to stop at a phase, or raise the number of phases "
+                                                 "allowed (--max-phases)")], "state", played)
             raise PlayError([Diagnostic("S006", f"{max_phases} phases played without reaching `{until}`", Span(shown),
                                         help="check the phase name given to --until (as the ruleset writes it), or "
                                              "raise the number of phases allowed (--max-phases)")],
                             "state", played)
-        entry = entries[i] if i < len(entries) else Entry([], None, f"(no orders: phase {i + 1})")
+        if i < len(entries):
+            entry = entries[i]
+        elif random_orders is not None:
+            entry = _random_entry(rs, state, game_seed(random_orders, 0, i), shown if i == 0 else _made_name(played[-1]),
+                                  played)
+        else:
+            entry = Entry([], None, f"(no orders: phase {i + 1})")
         if entry.phase is not None and name is not None and entry.phase != name:
             raise PlayError([Diagnostic("S006", f"these orders are for `{entry.phase}`, but the game is at `{name}`",
                                         Span(entry.where),
@@ -724,6 +752,22 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             _check_made(rs, played)
             return
         state, name, where = step.next, step.next_phase, f"{entry.where} (the state after it)"
+
+
+def _random_entry(rs: Ruleset, state: Any, seed: int, where: str, played: list[Step]) -> Entry:
+    """A phase's orders from the ruleset's ``query random_orders(seed)`` on the state reached (with
+    ``seed`` as its dice too): a failure of that query stops play, said of that state."""
+    try:
+        orders = rs.run({**state, "orders": []} if isinstance(state, dict) else state, RANDOM_ORDERS_QUERY, [seed],
+                        seed=seed, state_name=where)
+    except RunError as exc:
+        raise PlayError(exc.diagnostics, exc.kind, played) from None
+    if not isinstance(orders, list):
+        unit = rs.program.query(RANDOM_ORDERS_QUERY)
+        assert unit is not None
+        raise PlayError([Diagnostic("E001", f"`{RANDOM_ORDERS_QUERY}` gave {type(orders).__name__}, not a list of orders",
+                                    unit.decl.span)], "eval", played)
+    return Entry(orders, None, f"random_orders({seed})")
 
 
 def _phase_order(rs: Ruleset, state: Any, shown: str, played: list[Step]) -> Callable[[str], Any] | None:

@@ -342,10 +342,6 @@ class GameReport:
     broken: int = 0  # of them, games stopped by an error of the rules (in `random_orders`), not of a state
 
 
-def game_seed(seed: int, game: int, phase: int) -> int:
-    return seed * 1_000_003 + game * 1_009 + phase
-
-
 def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
     """The state games start from: the one given, else the ruleset's `query start_state`."""
     from ..api import RunError
@@ -371,7 +367,7 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
     in odd ones when both have it, so that orders only one of them allows are tried. A game stops
     at its first phase whose ``advance`` differs (result, next state or end), which is shrunk like any
     difference, or when the game ends."""
-    from ..api import ADVANCE_QUERY, RunError
+    from ..api import ADVANCE_QUERY, RunError, game_seed
 
     report = GameReport(differences=[])
     assert report.differences is not None

@@ -40,8 +40,11 @@ MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
     p = sub.add_parser("play", help="play a game forward from a state, phase after phase")
     p.add_argument("ruleset")
-    p.add_argument("start", help="the start state (JSON file)")
+    p.add_argument("start", nargs="?", help="the start state (JSON file; default: the ruleset's `query start_state`)")
     p.add_argument("--orders", help="orders for each phase in turn (.jsonl, .json or .yaml)")
+    p.add_argument("--random-orders", type=int, metavar="SEED",
+                   help="play the phases past the orders file with the ruleset's `query random_orders`, from this seed, "
+                        "until --until or the game's end")
     p.add_argument("--until", metavar="PHASE", help="play until the phase of this name is reached (e.g. F1903M)")
     p.add_argument("--max-phases", type=int, default=1000, metavar="N", help="stop with an error after N phases (1000)")
     p.add_argument("--seed", type=int, help="seeded random dice")
@@ -227,27 +230,47 @@ def _summary(result: Any) -> str:
     return "; ".join(parts)
 
 
+def _start_state(rs: Any, shown: str) -> Any:
+    """The ruleset's ``query start_state`` (run on the state its generators start from): the game's start
+    when no start file is given."""
+    from ..api import START_QUERY, RunError
+    from .errata import generator_state
+
+    if START_QUERY not in rs.queries():
+        raise DiagnosticError([Diagnostic("S001", f"no start state: give a START file (the ruleset has no `query {START_QUERY}`)",
+                                          Span(rs.path))])
+    try:
+        state = rs.run(generator_state(rs), START_QUERY, validate=False, state_name=shown)
+    except RunError as exc:
+        raise DiagnosticError(exc.diagnostics) from None
+    if not isinstance(state, dict):
+        raise DiagnosticError([Diagnostic("S001", f"`{START_QUERY}` gives no start position", Span(rs.path),
+                                          help="give a START file")])
+    return state
+
+
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..api import PlayError, RunError, passed_until, phase_name, play
+    from ..api import START_QUERY, PlayError, RunError, passed_until, phase_name, play
     from ..engine.state import read_state_file
 
     require_files(args.ruleset, args.start, stdin=False)
     if args.orders is not None:
         require_regular(args.orders, "orders file")
-    if args.orders is None and args.until is None:
-        raise UsageError("give --orders FILE, --until PHASE, or both")
+    if args.orders is None and args.until is None and args.random_orders is None:
+        raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED")
     if args.max_phases < 1:
         raise UsageError("--max-phases takes a number of phases from 1")
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
+    shown = args.start if args.start is not None else f"{args.ruleset} (query {START_QUERY})"
     try:
-        state = read_state_file(Path(args.start))
+        state = read_state_file(Path(args.start)) if args.start is not None else _start_state(rs, shown)
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
         entries = entries_of(items)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT
+        return _exit_of(exc.diagnostics)
     outdir = Path(args.out) if args.out else None
     if outdir is not None:
         _out_folder(outdir)
@@ -255,7 +278,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     last = None
     try:
         for n, step in enumerate(play(rs, state, entries, until=args.until, max_phases=args.max_phases,
-                                      seed=args.seed, shown=args.start), 1):
+                                      seed=args.seed, shown=shown, random_orders=args.random_orders), 1):
             last = step
             if outdir is not None:
                 confine.write_atomic(outdir / f"{n:03d}_{_safe(step.phase)}.json", _dump(step.state) + "\n", durable=False)
@@ -275,7 +298,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _exit_of(exc.diagnostics)
     if last is None:  # nothing played: the game is already where --until asks, or there were no orders
         try:
-            now = phase_name(rs, state, args.start)
+            now = phase_name(rs, state, shown)
         except RunError as exc:
             print_diags(exc.diagnostics, "text", out, err, rs.sources)
             return _exit_of(exc.diagnostics)
