@@ -245,3 +245,74 @@ def test_an_errata_where_units_stop_next_to_an_enemy_is_one_override(tmp_path: P
     assert set(far) <= set(near) and "0302" in far and "0304" in near and "0304" not in far
     for h in far:  # each hex is reached from the start or from a reached hex outside the zone
         assert any(h in edges[p] for p in [*[q for q in far if q not in zone], "0101"]), h
+
+
+# ---------------------------------------------------------------- found by an audit against the seeds
+
+def _unit(uid: str, hex_: str | None, flags: dict | None = None, kind: tuple[str, str] = ("infantry", "light")) -> dict:
+    return {"id": uid, "side": "blue", "type": kind[0], "class": kind[1], "hex": hex_,
+            "flags": {"activated": True, **(flags or {})}}
+
+
+def test_a_pre_played_unit_goes_nowhere_but_may_fight_in_place() -> None:
+    """JOM-A2 (AM): « ne pourra pas faire mouvement ... pourra cependant combattre sur place ». `reach` listed
+    its whole area, and a one-hex path with combat (staying to fight) was refused as a move."""
+    from validator import load_ruleset
+
+    am = load_ruleset(AM)
+    state = {"board": {"cols": 4, "rows": 4}, "units": [_unit("X", "0102", {"pre_played": True})]}
+    assert am.run(state, query="reach", args=["X"])["hexes"] == {}
+    assert am.run({**state, "units": [_unit("X", "0102")]}, query="reach", args=["X"])["hexes"]  # (it had some)
+    stay = am.run({**state, "moves": [{"unit": "X", "path": ["0102"], "combat": True}]})["moves"][0]
+    assert stay["status"] == "ok" and stay["may_fight"] is True
+    go = am.run({**state, "moves": [{"unit": "X", "path": ["0102", "0202"], "combat": True}]})["moves"][0]
+    assert go["status"] == "illegal" and go["clause"] == "JOM-A2"
+
+
+def test_a_character_back_on_the_table_goes_where_it_may() -> None:
+    """JOM-X3 (AM): `exited` bars a lone character's return from off the table, not its moves once back on
+    it; `reach` gave it nowhere to go while `main` let it move."""
+    from validator import load_ruleset
+
+    am = load_ruleset(AM)
+    officer = {"id": "O", "side": "blue", "type": "officer", "hex": "0202", "flags": {"activated": True, "exited": True}}
+    state = {"board": {"cols": 4, "rows": 4}, "units": [officer]}
+    assert am.run({**state, "moves": [{"unit": "O", "path": ["0202", "0302"], "combat": False}]})["moves"][0]["status"] == "ok"
+    assert "0302" in am.run(state, query="reach", args=["O"])["hexes"]
+    off = {**state, "units": [{**officer, "hex": None}], "board": {"cols": 4, "rows": 4, "exits": {"reinforcement": ["0101"]}}}
+    assert am.run(off, query="reach", args=["O"])["hexes"] == {}  # (off the table, it never returns)
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+@pytest.mark.parametrize("board, units, pointer, message", [
+    ({"exits": {"voluntary": ["0101", "0202"]}}, [], "/board/exits/voluntary/1", "hex `0202` is not on the table's edge"),
+    ({"exits": {"reinforcement": ["0909"]}}, [], "/board/exits/reinforcement/0", "hex `0909` is not on the board"),
+    ({}, [_unit("A", "0202"), _unit("G", "0202", kind=("foot_artillery", "light"))], "/units/1/hex",
+     "hex `0202` holds two units: A and G"),
+    ({"edges": [{"a": "0102", "b": "0202", "feature": "river"}, {"a": "0202", "b": "0102", "feature": "bridge"}]}, [],
+     "/board/edges/1", "the side between `0202` and `0102` is given twice, as river and as bridge"),
+    ({}, [_unit("X", "0102"), _unit("X", "0303")], "/units/1/id", "a second unit `X`"),
+])
+def test_a_board_the_rules_cannot_play_is_refused_where_it_is_wrong(ruleset: str, board: dict, units: list, pointer: str,
+                                                                      message: str) -> None:
+    """Scenario exits inside the table, two units on one hex, a hex side given two features, two units of
+    one id: each gave an answer without a word (a unit leaving from the middle of the board; a move across
+    infantry decided by whichever unit was listed last; a cost that depended on the direction; a misleading
+    error about the path's start). Each is now refused (S002) at its JSON pointer."""
+    from validator import load_ruleset
+    from validator.api import RunError
+
+    rs = load_ruleset(ruleset)
+    with pytest.raises(RunError) as exc:
+        rs.run({"board": {"cols": 4, "rows": 4, **board}, "units": units})
+    found = [(d.code, d.pointer, d.message) for d in exc.value.diagnostics]
+    assert ("S002", pointer, message) in found, found
+
+
+def test_a_board_of_100_columns_numbered_from_1_is_refused_at_its_columns(cli, tmp_path: Path) -> None:
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"board": {"cols": 100, "rows": 4}, "units": []}))
+    r = cli("run", RE, "--state", str(path))
+    assert r.code == 3 and "#/board/cols: error[S002]: 100 is greater than the maximum of 99" in r.err, r.err
+    path.write_text(json.dumps({"board": {"cols": 100, "rows": 4, "first": 0}, "units": []}))
+    assert cli("run", RE, "--state", str(path)).code == 0

@@ -177,3 +177,22 @@ def test_texts_found_valid_before_are_kept_per_check_only() -> None:
         assert check({"short": "england"}) is False  # accepted above, but as a `power`
         assert check({"power": 7}) is False
     assert check({"short": "lon"}) is True and check({"power": "lon"}) is True
+
+
+def test_if_then_else_is_certain_only_when_both_branches_hold_where_if_is_unsure() -> None:
+    """The fast check of `if` may say false of an instance jsonschema finds satisfying it (a float 0.0
+    against `enum: [0]`); it then asks both branches, never the `else` alone, so it never accepts what
+    jsonschema rejects."""
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "if": {"properties": {"first": {"enum": [0]}}, "required": ["first"]},
+              "then": {"properties": {"cols": {"maximum": 100}}}, "else": {"properties": {"cols": {"maximum": 99}}}}
+    fast = fast_check(schema)
+    assert fast is not None
+    cls = jsonschema.validators.validator_for(schema)
+    for first in (0, 0.0, 1, None, False, "0"):
+        for cols in (99, 100, 101):
+            state = {"cols": cols} if first is None else {"first": first, "cols": cols}
+            valid = cls(schema).is_valid(state)
+            if fast(state):
+                assert valid, state
+            assert fast(state) == valid or (first == 0.0 and type(first) is float), state

@@ -320,6 +320,15 @@ def fast_check(schema: Any) -> Any:
     def keyword(k: str, v: Any, s: dict[str, Any]) -> Any:
         if k == "$ref":
             return resolve(v)
+        if k == "if":  # `then` when the instance satisfies `if`, else `else`; either left out: no check
+            cond = build(v, False)
+            then = build(s["then"], False) if "then" in s else None
+            other = build(s["else"], False) if "else" in s else None
+            # `cond` is sure only when true (a check here may say false of a valid instance): when it is
+            # not, the instance must pass both branches to be certainly valid
+            return lambda x: (then is None or then(x)) and (cond(x) or other is None or other(x))
+        if k in ("then", "else"):  # (read with `if`; without it they check nothing)
+            return lambda x: True
         if k == "type":
             names = [v] if isinstance(v, str) else v
             if not isinstance(names, list) or not names:
