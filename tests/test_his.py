@@ -254,3 +254,23 @@ def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_pa
     first = base.run(state, query="interceptors")[0]["power"]
     assert _interceptors(sure.run(state, exact=True)["outcomes"]) == {first}
     assert len(_interceptors(base.run(state, exact=True)["outcomes"])) > 1
+
+
+@pytest.mark.parametrize("change, pointer, message", [
+    ({"connections": LINKS + [{"a": "d", "b": "a", "kind": "pass"}]}, "/connections/5",
+     "the link between `d` and `a` is given twice, as normal and as pass"),
+    ({"cards_in_play": [{"card": "Storms", "by": "hapsburg"}]}, "/cards_in_play/0/by",
+     "`hapsburg` moves: only other powers play `Storms` against the move"),
+    ({"wars": [["hapsburg", "hapsburg"]]}, "/wars/0", "`hapsburg` cannot be at war with itself"),
+    ({"alliances": [["france", "hapsburg"]]}, "/alliances/0", "`france` and `hapsburg` are listed both at war and allied"),
+])
+def test_a_state_the_rules_would_read_two_ways_is_refused(change: dict, pointer: str, message: str) -> None:
+    """A link given twice with two kinds (the move's cost depended on the order of the list), the mover's
+    own Storms (ignored without a word), a power at war with itself, a pair at war and allied."""
+    from validator.api import RunError
+
+    rs = validator.load_ruleset(RULES)
+    with pytest.raises(RunError) as exc:
+        rs.run({**one_interceptor(), **change}, seed=1)
+    found = [(d.code, d.pointer, d.message) for d in exc.value.diagnostics]
+    assert ("S002", pointer, message) in found, found
