@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import stat
 from pathlib import Path
 
@@ -82,6 +83,28 @@ def test_write_atomic_writes_through_a_symlink(tmp_path: Path) -> None:
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
     confine.write_atomic(tmp_path / "link.txt", "new")
     assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "new"
+
+
+def test_write_atomic_writes_to_a_device_or_pipe_and_refuses_a_folder(tmp_path: Path) -> None:
+    """`-o /dev/null` (a device) was replaced by a regular file, as root even the system's; a full device
+    was never reported. A device or a pipe is written to; a folder is refused."""
+    null = os.stat("/dev/null")
+    confine.write_atomic("/dev/null", "x")
+    assert os.stat("/dev/null").st_ino == null.st_ino and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(confine.WriteFailed, match="No space left"):
+            confine.write_atomic("/dev/full", "x")
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    confine.write_atomic(fifo, "through the pipe")
+    reader.join(timeout=30)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with pytest.raises(confine.WriteFailed, match="it is a folder"):
+        confine.write_atomic(tmp_path, "x")
 
 
 # ------------------------------------------------------------------ safeyaml

@@ -216,8 +216,20 @@ class WriteFailed(Exception):
     """A file could not be written; the old file (if any) is unchanged."""
 
 
+def _write_through(path: str | Path, data: bytes) -> None:
+    """``data`` written to what ``path`` names as it is (a device, a pipe); a failed write (a full
+    device) is ``WriteFailed``."""
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise WriteFailed(f"cannot write `{path}`: {exc.strerror or exc}") from None
+
+
 def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then replace it.
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then replace it (a
+    device or a pipe named as the target, `/dev/null` say, is written to, never replaced; a folder is
+    refused).
 
     The text is encoded before anything is opened; a failed write (disk full, ``ulimit -f``, text that
     is not UTF-8) removes the temporary file and leaves the old one as it was (``WriteFailed``). A
@@ -230,6 +242,15 @@ def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> N
     except UnicodeEncodeError as exc:
         raise WriteFailed(f"cannot write `{path}`: the text holds a character that is not UTF-8 "
                           f"(at offset {exc.start})") from None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise WriteFailed(f"cannot write `{path}`: it is a folder")
+    if mode is not None and not stat.S_ISREG(mode):
+        _write_through(path, data)  # a device or a pipe (`-o /dev/null`, `/dev/stdout`): written to, never replaced
+        return
     folder = target.parent
     try:
         old_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
