@@ -318,3 +318,27 @@ def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
     assert missing.code == 2 and "error[U001]" in missing.err
     missing = cli("coverage", str(tmp_path / "no-such-folder"))
     assert missing.code == 2 and "error[U001]" in missing.err
+
+
+@pytest.mark.parametrize("field", ["probabilities: 7", 'probabilities: [{where: {}, p: "1/0"}]', 'probabilities: [{p: "abc"}]',
+                                   "probabilities: [{p: [1]}]", "probabilities: [{p: 2}]", "probabilities: abc",
+                                   "dice: 5", "args: 5", "expect_error: 5", "clauses: 5"])
+def test_a_case_field_of_the_wrong_shape_is_refused_by_test_and_coverage(cli, tmp_path: Path, field: str) -> None:
+    """Malformed `probabilities` were internal errors (I001, exit 4) or checked letter by letter, and
+    `coverage` stopped on `dice: 5` or `args: 5`: each is now S004 at the case's line, exit 3, and
+    coverage neither crashes nor passes its gate on them."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "demo.rules").write_text((TOOLS / "demo.rules").read_text(encoding="utf-8"))
+    (tmp_path / "c.yaml").write_text(f"ruleset: demo.rules\ncases:\n  - id: bad\n    state: {{}}\n    query: dice_roll\n"
+                                     f"    {field}\n    expect: {{}}\n")
+    ran = cli("test", str(tmp_path / "c.yaml"))
+    assert ran.code == 3 and "c.yaml:3: S004: case `bad`: `" + field.split(":")[0] + "` must be" in ran.out, ran.out + ran.err
+    measured = cli("coverage", str(tmp_path / "c.yaml"), "--fail-under", "0")
+    assert measured.code == 3 and "c.yaml:3: error[S004]: case `bad`" in measured.err, measured.err
+
+
+def test_coverage_of_nothing_or_with_a_gate_out_of_range_is_refused(cli, tmp_path: Path) -> None:
+    empty = cli("coverage", str(tmp_path), "--fail-under", "100")
+    assert empty.code == 3 and "error[S004]: no test cases found" in empty.err  # (it printed 0/0, 100 %, exit 0)
+    for gate in ("nan", "101", "-5"):
+        assert cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", gate).code == 2

@@ -287,7 +287,7 @@ def test_malformed_case_fields_are_s004_per_case_and_the_others_run(hostile, rep
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n" + cases + "  - id: fine\n    state: {}\n    dice: [4]\n"
                               "    expect: 4\n")
     done = hostile("test", "--format", "json", "cases.yaml", cwd=repo)
-    assert done.code == 1
+    assert done.code == 3
     outcomes = {c["id"]: c for c in json.loads(done.out)["cases"]}
     assert outcomes.pop("fine")["status"] == "passed"
     assert len(outcomes) == len(bad)
@@ -302,7 +302,7 @@ def test_a_deep_case_state_is_s001_and_the_next_case_runs(hostile, repo):
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n  - id: deep\n    state: {a: " + nested(150) + "}\n"
                               "    expect: 1\n  - id: fine\n    state: {a: 2}\n    expect: 2\n")
     done = hostile("test", "--format", "json", "cases.yaml", cwd=repo)
-    assert done.code == 1
+    assert done.code == 3
     cases = {c["id"]: c for c in json.loads(done.out)["cases"]}
     assert cases["fine"]["status"] == "passed"
     assert cases["deep"]["status"] == "error" and "S001" in cases["deep"]["message"]
@@ -460,7 +460,7 @@ def test_nan_in_a_case_state_is_s001(hostile, repo):
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n  - id: nan\n    state: {a: [1, .nan]}\n    expect: 1\n")
     done = hostile("test", "--format", "json", "cases.yaml", cwd=repo)
     (case,) = json.loads(done.out)["cases"]
-    assert done.code == 1 and case["status"] == "error" and "S001" in case["message"] and "#/a/1" in case["message"]
+    assert done.code == 3 and case["status"] == "error" and "S001" in case["message"] and "#/a/1" in case["message"]
 
 
 # ---------------------------------------------------------------- row 15: what reaches a terminal

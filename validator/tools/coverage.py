@@ -65,10 +65,10 @@ def traced_cites(case: Case) -> set[str]:
     """The citations met when running a case in explain mode (empty if it does not run)."""
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
-    from .testing import _state_of
+    from .testing import _state_of, case_problem
 
     rs = load_ruleset(case.ruleset)
-    if not rs.ok:
+    if not rs.ok or case_problem(case) is not None:
         return set()
     data = case.data
     exact = bool(data.get("exact") or data.get("probabilities"))
@@ -81,12 +81,18 @@ def traced_cites(case: Case) -> set[str]:
     return set(cites_in(result))
 
 
-def measure(suite: Suite) -> list[RulesetCoverage]:
+def measure(suite: Suite, malformed: list[str] | None = None) -> list[RulesetCoverage]:
+    """Coverage of each ruleset the cases run; ``malformed`` gathers the cases that cannot run as written
+    (S004: they cover nothing)."""
     from ..api import load_ruleset
     from ..lang.loader import display_path
+    from .testing import case_problem
 
     by_ruleset: dict[str, RulesetCoverage] = {}
     for case in suite.cases:
+        problem = case_problem(case)
+        if problem is not None and malformed is not None:
+            malformed.append(f"{case.file}:{case.line}: error[S004]: case `{case.id}`: {problem}")
         # case files in different folders reach one ruleset by different relative paths
         name = display_path(Path(case.ruleset).resolve())
         cov = by_ruleset.get(name)
@@ -130,15 +136,23 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
 
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
     from ..core.diagnostics import render_all, visible
 
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:  # (nan too)
+        raise UsageError(f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
     suite = load_suite(args.paths)
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, None, err) + "\n")
         if not suite.cases:
             return exit_code(suite.diagnostics)
-    covs = measure(suite)
+    if not suite.cases:  # a gate that measured nothing must not pass
+        err.write(f"ruleval: error[S004]: no test cases found in {', '.join(args.paths)}\n")
+        return EXIT_INPUT
+    malformed: list[str] = []
+    covs = measure(suite, malformed)
+    for line in malformed:
+        err.write(visible(line) + "\n")
     covered, total, pct = totals(covs)
     if args.format == "json":
         out.write(json.dumps({"rulesets": [c.to_json() for c in covs],
@@ -146,6 +160,8 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              indent=2) + "\n")
     else:
         out.write(visible(coverage_text(covs)) + "\n")
+    if malformed:  # (the coverage shown leaves them out; the gate does not pass on them)
+        return EXIT_INPUT
     if args.fail_under is not None and pct < args.fail_under:
         err.write(f"coverage {pct:.1f}% is under {args.fail_under:g}%\n")
         return EXIT_FINDINGS

@@ -50,6 +50,7 @@ class Outcome:
     message: str = ""
     seconds: float = 0.0
     actual: Any = None
+    code: str | None = None  # an erroring case's diagnostic code (S004, S001, E003...): the exit code follows it
 
 
 @dataclass
@@ -293,12 +294,37 @@ def _state_of(case: Case) -> Any:
     return state
 
 
+def _probability(v: Any) -> bool:
+    """A probability a case may expect: a number or a fraction text (`"7/12"`) from 0 to 1."""
+    if isinstance(v, str) and "/" not in v:
+        return False
+    n = _num(v)
+    return n is not None and Fraction(0) <= n <= 1
+
+
+def _probabilities(v: Any) -> bool:
+    """`probabilities` as a case gives them: a list of {where, p[, tol]} (tol a number from 0)."""
+    if not isinstance(v, list):
+        return False
+    for w in v:
+        if not (isinstance(w, dict) and "p" in w and set(w) <= {"where", "p", "tol"} and _probability(w["p"])):
+            return False
+        tol = None if w.get("tol") is None or isinstance(w["tol"], str) else _num(w["tol"])
+        if w.get("tol") is not None and (tol is None or tol < 0):
+            return False
+    return True
+
+
 _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "query": (lambda v: isinstance(v, str), "a text"),
     "args": (lambda v: isinstance(v, list), "a list"),
     "dice": (lambda v: isinstance(v, list) and all(type(x) is int for x in v), "a list of integers"),
     "seed": (lambda v: v is None or type(v) is int, "an integer"),
     "exact": (lambda v: isinstance(v, bool), "true or false"),
+    "probabilities": (_probabilities, "a list of {where, p[, tol]}, p from 0 to 1 (`0.25`, `\"7/12\"`)"),
+    "expect_error": (lambda v: isinstance(v, str), "a diagnostic code (a text, `S002`)"),
+    "clauses": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(c, str) for c in v)),
+                "a list of clause ids"),
 }
 
 
@@ -325,7 +351,7 @@ def run_case(case: Case, engine: str = "backend") -> Outcome:
     started = time.perf_counter()
     malformed = case_problem(case)
     if malformed is not None:
-        return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started)
+        return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started, code="S004")
     rs = load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
@@ -333,7 +359,8 @@ def run_case(case: Case, engine: str = "backend") -> Outcome:
         if want_error in codes:
             return _finish(case, "passed", "", started)
         first = next(d for d in rs.diagnostics if d.is_error)
-        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code} {first.message}", started)
+        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code} {first.message}", started,
+                       code=first.code)
     try:
         state = _state_of(case)
         result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
@@ -347,7 +374,7 @@ def run_case(case: Case, engine: str = "backend") -> Outcome:
         where = f"{d.span.file}#{d.pointer}" if d.pointer is not None else str(d.span)
         msg = f"{where}: {d.code}: {d.message}"
         return _finish(case, "failed" if want_error else "error",
-                       (f"expected {want_error}, got " if want_error else "") + msg, started)
+                       (f"expected {want_error}, got " if want_error else "") + msg, started, code=d.code)
     if want_error:
         return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started, result)
     problems = []
@@ -384,14 +411,14 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     return None
 
 
-def _finish(case: Case, status: str, message: str, started: float, actual: Any = None) -> Outcome:
+def _finish(case: Case, status: str, message: str, started: float, actual: Any = None, code: str | None = None) -> Outcome:
     xfail = case.data.get("xfail")
     if xfail:
         if status == "passed":
             status, message = "xpassed", f"marked xfail ({xfail}) but passed"
         else:
             status, message = "xfailed", f"{xfail} [{message}]"
-    return Outcome(case, status, _clip(message), time.perf_counter() - started, actual)
+    return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None)
 
 
 def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
@@ -536,7 +563,9 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ..core.exits import EXIT_INTERNAL
 
         return EXIT_INTERNAL
-    return exit_code(suite.diagnostics, findings=bad > 0)
+    # a case that could not run says why by its code: a malformed case or state (S) is bad input, exit 3
+    erring = [Diagnostic(o.code, o.message, Span(o.case.file)) for o in outcomes if o.status == "error" and o.code]
+    return exit_code(list(suite.diagnostics) + erring, findings=bad > 0)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
