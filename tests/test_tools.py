@@ -342,3 +342,40 @@ def test_coverage_of_nothing_or_with_a_gate_out_of_range_is_refused(cli, tmp_pat
     assert empty.code == 3 and "error[S004]: no test cases found" in empty.err  # (it printed 0/0, 100 %, exit 0)
     for gate in ("nan", "101", "-5"):
         assert cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", gate).code == 2
+
+
+def test_every_report_format_carries_the_problems_of_the_case_files(cli, tmp_path: Path) -> None:
+    """A case file that is no list of cases (S004) or a case without an id gave an empty JUnit, SARIF or
+    GitHub report (and no `--junit` file): a CI job reading the report saw nothing wrong."""
+    (tmp_path / "ruleval.toml").write_text("")
+    for name in ("demo.rules", "clauses.yaml"):
+        (tmp_path / name).write_text((TOOLS / name).read_text(encoding="utf-8"))
+    (tmp_path / "bad.yaml").write_text("ruleset: demo.rules\ncases: 5\n")
+    (tmp_path / "half.yaml").write_text("ruleset: demo.rules\ncases:\n  - state: {}\n    expect: 1\n"
+                                        "  - id: fine\n    state: {}\n    query: dice_roll\n    dice: [3, 4]\n"
+                                        "    expect: {total: 7}\n")
+    for target in ("bad.yaml", "half.yaml"):
+        path = str(tmp_path / target)
+        junit = cli("test", path, "--format", "junit", "--junit", str(tmp_path / "j.xml"))
+        assert junit.code == 3
+        for xml in (junit.out, (tmp_path / "j.xml").read_text()):
+            suite = ET.fromstring(xml)
+            assert int(suite.get("errors", "0")) >= 1 and any("S004" in (tc.get("name") or "") for tc in suite.iter("testcase"))
+        sarif = json.loads(cli("test", path, "--format", "sarif").out)
+        assert "S004" in [r["ruleId"] for r in sarif["runs"][0]["results"]]
+        assert "title=S004" in cli("test", path, "--format", "github").out
+        assert [d["code"] for d in json.loads(cli("test", path, "--format", "json").out)["diagnostics"]] == ["S004"]
+    assert json.loads(cli("test", str(tmp_path / "half.yaml"), "--format", "json").out)["summary"]["passed"] == 1
+
+
+def test_check_junit_fails_for_a_file_no_ruleset_came_from(cli, tmp_path: Path) -> None:
+    """`check --format junit` of a folder holding a FIFO named `.rules` said failures="0" while the command
+    exited 1 (C024): the file is a failing test case of its own now."""
+    import os
+
+    (tmp_path / "ok.rules").write_text("query main = 1\n")
+    os.mkfifo(tmp_path / "pipe.rules")
+    r = cli("check", str(tmp_path), "--format", "junit")
+    suite = ET.fromstring(r.out).find("testsuite")
+    assert r.code == 1 and suite is not None and suite.get("failures") == "1", r.out
+    assert any((tc.get("name") or "").endswith("pipe.rules") and tc.find("failure") is not None for tc in suite.iter("testcase"))

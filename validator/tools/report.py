@@ -87,10 +87,11 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic]) -> dict[str, Any]:
+def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: list[Diagnostic] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     """SARIF for `ruleval test`: one result per failed, erroring or unexpectedly passing case, at
-    the case's line, plus the warnings of the rulesets the cases use."""
-    doc = sarif(warnings)
+    the case's line, plus the warnings of the rulesets the cases use and what was wrong with the case
+    files themselves (``file_diags``: S004, S005)."""
+    doc = sarif(list(file_diags) + list(warnings))
     rules = doc["runs"][0]["tool"]["driver"]["rules"]
     kinds = {"failed": "case failed", "error": "case could not run", "xpassed": "case marked xfail passed"}
     for status in sorted({o.status for o in outcomes if o.status in kinds}):
@@ -112,8 +113,11 @@ def github_line(d: Diagnostic) -> str:
 
 
 def junit_check(diags: list[Diagnostic], files: list[str]) -> str:
+    """One test case per file checked, and per file an error names that no ruleset came from (a FIFO
+    in a folder walked, an unreadable file): every error that sets the exit code is a failure here."""
     cases = []
     failures = 0
+    files = list(dict.fromkeys(files + [d.span.file for d in diags if d.is_error]))
     for f in files:
         mine = [d for d in diags if d.span.file == f and d.is_error]
         body = ""
