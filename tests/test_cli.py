@@ -175,7 +175,7 @@ def test_several_state_errors_all_reported(cli, root: Path) -> None:
 
 def test_state_not_json_exit_3(cli, root: Path) -> None:
     (root / "s.json").write_text("{\"turn\": ")
-    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
     assert r.code == 3 and "error[S001]" in r.err
 
 
@@ -215,8 +215,17 @@ def test_unknown_query_is_e008(cli, root: Path) -> None:
 
 
 def test_run_broken_ruleset_exit_1(cli) -> None:
-    r = cli("run", "--format", "json", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
+    r = cli("run", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
     assert r.code == 1 and "error[C001]" in r.err and "W101" not in r.err
+    # with --format json the errors are a JSON list too, whatever stage finds them (they were text)
+    r = cli("run", "--format", "json", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
+    assert r.code == 1 and {d["code"] for d in json.loads(r.out)} == {"C001"} and r.err == ""
+
+
+def test_run_json_errors_of_an_unreadable_state_are_json(cli, root: Path) -> None:
+    (root / "cut.json").write_text('{"turn": ')
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "cut.json"))
+    assert r.code == 3 and json.loads(r.out)[0]["code"] == "S001" and json.loads(r.out)[0]["line"] == 1
 
 
 def test_batch_jsonl(cli, root: Path) -> None:
@@ -230,6 +239,16 @@ def test_batch_jsonl(cli, root: Path) -> None:
     assert rows[1]["line"] == 3 and rows[1]["diagnostics"][0]["pointer"] == "/turn"
     assert rows[2]["line"] == 4 and rows[2]["diagnostics"][0]["code"] == "S001"
     assert r.code == 3
+    # each diagnostic is at its place in the batch file (it was `b.jsonl:4` as a file name, line 1 within it)
+    where = {k: rows[2]["diagnostics"][0][k] for k in ("file", "line", "col")}
+    assert where == {"file": str(root / "b.jsonl"), "line": 4, "col": 2}
+    assert (rows[1]["diagnostics"][0]["file"], rows[1]["diagnostics"][0]["line"]) == (str(root / "b.jsonl"), 3)
+    text = cli("run", str(SCHEMA / "main.rules"), "--batch", str(root / "b.jsonl"))
+    assert f"{root / 'b.jsonl'}:4:2: error[S001]" in text.err and f"{root / 'b.jsonl'}:3:1: error[S002]" in text.err, text.err
+    (root / "cut.jsonl").write_text(json.dumps(good)[:-1] + "\n")  # the last `}` cut off: found past its end, on its line
+    cut = json.loads(cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--batch", str(root / "cut.jsonl")).out)
+    assert cut["diagnostics"][0]["line"] == 1 and cut["diagnostics"][0]["col"] == len(json.dumps(good))
+    assert cli("run", str(SCHEMA / "main.rules"), "--batch", str(root)).err.count("is not a regular file (a folder)") == 1
 
 
 def test_scripted_dice(cli, root: Path) -> None:

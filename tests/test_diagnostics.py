@@ -131,7 +131,7 @@ def test_s003_state_too_large(tmp_path: Path) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "main.rules").write_text("query main = 1\n")
     (tmp_path / "state.json").write_text('{"pad": "' + "x" * 5_100_000 + '"}')
-    rc, _, err = run_cli(["run", "--format", "json", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
+    rc, _, err = run_cli(["run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json")])
     assert rc == 3 and "error[S003]" in err
 
 

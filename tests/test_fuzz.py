@@ -295,7 +295,7 @@ def test_hostile_states_exit_0_or_3_and_print_only_valid_json(data: bytes, fmt: 
     assert "Traceback" not in out + err and "I001" not in out + err, err
     assert code in (0, 3), (code, out, err)
     if code == 3:
-        assert re.search(r"error\[S00[13]\]", err + out), err
+        assert re.search(r'error\[S00[13]\]|"code": "S00[13]"', err + out), err
     elif fmt == "json":
         strict_json(out)
     assert_safe_text(err)

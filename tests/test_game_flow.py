@@ -776,6 +776,20 @@ def test_play_without_a_start_or_random_orders_says_what_is_missing(tmp_path: Pa
     assert _run("play", STANDARD)[0] == 2  # (neither orders, --until nor --random-orders: nothing to play)
 
 
+@pytest.mark.parametrize("fields, said", [("next: 5, next_phase: \"T1\", end: none", "gave a `next` state that is no record"),
+                                          ("next: {turn: 1}, next_phase: \"T1\", end: \"over\"",
+                                           "gave an `end` that is neither none nor a record")])
+def test_an_advance_of_the_wrong_shape_is_the_rules_error(tmp_path: Path, fields: str, said: str) -> None:
+    """A `next` that is no state was reported as a fault of the state (S001, exit 3), at a place named
+    `(no orders: phase 1) (the state after it)`; it is the rules' (E001 at `advance`, exit 1)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('input turn: int at "/turn" default 0\n'
+                                      'query advance = {phase: "T" + str(turn), result: {}, ' + fields + '}\n')
+    (tmp_path / "s.json").write_text('{"turn": 0}')
+    code, _, err = _run("play", str(tmp_path / "a.rules"), str(tmp_path / "s.json"), "--until", "T3")
+    assert code == 1 and "error[E001]" in err and said in err and "a.rules:2:1" in err, err
+
+
 def _record(tmp_path: Path) -> Path:
     rs = load_ruleset(STANDARD)
     steps = list(play(rs, START, [Entry(o["orders"], o["phase"]) for o in ORDERS]))

@@ -102,7 +102,7 @@ def test_the_bundled_maps_pass_their_checks(cli, monkeypatch: pytest.MonkeyPatch
 def test_a_run_on_a_broken_map_is_refused_with_the_map_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     state = ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json"
-    result = cli("run", "--format", "json", "tests/maps/unknown_adjacency.rules", "--state", str(state))
+    result = cli("run", "tests/maps/unknown_adjacency.rules", "--state", str(state))
     assert result.code == 1
     assert [e[3] for e in errors_of(result.err)] == ["C027"]
     assert "fen: [hil, nor, sou, swp]" in result.err  # the map's own line is shown under it

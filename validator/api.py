@@ -631,6 +631,10 @@ def _advance_shape(rs: Ruleset, out: Any) -> str | None:
         return "has no field " + ", ".join(f"`{k}`" for k in missing)
     if not isinstance(out["phase"], str) or not isinstance(out["next_phase"], str):
         return "gave a `phase` or `next_phase` that is not text"
+    if not isinstance(out["next"], dict):
+        return f"gave a `next` state that is no record: `{str(out['next'])[:40]}`"
+    if out["end"] is not None and not isinstance(out["end"], dict):
+        return f"gave an `end` that is neither none nor a record: `{str(out['end'])[:40]}`"
     return None
 
 

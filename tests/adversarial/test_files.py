@@ -52,7 +52,7 @@ def test_case_state_file_outside_the_root_is_refused(hostile, repo: Path, ref: s
     ref = str(repo.parent / "secret.json") if ref == "ABSOLUTE" else ref
     _cases(repo, f"ruleset: main.rules\ncases:\n  - id: leak\n    state_file: {ref}\n    expect: 0\n")
     r = hostile("test", "cases.yaml", cwd=repo)
-    assert "S005" in _codes(r.err), r.text
+    assert "S005" in _codes(r.text), r.text
     assert "cases.yaml:4:" in r.err  # the line of `state_file`
     assert SECRET not in r.text and r.code == 3
 
@@ -66,7 +66,7 @@ def test_case_state_file_that_is_no_regular_file_is_refused_quickly(hostile, rep
         os.mkfifo(repo / "state.json")  # opened for reading, it would wait for a writer forever
     _cases(repo, f"ruleset: main.rules\ncases:\n  - id: big\n    state_file: {name}\n    expect: 0\n")
     r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
-    assert "S005" in _codes(r.err), r.text
+    assert "S005" in _codes(r.text), r.text
     assert r.code == 3
 
 
@@ -80,14 +80,14 @@ def test_case_ruleset_outside_the_root_is_refused(hostile, repo: Path, where: st
         body = "ruleset: main.rules\ncases:\n  - id: a\n    ruleset: ../secret.rules\n    state: {}\n    expect: 0\n"
     _cases(repo, body)
     r = hostile("test", "cases.yaml", cwd=repo)
-    assert "S005" in _codes(r.err), r.text
+    assert "S005" in _codes(r.text), r.text
     assert SECRET not in r.text and r.code == 3
 
 
 def test_case_ruleset_that_is_a_device_is_refused(hostile, repo: Path) -> None:
     _cases(repo, "ruleset: /dev/zero\ncases:\n  - id: a\n    state: {}\n    expect: 0\n")
     r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
-    assert "S005" in _codes(r.err), r.text
+    assert "S005" in _codes(r.text), r.text
 
 
 def test_a_symlinked_case_file_in_a_walked_folder_is_refused(hostile, repo: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_symlinked_case_file_in_a_walked_folder_is_refused(hostile, repo: Path
     (repo / "cases" / "ok.yaml").write_text("ruleset: ../main.rules\ncases:\n  - id: a\n    state: {}\n    expect: {}\n")
     (repo / "cases" / "evil.yaml").symlink_to(repo.parent / "secret.yaml")
     r = hostile("test", "cases", cwd=repo)
-    assert "S005" in _codes(r.err), r.text
+    assert "S005" in _codes(r.text), r.text
     assert SECRET not in r.text and r.code == 3
 
 
@@ -120,7 +120,7 @@ def test_a_symlink_to_proc_environ_in_a_checked_folder_is_refused(hostile, repo:
     (repo / "rulesets" / "ok.rules").write_text("query main = 1\n")
     (repo / "rulesets" / "env.rules").symlink_to("/proc/self/environ")
     r = hostile("check", "rulesets", cwd=repo, env={"RULEVAL_TEST_TOKEN": SECRET})
-    assert "C007" in _codes(r.err), r.text
+    assert "C007" in _codes(r.text), r.text
     assert SECRET not in r.text and r.code == 1
 
 
@@ -141,7 +141,7 @@ def test_special_files_in_a_checked_folder_are_refused(hostile, repo: Path) -> N
     os.mkfifo(repo / "rulesets" / "pipe.rules")
     (repo / "rulesets" / "inside.rules").symlink_to(repo / "rulesets" / "pipe.rules")
     r = hostile("check", "rulesets", cwd=repo, seconds=15)
-    assert "C024" in _codes(r.err), r.text
+    assert "C024" in _codes(r.text), r.text
     assert r.code == 1
 
 
@@ -152,7 +152,7 @@ def test_fmt_does_not_write_through_a_symlink_found_by_walking(hostile, repo: Pa
     (repo / "rulesets" / "x.rules").symlink_to(outside)
     r = hostile("fmt", "-w", "rulesets", cwd=repo)
     assert outside.read_text() == "query   main   =   1\n"
-    assert "C007" in _codes(r.err), r.text
+    assert "C007" in _codes(r.text), r.text
 
 
 # ------------------------------------------------------------------ paths a ruleset names
@@ -168,7 +168,7 @@ def test_a_ruleset_naming_a_special_file_in_its_root_gets_c024(hostile, repo: Pa
                  "clauses_fifo": 'clauses "d.yaml"\nquery main = 1\n', "schema_fifo": 'schema "d.yaml"\nquery main = 1\n'}[what]
     (repo / "main.rules").write_text(directive)
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
-    assert "C024" in _codes(r.err), r.text
+    assert "C024" in _codes(r.text), r.text
     assert r.code == 1
 
 
@@ -228,7 +228,7 @@ def test_an_http_ref_is_a_diagnostic_and_never_a_request(hostile, repo: Path, ht
     _schema_root(repo, {"type": "object", "properties": {"units": {"$ref": f"{url}/x.json"}}})
     argv = ["check", "main.rules"] if command == "check" else ["run", "--format", "json", "main.rules", "--state", "empty.json"]
     r = hostile(*argv, cwd=repo)
-    assert "C025" in _codes(r.err), r.text
+    assert "C025" in _codes(r.text), r.text
     assert seen == [] and r.code == 1
 
 
@@ -237,7 +237,7 @@ def test_an_id_that_moves_relative_refs_to_the_network_is_refused(hostile, repo:
     _schema_root(repo, {"$id": f"{url}/base/", "type": "object", "properties": {"u": {"$ref": "x.json"}}})
     (repo / "state.json").write_text('{"u": 1}')
     r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
-    assert "C025" in _codes(r.err), r.text
+    assert "C025" in _codes(r.text), r.text
     assert seen == []
 
 
@@ -246,7 +246,7 @@ def test_a_server_that_never_answers_hangs_nothing(hostile, repo: Path, silent_s
     _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": f"{url}/x.json"}}})
     (repo / "state.json").write_text('{"u": 1}')
     r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
-    assert "C025" in _codes(r.err), r.text
+    assert "C025" in _codes(r.text), r.text
     sock.setblocking(False)
     with pytest.raises(BlockingIOError):
         sock.accept()  # nobody even connected
@@ -259,7 +259,7 @@ def test_a_ref_to_a_file_outside_the_root_is_refused(hostile, repo: Path, ref: s
     _schema_root(repo, {"type": "object", "properties": {"u": {"$ref": ref}}})
     (repo / "state.json").write_text('{"u": 1}')
     r = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo, seconds=15)
-    assert "C025" in _codes(r.err), r.text
+    assert "C025" in _codes(r.text), r.text
     assert SECRET not in r.text and r.code == 1
 
 
@@ -307,7 +307,7 @@ def test_a_cold_check_writes_nothing_to_the_temp_folder(hostile, repo: Path, tmp
     tmp.mkdir()
     (repo / "bad.rules").write_text("query main = = 1\n")  # a syntax error: Lark itself reports it
     r = hostile("check", "bad.rules", cwd=repo, env={"TMPDIR": str(tmp)})
-    assert "P001" in _codes(r.err)
+    assert "P001" in _codes(r.text)
     assert list(tmp.iterdir()) == []
 
 
@@ -320,7 +320,7 @@ def test_a_planted_lark_pickle_is_never_loaded(hostile, repo: Path, tmp_path: Pa
     (tmp / name).write_bytes(digest.encode() + b"\n" + pickle.dumps(_Planted(str(marker))))
     (repo / "bad.rules").write_text("query main = = 1\n")
     r = hostile("check", "bad.rules", cwd=repo, env={"TMPDIR": str(tmp)})
-    assert "P001" in _codes(r.err)
+    assert "P001" in _codes(r.text)
     assert not marker.exists(), "a pickle planted in the temp folder was loaded"
 
 
@@ -351,7 +351,7 @@ def test_an_alias_bomb_in_a_ruleset_file_is_refused_quickly(hostile, repo: Path,
         (repo / "main.rules").write_text('schema "c.yaml"\nquery main = 1\n')
         code = "C015"
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
-    assert code in _codes(r.err), r.text
+    assert code in _codes(r.text), r.text
     assert "c.yaml:" in r.err and "alias" in r.err  # located at an alias of the file
     assert r.code == 1
 
@@ -360,7 +360,7 @@ def test_an_alias_bomb_in_a_test_case_is_refused_quickly(hostile, repo: Path) ->
     body = "ruleset: main.rules\npad:\n" + _bomb(indent="  ") + "cases:\n  - id: a\n    state: *a9\n    expect: 0\n"
     _cases(repo, body)
     r = hostile("test", "cases.yaml", cwd=repo, seconds=15)
-    assert "S004" in _codes(r.err), r.text
+    assert "S004" in _codes(r.text), r.text
     assert "alias" in r.err and r.code == 3
 
 
@@ -368,7 +368,7 @@ def test_a_recursive_alias_is_refused(hostile, repo: Path) -> None:
     (repo / "d.yaml").write_text("a: &a [1, *a]\n")
     (repo / "main.rules").write_text('import "d.yaml" as d\nquery main = d\n')
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
-    assert "C008" in _codes(r.err), r.text
+    assert "C008" in _codes(r.text), r.text
 
 
 def test_a_bomb_through_merge_keys_is_refused(hostile, repo: Path) -> None:
@@ -378,7 +378,7 @@ def test_a_bomb_through_merge_keys_is_refused(hostile, repo: Path) -> None:
     (repo / "d.yaml").write_text("\n".join(lines) + "\n")
     (repo / "main.rules").write_text('import "d.yaml" as d\nquery main = d\n')
     r = hostile("check", "main.rules", cwd=repo, seconds=15)
-    assert "C008" in _codes(r.err), r.text
+    assert "C008" in _codes(r.text), r.text
 
 
 # ------------------------------------------------------------------ row 11: caches
@@ -400,7 +400,7 @@ def test_a_check_cache_entry_with_blanked_diagnostics_is_not_trusted(hostile, re
     _body(doc)["diagnostics"] = []
     entry.write_text(json.dumps(doc))
     r = hostile("check", "bad.rules", cwd=repo)
-    assert "C001" in _codes(r.err) and r.code == 1, r.text
+    assert "C001" in _codes(r.text) and r.code == 1, r.text
 
 
 def test_a_check_cache_entry_pointing_at_dev_zero_is_not_followed(hostile, repo: Path, tmp_path: Path) -> None:
@@ -411,7 +411,7 @@ def test_a_check_cache_entry_pointing_at_dev_zero_is_not_followed(hostile, repo:
     _body(doc)["files"] = {"/dev/zero": "0" * 64, **_body(doc)["files"]}
     entry.write_text(json.dumps(doc))
     r = hostile("check", "bad.rules", cwd=repo, seconds=15)
-    assert "C001" in _codes(r.err), r.text
+    assert "C001" in _codes(r.text), r.text
 
 
 def _sign(cache: Path, body: dict[str, Any]) -> str:
@@ -436,7 +436,7 @@ def test_a_signed_entry_still_reads_only_confined_files(hostile, repo: Path, tmp
     entry.write_text(json.dumps(doc))
     r = hostile("check", "bad.rules", cwd=repo)
     assert SECRET not in r.text
-    assert "C001" in _codes(r.err) and "bad.rules:1:" in r.err, r.text
+    assert "C001" in _codes(r.text) and "bad.rules:1:" in r.err, r.text
 
 
 def test_a_tampered_parser_table_is_rebuilt(hostile, repo: Path, tmp_path: Path) -> None:
@@ -497,7 +497,7 @@ def test_fmt_w_that_cannot_write_leaves_the_file_whole(hostile, repo: Path, file
     file_size_limit(2000)
     r = hostile("fmt", "-w", "big.rules", cwd=repo, env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert path.read_text() == text
-    assert "U002" in _codes(r.err) and r.code == 2, r.text
+    assert "U002" in _codes(r.text) and r.code == 2, r.text
     assert not [p for p in repo.iterdir() if p.name not in {"big.rules", "ruleval.toml", "empty.json"}]
 
 
@@ -515,7 +515,7 @@ def test_render_that_cannot_write_leaves_the_old_picture(hostile, repo: Path, fi
     r = hostile("render", "main.rules", "--state", "state.json", "-o", "board.svg", cwd=repo,
                 env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert old.read_text() == "<svg>old</svg>"
-    assert "U002" in _codes(r.err) and r.code == 2, r.text
+    assert "U002" in _codes(r.text) and r.code == 2, r.text
 
 
 def test_render_whose_text_cannot_be_written_leaves_the_old_picture(hostile, repo: Path) -> None:
@@ -567,7 +567,7 @@ def test_update_that_cannot_write_leaves_the_file_whole(hostile, repo: Path, fil
     file_size_limit(2000)
     r = hostile("test", "cases.yaml", "--update", cwd=repo, env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert (repo / "cases.yaml").read_text() == padded
-    assert "U002" in _codes(r.err), r.text
+    assert "U002" in _codes(r.text), r.text
 
 
 def test_update_does_not_edit_a_shared_anchor(hostile, repo: Path) -> None:

@@ -237,7 +237,7 @@ def test_fmt_of_a_long_chain(hostile, repo):
 def test_a_deep_state_is_s001_with_a_pointer(hostile, repo, depth):
     write(repo, "main.rules", ECHO)
     write(repo, "deep.json", '{"a": ' + nested(depth) + "}")
-    done = hostile("run", "--format", "json", "main.rules", "--state", "deep.json", cwd=repo)
+    done = hostile("run", "main.rules", "--state", "deep.json", cwd=repo)
     assert done.code == 3
     d = text_diag(done.err)
     assert d["code"] == "S001" and d["pointer"] == "/a" + "/0" * 99 and (d["line"], d["col"]) == (1, 106)
@@ -362,7 +362,7 @@ def test_a_path_the_system_refuses_is_c008_not_exit_4(hostile, repo):
 
 def test_a_lone_surrogate_in_a_ruleset_string_is_p001_at_the_literal(hostile, repo):
     write(repo, "main.rules", 'query main = "ok"\ndef x = "a\\ud800b"\n')
-    done = hostile("run", "--format", "json", "main.rules", "--state", "empty.json", cwd=repo)
+    done = hostile("run", "main.rules", "--state", "empty.json", cwd=repo)
     assert done.code == 1
     assert "main.rules:2:9: error[P001]: lone surrogate escape in string literal" in done.err
 
@@ -376,7 +376,7 @@ def test_a_surrogate_pair_in_a_ruleset_string_is_one_character(hostile, repo):
 def test_a_lone_surrogate_in_a_state_is_s001_with_a_pointer(hostile, repo):
     write(repo, "main.rules", ECHO)
     write(repo, "state.json", '{"a": {"k": ["x", "y\\udc00z"]}}')
-    done = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
+    done = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
     assert done.code == 3
     d = text_diag(done.err)
     assert d["code"] == "S001" and d["pointer"] == "/a/k/1" and (d["line"], d["col"]) == (1, 21)
@@ -397,7 +397,7 @@ def test_a_schema_ref_that_leads_nowhere_is_c025_at_check_and_run(hostile, repo,
     done = hostile("check", "main.rules", cwd=repo)
     assert done.code == 1 and f"main.rules:1:1: error[C025]: state schema `schema.json`: `$ref` `{ref}`" in done.err
     assert done.err.count("error[") == 1
-    done = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
+    done = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
     assert done.code == 1 and "error[C025]" in done.err
 
 
@@ -425,7 +425,7 @@ def test_stdin_that_is_not_utf8_is_s001_not_utf8(repo):
 def test_nan_and_infinities_in_a_state_are_s001(hostile, repo, token):
     write(repo, "main.rules", ECHO)
     write(repo, "state.json", '{"a": [1, {"b": ' + token + "}]}")
-    done = hostile("run", "--format", "json", "main.rules", "--state", "state.json", cwd=repo)
+    done = hostile("run", "main.rules", "--state", "state.json", cwd=repo)
     assert done.code == 3
     d = text_diag(done.err)
     assert d["code"] == "S001" and d["pointer"] == "/a/1/b" and (d["line"], d["col"]) == (1, 17)

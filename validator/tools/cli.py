@@ -19,7 +19,7 @@ from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, vi
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from . import int_between
-from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, result_json
+from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, require_regular, result_json
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,7 +101,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("give one of --state FILE or --batch FILE, not both")
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
-    rs = load_for_run(args.ruleset, err)
+    diag_format = "json" if args.format in ("json", "jsonl") else "text"  # (errors as a JSON list, as results are JSON)
+    rs = load_for_run(args.ruleset, err, diag_format, out)
     if rs is None:
         return EXIT_FINDINGS
     qargs = [parse_arg(a) for a in args.arg]
@@ -126,17 +127,17 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = rs.run(state, state_name=shown, validate=validate, **opts)
         text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        print_diags(exc.diagnostics, args.format if args.format == "json" else "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
         if args.state is None and any(d.code.startswith("S") for d in exc.diagnostics):
             err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
         return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
         return exit_code(exc.diagnostics)
     if args.svg:
         from . import render
 
-        render.write_svg(rs, state, result, args.svg)
+        render.write_svg(rs, state, result, args.svg, state_name=args.state or "<state>")
     if args.format == "text":
         from ..core.diagnostics import use_colour
         from .textview import result_text, terminal_width
@@ -170,9 +171,10 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
     from ..api import RunError
     from ..engine.state import read_state_text
 
+    if batch == "-":
+        raise UsageError("--batch reads a file of JSON Lines, not standard input (`-`)")
+    require_regular(batch, "batch file")
     path = Path(batch)
-    if not path.is_file():
-        raise UsageError(f"batch file `{batch}` not found")
     worst = EXIT_OK
     with path.open("rb") as fh:  # JSON Lines: lines end at \\n only; each is decoded on its own
         for lineno, raw in enumerate(fh, 1):
@@ -181,7 +183,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
             shown = f"{batch}:{lineno}"
             try:
                 try:
-                    line = raw.decode("utf-8")
+                    line = raw.decode("utf-8").rstrip("\n").rstrip("\r")  # (a position past its end stays on it)
                 except UnicodeDecodeError as exc:
                     raise DiagnosticError([Diagnostic("S001", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
                                                       Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
@@ -197,11 +199,12 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 else:
                     out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
-                worst = max(worst, exit_code(exc.diagnostics))
+                diags = [_on_batch_line(d, shown, batch, lineno) for d in exc.diagnostics]
+                worst = max(worst, exit_code(diags))
                 if fmt == "text":
-                    err.write(render_all(exc.diagnostics, None, err) + "\n")
+                    err.write(render_all(diags, None, err) + "\n")
                 else:
-                    out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in exc.diagnostics]}) + "\n")
+                    out.write(json.dumps({"line": lineno, "diagnostics": [d.to_json() for d in diags]}) + "\n")
             except Exception as exc:  # a bug met on one line: reported there, and the other lines still run
                 worst = EXIT_INTERNAL
                 if fmt == "text":
@@ -209,6 +212,18 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 else:
                     out.write(json.dumps({"line": lineno, "diagnostics": [_internal(exc, shown).to_json()]}) + "\n")
     return worst
+
+
+def _on_batch_line(d: Diagnostic, shown: str, batch: str, lineno: int) -> Diagnostic:
+    """A diagnostic of one line of a batch file (named ``FILE:LINE`` while it ran) at its place in the
+    file: that line, the column within it (a JSON pointer's diagnostic at its first column)."""
+    from dataclasses import replace
+
+    if d.span.file != shown:
+        return d
+    if not d.span.line:
+        return replace(d, span=Span(batch, lineno, 1))
+    return replace(d, span=Span(batch, lineno, d.span.col, lineno if d.span.end_line else 0, d.span.end_col))
 
 
 def _internal(exc: BaseException, where: str) -> Diagnostic:

@@ -61,12 +61,18 @@ def require_regular(path: str, what: str) -> None:
         raise UsageError(f"{what} `{path}` is not a regular file" + (" (a folder)" if p.is_dir() else ""))
 
 
-def load_for_run(path: str, err: TextIO) -> Any:
+def load_for_run(path: str, err: TextIO, fmt: str = "text", out: TextIO | None = None) -> Any:
+    """The ruleset, or None when it does not check (its errors printed: as a JSON list on ``out`` with
+    ``fmt`` json)."""
     from ..api import load_ruleset
 
     rs = load_ruleset(path)
     if not rs.ok:
-        err.write(render_all([d for d in rs.diagnostics if d.is_error], rs.sources, err) + "\n")
+        errors = [d for d in rs.diagnostics if d.is_error]
+        if fmt == "json" and out is not None:
+            out.write(to_json_text(errors) + "\n")
+        else:
+            err.write(render_all(errors, rs.sources, err) + "\n")
         return None
     return rs
 

@@ -36,7 +36,8 @@ SQRT3 = math.sqrt(3.0)
 LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
 
 
-def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | None = None,
+               state_name: str = "<state>") -> dict[str, Any]:
     """Run the ruleset's ``render`` query; a diagnostic if it has none or returns something else."""
     unit = ruleset.program.query("render")
     if unit is None:
@@ -44,7 +45,7 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
             "E008", f"ruleset `{ruleset.path}` has no `render` query, so it cannot be drawn", Span(ruleset.path),
             help="add `query render(result, options) = {layout: ..., hexes: [...], ...}` (see validator/render.py)")])
     args = [result, dict(options or {})][: unit.arity or 0]
-    drawing = ruleset.run(state, query="render", args=args)
+    drawing = ruleset.run(state, query="render", args=args, state_name=state_name)
     if not isinstance(drawing, dict) or drawing.get("layout", "odd-q") not in LAYOUTS:
         raise DiagnosticError([Diagnostic(
             "E001", "the `render` query must return a drawing: a record with `layout` and `hexes`",
@@ -52,9 +53,10 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
     return drawing
 
 
-def write_svg(ruleset: Any, state: Any, result: Any, path: str | Path, options: dict[str, Any] | None = None) -> str:
+def write_svg(ruleset: Any, state: Any, result: Any, path: str | Path, options: dict[str, Any] | None = None,
+              state_name: str = "<state>") -> str:
     """Draw ``result`` on ``state`` with the ruleset's ``render`` query into ``path``; returns the SVG text."""
-    svg = to_svg(drawing_of(ruleset, state, result, options))
+    svg = to_svg(drawing_of(ruleset, state, result, options, state_name))
     write_atomic(path, svg)  # a picture that cannot be written whole leaves the old one (WriteFailed, U002)
     return svg
 
@@ -218,7 +220,7 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.state))
-        write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {})
+        write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {}, args.state or "<state>")
     except RunError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return exit_code(exc.diagnostics)
