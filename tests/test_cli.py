@@ -54,6 +54,13 @@ def test_check_folder(cli) -> None:
     assert r.code == 1 and {d["code"] for d in json.loads(r.out)} == {"C021"}
 
 
+def test_check_of_a_folder_without_rulesets_fails(cli, tmp_path: Path) -> None:
+    """A CI gate pointed at a folder with no ruleset (a wrong path) said `checked 0 rulesets` and passed."""
+    (tmp_path / "notes.txt").write_text("x")
+    r = cli("check", str(tmp_path))
+    assert r.code == 2 and "error[U001]: no ruleset (`.rules` file) found in" in r.err
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_check_in_several_processes_says_the_same(cli, fmt: str) -> None:
     # the fixtures: many folders, many rulesets, most with errors; plus the bundled rulesets

@@ -130,3 +130,11 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
 def test_bundled_rulesets_are_in_canonical_form(cli) -> None:
     result = cli("fmt", "--check", str(ROOT / "rulesets"), str(ROOT / "bench" / "peers" / "readings"))
     assert result.code == 0, result.out + result.err
+
+
+def test_a_chain_too_deep_to_check_is_p006_for_fmt_too() -> None:
+    """`1 + 1 + ... + 1` past the parser's depth limit: `check` says P006, `fmt` said I001 ("the formatted
+    text does not parse: ... this is a bug in `ruleval fmt`") with exit 1."""
+    with pytest.raises(DiagnosticError) as exc:
+        format_text("query main = " + " + ".join(["1"] * 10_050) + "\n", "deep.rules")
+    assert [d.code for d in exc.value.diagnostics] == ["P006"] and exc.value.diagnostics[0].span.line == 1

@@ -766,7 +766,7 @@ def test_play_with_random_orders_from_the_rulesets_start(tmp_path: Path) -> None
 def test_play_without_a_start_or_random_orders_says_what_is_missing(tmp_path: Path) -> None:
     his = str(ROOT / "rulesets" / "his" / "his.rules")
     code, _, err = _run("play", his, "--random-orders", "1")
-    assert code == 3 and "error[S001]: no start state: give a START file (the ruleset has no `query start_state`)" in err
+    assert code == 2 and "error[U001]: give a START state file:" in err and "has no `query start_state` to start from" in err
     (tmp_path / "ruleval.toml").write_text("")
     plain = tmp_path / "plain.rules"
     plain.write_text('ruleset t.plain "no random orders"\nextends "bundled:diplomacy/standard.rules"\n'

@@ -239,6 +239,7 @@ def parse_with_tokens(text: str, path: str) -> tuple[A.Module, list[Any]]:
         module = parse_module(text, path)  # raises the located error; should it not, Lark lexes
         ip = parser().parse_interactive(text)
         return module, [t for t in ip.iter_parse() if t.type != "$END"]
+    _check_depth(module, path)  # (as `parse_module` refuses it: the formatter never meets a tree too deep to print)
     return module, tokens
 
 

@@ -81,6 +81,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"`{missing[0]}` not found")
     jobs = args.jobs or min(4, os.cpu_count() or 1)
     rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, jobs=jobs)
+    if not rulesets and not diags:  # a gate that checked nothing must not pass: a wrong folder would hide every error
+        raise UsageError(f"no ruleset (`.rules` file) found in {', '.join(args.paths)}")
     sources: dict[str, str] = {}
     for rs in rulesets:
         sources.update(rs.sources)

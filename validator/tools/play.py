@@ -236,9 +236,8 @@ def _start_state(rs: Any, shown: str) -> Any:
     from ..api import START_QUERY, RunError
     from .errata import generator_state
 
-    if START_QUERY not in rs.queries():
-        raise DiagnosticError([Diagnostic("S001", f"no start state: give a START file (the ruleset has no `query {START_QUERY}`)",
-                                          Span(rs.path))])
+    if START_QUERY not in rs.queries():  # (a missing argument: a usage error)
+        raise UsageError(f"give a START state file: `{rs.path}` has no `query {START_QUERY}` to start from")
     try:
         state = rs.run(generator_state(rs), START_QUERY, validate=False, state_name=shown)
     except RunError as exc:
