@@ -167,3 +167,17 @@ def test_generated_states_hold_supported_head_to_heads(tmp_path: Path) -> None:
     assert code == 1, err.getvalue()
     moved = [d for d in json.loads(out.getvalue())["differences"] if any(c["pointer"].endswith("/status") for c in d["changed"])]
     assert moved, "no generated state where the errata changes an order's status"
+
+
+def test_random_orders_are_legal_on_a_map_with_a_convoyable_island() -> None:
+    """`random_orders` offered a fleet-held convoyable island (ancmed's Baleares) as a convoy destination:
+    `A TAR - BAL VIA`, refused by the order check (no convoy can carry an army into the fleet's own
+    province), in ancmed's game of seed 1 at S33M. Its convoy destinations now pass the order check's own
+    test (`convoy_possible`)."""
+    from validator.api import play
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "ancmed.rules")
+    start = rs.run({"units": []}, "start_state", validate=False)
+    steps = list(play(rs, start, [], until="S34M", random_orders=1))
+    assert steps[-1].next_phase == "S34M"
+    assert [(s.phase, o["order"]) for s in steps for o in s.result["orders"] if o["status"] == "invalid"] == []
