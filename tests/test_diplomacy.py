@@ -404,3 +404,12 @@ def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> No
                               "attacker_via_convoy": False}], "standoffs": []}
     assert "DATC-4.D.3" not in cites(["austria A ven"], ["italy: A VEN R APU"], "retreat", **retreat)
     assert "DATC-4.D.3" in cites(["austria A ven"], ["italy: A VEN R APU", "italy: A VEN R TUS"], "retreat", **retreat)
+
+
+def test_reading_an_order_is_a_function_of_its_text_alone() -> None:
+    """Order reading is kept for the program's life only while nothing it calls recurs (a recursion's
+    depth limit must see every call): a recursive `dash_route` once made every phase read every order
+    afresh, 12 % of full-game throughput (bench/full_games.py). It is a fold now; this keeps it so."""
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    free = {n: u.state_free for (_, n), u in rs.program.units.items() if n in ("read_order", "read_loc", "order_text")}
+    assert free == {"read_order": True, "read_loc": True, "order_text": True}
