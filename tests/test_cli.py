@@ -371,3 +371,16 @@ def test_diff_games_says_which_state_random_orders_refused(cli) -> None:
     said = " ".join(line.strip() for line in r.err.splitlines())  # (wrapped at 100 columns)
     assert ("ruleval: game 0 stopped at phase 3: NEW's `random_orders(2)` failed on the state the rules made after "
             "phase 2: S002 an adjustment phase needs") in said, r.err
+
+
+def test_options_that_would_be_ignored_or_misread_are_usage_errors(cli) -> None:
+    """`--dice 1,,2` and `--dice ''` dropped the empty items without a word; `test --ruleset` without
+    `--import` was ignored."""
+    state = str(ROOT / "docs" / "examples" / "game" / "start.json")
+    rules = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    for dice in ("1,,2", "", "6,"):
+        r = cli("run", rules, "--state", state, "--dice", dice)
+        assert r.code == 2 and "--dice takes comma-separated integers" in r.err, (dice, r.err)
+    assert cli("run", rules, "--state", state, "--dice", " 6 , 3").code == 0
+    r = cli("test", str(ROOT / "tests" / "cases" / "his"), "--ruleset", rules)
+    assert r.code == 2 and "--ruleset goes with --import" in r.err

@@ -129,7 +129,8 @@ class Ruleset:
                                        help=f"queries: {known}")], "usage")
         args = list(args or [])
         if unit.arity != len(args):
-            raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} arguments, not {len(args)}",
+            plural = "" if unit.arity == 1 else "s"
+            raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
                                        unit.decl.span)], "usage")
         runner = None if explain or engine == "reference" else self.backend()
         try:

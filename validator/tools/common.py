@@ -35,8 +35,8 @@ def parse_dice(text: str | None) -> list[int] | None:
     """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
     if text is None:
         return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
+    try:  # (every item a face: an empty one, `1,,2` or `--dice ''`, is a mistake, not nothing)
+        return [int(x) for x in text.split(",")]
     except ValueError:
         raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
 

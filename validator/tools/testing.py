@@ -499,6 +499,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.exits import EXIT_INPUT, UsageError, exit_code
     from ..core.diagnostics import render_all
 
+    if args.ruleset and not args.import_with:  # (it was ignored without a word)
+        raise UsageError("--ruleset goes with --import QUERY; a case file names its own ruleset (`ruleset:`)")
     if args.import_with:
         if not args.ruleset:
             raise UsageError("--import needs --ruleset RULESET")
