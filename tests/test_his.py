@@ -263,10 +263,16 @@ def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_pa
      "`hapsburg` moves: only other powers play `Storms` against the move"),
     ({"wars": [["hapsburg", "hapsburg"]]}, "/wars/0", "`hapsburg` cannot be at war with itself"),
     ({"alliances": [["france", "hapsburg"]]}, "/alliances/0", "`france` and `hapsburg` are listed both at war and allied"),
+    ({"powers": {**POWERS, "scotland": {"kind": "minor", "major": "france"}},
+      "decisions": {"avoid": [{"power": "scotland", "to": "b"}]}}, "/decisions/avoid/0/power",
+     "`scotland` is a minor power: its units avoid and withdraw with its major power's, name `france`"),
+    ({"decisions": {"avoid": [{"power": "france", "to": "b"}, {"power": "france", "to": "x"}]}}, "/decisions/avoid/1/power",
+     "a second avoid-battle attempt of `france`"),
 ])
 def test_a_state_the_rules_would_read_two_ways_is_refused(change: dict, pointer: str, message: str) -> None:
     """A link given twice with two kinds (the move's cost depended on the order of the list), the mover's
-    own Storms (ignored without a word), a power at war with itself, a pair at war and allied."""
+    own Storms (ignored without a word), a power at war with itself, a pair at war and allied, an avoid
+    decision of a minor power (passed over, its units fought) or given twice."""
     from validator.api import RunError
 
     rs = validator.load_ruleset(RULES)
