@@ -384,3 +384,15 @@ def test_options_that_would_be_ignored_or_misread_are_usage_errors(cli) -> None:
     assert cli("run", rules, "--state", state, "--dice", " 6 , 3").code == 0
     r = cli("test", str(ROOT / "tests" / "cases" / "his"), "--ruleset", rules)
     assert r.code == 2 and "--ruleset goes with --import" in r.err
+
+
+def test_a_path_that_is_no_file_is_named_for_what_it_is(cli, tmp_path: Path) -> None:
+    """A FIFO or a dangling symlink named on the command line was reported as "not found"."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.rules")
+    (tmp_path / "dangling.rules").symlink_to(tmp_path / "nowhere.rules")
+    assert "is not a regular file (a FIFO)" in cli("run", str(tmp_path / "pipe.rules")).err
+    r = cli("run", str(tmp_path / "dangling.rules"))
+    assert r.code == 2 and f"is a symlink to `{tmp_path / 'nowhere.rules'}`, which does not exist" in r.err
+    assert "is not a regular file (a folder)" in cli("run", str(tmp_path)).err

@@ -536,8 +536,10 @@ def test_play_unreadable_order_points_at_the_entry(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content,message,where", [
     ("{not json\n", "invalid JSON", ":1:2:"),
     ('[]\n\n{"orders": [1, }\n', "invalid JSON", ":3:16:"),  # the line of the file, once, and the column on it
-    ('{"orders": 3}\n', "an orders entry is", ":1:"),
-    ('{"orders": [], "extra": 1}\n', "an orders entry is", ":1:"),
+    ('{"orders": 3}\n', "an orders entry is {orders: [...], phase: NAME} or a list of orders: its `orders` must be a list",
+     ":1:"),
+    ('{"orders": [], "extra": 1}\n', "or a list of orders: `extra` is no field of one", ":1:"),
+    ('{"phase": 5, "orders": []}\n', "or a list of orders: its `phase` must be a phase's name (text)", ":1:"),
     ('{"orders": [], "orders": [{"power": "france", "order": "A PAR H"}]}\n', 'key "orders" given twice', ":1:16:"),
     ("[]\n" * 6, "more than 5 entries", ":6:"),
 ])

@@ -4,6 +4,7 @@ of them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,8 +45,7 @@ def parse_dice(text: str | None) -> list[int] | None:
 def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:
     """The ruleset and state files a command names exist (``-``, standard input, as the state where the
     command reads it: ``stdin``); else U001."""
-    if not Path(ruleset).is_file():
-        raise UsageError(f"ruleset `{ruleset}` not found")
+    require_regular(ruleset, "ruleset")
     if state == "-" and not stdin:
         raise UsageError("this command reads its start state from a file, not from standard input (`-`)")
     if state is not None and state != "-":
@@ -56,9 +56,13 @@ def require_regular(path: str, what: str) -> None:
     """``path`` names a regular file; else U001 saying what it is instead."""
     p = Path(path)
     if not p.exists():
+        if p.is_symlink():
+            raise UsageError(f"{what} `{path}` is a symlink to `{os.readlink(p)}`, which does not exist")
         raise UsageError(f"{what} `{path}` not found")
     if not p.is_file():
-        raise UsageError(f"{what} `{path}` is not a regular file" + (" (a folder)" if p.is_dir() else ""))
+        kind = (" (a folder)" if p.is_dir() else " (a FIFO)" if p.is_fifo()
+                else " (a device)" if p.is_char_device() or p.is_block_device() else "")
+        raise UsageError(f"{what} `{path}` is not a regular file{kind}")
 
 
 def load_for_run(path: str, err: TextIO, fmt: str = "text", out: TextIO | None = None) -> Any:

@@ -205,9 +205,25 @@ def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
                 and set(item) <= {"orders", "phase"} and isinstance(item.get("phase", ""), str):
             out.append(Entry(item.get("orders", []), item.get("phase"), where))
         else:
-            raise DiagnosticError([Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders",
-                                              Span(where), help="`phase` is optional: the name of the phase the orders are for")])
+            raise DiagnosticError([Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders"
+                                              + _entry_fault(item), Span(where),
+                                              help="`phase` is optional: the name of the phase the orders are for")])
     return out
+
+
+def _entry_fault(item: Any) -> str:
+    """What is wrong with an orders entry that is a map: the first field it should not have, or one of
+    the wrong kind (said after the entry's form)."""
+    if not isinstance(item, dict):
+        return ""
+    extra = [k for k in item if k not in ("orders", "phase")]
+    if extra:
+        return f": `{str(extra[0])[:40]}` is no field of one"
+    if not isinstance(item.get("orders", []), list):
+        return ": its `orders` must be a list"
+    if not isinstance(item.get("phase", ""), str):
+        return ": its `phase` must be a phase's name (text)"
+    return ""
 
 
 # ---------------------------------------------------------------- commands
