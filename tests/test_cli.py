@@ -396,3 +396,6 @@ def test_a_path_that_is_no_file_is_named_for_what_it_is(cli, tmp_path: Path) -> 
     r = cli("run", str(tmp_path / "dangling.rules"))
     assert r.code == 2 and f"is a symlink to `{tmp_path / 'nowhere.rules'}`, which does not exist" in r.err
     assert "is not a regular file (a folder)" in cli("run", str(tmp_path)).err
+    checked = cli("check", str(tmp_path / "pipe.rules"), str(tmp_path / "dangling.rules"))
+    assert checked.code == 1 and "error[C005]: `" in checked.err and "is not a regular file (a FIFO)" in checked.err
+    assert "is a symlink to" in checked.err and "not found" not in checked.err

@@ -413,6 +413,16 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
     return files, missing, refused
 
 
+def _not_a_ruleset_file(raw: str) -> str:
+    """Why a path named on the command line is no file to check: not there, a dangling symlink, a FIFO."""
+    p = Path(raw)
+    if p.is_symlink() and not p.exists():
+        return f"`{raw}` is a symlink to `{os.readlink(p)}`, which does not exist"
+    if p.exists():
+        return f"`{raw}` is not a regular file" + (" (a FIFO)" if p.is_fifo() else " (a device)" if p.is_char_device() else "")
+    return f"`{raw}` not found"
+
+
 @dataclass
 class CheckedRuleset:
     """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
@@ -447,7 +457,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     from .core import checkcache
 
     files, missing, refused = ruleset_files(paths)
-    diags = [Diagnostic("C005", f"`{raw}` not found", Span(raw)) for raw in missing] + refused
+    diags = [Diagnostic("C005", _not_a_ruleset_file(raw), Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
     todo = []
     for f in files:
