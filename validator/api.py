@@ -413,16 +413,6 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
     return files, missing, refused
 
 
-def _not_a_ruleset_file(raw: str) -> str:
-    """Why a path named on the command line is no file to check: not there, a dangling symlink, a FIFO."""
-    p = Path(raw)
-    if p.is_symlink() and not p.exists():
-        return f"`{raw}` is a symlink to `{os.readlink(p)}`, which does not exist"
-    if p.exists():
-        return f"`{raw}` is not a regular file" + (" (a FIFO)" if p.is_fifo() else " (a device)" if p.is_char_device() else "")
-    return f"`{raw}` not found"
-
-
 @dataclass
 class CheckedRuleset:
     """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
@@ -454,10 +444,10 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
     again (see ``checkcache``). With ``jobs`` > 1, folders are checked in that many processes
     (see `_check_in_processes`); the result is the same."""
-    from .core import checkcache
+    from .core import checkcache, confine
 
     files, missing, refused = ruleset_files(paths)
-    diags = [Diagnostic("C005", _not_a_ruleset_file(raw), Span(raw)) for raw in missing] + refused
+    diags = [Diagnostic("C005", f"`{raw}` {confine.not_a_file(raw) or 'not found'}", Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
     todo = []
     for f in files:

@@ -216,6 +216,19 @@ class WriteFailed(Exception):
     """A file could not be written; the old file (if any) is unchanged."""
 
 
+def not_a_file(path: str | Path) -> str | None:
+    """Why ``path`` names no regular file to read, as a phrase after the path (`not found`, `is a symlink
+    to ..., which does not exist`, `is not a regular file (a FIFO)`), or None when it names one."""
+    p = Path(path)
+    if not p.exists():
+        return f"is a symlink to `{os.readlink(p)}`, which does not exist" if p.is_symlink() else "not found"
+    if p.is_file():
+        return None
+    kind = (" (a folder)" if p.is_dir() else " (a FIFO)" if p.is_fifo()
+            else " (a device)" if p.is_char_device() or p.is_block_device() else "")
+    return f"is not a regular file{kind}"
+
+
 def _write_through(path: str | Path, data: bytes) -> None:
     """``data`` written to what ``path`` names as it is (a device, a pipe); a failed write (a full
     device) is ``WriteFailed``."""
@@ -243,7 +256,7 @@ def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> N
         raise WriteFailed(f"cannot write `{path}`: the text holds a character that is not UTF-8 "
                           f"(at offset {exc.start})") from None
     try:
-        mode = os.stat(path).st_mode
+        mode: int | None = os.stat(path).st_mode  # (through a symlink, as `target`)
     except OSError:
         mode = None
     if mode is not None and stat.S_ISDIR(mode):
@@ -252,10 +265,7 @@ def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> N
         _write_through(path, data)  # a device or a pipe (`-o /dev/null`, `/dev/stdout`): written to, never replaced
         return
     folder = target.parent
-    try:
-        old_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        old_mode = None
+    old_mode = stat.S_IMODE(mode) if mode is not None else None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:

@@ -4,8 +4,6 @@ of them."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text
@@ -54,15 +52,11 @@ def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:
 
 def require_regular(path: str, what: str) -> None:
     """``path`` names a regular file; else U001 saying what it is instead."""
-    p = Path(path)
-    if not p.exists():
-        if p.is_symlink():
-            raise UsageError(f"{what} `{path}` is a symlink to `{os.readlink(p)}`, which does not exist")
-        raise UsageError(f"{what} `{path}` not found")
-    if not p.is_file():
-        kind = (" (a folder)" if p.is_dir() else " (a FIFO)" if p.is_fifo()
-                else " (a device)" if p.is_char_device() or p.is_block_device() else "")
-        raise UsageError(f"{what} `{path}` is not a regular file{kind}")
+    from ..core.confine import not_a_file
+
+    why = not_a_file(path)
+    if why is not None:
+        raise UsageError(f"{what} `{path}` {why}")
 
 
 def load_for_run(path: str, err: TextIO, fmt: str = "text", out: TextIO | None = None) -> Any:
