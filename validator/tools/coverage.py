@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 from ..core.diagnostics import wrap_words
-from .testing import Case, Suite, load_suite, run_case
+from .testing import Case, Suite, case_problem, load_suite, run_case
 
 
 @dataclass
@@ -65,7 +65,7 @@ def traced_cites(case: Case) -> set[str]:
     """The citations met when running a case in explain mode (empty if it does not run)."""
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
-    from .testing import _state_of, case_problem
+    from .testing import _state_of
 
     rs = load_ruleset(case.ruleset)
     if not rs.ok or case_problem(case) is not None:
@@ -81,18 +81,12 @@ def traced_cites(case: Case) -> set[str]:
     return set(cites_in(result))
 
 
-def measure(suite: Suite, malformed: list[str] | None = None) -> list[RulesetCoverage]:
-    """Coverage of each ruleset the cases run; ``malformed`` gathers the cases that cannot run as written
-    (S004: they cover nothing)."""
+def measure(suite: Suite) -> list[RulesetCoverage]:
     from ..api import load_ruleset
     from ..lang.loader import display_path
-    from .testing import case_problem
 
     by_ruleset: dict[str, RulesetCoverage] = {}
     for case in suite.cases:
-        problem = case_problem(case)
-        if problem is not None and malformed is not None:
-            malformed.append(f"{case.file}:{case.line}: error[S004]: case `{case.id}`: {problem}")
         # case files in different folders reach one ruleset by different relative paths
         name = display_path(Path(case.ruleset).resolve())
         cov = by_ruleset.get(name)
@@ -149,10 +143,12 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not suite.cases:  # a gate that measured nothing must not pass
         err.write(f"ruleval: error[S004]: no test cases found in {', '.join(args.paths)}\n")
         return EXIT_INPUT
-    malformed: list[str] = []
-    covs = measure(suite, malformed)
+    # cases that cannot run as written (S004) cover nothing, and the gate does not pass on them
+    malformed = [f"{case.file}:{case.line}: error[S004]: case `{case.id}`: {problem}"
+                 for case in suite.cases if (problem := case_problem(case)) is not None]
     for line in malformed:
         err.write(visible(line) + "\n")
+    covs = measure(suite)
     covered, total, pct = totals(covs)
     if args.format == "json":
         out.write(json.dumps({"rulesets": [c.to_json() for c in covs],

@@ -201,8 +201,7 @@ def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
     for where, item in items:
         if isinstance(item, list):
             out.append(Entry(item, None, where))
-        elif isinstance(item, dict) and isinstance(item.get("orders", []), list) \
-                and set(item) <= {"orders", "phase"} and isinstance(item.get("phase", ""), str):
+        elif isinstance(item, dict) and not _entry_fault(item):
             out.append(Entry(item.get("orders", []), item.get("phase"), where))
         else:
             raise DiagnosticError([Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders"
@@ -212,8 +211,8 @@ def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
 
 
 def _entry_fault(item: Any) -> str:
-    """What is wrong with an orders entry that is a map: the first field it should not have, or one of
-    the wrong kind (said after the entry's form)."""
+    """What is wrong with an orders entry that is a map (said after the entry's form), "" when nothing:
+    the first field it should not have, or one of the wrong kind."""
     if not isinstance(item, dict):
         return ""
     extra = [k for k in item if k not in ("orders", "phase")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 from html import escape as _escape
 
 from ..core.diagnostics import Diagnostic, visible
@@ -87,7 +87,7 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: list[Diagnostic] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Sequence[Diagnostic] = ()) -> dict[str, Any]:
     """SARIF for `ruleval test`: one result per failed, erroring or unexpectedly passing case, at
     the case's line, plus the warnings of the rulesets the cases use and what was wrong with the case
     files themselves (``file_diags``: S004, S005)."""

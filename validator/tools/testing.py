@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 import yaml
 
@@ -309,8 +309,8 @@ def _probabilities(v: Any) -> bool:
     for w in v:
         if not (isinstance(w, dict) and "p" in w and set(w) <= {"where", "p", "tol"} and _probability(w["p"])):
             return False
-        tol = None if w.get("tol") is None or isinstance(w["tol"], str) else _num(w["tol"])
-        if w.get("tol") is not None and (tol is None or tol < 0):
+        tol = w.get("tol")
+        if tol is not None and (isinstance(tol, str) or (n := _num(tol)) is None or n < 0):
             return False
     return True
 
@@ -429,11 +429,11 @@ def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
         try:
             out.append(run_case(case))
         except Exception as exc:  # a bug met by one case: that case errs, the others still run
-            out.append(Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}"))
+            out.append(Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}", code="I001"))
     return out
 
 
-def junit(outcomes: list[Outcome], file_diags: list[Diagnostic] = ()) -> str:  # type: ignore[assignment]
+def junit(outcomes: list[Outcome], file_diags: Sequence[Diagnostic] = ()) -> str:
     """JUnit XML: a test case per case run, and an erring one per problem of a case file itself
     (``file_diags``: S004, S005), which no case carries."""
     rows = [f'  <testcase classname={xml_attr(d.span.file)} name={xml_attr(f"{d.code} (case file)")} time="0">'
@@ -496,7 +496,7 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_INPUT, UsageError, exit_code
+    from ..core.exits import EXIT_INPUT, UsageError, exit_code, exit_for_code
     from ..core.diagnostics import render_all
 
     if args.ruleset and not args.import_with:  # (it was ignored without a word)
@@ -550,13 +550,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             err.write(render_all(warnings, None, err) + "\n")
         bad += len(warnings)
-    if any(o.status == "error" and o.message.startswith("I001") for o in outcomes):
-        from ..core.exits import EXIT_INTERNAL
-
-        return EXIT_INTERNAL
-    # a case that could not run says why by its code: a malformed case or state (S) is bad input, exit 3
-    erring = [Diagnostic(o.code, o.message, Span(o.case.file)) for o in outcomes if o.status == "error" and o.code]
-    return exit_code(list(suite.diagnostics) + erring, findings=bad > 0)
+    # a case that could not run says why by its code: a malformed case or state (S) is bad input, exit 3; a
+    # bug met by one (I001), 4
+    return max([exit_code(suite.diagnostics, findings=bad > 0)]
+               + [exit_for_code(o.code) for o in outcomes if o.status == "error" and o.code])
 
 
 def _reports(args: argparse.Namespace, out: TextIO, outcomes: list[Outcome], warnings: list[Diagnostic],
