@@ -332,6 +332,7 @@ def test_a_judge_notation_is_read_as_the_order_it_writes(written: str, meant: st
         out = rs.run({**start, "orders": [{"power": power, "order": text}, *others]})
         return {"units": out["units"], "orders": [{k: v for k, v in o.items() if k != "order"} for o in out["orders"]]}
     assert result(written) == result(meant)
+    assert all(o["status"] != "invalid" for o in result(meant)["orders"])  # (two refusals alike would prove nothing)
 
 
 def test_an_order_headed_by_another_power_is_not_read() -> None:
