@@ -203,3 +203,37 @@ def test_a_whole_game_is_the_same_on_both_engines(name: str) -> None:
             break
         state = step["next"]
     assert {"movement", "adjustment"} <= kinds, kinds
+
+
+@pytest.mark.parametrize("shape", sorted(UNWRITABLE))
+def test_writing_every_definition_up_front_refuses_what_cannot_be_written(shape: str) -> None:
+    """``Backend.write_all`` (bench/full_games.py writes every definition before it measures) meets a
+    definition the backend cannot write as a first call would: refused, the run the reference's."""
+    path = _ROOT / f"unwritable_all_{shape}.rules"
+    path.write_text(UNWRITABLE[shape] + "query main = [roll(1d6), many, len(many)]\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    assert rs.backend().write_all() > 0
+    assert rs.backend().write_all() == 0  # nothing left to write
+    fast = outcome(rs, {}, {"seed": 3}, "backend")
+    assert fast[0] == "ok", fast
+    assert fast == outcome(rs, {}, {"seed": 3}, "reference")
+
+
+def test_a_game_plays_alike_with_its_code_written_up_front_or_at_first_calls() -> None:
+    """The same phases, results and steps whether each definition is written at its first call or all
+    of them before the first run (``Backend.write_all``)."""
+    path = Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules"
+    lazy, eager = load_ruleset(path, use_cache=False), load_ruleset(path, use_cache=False)
+    assert eager.backend().write_all() > 100
+    state = lazy.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
+                     "start_state")
+    for i in range(10):
+        played = {**state, "orders": lazy.run(state, "random_orders", [i])}
+        options = {"query": "advance"}
+        step = outcome(lazy, played, options, "backend")
+        assert step == outcome(eager, played, options, "backend"), played["phase"]
+        assert steps(lazy, played, options, "backend") == steps(eager, played, options, "backend")
+        if step[1]["end"] is not None:
+            break
+        state = step[1]["next"]

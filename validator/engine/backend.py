@@ -42,6 +42,8 @@ _NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, 
                 A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()
+# the declarations a unit's function is written for (``Backend.write_plain``)
+_CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.TableDecl, A.ProcedureDecl)
 
 
 # ---------------------------------------------------------------- run-time helpers of generated code
@@ -328,6 +330,17 @@ class Backend:
     def materialize(self, unit: Any) -> Callable[..., Any]:
         fn = self.function(unit)
         return fn.materialize() if isinstance(fn, (_Stub, _Refused)) else fn
+
+    def write_all(self) -> int:
+        """Write now every function not written yet (each is otherwise written at its first call), for a
+        long run of many phases that would reach most of them at some point: the writing is paid before,
+        not in the middle of, what is measured. Returns how many were written (a definition the backend
+        refuses is then refused at once, as at a first call)."""
+        stubs = [fn for fn in (self.function(u) for u in self.program.units.values() if isinstance(u.decl, _CALLED))
+                 if isinstance(fn, _Stub)]
+        for fn in stubs:
+            fn.materialize()
+        return len(stubs)
 
     # -- running
 
