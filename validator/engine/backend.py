@@ -836,7 +836,7 @@ class Backend:
         span = w.const(e.span)
         for i in e.items:
             x = self.looked(w, i, env)
-            w(f"_add_item(ctx, {t}, {x}, {span})")
+            self.add_line(w, t, x, span)
         return self.tmp(w, f"_frozenset({t})")
 
     def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
@@ -849,8 +849,21 @@ class Backend:
         for k, v in e.items:
             key = self.looked(w, k, env)
             value = self.looked(w, v, env)
-            w(f"_put_entry(ctx, {t}, {key}, {value}, {span})")
+            self.put_line(w, t, key, value, span)
         return t
+
+    @staticmethod
+    def add_line(w: _Writer, out: str, x: str, span: str) -> None:
+        """A set's item added (``reference.add_item``): a text or integer at once (it costs no walk and
+        can always be an item)."""
+        w(f"if _type({x}) is _str or _type({x}) is _int: {out}.add({x})")
+        w(f"else: _add_item(ctx, {out}, {x}, {span})")
+
+    @staticmethod
+    def put_line(w: _Writer, out: str, k: str, v: str, span: str) -> None:
+        """A map's entry put (``reference.put_entry``): a text or integer key at once (as for a set's item)."""
+        w(f"if _type({k}) is _str or _type({k}) is _int: {out}[{k}] = {v}")
+        w(f"else: _put_entry(ctx, {out}, {k}, {v}, {span})")
 
     def x_Comp(self, w: _Writer, e: A.Comp, env: Env) -> str:
         if e.kind == "gen":
@@ -864,10 +877,13 @@ class Backend:
                 assert e.key is not None
                 k = self.looked(w, e.key, inner)
                 v = self.looked(w, e.elem, inner)
-                w(f"_put_entry(ctx, {out}, {k}, {v}, {span})")
+                self.put_line(w, out, k, v, span)
                 return
             x = self.looked(w, e.elem, inner)
-            w(f"{out}.append({x})" if e.kind == "list" else f"_add_item(ctx, {out}, {x}, {span})")
+            if e.kind == "list":
+                w(f"{out}.append({x})")
+            else:
+                self.add_line(w, out, x, span)
 
         self.loops(w, e.fors, env, item)
         if e.kind == "set":

@@ -165,10 +165,10 @@ def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
         return _in_order(_ordered_items(ctx, xs, "sorted"))
     items = list(_sized(ctx, xs, "sorted"))
-    keys = [call_value(ctx, key, x) for x in items]
-    for k in keys:
-        _walk_cost(ctx, k, "sorted")
-    return [items[i] for i in sorted(range(len(items)), key=lambda i: _sort_key(keys[i]))]
+    keys = [_keyed(ctx, key, x, "sorted") for x in items]
+    if not (_TEXTS.issuperset(map(type, keys)) or _INTS.issuperset(map(type, keys))):  # (see ``_in_order``)
+        keys = [_sort_key(k) for k in keys]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
 
 
 def _in_order(items: Any) -> list[Any]:
@@ -335,9 +335,10 @@ def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
 
 @builtin("has", 2, ctx=True, doc="true if a map has the key")
 def _has(ctx: Context, m: Any, k: Any) -> bool:
-    _walk_cost(ctx, k, "has")
+    if type(k) not in _FLAT:
+        _walk_cost(ctx, k, "has")
     try:
-        return k in _as_map(m, "has")
+        return k in (m if type(m) is dict else _as_map(m, "has"))
     except TypeError:
         return False
 
@@ -362,7 +363,9 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
 
 @builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
 def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
-    _spend(ctx, len(_as_map(a, "merge")) + len(_as_map(b, "merge")), "merge")
+    if not (type(a) is dict and type(b) is dict):
+        _as_map(a, "merge"), _as_map(b, "merge")
+    _spend(ctx, len(a) + len(b), "merge")
     return {**a, **b}
 
 
@@ -403,8 +406,10 @@ def _diff(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
 
 
 def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
-    k = call_value(ctx, key, x)
-    _walk_cost(ctx, k, what)
+    """An item's key (``key`` called on it); a key that is a collection is charged its walk."""
+    k = key(ctx, x) if callable(key) else call_value(ctx, key, x)  # (call_value says what is no function)
+    if type(k) not in _FLAT:
+        _walk_cost(ctx, k, what)
     return k
 
 
@@ -412,7 +417,10 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = {}
     for x in _sized(ctx, xs, "group_by"):
-        out.setdefault(_keyed(ctx, key, x, "group_by"), []).append(x)
+        k = key(ctx, x) if callable(key) else call_value(ctx, key, x)  # (``_keyed``, written out: the hot loop)
+        if type(k) not in _FLAT:
+            _walk_cost(ctx, k, "group_by")
+        out.setdefault(k, []).append(x)
     return out
 
 
@@ -512,19 +520,19 @@ def _int(x: Any) -> Any:
 
 @builtin("lower", 1, ctx=True)
 def _lower(ctx: Context, s: Any) -> str:
-    _spend(ctx, len(_text(s, "lower")), "lower")
+    _spend_text(ctx, s, "lower")
     return s.lower()  # type: ignore[no-any-return]
 
 
 @builtin("upper", 1, ctx=True)
 def _upper(ctx: Context, s: Any) -> str:
-    _spend(ctx, len(_text(s, "upper")), "upper")
+    _spend_text(ctx, s, "upper")
     return s.upper()  # type: ignore[no-any-return]
 
 
 @builtin("trim", 1, ctx=True)
 def _trim(ctx: Context, s: Any) -> str:
-    _spend(ctx, len(_text(s, "trim")), "trim")
+    _spend_text(ctx, s, "trim")
     return s.strip()  # type: ignore[no-any-return]
 
 
@@ -548,7 +556,9 @@ def _join(ctx: Context, xs: Any, sep: Any) -> str:
 
 @builtin("replace", 3, ctx=True, doc="replace(text, old, new): every `old` in the text replaced by `new`")
 def _replace(ctx: Context, s: Any, a: Any, b: Any) -> str:
-    text, old, new = _text(s, "replace"), _text(a, "replace"), _text(b, "replace")
+    if not (type(s) is str and type(a) is str and type(b) is str):  # (the commonest case asked at once)
+        _text(s, "replace"), _text(a, "replace"), _text(b, "replace")
+    text, old, new = s, a, b
     n = text.count(old) if old else len(text) + 1
     _spend(ctx, len(text) + n * max(0, len(new) - len(old)), "replace")  # the length of what is built
     return text.replace(old, new)
@@ -556,12 +566,16 @@ def _replace(ctx: Context, s: Any, a: Any, b: Any) -> str:
 
 @builtin("starts_with", 2)
 def _starts(s: Any, p: Any) -> bool:
-    return _text(s, "starts_with").startswith(_text(p, "starts_with"))
+    if not (type(s) is str and type(p) is str):
+        _text(s, "starts_with"), _text(p, "starts_with")
+    return s.startswith(p)  # type: ignore[no-any-return]
 
 
 @builtin("ends_with", 2)
 def _ends(s: Any, p: Any) -> bool:
-    return _text(s, "ends_with").endswith(_text(p, "ends_with"))
+    if not (type(s) is str and type(p) is str):
+        _text(s, "ends_with"), _text(p, "ends_with")
+    return s.endswith(p)  # type: ignore[no-any-return]
 
 
 @builtin("pad", 2, ctx=True, doc="a number written with at least n digits")
@@ -570,6 +584,15 @@ def _pad(ctx: Context, x: Any, n: Any) -> str:
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
     return str(x).zfill(int(n))
+
+
+def _spend_text(ctx: Context, s: Any, what: str) -> None:
+    """A text's length charged to the run (``_spend`` of ``_text``, in one call: the commonest built-ins)."""
+    if type(s) is not str:
+        _text(s, what)
+    ctx.steps += len(s)
+    if ctx.steps > ctx.budget:
+        raise CallError(f"{what} exceeds the evaluation budget")
 
 
 def _text(s: Any, what: str) -> str:
@@ -588,12 +611,26 @@ def _pattern_flags(flags: Any) -> bool:
     return flags == "i"
 
 
-def _regex(pattern: Any, flags: Any, what: str) -> Any:
-    from .patterns import PatternError, compiled
+_PATTERNS: Any = None
 
+
+def _patterns() -> Any:
+    """``validator.lib.patterns``, imported at the first pattern matched (RE2's import is 2 ms of the
+    start of every command that matches none); an import statement run at each match costs more than
+    the match of a short text."""
+    global _PATTERNS
+    if _PATTERNS is None:
+        from . import patterns
+
+        _PATTERNS = patterns
+    return _PATTERNS
+
+
+def _regex(pattern: Any, flags: Any, what: str) -> Any:
+    patterns = _patterns()
     try:
-        return compiled(_text(pattern, what), _pattern_flags(flags))
-    except PatternError as exc:
+        return patterns.compiled(_text(pattern, what), _pattern_flags(flags))
+    except patterns.PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
 
 
@@ -626,15 +663,14 @@ def _search(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
          doc="match_first(text, patterns[, flags]): the first of the patterns that matches the whole text, as "
              "{index, groups}, or none; all of them are tried in one pass over the text")
 def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
-    from .patterns import PatternError, compiled_set
-
     text = _subject(ctx, s, "match_first")
-    if not isinstance(patterns, (list, tuple)) or not all(isinstance(p, str) for p in patterns):
+    if not isinstance(patterns, (list, tuple)) or not _TEXTS.issuperset(map(type, patterns)):
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
     ignore_case = _pattern_flags(flags)
+    module = _patterns()
     try:
-        found = compiled_set(tuple(patterns), ignore_case).Match(text.encode("utf-8")) if patterns else []
-    except PatternError as exc:
+        found = module.compiled_set(tuple(patterns), ignore_case).Match(text.encode("utf-8")) if patterns else []
+    except module.PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
     if not found:
         return None
