@@ -330,6 +330,14 @@ def test_reachable_with_cost_function_and_can_pass(root: Path) -> None:
     assert set(blocked) == {"a", "b", "d"}
 
 
+def test_distance_is_the_fewest_steps_to_the_nearest_target(root: Path) -> None:
+    out = value(root, f'[distance({GRAPH}, "a", ["e"]), distance({GRAPH}, "a", {{"d", "e"}}), distance({GRAPH}, "d", ["d", "a"]),'
+                      f' distance({GRAPH}, "a", []), distance({{"a" => ["b"], "b" => []}}, "b", ["a"]),'
+                      f' distance({{"x" => ["y"]}}, "q", ["y"])]')
+    # (the edges are followed one way: `b` has none back to `a`; a node the graph does not list has none)
+    assert out == [3, 2, 0, None, None, None]
+
+
 def test_components_names_each_part_by_its_least_node(root: Path) -> None:
     out = value(root, f'[components({GRAPH}, ["e", "d", "b", "c"]), components({GRAPH}, ["e", "c", "b"]),'
                       f' components({GRAPH}, []), components({{1 => [2], 2 => [1], 3 => []}}, [3, 2, 1])]')

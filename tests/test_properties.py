@@ -31,7 +31,7 @@ import validator  # noqa: E402
 from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
-from validator.lib.builtins import _hex_neighbours  # noqa: E402
+from validator.lib.builtins import _distance, _hex_neighbours, _reachable  # noqa: E402
 from validator.tools.cli import main  # noqa: E402
 from validator.tools.testing import load_suite  # noqa: E402
 
@@ -296,3 +296,20 @@ def test_cli_same_seed_same_bytes(rules: str, state: object, extra: list[str], t
     TRIED["cli runs"] += 2
     assert outs[0] == outs[1]
     json.loads(outs[0])
+
+
+class _Budget:
+    steps, budget = 0, 10**9
+
+
+@limited(300)
+@given(st.dictionaries(st.integers(0, 11), st.lists(st.integers(0, 11), max_size=4), max_size=12),
+       st.integers(0, 11), st.sets(st.integers(0, 11), max_size=4))
+def test_distance_is_the_least_cost_reachable_gives_a_target(graph: dict, start: int, targets: set) -> None:
+    """`distance` (the fewest steps to the nearest target, stopping there) against `reachable` with
+    every entry costing 1, which walks the whole graph: the same number, or none for neither."""
+    costs = {n: 1 for n in set(graph) | {m for ms in graph.values() for m in ms} | {start}}
+    reached = _reachable(_Budget(), graph, start, 10**6, costs)
+    found = [reached[t] for t in targets if t in reached]
+    assert _distance(_Budget(), graph, start, targets) == (min(found) if found else None)
+    assert _distance(_Budget(), graph, start, sorted(targets)) == (min(found) if found else None)

@@ -708,6 +708,37 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
     return _path(ctx, adj, start, goal, through)
 
 
+@builtin("distance", 3, ctx=True,
+         doc="distance(graph, from, targets): the fewest steps from `from` to a node of `targets` (0 when `from` is "
+             "one), or none when none can be reached")
+def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
+    if not isinstance(adj, dict):
+        _adjacent_of(adj, start)  # raises
+    goals = targets if isinstance(targets, (set, frozenset, dict)) else set(_sized(ctx, targets, "distance"))
+    if start in goals:
+        return 0
+    neighbours = adj.get
+    seen = {start}
+    frontier = [start]
+    steps = 0
+    while frontier:
+        steps += 1
+        nxt = []
+        for node in frontier:
+            for n in neighbours(node) or ():
+                ctx.steps += 1
+                if n in seen:
+                    continue
+                if n in goals:
+                    return steps
+                seen.add(n)
+                nxt.append(n)
+        frontier = nxt
+        if ctx.steps > ctx.budget:
+            raise CallError("distance search exceeds the evaluation budget")
+    return None
+
+
 _REFUSED = object()  # (`_path`: a node `through` refused, kept with the nodes seen)
 
 
