@@ -417,10 +417,7 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = {}
     for x in _sized(ctx, xs, "group_by"):
-        k = key(ctx, x) if callable(key) else call_value(ctx, key, x)  # (``_keyed``, written out: the hot loop)
-        if type(k) not in _FLAT:
-            _walk_cost(ctx, k, "group_by")
-        out.setdefault(k, []).append(x)
+        out.setdefault(_keyed(ctx, key, x, "group_by"), []).append(x)
     return out
 
 
