@@ -584,12 +584,10 @@ def _pad(ctx: Context, x: Any, n: Any) -> str:
 
 
 def _spend_text(ctx: Context, s: Any, what: str) -> None:
-    """A text's length charged to the run (``_spend`` of ``_text``, in one call: the commonest built-ins)."""
+    """A text's length charged to the run (``_spend`` of ``_text``, the type asked at once)."""
     if type(s) is not str:
         _text(s, what)
-    ctx.steps += len(s)
-    if ctx.steps > ctx.budget:
-        raise CallError(f"{what} exceeds the evaluation budget")
+    _spend(ctx, len(s), what)
 
 
 def _text(s: Any, what: str) -> str:
@@ -697,49 +695,31 @@ def _adjacent(adj: Any, a: Any, b: Any) -> bool:
 @builtin("path_exists", 3, 4, ctx=True,
          doc="path_exists(graph, from, to, through): a path whose inner nodes all satisfy `through`")
 def _path_exists(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> bool:
-    return _path(ctx, adj, start, goal, through) is not None
+    return _path(ctx, adj, start, (goal,), through) is not None
 
 
 @builtin("find_path", 3, 4, ctx=True, doc="the shortest such path as a list of nodes, or none")
 def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> Any:
-    return _path(ctx, adj, start, goal, through)
+    return _path(ctx, adj, start, (goal,), through)
 
 
 @builtin("distance", 3, ctx=True,
          doc="distance(graph, from, targets): the fewest steps from `from` to a node of `targets` (0 when `from` is "
              "one), or none when none can be reached")
 def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
-    if not isinstance(adj, dict):
-        _adjacent_of(adj, start)  # raises
     goals = targets if isinstance(targets, (set, frozenset, dict)) else set(_sized(ctx, targets, "distance"))
     if start in goals:
         return 0
-    neighbours = adj.get
-    seen = {start}
-    frontier = [start]
-    steps = 0
-    while frontier:
-        steps += 1
-        nxt = []
-        for node in frontier:
-            for n in neighbours(node) or ():
-                ctx.steps += 1
-                if n in seen:
-                    continue
-                if n in goals:
-                    return steps
-                seen.add(n)
-                nxt.append(n)
-        frontier = nxt
-        if ctx.steps > ctx.budget:
-            raise CallError("distance search exceeds the evaluation budget")
-    return None
+    found = _path(ctx, adj, start, goals, None)
+    return None if found is None else len(found) - 1
 
 
 _REFUSED = object()  # (`_path`: a node `through` refused, kept with the nodes seen)
 
 
-def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
+def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
+    """The shortest path (breadth-first) from ``start`` to the first node met that is ``in goals`` (a
+    collection: one goal is ``(goal,)``), its inner nodes passing ``through``; None when there is none."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
     neighbours = adj.get
@@ -756,7 +736,7 @@ def _path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any) -> Any:
                 ctx.steps += 1
                 if n in prev:
                     continue
-                if n == goal:  # the end points are never tested by `through`
+                if n in goals:  # the end points are never tested by `through`
                     prev[n] = node
                     out = [n]
                     while prev[out[-1]] is not None:
