@@ -16,6 +16,7 @@ from validator.tools.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 DIP = ROOT / "rulesets" / "diplomacy"
 SAMPLE = ROOT / "tests" / "cases" / "diplomacy" / "datc_sample.txt"
+PHASES = ROOT / "tests" / "cases" / "diplomacy" / "datc_phases.txt"
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
@@ -41,6 +42,48 @@ def test_datc_text_import_builds_project_cases() -> None:
     assert first["state"]["phase"] == {"season": "spring", "year": 1901, "type": "movement"}
     assert first["state"]["orders"] == [{"power": "england", "order": "F nth-pic"}]
     assert first["expect"] == {"units": [{"power": "england", "type": "fleet", "location": "nth"}]}
+
+
+def test_datc_text_import_runs_retreat_and_adjustment_cases() -> None:
+    # retreats with only PRESTATE_RESULTS (no standoff list), a unit destroyed at once, adjustments
+    # labelled `Fall ..., Adjustment`: each case runs and ends where the file says
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"),
+                          "--format", "json", str(PHASES))
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert [(c["id"], c["status"]) for c in report["cases"]] == [
+        (i, "passed") for i in ("R.1", "R.2", "R.3", "R.4", "R.5", "R.6", "R.7", "A.1", "A.2")]
+
+
+def _phase_cases() -> dict[str, dict]:
+    rs = load_ruleset(str(DIP / "datc_text.rules"))
+    cases = rs.run({}, query="datc_cases", args=[PHASES.read_text(encoding="utf-8")], validate=False)
+    return {c["id"]: c for c in cases}
+
+
+def test_datc_text_retreat_states_hold_what_the_results_imply() -> None:
+    cases = _phase_cases()
+    r1 = cases["R.1"]["state"]
+    assert r1["phase"] == {"season": "spring", "year": 1902, "type": "retreat"}
+    assert r1["standoffs"] == ["boh"]
+    assert r1["dislodged"] == [{"power": "germany", "type": "army", "location": "mun",
+                                "attacker_from": "bur", "attacker_via_convoy": False}]
+    # convoyed attacker (said, or implied by a move between provinces that do not border)
+    assert cases["R.4"]["state"]["dislodged"][0]["attacker_via_convoy"] is True
+    assert cases["R.5"]["state"]["standoffs"] == []
+    # a head-to-head loser bounces no one where it was going
+    assert cases["R.6"]["state"]["standoffs"] == []
+    # the unit destroyed at once is dislodged with no retreat
+    assert cases["R.7"]["state"]["dislodged"] == [{"power": "austria", "type": "fleet", "location": "tri",
+                                                   "retreats": [], "attacker_from": "ven",
+                                                   "attacker_via_convoy": False}]
+
+
+def test_datc_text_adjustment_labelled_fall_is_that_year_s_winter() -> None:
+    cases = _phase_cases()
+    assert cases["A.1"]["state"]["phase"] == {"season": "winter", "year": 1901, "type": "adjustment"}
+    assert cases["A.2"]["state"]["phase"] == {"season": "winter", "year": 1902, "type": "adjustment"}
+    assert "standoffs" not in cases["A.1"]["state"] and "dislodged" not in cases["A.1"]["state"]
 
 
 def test_variants_check() -> None:
