@@ -189,13 +189,21 @@ def test_an_edit_extends_its_neighbours(server) -> None:
     assert got["errors"] == 0, got
 
 
-@pytest.mark.parametrize("target", ["/etc/hostname", "../../../../../../etc/hostname", "../../../pyproject.toml"])
+@pytest.mark.parametrize("target", ["/etc/hostname", "../../../../../../etc/hostname", "../../../pyproject.toml",
+                                    "bundled:../pyproject.toml", "bundled:jomini/../../README.md"])
 def test_an_edit_reads_nothing_outside_the_bundle(server, target: str) -> None:
     text = f'import "{target}" as stolen\nquery main = stolen\n'
     got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": text}).json
     refused = [d for d in got["diagnostics"] if d["code"] == "C007"]
     assert got["errors"] >= 1 and refused and refused[0]["line"] == 1, got
     assert "ruleval-serve-" not in json.dumps(got)  # the private copy's path is not shown
+
+
+def test_an_edit_extends_nothing_outside_the_bundled_rulesets(server) -> None:
+    # in a source or editable install the bundle is the checkout: `bundled:` stays in its rulesets/schemas
+    got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": 'extends "bundled:../pyproject.toml"\n'}).json
+    assert [d["code"] for d in got["diagnostics"]] == ["C007"], got
+    assert "build-system" not in json.dumps(got)
 
 
 def test_a_run_away_edit_ends_at_the_step_budget(server) -> None:

@@ -583,3 +583,53 @@ def test_update_does_not_edit_a_shared_anchor(hostile, repo: Path) -> None:
 
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip(reason="FIFOs, /proc and /dev/zero as on Linux")
+
+
+# ------------------------------------------------------------------ issue 45: replay folders, `bundled:`
+
+PROJECT = Path(__file__).resolve().parents[2]
+STANDARD = PROJECT / "rulesets" / "diplomacy" / "standard.rules"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_replay_does_not_follow_a_symlink_out_of_the_record_folder(hostile, repo: Path, fmt: str) -> None:
+    hostile("play", str(STANDARD), "--random-orders", "1", "--until", "S1902M", "--out", "record", cwd=repo)
+    last = sorted((repo / "record").glob("*_S1902M.json"))[0]
+    # a state-shaped file outside the folder, with a secret where the difference report would show it
+    state = json.loads(last.read_text())
+    state["phase"] = SECRET
+    (repo.parent / "secret.json").write_text(json.dumps(state))
+    last.unlink()
+    last.symlink_to(repo.parent / "secret.json")
+    r = hostile("replay", str(STANDARD), "record", "--format", fmt, cwd=repo)
+    assert SECRET not in r.text, r.text
+    assert "S001" in _codes(r.text) and "outside the record folder" in r.text and r.code == 3, r.text
+
+
+def test_replay_follows_a_symlink_that_stays_in_the_record_folder(hostile, repo: Path) -> None:
+    hostile("play", str(STANDARD), "--random-orders", "1", "--until", "S1902M", "--out", "record", cwd=repo)
+    last = sorted((repo / "record").glob("*_S1902M.json"))[0]
+    kept = repo / "record" / "kept.state"
+    last.rename(kept)
+    last.symlink_to(kept.name)
+    r = hostile("replay", str(STANDARD), "record", cwd=repo)
+    assert r.code == 0 and "every next state agrees" in r.out, r.text
+
+
+@pytest.mark.parametrize("ref", ["bundled:../pyproject.toml", "bundled:../README.md", "bundled:../validator/__init__.py",
+                                 "bundled:diplomacy/../../pyproject.toml"])
+@pytest.mark.parametrize("how", ["extends", "import"])
+def test_bundled_paths_stay_in_the_bundled_rulesets_and_schemas(hostile, repo: Path, ref: str, how: str) -> None:
+    # an editable or source install's bundle is the checkout: `bundled:` must not reach past its
+    # `rulesets/` and `schemas/` (the file's first line used to be shown in a P001)
+    line = f'extends "{ref}"\n' if how == "extends" else f'import "{ref}" as stolen\nquery main = 1\n'
+    (repo / "main.rules").write_text(line)
+    r = hostile("check", "main.rules", "--format", "json", cwd=repo)
+    assert [d["code"] for d in json.loads(r.out)] == ["C007"], r.text
+    assert "bundled rulesets and schemas" in r.text and "build-system" not in r.text and r.code == 1, r.text
+
+
+def test_bundled_paths_still_reach_the_bundled_rulesets_and_schemas(hostile, repo: Path) -> None:
+    (repo / "main.rules").write_text('extends "bundled:diplomacy/standard.rules"\n')
+    r = hostile("check", "main.rules", cwd=repo)
+    assert r.code == 0, r.text

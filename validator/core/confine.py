@@ -43,11 +43,12 @@ class Refused(Exception):
     """A file ruleval will not read. ``reason`` is one of ``outside``, ``special``, ``large``,
     ``missing``, ``unreadable``; ``size`` is the file's size when known."""
 
-    def __init__(self, reason: str, message: str, size: int | None = None):
+    def __init__(self, reason: str, message: str, size: int | None = None, help: str | None = None):
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.size = size
+        self.help = help  # advice for the diagnostic, when the caller's own would not fit
 
 
 def find_root(path: Path) -> Path:
@@ -82,10 +83,31 @@ def bundle_root() -> Path | None:
     return None
 
 
-def is_inside(real: Path, root: Path) -> bool:
-    """Whether ``real`` (already resolved) is ``root`` or lies under it."""
+Root = Path | tuple[Path, ...]  # a folder, or several (the bundle: its `rulesets/` and `schemas/`)
+
+
+def bundle_roots() -> tuple[Path, ...] | None:
+    """The only folders a ``bundled:`` path, and a file a bundled ruleset names, may resolve into: the
+    bundle's ``rulesets/`` and ``schemas/`` (never the rest of a source checkout, which an editable
+    install runs from)."""
+    top = bundle_root()
+    if top is None:
+        return None
+    return tuple(Path(os.path.realpath(top / part)) for part in ("rulesets", "schemas"))
+
+
+def is_inside(real: Path, root: Root) -> bool:
+    """Whether ``real`` (already resolved) is ``root`` or lies under it (one of them, for several)."""
+    if isinstance(root, tuple):
+        return any(is_inside(real, one) for one in root)
     top = Path(os.path.realpath(root))
     return real == top or top in real.parents
+
+
+def _root_shown(root: Root) -> str:
+    if isinstance(root, tuple):
+        return "the bundled rulesets and schemas"
+    return f"the ruleset root `{_rel(Path(os.path.realpath(root)))}`"
 
 
 def _special_tree(real: Path) -> bool:
@@ -93,13 +115,15 @@ def _special_tree(real: Path) -> bool:
     return real.parts[:2] in _SPECIAL_PARTS
 
 
-def resolve(path: Path, root: Path | None, shown: str | None = None) -> Path:
+def resolve(path: Path, root: Root | None, shown: str | None = None) -> Path:
     """``path`` with symlinks followed; ``Refused`` when it leaves ``root`` or lies in a pseudo-file
     system. Does not test that the file exists (see ``check_file``)."""
     shown = shown if shown is not None else str(path)
     real = Path(os.path.realpath(path))
     if root is not None and not is_inside(real, root):
-        raise Refused("outside", f"`{shown}` resolves outside the ruleset root `{_rel(Path(os.path.realpath(root)))}`")
+        raise Refused("outside", f"`{shown}` resolves outside {_root_shown(root)}",
+                      help=("`bundled:` names a ruleset or schema shipped with ruleval, under its `rulesets/` or "
+                            "`schemas/`" if isinstance(root, tuple) else None))
     if _special_tree(real):
         raise Refused("special", f"`{shown}` is not a regular file (it lies under `/{real.parts[1]}`)")
     return real
@@ -117,7 +141,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def check_file(path: Path, root: Path | None, shown: str | None = None) -> Path:
+def check_file(path: Path, root: Root | None, shown: str | None = None) -> Path:
     """The resolved path of a regular file under ``root``; ``Refused`` otherwise (``missing`` when there
     is nothing there). Only ``stat``s: nothing is opened."""
     shown = shown if shown is not None else str(path)
@@ -133,7 +157,7 @@ def check_file(path: Path, root: Path | None, shown: str | None = None) -> Path:
     return real
 
 
-def read_bytes(path: Path, limit: int, root: Path | None = None, shown: str | None = None) -> bytes:
+def read_bytes(path: Path, limit: int, root: Root | None = None, shown: str | None = None) -> bytes:
     """The bytes of a regular file (under ``root`` when given) of at most ``limit`` bytes.
 
     Opened with ``O_NONBLOCK`` (a FIFO swapped in after any test does not make the open wait) and

@@ -63,7 +63,7 @@ class _Locator:
             where = None
         return None if where is None else Span(shown, *where)
 
-    def _positions(self, shown: str, root: Path) -> Any:
+    def _positions(self, shown: str, root: confine.Root) -> Any:
         path = Path(shown)
         try:
             text = confine.read_bytes(path, MAX_LOCATED_BYTES, root, shown).decode("utf-8")

@@ -51,7 +51,7 @@ class DataBinding:
     span: Span
     schema: DataSchema | None = None
     readable: bool = True  # read without a C008 (its value is then the file's)
-    root: Path | None = None  # the root it was read under (the bundle's, for a bundled ruleset's data)
+    root: confine.Root | None = None  # the root it was read under (the bundle's, for a bundled ruleset's data)
 
 
 @dataclass
@@ -104,7 +104,7 @@ def _stat_key(path: Path) -> tuple[str, int, int]:
 
 
 def load_data_file(path: Path, shown: str, span: Span | None = None,
-                   root: Path | None = None) -> tuple[Any, list[Diagnostic]]:
+                   root: confine.Root | None = None) -> tuple[Any, list[Diagnostic]]:
     """Read YAML (``safeyaml``: safe tags, an alias budget) or JSON of a regular file under ``root``
     (``confine``); errors become C008 with the file's own line, a refused file C007 or C024."""
     try:
@@ -175,7 +175,7 @@ def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
     """The diagnostic of a file the confinement rule refused (never with the file's content)."""
     if exc.reason == "outside":
         return Diagnostic("C007", f"{kind} {exc.message}", span,
-                          help=f"keep imported files under the folder holding `{ROOT_MARKER}`")
+                          help=exc.help or f"keep imported files under the folder holding `{ROOT_MARKER}`")
     if exc.reason == "special":
         return Diagnostic("C024", f"{kind} {exc.message}", span,
                           help="a ruleset reads only regular files (no devices, FIFOs, folders or /proc)")
@@ -199,12 +199,12 @@ class Loader:
         self.read: list[str] = [str(self.entry)]
 
     # -- paths
-    def root_for(self, base: Path) -> Path:
-        """The root a file's references must stay under: the bundle's for a ruleset shipped with
-        ruleval (it reads its own data, catalogue and schema), else the entry's ruleset root."""
-        bundle = confine.bundle_root()
-        real = Path(os.path.realpath(base))
-        if bundle is not None and any(confine.is_inside(real, bundle / part) for part in ("rulesets", "schemas")):
+    def root_for(self, base: Path) -> confine.Root:
+        """The root a file's references must stay under: the bundled rulesets and schemas for a
+        ruleset shipped with ruleval (it reads its own data, catalogue and schema), else the entry's
+        ruleset root."""
+        bundle = confine.bundle_roots()
+        if bundle is not None and confine.is_inside(Path(os.path.realpath(base)), bundle):
             return bundle
         return self.root
 
@@ -216,11 +216,12 @@ class Loader:
         where = base.parent / ref
         if ref.startswith(confine.BUNDLE_PREFIX):
             bundle = confine.bundle_root()
-            if bundle is None:
+            roots = confine.bundle_roots()
+            if bundle is None or roots is None:
                 self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found: this ruleval has no bundled rulesets",
                                              span, help="reinstall ruleval, or refer to the file by its path"))
                 return None
-            root, where = bundle, bundle / "rulesets" / ref[len(confine.BUNDLE_PREFIX):]
+            root, where = roots, bundle / "rulesets" / ref[len(confine.BUNDLE_PREFIX):]
         try:
             target = confine.check_file(where, root, ref)
             self.read.append(str(target))

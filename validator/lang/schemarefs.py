@@ -88,7 +88,7 @@ def _local_path(uri: str, schema_file: Path) -> Path | None:
 _SELF_CONTAINED: dict[int, Any] = {}
 
 
-def collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, Any]:
+def collect(schema: Any, schema_file: Path, root: confine.Root, load: Any) -> dict[str, Any]:
     """The files ``schema`` refers to (transitively), by the URI jsonschema will ask for, read with
     ``load(path) -> value`` (which raises ``RefProblem``); raises ``RefProblem`` for the first reference
     that is not a file in ``root``. A schema that refers to no file gives the same answer whatever its
@@ -103,7 +103,7 @@ def collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, 
     return resources
 
 
-def _collect(schema: Any, schema_file: Path, root: Path, load: Any) -> dict[str, Any]:
+def _collect(schema: Any, schema_file: Path, root: confine.Root, load: Any) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     todo: list[tuple[Any, str]] = [(schema, "")]
     ids: set[str] = {""}

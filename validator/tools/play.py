@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import json
 import re
 from dataclasses import replace
@@ -371,7 +372,18 @@ def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, A
                                           Span(str(folder)), help="a folder is read as `ruleval play --out` writes one")])
     if len(found) > limit + 1:
         raise _too_many(str(folder), limit)
-    return [(str(folder / name), read_state_file(folder / name)) for _, name in found]
+    # The record's files are confined to its folder (`confine`): a symlink among them to a file
+    # elsewhere is refused, never read, so no file outside the folder reaches the difference report.
+    root = Path(os.path.realpath(folder))
+    for _, name in found:
+        try:
+            confine.check_file(folder / name, root, str(folder / name))
+        except confine.Refused as exc:
+            why = (f"`{folder / name}` resolves outside the record folder" if exc.reason == "outside" else exc.message)
+            raise DiagnosticError([Diagnostic("S001", f"cannot read state: {why}", Span(str(folder / name)),
+                                              help="a record folder holds the states themselves, as `ruleval play "
+                                                   "--out` writes them, not links to files elsewhere")]) from None
+    return [(str(folder / name), read_state_file(folder / name, root)) for _, name in found]
 
 
 def _out_folder(outdir: Path) -> None:

@@ -569,12 +569,21 @@ def string_at(line_text: str, col: int) -> str | None:
 def resolve_reference(ref: str, base: str) -> Path | None:
     """The file an ``extends``/``import`` path names, from the file that writes it (``bundled:``
     names in ruleval's own bundle); None when there is none."""
+    bundled = confine.bundle_roots()
+    real = Path(os.path.realpath(base))
+    root: confine.Root | None = (bundled if bundled is not None and confine.is_inside(real, bundled)
+                                 else confine.find_root(real))
     if ref.startswith(confine.BUNDLE_PREFIX):
-        bundle = confine.bundle_root()
+        bundle, root = confine.bundle_root(), confine.bundle_roots()
         target = bundle / "rulesets" / ref[len(confine.BUNDLE_PREFIX):] if bundle is not None else None
     else:
         target = Path(base).parent / ref
-    return Path(os.path.realpath(target)) if target is not None and target.is_file() else None
+    if target is None or root is None:
+        return None
+    try:  # the rule the loader follows: inside its root, a regular file
+        return confine.check_file(target, root)
+    except confine.Refused:
+        return None
 
 
 def ruleset_files_under(root: Path, limit: int = 500) -> Iterator[Path]:
