@@ -305,7 +305,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     require_files(args.ruleset, args.start, stdin=False)
     if args.orders is not None:
         require_regular(args.orders, "orders file")
-    if args.orders is None and args.until is None and args.random_orders is None:
+    nothing_to_play = args.orders is None and args.until is None and args.random_orders is None
+    if nothing_to_play and args.start is None:
         raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED")
     if args.max_phases < 1:
         raise UsageError("--max-phases takes a number of phases from 1")
@@ -315,6 +316,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     shown = args.start if args.start is not None else f"{args.ruleset} (query {START_QUERY})"
     try:
         state = read_state_file(Path(args.start)) if args.start is not None else _start_state(rs, shown)
+        if nothing_to_play and not (isinstance(state, dict) and state.get("orders")):
+            # (the start state's own orders are its phase's: then there is a phase to play)
+            raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED (the start state holds no orders)")
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
         entries = entries_of(items)
     except DiagnosticError as exc:
