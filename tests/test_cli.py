@@ -399,3 +399,19 @@ def test_a_path_that_is_no_file_is_named_for_what_it_is(cli, tmp_path: Path) -> 
     checked = cli("check", str(tmp_path / "pipe.rules"), str(tmp_path / "dangling.rules"))
     assert checked.code == 1 and "error[C005]: `" in checked.err and "is not a regular file (a FIFO)" in checked.err
     assert "is a symlink to" in checked.err and "not found" not in checked.err
+
+
+def test_bundled_names_wherever_a_ruleset_is_named(cli) -> None:
+    """`bundled:FAMILY/NAME.rules`, as `extends` writes it, names a ruleset on the command line too."""
+    r = cli("diff", "bundled:his/his.rules", str(ROOT / "rulesets" / "his" / "his.rules"), "--generate", "2")
+    assert r.code == 0 and "equivalent" in r.out, r.out + r.err
+    start = str(ROOT / "docs" / "examples" / "game" / "start.json")
+    by_name = cli("run", "bundled:diplomacy/standard.rules", "--state", start, "--format", "json")
+    by_path = cli("run", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), "--state", start, "--format", "json")
+    assert by_name.code == by_path.code == 0 and by_name.out == by_path.out
+    r = cli("check", "bundled:jomini/am.rules")
+    assert r.code == 0 and "checked 1 ruleset: 0 errors" in r.err
+    r = cli("run", "bundled:diplomacy/nope.rules")
+    assert r.code == 2 and "`bundled:diplomacy/nope.rules` not found" in r.err and "bundled:diplomacy/standard.rules" in r.err
+    r = cli("run", "bundled:../pyproject.toml")  # only the bundle's rulesets folder
+    assert r.code == 2 and "outside" in r.err

@@ -692,6 +692,21 @@ def test_play_api_refuses_what_it_cannot_play() -> None:
         replay(rs, [START])
 
 
+def test_play_plays_the_orders_the_start_state_holds(tmp_path: Path) -> None:
+    """docs/tools.md: the start state's orders are its phase's orders; no --orders is then needed."""
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps({**START, "orders": ORDERS[0]["orders"]}))
+    code, out, err = _run("play", STANDARD, str(path))
+    assert code == 0, out + err
+    start, orders = _files(tmp_path, ORDERS[:1])  # the same phase played from an orders file
+    code, by_file, err = _run("play", STANDARD, start, "--orders", orders)
+    assert code == 0 and out == by_file and out.splitlines()[-1] == "now at F1901M", (out, by_file)
+    # without orders anywhere there is still nothing to play
+    path.write_text(json.dumps(START))
+    code, out, err = _run("play", STANDARD, str(path))
+    assert code == 2 and "holds no orders" in err, err
+
+
 def test_play_usage_errors(tmp_path: Path) -> None:
     start, orders = _files(tmp_path)
     assert _run("play", STANDARD, start)[0] == 2

@@ -10,7 +10,7 @@ import contextlib
 import gc
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -622,6 +622,7 @@ class PlayError(DiagnosticError):
         super().__init__(diagnostics)
         self.kind = kind
         self.played = played
+        self.agreed = 0  # (`replay`: the phases of the record that agreed before it)
 
 
 def _advance_shape(rs: Ruleset, out: Any) -> str | None:
@@ -833,50 +834,218 @@ class Mismatch:
     differences: list[tuple[str, Any, Any]]
 
 
-def replay(rs: Ruleset, records: list[Any], seed: int | None = None) -> tuple[int, Mismatch | None]:
+@dataclass
+class ReplayNote:
+    """What `replay` did beyond comparing, said with the record entry it concerns (``where``, the phase
+    ``phase``): ``fields`` it took from the phase computed before (JSON pointers) when ``kind`` is
+    "derived", or the items it read once that the record wrote twice ("merged"), a phase the record
+    holds and the rules pass over ("skipped"), orders no state follows ("unplayed")."""
+
+    kind: str
+    where: str
+    phase: str | None
+    fields: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        at = f"{self.phase} ({self.where})" if self.phase else self.where
+        if self.kind == "derived":
+            return f"{at}: derived from the phase computed before it: {', '.join(self.fields)}"
+        if self.kind == "merged":
+            return f"{at}: {', '.join(self.fields)} written again (as the rules read it, an item before it): read once"
+        if self.kind == "skipped":
+            return f"{at}: the rules pass over this phase (the state after it agrees with the one computed before it)"
+        return f"{at}: its orders are not played: the record holds no state after it"
+
+
+def _completed(raw: dict[str, Any], recorded: dict[str, Any], computed: Any) -> tuple[dict[str, Any], list[str]]:
+    """A recorded state (``raw`` as the record gives it, ``recorded`` as the rules write it) with what
+    it leaves out taken from the state computed for it (a record holds what a game showed, seldom what
+    the rules work out): a top-level field it lacks, and in a list of records each item's fields it
+    lacks, from the computed item it matches on the fields it gives (as ``record_differences`` matches
+    them). Returns the raw state so completed, with the pointers of the fields taken."""
+    if not isinstance(computed, dict):
+        return raw, []
+    out = dict(raw)
+    taken: list[str] = []
+    for key, value in computed.items():
+        if key == "orders":
+            continue
+        name = str(key).replace("~", "~0").replace("/", "~1")
+        if key not in recorded:
+            out[key] = value
+            taken.append(f"/{name}")
+        elif isinstance(recorded[key], list) and isinstance(value, list) and isinstance(raw.get(key), list) \
+                and len(raw[key]) == len(recorded[key]):
+            left = list(range(len(value)))
+            items = list(raw[key])
+            for n, item in enumerate(recorded[key]):
+                found = next((i for i in left if isinstance(item, dict) and isinstance(value[i], dict)
+                              and _canon(_as_recorded(item, value[i])) == _canon(item)), None)
+                if found is None or not isinstance(items[n], dict):
+                    continue
+                left.remove(found)
+                extra = [f for f in value[found] if f not in item and f not in items[n]]
+                items[n] = {**items[n], **{f: value[found][f] for f in extra}}
+                taken.extend(f"/{name}/{n}/{f}" for f in extra)
+            out[key] = items
+    return out, taken
+
+
+def _named(rs: Ruleset, diags: list[Diagnostic], state: Any, where: str) -> list[Diagnostic]:
+    """A record's state refused: each diagnostic names the phase (as the rules name it) it is about."""
+    name = _phase_of(rs, state, where)
+    if name is None:
+        return diags
+    return [replace(d, message=f"phase `{name}`: {d.message}") for d in diags]
+
+
+def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
+           notes: list[ReplayNote] | None = None) -> tuple[int, Mismatch | None]:
     """Check a game record (states in play order, each with its orders; ``(where, state)`` pairs, or
     states alone): each state played must give the next record's state, field by field
     (``record_differences``), and every state of the record must be one the ruleset accepts; a record
-    that goes on after the rules end the game differs there. Returns (phases that agree, the first
-    mismatch or None). Raises ``PlayError`` on bad input, a record of fewer than two states among it."""
+    that goes on after the rules end the game differs there. What a record's state leaves out is
+    taken from the state computed for it (``_completed``) before it is checked and played; a
+    recorded state whose next one agrees with the state computed before it is a phase the rules pass
+    over. Each such step, and orders of a last state, is appended to ``notes`` when given. Returns
+    (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input, a record of
+    fewer than two states among it; a refused state's diagnostics name its phase."""
     pairs = [r if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str) else (f"<record {i}>", r)
              for i, r in enumerate(records)]
     if len(pairs) < 2:
         raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                     Span(pairs[0][0] if pairs else "<record>"))], "state", [])
+    said: list[ReplayNote] = notes if notes is not None else []
+    for i, (where, state) in enumerate(pairs):
+        once, again = _read_once(rs, state, where)
+        if again:
+            said.append(ReplayNote("merged", where, _phase_of(rs, state, where), again))
+            pairs[i] = (where, once)
+    counted = [0]
+    try:
+        return _replay_pairs(rs, pairs, seed, said, counted)
+    except PlayError as exc:
+        exc.agreed = counted[0]
+        raise
+
+
+def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], seed: int | None, said: list[ReplayNote],
+                  counted: list[int]) -> tuple[int, Mismatch | None]:
     agreed = 0
-    for k, ((where, state), (next_where, recorded)) in enumerate(zip(pairs, pairs[1:])):
+    k = 0
+    where, state = pairs[0]
+    while k + 1 < len(pairs):
         if not isinstance(state, dict):
             raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", [])
-        steps = list(play(rs, {**state, "orders": []}, [Entry(state.get("orders", []), None, where)], seed=seed,
-                          shown=where))
+        try:
+            steps = list(play(rs, {**state, "orders": []}, [Entry(state.get("orders", []), None, where)], seed=seed,
+                              shown=where))
+        except PlayError as exc:
+            raise PlayError(_named(rs, exc.diagnostics, state, where) if exc.kind == "state" else exc.diagnostics,
+                            exc.kind, exc.played) from None
         step = steps[0]
-        if not isinstance(recorded, dict):
-            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", [])
-        errors = rs.state_errors({**recorded, "orders": recorded.get("orders", [])}, next_where)
+        nxt = k + 1
+        recorded, next_where, diffs = _recorded_next(rs, pairs[nxt], step, steps)
+        if diffs and nxt + 1 < len(pairs) and isinstance(pairs[nxt + 1][1], dict):
+            # a phase the rules skip that the record holds (a retreat with nothing left to retreat):
+            # the state after it is the one computed
+            later, later_where, later_diffs = _recorded_next(rs, pairs[nxt + 1], step, steps)
+            if not later_diffs:
+                said.append(ReplayNote("skipped", next_where, _phase_of(rs, pairs[nxt][1], next_where)))
+                nxt, recorded, next_where, diffs = nxt + 1, later, later_where, later_diffs
+        raw = pairs[nxt][1]
+        # what a state gives must be well formed as given (its schema); what it leaves out and the rules
+        # need, the state computed for it gives
+        malformed = rs.validate_state({**raw, "orders": raw.get("orders", [])}, next_where)
+        if malformed:
+            raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
+        completed, taken = _completed(raw, recorded, step.next) if not diffs else (raw, [])
+        errors = rs.state_errors({**completed, "orders": raw.get("orders", [])}, next_where)
         if errors:
-            raise PlayError(errors, "state", steps)
-        if rs.program.query(NORMAL_QUERY) is not None:  # as the rules write a state: `STP(sc)` is `stp/sc`
-            try:
-                written = rs.run({**recorded, "orders": recorded.get("orders", [])}, NORMAL_QUERY, validate=False,
-                                 state_name=next_where)
-            except RunError as exc:
-                raise PlayError(exc.diagnostics, exc.kind, steps) from None
-            if isinstance(written, dict):
-                recorded = {f: v for f, v in written.items() if f in recorded}
-        diffs = record_differences({f: v for f, v in recorded.items() if f != "orders"}, step.next)
+            raise PlayError(_named(rs, errors, {**completed, "orders": []}, next_where), "state", steps)
         if diffs:
             return agreed, Mismatch(step.phase, where, next_where, diffs)
+        if taken:
+            said.append(ReplayNote("derived", next_where, step.next_phase, taken))
         agreed += 1
+        counted[0] = agreed
         if step.end is not None:
-            after = len(pairs) - k - 2
+            after = len(pairs) - nxt - 1
             if after:
                 reason = step.end.get("reason") if isinstance(step.end, dict) else None
-                return agreed, Mismatch(step.next_phase, next_where, pairs[k + 2][0], [
+                return agreed, Mismatch(step.next_phase, next_where, pairs[nxt + 1][0], [
                     ("/phase", f"(the record goes on: {after} more state{'s' if after != 1 else ''})",
                      f"(the game is over: {reason or _canon(step.end)})")])
-            break
+            return agreed, None
+        k, where, state = nxt, next_where, {**completed, "orders": raw.get("orders", [])}
+    if state.get("orders"):
+        said.append(ReplayNote("unplayed", where, _phase_of(rs, state, where)))
     return agreed, None
+
+
+def _read_once(rs: Ruleset, state: Any, where: str) -> tuple[Any, list[str]]:
+    """A recorded state with each item of its lists that is, as the rules write it (``query
+    normal_state``), the same as an item before it left out: one thing a record wrote twice (a piece
+    logged with and without a detail the rules do not keep), when the state the record gives is one
+    the rules refuse. Returns it with the pointers of the items left out."""
+    if not isinstance(state, dict) or rs.program.query(NORMAL_QUERY) is None:
+        return state, []
+    try:
+        written = rs.run({**state, "orders": state.get("orders", [])}, NORMAL_QUERY, validate=False, state_name=where)
+    except RunError:
+        return state, []
+    if not isinstance(written, dict):
+        return state, []
+    out = dict(state)
+    again: list[str] = []
+    for key, items in written.items():
+        if key == "orders" or not isinstance(items, list) or not isinstance(state.get(key), list) \
+                or len(state[key]) != len(items):
+            continue
+        seen: set[str] = set()
+        keep = []
+        for n, item in enumerate(items):
+            text = _canon(item)
+            if text in seen:
+                again.append(f"/{str(key).replace('~', '~0').replace('/', '~1')}/{n}")
+            else:
+                seen.add(text)
+                keep.append(state[key][n])
+        out[key] = keep
+    if not again or not rs.state_errors({**state, "orders": state.get("orders", [])}, where):
+        return state, []  # (a state the rules accept as written is played as written: pieces may be alike)
+    return out, again
+
+
+def _phase_of(rs: Ruleset, state: Any, where: str) -> str | None:
+    """A recorded state's phase name, when the rules can name it (a state they pass over is one they
+    may refuse to play)."""
+    if not isinstance(state, dict) or rs.program.query(PHASE_NAME_QUERY) is None:
+        return None
+    try:
+        name = rs.run({**state, "orders": []}, PHASE_NAME_QUERY, validate=False, state_name=where)
+    except RunError:
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _recorded_next(rs: Ruleset, pair: tuple[str, Any], step: Step,
+                   steps: list[Step]) -> tuple[dict[str, Any], str, list[tuple[str, Any, Any]]]:
+    """A record's next state as the rules write states (``query normal_state``, when the ruleset has
+    one: `STP(sc)` is `stp/sc`), its place, and how it differs from the state computed (``step.next``)."""
+    next_where, recorded = pair
+    if not isinstance(recorded, dict):
+        raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", steps)
+    if rs.program.query(NORMAL_QUERY) is not None:
+        try:
+            written = rs.run({**recorded, "orders": recorded.get("orders", [])}, NORMAL_QUERY, validate=False,
+                             state_name=next_where)
+        except RunError:
+            written = None  # a state the rules cannot read: compared as written, and refused by the state check
+        if isinstance(written, dict):
+            recorded = {f: v for f, v in written.items() if f in recorded}
+    recorded = {f: v for f, v in recorded.items() if f != "orders"}
+    return recorded, next_where, record_differences(recorded, step.next)
 
 
 def _canon(value: Any) -> str:

@@ -282,7 +282,13 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
             err.write(parser.format_usage())
             return EXIT_USAGE
         from .. import tools
+        from .common import ruleset_arg
 
+        for name in ("ruleset", "old", "new"):  # (`bundled:` names wherever a ruleset is named, as in `extends`)
+            if isinstance(getattr(args, name, None), str):
+                setattr(args, name, ruleset_arg(getattr(args, name)))
+        if args.command == "check":
+            args.paths = [ruleset_arg(p) for p in args.paths]
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
         return handler(args, out, err)
     except UsageError as exc:

@@ -40,6 +40,26 @@ def parse_dice(text: str | None) -> list[int] | None:
         raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
 
 
+def ruleset_arg(text: str) -> str:
+    """A ruleset named on the command line as a path: ``bundled:FAMILY/NAME.rules`` names a ruleset
+    shipped with ruleval, as ``extends`` writes it (read under the bundle's `rulesets/` only); any
+    other text is a path already. U001 when the bundle has no ruleset of that name."""
+    from ..core import confine
+    from ..lang.loader import bundled_names, display_path
+
+    if not text.startswith(confine.BUNDLE_PREFIX):
+        return text
+    bundle = confine.bundle_root()
+    if bundle is None:
+        raise UsageError(f"`{text}` not found: this ruleval has no bundled rulesets")
+    top = bundle / "rulesets"
+    try:
+        return display_path(confine.check_file(top / text[len(confine.BUNDLE_PREFIX):], top, text))
+    except confine.Refused as exc:
+        names = f" (bundled rulesets: {', '.join(bundled_names())})" if exc.reason == "missing" else ""
+        raise UsageError(exc.message + names) from None
+
+
 def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:
     """The ruleset and state files a command names exist (``-``, standard input, as the state where the
     command reads it: ``stdin``); else U001."""

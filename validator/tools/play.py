@@ -59,6 +59,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("record", help="states in play order, each with its orders (.jsonl, .json or .yaml), "
                                   "or a folder `play --out` wrote")
     p.add_argument("--seed", type=int, help="seeded random dice")
+    p.add_argument("--import", dest="import_with", metavar="QUERY",
+                   help="read RECORD, a text file of another format, with this query of RULESET (text -> states)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["replay"] = cmd_replay
 
@@ -80,6 +82,49 @@ def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError
                                        Span(path, line, 1, line, 2) if line else Span(path), help=help)])
 
 
+def _game_text(path: str) -> str:
+    """A game file's text; S001 when it cannot be read or is not UTF-8."""
+    try:
+        data = confine.read_bytes(Path(path), MAX_GAME_FILE_BYTES, None, path)
+    except confine.Refused as exc:
+        raise DiagnosticError([Diagnostic("S001", f"cannot read `{path}`: {exc.message}", Span(path))]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line, bad_col, fault = utf8_fault(exc)
+        raise DiagnosticError([Diagnostic("S001", f"file is not UTF-8 text: {fault}",
+                                          Span(path, bad_line, bad_col, bad_line, bad_col + 1),
+                                          help="save the file as UTF-8")]) from None
+
+
+def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
+    """A record of another format read by the ruleset's importer ``query`` (its text -> a list of
+    ``{state, line, notes}``: a state, the line of the file it begins at, and what the importer read
+    other than as written): the states with where each is (``file:line``), and the importer's notes."""
+    from ..api import RunError
+
+    text = _game_text(path)
+    if query not in rs.queries():
+        raise UsageError(f"`{rs.path}` has no `query {query}` to import `{path}` with")
+    try:
+        items = rs.run({}, query, args=[text], validate=False, state_name=path)
+    except RunError as exc:
+        raise DiagnosticError(exc.diagnostics) from None
+    shape = ("importer `" + query + "` must give a list of `{state, line, notes}` (each note a `{line, text}`)")
+    if not isinstance(items, list) or not all(
+            isinstance(i, dict) and isinstance(i.get("state"), dict) and isinstance(i.get("notes", []), list)
+            and all(isinstance(n, dict) and isinstance(n.get("text"), str) for n in i.get("notes", [])) for i in items):
+        raise DiagnosticError([Diagnostic("S001", shape, Span(rs.path))])
+    if len(items) > MAX_ENTRIES + 1:
+        raise _too_many(path, MAX_ENTRIES)
+
+    def at(line: Any, otherwise: str) -> str:
+        return f"{path}:{line}" if isinstance(line, int) and not isinstance(line, bool) else otherwise
+
+    return ([(at(i.get("line"), f"{path} item {n}"), i["state"]) for n, i in enumerate(items)],
+            [(at(note.get("line"), at(i.get("line"), path)), note["text"]) for i in items for note in i.get("notes", [])])
+
+
 def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
     """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
     when the file cannot be read, is not a list of JSON values, or holds more than ``limit`` of them."""
@@ -87,17 +132,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
     suffix = p.suffix.lower()
     if suffix not in (".jsonl", ".json", ".yaml", ".yml"):  # (said first: an empty `.txt` is not "empty")
         raise UsageError(f"`{path}`: a game file ends in .jsonl, .json, .yaml or .yml")
-    try:
-        data = confine.read_bytes(p, MAX_GAME_FILE_BYTES, None, path)
-    except confine.Refused as exc:
-        raise DiagnosticError([Diagnostic("S001", f"cannot read `{path}`: {exc.message}", Span(path))]) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line, bad_col, fault = utf8_fault(exc)
-        raise DiagnosticError([Diagnostic("S001", f"file is not UTF-8 text: {fault}",
-                                          Span(path, bad_line, bad_col, bad_line, bad_col + 1),
-                                          help="save the file as UTF-8")]) from None
+    text = _game_text(path)
     if not text.strip():  # in every format alike: an empty file is a mistake more often than a game of no phase
         raise DiagnosticError([Diagnostic("S001", "the file is empty: a game file holds a list, one item per phase",
                                           Span(path, 1, 1, 1, 1), help="a game of no phase is a `.json` file holding `[]`")])
@@ -271,7 +306,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     require_files(args.ruleset, args.start, stdin=False)
     if args.orders is not None:
         require_regular(args.orders, "orders file")
-    if args.orders is None and args.until is None and args.random_orders is None:
+    nothing_to_play = args.orders is None and args.until is None and args.random_orders is None
+    if nothing_to_play and args.start is None:
         raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED")
     if args.max_phases < 1:
         raise UsageError("--max-phases takes a number of phases from 1")
@@ -281,6 +317,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     shown = args.start if args.start is not None else f"{args.ruleset} (query {START_QUERY})"
     try:
         state = read_state_file(Path(args.start)) if args.start is not None else _start_state(rs, shown)
+        if nothing_to_play and not (isinstance(state, dict) and state.get("orders")):
+            # (the start state's own orders are its phase's: then there is a phase to play)
+            raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED (the start state holds no orders)")
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
         entries = entries_of(items)
     except DiagnosticError as exc:
@@ -408,16 +447,21 @@ def _dump(value: Any) -> str:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..api import PlayError, replay
+    from ..api import PlayError, ReplayNote, replay
 
     require_files(args.ruleset, None)
-    if not Path(args.record).is_dir():
+    if not Path(args.record).is_dir() or args.import_with:
         require_regular(args.record, "record")
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
+    notes: list[ReplayNote] = []
+    read_notes: list[tuple[str, str]] = []
+    agreed = 0
     try:
-        if Path(args.record).is_dir():
+        if args.import_with:
+            records, read_notes = read_imported_record(rs, args.import_with, args.record)
+        elif Path(args.record).is_dir():
             records = read_out_folder(Path(args.record))
         else:
             records = [(where, _played_state(item)) for where, item in read_game_file(args.record)]
@@ -430,21 +474,23 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "S001", "this is an orders file (entries of `phase` and `orders`), not a record of states",
                 Span(records[0][0]), help="`ruleval replay` reads states, as `ruleval play --format json` or --out writes "
                                           "them; an orders file is played with `ruleval play RULESET START --orders FILE`")])
-        agreed, mismatch = replay(rs, records, seed=args.seed)
-    except PlayError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return _exit_of(exc.diagnostics)
-    except DiagnosticError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return EXIT_INPUT
+        agreed, mismatch = replay(rs, records, seed=args.seed, notes=notes)
+    except (PlayError, DiagnosticError) as exc:
+        agreed = exc.agreed if isinstance(exc, PlayError) else 0
+        code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
+        if args.format == "json":  # (one JSON document, whatever happened)
+            out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, exc.diagnostics), indent=2,
+                                 ensure_ascii=False) + "\n")
+        else:
+            _replay_notes(out, notes, read_notes)
+            print_diags(exc.diagnostics, "text", out, err, rs.sources)
+            err.write(f"ruleval: {agreed} phase{'s' if agreed != 1 else ''} of the record agreed before this\n")
+        return code
     if args.format == "json":
-        report: dict[str, Any] = {"phases_agreeing": agreed, "first_difference": None}
-        if mismatch is not None:
-            report["first_difference"] = {
-                "phase": mismatch.phase, "where": mismatch.where, "next_state": mismatch.next_where,
-                "differences": [{"pointer": p, "recorded": a, "computed": b} for p, a, b in mismatch.differences]}
-        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif mismatch is None:
+        out.write(json.dumps(_replay_report(agreed, mismatch, notes, read_notes, None), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK if mismatch is None else EXIT_FINDINGS
+    _replay_notes(out, notes, read_notes)
+    if mismatch is None:
         out.write(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: every next state agrees with the record\n")
     else:
         agree = f"{agreed} phase agrees" if agreed == 1 else f"{agreed} phases agree"
@@ -454,6 +500,31 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for ptr, recorded, computed in mismatch.differences:
             out.write(_difference_lines(ptr, recorded, computed))
     return EXIT_OK if mismatch is None else EXIT_FINDINGS
+
+
+def _replay_report(agreed: int, mismatch: Any, notes: list[Any], read_notes: list[tuple[str, str]],
+                   refusal: list[Diagnostic] | None) -> dict[str, Any]:
+    """`replay --format json`: the phases that agreed, the first difference, the refusal (the
+    diagnostics of a state refused), what was derived or passed over, and the importer's notes."""
+    report: dict[str, Any] = {"phases_agreeing": agreed, "first_difference": None,
+                              "refusal": None if refusal is None else [d.to_json() for d in refusal],
+                              "derived": [{"phase": n.phase, "where": n.where, "fields": n.fields}
+                                          for n in notes if n.kind == "derived"],
+                              "notes": [{"where": w, "note": t} for w, t in read_notes]
+                              + [{"where": n.where, "note": n.text()} for n in notes if n.kind != "derived"]}
+    if mismatch is not None:
+        report["first_difference"] = {
+            "phase": mismatch.phase, "where": mismatch.where, "next_state": mismatch.next_where,
+            "differences": [{"pointer": p, "recorded": a, "computed": b} for p, a, b in mismatch.differences]}
+    return report
+
+
+def _replay_notes(out: TextIO, notes: list[Any], read_notes: list[tuple[str, str]]) -> None:
+    """What `replay` read or did beyond comparing, one line each, before its verdict."""
+    for where, text in read_notes:
+        out.write("\n".join(wrap_words(visible(f"note: {where}: {text}"))) + "\n")
+    for n in notes:
+        out.write("\n".join(wrap_words(visible(f"note: {n.text()}"))) + "\n")
 
 
 PLAY_LINE = {"phase", "state", "result", "end"}  # the fields of a line `ruleval play --format json` writes
