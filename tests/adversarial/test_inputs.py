@@ -624,3 +624,71 @@ def test_api_parse_raises_diagnostic_errors_only():
     assert api_outcome(lambda: validator.parse('query main = "\\udfff"')) == "DiagnosticError:P001"
     module = validator.parse("\ufeffquery main = " + " + ".join(["1"] * 3000))
     assert module.decls[0].span.col == 1
+
+
+# ---------------------------------------------------------------- issue 45: one output rule, Trojan Source
+
+FORGED = "::warning file=README.md,line=1::forged"
+
+
+def forged_lines(text: str) -> list[str]:
+    """Lines a GitHub runner would obey as workflow commands."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("::")]
+
+
+def test_a_file_name_under_a_folder_given_to_fmt_check_forges_no_line(hostile, repo):
+    (repo / "f").mkdir()
+    write(repo / "f", f"c\n{FORGED}\n.rules", "query   main = 1\n")  # not in the canonical layout: named
+    done = hostile("fmt", "--check", "f", cwd=repo)
+    assert done.code == 1 and "would reformat" in done.err, done.text
+    assert forged_lines(done.text) == [] and "\\n::warning" in done.err, done.text
+
+
+def test_a_case_id_with_line_breaks_forges_no_line_in_text_output(hostile, repo):
+    write(repo, "main.rules", "query main = 1\n")
+    write(repo, "cases.yaml", f'ruleset: main.rules\ncases:\n  - id: "x\\n{FORGED}"\n    state: {{}}\n    expect: 2\n')
+    done = hostile("test", "cases.yaml", cwd=repo)
+    assert done.code == 1 and forged_lines(done.text) == [], done.text
+    assert "x\\n::warning" in done.out
+
+
+def test_update_notes_show_a_case_id_escaped(hostile, repo):
+    write(repo, "main.rules", "query main = 1\n")
+    # the expectation comes through a merge key: not written in the case, so a note names the case
+    write(repo, "cases.yaml", 'ruleset: main.rules\nbase: &b {expect: 2}\ncases:\n'
+                              f'  - <<: *b\n    id: "x\\e[2J\\n{FORGED}"\n    state: {{}}\n')
+    done = hostile("test", "--update", "cases.yaml", cwd=repo)
+    assert "note:" in done.err and not raw_controls(done.text) and forged_lines(done.text) == [], done.text
+    assert "x\\x1b[2J\\n::warning" in done.err, done.text
+
+
+def test_a_result_string_with_line_breaks_forges_no_line(hostile, repo):
+    write(repo, "main.rules", f'query main = "a\\n{FORGED}"\n')
+    done = hostile("run", "main.rules", "--state", "empty.json", "--format", "text", cwd=repo)
+    assert done.code == 0 and forged_lines(done.text) == [] and "a\\n::warning" in done.out, done.text
+    done = hostile("run", "main.rules", "--state", "empty.json", "--format", "json", cwd=repo)
+    assert json.loads(done.out) == f"a\n{FORGED}"  # JSON escapes per its own spec, and is read back whole
+
+
+def test_a_phase_name_with_line_breaks_forges_no_line(hostile, repo):
+    write(repo, "main.rules", 'input st: any at ""\n'
+                              f'query advance = {{"phase": "a\\n{FORGED}", "result": {{}}, "next": st, '
+                              f'"next_phase": "b\\n{FORGED}", "end": none}}\n')
+    write(repo, "orders.yaml", "- {orders: []}\n")
+    done = hostile("play", "main.rules", "empty.json", "--orders", "orders.yaml", cwd=repo)
+    assert done.code == 0 and forged_lines(done.text) == [], done.text
+    assert "now at b\\n::warning" in done.out
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u2067", "\u200f"])
+@pytest.mark.parametrize("command", ["check", "fmt"])
+def test_bidirectional_controls_in_a_ruleset_are_p007(hostile, repo, char, command):
+    # Trojan Source: a comment or string that an editor shows in another order than ruleval reads it
+    write(repo, "main.rules", f'query main = 1 # {char} looks commented\nquery b = "x{char}"\n')
+    argv = ("check", "--format", "json", "main.rules") if command == "check" else ("fmt", "--check", "main.rules")
+    done = hostile(*argv, cwd=repo)
+    assert done.code == 1 and not raw_controls(done.text), done.text
+    if command == "check":
+        assert [(d["code"], d["line"], d["col"]) for d in diags_of(done.out)] == [("P007", 1, 18), ("P007", 2, 13)]
+    else:
+        assert "error[P007]" in done.err and "main.rules:1:18" in done.err

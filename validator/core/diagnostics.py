@@ -42,6 +42,7 @@ CODES: dict[str, tuple[str, str]] = {
     "P004": ("error", "file is not valid UTF-8"),
     "P005": ("error", "file too large"),
     "P006": ("error", "nesting too deep"),
+    "P007": ("error", "bidirectional control character"),
     "C001": ("error", "unknown name"),
     "C002": ("error", "duplicate definition"),
     "C003": ("error", "wrong number of arguments"),

@@ -171,12 +171,34 @@ def decode_source(data: bytes, path: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):  # a byte order mark some editors write: not part of the text
         data = data[3:]
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _line_col(data[: exc.start].decode("utf-8", "replace"), exc.start)
         raise DiagnosticError([Diagnostic("P004", f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
                                           Span(path, line, col, line, col + 1),
                                           help="save the ruleset as UTF-8")]) from None
+    if _BIDI.search(text) is not None:
+        raise DiagnosticError(bidi_controls(text, path))
+    return text
+
+
+# Bidirectional controls (embeddings, overrides, isolates, marks): in a source they make an editor show
+# the text in another order than the parser reads it ("Trojan Source", CVE-2021-42574).
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_controls(text: str, path: str) -> list[Diagnostic]:
+    """A P007 at each bidirectional control character of a source (at most 50)."""
+    found = []
+    for m in _BIDI.finditer(text):
+        line, col = _line_col(text, m.start())
+        found.append(Diagnostic("P007", f"bidirectional control character U+{ord(m.group()):04X} in the source",
+                                Span(path, line, col, line, col + 1),
+                                help=f"it shows the text in another order than ruleval reads it; in a string write it "
+                                     f"as the escape `\\u{ord(m.group()):04x}`"))
+        if len(found) == 50:
+            break
+    return found
 
 
 _IDENTITY_ON_ONE = frozenset({"or_chain", "and_chain"})

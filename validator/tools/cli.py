@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.confine import WriteFailed
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from . import int_between
@@ -196,7 +196,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                     from ..core.diagnostics import use_colour
                     from .textview import result_text, terminal_width
 
-                    out.write(visible(shown) + ":\n" + result_text(result, terminal_width(out) - 2, use_colour(out))
+                    out.write(one_line(shown) + ":\n" + result_text(result, terminal_width(out) - 2, use_colour(out))
                               .replace("\n", "\n  ").join(("  ", "\n")))
                 else:
                     out.write(text + "\n")
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
         return handler(args, out, err)
     except UsageError as exc:
-        err.write(f"ruleval: error[U001]: {visible(str(exc))}\n")
+        err.write(f"ruleval: error[U001]: {one_line(str(exc))}\n")
         return EXIT_USAGE
     except WriteFailed as exc:  # the file was replaced whole or not at all (`confine.write_atomic`)
         err.write(f"ruleval: error[U002]: {exc}\n"
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     except BrokenPipeError:  # standard error's reader gone: nothing more can be said
         return EXIT_OK
     except Exception as exc:  # the last line of defence: a bug, reported without a traceback
-        err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {visible(str(exc))}\n"
+        err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {one_line(str(exc))}\n"
                   "  = help: this is a bug in ruleval; please report it with the command that caused it\n")
         return EXIT_INTERNAL
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
-from ..core.diagnostics import wrap_words
+from ..core.diagnostics import one_line, wrap_words
 from .testing import Case, Suite, case_problem, load_suite, run_case
 
 
@@ -126,7 +126,7 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
             lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
     covered, total, pct = totals(covs)
     lines.append(f"total: {covered}/{total} clauses ({pct:.1f}%)")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
 def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -147,7 +147,7 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     malformed = [f"{case.file}:{case.line}: error[S004]: case `{case.id}`: {problem}"
                  for case in suite.cases if (problem := case_problem(case)) is not None]
     for line in malformed:
-        err.write(visible(line) + "\n")
+        err.write(one_line(line) + "\n")
     covs = measure(suite)
     covered, total, pct = totals(covs)
     if args.format == "json":

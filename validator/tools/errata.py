@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from .coverage import cites_in
-from ..core.diagnostics import wrap_words
+from ..core.diagnostics import one_line, wrap_words
 from ..engine.state import pointer_parts
 
 MAX_SHRINK_RUNS = 2000
@@ -557,7 +557,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         if only:
             head = f"  cited only by {side}: "
             lines += wrap_words(", ".join(only), head, " " * len(head))
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
 def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:

@@ -18,6 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from ..core.diagnostics import one_line
+
 MAX_ARG_TEXT = 60
 
 
@@ -104,7 +106,7 @@ def explain_text(result: Any, order: str | None = None) -> str:
             continue
         cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
         lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {_short(rest, 100)}{cites}")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
 class _Ids:

@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 
 from ..core.confine import write_atomic
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line
 from ..lang.loader import Loader
 from ..lang.syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
 
@@ -374,9 +374,9 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 f"a/{shown}", f"b/{shown}"))
         if args.write:
             write_atomic(f, new)  # whole or not at all: a failed write (WriteFailed, U002) leaves the file as it was
-            err.write(f"formatted {visible(shown)}\n")
+            err.write(f"formatted {one_line(shown)}\n")
         elif args.check:
-            err.write(f"would reformat {visible(shown)}\n")
+            err.write(f"would reformat {one_line(shown)}\n")
     if args.check or args.write:
         verb = "reformatted" if args.write else "would be reformatted"
         err.write(f"{changed} file{'s' if changed != 1 else ''} {verb}, {len(files) - changed - failed} unchanged"

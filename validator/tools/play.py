@@ -29,7 +29,7 @@ from typing import Any, Callable, TextIO
 import yaml
 
 from ..core import confine, jsontext, safeyaml
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault, visible, wrap_words
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, utf8_fault, wrap_words
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files, require_regular
 from .textview import WIDTH, cut
@@ -342,13 +342,14 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(json.dumps({"phase": step.phase, "state": step.state, "result": step.result, "end": step.end},
                                      ensure_ascii=False) + "\n")
             elif args.format == "text":
-                out.write(visible(f"{step.phase}: {_summary(step.result) or 'played'} -> {step.next_phase}") + "\n")
+                out.write(f"{one_line(str(step.phase))}: {one_line(_summary(step.result) or 'played')} -> "
+                          f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
         diags, sources = _at_the_order(exc.diagnostics, args.orders, items)
         print_diags(diags, "text", out, err, {**rs.sources, **sources})
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
-                      f"(last played: {exc.played[-1].phase})\n")
+                      f"(last played: {one_line(str(exc.played[-1].phase))})\n")
         return _exit_of(exc.diagnostics)
     if last is None:  # nothing played: the game is already where --until asks, or there were no orders
         try:
@@ -361,7 +362,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.format in ("json", "jsonl"):
             out.write(json.dumps({"phase": now, "state": state}, ensure_ascii=False) + "\n")
         if args.format == "text":
-            out.write(visible(f"now at {now}" if now is not None else "no phase played") + "\n")
+            out.write((f"now at {one_line(str(now))}" if now is not None else "no phase played") + "\n")
         if entries:
             err.write(f"ruleval: note: {len(entries)} entries of `{args.orders}` were not played "
                       f"(the game is at --until {args.until} already)\n")
@@ -374,9 +375,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format == "text":
             if last.end is not None:
                 reason = last.end.get("reason") if isinstance(last.end, dict) else None
-                out.write(visible(f"game over: {reason or json.dumps(last.end, ensure_ascii=False)}") + "\n")
+                out.write(f"game over: {one_line(str(reason or json.dumps(last.end, ensure_ascii=False)))}\n")
             else:
-                out.write(visible(f"now at {last.next_phase}") + "\n")
+                out.write(f"now at {one_line(str(last.next_phase))}\n")
         try:
             passed = last.end is None and args.until is not None and passed_until(rs, state, args.until, last.next_phase)
         except PlayError as exc:
@@ -494,7 +495,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: every next state agrees with the record\n")
     else:
         agree = f"{agreed} phase agrees" if agreed == 1 else f"{agreed} phases agree"
-        head = visible(f"{agree}; {mismatch.phase} ({mismatch.where}) "
+        head = one_line(f"{agree}; {mismatch.phase} ({mismatch.where}) "
                        f"differs from the record's next state ({mismatch.next_where}):")
         out.write("\n".join(wrap_words(head)) + "\n")
         for ptr, recorded, computed in mismatch.differences:
@@ -546,10 +547,10 @@ def _difference_lines(ptr: str, recorded: Any, computed: Any) -> str:
     sides = ([f"computed {_shown(computed)}", "not in the record"] if recorded == "(not recorded)" else
              [f"recorded {_shown(recorded)}", "not computed"] if computed == "(missing)" else
              [f"recorded {_shown(recorded)}", f"computed {_shown(computed)}"])
-    line = visible(f"  {ptr}: {sides[0]}, {sides[1]}")
+    line = one_line(f"  {ptr}: {sides[0]}, {sides[1]}")
     if len(line) <= WIDTH:
         return line + "\n"
-    return "".join(cut(visible(text), WIDTH) + "\n" for text in (f"  {ptr}:", f"    {sides[0]}", f"    {sides[1]}"))
+    return "".join(cut(one_line(text), WIDTH) + "\n" for text in (f"  {ptr}:", f"    {sides[0]}", f"    {sides[1]}"))
 
 
 def _shown(value: Any) -> str:

@@ -28,7 +28,7 @@ from typing import Any, Callable, TextIO
 from ..lib.builtins import CallError, hex_parse, offset_to_axial
 from ..core.confine import write_atomic
 from .report import xml_attr, xml_text
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, visible
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line
 
 SIZE = 30.0  # hex radius in pixels
 MARGIN = 20.0
@@ -227,7 +227,7 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return exit_code(exc.diagnostics)
-    err.write(f"wrote {visible(args.output)}\n")
+    err.write(f"wrote {one_line(args.output)}\n")
     return EXIT_OK
 
 

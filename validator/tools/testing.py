@@ -23,7 +23,7 @@ import yaml
 from ..core import confine, safeyaml
 from ..core.confine import Refused, find_root
 from .report import xml_attr, xml_text
-from ..core.diagnostics import Diagnostic, Span, utf8_fault, visible
+from ..core.diagnostics import Diagnostic, Span, one_line, utf8_fault
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -531,16 +531,17 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         n, notes = update_files(outcomes)
         for note in notes:
-            err.write(f"note: {note}\n")
+            err.write(f"note: {one_line(note)}\n")
         err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
     if args.format != "text" or args.junit:
         _reports(args, out, outcomes, warnings, suite.diagnostics)
     if args.format == "text":
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
-                out.write(visible(f"{o.status.upper()} {o.case.file}:{o.case.line} {o.case.id}\n    {o.message}") + "\n")
+                out.write(f"{o.status.upper()} {one_line(o.case.file)}:{o.case.line} {one_line(o.case.id)}\n"
+                          f"    {one_line(o.message)}\n")
             elif args.verbose:
-                out.write(visible(f"PASSED {o.case.id}") + "\n")
+                out.write(f"PASSED {one_line(o.case.id)}\n")
         extra = [f"{counts[k]} {k}" for k in ("xfailed", "xpassed", "error") if counts[k]]
         if extra:
             out.write(", ".join(extra) + "\n")

@@ -20,7 +20,7 @@ import json
 import textwrap
 from typing import Any
 
-from ..core.diagnostics import WIDTH, visible  # WIDTH: the longest line written, when the output is not a terminal
+from ..core.diagnostics import WIDTH, one_line  # WIDTH: the longest line written, when the output is not a terminal
 CELL = 36  # the most of one value shown in a table cell
 MAX_LINES = 8  # the most lines one value is wrapped into
 
@@ -28,7 +28,7 @@ MAX_LINES = 8  # the most lines one value is wrapped into
 def scalar(value: Any) -> str:
     """A value as a person reads it: text without quotes, ``-`` for null, a list as ``a, b``; made
     ``visible`` (nothing from a state or a ruleset can move the cursor or recolour)."""
-    return visible(_plain(value))
+    return one_line(_plain(value))
 
 
 def _plain(value: Any) -> str:
@@ -87,11 +87,11 @@ class View:
         pad = " " * indent
         rows = keyed_rows(value)
         if rows is not None:
-            table = self.table(["", *(visible(c) for c in rows[0])], rows[1], indent)
+            table = self.table(["", *(one_line(c) for c in rows[0])], rows[1], indent)
             if table is not None:
                 return table
         for raw, item in value.items():
-            key = visible(str(raw))
+            key = one_line(str(raw))
             if isinstance(item, dict) and item:
                 lines.append(pad + self.bold(f"{key}:"))
                 lines += self.value(item, indent + 2)
@@ -109,13 +109,13 @@ class View:
         for x in items:
             columns += [k for k in x if k not in columns]  # keys are made visible where shown
         if all(list(x) == columns for x in items):
-            table = self.table([visible(c) for c in columns], [[scalar(x.get(c)) for c in columns] for x in items],
+            table = self.table([one_line(c) for c in columns], [[scalar(x.get(c)) for c in columns] for x in items],
                                indent)
             if table is not None:
                 return table
         lines: list[str] = []
         for x in items:
-            text = "  ".join(f"{visible(k)}={scalar(v)}" for k, v in x.items())
+            text = "  ".join(f"{one_line(k)}={scalar(v)}" for k, v in x.items())
             lines += self.wrapped(text, indent, "- ")
         return lines
 
@@ -137,7 +137,7 @@ class View:
         lines: list[str] = []
         pad = " " * indent
         for n, e in enumerate(items, 1):
-            fields = "  ".join(f"{visible(k)}={scalar(v)}" for k, v in e.items() if k not in ("event", "step", "cites"))
+            fields = "  ".join(f"{one_line(k)}={scalar(v)}" for k, v in e.items() if k not in ("event", "step", "cites"))
             cites = e.get("cites") or []
             head = f"{n:>2}. {scalar(e.get('step'))}: {scalar(e.get('event'))}"
             tail = f"  [{scalar(cites)}]" if cites else ""
@@ -183,7 +183,7 @@ def keyed_rows(value: dict[str, Any]) -> tuple[list[str], list[list[str]]] | Non
     fields = list(items[0])
     if any(list(x) != fields or any(isinstance(v, (dict, list)) and v for v in x.values()) for x in items):
         return None
-    return fields, [[visible(str(k)), *(scalar(x[f]) for f in fields)] for k, x in value.items()]
+    return fields, [[one_line(str(k)), *(scalar(x[f]) for f in fields)] for k, x in value.items()]
 
 
 def leaves(value: Any, path: str = "") -> dict[str, str]:
@@ -210,7 +210,7 @@ def outcome_labels(results: list[Any]) -> list[str]:
         paths += [k for k in f if k not in paths]
 
     def label(keys: list[str]) -> list[str]:
-        return [visible("  ".join(f"{k}={f[k]}" for k in keys if k in f)) or "(the same)" for f in flat]
+        return [one_line("  ".join(f"{k}={f[k]}" for k in keys if k in f)) or "(the same)" for f in flat]
 
     varying = [k for k in paths if len({f[k] for f in flat if k in f}) > 1]
     shown = label(varying)
