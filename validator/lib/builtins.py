@@ -481,15 +481,22 @@ def _str(ctx: Context, x: Any) -> str:
     return out
 
 
-@builtin("int", 1, doc="an integer from text or a number (none if the text is not a number)")
+@builtin("int", 1, doc="an integer from text (digits, perhaps a minus sign and spaces around) or a number "
+                       "(none if the text is no integer)")
 def _int(x: Any) -> Any:
     if isinstance(x, bool):
         return int(x)
     if isinstance(x, (int, Fraction)):
         return int(x)
-    if isinstance(x, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", x):
+    if isinstance(x, str) and _INTEGER_TEXT.fullmatch(x):
+        if len(x) > MAX_INT_DIGITS:
+            raise CallError(f"an integer text of {len(x)} characters is too long (at most {MAX_INT_DIGITS})")
         return int(x)
     return None
+
+
+_INTEGER_TEXT = re.compile(r"\s*-?[0-9]+\s*")
+MAX_INT_DIGITS = 4000  # (below Python's limit for reading an integer from text)
 
 
 @builtin("lower", 1, ctx=True)
@@ -552,11 +559,13 @@ def _ends(s: Any, p: Any) -> bool:
     return s.endswith(p)  # type: ignore[no-any-return]
 
 
-@builtin("pad", 2, ctx=True, doc="a number written with at least n digits")
+@builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
     ctx.steps += max(0, int(n))
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
+    if isinstance(x, int) and not isinstance(x, bool) and x < 0:  # the sign before the digits: -007
+        return "-" + str(-x).zfill(int(n))
     return str(x).zfill(int(n))
 
 
@@ -685,8 +694,6 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
              "one), or none when none can be reached")
 def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
     goals = targets if isinstance(targets, (set, frozenset, dict)) else set(_sized(ctx, targets, "distance"))
-    if start in goals:
-        return 0
     found = _path(ctx, adj, start, goals, None)
     return None if found is None else len(found) - 1
 
@@ -704,6 +711,8 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
     if through is not None and not callable(through):
         def test(ctx: Context, n: Any) -> Any:
             return call_value(ctx, through, n)
+    if start in goals:  # a node is joined to itself by the path of no step
+        return [start]
     prev: dict[Any, Any] = {start: None}
     frontier = [start]
     while frontier:
@@ -732,29 +741,37 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
 
 @builtin("components", 2, ctx=True,
          doc="components(graph, nodes): map of each node to the least node of its connected part, "
-             "within the graph restricted to `nodes`")
+             "within the graph restricted to `nodes` (an edge joins its two nodes whichever way it runs)")
 def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
-    """Nodes taken in sorted order: the first of each part met is its least, and names the part."""
+    """Each edge between two of ``nodes`` joins them both ways (a one-way edge too); then the nodes are
+    taken in the order of values: the first of each part met is its least, and names the part."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, None)  # raises
     pool = set(_iter(nodes, "components"))
+    ordered = in_order(pool)
+    joined: dict[Any, list[Any]] = {}
+    for node in ordered:
+        near = adj.get(node) or ()
+        if type(near) is not list:
+            near = list(near)  # (fails as the loop below would on what is not a collection)
+        ctx.steps += len(near)  # (a step per neighbour looked at)
+        for n in near:
+            if n in pool:
+                joined.setdefault(node, []).append(n)
+                joined.setdefault(n, []).append(node)
+    if ctx.steps > ctx.budget:
+        raise CallError("components: the search exceeds the evaluation budget")
     label: dict[Any, Any] = {}
-    for root in in_order(pool):
+    for root in ordered:
         if root in label:
             continue
         label[root] = root
         todo = [root]
         while todo:
-            near = adj.get(todo.pop()) or ()
-            if type(near) is not list:
-                near = list(near)  # (fails as the loop below would on what is not a collection)
-            ctx.steps += len(near)  # (a step per neighbour looked at)
-            for n in near:
-                if n in pool and n not in label:
+            for n in joined.get(todo.pop(), ()):
+                if n not in label:
                     label[n] = root
                     todo.append(n)
-        if ctx.steps > ctx.budget:
-            raise CallError("components: the search exceeds the evaluation budget")
     return label
 
 
