@@ -345,6 +345,43 @@ def test_components_names_each_part_by_its_least_node(root: Path) -> None:
                    {"1": 1, "2": 1, "3": 3}]
 
 
+def test_graph_built_ins_agree_on_a_node_and_itself(root: Path) -> None:
+    """The path of no step: path_exists and find_path say what distance says (0 steps)."""
+    out = value(root, f'[path_exists({GRAPH}, "a", "a"), find_path({GRAPH}, "a", "a"), distance({GRAPH}, "a", ["a"]),'
+                      f' path_exists({GRAPH}, "a", "a", fn(n) => false), find_path({{"q" => []}}, "q", "q")]')
+    assert out == [True, ["a"], 0, True, ["q"]]
+
+
+@pytest.mark.parametrize("graph", ["{1 => [2], 2 => []}", "{1 => [], 2 => [1]}", "{2 => [1]}", "{1 => [2]}"])
+def test_components_join_two_nodes_by_a_one_way_edge_either_way(root: Path, graph: str) -> None:
+    assert value(root, f"[components({graph}, [1, 2, 3]), components({graph}, [2, 1])]") == [
+        {"1": 1, "2": 1, "3": 3}, {"1": 1, "2": 1}]
+
+
+@pytest.mark.parametrize("expr, want", [
+    ('int("9999999999999999999")', 9999999999999999999), ('int(" -12345678901234567890 ")', -12345678901234567890),
+    ('int("12")', 12), ('int("1.5")', None), ('int("")', None), ('int("-")', None),
+    ("pad(-7, 3)", "-007"), ("pad(7, 3)", "007"), ("pad(-1234, 3)", "-1234"), ("pad(0, 2)", "00")])
+def test_int_of_any_integer_text_and_pad_of_a_negative(root: Path, expr: str, want: Any) -> None:
+    assert value(root, expr) == want
+
+
+def test_int_of_a_text_too_long_to_read_is_an_error(root: Path) -> None:
+    assert eval_error(root, 'query main = int("' + "9" * 5000 + '")') == "E011"
+
+
+def test_a_decimal_in_a_state_is_read_exactly(root: Path) -> None:
+    """A JSON number with a fraction is the decimal it writes: 0.1 is 1/10, never a binary float."""
+    from validator.core import jsontext
+
+    state = jsontext.loads('{"a": 0.1, "b": 0.2, "c": 1901.0, "d": 2.5e-3}', "state.json")
+    assert state == {"a": Fraction(1, 10), "b": Fraction(1, 5), "c": 1901, "d": Fraction(1, 400)}
+    assert type(state["c"]) is int
+    rs = ruleset(root, 'input a: any at "/a"\ninput b: any at "/b"\ninput d: any at "/d"\n'
+                       "query main = [a + b == 3/10, int(a), int(d * 1000), str(a)]\n")
+    assert rs.run(state) == [True, 0, 2, "1/10"]
+
+
 @pytest.mark.parametrize("query, refused, found", [("path_exists", False, True),
                                                     ("find_path", None, ["a", "b", "d", "e"])])
 def test_path_search_asks_through_once_per_node(root: Path, query: str, refused: Any, found: Any) -> None:

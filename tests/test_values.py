@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.lib import builtins as B
-from validator.lib.values import MAX_INT_BITS, to_json, tree_size
+from validator.lib.values import MAX_INT_BITS, order_key, to_json, tree_size
 
 
 def test_records_and_lists_are_copied_not_shared() -> None:
@@ -123,4 +123,4 @@ def test_ordering_built_ins_sort_and_charge_as_the_plain_way(items: list[object]
             continue
         assert ("ok", ctx.steps) == plain(name)
         if name == "sorted":
-            assert got == sorted(items, key=B._sort_key)
+            assert got == sorted(items, key=order_key)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from fractions import Fraction
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, Span
@@ -62,15 +63,19 @@ def _int(text: str) -> int:
     return int(text)
 
 
-def _float(text: str) -> float | int:
-    """A number written with a fraction or an exponent; a whole one (``1901.0``, ``2e3``) is the integer
-    it equals, as JSON Schema counts it an integer: a year read as ``1901.0`` would be written so."""
-    value = float(text)
-    if math.isinf(value):
+def _float(text: str) -> Fraction | int:
+    """A number written with a fraction or an exponent, read exactly as the decimal it writes (never
+    as a binary float): ``0.1`` is 1/10; a whole one (``1901.0``, ``2e3``) is the integer it equals.
+    An exponent past ``MAX_EXPONENT`` either way is refused (it would take that many digits)."""
+    exponent = _EXPONENT.search(text)
+    if exponent is not None and abs(int(exponent.group(1))) > MAX_EXPONENT:
         raise _Refused(text)
-    if value.is_integer() and abs(value) <= 2 ** 53:
-        return int(value)
-    return value
+    value = Fraction(text)
+    return value.numerator if value.denominator == 1 else value
+
+
+MAX_EXPONENT = 400
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -201,6 +206,9 @@ def _refused(text: str, shown: str, token: str) -> DiagnosticError:
         if m.group(3):
             return _error(text, shown, m.start(), len(found), f"`{found}` is not JSON",
                           "JSON has no NaN or infinity; write a number, or none (`null`)")
+        if "e-" in found.lower():
+            return _error(text, shown, m.start(), len(found), f"number too small: an exponent below -{MAX_EXPONENT}",
+                          "write 0, or a number of fewer decimals")
         if "." in found or "e" in found or "E" in found:
             return _error(text, shown, m.start(), len(found), "number too large: it overflows to infinity",
                           "write a smaller number")

@@ -899,7 +899,7 @@ class Backend:
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
         if len(names) == 1:
-            w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _frozenset:")
+            w(f"if _type({seq}) is _list or _type({seq}) is _dict:")  # (a set is walked in order: ``_items_of``)
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
             w(f"        raise _over(ctx, {w.const(first.span)})")

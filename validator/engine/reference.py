@@ -54,7 +54,7 @@ from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import number_cost, to_json, tree_size, written
+from ..lib.values import number_cost, to_json, tree_size, walked, written
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -1009,9 +1009,10 @@ def put_entry(run: Run, out: dict[Any, Any], k: Any, v: Any, span: Span) -> None
 
 
 def iterate(seq: Any, span: Span) -> Any:
-    """What a loop may walk: a list, set, map (its keys) or a generator."""
+    """What a loop may walk: a list, set (in the order of values, ``values.walked``), map (its keys) or
+    a generator."""
     if isinstance(seq, (list, tuple, frozenset, set, dict)):
-        return seq
+        return walked(seq)
     if seq is None:
         raise EvalError("E001", "cannot loop over none", span)
     if isinstance(seq, str):

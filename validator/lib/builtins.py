@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import number_cost, tree_size, write_value
+from .values import in_order, number_cost, order_key, tree_size, walked, write_value
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -71,13 +71,14 @@ def _walk_cost(ctx: Context, v: Any, what: str) -> None:
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
 
 
-_SIZED = frozenset({list, tuple, set, frozenset, str})  # collections walked as they are
+_SIZED = frozenset({list, tuple, str})  # collections walked as they are (a set in the order of values)
 _FLAT = frozenset({int, str, bool, type(None), Fraction})  # what costs nothing to compare or hash
 _INTS, _TEXTS = frozenset({int}), frozenset({str})
 
 
 def _sized(ctx: Context, xs: Any, what: str) -> Any:
-    """The items of a collection, each charged a step (a generator charges its own loop)."""
+    """The items of a collection in the order they are walked (``values.walked``), each charged a step
+    (a generator charges its own loop)."""
     if type(xs) in _SIZED:
         ctx.steps += len(xs)  # (``_spend``, written out: most built-ins start here)
         if ctx.steps > ctx.budget:
@@ -90,9 +91,13 @@ def _sized(ctx: Context, xs: Any, what: str) -> Any:
 
 
 def _iter(xs: Any, what: str) -> Any:
+    """The items of a collection in the order they are walked: a map's keys, a set's in the order of
+    values (``values.walked``)."""
     if isinstance(xs, dict):
         return xs.keys()
-    if isinstance(xs, (list, tuple, set, frozenset, str)) or hasattr(xs, "__next__"):
+    if isinstance(xs, (set, frozenset)):
+        return walked(xs)
+    if isinstance(xs, (list, tuple, str)) or hasattr(xs, "__next__"):
         return xs
     raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`")
 
@@ -163,43 +168,12 @@ def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
 @builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function")
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
-        return _in_order(_ordered_items(ctx, xs, "sorted"))
+        return in_order(_ordered_items(ctx, xs, "sorted"))
     items = list(_sized(ctx, xs, "sorted"))
     keys = [_keyed(ctx, key, x, "sorted") for x in items]
-    if not (_TEXTS.issuperset(map(type, keys)) or _INTS.issuperset(map(type, keys))):  # (see ``_in_order``)
-        keys = [_sort_key(k) for k in keys]
+    if not (_TEXTS.issuperset(map(type, keys)) or _INTS.issuperset(map(type, keys))):  # (see ``values.in_order``)
+        keys = [order_key(k) for k in keys]
     return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
-
-
-def _in_order(items: Any) -> list[Any]:
-    """``sorted(items, key=_sort_key)``: texts only, or integers only (no truth values), compared as
-    they are (the same order, with no key made for each)."""
-    if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
-        return sorted(items)
-    return sorted(items, key=_sort_key)
-
-
-def _sort_key(v: Any) -> Any:
-    t = type(v)  # the common cases by exact type first (Fraction's isinstance goes through its ABC)
-    if t is str:
-        return (2, v)
-    if t is int:
-        return (1, v)
-    if t is list:  # texts in it without a call each
-        return (3, tuple([(2, x) if type(x) is str else _sort_key(x) for x in v]))
-    if isinstance(v, (list, tuple)):
-        return (3, tuple(_sort_key(x) for x in v))
-    if v is None:
-        return (0, 0)
-    if isinstance(v, bool):
-        return (1, int(v))
-    if isinstance(v, (int, Fraction)):
-        return (1, v)
-    if isinstance(v, str):
-        return (2, v)
-    if isinstance(v, dict):
-        return (4, tuple(sorted((k, _sort_key(x)) for k, x in v.items())))
-    return (5, repr(v))
 
 
 @builtin("sort_by", 2, ctx=True, doc="items ordered by a key function")
@@ -249,10 +223,7 @@ def _reverse(ctx: Context, xs: Any) -> list[Any]:
 
 @builtin("set", 0, 1, ctx=True, doc="a set of the items (the empty set with no argument)")
 def _set(ctx: Context, xs: Any = ()) -> frozenset[Any]:
-    try:
-        return frozenset(_ordered_items(ctx, xs, "set"))
-    except TypeError:
-        raise CallError("set items are texts, numbers, truth values, none, or tuples of them") from None
+    return _set_of(ctx, xs, "set")
 
 
 @builtin("tuple", 1, ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
@@ -384,6 +355,12 @@ def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
 
 
 def _set_of(ctx: Context, xs: Any, what: str) -> frozenset[Any]:
+    if type(xs) is frozenset:  # (a set as it is, charged as ``_ordered_items`` charges: not walked in order)
+        _spend(ctx, len(xs), what)
+        if not _FLAT.issuperset(map(type, xs)):
+            for x in xs:
+                _walk_cost(ctx, x, what)
+        return xs
     try:
         return frozenset(_ordered_items(ctx, xs, what))
     except TypeError:
@@ -504,15 +481,22 @@ def _str(ctx: Context, x: Any) -> str:
     return out
 
 
-@builtin("int", 1, doc="an integer from text or a number (none if the text is not a number)")
+@builtin("int", 1, doc="an integer from text (digits, perhaps a minus sign and spaces around) or a number "
+                       "(none if the text is no integer)")
 def _int(x: Any) -> Any:
     if isinstance(x, bool):
         return int(x)
     if isinstance(x, (int, Fraction)):
         return int(x)
-    if isinstance(x, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", x):
+    if isinstance(x, str) and _INTEGER_TEXT.fullmatch(x):
+        if len(x) > MAX_INT_DIGITS:
+            raise CallError(f"an integer text of {len(x)} characters is too long (at most {MAX_INT_DIGITS})")
         return int(x)
     return None
+
+
+_INTEGER_TEXT = re.compile(r"\s*-?[0-9]+\s*")
+MAX_INT_DIGITS = 4000  # (below Python's limit for reading an integer from text)
 
 
 @builtin("lower", 1, ctx=True)
@@ -575,11 +559,13 @@ def _ends(s: Any, p: Any) -> bool:
     return s.endswith(p)  # type: ignore[no-any-return]
 
 
-@builtin("pad", 2, ctx=True, doc="a number written with at least n digits")
+@builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
     ctx.steps += max(0, int(n))
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
+    if isinstance(x, int) and not isinstance(x, bool) and x < 0:  # the sign before the digits: -007
+        return "-" + str(-x).zfill(int(n))
     return str(x).zfill(int(n))
 
 
@@ -708,8 +694,6 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
              "one), or none when none can be reached")
 def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
     goals = targets if isinstance(targets, (set, frozenset, dict)) else set(_sized(ctx, targets, "distance"))
-    if start in goals:
-        return 0
     found = _path(ctx, adj, start, goals, None)
     return None if found is None else len(found) - 1
 
@@ -727,6 +711,8 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
     if through is not None and not callable(through):
         def test(ctx: Context, n: Any) -> Any:
             return call_value(ctx, through, n)
+    if start in goals:  # a node is joined to itself by the path of no step
+        return [start]
     prev: dict[Any, Any] = {start: None}
     frontier = [start]
     while frontier:
@@ -755,29 +741,37 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
 
 @builtin("components", 2, ctx=True,
          doc="components(graph, nodes): map of each node to the least node of its connected part, "
-             "within the graph restricted to `nodes`")
+             "within the graph restricted to `nodes` (an edge joins its two nodes whichever way it runs)")
 def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
-    """Nodes taken in sorted order: the first of each part met is its least, and names the part."""
+    """Each edge between two of ``nodes`` joins them both ways (a one-way edge too); then the nodes are
+    taken in the order of values: the first of each part met is its least, and names the part."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, None)  # raises
     pool = set(_iter(nodes, "components"))
+    ordered = in_order(pool)
+    joined: dict[Any, list[Any]] = {}
+    for node in ordered:
+        near = adj.get(node) or ()
+        if type(near) is not list:
+            near = list(near)  # (fails as the loop below would on what is not a collection)
+        ctx.steps += len(near)  # (a step per neighbour looked at)
+        for n in near:
+            if n in pool:
+                joined.setdefault(node, []).append(n)
+                joined.setdefault(n, []).append(node)
+    if ctx.steps > ctx.budget:
+        raise CallError("components: the search exceeds the evaluation budget")
     label: dict[Any, Any] = {}
-    for root in _in_order(pool):
+    for root in ordered:
         if root in label:
             continue
         label[root] = root
         todo = [root]
         while todo:
-            near = adj.get(todo.pop()) or ()
-            if type(near) is not list:
-                near = list(near)  # (fails as the loop below would on what is not a collection)
-            ctx.steps += len(near)  # (a step per neighbour looked at)
-            for n in near:
-                if n in pool and n not in label:
+            for n in joined.get(todo.pop(), ()):
+                if n not in label:
                     label[n] = root
                     todo.append(n)
-        if ctx.steps > ctx.budget:
-            raise CallError("components: the search exceeds the evaluation budget")
     return label
 
 
@@ -1017,9 +1011,7 @@ def random_below(seed: Any, key: Any, n: Any) -> int:
 
 
 def _ordered(xs: Any, what: str) -> list[Any]:
-    """The items in a fixed order: a set's iteration order varies between runs, so sets are sorted."""
-    if isinstance(xs, (set, frozenset)):
-        return _in_order(xs)
+    """The items, in the order they are walked (a set's in the order of values)."""
     return list(_iter(xs, what))
 
 

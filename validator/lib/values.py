@@ -9,12 +9,59 @@ from typing import Any
 from .runtime import RandomValue
 
 
-def _order(v: Any) -> Any:
+# ---------------------------------------------------------------- the order of values
+
+# The language's one order of values (docs/language.md, "Order"): none, then truth values (false before
+# true), numbers, texts (by code point), lists and tuples (item by item, a prefix first), records and
+# maps (by their entries in key order). A set is walked in this order everywhere (loops, comprehensions,
+# built-ins, `str`, JSON), so what a run does depends only on what a set holds, never on Python's
+# hashes, which differ from process to process for texts. Maps and records are walked in the order
+# their entries were put (literal, comprehension, state or data order): that order is a value's own.
+
+_TEXTS, _INTS = frozenset({str}), frozenset({int})
+
+
+def order_key(v: Any) -> Any:
+    """The sort key of a value in the language's order (``in_order``)."""
+    t = type(v)  # the common cases by exact type first (Fraction's isinstance goes through its ABC)
+    if t is str:
+        return (3, v)
+    if t is int:
+        return (2, v)
+    if t is list:  # texts in it without a call each
+        return (4, tuple([(3, x) if type(x) is str else order_key(x) for x in v]))
+    if isinstance(v, (list, tuple)):
+        return (4, tuple(order_key(x) for x in v))
+    if v is None:
+        return (0, 0)
+    if isinstance(v, bool):
+        return (1, int(v))
+    if isinstance(v, (int, Fraction, float)):
+        return (2, v)
     if isinstance(v, str):
-        return (1, v)
-    if isinstance(v, (int, float)):
-        return (0, v)
-    return (2, repr(v))
+        return (3, v)
+    if isinstance(v, dict):
+        return (5, tuple(sorted((order_key(k), order_key(x)) for k, x in v.items())))
+    if isinstance(v, (set, frozenset)):
+        return (6, tuple(order_key(x) for x in in_order(v)))
+    return (7, repr(v))
+
+
+def in_order(items: Any) -> list[Any]:
+    """The items sorted in the language's order (``order_key``): texts only, or integers only (no truth
+    values), compared as they are (the same order, with no key made for each)."""
+    if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
+        return sorted(items)
+    return sorted(items, key=order_key)
+
+
+def walked(coll: Any) -> Any:
+    """What walking a collection gives, in the language's order of walking: a set's items in the order
+    of values, anything else (a list, a map's keys, a generator) as it is."""
+    t = type(coll)
+    if t is frozenset or t is set:
+        return in_order(coll)
+    return coll
 
 
 MAX_OUTPUT_NODES = 2_000_000  # a result or an event list larger than this is not written
@@ -65,7 +112,7 @@ def to_json(v: Any) -> Any:
         return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if isinstance(v, (set, frozenset)):
         _spend(len(v))
-        return [to_json(x) for x in sorted(v, key=_order)]
+        return [to_json(x) for x in in_order(v)]
     if isinstance(v, RandomValue):
         return v.collapse()  # a result is a use: fork over the values it can take
     if callable(v):
@@ -184,7 +231,7 @@ def _write(v: Any, top: bool = False) -> str:
     if isinstance(v, tuple):
         return "(" + ", ".join(_write(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, (set, frozenset)):
-        return "{" + ", ".join(_write(x) for x in sorted(v, key=_order)) + "}"
+        return "{" + ", ".join(_write(x) for x in in_order(v)) + "}"
     if isinstance(v, dict):
         if not v:
             return "{}"
