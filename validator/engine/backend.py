@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS
+from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
@@ -1284,6 +1285,12 @@ def _compiled(source: str, filename: str) -> types.CodeType:
 
 
 def _compile(source: str, filename: str) -> types.CodeType:
+    """The code of source written by ``Backend`` alone, compiled here or kept by an earlier process
+    (``codecache``: signed, in the user's private cache folder)."""
+    return codecache.compiled(source, filename, _compile_text)
+
+
+def _compile_text(source: str, filename: str) -> types.CodeType:
     """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
     try:
         with warnings.catch_warnings():  # (`1 is True` where a constant stands: meant, and never shown)

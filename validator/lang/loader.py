@@ -20,7 +20,7 @@ import yaml
 from . import ast as A
 from ..core import jsontext
 from ..core import confine, safeyaml
-from . import schemarefs
+from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
@@ -249,7 +249,7 @@ class Loader:
             text = ""
             try:
                 text = decode_source(self.read_source(path, shown), shown)
-                module = parse_module(text, shown)
+                module = astcache.parsed(text, shown)  # parse_module's, kept across processes
             except DiagnosticError as err:
                 diags = list(err.diagnostics)
             cached = (module, text, diags)

@@ -1,0 +1,235 @@
+"""The caches that bring a fresh process near a warm one (``core.blobcache``): parsed modules
+(``lang.astcache``) and the backend's compiled code (``engine.codecache``). A warm process gives
+exactly what a cold one gives; a changed source is another entry; an entry anyone else wrote or
+changed is ignored; the folder is private and per-user."""
+
+from __future__ import annotations
+
+import marshal
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator import api
+from validator.core import blobcache, checkcache
+from validator.core.diagnostics import Span
+from validator.engine import backend, codecache, data
+from validator.lang import ast as A
+from validator.lang import astcache, loader, syntax
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("RULEVAL_CACHE_DIR", str(folder))
+    monkeypatch.delenv("RULEVAL_NO_CACHE", raising=False)
+    return folder
+
+
+class Counted:
+    """How often the work a cache saves was done (parsing a module, compiling generated code)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+        self.parses = self.compiles = 0
+        parse, compile_text = astcache.parse_module, backend._compile_text
+
+        def counted_parse(*a: Any) -> Any:
+            self.parses += 1
+            return parse(*a)
+
+        def counted_compile(*a: Any) -> Any:
+            self.compiles += 1
+            return compile_text(*a)
+
+        monkeypatch.setattr(astcache, "parse_module", counted_parse)
+        monkeypatch.setattr(backend, "_compile_text", counted_compile)
+
+
+def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
+    """Forget what this process keeps of loaded rulesets, parsed modules, data checks and compiled
+    code, as a new process would; count the parses and compilations from now on."""
+    monkeypatch.setattr(api, "_cache", {})
+    monkeypatch.setattr(loader, "_module_cache", {})
+    monkeypatch.setattr(loader, "_data_cache", {})
+    monkeypatch.setattr(data, "_RUNS", {})
+    monkeypatch.setattr(backend, "_CODE", {})
+    return Counted(monkeypatch)
+
+
+def entries(cache: Path, kind: str) -> list[Path]:
+    folder = cache / kind
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def _same_spans(a: Any, b: Any) -> None:
+    """Spans take no part in AST equality: compare them node by node."""
+    if isinstance(a, A.Node):
+        assert type(a) is type(b) and a.span == b.span, (a, b)
+        for f in type(a)._compared:
+            _same_spans(getattr(a, f), getattr(b, f))
+    elif type(a) is tuple:
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same_spans(x, y)
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rulesets").rglob("*.rules")))
+def test_a_kept_parse_is_the_parse(cache: Path, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    text = (ROOT / path).read_text(encoding="utf-8")
+    fresh = syntax.parse_module(text, path)
+    count = new_process(monkeypatch)
+    assert astcache.parsed(text, path) == fresh and count.parses == 1  # parsed, and kept
+    kept = astcache.parsed(text, path)
+    assert count.parses == 1  # read back, not parsed
+    assert kept == fresh and type(kept) is A.Module
+    _same_spans(kept, fresh)
+
+
+CASES = ["tests/cases/jomini", "tests/cases/his", "tests/cases/diplomacy/impassable.yaml"]
+
+
+def test_a_warm_process_gives_what_a_cold_one_gives(cli, cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    new_process(monkeypatch)
+    uncached = [cli("test", case) for case in CASES] + [cli("check", "rulesets", "--jobs", "1", "--format", "json")]
+    assert not cache.exists() or entries(cache, "parsed") == entries(cache, "code") == []  # off: nothing kept
+    monkeypatch.delenv("RULEVAL_NO_CACHE")
+    cold = new_process(monkeypatch)
+    first = [cli("test", case) for case in CASES] + [cli("check", "rulesets", "--jobs", "1", "--format", "json")]
+    assert cold.parses > 0 and cold.compiles > 0 and entries(cache, "parsed") and entries(cache, "code")
+    # (the second process finds the check results kept by the first, so it writes some definitions in
+    # another order, numbering their constants otherwise: other texts, compiled once more)
+    second, third = [], []
+    for outputs in (second, third):
+        warm = new_process(monkeypatch)
+        outputs += [cli("test", case) for case in CASES] + [cli("check", "rulesets", "--jobs", "1", "--format", "json")]
+        assert warm.parses == 0 and warm.compiles < cold.compiles  # read back
+    assert warm.compiles == 0  # everything read back
+    for a, b, c, d in zip(uncached, first, second, third):
+        assert (a.code, a.out, a.err) == (b.code, b.out, b.err) == (c.code, c.out, c.err) == (d.code, d.out, d.err)
+        assert a.code == 0, a.out + a.err
+
+
+@pytest.fixture
+def project(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "ruleval.toml").write_text("")
+    (root / "main.rules").write_text("def double(x) = x * 2\nquery main = [double(n) for n in range(4)]\n")
+    monkeypatch.chdir(root)
+    return root
+
+
+def run_main(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Counted]:
+    count = new_process(monkeypatch)
+    rs = api.load_ruleset("main.rules")
+    assert rs.ok, rs.diagnostics
+    return rs.run({}, validate=False), count
+
+
+def test_a_changed_source_is_read_afresh(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_main(monkeypatch)[0] == [0, 2, 4, 6]
+    before = {kind: entries(cache, kind) for kind in ("parsed", "code")}
+    assert run_main(monkeypatch)[1].parses == 0
+    (project / "main.rules").write_text("def double(x) = x * 3\nquery main = [double(n) for n in range(4)]\n")
+    result, count = run_main(monkeypatch)
+    assert result == [0, 3, 6, 9]  # the new text's meaning, not the kept one's
+    assert count.parses == 1 and count.compiles >= 1
+    for kind in ("parsed", "code"):
+        assert set(before[kind]) < set(entries(cache, kind))  # another entry: the old one is never read for it
+
+
+def _tamper(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["edited", "unsigned", "renamed", "cut short"])
+def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                               how: str) -> None:
+    run_main(monkeypatch)
+    found = entries(cache, "parsed") + entries(cache, "code")
+    assert len(found) >= 2
+    bodies = [entry.read_bytes() for entry in found]
+    for i, entry in enumerate(found):
+        if how == "edited":
+            _tamper(entry)
+        elif how == "unsigned":  # the body as it was, under a signature not made with the key
+            entry.write_bytes(bytes(blobcache.MAC_BYTES) + bodies[i][blobcache.MAC_BYTES:])
+        elif how == "renamed":  # another entry's signed body (of another text, or kind) under this name
+            entry.write_bytes(bodies[(i + 1) % len(found)])
+        else:
+            entry.write_bytes(bodies[i][:blobcache.MAC_BYTES - 1])
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6]
+    assert count.parses == 1 and count.compiles >= 1  # each entry ignored: the work done afresh
+
+
+def test_signed_entries_hold_only_what_they_should(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a signed entry is read back only as what it must be: a code object of the file asked for, an
+    AST of ``lang.ast``'s classes."""
+    run_main(monkeypatch)
+    text = (project / "main.rules").read_text()
+    blobcache.store("parsed", blobcache.name("parsed", astcache.FORMAT, "main.rules", text),
+                    marshal.dumps((1, "Popen", (0, ()))))
+    for entry in entries(cache, "code"):
+        entry.unlink()
+    source = "def f(ctx):\n    return 1\n"
+    blobcache.store("code", blobcache.name("code", "<ruleval _u1>", source), marshal.dumps(("not", "code")))
+    count = new_process(monkeypatch)
+    assert codecache.compiled(source, "<ruleval _u1>", backend._compile_text).co_filename == "<ruleval _u1>"
+    assert count.compiles == 1
+    other = compile(source, "<elsewhere>", "exec")  # a real code object, of another file
+    blobcache.store("code", blobcache.name("code", "<ruleval _u2>", source), marshal.dumps(other))
+    assert codecache.compiled(source, "<ruleval _u2>", backend._compile_text).co_filename == "<ruleval _u2>"
+    assert count.compiles == 2
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.parses == 1
+
+
+def test_the_folders_are_private_and_per_user(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_main(monkeypatch)
+    for kind in ("parsed", "code"):
+        assert ((cache / kind).stat().st_mode & 0o777) == 0o700
+    assert ((cache / "key").stat().st_mode & 0o777) == 0o600
+    # an entry that is a link to a file elsewhere is not followed
+    outside = project / "planted"
+    entry = entries(cache, "parsed")[0]
+    outside.write_bytes(entry.read_bytes())
+    entry.unlink()
+    entry.symlink_to(outside)
+    assert run_main(monkeypatch)[1].parses == 1
+    # a folder others may write to is not used at all: nothing read from it, nothing written to it
+    (cache / "code").chmod(0o777)
+    before = entries(cache, "code")
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.compiles >= 1 and entries(cache, "code") == before
+    (cache / "code").chmod(0o700)
+    assert run_main(monkeypatch)[1].compiles == 0
+    # nor one of another user's
+    if hasattr(os, "getuid"):
+        uid = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: uid + 1)
+        assert checkcache.private_dir("code") is None
+        result, count = run_main(monkeypatch)
+        assert result == [0, 2, 4, 6] and count.parses == 1 and count.compiles >= 1
+
+
+def test_no_cache_means_none(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_main(monkeypatch)
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.parses == 1 and count.compiles >= 1  # nothing read back
+
+
+def test_spans_of_other_files_are_kept() -> None:
+    module = A.Module("a.rules", (), (A.Name("x", Span("b.rules", 1, 2, 3, 4)),), Span("a.rules", 1, 1, 2, 1))
+    back = astcache._decode(marshal.loads(marshal.dumps(astcache._encode(module, "a.rules"))), "a.rules")
+    assert back == module
+    _same_spans(back, module)
