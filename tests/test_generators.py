@@ -282,10 +282,12 @@ def test_diff_of_rulesets_of_two_games_says_so() -> None:
     code, out, err = run_cli("diff", dip, jom, "--generate", "3")
     assert code == 3 and max(map(len, out.splitlines())) <= 100
     assert " ".join(line.strip() for line in out.splitlines()) == (
-        "tried 0 states (3 skipped: a state one of the rulesets refuses; the two rulesets' "
-        "state schemas differ: are they of the same game?): nothing was compared")
+        "tried 0 states (3 skipped: 3 × OLD refuses it: S002 Additional properties are not allowed ('board', "
+        "'moves' were unexpected); the two rulesets' state schemas differ: are they of the same game?): "
+        "nothing was compared")
     code, report, _ = diff(dip, jom, "--generate", "3")
     assert code == 3 and (report["tried"], report["skipped"], report["stopped"], report["notes"]) == (0, 3, [], [])
+    assert list(report["skip_reasons"].values()) == [3] and "S002" in next(iter(report["skip_reasons"]))
 
 
 def test_diff_json_reports_notes_and_stopped_games(tmp_path: Path) -> None:
@@ -409,3 +411,32 @@ def test_a_game_state_one_side_refuses_shrinks_to_the_refusal(tmp_path: Path) ->
     assert "  OLD: S002 no year after 1902 (at /phase/year)" in out.splitlines()
     _, report, minimal = diff(refuse, STD, "--games", "1", "--phases", "20", "--start", GAME_START)
     assert minimal[0]["units"] == [] and minimal[0]["phase"]["year"] == 1903, minimal
+
+
+BUNDLED = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "rulesets").rglob("*.rules")
+                 if "generate" in load_ruleset(p).queries())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", BUNDLED)
+def test_generated_states_pass_their_own_ruleset_s_state_check(path: str) -> None:
+    """`--generate 100` on every bundled ruleset with a generator: each state passes the ruleset's
+    own state check (its schema and `query validate_state`), so nothing is skipped; were one refused,
+    the report would name the reason (counted by reason)."""
+    code, report, _ = diff(str(ROOT / path), str(ROOT / path), "--generate", "100")
+    assert (code, report["tried"], report["skipped"], report["skip_reasons"]) == (0, 100, 0, {}), report
+
+
+def test_a_skipped_state_is_counted_by_its_reason() -> None:
+    from collections import Counter
+
+    from validator.tools import errata
+
+    std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    teaching = load_ruleset(ROOT / "rulesets" / "diplomacy" / "teaching.rules")
+    skips: Counter[str] = Counter()
+    probes, _ = errata.generated_probes(std, std, 4, 0, False)
+    _, tried = errata.compare(teaching, std, probes, 0, skips)
+    assert tried == 0 and sum(skips.values()) == 4
+    assert all(r.startswith("OLD refuses it: S002 ") and "is no place on this map" in r for r in skips), skips
+    assert errata.skips_text(Counter({"a": 2, "b": 1})) == "3 skipped: 2 × a; 1 × b"

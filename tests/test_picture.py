@@ -3,6 +3,7 @@ it draws follows the view and the result, and nothing a state or result holds ca
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,120 @@ def test_the_first_matching_picture_is_chosen(tmp_path: Path) -> None:
     assert picture.picture_for(view, {"other": 1}) is None
     (tmp_path / "view.yaml").write_text("a: &a [*a]\n")  # a bad view file: no picture, no error
     assert picture.read_view(tmp_path, tmp_path) is None
+
+
+# ---------------------------------------------------------------- boards drawn from a ruleset's own data
+
+DIP = Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy"
+
+
+def _drawn(name: str) -> tuple[ET.Element, Any, dict[str, Any]]:
+    from validator import load_ruleset
+    from validator.tools.errata import generator_state
+
+    rs = load_ruleset(DIP / f"{name}.rules")
+    state = rs.run(generator_state(rs), query="generate", args=[5], seed=5, validate=False)
+    result = rs.run(state)
+    pic = picture.picture_for(picture.view_of(rs), result)
+    assert pic is not None
+    return parse(picture.draw(pic, rs, state, result) or ""), rs, state
+
+
+def _centres(root: ET.Element) -> dict[str, tuple[float, float]]:
+    out = {}
+    for g in root.findall(f".//{SVG}g[@class='area']"):
+        c = g.find(f"{SVG}circle")
+        assert c is not None
+        out[g.get("data-area") or ""] = (float(c.get("cx") or 0), float(c.get("cy") or 0))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in DIP.glob("*.rules")))
+def test_each_diplomacy_ruleset_draws_its_own_board(name: str) -> None:
+    """Every province of the ruleset's own map is drawn, at the map's own board points where it has
+    them, else laid out from its adjacency: no two at one point, and never at another map's points;
+    every unit of the state stands on the board."""
+    root, rs, state = _drawn(name)
+    data = rs.program.entry.data["map"].value
+    centres = _centres(root)
+    assert sorted(centres) == sorted(data["provinces"])
+    if "board" in data:
+        for p, (x, y) in centres.items():
+            assert (round(x), round(y)) == tuple(data["board"]["places"][p])
+    else:
+        assert len(set(centres.values())) == len(centres)
+        standard = picture.Board({"data": "map", "areas": "/provinces", "places": "/board/places"},
+                                 _ruleset("standard_dpjudge")).points
+        same = [p for p, xy in centres.items() if p in standard and tuple(standard[p]) == (round(xy[0]), round(xy[1]))]
+        assert not same, f"{name} is drawn at the standard board's points: {same[:5]}"
+    at = {t.get("data-at") for t in root.findall(f".//{SVG}g[@class='token']")}
+    assert at == {u["location"] for u in state["units"]}
+    owned = {g.get("data-area"): g.get("data-owner") for g in root.findall(f".//{SVG}g[@class='area']") if g.get("data-owner")}
+    assert owned == {c: o for c, o in state.get("supply_centers", {}).items()}
+
+
+def _ruleset(name: str) -> Any:
+    from validator import load_ruleset
+
+    return load_ruleset(DIP / f"{name}.rules")
+
+
+def test_a_laid_out_board_is_the_same_every_time() -> None:
+    from validator.tools import layout
+
+    nodes = ["a", "b", "c", "d", "e", "f"]
+    edges = {"a": ["b", "c"], "b": ["c", "d"], "d": ["e"], "e": ["f"], "f": ["d"]}
+    first = layout.layout(nodes, edges)
+    assert first == layout.layout(list(reversed(nodes)), edges)
+    assert len({(round(x), round(y)) for x, y in first.values()}) == len(nodes)
+    near = [math.dist(first[a], first[b]) for a in edges for b in edges[a]]
+    far = math.dist(first["a"], first["f"])
+    assert far > max(near), "the ends of a path are laid out further apart than any neighbours"
+    apart = layout.layout(["x", "y", "z"], {})  # nothing linked: side by side, none on another
+    assert len({p for p in apart.values()}) == 3
+
+
+def test_standoffs_and_dislodged_units_are_marked() -> None:
+    rs = _ruleset("standard")
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "par"},
+                       {"power": "germany", "type": "army", "location": "mun"},
+                       {"power": "germany", "type": "army", "location": "bel"},
+                       {"power": "france", "type": "army", "location": "bur"}],
+             "orders": [{"power": "france", "order": "A PAR - PIC"}, {"power": "germany", "order": "A BEL - PIC"},
+                        {"power": "germany", "order": "A MUN - BUR"}, {"power": "france", "order": "A BUR H"}]}
+    result = rs.run(state)
+    assert result["standoffs"] == ["pic"]
+    root = parse(picture.draw(picture.picture_for(picture.view_of(rs), result) or {}, rs, state, result) or "")
+    marks = {(m.get("data-at"), m.get("data-text")) for m in root.findall(f".//{SVG}g[@class='marker']")}
+    assert ("pic", "standoff") in marks
+    stopped = [a for a in root.findall(f".//{SVG}g[@class='arrow']") if a.get("data-stopped") == "true"]
+    assert len(stopped) == 3  # both moves into the standoff, and the unsupported attack on BUR
+
+
+def test_render_writes_the_same_drawing_as_svg_and_png(tmp_path: Path) -> None:
+    """`ruleval render` of a ruleset without a `render` query draws its view's picture: the SVG the
+    playground shows, and the same drawing as PNG (CairoSVG)."""
+    import io
+    import json
+
+    from validator.tools.cli import main
+
+    root, rs, state = _drawn("teaching")
+    (tmp_path / "s.json").write_text(json.dumps(state))
+    for name in ("board.svg", "board.png"):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["render", str(DIP / "teaching.rules"), "--state", str(tmp_path / "s.json"), "-o", str(tmp_path / name)],
+                    stdout=out, stderr=err)
+        assert code == 0 and err.getvalue() == f"wrote {tmp_path / name}\n", err.getvalue()
+    svg = (tmp_path / "board.svg").read_text()
+    assert _centres(parse(svg)) == _centres(root)
+    png = (tmp_path / "board.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    top = parse(svg)
+    assert (width, height) == (round(float(top.get("width") or 0)), round(float(top.get("height") or 0)))
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["render", str(DIP / "teaching.rules"), "--state", str(tmp_path / "s.json"), "-o", str(tmp_path / "b.gif")],
+                stdout=out, stderr=err)
+    assert code == 2 and "SVG (.svg) or PNG (.png)" in err.getvalue()

@@ -229,7 +229,7 @@ def test_a_run_answers_as_the_api_and_draws_the_orders(server) -> None:
     drawn = [o for o in want["orders"] if re.search(r" [-RSC] ", o["order"])]
     assert sorted(s for s, _ in arrows) == sorted(o["status"] for o in drawn)
     assert all((stopped == "true") == (status == "fails") for status, stopped in arrows)
-    rings = re.findall(r'<g class="marker" data-at="(\w+)">', svg)
+    rings = re.findall(r'<g class="marker" data-at="(\w+)" data-text="dislodged">', svg)
     assert rings == [d["location"] for d in want["dislodged"]] and rings
     tokens = re.findall(r'<g class="token" data-at="([\w/]+)">', svg)
     assert sorted(tokens) == sorted(u["location"] for u in json.loads(state_text)["units"])

@@ -96,6 +96,34 @@ def _differ(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True)
 
 
+def refusal(rs: Any, side: str, probe: Probe) -> str:
+    """Why a ruleset refuses a state, in one line: its first problem, where (the JSON pointer's
+    numbers left out, so that like reasons are counted together)."""
+    import re
+
+    from ..core.diagnostics import DiagnosticError
+
+    try:
+        problems = rs.state_errors(probe.state, probe.name)
+    except DiagnosticError as exc:
+        problems = exc.diagnostics
+    if not problems:
+        return f"{side} refuses it"
+    first = problems[0]
+    where = first.span.file.split("#", 1)[1] if "#" in first.span.file else ""
+    where = re.sub(r"/[0-9]+(?=/|$)", "/*", where)
+    return f"{side} refuses it: {first.code} {first.message}" + (f" (at {where})" if where else "")
+
+
+def skips_text(skips: Counter[str], limit: int = 3) -> str:
+    """``N skipped: REASON (n), ...``: the states skipped, counted by reason, the commonest first."""
+    total = sum(skips.values())
+    ranked = sorted(skips.items(), key=lambda kv: (-kv[1], kv[0]))
+    said = "; ".join(f"{n} × {reason}" for reason, n in ranked[:limit])
+    more = f"; {len(ranked) - limit} other reasons" if len(ranked) > limit else ""
+    return f"{total} skipped: {said}{more}"
+
+
 def _refused(result: Any) -> bool:
     """A run that refused its state (the JSON Schema or the ruleset's own `query validate_state`): such
     a state is skipped, not a difference."""
@@ -449,14 +477,18 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     return probes, suite.diagnostics
 
 
-def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None = None) -> tuple[list[Difference], int]:
+def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None = None,
+            skips: Counter[str] | None = None) -> tuple[list[Difference], int]:
     """Run both rulesets on every probe; shrink the first ``max_shrunk`` differences (all if None),
-    the others are kept as found (``runs`` -1). Returns (differences, states tried)."""
+    the others are kept as found (``runs`` -1). Returns (differences, states tried); each state
+    skipped (refused by a ruleset) is counted in ``skips`` by its reason (``refusal``)."""
     diffs: list[Difference] = []
     tried = 0
     for probe in probes:
         a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
         if _refused(a) or _refused(b):
+            if skips is not None:
+                skips[refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe)] += 1
             continue
         tried += 1
         if not _disagree(a, b):
@@ -630,7 +662,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             yield probe
 
     generated = iter_generated(old, new, args.generate, args.seed, args.exact, notes)
-    diffs, tried = compare(old, new, counted(itertools.chain(probes, generated)), None if args.shrink < 0 else args.shrink)
+    skips: Counter[str] = Counter()
+    diffs, tried = compare(old, new, counted(itertools.chain(probes, generated)), None if args.shrink < 0 else args.shrink,
+                           skips)
     note = notes[0] if notes else None
     if note:
         err.write(_wrapped(f"note: {note}") + "\n")
@@ -675,7 +709,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         try:
             out.write(result_json(new, "main", {
-                "tried": tried, "skipped": seen[0] - tried, "games": games.games, "phases": games.phases,
+                "tried": tried, "skipped": seen[0] - tried, "skip_reasons": dict(sorted(skips.items())),
+                "games": games.games, "phases": games.phases,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n], "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
@@ -693,7 +728,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
         out.write(_wrapped(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
-                           + (f" ({skipped} skipped: a state one of the rulesets refuses"
+                           + (f" ({skips_text(skips) if sum(skips.values()) == skipped else f'{skipped} skipped'}"
                               + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")"
                               if skipped else "")
                            + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note))) + "\n")

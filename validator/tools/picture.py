@@ -5,8 +5,18 @@ says where each location is drawn and which fields of the state and result becom
 A view is ``{mode?: plain|exact, pictures: [PICTURE, ...]}``; the first picture whose ``when`` field
 is in the result is drawn. Three kinds:
 
-``graph``: locations at fixed points (``places: {NAME: [x, y]}``, ``size: [w, h]``, ``scale``,
-``fallback``: a pattern whose group ``place`` names the place of a location not listed), with
+``graph``: locations at points, with
+
+- ``board``: where the points come from, the ruleset's own data (``data``: the name it is bound to
+  by ``import ... as NAME``): ``areas`` (a pointer to a map of area id to its fields; each area is
+  drawn as a disc filled by the colour ``kinds[its kind field]``, labelled by its id, with a dot
+  where its ``flag`` field is true and a ring in its owner's colour, the owner read from the state's
+  ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``),
+  ``links`` (pointers to maps of place to the places next to it: drawn as thin lines), ``places``
+  and ``size`` (pointers to ``{place: [x, y]}`` and ``[w, h]``). Where the data gives no points, the
+  areas are laid out from their links (``layout``): never another board's points;
+- or ``places: {NAME: [x, y]}`` and ``size: [w, h]`` in the view itself; ``scale``; ``fallback``: a
+  pattern whose group ``place`` names the place of a location not listed;
 
 - ``tokens``: ``{source: state|result, list: POINTER, at: FIELD, group?: FIELD, text?: FIELD, letters?: N}``,
   a disc per item at its location, coloured by ``groups: {VALUE: colour}``;
@@ -34,6 +44,9 @@ from typing import Any
 from ..core.confine import Refused, read_bytes
 from .report import xml_attr, xml_text
 
+PALETTE = ("#c0392b", "#2c3e91", "#1e8449", "#b7950b", "#7d3c98", "#d35400", "#17808a", "#5d6d7e",
+           "#a04000", "#1f618d", "#6c3483", "#196f3d")  # groups the view gives no colour
+
 VIEW_FILE = "view.yaml"
 MAX_VIEW_BYTES = 1_000_000
 MAX_ITEMS = 2_000  # items of one list drawn; the rest are left out
@@ -58,6 +71,19 @@ def read_view(folder: Path, root: Path | None) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def view_of(ruleset: Any) -> dict[str, Any] | None:
+    """The view beside the ruleset, or beside the first ruleset it extends that has one."""
+    try:
+        chain = list(ruleset.program.entry.chain) or [ruleset.path]
+    except AttributeError:
+        return None
+    for file in chain:
+        folder = Path(file).parent
+        if (folder / VIEW_FILE).is_file():
+            return read_view(folder, folder)
+    return None
+
+
 def picture_for(view: dict[str, Any] | None, result: Any) -> dict[str, Any] | None:
     """The first picture of the view whose ``when`` field is in the result (or that has no ``when``)."""
     if not view or not isinstance(view.get("pictures"), list):
@@ -75,7 +101,7 @@ def draw(pic: dict[str, Any], ruleset: Any, state: Any, result: Any, focus: str 
     """The SVG text of one picture, or None when the picture's kind is unknown."""
     kind = pic.get("kind")
     if kind == "graph":
-        return graph_svg(pic, state, result)
+        return graph_svg(pic, state, result, ruleset)
     if kind == "bars":
         return bars_svg(pic, result)
     if kind == "drawing":
@@ -143,9 +169,9 @@ def _num(value: Any, default: float) -> float:
 
 
 class _Places:
-    def __init__(self, pic: dict[str, Any]):
-        places = pic.get("places") if isinstance(pic.get("places"), dict) else {}
-        self.scale = _num(pic.get("scale"), 1.0)
+    def __init__(self, pic: dict[str, Any], points: dict[str, Any] | None = None):
+        places = points if points is not None else pic.get("places") if isinstance(pic.get("places"), dict) else {}
+        self.scale = _num(pic.get("scale"), 1.0) if points is None else 1.0
         self.points: dict[str, tuple[float, float]] = {}
         for name, xy in (places or {}).items():
             if isinstance(xy, list) and len(xy) == 2 and all(isinstance(v, (int, float)) for v in xy):
@@ -163,15 +189,148 @@ class _Places:
         return None
 
 
-def _colour(pic: dict[str, Any], group: Any) -> str:
+def _colour(pic: dict[str, Any], group: Any, order: list[Any] | None = None) -> str:
+    """The view's colour of a group; else one of PALETTE, by the group's place in ``order`` (the
+    board's list of groups), else by its name."""
     groups = pic.get("groups") if isinstance(pic.get("groups"), dict) else {}
     value = (groups or {}).get(_text(group))
-    return str(value) if isinstance(value, str) else "#666"
+    if isinstance(value, str):
+        return value
+    if group is None or group == "":
+        return "#666"
+    names = [_text(g) for g in order or []]
+    index = names.index(_text(group)) if _text(group) in names else sum(map(ord, _text(group)))
+    return PALETTE[index % len(PALETTE)]
 
 
-def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
-    places = _Places(pic)
+class Board:
+    """What a view's ``board`` reads from the ruleset's data: the areas, their links and points."""
+
+    def __init__(self, spec: dict[str, Any], ruleset: Any):
+        data = _data_of(ruleset, spec.get("data"))
+        areas = _at(data, spec.get("areas"))
+        self.areas: dict[str, dict[str, Any]] = {str(k).lower(): (v if isinstance(v, dict) else {})
+                                                 for k, v in list(areas.items())[:MAX_ITEMS]} if isinstance(areas, dict) else {}
+        self.links: list[tuple[str, str]] = []
+        links = spec.get("links")
+        for ptr in links if isinstance(links, list) else []:
+            found = _at(data, ptr)
+            if not isinstance(found, dict):
+                continue
+            for a, bs in found.items():
+                for b in bs if isinstance(bs, list) else []:
+                    self.links.append((_text(a).lower(), _text(b).lower()))
+        self.links = self.links[:MAX_ITEMS * 8]
+        order = _at(data, spec.get("groups"))
+        self.groups = order if isinstance(order, list) else []
+        given = _at(data, spec.get("places"))
+        size = _at(data, spec.get("size"))
+        self.size = size if isinstance(size, list) and len(size) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in size) else None
+        self.laid_out = not (isinstance(given, dict) and given)
+        self.points: dict[str, Any] = dict(given) if isinstance(given, dict) and given else self._laid_out(spec)
+
+    def area_of(self, place: str) -> str:
+        return place if place in self.areas else place.split("/")[0]
+
+    def _laid_out(self, spec: dict[str, Any]) -> dict[str, Any]:
+        from .layout import layout
+
+        key = (tuple(sorted(self.areas)), tuple(sorted(set(self.links))))
+        points = _LAID_OUT.get(key)
+        if points is None:
+            edges: dict[str, list[str]] = {}
+            for a, b in self.links:
+                edges.setdefault(self.area_of(a), []).append(self.area_of(b))
+            points = {k: [x, y] for k, (x, y) in layout(list(self.areas), edges).items()}
+            if len(_LAID_OUT) > 32:
+                _LAID_OUT.clear()
+            _LAID_OUT[key] = points
+        out = dict(points)
+        field = _text(spec.get("parts"))
+        for area, fields in sorted(self.areas.items()):  # a part beside its area, round it
+            parts = fields.get(field) if field else None
+            if area in out and isinstance(parts, list):
+                for i, part in enumerate(parts[:16]):
+                    angle = 2 * math.pi * i / max(len(parts), 1) - math.pi / 2
+                    x, y = out[area]
+                    out[f"{area}/{_text(part).lower()}"] = [x + 22 * math.cos(angle), y + 22 * math.sin(angle)]
+        return out
+
+
+_LAID_OUT: dict[Any, dict[str, list[float]]] = {}  # per process, by the areas and links laid out
+
+
+def _data_of(ruleset: Any, name: Any) -> Any:
+    """The value of the ruleset's data bound to ``name`` (``import ... as NAME``), or None."""
+    try:
+        binding = ruleset.program.entry.data.get(_text(name))
+    except AttributeError:
+        return None
+    return getattr(binding, "value", None)
+
+
+def _spacing(points: list[tuple[float, float]]) -> float:
+    """A typical distance between a point and its nearest neighbour: what sizes the drawing's marks."""
+    if len(points) < 2:
+        return 60.0
+    sample = points[:400]
+    nearest = sorted(min(math.dist(p, q) for q in sample if q is not p) for p in sample)
+    return max(nearest[len(nearest) // 2], 1.0)
+
+
+def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, unit: float) -> list[str]:
+    kinds = pic["board"].get("kinds") if isinstance(pic["board"].get("kinds"), dict) else {}
+    owners = _at(state, pic["board"].get("owners"))
+    owners = owners if isinstance(owners, dict) else {}
+    flag = _text(pic["board"].get("flag"))
+    kind_field = _text(pic["board"].get("kind")) or "kind"
+    name_field = _text(pic["board"].get("name"))
+    r = unit * 0.3
+    out = ['<g class="links">']
+    drawn: set[tuple[str, str]] = set()
+    for a, b in board.links:
+        pa, pb = board.area_of(a), board.area_of(b)
+        key = (min(pa, pb), max(pa, pb))
+        if pa == pb or key in drawn:
+            continue
+        drawn.add(key)
+        p, q = places.at(pa), places.at(pb)
+        if p is not None and q is not None:
+            out.append(f'<line x1="{p[0]:.1f}" y1="{p[1]:.1f}" x2="{q[0]:.1f}" y2="{q[1]:.1f}" stroke="#b9b1a0" '
+                       f'stroke-width="{unit * 0.03:.2f}"/>')
+    out.append('</g><g class="areas">')
+    for area, fields in sorted(board.areas.items()):
+        p = places.at(area)
+        if p is None:
+            continue
+        kind = _text(fields.get(kind_field))
+        fill = kinds.get(kind) if isinstance(kinds.get(kind), str) else "#e8e2d0"
+        owner = owners.get(area)
+        ring = _colour(pic, owner, board.groups) if owner is not None else "#8d8574"
+        title = f"{area}: {_text(fields.get(name_field))}" if name_field and fields.get(name_field) else area
+        out.append(f'<g class="area" data-area={xml_attr(area)} data-kind={xml_attr(kind)}'
+                   + (f' data-owner={xml_attr(_text(owner))}' if owner is not None else "") + '>'
+                   f'<title>{xml_text(title)}</title>'
+                   f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{r:.1f}" fill={xml_attr(_text(fill))} '
+                   f'stroke={xml_attr(ring)} stroke-width="{unit * (0.09 if owner is not None else 0.03):.2f}"/>'
+                   f'<text x="{p[0]:.1f}" y="{p[1] - r - unit * 0.06:.1f}" font-size="{unit * 0.24:.1f}" '
+                   f'font-weight="bold" text-anchor="middle" fill="#3d3a33">{xml_text(area.upper())}</text>')
+        if flag and fields.get(flag) is True:
+            out.append(f'<circle class="flag" cx="{p[0] + r * 0.7:.1f}" cy="{p[1] + r * 0.7:.1f}" r="{unit * 0.08:.1f}" '
+                       f'fill={xml_attr(ring if owner is not None else "#fff")} stroke="#222" '
+                       f'stroke-width="{unit * 0.025:.2f}"/>')
+        out.append("</g>")
+    out.append("</g>")
+    return out
+
+
+def graph_svg(pic: dict[str, Any], state: Any, result: Any, ruleset: Any = None) -> str:
+    board = Board(pic["board"], ruleset) if isinstance(pic.get("board"), dict) else None
+    places = _Places(pic, board.points if board is not None else None)
     size = pic.get("size") if isinstance(pic.get("size"), list) and len(pic["size"]) == 2 else None
+    if board is not None:
+        size = board.size
     if size and all(isinstance(v, (int, float)) for v in size):
         width, height = float(size[0]) * places.scale, float(size[1]) * places.scale
     else:
@@ -181,11 +340,22 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
     styles: dict[str, Any] = pic["styles"] if isinstance(pic.get("styles"), dict) else {}
     used: list[tuple[float, float]] = []  # the points drawn on: the picture is cut to them
     out: list[str] = []
-    out.append('<g class="places">')
-    for name, (x, y) in sorted(places.points.items()):
-        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#bbb"/>'
-                   f'<text x="{x + 4:.1f}" y="{y - 4:.1f}" font-size="8" fill="#999">{xml_text(name)}</text>')
-    out.append('</g><g class="tokens">')
+    unit = 30.0
+    if board is not None:
+        unit = _spacing([p for a, p in places.points.items() if a in board.areas] or list(places.points.values()))
+        if board.laid_out or size is None:
+            xs = [x for x, _ in places.points.values()] or [0.0]
+            ys = [y for _, y in places.points.values()] or [0.0]
+            width, height = max(xs) + unit, max(ys) + unit
+        out += _board_svg(pic, board, places, state, unit)
+    else:
+        out.append('<g class="places">')
+        for name, (x, y) in sorted(places.points.items()):
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#bbb"/>'
+                       f'<text x="{x + 4:.1f}" y="{y - 4:.1f}" font-size="8" fill="#999">{xml_text(name)}</text>')
+        out.append('</g>')
+    k = unit / 36.0  # marks grow with the board's spacing, so that they read at any size
+    out.append('<g class="tokens">')
     for spec in _specs(pic, "tokens"):
         source = state if spec.get("source") == "state" else result
         for item in _items(source, spec):
@@ -197,11 +367,12 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
             letters = int(_num(spec.get("letters"), 0))
             if letters > 0:
                 text = text[:letters].upper()
-            fill = _colour(pic, item.get(_text(spec.get("group"))))
+            fill = _colour(pic, item.get(_text(spec.get("group"))), board.groups if board is not None else None)
             out.append(f'<g class="token" data-at={xml_attr(_text(item.get(_text(spec.get("at")))))}>'
-                       f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="9" fill={xml_attr(fill)} '
-                       f'stroke="#fff" stroke-width="1.5"/><text x="{p[0]:.1f}" y="{p[1] + 3.5:.1f}" font-size="10" '
-                       f'font-weight="bold" text-anchor="middle" fill="#fff">{xml_text(text)}</text></g>')
+                       f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{9 * k:.1f}" fill={xml_attr(fill)} '
+                       f'stroke="#fff" stroke-width="{1.5 * k:.2f}"/><text x="{p[0]:.1f}" y="{p[1] + 3.5 * k:.1f}" '
+                       f'font-size="{10 * k:.1f}" font-weight="bold" text-anchor="middle" fill="#fff">'
+                       f'{xml_text(text)}</text></g>')
     out.append('</g><g class="arrows">')
     for spec in _specs(pic, "arrows"):
         pattern = _pattern(spec)
@@ -219,41 +390,50 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any) -> str:
             style: dict[str, Any] = styles[status] if isinstance(styles.get(status), dict) else DEFAULT_STYLE
             note = _text(item.get(_text(spec.get("note")))) if spec.get("note") else ""
             out.append(_arrow(a, b, style, status, spec.get("line") == "dotted",
-                              _text(item.get(_text(spec.get("read")))), note))
+                              _text(item.get(_text(spec.get("read")))), note, k))
     out.append('</g><g class="markers">')
     for spec in _specs(pic, "markers"):
         pattern = _pattern(spec) if spec.get("pattern") else None
-        for item in _items(result, spec):
-            if pattern is not None:
+        listed = _at(result, spec.get("list"))
+        for item in listed[:MAX_ITEMS] if isinstance(listed, list) else []:
+            if pattern is not None and isinstance(item, dict):
                 groups = _search(pattern, item.get(_text(spec.get("read"))))
                 where = groups.get("at") if groups else None
-            else:
+            elif isinstance(item, dict):
                 where = item.get(_text(spec.get("at")))
+            elif spec.get("at") is None and isinstance(item, str):  # a list of places
+                where = item
+            else:
+                continue
             p = places.at(where)
             if p is None:
                 continue
             used.append(p)
             stroke = _text(spec.get("stroke")) or "#000"
-            out.append(f'<g class="marker" data-at={xml_attr(_text(where))}><circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="14" '
-                       f'fill="none" stroke={xml_attr(stroke)} stroke-width="3"/>'
-                       f'<text x="{p[0]:.1f}" y="{p[1] + 24:.1f}" font-size="9" font-weight="bold" text-anchor="middle" '
-                       f'fill={xml_attr(stroke)}>{xml_text(_text(spec.get("text")))}</text></g>')
+            out.append(f'<g class="marker" data-at={xml_attr(_text(where))} data-text={xml_attr(_text(spec.get("text")))}>'
+                       f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{14 * k:.1f}" '
+                       f'fill="none" stroke={xml_attr(stroke)} stroke-width="{3 * k:.2f}"/>'
+                       f'<text x="{p[0]:.1f}" y="{p[1] + 24 * k:.1f}" font-size="{10 * k:.1f}" font-weight="bold" '
+                       f'text-anchor="middle" fill={xml_attr(stroke)}>{xml_text(_text(spec.get("text")))}</text></g>')
     out.append("</g></svg>")
     x0, y0, w, h = 0.0, 0.0, width, height
-    if used:
+    if used and board is None:  # a board is drawn whole
         margin = CUT_MARGIN * places.scale
         x0 = max(0.0, min(x for x, _ in used) - margin)
         y0 = max(0.0, min(y for _, y in used) - margin)
         w = min(width, max(x for x, _ in used) + margin) - x0
         h = min(height, max(y for _, y in used) + margin) - y0
     zoom = max(1.0, min(900.0 / max(w, 1.0), 600.0 / max(h, 1.0)))
+    if board is not None:  # the whole board, at the size the page shows
+        zoom = min(1100.0 / max(w, 1.0), 820.0 / max(h, 1.0))
     head = [f'<svg xmlns="http://www.w3.org/2000/svg" class="picture graph" width="{w * zoom:.0f}" '
             f'height="{h * zoom:.0f}" viewBox="{x0:.1f} {y0:.1f} {w:.1f} {h:.1f}" font-family="sans-serif">',
             '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
             'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="context-stroke"/></marker></defs>',
             f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{w:.1f}" height="{h:.1f}" fill="#f7f5ee"/>']
     if pic.get("title"):
-        head.append(f'<text class="title" x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" font-size="{11 / zoom * 1.2:.1f}" '
+        size_px = 14.0 / zoom  # 14 px on the page, whatever the board's units
+        head.append(f'<text class="title" x="{x0 + size_px * 0.5:.1f}" y="{y0 + size_px * 1.2:.1f}" font-size="{size_px:.1f}" '
                     f'font-weight="bold">{xml_text(_text(pic["title"]))}</text>')
     return "\n".join(head + out) + "\n"
 
@@ -264,23 +444,23 @@ def _specs(pic: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 def _arrow(a: tuple[float, float], b: tuple[float, float], style: dict[str, Any], status: str, dotted: bool,
-           what: str, note: str) -> str:
+           what: str, note: str, k: float = 1.0) -> str:
     stroke = _text(style.get("stroke")) or "#444"
     stop = min(max(_num(style.get("stop"), 1.0), 0.1), 1.0)
     length = math.dist(a, b) or 1.0
     ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
-    start = (a[0] + ux * 10, a[1] + uy * 10)  # from the edge of the token, not its centre
-    full = max(length - 20, 1.0)
+    start = (a[0] + ux * 10 * k, a[1] + uy * 10 * k)  # from the edge of the token, not its centre
+    full = max(length - 20 * k, 1.0)
     end = (start[0] + ux * full * stop, start[1] + uy * full * stop)
-    dash = ' stroke-dasharray="3 4"' if dotted else ""
+    dash = f' stroke-dasharray="{3 * k:.1f} {4 * k:.1f}"' if dotted else ""
     parts = [f'<g class="arrow" data-status={xml_attr(status)} data-stopped="{"true" if stop < 1 else "false"}">',
              f'<title>{xml_text(what + (": " + note if note else ""))}</title>',
              f'<line x1="{start[0]:.1f}" y1="{start[1]:.1f}" x2="{end[0]:.1f}" y2="{end[1]:.1f}" stroke={xml_attr(stroke)} '
-             f'stroke-width="{2 if dotted else 3}"{dash}' + (' marker-end="url(#head)"/>' if stop >= 1 else "/>")]
+             f'stroke-width="{(2 if dotted else 3) * k:.2f}"{dash}' + (' marker-end="url(#head)"/>' if stop >= 1 else "/>")]
     if stop < 1:  # stopped short: a bar across its end
-        px, py = -uy * 7, ux * 7
+        px, py = -uy * 7 * k, ux * 7 * k
         parts.append(f'<line class="stop" x1="{end[0] + px:.1f}" y1="{end[1] + py:.1f}" x2="{end[0] - px:.1f}" '
-                     f'y2="{end[1] - py:.1f}" stroke={xml_attr(stroke)} stroke-width="3"/>')
+                     f'y2="{end[1] - py:.1f}" stroke={xml_attr(stroke)} stroke-width="{3 * k:.2f}"/>')
     parts.append("</g>")
     return "".join(parts)
 

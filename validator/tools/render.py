@@ -208,19 +208,56 @@ def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
 # ---------------------------------------------------------------- `ruleval render`
 
 
+def picture_of(rs: Any, state: Any, options: dict[str, Any], state_name: str) -> str:
+    """The SVG of a state: the ruleset's own ``render`` query where it has one, else the picture its
+    family's ``view.yaml`` gives the result of ``main`` on the state (what the playground draws)."""
+    from . import picture
+
+    if rs.program.query("render") is not None:
+        return to_svg(drawing_of(rs, state, None, options, state_name))
+    view = picture.view_of(rs)
+    result = rs.run(state, state_name=state_name)
+    pic = picture.picture_for(view, result)
+    if pic is None:
+        raise DiagnosticError([Diagnostic(
+            "E008", f"ruleset `{rs.path}` has no `render` query and no picture in a `view.yaml` beside it"
+            + (" for this result" if view is not None else ""), Span(rs.path),
+            help="add `query render(result, options)` (see validator/tools/render.py) or a view.yaml (docs/playground.md)")])
+    svg = picture.draw(pic, rs, state, result, options.get("unit"))
+    if svg is None:
+        raise DiagnosticError([Diagnostic("E008", f"the view's picture kind `{pic.get('kind')}` is not one ruleval draws",
+                                          Span(rs.path), help="kinds: graph, drawing, bars (docs/playground.md)")])
+    return svg if svg.startswith("<?xml") else '<?xml version="1.0" encoding="UTF-8"?>\n' + svg
+
+
+def png_of(svg: str) -> bytes:
+    """The PNG of an SVG text, by CairoSVG (the `png` extra): a usage error where it is not installed."""
+    from ..core.exits import UsageError
+
+    try:
+        import cairosvg  # type: ignore[import-untyped]
+    except (ImportError, OSError) as exc:  # OSError: the package is there, the cairo library is not
+        raise UsageError(f"drawing a PNG needs CairoSVG and the cairo library (pip install 'ruleval[png]'): {exc}") from None
+    return bytes(cairosvg.svg2png(bytestring=svg.encode("utf-8"), unsafe=False))
+
+
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError, exit_code
     from .common import load_for_run, print_diags, require_files
     from ..api import RunError
     from ..engine.state import read_state_file
 
     require_files(args.ruleset, args.state)
+    kind = Path(args.output).suffix.lower()
+    if kind not in (".svg", ".png"):
+        raise UsageError(f"`{args.output}`: the picture is written as SVG (.svg) or PNG (.png), by the file's name")
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
     try:
         state = read_state_file(Path(args.state))
-        write_svg(rs, state, None, args.output, {"unit": args.unit} if args.unit else {}, args.state or "<state>")
+        svg = picture_of(rs, state, {"unit": args.unit} if args.unit else {}, args.state or "<state>")
+        write_atomic(args.output, png_of(svg) if kind == ".png" else svg)
     except RunError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
         return exit_code(exc.diagnostics)
@@ -232,9 +269,10 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
-    p = sub.add_parser("render", help="draw a state (and its moves) as SVG with the ruleset's `render` query")
+    p = sub.add_parser("render", help="draw a state (and its moves) as SVG or PNG: the ruleset's `render` query, "
+                       "else the picture of its family's view.yaml (what the playground draws)")
     p.add_argument("ruleset")
     p.add_argument("--state", required=True, help="state JSON file")
     p.add_argument("--unit", help="also show where this unit can go")
-    p.add_argument("-o", "--output", required=True, help="SVG file to write")
+    p.add_argument("-o", "--output", required=True, help="file to write: NAME.svg or NAME.png")
     commands["render"] = cmd_render

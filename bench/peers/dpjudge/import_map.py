@@ -4,6 +4,9 @@
     python -m bench.peers.dpjudge.import_map ancmed     # one map
     python -m bench.peers.dpjudge.import_map --check    # compare with rulesets/diplomacy/maps/, write nothing
 
+Where the package also ships an SVG drawing of the map (`svg/<name>.svg`), the point each place's
+unit is drawn at becomes the map's `board` (what the playground and `ruleval render` draw).
+
 Each map becomes `rulesets/diplomacy/maps/<name>.yaml` (schemas/diplomacy/map.schema.json) and a
 variant ruleset `rulesets/diplomacy/<name>.rules` that extends the standard rules (or the
 build-anywhere rules, for a map with `RULE BUILD_ANY`) and imports it. Who may go where is worked out
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import xml.etree.ElementTree as ET
 from importlib import metadata
 from pathlib import Path
 
@@ -44,6 +48,29 @@ def package_maps() -> Path:
 
 def package_version() -> str:
     return metadata.version("diplomacy")
+
+
+def package_board(name: str, folder: Path | None = None) -> dict[str, object] | None:
+    """Where the package's own SVG drawing of a map (`diplomacy/maps/svg/<name>.svg`, shipped for
+    some maps only) puts each place: `{size: [w, h], places: {loc: [x, y]}}`, the point a unit is
+    drawn at (its `jdipNS:UNIT`), rounded, in the drawing's viewBox units; None without a drawing."""
+    path = (folder or package_maps()) / "svg" / f"{name}.svg"
+    if not path.is_file():
+        return None
+    root = ET.parse(path).getroot()  # the package's own file; its DTD is not read
+    box = [float(v) for v in (root.get("viewBox") or "").replace(",", " ").split()]
+    places: dict[str, list[int]] = {}
+    for prov in root.iter():
+        if not prov.tag.endswith("}PROVINCE"):
+            continue
+        unit = next((c for c in prov if c.tag.endswith("}UNIT")), None)
+        if unit is None or prov.get("name") is None:
+            continue
+        places[str(prov.get("name")).lower().replace("-", "/")] = [round(float(unit.get("x", 0))),
+                                                                  round(float(unit.get("y", 0)))]
+    if len(box) != 4 or not places:
+        return None
+    return {"size": [round(box[2]), round(box[3])], "places": dict(sorted(places.items()))}
 
 
 def power_id(power: str) -> str:
@@ -112,8 +139,8 @@ def one_way_of(adjacency: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 
 
-def convert(m: MapFile) -> dict[str, object]:
-    """The ruleval map data of a read map file."""
+def convert(m: MapFile, board: dict[str, object] | None = None) -> dict[str, object]:
+    """The ruleval map data of a read map file (with the board drawing's points, where there is one)."""
     centres = {c.lower() for c in m.supply_centres()}
     home_of = {c.lower(): power_id(p) for p in m.powers for c in m.homes.get(p, [])}
     provinces: dict[str, dict[str, object]] = {}
@@ -161,6 +188,11 @@ def convert(m: MapFile) -> dict[str, object]:
     data["fleet"] = fleet
     if one_way:
         data["one_way"] = one_way
+    if board is not None:
+        places = board["places"]
+        assert isinstance(places, dict)
+        known = {loc_id(k) for k in m.places}
+        data["board"] = {"size": board["size"], "places": {k: v for k, v in places.items() if k in known}}
     return data
 
 
@@ -204,7 +236,7 @@ def converted(name: str, folder: Path | None = None) -> tuple[str, str]:
     folder = folder or package_maps()
     m = read_map(folder / f"{name}.map")
     source = f"`diplomacy/maps/{name}.map`"
-    return header(m, source) + to_yaml(convert(m)), ruleset_text(m)
+    return header(m, source) + to_yaml(convert(m, package_board(name, folder))), ruleset_text(m)
 
 
 def main(argv: list[str] | None = None) -> int:
