@@ -164,7 +164,18 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
     ("fen: {name: Fens, kind: land}", "fen: {name: Hills, kind: land}", "hil: {name: Hills", "Hills",
      "`hil` and `fen` are both named `Hills`: an order that names it could mean either"),
     ("fen: {name: Fens, kind: land}", "fen: {name: Fens (Wet), kind: land}", "fen: {name: Fens", "Fens",
-     "the name `Fens (Wet)` of `fen` cannot be read back in an order (brackets and slashes name coasts): rename it"),
+     "the name `Fens (Wet)` of `fen` cannot be read back in an order: `(` names a coast in an order (brackets and "
+     "slashes name coasts): rename it"),
+    # names in any script read back (case-folded, composed): no mistake
+    ("fen: {name: Fens, kind: land}", "fen: {name: Nördland, other_names: [Québec, Sinaï], kind: land}", None, None, None),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Фены, kind: land}", None, None, None),
+    ("fen: {name: Fens, kind: land}", "fen: {name: Fens & Marsh, kind: land}", "fen: {name: Fens", "Fens",
+     "the name `Fens & Marsh` of `fen` cannot be read back in an order: `&` is reserved by the order syntax (a name is "
+     "letters of any script, digits, spaces and `_ ' + - .`): rename it"),
+    ("victory: 3", "victory: 3\naliases: {Fénix: fen}", None, None, None),
+    ("victory: 3", "victory: 3\naliases: {fen&: fen}", "aliases: {fen&: fen}", "fen}",
+     "the alias `fen&` of `fen` cannot be read back in an order: `&` is reserved by the order syntax (a name is "
+     "letters of any script, digits, spaces and `_ ' + - .`): rename it"),
     ("fen: {name: Fens, kind: land}", "fen: {name: Mt. Fens, kind: land}", None, None, None),  # orders write `mt fens`
     ("victory: 3", "victory: 3\naliases: {hil: fen}", "aliases: {hil: fen}", "fen",
      "the alias `hil` is the id of a province, which orders read first: it would never name `fen`"),
@@ -189,7 +200,7 @@ def test_more_map_mistakes(cli, tree: Path, old: str, new: str, line_text: str |
     assert cli("check", "--no-cache", "tests/maps/one_way.rules").code == 0
     edit(path, old, new)
     result = cli("check", "--no-cache", "tests/maps/one_way.rules")
-    if message is None:  # no mistake: an impassable place no adjacency names, a name with a full stop
+    if message is None:  # no mistake: an impassable place no adjacency names, a name with a full stop, in any script
         assert result.code == 0, result.err
         return
     assert line_text is not None and token is not None
@@ -474,3 +485,25 @@ def test_a_map_whose_yaml_does_not_parse_quotes_its_line_and_where_the_unclosed_
         opened = next(i for i, text in enumerate(lines, 1) if "fen: {name: Fens" in text)
         col_of_brace = lines[opened - 1].index("{") + 1
         assert f"  = note: {path}:{opened}:{col_of_brace}: while parsing a flow mapping" in result.err, result.err
+
+
+def test_orders_read_names_in_any_script_as_the_map_writes_them(tree: Path) -> None:
+    """Issue 40: `Nördland`, `Québec`, `Sinaï` are names like any other; an order may write them in any
+    case, with the accent composed or as a combining mark (NFC), and an alias in any script too."""
+    path = tree / "tests/maps/one_way.yaml"
+    edit(path, "  hil: [fen, nor, sou]", "  hil: [fen, for, nor, sou]")
+    edit(path, "fen: {name: Fens, kind: land}", "fen: {name: Québec, other_names: [Sinaï], kind: land}")
+    edit(path, "hil: {name: Hills, kind: land, center: true}", "hil: {name: Nördland, kind: land, center: true}")
+    edit(path, "victory: 3", "victory: 3\naliases: {Ñor: nor}")
+    rs = api.load_ruleset(str(tree / "tests/maps/one_way.rules"))
+    assert rs.ok, [d.message for d in rs.diagnostics]
+    for order, to in (("A NÖRDLAND - QUÉBEC", "fen"), ("A nördland - que\u0301bec", "fen"), ("A Nördland - SINAÏ", "fen"),
+                      ("A Nordland - fen", "hil"), ("A hil - ÑOR", "nor")):
+        state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+                 "units": [{"power": "red", "type": "army", "location": "hil"}],
+                 "orders": [{"power": "red", "order": order}]}
+        assert rs.state_errors(state) == [], order
+        result = rs.run(state)
+        assert [u["location"] for u in result["units"]] == [to], order
+        # another spelling (`Nordland`) is no name of the map: the order is invalid, the army holds
+        assert result["orders"][0]["status"] == ("invalid" if to == "hil" else "succeeds"), order

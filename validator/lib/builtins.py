@@ -7,6 +7,7 @@ run context (dice, budget); the compiler checks arity before anything runs.
 from __future__ import annotations
 
 import heapq
+import unicodedata
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -503,6 +504,13 @@ MAX_INT_DIGITS = 4000  # (below Python's limit for reading an integer from text)
 def _lower(ctx: Context, s: Any) -> str:
     _spend_text(ctx, s, "lower")
     return s.lower()  # type: ignore[no-any-return]
+
+
+@builtin("casefold", 1, ctx=True, doc="casefold(text): the text in Unicode's composed form (NFC) and case-folded, "
+                                       "so that two spellings of one name compare equal (`Québec`, `QUE\u0301BEC`)")
+def _casefold(ctx: Context, s: Any) -> str:
+    _spend_text(ctx, s, "casefold")
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", s).casefold())
 
 
 @builtin("upper", 1, ctx=True)
