@@ -523,9 +523,9 @@ def _replay_report(agreed: int, mismatch: Any, notes: list[Any], read_notes: lis
 def _replay_notes(out: TextIO, notes: list[Any], read_notes: list[tuple[str, str]]) -> None:
     """What `replay` read or did beyond comparing, one line each, before its verdict."""
     for where, text in read_notes:
-        out.write("\n".join(wrap_words(visible(f"note: {where}: {text}"))) + "\n")
+        out.write("\n".join(wrap_words(one_line(f"note: {where}: {text}"))) + "\n")
     for n in notes:
-        out.write("\n".join(wrap_words(visible(f"note: {n.text()}"))) + "\n")
+        out.write("\n".join(wrap_words(one_line(f"note: {n.text()}"))) + "\n")
 
 
 PLAY_LINE = {"phase", "state", "result", "end"}  # the fields of a line `ruleval play --format json` writes
