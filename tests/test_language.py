@@ -524,3 +524,11 @@ def test_the_run_after_the_state_check_rolls_its_own_dice(root: Path) -> None:
     with pytest.raises(RunError) as exc:
         rs.run({"y": -1})
     assert exc.value.diagnostics[0].pointer == "/y"
+
+
+def test_casefold_makes_two_spellings_of_a_name_one(root: Path) -> None:
+    # composed and combining accents, any case, any script: one text; `lower` alone keeps them apart
+    assert value(root, 'casefold("QUE\u0301BEC") == casefold("Québec")') is True
+    assert value(root, 'lower("QUE\u0301BEC") == lower("Québec")') is False
+    assert value(root, '[casefold("Straße"), casefold("ΣΊΣΥΦΟΣ"), casefold("Nördland")]') == ["strasse", "σίσυφοσ", "nördland"]
+    assert eval_error(root, "query main = casefold(3)\n") == "E011"
