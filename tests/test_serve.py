@@ -411,3 +411,15 @@ def test_the_page_is_package_data() -> None:
     files = [p.relative_to(serve.STATIC.parent).as_posix() for p in serve.STATIC.iterdir()]
     assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
+
+
+def test_a_huge_size_in_a_drawing_is_no_server_error(server) -> None:
+    # a drawing's width computed past what a float holds: drawn with the default width, not HTTP 500
+    big = " * ".join(["1" + "0" * 59] * 6)
+    text = 'extends "re.rules"\n' + (f'override query render(result, options) = {{"layout": "odd-q", '
+                                         f'"hexes": [{{"label": "0101"}}], "links": [{{"a": "0101", "b": "0102", '
+                                         f'"width": {big}}}]}}\n')
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text,
+                                            "state": example("jomini/examples/small.json")})
+    assert got.status == 200 and got.json["ok"], got.body[:2000]
+    assert "<svg" in got.json["picture"] or "<g" in got.json["picture"]

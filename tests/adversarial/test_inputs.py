@@ -332,7 +332,8 @@ def test_a_5000_digit_integer_in_a_case_file_is_s004(hostile, repo):
     write(repo, "main.rules", "query main = 1\n")
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n  - id: big\n    state: {}\n    expect: " + "9" * 5000 + "\n")
     done = hostile("test", "cases.yaml", cwd=repo)
-    assert done.code == 3 and re.search(r"cases\.yaml:1:1: error\[S004\]: cannot read test file", done.err)
+    # at the integer itself (issue 45: it was 1:1)
+    assert done.code == 3 and re.search(r"cases\.yaml:5:13: error\[S004\]: cannot read test file", done.err), done.err
 
 
 @pytest.mark.parametrize("name, text", [("data.json", '{"x": ' + "9" * 5000 + "}"), ("data.yaml", "x: " + "9" * 5000)],
@@ -480,8 +481,8 @@ def test_escape_bytes_in_a_source_line_are_shown_not_sent(hostile, repo):
     assert caret.index("^") == snippet.index("doubel") and caret.strip() == "^" * 6
 
 
-@pytest.mark.parametrize("char, shown", [("\x1b", "\\x1b"), ("\u202e", "\\u202e"), ("\x9b", "\\x9b"), ("\x00", "\\x00"),
-                                         ("\x7f", "\\x7f")])
+@pytest.mark.parametrize("char, shown", [("\x1b", "\\x1b"), ("\x9b", "\\x9b"), ("\x00", "\\x00"), ("\x7f", "\\x7f")])
+# (a bidirectional control, U+202E, is refused before parsing: P007, test_bidirectional_controls_in_a_ruleset_are_p007)
 def test_a_stray_control_character_is_p002_shown_as_an_escape(hostile, repo, char, shown):
     write(repo, "main.rules", f"query main = 1 {char} 2\n")
     done = hostile("check", "main.rules", cwd=repo)
@@ -692,3 +693,43 @@ def test_bidirectional_controls_in_a_ruleset_are_p007(hostile, repo, char, comma
         assert [(d["code"], d["line"], d["col"]) for d in diags_of(done.out)] == [("P007", 1, 18), ("P007", 2, 13)]
     else:
         assert "error[P007]" in done.err and "main.rules:1:18" in done.err
+
+
+# ---------------------------------------------------------------- issue 45: every loader, a located diagnostic
+
+TAGGED = ["!!bool maybe", "!!timestamp abc", '!!int ""', "2020-02-30", "9" * 5000, "1:" * 3000 + "1"]
+
+
+@pytest.mark.parametrize("value", TAGGED, ids=["bool", "timestamp", "int", "date", "digits", "base60"])
+def test_yaml_values_python_cannot_build_are_located_in_data_cases_and_records(hostile, repo, value):
+    write(repo, "main.rules", 'import "d.yaml" as d\nquery main = d\n')
+    write(repo, "d.yaml", f"a: 1\nx: {value}\n")
+    done = hostile("check", "--format", "json", "main.rules", cwd=repo)
+    assert [(d["code"], d["file"], d["line"], d["col"]) for d in diags_of(done.out)] == [("C008", "d.yaml", 2, 4)]
+    write(repo, "echo.rules", ECHO)
+    write(repo, "cases.yaml", f"ruleset: echo.rules\ncases:\n  - id: a\n    state: {{a: {value}}}\n    expect: 1\n")
+    done = hostile("test", "cases.yaml", cwd=repo)
+    assert done.code == 3 and "cases.yaml:4:" in done.text and "S004" in done.text, done.text
+    write(repo, "record.yaml", f"- {{a: 1}}\n- {{a: {value}}}\n")
+    done = hostile("replay", "echo.rules", "record.yaml", cwd=repo)
+    assert done.code == 3 and "record.yaml:2:" in done.err and "S001" in done.err, done.text
+
+
+def test_a_5000_digit_integer_in_a_json_game_file_is_s001(hostile, repo):
+    write(repo, "main.rules", ECHO)
+    write(repo, "record.json", f'[{{"a": 1}}, {{"a": {"9" * 5000}}}]')
+    done = hostile("replay", "main.rules", "record.json", cwd=repo)
+    assert done.code == 3 and "S001" in done.err and "record.json:1:" in done.err, done.text
+
+
+def test_a_huge_number_where_a_drawing_expects_a_size_is_drawn_with_the_default(hostile, repo):
+    big = "1" + "0" * 59
+    write(repo, "main.rules", f"def big = {' * '.join([big] * 6)}\nquery main = 1\n"
+                              'query render = {"layout": "odd-q", "hexes": [{"label": "0101"}, {"label": "0102"}], '
+                              '"links": [{"a": "0101", "b": "0102", "width": big}], '
+                              '"paths": [{"labels": ["0101", "0102"], "width": 0 - big}]}\n')
+    done = hostile("render", "main.rules", "--state", "empty.json", "-o", "out.svg", cwd=repo)
+    assert done.code == 0, done.text
+    svg = ET.parse(repo / "out.svg").getroot()
+    widths = [e.get("stroke-width") for e in svg.iter() if e.get("stroke-width")]
+    assert widths and all(float(w) < 100 for w in widths)  # the defaults, not a number no picture holds

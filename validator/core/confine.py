@@ -119,6 +119,8 @@ def resolve(path: Path, root: Root | None, shown: str | None = None) -> Path:
     """``path`` with symlinks followed; ``Refused`` when it leaves ``root`` or lies in a pseudo-file
     system. Does not test that the file exists (see ``check_file``)."""
     shown = shown if shown is not None else str(path)
+    if "\x00" in str(path):  # (no file system takes it: realpath and open raise ValueError)
+        raise Refused("unreadable", f"`{shown}` is not a valid path: it holds a NUL character")
     real = Path(os.path.realpath(path))
     if root is not None and not is_inside(real, root):
         raise Refused("outside", f"`{shown}` resolves outside {_root_shown(root)}",

@@ -147,12 +147,41 @@ def _no_repeats(cls: type) -> type:
                                                    key.start_mark)
             return super().construct_mapping(node, deep)
 
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            # A scalar its tag cannot read (`!!bool maybe`, `!!timestamp abc`, `!!int ""`, 2020-02-30, an
+            # integer of 5 000 digits) makes PyYAML's constructors raise whatever Python raised (KeyError,
+            # AttributeError, IndexError, ValueError): each becomes a YAML error at the scalar.
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+                raise ConstructorError(None, None, _unreadable(node, exc), node.start_mark) from None
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            text = str(node.value)
+            # (base 60, `1:2:3`, is built digit by digit: quadratic in its parts; a long one is refused)
+            if len(text.replace("_", "")) > MAX_INT_CHARS:
+                raise ConstructorError(None, None, f"integer of {len(text)} characters, more than {MAX_INT_CHARS}",
+                                       node.start_mark)
+            return super().construct_yaml_int(node)
+
         def construct_yaml_float(self, node: Any) -> Any:
             value = super().construct_yaml_float(node)  # a whole number is the integer it equals (``jsontext._float``)
             return int(value) if value.is_integer() and abs(value) <= 2 ** 53 else value
 
+    NoRepeats.add_constructor("tag:yaml.org,2002:int", NoRepeats.construct_yaml_int)
     NoRepeats.add_constructor("tag:yaml.org,2002:float", NoRepeats.construct_yaml_float)
     return NoRepeats
+
+
+MAX_INT_CHARS = 100  # an integer written longer than this is refused (states allow 60 digits: `jsontext`)
+
+
+def _unreadable(node: Any, exc: Exception) -> str:
+    tag = str(getattr(node, "tag", "")).rsplit(":", 1)[-1]
+    value = node.value if isinstance(node, ScalarNode) else ""
+    shown = value if len(value) <= 40 else value[:40] + "..."
+    why = str(exc) if isinstance(exc, ValueError) and len(str(exc)) <= 80 else "not a valid value of that type"
+    return f"`{shown}` cannot be read as `!!{tag}`: {why}"
 
 
 _LOADERS = {(False, False): _no_repeats(_FastLoader), (False, True): _no_repeats(_CountingLoader),

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.confine import Refused, read_bytes
-from .report import xml_attr, xml_text
+from .report import svg_number, xml_attr, xml_text
 
 PALETTE = ("#c0392b", "#2c3e91", "#1e8449", "#b7950b", "#7d3c98", "#d35400", "#17808a", "#5d6d7e",
            "#a04000", "#1f618d", "#6c3483", "#196f3d")  # groups the view gives no colour
@@ -128,7 +128,7 @@ def _at(value: Any, pointer: Any) -> Any:
         part = part.replace("~1", "/").replace("~0", "~")
         if isinstance(value, dict):
             value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+        elif isinstance(value, list) and part.isdigit() and len(part) < 12 and int(part) < len(value):
             value = value[int(part)]
         else:
             return None
@@ -161,8 +161,7 @@ def _pattern(spec: dict[str, Any]) -> Any:
         return None
 
 
-def _num(value: Any, default: float) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+_num = svg_number
 
 
 # ---------------------------------------------------------------- graph
@@ -175,7 +174,7 @@ class _Places:
         self.points: dict[str, tuple[float, float]] = {}
         for name, xy in (places or {}).items():
             if isinstance(xy, list) and len(xy) == 2 and all(isinstance(v, (int, float)) for v in xy):
-                self.points[str(name).lower()] = (float(xy[0]) * self.scale, float(xy[1]) * self.scale)
+                self.points[str(name).lower()] = (_num(xy[0], 0.0) * self.scale, _num(xy[1], 0.0) * self.scale)
         self.fallback = _pattern({"pattern": pic.get("fallback")}) if pic.get("fallback") else None
 
     def at(self, name: Any) -> tuple[float, float] | None:
@@ -332,7 +331,7 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any, ruleset: Any = None)
     if board is not None:
         size = board.size
     if size and all(isinstance(v, (int, float)) for v in size):
-        width, height = float(size[0]) * places.scale, float(size[1]) * places.scale
+        width, height = _num(size[0], 0.0) * places.scale, _num(size[1], 0.0) * places.scale
     else:
         xs = [x for x, _ in places.points.values()] or [0.0]
         ys = [y for _, y in places.points.values()] or [0.0]

@@ -27,7 +27,7 @@ from typing import Any, Callable, TextIO
 
 from ..lib.builtins import CallError, hex_parse, offset_to_axial
 from ..core.confine import write_atomic
-from .report import xml_attr, xml_text
+from .report import svg_number, xml_attr, xml_text
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line
 
 SIZE = 30.0  # hex radius in pixels
@@ -98,8 +98,7 @@ def _attr(value: Any, default: str) -> str:
     return xml_attr(str(value) if value not in (None, "") else default)
 
 
-def _num(value: Any, default: float) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+_num = svg_number
 
 
 def _pts(points: list[tuple[float, float]]) -> str:

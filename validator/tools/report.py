@@ -23,6 +23,21 @@ def xml_attr(value: str) -> str:
     return '"' + text.replace("\n", "&#10;").replace("\t", "&#9;") + '"'
 
 
+MAX_SVG_NUMBER = 1e7  # the largest size or coordinate a drawing takes: a picture's pixels, not arithmetic
+
+
+def svg_number(value: Any, default: float) -> float:
+    """A number a drawing gives for a size, a width or a place, as the float SVG writes; ``default``
+    for what is no number, or none a picture can hold (an integer of 400 digits, which Python cannot
+    make a float; infinity): such a drawing is drawn with the default, never a crash."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    if isinstance(value, int) and not -MAX_SVG_NUMBER <= value <= MAX_SVG_NUMBER:
+        return default
+    number = float(value)
+    return number if -MAX_SVG_NUMBER <= number <= MAX_SVG_NUMBER else default  # (NaN fails both)
+
+
 def github_data(text: str) -> str:
     """The message of a GitHub workflow command, escaped as GitHub's runner unescapes it: ``%`` first,
     then CR and LF, so no text can end the command and start another line (``::warning ...``)."""
