@@ -233,3 +233,17 @@ def test_spans_of_other_files_are_kept() -> None:
     back = astcache._decode(marshal.loads(marshal.dumps(astcache._encode(module, "a.rules"))), "a.rules")
     assert back == module
     _same_spans(back, module)
+
+
+def test_a_folder_past_its_bound_is_emptied(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_main(monkeypatch)
+    assert len(entries(cache, "code")) > 2
+    monkeypatch.setattr(blobcache, "_CHECKED", set())
+    monkeypatch.setattr(blobcache, "MAX_FOLDER_BYTES", 1)
+    blobcache.store("code", "0" * 40, b"x")
+    assert [p.name for p in entries(cache, "code")] == ["0" * 40]  # the old entries gone, the new one kept
+    monkeypatch.setattr(blobcache, "_CHECKED", set())
+    monkeypatch.setattr(blobcache, "MAX_FOLDER_BYTES", 10**9)
+    monkeypatch.setattr(blobcache, "MAX_ENTRIES", 1)
+    blobcache.store("code", "1" * 40, b"y")
+    assert [p.name for p in entries(cache, "code")] == ["1" * 40]

@@ -27,7 +27,9 @@ from pathlib import Path
 from . import checkcache, confine
 
 MAC_BYTES = 32
-MAX_ENTRIES = 20_000  # per kind: past it the folder is emptied (entries of old texts are never read again)
+# per kind: past either the folder is emptied (entries of old texts are never read again)
+MAX_ENTRIES = 20_000
+MAX_FOLDER_BYTES = 256_000_000
 _CHECKED: set[Path] = set()  # folders whose size was looked at by this process
 
 
@@ -85,11 +87,13 @@ def store(kind: str, entry: str, body: bytes) -> None:
 
 
 def _bound(folder: Path) -> None:
-    """Empty ``folder`` when it holds ``MAX_ENTRIES`` entries or more (looked at once per process)."""
+    """Empty ``folder`` when it holds ``MAX_ENTRIES`` entries or ``MAX_FOLDER_BYTES`` or more (looked at
+    once per process, before its first write there)."""
     try:
         with os.scandir(folder) as it:
-            names = [e.name for e in it]
-        if len(names) < MAX_ENTRIES:
+            found = [(e.name, e.stat(follow_symlinks=False).st_size) for e in it]
+        names = [n for n, _ in found]
+        if len(names) < MAX_ENTRIES and sum(size for _, size in found) < MAX_FOLDER_BYTES:
             return
         for n in names:
             os.unlink(folder / n)
