@@ -415,3 +415,16 @@ def test_bundled_names_wherever_a_ruleset_is_named(cli) -> None:
     assert r.code == 2 and "`bundled:diplomacy/nope.rules` not found" in r.err and "bundled:diplomacy/standard.rules" in r.err
     r = cli("run", "bundled:../pyproject.toml")  # only the bundle's rulesets folder
     assert r.code == 2 and "outside" in r.err
+
+
+def test_a_case_file_names_a_bundled_ruleset(cli, tmp_path: Path) -> None:
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "par"}], "orders": []}
+    case = {"id": "hold", "state": state, "expect": {"units": state["units"]}}
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "cases.yaml").write_text(json.dumps({"ruleset": "bundled:diplomacy/standard.rules", "cases": [case]}))
+    r = cli("test", str(tmp_path / "cases.yaml"))
+    assert r.code == 0 and "1 passed, 0 failed" in r.out, r.out + r.err
+    (tmp_path / "cases.yaml").write_text(json.dumps({"ruleset": "bundled:../pyproject.toml", "cases": [case]}))
+    r = cli("test", str(tmp_path / "cases.yaml"))
+    assert r.code != 0 and "S005" in r.out + r.err and "outside" in r.out + r.err, r.out + r.err

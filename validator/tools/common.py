@@ -4,6 +4,7 @@ of them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text
@@ -40,24 +41,33 @@ def parse_dice(text: str | None) -> list[int] | None:
         raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
 
 
+def bundled_file(text: str) -> Path | None:
+    """The file a ``bundled:FAMILY/NAME.rules`` name stands for, as ``extends`` reads it (under the
+    bundle's `rulesets/` folder only); None for any other text. ``confine.Refused`` when there is no
+    such file there, or the name leads out of it."""
+    from ..core import confine
+
+    if not text.startswith(confine.BUNDLE_PREFIX):
+        return None
+    bundle = confine.bundle_root()
+    if bundle is None:
+        raise confine.Refused("missing", f"`{text}` not found: this ruleval has no bundled rulesets")
+    top = bundle / "rulesets"
+    return confine.check_file(top / text[len(confine.BUNDLE_PREFIX):], top, text)
+
+
 def ruleset_arg(text: str) -> str:
-    """A ruleset named on the command line as a path: ``bundled:FAMILY/NAME.rules`` names a ruleset
-    shipped with ruleval, as ``extends`` writes it (read under the bundle's `rulesets/` only); any
-    other text is a path already. U001 when the bundle has no ruleset of that name."""
+    """A ruleset named on the command line as a path: a ``bundled:`` name (``bundled_file``) is the
+    file it stands for; any other text is a path already. U001 when the bundle has no such ruleset."""
     from ..core import confine
     from ..lang.loader import bundled_names, display_path
 
-    if not text.startswith(confine.BUNDLE_PREFIX):
-        return text
-    bundle = confine.bundle_root()
-    if bundle is None:
-        raise UsageError(f"`{text}` not found: this ruleval has no bundled rulesets")
-    top = bundle / "rulesets"
     try:
-        return display_path(confine.check_file(top / text[len(confine.BUNDLE_PREFIX):], top, text))
+        found = bundled_file(text)
     except confine.Refused as exc:
         names = f" (bundled rulesets: {', '.join(bundled_names())})" if exc.reason == "missing" else ""
         raise UsageError(exc.message + names) from None
+    return text if found is None else display_path(found)
 
 
 def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:

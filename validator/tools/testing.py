@@ -22,6 +22,7 @@ import yaml
 
 from ..core import confine, safeyaml
 from ..core.confine import Refused, find_root
+from .common import bundled_file
 from .report import xml_attr, xml_text
 from ..core.diagnostics import Diagnostic, Span, one_line, utf8_fault
 
@@ -99,11 +100,22 @@ def _read_case_file(path: Path, shown: str) -> Any:
     return safeyaml.load(confine.read_bytes(path, MAX_CASE_FILE_BYTES, None, shown).decode("utf-8"), line_numbers=True)
 
 
+def _ruleset_path(base: Path, ref: str) -> str:
+    """The ruleset a case names: a path from its case file's folder, or a ``bundled:`` name (one the
+    bundle lacks is left as written, for the run to report)."""
+    try:
+        found = bundled_file(ref)
+    except Refused:
+        return ref
+    return str(base / ref) if found is None else str(found)
+
+
 def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: str, line: int) -> bool:
     """Whether a path a case names (``ruleset``, ``state_file``) may be read: under the case file's
     root, a regular file. A missing file is left to the run, which reports it."""
     try:
-        confine.check_file(base / str(ref), root, str(ref))
+        if key != "ruleset" or bundled_file(str(ref)) is None:  # (a `bundled:` name is read under the bundle)
+            confine.check_file(base / str(ref), root, str(ref))
         return True
     except Refused as exc:
         if exc.reason == "missing":
@@ -179,7 +191,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         if "state_file" in raw and not _confined(suite, path.parent, root, raw["state_file"], "state_file", shown,
                                                  lines.get("state_file", line)):
             continue
-        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), str((path.parent / rs)), str(root)))
+        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), _ruleset_path(path.parent, rs), str(root)))
 
 
 # ---------------------------------------------------------------- matching
