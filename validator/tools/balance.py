@@ -187,10 +187,12 @@ def _pct(s: dict[str, Any]) -> str:
 
 
 def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
-    lines = [f"{f['games']} games of {variant}, up to {f['round_limit']} rounds: "
-             f"{f['by_victory']} won, {f['at_limit']} at the round limit; "
-             f"length {f['length']['rounds_mean']:g} rounds ({f['length']['rounds_min']}-{f['length']['rounds_max']}), "
-             f"{f['length']['phases_mean']:g} phases"]
+    from ..core.diagnostics import wrap_words
+
+    lines = wrap_words(f"{f['games']} games of {variant}, up to {f['round_limit']} rounds: "
+                       f"{f['by_victory']} won, {f['at_limit']} at the round limit; length "
+                       f"{f['length']['rounds_mean']:g} rounds ({f['length']['rounds_min']}-{f['length']['rounds_max']}), "
+                       f"{f['length']['phases_mean']:g} phases")
     sides = list(f["sides"])
     w = max([len(s) for s in sides] + [4])
     cols = ("wins", "draws", "survivals", "eliminations")
@@ -208,7 +210,7 @@ def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
             cells = [f"{f['by_round'][r][s]['mean']:.1f} ({f['by_round'][r][s]['sd']:.1f})" for r in shown]
             lines.append(f"{s.ljust(w)}  " + "  ".join(c.rjust(10) for c in cells))
     if f["taken_first"]:
-        lines.append("taken first most often: " + ", ".join(f"{h} {k}" for h, k in f["taken_first"][:cap]))
+        lines += wrap_words(", ".join(f"{h} {k}" for h, k in f["taken_first"][:cap]), "taken first most often: ")
     return lines
 
 
