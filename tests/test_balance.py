@@ -4,6 +4,7 @@ rulesets/diplomacy/players/), and the figures of many runs (validator/tools/impa
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,27 @@ def test_a_player_whose_rules_err_is_reported_with_its_line(cli: Any, tmp_path: 
     bad.write_text('ruleset x.bad "bad"\nextends "race.rules"\n\nquery player_orders(side, seed) = nope\n')
     r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--player", str(bad), "--jobs", "1")
     assert r.code == 1 and "race+bad.rules:4:" in r.err and "`nope`" in r.err
+
+
+def test_run_balance_gives_the_figures_to_a_program() -> None:
+    """The API the playground calls: the figures of `balance --format json`, and their drawing."""
+    from validator.tools.balance import figure_bytes, run_balance
+
+    f = run_balance(str(SWEEP / "race.rules"), ["random", "red=steady"], games=4, jobs=1)
+    assert f["games"] == 4 and f["sides"]["red"]["player"] == "steady" and f["variant"].endswith("race.rules")
+    assert b"<svg" in figure_bytes(f, "race", "svg")
+
+
+def test_diff_exact_tables_are_capped_and_grouped_by_a_field(cli: Any) -> None:
+    errata = ROOT / "tests" / "fixtures" / "errata"
+    base = ("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--generate", "1", "--exact", "--shrink", "0")
+    odds = re.compile(r"^  \d+/\d+\s+\d+/\d+\s")
+    full = cli(*base, "--rows", "-1")
+    rows = [x for x in full.out.splitlines() if odds.match(x)]
+    assert full.code == 1 and len(rows) > 2
+    capped = cli(*base, "--rows", "2")
+    assert len([x for x in capped.out.splitlines() if odds.match(x)]) == 2
+    assert f"... {len(rows) - 2} more outcomes differ" in capped.out
+    grouped = cli(*base, "--group-by", "results.0.hit", "--rows", "-1")
+    labels = [x.split()[-1] for x in grouped.out.splitlines() if odds.match(x)]
+    assert sorted(labels) == ["results.0.hit=false", "results.0.hit=true"]

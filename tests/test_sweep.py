@@ -164,3 +164,45 @@ def test_pieces_keep_their_order_whatever_the_split() -> None:
     assert [list(r) for r in sweep._chunks(10, 1)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     assert [i for r in sweep._chunks(103, 7) for i in r] == list(range(103))
     assert sweep._chunks(0, 4) == []
+
+
+def _dies_once(rulesets: list[Any], item: tuple[str, int]) -> int:
+    """A piece whose worker process dies the first time it meets item 5 (a marker file says so)."""
+    marker, i = item
+    if i == 5 and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return i * i
+
+
+def _interrupted_at_3(rulesets: list[Any], i: int) -> int:
+    if i == 3:
+        raise KeyboardInterrupt
+    return i
+
+
+def test_a_pool_worker_that_dies_has_its_pieces_run_again(tmp_path: Path) -> None:
+    marker = str(tmp_path / "died")
+    sw = sweep.run_sweep(_dies_once, [], [(marker, i) for i in range(20)], jobs=2)
+    assert os.path.exists(marker) and sw.redone > 0
+    assert sw.results == [i * i for i in range(20)] and not sw.interrupted
+
+
+def test_ctrl_c_stops_the_sweep_with_the_results_so_far() -> None:
+    sw = sweep.run_sweep(_interrupted_at_3, [], list(range(6)), jobs=1)
+    assert sw.interrupted and sw.results == [0, 1, 2]
+
+
+def test_ctrl_c_during_balance_prints_the_figures_of_the_games_played(cli: Any, monkeypatch: Any) -> None:
+    from validator.tools import balance
+
+    real = balance.play_one
+
+    def stop_at_game_2(rulesets: list[Any], item: Any) -> Any:
+        if item[0] == 2:
+            raise KeyboardInterrupt
+        return real(rulesets, item)
+
+    monkeypatch.setattr(balance, "play_one", stop_at_game_2)
+    r = cli("balance", RACE, "--games", "6", "--jobs", "1")
+    assert r.code == 130 and r.out.startswith("2 games of") and "interrupted" in r.err

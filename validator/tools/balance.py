@@ -215,8 +215,19 @@ def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
 
 
 def plot(f: dict[str, Any], variant: str, path: str) -> None:
+    """``figure_bytes`` written to ``path``, SVG or PNG by its suffix."""
+    from ..core.confine import write_atomic
+    from ..core.exits import UsageError
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise UsageError(f"--plot writes an .svg or .png file, not `{path}`")
+    write_atomic(path, figure_bytes(f, variant, suffix[1:]))
+
+
+def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
     """The figures drawn (matplotlib, ``pip install 'ruleval[plot]'``): holdings by round (mean, with a
-    band of one standard deviation) and each side's outcomes; SVG or PNG by the file's suffix."""
+    band of one standard deviation) and each side's outcomes, as ``svg`` or ``png``."""
     from ..core.exits import UsageError
 
     try:
@@ -226,9 +237,6 @@ def plot(f: dict[str, Any], variant: str, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsageError("--plot needs matplotlib: pip install 'ruleval[plot]'") from None
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".svg", ".png"):
-        raise UsageError(f"--plot writes an .svg or .png file, not `{path}`")
     matplotlib.rcParams["svg.hashsalt"] = "ruleval"  # the same figures give the same file
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), gridspec_kw={"width_ratios": [3, 2]})
     rounds = [int(r) for r in f["by_round"]]
@@ -254,46 +262,36 @@ def plot(f: dict[str, Any], variant: str, path: str) -> None:
     right.tick_params(axis="x", rotation=45, labelsize=7)
     right.legend(fontsize=7)
     fig.tight_layout()
-    from ..core.confine import write_atomic
     import io
 
     buf = io.BytesIO()
-    fig.savefig(buf, format=suffix[1:], metadata={"Date": None} if suffix == ".svg" else {"Software": None}, dpi=100)
+    fig.savefig(buf, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None}, dpi=100)
     plt.close(fig)
-    write_atomic(path, buf.getvalue())
+    return buf.getvalue()
 
 
-def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..api import ADVANCE_QUERY, RunError
-    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
-    from ..core.diagnostics import render_all, visible
-    from .common import load_for_run, require_regular
+def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str], list[Any], dict[str, int], Any]:
+    """What a balance needs of a loaded variant and the players given (``[SIDE=]NAME``): its sides, the
+    player of each, the player rulesets (each applied over the variant), each side's ruleset by index,
+    and the start state. ``UsageError`` when a piece is missing; ``RunError`` from the variant's
+    queries; a player that does not check is ``PlayerError``."""
+    from ..api import ADVANCE_QUERY
+    from ..core.exits import UsageError
     from .errata import start_state
-    from .sweep import run_sweep
 
-    require_regular(args.variant, "ruleset")
-    if args.games < 1 or args.rounds < 1:
-        raise UsageError("--games and --rounds take a number from 1")
-    variant = load_for_run(args.variant, err)
-    if variant is None:
-        return EXIT_FINDINGS
     missing = [q for q in (ADVANCE_QUERY, "sides", "standing") if q not in variant.queries()]
     if missing:
-        raise UsageError(f"`{args.variant}` has no `query {missing[0]}`: balance plays rulesets with "
+        raise UsageError(f"`{variant.path}` has no `query {missing[0]}`: balance plays rulesets with "
                          f"`{ADVANCE_QUERY}`, `sides` and `standing` (docs/tools.md)")
     start, problem = start_state(variant, variant, None)
     if problem is not None:
         raise UsageError(problem)
-    try:
-        sides = list(variant.run(start, query="sides"))
-    except RunError as exc:
-        err.write(render_all(exc.diagnostics, variant.sources, err) + "\n")
-        return EXIT_FINDINGS
+    sides = list(variant.run(start, query="sides"))
     choice = {side: "random" for side in sides}
-    for given in args.player or []:
-        side, _, name = given.rpartition("=")
+    for g in given:
+        side, _, name = g.rpartition("=")
         if side and side not in choice:
-            raise UsageError(f"--player {given}: `{side}` is not a side of `{args.variant}` ({', '.join(sides)})")
+            raise UsageError(f"--player {g}: `{side}` is not a side of `{variant.path}` ({', '.join(sides)})")
         for s in ([side] if side else sides):
             choice[s] = name
     loaded: dict[str, int] = {}
@@ -305,13 +303,65 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              "beside the variant or the rules it extends")
         rs = load_player(variant, path)
         if not rs.ok:
-            err.write(render_all([d for d in rs.diagnostics if d.is_error], rs.sources, err) + "\n")
-            return EXIT_FINDINGS
+            raise PlayerError(rs)
         if PLAYER_QUERY not in rs.queries():
             raise UsageError(f"player `{path}` has no `query {PLAYER_QUERY}(side, seed)`")
         loaded[name] = len(rulesets)
         rulesets.append(rs)
-    players = {side: loaded[choice[side]] for side in sides}
+    return sides, choice, rulesets, {side: loaded[choice[side]] for side in sides}, start
+
+
+class PlayerError(Exception):
+    """A player ruleset that does not check (its diagnostics on ``rs``)."""
+
+    def __init__(self, rs: Any):
+        super().__init__(f"player `{rs.path}` does not check")
+        self.rs = rs
+
+
+def run_balance(variant_path: str, players: list[str] | None = None, games: int = 100, rounds: int = 10,
+                seed: int = 0, max_phases: int = 1000, jobs: int | None = None, cluster: str | None = None,
+                err: TextIO | None = None) -> dict[str, Any]:
+    """The figures of ``ruleval balance`` as a value (what ``--format json`` prints), for a program: the
+    playground, say, which draws them with ``figure_bytes``. Raises ``UsageError``, ``PlayerError`` or
+    ``RunError`` as the command reports them."""
+    from ..api import RunError, load_ruleset
+    from .sweep import run_sweep
+
+    variant = load_ruleset(variant_path)
+    if not variant.ok:
+        raise RunError([d for d in variant.diagnostics if d.is_error], "ruleset")
+    sides, choice, rulesets, by_side, start = prepare(variant, players or [])
+    items = [(g, seed, rounds, max_phases, by_side, start) for g in range(games)]
+    sw = run_sweep(play_one, rulesets, items, jobs=jobs, cluster=cluster, what="games", err=err)
+    return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures()}
+
+
+def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..api import RunError
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
+    from ..core.confine import write_atomic
+    from ..core.diagnostics import one_line, render_all
+    from .common import load_for_run, require_regular
+    from .sweep import run_sweep
+
+    require_regular(args.variant, "ruleset")
+    if args.games < 1 or args.rounds < 1:
+        raise UsageError("--games and --rounds take a number from 1")
+    for p in args.plot or []:
+        if Path(p).suffix.lower() not in (".svg", ".png"):
+            raise UsageError(f"--plot writes an .svg or .png file, not `{p}`")
+    variant = load_for_run(args.variant, err)
+    if variant is None:
+        return EXIT_FINDINGS
+    try:
+        sides, choice, rulesets, players, start = prepare(variant, args.player or [])
+    except RunError as exc:
+        err.write(render_all(exc.diagnostics, variant.sources, err) + "\n")
+        return EXIT_FINDINGS
+    except PlayerError as exc:
+        err.write(render_all([d for d in exc.rs.diagnostics if d.is_error], exc.rs.sources, err) + "\n")
+        return EXIT_FINDINGS
     items = [(g, args.seed, args.rounds, args.max_phases, players, start) for g in range(args.games)]
     sw = run_sweep(play_one, rulesets, items, jobs=args.jobs, cluster=args.cluster, what="games", err=err)
     result = Balance(sw.results, sides, choice, args.rounds, sw.interrupted)
@@ -320,12 +370,12 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.format == "json":
         out.write(json.dumps({"variant": shown_name, **figures}, indent=2) + "\n")
         if args.records:
-            Path(args.records).write_text("\n".join(json.dumps(asdict(g)) for g in sw.results) + "\n", encoding="utf-8")
+            write_atomic(args.records, "\n".join(json.dumps(asdict(g)) for g in sw.results) + "\n")
     else:
         for line in balance_text(shown_name, figures, args.show):
-            out.write(visible(line) + "\n")
+            out.write(one_line(line) + "\n")
     for e in figures["errors"]:
-        err.write(f"ruleval: {visible(e)}\n")
+        err.write(f"ruleval: {one_line(e)}\n")
     for p in args.plot or []:
         plot(figures, Path(shown_name).stem, p)
     if sw.interrupted:

@@ -725,7 +725,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     said = _failures(old, new, d)
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
         lines += wrap_words(f"{side}: {text}", "  ", "    ")
-    rows = [] if said else changed_fields(d.old, d.new)
+    old_r, new_r = (grouped_distribution(d.old, EXACT_VIEW["group_by"]), grouped_distribution(d.new, EXACT_VIEW["group_by"])) \
+        if EXACT_VIEW["group_by"] else (d.old, d.new)
+    rows = [] if said else changed_fields(old_r, new_r)
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
@@ -742,11 +744,15 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         wo = max([len(odds(r[1], r)) for r in rows] + [3])
         wn = max([len(odds(r[2], r)) for r in rows] + [3])
         lines.append(f"  {'OLD'.ljust(wo)}  {'NEW'.ljust(wn)}  outcome")
-        for row, label in zip(outcomes, labels):
+        cap = EXACT_VIEW["rows"]
+        for row, label in list(zip(outcomes, labels))[:cap if cap >= 0 else None]:
             x, y = odds(row[1], row), odds(row[2], row)
             parts = textwrap.wrap(label, max(30, WIDTH - wo - wn - 6), break_long_words=True, break_on_hyphens=False)
             lines.append(f"  {x.ljust(wo)}  {y.ljust(wn)}  {parts[0] if parts else ''}".rstrip())
             lines += [" " * (wo + wn + 6) + part for part in parts[1:MAX_LINES]]
+        if 0 <= cap < len(outcomes):
+            lines.append(f"  ... {len(outcomes) - cap} more outcomes differ (--rows N shows N; --group-by FIELD sums "
+                         "them by one field)")
         rows = []
     w = max([len(p) for p, _, _ in rows] + [5])
     limit = 70
@@ -769,6 +775,25 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
             head = f"  cited only by {side}: "
             lines += wrap_words(", ".join(only), head, " " * len(head))
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
+
+
+EXACT_VIEW: dict[str, Any] = {"group_by": None, "rows": 12}  # `--group-by`, `--rows`: how exact tables are shown
+
+
+def grouped_distribution(result: Any, field: str) -> Any:
+    """An exact run's distribution summed by one field of its outcomes (a dotted path, as the tables
+    name fields: ``results.0.hit``): one outcome per value of the field, ``(absent)`` where an outcome
+    has none. Anything else is returned as it is."""
+    from .textview import leaves
+
+    if not (isinstance(result, dict) and isinstance(result.get("distribution"), dict)):
+        return result
+    sums: dict[str, Fraction] = {}
+    for key, p in result["distribution"].items():
+        value = leaves(json.loads(key)).get(field, "(absent)")
+        k = json.dumps({field: value}, sort_keys=True)
+        sums[k] = sums.get(k, Fraction(0)) + Fraction(p)
+    return {"distribution": {k: f"{v.numerator}/{v.denominator}" for k, v in sorted(sums.items())}}
 
 
 def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
@@ -832,6 +857,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES[0] = args.ignore_cites
+    EXACT_VIEW.update(group_by=args.group_by, rows=args.rows)
     opts = Options(args.jobs, args.cluster, err)
     states = compare_states(old, new, probes, args.generate, args.seed, args.exact,
                             None if args.shrink < 0 else args.shrink, opts)
@@ -912,7 +938,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if games.games and len(diffs) and (games.games > 1 or args.summary):
             figures += summary_text(games.found or [], games.games, "games", args.show_groups)
         for line in figures:  # (before the verdict, which stays the last line)
-            out.write(visible(line) + "\n")
+            out.write(one_line(line) + "\n")
         skipped = seen[0] - tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
@@ -951,6 +977,10 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--show-groups", type=int, default=5, metavar="N",
                    help="in the summary, the N most frequent of each grouping (default 5)")
     p.add_argument("--summary", action="store_true", help="the summary's figures even for a single game or state")
+    p.add_argument("--group-by", metavar="FIELD", default=None,
+                   help="exact runs: sum each distribution by this field of the outcomes (a dotted path, `results.0.hit`)")
+    p.add_argument("--rows", type=int, default=12, metavar="N",
+                   help="exact runs: at most N outcome rows per difference (default 12; -1: all)")
     add_sweep_options(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["diff"] = cmd_diff

@@ -269,6 +269,7 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
                 while following in done:
                     yield done.pop(following)
                     following += 1
+            pool.shutdown(wait=True)  # (every piece done: the workers end, and are reaped, now)
         except BrokenProcessPool:  # a worker died: its pieces (and those it took down) are run again
             restarts += 1
             sweep.redone += len([i for i in range(len(pieces)) if i not in done and i >= following])
