@@ -5,7 +5,8 @@ Usage: python -m bench.scale [--games N] [--rounds R] [--player NAME] [--no-clus
 
 Plays `ruleval balance`'s games (the standard game, a player for every power, R years) as its sweep
 does (`validator/tools/sweep.py`, `balance.play_one`): with `jobs=1`, with a pool of one process per
-core, and on a `distributed.LocalCluster` of two worker processes of one thread each, on 127.0.0.1.
+core, and on a Dask scheduler with two worker processes of one thread each, on 127.0.0.1 (each
+process in a session of its own, as the pool's workers are: see `sweep._install`).
 Each executor's results are compared with the first: a figure of a sweep that gave other results would
 be worthless. Speed-up is games/s over the one-core figure, efficiency the speed-up per worker.
 
@@ -18,12 +19,13 @@ these, an estimate of 100 000 games on 100 workers (docs/scale.md keeps a run's 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pickle
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -48,19 +50,75 @@ def _setup(player: str) -> tuple[list[Any], list[Any]]:
     return [rs], [start, {s: 0 for s in sides}]
 
 
-def _timed(label: str, rulesets: list[Any], items: list[Any], **where: Any) -> tuple[float, list[Any]]:
+def _cpu(client: Any = None) -> float:
+    """CPU seconds spent so far by this process and its ended children, or by a cluster's workers."""
+    if client is not None:
+        return sum(client.run(time.process_time).values())
+    import resource
+
+    return time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime \
+        + resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+
+
+def _timed(label: str, rulesets: list[Any], items: list[Any], client: Any = None, **where: Any) -> tuple[float, list[Any]]:
+    """A sweep timed by the wall clock, and by the CPU seconds its processes spent: on a machine others
+    share, the wall clock's speed-up says what you get, the CPU seconds per game whether the sweep itself
+    wastes any (a pool whose workers take longer per game than one process would)."""
     from validator.tools.balance import play_one
     from validator.tools.sweep import run_sweep
 
+    c0 = _cpu(client)
     t0 = time.perf_counter()
     sw = run_sweep(play_one, rulesets, items, **where)
     seconds = time.perf_counter() - t0
-    print(f"   {label:<34} {len(items) / seconds:8.2f} games/s  ({seconds:.1f} s)")
+    cpu = _cpu(client) - c0
+    print(f"   {label:<34} {len(items) / seconds:8.2f} games/s  ({seconds:.1f} s; {1000 * cpu / len(items):.0f} CPU-ms a game)")
     return seconds, sw.results
 
 
 def _noop(rulesets: list[Any], item: Any) -> Any:
     return item
+
+
+@contextlib.contextmanager
+def _local_cluster(workers: int) -> Iterator[str]:
+    """A Dask scheduler and ``workers`` worker processes of one thread on 127.0.0.1, each in a session
+    of its own as the sweep's pool workers are (``sweep._install``: the kernel's autogroup scheduling
+    shares the processor among sessions); the scheduler's address."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        info = Path(tmp) / "scheduler.json"
+        started = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                     "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+        try:
+            deadline = time.monotonic() + 60
+            while not info.is_file() or not info.read_text().strip():
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the Dask scheduler did not start")
+                time.sleep(0.1)
+            address = json.loads(info.read_text())["address"]
+            started += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                          "--no-nanny", "--host", "127.0.0.1", "--no-dashboard",
+                                          "--local-directory", str(Path(tmp) / f"w{i}")],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                        for i in range(workers)]
+            from distributed import Client
+
+            with Client(address, set_as_default=False) as client:
+                client.wait_for_workers(workers, timeout=60)
+            yield address
+        finally:
+            for p in started:
+                p.terminate()
+            for p in started:
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -88,16 +146,17 @@ def main(argv: list[str] | None = None) -> None:
     if args.no_cluster:
         return
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
         print("   cluster: skipped (pip install 'ruleval[cluster]')")
         return
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
-        address = cluster.scheduler_address
+    with _local_cluster(2) as address:
         with Client(address, set_as_default=False) as client:
-            client.wait_for_workers(2)
-        dask, got = _timed("local Dask cluster, 2 workers", rulesets, items, cluster=address)
+            t0 = time.perf_counter()  # each worker loads the rulesets it is sent, once: timed apart
+            _timed("(warm-up: workers load the rulesets)", rulesets, items[:4], client=client, cluster=address)
+            setup = time.perf_counter() - t0
+            dask, got = _timed("local Dask cluster, 2 workers", rulesets, items, client=client, cluster=address)
+        print(f"   worker set-up (rulesets sent as content, loaded once per worker): {setup:.1f} s")
         assert got == base, "the cluster gave other results than one process"
         print(f"   speed-up {one / dask:.2f}x on 2 Dask workers, efficiency {one / dask / 2:.0%}")
         # what each task costs the scheduler, whatever it runs: empty tasks, one at a time in flight per worker

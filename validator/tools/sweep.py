@@ -141,8 +141,19 @@ def run_chunk(task: Callable[[list[Any], Any], Any], digests: Sequence[str], ite
 
 def _install(sources: Sequence[Source]) -> None:
     """A pool worker's start: the sweep's sources, and Ctrl-C left to the main process (which stops
-    the sweep), so that no worker prints a traceback of its own."""
+    the sweep), so that no worker prints a traceback of its own.
+
+    Each worker leads a session of its own: Linux's autogroup scheduling (on by default) shares the
+    processor among sessions, so that all the workers of a session in which others' work competes
+    would get the time of one process, and ``--jobs N`` be no faster than ``--jobs 1`` on a busy
+    machine (measured: 0.97x on two cores with a dozen other runnable processes). A worker still ends
+    with the sweep (the pool ends it) and never sees the terminal's signals."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "setsid"):
+        try:
+            os.setsid()
+        except OSError:  # already a session leader
+            pass
     for s in sources:
         _SOURCES[s.digest] = s
 
