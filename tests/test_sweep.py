@@ -122,6 +122,7 @@ def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> Non
         rs.run({**start, "orders": [{"side": "red", "steps": 2}]}, query="advance")
     real = os.path.realpath(sweep._LOADED[src.digest].program.loaded.root)
     assert not real.startswith(str(SWEEP)) and "ruleval-sweep-" in real
+    assert not os.path.exists(real)  # the private folder goes once the ruleset is loaded
 
 
 def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: dict[str, Any]) -> None:

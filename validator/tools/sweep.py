@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -118,6 +119,8 @@ def load_source(src: Source) -> Any:
             rs = load_ruleset(top / src.entry, check_cache=False)
         finally:
             DISPLAY_BASE.reset(token)
+            # (a loaded ruleset reads no file again: its texts and data are in memory, so the folder goes)
+            shutil.rmtree(top, ignore_errors=True)
         _LOADED[src.digest] = rs
         return rs
 
