@@ -10,7 +10,7 @@ import importlib
 import traceback
 
 BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact", "bench.exact_paths",
-           "bench.full_games"]
+           "bench.full_games", "bench.scale"]
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ The convention (README.md, "How the docs are checked"):
   shows a file of the repository: it must equal that file.
 
 Outputs are compared normalised only for timings and temporary paths. A file a command writes
-(``-o``, ``--out``, ``--junit``, ``--svg``) goes to a temporary folder. ``UPDATE_DOCS=1`` rewrites
+(``-o``, ``--out``, ``--junit``, ``--svg``, ``--plot``) goes to a temporary folder. ``UPDATE_DOCS=1`` rewrites
 the outputs in the pages from what the commands print (review the diff before committing).
 Every ``ruleval`` command in a fenced block of these pages must be in a console block.
 """
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # docs/diagnostics.md shows each code's example as files and a `Command:` line: tests/test_diagnostics.py runs them
 SKIP_FENCES = {"docs/diagnostics.md"}
-OUTPUT_OPTIONS = ("-o", "--output", "--out", "--junit", "--svg")
+OUTPUT_OPTIONS = ("-o", "--output", "--out", "--junit", "--svg", "--plot")
 EXIT = re.compile(r"\s+#\s*exit (\d+)\s*$")
 NOT_RUN = re.compile(r"\s+#\s*not run here: tested by (tests/\S+\.py)\s*$")
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)

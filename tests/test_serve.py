@@ -286,6 +286,25 @@ def test_diff_finds_the_errata_and_nothing_between_equals(server) -> None:
     assert too_many.status == 400
 
 
+def test_diff_over_generated_states_gives_the_figures(server) -> None:
+    body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "mode": "exact", "generate": 4}
+    got = call(server, "POST", "/api/diff", body).json
+    assert got["ok"] and got["summary"]["share"]["of"] == got["tried"] == 4
+    assert got["summary"]["share"]["count"] == got["differ"] and "states that differ:" in got["text"]
+
+
+def test_balance_plays_the_shown_ruleset_and_draws_its_figures(server) -> None:
+    body = {"base": "diplomacy/standard.rules", "player": "heuristic", "games": 2, "rounds": 1}
+    got = call(server, "POST", "/api/balance", body).json
+    assert got["ok"] and got["figures"]["games"] == 2 and got["text"].startswith("2 games of diplomacy/standard.rules")
+    assert got["svg"].lstrip().startswith("<?xml") and "<script" not in got["svg"]
+    assert set(got["figures"]["sides"]) == {"austria", "england", "france", "germany", "italy", "russia", "turkey"}
+    for bad in ({"games": 0}, {"games": serve.MAX_BALANCE_GAMES + 1}, {"rounds": True}, {"player": "../x"}):
+        assert call(server, "POST", "/api/balance", {**body, **bad}).status == 400
+    refused = call(server, "POST", "/api/balance", {**body, "base": "his/his.rules"})
+    assert refused.status == 400 and "has no `query advance`" in refused.json["error"]
+
+
 # ---------------------------------------------------------------- listening
 
 

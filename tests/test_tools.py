@@ -135,7 +135,7 @@ def test_diff_shrinks_only_the_first_n_differences(cli) -> None:
     """`--shrink N` shrinks the first N differing states; the others are reported as found, with
     their changed fields (and `shrunk: false` in JSON); `--shrink -1` shrinks them all."""
     base = ("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--generate", "4", "--exact")
-    r = cli(*base, "--shrink", "1")
+    r = cli(*base, "--shrink", "1", "--show", "-1")
     assert r.code == 1 and "tried 4 states: 4 differ" in r.out
     assert r.out.count("minimal state (") == 1 and r.out.count("not shrunk (`--shrink N`") == 3
     blocks = r.out.split(": results differ")[1:]
@@ -148,6 +148,21 @@ def test_diff_shrinks_only_the_first_n_differences(cli) -> None:
     assert all(d["shrunk"] for d in everything["differences"])
     assert all(d["minimal"] == {"attacks": [{"id": "a2"}]} for d in everything["differences"]) or \
         all(len(d["minimal"]["attacks"]) == 1 for d in everything["differences"])
+
+
+def test_diff_shows_k_differences_and_figures_for_all(cli) -> None:
+    """`--show K` prints the first K differences; the summary counts every one: the share that differ
+    with its 95% Wilson interval, grouped by the kind of field changed and the clauses cited."""
+    base = ("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--generate", "4", "--exact")
+    r = cli(*base, "--show", "1")
+    assert r.code == 1 and r.out.count(": results differ") == 1
+    assert "... and 3 more differences (--show N prints N" in r.out
+    assert "states that differ: 4 of 4 (100.0%, 95% CI 51.0%-100.0%)" in r.out
+    assert re.search(r"fields changed:\n    /distribution  4\n", r.out)
+    assert re.search(r"X-2 \(only OLD\)  4", r.out)
+    summary = json.loads(cli(*base, "--format", "json").out)["summary"]["states"]
+    assert summary["share"] == {"count": 4, "of": 4, "share": 1.0, "ci95": [0.5101, 1.0]}
+    assert summary["by"]["field"] == {"/distribution": 4}
 
 
 def test_diff_equivalent(cli) -> None:

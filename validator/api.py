@@ -23,7 +23,7 @@ from .engine.backend import Backend
 from .lang.program import Program, build_program
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import value_problem
-from .lang.loader import Loaded, display_path, load
+from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
@@ -59,6 +59,7 @@ class Ruleset:
     diagnostics: list[Diagnostic]
     files: dict[str, int]
     _backend: Backend | None = None
+    overlay: dict[str, str] | None = None  # texts it was given rather than read, by resolved path (a player over a variant)
 
     @property
     def ok(self) -> bool:
@@ -254,7 +255,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     """Load, check and compile a ruleset file; cached while none of its files changes. Its data checks
     (``engine.data``) come from the check cache (``core.checkcache``) unless ``check_cache`` is false."""
     p = Path(path)
-    key = f"{os.getcwd()}\0{p.resolve()}"  # diagnostics show paths relative to the working folder
+    key = f"{display_base()}\0{p.resolve()}"  # diagnostics show paths relative to the working folder
     if use_cache and key in _cache and _fresh(_cache[key]):
         return _cache[key]
     if not p.is_file():
@@ -292,7 +293,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
             try:
-                files[str(Path(shown).resolve())] = Path(shown).stat().st_mtime_ns
+                files[str(real_path(shown))] = real_path(shown).stat().st_mtime_ns
             except OSError:
                 pass
         data_schemas = [b.schema for b in ns.data.values() if b.schema is not None]
@@ -301,7 +302,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
             if dep is None:
                 continue
             try:
-                files[str(Path(dep).resolve())] = Path(dep).stat().st_mtime_ns
+                files[str(real_path(dep))] = real_path(dep).stat().st_mtime_ns
             except OSError:
                 pass
     for real in loaded.read:  # files read for a definition that failed to bind (a schema refused, say)

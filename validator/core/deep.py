@@ -21,6 +21,7 @@ restored when the last one ends.
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 from typing import Any, Callable, TypeVar
@@ -40,11 +41,12 @@ def call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
     if getattr(_inside, "deep", False):
         return fn(*args, **kwargs)
     outcome: list[tuple[bool, Any]] = []
+    context = contextvars.copy_context()  # (the caller's context variables hold in the deep thread too)
 
     def body() -> None:
         _inside.deep = True
         try:
-            outcome.append((True, fn(*args, **kwargs)))
+            outcome.append((True, context.run(fn, *args, **kwargs)))
         except BaseException as exc:  # handed to the caller's thread, whatever it is
             outcome.append((False, exc))
 

@@ -8,6 +8,7 @@ definitions replace the base's). ``import "x.rules" as m`` makes another namespa
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import re
@@ -86,11 +87,27 @@ class Loaded:
     modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
 
 
+# The folder paths are shown relative to: the working folder, except where a sweep's worker loads a
+# ruleset sent to it as content (``tools/sweep``): there, the copy of the sender's working folder in
+# its private root, so that every path it shows is the one the sender would show. Per thread of work.
+DISPLAY_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("DISPLAY_BASE", default=None)
+
+
+def display_base() -> str:
+    """The folder shown paths are relative to (see ``DISPLAY_BASE``)."""
+    return DISPLAY_BASE.get() or os.getcwd()
+
+
 def display_path(path: Path) -> str:
     try:
-        return os.path.relpath(path)
+        return os.path.relpath(path, display_base())
     except ValueError:  # pragma: no cover - other drive on Windows
         return str(path)
+
+
+def real_path(shown: str) -> Path:
+    """The file a shown path names (``display_path``'s inverse)."""
+    return Path(os.path.join(display_base(), shown)).resolve()
 
 
 _module_cache: dict[tuple[str, int, int], tuple[A.Module | None, str, list[Diagnostic]]] = {}
@@ -100,7 +117,7 @@ _data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic]]] = {}
 def _stat_key(path: Path) -> tuple[str, int, int]:
     st = path.stat()
     # shown paths are relative to the working folder, so a cached parse is only good there
-    return (f"{os.getcwd()}\0{path}", st.st_mtime_ns, st.st_size)
+    return (f"{display_base()}\0{path}", st.st_mtime_ns, st.st_size)
 
 
 def load_data_file(path: Path, shown: str, span: Span | None = None,

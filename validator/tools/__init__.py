@@ -9,7 +9,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {}
 
 
 def register(sub: Any) -> None:
-    from . import coverage, errata, explain, fmt, play, testing
+    from . import balance, coverage, errata, explain, fmt, play, testing
 
     testing.register(sub, COMMANDS)
     fmt.register(sub, COMMANDS)
@@ -17,6 +17,7 @@ def register(sub: Any) -> None:
     coverage.register(sub, COMMANDS)
     errata.register(sub, COMMANDS)
     play.register(sub, COMMANDS)
+    balance.register(sub, COMMANDS)
     from . import render
 
     render.register(sub, COMMANDS)

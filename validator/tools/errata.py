@@ -19,12 +19,11 @@ only while the state still satisfies both rulesets' schemas and the two results 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import textwrap
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
@@ -368,6 +367,8 @@ class GameReport:
     note: str | None = None
     stopped: list[str] | None = None  # games that stopped before their phases ran out, the game not over: why
     broken: int = 0  # of them, games stopped by an error of the rules (in `random_orders`), not of a state
+    interrupted: bool = False  # Ctrl-C: what was played before it
+    found: list[Any] | None = None  # what each game found (``Found``), in order
 
 
 def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
@@ -388,15 +389,121 @@ def start_state(old: Any, new: Any, start: Any) -> tuple[Any, str | None]:
     return state, None
 
 
+@dataclass
+class Found:
+    """One piece of a sweep of ``diff``: a state tried (or a game played up to where it stopped), and
+    what was found there: the two outcomes where they first differ (not yet shrunk), and where."""
+
+    probe: Probe | None = None
+    old: Any = None
+    new: Any = None
+    differ: bool = False
+    refused: bool = False  # a state one ruleset refuses: skipped, not counted
+    phases: int = 0  # phases played (games)
+    stopped: str | None = None  # why a game stopped before its phases ran out, the game not over
+    broken: bool = False  # stopped by an error of the rules (in `random_orders`), not of a state
+    note: str | None = None  # a generator that failed: the sweep stops there
+    skip: str | None = None  # why a state was refused (``refusal``)
+    where: dict[str, list[str]] | None = None  # for the summary: the phase, the kinds of field changed, clauses
+
+
+def _where(old: Any, new: Any, probe: Probe, a: Any, b: Any) -> dict[str, list[str]]:
+    """Where two outcomes first differ, for the summary: the phase (``advance``'s name for it without
+    its digits), the kinds of field that changed (positions in lists as ``*``), or what failed, and the
+    clauses cited by one side only."""
+    phase = next((r["phase"] for r in (a, b) if isinstance(r, dict) and isinstance(r.get("phase"), str)), None)
+    fails = [f"{side} {', '.join(r['error'])} ({'refused the state' if _refused(r) else 'failed to run'})"
+             for side, r in (("OLD", a), ("NEW", b)) if _failed(r)]
+    fields = fails or sorted(_kinds(a, b))
+    only = cited_only(old, new, Difference(probe, probe.state, a, b, -1))
+    clauses = [f"{c} (only {side})" for side, cs in only.items() for c in cs]
+    return {"phase": [] if phase is None else ["".join(ch for ch in phase if not ch.isdigit()) or phase],
+            "field": fields, "clause": clauses}
+
+
+def _game_task(rulesets: list[Any], item: tuple[int, Any, int, int, bool]) -> Found:
+    """One game of ``--games``, played until its first differing phase, its end, or its last phase."""
+    from ..api import ADVANCE_QUERY, RunError, game_seed
+
+    old, new = rulesets
+    g, start, phases, seed, ignore = item
+    IGNORE_CITES[0] = ignore
+    gens = [rs for rs in (new, old) if "random_orders" in rs.queries()]
+    gen = gens[g % len(gens)]
+    state = start
+    found = Found()
+    for i in range(phases):
+        s = game_seed(seed, g, i)
+        try:
+            orders = gen.run(state, query="random_orders", args=[s], seed=s)
+        except RunError as exc:  # this game ends here; the others are played (another side's orders, say)
+            where = "the start state" if i == 0 else f"the state the rules made after phase {i}"
+            found.stopped = (f"game {g} stopped at phase {i + 1}: {'NEW' if gen is new else 'OLD'}'s `random_orders({s})` "
+                             f"failed on {where}: {_said(exc.diagnostics[0])}")
+            found.broken = exc.kind != "state"
+            return found
+        played = {**state, "orders": orders}
+        probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
+        a, b = outcome(old, probe, played), outcome(new, probe, played)
+        found.phases += 1
+        if _differ(a, b):  # (both failing alike stops the game below, and says why)
+            found.probe, found.old, found.new, found.differ = probe, a, b, True
+            found.where = _where(old, new, probe, a, b)
+            return found
+        if not isinstance(a, dict) or "next" not in a:  # both refuse the phase alike: the game cannot go on
+            why = _refusal(old, played, probe) if isinstance(a, dict) and "error" in a else "`advance` gave no `next` state"
+            found.stopped = f"game {g} stopped at phase {i + 1}: {why}"
+            return found
+        if a.get("end") is not None:
+            return found
+        state = a["next"]
+    return found
+
+
+def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool]) -> Difference:
+    """A difference shrunk (``shrink``), with the outcomes on its minimal state."""
+    old, new = rulesets
+    probe, a, b, ignore = item
+    IGNORE_CITES[0] = ignore
+    minimal, runs = shrink(old, new, probe, a, b)
+    return Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs)
+
+
+@dataclass
+class Options:
+    """How a sweep of ``diff`` runs: where (``jobs``, ``cluster``), and where its progress is shown."""
+
+    jobs: int | None = 1
+    cluster: str | None = None
+    err: TextIO | None = None
+
+
+def _shrunk(old: Any, new: Any, found: list[Found], max_shrunk: int | None, opts: Options) -> tuple[list[Difference], bool]:
+    """The differences of ``found``, the first ``max_shrunk`` of them shrunk (all if None), the others as
+    found; and whether the shrinking was interrupted (those not shrunk are then shown as found)."""
+    from .sweep import run_sweep
+
+    n = len(found) if max_shrunk is None else min(max_shrunk, len(found))
+    todo = [(f.probe, f.old, f.new, IGNORE_CITES[0]) for f in found[:n]]
+    sw = run_sweep(_shrink_task, [old, new], todo, jobs=opts.jobs, cluster=opts.cluster, what="shrinking", err=opts.err)
+    diffs = list(sw.results)
+    for f in found[len(diffs):]:
+        assert f.probe is not None
+        diffs.append(Difference(f.probe, f.probe.state, f.old, f.new, -1))
+    return diffs, sw.interrupted
+
+
 def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: int,
-               max_shrunk: int | None = None) -> GameReport:
+               max_shrunk: int | None = None, opts: Options | None = None) -> GameReport:
     """Play ``games`` games of up to ``phases`` phases in both rulesets side by side, from ``start``,
     with the same orders each phase, from ``query random_orders(seed)``: NEW's in even games and OLD's
     in odd ones when both have it, so that orders only one of them allows are tried. A game stops
     at its first phase whose ``advance`` differs (result, next state or end), which is shrunk like any
-    difference, or when the game ends."""
-    from ..api import ADVANCE_QUERY, RunError, game_seed
+    difference, or when the game ends. The games are a sweep (``tools/sweep``): one piece each."""
+    from ..api import ADVANCE_QUERY
+    from .sweep import run_sweep
 
+    opts = opts or Options()
     report = GameReport(differences=[])
     assert report.differences is not None
     gens = [rs for rs in (new, old) if "random_orders" in rs.queries()]
@@ -405,40 +512,21 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
         report.note = ("neither ruleset has `query random_orders(seed)`" if not gens
                        else f"{' and '.join(missing)} has no `query {ADVANCE_QUERY}`") + ": no games were played"
         return report
-    for g in range(games):
-        gen = gens[g % len(gens)]
-        state = start
+    sw = run_sweep(_game_task, [old, new], [(g, start, phases, seed, IGNORE_CITES[0]) for g in range(games)],
+                   jobs=opts.jobs, cluster=opts.cluster, what="games", err=opts.err)
+    report.interrupted = sw.interrupted
+    report.found = sw.results
+    for f in sw.results:
         report.games += 1
-        for i in range(phases):
-            s = game_seed(seed, g, i)
-            try:
-                orders = gen.run(state, query="random_orders", args=[s], seed=s)
-            except RunError as exc:  # this game ends here; the others are played (another side's orders, say)
-                where = "the start state" if i == 0 else f"the state the rules made after phase {i}"
-                report.stopped = (report.stopped or []) + [
-                    f"game {g} stopped at phase {i + 1}: {'NEW' if gen is new else 'OLD'}'s `random_orders({s})` "
-                    f"failed on {where}: {_said(exc.diagnostics[0])}"]
-                report.broken += exc.kind != "state"
-                break
-            played = {**state, "orders": orders}
-            probe = Probe(f"game {g} (seed {seed}), phase {i + 1}", played, ADVANCE_QUERY, seed=s)
-            a, b = outcome(old, probe, played), outcome(new, probe, played)
-            report.phases += 1
-            if _differ(a, b):  # (both failing alike stops the game below, and says why)
-                if max_shrunk is not None and len(report.differences) >= max_shrunk:
-                    report.differences.append(Difference(probe, played, a, b, -1))
-                    break
-                minimal, runs = shrink(old, new, probe, a, b)
-                report.differences.append(Difference(probe, minimal, outcome(old, probe, minimal),
-                                                     outcome(new, probe, minimal), runs))
-                break
-            if not isinstance(a, dict) or "next" not in a:  # both refuse the phase alike: the game cannot go on
-                why = _refusal(old, played, probe) if isinstance(a, dict) and "error" in a else "`advance` gave no `next` state"
-                report.stopped = (report.stopped or []) + [f"game {g} stopped at phase {i + 1}: {why}"]
-                break
-            if a.get("end") is not None:
-                break
-            state = a["next"]
+        report.phases += f.phases
+        if f.stopped:
+            report.stopped = (report.stopped or []) + [f.stopped]
+            report.broken += f.broken
+    if not sw.interrupted:
+        report.differences, report.interrupted = _shrunk(old, new, [f for f in sw.results if f.differ], max_shrunk, opts)
+    else:
+        report.differences = [Difference(f.probe, f.probe.state, f.old, f.new, -1) for f in sw.results
+                              if f.differ and f.probe is not None]
     return report
 
 
@@ -501,6 +589,97 @@ def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None 
     return diffs, tried
 
 
+def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
+    """One state of ``diff``: a case's probe as it is, or ``("generate", seed, exact)``: the state the
+    generator makes from that seed; both rulesets run on it."""
+    from ..api import RunError
+
+    old, new = rulesets
+    what, ignore = item
+    IGNORE_CITES[0] = ignore
+    if isinstance(what, Probe):
+        probe = what
+    else:
+        _, s, exact = what
+        gen = next(rs for rs in (new, old) if "generate" in rs.queries())
+        try:
+            state = gen.run(generator_state(gen), query="generate", args=[s], seed=s, validate=False)
+        except RunError as exc:
+            return Found(note=f"`generate({s})` failed: {_said(exc.diagnostics[0])}")
+        probe = Probe(f"generate({s})", state, seed=s, exact=exact)
+    a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
+    if _refused(a) or _refused(b):
+        return Found(probe, refused=True, skip=refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe))
+    if not _disagree(a, b):
+        return Found(probe)
+    return Found(probe, a, b, differ=True, where=_where(old, new, probe, a, b))
+
+
+@dataclass
+class StateReport:
+    """What ``diff`` found on the states of cases and generated ones."""
+
+    seen: int = 0
+    tried: int = 0
+    differences: list[Difference] | None = None
+    found: list[Found] | None = None
+    note: str | None = None
+    interrupted: bool = False
+    skips: Counter[str] = field(default_factory=Counter)  # states skipped, by reason
+
+
+def compare_states(old: Any, new: Any, probes: list[Probe], count: int, seed: int, exact: bool,
+                   max_shrunk: int | None, opts: Options) -> StateReport:
+    """``compare`` as a sweep: the cases' states and ``count`` generated ones (up to a generator that
+    fails), each a piece; the first ``max_shrunk`` differences shrunk."""
+    from .sweep import run_sweep
+
+    report = StateReport()
+    items: list[Any] = [(p, IGNORE_CITES[0]) for p in probes]
+    if count > 0:
+        if any("generate" in rs.queries() for rs in (new, old)):
+            items += [(("generate", s, exact), IGNORE_CITES[0]) for s in range(seed, seed + count)]
+        else:
+            report.note = "neither ruleset has `query generate(seed)`: only the cases were tried"
+    sw = run_sweep(_probe_task, [old, new], items, jobs=opts.jobs, cluster=opts.cluster, what="states", err=opts.err,
+                   ordered=lambda f: f.note is None)
+    found = [f for f in sw.results if f.note is None]
+    report.note = report.note or next((f.note for f in sw.results if f.note is not None), None)
+    report.found = found
+    report.seen = len(found)
+    report.tried = sum(1 for f in found if not f.refused)
+    report.skips.update(f.skip for f in found if f.refused and f.skip is not None)
+    report.interrupted = sw.interrupted
+    differing = [f for f in found if f.differ]
+    if sw.interrupted:
+        report.differences = [Difference(f.probe, f.probe.state, f.old, f.new, -1) for f in differing if f.probe is not None]
+    else:
+        report.differences, report.interrupted = _shrunk(old, new, differing, max_shrunk, opts)
+    return report
+
+
+def summary_json(found: list[Found], of: int) -> dict[str, Any]:
+    """The figures of a sweep of ``diff``: the share that differ (a 95 % interval), and the differences
+    grouped by where they first differ."""
+    from .impact import Share, grouped
+
+    wheres = [f.where for f in found if f.differ and f.where is not None]
+    return {"share": Share(len(wheres), of).to_json(),
+            "by": {key: dict(grouped(w[key] for w in wheres)) for key in ("phase", "field", "clause")}}
+
+
+def summary_text(found: list[Found], of: int, what: str, cap: int) -> list[str]:
+    from .impact import Share, group_lines, grouped
+
+    wheres = [f.where for f in found if f.differ and f.where is not None]
+    lines = [f"{what} that differ: {Share(len(wheres), of).text()}"]
+    if wheres:
+        for key, title in (("phase", "first differing phase"), ("field", "fields changed"),
+                           ("clause", "clauses cited by one side only")):
+            lines += group_lines(title, grouped(w[key] for w in wheres), cap)
+    return lines
+
+
 def _show(v: Any, limit: int = 70) -> str:
     text = json.dumps(v, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -546,7 +725,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     said = _failures(old, new, d)
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
         lines += wrap_words(f"{side}: {text}", "  ", "    ")
-    rows = [] if said else changed_fields(d.old, d.new)
+    old_r, new_r = (grouped_distribution(d.old, EXACT_VIEW["group_by"]), grouped_distribution(d.new, EXACT_VIEW["group_by"])) \
+        if EXACT_VIEW["group_by"] else (d.old, d.new)
+    rows = [] if said else changed_fields(old_r, new_r)
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
@@ -563,11 +744,15 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         wo = max([len(odds(r[1], r)) for r in rows] + [3])
         wn = max([len(odds(r[2], r)) for r in rows] + [3])
         lines.append(f"  {'OLD'.ljust(wo)}  {'NEW'.ljust(wn)}  outcome")
-        for row, label in zip(outcomes, labels):
+        cap = EXACT_VIEW["rows"]
+        for row, label in list(zip(outcomes, labels))[:cap if cap >= 0 else None]:
             x, y = odds(row[1], row), odds(row[2], row)
             parts = textwrap.wrap(label, max(30, WIDTH - wo - wn - 6), break_long_words=True, break_on_hyphens=False)
             lines.append(f"  {x.ljust(wo)}  {y.ljust(wn)}  {parts[0] if parts else ''}".rstrip())
             lines += [" " * (wo + wn + 6) + part for part in parts[1:MAX_LINES]]
+        if 0 <= cap < len(outcomes):
+            lines.append(f"  ... {len(outcomes) - cap} more outcomes differ (--rows N shows N; --group-by FIELD sums "
+                         "them by one field)")
         rows = []
     w = max([len(p) for p, _, _ in rows] + [5])
     limit = 70
@@ -590,6 +775,25 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
             head = f"  cited only by {side}: "
             lines += wrap_words(", ".join(only), head, " " * len(head))
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
+
+
+EXACT_VIEW: dict[str, Any] = {"group_by": None, "rows": 12}  # `--group-by`, `--rows`: how exact tables are shown
+
+
+def grouped_distribution(result: Any, field: str) -> Any:
+    """An exact run's distribution summed by one field of its outcomes (a dotted path, as the tables
+    name fields: ``results.0.hit``): one outcome per value of the field, ``(absent)`` where an outcome
+    has none. Anything else is returned as it is."""
+    from .textview import leaves
+
+    if not (isinstance(result, dict) and isinstance(result.get("distribution"), dict)):
+        return result
+    sums: dict[str, Fraction] = {}
+    for key, p in result["distribution"].items():
+        value = leaves(json.loads(key)).get(field, "(absent)")
+        k = json.dumps({field: value}, sort_keys=True)
+        sums[k] = sums.get(k, Fraction(0)) + Fraction(p)
+    return {"distribution": {k: f"{v.numerator}/{v.denominator}" for k, v in sorted(sums.items())}}
 
 
 def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
@@ -653,18 +857,14 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES[0] = args.ignore_cites
-    notes: list[str] = []
-    seen = [0]
-
-    def counted(found: Iterable[Probe]) -> Iterator[Probe]:
-        for probe in found:
-            seen[0] += 1
-            yield probe
-
-    generated = iter_generated(old, new, args.generate, args.seed, args.exact, notes)
-    skips: Counter[str] = Counter()
-    diffs, tried = compare(old, new, counted(itertools.chain(probes, generated)), None if args.shrink < 0 else args.shrink,
-                           skips)
+    EXACT_VIEW.update(group_by=args.group_by, rows=args.rows)
+    opts = Options(args.jobs, args.cluster, err)
+    states = compare_states(old, new, probes, args.generate, args.seed, args.exact,
+                            None if args.shrink < 0 else args.shrink, opts)
+    assert states.differences is not None
+    diffs, tried, seen = states.differences, states.tried, [states.seen]
+    notes = [states.note] if states.note else []
+    skips = states.skips
     note = notes[0] if notes else None
     if note:
         err.write(_wrapped(f"note: {note}") + "\n")
@@ -693,7 +893,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     err.write(f"ruleval: and {len(problems) - MAX_SHOWN} more problems with the start state\n")
                 return EXIT_INPUT
         games = play_games(old, new, start, args.games, 30 if args.phases is None else args.phases, args.seed,
-                           None if args.shrink < 0 else max(0, args.shrink - len(diffs)))
+                           None if args.shrink < 0 else max(0, args.shrink - len(diffs)), opts)
         if games.note:  # the games could not be played as asked
             err.write(_wrapped(f"ruleval: {visible(games.note)}") + "\n")
         for why in games.stopped or []:
@@ -711,7 +911,11 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(result_json(new, "main", {
                 "tried": tried, "skipped": seen[0] - tried, "skip_reasons": dict(sorted(skips.items())),
                 "games": games.games, "phases": games.phases,
-                "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n], "differences": [
+                "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n],
+                "interrupted": states.interrupted or games.interrupted,
+                "summary": {"states": summary_json(states.found or [], tried),
+                            "games": summary_json(games.found or [], games.games)},
+                "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
                  "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
@@ -722,8 +926,19 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(render_all(exc.diagnostics, new.sources, err) + "\n")
             return EXIT_FINDINGS
     else:
-        for d in diffs:
+        shown = diffs if args.show < 0 else diffs[:args.show]
+        for d in shown:
             out.write(visible(difference_text(old, new, d)) + "\n")
+        if len(shown) < len(diffs):
+            out.write(f"... and {len(diffs) - len(shown)} more difference{'s' if len(diffs) - len(shown) != 1 else ''} "
+                      f"(--show N prints N; --format json has them all)\n")
+        figures = []
+        if args.generate and tried and len(diffs) and (args.generate > 1 or args.summary):
+            figures += summary_text(states.found or [], tried, "states", args.show_groups)
+        if games.games and len(diffs) and (games.games > 1 or args.summary):
+            figures += summary_text(games.found or [], games.games, "games", args.show_groups)
+        for line in figures:  # (before the verdict, which stays the last line)
+            out.write(one_line(line) + "\n")
         skipped = seen[0] - tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
@@ -732,6 +947,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                               + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")"
                               if skipped else "")
                            + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note))) + "\n")
+    if states.interrupted or games.interrupted:
+        err.write("ruleval: interrupted: the figures above are of what ran before it\n")
+        return 130
     if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
     return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)
@@ -754,5 +972,26 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
     p.add_argument("--shrink", type=int, default=3, metavar="N",
                    help="shrink the first N differing states (default 3; -1: all); the others are shown as found")
+    p.add_argument("--show", type=int, default=3, metavar="K",
+                   help="print the first K differences in full (default 3; -1: all); the summary counts them all")
+    p.add_argument("--show-groups", type=int, default=5, metavar="N",
+                   help="in the summary, the N most frequent of each grouping (default 5)")
+    p.add_argument("--summary", action="store_true", help="the summary's figures even for a single game or state")
+    p.add_argument("--group-by", metavar="FIELD", default=None,
+                   help="exact runs: sum each distribution by this field of the outcomes (a dotted path, `results.0.hit`)")
+    p.add_argument("--rows", type=int, default=12, metavar="N",
+                   help="exact runs: at most N outcome rows per difference (default 12; -1: all)")
+    add_sweep_options(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["diff"] = cmd_diff
+
+
+def add_sweep_options(p: Any) -> None:
+    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``)."""
+    from . import int_between
+
+    p.add_argument("--jobs", "-j", type=int_between(1, 512, "a number of processes"), default=None, metavar="N",
+                   help="processes to run on (default: one per CPU; 1: this process only)")
+    p.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
+                   help="run on the workers of this Dask scheduler (default: $RULEVAL_CLUSTER; "
+                        "pip install 'ruleval[cluster]')")

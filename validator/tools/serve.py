@@ -43,6 +43,8 @@ from . import picture
 
 MAX_BODY = 8_000_000  # a ruleset (2 MB) and a state (5 MB), with room for the JSON around them
 MAX_GENERATE = 50  # generated states a diff from the page may try
+MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on this process, one after another)
+MAX_BALANCE_ROUNDS = 10
 SOCKET_TIMEOUT = 30.0
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
@@ -268,14 +270,51 @@ class Playground:
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
-        generated, note = errata.generated_probes(old, new, generate, 0, options["exact"])
-        probes += generated
-        diffs, tried = errata.compare(old, new, probes)
+        errata.EXACT_VIEW.update(group_by=None, rows=12)
+        # (a sweep in this process: the server answers one request at a time, under its lock)
+        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], 3, errata.Options(jobs=1))
+        diffs, tried, note = found.differences or [], found.tried, found.note
         lines = [errata.difference_text(old, new, d) for d in diffs]
+        if generate > 1 and diffs:  # the figures: the share that differ, and where
+            lines += errata.summary_text(found.found or [], tried, "states", 5)
         lines.append(f"tried {tried} state{'s' if tried != 1 else ''}" + errata.verdict(len(diffs), tried))
         if note:
             lines.insert(0, f"note: {note}")
-        return {"ok": True, "differ": len(diffs), "tried": tried, "text": "\n".join(lines)}
+        return {"ok": True, "differ": len(diffs), "tried": tried, "text": "\n".join(lines),
+                "summary": errata.summary_json(found.found or [], tried)}
+
+    def balance(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``ruleval balance`` of the ruleset the page shows, a few games in this process: its figures
+        as text and JSON, and their plot as SVG when matplotlib is installed."""
+        from ..lang.loader import real_path
+        from .balance import PlayerError, balance_text, figure_bytes, run_balance
+
+        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        if not rs.ok:
+            errors = [d for d in rs.diagnostics if d.is_error]
+            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+        games, rounds, player = body.get("games", 4), body.get("rounds", 4), body.get("player", "random")
+        for name, value, most in (("games", games, MAX_BALANCE_GAMES), ("rounds", rounds, MAX_BALANCE_ROUNDS)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+                raise BadRequest(f"`{name}` must be a number from 1 to {most}")
+        if player not in ("random", "heuristic"):
+            raise BadRequest("`player` must be `random` or `heuristic`")
+        try:
+            figures = run_balance(str(real_path(rs.path)), [player], games=games, rounds=rounds, jobs=1)
+        except UsageError as exc:
+            raise BadRequest(str(exc)) from None
+        except PlayerError as exc:
+            errors = [d for d in exc.rs.diagnostics if d.is_error]
+            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.work)}
+        except DiagnosticError as exc:
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+        title = shown(figures["variant"])
+        text = "\n".join(balance_text(title, figures, 8))
+        try:
+            svg: str | None = figure_bytes(figures, Path(title).stem, "svg").decode("utf-8")
+        except UsageError:  # matplotlib is not installed: the figures without their plot
+            svg = None
+        return {"ok": True, "text": text, "svg": svg, "figures": figures}
 
 
 def _run_options(body: dict[str, Any]) -> dict[str, Any]:
@@ -434,7 +473,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _post(self, path: str) -> None:
         from ..core.jsontext import loads
 
-        handlers = {"/api/check": Playground.check, "/api/run": Playground.run, "/api/diff": Playground.diff}
+        handlers = {"/api/check": Playground.check, "/api/run": Playground.run, "/api/diff": Playground.diff,
+                    "/api/balance": Playground.balance}
         if path not in handlers:
             raise BadRequest("not found", 404)
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()

@@ -355,7 +355,8 @@ def case_problem(case: Case) -> str | None:
     return None
 
 
-def run_case(case: Case, engine: str = "backend") -> Outcome:
+def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
+    """A case's outcome; ``rs``: its ruleset already loaded (a sweep's worker is sent it as content)."""
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
 
@@ -364,7 +365,7 @@ def run_case(case: Case, engine: str = "backend") -> Outcome:
     malformed = case_problem(case)
     if malformed is not None:
         return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started, code="S004")
-    rs = load_ruleset(case.ruleset)
+    rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
         codes = {d.code for d in rs.diagnostics if d.is_error}
@@ -433,16 +434,59 @@ def _finish(case: Case, status: str, message: str, started: float, actual: Any =
     return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None)
 
 
-def run_suite(suite: Suite, keyword: str | None = None) -> list[Outcome]:
-    out = []
-    for case in suite.cases:
-        if keyword and keyword.lower() not in f"{case.file}::{case.id} {case.data.get('title', '')}".lower():
+def _guarded(case: Case, rs: Any = None) -> Outcome:
+    try:
+        return run_case(case, rs=rs)
+    except Exception as exc:  # a bug met by one case: that case errs, the others still run
+        return Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}", code="I001")
+
+
+def _case_task(rulesets: list[Any], item: tuple[int, Case]) -> Outcome:
+    """A sweep's piece: one case, on its ruleset (sent as content), its state given inline."""
+    k, case = item
+    return _guarded(case, rulesets[k])
+
+
+def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cluster: str | None = None,
+              err: Any = None) -> list[Outcome]:
+    """The outcomes of the suite's cases (those ``keyword`` matches), in order. With more than one job
+    or a cluster, a sweep (``tools/sweep``): each case is a piece, its ruleset sent as content and its
+    state read here and sent inline; a case whose ruleset does not check, or whose state cannot be
+    read, or that is malformed, runs here (what it says names files on this machine)."""
+    from dataclasses import replace
+
+    from ..api import load_ruleset
+    from .sweep import run_sweep
+
+    cases = [c for c in suite.cases
+             if not keyword or keyword.lower() in f"{c.file}::{c.id} {c.data.get('title', '')}".lower()]
+    if (jobs == 1 and not cluster) or len(cases) < 2:
+        return [_guarded(c) for c in cases]
+    here: dict[int, Outcome] = {}
+    rulesets: list[Any] = []
+    index: dict[int, int] = {}
+    items: list[tuple[int, Case]] = []
+    where: list[int] = []
+    for i, case in enumerate(cases):
+        rs = load_ruleset(case.ruleset)
+        if case_problem(case) is not None or not rs.ok:
+            here[i] = _guarded(case)
             continue
         try:
-            out.append(run_case(case))
-        except Exception as exc:  # a bug met by one case: that case errs, the others still run
-            out.append(Outcome(case, "error", f"I001: internal error: {type(exc).__name__}: {exc}", code="I001"))
-    return out
+            state = _state_of(case)
+        except Exception:  # (said by the case's run, here)
+            here[i] = _guarded(case)
+            continue
+        if id(rs) not in index:
+            index[id(rs)] = len(rulesets)
+            rulesets.append(rs)
+        data = {**{k: v for k, v in case.data.items() if k != "state_file"}, "state": state}
+        items.append((index[id(rs)], replace(case, data=data)))
+        where.append(i)
+    sw = run_sweep(_case_task, rulesets, items, jobs=jobs, cluster=cluster, what="cases", err=err)
+    for i, o in zip(where, sw.results):
+        here[i] = replace(o, case=cases[i])
+    return [here[i] for i in sorted(here)]
 
 
 def junit(outcomes: list[Outcome], file_diags: Sequence[Diagnostic] = ()) -> str:
@@ -530,7 +574,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not suite.cases:  # (the reports a CI job reads still say so)
             _reports(args, out, [], [], suite.diagnostics)
             return exit_code(suite.diagnostics)
-    outcomes = run_suite(suite, args.k)
+    outcomes = run_suite(suite, args.k, args.jobs, args.cluster, err)
     if not outcomes and not suite.diagnostics:
         # a gate that ran nothing must not pass: a wrong folder or filter would hide every failure
         what = f"matching `{args.k}` " if args.k else ""
@@ -610,4 +654,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                    help="read the files with the ruleset's importer query (test suites in another program's text format)")
     p.add_argument("--ruleset", help="ruleset for --import")
     p.add_argument("-v", "--verbose", action="store_true")
+    from .errata import add_sweep_options
+
+    add_sweep_options(p)
     commands["test"] = cmd_test

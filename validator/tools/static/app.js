@@ -170,6 +170,38 @@ async function diff() {
   }
 }
 
+// whole games with a player for every side: the figures as text, and their plot as an image (an
+// <img> of the SVG, never markup in the page)
+async function balance() {
+  setStatus("playing...");
+  try {
+    const answer = await api("/api/balance", request({
+      player: $("player").value,
+      games: parseInt($("games").value || "1", 10),
+      rounds: parseInt($("rounds").value || "1", 10),
+    }));
+    if (!answer.ok) {
+      $("balance-plot").hidden = true;
+      $("balance-text").textContent = answer.rendered || (answer.diagnostics || []).map((d) => `${d.code}: ${d.message}`).join("\n");
+      show("balanced");
+      return setStatus("failed: see the diagnostics", true);
+    }
+    $("balance-text").textContent = answer.text;
+    const img = $("balance-plot");
+    if (answer.svg) {
+      img.src = "data:image/svg+xml;base64," + btoa(unescape(encodeURIComponent(answer.svg)));
+      img.alt = "balance plot";
+      img.hidden = false;
+    } else {
+      img.hidden = true;
+    }
+    show("balanced");
+    setStatus(`${answer.figures.games} game(s) played`);
+  } catch (e) {
+    setStatus(String(e.message || e), true);
+  }
+}
+
 // ------------------------------------------------------------------ picking and opening
 
 function family(name) {
@@ -244,6 +276,7 @@ async function start() {
     $("run").addEventListener("click", run);
     $("explain").addEventListener("click", explain);
     $("diff").addEventListener("click", diff);
+    $("balance").addEventListener("click", balance);
     for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => show(b.dataset.tab));
     await loadRuleset();
     document.body.dataset.ready = "true";

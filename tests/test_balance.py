@@ -1,0 +1,147 @@
+"""`ruleval balance` and players written as rulesets (validator/tools/balance.py,
+rulesets/diplomacy/players/), and the figures of many runs (validator/tools/impact.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import game_seed, load_ruleset
+from validator.tools.balance import load_player, player_path
+from validator.tools.impact import Share
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP = ROOT / "rulesets" / "diplomacy"
+SWEEP = ROOT / "tests" / "fixtures" / "sweep"
+
+
+def test_wilson_interval_is_the_textbook_one() -> None:
+    # Wilson (1927); e.g. 0 of 10 gives [0, 0.2775], 5 of 10 gives [0.2366, 0.7634]
+    assert Share(0, 10).interval == (0.0, pytest.approx(0.27753, abs=1e-5))
+    low, high = Share(5, 10).interval
+    assert low == pytest.approx(0.23659, abs=1e-5) and high == pytest.approx(0.76341, abs=1e-5)
+    assert Share(10, 10).interval[1] == pytest.approx(1.0) and Share(10, 10).interval[0] == pytest.approx(0.72247, abs=1e-5)
+    assert Share(0, 0).interval == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("variant", ["standard.rules", "ancmed.rules", "build_anywhere.rules", "standard_fleet_rome.rules"])
+@pytest.mark.parametrize("player", ["heuristic", "random"])
+def test_players_give_only_orders_the_variant_accepts(variant: str, player: str) -> None:
+    """A player is applied over the variant without a copy, and every order it gives, for every power
+    in every phase type, is one the variant's rules accept (none `invalid`)."""
+    rules = load_ruleset(DIP / variant)
+    path = player_path(rules, player)
+    assert path == DIP / "players" / f"{player}.rules"
+    rs = load_player(rules, path)
+    assert rs.ok, [str(d) for d in rs.diagnostics if d.is_error]
+    state = rules.run({}, query="start_state", validate=False)
+    sides = rules.run(state, query="sides")
+    kinds = set()
+    for i in range(12):
+        s = game_seed(3, 0, i)
+        orders = [o for side in sides for o in rs.run(state, query="player_orders", args=[side, s], seed=s)]
+        assert all(o["power"] in sides for o in orders)
+        out = rules.run({**state, "orders": orders}, query="advance", seed=s)
+        kinds.add(state["phase"]["type"])
+        bad = [r for r in out["result"].get("orders", []) if r.get("status") == "invalid"]
+        assert not bad, (variant, player, out["phase"], bad)
+        if out["end"] is not None:
+            break
+        state = out["next"]
+    assert kinds >= {"movement", "adjustment"}
+
+
+def test_the_heuristic_player_takes_centres_and_supports_its_own_attacks() -> None:
+    rules = load_ruleset(DIP / "standard.rules")
+    rs = load_player(rules, DIP / "players" / "heuristic.rules")
+    state = rules.run({}, query="start_state", validate=False)
+    france = rs.run(state, query="player_orders", args=["france", 1], seed=1)
+    assert {"power": "france", "order": "A MAR - SPA"} in france  # a neutral centre next door
+    # two French armies next to Belgium, one of them already there in spirit: one moves, the other supports it
+    state = {"phase": {"season": "fall", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "bur"},
+                       {"power": "france", "type": "army", "location": "pic"},
+                       {"power": "germany", "type": "army", "location": "ruh"}],
+             "supply_centers": {"par": "france", "bre": "france"}, "orders": []}
+    orders = [o["order"] for o in rs.run(state, query="player_orders", args=["france", 2], seed=2)]
+    assert any(" - BEL" in o for o in orders) and any(" S " in o and o.endswith("- BEL") for o in orders), orders
+
+
+def test_balance_reports_shares_by_side_and_holdings_by_round(cli: Any, tmp_path: Path) -> None:
+    svg, png = tmp_path / "b.svg", tmp_path / "b.png"
+    r = cli("balance", str(SWEEP / "race.rules"), "--games", "10", "--player", "random", "--player", "red=steady",
+            "--format", "json", "--plot", str(svg), "--plot", str(png), "--jobs", "1")
+    assert r.code == 0, r.err
+    f = json.loads(r.out)
+    assert f["games"] == 10 and f["by_victory"] + f["at_limit"] == 10
+    assert f["sides"]["red"]["player"] == "steady" and f["sides"]["blue"]["player"] == "random"
+    for side in f["sides"].values():
+        for key in ("wins", "draws", "survivals", "eliminations"):
+            low, high = side[key]["ci95"]
+            assert 0 <= low <= side[key]["share"] <= high <= 1
+    assert f["sides"]["red"]["survivals"]["count"] == 10
+    assert f["by_round"]["1"]["red"] == {"mean": 0.0, "sd": 0.0} and f["by_round"]["2"]["red"]["mean"] == 2.0
+    assert svg.read_text().lstrip().startswith("<?xml") and "<svg" in svg.read_text()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = cli("balance", str(SWEEP / "race.rules"), "--games", "10", "--player", "random", "--player", "red=steady",
+               "--jobs", "1")
+    assert text.code == 0 and "red    steady" in text.out and max(len(x) for x in text.out.splitlines()) <= 100
+
+
+def test_balance_ends_at_the_round_limit_without_a_winner(cli: Any) -> None:
+    r = cli("balance", str(SWEEP / "race.rules"), "--games", "3", "--rounds", "4", "--player", "still", "--format",
+            "json", "--jobs", "1")
+    f = json.loads(r.out)
+    assert r.code == 0 and f["at_limit"] == 3 and f["length"]["rounds_max"] == 4
+    assert all(s["draws"]["count"] == 3 for s in f["sides"].values())
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--player", "nobody"], "no player `nobody`"),
+    (["--player", "purple=random"], "`purple` is not a side"),
+    (["--plot", "x.pdf"], "writes an .svg or .png file"),
+    (["--games", "0"], "--games and --rounds take a number from 1"),
+])
+def test_balance_usage_errors(cli: Any, argv: list[str], said: str) -> None:
+    r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--jobs", "1", *argv)
+    assert r.code == 2 and said in r.err
+
+
+def test_a_variant_without_standing_is_refused(cli: Any) -> None:
+    r = cli("balance", str(ROOT / "tests" / "fixtures" / "errata" / "old.rules"), "--games", "1")
+    assert r.code == 2 and "has no `query advance`" in r.err
+
+
+def test_a_player_whose_rules_err_is_reported_with_its_line(cli: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.rules"
+    bad.write_text('ruleset x.bad "bad"\nextends "race.rules"\n\nquery player_orders(side, seed) = nope\n')
+    r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--player", str(bad), "--jobs", "1")
+    assert r.code == 1 and "race+bad.rules:4:" in r.err and "`nope`" in r.err
+
+
+def test_run_balance_gives_the_figures_to_a_program() -> None:
+    """The API the playground calls: the figures of `balance --format json`, and their drawing."""
+    from validator.tools.balance import figure_bytes, run_balance
+
+    f = run_balance(str(SWEEP / "race.rules"), ["random", "red=steady"], games=4, jobs=1)
+    assert f["games"] == 4 and f["sides"]["red"]["player"] == "steady" and f["variant"].endswith("race.rules")
+    assert b"<svg" in figure_bytes(f, "race", "svg")
+
+
+def test_diff_exact_tables_are_capped_and_grouped_by_a_field(cli: Any) -> None:
+    errata = ROOT / "tests" / "fixtures" / "errata"
+    base = ("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--generate", "1", "--exact", "--shrink", "0")
+    odds = re.compile(r"^  \d+/\d+\s+\d+/\d+\s")
+    full = cli(*base, "--rows", "-1")
+    rows = [x for x in full.out.splitlines() if odds.match(x)]
+    assert full.code == 1 and len(rows) > 2
+    capped = cli(*base, "--rows", "2")
+    assert len([x for x in capped.out.splitlines() if odds.match(x)]) == 2
+    assert f"... {len(rows) - 2} more outcomes differ" in capped.out
+    grouped = cli(*base, "--group-by", "results.0.hit", "--rows", "-1")
+    labels = [x.split()[-1] for x in grouped.out.splitlines() if odds.match(x)]
+    assert sorted(labels) == ["results.0.hit=false", "results.0.hit=true"]

@@ -1,0 +1,209 @@
+"""The sweep engine (validator/tools/sweep.py): the same output, in the same order, from this
+process (`--jobs 1`), a pool of processes (`--jobs 2`) and a real Dask cluster (a scheduler and two
+worker processes on 127.0.0.1, started and stopped here); a worker killed mid-sweep changes nothing.
+The rulesets are the race of tests/fixtures/sweep: whole games in a few phases."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from validator.tools import sweep
+
+SWEEP = Path(__file__).resolve().parent / "fixtures" / "sweep"
+REPO = Path(__file__).resolve().parent.parent
+RACE, ERRATA = str(SWEEP / "race.rules"), str(SWEEP / "errata.rules")
+
+pytest.importorskip("distributed", reason="the cluster extra is part of the test extra (pyproject)")
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    return subprocess.Popen([sys.executable, "-m", *args], cwd=str(REPO), env=env, stdout=log.open("wb"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _worker(address: str, tmp: Path, name: str) -> subprocess.Popen[bytes]:
+    return _start(["distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1",
+                   "--no-dashboard", "--name", name, "--local-directory", str(tmp / name)], tmp / f"{name}.log")
+
+
+def _wait_workers(address: str, n: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout=30, set_as_default=False) as client:
+        client.wait_for_workers(n, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A Dask scheduler and two worker processes, on the loopback address only."""
+    tmp = tmp_path_factory.mktemp("dask")
+    info = tmp / "scheduler.json"
+    procs = [_start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     "--scheduler-file", str(info)], tmp / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.is_file() or not info.read_text().strip():
+            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        procs += [_worker(address, tmp, f"w{i}") for i in range(2)]
+        _wait_workers(address, 2)
+        yield {"address": address, "tmp": tmp, "procs": procs}
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def _same(cli: Any, *argv: str, cluster: str) -> Any:
+    one = cli(*argv, "--jobs", "1")
+    pool = cli(*argv, "--jobs", "2")
+    dask = cli(*argv, "--cluster", cluster)
+    assert one.code == pool.code == dask.code, (one.err, pool.err, dask.err)
+    assert one.out == pool.out == dask.out and one.out
+    return one
+
+
+def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
+    r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster["address"])
+    assert r.code == 1 and "games that differ: " in r.out and "R-2 (only NEW)" in r.out
+    j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster["address"])
+    figures = json.loads(j.out)["summary"]["games"]
+    assert figures["share"]["of"] == 12 and 0 < figures["share"]["count"] < 12
+    assert figures["share"]["ci95"][0] < figures["share"]["share"] < figures["share"]["ci95"][1]
+
+
+def test_balance_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
+    r = _same(cli, "balance", RACE, "--games", "30", "--player", "random", "--player", "red=steady",
+              "--format", "json", cluster=cluster["address"])
+    f = json.loads(r.out)
+    assert f["games"] == 30 and f["by_victory"] == 30
+    assert f["sides"]["red"]["player"] == "steady" and f["sides"]["red"]["wins"]["count"] >= 20
+    assert sum(f["sides"][s]["wins"]["count"] for s in f["sides"]) == 30
+
+
+def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
+    r = _same(cli, "test", str(SWEEP / "cases.yaml"), cluster=cluster["address"])
+    assert r.code == 1 and "3 passed, 1 failed" in r.out and "a wrong expectation" in r.out
+
+
+def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> None:
+    """What a worker is sent: bytes of every file the ruleset reads, never a path of this machine; loaded
+    there, it shows the paths this process shows and gives the same results."""
+    from validator.api import load_ruleset
+
+    rs = load_ruleset(ERRATA)
+    src = sweep.source_of(rs)
+    names = {n for n, _ in src.files}
+    assert {Path(n).name for n in names} >= {"race.rules", "errata.rules", "clauses.yaml", "ruleval.toml"}
+    assert not any(os.path.isabs(n) for n in names)
+    sweep._LOADED.pop(src.digest, None)
+    there = sweep.load_source(src)
+    assert there is not rs and there.path == rs.path and sorted(there.sources) == sorted(rs.sources)
+    start = rs.run({}, query="start_state")
+    assert there.run({**start, "orders": [{"side": "red", "steps": 2}]}, query="advance") == \
+        rs.run({**start, "orders": [{"side": "red", "steps": 2}]}, query="advance")
+    real = os.path.realpath(sweep._LOADED[src.digest].program.loaded.root)
+    assert not real.startswith(str(SWEEP)) and "ruleval-sweep-" in real
+    assert not os.path.exists(real)  # the private folder goes once the ruleset is loaded
+
+
+def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: dict[str, Any]) -> None:
+    """A third worker joins; once it runs a piece, it is killed: Dask runs its pieces again elsewhere,
+    and the figures are those of one process."""
+    from distributed import Client
+
+    argv = ("balance", RACE, "--games", "60", "--rounds", "25", "--player", "still", "--format", "json")
+    address = cluster["address"]
+    victim = _worker(address, cluster["tmp"], "victim")
+    cluster["procs"].append(victim)
+    _wait_workers(address, 3)
+    result: dict[str, Any] = {}
+    run = threading.Thread(target=lambda: result.update(r=cli(*argv, "--cluster", address)))
+    run.start()
+    killed_while_running = False
+    with Client(address, timeout=30, set_as_default=False) as client:
+        deadline = time.monotonic() + 60
+        while run.is_alive() and time.monotonic() < deadline:
+            busy = {w for w, keys in client.processing().items() if keys}
+            mine = [w for w, info in client.scheduler_info()["workers"].items() if info.get("name") == "victim"]
+            if mine and mine[0] in busy:
+                os.kill(victim.pid, signal.SIGKILL)
+                killed_while_running = run.is_alive()
+                break
+            time.sleep(0.01)
+    run.join(timeout=120)
+    assert killed_while_running, "the sweep ended before the worker could be killed"
+    alone = cli(*argv, "--jobs", "1")
+    assert result["r"].code == alone.code == 0 and result["r"].out == alone.out
+    assert json.loads(alone.out)["at_limit"] == 60
+
+
+def test_no_cluster_to_reach_is_a_usage_error(cli: Any) -> None:
+    r = cli("balance", RACE, "--games", "2", "--cluster", "tcp://127.0.0.1:9")
+    assert r.code == 2 and "cannot reach the Dask scheduler at `tcp://127.0.0.1:9`" in r.err
+
+
+def test_pieces_keep_their_order_whatever_the_split() -> None:
+    assert [list(r) for r in sweep._chunks(10, 1)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert [i for r in sweep._chunks(103, 7) for i in r] == list(range(103))
+    assert sweep._chunks(0, 4) == []
+
+
+def _dies_once(rulesets: list[Any], item: tuple[str, int]) -> int:
+    """A piece whose worker process dies the first time it meets item 5 (a marker file says so)."""
+    marker, i = item
+    if i == 5 and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return i * i
+
+
+def _interrupted_at_3(rulesets: list[Any], i: int) -> int:
+    if i == 3:
+        raise KeyboardInterrupt
+    return i
+
+
+def test_a_pool_worker_that_dies_has_its_pieces_run_again(tmp_path: Path) -> None:
+    marker = str(tmp_path / "died")
+    sw = sweep.run_sweep(_dies_once, [], [(marker, i) for i in range(20)], jobs=2)
+    assert os.path.exists(marker) and sw.redone > 0
+    assert sw.results == [i * i for i in range(20)] and not sw.interrupted
+
+
+def test_ctrl_c_stops_the_sweep_with_the_results_so_far() -> None:
+    sw = sweep.run_sweep(_interrupted_at_3, [], list(range(6)), jobs=1)
+    assert sw.interrupted and sw.results == [0, 1, 2]
+
+
+def test_ctrl_c_during_balance_prints_the_figures_of_the_games_played(cli: Any, monkeypatch: Any) -> None:
+    from validator.tools import balance
+
+    real = balance.play_one
+
+    def stop_at_game_2(rulesets: list[Any], item: Any) -> Any:
+        if item[0] == 2:
+            raise KeyboardInterrupt
+        return real(rulesets, item)
+
+    monkeypatch.setattr(balance, "play_one", stop_at_game_2)
+    r = cli("balance", RACE, "--games", "6", "--jobs", "1")
+    assert r.code == 130 and r.out.startswith("2 games of") and "interrupted" in r.err

@@ -1,0 +1,405 @@
+"""``ruleval balance VARIANT``: N whole games of a variant, a player for each side; how the sides fare.
+
+What ruleval asks of the variant (it knows no game): ``query start_state`` and ``query advance``
+(as ``play`` does; ``advance``'s ``end`` names its ``winner`` when one side won), ``query sides`` (the
+sides' names) and ``query standing``: ``{round, holdings: {side: [names]}, alive: {side: bool}}``,
+the round (a year, say) and what each side holds, read after every phase.
+
+A player is a ruleset file that extends the rules it plays and declares ``query
+player_orders(side, seed)``: the orders of one side on the state. It is applied over the variant
+without a copy: its ``extends`` line is read as extending the variant (``load_player``), so it is
+made of the variant's own definitions and gives the orders the variant accepts.
+
+The games are a sweep (``tools/sweep``): one piece each, with its own seeds, on every core or a
+Dask cluster, the figures put together in the games' order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from .impact import Share
+
+PLAYER_QUERY = "player_orders"
+EXTENDS_LINE = re.compile(r'^extends\s+"[^"\n]*"[ \t]*$', re.MULTILINE)
+
+
+def player_path(variant: Any, name: str) -> Path | None:
+    """A player named on the command line: a file, else ``players/NAME.rules`` beside the variant or
+    beside any ruleset it extends (the bundled players serve every variant of their rules)."""
+    p = Path(name)
+    if p.is_file():
+        return p
+    from ..lang.loader import real_path
+
+    folders = [real_path(variant.path).parent] + [real_path(shown).parent for shown in variant.program.loaded.entry.chain]
+    for folder in folders:
+        candidate = folder / "players" / f"{name}.rules"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_player(variant: Any, path: Path) -> Any:
+    """The player at ``path`` applied over ``variant``: its text with its ``extends`` line naming the
+    variant (the lines unchanged, so a message points at the player's own line), loaded as a ruleset
+    beside the variant, ``VARIANT+PLAYER.rules``."""
+    from ..api import check_text
+    from ..core.exits import UsageError
+    from ..lang.loader import real_path
+
+    text = path.read_text(encoding="utf-8")
+    found = EXTENDS_LINE.findall(text)
+    if len(found) != 1:
+        raise UsageError(f"player `{path}` must have one `extends` line (the rules it plays), not {len(found)}")
+    target = real_path(variant.path)
+    virtual = target.parent / f"{target.stem}+{path.stem}.rules"
+    combined = EXTENDS_LINE.sub(f'extends "{target.name}"', text, count=1)
+    rs = check_text(virtual, combined)
+    rs.overlay = {os.path.realpath(virtual): combined}  # (what a worker is sent: `sweep.source_of`)
+    return rs
+
+
+@dataclass
+class GameRecord:
+    """One game: how it ended, how long it ran, what each side held at the start of each round."""
+
+    winner: str | None = None
+    rounds: int = 0
+    phases: int = 0
+    alive: dict[str, bool] = field(default_factory=dict)
+    by_round: dict[str, dict[str, int]] = field(default_factory=dict)  # round (as text) -> side -> count
+    first_taken: list[str] = field(default_factory=list)  # holdings that changed hands first in the game
+    error: str | None = None
+
+
+def _said(exc: Any) -> str:
+    d = exc.diagnostics[0]
+    where = f" (at {d.span.file}:{d.span.line})" if d.span.line else (f" (at {d.pointer})" if d.pointer else "")
+    return f"{d.code} {d.message}{where}"
+
+
+def play_one(rulesets: list[Any], item: tuple[int, int, int, int, dict[str, int], Any]) -> GameRecord:
+    """One game (a sweep's piece): every side's player gives its orders, the variant advances, until a
+    side wins, the round limit is reached, or ``max_phases``."""
+    from ..api import ADVANCE_QUERY, RunError, game_seed
+    from ..core.diagnostics import DiagnosticError
+
+    g, seed, rounds, max_phases, players, start = item
+    rules = rulesets[0]
+    rec = GameRecord()
+    state = start
+    try:
+        standing = rules.run(state, query="standing")
+        first_round = standing["round"]
+        rec.by_round[str(first_round)] = {s: len(h) for s, h in standing["holdings"].items()}
+        owner = {h: s for s, hs in standing["holdings"].items() for h in hs}
+        for i in range(max_phases):
+            s = game_seed(seed, g, i)
+            orders: list[Any] = []
+            for side, k in players.items():
+                if standing["alive"].get(side, False):
+                    orders += rulesets[k].run(state, query=PLAYER_QUERY, args=[side, s], seed=s)
+            out = rules.run({**state, "orders": orders}, query=ADVANCE_QUERY, seed=s)
+            rec.phases += 1
+            state = out["next"]
+            standing = rules.run(state, query="standing")
+            now = {h: side for side, hs in standing["holdings"].items() for h in hs}
+            taken = sorted(h for h, side in now.items() if owner.get(h) != side)
+            if taken and not rec.first_taken:
+                rec.first_taken = taken
+            owner = now
+            rnd = standing["round"]
+            rec.by_round.setdefault(str(rnd), {side: len(hs) for side, hs in standing["holdings"].items()})
+            rec.rounds = rnd - first_round
+            if out.get("end") is not None:
+                rec.winner = out["end"].get("winner")
+                break
+            if rnd - first_round >= rounds:
+                break
+        rec.alive = dict(standing["alive"])
+    except (RunError, DiagnosticError) as exc:
+        rec.error = f"game {g}: {_said(exc)}"
+    except (KeyError, TypeError) as exc:  # a `standing` or `advance` of another shape than documented
+        rec.error = f"game {g}: the variant's `standing` or `advance` is not as `balance` reads it ({exc})"
+    return rec
+
+
+@dataclass
+class Balance:
+    games: list[GameRecord]
+    sides: list[str]
+    players: dict[str, str]
+    rounds: int
+    interrupted: bool = False
+
+    def figures(self) -> dict[str, Any]:
+        played = [g for g in self.games if g.error is None]
+        n = len(played)
+        per_side: dict[str, Any] = {}
+        for side in self.sides:
+            wins = sum(g.winner == side for g in played)
+            draws = sum(g.winner is None and g.alive.get(side, False) for g in played)
+            alive = sum(g.alive.get(side, False) for g in played)
+            per_side[side] = {"player": self.players[side], "wins": Share(wins, n).to_json(), "draws": Share(draws, n).to_json(),
+                              "survivals": Share(alive, n).to_json(), "eliminations": Share(n - alive, n).to_json()}
+        rounds = sorted({int(r) for g in played for r in g.by_round}, key=int)
+        by_round: dict[str, Any] = {}
+        for r in rounds:
+            row = {}
+            for side in self.sides:
+                xs = [_at_round(g, r).get(side, 0) for g in played]
+                mean = sum(xs) / len(xs) if xs else 0.0
+                sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+                row[side] = {"mean": round(mean, 3), "sd": round(sd, 3)}
+            by_round[str(r)] = row
+        lengths = [g.rounds for g in played]
+        first = Counter(h for g in played for h in g.first_taken)
+        return {
+            "games": n, "by_victory": sum(g.winner is not None for g in played),
+            "at_limit": sum(g.winner is None for g in played), "round_limit": self.rounds,
+            "length": {"rounds_mean": round(sum(lengths) / n, 3) if n else 0, "rounds_min": min(lengths, default=0),
+                       "rounds_max": max(lengths, default=0),
+                       "phases_mean": round(sum(g.phases for g in played) / n, 3) if n else 0},
+            "sides": per_side, "by_round": by_round,
+            "taken_first": [[h, k] for h, k in sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "errors": [g.error for g in self.games if g.error is not None], "interrupted": self.interrupted}
+
+
+def _at_round(g: GameRecord, r: int) -> dict[str, int]:
+    """What a game's sides held at the start of round ``r``; a game that ended before is counted at its
+    last standing."""
+    known = [int(x) for x in g.by_round if int(x) <= r]
+    return g.by_round[str(max(known))] if known else {}
+
+
+def _pct(s: dict[str, Any]) -> str:
+    low, high = s["ci95"]
+    return f"{100 * s['share']:.0f}% ({100 * low:.0f}-{100 * high:.0f})"
+
+
+def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
+    from ..core.diagnostics import wrap_words
+
+    lines = wrap_words(f"{f['games']} games of {variant}, up to {f['round_limit']} rounds: "
+                       f"{f['by_victory']} won, {f['at_limit']} at the round limit; length "
+                       f"{f['length']['rounds_mean']:g} rounds ({f['length']['rounds_min']}-{f['length']['rounds_max']}), "
+                       f"{f['length']['phases_mean']:g} phases")
+    sides = list(f["sides"])
+    w = max([len(s) for s in sides] + [4])
+    cols = ("wins", "draws", "survivals", "eliminations")
+    lines.append(f"{'side'.ljust(w)}  {'player':<10}  " + "  ".join(c.ljust(15) for c in cols).rstrip()
+                 + "   (95% CI)")
+    for s in sides:
+        row = f["sides"][s]
+        lines.append(f"{s.ljust(w)}  {row['player'][:10]:<10}  " + "  ".join(_pct(row[c]).ljust(15) for c in cols).rstrip())
+    rounds = list(f["by_round"])
+    if rounds:
+        shown = rounds if len(rounds) <= 8 else rounds[:4] + rounds[-4:]
+        lines.append("holdings at the start of each round, mean (sd):")
+        lines.append(f"{'side'.ljust(w)}  " + "  ".join(r.rjust(10) for r in shown))
+        for s in sides:
+            cells = [f"{f['by_round'][r][s]['mean']:.1f} ({f['by_round'][r][s]['sd']:.1f})" for r in shown]
+            lines.append(f"{s.ljust(w)}  " + "  ".join(c.rjust(10) for c in cells))
+    if f["taken_first"]:
+        lines += wrap_words(", ".join(f"{h} {k}" for h, k in f["taken_first"][:cap]), "taken first most often: ")
+    return lines
+
+
+def plot(f: dict[str, Any], variant: str, path: str) -> None:
+    """``figure_bytes`` written to ``path``, SVG or PNG by its suffix."""
+    from ..core.confine import write_atomic
+    from ..core.exits import UsageError
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise UsageError(f"--plot writes an .svg or .png file, not `{path}`")
+    write_atomic(path, figure_bytes(f, variant, suffix[1:]))
+
+
+def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
+    """The figures drawn (matplotlib, ``pip install 'ruleval[plot]'``): holdings by round (mean, with a
+    band of one standard deviation) and each side's outcomes, as ``svg`` or ``png``."""
+    from ..core.exits import UsageError
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'ruleval[plot]'") from None
+    matplotlib.rcParams["svg.hashsalt"] = "ruleval"  # the same figures give the same file
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), gridspec_kw={"width_ratios": [3, 2]})
+    rounds = [int(r) for r in f["by_round"]]
+    for side in f["sides"]:
+        mean = [f["by_round"][str(r)][side]["mean"] for r in rounds]
+        sd = [f["by_round"][str(r)][side]["sd"] for r in rounds]
+        line, = left.plot(rounds, mean, marker="o", markersize=3, label=side)
+        left.fill_between(rounds, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
+                          color=line.get_color(), alpha=0.12, linewidth=0)
+    left.set_xlabel("round (start of)")
+    left.set_ylabel("holdings (mean, band: one sd)")
+    left.set_title(f"{variant}: {f['games']} games")
+    left.legend(fontsize=7, ncol=2)
+    sides = list(f["sides"])
+    bottom = [0.0] * len(sides)
+    for key, colour in (("wins", "#2a7f2a"), ("draws", "#7fb0d8"), ("eliminations", "#c44")):
+        vals = [f["sides"][s][key]["share"] if key != "draws" else f["sides"][s]["draws"]["share"] for s in sides]
+        right.bar(sides, vals, bottom=bottom, color=colour, label=key)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    right.set_ylim(0, 1)
+    right.set_ylabel("share of games")
+    right.set_title("outcomes (the rest: survived another's win)")
+    right.tick_params(axis="x", rotation=45, labelsize=7)
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None}, dpi=100)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str], list[Any], dict[str, int], Any]:
+    """What a balance needs of a loaded variant and the players given (``[SIDE=]NAME``): its sides, the
+    player of each, the player rulesets (each applied over the variant), each side's ruleset by index,
+    and the start state. ``UsageError`` when a piece is missing; ``RunError`` from the variant's
+    queries; a player that does not check is ``PlayerError``."""
+    from ..api import ADVANCE_QUERY
+    from ..core.exits import UsageError
+    from .errata import start_state
+
+    missing = [q for q in (ADVANCE_QUERY, "sides", "standing") if q not in variant.queries()]
+    if missing:
+        raise UsageError(f"`{variant.path}` has no `query {missing[0]}`: balance plays rulesets with "
+                         f"`{ADVANCE_QUERY}`, `sides` and `standing` (docs/tools.md)")
+    start, problem = start_state(variant, variant, None)
+    if problem is not None:
+        raise UsageError(problem)
+    sides = list(variant.run(start, query="sides"))
+    choice = {side: "random" for side in sides}
+    for g in given:
+        side, _, name = g.rpartition("=")
+        if side and side not in choice:
+            raise UsageError(f"--player {g}: `{side}` is not a side of `{variant.path}` ({', '.join(sides)})")
+        for s in ([side] if side else sides):
+            choice[s] = name
+    loaded: dict[str, int] = {}
+    rulesets: list[Any] = []
+    for name in sorted(set(choice.values())):
+        path = player_path(variant, name)
+        if path is None:
+            raise UsageError(f"no player `{name}`: give a player file, or a name found as players/{name}.rules "
+                             "beside the variant or the rules it extends")
+        rs = load_player(variant, path)
+        if not rs.ok:
+            raise PlayerError(rs)
+        if PLAYER_QUERY not in rs.queries():
+            raise UsageError(f"player `{path}` has no `query {PLAYER_QUERY}(side, seed)`")
+        loaded[name] = len(rulesets)
+        rulesets.append(rs)
+    return sides, choice, rulesets, {side: loaded[choice[side]] for side in sides}, start
+
+
+class PlayerError(Exception):
+    """A player ruleset that does not check (its diagnostics on ``rs``)."""
+
+    def __init__(self, rs: Any):
+        super().__init__(f"player `{rs.path}` does not check")
+        self.rs = rs
+
+
+def run_balance(variant_path: str, players: list[str] | None = None, games: int = 100, rounds: int = 10,
+                seed: int = 0, max_phases: int = 1000, jobs: int | None = None, cluster: str | None = None,
+                err: TextIO | None = None) -> dict[str, Any]:
+    """The figures of ``ruleval balance`` as a value (what ``--format json`` prints), for a program: the
+    playground, say, which draws them with ``figure_bytes``. Raises ``UsageError``, ``PlayerError`` or
+    ``RunError`` as the command reports them."""
+    from ..api import RunError, load_ruleset
+    from .sweep import run_sweep
+
+    variant = load_ruleset(variant_path)
+    if not variant.ok:
+        raise RunError([d for d in variant.diagnostics if d.is_error], "ruleset")
+    sides, choice, rulesets, by_side, start = prepare(variant, players or [])
+    items = [(g, seed, rounds, max_phases, by_side, start) for g in range(games)]
+    sw = run_sweep(play_one, rulesets, items, jobs=jobs, cluster=cluster, what="games", err=err)
+    return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures()}
+
+
+def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..api import RunError
+    from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
+    from ..core.confine import write_atomic
+    from ..core.diagnostics import one_line, render_all
+    from .common import load_for_run, require_regular
+    from .sweep import run_sweep
+
+    require_regular(args.variant, "ruleset")
+    if args.games < 1 or args.rounds < 1:
+        raise UsageError("--games and --rounds take a number from 1")
+    for p in args.plot or []:
+        if Path(p).suffix.lower() not in (".svg", ".png"):
+            raise UsageError(f"--plot writes an .svg or .png file, not `{p}`")
+    variant = load_for_run(args.variant, err)
+    if variant is None:
+        return EXIT_FINDINGS
+    try:
+        sides, choice, rulesets, players, start = prepare(variant, args.player or [])
+    except RunError as exc:
+        err.write(render_all(exc.diagnostics, variant.sources, err) + "\n")
+        return EXIT_FINDINGS
+    except PlayerError as exc:
+        err.write(render_all([d for d in exc.rs.diagnostics if d.is_error], exc.rs.sources, err) + "\n")
+        return EXIT_FINDINGS
+    items = [(g, args.seed, args.rounds, args.max_phases, players, start) for g in range(args.games)]
+    sw = run_sweep(play_one, rulesets, items, jobs=args.jobs, cluster=args.cluster, what="games", err=err)
+    result = Balance(sw.results, sides, choice, args.rounds, sw.interrupted)
+    figures = result.figures()
+    shown_name = args.variant
+    if args.format == "json":
+        out.write(json.dumps({"variant": shown_name, **figures}, indent=2) + "\n")
+        if args.records:
+            write_atomic(args.records, "\n".join(json.dumps(asdict(g)) for g in sw.results) + "\n")
+    else:
+        for line in balance_text(shown_name, figures, args.show):
+            out.write(one_line(line) + "\n")
+    for e in figures["errors"]:
+        err.write(f"ruleval: {one_line(e)}\n")
+    for p in args.plot or []:
+        plot(figures, Path(shown_name).stem, p)
+    if sw.interrupted:
+        err.write("ruleval: interrupted: the figures above are of the games played before it\n")
+        return 130
+    return EXIT_FINDINGS if figures["errors"] else EXIT_OK
+
+
+def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    from .errata import add_sweep_options
+
+    p = sub.add_parser("balance", help="play N whole games with a player for each side; how the sides fare")
+    p.add_argument("variant")
+    p.add_argument("--games", "-n", type=int, default=100, metavar="N", help="games to play (default 100)")
+    p.add_argument("--rounds", type=int, default=10, metavar="R",
+                   help="stop a game without a winner after R rounds (default 10)")
+    p.add_argument("--player", action="append", metavar="[SIDE=]PLAYER",
+                   help="the player of every side, or of one (repeat); a file, or a name in players/ "
+                        "(default: random)")
+    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--max-phases", type=int, default=1000, metavar="P", help="phases a game may last at most (1000)")
+    p.add_argument("--plot", action="append", metavar="FILE", help="draw the figures into FILE (.svg or .png; repeat)")
+    p.add_argument("--show", type=int, default=8, metavar="K", help="holdings listed as taken first (default 8)")
+    p.add_argument("--records", metavar="FILE", help="with --format json: each game's record, one JSON line each")
+    add_sweep_options(p)
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    commands["balance"] = cmd_balance
