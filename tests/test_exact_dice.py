@@ -219,3 +219,50 @@ def test_a_roll_is_charged_before_its_distribution_is_worked_out() -> None:
             pass
         assert run.steps > run.budget
         assert spec.rolled is None  # (never worked out)
+
+
+def test_an_outcome_of_several_paths_lists_the_events_they_all_emitted(tmp_path: Path) -> None:
+    """Two paths (r = 1, r = 2) give one result: the outcome lists only what both emitted, and says
+    their events differ; an outcome of paths that emitted the same events lists them all."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('''ruleset t.events "events"
+procedure go cite "T-1" {
+  var n = 0
+  step s cite "T-1" {
+    emit "start" {}
+    let r = roll(1d2)
+    emit "rolled" {r: r}
+    emit "end" {}
+  }
+}
+query main = go()
+''')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    for engine in ("reference", "backend"):
+        out = rs.run({}, exact=True, engine=engine)
+        (only,) = out["outcomes"]
+        assert only["probability"] == "1/1"
+        assert [e["event"] for e in only["events"]] == ["start", "end"]
+        assert only["events_differ"] is True
+    # the same events on every path: all listed, and nothing said
+    (tmp_path / "same.rules").write_text((tmp_path / "main.rules").read_text().replace(
+        'emit "rolled" {r: r}', 'if r > 1 { emit "rolled" {} } else { emit "rolled" {} }'))
+    out = load_ruleset(tmp_path / "same.rules", use_cache=False).run({}, exact=True)
+    (only,) = out["outcomes"]
+    assert out["paths"] == 2
+    assert [e["event"] for e in only["events"]] == ["start", "rolled", "end"] and "events_differ" not in only
+
+
+def test_a_script_with_dice_the_rules_do_not_roll_is_an_error(tmp_path: Path) -> None:
+    """E014: a case scripting more dice than the rules roll is wrong, not passed."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('ruleset t.script "script"\nquery main = roll(1d6)\n')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.run({}, dice=[4]) == 4
+    for engine in ("reference", "backend"):
+        try:
+            rs.run({}, dice=[4, 5], engine=engine)
+        except RunError as err:
+            assert [d.code for d in err.diagnostics] == ["E014"]
+        else:
+            raise AssertionError("two dice scripted, one rolled: no error")
