@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from programs import programs
+from programs import documented, programs
 from validator.engine import reference as R
 from validator.engine.backend import _memo_key
 from validator.api import RunError, load_ruleset
@@ -253,3 +253,29 @@ def test_a_set_a_comprehension_walks_stays_a_set_in_its_body(tmp_path: Path) -> 
     options: dict[str, Any] = {"query": "main"}
     assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference") == ("ok", ["a", "b", "c"])
     assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")
+
+
+@settings(max_examples=1000 if LONG else 120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(case=documented())
+def test_each_engine_gives_what_the_docs_say(case: tuple[str, Any, list[int]]) -> None:
+    """Not the engines against each other but each against docs/language.md: the expected value is
+    computed by ``programs.documented`` from the docs alone (dice by brute force over every face), so
+    a misreading both engines share fails here."""
+    import json
+    from fractions import Fraction
+
+    text, want, dice = case
+    if want is None:  # (too many dice to enumerate by brute force)
+        return
+    path = _ROOT / "documented.rules"
+    path.write_text(f'ruleset t.docs "docs"\nquery main = {text}\n')
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    for engine in ("reference", "backend"):
+        if not dice:
+            assert rs.run({}, engine=engine) == want, (engine, text)
+            continue
+        out = rs.run({}, exact=True, engine=engine)
+        got = {json.dumps(o["result"], sort_keys=True): Fraction(o["probability"]) for o in out["outcomes"]}
+        assert got == want, (engine, text)
