@@ -137,6 +137,8 @@ def _all(ctx: Context, xs: Any) -> bool:
 def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in _sized(ctx, xs, "sum"):
+        if type(x) is bool:  # (a truth value is no number: `true + 1` is refused too)
+            raise CallError("sum adds numbers, not truth values: count(...) counts the true ones")
         if isinstance(x, Fraction) or isinstance(total, Fraction):
             _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
         total = total + x
@@ -679,7 +681,7 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
 
 def _adjacent_of(adj: Any, node: Any) -> Any:
     if isinstance(adj, dict):
-        return adj.get(node) or ()
+        return adj.get(probe_key(node)) or ()
     raise CallError("a graph is a map from node to its list of neighbours")
 
 
@@ -690,7 +692,7 @@ def _neighbours(adj: Any, node: Any) -> list[Any]:
 
 @builtin("adjacent", 3, doc="true if b is a neighbour of a")
 def _adjacent(adj: Any, a: Any, b: Any) -> bool:
-    return b in _adjacent_of(adj, a)
+    return in_list(b, _adjacent_of(adj, a))
 
 
 @builtin("path_exists", 3, 4, ctx=True,
