@@ -12,6 +12,9 @@ other (cycles settled by policies), procedures with `var`, `goto`, `require`, `e
 
 from __future__ import annotations
 
+import itertools
+import json
+from fractions import Fraction
 from typing import Any
 
 from hypothesis import strategies as st
@@ -299,3 +302,194 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
     if draw(st.integers(0, 3)) == 0:
         options["budget"] = draw(st.integers(1, 400))
     return "\n".join(lines) + "\n", state, options
+
+
+# ---------------------------------------------------------------- the docs' own meaning
+#
+# For the part of the language docs/language.md defines exactly, an expression is drawn together with
+# its expected value, computed here from the docs alone (never by the engines): `documented()` gives
+# (expression text, expected JSON, dice) where the expected value is what the docs say, so that a
+# misreading shared by both engines fails (tests/test_differential.py). Covered: integers and exact
+# fractions (`/` is exact: 3/6 is 1/2, a whole one an integer; + - * and comparisons), truth values
+# (and, or, not; a condition's truth: false, none, 0, "" and empty collections are false), texts (+,
+# len, upper, lower, str of a number), lists (+, len, sorted in the order of values, first, last,
+# reverse, sum, max, min), sets (walked in the order of values: list, first, comprehensions over
+# them), comprehensions with a condition, `count` and `any` of generators, `if`, `let`, equality of
+# kinds (a truth value is no number), and dice rolled in exact mode, by brute force over every face.
+
+_WORDS = ["a", "b", "ab", "B", ""]
+
+
+def _order(v: Any) -> Any:
+    """docs/language.md, "Order of values": none, truth values, numbers, texts, lists."""
+    if v is None:
+        return (0, 0)
+    if isinstance(v, bool):
+        return (1, int(v))
+    if isinstance(v, (int, Fraction)):
+        return (2, v)
+    if isinstance(v, str):
+        return (3, v)
+    return (4, tuple(_order(x) for x in v))
+
+
+def _truth(v: Any) -> bool:
+    """docs: "a condition is true unless it is false, none, 0, an empty text or an empty collection"."""
+    return not (v is False or v is None or (type(v) is not bool and v == 0) or v == "" or v in ([], ()))
+
+
+def _exact(v: Any) -> Any:
+    return v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v
+
+
+def as_json(v: Any) -> Any:
+    """The docs' JSON of a value: a fraction "n/d", a set an array in the order of values."""
+    if isinstance(v, Fraction):
+        return f"{v.numerator}/{v.denominator}"
+    if isinstance(v, (set, frozenset)):
+        return [as_json(x) for x in sorted(v, key=_order)]
+    if isinstance(v, list):
+        return [as_json(x) for x in v]
+    return v
+
+
+class DocGen:
+    """Expressions with their meaning: each maker returns (text, fn(env) -> value); env maps the
+    comprehension's and let's names to values, and the dice rolled so far are drawn from ``faces``."""
+
+    def __init__(self, draw: Any):
+        self.draw, self.n, self.dice = draw, 0, []  # dice: the sides of each roll, in the order made
+        self.quiet = 0  # inside a comprehension's body (evaluated once an item): no roll
+
+    def pick(self, xs: list[Any]) -> Any:
+        return self.draw(st.sampled_from(xs))
+
+    def fresh(self) -> str:
+        self.n += 1
+        return f"z{self.n}"
+
+    def num(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        names = [n for n, k in env.items() if k == INT]
+        if d <= 0 or self.draw(st.integers(0, 3)) == 0:
+            if names and self.draw(st.booleans()):
+                n = self.pick(names)
+                return n, lambda e, n=n: e[n]
+            k = self.draw(st.integers(-3, 9))
+            return (str(k) if k >= 0 else f"({k})"), lambda e, k=k: k
+        a, b = self.num(env, d - 1), self.num(env, d - 1)
+        op = self.pick(["+", "-", "*", "/", "len", "sum", "max", "if", "let", "roll"])
+        if op in "+-*":
+            f = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}[op]
+            return f"({a[0]} {op} {b[0]})", lambda e: _exact(f(a[1](e), b[1](e)))
+        if op == "/":  # a divisor that is never 0: its square plus one
+            return (f"({a[0]} / ({b[0]} * {b[0]} + 1))",
+                    lambda e: _exact(Fraction(a[1](e)) / (b[1](e) * b[1](e) + 1)))
+        if op == "len":
+            xs = self.lst(env, d - 1)
+            return f"len({xs[0]})", lambda e: len(xs[1](e))
+        if op == "sum":
+            xs = self.lst(env, d - 1)
+            return f"sum({xs[0]})", lambda e: _exact(sum(xs[1](e), Fraction(0)))
+        if op == "max":
+            xs = self.lst(env, d - 1)
+            return f"max({xs[0]}, {a[0]})", lambda e: max(xs[1](e)) if xs[1](e) else a[1](e)
+        if op == "if":
+            c = self.cond(env, d - 1)
+            return f"(if {c[0]} then {a[0]} else {b[0]})", lambda e: a[1](e) if _truth(c[1](e)) else b[1](e)
+        if op == "let":
+            name = self.fresh()
+            body = self.num({**env, name: INT}, d - 1)
+            return f"(let {name} = {a[0]}; {body[0]})", lambda e: body[1]({**e, name: a[1](e)})
+        if self.quiet:
+            return a
+        sides = self.pick([2, 3])
+        i = len(self.dice)
+        self.dice.append(sides)
+        return f"roll(1d{sides})", lambda e, i=i: e["#faces"][i]
+
+    def cond(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        a, b = self.num(env, d), self.num(env, d)
+        op = self.pick(["<", "<=", "==", "!=", "and", "not", "true==1", "in"])
+        if op in ("<", "<=", "==", "!="):
+            f = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "==": lambda x, y: x == y,
+                 "!=": lambda x, y: x != y}[op]
+            return f"({a[0]} {op} {b[0]})", lambda e: f(a[1](e), b[1](e))
+        if op == "and":
+            c = self.cond(env, d - 1) if d > 0 else (f"({a[0]} > 0)", lambda e: a[1](e) > 0)
+            return f"({c[0]} and {b[0]} > 1)", lambda e: _truth(c[1](e)) and b[1](e) > 1
+        if op == "not":
+            return f"(not {a[0]})", lambda e: not _truth(a[1](e))
+        if op == "true==1":  # docs: "a truth value is never equal to a number"
+            return f"((({a[0]}) > 0) == 1)", lambda e: False
+        xs = self.lst(env, d)
+        return f"({a[0]} in {xs[0]})", lambda e: a[1](e) in xs[1](e)
+
+    def lst(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        if d <= 0 or self.draw(st.integers(0, 2)) == 0:
+            items = [self.num(env, 0) for _ in range(self.draw(st.integers(0, 3)))]
+            return "[" + ", ".join(t for t, _ in items) + "]", lambda e: [f(e) for _, f in items]
+        op = self.pick(["+", "sorted", "reverse", "comp", "setcomp", "list_of_set"])
+        a = self.lst(env, d - 1)
+        if op == "+":
+            b = self.lst(env, d - 1)
+            return f"({a[0]} + {b[0]})", lambda e: a[1](e) + b[1](e)
+        if op == "sorted":
+            return f"sorted({a[0]})", lambda e: sorted(a[1](e), key=_order)
+        if op == "reverse":
+            return f"reverse({a[0]})", lambda e: a[1](e)[::-1]
+        name = self.fresh()
+        inner = {**env, name: INT}
+        self.quiet += 1
+        elem, cond = self.num(inner, d - 1), self.cond(inner, d - 1)
+        self.quiet -= 1
+        if op == "comp":
+            return (f"[{elem[0]} for {name} in {a[0]} if {cond[0]}]",
+                    lambda e: [elem[1]({**e, name: x}) for x in a[1](e) if _truth(cond[1]({**e, name: x}))])
+        if op == "setcomp":  # a set comprehension, then walked: the order of values
+            return (f"list({{{elem[0]} for {name} in {a[0]} if {cond[0]}}})",
+                    lambda e: sorted({elem[1]({**e, name: x}) for x in a[1](e)
+                                      if _truth(cond[1]({**e, name: x}))}, key=_order))
+        # a comprehension over a set walks it in the order of values
+        return (f"[{elem[0]} for {name} in set({a[0]})]",
+                lambda e: [elem[1]({**e, name: x}) for x in sorted(set(a[1](e)), key=_order)])
+
+    def text(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        if d <= 0 or self.draw(st.integers(0, 2)) == 0:
+            w = self.pick(_WORDS)
+            return f'"{w}"', lambda e: w
+        a, b = self.text(env, d - 1), self.text(env, d - 1)
+        op = self.pick(["+", "upper", "lower", "str", "join"])
+        if op == "+":
+            return f"({a[0]} + {b[0]})", lambda e: a[1](e) + b[1](e)
+        if op in ("upper", "lower"):
+            return f"{op}({a[0]})", lambda e: getattr(a[1](e), op)()
+        if op == "str":  # docs: `str` writes a number in the notation: 1/2, -3
+            n = self.num(env, d - 1)
+            return (f"str({n[0]})", lambda e: (lambda v: f"{v.numerator}/{v.denominator}"
+                                                if isinstance(v, Fraction) else str(v))(n[1](e)))
+        xs = self.lst(env, d - 1)  # join of a set of texts: in the order of values
+        name = self.fresh()
+        return (f'join({{str({name}) for {name} in {xs[0]}}}, ",")',
+                lambda e: ",".join(str(v) for v in sorted(set(xs[1](e)), key=_order)))
+
+
+@st.composite
+def documented(draw: Any) -> tuple[str, Any, list[int]]:
+    """(expression, its expected JSON value or, with dice, {JSON of a result: probability}, the sides of
+    its dice). With dice, the expectation is every combination of faces, equally likely, each
+    evaluated as the docs say: the brute force the exact mode must agree with."""
+    g = DocGen(draw)
+    kind = draw(st.sampled_from(["num", "cond", "lst", "text"]))
+    text, fn = getattr(g, kind)({}, draw(st.integers(1, 3)))
+    if not g.dice:
+        return text, as_json(fn({"#faces": []})), []
+    if len(g.dice) > 4:
+        return text, None, g.dice
+    dist: dict[str, Fraction] = {}
+    total = 1
+    for s in g.dice:
+        total *= s
+    for faces in itertools.product(*[range(1, s + 1) for s in g.dice]):
+        key = json.dumps(as_json(fn({"#faces": list(faces)})), sort_keys=True)
+        dist[key] = dist.get(key, Fraction(0)) + Fraction(1, total)
+    return text, dist, g.dice

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from programs import programs
+from programs import documented, programs
 from validator.engine import reference as R
 from validator.engine.backend import _memo_key
 from validator.api import RunError, load_ruleset
@@ -148,6 +148,7 @@ UNWRITABLE = {
              "".join(f" for y{i} in [1]" for i in range(22)) + " if roll(1d6) > 3]\n",
     "blocks": "def many = " + "if true then " * 110 + "[roll(1d6)]" + " else []" * 110 + "\n",
 }
+ROLLS = {"loops": 9, "blocks": 2}  # the dice a run of each rolls (a script gives no more: E014)
 
 
 @pytest.mark.parametrize("shape", sorted(UNWRITABLE))
@@ -159,6 +160,8 @@ def test_a_run_the_backend_cannot_write_is_the_references(shape: str, options: d
     from validator.engine import backend as B
     from validator.lib.runtime import Unwritable
 
+    if "dice" in options:
+        options = {"dice": options["dice"][:ROLLS[shape]]}
     path = _ROOT / f"unwritable_{shape}.rules"
     path.write_text(UNWRITABLE[shape] + "query main = [roll(1d6), many, len(many)]\n")
     rs = load_ruleset(path, use_cache=False)
@@ -237,3 +240,42 @@ def test_a_game_plays_alike_with_its_code_written_up_front_or_at_first_calls() -
         if step[1]["end"] is not None:
             break
         state = step[1]["next"]
+
+
+def test_a_set_a_comprehension_walks_stays_a_set_in_its_body(tmp_path: Path) -> None:
+    """A set is walked in the order of values (a sorted copy): the name that holds it still holds the
+    set, so that `x in fs` in the loop is a set's test on both engines (the same steps)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    path = tmp_path / "walk.rules"
+    path.write_text('ruleset t.walk "walk"\ndef f(fs) = [x for x in fs if x in fs and any(y in fs for y in fs)]\n'
+                    'query main = f({"c", "a", "b"})\n')
+    rs = load_ruleset(path, use_cache=False)
+    options: dict[str, Any] = {"query": "main"}
+    assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference") == ("ok", ["a", "b", "c"])
+    assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")
+
+
+@settings(max_examples=1000 if LONG else 120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(case=documented())
+def test_each_engine_gives_what_the_docs_say(case: tuple[str, Any, list[int]]) -> None:
+    """Not the engines against each other but each against docs/language.md: the expected value is
+    computed by ``programs.documented`` from the docs alone (dice by brute force over every face), so
+    a misreading both engines share fails here."""
+    import json
+    from fractions import Fraction
+
+    text, want, dice = case
+    if want is None:  # (too many dice to enumerate by brute force)
+        return
+    path = _ROOT / "documented.rules"
+    path.write_text(f'ruleset t.docs "docs"\nquery main = {text}\n')
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    for engine in ("reference", "backend"):
+        if not dice:
+            assert rs.run({}, engine=engine) == want, (engine, text)
+            continue
+        out = rs.run({}, exact=True, engine=engine)
+        got = {json.dumps(o["result"], sort_keys=True): Fraction(o["probability"]) for o in out["outcomes"]}
+        assert got == want, (engine, text)

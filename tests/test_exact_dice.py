@@ -161,8 +161,15 @@ def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
         if key in outcomes:
             outcomes[key][1] += p
             outcomes[key][3] = math.lcm(outcomes[key][3], run.natural_den)
+            if json.dumps(events) != json.dumps(outcomes[key][2]):  # what every path emitted, in order
+                kept, rest = [], list(events)
+                for e in outcomes[key][2]:
+                    if json.dumps(e) in map(json.dumps, rest):
+                        kept.append(e)
+                        rest = rest[list(map(json.dumps, rest)).index(json.dumps(e)) + 1:]
+                outcomes[key][2], outcomes[key][4] = kept, True
         else:
-            outcomes[key] = [value, p, events, run.natural_den]
+            outcomes[key] = [value, p, events, run.natural_den, False]
         paths += 1
         open_forks = [i for i, (choice, counts, _) in enumerate(run.forks) if choice + 1 < len(counts)]
         if not open_forks:
@@ -170,8 +177,8 @@ def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
         i = open_forks[-1]
         path = [choice for choice, _, _ in run.forks[:i]] + [run.forks[i][0] + 1]
     ranked = sorted(outcomes.values(), key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
-    return paths, sum(o[1] for o in ranked), [(f"{p.numerator}/{p.denominator}", odds(p, natural), v, ev)
-                                             for v, p, ev, natural in ranked]
+    return paths, sum(o[1] for o in ranked), [(f"{p.numerator}/{p.denominator}", odds(p, natural), v, ev, differ)
+                                             for v, p, ev, natural, differ in ranked]
 
 
 def enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
@@ -180,8 +187,8 @@ def enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
         out = run_exact(interp.program, state, unit.name, [], budget, engine=interp)
     except EvalError as err:
         return "error", err.code
-    return out["paths"], Fraction(out["total"]), [(o["probability"], o["odds"], o["result"], o["events"])
-                                                   for o in out["outcomes"]]
+    return out["paths"], Fraction(out["total"]), [(o["probability"], o["odds"], o["result"], o["events"],
+                                                    o.get("events_differ", False)) for o in out["outcomes"]]
 
 
 dice_programs = programs().filter(lambda p: "roll(" in p[0])
@@ -192,7 +199,8 @@ dice_programs = programs().filter(lambda p: "roll(" in p[0])
 @given(dice_programs)
 def test_run_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
     """On random programs with dice (procedures, decisions, memoized functions, events, tiny
-    budgets), on both engines: the same paths, probabilities, odds, results and first events as
+    budgets), on both engines: the same paths, probabilities, odds, results and events (those common
+    to every path of an outcome, and whether they differed) as
     running every path from scratch, or the same error."""
     text, state, options = program
     path = ROOT / "program.rules"
@@ -219,3 +227,50 @@ def test_a_roll_is_charged_before_its_distribution_is_worked_out() -> None:
             pass
         assert run.steps > run.budget
         assert spec.rolled is None  # (never worked out)
+
+
+def test_an_outcome_of_several_paths_lists_the_events_they_all_emitted(tmp_path: Path) -> None:
+    """Two paths (r = 1, r = 2) give one result: the outcome lists only what both emitted, and says
+    their events differ; an outcome of paths that emitted the same events lists them all."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('''ruleset t.events "events"
+procedure go cite "T-1" {
+  var n = 0
+  step s cite "T-1" {
+    emit "start" {}
+    let r = roll(1d2)
+    emit "rolled" {r: r}
+    emit "end" {}
+  }
+}
+query main = go()
+''')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    for engine in ("reference", "backend"):
+        out = rs.run({}, exact=True, engine=engine)
+        (only,) = out["outcomes"]
+        assert only["probability"] == "1/1"
+        assert [e["event"] for e in only["events"]] == ["start", "end"]
+        assert only["events_differ"] is True
+    # the same events on every path: all listed, and nothing said
+    (tmp_path / "same.rules").write_text((tmp_path / "main.rules").read_text().replace(
+        'emit "rolled" {r: r}', 'if r > 1 { emit "rolled" {} } else { emit "rolled" {} }'))
+    out = load_ruleset(tmp_path / "same.rules", use_cache=False).run({}, exact=True)
+    (only,) = out["outcomes"]
+    assert out["paths"] == 2
+    assert [e["event"] for e in only["events"]] == ["start", "rolled", "end"] and "events_differ" not in only
+
+
+def test_a_script_with_dice_the_rules_do_not_roll_is_an_error(tmp_path: Path) -> None:
+    """E014: a case scripting more dice than the rules roll is wrong, not passed."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('ruleset t.script "script"\nquery main = roll(1d6)\n')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.run({}, dice=[4]) == 4
+    for engine in ("reference", "backend"):
+        try:
+            rs.run({}, dice=[4, 5], engine=engine)
+        except RunError as err:
+            assert [d.code for d in err.diagnostics] == ["E014"]
+        else:
+            raise AssertionError("two dice scripted, one rolled: no error")

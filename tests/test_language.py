@@ -345,6 +345,43 @@ def test_components_names_each_part_by_its_least_node(root: Path) -> None:
                    {"1": 1, "2": 1, "3": 3}]
 
 
+@pytest.mark.parametrize("expr, want", [
+    ("[len({1, true}), len({0, false, none}), len(set([1, true, 1 == 1]))]", [2, 3, 2]),
+    ('{1 => "a", true => "b"}', {"1": "a", "true": "b"}),
+    ("[true in [1], 1 in [true], true in {1}, 1 in {true => 2}, true in (1, 2), false in [0]]", [False] * 6),
+    ("[1 == true, 0 != false, [1] == [true], {a: 1} == {a: true}, {1} == {true}, (1, 2) == (true, 2)]",
+     [False, True, False, False, False, False]),
+    ("[true == true, [true] == [true], {a: [1]} == {a: [1]}, 2 in [1, true, 2], true in [1, true]]", [True] * 5),
+    ("[keys({true => 1, 1 => 2}), list({true, 1, false, 0}), unique([1, true, 1]), [x for x in {true, 1}]]",
+     [[True, 1], [False, True, 0, 1], [1, True], [True, 1]]),
+    ("[index_of([1, true], true), remove([1, true], true), has({1 => 2}, true), get({true => 2}, 1), "
+     '{true => 2}[1], {1 => 2}[true]]', [1, [1], False, None, None, None]),
+    ('[put({1 => "a"}, true, "b"), group_by([1, 2, 3], fn(x) => x > 1), index_by([0, 1], fn(x) => x == 1)]',
+     [{"1": "a", "true": "b"}, {"false": [1], "true": [2, 3]}, {"false": 0, "true": 1}]),
+    ("[[[k, v] for k, v in {true => 1, 1 => 2}], items({false => 0}), str({true => 1, 1 => 2}), str({1, true})]",
+     [[[True, 1], [1, 2]], [{"key": False, "value": 0}], "{true => 1, 1 => 2}", "{true, 1}"]),
+    ('{1 => "a", "1" => "b", true => "c", "true" => "d"}', {"1": "a", '"1"': "b", "true": "c", '"true"': "d"}),
+    ("{(1, 2) => 3}", {"(1, 2)": 3}),
+])
+def test_truth_values_are_never_numbers(root: Path, expr: str, want: Any) -> None:
+    """Python's True == 1; the language's truth values equal no number, as items, keys, in `in` and `==`,
+    on both engines; a map with keys of several kinds writes each in the notation, none lost."""
+    for engine in ("reference", "backend"):
+        assert value(root, expr, engine=engine) == want, engine
+
+
+def test_graph_look_ups_and_sum_keep_truth_values_apart(root: Path) -> None:
+    assert value(root, "[neighbours({1 => [2]}, true), adjacent({1 => [true]}, 1, 1), adjacent({true => [1]}, true, 1)]") \
+        == [[], False, True]
+    assert eval_error(root, "query main = sum([true, 1])") == "E011"
+
+
+def test_a_tuple_holding_a_truth_value_is_no_key(root: Path) -> None:
+    assert eval_error(root, "query main = {(1, true)}") == "E009"
+    assert eval_error(root, "query main = {(true, 1) => 2}") == "E009"
+    assert value(root, "[(1, true) in {(1, 1)}, {(1, 1) => 2}[(1, true)]]") == [False, None]
+
+
 def test_graph_built_ins_agree_on_a_node_and_itself(root: Path) -> None:
     """The path of no step: path_exists and find_path say what distance says (0 steps)."""
     out = value(root, f'[path_exists({GRAPH}, "a", "a"), find_path({GRAPH}, "a", "a"), distance({GRAPH}, "a", ["a"]),'

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.lib import builtins as B
-from validator.lib.values import MAX_INT_BITS, order_key, to_json, tree_size
+from validator.lib.values import MAX_INT_BITS, as_key, order_key, to_json, tree_size
 
 
 def test_records_and_lists_are_copied_not_shared() -> None:
@@ -29,10 +29,13 @@ def test_records_and_lists_are_copied_not_shared() -> None:
 
 def test_keys_become_texts_and_sets_sorted_lists() -> None:
     value = {1: "one", None: "nothing", "k": frozenset({"b", "a", 3}), "f": Fraction(3, 4), "g": Fraction(4, 2)}
-    assert to_json(value) == {"1": "one", "none": "nothing", "k": [3, "a", "b"], "f": "3/4", "g": 2}
-    # a number key and its text collide as JSON does: the later entry wins
-    assert to_json({1: "a", "1": "b"}) == {"1": "b"}
-    assert to_json({"1": "b", 1: "a"}) == {"1": "a"}
+    # a map with a key that is no text writes every key in the notation, its texts in quotes
+    assert to_json(value) == {"1": "one", "none": "nothing", '"k"': [3, "a", "b"], '"f"': "3/4", '"g"': 2}
+    assert to_json({"k": frozenset({"b", "a", 3})}) == {"k": [3, "a", "b"]}
+    # so a number key and its text never collide: no entry is lost
+    assert to_json({1: "a", "1": "b"}) == {"1": "a", '"1"': "b"}
+    assert to_json({"1": "b", 1: "a"}) == {'"1"': "b", "1": "a"}
+    assert to_json({as_key(True): "t", "true": "u", 1: "o"}) == {"true": "t", '"true"': "u", "1": "o"}
     assert to_json((1, "x", [None, True])) == [1, "x", [None, True]]
 
 
@@ -50,7 +53,7 @@ def test_a_list_of_records_is_written_whole_whatever_its_items() -> None:
     value = {"orders": ["a", {"k": 1, "cites": ["C1"]}, Fraction(1, 2), {2: shared, "s": {"b", "a"}}, None],
              "mixed": ["t", 7, {"r": True}], "units": [shared, shared]}
     out = to_json(value)
-    assert out == {"orders": ["a", {"k": 1, "cites": ["C1"]}, "1/2", {"2": {"p": "x"}, "s": ["a", "b"]}, None],
+    assert out == {"orders": ["a", {"k": 1, "cites": ["C1"]}, "1/2", {"2": {"p": "x"}, "\"s\"": ["a", "b"]}, None],
                    "mixed": ["t", 7, {"r": True}], "units": [{"p": "x"}, {"p": "x"}]}
     assert out["units"][0] is not shared and out["units"][0] is not out["units"][1]
     assert out["orders"][3]["2"] is not shared

@@ -137,8 +137,12 @@ class Ruleset:
         try:
             if exact:
                 return R.run_exact(self.program, state, query, args, budget, engine=runner, check=check)
-            value, run = R.run_query(self.program, state, query, args, self._dice(seed, dice), budget, trace=explain,
+            source = self._dice(seed, dice)
+            value, run = R.run_query(self.program, state, query, args, source, budget, trace=explain,
                                      engine=runner, check=check)
+            if isinstance(source, ScriptedDice) and source.used < len(source.faces):
+                raise EvalError("E014", f"the script gave {len(source.faces)} dice and the rules rolled {source.used}",
+                                unit.decl.span, help="remove the dice the rules do not roll from the script")
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:

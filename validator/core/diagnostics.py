@@ -93,6 +93,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E011": ("error", "invalid argument to a built-in"),
     "E012": ("error", "decision used outside resolution"),
     "E013": ("error", "result too large to write"),
+    "E014": ("error", "scripted dice left unused"),
     "U001": ("error", "usage error"),
     "U002": ("error", "output file cannot be written"),
     "I001": ("error", "internal error"),

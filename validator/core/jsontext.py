@@ -270,6 +270,8 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
             if not math.isfinite(v):
                 return _pointer(path), f"`{v}` is not JSON"
             continue
+        if t is Fraction:  # (a decimal ``loads`` read exactly)
+            continue
         if t in (list, tuple, dict):
             if len(path) >= max_depth:
                 return _pointer(path), f"nested more than {max_depth} deep"

@@ -36,6 +36,7 @@ from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
+from ..lib.values import FALSE_KEY, TRUE_KEY, entries
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -202,7 +203,8 @@ _HELPERS: dict[str, Any] = {
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
-    "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction,
+    "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_entries": entries, "_TK": TRUE_KEY,
+    "_FK": FALSE_KEY,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
 }
 
@@ -900,20 +902,24 @@ class Backend:
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
         if len(names) == 1:
-            w(f"if _type({seq}) is _list or _type({seq}) is _dict:")  # (a set is walked in order: ``_items_of``)
+            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
+            # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
+            items = w.fresh()
+            w(f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
             w(f"        raise _over(ctx, {w.const(first.span)})")
+            w(f"    {items} = {seq}")
             w("else:")
-            w(f"    {seq} = _items_of(ctx, {seq}, {w.const(first.span)})")
-            w(f"for {names[0]} in {seq}:")
+            w(f"    {items} = _items_of(ctx, {seq}, {w.const(first.span)})")
+            w(f"for {names[0]} in {items}:")
         elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
             pairs = w.fresh()
             w(f"if _type({seq}) is _dict:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
             w(f"        raise _over(ctx, {w.const(first.span)})")
-            w(f"    {pairs} = {seq}.items()")
+            w(f"    {pairs} = _entries({seq})")
             w("else:")
             w(f"    {pairs} = _pairs_of(ctx, {seq}, 2, {w.const(first.span)})")
             w(f"for {', '.join(names)} in {pairs}:")
@@ -1021,7 +1027,10 @@ class Backend:
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
         if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
-            return self.tmp(w, f"{x} {e.op} {y} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
+            # (Python's True == 1: equal plain values are of one kind only if both or neither are truth values)
+            same = f"({x} == {y} and (_type({x}) is _bool) is (_type({y}) is _bool))"
+            test = same if e.op == "==" else f"not {same}"
+            return self.tmp(w, f"{test} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
                 isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):

@@ -54,7 +54,7 @@ from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import number_cost, to_json, tree_size, walked, written
+from ..lib.values import as_key, entries, equal, in_list, number_cost, probe_key, to_json, tree_size, walked, written
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -987,14 +987,14 @@ def truth(run: Run, v: Any) -> bool:
     return bool(force(run, v))
 
 
-_HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of them: `(a, b)`"
+_HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of texts, numbers and none: `(a, b)`"
 
 
 def add_item(run: Run, items: set[Any], x: Any, span: Span) -> None:
     """A set is built item by item; an item that cannot be in a set is an error where it is added."""
     charge_walk(run, x, span)
     try:
-        items.add(x)
+        items.add(as_key(x))  # (a truth value kept apart from the numbers: ``values.as_key``)
     except TypeError:
         raise EvalError("E009", f"`{show(x)}` cannot be a set's item", span, help=_HASHABLE) from None
 
@@ -1003,7 +1003,7 @@ def put_entry(run: Run, out: dict[Any, Any], k: Any, v: Any, span: Span) -> None
     """A map is built entry by entry; a key that cannot be one is an error where it is added."""
     charge_walk(run, k, span)
     try:
-        out[k] = v
+        out[as_key(k)] = v
     except TypeError:
         raise EvalError("E009", f"`{show(k)}` cannot be a map's key", span, help=_HASHABLE) from None
 
@@ -1026,6 +1026,10 @@ def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any
     """A comprehension's `for`: the items (a collection's length charged first), each as a tuple of
     as many values as the loop has names (two names walk a map's keys and values, the key and value
     of `{key, value}` records, or pairs)."""
+    if names == 2 and type(seq) is dict:  # a map's keys and values (``values.entries``)
+        run.charge(len(seq), span)
+        yield from entries(seq)
+        return
     seq = iterate(seq, span)
     if isinstance(seq, (list, tuple, frozenset, set, dict)):
         run.charge(len(seq), span)
@@ -1056,10 +1060,10 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
     if type(x) in _CONTAINERS and type(y) in _CONTAINERS:
         charge_walk(run, x, span)
         charge_walk(run, y, span)
-    if op == "==":
-        return bool(x == y)
+    if op == "==":  # (a truth value is never equal to a number: ``values.equal``)
+        return equal(x, y)
     if op == "!=":
-        return bool(x != y)
+        return not equal(x, y)
     try:
         return bool(_ORDER[op](x, y))
     except TypeError:
@@ -1084,7 +1088,7 @@ def member(run: Run, x: Any, coll: Any, span: Span) -> bool:
             charge_walk(run, x, span)
             for item in coll:
                 charge_walk(run, item, span)
-        return x in coll
+        return in_list(x, coll)
     if isinstance(coll, str):
         if not isinstance(x, str):
             raise EvalError("E001", f"`in` a text needs a text on its left, not `{show(x)}`", span)
@@ -1093,7 +1097,7 @@ def member(run: Run, x: Any, coll: Any, span: Span) -> bool:
     if isinstance(coll, (dict, frozenset, set)):
         charge_walk(run, x, span)
         try:
-            return x in coll
+            return probe_key(x) in coll
         except TypeError:
             raise EvalError("E009", f"`{show(x)}` cannot be a key", span, help=_HASHABLE) from None
     if coll is None:
@@ -1181,7 +1185,7 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     if isinstance(obj, dict):
         charge_walk(run, key, span)
         try:
-            return obj.get(key)
+            return obj.get(probe_key(key))
         except TypeError:
             raise EvalError("E009", f"`{show(key)}` cannot be a key", span, help=_HASHABLE) from None
     if isinstance(obj, (list, tuple, str)):
@@ -1351,12 +1355,14 @@ def _run_exact_on(interp: Any, program: Any, state: Any, query: str, args: list[
         key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
-            outcomes[key] = [value, {den: num}, events, run.natural_den]
+            outcomes[key] = [value, {den: num}, events, run.natural_den, False]
         else:
             weights = found[1]
             weights[den] = weights.get(den, 0) + num
             if found[3] != run.natural_den:
                 found[3] = math.lcm(found[3], run.natural_den)
+            if not equal(events, found[2]):  # paths to one result that happened differently
+                found[2], found[4] = common_events(found[2], events), True
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
@@ -1374,13 +1380,27 @@ def _run_exact_on(interp: Any, program: Any, state: Any, query: str, args: list[
             levels.pop()
         else:
             break
-    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3])
+    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4])
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
     ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
     return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
-                          "p": round(float(p), 6), "result": v, "events": ev} for v, p, ev, natural in ranked]}
+                          "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
+                         for v, p, ev, natural, differ in ranked]}
+
+
+def common_events(kept: list[Any], other: list[Any]) -> list[Any]:
+    """The events of ``kept`` that ``other`` has too, in their order (each matched once, in order):
+    what every path merged into one outcome emitted, when its paths' events differ."""
+    out, start = [], 0
+    for e in kept:
+        for j in range(start, len(other)):
+            if equal(e, other[j]):
+                out.append(e)
+                start = j + 1
+                break
+    return out
 
 
 MAX_ODDS_DENOMINATOR = 6 ** 4  # past four dice, the reduced fraction reads better

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import ast as A
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span
 from ..core import checkcache, confine
+from ..lib.values import KEYWORDS as _KEYWORDS
 from . import lalr
 from .lalr import Driver, Mismatch
 
@@ -35,13 +36,7 @@ _PLAIN_STRING = re.compile(r'"[^"\\\n\r\x00]*"').fullmatch
 BOM = "\ufeff"
 
 # Every keyword of the grammar; tests check this against grammar/ruleval.lark and editors/.
-KEYWORDS = (
-    "ruleset", "extends", "import", "as", "clauses", "schema", "cite", "override", "enum", "record",
-    "input", "at", "default", "const", "table", "def", "rule", "decision", "cycle", "when", "otherwise",
-    "settle", "procedure", "query", "step", "var", "let", "if", "then", "elif", "else", "for", "in",
-    "goto", "stop", "break", "continue", "emit", "require", "reject", "fn", "or", "and", "not", "with",
-    "true", "false", "none",
-)
+KEYWORDS = _KEYWORDS  # (one list: ``lib.values`` writes a record label that is one in quotes)
 
 _TOKEN_NAMES = {
     "NAME": "a name", "STRING": "a string", "INT": "a number", "RBRACE": "`}`", "LBRACE": "`{`",

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import in_order, number_cost, order_key, tree_size, walked, write_value
+from .values import (as_key, entries, equal, in_list, in_order, index_in, number_cost, order_key, probe_key, tree_size,
+                     walked, write_value)
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -94,9 +95,7 @@ def _sized(ctx: Context, xs: Any, what: str) -> Any:
 def _iter(xs: Any, what: str) -> Any:
     """The items of a collection in the order they are walked: a map's keys, a set's in the order of
     values (``values.walked``)."""
-    if isinstance(xs, dict):
-        return xs.keys()
-    if isinstance(xs, (set, frozenset)):
+    if isinstance(xs, (dict, set, frozenset)):
         return walked(xs)
     if isinstance(xs, (list, tuple, str)) or hasattr(xs, "__next__"):
         return xs
@@ -138,6 +137,8 @@ def _all(ctx: Context, xs: Any) -> bool:
 def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in _sized(ctx, xs, "sum"):
+        if type(x) is bool:  # (a truth value is no number: `true + 1` is refused too)
+            raise CallError("sum adds numbers, not truth values: count(...) counts the true ones")
         if isinstance(x, Fraction) or isinstance(total, Fraction):
             _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
         total = total + x
@@ -187,7 +188,7 @@ def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
     items = _ordered_items(ctx, xs, "index_of")
     _walk_cost(ctx, x, "index_of")
     try:
-        return items.index(x)
+        return index_in(x, items)
     except ValueError:
         return None
 
@@ -243,12 +244,13 @@ def _unique(ctx: Context, xs: Any) -> list[Any]:
     seen: set[Any] = set()
     for x in _ordered_items(ctx, xs, "unique"):
         try:
-            if x in seen:
+            k = as_key(x)  # (true and 1 are two items)
+            if k in seen:
                 continue
-            seen.add(x)
+            seen.add(k)
         except TypeError:  # a record, list or map: compared with those kept so far
             _spend(ctx, len(out), "unique")
-            if x in out:
+            if in_list(x, out):
                 continue
         out.append(x)
     return out
@@ -268,7 +270,7 @@ def _values(ctx: Context, m: Any) -> list[Any]:
 @builtin("items", 1, ctx=True, doc="a map's entries as {key, value} records")
 def _items(ctx: Context, m: Any) -> list[dict[str, Any]]:
     _spend(ctx, len(_as_map(m, "items")), "items")
-    return [{"key": k, "value": v} for k, v in m.items()]
+    return [{"key": k, "value": v} for k, v in entries(m)]
 
 
 def _as_map(m: Any, what: str) -> dict[Any, Any]:
@@ -282,7 +284,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
     _walk_cost(ctx, k, "get")
     if isinstance(m, dict):
         try:
-            return m.get(k, default)
+            return m.get(probe_key(k), default)
         except TypeError:
             raise CallError(f"`{_show(k)}` cannot be a key") from None
     if isinstance(m, (list, tuple)) and isinstance(k, int):
@@ -297,11 +299,11 @@ def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     out = {}
     for k in _ordered_items(ctx, ks, "pick"):
         try:
-            v = src.get(k)
+            v = src.get(as_key(k))
         except TypeError:
             raise CallError(f"`{_show(k)}` cannot be a key") from None
         if v is not None:
-            out[k] = v
+            out[as_key(k)] = v
     return out
 
 
@@ -310,7 +312,7 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, "has")
     try:
-        return k in (m if type(m) is dict else _as_map(m, "has"))
+        return probe_key(k) in (m if type(m) is dict else _as_map(m, "has"))
     except TypeError:
         return False
 
@@ -320,7 +322,10 @@ def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     _spend(ctx, len(_as_map(m, "put")), "put")
     _walk_cost(ctx, k, "put")
     out = dict(m)
-    out[k] = v
+    try:
+        out[as_key(k)] = v
+    except TypeError:
+        raise CallError(f"`{_show(k)}` cannot be a key") from None
     return out
 
 
@@ -329,8 +334,9 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
     _walk_cost(ctx, k, "remove")
     if isinstance(m, dict):
         _spend(ctx, len(m), "remove")
-        return {a: b for a, b in m.items() if a != k}
-    return [x for x in _ordered_items(ctx, m, "remove") if x != k]
+        gone = probe_key(k)
+        return {a: b for a, b in m.items() if a != gone}
+    return [x for x in _ordered_items(ctx, m, "remove") if not equal(x, k)]
 
 
 @builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
@@ -362,10 +368,13 @@ def _set_of(ctx: Context, xs: Any, what: str) -> frozenset[Any]:
             for x in xs:
                 _walk_cost(ctx, x, what)
         return xs
+    items = _ordered_items(ctx, xs, what)
     try:
-        return frozenset(_ordered_items(ctx, xs, what))
+        if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
+            return frozenset(items)
+        return frozenset([as_key(x) for x in items])  # (a truth value kept apart from the numbers)
     except TypeError:
-        raise CallError("set items are texts, numbers, truth values, none, or tuples of them") from None
+        raise CallError("set items are texts, numbers, truth values, none, or tuples of texts, numbers and none") from None
 
 
 @builtin("union", 2, ctx=True, doc="items in either")
@@ -395,13 +404,13 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = {}
     for x in _sized(ctx, xs, "group_by"):
-        out.setdefault(_keyed(ctx, key, x, "group_by"), []).append(x)
+        out.setdefault(as_key(_keyed(ctx, key, x, "group_by")), []).append(x)
     return out
 
 
 @builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
-    return {_keyed(ctx, key, x, "index_by"): x for x in _sized(ctx, xs, "index_by")}
+    return {as_key(_keyed(ctx, key, x, "index_by")): x for x in _sized(ctx, xs, "index_by")}
 
 
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
@@ -672,7 +681,7 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
 
 def _adjacent_of(adj: Any, node: Any) -> Any:
     if isinstance(adj, dict):
-        return adj.get(node) or ()
+        return adj.get(probe_key(node)) or ()
     raise CallError("a graph is a map from node to its list of neighbours")
 
 
@@ -683,7 +692,7 @@ def _neighbours(adj: Any, node: Any) -> list[Any]:
 
 @builtin("adjacent", 3, doc="true if b is a neighbour of a")
 def _adjacent(adj: Any, a: Any, b: Any) -> bool:
-    return b in _adjacent_of(adj, a)
+    return in_list(b, _adjacent_of(adj, a))
 
 
 @builtin("path_exists", 3, 4, ctx=True,

@@ -2,11 +2,126 @@
 
 from __future__ import annotations
 
-import json
+import re
 from fractions import Fraction
 from typing import Any
 
 from .runtime import RandomValue
+
+
+# ---------------------------------------------------------------- one identity for each value
+
+# A truth value is never equal to a number (docs/language.md, "Equality"), though Python's True == 1.
+# As a set's item or a map's key, a truth value is kept as ``TRUE_KEY``/``FALSE_KEY`` (``as_key``),
+# objects equal only to themselves, and given back as the truth value wherever the set or map is
+# walked (``walked``, ``entries``, ``from_key``), so that {1, true} has two items and
+# {1 => "a", true => "b"} two entries. A tuple holding a truth value cannot be a key (E009).
+
+
+class TruthKey:
+    """A truth value as a set's item or a map's key (hashed by identity: equal to nothing else)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "true" if self.value else "false"
+
+
+TRUE_KEY, FALSE_KEY = TruthKey(True), TruthKey(False)
+
+
+class KeyError_(TypeError):
+    """A value that cannot be a key: a tuple holding a truth value (a TypeError, as Python's own
+    refusal of an unhashable key, so that every caller reports it as E009)."""
+
+
+def as_key(v: Any) -> Any:
+    """A value as it is kept as a set's item or a map's key (``TruthKey`` for a truth value)."""
+    t = type(v)
+    if t is bool:
+        return TRUE_KEY if v else FALSE_KEY
+    if t is tuple and _holds_truth(v):
+        raise KeyError_("a tuple holding a truth value cannot be a key")
+    return v
+
+
+def probe_key(v: Any) -> Any:
+    """A value looked for among a set's items or a map's keys: as ``as_key``, but a tuple holding a
+    truth value (which no set or map holds) is looked for as nothing there is."""
+    t = type(v)
+    if t is bool:
+        return TRUE_KEY if v else FALSE_KEY
+    if t is tuple and _holds_truth(v):
+        return _ABSENT
+    return v
+
+
+_ABSENT = TruthKey(False)  # (a third key object: in no set or map)
+
+
+def _holds_truth(v: tuple[Any, ...]) -> bool:
+    for x in v:
+        t = type(x)
+        if t is bool or (t is tuple and _holds_truth(x)):
+            return True
+    return False
+
+
+def from_key(k: Any) -> Any:
+    """A set's item or a map's key as the value it stands for."""
+    return k.value if type(k) is TruthKey else k
+
+
+def holds_truth_keys(coll: Any) -> bool:
+    """Whether a set or map holds a truth value among its items or keys (two lookups)."""
+    return TRUE_KEY in coll or FALSE_KEY in coll
+
+
+def entries(m: dict[Any, Any]) -> Any:
+    """A map's (key, value) pairs as walked, keys as the values they stand for."""
+    if TRUE_KEY in m or FALSE_KEY in m:
+        return [(from_key(k), v) for k, v in m.items()]
+    return m.items()
+
+
+def equal(x: Any, y: Any) -> bool:
+    """The language's `==`: Python's, except that a truth value is never equal to a number, at any
+    depth (``[1] == [true]`` is false)."""
+    return x == y and _same_kinds(x, y)
+
+
+def _same_kinds(x: Any, y: Any) -> bool:
+    tx, ty = type(x), type(y)
+    if tx is bool or ty is bool:
+        return tx is ty
+    if tx is list or tx is tuple:
+        return all(_same_kinds(a, b) for a, b in zip(x, y))
+    if tx is dict:
+        return all(_same_kinds(v, y[k]) for k, v in x.items())
+    return True  # (texts, numbers, none; a set's items and a map's keys are kept apart by ``as_key``)
+
+
+def in_list(x: Any, items: Any) -> bool:
+    """``x in items`` for a list or tuple, by the language's `==`."""
+    if x not in items:
+        return False
+    t = type(x)
+    if t is str or x is None or t is Fraction:
+        return True
+    if t is int and bool not in map(type, items):  # (no truth value there to be taken for it)
+        return True
+    return any(equal(x, y) for y in items)
+
+
+def index_in(x: Any, items: list[Any]) -> int:
+    """The first position of ``x`` in a list by the language's `==` (``ValueError`` if none)."""
+    for i, y in enumerate(items):
+        if equal(x, y):
+            return i
+    raise ValueError(x)
 
 
 # ---------------------------------------------------------------- the order of values
@@ -44,6 +159,8 @@ def order_key(v: Any) -> Any:
         return (5, tuple(sorted((order_key(k), order_key(x)) for k, x in v.items())))
     if isinstance(v, (set, frozenset)):
         return (6, tuple(order_key(x) for x in in_order(v)))
+    if t is TruthKey:
+        return (1, int(v.value))
     return (7, repr(v))
 
 
@@ -52,15 +169,21 @@ def in_order(items: Any) -> list[Any]:
     values), compared as they are (the same order, with no key made for each)."""
     if _INTS.issuperset(map(type, items)) or _TEXTS.issuperset(map(type, items)):
         return sorted(items)
-    return sorted(items, key=order_key)
+    out = sorted(items, key=order_key)
+    if TruthKey in map(type, out):  # (a set's truth values, as the values they stand for)
+        return [from_key(x) for x in out]
+    return out
 
 
 def walked(coll: Any) -> Any:
     """What walking a collection gives, in the language's order of walking: a set's items in the order
-    of values, anything else (a list, a map's keys, a generator) as it is."""
+    of values, a map's keys in their order, anything else (a list, a generator) as it is; truth
+    values as themselves (``from_key``)."""
     t = type(coll)
     if t is frozenset or t is set:
         return in_order(coll)
+    if t is dict and (TRUE_KEY in coll or FALSE_KEY in coll):
+        return [from_key(k) for k in coll]
     return coll
 
 
@@ -167,7 +290,10 @@ def _items(xs: list[Any]) -> list[Any]:
                 out[k] = _map(x)
             else:
                 out[k] = to_json(x)
-        done[j] = out if texts else {key_text(k): x for k, x in out.items()}
+        if not texts:
+            quoted = str in map(type, out)
+            out = {key_text(k, quoted): x for k, x in out.items()}
+        done[j] = out
     return done
 
 
@@ -215,13 +341,42 @@ def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
     return _write(v, top=True)
 
 
+# The language's keywords (``lang.syntax`` reads them here): a record label that is one is written in quotes.
+KEYWORDS = (
+    "ruleset", "extends", "import", "as", "clauses", "schema", "cite", "override", "enum", "record",
+    "input", "at", "default", "const", "table", "def", "rule", "decision", "cycle", "when", "otherwise",
+    "settle", "procedure", "query", "step", "var", "let", "if", "then", "elif", "else", "for", "in",
+    "goto", "stop", "break", "continue", "emit", "require", "reject", "fn", "or", "and", "not", "with",
+    "true", "false", "none",
+)
+_KEYWORD_SET = frozenset(KEYWORDS)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
+# what a text literal escapes (the escapes the language reads: \\ \" \n \r \t \uXXXX)
+_ESCAPED = re.compile(r'[\\"\x00-\x1f\x7f]')
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def text_literal(text: str) -> str:
+    """A text as a literal of the language, which reads back as the same text."""
+    if _ESCAPED.search(text) is None:
+        return f'"{text}"'
+    return '"' + _ESCAPED.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text) + '"'
+
+
+def _label(k: str) -> str:
+    """A record's label: a name as it is, a keyword or any other text in quotes (`{"if": 1}`)."""
+    return k if _NAME(k) and k not in _KEYWORD_SET else text_literal(k)
+
+
 def _write(v: Any, top: bool = False) -> str:
     if v is None:
         return "none"
     if v is True or v is False:
         return "true" if v else "false"
     if isinstance(v, str):
-        return v if top else json.dumps(v, ensure_ascii=False)
+        return v if top else text_literal(v)
+    if type(v) is TruthKey:
+        return "true" if v.value else "false"
     if isinstance(v, Fraction):
         return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
     if isinstance(v, int):
@@ -229,14 +384,18 @@ def _write(v: Any, top: bool = False) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_write(x) for x in v) + "]"
     if isinstance(v, tuple):
+        if not v:
+            return "tuple([])"  # (`()` is no expression)
         return "(" + ", ".join(_write(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, (set, frozenset)):
+        if not v:
+            return "set()"  # (`{}` is the empty map)
         return "{" + ", ".join(_write(x) for x in in_order(v)) + "}"
     if isinstance(v, dict):
         if not v:
             return "{}"
-        if all(isinstance(k, str) and k.isidentifier() for k in v):
-            return "{" + ", ".join(f"{k}: {_write(x)}" for k, x in v.items()) + "}"
+        if _TEXTS.issuperset(map(type, v)):  # a record (a map of texts is one: `{k: 1} == {"k" => 1}`)
+            return "{" + ", ".join(f"{_label(k)}: {_write(x)}" for k, x in v.items()) + "}"
         return "{" + ", ".join(f"{_write(k)} => {_write(x)}" for k, x in v.items()) + "}"
     if isinstance(v, RandomValue):
         return v.describe()
@@ -245,9 +404,14 @@ def _write(v: Any, top: bool = False) -> str:
     return str(v)
 
 
-def key_text(k: Any) -> str:
-    """A map key as a JSON object's key: a text as it is, anything else in the language's notation."""
-    return k if type(k) is str else _write(k)
+def key_text(k: Any, quoted: bool = False) -> str:
+    """A map key as a JSON object's key. A map whose keys are all texts keeps them as they are; in a
+    map with any other key, every key is written in the language's notation: `1`, `true`, `(1, "a")`,
+    and a text in its quotes when the map holds texts too (``quoted``), so that no two keys are
+    written alike: {1 => "a", "1" => "b"} is {"1": "a", "\"1\"": "b"}."""
+    if type(k) is not str:
+        return _write(k)
+    return _write(k) if quoted else k
 
 
 def number_cost(op: str, x: Any, y: Any) -> int:
