@@ -379,3 +379,25 @@ def test_check_junit_fails_for_a_file_no_ruleset_came_from(cli, tmp_path: Path) 
     suite = ET.fromstring(r.out).find("testsuite")
     assert r.code == 1 and suite is not None and suite.get("failures") == "1", r.out
     assert any((tc.get("name") or "").endswith("pipe.rules") and tc.find("failure") is not None for tc in suite.iter("testcase"))
+
+
+def test_a_where_field_no_outcome_has_fails_the_case(cli, tmp_path: Path) -> None:
+    """`where: {reslt: ...}` names no field of any outcome: it could match nothing, and a probability of
+    0 would pass unseen; the case fails naming the field and the close one (issue 44)."""
+    import yaml as _yaml
+
+    root = Path(__file__).resolve().parent.parent
+    case = _yaml.safe_load((root / "tests" / "cases" / "his" / "errata.yaml").read_text(encoding="utf-8"))["cases"][0]
+    case["probabilities"] = [{"where": {"intercepted_bi": "france"}, "p": 0},
+                             {"where": {"intercepted_by": "france"}, "p": "26/36"}]
+    import shutil
+
+    (tmp_path / "ruleval.toml").write_text("")
+    for part in ("rulesets/his", "schemas/his"):
+        shutil.copytree(root / part, tmp_path / part)
+    (tmp_path / "cases.yaml").write_text(_yaml.safe_dump(
+        {"ruleset": "rulesets/his/his_threshold8.rules", "cases": [case]}))
+    r = cli("test", str(tmp_path / "cases.yaml"))
+    assert r.code == 1, r.out + r.err
+    assert ("/probabilities/0/where: `/intercepted_bi` is no field of any outcome's result, so the pattern can match "
+            "none (did you mean `intercepted_by`?)") in r.out + r.err
