@@ -42,6 +42,20 @@ def test_explain_text_tree_with_cites_and_cycle(cli, swap_state: str) -> None:
     assert "settled 2 as true  [T-3]" in r.out
 
 
+def test_explain_full_writes_arguments_whole(cli) -> None:
+    """Arguments are cut to the width by default; `--full` writes each one whole, as JSON (issue 44)."""
+    std = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules")
+    state = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    cut = cli("explain", std, "--state", state, "--order", "bur")
+    whole = cli("explain", std, "--state", state, "--order", "bur", "--full")
+    assert cut.code == whole.code == 0
+    assert any("..." in line for line in cut.out.splitlines())
+    first = whole.out.splitlines()[0]
+    args = first[first.index("(") + 1:first.rindex(") = ")]
+    assert json.loads("[" + args + "]")[0]["text"] == "A MUN - BUR"  # whole JSON, not cut mid-way
+    assert not any("..." in line for line in whole.out.splitlines())
+
+
 def test_explain_order_filter(cli, swap_state: str) -> None:
     r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--order", '"id": "b"')
     assert r.code == 0

@@ -35,12 +35,16 @@ def _args_text(args: list[Any], limit: int = MAX_ARG_TEXT) -> str:
 WIDTH = 100  # the longest line of the tree (a deeper node may pass it by its indentation)
 
 
-def _node_lines(node: dict[str, Any], depth: int) -> list[str]:
+def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[str]:
     """One node of the tree: ``rule(args) = value  [CITE]`` on one line of the width, its arguments and
-    value cut shorter when they would pass it, and the value on a line of its own if still too long."""
+    value cut shorter when they would pass it, and the value on a line of its own if still too long;
+    with ``full``, the arguments and the value written whole (``--full``)."""
     pad = "  " * depth
     cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
     args = node.get("args", [])
+    if full:
+        whole = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+        return [f"{pad}{node['rule']}({whole}) = {json.dumps(node.get('value'), ensure_ascii=False)}{cites}"]
     line = f"{pad}{node['rule']}({_args_text(args)}) = {_short(node.get('value'), 80)}{cites}"
     if len(line) <= WIDTH:
         return [line]
@@ -55,12 +59,12 @@ def _mentions(node: dict[str, Any], needle: str) -> bool:
     return needle.lower() in json.dumps(node.get("args", []), ensure_ascii=False).lower()
 
 
-def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[str]:
+def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: bool = False) -> list[str]:
     """The trace as an indented tree; with ``order``, only the subtrees whose arguments mention it."""
     lines: list[str] = []
 
     def show(node: dict[str, Any], depth: int) -> None:
-        lines.extend(_node_lines(node, depth))
+        lines.extend(_node_lines(node, depth, full))
         for child in node.get("children", []):
             show(child, depth + 1)
 
@@ -79,9 +83,9 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[s
     return lines
 
 
-def explain_text(result: Any, order: str | None = None) -> str:
+def explain_text(result: Any, order: str | None = None, full: bool = False) -> str:
     exp = result.get("explain", {}) if isinstance(result, dict) else {}
-    lines = trace_lines(exp.get("trace", []), order)
+    lines = trace_lines(exp.get("trace", []), order, full)
     if not lines:
         lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
     for cyc in exp.get("cycles", []):
@@ -208,7 +212,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
     else:
-        text = visible(explain_text(result, args.order)) + "\n"
+        text = visible(explain_text(result, args.order, args.full)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:
@@ -223,6 +227,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
     p.add_argument("--order", help="only the subtrees whose arguments mention this text")
+    p.add_argument("--full", action="store_true", help="write each rule's arguments and value whole, not cut to the width")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--seed", type=int, help="seeded random dice")
     g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
