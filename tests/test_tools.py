@@ -56,6 +56,32 @@ def test_explain_full_writes_arguments_whole(cli) -> None:
     assert not any("..." in line for line in whole.out.splitlines())
 
 
+def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path: Path) -> None:
+    """`--unit "A BUR"` (as a player writes it: the view's `explain.unit` reads the key) tells why the
+    unit was dislodged: the move from MUN that dislodged it, its support and why it was not cut, with
+    the clause of each step, in the words of the family's view.yaml; a view without words, or a unit
+    no decision is about, says so (issue 44)."""
+    root = Path(__file__).resolve().parent.parent
+    std = str(root / "rulesets" / "diplomacy" / "standard.rules")
+    state = str(root / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    r = cli("explain", std, "--state", state, "--unit", "A BUR")
+    assert r.code == 0
+    lines = r.out.splitlines()
+    assert "the unit in BUR is dislodged  [DIP-P2]" in lines
+    after = lines[lines.index("because:") + 1:]
+    assert after[0] == "  the unit in MUN moves  [DIP-P2]"
+    assert "        1 support(s) count for the unit in MUN  [DIP-P1]" in after
+    assert "            the support from RUH is not cut: no unit attacks RUH  [DIP-P1]" in after
+    assert "      the unit holding BUR resists with strength 1  [DIP-S2]" in after
+    bounced = cli("explain", std, "--state", state, "--unit", "bel").out.splitlines()
+    assert bounced[0] == "the unit in BEL does not move  [DIP-P2]"
+    assert "    the unit in PAR contests the destination with strength 2  [DIP-S1]" in bounced
+    full = cli("explain", std, "--state", state, "--unit", "A BUR", "--full").out.splitlines()
+    assert '    = dislodged("bur") = true  [DIP-P2]' in full
+    nobody = cli("explain", std, "--state", state, "--unit", "A XYZ")
+    assert nobody.code == 0 and nobody.out == "no traced decision is about `A XYZ` (read as `xyz`)\n"
+
+
 def test_explain_order_filter(cli, swap_state: str) -> None:
     r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--order", '"id": "b"')
     assert r.code == 0
