@@ -429,3 +429,14 @@ def test_a_case_file_names_a_bundled_ruleset(cli, tmp_path: Path) -> None:
     (tmp_path / "cases.yaml").write_text(json.dumps({"ruleset": "bundled:../pyproject.toml", "cases": [case]}))
     r = cli("test", str(tmp_path / "cases.yaml"))
     assert r.code != 0 and "S005" in r.out + r.err and "outside" in r.out + r.err, r.out + r.err
+
+
+def test_a_query_of_its_arguments_alone_runs_without_a_state(cli) -> None:
+    """A query that reads no input (nothing it may evaluate is an `input`) is computed from its
+    arguments: no `--state`, and no state check of a state it does not read (issue 44); a query
+    that reads the state still has it checked."""
+    std = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules")
+    r = cli("run", std, "--query", "phase_order", "--arg", "F1903R", "--format", "json")
+    assert r.code == 0 and json.loads(r.out) == [1903, 1, 1], r.err
+    r = cli("run", std)
+    assert r.code == 3 and "error[S002]: 'orders' is a required property" in r.err

@@ -569,3 +569,15 @@ def test_casefold_makes_two_spellings_of_a_name_one(root: Path) -> None:
     assert value(root, 'lower("QUE\u0301BEC") == lower("Québec")') is False
     assert value(root, '[casefold("Straße"), casefold("ΣΊΣΥΦΟΣ"), casefold("Nördland")]') == ["strasse", "σίσυφοσ", "nördland"]
     assert eval_error(root, "query main = casefold(3)\n") == "E011"
+
+
+def test_an_unknown_name_one_letter_from_enum_members_names_them_all(root: Path) -> None:
+    """`DX` is one letter from `DE`, `DR` and `EX`, too short for the usual closeness measure: the help
+    names every member one edit away (issue 44)."""
+    (root / "a.rules").write_text('enum Outcome { AE, AR, EX, DR, DE }\nquery main = DX\n', encoding="utf-8")
+    (d,) = [d for d in load_ruleset(root / "a.rules", use_cache=False).diagnostics if d.code == "C001"]
+    assert d.help == "did you mean `DE`, `DR` or `EX`? (members of enum `Outcome`)"
+    (root / "b.rules").write_text('enum Kind { foot, horse }\nquery main = foot == "hrose"\n',
+                                  encoding="utf-8")
+    (d,) = [d for d in load_ruleset(root / "b.rules", use_cache=False).diagnostics if d.code == "C016"]
+    assert d.help == "did you mean `horse`? (a member of enum `Kind`)"

@@ -19,7 +19,7 @@ from validator.api import load_ruleset
 from validator.core.exits import UsageError
 from validator.tools import serve
 from validator.tools.explain import explain_text
-from validator.tools.report import result_text
+from validator.tools.textview import result_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "rulesets"
@@ -76,7 +76,9 @@ def test_the_page_and_its_files_are_served_from_the_package(server) -> None:
 
 def test_the_page_needs_nothing_from_elsewhere() -> None:
     # no CDN, no font, no script from the network: every reference is to the server itself
-    for f in serve.STATIC.iterdir():
+    files = [f for f in serve.STATIC.rglob("*") if f.is_file()]
+    assert {"codemirror.js", "LICENSE"} <= {f.name for f in files}  # the editor is vendored, with its licence
+    for f in files:
         text = f.read_text(encoding="utf-8")
         assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text), f.name
         assert not re.search(r"@import|url\(\s*[\"']?(https?:)?//", text), f.name
@@ -88,7 +90,9 @@ def test_the_bundle_lists_rulesets_and_example_states(server) -> None:
     on_disk = sorted(p.relative_to(ROOT / "rulesets").as_posix() for p in (ROOT / "rulesets").rglob("*.rules"))
     assert got["rulesets"] == on_disk
     assert got["examples"] and all("/examples/" in e and e.endswith(".json") for e in got["examples"])
-    assert got["modes"]["his"] == "exact"
+    assert got["modes"]["his/his.rules"] == "exact"
+    assert got["default"] == got["mains"]["diplomacy"] == "diplomacy/standard.rules"  # not all_hold.rules
+    assert got["bases"]["diplomacy/ancmed.rules"] == "diplomacy/standard.rules"
     text = call(server, "GET", "/api/file?name=jomini/re.rules").json["text"]
     assert text == (ROOT / "rulesets" / "jomini" / "re.rules").read_text(encoding="utf-8")
 
@@ -222,7 +226,7 @@ def test_a_run_answers_as_the_api_and_draws_the_orders(server) -> None:
     got = call(server, "POST", "/api/run", {"base": "diplomacy/standard.rules", "state": state_text}).json
     assert got["ok"], got
     want = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules").run(json.loads(state_text))
-    assert got["result"] == want and got["text"] == result_text(want)
+    assert got["result"] == want and got["text"] == result_text(want, serve.TEXT_WIDTH)  # as `ruleval run` prints it
     svg = got["picture"]
     arrows = re.findall(r'<g class="arrow" data-status="(\w*)" data-stopped="(\w+)">', svg)
     # an arrow for every order that names a destination; each styled by the order's own status
@@ -289,8 +293,8 @@ def test_diff_finds_the_errata_and_nothing_between_equals(server) -> None:
 def test_diff_over_generated_states_gives_the_figures(server) -> None:
     body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "mode": "exact", "generate": 4}
     got = call(server, "POST", "/api/diff", body).json
-    assert got["ok"] and got["summary"]["share"]["of"] == got["tried"] == 4
-    assert got["summary"]["share"]["count"] == got["differ"] and "states that differ:" in got["text"]
+    assert got["ok"] and got["figures"]["share"]["of"] == got["tried"] == 4
+    assert got["figures"]["share"]["count"] == got["differ"] and "states that differ:" in got["text"]
 
 
 def test_balance_plays_the_shown_ruleset_and_draws_its_figures(server) -> None:
@@ -416,7 +420,7 @@ def test_every_example_state_runs_and_is_drawn(server) -> None:
         family = name.split("/")[0]
         text = call(server, "GET", f"/api/file?name={name}").json["text"]
         got = call(server, "POST", "/api/run", {"base": MAIN[family], "state": text,
-                                               "mode": catalogue["modes"].get(family, "plain")}).json
+                                               "mode": catalogue["modes"].get(MAIN[family], "plain")}).json
         assert got["ok"], (name, got.get("rendered"))
         assert got["picture"] and got["picture"].startswith("<svg"), (name, got.get("picture_note"))
 
@@ -427,7 +431,7 @@ def test_the_page_is_package_data() -> None:
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = config["tool"]["setuptools"]["package-data"]["validator.tools"]
-    files = [p.relative_to(serve.STATIC.parent).as_posix() for p in serve.STATIC.iterdir()]
+    files = [p.relative_to(serve.STATIC.parent).as_posix() for p in serve.STATIC.rglob("*") if p.is_file()]
     assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
 

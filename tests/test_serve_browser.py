@@ -88,8 +88,12 @@ def test_the_page_loads_the_bundle(browser: Any, url: str) -> None:
     open_page(browser, url)
     names = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "ruleset")).options]
     assert names == sorted(p.relative_to(ROOT / "rulesets").as_posix() for p in (ROOT / "rulesets").rglob("*.rules"))
+    # the main ruleset of the largest family first (not the first name, all_hold.rules), in the editor
+    assert Select(browser.find_element(By.ID, "ruleset")).first_selected_option.get_attribute("value") == \
+        "diplomacy/standard.rules"
     shown = browser.find_element(By.ID, "editor").get_attribute("value")
-    assert shown == (ROOT / "rulesets" / names[0]).read_text(encoding="utf-8")
+    assert shown == (ROOT / "rulesets" / "diplomacy" / "standard.rules").read_text(encoding="utf-8")
+    assert browser.find_elements(By.CSS_SELECTOR, ".CodeMirror .cm-keyword")  # highlighted by the vendored editor
     wait(browser, lambda d: d.find_element(By.ID, "status").text == "checked: no errors", "the first check")
     assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
 
@@ -97,8 +101,8 @@ def test_the_page_loads_the_bundle(browser: Any, url: str) -> None:
 def test_an_edit_shows_its_diagnostic(browser: Any, url: str) -> None:
     open_page(browser, url)
     pick(browser, "jomini/re.rules", "jomini/examples/small.json")
-    editor = browser.find_element(By.ID, "editor")
-    editor.click()
+    browser.find_element(By.CSS_SELECTOR, ".CodeMirror").click()
+    editor = browser.find_element(By.CSS_SELECTOR, ".CodeMirror textarea")  # where CodeMirror takes its keys
     editor.send_keys(Keys.CONTROL, Keys.END)
     editor.send_keys("\ndef broken = nowhere_defined + 1\n")
     rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#diagnostics .diag[data-code="C001"]'),
@@ -118,6 +122,7 @@ def test_a_run_draws_the_orders_and_their_outcomes(browser: Any, url: str) -> No
     assert [m.get_attribute("data-at") for m in browser.find_elements(By.CSS_SELECTOR, "#picture svg g.marker")] == ["bur"]
     assert browser.find_element(By.ID, "picture").is_displayed()
     assert "orders:" in browser.find_element(By.ID, "result").get_attribute("textContent")
+    keep_screenshot(browser, "family_diplomacy")
 
 
 def test_an_exact_run_shows_its_distribution(browser: Any, url: str) -> None:
@@ -127,7 +132,8 @@ def test_an_exact_run_shows_its_distribution(browser: Any, url: str) -> None:
     browser.find_element(By.ID, "run").click()
     bars = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg g.bar"), "the bars")
     result = browser.find_element(By.ID, "result").get_attribute("textContent")
-    assert len(bars) == result.count("probability")
+    assert result.split()[1] == "outcomes" and len(bars) == int(result.split()[0])  # `N outcomes over ...`, as the CLI says
+    keep_screenshot(browser, "family_his")
 
 
 def test_the_board_explain_and_diff(browser: Any, url: str) -> None:
@@ -136,10 +142,12 @@ def test_the_board_explain_and_diff(browser: Any, url: str) -> None:
     browser.find_element(By.ID, "run").click()
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg polygon.hex"), "the board")
     assert browser.find_elements(By.CSS_SELECTOR, "#picture svg polyline")
+    keep_screenshot(browser, "family_jomini")
     browser.find_element(By.ID, "explain").click()
     wait(browser, lambda d: d.find_element(By.ID, "trace").is_displayed()
          and d.find_element(By.ID, "trace").text.strip(), "the trace")
-    assert Select(browser.find_element(By.ID, "other")).first_selected_option.get_attribute("value") == "jomini/am.rules"
+    # diff against the ruleset it extends, by default
+    assert Select(browser.find_element(By.ID, "other")).first_selected_option.get_attribute("value") == "jomini/re.rules"
     Select(browser.find_element(By.ID, "other")).select_by_value("jomini/re.rules")
     generate = browser.find_element(By.ID, "generate")
     generate.clear()
@@ -161,3 +169,93 @@ def test_an_opened_file_is_checked_under_its_name(browser: Any, url: str, tmp_pa
                 "the diagnostic of the opened file")
     assert rows[0].text.startswith("my_variant.rules:3:") and "missing_name" in rows[0].text
     assert browser.find_element(By.ID, "editor").get_attribute("value") == mine.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- boards, projects, screenshots
+
+
+def keep_screenshot(driver: Any, name: str, element: Any = None) -> None:
+    from screens import keep
+
+    keep(name, driver.get_screenshot_as_png() if element is None else element.screenshot_as_png)
+
+
+def set_state(driver: Any, text: str) -> None:
+    driver.execute_script("document.getElementById('example').value = ''; document.getElementById('state').value = arguments[0];",
+                          text)
+
+
+def _one_ruleset_a_map() -> list[str]:
+    """A Diplomacy ruleset for each bundled map: the one that imports it (the standard rules for the
+    standard map, and each imported map's variant)."""
+    import re
+
+    seen: dict[str, str] = {}
+    for p in sorted((ROOT / "rulesets" / "diplomacy").glob("*.rules")):
+        found = re.search(r'^import "([^"]+)" as map', p.read_text(encoding="utf-8"), re.M)
+        if found and found.group(1) not in seen:
+            seen[found.group(1)] = f"diplomacy/{p.name}"
+    return sorted(seen.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", _one_ruleset_a_map())
+def test_each_diplomacy_map_is_drawn_with_its_own_board(browser: Any, url: str, ruleset: str) -> None:
+    """Every bundled Diplomacy map, run in the page on one of its generated states, draws its own
+    provinces (not the standard board's) with the state's units; the picture is kept as an artefact."""
+    import json
+
+    from validator import load_ruleset
+    from validator.tools.errata import generator_state
+
+    rs = load_ruleset(ROOT / "rulesets" / ruleset)
+    state = rs.run(generator_state(rs), query="generate", args=[2], seed=2, validate=False)
+    open_page(browser, url)
+    pick(browser, ruleset)
+    set_state(browser, json.dumps(state))
+    browser.find_element(By.ID, "run").click()
+    areas = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg g.area"), "the board")
+    assert sorted(a.get_attribute("data-area") for a in areas) == sorted(rs.program.entry.data["map"].value["provinces"])
+    tokens = browser.find_elements(By.CSS_SELECTOR, "#picture svg g.token")
+    assert sorted(t.get_attribute("data-at") for t in tokens) == sorted(u["location"] for u in state["units"])
+    keep_screenshot(browser, "map_" + ruleset.split("/")[1].removesuffix(".rules"),
+                    browser.find_element(By.CSS_SELECTOR, "#picture svg"))
+
+
+PROJECTS = {"combat_table": ("skirmish.rules", "states/two_to_one.json", "#picture svg g.bar"),
+            "threefold_map": ("threefold.rules", "states/spring.json", "#picture svg g.area"),
+            "his_errata": ("errata.rules", "states/one_interceptor.json", "#picture svg g.bar")}
+
+
+@pytest.mark.parametrize("project", sorted(PROJECTS))
+def test_a_designer_s_project_opens_runs_draws_and_diffs_in_the_page(browser: Any, project: str) -> None:
+    """`ruleval serve PATH` on each rebuilt designer project: its main ruleset is offered first with
+    its own states, the run is drawn, the diff against its base summarised; a screenshot is kept."""
+    ruleset, state, drawn = PROJECTS[project]
+    srv = serve.make_server("127.0.0.1", 0, project=ROOT / "tests" / "projects" / project)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        open_page(browser, srv.url)
+        assert Select(browser.find_element(By.ID, "ruleset")).first_selected_option.get_attribute("value") == ruleset
+        assert browser.find_element(By.ID, "project").text == f"project: {project}"
+        wait(browser, lambda d: d.find_element(By.ID, "status").text == "checked: no errors", "the check")
+        assert Select(browser.find_element(By.ID, "example")).first_selected_option.get_attribute("value") == state
+        browser.find_element(By.ID, "run").click()
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, drawn), "the picture")
+        generate = browser.find_element(By.ID, "generate")
+        generate.clear()
+        generate.send_keys("20")
+        browser.find_element(By.ID, "diff").click()
+        summary = wait(browser, lambda d: d.find_element(By.ID, "diff-summary").text, "the diff's summary")
+        assert summary.startswith("tried ")
+        browser.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="picture"]').click()
+        keep_screenshot(browser, f"project_{project}")
+        # any file of the folder opens in the editor, highlighted as what it is
+        Select(browser.find_element(By.ID, "file")).select_by_value("states/" + state.split("/")[-1])
+        wait(browser, lambda d: d.find_element(By.ID, "editor").get_attribute("value") ==
+             (ROOT / "tests" / "projects" / project / state).read_text(encoding="utf-8"), "the state file in the editor")
+        assert not [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    finally:
+        srv.shutdown()
+        srv.server_close()

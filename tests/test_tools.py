@@ -42,6 +42,46 @@ def test_explain_text_tree_with_cites_and_cycle(cli, swap_state: str) -> None:
     assert "settled 2 as true  [T-3]" in r.out
 
 
+def test_explain_full_writes_arguments_whole(cli) -> None:
+    """Arguments are cut to the width by default; `--full` writes each one whole, as JSON (issue 44)."""
+    std = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules")
+    state = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    cut = cli("explain", std, "--state", state, "--order", "bur")
+    whole = cli("explain", std, "--state", state, "--order", "bur", "--full")
+    assert cut.code == whole.code == 0
+    assert any("..." in line for line in cut.out.splitlines())
+    first = whole.out.splitlines()[0]
+    args = first[first.index("(") + 1:first.rindex(") = ")]
+    assert json.loads("[" + args + "]")[0]["text"] == "A MUN - BUR"  # whole JSON, not cut mid-way
+    assert not any("..." in line for line in whole.out.splitlines())
+
+
+def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path: Path) -> None:
+    """`--unit "A BUR"` (as a player writes it: the view's `explain.unit` reads the key) tells why the
+    unit was dislodged: the move from MUN that dislodged it, its support and why it was not cut, with
+    the clause of each step, in the words of the family's view.yaml; a view without words, or a unit
+    no decision is about, says so (issue 44)."""
+    root = Path(__file__).resolve().parent.parent
+    std = str(root / "rulesets" / "diplomacy" / "standard.rules")
+    state = str(root / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    r = cli("explain", std, "--state", state, "--unit", "A BUR")
+    assert r.code == 0
+    lines = r.out.splitlines()
+    assert "the unit in BUR is dislodged  [DIP-P2]" in lines
+    after = lines[lines.index("because:") + 1:]
+    assert after[0] == "  the unit in MUN moves  [DIP-P2]"
+    assert "        1 support(s) count for the unit in MUN  [DIP-P1]" in after
+    assert "            the support from RUH is not cut: no unit attacks RUH  [DIP-P1]" in after
+    assert "      the unit holding BUR resists with strength 1  [DIP-S2]" in after
+    bounced = cli("explain", std, "--state", state, "--unit", "bel").out.splitlines()
+    assert bounced[0] == "the unit in BEL does not move  [DIP-P2]"
+    assert "    the unit in PAR contests the destination with strength 2  [DIP-S1]" in bounced
+    full = cli("explain", std, "--state", state, "--unit", "A BUR", "--full").out.splitlines()
+    assert '    = dislodged("bur") = true  [DIP-P2]' in full
+    nobody = cli("explain", std, "--state", state, "--unit", "A XYZ")
+    assert nobody.code == 0 and nobody.out == "no traced decision is about `A XYZ` (read as `xyz`)\n"
+
+
 def test_explain_order_filter(cli, swap_state: str) -> None:
     r = cli("explain", str(TOOLS / "demo.rules"), "--state", swap_state, "--order", '"id": "b"')
     assert r.code == 0
@@ -394,3 +434,25 @@ def test_check_junit_fails_for_a_file_no_ruleset_came_from(cli, tmp_path: Path) 
     suite = ET.fromstring(r.out).find("testsuite")
     assert r.code == 1 and suite is not None and suite.get("failures") == "1", r.out
     assert any((tc.get("name") or "").endswith("pipe.rules") and tc.find("failure") is not None for tc in suite.iter("testcase"))
+
+
+def test_a_where_field_no_outcome_has_fails_the_case(cli, tmp_path: Path) -> None:
+    """`where: {reslt: ...}` names no field of any outcome: it could match nothing, and a probability of
+    0 would pass unseen; the case fails naming the field and the close one (issue 44)."""
+    import yaml as _yaml
+
+    root = Path(__file__).resolve().parent.parent
+    case = _yaml.safe_load((root / "tests" / "cases" / "his" / "errata.yaml").read_text(encoding="utf-8"))["cases"][0]
+    case["probabilities"] = [{"where": {"intercepted_bi": "france"}, "p": 0},
+                             {"where": {"intercepted_by": "france"}, "p": "26/36"}]
+    import shutil
+
+    (tmp_path / "ruleval.toml").write_text("")
+    for part in ("rulesets/his", "schemas/his"):
+        shutil.copytree(root / part, tmp_path / part)
+    (tmp_path / "cases.yaml").write_text(_yaml.safe_dump(
+        {"ruleset": "rulesets/his/his_threshold8.rules", "cases": [case]}))
+    r = cli("test", str(tmp_path / "cases.yaml"))
+    assert r.code == 1, r.out + r.err
+    assert ("/probabilities/0/where: `/intercepted_bi` is no field of any outcome's result, so the pattern can match "
+            "none (did you mean `intercepted_by`?)") in r.out + r.err

@@ -243,6 +243,29 @@ def cycle_policy(ns: Namespace, decision: str) -> A.CycleDecl | None:
     return None
 
 
+def one_edit_apart(a: str, b: str) -> bool:
+    """One letter changed, added, dropped, or two neighbours swapped (`DX` and `DE`; `EX` and `XE`)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def member_help(name: str, members: dict[str, str]) -> str | None:
+    """A "did you mean" naming every enum member one edit away from ``name`` (short member names are
+    too far apart for the usual closeness measure: `DX` is one letter from `DE`, `DR` and `EX`)."""
+    near = sorted(m for m in members if one_edit_apart(name, m) or one_edit_apart(name.upper(), m))
+    if not near:
+        return None
+    said = ", ".join(f"`{m}`" for m in near[:-1]) + (f" or `{near[-1]}`" if len(near) > 1 else f"`{near[-1]}`")
+    enums = sorted({members[m] for m in near})
+    return f"did you mean {said}? ({'members' if len(near) > 1 else 'a member'} of enum {', '.join(f'`{e}`' for e in enums)})"
+
+
 def global_meaning(program: Program, ns: Namespace, enum_members: dict[str, str], name: str) -> tuple[str, Any] | None:
     """What a global name means in a namespace, first match wins: ("unit", unit), ("type", decl) for
     an enum or record used as a value, ("data", value), ("enum", name) for a member, ("builtin", b),
@@ -416,9 +439,11 @@ class Resolver:
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
         candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
-        candidates += list(self.enum_members.get(self.ns.key, {}))
+        members = self.enum_members.get(self.ns.key, {})
+        candidates += list(members)
         close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("cycle ")], 1)
-        self.error("C001", f"unknown name `{name}`", span, help=f"did you mean `{close[0]}`?" if close else None)
+        self.error("C001", f"unknown name `{name}`", span,
+                   help=f"did you mean `{close[0]}`?" if close else member_help(name, members))
 
     def global_value(self, found: tuple[str, Any], name: str, span: Span) -> None:
         kind, obj = found
@@ -513,7 +538,8 @@ class Resolver:
         members = self.enum_members.get(self.ns.key, {})
         for lit, other in ((e.left, e.right), (e.right, e.left)):
             if isinstance(lit, A.Str) and isinstance(other, A.Name) and other.id in members and lit.value not in members:
-                self.error("C016", f"`{lit.value}` is not a member of enum `{members[other.id]}`", lit.span)
+                self.error("C016", f"`{lit.value}` is not a member of enum `{members[other.id]}`", lit.span,
+                           help=member_help(lit.value, {m: t for m, t in members.items() if t == members[other.id]}))
         self.expr(e.left, env, scope)
         self.expr(e.right, env, scope)
 

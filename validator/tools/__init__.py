@@ -41,6 +41,8 @@ def _register_serve(sub: Any) -> None:
     """`ruleval serve`'s options; the server itself (``serve``, with http.server) is imported only when
     the command runs, not by every command's start."""
     p = sub.add_parser("serve", help="the playground: edit, check, run, explain and diff rulesets in a local web page")
+    p.add_argument("path", nargs="?", help="a project folder to serve (its rulesets, maps, cases and states, "
+                   "and nothing outside it); default: the bundled rulesets")
     p.add_argument("--port", type=int_between(0, 65535, "a port"), default=8000,
                    help="port to listen on (default 8000; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; loopback only)")

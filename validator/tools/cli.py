@@ -95,6 +95,28 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exit_code([d for d in diags if d.is_error or args.deny_warnings])
 
 
+def reads_no_input(rs: Any, query: str) -> bool:
+    """Whether nothing the query may evaluate (its definition and all it names, through the program's
+    reference graph) is an input: such a query (one computed from its arguments) runs without a state."""
+    from ..lang import ast as A
+
+    unit = rs.program.query(query)
+    if unit is None:
+        return False
+    start = (unit.ns, unit.name)
+    seen, todo = {start}, [start]
+    while todo:
+        key = todo.pop()
+        found = rs.program.units.get(key)
+        if found is not None and isinstance(found.decl, A.InputDecl):
+            return False
+        for nxt in rs.program.refs.get(key, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return True
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..engine.state import read_state_file, read_state_text
@@ -118,8 +140,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from .errata import generator_state
 
             shown = "<no state>"
-            state = generator_state(rs) if args.query == "generate" else {}
-            validate = args.query != "generate"
+            alone = args.query == "generate" or reads_no_input(rs, args.query)
+            state = generator_state(rs) if alone else {}
+            validate = not alone  # a query that reads no input is not given a state to check
         elif args.state == "-":
             shown = "<stdin>"
             state = read_state_text(_stdin_text(shown), shown)

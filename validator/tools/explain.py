@@ -35,12 +35,16 @@ def _args_text(args: list[Any], limit: int = MAX_ARG_TEXT) -> str:
 WIDTH = 100  # the longest line of the tree (a deeper node may pass it by its indentation)
 
 
-def _node_lines(node: dict[str, Any], depth: int) -> list[str]:
+def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[str]:
     """One node of the tree: ``rule(args) = value  [CITE]`` on one line of the width, its arguments and
-    value cut shorter when they would pass it, and the value on a line of its own if still too long."""
+    value cut shorter when they would pass it, and the value on a line of its own if still too long;
+    with ``full``, the arguments and the value written whole (``--full``)."""
     pad = "  " * depth
     cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
     args = node.get("args", [])
+    if full:
+        whole = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+        return [f"{pad}{node['rule']}({whole}) = {json.dumps(node.get('value'), ensure_ascii=False)}{cites}"]
     line = f"{pad}{node['rule']}({_args_text(args)}) = {_short(node.get('value'), 80)}{cites}"
     if len(line) <= WIDTH:
         return [line]
@@ -55,12 +59,12 @@ def _mentions(node: dict[str, Any], needle: str) -> bool:
     return needle.lower() in json.dumps(node.get("args", []), ensure_ascii=False).lower()
 
 
-def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[str]:
+def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: bool = False) -> list[str]:
     """The trace as an indented tree; with ``order``, only the subtrees whose arguments mention it."""
     lines: list[str] = []
 
     def show(node: dict[str, Any], depth: int) -> None:
-        lines.extend(_node_lines(node, depth))
+        lines.extend(_node_lines(node, depth, full))
         for child in node.get("children", []):
             show(child, depth + 1)
 
@@ -79,9 +83,9 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None) -> list[s
     return lines
 
 
-def explain_text(result: Any, order: str | None = None) -> str:
+def explain_text(result: Any, order: str | None = None, full: bool = False) -> str:
     exp = result.get("explain", {}) if isinstance(result, dict) else {}
-    lines = trace_lines(exp.get("trace", []), order)
+    lines = trace_lines(exp.get("trace", []), order, full)
     if not lines:
         lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
     for cyc in exp.get("cycles", []):
@@ -107,6 +111,136 @@ def explain_text(result: Any, order: str | None = None) -> str:
         cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
         lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {_short(rest, 100)}{cites}")
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
+
+
+# ---------------------------------------------------------------- `--unit`: one piece, followed
+
+
+MAX_UNIT_DEPTH = 8
+
+
+def _index(trace: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any]]]:
+    """Each call's first node that shows how it was computed (a memoised call later in the trace has
+    no children: it is followed to the node that has them), and each node's parent."""
+    found: dict[str, dict[str, Any]] = {}
+    parents: dict[int, dict[str, Any]] = {}
+
+    def walk(node: dict[str, Any]) -> None:
+        key = _ident(node)
+        if key not in found or (not found[key].get("children") and node.get("children")):
+            found[key] = node
+        for child in node.get("children", []):
+            parents[id(child)] = node
+            walk(child)
+
+    for node in trace:
+        walk(node)
+    return found, parents
+
+
+def _ident(node: dict[str, Any]) -> str:
+    return json.dumps([node.get("rule"), node.get("args", [])], sort_keys=True)
+
+
+def _said(node: dict[str, Any], say: dict[str, Any]) -> str | None:
+    """The sentence the view's ``explain.say`` gives a call: a template, or one per value (the value's
+    JSON, else ``else``), with ``{0}``, ``{1}``... the arguments and ``{value}`` the value, upper-cased
+    where they are short texts (the way orders write places)."""
+    template = say.get(str(node.get("rule")))
+    if isinstance(template, dict):
+        template = template.get(json.dumps(node.get("value"), ensure_ascii=False), template.get("else"))
+    if not isinstance(template, str):
+        return None
+
+    def shown(v: Any) -> str:
+        if isinstance(v, str):
+            return v.upper() if len(v) <= 6 else v
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            return ", ".join(x.upper() if len(x) <= 6 else x for x in v) or "none"
+        return json.dumps(v, ensure_ascii=False)
+
+    values = {str(i): shown(a) for i, a in enumerate(node.get("args", []))}
+    values["value"] = shown(node.get("value"))
+    out = template
+    for name, text in values.items():
+        out = out.replace("{" + name + "}", text)
+    return out
+
+
+def unit_lines(trace: list[dict[str, Any]], key: str, say: dict[str, Any], full: bool = False) -> list[str]:
+    """How one piece fared, followed through the decisions that settled it: every call about ``key``
+    (its first argument is the key) that the view has words for, then each decision that consulted
+    one of them (the nearest of the view's ``follow`` rules, else the highest it has words for:
+    another piece's action that settled this one's fate, say) with the calls it rested on, in the
+    view's words and with the clause of each step."""
+    index, parents = _index(trace)
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def show(node: dict[str, Any], depth: int) -> None:
+        ident = _ident(node)
+        node = index.get(ident, node)
+        if ident in seen or depth > MAX_UNIT_DEPTH:
+            return
+        seen.add(ident)
+        cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
+        sentence = _said(node, say)
+        if sentence is not None:
+            lines.append(f"{'  ' * depth}{sentence}{cites}")
+            if full:
+                lines.append(f"{'  ' * depth}    = {_node_lines(node, 0, True)[0].strip()}")
+            depth += 1
+        for child in node.get("children", []):
+            show(child, depth)
+
+    about = [n for n in index.values() if n.get("args") and isinstance(n["args"][0], str)
+             and n["args"][0].lower() == key.lower() and _said(n, say) is not None]
+    follow = say.get("_follow") if isinstance(say.get("_follow"), list) else None
+    tops: list[dict[str, Any]] = []
+    for node in about:
+        top, up = node, parents.get(id(node))
+        while up is not None:
+            if follow is not None and up.get("rule") in follow:
+                top = up  # the nearest decision the view tells a story by
+                break
+            if follow is None and _said(up, say) is not None:
+                top = up
+            up = parents.get(id(up))
+        tops.append(top)
+    for node, top in zip(about, tops):  # its own decisions first (those no other consulted, whole)
+        if top is node and _ident(node) not in seen:
+            show(node, 0)
+    for node, top in zip(about, tops):  # then the others, told again below in what consulted them
+        if top is not node:
+            cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
+            lines.append(f"{_said(node, say)}{cites}")
+    shown_tops = [t for t in tops if _ident(t) not in seen]
+    if shown_tops:
+        lines.append("because:")
+    for top in shown_tops:
+        show(top, 1)
+    return lines
+
+
+def unit_key(view: dict[str, Any] | None, text: str) -> tuple[str, dict[str, Any]]:
+    """The key the ruleset's decisions name a piece by, read from how a player writes it by the view's
+    ``explain.unit`` pattern (group ``key``), and the view's words (``explain.say``)."""
+    from ..lib.patterns import compiled
+
+    found_spec = view.get("explain") if isinstance(view, dict) else None
+    spec: dict[str, Any] = found_spec if isinstance(found_spec, dict) else {}
+    say = dict(spec["say"]) if isinstance(spec.get("say"), dict) else {}
+    if isinstance(spec.get("follow"), list):
+        say["_follow"] = [str(x) for x in spec["follow"]]
+    pattern = spec.get("unit")
+    if isinstance(pattern, str):
+        try:
+            found = compiled(pattern, ignore_case=True).search(text.strip())
+        except Exception:  # a pattern RE2 refuses: the text is the key
+            found = None
+        if found and found.get("key"):
+            return str(found["key"]).lower(), say
+    return text.strip().lower(), say
 
 
 class _Ids:
@@ -207,8 +341,14 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
+    elif args.unit:
+        from .picture import view_of
+
+        key, say = unit_key(view_of(rs), args.unit)
+        lines = unit_lines(result["explain"].get("trace", []), key, say, args.full)
+        text = visible("\n".join(lines) if lines else f"no traced decision is about `{args.unit}` (read as `{key}`)") + "\n"
     else:
-        text = visible(explain_text(result, args.order)) + "\n"
+        text = visible(explain_text(result, args.order, args.full)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:
@@ -223,6 +363,9 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
     p.add_argument("--order", help="only the subtrees whose arguments mention this text")
+    p.add_argument("--unit", help="follow one piece (as a player writes it, e.g. `A BUR`) through the decisions "
+                   "that settled it, in the words of the family's view.yaml")
+    p.add_argument("--full", action="store_true", help="write each rule's arguments and value whole, not cut to the width")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--seed", type=int, help="seeded random dice")
     g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")

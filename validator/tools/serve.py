@@ -25,6 +25,7 @@ import hashlib
 import ipaddress
 import json
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -45,12 +46,44 @@ MAX_BODY = 8_000_000  # a ruleset (2 MB) and a state (5 MB), with room for the J
 MAX_GENERATE = 50  # generated states a diff from the page may try
 MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on this process, one after another)
 MAX_BALANCE_ROUNDS = 10
+MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
 SOCKET_TIMEOUT = 30.0
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
                 "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-                "/style.css": ("style.css", "text/css; charset=utf-8")}
+                "/style.css": ("style.css", "text/css; charset=utf-8"),
+                # the editor, CodeMirror 5 (npm `codemirror`, MIT: vendor/codemirror/LICENSE), vendored
+                **{f"/vendor/codemirror/{name}": (f"vendor/codemirror/{name}", kind) for name, kind in (
+                    ("codemirror.js", "text/javascript; charset=utf-8"), ("simple.js", "text/javascript; charset=utf-8"),
+                    ("yaml.js", "text/javascript; charset=utf-8"), ("javascript.js", "text/javascript; charset=utf-8"),
+                    ("codemirror.css", "text/css; charset=utf-8"), ("LICENSE", "text/plain; charset=utf-8"))}}
 MODES = ("plain", "seed", "dice", "exact")
+EDITABLE = (".rules", ".yaml", ".yml", ".json")  # the files of a project the page lists and edits
+MAX_PROJECT = 50_000_000  # bytes of such files a served project may hold (copied at the start)
+TEXT_WIDTH = 100  # the Result tab's text, as `ruleval run` writes it to a file
+BUNDLED = "bundled:"
+EXTENDS = re.compile(r'^\s*extends\s+"([^"\n]+)"', re.M)
+
+
+def _family(name: str) -> str:
+    """A listed file's family: its folder (``chess`` for ``chess/rules.rules``; ``""`` at the top)."""
+    return name.rsplit("/", 1)[0] if "/" in name else ""
+
+
+def _within(name: str, family: str) -> bool:
+    return not family or name.startswith(family + "/")
+
+
+def _bundled_family(path: Path) -> str | None:
+    """The bundled family a project's ruleset extends (``extends "bundled:FAMILY/..."``), if it does."""
+    try:
+        found = EXTENDS.search(path.read_text(encoding="utf-8", errors="replace")[:20_000])
+    except OSError:
+        return None
+    if found is None or not found.group(1).startswith("bundled:"):
+        return None
+    family = found.group(1)[len("bundled:"):].split("/")[0]
+    return family if family.isidentifier() else None
 
 
 class BadRequest(Exception):
@@ -74,27 +107,50 @@ def is_loopback(host: str) -> bool:
 
 
 class Playground:
-    """The bundle's listing, the private copy edited rulesets are loaded from, and the requests."""
+    """The listing of the files served (the bundled rulesets, or a designer's project folder), the
+    private copy edited files are loaded from, and the requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: Path | None = None) -> None:
         top = bundle_root()
         if top is None:
             raise UsageError("the bundled rulesets are not installed with this ruleval")
         self.top = top
-        self.rulesets = self._listing(top / "rulesets", (".rules",))
-        self.examples = {name: path for name, path in self._listing(top / "rulesets", (".json",)).items()
-                         if "/examples/" in name}
+        self.project = Path(os.path.realpath(project)) if project is not None else None
+        self.source = self.project if self.project is not None else top / "rulesets"  # names are relative to it
+        self.rulesets = self._listing(self.source, (".rules",))
+        self.examples = {name: path for name, path in self._listing(self.source, (".json",)).items()
+                         if self.project is not None or "/examples/" in name}
+        self.files = self._listing(self.source, EDITABLE) if self.project is not None else dict(self.rulesets)
         self.work = Path(tempfile.mkdtemp(prefix="ruleval-serve-"))  # mode 0700: this user's alone
-        shutil.copytree(top / "rulesets", self.work / "rulesets", dirs_exist_ok=True)
-        shutil.copytree(top / "schemas", self.work / "schemas", dirs_exist_ok=True)
-        (self.work / "ruleval.toml").write_text("# the playground's private copy of the bundled rulesets\n")
+        if self.project is not None:
+            self.copy = self.work / "project"
+            self.copy.mkdir()
+            total = 0
+            for name, path in self._listing(self.source, EDITABLE).items():
+                total += path.stat().st_size
+                if total > MAX_PROJECT:
+                    self.close()
+                    raise UsageError(f"`{project}` holds more than {MAX_PROJECT // 1_000_000} MB of rulesets, data and "
+                                     "states: serve a smaller folder")
+                (self.copy / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, self.copy / name)
+            if not (self.copy / "ruleval.toml").is_file():
+                (self.copy / "ruleval.toml").write_text("# the playground's private copy of a project\n")
+        else:
+            self.copy = self.work / "rulesets"
+            shutil.copytree(top / "rulesets", self.work / "rulesets", dirs_exist_ok=True)
+            shutil.copytree(top / "schemas", self.work / "schemas", dirs_exist_ok=True)
+            (self.work / "ruleval.toml").write_text("# the playground's private copy of the bundled rulesets\n")
+        self._bundled = self._listing(top / "rulesets", (".rules",)) if self.project is not None else {}
         self.lock = threading.Lock()
         self._edited: dict[tuple[str, str], Any] = {}
+        self._written: set[str] = set()  # files of the copy an edit has overwritten
 
     @staticmethod
     def _listing(folder: Path, suffixes: tuple[str, ...]) -> dict[str, Path]:
         found, _refused = walk(folder, suffixes)
-        return {p.relative_to(folder).as_posix(): p for p in found}
+        return {p.relative_to(folder).as_posix(): p for p in found
+                if not any(part.startswith(".") for part in p.relative_to(folder).parts)}
 
     def close(self) -> None:
         shutil.rmtree(self.work, ignore_errors=True)
@@ -102,47 +158,112 @@ class Playground:
     # -- reading
 
     def catalogue(self) -> dict[str, Any]:
-        families = sorted({name.split("/")[0] for name in self.rulesets})
+        bases = {name: base for name in self.rulesets if (base := self._base_of(name)) is not None}
+        families = sorted({_family(name) for name in self.rulesets})
+        mains = {}
+        for family in families:  # the ruleset the most others of its family extend, else the first
+            members = sorted(n for n in self.rulesets if _family(n) == family)
+            mains[family] = max(members, key=lambda n: (sum(1 for b in bases.values() if b == n), -members.index(n)))
         modes = {}
-        for family in families:
-            view = picture.read_view(self.top / "rulesets" / family, self.top)
+        for name in self.rulesets:
+            view = picture.read_view(self.rulesets[name].parent, self.rulesets[name].parent)
+            bundled = _bundled_family(self.rulesets[name])
+            if view is None and bundled is not None:
+                view = picture.read_view(self.top / "rulesets" / bundled, self.top)
             if view and view.get("mode") in MODES:
-                modes[family] = view["mode"]
-        return {"rulesets": sorted(self.rulesets), "examples": sorted(self.examples), "modes": modes,
+                modes[name] = view["mode"]
+        states = {name: sorted(e for e in self.examples if _within(e, _family(name))) for name in self.rulesets}
+        # first offered: the main ruleset of the family with the most rulesets (a project's own, at its top)
+        main_family = max(families, key=lambda f: (sum(1 for n in self.rulesets if _family(n) == f), f == ""),
+                          default=None)
+        others = sorted(self.rulesets) + sorted({b for b in bases.values() if b.startswith(BUNDLED)})
+        return {"project": self.project.name if self.project is not None else None,
+                "rulesets": sorted(self.rulesets), "others": others, "examples": sorted(self.examples),
+                "files": sorted(self.files),
+                "modes": modes, "bases": bases, "mains": mains, "states": states,
+                "default": mains.get(main_family) if main_family is not None else None,
                 "limits": {"body": MAX_BODY, "generate": MAX_GENERATE}}
 
-    def bundled_text(self, name: str) -> str:
-        """A listed file's text; anything else, a path that climbs out of the bundle included, is 404."""
-        path = self.rulesets.get(name) or self.examples.get(name)
-        if path is None:
-            raise BadRequest(f"no bundled file `{name[:80]}`", 404)
+    def _base_of(self, name: str) -> str | None:
+        """The listed ruleset ``name`` extends, if it extends one of the listing."""
         try:
-            return read_bytes(path, MAX_BODY, self.top / "rulesets").decode("utf-8")
+            text = read_bytes(self.rulesets[name], MAX_BODY, self.source).decode("utf-8")
+        except (Refused, UnicodeDecodeError):
+            return None
+        found = EXTENDS.search(text)
+        if found is None:
+            return None
+        if found.group(1).startswith(BUNDLED) and found.group(1)[len(BUNDLED):] in self._bundled:
+            return found.group(1)
+        target = os.path.normpath(os.path.join(os.path.dirname(name), found.group(1))).replace(os.sep, "/")
+        return target if target in self.rulesets else None
+
+    def bundled_text(self, name: str) -> str:
+        """A listed file's text; anything else, a path that climbs out of the folder served included, is 404."""
+        path = self.rulesets.get(name) or self.examples.get(name) or self.files.get(name)
+        if path is None:
+            raise BadRequest(f"no {'project' if self.project is not None else 'bundled'} file `{name[:80]}`", 404)
+        try:
+            return read_bytes(path, MAX_BODY, self.source).decode("utf-8")
         except (Refused, UnicodeDecodeError) as exc:
             raise BadRequest(f"bundled file `{name}` cannot be read: {exc}", 404) from None
 
     # -- loading what the page sends
 
-    def ruleset(self, base: Any, text: Any, label: Any) -> tuple[Any, Callable[[str], str]]:
-        """The ruleset the page shows: the bundled ``base`` itself if ``text`` is its text (or none),
-        else ``text`` written beside the private copy of ``base`` and loaded from there. Also a
-        function giving the name to show for a file a diagnostic names."""
+    def _write_edits(self, edits: Any) -> str:
+        """Write the page's edits of other files of the folder (``{name: text}``) into the private copy,
+        and put back the copy's files an earlier request edited and this one does not; a digest of
+        the edits (part of the key the loaded rulesets are kept by)."""
+        from ..lang.syntax import MAX_SOURCE_BYTES
+
+        if edits is None:
+            edits = {}
+        if not isinstance(edits, dict) or len(edits) > 64:
+            raise BadRequest("`edits` must map at most 64 of the folder's file names to their texts")
+        digest = hashlib.sha256()
+        for name in sorted(edits):
+            text = edits[name]
+            if name not in self.files or not isinstance(text, str):
+                raise BadRequest(f"`edits`: no file `{str(name)[:80]}` in the folder served, or its text is not a string", 404)
+            if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+                raise BadRequest(f"`{name}` is larger than {MAX_SOURCE_BYTES} bytes", 413)
+            digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
+        for name in sorted(self._written - set(edits)):  # an edit undone: the file as it is in the folder
+            write_atomic(self.copy / name, self.bundled_text(name), durable=False)
+            self._stamp(self.copy / name)
+            self._written.discard(name)
+        for name, text in sorted(edits.items()):
+            target = self.copy / name
+            current = target.read_text(encoding="utf-8", errors="surrogatepass") if target.is_file() else None
+            if current != text:
+                write_atomic(target, text, durable=False)
+                self._stamp(target)
+            self._written.add(name)
+        return digest.hexdigest()
+
+    def ruleset(self, base: Any, text: Any, label: Any, edits: Any = None) -> tuple[Any, Callable[[str], str]]:
+        """The ruleset the page shows: the listed ``base`` itself if ``text`` is its text (or none) and
+        no other file is edited, else ``text`` written beside the private copy of ``base`` (with the
+        ``edits`` of other files) and loaded from there. Also a function giving the name to show for a
+        file a diagnostic names."""
         from ..api import load_ruleset
         from ..lang.syntax import MAX_SOURCE_BYTES
 
         if not isinstance(base, str) or base not in self.rulesets:
-            raise BadRequest(f"`base` must name a bundled ruleset, one of: {', '.join(sorted(self.rulesets))}")
+            raise BadRequest(f"`base` must name a listed ruleset, one of: {', '.join(sorted(self.rulesets))}")
         if text is not None and not isinstance(text, str):
             raise BadRequest("`text` must be a string")
         shown_label = label if isinstance(label, str) and label.strip() else base
         shown_label = shown_label[:120]
         original = self.rulesets[base]
-        if text is None or text == self.bundled_text(base):
+        edited = self._write_edits({k: v for k, v in (edits or {}).items() if k != base} if isinstance(edits, dict) else edits)
+        if (text is None or text == self.bundled_text(base)) and not self._written:
             return load_ruleset(original), lambda f: self._shown(f, None, shown_label)
+        text = self.bundled_text(base) if text is None else text
         if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
             raise BadRequest(f"the ruleset is larger than {MAX_SOURCE_BYTES} bytes", 413)
-        target = self.work / "rulesets" / Path(base).parent / f"{Path(base).stem}.playground.rules"
-        key = (base, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        target = self.copy / Path(base).parent / f"{Path(base).stem}.playground.rules"
+        key = (base, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() + edited)
         rs = self._edited.get(key)
         if rs is None:
             try:
@@ -183,8 +304,8 @@ class Playground:
         real = os.path.realpath(file) if file and not file.startswith("<") else file
         if edited is not None and real == os.path.realpath(edited):
             return label
-        work = os.path.realpath(self.work / "rulesets") + os.sep
-        top = os.path.realpath(self.top / "rulesets") + os.sep
+        work = os.path.realpath(self.copy) + os.sep
+        top = os.path.realpath(self.source) + os.sep
         for prefix in (work, top):
             if real.startswith(prefix):
                 return real[len(prefix):]
@@ -202,15 +323,15 @@ class Playground:
     # -- the requests
 
     def check(self, body: dict[str, Any]) -> dict[str, Any]:
-        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.work)
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import RunError
         from .explain import explain_text
-        from .report import result_text
+        from .textview import result_text
 
-        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         if not rs.ok:
             return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.work)}
         options = _run_options(body)
@@ -227,13 +348,12 @@ class Playground:
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
             return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
-        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result)}
+        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
 
     def _picture(self, body: dict[str, Any], rs: Any, state: Any, result: Any) -> tuple[str | None, str | None]:
-        base = str(body.get("base"))
-        view = picture.read_view(self.top / "rulesets" / Path(base).parent, self.top)
+        view = picture.view_of(rs)
         pic = picture.picture_for(view, result)
         if pic is None:
             return None, ("no picture: this family has no view.yaml" if view is None
@@ -249,10 +369,14 @@ class Playground:
         from . import errata
 
         other = body.get("other")
-        if not isinstance(other, str) or other not in self.rulesets:
-            raise BadRequest("`other` must name a bundled ruleset (the OLD side of the diff)")
-        new, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
-        old = load_ruleset(self.rulesets[other])
+        if isinstance(other, str) and other.startswith(BUNDLED) and other[len(BUNDLED):] in self._bundled:
+            old_path = self._bundled[other[len(BUNDLED):]]  # a project's base among the bundled rulesets
+        elif isinstance(other, str) and other in self.rulesets:
+            old_path = self.rulesets[other]
+        else:
+            raise BadRequest("`other` must name a listed ruleset, or the bundled ruleset a project's extends (the OLD side)")
+        new, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
+        old = load_ruleset(old_path)
         for rs in (old, new):
             if not rs.ok:
                 errors = [d for d in rs.diagnostics if d.is_error]
@@ -272,16 +396,18 @@ class Playground:
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
         errata.EXACT_VIEW.update(group_by=None, rows=12)
         # (a sweep in this process: the server answers one request at a time, under its lock)
-        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], 3, errata.Options(jobs=1))
-        diffs, tried, note = found.differences or [], found.tried, found.note
+        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK, errata.Options(jobs=1))
+        diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips
         lines = [errata.difference_text(old, new, d) for d in diffs]
         if generate > 1 and diffs:  # the figures: the share that differ, and where
             lines += errata.summary_text(found.found or [], tried, "states", 5)
-        lines.append(f"tried {tried} state{'s' if tried != 1 else ''}" + errata.verdict(len(diffs), tried))
+        summary = (f"tried {tried} state{'s' if tried != 1 else ''}" + (f" ({errata.skips_text(skips)})" if skips else "")
+                   + errata.verdict(len(diffs), tried))
+        lines.append(summary)
         if note:
             lines.insert(0, f"note: {note}")
-        return {"ok": True, "differ": len(diffs), "tried": tried, "text": "\n".join(lines),
-                "summary": errata.summary_json(found.found or [], tried)}
+        return {"ok": True, "differ": len(diffs), "tried": tried, "skipped": sum(skips.values()),
+                "summary": summary, "figures": errata.summary_json(found.found or [], tried), "text": "\n".join(lines)}
 
     def balance(self, body: dict[str, Any]) -> dict[str, Any]:
         """``ruleval balance`` of the ruleset the page shows, a few games in this process: its figures
@@ -502,12 +628,19 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(200, answer)
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False, quiet: bool = True) -> PlaygroundServer:
-    """A playground server listening on ``host:port`` (0: any free port); not yet serving."""
+def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False, quiet: bool = True,
+                project: str | Path | None = None) -> PlaygroundServer:
+    """A playground server listening on ``host:port`` (0: any free port), serving the bundled rulesets
+    or the ``project`` folder; not yet serving."""
     if not allow_remote and not is_loopback(host):
         raise UsageError(f"`{host}` is not a loopback address: the playground runs code it is sent, so it "
                          "listens on this machine only (give --allow-remote to listen there anyway)")
-    playground = Playground()
+    if project is not None and not Path(project).is_dir():
+        raise UsageError(f"`{project}` is not a folder: give the folder of a project (its rulesets, maps and states)")
+    playground = Playground(Path(project) if project is not None else None)
+    if project is not None and not playground.rulesets:
+        playground.close()
+        raise UsageError(f"`{project}` holds no ruleset (*.rules): nothing to serve")
     try:
         return PlaygroundServer((host, port), playground, allow_remote, quiet)
     except OSError as exc:
@@ -516,7 +649,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    server = make_server(args.host, args.port, args.allow_remote, quiet=not args.verbose)
+    server = make_server(args.host, args.port, args.allow_remote, quiet=not args.verbose,
+                         project=getattr(args, "path", None))
     err.write(f"playground on {server.url} (Ctrl-C stops it)\n")
     err.flush()
     try:

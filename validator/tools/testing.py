@@ -10,6 +10,7 @@ known failure visible. ``clauses:`` names what the case exercises, for ``ruleval
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import time
@@ -404,10 +405,32 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
     return _finish(case, "failed" if problems else "passed", "; ".join(problems), started, result)
 
 
+def _unknown_fields(pattern: Any, values: list[Any], path: str) -> tuple[str, list[str]] | None:
+    """The first field of a `where` pattern that no value has (its pointer, and the fields they do
+    have), or None: a misspelt field would make the pattern match nothing, and a probability of 0 pass."""
+    if not isinstance(pattern, dict):
+        return None
+    for key, sub in pattern.items():
+        having = [v[key] for v in values if isinstance(v, dict) and key in v]
+        if not having:
+            return f"{path}/{key}", sorted({str(k) for v in values if isinstance(v, dict) for k in v})
+        found = _unknown_fields(sub, having, f"{path}/{key}")
+        if found is not None:
+            return found
+    return None
+
+
 def _check_probability(want: Any, result: Any, i: int) -> str | None:
     if not isinstance(want, dict) or "p" not in want:
         return f"/probabilities/{i}: needs `where` (a result pattern) and `p`"
     where = want.get("where", {})
+    results = [o["result"] for o in result.get("outcomes", [])]
+    unknown = _unknown_fields(where, results, "")
+    if unknown is not None and results:
+        path, known = unknown
+        close = difflib.get_close_matches(path.rsplit("/", 1)[-1], known, 1)
+        return (f"/probabilities/{i}/where: `{path}` is no field of any outcome's result, so the pattern can match none"
+                + (f" (did you mean `{close[0]}`?)" if close else f" (fields: {', '.join(sorted(known)[:12])})"))
     total = Fraction(0)
     for o in result.get("outcomes", []):
         if first_difference(where, o["result"]) is None:

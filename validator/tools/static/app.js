@@ -4,7 +4,65 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { catalogue: null, original: "", label: "", checkTimer: null, checkSeq: 0 };
+// texts: each file of the folder loaded into the editor, as edited; originals: as the server has it
+const state = { catalogue: null, texts: {}, originals: {}, file: "", label: "", checkTimer: null, checkSeq: 0, cm: null };
+
+// ------------------------------------------------------------------ the editor (CodeMirror 5, vendored)
+
+function defineRulesMode() {
+  if (!window.CodeMirror || !CodeMirror.defineSimpleMode) return;
+  const words = "and as at break cite clauses const continue cycle decision def default elif else emit enum extends " +
+    "fn for goto if import in input let not or otherwise override procedure query record reject require rule " +
+    "ruleset schema settle step stop table then var when with";
+  CodeMirror.defineSimpleMode("ruleval", {
+    start: [
+      { regex: /#.*/, token: "comment" },
+      { regex: /"(?:[^\\"]|\\.)*"?/, token: "string" },
+      { regex: new RegExp(`\\b(?:${words.split(" ").join("|")})\\b`), token: "keyword" },
+      { regex: /\b(?:true|false|none)\b/, token: "atom" },
+      { regex: /-?\d+(?:\.\d+)?/, token: "number" },
+      { regex: /[A-Z][A-Za-z0-9_]*/, token: "type" },
+      { regex: /[a-z_][A-Za-z0-9_]*(?=\s*\()/, token: "def" },
+      { regex: /[-+*\/%=<>!?|]+/, token: "operator" },
+    ],
+    meta: { lineComment: "#" },
+  });
+}
+
+function modeOf(name) {
+  if (name.endsWith(".rules")) return "ruleval";
+  if (name.endsWith(".json")) return { name: "javascript", json: true };
+  if (name.endsWith(".yaml") || name.endsWith(".yml")) return "yaml";
+  return null;
+}
+
+function editorText() {
+  return state.cm ? state.cm.getValue() : $("editor").value;
+}
+
+function setEditorText(text, name) {
+  if (state.cm) {
+    state.cm.setOption("mode", modeOf(name));
+    state.cm.setValue(text);
+    state.cm.save();
+  } else {
+    $("editor").value = text;
+  }
+}
+
+function startEditor(onEdit) {
+  defineRulesMode();
+  if (!window.CodeMirror) {
+    $("editor").addEventListener("input", onEdit);
+    return;
+  }
+  state.cm = CodeMirror.fromTextArea($("editor"), { lineNumbers: true, mode: "ruleval", indentUnit: 2, tabSize: 2 });
+  state.cm.setSize(null, "60vh");
+  state.cm.on("changes", (cm, changes) => {
+    cm.save(); // the textarea keeps the text too (what a script or a test reads)
+    if (changes.some((c) => c.origin !== "setValue")) onEdit();
+  });
+}
 
 function setStatus(text, isError) {
   const el = $("status");
@@ -33,10 +91,17 @@ function show(tab) {
 }
 
 function request(extra) {
+  const base = $("ruleset").value;
+  state.texts[state.file] = editorText();
+  const edits = {};
+  for (const [name, text] of Object.entries(state.texts)) {
+    if (name !== base && name !== "" && text !== state.originals[name]) edits[name] = text;
+  }
   return Object.assign({
-    base: $("ruleset").value,
-    text: $("editor").value,
-    label: state.label || $("ruleset").value,
+    base: base,
+    text: base in state.texts ? state.texts[base] : undefined,
+    label: state.label || base,
+    edits: edits,
   }, extra || {});
 }
 
@@ -79,6 +144,11 @@ function showDiagnostics(answer, where) {
 }
 
 function goTo(line, col) {
+  if (state.cm) {
+    state.cm.focus();
+    state.cm.setCursor({ line: Math.max(0, line - 1), ch: Math.max(0, (col || 1) - 1) });
+    return;
+  }
   const editor = $("editor");
   const lines = editor.value.split("\n");
   let at = 0;
@@ -162,7 +232,8 @@ async function diff() {
       state: options.state.trim() ? options.state : null,
     })));
     if (!answer.ok) return failed(answer, "difference");
-    $("difference").textContent = answer.text;
+    $("diff-summary").textContent = answer.summary || "";
+    $("diff-text").textContent = answer.text;
     show("difference");
     setStatus(answer.differ ? `${answer.differ} difference(s)` : "no difference found");
   } catch (e) {
@@ -205,25 +276,26 @@ async function balance() {
 // ------------------------------------------------------------------ picking and opening
 
 function family(name) {
-  return name.split("/")[0];
+  return name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : "";
 }
 
 function fillExamples() {
-  const fam = family($("ruleset").value);
+  const current = $("ruleset").value;
+  const fam = family(current);
   const select = $("example");
   const keep = select.value;
   select.length = 1;
-  for (const name of state.catalogue.examples.filter((n) => family(n) === fam)) {
-    select.add(new Option(name.split("/").pop(), name));
+  for (const name of state.catalogue.states[current] || []) {
+    select.add(new Option(name.slice(fam ? fam.length + 1 : 0), name));
   }
-  if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+  if (keep && [...select.options].some((o) => o.value === keep)) select.value = keep;
   else if (select.length > 1) select.selectedIndex = 1;
-  const mode = state.catalogue.modes[fam];
-  $("mode").value = mode || "plain";
-  // diff against another ruleset of the same family, by default
-  const current = $("ruleset").value;
-  const other = state.catalogue.rulesets.find((n) => family(n) === fam && n !== current);
-  if (other && (family($("other").value) !== fam || $("other").value === current)) $("other").value = other;
+  $("mode").value = state.catalogue.modes[current] || "plain";
+  // diff against the ruleset this one extends; else its family's main ruleset, else another of the family
+  const main = state.catalogue.mains[fam];
+  const other = state.catalogue.bases[current] || (main !== current ? main : undefined) ||
+    state.catalogue.rulesets.find((n) => family(n) === fam && n !== current);
+  if (other) $("other").value = other;
 }
 
 async function loadExample() {
@@ -233,13 +305,30 @@ async function loadExample() {
   $("state").value = answer.text;
 }
 
+async function fileText(name) {
+  if (!(name in state.originals)) {
+    const answer = await api(`/api/file?name=${encodeURIComponent(name)}`);
+    state.originals[name] = answer.text;
+    state.texts[name] = answer.text;
+  }
+  return state.texts[name];
+}
+
+async function editFile(name) {
+  if (state.file) state.texts[state.file] = editorText();
+  const text = await fileText(name);
+  state.file = name;
+  $("file").value = name;
+  setEditorText(text, name);
+}
+
 async function loadRuleset() {
   const name = $("ruleset").value;
-  const answer = await api(`/api/file?name=${encodeURIComponent(name)}`);
-  state.original = answer.text;
   state.label = "";
   $("label").textContent = "";
-  $("editor").value = answer.text;
+  if (state.file === name) delete state.texts[name]; // picking a ruleset again: its text as saved
+  delete state.originals[name];
+  await editFile(name);
   fillExamples();
   await loadExample();
   await check();
@@ -254,7 +343,8 @@ function openFile(event) {
   }
   const reader = new FileReader();
   reader.onload = () => {
-    $("editor").value = String(reader.result);
+    state.file = $("ruleset").value;
+    setEditorText(String(reader.result), file.name);
     state.label = file.name;
     $("label").textContent = `${file.name} (loaded beside ${$("ruleset").value})`;
     check();
@@ -265,13 +355,15 @@ function openFile(event) {
 async function start() {
   try {
     state.catalogue = await api("/api/bundle");
-    for (const name of state.catalogue.rulesets) {
-      $("ruleset").add(new Option(name, name));
-      $("other").add(new Option(name, name));
-    }
+    for (const name of state.catalogue.rulesets) $("ruleset").add(new Option(name, name));
+    for (const name of state.catalogue.others) $("other").add(new Option(name, name));
+    for (const name of state.catalogue.files) $("file").add(new Option(name, name));
+    if (state.catalogue.default) $("ruleset").value = state.catalogue.default;
+    if (state.catalogue.project) $("project").textContent = `project: ${state.catalogue.project}`;
+    startEditor(scheduleCheck);
     $("ruleset").addEventListener("change", () => loadRuleset().catch((e) => setStatus(String(e.message || e), true)));
     $("example").addEventListener("change", () => loadExample().catch((e) => setStatus(String(e.message || e), true)));
-    $("editor").addEventListener("input", scheduleCheck);
+    $("file").addEventListener("change", () => editFile($("file").value).catch((e) => setStatus(String(e.message || e), true)));
     $("open").addEventListener("change", openFile);
     $("run").addEventListener("click", run);
     $("explain").addEventListener("click", explain);
