@@ -72,8 +72,8 @@ def test_backend_equals_reference_on_random_programs(shard: int, program: tuple[
 @settings(max_examples=1000 if LONG else 100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(program=programs(), budgets=st.lists(st.integers(1, 400), min_size=1, max_size=3))
-def test_a_warmed_backend_equals_the_reference_under_small_budgets(shard: int, program: tuple[str, dict[str, Any], dict[str, Any]],
-                                                                   budgets: list[int]) -> None:
+def test_a_warmed_backend_equals_the_reference_under_small_budgets(
+        shard: int, program: tuple[str, dict[str, Any], dict[str, Any]], budgets: list[int]) -> None:
     """Issue 45: a backend keeps state-free values across runs; a run's outcome under a budget must
     not depend on what ran before it. The backend is warmed by a run with the default budget, then
     each small budget gives what the reference (which keeps nothing) gives, with the same steps."""
