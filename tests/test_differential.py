@@ -68,6 +68,61 @@ def test_backend_equals_reference_on_random_programs(shard: int, program: tuple[
         assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), text
 
 
+@pytest.mark.parametrize("shard", range(2))
+@settings(max_examples=1000 if LONG else 100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(program=programs(), budgets=st.lists(st.integers(1, 400), min_size=1, max_size=3))
+def test_a_warmed_backend_equals_the_reference_under_small_budgets(
+        shard: int, program: tuple[str, dict[str, Any], dict[str, Any]], budgets: list[int]) -> None:
+    """Issue 45: a backend keeps state-free values across runs; a run's outcome under a budget must
+    not depend on what ran before it. The backend is warmed by a run with the default budget, then
+    each small budget gives what the reference (which keeps nothing) gives, with the same steps."""
+    text, state, options = program
+    if options.get("exact"):
+        return
+    path = _ROOT / f"warm{shard}.rules"
+    path.write_text(text)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    outcome(rs, state, options, "backend")  # warm: every state-free value it reads is kept
+    full = steps(rs, state, options, "reference")
+    for budget in budgets + ([full, full - 1] if isinstance(full, int) else []):
+        small = {**options, "budget": max(budget, 1)}
+        assert outcome(rs, state, small, "backend") == outcome(rs, state, small, "reference"), (text, budget)
+        assert steps(rs, state, small, "backend") == steps(rs, state, small, "reference"), (text, budget)
+
+
+STATE_FREE_COST = """def heavy = len(fold(range(300), [], fn(acc, i) => append(acc, i)))
+def heavier = heavy + len(fold(range(300), [], fn(acc, i) => append(acc, i)))
+def table(k: str) = heavier + len(k)
+query main = table("a") + table("bc") + heavy
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="issue 45 step 4, not landed: charging state-free values to the run that "
+                   "needs them (a patch made the tests pass) slowed bench.diplomacy_throughput by about 12 %, over "
+                   "the 5 % allowed; today each state-free value has a budget of its own and is not the run's")
+@pytest.mark.parametrize("warm_budget", [None, 5_000_000])
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_run_costs_its_state_free_values_whatever_ran_before(engine: str, warm_budget: int | None) -> None:
+    """The issue's case: `Ruleset.run(state, budget=...)` stopped with E004 on a cold backend but
+    succeeded after a run with the default budget (a kept value carried only its own steps, and each
+    state-free value had a budget of its own)."""
+    path = _ROOT / "state_free_cost.rules"
+    path.write_text(STATE_FREE_COST)
+    rs = load_ruleset(path, use_cache=False)
+    if warm_budget is not None:
+        rs.run({}, engine=engine, budget=warm_budget)
+    full = steps(rs, {}, {"query": "main"}, "reference")
+    assert isinstance(full, int) and full > 600  # the state-free values' steps are the run's
+    assert rs.run({}, engine=engine, budget=full) == 601 + 602 + 300
+    with pytest.raises(RunError) as err:
+        rs.run({}, engine=engine, budget=full - 1)
+    assert [d.code for d in err.value.diagnostics] == ["E004"]
+    with pytest.raises(RunError):
+        rs.run({}, engine=engine, budget=1000)
+
+
 @pytest.mark.parametrize("case", SUITE.cases,
                          ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
 def test_backend_equals_reference_on_every_case(case: Any) -> None:

@@ -18,6 +18,7 @@ import os
 import pickle
 import resource
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -633,3 +634,25 @@ def test_bundled_paths_still_reach_the_bundled_rulesets_and_schemas(hostile, rep
     (repo / "main.rules").write_text('extends "bundled:diplomacy/standard.rules"\n')
     r = hostile("check", "main.rules", cwd=repo)
     assert r.code == 0, r.text
+
+
+def test_the_language_servers_workspace_reads_only_regular_files_inside_it(repo: Path) -> None:
+    # a rename walks the workspace and reads the rulesets that may write the name: a symlink to an
+    # endless device ate memory and a FIFO hung the server; both are now skipped, and reads are bounded
+    (repo / "main.rules").write_text("def x = 1\nquery main = x\n")
+    (repo / "zero.rules").symlink_to("/dev/zero")
+    (repo.parent / "outside.rules").write_text(f'extends "repo/main.rules"\nquery leak = x # {SECRET}\n')
+    (repo / "out.rules").symlink_to(repo.parent / "outside.rules")
+    os.mkfifo(repo / "fifo.rules")
+    script = (
+        "import sys, pathlib\n"
+        "from validator.tools import lsp, symbols\n"
+        f"root = pathlib.Path({str(repo)!r})\n"
+        "found = sorted(p.name for p in symbols.ruleset_files_under(root))\n"
+        "others = [lsp._other_index(root / n, 'x', {}) for n in ('zero.rules', 'fifo.rules')]\n"
+        "print(found, others)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=20,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)),
+                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "['main.rules'] [None, None]", proc.stdout

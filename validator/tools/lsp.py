@@ -152,9 +152,12 @@ def build_server() -> Any:
     def text_of(index: Index | None, shown: str) -> str:
         text = index.loaded.sources.get(shown) if index is not None else None
         if text is None:
-            try:
-                text = Path(shown).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+            from ..core import confine
+            from ..lang.syntax import MAX_SOURCE_BYTES
+
+            try:  # a regular file, bounded (never a device or a FIFO)
+                text = confine.read_bytes(Path(shown), MAX_SOURCE_BYTES).decode("utf-8")
+            except (confine.Refused, UnicodeDecodeError):
                 text = ""
         return text  # type: ignore[no-any-return]
 
@@ -416,10 +419,13 @@ def _other_index(path: Path, name: str, unsaved: dict[str, str]) -> Index | None
     from ..api import check_text
     from .symbols import Index
 
+    from ..core import confine
+    from ..lang.syntax import MAX_SOURCE_BYTES
+
     real = os.path.realpath(path)
-    try:
-        text = unsaved.get(real) or path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    try:  # a regular file, bounded, opened without blocking (never a device or a FIFO)
+        text = unsaved.get(real) or confine.read_bytes(path, MAX_SOURCE_BYTES).decode("utf-8")
+    except (confine.Refused, UnicodeDecodeError):
         return None
     if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) or \
             not re.search(r"^\s*(extends|import)\b", text, flags=re.M):

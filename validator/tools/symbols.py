@@ -588,7 +588,8 @@ def resolve_reference(ref: str, base: str) -> Path | None:
 
 def ruleset_files_under(root: Path, limit: int = 500) -> Iterator[Path]:
     """The rulesets under a folder (a bounded number, hidden folders and virtual environments
-    skipped): the files a rename may have to change."""
+    skipped): the files a rename may have to change. Only regular files that resolve inside the
+    folder (``confine``): a symlink to a device or out of the workspace, a FIFO, is skipped."""
     count = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
@@ -597,6 +598,10 @@ def ruleset_files_under(root: Path, limit: int = 500) -> Iterator[Path]:
                 count += 1
                 if count > limit:
                     return
+                try:
+                    confine.check_file(Path(dirpath) / f, root)
+                except confine.Refused:
+                    continue
                 yield Path(dirpath) / f
 
 
