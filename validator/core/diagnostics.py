@@ -71,6 +71,7 @@ CODES: dict[str, tuple[str, str]] = {
     "C026": ("error", "imported data does not satisfy its schema"),
     "C027": ("error", "imported data fails the ruleset's data check"),
     "C028": ("error", "data check that needs a state"),
+    "C029": ("error", "table lookup that can only miss"),
     "W101": ("warning", "unused definition"),
     "W102": ("warning", "unreachable step"),
     "W103": ("warning", "unused import"),

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.program import DICE_BUILTINS
+from ..lang.program import DICE_BUILTINS, table_cells
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
@@ -201,10 +201,16 @@ _HELPERS: dict[str, Any] = {
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
-    "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
+    "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
+    "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
     "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
 }
+
+
+def _absent_cell(ctx: R.Run) -> None:
+    """A table's absent cell (`-`): none."""
+    return None
 
 
 # ---------------------------------------------------------------- writing one function
@@ -554,35 +560,32 @@ class Backend:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
         d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
-        cells_expr: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else R.grid_cells(d)
-        cells_expr.update({tuple(R.table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
         cells: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        for i, (key, cell) in enumerate(cells_expr.items()):
+        for i, (key, cell) in enumerate(table_cells(ns, unit).items()):
+            if isinstance(cell, A.Absent):
+                cells[key] = _absent_cell
+                continue
             cw = _Writer(self, ns)
             value = self.expr(cw, cell, {})
             cw(f"return {value}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, f"def {cname}(ctx):\n" + "\n".join(cw.lines))
         _, pnames = self.params(w, d.params)
+        keys = "(" + "".join(p + ", " for p in pnames) + ")"
         w("try:")
-        w(f"    cell = {w.const(cells)}.get(({''.join(p + ', ' for p in pnames)}))")
+        w(f"    cell = {w.const(cells)}.get({keys})")
         w("except TypeError:")
-        w("    return None")
+        w("    cell = None")
         w("if cell is not None:")
         w("    return cell(ctx)")
-        if d.source is None:
-            w("return None")
-        else:
+        if d.source is not None:
             value = self.expr(w, d.source, {})
             w(f"v = {value}")
             for p in pnames:
-                w("if _type(v) is not _dict:")
-                w("    return None")
-                w("try:")
-                w(f"    v = v.get({p})")
-                w("except TypeError:")
-                w("    return None")
-            w("return v")
+                w(f"v = _source_step(v, {p})")
+            w("if v is not _MISS_KEY:")
+            w("    return v")
+        w(f"return _table_miss({w.const(d)}, {keys})")
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
     def procedure_source(self, w: _Writer, unit: Any, name: str) -> str:

@@ -55,6 +55,7 @@ from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import number_cost, to_json, tree_size, walked, written
+from ..lang.program import table_cells
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -671,29 +672,23 @@ class Interpreter:
     # -- tables
 
     def table_lookup(self, run: Run, unit: Any, keys: list[Any]) -> Any:
-        """A cell: a variant's `override t[...]` first (the last one wins), then the table's own cell;
-        an absent cell, or keys the table does not have, give none."""
+        """A cell (``program.table_cells``; an absent cell gives none), else the table's source, looked
+        up key by key; keys with neither are a miss: none only where the declared result is optional."""
         d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
-        cells: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else grid_cells(d)
-        cells.update({tuple(table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
         try:
-            cell = cells.get(tuple(keys))
+            cell = table_cells(ns, unit).get(tuple(keys))
         except TypeError:
-            return None
+            cell = None
         if cell is not None:
-            return self.evaluate(run, cell, Env(ns))
-        if d.source is None:
-            return None
-        value = self.evaluate(run, d.source, Env(ns))
-        for k in keys:
-            if not isinstance(value, dict):
-                return None
-            try:
-                value = value.get(k)
-            except TypeError:
-                return None
-        return value
+            return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, Env(ns))
+        if d.source is not None:
+            value = self.evaluate(run, d.source, Env(ns))
+            for k in keys:
+                value = source_step(value, k)
+            if value is not MISS:
+                return value
+        return table_miss(d, keys)
 
     # -- decisions
 
@@ -1195,32 +1190,27 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
 
 
-def table_key(cell: A.Expr) -> Any:
-    """A grid's row or column key as written: a name stands for its own text."""
-    if isinstance(cell, A.Name):
-        return cell.id
-    if isinstance(cell, (A.Str, A.Int, A.Bool)):
-        return cell.value
-    return None
+MISS = object()
 
 
-def grid_cells(d: A.TableDecl) -> dict[tuple[Any, ...], A.Expr]:
-    """A grid's cells by their keys (the header row names the columns of a two-key table); absent
-    cells are left out."""
-    grid = d.grid or ()
-    cells: dict[tuple[Any, ...], A.Expr] = {}
-    if len(d.params) == 1:
-        for row in grid:
-            if len(row) == 2 and not isinstance(row[1], A.Absent):
-                cells[(table_key(row[0]),)] = row[1]
-    elif len(d.params) == 2 and len(grid) >= 2:
-        header = [table_key(c) for c in grid[0][1:]]
-        for row in grid[1:]:
-            if len(row) == len(grid[0]):
-                for col, cell in zip(header, row[1:]):
-                    if not isinstance(cell, A.Absent):
-                        cells[(table_key(row[0]), col)] = cell
-    return cells
+def source_step(value: Any, key: Any) -> Any:
+    """One key of a table that comes from data (nested maps): ``MISS`` where there is none."""
+    if value is MISS or not isinstance(value, dict):
+        return MISS
+    try:
+        return value.get(key, MISS)
+    except TypeError:
+        return MISS
+
+
+def table_miss(d: A.TableDecl, keys: Sequence[Any]) -> None:
+    """Keys a table has no cell for: none where its declared result is optional (`-> T?`), else E002."""
+    if d.ret is not None and d.ret.optional:
+        return None
+    shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
+    raise EvalError("E002", f"table `{d.name}` has no cell for [{shown}]", d.span,
+                    help="check the keys against the table's header and rows, or declare its result optional "
+                         "(`-> T?`) if a miss should give none")
 
 
 def _settled_key(target: Any, span: Span) -> Any:
