@@ -75,6 +75,8 @@ CODES: dict[str, tuple[str, str]] = {
     "W101": ("warning", "unused definition"),
     "W102": ("warning", "unreachable step"),
     "W103": ("warning", "unused import"),
+    "W104": ("warning", "override that copies its base"),
+    "W105": ("warning", "module that reads other data than its importer"),
     "S001": ("error", "state cannot be read"),
     "S002": ("error", "state does not satisfy the ruleset's schema"),
     "S003": ("error", "input too large"),

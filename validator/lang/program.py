@@ -417,8 +417,11 @@ class Resolver:
     def unknown(self, name: str, span: Span, env: Env) -> None:
         candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
         candidates += list(self.enum_members.get(self.ns.key, {}))
-        close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("cycle ")], 1)
-        self.error("C001", f"unknown name `{name}`", span, help=f"did you mean `{close[0]}`?" if close else None)
+        close = difflib.get_close_matches(name, [c for c in candidates if " " not in c], 1)
+        hint = f"did you mean `{close[0]}`?" if close else None
+        if name == A.BASE:
+            hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
+        self.error("C001", f"unknown name `{name}`", span, help=hint)
 
     def global_value(self, found: tuple[str, Any], name: str, span: Span) -> None:
         kind, obj = found
