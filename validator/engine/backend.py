@@ -33,7 +33,7 @@ from ..lang import ast as A
 from ..lang.program import DICE_BUILTINS, table_cells
 from . import codecache
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
+from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
 
@@ -66,21 +66,6 @@ def _value_too_deep(ctx: R.Run, span: Span) -> EvalError:
 
 def _depends(unit: Any) -> EvalError:
     return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
-
-
-def _builtin_failed(ctx: R.Run, err: BaseException, name: str, span: Span) -> BaseException:
-    """A built-in's failure, located at its call (as ``Interpreter.apply_builtin`` does)."""
-    if isinstance(err, EvalError):
-        if not err.span.line:
-            err.span = span
-        return err
-    if isinstance(err, CallError):
-        if ctx.steps > ctx.budget:
-            return _over(ctx, span)
-        return EvalError("E011", f"{name}: {err}", span)
-    if isinstance(err, TypeError):
-        return EvalError("E001", f"{name}: {err}", span)
-    return EvalError("E005", f"{name}: recursion too deep", span)
 
 
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
@@ -190,12 +175,11 @@ def _memo_key(v: Any) -> Any:
 
 
 _ALONE_CAP = 100_000
-_HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
 _HELPERS: dict[str, Any] = {
     "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
     "_value_too_deep": _value_too_deep,
-    "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
+    "_depends": _depends, "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
     "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
     "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,

@@ -547,19 +547,8 @@ class Interpreter:
             args = [force(run, a) for a in args]
         try:
             return b.fn(run, *args) if b.needs_ctx else b.fn(*args)
-        except EvalError as err:
-            if not err.span.line:  # raised deep in a built-in (a die, say): located at the call
-                err.span = span
-            raise
-        except CallError as err:
-            if run.steps > run.budget:  # a built-in that ran out of steps: the budget, not the argument
-                raise EvalError("E004", f"evaluation took more than {run.budget} steps", span,
-                                help="a rule loops over a huge range or recurses without end") from None
-            raise EvalError("E011", f"{b.name}: {err}", span) from None
-        except TypeError as err:
-            raise EvalError("E001", f"{b.name}: {err}", span) from None
-        except RecursionError:
-            raise EvalError("E005", f"{b.name}: recursion too deep", span) from None
+        except BUILTIN_FAILURES as err:
+            raise builtin_failure(run, err, b.name, span) from None
 
     def apply_lambda(self, run: Run, fn: Closure, args: list[Any]) -> Any:
         node = fn.node
@@ -1188,6 +1177,26 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     if obj is None:
         raise EvalError("E002", "indexing none", span)
     raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
+
+
+BUILTIN_FAILURES = (CallError, EvalError, TypeError, RecursionError)
+
+
+def builtin_failure(run: Any, err: BaseException, name: str, span: Span) -> BaseException:
+    """A built-in's failure as the error both engines raise, located at the call: a built-in that ran
+    out of steps is the budget (E004), a bad argument E011; Python's own words never reach a user."""
+    if isinstance(err, EvalError):
+        if not err.span.line:  # raised deep in a built-in (a die, say): located at the call
+            err.span = span
+        return err
+    if isinstance(err, CallError):
+        if run.steps > run.budget:
+            return EvalError("E004", f"evaluation took more than {run.budget} steps", span,
+                             help="a rule loops over a huge range or recurses without end")
+        return EvalError("E011", f"{name}: {err}", span)
+    if isinstance(err, TypeError):
+        return EvalError("E001", f"`{name}` cannot work on arguments of these kinds", span)
+    return EvalError("E005", f"{name}: recursion too deep", span)
 
 
 MISS = object()
