@@ -35,7 +35,7 @@ from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
-from ..lib.runtime import EvalError, RandomValue, Unwritable
+from ..lib.runtime import RandomValue, Unwritable
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -50,27 +50,9 @@ _CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.T
 # ---------------------------------------------------------------- run-time helpers of generated code
 
 
-def _over(ctx: R.Run, span: Span) -> EvalError:
-    return EvalError("E004", f"evaluation took more than {ctx.budget} steps", span,
-                     help="a rule loops over a huge range or recurses without end")
-
-
-def _too_deep(ctx: R.Run, unit: Any, span: Span) -> EvalError:
-    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{unit.name}`)", span,
-                     help=R.too_deep_help(unit))
-
-
-def _value_too_deep(ctx: R.Run, span: Span) -> EvalError:
-    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
-
-
-def _depends(unit: Any) -> EvalError:
-    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
-
-
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     if not isinstance(o, dict):
-        raise EvalError("E001", f"`with` needs a record, not `{R.show(o)}`", span)
+        raise R.with_needs_record(o, span)
     return dict(o)
 
 
@@ -80,21 +62,13 @@ def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:
     if isinstance(seq, (list, tuple, frozenset, set, dict)):
         ctx.steps += len(seq)
         if ctx.steps > ctx.budget:
-            raise _over(ctx, span)
+            raise R.over_budget(ctx, span)
     return seq
 
 
 def _pairs_of(ctx: R.Run, seq: Any, n: int, span: Span) -> Any:
     """A comprehension's `for` of several names (``reference.loop_items``)."""
     return R.loop_items(ctx, seq, n, span)
-
-
-def _not_function(fn: Any, span: Span) -> EvalError:
-    return EvalError("E001", f"`{R.show(fn)}` is not a function", span)
-
-
-def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
-    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
 
 
 def _force(ctx: R.Run, v: Any) -> Any:
@@ -128,7 +102,7 @@ class _UnitValue:
     def call(self, ctx: R.Run, args: list[Any], span: Span) -> Any:
         unit = self.unit
         if not isinstance(unit.decl, (A.TableDecl, A.DecisionDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise R.unit_arity(unit, len(args), span)
         return self.backend.function(unit)(ctx, *args)
 
 
@@ -143,7 +117,7 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
         return fn.call(ctx, args, span)
     if t is R.BuiltinFunction:
         return fn(ctx, *args)
-    raise _not_function(fn, span)
+    raise R.not_a_function(fn, span)
 
 
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -177,14 +151,15 @@ def _memo_key(v: Any) -> Any:
 _ALONE_CAP = 100_000
 
 _HELPERS: dict[str, Any] = {
-    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
-    "_value_too_deep": _value_too_deep,
-    "_depends": _depends, "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
-    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
+    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
+    "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
+    "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
+    "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
+    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
     "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
-    "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
+    "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
     "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
     "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction,
@@ -764,7 +739,7 @@ class Backend:
         return w.const(DiceSpec(e.count, e.sides))
 
     def x_Absent(self, w: _Writer, e: A.Absent, env: Env) -> str:
-        w(f"raise _E('E001', {w.const('`-` (absent) only stands alone in a table cell')}, {w.const(e.span)})")
+        w(f"raise _absent_outside_table({w.const(e.span)})")
         return "None"
 
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
@@ -777,7 +752,7 @@ class Backend:
         kind, found = self.interp.meaning(ns, name)
         if kind == "unit":
             if isinstance(found.decl, A.TableDecl):
-                w(f"raise _E('E001', {w.const(f'table `{name}` is looked up with `{name}[...]`')}, {w.const(span)})")
+                w(f"raise _table_as_value({w.const(name)}, {w.const(span)})")
                 return "None"
             if found.arity is None and not found.uses_decisions:
                 # the same all run long (kept in the memo once read): read once in a block of code
@@ -805,7 +780,7 @@ class Backend:
             return w.const(name)
         if kind == "builtin":
             return w.const(R.BuiltinFunction(found, span, self.interp))
-        w(f"raise _E('E001', {w.const(f'`{name}` is not a value')}, {w.const(span)})")
+        w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
         return "None"
 
     def unit_value(self, unit: Any) -> _UnitValue:
@@ -1200,7 +1175,7 @@ class _Protocol(R.Interpreter):
         if isinstance(unit.decl, A.DecisionDecl):
             return self.resolve(run, unit, args)
         if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise R.unit_arity(unit, len(args), span)
         return self.backend.function(unit)(run, *args)
 
     def decision_body(self, run: R.Run, unit: Any, key: Any, args: list[Any]) -> Any:
@@ -1314,8 +1289,7 @@ def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
     try:
         return backend.run_query(run, unit, args)
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=R.RECURSION_HELP) from None
+        raise R.recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
 

@@ -272,8 +272,7 @@ class Run:
     def charge(self, n: int, span: Span) -> None:
         self.steps += n
         if self.steps > self.budget:
-            raise EvalError("E004", f"evaluation took more than {self.budget} steps", span,
-                            help="a rule loops over a huge range or recurses without end")
+            raise over_budget(self, span)
 
     def fork(self, counts: Sequence[int], total: int) -> int:
         """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
@@ -367,7 +366,7 @@ class Interpreter:
         return DiceSpec(e.count, e.sides)
 
     def eval_Absent(self, run: Run, e: A.Absent, env: Env) -> Any:
-        raise EvalError("E001", "`-` (absent) only stands alone in a table cell", e.span)
+        raise absent_outside_table(e.span)
 
     def eval_Name(self, run: Run, e: A.Name, env: Env) -> Any:
         found, value = env.lookup(e.id)
@@ -379,7 +378,7 @@ class Interpreter:
         kind, found = self.meaning(ns, name)
         if kind == "unit":
             if isinstance(found.decl, A.TableDecl):
-                raise EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
+                raise table_as_value(name, span)
             if found.arity is None:
                 return self.read_value(run, found)
             return UnitFunction(found, self)
@@ -389,7 +388,7 @@ class Interpreter:
             return name
         if kind == "builtin":
             return BuiltinFunction(found, span, self)
-        raise EvalError("E001", f"`{name}` is not a value", span)
+        raise not_a_value(name, span)
 
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
         return [force(run, self.evaluate(run, item, env)) for item in e.items]
@@ -501,7 +500,7 @@ class Interpreter:
     def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
         obj = force(run, self.evaluate(run, e.obj, env))
         if not isinstance(obj, dict):
-            raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", e.span)
+            raise with_needs_record(obj, e.span)
         out = dict(obj)
         for k, v in e.items:
             out[k] = force(run, self.evaluate(run, v, env))
@@ -524,7 +523,7 @@ class Interpreter:
             return self.call_unit(run, fn.unit, args, e.span)
         if isinstance(fn, BuiltinFunction):
             return fn(run, *args)
-        raise EvalError("E001", f"`{show(fn)}` is not a function", e.span)
+        raise not_a_function(fn, e.span)
 
     def call_target(self, func: A.Expr, env: Env) -> tuple[str, Any] | None:
         """A call of a global definition or built-in by its name (or a module's member)."""
@@ -553,7 +552,7 @@ class Interpreter:
     def apply_lambda(self, run: Run, fn: Closure, args: list[Any]) -> Any:
         node = fn.node
         if len(args) != len(node.params):
-            raise EvalError("E001", f"this function takes {len(node.params)} arguments, not {len(args)}", node.span)
+            raise lambda_arity(len(node.params), len(args), node.span)
         run.charge(1, node.span)
         return self.evaluate(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
 
@@ -564,14 +563,14 @@ class Interpreter:
         key = unit.index
         if key in run.memo:
             if run.memo[key] is PENDING:
-                raise EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+                raise depends_on_itself(unit)
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit))
         if unit.counted and run.depth >= run.depth_limit:
-            raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls", unit.decl.span)
+            raise value_too_deep(run, unit.decl.span)
         self.enter(run, unit, unit.decl.span)
         run.memo[key] = PENDING
         guesses = run.guesses
@@ -596,8 +595,7 @@ class Interpreter:
     def enter(self, run: Run, unit: Any, span: Span) -> None:
         if unit.counted:
             if run.depth >= run.depth_limit:
-                raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
-                                help=too_deep_help(unit))
+                raise too_deep(run, unit, span)
             run.depth += 1
 
     def leave(self, run: Run, unit: Any) -> None:
@@ -613,7 +611,7 @@ class Interpreter:
         if isinstance(d, A.ProcedureDecl):
             return self.run_procedure(run, unit, args)
         if unit.arity is None or unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise unit_arity(unit, len(args), span)
         return self.call_function(run, unit, args)
 
     def call_function(self, run: Run, unit: Any, args: list[Any]) -> Any:
@@ -1179,6 +1177,60 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
 
 
+# ---------------------------------------------------------------- evaluation errors, each written once
+# (both engines raise these: the backend's generated code through its globals)
+
+
+def over_budget(run: Any, span: Span) -> EvalError:
+    return EvalError("E004", f"evaluation took more than {run.budget} steps", span,
+                     help="a rule loops over a huge range or recurses without end")
+
+
+def too_deep(run: Any, unit: Any, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
+                     help=too_deep_help(unit))
+
+
+def value_too_deep(run: Any, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {run.depth_limit} calls", span)
+
+
+def depends_on_itself(unit: Any) -> EvalError:
+    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+
+
+def recursed_too_deeply(unit: Any) -> EvalError:
+    return EvalError("E005", "evaluation recursed too deeply", unit.decl.span, help=RECURSION_HELP)
+
+
+def with_needs_record(value: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`with` needs a record, not `{show(value)}`", span)
+
+
+def not_a_function(value: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`{show(value)}` is not a function", span)
+
+
+def lambda_arity(n: int, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
+
+
+def unit_arity(unit: Any, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {got}", span)
+
+
+def absent_outside_table(span: Span) -> EvalError:
+    return EvalError("E001", "`-` (absent) only stands alone in a table cell", span)
+
+
+def table_as_value(name: str, span: Span) -> EvalError:
+    return EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
+
+
+def not_a_value(name: str, span: Span) -> EvalError:
+    return EvalError("E001", f"`{name}` is not a value", span)
+
+
 BUILTIN_FAILURES = (CallError, EvalError, TypeError, RecursionError)
 
 
@@ -1191,8 +1243,7 @@ def builtin_failure(run: Any, err: BaseException, name: str, span: Span) -> Base
         return err
     if isinstance(err, CallError):
         if run.steps > run.budget:
-            return EvalError("E004", f"evaluation took more than {run.budget} steps", span,
-                             help="a rule loops over a huge range or recurses without end")
+            return over_budget(run, span)
         return EvalError("E011", f"{name}: {err}", span)
     if isinstance(err, TypeError):
         return EvalError("E001", f"`{name}` cannot work on arguments of these kinds", span)
@@ -1275,8 +1326,7 @@ def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[
     try:
         value = interp.run_query(run, unit, args, check)
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=RECURSION_HELP) from None
+        raise recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
     return value, run
@@ -1298,8 +1348,7 @@ def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
     try:
         return force(run, interp.call_unit(run, unit, [], unit.decl.span))
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=RECURSION_HELP) from None
+        raise recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
 
