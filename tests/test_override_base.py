@@ -98,3 +98,22 @@ def test_an_override_that_copies_its_base_is_warned(tmp_path: Path) -> None:
     clean = _load(tmp_path, "extended.rules", **{"extended.rules": extended})
     assert clean.diagnostics == []
     assert [warned.run({}), clean.run({})] == ["low", "low"]
+
+
+def test_explain_ir_shows_names_bound_and_the_backend_s_source(tmp_path: Path) -> None:
+    import io
+
+    from validator.tools.cli import main
+
+    _load(tmp_path, "variant.rules", **{"base.rules": BASE, "variant.rules": VARIANT})
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["explain", str(tmp_path / "variant.rules"), "--ir", "strength"], stdout=out, stderr=err)
+    text = out.getvalue()
+    assert code == 0, err.getvalue()
+    assert text.startswith("rule strength(n: any) -> int  [R1]\n")
+    [base_line] = [ln for ln in text.splitlines() if ln.strip().startswith("base ")]
+    assert "rule `strength` at" in base_line and "base.rules:4" in base_line and "(replaced here)" in base_line
+    assert "\n    def _strength(ctx, _p1):\n" in text and "Traceback" not in text + err.getvalue()
+    err = io.StringIO()
+    assert main(["explain", str(tmp_path / "variant.rules"), "--ir", "nothing"], stdout=io.StringIO(), stderr=err) == 2
+    assert "U001" in err.getvalue()

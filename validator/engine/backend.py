@@ -257,6 +257,7 @@ class Backend:
         self.consts: dict[Any, str] = {}
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
+        self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
@@ -356,7 +357,20 @@ class Backend:
         return self.compiled(name, source)
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
+        if self.shown is not None:
+            self.shown.append(source)
         return define(source, f"<ruleval {name}>", self.g)
+
+    def source_of(self, unit: Any) -> list[str]:
+        """The Python source the backend writes for a unit (its function, its body, a table's cells):
+        what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
+        self.shown = []
+        try:
+            self.write(unit, f"_{unit.name.replace(' ', '_')}")
+        except Unwritable as err:
+            self.shown.append(f"# not written: {err.message} (the reference runs it)")
+        shown, self.shown = self.shown, None
+        return shown
 
     def alone_source(self, w: _Writer, unit: Any, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
