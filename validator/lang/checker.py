@@ -78,11 +78,12 @@ def check_copied_overrides(program: Program) -> list[Diagnostic]:
     should call `base` for what stays (a later errata of the base would be lost in the copy)."""
     out = []
     entry = program.entry
-    lines = {path: text.splitlines() for path, text in program.loaded.sources.items()}
+    lines: dict[str, list[str]] = {}
     for decl, prev in entry.replaced:
         if decl.span.file != entry.entry or isinstance(decl, A.CycleDecl):  # a policy is not called: no `base`
             continue
-        mine, theirs = _lines_of(lines, decl.span), _lines_of(lines, prev.span)
+        sources = program.loaded.sources
+        mine, theirs = _lines_of(lines, decl.span, sources), _lines_of(lines, prev.span, sources)
         if len(theirs) >= 4 and difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.75:
             out.append(Diagnostic("W104", f"`{decl.name}` copies the definition it overrides nearly line for line",
                                   decl.span, help="call `base(...)` for what stays, and write only what changes",
@@ -90,9 +91,11 @@ def check_copied_overrides(program: Program) -> list[Diagnostic]:
     return out
 
 
-def _lines_of(lines: dict[str, list[str]], span: Span) -> list[str]:
-    """A declaration's lines, stripped, without the word `override`."""
-    text = lines.get(span.file, [])[span.line - 1:span.end_line]
+def _lines_of(lines: dict[str, list[str]], span: Span, sources: dict[str, str]) -> list[str]:
+    """A declaration's lines, stripped, without the word `override` (``lines``: the files split)."""
+    if span.file not in lines:
+        lines[span.file] = sources.get(span.file, "").splitlines()
+    text = lines[span.file][span.line - 1:span.end_line]
     return [ln.strip().removeprefix("override ") for ln in text if ln.strip()]
 
 
