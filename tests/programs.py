@@ -116,6 +116,7 @@ class Gen:
             lambda: f"first({self.expr(LIST, env, d)}, {i()})",
             lambda: f"t2[{self.pick([P, Q, self.expr(STR, env, d)])}, {self.pick(['1', '2', i()])}] ?? 0",
             lambda: f"t1[{i()}] ?? 7",
+            lambda: f"t3[{i()} + 0]",
             lambda: f"({{(\"a\", 1) => 5, (\"b\", 2) => 6, \"a\" => 7}}[({self.expr(STR, env, d)}, {i()})] ?? 0)",
             lambda: f"({self.expr(REC, env, d)}.a + {self.expr(REC, env, d)}.a)",
             lambda: f"abs({i()})",
@@ -239,8 +240,9 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
     lines = ['ruleset fuzz.program']
     for name in INPUTS:
         lines.append(f'input {name}: any at "/{name}" default {DEFAULTS[name]}')
-    lines.append('table t2[k, j] cite "T" {\n  | k | 1 | 2 |\n  | p | 10 | 20 |\n  | q | - | 40 |\n}')
-    lines.append('table t1[k] cite "T" {\n  | 0 | 5 |\n  | 1 | 6 |\n  | 2 | - |\n}')
+    lines.append('table t2[k, j] -> int? cite "T" {\n  | k | 1 | 2 |\n  | p | 10 | 20 |\n  | q | - | 40 |\n}')
+    lines.append('table t1[k] -> int? cite "T" {\n  | 0 | 5 |\n  | 1 | 6 |\n  | 2 | - |\n}')
+    lines.append('table t3[k] -> int cite "T" {\n  | 0 | 5 |\n  | 1 | - |\n}')  # a miss is an error
     for _ in range(draw(st.integers(0, 2))):
         name = g.fresh("val")
         kind = g.pick([INT, LIST, STR, BOOL])

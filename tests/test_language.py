@@ -74,7 +74,7 @@ def test_expressions(root: Path, expr: str, want: Any) -> None:
 def test_tables_absent_cells_and_data_tables(root: Path) -> None:
     rs = ruleset(root, '''
 import "costs.yaml" as data
-table cost[kind, ground] cite "R1" {
+table cost[kind, ground] -> int? cite "R1" {
   | kind  | flat | hill |
   | foot  | 1    | 2    |
   | horse | 1    | -    |
@@ -83,11 +83,33 @@ table speed[kind] cite "R2" {
   | foot  | 1 |
   | horse | 3 |
 }
-table dcost[kind, ground] cite "R3" = data.cost
+table dcost[kind, ground] -> int? cite "R3" = data.cost
 query main = [cost["foot", "hill"], cost["horse", "hill"], cost["ship", "flat"], speed["horse"],
               dcost["foot", "flat"], dcost["foot", "swamp"], dcost["elf", "flat"]]
 ''', costs__yaml="cost:\n  foot: {flat: 1, hill: 3}\n")
     assert rs.run({}) == [2, None, None, 3, 1, None, None]
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("lookup", ['cost[odds, 2]', 'dcost["foot", odds]'])
+def test_a_table_lookup_that_misses_is_an_error_unless_its_result_is_optional(root: Path, engine: str,
+                                                                               lookup: str) -> None:
+    """A header typo (`4;1` for `4:1`) made every such attack `none` with no warning."""
+    rs = ruleset(root, f'''
+import "costs.yaml" as data
+table cost[odds, die] -> str cite "R1" {{
+  | odds  | 1    | 2    |
+  | "3:1" | "AR" | "DR" |
+  | "4;1" | "DR" | "DE" |
+}}
+table dcost[kind, ground] -> int cite "R3" = data.cost
+def odds = "4:1"
+query main = {lookup}
+''', costs__yaml="cost:\n  foot: {flat: 1, hill: 3}\n")
+    with pytest.raises(RunError) as err:
+        rs.run({}, engine=engine)
+    [d] = err.value.diagnostics
+    assert d.code == "E002" and "has no cell for" in d.message and d.span.line in (3, 8)
 
 
 def test_enums_records_and_inputs(root: Path) -> None:

@@ -140,7 +140,10 @@ QUOTED_SOURCE = re.compile(r"^ *\d+ \| ")
 def too_wide(lines: list[str]) -> list[str]:
     """Lines wider than the 100 columns docs/tools.md promises, but for those it leaves whole: an
     error's first line (editors and CI read it), the source line it quotes, and a line of one word
-    (a path or pointer, kept whole for copying) after its indentation and label."""
+    (a path or pointer, kept whole for copying) after its indentation and label; and the Python
+    `explain --ir` shows after `written by the backend as:`, as it is written."""
+    if "  written by the backend as:" in lines:
+        lines = lines[:lines.index("  written by the backend as:")]
     return [line for line in lines if len(line) > 100 and not DIAGNOSTIC_HEAD.match(line)
             and not QUOTED_SOURCE.match(line) and len(line.split(": ", 1)[-1].split()) > 1]
 

@@ -120,9 +120,11 @@ def test_ordering_built_ins_sort_and_charge_as_the_plain_way(items: list[object]
         try:
             got = fn(ctx, items)
         except B.CallError as err:
+            if str(err).startswith((f"{name} compares", f"{name} cannot order")):
+                continue  # (max and min of items no order relates: the engines report E011)
             assert (str(err), ctx.steps) == plain(name)
             continue
-        except TypeError:  # (max and min of items Python cannot order: the engines report E001)
+        except TypeError:  # (sorted of maps whose keys Python cannot order: the engines report E001)
             continue
         assert ("ok", ctx.steps) == plain(name)
         if name == "sorted":

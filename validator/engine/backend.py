@@ -30,10 +30,10 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.program import DICE_BUILTINS
+from ..lang.program import DICE_BUILTINS, table_cells
 from . import codecache
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec, roll_looked_at
+from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, entries
@@ -51,42 +51,9 @@ _CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.T
 # ---------------------------------------------------------------- run-time helpers of generated code
 
 
-def _over(ctx: R.Run, span: Span) -> EvalError:
-    return EvalError("E004", f"evaluation took more than {ctx.budget} steps", span,
-                     help="a rule loops over a huge range or recurses without end")
-
-
-def _too_deep(ctx: R.Run, unit: Any, span: Span) -> EvalError:
-    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls (in `{unit.name}`)", span,
-                     help=R.too_deep_help(unit))
-
-
-def _value_too_deep(ctx: R.Run, span: Span) -> EvalError:
-    return EvalError("E005", f"recursion deeper than {ctx.depth_limit} calls", span)
-
-
-def _depends(unit: Any) -> EvalError:
-    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
-
-
-def _builtin_failed(ctx: R.Run, err: BaseException, name: str, span: Span) -> BaseException:
-    """A built-in's failure, located at its call (as ``Interpreter.apply_builtin`` does)."""
-    if isinstance(err, EvalError):
-        if not err.span.line:
-            err.span = span
-        return err
-    if isinstance(err, CallError):
-        if ctx.steps > ctx.budget:
-            return _over(ctx, span)
-        return EvalError("E011", f"{name}: {err}", span)
-    if isinstance(err, TypeError):
-        return EvalError("E001", f"{name}: {err}", span)
-    return EvalError("E005", f"{name}: recursion too deep", span)
-
-
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     if not isinstance(o, dict):
-        raise EvalError("E001", f"`with` needs a record, not `{R.show(o)}`", span)
+        raise R.with_needs_record(o, span)
     return dict(o)
 
 
@@ -96,21 +63,13 @@ def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:
     if isinstance(seq, (list, tuple, frozenset, set, dict)):
         ctx.steps += len(seq)
         if ctx.steps > ctx.budget:
-            raise _over(ctx, span)
+            raise R.over_budget(ctx, span)
     return seq
 
 
 def _pairs_of(ctx: R.Run, seq: Any, n: int, span: Span) -> Any:
     """A comprehension's `for` of several names (``reference.loop_items``)."""
     return R.loop_items(ctx, seq, n, span)
-
-
-def _not_function(fn: Any, span: Span) -> EvalError:
-    return EvalError("E001", f"`{R.show(fn)}` is not a function", span)
-
-
-def _lambda_arity(n: int, got: int, span: Span) -> EvalError:
-    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
 
 
 def _force(ctx: R.Run, v: Any) -> Any:
@@ -144,7 +103,7 @@ class _UnitValue:
     def call(self, ctx: R.Run, args: list[Any], span: Span) -> Any:
         unit = self.unit
         if not isinstance(unit.decl, (A.TableDecl, A.DecisionDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise R.unit_arity(unit, len(args), span)
         return self.backend.function(unit)(ctx, *args)
 
 
@@ -159,7 +118,7 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
         return fn.call(ctx, args, span)
     if t is R.BuiltinFunction:
         return fn(ctx, *args)
-    raise _not_function(fn, span)
+    raise R.not_a_function(fn, span)
 
 
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -191,22 +150,28 @@ def _memo_key(v: Any) -> Any:
 
 
 _ALONE_CAP = 100_000
-_HANDLED = (CallError, EvalError, TypeError, RecursionError)
 
 _HELPERS: dict[str, Any] = {
-    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": _over, "_too_deep": _too_deep,
-    "_value_too_deep": _value_too_deep,
-    "_depends": _depends, "_builtin_failed": _builtin_failed, "_HANDLED": _HANDLED, "_with_base": _with_base,
-    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": _not_function, "_lambda_arity": _lambda_arity,
+    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
+    "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
+    "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
+    "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
+    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
     "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
-    "_Reject": R._Reject, "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
+    "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
+    "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
     "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_entries": entries, "_TK": TRUE_KEY,
     "_FK": FALSE_KEY,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
 }
+
+
+def _absent_cell(ctx: R.Run) -> None:
+    """A table's absent cell (`-`): none."""
+    return None
 
 
 # ---------------------------------------------------------------- writing one function
@@ -294,6 +259,7 @@ class Backend:
         self.consts: dict[Any, str] = {}
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
+        self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
@@ -393,7 +359,20 @@ class Backend:
         return self.compiled(name, source)
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
+        if self.shown is not None:
+            self.shown.append(source)
         return define(source, f"<ruleval {name}>", self.g)
+
+    def source_of(self, unit: Any) -> list[str]:
+        """The Python source the backend writes for a unit (its function, its body, a table's cells):
+        what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
+        self.shown = []
+        try:
+            self.write(unit, f"_{unit.name.replace(' ', '_')}")
+        except Unwritable as err:
+            self.shown.append(f"# not written: {err.message} (the reference runs it)")
+        shown, self.shown = self.shown, None
+        return shown
 
     def alone_source(self, w: _Writer, unit: Any, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
@@ -556,35 +535,32 @@ class Backend:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
         d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
-        cells_expr: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else R.grid_cells(d)
-        cells_expr.update({tuple(R.table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
         cells: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        for i, (key, cell) in enumerate(cells_expr.items()):
+        for i, (key, cell) in enumerate(table_cells(ns, unit).items()):
+            if isinstance(cell, A.Absent):
+                cells[key] = _absent_cell
+                continue
             cw = _Writer(self, ns)
             value = self.expr(cw, cell, {})
             cw(f"return {value}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, f"def {cname}(ctx):\n" + "\n".join(cw.lines))
         _, pnames = self.params(w, d.params)
+        keys = "(" + "".join(p + ", " for p in pnames) + ")"
         w("try:")
-        w(f"    cell = {w.const(cells)}.get(({''.join(p + ', ' for p in pnames)}))")
+        w(f"    cell = {w.const(cells)}.get({keys})")
         w("except TypeError:")
-        w("    return None")
+        w("    cell = None")
         w("if cell is not None:")
         w("    return cell(ctx)")
-        if d.source is None:
-            w("return None")
-        else:
+        if d.source is not None:
             value = self.expr(w, d.source, {})
             w(f"v = {value}")
             for p in pnames:
-                w("if _type(v) is not _dict:")
-                w("    return None")
-                w("try:")
-                w(f"    v = v.get({p})")
-                w("except TypeError:")
-                w("    return None")
-            w("return v")
+                w(f"v = _source_step(v, {p})")
+            w("if v is not _MISS_KEY:")
+            w("    return v")
+        w(f"return _table_miss({w.const(d)}, {keys})")
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
     def procedure_source(self, w: _Writer, unit: Any, name: str) -> str:
@@ -779,7 +755,7 @@ class Backend:
         return w.const(DiceSpec(e.count, e.sides))
 
     def x_Absent(self, w: _Writer, e: A.Absent, env: Env) -> str:
-        w(f"raise _E('E001', {w.const('`-` (absent) only stands alone in a table cell')}, {w.const(e.span)})")
+        w(f"raise _absent_outside_table({w.const(e.span)})")
         return "None"
 
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
@@ -792,7 +768,7 @@ class Backend:
         kind, found = self.interp.meaning(ns, name)
         if kind == "unit":
             if isinstance(found.decl, A.TableDecl):
-                w(f"raise _E('E001', {w.const(f'table `{name}` is looked up with `{name}[...]`')}, {w.const(span)})")
+                w(f"raise _table_as_value({w.const(name)}, {w.const(span)})")
                 return "None"
             if found.arity is None and not found.uses_decisions:
                 # the same all run long (kept in the memo once read): read once in a block of code
@@ -820,7 +796,7 @@ class Backend:
             return w.const(name)
         if kind == "builtin":
             return w.const(R.BuiltinFunction(found, span, self.interp))
-        w(f"raise _E('E001', {w.const(f'`{name}` is not a value')}, {w.const(span)})")
+        w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
         return "None"
 
     def unit_value(self, unit: Any) -> _UnitValue:
@@ -1222,7 +1198,7 @@ class _Protocol(R.Interpreter):
         if isinstance(unit.decl, A.DecisionDecl):
             return self.resolve(run, unit, args)
         if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise R.unit_arity(unit, len(args), span)
         return self.backend.function(unit)(run, *args)
 
     def decision_body(self, run: R.Run, unit: Any, key: Any, args: list[Any]) -> Any:
@@ -1336,8 +1312,7 @@ def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
     try:
         return backend.run_query(run, unit, args)
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=R.RECURSION_HELP) from None
+        raise R.recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
 

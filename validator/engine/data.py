@@ -196,7 +196,7 @@ def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list
         extra: tuple[Any, ...] = ()
         nexts = set(program.refs.get(k, ()))
         if isinstance(d, A.TableDecl):
-            overrides = ns.cell_overrides.get(d.name, [])
+            overrides = ns.cell_overrides.get(u.name, [])
             holds.append(overrides)
             extra = tuple(id(ov) for ov in overrides)
         elif isinstance(d, A.DecisionDecl):

@@ -55,6 +55,7 @@ from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import as_key, entries, equal, in_list, number_cost, probe_key, to_json, tree_size, walked, written
+from ..lang.program import table_cells
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -271,8 +272,7 @@ class Run:
     def charge(self, n: int, span: Span) -> None:
         self.steps += n
         if self.steps > self.budget:
-            raise EvalError("E004", f"evaluation took more than {self.budget} steps", span,
-                            help="a rule loops over a huge range or recurses without end")
+            raise over_budget(self, span)
 
     def fork(self, counts: Sequence[int], total: int) -> int:
         """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
@@ -366,7 +366,7 @@ class Interpreter:
         return DiceSpec(e.count, e.sides)
 
     def eval_Absent(self, run: Run, e: A.Absent, env: Env) -> Any:
-        raise EvalError("E001", "`-` (absent) only stands alone in a table cell", e.span)
+        raise absent_outside_table(e.span)
 
     def eval_Name(self, run: Run, e: A.Name, env: Env) -> Any:
         found, value = env.lookup(e.id)
@@ -378,7 +378,7 @@ class Interpreter:
         kind, found = self.meaning(ns, name)
         if kind == "unit":
             if isinstance(found.decl, A.TableDecl):
-                raise EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
+                raise table_as_value(name, span)
             if found.arity is None:
                 return self.read_value(run, found)
             return UnitFunction(found, self)
@@ -388,7 +388,7 @@ class Interpreter:
             return name
         if kind == "builtin":
             return BuiltinFunction(found, span, self)
-        raise EvalError("E001", f"`{name}` is not a value", span)
+        raise not_a_value(name, span)
 
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
         return [force(run, self.evaluate(run, item, env)) for item in e.items]
@@ -500,7 +500,7 @@ class Interpreter:
     def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
         obj = force(run, self.evaluate(run, e.obj, env))
         if not isinstance(obj, dict):
-            raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", e.span)
+            raise with_needs_record(obj, e.span)
         out = dict(obj)
         for k, v in e.items:
             out[k] = force(run, self.evaluate(run, v, env))
@@ -523,7 +523,7 @@ class Interpreter:
             return self.call_unit(run, fn.unit, args, e.span)
         if isinstance(fn, BuiltinFunction):
             return fn(run, *args)
-        raise EvalError("E001", f"`{show(fn)}` is not a function", e.span)
+        raise not_a_function(fn, e.span)
 
     def call_target(self, func: A.Expr, env: Env) -> tuple[str, Any] | None:
         """A call of a global definition or built-in by its name (or a module's member)."""
@@ -546,24 +546,13 @@ class Interpreter:
             args = [force(run, a) for a in args]
         try:
             return b.fn(run, *args) if b.needs_ctx else b.fn(*args)
-        except EvalError as err:
-            if not err.span.line:  # raised deep in a built-in (a die, say): located at the call
-                err.span = span
-            raise
-        except CallError as err:
-            if run.steps > run.budget:  # a built-in that ran out of steps: the budget, not the argument
-                raise EvalError("E004", f"evaluation took more than {run.budget} steps", span,
-                                help="a rule loops over a huge range or recurses without end") from None
-            raise EvalError("E011", f"{b.name}: {err}", span) from None
-        except TypeError as err:
-            raise EvalError("E001", f"{b.name}: {err}", span) from None
-        except RecursionError:
-            raise EvalError("E005", f"{b.name}: recursion too deep", span) from None
+        except BUILTIN_FAILURES as err:
+            raise builtin_failure(run, err, b.name, span) from None
 
     def apply_lambda(self, run: Run, fn: Closure, args: list[Any]) -> Any:
         node = fn.node
         if len(args) != len(node.params):
-            raise EvalError("E001", f"this function takes {len(node.params)} arguments, not {len(args)}", node.span)
+            raise lambda_arity(len(node.params), len(args), node.span)
         run.charge(1, node.span)
         return self.evaluate(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
 
@@ -574,14 +563,14 @@ class Interpreter:
         key = unit.index
         if key in run.memo:
             if run.memo[key] is PENDING:
-                raise EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+                raise depends_on_itself(unit)
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit))
         if unit.counted and run.depth >= run.depth_limit:
-            raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls", unit.decl.span)
+            raise value_too_deep(run, unit.decl.span)
         self.enter(run, unit, unit.decl.span)
         run.memo[key] = PENDING
         guesses = run.guesses
@@ -606,8 +595,7 @@ class Interpreter:
     def enter(self, run: Run, unit: Any, span: Span) -> None:
         if unit.counted:
             if run.depth >= run.depth_limit:
-                raise EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
-                                help=too_deep_help(unit))
+                raise too_deep(run, unit, span)
             run.depth += 1
 
     def leave(self, run: Run, unit: Any) -> None:
@@ -623,7 +611,7 @@ class Interpreter:
         if isinstance(d, A.ProcedureDecl):
             return self.run_procedure(run, unit, args)
         if unit.arity is None or unit.arity != len(args):
-            raise EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {len(args)}", span)
+            raise unit_arity(unit, len(args), span)
         return self.call_function(run, unit, args)
 
     def call_function(self, run: Run, unit: Any, args: list[Any]) -> Any:
@@ -671,29 +659,23 @@ class Interpreter:
     # -- tables
 
     def table_lookup(self, run: Run, unit: Any, keys: list[Any]) -> Any:
-        """A cell: a variant's `override t[...]` first (the last one wins), then the table's own cell;
-        an absent cell, or keys the table does not have, give none."""
+        """A cell (``program.table_cells``; an absent cell gives none), else the table's source, looked
+        up key by key; keys with neither are a miss: none only where the declared result is optional."""
         d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
-        cells: dict[tuple[Any, ...], A.Expr] = {} if d.source is not None else grid_cells(d)
-        cells.update({tuple(table_key(k) for k in ov.keys): ov.value for ov in ns.cell_overrides.get(d.name, [])})
         try:
-            cell = cells.get(tuple(keys))
+            cell = table_cells(ns, unit).get(tuple(keys))
         except TypeError:
-            return None
+            cell = None
         if cell is not None:
-            return self.evaluate(run, cell, Env(ns))
-        if d.source is None:
-            return None
-        value = self.evaluate(run, d.source, Env(ns))
-        for k in keys:
-            if not isinstance(value, dict):
-                return None
-            try:
-                value = value.get(k)
-            except TypeError:
-                return None
-        return value
+            return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, Env(ns))
+        if d.source is not None:
+            value = self.evaluate(run, d.source, Env(ns))
+            for k in keys:
+                value = source_step(value, k)
+            if value is not MISS:
+                return value
+        return table_miss(d, keys)
 
     # -- decisions
 
@@ -1199,32 +1181,100 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
     raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
 
 
-def table_key(cell: A.Expr) -> Any:
-    """A grid's row or column key as written: a name stands for its own text."""
-    if isinstance(cell, A.Name):
-        return cell.id
-    if isinstance(cell, (A.Str, A.Int, A.Bool)):
-        return cell.value
-    return None
+# ---------------------------------------------------------------- evaluation errors, each written once
+# (both engines raise these: the backend's generated code through its globals)
 
 
-def grid_cells(d: A.TableDecl) -> dict[tuple[Any, ...], A.Expr]:
-    """A grid's cells by their keys (the header row names the columns of a two-key table); absent
-    cells are left out."""
-    grid = d.grid or ()
-    cells: dict[tuple[Any, ...], A.Expr] = {}
-    if len(d.params) == 1:
-        for row in grid:
-            if len(row) == 2 and not isinstance(row[1], A.Absent):
-                cells[(table_key(row[0]),)] = row[1]
-    elif len(d.params) == 2 and len(grid) >= 2:
-        header = [table_key(c) for c in grid[0][1:]]
-        for row in grid[1:]:
-            if len(row) == len(grid[0]):
-                for col, cell in zip(header, row[1:]):
-                    if not isinstance(cell, A.Absent):
-                        cells[(table_key(row[0]), col)] = cell
-    return cells
+def over_budget(run: Any, span: Span) -> EvalError:
+    return EvalError("E004", f"evaluation took more than {run.budget} steps", span,
+                     help="a rule loops over a huge range or recurses without end")
+
+
+def too_deep(run: Any, unit: Any, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
+                     help=too_deep_help(unit))
+
+
+def value_too_deep(run: Any, span: Span) -> EvalError:
+    return EvalError("E005", f"recursion deeper than {run.depth_limit} calls", span)
+
+
+def depends_on_itself(unit: Any) -> EvalError:
+    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+
+
+def recursed_too_deeply(unit: Any) -> EvalError:
+    return EvalError("E005", "evaluation recursed too deeply", unit.decl.span, help=RECURSION_HELP)
+
+
+def with_needs_record(value: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`with` needs a record, not `{show(value)}`", span)
+
+
+def not_a_function(value: Any, span: Span) -> EvalError:
+    return EvalError("E001", f"`{show(value)}` is not a function", span)
+
+
+def lambda_arity(n: int, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
+
+
+def unit_arity(unit: Any, got: int, span: Span) -> EvalError:
+    return EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {got}", span)
+
+
+def absent_outside_table(span: Span) -> EvalError:
+    return EvalError("E001", "`-` (absent) only stands alone in a table cell", span)
+
+
+def table_as_value(name: str, span: Span) -> EvalError:
+    return EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
+
+
+def not_a_value(name: str, span: Span) -> EvalError:
+    return EvalError("E001", f"`{name}` is not a value", span)
+
+
+BUILTIN_FAILURES = (CallError, EvalError, TypeError, RecursionError)
+
+
+def builtin_failure(run: Any, err: BaseException, name: str, span: Span) -> BaseException:
+    """A built-in's failure as the error both engines raise, located at the call: a built-in that ran
+    out of steps is the budget (E004), a bad argument E011; Python's own words never reach a user."""
+    if isinstance(err, EvalError):
+        if not err.span.line:  # raised deep in a built-in (a die, say): located at the call
+            err.span = span
+        return err
+    if isinstance(err, CallError):
+        if run.steps > run.budget:
+            return over_budget(run, span)
+        return EvalError("E011", f"{name}: {err}", span)
+    if isinstance(err, TypeError):
+        return EvalError("E001", f"`{name}` cannot work on arguments of these kinds", span)
+    return EvalError("E005", f"{name}: recursion too deep", span)
+
+
+MISS = object()
+
+
+def source_step(value: Any, key: Any) -> Any:
+    """One key of a table that comes from data (nested maps): ``MISS`` where there is none."""
+    if value is MISS or not isinstance(value, dict):
+        return MISS
+    try:
+        return value.get(key, MISS)
+    except TypeError:
+        return MISS
+
+
+def table_miss(d: A.TableDecl, keys: Sequence[Any]) -> None:
+    """Keys a table has no cell for: none where its declared result is optional (`-> T?`), else E002."""
+    if d.ret is not None and d.ret.optional:
+        return None
+    shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
+    raise EvalError("E002", f"table `{d.name}` has no cell for [{shown}]", d.span,
+                    help="check the keys against the table's header and rows, or declare its result optional "
+                         "(`-> T?`) if a miss should give none")
 
 
 def _settled_key(target: Any, span: Span) -> Any:
@@ -1280,8 +1330,7 @@ def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[
     try:
         value = interp.run_query(run, unit, args, check)
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=RECURSION_HELP) from None
+        raise recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
     return value, run
@@ -1303,8 +1352,7 @@ def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
     try:
         return force(run, interp.call_unit(run, unit, [], unit.decl.span))
     except RecursionError:
-        raise EvalError("E005", "evaluation recursed too deeply", unit.decl.span,
-                        help=RECURSION_HELP) from None
+        raise recursed_too_deeply(unit) from None
     finally:
         sys.setrecursionlimit(old_limit)
 

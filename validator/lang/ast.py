@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
 from operator import itemgetter
-from typing import Any, Callable, TypeVar, Union, dataclass_transform
+from typing import Any, Callable, Iterator, TypeVar, Union, dataclass_transform
 
 from ..core.diagnostics import NO_SPAN, Span
 
@@ -585,6 +585,39 @@ def per_node(kind: str, node: object, compute: Callable[[object], _T]) -> _T:
         _WALKS.clear()
     _WALKS[key] = (node, value)
     return value
+
+
+BASE = "base"  # in an `override`, the definition it replaces
+
+
+def renamed(node: Any, old: str, new: str) -> Any:
+    """``node`` with every name ``old`` read as ``new``; the same object where there is none."""
+    if isinstance(node, Name):
+        return Name(new, span=node.span) if node.id == old else node
+    if isinstance(node, tuple):
+        items = tuple(renamed(x, old, new) for x in node)
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if isinstance(node, Node):
+        fields = {f: renamed(getattr(node, f), old, new) for f in node._compared}
+        if all(v is getattr(node, f) for f, v in fields.items()):
+            return node
+        return type(node)(**fields, span=node.__dict__["span"])  # type: ignore[call-arg]
+    return node
+
+
+def binders(node: Any) -> Iterator[tuple[str, Span]]:
+    """Every local name a declaration binds (parameters, `let`, `var`, loop and comprehension names)."""
+    if isinstance(node, (Param, Let, LetStmt, Var, For)):
+        yield node.name, node.span
+    elif isinstance(node, CompFor):
+        for n in node.names:
+            yield n, node.span
+    if isinstance(node, tuple):
+        for x in node:
+            yield from binders(x)
+    elif isinstance(node, Node):
+        for f in node._compared:
+            yield from binders(getattr(node, f))
 
 
 class ContextMemo:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 
 from . import ast as A
 from .program import Program, global_names
-from ..core.diagnostics import Diagnostic, Span
+from ..core.diagnostics import Diagnostic, Related, Span
 
 
 def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:
@@ -73,6 +73,52 @@ def check_unused(program: Program) -> list[Diagnostic]:
     return out
 
 
+def check_copied_overrides(program: Program) -> list[Diagnostic]:
+    """An override of the entry ruleset that repeats most lines of the definition it replaces: it
+    should call `base` for what stays (a later errata of the base would be lost in the copy)."""
+    out = []
+    entry = program.entry
+    lines: dict[str, list[str]] = {}
+    for decl, prev in entry.replaced:
+        if decl.span.file != entry.entry or isinstance(decl, A.CycleDecl):  # a policy is not called: no `base`
+            continue
+        sources = program.loaded.sources
+        mine, theirs = _lines_of(lines, decl.span, sources), _lines_of(lines, prev.span, sources)
+        if len(theirs) >= 4 and difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.75:
+            out.append(Diagnostic("W104", f"`{decl.name}` copies the definition it overrides nearly line for line",
+                                  decl.span, help="call `base(...)` for what stays, and write only what changes",
+                                  related=(Related(prev.span, "the definition it overrides"),)))
+    return out
+
+
+def _lines_of(lines: dict[str, list[str]], span: Span, sources: dict[str, str]) -> list[str]:
+    """A declaration's lines, stripped, without the word `override` (``lines``: the files split)."""
+    if span.file not in lines:
+        lines[span.file] = sources.get(span.file, "").splitlines()
+    text = lines[span.file][span.line - 1:span.end_line]
+    return [ln.strip().removeprefix("override ") for ln in text if ln.strip()]
+
+
+def check_module_data(program: Program) -> list[Diagnostic]:
+    """A ruleset imported as a module runs against its own imports: where the importer binds other
+    data under a name the module reads, calling into the module does not read the importer's."""
+    out = []
+    entry = program.entry
+    for alias, key in entry.modules.items():
+        sub = program.loaded.namespaces.get(key)
+        span = entry.import_spans.get(alias)
+        if sub is None or span is None or span.file != entry.entry:
+            continue
+        for name, mine in entry.data.items():
+            theirs = sub.data.get(name)
+            if theirs is not None and theirs.path != mine.path:
+                out.append(Diagnostic("W105", f"`{alias}` reads its own `{name}` ({theirs.path}), not this ruleset's",
+                                      span, help=f"`{alias}.NAME` runs against the module's own data; to change a "
+                                                 f"rule for this ruleset's `{name}`, `extends` the ruleset and "
+                                                 "`override` the rule (calling `base`)"))
+    return out
+
+
 def check_queries(program: Program) -> list[Diagnostic]:
     if program.entry.defs and not program.queries() and not _is_library(program):
         first = next(iter(program.entry.defs.values()))
@@ -95,6 +141,8 @@ PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [
     ("types", check_types_pass),
     ("citations", check_citations),
     ("unused", check_unused),
+    ("copied overrides", check_copied_overrides),
+    ("module data", check_module_data),
     ("queries", check_queries),
 ]
 

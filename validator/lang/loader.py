@@ -74,6 +74,7 @@ class Namespace:
     header: A.Header | None = None
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
+    replaced: list[tuple[A.Decl, A.Decl]] = field(default_factory=list)  # (an override, what it replaced)
 
 
 @dataclass
@@ -486,10 +487,42 @@ class Loader:
             self.diags.append(Diagnostic("C004", f"`{name}` overrides a {_kind(prev)} with a {_kind(decl)}", decl.span,
                                          related=(Related(prev.span, "defined here"),)))
             return
+        if prev is not None:
+            ns.replaced.append((decl, prev))
+            if A.BASE in A.per_node("names", decl, _names):
+                decl = self.extend(ns, name, decl, prev)
         ns.defs[name] = decl
         ns.origin[name] = module_path
         if isinstance(decl, A.TableDecl):
             ns.cell_overrides.pop(name, None)  # a whole new table replaces earlier cell overrides
+
+    def extend(self, ns: Namespace, name: str, decl: A.Decl, prev: A.Decl) -> A.Decl:
+        """An override that names `base`: the definition it replaces is kept under a name no ruleset
+        can write (``base of NAME``; the one before it, if it too was extended, under its own), and
+        `base` in the override is that name, resolved here once."""
+        for bound, span in A.per_node("binders", decl, lambda d: tuple(A.binders(d))):
+            if bound == A.BASE:
+                self.diags.append(Diagnostic("C002", "`base` is the definition this override replaces", span,
+                                             help="give this local name another name"))
+        hidden = f"base of {name}"
+        while hidden in ns.defs:
+            hidden = f"base of {hidden}"
+        ns.defs[hidden] = prev
+        ns.origin[hidden] = ns.origin[name]
+        if name in ns.cell_overrides:  # the replaced table keeps its cell overrides
+            ns.cell_overrides[hidden] = ns.cell_overrides.pop(name)
+        return A.per_node(f"extends {hidden}", decl, lambda d: A.renamed(d, A.BASE, hidden))  # type: ignore[no-any-return]
+
+
+def _names(node: Any) -> frozenset[str]:
+    """Every name a declaration reads."""
+    if isinstance(node, A.Name):
+        return frozenset((node.id,))
+    if isinstance(node, tuple):
+        return frozenset().union(*map(_names, node))
+    if isinstance(node, A.Node):
+        return frozenset().union(*(_names(getattr(node, f)) for f in node._compared))
+    return frozenset()
 
 
 def _parse_unsaved(unsaved: str, shown: str) -> tuple[A.Module | None, str, list[Diagnostic]]:

@@ -377,11 +377,11 @@ class Resolver:
         alias, dot, member = name.partition(".")
         found = global_meaning(self.program, self.ns, self.enum_members.get(self.ns.key, {}), alias)
         if not dot:
-            out = _summary_of(found)
+            out = _summary_of(self.program, found)
         elif found is not None and found[0] == "module":
             sub = self.loaded.namespaces[found[1]]
-            out = ("module", found[1], _summary_of(global_meaning(self.program, sub, self.enum_members.get(sub.key, {}),
-                                                                  member)))
+            meaning = global_meaning(self.program, sub, self.enum_members.get(sub.key, {}), member)
+            out = ("module", found[1], _summary_of(self.program, meaning))
         else:
             out = None  # `x.f` of a value: a field, read at run time (`x` itself is summarised)
         self.summaries[key] = out
@@ -441,9 +441,11 @@ class Resolver:
         candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
         members = self.enum_members.get(self.ns.key, {})
         candidates += list(members)
-        close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("cycle ")], 1)
-        self.error("C001", f"unknown name `{name}`", span,
-                   help=f"did you mean `{close[0]}`?" if close else member_help(name, members))
+        close = difflib.get_close_matches(name, [c for c in candidates if " " not in c], 1)
+        hint = f"did you mean `{close[0]}`?" if close else member_help(name, members)
+        if name == A.BASE:
+            hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
+        self.error("C001", f"unknown name `{name}`", span, help=hint)
 
     def global_value(self, found: tuple[str, Any], name: str, span: Span) -> None:
         kind, obj = found
@@ -576,12 +578,36 @@ class Resolver:
             if found is not None and found[0] == "unit" and isinstance(found[1].decl, A.TableDecl):
                 if len(e.keys) != found[1].arity:
                     self.error("C003", f"table `{e.obj.id}` has {found[1].arity} keys, not {len(e.keys)}", e.span)
+                else:
+                    self.table_keys_known(found[1], e.keys, env)
                 self.exprs(e.keys, env, scope)
                 return
         if len(e.keys) != 1:
             self.error("C003", "only tables take several keys", e.span)
         self.expr(e.obj, env, scope)
         self.expr(e.keys[0], env, scope)
+
+    def table_keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], env: Env) -> None:
+        """A key written as a literal (or an enum's member) that no row or column of a grid table has:
+        the lookup could only miss, an error at run time unless the table's result is optional."""
+        d: A.TableDecl = unit.decl
+        if d.source is not None or (d.ret is not None and d.ret.optional):
+            return
+        members = self.enum_members.get(self.ns.key, {})
+        known = table_keys(self.loaded.namespaces[unit.ns], unit)
+        for i, k in enumerate(keys):
+            if isinstance(k, (A.Str, A.Int, A.Bool)) and not isinstance(k.value, bool):
+                value = k.value
+            elif isinstance(k, A.Name) and k.id not in env and k.id in members and k.id not in self.ns.defs:
+                value = k.id
+            else:
+                continue
+            if value not in known[i]:
+                close = difflib.get_close_matches(str(value), [str(x) for x in known[i]], 1)
+                self.error("C029", f"table `{d.name}` has no {'column' if i else 'row'} `{value}`", k.span,
+                           help=f"did you mean `{close[0]}`?" if close else
+                           "declare the table's result optional (`-> T?`) if a miss should give none",
+                           related=(Related(d.span, "the table"),))
 
     def x_With(self, e: A.With, env: Env, scope: _Scope) -> None:
         self.expr(e.obj, env, scope)
@@ -808,13 +834,15 @@ class Resolver:
 _RESOLVED = A.ContextMemo()
 
 
-def _summary_of(found: tuple[str, Any] | None) -> Any:
+def _summary_of(program: Program, found: tuple[str, Any] | None) -> Any:
     """What the check of a body reads of a global name's meaning (``global_meaning``): a definition's
     kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
     if found is None:
         return None
     kind, obj = found
     if kind == "unit":
+        if isinstance(obj.decl, A.TableDecl):  # a lookup's literal keys are checked against its keys
+            return ("unit", "TableDecl", obj.arity, obj.decl.ret, table_keys(program.loaded.namespaces[obj.ns], obj))
         return ("unit", type(obj.decl).__name__, obj.arity)
     if kind == "data":
         return ("data", frozenset(obj) if isinstance(obj, dict) else None)
@@ -823,6 +851,51 @@ def _summary_of(found: tuple[str, Any] | None) -> Any:
     if kind == "module":
         return ("module", obj)
     return (kind,)  # an enum or record named as a value, an enum's member
+
+
+def table_key(cell: A.Expr) -> Any:
+    """A grid's row or column key as written: a name stands for its own text."""
+    if isinstance(cell, A.Name):
+        return cell.id
+    if isinstance(cell, (A.Str, A.Int, A.Bool)):
+        return cell.value
+    return None
+
+
+def table_cells(ns: Namespace, unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
+    """A table's cells by their keys, the one merge every reader uses: its grid (the header row names
+    the columns of a two-key table; an absent cell `-` is a cell, it gives none), then a variant's
+    `override t[...]` (the last one wins). Keys with no cell are a miss (``runtime.table_miss``)."""
+    d: A.TableDecl = unit.decl
+    grid = d.grid or ()
+    cells: dict[tuple[Any, ...], A.Expr] = {}
+    if len(d.params) == 1:
+        for row in grid:
+            if len(row) == 2:
+                cells[(table_key(row[0]),)] = row[1]
+    elif len(d.params) == 2 and len(grid) >= 2:
+        header = [table_key(c) for c in grid[0][1:]]
+        for row in grid[1:]:
+            if len(row) == len(grid[0]):
+                for col, cell in zip(header, row[1:]):
+                    cells[(table_key(row[0]), col)] = cell
+    for ov in ns.cell_overrides.get(unit.name, ()):
+        cells[tuple(table_key(k) for k in ov.keys)] = ov.value
+    return cells
+
+
+def table_keys(ns: Namespace, unit: Unit) -> tuple[frozenset[Any], ...]:
+    """The keys each position of a grid table's lookup may take (rows, then columns; a misshapen row's
+    too, which is C009's business)."""
+    grid = unit.decl.grid or ()
+    two = len(unit.decl.params) == 2
+    keys: list[set[Any]] = [{table_key(row[0]) for row in grid[two:] if row}, set()]
+    if two and grid:
+        keys[1] = {table_key(c) for c in grid[0][1:]}
+    for ov in ns.cell_overrides.get(unit.name, ()):
+        for i, k in enumerate(ov.keys[:2]):
+            keys[i].add(table_key(k))
+    return tuple(frozenset(k) for k in keys[:len(unit.decl.params)])
 
 
 def _span_of(node: Any) -> Span:

@@ -87,7 +87,11 @@ class TypeChecker:
             got = self.infer(d.body, env)
             if d.ret is not None:
                 self.expect(self.resolve(d.ret), got, d.body, f"`{d.name}` is declared to return")
-        elif isinstance(d, (A.DecisionDecl, A.QueryDecl)):
+        elif isinstance(d, A.QueryDecl):
+            got = self.infer(d.body, self.params(d.params))
+            if d.ret is not None:
+                self.expect(self.resolve(d.ret), got, d.body, f"`{d.name}` is declared to return")
+        elif isinstance(d, A.DecisionDecl):
             self.infer(d.body, self.params(d.params))
         elif isinstance(d, A.ConstDecl):
             got = self.infer(d.value, {})
@@ -104,10 +108,12 @@ class TypeChecker:
             env = self.params(d.params)
             self.stmts(d.body, env)
         elif isinstance(d, A.TableDecl):
-            for row in d.grid or ():
-                for cell in row[1:]:
-                    if not isinstance(cell, A.Absent):
-                        self.infer(cell, {})
+            want = self.resolve(d.ret)
+            cells = [c for row in (d.grid or ())[len(d.params) - 1:] for c in row[1:]]
+            cells += [ov.value for ov in self.ns.cell_overrides.get(d.name, ())]
+            for cell in cells:
+                if not isinstance(cell, A.Absent):
+                    self.expect(want, self.infer(cell, {}), cell, f"the cells of `{d.name}` are declared as")
 
     def params(self, params: tuple[A.Param, ...]) -> dict[str, T]:
         return {p.name: self.resolve(p.type) for p in params}
@@ -258,7 +264,7 @@ class TypeChecker:
 
     def t_Compare(self, e: A.Compare, env: dict[str, T]) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
-        if e.op in ("<", "<=", ">", ">=") and {a[0], b[0]} == {"int", "str"}:
+        if e.op in ("<", "<=", ">", ">=") and _kinds_differ(a, b):
             self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span))
         if e.op in ("in", "notin") and b[0] in ("int", "bool", "none"):
             self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span))
@@ -306,6 +312,11 @@ class TypeChecker:
         return ANY
 
     def t_Index(self, e: A.Index, env: dict[str, T]) -> T:
+        table = self.ns.defs.get(e.obj.id) if isinstance(e.obj, A.Name) and e.obj.id not in env else None
+        if isinstance(table, A.TableDecl):
+            for k in e.keys:
+                self.infer(k, env)
+            return self.resolve(table.ret)
         t = self.infer(e.obj, env)
         for k in e.keys:
             self.infer(k, env)
@@ -340,11 +351,60 @@ class TypeChecker:
                     return self.resolve(d.ret)
                 if isinstance(d, A.DecisionDecl):
                     return BOOL
-            if e.func.id in ("len", "count") and not d:
-                return INT
+            if d is None and e.func.id in _COLLECTION_FIRST and e.args:
+                return self.builtin_call(e, e.func.id, arg_types, env)
         else:
             self.infer(e.func, env)
         return ANY
+
+
+    def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: dict[str, T]) -> T:
+        """A built-in that reads a collection: its first argument must be one (``min(a, b)`` is
+        ``min`` of ``a`` with ``b`` for no items), not a generator where it is counted, and items it
+        compares or adds must be of one kind. What it gives, where that is known."""
+        first, arg = arg_types[0], e.args[0]
+        kinds = ("list", "set", "map", "str", "any") if name == "len" else ("list", "set", "map", "any")
+        if isinstance(arg, A.Comp) and arg.kind == "gen" and name == "len":
+            self.diags.append(Diagnostic("C004", "`len` needs a list, set, map or text, not a generator", arg.span,
+                                         help="write the comprehension in brackets: `len([...])`, or use `count`"))
+            return INT
+        if first[0] not in kinds and not (first[0] == "enum" and name == "len"):
+            extra = (f"; its second argument is the value when there are no items: write `{name}([...])` "
+                     "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else ""
+            self.diags.append(Diagnostic("C004", f"`{name}` needs a {' or '.join(kinds[:-1])} as its first "
+                                                 f"argument, not `{show(first)}`", arg.span,
+                                         help=extra.lstrip("; ") or None))
+            return ANY
+        if name in _ORDERING and isinstance(arg, (A.ListLit, A.SetLit)):
+            items = [self.infer(i, env) for i in arg.items]
+            for x in items[1:]:
+                if _kinds_differ(items[0], x):
+                    verb = "adds" if name == "sum" else "compares"
+                    self.diags.append(Diagnostic("C004", f"`{name}` {verb} its items, and these mix "
+                                                         f"`{show(items[0])}` and `{show(x)}`", arg.span))
+                    return ANY
+        if name == "sum" and self.element(first)[0] not in ("int", "any"):
+            self.diags.append(Diagnostic("C004", f"`sum` adds numbers, not `{show(self.element(first))}`", arg.span))
+        if name in ("len", "count", "sum"):
+            return INT
+        if name in ("min", "max") and first[0] in ("list", "set") and len(e.args) == 1:
+            return self.element(first)
+        if name in ("sorted", "sort_by") and first[0] in ("list", "set"):
+            return ("list", first[1])
+        return ANY
+
+
+# built-ins whose first argument is a collection, and those that compare (or add) its items
+_COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
+_ORDERING = frozenset({"sum", "min", "max"})  # (`sorted` orders values of every kind: none, numbers, texts, lists)
+_ORDERED_KINDS = frozenset({"int", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
+
+
+def _kinds_differ(a: T, b: T) -> bool:
+    """Two values certain to be of different kinds, which the language does not order one against
+    the other (an enum's member is its text)."""
+    ka, kb = ("str" if a[0] == "enum" else a[0]), ("str" if b[0] == "enum" else b[0])
+    return ka != kb and ka in _ORDERED_KINDS and kb in _ORDERED_KINDS and "none" not in (ka, kb)
 
 
 def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:

@@ -53,6 +53,8 @@ def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
 
 
 def _show(v: Any) -> str:
+    if hasattr(v, "__next__"):
+        return "... for ... in ..."  # a generator, as the language writes it
     text = repr(v)
     return text if len(text) < 40 else text[:37] + "..."
 
@@ -141,7 +143,10 @@ def _sum(ctx: Context, xs: Any) -> Any:
             raise CallError("sum adds numbers, not truth values: count(...) counts the true ones")
         if isinstance(x, Fraction) or isinstance(total, Fraction):
             _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
-        total = total + x
+        try:
+            total = total + x
+        except TypeError:
+            raise CallError(f"sum adds numbers, not {_KIND_NAMES.get(type(x), 'values like these')}") from None
     return total
 
 
@@ -158,13 +163,31 @@ def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
 @builtin("max", 1, 2, ctx=True, doc="largest item, or the second argument (default none) when there is none")
 def _max(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "max")
-    return max(items) if items else default
+    try:
+        return max(items) if items else default
+    except TypeError:
+        raise _mixed("max", items) from None
 
 
 @builtin("min", 1, 2, ctx=True, doc="smallest item, or the second argument (default none) when there is none")
 def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "min")
-    return min(items) if items else default
+    try:
+        return min(items) if items else default
+    except TypeError:
+        raise _mixed("min", items) from None
+
+
+def _mixed(what: str, items: list[Any]) -> CallError:
+    """``what`` compared items no order relates (a number and a text, say)."""
+    kinds = sorted({_KIND_NAMES.get(type(x), "values like these") for x in items})
+    if len(kinds) == 1:
+        return CallError(f"{what} cannot order {kinds[0]}")
+    return CallError(f"{what} compares its items, and these mix {' and '.join(kinds)}")
+
+
+_KIND_NAMES = {int: "numbers", Fraction: "numbers", bool: "truth values", str: "texts", list: "lists", tuple: "lists",
+               set: "sets", frozenset: "sets", dict: "maps", type(None): "none"}
 
 
 @builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function")

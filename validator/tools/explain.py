@@ -298,6 +298,63 @@ def to_svg(dot_text: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def bound_lines(rs: Any, name: str) -> list[str] | None:
+    """A definition as the engines see it: its kind and signature with the types the checker gives,
+    what each global name it reads is bound to (an override's `base` to the definition it
+    replaces), what the reference graph says of it, and the Python the backend writes for it."""
+    from ..lang import ast as A
+    from ..lang.program import global_meaning, sorted_global_names
+    from ..lang.types import TypeChecker, show
+
+    program = rs.program
+    unit = program.units.get((program.entry.key, name))
+    if unit is None or isinstance(unit.decl, A.CycleDecl):
+        return None
+    d, ns = unit.decl, program.entry
+    types = TypeChecker(ns, [])
+    params = getattr(d, "params", None)
+    env = types.params(params or ())
+    got = types.infer(getattr(d, "body", None) or getattr(d, "value", None), env)
+    ret = types.resolve(d.ret) if getattr(d, "ret", None) is not None else got
+    sig = "" if params is None else "(" + ", ".join(f"{p.name}: {show(t)}" for p, t in zip(params, env.values())) + ")"
+    kind = getattr(d, "kind", None) or type(d).__name__.removesuffix("Decl").lower()
+    cites = f"  [{', '.join(d.cites)}]" if getattr(d, "cites", ()) else ""
+    lines = [f"{kind} {name}{sig} -> {show(ret)}{cites}", f"  at {d.span.file}:{d.span.line}:{d.span.col}"]
+    flags = [f for f, on in (("state-free", unit.state_free), ("recursive", unit.recursive),
+                             ("counted toward the depth limit", unit.counted),
+                             ("reads decisions", unit.uses_decisions)) if on]
+    lines.append(f"  is: {', '.join(flags) or 'none of state-free, recursive, reading decisions'}")
+    members = {m: e.name for e in ns.defs.values() if isinstance(e, A.EnumDecl) for m in e.members}
+    lines.append("  names:")
+    bound = {b for b, _ in A.binders(d)}
+    for n in sorted_global_names(d):
+        found = global_meaning(program, ns, members, n)
+        if "." in n or (found is None and n in bound):
+            continue  # (`m.x` is listed under `m`; locals are the declaration's own)
+        shown = "base" if n.startswith("base of ") else n
+        if found is None:
+            meaning = "nothing (a name of a cycle policy or a procedure's own)"
+        elif found[0] == "unit":
+            u = found[1].decl
+            what = getattr(u, "kind", None) or type(u).__name__.removesuffix("Decl").lower()
+            meaning = f"{what} `{u.name}` at {u.span.file}:{u.span.line}"
+            if n != shown:
+                meaning += " (replaced here)"
+        elif found[0] == "data":
+            meaning = f"data from {ns.data[n].path}"
+        elif found[0] == "module":
+            meaning = f"the module {program.loaded.namespaces[found[1]].entry}"
+        elif found[0] == "enum":
+            meaning = f"a member of enum `{found[1] if isinstance(found[1], str) else members.get(n)}`"
+        else:
+            meaning = {"builtin": "a built-in", "type": "a type"}.get(found[0], found[0])
+        lines.append(f"    {shown:<16} {meaning}")
+    lines.append("  written by the backend as:")
+    for source in rs.backend().source_of(unit):
+        lines.extend("    " + ln for ln in source.splitlines())
+    return lines
+
+
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
@@ -311,6 +368,14 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
+    if args.ir is not None:
+        lines = bound_lines(rs, args.ir)
+        if lines is None:
+            from ..core.exits import UsageError
+
+            raise UsageError(f"`{args.ruleset}` defines no `{args.ir}` of its own")
+        out.write(visible("\n".join(lines)) + "\n")
+        return EXIT_OK
     try:
         state = read_state_file(Path(args.state)) if args.state is not None else {}
         result = rs.run(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
@@ -372,4 +437,6 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--format", choices=["text", "json", "dot"], default="text",
                    help="dot: the decision graph (SVG when Graphviz is installed)")
     p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    p.add_argument("--ir", metavar="NAME", help="run nothing: show definition NAME as the engines see it (its "
+                                                 "names bound, its types, the Python the backend writes)")
     commands["explain"] = cmd_explain

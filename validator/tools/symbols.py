@@ -325,6 +325,10 @@ class Index:
             for d in module.decls if module is not None else ():
                 if getattr(d, "name", None) == occ.name and d.span.line <= occ.span.line <= d.span.end_line:
                     return Target("def", occ.name, d, ns)
+        if occ.name == A.BASE:  # in an override, the definition it replaces (``loader.extend``)
+            for d, prev in ns.replaced:
+                if d.span.file == shown and d.span.line <= occ.span.line <= d.span.end_line:
+                    return Target("def", prev.name, prev, ns)
         return self.global_target(ns, occ.name)
 
     def field_target(self, ns: Namespace, occ: Occurrence) -> Target | None:

@@ -1,0 +1,119 @@
+"""`override` that extends: in an override, `base` is the definition it replaces (issue 41), resolved
+when the ruleset loads, for every kind of definition and on both engines; `check` warns when an
+override copies its base instead (W104)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import load_ruleset
+
+BASE = '''
+ruleset t.base
+def bonus = 1
+rule strength(n) cite "R1" = n + bonus
+table cost[kind] -> int cite "R2" {
+  | foot  | 1 |
+  | horse | 2 |
+}
+decision holds(x) cite "R3" = x > 0
+procedure tally(n) cite "R4" {
+  var total = n
+  step add cite "R4" { total := total + 1 }
+}
+query main = {s: strength(2), b: bonus, c: cost["horse"], h: holds(0), p: tally(1).total}
+'''
+
+VARIANT = '''
+ruleset t.variant
+extends "base.rules"
+override def bonus = base + 10
+override rule strength(n) cite "R1" = if n > 5 then 0 else base(n) * 2
+override table cost[kind] -> int cite "R2" {
+  | foot  | base["foot"]      |
+  | horse | base["horse"] + 5 |
+  | ship  | 9                 |
+}
+override decision holds(x) cite "R3" = x == 0 or base(x)
+override procedure tally(n) cite "R4" {
+  var total = base(n).total
+  step add cite "R4" { total := total * 100 }
+}
+'''
+
+LAYER = '''
+ruleset t.layer
+extends "variant.rules"
+override rule strength(n) cite "R1" = base(n) + 1000
+'''
+
+
+def _load(root: Path, name: str, **files: str) -> Any:
+    (root / "ruleval.toml").write_text("")
+    for fname, text in files.items():
+        (root / fname).write_text(text)
+    return load_ruleset(root / name, use_cache=False)
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_an_override_calls_what_it_replaces_for_every_kind_of_definition(tmp_path: Path, engine: str) -> None:
+    rs = _load(tmp_path, "variant.rules", **{"base.rules": BASE, "variant.rules": VARIANT})
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    # the base's own rule reads the variant's `bonus` (11): names are the variant's, `base` the replaced one
+    assert rs.run({}, engine=engine) == {"s": (2 + 11) * 2, "b": 11, "c": 7, "h": True, "p": 200}
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_a_variant_of_a_variant_extends_the_extension(tmp_path: Path, engine: str) -> None:
+    rs = _load(tmp_path, "layer.rules", **{"base.rules": BASE, "variant.rules": VARIANT, "layer.rules": LAYER})
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    assert rs.run({}, engine=engine)["s"] == (2 + 11) * 2 + 1000
+    alone = _load(tmp_path, "variant.rules")
+    assert alone.run({}, engine=engine)["s"] == (2 + 11) * 2  # loading the layer changed nothing of the variant
+
+
+def test_base_outside_an_override_and_a_local_named_base_are_refused(tmp_path: Path) -> None:
+    rs = _load(tmp_path, "variant.rules", **{
+        "base.rules": BASE,
+        "variant.rules": 'extends "base.rules"\ndef extra = base + 1\n'
+                         'override rule strength(base) cite "R1" = base + 1\nquery other = extra\n'})
+    found = {(d.code, d.span.line) for d in rs.diagnostics if d.is_error}
+    assert ("C001", 2) in found and ("C002", 3) in found, found
+    [unknown] = [d for d in rs.diagnostics if d.code == "C001"]
+    assert "override" in (unknown.help or "")
+
+
+def test_an_override_that_copies_its_base_is_warned(tmp_path: Path) -> None:
+    base = ('rule grade(n) cite "R1" =\n  if n > 10 then "high"\n  elif n > 5 then "middle"\n'
+            '  elif n > 2 then "low"\n  else "none"\nquery main = grade(3)\n')
+    copied = ('extends "base.rules"\noverride rule grade(n) cite "R1" =\n  if n > 10 then "high"\n'
+              '  elif n > 5 then "middle"\n  elif n > 2 then "low"\n  elif n > 1 then "tiny"\n  else "none"\n')
+    extended = ('extends "base.rules"\noverride rule grade(n) cite "R1" =\n'
+                '  if n > 1 and n <= 2 then "tiny" else base(n)\n')
+    warned = _load(tmp_path, "copied.rules", **{"base.rules": base, "copied.rules": copied})
+    assert [(d.code, d.span.line) for d in warned.diagnostics] == [("W104", 2)]
+    clean = _load(tmp_path, "extended.rules", **{"extended.rules": extended})
+    assert clean.diagnostics == []
+    assert [warned.run({}), clean.run({})] == ["low", "low"]
+
+
+def test_explain_ir_shows_names_bound_and_the_backend_s_source(tmp_path: Path) -> None:
+    import io
+
+    from validator.tools.cli import main
+
+    _load(tmp_path, "variant.rules", **{"base.rules": BASE, "variant.rules": VARIANT})
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["explain", str(tmp_path / "variant.rules"), "--ir", "strength"], stdout=out, stderr=err)
+    text = out.getvalue()
+    assert code == 0, err.getvalue()
+    assert text.startswith("rule strength(n: any) -> int  [R1]\n")
+    [base_line] = [ln for ln in text.splitlines() if ln.strip().startswith("base ")]
+    assert "rule `strength` at" in base_line and "base.rules:4" in base_line and "(replaced here)" in base_line
+    assert "\n    def _strength(ctx, _p1):\n" in text and "Traceback" not in text + err.getvalue()
+    err = io.StringIO()
+    assert main(["explain", str(tmp_path / "variant.rules"), "--ir", "nothing"], stdout=io.StringIO(), stderr=err) == 2
+    assert "U001" in err.getvalue()

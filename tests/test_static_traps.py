@@ -1,0 +1,56 @@
+"""Mistakes `check` can see are refused there, and what only a run finds is reported in the
+language's words, the same by both engines (issue 41): no Python message reaches a user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+
+PYTHON_WORDS = ("not supported between", "unsupported operand", "<generator", "object at 0x", "instances of")
+
+
+def _check(tmp_path: Path, text: str) -> list[tuple[str, int, str]]:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text(text)
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    return [(d.code, d.span.line, d.message) for d in rs.diagnostics if d.is_error]
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('const a = 1\nconst b = 2\nquery main = min(a, b)\n', 3, "`min` needs a list"),
+    ('query main = max([1, "a"])\n', 1, "mix `int` and `str`"),
+    ('query main = min([[1], 2])\n', 1, "mix `list[int]` and `int`"),
+    ('query main = sum(["a", "b"])\n', 1, "`sum` adds numbers"),
+    ('query main = len(x for x in [1, 2])\n', 1, "not a generator"),
+    ('query main = true < 1\n', 1, "cannot compare `bool` < `int`"),
+    ('query main(n: int) -> str = n\n', 1, "declared to return `str`"),
+    ('table t[k] -> int cite "R1" {\n  | a | "x" |\n}\nquery main = t["a"]\n', 2, "declared as `int`"),
+    ('table t[k] -> int cite "R1" {\n  | a | 1 |\n}\nquery main = t["a"] + "x"\n', 4, "cannot compute `int` + `str`"),
+    ('def busts(n: int) = n > 21\nquery main = busts("one")\n', 2, "parameter `n` of `busts`"),
+])
+def test_a_static_mistake_is_refused_by_check(tmp_path: Path, text: str, line: int, words: str) -> None:
+    found = _check(tmp_path, text)
+    assert [(c, ln) for c, ln, _ in found] == [("C004", line)], found
+    assert words in found[0][2], found
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("call, arg, words", [
+    ("max", '[1, "a"]', "mix numbers and texts"),
+    ("min", '[[1], 2]', "mix lists and numbers"),
+    ("sum", '["a", "b"]', "adds numbers, not texts"),
+    ("len", 'x for x in [1, 2]', "len needs a collection"),
+])
+def test_a_builtin_refusing_its_argument_says_so_in_the_language_s_words(
+        tmp_path: Path, engine: str, call: str, arg: str, words: str) -> None:
+    """The argument passes through an untyped parameter, so only the run sees it."""
+    assert _check(tmp_path, f"def f(x) = {call}(x)\nquery main = f({arg})\n") == []
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    with pytest.raises(RunError) as err:
+        rs.run({}, engine=engine)
+    [d] = err.value.diagnostics
+    assert d.code == "E011" and d.span.line == 1 and words in d.message, d
+    assert not any(w in d.message for w in PYTHON_WORDS), d.message
