@@ -68,7 +68,8 @@ def _float(text: str) -> Fraction | int:
     as a binary float): ``0.1`` is 1/10; a whole one (``1901.0``, ``2e3``) is the integer it equals.
     An exponent past ``MAX_EXPONENT`` either way is refused (it would take that many digits)."""
     exponent = _EXPONENT.search(text)
-    if exponent is not None and abs(int(exponent.group(1))) > MAX_EXPONENT:
+    if exponent is not None and (len(exponent.group(1).lstrip("+-").lstrip("0")) > len(str(MAX_EXPONENT))
+                                 or abs(int(exponent.group(1))) > MAX_EXPONENT):  # (a long exponent is never read as an int)
         raise _Refused(text)
     value = Fraction(text)
     return value.numerator if value.denominator == 1 else value
