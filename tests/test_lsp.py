@@ -10,6 +10,7 @@ import asyncio
 import itertools
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -321,6 +322,36 @@ def test_hover_on_a_rule_shows_its_type_and_clause_text(lsp: Session) -> None:
         T.HoverParams(lsp.doc("base.rules"), _at(BASE, "list[Piece]", shift=6))))
     assert "record Piece {name: str, speed: int}" in on_field_type.contents.value
     lsp.close("base.rules")
+
+
+def test_hover_shows_clause_text_as_text_never_as_markdown_or_html(lsp: Session) -> None:
+    """A catalogue is input: an image in a clause text would make the editor fetch it from anywhere."""
+    (lsp.root / "hostile.yaml").write_text(
+        'clauses:\n  "H-1": "See ![map](https://example.com/track.png) <img src=\\"https://example.com/x.png\\"> [here](https://e.x)"\n',
+        encoding="utf-8")
+    text = 'ruleset demo.hostile "Demo: a hostile catalogue"\nclauses "hostile.yaml"\n\nconst shown: int cite "H-1" = 1\n'
+    (lsp.root / "hostile.rules").write_text(text, encoding="utf-8")
+    assert all(d.severity == T.DiagnosticSeverity.Warning for d in lsp.open("hostile.rules"))  # (it is never used)
+    for pos in (_at(text, "shown", shift=1), _at(text, '"H-1"', shift=2)):
+        hover = lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("hostile.rules"), pos)))
+        value = hover.contents.value
+        assert "H" in value and "https://example.com/track.png" in value  # the text is there, as text
+        assert not re.search(r"(?<!\\)(!\[|<img|\]\()", value), value  # no image, no tag, no link unescaped
+        assert "\\!\\[map\\](https://example.com/track.png) \\<img" in value, value
+    lsp.close("hostile.rules")
+    (lsp.root / "hostile.rules").unlink()
+
+
+def test_an_error_answer_carries_no_traceback(lsp: Session) -> None:
+    """A handler that fails (here: a hover in a file that is neither open nor on disk) is answered in
+    our words, without the traceback pygls would send as the answer's data."""
+    from pygls.exceptions import JsonRpcException
+
+    with pytest.raises(JsonRpcException) as caught:
+        lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("nowhere.rules"), T.Position(0, 0))))
+    error = caught.value
+    assert error.message.startswith("internal error: ") and "bug in ruleval" in error.message, error.message
+    assert error.data is None and "Traceback" not in error.message and 'File "' not in error.message
 
 
 def test_hover_on_a_local_shows_its_inferred_type(lsp: Session) -> None:

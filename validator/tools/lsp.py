@@ -22,6 +22,7 @@ command says so and exits 2, like any usage error. Where symbols are is ``symbol
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 from pathlib import Path
@@ -106,7 +107,7 @@ def build_server() -> Any:
     import asyncio
 
     from lsprotocol import types as T
-    from pygls.exceptions import JsonRpcInvalidRequest
+    from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
     from pygls.lsp.server import LanguageServer
     from pygls.uris import from_fs_path, to_fs_path
     from pygls.workspace.position_codec import ServerTextPosition
@@ -117,6 +118,23 @@ def build_server() -> Any:
 
     server = LanguageServer("ruleval", VERSION)
     docs = Documents()
+
+    def feature(*how: Any) -> Callable[[Callable[[Any, Any], Any]], Any]:
+        """``server.feature``, the handler guarded: an error it did not mean is answered in our words
+        (pygls would send the exception's text and its traceback as the answer's data)."""
+        def register(handler: Callable[[Any, Any], Any]) -> Any:
+            @functools.wraps(handler)
+            def guarded(ls: Any, params: Any) -> Any:
+                try:
+                    return handler(ls, params)
+                except JsonRpcException:
+                    raise  # already an answer of ours
+                except Exception as exc:
+                    raise JsonRpcInternalError(
+                        f"internal error: {type(exc).__name__}: {exc} (this is a bug in ruleval; please report it "
+                        "with the ruleset)") from None
+            return server.feature(*how)(guarded)
+        return register
 
     # -- places
     def path_of(uri: str) -> Path:
@@ -237,26 +255,26 @@ def build_server() -> Any:
             if other != uri and shown in index.loaded.modules:
                 schedule(other, CHECK_DELAY)
 
-    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    @feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: Any, params: T.DidOpenTextDocumentParams) -> None:
         schedule(params.text_document.uri, 0)
 
-    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    @feature(T.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: Any, params: T.DidChangeTextDocumentParams) -> None:
         schedule(params.text_document.uri, CHECK_DELAY)
         recheck_dependents(params.text_document.uri)
 
-    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    @feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Any, params: T.DidSaveTextDocumentParams) -> None:
         recheck_dependents(params.text_document.uri)
 
-    @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def files_changed(ls: Any, params: T.DidChangeWatchedFilesParams) -> None:
         """A catalogue, a data file or a closed ruleset changed on disk: the open rulesets are checked again."""
         for uri in list(docs.indexes):
             schedule(uri, CHECK_DELAY)
 
-    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    @feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Any, params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         pending = docs.pending.pop(uri, None)
@@ -277,7 +295,7 @@ def build_server() -> Any:
         occ = index.at(shown, line, col) if index is not None else None
         return index, shown, occ, line_text, col
 
-    @server.feature(T.TEXT_DOCUMENT_HOVER)
+    @feature(T.TEXT_DOCUMENT_HOVER)
     def hover(ls: Any, params: T.HoverParams) -> Any:
         index, shown, occ, line_text, col = lookup(params.text_document.uri, params.position)
         if index is None:
@@ -292,7 +310,7 @@ def build_server() -> Any:
         text = index.clause(shown, quoted) if quoted is not None else None
         return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, text)) if text else None
 
-    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    @feature(T.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: Any, params: T.DefinitionParams) -> Any:
         index, shown, occ, line_text, col = lookup(params.text_document.uri, params.position)
         if index is None:
@@ -316,7 +334,7 @@ def build_server() -> Any:
             return location(index, Span(ns.clauses_path, line, col, line, col + len(quoted)))
         return None
 
-    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[".", '"']))
+    @feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[".", '"']))
     def completion(ls: Any, params: T.CompletionParams) -> Any:
         uri = params.text_document.uri
         index = docs.indexes.get(uri)
@@ -334,7 +352,7 @@ def build_server() -> Any:
                  for label, kind, detail in index.completions(shown_of(uri), line_text, line, col)]
         return T.CompletionList(is_incomplete=False, items=items)
 
-    @server.feature(T.TEXT_DOCUMENT_FORMATTING)
+    @feature(T.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: Any, params: T.DocumentFormattingParams) -> Any:
         from .fmt import format_text
 
@@ -357,12 +375,12 @@ def build_server() -> Any:
             raise JsonRpcInvalidRequest("only a definition of the ruleset can be renamed")
         return index, occ, target
 
-    @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
+    @feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(ls: Any, params: T.PrepareRenameParams) -> Any:
         index, occ, _ = rename_target(params.text_document.uri, params.position)
         return span_range(occ.span, text_of(index, occ.span.file))
 
-    @server.feature(T.TEXT_DOCUMENT_RENAME)
+    @feature(T.TEXT_DOCUMENT_RENAME)
     def rename(ls: Any, params: T.RenameParams) -> Any:
         uri = params.text_document.uri
         index, occ, target = rename_target(uri, params.position)

@@ -51,6 +51,16 @@ class Occurrence:
 # ---------------------------------------------------------------- places in the text
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>!&#|~])")
+
+
+def markdown_text(text: str) -> str:
+    """A text from a ruleset or a catalogue shown as itself in a Markdown hover: every character that
+    could start a link, an image (fetched by the editor from anywhere), an HTML tag, an entity, code or
+    emphasis is escaped with a backslash, which CommonMark allows before any ASCII punctuation."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
 def _line_starts(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -440,13 +450,14 @@ class Index:
         cites = getattr(d, "cites", ()) or ()
         for c in cites:
             text = (ns.clauses or {}).get(c)
-            parts.append(f"**{c}**: {text.strip()}" if text else f"**{c}**: not in the clause catalogue")
+            parts.append(f"**{markdown_text(c)}**: {markdown_text(text.strip())}" if text
+                         else f"**{markdown_text(c)}**: not in the clause catalogue")
         return "\n\n".join(parts)
 
     def clause(self, shown: str, clause_id: str) -> str | None:
         clauses = self.namespace_of(shown).clauses or {}
         text = clauses.get(clause_id)
-        return f"**{clause_id}**: {text.strip()}" if text is not None else None
+        return f"**{markdown_text(clause_id)}**: {markdown_text(text.strip())}" if text is not None else None
 
     # -- what may be written here
     def completions(self, shown: str, line_text: str, line: int, col: int) -> list[tuple[str, str, str]]:
