@@ -593,6 +593,30 @@ def test_a_malformed_message_is_logged_in_one_line(tmp_path: Path, message: dict
     assert all(line.startswith("ruleval lsp: ") for line in log.splitlines()), log  # one line per failure
 
 
+def _message(message: dict[str, Any], length: bytes | None = None) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %s\r\n\r\n%s" % (b"%d" % len(body) if length is None else length, body)
+
+
+@pytest.mark.parametrize("length", [b"abc", b"-3", b"0", b"5", b" 12"])
+def test_a_bad_content_length_leaves_the_server_able_to_hear_the_next_message(tmp_path: Path, length: bytes) -> None:
+    import subprocess
+
+    def initialize(n: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": n, "method": "initialize",
+                "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+
+    talk = _message(initialize(1), length) + _message(initialize(2)) + \
+        _message({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=talk, capture_output=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert done.returncode == 0
+    answers = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in done.stdout.split(b"Content-Length: ")[1:]]
+    ids = [a.get("id") for a in answers if "result" in a]
+    assert ids == [2, 3], answers  # the message after the bad header is answered, and the next one
+    assert "Traceback" not in done.stderr.decode()
+
+
 # ---------------------------------------------------------------- without pygls
 
 

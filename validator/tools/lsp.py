@@ -25,6 +25,7 @@ import argparse
 import functools
 import os
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
@@ -54,8 +55,33 @@ def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ImportError:
         raise UsageError("`ruleval lsp` needs the `pygls` package; install it with `pip install 'ruleval[lsp]'`") from None
     _log_without_tracebacks(err)
-    build_server().start_io()
+    build_server().start_io(stdin=HeaderResync(sys.stdin.buffer))  # type: ignore[arg-type]
     return EXIT_OK
+
+
+class HeaderResync:
+    """Standard input as pygls's reader reads it, able to find the next message after a bad header.
+
+    pygls reads header lines until a well-formed ``Content-Length`` and an empty line, then the body.
+    After a header it cannot read (``Content-Length: abc``, ``-3``, ``0``, a length shorter than the
+    body) it takes the body for header lines, and the body (one line without a line break) swallows
+    the next message's ``Content-Length`` line with it: every message after that is lost, the server
+    is deaf. Here a header line that *ends* with a well-formed ``Content-Length`` is given from there,
+    so the next well-formed message is read (the bad one is lost, as it must be). A body read whole
+    never goes through ``readline``, so no text inside a message is ever taken for a header."""
+
+    _HEADER = re.compile(rb"Content-Length: \d+\r\n$")
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def readline(self) -> bytes:
+        line: bytes = self.raw.readline()
+        m = self._HEADER.search(line)
+        return line[m.start():] if m is not None else line
+
+    def read(self, n: int) -> bytes:
+        return self.raw.read(n)  # type: ignore[no-any-return]
 
 
 def _log_without_tracebacks(err: TextIO) -> None:
