@@ -379,6 +379,43 @@ def test_the_command_serves_until_interrupted() -> None:
     assert proc.returncode == 0 and "Traceback" not in out + err, err
 
 
+def test_sigterm_removes_the_private_copy_and_early_leavers_print_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+    import socket
+    import struct
+    import subprocess
+    import sys
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()  # where the server makes its private copy (tempfile's folder)
+    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        line = proc.stderr.readline() if proc.stderr else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        address = ("127.0.0.1", int(found.group(1)))
+        assert [p.name[:len("ruleval-serve-")] for p in temp.iterdir()] == ["ruleval-serve-"]
+        for sent in (b"GET /api/bundle HTTP/1.1\r\nHost: 127.0.0.1\r\n",  # left in the middle of the headers
+                     b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{",  # of the body
+                     b"GET /api/bundle HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"):  # before the answer
+            sock = socket.create_connection(address, timeout=30)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a goodbye
+            sock.sendall(sent)
+            time.sleep(0.2)
+            sock.close()
+        conn = http.client.HTTPConnection(*address, timeout=60)
+        conn.request("GET", "/api/bundle")
+        assert conn.getresponse().status == 200  # the server went on
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in out + err, err
+    assert list(temp.iterdir()) == []  # the private copy is gone
+
+
 def test_the_ipv6_loopback_serves_too() -> None:
     try:
         srv = serve.make_server("::1", 0)

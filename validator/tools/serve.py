@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -521,6 +522,15 @@ class PlaygroundServer(ThreadingHTTPServer):
         super().server_close()
         self.playground.close()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed outside the handler's own answer (socketserver would print the
+        traceback): a client that left early is nobody's error; anything else is one line."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"ruleval serve: internal error: {type(exc).__name__}: {str(exc)[:300]} "
+                         "(this is a bug in ruleval; please report it)\n")
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: PlaygroundServer
@@ -653,12 +663,23 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          project=getattr(args, "path", None))
     err.write(f"playground on {server.url} (Ctrl-C stops it)\n")
     err.flush()
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops the server as Ctrl-C does: its private copy removed
+
+    try:
+        before = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (an embedding caller): its own signals are its business
+        before = None
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
     return EXIT_OK
 
 
