@@ -277,6 +277,15 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
     return state, runs
 
 
+def tried_line(tried: int, skips: Counter[str], skipped: int, differ: int, compared: int, stopped: bool = False,
+               played: str = "", aside: str = "") -> str:
+    """The closing line of a diff (`tried 30 states (2 skipped: ...): 3 differ`), as the CLI and the
+    playground print it: the skipped states by reason when ``skips`` counts them all."""
+    why = skips_text(skips) if sum(skips.values()) == skipped else f"{skipped} skipped"
+    return (f"tried {tried} state{'s' if tried != 1 else ''}{played}" + (f" ({why}{aside})" if skipped else "")
+            + verdict(differ, compared, stopped))
+
+
 def verdict(differ: int, compared: int, stopped: bool = False) -> str:
     """The end of a diff's summary line: never an all-clear for what was not compared, nor for games
     that stopped before their phases ran out."""
@@ -942,11 +951,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         skipped = seen[0] - tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
-        out.write(_wrapped(f"tried {tried} state{'s' if tried != 1 else ''}{played}"
-                           + (f" ({skips_text(skips) if sum(skips.values()) == skipped else f'{skipped} skipped'}"
-                              + (f"; {_other_game(old, new)}" if not tried and _other_game(old, new) else "") + ")"
-                              if skipped else "")
-                           + verdict(len(diffs), tried + games.phases, bool(games.stopped or games.note))) + "\n")
+        other = _other_game(old, new) if not tried else None
+        out.write(_wrapped(tried_line(tried, skips, skipped, len(diffs), tried + games.phases,
+                                      bool(games.stopped or games.note), played, f"; {other}" if other else "")) + "\n")
     if states.interrupted or games.interrupted:
         err.write("ruleval: interrupted: the figures above are of what ran before it\n")
         return 130

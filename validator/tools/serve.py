@@ -402,8 +402,7 @@ class Playground:
         lines = [errata.difference_text(old, new, d) for d in diffs]
         if generate > 1 and diffs:  # the figures: the share that differ, and where
             lines += errata.summary_text(found.found or [], tried, "states", 5)
-        summary = (f"tried {tried} state{'s' if tried != 1 else ''}" + (f" ({errata.skips_text(skips)})" if skips else "")
-                   + errata.verdict(len(diffs), tried))
+        summary = errata.tried_line(tried, skips, sum(skips.values()), len(diffs), tried)
         lines.append(summary)
         if note:
             lines.insert(0, f"note: {note}")
