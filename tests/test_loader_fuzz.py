@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
@@ -101,26 +101,27 @@ def only_diagnostics(call: Callable[[], Any]) -> None:
         pass
 
 
-def test_yaml_data_files_fail_only_with_located_diagnostics(tmp_path: Path, slow: bool) -> None:
-    seed = (TEACHING / "clauses.yaml").read_bytes()[:3000] + b"\nextra: {a: 1, b: [1, 2.5, -3], c: 2020-01-01}\n"
-    for i, data in enumerate(mutations(seed, count(slow, 2000), 1)):
-        path = tmp_path / f"d{i}.yaml"
+def data_files_loaded(tmp_path: Path, inputs: Iterable[bytes], suffix: str) -> Iterator[bytes]:
+    """Each input written as a data file and loaded: its diagnostics, if any, located; yields it."""
+    for i, data in enumerate(inputs):
+        path = tmp_path / f"d{i}{suffix}"
         path.write_bytes(data)
         _, diags = load_data_file(path, path.name)
         if diags:
             located(diags)
         path.unlink()
+        yield data
+
+
+def test_yaml_data_files_fail_only_with_located_diagnostics(tmp_path: Path, slow: bool) -> None:
+    seed = (TEACHING / "clauses.yaml").read_bytes()[:3000] + b"\nextra: {a: 1, b: [1, 2.5, -3], c: 2020-01-01}\n"
+    for _ in data_files_loaded(tmp_path, mutations(seed, count(slow, 2000), 1), ".yaml"):
+        pass
 
 
 def test_json_data_and_states_fail_only_with_located_diagnostics(tmp_path: Path, slow: bool) -> None:
     seed = (TEACHING / "examples" / "movement_1901.json").read_bytes()[:3000]
-    for i, data in enumerate(mutations(seed, count(slow, 2000), 2)):
-        path = tmp_path / f"d{i}.json"
-        path.write_bytes(data)
-        _, diags = load_data_file(path, path.name)
-        if diags:
-            located(diags)
-        path.unlink()
+    for data in data_files_loaded(tmp_path, mutations(seed, count(slow, 2000), 2), ".json"):
         text = data.decode("utf-8", "surrogateescape")
         only_diagnostics(lambda text=text: read_state_text(text, "state.json"))
 
