@@ -1141,7 +1141,9 @@ def roll_looked_at(ctx: Context, d: Any) -> Any:
     return ctx.dice.looked_at(ctx, d, _DICE_SPAN)
 
 
-@builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "
-                         "or scripted dice, and in exact mode the text of the values it can still take (no fork)")
-def _shown(x: Any) -> Any:
-    return x.describe() if isinstance(x, RandomValue) else x
+@builtin("shown", 1, ctx=True,
+         doc="the text of a value for an event or result, without looking at a die: what `str` writes (a die's "
+             "number with seeded or scripted dice, or one looked at), and in exact mode the values a die not "
+             "looked at yet can still take (`2d6: 7..12`), with no fork: a text in every mode")
+def _shown(ctx: Context, x: Any) -> str:
+    return x.describe() if isinstance(x, RandomValue) else _str(ctx, x)
