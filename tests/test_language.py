@@ -399,6 +399,54 @@ def test_graph_look_ups_and_sum_keep_truth_values_apart(root: Path) -> None:
     assert eval_error(root, "query main = sum([if x then true else 1 for x in [true, false]])") == "E011"
 
 
+# `t(x)` gives `x` where `check` cannot see what it is (a literal mix is C004 at check time)
+_HIDDEN = "def t(x) = x\ndef yes = t(true)\ndef no = t(false)"
+
+
+@pytest.mark.parametrize("expr, want", [
+    # graph searches keep the node `true` apart from the node `1`
+    ("[path_exists({0 => [1]}, 0, yes), path_exists({0 => [yes]}, 0, 1), find_path({0 => [yes], yes => [5]}, 0, 5),"
+     " distance({0 => [yes]}, 0, [1]), distance({0 => [1]}, 0, {yes}), find_path({0 => [1, yes]}, 0, yes)]",
+     [False, False, [0, True, 5], None, None, [0, True]]),
+    ("components({1 => [2], yes => [3]}, [1, 2, 3, yes])", {"true": True, "3": True, "1": 1, "2": 1}),
+    ("[reachable({0 => [yes, 1]}, 0, 5, {1 => 1, yes => 2}), reachable({0 => [yes]}, 0, 5, {1 => 1}),"
+     " path_cost([0, yes], {1 => 1}, 0)]", [{"0": 0, "true": 2, "1": 1}, {"0": 0}, None]),
+    # max and min order truth values with truth values only
+    ("[max([yes, no]), min([yes, no]), max_by([1, 2], fn(x) => x == 2), yes > no]", [True, False, 2, True]),
+])
+def test_graph_searches_and_orders_keep_truth_values_apart(root: Path, expr: str, want: Any) -> None:
+    for engine in ("reference", "backend"):
+        assert value(root, expr, prelude=_HIDDEN, engine=engine) == want, engine
+
+
+@pytest.mark.parametrize("expr, code", [
+    ("max([yes, 1])", "E011"), ("min([0, no])", "E011"), ("max_by([1, 2], fn(x) => if x == 1 then yes else 2)", "E011"),
+    ("max([[1], [yes]])", "E011"), ("yes < 2", "E001"), ("[yes] < [2]", "E001"), ("(1, no) >= (1, 0)", "E001"),
+    ("yes + 1", "E001"), ("yes * 3", "E001"), ("2 - no", "E001"), ("yes / 2", "E001"), ("7 // yes", "E001"),
+    ("yes % 2", "E001"), ("-yes", "E001"),
+])
+def test_a_truth_value_is_no_number_to_order_or_compute_with(root: Path, expr: str, code: str) -> None:
+    """Python's True < 2, True + 1 and max([True, 1]) all answer; the language refuses them, as `check`
+    refuses them where it can see them."""
+    for engine in ("reference", "backend"):
+        assert eval_error(root, f"{_HIDDEN}\nquery main = {expr}\n", engine=engine) == code, (expr, engine)
+
+
+def test_a_table_keeps_a_truth_value_apart_from_a_number(root: Path) -> None:
+    """A grid's row `true` is not the row `1`, and a table over a map looks a truth value up as the map
+    keeps it."""
+    prelude = f"""{_HIDDEN}
+table grid[k] -> int? cite "T-1" {{
+  | true | 10 |
+  | 0    | 20 |
+}}
+def src = {{1 => 5, true => 6}}
+table over[k] -> int? cite "T-1" = src"""
+    for engine in ("reference", "backend"):
+        assert value(root, "[grid[yes], grid[1], grid[0], grid[no], over[1], over[yes], over[no]]", prelude=prelude,
+                     engine=engine) == [10, None, 20, None, 5, 6, None], engine
+
+
 def test_a_tuple_holding_a_truth_value_is_no_key(root: Path) -> None:
     assert eval_error(root, "query main = {(1, true)}") == "E009"
     assert eval_error(root, "query main = {(true, 1) => 2}") == "E009"
