@@ -490,6 +490,40 @@ def test_a_decimal_in_a_state_is_read_exactly(root: Path) -> None:
     assert rs.run(state) == [True, 0, 2, "1/10"]
 
 
+def test_a_decimal_is_read_exactly_whichever_way_it_comes_in(root: Path) -> None:
+    """One definition of a decimal (``jsontext.exact_numbers``): a float from a Python caller (state,
+    arguments, ``validate_state``), from a YAML case's state and from a YAML data file is the decimal
+    it writes, as a JSON state's is: 0.1 + 0.2 == 3/10 and int(0.1) is 0 on every path."""
+    from validator.tools.testing import load_suite, run_case
+
+    rs = ruleset(root, 'import "d.yaml" as data\ninput a: any at "/a"\ninput b: any at "/b"\n'
+                       "query main = [a + b == 3/10, int(a), str(b), data.x + data.y == 3/10, str(data.x)]\n"
+                       "query arg(x) = [x + 1/5 == 3/10, str(x)]\n",
+                 d__yaml="x: 0.1\ny: 0.2\n")
+    want = [True, 0, "1/5", True, "1/10"]
+    for engine in ("reference", "backend"):
+        assert rs.run({"a": 0.1, "b": 0.2}, engine=engine) == want, engine  # the Python API
+        assert rs.run({"a": 0.1, "b": 0.2}, engine=engine, validate=False) == want, engine
+        assert rs.run({"a": 0, "b": 0}, query="arg", args=[0.1], engine=engine) == [True, "1/10"], engine
+    (root / "cases.yaml").write_text("cases:\n  - id: yaml_state\n    ruleset: main.rules\n"
+                                     "    state: {a: 0.1, b: 0.2}\n"
+                                     '    expect: [true, 0, "1/5", true, "1/10"]\n')
+    (case,) = load_suite([str(root / "cases.yaml")]).cases
+    outcome = run_case(case)
+    assert outcome.status == "passed", outcome.message
+    # a schema's `multipleOf` sees the decimal too: 0.3 is a multiple of 0.1 (not of the float's 0.1)
+    (root / "s.json").write_text('{"type": "object", "properties": {"a": {"multipleOf": 0.1}}}')
+    strict = ruleset(root, 'schema "s.json"\ninput a: any at "/a"\nquery main = a\n', name="strict.rules")
+    assert strict.validate_state({"a": 0.3}) == [] and strict.run({"a": 0.3}) == "3/10"
+    # and the quick check of a schema's bounds sees a decimal as the number it is
+    from validator.core import jsontext
+
+    (root / "b.json").write_text('{"type": "object", "properties": {"a": {"type": "number", "maximum": 1}}}')
+    bounded = ruleset(root, 'schema "b.json"\ninput a: any at "/a"\nquery main = a\n', name="bounded.rules")
+    for state in ({"a": 1.5}, jsontext.loads('{"a": 1.5}', "state.json")):
+        assert [d.code for d in bounded.validate_state(state)] == ["S002"], state
+
+
 @pytest.mark.parametrize("query, refused, found", [("path_exists", False, True),
                                                     ("find_path", None, ["a", "b", "d", "e"])])
 def test_path_search_asks_through_once_per_node(root: Path, query: str, refused: Any, found: Any) -> None:
