@@ -423,7 +423,8 @@ def test_graph_searches_and_orders_keep_truth_values_apart(root: Path, expr: str
     ("max([yes, 1])", "E011"), ("min([0, no])", "E011"), ("max_by([1, 2], fn(x) => if x == 1 then yes else 2)", "E011"),
     ("max([[1], [yes]])", "E011"), ("yes < 2", "E001"), ("[yes] < [2]", "E001"), ("(1, no) >= (1, 0)", "E001"),
     ("yes + 1", "E001"), ("yes * 3", "E001"), ("2 - no", "E001"), ("yes / 2", "E001"), ("7 // yes", "E001"),
-    ("yes % 2", "E001"), ("-yes", "E001"),
+    ("yes % 2", "E001"), ("-yes", "E001"), ("abs(yes)", "E011"), ("pad(yes, 2)", "E011"), ("pad(3, yes)", "E011"),
+    ("range(yes)", "E011"), ("fraction(yes, 2)", "E011"),
 ])
 def test_a_truth_value_is_no_number_to_order_or_compute_with(root: Path, expr: str, code: str) -> None:
     """Python's True < 2, True + 1 and max([True, 1]) all answer; the language refuses them, as `check`

@@ -236,7 +236,7 @@ def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
 @builtin("range", 1, 2, ctx=True, doc="integers from a (default 0) up to, not including, b")
 def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     lo, hi = (0, a) if b is None else (a, b)
-    if not isinstance(lo, int) or not isinstance(hi, int):
+    if not isinstance(lo, int) or not isinstance(hi, int) or type(lo) is bool or type(hi) is bool:
         raise CallError("range needs integers")
     n = max(0, hi - lo)
     ctx.steps += n
@@ -503,13 +503,21 @@ def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
 # ---------------------------------------------------------------- numbers and text
 
 
+def _no_truth(what: str, *xs: Any) -> None:
+    """A truth value is no number (docs/language.md, "Equality of kinds"), though Python's abs(True) is 1."""
+    if bool in map(type, xs):
+        raise CallError(f"{what} needs numbers, not truth values")
+
+
 @builtin("abs", 1)
 def _abs(x: Any) -> Any:
+    _no_truth("abs", x)
     return abs(x)
 
 
 @builtin("fraction", 2, doc="an exact fraction")
 def _fraction(a: int, b: int) -> Any:
+    _no_truth("fraction", a, b)
     if b == 0:
         raise CallError("fraction with a zero denominator")
     f = Fraction(a, b)
@@ -618,6 +626,7 @@ def _ends(s: Any, p: Any) -> bool:
 
 @builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
+    _no_truth("pad", x, n)  # (Python writes True as `True`)
     ctx.steps += max(0, int(n))
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
