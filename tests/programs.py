@@ -317,7 +317,11 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
 # len, upper, lower, str of a number), lists (+, len, sorted in the order of values, first, last,
 # reverse, sum, max, min), sets (walked in the order of values: list, first, comprehensions over
 # them), comprehensions with a condition, `count` and `any` of generators, `if`, `let`, equality of
-# kinds (a truth value is no number), and dice rolled in exact mode, by brute force over every face.
+# kinds (a truth value is no number), `//` and `%` (floor division and its remainder, on fractions
+# too), maps (literals and comprehensions keyed by numbers: entries in the order first put, the last
+# value of a key kept; `m[k]` none when absent, `put`, `has`, `in`, `len`, `keys`, `values`, walking
+# `for k, v in m`, JSON keys written in the notation), records (literals, `with`, fields, an absent
+# one none, JSON objects), and dice rolled in exact mode, by brute force over every face.
 
 _WORDS = ["a", "b", "ab", "B", ""]
 
@@ -344,14 +348,64 @@ def _exact(v: Any) -> Any:
     return v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v
 
 
+def _floor_div(x: Any, y: Any) -> Any:
+    """docs: `//` rounds the exact quotient down (toward minus infinity), on fractions too."""
+    q = Fraction(x) / Fraction(y)
+    return q.numerator // q.denominator  # (the floor of n/d, d > 0: by integers alone)
+
+
+def _remainder(x: Any, y: Any) -> Any:
+    """docs: `x % y` is `x - (x // y) * y`: of the divisor's sign."""
+    return _exact(Fraction(x) - _floor_div(x, y) * Fraction(y))
+
+
+class Entries:
+    """A map of the model: its (key, value) entries in the order first put (a plain list: no Python
+    dict decides anything), keys numbers here."""
+
+    def __init__(self, pairs: list[tuple[Any, Any]] | None = None):
+        self.pairs: list[tuple[Any, Any]] = []
+        for k, v in pairs or []:
+            self.put(k, v)
+
+    def put(self, k: Any, v: Any) -> "Entries":
+        """docs: a key put again keeps its place and takes the new value; a new one goes last."""
+        for i, (k2, _) in enumerate(self.pairs):
+            if k2 == k:
+                self.pairs[i] = (k, v)
+                return self
+        self.pairs.append((k, v))
+        return self
+
+    def get(self, k: Any) -> Any:
+        return next((v for k2, v in self.pairs if k2 == k), None)
+
+    def copy(self) -> "Entries":
+        return Entries(list(self.pairs))
+
+
+class Fields(Entries):
+    """A record of the model: its fields (texts) in the order written."""
+
+
+def _number_text(v: Any) -> str:
+    """docs, "Text of values": `-1/2`, `3`."""
+    return f"{v.numerator}/{v.denominator}" if isinstance(v, Fraction) else str(v)
+
+
 def as_json(v: Any) -> Any:
-    """The docs' JSON of a value: a fraction "n/d", a set an array in the order of values."""
+    """The docs' JSON of a value: a fraction "n/d", a set an array in the order of values, a record
+    an object, a map of numbers an object whose keys are the numbers written in the notation."""
     if isinstance(v, Fraction):
         return f"{v.numerator}/{v.denominator}"
     if isinstance(v, (set, frozenset)):
         return [as_json(x) for x in sorted(v, key=_order)]
     if isinstance(v, list):
         return [as_json(x) for x in v]
+    if isinstance(v, Fields):
+        return {k: as_json(x) for k, x in v.pairs}
+    if isinstance(v, Entries):
+        return {_number_text(k): as_json(x) for k, x in v.pairs}
     return v
 
 
@@ -378,8 +432,33 @@ class DocGen:
                 return n, lambda e, n=n: e[n]
             k = self.draw(st.integers(-3, 9))
             return (str(k) if k >= 0 else f"({k})"), lambda e, k=k: k
-        a, b = self.num(env, d - 1), self.num(env, d - 1)
-        op = self.pick(["+", "-", "*", "/", "len", "sum", "max", "if", "let", "roll"])
+        op = self.pick(["+", "-", "*", "/", "//", "%", "len", "sum", "max", "if", "let", "roll", "map", "rec"])
+        a = self.num(env, d - 1)
+        # a divisor's text is written twice (`b * b + 1`): with no die, or its roll would be two
+        self.quiet += op in ("/", "//", "%")
+        b = self.num(env, d - 1)
+        self.quiet -= op in ("/", "//", "%")
+        if op in ("//", "%"):  # a divisor that is never 0, and sometimes a fraction or negative
+            div = self.pick(["({0} * {0} + 1)", "(-({0} * {0} + 1))", "(({0} * {0} + 1) / 2)"])
+            text, f = div.format(b[0]), {"({0} * {0} + 1)": lambda y: y * y + 1,
+                                         "(-({0} * {0} + 1))": lambda y: -(y * y + 1),
+                                         "(({0} * {0} + 1) / 2)": lambda y: Fraction(y * y + 1, 2)}[div]
+            model = _floor_div if op == "//" else _remainder
+            return f"({a[0]} {op} {text})", lambda e: _exact(model(a[1](e), f(b[1](e))))
+        if op == "map":
+            m = self.mapping(env, d - 1)
+            how = self.pick(["get", "len", "sum"])
+            if how == "get":
+                return f"({m[0]}[{a[0]}] ?? {b[0]})", lambda e: (lambda v: b[1](e) if v is None else v)(
+                    m[1](e).get(a[1](e)))
+            if how == "len":
+                return f"len({m[0]})", lambda e: len(m[1](e).pairs)
+            return f"sum(values({m[0]}))", lambda e: _exact(sum((v for _, v in m[1](e).pairs), Fraction(0)))
+        if op == "rec":
+            r = self.record(env, d - 1)
+            field = self.pick(["a", "b", "c"])
+            return f"({r[0]}.{field} ?? {a[0]})", lambda e: (lambda v: a[1](e) if v is None else v)(
+                r[1](e).get(field))
         if op in "+-*":
             f = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}[op]
             return f"({a[0]} {op} {b[0]})", lambda e: _exact(f(a[1](e), b[1](e)))
@@ -411,7 +490,12 @@ class DocGen:
 
     def cond(self, env: dict[str, str], d: int) -> tuple[str, Any]:
         a, b = self.num(env, d), self.num(env, d)
-        op = self.pick(["<", "<=", "==", "!=", "and", "not", "true==1", "in"])
+        op = self.pick(["<", "<=", "==", "!=", "and", "not", "true==1", "in", "has"])
+        if op == "has":
+            m = self.mapping(env, d - 1)
+            if self.draw(st.booleans()):
+                return f"has({m[0]}, {a[0]})", lambda e: m[1](e).get(a[1](e)) is not None
+            return f"({a[0]} in {m[0]})", lambda e: m[1](e).get(a[1](e)) is not None
         if op in ("<", "<=", "==", "!="):
             f = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "==": lambda x, y: x == y,
                  "!=": lambda x, y: x != y}[op]
@@ -430,7 +514,14 @@ class DocGen:
         if d <= 0 or self.draw(st.integers(0, 2)) == 0:
             items = [self.num(env, 0) for _ in range(self.draw(st.integers(0, 3)))]
             return "[" + ", ".join(t for t, _ in items) + "]", lambda e: [f(e) for _, f in items]
-        op = self.pick(["+", "sorted", "reverse", "comp", "setcomp", "list_of_set"])
+        op = self.pick(["+", "sorted", "reverse", "comp", "setcomp", "list_of_set", "keys", "entries"])
+        if op == "keys":
+            m = self.mapping(env, d - 1)
+            return f"keys({m[0]})", lambda e: [k for k, _ in m[1](e).pairs]
+        if op == "entries":  # `for k, v in m` walks the entries in their order
+            m = self.mapping(env, d - 1)
+            k, v = self.fresh(), self.fresh()
+            return f"[{k} - {v} for {k}, {v} in {m[0]}]", lambda e: [_exact(x - y) for x, y in m[1](e).pairs]
         a = self.lst(env, d - 1)
         if op == "+":
             b = self.lst(env, d - 1)
@@ -455,6 +546,52 @@ class DocGen:
         return (f"[{elem[0]} for {name} in set({a[0]})]",
                 lambda e: [elem[1]({**e, name: x}) for x in sorted(set(a[1](e)), key=_order)])
 
+    def mapping(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        """A map keyed by numbers: a literal of distinct keys, a comprehension (a key met again keeps
+        its place and takes the later value), or `put` into one."""
+        how = self.pick(["literal", "comp", "put"]) if d > 0 else "literal"
+        if how == "literal":
+            n = self.draw(st.integers(0, 3))
+            keys = self.draw(st.lists(st.integers(-2, 4), min_size=n, max_size=n, unique=True))
+            vals = [self.num(env, 0) for _ in keys]
+            if not keys:
+                return "{}", lambda e: Entries()
+            text = "{" + ", ".join(f"{k if k >= 0 else f'({k})'} => {v[0]}" for k, v in zip(keys, vals)) + "}"
+            return text, lambda e: Entries([(k, v[1](e)) for k, v in zip(keys, vals)])
+        if how == "comp":
+            xs = self.lst(env, d - 1)
+            name = self.fresh()
+            inner = {**env, name: INT}
+            self.quiet += 1
+            key, val = self.num(inner, 0), self.num(inner, d - 1)
+            self.quiet -= 1
+            return (f"{{{key[0]} => {val[0]} for {name} in {xs[0]}}}",
+                    lambda e: Entries([(key[1]({**e, name: x}), val[1]({**e, name: x})) for x in xs[1](e)]))
+        m, k, v = self.mapping(env, d - 1), self.num(env, 0), self.num(env, d - 1)
+        return f"put({m[0]}, {k[0]}, {v[0]})", lambda e: m[1](e).copy().put(k[1](e), v[1](e))
+
+    def record(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        """A record: a literal (fields in the order written), or `r with {...}` (fields changed in
+        place, new ones after)."""
+        if d <= 0 or self.draw(st.booleans()):
+            names = self.draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3, unique=True))
+            vals = [self.num(env, 0) for _ in names]
+            if not names:
+                return "{}", lambda e: Fields()
+            return ("{" + ", ".join(f"{n}: {v[0]}" for n, v in zip(names, vals)) + "}",
+                    lambda e: Fields([(n, v[1](e)) for n, v in zip(names, vals)]))
+        r = self.record(env, d - 1)
+        names = self.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=2, unique=True))
+        vals = [self.num(env, 0) for _ in names]
+        changes = "{" + ", ".join(f"{n}: {v[0]}" for n, v in zip(names, vals)) + "}"
+
+        def changed(e: dict[str, Any]) -> Any:
+            out = r[1](e).copy()
+            for n, v in zip(names, vals):
+                out.put(n, v[1](e))
+            return Fields(out.pairs)
+        return f"({r[0]} with {changes})", changed
+
     def text(self, env: dict[str, str], d: int) -> tuple[str, Any]:
         if d <= 0 or self.draw(st.integers(0, 2)) == 0:
             w = self.pick(_WORDS)
@@ -469,10 +606,10 @@ class DocGen:
             n = self.num(env, d - 1)
             return (f"str({n[0]})", lambda e: (lambda v: f"{v.numerator}/{v.denominator}"
                                                 if isinstance(v, Fraction) else str(v))(n[1](e)))
-        xs = self.lst(env, d - 1)  # join of a set of texts: in the order of values
+        xs = self.lst(env, d - 1)  # join of a set of texts: in the order of values (of the texts)
         name = self.fresh()
         return (f'join({{str({name}) for {name} in {xs[0]}}}, ",")',
-                lambda e: ",".join(str(v) for v in sorted(set(xs[1](e)), key=_order)))
+                lambda e: ",".join(sorted({_number_text(v) for v in xs[1](e)}, key=_order)))
 
 
 @st.composite
@@ -481,7 +618,7 @@ def documented(draw: Any) -> tuple[str, Any, list[int]]:
     its dice). With dice, the expectation is every combination of faces, equally likely, each
     evaluated as the docs say: the brute force the exact mode must agree with."""
     g = DocGen(draw)
-    kind = draw(st.sampled_from(["num", "cond", "lst", "text"]))
+    kind = draw(st.sampled_from(["num", "cond", "lst", "text", "mapping", "record"]))
     text, fn = getattr(g, kind)({}, draw(st.integers(1, 3)))
     if not g.dice:
         return text, as_json(fn({"#faces": []})), []

@@ -274,3 +274,38 @@ def test_a_script_with_dice_the_rules_do_not_roll_is_an_error(tmp_path: Path) ->
             assert [d.code for d in err.diagnostics] == ["E014"]
         else:
             raise AssertionError("two dice scripted, one rolled: no error")
+
+
+def test_a_die_shown_is_a_text_in_every_mode_and_format(tmp_path: Path) -> None:
+    """`shown(r)` gives one type whichever dice run: a text (the die's number with seeded or scripted
+    dice, the values still possible in exact mode), in the result and the events, as text and JSON."""
+    import io
+
+    from validator.tools.cli import main
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('''ruleset t.shown "shown"
+procedure go cite "T-1" {
+  var low = false
+  step s cite "T-1" {
+    let r = roll(2d6)
+    emit "rolled" {roll: shown(r), total: shown(r + 1), plain: shown([1, "a"])}
+    low := r < 5
+    emit "after" {roll: shown(r)}
+  }
+}
+query main = go()
+''')
+    rules = str(tmp_path / "main.rules")
+    seen: dict[str, list[Any]] = {}
+    for mode in (["--seed", "3"], ["--dice", "3,4"], ["--exact"]):
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["run", rules, *mode, "--format", "json"], stdout=out, stderr=err) == 0, err.getvalue()
+        doc = json.loads(out.getvalue())
+        events = [e for o in doc["outcomes"] for e in o["events"]] if "outcomes" in doc else doc["events"]
+        seen[mode[0]] = [e[k] for e in events for k in ("roll", "total", "plain") if k in e]
+    assert all(type(v) is str for vs in seen.values() for v in vs), seen
+    assert seen["--dice"] == ["7", "8", '[1, "a"]', "7"]
+    # exact: no fork at `shown`; the look `r < 5` splits the die, and each side shows what is left
+    assert seen["--exact"] == ["2d6: 2..12", "2d6+1: 3..13", '[1, "a"]', "2d6: 5..12",
+                               "2d6: 2..12", "2d6+1: 3..13", '[1, "a"]', "2d6: 2..4"]

@@ -399,6 +399,55 @@ def test_graph_look_ups_and_sum_keep_truth_values_apart(root: Path) -> None:
     assert eval_error(root, "query main = sum([if x then true else 1 for x in [true, false]])") == "E011"
 
 
+# `t(x)` gives `x` where `check` cannot see what it is (a literal mix is C004 at check time)
+_HIDDEN = "def t(x) = x\ndef yes = t(true)\ndef no = t(false)"
+
+
+@pytest.mark.parametrize("expr, want", [
+    # graph searches keep the node `true` apart from the node `1`
+    ("[path_exists({0 => [1]}, 0, yes), path_exists({0 => [yes]}, 0, 1), find_path({0 => [yes], yes => [5]}, 0, 5),"
+     " distance({0 => [yes]}, 0, [1]), distance({0 => [1]}, 0, {yes}), find_path({0 => [1, yes]}, 0, yes)]",
+     [False, False, [0, True, 5], None, None, [0, True]]),
+    ("components({1 => [2], yes => [3]}, [1, 2, 3, yes])", {"true": True, "3": True, "1": 1, "2": 1}),
+    ("[reachable({0 => [yes, 1]}, 0, 5, {1 => 1, yes => 2}), reachable({0 => [yes]}, 0, 5, {1 => 1}),"
+     " path_cost([0, yes], {1 => 1}, 0)]", [{"0": 0, "true": 2, "1": 1}, {"0": 0}, None]),
+    # max and min order truth values with truth values only
+    ("[max([yes, no]), min([yes, no]), max_by([1, 2], fn(x) => x == 2), yes > no]", [True, False, 2, True]),
+])
+def test_graph_searches_and_orders_keep_truth_values_apart(root: Path, expr: str, want: Any) -> None:
+    for engine in ("reference", "backend"):
+        assert value(root, expr, prelude=_HIDDEN, engine=engine) == want, engine
+
+
+@pytest.mark.parametrize("expr, code", [
+    ("max([yes, 1])", "E011"), ("min([0, no])", "E011"), ("max_by([1, 2], fn(x) => if x == 1 then yes else 2)", "E011"),
+    ("max([[1], [yes]])", "E011"), ("yes < 2", "E001"), ("[yes] < [2]", "E001"), ("(1, no) >= (1, 0)", "E001"),
+    ("yes + 1", "E001"), ("yes * 3", "E001"), ("2 - no", "E001"), ("yes / 2", "E001"), ("7 // yes", "E001"),
+    ("yes % 2", "E001"), ("-yes", "E001"), ("abs(yes)", "E011"), ("pad(yes, 2)", "E011"), ("pad(3, yes)", "E011"),
+    ("range(yes)", "E011"), ("fraction(yes, 2)", "E011"),
+])
+def test_a_truth_value_is_no_number_to_order_or_compute_with(root: Path, expr: str, code: str) -> None:
+    """Python's True < 2, True + 1 and max([True, 1]) all answer; the language refuses them, as `check`
+    refuses them where it can see them."""
+    for engine in ("reference", "backend"):
+        assert eval_error(root, f"{_HIDDEN}\nquery main = {expr}\n", engine=engine) == code, (expr, engine)
+
+
+def test_a_table_keeps_a_truth_value_apart_from_a_number(root: Path) -> None:
+    """A grid's row `true` is not the row `1`, and a table over a map looks a truth value up as the map
+    keeps it."""
+    prelude = f"""{_HIDDEN}
+table grid[k] -> int? cite "T-1" {{
+  | true | 10 |
+  | 0    | 20 |
+}}
+def src = {{1 => 5, true => 6}}
+table over[k] -> int? cite "T-1" = src"""
+    for engine in ("reference", "backend"):
+        assert value(root, "[grid[yes], grid[1], grid[0], grid[no], over[1], over[yes], over[no]]", prelude=prelude,
+                     engine=engine) == [10, None, 20, None, 5, 6, None], engine
+
+
 def test_a_tuple_holding_a_truth_value_is_no_key(root: Path) -> None:
     assert eval_error(root, "query main = {(1, true)}") == "E009"
     assert eval_error(root, "query main = {(true, 1) => 2}") == "E009"
@@ -440,6 +489,40 @@ def test_a_decimal_in_a_state_is_read_exactly(root: Path) -> None:
     rs = ruleset(root, 'input a: any at "/a"\ninput b: any at "/b"\ninput d: any at "/d"\n'
                        "query main = [a + b == 3/10, int(a), int(d * 1000), str(a)]\n")
     assert rs.run(state) == [True, 0, 2, "1/10"]
+
+
+def test_a_decimal_is_read_exactly_whichever_way_it_comes_in(root: Path) -> None:
+    """One definition of a decimal (``jsontext.exact_numbers``): a float from a Python caller (state,
+    arguments, ``validate_state``), from a YAML case's state and from a YAML data file is the decimal
+    it writes, as a JSON state's is: 0.1 + 0.2 == 3/10 and int(0.1) is 0 on every path."""
+    from validator.tools.testing import load_suite, run_case
+
+    rs = ruleset(root, 'import "d.yaml" as data\ninput a: any at "/a"\ninput b: any at "/b"\n'
+                       "query main = [a + b == 3/10, int(a), str(b), data.x + data.y == 3/10, str(data.x)]\n"
+                       "query arg(x) = [x + 1/5 == 3/10, str(x)]\n",
+                 d__yaml="x: 0.1\ny: 0.2\n")
+    want = [True, 0, "1/5", True, "1/10"]
+    for engine in ("reference", "backend"):
+        assert rs.run({"a": 0.1, "b": 0.2}, engine=engine) == want, engine  # the Python API
+        assert rs.run({"a": 0.1, "b": 0.2}, engine=engine, validate=False) == want, engine
+        assert rs.run({"a": 0, "b": 0}, query="arg", args=[0.1], engine=engine) == [True, "1/10"], engine
+    (root / "cases.yaml").write_text("cases:\n  - id: yaml_state\n    ruleset: main.rules\n"
+                                     "    state: {a: 0.1, b: 0.2}\n"
+                                     '    expect: [true, 0, "1/5", true, "1/10"]\n')
+    (case,) = load_suite([str(root / "cases.yaml")]).cases
+    outcome = run_case(case)
+    assert outcome.status == "passed", outcome.message
+    # a schema's `multipleOf` sees the decimal too: 0.3 is a multiple of 0.1 (not of the float's 0.1)
+    (root / "s.json").write_text('{"type": "object", "properties": {"a": {"multipleOf": 0.1}}}')
+    strict = ruleset(root, 'schema "s.json"\ninput a: any at "/a"\nquery main = a\n', name="strict.rules")
+    assert strict.validate_state({"a": 0.3}) == [] and strict.run({"a": 0.3}) == "3/10"
+    # and the quick check of a schema's bounds sees a decimal as the number it is
+    from validator.core import jsontext
+
+    (root / "b.json").write_text('{"type": "object", "properties": {"a": {"type": "number", "maximum": 1}}}')
+    bounded = ruleset(root, 'schema "b.json"\ninput a: any at "/a"\nquery main = a\n', name="bounded.rules")
+    for state in ({"a": 1.5}, jsontext.loads('{"a": 1.5}', "state.json")):
+        assert [d.code for d in bounded.validate_state(state)] == ["S002"], state
 
 
 @pytest.mark.parametrize("query, refused, found", [("path_exists", False, True),

@@ -64,9 +64,28 @@ def test_str_reads_back_as_the_same_value(v: Any) -> None:
     assert write_value(got) == text
 
 
+def _as_map_notation(v: dict[str, Any]) -> str:
+    """A map of texts written with `=>` (the notation `str` does not use for it: a record's)."""
+    return "{" + ", ".join(f"{write_value([k])[1:-1]} => {write_value([x])[1:-1]}" for k, x in v.items()) + "}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(texts, values, min_size=1, max_size=3))
+def test_a_map_of_texts_and_its_record_are_one_value_in_both_notations(v: dict[str, Any]) -> None:
+    """A record and a map whose keys are all texts are one value (docs/language.md, "Text of values"):
+    written as a map or as the record `str` writes, it reads back as the same value, and `str` of
+    either is the record's notation."""
+    as_record, as_map = write_value(v), _as_map_notation(v)
+    for text in (as_record, as_map):
+        got = read_back(text)
+        assert equal(got, v), (text, got)
+        assert write_value(got) == as_record
+
+
 def test_notation_of_each_kind() -> None:
     cases: list[tuple[Any, str]] = [
         ({"k": 1, "if": 2, "two words": 3}, '{k: 1, "if": 2, "two words": 3}'),
+        ({"k": 1}, "{k: 1}"),  # (the docs' `str({"k" => 1})`)
         ({1: "a", "1": "b", as_key(True): "c"}, '{1 => "a", "1" => "b", true => "c"}'),
         ([frozenset(), {}, (1,), Fraction(-1, 2)], "[set(), {}, (1,), -1/2]"),
         (["\b\x7f\n\"\\"], '["\\u0008\\u007f\\n\\"\\\\"]'),

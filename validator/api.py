@@ -22,7 +22,7 @@ from .engine import reference as R
 from .engine.backend import Backend
 from .lang.program import Program, build_program
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
-from .core.jsontext import value_problem
+from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
@@ -81,6 +81,11 @@ class Ruleset:
         return self.program.queries()
 
     def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
+        """The state's S002 diagnostics against the ruleset's JSON Schema (its decimals read exactly, as
+        a run reads them: ``jsontext.exact_numbers``)."""
+        return self._validate(exact_numbers(state), shown)
+
+    def _validate(self, state: Any, shown: str) -> list[Diagnostic]:
         schema = self.program.entry.schema
         resources = self.program.entry.schema_resources
         if schema is None or certainly_valid(state, schema, resources):
@@ -107,14 +112,19 @@ class Ruleset:
         The state is checked first (``validate``): against the ruleset's JSON Schema, then by its own
         ``query validate_state`` (in the same run). The run is made by the fast backend
         (``validator.backend``), or by the reference interpreter (``validator.reference``) with
-        ``engine="reference"`` and for a traced run (``explain``); the two give the same results."""
+        ``engine="reference"`` and for a traced run (``explain``); the two give the same results.
+
+        A float in the state or the arguments is the decimal it writes, read exactly as a JSON text's
+        decimals are (``jsontext.exact_numbers``): ``0.1`` is 1/10, never the binary float near it."""
+        state = exact_numbers(state)
+        args = exact_numbers(list(args or []))
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         if engine not in ENGINES:
             raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
         check = None
         if validate:
-            errors = self.validate_state(state, state_name)
+            errors = self._validate(state, state_name)
             if errors:
                 raise RunError(errors, "state")
 
@@ -128,7 +138,6 @@ class Ruleset:
             known = ", ".join(self.queries()) or "none"
             raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", Span(self.path),
                                        help=f"queries: {known}")], "usage")
-        args = list(args or [])
         if unit.arity != len(args):
             plural = "" if unit.arity == 1 else "s"
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
@@ -174,7 +183,8 @@ class Ruleset:
         """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
         spot), each an S002 with its JSON pointer."""
-        errors = self.validate_state(state, shown)
+        state = exact_numbers(state)
+        errors = self._validate(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
         try:

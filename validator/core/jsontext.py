@@ -75,6 +75,51 @@ def _float(text: str) -> Fraction | int:
     return value.numerator if value.denominator == 1 else value
 
 
+def exact_numbers(value: Any) -> Any:
+    """``value`` with every binary float in it read as the decimal it writes, as ``loads`` reads a
+    JSON text's decimal (``_float``): the float's shortest decimal (``repr``: 0.1 for the float
+    nearest 1/10) is read exactly, so ``0.1`` from a Python caller or a YAML file is 1/10, as in a
+    JSON state, and ``2.0`` is 2. The one definition of a decimal for every way a value comes in
+    (a JSON text, the Python API, a YAML case's state or data file). A NaN or an infinity is left
+    for ``value_problem`` to refuse. Without a float, the value itself (nothing copied)."""
+    try:
+        found = _with_floats_read(value)
+    except RecursionError:  # (a value nested this deep is refused where it is checked: S001)
+        return value
+    return value if found is _SAME else found
+
+
+_SAME = object()
+
+
+def _with_floats_read(v: Any) -> Any:
+    """The value with its floats read (``exact_numbers``), or ``_SAME`` if it holds none."""
+    t = type(v)
+    if t is float:
+        if not math.isfinite(v):
+            return _SAME
+        return _float(repr(v))
+    if t is dict:
+        out = None
+        for k, x in v.items():
+            y = _with_floats_read(x)
+            if y is not _SAME:
+                if out is None:
+                    out = dict(v)
+                out[k] = y
+        return _SAME if out is None else out
+    if t is list or t is tuple:
+        changed = None
+        for i, x in enumerate(v):
+            y = _with_floats_read(x)
+            if y is not _SAME:
+                if changed is None:
+                    changed = list(v)
+                changed[i] = y
+        return _SAME if changed is None else (changed if t is list else tuple(changed))
+    return _SAME
+
+
 MAX_EXPONENT = 400
 _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 

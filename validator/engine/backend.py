@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.program import DICE_BUILTINS, table_cells
+from ..lang.program import DICE_BUILTINS, cell_key, table_cells
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -547,8 +547,9 @@ class Backend:
             cells[key] = self.compiled(cname, f"def {cname}(ctx):\n" + "\n".join(cw.lines))
         _, pnames = self.params(w, d.params)
         keys = "(" + "".join(p + ", " for p in pnames) + ")"
-        w("try:")
-        w(f"    cell = {w.const(cells)}.get({keys})")
+        truth = " or ".join(f"_type({p}) is _bool" for p in pnames) or "False"
+        w("try:")  # (a truth value is looked up as ``program.cell_key`` keeps it: never as 1 or 0)
+        w(f"    cell = {w.const(cells)}.get(_cell_key({keys}) if {truth} else {keys})")
         w("except TypeError:")
         w("    cell = None")
         w("if cell is not None:")
@@ -1300,6 +1301,7 @@ def _code_index(code: types.CodeType) -> int:
 
 
 _HELPERS["_negate"] = R.negate
+_HELPERS["_cell_key"] = cell_key
 
 # the generated source's `except TypeError` reads the name from its globals
 _HELPERS["TypeError"] = TypeError

@@ -54,8 +54,9 @@ from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import as_key, entries, equal, in_list, number_cost, probe_key, to_json, tree_size, walked, written
-from ..lang.program import table_cells
+from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, tree_size, walked,
+                          written)
+from ..lang.program import cell_key, table_cells
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -664,7 +665,7 @@ class Interpreter:
         d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
         try:
-            cell = table_cells(ns, unit).get(tuple(keys))
+            cell = table_cells(ns, unit).get(cell_key(keys))
         except TypeError:
             cell = None
         if cell is not None:
@@ -1047,6 +1048,8 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
     if op == "!=":
         return not equal(x, y)
     try:
+        if type(x) is not type(y) or type(x) in _CONTAINERS or type(x) is bool:  # (Python's True < 2 holds)
+            ordered(x, y)
         return bool(_ORDER[op](x, y))
     except TypeError:
         raise EvalError("E001", f"cannot compare `{show(x)}` {op} `{show(y)}`", span) from None
@@ -1098,6 +1101,9 @@ def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
     if op == "+" and isinstance(y, RandomValue) and _plain_int(x):
         return y.shifted(x)
     x, y = force(run, x), force(run, y)
+    if type(x) is bool or type(y) is bool:  # (a truth value is no number, though Python's True + 1 is 2)
+        raise EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`" if op == "+"
+                        else f"cannot compute `{show(x)}` {op} `{show(y)}`", span)
     charge_size(run, op, x, y, span)
     if op in ("/", "//", "%"):
         return divide(op, x, y, span)
@@ -1112,6 +1118,8 @@ def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
 
 
 def negate(x: Any, span: Span) -> Any:
+    if type(x) is bool:  # (Python's -True is -1)
+        raise EvalError("E001", f"cannot negate `{show(x)}`", span)
     try:
         return -x
     except TypeError:
@@ -1262,7 +1270,7 @@ def source_step(value: Any, key: Any) -> Any:
     if value is MISS or not isinstance(value, dict):
         return MISS
     try:
-        return value.get(key, MISS)
+        return value.get(probe_key(key), MISS)
     except TypeError:
         return MISS
 

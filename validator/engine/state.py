@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -118,11 +119,31 @@ def _validator(schema_json: str, resources_json: str = "{}") -> Any:
 
     from ..lang.schemarefs import registry
 
-    schema = json.loads(schema_json)
+    schema = _from_key_text(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER,
-                              registry=registry(schema, json.loads(resources_json)))
+                              registry=registry(schema, _from_key_text(resources_json)))
+
+
+# A schema read from JSON holds its decimals exactly (``jsontext.loads``: `multipleOf: 0.1` is 1/10), so
+# that a state's 0.3 is a multiple of it; the validator is kept by the schema's text, which writes a
+# fraction as a one-entry object ``{_FRACTION: "1/10"}`` read back as the fraction.
+_FRACTION = "\u0000fraction"
+
+
+def _key_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=_fraction_entry)
+
+
+def _fraction_entry(x: Any) -> Any:
+    if isinstance(x, Fraction):
+        return {_FRACTION: f"{x.numerator}/{x.denominator}"}
+    raise TypeError(f"{type(x).__name__} in a schema")
+
+
+def _from_key_text(text: str) -> Any:
+    return json.loads(text, object_hook=lambda d: Fraction(d[_FRACTION]) if len(d) == 1 and _FRACTION in d else d)
 
 
 _BY_ID: dict[int, list[Any]] = {}
@@ -133,7 +154,7 @@ def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None)
     fast check (``fast_check``) only ever answers "certainly valid"."""
     kept = _BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
-        validator = _validator(json.dumps(schema, sort_keys=True), json.dumps(resources or {}, sort_keys=True))
+        validator = _validator(_key_text(schema), _key_text(resources or {}))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator, fast check]
@@ -185,7 +206,7 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
         return [Diagnostic("C025", f"the reference `{ref}` of {whose} is not a schema file of the ruleset",
                            Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
     for err in errors[:MAX_ERRORS]:
-        rule = f"{err.validator}: {json.dumps(err.validator_value)[:80]}"
+        rule = f"{err.validator}: {json.dumps(err.validator_value, default=str)[:80]}"
         # (a long value is cut in its middle: the words after it, "is too long", say what is wrong)
         message = err.message if len(err.message) <= 160 else err.message[:100] + " ... " + err.message[-55:]
         diags.append(Diagnostic("S002", message, Span(shown), pointer=pointer(err.absolute_path),
@@ -366,8 +387,8 @@ def fast_check(schema: Any) -> Any:
             if type(v) not in (int, float):
                 raise _Unsupported(v)
             if k == "minimum":
-                return lambda x: type(x) not in (int, float) or x >= v
-            return lambda x: type(x) not in (int, float) or x <= v
+                return lambda x: type(x) not in _NUMBERS or x >= v
+            return lambda x: type(x) not in _NUMBERS or x <= v
         if k == "pattern":
             if not isinstance(v, str):
                 raise _Unsupported(v)
@@ -496,13 +517,17 @@ def _fused_text(kws: dict[str, Any]) -> Any:
 _ACCEPTED_CAP = 4096
 
 
+# a JSON number as a state holds it: a decimal is read exactly, a fraction (``jsontext.exact_numbers``)
+_NUMBERS = (int, float, Fraction)
+
+
 def _type_test(name: Any) -> Any:
     if name == "string":
         return lambda x: type(x) is str
     if name == "integer":
         return lambda x: type(x) is int
     if name == "number":
-        return lambda x: type(x) in (int, float)
+        return lambda x: type(x) in _NUMBERS
     if name == "boolean":
         return lambda x: type(x) is bool
     if name == "null":

@@ -160,6 +160,8 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
                                             Span(shown, *at) if at else Span(shown, 1, 1, 1, 2), pointer=fault[0],
                                             help=hint))
                     value = None
+                else:
+                    value = jsontext.exact_numbers(value)  # (0.1 is 1/10, as in a JSON data file)
         except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
             d = exc.diagnostics[0]
             diags.append(Diagnostic("C008", f"invalid JSON: {d.message}", d.span))

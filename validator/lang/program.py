@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Sequence, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span
+from ..lib.values import as_key
 from .loader import Loaded, Namespace
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -865,23 +866,31 @@ def table_key(cell: A.Expr) -> Any:
 def table_cells(ns: Namespace, unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
     """A table's cells by their keys, the one merge every reader uses: its grid (the header row names
     the columns of a two-key table; an absent cell `-` is a cell, it gives none), then a variant's
-    `override t[...]` (the last one wins). Keys with no cell are a miss (``runtime.table_miss``)."""
+    `override t[...]` (the last one wins). Keys with no cell are a miss (``runtime.table_miss``). Each
+    key is kept as a map's key is (``values.as_key``): a row `true` is not the row `1`; a lookup
+    finds its cell by ``cell_key``."""
     d: A.TableDecl = unit.decl
     grid = d.grid or ()
     cells: dict[tuple[Any, ...], A.Expr] = {}
     if len(d.params) == 1:
         for row in grid:
             if len(row) == 2:
-                cells[(table_key(row[0]),)] = row[1]
+                cells[(as_key(table_key(row[0])),)] = row[1]
     elif len(d.params) == 2 and len(grid) >= 2:
-        header = [table_key(c) for c in grid[0][1:]]
+        header = [as_key(table_key(c)) for c in grid[0][1:]]
         for row in grid[1:]:
             if len(row) == len(grid[0]):
                 for col, cell in zip(header, row[1:]):
-                    cells[(table_key(row[0]), col)] = cell
+                    cells[(as_key(table_key(row[0])), col)] = cell
     for ov in ns.cell_overrides.get(unit.name, ()):
-        cells[tuple(table_key(k) for k in ov.keys)] = ov.value
+        cells[tuple(as_key(table_key(k)) for k in ov.keys)] = ov.value
     return cells
+
+
+def cell_key(keys: Sequence[Any]) -> tuple[Any, ...]:
+    """The keys of a table lookup as ``table_cells`` keeps them (``TypeError`` for a key that cannot be
+    one, which finds no cell)."""
+    return tuple([as_key(k) for k in keys])
 
 
 def table_keys(ns: Namespace, unit: Unit) -> tuple[frozenset[Any], ...]:

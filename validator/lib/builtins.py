@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import (as_key, entries, equal, in_list, in_order, index_in, number_cost, order_key, probe_key, tree_size,
-                     walked, write_value)
+from .values import (as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
+                     probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -163,19 +163,36 @@ def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
 @builtin("max", 1, 2, ctx=True, doc="largest item, or the second argument (default none) when there is none")
 def _max(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "max")
-    try:
-        return max(items) if items else default
-    except TypeError:
-        raise _mixed("max", items) from None
+    return _extreme(items, items, True, "max") if items else default
 
 
 @builtin("min", 1, 2, ctx=True, doc="smallest item, or the second argument (default none) when there is none")
 def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "min")
+    return _extreme(items, items, False, "min") if items else default
+
+
+def _extreme(items: list[Any], keys: list[Any], greatest: bool, what: str) -> Any:
+    """The item of the greatest (or least) key, the first of equals, keys compared as `<` compares
+    them: a truth value with truth values only (``values.ordered``)."""
+    kinds = set(map(type, keys))
     try:
-        return min(items) if items else default
+        if bool not in kinds and not (kinds & _SEQUENCES):  # (Python's own order is the language's)
+            if keys is items:
+                return max(items) if greatest else min(items)
+            i = (max if greatest else min)(range(len(keys)), key=keys.__getitem__)
+            return items[i]
+        best = 0
+        for i in range(1, len(keys)):
+            ordered(keys[best], keys[i])
+            if (keys[i] > keys[best]) if greatest else (keys[i] < keys[best]):
+                best = i
+        return items[best]
     except TypeError:
-        raise _mixed("min", items) from None
+        raise _mixed(what, keys) from None
+
+
+_SEQUENCES = frozenset({list, tuple})
 
 
 def _mixed(what: str, items: list[Any]) -> CallError:
@@ -219,7 +236,7 @@ def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
 @builtin("range", 1, 2, ctx=True, doc="integers from a (default 0) up to, not including, b")
 def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     lo, hi = (0, a) if b is None else (a, b)
-    if not isinstance(lo, int) or not isinstance(hi, int):
+    if not isinstance(lo, int) or not isinstance(hi, int) or type(lo) is bool or type(hi) is bool:
         raise CallError("range needs integers")
     n = max(0, hi - lo)
     ctx.steps += n
@@ -439,13 +456,13 @@ def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
 def _max_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(_iter(xs, "max_by"))
-    return max(items, key=lambda x: call_value(ctx, key, x)) if items else default
+    return _extreme(items, [call_value(ctx, key, x) for x in items], True, "max_by") if items else default
 
 
 @builtin("min_by", 2, 3, ctx=True, doc="the item with the smallest key, or the default")
 def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(_iter(xs, "min_by"))
-    return min(items, key=lambda x: call_value(ctx, key, x)) if items else default
+    return _extreme(items, [call_value(ctx, key, x) for x in items], False, "min_by") if items else default
 
 
 @builtin("fold", 3, ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
@@ -486,13 +503,21 @@ def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
 # ---------------------------------------------------------------- numbers and text
 
 
+def _no_truth(what: str, *xs: Any) -> None:
+    """A truth value is no number (docs/language.md, "Equality of kinds"), though Python's abs(True) is 1."""
+    if bool in map(type, xs):
+        raise CallError(f"{what} needs numbers, not truth values")
+
+
 @builtin("abs", 1)
 def _abs(x: Any) -> Any:
+    _no_truth("abs", x)
     return abs(x)
 
 
 @builtin("fraction", 2, doc="an exact fraction")
 def _fraction(a: int, b: int) -> Any:
+    _no_truth("fraction", a, b)
     if b == 0:
         raise CallError("fraction with a zero denominator")
     f = Fraction(a, b)
@@ -601,6 +626,7 @@ def _ends(s: Any, p: Any) -> bool:
 
 @builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
+    _no_truth("pad", x, n)  # (Python writes True as `True`)
     ctx.steps += max(0, int(n))
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
@@ -721,29 +747,37 @@ def _adjacent(adj: Any, a: Any, b: Any) -> bool:
 @builtin("path_exists", 3, 4, ctx=True,
          doc="path_exists(graph, from, to, through): a path whose inner nodes all satisfy `through`")
 def _path_exists(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> bool:
-    return _path(ctx, adj, start, (goal,), through) is not None
+    return _path(ctx, adj, start, (as_key(goal),), through) is not None
 
 
 @builtin("find_path", 3, 4, ctx=True, doc="the shortest such path as a list of nodes, or none")
 def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = None) -> Any:
-    return _path(ctx, adj, start, (goal,), through)
+    return _path(ctx, adj, start, (as_key(goal),), through)
 
 
 @builtin("distance", 3, ctx=True,
          doc="distance(graph, from, targets): the fewest steps from `from` to a node of `targets` (0 when `from` is "
              "one), or none when none can be reached")
 def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
-    goals = targets if isinstance(targets, (set, frozenset, dict)) else set(_sized(ctx, targets, "distance"))
+    if isinstance(targets, (set, frozenset, dict)):  # (a set's items and a map's keys are keys already)
+        goals = targets
+    else:
+        goals = {as_key(x) for x in _sized(ctx, targets, "distance")}
     found = _path(ctx, adj, start, goals, None)
     return None if found is None else len(found) - 1
 
 
 _REFUSED = object()  # (`_path`: a node `through` refused, kept with the nodes seen)
 
+# A graph's nodes are kept, compared and looked up as a map's keys are (``values.as_key``): the node
+# `true` is not the node `1` (a tuple holding a truth value is no node, E009). ``_node`` is ``as_key``
+# with the commonest nodes, texts and integers, passed at the cost of one look at their type.
+
 
 def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
     """The shortest path (breadth-first) from ``start`` to the first node met that is ``in goals`` (a
-    collection: one goal is ``(goal,)``), its inner nodes passing ``through``; None when there is none."""
+    collection of keys: one goal is ``(as_key(goal),)``), its inner nodes passing ``through``; None
+    when there is none."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
     neighbours = adj.get
@@ -751,8 +785,9 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
     if through is not None and not callable(through):
         def test(ctx: Context, n: Any) -> Any:
             return call_value(ctx, through, n)
+    start = as_key(start)
     if start in goals:  # a node is joined to itself by the path of no step
-        return [start]
+        return [from_key(start)]
     prev: dict[Any, Any] = {start: None}
     frontier = [start]
     while frontier:
@@ -760,19 +795,21 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
         for node in frontier:
             for n in neighbours(node) or ():
                 ctx.steps += 1
-                if n in prev:
+                t = type(n)
+                k = n if t is str or t is int else as_key(n)
+                if k in prev:
                     continue
-                if n in goals:  # the end points are never tested by `through`
-                    prev[n] = node
-                    out = [n]
+                if k in goals:  # the end points are never tested by `through`
+                    prev[k] = node
+                    out = [k]
                     while prev[out[-1]] is not None:
                         out.append(prev[out[-1]])
-                    return out[::-1]
+                    return [from_key(x) for x in reversed(out)]
                 if test is None or test(ctx, n):
-                    prev[n] = node
-                    nxt.append(n)
+                    prev[k] = node
+                    nxt.append(k)
                 else:
-                    prev[n] = _REFUSED  # not asked again when met from another node
+                    prev[k] = _REFUSED  # not asked again when met from another node
         frontier = nxt
         if ctx.steps > ctx.budget:
             raise CallError("path search exceeds the evaluation budget")
@@ -784,11 +821,12 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
              "within the graph restricted to `nodes` (an edge joins its two nodes whichever way it runs)")
 def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
     """Each edge between two of ``nodes`` joins them both ways (a one-way edge too); then the nodes are
-    taken in the order of values: the first of each part met is its least, and names the part."""
+    taken in the order of values: the first of each part met is its least, and names the part. Nodes
+    are kept as keys (``values.as_key``)."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, None)  # raises
-    pool = set(_iter(nodes, "components"))
-    ordered = in_order(pool)
+    pool = {as_key(x) for x in _iter(nodes, "components")}
+    ordered = sorted(pool, key=order_key)
     joined: dict[Any, list[Any]] = {}
     for node in ordered:
         near = adj.get(node) or ()
@@ -796,21 +834,22 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
             near = list(near)  # (fails as the loop below would on what is not a collection)
         ctx.steps += len(near)  # (a step per neighbour looked at)
         for n in near:
-            if n in pool:
-                joined.setdefault(node, []).append(n)
-                joined.setdefault(n, []).append(node)
+            k = as_key(n)
+            if k in pool:
+                joined.setdefault(node, []).append(k)
+                joined.setdefault(k, []).append(node)
     if ctx.steps > ctx.budget:
         raise CallError("components: the search exceeds the evaluation budget")
     label: dict[Any, Any] = {}
     for root in ordered:
         if root in label:
             continue
-        label[root] = root
+        label[root] = from_key(root)
         todo = [root]
         while todo:
             for n in joined.get(todo.pop(), ()):
                 if n not in label:
-                    label[n] = root
+                    label[n] = label[root]
                     todo.append(n)
     return label
 
@@ -820,8 +859,11 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
              "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
              "or fn(a, b) -> cost (none = cannot enter)")
 def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
+    """Dijkstra's search; nodes kept as keys (``values.as_key``), given to ``cost`` and ``can_pass`` as
+    the values they stand for."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
+    start = as_key(start)
     best: dict[Any, Any] = {start: 0}
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
@@ -836,18 +878,20 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
         if ctx.steps > ctx.budget:
             raise CallError("reachability search exceeds the evaluation budget")
         if cost_map is None:  # a cost function: called only for nodes that may be crossed
-            if node != start and can_pass is not None and not call_value(ctx, can_pass, node):
+            if node != start and can_pass is not None and not call_value(ctx, can_pass, from_key(node)):
                 continue  # may end here but not go on
             found = []
             for n in neighbours(node) or ():
-                c = call_value(ctx, cost, node, n)
-                if c is not None and (nd := d + c) <= budget and (n not in best or nd < best[n]):
-                    found.append((nd, n))
+                k = n if type(n) is str else as_key(n)
+                c = call_value(ctx, cost, from_key(node), n)
+                if c is not None and (nd := d + c) <= budget and (k not in best or nd < best[k]):
+                    found.append((nd, k))
         else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
             row = (rows(node) or {}) if rows is not None else cost_map
-            found = [(nd, n) for n in neighbours(node) or ()
-                     if (c := row.get(n)) is not None and (nd := d + c) <= budget and (n not in best or nd < best[n])]
-            if not found or (node != start and can_pass is not None and not call_value(ctx, can_pass, node)):
+            found = [(nd, k) for n in neighbours(node) or ()
+                     if (c := row.get(k := n if type(n) is str else as_key(n))) is not None
+                     and (nd := d + c) <= budget and (k not in best or nd < best[k])]
+            if not found or (node != start and can_pass is not None and not call_value(ctx, can_pass, from_key(node))):
                 continue  # a dead end, or a node one may end on but not go on from
         for nd, n in found:
             if best.get(n) == nd:
@@ -864,7 +908,7 @@ def _path_cost(ctx: Context, path: Any, cost: Any, start: Any = 0) -> Any:
     total = start
     nodes = list(_iter(path, "path_cost"))
     for a, b in zip(nodes, nodes[1:]):
-        c = cost.get(b) if isinstance(cost, dict) else call_value(ctx, cost, a, b)
+        c = cost.get(probe_key(b)) if isinstance(cost, dict) else call_value(ctx, cost, a, b)
         if c is None:
             return None
         total += c
@@ -1141,7 +1185,9 @@ def roll_looked_at(ctx: Context, d: Any) -> Any:
     return ctx.dice.looked_at(ctx, d, _DICE_SPAN)
 
 
-@builtin("shown", 1, doc="a value for an event or result without looking at it: a die result is itself with seeded "
-                         "or scripted dice, and in exact mode the text of the values it can still take (no fork)")
-def _shown(x: Any) -> Any:
-    return x.describe() if isinstance(x, RandomValue) else x
+@builtin("shown", 1, ctx=True,
+         doc="the text of a value for an event or result, without looking at a die: what `str` writes (a die's "
+             "number with seeded or scripted dice, or one looked at), and in exact mode the values a die not "
+             "looked at yet can still take (`2d6: 7..12`), with no fork: a text in every mode")
+def _shown(ctx: Context, x: Any) -> str:
+    return x.describe() if isinstance(x, RandomValue) else _str(ctx, x)

@@ -305,11 +305,19 @@ class RandomValue:
         return True
 
     def describe(self) -> str:
+        """The values the die can still take, as text: `7` when one is left, else the dice and the
+        values (`2d6: 7..12`, `2d6+1: 3, 5..8` when a look left some out)."""
         values = sorted(v + self.offset for v in self.base)
         if len(values) == 1:
             return str(values[0])
+        runs: list[list[int]] = []
+        for v in values:
+            if runs and v == runs[-1][1] + 1:
+                runs[-1][1] = v
+            else:
+                runs.append([v, v])
         label = f"{self.rolled.label}{self.offset:+d}" if self.offset else self.rolled.label
-        return f"{label}: {values[0]}..{values[-1]}"
+        return f"{label}: " + ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in runs)
 
 
 class ExactDice(DiceSource):

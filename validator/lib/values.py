@@ -116,6 +116,22 @@ def in_list(x: Any, items: Any) -> bool:
     return any(equal(x, y) for y in items)
 
 
+def ordered(x: Any, y: Any) -> None:
+    """Refuse (``TypeError``, as Python refuses `1 < "a"`) an order between a truth value and anything
+    else, at any depth of two lists or tuples (Python's True < 2 and [True] < [2] hold): `<` and its
+    kin, `min` and `max` order truth values with truth values only (docs/language.md, "Order of
+    values"). Python's own comparison then answers, or refuses the other mixes."""
+    tx, ty = type(x), type(y)
+    if tx is bool or ty is bool:
+        if tx is not ty:
+            raise TypeError("a truth value is ordered with truth values only")
+    elif (tx is list or tx is tuple) and (ty is list or ty is tuple):
+        for a, b in zip(x, y):
+            if not equal(a, b):  # (the first items that differ decide, as in Python)
+                ordered(a, b)
+                return
+
+
 def index_in(x: Any, items: list[Any]) -> int:
     """The first position of ``x`` in a list by the language's `==` (``ValueError`` if none)."""
     for i, y in enumerate(items):

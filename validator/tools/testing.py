@@ -296,7 +296,7 @@ def _state_of(case: Case) -> Any:
         # confined again when read (the file may have changed since the suite was loaded)
         return read_state_file(Path(case.file).parent / str(data["state_file"]), Path(case.root) if case.root else None)
     state = data.get("state", {})
-    from ..core.jsontext import value_problem
+    from ..core.jsontext import exact_numbers, value_problem
 
     problem = value_problem(state)  # what a state file would be refused for (YAML writes `.nan` too)
     if problem is not None:
@@ -304,7 +304,7 @@ def _state_of(case: Case) -> Any:
 
         raise DiagnosticError([Diagnostic("S001", f"state of case `{case.id}`: {problem[1]}",
                                           Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
-    return state
+    return exact_numbers(state)  # (YAML's 0.1 is the decimal it writes, as in a JSON state file)
 
 
 def _probability(v: Any) -> bool:
