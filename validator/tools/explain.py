@@ -266,6 +266,17 @@ def unit_key(view: dict[str, Any] | None, text: str) -> tuple[str, dict[str, Any
     return text.strip().lower(), say
 
 
+def unit_story(rs: Any, result: Any, unit: str, full: bool = False) -> str:
+    """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced
+    result of ``rs``, in the words of its family's view, or why nothing is said."""
+    from .picture import view_of
+
+    key, say = unit_key(view_of(rs), unit)
+    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    lines = unit_lines(exp.get("trace", []), key, say, full)
+    return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
+
+
 class _Ids:
     """Short node ids (``d0``, ``d1``...) for decision keys."""
 
@@ -430,11 +441,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
     elif args.unit:
-        from .picture import view_of
-
-        key, say = unit_key(view_of(rs), args.unit)
-        lines = unit_lines(result["explain"].get("trace", []), key, say, args.full)
-        text = visible("\n".join(lines) if lines else f"no traced decision is about `{args.unit}` (read as `{key}`)") + "\n"
+        text = visible(unit_story(rs, result, args.unit, args.full)) + "\n"
     else:
         text = visible(explain_text(result, args.order, args.full)) + "\n"
     if args.output:
