@@ -145,6 +145,17 @@ def test_each_diplomacy_ruleset_draws_its_own_board(name: str) -> None:
                                  _ruleset("standard_dpjudge")).points
         same = [p for p, xy in centres.items() if p in standard and tuple(standard[p]) == (round(xy[0]), round(xy[1]))]
         assert not same, f"{name} is drawn at the standard board's points: {same[:5]}"
+    outlines = {g.get("data-area"): g.get("d") for g in root.findall(f".//{SVG}path[@class='outline']")}
+    if "outlines" in data.get("board", {}):  # each province's shape, as the map gives it (issue 44)
+        want = data["board"]["outlines"]
+        assert sorted(outlines) == sorted(want)
+        for p, d in outlines.items():  # `M x y L x y ... Z` a ring, of the map's `x,y x,y ...`
+            rings = [ring.strip().removeprefix("M").split(" L ") for ring in (d or "").split("Z") if ring.strip()]
+            assert [" ".join(",".join(c.split()) for c in ring) for ring in rings] == want[p], p
+        tinted = len(root.findall(f".//{SVG}path[@class='owned']"))
+        assert tinted == sum(1 for c in state.get("supply_centers", {}) if c in want)
+    else:
+        assert outlines == {}
     at = {t.get("data-at") for t in root.findall(f".//{SVG}g[@class='token']")}
     assert at == {u["location"] for u in state["units"]}
     owned = {g.get("data-area"): g.get("data-owner") for g in root.findall(f".//{SVG}g[@class='area']") if g.get("data-owner")}
