@@ -14,9 +14,9 @@ is in the result is drawn. Three kinds:
   ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``),
   ``links`` (pointers to maps of place to the places next to it: drawn as thin lines), ``places``
   and ``size`` (pointers to ``{place: [x, y]}`` and ``[w, h]``), ``outlines`` (a pointer to
-  ``{area: [ring, ...]}``, each ring its corners as an SVG polygon writes them, ``x,y x,y ...``: the area's shape, filled by its
-  kind's colour and tinted by its owner's, under its disc; links between two outlined areas are left
-  to their borders). Where the data gives no points, the areas are laid out from their links
+  ``{area: [ring, ...]}``, each ring its corners as an SVG polygon writes them, ``x,y x,y ...``:
+  the area's shape, filled by its kind's colour and tinted by its owner's, under its disc; links
+  between two outlined areas are left to their borders). Where the data gives no points, the areas are laid out from their links
   (``layout``): never another board's points, nor their outlines;
 - or ``places: {NAME: [x, y]}`` and ``size: [w, h]`` in the view itself; ``scale``; ``fallback``: a
   pattern whose group ``place`` names the place of a location not listed;
@@ -285,7 +285,10 @@ def _corners(ring: Any) -> list[tuple[float, float]]:
 
 
 def _outline_path(rings: list[list[tuple[float, float]]]) -> str:
-    return " ".join("M " + " L ".join(f"{x:.0f} {y:.0f}" for x, y in ring) + " Z" for ring in rings)
+    def shown(v: float) -> str:  # whole units as the map writes them; a fraction to 0.01
+        return str(int(v)) if v.is_integer() else f"{v:.2f}".rstrip("0")
+
+    return " ".join("M " + " L ".join(f"{shown(x)} {shown(y)}" for x, y in ring) + " Z" for ring in rings)
 
 
 def _data_of(ruleset: Any, name: Any) -> Any:
