@@ -185,3 +185,71 @@ def test_the_package_plays_the_readme_game_alike() -> None:
                   for u in last["units"]) == sorted((p, u) for p, us in game.get_units().items() for u in us)
     assert {c: peer_power(p) for c, p in last["supply_centers"].items()} == \
         {c.lower(): p for p, cs in game.get_centers().items() for c in cs}
+
+
+# ---------------------------------------------------------------- the boards' outlines (issue 44)
+
+OUTLINED = [n for n in MAP_NAMES if (package_maps() / "svg" / f"{n}.svg").is_file()]
+
+
+def _inside(point: list[float], ring: list[list[float]]) -> bool:
+    x, y = point
+    crossed = False
+    for (x1, y1), (x2, y2) in zip(ring, ring[-1:] + ring[:-1]):
+        if (y1 > y) != (y2 > y) and x < (x2 - x1) * (y - y1) / (y2 - y1) + x1:
+            crossed = not crossed
+    return crossed
+
+
+def _distance(point: list[float], ring: list[list[float]]) -> float:
+    import math
+
+    best = math.inf
+    for (ax, ay), (bx, by) in zip(ring, ring[-1:] + ring[:-1]):
+        length = (bx - ax) ** 2 + (by - ay) ** 2
+        t = 0.0 if not length else max(0.0, min(1.0, ((point[0] - ax) * (bx - ax) + (point[1] - ay) * (by - ay)) / length))
+        best = min(best, math.hypot(point[0] - ax - t * (bx - ax), point[1] - ay - t * (by - ay)))
+    return best
+
+
+@pytest.mark.parametrize("name", OUTLINED)
+def test_every_province_of_a_drawn_map_has_its_outline_around_its_point(name: str) -> None:
+    """The package draws standard, ancmed, modern and pure: each province of those maps has an outline,
+    in the drawing's units, around the point its unit is drawn at (within 2 % of the drawing: some
+    drawings place a unit by its symbol's corner), so the outlines were read in the points' frame."""
+    assert set(OUTLINED) == {"standard", "ancmed", "modern", "pure"}
+    data = yaml.safe_load((DIP / "maps" / f"{name}.yaml").read_text(encoding="utf-8"))
+    board = data["board"]
+    assert sorted(board["outlines"]) == sorted(data["provinces"])
+    slack = 0.02 * max(board["size"])
+    for province, texts in board["outlines"].items():
+        point = board["places"][province]
+        rings = [[[float(v) for v in corner.split(",")] for corner in text.split()] for text in texts]
+        assert all(len(ring) >= 3 for ring in rings)
+        assert any(_inside(point, r) for r in rings) or min(_distance(point, r) for r in rings) <= slack, province
+
+
+def test_the_standard_rules_draw_the_imported_standard_board() -> None:
+    """standard_map.yaml (the standard rules' own map) carries the board of the package's standard
+    drawing as imported into maps/standard.yaml, for each of its provinces."""
+    ours = yaml.safe_load((DIP / "standard_map.yaml").read_text(encoding="utf-8"))
+    imported = yaml.safe_load((DIP / "maps" / "standard.yaml").read_text(encoding="utf-8"))
+    assert ours["board"]["size"] == imported["board"]["size"]
+    places = imported["board"]["places"]
+    assert ours["board"]["places"] == {k: v for k, v in places.items() if k.split("/")[0] in ours["provinces"]}
+    assert ours["board"]["outlines"] == {k: v for k, v in imported["board"]["outlines"].items() if k in ours["provinces"]}
+
+
+def test_path_rings_reads_the_drawings_commands() -> None:
+    """The importer's SVG path reading: absolute and relative moves and lines, H and V, a cubic curve
+    (sampled, ending at its end point), each Z closing a ring; another command is refused."""
+    from bench.peers.dpjudge.import_map import path_rings, simplified
+
+    rings = path_rings("M 0 0 L 10 0 l 0 10 H 0 z m 20 20 h 5 v 5 h -5 Z")
+    assert rings == [[(0, 0), (10, 0), (10, 10), (0, 10)], [(20, 20), (25, 20), (25, 25), (20, 25)]]
+    curve = path_rings("M0,0 C 0,10 10,10 10,0 L 5,-5 z")[0]
+    assert curve[0] == (0, 0) and curve[4] == (10, 0) and len(curve) == 6 and 0 < curve[2][1] <= 7.5
+    assert simplified([(0, 0), (5, 0.5), (10, 0), (10, 10), (0, 10)]) == [(0, 0), (10, 0), (10, 10), (0, 10)]
+    with pytest.raises(ValueError, match="`A`"):
+        path_rings("M 0 0 A 5 5 0 0 1 10 0 z")
+

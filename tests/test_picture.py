@@ -145,6 +145,17 @@ def test_each_diplomacy_ruleset_draws_its_own_board(name: str) -> None:
                                  _ruleset("standard_dpjudge")).points
         same = [p for p, xy in centres.items() if p in standard and tuple(standard[p]) == (round(xy[0]), round(xy[1]))]
         assert not same, f"{name} is drawn at the standard board's points: {same[:5]}"
+    outlines = {g.get("data-area"): g.get("d") for g in root.findall(f".//{SVG}path[@class='outline']")}
+    if "outlines" in data.get("board", {}):  # each province's shape, as the map gives it (issue 44)
+        want = data["board"]["outlines"]
+        assert sorted(outlines) == sorted(want)
+        for p, d in outlines.items():  # `M x y L x y ... Z` a ring, of the map's `x,y x,y ...`
+            rings = [ring.strip().removeprefix("M").split(" L ") for ring in (d or "").split("Z") if ring.strip()]
+            assert [" ".join(",".join(c.split()) for c in ring) for ring in rings] == want[p], p
+        tinted = len(root.findall(f".//{SVG}path[@class='owned']"))
+        assert tinted == sum(1 for c in state.get("supply_centers", {}) if c in want)
+    else:
+        assert outlines == {}
     at = {t.get("data-at") for t in root.findall(f".//{SVG}g[@class='token']")}
     assert at == {u["location"] for u in state["units"]}
     owned = {g.get("data-area"): g.get("data-owner") for g in root.findall(f".//{SVG}g[@class='area']") if g.get("data-owner")}
@@ -216,3 +227,33 @@ def test_render_writes_the_same_drawing_as_svg_and_png(tmp_path: Path) -> None:
     code = main(["render", str(DIP / "teaching.rules"), "--state", str(tmp_path / "s.json"), "-o", str(tmp_path / "b.gif")],
                 stdout=out, stderr=err)
     assert code == 2 and "SVG (.svg) or PNG (.png)" in err.getvalue()
+
+
+def test_render_s_png_fills_a_province_s_outline(tmp_path: Path) -> None:
+    """The PNG of a board with outlines fills each province's shape, not only its disc: a spot inside
+    the North Atlantic's outline, far from its point, is the sea's colour (without the outline it would
+    be the picture's ground) (issue 44)."""
+    import io
+
+    import yaml
+
+    from screens import pixels
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    state = DIP / "examples" / "support_and_dislodgement.json"
+    code = main(["render", str(DIP / "standard.rules"), "--state", str(state), "-o", str(tmp_path / "b.png")],
+                stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    board = yaml.safe_load((DIP / "standard_map.yaml").read_text(encoding="utf-8"))["board"]
+    point = board["places"]["nao"]
+    corners = [[float(v) for v in c.split(",")] for c in board["outlines"]["nao"][0].split()]
+    far = max(corners, key=lambda c: math.dist(c, point))
+    spot = (far[0] + 0.15 * (point[0] - far[0]), far[1] + 0.15 * (point[1] - far[1]))
+    width, height, rows = pixels((tmp_path / "b.png").read_bytes())
+    size = len(rows[0]) // width
+    x, y = round(spot[0] * width / board["size"][0]), round(spot[1] * height / board["size"][1])
+    colour = tuple(rows[y][x * size:x * size + 3])
+    sea = picture.read_view(DIP, DIP)["pictures"][0]["board"]["kinds"]["sea"]  # "#rrggbb"
+    assert colour == tuple(int(sea[i:i + 2], 16) for i in (1, 3, 5)), (spot, colour)
+

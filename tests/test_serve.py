@@ -270,6 +270,28 @@ def test_explain_gives_the_trace_of_the_cli(server) -> None:
     assert got["ok"] and got["explain"] == want and want.strip()
 
 
+def test_explain_follows_a_unit_as_the_cli_does(server, cli) -> None:
+    """`unit` (as a player writes it) gives `explain --unit`'s text; a unit no decision is about says
+    so; a `unit` that is not a text is a bad request (issue 44)."""
+    state_text = example("diplomacy/examples/support_and_dislodgement.json")
+    base = {"base": "diplomacy/standard.rules", "state": state_text, "explain": True}
+    got = call(server, "POST", "/api/run", {**base, "unit": "A BUR"}).json
+    want = cli("explain", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), "--state",
+               str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json"), "--unit", "A BUR")
+    assert want.code == 0 and got["ok"] and got["explain"] + "\n" == want.out
+    assert "the unit in BUR is dislodged  [DIP-P2]" in got["explain"].splitlines()
+    # the place a picture draws a piece at names it as well (a click on the board sends it)
+    assert call(server, "POST", "/api/run", {**base, "unit": "bur"}).json["explain"] == got["explain"]
+    none = call(server, "POST", "/api/run", {**base, "unit": "A XYZ"}).json
+    assert none["explain"] == "no traced decision is about `A XYZ` (read as `xyz`)"
+    blank = call(server, "POST", "/api/run", {**base, "unit": "  "}).json  # no unit: the whole trace
+    whole = cli("explain", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), "--state",
+                str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json"))
+    assert blank["explain"] + "\n" == whole.out and "because:" not in whole.out
+    bad = call(server, "POST", "/api/run", {**base, "unit": ["A BUR"]})
+    assert bad.status == 400 and "`unit` must be a text" in bad.json["error"]
+
+
 def test_a_bad_state_is_located(server) -> None:
     got = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": '{"units": [1, 2'}).json
     assert got["ok"] is False and got["diagnostics"][0]["code"].startswith("S")

@@ -123,6 +123,20 @@ def test_a_run_draws_the_orders_and_their_outcomes(browser: Any, url: str) -> No
     assert browser.find_element(By.ID, "picture").is_displayed()
     assert "orders:" in browser.find_element(By.ID, "result").get_attribute("textContent")
     keep_screenshot(browser, "family_diplomacy")
+    # a click on a piece explains it alone, as `explain --unit` does (issue 44)
+    token = browser.find_element(By.CSS_SELECTOR, '#picture svg g.token[data-at="par"]')
+    token.click()
+    told = wait(browser, lambda d: d.find_element(By.ID, "trace").is_displayed()
+                and d.find_element(By.ID, "trace").text, "the story of the clicked unit").splitlines()
+    assert browser.find_element(By.ID, "unit").get_attribute("value") == "par"
+    assert told[0] == "the unit in PAR moves  [DIP-P2]" and "because:" in told
+    # ... or one written in the field
+    unit = browser.find_element(By.ID, "unit")
+    unit.clear()
+    unit.send_keys("A BUR")
+    browser.find_element(By.ID, "explain").click()
+    wait(browser, lambda d: d.find_element(By.ID, "trace").text.startswith("the unit in BUR is dislodged  [DIP-P2]"),
+         "the story of the written unit")
 
 
 def test_an_exact_run_shows_its_distribution(browser: Any, url: str) -> None:

@@ -83,7 +83,8 @@ def _same(cli: Any, *argv: str, cluster: str) -> Any:
 
 def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
     r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster["address"])
-    assert r.code == 1 and "games that differ: " in r.out and "R-2 (only NEW)" in r.out
+    # the errata's goal against the original's: the clause of each side's cited `const`
+    assert r.code == 1 and "games that differ: " in r.out and "R-4 (only NEW)" in r.out and "R-3 (only OLD)" in r.out
     j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster["address"])
     figures = json.loads(j.out)["summary"]["games"]
     assert figures["share"]["of"] == 12 and 0 < figures["share"]["count"] < 12

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -80,6 +81,90 @@ def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path
     assert '    = dislodged("bur") = true  [DIP-P2]' in full
     nobody = cli("explain", std, "--state", state, "--unit", "A XYZ")
     assert nobody.code == 0 and nobody.out == "no traced decision is about `A XYZ` (read as `xyz`)\n"
+
+
+def test_explain_unit_speaks_only_of_units_that_stand_there(cli, tmp_path: Path) -> None:
+    """A province a move entered empty, or two moves bounced from, holds no unit: `--unit` says
+    nothing of "the unit in PIC" there (the ruleset's `dislodged` is of a unit, and its results ask it
+    only of units), and every sentence about a unit names a province a unit stands in (issue 44)."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    bounce = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+              "units": [{"power": "france", "type": "army", "location": "par"},
+                        {"power": "england", "type": "army", "location": "bel"},
+                        {"power": "germany", "type": "army", "location": "mun"}],
+              "orders": [{"power": "france", "order": "A PAR - PIC"}, {"power": "england", "order": "A BEL - PIC"},
+                         {"power": "germany", "order": "A MUN - BUR"}]}
+    (tmp_path / "bounce.json").write_text(json.dumps(bounce), encoding="utf-8")
+    states = [str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json"),
+              str(tmp_path / "bounce.json")]
+    about = re.compile(r"the (?:unit in|unit holding|attack from|support from) ([A-Z]+)")
+    for state in states:
+        data = json.loads(Path(state).read_text(encoding="utf-8"))
+        occupied = {u["location"].split("/")[0] for u in data["units"]}
+        places = occupied | {o["order"].split()[-1].lower() for o in data["orders"]}
+        for place in sorted(places):
+            r = cli("explain", std, "--state", state, "--unit", place)
+            assert r.code == 0, r.err
+            named = {m.lower() for m in about.findall(r.out)}
+            assert named <= occupied, (state, place, r.out)
+            if place not in occupied:
+                assert r.out == f"no traced decision is about `{place}` (read as `{place}`)\n"
+
+
+def test_explain_shows_table_lookups_and_values_without_arguments(cli, tmp_path: Path) -> None:
+    """A table lookup is shown with its table, its keys, the cell that gave the value (where it is
+    written: the grid, or a variant's `override`) and the clauses (the override's own); a cited
+    `const` or a `rule` without parameters is shown by its name; in text and in JSON (issue 44)."""
+    project = ROOT / "tests" / "projects" / "combat_table"
+    base, revised = project / "skirmish.rules", project / "skirmish_revised.rules"
+    (tmp_path / "even.json").write_text(json.dumps({"attack": {"attacker": 3, "defender": 3}}), encoding="utf-8")
+    state = str(tmp_path / "even.json")
+    grid = base.read_text(encoding="utf-8").splitlines()
+    row = next(i for i, line in enumerate(grid) if line.strip().startswith("| one_to_one"))
+    col = [i for i, ch in enumerate(grid[row]) if ch == "|"][2] + 3  # the cell under die 2
+    assert grid[row][col - 1:col + 1] == "EX"
+    def unwrapped(out: str) -> list[str]:  # a node too long for the width has its value on a line of its own
+        return out.replace("\n    = ", " = ").splitlines()
+
+    r = cli("explain", str(base), "--state", state, "--dice", "2")
+    assert r.code == 0, r.err
+    lines = unwrapped(r.out)
+    assert 'attack_die = "1d6"  [SK-2]' in lines
+    base_at, revised_at = os.path.relpath(base), os.path.relpath(revised)  # spans name files as given, from here
+    assert f'crt["one_to_one", 2] = "EX"  [SK-2, SK-3]  (its cell at {base_at}:{row + 1}:{col})' in lines
+    over = cli("explain", str(revised), "--state", state, "--dice", "2")
+    line_of = next(i for i, line in enumerate(revised.read_text(encoding="utf-8").splitlines())
+                   if line.startswith('override crt["one_to_one", 2]')) + 1
+    assert f'crt["one_to_one", 2] = "DR"  [SK-2]  (the cell overridden at {revised_at}:{line_of}:1)' in unwrapped(over.out)
+    js = cli("explain", str(revised), "--state", state, "--dice", "2", "--format", "json")
+    nodes = {n["rule"]: n for n in json.loads(js.out)["trace"]}
+    assert nodes["crt"]["kind"] == "table" and nodes["crt"]["args"] == ["one_to_one", 2]
+    assert nodes["crt"]["cell"] == {"from": "override", "at": f"{revised_at}:{line_of}:1"} and nodes["crt"]["cites"] == ["SK-2"]
+    die = nodes["attack_die"]
+    assert die["kind"] == "value" and die["args"] == [] and die["cites"] == ["SK-2"]
+    assert "kind" not in nodes["odds"]
+    # a `rule` without parameters, in the Diplomacy rules: the standoffs under the retreats they forbid
+    std = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+    dip = cli("explain", str(std), "--state", str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json"))
+    dip_lines = dip.out.splitlines()
+    retreating = next(i for i, line in enumerate(dip_lines) if line.startswith("retreating = "))
+    assert dip_lines[retreating].endswith("[DIP-R1]") and dip_lines[retreating + 1] == "  standoffs_now = []  [DIP-R1]"
+
+
+def test_explain_shows_a_value_the_state_check_computed(tmp_path: Path) -> None:
+    """A cited value the state check computed first (its trace is not shown) is shown at its first
+    read by the query, once (issue 44)."""
+    from validator.api import load_ruleset
+
+    (tmp_path / "v.rules").write_text(
+        'ruleset t.v "v"\n'
+        'input n: int at "/n"\n'
+        'rule limit cite "X-1" = n * 2\n'
+        'query validate_state = if limit > 100 then [{pointer: "/n", message: "too big", cites: ["X-1"]}] else []\n'
+        'query main = {values: [limit + i for i in [1, 2]]}\n', encoding="utf-8")
+    rs = load_ruleset(tmp_path / "v.rules")
+    trace = rs.run({"n": 3}, explain=True)["explain"]["trace"]
+    assert [(n["rule"], n.get("kind"), n["value"]) for n in trace] == [("limit", "value", 6)]
 
 
 def test_explain_order_filter(cli, swap_state: str) -> None:

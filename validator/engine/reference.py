@@ -250,6 +250,7 @@ class Run:
         self.trace = trace
         if trace:
             self.trace_stack = [{"children": []}]
+            self.traced_values: set[int] = set()  # the cited values the trace shows (each once)
             self.begin_decisions()
 
     def begin_decisions(self) -> None:
@@ -267,7 +268,7 @@ class Run:
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
         if self.trace:  # a traced run shows what it called
-            sub.trace, sub.trace_stack = True, self.trace_stack
+            sub.trace, sub.trace_stack, sub.traced_values = True, self.trace_stack, self.traced_values
         return sub
 
     def charge(self, n: int, span: Span) -> None:
@@ -560,11 +561,16 @@ class Interpreter:
     # -- definitions
 
     def read_value(self, run: Run, unit: Any) -> Any:
-        """A definition without parameters: computed at its first read in the run."""
+        """A definition without parameters: computed at its first read in the run. A traced run shows
+        a cited one (a `rule` or `const` with clauses) once: where it is computed, else at its first
+        read after the state check (which computed it, and whose trace is not shown)."""
         key = unit.index
         if key in run.memo:
             if run.memo[key] is PENDING:
                 raise depends_on_itself(unit)
+            if run.trace and key not in run.traced_values and value_cites(unit) is not None:
+                run.traced_values.add(key)
+                self.traced(run, unit.name, [], value_cites(unit), lambda: run.memo[key], kind="value")
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
@@ -575,9 +581,13 @@ class Interpreter:
         self.enter(run, unit, unit.decl.span)
         run.memo[key] = PENDING
         guesses = run.guesses
+        cites = value_cites(unit) if run.trace else None
+        if cites is not None:
+            run.traced_values.add(key)
         try:
             body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
-            value = self.evaluate(run, body, Env(self.loaded.namespaces[unit.ns]))
+            value = self.traced(run, unit.name, [], cites,
+                                lambda: self.evaluate(run, body, Env(self.loaded.namespaces[unit.ns])), kind="value")
         finally:
             self.leave(run, unit)
             del run.memo[key]
@@ -642,11 +652,18 @@ class Interpreter:
         env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(params, args)})
         return self.evaluate(run, body, env)
 
-    def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any) -> Any:
-        """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses."""
+    def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
+               kind: str | None = None, cell: dict[str, Any] | None = None) -> Any:
+        """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses: a call
+        (of a rule or a decision), a cited value (``kind: value``, read without arguments) or a table
+        lookup (``kind: table``, its keys as the arguments and the ``cell`` that gave the value)."""
         if not run.trace or cites is None or len(run.trace_stack) > 2000:
             return compute()
         node: dict[str, Any] = {"rule": name, "args": [to_json(a) for a in args], "cites": list(cites), "children": []}
+        if kind is not None:
+            node["kind"] = kind
+        if cell is not None:
+            node["cell"] = cell
         parent = run.trace_stack[-1]
         run.trace_stack.append(node)
         try:
@@ -662,12 +679,19 @@ class Interpreter:
     def table_lookup(self, run: Run, unit: Any, keys: list[Any]) -> Any:
         """A cell (``program.table_cells``; an absent cell gives none), else the table's source, looked
         up key by key; keys with neither are a miss: none only where the declared result is optional."""
-        d: A.TableDecl = unit.decl
         ns = self.loaded.namespaces[unit.ns]
         try:
             cell = table_cells(ns, unit).get(cell_key(keys))
         except TypeError:
             cell = None
+        if run.trace:
+            cites, origin = table_origin(ns, unit, cell)
+            return self.traced(run, unit.name, keys, cites or None, lambda: self.table_value(run, unit, ns, cell, keys),
+                               kind="table", cell=origin)
+        return self.table_value(run, unit, ns, cell, keys)
+
+    def table_value(self, run: Run, unit: Any, ns: Any, cell: A.Expr | None, keys: list[Any]) -> Any:
+        d: A.TableDecl = unit.decl
         if cell is not None:
             return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, Env(ns))
         if d.source is not None:
@@ -945,6 +969,7 @@ class Interpreter:
                 run.events.clear()
                 if run.trace:
                     run.trace_stack[0]["children"].clear()
+                    run.traced_values.clear()
         return force(run, self.call_unit(run, unit, args, unit.decl.span))
 
 
@@ -1273,6 +1298,32 @@ def source_step(value: Any, key: Any) -> Any:
         return value.get(probe_key(key), MISS)
     except TypeError:
         return MISS
+
+
+def value_cites(unit: Any) -> tuple[str, ...] | None:
+    """The clauses a definition read without arguments cites, when a traced run shows its value (a
+    `rule` or a cited `const`)."""
+    d = unit.decl
+    if isinstance(d, A.DefDecl) and d.kind == "rule":
+        return d.cites
+    if isinstance(d, A.ConstDecl) and d.cites:
+        return d.cites
+    return None
+
+
+def table_origin(ns: Any, unit: Any, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """For the trace, where a table lookup's value comes from, with its clauses: a cell of the grid
+    (the table's clauses), a variant's `override t[...]` (its own clauses), the table's source, or
+    none (a miss of a table whose result is optional)."""
+    d: A.TableDecl = unit.decl
+    if cell is not None:
+        override = next((ov for ov in reversed(ns.cell_overrides.get(unit.name, ())) if ov.value is cell), None)
+        if override is not None:
+            return override.cites or d.cites, {"from": "override", "at": str(override.span)}
+        return d.cites, {"from": "grid", "at": str(cell.span)}
+    if d.source is not None:
+        return d.cites, {"from": "source", "at": str(d.source.span)}
+    return d.cites, {"from": "none", "at": str(d.span)}
 
 
 def table_miss(d: A.TableDecl, keys: Sequence[Any]) -> None:

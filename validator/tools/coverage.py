@@ -1,8 +1,8 @@
 """``ruleval coverage``: which clauses of each ruleset's catalogue the test cases exercise.
 
 A clause is covered when a passing case names it in ``clauses:``, or when running a case (in
-explain mode, with the case's own query, arguments and dice) cites it: a traced rule or decision,
-a cycle policy that settled something, a procedure step or an ``emit``/``reject``.
+explain mode, with the case's own query, arguments and dice) cites it: a traced rule, decision, table
+lookup or cited value, a cycle policy that settled something, a procedure step or an ``emit``/``reject``.
 """
 
 from __future__ import annotations

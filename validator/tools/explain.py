@@ -35,20 +35,43 @@ def _args_text(args: list[Any], limit: int = MAX_ARG_TEXT) -> str:
 WIDTH = 100  # the longest line of the tree (a deeper node may pass it by its indentation)
 
 
+def _call(node: dict[str, Any], args: str) -> str:
+    """A node's call as the ruleset writes it: ``rule(args)``, a table lookup ``table[keys]``, a value
+    read without arguments by its name alone."""
+    if node.get("kind") == "table":
+        return f"{node['rule']}[{args}]"
+    if node.get("kind") == "value":
+        return str(node["rule"])
+    return f"{node['rule']}({args})"
+
+
+def _cell_text(node: dict[str, Any]) -> str:
+    """Where a table lookup's value came from (``kind: table`` nodes only)."""
+    cell = node.get("cell")
+    if node.get("kind") != "table" or not isinstance(cell, dict):
+        return ""
+    where = {"grid": "its cell at", "override": "the cell overridden at", "source": "its source at",
+             "none": "no cell: none, as declared at"}.get(str(cell.get("from")), "at")
+    return f"  ({where} {cell.get('at')})"
+
+
 def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[str]:
-    """One node of the tree: ``rule(args) = value  [CITE]`` on one line of the width, its arguments and
-    value cut shorter when they would pass it, and the value on a line of its own if still too long;
-    with ``full``, the arguments and the value written whole (``--full``)."""
+    """One node of the tree: ``rule(args) = value  [CITE]`` (a table lookup ``table[keys] = value
+    [CITE]  (its cell at FILE:LINE:COL)``, a value read without arguments ``name = value  [CITE]``) on
+    one line of the width, its arguments and value cut shorter when they would pass it, and the value
+    on a line of its own if still too long; with ``full``, the arguments and the value written whole
+    (``--full``)."""
     pad = "  " * depth
     cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
+    cites += _cell_text(node)
     args = node.get("args", [])
     if full:
         whole = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
-        return [f"{pad}{node['rule']}({whole}) = {json.dumps(node.get('value'), ensure_ascii=False)}{cites}"]
-    line = f"{pad}{node['rule']}({_args_text(args)}) = {_short(node.get('value'), 80)}{cites}"
+        return [f"{pad}{_call(node, whole)} = {json.dumps(node.get('value'), ensure_ascii=False)}{cites}"]
+    line = f"{pad}{_call(node, _args_text(args))} = {_short(node.get('value'), 80)}{cites}"
     if len(line) <= WIDTH:
         return [line]
-    call = f"{pad}{node['rule']}({_args_text(args, 24)})"
+    call = f"{pad}{_call(node, _args_text(args, 24))}"
     rest = f"= {_short(node.get('value'), 48)}{cites}"
     if len(call) + 1 + len(rest) <= WIDTH:
         return [f"{call} {rest}"]
@@ -243,6 +266,17 @@ def unit_key(view: dict[str, Any] | None, text: str) -> tuple[str, dict[str, Any
     return text.strip().lower(), say
 
 
+def unit_story(rs: Any, result: Any, unit: str, full: bool = False) -> str:
+    """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced
+    result of ``rs``, in the words of its family's view, or why nothing is said."""
+    from .picture import view_of
+
+    key, say = unit_key(view_of(rs), unit)
+    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    lines = unit_lines(exp.get("trace", []), key, say, full)
+    return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
+
+
 class _Ids:
     """Short node ids (``d0``, ``d1``...) for decision keys."""
 
@@ -407,11 +441,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
     elif args.unit:
-        from .picture import view_of
-
-        key, say = unit_key(view_of(rs), args.unit)
-        lines = unit_lines(result["explain"].get("trace", []), key, say, args.full)
-        text = visible("\n".join(lines) if lines else f"no traced decision is about `{args.unit}` (read as `{key}`)") + "\n"
+        text = visible(unit_story(rs, result, args.unit, args.full)) + "\n"
     else:
         text = visible(explain_text(result, args.order, args.full)) + "\n"
     if args.output:

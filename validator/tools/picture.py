@@ -13,8 +13,11 @@ is in the result is drawn. Three kinds:
   where its ``flag`` field is true and a ring in its owner's colour, the owner read from the state's
   ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``),
   ``links`` (pointers to maps of place to the places next to it: drawn as thin lines), ``places``
-  and ``size`` (pointers to ``{place: [x, y]}`` and ``[w, h]``). Where the data gives no points, the
-  areas are laid out from their links (``layout``): never another board's points;
+  and ``size`` (pointers to ``{place: [x, y]}`` and ``[w, h]``), ``outlines`` (a pointer to
+  ``{area: [ring, ...]}``, each ring its corners as an SVG polygon writes them, ``x,y x,y ...``:
+  the area's shape, filled by its kind's colour and tinted by its owner's, under its disc; links
+  between two outlined areas are left to their borders). Where the data gives no points, the areas are laid out from their links
+  (``layout``): never another board's points, nor their outlines;
 - or ``places: {NAME: [x, y]}`` and ``size: [w, h]`` in the view itself; ``scale``; ``fallback``: a
   pattern whose group ``place`` names the place of a location not listed;
 
@@ -228,6 +231,12 @@ class Board:
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in size) else None
         self.laid_out = not (isinstance(given, dict) and given)
         self.points: dict[str, Any] = dict(given) if isinstance(given, dict) and given else self._laid_out(spec)
+        shapes = _at(data, spec.get("outlines")) if not self.laid_out else None
+        self.outlines: dict[str, list[list[tuple[float, float]]]] = {}
+        for area, rings in list(shapes.items())[:MAX_ITEMS] if isinstance(shapes, dict) else []:
+            drawn = [_corners(ring) for ring in (rings if isinstance(rings, list) else [])[:64]]
+            if any(len(r) >= 3 for r in drawn):
+                self.outlines[_text(area).lower()] = [r for r in drawn if len(r) >= 3]
 
     def area_of(self, place: str) -> str:
         return place if place in self.areas else place.split("/")[0]
@@ -260,6 +269,28 @@ class Board:
 _LAID_OUT: dict[Any, dict[str, list[float]]] = {}  # per process, by the areas and links laid out
 
 
+def _corners(ring: Any) -> list[tuple[float, float]]:
+    """A ring's corners from its text as an SVG polygon writes them (`x,y x,y ...`); a corner that is
+    not two numbers ends the ring there (the map's schema refuses such a text first)."""
+    out: list[tuple[float, float]] = []
+    for corner in ring.split()[:MAX_ITEMS] if isinstance(ring, str) else []:
+        try:
+            x, y = (float(v) for v in corner.split(","))
+        except ValueError:
+            break
+        if not (math.isfinite(x) and math.isfinite(y)):
+            break
+        out.append((x, y))
+    return out
+
+
+def _outline_path(rings: list[list[tuple[float, float]]]) -> str:
+    def shown(v: float) -> str:  # whole units as the map writes them; a fraction to 0.01
+        return str(int(v)) if v.is_integer() else f"{v:.2f}".rstrip("0")
+
+    return " ".join("M " + " L ".join(f"{shown(x)} {shown(y)}" for x, y in ring) + " Z" for ring in rings)
+
+
 def _data_of(ruleset: Any, name: Any) -> Any:
     """The value of the ruleset's data bound to ``name`` (``import ... as NAME``), or None."""
     try:
@@ -286,12 +317,24 @@ def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, u
     kind_field = _text(pic["board"].get("kind")) or "kind"
     name_field = _text(pic["board"].get("name"))
     r = unit * 0.3
-    out = ['<g class="links">']
+    out = ['<g class="outlines">']
+    for area, rings in sorted(board.outlines.items()):
+        fields = board.areas.get(area, {})
+        kind = _text(fields.get(kind_field))
+        fill = kinds.get(kind) if isinstance(kinds.get(kind), str) else "#e8e2d0"
+        owner = owners.get(area)
+        d = _outline_path(rings)
+        out.append(f'<path class="outline" data-area={xml_attr(area)} d="{d}" fill={xml_attr(_text(fill))} '
+                   f'fill-rule="evenodd" stroke="#6f6859" stroke-width="{unit * 0.025:.2f}" stroke-linejoin="round"/>')
+        if owner is not None:
+            out.append(f'<path class="owned" d="{d}" fill={xml_attr(_colour(pic, owner, board.groups))} '
+                       f'fill-opacity="0.3" fill-rule="evenodd" stroke="none"/>')
+    out.append('</g><g class="links">')
     drawn: set[tuple[str, str]] = set()
     for a, b in board.links:
         pa, pb = board.area_of(a), board.area_of(b)
         key = (min(pa, pb), max(pa, pb))
-        if pa == pb or key in drawn:
+        if pa == pb or key in drawn or (pa in board.outlines and pb in board.outlines):
             continue
         drawn.add(key)
         p, q = places.at(pa), places.at(pb)

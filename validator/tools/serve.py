@@ -329,7 +329,7 @@ class Playground:
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import RunError
-        from .explain import explain_text
+        from .explain import explain_text, unit_story
         from .textview import result_text
 
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
@@ -337,6 +337,9 @@ class Playground:
             return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.work)}
         options = _run_options(body)
         want_explain = body.get("explain") is True
+        unit = body.get("unit")
+        if unit is not None and not isinstance(unit, str):
+            raise BadRequest("`unit` must be a text: a piece as a player writes it (`explain --unit`)")
         try:
             state = self.state(body.get("state"))
             if want_explain:
@@ -344,6 +347,8 @@ class Playground:
                                 dice=options["dice"], explain=True, state_name="state")
                 if not isinstance(traced, dict) or "explain" not in traced:
                     traced = {"result": traced, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
+                if unit and unit.strip():
+                    return {"ok": True, "explain": unit_story(rs, traced, unit.strip())}
                 return {"ok": True, "explain": explain_text(traced)}
             result = rs.run(state, state_name="state", **options)
             text = _json(rs, options["query"], result)

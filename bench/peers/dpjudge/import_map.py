@@ -19,6 +19,7 @@ adjacency that holds one way only is listed in `one_way`.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -34,6 +35,7 @@ MAPS_OUT = ROOT / "rulesets" / "diplomacy" / "maps"
 RULES_OUT = ROOT / "rulesets" / "diplomacy"
 KINDS = {"LAND": "land", "COAST": "coast", "PORT": "coast", "WATER": "sea", "SHUT": "impassable"}
 ID = re.compile(r"^[a-z][a-z0-9_]*$")
+DRAWN_ID = re.compile(r"^[a-z][a-z0-9_]*(?:-[a-z]+)?$")  # a province, or its coast
 # every map of the package, base maps first
 MAP_NAMES = ("standard", "ancmed", "modern", "pure", "colonial", "empire", "known_world_901", "world",
              "standard_age_of_empires", "standard_age_of_empires_2", "standard_fleet_rome",
@@ -50,10 +52,153 @@ def package_version() -> str:
     return metadata.version("diplomacy")
 
 
+OUTLINE_TOLERANCE = 1.5  # drawing units a simplified outline may stray from the drawn one (~1 px)
+PATH_TOKEN = re.compile(r"[A-Za-z]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+TRANSLATE = re.compile(r"^\s*translate\(\s*([-+\d.eE]+)[\s,]+([-+\d.eE]+)\s*\)\s*$")
+
+Point = tuple[float, float]
+
+
+def path_rings(d: str) -> list[list[Point]]:
+    """The closed rings of an SVG path's data, curves flattened (each cubic Bézier sampled at four
+    points): the commands the package's drawings use, M, L, H, V, C and Z, absolute or relative."""
+    tokens = PATH_TOKEN.findall(d)
+    rings: list[list[Point]] = []
+    ring: list[Point] = []
+    x = y = 0.0
+    i, command = 0, ""
+
+    def number() -> float:
+        nonlocal i
+        value = float(tokens[i])
+        i += 1
+        return value
+
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            command = tokens[i]
+            i += 1
+            if command in "Zz":
+                if len(ring) >= 3:
+                    rings.append(ring)
+                x, y = ring[0] if ring else (x, y)
+                ring = []
+                continue
+        rel = command.islower()
+        dx, dy = (x, y) if rel else (0.0, 0.0)
+        kind = command.upper()
+        if kind == "M":
+            if len(ring) >= 3:
+                rings.append(ring)
+            x, y = dx + number(), dy + number()
+            ring = [(x, y)]
+            command = "l" if rel else "L"  # pairs after a moveto are linetos
+        elif kind == "L":
+            x, y = dx + number(), dy + number()
+            ring.append((x, y))
+        elif kind == "H":
+            x = dx + number()
+            ring.append((x, y))
+        elif kind == "V":
+            y = dy + number()
+            ring.append((x, y))
+        elif kind == "C":
+            p0 = (x, y)
+            p1, p2 = (dx + number(), dy + number()), (dx + number(), dy + number())
+            p3 = (dx + number(), dy + number())
+            for t in (0.25, 0.5, 0.75, 1.0):
+                u = 1 - t
+                ring.append((u ** 3 * p0[0] + 3 * u * u * t * p1[0] + 3 * u * t * t * p2[0] + t ** 3 * p3[0],
+                             u ** 3 * p0[1] + 3 * u * u * t * p1[1] + 3 * u * t * t * p2[1] + t ** 3 * p3[1]))
+            x, y = p3
+        else:
+            raise ValueError(f"path command `{command}` is not read (only M, L, H, V, C, Z)")
+    if len(ring) >= 3:
+        rings.append(ring)
+    return rings
+
+
+def simplified(ring: list[Point], tolerance: float = OUTLINE_TOLERANCE) -> list[Point]:
+    """A ring with the points dropped that lie within ``tolerance`` of the line their neighbours
+    kept draw (Douglas and Peucker's algorithm, the ring cut at its first point)."""
+    closed = ring + [ring[0]]
+    keep = [False] * len(closed)
+    keep[0] = keep[-1] = True
+    stack = [(0, len(closed) - 1)]
+    while stack:
+        a, b = stack.pop()
+        (ax, ay), (bx, by) = closed[a], closed[b]
+        length = math.hypot(bx - ax, by - ay)
+        far, far_at = 0.0, -1
+        for k in range(a + 1, b):
+            px, py = closed[k]
+            dist = (abs((bx - ax) * (ay - py) - (ax - px) * (by - ay)) / length if length
+                    else math.hypot(px - ax, py - ay))
+            if dist > far:
+                far, far_at = dist, k
+        if far > tolerance:
+            keep[far_at] = True
+            stack += [(a, far_at), (far_at, b)]
+    return [p for p, kept in zip(closed[:-1], keep[:-1]) if kept]
+
+
+def outline_of(element: ET.Element, offset: Point) -> list[str]:
+    """A province's outline in the package's drawing, from its element of the drawing's mouse layer
+    (a path, a polygon, or a group of them): each ring its corners in whole drawing units, shifted by
+    the layer's translation, written as an SVG polygon's points (`x,y x,y ...`: one text a ring, read
+    in a blink where a list a corner would take a YAML loader a tenth of a second)."""
+    rings: list[list[Point]] = []
+    for part in element.iter():
+        tag = part.tag.rsplit("}", 1)[-1]
+        if part.get("transform"):
+            raise ValueError(f"`{element.get('id')}`: a transform inside the mouse layer is not read")
+        if tag == "path":
+            rings += path_rings(part.get("d") or "")
+        elif tag == "polygon":
+            numbers = [float(v) for v in PATH_TOKEN.findall(part.get("points") or "")]
+            rings.append(list(zip(numbers[0::2], numbers[1::2])))
+    out: list[str] = []
+    for ring in rings:
+        corners: list[list[int]] = []
+        for px, py in simplified(ring):
+            point = [round(px + offset[0]), round(py + offset[1])]
+            if not corners or corners[-1] != point:
+                corners.append(point)
+        if len(corners) > 1 and corners[0] == corners[-1]:
+            corners.pop()
+        if len(corners) >= 3:
+            out.append(" ".join(f"{x},{y}" for x, y in corners))
+    return out
+
+
+def package_outlines(root: ET.Element) -> dict[str, list[str]]:
+    """Each area's outline in the package's drawing: its element in the mouse layer (the areas the
+    drawing takes clicks on, one per province, a coast's apart as `stp-nc`), by its id there (which
+    may be an alias of the map's: `convert` names them as the map does)."""
+    layer = next((e for e in root.iter() if e.get("id") == "MouseLayer"), None)
+    if layer is None:
+        return {}
+    offset = (0.0, 0.0)
+    if layer.get("transform"):
+        moved = TRANSLATE.match(layer.get("transform") or "")
+        if moved is None:
+            raise ValueError(f"the mouse layer's transform `{layer.get('transform')}` is not read (only translate)")
+        offset = (float(moved.group(1)), float(moved.group(2)))
+    outlines: dict[str, list[str]] = {}
+    for element in layer:
+        ident = (element.get("id") or "").lower()
+        if DRAWN_ID.match(ident):
+            rings = outline_of(element, offset)
+            if rings:
+                outlines[ident] = rings
+    return dict(sorted(outlines.items()))
+
+
 def package_board(name: str, folder: Path | None = None) -> dict[str, object] | None:
     """Where the package's own SVG drawing of a map (`diplomacy/maps/svg/<name>.svg`, shipped for
-    some maps only) puts each place: `{size: [w, h], places: {loc: [x, y]}}`, the point a unit is
-    drawn at (its `jdipNS:UNIT`), rounded, in the drawing's viewBox units; None without a drawing."""
+    some maps only) puts each place: `{size: [w, h], places: {loc: [x, y]}, outlines: {province:
+    [ring, ...]}}`, the point a unit is drawn at (its `jdipNS:UNIT`), rounded, and each province's
+    outline (`package_outlines`), in the drawing's viewBox units; None without a drawing."""
     path = (folder or package_maps()) / "svg" / f"{name}.svg"
     if not path.is_file():
         return None
@@ -70,7 +215,8 @@ def package_board(name: str, folder: Path | None = None) -> dict[str, object] | 
                                                                   round(float(unit.get("y", 0)))]
     if len(box) != 4 or not places:
         return None
-    return {"size": [round(box[2]), round(box[3])], "places": dict(sorted(places.items()))}
+    return {"size": [round(box[2]), round(box[3])], "places": dict(sorted(places.items())),
+            "outlines": package_outlines(root)}
 
 
 def power_id(power: str) -> str:
@@ -193,7 +339,30 @@ def convert(m: MapFile, board: dict[str, object] | None = None) -> dict[str, obj
         assert isinstance(places, dict)
         known = {loc_id(k) for k in m.places}
         data["board"] = {"size": board["size"], "places": {k: v for k, v in places.items() if k in known}}
+        outlines = board.get("outlines")
+        if isinstance(outlines, dict) and outlines:
+            data["board"]["outlines"] = province_outlines(outlines, provinces, m.aliases)
     return data
+
+
+def province_outlines(drawn: dict[str, object], provinces: dict[str, object],
+                      aliases: dict[str, str]) -> dict[str, object]:
+    """The drawing's outlines named as the map names its provinces: an id that is an alias is the
+    province's; a province the drawing outlines only by its coasts (`irn-nc`, `irn-sc`) is their
+    union; a coast of a province outlined whole is left out."""
+    def named(ident: str) -> str:
+        return ident if ident in provinces else aliases.get(ident.upper(), ident).lower()
+
+    whole = {named(k): v for k, v in drawn.items() if "-" not in k}
+    out: dict[str, object] = {k: v for k, v in whole.items() if k in provinces}
+    for ident, rings in drawn.items():
+        if "-" in ident:
+            province = named(ident.split("-")[0])
+            if province in provinces and province not in whole and isinstance(rings, list):
+                got = out.setdefault(province, [])
+                assert isinstance(got, list)
+                got.extend(rings)
+    return dict(sorted(out.items()))
 
 
 def header(m: MapFile, source: str) -> str:

@@ -212,7 +212,8 @@ async function run() {
 async function explain() {
   setStatus("explaining...");
   try {
-    const answer = await api("/api/run", request(Object.assign(runOptions(), { explain: true })));
+    const unit = $("unit").value.trim();
+    const answer = await api("/api/run", request(Object.assign(runOptions(), { explain: true }, unit ? { unit } : {})));
     if (!answer.ok) return failed(answer, "trace");
     $("trace").textContent = answer.explain;
     show("trace");
@@ -220,6 +221,16 @@ async function explain() {
   } catch (e) {
     setStatus(String(e.message || e), true);
   }
+}
+
+// a piece clicked on the picture (a token, or a marker, where the drawing says it stands): explained
+// alone, as `explain --unit` would, by the place the drawing names it at
+function explainClicked(event) {
+  const piece = event.target.closest && event.target.closest("g.token, g.marker");
+  const at = piece ? piece.getAttribute("data-at") : "";
+  if (!at) return;
+  $("unit").value = at;
+  explain();
 }
 
 async function diff() {
@@ -367,6 +378,7 @@ async function start() {
     $("open").addEventListener("change", openFile);
     $("run").addEventListener("click", run);
     $("explain").addEventListener("click", explain);
+    $("picture").addEventListener("click", explainClicked);
     $("diff").addEventListener("click", diff);
     $("balance").addEventListener("click", balance);
     for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => show(b.dataset.tab));
