@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -26,50 +24,14 @@ RACE, ERRATA = str(SWEEP / "race.rules"), str(SWEEP / "errata.rules")
 pytest.importorskip("distributed", reason="the cluster extra is part of the test extra (pyproject)")
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    return subprocess.Popen([sys.executable, "-m", *args], cwd=str(REPO), env=env, stdout=log.open("wb"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _worker(address: str, tmp: Path, name: str) -> subprocess.Popen[bytes]:
-    return _start(["distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1",
-                   "--no-dashboard", "--name", name, "--local-directory", str(tmp / name)], tmp / f"{name}.log")
-
-
-def _wait_workers(address: str, n: int) -> None:
-    from distributed import Client
-
-    with Client(address, timeout=30, set_as_default=False) as client:
-        client.wait_for_workers(n, timeout=60)
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def cluster() -> Iterator[Any]:
     """A Dask scheduler and two worker processes, on the loopback address only."""
-    tmp = tmp_path_factory.mktemp("dask")
-    info = tmp / "scheduler.json"
-    procs = [_start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", str(info)], tmp / "scheduler.log")]
-    try:
-        deadline = time.monotonic() + 60
-        while not info.is_file() or not info.read_text().strip():
-            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(info.read_text())["address"]
-        assert address.startswith("tcp://127.0.0.1:")
-        procs += [_worker(address, tmp, f"w{i}") for i in range(2)]
-        _wait_workers(address, 2)
-        yield {"address": address, "tmp": tmp, "procs": procs}
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    from validator.tools.cluster import local_cluster
+
+    with local_cluster(2) as c:
+        assert c.address.startswith("tcp://127.0.0.1:")
+        yield c
 
 
 def _same(cli: Any, *argv: str, cluster: str) -> Any:
@@ -81,27 +43,27 @@ def _same(cli: Any, *argv: str, cluster: str) -> Any:
     return one
 
 
-def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
-    r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster["address"])
+def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
+    r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster.address)
     # the errata's goal (R-4) against the original's (R-3): the clause of each side's cited `const`
     assert r.code == 1 and "games that differ: " in r.out and "R-4 (only NEW)" in r.out and "R-3 (only OLD)" in r.out
-    j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster["address"])
+    j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster.address)
     figures = json.loads(j.out)["summary"]["games"]
     assert figures["share"]["of"] == 12 and 0 < figures["share"]["count"] < 12
     assert figures["share"]["ci95"][0] < figures["share"]["share"] < figures["share"]["ci95"][1]
 
 
-def test_balance_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
+def test_balance_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
     r = _same(cli, "balance", RACE, "--games", "30", "--player", "random", "--player", "red=steady",
-              "--format", "json", cluster=cluster["address"])
+              "--format", "json", cluster=cluster.address)
     f = json.loads(r.out)
     assert f["games"] == 30 and f["by_victory"] == 30
     assert f["sides"]["red"]["player"] == "steady" and f["sides"]["red"]["wins"]["count"] >= 20
     assert sum(f["sides"][s]["wins"]["count"] for s in f["sides"]) == 30
 
 
-def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
-    r = _same(cli, "test", str(SWEEP / "cases.yaml"), cluster=cluster["address"])
+def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
+    r = _same(cli, "test", str(SWEEP / "cases.yaml"), cluster=cluster.address)
     assert r.code == 1 and "3 passed, 1 failed" in r.out and "a wrong expectation" in r.out
 
 
@@ -126,16 +88,15 @@ def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> Non
     assert not os.path.exists(real)  # the private folder goes once the ruleset is loaded
 
 
-def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: dict[str, Any]) -> None:
+def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> None:
     """A third worker joins; once it runs a piece, it is killed: Dask runs its pieces again elsewhere,
     and the figures are those of one process."""
     from distributed import Client
 
     argv = ("balance", RACE, "--games", "60", "--rounds", "25", "--player", "still", "--format", "json")
-    address = cluster["address"]
-    victim = _worker(address, cluster["tmp"], "victim")
-    cluster["procs"].append(victim)
-    _wait_workers(address, 3)
+    address = cluster.address
+    victim = cluster.add_worker("victim")
+    cluster.wait_for_workers(3)
     result: dict[str, Any] = {}
     run = threading.Thread(target=lambda: result.update(r=cli(*argv, "--cluster", address)))
     run.start()
