@@ -67,6 +67,43 @@ def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster:
     assert r.code == 1 and "3 passed, 1 failed" in r.out and "a wrong expectation" in r.out
 
 
+FIXTURES = str(REPO / "tests" / "fixtures")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_check_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any, fmt: str) -> None:
+    """`check` of many rulesets (tests/fixtures: errors of every stage, imports that climb out of their
+    root, cycles, data files; a bundled game) prints, byte for byte, what one process prints, whether
+    a pool or a cluster's workers (sent the files as content) checked them."""
+    argv = ("check", "--no-cache", "--format", fmt, FIXTURES, str(REPO / "rulesets" / "jomini"))
+    one = cli(*argv, "--jobs", "1")
+    pool = cli(*argv, "--jobs", "2")
+    dask = cli(*argv, "--cluster", cluster.address)
+    assert one.code == pool.code == dask.code == 1
+    assert (one.out, one.err) == (pool.out, pool.err) == (dask.out, dask.err)
+    if fmt != "sarif":
+        assert "resolves outside the ruleset root `tests/fixtures`" in one.out + one.err
+    if fmt == "text":
+        assert one.err.splitlines()[-1].startswith("checked 3") and "C007" in one.err
+
+
+def test_check_on_a_cluster_keeps_the_check_cache_of_what_each_check_read(cli: Any, cluster: Any, tmp_path: Path,
+                                                                          monkeypatch: Any) -> None:
+    """The files a worker read (in its private copy) are named as this machine's in the cache, so that a
+    later check finds every entry fresh, with the same diagnostics."""
+    from validator.core import checkcache
+
+    monkeypatch.setenv("RULEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    folders = [REPO / "tests" / "fixtures" / "errata", REPO / "tests" / "fixtures" / "data_import"]
+    first = cli("check", *map(str, folders), "--cluster", cluster.address)
+    for f in [p for folder in folders for p in folder.glob("*.rules")]:
+        hit = checkcache.lookup(f)
+        assert hit is not None, f
+        assert any(name.endswith(("clauses.yaml", "terrain.yaml")) for name in hit.files), hit.files
+    again = cli("check", *map(str, folders), "--jobs", "1")
+    assert (first.code, first.out, first.err) == (again.code, again.out, again.err)
+
+
 def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> None:
     """What a worker is sent: bytes of every file the ruleset reads, never a path of this machine; loaded
     there, it shows the paths this process shows and gives the same results."""

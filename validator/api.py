@@ -303,6 +303,15 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
+    files = _files_read(loaded)
+    rs = Ruleset(display_path(p), program, diags, files)
+    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
+    _quote_sources(loaded, rs.diagnostics, files)
+    return rs
+
+
+def _files_read(loaded: Loaded) -> dict[str, int]:
+    """Every file a load read (resolved path: modification time): modules, data, schemas, catalogues."""
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
@@ -325,10 +334,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
                 files[real] = Path(real).stat().st_mtime_ns
             except OSError:
                 pass
-    rs = Ruleset(display_path(p), program, diags, files)
-    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
-    _quote_sources(loaded, rs.diagnostics, files)
-    return rs
+    return files
 
 
 def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) -> None:
@@ -339,9 +345,10 @@ def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) 
 
     spans = [d.span for d in diags] + [r.span for d in diags for r in d.related]
     for shown in {sp.file for sp in spans if sp.line} - set(loaded.sources):
-        if os.path.realpath(shown) in files:
+        real = real_path(shown)  # (relative to the shown paths' folder: a sweep's worker runs elsewhere)
+        if str(real) in files:
             try:
-                loaded.sources[shown] = read_bytes(Path(shown), data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
+                loaded.sources[shown] = read_bytes(real, data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
             except (Refused, UnicodeDecodeError, OSError):
                 pass
 
@@ -430,18 +437,23 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
 
 @dataclass
 class CheckedRuleset:
-    """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
-    the files the verified entry covers, bounded: a diagnostic's file name is not a licence to read)."""
+    """A ruleset's check result: its diagnostics and the files it read, and the texts of the files its
+    diagnostics point into as the check read them (``texts``: one checked in a sweep's worker);
+    without them (a result from the check cache), read on demand (only the files the verified entry
+    covers, bounded: a diagnostic's file name is not a licence to read)."""
 
     path: str
     diagnostics: list[Diagnostic]
     files: tuple[str, ...] = ()
+    texts: dict[str, str] | None = None
 
     @property
     def sources(self) -> dict[str, str]:
         from .core.confine import Refused, read_bytes
         from .lang.syntax import MAX_SOURCE_BYTES
 
+        if self.texts is not None:
+            return dict(self.texts)
         out = {}
         covered = set(self.files)
         for f in {d.span.file for d in self.diagnostics}:
@@ -454,11 +466,22 @@ class CheckedRuleset:
         return out
 
 
-def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) -> tuple[list[Any], list[Diagnostic]]:
+def checked(rs: Ruleset) -> CheckedRuleset:
+    """What ``check`` keeps of a loaded ruleset: its diagnostics, the files it read, and the texts of
+    those its diagnostics point into (what they quote)."""
+    named = {d.span.file for d in rs.diagnostics} | {r.span.file for d in rs.diagnostics for r in d.related}
+    return CheckedRuleset(rs.path, list(rs.diagnostics), tuple(rs.files),
+                          {f: t for f, t in rs.sources.items() if f in named})
+
+
+def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1, cluster: str | None = None,
+                err: Any = None) -> tuple[list[Any], list[Diagnostic]]:
     """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
-    again (see ``checkcache``). With ``jobs`` > 1, folders are checked in that many processes
-    (see `_check_in_processes`); the result is the same."""
+    again (see ``checkcache``). The rulesets are found first, then each is checked on its own: in this
+    process (``jobs`` 1), in ``jobs`` processes, or on a Dask cluster (``cluster``; see
+    ``tools/sweep``); the results, merged in the files' order, are the same. ``err``: where a
+    sweep's progress bar goes (a terminal)."""
     from .core import checkcache, confine
 
     files, missing, refused = ruleset_files(paths)
@@ -472,98 +495,78 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
         else:
             todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
-        if jobs > 1 and len(todo) > 1 and hasattr(os, "fork"):
-            found.update(_check_in_processes(todo, use_cache, jobs))
+        if cluster or (jobs > 1 and len(todo) > 1):
+            found.update(_check_swept(todo, use_cache, jobs, cluster, err))
         else:
-            found.update(_check_here(todo, use_cache))
+            for f in todo:
+                rs = load_ruleset(f, check_cache=use_cache)
+                found[f] = rs
+                if use_cache:
+                    checkcache.store(f, list(rs.files), rs.diagnostics)
     results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)
     return results, sort_diagnostics(diags)
 
 
-def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
+def check_file(rulesets: list[Any], item: tuple[str, bool]) -> CheckedRuleset:
+    """A sweep's piece of ``check`` on this machine: one ruleset file, read where it lies."""
+    path, use_cache = item
+    with collector_paused():
+        return checked(load_ruleset(path, use_cache=False, check_cache=use_cache))
+
+
+def check_sent(rulesets: list[Any], entry: str) -> CheckedRuleset:
+    """A sweep's piece of ``check`` on a cluster: one ruleset of the files it was sent (``rulesets[0]``,
+    a tree of them), checked in a private root laid out as the sender's; the files it read are given
+    relative to the tree (none when one lies outside it: a ruleset ruleval ships, read from the
+    worker's own copy; such a result is not cached)."""
+    from .tools.sweep import laid_out
+
+    with laid_out(rulesets[0]) as top, collector_paused():
+        rs = load_ruleset(top / entry, use_cache=False, check_cache=False)
+        done = checked(rs)
+        read = [os.path.relpath(f, top) for f in rs.files]
+    inside = not any(r == ".." or r.startswith(".." + os.sep) for r in read)
+    return replace(done, files=tuple(read) if inside else ())
+
+
+def _check_swept(files: list[Path], use_cache: bool, jobs: int, cluster: str | None, err: Any) -> dict[Path, Any]:
+    """Rulesets checked on a sweep (``tools/sweep``), each on its own. On this machine a worker reads
+    the files where they lie. A cluster's workers are sent the files as content: each ruleset's are
+    found first, here, by the loader alone (parsing, no checks: every file it names, its data, schemas
+    and catalogue), and all of them go as one tree; a ruleset the loader cannot read through is
+    checked here. The check cache is kept here, of the files each check read."""
     from .core import checkcache
+    from .tools.sweep import files_source, run_sweep
 
     out: dict[Path, Any] = {}
-    for f in files:
-        rs = load_ruleset(f, check_cache=use_cache)
-        if use_cache:
-            checkcache.store(f, list(rs.files), rs.diagnostics)
-        out[f] = rs
-    return out
-
-
-def _shares(files: list[Path], jobs: int) -> list[list[Path]]:
-    """The files cut into at most ``jobs`` runs of about equal length, in their order (folder by
-    folder, sorted). A folder's files usually extend one base ruleset, whose work its variants share
-    within a process (the base parsed once, each of its definitions checked once for the variants
-    that change nothing it reads, the code of their data checks compiled once): runs keep a folder
-    in one process unless it is longer than a share, as one folder often holds most of the work (a
-    game's variants, each with its own map), or straddles two."""
-    n = min(jobs, len(files))
-    size, longer = divmod(len(files), n)
-    shares = []
-    start = 0
-    for i in range(n):
-        end = start + size + (1 if i < longer else 0)
-        shares.append(files[start:end])
-        start = end
-    return shares
-
-
-def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[Path, Any]:
-    """Check shares of the files in forked processes (this one takes the first share). A child
-    sends its rulesets' diagnostics back as JSON and exits; if a child fails in any way, its
-    share is checked here instead, so the result never depends on how the work was split."""
-    from .core import checkcache
-
-    shares = _shares(files, jobs)
-    children = []
-    here = list(shares[0])
-    for share in shares[1:]:
-        try:  # no more descriptors or processes: the share is checked here
-            read_end, write_end = os.pipe()
-        except OSError:
-            here.extend(share)
-            continue
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            here.extend(share)
-            continue
-        if pid == 0:  # the child: check, report, and leave without returning into the caller
-            code = 1
+    if cluster:
+        read: dict[Path, list[str]] = {}
+        for f in files:
             try:
-                os.close(read_end)
-                done = _check_here(share, use_cache)
-                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics],
-                                       list(done[f].files)] for f in share])
-                with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
-                    pipe.write(payload)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_end)
-        children.append((pid, read_end, share))
-    out = _check_here(here, use_cache)
-    for pid, read_end, share in children:
-        with os.fdopen(read_end, encoding="utf-8") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        try:
-            if status != 0:
-                raise ValueError(f"worker exited with status {status}")
-            for name, items, read in json.loads(payload):
-                f = Path(name)
-                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items],
-                                        tuple(map(str, read)))
-            if any(f not in out for f in share):
-                raise ValueError("worker left out a ruleset")
-        except (ValueError, KeyError, TypeError):
-            out.update(_check_here(share, use_cache))
+                read[f] = sorted(_files_read(deep.call(load, f)))
+            except (ValueError, OverflowError, RecursionError, OSError):
+                pass
+        here = [f for f in files if f not in read]
+        tree, top = files_source(sorted({p for ps in read.values() for p in ps} | {str(f.resolve()) for f in read}))
+        sent = [f for f in files if f in read]
+        sweep = run_sweep(check_sent, [tree], [os.path.relpath(f.resolve(), top) for f in sent], cluster=cluster,
+                          what="rulesets", err=err)
+        for f, r in zip(sent, sweep.results):
+            out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files))
+    else:
+        here = []
+        sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs, what="rulesets", err=err)
+        out.update(zip(files, sweep.results))
+    if sweep.interrupted:
+        raise KeyboardInterrupt
+    for f in here:
+        out[f] = checked(load_ruleset(f, check_cache=use_cache))
+    if use_cache:
+        for f in files:
+            if out[f].files:
+                checkcache.store(f, list(out[f].files), out[f].diagnostics)
     return out
 
 

@@ -22,7 +22,7 @@ try:
 except ImportError:  # the extra is missing: said when a sweep asks for a cluster
     raise UsageError("--cluster (or RULEVAL_CLUSTER) needs Dask: pip install 'ruleval[cluster]'") from None
 
-from .sweep import Source, Sweep, _chunks, run_chunk, source_of
+from .sweep import Source, Sweep, _chunks, run_chunk, sent
 
 
 class SourcesPlugin(WorkerPlugin):
@@ -53,7 +53,7 @@ def on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], i
     """Pieces on a Dask cluster, given back in order. Dask runs again the tasks of a worker that dies."""
     client = connect(address)
     try:
-        sources = [source_of(rs) for rs in rulesets]
+        sources = [sent(rs) for rs in rulesets]
         digests = [s.digest for s in sources]
         client.register_plugin(SourcesPlugin(sources))
         threads = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values()))

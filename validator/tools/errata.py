@@ -993,12 +993,13 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     commands["diff"] = cmd_diff
 
 
-def add_sweep_options(p: Any) -> None:
-    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``)."""
+def add_sweep_options(p: Any, most: str = "") -> None:
+    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``); ``most``: what
+    bounds the default number of processes, if anything does."""
     from . import int_between
 
     p.add_argument("--jobs", "-j", type=int_between(1, 512, "a number of processes"), default=None, metavar="N",
-                   help="processes to run on (default: one per CPU; 1: this process only)")
+                   help=f"processes to run on (default: one per CPU{', ' + most if most else ''}; 1: this process only)")
     p.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
                    help="run on the workers of this Dask scheduler (default: $RULEVAL_CLUSTER; "
                         "pip install 'ruleval[cluster]')")
