@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -206,3 +209,107 @@ def test_ctrl_c_during_balance_prints_the_figures_of_the_games_played(cli: Any, 
     monkeypatch.setattr(balance, "play_one", stop_at_game_2)
     r = cli("balance", RACE, "--games", "6", "--jobs", "1")
     assert r.code == 130 and r.out.startswith("2 games of") and "interrupted" in r.err
+
+
+def _on_a_terminal(argv: list[str], columns: int = 100) -> tuple[subprocess.Popen[bytes], int]:
+    """`ruleval ARGV` in a process of its own session (as a shell runs a job in the foreground), its
+    standard error a terminal of ``columns`` (a pseudo-terminal whose other end is returned), its
+    output a pipe."""
+    env = {k: v for k, v in os.environ.items() if k != "RULEVAL_NO_PROGRESS"}
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "validator", *argv], cwd=str(REPO), env={**env, "TERM": "xterm"},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, start_new_session=True)
+    os.close(follower)
+    return proc, leader
+
+
+def _read_terminal(leader: int, until: Any = None, timeout: float = 120) -> str:
+    """What the terminal showed: until ``until(text)`` holds, or until the other end is closed."""
+    import select
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if until is not None and until(seen.decode("utf-8", "replace")):
+            break
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # (Linux: the other end is closed)
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+def _bar_counts(text: str, total: int) -> list[int]:
+    return [int(n) for n in re.findall(rf"games:\s+\d+%\|[^|\r\n]*\|\s*(\d+)/{total}\b", text)]
+
+
+@pytest.mark.parametrize("columns", [100, 0])
+def test_a_sweep_shows_a_progress_bar_on_a_terminal_only(columns: int) -> None:
+    """On a terminal, a bar of the games played, drawn at the start and as pieces end (on a terminal
+    that says it has no width, as some consoles do, one of 80 columns); on a pipe, nothing."""
+    argv = ["balance", RACE, "--games", "800", "--rounds", "25", "--player", "still", "--jobs", "2"]
+    proc, leader = _on_a_terminal(argv, columns)
+    try:
+        shown = _read_terminal(leader)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0 and "Traceback" not in shown
+    counts = _bar_counts(shown, 800)
+    assert counts and counts[0] == 0 and max(counts) > 0, shown  # drawn at the start, then as pieces end
+    assert max(len(line) for line in re.split(r"[\r\n]", shown)) <= (columns or 80)
+    assert out.decode().startswith("800 games of") and "games:" not in out.decode()
+    if columns == 0:
+        return
+    piped = subprocess.run([sys.executable, "-m", "validator", *argv[:3], "40", *argv[4:]], cwd=str(REPO),
+                           capture_output=True, env={k: v for k, v in os.environ.items() if k != "RULEVAL_NO_PROGRESS"})
+    assert piped.returncode == 0 and piped.stderr == b"" and piped.stdout.startswith(b"40 games of")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the pool's workers through /proc (Linux)")
+def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -> None:
+    """A real SIGINT, sent as a terminal's Ctrl-C is (to the foreground process group), while a pool of
+    two workers plays: exit 130, the figures of the games played so far, no traceback, and the workers
+    (in sessions of their own, which Ctrl-C does not reach) ended with the sweep."""
+    total = 6000
+    proc, leader = _on_a_terminal(["balance", RACE, "--games", str(total), "--rounds", "25", "--player", "still",
+                                   "--jobs", "2"])
+    try:
+        shown = _read_terminal(leader, until=lambda text: any(n > 0 for n in _bar_counts(text, total)))
+        workers = _children(proc.pid)
+        assert proc.poll() is None and workers, shown
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        shown += _read_terminal(leader, timeout=10)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, shown
+    played = int(out.decode().split(" games of", 1)[0])
+    assert 0 < played < total and "holdings at the start of each round" in out.decode()
+    assert "interrupted" in shown and "Traceback" not in shown
+    assert all(not Path(f"/proc/{pid}").exists() for pid in workers), workers

@@ -226,8 +226,11 @@ class _Progress:
                 from tqdm import tqdm
             except ImportError:  # (a dependency of ruleval: only a broken install lacks it)
                 return
+            # (a terminal that says it has no width, as some consoles and fresh pseudo-terminals do, gets
+            # 80 columns: tqdm would draw a bar of none, that is nothing at all)
+            width = _columns(err)
             self.bar = tqdm(total=total, desc=what, unit=what.split()[-1] if what else "it", file=err, leave=False,
-                            dynamic_ncols=True)
+                            dynamic_ncols=bool(width), ncols=None if width else 80)
 
     def update(self, n: int) -> None:
         if self.bar is not None:
@@ -236,6 +239,14 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _columns(stream: Any) -> int:
+    """The width of the terminal a stream writes to (0 when it says none, or cannot say)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: Sequence[Any], *,
@@ -323,9 +334,22 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
             restarts += 1
             sweep.redone += len([i for i in range(len(pieces)) if i not in done and i >= following])
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
             for f in running:
                 f.cancel()
+            _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """A pool's workers ended now and reaped: a sweep that is over (done, broken, or interrupted, when
+    the pieces they run are no longer wanted) leaves no process behind it. (The standard library ends
+    a pool's workers only once each has finished its piece: ``terminate_workers`` comes in 3.14.)"""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+    for w in workers:
+        w.join(timeout=10)
 
 
 def _on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], address: str,
