@@ -212,3 +212,33 @@ def test_diff_group_by_applies_to_every_output_the_same(cli: Any) -> None:
     assert same.code == 0 and s["differences"] == [] and s["summary"]["states"]["share"]["count"] == 0
     assert raw["summary"]["states"]["share"]["count"] == 4
     assert cli(*base, "--group-by", "results.0.id").out.splitlines()[-1] == "tried 4 states: equivalent on all of them"
+
+
+def test_balance_group_by_player_gives_every_output_by_player(cli: Any, tmp_path: Path) -> None:
+    """`--group-by player`: the text table, the JSON figures and the plot have one row, entry or line
+    per player, made of its sides' figures in the same games (outcomes counted per game and side,
+    holdings the mean of a side)."""
+    argv = ("balance", str(SWEEP / "race.rules"), "--games", "12", "--player", "random", "--player", "red=steady",
+            "--jobs", "1")
+    by_side = json.loads(cli(*argv, "--format", "json").out)
+    svg = tmp_path / "players.svg"
+    r = cli(*argv, "--format", "json", "--group-by", "player", "--plot", str(svg))
+    f = json.loads(r.out)
+    assert r.code == 0 and by_side["group_by"] == "side" and f["group_by"] == "player"
+    assert list(f["sides"]) == list(dict.fromkeys(row["player"] for row in by_side["sides"].values()))
+    assert set(f["sides"]) == {"random", "steady"}
+    assert sorted(s for g in f["sides"].values() for s in g["sides"]) == sorted(by_side["sides"])
+    for name, group in f["sides"].items():
+        members = group["sides"]
+        assert group["player"] == name and all(by_side["sides"][s]["player"] == name for s in members)
+        for key in ("wins", "draws", "survivals", "eliminations"):
+            assert group[key]["of"] == 12 * len(members)
+            assert group[key]["count"] == sum(by_side["sides"][s][key]["count"] for s in members)
+        for rnd, row in f["by_round"].items():
+            mean = sum(by_side["by_round"][rnd][s]["mean"] for s in members) / len(members)
+            assert row[name]["mean"] == pytest.approx(mean, abs=2e-3)
+    text = cli(*argv, "--group-by", "player").out.splitlines()
+    assert text[2].split()[:2] == ["player", "sides"]
+    assert [line.split()[0] for line in text[3:3 + len(f["sides"])]] == list(f["sides"])
+    labels = set(re.findall(r"<!-- (\w+) -->", svg.read_text()))
+    assert set(f["sides"]) <= labels and not labels & (set(by_side["sides"]) - set(f["sides"]))
