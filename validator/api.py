@@ -535,17 +535,22 @@ def _check_swept(files: list[Path], use_cache: bool, jobs: int, cluster: str | N
     """Rulesets checked on a sweep (``tools/sweep``), each on its own. On this machine a worker reads
     the files where they lie. A cluster's workers are sent the files as content: each ruleset's are
     found first, here, by the loader alone (parsing, no checks: every file it names, its data, schemas
-    and catalogue), and all of them go as one tree; a ruleset the loader cannot read through is
-    checked here. The check cache is kept here, of the files each check read."""
+    and catalogue), and all of them go as one tree; a ruleset the loader cannot read through, or that
+    names a file larger than any the loader reads, is checked here. The check cache is kept here, of the files each check read."""
     from .core import checkcache
     from .tools.sweep import files_source, run_sweep
 
     out: dict[Path, Any] = {}
     if cluster:
+        from .lang.loader import MAX_DATA_BYTES
+
         read: dict[Path, list[str]] = {}
         for f in files:
             try:
-                read[f] = sorted(_files_read(deep.call(load, f)))
+                paths = sorted(_files_read(deep.call(load, f)))
+                # (a larger file the loader refuses, here as there: it is not worth sending)
+                if all(os.path.getsize(p) <= MAX_DATA_BYTES for p in paths):
+                    read[f] = paths
             except (ValueError, OverflowError, RecursionError, OSError):
                 pass
         here = [f for f in files if f not in read]
