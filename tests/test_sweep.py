@@ -98,7 +98,18 @@ def test_check_on_a_cluster_keeps_the_check_cache_of_what_each_check_read(cli: A
 
     monkeypatch.setenv("RULEVAL_CACHE_DIR", str(tmp_path / "cache"))
     folders = [REPO / "tests" / "fixtures" / "errata", REPO / "tests" / "fixtures" / "data_import"]
-    first = cli("check", *map(str, folders), "--cluster", cluster.address)
+    from distributed import Client
+
+    def plugins() -> list[str]:
+        with Client(cluster.address, timeout=30, set_as_default=False) as client:
+            return list(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
+
+    before = plugins()
+    monkeypatch.setenv("RULEVAL_CLUSTER", cluster.address)  # (as --cluster does)
+    first = cli("check", *map(str, folders))
+    monkeypatch.delenv("RULEVAL_CLUSTER")
+    sent = [p for p in plugins() if p not in before]
+    assert len(sent) == 1 and sent[0].startswith("ruleval-sources-")  # the files, sent to the cluster's workers
     for f in [p for folder in folders for p in folder.glob("*.rules")]:
         hit = checkcache.lookup(f)
         assert hit is not None, f

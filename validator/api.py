@@ -479,11 +479,13 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1, 
     """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
     again (see ``checkcache``). The rulesets are found first, then each is checked on its own: in this
-    process (``jobs`` 1), in ``jobs`` processes, or on a Dask cluster (``cluster``; see
-    ``tools/sweep``); the results, merged in the files' order, are the same. ``err``: where a
+    process (``jobs`` 1), in ``jobs`` processes, or on a Dask cluster (``cluster``, else
+    ``$RULEVAL_CLUSTER``; see ``tools/sweep``); the results, merged in the files' order, are the same. ``err``: where a
     sweep's progress bar goes (a terminal)."""
     from .core import checkcache, confine
+    from .tools.sweep import CLUSTER_ENV
 
+    cluster = cluster if cluster is not None else os.environ.get(CLUSTER_ENV) or None
     files, missing, refused = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` {confine.not_a_file(raw) or 'not found'}", Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
@@ -562,7 +564,8 @@ def _check_swept(files: list[Path], use_cache: bool, jobs: int, cluster: str | N
             out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files))
     else:
         here = []
-        sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs, what="rulesets", err=err)
+        sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs, cluster="",  # (not $RULEVAL_CLUSTER)
+                          what="rulesets", err=err)
         out.update(zip(files, sweep.results))
     if sweep.interrupted:
         raise KeyboardInterrupt
