@@ -90,14 +90,14 @@ def test_a_worker_that_dies_only_means_checking_its_pieces_again(cli, monkeypatc
                                                                 tmp_path: Path) -> None:
     import os
 
-    from validator import api
+    from validator.tools import checksweep
 
     paths = [str(FIXTURES), str(FIXTURES.parent.parent / "rulesets")]
     one = cli("check", "--no-cache", "--format", "json", "--jobs", "1", *paths)
     monkeypatch.setenv("RULEVAL_TEST_DIE_ONCE", str(tmp_path / "died"))
     monkeypatch.setenv("RULEVAL_TEST_PARENT", str(os.getpid()))
-    _REAL["check_file"] = api.check_file
-    monkeypatch.setattr(api, "check_file", _check_dying_once)
+    _REAL["check_file"] = checksweep.check_file
+    monkeypatch.setattr(checksweep, "check_file", _check_dying_once)
     many = cli("check", "--no-cache", "--format", "json", "--jobs", "3", *paths)
     assert (tmp_path / "died").exists()
     assert (many.code, many.out) == (one.code, one.out), many.err

@@ -303,14 +303,14 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
-    files = _files_read(loaded)
+    files = files_read(loaded)
     rs = Ruleset(display_path(p), program, diags, files)
     rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
     _quote_sources(loaded, rs.diagnostics, files)
     return rs
 
 
-def _files_read(loaded: Loaded) -> dict[str, int]:
+def files_read(loaded: Loaded) -> dict[str, int]:
     """Every file a load read (resolved path: modification time): modules, data, schemas, catalogues."""
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
@@ -474,18 +474,16 @@ def checked(rs: Ruleset) -> CheckedRuleset:
                           {f: t for f, t in rs.sources.items() if f in named})
 
 
-def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1, cluster: str | None = None,
-                err: Any = None) -> tuple[list[Any], list[Diagnostic]]:
+def check_paths(paths: list[str | Path], use_cache: bool = True,
+                check: Callable[[list[Path], bool], dict[Path, Any]] | None = None) -> tuple[list[Any], list[Diagnostic]]:
     """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
-    again (see ``checkcache``). The rulesets are found first, then each is checked on its own: in this
-    process (``jobs`` 1), in ``jobs`` processes, or on a Dask cluster (``cluster``, else
-    ``$RULEVAL_CLUSTER``; see ``tools/sweep``); the results, merged in the files' order, are the same. ``err``: where a
-    sweep's progress bar goes (a terminal)."""
+    again (see ``checkcache``). The rulesets are found first, then each is checked on its own:
+    ``check(files, use_cache)`` gives the result of each of those not in the cache (by default, this
+    process checks them one after another; ``tools.checksweep`` runs them on a sweep: processes or a
+    cluster); the results are merged in the files' order, and the cache kept here."""
     from .core import checkcache, confine
-    from .tools.sweep import CLUSTER_ENV
 
-    cluster = cluster if cluster is not None else os.environ.get(CLUSTER_ENV) or None
     files, missing, refused = ruleset_files(paths)
     diags = [Diagnostic("C005", f"`{raw}` {confine.not_a_file(raw) or 'not found'}", Span(raw)) for raw in missing] + refused
     found: dict[Path, Any] = {}
@@ -497,85 +495,19 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1, 
         else:
             todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
-        if cluster or (jobs > 1 and len(todo) > 1):
-            found.update(_check_swept(todo, use_cache, jobs, cluster, err))
-        else:
-            for f in todo:
-                rs = load_ruleset(f, check_cache=use_cache)
-                found[f] = rs
-                if use_cache:
-                    checkcache.store(f, list(rs.files), rs.diagnostics)
+        fresh = (check or _check_here)(todo, use_cache)
+    for f in todo:
+        found[f] = fresh[f]
+        if use_cache and fresh[f].files:  # (none: what it read is not known here, and it is not cached)
+            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics)
     results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)
     return results, sort_diagnostics(diags)
 
 
-def check_file(rulesets: list[Any], item: tuple[str, bool]) -> CheckedRuleset:
-    """A sweep's piece of ``check`` on this machine: one ruleset file, read where it lies."""
-    path, use_cache = item
-    with collector_paused():
-        return checked(load_ruleset(path, use_cache=False, check_cache=use_cache))
-
-
-def check_sent(rulesets: list[Any], entry: str) -> CheckedRuleset:
-    """A sweep's piece of ``check`` on a cluster: one ruleset of the files it was sent (``rulesets[0]``,
-    a tree of them), checked in a private root laid out as the sender's; the files it read are given
-    relative to the tree (none when one lies outside it: a ruleset ruleval ships, read from the
-    worker's own copy; such a result is not cached)."""
-    from .tools.sweep import laid_out
-
-    with laid_out(rulesets[0]) as top, collector_paused():
-        rs = load_ruleset(top / entry, use_cache=False, check_cache=False)
-        done = checked(rs)
-        read = [os.path.relpath(f, top) for f in rs.files]
-    inside = not any(r == ".." or r.startswith(".." + os.sep) for r in read)
-    return replace(done, files=tuple(read) if inside else ())
-
-
-def _check_swept(files: list[Path], use_cache: bool, jobs: int, cluster: str | None, err: Any) -> dict[Path, Any]:
-    """Rulesets checked on a sweep (``tools/sweep``), each on its own. On this machine a worker reads
-    the files where they lie. A cluster's workers are sent the files as content: each ruleset's are
-    found first, here, by the loader alone (parsing, no checks: every file it names, its data, schemas
-    and catalogue), and all of them go as one tree; a ruleset the loader cannot read through, or that
-    names a file larger than any the loader reads, is checked here. The check cache is kept here, of the files each check read."""
-    from .core import checkcache
-    from .tools.sweep import files_source, run_sweep
-
-    out: dict[Path, Any] = {}
-    if cluster:
-        from .lang.loader import MAX_DATA_BYTES
-
-        read: dict[Path, list[str]] = {}
-        for f in files:
-            try:
-                paths = sorted(_files_read(deep.call(load, f)))
-                # (a larger file the loader refuses, here as there: it is not worth sending)
-                if all(os.path.getsize(p) <= MAX_DATA_BYTES for p in paths):
-                    read[f] = paths
-            except (ValueError, OverflowError, RecursionError, OSError):
-                pass
-        here = [f for f in files if f not in read]
-        tree, top = files_source(sorted({p for ps in read.values() for p in ps} | {str(f.resolve()) for f in read}))
-        sent = [f for f in files if f in read]
-        sweep = run_sweep(check_sent, [tree], [os.path.relpath(f.resolve(), top) for f in sent], cluster=cluster,
-                          what="rulesets", err=err)
-        for f, r in zip(sent, sweep.results):
-            out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files))
-    else:
-        here = []
-        sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs, cluster="",  # (not $RULEVAL_CLUSTER)
-                          what="rulesets", err=err)
-        out.update(zip(files, sweep.results))
-    if sweep.interrupted:
-        raise KeyboardInterrupt
-    for f in here:
-        out[f] = checked(load_ruleset(f, check_cache=use_cache))
-    if use_cache:
-        for f in files:
-            if out[f].files:
-                checkcache.store(f, list(out[f].files), out[f].diagnostics)
-    return out
+def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
+    return {f: load_ruleset(f, check_cache=use_cache) for f in files}
 
 
 # ---------------------------------------------------------------- whole games: phase after phase

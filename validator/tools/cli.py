@@ -79,10 +79,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:  # a path on the command line, like `run`'s ruleset: a usage error (U001, exit 2)
         raise UsageError(f"`{missing[0]}` not found")
+    from .checksweep import on_sweep
     from .sweep import default_jobs
 
     jobs = args.jobs or min(4, default_jobs())
-    rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, jobs=jobs, cluster=args.cluster, err=err)
+    rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, check=on_sweep(jobs, args.cluster, err))
     if not rulesets and not diags:  # a gate that checked nothing must not pass: a wrong folder would hide every error
         raise UsageError(f"no ruleset (`.rules` file) found in {', '.join(args.paths)}")
     sources: dict[str, str] = {}
