@@ -308,6 +308,7 @@ def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -
     total = 6000
     proc, leader = _on_a_terminal(["balance", RACE, "--games", str(total), "--rounds", "25", "--player", "still",
                                    "--jobs", "2"])
+    workers: list[int] = []
     try:
         shown = _read_terminal(leader, until=lambda text: any(n > 0 for n in _bar_counts(text, total)))
         workers = _children(proc.pid)
@@ -319,8 +320,12 @@ def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -
         os.close(leader)
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
+        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+        for pid in left:  # (a failed run leaves nothing behind either: the workers outlive their parent)
+            os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 130, shown
     played = int(out.decode().split(" games of", 1)[0])
     assert 0 < played < total and "holdings at the start of each round" in out.decode()
     assert "interrupted" in shown and "Traceback" not in shown
-    assert all(not Path(f"/proc/{pid}").exists() for pid in workers), workers
+    assert not left, left
