@@ -19,13 +19,12 @@ these, an estimate of 100 000 games on 100 workers (docs/scale.md keeps a run's 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import pickle
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -80,47 +79,6 @@ def _noop(rulesets: list[Any], item: Any) -> Any:
     return item
 
 
-@contextlib.contextmanager
-def _local_cluster(workers: int) -> Iterator[str]:
-    """A Dask scheduler and ``workers`` worker processes of one thread on 127.0.0.1, each in a session
-    of its own as the sweep's pool workers are (``sweep._install``: the kernel's autogroup scheduling
-    shares the processor among sessions); the scheduler's address."""
-    import json
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        info = Path(tmp) / "scheduler.json"
-        started = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                     "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
-        try:
-            deadline = time.monotonic() + 60
-            while not info.is_file() or not info.read_text().strip():
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the Dask scheduler did not start")
-                time.sleep(0.1)
-            address = json.loads(info.read_text())["address"]
-            started += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                          "--no-nanny", "--host", "127.0.0.1", "--no-dashboard",
-                                          "--local-directory", str(Path(tmp) / f"w{i}")],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-                        for i in range(workers)]
-            from distributed import Client
-
-            with Client(address, set_as_default=False) as client:
-                client.wait_for_workers(workers, timeout=60)
-            yield address
-        finally:
-            for p in started:
-                p.terminate()
-            for p in started:
-                try:
-                    p.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.scale")
     ap.add_argument("--games", type=int, default=200)
@@ -150,7 +108,10 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         print("   cluster: skipped (pip install 'ruleval[cluster]')")
         return
-    with _local_cluster(2) as address:
+    from validator.tools.cluster import local_cluster
+
+    with local_cluster(2) as local:
+        address = local.address
         with Client(address, set_as_default=False) as client:
             t0 = time.perf_counter()  # each worker loads the rulesets it is sent, once: timed apart
             _timed("(warm-up: workers load the rulesets)", rulesets, items[:4], client=client, cluster=address)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from validator.api import game_seed, load_ruleset
-from validator.tools.balance import load_player, player_path
+from validator.tools.balance import load_player, player_path, run_balance
 from validator.tools.impact import Share
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +69,42 @@ def test_the_heuristic_player_takes_centres_and_supports_its_own_attacks() -> No
              "supply_centers": {"par": "france", "bre": "france"}, "orders": []}
     orders = [o["order"] for o in rs.run(state, query="player_orders", args=["france", 2], seed=2)]
     assert any(" - BEL" in o for o in orders) and any(" S " in o and o.endswith("- BEL") for o in orders), orders
+
+
+def test_the_heuristic_player_concentrates_its_units_on_a_held_centre() -> None:
+    """Three French armies about Munich, which a German army holds, every other centre in reach French:
+    one attacks, the two others support it (alone, the attack would bounce), and Munich falls."""
+    rules = load_ruleset(DIP / "standard.rules")
+    rs = load_player(rules, DIP / "players" / "heuristic.rules")
+    state = {"phase": {"season": "fall", "year": 1902, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": loc} for loc in ("bur", "ruh", "tyr")]
+             + [{"power": "germany", "type": "army", "location": "mun"}],
+             "supply_centers": {"mun": "germany", **{c: "france" for c in ("par", "mar", "bel", "hol", "kie", "ven", "vie",
+                                                                           "tri")}}, "orders": []}
+    orders = [o["order"] for o in rs.run(state, query="player_orders", args=["france", 5], seed=5)]
+    attack = [o for o in orders if o.endswith(" - MUN") and " S " not in o]
+    supports = [o for o in orders if " S " in o and o.endswith(" - MUN")]
+    assert len(attack) == 1 and len(supports) == 2, orders
+    out = rules.run({**state, "orders": [{"power": "france", "order": o} for o in orders]}, query="advance", seed=5)
+    assert any(u["location"] == "mun" and u["power"] == "france" for u in out["next"]["units"]), out["result"]
+
+
+def test_in_a_seeded_sweep_the_heuristic_player_ends_with_more_centres_than_the_random_one() -> None:
+    """The standard game, three years, four powers played by the heuristic player and three by the random
+    one, then the other way round (so that no power's position favours either player): the heuristic
+    player's powers end with clearly more supply centres."""
+    a, b = ["austria", "germany", "italy", "turkey"], ["england", "france", "russia"]
+    held: dict[str, list[float]] = {"heuristic": [], "random": []}
+    for clever in (a, b):
+        f = run_balance(str(DIP / "standard.rules"), ["random"] + [f"{side}=heuristic" for side in clever],
+                        games=3, rounds=3, seed=7, jobs=1)
+        assert f["games"] == 3 and not f["errors"]
+        last = f["by_round"][max(f["by_round"], key=int)]
+        for side in a + b:
+            assert f["sides"][side]["player"] == ("heuristic" if side in clever else "random")
+            held[f["sides"][side]["player"]].append(last[side]["mean"])
+    heuristic, random = (sum(held[p]) / len(held[p]) for p in ("heuristic", "random"))
+    assert heuristic > 1.5 * random, held
 
 
 def test_balance_reports_shares_by_side_and_holdings_by_round(cli: Any, tmp_path: Path) -> None:
@@ -145,3 +181,64 @@ def test_diff_exact_tables_are_capped_and_grouped_by_a_field(cli: Any) -> None:
     grouped = cli(*base, "--group-by", "results.0.hit", "--rows", "-1")
     labels = [x.split()[-1] for x in grouped.out.splitlines() if odds.match(x)]
     assert sorted(labels) == ["results.0.hit=false", "results.0.hit=true"]
+
+
+def test_diff_group_by_applies_to_every_output_the_same(cli: Any) -> None:
+    """`--group-by FIELD` sums each exact distribution by the field before anything else sees it: what
+    is compared (a difference in other fields only is none), counted in the figures, printed and
+    written as JSON are the sums."""
+    from fractions import Fraction
+
+    errata = ROOT / "tests" / "fixtures" / "errata"
+    base = ("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--generate", "4", "--exact", "--shrink", "0",
+            "--jobs", "1")
+    raw = json.loads(cli(*base, "--format", "json").out)
+    grouped = cli(*base, "--group-by", "results.0.hit", "--format", "json", "--show", "-1")
+    g = json.loads(grouped.out)
+    assert grouped.code == 1 and g["group_by"] == "results.0.hit" and len(g["differences"]) == 4
+    for d, r in zip(g["differences"], raw["differences"]):
+        for side in ("old", "new"):
+            keys = [json.loads(k) for k in d[side]["distribution"]]
+            assert keys and all(list(k) == ["results.0.hit"] for k in keys)
+            hit = sum(Fraction(p) for k, p in r[side]["distribution"].items() if json.loads(k)["results"][0]["hit"])
+            assert Fraction(d[side]["distribution"].get('{"results.0.hit": "true"}', "0")) == hit
+        assert d["changed"] and all(c["pointer"].startswith('/distribution/{"results.0.hit"') for c in d["changed"])
+    assert g["summary"]["states"]["share"]["count"] == 4
+    text = cli(*base, "--group-by", "results.0.hit", "--show", "-1")
+    assert text.out.count("results.0.hit=true") == 4 and "states that differ: 4 of 4" in text.out
+    # the first hit is the same in both for every state: summed by it, nothing differs, anywhere
+    same = cli(*base, "--group-by", "results.0.id", "--format", "json")
+    s = json.loads(same.out)
+    assert same.code == 0 and s["differences"] == [] and s["summary"]["states"]["share"]["count"] == 0
+    assert raw["summary"]["states"]["share"]["count"] == 4
+    assert cli(*base, "--group-by", "results.0.id").out.splitlines()[-1] == "tried 4 states: equivalent on all of them"
+
+
+def test_balance_group_by_player_gives_every_output_by_player(cli: Any, tmp_path: Path) -> None:
+    """`--group-by player`: the text table, the JSON figures and the plot have one row, entry or line
+    per player, made of its sides' figures in the same games (outcomes counted per game and side,
+    holdings the mean of a side)."""
+    argv = ("balance", str(SWEEP / "race.rules"), "--games", "12", "--player", "random", "--player", "red=steady",
+            "--jobs", "1")
+    by_side = json.loads(cli(*argv, "--format", "json").out)
+    svg = tmp_path / "players.svg"
+    r = cli(*argv, "--format", "json", "--group-by", "player", "--plot", str(svg))
+    f = json.loads(r.out)
+    assert r.code == 0 and by_side["group_by"] == "side" and f["group_by"] == "player"
+    assert list(f["sides"]) == list(dict.fromkeys(row["player"] for row in by_side["sides"].values()))
+    assert set(f["sides"]) == {"random", "steady"}
+    assert sorted(s for g in f["sides"].values() for s in g["sides"]) == sorted(by_side["sides"])
+    for name, group in f["sides"].items():
+        members = group["sides"]
+        assert group["player"] == name and all(by_side["sides"][s]["player"] == name for s in members)
+        for key in ("wins", "draws", "survivals", "eliminations"):
+            assert group[key]["of"] == 12 * len(members)
+            assert group[key]["count"] == sum(by_side["sides"][s][key]["count"] for s in members)
+        for rnd, row in f["by_round"].items():
+            mean = sum(by_side["by_round"][rnd][s]["mean"] for s in members) / len(members)
+            assert row[name]["mean"] == pytest.approx(mean, abs=2e-3)
+    text = cli(*argv, "--group-by", "player").out.splitlines()
+    assert text[2].split()[:2] == ["player", "sides"]
+    assert [line.split()[0] for line in text[3:3 + len(f["sides"])]] == list(f["sides"])
+    labels = set(re.findall(r"<!-- (\w+) -->", svg.read_text()))
+    assert set(f["sides"]) <= labels and not labels & (set(by_side["sides"]) - set(f["sides"]))

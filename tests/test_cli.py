@@ -72,27 +72,35 @@ def test_check_in_several_processes_says_the_same(cli, fmt: str) -> None:
         assert (many.code, many.out, many.err) == (one.code, one.out, one.err)
 
 
-def test_a_failing_worker_only_means_checking_its_share_here(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+_REAL: dict = {}  # the functions a test replaces, as they were (forked workers inherit it)
+
+
+def _check_dying_once(rulesets, item):
+    """`check`'s piece, in a worker process that dies the first time it is given one (a marker file says so)."""
     import os
 
-    from validator import api
+    marker = os.environ["RULEVAL_TEST_DIE_ONCE"]
+    if os.getpid() != int(os.environ["RULEVAL_TEST_PARENT"]) and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return _REAL["check_file"](rulesets, item)
 
-    parent = os.getpid()
-    real = api._check_here
-    here: list[int] = []
 
-    def failing_in_children(files, use_cache):
-        if os.getpid() != parent:
-            raise RuntimeError("worker broke")
-        here.append(len(files))
-        return real(files, use_cache)
+def test_a_worker_that_dies_only_means_checking_its_pieces_again(cli, monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    import os
+
+    from validator.tools import checksweep
 
     paths = [str(FIXTURES), str(FIXTURES.parent.parent / "rulesets")]
     one = cli("check", "--no-cache", "--format", "json", "--jobs", "1", *paths)
-    monkeypatch.setattr(api, "_check_here", failing_in_children)
+    monkeypatch.setenv("RULEVAL_TEST_DIE_ONCE", str(tmp_path / "died"))
+    monkeypatch.setenv("RULEVAL_TEST_PARENT", str(os.getpid()))
+    _REAL["check_file"] = checksweep.check_file
+    monkeypatch.setattr(checksweep, "check_file", _check_dying_once)
     many = cli("check", "--no-cache", "--format", "json", "--jobs", "3", *paths)
-    assert (many.code, many.out) == (one.code, one.out)
-    assert len(here) == 3  # its own share, then each failed worker's
+    assert (tmp_path / "died").exists()
+    assert (many.code, many.out) == (one.code, one.out), many.err
 
 
 def test_no_processes_to_spare_means_checking_here(cli, monkeypatch: pytest.MonkeyPatch) -> None:

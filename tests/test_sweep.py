@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,50 +27,14 @@ RACE, ERRATA = str(SWEEP / "race.rules"), str(SWEEP / "errata.rules")
 pytest.importorskip("distributed", reason="the cluster extra is part of the test extra (pyproject)")
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    return subprocess.Popen([sys.executable, "-m", *args], cwd=str(REPO), env=env, stdout=log.open("wb"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _worker(address: str, tmp: Path, name: str) -> subprocess.Popen[bytes]:
-    return _start(["distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1",
-                   "--no-dashboard", "--name", name, "--local-directory", str(tmp / name)], tmp / f"{name}.log")
-
-
-def _wait_workers(address: str, n: int) -> None:
-    from distributed import Client
-
-    with Client(address, timeout=30, set_as_default=False) as client:
-        client.wait_for_workers(n, timeout=60)
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def cluster() -> Iterator[Any]:
     """A Dask scheduler and two worker processes, on the loopback address only."""
-    tmp = tmp_path_factory.mktemp("dask")
-    info = tmp / "scheduler.json"
-    procs = [_start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", str(info)], tmp / "scheduler.log")]
-    try:
-        deadline = time.monotonic() + 60
-        while not info.is_file() or not info.read_text().strip():
-            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(info.read_text())["address"]
-        assert address.startswith("tcp://127.0.0.1:")
-        procs += [_worker(address, tmp, f"w{i}") for i in range(2)]
-        _wait_workers(address, 2)
-        yield {"address": address, "tmp": tmp, "procs": procs}
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    from validator.tools.cluster import local_cluster
+
+    with local_cluster(2) as c:
+        assert c.address.startswith("tcp://127.0.0.1:")
+        yield c
 
 
 def _same(cli: Any, *argv: str, cluster: str) -> Any:
@@ -81,28 +46,76 @@ def _same(cli: Any, *argv: str, cluster: str) -> Any:
     return one
 
 
-def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
-    r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster["address"])
+def test_diff_games_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
+    r = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--show", "2", cluster=cluster.address)
     # the errata's goal (R-4) against the original's (R-3): the clause of each side's cited `const`
     assert r.code == 1 and "games that differ: " in r.out and "R-4 (only NEW)" in r.out and "R-3 (only OLD)" in r.out
-    j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster["address"])
+    j = _same(cli, "diff", RACE, ERRATA, "--games", "12", "--format", "json", cluster=cluster.address)
     figures = json.loads(j.out)["summary"]["games"]
     assert figures["share"]["of"] == 12 and 0 < figures["share"]["count"] < 12
     assert figures["share"]["ci95"][0] < figures["share"]["share"] < figures["share"]["ci95"][1]
 
 
-def test_balance_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
+def test_balance_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
     r = _same(cli, "balance", RACE, "--games", "30", "--player", "random", "--player", "red=steady",
-              "--format", "json", cluster=cluster["address"])
+              "--format", "json", cluster=cluster.address)
     f = json.loads(r.out)
     assert f["games"] == 30 and f["by_victory"] == 30
     assert f["sides"]["red"]["player"] == "steady" and f["sides"]["red"]["wins"]["count"] >= 20
     assert sum(f["sides"][s]["wins"]["count"] for s in f["sides"]) == 30
 
 
-def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: dict[str, Any]) -> None:
-    r = _same(cli, "test", str(SWEEP / "cases.yaml"), cluster=cluster["address"])
+def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any) -> None:
+    r = _same(cli, "test", str(SWEEP / "cases.yaml"), cluster=cluster.address)
     assert r.code == 1 and "3 passed, 1 failed" in r.out and "a wrong expectation" in r.out
+
+
+FIXTURES = str(REPO / "tests" / "fixtures")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_check_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any, fmt: str) -> None:
+    """`check` of many rulesets (tests/fixtures: errors of every stage, imports that climb out of their
+    root, cycles, data files; a bundled game) prints, byte for byte, what one process prints, whether
+    a pool or a cluster's workers (sent the files as content) checked them."""
+    argv = ("check", "--no-cache", "--format", fmt, FIXTURES, str(REPO / "rulesets" / "jomini"))
+    one = cli(*argv, "--jobs", "1")
+    pool = cli(*argv, "--jobs", "2")
+    dask = cli(*argv, "--cluster", cluster.address)
+    assert one.code == pool.code == dask.code == 1
+    assert (one.out, one.err) == (pool.out, pool.err) == (dask.out, dask.err)
+    if fmt != "sarif":
+        assert "resolves outside the ruleset root `tests/fixtures`" in one.out + one.err
+    if fmt == "text":
+        assert one.err.splitlines()[-1].startswith("checked 3") and "C007" in one.err
+
+
+def test_check_on_a_cluster_keeps_the_check_cache_of_what_each_check_read(cli: Any, cluster: Any, tmp_path: Path,
+                                                                          monkeypatch: Any) -> None:
+    """The files a worker read (in its private copy) are named as this machine's in the cache, so that a
+    later check finds every entry fresh, with the same diagnostics."""
+    from validator.core import checkcache
+
+    monkeypatch.setenv("RULEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    folders = [REPO / "tests" / "fixtures" / "errata", REPO / "tests" / "fixtures" / "data_import"]
+    from distributed import Client
+
+    def plugins() -> list[str]:
+        with Client(cluster.address, timeout=30, set_as_default=False) as client:
+            return list(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
+
+    before = plugins()
+    monkeypatch.setenv("RULEVAL_CLUSTER", cluster.address)  # (as --cluster does)
+    first = cli("check", *map(str, folders))
+    monkeypatch.delenv("RULEVAL_CLUSTER")
+    sent = [p for p in plugins() if p not in before]
+    assert len(sent) == 1 and sent[0].startswith("ruleval-sources-")  # the files, sent to the cluster's workers
+    for f in [p for folder in folders for p in folder.glob("*.rules")]:
+        hit = checkcache.lookup(f)
+        assert hit is not None, f
+        assert any(name.endswith(("clauses.yaml", "terrain.yaml")) for name in hit.files), hit.files
+    again = cli("check", *map(str, folders), "--jobs", "1")
+    assert (first.code, first.out, first.err) == (again.code, again.out, again.err)
 
 
 def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> None:
@@ -126,16 +139,15 @@ def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> Non
     assert not os.path.exists(real)  # the private folder goes once the ruleset is loaded
 
 
-def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: dict[str, Any]) -> None:
+def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> None:
     """A third worker joins; once it runs a piece, it is killed: Dask runs its pieces again elsewhere,
     and the figures are those of one process."""
     from distributed import Client
 
     argv = ("balance", RACE, "--games", "60", "--rounds", "25", "--player", "still", "--format", "json")
-    address = cluster["address"]
-    victim = _worker(address, cluster["tmp"], "victim")
-    cluster["procs"].append(victim)
-    _wait_workers(address, 3)
+    address = cluster.address
+    victim = cluster.add_worker("victim")
+    cluster.wait_for_workers(3)
     result: dict[str, Any] = {}
     run = threading.Thread(target=lambda: result.update(r=cli(*argv, "--cluster", address)))
     run.start()
@@ -208,3 +220,112 @@ def test_ctrl_c_during_balance_prints_the_figures_of_the_games_played(cli: Any, 
     monkeypatch.setattr(balance, "play_one", stop_at_game_2)
     r = cli("balance", RACE, "--games", "6", "--jobs", "1")
     assert r.code == 130 and r.out.startswith("2 games of") and "interrupted" in r.err
+
+
+def _on_a_terminal(argv: list[str], columns: int = 100) -> tuple[subprocess.Popen[bytes], int]:
+    """`ruleval ARGV` in a process of its own session (as a shell runs a job in the foreground), its
+    standard error a terminal of ``columns`` (a pseudo-terminal whose other end is returned), its
+    output a pipe."""
+    env = {k: v for k, v in os.environ.items() if k != "RULEVAL_NO_PROGRESS"}
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "validator", *argv], cwd=str(REPO), env={**env, "TERM": "xterm"},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, start_new_session=True)
+    os.close(follower)
+    return proc, leader
+
+
+def _read_terminal(leader: int, until: Any = None, timeout: float = 120) -> str:
+    """What the terminal showed: until ``until(text)`` holds, or until the other end is closed."""
+    import select
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if until is not None and until(seen.decode("utf-8", "replace")):
+            break
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # (Linux: the other end is closed)
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+def _bar_counts(text: str, total: int) -> list[int]:
+    return [int(n) for n in re.findall(rf"games:\s+\d+%\|[^|\r\n]*\|\s*(\d+)/{total}\b", text)]
+
+
+@pytest.mark.parametrize("columns", [100, 0])
+def test_a_sweep_shows_a_progress_bar_on_a_terminal_only(columns: int) -> None:
+    """On a terminal, a bar of the games played, drawn at the start and as pieces end (on a terminal
+    that says it has no width, as some consoles do, one of 80 columns); on a pipe, nothing."""
+    argv = ["balance", RACE, "--games", "800", "--rounds", "25", "--player", "still", "--jobs", "2"]
+    proc, leader = _on_a_terminal(argv, columns)
+    try:
+        shown = _read_terminal(leader)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0 and "Traceback" not in shown
+    counts = _bar_counts(shown, 800)
+    assert counts and counts[0] == 0 and max(counts) > 0, shown  # drawn at the start, then as pieces end
+    assert max(len(line) for line in re.split(r"[\r\n]", shown)) <= (columns or 80)
+    assert out.decode().startswith("800 games of") and "games:" not in out.decode()
+    if columns == 0:
+        return
+    piped = subprocess.run([sys.executable, "-m", "validator", *argv[:3], "40", *argv[4:]], cwd=str(REPO),
+                           capture_output=True, env={k: v for k, v in os.environ.items() if k != "RULEVAL_NO_PROGRESS"})
+    assert piped.returncode == 0 and piped.stderr == b"" and piped.stdout.startswith(b"40 games of")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the pool's workers through /proc (Linux)")
+def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -> None:
+    """A real SIGINT, sent as a terminal's Ctrl-C is (to the foreground process group), while a pool of
+    two workers plays: exit 130, the figures of the games played so far, no traceback, and the workers
+    (in sessions of their own, which Ctrl-C does not reach) ended with the sweep."""
+    total = 6000
+    proc, leader = _on_a_terminal(["balance", RACE, "--games", str(total), "--rounds", "25", "--player", "still",
+                                   "--jobs", "2"])
+    workers: list[int] = []
+    try:
+        shown = _read_terminal(leader, until=lambda text: any(n > 0 for n in _bar_counts(text, total)))
+        workers = _children(proc.pid)
+        assert proc.poll() is None and workers, shown
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        shown += _read_terminal(leader, timeout=10)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+        for pid in left:  # (a failed run leaves nothing behind either: the workers outlive their parent)
+            os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130, shown
+    played = int(out.decode().split(" games of", 1)[0])
+    assert 0 < played < total and "holdings at the start of each round" in out.decode()
+    assert "interrupted" in shown and "Traceback" not in shown
+    assert not left, left

@@ -303,6 +303,15 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
+    files = files_read(loaded)
+    rs = Ruleset(display_path(p), program, diags, files)
+    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
+    _quote_sources(loaded, rs.diagnostics, files)
+    return rs
+
+
+def files_read(loaded: Loaded) -> dict[str, int]:
+    """Every file a load read (resolved path: modification time): modules, data, schemas, catalogues."""
     files: dict[str, int] = {}
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
@@ -325,10 +334,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
                 files[real] = Path(real).stat().st_mtime_ns
             except OSError:
                 pass
-    rs = Ruleset(display_path(p), program, diags, files)
-    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
-    _quote_sources(loaded, rs.diagnostics, files)
-    return rs
+    return files
 
 
 def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) -> None:
@@ -339,9 +345,10 @@ def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) 
 
     spans = [d.span for d in diags] + [r.span for d in diags for r in d.related]
     for shown in {sp.file for sp in spans if sp.line} - set(loaded.sources):
-        if os.path.realpath(shown) in files:
+        real = real_path(shown)  # (relative to the shown paths' folder: a sweep's worker runs elsewhere)
+        if str(real) in files:
             try:
-                loaded.sources[shown] = read_bytes(Path(shown), data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
+                loaded.sources[shown] = read_bytes(real, data.MAX_DATA_BYTES).decode("utf-8").lstrip("\ufeff")
             except (Refused, UnicodeDecodeError, OSError):
                 pass
 
@@ -430,18 +437,23 @@ def ruleset_files(paths: list[str] | list[str | Path]) -> tuple[list[Path], list
 
 @dataclass
 class CheckedRuleset:
-    """A ruleset's check result from the check cache: its diagnostics, sources read on demand (only
-    the files the verified entry covers, bounded: a diagnostic's file name is not a licence to read)."""
+    """A ruleset's check result: its diagnostics and the files it read, and the texts of the files its
+    diagnostics point into as the check read them (``texts``: one checked in a sweep's worker);
+    without them (a result from the check cache), read on demand (only the files the verified entry
+    covers, bounded: a diagnostic's file name is not a licence to read)."""
 
     path: str
     diagnostics: list[Diagnostic]
     files: tuple[str, ...] = ()
+    texts: dict[str, str] | None = None
 
     @property
     def sources(self) -> dict[str, str]:
         from .core.confine import Refused, read_bytes
         from .lang.syntax import MAX_SOURCE_BYTES
 
+        if self.texts is not None:
+            return dict(self.texts)
         out = {}
         covered = set(self.files)
         for f in {d.span.file for d in self.diagnostics}:
@@ -454,11 +466,22 @@ class CheckedRuleset:
         return out
 
 
-def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) -> tuple[list[Any], list[Diagnostic]]:
+def checked(rs: Ruleset) -> CheckedRuleset:
+    """What ``check`` keeps of a loaded ruleset: its diagnostics, the files it read, and the texts of
+    those its diagnostics point into (what they quote)."""
+    named = {d.span.file for d in rs.diagnostics} | {r.span.file for d in rs.diagnostics for r in d.related}
+    return CheckedRuleset(rs.path, list(rs.diagnostics), tuple(rs.files),
+                          {f: t for f, t in rs.sources.items() if f in named})
+
+
+def check_paths(paths: list[str | Path], use_cache: bool = True,
+                check: Callable[[list[Path], bool], dict[Path, Any]] | None = None) -> tuple[list[Any], list[Diagnostic]]:
     """Check every ruleset file under the given files or folders; all diagnostics, sorted. With
     ``use_cache``, a ruleset none of whose files changed since it was last checked is not parsed
-    again (see ``checkcache``). With ``jobs`` > 1, folders are checked in that many processes
-    (see `_check_in_processes`); the result is the same."""
+    again (see ``checkcache``). The rulesets are found first, then each is checked on its own:
+    ``check(files, use_cache)`` gives the result of each of those not in the cache (by default, this
+    process checks them one after another; ``tools.checksweep`` runs them on a sweep: processes or a
+    cluster); the results are merged in the files' order, and the cache kept here."""
     from .core import checkcache, confine
 
     files, missing, refused = ruleset_files(paths)
@@ -472,10 +495,11 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
         else:
             todo.append(f)
     with collector_paused():  # across all of them: re-enabled in between, it would scan each one's objects
-        if jobs > 1 and len(todo) > 1 and hasattr(os, "fork"):
-            found.update(_check_in_processes(todo, use_cache, jobs))
-        else:
-            found.update(_check_here(todo, use_cache))
+        fresh = (check or _check_here)(todo, use_cache)
+    for f in todo:
+        found[f] = fresh[f]
+        if use_cache and fresh[f].files:  # (none: what it read is not known here, and it is not cached)
+            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics)
     results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)
@@ -483,88 +507,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True, jobs: int = 1) 
 
 
 def _check_here(files: list[Path], use_cache: bool) -> dict[Path, Any]:
-    from .core import checkcache
-
-    out: dict[Path, Any] = {}
-    for f in files:
-        rs = load_ruleset(f, check_cache=use_cache)
-        if use_cache:
-            checkcache.store(f, list(rs.files), rs.diagnostics)
-        out[f] = rs
-    return out
-
-
-def _shares(files: list[Path], jobs: int) -> list[list[Path]]:
-    """The files cut into at most ``jobs`` runs of about equal length, in their order (folder by
-    folder, sorted). A folder's files usually extend one base ruleset, whose work its variants share
-    within a process (the base parsed once, each of its definitions checked once for the variants
-    that change nothing it reads, the code of their data checks compiled once): runs keep a folder
-    in one process unless it is longer than a share, as one folder often holds most of the work (a
-    game's variants, each with its own map), or straddles two."""
-    n = min(jobs, len(files))
-    size, longer = divmod(len(files), n)
-    shares = []
-    start = 0
-    for i in range(n):
-        end = start + size + (1 if i < longer else 0)
-        shares.append(files[start:end])
-        start = end
-    return shares
-
-
-def _check_in_processes(files: list[Path], use_cache: bool, jobs: int) -> dict[Path, Any]:
-    """Check shares of the files in forked processes (this one takes the first share). A child
-    sends its rulesets' diagnostics back as JSON and exits; if a child fails in any way, its
-    share is checked here instead, so the result never depends on how the work was split."""
-    from .core import checkcache
-
-    shares = _shares(files, jobs)
-    children = []
-    here = list(shares[0])
-    for share in shares[1:]:
-        try:  # no more descriptors or processes: the share is checked here
-            read_end, write_end = os.pipe()
-        except OSError:
-            here.extend(share)
-            continue
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            here.extend(share)
-            continue
-        if pid == 0:  # the child: check, report, and leave without returning into the caller
-            code = 1
-            try:
-                os.close(read_end)
-                done = _check_here(share, use_cache)
-                payload = json.dumps([[str(f), [checkcache.diag_to_json(d) for d in done[f].diagnostics],
-                                       list(done[f].files)] for f in share])
-                with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
-                    pipe.write(payload)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_end)
-        children.append((pid, read_end, share))
-    out = _check_here(here, use_cache)
-    for pid, read_end, share in children:
-        with os.fdopen(read_end, encoding="utf-8") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        try:
-            if status != 0:
-                raise ValueError(f"worker exited with status {status}")
-            for name, items, read in json.loads(payload):
-                f = Path(name)
-                out[f] = CheckedRuleset(display_path(f), [checkcache.diag_from_json(d) for d in items],
-                                        tuple(map(str, read)))
-            if any(f not in out for f in share):
-                raise ValueError("worker left out a ruleset")
-        except (ValueError, KeyError, TypeError):
-            out.update(_check_here(share, use_cache))
-    return out
+    return {f: load_ruleset(f, check_cache=use_cache) for f in files}
 
 
 # ---------------------------------------------------------------- whole games: phase after phase

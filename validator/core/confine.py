@@ -25,6 +25,7 @@ the old file as it was.
 
 from __future__ import annotations
 
+import contextvars
 import errno
 import functools
 import os
@@ -231,9 +232,20 @@ def walk(folder: Path, suffixes: tuple[str, ...],
     return sorted(found), sorted(refused, key=lambda item: item[0])
 
 
+# The folder paths are shown relative to: the working folder, except where a sweep's worker loads a
+# ruleset sent to it as content (``tools/sweep``): there, the copy of the sender's working folder in
+# its private root, so that every path it shows is the one the sender would show. Per thread of work.
+DISPLAY_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("DISPLAY_BASE", default=None)
+
+
+def display_base() -> str:
+    """The folder shown paths are relative to (see ``DISPLAY_BASE``)."""
+    return DISPLAY_BASE.get() or os.getcwd()
+
+
 def _rel(path: Path) -> str:
     try:
-        return os.path.relpath(path)
+        return os.path.relpath(path, display_base())
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
 

@@ -8,7 +8,6 @@ definitions replace the base's). ``import "x.rules" as m`` makes another namespa
 
 from __future__ import annotations
 
-import contextvars
 import json
 import os
 import re
@@ -22,7 +21,7 @@ from . import ast as A
 from ..core import jsontext
 from ..core import confine, safeyaml
 from . import astcache, schemarefs
-from ..core.confine import ROOT_MARKER, Refused, find_root
+from ..core.confine import ROOT_MARKER, Refused, display_base, find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
 
@@ -86,17 +85,6 @@ class Loaded:
     diagnostics: list[Diagnostic]
     read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
     modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
-
-
-# The folder paths are shown relative to: the working folder, except where a sweep's worker loads a
-# ruleset sent to it as content (``tools/sweep``): there, the copy of the sender's working folder in
-# its private root, so that every path it shows is the one the sender would show. Per thread of work.
-DISPLAY_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("DISPLAY_BASE", default=None)
-
-
-def display_base() -> str:
-    """The folder shown paths are relative to (see ``DISPLAY_BASE``)."""
-    return DISPLAY_BASE.get() or os.getcwd()
 
 
 def display_path(path: Path) -> str:

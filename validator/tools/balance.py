@@ -141,25 +141,39 @@ class Balance:
     rounds: int
     interrupted: bool = False
 
-    def figures(self) -> dict[str, Any]:
+    def groups(self, group_by: str = "side") -> dict[str, list[str]]:
+        """The rows of the figures: each side (``side``), or each player with the sides it played
+        (``player``), in the sides' order."""
+        out: dict[str, list[str]] = {}
+        for side in self.sides:
+            out.setdefault(side if group_by == "side" else self.players[side], []).append(side)
+        return out
+
+    def figures(self, group_by: str = "side") -> dict[str, Any]:
+        """The figures of the games, by side or by player (``group_by``): the outcomes of a group are
+        those of each of its sides in each game (a share of games x sides), its holdings the mean over
+        them."""
         played = [g for g in self.games if g.error is None]
         n = len(played)
+        groups = self.groups(group_by)
         per_side: dict[str, Any] = {}
-        for side in self.sides:
-            wins = sum(g.winner == side for g in played)
-            draws = sum(g.winner is None and g.alive.get(side, False) for g in played)
-            alive = sum(g.alive.get(side, False) for g in played)
-            per_side[side] = {"player": self.players[side], "wins": Share(wins, n).to_json(), "draws": Share(draws, n).to_json(),
-                              "survivals": Share(alive, n).to_json(), "eliminations": Share(n - alive, n).to_json()}
+        for name, members in groups.items():
+            k = n * len(members)
+            wins = sum(g.winner == side for g in played for side in members)
+            draws = sum(g.winner is None and g.alive.get(side, False) for g in played for side in members)
+            alive = sum(g.alive.get(side, False) for g in played for side in members)
+            per_side[name] = {"player": self.players[members[0]], "sides": members, "wins": Share(wins, k).to_json(),
+                              "draws": Share(draws, k).to_json(), "survivals": Share(alive, k).to_json(),
+                              "eliminations": Share(k - alive, k).to_json()}
         rounds = sorted({int(r) for g in played for r in g.by_round}, key=int)
         by_round: dict[str, Any] = {}
         for r in rounds:
             row = {}
-            for side in self.sides:
-                xs = [_at_round(g, r).get(side, 0) for g in played]
+            for name, members in groups.items():
+                xs = [_at_round(g, r).get(side, 0) for g in played for side in members]
                 mean = sum(xs) / len(xs) if xs else 0.0
                 sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
-                row[side] = {"mean": round(mean, 3), "sd": round(sd, 3)}
+                row[name] = {"mean": round(mean, 3), "sd": round(sd, 3)}
             by_round[str(r)] = row
         lengths = [g.rounds for g in played]
         first = Counter(h for g in played for h in g.first_taken)
@@ -169,7 +183,7 @@ class Balance:
             "length": {"rounds_mean": round(sum(lengths) / n, 3) if n else 0, "rounds_min": min(lengths, default=0),
                        "rounds_max": max(lengths, default=0),
                        "phases_mean": round(sum(g.phases for g in played) / n, 3) if n else 0},
-            "sides": per_side, "by_round": by_round,
+            "group_by": group_by, "sides": per_side, "by_round": by_round,
             "taken_first": [[h, k] for h, k in sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))],
             "errors": [g.error for g in self.games if g.error is not None], "interrupted": self.interrupted}
 
@@ -194,18 +208,21 @@ def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
                        f"{f['length']['rounds_mean']:g} rounds ({f['length']['rounds_min']}-{f['length']['rounds_max']}), "
                        f"{f['length']['phases_mean']:g} phases")
     sides = list(f["sides"])
-    w = max([len(s) for s in sides] + [4])
+    by_player = f.get("group_by") == "player"
+    head = "player" if by_player else "side"
+    w = max([len(s) for s in sides] + [len(head)])
     cols = ("wins", "draws", "survivals", "eliminations")
-    lines.append(f"{'side'.ljust(w)}  {'player':<10}  " + "  ".join(c.ljust(15) for c in cols).rstrip()
+    lines.append(f"{head.ljust(w)}  {'sides' if by_player else 'player':<10}  " + "  ".join(c.ljust(15) for c in cols).rstrip()
                  + "   (95% CI)")
     for s in sides:
         row = f["sides"][s]
-        lines.append(f"{s.ljust(w)}  {row['player'][:10]:<10}  " + "  ".join(_pct(row[c]).ljust(15) for c in cols).rstrip())
+        other = str(len(row["sides"])) if by_player else row["player"][:10]
+        lines.append(f"{s.ljust(w)}  {other:<10}  " + "  ".join(_pct(row[c]).ljust(15) for c in cols).rstrip())
     rounds = list(f["by_round"])
     if rounds:
         shown = rounds if len(rounds) <= 8 else rounds[:4] + rounds[-4:]
-        lines.append("holdings at the start of each round, mean (sd):")
-        lines.append(f"{'side'.ljust(w)}  " + "  ".join(r.rjust(10) for r in shown))
+        lines.append(f"holdings at the start of each round, mean (sd){' of a side' if by_player else ''}:")
+        lines.append(f"{head.ljust(w)}  " + "  ".join(r.rjust(10) for r in shown))
         for s in sides:
             cells = [f"{f['by_round'][r][s]['mean']:.1f} ({f['by_round'][r][s]['sd']:.1f})" for r in shown]
             lines.append(f"{s.ljust(w)}  " + "  ".join(c.rjust(10) for c in cells))
@@ -247,7 +264,7 @@ def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
         left.fill_between(rounds, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
                           color=line.get_color(), alpha=0.12, linewidth=0)
     left.set_xlabel("round (start of)")
-    left.set_ylabel("holdings (mean, band: one sd)")
+    left.set_ylabel(f"holdings{' of a side' if f.get('group_by') == 'player' else ''} (mean, band: one sd)")
     left.set_title(f"{variant}: {f['games']} games")
     left.legend(fontsize=7, ncol=2)
     sides = list(f["sides"])
@@ -257,7 +274,7 @@ def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
         right.bar(sides, vals, bottom=bottom, color=colour, label=key)
         bottom = [b + v for b, v in zip(bottom, vals)]
     right.set_ylim(0, 1)
-    right.set_ylabel("share of games")
+    right.set_ylabel("share of games" if f.get("group_by") != "player" else "share of games x sides")
     right.set_title("outcomes (the rest: survived another's win)")
     right.tick_params(axis="x", rotation=45, labelsize=7)
     right.legend(fontsize=7)
@@ -321,7 +338,7 @@ class PlayerError(Exception):
 
 def run_balance(variant_path: str, players: list[str] | None = None, games: int = 100, rounds: int = 10,
                 seed: int = 0, max_phases: int = 1000, jobs: int | None = None, cluster: str | None = None,
-                err: TextIO | None = None) -> dict[str, Any]:
+                err: TextIO | None = None, group_by: str = "side") -> dict[str, Any]:
     """The figures of ``ruleval balance`` as a value (what ``--format json`` prints), for a program: the
     playground, say, which draws them with ``figure_bytes``. Raises ``UsageError``, ``PlayerError`` or
     ``RunError`` as the command reports them."""
@@ -334,7 +351,7 @@ def run_balance(variant_path: str, players: list[str] | None = None, games: int 
     sides, choice, rulesets, by_side, start = prepare(variant, players or [])
     items = [(g, seed, rounds, max_phases, by_side, start) for g in range(games)]
     sw = run_sweep(play_one, rulesets, items, jobs=jobs, cluster=cluster, what="games", err=err)
-    return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures()}
+    return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures(group_by)}
 
 
 def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -365,7 +382,7 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     items = [(g, args.seed, args.rounds, args.max_phases, players, start) for g in range(args.games)]
     sw = run_sweep(play_one, rulesets, items, jobs=args.jobs, cluster=args.cluster, what="games", err=err)
     result = Balance(sw.results, sides, choice, args.rounds, sw.interrupted)
-    figures = result.figures()
+    figures = result.figures(args.group_by)
     shown_name = args.variant
     if args.format == "json":
         out.write(json.dumps({"variant": shown_name, **figures}, indent=2) + "\n")
@@ -400,6 +417,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--plot", action="append", metavar="FILE", help="draw the figures into FILE (.svg or .png; repeat)")
     p.add_argument("--show", type=int, default=8, metavar="K", help="holdings listed as taken first (default 8)")
     p.add_argument("--records", metavar="FILE", help="with --format json: each game's record, one JSON line each")
+    p.add_argument("--group-by", choices=["side", "player"], default="side",
+                   help="the figures (text, JSON, plots) by side (default) or by player: each player's sides together")
     add_sweep_options(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["balance"] = cmd_balance

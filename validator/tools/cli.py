@@ -18,7 +18,6 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from . import int_between
 from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, require_regular, result_json
 
 
@@ -38,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
     p.add_argument("--no-cache", action="store_true",
                    help="check every ruleset afresh (results of unchanged rulesets are otherwise reused)")
-    p.add_argument("--jobs", "-j", type=int_between(1, 64, "a number of processes"), default=0, metavar="N",
-                   help="processes to check folders in (default: one per CPU, at most 4; 1: this process only)")
+    from .errata import add_sweep_options
+
+    add_sweep_options(p, "at most 4")
 
     p = sub.add_parser("run", help="run a ruleset on a state")
     p.add_argument("ruleset")
@@ -79,8 +79,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:  # a path on the command line, like `run`'s ruleset: a usage error (U001, exit 2)
         raise UsageError(f"`{missing[0]}` not found")
-    jobs = args.jobs or min(4, os.cpu_count() or 1)
-    rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, jobs=jobs)
+    from .checksweep import on_sweep
+    from .sweep import default_jobs
+
+    jobs = args.jobs or min(4, default_jobs())
+    rulesets, diags = check_paths(args.paths, use_cache=not args.no_cache, check=on_sweep(jobs, args.cluster, err))
     if not rulesets and not diags:  # a gate that checked nothing must not pass: a wrong folder would hide every error
         raise UsageError(f"no ruleset (`.rules` file) found in {', '.join(args.paths)}")
     sources: dict[str, str] = {}

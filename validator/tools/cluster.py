@@ -3,7 +3,15 @@ a cluster (``--cluster`` or ``RULEVAL_CLUSTER``), so that ruleval runs without D
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ..core.exits import UsageError
@@ -14,7 +22,7 @@ try:
 except ImportError:  # the extra is missing: said when a sweep asks for a cluster
     raise UsageError("--cluster (or RULEVAL_CLUSTER) needs Dask: pip install 'ruleval[cluster]'") from None
 
-from .sweep import Source, Sweep, _chunks, run_chunk, source_of
+from .sweep import Source, Sweep, _chunks, run_chunk, sent
 
 
 class SourcesPlugin(WorkerPlugin):
@@ -45,7 +53,7 @@ def on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], i
     """Pieces on a Dask cluster, given back in order. Dask runs again the tasks of a worker that dies."""
     client = connect(address)
     try:
-        sources = [source_of(rs) for rs in rulesets]
+        sources = [sent(rs) for rs in rulesets]
         digests = [s.digest for s in sources]
         client.register_plugin(SourcesPlugin(sources))
         threads = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values()))
@@ -66,3 +74,73 @@ def on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], i
             client.cancel(futures)
     finally:
         client.close()
+
+
+class LocalCluster:
+    """A Dask scheduler and its worker processes on 127.0.0.1 (``local_cluster``): its address, the
+    processes started (scheduler first), and the folder holding their logs and working folders."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.address = ""
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def _start(self, args: list[str], name: str) -> subprocess.Popen[bytes]:
+        # each in a session of its own, as the pool's workers are (``sweep._install``: the kernel's autogroup
+        # scheduling shares the processor among sessions); not a daemon, so that a task may start processes
+        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+        with (self.folder / f"{name}.log").open("wb") as log:
+            p = subprocess.Popen([sys.executable, "-m", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True)
+        self.processes.append(p)
+        return p
+
+    def log(self, name: str) -> str:
+        path = self.folder / f"{name}.log"
+        return path.read_text(errors="replace") if path.is_file() else ""
+
+    def add_worker(self, name: str) -> subprocess.Popen[bytes]:
+        """One more worker process of one thread, named ``name`` (its log: ``log(name)``)."""
+        return self._start(["distributed.cli.dask_worker", self.address, "--nthreads", "1", "--no-nanny",
+                            "--host", "127.0.0.1", "--no-dashboard", "--name", name,
+                            "--local-directory", str(self.folder / name)], name)
+
+    def wait_for_workers(self, n: int, timeout: float = 60) -> None:
+        with Client(self.address, timeout=30, set_as_default=False) as client:
+            client.wait_for_workers(n, timeout=timeout)
+
+    def stop(self) -> None:
+        for p in self.processes:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.processes:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int, timeout: float = 60) -> Iterator[LocalCluster]:
+    """A Dask scheduler and ``workers`` worker processes of one thread each, listening on 127.0.0.1
+    only, for as long as the block runs (the tests' cluster and the bench's); stopped, every process
+    reaped, when it ends."""
+    with tempfile.TemporaryDirectory(prefix="ruleval-dask-") as tmp:
+        c = LocalCluster(Path(tmp))
+        info = c.folder / "scheduler.json"
+        c._start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                  "--scheduler-file", str(info)], "scheduler")
+        try:
+            deadline = time.monotonic() + timeout
+            while not info.is_file() or not info.read_text().strip():
+                if time.monotonic() > deadline or c.processes[0].poll() is not None:
+                    raise RuntimeError(f"the Dask scheduler did not start:\n{c.log('scheduler')}")
+                time.sleep(0.1)
+            c.address = json.loads(info.read_text())["address"]
+            for i in range(workers):
+                c.add_worker(f"w{i}")
+            c.wait_for_workers(workers, timeout)
+            yield c
+        finally:
+            c.stop()

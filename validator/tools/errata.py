@@ -23,7 +23,7 @@ import json
 import math
 import textwrap
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
@@ -46,6 +46,7 @@ class Probe:
     seed: int | None = None
     dice: list[int] | None = None
     exact: bool = False
+    group_by: str | None = None  # exact: the distribution summed by this field of the outcomes (`--group-by`)
 
 
 @dataclass
@@ -72,8 +73,9 @@ def outcome(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
     if explain:
         return result
     if probe.exact and isinstance(result, dict) and result.get("exact"):
-        return {"distribution": {json.dumps(o["result"], sort_keys=True): o["probability"]
-                                 for o in result["outcomes"]}}
+        dist = {"distribution": {json.dumps(o["result"], sort_keys=True): o["probability"] for o in result["outcomes"]}}
+        # (grouped here, once: what is compared, shrunk, counted, printed and written as JSON is the same)
+        return grouped_distribution(dist, probe.group_by) if probe.group_by else dist
     return result
 
 
@@ -599,8 +601,8 @@ def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None 
 
 
 def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
-    """One state of ``diff``: a case's probe as it is, or ``("generate", seed, exact)``: the state the
-    generator makes from that seed; both rulesets run on it."""
+    """One state of ``diff``: a case's probe as it is, or ``("generate", seed, exact, group_by)``: the
+    state the generator makes from that seed; both rulesets run on it."""
     from ..api import RunError
 
     old, new = rulesets
@@ -609,13 +611,13 @@ def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
     if isinstance(what, Probe):
         probe = what
     else:
-        _, s, exact = what
+        _, s, exact, group_by = what
         gen = next(rs for rs in (new, old) if "generate" in rs.queries())
         try:
             state = gen.run(generator_state(gen), query="generate", args=[s], seed=s, validate=False)
         except RunError as exc:
             return Found(note=f"`generate({s})` failed: {_said(exc.diagnostics[0])}")
-        probe = Probe(f"generate({s})", state, seed=s, exact=exact)
+        probe = Probe(f"generate({s})", state, seed=s, exact=exact, group_by=group_by if exact else None)
     a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
     if _refused(a) or _refused(b):
         return Found(probe, refused=True, skip=refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe))
@@ -638,16 +640,17 @@ class StateReport:
 
 
 def compare_states(old: Any, new: Any, probes: list[Probe], count: int, seed: int, exact: bool,
-                   max_shrunk: int | None, opts: Options) -> StateReport:
+                   max_shrunk: int | None, opts: Options, group_by: str | None = None) -> StateReport:
     """``compare`` as a sweep: the cases' states and ``count`` generated ones (up to a generator that
-    fails), each a piece; the first ``max_shrunk`` differences shrunk."""
+    fails), each a piece; the first ``max_shrunk`` differences shrunk. ``group_by``: exact runs compare
+    (and report) their distributions summed by this field of the outcomes."""
     from .sweep import run_sweep
 
     report = StateReport()
-    items: list[Any] = [(p, IGNORE_CITES[0]) for p in probes]
+    items: list[Any] = [(replace(p, group_by=group_by) if p.exact else p, IGNORE_CITES[0]) for p in probes]
     if count > 0:
         if any("generate" in rs.queries() for rs in (new, old)):
-            items += [(("generate", s, exact), IGNORE_CITES[0]) for s in range(seed, seed + count)]
+            items += [(("generate", s, exact, group_by), IGNORE_CITES[0]) for s in range(seed, seed + count)]
         else:
             report.note = "neither ruleset has `query generate(seed)`: only the cases were tried"
     sw = run_sweep(_probe_task, [old, new], items, jobs=opts.jobs, cluster=opts.cluster, what="states", err=opts.err,
@@ -734,9 +737,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     said = _failures(old, new, d)
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
         lines += wrap_words(f"{side}: {text}", "  ", "    ")
-    old_r, new_r = (grouped_distribution(d.old, EXACT_VIEW["group_by"]), grouped_distribution(d.new, EXACT_VIEW["group_by"])) \
-        if EXACT_VIEW["group_by"] else (d.old, d.new)
-    rows = [] if said else changed_fields(old_r, new_r)
+    rows = [] if said else changed_fields(d.old, d.new)
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
@@ -786,7 +787,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
-EXACT_VIEW: dict[str, Any] = {"group_by": None, "rows": 12}  # `--group-by`, `--rows`: how exact tables are shown
+EXACT_VIEW: dict[str, Any] = {"rows": 12}  # `--rows`: how many outcome rows of an exact table are shown
 
 
 def grouped_distribution(result: Any, field: str) -> Any:
@@ -866,10 +867,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES[0] = args.ignore_cites
-    EXACT_VIEW.update(group_by=args.group_by, rows=args.rows)
+    EXACT_VIEW.update(rows=args.rows)
     opts = Options(args.jobs, args.cluster, err)
     states = compare_states(old, new, probes, args.generate, args.seed, args.exact,
-                            None if args.shrink < 0 else args.shrink, opts)
+                            None if args.shrink < 0 else args.shrink, opts, args.group_by)
     assert states.differences is not None
     diffs, tried, seen = states.differences, states.tried, [states.seen]
     notes = [states.note] if states.note else []
@@ -921,7 +922,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "tried": tried, "skipped": seen[0] - tried, "skip_reasons": dict(sorted(skips.items())),
                 "games": games.games, "phases": games.phases,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n],
-                "interrupted": states.interrupted or games.interrupted,
+                "interrupted": states.interrupted or games.interrupted, "group_by": args.group_by,
                 "summary": {"states": summary_json(states.found or [], tried),
                             "games": summary_json(games.found or [], games.games)},
                 "differences": [
@@ -985,7 +986,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                    help="in the summary, the N most frequent of each grouping (default 5)")
     p.add_argument("--summary", action="store_true", help="the summary's figures even for a single game or state")
     p.add_argument("--group-by", metavar="FIELD", default=None,
-                   help="exact runs: sum each distribution by this field of the outcomes (a dotted path, `results.0.hit`)")
+                   help="exact runs: sum each distribution by this field of the outcomes (a dotted path, `results.0.hit`), "
+                        "and compare, count and show the sums")
     p.add_argument("--rows", type=int, default=12, metavar="N",
                    help="exact runs: at most N outcome rows per difference (default 12; -1: all)")
     add_sweep_options(p)
@@ -993,12 +995,13 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     commands["diff"] = cmd_diff
 
 
-def add_sweep_options(p: Any) -> None:
-    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``)."""
+def add_sweep_options(p: Any, most: str = "") -> None:
+    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``); ``most``: what
+    bounds the default number of processes, if anything does."""
     from . import int_between
 
     p.add_argument("--jobs", "-j", type=int_between(1, 512, "a number of processes"), default=None, metavar="N",
-                   help="processes to run on (default: one per CPU; 1: this process only)")
+                   help=f"processes to run on (default: one per CPU{', ' + most if most else ''}; 1: this process only)")
     p.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
                    help="run on the workers of this Dask scheduler (default: $RULEVAL_CLUSTER; "
                         "pip install 'ruleval[cluster]')")

@@ -400,7 +400,7 @@ class Playground:
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
-        errata.EXACT_VIEW.update(group_by=None, rows=12)
+        errata.EXACT_VIEW.update(rows=12)
         # (a sweep in this process: the server answers one request at a time, under its lock)
         found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK, errata.Options(jobs=1))
         diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips

@@ -1,5 +1,5 @@
-"""Many independent pieces of work (games, generated states, test cases), run in this process, on
-every core, or on a Dask distributed cluster, with the same results in the same order.
+"""Many independent pieces of work (games, generated states, test cases, rulesets to check), run in
+this process, on every core, or on a Dask distributed cluster, with the same results in the same order.
 
 A command hands ``run_sweep`` a task (a module-level function ``task(rulesets, item)``), the loaded
 rulesets it needs and the items, and gets the results back in the items' order, whatever ran them:
@@ -16,7 +16,7 @@ read (its modules, the rulesets it extends, its data, schemas and clause catalog
 (a ``Source``). The worker lays them out in a private folder of its own (in memory where the system
 has ``/dev/shm``) and loads them with ``load_ruleset``: the same root, so the same confinement of
 every path a ruleset names, the same budgets, and the same paths shown in every message (shown
-relative to the copy of the working folder: ``loader.DISPLAY_BASE``). A Dask cluster gets the
+relative to the copy of the working folder: ``confine.DISPLAY_BASE``). A Dask cluster gets the
 sources once per worker (a worker plugin, also given to a worker that replaces one that died), and
 each task only names them by digest.
 
@@ -29,6 +29,7 @@ writes to a terminal shows a progress bar on standard error (tqdm), none otherwi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -63,27 +64,36 @@ class Source:
 def source_of(rs: Any) -> Source:
     """The content of a loaded ruleset (``Ruleset.files``, plus texts it was given rather than read:
     ``rs.overlay``), ready to be sent to a worker."""
-    from ..core.confine import ROOT_MARKER, find_root
     from ..lang.loader import real_path
 
-    overlay: dict[str, str] = rs.overlay or {}
     entry = str(real_path(rs.path))
-    paths = sorted(set(rs.files) | set(overlay) | {entry})
-    marker = find_root(Path(entry)) / ROOT_MARKER
-    if marker.is_file():
-        paths.append(str(marker.resolve()))
+    return files_source(sorted(set(rs.files) | set(rs.overlay or {}) | {entry}), entry, rs.overlay or {})[0]
+
+
+def files_source(paths: Sequence[str], entry: str = "", overlay: dict[str, str] | None = None) -> tuple[Source, Path]:
+    """Files (resolved paths) as content, with the ``ruleval.toml`` of each one's root: a ruleset when
+    ``entry`` names one of them, else a tree of files that a task lays out itself (``laid_out``); and
+    the folder here that the source's paths are relative to (never sent)."""
+    from ..core.confine import ROOT_MARKER, find_root
+
+    overlay = overlay or {}
+    wanted = set(paths) | ({entry} if entry else set())
+    for p in list(wanted):
+        marker = find_root(Path(p)) / ROOT_MARKER
+        if marker.is_file():
+            wanted.add(str(marker.resolve()))
     cwd = os.path.realpath(os.getcwd())
-    top = os.path.commonpath(paths + [cwd])
+    top = os.path.commonpath(sorted(wanted) + [cwd])
     files = []
-    for p in sorted(set(paths)):
+    for p in sorted(wanted):
         data = overlay[p].encode("utf-8") if p in overlay else Path(p).read_bytes()
         files.append((os.path.relpath(p, top), data))
     h = hashlib.sha256()
     for name, data in files:
         h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-    rel_entry, rel_cwd = os.path.relpath(entry, top), os.path.relpath(cwd, top)
+    rel_entry, rel_cwd = os.path.relpath(entry, top) if entry else "", os.path.relpath(cwd, top)
     h.update(f"\0{rel_entry}\0{rel_cwd}".encode())
-    return Source(tuple(files), rel_entry, rel_cwd, h.hexdigest())
+    return Source(tuple(files), rel_entry, rel_cwd, h.hexdigest()), Path(top)
 
 
 # rulesets loaded in this process, by their source's digest (a worker loads each once)
@@ -97,30 +107,46 @@ def _private_folder() -> str:
     return tempfile.mkdtemp(prefix="ruleval-sweep-", dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
 
 
-def load_source(src: Source) -> Any:
-    """The ruleset a source holds, loaded in a private root laid out as the sender's files are, its
-    paths shown as the sender shows them; once per process."""
-    from ..api import load_ruleset
-    from ..lang.loader import DISPLAY_BASE
+@contextlib.contextmanager
+def laid_out(src: Source) -> Iterator[Path]:
+    """The files of a source written out in a private folder (resolved), laid out as the sender's are,
+    with paths shown as the sender shows them (``DISPLAY_BASE``) while the block runs; the folder is
+    removed when it ends."""
+    from ..core.confine import DISPLAY_BASE
 
-    with _LOCK:
-        if src.digest in _LOADED:
-            return _LOADED[src.digest]
-        top = Path(_private_folder())
+    top = Path(_private_folder()).resolve()
+    try:
         for name, data in src.files:
             target = (top / name).resolve()
-            if top.resolve() not in target.parents:  # a name that climbs out of the folder: not ours to write
+            if top not in target.parents:  # a name that climbs out of the folder: not ours to write
                 raise ValueError(f"a source file lies outside its folder: {name}")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         (top / src.cwd).mkdir(parents=True, exist_ok=True)
         token = DISPLAY_BASE.set(str(top / src.cwd))
         try:
-            rs = load_ruleset(top / src.entry, check_cache=False)
+            yield top
         finally:
             DISPLAY_BASE.reset(token)
-            # (a loaded ruleset reads no file again: its texts and data are in memory, so the folder goes)
-            shutil.rmtree(top, ignore_errors=True)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def load_source(src: Source) -> Any:
+    """The ruleset a source holds, loaded in a private root laid out as the sender's files are, its
+    paths shown as the sender shows them; once per process. A tree of files (no entry) is given back
+    as it is, for its task to lay out."""
+    from ..api import load_ruleset
+
+    with _LOCK:
+        if src.digest in _LOADED:
+            return _LOADED[src.digest]
+        if not src.entry:
+            _LOADED[src.digest] = src
+            return src
+        # (a loaded ruleset reads no file again: its texts and data are in memory, so the folder goes)
+        with laid_out(src) as top:
+            rs = load_ruleset(top / src.entry, check_cache=False)
         _LOADED[src.digest] = rs
         return rs
 
@@ -171,6 +197,11 @@ class Sweep:
     redone: int = 0  # pieces run again after their worker died
 
 
+def sent(rs: Any) -> Source:
+    """What a worker is sent of one of a sweep's rulesets: a source as it is, a loaded ruleset's."""
+    return rs if isinstance(rs, Source) else source_of(rs)
+
+
 def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
@@ -195,8 +226,11 @@ class _Progress:
                 from tqdm import tqdm
             except ImportError:  # (a dependency of ruleval: only a broken install lacks it)
                 return
+            # (a terminal that says it has no width, as some consoles and fresh pseudo-terminals do, gets
+            # 80 columns: tqdm would draw a bar of none, that is nothing at all)
+            width = _columns(err)
             self.bar = tqdm(total=total, desc=what, unit=what.split()[-1] if what else "it", file=err, leave=False,
-                            dynamic_ncols=True)
+                            dynamic_ncols=bool(width), ncols=None if width else 80)
 
     def update(self, n: int) -> None:
         if self.bar is not None:
@@ -205,6 +239,14 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _columns(stream: Any) -> int:
+    """The width of the terminal a stream writes to (0 when it says none, or cannot say)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: Sequence[Any], *,
@@ -250,7 +292,7 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
     and the pieces it lost run again (after ``MAX_POOL_RESTARTS``, in this process)."""
     import multiprocessing
 
-    sources = [source_of(rs) for rs in rulesets]
+    sources = [sent(rs) for rs in rulesets]
     for s, rs in zip(sources, rulesets):
         _LOADED.setdefault(s.digest, rs)  # (a forked worker has them already; a spawned one loads them)
     digests = [s.digest for s in sources]
@@ -273,8 +315,12 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
                                    initializer=_install, initargs=(sources,))
         running: dict[Future[list[Any]], int] = {}
         try:
-            for i in todo:
-                running[pool.submit(run_chunk, task, digests, [items[j] for j in pieces[i]])] = i
+            try:
+                for i in todo:
+                    running[pool.submit(run_chunk, task, digests, [items[j] for j in pieces[i]])] = i
+            except OSError:  # no process could be started (none left to the user, no memory): the rest runs here
+                restarts = MAX_POOL_RESTARTS
+                continue
             while running:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for f in finished:
@@ -288,9 +334,22 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
             restarts += 1
             sweep.redone += len([i for i in range(len(pieces)) if i not in done and i >= following])
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
             for f in running:
                 f.cancel()
+            _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """A pool's workers ended now and reaped: a sweep that is over (done, broken, or interrupted, when
+    the pieces they run are no longer wanted) leaves no process behind it. (The standard library ends
+    a pool's workers only once each has finished its piece: ``terminate_workers`` comes in 3.14.)"""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+    for w in workers:
+        w.join(timeout=10)
 
 
 def _on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], address: str,
