@@ -368,10 +368,11 @@ class Resolver(Walker):
         d = unit.decl
         if isinstance(d, (A.DefDecl, A.TableDecl, A.DecisionDecl, A.ProcedureDecl)):
             self.cites(d, not isinstance(d, A.DefDecl) or d.kind == "rule")
-        self.params(getattr(d, "params", None) or ())
         if isinstance(d, A.TableDecl):
             self.table(d)
-        elif isinstance(d, A.ProcedureDecl):
+            return
+        self.params(getattr(d, "params", None) or ())
+        if isinstance(d, A.ProcedureDecl):
             self.procedure(d)
         else:
             unit.used |= isinstance(d, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
