@@ -158,7 +158,8 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     def where(nskey: str) -> str:
         return "" if nskey == entry else nskey
 
-    def meaning(ns: Any, name: str) -> Any:
+    def summary(ns: Any, name: str) -> Any:
+        """What a global name means there (``bind.meaning``), as a part of the key."""
         found = bound_to(program, ns, name)
         if isinstance(found, UnitRef):
             return ("unit", where(found.unit.ns), found.unit.name)
@@ -184,9 +185,9 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
         names = []
         for name in sorted_global_names(d):
             alias, dot, member = name.partition(".")
-            m = meaning(ns, alias)
+            m = summary(ns, alias)
             if dot and m is not None and m[0] == "module":
-                m = (*m, meaning(namespaces[m[1]], member))
+                m = (*m, summary(namespaces[m[1]], member))
             elif dot:
                 m = None  # `x.f` of a value: a field, read at run time (`x` itself is listed)
             names.append(m)
