@@ -134,7 +134,7 @@ def _is_library(program: Program) -> bool:
 def check_types_pass(program: Program) -> list[Diagnostic]:
     from .types import check_types
 
-    return check_types(list(program.loaded.namespaces.values()))
+    return check_types(program)
 
 
 PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [

@@ -346,7 +346,7 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     if unit is None or isinstance(unit.decl, A.CycleDecl):
         return None
     d, ns = unit.decl, program.entry
-    types = TypeChecker(ns, [])
+    types = TypeChecker(ns, [], program)
     params = getattr(d, "params", None)
     env = types.params(params or ())
     got = types.infer(getattr(d, "body", None) or getattr(d, "value", None), env)

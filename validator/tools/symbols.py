@@ -21,6 +21,7 @@ from ..core.diagnostics import Span
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Scope, TypeRef, UnitRef, Walker, meaning
 from ..lang.loader import Namespace
+from ..lang.program import Program
 from ..lang.syntax import KEYWORDS
 from ..lang.types import TypeChecker, show
 from ..lib.builtins import BUILTINS
@@ -268,7 +269,7 @@ class Index:
         """A field read with ``x.f``: the fields of that name among the records (of ``x``'s record
         when it is known: see ``binder_type``)."""
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = None if isinstance(occ.binder, A.RecordDecl) else _record_name(ns, occ.binder, None)
+        typed = None if isinstance(occ.binder, A.RecordDecl) else _record_name(self.program, ns, occ.binder, None)
         if isinstance(occ.binder, A.RecordDecl):  # the field's own declaration
             records = [occ.binder]
         elif any(r.name == typed for r in records):
@@ -337,10 +338,9 @@ class Index:
         assert t.ns is not None
         return self._hover_decl(t.decl, t.ns)
 
-    @staticmethod
-    def _local_type(t: Target) -> str:
+    def _local_type(self, t: Target) -> str:
         """``: TYPE`` of a local (see ``binder_type``); "" when nothing is known of it."""
-        found = binder_type(t.ns, t.decl, t.name) if t.ns is not None else None
+        found = binder_type(self.program, t.ns, t.decl, t.name) if t.ns is not None else None
         return f": {show(found)}" if found is not None else ""
 
     def _hover_decl(self, d: Any, ns: Namespace) -> str:
@@ -352,7 +352,7 @@ class Index:
         sig = f"{kind} {d.name}"
         if params is not None:
             sig += "(" + ", ".join(p.name + (f": {_typeref(p.type)}" if p.type else "") for p in params) + ")"
-        checker = TypeChecker(ns, [])
+        checker = TypeChecker(ns, [], self.program)
         if isinstance(d, A.RecordDecl):
             sig += " {" + ", ".join(f"{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}" for f in d.fields) + "}"
         elif isinstance(d, A.EnumDecl):
@@ -415,7 +415,7 @@ class Index:
 
     def _fields(self, ns: Namespace, binder: Any) -> list[tuple[str, str, str]]:
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = _record_name(ns, binder, None)
+        typed = _record_name(self.program, ns, binder, None)
         if typed is not None and any(r.name == typed for r in records):
             records = [r for r in records if r.name == typed]
         out: dict[str, tuple[str, str, str]] = {}
@@ -547,12 +547,12 @@ def is_identifier(text: str) -> bool:
 
 
 
-def binder_type(ns: Namespace, b: Any, name: str | None) -> Any:
+def binder_type(program: Program, ns: Namespace, b: Any, name: str | None) -> Any:
     """The type of the local ``name`` bound by ``b`` (a loop over a map's keys and values binds two;
     ``name`` None: the one a single-name binder binds): a parameter's annotation, or what the checker
     infers for a let's value or a loop's items, read with the globals alone in scope; None when that
     says nothing (the value reads other locals, or its type is `any`)."""
-    checker = TypeChecker(ns, [])
+    checker = TypeChecker(ns, [], program)
     try:
         if isinstance(b, A.Param):
             found = checker.resolve(b.type) if b.type is not None else None
@@ -576,8 +576,8 @@ def binder_type(ns: Namespace, b: Any, name: str | None) -> Any:
     return None if found is None or found[0] == "any" else found
 
 
-def _record_name(ns: Namespace, b: Any, name: str | None) -> str | None:
-    t = binder_type(ns, b, name)
+def _record_name(program: Program, ns: Namespace, b: Any, name: str | None) -> str | None:
+    t = binder_type(program, ns, b, name)
     return t[1] if t is not None and t[0] == "record" else None
 
 __all__ = ["Index", "Occurrence", "Target", "is_identifier", "occurrences", "resolve_reference", "ruleset_files_under",
