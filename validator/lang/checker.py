@@ -1,7 +1,7 @@
 """Static checks: an ordered list of named passes over the loaded and compiled program.
 
-Name resolution, arity, table shapes, steps and cycle policies are checked while compiling (the
-compiler must resolve every name anyway); the passes here add what needs the whole program.
+Names, arities, tables, steps and statements are ``program.PASSES``, run as the program is made;
+the passes here add what needs the whole program.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ the check of every name, arity, table, step and statement in them.
 A *unit* is one definition of a namespace (a value, function, rule, table, decision, cycle policy,
 procedure, query or input). ``build_program`` makes them, works out from the graph of which unit
 names which (``Program.refs``) what each may do (recur, read decisions, depend on the state), and
-walks every body with its scopes (``Resolver``), reporting what cannot mean anything: unknown
-names (with "did you mean"), wrong arities, tables looked up wrongly, duplicate fields and
-parameters, misshapen tables, missing citations, unknown steps, statements out of place. The
-passes of ``checker`` then add what needs the whole program (types, citations, unused names).
+runs its ``PASSES``: names (``Resolver``, a ``bind.Walker``: unknown names with "did you mean",
+wrong arities, tables looked up wrongly, duplicate fields and parameters, misshapen tables,
+missing citations), steps, statements. The passes of ``checker`` then add what needs the whole
+program (types, citations, unused names).
 The engines (``reference``, ``backend``) run a program that checked without errors.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
@@ -97,8 +97,11 @@ def build_program(loaded: Loaded) -> Program:
                 arity = len(d.params)
             program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity, index=len(program.units) + 1)
     _analyse(program)
-    Resolver(program).check()
+    for _name, check in PASSES:
+        check(program)
     return program
+
+
 
 
 # ---------------------------------------------------------------- the reference graph
@@ -277,8 +280,6 @@ class Resolver(Walker):
         self.loaded = program.loaded
         self.diags = program.diagnostics
         self.ns: Namespace = program.loaded.entry
-        self.proc_steps: list[str] | None = None
-        self.in_loop = 0
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         # the definitions the check of the current unit marked used: ("" for its own namespace, or a
         # module's key; name), kept with a check that found nothing (``_RESOLVED``)
@@ -372,11 +373,8 @@ class Resolver(Walker):
             self.table(d)
             return
         self.params(getattr(d, "params", None) or ())
-        if isinstance(d, A.ProcedureDecl):
-            self.procedure(d)
-        else:
-            unit.used |= isinstance(d, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
-            self.walk_unit(self.program, unit)
+        unit.used |= isinstance(d, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
+        self.walk_unit(self.program, unit)
 
     def cites(self, d: Any, required: bool) -> None:
         if required and not d.cites:
@@ -626,65 +624,78 @@ class Resolver(Walker):
 
     # -- decisions and procedures
 
+
+
+class Statements(Walker):
+    """Each statement of a procedure where it may stand (C020: only `var` and steps at its top, no
+    step in a step, `break` and `continue` in a loop) and `:=` only to its `var`s (C022)."""
+
+    def __init__(self, diags: list[Diagnostic]):
+        self.diags, self.in_loop = diags, 0
+
     def procedure(self, d: A.ProcedureDecl) -> None:
         env: Env = {p.name: p for p in d.params}
-        seen_steps: dict[str, A.Step] = {}
         for s in d.body:
-            if isinstance(s, A.Step) and s.name in seen_steps:
-                self.error("C002", f"step `{s.name}` appears twice", s.span,
-                           related=(Related(seen_steps[s.name].span, "first here"),))
-            if isinstance(s, A.Step):
-                seen_steps[s.name] = s
-        self.proc_steps = [s.name for s in d.body if isinstance(s, A.Step)]
-        for s in d.body:
-            if isinstance(s, A.Var):
+            if isinstance(s, (A.Var, A.Step)):
                 env = super().stmt(s, env)
-            elif isinstance(s, A.Step):
-                if not s.cites:
-                    self.error("C011", f"step `{s.name}` cites no clause", s.span,
-                               help='add `cite "ID"` naming the clause the step implements')
-                self.block(s.body, env)
             else:
-                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", _span_of(s))
-        self.proc_steps = None
-        self.unreachable_steps(d)
+                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s)
 
-    def unreachable_steps(self, d: A.ProcedureDecl) -> None:
-        """A step after an unconditional ``goto``/``stop``/``reject`` that no ``goto`` names is dead."""
-        steps = [s for s in d.body if isinstance(s, A.Step)]
-        targets: set[str] = set()
-        for s in steps:
-            _collect_gotos(s.body, targets)
-        for prev, s in zip(steps, steps[1:]):
-            if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
-                self.diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
-                                             help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
+    def error(self, code: str, message: str, s: Any, help: str | None = None) -> None:
+        self.diags.append(Diagnostic(code, message, _span_of(s), help=help))
+
+    def expr(self, e: Any, env: Env) -> None:
+        pass  # (no statement stands in an expression)
 
     def stmt(self, s: A.Stmt, env: Env) -> Env:
-        if isinstance(s, A.Assign):
-            self.expr(s.value, env)
-            if not isinstance(env.get(s.name), A.Var):
-                self.error("C022", f"`{s.name}` is not a procedure variable", s.span,
-                           help=f"declare it with `var {s.name} = ...` at the top of the procedure")
-        elif isinstance(s, A.For):
-            self.in_loop += 1
-            super().stmt(s, env)
-            self.in_loop -= 1
-        elif isinstance(s, A.Goto):
-            if self.proc_steps is not None and s.target not in self.proc_steps:
-                close = difflib.get_close_matches(s.target, self.proc_steps, 1)
-                self.error("C017", f"no step named `{s.target}`", s.span,
-                           help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(self.proc_steps)}")
-        elif isinstance(s, (A.Break, A.Continue)):
-            if not self.in_loop:
-                self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
+        if isinstance(s, A.Assign) and not isinstance(env.get(s.name), A.Var):
+            self.error("C022", f"`{s.name}` is not a procedure variable", s,
+                       help=f"declare it with `var {s.name} = ...` at the top of the procedure")
+        elif isinstance(s, (A.Break, A.Continue)) and not self.in_loop:
+            self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s)
         elif isinstance(s, A.Step):
-            self.error("C020", "a step may not contain another step", s.span)
-        elif isinstance(s, (A.Var, A.LetStmt, A.IfStmt, A.Emit, A.Require, A.Stop, A.Reject)):
-            return super().stmt(s, env)
-        else:
-            self.error("C020", "statement not allowed here", _span_of(s))
+            self.error("C020", "a step may not contain another step", s)
+            return env
+        elif not isinstance(s, (A.Var, A.LetStmt, A.Assign, A.IfStmt, A.For, A.Goto, A.Stop, A.Break, A.Continue,
+                                A.Emit, A.Require, A.Reject)):
+            self.error("C020", "statement not allowed here", s)
+            return env
+        self.in_loop += isinstance(s, A.For)
+        env = super().stmt(s, env)
+        self.in_loop -= isinstance(s, A.For)
         return env
+
+
+def check_steps(program: Program) -> None:
+    for d in _procedures(program):
+        _check_steps(d, program.diagnostics)
+
+
+def _check_steps(d: A.ProcedureDecl, diags: list[Diagnostic]) -> None:
+    """A procedure's steps: named once (C002), each citing its clause (C011), every `goto` naming one
+    (C017), none after an unconditional `goto`/`stop`/`reject` that no `goto` names (W102)."""
+    steps = [s for s in d.body if isinstance(s, A.Step)]
+    names = [s.name for s in steps]
+    seen: dict[str, A.Step] = {}
+    for s in steps:
+        if s.name in seen:
+            diags.append(Diagnostic("C002", f"step `{s.name}` appears twice", s.span,
+                                    related=(Related(seen[s.name].span, "first here"),)))
+        seen[s.name] = s
+        if not s.cites:
+            diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
+                                    help='add `cite "ID"` naming the clause the step implements'))
+    gotos = list(_gotos(d.body))
+    for g in gotos:
+        if g.target not in names:
+            close = difflib.get_close_matches(g.target, names, 1)
+            diags.append(Diagnostic("C017", f"no step named `{g.target}`", g.span,
+                                    help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(names)}"))
+    targets = {g.target for g in gotos}
+    for prev, s in zip(steps, steps[1:]):
+        if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
+            diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
+                                    help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
 
 
 # what a check that found nothing marked used, by declaration and context (``Resolver.shared_unit``)
@@ -765,14 +776,33 @@ def _span_of(node: Any) -> Span:
     return getattr(node, "span", Span("<unknown>"))
 
 
-def _collect_gotos(stmts: tuple[A.Stmt, ...], out: set[str]) -> None:
+def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
     for s in stmts:
         if isinstance(s, A.Goto):
-            out.add(s.target)
+            yield s
         elif isinstance(s, A.IfStmt):
             for _, b in s.branches:
-                _collect_gotos(b, out)
-            if s.otherwise:
-                _collect_gotos(s.otherwise, out)
+                yield from _gotos(b)
+            yield from _gotos(s.otherwise or ())
         elif isinstance(s, (A.For, A.Step)):
-            _collect_gotos(s.body, out)
+            yield from _gotos(s.body)
+
+
+def _procedures(program: Program) -> Iterator[A.ProcedureDecl]:
+    return (u.decl for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+
+
+# the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
+# (``checker.PASSES`` then add what needs the whole program)
+def check_names(program: Program) -> None:
+    Resolver(program).check()
+
+
+def check_statements(program: Program) -> None:
+    for d in _procedures(program):
+        Statements(program.diagnostics).procedure(d)
+
+
+PASSES: tuple[tuple[str, Callable[[Program], None]], ...] = (
+    ("names, arities and tables", check_names), ("steps", check_steps),
+    ("statements", check_statements))
