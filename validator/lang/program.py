@@ -406,7 +406,7 @@ class Resolver(Walker):
             hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
         self.error("C001", f"unknown name `{name}`", span, help=hint)
 
-    def global_value(self, found: Referee, name: str, span: Span) -> None:
+    def named_as_value(self, found: Referee, name: str, span: Span) -> None:
         if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
             self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
         elif isinstance(found, ModuleRef):
@@ -426,7 +426,7 @@ class Resolver(Walker):
         if found is None:
             self.unknown(e.id, e.span, env)
         else:
-            self.global_value(found, e.id, e.span)
+            self.named_as_value(found, e.id, e.span)
 
     def x_RecordLit(self, e: A.RecordLit, env: Env) -> None:
         seen: set[str] = set()
@@ -460,7 +460,7 @@ class Resolver(Walker):
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
                                help=f"did you mean `{e.obj.id}.{close[0]}`?" if close else None)
                     return
-                self.global_value(target, e.name, e.span)
+                self.named_as_value(target, e.name, e.span)
                 return
             if isinstance(found, DataRef) and isinstance(found.value, dict):
                 if e.name not in found.value and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
