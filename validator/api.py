@@ -20,7 +20,7 @@ from .lang.checker import run_passes
 from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
-from .lang.program import Program, build_program
+from .lang.program import Program, Unit, build_program
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_base, display_path, load, real_path
@@ -223,7 +223,7 @@ class Ruleset:
         return SeededDice(0 if seed is None else seed)
 
     @staticmethod
-    def _to_json(value: Any, unit: Any) -> Any:
+    def _to_json(value: Any, unit: Unit) -> Any:
         try:
             return written(value)
         except ValueError as exc:  # too large, or an integer past Python's digit limit for text

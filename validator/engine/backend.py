@@ -30,7 +30,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.program import DICE_BUILTINS, cell_key, table_cells
+from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.program import DICE_BUILTINS, Program, Unit, cell_key, table_cells
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -94,7 +95,7 @@ class _UnitValue:
 
     __slots__ = ("backend", "unit")
 
-    def __init__(self, backend: "Backend", unit: Any):
+    def __init__(self, backend: "Backend", unit: Unit):
         self.backend, self.unit = backend, unit
 
     def __call__(self, ctx: R.Run, *args: Any) -> Any:
@@ -192,9 +193,9 @@ Env = dict[str, _Local]
 
 
 class _Writer:
-    def __init__(self, backend: "Backend", ns: Any):
+    def __init__(self, backend: "Backend", bound: dict[int, Referee]):
         self.backend = backend
-        self.ns = ns
+        self.bound = bound  # what the unit's global names mean (``bind.binding``)
         self.lines: list[str] = []
         self.indent = 1
         self.n = 0
@@ -218,7 +219,7 @@ class _Writer:
     def nested(self) -> "_Writer":
         """A writer for a function written inside this one (a lambda, a generator), one level deeper;
         values read from the memo are not carried (the nested function may run later)."""
-        inner = _Writer(self.backend, self.ns)
+        inner = _Writer(self.backend, self.bound)
         inner.n = self.n
         inner.indent = self.indent + 1
         return inner
@@ -251,7 +252,7 @@ class _Indented:
 class Backend:
     """The generated functions of one program, written as they are first called."""
 
-    def __init__(self, program: Any):
+    def __init__(self, program: Program):
         self.program = program
         self.loaded = program.loaded
         self.interp = _Protocol(program, self)
@@ -285,7 +286,7 @@ class Backend:
             self.g[name] = value
         return name
 
-    def unit_name(self, unit: Any) -> str:
+    def unit_name(self, unit: Unit) -> str:
         """The global name of a unit's function: a stub until its first call writes it."""
         name = self.unit_names.get(unit.index)
         if name is None:
@@ -293,10 +294,10 @@ class Backend:
             self.g[name] = _Stub(self, unit, name)
         return name
 
-    def function(self, unit: Any) -> Callable[..., Any]:
+    def function(self, unit: Unit) -> Callable[..., Any]:
         return self.g[self.unit_name(unit)]  # type: ignore[no-any-return]
 
-    def materialize(self, unit: Any) -> Callable[..., Any]:
+    def materialize(self, unit: Unit) -> Callable[..., Any]:
         fn = self.function(unit)
         return fn.materialize() if isinstance(fn, (_Stub, _Refused)) else fn
 
@@ -313,12 +314,12 @@ class Backend:
 
     # -- running
 
-    def run_query(self, run: R.Run, unit: Any, args: list[Any], check: Any = None) -> Any:
+    def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         return self.interp.run_query(run, unit, args, check)
 
     # -- writing a unit
 
-    def write(self, unit: Any, name: str) -> Callable[..., Any]:
+    def write(self, unit: Unit, name: str) -> Callable[..., Any]:
         try:
             return self.write_unit(unit, name)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
@@ -328,19 +329,17 @@ class Backend:
         except RecursionError:
             raise Unwritable("E005", "a definition is nested too deeply to write", unit.decl.span) from None
 
-    def write_unit(self, unit: Any, name: str) -> Callable[..., Any]:
+    def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
         d = unit.decl
-        ns = self.loaded.namespaces[unit.ns]
-        w = _Writer(self, ns)
+        w = _Writer(self, binding(self.program, unit))
         if unit.state_free and isinstance(d, (A.ConstDecl, A.DefDecl)):
             body = self.write_plain(unit, name + "_body")
             return self.compiled(name, self.alone_source(w, unit, name, body))
         return self.write_plain(unit, name)
 
-    def write_plain(self, unit: Any, name: str) -> Callable[..., Any]:
+    def write_plain(self, unit: Unit, name: str) -> Callable[..., Any]:
         d = unit.decl
-        ns = self.loaded.namespaces[unit.ns]
-        w = _Writer(self, ns)
+        w = _Writer(self, binding(self.program, unit))
         ukey = unit.index
         if isinstance(d, (A.ConstDecl,)) or (isinstance(d, A.DefDecl) and d.params is None):
             source = self.value_source(w, unit, ukey, name)
@@ -363,7 +362,7 @@ class Backend:
             self.shown.append(source)
         return define(source, f"<ruleval {name}>", self.g)
 
-    def source_of(self, unit: Any) -> list[str]:
+    def source_of(self, unit: Unit) -> list[str]:
         """The Python source the backend writes for a unit (its function, its body, a table's cells):
         what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
         self.shown = []
@@ -374,7 +373,7 @@ class Backend:
         shown, self.shown = self.shown, None
         return shown
 
-    def alone_source(self, w: _Writer, unit: Any, name: str, body: Callable[..., Any]) -> str:
+    def alone_source(self, w: _Writer, unit: Unit, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
         program's life when its arguments are texts, numbers, truth values or none."""
         d = unit.decl
@@ -423,7 +422,7 @@ class Backend:
         w("if ctx.steps > ctx.budget:")
         w(f"    raise _over(ctx, {w.const(span)})")
 
-    def value_source(self, w: _Writer, unit: Any, ukey: int, name: str) -> str:
+    def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
         d = unit.decl
         body = d.value if isinstance(d, A.ConstDecl) else d.body
         k = w.const(ukey)
@@ -459,7 +458,7 @@ class Backend:
         w("return result")
         return f"def {name}(ctx):\n" + "\n".join(w.lines)
 
-    def enter_counted(self, w: _Writer, unit: Any, span: Any) -> None:
+    def enter_counted(self, w: _Writer, unit: Unit, span: Any) -> None:
         """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted``."""
         if unit.counted:
             w("if ctx.depth >= ctx.depth_limit:")
@@ -468,13 +467,13 @@ class Backend:
             w("try:")
             w.indent += 1
 
-    def leave_counted(self, w: _Writer, unit: Any) -> None:
+    def leave_counted(self, w: _Writer, unit: Unit) -> None:
         if unit.counted:
             w.indent -= 1
             w("finally:")
             w("    ctx.depth -= 1")
 
-    def function_source(self, w: _Writer, unit: Any, ukey: int, name: str) -> str:
+    def function_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
         d = unit.decl
         env, pnames = self.params(w, d.params or ())
         self.charge_lines(w, "1", d.span)
@@ -506,7 +505,7 @@ class Backend:
         self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
-    def decision_source(self, w: _Writer, unit: Any, name: str) -> str:
+    def decision_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The decision's reading: final values at once, anything else through the reference's
         resolution (``Interpreter.resolve``), whose body is ``body_source``'s function."""
         d = unit.decl
@@ -517,11 +516,11 @@ class Backend:
         w("if ctx.dstate.get(key) == 2:")
         w("    return ctx.dvalue[key]")
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{args}])")
-        body_w = _Writer(self, w.ns)
+        body_w = _Writer(self, w.bound)
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
-    def body_source(self, w: _Writer, unit: Any, name: str) -> str:
+    def body_source(self, w: _Writer, unit: Unit, name: str) -> str:
         d = unit.decl
         env, pnames = self.params(w, d.params)
         self.charge_lines(w, "1", d.span)
@@ -531,16 +530,15 @@ class Backend:
         self.leave_counted(w, unit)
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
-    def table_source(self, w: _Writer, unit: Any, name: str) -> str:
+    def table_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
         d: A.TableDecl = unit.decl
-        ns = self.loaded.namespaces[unit.ns]
         cells: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        for i, (key, cell) in enumerate(table_cells(ns, unit).items()):
+        for i, (key, cell) in enumerate(table_cells(self.loaded.namespaces[unit.ns], unit).items()):
             if isinstance(cell, A.Absent):
                 cells[key] = _absent_cell
                 continue
-            cw = _Writer(self, ns)
+            cw = _Writer(self, w.bound)
             value = self.expr(cw, cell, {})
             cw(f"return {value}")
             cname = f"{name}_c{i}"
@@ -564,7 +562,7 @@ class Backend:
         w(f"return _table_miss({w.const(d)}, {keys})")
         return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
 
-    def procedure_source(self, w: _Writer, unit: Any, name: str) -> str:
+    def procedure_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The steps in a loop over their index (``Interpreter.run_procedure``)."""
         d: A.ProcedureDecl = unit.decl
         env, pnames = self.params(w, d.params)
@@ -715,10 +713,10 @@ class Backend:
         if self.never_a_die(w, e, env):
             return self.expr(w, e, env)
         if self.dice and isinstance(e, A.Call) and not e.kwargs:
-            target = self.call_target(w, e.func, env)
-            if target is not None and target[0] == "builtin" and target[1].fn is _ROLL:
+            target = w.bound.get(id(e.func))
+            if isinstance(target, BuiltinRef) and target.builtin.fn is _ROLL:
                 args = [self.expr(w, a, env) for a in e.args]
-                return self.builtin_call(w, target[1], args, e.span, fn=w.const(roll_looked_at))
+                return self.builtin_call(w, target.builtin, args, e.span, fn=w.const(roll_looked_at))
         return self.forced(w, self.expr(w, e, env))
 
     def never_a_die(self, w: _Writer, e: A.Expr, env: Env) -> bool:
@@ -731,8 +729,8 @@ class Backend:
             local = env.get(e.id)
             return local is not None and local.plain
         if isinstance(e, A.Call):
-            target = self.call_target(w, e.func, env)
-            return target is not None and target[0] == "builtin" and target[1].fn is not _ROLL
+            target = w.bound.get(id(e.func))
+            return isinstance(target, BuiltinRef) and target.builtin.fn is not _ROLL
         return False
 
     def tmp(self, w: _Writer, text: str) -> str:
@@ -760,14 +758,16 @@ class Backend:
         return "None"
 
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
-        local = env.get(e.id)
+        ref = w.bound.get(id(e))
+        local = env.get(e.id) if ref is None else None
         if local is not None:
             return local.py
-        return self.global_value(w, w.ns, e.id, e.span)
+        return self.referee_value(w, ref, e.id, e.span)
 
-    def global_value(self, w: _Writer, ns: Any, name: str, span: Span) -> str:
-        kind, found = self.interp.meaning(ns, name)
-        if kind == "unit":
+    def referee_value(self, w: _Writer, ref: Referee | None, name: str, span: Span) -> str:
+        """The value of what a global name (or a module's member) is bound to."""
+        if isinstance(ref, UnitRef):
+            found = ref.unit
             if isinstance(found.decl, A.TableDecl):
                 w(f"raise _table_as_value({w.const(name)}, {w.const(span)})")
                 return "None"
@@ -790,17 +790,16 @@ class Backend:
             if not found.uses_decisions:
                 w.remember(found.index, t)
             return t
-            return self.tmp(w, f"{w.const(self.unit_value(found))}")
-        if kind == "data":
-            return w.const(found)
-        if kind == "enum":
-            return w.const(name)
-        if kind == "builtin":
-            return w.const(R.BuiltinFunction(found, span, self.interp))
+        if isinstance(ref, DataRef):
+            return w.const(ref.value)
+        if isinstance(ref, Member):
+            return w.const(ref.name)
+        if isinstance(ref, BuiltinRef):
+            return w.const(R.BuiltinFunction(ref.builtin, span, self.interp))
         w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
         return "None"
 
-    def unit_value(self, unit: Any) -> _UnitValue:
+    def unit_value(self, unit: Unit) -> _UnitValue:
         return _UnitValue(self, unit)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
@@ -1073,9 +1072,8 @@ class Backend:
         return self.tmp(w, f"-{x} if _type({x}) is _int else _negate({x}, {w.const(e.span)})")
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
-        module = self.module_of(w, e.obj, env)
-        if module is not None:
-            return self.global_value(w, module, e.name, e.span)
+        if isinstance(w.bound.get(id(e.obj)), ModuleRef):
+            return self.referee_value(w, w.bound.get(id(e)), e.name, e.span)
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         # (no value but a record or map has a `get`: anything else goes to the error of ``field_of``)
@@ -1086,19 +1084,11 @@ class Backend:
         w(f"    {t} = _field_of({o}, {name}, {w.const(e.span)})")
         return t
 
-    def module_of(self, w: _Writer, e: A.Expr, env: Env) -> Any:
-        if isinstance(e, A.Name) and e.id not in env:
-            kind, found = self.interp.meaning(w.ns, e.id)
-            if kind == "module":
-                return found
-        return None
-
     def x_Index(self, w: _Writer, e: A.Index, env: Env) -> str:
-        if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            kind, unit = self.interp.meaning(w.ns, e.obj.id)
-            if kind == "unit" and isinstance(unit.decl, A.TableDecl):
-                keys = [self.looked(w, k, env) for k in e.keys]
-                return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + k for k in keys)})")
+        table = w.bound.get(id(e))
+        if isinstance(table, UnitRef):
+            keys = [self.looked(w, k, env) for k in e.keys]
+            return self.tmp(w, f"{self.unit_name(table.unit)}(ctx{''.join(', ' + k for k in keys)})")
         o = self.looked(w, e.obj, env)
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
@@ -1133,35 +1123,21 @@ class Backend:
         return t
 
     def x_Call(self, w: _Writer, e: A.Call, env: Env) -> str:
-        target = self.call_target(w, e.func, env)
+        target = w.bound.get(id(e.func))
         span = w.const(e.span)
-        if target is not None:
-            kind, found = target
+        if isinstance(target, BuiltinRef):
+            given = (*e.args, *(v for _, v in e.kwargs))
+            args = [self.expr(w, a, env) for a in given]
+            return self.builtin_call(w, target.builtin, args, e.span, plain=[self.never_a_die(w, a, env) for a in given])
+        if isinstance(target, UnitRef):
             args = [self.expr(w, a, env) for a in e.args]
-            if kind == "builtin":
-                args += [self.expr(w, v, env) for _, v in e.kwargs]
-                plain = [self.never_a_die(w, a, env) for a in (*e.args, *(v for _, v in e.kwargs))]
-                return self.builtin_call(w, found, args, e.span, plain=plain)
-            unit = found
+            unit = target.unit
             if isinstance(unit.decl, A.TableDecl):
                 args = [self.forced(w, a) for a in args]
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
-
-    def call_target(self, w: _Writer, func: A.Expr, env: Env) -> tuple[str, Any] | None:
-        if isinstance(func, A.Name) and func.id not in env:
-            kind, found = self.interp.meaning(w.ns, func.id)
-            if kind in ("unit", "builtin"):
-                return kind, found
-        if isinstance(func, A.Field):
-            module = self.module_of(w, func.obj, env)
-            if module is not None:
-                kind, found = self.interp.meaning(module, func.name)
-                if kind in ("unit", "builtin"):
-                    return kind, found
-        return None
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
                      plain: list[bool] | None = None) -> str:
@@ -1186,23 +1162,23 @@ class _Protocol(R.Interpreter):
     itself (a cycle policy, an input's default) reads and calls definitions through the generated
     functions, so that a run shares one memo."""
 
-    def __init__(self, program: Any, backend: Backend):
+    def __init__(self, program: Program, backend: Backend):
         super().__init__(program)
         self.backend = backend
 
-    def read_value(self, run: R.Run, unit: Any) -> Any:
+    def read_value(self, run: R.Run, unit: Unit) -> Any:
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
         return self.backend.function(unit)(run)
 
-    def call_unit(self, run: R.Run, unit: Any, args: list[Any], span: Span) -> Any:
+    def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:
         if isinstance(unit.decl, A.DecisionDecl):
             return self.resolve(run, unit, args)
         if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)) and unit.arity != len(args):
             raise R.unit_arity(unit, len(args), span)
         return self.backend.function(unit)(run, *args)
 
-    def decision_body(self, run: R.Run, unit: Any, key: Any, args: list[Any]) -> Any:
+    def decision_body(self, run: R.Run, unit: Unit, key: Any, args: list[Any]) -> Any:
         body = self.backend.bodies.get((unit.ns, unit.name))
         if body is None:  # a decision first met by a cycle policy, which the reference evaluates
             self.backend.materialize(unit)  # writes the decision, and its body with it
@@ -1213,7 +1189,7 @@ class _Protocol(R.Interpreter):
 class _Stub:
     """A unit's function until its first call, which writes the real one in its place."""
 
-    def __init__(self, backend: Backend, unit: Any, name: str):
+    def __init__(self, backend: Backend, unit: Unit, name: str):
         self.backend, self.unit, self.name = backend, unit, name
 
     def __call__(self, ctx: Any, *args: Any) -> Any:
@@ -1308,7 +1284,7 @@ _HELPERS["TypeError"] = TypeError
 _HELPERS["AttributeError"] = AttributeError
 
 
-def run_query(backend: Backend, run: R.Run, unit: Any, args: list[Any]) -> Any:
+def run_query(backend: Backend, run: R.Run, unit: Unit, args: list[Any]) -> Any:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
     try:

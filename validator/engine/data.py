@@ -30,6 +30,7 @@ from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, Span
 from ..lang import ast as A
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
+from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
 from ..lib.values import to_json
 from . import reference as R
@@ -101,7 +102,7 @@ def schema_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Dia
     return out
 
 
-def state_read_by(program: Any, unit: Any) -> list[str] | None:
+def state_read_by(program: Program, unit: Unit) -> list[str] | None:
     """The chain of definitions by which ``unit`` reaches an input (``[unit, ..., input]``), or None
     when it reads none: breadth first over the reference graph, so the chain is a shortest one."""
     start = (unit.ns, unit.name)
@@ -123,7 +124,7 @@ def state_read_by(program: Any, unit: Any) -> list[str] | None:
     return None
 
 
-def _outcome(program: Any, unit: Any, budget: int, engine: Any) -> tuple[bool, Any]:
+def _outcome(program: Program, unit: Unit, budget: int, engine: Any) -> tuple[bool, Any]:
     """(False, what ``validate_data`` gives) or (True, the diagnostics of its failure)."""
     try:  # (a check the backend cannot write is run by the reference: see `run_without_state`)
         return False, R.run_without_state(program, unit, budget, engine)
@@ -139,7 +140,7 @@ _RUNS: dict[tuple[Any, ...], tuple[list[Any], tuple[bool, Any]]] = {}
 MAX_KEPT_RUNS = 64
 
 
-def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list[Any]]:
+def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...], list[Any]]:
     """Everything a run of ``unit`` with no state reads of its program, as a hashable key, and the
     objects the key names by ``id`` (to hold while it is kept). For each definition the run may reach
     (the reference graph from ``unit``, and the cycle policies of the decisions on it): where it is
@@ -147,33 +148,30 @@ def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list
     (``Unit``'s flags), a table's cell overrides, a decision's cycle policy, and what each global name
     it mentions means where it stands (the definition, data object, type, member or built-in)."""
     from ..lang.loader import decl_key
-    from ..lang.program import cycle_policy, global_meaning, sorted_global_names
+    from ..lang.bind import BuiltinRef, DataRef, ModuleRef, TypeRef, UnitRef, meaning as bound_to
+    from ..lang.program import cycle_policy, sorted_global_names
 
     entry = program.entry.key
     namespaces = program.loaded.namespaces
     holds: list[Any] = []
-    members: dict[str, dict[str, str]] = {}
 
     def where(nskey: str) -> str:
         return "" if nskey == entry else nskey
 
-    def meaning(ns: Any, name: str) -> Any:
-        if ns.key not in members:
-            members[ns.key] = {m: d.name for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
-        found = global_meaning(program, ns, members[ns.key], name)
-        if found is None:
-            return None
-        kind, obj = found
-        if kind == "unit":
-            return ("unit", where(obj.ns), obj.name)
-        if kind in ("type", "data"):
+    def summary(ns: Any, name: str) -> Any:
+        """What a global name means there (``bind.meaning``), as a part of the key."""
+        found = bound_to(program, ns, name)
+        if isinstance(found, UnitRef):
+            return ("unit", where(found.unit.ns), found.unit.name)
+        if isinstance(found, (TypeRef, DataRef)):
+            obj = found.decl if isinstance(found, TypeRef) else found.value
             holds.append(obj)
-            return (kind, id(obj))
-        if kind == "builtin":
-            return ("builtin", obj.name)
-        if kind == "module":
-            return ("module", obj)
-        return (kind, name)  # an enum's member: its name
+            return (type(found).__name__, id(obj))
+        if isinstance(found, BuiltinRef):
+            return ("builtin", found.builtin.name)
+        if isinstance(found, ModuleRef):
+            return ("module", found.ns.key)
+        return found and ("enum", name)  # an enum's member: its name
 
     parts = []
     seen = {(unit.ns, unit.name)}
@@ -187,9 +185,9 @@ def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list
         names = []
         for name in sorted_global_names(d):
             alias, dot, member = name.partition(".")
-            m = meaning(ns, alias)
+            m = summary(ns, alias)
             if dot and m is not None and m[0] == "module":
-                m = (*m, meaning(namespaces[m[1]], member))
+                m = (*m, summary(namespaces[m[1]], member))
             elif dot:
                 m = None  # `x.f` of a value: a field, read at run time (`x` itself is listed)
             names.append(m)
@@ -214,7 +212,7 @@ def run_key(program: Any, unit: Any, budget: int) -> tuple[tuple[Any, ...], list
     return (budget, where(unit.ns), unit.name, frozenset(parts)), holds
 
 
-def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,
+def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,
                    locator: _Locator | None = None) -> list[Diagnostic]:
     """The ruleset's ``query validate_data``, run once with no state: a ``C027`` for each finding; a
     ``C028`` when it takes parameters or reads an input; an ``E`` diagnostic when it fails. It runs on
@@ -271,7 +269,7 @@ def query_findings(program: Any, engine: Any = None, budget: int = DEFAULT_STEP_
     return out
 
 
-def data_findings(program: Any, engine: Callable[[], Any] | None = None, run_query: bool = True) -> list[Diagnostic]:
+def data_findings(program: Program, engine: Callable[[], Any] | None = None, run_query: bool = True) -> list[Diagnostic]:
     """Every data finding of a loaded program: schema violations, then (``run_query``: the ruleset has
     no errors, and no data broke its schema) the ruleset's own data check, on ``engine()``."""
     locator = _Locator(program.loaded)

@@ -50,13 +50,14 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, Sequence
 
 from ..lang import ast as A
-from ..lib.builtins import BUILTINS, Builtin, CallError, DiceSpec
+from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, tree_size, walked,
                           written)
-from ..lang.program import cell_key, table_cells
+from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -95,7 +96,7 @@ class Closure:
 class UnitFunction:
     """A definition with parameters used as a value (passed to a built-in, say)."""
 
-    def __init__(self, unit: Any, interp: "Interpreter"):
+    def __init__(self, unit: Unit, interp: "Interpreter"):
         self.unit, self.interp = unit, interp
 
     def __call__(self, run: "Run", *args: Any) -> Any:
@@ -134,10 +135,10 @@ class Cell:
 
 @dataclass
 class Env:
-    """Local names of one scope; ``parent`` is the enclosing one. ``ns`` is the namespace whose
-    definitions the code reads (a lambda keeps the namespace it was written in)."""
+    """Local names of one scope; ``parent`` is the enclosing one. ``bound`` is what the global names
+    of the unit whose code it runs mean (``bind.binding``; a lambda keeps its unit's)."""
 
-    ns: Any
+    bound: dict[int, Referee]
     names: dict[str, Any] = field(default_factory=dict)
     parent: "Env | None" = None
 
@@ -160,7 +161,7 @@ class Env:
         return None
 
     def child(self, **names: Any) -> "Env":
-        return Env(self.ns, dict(names), self)
+        return Env(self.bound, dict(names), self)
 
 
 # ---------------------------------------------------------------- control flow of procedures
@@ -306,45 +307,15 @@ class Run:
 class Interpreter:
     """Evaluates a checked program (``compiler.Program``: its namespaces and units)."""
 
-    def __init__(self, program: Any):
+    def __init__(self, program: Program):
         self.program = program
         self.loaded = program.loaded
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
-        self.enum_members: dict[str, set[str]] = {}
-        for ns in self.loaded.namespaces.values():
-            self.enum_members[ns.key] = {m for d in ns.defs.values() if isinstance(d, A.EnumDecl) for m in d.members}
 
-    # -- names
-
-    def unit(self, ns: Any, name: str) -> Any:
-        return self.program.units.get((ns.key, name))
-
-    def meaning(self, ns: Any, name: str) -> tuple[str, Any]:
-        """What a global name means in a namespace, first match wins (the checker has made sure it
-        means something)."""
-        unit = self.unit(ns, name)
-        if unit is not None:
-            return "unit", unit
-        if name in ns.defs:
-            return "type", ns.defs[name]
-        if name in ns.data:
-            return "data", ns.data[name].value
-        if name in self.enum_members.get(ns.key, ()):
-            return "enum", name
-        if name in BUILTINS:
-            return "builtin", BUILTINS[name]
-        if name in ns.modules:
-            return "module", self.loaded.namespaces[ns.modules[name]]
-        return "unknown", None
-
-    def module_of(self, e: A.Expr, env: Env) -> Any:
-        """The namespace a name stands for when it is an imported module's alias (not shadowed)."""
-        if isinstance(e, A.Name) and not env.lookup(e.id)[0]:
-            kind, found = self.meaning(env.ns, e.id)
-            if kind == "module":
-                return found
-        return None
+    def env(self, unit: Unit, names: dict[str, Any] | None = None) -> Env:
+        """The environment of a unit's code: its bound names, and ``names``."""
+        return Env(unit.bound if unit.bound is not None else binding(self.program, unit), names or {})
 
     # -- expressions
 
@@ -371,25 +342,27 @@ class Interpreter:
         raise absent_outside_table(e.span)
 
     def eval_Name(self, run: Run, e: A.Name, env: Env) -> Any:
-        found, value = env.lookup(e.id)
-        if found:
-            return value
-        return self.global_value(run, env.ns, e.id, e.span)
+        ref = env.bound.get(id(e))
+        if ref is None:
+            found, value = env.lookup(e.id)
+            if found:
+                return value
+        return self.referee_value(run, ref, e.id, e.span)
 
-    def global_value(self, run: Run, ns: Any, name: str, span: Span) -> Any:
-        kind, found = self.meaning(ns, name)
-        if kind == "unit":
-            if isinstance(found.decl, A.TableDecl):
+    def referee_value(self, run: Run, ref: Referee | None, name: str, span: Span) -> Any:
+        """The value of what a global name (or a module's member) is bound to."""
+        if isinstance(ref, UnitRef):
+            if isinstance(ref.unit.decl, A.TableDecl):
                 raise table_as_value(name, span)
-            if found.arity is None:
-                return self.read_value(run, found)
-            return UnitFunction(found, self)
-        if kind == "data":
-            return found
-        if kind == "enum":
-            return name
-        if kind == "builtin":
-            return BuiltinFunction(found, span, self)
+            if ref.unit.arity is None:
+                return self.read_value(run, ref.unit)
+            return UnitFunction(ref.unit, self)
+        if isinstance(ref, DataRef):
+            return ref.value
+        if isinstance(ref, Member):
+            return ref.name
+        if isinstance(ref, BuiltinRef):
+            return BuiltinFunction(ref.builtin, span, self)
         raise not_a_value(name, span)
 
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
@@ -483,18 +456,15 @@ class Interpreter:
         return negate(force(run, self.evaluate(run, e.operand, env)), e.span)
 
     def eval_Field(self, run: Run, e: A.Field, env: Env) -> Any:
-        module = self.module_of(e.obj, env)
-        if module is not None:
-            return self.global_value(run, module, e.name, e.span)
+        if isinstance(env.bound.get(id(e.obj)), ModuleRef):
+            return self.referee_value(run, env.bound.get(id(e)), e.name, e.span)
         obj = force(run, self.evaluate(run, e.obj, env))
         return field_of(obj, e.name, e.span)
 
     def eval_Index(self, run: Run, e: A.Index, env: Env) -> Any:
-        if isinstance(e.obj, A.Name) and not env.lookup(e.obj.id)[0]:
-            kind, unit = self.meaning(env.ns, e.obj.id)
-            if kind == "unit" and isinstance(unit.decl, A.TableDecl):
-                keys = [force(run, self.evaluate(run, k, env)) for k in e.keys]
-                return self.table_lookup(run, unit, keys)
+        table = env.bound.get(id(e))
+        if isinstance(table, UnitRef):
+            return self.table_lookup(run, table.unit, [force(run, self.evaluate(run, k, env)) for k in e.keys])
         obj = force(run, self.evaluate(run, e.obj, env))
         key = force(run, self.evaluate(run, e.keys[0], env))
         return index_of(run, obj, key, e.span)
@@ -509,14 +479,12 @@ class Interpreter:
         return out
 
     def eval_Call(self, run: Run, e: A.Call, env: Env) -> Any:
-        target = self.call_target(e.func, env)
-        if target is not None:
-            kind, found = target
-            args = [self.evaluate(run, a, env) for a in e.args]
-            if kind == "builtin":
-                args += [self.evaluate(run, v, env) for _, v in e.kwargs]
-                return self.apply_builtin(run, found, args, e.span)
-            return self.call_unit(run, found, args, e.span)
+        target = env.bound.get(id(e.func))
+        if isinstance(target, BuiltinRef):
+            args = [self.evaluate(run, a, env) for a in (*e.args, *(v for _, v in e.kwargs))]
+            return self.apply_builtin(run, target.builtin, args, e.span)
+        if isinstance(target, UnitRef):
+            return self.call_unit(run, target.unit, [self.evaluate(run, a, env) for a in e.args], e.span)
         fn = force(run, self.evaluate(run, e.func, env))
         args = [self.evaluate(run, a, env) for a in e.args]
         if isinstance(fn, Closure):
@@ -526,20 +494,6 @@ class Interpreter:
         if isinstance(fn, BuiltinFunction):
             return fn(run, *args)
         raise not_a_function(fn, e.span)
-
-    def call_target(self, func: A.Expr, env: Env) -> tuple[str, Any] | None:
-        """A call of a global definition or built-in by its name (or a module's member)."""
-        if isinstance(func, A.Name) and not env.lookup(func.id)[0]:
-            kind, found = self.meaning(env.ns, func.id)
-            if kind in ("unit", "builtin"):
-                return kind, found
-        if isinstance(func, A.Field):
-            module = self.module_of(func.obj, env)
-            if module is not None:
-                kind, found = self.meaning(module, func.name)
-                if kind in ("unit", "builtin"):
-                    return kind, found
-        return None
 
     def apply_builtin(self, run: Run, b: Builtin, args: list[Any], span: Span) -> Any:
         """A built-in sees forced arguments (``shown`` alone may look at a die without forcing it);
@@ -560,7 +514,7 @@ class Interpreter:
 
     # -- definitions
 
-    def read_value(self, run: Run, unit: Any) -> Any:
+    def read_value(self, run: Run, unit: Unit) -> Any:
         """A definition without parameters: computed at its first read in the run. A traced run shows
         a cited one (a `rule` or `const` with clauses) once: where it is computed, else at its first
         read after the state check (which computed it, and whose trace is not shown)."""
@@ -586,8 +540,7 @@ class Interpreter:
             run.traced_values.add(key)
         try:
             body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
-            value = self.traced(run, unit.name, [], cites,
-                                lambda: self.evaluate(run, body, Env(self.loaded.namespaces[unit.ns])), kind="value")
+            value = self.traced(run, unit.name, [], cites, lambda: self.evaluate(run, body, self.env(unit)), kind="value")
         finally:
             self.leave(run, unit)
             del run.memo[key]
@@ -603,17 +556,17 @@ class Interpreter:
         run.memo[key] = value
         return value
 
-    def enter(self, run: Run, unit: Any, span: Span) -> None:
+    def enter(self, run: Run, unit: Unit, span: Span) -> None:
         if unit.counted:
             if run.depth >= run.depth_limit:
                 raise too_deep(run, unit, span)
             run.depth += 1
 
-    def leave(self, run: Run, unit: Any) -> None:
+    def leave(self, run: Run, unit: Unit) -> None:
         if unit.counted:
             run.depth -= 1
 
-    def call_unit(self, run: Run, unit: Any, args: list[Any], span: Span) -> Any:
+    def call_unit(self, run: Run, unit: Unit, args: list[Any], span: Span) -> Any:
         d = unit.decl
         if isinstance(d, A.TableDecl):
             return self.table_lookup(run, unit, [force(run, a) for a in args])
@@ -625,7 +578,7 @@ class Interpreter:
             raise unit_arity(unit, len(args), span)
         return self.call_function(run, unit, args)
 
-    def call_function(self, run: Run, unit: Any, args: list[Any]) -> Any:
+    def call_function(self, run: Run, unit: Unit, args: list[Any]) -> Any:
         """A `def`, `rule` or query with parameters; `def` and `rule` calls are kept in the memo."""
         d = unit.decl
         run.charge(1, d.span)
@@ -647,10 +600,8 @@ class Interpreter:
         finally:
             self.leave(run, unit)
 
-    def body_value(self, run: Run, unit: Any, body: A.Expr, args: list[Any]) -> Any:
-        params = unit.decl.params or ()
-        env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(params, args)})
-        return self.evaluate(run, body, env)
+    def body_value(self, run: Run, unit: Unit, body: A.Expr, args: list[Any]) -> Any:
+        return self.evaluate(run, body, self.env(unit, {p.name: a for p, a in zip(unit.decl.params or (), args)}))
 
     def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
                kind: str | None = None, cell: dict[str, Any] | None = None) -> Any:
@@ -676,7 +627,7 @@ class Interpreter:
 
     # -- tables
 
-    def table_lookup(self, run: Run, unit: Any, keys: list[Any]) -> Any:
+    def table_lookup(self, run: Run, unit: Unit, keys: list[Any]) -> Any:
         """A cell (``program.table_cells``; an absent cell gives none), else the table's source, looked
         up key by key; keys with neither are a miss: none only where the declared result is optional."""
         ns = self.loaded.namespaces[unit.ns]
@@ -686,16 +637,16 @@ class Interpreter:
             cell = None
         if run.trace:
             cites, origin = table_origin(ns, unit, cell)
-            return self.traced(run, unit.name, keys, cites or None, lambda: self.table_value(run, unit, ns, cell, keys),
+            return self.traced(run, unit.name, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
                                kind="table", cell=origin)
-        return self.table_value(run, unit, ns, cell, keys)
+        return self.table_value(run, unit, cell, keys)
 
-    def table_value(self, run: Run, unit: Any, ns: Any, cell: A.Expr | None, keys: list[Any]) -> Any:
+    def table_value(self, run: Run, unit: Unit, cell: A.Expr | None, keys: list[Any]) -> Any:
         d: A.TableDecl = unit.decl
         if cell is not None:
-            return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, Env(ns))
+            return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, self.env(unit))
         if d.source is not None:
-            value = self.evaluate(run, d.source, Env(ns))
+            value = self.evaluate(run, d.source, self.env(unit))
             for k in keys:
                 value = source_step(value, k)
             if value is not MISS:
@@ -704,7 +655,7 @@ class Interpreter:
 
     # -- decisions
 
-    def resolve(self, run: Run, unit: Any, args: list[Any]) -> Any:
+    def resolve(self, run: Run, unit: Unit, args: list[Any]) -> Any:
         """A decision's value: final once resolved; a guess while it is being resolved."""
         key = (unit.name, *[freeze(a) for a in args])
         state = run.dstate.get(key, UNRESOLVED)
@@ -729,7 +680,7 @@ class Interpreter:
         run.guesses = guesses if run.dstate.get(key) == RESOLVED else guesses + 1
         return value
 
-    def resolve_fresh(self, run: Run, unit: Any, key: Any, args: list[Any]) -> Any:
+    def resolve_fresh(self, run: Run, unit: Unit, key: Any, args: list[Any]) -> Any:
         run.dargs[key] = tuple(args)
         old = len(run.deplist)
         run.dstate[key] = GUESSING
@@ -762,7 +713,7 @@ class Interpreter:
         self.settle(run, unit, members)
         return self.resolve(run, unit, args)
 
-    def decision_body(self, run: Run, unit: Any, key: Any, args: list[Any]) -> Any:
+    def decision_body(self, run: Run, unit: Unit, key: Any, args: list[Any]) -> Any:
         d: A.DecisionDecl = unit.decl
         run.charge(1, d.span)
         self.enter(run, unit, d.span)
@@ -781,24 +732,25 @@ class Interpreter:
         if undone:
             run.undo_kept()
 
-    def settle(self, run: Run, unit: Any, members: list[Any]) -> None:
+    def settle(self, run: Run, unit: Unit, members: list[Any]) -> None:
         """A cycle met resolving ``unit``: the first policy of the `cycle` naming it whose `when` holds
         settles some of the cycle's decisions. `cycle` is the list of the cycle's decisions that the
         policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
         them the targets list, and every other decision of the cycle is resolved again."""
+        from ..lang.loader import decl_key
         from ..lang.program import cycle_policy
 
-        ns = self.loaded.namespaces[unit.ns]
-        cyc = cycle_policy(ns, unit.name)
+        cyc = cycle_policy(self.loaded.namespaces[unit.ns], unit.name)
+        policy = self.program.units[(unit.ns, decl_key(cyc))] if cyc is not None else unit
         names = cyc.names if cyc is not None else (unit.name,)
         mine = [m for m in members if m[0] in names]
         shown = [{"decision": m[0], "args": list(run.dargs[m])} for m in mine]
         keys = [(m[0], tuple(freeze(a) for a in run.dargs[m])) for m in mine]
         for pol in cyc.policies if cyc is not None else ():
-            if pol.when is not None and not truth(run, self.policy_part(run, ns, pol.when, shown)):
+            if pol.when is not None and not truth(run, self.policy_part(run, policy, pol.when, shown)):
                 continue
-            chosen = force(run, self.policy_part(run, ns, pol.targets, shown))
-            value = force(run, self.policy_part(run, ns, pol.value, shown))
+            chosen = force(run, self.policy_part(run, policy, pol.targets, shown))
+            value = force(run, self.policy_part(run, policy, pol.value, shown))
             cites = pol.cites or (cyc.cites if cyc is not None else ())
             wanted = {_settled_key(t, pol.span) for t in chosen}
             settled = 0
@@ -823,18 +775,18 @@ class Interpreter:
                         unit.decl.span,
                         help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
 
-    def policy_part(self, run: Run, ns: Any, e: A.Expr, cycle: list[Any]) -> Any:
+    def policy_part(self, run: Run, policy: Unit, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.evaluate(run, e, Env(ns, {"cycle": cycle}))
+        return self.evaluate(run, e, self.env(policy, {"cycle": cycle}))
 
     # -- procedures
 
-    def run_procedure(self, run: Run, unit: Any, args: list[Any]) -> Any:
+    def run_procedure(self, run: Run, unit: Unit, args: list[Any]) -> Any:
         """The steps in order; `goto` jumps, `stop` ends, `reject` (or a failed `require`) ends with a
         reason. The result: the status, why and where it ended, and the procedure's variables."""
         d: A.ProcedureDecl = unit.decl
         run.charge(1, d.span)
-        env = Env(self.loaded.namespaces[unit.ns], {p.name: a for p, a in zip(d.params, args)})
+        env = self.env(unit, {p.name: a for p, a in zip(d.params, args)})
         variables: dict[str, Cell] = {}
         steps = [s for s in d.body if isinstance(s, A.Step)]
         for s in d.body:
@@ -953,10 +905,10 @@ class Interpreter:
             if not ok:
                 if d.default is None:
                     raise MissingInput(d)
-                value = force(run, self.evaluate(run, d.default, Env(self.loaded.namespaces[unit.ns])))
+                value = force(run, self.evaluate(run, d.default, self.env(unit)))
             run.inputs[(unit.ns, unit.name)] = value
 
-    def run_query(self, run: Run, unit: Any, args: list[Any], check: Any = None) -> Any:
+    def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
         when there are any), first evaluate the ruleset's own state check, in the same run; then the
         query."""
@@ -1223,7 +1175,7 @@ def over_budget(run: Any, span: Span) -> EvalError:
                      help="a rule loops over a huge range or recurses without end")
 
 
-def too_deep(run: Any, unit: Any, span: Span) -> EvalError:
+def too_deep(run: Any, unit: Unit, span: Span) -> EvalError:
     return EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
                      help=too_deep_help(unit))
 
@@ -1232,11 +1184,11 @@ def value_too_deep(run: Any, span: Span) -> EvalError:
     return EvalError("E005", f"recursion deeper than {run.depth_limit} calls", span)
 
 
-def depends_on_itself(unit: Any) -> EvalError:
+def depends_on_itself(unit: Unit) -> EvalError:
     return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
 
 
-def recursed_too_deeply(unit: Any) -> EvalError:
+def recursed_too_deeply(unit: Unit) -> EvalError:
     return EvalError("E005", "evaluation recursed too deeply", unit.decl.span, help=RECURSION_HELP)
 
 
@@ -1252,7 +1204,7 @@ def lambda_arity(n: int, got: int, span: Span) -> EvalError:
     return EvalError("E001", f"this function takes {n} arguments, not {got}", span)
 
 
-def unit_arity(unit: Any, got: int, span: Span) -> EvalError:
+def unit_arity(unit: Unit, got: int, span: Span) -> EvalError:
     return EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {got}", span)
 
 
@@ -1300,7 +1252,7 @@ def source_step(value: Any, key: Any) -> Any:
         return MISS
 
 
-def value_cites(unit: Any) -> tuple[str, ...] | None:
+def value_cites(unit: Unit) -> tuple[str, ...] | None:
     """The clauses a definition read without arguments cites, when a traced run shows its value (a
     `rule` or a cited `const`)."""
     d = unit.decl
@@ -1311,7 +1263,7 @@ def value_cites(unit: Any) -> tuple[str, ...] | None:
     return None
 
 
-def table_origin(ns: Any, unit: Any, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
+def table_origin(ns: Any, unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """For the trace, where a table lookup's value comes from, with its clauses: a cell of the grid
     (the table's clauses), a variant's `override t[...]` (its own clauses), the table's source, or
     none (a miss of a table whose result is optional)."""
@@ -1348,7 +1300,7 @@ RECURSION_HELP = ("a rule calls itself without reaching a base case, or this inp
                   "than the limit (a very long chain of places or units)")
 
 
-def too_deep_help(unit: Any) -> str:
+def too_deep_help(unit: Unit) -> str:
     if isinstance(unit.decl, A.DecisionDecl):
         return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
     return RECURSION_HELP
@@ -1357,7 +1309,7 @@ def too_deep_help(unit: Any) -> str:
 # ---------------------------------------------------------------- running a query
 
 
-def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
+def run_query(program: Program, state: Any, query: str, args: list[Any], dice: DiceSource,
               budget: int = DEFAULT_STEP_BUDGET, trace: bool = False, engine: Any = None,
               check: Any = None) -> tuple[Any, Run]:
     """Evaluate a query once (on ``engine``: the reference unless another is given, such as
@@ -1368,7 +1320,7 @@ def run_query(program: Any, state: Any, query: str, args: list[Any], dice: DiceS
         interp, program, state, query, args, dice, budget, trace, check), again=dice.reset)
 
 
-def _engine_else_reference(engine: Any, program: Any, go: Any, again: Any = None) -> Any:
+def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = None) -> Any:
     """``go(engine)``; if the engine cannot make the run (``Unwritable``), ``again()`` (what undoes the
     attempt) then ``go`` on the reference, from the start. No engine: the reference at once."""
     if engine is not None:
@@ -1380,9 +1332,10 @@ def _engine_else_reference(engine: Any, program: Any, go: Any, again: Any = None
     return go(Interpreter(program))
 
 
-def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], dice: DiceSource,
+def _run_query_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], dice: DiceSource,
                   budget: int, trace: bool, check: Any) -> tuple[Any, Run]:
     unit = program.query(query)
+    assert unit is not None, "the caller found the query"
     run = Run(state, dice, budget, trace=trace)
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
@@ -1395,14 +1348,14 @@ def _run_query_on(interp: Any, program: Any, state: Any, query: str, args: list[
     return value, run
 
 
-def run_without_state(program: Any, unit: Any, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
+def run_without_state(program: Program, unit: Unit, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
     """Evaluate a query that takes no parameters and reads no input (the checker has made sure: see
     ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
     return _engine_else_reference(None if engine is None else engine.interp, program,
                                   lambda interp: _run_without_state_on(interp, unit, budget))
 
 
-def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
+def _run_without_state_on(interp: Any, unit: Unit, budget: int) -> Any:
     from ..lib.runtime import SeededDice
 
     run = Run(None, SeededDice(0), budget)
@@ -1416,7 +1369,7 @@ def _run_without_state_on(interp: Any, unit: Any, budget: int) -> Any:
         sys.setrecursionlimit(old_limit)
 
 
-def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
+def run_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
               max_paths: int | None = None, engine: Any = None, check: Any = None) -> dict[str, Any]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
@@ -1425,12 +1378,13 @@ def run_exact(program: Any, state: Any, query: str, args: list[Any], budget: int
         interp, program, state, query, args, budget, max_paths, check))
 
 
-def _run_exact_on(interp: Any, program: Any, state: Any, query: str, args: list[Any], budget: int,
+def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], budget: int,
                   max_paths: int | None, check: Any) -> dict[str, Any]:
     from ..lib.runtime import ExactDice
 
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
+    assert unit is not None, "the caller found the query"
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
     run_query = interp.run_query
     # outcome key -> [value, {denominator: summed numerators}, events, natural denominator]: each

@@ -1,7 +1,7 @@
 """Static checks: an ordered list of named passes over the loaded and compiled program.
 
-Name resolution, arity, table shapes, steps and cycle policies are checked while compiling (the
-compiler must resolve every name anyway); the passes here add what needs the whole program.
+Names, arities, tables, steps and statements are ``program.PASSES``, run as the program is made;
+the passes here add what needs the whole program.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _is_library(program: Program) -> bool:
 def check_types_pass(program: Program) -> list[Diagnostic]:
     from .types import check_types
 
-    return check_types(list(program.loaded.namespaces.values()))
+    return check_types(program)
 
 
 PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [

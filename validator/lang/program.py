@@ -4,10 +4,10 @@ the check of every name, arity, table, step and statement in them.
 A *unit* is one definition of a namespace (a value, function, rule, table, decision, cycle policy,
 procedure, query or input). ``build_program`` makes them, works out from the graph of which unit
 names which (``Program.refs``) what each may do (recur, read decisions, depend on the state), and
-walks every body with its scopes (``Resolver``), reporting what cannot mean anything: unknown
-names (with "did you mean"), wrong arities, tables looked up wrongly, duplicate fields and
-parameters, misshapen tables, missing citations, unknown steps, statements out of place. The
-passes of ``checker`` then add what needs the whole program (types, citations, unused names).
+runs its ``PASSES``: names (``Resolver``, a ``bind.Walker``: unknown names with "did you mean",
+wrong arities, tables looked up wrongly, duplicate fields and parameters, misshapen tables,
+missing citations), steps, statements. The passes of ``checker`` then add what needs the whole
+program (types, citations, unused names).
 The engines (``reference``, ``backend``) run a program that checked without errors.
 """
 
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span
 from ..lib.values import as_key
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
 from .loader import Loaded, Namespace
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -46,6 +47,7 @@ class Unit:
     # through no decision. Every cycle so has a counted unit, and only cycles can nest without end; a
     # chain of decisions (each move waiting for the next) counts one call per decision
     counted: bool = False
+    bound: dict[int, Referee] | None = None  # what its nodes name (``bind.binding``), at the first need
 
 
 @dataclass
@@ -55,9 +57,19 @@ class Program:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     refs: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)  # unit -> units it names
 
+    enums: dict[str, dict[str, str]] = field(default_factory=dict)  # per namespace: member -> its enum
+
     @property
     def entry(self) -> Namespace:
         return self.loaded.entry
+
+    def members(self, nskey: str) -> dict[str, str]:
+        """The enum members a namespace's code may name, each with its enum's name."""
+        found = self.enums.get(nskey)
+        if found is None:
+            found = self.enums[nskey] = {m: d.name for d in self.loaded.namespaces[nskey].defs.values()
+                                         if isinstance(d, A.EnumDecl) for m in d.members}
+        return found
 
     def query(self, name: str) -> Unit | None:
         unit = self.units.get((self.entry.key, name))
@@ -85,8 +97,11 @@ def build_program(loaded: Loaded) -> Program:
                 arity = len(d.params)
             program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity, index=len(program.units) + 1)
     _analyse(program)
-    Resolver(program).check()
+    for _name, check in PASSES:
+        check(program)
     return program
+
+
 
 
 # ---------------------------------------------------------------- the reference graph
@@ -223,17 +238,7 @@ def _on_cycles(refs: dict[Any, set[Any]]) -> set[Any]:
 # ---------------------------------------------------------------- the check of every body
 
 
-class _Scope:
-    """A function body or a lambda: `:=` may only assign a `var` of its own scope."""
-
-
-@dataclass(frozen=True)
-class _Local:
-    scope: _Scope
-    mutable: bool = False
-
-
-Env = dict[str, _Local]
+Env = Scope  # the local names in force, each with what binds it
 
 
 def cycle_policy(ns: Namespace, decision: str) -> A.CycleDecl | None:
@@ -267,27 +272,7 @@ def member_help(name: str, members: dict[str, str]) -> str | None:
     return f"did you mean {said}? ({'members' if len(near) > 1 else 'a member'} of enum {', '.join(f'`{e}`' for e in enums)})"
 
 
-def global_meaning(program: Program, ns: Namespace, enum_members: dict[str, str], name: str) -> tuple[str, Any] | None:
-    """What a global name means in a namespace, first match wins: ("unit", unit), ("type", decl) for
-    an enum or record used as a value, ("data", value), ("enum", name) for a member, ("builtin", b),
-    ("module", key); none when it is unknown."""
-    unit = program.units.get((ns.key, name))
-    if unit is not None:
-        return ("unit", unit)
-    if name in ns.defs:
-        return ("type", ns.defs[name])
-    if name in ns.data:
-        return ("data", ns.data[name].value)
-    if name in enum_members:
-        return ("enum", name)
-    if name in BUILTINS:
-        return ("builtin", BUILTINS[name])
-    if name in ns.modules:
-        return ("module", ns.modules[name])
-    return None
-
-
-class Resolver:
+class Resolver(Walker):
     """Walks every unit's body with its scopes and reports what cannot mean anything."""
 
     def __init__(self, program: Program):
@@ -295,12 +280,6 @@ class Resolver:
         self.loaded = program.loaded
         self.diags = program.diagnostics
         self.ns: Namespace = program.loaded.entry
-        self.enum_members: dict[str, dict[str, str]] = {}
-        for ns in self.loaded.namespaces.values():
-            self.enum_members[ns.key] = {m: d.name for d in ns.defs.values() if isinstance(d, A.EnumDecl)
-                                         for m in d.members}
-        self.proc_steps: list[str] | None = None
-        self.in_loop = 0
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         # the definitions the check of the current unit marked used: ("" for its own namespace, or a
         # module's key; name), kept with a check that found nothing (``_RESOLVED``)
@@ -365,7 +344,7 @@ class Resolver:
             return None
         members = self.member_summaries.get(self.ns.key)
         if members is None:
-            members = self.member_summaries[self.ns.key] = frozenset(self.enum_members.get(self.ns.key, {}).items())
+            members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
         names = sorted_global_names(d)
         return (members, tuple(self.summary(n) for n in names))
 
@@ -376,13 +355,11 @@ class Resolver:
         if key in self.summaries:
             return self.summaries[key]
         alias, dot, member = name.partition(".")
-        found = global_meaning(self.program, self.ns, self.enum_members.get(self.ns.key, {}), alias)
+        found = meaning(self.program, self.ns, alias)
         if not dot:
             out = _summary_of(self.program, found)
-        elif found is not None and found[0] == "module":
-            sub = self.loaded.namespaces[found[1]]
-            meaning = global_meaning(self.program, sub, self.enum_members.get(sub.key, {}), member)
-            out = ("module", found[1], _summary_of(self.program, meaning))
+        elif isinstance(found, ModuleRef):
+            out = ("module", found.ns.key, _summary_of(self.program, meaning(self.program, found.ns, member)))
         else:
             out = None  # `x.f` of a value: a field, read at run time (`x` itself is summarised)
         self.summaries[key] = out
@@ -390,57 +367,38 @@ class Resolver:
 
     def unit(self, unit: Unit) -> None:
         d = unit.decl
-        if isinstance(d, A.ConstDecl):
-            self.expr(d.value, {}, _Scope())
-        elif isinstance(d, A.DefDecl):
-            self.cites(d, d.kind == "rule")
-            scope = _Scope()
-            self.expr(d.body, self.params(d.params or (), scope), scope)
-        elif isinstance(d, A.QueryDecl):
-            scope = _Scope()
-            self.expr(d.body, self.params(d.params, scope), scope)
-        elif isinstance(d, A.InputDecl):
-            if d.default is not None:
-                self.expr(d.default, {}, _Scope())
-        elif isinstance(d, A.TableDecl):
-            self.cites(d, True)
+        if isinstance(d, (A.DefDecl, A.TableDecl, A.DecisionDecl, A.ProcedureDecl)):
+            self.cites(d, not isinstance(d, A.DefDecl) or d.kind == "rule")
+        if isinstance(d, A.TableDecl):
             self.table(d)
-        elif isinstance(d, A.DecisionDecl):
-            self.cites(d, True)
-            self.decision(unit, d)
-        elif isinstance(d, A.CycleDecl):
-            unit.used = True  # (a policy is read by its decisions' resolution, never named)
-            self.cycle(d)
-        elif isinstance(d, A.ProcedureDecl):
-            self.cites(d, True)
-            self.procedure(d)
+            return
+        self.params(getattr(d, "params", None) or ())
+        unit.used |= isinstance(d, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
+        self.walk_unit(self.program, unit)
 
     def cites(self, d: Any, required: bool) -> None:
         if required and not d.cites:
             self.error("C011", f"`{d.name}` cites no clause", d.span, help='add `cite "ID"` naming the clause it implements')
 
-    def params(self, params: tuple[A.Param, ...], scope: _Scope) -> Env:
-        env: Env = {}
-        for p in params:
-            if p.name in env:
+    def params(self, params: tuple[A.Param, ...]) -> None:
+        for i, p in enumerate(params):
+            if any(q.name == p.name for q in params[:i]):
                 self.error("C002", f"parameter `{p.name}` appears twice", p.span)
-            env[p.name] = _Local(scope)
-        return env
 
     # -- names
 
-    def lookup_global(self, name: str, ns: Namespace | None = None) -> tuple[str, Any] | None:
+    def lookup_global(self, name: str, ns: Namespace | None = None) -> Referee | None:
         ns = ns or self.ns
-        found = global_meaning(self.program, ns, self.enum_members.get(ns.key, {}), name)
-        if found is not None and found[0] == "unit":
-            found[1].used = True
+        found = meaning(self.program, ns, name)
+        if isinstance(found, UnitRef):
+            found.unit.used = True
             if self.marked is not None:
                 self.marked.append(("" if ns.key == self.ns.key else ns.key, name))
         return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
         candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
-        members = self.enum_members.get(self.ns.key, {})
+        members = self.program.members(self.ns.key)
         candidates += list(members)
         close = difflib.get_close_matches(name, [c for c in candidates if " " not in c], 1)
         hint = f"did you mean `{close[0]}`?" if close else member_help(name, members)
@@ -448,145 +406,84 @@ class Resolver:
             hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
         self.error("C001", f"unknown name `{name}`", span, help=hint)
 
-    def global_value(self, found: tuple[str, Any], name: str, span: Span) -> None:
-        kind, obj = found
-        if kind == "unit" and isinstance(obj.decl, A.TableDecl):
+    def named_as_value(self, found: Referee, name: str, span: Span) -> None:
+        if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
             self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
-        elif kind == "module":
+        elif isinstance(found, ModuleRef):
             self.error("C004", f"`{name}` is a module; use `{name}.NAME`", span)
-        elif kind == "type":
+        elif isinstance(found, TypeRef):
             self.error("C004", f"`{name}` is a type, not a value", span)
 
     # -- expressions
 
-    def expr(self, e: A.Expr, env: Env, scope: _Scope) -> None:
-        getattr(self, "x_" + type(e).__name__)(e, env, scope)
-
-    def exprs(self, es: Any, env: Env, scope: _Scope) -> None:
-        for e in es:
-            self.expr(e, env, scope)
-
-    def x_Int(self, e: A.Int, env: Env, scope: _Scope) -> None:
-        pass
-
-    x_Str = x_Bool = x_NoneLit = x_Dice = x_Int
-
-    def x_Absent(self, e: A.Absent, env: Env, scope: _Scope) -> None:
+    def x_Absent(self, e: A.Absent, env: Env) -> None:
         self.error("P001", "`-` (absent) only stands alone in a table cell", e.span)
 
-    def x_Name(self, e: A.Name, env: Env, scope: _Scope) -> None:
+    def x_Name(self, e: A.Name, env: Env) -> None:
         if e.id in env:
             return
         found = self.lookup_global(e.id)
         if found is None:
             self.unknown(e.id, e.span, env)
         else:
-            self.global_value(found, e.id, e.span)
+            self.named_as_value(found, e.id, e.span)
 
-    def x_ListLit(self, e: A.ListLit, env: Env, scope: _Scope) -> None:
-        self.exprs(e.items, env, scope)
-
-    x_SetLit = x_TupleLit = x_ListLit
-
-    def x_RecordLit(self, e: A.RecordLit, env: Env, scope: _Scope) -> None:
+    def x_RecordLit(self, e: A.RecordLit, env: Env) -> None:
         seen: set[str] = set()
         for k, _ in e.items:
             if k in seen:
                 self.error("C002", f"field `{k}` appears twice", e.span)
             seen.add(k)
-        self.exprs([v for _, v in e.items], env, scope)
+        self.node(e.items, env)
 
-    def x_MapLit(self, e: A.MapLit, env: Env, scope: _Scope) -> None:
-        for k, v in e.items:
-            self.expr(k, env, scope)
-            self.expr(v, env, scope)
-
-    def x_Comp(self, e: A.Comp, env: Env, scope: _Scope) -> None:
-        inner = dict(env)
-        for cf in e.fors:
-            self.expr(cf.iter, inner, scope)
-            inner = {**inner, **{n: _Local(scope) for n in cf.names}}
-            if cf.cond is not None:
-                self.expr(cf.cond, inner, scope)
-        self.expr(e.elem, inner, scope)
-        if e.key is not None:
-            self.expr(e.key, inner, scope)
-
-    def x_Let(self, e: A.Let, env: Env, scope: _Scope) -> None:
-        self.expr(e.value, env, scope)
-        self.expr(e.body, {**env, e.name: _Local(scope)}, scope)
-
-    def x_If(self, e: A.If, env: Env, scope: _Scope) -> None:
-        for c, v in e.branches:
-            self.expr(c, env, scope)
-            self.expr(v, env, scope)
-        self.expr(e.otherwise, env, scope)
-
-    def x_Lambda(self, e: A.Lambda, env: Env, scope: _Scope) -> None:
-        inner_scope = _Scope()
-        inner = dict(env)
-        for p in e.params:
-            inner[p.name] = _Local(inner_scope)
-        self.expr(e.body, inner, inner_scope)
-
-    def x_BoolOp(self, e: A.BoolOp, env: Env, scope: _Scope) -> None:
-        self.exprs(e.items, env, scope)
-
-    def x_Not(self, e: A.Not, env: Env, scope: _Scope) -> None:
-        self.expr(e.operand, env, scope)
-
-    x_Neg = x_Not
-
-    def x_Compare(self, e: A.Compare, env: Env, scope: _Scope) -> None:
-        members = self.enum_members.get(self.ns.key, {})
+    def x_Compare(self, e: A.Compare, env: Env) -> None:
+        members = self.program.members(self.ns.key)
         for lit, other in ((e.left, e.right), (e.right, e.left)):
             if isinstance(lit, A.Str) and isinstance(other, A.Name) and other.id in members and lit.value not in members:
                 self.error("C016", f"`{lit.value}` is not a member of enum `{members[other.id]}`", lit.span,
                            help=member_help(lit.value, {m: t for m, t in members.items() if t == members[other.id]}))
-        self.expr(e.left, env, scope)
-        self.expr(e.right, env, scope)
+        self.node(e, env)
 
-    def x_BinOp(self, e: A.BinOp, env: Env, scope: _Scope) -> None:
+    def x_BinOp(self, e: A.BinOp, env: Env) -> None:
         if e.op == "??":
             self.defaulted.add(id(e.left))
-        self.expr(e.left, env, scope)
-        self.expr(e.right, env, scope)
+        self.node(e, env)
 
-    def x_Field(self, e: A.Field, env: Env, scope: _Scope) -> None:
+    def x_Field(self, e: A.Field, env: Env) -> None:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             found = self.lookup_global(e.obj.id)
-            if found is not None and found[0] == "module":
-                sub = self.loaded.namespaces[found[1]]
+            if isinstance(found, ModuleRef):
+                sub = found.ns
                 target = self.lookup_global(e.name, sub)
-                if target is None or target[0] not in ("unit", "data", "enum"):
+                if not isinstance(target, (UnitRef, DataRef, Member)):
                     close = difflib.get_close_matches(e.name, list(sub.defs), 1)
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
                                help=f"did you mean `{e.obj.id}.{close[0]}`?" if close else None)
                     return
-                self.global_value(target, e.name, e.span)
+                self.named_as_value(target, e.name, e.span)
                 return
-            if found is not None and found[0] == "data" and isinstance(found[1], dict):
-                if e.name not in found[1] and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
-                    close = difflib.get_close_matches(e.name, [str(k) for k in found[1]], 1)
+            if isinstance(found, DataRef) and isinstance(found.value, dict):
+                if e.name not in found.value and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
+                    close = difflib.get_close_matches(e.name, [str(k) for k in found.value], 1)
                     self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
                                help=f"did you mean `{close[0]}`?" if close else None)
                 return
-        self.expr(e.obj, env, scope)
+        self.expr(e.obj, env)
 
-    def x_Index(self, e: A.Index, env: Env, scope: _Scope) -> None:
+    def x_Index(self, e: A.Index, env: Env) -> None:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             found = self.lookup_global(e.obj.id)
-            if found is not None and found[0] == "unit" and isinstance(found[1].decl, A.TableDecl):
-                if len(e.keys) != found[1].arity:
-                    self.error("C003", f"table `{e.obj.id}` has {found[1].arity} keys, not {len(e.keys)}", e.span)
+            if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
+                if len(e.keys) != found.unit.arity:
+                    self.error("C003", f"table `{e.obj.id}` has {found.unit.arity} keys, not {len(e.keys)}", e.span)
                 else:
-                    self.table_keys_known(found[1], e.keys, env)
-                self.exprs(e.keys, env, scope)
+                    self.table_keys_known(found.unit, e.keys, env)
+                self.node(e.keys, env)
                 return
         if len(e.keys) != 1:
             self.error("C003", "only tables take several keys", e.span)
-        self.expr(e.obj, env, scope)
-        self.expr(e.keys[0], env, scope)
+        self.expr(e.obj, env)
+        self.expr(e.keys[0], env)
 
     def table_keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], env: Env) -> None:
         """A key written as a literal (or an enum's member) that no row or column of a grid table has:
@@ -594,7 +491,7 @@ class Resolver:
         d: A.TableDecl = unit.decl
         if d.source is not None or (d.ret is not None and d.ret.optional):
             return
-        members = self.enum_members.get(self.ns.key, {})
+        members = self.program.members(self.ns.key)
         known = table_keys(self.loaded.namespaces[unit.ns], unit)
         for i, k in enumerate(keys):
             if isinstance(k, (A.Str, A.Int, A.Bool)) and not isinstance(k.value, bool):
@@ -610,15 +507,11 @@ class Resolver:
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(d.span, "the table"),))
 
-    def x_With(self, e: A.With, env: Env, scope: _Scope) -> None:
-        self.expr(e.obj, env, scope)
-        self.exprs([v for _, v in e.items], env, scope)
-
-    def x_Call(self, e: A.Call, env: Env, scope: _Scope) -> None:
-        self.exprs(e.args, env, scope)
-        self.exprs([v for _, v in e.kwargs], env, scope)
+    def x_Call(self, e: A.Call, env: Env) -> None:
+        self.node(e.args, env)
+        self.node(e.kwargs, env)
         span = e.span
-        target: tuple[str, Any] | None = None
+        target: Referee | None = None
         fname = None
         if isinstance(e.func, A.Name) and e.func.id not in env:
             fname = e.func.id
@@ -628,18 +521,17 @@ class Resolver:
                 return
         elif isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
             found = self.lookup_global(e.func.obj.id)
-            if found is not None and found[0] == "module":
-                sub = self.loaded.namespaces[found[1]]
+            if isinstance(found, ModuleRef):
                 fname = f"{e.func.obj.id}.{e.func.name}"
-                target = self.lookup_global(e.func.name, sub)
+                target = self.lookup_global(e.func.name, found.ns)
                 if target is None:
                     self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
                     return
         if target is None:
-            self.expr(e.func, env, scope)
+            self.expr(e.func, env)
             return
-        kind, obj = target
-        if kind == "builtin":
+        if isinstance(target, BuiltinRef):
+            obj = target.builtin
             n = len(e.args) + len(e.kwargs)
             if not obj.min_args <= n <= obj.max_args:
                 want = str(obj.min_args) if obj.min_args == obj.max_args else f"{obj.min_args} to {obj.max_args}"
@@ -655,8 +547,8 @@ class Resolver:
                     if problem is not None:
                         self.error("C014", f"invalid pattern: {problem}", item.span,
                                    help="patterns are RE2 regular expressions (no back-references or look-around)")
-        elif kind == "unit":
-            unit: Unit = obj
+        elif isinstance(target, UnitRef):
+            unit = target.unit
             if e.kwargs:
                 self.error("C003", f"`{fname}` takes no named arguments", span)
             if isinstance(unit.decl, A.TableDecl):
@@ -681,9 +573,9 @@ class Resolver:
                            help='add `cite "ID"` naming the clause (or errata) it implements')
             for k in ov.keys:
                 self.table_key(k, d)
-            self.expr(ov.value, {}, _Scope())
+            self.expr(ov.value, {})
         if d.source is not None:
-            self.expr(d.source, {}, _Scope())
+            self.expr(d.source, {})
             return
         grid = d.grid or ()
         nparams = len(d.params)
@@ -707,7 +599,7 @@ class Resolver:
                         self.error("C009", f"table `{d.name}` has row `{rk}` twice", _span_of(row[0]))
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
-                        self.expr(cell, {}, _Scope())
+                        self.expr(cell, {})
         elif nparams == 1:
             for row in grid:
                 if len(row) != 2:
@@ -718,7 +610,7 @@ class Resolver:
                     self.error("C009", f"table `{d.name}` has key `{rk}` twice", _span_of(row[0]))
                 if not isinstance(row[1], A.Absent):
                     seen.add((rk,))
-                    self.expr(row[1], {}, _Scope())
+                    self.expr(row[1], {})
         else:
             self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
 
@@ -732,126 +624,99 @@ class Resolver:
 
     # -- decisions and procedures
 
-    def decision(self, unit: Unit, d: A.DecisionDecl) -> None:
-        scope = _Scope()
-        self.expr(d.body, self.params(d.params, scope), scope)
 
-    def cycle(self, d: A.CycleDecl) -> None:
-        """A cycle policy's parts read `cycle`: the decisions of the cycle, as `{decision, args}` records."""
-        pscope = _Scope()
-        penv: Env = {"cycle": _Local(pscope)}
-        for pol in d.policies:
-            if pol.when is not None:
-                self.expr(pol.when, penv, pscope)
-            self.expr(pol.targets, penv, pscope)
-            self.expr(pol.value, penv, pscope)
+
+class Statements(Walker):
+    """Each statement of a procedure where it may stand (C020: only `var` and steps at its top, no
+    step in a step, `break` and `continue` in a loop) and `:=` only to its `var`s (C022)."""
+
+    def __init__(self, diags: list[Diagnostic]):
+        self.diags, self.in_loop = diags, 0
 
     def procedure(self, d: A.ProcedureDecl) -> None:
-        scope = _Scope()
-        env = self.params(d.params, scope)
-        seen_steps: dict[str, A.Step] = {}
+        env: Env = {p.name: p for p in d.params}
         for s in d.body:
-            if isinstance(s, A.Step) and s.name in seen_steps:
-                self.error("C002", f"step `{s.name}` appears twice", s.span,
-                           related=(Related(seen_steps[s.name].span, "first here"),))
-            if isinstance(s, A.Step):
-                seen_steps[s.name] = s
-        self.proc_steps = [s.name for s in d.body if isinstance(s, A.Step)]
-        for s in d.body:
-            if isinstance(s, A.Var):
-                self.expr(s.value, env, scope)
-                env = {**env, s.name: _Local(scope, mutable=True)}
-            elif isinstance(s, A.Step):
-                if not s.cites:
-                    self.error("C011", f"step `{s.name}` cites no clause", s.span,
-                               help='add `cite "ID"` naming the clause the step implements')
-                self.block(s.body, env, scope)
+            if isinstance(s, (A.Var, A.Step)):
+                env = super().stmt(s, env)
             else:
-                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", _span_of(s))
-        self.proc_steps = None
-        self.unreachable_steps(d)
+                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s)
 
-    def unreachable_steps(self, d: A.ProcedureDecl) -> None:
-        """A step after an unconditional ``goto``/``stop``/``reject`` that no ``goto`` names is dead."""
-        steps = [s for s in d.body if isinstance(s, A.Step)]
-        targets: set[str] = set()
-        for s in steps:
-            _collect_gotos(s.body, targets)
-        for prev, s in zip(steps, steps[1:]):
-            if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
-                self.diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
-                                             help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
+    def error(self, code: str, message: str, s: Any, help: str | None = None) -> None:
+        self.diags.append(Diagnostic(code, message, _span_of(s), help=help))
 
-    def block(self, stmts: tuple[A.Stmt, ...], env: Env, scope: _Scope) -> None:
-        for s in stmts:
-            env = self.stmt(s, env, scope)
+    def expr(self, e: Any, env: Env) -> None:
+        pass  # (no statement stands in an expression)
 
-    def stmt(self, s: A.Stmt, env: Env, scope: _Scope) -> Env:
-        if isinstance(s, (A.Var, A.LetStmt)):
-            self.expr(s.value, env, scope)
-            return {**env, s.name: _Local(scope, mutable=isinstance(s, A.Var))}
-        if isinstance(s, A.Assign):
-            target = env.get(s.name)
-            self.expr(s.value, env, scope)
-            if target is None or not target.mutable:
-                self.error("C022", f"`{s.name}` is not a procedure variable", s.span,
-                           help=f"declare it with `var {s.name} = ...` at the top of the procedure")
-            elif target.scope is not scope:
-                self.error("C022", f"`{s.name}` cannot be assigned from inside a lambda", s.span)
-        elif isinstance(s, A.IfStmt):
-            for c, b in s.branches:
-                self.expr(c, env, scope)
-                self.block(b, env, scope)
-            if s.otherwise is not None:
-                self.block(s.otherwise, env, scope)
-        elif isinstance(s, A.For):
-            self.expr(s.iter, env, scope)
-            inner = {**env, s.name: _Local(scope)}
-            if s.cond is not None:
-                self.expr(s.cond, inner, scope)
-            self.in_loop += 1
-            self.block(s.body, inner, scope)
-            self.in_loop -= 1
-        elif isinstance(s, A.Goto):
-            if self.proc_steps is not None and s.target not in self.proc_steps:
-                close = difflib.get_close_matches(s.target, self.proc_steps, 1)
-                self.error("C017", f"no step named `{s.target}`", s.span,
-                           help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(self.proc_steps)}")
-        elif isinstance(s, (A.Break, A.Continue)):
-            if not self.in_loop:
-                self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
-        elif isinstance(s, A.Emit):
-            self.exprs([v for _, v in s.payload], env, scope)
-        elif isinstance(s, A.Require):
-            self.expr(s.cond, env, scope)
+    def stmt(self, s: A.Stmt, env: Env) -> Env:
+        if isinstance(s, A.Assign) and not isinstance(env.get(s.name), A.Var):
+            self.error("C022", f"`{s.name}` is not a procedure variable", s,
+                       help=f"declare it with `var {s.name} = ...` at the top of the procedure")
+        elif isinstance(s, (A.Break, A.Continue)) and not self.in_loop:
+            self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s)
         elif isinstance(s, A.Step):
-            self.error("C020", "a step may not contain another step", s.span)
-        elif not isinstance(s, (A.Stop, A.Reject)):
-            self.error("C020", "statement not allowed here", _span_of(s))
+            self.error("C020", "a step may not contain another step", s)
+            return env
+        elif not isinstance(s, (A.Var, A.LetStmt, A.Assign, A.IfStmt, A.For, A.Goto, A.Stop, A.Break, A.Continue,
+                                A.Emit, A.Require, A.Reject)):
+            self.error("C020", "statement not allowed here", s)
+            return env
+        self.in_loop += isinstance(s, A.For)
+        env = super().stmt(s, env)
+        self.in_loop -= isinstance(s, A.For)
         return env
+
+
+def check_steps(program: Program) -> None:
+    for d in _procedures(program):
+        _check_steps(d, program.diagnostics)
+
+
+def _check_steps(d: A.ProcedureDecl, diags: list[Diagnostic]) -> None:
+    """A procedure's steps: named once (C002), each citing its clause (C011), every `goto` naming one
+    (C017), none after an unconditional `goto`/`stop`/`reject` that no `goto` names (W102)."""
+    steps = [s for s in d.body if isinstance(s, A.Step)]
+    names = [s.name for s in steps]
+    seen: dict[str, A.Step] = {}
+    for s in steps:
+        if s.name in seen:
+            diags.append(Diagnostic("C002", f"step `{s.name}` appears twice", s.span,
+                                    related=(Related(seen[s.name].span, "first here"),)))
+        seen[s.name] = s
+        if not s.cites:
+            diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
+                                    help='add `cite "ID"` naming the clause the step implements'))
+    gotos = list(_gotos(d.body))
+    for g in gotos:
+        if g.target not in names:
+            close = difflib.get_close_matches(g.target, names, 1)
+            diags.append(Diagnostic("C017", f"no step named `{g.target}`", g.span,
+                                    help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(names)}"))
+    targets = {g.target for g in gotos}
+    for prev, s in zip(steps, steps[1:]):
+        if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
+            diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
+                                    help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
 
 
 # what a check that found nothing marked used, by declaration and context (``Resolver.shared_unit``)
 _RESOLVED = A.ContextMemo()
 
 
-def _summary_of(program: Program, found: tuple[str, Any] | None) -> Any:
-    """What the check of a body reads of a global name's meaning (``global_meaning``): a definition's
+def _summary_of(program: Program, found: Referee | None) -> Any:
+    """What the check of a body reads of a global name's meaning (``bind.meaning``): a definition's
     kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
-    if found is None:
-        return None
-    kind, obj = found
-    if kind == "unit":
+    if isinstance(found, UnitRef):
+        obj = found.unit
         if isinstance(obj.decl, A.TableDecl):  # a lookup's literal keys are checked against its keys
             return ("unit", "TableDecl", obj.arity, obj.decl.ret, table_keys(program.loaded.namespaces[obj.ns], obj))
         return ("unit", type(obj.decl).__name__, obj.arity)
-    if kind == "data":
-        return ("data", frozenset(obj) if isinstance(obj, dict) else None)
-    if kind == "builtin":
-        return ("builtin", obj.name)
-    if kind == "module":
-        return ("module", obj)
-    return (kind,)  # an enum or record named as a value, an enum's member
+    if isinstance(found, DataRef):
+        return ("data", frozenset(found.value) if isinstance(found.value, dict) else None)
+    if isinstance(found, BuiltinRef):
+        return ("builtin", found.builtin.name)
+    if isinstance(found, ModuleRef):
+        return ("module", found.ns.key)
+    return found and type(found).__name__  # an enum or record named as a value, an enum's member
 
 
 def table_key(cell: A.Expr) -> Any:
@@ -911,14 +776,33 @@ def _span_of(node: Any) -> Span:
     return getattr(node, "span", Span("<unknown>"))
 
 
-def _collect_gotos(stmts: tuple[A.Stmt, ...], out: set[str]) -> None:
+def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
     for s in stmts:
         if isinstance(s, A.Goto):
-            out.add(s.target)
+            yield s
         elif isinstance(s, A.IfStmt):
             for _, b in s.branches:
-                _collect_gotos(b, out)
-            if s.otherwise:
-                _collect_gotos(s.otherwise, out)
+                yield from _gotos(b)
+            yield from _gotos(s.otherwise or ())
         elif isinstance(s, (A.For, A.Step)):
-            _collect_gotos(s.body, out)
+            yield from _gotos(s.body)
+
+
+def _procedures(program: Program) -> Iterator[A.ProcedureDecl]:
+    return (u.decl for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+
+
+# the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
+# (``checker.PASSES`` then add what needs the whole program)
+def check_names(program: Program) -> None:
+    Resolver(program).check()
+
+
+def check_statements(program: Program) -> None:
+    for d in _procedures(program):
+        Statements(program.diagnostics).procedure(d)
+
+
+PASSES: tuple[tuple[str, Callable[[Program], None]], ...] = (
+    ("names, arities and tables", check_names), ("steps", check_steps),
+    ("statements", check_statements))

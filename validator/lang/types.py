@@ -15,7 +15,8 @@ from typing import Any
 from . import ast as A
 from ..core.diagnostics import Diagnostic
 from .loader import Namespace
-from .program import sorted_global_names
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, meaning
+from .program import Program, sorted_global_names
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -37,6 +38,7 @@ def show(t: T) -> str:
 class TypeChecker:
     ns: Namespace
     diags: list[Diagnostic]
+    program: Program  # what a global name means is ``bind.meaning``'s answer there
 
     def __post_init__(self) -> None:
         self.records = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.RecordDecl)}
@@ -63,8 +65,13 @@ class TypeChecker:
         return ANY
 
     # -- globals
+    def referee(self, e: Any, env: dict[str, T]) -> Referee | None:
+        """What a name means when no local hides it."""
+        return meaning(self.program, self.ns, e.id) if isinstance(e, A.Name) and e.id not in env else None
+
     def global_type(self, name: str) -> T:
-        d = self.ns.defs.get(name)
+        found = meaning(self.program, self.ns, name)
+        d = found.unit.decl if isinstance(found, UnitRef) else None
         if isinstance(d, A.InputDecl):
             return self.resolve(d.type)
         if isinstance(d, A.ConstDecl):
@@ -73,9 +80,7 @@ class TypeChecker:
             return self.resolve(d.ret) if d.ret is not None else ANY
         if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl, A.QueryDecl)):
             return FN
-        if name in self.members and name not in self.ns.defs:
-            return ("enum", self.members[name])
-        return ANY
+        return ("enum", self.members[name]) if isinstance(found, Member) else ANY
 
     def literal_type(self, e: A.Expr) -> T:
         return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(e), ANY)
@@ -294,7 +299,7 @@ class TypeChecker:
         return t
 
     def t_Field(self, e: A.Field, env: dict[str, T]) -> T:
-        if isinstance(e.obj, A.Name) and e.obj.id not in env and (e.obj.id in self.ns.modules or e.obj.id in self.ns.data):
+        if isinstance(self.referee(e.obj, env), (ModuleRef, DataRef)):
             return ANY
         t = self.infer(e.obj, env)
         if t[0] == "record":
@@ -312,7 +317,8 @@ class TypeChecker:
         return ANY
 
     def t_Index(self, e: A.Index, env: dict[str, T]) -> T:
-        table = self.ns.defs.get(e.obj.id) if isinstance(e.obj, A.Name) and e.obj.id not in env else None
+        found = self.referee(e.obj, env)
+        table = found.unit.decl if isinstance(found, UnitRef) else None
         if isinstance(table, A.TableDecl):
             for k in e.keys:
                 self.infer(k, env)
@@ -341,8 +347,9 @@ class TypeChecker:
         arg_types = [self.infer(a, env) for a in e.args]
         for _, v in e.kwargs:
             self.infer(v, env)
+        found = self.referee(e.func, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
-            d = self.ns.defs.get(e.func.id)
+            d = found.unit.decl if isinstance(found, UnitRef) else None
             if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl)) and d.params is not None:
                 for p, t, a in zip(d.params, arg_types, e.args):
                     if p.type is not None:
@@ -351,7 +358,7 @@ class TypeChecker:
                     return self.resolve(d.ret)
                 if isinstance(d, A.DecisionDecl):
                     return BOOL
-            if d is None and e.func.id in _COLLECTION_FIRST and e.args:
+            if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
         else:
             self.infer(e.func, env)
@@ -437,14 +444,14 @@ def unify(ts: list[T]) -> T:
 _TYPED = A.ContextMemo()
 
 
-def check_types(namespaces: list[Namespace]) -> list[Diagnostic]:
+def check_types(program: Program) -> list[Diagnostic]:
     """The type check of every declaration. A declaration's check reads, besides the declaration, the
     namespace's records, enums and their members, and what each global name it mentions is (the
     declaration it names, or data, or a module): one that found nothing finds nothing again where
     those are the same (``_TYPED``), as in each variant of a base ruleset for most of the base's."""
     diags: list[Diagnostic] = []
-    for ns in namespaces:
-        checker = TypeChecker(ns, diags)
+    for ns in program.loaded.namespaces.values():
+        checker = TypeChecker(ns, diags, program)
         types = tuple((n, id(d)) for n, d in [*checker.records.items(), *checker.enums.items()])
         shared = (types, frozenset(checker.members.items()))
         kinds = [*checker.records.values(), *checker.enums.values()]

@@ -337,7 +337,8 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     what each global name it reads is bound to (an override's `base` to the definition it
     replaces), what the reference graph says of it, and the Python the backend writes for it."""
     from ..lang import ast as A
-    from ..lang.program import global_meaning, sorted_global_names
+    from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, UnitRef, meaning as bound_to
+    from ..lang.program import sorted_global_names
     from ..lang.types import TypeChecker, show
 
     program = rs.program
@@ -345,7 +346,7 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     if unit is None or isinstance(unit.decl, A.CycleDecl):
         return None
     d, ns = unit.decl, program.entry
-    types = TypeChecker(ns, [])
+    types = TypeChecker(ns, [], program)
     params = getattr(d, "params", None)
     env = types.params(params or ())
     got = types.infer(getattr(d, "body", None) or getattr(d, "value", None), env)
@@ -358,30 +359,29 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
                              ("counted toward the depth limit", unit.counted),
                              ("reads decisions", unit.uses_decisions)) if on]
     lines.append(f"  is: {', '.join(flags) or 'none of state-free, recursive, reading decisions'}")
-    members = {m: e.name for e in ns.defs.values() if isinstance(e, A.EnumDecl) for m in e.members}
     lines.append("  names:")
     bound = {b for b, _ in A.binders(d)}
     for n in sorted_global_names(d):
-        found = global_meaning(program, ns, members, n)
+        found = bound_to(program, ns, n)
         if "." in n or (found is None and n in bound):
             continue  # (`m.x` is listed under `m`; locals are the declaration's own)
         shown = "base" if n.startswith("base of ") else n
         if found is None:
             meaning = "nothing (a name of a cycle policy or a procedure's own)"
-        elif found[0] == "unit":
-            u = found[1].decl
+        elif isinstance(found, UnitRef):
+            u = found.unit.decl
             what = getattr(u, "kind", None) or type(u).__name__.removesuffix("Decl").lower()
             meaning = f"{what} `{u.name}` at {u.span.file}:{u.span.line}"
             if n != shown:
                 meaning += " (replaced here)"
-        elif found[0] == "data":
+        elif isinstance(found, DataRef):
             meaning = f"data from {ns.data[n].path}"
-        elif found[0] == "module":
-            meaning = f"the module {program.loaded.namespaces[found[1]].entry}"
-        elif found[0] == "enum":
-            meaning = f"a member of enum `{found[1] if isinstance(found[1], str) else members.get(n)}`"
+        elif isinstance(found, ModuleRef):
+            meaning = f"the module {found.ns.entry}"
+        elif isinstance(found, Member):
+            meaning = f"a member of enum `{program.members(ns.key)[n]}`"
         else:
-            meaning = {"builtin": "a built-in", "type": "a type"}.get(found[0], found[0])
+            meaning = "a built-in" if isinstance(found, BuiltinRef) else "a type"
         lines.append(f"    {shown:<16} {meaning}")
     lines.append("  written by the backend as:")
     for source in rs.backend().source_of(unit):

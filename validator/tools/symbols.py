@@ -19,7 +19,9 @@ from typing import Any, Iterator
 from ..core import confine
 from ..core.diagnostics import Span
 from ..lang import ast as A
+from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Scope, TypeRef, UnitRef, Walker, meaning
 from ..lang.loader import Namespace
+from ..lang.program import Program
 from ..lang.syntax import KEYWORDS
 from ..lang.types import TypeChecker, show
 from ..lib.builtins import BUILTINS
@@ -95,8 +97,9 @@ def name_spans(decl: Any, text: str, starts: list[int], names: list[str]) -> lis
 # ---------------------------------------------------------------- the walk
 
 
-class _Walk:
-    """Every name of a module with what it is, locals told from globals by their scopes."""
+class _Walk(Walker):
+    """Every name of a module with what it is, locals told from globals by their scopes (``Walker``:
+    each local with the node that binds it)."""
 
     def __init__(self, module: A.Module, text: str):
         self.module = module
@@ -111,8 +114,7 @@ class _Walk:
             if isinstance(d, A.CellOverride):
                 for sp in name_spans(d, self.text, self.starts, [d.table]):
                     self.out.append(Occurrence(sp, d.table, "table"))
-                self.exprs(d.keys, {})
-                self.expr(d.value, {})
+                self.node((d.keys, d.value), {})
         for decl in self.module.decls:
             self.decl(decl)
         return self.out
@@ -121,11 +123,7 @@ class _Walk:
         if isinstance(d, A.CycleDecl):
             for sp, name in zip(name_spans(d, self.text, self.starts, list(d.names)), d.names):
                 self.out.append(Occurrence(sp, name, "cycle"))
-            env = {"cycle": d}
-            for pol in d.policies:
-                self.expr(pol.when, env)
-                self.expr(pol.targets, env)
-                self.expr(pol.value, env)
+            self.node(d.policies, {"cycle": d})
             return
         for sp in name_spans(d, self.text, self.starts, [d.name]):
             self.out.append(Occurrence(sp, d.name, "decl"))
@@ -148,12 +146,10 @@ class _Walk:
             grid = d.grid or ()
             if len(d.params) == 2:
                 grid = grid[1:]  # the header row: column keys, not references
-            for row in grid:
-                self.exprs(row[1:], {})  # (a row's first cell is its key)
-            self.expr(d.source, {})
+            self.node(tuple(row[1:] for row in grid), {})  # (a row's first cell is its key)
+            self.node((d.source,), {})
         else:
-            for attr in ("value", "body", "default"):
-                self.expr(getattr(d, attr, None), env)
+            self.node(tuple(getattr(d, attr, None) for attr in ("value", "body", "default")), env)
 
     def bind_params(self, params: Any, env: dict[str, Any]) -> dict[str, Any]:
         env = dict(env)
@@ -174,94 +170,22 @@ class _Walk:
         for a in t.args:
             self.typeref(a)
 
-    def block(self, stmts: Any, env: dict[str, Any]) -> None:
-        for s in stmts:
-            env = self.stmt(s, env)
+    def x_Name(self, e: A.Name, env: Scope) -> None:
+        self.out.append(Occurrence(e.span, e.id, "local", env[e.id]) if e.id in env else Occurrence(e.span, e.id, "global"))
 
-    def stmt(self, s: Any, env: dict[str, Any]) -> dict[str, Any]:
-        if isinstance(s, (A.Var, A.LetStmt)):
-            self.expr(s.value, env)
-            return {**env, s.name: s}
-        if isinstance(s, A.Assign):
-            self.expr(s.value, env)
-        elif isinstance(s, A.IfStmt):
-            for c, b in s.branches:
-                self.expr(c, env)
-                self.block(b, env)
-            if s.otherwise is not None:
-                self.block(s.otherwise, env)
-        elif isinstance(s, A.For):
-            self.expr(s.iter, env)
-            inner = {**env, s.name: s}
-            self.expr(s.cond, inner)
-            self.block(s.body, inner)
-        elif isinstance(s, A.Step):
-            self.block(s.body, env)
-        elif isinstance(s, A.Emit):
-            self.exprs([v for _, v in s.payload], env)
-        elif isinstance(s, A.Require):
-            self.expr(s.cond, env)
-        return env
+    def x_Field(self, e: A.Field, env: Scope) -> None:
+        if e.span.line:
+            end = e.span.end_col
+            where = Span(e.span.file, e.span.end_line, end - len(e.name), e.span.end_line, end)
+            if isinstance(e.obj, A.Name) and e.obj.id not in env and e.obj.id in self.modules:
+                self.out.append(Occurrence(where, e.name, "member", e.obj.id))
+            else:  # a record's field (or a data mapping's key): `binder` is what it is read from
+                local = env.get(e.obj.id) if isinstance(e.obj, A.Name) else None
+                self.out.append(Occurrence(where, e.name, "field", local))
+        self.expr(e.obj, env)
 
-    def exprs(self, items: Any, env: dict[str, Any]) -> None:
-        for x in items:
-            self.expr(x, env)
-
-    def expr(self, e: Any, env: dict[str, Any]) -> None:
-        if e is None:
-            return
-        if isinstance(e, A.Name):
-            if e.id in env:
-                self.out.append(Occurrence(e.span, e.id, "local", env[e.id]))
-            else:
-                self.out.append(Occurrence(e.span, e.id, "global"))
-        elif isinstance(e, A.Field):
-            if e.span.line:
-                end = e.span.end_col
-                where = Span(e.span.file, e.span.end_line, end - len(e.name), e.span.end_line, end)
-                if isinstance(e.obj, A.Name) and e.obj.id not in env and e.obj.id in self.modules:
-                    self.out.append(Occurrence(where, e.name, "member", e.obj.id))
-                else:  # a record's field (or a data mapping's key): `binder` is what it is read from
-                    local = env.get(e.obj.id) if isinstance(e.obj, A.Name) else None
-                    self.out.append(Occurrence(where, e.name, "field", local))
-            self.expr(e.obj, env)
-        elif isinstance(e, A.Let):
-            self.expr(e.value, env)
-            self.expr(e.body, {**env, e.name: e})
-        elif isinstance(e, A.Lambda):
-            self.expr(e.body, self.bind_params(e.params, env))
-        elif isinstance(e, A.Comp):
-            inner = dict(env)
-            for f in e.fors:
-                self.expr(f.iter, inner)
-                inner = {**inner, **{n: f for n in f.names}}
-                self.expr(f.cond, inner)
-            self.expr(e.key, inner)
-            self.expr(e.elem, inner)
-        elif isinstance(e, (A.RecordLit, A.With)):
-            if isinstance(e, A.With):
-                self.expr(e.obj, env)
-            self.exprs([v for _, v in e.items], env)
-        elif isinstance(e, A.MapLit):
-            for k, v in e.items:
-                self.expr(k, env)
-                self.expr(v, env)
-        elif isinstance(e, A.If):
-            for c, v in e.branches:
-                self.expr(c, env)
-                self.expr(v, env)
-            self.expr(e.otherwise, env)
-        elif isinstance(e, A.Call):
-            self.expr(e.func, env)
-            self.exprs(e.args, env)
-            self.exprs([v for _, v in e.kwargs], env)
-        elif isinstance(e, A.Node):
-            for fname in e._compared:
-                child = getattr(e, fname)
-                if isinstance(child, tuple):
-                    self.exprs([c for c in child if isinstance(c, A.Node)], env)
-                elif isinstance(child, A.Node):
-                    self.expr(child, env)
+    def x_Lambda(self, e: A.Lambda, env: Scope) -> None:
+        self.expr(e.body, self.bind_params(e.params, env))
 
 
 def occurrences(module: A.Module, text: str, module_aliases: set[str]) -> list[Occurrence]:
@@ -345,7 +269,7 @@ class Index:
         """A field read with ``x.f``: the fields of that name among the records (of ``x``'s record
         when it is known: see ``binder_type``)."""
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = None if isinstance(occ.binder, A.RecordDecl) else _record_name(ns, occ.binder, None)
+        typed = None if isinstance(occ.binder, A.RecordDecl) else _record_name(self.program, ns, occ.binder, None)
         if isinstance(occ.binder, A.RecordDecl):  # the field's own declaration
             records = [occ.binder]
         elif any(r.name == typed for r in records):
@@ -354,18 +278,17 @@ class Index:
         return Target("field", occ.name, found[0][1], ns, found) if found else None
 
     def global_target(self, ns: Namespace, name: str) -> Target | None:
-        if name in ns.defs:
+        """What the engines bind the name to (``bind.meaning``)."""
+        found = meaning(self.program, ns, name)
+        if isinstance(found, (UnitRef, TypeRef)):
             return Target("def", name, ns.defs[name], ns)
-        for d in ns.defs.values():
-            if isinstance(d, A.EnumDecl) and name in d.members:
-                return Target("member", name, d, ns)
-        if name in ns.data:
+        if isinstance(found, Member):
+            return Target("member", name, ns.defs[self.program.members(ns.key)[name]], ns)
+        if isinstance(found, DataRef):
             return Target("data", name, ns.data[name], ns)
-        if name in ns.modules:
-            return Target("module", name, self.loaded.namespaces.get(ns.modules[name]), ns)
-        if name in BUILTINS:
-            return Target("builtin", name, BUILTINS[name], ns)
-        return None
+        if isinstance(found, ModuleRef):
+            return Target("module", name, found.ns, ns)
+        return Target("builtin", name, found.builtin, ns) if isinstance(found, BuiltinRef) else None
 
     def definition(self, t: Target) -> Span | None:
         """Where a name is defined: a definition's name, an enum's member, a local's binder, an
@@ -415,10 +338,9 @@ class Index:
         assert t.ns is not None
         return self._hover_decl(t.decl, t.ns)
 
-    @staticmethod
-    def _local_type(t: Target) -> str:
+    def _local_type(self, t: Target) -> str:
         """``: TYPE`` of a local (see ``binder_type``); "" when nothing is known of it."""
-        found = binder_type(t.ns, t.decl, t.name) if t.ns is not None else None
+        found = binder_type(self.program, t.ns, t.decl, t.name) if t.ns is not None else None
         return f": {show(found)}" if found is not None else ""
 
     def _hover_decl(self, d: Any, ns: Namespace) -> str:
@@ -430,7 +352,7 @@ class Index:
         sig = f"{kind} {d.name}"
         if params is not None:
             sig += "(" + ", ".join(p.name + (f": {_typeref(p.type)}" if p.type else "") for p in params) + ")"
-        checker = TypeChecker(ns, [])
+        checker = TypeChecker(ns, [], self.program)
         if isinstance(d, A.RecordDecl):
             sig += " {" + ", ".join(f"{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}" for f in d.fields) + "}"
         elif isinstance(d, A.EnumDecl):
@@ -493,7 +415,7 @@ class Index:
 
     def _fields(self, ns: Namespace, binder: Any) -> list[tuple[str, str, str]]:
         records = [d for d in ns.defs.values() if isinstance(d, A.RecordDecl)]
-        typed = _record_name(ns, binder, None)
+        typed = _record_name(self.program, ns, binder, None)
         if typed is not None and any(r.name == typed for r in records):
             records = [r for r in records if r.name == typed]
         out: dict[str, tuple[str, str, str]] = {}
@@ -625,12 +547,12 @@ def is_identifier(text: str) -> bool:
 
 
 
-def binder_type(ns: Namespace, b: Any, name: str | None) -> Any:
+def binder_type(program: Program, ns: Namespace, b: Any, name: str | None) -> Any:
     """The type of the local ``name`` bound by ``b`` (a loop over a map's keys and values binds two;
     ``name`` None: the one a single-name binder binds): a parameter's annotation, or what the checker
     infers for a let's value or a loop's items, read with the globals alone in scope; None when that
     says nothing (the value reads other locals, or its type is `any`)."""
-    checker = TypeChecker(ns, [])
+    checker = TypeChecker(ns, [], program)
     try:
         if isinstance(b, A.Param):
             found = checker.resolve(b.type) if b.type is not None else None
@@ -654,8 +576,8 @@ def binder_type(ns: Namespace, b: Any, name: str | None) -> Any:
     return None if found is None or found[0] == "any" else found
 
 
-def _record_name(ns: Namespace, b: Any, name: str | None) -> str | None:
-    t = binder_type(ns, b, name)
+def _record_name(program: Program, ns: Namespace, b: Any, name: str | None) -> str | None:
+    t = binder_type(program, ns, b, name)
     return t[1] if t is not None and t[0] == "record" else None
 
 __all__ = ["Index", "Occurrence", "Target", "is_identifier", "occurrences", "resolve_reference", "ruleset_files_under",
