@@ -27,7 +27,7 @@ from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
-from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_NODES, to_json, written
+from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
 
 
 _T = TypeVar("_T")
@@ -165,7 +165,7 @@ class Ruleset:
         if run.events and isinstance(out, dict) and "events" not in out:
             out["events"] = self._to_json(run.events, unit)
         if explain and isinstance(out, dict):
-            out["explain"] = R.explanation(run)
+            out["explain"] = self._to_json(R.explanation(run), unit)  # (bounded as a result is)
         return out
 
     def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
@@ -230,8 +230,10 @@ class Ruleset:
             if str(exc) == FUNCTION_IN_RESULT:
                 raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                            help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
-            if "parts" in str(exc):
-                raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
+            if too_large(exc):
+                what = (f"holds more than {MAX_OUTPUT_BYTES} bytes of text" if "bytes" in str(exc)
+                        else f"has more than {MAX_OUTPUT_NODES} parts")
+                raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
                                            unit.decl.span, help="return a summary of it (its `len`, say)")], "eval") from None
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                        help="a number grew too large; check the rule that computes it")],

@@ -13,14 +13,13 @@ The engines (``reference``, ``backend``) run a program that checked without erro
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
-from typing import Any, Sequence, cast
+from typing import Any, Collection, Sequence, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
-from ..core.diagnostics import Diagnostic, Related, Span
+from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
 from .loader import Loaded, Namespace
 
@@ -294,6 +293,7 @@ class Resolver:
         self.program = program
         self.loaded = program.loaded
         self.diags = program.diagnostics
+        self.suggestions = Suggestions()
         self.ns: Namespace = program.loaded.entry
         self.enum_members: dict[str, dict[str, str]] = {}
         for ns in self.loaded.namespaces.values():
@@ -320,10 +320,10 @@ class Resolver:
             for name, overrides in ns.cell_overrides.items():
                 if not isinstance(ns.defs.get(name), A.TableDecl):
                     tables = [n for n, x in ns.defs.items() if isinstance(x, A.TableDecl)]
-                    close = difflib.get_close_matches(name, tables, 1)
+                    close = self.suggestions.closest(name, tables)
                     for ov in overrides:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
-                                   ov.span, help=f"did you mean `{close[0]}`?" if close else None)
+                                   ov.span, help=f"did you mean `{close}`?" if close else None)
         for (nskey, _), unit in self.program.units.items():
             if not isinstance(unit.decl, A.CycleDecl):
                 continue
@@ -439,11 +439,12 @@ class Resolver:
         return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
-        candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
         members = self.enum_members.get(self.ns.key, {})
-        candidates += list(members)
-        close = difflib.get_close_matches(name, [c for c in candidates if " " not in c], 1)
-        hint = f"did you mean `{close[0]}`?" if close else member_help(name, members)
+        known: tuple[Collection[str], ...] = (env, self.ns.defs, self.ns.data, self.ns.modules, BUILTINS, members)
+        hint: str | None = None
+        if self.suggestions.affordable(sum(map(len, known))):  # (bounded over the whole check)
+            close = closest_name(name, [c for names in known for c in names if " " not in c])
+            hint = f"did you mean `{close}`?" if close else member_help(name, members)
         if name == A.BASE:
             hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
         self.error("C001", f"unknown name `{name}`", span, help=hint)
@@ -559,17 +560,17 @@ class Resolver:
                 sub = self.loaded.namespaces[found[1]]
                 target = self.lookup_global(e.name, sub)
                 if target is None or target[0] not in ("unit", "data", "enum"):
-                    close = difflib.get_close_matches(e.name, list(sub.defs), 1)
+                    close = self.suggestions.closest(e.name, sub.defs)
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
-                               help=f"did you mean `{e.obj.id}.{close[0]}`?" if close else None)
+                               help=f"did you mean `{e.obj.id}.{close}`?" if close else None)
                     return
                 self.global_value(target, e.name, e.span)
                 return
             if found is not None and found[0] == "data" and isinstance(found[1], dict):
                 if e.name not in found[1] and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
-                    close = difflib.get_close_matches(e.name, [str(k) for k in found[1]], 1)
+                    close = self.suggestions.closest(e.name, found[1])
                     self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
-                               help=f"did you mean `{close[0]}`?" if close else None)
+                               help=f"did you mean `{close}`?" if close else None)
                 return
         self.expr(e.obj, env, scope)
 
@@ -604,9 +605,9 @@ class Resolver:
             else:
                 continue
             if value not in known[i]:
-                close = difflib.get_close_matches(str(value), [str(x) for x in known[i]], 1)
+                close = self.suggestions.closest(str(value), known[i])
                 self.error("C029", f"table `{d.name}` has no {'column' if i else 'row'} `{value}`", k.span,
-                           help=f"did you mean `{close[0]}`?" if close else
+                           help=f"did you mean `{close}`?" if close else
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(d.span, "the table"),))
 
@@ -814,9 +815,10 @@ class Resolver:
             self.in_loop -= 1
         elif isinstance(s, A.Goto):
             if self.proc_steps is not None and s.target not in self.proc_steps:
-                close = difflib.get_close_matches(s.target, self.proc_steps, 1)
+                close = self.suggestions.closest(s.target, self.proc_steps)
                 self.error("C017", f"no step named `{s.target}`", s.span,
-                           help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(self.proc_steps)}")
+                           help=f"did you mean `{close}`?" if close else f"steps: {', '.join(self.proc_steps[:20])}"
+                                                                      + (", ..." if len(self.proc_steps) > 20 else ""))
         elif isinstance(s, (A.Break, A.Continue)):
             if not self.in_loop:
                 self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
