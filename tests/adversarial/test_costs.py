@@ -130,3 +130,15 @@ def test_unique_items_means_what_json_schema_says(hostile, repo: Path, items: li
     else:
         assert out.code == 3 and "S002" in out.text and "non-unique" in out.text and "/xs" in out.text, out.text
         assert len(out.text) < 2000  # the list is not printed whole
+
+
+# ---------------------------------------------------------------- the values of a YAML game file
+
+
+def test_a_yaml_game_file_of_millions_of_values_is_refused_early(hostile, repo: Path) -> None:
+    # 40 MB (under the 64 MB a game file may take) of 20 million values: gigabytes once composed
+    (repo / "main.rules").write_text("query main = 1\n")
+    (repo / "record.yaml").write_text("- [0" + ",0" * 20_000_000 + "]\n")
+    out = hostile("replay", str(repo / "main.rules"), str(repo / "record.yaml"), cwd=repo, seconds=90)
+    assert out.code == 3 and "error[S001]" in out.err and "values" in out.err, out.text
+    assert "record.yaml:1:" in out.err  # at the first value past the bound
