@@ -10,6 +10,8 @@ import contextlib
 import gc
 import json
 import os
+import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -35,6 +37,32 @@ _VALID_STATES: dict[tuple[str, str], Any] = {}
 
 
 VALIDATE_QUERY = R.STATE_CHECK
+
+
+class TimeUp(Exception):
+    """A run asked for past the wall-clock deadline its thread was given (``deadline``)."""
+
+
+_DEADLINE = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Within it, ``Ruleset.run`` in this thread refuses to start a run once ``seconds`` have passed
+    (``TimeUp``): what serves requests (the playground) bounds a request of many runs by the clock,
+    each run being bounded by its step budget."""
+    before = getattr(_DEADLINE, "at", None)
+    _DEADLINE.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _DEADLINE.at = before
+
+
+def _in_time() -> None:
+    at = getattr(_DEADLINE, "at", None)
+    if at is not None and time.monotonic() > at:
+        raise TimeUp("the deadline passed")
 
 
 class RunError(DiagnosticError):
@@ -118,6 +146,7 @@ class Ruleset:
         decimals are (``jsontext.exact_numbers``): ``0.1`` is 1/10, never the binary float near it."""
         state = exact_numbers(state)
         args = exact_numbers(list(args or []))
+        _in_time()
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         if engine not in ENGINES:
@@ -183,6 +212,7 @@ class Ruleset:
         """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
         spot), each an S002 with its JSON pointer."""
+        _in_time()
         state = exact_numbers(state)
         errors = self._validate(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:

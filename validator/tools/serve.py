@@ -15,7 +15,10 @@ What the page sends is untrusted, as a ruleset from a pull request is:
 - files are named by the bundle's own listing only, and read through ``confine`` under the
   bundle's root; an edited ruleset is written into a private copy of the bundle (mode 0700) and
   loaded from there, so what it imports is confined to that copy;
-- every run has the command line's step budget and limits; one request is evaluated at a time.
+- every run has the command line's step budget and limits; one request is evaluated at a time, for
+  at most ``REQUEST_SECONDS`` (it starts no run past that: a diff of many states, a balance of many
+  games); a request that finds another being evaluated waits at most ``BUSY_WAIT``, then is told to
+  try again (503), so no request waits behind another for long.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on 
 MAX_BALANCE_ROUNDS = 10
 MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
 SOCKET_TIMEOUT = 30.0
+REQUEST_SECONDS = 30.0  # a request starts no run past this (each run is bounded by its step budget)
+BUSY_WAIT = 5.0  # how long a request waits for the one being evaluated before it is told to try again
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
                 "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -637,8 +642,19 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest("the request is not JSON text in UTF-8") from None
         if not isinstance(body, dict):
             raise BadRequest("the request must be a JSON object")
-        with self.server.playground.lock:
-            answer = handlers[path](self.server.playground, body)
+        from ..api import TimeUp, deadline
+
+        lock = self.server.playground.lock
+        if not lock.acquire(timeout=BUSY_WAIT):
+            raise BadRequest("the playground is busy with another request: try again in a moment", 503)
+        try:
+            with deadline(REQUEST_SECONDS):
+                answer = handlers[path](self.server.playground, body)
+        except TimeUp:
+            raise BadRequest(f"the request ran for more than {REQUEST_SECONDS:.0f} s, the playground's limit for one "
+                             "request: ask for fewer states or games", 503) from None
+        finally:
+            lock.release()
         self._json(200, answer)
 
 
