@@ -317,6 +317,33 @@ class Playground:
                 return real[len(prefix):]
         return file
 
+    def said(self, text: str | None) -> str | None:
+        """A message or help with the server's own paths in it (the private copy's, the folder served,
+        the checkout's) as the designer names them: relative to the folder served (``.`` for the
+        folder itself; ``<bundle>`` for the bundled rulesets' own root). Only a path in backticks, as
+        messages write them, is rewritten, and only from one of those folders' names."""
+        if text is None or "`" not in text:
+            return text
+        names: dict[str, str] = {}
+        for folder, as_ in ((self.top, "<bundle>"), (self.work, "<bundle>"), (self.source, "."), (self.copy, ".")):
+            for form in {str(folder), os.path.realpath(folder), os.path.relpath(folder)}:
+                # (a relative name of one part, or of `..`s only, could be a path the designer wrote)
+                if os.path.isabs(form) or (os.sep in form and any(part != ".." for part in Path(form).parts)):
+                    names[form] = as_
+        longest_first = sorted(names, key=len, reverse=True)  # (a folder inside another)
+
+        def shown(m: re.Match[str]) -> str:
+            path = m.group(1)
+            for form in longest_first:
+                if path == form:
+                    return f"`{names[form]}`"
+                if path.startswith(form + os.sep):
+                    rest = path[len(form) + 1:]
+                    return f"`{rest if names[form] == '.' else names[form] + '/' + rest}`"
+            return m.group()
+
+        return re.sub(r"`([^`\n]*)`", shown, text)
+
     def state(self, text: Any) -> Any:
         from ..engine.state import MAX_STATE_BYTES, read_state_text
 
@@ -330,7 +357,7 @@ class Playground:
 
     def check(self, body: dict[str, Any]) -> dict[str, Any]:
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
-        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.work)
+        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.said)
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import RunError
@@ -339,7 +366,7 @@ class Playground:
 
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         if not rs.ok:
-            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.said)}
         options = _run_options(body)
         want_explain = body.get("explain") is True
         unit = body.get("unit")
@@ -358,7 +385,7 @@ class Playground:
             result = rs.run(state, state_name="state", **options)
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
         answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
@@ -391,7 +418,7 @@ class Playground:
         for rs in (old, new):
             if not rs.ok:
                 errors = [d for d in rs.diagnostics if d.is_error]
-                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
         options = _run_options(body)
         generate = body.get("generate", 10)
         if not isinstance(generate, int) or isinstance(generate, bool) or not 0 <= generate <= MAX_GENERATE:
@@ -401,7 +428,7 @@ class Playground:
             try:
                 state = self.state(body.get("state"))
             except DiagnosticError as exc:
-                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.work)}
+                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.said)}
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
@@ -428,7 +455,7 @@ class Playground:
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
         if not rs.ok:
             errors = [d for d in rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
         games, rounds, player = body.get("games", 4), body.get("rounds", 4), body.get("player", "random")
         for name, value, most in (("games", games, MAX_BALANCE_GAMES), ("rounds", rounds, MAX_BALANCE_ROUNDS)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
@@ -441,9 +468,9 @@ class Playground:
             raise BadRequest(str(exc)) from None
         except PlayerError as exc:
             errors = [d for d in exc.rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.said)}
         except DiagnosticError as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
         title = shown(figures["variant"])
         text = "\n".join(balance_text(title, figures, 8))
         try:
@@ -489,18 +516,12 @@ def _json(rs: Any, query: str, result: Any) -> str:
     return result_json(rs, query, result)
 
 
-def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str],
-                        shown: Callable[[str], str], work: Path | None = None) -> dict[str, Any]:
-    def said(text: str | None) -> str | None:  # the private copy's path, where a message names it
-        if text is None or work is None:
-            return text
-        for name in (os.path.relpath(work), str(work)):
-            text = text.replace(name, "<bundle>")
-        return text
-
+def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str], shown: Callable[[str], str],
+                        said: Callable[[str | None], str | None] = lambda text: text) -> dict[str, Any]:
     mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
                       span=replace(d.span, file=shown(d.span.file)),
-                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file))) for r in d.related))
+                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file)), message=said(r.message) or "")
+                                    for r in d.related))
               for d in diags]
     mapped_sources = {shown(name): text for name, text in sources.items()}
     return {"diagnostics": [d.to_json() for d in mapped], "errors": sum(1 for d in mapped if d.is_error),
