@@ -659,3 +659,20 @@ def test_every_name_of_the_bundled_rulesets_has_a_meaning(monkeypatch: pytest.Mo
                 assert line[where.col - 1:where.end_col - 1] == named, (shown, occ, where)
             seen += 1
     assert seen > 5_000  # (all the files: thousands of names)
+
+
+def test_hover_shows_a_file_name_with_backticks_as_one_code_span(lsp: Session) -> None:
+    """A file name is input too: a backtick in it ended the code span it was shown in, and what
+    followed (`[link](...)`, an image) was Markdown again."""
+    name = "we`ird ![x](example.png) [y](ex.ample).json"
+    (lsp.root / name).write_text('{"a": 1}', encoding="utf-8")
+    text = f'ruleset demo.ticks "Demo: a file name with backticks"\nimport "{name}" as odd\n\nquery q = odd.a\n'
+    (lsp.root / "ticks.rules").write_text(text, encoding="utf-8")
+    lsp.open("ticks.rules")
+    hover = lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("ticks.rules"), _at(text, "odd.a", shift=1))))
+    value = hover.contents.value
+    span = re.search(r"imported from (`+)( ?)(.*?)\2\1(?!`)", value)
+    assert span is not None and len(span.group(1)) == 2, value  # fenced by more backticks than it holds
+    assert span.group(3).endswith(name), value
+    lsp.close("ticks.rules")
+    (lsp.root / "ticks.rules").unlink()
