@@ -617,6 +617,35 @@ def test_a_bad_content_length_leaves_the_server_able_to_hear_the_next_message(tm
     assert "Traceback" not in done.stderr.decode()
 
 
+@pytest.mark.parametrize("extra", [1, 15, 17, 60, 100_000])
+def test_a_content_length_longer_than_its_body_swallows_no_message(tmp_path: Path, extra: int) -> None:
+    """A length longer than its body made the body's read take the next message too: both were lost.
+    The body ends where the next message's header begins (no JSON body holds such a line)."""
+    import subprocess
+
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None,
+                                                                           "capabilities": {}}}
+    length = b"%d" % (len(json.dumps(first).encode()) + extra)
+    talk = _message(first, length) + _message({**first, "id": 2}) + _message({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=talk, capture_output=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert done.returncode == 0
+    answers = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in done.stdout.split(b"Content-Length: ")[1:]]
+    assert [a.get("id") for a in answers if "result" in a] == [1, 2, 3], answers  # each answered, in order
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_the_resync_never_cuts_a_body_that_only_mentions_a_header() -> None:
+    import io
+
+    from validator.tools.lsp import HeaderResync
+
+    body = json.dumps({"text": "Content-Length: 12\r\n\r\n{}"}).encode()  # (escaped in JSON: no raw CR)
+    stream = HeaderResync(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))))
+    assert stream.readline() == b"Content-Length: %d\r\n" % len(body) and stream.readline() == b"\r\n"
+    assert stream.read(len(body)) == body
+
+
 # ---------------------------------------------------------------- without pygls
 
 
