@@ -24,7 +24,7 @@ from programs import programs
 from validator.engine.reference import Interpreter, Run, odds, run_exact
 from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
 from validator.lib.runtime import CallError, EvalError, ExactDice, SeededDice, rolled
-from validator.lib.values import written
+from validator.lib.values import too_large, written
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 ROOT = Path(mkdtemp(prefix="ruleval-exact-"))
@@ -152,7 +152,7 @@ def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
         except EvalError as err:
             return "error", err.code
         except ValueError as err:  # (a result that cannot be written)
-            return "error", "E013" if "parts" in str(err) else "E011"
+            return "error", "E013" if too_large(err) else "E011"
         spent += run.steps
         p = Fraction(1)
         for choice, counts, total in run.forks:

@@ -617,6 +617,35 @@ def test_a_bad_content_length_leaves_the_server_able_to_hear_the_next_message(tm
     assert "Traceback" not in done.stderr.decode()
 
 
+@pytest.mark.parametrize("extra", [1, 15, 17, 60, 100_000])
+def test_a_content_length_longer_than_its_body_swallows_no_message(tmp_path: Path, extra: int) -> None:
+    """A length longer than its body made the body's read take the next message too: both were lost.
+    The body ends where the next message's header begins (no JSON body holds such a line)."""
+    import subprocess
+
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None,
+                                                                           "capabilities": {}}}
+    length = b"%d" % (len(json.dumps(first).encode()) + extra)
+    talk = _message(first, length) + _message({**first, "id": 2}) + _message({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=talk, capture_output=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert done.returncode == 0
+    answers = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in done.stdout.split(b"Content-Length: ")[1:]]
+    assert [a.get("id") for a in answers if "result" in a] == [1, 2, 3], answers  # each answered, in order
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_the_resync_never_cuts_a_body_that_only_mentions_a_header() -> None:
+    import io
+
+    from validator.tools.lsp import HeaderResync
+
+    body = json.dumps({"text": "Content-Length: 12\r\n\r\n{}"}).encode()  # (escaped in JSON: no raw CR)
+    stream = HeaderResync(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))))
+    assert stream.readline() == b"Content-Length: %d\r\n" % len(body) and stream.readline() == b"\r\n"
+    assert stream.read(len(body)) == body
+
+
 # ---------------------------------------------------------------- without pygls
 
 
@@ -659,3 +688,20 @@ def test_every_name_of_the_bundled_rulesets_has_a_meaning(monkeypatch: pytest.Mo
                 assert line[where.col - 1:where.end_col - 1] == named, (shown, occ, where)
             seen += 1
     assert seen > 5_000  # (all the files: thousands of names)
+
+
+def test_hover_shows_a_file_name_with_backticks_as_one_code_span(lsp: Session) -> None:
+    """A file name is input too: a backtick in it ended the code span it was shown in, and what
+    followed (`[link](...)`, an image) was Markdown again."""
+    name = "we`ird ![x](example.png) [y](ex.ample).json"
+    (lsp.root / name).write_text('{"a": 1}', encoding="utf-8")
+    text = f'ruleset demo.ticks "Demo: a file name with backticks"\nimport "{name}" as odd\n\nquery q = odd.a\n'
+    (lsp.root / "ticks.rules").write_text(text, encoding="utf-8")
+    lsp.open("ticks.rules")
+    hover = lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("ticks.rules"), _at(text, "odd.a", shift=1))))
+    value = hover.contents.value
+    span = re.search(r"imported from (`+)( ?)(.*?)\2\1(?!`)", value)
+    assert span is not None and len(span.group(1)) == 2, value  # fenced by more backticks than it holds
+    assert span.group(3).endswith(name), value
+    lsp.close("ticks.rules")
+    (lsp.root / "ticks.rules").unlink()

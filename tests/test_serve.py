@@ -319,6 +319,26 @@ def test_diff_over_generated_states_gives_the_figures(server) -> None:
     assert got["figures"]["share"]["count"] == got["differ"] and "states that differ:" in got["text"]
 
 
+def test_a_request_past_its_time_starts_no_more_runs(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a diff of many generated states ran every one of them, holding the playground all along
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 0.2)
+    body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "mode": "exact", "generate": serve.MAX_GENERATE}
+    got = call(server, "POST", "/api/diff", body)
+    assert got.status == 503 and "ran for more than 0 s" in got.json["error"], got.body
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 30.0)
+    again = call(server, "POST", "/api/diff", {**body, "generate": 2})  # the playground was let go
+    assert again.status == 200 and again.json["tried"] == 2
+
+
+def test_a_request_behind_a_busy_one_is_told_to_try_again(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serve, "BUSY_WAIT", 0.1)
+    body = {"base": "his/his.rules"}
+    with server.playground.lock:  # another request being evaluated
+        busy = call(server, "POST", "/api/check", body)
+    assert busy.status == 503 and "busy" in busy.json["error"]
+    assert call(server, "POST", "/api/check", body).status == 200
+
+
 def test_balance_plays_the_shown_ruleset_and_draws_its_figures(server) -> None:
     body = {"base": "diplomacy/standard.rules", "player": "heuristic", "games": 2, "rounds": 1}
     got = call(server, "POST", "/api/balance", body).json
@@ -369,6 +389,7 @@ def test_the_docs_show_the_real_view_and_limits() -> None:
     assert shown and all(line in view for line in shown), [line for line in shown if line not in view]
     assert f"more than {serve.MAX_BODY // 1_000_000} MB is refused" in doc
     assert f"up to {serve.MAX_GENERATE} states" in doc and f"idle for {serve.SOCKET_TIMEOUT:.0f} s" in doc
+    assert f"for at most {serve.REQUEST_SECONDS:.0f} s" in doc and f"waits\n  at most {serve.BUSY_WAIT:.0f} s" in doc
 
 
 def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:

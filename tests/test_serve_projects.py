@@ -6,6 +6,7 @@ runs, is drawn and diffed from its folder, over HTTP as the page does; edits of 
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -21,12 +22,7 @@ PROJECTS = Path(__file__).resolve().parent / "projects"
 
 
 def served(name: str) -> Iterator[serve.PlaygroundServer]:
-    srv = serve.make_server("127.0.0.1", 0, project=PROJECTS / name)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    yield from served_from(PROJECTS / name)
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +139,36 @@ def test_serve_refuses_a_folder_without_rulesets(tmp_path: Path) -> None:
         serve.make_server("127.0.0.1", 0, project=tmp_path)
     with pytest.raises(UsageError, match="is not a folder"):
         serve.make_server("127.0.0.1", 0, project=tmp_path / "nowhere")
+
+
+def test_c007_names_the_designer_s_folders_not_the_server_s_paths(tmp_path: Path) -> None:
+    # a project whose ruleset imports a file beside it: C007 named the root by the server's own path
+    # (the checkout's, relative to where the server was started) when the ruleset was not edited
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (tmp_path / "outside.json").write_text("{}")
+    (project / "ruleval.toml").write_text("")
+    (project / "main.rules").write_text('import "../outside.json" as o\nquery main = 1\n')
+    (project / "sub" / "deep.rules").write_text('import "../../outside.json" as o\nquery main = 1\n')
+    serving = served_from(project)
+    srv = next(serving)
+    try:
+        for base, text in (("main.rules", None), ("main.rules", 'import "../outside.json" as o\nquery main = 2\n'),
+                           ("sub/deep.rules", None)):
+            got = call(srv, "POST", "/api/check", {"base": base, "text": text}).json
+            messages = [d["message"] for d in got["diagnostics"]]
+            assert [d["code"] for d in got["diagnostics"]] == ["C007"], got
+            assert messages[0].endswith("resolves outside the ruleset root `.`"), messages
+            whole = json.dumps(got)  # (the rendered text included)
+            assert tmp_path.name not in whole and "ruleval-serve-" not in whole and "<bundle>" not in whole, whole
+    finally:
+        next(serving, None)
+
+
+def served_from(folder: Path) -> Iterator[serve.PlaygroundServer]:
+    srv = serve.make_server("127.0.0.1", 0, project=folder)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()

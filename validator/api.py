@@ -10,6 +10,8 @@ import contextlib
 import gc
 import json
 import os
+import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -27,7 +29,7 @@ from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
-from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_NODES, to_json, written
+from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
 
 
 _T = TypeVar("_T")
@@ -35,6 +37,32 @@ _VALID_STATES: dict[tuple[str, str], Any] = {}
 
 
 VALIDATE_QUERY = R.STATE_CHECK
+
+
+class TimeUp(Exception):
+    """A run asked for past the wall-clock deadline its thread was given (``deadline``)."""
+
+
+_DEADLINE = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Within it, ``Ruleset.run`` in this thread refuses to start a run once ``seconds`` have passed
+    (``TimeUp``): what serves requests (the playground) bounds a request of many runs by the clock,
+    each run being bounded by its step budget."""
+    before = getattr(_DEADLINE, "at", None)
+    _DEADLINE.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _DEADLINE.at = before
+
+
+def _in_time() -> None:
+    at = getattr(_DEADLINE, "at", None)
+    if at is not None and time.monotonic() > at:
+        raise TimeUp("the deadline passed")
 
 
 class RunError(DiagnosticError):
@@ -118,6 +146,7 @@ class Ruleset:
         decimals are (``jsontext.exact_numbers``): ``0.1`` is 1/10, never the binary float near it."""
         state = exact_numbers(state)
         args = exact_numbers(list(args or []))
+        _in_time()
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         if engine not in ENGINES:
@@ -165,7 +194,7 @@ class Ruleset:
         if run.events and isinstance(out, dict) and "events" not in out:
             out["events"] = self._to_json(run.events, unit)
         if explain and isinstance(out, dict):
-            out["explain"] = R.explanation(run)
+            out["explain"] = self._to_json(R.explanation(run), unit)  # (bounded as a result is)
         return out
 
     def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
@@ -183,6 +212,7 @@ class Ruleset:
         """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
         spot), each an S002 with its JSON pointer."""
+        _in_time()
         state = exact_numbers(state)
         errors = self._validate(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
@@ -230,8 +260,10 @@ class Ruleset:
             if str(exc) == FUNCTION_IN_RESULT:
                 raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                            help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
-            if "parts" in str(exc):
-                raise RunError([Diagnostic("E013", f"the result has more than {MAX_OUTPUT_NODES} parts: too large to write",
+            if too_large(exc):
+                what = (f"holds more than {MAX_OUTPUT_BYTES} bytes of text" if "bytes" in str(exc)
+                        else f"has more than {MAX_OUTPUT_NODES} parts")
+                raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
                                            unit.decl.span, help="return a summary of it (its `len`, say)")], "eval") from None
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                        help="a number grew too large; check the rule that computes it")],

@@ -686,8 +686,12 @@ def test_bidirectional_controls_in_a_ruleset_are_p007(hostile, repo, char, comma
     assert done.code == 1 and not raw_controls(done.text), done.text
     if command == "check":
         assert [(d["code"], d["line"], d["col"]) for d in diags_of(done.out)] == [("P007", 1, 18), ("P007", 2, 13)]
-    else:
-        assert "error[P007]" in done.err and "main.rules:1:18" in done.err
+        done = hostile("check", "main.rules", cwd=repo)  # the text output shows each line, escaped, under it
+    assert "error[P007]" in done.err and "main.rules:1:18" in done.err
+    escape = f"\\u{ord(char):04x}"
+    shown = re.findall(r"^ +\d+ \| (.*)\n( +)(\^+)$", done.err, re.M)
+    assert [(line, len(caret)) for line, _, caret in shown] == [
+        (f"query main = 1 # {escape} looks commented", len(escape)), (f'query b = "x{escape}"', len(escape))], done.err
 
 
 # ---------------------------------------------------------------- issue 45: every loader, a located diagnostic

@@ -6,14 +6,16 @@ one and a test checks that the two agree.
 
 from __future__ import annotations
 
+import difflib
 import functools
+import heapq
 import json
 import os
 import re
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 
 @dataclass(frozen=True, order=True)
@@ -196,6 +198,45 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202
 def _escaped(m: re.Match[str]) -> str:
     code = ord(m.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+# "did you mean": a name longer than this is not matched; of the candidates, only this many nearest
+# in length are compared with it; a check may look at this many candidates in all (``Suggestions``)
+MAX_SUGGESTED_NAME = 80
+MAX_SUGGESTION_CANDIDATES = 500
+SUGGESTION_WORK = 2_000_000
+
+
+def closest_name(name: str, candidates: Iterable[Any]) -> str | None:
+    """The candidate closest to ``name`` (``difflib.get_close_matches``, cut-off 0.6), or None. Bounded:
+    a long name is not matched, and only the ``MAX_SUGGESTION_CANDIDATES`` candidates nearest it in
+    length are compared (each comparison costs the product of the lengths), so one call costs the
+    candidates' number, not its square."""
+    if len(name) > MAX_SUGGESTED_NAME:
+        return None
+    near = [t for c in candidates if len(t := c if type(c) is str else str(c)) <= MAX_SUGGESTED_NAME]
+    if len(near) > MAX_SUGGESTION_CANDIDATES:
+        size = len(name)
+        near = heapq.nsmallest(MAX_SUGGESTION_CANDIDATES, near, key=lambda c: abs(len(c) - size))
+    found = difflib.get_close_matches(name, near, 1)
+    return found[0] if found else None
+
+
+class Suggestions:
+    """The "did you mean"s of one check: each costs the candidates it looks at, and once ``work`` of them
+    are spent the check suggests nothing more (a file of many thousand unknown names, each among many
+    thousand known ones, would otherwise cost their product)."""
+
+    def __init__(self, work: int = SUGGESTION_WORK):
+        self.left = work
+
+    def affordable(self, candidates: int) -> bool:
+        """Whether a suggestion among ``candidates`` names may still be made (and if so, it is paid)."""
+        self.left -= candidates
+        return self.left >= 0
+
+    def closest(self, name: str, candidates: Collection[Any]) -> str | None:
+        return closest_name(name, candidates) if self.affordable(len(candidates)) else None
 
 
 def visible(text: str) -> str:

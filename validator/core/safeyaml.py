@@ -52,17 +52,31 @@ class AliasBudgetError(yaml.MarkedYAMLError):
     """An alias over the budget; ``problem_mark`` is where the alias stands."""
 
 
+class NodeBudgetError(yaml.MarkedYAMLError):
+    """A document of more values than the reader allows; ``problem_mark`` is where the first one past
+    the bound stands."""
+
+
 class _Counting(Composer):
-    """PyYAML's composer over the C parser's events, counting each alias use and the nodes it adds."""
+    """PyYAML's composer over the C parser's events, counting each alias use and the nodes it adds, and
+    with ``max_nodes`` every node (aliases expanded)."""
+
+    max_nodes: int | None = None
 
     def __init__(self) -> None:
         super().__init__()
         self.alias_uses = 0
         self.alias_nodes = 0
+        self.nodes = 0
         self.sizes: dict[int, int] = {}  # id(node) -> its node count once expanded (nodes are kept in anchors)
 
     def compose_node(self, parent: Node | None, index: Any) -> Any:
         events: Any = self  # the parser's half of the loader
+        if self.max_nodes is not None:
+            self.nodes += 1
+            if self.nodes > self.max_nodes:
+                raise NodeBudgetError(None, None, f"more than {self.max_nodes} values in one document",
+                                      events.peek_event().start_mark)
         if events.check_event(AliasEvent):
             event = events.peek_event()
             node: Any = super().compose_node(parent, index)
@@ -72,6 +86,7 @@ class _Counting(Composer):
                                                    "(a recursive value)", event.start_mark)
             self.alias_uses += 1
             self.alias_nodes += size
+            self.nodes += size - 1
             if self.alias_uses > MAX_ALIASES:
                 raise AliasBudgetError(None, None, f"more than {MAX_ALIASES} aliases in one document",
                                        event.start_mark)
@@ -188,12 +203,18 @@ _LOADERS = {(False, False): _no_repeats(_FastLoader), (False, True): _no_repeats
             (True, False): _no_repeats(_with_lines(_FastLoader)), (True, True): _no_repeats(_with_lines(_CountingLoader))}
 
 
-def load(text: str, line_numbers: bool = False) -> Any:
+def load(text: str, line_numbers: bool = False, max_nodes: int | None = None) -> Any:
     """The value of one YAML document, read with the safe loader under the alias budget. With
     ``line_numbers``, every mapping also holds ``__line__`` and ``__lines__`` (see ``_with_lines``).
+    With ``max_nodes``, a document of more values than that (scalars, lists and mappings, aliases
+    expanded) is refused as soon as the first one past it is read (``NodeBudgetError``): a text of
+    a few bytes a value takes some hundreds of bytes of memory a value to compose.
     Raises ``yaml.YAMLError`` (``AliasBudgetError`` for an alias over the budget) or ``RecursionError``."""
     try:
-        loader = _LOADERS[(line_numbers, "*" in text and _MAYBE_ALIAS.search(text) is not None)](text)
+        counted = max_nodes is not None or ("*" in text and _MAYBE_ALIAS.search(text) is not None)
+        loader = _LOADERS[(line_numbers, counted)](text)
+        if max_nodes is not None:
+            loader.max_nodes = max_nodes
         try:
             return loader.get_single_data()
         finally:

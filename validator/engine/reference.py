@@ -39,7 +39,6 @@ The parts of the meaning that are not obvious from the code of one construct:
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import sys
@@ -51,11 +50,11 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
-from ..core.diagnostics import Diagnostic, Span
+from ..core.diagnostics import Diagnostic, Span, closest_name
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, tree_size, walked,
-                          written)
+from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, too_large, tree_size,
+                          walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
@@ -524,7 +523,7 @@ class Interpreter:
                 raise depends_on_itself(unit)
             if run.trace and key not in run.traced_values and value_cites(unit) is not None:
                 run.traced_values.add(key)
-                self.traced(run, unit.name, [], value_cites(unit), lambda: run.memo[key], kind="value")
+                self.traced(run, unit, [], value_cites(unit), lambda: run.memo[key], kind="value")
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[(unit.ns, unit.name)]
@@ -540,7 +539,7 @@ class Interpreter:
             run.traced_values.add(key)
         try:
             body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
-            value = self.traced(run, unit.name, [], cites, lambda: self.evaluate(run, body, self.env(unit)), kind="value")
+            value = self.traced(run, unit, [], cites, lambda: self.evaluate(run, body, self.env(unit)), kind="value")
         finally:
             self.leave(run, unit)
             del run.memo[key]
@@ -592,7 +591,7 @@ class Interpreter:
                 return self.alone(run, key, lambda sub: self.call_function(sub, unit, args))
             guesses = run.guesses
             cites = d.cites if isinstance(d, A.DefDecl) and d.kind == "rule" else None
-            value = self.traced(run, unit.name, args, cites, lambda: self.body_value(run, unit, d.body, args))
+            value = self.traced(run, unit, args, cites, lambda: self.body_value(run, unit, d.body, args))
             if key is not None and run.guesses == guesses:
                 run.keep(key, value, unit.uses_decisions)
                 run.alive.append(args)
@@ -603,14 +602,18 @@ class Interpreter:
     def body_value(self, run: Run, unit: Unit, body: A.Expr, args: list[Any]) -> Any:
         return self.evaluate(run, body, self.env(unit, {p.name: a for p, a in zip(unit.decl.params or (), args)}))
 
-    def traced(self, run: Run, name: str, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
+    def traced(self, run: Run, unit: Unit, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
                kind: str | None = None, cell: dict[str, Any] | None = None) -> Any:
         """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses: a call
         (of a rule or a decision), a cited value (``kind: value``, read without arguments) or a table
-        lookup (``kind: table``, its keys as the arguments and the ``cell`` that gave the value)."""
+        lookup (``kind: table``, its keys as the arguments and the ``cell`` that gave the value). The
+        copies the trace keeps of the arguments and the value are charged to the run, as writing them."""
         if not run.trace or cites is None or len(run.trace_stack) > 2000:
             return compute()
-        node: dict[str, Any] = {"rule": name, "args": [to_json(a) for a in args], "cites": list(cites), "children": []}
+        for a in args:
+            charge_walk(run, a, unit.decl.span)
+        node: dict[str, Any] = {"rule": unit.name, "args": [to_json(a) for a in args], "cites": list(cites),
+                                "children": []}
         if kind is not None:
             node["kind"] = kind
         if cell is not None:
@@ -621,6 +624,7 @@ class Interpreter:
             value = compute()
         finally:
             run.trace_stack.pop()
+        charge_walk(run, value, unit.decl.span)
         node["value"] = to_json(value)
         parent["children"].append(node)
         return value
@@ -637,7 +641,7 @@ class Interpreter:
             cell = None
         if run.trace:
             cites, origin = table_origin(ns, unit, cell)
-            return self.traced(run, unit.name, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
+            return self.traced(run, unit, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
                                kind="table", cell=origin)
         return self.table_value(run, unit, cell, keys)
 
@@ -719,7 +723,7 @@ class Interpreter:
         self.enter(run, unit, d.span)
         run.dstack.append(key)
         try:
-            return force(run, self.traced(run, unit.name, args, d.cites, lambda: self.body_value(run, unit, d.body, args)))
+            return force(run, self.traced(run, unit, args, d.cites, lambda: self.body_value(run, unit, d.body, args)))
         finally:
             run.dstack.pop()
             self.leave(run, unit)
@@ -764,6 +768,8 @@ class Interpreter:
                 if run.dstate.get(m) != RESOLVED:
                     run.dstate.pop(m, None)
             if run.trace:
+                for v in (shown, chosen, value):
+                    charge_walk(run, v, pol.span)
                 run.cycles.append({"decision": unit.name, "members": [to_json(x) for x in shown],
                                    "settled": [to_json(t) for t in chosen], "value": to_json(value),
                                    "cites": list(cites)})
@@ -1404,7 +1410,7 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             value = written(run_query(run, unit, args, check))
             events = written(run.events) if run.events else []
         except ValueError as exc:
-            raise EvalError("E013" if "parts" in str(exc) else "E011", f"the result cannot be written: {exc}",
+            raise EvalError("E013" if too_large(exc) else "E011", f"the result cannot be written: {exc}",
                             unit.decl.span) from None
         spent += run.steps
         for counts, ways in run.met:  # the forks past the path, where the run took branch 0
@@ -1476,8 +1482,8 @@ def odds(p: Fraction, natural: int) -> str:
 
 
 def unknown_help(name: str, candidates: list[str]) -> str | None:
-    close = difflib.get_close_matches(name, candidates, 1)
-    return f"did you mean `{close[0]}`?" if close else None
+    close = closest_name(name, candidates)
+    return f"did you mean `{close}`?" if close else None
 
 
 def explanation(run: Run) -> dict[str, Any]:

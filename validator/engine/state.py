@@ -107,8 +107,38 @@ def _re2_keywords(cls: Any) -> Any:
                 yield ValidationError(f"Additional properties are not allowed ({listed} "
                                       f"{'was' if len(extras) == 1 else 'were'} unexpected)")
 
+    def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
+        if unique and validator.is_type(instance, "array"):
+            seen: set[Any] = set()
+            for item in instance:
+                key = _equality_key(item)
+                if key in seen:
+                    yield ValidationError(f"{_short(instance)} has non-unique elements")
+                    return
+                seen.add(key)
+
     return jsonschema.validators.extend(cls, {"pattern": pattern, "patternProperties": pattern_properties,
-                                              "additionalProperties": additional_properties})
+                                              "additionalProperties": additional_properties,
+                                              "uniqueItems": unique_items})
+
+
+def _equality_key(v: Any) -> Any:
+    """A hashable key equal for JSON values JSON Schema calls equal (numbers by value, so 1 and 1.0;
+    a truth value never equal to a number; objects whatever the order of their keys): `uniqueItems`
+    in one pass, where jsonschema compares the items of a list of objects pairwise (quadratic)."""
+    t = type(v)
+    if t is bool:
+        return ("bool", v)
+    if t is dict:
+        return ("object", frozenset((k, _equality_key(x)) for k, x in v.items()))
+    if t is list:
+        return ("array", tuple(_equality_key(x) for x in v))
+    return v  # (a text, a number or none: no tuple equals one)
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @lru_cache(maxsize=32)

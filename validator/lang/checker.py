@@ -11,7 +11,10 @@ from typing import Any, Callable, Iterator
 
 from . import ast as A
 from .program import Program, global_names
-from ..core.diagnostics import Diagnostic, Related, Span
+from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
+
+
+MAX_COMPARED_LINES = 1000
 
 
 def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:
@@ -39,13 +42,14 @@ def check_citations(program: Program) -> list[Diagnostic]:
         if ns.clauses is None:
             continue
         known = ns.clauses
+        suggestions = Suggestions()
         overrides = [ov for ovs in ns.cell_overrides.values() for ov in ovs]
         for decl in [*ns.defs.values(), *overrides]:
             for cite, span in A.per_node("cites", decl, lambda d: tuple(_cites_in(d))):
                 if cite not in known:
-                    close = difflib.get_close_matches(cite, list(known), 1)
+                    close = suggestions.closest(cite, known)
                     out.append(Diagnostic("C010", f"`{cite}` is not a clause of the catalogue", span,
-                                          help=f"did you mean `{close[0]}`?" if close else
+                                          help=f"did you mean `{close}`?" if close else
                                           f"add it to the catalogue named at `{ns.clauses_span}`"))
     return out
 
@@ -84,7 +88,9 @@ def check_copied_overrides(program: Program) -> list[Diagnostic]:
             continue
         sources = program.loaded.sources
         mine, theirs = _lines_of(lines, decl.span, sources), _lines_of(lines, prev.span, sources)
-        if len(theirs) >= 4 and difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.75:
+        # (the comparison costs the product of the lengths: a definition of thousands of lines is not compared)
+        if (4 <= len(theirs) <= MAX_COMPARED_LINES and len(mine) <= MAX_COMPARED_LINES
+                and difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.75):
             out.append(Diagnostic("W104", f"`{decl.name}` copies the definition it overrides nearly line for line",
                                   decl.span, help="call `base(...)` for what stays, and write only what changes",
                                   related=(Related(prev.span, "the definition it overrides"),)))

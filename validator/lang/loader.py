@@ -23,7 +23,7 @@ from ..core import confine, safeyaml
 from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_base, find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
-from .syntax import MAX_SOURCE_BYTES, decode_source, parse_module
+from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
 
 CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite it (`DIP-S4`, `R1`)
 
@@ -258,6 +258,8 @@ class Loader:
             try:
                 text = decode_source(self.read_source(path, shown), shown)
                 module = astcache.parsed(text, shown)  # parse_module's, kept across processes
+            except RefusedSource as err:  # (its lines are shown under its diagnostics)
+                diags, text = list(err.diagnostics), err.text
             except DiagnosticError as err:
                 diags = list(err.diagnostics)
             cached = (module, text, diags)

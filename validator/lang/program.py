@@ -13,14 +13,13 @@ The engines (``reference``, ``backend``) run a program that checked without erro
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence, cast
+from typing import Any, Callable, Collection, Iterator, Sequence, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
-from ..core.diagnostics import Diagnostic, Related, Span
+from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
 from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
 from .loader import Loaded, Namespace
@@ -279,6 +278,7 @@ class Resolver(Walker):
         self.program = program
         self.loaded = program.loaded
         self.diags = program.diagnostics
+        self.suggestions = Suggestions()
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         # the definitions the check of the current unit marked used: ("" for its own namespace, or a
@@ -299,10 +299,10 @@ class Resolver(Walker):
             for name, overrides in ns.cell_overrides.items():
                 if not isinstance(ns.defs.get(name), A.TableDecl):
                     tables = [n for n, x in ns.defs.items() if isinstance(x, A.TableDecl)]
-                    close = difflib.get_close_matches(name, tables, 1)
+                    close = self.suggestions.closest(name, tables)
                     for ov in overrides:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
-                                   ov.span, help=f"did you mean `{close[0]}`?" if close else None)
+                                   ov.span, help=f"did you mean `{close}`?" if close else None)
         for (nskey, _), unit in self.program.units.items():
             if not isinstance(unit.decl, A.CycleDecl):
                 continue
@@ -397,11 +397,12 @@ class Resolver(Walker):
         return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
-        candidates = list(env) + list(self.ns.defs) + list(self.ns.data) + list(self.ns.modules) + list(BUILTINS)
         members = self.program.members(self.ns.key)
-        candidates += list(members)
-        close = difflib.get_close_matches(name, [c for c in candidates if " " not in c], 1)
-        hint = f"did you mean `{close[0]}`?" if close else member_help(name, members)
+        known: tuple[Collection[str], ...] = (env, self.ns.defs, self.ns.data, self.ns.modules, BUILTINS, members)
+        hint: str | None = None
+        if self.suggestions.affordable(sum(map(len, known))):  # (bounded over the whole check)
+            close = closest_name(name, [c for names in known for c in names if " " not in c])
+            hint = f"did you mean `{close}`?" if close else member_help(name, members)
         if name == A.BASE:
             hint = "`base` is the definition an `override` replaces, and means nothing elsewhere"
         self.error("C001", f"unknown name `{name}`", span, help=hint)
@@ -456,17 +457,17 @@ class Resolver(Walker):
                 sub = found.ns
                 target = self.lookup_global(e.name, sub)
                 if not isinstance(target, (UnitRef, DataRef, Member)):
-                    close = difflib.get_close_matches(e.name, list(sub.defs), 1)
+                    close = self.suggestions.closest(e.name, sub.defs)
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
-                               help=f"did you mean `{e.obj.id}.{close[0]}`?" if close else None)
+                               help=f"did you mean `{e.obj.id}.{close}`?" if close else None)
                     return
                 self.named_as_value(target, e.name, e.span)
                 return
             if isinstance(found, DataRef) and isinstance(found.value, dict):
                 if e.name not in found.value and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
-                    close = difflib.get_close_matches(e.name, [str(k) for k in found.value], 1)
+                    close = self.suggestions.closest(e.name, found.value)
                     self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
-                               help=f"did you mean `{close[0]}`?" if close else None)
+                               help=f"did you mean `{close}`?" if close else None)
                 return
         self.expr(e.obj, env)
 
@@ -501,9 +502,9 @@ class Resolver(Walker):
             else:
                 continue
             if value not in known[i]:
-                close = difflib.get_close_matches(str(value), [str(x) for x in known[i]], 1)
+                close = self.suggestions.closest(str(value), known[i])
                 self.error("C029", f"table `{d.name}` has no {'column' if i else 'row'} `{value}`", k.span,
-                           help=f"did you mean `{close[0]}`?" if close else
+                           help=f"did you mean `{close}`?" if close else
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(d.span, "the table"),))
 
@@ -688,9 +689,10 @@ def _check_steps(d: A.ProcedureDecl, diags: list[Diagnostic]) -> None:
     gotos = list(_gotos(d.body))
     for g in gotos:
         if g.target not in names:
-            close = difflib.get_close_matches(g.target, names, 1)
+            close = closest_name(g.target, names)
             diags.append(Diagnostic("C017", f"no step named `{g.target}`", g.span,
-                                    help=f"did you mean `{close[0]}`?" if close else f"steps: {', '.join(names)}"))
+                                    help=f"did you mean `{close}`?" if close else f"steps: {', '.join(names[:20])}"
+                                                                                  + (", ..." if len(names) > 20 else "")))
     targets = {g.target for g in gotos}
     for prev, s in zip(steps, steps[1:]):
         if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:

@@ -173,8 +173,17 @@ def decode_source(data: bytes, path: str) -> str:
                                           Span(path, line, col, line, col + 1),
                                           help="save the ruleset as UTF-8")]) from None
     if _BIDI.search(text) is not None:
-        raise DiagnosticError(bidi_controls(text, path))
+        raise RefusedSource(bidi_controls(text, path), text)
     return text
+
+
+class RefusedSource(DiagnosticError):
+    """A source decoded but refused as a whole (P007); ``text`` is its text, so that each diagnostic is
+    shown under its line (escaped: the control characters appear as their escapes)."""
+
+    def __init__(self, diagnostics: list[Diagnostic], text: str):
+        super().__init__(diagnostics)
+        self.text = text
 
 
 # Bidirectional controls (embeddings, overrides, isolates, marks): in a source they make an editor show

@@ -8,12 +8,11 @@ record-typed value's fields are checked against its declaration (``C012`` with d
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
 from . import ast as A
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
 from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, meaning
 from .program import Program, sorted_global_names
@@ -41,6 +40,7 @@ class TypeChecker:
     program: Program  # what a global name means is ``bind.meaning``'s answer there
 
     def __post_init__(self) -> None:
+        self.suggestions = Suggestions()
         self.records = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.RecordDecl)}
         self.enums = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.EnumDecl)}
         self.members = {m: e.name for e in self.enums.values() for m in e.members}
@@ -59,9 +59,9 @@ class TypeChecker:
         if ref.name in self.enums and not ref.args:
             return ("enum", ref.name)
         known = list(PRIMS) + ["list", "set", "map"] + list(self.records) + list(self.enums)
-        close = difflib.get_close_matches(ref.name, known, 1)
+        close = self.suggestions.closest(ref.name, known)
         self.diags.append(Diagnostic("C001", f"unknown type `{ref.name}`", ref.span,
-                                     help=f"did you mean `{close[0]}`?" if close else None))
+                                     help=f"did you mean `{close}`?" if close else None))
         return ANY
 
     # -- globals
@@ -306,10 +306,10 @@ class TypeChecker:
             rec = self.records[t[1]]
             fields = {f.name: f for f in rec.fields}
             if e.name not in fields:
-                close = difflib.get_close_matches(e.name, list(fields), 1)
+                close = self.suggestions.closest(e.name, fields)
                 self.diags.append(Diagnostic("C012", f"record `{rec.name}` has no field `{e.name}`", e.span,
-                                             help=f"did you mean `{close[0]}`?" if close else
-                                             f"fields: {', '.join(fields)}"))
+                                             help=f"did you mean `{close}`?" if close else
+                                             f"fields: {', '.join(list(fields)[:20])}" + (", ..." if len(fields) > 20 else "")))
                 return ANY
             return self.resolve(fields[e.name].type)
         if t[0] in ("int", "str", "bool", "list", "set", "dice"):

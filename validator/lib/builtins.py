@@ -673,12 +673,17 @@ def _patterns() -> Any:
     return _PATTERNS
 
 
-def _regex(pattern: Any, flags: Any, what: str) -> Any:
+def _regex(ctx: Context, pattern: Any, flags: Any, what: str) -> Any:
+    """The compiled pattern, its compiling charged (``Pattern.cost``, at each use)."""
     patterns = _patterns()
+    text = _text(pattern, what)
+    _spend(ctx, len(text), what)  # (read before it is compiled: a long pattern is refused on this count)
     try:
-        return patterns.compiled(_text(pattern, what), _pattern_flags(flags))
+        found = patterns.compiled(text, _pattern_flags(flags))
     except patterns.PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
+    _spend(ctx, found.cost - len(text), what)
+    return found
 
 
 def _subject(ctx: Context, s: Any, what: str) -> str:
@@ -696,14 +701,14 @@ def _subject(ctx: Context, s: Any, what: str) -> str:
                                       "text, a record of its named groups, else none; flags \"i\" ignores case")
 def _match(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
     text = _subject(ctx, s, "match")
-    return _regex(pattern, flags, "match").fullmatch(text)
+    return _regex(ctx, pattern, flags, "match").fullmatch(text)
 
 
 @builtin("search", 2, 3, ctx=True, doc="search(text, pattern[, flags]): the named groups of the first place the "
                                        "regular expression matches in the text, or none")
 def _search(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
     text = _subject(ctx, s, "search")
-    return _regex(pattern, flags, "search").search(text)
+    return _regex(ctx, pattern, flags, "search").search(text)
 
 
 @builtin("match_first", 2, 3, ctx=True,
@@ -715,14 +720,18 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
     ignore_case = _pattern_flags(flags)
     module = _patterns()
+    _spend(ctx, sum(map(len, patterns)), "match_first")  # (read before they are compiled, as ``_regex``)
     try:
-        found = module.compiled_set(tuple(patterns), ignore_case).Match(text.encode("utf-8")) if patterns else []
+        both: Any
+        both, cost = module.compiled_set(tuple(patterns), ignore_case) if patterns else (None, 0)
     except module.PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
+    _spend(ctx, cost - sum(map(len, patterns)), "match_first")
+    found = both.Match(text.encode("utf-8")) if both is not None else []
     if not found:
         return None
     index = min(found)
-    return {"index": index, "groups": _regex(patterns[index], flags, "match_first").fullmatch(text)}
+    return {"index": index, "groups": _regex(ctx, patterns[index], flags, "match_first").fullmatch(text)}
 
 
 # ---------------------------------------------------------------- graphs

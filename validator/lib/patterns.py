@@ -14,9 +14,12 @@ from typing import Any
 import re2
 from re2 import _re2
 
-# the memory RE2 may use for one pattern's automata: a pattern that needs more is refused
-MAX_PATTERN_MEMORY = 8 << 20
+# the memory RE2 may use for one pattern's automata: a pattern that needs more is refused (a pattern's
+# matching automaton, grown as texts are matched, stays within it: RE2 falls back to a slower linear
+# matcher); with the number of patterns kept compiled, this bounds the memory patterns may hold
+MAX_PATTERN_MEMORY = 4 << 20
 MAX_PATTERN_LENGTH = 10_000
+KEPT_PATTERNS = 64  # patterns kept compiled (the most recently used), and as many sets of patterns
 
 
 class PatternError(Exception):
@@ -44,11 +47,15 @@ class Pattern:
     ten times as long converting offsets): ``fullmatch`` and ``search`` give the named groups (a
     group that took no part is none), or None when the pattern does not match."""
 
-    __slots__ = ("raw", "names")
+    __slots__ = ("raw", "names", "cost")
 
-    def __init__(self, wrapped: Any):
+    def __init__(self, wrapped: Any, pattern: str):
         self.raw = wrapped._regexp
         self.names = [(name.decode("utf-8"), index) for name, index in self.raw.NamedCapturingGroups()]
+        # what compiling it takes, in steps of a run: its length read, its program (and the reverse
+        # program RE2 may make) built; a run pays it at each use, so that its count does not depend on
+        # which patterns an earlier run left compiled
+        self.cost = len(pattern) + 2 * self.raw.ProgramSize()
 
     def fullmatch(self, text: str) -> dict[str, str | None] | None:
         return self._groups(_ANCHOR.ANCHOR_BOTH, text)
@@ -67,24 +74,26 @@ class Pattern:
                 for name, i in self.names}
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=KEPT_PATTERNS)
 def compiled(pattern: str, ignore_case: bool = False) -> Pattern:
     """The compiled pattern; raises ``PatternError``."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise PatternError(f"a pattern of {len(pattern)} characters is longer than {MAX_PATTERN_LENGTH}")
     try:
-        return Pattern(re2.compile(pattern, _options(ignore_case)))
+        return Pattern(re2.compile(pattern, _options(ignore_case)), pattern)
     except re2.error as exc:
         raise PatternError(_message(exc)) from None
     except (TypeError, ValueError) as exc:
         raise PatternError(str(exc)) from None
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=KEPT_PATTERNS)
 def compiled_set(patterns: tuple[str, ...], ignore_case: bool = False) -> Any:
-    """The patterns as one RE2 set that tells, in one pass over a text, which of them match it whole."""
+    """The patterns as one RE2 set that tells, in one pass over a text, which of them match it whole,
+    and what compiling them takes (the sum of their ``Pattern.cost``)."""
+    cost = 0
     for p in patterns:
-        compiled(p, ignore_case)  # the errors of each, as for one pattern
+        cost += compiled(p, ignore_case).cost  # (and the errors of each, as for one pattern)
     found = re2.Set.FullMatchSet(_options(ignore_case))
     try:
         for p in patterns:
@@ -92,7 +101,7 @@ def compiled_set(patterns: tuple[str, ...], ignore_case: bool = False) -> Any:
         found.Compile()
     except re2.error as exc:
         raise PatternError(_message(exc)) from None
-    return found._set  # (RE2's own set: its Match takes the text's bytes and gives the indices)
+    return found._set, cost  # (RE2's own set: its Match takes the text's bytes and gives the indices)
 
 
 def check(pattern: str) -> str | None:

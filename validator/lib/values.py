@@ -204,54 +204,124 @@ def walked(coll: Any) -> Any:
 
 
 MAX_OUTPUT_NODES = 2_000_000  # a result or an event list larger than this is not written
+MAX_OUTPUT_BYTES = 50_000_000  # nor one whose texts (and long numbers) take more bytes than this written out
 MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an integer into text
 
 
-# parts still allowed in the value being written by ``written`` (None: no bound)
-_LEFT: list[int | None] = [None]
+# while ``written`` writes a value: the parts it may still write, and the characters of the texts
+# (and the digits of the long numbers) written so far; None when no value is being written
+_LEFT: list[int | None] = [None, 0]
 
 
-def written(v: Any, limit: int = MAX_OUTPUT_NODES) -> Any:
+def written(v: Any, limit: int = MAX_OUTPUT_NODES, byte_limit: int = MAX_OUTPUT_BYTES) -> Any:
     """``to_json`` of a value of at most ``limit`` parts counted as a tree (a value built by sharing
-    can be small in memory and astronomically large written out); ``ValueError`` past it."""
-    _LEFT[0] = limit
+    can be small in memory and astronomically large written out) whose texts take at most
+    ``byte_limit`` bytes in UTF-8; ``ValueError`` past either. The copy counts parts and characters as
+    it goes and stops past either limit (a character is at least a byte); only a value whose texts
+    could take more than ``byte_limit`` bytes in UTF-8 (more than a quarter of it in characters) has
+    its bytes counted exactly (``output_size``)."""
+    _LEFT[0], _LEFT[1] = limit, 0
     try:
-        return to_json(v)
+        out = to_json(v)
+        chars = _LEFT[1]
     finally:
-        _LEFT[0] = None
+        _LEFT[0], _LEFT[1] = None, 0
+    if chars is not None and chars * 4 > byte_limit and output_size(v, limit, byte_limit)[1] > byte_limit:
+        raise ValueError(f"a value of more than {byte_limit} bytes of text {TOO_LARGE}")
+    return out
 
 
-def _spend(n: int) -> None:
+def _spend(parts: int, chars: int) -> None:
     left = _LEFT[0]
     if left is not None:
-        left -= n
+        left -= parts
         _LEFT[0] = left
+        total = _LEFT[1] = (_LEFT[1] or 0) + chars
         if left < 0:
-            raise ValueError(f"a value of more than {MAX_OUTPUT_NODES} parts is too large to write")
+            raise ValueError(f"a value of more than {MAX_OUTPUT_NODES} parts {TOO_LARGE}")
+        if total > MAX_OUTPUT_BYTES:
+            raise ValueError(f"a value of more than {MAX_OUTPUT_BYTES} bytes of text {TOO_LARGE}")
+
+
+def _leaf_bytes(x: Any) -> int:
+    """What a value that is no collection adds to the text of a JSON answer past its part: a text its
+    UTF-8 bytes (a character of an emoji is four), a long number its digits; others nothing."""
+    t = type(x)
+    if t is str:
+        return len(x) if x.isascii() else len(x.encode("utf-8", "surrogatepass"))
+    if t is int:
+        return _digits(x)
+    if t is Fraction:
+        return _digits(x.numerator) + _digits(x.denominator) + 1
+    return 0
+
+
+def _digits(n: int) -> int:
+    """At least the digits of a long integer (0 for one of at most 64 bits)."""
+    bits = n.bit_length()
+    return bits // 3 + 1 if bits > 64 else 0
+
+
+def output_size(v: Any, limit: int, byte_limit: int) -> tuple[int, int]:
+    """The parts of ``v`` counted as a tree (as ``tree_size``) and the bytes its texts and long numbers
+    take written out, each counted as often as the tree holds it: what writing ``v`` as JSON makes.
+    Each distinct container is walked once; the counts stop past ``limit`` and ``byte_limit``."""
+    t = type(v)
+    if t not in _CONTAINERS:
+        return 1, _leaf_bytes(v)
+    cap, byte_cap = limit + 1, byte_limit + 1
+    sizes: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[Any, bool]] = [(v, False)]
+    while stack:
+        x, children_done = stack.pop()
+        kids: Any = [y for kv in x.items() for y in kv] if isinstance(x, dict) else x
+        if children_done:
+            parts, size = 1, 0
+            for c in kids:
+                if type(c) in _CONTAINERS:
+                    p, b = sizes.get(id(c), (1, 0))
+                    parts += p
+                    size += b
+                else:
+                    parts += 1
+                    size += _leaf_bytes(c)
+                if parts > cap or size > byte_cap:
+                    break
+            sizes[id(x)] = (min(parts, cap), min(size, byte_cap))
+            continue
+        if id(x) in sizes:
+            continue
+        stack.append((x, True))
+        stack.extend((c, False) for c in kids if type(c) in _CONTAINERS and id(c) not in sizes)
+    return sizes[id(v)]
 
 
 def to_json(v: Any) -> Any:
     t = type(v)  # the commonest values first: records, then texts, lists
     if t is dict:
         return _map(v)
-    if t is str or v is None or t is bool or (t is int and v.bit_length() <= MAX_INT_BITS):
+    if t is str or v is None or t is bool or (t is int and v.bit_length() <= 64):
         return v
     if t is list:
         return _items(v)
+    if t is int and v.bit_length() <= MAX_INT_BITS:
+        if _LEFT[0] is not None:
+            _spend(0, _digits(v))
+        return v
     if isinstance(v, dict):
         return _map(dict(v))
     if isinstance(v, (list, tuple)):
-        _spend(len(v))
-        return [x if type(x) is str else to_json(x) for x in v]
+        return _items(list(v))
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
     if isinstance(v, (bool, int, str, float)):
         return v
     if isinstance(v, Fraction):
+        if _LEFT[0] is not None:
+            _spend(0, _digits(v.numerator) + _digits(v.denominator))
         return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if isinstance(v, (set, frozenset)):
-        _spend(len(v))
-        return [to_json(x) for x in in_order(v)]
+        return _items(in_order(v))
     if isinstance(v, RandomValue):
         return v.collapse()  # a result is a use: fork over the values it can take
     if callable(v):
@@ -262,6 +332,12 @@ def to_json(v: Any) -> Any:
 
 
 FUNCTION_IN_RESULT = "it holds a function, which has no JSON form"
+TOO_LARGE = "is too large to write"  # (the end of what ``written`` raises for a value past its limits)
+
+
+def too_large(exc: ValueError) -> bool:
+    """Whether ``written`` (or ``write_value``) refused a value for its size (E013), not for what it holds."""
+    return str(exc).startswith("a value of more than") and str(exc).endswith(TOO_LARGE)
 
 
 def _map(v: dict[Any, Any]) -> Any:
@@ -272,35 +348,48 @@ def _map(v: dict[Any, Any]) -> Any:
 def _items(xs: list[Any]) -> list[Any]:
     """A list's items: texts as they are, maps and records copied whole, then only their entries that
     are no text, none or truth value replaced; a list of maps in one is written by one call for all
-    of them (a result's orders, its units), not one each."""
-    if _LEFT[0] is not None:
-        _spend(len(xs) + sum(len(v) for v in xs if type(v) is dict))
+    of them (a result's orders, its units), not one each. Writing a result (``written``), the parts
+    and the texts' characters are counted (``_spend``)."""
+    parts, chars = len(xs), 0
     done = xs.copy()
     for j, v in enumerate(xs):
         tv = type(v)
         if tv is not dict:
             if tv is not str:
                 done[j] = to_json(v)
+            else:
+                chars += len(v)
             continue
         out = v.copy()
+        parts += len(v)
         texts = True  # all keys are texts (a record's always are)
         for k, x in v.items():  # (a loop, not a comprehension: the type of x is looked up once)
             if type(k) is not str:
                 texts = False
+            else:
+                chars += len(k)
             tx = type(x)
-            if tx is str or x is None or tx is bool:
+            if tx is str:
+                chars += len(x)
+                continue
+            if x is None or tx is bool:
                 continue
             if tx is list:  # (short lists of texts, such as cites, the commonest: copied, no call)
                 c = x.copy()
-                i = 0
+                i = n = 0
                 for y in x:
                     ty = type(y)
                     if ty is not str:
-                        if ty is dict:  # a list of records: all of them at once
+                        if ty is dict:  # a list of records: all of them at once (counted there)
                             c = _items(x)
                             break
                         c[i] = to_json(y)
+                    else:
+                        n += len(y)
                     i += 1
+                else:
+                    parts += i
+                    chars += n
                 out[k] = c
             elif tx is dict:
                 out[k] = _map(x)
@@ -309,7 +398,11 @@ def _items(xs: list[Any]) -> list[Any]:
         if not texts:
             quoted = str in map(type, out)
             out = {key_text(k, quoted): x for k, x in out.items()}
+            if _LEFT[0] is not None:
+                chars += sum(len(k) for k in out)
         done[j] = out
+    if _LEFT[0] is not None:
+        _spend(parts, chars)
     return done
 
 

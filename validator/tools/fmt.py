@@ -24,7 +24,7 @@ from typing import Any, Callable, TextIO
 from ..core.confine import write_atomic
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line
 from ..lang.loader import Loader
-from ..lang.syntax import KEYWORDS, decode_source, parse_module, parse_with_tokens
+from ..lang.syntax import KEYWORDS, RefusedSource, decode_source, parse_module, parse_with_tokens
 
 INDENT = 2
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -361,7 +361,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             text = decode_source(Loader.read_source(f, shown), shown)
             new = format_text(text, shown)
         except DiagnosticError as exc:
-            err.write(render_all(exc.diagnostics, None, err) + "\n")
+            err.write(render_all(exc.diagnostics, {shown: exc.text} if isinstance(exc, RefusedSource) else None, err) + "\n")
             failed += 1
             continue
         if not (args.write or args.check or args.diff):

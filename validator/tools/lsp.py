@@ -67,21 +67,64 @@ class HeaderResync:
     body) it takes the body for header lines, and the body (one line without a line break) swallows
     the next message's ``Content-Length`` line with it: every message after that is lost, the server
     is deaf. Here a header line that *ends* with a well-formed ``Content-Length`` is given from there,
-    so the next well-formed message is read (the bad one is lost, as it must be). A body read whole
-    never goes through ``readline``, so no text inside a message is ever taken for a header."""
+    so the next well-formed message is read (the bad one is lost, as it must be).
+
+    A length *longer* than the body made the body's read take the next message too (both lost). A
+    body is read as it arrives, and a ``Content-Length: N`` line met in it ends it there: those bytes
+    cannot be part of a JSON body (a raw carriage return stands in no JSON string, and the words
+    outside a string are no JSON), so they are the next message, kept for the next reads. We
+    chose this over a time limit on a body's read: the next message of a client arrives at once (a
+    limit would not stop it being read as part of the body), and a client that sends nothing more
+    leaves the server waiting, as it waits between messages. A body read whole never goes through
+    ``readline``, so no text inside a message is ever taken for a header."""
 
     _HEADER = re.compile(rb"Content-Length: \d+\r\n$")
+    _NEXT = re.compile(rb"Content-Length: \d+\r\n")
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
+        self.held = b""  # read past a body that ended early: the start of the next message
 
     def readline(self) -> bytes:
-        line: bytes = self.raw.readline()
+        line: bytes
+        if self.held:
+            end = self.held.find(b"\n") + 1
+            if end:
+                line, self.held = self.held[:end], self.held[end:]
+            else:
+                line, self.held = self.held + self.raw.readline(), b""
+        else:
+            line = self.raw.readline()
         m = self._HEADER.search(line)
         return line[m.start():] if m is not None else line
 
     def read(self, n: int) -> bytes:
-        return self.raw.read(n)  # type: ignore[no-any-return]
+        got, self.held = self.held[:n], self.held[n:]
+        searched = 0
+        while True:
+            m = self._NEXT.search(got, max(0, searched - 40))  # (only what came since: a long body is read once)
+            if m is not None:  # the body ended early: what follows is the next message
+                self.held = got[m.start():] + self.held
+                return got[:m.start()]
+            searched = len(got)
+            want = n - len(got)
+            if want <= 0:  # all of it, unless it ends with the start of a header: then see what follows
+                start = got.rfind(b"C")
+                if start < 0 or not _header_start(got[start:]) or not got[:start].rstrip().endswith((b"}", b"]")):
+                    return got
+                want = 1
+            chunk: bytes = self.raw.read1(want)  # what has arrived, not waiting for all of it
+            if not chunk:
+                return got
+            got += chunk
+
+
+def _header_start(tail: bytes) -> bool:
+    """Whether ``tail`` is the beginning of a ``Content-Length: N`` line."""
+    head = b"Content-Length: "
+    if len(tail) <= len(head):
+        return head.startswith(tail)
+    return tail.startswith(head) and re.fullmatch(rb"\d*\r?", tail[len(head):]) is not None
 
 
 def _log_without_tracebacks(err: TextIO) -> None:

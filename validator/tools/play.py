@@ -36,6 +36,7 @@ from .textview import WIDTH, cut
 
 MAX_GAME_FILE_BYTES = 64_000_000
 MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play`` may play
+MAX_GAME_FILE_VALUES = 500_000  # values in a YAML game file (each costs some hundreds of bytes and some microseconds to read)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
@@ -158,10 +159,14 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         return [(f"{path}:{lines[i]}" if i < len(lines) else f"{path} item {i}", item) for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
-            items = safeyaml.load(text, line_numbers=True)
+            items = safeyaml.load(text, line_numbers=True, max_nodes=MAX_GAME_FILE_VALUES)
         except (yaml.YAMLError, RecursionError) as exc:
             mark = getattr(exc, "problem_mark", None)
             span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else Span(path)
+            if isinstance(exc, safeyaml.NodeBudgetError):
+                raise DiagnosticError([Diagnostic("S001", f"the file holds more than {MAX_GAME_FILE_VALUES} values: "
+                                                          "too many to read as YAML", span,
+                                                  help="write a long game as JSON Lines (`.jsonl`, one phase a line)")]) from None
             raise DiagnosticError([Diagnostic("S001", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", span)]) from None
         if not isinstance(items, list):
             raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])

@@ -15,7 +15,10 @@ What the page sends is untrusted, as a ruleset from a pull request is:
 - files are named by the bundle's own listing only, and read through ``confine`` under the
   bundle's root; an edited ruleset is written into a private copy of the bundle (mode 0700) and
   loaded from there, so what it imports is confined to that copy;
-- every run has the command line's step budget and limits; one request is evaluated at a time.
+- every run has the command line's step budget and limits; one request is evaluated at a time, for
+  at most ``REQUEST_SECONDS`` (it starts no run past that: a diff of many states, a balance of many
+  games); a request that finds another being evaluated waits at most ``BUSY_WAIT``, then is told to
+  try again (503), so no request waits behind another for long.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on 
 MAX_BALANCE_ROUNDS = 10
 MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
 SOCKET_TIMEOUT = 30.0
+REQUEST_SECONDS = 30.0  # a request starts no run past this (each run is bounded by its step budget)
+BUSY_WAIT = 5.0  # how long a request waits for the one being evaluated before it is told to try again
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
                 "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -312,6 +317,33 @@ class Playground:
                 return real[len(prefix):]
         return file
 
+    def said(self, text: str | None) -> str | None:
+        """A message or help with the server's own paths in it (the private copy's, the folder served,
+        the checkout's) as the designer names them: relative to the folder served (``.`` for the
+        folder itself; ``<bundle>`` for the bundled rulesets' own root). Only a path in backticks, as
+        messages write them, is rewritten, and only from one of those folders' names."""
+        if text is None or "`" not in text:
+            return text
+        names: dict[str, str] = {}
+        for folder, as_ in ((self.top, "<bundle>"), (self.work, "<bundle>"), (self.source, "."), (self.copy, ".")):
+            for form in {str(folder), os.path.realpath(folder), os.path.relpath(folder)}:
+                # (a relative name of one part, or of `..`s only, could be a path the designer wrote)
+                if os.path.isabs(form) or (os.sep in form and any(part != ".." for part in Path(form).parts)):
+                    names[form] = as_
+        longest_first = sorted(names, key=len, reverse=True)  # (a folder inside another)
+
+        def shown(m: re.Match[str]) -> str:
+            path = m.group(1)
+            for form in longest_first:
+                if path == form:
+                    return f"`{names[form]}`"
+                if path.startswith(form + os.sep):
+                    rest = path[len(form) + 1:]
+                    return f"`{rest if names[form] == '.' else names[form] + '/' + rest}`"
+            return m.group()
+
+        return re.sub(r"`([^`\n]*)`", shown, text)
+
     def state(self, text: Any) -> Any:
         from ..engine.state import MAX_STATE_BYTES, read_state_text
 
@@ -325,7 +357,7 @@ class Playground:
 
     def check(self, body: dict[str, Any]) -> dict[str, Any]:
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
-        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.work)
+        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.said)
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import RunError
@@ -334,7 +366,7 @@ class Playground:
 
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         if not rs.ok:
-            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.said)}
         options = _run_options(body)
         want_explain = body.get("explain") is True
         unit = body.get("unit")
@@ -353,7 +385,7 @@ class Playground:
             result = rs.run(state, state_name="state", **options)
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
         answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
@@ -386,7 +418,7 @@ class Playground:
         for rs in (old, new):
             if not rs.ok:
                 errors = [d for d in rs.diagnostics if d.is_error]
-                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
         options = _run_options(body)
         generate = body.get("generate", 10)
         if not isinstance(generate, int) or isinstance(generate, bool) or not 0 <= generate <= MAX_GENERATE:
@@ -396,7 +428,7 @@ class Playground:
             try:
                 state = self.state(body.get("state"))
             except DiagnosticError as exc:
-                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.work)}
+                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.said)}
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
@@ -423,7 +455,7 @@ class Playground:
         rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
         if not rs.ok:
             errors = [d for d in rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
         games, rounds, player = body.get("games", 4), body.get("rounds", 4), body.get("player", "random")
         for name, value, most in (("games", games, MAX_BALANCE_GAMES), ("rounds", rounds, MAX_BALANCE_ROUNDS)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
@@ -436,9 +468,9 @@ class Playground:
             raise BadRequest(str(exc)) from None
         except PlayerError as exc:
             errors = [d for d in exc.rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.said)}
         except DiagnosticError as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.work)}
+            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
         title = shown(figures["variant"])
         text = "\n".join(balance_text(title, figures, 8))
         try:
@@ -484,18 +516,12 @@ def _json(rs: Any, query: str, result: Any) -> str:
     return result_json(rs, query, result)
 
 
-def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str],
-                        shown: Callable[[str], str], work: Path | None = None) -> dict[str, Any]:
-    def said(text: str | None) -> str | None:  # the private copy's path, where a message names it
-        if text is None or work is None:
-            return text
-        for name in (os.path.relpath(work), str(work)):
-            text = text.replace(name, "<bundle>")
-        return text
-
+def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str], shown: Callable[[str], str],
+                        said: Callable[[str | None], str | None] = lambda text: text) -> dict[str, Any]:
     mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
                       span=replace(d.span, file=shown(d.span.file)),
-                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file))) for r in d.related))
+                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file)), message=said(r.message) or "")
+                                    for r in d.related))
               for d in diags]
     mapped_sources = {shown(name): text for name, text in sources.items()}
     return {"diagnostics": [d.to_json() for d in mapped], "errors": sum(1 for d in mapped if d.is_error),
@@ -637,8 +663,19 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest("the request is not JSON text in UTF-8") from None
         if not isinstance(body, dict):
             raise BadRequest("the request must be a JSON object")
-        with self.server.playground.lock:
-            answer = handlers[path](self.server.playground, body)
+        from ..api import TimeUp, deadline
+
+        lock = self.server.playground.lock
+        if not lock.acquire(timeout=BUSY_WAIT):
+            raise BadRequest("the playground is busy with another request: try again in a moment", 503)
+        try:
+            with deadline(REQUEST_SECONDS):
+                answer = handlers[path](self.server.playground, body)
+        except TimeUp:
+            raise BadRequest(f"the request ran for more than {REQUEST_SECONDS:.0f} s, the playground's limit for one "
+                             "request: ask for fewer states or games", 503) from None
+        finally:
+            lock.release()
         self._json(200, answer)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..core import confine
-from ..core.diagnostics import Span
+from ..core.diagnostics import Span, one_line
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Scope, TypeRef, UnitRef, Walker, meaning
 from ..lang.loader import Namespace
@@ -61,6 +61,18 @@ def markdown_text(text: str) -> str:
     could start a link, an image (fetched by the editor from anywhere), an HTML tag, an entity, code or
     emphasis is escaped with a backslash, which CommonMark allows before any ASCII punctuation."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def markdown_code(text: str) -> str:
+    """A text (a file name, say) shown as inline code in a Markdown hover, whatever it holds: fenced by
+    one backtick more than its longest run of backticks (a backslash escapes nothing inside a code
+    span, so a backtick in the text would end it), with a space inside each fence when the text
+    begins or ends with a backtick or a space (CommonMark strips one such pair), and its line breaks
+    and control characters shown escaped (``one_line``: a blank line would end the span)."""
+    text = one_line(text)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _line_starts(text: str) -> list[int]:
@@ -327,9 +339,9 @@ class Index:
             typ = f": {_typeref(b.type)}" if isinstance(b, A.Param) and b.type is not None else self._local_type(t)
             return f"```\n{t.name}{typ}  ({what})\n```"
         if t.kind == "data":
-            return f"```\n{t.name}  (data)\n```\n\nimported from `{t.decl.path}`"
+            return f"```\n{t.name}  (data)\n```\n\nimported from {markdown_code(str(t.decl.path))}"
         if t.kind == "module":
-            return f"```\n{t.name}  (module)\n```\n\nimported ruleset `{t.decl.entry if t.decl else '?'}`"
+            return f"```\n{t.name}  (module)\n```\n\nimported ruleset {markdown_code(str(t.decl.entry) if t.decl else '?')}"
         if t.kind == "member":
             return f"```\n{t.name}: {t.decl.name}  (member of enum {t.decl.name})\n```"
         if t.kind == "field":
@@ -368,7 +380,7 @@ class Index:
         parts = [f"```\n{sig}\n```"]
         origin = ns.origin.get(d.name)
         if origin is not None and origin != ns.entry:
-            parts.append(f"defined in `{origin}`")
+            parts.append(f"defined in {markdown_code(str(origin))}")
         cites = getattr(d, "cites", ()) or ()
         for c in cites:
             text = (ns.clauses or {}).get(c)

@@ -10,7 +10,6 @@ known failure visible. ``clauses:`` names what the case exercises, for ``ruleval
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import math
 import time
@@ -25,7 +24,7 @@ from ..core import confine, safeyaml
 from ..core.confine import Refused, find_root
 from .common import bundled_file
 from .report import xml_attr, xml_text
-from ..core.diagnostics import Diagnostic, Span, one_line, utf8_fault
+from ..core.diagnostics import Diagnostic, Span, closest_name, one_line, utf8_fault
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -428,9 +427,9 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     unknown = _unknown_fields(where, results, "")
     if unknown is not None and results:
         path, known = unknown
-        close = difflib.get_close_matches(path.rsplit("/", 1)[-1], known, 1)
+        close = closest_name(path.rsplit("/", 1)[-1], known)
         return (f"/probabilities/{i}/where: `{path}` is no field of any outcome's result, so the pattern can match none"
-                + (f" (did you mean `{close[0]}`?)" if close else f" (fields: {', '.join(sorted(known)[:12])})"))
+                + (f" (did you mean `{close}`?)" if close else f" (fields: {', '.join(sorted(known)[:12])})"))
     total = Fraction(0)
     for o in result.get("outcomes", []):
         if first_difference(where, o["result"]) is None:
