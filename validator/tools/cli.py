@@ -41,7 +41,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
     p.add_argument("--no-cache", action="store_true",
                    help="check every ruleset afresh (results of unchanged rulesets are otherwise reused)")
-    from .errata import add_sweep_options
+    from .sweep import add_sweep_options
 
     add_sweep_options(p, "at most 4")
 
