@@ -28,8 +28,8 @@ def _made(rs: Ruleset, seed: int = 3) -> Any:
 def _counted(monkeypatch: pytest.MonkeyPatch, rs: Ruleset) -> list[int]:
     """Calls of the ruleset's schema check (the first half of a state check)."""
     calls: list[int] = []
-    check = rs.validate_state
-    monkeypatch.setattr(rs, "validate_state", lambda *a, **k: calls.append(1) or check(*a, **k))
+    check = rs._validate
+    monkeypatch.setattr(rs, "_validate", lambda *a, **k: calls.append(1) or check(*a, **k))
     return calls
 
 
