@@ -448,3 +448,20 @@ def test_a_query_of_its_arguments_alone_runs_without_a_state(cli) -> None:
     assert r.code == 0 and json.loads(r.out) == [1903, 1, 1], r.err
     r = cli("run", std)
     assert r.code == 3 and "error[S002]: 'orders' is a required property" in r.err
+
+
+def test_check_leaves_the_authoring_tools_unimported_and_other_commands_still_reach_them() -> None:
+    """`check` is most of what CI runs: it parses its command line without the tools' sub-commands
+    (their imports are a tenth of a cold check); every other command line sees them all."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from validator.tools.cli import main; code = main(sys.argv[1:]); "
+             "print(code, sorted(m for m in sys.modules if m.startswith('validator.tools.')))")
+    checked = subprocess.run([sys.executable, "-c", probe, "check", "rulesets/his", "--jobs", "1"], cwd=ROOT,
+                             capture_output=True, text=True, check=False)
+    code, modules = checked.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert code == "0" and "validator.tools.testing" not in modules and "validator.tools.fmt" not in modules, modules
+    listed = subprocess.run([sys.executable, "-c", probe, "--help"], cwd=ROOT, capture_output=True, text=True,
+                            check=False)
+    assert "fmt" in listed.stdout and "coverage" in listed.stdout and "serve" in listed.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import marshal
 import os
 import threading
 import time
@@ -88,6 +89,9 @@ class Ruleset:
     files: dict[str, int]
     _backend: Backend | None = None
     overlay: dict[str, str] | None = None  # texts it was given rather than read, by resolved path (a player over a variant)
+    # the last state this ruleset's `advance` made: [the state, its marshal bytes when a run found it valid,
+    # the steps that run took] (``_unchecked_run``)
+    _made: list[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -152,6 +156,14 @@ class Ruleset:
         if engine not in ENGINES:
             raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
         check = None
+        made = self._made
+        snapshot = None
+        if validate and not exact and not explain and made is not None and state is made[0]:
+            snapshot = _snapshot(state)
+            if snapshot is not None and snapshot == made[1]:
+                out = self._unchecked_run(state, query, args, seed, dice, budget - made[2], engine)
+                if out is not None:
+                    return out[0]
         if validate:
             errors = self._validate(state, state_name)
             if errors:
@@ -181,6 +193,8 @@ class Ruleset:
             if isinstance(source, ScriptedDice) and source.used < len(source.faces):
                 raise EvalError("E014", f"the script gave {len(source.faces)} dice and the rules rolled {source.used}",
                                 unit.decl.span, help="remove the dice the rules do not roll from the script")
+            if snapshot is not None and made is not None and made is self._made:  # found valid: need not be checked again
+                made[1:] = [snapshot, run.steps]
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:
@@ -195,7 +209,35 @@ class Ruleset:
             out["events"] = self._to_json(run.events, unit)
         if explain and isinstance(out, dict):
             out["explain"] = self._to_json(R.explanation(run), unit)  # (bounded as a result is)
+        if query == ADVANCE_QUERY and isinstance(out, dict) and isinstance(out.get("next"), dict) and \
+                not self._rolls():
+            self._made = [out["next"], None, 0]
         return out
+
+    def _rolls(self) -> bool:
+        """Whether any rule rolls dice (conservatively: mentions `roll`)."""
+        return self.backend().dice
+
+    def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
+                       budget: int, engine: str) -> tuple[Any] | None:
+        """A validated run on a state this ruleset's `advance` made, that an earlier validated run (of
+        ``steps`` steps, state check included) found valid, and that is unchanged since (the same
+        object, the same marshal bytes: the same values of the same types), made without the state
+        check: ``(its result,)``, or None when the caller must make the run with the check.
+
+        It gives what the run with the check gives. The check reads the state alone, rolls no dice
+        (``_made`` is kept only for rules that roll none) and passed on these very values, and its
+        events are dropped; what it adds to a run is steps, and the values it leaves in the run's memo,
+        which the query would otherwise compute (and pay for) itself. So a run with the check takes at
+        most the earlier run's steps (a bound of the check's) more than the run without it: given
+        ``budget`` less those steps, a run without it that ends well would have ended well with it,
+        with the same value. Any failure (the step budget, the depth limit, an error) is said by the
+        run with the check, made again from the start."""
+        try:
+            out = self.run(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
+        except RunError:
+            return None
+        return (out,)
 
     def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
         problem = value_problem(state)
@@ -268,6 +310,15 @@ class Ruleset:
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
                                        help="a number grew too large; check the rule that computes it")],
                            "eval") from None
+
+
+def _snapshot(state: Any) -> bytes | None:
+    """A state's values, types included (``True`` is not ``1``, nor ``1.0``), as bytes; None for a
+    state ``marshal`` cannot write (a value of another type)."""
+    try:
+        return marshal.dumps(state)
+    except (ValueError, TypeError):
+        return None
 
 
 _cache: dict[str, Ruleset] = {}

@@ -39,6 +39,12 @@ def _folder(kind: str) -> Path | None:
     return checkcache.private_dir(kind)
 
 
+def in_use(kind: str) -> bool:
+    """Whether entries of ``kind`` may be kept and read in this process (not with ``RULEVAL_NO_CACHE``,
+    nor without a private cache folder)."""
+    return _folder(kind) is not None
+
+
 def name(*parts: str | bytes) -> str:
     """An entry's name: a digest of ``parts`` with ruleval's own code and grammar
     (``checkcache._tool_key``) and the Python that will read the entry."""

@@ -87,10 +87,11 @@ def bundle_root() -> Path | None:
 Root = Path | tuple[Path, ...]  # a folder, or several (the bundle: its `rulesets/` and `schemas/`)
 
 
+@functools.lru_cache(maxsize=1)
 def bundle_roots() -> tuple[Path, ...] | None:
     """The only folders a ``bundled:`` path, and a file a bundled ruleset names, may resolve into: the
     bundle's ``rulesets/`` and ``schemas/`` (never the rest of a source checkout, which an editable
-    install runs from)."""
+    install runs from). Found once per process, as ``bundle_root``: every reference a ruleset makes asks."""
     top = bundle_root()
     if top is None:
         return None

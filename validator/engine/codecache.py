@@ -23,6 +23,8 @@ MAX_CODE_BYTES = 4_000_000
 def compiled(source: str, filename: str, compile_text: Callable[[str, str], types.CodeType]) -> types.CodeType:
     """The code of ``source``: from the cache if a signed entry for this very text is there, else
     ``compile_text(source, filename)``, kept for the next process."""
+    if not blobcache.in_use(KIND):
+        return compile_text(source, filename)
     entry = blobcache.name(KIND, filename, source)
     kept = blobcache.load(KIND, entry, MAX_CODE_BYTES)
     if kept is not None:

@@ -38,6 +38,8 @@ class _Refused(Exception):
 
 def parsed(text: str, path: str) -> A.Module:
     """``syntax.parse_module(text, path)``, from the cache when this text at this path was parsed before."""
+    if not blobcache.in_use(KIND):  # (no cache: nothing to look up, nor to encode for keeping)
+        return parse_module(text, path)
     entry = blobcache.name(KIND, FORMAT, path, text)
     kept = blobcache.load(KIND, entry, MAX_ENTRY_BYTES)
     if kept is not None:

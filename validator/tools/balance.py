@@ -402,7 +402,7 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
-    from .errata import add_sweep_options
+    from .sweep import add_sweep_options
 
     p = sub.add_parser("balance", help="play N whole games with a player for each side; how the sides fare")
     p.add_argument("variant")

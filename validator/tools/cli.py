@@ -26,7 +26,11 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the ``command`` a command line names first, a parser for the
+    commands written here (`check`, `run`) leaves out the authoring tools' sub-commands: importing
+    them (and what they import) is a tenth of a cold `ruleval check rulesets/`, and none of them
+    could be reached."""
     parser = _Parser(prog="ruleval", description="Game rules as data: check and run rulesets.")
     parser.add_argument("--version", action="store_true", help="print the version")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -37,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deny-warnings", action="store_true", help="treat warnings as errors (exit 1)")
     p.add_argument("--no-cache", action="store_true",
                    help="check every ruleset afresh (results of unchanged rulesets are otherwise reused)")
-    from .errata import add_sweep_options
+    from .sweep import add_sweep_options
 
     add_sweep_options(p, "at most 4")
 
@@ -57,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="text (default): for people; json: the result as JSON; jsonl: one line of JSON")
     p.add_argument("--svg", help="also draw the result as SVG into this file (rulesets with a `render` query)")
 
+    if command in COMMANDS:
+        return parser
     from .. import tools  # the authoring tools register their own sub-commands
 
     tools.register(sub)
@@ -297,7 +303,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     out: Any = stdout or _ReaderMayLeave(sys.stdout)
     err = stderr or sys.stderr
     try:
-        parser = build_parser()
+        given = sys.argv[1:] if argv is None else argv
+        parser = build_parser(given[0] if given else None)
         args = parser.parse_args(argv)
         if args.version:
             from ..core.exits import VERSION as __version__

@@ -990,18 +990,8 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                         "and compare, count and show the sums")
     p.add_argument("--rows", type=int, default=12, metavar="N",
                    help="exact runs: at most N outcome rows per difference (default 12; -1: all)")
+    from .sweep import add_sweep_options
+
     add_sweep_options(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     commands["diff"] = cmd_diff
-
-
-def add_sweep_options(p: Any, most: str = "") -> None:
-    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``); ``most``: what
-    bounds the default number of processes, if anything does."""
-    from . import int_between
-
-    p.add_argument("--jobs", "-j", type=int_between(1, 512, "a number of processes"), default=None, metavar="N",
-                   help=f"processes to run on (default: one per CPU{', ' + most if most else ''}; 1: this process only)")
-    p.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
-                   help="run on the workers of this Dask scheduler (default: $RULEVAL_CLUSTER; "
-                        "pip install 'ruleval[cluster]')")

@@ -357,3 +357,15 @@ def _on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], 
     from .cluster import on_cluster  # (Dask, an optional extra, imported only for a cluster)
 
     return on_cluster(task, rulesets, items, address, sweep)
+
+
+def add_sweep_options(p: Any, most: str = "") -> None:
+    """``--jobs`` and ``--cluster``, for every command that runs a sweep (``tools/sweep``); ``most``: what
+    bounds the default number of processes, if anything does."""
+    from . import int_between
+
+    p.add_argument("--jobs", "-j", type=int_between(1, 512, "a number of processes"), default=None, metavar="N",
+                   help=f"processes to run on (default: one per CPU{', ' + most if most else ''}; 1: this process only)")
+    p.add_argument("--cluster", metavar="tcp://HOST:PORT", default=None,
+                   help="run on the workers of this Dask scheduler (default: $RULEVAL_CLUSTER; "
+                        "pip install 'ruleval[cluster]')")

@@ -676,7 +676,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                    help="read the files with the ruleset's importer query (test suites in another program's text format)")
     p.add_argument("--ruleset", help="ruleset for --import")
     p.add_argument("-v", "--verbose", action="store_true")
-    from .errata import add_sweep_options
+    from .sweep import add_sweep_options
 
     add_sweep_options(p)
     commands["test"] = cmd_test

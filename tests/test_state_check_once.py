@@ -1,0 +1,116 @@
+"""A state the ruleset's own `advance` made is checked (schema and `validate_state`) by the first
+validated run on it; later runs on the very same, unchanged state skip the check (``Ruleset._made``),
+and give what a run with the check gives: the same value, or the same diagnostics, under any budget.
+A state changed in any way since (a value, a type, a copy in its place) is checked again."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator import load_ruleset
+from validator.api import Ruleset, RunError
+
+STANDARD = str(Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules")
+START = {"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []}
+
+
+def _made(rs: Ruleset, seed: int = 3) -> Any:
+    """The state `advance` makes from the map's start position with the rules' random orders."""
+    start = rs.run(START, "start_state", validate=False)
+    orders = rs.run(start, "random_orders", [seed], validate=False)
+    return rs.run({**start, "orders": orders}, "advance")["next"]
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, rs: Ruleset) -> list[int]:
+    """Calls of the ruleset's schema check (the first half of a state check)."""
+    calls: list[int] = []
+    check = rs._validate
+    monkeypatch.setattr(rs, "_validate", lambda *a, **k: calls.append(1) or check(*a, **k))
+    return calls
+
+
+def _outcome(rs: Ruleset, state: Any, query: str, budget: int) -> Any:
+    try:
+        return ("value", rs.run(state, query, budget=budget))
+    except RunError as exc:
+        return ("error", exc.kind, [(d.code, d.message, d.span, d.pointer) for d in exc.diagnostics])
+
+
+def test_a_state_advance_made_is_checked_by_its_first_validated_run_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    calls = _counted(monkeypatch, rs)
+    first = rs.run(made, "standing")
+    assert calls == [1]
+    assert [rs.run(made, "standing"), rs.run(made, "phase_name"), rs.run(made, "standing")] == \
+        [first, rs.run(made, "phase_name", validate=False), first]
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: s["units"][0].update(location="atlantis"),  # found by the rules' `validate_state`
+    lambda s: s["phase"].update(season="summer"),  # found by the schema
+    lambda s: s["units"].append(copy.deepcopy(s["units"][0])),  # two units in one province
+])
+def test_a_state_made_invalid_in_place_after_its_check_is_refused(change: Any) -> None:
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    rs.run(made, "standing")
+    rs.run(made, "standing")
+    change(made)
+    with pytest.raises(RunError) as caught:
+        rs.run(made, "standing")
+    assert caught.value.kind == "state"
+    assert caught.value.diagnostics == load_ruleset(STANDARD, use_cache=False).state_errors(made) != []
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: s["phase"].update(year=float(s["phase"]["year"])),  # an equal value of another type
+    lambda s: s["phase"].update(year=s["phase"]["year"] + 1),
+    lambda s: s["units"].reverse(),  # the same units in another order
+])
+def test_a_state_changed_in_place_after_its_check_is_checked_again(monkeypatch: pytest.MonkeyPatch,
+                                                                   change: Any) -> None:
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    calls = _counted(monkeypatch, rs)
+    rs.run(made, "standing")
+    rs.run(made, "standing")
+    assert calls == [1]
+    change(made)
+    rs.run(made, "standing")
+    assert calls == [1, 1]
+
+
+def test_a_copy_of_the_state_made_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    calls = _counted(monkeypatch, rs)
+    rs.run(made, "standing")
+    rs.run(copy.deepcopy(made), "standing")
+    rs.run({**made}, "standing")
+    assert calls == [1, 1, 1]
+
+
+@pytest.mark.parametrize("query", ["standing", "phase_name", "main"])
+def test_a_run_that_skips_the_check_gives_what_the_checked_run_gives_under_small_budgets(query: str) -> None:
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    checked = load_ruleset(STANDARD, use_cache=False)  # never made it: always checks
+    _made(checked)  # (both warmed up alike: each writes the same functions, keeps the same values)
+    rs.run(made, query)
+    low, high = 1, 1 << 22  # the least budget the checked run needs
+    while low < high:
+        mid = (low + high) // 2
+        if _outcome(checked, copy.deepcopy(made), query, mid)[0] == "value":
+            high = mid
+        else:
+            low = mid + 1
+    assert low > 1 and _outcome(checked, copy.deepcopy(made), query, low)[0] == "value"
+    for budget in sorted({1, 2, low // 3, low // 2, low - 2, low - 1, low, low + 1, low + 50, 2 * low}):
+        rs.run(made, query)  # checked once, unchanged: the next run skips the check if it may
+        assert _outcome(rs, made, query, budget) == _outcome(checked, copy.deepcopy(made), query, budget), budget
