@@ -114,3 +114,23 @@ def test_a_run_that_skips_the_check_gives_what_the_checked_run_gives_under_small
     for budget in sorted({1, 2, low // 3, low // 2, low - 2, low - 1, low, low + 1, low + 50, 2 * low}):
         rs.run(made, query)  # checked once, unchanged: the next run skips the check if it may
         assert _outcome(rs, made, query, budget) == _outcome(checked, copy.deepcopy(made), query, budget), budget
+
+
+
+def test_a_state_found_valid_vouches_for_no_other_state_written_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schema check remembers the states it found valid; a state that JSON text would write alike
+    (here a tuple where the schema wants an array: both are `[]` in JSON) is still checked, and refused."""
+    import json
+
+    import validator.api as api
+
+    monkeypatch.setattr(api, "certainly_valid", lambda *a: False)  # every state through the full check
+    monkeypatch.setattr(api, "_VALID_STATES", {})
+    valid = dict(START)
+    twin = {**START, "orders": ()}
+    assert json.dumps(valid, sort_keys=True) == json.dumps(twin, sort_keys=True)
+    rs = load_ruleset(STANDARD, use_cache=False)
+    want = [d.message for d in rs.validate_state(twin)]
+    assert want, "the twin is invalid on its own"
+    assert rs.validate_state(valid) == [] and api._VALID_STATES, "the valid state is remembered"
+    assert [d.message for d in rs.validate_state(twin)] == want

@@ -122,8 +122,10 @@ class Ruleset:
         resources = self.program.entry.schema_resources
         if schema is None or certainly_valid(state, schema, resources):
             return []
-        try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again
-            key = (self.path, json.dumps(state, sort_keys=True))
+        try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again;
+            # keyed by its marshal bytes, which keep every type apart (JSON text would write a tuple as a
+            # list and the key 1 as "1", so a state differing only so would skip its check)
+            key = (self.path, marshal.dumps(state))
         except (TypeError, ValueError):
             key = None
         if key is not None and _VALID_STATES.get(key) is schema:
