@@ -687,3 +687,18 @@ def test_an_unknown_name_one_letter_from_enum_members_names_them_all(root: Path)
                                   encoding="utf-8")
     (d,) = [d for d in load_ruleset(root / "b.rules", use_cache=False).diagnostics if d.code == "C016"]
     assert d.help == "did you mean `horse`? (a member of enum `Kind`)"
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("text, want", [
+    ("const xs = [true, 1/2]\nquery main = xs[0] < xs[1]\n", "cannot compare `true` < `1/2`"),
+    ("const xs = [none, [1, 2]]\nquery main = xs[1] < xs[0]\n", "cannot compare `[1, 2]` < `none`"),
+])
+def test_a_run_time_message_writes_values_in_the_language_s_notation(root: Path, engine: str, text: str,
+                                                                       want: str) -> None:
+    """Values in error messages are written as the language writes them, never in Python's spelling
+    (`True`, `Fraction(1, 2)`, `None`)."""
+    rs = ruleset(root, text)
+    with pytest.raises(RunError) as exc:
+        rs.run({}, engine=engine)
+    assert [d.message for d in exc.value.diagnostics] == [want]

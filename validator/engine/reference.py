@@ -54,7 +54,7 @@ from ..core.diagnostics import Diagnostic, Span, closest_name
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, too_large, tree_size,
-                          walked, written)
+                          walked, write_value, written)
 from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
@@ -63,8 +63,12 @@ from .state import resolve_pointer
 
 
 def show(v: Any) -> str:
-    """A value as the language writes it, shortened for a message."""
-    text = v if isinstance(v, str) else repr(v)
+    """A value as the language writes it (``values.write_value``: `true`, `1/2`, `none`, never Python's
+    spelling), shortened for a message."""
+    try:
+        text = v if isinstance(v, str) else write_value(v, 64)
+    except ValueError:  # (more parts than a message shows)
+        text = "a value of many parts"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
