@@ -34,7 +34,7 @@ from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, 
 
 
 _T = TypeVar("_T")
-_VALID_STATES: dict[tuple[str, str], Any] = {}
+_VALID_STATES: dict[tuple[str, bytes], Any] = {}
 
 
 VALIDATE_QUERY = R.STATE_CHECK
