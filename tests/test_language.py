@@ -702,3 +702,11 @@ def test_a_run_time_message_writes_values_in_the_language_s_notation(root: Path,
     with pytest.raises(RunError) as exc:
         rs.run({}, engine=engine)
     assert [d.message for d in exc.value.diagnostics] == [want]
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("args", ["true, false", "1/2, 0", "0, 3/2"])
+def test_hex_label_takes_whole_coordinates_only(root: Path, engine: str, args: str) -> None:
+    """A truth value or a fraction is no hex coordinate: `hex_label(true, false)` was "0100" and
+    `hex_label(1/2, 0)` the label of 0 (Python's int() took them)."""
+    assert eval_error(root, f"query main = hex_label({args})\n", engine=engine) == "E011"

@@ -977,7 +977,10 @@ def _hex_axial(label: Any, layout: Any = "odd-q") -> list[int]:
 
 @builtin("hex_label", 2, 3, doc="the CCRR label of axial coordinates (none if off the 00-99 range)")
 def _hex_label(q: Any, r: Any, layout: Any = "odd-q") -> Any:
-    col, row = axial_to_offset(int(q), int(r), _layout(layout))
+    for x in (q, r):  # (a truth value or a fraction is no coordinate: int() would take it, wrongly)
+        if type(x) is not int:
+            raise CallError(f"hex_label needs whole-number coordinates, not `{_show(x)}`")
+    col, row = axial_to_offset(q, r, _layout(layout))
     return hex_format(col, row) or None
 
 
