@@ -142,3 +142,31 @@ def test_a_yaml_game_file_of_millions_of_values_is_refused_early(hostile, repo: 
     out = hostile("replay", str(repo / "main.rules"), str(repo / "record.yaml"), cwd=repo, seconds=90)
     assert out.code == 3 and "error[S001]" in out.err and "values" in out.err, out.text
     assert "record.yaml:1:" in out.err  # at the first value past the bound
+
+
+@pytest.mark.parametrize("name, text", [
+    ("record.json", "[[0" + ",0" * 20_000_000 + "]]\n"),
+    ("record.jsonl", '{"a": 1}\n[0' + ",0" * 20_000_000 + "]\n"),
+])
+def test_a_json_game_file_of_millions_of_values_is_refused_early(hostile, repo: Path, name: str, text: str) -> None:
+    # 40 MB (under the 64 MB a game file may take) of 20 million values: gigabytes once read
+    (repo / "main.rules").write_text("query main = 1\n")
+    (repo / name).write_text(text)
+    out = hostile("replay", str(repo / "main.rules"), str(repo / name), cwd=repo, seconds=90)
+    assert out.code == 3 and "error[S001]" in out.err and "values" in out.err, out.text
+    assert f"{name}:{1 if name.endswith('.json') else 2}:" in out.err  # at the first value past the bound
+
+
+def test_commas_inside_texts_are_no_values_of_a_game_file(repo: Path) -> None:
+    """The bound counts values, not the commas a text holds: a state with one long text of commas is
+    read (the record is then refused for what it is, not for its size)."""
+    from validator.core.diagnostics import DiagnosticError
+    from validator.tools.play import MAX_GAME_FILE_VALUES, read_game_file
+
+    (repo / "record.json").write_text('[{"note": "' + "," * (2 * MAX_GAME_FILE_VALUES) + '"}]\n')
+    assert read_game_file(str(repo / "record.json"))[0][1]["note"] == "," * (2 * MAX_GAME_FILE_VALUES)
+    (repo / "record.json").write_text('[{"note": "' + "," * (2 * MAX_GAME_FILE_VALUES) + '"}, [0'
+                                      + ",0" * MAX_GAME_FILE_VALUES + "]]\n")
+    with pytest.raises(DiagnosticError) as exc:
+        read_game_file(str(repo / "record.json"))
+    assert "values" in exc.value.diagnostics[0].message

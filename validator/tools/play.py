@@ -36,7 +36,7 @@ from .textview import WIDTH, cut
 
 MAX_GAME_FILE_BYTES = 64_000_000
 MAX_ENTRIES = 10_000  # entries (phases) in one game file: as many as ``api.play`` may play
-MAX_GAME_FILE_VALUES = 500_000  # values in a YAML game file (each costs some hundreds of bytes and some microseconds to read)
+MAX_GAME_FILE_VALUES = 500_000  # values in a game file (each costs some hundreds of bytes and some microseconds to read)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
@@ -81,6 +81,28 @@ def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError
             if limit != MAX_ENTRIES else f"a game file holds at most {MAX_ENTRIES} entries: split the file")
     return DiagnosticError([Diagnostic("S001", f"more than {limit} entries in one game file",
                                        Span(path, line, 1, line, 2) if line else Span(path), help=help)])
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _too_many_values(text: str, path: str, line_offset: int = 0) -> DiagnosticError | None:
+    """S001 at the first value past ``MAX_GAME_FILE_VALUES`` in a JSON text, or None. A JSON text holds
+    at most one value more than it has `,`, `[` and `{` outside its strings (each value opens its file
+    or its container, or follows a comma); counted in C first, the strings blanked only when that
+    bound is passed (a file of millions of small values takes gigabytes once read)."""
+    if text.count(",") + text.count("[") + text.count("{") < MAX_GAME_FILE_VALUES:
+        return None
+    bare = _JSON_STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)  # (same positions)
+    for n, m in enumerate(re.finditer(r"[,\[{]", bare), 2):
+        if n > MAX_GAME_FILE_VALUES:
+            line = text.count("\n", 0, m.start()) + 1
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            return DiagnosticError([Diagnostic("S001", f"the file holds more than {MAX_GAME_FILE_VALUES} values: "
+                                                      "too many to read", Span(path, line + line_offset, col,
+                                                                               line + line_offset, col + 1),
+                                               help="split the game into several files")])
+    return None
 
 
 def _game_text(path: str) -> str:
@@ -137,6 +159,10 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
     if not text.strip():  # in every format alike: an empty file is a mistake more often than a game of no phase
         raise DiagnosticError([Diagnostic("S001", "the file is empty: a game file holds a list, one item per phase",
                                           Span(path, 1, 1, 1, 1), help="a game of no phase is a `.json` file holding `[]`")])
+    if suffix in (".json", ".jsonl"):  # (YAML's values are counted as it is read)
+        refused = _too_many_values(text, path)
+        if refused is not None:
+            raise refused
     if suffix == ".jsonl":
         out: list[tuple[str, Any]] = []
         for lineno, line in enumerate(io.StringIO(text), 1):  # (one line at a time: never all held at once)
