@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterator
 
 from .runtime import RandomValue
 
@@ -271,28 +271,19 @@ def output_size(v: Any, limit: int, byte_limit: int) -> tuple[int, int]:
         return 1, _leaf_bytes(v)
     cap, byte_cap = limit + 1, byte_limit + 1
     sizes: dict[int, tuple[int, int]] = {}
-    stack: list[tuple[Any, bool]] = [(v, False)]
-    while stack:
-        x, children_done = stack.pop()
-        kids: Any = [y for kv in x.items() for y in kv] if isinstance(x, dict) else x
-        if children_done:
-            parts, size = 1, 0
-            for c in kids:
-                if type(c) in _CONTAINERS:
-                    p, b = sizes.get(id(c), (1, 0))
-                    parts += p
-                    size += b
-                else:
-                    parts += 1
-                    size += _leaf_bytes(c)
-                if parts > cap or size > byte_cap:
-                    break
-            sizes[id(x)] = (min(parts, cap), min(size, byte_cap))
-            continue
-        if id(x) in sizes:
-            continue
-        stack.append((x, True))
-        stack.extend((c, False) for c in kids if type(c) in _CONTAINERS and id(c) not in sizes)
+    for x, kids in _containers_bottom_up(v):
+        parts, size = 1, 0
+        for c in kids:
+            if type(c) in _CONTAINERS:
+                p, b = sizes[id(c)]
+                parts += p
+                size += b
+            else:
+                parts += 1
+                size += _leaf_bytes(c)
+            if parts > cap or size > byte_cap:
+                break
+        sizes[id(x)] = (min(parts, cap), min(size, byte_cap))
     return sizes[id(v)]
 
 
@@ -421,24 +412,35 @@ def tree_size(v: Any, limit: int) -> int:
         return 1
     cap = limit + 1
     sizes: dict[int, int] = {}
+    for x, kids in _containers_bottom_up(v):
+        total = 1
+        for c in kids:
+            total += sizes[id(c)] if type(c) in _CONTAINERS else 1
+            if total > cap:
+                total = cap
+                break
+        sizes[id(x)] = total
+    return sizes[id(v)]
+
+
+def _containers_bottom_up(v: Any) -> Iterator[tuple[Any, Any]]:
+    """Each distinct container of the container ``v`` with its items (a map's keys and values), after
+    every container it holds: the one walk of ``tree_size`` and ``output_size``, each distinct
+    container once (values never change once made and hold no cycle)."""
+    done: set[int] = set()
     stack: list[tuple[Any, bool]] = [(v, False)]
     while stack:
         x, children_done = stack.pop()
         kids: Any = [y for kv in x.items() for y in kv] if isinstance(x, dict) else x
         if children_done:
-            total = 1
-            for c in kids:
-                total += sizes.get(id(c), 1) if type(c) in _CONTAINERS else 1
-                if total > cap:
-                    total = cap
-                    break
-            sizes[id(x)] = total
+            if id(x) not in done:
+                done.add(id(x))
+                yield x, kids
             continue
-        if id(x) in sizes:
+        if id(x) in done:
             continue
         stack.append((x, True))
-        stack.extend((c, False) for c in kids if type(c) in _CONTAINERS and id(c) not in sizes)
-    return sizes[id(v)]
+        stack.extend((c, False) for c in kids if type(c) in _CONTAINERS and id(c) not in done)
 
 
 def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
