@@ -117,3 +117,28 @@ def test_explain_ir_shows_names_bound_and_the_backend_s_source(tmp_path: Path) -
     err = io.StringIO()
     assert main(["explain", str(tmp_path / "variant.rules"), "--ir", "nothing"], stdout=io.StringIO(), stderr=err) == 2
     assert "U001" in err.getvalue()
+
+
+CYCLE_BASE = '''
+ruleset t.cycle
+decision a(x) cite "R1" = not b(x)
+decision b(x) cite "R2" = not a(x)
+cycle a, b cite "R3" {
+  when any(c.decision == "a" for c in cycle) => settle [c for c in cycle if c.decision == "a"] as true cite "R3"
+  otherwise => settle cycle as false cite "R3"
+}
+query main = [a(1), b(1)]
+'''
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_a_cycle_that_runs_through_base_is_settled_by_the_policy_of_the_decision_replaced(
+        tmp_path: Path, engine: str) -> None:
+    # the override reaches `b` only through `base`: the cycle a -> base of a -> b -> a is still a cycle of
+    # `a` and `b`, which the base's policy names; without it the run would stop with E006
+    rs = _load(tmp_path, "v.rules", **{"base.rules": CYCLE_BASE,
+                                       "v.rules": 'ruleset t.v\nextends "base.rules"\n'
+                                                  'override decision a(x) cite "R1" = base(x)\n'})
+    assert rs.diagnostics == []
+    # the policy settles `a` true, so b = not a is false; a policy-free reading would be E006
+    assert rs.run({}, engine=engine) == [True, False]
