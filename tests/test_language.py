@@ -352,6 +352,15 @@ def test_reachable_with_cost_function_and_can_pass(root: Path) -> None:
     assert set(blocked) == {"a", "b", "d"}
 
 
+def test_reachable_refuses_a_cost_below_0(root: Path) -> None:
+    # (a search that asks no cost of entering a node already settled is sound only with no cost below 0)
+    for cost in ("fn(a, b) => 2 - b", '{"1" => 1, "2" => 1, "3" => -1}'):
+        graph = '{"1" => ["2"], "2" => ["3"], "3" => []}' if cost.startswith("{") else "{1 => [2], 2 => [3]}"
+        start = '"1"' if cost.startswith("{") else "1"
+        for engine in ("reference", "backend"):
+            assert eval_error(root, f"query main = reachable({graph}, {start}, 5, {cost})", engine=engine) == "E011"
+
+
 def test_distance_is_the_fewest_steps_to_the_nearest_target(root: Path) -> None:
     out = value(root, f'[distance({GRAPH}, "a", ["e"]), distance({GRAPH}, "a", {{"d", "e"}}), distance({GRAPH}, "d", ["d", "a"]),'
                       f' distance({GRAPH}, "a", []), distance({{"a" => ["b"], "b" => []}}, "b", ["a"]),'

@@ -303,6 +303,37 @@ class _Budget:
 
 
 @limited(300)
+@given(st.dictionaries(st.integers(0, 9), st.dictionaries(st.integers(0, 9), st.one_of(st.none(), st.integers(0, 4)),
+                                                          max_size=4), max_size=10),
+       st.integers(0, 9), st.integers(0, 12), st.sets(st.integers(0, 9), max_size=3))
+def test_reachable_gives_each_node_its_least_cost_within_the_budget(edges: dict, start: int, budget: int,
+                                                                   walls: set) -> None:
+    """`reachable` with a cost function (`none`: cannot enter) and `can_pass`, against the least cost of
+    every node found by relaxing every edge until nothing changes: the search that asks no cost of
+    entering a node already settled (costs are never below 0) gives the same map."""
+    graph = {a: list(row) for a, row in edges.items()}
+    want = {start: 0}
+    changed = True
+    while changed:
+        changed = False
+        for a, row in edges.items():
+            if a not in want or (a != start and a in walls):
+                continue
+            for b, c in row.items():
+                if c is not None and want[a] + c <= budget and want[a] + c < want.get(b, budget + 1):
+                    want[b] = want[a] + c
+                    changed = True
+    asked: list[tuple[int, int]] = []
+
+    def cost(ctx: object, a: int, b: int) -> int | None:
+        asked.append((a, b))
+        return edges[a][b]  # type: ignore[no-any-return]
+
+    assert _reachable(_Budget(), graph, start, budget, cost, lambda ctx, n: n not in walls) == want
+    assert len(asked) == len(set(asked))  # each edge asked once at most
+
+
+@limited(300)
 @given(st.dictionaries(st.integers(0, 11), st.lists(st.integers(0, 11), max_size=4), max_size=12),
        st.integers(0, 11), st.sets(st.integers(0, 11), max_size=4))
 def test_distance_is_the_least_cost_reachable_gives_a_target(graph: dict, start: int, targets: set) -> None:

@@ -866,43 +866,55 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
 @builtin("reachable", 4, 5, ctx=True,
          doc="reachable(graph, from, budget, cost[, can_pass]): map of node -> least cost within budget; "
              "cost is a map node -> entry cost, a map node -> {neighbour -> cost} (edge costs) "
-             "or fn(a, b) -> cost (none = cannot enter)")
+             "or fn(a, b) -> cost (none = cannot enter; a cost below 0 is an error)")
 def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_pass: Any = None) -> dict[Any, Any]:
     """Dijkstra's search; nodes kept as keys (``values.as_key``), given to ``cost`` and ``can_pass`` as
-    the values they stand for."""
+    the values they stand for. A node is settled when it is taken from the heap: its least cost is
+    known, so no cost of entering it is asked again (which is sound because no cost is below 0: one
+    that is is an error). ``can_pass`` is asked of each settled node but the start, once."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
+    cost_map = cost if isinstance(cost, dict) else None
+    ask = cost if callable(cost) else lambda ctx, a, b: call_value(ctx, cost, a, b)  # (what is no function: at its first call)
+    passes = can_pass if can_pass is None or callable(can_pass) else lambda ctx, n: call_value(ctx, can_pass, n)
     start = as_key(start)
     best: dict[Any, Any] = {start: 0}
+    settled: set[Any] = set()
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
-    pop, push, neighbours = heapq.heappop, heapq.heappush, adj.get
-    cost_map = cost if isinstance(cost, dict) else None
+    pop, push, neighbours, settle = heapq.heappop, heapq.heappush, adj.get, settled.add
     rows = cost_map.get if cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict) else None
     while heap:
         d, _, node = pop(heap)
-        if d > best[node]:
+        if node in settled:
             continue  # a stale entry: the node was reached cheaper since
+        settle(node)
         ctx.steps += 1
         if ctx.steps > ctx.budget:
             raise CallError("reachability search exceeds the evaluation budget")
         if cost_map is None:  # a cost function: called only for nodes that may be crossed
-            if node != start and can_pass is not None and not call_value(ctx, can_pass, from_key(node)):
+            here = from_key(node)
+            if node != start and passes is not None and not passes(ctx, here):
                 continue  # may end here but not go on
             found = []
             for n in neighbours(node) or ():
                 k = n if type(n) is str else as_key(n)
-                c = call_value(ctx, cost, from_key(node), n)
+                if k in settled:
+                    continue
+                c = ask(ctx, here, n)
                 if c is not None and (nd := d + c) <= budget and (k not in best or nd < best[k]):
                     found.append((nd, k))
         else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
             row = (rows(node) or {}) if rows is not None else cost_map
             found = [(nd, k) for n in neighbours(node) or ()
-                     if (c := row.get(k := n if type(n) is str else as_key(n))) is not None
+                     if (k := n if type(n) is str else as_key(n)) not in settled
+                     and (c := row.get(k)) is not None
                      and (nd := d + c) <= budget and (k not in best or nd < best[k])]
-            if not found or (node != start and can_pass is not None and not call_value(ctx, can_pass, from_key(node))):
+            if not found or (node != start and passes is not None and not passes(ctx, from_key(node))):
                 continue  # a dead end, or a node one may end on but not go on from
         for nd, n in found:
+            if nd < d:  # (every cost to a node not settled that is below 0 is among those found)
+                raise CallError(f"a cost below 0 ({_show(nd - d)}) to enter `{_show(from_key(n))}`")
             if best.get(n) == nd:
                 continue  # listed twice among the neighbours
             best[n] = nd
