@@ -31,7 +31,7 @@ import validator  # noqa: E402
 from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
-from validator.lib.builtins import _distance, _hex_neighbours, _reachable  # noqa: E402
+from validator.lib.builtins import _distance, _hex_grid, _hex_neighbours, _reachable  # noqa: E402
 from validator.tools.cli import main  # noqa: E402
 from validator.tools.testing import load_suite  # noqa: E402
 
@@ -300,6 +300,22 @@ def test_cli_same_seed_same_bytes(rules: str, state: object, extra: list[str], t
 
 class _Budget:
     steps, budget = 0, 10**9
+
+
+@limited(200)
+@given(st.sampled_from(["odd-q", "even-q", "odd-r", "even-r"]), st.sampled_from([0, 1]),
+       st.one_of(st.integers(1, 9), st.sampled_from([98, 99])), st.one_of(st.integers(1, 9), st.sampled_from([98, 99])))
+def test_hex_grid_lists_each_hexs_neighbours_on_the_board(layout: str, first: int, cols: int, rows: int) -> None:
+    """`hex_grid` (built a column at a time from slices) against `hex_neighbours` of each label, kept in
+    their order when they lie on the board; the labels column by column."""
+    want = {}
+    for c in range(first, cols + first):
+        for r in range(first, rows + first):
+            label = f"{c:02d}{r:02d}"
+            want[label] = [n for n in _hex_neighbours(label, layout)
+                           if first <= int(n[:2]) < cols + first and first <= int(n[2:]) < rows + first]
+    got = _hex_grid(cols, rows, layout, first)
+    assert list(got) == list(want) and got == want
 
 
 @limited(300)

@@ -1021,6 +1021,9 @@ def _hex_adjacent(a: Any, b: Any, layout: Any = "odd-q") -> bool:
     return _hex_distance(a, b, layout) == 1
 
 
+_LABELS: list[list[str]] = []  # (``_hex_grid``: the label of column c, row r is _LABELS[c][r])
+
+
 @builtin("hex_grid", 2, 4, doc="adjacency map of a cols x rows board of CCRR labels, numbered from `first` "
                                 "(1 by default: 0101; 0 gives 0000 and boards up to 100 x 100)")
 def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> dict[str, list[str]]:
@@ -1042,7 +1045,9 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
                              for c, r in (axial_to_offset(q + dq, ar + dr, lay),)]
     lo, end_c, end_r = first, cols + first, rows + first
     blank: list[Any] = [None] * (end_r + 2)
-    padded = [blank] + [[None] * (lo + 1) + [f"{c:02d}{r:02d}" for r in range(lo, end_r)] + [None]
+    if not _LABELS:  # every label of 00-99 written once for the process
+        _LABELS.extend([f"{c:02d}{r:02d}" for r in range(100)] for c in range(100))
+    padded = [blank] + [[None] * (lo + 1) + _LABELS[c][lo:end_r] + [None]
                         if c >= lo else blank for c in range(end_c)] + [blank]
     out: dict[str, list[str]] = {}
     for c in range(lo, end_c):  # column-major: the labels' sorted order
@@ -1053,7 +1058,15 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
                 continue
             n = len(range(r0, end_r, 2))
             cut = [padded[c + dc + 1][r0 + dr + 1:r0 + dr + 2 * n:2] for dc, dr in steps[c & 1, pr]]
-            lists[r0:end_r:2] = [[x for x in t if x] for t in zip(*cut)]
+            got = list(map(list, zip(*cut)))
+            if c == lo or c == end_c - 1:  # a side column: any hex may lack neighbours
+                got = [[x for x in t if x] for t in got]
+            else:  # only the top and bottom rows' hexes lack some (the pads are none)
+                if r0 == lo:
+                    got[0] = [x for x in got[0] if x]
+                if r0 + 2 * (n - 1) == end_r - 1:
+                    got[-1] = [x for x in got[-1] if x]
+            lists[r0:end_r:2] = got
         out.update(zip(padded[c + 1][lo + 1:end_r + 1], lists[lo:end_r]))
     return out
 
