@@ -31,7 +31,8 @@ import validator  # noqa: E402
 from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
-from validator.lib.builtins import _distance, _hex_grid, _hex_neighbours, _reachable  # noqa: E402
+from validator.lib.builtins import _distance, _hex_grid, _hex_neighbours, _reachable, _walk_cost  # noqa: E402
+from validator.lib.values import tree_size  # noqa: E402
 from validator.tools.cli import main  # noqa: E402
 from validator.tools.testing import load_suite  # noqa: E402
 
@@ -300,6 +301,17 @@ def test_cli_same_seed_same_bytes(rules: str, state: object, extra: list[str], t
 
 class _Budget:
     steps, budget = 0, 10**9
+
+
+@limited(200)
+@given(st.one_of(st.tuples(), st.lists(st.one_of(st.text(max_size=3), st.integers(), st.none(), st.booleans(),
+                                                 st.fractions(), st.lists(st.integers(), max_size=2).map(tuple)),
+                                       max_size=5).map(tuple)))
+def test_a_tuple_is_charged_its_tree_size(v: tuple) -> None:
+    """`_walk_cost` counts a tuple of texts and numbers itself; the count is `tree_size`'s."""
+    ctx = _Budget()
+    _walk_cost(ctx, v, "test")
+    assert ctx.steps == tree_size(v, 10**9)
 
 
 @limited(200)

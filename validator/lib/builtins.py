@@ -70,8 +70,11 @@ _WALKED = (list, tuple, dict, frozenset, set)
 
 
 def _walk_cost(ctx: Context, v: Any, what: str) -> None:
-    """Comparing or hashing a collection walks it: its size (``values.tree_size``)."""
-    if isinstance(v, _WALKED):
+    """Comparing or hashing a collection walks it: its size (``values.tree_size``; a tuple of texts and
+    numbers, the commonest, counted here: itself and its items)."""
+    if type(v) is tuple and _FLAT.issuperset(map(type, v)):
+        _spend(ctx, 1 + len(v), what)
+    elif isinstance(v, _WALKED):
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
 
 
