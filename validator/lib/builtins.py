@@ -1027,6 +1027,13 @@ def _hex_adjacent(a: Any, b: Any, layout: Any = "odd-q") -> bool:
 _LABELS: list[list[str]] = []  # (``_hex_grid``: the label of column c, row r is _LABELS[c][r])
 
 
+def _labels() -> list[list[str]]:
+    """Every label of 00-99, written once for the process (made whole, then put in place at once)."""
+    made = [[f"{c:02d}{r:02d}" for r in range(100)] for c in range(100)]
+    _LABELS[:] = made
+    return made
+
+
 @builtin("hex_grid", 2, 4, doc="adjacency map of a cols x rows board of CCRR labels, numbered from `first` "
                                 "(1 by default: 0101; 0 gives 0000 and boards up to 100 x 100)")
 def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> dict[str, list[str]]:
@@ -1048,9 +1055,8 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
                              for c, r in (axial_to_offset(q + dq, ar + dr, lay),)]
     lo, end_c, end_r = first, cols + first, rows + first
     blank: list[Any] = [None] * (end_r + 2)
-    if not _LABELS:  # every label of 00-99 written once for the process
-        _LABELS.extend([f"{c:02d}{r:02d}" for r in range(100)] for c in range(100))
-    padded = [blank] + [[None] * (lo + 1) + _LABELS[c][lo:end_r] + [None]
+    labels = _LABELS or _labels()
+    padded = [blank] + [[None] * (lo + 1) + labels[c][lo:end_r] + [None]
                         if c >= lo else blank for c in range(end_c)] + [blank]
     out: dict[str, list[str]] = {}
     for c in range(lo, end_c):  # column-major: the labels' sorted order
