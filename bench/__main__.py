@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 import traceback
 
-BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.jomini_reach", "bench.his_exact", "bench.exact_paths",
-           "bench.full_games", "bench.scale"]
+BENCHES = ["bench.startup", "bench.diplomacy_throughput", "bench.route", "bench.jomini_reach", "bench.his_exact",
+           "bench.exact_paths", "bench.full_games", "bench.scale"]
 
 
 def main() -> None:
