@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 
 from . import ast as A
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, made_span
 from ..core import checkcache, confine
 from ..lib.values import KEYWORDS as _KEYWORDS
 from . import lalr
@@ -421,7 +421,7 @@ class _Builder:
         starts = self.line_starts  # (`_line_col` twice, inlined: this runs for every node)
         line = bisect.bisect_right(starts, start)
         end_line = bisect.bisect_right(starts, end, line - 1)
-        return Span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+        return made_span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
 
     def _tok_span(self, tok: Any) -> Span:
         line, col = self._line_col(tok.start_pos)
