@@ -15,7 +15,8 @@ How the builder is called: for each reduction whose rule is not folded away, the
 ``builder.start_pos`` / ``builder.end_pos`` (character offsets of the text the rule consumed,
 or None when it consumed nothing) and calls ``builder.<alias or rule name>(children)`` with
 the children Lark would pass to an inline transformer (anonymous tokens filtered out, `None`
-for absent `[optional]` parts, `_`-rules spliced in, `?`-rules with one child folded).
+for absent `[optional]` parts, `_`-rules spliced in, `?`-rules with one child folded). At the end
+it sets ``builder.calls_deep``: the most builder calls on one path from the result down to a token.
 """
 
 from __future__ import annotations
@@ -200,6 +201,9 @@ class Driver:
         values: list[Any] = []
         starts: list[Any] = []
         ends: list[Any] = []
+        # per value: the most builder calls on a path down from it (tokens 0), given to the builder as
+        # ``calls_deep`` at the end (``syntax``: a bound on the depth of the AST)
+        heights: list[int] = []
         pos = 0
         size_text = len(text)
         while True:
@@ -241,6 +245,7 @@ class Driver:
                     values.append(tok)
                     starts.append(start)
                     ends.append(end)
+                    heights.append(0)
                     break
                 if action in folds:  # a run of folds: the top state alone changes
                     run = (states[-2], states[-1], ttype)
@@ -258,10 +263,12 @@ class Driver:
                     last = ends[-1]
                     if last is None:
                         last = next((e for e in reversed(ends[-size:]) if e is not None), None)
-                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
+                    height = heights[-1] if size == 1 else max(heights[-size:])
+                    del states[-size:], values[-size:], starts[-size:], ends[-size:], heights[-size:]
                 else:
                     kids = []
                     first = last = None
+                    height = 0
                 pick = picks[-1 - action]
                 children: list[Any]
                 if pick is None:
@@ -290,6 +297,7 @@ class Driver:
                     builder.start_pos = first
                     builder.end_pos = last
                     result = method(children)
+                    height += 1
                 if not states:
                     raise Mismatch(start)
                 goto = table[states[-1]].get(origin)
@@ -299,7 +307,9 @@ class Driver:
                 values.append(result)
                 starts.append(first)
                 ends.append(last)
+                heights.append(height)
                 if ttype == "$END" and states[-1] == self.end:
+                    builder.calls_deep = height
                     return values[-1]
             if ttype == "$END":
                 raise Mismatch(pos)
