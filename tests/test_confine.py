@@ -239,7 +239,10 @@ def test_awkward_text_is_written_so_that_it_reads_back() -> None:
 # ------------------------------------------------------------------ keys given twice, whole numbers
 
 @pytest.mark.parametrize("text,line,col", [("a: 1\nb: 2\na: 3\n", 3, 1), ("{a: 1, a: 2}", 1, 8),
-                                           ("- x: 1\n  y:\n    z: 1\n    z: 2\n", 4, 5)])
+                                           ("- x: 1\n  y:\n    z: 1\n    z: 2\n", 4, 5),
+                                           # two spellings of one key (one of the values was lost silently)
+                                           ("1: x\n0x1: y\n", 2, 1), ("1: x\n1.0: y\n", 2, 1),
+                                           ("true: x\n1: y\n", 2, 1), ("a:\n  yes: 1\n  true: 2\n", 3, 3)])
 def test_yaml_refuses_a_key_given_twice_at_the_second(text: str, line: int, col: int) -> None:
     for numbered in (False, True):
         with pytest.raises(yaml.constructor.ConstructorError) as err:

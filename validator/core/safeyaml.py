@@ -151,16 +151,20 @@ def _no_repeats(cls: type) -> type:
     class NoRepeats(cls):  # type: ignore[valid-type, misc]
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, MappingNode):
-                seen: dict[tuple[str, str], int] = {}
+                # keyed by the value each key reads as: `1` and `0x1`, `1` and `1.0`, `true` and `1` are one
+                # key of a Python dict, and one of the two values would be lost without a word
+                seen: dict[Any, ScalarNode] = {}
                 for key, _ in node.value:
                     if isinstance(key, ScalarNode) and key.tag != _MERGE:
-                        first = seen.get((key.tag, key.value))
+                        value = self.construct_object(key)
+                        first = seen.get(value)
                         if first is None:
-                            seen[(key.tag, key.value)] = key.start_mark.line + 1
+                            seen[value] = key
                         else:
+                            again = "" if first.value == key.value else f" (as `{first.value}`)"
                             raise ConstructorError("while reading a mapping", node.start_mark,
-                                                   f"key `{key.value}` given twice (first on line {first})",
-                                                   key.start_mark)
+                                                   f"key `{key.value}` given twice{again} (first on line "
+                                                   f"{first.start_mark.line + 1})", key.start_mark)
             return super().construct_mapping(node, deep)
 
         def construct_object(self, node: Any, deep: bool = False) -> Any:
@@ -253,7 +257,10 @@ def _plain(loader: Any, node: Any) -> Any:
             if type(k) is not ScalarNode or k.tag not in _SCALARS or (k.tag, k.value) in seen:
                 raise _Other("key")  # (a merge, a `=` key, a key given twice, a collection as key)
             seen.add((k.tag, k.value))
-            out[_plain(loader, k)] = _plain(loader, v)
+            key = _plain(loader, k)
+            if key in out:
+                raise _Other("key")  # (two spellings of one key: the safe constructor refuses it)
+            out[key] = _plain(loader, v)
         return out
     raise _Other(node.tag)
 
