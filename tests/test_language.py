@@ -361,6 +361,14 @@ def test_reachable_refuses_a_cost_below_0(root: Path) -> None:
             assert eval_error(root, f"query main = reachable({graph}, {start}, 5, {cost})", engine=engine) == "E011"
 
 
+def test_reachable_refuses_a_truth_value_as_a_cost(root: Path) -> None:
+    # (`d + true` was taken as `d + 1`: a truth value is never a number, issue 42)
+    for cost in ("fn(a, b) => true", '{"2" => 1, "3" => false}'):
+        graph = '{"1" => ["2"], "2" => ["3"], "3" => []}'
+        for engine in ("reference", "backend"):
+            assert eval_error(root, f'query main = reachable({graph}, "1", 5, {cost})', engine=engine) == "E011"
+
+
 def test_distance_is_the_fewest_steps_to_the_nearest_target(root: Path) -> None:
     out = value(root, f'[distance({GRAPH}, "a", ["e"]), distance({GRAPH}, "a", {{"d", "e"}}), distance({GRAPH}, "d", ["d", "a"]),'
                       f' distance({GRAPH}, "a", []), distance({{"a" => ["b"], "b" => []}}, "b", ["a"]),'

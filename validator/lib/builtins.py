@@ -905,13 +905,13 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
                 if k in settled:
                     continue
                 c = ask(ctx, here, n)
-                if c is not None and (nd := d + c) <= budget and (k not in best or nd < best[k]):
+                if c is not None and (type(c) is not bool or _truth_cost(n)) and (nd := d + c) <= budget and (k not in best or nd < best[k]):
                     found.append((nd, k))
         else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
             row = (rows(node) or {}) if rows is not None else cost_map
             found = [(nd, k) for n in neighbours(node) or ()
                      if (k := n if type(n) is str else as_key(n)) not in settled
-                     and (c := row.get(k)) is not None
+                     and (c := row.get(k)) is not None and (type(c) is not bool or _truth_cost(n))
                      and (nd := d + c) <= budget and (k not in best or nd < best[k])]
             if not found or (node != start and passes is not None and not passes(ctx, from_key(node))):
                 continue  # a dead end, or a node one may end on but not go on from
@@ -924,6 +924,11 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
             push(heap, (nd, tick, n))
             tick += 1
     return best
+
+
+def _truth_cost(node: Any) -> bool:
+    """Raises: a truth value is no cost (``true + 1`` is refused everywhere else too)."""
+    raise CallError(f"a truth value as the cost to enter `{_show(from_key(node))}` (costs are numbers)")
 
 
 @builtin("path_cost", 3, ctx=True, doc="path_cost(path, cost, start_cost): start_cost plus the cost of entering each node "
