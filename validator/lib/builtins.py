@@ -905,7 +905,8 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
                 if k in settled:
                     continue
                 c = ask(ctx, here, n)
-                if c is not None and (type(c) is not bool or _truth_cost(n)) and (nd := d + c) <= budget and (k not in best or nd < best[k]):
+                if (c is not None and (type(c) is not bool or _truth_cost(n)) and (nd := d + c) <= budget
+                        and (k not in best or nd < best[k])):
                     found.append((nd, k))
         else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
             row = (rows(node) or {}) if rows is not None else cost_map
