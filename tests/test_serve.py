@@ -566,3 +566,19 @@ def test_a_huge_size_in_a_drawing_is_no_server_error(server) -> None:
                                             "state": example("jomini/examples/small.json")})
     assert got.status == 200 and got.json["ok"], got.body[:2000]
     assert "<svg" in got.json["picture"] or "<g" in got.json["picture"]
+
+
+def test_where_there_is_no_fork_requests_are_answered_one_at_a_time(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.delattr(os, "fork")
+    ok = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "query main = 1\n"})
+    assert ok.status == 200 and ok.json["errors"] == 0
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 0.2)
+    body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "mode": "exact", "generate": serve.MAX_GENERATE}
+    late = call(server, "POST", "/api/diff", body)  # no run started past the limit
+    assert late.status == 503 and "ran for more than 0 s" in late.json["error"]
+    monkeypatch.setattr(serve, "BUSY_WAIT", 0.1)
+    with server.playground.lock:  # another request being answered
+        busy = call(server, "POST", "/api/check", {"base": "his/his.rules"})
+    assert busy.status == 503 and "busy" in busy.json["error"]
