@@ -330,12 +330,50 @@ def test_a_request_past_its_time_starts_no_more_runs(server, monkeypatch: pytest
     assert again.status == 200 and again.json["tried"] == 2
 
 
-def test_a_request_behind_a_busy_one_is_told_to_try_again(server, monkeypatch: pytest.MonkeyPatch) -> None:
+# one run of a few million steps: bounded by the step budget, but it runs for seconds
+RUNAWAY = "query main = fold(range(2400000), 0, fn(a, i) => a + i * i)\n"
+
+
+def test_a_runaway_run_is_stopped_at_the_playgrounds_limit(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: the limit stopped only new runs; one long run went on to its end, holding the playground."""
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 0.5)
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": RUNAWAY, "state": "{}"})
+    assert got.status == 503, got.body
+    assert got.json["error"].startswith("the request ran for more than 0 s, the playground's limit for one request, "
+                                        "and was stopped")
+    assert not list(server.playground.runs.iterdir())  # its snapshot of the copy went with it
+
+
+def test_a_long_request_does_not_delay_another(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: requests were answered one at a time; a second client waited 5 s, then was told to try again."""
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 20.0)
+    long: list[Answer] = []
+    body = {"base": "diplomacy/standard.rules", "player": "heuristic", "games": serve.MAX_BALANCE_GAMES,
+            "rounds": serve.MAX_BALANCE_ROUNDS}
+    first = threading.Thread(target=lambda: long.append(call(server, "POST", "/api/balance", body)))
+    first.start()
+    while not list(server.playground.runs.iterdir()):  # the long request is being answered
+        time.sleep(0.05)
+    short = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "query main = 1\n"})
+    assert short.status == 200 and short.json["errors"] == 0
+    assert first.is_alive() and not long  # answered while the other went on
+    first.join()
+    assert long[0].status in (200, 503), long[0].body
+
+
+def test_a_request_beyond_the_workers_is_told_to_try_again(server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serve, "BUSY_WAIT", 0.1)
     body = {"base": "his/his.rules"}
-    with server.playground.lock:  # another request being evaluated
+    taken = 0
+    try:
+        while server.playground.workers.acquire(blocking=False):  # as many requests as it answers at once
+            taken += 1
         busy = call(server, "POST", "/api/check", body)
-    assert busy.status == 503 and "busy" in busy.json["error"]
+    finally:
+        for _ in range(taken):
+            server.playground.workers.release()
+    assert taken == serve.MAX_WORKERS
+    assert busy.status == 503 and f"answering {serve.MAX_WORKERS} requests: try again" in busy.json["error"]
     assert call(server, "POST", "/api/check", body).status == 200
 
 
@@ -389,7 +427,8 @@ def test_the_docs_show_the_real_view_and_limits() -> None:
     assert shown and all(line in view for line in shown), [line for line in shown if line not in view]
     assert f"more than {serve.MAX_BODY // 1_000_000} MB is refused" in doc
     assert f"up to {serve.MAX_GENERATE} states" in doc and f"idle for {serve.SOCKET_TIMEOUT:.0f} s" in doc
-    assert f"for at most {serve.REQUEST_SECONDS:.0f} s" in doc and f"waits\n  at most {serve.BUSY_WAIT:.0f} s" in doc
+    assert f"stopped after {serve.REQUEST_SECONDS:.0f} s" in doc and f"at most {serve.MAX_WORKERS} requests" in doc
+    assert f"waits at most {serve.BUSY_WAIT:.0f} s" in doc
 
 
 def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
@@ -398,7 +437,8 @@ def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
     for name in ("aaa", "bbb", "ccc", "ddd", "eee"):
         got = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": f"query main = {name}\n"}).json
         assert [d["message"] for d in got["diagnostics"] if d["code"] == "C001"] == [f"unknown name `{name}`"]
-    assert sum(1 for key in loader._module_cache if key[0].endswith("re.playground.rules")) == 1
+    # each checked in a process of its own: the server keeps none of them
+    assert not any(key[0].endswith("re.playground.rules") for key in loader._module_cache)
 
 
 def test_the_command_serves_until_interrupted() -> None:
@@ -526,3 +566,19 @@ def test_a_huge_size_in_a_drawing_is_no_server_error(server) -> None:
                                             "state": example("jomini/examples/small.json")})
     assert got.status == 200 and got.json["ok"], got.body[:2000]
     assert "<svg" in got.json["picture"] or "<g" in got.json["picture"]
+
+
+def test_where_there_is_no_fork_requests_are_answered_one_at_a_time(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.delattr(os, "fork")
+    ok = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "query main = 1\n"})
+    assert ok.status == 200 and ok.json["errors"] == 0
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 0.2)
+    body = {"base": "his/his_threshold8.rules", "other": "his/his.rules", "mode": "exact", "generate": serve.MAX_GENERATE}
+    late = call(server, "POST", "/api/diff", body)  # no run started past the limit
+    assert late.status == 503 and "ran for more than 0 s" in late.json["error"]
+    monkeypatch.setattr(serve, "BUSY_WAIT", 0.1)
+    with server.playground.lock:  # another request being answered
+        busy = call(server, "POST", "/api/check", {"base": "his/his.rules"})
+    assert busy.status == 503 and "busy" in busy.json["error"]

@@ -170,3 +170,19 @@ def test_commas_inside_texts_are_no_values_of_a_game_file(repo: Path) -> None:
     with pytest.raises(DiagnosticError) as exc:
         read_game_file(str(repo / "record.json"))
     assert "values" in exc.value.diagnostics[0].message
+
+
+def test_map_keys_are_bounded_before_their_texts_are_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: the texts of a map's keys (`key_text`) were counted once all of them were made: 2 000 keys
+    holding one 100 kB text made 200 MB of keys before the limit was looked at."""
+    from validator.lib import values
+
+    made: list[object] = []
+    real = values.key_text
+    monkeypatch.setattr(values, "key_text", lambda k, quoted=False: made.append(k) or real(k, quoted))
+    long = "a" * 100_000
+    with pytest.raises(ValueError) as err:
+        written({(long, i): i for i in range(2_000)})
+    assert too_large(err.value) and made == []
+    small = {(long, i): i for i in range(3)}  # under the limit: written, each key once
+    assert written(small) == {f'("{long}", {i})': i for i in range(3)} and len(made) == 3

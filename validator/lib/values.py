@@ -387,6 +387,10 @@ def _items(xs: list[Any]) -> list[Any]:
             else:
                 out[k] = to_json(x)
         if not texts:
+            if _LEFT[0] is not None:  # the keys' texts are bounded before they are made, counted once made
+                least = sum(map(_key_least, out))
+                _spend(0, chars + least)
+                chars = -least  # (spent: what the keys take past ``least`` is added below)
             quoted = str in map(type, out)
             out = {key_text(k, quoted): x for k, x in out.items()}
             if _LEFT[0] is not None:
@@ -513,6 +517,14 @@ def _write(v: Any, top: bool = False) -> str:
     if callable(v):
         return "<function>"
     return str(v)
+
+
+def _key_least(k: Any) -> int:
+    """At most the characters of a map key written by ``key_text``: its texts' characters and its long
+    numbers' digits (``_leaf_bytes`` counts at least those), in a tuple too."""
+    if type(k) is tuple:
+        return sum(map(_key_least, k))
+    return len(k) if type(k) is str else _leaf_bytes(k)
 
 
 def key_text(k: Any, quoted: bool = False) -> str:

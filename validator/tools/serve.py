@@ -15,10 +15,12 @@ What the page sends is untrusted, as a ruleset from a pull request is:
 - files are named by the bundle's own listing only, and read through ``confine`` under the
   bundle's root; an edited ruleset is written into a private copy of the bundle (mode 0700) and
   loaded from there, so what it imports is confined to that copy;
-- every run has the command line's step budget and limits; one request is evaluated at a time, for
-  at most ``REQUEST_SECONDS`` (it starts no run past that: a diff of many states, a balance of many
-  games); a request that finds another being evaluated waits at most ``BUSY_WAIT``, then is told to
-  try again (503), so no request waits behind another for long.
+- every run has the command line's step budget and limits; each request that loads or runs a ruleset
+  is answered by a process of its own (``Playground.answer``: forked, with a private snapshot of the
+  copy to write its edits into), stopped at ``REQUEST_SECONDS`` whatever it is doing (503), while
+  other requests are answered meanwhile; at most ``MAX_WORKERS`` at once (one more waits at most
+  ``BUSY_WAIT``, then is told to try again, 503). Where processes cannot be forked, one request is
+  evaluated at a time and starts no run past ``REQUEST_SECONDS``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import ipaddress
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -52,8 +56,9 @@ MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on 
 MAX_BALANCE_ROUNDS = 10
 MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
 SOCKET_TIMEOUT = 30.0
-REQUEST_SECONDS = 30.0  # a request starts no run past this (each run is bounded by its step budget)
-BUSY_WAIT = 5.0  # how long a request waits for the one being evaluated before it is told to try again
+REQUEST_SECONDS = 30.0  # a request's process is stopped past this (each run is also bounded by its step budget)
+MAX_WORKERS = 4  # requests answered at once, each by a process of its own
+BUSY_WAIT = 5.0  # how long one more request waits for one of them to end before it is told to try again
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
                 "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -128,6 +133,7 @@ class Playground:
                          if self.project is not None or "/examples/" in name}
         self.files = self._listing(self.source, EDITABLE) if self.project is not None else dict(self.rulesets)
         self.work = Path(tempfile.mkdtemp(prefix="ruleval-serve-"))  # mode 0700: this user's alone
+        self.runs = self.work / "runs"  # the snapshots of the copy the requests' processes write into
         if self.project is not None:
             self.copy = self.work / "project"
             self.copy.mkdir()
@@ -148,7 +154,8 @@ class Playground:
             shutil.copytree(top / "schemas", self.work / "schemas", dirs_exist_ok=True)
             (self.work / "ruleval.toml").write_text("# the playground's private copy of the bundled rulesets\n")
         self._bundled = self._listing(top / "rulesets", (".rules",)) if self.project is not None else {}
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # forks, and (where there is no fork) requests, one at a time
+        self.workers = threading.BoundedSemaphore(MAX_WORKERS)
         self._edited: dict[tuple[str, str], Any] = {}
         self._written: set[str] = set()  # files of the copy an edit has overwritten
 
@@ -160,6 +167,122 @@ class Playground:
 
     def close(self) -> None:
         shutil.rmtree(self.work, ignore_errors=True)
+
+    # -- answering a request in a process of its own
+
+    def answer(self, handler: Callable[["Playground", dict[str, Any]], dict[str, Any]],
+               body: dict[str, Any]) -> tuple[int, bytes]:
+        """``handler``'s answer (status and JSON bytes), made by a forked process that writes into a
+        snapshot of the copy of its own (``_snapshot``) and is killed once ``REQUEST_SECONDS`` have
+        passed, whatever it is doing: a long request holds no lock, and others are answered meanwhile.
+        Where there is no fork, the request is made here, one at a time, and starts no run past
+        ``REQUEST_SECONDS`` (``api.deadline``)."""
+        if not hasattr(os, "fork"):
+            return self._answer_here(handler, body)
+        if not self.workers.acquire(timeout=BUSY_WAIT):
+            return _answer_bytes(503, {"error": f"the playground is answering {MAX_WORKERS} requests: try again in a moment"})
+        try:
+            with self.lock:  # (no other thread forks meanwhile)
+                self._warm(body)
+                readable, writable = os.pipe()
+                pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
+                os.close(readable)
+                self._child(handler, body, writable)
+            os.close(writable)
+            try:
+                return self._wait(pid, readable)
+            finally:
+                os.close(readable)
+                shutil.rmtree(self.runs / str(pid), ignore_errors=True)
+        finally:
+            self.workers.release()
+
+    def _warm(self, body: dict[str, Any]) -> None:
+        """Load the listed ruleset a request names, unedited, in this process (kept by ``load_ruleset``),
+        so that each request's process finds it loaded rather than loading it again."""
+        from ..api import load_ruleset
+
+        base = body.get("base")
+        if isinstance(base, str) and base in self.rulesets:
+            try:
+                load_ruleset(self.rulesets[base])
+            except Exception:  # (the request's own process says what is wrong with it)
+                pass
+
+    def _child(self, handler: Callable[["Playground", dict[str, Any]], dict[str, Any]], body: dict[str, Any],
+               writable: int) -> None:  # pragma: no cover - runs in the forked process
+        status, data = 500, b""
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # (Ctrl-C of the server stops its requests too)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            self._snapshot()
+            status, data = self._answered(handler, body)
+        except BaseException as exc:
+            status, data = _answer_bytes(500, _internal_error(exc))
+        finally:
+            try:
+                view = memoryview(str(status).encode() + b"\n" + data)
+                while view:
+                    view = view[os.write(writable, view):]
+            finally:
+                os._exit(0)
+
+    def _snapshot(self) -> None:
+        """This process's own copy to write edits into: the copy's files linked (never written in
+        place: edits replace a file, ``write_atomic``), so that requests made at once do not see one
+        another's edits."""
+        mine = self.runs / str(os.getpid())
+        shutil.copytree(self.work, mine, copy_function=os.link, ignore=lambda folder, names: (
+            ["runs"] if Path(folder) == self.work else []))
+        self.copy = mine / self.copy.relative_to(self.work)
+        self.work = mine
+        self._edited, self._written = {}, set()
+
+    def _wait(self, pid: int, readable: int) -> tuple[int, bytes]:
+        """The answer the process ``pid`` writes to ``readable``; past ``REQUEST_SECONDS``, it is killed."""
+        until = time.monotonic() + REQUEST_SECONDS
+        chunks = []
+        while True:
+            left = until - time.monotonic()
+            if left <= 0 or not select.select([readable], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return _answer_bytes(503, {"error": f"the request ran for more than {REQUEST_SECONDS:.0f} s, the "
+                                                    "playground's limit for one request, and was stopped: ask for "
+                                                    "fewer states or games, or a smaller run"})
+            chunk = os.read(readable, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        _, code = os.waitpid(pid, 0)
+        status, _, data = b"".join(chunks).partition(b"\n")
+        if not status.isdigit():  # the process died without an answer (out of memory, say)
+            return _answer_bytes(500, {"error": f"the request's process ended without an answer (status {code})",
+                                       "help": "the request may need more memory than this machine gives it"})
+        return int(status), data
+
+    def _answer_here(self, handler: Callable[["Playground", dict[str, Any]], dict[str, Any]],
+                     body: dict[str, Any]) -> tuple[int, bytes]:
+        from ..api import TimeUp, deadline
+
+        if not self.lock.acquire(timeout=BUSY_WAIT):
+            return _answer_bytes(503, {"error": "the playground is busy with another request: try again in a moment"})
+        try:
+            with deadline(REQUEST_SECONDS):
+                return self._answered(handler, body)
+        except TimeUp:
+            return _answer_bytes(503, {"error": f"the request ran for more than {REQUEST_SECONDS:.0f} s, the "
+                                                "playground's limit for one request: ask for fewer states or games"})
+        finally:
+            self.lock.release()
+
+    def _answered(self, handler: Callable[["Playground", dict[str, Any]], dict[str, Any]],
+                  body: dict[str, Any]) -> tuple[int, bytes]:
+        try:
+            return _answer_bytes(200, handler(self, body))
+        except BadRequest as exc:
+            return _answer_bytes(exc.status, {"error": str(exc)})
 
     # -- reading
 
@@ -433,7 +556,7 @@ class Playground:
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES[0] = body.get("ignore_cites") is True
         errata.EXACT_VIEW.update(rows=12)
-        # (a sweep in this process: the server answers one request at a time, under its lock)
+        # (a sweep in this request's own process: the settings above are its own)
         found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK, errata.Options(jobs=1))
         diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips
         lines = [errata.difference_text(old, new, d) for d in diffs]
@@ -508,6 +631,22 @@ def _run_options(body: dict[str, Any]) -> dict[str, Any]:
         except UsageError as exc:
             raise BadRequest(str(exc)) from None
     return {"query": query, "args": args, "seed": seed, "dice": dice, "exact": mode == "exact"}
+
+
+def _answer_bytes(status: int, value: Any) -> tuple[int, bytes]:
+    """An answer as the server sends it: its status, and its JSON text in UTF-8."""
+    from ..core.jsontext import dumps
+
+    try:
+        text = dumps(value, ensure_ascii=False)
+    except ValueError:
+        status, text = 500, json.dumps({"error": "the answer holds a number JSON cannot write"})
+    return status, text.encode("utf-8", "backslashreplace")
+
+
+def _internal_error(exc: BaseException) -> dict[str, str]:
+    return {"error": f"internal error: {type(exc).__name__}: {str(exc)[:300]}",
+            "help": "this is a bug in ruleval; please report it with what the page sent"}
 
 
 def _json(rs: Any, query: str, result: Any) -> str:
@@ -586,13 +725,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, value: Any) -> None:
-        from ..core.jsontext import dumps
-
-        try:
-            text = dumps(value, ensure_ascii=False)
-        except ValueError:
-            status, text = 500, json.dumps({"error": "the answer holds a number JSON cannot write"})
-        self._send(status, text.encode("utf-8", "backslashreplace"), "application/json; charset=utf-8")
+        self._send(*_answer_bytes(status, value), "application/json; charset=utf-8")
 
     def _host_allowed(self) -> bool:
         if self.server.allow_remote:
@@ -621,8 +754,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (TimeoutError, ConnectionError):  # a client that stopped sending, or left: nobody to answer
             self.close_connection = True
         except Exception as exc:  # a bug: reported to the page without a traceback, the server goes on
-            self._json(500, {"error": f"internal error: {type(exc).__name__}: {str(exc)[:300]}",
-                             "help": "this is a bug in ruleval; please report it with what the page sent"})
+            self._json(500, _internal_error(exc))
 
     def _get(self, path: str, query: dict[str, list[str]]) -> None:
         if path in STATIC_FILES:
@@ -663,20 +795,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest("the request is not JSON text in UTF-8") from None
         if not isinstance(body, dict):
             raise BadRequest("the request must be a JSON object")
-        from ..api import TimeUp, deadline
-
-        lock = self.server.playground.lock
-        if not lock.acquire(timeout=BUSY_WAIT):
-            raise BadRequest("the playground is busy with another request: try again in a moment", 503)
-        try:
-            with deadline(REQUEST_SECONDS):
-                answer = handlers[path](self.server.playground, body)
-        except TimeUp:
-            raise BadRequest(f"the request ran for more than {REQUEST_SECONDS:.0f} s, the playground's limit for one "
-                             "request: ask for fewer states or games", 503) from None
-        finally:
-            lock.release()
-        self._json(200, answer)
+        self._send(*self.server.playground.answer(handlers[path], body), "application/json; charset=utf-8")
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False, quiet: bool = True,
@@ -689,6 +808,11 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
     if project is not None and not Path(project).is_dir():
         raise UsageError(f"`{project}` is not a folder: give the folder of a project (its rulesets, maps and states)")
     playground = Playground(Path(project) if project is not None else None)
+    # what the requests' processes use, imported here once: a process forked while another thread
+    # was importing a module would wait for that import for ever
+    from .. import api  # noqa: F401
+    from . import balance, errata, explain, textview  # noqa: F401
+    from ..core import jsontext  # noqa: F401
     if project is not None and not playground.rulesets:
         playground.close()
         raise UsageError(f"`{project}` holds no ruleset (*.rules): nothing to serve")
