@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding
 from ..lang.program import DICE_BUILTINS, Program, Unit, cell_key, table_cells
 from . import codecache
 from . import reference as R
@@ -179,7 +179,7 @@ def _absent_cell(ctx: R.Run) -> None:
 
 
 class _Local:
-    """A language name bound in generated code: its Python local, whether it is a procedure's `var`
+    """A local of the unit (``bind.Local``) in generated code: its Python local, whether it is a procedure's `var`
     (read late by a lambda, as the reference reads a ``Cell``), and whether its value is ``plain``:
     never a die (an item of a collection, or what an expression that never is one gave)."""
 
@@ -189,7 +189,7 @@ class _Local:
         self.py, self.var, self.plain = py, var, plain
 
 
-Env = dict[str, _Local]
+Env = dict[int, _Local]  # by slot
 
 
 class _Writer:
@@ -223,6 +223,12 @@ class _Writer:
         inner.n = self.n
         inner.indent = self.indent + 1
         return inner
+
+    def slot(self, binder: Any, i: int = 0) -> int:
+        """The slot of the ``i``-th name ``binder`` binds."""
+        first = self.bound[id(binder)]
+        assert isinstance(first, Local)
+        return first.slot + i
 
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
@@ -413,7 +419,7 @@ class Backend:
         names = []
         for p in params:
             py = w.fresh("_p")
-            env[p.name] = _Local(py)
+            env[w.slot(p)] = _Local(py)
             names.append(py)
         return env, names
 
@@ -574,7 +580,7 @@ class Backend:
                 value = self.expr(w, s.value, env)
                 py = w.fresh("_v")
                 w(f"{py} = {value}")
-                env = {**env, s.name: _Local(py, var=True)}
+                env = {**env, w.slot(s): _Local(py, var=True)}
                 variables.append((s.name, py))
         index = {s.name: i for i, s in enumerate(steps)}
         w("outer_cites = ctx.step_cites")
@@ -634,10 +640,10 @@ class Backend:
             py = w.fresh("_v")
             w(f"{py} = {value}")
             var = isinstance(s, A.Var)
-            return {**env, s.name: _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
+            return {**env, w.slot(s): _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
-            w(f"{env[s.name].py} = {value}")
+            w(f"{env[w.slot(s)].py} = {value}")
             return env
         if isinstance(s, A.IfStmt):
             for cond, body in s.branches:
@@ -659,7 +665,7 @@ class Backend:
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
                 self.charge_lines(w, "1", s.span)
-                inner = {**env, s.name: _Local(py, plain=True)}  # (an item of a collection)
+                inner = {**env, w.slot(s): _Local(py, plain=True)}  # (an item of a collection)
                 if s.cond is not None:
                     c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
@@ -726,8 +732,8 @@ class Backend:
         if not self.dice or isinstance(e, _NEVER_A_DIE):
             return True
         if isinstance(e, A.Name):
-            local = env.get(e.id)
-            return local is not None and local.plain
+            ref = w.bound.get(id(e))
+            return isinstance(ref, Local) and env[ref.slot].plain
         if isinstance(e, A.Call):
             target = w.bound.get(id(e.func))
             return isinstance(target, BuiltinRef) and target.builtin.fn is not _ROLL
@@ -759,9 +765,8 @@ class Backend:
 
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
         ref = w.bound.get(id(e))
-        local = env.get(e.id) if ref is None else None
-        if local is not None:
-            return local.py
+        if isinstance(ref, Local):
+            return env[ref.slot].py
         return self.referee_value(w, ref, e.id, e.span)
 
     def referee_value(self, w: _Writer, ref: Referee | None, name: str, span: Span) -> str:
@@ -903,7 +908,7 @@ class Backend:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
         w.indent += 1
-        inner = {**env, **{n: _Local(py, plain=True) for n, py in zip(first.names, names)}}  # (items)
+        inner = {**env, **{w.slot(first, i): _Local(py, plain=True) for i, py in enumerate(names)}}  # (items)
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -933,7 +938,7 @@ class Backend:
         value = self.expr(w, e.value, env)
         py = w.fresh("_v")
         w(f"{py} = {value}")
-        return self.expr(w, e.body, {**env, e.name: _Local(py, plain=self.never_a_die(w, e.value, env))})
+        return self.expr(w, e.body, {**env, w.slot(e): _Local(py, plain=self.never_a_die(w, e.value, env))})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
         """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
@@ -971,7 +976,7 @@ class Backend:
         for i, p in enumerate(e.params):
             py = inner_w.fresh("_p")
             inner_w(f"{py} = args[{i}]")
-            inner[p.name] = _Local(py)
+            inner[w.slot(p)] = _Local(py)
         result = self.expr(inner_w, e.body, inner)
         inner_w(f"return {result}")
         w.lines.extend(inner_w.lines)

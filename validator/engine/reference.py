@@ -1,7 +1,7 @@
 """The reference interpreter: what a ruleset means, written to be read.
 
-This is a plain evaluator over the checked AST: one function per construct, environments as
-chains of dictionaries, no caches and no specialisation. It is the oracle that every fast path is
+This is a plain evaluator over the checked AST: one function per construct, the locals of a call
+in the slots of a frame (``Frame``), no caches and no specialisation. It is the oracle that every fast path is
 tested against (``tests/test_reference.py``, ``tests/test_differential.py``), and the engine of
 traced runs (``--explain``). ``docs/language.md`` describes the same meaning in prose.
 
@@ -43,7 +43,6 @@ import json
 import math
 import sys
 from collections import defaultdict
-from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping, Sequence
@@ -55,7 +54,7 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
                       Settlement, Unwritable)
 from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, too_large, tree_size,
                           walked, write_value, written)
-from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
 
@@ -89,7 +88,7 @@ def freeze(v: Any) -> Any:
 class Closure:
     """A lambda's value: its parameters, body and the environment it was made in."""
 
-    def __init__(self, node: A.Lambda, env: "Env", interp: "Interpreter"):
+    def __init__(self, node: A.Lambda, env: "Frame", interp: "Interpreter"):
         self.node, self.env, self.interp = node, env, interp
 
     def __call__(self, run: "Run", *args: Any) -> Any:  # called by built-ins: what they see is forced
@@ -136,35 +135,29 @@ class Cell:
         self.value = value
 
 
-@dataclass
-class Env:
-    """Local names of one scope; ``parent`` is the enclosing one. ``bound`` is what the global names
-    of the unit whose code it runs mean (``bind.binding``; a lambda keeps its unit's)."""
+class Frame:
+    """The locals of one call of a unit's code, each in its slot (``bind.Local``, numbered when the
+    unit is bound; a `var` holds a ``Cell``), and what the unit's names mean (``bound``). A lambda
+    keeps a copy of the frame it is made in, and each call of it runs in a copy of that, as does a
+    comprehension walked later (a generator): what is set in the frame after (by the next turn of a
+    loop, say) is not what it saw."""
 
-    bound: dict[int, Referee]
-    names: dict[str, Any] = field(default_factory=dict)
-    parent: "Env | None" = None
+    def __init__(self, bound: dict[int, Referee], slots: dict[int, Any] | None = None):
+        self.bound, self.slots = bound, slots or {}
 
-    def lookup(self, name: str) -> tuple[bool, Any]:
-        env: Env | None = self
-        while env is not None:
-            if name in env.names:
-                value = env.names[name]
-                return True, (value.value if isinstance(value, Cell) else value)
-            env = env.parent
-        return False, None
+    def read(self, local: Local) -> Any:
+        value = self.slots[local.slot]
+        return value.value if isinstance(value, Cell) else value
 
-    def cell(self, name: str) -> Cell | None:
-        env: Env | None = self
-        while env is not None:
-            if name in env.names:
-                value = env.names[name]
-                return value if isinstance(value, Cell) else None
-            env = env.parent
-        return None
+    def set(self, binder: Any, *values: Any) -> None:
+        """The names ``binder`` binds, from its first slot on, set to ``values``."""
+        first = self.bound[id(binder)]
+        assert isinstance(first, Local)
+        for i, value in enumerate(values):
+            self.slots[first.slot + i] = value
 
-    def child(self, **names: Any) -> "Env":
-        return Env(self.bound, dict(names), self)
+    def copy(self) -> "Frame":
+        return Frame(self.bound, dict(self.slots))
 
 
 # ---------------------------------------------------------------- control flow of procedures
@@ -316,40 +309,41 @@ class Interpreter:
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
 
-    def env(self, unit: Unit, names: dict[str, Any] | None = None) -> Env:
-        """The environment of a unit's code: its bound names, and ``names``."""
-        return Env(unit.bound if unit.bound is not None else binding(self.program, unit), names or {})
+    def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
+        """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
+        frame = Frame(unit.bound if unit.bound is not None else binding(self.program, unit))
+        for p, a in zip(params, args):
+            frame.set(p, a)
+        return frame
 
     # -- expressions
 
-    def evaluate(self, run: Run, e: A.Expr, env: Env) -> Any:
+    def evaluate(self, run: Run, e: A.Expr, env: Frame) -> Any:
         method = getattr(self, "eval_" + type(e).__name__)
         return method(run, e, env)
 
-    def eval_Int(self, run: Run, e: A.Int, env: Env) -> Any:
+    def eval_Int(self, run: Run, e: A.Int, env: Frame) -> Any:
         return e.value
 
-    def eval_Str(self, run: Run, e: A.Str, env: Env) -> Any:
+    def eval_Str(self, run: Run, e: A.Str, env: Frame) -> Any:
         return e.value
 
-    def eval_Bool(self, run: Run, e: A.Bool, env: Env) -> Any:
+    def eval_Bool(self, run: Run, e: A.Bool, env: Frame) -> Any:
         return e.value
 
-    def eval_NoneLit(self, run: Run, e: A.NoneLit, env: Env) -> Any:
+    def eval_NoneLit(self, run: Run, e: A.NoneLit, env: Frame) -> Any:
         return None
 
-    def eval_Dice(self, run: Run, e: A.Dice, env: Env) -> Any:
+    def eval_Dice(self, run: Run, e: A.Dice, env: Frame) -> Any:
         return DiceSpec(e.count, e.sides)
 
-    def eval_Absent(self, run: Run, e: A.Absent, env: Env) -> Any:
+    def eval_Absent(self, run: Run, e: A.Absent, env: Frame) -> Any:
         raise absent_outside_table(e.span)
 
-    def eval_Name(self, run: Run, e: A.Name, env: Env) -> Any:
+    def eval_Name(self, run: Run, e: A.Name, env: Frame) -> Any:
         ref = env.bound.get(id(e))
-        if ref is None:
-            found, value = env.lookup(e.id)
-            if found:
-                return value
+        if isinstance(ref, Local):
+            return env.read(ref)
         return self.referee_value(run, ref, e.id, e.span)
 
     def referee_value(self, run: Run, ref: Referee | None, name: str, span: Span) -> Any:
@@ -368,31 +362,31 @@ class Interpreter:
             return BuiltinFunction(ref.builtin, span, self)
         raise not_a_value(name, span)
 
-    def eval_ListLit(self, run: Run, e: A.ListLit, env: Env) -> Any:
+    def eval_ListLit(self, run: Run, e: A.ListLit, env: Frame) -> Any:
         return [force(run, self.evaluate(run, item, env)) for item in e.items]
 
-    def eval_TupleLit(self, run: Run, e: A.TupleLit, env: Env) -> Any:
+    def eval_TupleLit(self, run: Run, e: A.TupleLit, env: Frame) -> Any:
         return tuple(force(run, self.evaluate(run, item, env)) for item in e.items)
 
-    def eval_SetLit(self, run: Run, e: A.SetLit, env: Env) -> Any:
+    def eval_SetLit(self, run: Run, e: A.SetLit, env: Frame) -> Any:
         out: set[Any] = set()
         for item in e.items:
             add_item(run, out, force(run, self.evaluate(run, item, env)), e.span)
         return frozenset(out)
 
-    def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Env) -> Any:
+    def eval_RecordLit(self, run: Run, e: A.RecordLit, env: Frame) -> Any:
         return {k: force(run, self.evaluate(run, v, env)) for k, v in e.items}
 
-    def eval_MapLit(self, run: Run, e: A.MapLit, env: Env) -> Any:
+    def eval_MapLit(self, run: Run, e: A.MapLit, env: Frame) -> Any:
         out: dict[Any, Any] = {}
         for k, v in e.items:
             key = force(run, self.evaluate(run, k, env))
             put_entry(run, out, key, force(run, self.evaluate(run, v, env)), e.span)
         return out
 
-    def eval_Comp(self, run: Run, e: A.Comp, env: Env) -> Any:
+    def eval_Comp(self, run: Run, e: A.Comp, env: Frame) -> Any:
         if e.kind == "gen":  # consumed lazily by the built-in it is given to (`any` may stop early)
-            return (force(run, self.evaluate(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env))
+            return (force(run, self.evaluate(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env.copy()))
         if e.kind == "list":
             return [force(run, self.evaluate(run, e.elem, inner)) for inner in self.comp_envs(run, e.fors, env)]
         if e.kind == "set":
@@ -407,64 +401,64 @@ class Interpreter:
             put_entry(run, out, key, force(run, self.evaluate(run, e.elem, inner)), e.span)
         return out
 
-    def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Env) -> Iterator[Env]:
-        """The environments of a comprehension's items: one per combination its `for`s walk."""
+    def comp_envs(self, run: Run, fors: tuple[A.CompFor, ...], env: Frame) -> Iterator[Frame]:
+        """The frame set for each of a comprehension's items: one per combination its `for`s walk."""
         if not fors:
             yield env
             return
         first, rest = fors[0], fors[1:]
         seq = force(run, self.evaluate(run, first.iter, env))
         for item_names in loop_items(run, seq, len(first.names), first.span):
-            inner = env.child(**dict(zip(first.names, item_names)))
-            if first.cond is not None and not truth(run, self.evaluate(run, first.cond, inner)):
+            env.set(first, *item_names)
+            if first.cond is not None and not truth(run, self.evaluate(run, first.cond, env)):
                 continue
-            yield from self.comp_envs(run, rest, inner)
+            yield from self.comp_envs(run, rest, env)
 
-    def eval_Let(self, run: Run, e: A.Let, env: Env) -> Any:
-        value = self.evaluate(run, e.value, env)
-        return self.evaluate(run, e.body, env.child(**{e.name: value}))
+    def eval_Let(self, run: Run, e: A.Let, env: Frame) -> Any:
+        env.set(e, self.evaluate(run, e.value, env))
+        return self.evaluate(run, e.body, env)
 
-    def eval_If(self, run: Run, e: A.If, env: Env) -> Any:
+    def eval_If(self, run: Run, e: A.If, env: Frame) -> Any:
         for cond, value in e.branches:
             if truth(run, self.evaluate(run, cond, env)):
                 return self.evaluate(run, value, env)
         return self.evaluate(run, e.otherwise, env)
 
-    def eval_Lambda(self, run: Run, e: A.Lambda, env: Env) -> Any:
-        return Closure(e, env, self)
+    def eval_Lambda(self, run: Run, e: A.Lambda, env: Frame) -> Any:
+        return Closure(e, env.copy(), self)
 
-    def eval_BoolOp(self, run: Run, e: A.BoolOp, env: Env) -> Any:
+    def eval_BoolOp(self, run: Run, e: A.BoolOp, env: Frame) -> Any:
         stop_at = e.op == "or"  # `or` stops at the first true item, `and` at the first false one
         for item in e.items:
             if truth(run, self.evaluate(run, item, env)) == stop_at:
                 return stop_at
         return not stop_at
 
-    def eval_Not(self, run: Run, e: A.Not, env: Env) -> Any:
+    def eval_Not(self, run: Run, e: A.Not, env: Frame) -> Any:
         return not truth(run, self.evaluate(run, e.operand, env))
 
-    def eval_Compare(self, run: Run, e: A.Compare, env: Env) -> Any:
+    def eval_Compare(self, run: Run, e: A.Compare, env: Frame) -> Any:
         x = self.evaluate(run, e.left, env)
         y = self.evaluate(run, e.right, env)
         return compare(run, e.op, x, y, e.span)
 
-    def eval_BinOp(self, run: Run, e: A.BinOp, env: Env) -> Any:
+    def eval_BinOp(self, run: Run, e: A.BinOp, env: Frame) -> Any:
         x = self.evaluate(run, e.left, env)
         if e.op == "??":
             return self.evaluate(run, e.right, env) if x is None else x
         y = self.evaluate(run, e.right, env)
         return arithmetic(run, e.op, x, y, e.span)
 
-    def eval_Neg(self, run: Run, e: A.Neg, env: Env) -> Any:
+    def eval_Neg(self, run: Run, e: A.Neg, env: Frame) -> Any:
         return negate(force(run, self.evaluate(run, e.operand, env)), e.span)
 
-    def eval_Field(self, run: Run, e: A.Field, env: Env) -> Any:
+    def eval_Field(self, run: Run, e: A.Field, env: Frame) -> Any:
         if isinstance(env.bound.get(id(e.obj)), ModuleRef):
             return self.referee_value(run, env.bound.get(id(e)), e.name, e.span)
         obj = force(run, self.evaluate(run, e.obj, env))
         return field_of(obj, e.name, e.span)
 
-    def eval_Index(self, run: Run, e: A.Index, env: Env) -> Any:
+    def eval_Index(self, run: Run, e: A.Index, env: Frame) -> Any:
         table = env.bound.get(id(e))
         if isinstance(table, UnitRef):
             return self.table_lookup(run, table.unit, [force(run, self.evaluate(run, k, env)) for k in e.keys])
@@ -472,7 +466,7 @@ class Interpreter:
         key = force(run, self.evaluate(run, e.keys[0], env))
         return index_of(run, obj, key, e.span)
 
-    def eval_With(self, run: Run, e: A.With, env: Env) -> Any:
+    def eval_With(self, run: Run, e: A.With, env: Frame) -> Any:
         obj = force(run, self.evaluate(run, e.obj, env))
         if not isinstance(obj, dict):
             raise with_needs_record(obj, e.span)
@@ -481,7 +475,7 @@ class Interpreter:
             out[k] = force(run, self.evaluate(run, v, env))
         return out
 
-    def eval_Call(self, run: Run, e: A.Call, env: Env) -> Any:
+    def eval_Call(self, run: Run, e: A.Call, env: Frame) -> Any:
         target = env.bound.get(id(e.func))
         if isinstance(target, BuiltinRef):
             args = [self.evaluate(run, a, env) for a in (*e.args, *(v for _, v in e.kwargs))]
@@ -513,7 +507,10 @@ class Interpreter:
         if len(args) != len(node.params):
             raise lambda_arity(len(node.params), len(args), node.span)
         run.charge(1, node.span)
-        return self.evaluate(run, node.body, fn.env.child(**{p.name: a for p, a in zip(node.params, args)}))
+        frame = fn.env.copy()
+        for p, a in zip(node.params, args):
+            frame.set(p, a)
+        return self.evaluate(run, node.body, frame)
 
     # -- definitions
 
@@ -604,7 +601,7 @@ class Interpreter:
             self.leave(run, unit)
 
     def body_value(self, run: Run, unit: Unit, body: A.Expr, args: list[Any]) -> Any:
-        return self.evaluate(run, body, self.env(unit, {p.name: a for p, a in zip(unit.decl.params or (), args)}))
+        return self.evaluate(run, body, self.env(unit, unit.decl.params or (), args))
 
     def traced(self, run: Run, unit: Unit, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
                kind: str | None = None, cell: dict[str, Any] | None = None) -> Any:
@@ -787,7 +784,7 @@ class Interpreter:
 
     def policy_part(self, run: Run, policy: Unit, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.evaluate(run, e, self.env(policy, {"cycle": cycle}))
+        return self.evaluate(run, e, self.env(policy, [policy.decl], [cycle]))
 
     # -- procedures
 
@@ -796,13 +793,13 @@ class Interpreter:
         reason. The result: the status, why and where it ended, and the procedure's variables."""
         d: A.ProcedureDecl = unit.decl
         run.charge(1, d.span)
-        env = self.env(unit, {p.name: a for p, a in zip(d.params, args)})
+        env = self.env(unit, d.params, args)
         variables: dict[str, Cell] = {}
         steps = [s for s in d.body if isinstance(s, A.Step)]
         for s in d.body:
             if isinstance(s, A.Var):
-                variables[s.name] = Cell(self.evaluate(run, s.value, env.child(**variables)))
-        env = env.child(**variables)
+                variables[s.name] = Cell(self.evaluate(run, s.value, env))
+                env.set(s, variables[s.name])
         index = {s.name: i for i, s in enumerate(steps)}
         outer_cites = run.step_cites
         run.step_cites = {s.name: s.cites for s in steps}  # what an `emit` citing nothing cites
@@ -811,7 +808,7 @@ class Interpreter:
         finally:
             run.step_cites = outer_cites
 
-    def run_steps(self, run: Run, d: A.ProcedureDecl, steps: list[A.Step], index: dict[str, int], env: Env,
+    def run_steps(self, run: Run, d: A.ProcedureDecl, steps: list[A.Step], index: dict[str, int], env: Frame,
                   variables: dict[str, Cell]) -> Any:
         status, reason, cites, where = "completed", None, list(d.cites), None
         i = 0
@@ -843,67 +840,60 @@ class Interpreter:
             out[name] = force(run, cell.value)
         return out
 
-    def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Env) -> None:
-        env = env.child()
+    def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Frame) -> None:
         for s in stmts:
-            env = self.execute(run, s, env)
+            self.execute(run, s, env)
 
-    def execute(self, run: Run, s: A.Stmt, env: Env) -> Env:
-        """Run one statement; the environment for the statements after it."""
+    def execute(self, run: Run, s: A.Stmt, env: Frame) -> None:
         if isinstance(s, A.Var):
-            return env.child(**{s.name: Cell(self.evaluate(run, s.value, env))})
-        if isinstance(s, A.LetStmt):
-            return env.child(**{s.name: self.evaluate(run, s.value, env)})
-        if isinstance(s, A.Assign):
-            cell = env.cell(s.name)
-            value = self.evaluate(run, s.value, env)
-            assert cell is not None, "the checker allows `:=` only on a procedure variable"
-            cell.value = value
-            return env
-        if isinstance(s, A.IfStmt):
+            env.set(s, Cell(self.evaluate(run, s.value, env)))
+        elif isinstance(s, A.LetStmt):
+            env.set(s, self.evaluate(run, s.value, env))
+        elif isinstance(s, A.Assign):  # (the checker allows `:=` only on a `var`: its slot holds a cell)
+            var = env.bound[id(s)]
+            assert isinstance(var, Local)
+            env.slots[var.slot].value = self.evaluate(run, s.value, env)
+        elif isinstance(s, A.IfStmt):
             for cond, body in s.branches:
                 if truth(run, self.evaluate(run, cond, env)):
                     self.exec_block(run, body, env)
-                    return env
+                    return
             if s.otherwise is not None:
                 self.exec_block(run, s.otherwise, env)
-            return env
-        if isinstance(s, A.For):
+        elif isinstance(s, A.For):
             seq = force(run, self.evaluate(run, s.iter, env))
             for x in iterate(seq, s.span):
                 run.charge(1, s.span)
-                inner = env.child(**{s.name: x})
-                if s.cond is not None and not truth(run, self.evaluate(run, s.cond, inner)):
+                env.set(s, x)
+                if s.cond is not None and not truth(run, self.evaluate(run, s.cond, env)):
                     continue
                 try:
-                    self.exec_block(run, s.body, inner)
+                    self.exec_block(run, s.body, env)
                 except _Continue:
                     continue
                 except _Break:
                     break
-            return env
-        if isinstance(s, A.Goto):
+        elif isinstance(s, A.Goto):
             raise _Goto(s.target)
-        if isinstance(s, A.Stop):
+        elif isinstance(s, A.Stop):
             raise _Stop()
-        if isinstance(s, A.Break):
+        elif isinstance(s, A.Break):
             raise _Break()
-        if isinstance(s, A.Continue):
+        elif isinstance(s, A.Continue):
             raise _Continue()
-        if isinstance(s, A.Emit):
+        elif isinstance(s, A.Emit):
             event: dict[str, Any] = {"event": s.event, "step": run.current_step,
                                      "cites": list(s.cites) or list(run.step_cites.get(run.current_step or "", ()))}
             for k, v in s.payload:
                 event[k] = force(run, self.evaluate(run, v, env))
             run.events.append(event)
-            return env
-        if isinstance(s, A.Require):
+        elif isinstance(s, A.Require):
             if not truth(run, self.evaluate(run, s.cond, env)):
                 raise _Reject(s.message, s.cites, run.current_step)
-            return env
-        if isinstance(s, A.Reject):
+        elif isinstance(s, A.Reject):
             raise _Reject(s.message, s.cites, run.current_step)
-        raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
+        else:
+            raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
 
     # -- inputs and queries
 

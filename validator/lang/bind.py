@@ -1,11 +1,13 @@
 """The binding stage: what every global name in a unit means, decided once, before anything runs.
 
 ``meaning`` is the one lookup of a global name. ``binding`` walks a unit's body with its scopes and
-keeps, for each node that names something global, its *referee*: a name (``Name``), a module's member
-(``Field``), a table's lookup (``Index``). A name it keeps nothing for is a local of the unit (a
-parameter, `let`, `var`, loop, comprehension or lambda name). Declarations are shared (the variants
-of a base ruleset, a module imported twice), so a referee is kept beside the node, per unit, by the
-node's identity; both engines read it and look no name up while a rule runs.
+keeps, for each node that names something, its *referee*: a name (``Name``), a module's member
+(``Field``), a table's lookup (``Index``), an assignment (``Assign``). A local of the unit (a
+parameter, `let`, `var`, loop, comprehension or lambda name, a policy's `cycle`) is a numbered slot
+(``Local``): each node that binds names is kept with its first slot, each name it binds taking the
+next. Declarations are shared (the variants of a base ruleset, a module imported twice), so a
+referee is kept beside the node, per unit, by the node's identity; both engines read it and look no
+name up while a rule runs.
 
 ``Walker`` is that walk: a default descent over every node, with the scoping of the language written
 once; a pass overrides the nodes it cares about.
@@ -14,7 +16,7 @@ once; a pass overrides the nodes it cares about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
@@ -64,7 +66,14 @@ class ModuleRef:
     ns: Namespace
 
 
-Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef]
+@dataclass(frozen=True, slots=True)
+class Local:
+    """A local of the unit: its slot in the frame of a call of the unit's code."""
+
+    slot: int
+
+
+Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local]
 
 
 def meaning(program: Program, ns: Namespace, name: str) -> Referee | None:
@@ -99,19 +108,29 @@ class Walker:
 
         d = unit.decl
         if isinstance(d, A.TableDecl):
+            self.bind_params(d.params, {})  # (its keys have slots, and no cell sees them)
             for cell in table_cells(program.loaded.namespaces[unit.ns], unit).values():
                 self.expr(cell, {})
             if d.source is not None:
                 self.expr(d.source, {})
         elif isinstance(d, A.CycleDecl):
             for pol in d.policies:
-                self.node((pol.when, pol.targets, pol.value), {"cycle": d})
+                self.node((pol.when, pol.targets, pol.value), self.bind({}, d, ("cycle",)))
         elif isinstance(d, A.ProcedureDecl):
-            self.block(d.body, {p.name: p for p in d.params})
+            self.block(d.body, self.bind_params(d.params, {}))
         else:
             body = getattr(d, "body", None) or getattr(d, "value", None) or getattr(d, "default", None)
             if body is not None:
-                self.expr(body, {p.name: p for p in getattr(d, "params", None) or ()})
+                self.expr(body, self.bind_params(getattr(d, "params", None) or (), {}))
+
+    def bind(self, env: Scope, binder: Any, names: Iterable[str]) -> Scope:
+        """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
+        return env | dict.fromkeys(names, binder)
+
+    def bind_params(self, params: Iterable[A.Param], env: Scope) -> Scope:
+        for p in params:
+            env = self.bind(env, p, (p.name,))
+        return env
 
     def expr(self, e: Any, env: Scope) -> None:
         method = getattr(self, "x_" + type(e).__name__, None)
@@ -130,15 +149,15 @@ class Walker:
 
     def x_Let(self, e: A.Let, env: Scope) -> None:
         self.expr(e.value, env)
-        self.expr(e.body, env | {e.name: e})
+        self.expr(e.body, self.bind(env, e, (e.name,)))
 
     def x_Lambda(self, e: A.Lambda, env: Scope) -> None:
-        self.expr(e.body, env | {p.name: p for p in e.params})
+        self.expr(e.body, self.bind_params(e.params, env))
 
     def x_Comp(self, e: A.Comp, env: Scope) -> None:
         for cf in e.fors:
             self.expr(cf.iter, env)
-            env = env | {n: cf for n in cf.names}
+            env = self.bind(env, cf, cf.names)
             if cf.cond is not None:
                 self.expr(cf.cond, env)
         self.expr(e.elem, env)
@@ -153,7 +172,7 @@ class Walker:
         """A statement; the scope of the statements after it."""
         if isinstance(s, (A.Var, A.LetStmt)):
             self.expr(s.value, env)
-            return env | {s.name: s}
+            return self.bind(env, s, (s.name,))
         if isinstance(s, A.IfStmt):
             for c, b in s.branches:
                 self.expr(c, env)
@@ -162,9 +181,10 @@ class Walker:
                 self.block(s.otherwise, env)
         elif isinstance(s, A.For):
             self.expr(s.iter, env)
+            inner = self.bind(env, s, (s.name,))
             if s.cond is not None:
-                self.expr(s.cond, env | {s.name: s})
-            self.block(s.body, env | {s.name: s})
+                self.expr(s.cond, inner)
+            self.block(s.body, inner)
         elif isinstance(s, A.Step):
             self.block(s.body, env)
         else:
@@ -173,17 +193,32 @@ class Walker:
 
 
 class Binder(Walker):
-    """Keeps the referee of every node of a unit that names something global (``binding``)."""
+    """Keeps the referee of every node of a unit that names something (``binding``); its scopes hold
+    each local's ``Local``."""
 
     def __init__(self, program: Program, ns: Namespace):
         self.program, self.ns = program, ns
         self.bound: dict[int, Referee] = {}
+        self.slots = 0  # the unit's slots numbered so far
+
+    def bind(self, env: Scope, binder: Any, names: Iterable[str]) -> Scope:
+        names = tuple(names)
+        if id(binder) not in self.bound:  # (a `for`'s name is in scope in its condition and its body)
+            self.bound[id(binder)] = Local(self.slots)
+            self.slots += len(names)
+        first = self.bound[id(binder)]
+        assert isinstance(first, Local)
+        return env | {n: Local(first.slot + i) for i, n in enumerate(names)}
 
     def x_Name(self, e: A.Name, env: Scope) -> None:
-        if e.id not in env:
-            found = meaning(self.program, self.ns, e.id)
-            if found is not None:
-                self.bound[id(e)] = found
+        found = env.get(e.id) or meaning(self.program, self.ns, e.id)
+        if found is not None:
+            self.bound[id(e)] = found
+
+    def stmt(self, s: Any, env: Scope) -> Scope:
+        if isinstance(s, A.Assign) and s.name in env:
+            self.bound[id(s)] = env[s.name]
+        return super().stmt(s, env)
 
     def x_Field(self, e: A.Field, env: Scope) -> None:
         self.expr(e.obj, env)
