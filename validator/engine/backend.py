@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
 from ..lang.program import DICE_BUILTINS, Program, Unit, cell_key, table_cells
 from . import codecache
 from . import reference as R
@@ -224,12 +224,6 @@ class _Writer:
         inner.indent = self.indent + 1
         return inner
 
-    def slot(self, binder: Any, i: int = 0) -> int:
-        """The slot of the ``i``-th name ``binder`` binds."""
-        first = self.bound[id(binder)]
-        assert isinstance(first, Local)
-        return first.slot + i
-
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
         return f"{prefix}{self.n}"
@@ -350,7 +344,7 @@ class Backend:
         if isinstance(d, (A.ConstDecl,)) or (isinstance(d, A.DefDecl) and d.params is None):
             source = self.value_source(w, unit, ukey, name)
         elif isinstance(d, A.InputDecl):
-            source = f"def {name}(ctx):\n    return ctx.inputs[{self.const((unit.ns, unit.name))}]"
+            source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
         elif isinstance(d, (A.DefDecl, A.QueryDecl)):
             source = self.function_source(w, unit, ukey, name)
         elif isinstance(d, A.DecisionDecl):
@@ -419,7 +413,7 @@ class Backend:
         names = []
         for p in params:
             py = w.fresh("_p")
-            env[w.slot(p)] = _Local(py)
+            env[slot(w.bound, p)] = _Local(py)
             names.append(py)
         return env, names
 
@@ -580,7 +574,7 @@ class Backend:
                 value = self.expr(w, s.value, env)
                 py = w.fresh("_v")
                 w(f"{py} = {value}")
-                env = {**env, w.slot(s): _Local(py, var=True)}
+                env = {**env, slot(w.bound, s): _Local(py, var=True)}
                 variables.append((s.name, py))
         index = {s.name: i for i, s in enumerate(steps)}
         w("outer_cites = ctx.step_cites")
@@ -640,10 +634,10 @@ class Backend:
             py = w.fresh("_v")
             w(f"{py} = {value}")
             var = isinstance(s, A.Var)
-            return {**env, w.slot(s): _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
+            return {**env, slot(w.bound, s): _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
-            w(f"{env[w.slot(s)].py} = {value}")
+            w(f"{env[slot(w.bound, s)].py} = {value}")
             return env
         if isinstance(s, A.IfStmt):
             for cond, body in s.branches:
@@ -665,7 +659,7 @@ class Backend:
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
                 self.charge_lines(w, "1", s.span)
-                inner = {**env, w.slot(s): _Local(py, plain=True)}  # (an item of a collection)
+                inner = {**env, slot(w.bound, s): _Local(py, plain=True)}  # (an item of a collection)
                 if s.cond is not None:
                     c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
@@ -782,7 +776,7 @@ class Backend:
                 if known is not None:
                     return known
             if isinstance(found.decl, A.InputDecl):
-                t = self.tmp(w, f"ctx.inputs[{w.const((found.ns, found.name))}]")
+                t = self.tmp(w, f"ctx.inputs[{found.index}]")
             elif found.arity is None and found.state_free:
                 t = self.tmp(w, f"{self.unit_name(found)}(ctx)")
             elif found.arity is None:
@@ -908,7 +902,7 @@ class Backend:
             w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
         indent = w.indent
         w.indent += 1
-        inner = {**env, **{w.slot(first, i): _Local(py, plain=True) for i, py in enumerate(names)}}  # (items)
+        inner = {**env, **{slot(w.bound, first) + i: _Local(py, plain=True) for i, py in enumerate(names)}}  # (items)
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -938,7 +932,7 @@ class Backend:
         value = self.expr(w, e.value, env)
         py = w.fresh("_v")
         w(f"{py} = {value}")
-        return self.expr(w, e.body, {**env, w.slot(e): _Local(py, plain=self.never_a_die(w, e.value, env))})
+        return self.expr(w, e.body, {**env, slot(w.bound, e): _Local(py, plain=self.never_a_die(w, e.value, env))})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
         """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
@@ -976,7 +970,7 @@ class Backend:
         for i, p in enumerate(e.params):
             py = inner_w.fresh("_p")
             inner_w(f"{py} = args[{i}]")
-            inner[w.slot(p)] = _Local(py)
+            inner[slot(w.bound, p)] = _Local(py)
         result = self.expr(inner_w, e.body, inner)
         inner_w(f"return {result}")
         w.lines.extend(inner_w.lines)
@@ -1173,7 +1167,7 @@ class _Protocol(R.Interpreter):
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
         if isinstance(unit.decl, A.InputDecl):
-            return run.inputs[(unit.ns, unit.name)]
+            return run.inputs[unit.index]
         return self.backend.function(unit)(run)
 
     def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:

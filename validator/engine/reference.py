@@ -1,9 +1,9 @@
 """The reference interpreter: what a ruleset means, written to be read.
 
 This is a plain evaluator over the checked AST: one function per construct, the locals of a call
-in the slots of a frame (``Frame``), no caches and no specialisation. It is the oracle that every fast path is
-tested against (``tests/test_reference.py``, ``tests/test_differential.py``), and the engine of
-traced runs (``--explain``). ``docs/language.md`` describes the same meaning in prose.
+in the slots of a frame (``Frame``), no caches and no specialisation. It is the oracle that every
+fast path is tested against (``tests/test_reference.py``, ``tests/test_differential.py``), and the
+engine of traced runs (``--explain``). ``docs/language.md`` describes the same meaning in prose.
 
 The parts of the meaning that are not obvious from the code of one construct:
 
@@ -54,7 +54,7 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
                       Settlement, Unwritable)
 from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, too_large, tree_size,
                           walked, write_value, written)
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
 
@@ -151,13 +151,15 @@ class Frame:
 
     def set(self, binder: Any, *values: Any) -> None:
         """The names ``binder`` binds, from its first slot on, set to ``values``."""
-        first = self.bound[id(binder)]
-        assert isinstance(first, Local)
         for i, value in enumerate(values):
-            self.slots[first.slot + i] = value
+            self.slots[slot(self.bound, binder) + i] = value
 
-    def copy(self) -> "Frame":
-        return Frame(self.bound, dict(self.slots))
+    def copy(self, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> "Frame":
+        """A copy of the frame, its ``params`` (those of a call) set to ``args``."""
+        frame = Frame(self.bound, dict(self.slots))
+        for p, a in zip(params, args):
+            frame.set(p, a)
+        return frame
 
 
 # ---------------------------------------------------------------- control flow of procedures
@@ -224,7 +226,7 @@ class Run:
         # exact dice: the product of the rolled dice's own denominators (36 for 2d6), the one an
         # author writes the odds over (`run_exact`'s "odds")
         self.natural_den = 1
-        self.inputs: dict[tuple[str, str], Any] = {}
+        self.inputs: dict[int, Any] = {}  # by the input's unit number
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
@@ -311,10 +313,7 @@ class Interpreter:
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
-        frame = Frame(unit.bound if unit.bound is not None else binding(self.program, unit))
-        for p, a in zip(params, args):
-            frame.set(p, a)
-        return frame
+        return Frame(unit.bound if unit.bound is not None else binding(self.program, unit)).copy(params, args)
 
     # -- expressions
 
@@ -507,10 +506,7 @@ class Interpreter:
         if len(args) != len(node.params):
             raise lambda_arity(len(node.params), len(args), node.span)
         run.charge(1, node.span)
-        frame = fn.env.copy()
-        for p, a in zip(node.params, args):
-            frame.set(p, a)
-        return self.evaluate(run, node.body, frame)
+        return self.evaluate(run, node.body, fn.env.copy(node.params, args))
 
     # -- definitions
 
@@ -527,7 +523,7 @@ class Interpreter:
                 self.traced(run, unit, [], value_cites(unit), lambda: run.memo[key], kind="value")
             return run.memo[key]
         if isinstance(unit.decl, A.InputDecl):
-            return run.inputs[(unit.ns, unit.name)]
+            return run.inputs[unit.index]
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit))
         if unit.counted and run.depth >= run.depth_limit:
@@ -850,9 +846,7 @@ class Interpreter:
         elif isinstance(s, A.LetStmt):
             env.set(s, self.evaluate(run, s.value, env))
         elif isinstance(s, A.Assign):  # (the checker allows `:=` only on a `var`: its slot holds a cell)
-            var = env.bound[id(s)]
-            assert isinstance(var, Local)
-            env.slots[var.slot].value = self.evaluate(run, s.value, env)
+            env.slots[slot(env.bound, s)].value = self.evaluate(run, s.value, env)
         elif isinstance(s, A.IfStmt):
             for cond, body in s.branches:
                 if truth(run, self.evaluate(run, cond, env)):
@@ -906,7 +900,7 @@ class Interpreter:
                 if d.default is None:
                     raise MissingInput(d)
                 value = force(run, self.evaluate(run, d.default, self.env(unit)))
-            run.inputs[(unit.ns, unit.name)] = value
+            run.inputs[unit.index] = value
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises

@@ -1,13 +1,11 @@
 """The binding stage: what every global name in a unit means, decided once, before anything runs.
 
 ``meaning`` is the one lookup of a global name. ``binding`` walks a unit's body with its scopes and
-keeps, for each node that names something, its *referee*: a name (``Name``), a module's member
-(``Field``), a table's lookup (``Index``), an assignment (``Assign``). A local of the unit (a
-parameter, `let`, `var`, loop, comprehension or lambda name, a policy's `cycle`) is a numbered slot
-(``Local``): each node that binds names is kept with its first slot, each name it binds taking the
-next. Declarations are shared (the variants of a base ruleset, a module imported twice), so a
-referee is kept beside the node, per unit, by the node's identity; both engines read it and look no
-name up while a rule runs.
+keeps, for each node that names something (``Name``, a module's member ``Field``, a table lookup
+``Index``, ``Assign``), its *referee*: a global, or a local's numbered slot (``Local``; a node that
+binds locals, such as a parameter, `let`, `var` or loop, is kept with its first). Declarations are
+shared (the variants of a base ruleset, a module imported twice), so a referee is kept beside the
+node, per unit, by the node's identity; both engines read it and look no name up while a rule runs.
 
 ``Walker`` is that walk: a default descent over every node, with the scoping of the language written
 once; a pass overrides the nodes it cares about.
@@ -76,6 +74,13 @@ class Local:
 Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local]
 
 
+def slot(bound: dict[int, Referee], node: Any) -> int:
+    """The slot of the local ``node`` reads or assigns, or of the first name it binds."""
+    local = bound[id(node)]
+    assert isinstance(local, Local)
+    return local.slot
+
+
 def meaning(program: Program, ns: Namespace, name: str) -> Referee | None:
     """What a global name means in a namespace, first match wins: a definition, an enum or record, data,
     an enum's member, a built-in, a module; none when it is unknown."""
@@ -123,7 +128,7 @@ class Walker:
             if body is not None:
                 self.expr(body, self.bind_params(getattr(d, "params", None) or (), {}))
 
-    def bind(self, env: Scope, binder: Any, names: Iterable[str]) -> Scope:
+    def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
         return env | dict.fromkeys(names, binder)
 
@@ -193,22 +198,18 @@ class Walker:
 
 
 class Binder(Walker):
-    """Keeps the referee of every node of a unit that names something (``binding``); its scopes hold
-    each local's ``Local``."""
+    """Keeps the referee of every node of a unit that names something (``binding``)."""
 
     def __init__(self, program: Program, ns: Namespace):
         self.program, self.ns = program, ns
         self.bound: dict[int, Referee] = {}
         self.slots = 0  # the unit's slots numbered so far
 
-    def bind(self, env: Scope, binder: Any, names: Iterable[str]) -> Scope:
-        names = tuple(names)
+    def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         if id(binder) not in self.bound:  # (a `for`'s name is in scope in its condition and its body)
             self.bound[id(binder)] = Local(self.slots)
             self.slots += len(names)
-        first = self.bound[id(binder)]
-        assert isinstance(first, Local)
-        return env | {n: Local(first.slot + i) for i, n in enumerate(names)}
+        return env | {n: Local(slot(self.bound, binder) + i) for i, n in enumerate(names)}
 
     def x_Name(self, e: A.Name, env: Scope) -> None:
         found = env.get(e.id) or meaning(self.program, self.ns, e.id)
