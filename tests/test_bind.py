@@ -147,3 +147,28 @@ def _names(node: Any) -> list[A.Name]:
     if isinstance(node, A.Node):
         return [n for f in node._compared for n in _names(getattr(node, f))]
     return []
+
+
+def test_the_type_pass_keeps_each_node_s_type_beside_the_binding(tmp_path: Path) -> None:
+    """The type pass walks with the binder's scopes (``bind.Walker``): a local's reads have the type
+    of what binds it, and every expression node's type is kept per unit, by the node's identity."""
+    from validator.lang.types import node_types, show
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "typed.rules").write_text('def x = "text"\n'
+                                          'def f(x: int) = let m = x + 1; [m * 2 for k in ["a"]] + [len(k) for k in [[x]]]\n'
+                                          'query main = f(2)\n')
+    rs = load_ruleset(tmp_path / "typed.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    program = rs.program
+    unit = program.units[(program.entry.key, "f")]
+    types, bound = node_types(program, unit), bind.binding(program, unit)
+    shown = [f"{type(n).__name__} {getattr(n, 'id', '')}: {show(types[id(n)])}" for n in _walk(unit.decl.body)
+             if id(n) in types]
+    assert shown == ["Let : list[int]", "BinOp : int", "Name x: int", "Int : int", "BinOp : list[int]",
+                     "Comp : list[int]", "BinOp : int", "Name m: int", "Int : int", "ListLit : list[str]", "Str : str",
+                     "Comp : list[int]", "Call : int", "Name k: list[int]", "ListLit : list[list[int]]",
+                     "ListLit : list[int]", "Name x: int"]  # (the second `k` is the second loop's)
+    reads = [n for n in _walk(unit.decl.body) if isinstance(n, A.Name) and n.id in ("x", "m", "k")]
+    assert all(isinstance(bound[id(n)], bind.Local) for n in reads)  # (`x` the parameter, not the global text)
+    assert rs.run({}) == [6, 1]

@@ -111,8 +111,11 @@ def test_explain_ir_shows_names_bound_and_the_backend_s_source(tmp_path: Path) -
     text = out.getvalue()
     assert code == 0, err.getvalue()
     assert text.startswith("rule strength(n: any) -> int  [R1]\n")
-    [base_line] = [ln for ln in text.splitlines() if ln.strip().startswith("base ")]
-    assert "rule `strength` at" in base_line and "base.rules:4" in base_line and "(replaced here)" in base_line
+    [base_line] = [ln for ln in text.splitlines() if ln.strip().startswith("Name base ")]
+    assert "-> rule `strength` at" in base_line and "base.rules:4" in base_line
+    # each read of the parameter is its slot, typed as the checker infers it
+    assert "    Param n -> slot 0\n" in text and [ln.strip() for ln in text.splitlines()].count("Name n -> slot 0 : any") == 2
+    assert "Compare > : bool\n" in text and "Int 5 : int\n" in text
     assert "\n    def _strength(ctx, _p1):\n" in text and "Traceback" not in text + err.getvalue()
     err = io.StringIO()
     assert main(["explain", str(tmp_path / "variant.rules"), "--ir", "nothing"], stdout=io.StringIO(), stderr=err) == 2

@@ -47,6 +47,7 @@ class Unit:
     # chain of decisions (each move waiting for the next) counts one call per decision
     counted: bool = False
     bound: dict[int, Referee] | None = None  # what its nodes name (``bind.binding``), at the first need
+    types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
 
 
 @dataclass

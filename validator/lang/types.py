@@ -4,18 +4,21 @@ Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, `
 ``map[K, V]``, record and enum names, and ``any`` (unknown: never an error). Inputs, annotated
 parameters, ``const`` and ``def ... -> T`` give types; literals and operators propagate them; a
 record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
+
+The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
+The type of every expression node of a unit is kept beside its binding (``node_types``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, UnitRef, meaning
-from .program import Program, sorted_global_names
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, meaning
+from .program import Program, Unit, sorted_global_names, table_cells
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -34,10 +37,12 @@ def show(t: T) -> str:
 
 
 @dataclass
-class TypeChecker:
+class TypeChecker(Walker):
     ns: Namespace
     diags: list[Diagnostic]
     program: Program  # what a global name means is ``bind.meaning``'s answer there
+    types: dict[int, T] = field(default_factory=dict)  # each expression node's, by its identity
+    locals: dict[int, T] = field(default_factory=dict)  # each binder's (of its first name), by its identity
 
     def __post_init__(self) -> None:
         self.suggestions = Suggestions()
@@ -65,7 +70,7 @@ class TypeChecker:
         return ANY
 
     # -- globals
-    def referee(self, e: Any, env: dict[str, T]) -> Referee | None:
+    def referee(self, e: Any, env: Scope) -> Referee | None:
         """What a name means when no local hides it."""
         return meaning(self.program, self.ns, e.id) if isinstance(e, A.Name) and e.id not in env else None
 
@@ -86,68 +91,34 @@ class TypeChecker:
         return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(e), ANY)
 
     # -- declarations
-    def check_decl(self, d: A.Decl) -> None:
-        if isinstance(d, A.DefDecl):
-            env = self.params(d.params or ())
-            got = self.infer(d.body, env)
-            if d.ret is not None:
-                self.expect(self.resolve(d.ret), got, d.body, f"`{d.name}` is declared to return")
-        elif isinstance(d, A.QueryDecl):
-            got = self.infer(d.body, self.params(d.params))
-            if d.ret is not None:
-                self.expect(self.resolve(d.ret), got, d.body, f"`{d.name}` is declared to return")
-        elif isinstance(d, A.DecisionDecl):
-            self.infer(d.body, self.params(d.params))
-        elif isinstance(d, A.ConstDecl):
-            got = self.infer(d.value, {})
-            if d.type is not None:
-                self.expect(self.resolve(d.type), got, d.value, f"`{d.name}` is declared as")
-        elif isinstance(d, A.RecordDecl):
-            for f in d.fields:
-                self.resolve(f.type)
+    def check_unit(self, unit: Unit) -> dict[int, T]:
+        """The types of a unit's expression nodes; what is declared checked against what is inferred."""
+        self.types, self.locals = {}, {}
+        d = unit.decl
+        self.walk_unit(self.program, unit)
+        if isinstance(d, (A.DefDecl, A.QueryDecl)) and d.ret is not None:
+            self.expect(self.resolve(d.ret), self.types[id(d.body)], d.body, f"`{d.name}` is declared to return")
+        elif isinstance(d, A.ConstDecl) and d.type is not None:
+            self.expect(self.resolve(d.type), self.types[id(d.value)], d.value, f"`{d.name}` is declared as")
         elif isinstance(d, A.InputDecl):
             self.resolve(d.type)
-            if d.default is not None:
-                self.infer(d.default, {})
-        elif isinstance(d, A.ProcedureDecl):
-            env = self.params(d.params)
-            self.stmts(d.body, env)
         elif isinstance(d, A.TableDecl):
             want = self.resolve(d.ret)
-            cells = [c for row in (d.grid or ())[len(d.params) - 1:] for c in row[1:]]
-            cells += [ov.value for ov in self.ns.cell_overrides.get(d.name, ())]
-            for cell in cells:
+            for cell in table_cells(self.ns, unit).values():
                 if not isinstance(cell, A.Absent):
-                    self.expect(want, self.infer(cell, {}), cell, f"the cells of `{d.name}` are declared as")
+                    self.expect(want, self.types[id(cell)], cell, f"the cells of `{d.name}` are declared as")
+        return self.types
 
-    def params(self, params: tuple[A.Param, ...]) -> dict[str, T]:
-        return {p.name: self.resolve(p.type) for p in params}
-
-    def stmts(self, body: tuple[A.Stmt, ...], env: dict[str, T]) -> None:
-        env = dict(env)
-        for s in body:
-            if isinstance(s, (A.Var, A.LetStmt)):
-                env[s.name] = self.infer(s.value, env)
-            elif isinstance(s, A.Assign):
-                self.infer(s.value, env)
-            elif isinstance(s, A.Step):
-                self.stmts(s.body, env)
-            elif isinstance(s, A.IfStmt):
-                for c, b in s.branches:
-                    self.infer(c, env)
-                    self.stmts(b, env)
-                if s.otherwise:
-                    self.stmts(s.otherwise, env)
-            elif isinstance(s, A.For):
-                inner = {**env, s.name: self.element(self.infer(s.iter, env))}
-                if s.cond is not None:
-                    self.infer(s.cond, inner)
-                self.stmts(s.body, inner)
-            elif isinstance(s, A.Emit):
-                for _, v in s.payload:
-                    self.infer(v, env)
-            elif isinstance(s, A.Require):
-                self.infer(s.cond, env)
+    def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
+        """A local's type: a parameter's annotation, a `let`'s or `var`'s value's, a loop's items'."""
+        if isinstance(binder, A.Param):
+            t = self.resolve(binder.type)
+        elif isinstance(binder, (A.For, A.CompFor)):
+            t = self.element(self.types[id(binder.iter)]) if len(names) == 1 else ANY
+        else:
+            t = self.types[id(binder.value)] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else ANY
+        self.locals[id(binder)] = t
+        return super().bind(env, binder, names)
 
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
         if not compatible(want, got, self.has_fields_of):
@@ -173,80 +144,64 @@ class TypeChecker:
         return ANY
 
     # -- expressions
-    def infer(self, e: Any, env: dict[str, T]) -> T:
-        if e is None:
-            return ANY
+    def expr(self, e: Any, env: Scope) -> None:
         method = getattr(self, "t_" + type(e).__name__, None)
         if method is None:
-            return ANY
-        return method(e, env)  # type: ignore[no-any-return]
+            super().expr(e, env)
+        self.types[id(e)] = ANY if method is None else method(e, env)
 
-    def t_Int(self, e: A.Int, env: dict[str, T]) -> T:
+    def infer(self, e: Any, env: Scope) -> T:
+        if e is None:
+            return ANY
+        self.expr(e, env)
+        return self.types[id(e)]
+
+    def t_Int(self, e: A.Int, env: Scope) -> T:
         return INT
 
-    def t_Str(self, e: A.Str, env: dict[str, T]) -> T:
+    def t_Str(self, e: A.Str, env: Scope) -> T:
         return STR
 
-    def t_Bool(self, e: A.Bool, env: dict[str, T]) -> T:
+    def t_Bool(self, e: A.Bool, env: Scope) -> T:
         return BOOL
 
-    def t_NoneLit(self, e: A.NoneLit, env: dict[str, T]) -> T:
+    def t_NoneLit(self, e: A.NoneLit, env: Scope) -> T:
         return NONE
 
-    def t_Dice(self, e: A.Dice, env: dict[str, T]) -> T:
+    def t_Dice(self, e: A.Dice, env: Scope) -> T:
         return DICE
 
-    def t_Name(self, e: A.Name, env: dict[str, T]) -> T:
+    def t_Name(self, e: A.Name, env: Scope) -> T:
         if e.id in env:
-            return env[e.id]
+            return self.locals.get(id(env[e.id]), ANY)
         return self.global_type(e.id)
 
-    def t_ListLit(self, e: A.ListLit, env: dict[str, T]) -> T:
+    def t_ListLit(self, e: A.ListLit, env: Scope) -> T:
         items = [self.infer(i, env) for i in e.items]
         return ("list", unify(items))
 
-    def t_TupleLit(self, e: A.TupleLit, env: dict[str, T]) -> T:
-        for i in e.items:
-            self.infer(i, env)
-        return ANY
-
-    def t_SetLit(self, e: A.SetLit, env: dict[str, T]) -> T:
+    def t_SetLit(self, e: A.SetLit, env: Scope) -> T:
         return ("set", unify([self.infer(i, env) for i in e.items]))
 
-    def t_RecordLit(self, e: A.RecordLit, env: dict[str, T]) -> T:
-        for _, v in e.items:
-            self.infer(v, env)
-        return ANY
-
-    def t_MapLit(self, e: A.MapLit, env: dict[str, T]) -> T:
+    def t_MapLit(self, e: A.MapLit, env: Scope) -> T:
         ks = [self.infer(k, env) for k, _ in e.items]
         vs = [self.infer(v, env) for _, v in e.items]
         return ("map", unify(ks), unify(vs))
 
-    def t_Comp(self, e: A.Comp, env: dict[str, T]) -> T:
-        inner = dict(env)
-        for cf in e.fors:
-            it = self.infer(cf.iter, inner)
-            if len(cf.names) == 1:
-                inner[cf.names[0]] = self.element(it)
-            else:
-                for n in cf.names:
-                    inner[n] = ANY
-            if cf.cond is not None:
-                self.infer(cf.cond, inner)
-        elem = self.infer(e.elem, inner)
-        if e.kind == "list":
-            return ("list", elem)
+    def t_Comp(self, e: A.Comp, env: Scope) -> T:
+        self.x_Comp(e, env)
+        elem = self.types[id(e.elem)]
         if e.kind == "set":
             return ("set", elem)
         if e.kind == "map":
-            return ("map", self.infer(e.key, inner), elem)
+            return ("map", self.types[id(e.key)], elem)
         return ("list", elem)
 
-    def t_Let(self, e: A.Let, env: dict[str, T]) -> T:
-        return self.infer(e.body, {**env, e.name: self.infer(e.value, env)})
+    def t_Let(self, e: A.Let, env: Scope) -> T:
+        self.x_Let(e, env)
+        return self.types[id(e.body)]
 
-    def t_If(self, e: A.If, env: dict[str, T]) -> T:
+    def t_If(self, e: A.If, env: Scope) -> T:
         outs = []
         for c, v in e.branches:
             self.infer(c, env)
@@ -254,20 +209,20 @@ class TypeChecker:
         outs.append(self.infer(e.otherwise, env))
         return unify(outs)
 
-    def t_Lambda(self, e: A.Lambda, env: dict[str, T]) -> T:
-        self.infer(e.body, {**env, **self.params(e.params)})
+    def t_Lambda(self, e: A.Lambda, env: Scope) -> T:
+        self.x_Lambda(e, env)
         return FN
 
-    def t_BoolOp(self, e: A.BoolOp, env: dict[str, T]) -> T:
+    def t_BoolOp(self, e: A.BoolOp, env: Scope) -> T:
         for i in e.items:
             self.infer(i, env)
         return BOOL
 
-    def t_Not(self, e: A.Not, env: dict[str, T]) -> T:
+    def t_Not(self, e: A.Not, env: Scope) -> T:
         self.infer(e.operand, env)
         return BOOL
 
-    def t_Compare(self, e: A.Compare, env: dict[str, T]) -> T:
+    def t_Compare(self, e: A.Compare, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op in ("<", "<=", ">", ">=") and _kinds_differ(a, b):
             self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span))
@@ -275,7 +230,7 @@ class TypeChecker:
             self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span))
         return BOOL
 
-    def t_BinOp(self, e: A.BinOp, env: dict[str, T]) -> T:
+    def t_BinOp(self, e: A.BinOp, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op == "??":
             return a if a[0] != "none" else b
@@ -292,13 +247,13 @@ class TypeChecker:
         self.diags.append(Diagnostic("C004", f"cannot compute `{show(a)}` {e.op} `{show(b)}`", e.span))
         return ANY
 
-    def t_Neg(self, e: A.Neg, env: dict[str, T]) -> T:
+    def t_Neg(self, e: A.Neg, env: Scope) -> T:
         t = self.infer(e.operand, env)
         if t[0] not in ("int", "any"):
             self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span))
         return t
 
-    def t_Field(self, e: A.Field, env: dict[str, T]) -> T:
+    def t_Field(self, e: A.Field, env: Scope) -> T:
         if isinstance(self.referee(e.obj, env), (ModuleRef, DataRef)):
             return ANY
         t = self.infer(e.obj, env)
@@ -316,7 +271,7 @@ class TypeChecker:
             self.diags.append(Diagnostic("C012", f"`{show(t)}` has no field `{e.name}`", e.span))
         return ANY
 
-    def t_Index(self, e: A.Index, env: dict[str, T]) -> T:
+    def t_Index(self, e: A.Index, env: Scope) -> T:
         found = self.referee(e.obj, env)
         table = found.unit.decl if isinstance(found, UnitRef) else None
         if isinstance(table, A.TableDecl):
@@ -332,7 +287,7 @@ class TypeChecker:
             return t[2]  # type: ignore[no-any-return]
         return ANY
 
-    def t_With(self, e: A.With, env: dict[str, T]) -> T:
+    def t_With(self, e: A.With, env: Scope) -> T:
         t = self.infer(e.obj, env)
         for _, v in e.items:
             self.infer(v, env)
@@ -343,7 +298,7 @@ class TypeChecker:
                     self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", v.span))
         return t
 
-    def t_Call(self, e: A.Call, env: dict[str, T]) -> T:
+    def t_Call(self, e: A.Call, env: Scope) -> T:
         arg_types = [self.infer(a, env) for a in e.args]
         for _, v in e.kwargs:
             self.infer(v, env)
@@ -365,7 +320,7 @@ class TypeChecker:
         return ANY
 
 
-    def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: dict[str, T]) -> T:
+    def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: Scope) -> T:
         """A built-in that reads a collection: its first argument must be one (``min(a, b)`` is
         ``min`` of ``a`` with ``b`` for no items), not a generator where it is counted, and items it
         compares or adds must be of one kind. What it gives, where that is known."""
@@ -445,24 +400,38 @@ _TYPED = A.ContextMemo()
 
 
 def check_types(program: Program) -> list[Diagnostic]:
-    """The type check of every declaration. A declaration's check reads, besides the declaration, the
-    namespace's records, enums and their members, and what each global name it mentions is (the
-    declaration it names, or data, or a module): one that found nothing finds nothing again where
-    those are the same (``_TYPED``), as in each variant of a base ruleset for most of the base's."""
+    """The type check of every declaration, each unit's types kept (``Unit.types``). A declaration's
+    check reads, besides the declaration, the namespace's records, enums and their members, and what
+    each global name it mentions is (the declaration it names, or data, or a module): one that found
+    nothing finds nothing again where those are the same (``_TYPED``), as in each variant of a base
+    ruleset for most of the base's (their types are then made at the first need: ``node_types``)."""
     diags: list[Diagnostic] = []
     for ns in program.loaded.namespaces.values():
         checker = TypeChecker(ns, diags, program)
         types = tuple((n, id(d)) for n, d in [*checker.records.items(), *checker.enums.items()])
         shared = (types, frozenset(checker.members.items()))
         kinds = [*checker.records.values(), *checker.enums.values()]
-        for d in ns.defs.values():
+        for key, d in ns.defs.items():
             names = sorted_global_names(d)
             named = [ns.defs.get(n) for n in names]
-            context = (shared, tuple((id(x), n in ns.modules, n in ns.data) for n, x in zip(names, named)))
+            context = (shared, tuple((id(x), n in ns.modules, n in ns.data) for n, x in zip(names, named)),
+                       id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             if _TYPED.get(d, context) is not A.MISSING:
                 continue
             before = len(diags)
-            checker.check_decl(d)
+            unit = program.units.get((ns.key, key))
+            if unit is not None:
+                unit.types = checker.check_unit(unit)
+            for f in d.fields if isinstance(d, A.RecordDecl) else ():
+                checker.resolve(f.type)
             if len(diags) == before:
-                _TYPED.put(d, context, True, holds=(kinds, named))  # (the declarations named by `id`)
+                _TYPED.put(d, context, True, holds=(kinds, named, ns.cell_overrides.get(key)))
     return diags
+
+
+def node_types(program: Program, unit: Unit) -> dict[int, T]:
+    """The type the check inferred for each expression node of ``unit``, by the node's identity (as
+    ``bind.binding`` keeps its referees); made now for a unit whose declaration was checked before."""
+    if unit.types is None:
+        unit.types = TypeChecker(program.loaded.namespaces[unit.ns], [], program).check_unit(unit)
+    return unit.types

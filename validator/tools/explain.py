@@ -334,24 +334,23 @@ def to_svg(dot_text: str) -> str | None:
 
 def bound_lines(rs: Any, name: str) -> list[str] | None:
     """A definition as the engines see it: its kind and signature with the types the checker gives,
-    what each global name it reads is bound to (an override's `base` to the definition it
-    replaces), what the reference graph says of it, and the Python the backend writes for it."""
+    what the reference graph says of it, its bound tree (each node with what it names: a local's
+    slot, a global's referee, an override's `base` the definition it replaces; and its inferred
+    type), and the Python the backend writes for it."""
     from ..lang import ast as A
-    from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, UnitRef, meaning as bound_to
-    from ..lang.program import sorted_global_names
-    from ..lang.types import TypeChecker, show
+    from ..lang.bind import binding
+    from ..lang.types import ANY, TypeChecker, node_types, show
 
     program = rs.program
     unit = program.units.get((program.entry.key, name))
     if unit is None or isinstance(unit.decl, A.CycleDecl):
         return None
-    d, ns = unit.decl, program.entry
-    types = TypeChecker(ns, [], program)
+    d = unit.decl
+    bound, types, checker = binding(program, unit), node_types(program, unit), TypeChecker(program.entry, [], program)
     params = getattr(d, "params", None)
-    env = types.params(params or ())
-    got = types.infer(getattr(d, "body", None) or getattr(d, "value", None), env)
-    ret = types.resolve(d.ret) if getattr(d, "ret", None) is not None else got
-    sig = "" if params is None else "(" + ", ".join(f"{p.name}: {show(t)}" for p, t in zip(params, env.values())) + ")"
+    body = getattr(d, "body", None) or getattr(d, "value", None)
+    ret = checker.resolve(d.ret) if getattr(d, "ret", None) is not None else types.get(id(body), ANY)
+    sig = "" if params is None else "(" + ", ".join(f"{p.name}: {show(checker.resolve(p.type))}" for p in params) + ")"
     kind = getattr(d, "kind", None) or type(d).__name__.removesuffix("Decl").lower()
     cites = f"  [{', '.join(d.cites)}]" if getattr(d, "cites", ()) else ""
     lines = [f"{kind} {name}{sig} -> {show(ret)}{cites}", f"  at {d.span.file}:{d.span.line}:{d.span.col}"]
@@ -359,34 +358,49 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
                              ("counted toward the depth limit", unit.counted),
                              ("reads decisions", unit.uses_decisions)) if on]
     lines.append(f"  is: {', '.join(flags) or 'none of state-free, recursive, reading decisions'}")
-    lines.append("  names:")
-    bound = {b for b, _ in A.binders(d)}
-    for n in sorted_global_names(d):
-        found = bound_to(program, ns, n)
-        if "." in n or (found is None and n in bound):
-            continue  # (`m.x` is listed under `m`; locals are the declaration's own)
-        shown = "base" if n.startswith("base of ") else n
-        if found is None:
-            meaning = "nothing (a name of a cycle policy or a procedure's own)"
-        elif isinstance(found, UnitRef):
-            u = found.unit.decl
-            what = getattr(u, "kind", None) or type(u).__name__.removesuffix("Decl").lower()
-            meaning = f"{what} `{u.name}` at {u.span.file}:{u.span.line}"
-            if n != shown:
-                meaning += " (replaced here)"
-        elif isinstance(found, DataRef):
-            meaning = f"data from {ns.data[n].path}"
-        elif isinstance(found, ModuleRef):
-            meaning = f"the module {found.ns.entry}"
-        elif isinstance(found, Member):
-            meaning = f"a member of enum `{program.members(ns.key)[n]}`"
-        else:
-            meaning = "a built-in" if isinstance(found, BuiltinRef) else "a type"
-        lines.append(f"    {shown:<16} {meaning}")
+    lines.append("  bound (-> what a node names, : its type):")
+
+    def tree(node: Any, depth: int) -> None:
+        if isinstance(node, tuple):
+            for x in node:
+                tree(x, depth)
+        if not isinstance(node, A.Node) or isinstance(node, A.TypeRef):
+            return
+        said = [type(node).__name__]
+        for f in node._compared:
+            x = getattr(node, f)
+            if isinstance(x, str) and f != "message":
+                said.append(json.dumps(x) if isinstance(node, A.Str) else "base" if x.startswith("base of ") else x)
+            elif type(x) is int or (isinstance(x, tuple) and x and all(isinstance(y, str) for y in x)):
+                said.append(", ".join(x) if isinstance(x, tuple) else str(x))
+        ref = bound.get(id(node))
+        if ref is not None:
+            said.append(f"-> {referee_text(ref)}")
+        if id(node) in types:
+            said.append(f": {show(types[id(node)])}")
+        lines.append("    " + "  " * depth + " ".join(said))
+        for f in node._compared:
+            tree(getattr(node, f), depth + 1)
+
+    for part in (*(params or ()), *(getattr(d, f) for f in d._compared if f not in ("params", "cites"))):
+        tree(part, 0)
     lines.append("  written by the backend as:")
     for source in rs.backend().source_of(unit):
         lines.extend("    " + ln for ln in source.splitlines())
     return lines
+
+
+def referee_text(ref: Any) -> str:
+    """What a node of a bound tree names (``bind.Referee``), in words."""
+    from ..lang.bind import Local, ModuleRef, UnitRef
+
+    if isinstance(ref, Local):
+        return f"slot {ref.slot}"
+    if isinstance(ref, UnitRef):
+        u = ref.unit.decl
+        kind = getattr(u, "kind", None) or type(u).__name__.removesuffix("Decl").lower()
+        return f"{kind} `{u.name}` at {u.span.file}:{u.span.line}"
+    return f"the module {ref.ns.entry}" if isinstance(ref, ModuleRef) else type(ref).__name__.removesuffix("Ref").lower()
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -196,9 +196,6 @@ class _Walk(Walker):
                 self.out.append(Occurrence(where, e.name, "field", local))
         self.expr(e.obj, env)
 
-    def x_Lambda(self, e: A.Lambda, env: Scope) -> None:
-        self.expr(e.body, self.bind_params(e.params, env))
-
 
 def occurrences(module: A.Module, text: str, module_aliases: set[str]) -> list[Occurrence]:
     """Every name ``module`` writes, in text order."""
@@ -372,7 +369,7 @@ class Index:
         elif getattr(d, "ret", None) is not None:
             sig += f" -> {_typeref(d.ret)}"
         elif isinstance(d, A.DefDecl):
-            inferred = checker.infer(d.body, checker.params(d.params or ()))
+            inferred = checker.infer(d.body, checker.bind_params(d.params or (), {}))
             if inferred[0] != "any":
                 sig += f" -> {show(inferred)}" if d.params is not None else f": {show(inferred)}"
         elif params is None or isinstance(d, A.InputDecl):
