@@ -42,7 +42,7 @@ class TypeChecker(Walker):
     diags: list[Diagnostic]
     program: Program  # what a global name means is ``bind.meaning``'s answer there
     types: dict[int, T] = field(default_factory=dict)  # each expression node's, by its identity
-    locals: dict[int, T] = field(default_factory=dict)  # each binder's (of its first name), by its identity
+    locals: dict[tuple[int, str], T] = field(default_factory=dict)  # by the binder's identity and the name
 
     def __post_init__(self) -> None:
         self.suggestions = Suggestions()
@@ -110,14 +110,16 @@ class TypeChecker(Walker):
         return self.types
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
-        """A local's type: a parameter's annotation, a `let`'s or `var`'s value's, a loop's items'."""
+        """Each local's type: a parameter's annotation, a `let`'s or `var`'s value's, a loop's items' (a
+        map's keys and values, where a loop over one names two)."""
         if isinstance(binder, A.Param):
-            t = self.resolve(binder.type)
+            found = [self.resolve(binder.type)]
         elif isinstance(binder, (A.For, A.CompFor)):
-            t = self.element(self.types[id(binder.iter)]) if len(names) == 1 else ANY
+            over = self.types[id(binder.iter)]
+            found = [self.element(over)] if len(names) == 1 else list(over[1:]) if over[0] == "map" else []
         else:
-            t = self.types[id(binder.value)] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else ANY
-        self.locals[id(binder)] = t
+            found = [self.types[id(binder.value)]] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else []
+        self.locals.update(((id(binder), n), t) for n, t in zip(names, found))
         return super().bind(env, binder, names)
 
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
@@ -173,7 +175,7 @@ class TypeChecker(Walker):
 
     def t_Name(self, e: A.Name, env: Scope) -> T:
         if e.id in env:
-            return self.locals.get(id(env[e.id]), ANY)
+            return self.locals.get((id(env[e.id]), e.id), ANY)
         return self.global_type(e.id)
 
     def t_ListLit(self, e: A.ListLit, env: Scope) -> T:

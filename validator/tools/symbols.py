@@ -557,29 +557,15 @@ def is_identifier(text: str) -> bool:
 
 
 def binder_type(program: Program, ns: Namespace, b: Any, name: str | None) -> Any:
-    """The type of the local ``name`` bound by ``b`` (a loop over a map's keys and values binds two;
-    ``name`` None: the one a single-name binder binds): a parameter's annotation, or what the checker
-    infers for a let's value or a loop's items, read with the globals alone in scope; None when that
-    says nothing (the value reads other locals, or its type is `any`)."""
+    """The type of the local ``name`` bound by ``b`` (``name`` None: the one a single-name binder
+    binds) as the type pass gives it (``TypeChecker.bind``), read with the globals alone in scope;
+    None when that says nothing (the value reads other locals, or its type is `any`)."""
     checker = TypeChecker(ns, [], program)
     try:
-        if isinstance(b, A.Param):
-            found = checker.resolve(b.type) if b.type is not None else None
-        elif isinstance(b, (A.Let, A.LetStmt, A.Var)):
-            found = checker.infer(b.value, {})
-        elif isinstance(b, (A.For, A.CompFor)):
-            over = checker.infer(b.iter, {})
-            names = b.names if isinstance(b, A.CompFor) else (b.name,)
-            if over[0] in ("list", "set") and len(names) == 1:
-                found = over[1]
-            elif over[0] == "map" and len(names) == 1:
-                found = over[1]
-            elif over[0] == "map" and len(names) == 2 and name in names:
-                found = over[1] if names.index(name) == 0 else over[2]
-            else:
-                found = None
-        else:
-            found = None
+        names = b.names if isinstance(b, A.CompFor) else (b.name,)
+        checker.infer(getattr(b, "value", None) or getattr(b, "iter", None), {})
+        checker.bind({}, b, names)
+        found = checker.locals.get((id(b), name or names[0]))
     except Exception:  # a half-typed text: no type, never a failure of the editor's request
         return None
     return None if found is None or found[0] == "any" else found
