@@ -307,3 +307,18 @@ def test_the_same_data_check_on_the_same_data_runs_once_in_a_process(tree: Path,
         assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
     assert runs == [str(same[0])] + [str(p) for p in others]
     assert want[others[1]] != want[others[2]] and want[others[1]] != want[others[3]]  # (each differs, as said)
+
+
+def test_a_variant_s_table_cells_are_typed_though_the_base_table_was_checked_before(tmp_path: Path) -> None:
+    """The type check of a declaration found clean is not made again where what it reads is the same
+    (``types._TYPED``); a variant's `override t[...]` cells are read by its table's check, so a base
+    table checked clean before does not hide a variant's cell of the wrong type (it did: the variant
+    loaded after its base had no C004)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "base.rules").write_text('ruleset t.base\ntable cost[kind] -> int cite "R2" {\n'
+                                         '  | foot  | 1 |\n  | horse | 2 |\n}\nquery main = cost["foot"]\n')
+    (tmp_path / "variant.rules").write_text('ruleset t.variant\nextends "base.rules"\n'
+                                            'override cost["foot"] cite "R2" = "cheap"\n')
+    assert not api.load_ruleset(tmp_path / "base.rules", use_cache=False).diagnostics
+    found = api.load_ruleset(tmp_path / "variant.rules", use_cache=False).diagnostics
+    assert [(d.code, d.span.line) for d in found] == [("C004", 3)]
