@@ -228,7 +228,7 @@ def test_no_value_but_a_record_has_a_get() -> None:
     values = [
         "text", 1, True, None, Fraction(1, 2), 1.5, [1], (1, 2), frozenset([1]), {1}, DiceSpec(2, 6),
         RandomValue(None, {1: Fraction(1)}, 0, "1d6"), (x for x in []), types.FunctionType(compile("0", "", "eval"), {}),
-        B._Forcing(lambda ctx: 0), B._UnitValue(rs.backend(), rs.program.query("main")),
+        B._Forcing(lambda ctx: 0), R.UnitFunction(rs.program.query("main"), rs.backend().interp),
         R.BuiltinFunction(BUILTINS["len"], None, None), unit_value, lam, builtin,
     ]
     assert [v for v in values if hasattr(v, "get")] == []

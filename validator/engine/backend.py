@@ -60,25 +60,20 @@ def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     return dict(o)
 
 
-def _items_of(ctx: R.Run, seq: Any, span: Span, per: int) -> Any:
-    """A comprehension's `for` of one name: what it walks, ``per`` steps an item charged first (the
-    item's own and the most its code charges); an item of a generator as it comes."""
-    seq = R.iterate(seq, span)
-    if isinstance(seq, (list, tuple, frozenset, set, dict)):
-        ctx.steps += len(seq) * per
-        if ctx.steps > ctx.budget:
-            raise R.over_budget(ctx, span)
-        return seq
-    return _charged(ctx, seq, per - 1, span)
-
-
-def _pairs_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
-    """A comprehension's `for` of several names (``reference.loop_items``), ``per`` steps an item."""
-    return _charged(ctx, R.loop_items(ctx, seq, n, span), per - 1, span)
+def _items_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
+    """What a comprehension's `for` of ``n`` names walks (``reference.loop_items``), ``per`` steps an
+    item (its own and the most its code charges): a collection's charged first."""
+    if n == 1:
+        seq = R.iterate(seq, span)
+        if isinstance(seq, (list, tuple, frozenset, set, dict)):
+            ctx.steps += len(seq) * per
+            if ctx.steps > ctx.budget:
+                raise R.over_budget(ctx, span)
+            return seq
+    return _charged(ctx, seq if n == 1 else R.loop_items(ctx, seq, n, span), per - 1, span)
 
 
 def _charged(ctx: R.Run, items: Any, n: int, span: Span) -> Any:
-    """``items``, each charged ``n`` steps before it is given."""
     for x in items:
         ctx.steps += n
         if ctx.steps > ctx.budget:
@@ -103,21 +98,6 @@ class _Forcing:
         return _force(ctx, self.raw(ctx, *args))
 
 
-class _UnitValue:
-    """A definition with parameters used as a value."""
-
-    __slots__ = ("backend", "unit")
-
-    def __init__(self, backend: "Backend", unit: Unit):
-        self.backend, self.unit = backend, unit
-
-    def __call__(self, ctx: R.Run, *args: Any) -> Any:
-        return _force(ctx, self.call(ctx, list(args), self.unit.decl.span))
-
-    def call(self, ctx: R.Run, args: list[Any], span: Span) -> Any:
-        return self.backend.interp.call_unit(ctx, self.unit, args, span)
-
-
 def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     """A call of a value: a lambda, a definition, a built-in."""
     t = type(fn)
@@ -125,8 +105,8 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
         return fn(ctx, *args)
     if t is _Forcing:
         return fn.raw(ctx, *args)
-    if t is _UnitValue:
-        return fn.call(ctx, args, span)
+    if t is R.UnitFunction:
+        return fn.interp.call_unit(ctx, fn.unit, args, span)
     if t is R.BuiltinFunction:
         return fn(ctx, *args)
     raise R.not_a_function(fn, span)
@@ -167,7 +147,7 @@ _HELPERS: dict[str, Any] = {
     "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
     "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
-    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
+    "_items_of": _items_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
     "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
@@ -304,7 +284,6 @@ class Backend:
         # (value, steps it took alone)
         self.g["_SF"] = {}
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
-        self.inlining = True  # whether such a function may be written at its call
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
 
     def memo_free(self, unit: Unit) -> bool:
@@ -386,16 +365,7 @@ class Backend:
 
     def write(self, unit: Unit, name: str) -> Callable[..., Any]:
         try:
-            try:
-                return self.write_unit(unit, name)
-            except (Unwritable, RecursionError):
-                if not self.inlining:
-                    raise
-            self.inlining = False  # (nested too deeply with the bodies written in place: without)
-            try:
-                return self.write_unit(unit, name)
-            finally:
-                self.inlining = True
+            return self.write_unit(unit, name)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
             if not err.span.line:
                 err.span = unit.decl.span
@@ -488,11 +458,6 @@ class Backend:
             env[p.name] = _Local(py)
             names.append(py)
         return env, names
-
-    def charge_lines(self, w: _Writer, n: str, span: Span) -> None:
-        w(f"ctx.steps += {n}")
-        w("if ctx.steps > ctx.budget:")
-        w(f"    raise _over(ctx, {w.const(span)})")
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
         d = unit.decl
@@ -681,7 +646,8 @@ class Backend:
                     w("i += 1")
                 w("except _Goto as jump:")
                 with w.block():
-                    self.charge_lines(w, "1", d.span)
+                    w("ctx.steps += 1")
+                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(d.span)})")
                     w(f"i = {w.const(index)}[jump.target]")
                 w("except _Stop:")
                 w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
@@ -872,7 +838,7 @@ class Backend:
                 w(f"if {t} is _PENDING:")
                 w(f"    {t} = {self.unit_name(found)}(ctx)")
             else:
-                return self.tmp(w, f"{w.const(self.unit_value(found))}")
+                return self.tmp(w, w.const(R.UnitFunction(found, self.interp)))
             if not found.uses_decisions:
                 w.remember(found.index, t)
             return t
@@ -884,9 +850,6 @@ class Backend:
             return w.const(R.BuiltinFunction(ref.builtin, span, self.interp))
         w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
         return "None"
-
-    def unit_value(self, unit: Unit) -> _UnitValue:
-        return _UnitValue(self, unit)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
         items = [self.looked(w, i, env) for i in e.items]
@@ -994,13 +957,13 @@ class Backend:
             # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
             # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
             lines = [f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:",
-                     f"    {items} = {seq}", "else:", f"    {items} = _items_of(ctx, {seq}, {span}, {per})",
+                     f"    {items} = {seq}", "else:", f"    {items} = _items_of(ctx, {seq}, 1, {span}, {per})",
                      f"for {names[0]} in {items}:"]
         elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
             lines = [f"if _type({seq}) is _dict:", f"    {items} = _entries({seq})", "else:",
-                     f"    {items} = _pairs_of(ctx, {seq}, 2, {span}, {per})", f"for {', '.join(names)} in {items}:"]
+                     f"    {items} = _items_of(ctx, {seq}, 2, {span}, {per})", f"for {', '.join(names)} in {items}:"]
         else:
-            lines = [f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {span}, {per}):"]
+            lines = [f"for {', '.join(names)} in _items_of(ctx, {seq}, {len(names)}, {span}, {per}):"]
         if len(lines) > 1:
             lines[1:1] = [f"    ctx.steps += _len({seq}){times}", "    if ctx.steps > ctx.budget:",
                           f"        raise _over(ctx, {span})"]
@@ -1137,14 +1100,9 @@ class Backend:
     def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
         """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
         charges them, then Python's own test; else the reference's ``compare``."""
-        t = w.fresh()
         w.cost(cost)
-        w(f"if {when}:")
-        with w.block():
-            w(f"{t} = {x} {'not in' if op == 'notin' else 'in'} {y}")
-        w("else:")
-        w(f"    {t} = _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
-        return t
+        return self.tmp(w, f"{x} {'not in' if op == 'notin' else 'in'} {y} if {when} "
+                           f"else _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
@@ -1201,16 +1159,10 @@ class Backend:
             return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
             # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
-            t = w.fresh()
             scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
                                    for i in range(len(e.keys[0].items)))
             w.cost(len(e.keys[0].items) + 1)
-            w(f"if _type({o}) is _dict and {scalars}:")
-            with w.block():
-                w(f"{t} = {o}.get({k})")
-            w("else:")
-            w(f"    {t} = _index_of(ctx, {o}, {k}, {span})")
-            return t
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and {scalars} else _index_of(ctx, {o}, {k}, {span})")
         return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
@@ -1236,7 +1188,7 @@ class Backend:
                 args = [self.forced(w, a) for a in args]
             elif isinstance(unit.decl, (A.DefDecl, A.QueryDecl)):
                 w.cost(1)  # (the call's step: ``function_source``)
-                if self.inlining and self.memo_free(unit) and not (unit.state_free or unit.counted):
+                if self.memo_free(unit) and not (unit.state_free or unit.counted):
                     return self.inlined(w, unit, args)
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
         fn = self.looked(w, e.func, env)
@@ -1415,15 +1367,7 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
 def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
     """The one function ``source`` defines, with ``g`` as its globals: the source is compiled, not
     run (its function is made from the code object)."""
-    code = _compiled(source, filename)
-    return types.FunctionType(code.co_consts[_code_index(code)], g)
-
-
-def _code_index(code: types.CodeType) -> int:
-    for i, c in enumerate(code.co_consts):
-        if isinstance(c, types.CodeType):
-            return i
-    raise AssertionError("no function in generated code")  # pragma: no cover
+    return types.FunctionType(next(c for c in _compiled(source, filename).co_consts if isinstance(c, types.CodeType)), g)
 
 
 _HELPERS["_negate"] = R.negate
