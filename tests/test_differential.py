@@ -1,5 +1,5 @@
 """The fast backend against the reference interpreter: the same results, the same diagnostics at
-the same places and the same steps, on random programs (``tests/programs.py``) and on every bundled
+the same places and steps that bound the reference's, on random programs (``tests/programs.py``) and on every bundled
 case. ``RULEVAL_FUZZ_LONG=1`` runs many more programs."""
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ def steps(rs: Any, state: Any, options: dict[str, Any], engine: str) -> int | st
     return run.steps
 
 
+def bounds(fast: int | str, ref: int | str) -> bool:
+    """The backend's steps bound the reference's: it charges each stretch of code the most it may
+    take, on entry (docs/architecture.md); a run it stops (E004, E005) is the reference's."""
+    return fast >= ref if isinstance(fast, int) and isinstance(ref, int) else fast == ref
+
+
 # Thousands of programs in the default run: 8 shards of 250 (each draws its own, the seed being
 # random), so that the test workers share them; 20 000 with RULEVAL_FUZZ_LONG=1.
 SHARDS = 8
@@ -65,7 +71,7 @@ def test_backend_equals_reference_on_random_programs(shard: int, program: tuple[
     fast = outcome(rs, state, options, "backend")
     assert fast == ref, text
     if not options.get("exact"):
-        assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), text
+        assert bounds(steps(rs, state, options, "backend"), steps(rs, state, options, "reference")), text
 
 
 @pytest.mark.parametrize("shard", range(2))
@@ -76,7 +82,7 @@ def test_a_warmed_backend_equals_the_reference_under_small_budgets(
         shard: int, program: tuple[str, dict[str, Any], dict[str, Any]], budgets: list[int]) -> None:
     """Issue 45: a backend keeps state-free values across runs; a run's outcome under a budget must
     not depend on what ran before it. The backend is warmed by a run with the default budget, then
-    each small budget gives what the reference (which keeps nothing) gives, with the same steps."""
+    each small budget gives what the reference (which keeps nothing) gives, in steps that bound its own."""
     text, state, options = program
     if options.get("exact"):
         return
@@ -89,7 +95,7 @@ def test_a_warmed_backend_equals_the_reference_under_small_budgets(
     for budget in budgets + ([full, full - 1] if isinstance(full, int) else []):
         small = {**options, "budget": max(budget, 1)}
         assert outcome(rs, state, small, "backend") == outcome(rs, state, small, "reference"), (text, budget)
-        assert steps(rs, state, small, "backend") == steps(rs, state, small, "reference"), (text, budget)
+        assert bounds(steps(rs, state, small, "backend"), steps(rs, state, small, "reference")), (text, budget)
 
 
 STATE_FREE_COST = """def heavy = len(fold(range(300), [], fn(acc, i) => append(acc, i)))
@@ -139,6 +145,35 @@ def test_backend_equals_reference_on_every_case(case: Any) -> None:
     assert outcome(rs, state, options, "backend") == outcome(rs, state, options, "reference")
 
 
+MEMO_FREE = """input xs: list[int] at "/xs" default [3, 3, 3, 2]
+def f(x) = len([y for y in range(x)]) + len(xs)
+def v = [f(x) for x in xs]
+query main = v
+"""
+
+
+def test_a_memo_that_cannot_be_seen_is_left_out_and_a_run_past_the_budget_is_the_references() -> None:
+    """`f` is called from one place, in a value computed once a run: the backend writes it there,
+    without a memo, so it computes `f(3)` three times where the reference's memo answers twice. Its
+    steps are then more than the reference's; under the reference's own count, the run it stops at the
+    budget is made again by the reference: the same answer, and one step less is the same E004."""
+    path = _ROOT / "memo_free.rules"
+    path.write_text(MEMO_FREE)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    f = next(u for u in rs.program.units.values() if u.name == "f")
+    assert rs.backend().memo_free(f) and "memos" not in "".join(rs.backend().source_of(f))
+    full = steps(rs, {}, {"query": "main"}, "reference")
+    assert isinstance(full, int) and steps(rs, {}, {"query": "main"}, "backend") > full
+    for budget in (full, full - 1, 5):
+        options = {"query": "main", "budget": budget}
+        assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference"), budget
+        assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference"), budget
+    assert outcome(rs, {}, {"budget": full}, "backend") == ("ok", [7, 7, 7, 6])
+    assert outcome(rs, {}, {"budget": full - 1}, "backend")[1][0][0] == "E004"
+    assert f.index not in rs.backend().unit_names  # (no function of its own: written in `v`)
+
+
 TUPLE_KEYS = ['("a", "b")', '("a", 1)', '(1, 2, 3)', '("a", true)', '(("a", "b"), "c")', '(["a"], "b")', '("z", "q")']
 
 
@@ -148,14 +183,14 @@ TUPLE_KEYS = ['("a", "b")', '("a", 1)', '(1, 2, 3)', '("a", true)', '(("a", "b")
 @pytest.mark.parametrize("budget", [3, 6, 40, 5_000])
 def test_a_tuple_looked_up_in_a_collection_costs_alike(key: str, coll: str, budget: int) -> None:
     """`(a, b) in keys` has a fast path in the backend (a key of texts and numbers in a set or map):
-    the same answer, steps and errors as the reference, whatever the key holds and the budget."""
+    the same answer and errors as the reference, whatever the key holds and the budget."""
     path = _ROOT / "tuple_in.rules"
     path.write_text(f"def keys = {coll}\nquery main = [{key} in keys, {key} not in keys, len([1, 2])]\n")
     rs = load_ruleset(path, use_cache=False)
     assert rs.ok, [str(d) for d in rs.diagnostics]
     options = {"query": "main", "budget": budget}
     assert outcome(rs, {}, {"budget": budget}, "backend") == outcome(rs, {}, {"budget": budget}, "reference")
-    assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")
+    assert bounds(steps(rs, {}, options, "backend"), steps(rs, {}, options, "reference"))
 
 
 _memo_values = st.one_of(st.integers(-3, 3), st.integers(2 ** 70, 2 ** 70 + 2), st.booleans(), st.none(),
@@ -193,7 +228,7 @@ def test_no_value_but_a_record_has_a_get() -> None:
     values = [
         "text", 1, True, None, Fraction(1, 2), 1.5, [1], (1, 2), frozenset([1]), {1}, DiceSpec(2, 6),
         RandomValue(None, {1: Fraction(1)}, 0, "1d6"), (x for x in []), types.FunctionType(compile("0", "", "eval"), {}),
-        B._Forcing(lambda ctx: 0), B._UnitValue(rs.backend(), rs.program.query("main")),
+        B._Forcing(lambda ctx: 0), R.UnitFunction(rs.program.query("main"), rs.backend().interp),
         R.BuiltinFunction(BUILTINS["len"], None, None), unit_value, lam, builtin,
     ]
     assert [v for v in values if hasattr(v, "get")] == []
@@ -235,7 +270,7 @@ def test_a_run_the_backend_cannot_write_is_the_references(shape: str, options: d
 
 # Whole games reach what single-phase cases do not (civil disorder, retreats after a convoyed attack,
 # builds on a variant map, the game's end, the random-orders generator): each phase of a game the
-# backend plays is played again by the reference, every query compared, steps included.
+# backend plays is played again by the reference, every query compared, steps bounded.
 GAME_RULESETS = ["standard.rules", "ancmed.rules", "modern.rules"]
 
 
@@ -248,7 +283,7 @@ def test_a_whole_game_is_the_same_on_both_engines(name: str) -> None:
         options = {"query": query, "args": args}
         fast = outcome(rs, state, options, "backend")
         assert fast == outcome(rs, state, options, "reference"), (name, query, state.get("phase"))
-        assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), \
+        assert bounds(steps(rs, state, options, "backend"), steps(rs, state, options, "reference")), \
             (name, query, state.get("phase"))
         assert fast[0] == "ok", fast
         return fast[1]
@@ -303,7 +338,7 @@ def test_a_game_plays_alike_with_its_code_written_up_front_or_at_first_calls() -
 
 def test_a_set_a_comprehension_walks_stays_a_set_in_its_body(tmp_path: Path) -> None:
     """A set is walked in the order of values (a sorted copy): the name that holds it still holds the
-    set, so that `x in fs` in the loop is a set's test on both engines (the same steps)."""
+    set, so that `x in fs` in the loop is a set's test on both engines."""
     (tmp_path / "ruleval.toml").write_text("")
     path = tmp_path / "walk.rules"
     path.write_text('ruleset t.walk "walk"\ndef f(fs) = [x for x in fs if x in fs and any(y in fs for y in fs)]\n'
@@ -311,7 +346,7 @@ def test_a_set_a_comprehension_walks_stays_a_set_in_its_body(tmp_path: Path) -> 
     rs = load_ruleset(path, use_cache=False)
     options: dict[str, Any] = {"query": "main"}
     assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference") == ("ok", ["a", "b", "c"])
-    assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference")
+    assert bounds(steps(rs, {}, options, "backend"), steps(rs, {}, options, "reference"))
 
 
 @settings(max_examples=1000 if LONG else 120, deadline=None,

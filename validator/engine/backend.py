@@ -1,8 +1,10 @@
 """The fast backend: each definition of a checked program written as one Python function.
 
 It gives what the reference interpreter (``validator.reference``) gives, construct by construct:
-the same values, the same steps charged at the same points, the same memo, the same dice in the
-same order, the same errors at the same places. Where the meaning is more than a line (a
+the same values, the same dice in the same order, the same errors at the same places; its steps
+are an upper bound of the reference's, charged on entry to each stretch of code, so it may leave
+out a memo that cannot be seen (``Backend.memo_free``); a run it stops at the budget or the depth
+limit is made again by the reference (docs/architecture.md). Where the meaning is more than a line (a
 decision's resolution, a cycle's settlement, a built-in, an error's message, forcing a die) the
 generated code calls the reference's own function. ``tests/test_differential.py`` holds the two
 equal on generated programs and on every bundled case.
@@ -31,7 +33,7 @@ from typing import Any, Callable
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
-from ..lang.program import DICE_BUILTINS, Program, Unit, cell_key, table_cells
+from ..lang.program import DICE_BUILTINS, Program, Unit, _readers_of, cell_key, table_cells
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -58,19 +60,25 @@ def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     return dict(o)
 
 
-def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:
-    """A comprehension's `for` of one name: what it walks, a collection's length charged first."""
-    seq = R.iterate(seq, span)
-    if isinstance(seq, (list, tuple, frozenset, set, dict)):
-        ctx.steps += len(seq)
+def _items_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
+    """What a comprehension's `for` of ``n`` names walks (``reference.loop_items``), ``per`` steps an
+    item (its own and the most its code charges): a collection's charged first."""
+    if n == 1:
+        seq = R.iterate(seq, span)
+        if isinstance(seq, (list, tuple, frozenset, set, dict)):
+            ctx.steps += len(seq) * per
+            if ctx.steps > ctx.budget:
+                raise R.over_budget(ctx, span)
+            return seq
+    return _charged(ctx, seq if n == 1 else R.loop_items(ctx, seq, n, span), per - 1, span)
+
+
+def _charged(ctx: R.Run, items: Any, n: int, span: Span) -> Any:
+    for x in items:
+        ctx.steps += n
         if ctx.steps > ctx.budget:
             raise R.over_budget(ctx, span)
-    return seq
-
-
-def _pairs_of(ctx: R.Run, seq: Any, n: int, span: Span) -> Any:
-    """A comprehension's `for` of several names (``reference.loop_items``)."""
-    return R.loop_items(ctx, seq, n, span)
+        yield x
 
 
 def _force(ctx: R.Run, v: Any) -> Any:
@@ -90,24 +98,6 @@ class _Forcing:
         return _force(ctx, self.raw(ctx, *args))
 
 
-class _UnitValue:
-    """A definition with parameters used as a value."""
-
-    __slots__ = ("backend", "unit")
-
-    def __init__(self, backend: "Backend", unit: Unit):
-        self.backend, self.unit = backend, unit
-
-    def __call__(self, ctx: R.Run, *args: Any) -> Any:
-        return _force(ctx, self.call(ctx, list(args), self.unit.decl.span))
-
-    def call(self, ctx: R.Run, args: list[Any], span: Span) -> Any:
-        unit = self.unit
-        if not isinstance(unit.decl, (A.TableDecl, A.DecisionDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise R.unit_arity(unit, len(args), span)
-        return self.backend.function(unit)(ctx, *args)
-
-
 def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     """A call of a value: a lambda, a definition, a built-in."""
     t = type(fn)
@@ -115,8 +105,8 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
         return fn(ctx, *args)
     if t is _Forcing:
         return fn.raw(ctx, *args)
-    if t is _UnitValue:
-        return fn.call(ctx, args, span)
+    if t is R.UnitFunction:
+        return fn.interp.call_unit(ctx, fn.unit, args, span)
     if t is R.BuiltinFunction:
         return fn(ctx, *args)
     raise R.not_a_function(fn, span)
@@ -157,7 +147,7 @@ _HELPERS: dict[str, Any] = {
     "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
     "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
-    "_items_of": _items_of, "_pairs_of": _pairs_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
+    "_items_of": _items_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
     "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
     "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
@@ -203,6 +193,9 @@ class _Writer:
         # values already read into a local, by memo key: (local, indentation of the read); a read is
         # good for the code after it at its indentation or deeper, until that block ends
         self.avail: dict[Any, tuple[str, int]] = {}
+        # the open stretches of code run once per entry (a body, a loop's item), innermost last: the
+        # steps each charges at most but those it charges as it goes (``Backend.open_charge``)
+        self.stretches: list[list[Any]] = []
 
     def __call__(self, text: str) -> None:
         if self.avail:
@@ -223,6 +216,28 @@ class _Writer:
         inner.n = self.n
         inner.indent = self.indent + 1
         return inner
+
+    def cost(self, n: int) -> None:
+        """``n`` steps the code written here charges at most, charged where its stretch begins."""
+        self.stretches[-1][0] += n
+
+    def open_charge(self, span: Span) -> None:
+        """A stretch begins here: the steps its code charges at most (``cost``) are charged on entry,
+        by the line ``close_charge`` writes here."""
+        self.stretches.append([0, len(self.lines), self.indent, span])
+        self.lines.append("")
+
+    def close_charge(self, own: int = 0) -> int:
+        """The stretch ends: its charge (``own`` more for its entry) written at its start; its total."""
+        n, at, indent, span = self.stretches.pop()
+        n += own
+        pad = "    " * indent
+        self.lines[at] = (f"{pad}ctx.steps += {n}\n{pad}if ctx.steps > ctx.budget:\n"
+                          f"{pad}    raise _over(ctx, {self.const(span)})") if n else ""
+        return n
+
+    def source(self, header: str) -> str:
+        return header + "\n" + "\n".join(line for line in self.lines if line)
 
     def fresh(self, prefix: str = "_t") -> str:
         self.n += 1
@@ -268,6 +283,35 @@ class Backend:
         # state-free definitions' values for the program's life, by keys that hold no identity:
         # (value, steps it took alone)
         self.g["_SF"] = {}
+        self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
+        self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
+
+    def memo_free(self, unit: Unit) -> bool:
+        """Whether a `def`'s function is written without its memo, which could not be seen: its value is
+        the same however often it is computed (it rolls no die, runs no procedure), and the memo would
+        not answer, as it is named once, in a value computed once a run or in such a function (so it
+        cannot recur: that value would depend on itself)."""
+        found = self.free.get(unit.index)
+        if found is None:
+            self.free[unit.index] = False  # (while looking)
+            found = self.free[unit.index] = isinstance(unit.decl, A.DefDecl) and self.named_once(unit)
+        return found
+
+    def named_once(self, unit: Unit) -> bool:
+        program, units = self.program, self.program.units
+        if self.impure is None:
+            seeds = {k for k, deps in program.refs.items() if any(
+                n.split(".")[-1] in DICE_BUILTINS or isinstance(getattr(units.get((ns, n)), "decl", None), A.ProcedureDecl)
+                for ns, n in deps)}
+            self.impure = _readers_of(seeds, program.refs)
+        key = (unit.ns, unit.name)
+        callers = [units[k] for k, deps in program.refs.items() if key in deps]
+        if key in self.impure or units.get(key) is not unit or len(callers) != 1:
+            return False
+        named = [r for r in binding(program, callers[0]).values() if isinstance(r, UnitRef) and r.unit is unit]
+        caller = callers[0]
+        return len(named) == 1 and (isinstance(caller.decl, (A.DefDecl, A.ConstDecl)) and caller.arity is None
+                                    or self.memo_free(caller))
 
     # -- names and constants
 
@@ -333,11 +377,11 @@ class Backend:
         d = unit.decl
         w = _Writer(self, binding(self.program, unit))
         if unit.state_free and isinstance(d, (A.ConstDecl, A.DefDecl)):
-            body = self.write_plain(unit, name + "_body")
+            body = self.write_plain(unit, name + "_body", entry=True)
             return self.compiled(name, self.alone_source(w, unit, name, body))
         return self.write_plain(unit, name)
 
-    def write_plain(self, unit: Unit, name: str) -> Callable[..., Any]:
+    def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
         d = unit.decl
         w = _Writer(self, binding(self.program, unit))
         ukey = unit.index
@@ -346,7 +390,7 @@ class Backend:
         elif isinstance(d, A.InputDecl):
             source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
         elif isinstance(d, (A.DefDecl, A.QueryDecl)):
-            source = self.function_source(w, unit, ukey, name)
+            source = self.function_source(w, unit, ukey, name, entry)
         elif isinstance(d, A.DecisionDecl):
             source = self.decision_source(w, unit, name)
         elif isinstance(d, A.TableDecl):
@@ -383,14 +427,13 @@ class Backend:
             w("if hit is not None and hit[1] <= ctx.budget:")
             w("    return hit[0]")
             w(f"return _alone(ctx, _SF, {unit.index}, {b}, ())")
-            return f"def {name}(ctx):\n" + "\n".join(w.lines)
+            return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, d.params)
         table = w.const({})  # this function's values alone, for the program's life
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
             p = pnames[0]
             w(f"if _type({p}) is _str:")
             with w.block():
-                self.charge_lines(w, "1", d.span)
                 w(f"hit = {table}.get({p})")
                 w("if hit is not None and hit[1] <= ctx.budget:")
                 w("    return hit[0]")
@@ -399,14 +442,13 @@ class Backend:
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
-        self.charge_lines(w, "1", d.span)
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
         w(f"key = ({frozen})")
         w(f"hit = {table}.get(key)")
         w("if hit is not None and hit[1] <= ctx.budget:")
         w("    return hit[0]")
         w(f"return _alone(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}))")
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
         env: Env = {}
@@ -416,11 +458,6 @@ class Backend:
             env[slot(w.bound, p)] = _Local(py)
             names.append(py)
         return env, names
-
-    def charge_lines(self, w: _Writer, n: str, span: Span) -> None:
-        w(f"ctx.steps += {n}")
-        w("if ctx.steps > ctx.budget:")
-        w(f"    raise _over(ctx, {w.const(span)})")
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
         d = unit.decl
@@ -441,7 +478,9 @@ class Backend:
             w("guesses = ctx.guesses")
         w("try:")
         with w.block():
+            w.open_charge(d.span)
             result = self.expr(w, body, {})
+            w.close_charge()
             w(f"result = {result}")
         w("finally:")
         with w.block():
@@ -456,7 +495,7 @@ class Backend:
         else:
             w(f"memo[{k}] = result")
         w("return result")
-        return f"def {name}(ctx):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx):")
 
     def enter_counted(self, w: _Writer, unit: Unit, span: Any) -> None:
         """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted``."""
@@ -473,12 +512,13 @@ class Backend:
             w("finally:")
             w("    ctx.depth -= 1")
 
-    def function_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
+    def function_source(self, w: _Writer, unit: Unit, ukey: int, name: str, entry: bool = False) -> str:
+        """A function: its call's step is charged by its caller (or by itself, ``entry``, as the body of
+        a state-free function run alone); the most its body charges, when it computes it."""
         d = unit.decl
         env, pnames = self.params(w, d.params or ())
-        self.charge_lines(w, "1", d.span)
         self.enter_counted(w, unit, d.span)
-        memoized = isinstance(d, A.DefDecl)
+        memoized = isinstance(d, A.DefDecl) and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
             frozen = [f"{p} if _type({p}) is _str else (_id({p}) if _type({p}) is _dict else _memo_key({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
@@ -488,7 +528,9 @@ class Backend:
             w("    return hit")
             if unit.uses_decisions:
                 w("guesses = ctx.guesses")
+        w.open_charge(d.span)
         result = self.expr(w, d.body, env)
+        w.close_charge(1 if entry else 0)
         if memoized:
             alive = (f"if _type({pnames[0]}) is not _str: ctx.alive.append({pnames[0]})" if len(pnames) == 1
                      else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
@@ -503,7 +545,7 @@ class Backend:
                 w(alive)
         w(f"return {result}")
         self.leave_counted(w, unit)
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def decision_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The decision's reading: final values at once, anything else through the reference's
@@ -518,17 +560,18 @@ class Backend:
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{args}])")
         body_w = _Writer(self, w.bound)
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def body_source(self, w: _Writer, unit: Unit, name: str) -> str:
         d = unit.decl
         env, pnames = self.params(w, d.params)
-        self.charge_lines(w, "1", d.span)
+        w.open_charge(d.span)
         self.enter_counted(w, unit, d.span)
         result = self.looked(w, d.body, env)
+        w.close_charge(1)
         w(f"return {result}")
         self.leave_counted(w, unit)
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def table_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
@@ -539,10 +582,12 @@ class Backend:
                 cells[key] = _absent_cell
                 continue
             cw = _Writer(self, w.bound)
+            cw.open_charge(cell.span)
             value = self.expr(cw, cell, {})
+            cw.close_charge()
             cw(f"return {value}")
             cname = f"{name}_c{i}"
-            cells[key] = self.compiled(cname, f"def {cname}(ctx):\n" + "\n".join(cw.lines))
+            cells[key] = self.compiled(cname, cw.source(f"def {cname}(ctx):"))
         _, pnames = self.params(w, d.params)
         keys = "(" + "".join(p + ", " for p in pnames) + ")"
         truth = " or ".join(f"_type({p}) is _bool" for p in pnames) or "False"
@@ -553,22 +598,24 @@ class Backend:
         w("if cell is not None:")
         w("    return cell(ctx)")
         if d.source is not None:
+            w.open_charge(d.span)
             value = self.expr(w, d.source, {})
+            w.close_charge()
             w(f"v = {value}")
             for p in pnames:
                 w(f"v = _source_step(v, {p})")
             w("if v is not _MISS_KEY:")
             w("    return v")
         w(f"return _table_miss({w.const(d)}, {keys})")
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def procedure_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The steps in a loop over their index (``Interpreter.run_procedure``)."""
         d: A.ProcedureDecl = unit.decl
         env, pnames = self.params(w, d.params)
-        self.charge_lines(w, "1", d.span)
         steps = [s for s in d.body if isinstance(s, A.Step)]
         variables: list[tuple[str, str]] = []
+        w.open_charge(d.span)
         for s in d.body:
             if isinstance(s, A.Var):
                 value = self.expr(w, s.value, env)
@@ -576,6 +623,7 @@ class Backend:
                 w(f"{py} = {value}")
                 env = {**env, slot(w.bound, s): _Local(py, var=True)}
                 variables.append((s.name, py))
+        w.close_charge(1)
         index = {s.name: i for i, s in enumerate(steps)}
         w("outer_cites = ctx.step_cites")
         w(f"ctx.step_cites = {w.const({s.name: s.cites for s in steps})}")
@@ -591,12 +639,15 @@ class Backend:
                     for i, s in enumerate(steps):
                         w(f"{'if' if i == 0 else 'elif'} i == {i}:")
                         with w.block():
+                            w.open_charge(d.span)
                             self.block(w, s.body, env)
+                            w.close_charge()
                             w("pass")
                     w("i += 1")
                 w("except _Goto as jump:")
                 with w.block():
-                    self.charge_lines(w, "1", d.span)
+                    w("ctx.steps += 1")
+                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(d.span)})")
                     w(f"i = {w.const(index)}[jump.target]")
                 w("except _Stop:")
                 w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
@@ -620,7 +671,7 @@ class Backend:
         for vname, py in variables:
             w(f"out[{w.const(vname)}] = {self.forced(w, py)}")
         w("return out")
-        return f"def {name}(ctx{''.join(', ' + p for p in pnames)}):\n" + "\n".join(w.lines)
+        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     # -- statements
 
@@ -658,13 +709,14 @@ class Backend:
             py = w.fresh("_v")
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
-                self.charge_lines(w, "1", s.span)
+                w.open_charge(s.span)
                 inner = {**env, slot(w.bound, s): _Local(py, plain=True)}  # (an item of a collection)
                 if s.cond is not None:
                     c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
                     w("    continue")
                 self.block(w, s.body, inner)
+                w.close_charge(1)
                 w("pass")
             return env
         if isinstance(s, A.Goto):
@@ -785,7 +837,7 @@ class Backend:
                 w(f"if {t} is _PENDING:")
                 w(f"    {t} = {self.unit_name(found)}(ctx)")
             else:
-                return self.tmp(w, f"{w.const(self.unit_value(found))}")
+                return self.tmp(w, w.const(R.UnitFunction(found, self.interp)))
             if not found.uses_decisions:
                 w.remember(found.index, t)
             return t
@@ -797,9 +849,6 @@ class Backend:
             return w.const(R.BuiltinFunction(ref.builtin, span, self.interp))
         w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
         return "None"
-
-    def unit_value(self, unit: Unit) -> _UnitValue:
-        return _UnitValue(self, unit)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
         items = [self.looked(w, i, env) for i in e.items]
@@ -830,18 +879,31 @@ class Backend:
             self.put_line(w, t, key, value, span)
         return t
 
-    @staticmethod
-    def add_line(w: _Writer, out: str, x: str, span: str) -> None:
+    def add_line(self, w: _Writer, out: str, x: str, span: str) -> None:
         """A set's item added (``reference.add_item``): a text or integer at once (it costs no walk and
         can always be an item)."""
-        w(f"if _type({x}) is _str or _type({x}) is _int: {out}.add({x})")
-        w(f"else: _add_item(ctx, {out}, {x}, {span})")
+        _chain(w, [(_either(self.is_(x, "str"), self.is_(x, "int")), [f"{out}.add({x})"]),
+                   ("True", [f"_add_item(ctx, {out}, {x}, {span})"])])
 
-    @staticmethod
-    def put_line(w: _Writer, out: str, k: str, v: str, span: str) -> None:
+    def put_line(self, w: _Writer, out: str, k: str, v: str, span: str) -> None:
         """A map's entry put (``reference.put_entry``): a text or integer key at once (as for a set's item)."""
-        w(f"if _type({k}) is _str or _type({k}) is _int: {out}[{k}] = {v}")
-        w(f"else: _put_entry(ctx, {out}, {k}, {v}, {span})")
+        _chain(w, [(_either(self.is_(k, "str"), self.is_(k, "int")), [f"{out}[{k}] = {v}"]),
+                   ("True", [f"_put_entry(ctx, {out}, {k}, {v}, {span})"])])
+
+    def kind(self, v: str) -> type | None:
+        """The type of what ``v`` holds when it is a constant (a literal, or a constant's name)."""
+        if v in ("None", "True", "False"):
+            return type(None) if v == "None" else bool
+        if v[:1] == "'" or v.lstrip("-").isdigit():
+            return str if v[:1] == "'" else int
+        return type(self.g[v]) if v.startswith("_k") else None
+
+    def is_(self, v: str, kind: str) -> str:
+        """``_type(v) is _KIND`` (``plain``: ``_type(v) in _PLAIN``), answered when ``v`` is a constant."""
+        known = self.kind(v)
+        if known is None:
+            return f"_type({v}) in _PLAIN" if kind == "plain" else f"_type({v}) is _{kind}"
+        return str(known in _HELPERS["_PLAIN"] if kind == "plain" else known.__name__ == kind)
 
     def x_Comp(self, w: _Writer, e: A.Comp, env: Env) -> str:
         if e.kind == "gen":
@@ -876,32 +938,11 @@ class Backend:
         first = fors[0]
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
-        if len(names) == 1:
-            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
-            # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
-            items = w.fresh()
-            w(f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:")
-            w(f"    ctx.steps += _len({seq})")
-            w("    if ctx.steps > ctx.budget:")
-            w(f"        raise _over(ctx, {w.const(first.span)})")
-            w(f"    {items} = {seq}")
-            w("else:")
-            w(f"    {items} = _items_of(ctx, {seq}, {w.const(first.span)})")
-            w(f"for {names[0]} in {items}:")
-        elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
-            pairs = w.fresh()
-            w(f"if _type({seq}) is _dict:")
-            w(f"    ctx.steps += _len({seq})")
-            w("    if ctx.steps > ctx.budget:")
-            w(f"        raise _over(ctx, {w.const(first.span)})")
-            w(f"    {pairs} = _entries({seq})")
-            w("else:")
-            w(f"    {pairs} = _pairs_of(ctx, {seq}, 2, {w.const(first.span)})")
-            w(f"for {', '.join(names)} in {pairs}:")
-        else:
-            w(f"for {', '.join(names)} in _pairs_of(ctx, {seq}, {len(names)}, {w.const(first.span)}):")
-        indent = w.indent
+        items, span = w.fresh(), w.const(first.span)
+        head, indent = len(w.lines), w.indent
+        w.lines.append("")  # the loop's head, written once the most an item's code charges is known
         w.indent += 1
+        w.stretches.append([0, None])
         inner = {**env, **{slot(w.bound, first) + i: _Local(py, plain=True) for i, py in enumerate(names)}}  # (items)
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
@@ -909,6 +950,23 @@ class Backend:
             w.indent += 1
         self.loops(w, fors[1:], inner, item)
         w.indent = indent
+        per = 1 + w.stretches.pop()[0]  # an item's step and the most its code charges
+        times = f" * {per}" if per > 1 else ""
+        if len(names) == 1:
+            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
+            # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
+            lines = [f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:",
+                     f"    {items} = {seq}", "else:", f"    {items} = _items_of(ctx, {seq}, 1, {span}, {per})",
+                     f"for {names[0]} in {items}:"]
+        elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
+            lines = [f"if _type({seq}) is _dict:", f"    {items} = _entries({seq})", "else:",
+                     f"    {items} = _items_of(ctx, {seq}, 2, {span}, {per})", f"for {', '.join(names)} in {items}:"]
+        else:
+            lines = [f"for {', '.join(names)} in _items_of(ctx, {seq}, {len(names)}, {span}, {per}):"]
+        if len(lines) > 1:
+            lines[1:1] = [f"    ctx.steps += _len({seq}){times}", "    if ctx.steps > ctx.budget:",
+                          f"        raise _over(ctx, {span})"]
+        w.lines[head] = "\n".join("    " * indent + line for line in lines)
 
     def generator(self, w: _Writer, e: A.Comp, env: Env) -> str:
         """A comprehension given to a call: a generator function, made where it is written (the
@@ -922,9 +980,11 @@ class Backend:
             x = self.looked(inner_w, e.elem, inner)
             inner_w(f"yield {x}")
 
+        inner_w.open_charge(e.span)
         self.loops(inner_w, e.fors, env, item)
+        inner_w.close_charge()
         inner_w("pass")
-        w.lines.extend(inner_w.lines)
+        w.lines.extend(line for line in inner_w.lines if line)
         w.n = inner_w.n
         return self.tmp(w, f"{gname}()")
 
@@ -965,15 +1025,16 @@ class Backend:
         inner_w = w.nested()
         inner_w(f"if _len(args) != {len(e.params)}:")
         inner_w(f"    raise _lambda_arity({len(e.params)}, _len(args), {w.const(e.span)})")
-        self.charge_lines(inner_w, "1", e.span)
+        inner_w.open_charge(e.span)
         inner = dict(env)
         for i, p in enumerate(e.params):
             py = inner_w.fresh("_p")
             inner_w(f"{py} = args[{i}]")
             inner[slot(w.bound, p)] = _Local(py)
         result = self.expr(inner_w, e.body, inner)
+        inner_w.close_charge(1)
         inner_w(f"return {result}")
-        w.lines.extend(inner_w.lines)
+        w.lines.extend(line for line in inner_w.lines if line)
         w.n = inner_w.n
         if self.dice:
             return self.tmp(w, f"_Forcing({lname})")
@@ -1003,10 +1064,18 @@ class Backend:
         span = w.const(e.span)
         if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
             # (Python's True == 1: equal plain values are of one kind only if both or neither are truth values)
-            same = f"({x} == {y} and (_type({x}) is _bool) is (_type({y}) is _bool))"
-            test = same if e.op == "==" else f"not {same}"
-            return self.tmp(w, f"{test} if _type({x}) in _PLAIN {'and' if self.dice else 'or'} _type({y}) in _PLAIN "
-                               f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            kx, ky = self.kind(x), self.kind(y)
+            if kx is not None and ky is not None or kx in (str, type(None)) or ky in (str, type(None)):
+                bools = str((kx is bool) is (ky is bool)) if kx and ky else "True"  # (only a text equals a text)
+            elif kx is not None or ky is not None:
+                bools = f"_type({y if kx else x}) is {'' if (kx or ky) is bool else 'not '}_bool"
+            else:
+                bools = f"(_type({x}) is _bool) is (_type({y}) is _bool)"
+            same = _both(f"{x} == {y}", bools)
+            test = same if e.op == "==" else f"not ({same})"
+            plain = (_both if self.dice else _either)(self.is_(x, "plain"), self.is_(y, "plain"))
+            return self.tmp(w, test if plain == "True" else
+                            f"{test} if {plain} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
                 isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
             # `x in [constants]`: the list's length charged, then the items compared (a collection on
@@ -1019,25 +1088,20 @@ class Backend:
             return self.charged_member(w, e.op, x, y, span, f"(_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}",
                                        len(e.left.items) + 1)
         if e.op in ("in", "notin"):
-            hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
-            return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
-                               f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
-                           f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
+            when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict")),
+                         _either(self.is_(x, "str"), self.is_(x, "int")))
+        else:
+            fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int"), self.is_(y, "int"))
+        return self.tmp(w, fast if when == "True" else
+                        f"{fast} if {when} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
 
     def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
         """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
         charges them, then Python's own test; else the reference's ``compare``."""
-        t = w.fresh()
-        w(f"if {when}:")
-        with w.block():
-            w(f"ctx.steps += {cost}")
-            w("if ctx.steps > ctx.budget:")
-            w(f"    raise _over(ctx, {span})")
-            w(f"{t} = {x} {'not in' if op == 'notin' else 'in'} {y}")
-        w("else:")
-        w(f"    {t} = _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
-        return t
+        w.cost(cost)
+        return self.tmp(w, f"{x} {'not in' if op == 'notin' else 'in'} {y} if {when} "
+                           f"else _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
@@ -1054,16 +1118,12 @@ class Backend:
         if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
-        w(f"if _type({x}) is _int and _type({y}) is _int:")
-        w(f"    {t} = {x} {e.op} {y}")
+        branches = [(_both(self.is_(x, "int"), self.is_(y, "int")), [f"{t} = {x} {e.op} {y}"])]
         if e.op == "+":
-            w(f"elif _type({x}) is _str and _type({y}) is _str:")
-            w(f"    ctx.steps += _len({x}) + _len({y})")
-            w("    if ctx.steps > ctx.budget:")
-            w(f"        raise _over(ctx, {span})")
-            w(f"    {t} = {x} + {y}")
-        w("else:")
-        w(f"    {t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            branches.append((_both(self.is_(x, "str"), self.is_(y, "str")), [
+                f"ctx.steps += _len({x}) + _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})",
+                f"{t} = {x} + {y}"]))
+        _chain(w, branches + [("True", [f"{t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})"])])
         return t
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
@@ -1098,18 +1158,10 @@ class Backend:
             return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
             # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
-            t = w.fresh()
             scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
                                    for i in range(len(e.keys[0].items)))
-            w(f"if _type({o}) is _dict and {scalars}:")
-            with w.block():
-                w(f"ctx.steps += {len(e.keys[0].items) + 1}")
-                w("if ctx.steps > ctx.budget:")
-                w(f"    raise _over(ctx, {span})")
-                w(f"{t} = {o}.get({k})")
-            w("else:")
-            w(f"    {t} = _index_of(ctx, {o}, {k}, {span})")
-            return t
+            w.cost(len(e.keys[0].items) + 1)
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and {scalars} else _index_of(ctx, {o}, {k}, {span})")
         return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
@@ -1133,10 +1185,25 @@ class Backend:
             unit = target.unit
             if isinstance(unit.decl, A.TableDecl):
                 args = [self.forced(w, a) for a in args]
+            elif isinstance(unit.decl, (A.DefDecl, A.QueryDecl)):
+                w.cost(1)  # (the call's step: ``function_source``)
+                if self.memo_free(unit) and not (unit.state_free or unit.counted):
+                    return self.inlined(w, unit, args)
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
+
+    def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
+        """A function without a memo written at its one call (``memo_free``), its arguments in locals."""
+        env: Env = {}
+        bound, w.bound = w.bound, binding(self.program, unit)
+        for p, a in zip(unit.decl.params, args):
+            env[slot(w.bound, p)] = _Local(self.tmp(w, a))  # (the callee's slots: its own binding)
+        try:
+            return self.expr(w, unit.decl.body, env)
+        finally:
+            w.bound = bound
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
                      plain: list[bool] | None = None) -> str:
@@ -1153,6 +1220,38 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
+
+
+def _both(*conds: str) -> str:
+    """The conditions joined by `and`, those known true left out (false if one is known false)."""
+    if "False" in conds:
+        return "False"
+    return " and ".join(f"({c})" if " or " in c else c for c in conds if c != "True") or "True"
+
+
+def _either(*conds: str) -> str:
+    """The conditions joined by `or`, those known false left out (true if one is known true)."""
+    if "True" in conds:
+        return "True"
+    return " or ".join(c for c in conds if c != "False") or "False"
+
+
+def _chain(w: _Writer, branches: list[tuple[str, list[str]]]) -> None:
+    """An `if`/`elif` chain of (condition, lines), a condition known false left out, the first known
+    true its `else` (or the whole code, alone)."""
+    opened = False
+    for cond, lines in branches:
+        if cond == "False":
+            continue
+        if cond != "True":
+            w(f"{'elif' if opened else 'if'} {cond}:")
+        elif opened:
+            w("else:")
+        for line in lines:
+            w("    " * opened + line if cond == "True" else "    " + line)
+        if cond == "True":
+            return
+        opened = True
 
 
 class _Protocol(R.Interpreter):
@@ -1173,8 +1272,10 @@ class _Protocol(R.Interpreter):
     def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:
         if isinstance(unit.decl, A.DecisionDecl):
             return self.resolve(run, unit, args)
-        if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)) and unit.arity != len(args):
-            raise R.unit_arity(unit, len(args), span)
+        if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)):
+            if unit.arity != len(args):
+                raise R.unit_arity(unit, len(args), span)
+            run.charge(1, span)  # (a function's call charged by its caller: ``Backend.function_source``)
         return self.backend.function(unit)(run, *args)
 
     def decision_body(self, run: R.Run, unit: Unit, key: Any, args: list[Any]) -> Any:
@@ -1264,15 +1365,7 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
 def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
     """The one function ``source`` defines, with ``g`` as its globals: the source is compiled, not
     run (its function is made from the code object)."""
-    code = _compiled(source, filename)
-    return types.FunctionType(code.co_consts[_code_index(code)], g)
-
-
-def _code_index(code: types.CodeType) -> int:
-    for i, c in enumerate(code.co_consts):
-        if isinstance(c, types.CodeType):
-            return i
-    raise AssertionError("no function in generated code")  # pragma: no cover
+    return types.FunctionType(next(c for c in _compiled(source, filename).co_consts if isinstance(c, types.CodeType)), g)
 
 
 _HELPERS["_negate"] = R.negate

@@ -1315,12 +1315,16 @@ def run_query(program: Program, state: Any, query: str, args: list[Any], dice: D
 
 
 def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = None) -> Any:
-    """``go(engine)``; if the engine cannot make the run (``Unwritable``), ``again()`` (what undoes the
-    attempt) then ``go`` on the reference, from the start. No engine: the reference at once."""
+    """``go(engine)``; if the engine cannot make the run (``Unwritable``), or stops it at the step
+    budget or the depth limit (E004, E005: the engine counts an upper bound of both, see
+    docs/architecture.md), ``again()`` (what undoes the attempt) then ``go`` on the reference, from
+    the start, which gives the exact answer. No engine: the reference at once."""
     if engine is not None:
         try:
             return go(engine)
-        except Unwritable:
+        except EvalError as err:
+            if not isinstance(err, Unwritable) and err.code not in ("E004", "E005"):
+                raise
             if again is not None:
                 again()
     return go(Interpreter(program))
