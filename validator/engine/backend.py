@@ -37,7 +37,7 @@ from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
-from ..lib.values import FALSE_KEY, TRUE_KEY, entries
+from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries, is_map
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -55,7 +55,7 @@ _CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.T
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     if not isinstance(o, dict):
         raise R.with_needs_record(o, span)
-    return dict(o)
+    return Map(o) if is_map(o) else dict(o)  # (as ``reference.eval_With``)
 
 
 def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:
@@ -163,7 +163,7 @@ _HELPERS: dict[str, Any] = {
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
-    "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
+    "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int, "_len": len,
     "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_entries": entries, "_TK": TRUE_KEY,
     "_FK": FALSE_KEY,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
@@ -822,7 +822,7 @@ class Backend:
         return self.tmp(w, "{" + ", ".join(f"{w.const(k)}: {v}" for k, v in items) + "}")
 
     def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
-        t = self.tmp(w, "{}")
+        t = self.tmp(w, "_Map()")
         span = w.const(e.span)
         for k, v in e.items:
             key = self.looked(w, k, env)
@@ -847,7 +847,7 @@ class Backend:
         if e.kind == "gen":
             return self.generator(w, e, env)
         out = w.fresh()
-        w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '{}'}")
+        w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '_Map()'}")
         span = w.const(e.span)
 
         def item(inner: Env) -> None:
@@ -877,10 +877,12 @@ class Backend:
         seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
         if len(names) == 1:
-            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
+            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``;
+            # a record's labels are texts)
             # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
             items = w.fresh()
-            w(f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:")
+            w(f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _Map and _TK not in {seq} "
+              f"and _FK not in {seq}:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
             w(f"        raise _over(ctx, {w.const(first.span)})")
@@ -890,7 +892,7 @@ class Backend:
             w(f"for {names[0]} in {items}:")
         elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
             pairs = w.fresh()
-            w(f"if _type({seq}) is _dict:")
+            w(f"if _type({seq}) is _dict or _type({seq}) is _Map:")
             w(f"    ctx.steps += _len({seq})")
             w("    if ctx.steps > ctx.budget:")
             w(f"        raise _over(ctx, {w.const(first.span)})")
@@ -1016,10 +1018,12 @@ class Backend:
         if e.op in ("in", "notin") and isinstance(e.left, A.TupleLit) and 0 < len(e.left.items) <= 8:
             # `(a, b) in keys`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             scalars = " and ".join(f"(_type({x}[{i}]) is _str or _type({x}[{i}]) is _int)" for i in range(len(e.left.items)))
-            return self.charged_member(w, e.op, x, y, span, f"(_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}",
+            return self.charged_member(w, e.op, x, y, span,
+                                       f"(_type({y}) is _frozenset or _type({y}) is _dict or _type({y}) is _Map) and {scalars}",
                                        len(e.left.items) + 1)
         if e.op in ("in", "notin"):
-            hashed = f"(_type({y}) is _frozenset or _type({y}) is _dict) and (_type({x}) is _str or _type({x}) is _int)"
+            hashed = (f"(_type({y}) is _frozenset or _type({y}) is _dict or _type({y}) is _Map) "
+                      f"and (_type({x}) is _str or _type({x}) is _int)")
             return self.tmp(w, f"{x} {'not in' if e.op == 'notin' else 'in'} {y} if {hashed} "
                                f"else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return self.tmp(w, f"{x} {e.op} {y} if _type({x}) is _int and _type({y}) is _int "
@@ -1095,13 +1099,14 @@ class Backend:
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.Str):
-            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict or _type({o}) is _Map "
+                               f"else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
             # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             t = w.fresh()
             scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
                                    for i in range(len(e.keys[0].items)))
-            w(f"if _type({o}) is _dict and {scalars}:")
+            w(f"if (_type({o}) is _dict or _type({o}) is _Map) and {scalars}:")
             with w.block():
                 w(f"ctx.steps += {len(e.keys[0].items) + 1}")
                 w("if ctx.steps > ctx.budget:")
@@ -1110,7 +1115,7 @@ class Backend:
             w("else:")
             w(f"    {t} = _index_of(ctx, {o}, {k}, {span})")
             return t
-        return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
+        return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import (as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
-                     probe_key, tree_size, walked, write_value)
+from .values import (Map, as_key, entries, equal, from_key, in_list, in_order, index_in, is_map, number_cost, order_key,
+                     ordered, probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -339,7 +339,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
          doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
 def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     src = _as_map(m, "pick")
-    out = {}
+    out = Map() if type(m) is Map else {}  # (of the kind of `m`)
     for k in _ordered_items(ctx, ks, "pick"):
         try:
             v = src.get(as_key(k))
@@ -364,7 +364,8 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
 def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     _spend(ctx, len(_as_map(m, "put")), "put")
     _walk_cost(ctx, k, "put")
-    out = dict(m)
+    # a record given a label stays a record; into `{}`, or a key that is no text, it makes a map
+    out = dict(m) if type(m) is dict and m and type(k) is str else Map(m)
     try:
         out[as_key(k)] = v
     except TypeError:
@@ -378,7 +379,7 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
     if isinstance(m, dict):
         _spend(ctx, len(m), "remove")
         gone = probe_key(k)
-        return {a: b for a, b in m.items() if a != gone}
+        return (Map if type(m) is Map else dict)((a, b) for a, b in m.items() if a != gone)
     return [x for x in _ordered_items(ctx, m, "remove") if not equal(x, k)]
 
 
@@ -387,6 +388,8 @@ def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
     if not (type(a) is dict and type(b) is dict):
         _as_map(a, "merge"), _as_map(b, "merge")
     _spend(ctx, len(a) + len(b), "merge")
+    if is_map(a) or is_map(b):  # (two records, or a record and `{}`, make a record)
+        return Map({**a, **b})
     return {**a, **b}
 
 
@@ -445,7 +448,7 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 
 @builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
-    out: dict[Any, list[Any]] = {}
+    out: dict[Any, list[Any]] = Map()
     for x in _sized(ctx, xs, "group_by"):
         out.setdefault(as_key(_keyed(ctx, key, x, "group_by")), []).append(x)
     return out
@@ -453,7 +456,7 @@ def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
 
 @builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
-    return {as_key(_keyed(ctx, key, x, "index_by")): x for x in _sized(ctx, xs, "index_by")}
+    return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in _sized(ctx, xs, "index_by"))
 
 
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
@@ -852,7 +855,7 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
                 joined.setdefault(k, []).append(node)
     if ctx.steps > ctx.budget:
         raise CallError("components: the search exceeds the evaluation budget")
-    label: dict[Any, Any] = {}
+    label: dict[Any, Any] = Map()
     for root in ordered:
         if root in label:
             continue
@@ -1064,7 +1067,7 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
     labels = _LABELS or _labels()
     padded = [blank] + [[None] * (lo + 1) + labels[c][lo:end_r] + [None]
                         if c >= lo else blank for c in range(end_c)] + [blank]
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[str]] = Map()
     for c in range(lo, end_c):  # column-major: the labels' sorted order
         lists: list[Any] = [None] * end_r
         for pr in (0, 1):
