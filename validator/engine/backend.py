@@ -37,7 +37,7 @@ from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
-from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries, is_map
+from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -55,7 +55,7 @@ _CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.T
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     if not isinstance(o, dict):
         raise R.with_needs_record(o, span)
-    return Map(o) if is_map(o) else dict(o)  # (as ``reference.eval_With``)
+    return Map(o) if type(o) is Map and o else dict(o)  # (of the kind of `o`, as ``reference.eval_With``)
 
 
 def _items_of(ctx: R.Run, seq: Any, span: Span) -> Any:

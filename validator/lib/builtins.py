@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import (Map, as_key, entries, equal, from_key, in_list, in_order, index_in, is_map, number_cost, order_key,
-                     ordered, probe_key, tree_size, walked, write_value)
+from .values import (Map, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
+                     probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -385,11 +385,13 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
 
 @builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
 def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
-    if not (type(a) is dict and type(b) is dict):
+    ta, tb = type(a), type(b)
+    if not (ta is dict and tb is dict):
         _as_map(a, "merge"), _as_map(b, "merge")
+        if (ta is Map and a) or (tb is Map and b):  # (two records, or a record and `{}`, make a record)
+            _spend(ctx, len(a) + len(b), "merge")
+            return Map({**a, **b})
     _spend(ctx, len(a) + len(b), "merge")
-    if is_map(a) or is_map(b):  # (two records, or a record and `{}`, make a record)
-        return Map({**a, **b})
     return {**a, **b}
 
 
