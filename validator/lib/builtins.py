@@ -355,7 +355,7 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, "has")
     try:
-        return probe_key(k) in (m if type(m) is dict else _as_map(m, "has"))
+        return probe_key(k) in (m if type(m) is dict or type(m) is Map else _as_map(m, "has"))
     except TypeError:
         return False
 
@@ -886,7 +886,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
     ask = cost if callable(cost) else lambda ctx, a, b: call_value(ctx, cost, a, b)  # (what is no function: at its first call)
     passes = can_pass if can_pass is None or callable(can_pass) else lambda ctx, n: call_value(ctx, can_pass, n)
     start = as_key(start)
-    best: dict[Any, Any] = {start: 0}
+    best: dict[Any, Any] = {start: 0}  # (a plain dict while searching: a map's reads go through slots)
     settled: set[Any] = set()
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
@@ -929,7 +929,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
             best[n] = nd
             push(heap, (nd, tick, n))
             tick += 1
-    return best
+    return Map(best)
 
 
 def _truth_cost(node: Any) -> bool:
