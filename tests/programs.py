@@ -321,7 +321,9 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
 # too), maps (literals and comprehensions keyed by numbers: entries in the order first put, the last
 # value of a key kept; `m[k]` none when absent, `put`, `has`, `in`, `len`, `keys`, `values`, walking
 # `for k, v in m`, JSON keys written in the notation), records (literals, `with`, fields, an absent
-# one none, JSON objects), and dice rolled in exact mode, by brute force over every face.
+# one none, JSON objects), records and maps two kinds (maps keyed by texts too: `str` writes a record
+# `{a: 1}` and a map `{"a" => 1}`, `{}` both; a record is never equal to a map, `{}` is both), and dice
+# rolled in exact mode, by brute force over every face.
 
 _WORDS = ["a", "b", "ab", "B", ""]
 
@@ -388,6 +390,27 @@ class Fields(Entries):
     """A record of the model: its fields (texts) in the order written."""
 
 
+def _same(a: Entries, b: Entries) -> bool:
+    """docs, "Records and maps": a record and a map are never equal, but `{}` is both; two of a kind
+    are equal when they have the same entries."""
+    if not a.pairs or not b.pairs:
+        return not a.pairs and not b.pairs
+    return isinstance(a, Fields) == isinstance(b, Fields) and dict(a.pairs) == dict(b.pairs)
+
+
+def _notation(v: Any) -> str:
+    """docs, "Text of values", inside a value: a record `{a: 1}`, a map `{1 => 2}` or `{"a" => 1}`, `{}`."""
+    if isinstance(v, Entries):
+        if not v.pairs:
+            return "{}"
+        if isinstance(v, Fields):
+            return "{" + ", ".join(f"{k}: {_notation(x)}" for k, x in v.pairs) + "}"
+        return "{" + ", ".join(f"{_notation(k)} => {_notation(x)}" for k, x in v.pairs) + "}"
+    if isinstance(v, str):
+        return f'"{v}"'  # (the model's texts hold nothing escaped)
+    return _number_text(v)
+
+
 def _number_text(v: Any) -> str:
     """docs, "Text of values": `-1/2`, `3`."""
     return f"{v.numerator}/{v.denominator}" if isinstance(v, Fraction) else str(v)
@@ -402,7 +425,7 @@ def as_json(v: Any) -> Any:
         return [as_json(x) for x in sorted(v, key=_order)]
     if isinstance(v, list):
         return [as_json(x) for x in v]
-    if isinstance(v, Fields):
+    if isinstance(v, Fields) or (isinstance(v, Entries) and all(isinstance(k, str) for k, _ in v.pairs)):
         return {k: as_json(x) for k, x in v.pairs}
     if isinstance(v, Entries):
         return {_number_text(k): as_json(x) for k, x in v.pairs}
@@ -490,7 +513,10 @@ class DocGen:
 
     def cond(self, env: dict[str, str], d: int) -> tuple[str, Any]:
         a, b = self.num(env, d), self.num(env, d)
-        op = self.pick(["<", "<=", "==", "!=", "and", "not", "true==1", "in", "has"])
+        op = self.pick(["<", "<=", "==", "!=", "and", "not", "true==1", "in", "has", "kinds"])
+        if op == "kinds":  # a record or a map of texts, compared with another
+            x, y = (getattr(self, self.pick(["record", "words"]))(env, d - 1) for _ in range(2))
+            return f"({x[0]} == {y[0]})", lambda e: _same(x[1](e), y[1](e))
         if op == "has":
             m = self.mapping(env, d - 1)
             if self.draw(st.booleans()):
@@ -570,6 +596,21 @@ class DocGen:
         m, k, v = self.mapping(env, d - 1), self.num(env, 0), self.num(env, d - 1)
         return f"put({m[0]}, {k[0]}, {v[0]})", lambda e: m[1](e).copy().put(k[1](e), v[1](e))
 
+    def notation(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        """docs, "Text of values": `str` writes a record `{a: 1}`, a map `{1 => 2}` or `{"a" => 1}`, `{}`."""
+        m = getattr(self, self.pick(["mapping", "record", "words"]))(env, d)
+        return f"str({m[0]})", lambda e: _notation(m[1](e))
+
+    def words(self, env: dict[str, str], d: int) -> tuple[str, Any]:
+        """A map keyed by texts (a map, not a record): a literal, or `put` into `{}`, which makes a map."""
+        names = self.draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3, unique=True))
+        vals = [self.num(env, 0) for _ in names]
+        if names and self.draw(st.booleans()):
+            text = f'put({{}}, "{names[0]}", {vals[0][0]})'
+            return text, lambda e: Entries([(names[0], vals[0][1](e))])
+        text = "{" + ", ".join(f'"{n}" => {v[0]}' for n, v in zip(names, vals)) + "}"
+        return text, lambda e: Entries([(n, v[1](e)) for n, v in zip(names, vals)])
+
     def record(self, env: dict[str, str], d: int) -> tuple[str, Any]:
         """A record: a literal (fields in the order written), or `r with {...}` (fields changed in
         place, new ones after)."""
@@ -597,7 +638,9 @@ class DocGen:
             w = self.pick(_WORDS)
             return f'"{w}"', lambda e: w
         a, b = self.text(env, d - 1), self.text(env, d - 1)
-        op = self.pick(["+", "upper", "lower", "str", "join"])
+        op = self.pick(["+", "upper", "lower", "str", "join", "str_of"])
+        if op == "str_of":
+            return self.notation(env, d - 1)
         if op == "+":
             return f"({a[0]} + {b[0]})", lambda e: a[1](e) + b[1](e)
         if op in ("upper", "lower"):
@@ -618,7 +661,7 @@ def documented(draw: Any) -> tuple[str, Any, list[int]]:
     its dice). With dice, the expectation is every combination of faces, equally likely, each
     evaluated as the docs say: the brute force the exact mode must agree with."""
     g = DocGen(draw)
-    kind = draw(st.sampled_from(["num", "cond", "lst", "text", "mapping", "record"]))
+    kind = draw(st.sampled_from(["num", "cond", "lst", "text", "mapping", "record", "words", "notation"]))
     text, fn = getattr(g, kind)({}, draw(st.integers(1, 3)))
     if not g.dice:
         return text, as_json(fn({"#faces": []})), []

@@ -32,7 +32,7 @@ from fuzzing import bounded  # noqa: E402
 from bench.peers.dip_positions import random_turn  # noqa: E402
 from validator.api import RunError  # noqa: E402
 from validator.lib.builtins import _distance, _hex_grid, _hex_neighbours, _reachable, _walk_cost  # noqa: E402
-from validator.lib.values import tree_size  # noqa: E402
+from validator.lib.values import Map, tree_size  # noqa: E402
 from validator.tools.cli import main  # noqa: E402
 from validator.tools.testing import load_suite  # noqa: E402
 
@@ -327,7 +327,7 @@ def test_hex_grid_lists_each_hexs_neighbours_on_the_board(layout: str, first: in
             want[label] = [n for n in _hex_neighbours(label, layout)
                            if first <= int(n[:2]) < cols + first and first <= int(n[2:]) < rows + first]
     got = _hex_grid(cols, rows, layout, first)
-    assert list(got) == list(want) and got == want
+    assert list(got) == list(want) and got == Map(want)  # (a map, docs/language.md "Records and maps")
 
 
 @limited(300)
@@ -357,7 +357,7 @@ def test_reachable_gives_each_node_its_least_cost_within_the_budget(edges: dict,
         asked.append((a, b))
         return edges[a][b]  # type: ignore[no-any-return]
 
-    assert _reachable(_Budget(), graph, start, budget, cost, lambda ctx, n: n not in walls) == want
+    assert _reachable(_Budget(), graph, start, budget, cost, lambda ctx, n: n not in walls) == Map(want)  # (a map)
     assert len(asked) == len(set(asked))  # each edge asked once at most
 
 

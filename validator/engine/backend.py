@@ -39,7 +39,7 @@ from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import EvalError, RandomValue, Unwritable
-from ..lib.values import FALSE_KEY, TRUE_KEY, entries
+from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
 
 _ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
@@ -57,7 +57,7 @@ _CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.T
 def _with_base(o: Any, span: Span) -> dict[Any, Any]:
     if not isinstance(o, dict):
         raise R.with_needs_record(o, span)
-    return dict(o)
+    return Map(o) if type(o) is Map and o else dict(o)  # (of the kind of `o`, as ``reference.eval_With``)
 
 
 def _items_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
@@ -153,7 +153,7 @@ _HELPERS: dict[str, Any] = {
     "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
     "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
-    "_type": type, "_dict": dict, "_list": list, "_str": str, "_int": int, "_len": len,
+    "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int, "_len": len,
     "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_entries": entries, "_TK": TRUE_KEY,
     "_FK": FALSE_KEY,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
@@ -871,7 +871,7 @@ class Backend:
         return self.tmp(w, "{" + ", ".join(f"{w.const(k)}: {v}" for k, v in items) + "}")
 
     def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
-        t = self.tmp(w, "{}")
+        t = self.tmp(w, "_Map()")
         span = w.const(e.span)
         for k, v in e.items:
             key = self.looked(w, k, env)
@@ -909,7 +909,7 @@ class Backend:
         if e.kind == "gen":
             return self.generator(w, e, env)
         out = w.fresh()
-        w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '{}'}")
+        w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '_Map()'}")
         span = w.const(e.span)
 
         def item(inner: Env) -> None:
@@ -953,13 +953,15 @@ class Backend:
         per = 1 + w.stretches.pop()[0]  # an item's step and the most its code charges
         times = f" * {per}" if per > 1 else ""
         if len(names) == 1:
-            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``)
+            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``;
+            # a record's labels are texts)
             # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
-            lines = [f"if _type({seq}) is _list or _type({seq}) is _dict and _TK not in {seq} and _FK not in {seq}:",
+            lines = [f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _Map and _TK not in {seq} "
+                     f"and _FK not in {seq}:",
                      f"    {items} = {seq}", "else:", f"    {items} = _items_of(ctx, {seq}, 1, {span}, {per})",
                      f"for {names[0]} in {items}:"]
         elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
-            lines = [f"if _type({seq}) is _dict:", f"    {items} = _entries({seq})", "else:",
+            lines = [f"if _type({seq}) is _dict or _type({seq}) is _Map:", f"    {items} = _entries({seq})", "else:",
                      f"    {items} = _items_of(ctx, {seq}, 2, {span}, {per})", f"for {', '.join(names)} in {items}:"]
         else:
             lines = [f"for {', '.join(names)} in _items_of(ctx, {seq}, {len(names)}, {span}, {per}):"]
@@ -1085,11 +1087,12 @@ class Backend:
         if e.op in ("in", "notin") and isinstance(e.left, A.TupleLit) and 0 < len(e.left.items) <= 8:
             # `(a, b) in keys`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             scalars = " and ".join(f"(_type({x}[{i}]) is _str or _type({x}[{i}]) is _int)" for i in range(len(e.left.items)))
-            return self.charged_member(w, e.op, x, y, span, f"(_type({y}) is _frozenset or _type({y}) is _dict) and {scalars}",
+            return self.charged_member(w, e.op, x, y, span,
+                                       f"(_type({y}) is _frozenset or _type({y}) is _dict or _type({y}) is _Map) and {scalars}",
                                        len(e.left.items) + 1)
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
-            when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict")),
+            when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict"), self.is_(y, "Map")),
                          _either(self.is_(x, "str"), self.is_(x, "int")))
         else:
             fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int"), self.is_(y, "int"))
@@ -1155,14 +1158,15 @@ class Backend:
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.Str):
-            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict else _index_of(ctx, {o}, {k}, {span})")
+            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict or _type({o}) is _Map "
+                               f"else _index_of(ctx, {o}, {k}, {span})")
         if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
             # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
             scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
                                    for i in range(len(e.keys[0].items)))
             w.cost(len(e.keys[0].items) + 1)
-            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and {scalars} else _index_of(ctx, {o}, {k}, {span})")
-        return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict and _type({k}) is _str "
+            return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and {scalars} else _index_of(ctx, {o}, {k}, {span})")
+        return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:

@@ -52,8 +52,8 @@ from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span, closest_name
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import (as_key, entries, equal, in_list, number_cost, ordered, probe_key, to_json, too_large, tree_size,
-                          walked, write_value, written)
+from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, to_json,
+                          too_large, tree_size, walked, write_value, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
@@ -377,7 +377,7 @@ class Interpreter:
         return {k: force(run, self.evaluate(run, v, env)) for k, v in e.items}
 
     def eval_MapLit(self, run: Run, e: A.MapLit, env: Frame) -> Any:
-        out: dict[Any, Any] = {}
+        out: dict[Any, Any] = Map()
         for k, v in e.items:
             key = force(run, self.evaluate(run, k, env))
             put_entry(run, out, key, force(run, self.evaluate(run, v, env)), e.span)
@@ -394,7 +394,7 @@ class Interpreter:
                 add_item(run, items, force(run, self.evaluate(run, e.elem, inner)), e.span)
             return frozenset(items)
         assert e.key is not None
-        out: dict[Any, Any] = {}
+        out: dict[Any, Any] = Map()
         for inner in self.comp_envs(run, e.fors, env):
             key = force(run, self.evaluate(run, e.key, inner))  # the key first: dice are rolled in order
             put_entry(run, out, key, force(run, self.evaluate(run, e.elem, inner)), e.span)
@@ -469,7 +469,7 @@ class Interpreter:
         obj = force(run, self.evaluate(run, e.obj, env))
         if not isinstance(obj, dict):
             raise with_needs_record(obj, e.span)
-        out = dict(obj)
+        out = Map(obj) if is_map(obj) else dict(obj)  # (of the kind of `obj`; `{} with {a: 1}` a record)
         for k, v in e.items:
             out[k] = force(run, self.evaluate(run, v, env))
         return out
@@ -900,6 +900,8 @@ class Interpreter:
                 if d.default is None:
                     raise MissingInput(d)
                 value = force(run, self.evaluate(run, d.default, self.env(unit)))
+            elif d.type is not None and _declares_map(d.type):
+                value = as_declared(value, d.type)
             run.inputs[unit.index] = value
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
@@ -927,6 +929,24 @@ class MissingInput(Exception):
         d = self.decl
         return Diagnostic("S002", f"input `{d.name}` is missing from the state", d.span, pointer=d.pointer,
                           help=f"the state needs a value at `{d.pointer}`, or give the input a `default`")
+
+
+def _declares_map(t: A.TypeRef) -> bool:
+    return t.name == "map" or any(_declares_map(a) for a in t.args)
+
+
+def as_declared(v: Any, t: A.TypeRef) -> Any:
+    """A value read from the state for an input of type ``t``: its JSON objects are records, except
+    those ``t`` declares `map[K, V]`, at any depth of `map` and `list` (docs/language.md, "Records and
+    maps"). A value of another shape than declared is left as it is."""
+    if t.name == "map" and len(t.args) == 2 and type(v) is dict:
+        inner = t.args[1]
+        if _declares_map(inner):
+            return Map((k, as_declared(x, inner)) for k, x in v.items())
+        return Map(v)
+    if t.name == "list" and len(t.args) == 1 and type(v) is list and _declares_map(t.args[0]):
+        return [as_declared(x, t.args[0]) for x in v]
+    return v
 
 
 # ---------------------------------------------------------------- operations on values
@@ -980,7 +1000,7 @@ def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any
     """A comprehension's `for`: the items (a collection's length charged first), each as a tuple of
     as many values as the loop has names (two names walk a map's keys and values, the key and value
     of `{key, value}` records, or pairs)."""
-    if names == 2 and type(seq) is dict:  # a map's keys and values (``values.entries``)
+    if names == 2 and (type(seq) is dict or type(seq) is Map):  # a map's keys and values (``values.entries``)
         run.charge(len(seq), span)
         yield from entries(seq)
         return
@@ -1026,7 +1046,7 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
         raise EvalError("E001", f"cannot compare `{show(x)}` {op} `{show(y)}`", span) from None
 
 
-_CONTAINERS = (list, tuple, dict, frozenset, set)
+_CONTAINERS = (list, tuple, dict, Map, frozenset, set)
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import (as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
+from .values import (Map, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
                      probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
          doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
 def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     src = _as_map(m, "pick")
-    out = {}
+    out = Map() if type(m) is Map else {}  # (of the kind of `m`)
     for k in _ordered_items(ctx, ks, "pick"):
         try:
             v = src.get(as_key(k))
@@ -355,7 +355,7 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, "has")
     try:
-        return probe_key(k) in (m if type(m) is dict else _as_map(m, "has"))
+        return probe_key(k) in (m if type(m) is dict or type(m) is Map else _as_map(m, "has"))
     except TypeError:
         return False
 
@@ -364,7 +364,8 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
 def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     _spend(ctx, len(_as_map(m, "put")), "put")
     _walk_cost(ctx, k, "put")
-    out = dict(m)
+    # a record given a label stays a record; into `{}`, or a key that is no text, it makes a map
+    out = dict(m) if type(m) is dict and m and type(k) is str else Map(m)
     try:
         out[as_key(k)] = v
     except TypeError:
@@ -378,14 +379,18 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
     if isinstance(m, dict):
         _spend(ctx, len(m), "remove")
         gone = probe_key(k)
-        return {a: b for a, b in m.items() if a != gone}
+        return (Map if type(m) is Map else dict)((a, b) for a, b in m.items() if a != gone)
     return [x for x in _ordered_items(ctx, m, "remove") if not equal(x, k)]
 
 
 @builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
 def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
-    if not (type(a) is dict and type(b) is dict):
+    ta, tb = type(a), type(b)
+    if not (ta is dict and tb is dict):
         _as_map(a, "merge"), _as_map(b, "merge")
+        if (ta is Map and a) or (tb is Map and b):  # (two records, or a record and `{}`, make a record)
+            _spend(ctx, len(a) + len(b), "merge")
+            return Map({**a, **b})
     _spend(ctx, len(a) + len(b), "merge")
     return {**a, **b}
 
@@ -445,7 +450,7 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 
 @builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
-    out: dict[Any, list[Any]] = {}
+    out: dict[Any, list[Any]] = Map()
     for x in _sized(ctx, xs, "group_by"):
         out.setdefault(as_key(_keyed(ctx, key, x, "group_by")), []).append(x)
     return out
@@ -453,7 +458,7 @@ def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
 
 @builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
-    return {as_key(_keyed(ctx, key, x, "index_by")): x for x in _sized(ctx, xs, "index_by")}
+    return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in _sized(ctx, xs, "index_by"))
 
 
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
@@ -852,7 +857,7 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
                 joined.setdefault(k, []).append(node)
     if ctx.steps > ctx.budget:
         raise CallError("components: the search exceeds the evaluation budget")
-    label: dict[Any, Any] = {}
+    label: dict[Any, Any] = Map()
     for root in ordered:
         if root in label:
             continue
@@ -881,7 +886,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
     ask = cost if callable(cost) else lambda ctx, a, b: call_value(ctx, cost, a, b)  # (what is no function: at its first call)
     passes = can_pass if can_pass is None or callable(can_pass) else lambda ctx, n: call_value(ctx, can_pass, n)
     start = as_key(start)
-    best: dict[Any, Any] = {start: 0}
+    best: dict[Any, Any] = {start: 0}  # (a plain dict while searching: a map's reads go through slots)
     settled: set[Any] = set()
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
@@ -924,7 +929,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
             best[n] = nd
             push(heap, (nd, tick, n))
             tick += 1
-    return best
+    return Map(best)
 
 
 def _truth_cost(node: Any) -> bool:
@@ -1064,7 +1069,7 @@ def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> di
     labels = _LABELS or _labels()
     padded = [blank] + [[None] * (lo + 1) + labels[c][lo:end_r] + [None]
                         if c >= lo else blank for c in range(end_c)] + [blank]
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[str]] = Map()
     for c in range(lo, end_c):  # column-major: the labels' sorted order
         lists: list[Any] = [None] * end_r
         for pr in (0, 1):

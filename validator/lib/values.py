@@ -38,6 +38,44 @@ class KeyError_(TypeError):
     refusal of an unhashable key, so that every caller reports it as E009)."""
 
 
+# ---------------------------------------------------------------- records and maps
+
+# A record (`{a: 1}`, a JSON object read from a state or a data file) is a plain ``dict`` whose keys are
+# its labels, texts; a map (`{k => v}`, a map comprehension, the maps built-ins make) is a ``Map``.
+# They are two kinds of value (docs/language.md, "Records and maps"): a record is never equal to a map,
+# and each is written in its own notation. The one value of no entries, `{}`, is both: an empty
+# record is equal to the empty map. Records are the commoner kind (every JSON object, every record
+# literal), so they are the plain dicts and keep Python's fast paths.
+
+
+class Map(dict):  # type: ignore[type-arg]
+    """A map: a ``dict`` never equal to a record (a plain ``dict``) that has entries."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        t = type(other)
+        if t is Map:
+            return dict.__eq__(self, other)  # type: ignore[no-any-return]
+        if t is dict:
+            return not self and not other  # (`{}` is the empty record too)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Map({dict.__repr__(self)})"
+
+
+def is_map(v: Any) -> bool:
+    """Whether a record or map is a map (one with entries, made as a map)."""
+    return type(v) is Map and len(v) > 0
+
+
 def as_key(v: Any) -> Any:
     """A value as it is kept as a set's item or a map's key (``TruthKey`` for a truth value)."""
     t = type(v)
@@ -99,7 +137,7 @@ def _same_kinds(x: Any, y: Any) -> bool:
         return tx is ty
     if tx is list or tx is tuple:
         return all(_same_kinds(a, b) for a, b in zip(x, y))
-    if tx is dict:
+    if tx is dict or tx is Map:
         return all(_same_kinds(v, y[k]) for k, v in x.items())
     return True  # (texts, numbers, none; a set's items and a map's keys are kept apart by ``as_key``)
 
@@ -143,11 +181,12 @@ def index_in(x: Any, items: list[Any]) -> int:
 # ---------------------------------------------------------------- the order of values
 
 # The language's one order of values (docs/language.md, "Order"): none, then truth values (false before
-# true), numbers, texts (by code point), lists and tuples (item by item, a prefix first), records and
-# maps (by their entries in key order). A set is walked in this order everywhere (loops, comprehensions,
-# built-ins, `str`, JSON), so what a run does depends only on what a set holds, never on Python's
-# hashes, which differ from process to process for texts. Maps and records are walked in the order
-# their entries were put (literal, comprehension, state or data order): that order is a value's own.
+# true), numbers, texts (by code point), lists and tuples (item by item, a prefix first), `{}`, records,
+# then maps (each by their entries in key order). A set is walked in this order everywhere (loops,
+# comprehensions, built-ins, `str`, JSON), so what a run does depends only on what a set holds, never
+# on Python's hashes, which differ from process to process for texts. Maps and records are walked in
+# the order their entries were put (literal, comprehension, state or data order): that order is a
+# value's own.
 
 _TEXTS, _INTS = frozenset({str}), frozenset({int})
 
@@ -171,8 +210,8 @@ def order_key(v: Any) -> Any:
         return (2, v)
     if isinstance(v, str):
         return (3, v)
-    if isinstance(v, dict):
-        return (5, tuple(sorted((order_key(k), order_key(x)) for k, x in v.items())))
+    if isinstance(v, dict):  # the empty `{}`, records, then maps, each by their entries in key order
+        return (5, int(is_map(v)), tuple(sorted((order_key(k), order_key(x)) for k, x in v.items())))
     if isinstance(v, (set, frozenset)):
         return (6, tuple(order_key(x) for x in in_order(v)))
     if t is TruthKey:
@@ -198,7 +237,7 @@ def walked(coll: Any) -> Any:
     t = type(coll)
     if t is frozenset or t is set:
         return in_order(coll)
-    if t is dict and (TRUE_KEY in coll or FALSE_KEY in coll):
+    if t is Map and (TRUE_KEY in coll or FALSE_KEY in coll):  # (a record's labels are texts)
         return [from_key(k) for k in coll]
     return coll
 
@@ -288,8 +327,8 @@ def output_size(v: Any, limit: int, byte_limit: int) -> tuple[int, int]:
 
 
 def to_json(v: Any) -> Any:
-    t = type(v)  # the commonest values first: records, then texts, lists
-    if t is dict:
+    t = type(v)  # the commonest values first: records and maps, then texts, lists
+    if t is dict or t is Map:
         return _map(v)
     if t is str or v is None or t is bool or (t is int and v.bit_length() <= 64):
         return v
@@ -345,7 +384,7 @@ def _items(xs: list[Any]) -> list[Any]:
     done = xs.copy()
     for j, v in enumerate(xs):
         tv = type(v)
-        if tv is not dict:
+        if tv is not dict and tv is not Map:
             if tv is not str:
                 done[j] = to_json(v)
             else:
@@ -371,7 +410,7 @@ def _items(xs: list[Any]) -> list[Any]:
                 for y in x:
                     ty = type(y)
                     if ty is not str:
-                        if ty is dict:  # a list of records: all of them at once (counted there)
+                        if ty is dict or ty is Map:  # a list of records: all of them at once (counted there)
                             c = _items(x)
                             break
                         c[i] = to_json(y)
@@ -382,7 +421,7 @@ def _items(xs: list[Any]) -> list[Any]:
                     parts += i
                     chars += n
                 out[k] = c
-            elif tx is dict:
+            elif tx is dict or tx is Map:
                 out[k] = _map(x)
             else:
                 out[k] = to_json(x)
@@ -403,7 +442,7 @@ def _items(xs: list[Any]) -> list[Any]:
 
 # ---------------------------------------------------------------- what a value costs to walk
 
-_CONTAINERS = (list, tuple, dict, frozenset, set)
+_CONTAINERS = (list, tuple, dict, Map, frozenset, set)
 
 
 def tree_size(v: Any, limit: int) -> int:
@@ -449,7 +488,7 @@ def _containers_bottom_up(v: Any) -> Iterator[tuple[Any, Any]]:
 
 def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
     """A value in the language's notation: `none`, `true`, `1/2`, `"text"` inside a collection,
-    `[1, 2]`, `(1, 2)`, `{a: 1}` (a record), `{"k" => 1}` (a map), `{1, 2}` (a set). Raises
+    `[1, 2]`, `(1, 2)`, `{a: 1}` (a record), `{"k" => 1}` (a map), `{}`, `{1, 2}` (a set). Raises
     ``ValueError`` for a value of more than ``limit`` parts."""
     if tree_size(v, limit) > limit:
         raise ValueError(f"a value of more than {limit} parts is too large to write")
@@ -509,7 +548,7 @@ def _write(v: Any, top: bool = False) -> str:
     if isinstance(v, dict):
         if not v:
             return "{}"
-        if _TEXTS.issuperset(map(type, v)):  # a record (a map of texts is one: `{k: 1} == {"k" => 1}`)
+        if type(v) is not Map and _TEXTS.issuperset(map(type, v)):  # a record (its labels are texts)
             return "{" + ", ".join(f"{_label(k)}: {_write(x)}" for k, x in v.items()) + "}"
         return "{" + ", ".join(f"{_write(k)} => {_write(x)}" for k, x in v.items()) + "}"
     if isinstance(v, RandomValue):

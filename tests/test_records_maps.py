@@ -1,0 +1,101 @@
+"""Records and maps are two kinds of value (docs/language.md, "Records and maps"): made apart, read
+alike, never equal to each other (but `{}`, which is both), written in their own notations, and a
+state's objects read as records except where an input declares a map. Each check runs on both engines."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import load_ruleset
+from validator.lib.values import Map, equal, order_key, to_json, tree_size, write_value
+
+_ROOT = Path(tempfile.mkdtemp(prefix="ruleval-records-maps-"))
+(_ROOT / "ruleval.toml").write_text("")
+ENGINES = ("reference", "backend")
+
+
+def run(body: str, state: Any = None, engine: str = "backend", decls: str = "") -> Any:
+    path = _ROOT / "main.rules"
+    path.write_text(f'ruleset t.kinds "kinds"\n{decls}\nquery main = {body}\n', encoding="utf-8")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs.run(state or {}, engine=engine)
+
+
+# (expression, what it gives as the docs say it)
+KINDS = [
+    ('str({k: 1})', "{k: 1}"),
+    ('str({"k" => 1})', '{"k" => 1}'),
+    ('{k: 1} == {"k" => 1}', False),
+    ('{k: 1} != {"k" => 1}', True),
+    ('{"k" => 1} == {"k" => 1}', True),
+    ('[{k: 1}] == [{"k" => 1}]', False),
+    ('{k: 1} in [{"k" => 1}]', False),
+    ('len(unique([{k: 1}, {"k" => 1}, {k: 1}]))', 2),
+    ('index_of([{k: 1}, {"k" => 1}], {"k" => 1})', 1),
+    ('{} == remove({k: 1}, "k")', True),  # `{}` is the empty record and the empty map
+    ('str(remove({k: 1}, "k"))', "{}"),
+    ('str({k => v + 1 for k, v in {a: 1}})', '{"a" => 2}'),  # a comprehension makes a map
+    ('str({k: 1} with {j: 2})', "{k: 1, j: 2}"),
+    ('str({"k" => 1} with {j: 2})', '{"k" => 1, "j" => 2}'),
+    ('str({} with {j: 2})', "{j: 2}"),
+    ('str(put({k: 1}, "j", 2))', "{k: 1, j: 2}"),
+    ('str(put({k: 1}, 2, 2))', '{"k" => 1, 2 => 2}'),
+    ('str(put({}, "j", 2))', '{"j" => 2}'),
+    ('str(pick({"k" => 1, "j" => 2}, ["j"]))', '{"j" => 2}'),
+    ('str(pick({k: 1, j: 2}, ["j"]))', "{j: 2}"),
+    ('str(merge({k: 1}, {j: 2}))', "{k: 1, j: 2}"),
+    ('str(merge({k: 1}, {"j" => 2}))', '{"k" => 1, "j" => 2}'),
+    ('str(merge({}, {j: 2}))', "{j: 2}"),
+    ('str(group_by([1, 2, 3], fn(x) => x % 2))', "{1 => [1, 3], 0 => [2]}"),
+    ('str(index_by(["a"], fn(x) => x))', '{"a" => "a"}'),
+    ('str(sorted([{"a" => 1}, {b: 1}, {}, {a: 1}]))', '[{}, {a: 1}, {b: 1}, {"a" => 1}]'),
+    # read alike: fields, indexes, loops, the built-ins that read maps
+    ('[{"k" => 1}.k, {k: 1}["k"], get({k: 1}, "k"), has({"k" => 1}, "k"), keys({k: 1}), values({"k" => 1})]',
+     [1, 1, 1, True, ["k"], [1]]),
+    ('[k + str(v) for k, v in {a: 1, b: 2}] + [k for k in {"c" => 3}]', ["a1", "b2", "c"]),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("expr", "want"), KINDS)
+def test_records_and_maps_are_two_kinds(expr: str, want: Any, engine: str) -> None:
+    assert run(expr, engine=engine) == want
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_state_object_is_a_record_unless_its_input_declares_a_map(engine: str) -> None:
+    decls = "\n".join([
+        'input plain: any at "/plain"',
+        'input one: map[str, int] at "/one"',
+        'input deep: map[str, list[map[str, int]]]? at "/deep"',
+        'input units: list[any] at "/units"',
+    ])
+    state = {"plain": {"a": 1}, "one": {"a": 1}, "deep": {"x": [{"b": 2}]}, "units": [{"a": 1}]}
+    out = run('[str(plain), str(one), str(deep), str(units), plain == {a: 1}, one == {"a" => 1}, plain == one]',
+              state, engine, decls)
+    assert out == ["{a: 1}", '{"a" => 1}', '{"x" => [{"b" => 2}]}', "[{a: 1}]", True, True, False]
+    assert run("str(deep)", {**state, "deep": None}, engine, decls) == "none"
+
+
+def test_a_map_is_written_as_json_as_a_record_is() -> None:
+    """JSON has objects only: a record and a map with the same entries give the same JSON."""
+    record = {"a": [1, {"b": frozenset({2, 1})}], "c": None}
+    as_map = Map({"a": [1, Map({"b": frozenset({2, 1})})], "c": None})
+    assert json.dumps(to_json(as_map)) == json.dumps(to_json(record))
+    assert type(to_json(as_map)) is dict and type(to_json(as_map)["a"][1]) is dict
+    assert to_json(Map({1: "a", "1": "b"})) == {"1": "a", '"1"': "b"}
+
+
+def test_equality_order_and_size_of_the_two_kinds() -> None:
+    assert Map({"k": 1}) != {"k": 1} and {"k": 1} != Map({"k": 1}) and not Map({"k": 1}) == {"k": 1}
+    assert Map() == {} and {} == Map() and Map({"k": 1}) == Map({"k": 1})
+    assert not equal([Map({"k": 1})], [{"k": 1}]) and equal([Map({"k": 1})], [Map({"k": 1})])
+    assert order_key({}) == order_key(Map()) < order_key({"z": 9}) < order_key(Map({"a": 0}))
+    assert tree_size(Map({"k": [1, 2]}), 100) == tree_size({"k": [1, 2]}, 100) == 5
+    assert write_value([{}, Map(), {"if": 1}, Map({"if": 1})]) == '[{}, {}, {"if": 1}, {"if" => 1}]'
