@@ -369,6 +369,15 @@ def test_reachable_refuses_a_truth_value_as_a_cost(root: Path) -> None:
             assert eval_error(root, f'query main = reachable({graph}, "1", 5, {cost})', engine=engine) == "E011"
 
 
+def test_a_built_in_s_message_writes_values_in_the_language_s_notation(root: Path) -> None:
+    # (a built-in's messages wrote Python's spelling: `'3'`, `Fraction(-1, 2)`)
+    rs = ruleset(root, 'query main = reachable({"1" => ["2"], "2" => ["3"]}, "1", 5, {"2" => 1, "3" => -1/2})')
+    for engine in ("reference", "backend"):
+        with pytest.raises(RunError) as exc:
+            rs.run({}, engine=engine)
+        assert "a cost below 0 (-1/2) to enter `3`" in exc.value.diagnostics[0].message
+
+
 def test_distance_is_the_fewest_steps_to_the_nearest_target(root: Path) -> None:
     out = value(root, f'[distance({GRAPH}, "a", ["e"]), distance({GRAPH}, "a", {{"d", "e"}}), distance({GRAPH}, "d", ["d", "a"]),'
                       f' distance({GRAPH}, "a", []), distance({{"a" => ["b"], "b" => []}}, "b", ["a"]),'

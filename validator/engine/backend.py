@@ -1165,7 +1165,8 @@ class Backend:
             scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
                                    for i in range(len(e.keys[0].items)))
             w.cost(len(e.keys[0].items) + 1)
-            return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and {scalars} else _index_of(ctx, {o}, {k}, {span})")
+            return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and {scalars} "
+                               f"else _index_of(ctx, {o}, {k}, {span})")
         return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and _type({k}) is _str "
                            f"else _index_of(ctx, {o}, {k}, {span})")
 

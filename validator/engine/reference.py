@@ -52,23 +52,13 @@ from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span, closest_name
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
-from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, to_json,
-                          too_large, tree_size, walked, write_value, written)
+from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
+                          to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
 from ..lang.program import Program, Unit, cell_key, table_cells
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
-
-
-def show(v: Any) -> str:
-    """A value as the language writes it (``values.write_value``: `true`, `1/2`, `none`, never Python's
-    spelling), shortened for a message."""
-    try:
-        text = v if isinstance(v, str) else write_value(v, 64)
-    except ValueError:  # (more parts than a message shows)
-        text = "a value of many parts"
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def freeze(v: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Span
 from .runtime import CallError, RandomValue, Rolled
-from .values import (Map, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
+from .values import (Map, show, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
                      probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
@@ -55,8 +55,7 @@ def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
 def _show(v: Any) -> str:
     if hasattr(v, "__next__"):
         return "... for ... in ..."  # a generator, as the language writes it
-    text = repr(v)
-    return text if len(text) < 40 else text[:37] + "..."
+    return show(v)  # (in the language's notation, as every run-time message)
 
 
 def _spend(ctx: Context, n: int, what: str) -> None:

@@ -495,6 +495,16 @@ def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
     return _write(v, top=True)
 
 
+def show(v: Any) -> str:
+    """A value as the language writes it (``write_value``: `true`, `1/2`, `none`, never Python's
+    spelling), shortened for a message; a text as it is."""
+    try:
+        text = v if isinstance(v, str) else write_value(v, 64)
+    except ValueError:  # (more parts than a message shows)
+        text = "a value of many parts"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 # The language's keywords (``lang.syntax`` reads them here): a record label that is one is written in quotes.
 KEYWORDS = (
     "ruleset", "extends", "import", "as", "clauses", "schema", "cite", "override", "enum", "record",
