@@ -44,7 +44,7 @@ def test_a_shared_declaration_is_bound_in_each_namespace_that_reads_it(tmp_path:
     assert program.entry.key in {u.ns for u in units}
     for unit in units:  # `bonus` is its own namespace's: the variant's override, or the module's own
         [name] = [n for n in _names(unit.decl) if n.id == "bonus"]
-        ref = bind.binding(program, unit)[id(name)]
+        ref = unit.bound[id(name)]
         assert isinstance(ref, bind.UnitRef) and ref.unit.ns == unit.ns and ref.unit.name == "bonus"
 
 
@@ -52,7 +52,7 @@ def test_a_shared_declaration_is_bound_in_each_namespace_that_reads_it(tmp_path:
 def test_no_name_is_looked_up_once_the_units_are_bound(tmp_path: Path, engine: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     rs = _load(tmp_path)
-    assert rs.run({}, query="both", engine=engine) == WANT  # binds the units the query reaches
+    assert rs.run({}, query="both", engine=engine) == WANT
 
     def looked_up(*args: Any) -> Any:
         raise AssertionError(f"a name looked up while a rule runs: {args[-1]}")
@@ -66,7 +66,7 @@ def test_each_local_is_a_slot_and_each_global_a_referee(tmp_path: Path) -> None:
     rs = _load(tmp_path)
     program = rs.program
     both = program.units[(program.entry.key, "both")]
-    bound = bind.binding(program, both)
+    bound = both.bound
     kinds = {n.id: type(bound.get(id(n))).__name__ for n in _names(both.decl)}
     # `bonus` is a lambda's parameter and a comprehension's name there; `std` a module
     assert kinds == {"bonus": "Local", "strength": "UnitRef", "std": "ModuleRef"}
@@ -110,8 +110,6 @@ def test_no_local_is_looked_up_by_its_name(tmp_path: Path, engine: str) -> None:
     (tmp_path / "shadow.rules").write_text(SHADOW)
     rs = load_ruleset(tmp_path / "shadow.rules", use_cache=False)
     program = rs.program
-    for unit in program.units.values():
-        bind.binding(program, unit)
     changed: list[tuple[Any, str, Any]] = []
     for unit in program.units.values():
         for node in _walk(unit.decl):
@@ -162,13 +160,99 @@ def test_the_type_pass_keeps_each_node_s_type_beside_the_binding(tmp_path: Path)
     assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
     program = rs.program
     unit = program.units[(program.entry.key, "f")]
-    types, bound = node_types(program, unit), bind.binding(program, unit)
-    shown = [f"{type(n).__name__} {getattr(n, 'id', '')}: {show(types[id(n)])}" for n in _walk(unit.decl.body)
+    types, bound = node_types(program, unit), unit.bound
+    shown = [f"{type(n).__name__} {getattr(n, 'id', '')}: {show(types[id(n)])}" for n in _walk(unit.body)
              if id(n) in types]
     assert shown == ["Let : list[int]", "BinOp : int", "Name x: int", "Int : int", "BinOp : list[int]",
                      "Comp : list[int]", "BinOp : int", "Name m: int", "Int : int", "ListLit : list[str]", "Str : str",
                      "Comp : list[int]", "Call : int", "Name k: list[int]", "ListLit : list[list[int]]",
                      "ListLit : list[int]", "Name x: int"]  # (the second `k` is the second loop's)
-    reads = [n for n in _walk(unit.decl.body) if isinstance(n, A.Name) and n.id in ("x", "m", "k")]
+    reads = [n for n in _walk(unit.body) if isinstance(n, A.Name) and n.id in ("x", "m", "k")]
     assert all(isinstance(bound[id(n)], bind.Local) for n in reads)  # (`x` the parameter, not the global text)
     assert rs.run({}) == [6, 1]
+
+
+# ---------------------------------------------------------------- units carry typed fields
+
+TABLES = '''ruleset t.tables
+table odds[ratio, roll] -> int cite "T" {
+  | ratio | "1" | "2" |
+  | "1:1" | 10  | 20  |
+  | "2:1" | 30  | 40  |
+}
+const base_bonus cite "T" = 1
+input level: int at "/level" default 2
+input name: str at "/name"
+rule score(r, n) cite "T" = odds[r, n] + base_bonus + level
+decision a(k) cite "T" = b(k)
+decision b(k) cite "T" = not a(k)
+cycle a, b cite "T" {
+  when any(c.decision == "b" for c in cycle) => settle [c for c in cycle if c.decision == "b"] as true cite "T"
+}
+procedure act(n) cite "T" {
+  var total = 0
+  step add cite "T" {
+    for i in range(n) { total := total + odds["2:1", "1"] }
+    if total > 50 { goto done }
+  }
+  step more cite "T" {
+    total := total + 1
+  }
+  step done cite "T" {
+    emit "added" {total: total}
+  }
+}
+query main = {score: score("1:1", "2"), over: score("2:1", "2"), name: name, cycle: [a(1), b(1)], act: act(2).total}
+'''
+ERRATA = '''ruleset t.errata
+extends "tables.rules"
+override odds["2:1", "2"] cite "T" = 99
+'''
+WANT_TABLES = {"score": 20 + 1 + 5, "over": 99 + 1 + 5, "name": "x", "cycle": [True, True], "act": 60,
+               "events": [{"cites": ["T"], "event": "added", "step": "done", "total": 60}]}
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_the_engines_read_the_units_typed_fields_not_their_declarations(tmp_path: Path, engine: str) -> None:
+    """Every unit's declaration replaced, once the program is built and bound, by a blank one of the
+    same kind (no field at all): a run reads only what the unit carries (its body, parameters, merged
+    cells, cycle policy, span, clauses), so it gives what it gave before."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "tables.rules").write_text(TABLES)
+    (tmp_path / "errata.rules").write_text(ERRATA)
+    rs = load_ruleset(tmp_path / "errata.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    state = {"level": 5, "name": "x"}
+    assert rs.run(state, engine=engine) == WANT_TABLES
+    program = rs.program
+    odds = program.units[(program.entry.key, "odds")]
+    # the table's cells: the grid with the errata's override merged, by the keys a lookup gives
+    assert {k: getattr(c, "value", None) for k, c in odds.cells.items()} == {
+        ("1:1", "1"): 10, ("1:1", "2"): 20, ("2:1", "1"): 30, ("2:1", "2"): 99}
+    assert program.units[(program.entry.key, "a")].policy is program.units[(program.entry.key, "cycle a,b")].decl
+    fresh = load_ruleset(tmp_path / "errata.rules", use_cache=False)
+    for unit in fresh.program.units.values():
+        unit.decl = object.__new__(type(unit.decl))  # type: ignore[assignment]
+    assert fresh.run(state, engine=engine) == WANT_TABLES
+
+
+def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_their_own(tmp_path: Path) -> None:
+    """Every unit is bound as the program is made, before anything runs (``program.PASSES`` begins
+    with it); arities and tables are passes of their own over the bound program, each with its
+    diagnostics."""
+    from validator.lang import program as P
+
+    assert [name for name, _ in P.PASSES][:5] == ["binding", "reference graph", "names", "arities", "tables"]
+    rs = _load(tmp_path)
+    both = rs.program.units[(rs.program.entry.key, "both")]
+    assert any(isinstance(r, bind.UnitRef) and r.unit.name == "strength" for r in both.bound.values())
+    (tmp_path / "bad.rules").write_text('table t[k] -> int cite "X" {\n  | "a" | 1 |\n  | "a" | 2 |\n}\n'
+                                        'def f(x) = x\nquery main = [f(1, 2), t["a", "b"], t["z"]]\n')
+    found = load_ruleset(tmp_path / "bad.rules", use_cache=False).program
+    seen = {}
+    for name, check in P.PASSES:
+        if name in ("arities", "tables"):
+            before = len(found.diagnostics)
+            check(found)
+            seen[name] = sorted(d.code for d in found.diagnostics[before:])
+    assert seen == {"arities": ["C003", "C003"], "tables": ["C009", "C029"]}

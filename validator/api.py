@@ -184,7 +184,7 @@ class Ruleset:
         if unit.arity != len(args):
             plural = "" if unit.arity == 1 else "s"
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
-                                       unit.decl.span)], "usage")
+                                       unit.span)], "usage")
         runner = None if explain or engine == "reference" else self.backend()
         try:
             if exact:
@@ -194,7 +194,7 @@ class Ruleset:
                                      engine=runner, check=check)
             if isinstance(source, ScriptedDice) and source.used < len(source.faces):
                 raise EvalError("E014", f"the script gave {len(source.faces)} dice and the rules rolled {source.used}",
-                                unit.decl.span, help="remove the dice the rules do not roll from the script")
+                                unit.span, help="remove the dice the rules do not roll from the script")
             if snapshot is not None and made is not None and made is self._made:  # found valid: need not be checked again
                 made[1:] = [snapshot, run.steps]
         except R.MissingInput as missing:
@@ -249,7 +249,7 @@ class Ruleset:
                             "state")
         unit = self.program.query(query)
         return RunError([Diagnostic("E005", "evaluation recursed too deeply",
-                                    unit.decl.span if unit is not None else Span(self.path),
+                                    unit.span if unit is not None else Span(self.path),
                                     help="a value nests too deeply to be checked or written")], "eval")
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
@@ -281,7 +281,7 @@ class Ruleset:
         assert unit is not None
         if not isinstance(found, (list, tuple)):
             return [Diagnostic("E001", f"`{VALIDATE_QUERY}` must give a list of {{pointer, message}}, not "
-                                       f"`{str(to_json(found))[:40]}`", unit.decl.span)]
+                                       f"`{str(to_json(found))[:40]}`", unit.span)]
         diags = []
         for item in found:
             item = item if isinstance(item, dict) else {"message": str(to_json(item))}
@@ -302,14 +302,14 @@ class Ruleset:
             return written(value)
         except ValueError as exc:  # too large, or an integer past Python's digit limit for text
             if str(exc) == FUNCTION_IN_RESULT:
-                raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
+                raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
                                            help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
             if too_large(exc):
                 what = (f"holds more than {MAX_OUTPUT_BYTES} bytes of text" if "bytes" in str(exc)
                         else f"has more than {MAX_OUTPUT_NODES} parts")
                 raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
-                                           unit.decl.span, help="return a summary of it (its `len`, say)")], "eval") from None
-            raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.decl.span,
+                                           unit.span, help="return a summary of it (its `len`, say)")], "eval") from None
+            raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
                                        help="a number grew too large; check the rule that computes it")],
                            "eval") from None
 
@@ -792,7 +792,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                              else replace(d, span=Span(origin)) for d in exc.diagnostics], exc.kind, played) from None
         problem = _advance_shape(rs, out)
         if problem is not None:
-            raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.decl.span,
+            raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.span,
                                         help="it gives {phase, result, next, next_phase, end}")], "eval", played)
         step = Step(out["phase"], state, out["result"], out["next"], out["next_phase"], out["end"], entry.where)
         played.append(step)
@@ -815,7 +815,7 @@ def _random_entry(rs: Ruleset, state: Any, seed: int, where: str, played: list[S
         unit = rs.program.query(RANDOM_ORDERS_QUERY)
         assert unit is not None
         raise PlayError([Diagnostic("E001", f"`{RANDOM_ORDERS_QUERY}` gave {type(orders).__name__}, not a list of orders",
-                                    unit.decl.span)], "eval", played)
+                                    unit.span)], "eval", played)
     return Entry(orders, None, f"random_orders({seed})")
 
 

@@ -29,11 +29,11 @@ import sys
 import types
 import warnings
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
-from ..lang.program import DICE_BUILTINS, Program, Unit, _readers_of, cell_key, table_cells
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
+from ..lang.program import Program, Unit, _readers_of, cell_key, rolls
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -278,7 +278,7 @@ class Backend:
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
-        self.dice = any(n.split(".")[-1] in DICE_BUILTINS for deps in program.refs.values() for _, n in deps)
+        self.dice = any(map(rolls, program.units.values()))
         self.g["_PROTO"] = self.interp
         # state-free definitions' values for the program's life, by keys that hold no identity:
         # (value, steps it took alone)
@@ -300,15 +300,13 @@ class Backend:
     def named_once(self, unit: Unit) -> bool:
         program, units = self.program, self.program.units
         if self.impure is None:
-            seeds = {k for k, deps in program.refs.items() if any(
-                n.split(".")[-1] in DICE_BUILTINS or isinstance(getattr(units.get((ns, n)), "decl", None), A.ProcedureDecl)
-                for ns, n in deps)}
+            seeds = {k for k, u in units.items() if rolls(u) or isinstance(u.decl, A.ProcedureDecl)}
             self.impure = _readers_of(seeds, program.refs)
         key = (unit.ns, unit.name)
         callers = [units[k] for k, deps in program.refs.items() if key in deps]
         if key in self.impure or units.get(key) is not unit or len(callers) != 1:
             return False
-        named = [r for r in binding(program, callers[0]).values() if isinstance(r, UnitRef) and r.unit is unit]
+        named = [r for r in callers[0].bound.values() if isinstance(r, UnitRef) and r.unit is unit]
         caller = callers[0]
         return len(named) == 1 and (isinstance(caller.decl, (A.DefDecl, A.ConstDecl)) and caller.arity is None
                                     or self.memo_free(caller))
@@ -368,24 +366,23 @@ class Backend:
             return self.write_unit(unit, name)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
             if not err.span.line:
-                err.span = unit.decl.span
+                err.span = unit.span
             raise
         except RecursionError:
-            raise Unwritable("E005", "a definition is nested too deeply to write", unit.decl.span) from None
+            raise Unwritable("E005", "a definition is nested too deeply to write", unit.span) from None
 
     def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
-        d = unit.decl
-        w = _Writer(self, binding(self.program, unit))
-        if unit.state_free and isinstance(d, (A.ConstDecl, A.DefDecl)):
+        w = _Writer(self, unit.bound)
+        if unit.state_free and isinstance(unit.decl, (A.ConstDecl, A.DefDecl)):
             body = self.write_plain(unit, name + "_body", entry=True)
             return self.compiled(name, self.alone_source(w, unit, name, body))
         return self.write_plain(unit, name)
 
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
         d = unit.decl
-        w = _Writer(self, binding(self.program, unit))
+        w = _Writer(self, unit.bound)
         ukey = unit.index
-        if isinstance(d, (A.ConstDecl,)) or (isinstance(d, A.DefDecl) and d.params is None):
+        if isinstance(d, A.ConstDecl) or (isinstance(d, A.DefDecl) and unit.arity is None):
             source = self.value_source(w, unit, ukey, name)
         elif isinstance(d, A.InputDecl):
             source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
@@ -420,15 +417,14 @@ class Backend:
     def alone_source(self, w: _Writer, unit: Unit, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
         program's life when its arguments are texts, numbers, truth values or none."""
-        d = unit.decl
         b = w.const(body)
-        if getattr(d, "params", None) is None:
+        if unit.arity is None:
             w(f"hit = _SF.get({unit.index})")
             w("if hit is not None and hit[1] <= ctx.budget:")
             w("    return hit[0]")
             w(f"return _alone(ctx, _SF, {unit.index}, {b}, ())")
             return w.source(f"def {name}(ctx):")
-        _, pnames = self.params(w, d.params)
+        _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
             p = pnames[0]
@@ -460,8 +456,6 @@ class Backend:
         return env, names
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
-        d = unit.decl
-        body = d.value if isinstance(d, A.ConstDecl) else d.body
         k = w.const(ukey)
         w("memo = ctx.memo")
         w(f"hit = memo.get({k}, _MISS)")
@@ -471,15 +465,15 @@ class Backend:
         w("    return hit")
         if unit.counted:
             w("if ctx.depth >= ctx.depth_limit:")
-            w(f"    raise _value_too_deep(ctx, {w.const(d.span)})")
+            w(f"    raise _value_too_deep(ctx, {w.const(unit.span)})")
             w("ctx.depth += 1")
         w(f"memo[{k}] = _PENDING")
         if unit.uses_decisions:
             w("guesses = ctx.guesses")
         w("try:")
         with w.block():
-            w.open_charge(d.span)
-            result = self.expr(w, body, {})
+            w.open_charge(unit.span)
+            result = self.expr(w, cast(A.Expr, unit.body), {})
             w.close_charge()
             w(f"result = {result}")
         w("finally:")
@@ -515,10 +509,9 @@ class Backend:
     def function_source(self, w: _Writer, unit: Unit, ukey: int, name: str, entry: bool = False) -> str:
         """A function: its call's step is charged by its caller (or by itself, ``entry``, as the body of
         a state-free function run alone); the most its body charges, when it computes it."""
-        d = unit.decl
-        env, pnames = self.params(w, d.params or ())
-        self.enter_counted(w, unit, d.span)
-        memoized = isinstance(d, A.DefDecl) and not self.memo_free(unit)
+        env, pnames = self.params(w, unit.params)
+        self.enter_counted(w, unit, unit.span)
+        memoized = isinstance(unit.decl, A.DefDecl) and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
             frozen = [f"{p} if _type({p}) is _str else (_id({p}) if _type({p}) is _dict else _memo_key({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
@@ -528,8 +521,8 @@ class Backend:
             w("    return hit")
             if unit.uses_decisions:
                 w("guesses = ctx.guesses")
-        w.open_charge(d.span)
-        result = self.expr(w, d.body, env)
+        w.open_charge(unit.span)
+        result = self.expr(w, cast(A.Expr, unit.body), env)
         w.close_charge(1 if entry else 0)
         if memoized:
             alive = (f"if _type({pnames[0]}) is not _str: ctx.alive.append({pnames[0]})" if len(pnames) == 1
@@ -550,8 +543,7 @@ class Backend:
     def decision_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The decision's reading: final values at once, anything else through the reference's
         resolution (``Interpreter.resolve``), whose body is ``body_source``'s function."""
-        d = unit.decl
-        _, pnames = self.params(w, d.params)
+        _, pnames = self.params(w, unit.params)
         args = ", ".join(pnames)
         frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p})" for p in pnames)
         w(f"key = ({w.const(unit.name)}, {frozen})")
@@ -563,11 +555,10 @@ class Backend:
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def body_source(self, w: _Writer, unit: Unit, name: str) -> str:
-        d = unit.decl
-        env, pnames = self.params(w, d.params)
-        w.open_charge(d.span)
-        self.enter_counted(w, unit, d.span)
-        result = self.looked(w, d.body, env)
+        env, pnames = self.params(w, unit.params)
+        w.open_charge(unit.span)
+        self.enter_counted(w, unit, unit.span)
+        result = self.looked(w, cast(A.Expr, unit.body), env)
         w.close_charge(1)
         w(f"return {result}")
         self.leave_counted(w, unit)
@@ -575,9 +566,8 @@ class Backend:
 
     def table_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
-        d: A.TableDecl = unit.decl
         cells: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        for i, (key, cell) in enumerate(table_cells(self.loaded.namespaces[unit.ns], unit).items()):
+        for i, (key, cell) in enumerate(unit.cells.items()):
             if isinstance(cell, A.Absent):
                 cells[key] = _absent_cell
                 continue
@@ -588,7 +578,7 @@ class Backend:
             cw(f"return {value}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, cw.source(f"def {cname}(ctx):"))
-        _, pnames = self.params(w, d.params)
+        _, pnames = self.params(w, unit.params)
         keys = "(" + "".join(p + ", " for p in pnames) + ")"
         truth = " or ".join(f"_type({p}) is _bool" for p in pnames) or "False"
         w("try:")  # (a truth value is looked up as ``program.cell_key`` keeps it: never as 1 or 0)
@@ -597,26 +587,25 @@ class Backend:
         w("    cell = None")
         w("if cell is not None:")
         w("    return cell(ctx)")
-        if d.source is not None:
-            w.open_charge(d.span)
-            value = self.expr(w, d.source, {})
+        if unit.body is not None:
+            w.open_charge(unit.span)
+            value = self.expr(w, unit.body, {})
             w.close_charge()
             w(f"v = {value}")
             for p in pnames:
                 w(f"v = _source_step(v, {p})")
             w("if v is not _MISS_KEY:")
             w("    return v")
-        w(f"return _table_miss({w.const(d)}, {keys})")
+        w(f"return _table_miss({w.const(unit)}, {keys})")
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def procedure_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The steps in a loop over their index (``Interpreter.run_procedure``)."""
-        d: A.ProcedureDecl = unit.decl
-        env, pnames = self.params(w, d.params)
-        steps = [s for s in d.body if isinstance(s, A.Step)]
+        env, pnames = self.params(w, unit.params)
+        steps = [s for s in unit.stmts if isinstance(s, A.Step)]
         variables: list[tuple[str, str]] = []
-        w.open_charge(d.span)
-        for s in d.body:
+        w.open_charge(unit.span)
+        for s in unit.stmts:
             if isinstance(s, A.Var):
                 value = self.expr(w, s.value, env)
                 py = w.fresh("_v")
@@ -627,7 +616,7 @@ class Backend:
         index = {s.name: i for i, s in enumerate(steps)}
         w("outer_cites = ctx.step_cites")
         w(f"ctx.step_cites = {w.const({s.name: s.cites for s in steps})}")
-        w(f"status, reason, cites, where = 'completed', None, {w.const(list(d.cites))}, None")
+        w(f"status, reason, cites, where = 'completed', None, {w.const(list(unit.cites))}, None")
         w("i = 0")
         w("try:")
         with w.block():
@@ -639,7 +628,7 @@ class Backend:
                     for i, s in enumerate(steps):
                         w(f"{'if' if i == 0 else 'elif'} i == {i}:")
                         with w.block():
-                            w.open_charge(d.span)
+                            w.open_charge(unit.span)
                             self.block(w, s.body, env)
                             w.close_charge()
                             w("pass")
@@ -647,7 +636,7 @@ class Backend:
                 w("except _Goto as jump:")
                 with w.block():
                     w("ctx.steps += 1")
-                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(d.span)})")
+                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
                     w(f"i = {w.const(index)}[jump.target]")
                 w("except _Stop:")
                 w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
@@ -1202,11 +1191,11 @@ class Backend:
     def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
         """A function without a memo written at its one call (``memo_free``), its arguments in locals."""
         env: Env = {}
-        bound, w.bound = w.bound, binding(self.program, unit)
-        for p, a in zip(unit.decl.params, args):
+        bound, w.bound = w.bound, unit.bound
+        for p, a in zip(unit.params, args):
             env[slot(w.bound, p)] = _Local(self.tmp(w, a))  # (the callee's slots: its own binding)
         try:
-            return self.expr(w, unit.decl.body, env)
+            return self.expr(w, cast(A.Expr, unit.body), env)
         finally:
             w.bound = bound
 

@@ -145,22 +145,19 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     objects the key names by ``id`` (to hold while it is kept). For each definition the run may reach
     (the reference graph from ``unit``, and the cycle policies of the decisions on it): where it is
     (its module, or the ruleset's own namespace), its declaration, what the analysis says of it
-    (``Unit``'s flags), a table's cell overrides, a decision's cycle policy, and what each global name
-    it mentions means where it stands (the definition, data object, type, member or built-in)."""
+    (``Unit``'s flags), a table's cells, a decision's cycle policy, and what each global name it
+    mentions is bound to there (the definition, data object, type, member or built-in)."""
     from ..lang.loader import decl_key
-    from ..lang.bind import BuiltinRef, DataRef, ModuleRef, TypeRef, UnitRef, meaning as bound_to
-    from ..lang.program import cycle_policy, sorted_global_names
+    from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, TypeRef, UnitRef
 
     entry = program.entry.key
-    namespaces = program.loaded.namespaces
     holds: list[Any] = []
 
     def where(nskey: str) -> str:
         return "" if nskey == entry else nskey
 
-    def summary(ns: Any, name: str) -> Any:
-        """What a global name means there (``bind.meaning``), as a part of the key."""
-        found = bound_to(program, ns, name)
+    def summary(found: Referee) -> Any:
+        """What a global name is bound to (``Unit.bound``), as a part of the key."""
         if isinstance(found, UnitRef):
             return ("unit", where(found.unit.ns), found.unit.name)
         if isinstance(found, (TypeRef, DataRef)):
@@ -171,7 +168,8 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
             return ("builtin", found.builtin.name)
         if isinstance(found, ModuleRef):
             return ("module", found.ns.key)
-        return found and ("enum", name)  # an enum's member: its name
+        assert isinstance(found, Member)
+        return ("enum", found.name)
 
     parts = []
     seen = {(unit.ns, unit.name)}
@@ -179,32 +177,20 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     while todo:
         k = todo.pop()
         u = program.units[k]
-        ns = namespaces[u.ns]
         d = u.decl
         holds.append(d)
-        names = []
-        for name in sorted_global_names(d):
-            alias, dot, member = name.partition(".")
-            m = summary(ns, alias)
-            if dot and m is not None and m[0] == "module":
-                m = (*m, summary(namespaces[m[1]], member))
-            elif dot:
-                m = None  # `x.f` of a value: a field, read at run time (`x` itself is listed)
-            names.append(m)
+        names = tuple(summary(r) for r in u.bound.values() if not isinstance(r, Local))  # (a local: its node's)
         extra: tuple[Any, ...] = ()
         nexts = set(program.refs.get(k, ()))
-        if isinstance(d, A.TableDecl):
-            overrides = ns.cell_overrides.get(u.name, [])
-            holds.append(overrides)
-            extra = tuple(id(ov) for ov in overrides)
-        elif isinstance(d, A.DecisionDecl):
-            policy = cycle_policy(ns, d.name)
-            if policy is not None:
-                holds.append(policy)
-                extra = (id(policy),)
-                nexts.add((u.ns, decl_key(policy)))
+        if u.cells:
+            holds.append(u.cells)
+            extra = tuple((k, id(cell)) for k, cell in u.cells.items())
+        elif u.policy is not None:
+            holds.append(u.policy)
+            extra = (id(u.policy),)
+            nexts.add((u.ns, decl_key(u.policy)))
         parts.append((where(u.ns), u.name, id(d), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
-                      tuple(names), extra))
+                      names, extra))
         for nxt in nexts:
             if nxt not in seen and nxt in program.units:
                 seen.add(nxt)
@@ -221,7 +207,7 @@ def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_S
     unit = program.query(DATA_CHECK)
     if unit is None:
         return []
-    span = unit.decl.span
+    span = unit.span
     if unit.arity:
         return [Diagnostic("C028", f"`{DATA_CHECK}` takes parameters: it is run once, with nothing to pass", span,
                            help=f"write `query {DATA_CHECK} = ...`")]

@@ -45,7 +45,7 @@ import sys
 from collections import defaultdict
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
@@ -54,8 +54,8 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
                       Settlement, Unwritable)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, binding, slot
-from ..lang.program import Program, Unit, cell_key, table_cells
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
+from ..lang.program import Program, Unit, cell_key
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -92,7 +92,7 @@ class UnitFunction:
         self.unit, self.interp = unit, interp
 
     def __call__(self, run: "Run", *args: Any) -> Any:
-        return force(run, self.interp.call_unit(run, self.unit, list(args), self.unit.decl.span))
+        return force(run, self.interp.call_unit(run, self.unit, list(args), self.unit.span))
 
 
 class BuiltinFunction:
@@ -303,7 +303,7 @@ class Interpreter:
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
-        return Frame(unit.bound if unit.bound is not None else binding(self.program, unit)).copy(params, args)
+        return Frame(unit.bound).copy(params, args)
 
     # -- expressions
 
@@ -517,16 +517,16 @@ class Interpreter:
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit))
         if unit.counted and run.depth >= run.depth_limit:
-            raise value_too_deep(run, unit.decl.span)
-        self.enter(run, unit, unit.decl.span)
+            raise value_too_deep(run, unit.span)
+        self.enter(run, unit, unit.span)
         run.memo[key] = PENDING
         guesses = run.guesses
         cites = value_cites(unit) if run.trace else None
         if cites is not None:
             run.traced_values.add(key)
         try:
-            body = unit.decl.value if isinstance(unit.decl, A.ConstDecl) else unit.decl.body
-            value = self.traced(run, unit, [], cites, lambda: self.evaluate(run, body, self.env(unit)), kind="value")
+            value = self.traced(run, unit, [], cites, lambda: self.evaluate(run, cast(A.Expr, unit.body), self.env(unit)),
+                                kind="value")
         finally:
             self.leave(run, unit)
             del run.memo[key]
@@ -566,19 +566,18 @@ class Interpreter:
 
     def call_function(self, run: Run, unit: Unit, args: list[Any]) -> Any:
         """A `def`, `rule` or query with parameters; `def` and `rule` calls are kept in the memo."""
-        d = unit.decl
-        run.charge(1, d.span)
-        self.enter(run, unit, d.span)
+        run.charge(1, unit.span)
+        self.enter(run, unit, unit.span)
         try:
-            memoized = isinstance(d, A.DefDecl)
+            memoized = isinstance(unit.decl, A.DefDecl)
             key = (unit.index, *[freeze(a) for a in args]) if memoized else None
             if key is not None and key in run.memo:
                 return run.memo[key]
             if unit.state_free and run.alone != key and all(plain(a) for a in args):
                 return self.alone(run, key, lambda sub: self.call_function(sub, unit, args))
             guesses = run.guesses
-            cites = d.cites if isinstance(d, A.DefDecl) and d.kind == "rule" else None
-            value = self.traced(run, unit, args, cites, lambda: self.body_value(run, unit, d.body, args))
+            cites = unit.cites if unit.kind == "rule" else None
+            value = self.traced(run, unit, args, cites, lambda: self.body_value(run, unit, args))
             if key is not None and run.guesses == guesses:
                 run.keep(key, value, unit.uses_decisions)
                 run.alive.append(args)
@@ -586,8 +585,8 @@ class Interpreter:
         finally:
             self.leave(run, unit)
 
-    def body_value(self, run: Run, unit: Unit, body: A.Expr, args: list[Any]) -> Any:
-        return self.evaluate(run, body, self.env(unit, unit.decl.params or (), args))
+    def body_value(self, run: Run, unit: Unit, args: list[Any]) -> Any:
+        return self.evaluate(run, cast(A.Expr, unit.body), self.env(unit, unit.params, args))
 
     def traced(self, run: Run, unit: Unit, args: list[Any], cites: tuple[str, ...] | None, compute: Any,
                kind: str | None = None, cell: dict[str, Any] | None = None) -> Any:
@@ -598,7 +597,7 @@ class Interpreter:
         if not run.trace or cites is None or len(run.trace_stack) > 2000:
             return compute()
         for a in args:
-            charge_walk(run, a, unit.decl.span)
+            charge_walk(run, a, unit.span)
         node: dict[str, Any] = {"rule": unit.name, "args": [to_json(a) for a in args], "cites": list(cites),
                                 "children": []}
         if kind is not None:
@@ -611,7 +610,7 @@ class Interpreter:
             value = compute()
         finally:
             run.trace_stack.pop()
-        charge_walk(run, value, unit.decl.span)
+        charge_walk(run, value, unit.span)
         node["value"] = to_json(value)
         parent["children"].append(node)
         return value
@@ -619,30 +618,28 @@ class Interpreter:
     # -- tables
 
     def table_lookup(self, run: Run, unit: Unit, keys: list[Any]) -> Any:
-        """A cell (``program.table_cells``; an absent cell gives none), else the table's source, looked
-        up key by key; keys with neither are a miss: none only where the declared result is optional."""
-        ns = self.loaded.namespaces[unit.ns]
+        """A cell (``Unit.cells``; an absent cell gives none), else the table's source, looked up key by
+        key; keys with neither are a miss: none only where the declared result is optional."""
         try:
-            cell = table_cells(ns, unit).get(cell_key(keys))
+            cell = unit.cells.get(cell_key(keys))
         except TypeError:
             cell = None
         if run.trace:
-            cites, origin = table_origin(ns, unit, cell)
+            cites, origin = table_origin(self.loaded.namespaces[unit.ns], unit, cell)
             return self.traced(run, unit, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
                                kind="table", cell=origin)
         return self.table_value(run, unit, cell, keys)
 
     def table_value(self, run: Run, unit: Unit, cell: A.Expr | None, keys: list[Any]) -> Any:
-        d: A.TableDecl = unit.decl
         if cell is not None:
             return None if isinstance(cell, A.Absent) else self.evaluate(run, cell, self.env(unit))
-        if d.source is not None:
-            value = self.evaluate(run, d.source, self.env(unit))
+        if unit.body is not None:
+            value = self.evaluate(run, unit.body, self.env(unit))
             for k in keys:
                 value = source_step(value, k)
             if value is not MISS:
                 return value
-        return table_miss(d, keys)
+        return table_miss(unit, keys)
 
     # -- decisions
 
@@ -705,12 +702,11 @@ class Interpreter:
         return self.resolve(run, unit, args)
 
     def decision_body(self, run: Run, unit: Unit, key: Any, args: list[Any]) -> Any:
-        d: A.DecisionDecl = unit.decl
-        run.charge(1, d.span)
-        self.enter(run, unit, d.span)
+        run.charge(1, unit.span)
+        self.enter(run, unit, unit.span)
         run.dstack.append(key)
         try:
-            return force(run, self.traced(run, unit, args, d.cites, lambda: self.body_value(run, unit, d.body, args)))
+            return force(run, self.traced(run, unit, args, unit.cites, lambda: self.body_value(run, unit, args)))
         finally:
             run.dstack.pop()
             self.leave(run, unit)
@@ -729,9 +725,8 @@ class Interpreter:
         policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
         them the targets list, and every other decision of the cycle is resolved again."""
         from ..lang.loader import decl_key
-        from ..lang.program import cycle_policy
 
-        cyc = cycle_policy(self.loaded.namespaces[unit.ns], unit.name)
+        cyc = unit.policy
         policy = self.program.units[(unit.ns, decl_key(cyc))] if cyc is not None else unit
         names = cyc.names if cyc is not None else (unit.name,)
         mine = [m for m in members if m[0] in names]
@@ -765,24 +760,23 @@ class Interpreter:
                                         "decisions of the cycle", pol.span)
             return
         raise EvalError("E006", f"cycle among `{unit.name}` decisions and no policy of `cycle {unit.name}` applies",
-                        unit.decl.span,
+                        unit.span,
                         help=f"add a `cycle {unit.name}` policy (e.g. `otherwise => settle cycle as false`)")
 
     def policy_part(self, run: Run, policy: Unit, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.evaluate(run, e, self.env(policy, [policy.decl], [cycle]))
+        return self.evaluate(run, e, self.env(policy, [policy.policy], [cycle]))
 
     # -- procedures
 
     def run_procedure(self, run: Run, unit: Unit, args: list[Any]) -> Any:
         """The steps in order; `goto` jumps, `stop` ends, `reject` (or a failed `require`) ends with a
         reason. The result: the status, why and where it ended, and the procedure's variables."""
-        d: A.ProcedureDecl = unit.decl
-        run.charge(1, d.span)
-        env = self.env(unit, d.params, args)
+        run.charge(1, unit.span)
+        env = self.env(unit, unit.params, args)
         variables: dict[str, Cell] = {}
-        steps = [s for s in d.body if isinstance(s, A.Step)]
-        for s in d.body:
+        steps = [s for s in unit.stmts if isinstance(s, A.Step)]
+        for s in unit.stmts:
             if isinstance(s, A.Var):
                 variables[s.name] = Cell(self.evaluate(run, s.value, env))
                 env.set(s, variables[s.name])
@@ -790,13 +784,13 @@ class Interpreter:
         outer_cites = run.step_cites
         run.step_cites = {s.name: s.cites for s in steps}  # what an `emit` citing nothing cites
         try:
-            return self.run_steps(run, d, steps, index, env, variables)
+            return self.run_steps(run, unit, steps, index, env, variables)
         finally:
             run.step_cites = outer_cites
 
-    def run_steps(self, run: Run, d: A.ProcedureDecl, steps: list[A.Step], index: dict[str, int], env: Frame,
+    def run_steps(self, run: Run, unit: Unit, steps: list[A.Step], index: dict[str, int], env: Frame,
                   variables: dict[str, Cell]) -> Any:
-        status, reason, cites, where = "completed", None, list(d.cites), None
+        status, reason, cites, where = "completed", None, list(unit.cites), None
         i = 0
         while i < len(steps):
             step = steps[i]
@@ -805,7 +799,7 @@ class Interpreter:
                 self.exec_block(run, step.body, env)
                 i += 1
             except _Goto as jump:
-                run.charge(1, d.span)
+                run.charge(1, unit.span)
                 i = index[jump.target]
             except _Stop:
                 status, where = "stopped", step.name
@@ -884,14 +878,13 @@ class Interpreter:
     def bind_inputs(self, run: Run) -> None:
         """Each `input` read from the state at its JSON pointer, or its default."""
         for unit in self.inputs:
-            d = unit.decl
-            ok, value = resolve_pointer(run.state, d.pointer)
+            ok, value = resolve_pointer(run.state, unit.pointer)
             if not ok:
-                if d.default is None:
-                    raise MissingInput(d)
-                value = force(run, self.evaluate(run, d.default, self.env(unit)))
-            elif d.type is not None and _declares_map(d.type):
-                value = as_declared(value, d.type)
+                if unit.body is None:
+                    raise MissingInput(unit)
+                value = force(run, self.evaluate(run, unit.body, self.env(unit)))
+            elif unit.ret is not None and _declares_map(unit.ret):
+                value = as_declared(value, unit.ret)
             run.inputs[unit.index] = value
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
@@ -903,22 +896,22 @@ class Interpreter:
         if check is not None:
             checker = self.state_check
             if checker is not None and not checker.arity:
-                check(force(run, self.call_unit(run, checker, [], checker.decl.span)))
+                check(force(run, self.call_unit(run, checker, [], checker.span)))
                 run.events.clear()
                 if run.trace:
                     run.trace_stack[0]["children"].clear()
                     run.traced_values.clear()
-        return force(run, self.call_unit(run, unit, args, unit.decl.span))
+        return force(run, self.call_unit(run, unit, args, unit.span))
 
 
 class MissingInput(Exception):
-    def __init__(self, decl: A.InputDecl):
-        self.decl = decl
+    def __init__(self, unit: Unit):
+        self.unit = unit
 
     def diagnostic(self) -> Diagnostic:
-        d = self.decl
-        return Diagnostic("S002", f"input `{d.name}` is missing from the state", d.span, pointer=d.pointer,
-                          help=f"the state needs a value at `{d.pointer}`, or give the input a `default`")
+        u = self.unit
+        return Diagnostic("S002", f"input `{u.decl.name}` is missing from the state", u.span, pointer=u.pointer,
+                          help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
 def _declares_map(t: A.TypeRef) -> bool:
@@ -1189,11 +1182,11 @@ def value_too_deep(run: Any, span: Span) -> EvalError:
 
 
 def depends_on_itself(unit: Unit) -> EvalError:
-    return EvalError("E005", f"`{unit.name}` depends on itself", unit.decl.span)
+    return EvalError("E005", f"`{unit.name}` depends on itself", unit.span)
 
 
 def recursed_too_deeply(unit: Unit) -> EvalError:
-    return EvalError("E005", "evaluation recursed too deeply", unit.decl.span, help=RECURSION_HELP)
+    return EvalError("E005", "evaluation recursed too deeply", unit.span, help=RECURSION_HELP)
 
 
 def with_needs_record(value: Any, span: Span) -> EvalError:
@@ -1259,35 +1252,29 @@ def source_step(value: Any, key: Any) -> Any:
 def value_cites(unit: Unit) -> tuple[str, ...] | None:
     """The clauses a definition read without arguments cites, when a traced run shows its value (a
     `rule` or a cited `const`)."""
-    d = unit.decl
-    if isinstance(d, A.DefDecl) and d.kind == "rule":
-        return d.cites
-    if isinstance(d, A.ConstDecl) and d.cites:
-        return d.cites
-    return None
+    return unit.cites if unit.kind == "rule" or (unit.kind == "const" and unit.cites) else None
 
 
 def table_origin(ns: Any, unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """For the trace, where a table lookup's value comes from, with its clauses: a cell of the grid
     (the table's clauses), a variant's `override t[...]` (its own clauses), the table's source, or
     none (a miss of a table whose result is optional)."""
-    d: A.TableDecl = unit.decl
     if cell is not None:
         override = next((ov for ov in reversed(ns.cell_overrides.get(unit.name, ())) if ov.value is cell), None)
         if override is not None:
-            return override.cites or d.cites, {"from": "override", "at": str(override.span)}
-        return d.cites, {"from": "grid", "at": str(cell.span)}
-    if d.source is not None:
-        return d.cites, {"from": "source", "at": str(d.source.span)}
-    return d.cites, {"from": "none", "at": str(d.span)}
+            return override.cites or unit.cites, {"from": "override", "at": str(override.span)}
+        return unit.cites, {"from": "grid", "at": str(cell.span)}
+    if unit.body is not None:
+        return unit.cites, {"from": "source", "at": str(unit.body.span)}
+    return unit.cites, {"from": "none", "at": str(unit.span)}
 
 
-def table_miss(d: A.TableDecl, keys: Sequence[Any]) -> None:
+def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
     """Keys a table has no cell for: none where its declared result is optional (`-> T?`), else E002."""
-    if d.ret is not None and d.ret.optional:
+    if unit.ret is not None and unit.ret.optional:
         return None
     shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
-    raise EvalError("E002", f"table `{d.name}` has no cell for [{shown}]", d.span,
+    raise EvalError("E002", f"table `{unit.decl.name}` has no cell for [{shown}]", unit.span,
                     help="check the keys against the table's header and rows, or declare its result optional "
                          "(`-> T?`) if a miss should give none")
 
@@ -1370,7 +1357,7 @@ def _run_without_state_on(interp: Any, unit: Unit, budget: int) -> Any:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
     try:
-        return force(run, interp.call_unit(run, unit, [], unit.decl.span))
+        return force(run, interp.call_unit(run, unit, [], unit.span))
     except RecursionError:
         raise recursed_too_deeply(unit) from None
     finally:
@@ -1413,7 +1400,7 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if too_large(exc) else "E011", f"the result cannot be written: {exc}",
-                            unit.decl.span) from None
+                            unit.span) from None
         spent += run.steps
         for counts, ways in run.met:  # the forks past the path, where the run took branch 0
             path.append(0)
@@ -1434,7 +1421,7 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
                 found[2], found[4] = common_events(found[2], events), True
         paths += 1
         if paths > max_paths:
-            raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.decl.span,
+            raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.span,
                             help="use --seed or --dice instead of --exact")
         # the next path: the last fork with a branch not taken yet takes its next branch
         while path:

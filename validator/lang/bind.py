@@ -1,20 +1,21 @@
-"""The binding stage: what every global name in a unit means, decided once, before anything runs.
+"""The binding stage, the check's first pass: what every name in a unit means, decided once.
 
-``meaning`` is the one lookup of a global name. ``binding`` walks a unit's body with its scopes and
-keeps, for each node that names something (``Name``, a module's member ``Field``, a table lookup
-``Index``, ``Assign``), its *referee*: a global, or a local's numbered slot (``Local``; a node that
-binds locals, such as a parameter, `let`, `var` or loop, is kept with its first). Declarations are
-shared (the variants of a base ruleset, a module imported twice), so a referee is kept beside the
-node, per unit, by the node's identity; both engines read it and look no name up while a rule runs.
+``meaning`` is the one lookup of a global name. ``Sites`` walks a declaration with its scopes for the
+nodes that name something: a global name (``Name``), a module's member (``Field``), a table's lookup
+(``Index``), and each local's numbered slot (``Local``: a ``Name`` or ``Assign`` that reads or sets
+one; a node that binds locals, such as a parameter, `let`, `var` or loop, is kept with its first).
+``binding`` keeps, for each, its *referee*. Declarations are shared (the variants of a base ruleset,
+a module imported twice), so referees lie beside the nodes, per unit, by the node's identity
+(``Unit.bound``); both engines read them and look no name up while a rule runs.
 
-``Walker`` is that walk: a default descent over every node, with the scoping of the language written
+``Walker`` is the walk: a default descent over every node, with the scoping of the language written
 once; a pass overrides the nodes it cares about.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, Union, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
@@ -35,7 +36,7 @@ class UnitRef:
 class TypeRef:
     """An enum or record named as a value (C004)."""
 
-    decl: Any
+    decl: A.Decl
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,25 +109,19 @@ class Walker:
     descended into unless a method ``x_KIND`` for its kind says otherwise; the scoping of parameters,
     `let`, lambdas, comprehensions, `for`, `var` and statement blocks is written here once."""
 
-    def walk_unit(self, program: Program, unit: Unit) -> None:
-        from .program import table_cells
-
-        d = unit.decl
-        if isinstance(d, A.TableDecl):
-            self.bind_params(d.params, {})  # (its keys have slots, and no cell sees them)
-            for cell in table_cells(program.loaded.namespaces[unit.ns], unit).values():
-                self.expr(cell, {})
-            if d.source is not None:
-                self.expr(d.source, {})
-        elif isinstance(d, A.CycleDecl):
-            for pol in d.policies:
-                self.node((pol.when, pol.targets, pol.value), self.bind({}, d, ("cycle",)))
-        elif isinstance(d, A.ProcedureDecl):
-            self.block(d.body, self.bind_params(d.params, {}))
-        else:
-            body = getattr(d, "body", None) or getattr(d, "value", None) or getattr(d, "default", None)
-            if body is not None:
-                self.expr(body, self.bind_params(getattr(d, "params", None) or (), {}))
+    def walk_unit(self, unit: Unit) -> None:
+        if isinstance(unit.decl, A.TableDecl):
+            self.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
+            for code in table_code(unit):
+                self.expr(code, {})
+            return
+        env = self.bind_params(unit.params, {})
+        self.block(unit.stmts, env)
+        if unit.body is not None:
+            self.expr(unit.body, env)
+        if unit.policy is not None and unit.policy is unit.decl:
+            for pol in unit.policy.policies:
+                self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.policy, ("cycle",)))
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
@@ -197,49 +192,115 @@ class Walker:
         return env
 
 
-class Binder(Walker):
-    """Keeps the referee of every node of a unit that names something (``binding``)."""
+class Sites(Walker):
+    """Each name no local hides, the module members (`m.x`) written on one, every lookup (`x[k]`,
+    with whether `x` is such a name) and call of such a name or member, and each local's slot (the
+    nodes that bind, read or assign one): kept per declaration (``A.per_node``), whichever namespace
+    reads it; the arity and table passes read calls and lookups."""
 
-    def __init__(self, program: Program, ns: Namespace):
-        self.program, self.ns = program, ns
-        self.bound: dict[int, Referee] = {}
-        self.slots = 0  # the unit's slots numbered so far
+    def __init__(self) -> None:
+        self.names: list[A.Name] = []
+        self.fields: list[A.Field] = []
+        self.lookups: list[tuple[A.Index, bool]] = []
+        self.calls: list[A.Call] = []
+        self.locals: dict[int, Local] = {}
+        self.slots = 0  # the slots numbered so far
+
+    def found(self) -> tuple[tuple[Any, ...], ...]:
+        return (tuple(self.names), tuple(self.fields), tuple(self.lookups), tuple(self.calls),
+                tuple(self.locals.items()))
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
-        if id(binder) not in self.bound:  # (a `for`'s name is in scope in its condition and its body)
-            self.bound[id(binder)] = Local(self.slots)
+        if id(binder) not in self.locals:  # (a `for`'s name is in scope in its condition and its body)
+            self.locals[id(binder)] = Local(self.slots)
             self.slots += len(names)
-        return env | {n: Local(slot(self.bound, binder) + i) for i, n in enumerate(names)}
+        first = self.locals[id(binder)].slot
+        return env | {n: Local(first + i) for i, n in enumerate(names)}
 
     def x_Name(self, e: A.Name, env: Scope) -> None:
-        found = env.get(e.id) or meaning(self.program, self.ns, e.id)
-        if found is not None:
-            self.bound[id(e)] = found
+        if e.id in env:
+            self.locals[id(e)] = env[e.id]
+        else:
+            self.names.append(e)
 
     def stmt(self, s: Any, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and s.name in env:
-            self.bound[id(s)] = env[s.name]
+            self.locals[id(s)] = env[s.name]
         return super().stmt(s, env)
 
     def x_Field(self, e: A.Field, env: Scope) -> None:
         self.expr(e.obj, env)
-        module = self.bound.get(id(e.obj)) if isinstance(e.obj, A.Name) else None
-        if isinstance(module, ModuleRef):
-            found = meaning(self.program, module.ns, e.name)
-            if found is not None:
-                self.bound[id(e)] = found
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            self.fields.append(e)
 
     def x_Index(self, e: A.Index, env: Scope) -> None:
         self.node(e, env)
-        table = self.bound.get(id(e.obj)) if isinstance(e.obj, A.Name) else None
-        if isinstance(table, UnitRef) and isinstance(table.unit.decl, A.TableDecl):
-            self.bound[id(e)] = table
+        self.lookups.append((e, isinstance(e.obj, A.Name) and e.obj.id not in env))
+
+    def x_Call(self, e: A.Call, env: Scope) -> None:
+        self.node(e, env)
+        f = e.func.obj if isinstance(e.func, A.Field) else e.func
+        if isinstance(f, A.Name) and f.id not in env:
+            self.calls.append(e)
 
 
-def binding(program: Program, unit: Unit) -> dict[int, Referee]:
-    """The referees of ``unit``'s nodes, by the node's identity; bound at the first need."""
-    if unit.bound is None:
-        binder = Binder(program, program.loaded.namespaces[unit.ns])
-        binder.walk_unit(program, unit)
-        unit.bound = binder.bound
-    return unit.bound
+def written_cells(d: A.TableDecl) -> list[A.Expr]:
+    """A grid's cells as written, but the keys (a two-key table's header row, each row's first cell)
+    and the absent ones (`-`)."""
+    return [c for row in (d.grid or ())[len(d.params) == 2:] for c in row[1:] if not isinstance(c, A.Absent)]
+
+
+def sites(unit: Unit) -> list[tuple[tuple[Any, ...], ...]]:
+    """The sites of a unit's code: its declaration's; a table's keys, then cell by cell (every cell
+    written, a variant's overrides) and its source's, each cell's locals numbered apart (a cell is
+    evaluated in a frame of its own)."""
+    def walk(node: object) -> Any:
+        found = Sites()
+        if node is not unit.decl:
+            found.expr(node, {})  # (a cell or a source: a frame of its own)
+        elif isinstance(node, A.TableDecl):
+            found.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
+        else:
+            found.walk_unit(unit)
+        return found.found()
+
+    roots = [unit.decl, *table_code(unit)] if isinstance(unit.decl, A.TableDecl) else [unit.decl]
+    return [A.per_node("sites", node, walk) for node in roots]
+
+
+def table_code(unit: Unit) -> list[A.Expr]:
+    """A table's code: every cell written (one a variant overrides too) and the overrides' (``Unit.cells``),
+    and its source."""
+    cells = written_cells(cast(A.TableDecl, unit.decl))
+    written = {id(c) for c in cells}
+    cells += [c for c in unit.cells.values() if id(c) not in written and not isinstance(c, A.Absent)]
+    return cells + ([unit.body] if unit.body is not None else [])
+
+
+def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Referee | None]) -> dict[int, Referee]:
+    """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``, set by the check's
+    first pass), with ``meanings`` the global names already looked up (``meaning``), by namespace and
+    name."""
+    bound: dict[int, Referee] = {}
+
+    def mean(ns: Namespace, name: str) -> Referee | None:
+        key = (ns.key, name)
+        if key not in meanings:
+            meanings[key] = meaning(program, ns, name)
+        return meanings[key]
+
+    ns = program.loaded.namespaces[unit.ns]
+    for names, fields, lookups, _, locals_ in sites(unit):
+        bound.update(locals_)
+        for e in names:
+            if (found := mean(ns, e.id)) is not None:
+                bound[id(e)] = found
+        for e in fields:
+            module = bound.get(id(e.obj))
+            if isinstance(module, ModuleRef) and (found := mean(module.ns, e.name)) is not None:
+                bound[id(e)] = found
+        for e, named in lookups:
+            table = bound.get(id(e.obj)) if named else None
+            if isinstance(table, UnitRef) and isinstance(table.unit.decl, A.TableDecl):
+                bound[id(e)] = table
+    return bound

@@ -1,7 +1,7 @@
 """Static checks: an ordered list of named passes over the loaded and compiled program.
 
-Names, arities, tables, steps and statements are ``program.PASSES``, run as the program is made;
-the passes here add what needs the whole program.
+Binding, the reference graph, names, arities, tables, steps and statements are ``program.PASSES``,
+run as the program is made; the passes here add what needs the whole program.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import difflib
 from typing import Any, Callable, Iterator
 
 from . import ast as A
-from .program import Program, global_names
+from .bind import DataRef, ModuleRef, sites
+from .program import Program
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
 
 
@@ -60,17 +61,17 @@ def check_unused(program: Program) -> list[Diagnostic]:
     for (nskey, name), unit in program.units.items():
         if nskey != entry.key or unit.used or name.startswith("_"):
             continue
-        decl = unit.decl
-        if isinstance(decl, (A.QueryDecl, A.CycleDecl)):
+        if isinstance(unit.decl, (A.QueryDecl, A.CycleDecl)):
             continue
         if entry.origin.get(name) != entry.entry:
             continue  # definitions inherited from an extended ruleset are the base's business
-        out.append(Diagnostic("W101", f"`{name}` is never used", decl.span,
+        out.append(Diagnostic("W101", f"`{name}` is never used", unit.span,
                               help="remove it, or prefix its name with `_` to keep it"))
     used_names: set[str] = set()
     for unit in program.units.values():
         if unit.ns == entry.key:
-            used_names |= A.per_node("global names", unit.decl, global_names)
+            used_names |= {e.id for site in sites(unit) for e in site[0]
+                           if isinstance(unit.bound.get(id(e)), (ModuleRef, DataRef))}
     for alias, span in entry.import_spans.items():
         if alias not in used_names and span.file == entry.entry:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))

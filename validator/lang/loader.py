@@ -476,7 +476,7 @@ class Loader:
             self.diags.append(Diagnostic("C013", f"`override` of `{name}`, which the extended rulesets do not define",
                                          decl.span, help="remove `override`, or check the name"))
         if prev is not None and type(prev) is not type(decl):
-            self.diags.append(Diagnostic("C004", f"`{name}` overrides a {_kind(prev)} with a {_kind(decl)}", decl.span,
+            self.diags.append(Diagnostic("C004", f"`{name}` overrides a {kind_of(prev)} with a {kind_of(decl)}", decl.span,
                                          related=(Related(prev.span, "defined here"),)))
             return
         if prev is not None:
@@ -544,7 +544,7 @@ def decl_key(decl: A.Decl) -> str:
     return f"cycle {decl.name}" if isinstance(decl, A.CycleDecl) else decl.name
 
 
-def _kind(decl: A.Decl) -> str:
+def kind_of(decl: A.Decl) -> str:
     return {
         A.EnumDecl: "enum", A.RecordDecl: "record", A.InputDecl: "input", A.ConstDecl: "const", A.TableDecl: "table",
         A.DecisionDecl: "decision", A.CycleDecl: "cycle policy", A.ProcedureDecl: "procedure", A.QueryDecl: "query",

@@ -1,40 +1,53 @@
-"""The checked program: the units of a loaded ruleset, what the reference graph says of them, and
-the check of every name, arity, table, step and statement in them.
-
-A *unit* is one definition of a namespace (a value, function, rule, table, decision, cycle policy,
-procedure, query or input). ``build_program`` makes them, works out from the graph of which unit
-names which (``Program.refs``) what each may do (recur, read decisions, depend on the state), and
-runs its ``PASSES``: names (``Resolver``, a ``bind.Walker``: unknown names with "did you mean",
-wrong arities, tables looked up wrongly, duplicate fields and parameters, misshapen tables,
-missing citations), steps, statements. The passes of ``checker`` then add what needs the whole
-program (types, citations, unused names).
-The engines (``reference``, ``backend``) run a program that checked without errors.
+"""The checked program: the units of a loaded ruleset and its ``PASSES``, in order: binding (what
+every global name in every unit means, ``bind``), the reference graph (which unit names which,
+``Program.refs``, and so what each may do: recur, read decisions, depend on the state), names
+(unknown names with "did you mean", duplicate fields and parameters, missing citations), arities,
+tables, steps, statements. The passes of ``checker`` then add what needs the whole program (types,
+citations, unused names). The engines (``reference``, ``backend``) run a program that checked
+without errors.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Iterator, Sequence, cast
+from typing import Any, Callable, Collection, Iterator, Sequence, Union, cast
 
 from . import ast as A
 from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
-from .loader import Loaded, Namespace
+from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
+from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
 
 
+UnitDecl = Union[A.InputDecl, A.ConstDecl, A.TableDecl, A.DefDecl, A.DecisionDecl, A.CycleDecl, A.ProcedureDecl,
+                 A.QueryDecl]
+
+
 @dataclass
 class Unit:
-    """One definition of a namespace."""
+    """One definition of a namespace: what the passes and engines read of it, read off its declaration
+    once (``build_program``); ``decl`` is the declaration as written, for its declared types and text."""
 
     ns: str
     name: str
-    decl: Any
-    arity: int | None = None  # None: a value, not a function
+    decl: UnitDecl
+    kind: str  # as messages name it: "def", "rule", "const", "input", "table", "decision", "cycle policy", ...
+    span: Span
+    cites: tuple[str, ...]
+    params: tuple[A.Param, ...]
+    arity: int | None  # None: a value, not a function
+    ret: A.TypeRef | None  # the declared result (a const's or an input's type)
+    # what it computes: a definition's, decision's or query's body, a const's value, an input's default,
+    # a table's source (read where no cell has the keys)
+    body: A.Expr | None
+    stmts: tuple[A.Stmt, ...] = ()  # a procedure's
+    cells: dict[tuple[Any, ...], A.Expr] = field(default_factory=dict)  # a table's (``table_cells``)
+    policy: A.CycleDecl | None = None  # a decision's cycle policy (the first that names it); a policy's own
+    pointer: str = ""  # an input's place in the state
     index: int = 0  # its number in the program: the memo keys of both engines name a unit by it
     used: bool = False  # named somewhere (for W101)
     uses_decisions: bool = False  # reads a decision, directly or through others
@@ -46,7 +59,7 @@ class Unit:
     # through no decision. Every cycle so has a counted unit, and only cycles can nest without end; a
     # chain of decisions (each move waiting for the next) counts one call per decision
     counted: bool = False
-    bound: dict[int, Referee] | None = None  # what its nodes name (``bind.binding``), at the first need
+    bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
 
 
@@ -88,43 +101,45 @@ def build_program(loaded: Loaded) -> Program:
     program = Program(loaded)
     for ns in loaded.namespaces.values():
         for key, d in ns.defs.items():
-            if isinstance(d, (A.EnumDecl, A.RecordDecl)):
-                continue
-            arity = None
-            if isinstance(d, A.DefDecl) and d.params is not None:
-                arity = len(d.params)
-            elif isinstance(d, (A.DecisionDecl, A.ProcedureDecl, A.QueryDecl, A.TableDecl)):
-                arity = len(d.params)
-            program.units[(ns.key, key)] = Unit(ns.key, key, d, arity=arity, index=len(program.units) + 1)
-    _analyse(program)
+            if not isinstance(d, (A.EnumDecl, A.RecordDecl)):
+                program.units[(ns.key, key)] = unit = _unit(ns, key, d)
+                unit.index = len(program.units)
+    for (nskey, _), unit in program.units.items():
+        if isinstance(unit.decl, A.CycleDecl):
+            for name in unit.decl.names:
+                target = program.units.get((nskey, name))
+                if target is not None and target.policy is None:
+                    target.policy = unit.decl
     for _name, check in PASSES:
         check(program)
     return program
 
 
+def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
+    params = getattr(d, "params", None)
+    body = {A.ConstDecl: "value", A.InputDecl: "default", A.TableDecl: "source"}.get(type(d), "body")
+    unit = Unit(ns.key, key, d, kind_of(d), d.span, getattr(d, "cites", ()), params or (),
+                None if params is None else len(params), getattr(d, "ret", None) or getattr(d, "type", None),
+                None if isinstance(d, (A.ProcedureDecl, A.CycleDecl)) else getattr(d, body))
+    if isinstance(d, A.ProcedureDecl):
+        unit.stmts = d.body
+    elif isinstance(d, A.TableDecl):
+        unit.cells = table_cells(d, ns.cell_overrides.get(key, ()))
+    elif isinstance(d, A.InputDecl):
+        unit.pointer = d.pointer
+    elif isinstance(d, A.CycleDecl):
+        unit.policy = d  # (what binds its `cycle`)
+    return unit
 
 
 # ---------------------------------------------------------------- the reference graph
 
 
-def _analyse(program: Program) -> None:
+def analyse(program: Program) -> None:
     """What the reference graph says of each unit: it may recur (and which count toward the depth
     limit), it reads decisions, it is state-free."""
-    refs: dict[tuple[str, str], set[tuple[str, str]]] = {}
-    for (nskey, key), unit in program.units.items():
-        names = A.per_node("global names", unit.decl, global_names)
-        ns = program.loaded.namespaces[nskey]
-        out = set()
-        for n in names:
-            if "." in n:
-                alias, _, rest = n.partition(".")
-                sub = ns.modules.get(alias)
-                if sub is not None:
-                    out.add((sub, rest))
-            else:
-                out.add((nskey, n))
-        refs[(nskey, key)] = out
-    program.refs = refs
+    program.refs = refs = {k: {(r.unit.ns, r.unit.name) for r in u.bound.values() if isinstance(r, UnitRef)}
+                           for k, u in program.units.items()}
     decisions = {k for k, u in program.units.items() if isinstance(u.decl, A.DecisionDecl)}
     for k in _on_cycles(refs):
         unit = program.units[k]
@@ -135,9 +150,7 @@ def _analyse(program: Program) -> None:
     for k in _readers_of(decisions, refs):
         program.units[k].uses_decisions = True
     stateful = {k for k, u in program.units.items() if not isinstance(u.decl, (A.DefDecl, A.ConstDecl, A.TableDecl))}
-    for k, deps in refs.items():
-        if any(n.split(".")[-1] in DICE_BUILTINS for _, n in deps):  # conservative: a shadowing name counts too
-            stateful.add(k)
+    stateful |= {k for k, u in program.units.items() if rolls(u)}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
     stateful |= {k for k, u in program.units.items() if u.recursive}
@@ -146,17 +159,19 @@ def _analyse(program: Program) -> None:
         u.state_free = k not in stateful
 
 
-def global_names(decl: Any) -> frozenset[str]:
-    names: set[str] = set()
-    _collect_names(decl, names)
-    return frozenset(names)
+def rolls(unit: Unit) -> bool:
+    """Whether the unit's code names a built-in that rolls dice."""
+    return any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in unit.bound.values())
 
 
-def sorted_global_names(decl: Any) -> tuple[str, ...]:
-    """The global names a declaration mentions, in order (a check's context lists what they mean),
-    kept per declaration."""
-    return A.per_node("sorted global names", decl,
-                      lambda d: tuple(sorted(A.per_node("global names", d, global_names))))
+def sorted_global_names(decl: A.Decl) -> tuple[str, ...]:
+    """The global names a declaration mentions (``m.x`` for module members, locals too), in order (a
+    check's context lists what they mean), kept per declaration."""
+    def collect(d: object) -> tuple[str, ...]:
+        names: set[str] = set()
+        _collect_names(d, names)
+        return tuple(sorted(names))
+    return A.per_node("sorted global names", decl, collect)
 
 
 def _collect_names(node: Any, out: set[str]) -> None:
@@ -241,14 +256,6 @@ def _on_cycles(refs: dict[Any, set[Any]]) -> set[Any]:
 Env = Scope  # the local names in force, each with what binds it
 
 
-def cycle_policy(ns: Namespace, decision: str) -> A.CycleDecl | None:
-    """The cycle policy that names a decision, if any."""
-    for d in ns.defs.values():
-        if isinstance(d, A.CycleDecl) and decision in d.names:
-            return d
-    return None
-
-
 def one_edit_apart(a: str, b: str) -> bool:
     """One letter changed, added, dropped, or two neighbours swapped (`DX` and `DE`; `EX` and `XE`)."""
     if a == b or abs(len(a) - len(b)) > 1:
@@ -296,27 +303,14 @@ class Resolver(Walker):
         for (nskey, _), unit in list(self.program.units.items()):
             self.ns = self.loaded.namespaces[nskey]
             self.shared_unit(unit)
-        for ns in self.loaded.namespaces.values():
-            for name, overrides in ns.cell_overrides.items():
-                if not isinstance(ns.defs.get(name), A.TableDecl):
-                    tables = [n for n, x in ns.defs.items() if isinstance(x, A.TableDecl)]
-                    close = self.suggestions.closest(name, tables)
-                    for ov in overrides:
-                        self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
-                                   ov.span, help=f"did you mean `{close}`?" if close else None)
         for (nskey, _), unit in self.program.units.items():
-            if not isinstance(unit.decl, A.CycleDecl):
-                continue
-            for name in unit.decl.names:
+            for name in unit.decl.names if isinstance(unit.decl, A.CycleDecl) else ():
                 target = self.program.units.get((nskey, name))
-                if target is None or not isinstance(target.decl, A.DecisionDecl):
-                    self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.decl.span)
-                    continue
-                covering = [d for d in self.loaded.namespaces[nskey].defs.values()
-                            if isinstance(d, A.CycleDecl) and name in d.names]
-                if covering[0] is not unit.decl:
-                    self.error("C002", f"decision `{name}` has a second cycle policy", unit.decl.span,
-                               related=(Related(covering[0].span, "first here"),))
+                if target is None or not isinstance(target.decl, A.DecisionDecl) or target.policy is None:
+                    self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.span)
+                elif target.policy is not unit.decl:
+                    self.error("C002", f"decision `{name}` has a second cycle policy", unit.span,
+                               related=(Related(target.policy.span, "first here"),))
 
     def shared_unit(self, unit: Unit) -> None:
         """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
@@ -367,19 +361,12 @@ class Resolver(Walker):
         return out
 
     def unit(self, unit: Unit) -> None:
-        d = unit.decl
-        if isinstance(d, (A.DefDecl, A.TableDecl, A.DecisionDecl, A.ProcedureDecl)):
-            self.cites(d, not isinstance(d, A.DefDecl) or d.kind == "rule")
-        if isinstance(d, A.TableDecl):
-            self.table(d)
-            return
-        self.params(getattr(d, "params", None) or ())
-        unit.used |= isinstance(d, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
-        self.walk_unit(self.program, unit)
-
-    def cites(self, d: Any, required: bool) -> None:
-        if required and not d.cites:
-            self.error("C011", f"`{d.name}` cites no clause", d.span, help='add `cite "ID"` naming the clause it implements')
+        if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
+            self.error("C011", f"`{unit.decl.name}` cites no clause", unit.span,
+                       help='add `cite "ID"` naming the clause it implements')
+        self.params(unit.params)
+        unit.used |= isinstance(unit.decl, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
+        self.walk_unit(unit)
 
     def params(self, params: tuple[A.Param, ...]) -> None:
         for i, p in enumerate(params):
@@ -476,97 +463,139 @@ class Resolver(Walker):
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             found = self.lookup_global(e.obj.id)
             if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
-                if len(e.keys) != found.unit.arity:
-                    self.error("C003", f"table `{e.obj.id}` has {found.unit.arity} keys, not {len(e.keys)}", e.span)
-                else:
-                    self.table_keys_known(found.unit, e.keys, env)
                 self.node(e.keys, env)
                 return
-        if len(e.keys) != 1:
-            self.error("C003", "only tables take several keys", e.span)
-        self.expr(e.obj, env)
-        self.expr(e.keys[0], env)
+        self.node(e, env)
 
-    def table_keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], env: Env) -> None:
+    def x_Call(self, e: A.Call, env: Env) -> None:
+        self.node(e.args, env)
+        self.node(e.kwargs, env)
+        if isinstance(e.func, A.Name) and e.func.id not in env:
+            if self.lookup_global(e.func.id) is None:
+                self.unknown(e.func.id, e.func.span, env)
+            return
+        if isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
+            found = self.lookup_global(e.func.obj.id)
+            if isinstance(found, ModuleRef):
+                if self.lookup_global(e.func.name, found.ns) is None:
+                    self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
+                return
+        self.expr(e.func, env)
+
+
+def check_arities(program: Program) -> None:
+    """Every call and lookup against what it names (``Unit.bound``): a built-in's or a definition's
+    number of arguments (C003), a call of what is no function (C018), a lookup with as many keys as
+    the table has (C003), a pattern a built-in is given written out (C014)."""
+    diags = program.diagnostics
+    for unit in program.units.values():
+        for _, _, lookups, calls, _ in sites(unit):
+            for e in calls:
+                _check_call(e, unit.bound, diags)
+            for e, _ in lookups:
+                table = unit.bound.get(id(e))
+                if isinstance(table, UnitRef) and len(e.keys) != table.unit.arity:
+                    diags.append(Diagnostic("C003", f"table `{cast(A.Name, e.obj).id}` has {table.unit.arity} keys, "
+                                                    f"not {len(e.keys)}", e.span))
+                elif table is None and len(e.keys) != 1:
+                    diags.append(Diagnostic("C003", "only tables take several keys", e.span))
+
+
+def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -> None:
+    target = bound.get(id(e.func))
+    if target is None:
+        return  # a local, a field of a value, or a name the names pass finds unknown
+    f = e.func
+    fname = f.id if isinstance(f, A.Name) else f"{cast(A.Name, cast(A.Field, f).obj).id}.{cast(A.Field, f).name}"
+    span = e.span
+
+    def error(code: str, message: str, where: Span = span, **more: Any) -> None:
+        diags.append(Diagnostic(code, message, where, **more))
+
+    if isinstance(target, BuiltinRef):
+        obj = target.builtin
+        n = len(e.args) + len(e.kwargs)
+        if not obj.min_args <= n <= obj.max_args:
+            want = str(obj.min_args) if obj.min_args == obj.max_args else f"{obj.min_args} to {obj.max_args}"
+            error("C003", f"`{obj.name}` takes {want} argument{'s' if obj.max_args != 1 else ''}, not {n}")
+            return
+        patterns = (e.args[1],) if obj.name in ("match", "search") and len(e.args) >= 2 else \
+            e.args[1].items if obj.name == "match_first" and len(e.args) >= 2 and isinstance(e.args[1], A.ListLit) else ()
+        for item in patterns:
+            problem = pattern_problem(item.value) if isinstance(item, A.Str) else None
+            if problem is not None:
+                error("C014", f"invalid pattern: {problem}", item.span,
+                      help="patterns are RE2 regular expressions (no back-references or look-around)")
+    elif isinstance(target, UnitRef):
+        unit = target.unit
+        if e.kwargs:
+            error("C003", f"`{fname}` takes no named arguments")
+        if isinstance(unit.decl, A.TableDecl):
+            error("C018", f"table `{fname}` is looked up with `{fname}[...]`, not called")
+        elif unit.arity is None:
+            error("C018", f"`{fname}` is a value, not a function", help=f"write `{fname}` without parentheses")
+        elif unit.arity != len(e.args):
+            error("C003", f"`{fname}` takes {unit.arity} argument{'s' if unit.arity != 1 else ''}, not {len(e.args)}",
+                  related=(Related(unit.span, "defined here"),))
+    else:
+        error("C018", f"`{fname}` is not a function")
+
+
+class Tables:
+    """Each table's grid and a variant's overrides of its cells, well formed (C009, C003, C011, C013);
+    each lookup whose literal key no row or column has (C029)."""
+
+    def __init__(self, program: Program):
+        self.program, self.diags, self.suggestions = program, program.diagnostics, Suggestions()
+
+    def error(self, code: str, message: str, span: Span, help: str | None = None,
+              related: tuple[Related, ...] = ()) -> None:
+        self.diags.append(Diagnostic(code, message, span, help=help, related=related))
+
+    def check(self) -> None:
+        for ns in self.program.loaded.namespaces.values():
+            for name, overrides in ns.cell_overrides.items():
+                if not isinstance(ns.defs.get(name), A.TableDecl):
+                    tables = [n for n, x in ns.defs.items() if isinstance(x, A.TableDecl)]
+                    close = self.suggestions.closest(name, tables)
+                    for ov in overrides:
+                        self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
+                                   ov.span, help=f"did you mean `{close}`?" if close else None)
+        for unit in self.program.units.values():
+            if isinstance(unit.decl, A.TableDecl):
+                self.table(self.program.loaded.namespaces[unit.ns], unit.decl)
+            for _, _, lookups, _, _ in sites(unit):
+                for e, _ in lookups:
+                    table = unit.bound.get(id(e))
+                    if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity:
+                        self.keys_known(table.unit, e.keys, unit.bound)
+
+    def keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], bound: dict[int, Referee]) -> None:
         """A key written as a literal (or an enum's member) that no row or column of a grid table has:
         the lookup could only miss, an error at run time unless the table's result is optional."""
-        d: A.TableDecl = unit.decl
-        if d.source is not None or (d.ret is not None and d.ret.optional):
+        if unit.body is not None or (unit.ret is not None and unit.ret.optional):
             return
-        members = self.program.members(self.ns.key)
-        known = table_keys(self.loaded.namespaces[unit.ns], unit)
+        grid, two = cast(A.TableDecl, unit.decl).grid or (), len(unit.params) == 2  # (a misshapen row's keys too)
+        known = [{table_key(row[0]) for row in grid[two:] if row}, {table_key(c) for c in grid[0][1:]} if two and grid else set()]
+        for ov in self.program.loaded.namespaces[unit.ns].cell_overrides.get(unit.name, ()):
+            for i, k in enumerate(ov.keys[:2]):
+                known[i].add(table_key(k))
         for i, k in enumerate(keys):
             if isinstance(k, (A.Str, A.Int, A.Bool)) and not isinstance(k.value, bool):
                 value = k.value
-            elif isinstance(k, A.Name) and k.id not in env and k.id in members and k.id not in self.ns.defs:
+            elif isinstance(k, A.Name) and isinstance(bound.get(id(k)), Member):
                 value = k.id
             else:
                 continue
             if value not in known[i]:
                 close = self.suggestions.closest(str(value), known[i])
-                self.error("C029", f"table `{d.name}` has no {'column' if i else 'row'} `{value}`", k.span,
+                self.error("C029", f"table `{unit.name}` has no {'column' if i else 'row'} `{value}`", k.span,
                            help=f"did you mean `{close}`?" if close else
                            "declare the table's result optional (`-> T?`) if a miss should give none",
-                           related=(Related(d.span, "the table"),))
+                           related=(Related(unit.span, "the table"),))
 
-    def x_Call(self, e: A.Call, env: Env) -> None:
-        self.node(e.args, env)
-        self.node(e.kwargs, env)
-        span = e.span
-        target: Referee | None = None
-        fname = None
-        if isinstance(e.func, A.Name) and e.func.id not in env:
-            fname = e.func.id
-            target = self.lookup_global(fname)
-            if target is None:
-                self.unknown(fname, e.func.span, env)
-                return
-        elif isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
-            found = self.lookup_global(e.func.obj.id)
-            if isinstance(found, ModuleRef):
-                fname = f"{e.func.obj.id}.{e.func.name}"
-                target = self.lookup_global(e.func.name, found.ns)
-                if target is None:
-                    self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
-                    return
-        if target is None:
-            self.expr(e.func, env)
-            return
-        if isinstance(target, BuiltinRef):
-            obj = target.builtin
-            n = len(e.args) + len(e.kwargs)
-            if not obj.min_args <= n <= obj.max_args:
-                want = str(obj.min_args) if obj.min_args == obj.max_args else f"{obj.min_args} to {obj.max_args}"
-                self.error("C003", f"`{obj.name}` takes {want} argument{'s' if obj.max_args != 1 else ''}, not {n}", span)
-            elif obj.name in ("match", "search") and len(e.args) >= 2 and isinstance(e.args[1], A.Str):
-                problem = pattern_problem(e.args[1].value)
-                if problem is not None:
-                    self.error("C014", f"invalid pattern: {problem}", e.args[1].span,
-                               help="patterns are RE2 regular expressions (no back-references or look-around)")
-            elif obj.name == "match_first" and len(e.args) >= 2 and isinstance(e.args[1], A.ListLit):
-                for item in e.args[1].items:
-                    problem = pattern_problem(item.value) if isinstance(item, A.Str) else None
-                    if problem is not None:
-                        self.error("C014", f"invalid pattern: {problem}", item.span,
-                                   help="patterns are RE2 regular expressions (no back-references or look-around)")
-        elif isinstance(target, UnitRef):
-            unit = target.unit
-            if e.kwargs:
-                self.error("C003", f"`{fname}` takes no named arguments", span)
-            if isinstance(unit.decl, A.TableDecl):
-                self.error("C018", f"table `{fname}` is looked up with `{fname}[...]`, not called", span)
-            elif unit.arity is None:
-                self.error("C018", f"`{fname}` is a value, not a function", span, help=f"write `{fname}` without parentheses")
-            elif unit.arity != len(e.args):
-                self.error("C003", f"`{fname}` takes {unit.arity} argument{'s' if unit.arity != 1 else ''}, "
-                                   f"not {len(e.args)}", span, related=(Related(unit.decl.span, "defined here"),))
-        else:
-            self.error("C018", f"`{fname}` is not a function", span)
-
-    # -- tables
-
-    def table(self, d: A.TableDecl) -> None:
-        for ov in self.ns.cell_overrides.get(d.name, []):
+    def table(self, ns: Namespace, d: A.TableDecl) -> None:
+        for ov in ns.cell_overrides.get(d.name, []):
             if len(ov.keys) != len(d.params):
                 self.error("C003", f"table `{d.name}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
                 continue
@@ -575,9 +604,7 @@ class Resolver(Walker):
                            help='add `cite "ID"` naming the clause (or errata) it implements')
             for k in ov.keys:
                 self.table_key(k, d)
-            self.expr(ov.value, {})
         if d.source is not None:
-            self.expr(d.source, {})
             return
         grid = d.grid or ()
         nparams = len(d.params)
@@ -601,7 +628,6 @@ class Resolver(Walker):
                         self.error("C009", f"table `{d.name}` has row `{rk}` twice", _span_of(row[0]))
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
-                        self.expr(cell, {})
         elif nparams == 1:
             for row in grid:
                 if len(row) != 2:
@@ -612,20 +638,14 @@ class Resolver(Walker):
                     self.error("C009", f"table `{d.name}` has key `{rk}` twice", _span_of(row[0]))
                 if not isinstance(row[1], A.Absent):
                     seen.add((rk,))
-                    self.expr(row[1], {})
         else:
             self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
 
     def table_key(self, cell: Any, d: A.TableDecl) -> Any:
-        if isinstance(cell, A.Name):
-            return cell.id
-        if isinstance(cell, (A.Str, A.Int, A.Bool)):
-            return cell.value
-        self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
-        return None
-
-    # -- decisions and procedures
-
+        key = table_key(cell)
+        if key is None:
+            self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
+        return key
 
 
 class Statements(Walker):
@@ -635,9 +655,9 @@ class Statements(Walker):
     def __init__(self, diags: list[Diagnostic]):
         self.diags, self.in_loop = diags, 0
 
-    def procedure(self, d: A.ProcedureDecl) -> None:
-        env: Env = {p.name: p for p in d.params}
-        for s in d.body:
+    def procedure(self, unit: Unit) -> None:
+        env: Env = {p.name: p for p in unit.params}
+        for s in unit.stmts:
             if isinstance(s, (A.Var, A.Step)):
                 env = super().stmt(s, env)
             else:
@@ -669,14 +689,14 @@ class Statements(Walker):
 
 
 def check_steps(program: Program) -> None:
-    for d in _procedures(program):
-        _check_steps(d, program.diagnostics)
+    for unit in _procedures(program):
+        _check_steps(unit.stmts, program.diagnostics)
 
 
-def _check_steps(d: A.ProcedureDecl, diags: list[Diagnostic]) -> None:
+def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
     """A procedure's steps: named once (C002), each citing its clause (C011), every `goto` naming one
     (C017), none after an unconditional `goto`/`stop`/`reject` that no `goto` names (W102)."""
-    steps = [s for s in d.body if isinstance(s, A.Step)]
+    steps = [s for s in body if isinstance(s, A.Step)]
     names = [s.name for s in steps]
     seen: dict[str, A.Step] = {}
     for s in steps:
@@ -687,7 +707,7 @@ def _check_steps(d: A.ProcedureDecl, diags: list[Diagnostic]) -> None:
         if not s.cites:
             diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
                                     help='add `cite "ID"` naming the clause the step implements'))
-    gotos = list(_gotos(d.body))
+    gotos = list(_gotos(body))
     for g in gotos:
         if g.target not in names:
             close = closest_name(g.target, names)
@@ -709,10 +729,7 @@ def _summary_of(program: Program, found: Referee | None) -> Any:
     """What the check of a body reads of a global name's meaning (``bind.meaning``): a definition's
     kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
     if isinstance(found, UnitRef):
-        obj = found.unit
-        if isinstance(obj.decl, A.TableDecl):  # a lookup's literal keys are checked against its keys
-            return ("unit", "TableDecl", obj.arity, obj.decl.ret, table_keys(program.loaded.namespaces[obj.ns], obj))
-        return ("unit", type(obj.decl).__name__, obj.arity)
+        return ("unit", type(found.unit.decl).__name__, found.unit.arity)
     if isinstance(found, DataRef):
         return ("data", frozenset(found.value) if isinstance(found.value, dict) else None)
     if isinstance(found, BuiltinRef):
@@ -731,13 +748,12 @@ def table_key(cell: A.Expr) -> Any:
     return None
 
 
-def table_cells(ns: Namespace, unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
-    """A table's cells by their keys, the one merge every reader uses: its grid (the header row names
-    the columns of a two-key table; an absent cell `-` is a cell, it gives none), then a variant's
-    `override t[...]` (the last one wins). Keys with no cell are a miss (``runtime.table_miss``). Each
-    key is kept as a map's key is (``values.as_key``): a row `true` is not the row `1`; a lookup
-    finds its cell by ``cell_key``."""
-    d: A.TableDecl = unit.decl
+def table_cells(d: A.TableDecl, overrides: Sequence[A.CellOverride]) -> dict[tuple[Any, ...], A.Expr]:
+    """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid (the
+    header row names the columns of a two-key table; an absent cell `-` is a cell, it gives none),
+    then a variant's `override t[...]` (the last one wins). Keys with no cell are a miss
+    (``runtime.table_miss``). Each key is kept as a map's key is (``values.as_key``): a row `true` is
+    not the row `1`; a lookup finds its cell by ``cell_key``."""
     grid = d.grid or ()
     cells: dict[tuple[Any, ...], A.Expr] = {}
     if len(d.params) == 1:
@@ -750,7 +766,7 @@ def table_cells(ns: Namespace, unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
             if len(row) == len(grid[0]):
                 for col, cell in zip(header, row[1:]):
                     cells[(as_key(table_key(row[0])), col)] = cell
-    for ov in ns.cell_overrides.get(unit.name, ()):
+    for ov in overrides:
         cells[tuple(as_key(table_key(k)) for k in ov.keys)] = ov.value
     return cells
 
@@ -759,20 +775,6 @@ def cell_key(keys: Sequence[Any]) -> tuple[Any, ...]:
     """The keys of a table lookup as ``table_cells`` keeps them (``TypeError`` for a key that cannot be
     one, which finds no cell)."""
     return tuple([as_key(k) for k in keys])
-
-
-def table_keys(ns: Namespace, unit: Unit) -> tuple[frozenset[Any], ...]:
-    """The keys each position of a grid table's lookup may take (rows, then columns; a misshapen row's
-    too, which is C009's business)."""
-    grid = unit.decl.grid or ()
-    two = len(unit.decl.params) == 2
-    keys: list[set[Any]] = [{table_key(row[0]) for row in grid[two:] if row}, set()]
-    if two and grid:
-        keys[1] = {table_key(c) for c in grid[0][1:]}
-    for ov in ns.cell_overrides.get(unit.name, ()):
-        for i, k in enumerate(ov.keys[:2]):
-            keys[i].add(table_key(k))
-    return tuple(frozenset(k) for k in keys[:len(unit.decl.params)])
 
 
 def _span_of(node: Any) -> Span:
@@ -791,21 +793,25 @@ def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
             yield from _gotos(s.body)
 
 
-def _procedures(program: Program) -> Iterator[A.ProcedureDecl]:
-    return (u.decl for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+def _procedures(program: Program) -> Iterator[Unit]:
+    return (u for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+
+
+def check_statements(program: Program) -> None:
+    for unit in _procedures(program):
+        Statements(program.diagnostics).procedure(unit)
+
+
+def bind_units(program: Program) -> None:
+    """Every unit bound (``bind.binding``), each global name looked up once per namespace."""
+    meanings: dict[tuple[str, str], Referee | None] = {}
+    for unit in program.units.values():
+        unit.bound = binding(program, unit, meanings)
 
 
 # the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
 # (``checker.PASSES`` then add what needs the whole program)
-def check_names(program: Program) -> None:
-    Resolver(program).check()
-
-
-def check_statements(program: Program) -> None:
-    for d in _procedures(program):
-        Statements(program.diagnostics).procedure(d)
-
-
 PASSES: tuple[tuple[str, Callable[[Program], None]], ...] = (
-    ("names, arities and tables", check_names), ("steps", check_steps),
+    ("binding", bind_units), ("reference graph", analyse), ("names", lambda p: Resolver(p).check()),
+    ("arities", check_arities), ("tables", lambda p: Tables(p).check()), ("steps", check_steps),
     ("statements", check_statements))

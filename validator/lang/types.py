@@ -18,7 +18,7 @@ from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
 from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, meaning
-from .program import Program, Unit, sorted_global_names, table_cells
+from .program import Program, Unit, sorted_global_names
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -95,16 +95,15 @@ class TypeChecker(Walker):
         """The types of a unit's expression nodes; what is declared checked against what is inferred."""
         self.types, self.locals = {}, {}
         d = unit.decl
-        self.walk_unit(self.program, unit)
-        if isinstance(d, (A.DefDecl, A.QueryDecl)) and d.ret is not None:
-            self.expect(self.resolve(d.ret), self.types[id(d.body)], d.body, f"`{d.name}` is declared to return")
-        elif isinstance(d, A.ConstDecl) and d.type is not None:
-            self.expect(self.resolve(d.type), self.types[id(d.value)], d.value, f"`{d.name}` is declared as")
+        self.walk_unit(unit)
+        if isinstance(d, (A.DefDecl, A.QueryDecl, A.ConstDecl)) and unit.ret is not None and unit.body is not None:
+            what = "is declared as" if isinstance(d, A.ConstDecl) else "is declared to return"
+            self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{d.name}` {what}")
         elif isinstance(d, A.InputDecl):
-            self.resolve(d.type)
+            self.resolve(unit.ret)
         elif isinstance(d, A.TableDecl):
-            want = self.resolve(d.ret)
-            for cell in table_cells(self.ns, unit).values():
+            want = self.resolve(unit.ret)
+            for cell in unit.cells.values():
                 if not isinstance(cell, A.Absent):
                     self.expect(want, self.types[id(cell)], cell, f"the cells of `{d.name}` are declared as")
         return self.types

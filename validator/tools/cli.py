@@ -107,23 +107,10 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def reads_no_input(rs: Any, query: str) -> bool:
     """Whether nothing the query may evaluate (its definition and all it names, through the program's
     reference graph) is an input: such a query (one computed from its arguments) runs without a state."""
-    from ..lang import ast as A
+    from ..engine.data import state_read_by
 
     unit = rs.program.query(query)
-    if unit is None:
-        return False
-    start = (unit.ns, unit.name)
-    seen, todo = {start}, [start]
-    while todo:
-        key = todo.pop()
-        found = rs.program.units.get(key)
-        if found is not None and isinstance(found.decl, A.InputDecl):
-            return False
-        for nxt in rs.program.refs.get(key, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return True
+    return unit is not None and state_read_by(rs.program, unit) is None
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

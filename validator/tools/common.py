@@ -115,7 +115,7 @@ def result_json(rs: Any, query: str, result: Any, **options: Any) -> str:
         return dumps(result, sort_keys=False, ensure_ascii=False, **options)
     except ValueError:
         unit = rs.program.query(query)
-        span = unit.decl.span if unit is not None else Span(rs.path)
+        span = unit.span if unit is not None else Span(rs.path)
         raise RunError([Diagnostic("E011", "the result holds NaN or an infinity, which JSON cannot write", span,
                                    help="JSON has no NaN or infinity; check the arithmetic on state and data numbers")],
                        "eval") from None

@@ -326,10 +326,9 @@ def generator_state(rs: Any) -> dict[str, Any]:
     (a generator makes a state from its seed; it reads no input, but every input is bound first)."""
     state: dict[str, Any] = {}
     for unit in rs.program.inputs():
-        decl = unit.decl
-        if decl.default is not None or decl.pointer in ("", "/"):
+        if unit.body is not None or unit.pointer in ("", "/"):
             continue
-        parts = pointer_parts(decl.pointer)
+        parts = pointer_parts(unit.pointer)
         cur: Any = state
         for p in parts[:-1]:
             if not isinstance(cur, dict):

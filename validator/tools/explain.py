@@ -338,22 +338,19 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     slot, a global's referee, an override's `base` the definition it replaces; and its inferred
     type), and the Python the backend writes for it."""
     from ..lang import ast as A
-    from ..lang.bind import binding
     from ..lang.types import ANY, TypeChecker, node_types, show
 
     program = rs.program
     unit = program.units.get((program.entry.key, name))
     if unit is None or isinstance(unit.decl, A.CycleDecl):
         return None
-    d = unit.decl
-    bound, types, checker = binding(program, unit), node_types(program, unit), TypeChecker(program.entry, [], program)
-    params = getattr(d, "params", None)
-    body = getattr(d, "body", None) or getattr(d, "value", None)
-    ret = checker.resolve(d.ret) if getattr(d, "ret", None) is not None else types.get(id(body), ANY)
-    sig = "" if params is None else "(" + ", ".join(f"{p.name}: {show(checker.resolve(p.type))}" for p in params) + ")"
-    kind = getattr(d, "kind", None) or type(d).__name__.removesuffix("Decl").lower()
-    cites = f"  [{', '.join(d.cites)}]" if getattr(d, "cites", ()) else ""
-    lines = [f"{kind} {name}{sig} -> {show(ret)}{cites}", f"  at {d.span.file}:{d.span.line}:{d.span.col}"]
+    d, at = unit.decl, unit.span
+    bound, types, checker = unit.bound, node_types(program, unit), TypeChecker(program.entry, [], program)
+    ret = checker.resolve(unit.ret) if unit.ret is not None else types.get(id(unit.body), ANY)
+    sig = "" if unit.arity is None else "(" + ", ".join(f"{p.name}: {show(checker.resolve(p.type))}"
+                                                       for p in unit.params) + ")"
+    cites = f"  [{', '.join(unit.cites)}]" if unit.cites else ""
+    lines = [f"{unit.kind} {name}{sig} -> {show(ret)}{cites}", f"  at {at.file}:{at.line}:{at.col}"]
     flags = [f for f, on in (("state-free", unit.state_free), ("recursive", unit.recursive),
                              ("counted toward the depth limit", unit.counted),
                              ("reads decisions", unit.uses_decisions)) if on]
@@ -382,7 +379,7 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
         for f in node._compared:
             tree(getattr(node, f), depth + 1)
 
-    for part in (*(params or ()), *(getattr(d, f) for f in d._compared if f not in ("params", "cites"))):
+    for part in (*unit.params, *(getattr(d, f) for f in d._compared if f not in ("params", "cites"))):
         tree(part, 0)
     lines.append("  written by the backend as:")
     for source in rs.backend().source_of(unit):

@@ -49,7 +49,7 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
     if not isinstance(drawing, dict) or drawing.get("layout", "odd-q") not in LAYOUTS:
         raise DiagnosticError([Diagnostic(
             "E001", "the `render` query must return a drawing: a record with `layout` and `hexes`",
-            unit.decl.span, help=f"layout is one of {', '.join(LAYOUTS)}")])
+            unit.span, help=f"layout is one of {', '.join(LAYOUTS)}")])
     return drawing
 
 

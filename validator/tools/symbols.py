@@ -20,7 +20,7 @@ from ..core import confine
 from ..core.diagnostics import Span, one_line
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Scope, TypeRef, UnitRef, Walker, meaning
-from ..lang.loader import Namespace
+from ..lang.loader import Namespace, kind_of
 from ..lang.program import Program
 from ..lang.syntax import KEYWORDS
 from ..lang.types import TypeChecker, show
@@ -89,7 +89,7 @@ def _span_at(path: str, starts: list[int], offset: int, length: int) -> Span:
     return Span(path, line, col, line, col + length)
 
 
-def name_spans(decl: Any, text: str, starts: list[int], names: list[str]) -> list[Span]:
+def name_spans(decl: A.Decl | A.CellOverride, text: str, starts: list[int], names: list[str]) -> list[Span]:
     """Where a declaration writes each of ``names``, first occurrence after the previous (a
     declaration's own name comes before anything it holds; keywords are never names)."""
     if not decl.span.line:
@@ -208,13 +208,13 @@ def occurrences(module: A.Module, text: str, module_aliases: set[str]) -> list[O
 
 @dataclass
 class Target:
-    """What a name means: ``kind`` "def" (``decl`` in namespace ``ns``), "member" (an enum's
-    member: ``decl`` is the enum), "field" (``decl`` the first field of that name, ``extra`` every
+    """What a name means: ``kind`` "def" (``obj``, its declaration, in namespace ``ns``), "member" (an enum's
+    member: ``obj`` is the enum), "field" (``obj`` the first field of that name, ``extra`` every
     (record, field) it may be), "local", "data", "module" or "builtin"."""
 
     kind: str
     name: str
-    decl: Any = None
+    obj: Any = None  # a declaration, a local's binder, a field, a data file, a namespace or a built-in
     ns: Namespace | None = None
     extra: Any = None
 
@@ -303,22 +303,22 @@ class Index:
         """Where a name is defined: a definition's name, an enum's member, a local's binder, an
         imported data file or ruleset (at its start)."""
         if t.kind == "def":
-            return self.decl_name(t.decl) or t.decl.span  # type: ignore[no-any-return]
+            return self.decl_name(t.obj) or t.obj.span  # type: ignore[no-any-return]
         if t.kind == "member":
-            src = self.loaded.sources.get(t.decl.span.file, "")
-            spans = name_spans(t.decl, src, _line_starts(src), [t.decl.name, t.name])
-            return spans[1] if len(spans) == 2 else t.decl.span  # type: ignore[no-any-return]
+            src = self.loaded.sources.get(t.obj.span.file, "")
+            spans = name_spans(t.obj, src, _line_starts(src), [t.obj.name, t.name])
+            return spans[1] if len(spans) == 2 else t.obj.span  # type: ignore[no-any-return]
         if t.kind in ("local", "field"):
-            span = getattr(t.decl, "span", None)  # (a field's starts with its name)
+            span = getattr(t.obj, "span", None)  # (a field's starts with its name)
             return Span(span.file, span.line, span.col, span.line, span.col + len(t.name)) \
                 if t.kind == "field" and span is not None and span.line else span
         if t.kind == "data":
-            return Span(t.decl.path, 1, 1, 1, 1)
-        if t.kind == "module" and t.decl is not None:
-            return Span(t.decl.entry, 1, 1, 1, 1)
+            return Span(t.obj.path, 1, 1, 1, 1)
+        if t.kind == "module" and t.obj is not None:
+            return Span(t.obj.entry, 1, 1, 1, 1)
         return None
 
-    def decl_name(self, decl: Any) -> Span | None:
+    def decl_name(self, decl: A.Decl) -> Span | None:
         src = self.loaded.sources.get(decl.span.file)
         if src is None:
             return None
@@ -328,35 +328,32 @@ class Index:
     def hover(self, t: Target) -> str:
         """Markdown: what the name is, its type, and the text of each clause it cites."""
         if t.kind == "builtin":
-            return f"```\n{t.name}  (built-in)\n```\n\n{t.decl.doc}".rstrip()
+            return f"```\n{t.name}  (built-in)\n```\n\n{t.obj.doc}".rstrip()
         if t.kind == "local":
-            b = t.decl
+            b = t.obj
             what = {A.Param: "parameter", A.Let: "local", A.LetStmt: "local", A.Var: "procedure variable",
                     A.For: "loop variable", A.CompFor: "loop variable"}.get(type(b), "local")
             typ = f": {_typeref(b.type)}" if isinstance(b, A.Param) and b.type is not None else self._local_type(t)
             return f"```\n{t.name}{typ}  ({what})\n```"
         if t.kind == "data":
-            return f"```\n{t.name}  (data)\n```\n\nimported from {markdown_code(str(t.decl.path))}"
+            return f"```\n{t.name}  (data)\n```\n\nimported from {markdown_code(str(t.obj.path))}"
         if t.kind == "module":
-            return f"```\n{t.name}  (module)\n```\n\nimported ruleset {markdown_code(str(t.decl.entry) if t.decl else '?')}"
+            return f"```\n{t.name}  (module)\n```\n\nimported ruleset {markdown_code(str(t.obj.entry) if t.obj else '?')}"
         if t.kind == "member":
-            return f"```\n{t.name}: {t.decl.name}  (member of enum {t.decl.name})\n```"
+            return f"```\n{t.name}: {t.obj.name}  (member of enum {t.obj.name})\n```"
         if t.kind == "field":
             return "```\n" + "\n".join(f"{r.name}.{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}"
                                          for r, f in t.extra) + "\n```"
         assert t.ns is not None
-        return self._hover_decl(t.decl, t.ns)
+        return self._hover_decl(t.obj, t.ns)
 
     def _local_type(self, t: Target) -> str:
         """``: TYPE`` of a local (see ``binder_type``); "" when nothing is known of it."""
-        found = binder_type(self.program, t.ns, t.decl, t.name) if t.ns is not None else None
+        found = binder_type(self.program, t.ns, t.obj, t.name) if t.ns is not None else None
         return f": {show(found)}" if found is not None else ""
 
     def _hover_decl(self, d: Any, ns: Namespace) -> str:
-        kind = getattr(d, "kind", None) or {
-            A.EnumDecl: "enum", A.RecordDecl: "record", A.InputDecl: "input", A.ConstDecl: "const",
-            A.TableDecl: "table", A.DecisionDecl: "decision", A.CycleDecl: "cycle", A.ProcedureDecl: "procedure",
-            A.QueryDecl: "query"}.get(type(d), "definition")
+        kind = kind_of(d)
         params = getattr(d, "params", None)
         sig = f"{kind} {d.name}"
         if params is not None:
