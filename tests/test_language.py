@@ -736,3 +736,14 @@ def test_hex_label_takes_whole_coordinates_only(root: Path, engine: str, args: s
     """A truth value or a fraction is no hex coordinate: `hex_label(true, false)` was "0100" and
     `hex_label(1/2, 0)` the label of 0 (Python's int() took them)."""
     assert eval_error(root, f"query main = hex_label({args})\n", engine=engine) == "E011"
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_a_function_that_rolls_keeps_its_memo_where_it_is_named_once(root: Path, engine: str) -> None:
+    # (the backend leaves out a memo that cannot be seen, for a function named once in a value; one that
+    # rolls a die, directly or through another, must keep it: the docs promise one roll per arguments)
+    rs = ruleset(root, "def r(x) = roll(1d1000)\ndef d(x) = roll(1d1000)\ndef s(x) = d(x) + 0\n"
+                       "def v = [[r(i) for i in [1, 1, 1]], [s(i) for i in [2, 2, 2]]]\nquery main = v")
+    for seed in range(5):
+        direct, through = rs.run({}, engine=engine, seed=seed)
+        assert len(set(direct)) == 1 and len(set(through)) == 1, (seed, direct, through)
