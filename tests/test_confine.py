@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from validator.tools import caseupdate
 
@@ -116,73 +114,6 @@ def test_write_atomic_writes_to_a_device_or_pipe_and_refuses_a_folder(tmp_path: 
 def test_bundled_yaml_reads_as_with_the_safe_loader(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert safeyaml.load(text) == yaml.load(text, Loader=yaml.CSafeLoader)
-
-
-# The fast path of a text with no alias (``safeyaml._plain``) against the safe constructor alone: the
-# same value, of the same types, or the same error at the same place.
-_REFERENCE = safeyaml._no_repeats(safeyaml._FastLoader)
-AWKWARD = ["", "1", "- 1.0\n- 1.5\n- .inf\n- -.nan\n- 1e3\n", "a: yes\nb: No\nc: off\nd: ~\ne: null\n",
-           "x: 0x1F\ny: 0o17\nz: 1_000\nw: +12\nv: 1:20\n", "t: 2001-12-14\nu: 2020-02-30\n", "=: 1\n",
-           "{<<: {a: 1}, b: 2}", "a: !!binary aGVsbG8=\n", "!!set {a, b}", "!!omap [a: 1]", "a: !custom x\n",
-           "[[1, 2], {a: [3]}]", "? [1, 2]\n: x\n", "a: 1\na: 2\n", "1: a\n01: b\n", "null: x\ntrue: y\n",
-           "a: !!int ''\n", "a: !!str 12\nb: !!float 3\n", "i: " + "9" * 101 + "\n", "'q': \"d\"\n", "- [" * 60 + "]" * 60,
-           "a:\n  - b: {c: [1, 'two', 3.0]}\n"]
-
-
-def _typed(v: object) -> object:
-    """A value with the type of every part (``1 == 1.0 == True`` in Python)."""
-    if isinstance(v, dict):
-        return ("dict", [(_typed(k), _typed(x)) for k, x in v.items()])
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [_typed(x) for x in v])
-    return (type(v).__name__, repr(v))
-
-
-def _read(text: str, loader: object) -> object:
-    try:
-        return ("value", _typed(yaml.load(text, Loader=loader)))  # type: ignore[arg-type]
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        return ("error", type(err).__name__, str(getattr(err, "problem", err)), mark and (mark.line, mark.column))
-
-
-@pytest.mark.parametrize("text", AWKWARD + [p.read_text(encoding="utf-8") for p in BUNDLED_YAML])
-def test_the_fast_path_reads_what_the_safe_constructor_reads(text: str) -> None:
-    assert _read(text, safeyaml._LOADERS[(False, False)]) == _read(text, _REFERENCE)
-
-
-def test_the_bundled_maps_take_the_fast_path_and_a_merge_does_not() -> None:
-    def fast(text: str) -> bool:
-        loader = safeyaml._LOADERS[(False, False)](text)
-        try:
-            safeyaml._plain(loader, loader.get_single_node())
-            return True
-        except safeyaml._Other:
-            return False
-        finally:
-            loader.dispose()
-
-    maps = sorted((ROOT / "rulesets" / "diplomacy" / "maps").glob("*.yaml"))
-    assert maps and all(fast(p.read_text(encoding="utf-8")) for p in maps)
-    assert not fast("{<<: {a: 1}, b: 2}") and not fast("a: 1\na: 2\n") and not fast("t: 2001-12-14\n")
-
-
-_SCALAR_TEXTS = st.sampled_from(["yes", "No", "0x1F", "1_000", "1:20", "2001-12-14", ".inf", "~", "=", "<<", "1.0",
-                                 "-0", "0o7", "1e3", "x", "", "null", "'1'", "!!str 1", "!!binary aGk="])
-
-
-@given(st.recursive(st.one_of(_SCALAR_TEXTS, st.integers(), st.floats(allow_nan=False), st.text(max_size=5)),
-                    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                            st.dictionaries(st.one_of(_SCALAR_TEXTS, st.text(max_size=3)), inner,
-                                                            max_size=4)), max_leaves=20),
-       st.booleans())
-@settings(max_examples=150, deadline=None)
-def test_the_fast_path_reads_what_the_safe_constructor_reads_generated(value: object, flow: bool) -> None:
-    # (a scalar of _SCALAR_TEXTS is written unquoted, so YAML resolves it: `yes`, `<<`, `!!binary aGk=`)
-    text = yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True)
-    for s in ["yes", "No", "0x1F", "1_000", "1:20", "2001-12-14", ".inf", "=", "<<", "0o7", "!!str 1", "!!binary aGk="]:
-        text = text.replace(f"'{s}'", s)
-    assert _read(text, safeyaml._LOADERS[(False, False)]) == _read(text, _REFERENCE)
 
 
 ALIAS_FORMS = ["a: &x 1\nb: *x\n", "- &x 1\n- *x\n", "[&x 1, *x]", "{a: &x 1, b: *x}", "{a: &x 1,b: *x}",

@@ -11,9 +11,8 @@ with the alias's position) is raised as soon as the offending alias is read.
 
 Speed: an alias is a ``*`` that starts a node, so a text where every ``*`` follows a letter, a digit or
 another character that cannot end a node's separator (``_MAYBE_ALIAS``) holds none and is read by
-libyaml's C loader in one go, and its value built straight from the nodes where it is plain data
-(``_fast_plain``). Any other text has its events read by the same C parser and composed here,
-counting (about half the C loader's speed, on test-case files).
+libyaml's C loader in one go. Any other text has its events read by the same C parser and composed
+here, counting (about half the C loader's speed, on test-case files).
 """
 
 from __future__ import annotations
@@ -204,68 +203,7 @@ def _unreadable(node: Any, exc: Exception) -> str:
     return f"`{shown}` cannot be read as `!!{tag}`: {why}"
 
 
-_STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
-_SCALARS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
-
-
-class _Other(Exception):
-    """What ``_plain`` leaves to the safe constructor."""
-
-
-def _fast_plain(cls: type) -> type:
-    """``cls`` (a loader of a text with no alias: every node stands once) building a document of texts,
-    integers, floats, truth values, nulls, sequences and mappings with scalar keys straight from its
-    nodes (``_plain``), with the scalars read by the constructor's own methods; a document with anything
-    else (another tag, a merge key, a key given twice, a value its tag cannot read, nesting too deep
-    for the walk) is built again from the start by the safe constructor, which gives its value or its
-    error. The safe constructor's bookkeeping (a generator per collection, a table of every node built)
-    was half of reading the bundled maps."""
-
-    class Plain(cls):  # type: ignore[valid-type, misc]
-        def construct_document(self, node: Any) -> Any:
-            try:
-                return _plain(self, node)
-            except (_Other, ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
-                    ConstructorError, RecursionError):
-                return super().construct_document(node)
-
-    return Plain
-
-
-def _plain(loader: Any, node: Any) -> Any:
-    """The value the safe constructor (``_no_repeats``) gives for ``node``, or ``_Other``."""
-    t = type(node)
-    if t is ScalarNode:
-        tag = node.tag
-        if tag == _STR:
-            return node.value
-        if tag == _INT:
-            return loader.construct_yaml_int(node)
-        if tag == _FLOAT:
-            return loader.construct_yaml_float(node)
-        if tag == _BOOL:
-            return loader.construct_yaml_bool(node)
-        if tag == _NULL:
-            return None
-        raise _Other(tag)
-    if t is SequenceNode and node.tag == "tag:yaml.org,2002:seq":
-        return [_plain(loader, item) for item in node.value]
-    if t is MappingNode and node.tag == "tag:yaml.org,2002:map":
-        out: dict[Any, Any] = {}
-        seen = set()
-        for k, v in node.value:
-            if type(k) is not ScalarNode or k.tag not in _SCALARS or (k.tag, k.value) in seen:
-                raise _Other("key")  # (a merge, a `=` key, a key given twice, a collection as key)
-            seen.add((k.tag, k.value))
-            key = _plain(loader, k)
-            if key in out:
-                raise _Other("key")  # (two spellings of one key: the safe constructor refuses it)
-            out[key] = _plain(loader, v)
-        return out
-    raise _Other(node.tag)
-
-
-_LOADERS = {(False, False): _fast_plain(_no_repeats(_FastLoader)), (False, True): _no_repeats(_CountingLoader),
+_LOADERS = {(False, False): _no_repeats(_FastLoader), (False, True): _no_repeats(_CountingLoader),
             (True, False): _no_repeats(_with_lines(_FastLoader)), (True, True): _no_repeats(_with_lines(_CountingLoader))}
 
 
