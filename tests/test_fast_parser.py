@@ -86,17 +86,8 @@ def test_the_corpus_uses_every_rule_of_the_grammar() -> None:
             seen.add(len(self) + i if i < 0 else i)
             return list.__getitem__(self, i)
 
-    class CountingFolds(dict):  # type: ignore[type-arg]
-        """A folded rule is not read from ``rules``: its fold is looked up here by its reduce action
-        (each run of folds once per driver: the runs are forgotten for the count)."""
-
-        def get(self, action: Any, default: Any = None) -> Any:
-            if action in self:
-                seen.add(-1 - action)
-            return dict.get(self, action, default)
-
-    original, folds, runs = driver.rules, driver.folds, driver.fold_runs
-    driver.rules, driver.folds, driver.fold_runs = Counting(original), CountingFolds(folds), {}
+    original = driver.rules
+    driver.rules = Counting(original)
     try:
         for path in CORPUS:
             try:
@@ -104,78 +95,12 @@ def test_the_corpus_uses_every_rule_of_the_grammar() -> None:
             except (Mismatch, DiagnosticError):
                 pass
     finally:
-        driver.rules, driver.folds, driver.fold_runs = original, folds, runs
+        driver.rules = original
     # Lark expands each `[optional]` part into two alternatives, so one rule has many variants;
     # every rule (each `-> alias` counted apart) must be exercised in at least one of them.
     used = {original[i][5] for i in seen}
     missing = sorted({r[5] for r in original} - used)
     assert not missing, f"no ruleset in the corpus uses these grammar rules: {missing}"
-
-
-def test_a_builder_call_makes_at_most_levels_per_call_levels() -> None:
-    """``parse_module`` skips the depth walk of a tree whose builder calls nest less than
-    ``MAX_DEPTH / LEVELS_PER_CALL`` deep: sound only while no builder method makes more levels of AST
-    nodes over its children than that. Measured on every call, over the corpus (every rule of the
-    grammar: the test above), with depth counted as ``_check_depth`` counts it."""
-    kept: dict[int, tuple[Any, int]] = {}
-
-    def depth(x: Any) -> int:
-        if isinstance(x, A.Node):
-            if id(x) not in kept:
-                kept[id(x)] = (x, 1 + max((depth(getattr(x, f)) for f in type(x)._compared), default=0))
-            return kept[id(x)][1]
-        if isinstance(x, (tuple, list)):
-            return max((depth(i) for i in x), default=0)
-        if hasattr(x, "__dict__") and not isinstance(x, str):  # (the builder's own carriers: `_GenArg`, ...)
-            return max((depth(v) for v in vars(x).values()), default=0)
-        return 0
-
-    grew: dict[str, int] = {}
-
-    class Measuring(syntax._Builder):
-        def __getattribute__(self, name: str) -> Any:
-            method = object.__getattribute__(self, name)
-            if name.startswith("_") or not callable(method):
-                return method
-
-            def measured(children: list[Any]) -> Any:
-                below = depth(list(children))
-                result = method(children)
-                grew[name] = max(grew.get(name, 0), depth(result) - below)
-                return result
-            return measured
-
-    for path in CORPUS:
-        text = path.read_text(encoding="utf-8")
-        try:
-            syntax.driver().parse(text, Measuring("t.rules", text))
-        except (Mismatch, DiagnosticError):
-            pass
-    assert grew and max(grew.values()) <= syntax.LEVELS_PER_CALL, sorted(grew.items(), key=lambda kv: -kv[1])[:5]
-    assert max(grew.values()) == syntax.LEVELS_PER_CALL  # (the bound is the tightest that holds)
-
-
-def test_a_tree_too_deep_is_refused_by_the_bound_and_by_the_walk() -> None:
-    """Past the bound, the walk decides: a chain of ``MAX_DEPTH // 2`` sums is walked (its calls nest
-    deep enough) and passes; one past ``MAX_DEPTH`` is refused, located at its deepest node."""
-    fine = "const x: int = " + " + ".join(["1"] * (syntax.MAX_DEPTH // 2)) + "\n"
-    walked: list[int] = []
-    original = syntax._check_depth
-
-    def counted(module: Any, path: str, builder: Any = None) -> None:
-        walked.append(builder.calls_deep if builder is not None else -1)
-        original(module, path, builder)
-
-    syntax._check_depth = counted  # type: ignore[assignment]
-    try:
-        syntax.parse_module(fine, "t.rules")
-    finally:
-        syntax._check_depth = original  # type: ignore[assignment]
-    assert walked and walked[0] * syntax.LEVELS_PER_CALL > syntax.MAX_DEPTH
-    deep = "const x: int = " + " + ".join(["1"] * (syntax.MAX_DEPTH + 5)) + "\n"
-    with pytest.raises(DiagnosticError) as refused:
-        syntax.parse_module(deep, "t.rules")
-    assert refused.value.diagnostics[0].code == "P006"
 
 
 def test_syntax_errors_come_from_lark_with_their_location() -> None:

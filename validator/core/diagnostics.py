@@ -35,15 +35,6 @@ class Span:
 
 
 NO_SPAN = Span("<input>")
-_new = object.__new__
-
-
-def made_span(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
-    """``Span(file, line, col, end_line, end_col)``, made as its ``__init__`` makes it (its fields set in its
-    ``__dict__``) at half the cost: the parser and the parsed-module cache make a span per AST node."""
-    made: Any = _new(Span)
-    made.__dict__.update(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
-    return made  # type: ignore[no-any-return]
 
 # code -> (severity, summary). The summary documents the code; messages carry the detail.
 CODES: dict[str, tuple[str, str]] = {

@@ -14,10 +14,11 @@ Nothing read is run.
 from __future__ import annotations
 
 import marshal
+from dataclasses import fields
 from typing import Any
 
 from ..core import blobcache
-from ..core.diagnostics import Span, made_span
+from ..core.diagnostics import Span
 from . import ast as A
 from .syntax import parse_module
 
@@ -28,6 +29,7 @@ _CLASSES: dict[str, type] = {c.__name__: c for c in vars(A).values()
                              if isinstance(c, type) and issubclass(c, A.Node) and c is not A.Node}
 _TUPLE, _NODE, _SPAN_HERE, _SPAN = 0, 1, 2, 3
 _PLAIN = (str, int, bool, type(None))
+_SPAN_FIELDS = tuple(f.name for f in fields(Span))
 
 
 class _Refused(Exception):
@@ -92,7 +94,15 @@ def _decode(x: Any, path: str) -> Any:
     if tag == _TUPLE and len(x) == 2 and type(x[1]) is tuple:
         return tuple([_decode(v, path) for v in x[1]])
     if tag == _SPAN_HERE and len(x) == 5 and all(type(v) is int for v in x[1:]):
-        return made_span(path, *x[1:])
+        return _span(path, *x[1:])
     if tag == _SPAN and len(x) == 6 and type(x[1]) is str and all(type(v) is int for v in x[2:]):
-        return made_span(*x[1:])
+        return _span(*x[1:])
     raise _Refused("tuple")
+
+
+def _span(*values: Any) -> Span:
+    """``Span(*values)``, made as a node is (a frozen dataclass's ``__init__`` costs as much again: a
+    span per node)."""
+    made: Any = object.__new__(Span)
+    made.__dict__.update(zip(_SPAN_FIELDS, values))
+    return made  # type: ignore[no-any-return]

@@ -15,8 +15,7 @@ How the builder is called: for each reduction whose rule is not folded away, the
 ``builder.start_pos`` / ``builder.end_pos`` (character offsets of the text the rule consumed,
 or None when it consumed nothing) and calls ``builder.<alias or rule name>(children)`` with
 the children Lark would pass to an inline transformer (anonymous tokens filtered out, `None`
-for absent `[optional]` parts, `_`-rules spliced in, `?`-rules with one child folded). At the end
-it sets ``builder.calls_deep``: the most builder calls on one path from the result down to a token.
+for absent `[optional]` parts, `_`-rules spliced in, `?`-rules with one child folded).
 """
 
 from __future__ import annotations
@@ -170,56 +169,37 @@ class Driver:
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
         self.kept = frozenset(tables["kept"])
         self.literals: dict[str, str] = tables["literals"]  # terminal name -> its text, for messages
-        # the terminal a match is, by the number of its group (``lastindex``: the outer group of a
-        # terminal closes after any group inside its pattern)
-        self.by_group: dict[int, str] = {i: self.names[g] for g, i in self.master.groupindex.items()}
-        # a `?rule` folded away (``_FOLD``): by its reduce action, the symbol it reduces to
-        self.folds: dict[int, str] = {-1 - r: rule[1] for r, rule in enumerate(self.rules) if rule[2] == _FOLD}
-        # where a run of folds ends: (state below, state on top, lookahead) -> the state then on top.
-        # A fold changes only the top state (its value and offsets stay), so a chain of them (an
-        # expression's `?or`, `?and`, ... down to its atom) is one lookup once met.
-        self.fold_runs: dict[tuple[int, int, str], int] = {}
-        # how each rule's children are taken from the symbols it reduces (``plan``): all of them in
-        # order (None), or some of them by position (a tuple), else by the plan itself
-        self.picks: list[tuple[int, ...] | None | bool] = [_pick(size, plan, trailing)
-                                                           for size, _o, _k, plan, trailing, _n in self.rules]
 
     def parse(self, text: str, builder: Any, tokens: list[Tok] | None = None) -> Any:
         """Parse ``text``, building with ``builder``; every token read, punctuation included, is
         appended to ``tokens`` when given (the formatter lays out these)."""
         table = self.table
         rules = self.rules
-        picks = self.picks
-        folds = self.folds
-        fold_runs = self.fold_runs
-        by_group = self.by_group
+        names = self.names
         keywords = self.keywords
-        kept = None if tokens is not None else self.kept  # (None: every token is made)
+        kept = self.kept
         match = self.master.match
         methods = {r[5]: getattr(builder, r[5], None) for r in rules if r[2] != _FOLD and r[2] != _SPLICE}
         states = [self.start]
         values: list[Any] = []
         starts: list[Any] = []
         ends: list[Any] = []
-        # per value: the most builder calls on a path down from it (tokens 0), given to the builder as
-        # ``calls_deep`` at the end (``syntax``: a bound on the depth of the AST)
-        heights: list[int] = []
         pos = 0
         size_text = len(text)
         while True:
             m = match(text, pos) if pos < size_text else None
             if m is not None:
-                group = m.lastindex
+                group = m.lastgroup
                 value = m.group(group)  # type: ignore[arg-type]
                 end = m.end()
                 start = end - len(value)
-                ttype = by_group[group]  # type: ignore[index]
+                ttype = names[group]  # type: ignore[index]
                 kws = keywords.get(ttype)
                 if kws is not None:
                     kw = kws.get(value)
                     if kw is not None and kw in table[states[-1]]:
                         ttype = kw
-                if kept is None or ttype in kept:
+                if ttype in kept or tokens is not None:
                     tok: Any = Tok(value)
                     tok.type = ttype
                     tok.start_pos = start
@@ -245,47 +225,35 @@ class Driver:
                     values.append(tok)
                     starts.append(start)
                     ends.append(end)
-                    heights.append(0)
                     break
-                if action in folds:  # a run of folds: the top state alone changes
-                    run = (states[-2], states[-1], ttype)
-                    top = fold_runs.get(run)
-                    if top is None:
-                        top = fold_runs[run] = self._fold_run(run[0], run[1], ttype)
-                    states[-1] = top
-                    continue
                 size, origin, kind, plan, trailing, name = rules[-1 - action]
+                if kind == _FOLD:
+                    states[-1] = table[states[-2]][origin]
+                    continue
                 if size:
                     kids = values[-size:]
-                    first = starts[-size]
+                    s_list = starts[-size:]
+                    e_list = ends[-size:]
+                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
+                    first = s_list[0]
                     if first is None:
-                        first = next((s for s in starts[-size:] if s is not None), None)
-                    last = ends[-1]
+                        first = next((s for s in s_list if s is not None), None)
+                    last = e_list[-1]
                     if last is None:
-                        last = next((e for e in reversed(ends[-size:]) if e is not None), None)
-                    height = heights[-1] if size == 1 else max(heights[-size:])
-                    del states[-size:], values[-size:], starts[-size:], ends[-size:], heights[-size:]
+                        last = next((e for e in reversed(e_list) if e is not None), None)
                 else:
                     kids = []
                     first = last = None
-                    height = 0
-                pick = picks[-1 - action]
-                children: list[Any]
-                if pick is None:
-                    children = kids
-                elif pick is not False:
-                    children = [kids[i] for i in pick]  # type: ignore[union-attr]
-                else:
-                    children = []
-                    for i, splice, nones in plan:
-                        if nones:
-                            children.extend([None] * nones)
-                        if splice:
-                            children.extend(kids[i])
-                        else:
-                            children.append(kids[i])
-                    if trailing:
-                        children.extend([None] * trailing)
+                children: list[Any] = []
+                for i, splice, nones in plan:
+                    if nones:
+                        children.extend([None] * nones)
+                    if splice:
+                        children.extend(kids[i])
+                    else:
+                        children.append(kids[i])
+                if trailing:
+                    children.extend([None] * trailing)
                 if kind == _SPLICE:
                     result: Any = children
                 elif kind == _FOLD_ONE and len(children) == 1:
@@ -297,7 +265,6 @@ class Driver:
                     builder.start_pos = first
                     builder.end_pos = last
                     result = method(children)
-                    height += 1
                 if not states:
                     raise Mismatch(start)
                 goto = table[states[-1]].get(origin)
@@ -307,31 +274,7 @@ class Driver:
                 values.append(result)
                 starts.append(first)
                 ends.append(last)
-                heights.append(height)
                 if ttype == "$END" and states[-1] == self.end:
-                    builder.calls_deep = height
                     return values[-1]
             if ttype == "$END":
                 raise Mismatch(pos)
-
-    def _fold_run(self, below: int, top: int, ttype: str) -> int:
-        """The state on top after the folds the table calls for, from ``top`` over ``below`` with the
-        lookahead ``ttype``, until it calls for anything else (what ``parse`` then does)."""
-        while True:
-            action = self.table[top].get(ttype)
-            origin = None if action is None else self.folds.get(action)
-            if origin is None:
-                return top
-            goto = self.table[below].get(origin)
-            if goto is None:
-                raise Mismatch(0)  # (not met: a fold's goto is always in the table)
-            top = goto
-
-
-def _pick(size: int, plan: Any, trailing: int) -> tuple[int, ...] | None | bool:
-    """How ``parse`` takes a rule's children: None when they are all its symbols in order, a tuple of
-    positions when they are some of them, False when the plan splices or adds ``None``s."""
-    if trailing or any(splice or nones for _i, splice, nones in plan):
-        return False
-    picked = tuple(i for i, _s, _n in plan)
-    return None if picked == tuple(range(size)) else picked

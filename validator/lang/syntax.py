@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 
 from . import ast as A
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, made_span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span
 from ..core import checkcache, confine
 from ..lib.values import KEYWORDS as _KEYWORDS
 from . import lalr
@@ -259,14 +259,13 @@ def parse_with_tokens(text: str, path: str) -> tuple[A.Module, list[Any]]:
         text = text[1:]
     _check_nesting(text, path)
     tokens: list[Any] = []
-    builder = _Builder(path, text)
     try:
-        module = driver().parse(text, builder, tokens)
+        module = driver().parse(text, _Builder(path, text), tokens)
     except (Mismatch, DiagnosticError, RecursionError):
         module = parse_module(text, path)  # raises the located error; should it not, Lark lexes
         ip = parser().parse_interactive(text)
         return module, [t for t in ip.iter_parse() if t.type != "$END"]
-    _check_depth(module, path, builder)  # (as `parse_module` refuses it: the formatter never meets a tree too deep to print)
+    _check_depth(module, path)  # (as `parse_module` refuses it: the formatter never meets a tree too deep to print)
     return module, tokens
 
 
@@ -279,9 +278,8 @@ def parse_module(text: str, path: str) -> A.Module:
     if text.startswith(BOM):
         text = text[1:]
     _check_nesting(text, path)
-    builder = _Builder(path, text)
     try:
-        module = driver().parse(text, builder)
+        module = driver().parse(text, _Builder(path, text))
     except Mismatch as gave_up:
         module = parse_module_with_lark(text, path)  # Lark's located error, if it rejects the text too
         # Lark accepted it only by reading a word or symbol in pieces (`querymain = 1` as
@@ -293,23 +291,14 @@ def parse_module(text: str, path: str) -> A.Module:
     except RecursionError:
         raise DiagnosticError([Diagnostic("P006", "ruleset nested too deeply", Span(path, 1, 1, 1, 2))]) from None
     assert isinstance(module, A.Module)
-    _check_depth(module, path, builder)
+    _check_depth(module, path)
     return module
 
 
-# The most levels of AST nodes one builder call makes (``call`` of a generator argument: a ``Comp`` in
-# its ``Call``), checked on every construct of the grammar by tests/test_fast_parser.py
-LEVELS_PER_CALL = 2
-
-
-def _check_depth(module: A.Module, path: str, builder: _Builder | None = None) -> None:
+def _check_depth(module: A.Module, path: str) -> None:
     """An expression may nest without brackets (`1 + 1 + ... + 1`, a long chain of `let`s): past
     ``MAX_DEPTH`` it is refused here, located at its deepest node, so that no later stage (each
-    walks the tree recursively) ever meets a tree too deep for it. A tree the fast driver built with
-    ``builder`` is walked only when its builder calls nest deep enough (``calls_deep``) for it to be
-    too deep: the tree is at most ``LEVELS_PER_CALL`` levels a call deep."""
-    if builder is not None and builder.calls_deep * LEVELS_PER_CALL <= MAX_DEPTH:
-        return
+    walks the tree recursively) ever meets a tree too deep for it."""
     stack: list[tuple[Any, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
@@ -420,7 +409,6 @@ class _Builder:
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.start_pos: int | None = None
         self.end_pos: int | None = None
-        self.calls_deep = MAX_DEPTH + 1  # (set by the driver once it is done: see `_check_depth`)
 
     def _line_col(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.line_starts, offset)
@@ -433,7 +421,7 @@ class _Builder:
         starts = self.line_starts  # (`_line_col` twice, inlined: this runs for every node)
         line = bisect.bisect_right(starts, start)
         end_line = bisect.bisect_right(starts, end, line - 1)
-        return made_span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+        return Span(self.path, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
 
     def _tok_span(self, tok: Any) -> Span:
         line, col = self._line_col(tok.start_pos)
