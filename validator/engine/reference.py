@@ -15,9 +15,13 @@ The parts of the meaning that are not obvious from the code of one construct:
 - **State-free definitions** (``Unit.state_free``: they read no input, decision or die and call
   nothing that recurs, directly or through others) are what the program is, not what one run
   makes: reading one, or calling one (one step) with texts, numbers, truth values or none, gives
-  what it gives alone, in a fresh run (one value for the whole run); the steps that computing it
-  takes are not the run's (``Run.fresh``). Called with records, lists, maps or sets, it is an
-  ordinary call.
+  what it gives alone, in a fresh run (``Run.fresh``), and costs the run, at its first read in the
+  run (for those arguments), its *total*: the steps that fresh run takes, in which the state-free
+  values it reads cost their own totals in the same way (once each within it). A total is a
+  function of the program alone, whatever ran before in the process; a value read by two others is
+  counted in each (a sum over the tree of reads, not over the set of values read). A later read in
+  the same run is a memo hit (a value's costs nothing, a call its one step). Called with records,
+  lists, maps or sets, it is an ordinary call.
 - **Memo.** Within one run, a value (a definition without parameters) is computed once, and a
   `def`/`rule` function applied to the same arguments (``freeze``: texts, numbers and truth values
   by value, records, lists, maps and sets by identity) is computed once: a die rolled in it is
@@ -220,7 +224,7 @@ class Run:
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
-        self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
+        self.shared: dict[Any, Any] = {}  # state-free definitions' (value, total), one for a run and its fresh ones
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
@@ -251,8 +255,9 @@ class Run:
 
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
-        run, so its value is what it has alone; the steps it takes are its own (within the same
-        budget). ``alone`` is the memo key it computes (which that run computes itself)."""
+        run, so its value is what it has alone; the steps it takes are its total, which the run that
+        reads it is charged (``Interpreter.alone``); it stops at the same budget. ``alone`` is the memo
+        key it computes (which that run computes itself)."""
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
@@ -515,7 +520,7 @@ class Interpreter:
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[unit.index]
         if unit.state_free and run.alone != key:
-            return self.alone(run, key, lambda sub: self.read_value(sub, unit))
+            return self.alone(run, key, lambda sub: self.read_value(sub, unit), unit.span)
         if unit.counted and run.depth >= run.depth_limit:
             raise value_too_deep(run, unit.span)
         self.enter(run, unit, unit.span)
@@ -534,11 +539,16 @@ class Interpreter:
             run.keep(key, value, unit.uses_decisions)
         return value
 
-    def alone(self, run: Run, key: Any, compute: Any) -> Any:
-        """A state-free definition's value: computed in a run of its own, once for the whole run."""
+    def alone(self, run: Run, key: Any, compute: Any, span: Span) -> Any:
+        """A state-free definition's value at its first read in ``run`` (a memo miss): computed in a run
+        of its own (once for the run and the fresh runs it makes, ``shared``, with that run's steps:
+        its total) and charged its total."""
         if key not in run.shared:
-            run.shared[key] = compute(run.fresh(key))
-        value = run.shared[key]
+            sub = run.fresh(key)
+            value = compute(sub)
+            run.shared[key] = (value, sub.steps)
+        value, total = run.shared[key]
+        run.charge(total, span)
         run.memo[key] = value
         return value
 
@@ -574,7 +584,7 @@ class Interpreter:
             if key is not None and key in run.memo:
                 return run.memo[key]
             if unit.state_free and run.alone != key and all(plain(a) for a in args):
-                return self.alone(run, key, lambda sub: self.call_function(sub, unit, args))
+                return self.alone(run, key, lambda sub: self.call_function(sub, unit, args), unit.span)
             guesses = run.guesses
             cites = unit.cites if unit.kind == "rule" else None
             value = self.traced(run, unit, args, cites, lambda: self.body_value(run, unit, args))
