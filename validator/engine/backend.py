@@ -427,8 +427,7 @@ class Backend:
         program's life with its total when its arguments are texts, numbers, truth values or none, and
         charged its total at its first read in a run (a miss of the run's memo: a value's is read by
         its readers, ``referee_value``)."""
-        d = unit.decl
-        b, span = w.const(body), w.const(d.span)
+        b, span = w.const(body), w.const(unit.span)
 
         def kept(table: str, key: str, memo: str, mkey: str, args: str) -> None:
             """Charged a kept total (``_alone``'s, written out: the commonest first read), else ``_alone``."""
