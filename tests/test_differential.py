@@ -157,6 +157,47 @@ def test_calls_of_a_heavy_state_free_function_are_each_charged_to_the_run(engine
     assert rs.run({}, engine=engine, query="again", budget=one + 1) == 802
 
 
+SHARED = """def heavy = len(fold(range(400), [], fn(acc, i) => append(acc, i)))
+def a = heavy + 1
+def b = heavy + 2
+query qh = heavy
+query qa = a
+query qb = b
+query both = a + b
+"""
+# forty diamonds in a row: each level reads the one below twice, through two values
+DIAMONDS = "def v0 = len(fold(range(50), [], fn(acc, i) => append(acc, i)))\n" + "".join(
+    f"def l{i} = v{i - 1} + 1\ndef r{i} = v{i - 1} - 1\ndef v{i} = (l{i} + r{i}) / 2\n" for i in range(1, 41)
+) + "query main = v40\n"
+
+
+@pytest.mark.parametrize("warm", [False, True])
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_run_pays_once_for_a_state_free_value_read_through_others(engine: str, warm: bool) -> None:
+    """docs/language.md (Steps): a run pays once for each state-free value it reads, directly or
+    through others. `heavy`, read by both `a` and `b`, is paid once in `both`: its steps and those of
+    `qh` make the steps of `qa` and `qb` (up to the queries' own few steps), where paying it in each
+    reader would count its 400 items twice; and forty diamonds in a row (2^40 paths to `v0`) cost a
+    run each value once, far within the default budget."""
+    path = _ROOT / "shared_cost.rules"
+    path.write_text(SHARED)
+    rs = load_ruleset(path, use_cache=False)
+    if warm:
+        rs.run({}, engine=engine, query="both")
+    n = {q: steps(rs, {}, {"query": q}, engine) for q in ("qh", "qa", "qb", "both")}
+    assert all(isinstance(v, int) for v in n.values()), n
+    assert n["qh"] > 400
+    assert abs(n["both"] + n["qh"] - n["qa"] - n["qb"]) <= 5, n
+    path = _ROOT / "diamonds.rules"
+    path.write_text(DIAMONDS)
+    rs = load_ruleset(path, use_cache=False)
+    if warm:
+        rs.run({}, engine=engine)
+    assert rs.run({}, engine=engine) == 50
+    main = steps(rs, {}, {"query": "main"}, engine)
+    assert isinstance(main, int) and main < 400 + 40 * 30, main
+
+
 @pytest.mark.parametrize("case", SUITE.cases,
                          ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
 def test_backend_equals_reference_on_every_case(case: Any) -> None:

@@ -113,21 +113,19 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 
 
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
-           memo: dict[Any, Any], mkey: Any, span: Span) -> Any:
-    """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
-    kept in the program's ``table`` with its total (the steps of a run of its own, ``reference.Run.fresh``,
-    computed here if it is not kept), charged its total, and kept in the run's ``memo`` at ``mkey``."""
+           slot: int | None, mkey: Any, span: Span) -> Any:
+    """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``),
+    kept for the program's life in ``table`` as ``reference.pay`` takes it (computed here, in a run of its
+    own, if it is not kept; the run's memo keeps it in ``ctx.memos[slot]``, or ``ctx.memo`` when
+    ``slot`` is none, at ``mkey``), and paid for."""
     hit = table.get(key)
     if hit is None:
         sub = ctx.fresh(key)
-        hit = (body(sub, *args), sub.steps)
+        value = body(sub, *args)
+        hit = (value, sub.steps - sub.paid, tuple(sub.reads), slot, mkey)
         if len(table) < _ALONE_CAP:
             table[key] = hit
-    ctx.steps += hit[1]
-    if ctx.steps > ctx.budget:
-        raise R.over_budget(ctx, span)
-    memo[mkey] = hit[0]
-    return hit[0]
+    return R.pay(ctx, hit, span)
 
 
 def _memo_key(v: Any) -> Any:
@@ -424,27 +422,19 @@ class Backend:
 
     def alone_source(self, w: _Writer, unit: Unit, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
-        program's life with its total when its arguments are texts, numbers, truth values or none, and
-        charged its total at its first read in a run (a miss of the run's memo: a value's is read by
-        its readers, ``referee_value``)."""
+        program's life when its arguments are texts, numbers, truth values or none, and paid for at
+        its first read in a run (a miss of the run's memo: a value's is read by its readers,
+        ``referee_value``)."""
         b, span = w.const(body), w.const(unit.span)
 
-        def kept(table: str, key: str, memo: str, mkey: str, args: str) -> None:
-            """Charged a kept total (``_alone``'s, written out: the commonest first read), else ``_alone``."""
-            w(f"hit = {table}.get({key})")
-            w("if hit is not None:")
-            w("    ctx.steps += hit[1]")
-            w("    if ctx.steps > ctx.budget:")
-            w(f"        raise _over(ctx, {span})")
-            w(f"    {memo}[{mkey}] = hit = hit[0]")
-            w("    return hit")
-            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {memo}, {mkey}, {span})")
+        def kept(table: str, key: str, slot: str, mkey: str, args: str) -> None:
+            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {slot}, {mkey}, {span})")
 
         if unit.arity is None:
-            kept("_SF", str(unit.index), "ctx.memo", str(unit.index), "")
+            kept("_SF", str(unit.index), "None", str(unit.index), "")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
-        table = w.const({})  # this function's values alone and their totals, for the program's life
+        table = w.const({})  # this function's values alone, for the program's life (``_alone``)
         # the run's memo of the function, by the keys its body uses (``function_source``)
         w(f"memo = ctx.memos[{unit.index}]")
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
@@ -454,7 +444,7 @@ class Backend:
                 w(f"hit = memo.get({p}, _MISS)")
                 w("if hit is not _MISS:")
                 w("    return hit")
-                kept(table, p, "memo", p, f"{p}, ")
+                kept(table, p, str(unit.index), p, f"{p}, ")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
@@ -466,7 +456,7 @@ class Backend:
         w("    return hit")
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
         w(f"key = ({frozen})")
-        kept(table, "key", "memo", "mkey", "".join(p + ", " for p in pnames))
+        kept(table, "key", str(unit.index), "mkey", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:

@@ -15,13 +15,12 @@ The parts of the meaning that are not obvious from the code of one construct:
 - **State-free definitions** (``Unit.state_free``: they read no input, decision or die and call
   nothing that recurs, directly or through others) are what the program is, not what one run
   makes: reading one, or calling one (one step) with texts, numbers, truth values or none, gives
-  what it gives alone, in a fresh run (``Run.fresh``), and costs the run, at its first read in the
-  run (for those arguments), its *total*: the steps that fresh run takes, in which the state-free
-  values it reads cost their own totals in the same way (once each within it). A total is a
-  function of the program alone, whatever ran before in the process; a value read by two others is
-  counted in each (a sum over the tree of reads, not over the set of values read). A later read in
-  the same run is a memo hit (a value's costs nothing, a call its one step). Called with records,
-  lists, maps or sets, it is an ordinary call.
+  what it gives alone, in a fresh run (``Run.fresh``). The run pays, once, for each state-free
+  value (or call) it reads, directly or through the state-free values it reads: the steps that one
+  takes alone, apart from the others' (``pay``). What a run pays is a function of the program and
+  of what the run reads, whatever ran before in the process. A later read in the same run is a
+  memo hit (a value's costs nothing, a call its one step). Called with records, lists, maps or
+  sets, it is an ordinary call.
 - **Memo.** Within one run, a value (a definition without parameters) is computed once, and a
   `def`/`rule` function applied to the same arguments (``freeze``: texts, numbers and truth values
   by value, records, lists, maps and sets by identity) is computed once: a die rolled in it is
@@ -224,7 +223,11 @@ class Run:
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
-        self.shared: dict[Any, Any] = {}  # state-free definitions' (value, total), one for a run and its fresh ones
+        # state-free definitions' values as ``pay`` takes them, one for a run and its fresh ones; what
+        # this run read of them (a miss of its memo) and the steps it paid for them (``pay``)
+        self.shared: dict[Any, Any] = {}
+        self.reads: list[Any] = []
+        self.paid = 0
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
@@ -255,8 +258,8 @@ class Run:
 
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
-        run, so its value is what it has alone; the steps it takes are its total, which the run that
-        reads it is charged (``Interpreter.alone``); it stops at the same budget. ``alone`` is the memo
+        run, so its value is what it has alone; what it takes is paid by the run that reads it
+        (``pay``); it stops at the same budget. ``alone`` is the memo
         key it computes (which that run computes itself)."""
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
@@ -541,16 +544,13 @@ class Interpreter:
 
     def alone(self, run: Run, key: Any, compute: Any, span: Span) -> Any:
         """A state-free definition's value at its first read in ``run`` (a memo miss): computed in a run
-        of its own (once for the run and the fresh runs it makes, ``shared``, with that run's steps:
-        its total) and charged its total."""
+        of its own (once for the run and the fresh runs it makes, ``shared``: its value, its own steps
+        and the state-free values it read) and paid for (``pay``)."""
         if key not in run.shared:
             sub = run.fresh(key)
             value = compute(sub)
-            run.shared[key] = (value, sub.steps)
-        value, total = run.shared[key]
-        run.charge(total, span)
-        run.memo[key] = value
-        return value
+            run.shared[key] = (value, sub.steps - sub.paid, tuple(sub.reads), None, key)
+        return pay(run, run.shared[key], span)
 
     def enter(self, run: Run, unit: Unit, span: Span) -> None:
         if unit.counted:
@@ -1040,6 +1040,27 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
 
 
 _CONTAINERS = (list, tuple, dict, Map, frozenset, set)
+
+
+def pay(run: Run, kept: tuple[Any, int, tuple[Any, ...], int | None, Any], span: Span) -> Any:
+    """A state-free value (or call) read in ``run``, and the state-free values it read, directly or
+    through others, each once: those not yet in the run's memo are put there and charged their own
+    steps. ``kept`` is (value, own steps, the ``kept`` of each state-free value it read (a miss of its
+    run's memo), where the memo keeps it: ``run.memos[slot]``, or ``run.memo`` when ``slot`` is none,
+    at key ``mkey``). What a run pays is thus the sum, over the state-free values it reads, of the steps
+    each takes alone, whatever ran before in the process. Gives the value."""
+    run.reads.append(kept)
+    todo, paid = [kept], 0
+    while todo:
+        value, own, reads, slot, mkey = todo.pop()
+        memo = run.memo if slot is None else run.memos[slot]
+        if mkey not in memo:
+            memo[mkey] = value
+            paid += own
+            todo.extend(reads)
+    run.paid += paid
+    run.charge(paid, span)
+    return kept[0]
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:
