@@ -113,19 +113,19 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 
 
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
-           slot: int | None, mkey: Any, span: Span) -> Any:
-    """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``),
-    kept for the program's life in ``table`` as ``reference.pay`` takes it (computed here, in a run of its
-    own, if it is not kept; the run's memo keeps it in ``ctx.memos[slot]``, or ``ctx.memo`` when
-    ``slot`` is none, at ``mkey``), and paid for."""
+           memo: dict[Any, Any], mkey: Any, span: Span) -> Any:
+    """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
+    kept for the program's life in ``table`` (``reference.Kept``, computed here in a run of its own if it
+    is not kept), paid for (``reference.pay``) and kept in the run's ``memo`` at ``mkey``."""
     hit = table.get(key)
     if hit is None:
         sub = ctx.fresh(key)
-        value = body(sub, *args)
-        hit = (value, sub.steps - sub.paid, tuple(sub.reads), slot, mkey)
+        hit = R.Kept(body(sub, *args), sub)
         if len(table) < _ALONE_CAP:
             table[key] = hit
-    return R.pay(ctx, hit, span)
+    R.pay(ctx, hit, span)
+    memo[mkey] = hit.value
+    return hit.value
 
 
 def _memo_key(v: Any) -> Any:
@@ -427,11 +427,11 @@ class Backend:
         ``referee_value``)."""
         b, span = w.const(body), w.const(unit.span)
 
-        def kept(table: str, key: str, slot: str, mkey: str, args: str) -> None:
-            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {slot}, {mkey}, {span})")
+        def kept(table: str, key: str, memo: str, mkey: str, args: str) -> None:
+            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {memo}, {mkey}, {span})")
 
         if unit.arity is None:
-            kept("_SF", str(unit.index), "None", str(unit.index), "")
+            kept("_SF", str(unit.index), "ctx.memo", str(unit.index), "")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
@@ -444,7 +444,7 @@ class Backend:
                 w(f"hit = memo.get({p}, _MISS)")
                 w("if hit is not _MISS:")
                 w("    return hit")
-                kept(table, p, str(unit.index), p, f"{p}, ")
+                kept(table, p, "memo", p, f"{p}, ")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
@@ -456,7 +456,7 @@ class Backend:
         w("    return hit")
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
         w(f"key = ({frozen})")
-        kept(table, "key", str(unit.index), "mkey", "".join(p + ", " for p in pnames))
+        kept(table, "key", "memo", "mkey", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:

@@ -223,11 +223,12 @@ class Run:
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
-        # state-free definitions' values as ``pay`` takes them, one for a run and its fresh ones; what
-        # this run read of them (a miss of its memo) and the steps it paid for them (``pay``)
-        self.shared: dict[Any, Any] = {}
-        self.reads: list[Any] = []
-        self.paid = 0
+        # state-free definitions' values (``Kept``), one for a run and its fresh ones; those this run
+        # read (a miss of its memo), those it paid for and the steps it paid (``pay``)
+        self.shared: dict[Any, Kept] = {}
+        self.reads: list[Kept] = []
+        self.paid: set[Kept] = set()
+        self.paid_steps = 0
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
@@ -544,13 +545,14 @@ class Interpreter:
 
     def alone(self, run: Run, key: Any, compute: Any, span: Span) -> Any:
         """A state-free definition's value at its first read in ``run`` (a memo miss): computed in a run
-        of its own (once for the run and the fresh runs it makes, ``shared``: its value, its own steps
-        and the state-free values it read) and paid for (``pay``)."""
+        of its own (once for the run and the fresh runs it makes, ``shared``) and paid for (``pay``)."""
         if key not in run.shared:
             sub = run.fresh(key)
-            value = compute(sub)
-            run.shared[key] = (value, sub.steps - sub.paid, tuple(sub.reads), None, key)
-        return pay(run, run.shared[key], span)
+            run.shared[key] = Kept(compute(sub), sub)
+        kept = run.shared[key]
+        pay(run, kept, span)
+        run.memo[key] = kept.value
+        return kept.value
 
     def enter(self, run: Run, unit: Unit, span: Span) -> None:
         if unit.counted:
@@ -1042,25 +1044,35 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
 _CONTAINERS = (list, tuple, dict, Map, frozenset, set)
 
 
-def pay(run: Run, kept: tuple[Any, int, tuple[Any, ...], int | None, Any], span: Span) -> Any:
-    """A state-free value (or call) read in ``run``, and the state-free values it read, directly or
-    through others, each once: those not yet in the run's memo are put there and charged their own
-    steps. ``kept`` is (value, own steps, the ``kept`` of each state-free value it read (a miss of its
-    run's memo), where the memo keeps it: ``run.memos[slot]``, or ``run.memo`` when ``slot`` is none,
-    at key ``mkey``). What a run pays is thus the sum, over the state-free values it reads, of the steps
-    each takes alone, whatever ran before in the process. Gives the value."""
+class Kept:
+    """A state-free definition's value (or a call's) computed alone, in a run of its own ``sub``
+    (``Run.fresh``): its own steps (the fresh run's, less what it paid for the state-free values it
+    read) and ``reads``, those values."""
+
+    __slots__ = ("value", "own", "reads")
+
+    def __init__(self, value: Any, sub: Run) -> None:
+        self.value, self.own, self.reads = value, sub.steps - sub.paid_steps, tuple(sub.reads)
+
+
+def pay(run: Run, kept: Kept, span: Span) -> None:
+    """A state-free value (or call) read in ``run``: the run pays the own steps of it and of each
+    state-free value it read, directly or through others, that it has not paid yet (each once,
+    whichever read reached it). What a run pays is thus the sum, over the state-free values it reads
+    directly or through others, of the steps each takes alone, whatever ran before in the process."""
+    paid = run.paid
+    if kept in paid:
+        return
     run.reads.append(kept)
-    todo, paid = [kept], 0
+    steps, todo = 0, [kept]
     while todo:
-        value, own, reads, slot, mkey = todo.pop()
-        memo = run.memo if slot is None else run.memos[slot]
-        if mkey not in memo:
-            memo[mkey] = value
-            paid += own
-            todo.extend(reads)
-    run.paid += paid
-    run.charge(paid, span)
-    return kept[0]
+        k = todo.pop()
+        if k not in paid:  # (what a paid value read is paid)
+            paid.add(k)
+            steps += k.own
+            todo += k.reads
+    run.paid_steps += steps
+    run.charge(steps, span)
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:
