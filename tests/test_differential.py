@@ -105,13 +105,6 @@ query main = table("a") + table("bc") + heavy
 """
 
 
-@pytest.mark.xfail(strict=True, reason="issue 45 step 4, not landed: charging state-free values to the run that "
-                   "needs them (a patch made the tests pass) slowed bench.diplomacy_throughput by about 12 %, over "
-                   "the 5 % allowed; an exact charge (each value's own steps, and those of the values it read, once "
-                   "a run: branch b45-step4-attempt) passes too but runs 1.13x the instructions of a Diplomacy turn "
-                   "(bench.ab_instructions); with closures kept as frozensets (branch w45-step4-closures) 1.12x, and "
-                   "1.03x with nothing charged at all (the entries alone: a turn pays 583 distinct values from 137 "
-                   "first reads); today each state-free value has a budget of its own and is not the run's")
 @pytest.mark.parametrize("warm_budget", [None, 5_000_000])
 @pytest.mark.parametrize("engine", ["backend", "reference"])
 def test_a_run_costs_its_state_free_values_whatever_ran_before(engine: str, warm_budget: int | None) -> None:
@@ -131,6 +124,78 @@ def test_a_run_costs_its_state_free_values_whatever_ran_before(engine: str, warm
     assert [d.code for d in err.value.diagnostics] == ["E004"]
     with pytest.raises(RunError):
         rs.run({}, engine=engine, budget=1000)
+
+
+HEAVY_CALLS = """def heavy(k: int) = len(fold(range(400), [], fn(acc, i) => append(acc, i))) + k
+query one = heavy(1)
+query again = heavy(1) + heavy(1)
+query main = heavy(1) + heavy(2) + heavy(3) + heavy(4)
+"""
+
+
+@pytest.mark.parametrize("warm", [False, True])
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_calls_of_a_heavy_state_free_function_are_each_charged_to_the_run(engine: str, warm: bool) -> None:
+    """The issue's "four calls of a 5M-step definition finish": each call with other plain arguments
+    costs the run its total (before, each had a budget of its own and none was the run's); the same
+    arguments again cost a memo hit's one step."""
+    path = _ROOT / "heavy_calls.rules"
+    path.write_text(HEAVY_CALLS)
+    rs = load_ruleset(path, use_cache=False)
+    if warm:
+        rs.run({}, engine=engine, query="main")
+    one = steps(rs, {}, {"query": "one"}, "reference")
+    assert isinstance(one, int) and one > 400
+    assert steps(rs, {}, {"query": "again"}, "reference") == one + 1
+    full = steps(rs, {}, {"query": "main"}, "reference")
+    assert isinstance(full, int) and full > 4 * (one - 1)  # (`one`: the query's own step and a call's)
+    assert rs.run({}, engine=engine, query="main", budget=full) == 4 * 400 + 10
+    for budget in (full - 1, 2 * one):
+        with pytest.raises(RunError) as err:
+            rs.run({}, engine=engine, query="main", budget=budget)
+        assert [d.code for d in err.value.diagnostics] == ["E004"]
+    assert rs.run({}, engine=engine, query="again", budget=one + 1) == 802
+
+
+SHARED = """def heavy = len(fold(range(400), [], fn(acc, i) => append(acc, i)))
+def a = heavy + 1
+def b = heavy + 2
+query qh = heavy
+query qa = a
+query qb = b
+query both = a + b
+"""
+# forty diamonds in a row: each level reads the one below twice, through two values
+DIAMONDS = "def v0 = len(fold(range(50), [], fn(acc, i) => append(acc, i)))\n" + "".join(
+    f"def l{i} = v{i - 1} + 1\ndef r{i} = v{i - 1} - 1\ndef v{i} = (l{i} + r{i}) / 2\n" for i in range(1, 41)
+) + "query main = v40\n"
+
+
+@pytest.mark.parametrize("warm", [False, True])
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_run_pays_once_for_a_state_free_value_read_through_others(engine: str, warm: bool) -> None:
+    """docs/language.md (Steps): a run pays once for each state-free value it reads, directly or
+    through others. `heavy`, read by both `a` and `b`, is paid once in `both`: its steps and those of
+    `qh` make the steps of `qa` and `qb` (up to the queries' own few steps), where paying it in each
+    reader would count its 400 items twice; and forty diamonds in a row (2^40 paths to `v0`) cost a
+    run each value once, far within the default budget."""
+    path = _ROOT / "shared_cost.rules"
+    path.write_text(SHARED)
+    rs = load_ruleset(path, use_cache=False)
+    if warm:
+        rs.run({}, engine=engine, query="both")
+    n = {q: steps(rs, {}, {"query": q}, engine) for q in ("qh", "qa", "qb", "both")}
+    assert all(isinstance(v, int) for v in n.values()), n
+    assert n["qh"] > 400
+    assert abs(n["both"] + n["qh"] - n["qa"] - n["qb"]) <= 5, n
+    path = _ROOT / "diamonds.rules"
+    path.write_text(DIAMONDS)
+    rs = load_ruleset(path, use_cache=False)
+    if warm:
+        rs.run({}, engine=engine)
+    assert rs.run({}, engine=engine) == 50
+    main = steps(rs, {}, {"query": "main"}, engine)
+    assert isinstance(main, int) and main < 400 + 40 * 30, main
 
 
 @pytest.mark.parametrize("case", SUITE.cases,

@@ -112,14 +112,20 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     raise R.not_a_function(fn, span)
 
 
-def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """A state-free definition's value, computed in a run of its own (``reference.Run.fresh``) and
-    kept in the program's ``table`` with the steps it took."""
-    sub = ctx.fresh(key)
-    value = body(sub, *args)
-    if len(table) < _ALONE_CAP:
-        table[key] = (value, sub.steps)
-    return value
+def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
+           memo: dict[Any, Any], mkey: Any, span: Span) -> Any:
+    """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
+    kept for the program's life in ``table`` (``reference.Kept``, computed here in a run of its own if it
+    is not kept), paid for (``reference.pay``) and kept in the run's ``memo`` at ``mkey``."""
+    hit = table.get(key)
+    if hit is None:
+        sub = ctx.fresh(key)
+        hit = R.Kept(body(sub, *args), sub)
+        if len(table) < _ALONE_CAP:
+            table[key] = hit
+    R.pay(ctx, hit, span)
+    memo[mkey] = hit.value
+    return hit.value
 
 
 def _memo_key(v: Any) -> Any:
@@ -281,7 +287,7 @@ class Backend:
         self.dice = any(map(rolls, program.units.values()))
         self.g["_PROTO"] = self.interp
         # state-free definitions' values for the program's life, by keys that hold no identity:
-        # (value, steps it took alone)
+        # (value, total: the steps it took alone, see ``_alone``)
         self.g["_SF"] = {}
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
@@ -416,34 +422,41 @@ class Backend:
 
     def alone_source(self, w: _Writer, unit: Unit, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
-        program's life when its arguments are texts, numbers, truth values or none."""
-        b = w.const(body)
+        program's life when its arguments are texts, numbers, truth values or none, and paid for at
+        its first read in a run (a miss of the run's memo: a value's is read by its readers,
+        ``referee_value``)."""
+        b, span = w.const(body), w.const(unit.span)
+
+        def kept(table: str, key: str, memo: str, mkey: str, args: str) -> None:
+            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {memo}, {mkey}, {span})")
+
         if unit.arity is None:
-            w(f"hit = _SF.get({unit.index})")
-            w("if hit is not None and hit[1] <= ctx.budget:")
-            w("    return hit[0]")
-            w(f"return _alone(ctx, _SF, {unit.index}, {b}, ())")
+            kept("_SF", str(unit.index), "ctx.memo", str(unit.index), "")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
-        table = w.const({})  # this function's values alone, for the program's life
+        table = w.const({})  # this function's values alone, for the program's life (``_alone``)
+        # the run's memo of the function, by the keys its body uses (``function_source``)
+        w(f"memo = ctx.memos[{unit.index}]")
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
             p = pnames[0]
             w(f"if _type({p}) is _str:")
             with w.block():
-                w(f"hit = {table}.get({p})")
-                w("if hit is not None and hit[1] <= ctx.budget:")
-                w("    return hit[0]")
-                w(f"return _alone(ctx, {table}, {p}, {b}, ({p}, ))")
+                w(f"hit = memo.get({p}, _MISS)")
+                w("if hit is not _MISS:")
+                w("    return hit")
+                kept(table, p, "memo", p, f"{p}, ")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
+        mkeys = [f"{p} if _type({p}) is _str else _memo_key({p})" for p in pnames]
+        w(f"mkey = {mkeys[0]}" if len(mkeys) == 1 else f"mkey = ({''.join(k + ', ' for k in mkeys)})")
+        w("hit = memo.get(mkey, _MISS)")
+        w("if hit is not _MISS:")
+        w("    return hit")
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
         w(f"key = ({frozen})")
-        w(f"hit = {table}.get(key)")
-        w("if hit is not None and hit[1] <= ctx.budget:")
-        w("    return hit[0]")
-        w(f"return _alone(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}))")
+        kept(table, "key", "memo", "mkey", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
@@ -818,8 +831,6 @@ class Backend:
                     return known
             if isinstance(found.decl, A.InputDecl):
                 t = self.tmp(w, f"ctx.inputs[{found.index}]")
-            elif found.arity is None and found.state_free:
-                t = self.tmp(w, f"{self.unit_name(found)}(ctx)")
             elif found.arity is None:
                 t = w.fresh()
                 w(f"{t} = ctx.memo.get({found.index}, _PENDING)")

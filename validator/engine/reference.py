@@ -15,9 +15,12 @@ The parts of the meaning that are not obvious from the code of one construct:
 - **State-free definitions** (``Unit.state_free``: they read no input, decision or die and call
   nothing that recurs, directly or through others) are what the program is, not what one run
   makes: reading one, or calling one (one step) with texts, numbers, truth values or none, gives
-  what it gives alone, in a fresh run (one value for the whole run); the steps that computing it
-  takes are not the run's (``Run.fresh``). Called with records, lists, maps or sets, it is an
-  ordinary call.
+  what it gives alone, in a fresh run (``Run.fresh``). The run pays, once, for each state-free
+  value (or call) it reads, directly or through the state-free values it reads: the steps that one
+  takes alone, apart from the others' (``pay``). What a run pays is a function of the program and
+  of what the run reads, whatever ran before in the process. A later read in the same run is a
+  memo hit (a value's costs nothing, a call its one step). Called with records, lists, maps or
+  sets, it is an ordinary call.
 - **Memo.** Within one run, a value (a definition without parameters) is computed once, and a
   `def`/`rule` function applied to the same arguments (``freeze``: texts, numbers and truth values
   by value, records, lists, maps and sets by identity) is computed once: a die rolled in it is
@@ -220,7 +223,12 @@ class Run:
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
-        self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
+        # state-free definitions' values (``Kept``), one for a run and its fresh ones; those this run
+        # read (a miss of its memo), those it paid for and the steps it paid (``pay``)
+        self.shared: dict[Any, Kept] = {}
+        self.reads: list[Kept] = []
+        self.paid: set[Kept] = set()
+        self.paid_steps = 0
         self.events: list[dict[str, Any]] = []
         self.current_step: str | None = None
         self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
@@ -251,8 +259,9 @@ class Run:
 
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
-        run, so its value is what it has alone; the steps it takes are its own (within the same
-        budget). ``alone`` is the memo key it computes (which that run computes itself)."""
+        run, so its value is what it has alone; what it takes is paid by the run that reads it
+        (``pay``); it stops at the same budget. ``alone`` is the memo
+        key it computes (which that run computes itself)."""
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
@@ -515,7 +524,7 @@ class Interpreter:
         if isinstance(unit.decl, A.InputDecl):
             return run.inputs[unit.index]
         if unit.state_free and run.alone != key:
-            return self.alone(run, key, lambda sub: self.read_value(sub, unit))
+            return self.alone(run, key, lambda sub: self.read_value(sub, unit), unit.span)
         if unit.counted and run.depth >= run.depth_limit:
             raise value_too_deep(run, unit.span)
         self.enter(run, unit, unit.span)
@@ -534,13 +543,16 @@ class Interpreter:
             run.keep(key, value, unit.uses_decisions)
         return value
 
-    def alone(self, run: Run, key: Any, compute: Any) -> Any:
-        """A state-free definition's value: computed in a run of its own, once for the whole run."""
+    def alone(self, run: Run, key: Any, compute: Any, span: Span) -> Any:
+        """A state-free definition's value at its first read in ``run`` (a memo miss): computed in a run
+        of its own (once for the run and the fresh runs it makes, ``shared``) and paid for (``pay``)."""
         if key not in run.shared:
-            run.shared[key] = compute(run.fresh(key))
-        value = run.shared[key]
-        run.memo[key] = value
-        return value
+            sub = run.fresh(key)
+            run.shared[key] = Kept(compute(sub), sub)
+        kept = run.shared[key]
+        pay(run, kept, span)
+        run.memo[key] = kept.value
+        return kept.value
 
     def enter(self, run: Run, unit: Unit, span: Span) -> None:
         if unit.counted:
@@ -574,7 +586,7 @@ class Interpreter:
             if key is not None and key in run.memo:
                 return run.memo[key]
             if unit.state_free and run.alone != key and all(plain(a) for a in args):
-                return self.alone(run, key, lambda sub: self.call_function(sub, unit, args))
+                return self.alone(run, key, lambda sub: self.call_function(sub, unit, args), unit.span)
             guesses = run.guesses
             cites = unit.cites if unit.kind == "rule" else None
             value = self.traced(run, unit, args, cites, lambda: self.body_value(run, unit, args))
@@ -1030,6 +1042,37 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
 
 
 _CONTAINERS = (list, tuple, dict, Map, frozenset, set)
+
+
+class Kept:
+    """A state-free definition's value (or a call's) computed alone, in a run of its own ``sub``
+    (``Run.fresh``): its own steps (the fresh run's, less what it paid for the state-free values it
+    read) and ``reads``, those values."""
+
+    __slots__ = ("value", "own", "reads")
+
+    def __init__(self, value: Any, sub: Run) -> None:
+        self.value, self.own, self.reads = value, sub.steps - sub.paid_steps, tuple(sub.reads)
+
+
+def pay(run: Run, kept: Kept, span: Span) -> None:
+    """A state-free value (or call) read in ``run``: the run pays the own steps of it and of each
+    state-free value it read, directly or through others, that it has not paid yet (each once,
+    whichever read reached it). What a run pays is thus the sum, over the state-free values it reads
+    directly or through others, of the steps each takes alone, whatever ran before in the process."""
+    paid = run.paid
+    if kept in paid:
+        return
+    run.reads.append(kept)
+    steps, todo = 0, [kept]
+    while todo:
+        k = todo.pop()
+        if k not in paid:  # (what a paid value read is paid)
+            paid.add(k)
+            steps += k.own
+            todo += k.reads
+    run.paid_steps += steps
+    run.charge(steps, span)
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:
