@@ -229,7 +229,7 @@ def test_the_engines_read_the_units_typed_fields_not_their_declarations(tmp_path
     # the table's cells: the grid with the errata's override merged, by the keys a lookup gives
     assert {k: getattr(c, "value", None) for k, c in odds.cells.items()} == {
         ("1:1", "1"): 10, ("1:1", "2"): 20, ("2:1", "1"): 30, ("2:1", "2"): 99}
-    assert program.units[(program.entry.key, "a")].policy is program.units[(program.entry.key, "cycle a,b")].decl
+    assert program.units[(program.entry.key, "a")].policy is program.units[(program.entry.key, "cycle a,b")]
     fresh = load_ruleset(tmp_path / "errata.rules", use_cache=False)
     for unit in fresh.program.units.values():
         unit.decl = object.__new__(type(unit.decl))  # type: ignore[assignment]
@@ -256,3 +256,56 @@ def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_t
             check(found)
             seen[name] = sorted(d.code for d in found.diagnostics[before:])
     assert seen == {"arities": ["C003", "C003"], "tables": ["C009", "C029"]}
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_no_step_or_cycle_policy_is_looked_up_by_name(tmp_path: Path, engine: str) -> None:
+    """A `goto` carries its step and a decision its cycle policy's unit from binding on: with every
+    `goto`'s target renamed and every policy's unit filed under another key, runs give what they gave."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "tables.rules").write_text(TABLES)
+    (tmp_path / "errata.rules").write_text(ERRATA)
+    rs = load_ruleset(tmp_path / "errata.rules", use_cache=False)
+    state = {"level": 5, "name": "x"}
+    units = rs.program.units
+    gotos = [n for u in units.values() for n in _walk(u.stmts) if isinstance(n, A.Goto)]
+    policies = [k for k, u in units.items() if u.cycle is not None]
+    assert gotos and policies
+    for g in gotos:
+        object.__setattr__(g, "target", "#renamed")
+    for ns, name in policies:
+        units[(ns, "#" + name)] = units.pop((ns, name))
+    try:
+        assert rs.run(state, engine=engine) == WANT_TABLES
+    finally:
+        for g in gotos:
+            object.__setattr__(g, "target", "done")
+
+
+NESTED = '''ruleset t.nested
+procedure inner(n) cite "T" {
+  var k = n
+  step only cite "IN" { emit "inner" {k: k} }
+}
+procedure outer(n) cite "T" {
+  var total = 0
+  step last cite "C" {
+    total := inner(n).k
+    emit "after" {total: total}
+  }
+}
+query main = outer(3)
+'''
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_an_emit_after_a_procedure_call_keeps_its_step_and_clauses(tmp_path: Path, engine: str) -> None:
+    """An `emit` is bound to the step it stands in: after a call of another procedure it still names
+    its step and cites its clauses (it gave `step: none` and no clauses when its step was found by
+    the name of the step running, which the inner procedure had cleared)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "nested.rules").write_text(NESTED)
+    rs = load_ruleset(tmp_path / "nested.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    assert rs.run({}, engine=engine)["events"] == [{"event": "inner", "step": "only", "cites": ["IN"], "k": 3},
+                                                   {"event": "after", "step": "last", "cites": ["C"], "total": 3}]

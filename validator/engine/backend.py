@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any, Callable, cast
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import Program, Unit, _readers_of, cell_key, rolls
 from . import codecache
 from . import reference as R
@@ -269,7 +269,6 @@ class Backend:
 
     def __init__(self, program: Program):
         self.program = program
-        self.loaded = program.loaded
         self.interp = _Protocol(program, self)
         self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
         self.consts: dict[Any, str] = {}
@@ -613,44 +612,35 @@ class Backend:
                 env = {**env, slot(w.bound, s): _Local(py, var=True)}
                 variables.append((s.name, py))
         w.close_charge(1)
-        index = {s.name: i for i, s in enumerate(steps)}
-        w("outer_cites = ctx.step_cites")
-        w(f"ctx.step_cites = {w.const({s.name: s.cites for s in steps})}")
         w(f"status, reason, cites, where = 'completed', None, {w.const(list(unit.cites))}, None")
         w("i = 0")
-        w("try:")
+        w(f"while i < {len(steps)}:")
         with w.block():
-            w(f"while i < {len(steps)}:")
+            w("try:")
             with w.block():
-                w(f"ctx.current_step = {w.const([s.name for s in steps])}[i]")
-                w("try:")
-                with w.block():
-                    for i, s in enumerate(steps):
-                        w(f"{'if' if i == 0 else 'elif'} i == {i}:")
-                        with w.block():
-                            w.open_charge(unit.span)
-                            self.block(w, s.body, env)
-                            w.close_charge()
-                            w("pass")
-                    w("i += 1")
-                w("except _Goto as jump:")
-                with w.block():
-                    w("ctx.steps += 1")
-                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
-                    w(f"i = {w.const(index)}[jump.target]")
-                w("except _Stop:")
-                w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
-                w("    break")
-                w("except _Reject as r:")
-                with w.block():
-                    w(f"step = {w.const(steps)}[i]")
-                    w("status, reason, where = 'rejected', r.message, step.name")
-                    w("cites = _list(r.cites or step.cites)")
-                    w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
-                    w("break")
-        w("finally:")
-        w("    ctx.step_cites = outer_cites")
-        w("ctx.current_step = None")
+                for i, s in enumerate(steps):
+                    w(f"{'if' if i == 0 else 'elif'} i == {i}:")
+                    with w.block():
+                        w.open_charge(unit.span)
+                        self.block(w, s.body, env)
+                        w.close_charge()
+                        w("pass")
+                w("i += 1")
+            w("except _Goto as jump:")
+            with w.block():
+                w("ctx.steps += 1")
+                w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
+                w("i = jump.target")
+            w("except _Stop:")
+            w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
+            w("    break")
+            w("except _Reject as r:")
+            with w.block():
+                w(f"step = {w.const(steps)}[i]")
+                w("status, reason, where = 'rejected', r.message, step.name")
+                w("cites = _list(r.cites or step.cites)")
+                w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
+                w("break")
         w("out = {'status': status}")
         w("if reason is not None:")
         w("    out['reason'] = reason")
@@ -709,7 +699,7 @@ class Backend:
                 w("pass")
             return env
         if isinstance(s, A.Goto):
-            w(f"raise _Goto({w.const(s.target)})")
+            w(f"raise _Goto({cast(StepRef, w.bound[id(s)]).at})")
         elif isinstance(s, A.Stop):
             w("raise _Stop()")
         elif isinstance(s, A.Break):
@@ -718,8 +708,9 @@ class Backend:
             w("continue")
         elif isinstance(s, A.Emit):
             ev = w.fresh()
-            w(f"{ev} = {{'event': {w.const(s.event)}, 'step': ctx.current_step, "
-              f"'cites': {w.const(list(s.cites))}.copy() or _list(ctx.step_cites.get(ctx.current_step or '', ()))}}")
+            step = cast(StepRef, w.bound[id(s)]).step
+            w(f"{ev} = {{'event': {w.const(s.event)}, 'step': {w.const(step.name)}, "
+              f"'cites': {w.const(list(s.cites or step.cites))}.copy()}}")
             for k, v in s.payload:
                 value = self.looked(w, v, env)
                 w(f"{ev}[{w.const(k)}] = {value}")
@@ -727,9 +718,9 @@ class Backend:
         elif isinstance(s, A.Require):
             c = self.looked(w, s.cond, env)
             w(f"if not {c}:")
-            w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+            w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)})")
         elif isinstance(s, A.Reject):
-            w(f"raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+            w(f"raise _Reject({w.const(s.message)}, {w.const(s.cites)})")
         return env
 
     # -- expressions: each writes the lines that compute it and returns what holds its value (a local

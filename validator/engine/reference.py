@@ -44,8 +44,7 @@ import math
 import sys
 from collections import defaultdict
 from fractions import Fraction
-from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Sequence, cast
+from typing import Any, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
@@ -54,7 +53,7 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
                       Settlement, Unwritable)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import Program, Unit, cell_key
 from .state import resolve_pointer
 
@@ -156,8 +155,8 @@ class Frame:
 
 
 class _Goto(Exception):
-    def __init__(self, target: str):
-        self.target = target
+    def __init__(self, target: int):
+        self.target = target  # the step's place (``bind.StepRef``)
 
 
 class _Stop(Exception):
@@ -173,8 +172,8 @@ class _Continue(Exception):
 
 
 class _Reject(Exception):
-    def __init__(self, message: str, cites: tuple[str, ...], step: str | None):
-        self.message, self.cites, self.step = message, cites, step
+    def __init__(self, message: str, cites: tuple[str, ...]):
+        self.message, self.cites = message, cites
 
 
 # ---------------------------------------------------------------- the run
@@ -184,9 +183,6 @@ PENDING = object()  # in the memo: a value being computed
 STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
 DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, run once when it loads
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
-
-
-_NO_CITES: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 class Run:
@@ -222,8 +218,6 @@ class Run:
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
         self.shared: dict[Any, Any] = {}  # state-free definitions' values, one for a run and its fresh ones
         self.events: list[dict[str, Any]] = []
-        self.current_step: str | None = None
-        self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
         # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
@@ -297,7 +291,6 @@ class Interpreter:
 
     def __init__(self, program: Program):
         self.program = program
-        self.loaded = program.loaded
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
 
@@ -625,7 +618,7 @@ class Interpreter:
         except TypeError:
             cell = None
         if run.trace:
-            cites, origin = table_origin(self.loaded.namespaces[unit.ns], unit, cell)
+            cites, origin = table_origin(unit, cell)
             return self.traced(run, unit, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
                                kind="table", cell=origin)
         return self.table_value(run, unit, cell, keys)
@@ -724,10 +717,8 @@ class Interpreter:
         settles some of the cycle's decisions. `cycle` is the list of the cycle's decisions that the
         policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
         them the targets list, and every other decision of the cycle is resolved again."""
-        from ..lang.loader import decl_key
-
-        cyc = unit.policy
-        policy = self.program.units[(unit.ns, decl_key(cyc))] if cyc is not None else unit
+        policy = unit.policy or unit
+        cyc = policy.cycle
         names = cyc.names if cyc is not None else (unit.name,)
         mine = [m for m in members if m[0] in names]
         shown = [{"decision": m[0], "args": list(run.dargs[m])} for m in mine]
@@ -765,7 +756,7 @@ class Interpreter:
 
     def policy_part(self, run: Run, policy: Unit, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.evaluate(run, e, self.env(policy, [policy.policy], [cycle]))
+        return self.evaluate(run, e, self.env(policy, [policy.cycle], [cycle]))
 
     # -- procedures
 
@@ -780,27 +771,16 @@ class Interpreter:
             if isinstance(s, A.Var):
                 variables[s.name] = Cell(self.evaluate(run, s.value, env))
                 env.set(s, variables[s.name])
-        index = {s.name: i for i, s in enumerate(steps)}
-        outer_cites = run.step_cites
-        run.step_cites = {s.name: s.cites for s in steps}  # what an `emit` citing nothing cites
-        try:
-            return self.run_steps(run, unit, steps, index, env, variables)
-        finally:
-            run.step_cites = outer_cites
-
-    def run_steps(self, run: Run, unit: Unit, steps: list[A.Step], index: dict[str, int], env: Frame,
-                  variables: dict[str, Cell]) -> Any:
         status, reason, cites, where = "completed", None, list(unit.cites), None
         i = 0
         while i < len(steps):
             step = steps[i]
-            run.current_step = step.name
             try:
                 self.exec_block(run, step.body, env)
                 i += 1
             except _Goto as jump:
                 run.charge(1, unit.span)
-                i = index[jump.target]
+                i = jump.target
             except _Stop:
                 status, where = "stopped", step.name
                 break
@@ -809,7 +789,6 @@ class Interpreter:
                 cites = list(r.cites or step.cites)
                 run.events.append({"event": "rejected", "step": step.name, "reason": r.message, "cites": cites})
                 break
-        run.current_step = None
         out: dict[str, Any] = {"status": status}
         if reason is not None:
             out["reason"] = reason
@@ -852,7 +831,7 @@ class Interpreter:
                 except _Break:
                     break
         elif isinstance(s, A.Goto):
-            raise _Goto(s.target)
+            raise _Goto(cast(StepRef, env.bound[id(s)]).at)
         elif isinstance(s, A.Stop):
             raise _Stop()
         elif isinstance(s, A.Break):
@@ -860,16 +839,16 @@ class Interpreter:
         elif isinstance(s, A.Continue):
             raise _Continue()
         elif isinstance(s, A.Emit):
-            event: dict[str, Any] = {"event": s.event, "step": run.current_step,
-                                     "cites": list(s.cites) or list(run.step_cites.get(run.current_step or "", ()))}
+            step = cast(StepRef, env.bound[id(s)]).step
+            event: dict[str, Any] = {"event": s.event, "step": step.name, "cites": list(s.cites or step.cites)}
             for k, v in s.payload:
                 event[k] = force(run, self.evaluate(run, v, env))
             run.events.append(event)
         elif isinstance(s, A.Require):
             if not truth(run, self.evaluate(run, s.cond, env)):
-                raise _Reject(s.message, s.cites, run.current_step)
+                raise _Reject(s.message, s.cites)
         elif isinstance(s, A.Reject):
-            raise _Reject(s.message, s.cites, run.current_step)
+            raise _Reject(s.message, s.cites)
         else:
             raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
 
@@ -1255,12 +1234,12 @@ def value_cites(unit: Unit) -> tuple[str, ...] | None:
     return unit.cites if unit.kind == "rule" or (unit.kind == "const" and unit.cites) else None
 
 
-def table_origin(ns: Any, unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
+def table_origin(unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """For the trace, where a table lookup's value comes from, with its clauses: a cell of the grid
     (the table's clauses), a variant's `override t[...]` (its own clauses), the table's source, or
     none (a miss of a table whose result is optional)."""
     if cell is not None:
-        override = next((ov for ov in reversed(ns.cell_overrides.get(unit.name, ())) if ov.value is cell), None)
+        override = next((ov for ov in reversed(unit.overrides) if ov.value is cell), None)
         if override is not None:
             return override.cites or unit.cites, {"from": "override", "at": str(override.span)}
         return unit.cites, {"from": "grid", "at": str(cell.span)}

@@ -3,7 +3,8 @@
 ``meaning`` is the one lookup of a global name. ``Sites`` walks a declaration with its scopes for the
 nodes that name something: a global name (``Name``), a module's member (``Field``), a table's lookup
 (``Index``), and each local's numbered slot (``Local``: a ``Name`` or ``Assign`` that reads or sets
-one; a node that binds locals, such as a parameter, `let`, `var` or loop, is kept with its first).
+one; a node that binds locals, such as a parameter, `let`, `var` or loop, is kept with its first),
+and the step a `goto` or `emit` means (``StepRef``).
 ``binding`` keeps, for each, its *referee*. Declarations are shared (the variants of a base ruleset,
 a module imported twice), so referees lie beside the nodes, per unit, by the node's identity
 (``Unit.bound``); both engines read them and look no name up while a rule runs.
@@ -72,7 +73,16 @@ class Local:
     slot: int
 
 
-Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local]
+@dataclass(frozen=True, slots=True)
+class StepRef:
+    """A procedure's step: the one a `goto` names, or the one an `emit` stands in (whose clauses it
+    cites when it cites none); ``at``, its place among the procedure's steps."""
+
+    at: int
+    step: A.Step
+
+
+Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local, StepRef]
 
 
 def slot(bound: dict[int, Referee], node: Any) -> int:
@@ -119,9 +129,8 @@ class Walker:
         self.block(unit.stmts, env)
         if unit.body is not None:
             self.expr(unit.body, env)
-        if unit.policy is not None and unit.policy is unit.decl:
-            for pol in unit.policy.policies:
-                self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.policy, ("cycle",)))
+        for pol in unit.cycle.policies if unit.cycle is not None else ():
+            self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.cycle, ("cycle",)))
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
@@ -203,8 +212,15 @@ class Sites(Walker):
         self.fields: list[A.Field] = []
         self.lookups: list[tuple[A.Index, bool]] = []
         self.calls: list[A.Call] = []
-        self.locals: dict[int, Local] = {}
+        self.locals: dict[int, Referee] = {}  # (and the step of each `goto` and `emit`)
         self.slots = 0  # the slots numbered so far
+        self.steps: dict[str, StepRef] = {}
+        self.step: StepRef | None = None  # the step walked
+
+    def walk_unit(self, unit: Unit) -> None:
+        steps = [s for s in unit.stmts if isinstance(s, A.Step)]
+        self.steps = {s.name: StepRef(i, s) for i, s in reversed(list(enumerate(steps)))}
+        super().walk_unit(unit)
 
     def found(self) -> tuple[tuple[Any, ...], ...]:
         return (tuple(self.names), tuple(self.fields), tuple(self.lookups), tuple(self.calls),
@@ -214,7 +230,7 @@ class Sites(Walker):
         if id(binder) not in self.locals:  # (a `for`'s name is in scope in its condition and its body)
             self.locals[id(binder)] = Local(self.slots)
             self.slots += len(names)
-        first = self.locals[id(binder)].slot
+        first = slot(self.locals, binder)
         return env | {n: Local(first + i) for i, n in enumerate(names)}
 
     def x_Name(self, e: A.Name, env: Scope) -> None:
@@ -226,6 +242,12 @@ class Sites(Walker):
     def stmt(self, s: Any, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and s.name in env:
             self.locals[id(s)] = env[s.name]
+        elif isinstance(s, A.Step):
+            self.step = self.steps[s.name]
+        elif isinstance(s, A.Emit) and self.step is not None:
+            self.locals[id(s)] = self.step
+        elif isinstance(s, A.Goto) and s.target in self.steps:
+            self.locals[id(s)] = self.steps[s.target]
         return super().stmt(s, env)
 
     def x_Field(self, e: A.Field, env: Scope) -> None:

@@ -46,7 +46,9 @@ class Unit:
     body: A.Expr | None
     stmts: tuple[A.Stmt, ...] = ()  # a procedure's
     cells: dict[tuple[Any, ...], A.Expr] = field(default_factory=dict)  # a table's (``table_cells``)
-    policy: A.CycleDecl | None = None  # a decision's cycle policy (the first that names it); a policy's own
+    overrides: tuple[A.CellOverride, ...] = ()  # a table's: a variant's `override t[...]`, in order
+    policy: Unit | None = None  # a decision's cycle policy (the first that names it)
+    cycle: A.CycleDecl | None = None  # a cycle policy's own: the decisions it names, its policies
     pointer: str = ""  # an input's place in the state
     index: int = 0  # its number in the program: the memo keys of both engines name a unit by it
     used: bool = False  # named somewhere (for W101)
@@ -105,11 +107,10 @@ def build_program(loaded: Loaded) -> Program:
                 program.units[(ns.key, key)] = unit = _unit(ns, key, d)
                 unit.index = len(program.units)
     for (nskey, _), unit in program.units.items():
-        if isinstance(unit.decl, A.CycleDecl):
-            for name in unit.decl.names:
-                target = program.units.get((nskey, name))
-                if target is not None and target.policy is None:
-                    target.policy = unit.decl
+        for name in unit.cycle.names if unit.cycle is not None else ():
+            target = program.units.get((nskey, name))
+            if target is not None and target.policy is None:
+                target.policy = unit
     for _name, check in PASSES:
         check(program)
     return program
@@ -124,11 +125,12 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
     if isinstance(d, A.ProcedureDecl):
         unit.stmts = d.body
     elif isinstance(d, A.TableDecl):
-        unit.cells = table_cells(d, ns.cell_overrides.get(key, ()))
+        unit.overrides = tuple(ns.cell_overrides.get(key, ()))
+        unit.cells = table_cells(d, unit.overrides)
     elif isinstance(d, A.InputDecl):
         unit.pointer = d.pointer
     elif isinstance(d, A.CycleDecl):
-        unit.policy = d  # (what binds its `cycle`)
+        unit.cycle = d
     return unit
 
 
@@ -304,11 +306,11 @@ class Resolver(Walker):
             self.ns = self.loaded.namespaces[nskey]
             self.shared_unit(unit)
         for (nskey, _), unit in self.program.units.items():
-            for name in unit.decl.names if isinstance(unit.decl, A.CycleDecl) else ():
+            for name in unit.cycle.names if unit.cycle is not None else ():
                 target = self.program.units.get((nskey, name))
                 if target is None or not isinstance(target.decl, A.DecisionDecl) or target.policy is None:
                     self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.span)
-                elif target.policy is not unit.decl:
+                elif target.policy is not unit:
                     self.error("C002", f"decision `{name}` has a second cycle policy", unit.span,
                                related=(Related(target.policy.span, "first here"),))
 
@@ -577,7 +579,7 @@ class Tables:
             return
         grid, two = cast(A.TableDecl, unit.decl).grid or (), len(unit.params) == 2  # (a misshapen row's keys too)
         known = [{table_key(row[0]) for row in grid[two:] if row}, {table_key(c) for c in grid[0][1:]} if two and grid else set()]
-        for ov in self.program.loaded.namespaces[unit.ns].cell_overrides.get(unit.name, ()):
+        for ov in unit.overrides:
             for i, k in enumerate(ov.keys[:2]):
                 known[i].add(table_key(k))
         for i, k in enumerate(keys):
