@@ -17,7 +17,7 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
+from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -138,10 +138,13 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
 
 
 def analyse(program: Program) -> None:
-    """What the reference graph says of each unit: it may recur (and which count toward the depth
-    limit), it reads decisions, it is state-free."""
+    """What the reference graph says of each unit: it is used (named somewhere, or a cycle policy), it
+    may recur (and which count toward the depth limit), it reads decisions, it is state-free."""
     program.refs = refs = {k: {(r.unit.ns, r.unit.name) for r in u.bound.values() if isinstance(r, UnitRef)}
                            for k, u in program.units.items()}
+    named = set().union(*refs.values())
+    for k, u in program.units.items():
+        u.used = u.cycle is not None or k in named
     decisions = {k for k, u in program.units.items() if isinstance(u.decl, A.DecisionDecl)}
     for k in _on_cycles(refs):
         unit = program.units[k]
@@ -291,10 +294,7 @@ class Resolver(Walker):
         self.suggestions = Suggestions()
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
-        # the definitions the check of the current unit marked used: ("" for its own namespace, or a
-        # module's key; name), kept with a check that found nothing (``_RESOLVED``)
-        self.marked: list[tuple[str, str]] | None = None
-        self.summaries: dict[tuple[str, str], Any] = {}
+        self.bound: dict[int, Referee] = {}  # the unit's (``Unit.bound``)
         self.member_summaries: dict[str, frozenset[tuple[str, str]]] = {}
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
@@ -316,58 +316,34 @@ class Resolver(Walker):
 
     def shared_unit(self, unit: Unit) -> None:
         """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
-        again, and marks the same definitions used, wherever what it reads means the same; this is
-        what each variant of a base ruleset would otherwise check again in every base definition."""
+        again wherever what it reads means the same; this is what each variant of a base ruleset would
+        otherwise check again in every base definition."""
         context = self.context(unit)
-        if context is not None:
-            used = _RESOLVED.get(unit.decl, context)
-            if used is not A.MISSING:
-                for where, name in cast(tuple[tuple[str, str], ...], used):
-                    self.program.units[(where or self.ns.key, name)].used = True
-                return
+        if context is not None and _RESOLVED.get(unit.decl, context) is not A.MISSING:
+            return
         before = len(self.diags)
-        self.marked = []
         self.unit(unit)
         if context is not None and len(self.diags) == before:
-            _RESOLVED.put(unit.decl, context, tuple(self.marked))
-        self.marked = None
+            _RESOLVED.put(unit.decl, context, True)
 
     def context(self, unit: Unit) -> tuple[Any, ...] | None:
-        """What the check of ``unit`` reads besides its declaration: the meaning (``summary``) of every
-        global name the declaration mentions, and its namespace's enum members; None for what is not
-        shared (a cycle policy, a table a variant overrides cells of)."""
-        d = unit.decl
-        if isinstance(d, A.CycleDecl) or (isinstance(d, A.TableDecl) and self.ns.cell_overrides.get(d.name)):
+        """What the check of ``unit`` reads besides its declaration: what each global name and module
+        member it writes is bound to (``_summary_of``), and its namespace's enum members; None for what
+        is not shared (a cycle policy, a table a variant overrides cells of)."""
+        if unit.cycle is not None or unit.overrides:
             return None
         members = self.member_summaries.get(self.ns.key)
         if members is None:
             members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
-        names = sorted_global_names(d)
-        return (members, tuple(self.summary(n) for n in names))
-
-    def summary(self, name: str) -> Any:
-        """What the check reads of a global name's meaning in the current namespace (``m.x``: of the
-        member of a module): for a definition its kind and arity, for data the fields it has."""
-        key = (self.ns.key, name)
-        if key in self.summaries:
-            return self.summaries[key]
-        alias, dot, member = name.partition(".")
-        found = meaning(self.program, self.ns, alias)
-        if not dot:
-            out = _summary_of(self.program, found)
-        elif isinstance(found, ModuleRef):
-            out = ("module", found.ns.key, _summary_of(self.program, meaning(self.program, found.ns, member)))
-        else:
-            out = None  # `x.f` of a value: a field, read at run time (`x` itself is summarised)
-        self.summaries[key] = out
-        return out
+        return (members, tuple(_summary_of(unit.bound.get(id(e))) for names, fields, *_ in sites(unit)
+                               for e in (*names, *fields)))
 
     def unit(self, unit: Unit) -> None:
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
-            self.error("C011", f"`{unit.decl.name}` cites no clause", unit.span,
+            self.error("C011", f"`{unit.name}` cites no clause", unit.span,
                        help='add `cite "ID"` naming the clause it implements')
         self.params(unit.params)
-        unit.used |= isinstance(unit.decl, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
+        self.bound = unit.bound
         self.walk_unit(unit)
 
     def params(self, params: tuple[A.Param, ...]) -> None:
@@ -376,15 +352,6 @@ class Resolver(Walker):
                 self.error("C002", f"parameter `{p.name}` appears twice", p.span)
 
     # -- names
-
-    def lookup_global(self, name: str, ns: Namespace | None = None) -> Referee | None:
-        ns = ns or self.ns
-        found = meaning(self.program, ns, name)
-        if isinstance(found, UnitRef):
-            found.unit.used = True
-            if self.marked is not None:
-                self.marked.append(("" if ns.key == self.ns.key else ns.key, name))
-        return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
         members = self.program.members(self.ns.key)
@@ -398,7 +365,7 @@ class Resolver(Walker):
         self.error("C001", f"unknown name `{name}`", span, help=hint)
 
     def named_as_value(self, found: Referee, name: str, span: Span) -> None:
-        if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
+        if isinstance(found, UnitRef) and found.unit.kind == "table":
             self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
         elif isinstance(found, ModuleRef):
             self.error("C004", f"`{name}` is a module; use `{name}.NAME`", span)
@@ -413,7 +380,7 @@ class Resolver(Walker):
     def x_Name(self, e: A.Name, env: Env) -> None:
         if e.id in env:
             return
-        found = self.lookup_global(e.id)
+        found = self.bound.get(id(e))
         if found is None:
             self.unknown(e.id, e.span, env)
         else:
@@ -442,12 +409,11 @@ class Resolver(Walker):
 
     def x_Field(self, e: A.Field, env: Env) -> None:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            found = self.lookup_global(e.obj.id)
+            found = self.bound.get(id(e.obj))
             if isinstance(found, ModuleRef):
-                sub = found.ns
-                target = self.lookup_global(e.name, sub)
+                target = self.bound.get(id(e))
                 if not isinstance(target, (UnitRef, DataRef, Member)):
-                    close = self.suggestions.closest(e.name, sub.defs)
+                    close = self.suggestions.closest(e.name, found.ns.defs)
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
                                help=f"did you mean `{e.obj.id}.{close}`?" if close else None)
                     return
@@ -462,24 +428,18 @@ class Resolver(Walker):
         self.expr(e.obj, env)
 
     def x_Index(self, e: A.Index, env: Env) -> None:
-        if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            found = self.lookup_global(e.obj.id)
-            if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
-                self.node(e.keys, env)
-                return
-        self.node(e, env)
+        self.node(e.keys if id(e) in self.bound else e, env)  # (a table's lookup: only its keys)
 
     def x_Call(self, e: A.Call, env: Env) -> None:
         self.node(e.args, env)
         self.node(e.kwargs, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
-            if self.lookup_global(e.func.id) is None:
+            if id(e.func) not in self.bound:
                 self.unknown(e.func.id, e.func.span, env)
             return
         if isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
-            found = self.lookup_global(e.func.obj.id)
-            if isinstance(found, ModuleRef):
-                if self.lookup_global(e.func.name, found.ns) is None:
+            if isinstance(self.bound.get(id(e.func.obj)), ModuleRef):
+                if id(e.func) not in self.bound:
                     self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
                 return
         self.expr(e.func, env)
@@ -727,11 +687,11 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
 _RESOLVED = A.ContextMemo()
 
 
-def _summary_of(program: Program, found: Referee | None) -> Any:
-    """What the check of a body reads of a global name's meaning (``bind.meaning``): a definition's
-    kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
+def _summary_of(found: Referee | None) -> Any:
+    """What the check of a body reads of what a global name is bound to: a definition's kind and
+    arity, the fields of data that is a record, a built-in's name, a module's key."""
     if isinstance(found, UnitRef):
-        return ("unit", type(found.unit.decl).__name__, found.unit.arity)
+        return ("unit", found.unit.kind, found.unit.arity)
     if isinstance(found, DataRef):
         return ("data", frozenset(found.value) if isinstance(found.value, dict) else None)
     if isinstance(found, BuiltinRef):
