@@ -28,7 +28,6 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, Span
-from ..lang import ast as A
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
@@ -111,7 +110,7 @@ def state_read_by(program: Program, unit: Unit) -> list[str] | None:
     while todo:
         k = todo.popleft()
         u = program.units.get(k)
-        if u is not None and isinstance(u.decl, A.InputDecl):
+        if u is not None and u.kind == "input":
             chain = []
             while k is not None:
                 chain.append(k[1])

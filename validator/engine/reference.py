@@ -54,7 +54,7 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
-from ..lang.program import Program, Unit, cell_key
+from ..lang.program import DEFS, Program, Unit, cell_key
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -331,7 +331,7 @@ class Interpreter:
     def referee_value(self, run: Run, ref: Referee | None, name: str, span: Span) -> Any:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
-            if isinstance(ref.unit.decl, A.TableDecl):
+            if ref.unit.kind == "table":
                 raise table_as_value(name, span)
             if ref.unit.arity is None:
                 return self.read_value(run, ref.unit)
@@ -505,7 +505,7 @@ class Interpreter:
                 run.traced_values.add(key)
                 self.traced(run, unit, [], value_cites(unit), lambda: run.memo[key], kind="value")
             return run.memo[key]
-        if isinstance(unit.decl, A.InputDecl):
+        if unit.kind == "input":
             return run.inputs[unit.index]
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit))
@@ -546,12 +546,12 @@ class Interpreter:
             run.depth -= 1
 
     def call_unit(self, run: Run, unit: Unit, args: list[Any], span: Span) -> Any:
-        d = unit.decl
-        if isinstance(d, A.TableDecl):
+        kind = unit.kind
+        if kind == "table":
             return self.table_lookup(run, unit, [force(run, a) for a in args])
-        if isinstance(d, A.DecisionDecl):
+        if kind == "decision":
             return self.resolve(run, unit, args)
-        if isinstance(d, A.ProcedureDecl):
+        if kind == "procedure":
             return self.run_procedure(run, unit, args)
         if unit.arity is None or unit.arity != len(args):
             raise unit_arity(unit, len(args), span)
@@ -562,7 +562,7 @@ class Interpreter:
         run.charge(1, unit.span)
         self.enter(run, unit, unit.span)
         try:
-            memoized = isinstance(unit.decl, A.DefDecl)
+            memoized = unit.kind in DEFS
             key = (unit.index, *[freeze(a) for a in args]) if memoized else None
             if key is not None and key in run.memo:
                 return run.memo[key]
@@ -889,7 +889,7 @@ class MissingInput(Exception):
 
     def diagnostic(self) -> Diagnostic:
         u = self.unit
-        return Diagnostic("S002", f"input `{u.decl.name}` is missing from the state", u.span, pointer=u.pointer,
+        return Diagnostic("S002", f"input `{u.name}` is missing from the state", u.span, pointer=u.pointer,
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
@@ -1253,7 +1253,7 @@ def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
     if unit.ret is not None and unit.ret.optional:
         return None
     shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
-    raise EvalError("E002", f"table `{unit.decl.name}` has no cell for [{shown}]", unit.span,
+    raise EvalError("E002", f"table `{unit.name}` has no cell for [{shown}]", unit.span,
                     help="check the keys against the table's header and rows, or declare its result optional "
                          "(`-> T?`) if a miss should give none")
 
@@ -1271,7 +1271,7 @@ RECURSION_HELP = ("a rule calls itself without reaching a base case, or this inp
 
 
 def too_deep_help(unit: Unit) -> str:
-    if isinstance(unit.decl, A.DecisionDecl):
+    if unit.kind == "decision":
         return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
     return RECURSION_HELP
 

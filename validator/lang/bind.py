@@ -16,7 +16,7 @@ once; a pass overrides the nodes it cares about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Union, cast
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
@@ -120,17 +120,20 @@ class Walker:
     `let`, lambdas, comprehensions, `for`, `var` and statement blocks is written here once."""
 
     def walk_unit(self, unit: Unit) -> None:
-        if isinstance(unit.decl, A.TableDecl):
-            self.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
+        env = self.bind_params(unit.params, {})  # (a table's keys have slots, and no cell sees them)
+        if unit.kind == "table":
             for code in table_code(unit):
-                self.expr(code, {})
+                self.cell(code)
             return
-        env = self.bind_params(unit.params, {})
         self.block(unit.stmts, env)
         if unit.body is not None:
             self.expr(unit.body, env)
         for pol in unit.cycle.policies if unit.cycle is not None else ():
             self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.cycle, ("cycle",)))
+
+    def cell(self, code: A.Expr) -> None:
+        """A table's cell or source: evaluated in a frame of its own."""
+        self.expr(code, {})
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
@@ -217,6 +220,9 @@ class Sites(Walker):
         self.steps: dict[str, StepRef] = {}
         self.step: StepRef | None = None  # the step walked
 
+    def cell(self, code: A.Expr) -> None:
+        pass  # (in a walk of the unit: each cell's sites are kept apart, ``sites``)
+
     def walk_unit(self, unit: Unit) -> None:
         steps = [s for s in unit.stmts if isinstance(s, A.Step)]
         self.steps = {s.name: StepRef(i, s) for i, s in reversed(list(enumerate(steps)))}
@@ -266,34 +272,25 @@ class Sites(Walker):
             self.calls.append(e)
 
 
-def written_cells(d: A.TableDecl) -> list[A.Expr]:
-    """A grid's cells as written, but the keys (a two-key table's header row, each row's first cell)
-    and the absent ones (`-`)."""
-    return [c for row in (d.grid or ())[len(d.params) == 2:] for c in row[1:] if not isinstance(c, A.Absent)]
-
-
 def sites(unit: Unit) -> list[tuple[tuple[Any, ...], ...]]:
-    """The sites of a unit's code: its declaration's; a table's keys, then cell by cell (every cell
-    written, a variant's overrides) and its source's, each cell's locals numbered apart (a cell is
-    evaluated in a frame of its own)."""
+    """The sites of a unit's code: its declaration's (a table's: its keys'), then a table's, cell by cell
+    (``table_code``), each cell's locals numbered apart; kept per declaration and per cell."""
     def walk(node: object) -> Any:
         found = Sites()
-        if node is not unit.decl:
-            found.expr(node, {})  # (a cell or a source: a frame of its own)
-        elif isinstance(node, A.TableDecl):
-            found.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
-        else:
+        if node is unit.decl:
             found.walk_unit(unit)
+        else:
+            found.expr(node, {})  # (a cell: a frame of its own, as ``Walker.cell``)
         return found.found()
 
-    roots = [unit.decl, *table_code(unit)] if isinstance(unit.decl, A.TableDecl) else [unit.decl]
-    return [A.per_node("sites", node, walk) for node in roots]
+    return [A.per_node("sites", node, walk) for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
 
 
 def table_code(unit: Unit) -> list[A.Expr]:
-    """A table's code: every cell written (one a variant overrides too) and the overrides' (``Unit.cells``),
-    and its source."""
-    cells = written_cells(cast(A.TableDecl, unit.decl))
+    """A table's code: every cell written, but the keys (a two-key table's header row, each row's first
+    cell) and the absent ones (`-`), one a variant overrides too; the overrides' (``Unit.cells``); and
+    its source."""
+    cells = [c for row in unit.grid[len(unit.params) == 2:] for c in row[1:] if not isinstance(c, A.Absent)]
     written = {id(c) for c in cells}
     cells += [c for c in unit.cells.values() if id(c) not in written and not isinstance(c, A.Absent)]
     return cells + ([unit.body] if unit.body is not None else [])
@@ -323,6 +320,6 @@ def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Refere
                 bound[id(e)] = found
         for e, named in lookups:
             table = bound.get(id(e.obj)) if named else None
-            if isinstance(table, UnitRef) and isinstance(table.unit.decl, A.TableDecl):
+            if isinstance(table, UnitRef) and table.unit.kind == "table":
                 bound[id(e)] = table
     return bound

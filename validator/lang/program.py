@@ -21,6 +21,7 @@ from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Refere
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
+DEFS = ("def", "rule")  # the kinds of a `def` (``Unit.kind``)
 
 
 UnitDecl = Union[A.InputDecl, A.ConstDecl, A.TableDecl, A.DefDecl, A.DecisionDecl, A.CycleDecl, A.ProcedureDecl,
@@ -30,11 +31,14 @@ UnitDecl = Union[A.InputDecl, A.ConstDecl, A.TableDecl, A.DefDecl, A.DecisionDec
 @dataclass
 class Unit:
     """One definition of a namespace: what the passes and engines read of it, read off its declaration
-    once (``build_program``); ``decl`` is the declaration as written, for its declared types and text."""
+    once (``build_program``)."""
 
     ns: str
     name: str
-    decl: UnitDecl
+    # its declaration as written, shared by the variants of a base ruleset and a module imported twice:
+    # only the key of what is kept per declaration (``bind.sites``, the names pass's ``_RESOLVED``, the
+    # data check's run key), never read (the fields below are what it says)
+    decl: object
     kind: str  # as messages name it: "def", "rule", "const", "input", "table", "decision", "cycle policy", ...
     span: Span
     cites: tuple[str, ...]
@@ -46,6 +50,7 @@ class Unit:
     body: A.Expr | None
     stmts: tuple[A.Stmt, ...] = ()  # a procedure's
     cells: dict[tuple[Any, ...], A.Expr] = field(default_factory=dict)  # a table's (``table_cells``)
+    grid: tuple[tuple[A.Expr, ...], ...] = ()  # a table's rows as written (a two-key table's header first)
     overrides: tuple[A.CellOverride, ...] = ()  # a table's: a variant's `override t[...]`, in order
     policy: Unit | None = None  # a decision's cycle policy (the first that names it)
     cycle: A.CycleDecl | None = None  # a cycle policy's own: the decisions it names, its policies
@@ -88,15 +93,15 @@ class Program:
 
     def query(self, name: str) -> Unit | None:
         unit = self.units.get((self.entry.key, name))
-        if unit is not None and isinstance(unit.decl, A.QueryDecl):
+        if unit is not None and unit.kind == "query":
             return unit
         return None
 
     def queries(self) -> list[str]:
-        return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and isinstance(u.decl, A.QueryDecl))
+        return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and u.kind == "query")
 
     def inputs(self) -> list[Unit]:
-        return [u for u in self.units.values() if isinstance(u.decl, A.InputDecl)]
+        return [u for u in self.units.values() if u.kind == "input"]
 
 
 def build_program(loaded: Loaded) -> Program:
@@ -125,8 +130,8 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
     if isinstance(d, A.ProcedureDecl):
         unit.stmts = d.body
     elif isinstance(d, A.TableDecl):
-        unit.overrides = tuple(ns.cell_overrides.get(key, ()))
-        unit.cells = table_cells(d, unit.overrides)
+        unit.grid, unit.overrides = d.grid or (), tuple(ns.cell_overrides.get(key, ()))
+        unit.cells = table_cells(unit)
     elif isinstance(d, A.InputDecl):
         unit.pointer = d.pointer
     elif isinstance(d, A.CycleDecl):
@@ -145,7 +150,7 @@ def analyse(program: Program) -> None:
     named = set().union(*refs.values())
     for k, u in program.units.items():
         u.used = u.cycle is not None or k in named
-    decisions = {k for k, u in program.units.items() if isinstance(u.decl, A.DecisionDecl)}
+    decisions = {k for k, u in program.units.items() if u.kind == "decision"}
     for k in _on_cycles(refs):
         unit = program.units[k]
         unit.recursive = True
@@ -154,7 +159,7 @@ def analyse(program: Program) -> None:
         program.units[k].counted = True
     for k in _readers_of(decisions, refs):
         program.units[k].uses_decisions = True
-    stateful = {k for k, u in program.units.items() if not isinstance(u.decl, (A.DefDecl, A.ConstDecl, A.TableDecl))}
+    stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
     stateful |= {k for k, u in program.units.items() if rolls(u)}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
@@ -308,7 +313,7 @@ class Resolver(Walker):
         for (nskey, _), unit in self.program.units.items():
             for name in unit.cycle.names if unit.cycle is not None else ():
                 target = self.program.units.get((nskey, name))
-                if target is None or not isinstance(target.decl, A.DecisionDecl) or target.policy is None:
+                if target is None or target.kind != "decision" or target.policy is None:
                     self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.span)
                 elif target.policy is not unit:
                     self.error("C002", f"decision `{name}` has a second cycle policy", unit.span,
@@ -492,7 +497,7 @@ def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -
         unit = target.unit
         if e.kwargs:
             error("C003", f"`{fname}` takes no named arguments")
-        if isinstance(unit.decl, A.TableDecl):
+        if unit.kind == "table":
             error("C018", f"table `{fname}` is looked up with `{fname}[...]`, not called")
         elif unit.arity is None:
             error("C018", f"`{fname}` is a value, not a function", help=f"write `{fname}` without parentheses")
@@ -524,8 +529,8 @@ class Tables:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
                                    ov.span, help=f"did you mean `{close}`?" if close else None)
         for unit in self.program.units.values():
-            if isinstance(unit.decl, A.TableDecl):
-                self.table(self.program.loaded.namespaces[unit.ns], unit.decl)
+            if unit.kind == "table":
+                self.table(unit)
             for _, _, lookups, _, _ in sites(unit):
                 for e, _ in lookups:
                     table = unit.bound.get(id(e))
@@ -537,7 +542,7 @@ class Tables:
         the lookup could only miss, an error at run time unless the table's result is optional."""
         if unit.body is not None or (unit.ret is not None and unit.ret.optional):
             return
-        grid, two = cast(A.TableDecl, unit.decl).grid or (), len(unit.params) == 2  # (a misshapen row's keys too)
+        grid, two = unit.grid, len(unit.params) == 2  # (a misshapen row's keys too)
         known = [{table_key(row[0]) for row in grid[two:] if row}, {table_key(c) for c in grid[0][1:]} if two and grid else set()]
         for ov in unit.overrides:
             for i, k in enumerate(ov.keys[:2]):
@@ -556,8 +561,8 @@ class Tables:
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(unit.span, "the table"),))
 
-    def table(self, ns: Namespace, d: A.TableDecl) -> None:
-        for ov in ns.cell_overrides.get(d.name, []):
+    def table(self, d: Unit) -> None:
+        for ov in d.overrides:
             if len(ov.keys) != len(d.params):
                 self.error("C003", f"table `{d.name}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
                 continue
@@ -566,9 +571,9 @@ class Tables:
                            help='add `cite "ID"` naming the clause (or errata) it implements')
             for k in ov.keys:
                 self.table_key(k, d)
-        if d.source is not None:
+        if d.body is not None:
             return
-        grid = d.grid or ()
+        grid = d.grid
         nparams = len(d.params)
         seen: set[tuple[Any, ...]] = set()
         if nparams == 2:
@@ -603,7 +608,7 @@ class Tables:
         else:
             self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
 
-    def table_key(self, cell: Any, d: A.TableDecl) -> Any:
+    def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
         if key is None:
             self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
@@ -710,25 +715,25 @@ def table_key(cell: A.Expr) -> Any:
     return None
 
 
-def table_cells(d: A.TableDecl, overrides: Sequence[A.CellOverride]) -> dict[tuple[Any, ...], A.Expr]:
+def table_cells(unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
     """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid (the
     header row names the columns of a two-key table; an absent cell `-` is a cell, it gives none),
     then a variant's `override t[...]` (the last one wins). Keys with no cell are a miss
     (``runtime.table_miss``). Each key is kept as a map's key is (``values.as_key``): a row `true` is
     not the row `1`; a lookup finds its cell by ``cell_key``."""
-    grid = d.grid or ()
+    grid = unit.grid
     cells: dict[tuple[Any, ...], A.Expr] = {}
-    if len(d.params) == 1:
+    if len(unit.params) == 1:
         for row in grid:
             if len(row) == 2:
                 cells[(as_key(table_key(row[0])),)] = row[1]
-    elif len(d.params) == 2 and len(grid) >= 2:
+    elif len(unit.params) == 2 and len(grid) >= 2:
         header = [as_key(table_key(c)) for c in grid[0][1:]]
         for row in grid[1:]:
             if len(row) == len(grid[0]):
                 for col, cell in zip(header, row[1:]):
                     cells[(as_key(table_key(row[0])), col)] = cell
-    for ov in overrides:
+    for ov in unit.overrides:
         cells[tuple(as_key(table_key(k)) for k in ov.keys)] = ov.value
     return cells
 
@@ -756,7 +761,7 @@ def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
 
 
 def _procedures(program: Program) -> Iterator[Unit]:
-    return (u for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+    return (u for u in program.units.values() if u.kind == "procedure")
 
 
 def check_statements(program: Program) -> None:
