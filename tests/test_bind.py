@@ -247,7 +247,8 @@ def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_t
     both = rs.program.units[(rs.program.entry.key, "both")]
     assert any(isinstance(r, bind.UnitRef) and r.unit.name == "strength" for r in both.bound.values())
     (tmp_path / "bad.rules").write_text('table t[k] -> int cite "X" {\n  | "a" | 1 |\n  | "a" | 2 |\n}\n'
-                                        'def f(x) = x\nquery main = [f(1, 2), t["a", "b"], t["z"]]\n')
+                                        'table s[k] -> int cite "X" {\n  | "a" | 1 |\n}\n'
+                                        'def f(x) = x\nquery main = [f(1, 2), t["a", "b"], s["z"]]\n')
     found = load_ruleset(tmp_path / "bad.rules", use_cache=False).program
     seen = {}
     for name, check in P.PASSES:
@@ -309,3 +310,36 @@ def test_an_emit_after_a_procedure_call_keeps_its_step_and_clauses(tmp_path: Pat
     assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
     assert rs.run({}, engine=engine)["events"] == [{"event": "inner", "step": "only", "cites": ["IN"], "k": 3},
                                                    {"event": "after", "step": "last", "cites": ["C"], "total": 3}]
+
+
+MALFORMED = '''ruleset t.malformed
+table three[a, b, c] -> int cite "X" {
+  | x | y | z |
+  | p | 1 | 2 |
+}
+table one[a] -> int cite "X" {
+  | p | q | 1 |
+  | r | 2 |
+}
+table two[a, b] -> int cite "X" {
+  | - | c1 | c2 |
+  | r1 | nothing |
+  | r2 | 1 | 2 |
+}
+table bare[a, b] -> int cite "X" {
+  | - | c1 |
+}
+query main = [three["p", "q", "r"], one["r"], two["r2", "c1"], bare["a", "b"]]
+'''
+
+
+def test_a_malformed_table_gives_its_C009_only(tmp_path: Path) -> None:
+    """A grid the tables pass refuses (C009: three keys, a row of the wrong length, no rows) says so,
+    and nothing else: its misshapen rows' cells are not read as names (C001 `y`, `q`, `nothing`), its
+    lookups' keys are not checked against rows it does not have (C029), and a lookup of a three-key
+    grid with literal keys is no internal error."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "malformed.rules").write_text(MALFORMED)
+    found = load_ruleset(tmp_path / "malformed.rules", use_cache=False).diagnostics
+    assert sorted((d.code, d.span.line) for d in found if d.is_error) == [("C009", 2), ("C009", 7), ("C009", 12),
+                                                                          ("C009", 15)]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
+from ..lib.values import as_key
 
 if TYPE_CHECKING:
     from .loader import Namespace
@@ -286,11 +287,33 @@ def sites(unit: Unit) -> list[tuple[tuple[Any, ...], ...]]:
     return [A.per_node("sites", node, walk) for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
 
 
+def table_key(cell: A.Expr) -> Any:
+    """A grid's row or column key as written: a name stands for its own text."""
+    if isinstance(cell, A.Name):
+        return cell.id
+    if isinstance(cell, (A.Str, A.Int, A.Bool)):
+        return cell.value
+    return None
+
+
+def grid_cells(unit: Unit) -> list[tuple[tuple[Any, ...], A.Expr]]:
+    """A table's grid as cells with their keys, in order: the header row names the columns of a two-key
+    table; an absent cell `-` is a cell (it gives none); a misshapen row gives none (it is C009's). Each
+    key is kept as a map's key is (``values.as_key``): a row `true` is not the row `1`."""
+    grid, n = unit.grid, len(unit.params)
+    if n == 1:
+        return [((as_key(table_key(row[0])),), row[1]) for row in grid if len(row) == 2]
+    if n != 2 or len(grid) < 2:
+        return []
+    header = [as_key(table_key(c)) for c in grid[0][1:]]
+    return [((as_key(table_key(row[0])), col), cell) for row in grid[1:] if len(row) == len(grid[0])
+            for col, cell in zip(header, row[1:])]
+
+
 def table_code(unit: Unit) -> list[A.Expr]:
-    """A table's code: every cell written, but the keys (a two-key table's header row, each row's first
-    cell) and the absent ones (`-`), one a variant overrides too; the overrides' (``Unit.cells``); and
-    its source."""
-    cells = [c for row in unit.grid[len(unit.params) == 2:] for c in row[1:] if not isinstance(c, A.Absent)]
+    """A table's code: every cell of its grid (``grid_cells``; one a variant overrides too) and of the
+    overrides (``Unit.cells``), but the absent ones (`-`), and its source."""
+    cells = [c for _, c in grid_cells(unit) if not isinstance(c, A.Absent)]
     written = {id(c) for c in cells}
     cells += [c for c in unit.cells.values() if id(c) not in written and not isinstance(c, A.Absent)]
     return cells + ([unit.body] if unit.body is not None else [])

@@ -17,7 +17,8 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker
+from .bind import (binding, grid_cells, sites, table_key, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef,
+                   UnitRef, Walker)
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -528,13 +529,18 @@ class Tables:
                     for ov in overrides:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
                                    ov.span, help=f"did you mean `{close}`?" if close else None)
+        malformed = set()  # (their lookups' keys are not checked: C009 is what is wrong)
         for unit in self.program.units.values():
+            before = len(self.diags)
             if unit.kind == "table":
                 self.table(unit)
+            if any(d.code == "C009" for d in self.diags[before:]):
+                malformed.add(unit.index)
+        for unit in self.program.units.values():
             for _, _, lookups, _, _ in sites(unit):
                 for e, _ in lookups:
                     table = unit.bound.get(id(e))
-                    if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity:
+                    if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity and table.unit.index not in malformed:
                         self.keys_known(table.unit, e.keys, unit.bound)
 
     def keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], bound: dict[int, Referee]) -> None:
@@ -542,11 +548,10 @@ class Tables:
         the lookup could only miss, an error at run time unless the table's result is optional."""
         if unit.body is not None or (unit.ret is not None and unit.ret.optional):
             return
-        grid, two = unit.grid, len(unit.params) == 2  # (a misshapen row's keys too)
-        known = [{table_key(row[0]) for row in grid[two:] if row}, {table_key(c) for c in grid[0][1:]} if two and grid else set()]
-        for ov in unit.overrides:
-            for i, k in enumerate(ov.keys[:2]):
-                known[i].add(table_key(k))
+        known: list[set[Any]] = [set(), set()]
+        for cell in unit.cells:
+            for i, k in enumerate(cell):
+                known[i].add(k)
         for i, k in enumerate(keys):
             if isinstance(k, (A.Str, A.Int, A.Bool)) and not isinstance(k.value, bool):
                 value = k.value
@@ -706,33 +711,11 @@ def _summary_of(found: Referee | None) -> Any:
     return found and type(found).__name__  # an enum or record named as a value, an enum's member
 
 
-def table_key(cell: A.Expr) -> Any:
-    """A grid's row or column key as written: a name stands for its own text."""
-    if isinstance(cell, A.Name):
-        return cell.id
-    if isinstance(cell, (A.Str, A.Int, A.Bool)):
-        return cell.value
-    return None
-
-
 def table_cells(unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
-    """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid (the
-    header row names the columns of a two-key table; an absent cell `-` is a cell, it gives none),
-    then a variant's `override t[...]` (the last one wins). Keys with no cell are a miss
-    (``runtime.table_miss``). Each key is kept as a map's key is (``values.as_key``): a row `true` is
-    not the row `1`; a lookup finds its cell by ``cell_key``."""
-    grid = unit.grid
-    cells: dict[tuple[Any, ...], A.Expr] = {}
-    if len(unit.params) == 1:
-        for row in grid:
-            if len(row) == 2:
-                cells[(as_key(table_key(row[0])),)] = row[1]
-    elif len(unit.params) == 2 and len(grid) >= 2:
-        header = [as_key(table_key(c)) for c in grid[0][1:]]
-        for row in grid[1:]:
-            if len(row) == len(grid[0]):
-                for col, cell in zip(header, row[1:]):
-                    cells[(as_key(table_key(row[0])), col)] = cell
+    """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid's
+    (``bind.grid_cells``), then a variant's `override t[...]` (the last one wins). Keys with no cell
+    are a miss (``runtime.table_miss``); a lookup finds its cell by ``cell_key``."""
+    cells = dict(grid_cells(unit))
     for ov in unit.overrides:
         cells[tuple(as_key(table_key(k)) for k in ov.keys)] = ov.value
     return cells
