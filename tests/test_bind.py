@@ -343,3 +343,33 @@ def test_a_malformed_table_gives_its_C009_only(tmp_path: Path) -> None:
     found = load_ruleset(tmp_path / "malformed.rules", use_cache=False).diagnostics
     assert sorted((d.code, d.span.line) for d in found if d.is_error) == [("C009", 2), ("C009", 7), ("C009", 12),
                                                                           ("C009", 15)]
+
+
+RUNAWAY = '''ruleset t.runaway
+def spin(spin, n) = spin(spin, n + 1)
+def twice(f, n) = f(f, n + 1)
+query shadowed = spin(spin, 0)
+query passed = twice(twice, 0)
+'''
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("query, unit", [("shadowed", "spin"), ("passed", "twice")])
+def test_a_runaway_recursion_through_a_function_value_stops_in_its_unit(tmp_path: Path, engine: str, query: str,
+                                                                       unit: str) -> None:
+    """A function that calls itself through a value (its parameter, named like it or not) is on no
+    cycle of the reference graph, as a local that shadows a global is no reference: it is counted
+    toward the depth limit because it is named as a value, so the runaway is the depth limit's E005
+    in that function (not the interpreter's own stack, reported at the query)."""
+    from validator.api import RunError
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "runaway.rules").write_text(RUNAWAY)
+    rs = load_ruleset(tmp_path / "runaway.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    found = rs.program.units[(rs.program.entry.key, unit)]
+    assert found.counted and not found.recursive
+    with pytest.raises(RunError) as raised:
+        rs.run({}, query=query, engine=engine)
+    [d] = raised.value.diagnostics
+    assert (d.code, d.span.line) == ("E005", 2 if unit == "spin" else 3) and f"(in `{unit}`)" in d.message

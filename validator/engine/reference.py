@@ -24,8 +24,8 @@ The parts of the meaning that are not obvious from the code of one construct:
   rolled once for those arguments. A value or call that read a decision while that decision
   was still a guess is not kept (it may change); one kept while a decision was being resolved is
   dropped if that decision is ever undone.
-- **Depth.** Calls of the definitions that lie on cycles of the reference graph (``Unit.counted``)
-  nest at most ``depth_limit`` deep (E005).
+- **Depth.** Calls of the definitions that lie on cycles of the reference graph, or are named as
+  values (``Unit.counted``), nest at most ``depth_limit`` deep (E005).
 - **Decisions.** A decision is resolved by guessing: its body is evaluated with the decision
   guessed false; if that read no guess it is final; if the first guess read was its own, it is
   evaluated again guessed true, and two different values make a cycle, settled by the decision's

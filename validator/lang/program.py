@@ -63,9 +63,11 @@ class Unit:
     # others: what it gives is the same in every run (see `reference`, "state-free definitions")
     state_free: bool = False
     recursive: bool = False  # lies on a cycle of the reference graph
-    # its calls count toward the depth limit: a decision on a cycle, or a unit on a cycle that passes
-    # through no decision. Every cycle so has a counted unit, and only cycles can nest without end; a
-    # chain of decisions (each move waiting for the next) counts one call per decision
+    # its calls count toward the depth limit: a decision on a cycle, a unit on a cycle that passes
+    # through no decision, or a function named as a value (``escaped``: its calls through the value
+    # make no cycle of the graph). Every cycle so has a counted unit, and only cycles and function
+    # values can nest without end; a chain of decisions (each move waiting for the next) counts one
+    # call per decision
     counted: bool = False
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
@@ -158,6 +160,8 @@ def analyse(program: Program) -> None:
         unit.counted = k in decisions
     for k in _on_cycles({k: deps - decisions for k, deps in refs.items() if k not in decisions}):
         program.units[k].counted = True
+    for unit in escaped(program):
+        unit.counted = True
     for k in _readers_of(decisions, refs):
         program.units[k].uses_decisions = True
     stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
@@ -168,6 +172,18 @@ def analyse(program: Program) -> None:
     stateful = _readers_of(stateful, refs)
     for k, u in program.units.items():
         u.state_free = k not in stateful
+
+
+def escaped(program: Program) -> Iterator[Unit]:
+    """The functions some unit names as a value (not as what it calls or looks up): they may be
+    called through the value, by a parameter or a local of any name."""
+    for unit in program.units.values():
+        for names, fields, lookups, calls, _ in sites(unit):
+            used = {id(c.func) for c in calls} | {id(e.obj) for e, _ in lookups}
+            for e in (*names, *fields):
+                found = unit.bound.get(id(e))
+                if id(e) not in used and isinstance(found, UnitRef) and found.unit.arity is not None:
+                    yield found.unit
 
 
 def rolls(unit: Unit) -> bool:
