@@ -48,7 +48,7 @@ from typing import Any, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
-from ..core.diagnostics import Diagnostic, Span, closest_name
+from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
@@ -1447,11 +1447,6 @@ def odds(p: Fraction, natural: int) -> str:
     if natural <= MAX_ODDS_DENOMINATOR and (p * natural).denominator == 1:
         return f"{p.numerator * natural // p.denominator}/{natural}"
     return f"{p.numerator}/{p.denominator}"
-
-
-def unknown_help(name: str, candidates: list[str]) -> str | None:
-    close = closest_name(name, candidates)
-    return f"did you mean `{close}`?" if close else None
 
 
 def explanation(run: Run) -> dict[str, Any]:

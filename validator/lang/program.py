@@ -191,34 +191,6 @@ def rolls(unit: Unit) -> bool:
     return any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in unit.bound.values())
 
 
-def sorted_global_names(decl: A.Decl) -> tuple[str, ...]:
-    """The global names a declaration mentions (``m.x`` for module members, locals too), in order (a
-    check's context lists what they mean), kept per declaration."""
-    def collect(d: object) -> tuple[str, ...]:
-        names: set[str] = set()
-        _collect_names(d, names)
-        return tuple(sorted(names))
-    return A.per_node("sorted global names", decl, collect)
-
-
-def _collect_names(node: Any, out: set[str]) -> None:
-    """Every global name a declaration mentions (``m.x`` for module members)."""
-    if isinstance(node, A.Name):
-        out.add(node.id)
-        return
-    if isinstance(node, A.Field) and isinstance(node.obj, A.Name):
-        out.add(f"{node.obj.id}.{node.name}")
-        out.add(node.obj.id)
-        return
-    if isinstance(node, (list, tuple)):
-        for x in node:
-            _collect_names(x, out)
-        return
-    if isinstance(node, A.Node):
-        for fname in node._compared:
-            _collect_names(getattr(node, fname), out)
-
-
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
     """The seeds and every definition that reads one of them, directly or through others."""
     found = set(seeds)

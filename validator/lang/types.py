@@ -17,8 +17,8 @@ from typing import Any
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker
-from .program import Program, Unit, sorted_global_names
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, sites
+from .program import Program, Unit
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -408,14 +408,14 @@ def check_types(program: Program) -> list[Diagnostic]:
         shared = (types, frozenset(checker.members.items()))
         kinds = [*checker.records.values(), *checker.enums.values()]
         for key, d in ns.defs.items():
-            names = sorted_global_names(d)
-            named = [ns.defs.get(n) for n in names]
-            context = (shared, tuple((id(x), n in ns.modules, n in ns.data) for n, x in zip(names, named)),
+            unit = program.units.get((ns.key, key))
+            found = [unit.bound.get(id(e)) for names, *_ in sites(unit) for e in names] if unit is not None else []
+            named = [r.unit.decl for r in found if isinstance(r, UnitRef)]
+            context = (shared, tuple(_typed_as(r) for r in found),
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             if _TYPED.get(d, context) is not A.MISSING:
                 continue
             before = len(diags)
-            unit = program.units.get((ns.key, key))
             if unit is not None:
                 unit.types = checker.check_unit(unit)
             for f in d.fields if isinstance(d, A.RecordDecl) else ():
@@ -423,6 +423,14 @@ def check_types(program: Program) -> list[Diagnostic]:
             if len(diags) == before:
                 _TYPED.put(d, context, True, holds=(kinds, named, ns.cell_overrides.get(key)))
     return diags
+
+
+def _typed_as(found: Referee | None) -> Any:
+    """What the type pass reads of what a global name is bound to: the declaration it names, or the
+    built-in (data, a module, an enum's member or type: the same wherever)."""
+    if isinstance(found, UnitRef):
+        return id(found.unit.decl)
+    return found.builtin.name if isinstance(found, BuiltinRef) else type(found).__name__
 
 
 def node_types(program: Program, unit: Unit) -> dict[int, T]:
