@@ -667,7 +667,9 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
         if not s.cites:
             diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
                                     help='add `cite "ID"` naming the clause the step implements'))
-    gotos = list(_gotos(body))
+    walk = _Gotos()
+    walk.block(body, {})
+    gotos = walk.found
     for g in gotos:
         if g.target not in names:
             close = closest_name(g.target, names)
@@ -719,16 +721,17 @@ def _span_of(node: Any) -> Span:
     return getattr(node, "span", Span("<unknown>"))
 
 
-def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
-    for s in stmts:
+class _Gotos(Walker):
+    def __init__(self) -> None:
+        self.found: list[A.Goto] = []
+
+    def expr(self, e: Any, env: Env) -> None:
+        pass
+
+    def stmt(self, s: Any, env: Env) -> Env:
         if isinstance(s, A.Goto):
-            yield s
-        elif isinstance(s, A.IfStmt):
-            for _, b in s.branches:
-                yield from _gotos(b)
-            yield from _gotos(s.otherwise or ())
-        elif isinstance(s, (A.For, A.Step)):
-            yield from _gotos(s.body)
+            self.found.append(s)
+        return super().stmt(s, env)
 
 
 def _procedures(program: Program) -> Iterator[Unit]:
