@@ -889,7 +889,7 @@ class MissingInput(Exception):
 
     def diagnostic(self) -> Diagnostic:
         u = self.unit
-        return Diagnostic("S002", f"input `{u.name}` is missing from the state", u.span, pointer=u.pointer,
+        return Diagnostic("S002", f"input `{u.written}` is missing from the state", u.span, pointer=u.pointer,
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
@@ -1253,7 +1253,7 @@ def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
     if unit.ret is not None and unit.ret.optional:
         return None
     shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
-    raise EvalError("E002", f"table `{unit.name}` has no cell for [{shown}]", unit.span,
+    raise EvalError("E002", f"table `{unit.written}` has no cell for [{shown}]", unit.span,
                     help="check the keys against the table's header and rows, or declare its result optional "
                          "(`-> T?`) if a miss should give none")
 

@@ -72,6 +72,11 @@ class Unit:
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
 
+    @property
+    def written(self) -> str:
+        """Its name as written (what an override replaces is kept as `base of NAME`)."""
+        return self.name.rpartition("base of ")[2]
+
 
 @dataclass
 class Program:
@@ -334,7 +339,7 @@ class Resolver(Walker):
 
     def unit(self, unit: Unit) -> None:
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
-            self.error("C011", f"`{unit.name}` cites no clause", unit.span,
+            self.error("C011", f"`{unit.written}` cites no clause", unit.span,
                        help='add `cite "ID"` naming the clause it implements')
         self.params(unit.params)
         self.bound = unit.bound
@@ -549,7 +554,7 @@ class Tables:
                 continue
             if value not in known[i]:
                 close = self.suggestions.closest(str(value), known[i])
-                self.error("C029", f"table `{unit.name}` has no {'column' if i else 'row'} `{value}`", k.span,
+                self.error("C029", f"table `{unit.written}` has no {'column' if i else 'row'} `{value}`", k.span,
                            help=f"did you mean `{close}`?" if close else
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(unit.span, "the table"),))
@@ -557,10 +562,10 @@ class Tables:
     def table(self, d: Unit) -> None:
         for ov in d.overrides:
             if len(ov.keys) != len(d.params):
-                self.error("C003", f"table `{d.name}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
+                self.error("C003", f"table `{d.written}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
                 continue
             if not ov.cites:
-                self.error("C011", f"the override of a cell of `{d.name}` cites no clause", ov.span,
+                self.error("C011", f"the override of a cell of `{d.written}` cites no clause", ov.span,
                            help='add `cite "ID"` naming the clause (or errata) it implements')
             for k in ov.keys:
                 self.table_key(k, d)
@@ -571,21 +576,21 @@ class Tables:
         seen: set[tuple[Any, ...]] = set()
         if nparams == 2:
             if len(grid) < 2:
-                self.error("C009", f"table `{d.name}` needs a header row and at least one row", d.span)
+                self.error("C009", f"table `{d.written}` needs a header row and at least one row", d.span)
                 return
             header = grid[0]
             cols = [self.table_key(c, d) for c in header[1:]]
             if len(set(cols)) != len(cols):
-                self.error("C009", f"table `{d.name}` has a repeated column", _span_of(header[0]))
+                self.error("C009", f"table `{d.written}` has a repeated column", _span_of(header[0]))
             for row in grid[1:]:
                 if len(row) != len(header):
                     self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", _span_of(row[0]),
-                               help=f"every row of `{d.name}` needs one cell per column")
+                               help=f"every row of `{d.written}` needs one cell per column")
                     continue
                 rk = self.table_key(row[0], d)
                 for ck, cell in zip(cols, row[1:]):
                     if (rk, ck) in seen:
-                        self.error("C009", f"table `{d.name}` has row `{rk}` twice", _span_of(row[0]))
+                        self.error("C009", f"table `{d.written}` has row `{rk}` twice", _span_of(row[0]))
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
         elif nparams == 1:
@@ -595,16 +600,16 @@ class Tables:
                     continue
                 rk = self.table_key(row[0], d)
                 if (rk,) in seen:
-                    self.error("C009", f"table `{d.name}` has key `{rk}` twice", _span_of(row[0]))
+                    self.error("C009", f"table `{d.written}` has key `{rk}` twice", _span_of(row[0]))
                 if not isinstance(row[1], A.Absent):
                     seen.add((rk,))
         else:
-            self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
+            self.error("C009", f"a table written as a grid has one or two keys, `{d.written}` has {nparams}", d.span)
 
     def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
         if key is None:
-            self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
+            self.error("C009", f"table `{d.written}`: a row or column key must be a name, text or number", _span_of(cell))
         return key
 
 

@@ -90,14 +90,14 @@ class TypeChecker(Walker):
         self.walk_unit(unit)
         if unit.kind in (*_DEFS, "query", "const") and unit.ret is not None and unit.body is not None:
             what = "is declared as" if unit.kind == "const" else "is declared to return"
-            self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.name}` {what}")
+            self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.written}` {what}")
         elif unit.kind == "input":
             self.resolve(unit.ret)
         elif unit.kind == "table":
             want = self.resolve(unit.ret)
             for cell in unit.cells.values():
                 if not isinstance(cell, A.Absent):
-                    self.expect(want, self.types[id(cell)], cell, f"the cells of `{unit.name}` are declared as")
+                    self.expect(want, self.types[id(cell)], cell, f"the cells of `{unit.written}` are declared as")
         return self.types
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
@@ -303,7 +303,7 @@ class TypeChecker(Walker):
             if u is not None and u.kind in (*_DEFS, "decision", "procedure") and u.arity is not None:
                 for p, t, a in zip(u.params, arg_types, e.args):
                     if p.type is not None:
-                        self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{u.name}` is")
+                        self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{u.written}` is")
                 if u.kind in _DEFS and u.ret is not None:
                     return self.resolve(u.ret)
                 if u.kind == "decision":

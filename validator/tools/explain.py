@@ -396,7 +396,7 @@ def referee_text(ref: Any) -> str:
         return f"slot {ref.slot}"
     if isinstance(ref, UnitRef):
         u = ref.unit
-        return f"{u.kind} `{u.name}` at {u.span.file}:{u.span.line}"
+        return f"{u.kind} `{u.written}` at {u.span.file}:{u.span.line}"
     return f"the module {ref.ns.entry}" if isinstance(ref, ModuleRef) else type(ref).__name__.removesuffix("Ref").lower()
 
 
