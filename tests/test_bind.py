@@ -229,7 +229,7 @@ def test_the_engines_read_the_units_typed_fields_not_their_declarations(tmp_path
     # the table's cells: the grid with the errata's override merged, by the keys a lookup gives
     assert {k: getattr(c, "value", None) for k, c in odds.cells.items()} == {
         ("1:1", "1"): 10, ("1:1", "2"): 20, ("2:1", "1"): 30, ("2:1", "2"): 99}
-    assert program.units[(program.entry.key, "a")].policy is program.units[(program.entry.key, "cycle a,b")].decl
+    assert program.units[(program.entry.key, "a")].policy is program.units[(program.entry.key, "cycle a,b")]
     fresh = load_ruleset(tmp_path / "errata.rules", use_cache=False)
     for unit in fresh.program.units.values():
         unit.decl = object.__new__(type(unit.decl))  # type: ignore[assignment]
@@ -247,7 +247,8 @@ def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_t
     both = rs.program.units[(rs.program.entry.key, "both")]
     assert any(isinstance(r, bind.UnitRef) and r.unit.name == "strength" for r in both.bound.values())
     (tmp_path / "bad.rules").write_text('table t[k] -> int cite "X" {\n  | "a" | 1 |\n  | "a" | 2 |\n}\n'
-                                        'def f(x) = x\nquery main = [f(1, 2), t["a", "b"], t["z"]]\n')
+                                        'table s[k] -> int cite "X" {\n  | "a" | 1 |\n}\n'
+                                        'def f(x) = x\nquery main = [f(1, 2), t["a", "b"], s["z"]]\n')
     found = load_ruleset(tmp_path / "bad.rules", use_cache=False).program
     seen = {}
     for name, check in P.PASSES:
@@ -256,3 +257,119 @@ def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_t
             check(found)
             seen[name] = sorted(d.code for d in found.diagnostics[before:])
     assert seen == {"arities": ["C003", "C003"], "tables": ["C009", "C029"]}
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_no_step_or_cycle_policy_is_looked_up_by_name(tmp_path: Path, engine: str) -> None:
+    """A `goto` carries its step and a decision its cycle policy's unit from binding on: with every
+    `goto`'s target renamed and every policy's unit filed under another key, runs give what they gave."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "tables.rules").write_text(TABLES)
+    (tmp_path / "errata.rules").write_text(ERRATA)
+    rs = load_ruleset(tmp_path / "errata.rules", use_cache=False)
+    state = {"level": 5, "name": "x"}
+    units = rs.program.units
+    gotos = [n for u in units.values() for n in _walk(u.stmts) if isinstance(n, A.Goto)]
+    policies = [k for k, u in units.items() if u.cycle is not None]
+    assert gotos and policies
+    for g in gotos:
+        object.__setattr__(g, "target", "#renamed")
+    for ns, name in policies:
+        units[(ns, "#" + name)] = units.pop((ns, name))
+    try:
+        assert rs.run(state, engine=engine) == WANT_TABLES
+    finally:
+        for g in gotos:
+            object.__setattr__(g, "target", "done")
+
+
+NESTED = '''ruleset t.nested
+procedure inner(n) cite "T" {
+  var k = n
+  step only cite "IN" { emit "inner" {k: k} }
+}
+procedure outer(n) cite "T" {
+  var total = 0
+  step last cite "C" {
+    total := inner(n).k
+    emit "after" {total: total}
+  }
+}
+query main = outer(3)
+'''
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_an_emit_after_a_procedure_call_keeps_its_step_and_clauses(tmp_path: Path, engine: str) -> None:
+    """An `emit` is bound to the step it stands in: after a call of another procedure it still names
+    its step and cites its clauses (it gave `step: none` and no clauses when its step was found by
+    the name of the step running, which the inner procedure had cleared)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "nested.rules").write_text(NESTED)
+    rs = load_ruleset(tmp_path / "nested.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    assert rs.run({}, engine=engine)["events"] == [{"event": "inner", "step": "only", "cites": ["IN"], "k": 3},
+                                                   {"event": "after", "step": "last", "cites": ["C"], "total": 3}]
+
+
+MALFORMED = '''ruleset t.malformed
+table three[a, b, c] -> int cite "X" {
+  | x | y | z |
+  | p | 1 | 2 |
+}
+table one[a] -> int cite "X" {
+  | p | q | 1 |
+  | r | 2 |
+}
+table two[a, b] -> int cite "X" {
+  | - | c1 | c2 |
+  | r1 | nothing |
+  | r2 | 1 | 2 |
+}
+table bare[a, b] -> int cite "X" {
+  | - | c1 |
+}
+query main = [three["p", "q", "r"], one["r"], two["r2", "c1"], bare["a", "b"]]
+'''
+
+
+def test_a_malformed_table_gives_its_C009_only(tmp_path: Path) -> None:
+    """A grid the tables pass refuses (C009: three keys, a row of the wrong length, no rows) says so,
+    and nothing else: its misshapen rows' cells are not read as names (C001 `y`, `q`, `nothing`), its
+    lookups' keys are not checked against rows it does not have (C029), and a lookup of a three-key
+    grid with literal keys is no internal error."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "malformed.rules").write_text(MALFORMED)
+    found = load_ruleset(tmp_path / "malformed.rules", use_cache=False).diagnostics
+    assert sorted((d.code, d.span.line) for d in found if d.is_error) == [("C009", 2), ("C009", 7), ("C009", 12),
+                                                                          ("C009", 15)]
+
+
+RUNAWAY = '''ruleset t.runaway
+def spin(spin, n) = spin(spin, n + 1)
+def twice(f, n) = f(f, n + 1)
+query shadowed = spin(spin, 0)
+query passed = twice(twice, 0)
+'''
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+@pytest.mark.parametrize("query, unit", [("shadowed", "spin"), ("passed", "twice")])
+def test_a_runaway_recursion_through_a_function_value_stops_in_its_unit(tmp_path: Path, engine: str, query: str,
+                                                                       unit: str) -> None:
+    """A function that calls itself through a value (its parameter, named like it or not) is on no
+    cycle of the reference graph, as a local that shadows a global is no reference: it is counted
+    toward the depth limit because it is named as a value, so the runaway is the depth limit's E005
+    in that function (not the interpreter's own stack, reported at the query)."""
+    from validator.api import RunError
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "runaway.rules").write_text(RUNAWAY)
+    rs = load_ruleset(tmp_path / "runaway.rules", use_cache=False)
+    assert not [d for d in rs.diagnostics if d.is_error], [str(d) for d in rs.diagnostics]
+    found = rs.program.units[(rs.program.entry.key, unit)]
+    assert found.counted and not found.recursive
+    with pytest.raises(RunError) as raised:
+        rs.run({}, query=query, engine=engine)
+    [d] = raised.value.diagnostics
+    assert (d.code, d.span.line) == ("E005", 2 if unit == "spin" else 3) and f"(in `{unit}`)" in d.message

@@ -277,12 +277,6 @@ def _line_bounds(text: str, line: int) -> tuple[int, int] | None:
     return start, end
 
 
-def source_line(text: str, line: int) -> str | None:
-    """Line ``line`` (1-based) of a source text, without its line break; None past the end."""
-    bounds = _line_bounds(text, line)
-    return None if bounds is None else text[bounds[0]:bounds[1]]
-
-
 SNIPPET_WIDTH = 160  # the most of a source line shown under a diagnostic
 
 

@@ -32,8 +32,8 @@ from fractions import Fraction
 from typing import Any, Callable, cast
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
-from ..lang.program import Program, Unit, _readers_of, cell_key, rolls
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
+from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key, rolls
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -47,8 +47,6 @@ _NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, 
                 A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 _MISS = object()
-# the declarations a unit's function is written for (``Backend.write_plain``)
-_CALLED = (A.ConstDecl, A.DefDecl, A.InputDecl, A.QueryDecl, A.DecisionDecl, A.TableDecl, A.ProcedureDecl)
 
 
 # ---------------------------------------------------------------- run-time helpers of generated code
@@ -275,7 +273,6 @@ class Backend:
 
     def __init__(self, program: Program):
         self.program = program
-        self.loaded = program.loaded
         self.interp = _Protocol(program, self)
         self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
         self.consts: dict[Any, str] = {}
@@ -300,13 +297,13 @@ class Backend:
         found = self.free.get(unit.index)
         if found is None:
             self.free[unit.index] = False  # (while looking)
-            found = self.free[unit.index] = isinstance(unit.decl, A.DefDecl) and self.named_once(unit)
+            found = self.free[unit.index] = unit.kind in DEFS and self.named_once(unit)
         return found
 
     def named_once(self, unit: Unit) -> bool:
         program, units = self.program, self.program.units
         if self.impure is None:
-            seeds = {k for k, u in units.items() if rolls(u) or isinstance(u.decl, A.ProcedureDecl)}
+            seeds = {k for k, u in units.items() if rolls(u) or u.kind == "procedure"}
             self.impure = _readers_of(seeds, program.refs)
         key = (unit.ns, unit.name)
         callers = [units[k] for k, deps in program.refs.items() if key in deps]
@@ -314,7 +311,7 @@ class Backend:
             return False
         named = [r for r in callers[0].bound.values() if isinstance(r, UnitRef) and r.unit is unit]
         caller = callers[0]
-        return len(named) == 1 and (isinstance(caller.decl, (A.DefDecl, A.ConstDecl)) and caller.arity is None
+        return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None
                                     or self.memo_free(caller))
 
     # -- names and constants
@@ -354,7 +351,7 @@ class Backend:
         long run of many phases that would reach most of them at some point: the writing is paid before,
         not in the middle of, what is measured. Returns how many were written (a definition the backend
         refuses is then refused at once, as at a first call)."""
-        stubs = [fn for fn in (self.function(u) for u in self.program.units.values() if isinstance(u.decl, _CALLED))
+        stubs = [fn for fn in (self.function(u) for u in self.program.units.values() if u.kind != "cycle policy")
                  if isinstance(fn, _Stub)]
         for fn in stubs:
             fn.materialize()
@@ -379,29 +376,28 @@ class Backend:
 
     def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
         w = _Writer(self, unit.bound)
-        if unit.state_free and isinstance(unit.decl, (A.ConstDecl, A.DefDecl)):
+        if unit.state_free and unit.kind in (*DEFS, "const"):
             body = self.write_plain(unit, name + "_body", entry=True)
             return self.compiled(name, self.alone_source(w, unit, name, body))
         return self.write_plain(unit, name)
 
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
-        d = unit.decl
         w = _Writer(self, unit.bound)
-        ukey = unit.index
-        if isinstance(d, A.ConstDecl) or (isinstance(d, A.DefDecl) and unit.arity is None):
+        ukey, kind = unit.index, unit.kind
+        if kind == "const" or (kind in DEFS and unit.arity is None):
             source = self.value_source(w, unit, ukey, name)
-        elif isinstance(d, A.InputDecl):
+        elif kind == "input":
             source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
-        elif isinstance(d, (A.DefDecl, A.QueryDecl)):
+        elif kind in (*DEFS, "query"):
             source = self.function_source(w, unit, ukey, name, entry)
-        elif isinstance(d, A.DecisionDecl):
+        elif kind == "decision":
             source = self.decision_source(w, unit, name)
-        elif isinstance(d, A.TableDecl):
+        elif kind == "table":
             source = self.table_source(w, unit, name)
-        elif isinstance(d, A.ProcedureDecl):
+        elif kind == "procedure":
             source = self.procedure_source(w, unit, name)
         else:  # pragma: no cover - the checker allows no call of anything else
-            raise AssertionError(f"no function for {type(d).__name__}")
+            raise AssertionError(f"no function for a {kind}")
         return self.compiled(name, source)
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
@@ -524,7 +520,7 @@ class Backend:
         a state-free function run alone); the most its body charges, when it computes it."""
         env, pnames = self.params(w, unit.params)
         self.enter_counted(w, unit, unit.span)
-        memoized = isinstance(unit.decl, A.DefDecl) and not self.memo_free(unit)
+        memoized = unit.kind in DEFS and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
             frozen = [f"{p} if _type({p}) is _str else (_id({p}) if _type({p}) is _dict else _memo_key({p}))" for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
@@ -626,44 +622,35 @@ class Backend:
                 env = {**env, slot(w.bound, s): _Local(py, var=True)}
                 variables.append((s.name, py))
         w.close_charge(1)
-        index = {s.name: i for i, s in enumerate(steps)}
-        w("outer_cites = ctx.step_cites")
-        w(f"ctx.step_cites = {w.const({s.name: s.cites for s in steps})}")
         w(f"status, reason, cites, where = 'completed', None, {w.const(list(unit.cites))}, None")
         w("i = 0")
-        w("try:")
+        w(f"while i < {len(steps)}:")
         with w.block():
-            w(f"while i < {len(steps)}:")
+            w("try:")
             with w.block():
-                w(f"ctx.current_step = {w.const([s.name for s in steps])}[i]")
-                w("try:")
-                with w.block():
-                    for i, s in enumerate(steps):
-                        w(f"{'if' if i == 0 else 'elif'} i == {i}:")
-                        with w.block():
-                            w.open_charge(unit.span)
-                            self.block(w, s.body, env)
-                            w.close_charge()
-                            w("pass")
-                    w("i += 1")
-                w("except _Goto as jump:")
-                with w.block():
-                    w("ctx.steps += 1")
-                    w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
-                    w(f"i = {w.const(index)}[jump.target]")
-                w("except _Stop:")
-                w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
-                w("    break")
-                w("except _Reject as r:")
-                with w.block():
-                    w(f"step = {w.const(steps)}[i]")
-                    w("status, reason, where = 'rejected', r.message, step.name")
-                    w("cites = _list(r.cites or step.cites)")
-                    w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
-                    w("break")
-        w("finally:")
-        w("    ctx.step_cites = outer_cites")
-        w("ctx.current_step = None")
+                for i, s in enumerate(steps):
+                    w(f"{'if' if i == 0 else 'elif'} i == {i}:")
+                    with w.block():
+                        w.open_charge(unit.span)
+                        self.block(w, s.body, env)
+                        w.close_charge()
+                        w("pass")
+                w("i += 1")
+            w("except _Goto as jump:")
+            with w.block():
+                w("ctx.steps += 1")
+                w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
+                w("i = jump.target")
+            w("except _Stop:")
+            w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
+            w("    break")
+            w("except _Reject as r:")
+            with w.block():
+                w(f"step = {w.const(steps)}[i]")
+                w("status, reason, where = 'rejected', r.message, step.name")
+                w("cites = _list(r.cites or step.cites)")
+                w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
+                w("break")
         w("out = {'status': status}")
         w("if reason is not None:")
         w("    out['reason'] = reason")
@@ -722,7 +709,7 @@ class Backend:
                 w("pass")
             return env
         if isinstance(s, A.Goto):
-            w(f"raise _Goto({w.const(s.target)})")
+            w(f"raise _Goto({cast(StepRef, w.bound[id(s)]).at})")
         elif isinstance(s, A.Stop):
             w("raise _Stop()")
         elif isinstance(s, A.Break):
@@ -731,8 +718,9 @@ class Backend:
             w("continue")
         elif isinstance(s, A.Emit):
             ev = w.fresh()
-            w(f"{ev} = {{'event': {w.const(s.event)}, 'step': ctx.current_step, "
-              f"'cites': {w.const(list(s.cites))}.copy() or _list(ctx.step_cites.get(ctx.current_step or '', ()))}}")
+            step = cast(StepRef, w.bound[id(s)]).step
+            w(f"{ev} = {{'event': {w.const(s.event)}, 'step': {w.const(step.name)}, "
+              f"'cites': {w.const(list(s.cites or step.cites))}.copy()}}")
             for k, v in s.payload:
                 value = self.looked(w, v, env)
                 w(f"{ev}[{w.const(k)}] = {value}")
@@ -740,9 +728,9 @@ class Backend:
         elif isinstance(s, A.Require):
             c = self.looked(w, s.cond, env)
             w(f"if not {c}:")
-            w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+            w(f"    raise _Reject({w.const(s.message)}, {w.const(s.cites)})")
         elif isinstance(s, A.Reject):
-            w(f"raise _Reject({w.const(s.message)}, {w.const(s.cites)}, ctx.current_step)")
+            w(f"raise _Reject({w.const(s.message)}, {w.const(s.cites)})")
         return env
 
     # -- expressions: each writes the lines that compute it and returns what holds its value (a local
@@ -821,7 +809,7 @@ class Backend:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
             found = ref.unit
-            if isinstance(found.decl, A.TableDecl):
+            if found.kind == "table":
                 w(f"raise _table_as_value({w.const(name)}, {w.const(span)})")
                 return "None"
             if found.arity is None and not found.uses_decisions:
@@ -829,7 +817,7 @@ class Backend:
                 known = w.read(found.index)
                 if known is not None:
                     return known
-            if isinstance(found.decl, A.InputDecl):
+            if found.kind == "input":
                 t = self.tmp(w, f"ctx.inputs[{found.index}]")
             elif found.arity is None:
                 t = w.fresh()
@@ -1188,9 +1176,9 @@ class Backend:
         if isinstance(target, UnitRef):
             args = [self.expr(w, a, env) for a in e.args]
             unit = target.unit
-            if isinstance(unit.decl, A.TableDecl):
+            if unit.kind == "table":
                 args = [self.forced(w, a) for a in args]
-            elif isinstance(unit.decl, (A.DefDecl, A.QueryDecl)):
+            elif unit.kind in (*DEFS, "query"):
                 w.cost(1)  # (the call's step: ``function_source``)
                 if self.memo_free(unit) and not (unit.state_free or unit.counted):
                     return self.inlined(w, unit, args)
@@ -1270,14 +1258,14 @@ class _Protocol(R.Interpreter):
         self.backend = backend
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
-        if isinstance(unit.decl, A.InputDecl):
+        if unit.kind == "input":
             return run.inputs[unit.index]
         return self.backend.function(unit)(run)
 
     def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:
-        if isinstance(unit.decl, A.DecisionDecl):
+        if unit.kind == "decision":
             return self.resolve(run, unit, args)
-        if not isinstance(unit.decl, (A.TableDecl, A.ProcedureDecl)):
+        if unit.kind not in ("table", "procedure"):
             if unit.arity != len(args):
                 raise R.unit_arity(unit, len(args), span)
             run.charge(1, span)  # (a function's call charged by its caller: ``Backend.function_source``)

@@ -28,7 +28,6 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, Span
-from ..lang import ast as A
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
@@ -111,7 +110,7 @@ def state_read_by(program: Program, unit: Unit) -> list[str] | None:
     while todo:
         k = todo.popleft()
         u = program.units.get(k)
-        if u is not None and isinstance(u.decl, A.InputDecl):
+        if u is not None and u.kind == "input":
             chain = []
             while k is not None:
                 chain.append(k[1])
@@ -147,7 +146,6 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     (its module, or the ruleset's own namespace), its declaration, what the analysis says of it
     (``Unit``'s flags), a table's cells, a decision's cycle policy, and what each global name it
     mentions is bound to there (the definition, data object, type, member or built-in)."""
-    from ..lang.loader import decl_key
     from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, TypeRef, UnitRef
 
     entry = program.entry.key
@@ -186,9 +184,8 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
             holds.append(u.cells)
             extra = tuple((k, id(cell)) for k, cell in u.cells.items())
         elif u.policy is not None:
-            holds.append(u.policy)
-            extra = (id(u.policy),)
-            nexts.add((u.ns, decl_key(u.policy)))
+            extra = (where(u.policy.ns), u.policy.name)
+            nexts.add((u.policy.ns, u.policy.name))
         parts.append((where(u.ns), u.name, id(d), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
                       names, extra))
         for nxt in nexts:

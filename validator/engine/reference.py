@@ -27,8 +27,8 @@ The parts of the meaning that are not obvious from the code of one construct:
   rolled once for those arguments. A value or call that read a decision while that decision
   was still a guess is not kept (it may change); one kept while a decision was being resolved is
   dropped if that decision is ever undone.
-- **Depth.** Calls of the definitions that lie on cycles of the reference graph (``Unit.counted``)
-  nest at most ``depth_limit`` deep (E005).
+- **Depth.** Calls of the definitions that lie on cycles of the reference graph, or are named as
+  values (``Unit.counted``), nest at most ``depth_limit`` deep (E005).
 - **Decisions.** A decision is resolved by guessing: its body is evaluated with the decision
   guessed false; if that read no guess it is final; if the first guess read was its own, it is
   evaluated again guessed true, and two different values make a cycle, settled by the decision's
@@ -47,18 +47,17 @@ import math
 import sys
 from collections import defaultdict
 from fractions import Fraction
-from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Sequence, cast
+from typing import Any, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
-from ..core.diagnostics import Diagnostic, Span, closest_name
+from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
                       Settlement, Unwritable)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, UnitRef, slot
-from ..lang.program import Program, Unit, cell_key
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
+from ..lang.program import DEFS, Program, Unit, cell_key
 from .state import resolve_pointer
 
 # ---------------------------------------------------------------- values the interpreter makes
@@ -159,8 +158,8 @@ class Frame:
 
 
 class _Goto(Exception):
-    def __init__(self, target: str):
-        self.target = target
+    def __init__(self, target: int):
+        self.target = target  # the step's place (``bind.StepRef``)
 
 
 class _Stop(Exception):
@@ -176,8 +175,8 @@ class _Continue(Exception):
 
 
 class _Reject(Exception):
-    def __init__(self, message: str, cites: tuple[str, ...], step: str | None):
-        self.message, self.cites, self.step = message, cites, step
+    def __init__(self, message: str, cites: tuple[str, ...]):
+        self.message, self.cites = message, cites
 
 
 # ---------------------------------------------------------------- the run
@@ -187,9 +186,6 @@ PENDING = object()  # in the memo: a value being computed
 STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
 DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, run once when it loads
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
-
-
-_NO_CITES: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 class Run:
@@ -230,8 +226,6 @@ class Run:
         self.paid: set[Kept] = set()
         self.paid_steps = 0
         self.events: list[dict[str, Any]] = []
-        self.current_step: str | None = None
-        self.step_cites = _NO_CITES  # (a procedure's steps replace it with theirs, never change it)
         # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
@@ -306,7 +300,6 @@ class Interpreter:
 
     def __init__(self, program: Program):
         self.program = program
-        self.loaded = program.loaded
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
 
@@ -347,7 +340,7 @@ class Interpreter:
     def referee_value(self, run: Run, ref: Referee | None, name: str, span: Span) -> Any:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
-            if isinstance(ref.unit.decl, A.TableDecl):
+            if ref.unit.kind == "table":
                 raise table_as_value(name, span)
             if ref.unit.arity is None:
                 return self.read_value(run, ref.unit)
@@ -521,7 +514,7 @@ class Interpreter:
                 run.traced_values.add(key)
                 self.traced(run, unit, [], value_cites(unit), lambda: run.memo[key], kind="value")
             return run.memo[key]
-        if isinstance(unit.decl, A.InputDecl):
+        if unit.kind == "input":
             return run.inputs[unit.index]
         if unit.state_free and run.alone != key:
             return self.alone(run, key, lambda sub: self.read_value(sub, unit), unit.span)
@@ -565,12 +558,12 @@ class Interpreter:
             run.depth -= 1
 
     def call_unit(self, run: Run, unit: Unit, args: list[Any], span: Span) -> Any:
-        d = unit.decl
-        if isinstance(d, A.TableDecl):
+        kind = unit.kind
+        if kind == "table":
             return self.table_lookup(run, unit, [force(run, a) for a in args])
-        if isinstance(d, A.DecisionDecl):
+        if kind == "decision":
             return self.resolve(run, unit, args)
-        if isinstance(d, A.ProcedureDecl):
+        if kind == "procedure":
             return self.run_procedure(run, unit, args)
         if unit.arity is None or unit.arity != len(args):
             raise unit_arity(unit, len(args), span)
@@ -581,7 +574,7 @@ class Interpreter:
         run.charge(1, unit.span)
         self.enter(run, unit, unit.span)
         try:
-            memoized = isinstance(unit.decl, A.DefDecl)
+            memoized = unit.kind in DEFS
             key = (unit.index, *[freeze(a) for a in args]) if memoized else None
             if key is not None and key in run.memo:
                 return run.memo[key]
@@ -637,7 +630,7 @@ class Interpreter:
         except TypeError:
             cell = None
         if run.trace:
-            cites, origin = table_origin(self.loaded.namespaces[unit.ns], unit, cell)
+            cites, origin = table_origin(unit, cell)
             return self.traced(run, unit, keys, cites or None, lambda: self.table_value(run, unit, cell, keys),
                                kind="table", cell=origin)
         return self.table_value(run, unit, cell, keys)
@@ -736,10 +729,8 @@ class Interpreter:
         settles some of the cycle's decisions. `cycle` is the list of the cycle's decisions that the
         policy names, each `{decision: NAME, args: [...]}`; `settle TARGETS as VALUE` fixes those of
         them the targets list, and every other decision of the cycle is resolved again."""
-        from ..lang.loader import decl_key
-
-        cyc = unit.policy
-        policy = self.program.units[(unit.ns, decl_key(cyc))] if cyc is not None else unit
+        policy = unit.policy or unit
+        cyc = policy.cycle
         names = cyc.names if cyc is not None else (unit.name,)
         mine = [m for m in members if m[0] in names]
         shown = [{"decision": m[0], "args": list(run.dargs[m])} for m in mine]
@@ -777,7 +768,7 @@ class Interpreter:
 
     def policy_part(self, run: Run, policy: Unit, e: A.Expr, cycle: list[Any]) -> Any:
         """A part of a cycle policy, with `cycle` the list of the decisions' arguments."""
-        return self.evaluate(run, e, self.env(policy, [policy.policy], [cycle]))
+        return self.evaluate(run, e, self.env(policy, [policy.cycle], [cycle]))
 
     # -- procedures
 
@@ -792,27 +783,16 @@ class Interpreter:
             if isinstance(s, A.Var):
                 variables[s.name] = Cell(self.evaluate(run, s.value, env))
                 env.set(s, variables[s.name])
-        index = {s.name: i for i, s in enumerate(steps)}
-        outer_cites = run.step_cites
-        run.step_cites = {s.name: s.cites for s in steps}  # what an `emit` citing nothing cites
-        try:
-            return self.run_steps(run, unit, steps, index, env, variables)
-        finally:
-            run.step_cites = outer_cites
-
-    def run_steps(self, run: Run, unit: Unit, steps: list[A.Step], index: dict[str, int], env: Frame,
-                  variables: dict[str, Cell]) -> Any:
         status, reason, cites, where = "completed", None, list(unit.cites), None
         i = 0
         while i < len(steps):
             step = steps[i]
-            run.current_step = step.name
             try:
                 self.exec_block(run, step.body, env)
                 i += 1
             except _Goto as jump:
                 run.charge(1, unit.span)
-                i = index[jump.target]
+                i = jump.target
             except _Stop:
                 status, where = "stopped", step.name
                 break
@@ -821,7 +801,6 @@ class Interpreter:
                 cites = list(r.cites or step.cites)
                 run.events.append({"event": "rejected", "step": step.name, "reason": r.message, "cites": cites})
                 break
-        run.current_step = None
         out: dict[str, Any] = {"status": status}
         if reason is not None:
             out["reason"] = reason
@@ -864,7 +843,7 @@ class Interpreter:
                 except _Break:
                     break
         elif isinstance(s, A.Goto):
-            raise _Goto(s.target)
+            raise _Goto(cast(StepRef, env.bound[id(s)]).at)
         elif isinstance(s, A.Stop):
             raise _Stop()
         elif isinstance(s, A.Break):
@@ -872,16 +851,16 @@ class Interpreter:
         elif isinstance(s, A.Continue):
             raise _Continue()
         elif isinstance(s, A.Emit):
-            event: dict[str, Any] = {"event": s.event, "step": run.current_step,
-                                     "cites": list(s.cites) or list(run.step_cites.get(run.current_step or "", ()))}
+            step = cast(StepRef, env.bound[id(s)]).step
+            event: dict[str, Any] = {"event": s.event, "step": step.name, "cites": list(s.cites or step.cites)}
             for k, v in s.payload:
                 event[k] = force(run, self.evaluate(run, v, env))
             run.events.append(event)
         elif isinstance(s, A.Require):
             if not truth(run, self.evaluate(run, s.cond, env)):
-                raise _Reject(s.message, s.cites, run.current_step)
+                raise _Reject(s.message, s.cites)
         elif isinstance(s, A.Reject):
-            raise _Reject(s.message, s.cites, run.current_step)
+            raise _Reject(s.message, s.cites)
         else:
             raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
 
@@ -922,7 +901,7 @@ class MissingInput(Exception):
 
     def diagnostic(self) -> Diagnostic:
         u = self.unit
-        return Diagnostic("S002", f"input `{u.decl.name}` is missing from the state", u.span, pointer=u.pointer,
+        return Diagnostic("S002", f"input `{u.written}` is missing from the state", u.span, pointer=u.pointer,
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
@@ -1298,12 +1277,12 @@ def value_cites(unit: Unit) -> tuple[str, ...] | None:
     return unit.cites if unit.kind == "rule" or (unit.kind == "const" and unit.cites) else None
 
 
-def table_origin(ns: Any, unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
+def table_origin(unit: Unit, cell: A.Expr | None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """For the trace, where a table lookup's value comes from, with its clauses: a cell of the grid
     (the table's clauses), a variant's `override t[...]` (its own clauses), the table's source, or
     none (a miss of a table whose result is optional)."""
     if cell is not None:
-        override = next((ov for ov in reversed(ns.cell_overrides.get(unit.name, ())) if ov.value is cell), None)
+        override = next((ov for ov in reversed(unit.overrides) if ov.value is cell), None)
         if override is not None:
             return override.cites or unit.cites, {"from": "override", "at": str(override.span)}
         return unit.cites, {"from": "grid", "at": str(cell.span)}
@@ -1317,7 +1296,7 @@ def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
     if unit.ret is not None and unit.ret.optional:
         return None
     shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
-    raise EvalError("E002", f"table `{unit.decl.name}` has no cell for [{shown}]", unit.span,
+    raise EvalError("E002", f"table `{unit.written}` has no cell for [{shown}]", unit.span,
                     help="check the keys against the table's header and rows, or declare its result optional "
                          "(`-> T?`) if a miss should give none")
 
@@ -1335,7 +1314,7 @@ RECURSION_HELP = ("a rule calls itself without reaching a base case, or this inp
 
 
 def too_deep_help(unit: Unit) -> str:
-    if isinstance(unit.decl, A.DecisionDecl):
+    if unit.kind == "decision":
         return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
     return RECURSION_HELP
 
@@ -1511,11 +1490,6 @@ def odds(p: Fraction, natural: int) -> str:
     if natural <= MAX_ODDS_DENOMINATOR and (p * natural).denominator == 1:
         return f"{p.numerator * natural // p.denominator}/{natural}"
     return f"{p.numerator}/{p.denominator}"
-
-
-def unknown_help(name: str, candidates: list[str]) -> str | None:
-    close = closest_name(name, candidates)
-    return f"did you mean `{close}`?" if close else None
 
 
 def explanation(run: Run) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 ``meaning`` is the one lookup of a global name. ``Sites`` walks a declaration with its scopes for the
 nodes that name something: a global name (``Name``), a module's member (``Field``), a table's lookup
 (``Index``), and each local's numbered slot (``Local``: a ``Name`` or ``Assign`` that reads or sets
-one; a node that binds locals, such as a parameter, `let`, `var` or loop, is kept with its first).
+one; a node that binds locals, such as a parameter, `let`, `var` or loop, is kept with its first),
+and the step a `goto` or `emit` means (``StepRef``).
 ``binding`` keeps, for each, its *referee*. Declarations are shared (the variants of a base ruleset,
 a module imported twice), so referees lie beside the nodes, per unit, by the node's identity
 (``Unit.bound``); both engines read them and look no name up while a rule runs.
@@ -15,10 +16,11 @@ once; a pass overrides the nodes it cares about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Union, cast
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
+from ..lib.values import as_key
 
 if TYPE_CHECKING:
     from .loader import Namespace
@@ -72,7 +74,16 @@ class Local:
     slot: int
 
 
-Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local]
+@dataclass(frozen=True, slots=True)
+class StepRef:
+    """A procedure's step: the one a `goto` names, or the one an `emit` stands in (whose clauses it
+    cites when it cites none); ``at``, its place among the procedure's steps."""
+
+    at: int
+    step: A.Step
+
+
+Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local, StepRef]
 
 
 def slot(bound: dict[int, Referee], node: Any) -> int:
@@ -110,18 +121,20 @@ class Walker:
     `let`, lambdas, comprehensions, `for`, `var` and statement blocks is written here once."""
 
     def walk_unit(self, unit: Unit) -> None:
-        if isinstance(unit.decl, A.TableDecl):
-            self.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
+        env = self.bind_params(unit.params, {})  # (a table's keys have slots, and no cell sees them)
+        if unit.kind == "table":
             for code in table_code(unit):
-                self.expr(code, {})
+                self.cell(code)
             return
-        env = self.bind_params(unit.params, {})
         self.block(unit.stmts, env)
         if unit.body is not None:
             self.expr(unit.body, env)
-        if unit.policy is not None and unit.policy is unit.decl:
-            for pol in unit.policy.policies:
-                self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.policy, ("cycle",)))
+        for pol in unit.cycle.policies if unit.cycle is not None else ():
+            self.node((pol.when, pol.targets, pol.value), self.bind({}, unit.cycle, ("cycle",)))
+
+    def cell(self, code: A.Expr) -> None:
+        """A table's cell or source: evaluated in a frame of its own."""
+        self.expr(code, {})
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """``env`` and ``names``, bound by ``binder``: every scope of the language is made here."""
@@ -203,8 +216,18 @@ class Sites(Walker):
         self.fields: list[A.Field] = []
         self.lookups: list[tuple[A.Index, bool]] = []
         self.calls: list[A.Call] = []
-        self.locals: dict[int, Local] = {}
+        self.locals: dict[int, Referee] = {}  # (and the step of each `goto` and `emit`)
         self.slots = 0  # the slots numbered so far
+        self.steps: dict[str, StepRef] = {}
+        self.step: StepRef | None = None  # the step walked
+
+    def cell(self, code: A.Expr) -> None:
+        pass  # (in a walk of the unit: each cell's sites are kept apart, ``sites``)
+
+    def walk_unit(self, unit: Unit) -> None:
+        steps = [s for s in unit.stmts if isinstance(s, A.Step)]
+        self.steps = {s.name: StepRef(i, s) for i, s in reversed(list(enumerate(steps)))}
+        super().walk_unit(unit)
 
     def found(self) -> tuple[tuple[Any, ...], ...]:
         return (tuple(self.names), tuple(self.fields), tuple(self.lookups), tuple(self.calls),
@@ -214,7 +237,7 @@ class Sites(Walker):
         if id(binder) not in self.locals:  # (a `for`'s name is in scope in its condition and its body)
             self.locals[id(binder)] = Local(self.slots)
             self.slots += len(names)
-        first = self.locals[id(binder)].slot
+        first = slot(self.locals, binder)
         return env | {n: Local(first + i) for i, n in enumerate(names)}
 
     def x_Name(self, e: A.Name, env: Scope) -> None:
@@ -226,6 +249,12 @@ class Sites(Walker):
     def stmt(self, s: Any, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and s.name in env:
             self.locals[id(s)] = env[s.name]
+        elif isinstance(s, A.Step):
+            self.step = self.steps[s.name]
+        elif isinstance(s, A.Emit) and self.step is not None:
+            self.locals[id(s)] = self.step
+        elif isinstance(s, A.Goto) and s.target in self.steps:
+            self.locals[id(s)] = self.steps[s.target]
         return super().stmt(s, env)
 
     def x_Field(self, e: A.Field, env: Scope) -> None:
@@ -244,34 +273,47 @@ class Sites(Walker):
             self.calls.append(e)
 
 
-def written_cells(d: A.TableDecl) -> list[A.Expr]:
-    """A grid's cells as written, but the keys (a two-key table's header row, each row's first cell)
-    and the absent ones (`-`)."""
-    return [c for row in (d.grid or ())[len(d.params) == 2:] for c in row[1:] if not isinstance(c, A.Absent)]
-
-
 def sites(unit: Unit) -> list[tuple[tuple[Any, ...], ...]]:
-    """The sites of a unit's code: its declaration's; a table's keys, then cell by cell (every cell
-    written, a variant's overrides) and its source's, each cell's locals numbered apart (a cell is
-    evaluated in a frame of its own)."""
+    """The sites of a unit's code: its declaration's (a table's: its keys'), then a table's, cell by cell
+    (``table_code``), each cell's locals numbered apart; kept per declaration and per cell."""
     def walk(node: object) -> Any:
         found = Sites()
-        if node is not unit.decl:
-            found.expr(node, {})  # (a cell or a source: a frame of its own)
-        elif isinstance(node, A.TableDecl):
-            found.bind_params(unit.params, {})  # (its keys have slots, and no cell sees them)
-        else:
+        if node is unit.decl:
             found.walk_unit(unit)
+        else:
+            found.expr(node, {})  # (a cell: a frame of its own, as ``Walker.cell``)
         return found.found()
 
-    roots = [unit.decl, *table_code(unit)] if isinstance(unit.decl, A.TableDecl) else [unit.decl]
-    return [A.per_node("sites", node, walk) for node in roots]
+    return [A.per_node("sites", node, walk) for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
+
+
+def table_key(cell: A.Expr) -> Any:
+    """A grid's row or column key as written: a name stands for its own text."""
+    if isinstance(cell, A.Name):
+        return cell.id
+    if isinstance(cell, (A.Str, A.Int, A.Bool)):
+        return cell.value
+    return None
+
+
+def grid_cells(unit: Unit) -> list[tuple[tuple[Any, ...], A.Expr]]:
+    """A table's grid as cells with their keys, in order: the header row names the columns of a two-key
+    table; an absent cell `-` is a cell (it gives none); a misshapen row gives none (it is C009's). Each
+    key is kept as a map's key is (``values.as_key``): a row `true` is not the row `1`."""
+    grid, n = unit.grid, len(unit.params)
+    if n == 1:
+        return [((as_key(table_key(row[0])),), row[1]) for row in grid if len(row) == 2]
+    if n != 2 or len(grid) < 2:
+        return []
+    header = [as_key(table_key(c)) for c in grid[0][1:]]
+    return [((as_key(table_key(row[0])), col), cell) for row in grid[1:] if len(row) == len(grid[0])
+            for col, cell in zip(header, row[1:])]
 
 
 def table_code(unit: Unit) -> list[A.Expr]:
-    """A table's code: every cell written (one a variant overrides too) and the overrides' (``Unit.cells``),
-    and its source."""
-    cells = written_cells(cast(A.TableDecl, unit.decl))
+    """A table's code: every cell of its grid (``grid_cells``; one a variant overrides too) and of the
+    overrides (``Unit.cells``), but the absent ones (`-`), and its source."""
+    cells = [c for _, c in grid_cells(unit) if not isinstance(c, A.Absent)]
     written = {id(c) for c in cells}
     cells += [c for c in unit.cells.values() if id(c) not in written and not isinstance(c, A.Absent)]
     return cells + ([unit.body] if unit.body is not None else [])
@@ -301,6 +343,6 @@ def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Refere
                 bound[id(e)] = found
         for e, named in lookups:
             table = bound.get(id(e.obj)) if named else None
-            if isinstance(table, UnitRef) and isinstance(table.unit.decl, A.TableDecl):
+            if isinstance(table, UnitRef) and table.unit.kind == "table":
                 bound[id(e)] = table
     return bound

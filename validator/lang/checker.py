@@ -61,7 +61,7 @@ def check_unused(program: Program) -> list[Diagnostic]:
     for (nskey, name), unit in program.units.items():
         if nskey != entry.key or unit.used or name.startswith("_"):
             continue
-        if isinstance(unit.decl, (A.QueryDecl, A.CycleDecl)):
+        if unit.kind in ("query", "cycle policy"):
             continue
         if entry.origin.get(name) != entry.entry:
             continue  # definitions inherited from an extended ruleset are the base's business

@@ -17,10 +17,12 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import binding, sites, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef, UnitRef, Walker, meaning
+from .bind import (binding, grid_cells, sites, table_key, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef,
+                   UnitRef, Walker)
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
+DEFS = ("def", "rule")  # the kinds of a `def` (``Unit.kind``)
 
 
 UnitDecl = Union[A.InputDecl, A.ConstDecl, A.TableDecl, A.DefDecl, A.DecisionDecl, A.CycleDecl, A.ProcedureDecl,
@@ -30,11 +32,14 @@ UnitDecl = Union[A.InputDecl, A.ConstDecl, A.TableDecl, A.DefDecl, A.DecisionDec
 @dataclass
 class Unit:
     """One definition of a namespace: what the passes and engines read of it, read off its declaration
-    once (``build_program``); ``decl`` is the declaration as written, for its declared types and text."""
+    once (``build_program``)."""
 
     ns: str
     name: str
-    decl: UnitDecl
+    # its declaration as written, shared by the variants of a base ruleset and a module imported twice:
+    # only the key of what is kept per declaration (``bind.sites``, the names pass's ``_RESOLVED``, the
+    # data check's run key), never read (the fields below are what it says)
+    decl: object
     kind: str  # as messages name it: "def", "rule", "const", "input", "table", "decision", "cycle policy", ...
     span: Span
     cites: tuple[str, ...]
@@ -46,7 +51,10 @@ class Unit:
     body: A.Expr | None
     stmts: tuple[A.Stmt, ...] = ()  # a procedure's
     cells: dict[tuple[Any, ...], A.Expr] = field(default_factory=dict)  # a table's (``table_cells``)
-    policy: A.CycleDecl | None = None  # a decision's cycle policy (the first that names it); a policy's own
+    grid: tuple[tuple[A.Expr, ...], ...] = ()  # a table's rows as written (a two-key table's header first)
+    overrides: tuple[A.CellOverride, ...] = ()  # a table's: a variant's `override t[...]`, in order
+    policy: Unit | None = None  # a decision's cycle policy (the first that names it)
+    cycle: A.CycleDecl | None = None  # a cycle policy's own: the decisions it names, its policies
     pointer: str = ""  # an input's place in the state
     index: int = 0  # its number in the program: the memo keys of both engines name a unit by it
     used: bool = False  # named somewhere (for W101)
@@ -55,12 +63,19 @@ class Unit:
     # others: what it gives is the same in every run (see `reference`, "state-free definitions")
     state_free: bool = False
     recursive: bool = False  # lies on a cycle of the reference graph
-    # its calls count toward the depth limit: a decision on a cycle, or a unit on a cycle that passes
-    # through no decision. Every cycle so has a counted unit, and only cycles can nest without end; a
-    # chain of decisions (each move waiting for the next) counts one call per decision
+    # its calls count toward the depth limit: a decision on a cycle, a unit on a cycle that passes
+    # through no decision, or a function named as a value (``escaped``: its calls through the value
+    # make no cycle of the graph). Every cycle so has a counted unit, and only cycles and function
+    # values can nest without end; a chain of decisions (each move waiting for the next) counts one
+    # call per decision
     counted: bool = False
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
+
+    @property
+    def written(self) -> str:
+        """Its name as written (what an override replaces is kept as `base of NAME`)."""
+        return self.name.rpartition("base of ")[2]
 
 
 @dataclass
@@ -86,15 +101,15 @@ class Program:
 
     def query(self, name: str) -> Unit | None:
         unit = self.units.get((self.entry.key, name))
-        if unit is not None and isinstance(unit.decl, A.QueryDecl):
+        if unit is not None and unit.kind == "query":
             return unit
         return None
 
     def queries(self) -> list[str]:
-        return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and isinstance(u.decl, A.QueryDecl))
+        return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and u.kind == "query")
 
     def inputs(self) -> list[Unit]:
-        return [u for u in self.units.values() if isinstance(u.decl, A.InputDecl)]
+        return [u for u in self.units.values() if u.kind == "input"]
 
 
 def build_program(loaded: Loaded) -> Program:
@@ -105,11 +120,10 @@ def build_program(loaded: Loaded) -> Program:
                 program.units[(ns.key, key)] = unit = _unit(ns, key, d)
                 unit.index = len(program.units)
     for (nskey, _), unit in program.units.items():
-        if isinstance(unit.decl, A.CycleDecl):
-            for name in unit.decl.names:
-                target = program.units.get((nskey, name))
-                if target is not None and target.policy is None:
-                    target.policy = unit.decl
+        for name in unit.cycle.names if unit.cycle is not None else ():
+            target = program.units.get((nskey, name))
+            if target is not None and target.policy is None:
+                target.policy = unit
     for _name, check in PASSES:
         check(program)
     return program
@@ -124,11 +138,12 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
     if isinstance(d, A.ProcedureDecl):
         unit.stmts = d.body
     elif isinstance(d, A.TableDecl):
-        unit.cells = table_cells(d, ns.cell_overrides.get(key, ()))
+        unit.grid, unit.overrides = d.grid or (), tuple(ns.cell_overrides.get(key, ()))
+        unit.cells = table_cells(unit)
     elif isinstance(d, A.InputDecl):
         unit.pointer = d.pointer
     elif isinstance(d, A.CycleDecl):
-        unit.policy = d  # (what binds its `cycle`)
+        unit.cycle = d
     return unit
 
 
@@ -136,20 +151,25 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
 
 
 def analyse(program: Program) -> None:
-    """What the reference graph says of each unit: it may recur (and which count toward the depth
-    limit), it reads decisions, it is state-free."""
+    """What the reference graph says of each unit: it is used (named somewhere, or a cycle policy), it
+    may recur (and which count toward the depth limit), it reads decisions, it is state-free."""
     program.refs = refs = {k: {(r.unit.ns, r.unit.name) for r in u.bound.values() if isinstance(r, UnitRef)}
                            for k, u in program.units.items()}
-    decisions = {k for k, u in program.units.items() if isinstance(u.decl, A.DecisionDecl)}
+    named = set().union(*refs.values())
+    for k, u in program.units.items():
+        u.used = u.cycle is not None or k in named
+    decisions = {k for k, u in program.units.items() if u.kind == "decision"}
     for k in _on_cycles(refs):
         unit = program.units[k]
         unit.recursive = True
         unit.counted = k in decisions
     for k in _on_cycles({k: deps - decisions for k, deps in refs.items() if k not in decisions}):
         program.units[k].counted = True
+    for unit in escaped(program):
+        unit.counted = True
     for k in _readers_of(decisions, refs):
         program.units[k].uses_decisions = True
-    stateful = {k for k, u in program.units.items() if not isinstance(u.decl, (A.DefDecl, A.ConstDecl, A.TableDecl))}
+    stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
     stateful |= {k for k, u in program.units.items() if rolls(u)}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
@@ -159,37 +179,21 @@ def analyse(program: Program) -> None:
         u.state_free = k not in stateful
 
 
+def escaped(program: Program) -> Iterator[Unit]:
+    """The functions some unit names as a value (not as what it calls or looks up): they may be
+    called through the value, by a parameter or a local of any name."""
+    for unit in program.units.values():
+        for names, fields, lookups, calls, _ in sites(unit):
+            used = {id(c.func) for c in calls} | {id(e.obj) for e, _ in lookups}
+            for e in (*names, *fields):
+                found = unit.bound.get(id(e))
+                if id(e) not in used and isinstance(found, UnitRef) and found.unit.arity is not None:
+                    yield found.unit
+
+
 def rolls(unit: Unit) -> bool:
     """Whether the unit's code names a built-in that rolls dice."""
     return any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in unit.bound.values())
-
-
-def sorted_global_names(decl: A.Decl) -> tuple[str, ...]:
-    """The global names a declaration mentions (``m.x`` for module members, locals too), in order (a
-    check's context lists what they mean), kept per declaration."""
-    def collect(d: object) -> tuple[str, ...]:
-        names: set[str] = set()
-        _collect_names(d, names)
-        return tuple(sorted(names))
-    return A.per_node("sorted global names", decl, collect)
-
-
-def _collect_names(node: Any, out: set[str]) -> None:
-    """Every global name a declaration mentions (``m.x`` for module members)."""
-    if isinstance(node, A.Name):
-        out.add(node.id)
-        return
-    if isinstance(node, A.Field) and isinstance(node.obj, A.Name):
-        out.add(f"{node.obj.id}.{node.name}")
-        out.add(node.obj.id)
-        return
-    if isinstance(node, (list, tuple)):
-        for x in node:
-            _collect_names(x, out)
-        return
-    if isinstance(node, A.Node):
-        for fname in node._compared:
-            _collect_names(getattr(node, fname), out)
 
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
@@ -289,10 +293,7 @@ class Resolver(Walker):
         self.suggestions = Suggestions()
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
-        # the definitions the check of the current unit marked used: ("" for its own namespace, or a
-        # module's key; name), kept with a check that found nothing (``_RESOLVED``)
-        self.marked: list[tuple[str, str]] | None = None
-        self.summaries: dict[tuple[str, str], Any] = {}
+        self.bound: dict[int, Referee] = {}  # the unit's (``Unit.bound``)
         self.member_summaries: dict[str, frozenset[tuple[str, str]]] = {}
 
     def error(self, code: str, message: str, span: Span, help: str | None = None,
@@ -304,68 +305,44 @@ class Resolver(Walker):
             self.ns = self.loaded.namespaces[nskey]
             self.shared_unit(unit)
         for (nskey, _), unit in self.program.units.items():
-            for name in unit.decl.names if isinstance(unit.decl, A.CycleDecl) else ():
+            for name in unit.cycle.names if unit.cycle is not None else ():
                 target = self.program.units.get((nskey, name))
-                if target is None or not isinstance(target.decl, A.DecisionDecl) or target.policy is None:
+                if target is None or target.kind != "decision" or target.policy is None:
                     self.error("C019", f"cycle policy for `{name}`, which is not a decision", unit.span)
-                elif target.policy is not unit.decl:
+                elif target.policy is not unit:
                     self.error("C002", f"decision `{name}` has a second cycle policy", unit.span,
                                related=(Related(target.policy.span, "first here"),))
 
     def shared_unit(self, unit: Unit) -> None:
         """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
-        again, and marks the same definitions used, wherever what it reads means the same; this is
-        what each variant of a base ruleset would otherwise check again in every base definition."""
+        again wherever what it reads means the same; this is what each variant of a base ruleset would
+        otherwise check again in every base definition."""
         context = self.context(unit)
-        if context is not None:
-            used = _RESOLVED.get(unit.decl, context)
-            if used is not A.MISSING:
-                for where, name in cast(tuple[tuple[str, str], ...], used):
-                    self.program.units[(where or self.ns.key, name)].used = True
-                return
+        if context is not None and _RESOLVED.get(unit.decl, context) is not A.MISSING:
+            return
         before = len(self.diags)
-        self.marked = []
         self.unit(unit)
         if context is not None and len(self.diags) == before:
-            _RESOLVED.put(unit.decl, context, tuple(self.marked))
-        self.marked = None
+            _RESOLVED.put(unit.decl, context, True)
 
     def context(self, unit: Unit) -> tuple[Any, ...] | None:
-        """What the check of ``unit`` reads besides its declaration: the meaning (``summary``) of every
-        global name the declaration mentions, and its namespace's enum members; None for what is not
-        shared (a cycle policy, a table a variant overrides cells of)."""
-        d = unit.decl
-        if isinstance(d, A.CycleDecl) or (isinstance(d, A.TableDecl) and self.ns.cell_overrides.get(d.name)):
+        """What the check of ``unit`` reads besides its declaration: what each global name and module
+        member it writes is bound to (``_summary_of``), and its namespace's enum members; None for what
+        is not shared (a cycle policy, a table a variant overrides cells of)."""
+        if unit.cycle is not None or unit.overrides:
             return None
         members = self.member_summaries.get(self.ns.key)
         if members is None:
             members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
-        names = sorted_global_names(d)
-        return (members, tuple(self.summary(n) for n in names))
-
-    def summary(self, name: str) -> Any:
-        """What the check reads of a global name's meaning in the current namespace (``m.x``: of the
-        member of a module): for a definition its kind and arity, for data the fields it has."""
-        key = (self.ns.key, name)
-        if key in self.summaries:
-            return self.summaries[key]
-        alias, dot, member = name.partition(".")
-        found = meaning(self.program, self.ns, alias)
-        if not dot:
-            out = _summary_of(self.program, found)
-        elif isinstance(found, ModuleRef):
-            out = ("module", found.ns.key, _summary_of(self.program, meaning(self.program, found.ns, member)))
-        else:
-            out = None  # `x.f` of a value: a field, read at run time (`x` itself is summarised)
-        self.summaries[key] = out
-        return out
+        return (members, tuple(_summary_of(unit.bound.get(id(e))) for names, fields, *_ in sites(unit)
+                               for e in (*names, *fields)))
 
     def unit(self, unit: Unit) -> None:
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
-            self.error("C011", f"`{unit.decl.name}` cites no clause", unit.span,
+            self.error("C011", f"`{unit.written}` cites no clause", unit.span,
                        help='add `cite "ID"` naming the clause it implements')
         self.params(unit.params)
-        unit.used |= isinstance(unit.decl, A.CycleDecl)  # (a policy is read by its decisions' resolution, never named)
+        self.bound = unit.bound
         self.walk_unit(unit)
 
     def params(self, params: tuple[A.Param, ...]) -> None:
@@ -374,15 +351,6 @@ class Resolver(Walker):
                 self.error("C002", f"parameter `{p.name}` appears twice", p.span)
 
     # -- names
-
-    def lookup_global(self, name: str, ns: Namespace | None = None) -> Referee | None:
-        ns = ns or self.ns
-        found = meaning(self.program, ns, name)
-        if isinstance(found, UnitRef):
-            found.unit.used = True
-            if self.marked is not None:
-                self.marked.append(("" if ns.key == self.ns.key else ns.key, name))
-        return found
 
     def unknown(self, name: str, span: Span, env: Env) -> None:
         members = self.program.members(self.ns.key)
@@ -396,7 +364,7 @@ class Resolver(Walker):
         self.error("C001", f"unknown name `{name}`", span, help=hint)
 
     def named_as_value(self, found: Referee, name: str, span: Span) -> None:
-        if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
+        if isinstance(found, UnitRef) and found.unit.kind == "table":
             self.error("C004", f"table `{name}` is looked up with `{name}[...]`", span)
         elif isinstance(found, ModuleRef):
             self.error("C004", f"`{name}` is a module; use `{name}.NAME`", span)
@@ -411,7 +379,7 @@ class Resolver(Walker):
     def x_Name(self, e: A.Name, env: Env) -> None:
         if e.id in env:
             return
-        found = self.lookup_global(e.id)
+        found = self.bound.get(id(e))
         if found is None:
             self.unknown(e.id, e.span, env)
         else:
@@ -440,12 +408,11 @@ class Resolver(Walker):
 
     def x_Field(self, e: A.Field, env: Env) -> None:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            found = self.lookup_global(e.obj.id)
+            found = self.bound.get(id(e.obj))
             if isinstance(found, ModuleRef):
-                sub = found.ns
-                target = self.lookup_global(e.name, sub)
+                target = self.bound.get(id(e))
                 if not isinstance(target, (UnitRef, DataRef, Member)):
-                    close = self.suggestions.closest(e.name, sub.defs)
+                    close = self.suggestions.closest(e.name, found.ns.defs)
                     self.error("C001", f"module `{e.obj.id}` has no `{e.name}`", e.span,
                                help=f"did you mean `{e.obj.id}.{close}`?" if close else None)
                     return
@@ -460,24 +427,18 @@ class Resolver(Walker):
         self.expr(e.obj, env)
 
     def x_Index(self, e: A.Index, env: Env) -> None:
-        if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            found = self.lookup_global(e.obj.id)
-            if isinstance(found, UnitRef) and isinstance(found.unit.decl, A.TableDecl):
-                self.node(e.keys, env)
-                return
-        self.node(e, env)
+        self.node(e.keys if id(e) in self.bound else e, env)  # (a table's lookup: only its keys)
 
     def x_Call(self, e: A.Call, env: Env) -> None:
         self.node(e.args, env)
         self.node(e.kwargs, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
-            if self.lookup_global(e.func.id) is None:
+            if id(e.func) not in self.bound:
                 self.unknown(e.func.id, e.func.span, env)
             return
         if isinstance(e.func, A.Field) and isinstance(e.func.obj, A.Name) and e.func.obj.id not in env:
-            found = self.lookup_global(e.func.obj.id)
-            if isinstance(found, ModuleRef):
-                if self.lookup_global(e.func.name, found.ns) is None:
+            if isinstance(self.bound.get(id(e.func.obj)), ModuleRef):
+                if id(e.func) not in self.bound:
                     self.error("C001", f"module `{e.func.obj.id}` has no `{e.func.name}`", e.func.span)
                 return
         self.expr(e.func, env)
@@ -530,7 +491,7 @@ def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -
         unit = target.unit
         if e.kwargs:
             error("C003", f"`{fname}` takes no named arguments")
-        if isinstance(unit.decl, A.TableDecl):
+        if unit.kind == "table":
             error("C018", f"table `{fname}` is looked up with `{fname}[...]`, not called")
         elif unit.arity is None:
             error("C018", f"`{fname}` is a value, not a function", help=f"write `{fname}` without parentheses")
@@ -561,13 +522,18 @@ class Tables:
                     for ov in overrides:
                         self.error("C013", f"`override {name}[...]`: the extended rulesets have no table `{name}`",
                                    ov.span, help=f"did you mean `{close}`?" if close else None)
+        malformed = set()  # (their lookups' keys are not checked: C009 is what is wrong)
         for unit in self.program.units.values():
-            if isinstance(unit.decl, A.TableDecl):
-                self.table(self.program.loaded.namespaces[unit.ns], unit.decl)
+            before = len(self.diags)
+            if unit.kind == "table":
+                self.table(unit)
+            if any(d.code == "C009" for d in self.diags[before:]):
+                malformed.add(unit.index)
+        for unit in self.program.units.values():
             for _, _, lookups, _, _ in sites(unit):
                 for e, _ in lookups:
                     table = unit.bound.get(id(e))
-                    if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity:
+                    if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity and table.unit.index not in malformed:
                         self.keys_known(table.unit, e.keys, unit.bound)
 
     def keys_known(self, unit: Unit, keys: tuple[A.Expr, ...], bound: dict[int, Referee]) -> None:
@@ -575,11 +541,10 @@ class Tables:
         the lookup could only miss, an error at run time unless the table's result is optional."""
         if unit.body is not None or (unit.ret is not None and unit.ret.optional):
             return
-        grid, two = cast(A.TableDecl, unit.decl).grid or (), len(unit.params) == 2  # (a misshapen row's keys too)
-        known = [{table_key(row[0]) for row in grid[two:] if row}, {table_key(c) for c in grid[0][1:]} if two and grid else set()]
-        for ov in self.program.loaded.namespaces[unit.ns].cell_overrides.get(unit.name, ()):
-            for i, k in enumerate(ov.keys[:2]):
-                known[i].add(table_key(k))
+        known: list[set[Any]] = [set(), set()]
+        for cell in unit.cells:
+            for i, k in enumerate(cell):
+                known[i].add(k)
         for i, k in enumerate(keys):
             if isinstance(k, (A.Str, A.Int, A.Bool)) and not isinstance(k.value, bool):
                 value = k.value
@@ -589,43 +554,43 @@ class Tables:
                 continue
             if value not in known[i]:
                 close = self.suggestions.closest(str(value), known[i])
-                self.error("C029", f"table `{unit.name}` has no {'column' if i else 'row'} `{value}`", k.span,
+                self.error("C029", f"table `{unit.written}` has no {'column' if i else 'row'} `{value}`", k.span,
                            help=f"did you mean `{close}`?" if close else
                            "declare the table's result optional (`-> T?`) if a miss should give none",
                            related=(Related(unit.span, "the table"),))
 
-    def table(self, ns: Namespace, d: A.TableDecl) -> None:
-        for ov in ns.cell_overrides.get(d.name, []):
+    def table(self, d: Unit) -> None:
+        for ov in d.overrides:
             if len(ov.keys) != len(d.params):
-                self.error("C003", f"table `{d.name}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
+                self.error("C003", f"table `{d.written}` has {len(d.params)} keys, not {len(ov.keys)}", ov.span)
                 continue
             if not ov.cites:
-                self.error("C011", f"the override of a cell of `{d.name}` cites no clause", ov.span,
+                self.error("C011", f"the override of a cell of `{d.written}` cites no clause", ov.span,
                            help='add `cite "ID"` naming the clause (or errata) it implements')
             for k in ov.keys:
                 self.table_key(k, d)
-        if d.source is not None:
+        if d.body is not None:
             return
-        grid = d.grid or ()
+        grid = d.grid
         nparams = len(d.params)
         seen: set[tuple[Any, ...]] = set()
         if nparams == 2:
             if len(grid) < 2:
-                self.error("C009", f"table `{d.name}` needs a header row and at least one row", d.span)
+                self.error("C009", f"table `{d.written}` needs a header row and at least one row", d.span)
                 return
             header = grid[0]
             cols = [self.table_key(c, d) for c in header[1:]]
             if len(set(cols)) != len(cols):
-                self.error("C009", f"table `{d.name}` has a repeated column", _span_of(header[0]))
+                self.error("C009", f"table `{d.written}` has a repeated column", _span_of(header[0]))
             for row in grid[1:]:
                 if len(row) != len(header):
                     self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", _span_of(row[0]),
-                               help=f"every row of `{d.name}` needs one cell per column")
+                               help=f"every row of `{d.written}` needs one cell per column")
                     continue
                 rk = self.table_key(row[0], d)
                 for ck, cell in zip(cols, row[1:]):
                     if (rk, ck) in seen:
-                        self.error("C009", f"table `{d.name}` has row `{rk}` twice", _span_of(row[0]))
+                        self.error("C009", f"table `{d.written}` has row `{rk}` twice", _span_of(row[0]))
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
         elif nparams == 1:
@@ -635,16 +600,16 @@ class Tables:
                     continue
                 rk = self.table_key(row[0], d)
                 if (rk,) in seen:
-                    self.error("C009", f"table `{d.name}` has key `{rk}` twice", _span_of(row[0]))
+                    self.error("C009", f"table `{d.written}` has key `{rk}` twice", _span_of(row[0]))
                 if not isinstance(row[1], A.Absent):
                     seen.add((rk,))
         else:
-            self.error("C009", f"a table written as a grid has one or two keys, `{d.name}` has {nparams}", d.span)
+            self.error("C009", f"a table written as a grid has one or two keys, `{d.written}` has {nparams}", d.span)
 
-    def table_key(self, cell: Any, d: A.TableDecl) -> Any:
+    def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
         if key is None:
-            self.error("C009", f"table `{d.name}`: a row or column key must be a name, text or number", _span_of(cell))
+            self.error("C009", f"table `{d.written}`: a row or column key must be a name, text or number", _span_of(cell))
         return key
 
 
@@ -707,7 +672,9 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
         if not s.cites:
             diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
                                     help='add `cite "ID"` naming the clause the step implements'))
-    gotos = list(_gotos(body))
+    walk = _Gotos()
+    walk.block(body, {})
+    gotos = walk.found
     for g in gotos:
         if g.target not in names:
             close = closest_name(g.target, names)
@@ -725,11 +692,11 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
 _RESOLVED = A.ContextMemo()
 
 
-def _summary_of(program: Program, found: Referee | None) -> Any:
-    """What the check of a body reads of a global name's meaning (``bind.meaning``): a definition's
-    kind and arity, the fields of data that is a record, a built-in's name, a module's key."""
+def _summary_of(found: Referee | None) -> Any:
+    """What the check of a body reads of what a global name is bound to: a definition's kind and
+    arity, the fields of data that is a record, a built-in's name, a module's key."""
     if isinstance(found, UnitRef):
-        return ("unit", type(found.unit.decl).__name__, found.unit.arity)
+        return ("unit", found.unit.kind, found.unit.arity)
     if isinstance(found, DataRef):
         return ("data", frozenset(found.value) if isinstance(found.value, dict) else None)
     if isinstance(found, BuiltinRef):
@@ -739,34 +706,12 @@ def _summary_of(program: Program, found: Referee | None) -> Any:
     return found and type(found).__name__  # an enum or record named as a value, an enum's member
 
 
-def table_key(cell: A.Expr) -> Any:
-    """A grid's row or column key as written: a name stands for its own text."""
-    if isinstance(cell, A.Name):
-        return cell.id
-    if isinstance(cell, (A.Str, A.Int, A.Bool)):
-        return cell.value
-    return None
-
-
-def table_cells(d: A.TableDecl, overrides: Sequence[A.CellOverride]) -> dict[tuple[Any, ...], A.Expr]:
-    """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid (the
-    header row names the columns of a two-key table; an absent cell `-` is a cell, it gives none),
-    then a variant's `override t[...]` (the last one wins). Keys with no cell are a miss
-    (``runtime.table_miss``). Each key is kept as a map's key is (``values.as_key``): a row `true` is
-    not the row `1`; a lookup finds its cell by ``cell_key``."""
-    grid = d.grid or ()
-    cells: dict[tuple[Any, ...], A.Expr] = {}
-    if len(d.params) == 1:
-        for row in grid:
-            if len(row) == 2:
-                cells[(as_key(table_key(row[0])),)] = row[1]
-    elif len(d.params) == 2 and len(grid) >= 2:
-        header = [as_key(table_key(c)) for c in grid[0][1:]]
-        for row in grid[1:]:
-            if len(row) == len(grid[0]):
-                for col, cell in zip(header, row[1:]):
-                    cells[(as_key(table_key(row[0])), col)] = cell
-    for ov in overrides:
+def table_cells(unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
+    """A table's cells by their keys (``Unit.cells``), the one merge every reader uses: its grid's
+    (``bind.grid_cells``), then a variant's `override t[...]` (the last one wins). Keys with no cell
+    are a miss (``runtime.table_miss``); a lookup finds its cell by ``cell_key``."""
+    cells = dict(grid_cells(unit))
+    for ov in unit.overrides:
         cells[tuple(as_key(table_key(k)) for k in ov.keys)] = ov.value
     return cells
 
@@ -781,20 +726,21 @@ def _span_of(node: Any) -> Span:
     return getattr(node, "span", Span("<unknown>"))
 
 
-def _gotos(stmts: tuple[A.Stmt, ...]) -> Iterator[A.Goto]:
-    for s in stmts:
+class _Gotos(Walker):
+    def __init__(self) -> None:
+        self.found: list[A.Goto] = []
+
+    def expr(self, e: Any, env: Env) -> None:
+        pass
+
+    def stmt(self, s: Any, env: Env) -> Env:
         if isinstance(s, A.Goto):
-            yield s
-        elif isinstance(s, A.IfStmt):
-            for _, b in s.branches:
-                yield from _gotos(b)
-            yield from _gotos(s.otherwise or ())
-        elif isinstance(s, (A.For, A.Step)):
-            yield from _gotos(s.body)
+            self.found.append(s)
+        return super().stmt(s, env)
 
 
 def _procedures(program: Program) -> Iterator[Unit]:
-    return (u for u in program.units.values() if isinstance(u.decl, A.ProcedureDecl))
+    return (u for u in program.units.values() if u.kind == "procedure")
 
 
 def check_statements(program: Program) -> None:

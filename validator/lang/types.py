@@ -17,8 +17,8 @@ from typing import Any
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, meaning
-from .program import Program, Unit, sorted_global_names
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, sites
+from .program import Program, Unit
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -40,9 +40,10 @@ def show(t: T) -> str:
 class TypeChecker(Walker):
     ns: Namespace
     diags: list[Diagnostic]
-    program: Program  # what a global name means is ``bind.meaning``'s answer there
+    program: Program
     types: dict[int, T] = field(default_factory=dict)  # each expression node's, by its identity
     locals: dict[tuple[int, str], T] = field(default_factory=dict)  # by the binder's identity and the name
+    bound: dict[int, Referee] = field(default_factory=dict)  # what the names of the unit checked mean
 
     def __post_init__(self) -> None:
         self.suggestions = Suggestions()
@@ -71,41 +72,32 @@ class TypeChecker(Walker):
 
     # -- globals
     def referee(self, e: Any, env: Scope) -> Referee | None:
-        """What a name means when no local hides it."""
-        return meaning(self.program, self.ns, e.id) if isinstance(e, A.Name) and e.id not in env else None
+        """What a name means when no local hides it (``Unit.bound``)."""
+        return self.bound.get(id(e)) if isinstance(e, A.Name) and e.id not in env else None
 
-    def global_type(self, name: str) -> T:
-        found = meaning(self.program, self.ns, name)
-        d = found.unit.decl if isinstance(found, UnitRef) else None
-        if isinstance(d, A.InputDecl):
-            return self.resolve(d.type)
-        if isinstance(d, A.ConstDecl):
-            return self.resolve(d.type) if d.type is not None else self.literal_type(d.value)
-        if isinstance(d, A.DefDecl) and d.params is None:
-            return self.resolve(d.ret) if d.ret is not None else ANY
-        if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl, A.QueryDecl)):
-            return FN
-        return ("enum", self.members[name]) if isinstance(found, Member) else ANY
-
-    def literal_type(self, e: A.Expr) -> T:
-        return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(e), ANY)
+    def unit_type(self, u: Unit) -> T:
+        """The type of a definition named as a value."""
+        if u.kind == "input" or (u.kind == "const" and u.ret is not None) or (u.kind in _DEFS and u.arity is None):
+            return self.resolve(u.ret)
+        if u.kind == "const":
+            return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(u.body), ANY)
+        return FN if u.kind in (*_DEFS, "decision", "procedure", "query") else ANY
 
     # -- declarations
     def check_unit(self, unit: Unit) -> dict[int, T]:
         """The types of a unit's expression nodes; what is declared checked against what is inferred."""
-        self.types, self.locals = {}, {}
-        d = unit.decl
+        self.types, self.locals, self.bound = {}, {}, unit.bound
         self.walk_unit(unit)
-        if isinstance(d, (A.DefDecl, A.QueryDecl, A.ConstDecl)) and unit.ret is not None and unit.body is not None:
-            what = "is declared as" if isinstance(d, A.ConstDecl) else "is declared to return"
-            self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{d.name}` {what}")
-        elif isinstance(d, A.InputDecl):
+        if unit.kind in (*_DEFS, "query", "const") and unit.ret is not None and unit.body is not None:
+            what = "is declared as" if unit.kind == "const" else "is declared to return"
+            self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.written}` {what}")
+        elif unit.kind == "input":
             self.resolve(unit.ret)
-        elif isinstance(d, A.TableDecl):
+        elif unit.kind == "table":
             want = self.resolve(unit.ret)
             for cell in unit.cells.values():
                 if not isinstance(cell, A.Absent):
-                    self.expect(want, self.types[id(cell)], cell, f"the cells of `{d.name}` are declared as")
+                    self.expect(want, self.types[id(cell)], cell, f"the cells of `{unit.written}` are declared as")
         return self.types
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
@@ -175,7 +167,10 @@ class TypeChecker(Walker):
     def t_Name(self, e: A.Name, env: Scope) -> T:
         if e.id in env:
             return self.locals.get((id(env[e.id]), e.id), ANY)
-        return self.global_type(e.id)
+        found = self.bound.get(id(e))
+        if isinstance(found, UnitRef):
+            return self.unit_type(found.unit)
+        return ("enum", self.members[e.id]) if isinstance(found, Member) else ANY
 
     def t_ListLit(self, e: A.ListLit, env: Scope) -> T:
         items = [self.infer(i, env) for i in e.items]
@@ -273,12 +268,11 @@ class TypeChecker(Walker):
         return ANY
 
     def t_Index(self, e: A.Index, env: Scope) -> T:
-        found = self.referee(e.obj, env)
-        table = found.unit.decl if isinstance(found, UnitRef) else None
-        if isinstance(table, A.TableDecl):
+        table = self.bound.get(id(e))  # (a table's lookup)
+        if isinstance(table, UnitRef):
             for k in e.keys:
                 self.infer(k, env)
-            return self.resolve(table.ret)
+            return self.resolve(table.unit.ret)
         t = self.infer(e.obj, env)
         for k in e.keys:
             self.infer(k, env)
@@ -305,14 +299,14 @@ class TypeChecker(Walker):
             self.infer(v, env)
         found = self.referee(e.func, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
-            d = found.unit.decl if isinstance(found, UnitRef) else None
-            if isinstance(d, (A.DefDecl, A.DecisionDecl, A.ProcedureDecl)) and d.params is not None:
-                for p, t, a in zip(d.params, arg_types, e.args):
+            u = found.unit if isinstance(found, UnitRef) else None
+            if u is not None and u.kind in (*_DEFS, "decision", "procedure") and u.arity is not None:
+                for p, t, a in zip(u.params, arg_types, e.args):
                     if p.type is not None:
-                        self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{d.name}` is")
-                if isinstance(d, A.DefDecl) and d.ret is not None:
-                    return self.resolve(d.ret)
-                if isinstance(d, A.DecisionDecl):
+                        self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{u.written}` is")
+                if u.kind in _DEFS and u.ret is not None:
+                    return self.resolve(u.ret)
+                if u.kind == "decision":
                     return BOOL
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
@@ -358,6 +352,7 @@ class TypeChecker(Walker):
 
 
 # built-ins whose first argument is a collection, and those that compare (or add) its items
+_DEFS = ("def", "rule")  # the kinds of a `def`
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 _ORDERING = frozenset({"sum", "min", "max"})  # (`sorted` orders values of every kind: none, numbers, texts, lists)
 _ORDERED_KINDS = frozenset({"int", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
@@ -413,14 +408,14 @@ def check_types(program: Program) -> list[Diagnostic]:
         shared = (types, frozenset(checker.members.items()))
         kinds = [*checker.records.values(), *checker.enums.values()]
         for key, d in ns.defs.items():
-            names = sorted_global_names(d)
-            named = [ns.defs.get(n) for n in names]
-            context = (shared, tuple((id(x), n in ns.modules, n in ns.data) for n, x in zip(names, named)),
+            unit = program.units.get((ns.key, key))
+            found = [unit.bound.get(id(e)) for names, *_ in sites(unit) for e in names] if unit is not None else []
+            named = [r.unit.decl for r in found if isinstance(r, UnitRef)]
+            context = (shared, tuple(_typed_as(r) for r in found),
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             if _TYPED.get(d, context) is not A.MISSING:
                 continue
             before = len(diags)
-            unit = program.units.get((ns.key, key))
             if unit is not None:
                 unit.types = checker.check_unit(unit)
             for f in d.fields if isinstance(d, A.RecordDecl) else ():
@@ -428,6 +423,14 @@ def check_types(program: Program) -> list[Diagnostic]:
             if len(diags) == before:
                 _TYPED.put(d, context, True, holds=(kinds, named, ns.cell_overrides.get(key)))
     return diags
+
+
+def _typed_as(found: Referee | None) -> Any:
+    """What the type pass reads of what a global name is bound to: the declaration it names, or the
+    built-in (data, a module, an enum's member or type: the same wherever)."""
+    if isinstance(found, UnitRef):
+        return id(found.unit.decl)
+    return found.builtin.name if isinstance(found, BuiltinRef) else type(found).__name__
 
 
 def node_types(program: Program, unit: Unit) -> dict[int, T]:

@@ -113,11 +113,6 @@ def from_key(k: Any) -> Any:
     return k.value if type(k) is TruthKey else k
 
 
-def holds_truth_keys(coll: Any) -> bool:
-    """Whether a set or map holds a truth value among its items or keys (two lookups)."""
-    return TRUE_KEY in coll or FALSE_KEY in coll
-
-
 def entries(m: dict[Any, Any]) -> Any:
     """A map's (key, value) pairs as walked, keys as the values they stand for."""
     if TRUE_KEY in m or FALSE_KEY in m:

@@ -338,13 +338,14 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     slot, a global's referee, an override's `base` the definition it replaces; and its inferred
     type), and the Python the backend writes for it."""
     from ..lang import ast as A
+    from ..lang.bind import table_code
     from ..lang.types import ANY, TypeChecker, node_types, show
 
     program = rs.program
     unit = program.units.get((program.entry.key, name))
-    if unit is None or isinstance(unit.decl, A.CycleDecl):
+    if unit is None or unit.cycle is not None:
         return None
-    d, at = unit.decl, unit.span
+    at = unit.span
     bound, types, checker = unit.bound, node_types(program, unit), TypeChecker(program.entry, [], program)
     ret = checker.resolve(unit.ret) if unit.ret is not None else types.get(id(unit.body), ANY)
     sig = "" if unit.arity is None else "(" + ", ".join(f"{p.name}: {show(checker.resolve(p.type))}"
@@ -379,7 +380,7 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
         for f in node._compared:
             tree(getattr(node, f), depth + 1)
 
-    for part in (*unit.params, *(getattr(d, f) for f in d._compared if f not in ("params", "cites"))):
+    for part in (*unit.params, *unit.stmts, *(table_code(unit) if unit.kind == "table" else (unit.body,))):
         tree(part, 0)
     lines.append("  written by the backend as:")
     for source in rs.backend().source_of(unit):
@@ -394,9 +395,8 @@ def referee_text(ref: Any) -> str:
     if isinstance(ref, Local):
         return f"slot {ref.slot}"
     if isinstance(ref, UnitRef):
-        u = ref.unit.decl
-        kind = getattr(u, "kind", None) or type(u).__name__.removesuffix("Decl").lower()
-        return f"{kind} `{u.name}` at {u.span.file}:{u.span.line}"
+        u = ref.unit
+        return f"{u.kind} `{u.written}` at {u.span.file}:{u.span.line}"
     return f"the module {ref.ns.entry}" if isinstance(ref, ModuleRef) else type(ref).__name__.removesuffix("Ref").lower()
 
 

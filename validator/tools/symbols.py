@@ -23,7 +23,7 @@ from ..lang.bind import BuiltinRef, DataRef, Member, ModuleRef, Scope, TypeRef, 
 from ..lang.loader import Namespace, kind_of
 from ..lang.program import Program
 from ..lang.syntax import KEYWORDS
-from ..lang.types import TypeChecker, show
+from ..lang.types import ANY, TypeChecker, show
 from ..lib.builtins import BUILTINS
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -358,7 +358,7 @@ class Index:
         sig = f"{kind} {d.name}"
         if params is not None:
             sig += "(" + ", ".join(p.name + (f": {_typeref(p.type)}" if p.type else "") for p in params) + ")"
-        checker = TypeChecker(ns, [], self.program)
+        checker = TypeChecker(ns, [], self.program, bound=bound_in(self.program, ns))
         if isinstance(d, A.RecordDecl):
             sig += " {" + ", ".join(f"{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}" for f in d.fields) + "}"
         elif isinstance(d, A.EnumDecl):
@@ -370,7 +370,8 @@ class Index:
             if inferred[0] != "any":
                 sig += f" -> {show(inferred)}" if d.params is not None else f": {show(inferred)}"
         elif params is None or isinstance(d, A.InputDecl):
-            sig += f": {show(checker.global_type(d.name))}"
+            unit = self.program.units.get((ns.key, d.name))
+            sig += f": {show(checker.unit_type(unit) if unit is not None else ANY)}"
         parts = [f"```\n{sig}\n```"]
         origin = ns.origin.get(d.name)
         if origin is not None and origin != ns.entry:
@@ -557,7 +558,7 @@ def binder_type(program: Program, ns: Namespace, b: Any, name: str | None) -> An
     """The type of the local ``name`` bound by ``b`` (``name`` None: the one a single-name binder
     binds) as the type pass gives it (``TypeChecker.bind``), read with the globals alone in scope;
     None when that says nothing (the value reads other locals, or its type is `any`)."""
-    checker = TypeChecker(ns, [], program)
+    checker = TypeChecker(ns, [], program, bound=bound_in(program, ns))
     try:
         names = b.names if isinstance(b, A.CompFor) else (b.name,)
         checker.infer(getattr(b, "value", None) or getattr(b, "iter", None), {})
@@ -566,6 +567,11 @@ def binder_type(program: Program, ns: Namespace, b: Any, name: str | None) -> An
     except Exception:  # a half-typed text: no type, never a failure of the editor's request
         return None
     return None if found is None or found[0] == "any" else found
+
+
+def bound_in(program: Program, ns: Namespace) -> dict[int, Any]:
+    """What the names of a namespace's units mean (``Unit.bound``), for a type read outside a unit's check."""
+    return {k: r for u in program.units.values() if u.ns == ns.key for k, r in u.bound.items()}
 
 
 def _record_name(program: Program, ns: Namespace, b: Any, name: str | None) -> str | None:
