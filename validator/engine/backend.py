@@ -1076,9 +1076,6 @@ class Backend:
         target = w.bound.get(id(e.func))
         span = w.const(e.span)
         if isinstance(target, BuiltinRef):
-            if target.builtin.name in _FOLDS and len(e.args) == 1 and isinstance(e.args[0], A.Comp) and (
-                    e.args[0].kind == "gen" and (len(e.args[0].fors) == 1 or target.builtin.name in ("count", "sum"))):
-                return self.fold(w, target.builtin, e.args[0], e.span, env)
             given = (*e.args, *(v for _, v in e.kwargs))
             args = [self.expr(w, a, env) for a in given]
             return self.builtin_call(w, target.builtin, args, e.span, plain=[self.never_a_die(w, a, env) for a in given])
@@ -1095,29 +1092,6 @@ class Backend:
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
-
-    def fold(self, w: _Writer, b: Builtin, e: A.Comp, span: Span, env: Env) -> str:
-        """`any`, `all`, `count` or `sum` of a comprehension as the generated code's own loop (the
-        built-in iterates what it is given as the loop does, and `any`, `all` stop where it stops: one
-        `for` only); an item it refuses is given to it, for its error (``builtin_call``)."""
-        out = self.tmp(w, _FOLDS[b.name])
-
-        def item(inner: Env) -> None:
-            x = self.looked(w, e.elem, inner)
-            if b.name in ("any", "all"):
-                w(f"if {'' if b.name == 'any' else 'not '}{x}:")
-                w(f"    {out} = {b.name == 'any'}")
-                w("    break")
-                return
-            w(f"if {x} is True:" if b.name == "count" else f"if _type({x}) is _int and _type({out}) is _int:")
-            w(f"    {out} += {1 if b.name == 'count' else x}")
-            w(f"elif {x} is not False:" if b.name == "count" else "else:")
-            with w.block():  # (`count` of the one item refuses it)
-                given = f"[{x}]" if b.name == "count" else f"[{out}, {x}]"
-                w(f"{out} = {self.builtin_call(w, b, [given], span, plain=[True])}")
-
-        self.loops(w, e.fors, env, item)
-        return out
 
     def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
         """A function without a memo written at its one call (``memo_free``), its arguments in locals."""
@@ -1145,10 +1119,6 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
-
-
-# the built-ins of a comprehension written as a loop (``Backend.fold``), by what they give for no items
-_FOLDS = {"any": "False", "all": "True", "count": "0", "sum": "0"}
 
 
 def _both(*conds: str) -> str:
