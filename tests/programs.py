@@ -110,6 +110,13 @@ class Gen:
             lambda: f"({self.expr(MAP, env, d)}[{self.expr(STR, env, d)}] ?? {i()})",
             lambda: f"{self.expr(REC, env, d)}.a",
             lambda: f"count({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",
+            # (a generated loop of the backend's: items it refuses, and two `for`s)
+            lambda: f"count((if q > 1 then {self.pick(['n', 's', 'flag', 'xs'])} else q == 0) "
+                    f"for q in {self.expr(LIST, env, d)})",
+            lambda: f"sum({self.expr(INT, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)} "
+                    f"if {self.expr(BOOL, {**env, 'q': INT}, d)})",
+            lambda: f"sum((if q > w then {self.pick(['n', 's', 'flag', 'xs'])} else q * w) for q in {self.expr(LIST, env, d)} "
+                    f"for w in {self.expr(LIST, env, d)})",
             lambda: f"len([q for q in {self.expr(LIST, env, d)} if {self.expr(BOOL, {**env, 'q': INT}, d)}])",
             lambda: f"fold({self.expr(LIST, env, d)}, {i()}, fn(acc, q) => {self.expr(INT, {**env, 'acc': INT, 'q': INT}, d)})",
             lambda: f"({self.expr(LIST, env, d)}[{i()}])",
@@ -153,6 +160,8 @@ class Gen:
             lambda: f"(not {b()})", lambda: f"({b()} and {b()})", lambda: f"({b()} or {b()} or {b()})",
             lambda: f"any({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",
             lambda: f"all({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",
+            lambda: f"any((if q > w then {self.pick(['n', 's', 'flag', 'xs'])} else q == w) for q in {self.expr(LIST, env, d)} "
+                    f"for w in {self.expr(LIST, env, d)})",
             lambda: f"has({self.expr(MAP, env, d)}, {self.expr(STR, env, d)})",
             lambda: f"({self.expr(STR, env, d)} in {self.expr(MAP, env, d)})",
             lambda: self.let(BOOL, env, d),

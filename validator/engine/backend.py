@@ -25,11 +25,11 @@ not reach. What the generated code may contain is fixed here, not by the ruleset
 from __future__ import annotations
 
 import re
-import sys
 import types
 import warnings
 from fractions import Fraction
-from typing import Any, Callable, cast
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NamedTuple, cast
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
@@ -38,7 +38,7 @@ from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
-from ..lib.runtime import EvalError, RandomValue, Unwritable
+from ..lib.runtime import RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
 
 _ROLL = BUILTINS["roll"].fn
@@ -50,12 +50,6 @@ _MISS = object()
 
 
 # ---------------------------------------------------------------- run-time helpers of generated code
-
-
-def _with_base(o: Any, span: Span) -> dict[Any, Any]:
-    if not isinstance(o, dict):
-        raise R.with_needs_record(o, span)
-    return Map(o) if type(o) is Map and o else dict(o)  # (of the kind of `o`, as ``reference.eval_With``)
 
 
 def _items_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
@@ -79,10 +73,6 @@ def _charged(ctx: R.Run, items: Any, n: int, span: Span) -> Any:
         yield x
 
 
-def _force(ctx: R.Run, v: Any) -> Any:
-    return v.collapse() if type(v) is RandomValue else v
-
-
 class _Forcing:
     """A generated function given to a built-in in a program with dice: what it returns is forced
     (as ``reference.Closure`` does); generated code calls ``raw``."""
@@ -93,20 +83,18 @@ class _Forcing:
         self.raw = raw
 
     def __call__(self, ctx: R.Run, *args: Any) -> Any:
-        return _force(ctx, self.raw(ctx, *args))
+        return R.force(ctx, self.raw(ctx, *args))
 
 
 def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     """A call of a value: a lambda, a definition, a built-in."""
     t = type(fn)
-    if t is types.FunctionType:
+    if t is types.FunctionType or t is R.BuiltinFunction:
         return fn(ctx, *args)
     if t is _Forcing:
         return fn.raw(ctx, *args)
     if t is R.UnitFunction:
         return fn.interp.call_unit(ctx, fn.unit, args, span)
-    if t is R.BuiltinFunction:
-        return fn(ctx, *args)
     raise R.not_a_function(fn, span)
 
 
@@ -150,17 +138,17 @@ _HELPERS: dict[str, Any] = {
     "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
     "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
     "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
-    "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": _with_base,
-    "_items_of": _items_of, "_not_function": R.not_a_function, "_lambda_arity": R.lambda_arity,
-    "_force": _force, "_Forcing": _Forcing, "_call_dynamic": _call_dynamic,
-    "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of, "_index_of": R.index_of,
-    "_compare": R.compare, "_arith": R.arithmetic, "_divide": R.divide, "_add_item": R.add_item,
-    "_put_entry": R.put_entry, "_iterate": R.iterate, "_E": EvalError, "_Goto": R._Goto, "_Stop": R._Stop,
-    "_Reject": R._Reject, "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss,
-    "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int, "_len": len,
-    "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_entries": entries, "_TK": TRUE_KEY,
-    "_FK": FALSE_KEY,
-    "_PLAIN": frozenset({str, int, bool, type(None), Fraction}), "_RV": RandomValue, "_Cell": R.Cell, "_bool": bool,
+    "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
+    "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
+    "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
+    "_index_of": R.index_of, "_compare": R.compare, "_arith": R.arithmetic, "_add_item": R.add_item,
+    "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
+    "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss, "_negate": R.negate,
+    "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
+    "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
+    "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
+    "_PLAIN": frozenset({str, int, bool, type(None), Fraction}),
+    "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
 }
 
 
@@ -172,15 +160,14 @@ def _absent_cell(ctx: R.Run) -> None:
 # ---------------------------------------------------------------- writing one function
 
 
-class _Local:
+class _Local(NamedTuple):
     """A local of the unit (``bind.Local``) in generated code: its Python local, whether it is a procedure's `var`
     (read late by a lambda, as the reference reads a ``Cell``), and whether its value is ``plain``:
     never a die (an item of a collection, or what an expression that never is one gave)."""
 
-    __slots__ = ("py", "var", "plain")
-
-    def __init__(self, py: str, var: bool = False, plain: bool = False):
-        self.py, self.var, self.plain = py, var, plain
+    py: str
+    var: bool = False
+    plain: bool = False
 
 
 Env = dict[int, _Local]  # by slot
@@ -193,7 +180,6 @@ class _Writer:
         self.lines: list[str] = []
         self.indent = 1
         self.n = 0
-        self.in_loop = False  # a procedure's `for` (break/continue are Python's own)
         # values already read into a local, by memo key: (local, indentation of the read); a read is
         # good for the code after it at its indentation or deeper, until that block ends
         self.avail: dict[Any, tuple[str, int]] = {}
@@ -213,13 +199,18 @@ class _Writer:
     def remember(self, key: Any, local: str) -> None:
         self.avail[key] = (local, self.indent)
 
-    def nested(self) -> "_Writer":
-        """A writer for a function written inside this one (a lambda, a generator), one level deeper;
-        values read from the memo are not carried (the nested function may run later)."""
+    def nested(self, head: str, tail: str, env: Env) -> "_Writer":
+        """A writer for a function written inside this one (a lambda, a generator), one level deeper, the
+        locals it reads passed in when it is made (a procedure's `var` read when it runs, as the reference
+        reads a ``Cell``); values read from the memo are not carried (the nested function may run later)."""
+        self(head + "".join(f", {p}={p}" for p in dict.fromkeys(loc.py for loc in env.values() if not loc.var)) + tail)
         inner = _Writer(self.backend, self.bound)
-        inner.n = self.n
-        inner.indent = self.indent + 1
+        inner.n, inner.indent = self.n, self.indent + 1
         return inner
+
+    def close_nested(self, inner: "_Writer") -> None:
+        self.lines.extend(line for line in inner.lines if line)
+        self.n = inner.n
 
     def cost(self, n: int) -> None:
         """``n`` steps the code written here charges at most, charged where its stretch begins."""
@@ -231,14 +222,13 @@ class _Writer:
         self.stretches.append([0, len(self.lines), self.indent, span])
         self.lines.append("")
 
-    def close_charge(self, own: int = 0) -> int:
-        """The stretch ends: its charge (``own`` more for its entry) written at its start; its total."""
+    def close_charge(self, own: int = 0) -> None:
+        """The stretch ends: its charge (``own`` more for its entry) written at its start."""
         n, at, indent, span = self.stretches.pop()
         n += own
         pad = "    " * indent
         self.lines[at] = (f"{pad}ctx.steps += {n}\n{pad}if ctx.steps > ctx.budget:\n"
                           f"{pad}    raise _over(ctx, {self.const(span)})") if n else ""
-        return n
 
     def source(self, header: str) -> str:
         return header + "\n" + "\n".join(line for line in self.lines if line)
@@ -247,22 +237,14 @@ class _Writer:
         self.n += 1
         return f"{prefix}{self.n}"
 
-    def block(self) -> "_Indented":
-        return _Indented(self)
+    @contextmanager
+    def block(self) -> Iterator[None]:
+        self.indent += 1
+        yield
+        self.indent -= 1
 
     def const(self, value: Any) -> str:
         return self.backend.const(value)
-
-
-class _Indented:
-    def __init__(self, w: _Writer):
-        self.w = w
-
-    def __enter__(self) -> None:
-        self.w.indent += 1
-
-    def __exit__(self, *exc: Any) -> None:
-        self.w.indent -= 1
 
 
 # ---------------------------------------------------------------- the backend
@@ -274,7 +256,9 @@ class Backend:
     def __init__(self, program: Program):
         self.program = program
         self.interp = _Protocol(program, self)
-        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS}
+        # (``_SF``: state-free definitions' values for the program's life, by keys that hold no identity:
+        # ``reference.Kept``, see ``_alone``)
+        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {}}
         self.consts: dict[Any, str] = {}
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
@@ -282,10 +266,6 @@ class Backend:
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(map(rolls, program.units.values()))
-        self.g["_PROTO"] = self.interp
-        # state-free definitions' values for the program's life, by keys that hold no identity:
-        # (value, total: the steps it took alone, see ``_alone``)
-        self.g["_SF"] = {}
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
 
@@ -366,20 +346,16 @@ class Backend:
 
     def write(self, unit: Unit, name: str) -> Callable[..., Any]:
         try:
-            return self.write_unit(unit, name)
+            if unit.state_free and unit.kind in (*DEFS, "const"):
+                body = self.write_plain(unit, name + "_body", entry=True)
+                return self.compiled(name, self.alone_source(_Writer(self, unit.bound), unit, name, body))
+            return self.write_plain(unit, name)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
             if not err.span.line:
                 err.span = unit.span
             raise
         except RecursionError:
             raise Unwritable("E005", "a definition is nested too deeply to write", unit.span) from None
-
-    def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
-        w = _Writer(self, unit.bound)
-        if unit.state_free and unit.kind in (*DEFS, "const"):
-            body = self.write_plain(unit, name + "_body", entry=True)
-            return self.compiled(name, self.alone_source(w, unit, name, body))
-        return self.write_plain(unit, name)
 
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
         w = _Writer(self, unit.bound)
@@ -434,13 +410,12 @@ class Backend:
         # the run's memo of the function, by the keys its body uses (``function_source``)
         w(f"memo = ctx.memos[{unit.index}]")
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
-            p = pnames[0]
-            w(f"if _type({p}) is _str:")
+            w(f"if _type({pnames[0]}) is _str:")
             with w.block():
-                w(f"hit = memo.get({p}, _MISS)")
+                w(f"hit = memo.get({pnames[0]}, _MISS)")
                 w("if hit is not _MISS:")
                 w("    return hit")
-                kept(table, p, "memo", p, f"{p}, ")
+                kept(table, pnames[0], "memo", pnames[0], pnames[0] + ", ")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
@@ -456,13 +431,8 @@ class Backend:
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
-        env: Env = {}
-        names = []
-        for p in params:
-            py = w.fresh("_p")
-            env[slot(w.bound, p)] = _Local(py)
-            names.append(py)
-        return env, names
+        names = [w.fresh("_p") for _ in params]
+        return {slot(w.bound, p): _Local(py) for p, py in zip(params, names)}, names
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
         k = w.const(ukey)
@@ -481,24 +451,26 @@ class Backend:
             w("guesses = ctx.guesses")
         w("try:")
         with w.block():
-            w.open_charge(unit.span)
-            result = self.expr(w, cast(A.Expr, unit.body), {})
-            w.close_charge()
+            result = self.charged(w, cast(A.Expr, unit.body), {}, unit.span)
             w(f"result = {result}")
         w("finally:")
         with w.block():
             if unit.counted:
                 w("ctx.depth -= 1")
             w(f"del memo[{k}]")
-        if unit.uses_decisions:
-            w("if ctx.guesses == guesses:")
-            w(f"    memo[{k}] = result")
-            w("    if ctx.resolving:")
-            w(f"        ctx.kept_while_resolving.append((memo, {k}))")
-        else:
-            w(f"memo[{k}] = result")
+        self.keep(w, unit, k, "result")
         w("return result")
         return w.source(f"def {name}(ctx):")
+
+    def keep(self, w: _Writer, unit: Unit, key: str, value: str, *more: str) -> None:
+        """The value kept in ``memo`` by ``key`` (and the lines ``more``), but not when read under a guess
+        (and undone if a guess it read while resolving is: ``Run.kept_while_resolving``)."""
+        lines = [f"memo[{key}] = {value}", *more]
+        if unit.uses_decisions:
+            lines = ["if ctx.guesses == guesses:", *("    " + x for x in lines), "    if ctx.resolving:",
+                     f"        ctx.kept_while_resolving.append((memo, {key}))"]
+        for line in lines:
+            w(line)
 
     def enter_counted(self, w: _Writer, unit: Unit, span: Any) -> None:
         """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted``."""
@@ -530,21 +502,11 @@ class Backend:
             w("    return hit")
             if unit.uses_decisions:
                 w("guesses = ctx.guesses")
-        w.open_charge(unit.span)
-        result = self.expr(w, cast(A.Expr, unit.body), env)
-        w.close_charge(1 if entry else 0)
+        result = self.charged(w, cast(A.Expr, unit.body), env, unit.span, 1 if entry else 0)
         if memoized:
             alive = (f"if _type({pnames[0]}) is not _str: ctx.alive.append({pnames[0]})" if len(pnames) == 1
                      else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
-            if unit.uses_decisions:
-                w("if ctx.guesses == guesses:")
-                w(f"    memo[key] = {result}")
-                w(f"    {alive}")
-                w("    if ctx.resolving:")
-                w("        ctx.kept_while_resolving.append((memo, key))")
-            else:
-                w(f"memo[key] = {result}")
-                w(alive)
+            self.keep(w, unit, "key", result, alive)
         w(f"return {result}")
         self.leave_counted(w, unit)
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
@@ -553,12 +515,11 @@ class Backend:
         """The decision's reading: final values at once, anything else through the reference's
         resolution (``Interpreter.resolve``), whose body is ``body_source``'s function."""
         _, pnames = self.params(w, unit.params)
-        args = ", ".join(pnames)
         frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p})" for p in pnames)
         w(f"key = ({w.const(unit.name)}, {frozen})")
         w("if ctx.dstate.get(key) == 2:")
         w("    return ctx.dvalue[key]")
-        w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{args}])")
+        w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{', '.join(pnames)}])")
         body_w = _Writer(self, w.bound)
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
@@ -581,10 +542,7 @@ class Backend:
                 cells[key] = _absent_cell
                 continue
             cw = _Writer(self, w.bound)
-            cw.open_charge(cell.span)
-            value = self.expr(cw, cell, {})
-            cw.close_charge()
-            cw(f"return {value}")
+            cw(f"return {self.charged(cw, cell, {}, cell.span)}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, cw.source(f"def {cname}(ctx):"))
         _, pnames = self.params(w, unit.params)
@@ -597,10 +555,7 @@ class Backend:
         w("if cell is not None:")
         w("    return cell(ctx)")
         if unit.body is not None:
-            w.open_charge(unit.span)
-            value = self.expr(w, unit.body, {})
-            w.close_charge()
-            w(f"v = {value}")
+            w(f"v = {self.charged(w, unit.body, {}, unit.span)}")
             for p in pnames:
                 w(f"v = _source_step(v, {p})")
             w("if v is not _MISS_KEY:")
@@ -740,6 +695,13 @@ class Backend:
         method: Callable[[_Writer, Any, Env], str] = getattr(self, "x_" + type(e).__name__)
         return method(w, e, env)
 
+    def charged(self, w: _Writer, e: A.Expr, env: Env, span: Span, own: int = 0) -> str:
+        """``e``'s value, the most its code charges (and ``own`` more) charged on entry (``_Writer.open_charge``)."""
+        w.open_charge(span)
+        value = self.expr(w, e, env)
+        w.close_charge(own)
+        return value
+
     def forced(self, w: _Writer, value: str) -> str:
         """``reference.force``: only a program with dice has anything to force; a constant never is a die."""
         if not self.dice or not value.startswith("_") or value.startswith("_k"):
@@ -780,14 +742,10 @@ class Backend:
         w(f"{t} = {text}")
         return t
 
-    def x_Int(self, w: _Writer, e: A.Int, env: Env) -> str:
+    def x_Int(self, w: _Writer, e: A.Int | A.Str | A.Bool, env: Env) -> str:
         return w.const(e.value)
 
-    def x_Str(self, w: _Writer, e: A.Str, env: Env) -> str:
-        return w.const(e.value)
-
-    def x_Bool(self, w: _Writer, e: A.Bool, env: Env) -> str:
-        return w.const(e.value)
+    x_Str = x_Bool = x_Int
 
     def x_NoneLit(self, w: _Writer, e: A.NoneLit, env: Env) -> str:
         return "None"
@@ -850,8 +808,7 @@ class Backend:
         t = self.tmp(w, "_set()")
         span = w.const(e.span)
         for i in e.items:
-            x = self.looked(w, i, env)
-            self.add_line(w, t, x, span)
+            self.add_line(w, t, self.looked(w, i, env), span)
         return self.tmp(w, f"_frozenset({t})")
 
     def x_RecordLit(self, w: _Writer, e: A.RecordLit, env: Env) -> str:
@@ -861,22 +818,16 @@ class Backend:
     def x_MapLit(self, w: _Writer, e: A.MapLit, env: Env) -> str:
         t = self.tmp(w, "_Map()")
         span = w.const(e.span)
-        for k, v in e.items:
-            key = self.looked(w, k, env)
-            value = self.looked(w, v, env)
-            self.put_line(w, t, key, value, span)
+        for k, v in e.items:  # (the key first: dice are rolled in order)
+            self.add_line(w, t, self.looked(w, k, env), span, self.looked(w, v, env))
         return t
 
-    def add_line(self, w: _Writer, out: str, x: str, span: str) -> None:
-        """A set's item added (``reference.add_item``): a text or integer at once (it costs no walk and
-        can always be an item)."""
-        _chain(w, [(_either(self.is_(x, "str"), self.is_(x, "int")), [f"{out}.add({x})"]),
-                   ("True", [f"_add_item(ctx, {out}, {x}, {span})"])])
-
-    def put_line(self, w: _Writer, out: str, k: str, v: str, span: str) -> None:
-        """A map's entry put (``reference.put_entry``): a text or integer key at once (as for a set's item)."""
-        _chain(w, [(_either(self.is_(k, "str"), self.is_(k, "int")), [f"{out}[{k}] = {v}"]),
-                   ("True", [f"_put_entry(ctx, {out}, {k}, {v}, {span})"])])
+    def add_line(self, w: _Writer, out: str, x: str, span: str, v: str | None = None) -> None:
+        """A set's item ``x`` added (``reference.add_item``), or a map's entry ``x``: ``v`` put
+        (``reference.put_entry``): a text or integer at once (it costs no walk and can always be one)."""
+        fast, slow = (f"{out}.add({x})", f"_add_item(ctx, {out}, {x}, {span})") if v is None else (
+            f"{out}[{x}] = {v}", f"_put_entry(ctx, {out}, {x}, {v}, {span})")
+        _chain(w, [(_either(self.is_(x, "str"), self.is_(x, "int")), [fast]), ("True", [slow])])
 
     def kind(self, v: str) -> type | None:
         """The type of what ``v`` holds when it is a constant (a literal, or a constant's name)."""
@@ -900,18 +851,13 @@ class Backend:
         w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '_Map()'}")
         span = w.const(e.span)
 
-        def item(inner: Env) -> None:
-            if e.kind == "map":
-                assert e.key is not None
-                k = self.looked(w, e.key, inner)
-                v = self.looked(w, e.elem, inner)
-                self.put_line(w, out, k, v, span)
-                return
+        def item(inner: Env) -> None:  # (a map's key first: dice are rolled in order)
+            k = self.looked(w, cast(A.Expr, e.key), inner) if e.kind == "map" else None
             x = self.looked(w, e.elem, inner)
             if e.kind == "list":
                 w(f"{out}.append({x})")
             else:
-                self.add_line(w, out, x, span)
+                self.add_line(w, out, k or x, span, x if k else None)
 
         self.loops(w, e.fors, env, item)
         if e.kind == "set":
@@ -939,32 +885,21 @@ class Backend:
         self.loops(w, fors[1:], inner, item)
         w.indent = indent
         per = 1 + w.stretches.pop()[0]  # an item's step and the most its code charges
-        times = f" * {per}" if per > 1 else ""
-        if len(names) == 1:
-            # (a set is walked in order, a map holding truth values as keys gives them back: ``_items_of``;
-            # a record's labels are texts)
-            # (into a name of its own: ``seq`` may be a local the loop's body reads, a set that stays a set)
-            lines = [f"if _type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _Map and _TK not in {seq} "
-                     f"and _FK not in {seq}:",
-                     f"    {items} = {seq}", "else:", f"    {items} = _items_of(ctx, {seq}, 1, {span}, {per})",
-                     f"for {names[0]} in {items}:"]
-        elif len(names) == 2:  # a map's keys and values at once (else ``reference.loop_items``)
-            lines = [f"if _type({seq}) is _dict or _type({seq}) is _Map:", f"    {items} = _entries({seq})", "else:",
-                     f"    {items} = _items_of(ctx, {seq}, 2, {span}, {per})", f"for {', '.join(names)} in {items}:"]
-        else:
-            lines = [f"for {', '.join(names)} in _items_of(ctx, {seq}, {len(names)}, {span}, {per}):"]
-        if len(lines) > 1:
-            lines[1:1] = [f"    ctx.steps += _len({seq}){times}", "    if ctx.steps > ctx.budget:",
-                          f"        raise _over(ctx, {span})"]
+        # at once: a list, or a map (its keys, or keys and values) but one holding truth values as keys, which
+        # ``_items_of`` gives back (a set is walked in order; into a name of its own: the body may read ``seq``)
+        when, fast = {1: (f"_type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _Map and _TK not in {seq} "
+                          f"and _FK not in {seq}", seq), 2: (f"_type({seq}) is _dict or _type({seq}) is _Map",
+                                                            f"_entries({seq})")}.get(len(names), ("False", "None"))
+        lines = [f"if {when}:", f"    ctx.steps += _len({seq}){f' * {per}' if per > 1 else ''}",
+                 "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {fast}", "else:",
+                 f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {', '.join(names)} in {items}:"]
         w.lines[head] = "\n".join("    " * indent + line for line in lines)
 
     def generator(self, w: _Writer, e: A.Comp, env: Env) -> str:
-        """A comprehension given to a call: a generator function, made where it is written (the
-        locals it reads passed in, as the reference's generator keeps its environment)."""
+        """A comprehension given to a call: a generator function, made where it is written
+        (``_Writer.nested``: as the reference's generator keeps its environment)."""
         gname = w.fresh("_g")
-        early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
-        w(f"def {gname}(ctx=ctx{''.join(f', {p}={p}' for p in early)}):")
-        inner_w = w.nested()
+        inner_w = w.nested(f"def {gname}(ctx=ctx", "):", env)
 
         def item(inner: Env) -> None:
             x = self.looked(inner_w, e.elem, inner)
@@ -974,8 +909,7 @@ class Backend:
         self.loops(inner_w, e.fors, env, item)
         inner_w.close_charge()
         inner_w("pass")
-        w.lines.extend(line for line in inner_w.lines if line)
-        w.n = inner_w.n
+        w.close_nested(inner_w)
         return self.tmp(w, f"{gname}()")
 
     def x_Let(self, w: _Writer, e: A.Let, env: Env) -> str:
@@ -996,36 +930,25 @@ class Backend:
                     c = self.looked(w, cond, env)
                     w(f"if {c}:")
                     with w.block():
-                        v = self.expr(w, value, env)
-                        w(f"{out} = {v}")
+                        w(f"{out} = {self.expr(w, value, env)}")
                         w("break")
                 node = node.otherwise
-            v = self.expr(w, node, env)
-            w(f"{out} = {v}")
+            w(f"{out} = {self.expr(w, node, env)}")
             w("break")
         return out
 
     def x_Lambda(self, w: _Writer, e: A.Lambda, env: Env) -> str:
-        """A nested function; the locals it reads are passed in when it is made (a procedure's `var`
-        is read when it is called, as the reference reads a ``Cell``)."""
+        """A nested function (``_Writer.nested``)."""
         lname = w.fresh("_l")
-        early = dict.fromkeys(loc.py for loc in env.values() if not loc.var)
-        params = "".join(f", {p}={p}" for p in early)
-        w(f"def {lname}(ctx, *args{params}):")
-        inner_w = w.nested()
+        inner_w = w.nested(f"def {lname}(ctx, *args", "):", env)
         inner_w(f"if _len(args) != {len(e.params)}:")
         inner_w(f"    raise _lambda_arity({len(e.params)}, _len(args), {w.const(e.span)})")
-        inner_w.open_charge(e.span)
-        inner = dict(env)
-        for i, p in enumerate(e.params):
-            py = inner_w.fresh("_p")
-            inner_w(f"{py} = args[{i}]")
-            inner[slot(w.bound, p)] = _Local(py)
-        result = self.expr(inner_w, e.body, inner)
-        inner_w.close_charge(1)
+        params, pnames = self.params(inner_w, e.params)
+        if pnames:
+            inner_w(f"{''.join(p + ', ' for p in pnames)}= args")
+        result = self.charged(inner_w, e.body, {**env, **params}, e.span, 1)
         inner_w(f"return {result}")
-        w.lines.extend(line for line in inner_w.lines if line)
-        w.n = inner_w.n
+        w.close_nested(inner_w)
         if self.dice:
             return self.tmp(w, f"_Forcing({lname})")
         return lname
@@ -1066,33 +989,21 @@ class Backend:
             plain = (_both if self.dice else _either)(self.is_(x, "plain"), self.is_(y, "plain"))
             return self.tmp(w, test if plain == "True" else
                             f"{test} if {plain} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        if e.op in ("in", "notin") and isinstance(e.right, A.ListLit) and e.right.items and all(
-                isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
-            # `x in [constants]`: the list's length charged, then the items compared (a collection on
-            # the left goes the reference's way, which charges its size)
-            return self.charged_member(w, e.op, x, y, span, f"_type({x}) is _str or _type({x}) is _int or {x} is None",
-                                       len(e.right.items))
-        if e.op in ("in", "notin") and isinstance(e.left, A.TupleLit) and 0 < len(e.left.items) <= 8:
-            # `(a, b) in keys`: a key of texts and numbers costs its size (``values.tree_size``), then one look
-            scalars = " and ".join(f"(_type({x}[{i}]) is _str or _type({x}[{i}]) is _int)" for i in range(len(e.left.items)))
-            return self.charged_member(w, e.op, x, y, span,
-                                       f"(_type({y}) is _frozenset or _type({y}) is _dict or _type({y}) is _Map) and {scalars}",
-                                       len(e.left.items) + 1)
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
-            when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict"), self.is_(y, "Map")),
-                         _either(self.is_(x, "str"), self.is_(x, "int")))
+            if isinstance(e.right, A.ListLit) and e.right.items and all(
+                    isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
+                # `x in [constants]`: the list's length charged, then the items compared (a collection on
+                # the left goes the reference's way, which charges its size)
+                w.cost(len(e.right.items))
+                when = f"_type({x}) is _str or _type({x}) is _int or {x} is None"
+            else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
+                when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict"), self.is_(y, "Map")),
+                             self.flat_key(w, e.left, x) or _either(self.is_(x, "str"), self.is_(x, "int")))
         else:
             fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int"), self.is_(y, "int"))
         return self.tmp(w, fast if when == "True" else
                         f"{fast} if {when} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-
-    def charged_member(self, w: _Writer, op: str, x: str, y: str, span: str, when: str, cost: int) -> str:
-        """``x in y`` (or ``not in``) where ``when`` holds: ``cost`` steps charged as the reference
-        charges them, then Python's own test; else the reference's ``compare``."""
-        w.cost(cost)
-        return self.tmp(w, f"{x} {'not in' if op == 'notin' else 'in'} {y} if {when} "
-                           f"else _compare(ctx, {w.const(op)}, {x}, {y}, {span})")
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
@@ -1145,25 +1056,22 @@ class Backend:
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
             return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
                                f"else _index_of(ctx, {o}, {k}, {span})")
-        if isinstance(e.keys[0], A.Str):
-            return self.tmp(w, f"{o}.get({k}) if _type({o}) is _dict or _type({o}) is _Map "
-                               f"else _index_of(ctx, {o}, {k}, {span})")
-        if isinstance(e.keys[0], A.TupleLit) and 0 < len(e.keys[0].items) <= 8:
-            # `m[(a, b)]`: a key of texts and numbers costs its size (``values.tree_size``), then one look
-            scalars = " and ".join(f"(_type({k}[{i}]) is _str or _type({k}[{i}]) is _int)"
-                                   for i in range(len(e.keys[0].items)))
-            w.cost(len(e.keys[0].items) + 1)
-            return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and {scalars} "
-                               f"else _index_of(ctx, {o}, {k}, {span})")
-        return self.tmp(w, f"{o}.get({k}) if (_type({o}) is _dict or _type({o}) is _Map) and _type({k}) is _str "
-                           f"else _index_of(ctx, {o}, {k}, {span})")
+        when = _both(f"_type({o}) is _dict or _type({o}) is _Map", self.flat_key(w, e.keys[0], k) or self.is_(k, "str"))
+        return self.tmp(w, f"{o}.get({k}) if {when} else _index_of(ctx, {o}, {k}, {span})")
+
+    def flat_key(self, w: _Writer, e: A.Expr, v: str) -> str | None:
+        """`(a, b)` (``e``, in ``v``) looked up: when it holds texts and numbers it costs its size
+        (``values.tree_size``), charged here, then one look."""
+        if not (isinstance(e, A.TupleLit) and 0 < len(e.items) <= 8):
+            return None
+        w.cost(len(e.items) + 1)
+        return " and ".join(f"(_type({v}[{i}]) is _str or _type({v}[{i}]) is _int)" for i in range(len(e.items)))
 
     def x_With(self, w: _Writer, e: A.With, env: Env) -> str:
         o = self.looked(w, e.obj, env)
         t = self.tmp(w, f"_with_base({o}, {w.const(e.span)})")
         for k, v in e.items:
-            value = self.looked(w, v, env)
-            w(f"{t}[{w.const(k)}] = {value}")
+            w(f"{t}[{w.const(k)}] = {self.looked(w, v, env)}")
         return t
 
     def x_Call(self, w: _Writer, e: A.Call, env: Env) -> str:
@@ -1286,8 +1194,7 @@ class _Stub:
         self.backend, self.unit, self.name = backend, unit, name
 
     def __call__(self, ctx: Any, *args: Any) -> Any:
-        fn = self.materialize()
-        return fn(ctx, *args)
+        return self.materialize()(ctx, *args)
 
     def materialize(self) -> Callable[..., Any]:
         current: Callable[..., Any] = self.backend.g[self.name]
@@ -1330,19 +1237,13 @@ def _compiled(source: str, filename: str) -> types.CodeType:
     key = (source, filename)
     code = _CODE.get(key)
     if code is None:
-        code = _compile(source, filename)
+        code = codecache.compiled(source, filename, _compile_text)  # (kept signed by an earlier process, or compiled)
         if _code_chars + len(source) > MAX_CODE_CHARS:
             _CODE.clear()
             _code_chars = 0
         _CODE[key] = code
         _code_chars += len(source)
     return code
-
-
-def _compile(source: str, filename: str) -> types.CodeType:
-    """The code of source written by ``Backend`` alone, compiled here or kept by an earlier process
-    (``codecache``: signed, in the user's private cache folder)."""
-    return codecache.compiled(source, filename, _compile_text)
 
 
 def _compile_text(source: str, filename: str) -> types.CodeType:
@@ -1361,23 +1262,4 @@ def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
     return types.FunctionType(next(c for c in _compiled(source, filename).co_consts if isinstance(c, types.CodeType)), g)
 
 
-_HELPERS["_negate"] = R.negate
-_HELPERS["_cell_key"] = cell_key
-
-# the generated source's `except TypeError` reads the name from its globals
-_HELPERS["TypeError"] = TypeError
-_HELPERS["AttributeError"] = AttributeError
-
-
-def run_query(backend: Backend, run: R.Run, unit: Unit, args: list[Any]) -> Any:
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 20000))
-    try:
-        return backend.run_query(run, unit, args)
-    except RecursionError:
-        raise R.recursed_too_deeply(unit) from None
-    finally:
-        sys.setrecursionlimit(old_limit)
-
-
-__all__ = ["Backend", "run_query"]
+__all__ = ["Backend"]

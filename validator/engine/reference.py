@@ -458,10 +458,7 @@ class Interpreter:
         return index_of(run, obj, key, e.span)
 
     def eval_With(self, run: Run, e: A.With, env: Frame) -> Any:
-        obj = force(run, self.evaluate(run, e.obj, env))
-        if not isinstance(obj, dict):
-            raise with_needs_record(obj, e.span)
-        out = Map(obj) if is_map(obj) else dict(obj)  # (of the kind of `obj`; `{} with {a: 1}` a record)
+        out = with_base(force(run, self.evaluate(run, e.obj, env)), e.span)
         for k, v in e.items:
             out[k] = force(run, self.evaluate(run, v, env))
         return out
@@ -1213,6 +1210,13 @@ def recursed_too_deeply(unit: Unit) -> EvalError:
 
 def with_needs_record(value: Any, span: Span) -> EvalError:
     return EvalError("E001", f"`with` needs a record, not `{show(value)}`", span)
+
+
+def with_base(obj: Any, span: Span) -> dict[Any, Any]:
+    """A copy of what `with` adds to, of its kind (`{} with {a: 1}` a record)."""
+    if not isinstance(obj, dict):
+        raise with_needs_record(obj, span)
+    return Map(obj) if is_map(obj) else dict(obj)
 
 
 def not_a_function(value: Any, span: Span) -> EvalError:
