@@ -1369,12 +1369,21 @@ def run_exact(program: Program, state: Any, query: str, args: list[Any], budget:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
     enumeration the engine cannot make (``Unwritable``) is made again by the reference."""
+    return enumerate_exact(program, state, query, args, budget, max_paths, engine, check)[0]
+
+
+def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
+                    max_paths: int | None = None, engine: Any = None, check: Any = None
+                    ) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
+    """``run_exact``'s JSON, and each of its outcomes' value and events as the language's values (those
+    of the first path that gave it; every die in them looked at, so written as the number it is), in
+    the order of the outcomes: what the text view writes in the language's notation."""
     return _engine_else_reference(engine, program, lambda interp: _run_exact_on(
         interp, program, state, query, args, budget, max_paths, check))
 
 
 def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], budget: int,
-                  max_paths: int | None, check: Any) -> dict[str, Any]:
+                  max_paths: int | None, check: Any) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
     from ..lib.runtime import ExactDice
 
     max_paths = max_paths or MAX_EXACT_PATHS
@@ -1396,7 +1405,8 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     while True:
         run = Run(state, dice, budget - spent, path=path)
         try:
-            value = written(run_query(run, unit, args, check))
+            raw = run_query(run, unit, args, check)
+            value = written(raw)  # (which looks at every die the value holds)
             events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if too_large(exc) else "E011", f"the result cannot be written: {exc}",
@@ -1411,14 +1421,15 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
         key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
-            outcomes[key] = [value, {den: num}, events, run.natural_den, False]
+            outcomes[key] = [value, {den: num}, events, run.natural_den, False, raw, run.events]
         else:
             weights = found[1]
             weights[den] = weights.get(den, 0) + num
             if found[3] != run.natural_den:
                 found[3] = math.lcm(found[3], run.natural_den)
             if not equal(events, found[2]):  # paths to one result that happened differently
-                found[2], found[4] = common_events(found[2], events), True
+                at = common_positions(found[2], events)
+                found[2], found[6], found[4] = [found[2][i] for i in at], [found[6][i] for i in at], True
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.span,
@@ -1436,24 +1447,25 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             levels.pop()
         else:
             break
-    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4])
+    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4], (o[5], o[6]))
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
     ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
-    return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
-            "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
-                          "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
-                         for v, p, ev, natural, differ in ranked]}
+    return ({"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
+             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
+                           "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
+                          for v, p, ev, natural, differ, _ in ranked]},
+            [o[5] for o in ranked])
 
 
-def common_events(kept: list[Any], other: list[Any]) -> list[Any]:
-    """The events of ``kept`` that ``other`` has too, in their order (each matched once, in order):
-    what every path merged into one outcome emitted, when its paths' events differ."""
+def common_positions(kept: list[Any], other: list[Any]) -> list[int]:
+    """Where in ``kept`` the events are that ``other`` has too (each matched once, in order): what every
+    path merged into one outcome emitted, when its paths' events differ."""
     out, start = [], 0
-    for e in kept:
+    for i, e in enumerate(kept):
         for j in range(start, len(other)):
             if equal(e, other[j]):
-                out.append(e)
+                out.append(i)
                 start = j + 1
                 break
     return out

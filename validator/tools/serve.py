@@ -505,11 +505,12 @@ class Playground:
                 if unit and unit.strip():
                     return {"ok": True, "explain": unit_story(rs, traced, unit.strip())}
                 return {"ok": True, "explain": explain_text(traced)}
-            result = rs.run(state, state_name="state", **options)
+            evaluated = rs.evaluate(state, state_name="state", **options)
+            result = evaluated.json()
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
             return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
-        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result, TEXT_WIDTH)}
+        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(evaluated, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
 
