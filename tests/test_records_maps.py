@@ -99,3 +99,23 @@ def test_equality_order_and_size_of_the_two_kinds() -> None:
     assert order_key({}) == order_key(Map()) < order_key({"z": 9}) < order_key(Map({"a": 0}))
     assert tree_size(Map({"k": [1, 2]}), 100) == tree_size({"k": [1, 2]}, 100) == 5
     assert write_value([{}, Map(), {"if": 1}, Map({"if": 1})]) == '[{}, {}, {"if": 1}, {"if" => 1}]'
+
+
+# `{}` made in every way the language makes it: one value, whatever made it
+EMPTIES = ['{}', 'remove({k: 1}, "k")', 'remove({"k" => 1}, "k")', '{k => 1 for k in []}',
+           'pick({"a" => 1}, [])', 'pick({a: 1}, [])', 'merge({}, remove({"k" => 1}, "k"))', 'group_by([], fn(x) => x)']
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("empty", EMPTIES)
+def test_the_empty_value_takes_the_kind_of_what_is_added_to_it(empty: str, engine: str) -> None:
+    """`{}` has no kind to keep: `with` adds labels and makes a record, `put` a key and makes a map
+    (a text key too), `merge` takes the kind of the one with entries; the same for `{}` however it
+    was made (docs/language.md, "Records and maps")."""
+    exprs = [f"str({empty})", f"{empty} == {{}}", f"str({empty} with {{a: 1}})", f'str(put({empty}, "a", 1))',
+             f"str(put({empty}, 1, 1))", f"str(merge({empty}, {{a: 1}}))", f'str(merge({{"a" => 1}}, {empty}))',
+             f"str(merge({empty}, {empty}))", f'str(fold(["x", "y"], {empty}, fn(m, k) => put(m, k, len(k))))',
+             f'{empty} with {{a: 1}} == {{a: 1}}', f'put({empty}, "a", 1) == {{"a" => 1}}']
+    assert run("[" + ", ".join(exprs) + "]", engine=engine) == [
+        "{}", True, "{a: 1}", '{"a" => 1}', "{1 => 1}", "{a: 1}", '{"a" => 1}', "{}", '{"x" => 1, "y" => 1}',
+        True, True]
