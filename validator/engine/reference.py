@@ -300,6 +300,7 @@ class Interpreter:
         self.loaded = program.loaded
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
+        self._kinds: dict[Any, DeclaredKinds] = {}
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -883,9 +884,19 @@ class Interpreter:
                 if unit.body is None:
                     raise MissingInput(unit)
                 value = force(run, self.evaluate(run, unit.body, self.env(unit)))
-            elif unit.ret is not None and _declares_map(unit.ret):
-                value = as_declared(value, unit.ret)
+            elif unit.ret is not None:
+                kinds = self.kinds(unit)
+                if kinds.declares_map(unit.ret):
+                    value = kinds.read(value, unit.ret)
             run.inputs[unit.index] = value
+
+    def kinds(self, unit: Unit) -> DeclaredKinds:
+        """How values are read for the types declared in ``unit``'s namespace (kept per namespace)."""
+        found = self._kinds.get(unit.ns)
+        if found is None:
+            defs = self.loaded.namespaces[unit.ns].defs.values()
+            found = self._kinds[unit.ns] = DeclaredKinds({d.name: d for d in defs if isinstance(d, A.RecordDecl)})
+        return found
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
@@ -914,22 +925,58 @@ class MissingInput(Exception):
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
-def _declares_map(t: A.TypeRef) -> bool:
-    return t.name == "map" or any(_declares_map(a) for a in t.args)
+class DeclaredKinds:
+    """How a value read from the state is made the kinds its declared type says (docs/language.md,
+    "Records and maps"): its JSON objects are records, except those the type declares `map[K, V]`, at
+    any depth of `map`, `list` and the fields of the named records of a namespace (``records``), a
+    record inside a list inside a record included. A value of another shape than declared is left as
+    it is (the state's schema and checks say what is wrong with it)."""
 
+    def __init__(self, records: dict[str, A.RecordDecl]):
+        self.records = records
+        self._declares: dict[int, bool] = {}  # by the type's identity (the declarations hold them)
+        self._fields: dict[str, list[A.FieldDecl]] = {}  # a record's fields that declare a map somewhere
 
-def as_declared(v: Any, t: A.TypeRef) -> Any:
-    """A value read from the state for an input of type ``t``: its JSON objects are records, except
-    those ``t`` declares `map[K, V]`, at any depth of `map` and `list` (docs/language.md, "Records and
-    maps"). A value of another shape than declared is left as it is."""
-    if t.name == "map" and len(t.args) == 2 and type(v) is dict:
-        inner = t.args[1]
-        if _declares_map(inner):
-            return Map((k, as_declared(x, inner)) for k, x in v.items())
-        return Map(v)
-    if t.name == "list" and len(t.args) == 1 and type(v) is list and _declares_map(t.args[0]):
-        return [as_declared(x, t.args[0]) for x in v]
-    return v
+    def declares_map(self, t: A.TypeRef) -> bool:
+        """Whether ``t`` declares a map anywhere within it, named records' fields included."""
+        found = self._declares.get(id(t))
+        if found is None:
+            found = self._declares[id(t)] = self._declares_map(t, frozenset())
+        return found
+
+    def _declares_map(self, t: A.TypeRef, seen: frozenset[str]) -> bool:
+        if t.name == "map":
+            return True
+        record = self.records.get(t.name) if not t.args else None
+        if record is not None:
+            return t.name not in seen and any(self._declares_map(f.type, seen | {t.name}) for f in record.fields)
+        return any(self._declares_map(a, seen) for a in t.args)
+
+    def read(self, v: Any, t: A.TypeRef) -> Any:
+        """``v`` with the maps ``t`` declares made maps (called where ``declares_map(t)``)."""
+        if type(v) is dict:
+            if t.name == "map" and len(t.args) == 2:
+                inner = t.args[1]
+                if self.declares_map(inner):
+                    return Map((k, self.read(x, inner)) for k, x in v.items())
+                return Map(v)
+            if not t.args and t.name in self.records:
+                fields = self._map_fields(t.name)
+                out = dict(v)
+                for f in fields:
+                    if f.name in v:
+                        out[f.name] = self.read(v[f.name], f.type)
+                return out
+        elif type(v) is list and t.name == "list" and len(t.args) == 1:
+            inner = t.args[0]
+            return [self.read(x, inner) for x in v] if self.declares_map(inner) else v
+        return v
+
+    def _map_fields(self, name: str) -> list[A.FieldDecl]:
+        found = self._fields.get(name)
+        if found is None:
+            found = self._fields[name] = [f for f in self.records[name].fields if self.declares_map(f.type)]
+        return found
 
 
 # ---------------------------------------------------------------- operations on values
