@@ -225,7 +225,8 @@ class Ruleset:
         result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self)
         if explain:
             try:
-                result.explain = _to_json(R.explanation(run), unit)  # (bounded as a result is)
+                result.trace = R.explanation(run)
+                result.explain = _to_json(result.trace, unit)  # (bounded as a result is)
             except RecursionError:
                 raise self._too_deep(state, query, state_name) from None
         return result
@@ -316,8 +317,9 @@ class Ruleset:
 class Result:
     """What a run gave (``Ruleset.evaluate``), as the language's values: the query's ``value`` and the
     ``events`` it emitted (records), or for an exact run (``--exact``) its enumeration (``exact``, JSON)
-    with each outcome's value and events (``outcomes``, in the same order); a traced run's
-    ``explain`` (JSON). The text view writes the values in the language's notation; ``json()`` is the
+    with each outcome's value and events (``outcomes``, in the same order); a traced run's trace
+    (``trace``, ``reference.explanation``: its arguments and values the language's) and its JSON
+    (``explain``). The text view writes the values in the language's notation; ``json()`` is the
     JSON answer of ``Ruleset.run`` (a record and a map alike there, a set a list, 1/2 a text)."""
 
     value: Any
@@ -326,6 +328,7 @@ class Result:
     exact: dict[str, Any] | None = None
     outcomes: list[tuple[Any, list[Any]]] | None = None
     explain: Any = None
+    trace: dict[str, Any] | None = None
     _state: Any = field(default=None, repr=False)
     _state_name: str = field(default="<state>", repr=False)
     _ruleset: Any = field(default=None, repr=False)

@@ -599,8 +599,7 @@ class Interpreter:
             return compute()
         for a in args:
             charge_walk(run, a, unit.span)
-        node: dict[str, Any] = {"rule": unit.name, "args": [to_json(a) for a in args], "cites": list(cites),
-                                "children": []}
+        node: dict[str, Any] = {"rule": unit.name, "args": list(args), "cites": list(cites), "children": []}
         if kind is not None:
             node["kind"] = kind
         if cell is not None:
@@ -612,7 +611,7 @@ class Interpreter:
         finally:
             run.trace_stack.pop()
         charge_walk(run, value, unit.span)
-        node["value"] = to_json(value)
+        node["value"] = value
         parent["children"].append(node)
         return value
 
@@ -753,9 +752,8 @@ class Interpreter:
             if run.trace:
                 for v in (shown, chosen, value):
                     charge_walk(run, v, pol.span)
-                run.cycles.append({"decision": unit.name, "members": [to_json(x) for x in shown],
-                                   "settled": [to_json(t) for t in chosen], "value": to_json(value),
-                                   "cites": list(cites)})
+                run.cycles.append({"decision": unit.name, "members": list(shown), "settled": list(chosen),
+                                   "value": value, "cites": list(cites)})
             if settled == 0:
                 raise EvalError("E006", f"the cycle policy for `{unit.name}` settled none of the {len(members)} "
                                         "decisions of the cycle", pol.span)
@@ -1535,12 +1533,13 @@ def unknown_help(name: str, candidates: list[str]) -> str | None:
 
 
 def explanation(run: Run) -> dict[str, Any]:
-    """The trace of a run, as ``ruleval explain`` shows it."""
+    """The trace of a run, as ``ruleval explain`` shows it: its calls' arguments and values, the
+    cycles' members and values, the settled decisions' values, as the language's values (``to_json``
+    writes it as JSON)."""
     root = run.trace_stack[0]
     edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in run.decision_edges})
-    settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
-               for k, s in run.settled.items()]
-    decisions = [{"key": to_json(list(k)), "decision": k[0], "args": to_json(list(a)),
-                  "value": to_json(run.dvalue.get(k))} for k, a in run.dargs.items()]
+    settled = [{"decision": list(k), "value": s.value, "cites": list(s.cites)} for k, s in run.settled.items()]
+    decisions = [{"key": list(k), "decision": k[0], "args": list(a), "value": run.dvalue.get(k)}
+                 for k, a in run.dargs.items()]
     return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
             "cycles": run.cycles, "settled": settled, "decisions": decisions}
