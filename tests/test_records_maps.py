@@ -83,6 +83,37 @@ def test_a_state_object_is_a_record_unless_its_input_declares_a_map(engine: str)
     assert run("str(deep)", {**state, "deep": None}, engine, decls) == "none"
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_map_declared_in_a_named_record_is_read_as_a_map_at_every_depth(engine: str) -> None:
+    """The declared type is followed through named records, lists, maps and recursive records: a
+    record inside a list inside a record, a field declared a map there, a map of records."""
+    decls = "\n".join([
+        "record Army { name: str, strength: map[str, int], tags: list[str]? }",
+        "record Side { armies: list[Army], notes: any, reserve: map[str, Army] }",
+        "record Tree { label: str, weights: map[str, int], kids: list[Tree] }",
+        'input sides: list[Side] at "/sides"',
+        'input one: Army at "/one"',
+        'input tree: Tree at "/tree"',
+        'input loose: map[str, any] at "/loose"',
+    ])
+    army = {"name": "a", "strength": {"x": 1}, "tags": None}
+    state = {"sides": [{"armies": [army], "notes": {"n": 1}, "reserve": {"r": {"name": "b", "strength": {}}}}],
+             "one": army, "loose": {"k": {"z": 1}},
+             "tree": {"label": "root", "weights": {"w": 1},
+                      "kids": [{"label": "leaf", "weights": {"v": 2}, "kids": []}]}}
+    out = run("[str(sides), str(one), str(tree), str(loose), sides[0].armies[0].strength == {\"x\" => 1}, "
+              "one == {name: \"a\", strength: {\"x\" => 1}, tags: none}]", state, engine, decls)
+    assert out == [
+        '[{armies: [{name: "a", strength: {"x" => 1}, tags: none}], notes: {n: 1}, '
+        'reserve: {"r" => {name: "b", strength: {}}}}]',
+        '{name: "a", strength: {"x" => 1}, tags: none}',
+        '{label: "root", weights: {"w" => 1}, kids: [{label: "leaf", weights: {"v" => 2}, kids: []}]}',
+        '{"k" => {z: 1}}', True, True]
+    # a value of another shape than declared is left as it is (the schema says what is wrong)
+    assert run("str(one)", {**state, "one": {"name": "a", "strength": [1]}}, engine, decls) == \
+        '{name: "a", strength: [1]}'
+
+
 def test_a_map_is_written_as_json_as_a_record_is() -> None:
     """JSON has objects only: a record and a map with the same entries give the same JSON."""
     record = {"a": [1, {"b": frozenset({2, 1})}], "c": None}
@@ -99,3 +130,23 @@ def test_equality_order_and_size_of_the_two_kinds() -> None:
     assert order_key({}) == order_key(Map()) < order_key({"z": 9}) < order_key(Map({"a": 0}))
     assert tree_size(Map({"k": [1, 2]}), 100) == tree_size({"k": [1, 2]}, 100) == 5
     assert write_value([{}, Map(), {"if": 1}, Map({"if": 1})]) == '[{}, {}, {"if": 1}, {"if" => 1}]'
+
+
+# `{}` made in every way the language makes it: one value, whatever made it
+EMPTIES = ['{}', 'remove({k: 1}, "k")', 'remove({"k" => 1}, "k")', '{k => 1 for k in []}',
+           'pick({"a" => 1}, [])', 'pick({a: 1}, [])', 'merge({}, remove({"k" => 1}, "k"))', 'group_by([], fn(x) => x)']
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("empty", EMPTIES)
+def test_the_empty_value_takes_the_kind_of_what_is_added_to_it(empty: str, engine: str) -> None:
+    """`{}` has no kind to keep: `with` adds labels and makes a record, `put` a key and makes a map
+    (a text key too), `merge` takes the kind of the one with entries; the same for `{}` however it
+    was made (docs/language.md, "Records and maps")."""
+    exprs = [f"str({empty})", f"{empty} == {{}}", f"str({empty} with {{a: 1}})", f'str(put({empty}, "a", 1))',
+             f"str(put({empty}, 1, 1))", f"str(merge({empty}, {{a: 1}}))", f'str(merge({{"a" => 1}}, {empty}))',
+             f"str(merge({empty}, {empty}))", f'str(fold(["x", "y"], {empty}, fn(m, k) => put(m, k, len(k))))',
+             f'{empty} with {{a: 1}} == {{a: 1}}', f'put({empty}, "a", 1) == {{"a" => 1}}']
+    assert run("[" + ", ".join(exprs) + "]", engine=engine) == [
+        "{}", True, "{a: 1}", '{"a" => 1}', "{1 => 1}", "{a: 1}", '{"a" => 1}', "{}", '{"x" => 1, "y" => 1}',
+        True, True]

@@ -3,8 +3,9 @@
 Python salts the hashes of texts per process (``PYTHONHASHSEED``), so a set walked in hash order
 gives another game in another process. Each command below (a seeded game of every family, every
 bundled example with seeded and exact dice, every generator, a program that walks sets of
-texts in every way) is run in fresh processes under several hash seeds, and the outputs must be
-identical byte for byte (docs/language.md, "Order").
+texts in every way; then every bundled example with every ruleset of its family, as `ruleval run`
+prints it) is run in fresh processes under several hash seeds, and the outputs must be identical
+byte for byte (docs/language.md, "Order").
 """
 
 from __future__ import annotations
@@ -78,6 +79,22 @@ def _commands(tmp: Path) -> list[list[str]]:
             cmds.append(["run", rules, "--state", str(example), "--seed", "7", "--format", "json"])
             if family != "diplomacy":
                 cmds.append(["run", rules, "--state", str(example), "--exact", "--format", "json"])
+    return cmds + bundled_example_runs()
+
+
+def bundled_example_runs() -> list[list[str]]:
+    """Every bundled example with every ruleset of its family, as the playground offers them (and as
+    `ruleval run` prints them: the text output), seeded; with exact dice too where the family rolls
+    dice whose every outcome can be enumerated (not Diplomacy, which rolls none)."""
+    cmds = []
+    for family in sorted(p for p in (ROOT / "rulesets").iterdir() if (p / "examples").is_dir()):
+        examples = sorted((family / "examples").glob("*.json"))
+        assert examples, family
+        for rules in sorted(family.glob("*.rules")):
+            for example in examples:
+                cmds.append(["run", str(rules), "--state", str(example), "--seed", "7"])
+                if family.name != "diplomacy":
+                    cmds.append(["run", str(rules), "--state", str(example), "--exact"])
     return cmds
 
 
@@ -97,6 +114,15 @@ def test_seeded_games_and_set_walks_repeat_under_every_hash_seed(tmp_path: Path)
     assert "Traceback" not in first and "-> 0\n" in first, first[:2000]
     for seed, text in outputs.items():
         assert text == first, f"PYTHONHASHSEED={seed} gave another output"
+
+
+def test_every_bundled_example_is_run_with_every_ruleset_of_its_family() -> None:
+    """What the repeat test covers: each example file of each family with each of its rulesets."""
+    runs = {(Path(c[1]).name, Path(c[3]).name) for c in bundled_example_runs()}
+    for family in ("diplomacy", "his", "jomini"):
+        for example in (ROOT / "rulesets" / family / "examples").glob("*.json"):
+            for rules in (ROOT / "rulesets" / family).glob("*.rules"):
+                assert (rules.name, example.name) in runs
 
 
 def test_a_set_of_texts_is_walked_in_the_order_of_values(tmp_path: Path) -> None:

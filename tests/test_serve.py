@@ -266,7 +266,7 @@ def test_explain_gives_the_trace_of_the_cli(server) -> None:
     got = call(server, "POST", "/api/run", {"base": "his/his.rules", "state": state_text, "mode": "dice",
                                            "dice": "6,3,5,2,6,1,4", "explain": True}).json
     rs = load_ruleset(ROOT / "rulesets" / "his" / "his.rules")
-    want = explain_text(rs.run(json.loads(state_text), dice=[6, 3, 5, 2, 6, 1, 4], explain=True))
+    want = explain_text(rs.evaluate(json.loads(state_text), dice=[6, 3, 5, 2, 6, 1, 4], explain=True))
     assert got["ok"] and got["explain"] == want and want.strip()
 
 

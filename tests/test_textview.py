@@ -1,5 +1,6 @@
 """The text output for people (`ruleval run` and the others by default): shaped by the result alone,
-no line past the width, colour only on a terminal, odds over the dice's own denominator."""
+every value in the language's notation (so it reads back), no line past the width, colour only on a
+terminal, odds over the dice's own denominator."""
 
 from __future__ import annotations
 
@@ -41,9 +42,9 @@ def test_records_that_share_their_fields_are_a_table_one_line_each(tmp_path: Pat
     lines = out.splitlines()
     assert lines[0] == "orders: 2"
     assert lines[1].split() == ["who", "what", "ok"]
-    assert lines[2].split() == ["a", "x", "true"] and lines[3].split() == ["bb", "y", "false"]
+    assert lines[2].split() == ['"a"', '"x"', "true"] and lines[3].split() == ['"bb"', '"y"', "false"]
     # the columns line up
-    assert lines[2].index("x") == lines[3].index("y") == lines[1].index("what")
+    assert lines[2].index('"x"') == lines[3].index('"y"') == lines[1].index("what")
 
 
 def test_no_line_is_longer_than_the_width(tmp_path: Path) -> None:
@@ -61,7 +62,7 @@ def test_a_procedure_event_log_is_one_line_per_event() -> None:
     events = [{"event": "rolled", "step": "roll", "cites": ["T-5"], "value": 4},
               {"event": "moved", "step": "move", "cites": [], "to": "b"}]
     text = result_text({"events": events})
-    assert text.splitlines() == ["events: 2", "   1. roll: rolled  value=4  [T-5]", "   2. move: moved  to=b"]
+    assert text.splitlines() == ["events: 2", "   1. roll: rolled  value=4  [T-5]", '   2. move: moved  to="b"']
 
 
 def test_exact_distribution_is_a_table_of_odds_over_the_dice_denominator(tmp_path: Path) -> None:
@@ -92,7 +93,7 @@ def test_text_from_the_state_cannot_drive_the_terminal(tmp_path: Path) -> None:
     rules = write(tmp_path, 'input name: str at "/name"\nquery main = {name: name, rows: [{n: name}, {n: "b"}]}\n')
     (tmp_path / "s.json").write_text(json.dumps({"name": "\x1b[31mred\u202e"}))
     code, out, _ = run("run", rules, "--state", str(tmp_path / "s.json"), out=Tty())
-    assert code == 0 and "\x1b[31m" not in out and "\u202e" not in out and "\\x1b[31mred\\u202e" in out
+    assert code == 0 and "\x1b[31m" not in out and "\u202e" not in out and '"\\u001b[31mred\\u202e"' in out
 
 
 def test_state_errors_are_text_on_stderr_by_default(tmp_path: Path) -> None:
@@ -108,7 +109,7 @@ def test_diplomacy_orders_one_line_each() -> None:
     lines = out.splitlines()
     assert lines[0] == "orders: 22"
     vie = next(line for line in lines if "A VIE - GAL" in line)
-    assert vie.split()[:2] == ["austria", "A"] and "fails" in vie and "bounce with A WAR" in vie
+    assert vie.split()[:2] == ['"austria"', '"A'] and '"fails"' in vie and '"bounce with A WAR"' in vie
 
 
 def test_diff_and_explain_lines_stay_within_the_width() -> None:
@@ -118,3 +119,55 @@ def test_diff_and_explain_lines_stay_within_the_width() -> None:
     code, out, _ = run("explain", str(ROOT / "rulesets/diplomacy/standard.rules"), "--state",
                        str(ROOT / "rulesets/diplomacy/examples/movement_1901.json"))
     assert code == 0 and max(len(line) - (len(line) - len(line.lstrip())) for line in out.splitlines()) <= WIDTH
+
+
+VALUES = ('[{"k" => 1, "a text of a few words" => "and another text of a few words, which is long"}, '
+          '{k: 1}, {"if": 2, "two words": 3}, {1, 2}, set(), (1,), tuple([]), 1/2, -3, none, true, '
+          '"a\\nb", "none", {}, [[1], {2 => (3, "x")}]]')
+
+
+def test_a_value_printed_by_run_reads_back_as_itself(tmp_path: Path) -> None:
+    """The text output writes a value in the language's notation: pasted into a ruleset, it is the
+    value the run gave (a record stays a record, a map a map, a set a set, a text a text)."""
+    rules = write(tmp_path, f"query main = {VALUES}\n")
+    code, out, err = run("run", rules)
+    assert code == 0, err
+    printed = out.rstrip("\n")
+    assert "\n" in printed and '"and another text of a few words, which is long"}' in printed  # wrapped, not in a text
+    pasted = tmp_path / "pasted"
+    pasted.mkdir()
+    again = write(pasted, f"def given = {VALUES}\ndef printed = {printed}\n"
+                          "query main = [printed == given, [str(x) for x in printed] == [str(x) for x in given]]\n")
+    code, out, err = run("run", again)
+    assert (code, out) == (0, "[true, true]\n"), err
+
+
+def test_each_field_of_a_record_and_each_entry_of_a_map_is_shown_in_the_notation(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = {name: "a", gone: none, tags: {"b", "a"}, pos: (1, 2), share: 1/3, '
+                            'inner: {"x" => {y: "z"}, 2 => [1]}, "if": "keyword"}\n')
+    code, out, err = run("run", rules)
+    assert code == 0, err
+    assert out.splitlines() == ['name: "a"', "gone: none", 'tags: {"a", "b"}', "pos: (1, 2)", "share: 1/3",
+                                "inner:", '  "x" =>', '    y: "z"', "  2 => [1]", '"if": "keyword"']
+    code, out, _ = run("run", rules, "--format", "json")  # the JSON answer is as it was
+    assert json.loads(out) == {"name": "a", "gone": None, "tags": ["a", "b"], "pos": [1, 2], "share": "1/3",
+                               "inner": {"\"x\"": {"y": "z"}, "2": [1]}, "if": "keyword"}
+
+
+def test_a_map_of_records_is_a_table_keyed_by_the_keys_in_the_notation(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = {"a" => {n: 1}, "b" => {n: 2}}\n')
+    code, out, err = run("run", rules)
+    assert code == 0, err
+    assert [line.split() for line in out.splitlines()] == [["n"], ['"a"', "1"], ['"b"', "2"]]
+
+
+def test_exact_outcomes_are_told_apart_in_the_notation(tmp_path: Path) -> None:
+    rules = write(tmp_path, 'query main = if roll(1d2) == 1 then {who: "a", m: {"k" => 1}} else {who: none, m: {k: 1}}\n')
+    code, out, err = run("run", rules, "--exact")
+    assert code == 0, err
+    assert [line.split() for line in out.splitlines()[2:]] == [
+        ["1/2", "50.00%", 'who="a"'], ["1/2", "50.00%", "who=none"]]
+    rules = write(tmp_path, 'query main = if roll(1d2) == 1 then {"k" => 1} else {k: 2}\n')
+    code, out, err = run("run", rules, "--exact")
+    assert code == 0, err
+    assert [line.split()[2:] for line in out.splitlines()[2:]] == [['["k"]=1'], ["k=2"]]

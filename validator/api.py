@@ -149,7 +149,24 @@ class Ruleset:
         ``engine="reference"`` and for a traced run (``explain``); the two give the same results.
 
         A float in the state or the arguments is the decimal it writes, read exactly as a JSON text's
-        decimals are (``jsontext.exact_numbers``): ``0.1`` is 1/10, never the binary float near it."""
+        decimals are (``jsontext.exact_numbers``): ``0.1`` is 1/10, never the binary float near it.
+
+        ``evaluate`` makes the same run and gives its answer as the language's values."""
+        result = self.evaluate(state, query, args, seed=seed, dice=dice, exact=exact, explain=explain,
+                               budget=budget, validate=validate, state_name=state_name, engine=engine)
+        out = result.json()
+        if query == ADVANCE_QUERY and isinstance(out, dict) and isinstance(out.get("next"), dict) and \
+                not self._rolls():
+            self._made = [out["next"], None, 0]
+        return out
+
+    def evaluate(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
+                 dice: list[int] | None = None, exact: bool = False, explain: bool = False,
+                 budget: int = DEFAULT_STEP_BUDGET, validate: bool = True, state_name: str = "<state>",
+                 engine: str = "backend") -> Result:
+        """``run``'s run, its answer as the language's values (a ``Result``: a record stays a record, a
+        map a map, a set a set, 1/2 a fraction), which the text view writes in the language's notation;
+        ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
         state = exact_numbers(state)
         args = exact_numbers(list(args or []))
         _in_time()
@@ -188,7 +205,9 @@ class Ruleset:
         runner = None if explain or engine == "reference" else self.backend()
         try:
             if exact:
-                return R.run_exact(self.program, state, query, args, budget, engine=runner, check=check)
+                enumerated, values = R.enumerate_exact(self.program, state, query, args, budget, engine=runner,
+                                                       check=check)
+                return Result(None, [], unit, _state=state, exact=enumerated, outcomes=values)
             source = self._dice(seed, dice)
             value, run = R.run_query(self.program, state, query, args, source, budget, trace=explain,
                                      engine=runner, check=check)
@@ -203,25 +222,21 @@ class Ruleset:
             raise RunError([err.diagnostic()], "eval") from None
         except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
             raise self._too_deep(state, query, state_name) from None
-        try:
-            out = self._to_json(value, unit)
-        except RecursionError:
-            raise self._too_deep(state, query, state_name) from None
-        if run.events and isinstance(out, dict) and "events" not in out:
-            out["events"] = self._to_json(run.events, unit)
-        if explain and isinstance(out, dict):
-            out["explain"] = self._to_json(R.explanation(run), unit)  # (bounded as a result is)
-        if query == ADVANCE_QUERY and isinstance(out, dict) and isinstance(out.get("next"), dict) and \
-                not self._rolls():
-            self._made = [out["next"], None, 0]
-        return out
+        result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self)
+        if explain:
+            try:
+                result.trace = R.explanation(run)
+                result.explain = _to_json(result.trace, unit)  # (bounded as a result is)
+            except RecursionError:
+                raise self._too_deep(state, query, state_name) from None
+        return result
 
     def _rolls(self) -> bool:
         """Whether any rule rolls dice (conservatively: mentions `roll`)."""
         return self.backend().dice
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
-                       budget: int, engine: str) -> tuple[Any] | None:
+                       budget: int, engine: str) -> tuple[Result] | None:
         """A validated run on a state this ruleset's `advance` made, that an earlier validated run (of
         ``steps`` steps, state check included) found valid, and that is unchanged since (the same
         object, the same marshal bytes: the same values of the same types), made without the state
@@ -236,7 +251,7 @@ class Ruleset:
         with the same value. Any failure (the step budget, the depth limit, an error) is said by the
         run with the check, made again from the start."""
         try:
-            out = self.run(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
+            out = self.evaluate(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
         except RunError:
             return None
         return (out,)
@@ -296,22 +311,60 @@ class Ruleset:
             return ScriptedDice(dice)
         return SeededDice(0 if seed is None else seed)
 
-    @staticmethod
-    def _to_json(value: Any, unit: Unit) -> Any:
+
+
+@dataclass
+class Result:
+    """What a run gave (``Ruleset.evaluate``), as the language's values: the query's ``value`` and the
+    ``events`` it emitted (records), or for an exact run (``--exact``) its enumeration (``exact``, JSON)
+    with each outcome's value and events (``outcomes``, in the same order); a traced run's trace
+    (``trace``, ``reference.explanation``: its arguments and values the language's) and its JSON
+    (``explain``). The text view writes the values in the language's notation; ``json()`` is the
+    JSON answer of ``Ruleset.run`` (a record and a map alike there, a set a list, 1/2 a text)."""
+
+    value: Any
+    events: list[Any]
+    unit: Unit
+    exact: dict[str, Any] | None = None
+    outcomes: list[tuple[Any, list[Any]]] | None = None
+    explain: Any = None
+    trace: dict[str, Any] | None = None
+    _state: Any = field(default=None, repr=False)
+    _state_name: str = field(default="<state>", repr=False)
+    _ruleset: Any = field(default=None, repr=False)
+
+    def json(self) -> Any:
+        """The answer as JSON values (``RunError`` E011/E013 for one that cannot be written): the value,
+        with the events (``events``) and the trace (``explain``) added when it is a record or a map
+        that has no such entry."""
+        if self.exact is not None:
+            return self.exact
         try:
-            return written(value)
-        except ValueError as exc:  # too large, or an integer past Python's digit limit for text
-            if str(exc) == FUNCTION_IN_RESULT:
-                raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
-                                           help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
-            if too_large(exc):
-                what = (f"holds more than {MAX_OUTPUT_BYTES} bytes of text" if "bytes" in str(exc)
-                        else f"has more than {MAX_OUTPUT_NODES} parts")
-                raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
-                                           unit.span, help="return a summary of it (its `len`, say)")], "eval") from None
+            out = _to_json(self.value, self.unit)
+        except RecursionError:
+            raise self._ruleset._too_deep(self._state, self.unit.name, self._state_name) from None
+        if self.events and isinstance(out, dict) and "events" not in out:
+            out["events"] = _to_json(self.events, self.unit)
+        if self.explain is not None and isinstance(out, dict):
+            out["explain"] = self.explain
+        return out
+
+
+def _to_json(value: Any, unit: Unit) -> Any:
+    try:
+        return written(value)
+    except ValueError as exc:  # too large, or an integer past Python's digit limit for text
+        if str(exc) == FUNCTION_IN_RESULT:
             raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
-                                       help="a number grew too large; check the rule that computes it")],
-                           "eval") from None
+                                       help="call the function (`f()`, `f(x)`) to give its value")], "eval") from None
+        if too_large(exc):
+            what = (f"holds more than {MAX_OUTPUT_BYTES} bytes of text" if "bytes" in str(exc)
+                    else f"has more than {MAX_OUTPUT_NODES} parts")
+            raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
+                                       unit.span, help="return a summary of it (its `len`, say)")], "eval") from None
+        raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
+                                   help="a number grew too large; check the rule that computes it")],
+                       "eval") from None
 
 
 def _snapshot(state: Any) -> bytes | None:

@@ -302,6 +302,7 @@ class Interpreter:
         self.program = program
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
+        self._kinds: dict[Any, DeclaredKinds] = {}
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -600,8 +601,7 @@ class Interpreter:
             return compute()
         for a in args:
             charge_walk(run, a, unit.span)
-        node: dict[str, Any] = {"rule": unit.name, "args": [to_json(a) for a in args], "cites": list(cites),
-                                "children": []}
+        node: dict[str, Any] = {"rule": unit.name, "args": list(args), "cites": list(cites), "children": []}
         if kind is not None:
             node["kind"] = kind
         if cell is not None:
@@ -613,7 +613,7 @@ class Interpreter:
         finally:
             run.trace_stack.pop()
         charge_walk(run, value, unit.span)
-        node["value"] = to_json(value)
+        node["value"] = value
         parent["children"].append(node)
         return value
 
@@ -752,9 +752,8 @@ class Interpreter:
             if run.trace:
                 for v in (shown, chosen, value):
                     charge_walk(run, v, pol.span)
-                run.cycles.append({"decision": unit.name, "members": [to_json(x) for x in shown],
-                                   "settled": [to_json(t) for t in chosen], "value": to_json(value),
-                                   "cites": list(cites)})
+                run.cycles.append({"decision": unit.name, "members": list(shown), "settled": list(chosen),
+                                   "value": value, "cites": list(cites)})
             if settled == 0:
                 raise EvalError("E006", f"the cycle policy for `{unit.name}` settled none of the {len(members)} "
                                         "decisions of the cycle", pol.span)
@@ -871,9 +870,19 @@ class Interpreter:
                 if unit.body is None:
                     raise MissingInput(unit)
                 value = force(run, self.evaluate(run, unit.body, self.env(unit)))
-            elif unit.ret is not None and _declares_map(unit.ret):
-                value = as_declared(value, unit.ret)
+            elif unit.ret is not None:
+                kinds = self.kinds(unit)
+                if kinds.declares_map(unit.ret):
+                    value = kinds.read(value, unit.ret)
             run.inputs[unit.index] = value
+
+    def kinds(self, unit: Unit) -> DeclaredKinds:
+        """How values are read for the types declared in ``unit``'s namespace (kept per namespace)."""
+        found = self._kinds.get(unit.ns)
+        if found is None:
+            defs = self.loaded.namespaces[unit.ns].defs.values()
+            found = self._kinds[unit.ns] = DeclaredKinds({d.name: d for d in defs if isinstance(d, A.RecordDecl)})
+        return found
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
@@ -902,22 +911,58 @@ class MissingInput(Exception):
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
-def _declares_map(t: A.TypeRef) -> bool:
-    return t.name == "map" or any(_declares_map(a) for a in t.args)
+class DeclaredKinds:
+    """How a value read from the state is made the kinds its declared type says (docs/language.md,
+    "Records and maps"): its JSON objects are records, except those the type declares `map[K, V]`, at
+    any depth of `map`, `list` and the fields of the named records of a namespace (``records``), a
+    record inside a list inside a record included. A value of another shape than declared is left as
+    it is (the state's schema and checks say what is wrong with it)."""
 
+    def __init__(self, records: dict[str, A.RecordDecl]):
+        self.records = records
+        self._declares: dict[int, bool] = {}  # by the type's identity (the declarations hold them)
+        self._fields: dict[str, list[A.FieldDecl]] = {}  # a record's fields that declare a map somewhere
 
-def as_declared(v: Any, t: A.TypeRef) -> Any:
-    """A value read from the state for an input of type ``t``: its JSON objects are records, except
-    those ``t`` declares `map[K, V]`, at any depth of `map` and `list` (docs/language.md, "Records and
-    maps"). A value of another shape than declared is left as it is."""
-    if t.name == "map" and len(t.args) == 2 and type(v) is dict:
-        inner = t.args[1]
-        if _declares_map(inner):
-            return Map((k, as_declared(x, inner)) for k, x in v.items())
-        return Map(v)
-    if t.name == "list" and len(t.args) == 1 and type(v) is list and _declares_map(t.args[0]):
-        return [as_declared(x, t.args[0]) for x in v]
-    return v
+    def declares_map(self, t: A.TypeRef) -> bool:
+        """Whether ``t`` declares a map anywhere within it, named records' fields included."""
+        found = self._declares.get(id(t))
+        if found is None:
+            found = self._declares[id(t)] = self._declares_map(t, frozenset())
+        return found
+
+    def _declares_map(self, t: A.TypeRef, seen: frozenset[str]) -> bool:
+        if t.name == "map":
+            return True
+        record = self.records.get(t.name) if not t.args else None
+        if record is not None:
+            return t.name not in seen and any(self._declares_map(f.type, seen | {t.name}) for f in record.fields)
+        return any(self._declares_map(a, seen) for a in t.args)
+
+    def read(self, v: Any, t: A.TypeRef) -> Any:
+        """``v`` with the maps ``t`` declares made maps (called where ``declares_map(t)``)."""
+        if type(v) is dict:
+            if t.name == "map" and len(t.args) == 2:
+                inner = t.args[1]
+                if self.declares_map(inner):
+                    return Map((k, self.read(x, inner)) for k, x in v.items())
+                return Map(v)
+            if not t.args and t.name in self.records:
+                fields = self._map_fields(t.name)
+                out = dict(v)
+                for f in fields:
+                    if f.name in v:
+                        out[f.name] = self.read(v[f.name], f.type)
+                return out
+        elif type(v) is list and t.name == "list" and len(t.args) == 1:
+            inner = t.args[0]
+            return [self.read(x, inner) for x in v] if self.declares_map(inner) else v
+        return v
+
+    def _map_fields(self, name: str) -> list[A.FieldDecl]:
+        found = self._fields.get(name)
+        if found is None:
+            found = self._fields[name] = [f for f in self.records[name].fields if self.declares_map(f.type)]
+        return found
 
 
 # ---------------------------------------------------------------- operations on values
@@ -1395,12 +1440,21 @@ def run_exact(program: Program, state: Any, query: str, args: list[Any], budget:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
     enumeration the engine cannot make (``Unwritable``) is made again by the reference."""
+    return enumerate_exact(program, state, query, args, budget, max_paths, engine, check)[0]
+
+
+def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
+                    max_paths: int | None = None, engine: Any = None, check: Any = None
+                    ) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
+    """``run_exact``'s JSON, and each of its outcomes' value and events as the language's values (those
+    of the first path that gave it; every die in them looked at, so written as the number it is), in
+    the order of the outcomes: what the text view writes in the language's notation."""
     return _engine_else_reference(engine, program, lambda interp: _run_exact_on(
         interp, program, state, query, args, budget, max_paths, check))
 
 
 def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], budget: int,
-                  max_paths: int | None, check: Any) -> dict[str, Any]:
+                  max_paths: int | None, check: Any) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
     from ..lib.runtime import ExactDice
 
     max_paths = max_paths or MAX_EXACT_PATHS
@@ -1422,7 +1476,8 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     while True:
         run = Run(state, dice, budget - spent, path=path)
         try:
-            value = written(run_query(run, unit, args, check))
+            raw = run_query(run, unit, args, check)
+            value = written(raw)  # (which looks at every die the value holds)
             events = written(run.events) if run.events else []
         except ValueError as exc:
             raise EvalError("E013" if too_large(exc) else "E011", f"the result cannot be written: {exc}",
@@ -1437,14 +1492,15 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
         key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
         found = outcomes.get(key)
         if found is None:
-            outcomes[key] = [value, {den: num}, events, run.natural_den, False]
+            outcomes[key] = [value, {den: num}, events, run.natural_den, False, raw, run.events]
         else:
             weights = found[1]
             weights[den] = weights.get(den, 0) + num
             if found[3] != run.natural_den:
                 found[3] = math.lcm(found[3], run.natural_den)
             if not equal(events, found[2]):  # paths to one result that happened differently
-                found[2], found[4] = common_events(found[2], events), True
+                at = common_positions(found[2], events)
+                found[2], found[6], found[4] = [found[2][i] for i in at], [found[6][i] for i in at], True
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.span,
@@ -1462,24 +1518,25 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             levels.pop()
         else:
             break
-    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4])
+    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4], (o[5], o[6]))
              for o in outcomes.values()]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
     ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
-    return {"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
-            "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
-                          "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
-                         for v, p, ev, natural, differ in ranked]}
+    return ({"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
+             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
+                           "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
+                          for v, p, ev, natural, differ, _ in ranked]},
+            [o[5] for o in ranked])
 
 
-def common_events(kept: list[Any], other: list[Any]) -> list[Any]:
-    """The events of ``kept`` that ``other`` has too, in their order (each matched once, in order):
-    what every path merged into one outcome emitted, when its paths' events differ."""
+def common_positions(kept: list[Any], other: list[Any]) -> list[int]:
+    """Where in ``kept`` the events are that ``other`` has too (each matched once, in order): what every
+    path merged into one outcome emitted, when its paths' events differ."""
     out, start = [], 0
-    for e in kept:
+    for i, e in enumerate(kept):
         for j in range(start, len(other)):
             if equal(e, other[j]):
-                out.append(e)
+                out.append(i)
                 start = j + 1
                 break
     return out
@@ -1497,12 +1554,13 @@ def odds(p: Fraction, natural: int) -> str:
 
 
 def explanation(run: Run) -> dict[str, Any]:
-    """The trace of a run, as ``ruleval explain`` shows it."""
+    """The trace of a run, as ``ruleval explain`` shows it: its calls' arguments and values, the
+    cycles' members and values, the settled decisions' values, as the language's values (``to_json``
+    writes it as JSON)."""
     root = run.trace_stack[0]
     edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in run.decision_edges})
-    settled = [{"decision": to_json(list(k)), "value": to_json(s.value), "cites": list(s.cites)}
-               for k, s in run.settled.items()]
-    decisions = [{"key": to_json(list(k)), "decision": k[0], "args": to_json(list(a)),
-                  "value": to_json(run.dvalue.get(k))} for k, a in run.dargs.items()]
+    settled = [{"decision": list(k), "value": s.value, "cites": list(s.cites)} for k, s in run.settled.items()]
+    decisions = [{"key": list(k), "decision": k[0], "args": list(a), "value": run.dvalue.get(k)}
+                 for k, a in run.dargs.items()]
     return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
             "cycles": run.cycles, "settled": settled, "decisions": decisions}

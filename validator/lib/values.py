@@ -490,6 +490,12 @@ def write_value(v: Any, limit: int = MAX_OUTPUT_NODES) -> str:
     return _write(v, top=True)
 
 
+def notation(v: Any) -> str:
+    """A value in the language's notation as it reads back, a text in its quotes at the top too (what
+    ``str`` writes of it inside a collection): how the text output of a run shows every value."""
+    return _write(v)
+
+
 def show(v: Any) -> str:
     """A value as the language writes it (``write_value``: `true`, `1/2`, `none`, never Python's
     spelling), shortened for a message; a text as it is."""
@@ -522,7 +528,7 @@ def text_literal(text: str) -> str:
     return '"' + _ESCAPED.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text) + '"'
 
 
-def _label(k: str) -> str:
+def label(k: str) -> str:
     """A record's label: a name as it is, a keyword or any other text in quotes (`{"if": 1}`)."""
     return k if _NAME(k) and k not in _KEYWORD_SET else text_literal(k)
 
@@ -554,7 +560,7 @@ def _write(v: Any, top: bool = False) -> str:
         if not v:
             return "{}"
         if type(v) is not Map and _TEXTS.issuperset(map(type, v)):  # a record (its labels are texts)
-            return "{" + ", ".join(f"{_label(k)}: {_write(x)}" for k, x in v.items()) + "}"
+            return "{" + ", ".join(f"{label(k)}: {_write(x)}" for k, x in v.items()) + "}"
         return "{" + ", ".join(f"{_write(k)} => {_write(x)}" for k, x in v.items()) + "}"
     if isinstance(v, RandomValue):
         return v.describe()

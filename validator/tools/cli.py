@@ -145,8 +145,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             state = read_state_file(Path(args.state))
             shown = args.state
-        result = rs.run(state, state_name=shown, validate=validate, **opts)
-        text = result_json(rs, args.query, result, indent=2)  # refused here, before anything is written
+        result = rs.evaluate(state, state_name=shown, validate=validate, **opts)
+        answer = result.json()
+        text = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
         print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
         if args.state is None and any(d.code.startswith("S") for d in exc.diagnostics):
@@ -158,14 +159,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.svg:
         from . import render
 
-        render.write_svg(rs, state, result, args.svg, state_name=args.state or "<state>")
+        render.write_svg(rs, state, answer, args.svg, state_name=args.state or "<state>")
     if args.format == "text":
         from ..core.diagnostics import use_colour
         from .textview import result_text, terminal_width
 
         out.write(result_text(result, terminal_width(out), use_colour(out)) + "\n")
     elif args.format == "jsonl":
-        out.write(result_json(rs, args.query, result) + "\n")
+        out.write(result_json(rs, args.query, answer) + "\n")
     else:
         out.write(text + "\n")
     return EXIT_OK
@@ -209,8 +210,8 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                     raise DiagnosticError([Diagnostic("S001", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
                                                       Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
                 state = read_state_text(line, shown)
-                result = rs.run(state, state_name=shown, **opts)
-                text = result_json(rs, opts["query"], result)
+                result = rs.evaluate(state, state_name=shown, **opts)
+                text = result_json(rs, opts["query"], result.json())
                 if fmt == "text":
                     from ..core.diagnostics import use_colour
                     from .textview import result_text, terminal_width

@@ -1,9 +1,10 @@
 """``ruleval explain``: why a ruleset gave its result, as a tree of cited rule calls or a decision graph.
 
-The run is an ordinary ``Ruleset.run(..., explain=True)``; this module only presents its trace:
+The run is an ordinary ``Ruleset.evaluate(..., explain=True)``; this module only presents its trace:
 
 - ``text``: an indented tree ``rule(args) = value  [CITE]``, then the cycles met and how their
-  policy settled them, then the events emitted by procedure steps;
+  policy settled them, then the events emitted by procedure steps, every value in the language's
+  notation (``values.notation``, as ``ruleval run`` writes them);
 - ``json``: the explanation as the API returns it;
 - ``dot``: the dependency graph of the simultaneous decisions (cycle members in red), drawn as SVG
   by Graphviz ``dot`` when it is installed, else the ``.dot`` text.
@@ -19,12 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.diagnostics import one_line
+from ..lib.values import notation
 
 MAX_ARG_TEXT = 60
 
 
 def _short(value: Any, limit: int = MAX_ARG_TEXT) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    text = notation(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -66,8 +68,8 @@ def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[st
     cites += _cell_text(node)
     args = node.get("args", [])
     if full:
-        whole = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
-        return [f"{pad}{_call(node, whole)} = {json.dumps(node.get('value'), ensure_ascii=False)}{cites}"]
+        whole = ", ".join(notation(a) for a in args)
+        return [f"{pad}{_call(node, whole)} = {notation(node.get('value'))}{cites}"]
     line = f"{pad}{_call(node, _args_text(args))} = {_short(node.get('value'), 80)}{cites}"
     if len(line) <= WIDTH:
         return [line]
@@ -79,7 +81,7 @@ def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[st
 
 
 def _mentions(node: dict[str, Any], needle: str) -> bool:
-    return needle.lower() in json.dumps(node.get("args", []), ensure_ascii=False).lower()
+    return needle.lower() in notation(node.get("args", [])).lower()
 
 
 def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: bool = False) -> list[str]:
@@ -107,12 +109,13 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: boo
 
 
 def explain_text(result: Any, order: str | None = None, full: bool = False) -> str:
-    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    """A traced run's ``api.Result`` as text: the tree, the cycles, the events."""
+    exp = result.trace or {}
     lines = trace_lines(exp.get("trace", []), order, full)
     if not lines:
         lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
     for cyc in exp.get("cycles", []):
-        if order and order.lower() not in json.dumps(cyc["members"], ensure_ascii=False).lower():
+        if order and order.lower() not in notation(cyc["members"]).lower():
             continue
         members = [f"{cyc['decision']}({_short(m)})" for m in cyc["members"]]
         line = f"cycle: {members[0]}" if members else "cycle:"
@@ -123,13 +126,13 @@ def explain_text(result: Any, order: str | None = None, full: bool = False) -> s
                 lines.append(line + ",")
                 line = " " * len("cycle: ") + m
         lines.append(line)
-        lines.append(f"  settled {len(cyc['settled'])} as {json.dumps(cyc['value'])}  [{', '.join(cyc['cites'])}]")
-    events = result.get("events", []) if isinstance(result, dict) else []
-    for ev in events if isinstance(events, list) else []:
+        lines.append(f"  settled {len(cyc['settled'])} as {notation(cyc['value'])}  [{', '.join(cyc['cites'])}]")
+    events = result.events if result.trace is not None and isinstance(result.value, dict) else []
+    for ev in events:
         if not isinstance(ev, dict):
             continue
         rest = {k: v for k, v in ev.items() if k not in ("event", "step", "cites")}
-        if order and order.lower() not in json.dumps(rest, ensure_ascii=False).lower():
+        if order and order.lower() not in notation(rest).lower():
             continue
         cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
         lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {_short(rest, 100)}{cites}")
@@ -423,8 +426,9 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     try:
         state = read_state_file(Path(args.state)) if args.state is not None else {}
-        result = rs.run(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed, dice=dice,
-                        explain=True, state_name=args.state or "<no state>")
+        traced = rs.evaluate(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed,
+                             dice=dice, explain=True, state_name=args.state or "<no state>")
+        result = traced.json()
     except RunError as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
         return exit_code(exc.diagnostics)
@@ -454,7 +458,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.unit:
         text = visible(unit_story(rs, result, args.unit, args.full)) + "\n"
     else:
-        text = visible(explain_text(result, args.order, args.full)) + "\n"
+        text = visible(explain_text(traced, args.order, args.full)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:

@@ -498,18 +498,21 @@ class Playground:
         try:
             state = self.state(body.get("state"))
             if want_explain:
-                traced = rs.run(state, query=options["query"], args=options["args"], seed=options["seed"],
-                                dice=options["dice"], explain=True, state_name="state")
-                if not isinstance(traced, dict) or "explain" not in traced:
-                    traced = {"result": traced, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
+                evaluated = rs.evaluate(state, query=options["query"], args=options["args"], seed=options["seed"],
+                                        dice=options["dice"], explain=True, state_name="state")
+                traced = evaluated.json()
                 if unit and unit.strip():
+                    if not isinstance(traced, dict) or "explain" not in traced:
+                        traced = {"result": traced, "explain": {"trace": [], "decision_edges": [], "cycles": [],
+                                                                "settled": []}}
                     return {"ok": True, "explain": unit_story(rs, traced, unit.strip())}
-                return {"ok": True, "explain": explain_text(traced)}
-            result = rs.run(state, state_name="state", **options)
+                return {"ok": True, "explain": explain_text(evaluated)}
+            evaluated = rs.evaluate(state, state_name="state", **options)
+            result = evaluated.json()
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
             return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
-        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(result, TEXT_WIDTH)}
+        answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(evaluated, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
 
