@@ -16,6 +16,8 @@ from pathlib import Path
 from tempfile import mkdtemp
 from typing import Any
 
+import pytest
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -309,3 +311,22 @@ query main = go()
     # exact: no fork at `shown`; the look `r < 5` splits the die, and each side shows what is left
     assert seen["--exact"] == ["2d6: 2..12", "2d6+1: 3..13", '[1, "a"]', "2d6: 5..12",
                                "2d6: 2..12", "2d6+1: 3..13", '[1, "a"]', "2d6: 2..4"]
+
+
+@pytest.mark.parametrize("engine", ["reference", "backend"])
+def test_exact_outcomes_are_results_the_language_tells_apart(tmp_path: Path, engine: str, cli: Any) -> None:
+    """Issue 42: outcomes were merged by their JSON form, so a record and a map with the same entries
+    (or a list and a tuple) became one outcome of the summed probability. Results are one outcome
+    when `==` says they are equal, whatever order a map's entries were put in."""
+    (tmp_path / "kinds.rules").write_text(
+        'query records = if roll(1d2) == 1 then {a: 1} else {"a" => 1}\n'
+        'query lists = if roll(1d2) == 1 then [1, 2] else (1, 2)\n'
+        'query maps = if roll(1d2) == 1 then {"a" => 1, "b" => 2} else {"b" => 2, "a" => 1}\n')
+    rs = load_ruleset(tmp_path / "kinds.rules", use_cache=False)
+    for query, outcomes in (("records", 2), ("lists", 2), ("maps", 1)):
+        out = rs.run({}, query=query, exact=True, engine=engine)
+        assert out["paths"] == 2
+        assert [o["probability"] for o in out["outcomes"]] == ["1/2"] * 2 if outcomes == 2 else ["1/1"], (query, out)
+    shown = cli("run", str(tmp_path / "kinds.rules"), "--query", "records", "--exact")
+    rows = [line.split("%", 1)[1].strip() for line in shown.out.splitlines() if "%  " in line and "odds" not in line]
+    assert shown.code == 0 and len(rows) == 2 and rows[0] != rows[1], shown.out  # (the two told apart in text)

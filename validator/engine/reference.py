@@ -880,7 +880,7 @@ class Interpreter:
         """How values are read for the types declared in ``unit``'s namespace (kept per namespace)."""
         found = self._kinds.get(unit.ns)
         if found is None:
-            defs = self.loaded.namespaces[unit.ns].defs.values()
+            defs = self.program.loaded.namespaces[unit.ns].defs.values()
             found = self._kinds[unit.ns] = DeclaredKinds({d.name: d for d in defs if isinstance(d, A.RecordDecl)})
         return found
 
@@ -1462,7 +1462,7 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     assert unit is not None, "the caller found the query"
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
     run_query = interp.run_query
-    # outcome key -> [value, {denominator: summed numerators}, events, natural denominator]: each
+    # outcome key -> outcomes [value, {denominator: summed numerators}, events, natural denominator, ...]: each
     # path's probability is a product of fractions, kept as an integer numerator and denominator
     # until the end
     outcomes: dict[Any, list[Any]] = {}
@@ -1490,9 +1490,12 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             den *= ways
         t = type(value)
         key = (t, value) if t is int or t is str or t is bool or value is None else json.dumps(value, sort_keys=True)
-        found = outcomes.get(key)
+        # one outcome per result, results compared as the language compares them (`==`): values alike
+        # in JSON (a record and a map, a list and a tuple) share a key, not an outcome
+        alike = outcomes.setdefault(key, [])
+        found = next((o for o in alike if equal(o[5], raw)), None)
         if found is None:
-            outcomes[key] = [value, {den: num}, events, run.natural_den, False, raw, run.events]
+            alike.append([value, {den: num}, events, run.natural_den, False, raw, run.events])
         else:
             weights = found[1]
             weights[den] = weights.get(den, 0) + num
@@ -1519,7 +1522,7 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
         else:
             break
     probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4], (o[5], o[6]))
-             for o in outcomes.values()]
+             for alike in outcomes.values() for o in alike]
     total = sum((p for p in (x[1] for x in probs)), Fraction(0))
     ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
     return ({"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
