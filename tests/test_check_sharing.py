@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -107,13 +107,13 @@ def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, orde
     want = {p: reference_findings(p) for p in (clean, broken)}
     assert want[clean] == [] and want[broken] != []
     compiles: list[str] = []
-    real_compile = B._compile
+    real_compile = B.codecache.compiled  # (what the process's code table, ``_CODE``, does not hold)
 
-    def counted(source: str, filename: str) -> object:
+    def counted(source: str, filename: str, compile_text: Any) -> object:
         compiles.append(filename)
-        return real_compile(source, filename)
+        return real_compile(source, filename, compile_text)
 
-    monkeypatch.setattr(B, "_compile", counted)
+    monkeypatch.setattr(B.codecache, "compiled", counted)
     first, second = (clean, broken) if order == "clean first" else (broken, clean)
     monkeypatch.setattr(B, "_CODE", {})
     monkeypatch.setattr(data, "_RUNS", {})
