@@ -180,9 +180,9 @@ class Ruleset:
         if validate and not exact and not explain and made is not None and state is made[0]:
             snapshot = _snapshot(state)
             if snapshot is not None and snapshot == made[1]:
-                out = self._unchecked_run(state, query, args, seed, dice, budget - made[2], engine)
-                if out is not None:
-                    return out[0]
+                unchecked = self._unchecked_run(state, query, args, seed, dice, budget - made[2], engine)
+                if unchecked is not None:
+                    return unchecked
         if validate:
             errors = self._validate(state, state_name)
             if errors:
@@ -236,11 +236,11 @@ class Ruleset:
         return self.backend().dice
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
-                       budget: int, engine: str) -> tuple[Result] | None:
+                       budget: int, engine: str) -> Result | None:
         """A validated run on a state this ruleset's `advance` made, that an earlier validated run (of
         ``steps`` steps, state check included) found valid, and that is unchanged since (the same
         object, the same marshal bytes: the same values of the same types), made without the state
-        check: ``(its result,)``, or None when the caller must make the run with the check.
+        check: its result, or None when the caller must make the run with the check.
 
         It gives what the run with the check gives. The check reads the state alone, rolls no dice
         (``_made`` is kept only for rules that roll none) and passed on these very values, and its
@@ -251,10 +251,9 @@ class Ruleset:
         with the same value. Any failure (the step budget, the depth limit, an error) is said by the
         run with the check, made again from the start."""
         try:
-            out = self.evaluate(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
+            return self.evaluate(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
         except RunError:
             return None
-        return (out,)
 
     def _too_deep(self, state: Any, query: str, state_name: str) -> RunError:
         problem = value_problem(state)
@@ -310,7 +309,6 @@ class Ruleset:
         if dice is not None:
             return ScriptedDice(dice)
         return SeededDice(0 if seed is None else seed)
-
 
 
 @dataclass

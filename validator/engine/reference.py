@@ -254,8 +254,8 @@ class Run:
     def fresh(self, alone: Any) -> "Run":
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
         run, so its value is what it has alone; what it takes is paid by the run that reads it
-        (``pay``); it stops at the same budget. ``alone`` is the memo
-        key it computes (which that run computes itself)."""
+        (``pay``); it stops at the same budget. ``alone`` is the memo key it computes (which that run
+        computes itself)."""
         sub = Run(None, self.dice, self.budget, self.depth_limit)
         sub.alone = alone
         sub.shared, sub.alive = self.shared, self.alive
