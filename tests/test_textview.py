@@ -171,3 +171,79 @@ def test_exact_outcomes_are_told_apart_in_the_notation(tmp_path: Path) -> None:
     code, out, err = run("run", rules, "--exact")
     assert code == 0, err
     assert [line.split()[2:] for line in out.splitlines()[2:]] == [['["k"]=1'], ["k=2"]]
+
+
+# ---------------------------------------------------------------- the other reports, as a user reads them
+
+
+def test_a_failed_case_says_what_the_run_gave_in_the_notation(tmp_path: Path) -> None:
+    """`ruleval test` compares JSON (a case expects what `--format json` writes), but says what the run
+    gave as the language writes it: `1/2` is a fraction, not the text `"1/2"`; a tuple, a set and a
+    map with keys of two kinds are themselves, not the arrays and objects JSON makes of them."""
+    write(tmp_path, 'query main = {r: {k: 1/2}, t: (1, "x"), s: {3, 1}, m: {1 => "a", "1" => "b"}}\n')
+    (tmp_path / "cases.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - {id: fraction, expect: {r: {k: \"1/3\"}}}\n"
+        "  - {id: tuple, expect: {t: 5}}\n"
+        "  - {id: set, expect: {s: 2}}\n"
+        "  - {id: map, expect: {m: 1}}\n"
+        "  - {id: entry, expect: {m: {\"\\\"1\\\"\": \"c\"}}}\n", encoding="utf-8")
+    code, out, err = run("test", str(tmp_path / "cases.yaml"))
+    assert code == 1, err
+    said = [line.strip() for line in out.splitlines() if line.startswith("    ")]
+    assert said == ['/r/k: expected "1/3", got 1/2', '/t: expected 5, got (1, "x")',
+                    "/s: expected 2, got {1, 3}", '/m: expected 1, got {1 => "a", "1" => "b"}',
+                    '/m/"1": expected "c", got "b"']
+
+
+def test_diff_shows_the_fields_that_differ_in_the_notation(tmp_path: Path) -> None:
+    """`ruleval diff` compares the JSON answers of OLD and NEW and shows each changed field as the
+    language writes it (`3/2`, a set as a set); the minimal state stays JSON, as a state file is."""
+    (tmp_path / "ruleval.toml").write_text("")
+    head = 'ruleset t "t"\ninput xs: list[int] at "/xs" default []\n'
+    (tmp_path / "old.rules").write_text(head + "query main = {total: sum(xs) / 2, s: {(x, x) for x in xs}}\n")
+    (tmp_path / "new.rules").write_text(head + "query main = {total: sum(xs) / 3, s: str(xs)}\n")
+    (tmp_path / "cases.yaml").write_text("ruleset: old.rules\ncases:\n  - {id: a, state: {xs: [1, 2]}, expect: {}}\n")
+    code, out, err = run("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"),
+                         "--cases", str(tmp_path / "cases.yaml"))
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines[1].startswith("  minimal state (") and lines[1].endswith(' {"xs": [2]}')
+    assert [line.split() for line in lines[2:5]] == [["field", "OLD", "NEW"], ["/total", "1", "2/3"],
+                                                     ["/s", "{(2,", "2)}", '"[2]"']]
+
+
+def test_explain_unit_and_the_decision_graph_write_values_in_the_notation(tmp_path: Path) -> None:
+    """`explain --unit` tells a piece's story, and `--format dot` labels each decision, with the
+    values in the language's notation (`1/2`, `{"b" => 1}`), whatever the shape of the query's result
+    (a list here: the trace was dropped for any result but a record)."""
+    write(tmp_path, 'input pieces: list[str] at "/pieces" default []\n'
+                    'decision share(p) cite "T-1" = if p == "a" then 1/2 else {p => 1}\n'
+                    'query main = [share(p) for p in pieces]\n')
+    (tmp_path / "view.yaml").write_text("explain:\n  unit: '^(?P<key>[a-z]+)'\n  say:\n"
+                                        "    share: \"{0} has a share of {value}\"\n")
+    (tmp_path / "state.json").write_text('{"pieces": ["a", "b"]}')
+    rules, state = str(tmp_path / "main.rules"), str(tmp_path / "state.json")
+    code, out, err = run("explain", rules, "--state", state, "--unit", "b")
+    assert code == 0, err
+    assert out == 'B has a share of {"b" => 1}  [T-1]\n'
+    code, out, err = run("explain", rules, "--state", state, "--format", "dot", "-o", str(tmp_path / "g.dot"))
+    assert code == 0, err
+    labels = [line.split("label=", 1)[1] for line in (tmp_path / "g.dot").read_text().splitlines() if "label=" in line]
+    assert labels == ['"share(\\"a\\")\\n= 1/2"];', '"share(\\"b\\")\\n= {\\"b\\" => 1}"];']
+
+
+def test_play_says_statuses_and_the_end_in_the_notation(tmp_path: Path) -> None:
+    """`ruleval play`'s lines: a status that is no text written as the language writes it (`true`, not
+    Python's `True`), and a game's end without a `reason` in the notation."""
+    write(tmp_path, 'input turn: int at "/turn" default 0\ninput orders: list[any] at "/orders" default []\n'
+                    'query advance = {phase: "p" + str(turn), result: {orders: [{status: o > 1} for o in orders]},\n'
+                    '  next: {turn: turn + 1}, next_phase: "p" + str(turn + 1),\n'
+                    '  end: if turn >= 1 then {winner: {"a" => 1/2}} else none}\n')
+    (tmp_path / "start.json").write_text('{"turn": 0}')
+    (tmp_path / "orders.json").write_text("[[1, 2, 3], [4]]")
+    code, out, err = run("play", str(tmp_path / "main.rules"), str(tmp_path / "start.json"),
+                         "--orders", str(tmp_path / "orders.json"))
+    assert code == 0, err
+    assert out.splitlines() == ["p0: orders 1 false, 2 true -> p1", "p1: orders 1 true -> p2",
+                                'game over: {winner: {"a" => 1/2}}']

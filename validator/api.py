@@ -154,6 +154,10 @@ class Ruleset:
         ``evaluate`` makes the same run and gives its answer as the language's values."""
         result = self.evaluate(state, query, args, seed=seed, dice=dice, exact=exact, explain=explain,
                                budget=budget, validate=validate, state_name=state_name, engine=engine)
+        return self._answer(result, query)
+
+    def _answer(self, result: Result, query: str) -> Any:
+        """``run``'s JSON answer of a run ``evaluate`` made; a state ``advance`` made is kept (``_made``)."""
         out = result.json()
         if query == ADVANCE_QUERY and isinstance(out, dict) and isinstance(out.get("next"), dict) and \
                 not self._rolls():
@@ -687,6 +691,7 @@ class Step:
     next_phase: str
     end: Any
     where: str
+    values: Any = field(default=None, repr=False, compare=False)  # `advance`'s record, as the language's values
 
 
 ENGINES = ("backend", "reference")
@@ -834,7 +839,8 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", played)
         state = {**state, "orders": entry.orders}
         try:
-            out = rs.run(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
+            evaluated = rs.evaluate(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
+            out = rs._answer(evaluated, ADVANCE_QUERY)
         except RunError as exc:
             # a fault in the orders is the entry's; any other in the state is where the state came from:
             # the start file, or the rules' own next state after the phase before
@@ -845,7 +851,8 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         if problem is not None:
             raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.span,
                                         help="it gives {phase, result, next, next_phase, end}")], "eval", played)
-        step = Step(out["phase"], state, out["result"], out["next"], out["next_phase"], out["end"], entry.where)
+        step = Step(out["phase"], state, out["result"], out["next"], out["next_phase"], out["end"], entry.where,
+                    evaluated.value)
         played.append(step)
         yield step
         if step.end is not None:

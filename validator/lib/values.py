@@ -587,6 +587,26 @@ def key_text(k: Any, quoted: bool = False) -> str:
     return _write(k) if quoted else k
 
 
+def json_child(v: Any, key: str) -> tuple[bool, Any]:
+    """The part of a value that its JSON form (``to_json``) holds at ``key`` (a key or a position, as a
+    JSON pointer's part writes it): (True, the part as the language's value), or (False, None) where
+    the JSON has nothing there. A map's key is matched as ``key_text`` writes it, a set's position in
+    the order of values, so that a report comparing JSON can show what differs in the notation."""
+    t = type(v)
+    if t is dict:
+        return (True, v[key]) if key in v else (False, None)
+    if t is Map:
+        pairs = list(entries(v))
+        if all(type(k) is str for k, _ in pairs):
+            return (True, v[key]) if key in v else (False, None)
+        quoted = any(type(k) is str for k, _ in pairs)
+        return next(((True, x) for k, x in pairs if key_text(k, quoted) == key), (False, None))
+    items = in_order(v) if t is set or t is frozenset else v if t is list or t is tuple else None
+    if items is None or not key.isdigit() or int(key) >= len(items):
+        return False, None
+    return True, items[int(key)]
+
+
 def number_cost(op: str, x: Any, y: Any) -> int:
     """Arithmetic on large numbers: multiplying, dividing and reducing a fraction cost the square of
     their size in 64 Kib units (nothing for numbers of ordinary size). Adding integers costs nothing:

@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from .coverage import cites_in
+from .textview import part_at
 from ..core.diagnostics import one_line, wrap_words
 from ..engine.state import pointer_parts
 
@@ -300,6 +301,9 @@ def verdict(differ: int, compared: int, stopped: bool = False) -> str:
     return ": equivalent on all of them"
 
 
+ABSENT = "(absent)"  # a field one outcome has and the other has not, in ``changed_fields``
+
+
 def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Leaves where two JSON values differ, as (JSON pointer, old, new)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -309,7 +313,7 @@ def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]
                 continue
             key = str(k).replace("~", "~0").replace("/", "~1")
             if k not in a or k not in b:
-                out.append((f"{path}/{key}", a.get(k, "(absent)"), b.get(k, "(absent)")))
+                out.append((f"{path}/{key}", a.get(k, ABSENT), b.get(k, ABSENT)))
             else:
                 out.extend(changed_fields(a[k], b[k], f"{path}/{key}"))
         return out
@@ -696,6 +700,32 @@ def _show(v: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _evaluated(rs: Any, probe: Probe, state: Any) -> Any:
+    """The run ``outcome`` compares, as the language's values (an ``api.Result``), for the text view;
+    None for a run that fails (what it said is shown instead)."""
+    from ..api import RunError
+    from ..core.diagnostics import DiagnosticError
+
+    try:
+        return rs.evaluate(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
+                           dice=probe.dice, exact=probe.exact, state_name=probe.name)
+    except (RunError, DiagnosticError):
+        return None
+
+
+def _shown(result: Any, pointer: str, v: Any, limit: int) -> str:
+    """A changed field of an outcome in the language's notation: the run's own value at the field's
+    pointer (``textview.part_at``), cut to ``limit``; ``(absent)`` where the field is not there; the
+    JSON where the run gave no values (an exact run's odds)."""
+    from ..lib.values import notation
+
+    found, value = part_at(result, pointer) if result is not None and result.exact is None else (False, None)
+    if not found:
+        return v if v == ABSENT else _show(v, limit)
+    text = notation(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _fraction(text: str) -> Fraction | None:
     try:
         return Fraction(text)
@@ -717,7 +747,7 @@ COMMON_DENOMINATOR_LIMIT = 6 ** 3  # past three dice's worth, a fraction is easi
 
 
 def difference_text(old: Any, new: Any, d: Difference) -> str:
-    from .textview import MAX_LINES, WIDTH, outcome_labels
+    from .textview import MAX_LINES, WIDTH, outcome_labels, scalar
 
     sides = {f"{side} ({', '.join(r['error'])})": r for side, r in (("OLD", d.old), ("NEW", d.new)) if _failed(r)}
     what = " and ".join(f"{' and '.join(names)} {verb}" for verb, names in (
@@ -737,10 +767,16 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
         lines += wrap_words(f"{side}: {text}", "  ", "    ")
     rows = [] if said else changed_fields(d.old, d.new)
+    runs = [None, None] if said or not rows else [_evaluated(old, d.probe, d.minimal), _evaluated(new, d.probe, d.minimal)]
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
-        labels = outcome_labels(keys)
+        values = {json.dumps(o["result"], sort_keys=True): v for r in runs if r is not None and r.exact is not None
+                  for o, (v, _) in zip(r.exact["outcomes"], r.outcomes or [])}
+        texts = [json.dumps(k, sort_keys=True) for k in keys]
+        # each outcome's values in the notation, as `run --exact` shows them (a grouped sum has none: its JSON)
+        labels = (outcome_labels([values[t] for t in texts], scalar) if all(t in values for t in texts)
+                  else outcome_labels(keys))
         table = _common_denominator([v for _, x, y in rows for v in (x, y)])
         over = {id(r): table or _common_denominator([r[1], r[2]]) for r in rows}
 
@@ -767,18 +803,19 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     limit = 70
     if rows and 2 + w + 2 + 2 * limit + 2 > WIDTH:  # both values cut to fit the width beside the field
         limit = max(16, (WIDTH - w - 6) // 2)
-    wo = max([len(_show(x, limit)) for _, x, _ in rows] + [3])
+    ra, rb = runs
+    wo = max([len(_shown(ra, p, x, limit)) for p, x, _ in rows] + [3])
     if not rows:
         pass
     elif w <= MAX_FIELD_COLUMN:
         lines.append(f"  {'field'.ljust(w)}  {'OLD'.ljust(wo)}  NEW")
         for p, x, y in rows:
-            lines.append(f"  {p.ljust(w)}  {_show(x, limit).ljust(wo)}  {_show(y, limit)}")
+            lines.append(f"  {p.ljust(w)}  {_shown(ra, p, x, limit).ljust(wo)}  {_shown(rb, p, y, limit)}")
     else:  # long pointers (an exact distribution is keyed by whole results): one field per line
         for p, x, y in rows:
             lines.append(f"  {p}")
             half = (WIDTH - 16) // 2
-            lines.append(f"      OLD {_show(x, half).ljust(min(wo, half))}  NEW {_show(y, half)}")
+            lines.append(f"      OLD {_shown(ra, p, x, half).ljust(min(wo, half))}  NEW {_shown(rb, p, y, half)}")
     for side, only in cited_only(old, new, d).items():
         if only:
             head = f"  cited only by {side}: "

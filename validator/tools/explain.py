@@ -165,16 +165,17 @@ def _index(trace: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict
 
 
 def _ident(node: dict[str, Any]) -> str:
-    return json.dumps([node.get("rule"), node.get("args", [])], sort_keys=True)
+    return notation([node.get("rule"), list(node.get("args", []))])
 
 
 def _said(node: dict[str, Any], say: dict[str, Any]) -> str | None:
-    """The sentence the view's ``explain.say`` gives a call: a template, or one per value (the value's
-    JSON, else ``else``), with ``{0}``, ``{1}``... the arguments and ``{value}`` the value, upper-cased
-    where they are short texts (the way orders write places)."""
+    """The sentence the view's ``explain.say`` gives a call: a template, or one per value (the value in
+    the language's notation, `true`, `[]`, else ``else``), with ``{0}``, ``{1}``... the arguments and
+    ``{value}`` the value, upper-cased where they are short texts (the way orders write places), any
+    other value in the notation."""
     template = say.get(str(node.get("rule")))
     if isinstance(template, dict):
-        template = template.get(json.dumps(node.get("value"), ensure_ascii=False), template.get("else"))
+        template = template.get(notation(node.get("value")), template.get("else"))
     if not isinstance(template, str):
         return None
 
@@ -183,7 +184,7 @@ def _said(node: dict[str, Any], say: dict[str, Any]) -> str | None:
             return v.upper() if len(v) <= 6 else v
         if isinstance(v, list) and all(isinstance(x, str) for x in v):
             return ", ".join(x.upper() if len(x) <= 6 else x for x in v) or "none"
-        return json.dumps(v, ensure_ascii=False)
+        return notation(v)
 
     values = {str(i): shown(a) for i, a in enumerate(node.get("args", []))}
     values["value"] = shown(node.get("value"))
@@ -270,13 +271,13 @@ def unit_key(view: dict[str, Any] | None, text: str) -> tuple[str, dict[str, Any
 
 
 def unit_story(rs: Any, result: Any, unit: str, full: bool = False) -> str:
-    """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced
-    result of ``rs``, in the words of its family's view, or why nothing is said."""
+    """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced run
+    of ``rs`` (its ``api.Result``), in the words of its family's view, its values in the language's
+    notation, or why nothing is said."""
     from .picture import view_of
 
     key, say = unit_key(view_of(rs), unit)
-    exp = result.get("explain", {}) if isinstance(result, dict) else {}
-    lines = unit_lines(exp.get("trace", []), key, say, full)
+    lines = unit_lines((result.trace or {}).get("trace", []), key, say, full)
     return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
 
 
@@ -299,9 +300,12 @@ def _dot_label(text: str) -> str:
 
 
 def decision_graph(result: Any) -> str:
-    """The decision dependency graph in Graphviz dot: an edge ``a -> b`` when deciding a consulted b."""
-    exp = result.get("explain", {}) if isinstance(result, dict) else {}
+    """The decision dependency graph of a traced run (its ``api.Result``) in Graphviz dot: an edge
+    ``a -> b`` when deciding a consulted b; each decision labelled with its arguments and value in the
+    language's notation (nodes are told apart by the JSON of their keys)."""
+    exp = result.explain if isinstance(result.explain, dict) else {}
     decisions = exp.get("decisions", [])
+    values = (result.trace or {}).get("decisions", [])  # (the same decisions, as the language's values)
     _dot_id = _Ids()
     in_cycle: set[str] = set()
     for cyc in exp.get("cycles", []):
@@ -309,9 +313,9 @@ def decision_graph(result: Any) -> str:
             if any(m == {"decision": d["decision"], "args": d["args"]} for m in cyc["members"]):
                 in_cycle.add(_dot_id(d["key"]))
     lines = ["digraph decisions {", "  rankdir=LR;", '  node [shape=box, fontname="monospace", fontsize=10];']
-    for d in decisions:
+    for d, v in zip(decisions, values):
         nid = _dot_id(d["key"])
-        label = f"{d['decision']}({_args_text(d['args'])})\\n= {json.dumps(d['value'])}"
+        label = f"{d['decision']}({_args_text(v['args'])})\\n= {_short(v['value'])}"
         style = ', color=red, style=filled, fillcolor="#ffe0e0"' if nid in in_cycle else ""
         lines.append(f"  {nid} [label={_dot_label(label).replace(chr(92) * 2 + 'n', chr(92) + 'n')}{style}];")
     for a, b in exp.get("decision_edges", []):
@@ -446,7 +450,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
             return EXIT_FINDINGS
     elif args.format == "dot":
-        text = decision_graph(result)
+        text = decision_graph(traced)
         svg = None if (args.output or "").lower().endswith(".dot") else to_svg(text)  # a .dot file gets DOT
         if svg is not None:
             text = svg
@@ -456,7 +460,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
     elif args.unit:
-        text = visible(unit_story(rs, result, args.unit, args.full)) + "\n"
+        text = visible(unit_story(rs, traced, args.unit, args.full)) + "\n"
     else:
         text = visible(explain_text(traced, args.order, args.full)) + "\n"
     if args.output:

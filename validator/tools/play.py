@@ -32,6 +32,7 @@ from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, utf8_fault, wrap_words
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
 from .common import load_for_run, print_diags, require_files, require_regular
+from ..lib.values import notation
 from .textview import WIDTH, cut
 
 MAX_GAME_FILE_BYTES = 64_000_000
@@ -299,7 +300,8 @@ def _exit_of(diags: list[Any]) -> int:
 
 
 def _summary(result: Any) -> str:
-    """A few words on a phase's result: how many items of its lists of records with a `status` had each."""
+    """A few words on a phase's result (the language's values): how many items of its lists of records
+    with a `status` had each, a status written as the text it is, any other value in the notation."""
     if not isinstance(result, dict):
         return ""
     parts = []
@@ -307,9 +309,22 @@ def _summary(result: Any) -> str:
         if isinstance(value, list) and value and all(isinstance(x, dict) and "status" in x for x in value):
             counts: dict[str, int] = {}
             for x in value:
-                counts[str(x["status"])] = counts.get(str(x["status"]), 0) + 1
-            parts.append(f"{key} " + ", ".join(f"{counts[s]} {s}" for s in sorted(counts)))
+                said = _said(x["status"])
+                counts[said] = counts.get(said, 0) + 1
+            parts.append(f"{_said(key)} " + ", ".join(f"{counts[s]} {s}" for s in sorted(counts)))
     return "; ".join(parts)
+
+
+def _said(value: Any) -> str:
+    """A value a line of `play` names (a status, a reason, a field): a text as it is, any other value
+    in the language's notation (`true`, `{winner: "a"}`)."""
+    return value if isinstance(value, str) else notation(value)
+
+
+def _part(step: Any, key: str) -> Any:
+    """A field of a phase's `advance` record as the language's values (the JSON where there are none)."""
+    values = step.values
+    return values.get(key) if isinstance(values, dict) else getattr(step, key)
 
 
 def _start_state(rs: Any, shown: str) -> Any:
@@ -373,7 +388,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(json.dumps({"phase": step.phase, "state": step.state, "result": step.result, "end": step.end},
                                      ensure_ascii=False) + "\n")
             elif args.format == "text":
-                out.write(f"{one_line(str(step.phase))}: {one_line(_summary(step.result) or 'played')} -> "
+                out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
         diags, sources = _at_the_order(exc.diagnostics, args.orders, items)
@@ -405,8 +420,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(json.dumps({"phase": last.next_phase, "state": last.next}, ensure_ascii=False) + "\n")
         if args.format == "text":
             if last.end is not None:
-                reason = last.end.get("reason") if isinstance(last.end, dict) else None
-                out.write(f"game over: {one_line(str(reason or json.dumps(last.end, ensure_ascii=False)))}\n")
+                end = _part(last, "end")
+                reason = end.get("reason") if isinstance(end, dict) else None
+                out.write(f"game over: {one_line(_said(reason if reason else end))}\n")
             else:
                 out.write(f"now at {one_line(str(last.next_phase))}\n")
         try:

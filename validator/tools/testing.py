@@ -214,58 +214,80 @@ def _num(v: Any) -> Fraction | None:
 
 
 def _show(value: Any) -> str:
-    """A value in a failure message: its JSON, cut to ``MAX_SHOWN`` characters (a result may hold
-    anything a state held; a message is a pointer to the difference, not a copy of the value)."""
+    """A value in a failure message, in the language's notation (``values.notation``: a text in
+    quotes, `{a: 1}` for a record, `{"k" => 1}` for a map, `none`), cut to ``MAX_SHOWN`` characters
+    (a result may hold anything a state held; a message is a pointer to the difference, not a copy
+    of the value). What a case expects is read as a state is: an object is a record."""
+    from ..lib.values import notation
+
     try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        text = notation(value)
+    except (TypeError, ValueError, RecursionError):
         text = str(type(value).__name__)
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def _noted(result: Any) -> Callable[[str, Any], str]:
+    """How a failure message shows what a run gave at a JSON pointer of its answer: the language's value
+    there (``textview.part_at`` of the run's ``api.Result``), in the notation; the JSON part where the
+    values have none."""
+    from .textview import part_at
+
+    def got(pointer: str, actual: Any) -> str:
+        found, value = part_at(result, pointer)
+        return _show(value if found else actual)
+    return got
 
 
 def _clip(message: str) -> str:
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
 
 
-def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
-    """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first difference."""
+def first_difference(expected: Any, actual: Any, path: str = "",
+                     got: Callable[[str, Any], str] | None = None) -> str | None:
+    """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first
+    difference. ``got`` shows a part of ``actual`` given its pointer (``_noted``: the run's own values
+    in the notation); without it, the JSON part itself."""
     where = path or "/"
+    shown = got or (lambda _, part: _show(part))
     if isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected:
         a = _num(actual)
         if a is None:
-            return f"{where}: expected a number near {_show(expected['approx'])}, got {_show(actual)}"
+            return f"{where}: expected a number near {_show(expected['approx'])}, got {shown(path, actual)}"
         if abs(float(a) - float(expected["approx"])) > float(expected.get("tol", 1e-9)):
             return f"{where}: expected {_show(expected['approx'])} ± {_show(expected.get('tol', 1e-9))}, got {float(a):.6f}"
         return None
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            return f"{where}: expected a map, got {_show(actual)}"
+            return f"{where}: expected a record or map, got {shown(path, actual)}"
         for k, v in expected.items():
+            at = f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}"
             if k not in actual:
-                return f"{path}/{k}: missing (expected {_show(v)})"
-            diff = first_difference(v, actual[k], f"{path}/{k}")
+                return f"{at}: missing (expected {_show(v)})"
+            diff = first_difference(v, actual[k], at, got)
             if diff:
                 return diff
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return f"{where}: expected a list, got {_show(actual)}"
+            return f"{where}: expected a list, got {shown(path, actual)}"
         for i, (e, a) in enumerate(zip(expected, actual)):
-            diff = first_difference(e, a, f"{path}/{i}")
+            diff = first_difference(e, a, f"{path}/{i}", got)
             if diff:
                 return diff
         if len(expected) != len(actual):
-            extra = actual[len(expected)] if len(actual) > len(expected) else expected[len(actual)]
             side = "unexpected" if len(actual) > len(expected) else "missing"
+            extra = (shown(f"{path}/{len(expected)}", actual[len(expected)]) if len(actual) > len(expected)
+                     else _show(expected[len(actual)]))
             return (f"{where}: expected {len(expected)} items, got {len(actual)} "
-                    f"({side} {_show(extra)})")
+                    f"({side} {extra})")
         return None
     if expected == actual and type(expected) is type(actual):
         return None
     ne, na = _num(expected), _num(actual)
     if ne is not None and na is not None and ne == na:
         return None
-    return f"{where}: expected {_show(expected)}, got {_show(actual)}"
+    return f"{where}: expected {_show(expected)}, got {shown(path, actual)}"
 
 
 def refresh(expected: Any, actual: Any) -> Any:
@@ -376,9 +398,10 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
                        code=first.code)
     try:
         state = _state_of(case)
-        result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
-                        dice=data.get("dice"), exact=bool(data.get("exact") or data.get("probabilities")),
-                        state_name=f"{case.file}#{case.id}", engine=engine)
+        answer = rs.evaluate(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
+                             dice=data.get("dice"), exact=bool(data.get("exact") or data.get("probabilities")),
+                             state_name=f"{case.file}#{case.id}", engine=engine)
+        result = answer.json()
     except (RunError, DiagnosticError) as exc:
         raised = [d.code for d in exc.diagnostics]
         if want_error and want_error in raised:
@@ -392,7 +415,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started, result)
     problems = []
     if "expect" in data:
-        diff = first_difference(data["expect"], result)
+        diff = first_difference(data["expect"], result, got=None if answer.exact is not None else _noted(answer))
         if diff:
             problems.append(diff)
     for i, want in enumerate(data.get("probabilities") or []):

@@ -25,7 +25,7 @@ import textwrap
 from typing import Any, Callable
 
 from ..core.diagnostics import WIDTH, one_line  # WIDTH: the longest line written, when the output is not a terminal
-from ..lib.values import is_map, label, notation
+from ..lib.values import is_map, json_child, label, notation
 CELL = 36  # the most of one value shown in a table cell
 MAX_LINES = 8  # the most lines one value is wrapped into
 
@@ -317,6 +317,24 @@ def outcome_labels(results: list[Any], show: Callable[[Any], str] = _plain) -> l
     if len(set(shown)) < len(shown):  # two outcomes apart only by a field one of them lacks
         shown = label([k for k in paths if len({f.get(k) for f in flat}) > 1])
     return shown
+
+
+def part_at(result: Any, pointer: str) -> tuple[bool, Any]:
+    """The part of a run's ``api.Result`` that its JSON answer (``Result.json()``) holds at a JSON
+    pointer, as the language's value: (True, the part), or (False, None) where the language's values
+    have nothing there. A report that compares JSON answers (``ruleval test``, ``ruleval diff``)
+    shows what differs with it, in the notation."""
+    from ..engine.state import pointer_parts
+
+    parts = pointer_parts(pointer)
+    value = result.value
+    if parts and parts[0] == "events" and result.events and isinstance(value, dict) and "events" not in value:
+        value, parts = result.events, parts[1:]  # (the events, where the JSON answer adds them)
+    for part in parts:
+        found, value = json_child(value, part)
+        if not found:
+            return False, None
+    return True, value
 
 
 def result_text(result: Any, width: int = WIDTH, colour: bool = False) -> str:
