@@ -114,6 +114,35 @@ def test_a_map_declared_in_a_named_record_is_read_as_a_map_at_every_depth(engine
         '{name: "a", strength: [1]}'
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_query_argument_is_read_by_its_declared_type_as_an_input_is(engine: str) -> None:
+    """Arguments given from outside (the API's ``args``, `--arg`, a case's `args`) are read as a
+    state's inputs are: an object is a record, except where the query's parameter declares a map, at
+    every depth (through lists and named records); an exact run reads them alike on every path."""
+    path = _ROOT / "args.rules"
+    path.write_text('ruleset t.args "args"\n'
+                    "record Side { name: str, strength: map[str, int] }\n"
+                    'query one(m: map[str, int]) = [str(m), m == {"a" => 1}]\n'
+                    "query sides(s: list[Side]) = [str(x) for x in s]\n"
+                    "query loose(m) = str(m)\n"
+                    "query rolled(m: map[str, int]) = str(m) + str(roll(1d2))\n", encoding="utf-8")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    assert rs.run({}, "one", [{"a": 1}], engine=engine) == ['{"a" => 1}', True]
+    assert rs.run({}, "sides", [[{"name": "x", "strength": {"b": 2}}]], engine=engine) == \
+        ['{name: "x", strength: {"b" => 2}}']
+    assert rs.run({}, "loose", [{"a": 1}], engine=engine) == "{a: 1}"
+    exact = rs.run({}, "rolled", [{"a": 1}], exact=True, engine=engine)
+    assert [o["result"] for o in exact["outcomes"]] == ['{"a" => 1}1', '{"a" => 1}2']
+
+
+def test_a_query_argument_on_the_command_line_is_read_by_its_declared_type(cli) -> None:
+    path = _ROOT / "cli_args.rules"
+    path.write_text('ruleset t.args "args"\nquery one(m: map[str, int]) = str(m)\n', encoding="utf-8")
+    r = cli("run", str(path), "--query", "one", "--arg", '{"a": 1}', "--format", "json")
+    assert r.code == 0 and json.loads(r.out) == '{"a" => 1}', r.out + r.err
+
+
 def test_a_map_is_written_as_json_as_a_record_is() -> None:
     """JSON has objects only: a record and a map with the same entries give the same JSON."""
     record = {"a": [1, {"b": frozenset({2, 1})}], "c": None}

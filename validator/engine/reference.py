@@ -876,6 +876,14 @@ class Interpreter:
                     value = kinds.read(value, unit.ret)
             run.inputs[unit.index] = value
 
+    def read_args(self, unit: Unit, args: list[Any]) -> list[Any]:
+        """A query's arguments, given from outside (``--arg``, a case's ``args``, an API caller's
+        values), read by its parameters' declared types as an input is (``DeclaredKinds``): an object
+        given for a parameter declared `map[K, V]` is a map, at every depth the type declares one."""
+        kinds = self.kinds(unit)
+        return [kinds.read(a, p.type) if p.type is not None and kinds.declares_map(p.type) else a
+                for a, p in zip(args, unit.params)]
+
     def kinds(self, unit: Unit) -> DeclaredKinds:
         """How values are read for the types declared in ``unit``'s namespace (kept per namespace)."""
         found = self._kinds.get(unit.ns)
@@ -887,9 +895,11 @@ class Interpreter:
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
         when there are any), first evaluate the ruleset's own state check, in the same run; then the
-        query."""
+        query, on its arguments read by their declared types (``read_args``)."""
         if self.inputs:
             self.bind_inputs(run)
+        if args and unit.params:
+            args = self.read_args(unit, args)
         if check is not None:
             checker = self.state_check
             if checker is not None and not checker.arity:
