@@ -143,6 +143,43 @@ def test_a_query_argument_on_the_command_line_is_read_by_its_declared_type(cli) 
     assert r.code == 0 and json.loads(r.out) == '{"a" => 1}', r.out + r.err
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_data_file_is_read_by_the_type_its_import_declares(engine: str, tmp_path: Path) -> None:
+    """`import "f.yaml" as d: T` reads the file as an input of type T reads the state: the objects T
+    declares maps (through lists and named records) are maps, the others records; without a type
+    every object is a record, as before; a variant re-binding the alias keeps the type."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "board.yaml").write_text("sides:\n  - {name: north, strength: {inf: 3}}\nterrain: {a: plain}\n")
+    (tmp_path / "other.yaml").write_text("sides: []\nterrain: {b: hill}\n")
+    (tmp_path / "main.rules").write_text(
+        'ruleset t.data "data"\n'
+        "record Side { name: str, strength: map[str, int] }\n"
+        "record Board { sides: list[Side], terrain: map[str, str] }\n"
+        'import "board.yaml" as board: Board\n'
+        'import "board.yaml" as raw\n'
+        'query main = [str(board), board.terrain == {"a" => "plain"}, str(raw)]\n', encoding="utf-8")
+    (tmp_path / "variant.rules").write_text('ruleset t.variant "variant"\nextends "main.rules"\n'
+                                            'import "other.yaml" as board\n', encoding="utf-8")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    assert rs.run({}, engine=engine) == [
+        '{sides: [{name: "north", strength: {"inf" => 3}}], terrain: {"a" => "plain"}}', True,
+        '{sides: [{name: "north", strength: {inf: 3}}], terrain: {a: "plain"}}']
+    variant = load_ruleset(tmp_path / "variant.rules", use_cache=False)
+    assert variant.ok and variant.run({}, engine=engine)[0] == '{sides: [], terrain: {"b" => "hill"}}'
+
+
+def test_a_type_on_an_import_names_known_types_of_data_only(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "board.yaml").write_text("a: 1\n")
+    (tmp_path / "lib.rules").write_text('ruleset t.lib "lib"\ndef x = 1\n')
+    (tmp_path / "main.rules").write_text('ruleset t.bad "bad"\nimport "board.yaml" as board: Bord\n'
+                                         'import "lib.rules" as lib: map[str, int]\nquery main = [board, lib.x]\n')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    found = sorted((d.code, d.span.line, d.span.col) for d in rs.diagnostics if d.is_error)
+    assert found == [("C001", 2, 31), ("C004", 3, 28)]
+
+
 def test_a_map_is_written_as_json_as_a_record_is() -> None:
     """JSON has objects only: a record and a map with the same entries give the same JSON."""
     record = {"a": [1, {"b": frozenset({2, 1})}], "c": None}

@@ -57,6 +57,7 @@ from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_P
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
+from ..lang.kinds import DeclaredKinds
 from ..lang.program import DEFS, Program, Unit, cell_key
 from .state import resolve_pointer
 
@@ -919,60 +920,6 @@ class MissingInput(Exception):
         u = self.unit
         return Diagnostic("S002", f"input `{u.written}` is missing from the state", u.span, pointer=u.pointer,
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
-
-
-class DeclaredKinds:
-    """How a value read from the state is made the kinds its declared type says (docs/language.md,
-    "Records and maps"): its JSON objects are records, except those the type declares `map[K, V]`, at
-    any depth of `map`, `list` and the fields of the named records of a namespace (``records``), a
-    record inside a list inside a record included. A value of another shape than declared is left as
-    it is (the state's schema and checks say what is wrong with it)."""
-
-    def __init__(self, records: dict[str, A.RecordDecl]):
-        self.records = records
-        self._declares: dict[int, bool] = {}  # by the type's identity (the declarations hold them)
-        self._fields: dict[str, list[A.FieldDecl]] = {}  # a record's fields that declare a map somewhere
-
-    def declares_map(self, t: A.TypeRef) -> bool:
-        """Whether ``t`` declares a map anywhere within it, named records' fields included."""
-        found = self._declares.get(id(t))
-        if found is None:
-            found = self._declares[id(t)] = self._declares_map(t, frozenset())
-        return found
-
-    def _declares_map(self, t: A.TypeRef, seen: frozenset[str]) -> bool:
-        if t.name == "map":
-            return True
-        record = self.records.get(t.name) if not t.args else None
-        if record is not None:
-            return t.name not in seen and any(self._declares_map(f.type, seen | {t.name}) for f in record.fields)
-        return any(self._declares_map(a, seen) for a in t.args)
-
-    def read(self, v: Any, t: A.TypeRef) -> Any:
-        """``v`` with the maps ``t`` declares made maps (called where ``declares_map(t)``)."""
-        if type(v) is dict:
-            if t.name == "map" and len(t.args) == 2:
-                inner = t.args[1]
-                if self.declares_map(inner):
-                    return Map((k, self.read(x, inner)) for k, x in v.items())
-                return Map(v)
-            if not t.args and t.name in self.records:
-                fields = self._map_fields(t.name)
-                out = dict(v)
-                for f in fields:
-                    if f.name in v:
-                        out[f.name] = self.read(v[f.name], f.type)
-                return out
-        elif type(v) is list and t.name == "list" and len(t.args) == 1:
-            inner = t.args[0]
-            return [self.read(x, inner) for x in v] if self.declares_map(inner) else v
-        return v
-
-    def _map_fields(self, name: str) -> list[A.FieldDecl]:
-        found = self._fields.get(name)
-        if found is None:
-            found = self._fields[name] = [f for f in self.records[name].fields if self.declares_map(f.type)]
-        return found
 
 
 # ---------------------------------------------------------------- operations on values

@@ -399,6 +399,7 @@ class Import:
     alias: str
     span: Span = _span()
     schema: str | None = None  # `with schema "file.json"`: the JSON Schema a data import must satisfy
+    type: TypeRef | None = None  # `as name: T`: the type a data file is read by (its maps, ``kinds``)
 
 
 @node

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from ..core import confine, safeyaml
 from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_base, find_root
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
+from .kinds import DeclaredKinds
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
 
 CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite it (`DIP-S4`, `R1`)
@@ -52,6 +53,7 @@ class DataBinding:
     schema: DataSchema | None = None
     readable: bool = True  # read without a C008 (its value is then the file's)
     root: confine.Root | None = None  # the root it was read under (the bundle's, for a bundled ruleset's data)
+    type: A.TypeRef | None = None  # `import "f.yaml" as d: T`: what ``value`` is read by, once declarations are known
 
 
 @dataclass
@@ -194,6 +196,20 @@ def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
     return Diagnostic("C008", f"{kind} {exc.message}", span)
 
 
+
+def read_data(ns: Namespace) -> None:
+    """Each data import declared with a type (``import "f.yaml" as d: T``) read by it, as a state's input
+    is (``kinds.DeclaredKinds``, with the namespace's records, the variant's own included): the objects
+    the type declares maps are maps; every other object of a data file stays a record."""
+    kinds = None
+    for alias, binding in ns.data.items():
+        if binding.type is None:
+            continue
+        if kinds is None:
+            kinds = DeclaredKinds({d.name: d for d in ns.defs.values() if isinstance(d, A.RecordDecl)})
+        if kinds.declares_map(binding.type):
+            ns.data[alias] = replace(binding, value=kinds.read(binding.value, binding.type))
+
 class Loader:
     def __init__(self, entry: Path, overlay: dict[str, str] | None = None):
         self.entry = entry.resolve()
@@ -307,6 +323,7 @@ class Loader:
             ns = Namespace(key, display_path(path))
             if not self.merge(ns, path, span, []):
                 return None
+            read_data(ns)
             self.namespaces[key] = ns
             return ns
         finally:
@@ -360,6 +377,9 @@ class Loader:
             if d.schema is not None:
                 self.diags.append(Diagnostic("C015", f"`with schema` checks a data file, and `{d.path}` is a ruleset",
                                              d.span, help="import a ruleset without `with schema`"))
+            if d.type is not None:
+                self.diags.append(Diagnostic("C004", f"a type reads a data file, and `{d.path}` is a ruleset",
+                                             d.type.span, help="import a ruleset without a type"))
             sub = self.namespace(target, d.span)
             if sub is not None:
                 ns.modules[d.alias] = sub.key
@@ -372,8 +392,9 @@ class Loader:
             if d.schema is not None:
                 schema_file = self.resolve(d.schema, path, d.span, "data schema")
                 schema = self.load_schema(schema_file, d.schema, d.span, "data schema") if schema_file else None
+            typed = d.type if d.type is not None else before.type if before is not None else None  # (kept alike)
             ns.data[d.alias] = DataBinding(value, display_path(target), d.span, schema, readable=not diags,
-                                           root=self.root_for(target))
+                                           root=self.root_for(target), type=typed)
             ns.modules.pop(d.alias, None)
         else:
             self.diags.append(Diagnostic("C008", f"cannot import `{d.path}`: unknown file kind `{target.suffix}`", d.span,

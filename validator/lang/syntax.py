@@ -448,7 +448,7 @@ class _Builder:
         return A.Extends(self._str(c[0]), self._s())
 
     def import_(self, c: list[Any]) -> A.Import:
-        return A.Import(self._str(c[0]), str(c[1]), self._s(), self._str(c[2]) if c[2] is not None else None)
+        return A.Import(self._str(c[0]), str(c[1]), self._s(), self._str(c[3]) if c[3] is not None else None, c[2])
 
     def clauses(self, c: list[Any]) -> A.Clauses:
         return A.Clauses(self._str(c[0]), self._s())

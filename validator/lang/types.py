@@ -404,6 +404,9 @@ def check_types(program: Program) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     for ns in program.loaded.namespaces.values():
         checker = TypeChecker(ns, diags, program)
+        for binding in ns.data.values():  # (a data import's declared type: its names are known types)
+            if binding.type is not None:
+                checker.resolve(binding.type)
         types = tuple((n, id(d)) for n, d in [*checker.records.items(), *checker.enums.items()])
         shared = (types, frozenset(checker.members.items()))
         kinds = [*checker.records.values(), *checker.enums.values()]

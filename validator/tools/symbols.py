@@ -127,6 +127,8 @@ class _Walk(Walker):
                 for sp in name_spans(d, self.text, self.starts, [d.table]):
                     self.out.append(Occurrence(sp, d.table, "table"))
                 self.node((d.keys, d.value), {})
+            elif isinstance(d, A.Import):
+                self.typeref(d.type)  # (`import "f.yaml" as d: T`: the types it names)
         for decl in self.module.decls:
             self.decl(decl)
         return self.out
