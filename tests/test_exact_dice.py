@@ -278,6 +278,22 @@ def test_a_script_with_dice_the_rules_do_not_roll_is_an_error(tmp_path: Path) ->
             raise AssertionError("two dice scripted, one rolled: no error")
 
 
+def test_a_case_scripting_dice_the_rules_do_not_roll_fails(tmp_path: Path, cli: Any) -> None:
+    """`ruleval test`: a case whose `dice` script more faces than the rules roll fails with E014, though
+    the value it expects is what the rolls that were made give; the same case scripting what is
+    rolled passes."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('ruleset t.script "script"\nquery main = roll(1d6)\n')
+    (tmp_path / "cases.yaml").write_text("ruleset: main.rules\ncases:\n"
+                                         "  - {id: extra, dice: [4, 5], expect: 4}\n"
+                                         "  - {id: exact, dice: [4], expect: 4}\n")
+    r = cli("test", str(tmp_path / "cases.yaml"))
+    assert r.code == 1, r.out + r.err
+    failed = [line for line in r.out.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    assert len(failed) == 1 and "extra" in failed[0], r.out
+    assert "E014" in r.out and "1 passed" in r.out, r.out
+
+
 def test_a_die_shown_is_a_text_in_every_mode_and_format(tmp_path: Path) -> None:
     """`shown(r)` gives one type whichever dice run: a text (the die's number with seeded or scripted
     dice, the values still possible in exact mode), in the result and the events, as text and JSON."""
