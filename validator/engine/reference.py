@@ -1410,6 +1410,21 @@ def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], b
         interp, program, state, query, args, budget, max_paths, check))
 
 
+class _Outcome:
+    """One outcome of an exact enumeration while its paths are summed: the result as JSON (``result``)
+    and as the language's value (``value``), the weight of each denominator its paths' probabilities
+    have (``weights``: {denominator: summed numerators}, kept as integers until the end), the events
+    common to all its paths (``events`` as JSON, ``value_events`` as values; ``differ`` once two paths
+    emitted different ones) and the dice's own denominator (``natural``, for the odds)."""
+
+    __slots__ = ("result", "weights", "events", "natural", "differ", "value", "value_events")
+
+    def __init__(self, result: Any, weights: dict[int, int], events: list[Any], natural: int, value: Any,
+                 value_events: list[Any]):
+        self.result, self.weights, self.events, self.natural = result, weights, events, natural
+        self.differ, self.value, self.value_events = False, value, value_events
+
+
 def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], budget: int,
                   max_paths: int | None, check: Any) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
     from ..lib.runtime import ExactDice
@@ -1419,10 +1434,9 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     assert unit is not None, "the caller found the query"
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
     run_query = interp.run_query
-    # outcome key -> outcomes [value, {denominator: summed numerators}, events, natural denominator, ...]: each
-    # path's probability is a product of fractions, kept as an integer numerator and denominator
-    # until the end
-    outcomes: dict[Any, list[Any]] = {}
+    # outcome key -> the outcomes of results alike in JSON: each path's probability is a product of
+    # fractions, kept as an integer numerator and denominator until the end
+    outcomes: dict[Any, list[_Outcome]] = {}
     # the path being run: its choices; for each, the fork it is made at (the branches' counts and
     # their total) and the probability of the path before it; the path's probability (num / den)
     path: list[int] = []
@@ -1450,17 +1464,18 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
         # one outcome per result, results compared as the language compares them (`==`): values alike
         # in JSON (a record and a map, a list and a tuple) share a key, not an outcome
         alike = outcomes.setdefault(key, [])
-        found = next((o for o in alike if equal(o[5], raw)), None)
+        found = next((o for o in alike if equal(o.value, raw)), None)
         if found is None:
-            alike.append([value, {den: num}, events, run.natural_den, False, raw, run.events])
+            alike.append(_Outcome(value, {den: num}, events, run.natural_den, raw, run.events))
         else:
-            weights = found[1]
-            weights[den] = weights.get(den, 0) + num
-            if found[3] != run.natural_den:
-                found[3] = math.lcm(found[3], run.natural_den)
-            if not equal(events, found[2]):  # paths to one result that happened differently
-                at = common_positions(found[2], events)
-                found[2], found[6], found[4] = [found[2][i] for i in at], [found[6][i] for i in at], True
+            found.weights[den] = found.weights.get(den, 0) + num
+            if found.natural != run.natural_den:
+                found.natural = math.lcm(found.natural, run.natural_den)
+            if not equal(events, found.events):  # paths to one result that happened differently
+                at = common_positions(found.events, events)
+                found.events = [found.events[i] for i in at]
+                found.value_events = [found.value_events[i] for i in at]
+                found.differ = True
         paths += 1
         if paths > max_paths:
             raise EvalError("E010", f"more than {max_paths} dice outcomes to enumerate", unit.span,
@@ -1478,15 +1493,16 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
             levels.pop()
         else:
             break
-    probs = [(o[0], sum((Fraction(n, d) for d, n in o[1].items()), Fraction(0)), o[2], o[3], o[4], (o[5], o[6]))
+    probs = [(o, sum((Fraction(n, d) for d, n in o.weights.items()), Fraction(0)))
              for alike in outcomes.values() for o in alike]
-    total = sum((p for p in (x[1] for x in probs)), Fraction(0))
-    ranked = sorted(probs, key=lambda o: (-o[1], json.dumps(o[0], sort_keys=True)))
+    total = sum((p for _, p in probs), Fraction(0))
+    ranked = sorted(probs, key=lambda op: (-op[1], json.dumps(op[0].result, sort_keys=True)))
     return ({"exact": True, "paths": paths, "total": f"{total.numerator}/{total.denominator}",
-             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, natural),
-                           "p": round(float(p), 6), "result": v, "events": ev, **({"events_differ": True} if differ else {})}
-                          for v, p, ev, natural, differ, _ in ranked]},
-            [o[5] for o in ranked])
+             "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "odds": odds(p, o.natural),
+                           "p": round(float(p), 6), "result": o.result, "events": o.events,
+                           **({"events_differ": True} if o.differ else {})}
+                          for o, p in ranked]},
+            [(o.value, o.value_events) for o, _ in ranked])
 
 
 def common_positions(kept: list[Any], other: list[Any]) -> list[int]:
