@@ -167,6 +167,12 @@ def test_a_data_file_is_read_by_the_type_its_import_declares(engine: str, tmp_pa
         '{sides: [{name: "north", strength: {inf: 3}}], terrain: {a: "plain"}}']
     variant = load_ruleset(tmp_path / "variant.rules", use_cache=False)
     assert variant.ok and variant.run({}, engine=engine)[0] == '{sides: [], terrain: {"b" => "hill"}}'
+    from validator.lang.syntax import parse_module
+    from validator.tools.symbols import occurrences
+
+    text = (tmp_path / "main.rules").read_text(encoding="utf-8")  # the language server sees the type's names
+    assert ("Board", 4, 31) in {(o.name, o.span.line, o.span.col) for o in occurrences(parse_module(text, "m"), text, set())
+                                if o.kind == "type"}
 
 
 def test_a_type_on_an_import_names_known_types_of_data_only(tmp_path: Path) -> None:
