@@ -322,3 +322,17 @@ def test_a_variant_s_table_cells_are_typed_though_the_base_table_was_checked_bef
     assert not api.load_ruleset(tmp_path / "base.rules", use_cache=False).diagnostics
     found = api.load_ruleset(tmp_path / "variant.rules", use_cache=False).diagnostics
     assert [(d.code, d.span.line) for d in found] == [("C004", 3)]
+
+
+def test_a_data_check_that_reaches_a_procedure_s_steps_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run key of a data check (``data.run_key``) names what each reached unit's global names are
+    bound to; a procedure's `goto` is bound to its step, which is no global name (it was summarised
+    as one, and the check stopped with an internal error, I001)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "p.rules").write_text(
+        'ruleset t.steps "steps"\nprocedure p() cite "X" {\n  step a cite "X" {\n    goto b\n  }\n'
+        '  step b cite "X" {\n    stop\n  }\n}\n'
+        'query validate_data = if p().status == "stopped" then [{pointer: "", message: "stopped"}] else []\n')
+    monkeypatch.chdir(tmp_path)
+    found = api.load_ruleset(Path("p.rules"), use_cache=False, check_cache=False).diagnostics
+    assert [(d.code, d.message) for d in found] == [("C027", "stopped")]

@@ -28,6 +28,7 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, Span
+from ..lang.bind import bound_globals
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
@@ -146,28 +147,11 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     (its module, or the ruleset's own namespace), its declaration, what the analysis says of it
     (``Unit``'s flags), a table's cells, a decision's cycle policy, and what each global name it
     mentions is bound to there (the definition, data object, type, member or built-in)."""
-    from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, TypeRef, UnitRef
-
     entry = program.entry.key
     holds: list[Any] = []
 
     def where(nskey: str) -> str:
         return "" if nskey == entry else nskey
-
-    def summary(found: Referee) -> Any:
-        """What a global name is bound to (``Unit.bound``), as a part of the key."""
-        if isinstance(found, UnitRef):
-            return ("unit", where(found.unit.ns), found.unit.name)
-        if isinstance(found, (TypeRef, DataRef)):
-            obj = found.decl if isinstance(found, TypeRef) else found.value
-            holds.append(obj)
-            return (type(found).__name__, id(obj))
-        if isinstance(found, BuiltinRef):
-            return ("builtin", found.builtin.name)
-        if isinstance(found, ModuleRef):
-            return ("module", found.ns.key)
-        assert isinstance(found, Member)
-        return ("enum", found.name)
 
     parts = []
     seen = {(unit.ns, unit.name)}
@@ -177,7 +161,7 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
         u = program.units[k]
         d = u.decl
         holds.append(d)
-        names = tuple(summary(r) for r in u.bound.values() if not isinstance(r, Local))  # (a local: its node's)
+        names = bound_globals(u, entry, holds)
         extra: tuple[Any, ...] = ()
         nexts = set(program.refs.get(k, ()))
         if u.cells:

@@ -319,6 +319,31 @@ def table_code(unit: Unit) -> list[A.Expr]:
     return cells + ([unit.body] if unit.body is not None else [])
 
 
+def bound_globals(unit: Unit, entry: str, holds: list[Any]) -> tuple[Any, ...]:
+    """What each global name and module member ``unit``'s code writes is bound to (``Unit.bound``), as
+    a part of a cache key (what a declaration's checks read of it, ``program.Resolver`` and
+    ``types.check_types``; a data check's run, ``data.run_key``): a definition by where it is ("" in
+    the ruleset's own namespace ``entry``), its name and declaration; data, an enum or a record by
+    the object; a member, a built-in or a module by its name. ``holds`` gets the objects named by
+    ``id``, which the key's entry keeps (no identity is then reused while it lives)."""
+    def summary(found: Referee | None) -> Any:
+        if isinstance(found, UnitRef):
+            u = found.unit
+            holds.append(u.decl)
+            return ("unit", "" if u.ns == entry else u.ns, u.name, id(u.decl))
+        if isinstance(found, (TypeRef, DataRef)):
+            obj = found.decl if isinstance(found, TypeRef) else found.value
+            holds.append(obj)
+            return (type(found).__name__, id(obj))
+        if isinstance(found, BuiltinRef):
+            return ("builtin", found.builtin.name)
+        if isinstance(found, ModuleRef):
+            return ("module", found.ns.key)
+        return ("member", found.name) if isinstance(found, Member) else None  # (none: an unknown name)
+
+    return tuple(summary(unit.bound.get(id(e))) for names, fields, *_ in sites(unit) for e in (*names, *fields))
+
+
 def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Referee | None]) -> dict[int, Referee]:
     """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``, set by the check's
     first pass), with ``meanings`` the global names already looked up (``meaning``), by namespace and

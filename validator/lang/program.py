@@ -17,8 +17,8 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import (binding, grid_cells, sites, table_key, BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, TypeRef,
-                   UnitRef, Walker)
+from .bind import (binding, bound_globals, grid_cells, sites, table_key, BuiltinRef, DataRef, Member, ModuleRef, Referee,
+                   Scope, TypeRef, UnitRef, Walker)
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -315,27 +315,23 @@ class Resolver(Walker):
 
     def shared_unit(self, unit: Unit) -> None:
         """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
-        again wherever what it reads means the same; this is what each variant of a base ruleset would
-        otherwise check again in every base definition."""
-        context = self.context(unit)
-        if context is not None and _RESOLVED.get(unit.decl, context) is not A.MISSING:
-            return
+        again wherever what it reads besides its declaration is the same: what each global name and
+        module member it writes is bound to (``bind.bound_globals``) and its namespace's enum members.
+        This is what each variant of a base ruleset would otherwise check again in every base
+        definition. Not shared: a cycle policy's check, a table's that a variant overrides cells of."""
+        shared = unit.cycle is None and not unit.overrides
+        holds: list[Any] = []
+        if shared:
+            members = self.member_summaries.get(self.ns.key)
+            if members is None:
+                members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
+            context = (members, bound_globals(unit, self.program.entry.key, holds))
+            if _RESOLVED.get(unit.decl, context) is not A.MISSING:
+                return
         before = len(self.diags)
         self.unit(unit)
-        if context is not None and len(self.diags) == before:
-            _RESOLVED.put(unit.decl, context, True)
-
-    def context(self, unit: Unit) -> tuple[Any, ...] | None:
-        """What the check of ``unit`` reads besides its declaration: what each global name and module
-        member it writes is bound to (``_summary_of``), and its namespace's enum members; None for what
-        is not shared (a cycle policy, a table a variant overrides cells of)."""
-        if unit.cycle is not None or unit.overrides:
-            return None
-        members = self.member_summaries.get(self.ns.key)
-        if members is None:
-            members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
-        return (members, tuple(_summary_of(unit.bound.get(id(e))) for names, fields, *_ in sites(unit)
-                               for e in (*names, *fields)))
+        if shared and len(self.diags) == before:
+            _RESOLVED.put(unit.decl, context, True, holds=holds)
 
     def unit(self, unit: Unit) -> None:
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
@@ -690,20 +686,6 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
 
 # what a check that found nothing marked used, by declaration and context (``Resolver.shared_unit``)
 _RESOLVED = A.ContextMemo()
-
-
-def _summary_of(found: Referee | None) -> Any:
-    """What the check of a body reads of what a global name is bound to: a definition's kind and
-    arity, the fields of data that is a record, a built-in's name, a module's key."""
-    if isinstance(found, UnitRef):
-        return ("unit", found.unit.kind, found.unit.arity)
-    if isinstance(found, DataRef):
-        return ("data", frozenset(found.value) if isinstance(found.value, dict) else None)
-    if isinstance(found, BuiltinRef):
-        return ("builtin", found.builtin.name)
-    if isinstance(found, ModuleRef):
-        return ("module", found.ns.key)
-    return found and type(found).__name__  # an enum or record named as a value, an enum's member
 
 
 def table_cells(unit: Unit) -> dict[tuple[Any, ...], A.Expr]:

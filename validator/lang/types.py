@@ -17,7 +17,7 @@ from typing import Any
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, sites
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, bound_globals
 from .program import Program, Unit
 
 ANY = ("any",)
@@ -412,9 +412,8 @@ def check_types(program: Program) -> list[Diagnostic]:
         kinds = [*checker.records.values(), *checker.enums.values()]
         for key, d in ns.defs.items():
             unit = program.units.get((ns.key, key))
-            found = [unit.bound.get(id(e)) for names, *_ in sites(unit) for e in names] if unit is not None else []
-            named = [r.unit.decl for r in found if isinstance(r, UnitRef)]
-            context = (shared, tuple(_typed_as(r) for r in found),
+            holds: list[Any] = [kinds, ns.cell_overrides.get(key)]
+            context = (shared, bound_globals(unit, program.entry.key, holds) if unit is not None else (),
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             if _TYPED.get(d, context) is not A.MISSING:
                 continue
@@ -424,16 +423,8 @@ def check_types(program: Program) -> list[Diagnostic]:
             for f in d.fields if isinstance(d, A.RecordDecl) else ():
                 checker.resolve(f.type)
             if len(diags) == before:
-                _TYPED.put(d, context, True, holds=(kinds, named, ns.cell_overrides.get(key)))
+                _TYPED.put(d, context, True, holds=holds)
     return diags
-
-
-def _typed_as(found: Referee | None) -> Any:
-    """What the type pass reads of what a global name is bound to: the declaration it names, or the
-    built-in (data, a module, an enum's member or type: the same wherever)."""
-    if isinstance(found, UnitRef):
-        return id(found.unit.decl)
-    return found.builtin.name if isinstance(found, BuiltinRef) else type(found).__name__
 
 
 def node_types(program: Program, unit: Unit) -> dict[int, T]:
