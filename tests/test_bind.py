@@ -373,3 +373,13 @@ def test_a_runaway_recursion_through_a_function_value_stops_in_its_unit(tmp_path
         rs.run({}, query=query, engine=engine)
     [d] = raised.value.diagnostics
     assert (d.code, d.span.line) == ("E005", 2 if unit == "spin" else 3) and f"(in `{unit}`)" in d.message
+
+
+def test_a_program_and_its_units_are_written_short(tmp_path: Path) -> None:
+    """A failing test's report writes what it holds: a program or unit written as a dataclass (every
+    field: bindings, types, the loaded ruleset) could run a test worker out of memory."""
+    program = _load(tmp_path).program
+    unit = program.units[(program.entry.key, "strength")]
+    assert repr(unit) == f"<def {program.entry.key}:strength>"
+    assert repr(program) == f"<program {program.entry.key}: {len(program.units)} units>"
+    assert max(len(repr(u)) for u in program.units.values()) < 200 and len(repr(program)) < 200

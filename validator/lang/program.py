@@ -77,6 +77,9 @@ class Unit:
         """Its name as written (what an override replaces is kept as `base of NAME`)."""
         return self.name.rpartition("base of ")[2]
 
+    def __repr__(self) -> str:  # (a dataclass's writes every field: a failing test's report of a unit ran out of memory)
+        return f"<{self.kind} {self.ns}:{self.name}>"
+
 
 @dataclass
 class Program:
@@ -86,6 +89,9 @@ class Program:
     refs: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)  # unit -> units it names
 
     enums: dict[str, dict[str, str]] = field(default_factory=dict)  # per namespace: member -> its enum
+
+    def __repr__(self) -> str:  # (as ``Unit.__repr__``)
+        return f"<program {self.entry.key}: {len(self.units)} units>"
 
     @property
     def entry(self) -> Namespace:
