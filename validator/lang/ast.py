@@ -606,19 +606,24 @@ def renamed(node: Any, old: str, new: str) -> Any:
     return node
 
 
-def binders(node: Any) -> Iterator[tuple[str, Span]]:
+def nodes(root: Any) -> Iterator[Any]:
+    """Every node under ``root`` (a node, or tuples of them), each before the nodes under it."""
+    if isinstance(root, tuple):
+        for x in root:
+            yield from nodes(x)
+    elif isinstance(root, Node):
+        yield root
+        for f in root._compared:
+            yield from nodes(getattr(root, f))
+
+
+def binders(root: Any) -> Iterator[tuple[str, Span]]:
     """Every local name a declaration binds (parameters, `let`, `var`, loop and comprehension names)."""
-    if isinstance(node, (Param, Let, LetStmt, Var, For)):
-        yield node.name, node.span
-    elif isinstance(node, CompFor):
-        for n in node.names:
-            yield n, node.span
-    if isinstance(node, tuple):
-        for x in node:
-            yield from binders(x)
-    elif isinstance(node, Node):
-        for f in node._compared:
-            yield from binders(getattr(node, f))
+    for node in nodes(root):
+        if isinstance(node, (Param, Let, LetStmt, Var, For)):
+            yield node.name, node.span
+        elif isinstance(node, CompFor):
+            yield from ((n, node.span) for n in node.names)
 
 
 class ContextMemo:

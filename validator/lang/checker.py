@@ -18,23 +18,11 @@ from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
 MAX_COMPARED_LINES = 1000
 
 
-def _cites_in(node: Any) -> Iterator[tuple[str, Span]]:
+def _cites_in(decl: Any) -> Iterator[tuple[str, Span]]:
     """Every ``cite`` string in a declaration, with the span of what carries it."""
-    cites = getattr(node, "cites", None)
-    if isinstance(cites, tuple):
-        for c in cites:
+    for node in A.nodes(decl):
+        for c in getattr(node, "cites", ()):
             yield c, node.span
-    if isinstance(node, (list, tuple)):
-        for x in node:
-            yield from _cites_in(x)
-        return
-    if isinstance(node, A.Node):
-        for fname in node._compared:
-            if fname == "cites":
-                continue
-            child = getattr(node, fname)
-            if isinstance(child, (tuple, list, A.Node)):
-                yield from _cites_in(child)
 
 
 def check_citations(program: Program) -> list[Diagnostic]:

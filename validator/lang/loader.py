@@ -529,13 +529,7 @@ class Loader:
 
 def _names(node: Any) -> frozenset[str]:
     """Every name a declaration reads."""
-    if isinstance(node, A.Name):
-        return frozenset((node.id,))
-    if isinstance(node, tuple):
-        return frozenset().union(*map(_names, node))
-    if isinstance(node, A.Node):
-        return frozenset().union(*(_names(getattr(node, f)) for f in node._compared))
-    return frozenset()
+    return frozenset(n.id for n in A.nodes(node) if isinstance(n, A.Name))
 
 
 def _parse_unsaved(unsaved: str, shown: str) -> tuple[A.Module | None, str, list[Diagnostic]]:
