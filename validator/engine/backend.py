@@ -136,8 +136,7 @@ _ALONE_CAP = 100_000
 
 _HELPERS: dict[str, Any] = {
     "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
-    "_value_too_deep": R.value_too_deep, "_absent_outside_table": R.absent_outside_table,
-    "_table_as_value": R.table_as_value, "_not_a_value": R.not_a_value, "_depends": R.depends_on_itself,
+    "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
     "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
     "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
@@ -753,23 +752,16 @@ class Backend:
     def x_Dice(self, w: _Writer, e: A.Dice, env: Env) -> str:
         return w.const(DiceSpec(e.count, e.sides))
 
-    def x_Absent(self, w: _Writer, e: A.Absent, env: Env) -> str:
-        w(f"raise _absent_outside_table({w.const(e.span)})")
-        return "None"
-
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
         ref = w.bound.get(id(e))
         if isinstance(ref, Local):
             return env[ref.slot].py
-        return self.referee_value(w, ref, e.id, e.span)
+        return self.referee_value(w, ref, e.span)
 
-    def referee_value(self, w: _Writer, ref: Referee | None, name: str, span: Span) -> str:
+    def referee_value(self, w: _Writer, ref: Referee | None, span: Span) -> str:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
             found = ref.unit
-            if found.kind == "table":
-                w(f"raise _table_as_value({w.const(name)}, {w.const(span)})")
-                return "None"
             if found.arity is None and not found.uses_decisions:
                 # the same all run long (kept in the memo once read): read once in a block of code
                 known = w.read(found.index)
@@ -791,10 +783,7 @@ class Backend:
             return w.const(ref.value)
         if isinstance(ref, Member):
             return w.const(ref.name)
-        if isinstance(ref, BuiltinRef):
-            return w.const(R.BuiltinFunction(ref.builtin, span, self.interp))
-        w(f"raise _not_a_value({w.const(name)}, {w.const(span)})")
-        return "None"
+        return w.const(R.BuiltinFunction(cast(BuiltinRef, ref).builtin, span, self.interp))  # (as the reference's)
 
     def x_ListLit(self, w: _Writer, e: A.ListLit, env: Env) -> str:
         items = [self.looked(w, i, env) for i in e.items]
@@ -1034,7 +1023,7 @@ class Backend:
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
         if isinstance(w.bound.get(id(e.obj)), ModuleRef):
-            return self.referee_value(w, w.bound.get(id(e)), e.name, e.span)
+            return self.referee_value(w, w.bound.get(id(e)), e.span)
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         # (no value but a record or map has a `get`: anything else goes to the error of ``field_of``)
@@ -1084,9 +1073,7 @@ class Backend:
         if isinstance(target, UnitRef):
             args = [self.expr(w, a, env) for a in e.args]
             unit = target.unit
-            if unit.kind == "table":
-                args = [self.forced(w, a) for a in args]
-            elif unit.kind in (*DEFS, "query"):
+            if unit.kind in (*DEFS, "query"):
                 w.cost(1)  # (the call's step: ``function_source``)
                 if self.memo_free(unit) and not (unit.state_free or unit.counted):
                     return self.inlined(w, unit, args)

@@ -330,20 +330,15 @@ class Interpreter:
     def eval_Dice(self, run: Run, e: A.Dice, env: Frame) -> Any:
         return DiceSpec(e.count, e.sides)
 
-    def eval_Absent(self, run: Run, e: A.Absent, env: Frame) -> Any:
-        raise absent_outside_table(e.span)
-
     def eval_Name(self, run: Run, e: A.Name, env: Frame) -> Any:
         ref = env.bound.get(id(e))
         if isinstance(ref, Local):
             return env.read(ref)
-        return self.referee_value(run, ref, e.id, e.span)
+        return self.referee_value(run, ref, e.span)
 
-    def referee_value(self, run: Run, ref: Referee | None, name: str, span: Span) -> Any:
+    def referee_value(self, run: Run, ref: Referee | None, span: Span) -> Any:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
-            if ref.unit.kind == "table":
-                raise table_as_value(name, span)
             if ref.unit.arity is None:
                 return self.read_value(run, ref.unit)
             return UnitFunction(ref.unit, self)
@@ -351,9 +346,7 @@ class Interpreter:
             return ref.value
         if isinstance(ref, Member):
             return ref.name
-        if isinstance(ref, BuiltinRef):
-            return BuiltinFunction(ref.builtin, span, self)
-        raise not_a_value(name, span)
+        return BuiltinFunction(cast(BuiltinRef, ref).builtin, span, self)  # (the names pass refuses any other, C004)
 
     def eval_ListLit(self, run: Run, e: A.ListLit, env: Frame) -> Any:
         return [force(run, self.evaluate(run, item, env)) for item in e.items]
@@ -447,7 +440,7 @@ class Interpreter:
 
     def eval_Field(self, run: Run, e: A.Field, env: Frame) -> Any:
         if isinstance(env.bound.get(id(e.obj)), ModuleRef):
-            return self.referee_value(run, env.bound.get(id(e)), e.name, e.span)
+            return self.referee_value(run, env.bound.get(id(e)), e.span)
         obj = force(run, self.evaluate(run, e.obj, env))
         return field_of(obj, e.name, e.span)
 
@@ -557,9 +550,7 @@ class Interpreter:
             run.depth -= 1
 
     def call_unit(self, run: Run, unit: Unit, args: list[Any], span: Span) -> Any:
-        kind = unit.kind
-        if kind == "table":
-            return self.table_lookup(run, unit, [force(run, a) for a in args])
+        kind = unit.kind  # (never a table's: the names and arities passes refuse a table called or named as a value)
         if kind == "decision":
             return self.resolve(run, unit, args)
         if kind == "procedure":
@@ -858,8 +849,6 @@ class Interpreter:
                 raise _Reject(s.message, s.cites)
         elif isinstance(s, A.Reject):
             raise _Reject(s.message, s.cites)
-        else:
-            raise EvalError("E001", "statement not allowed here", getattr(s, "span", Span("<unknown>")))
 
     # -- inputs and queries
 
@@ -1231,18 +1220,6 @@ def lambda_arity(n: int, got: int, span: Span) -> EvalError:
 
 def unit_arity(unit: Unit, got: int, span: Span) -> EvalError:
     return EvalError("E001", f"`{unit.name}` takes {unit.arity or 0} arguments, not {got}", span)
-
-
-def absent_outside_table(span: Span) -> EvalError:
-    return EvalError("E001", "`-` (absent) only stands alone in a table cell", span)
-
-
-def table_as_value(name: str, span: Span) -> EvalError:
-    return EvalError("E001", f"table `{name}` is looked up with `{name}[...]`", span)
-
-
-def not_a_value(name: str, span: Span) -> EvalError:
-    return EvalError("E001", f"`{name}` is not a value", span)
 
 
 BUILTIN_FAILURES = (CallError, EvalError, TypeError, RecursionError)

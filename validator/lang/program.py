@@ -375,9 +375,6 @@ class Resolver(Walker):
 
     # -- expressions
 
-    def x_Absent(self, e: A.Absent, env: Env) -> None:
-        self.error("P001", "`-` (absent) only stands alone in a table cell", e.span)
-
     def x_Name(self, e: A.Name, env: Env) -> None:
         if e.id in env:
             return
