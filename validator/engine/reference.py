@@ -315,14 +315,10 @@ class Interpreter:
         method = getattr(self, "eval_" + type(e).__name__)
         return method(run, e, env)
 
-    def eval_Int(self, run: Run, e: A.Int, env: Frame) -> Any:
+    def eval_Int(self, run: Run, e: A.Int | A.Str | A.Bool, env: Frame) -> Any:
         return e.value
 
-    def eval_Str(self, run: Run, e: A.Str, env: Frame) -> Any:
-        return e.value
-
-    def eval_Bool(self, run: Run, e: A.Bool, env: Frame) -> Any:
-        return e.value
+    eval_Str = eval_Bool = eval_Int
 
     def eval_NoneLit(self, run: Run, e: A.NoneLit, env: Frame) -> Any:
         return None
@@ -1337,15 +1333,7 @@ def _run_query_on(interp: Any, program: Program, state: Any, query: str, args: l
     unit = program.query(query)
     assert unit is not None, "the caller found the query"
     run = Run(state, dice, budget, trace=trace)
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 20000))
-    try:
-        value = interp.run_query(run, unit, args, check)
-    except RecursionError:
-        raise recursed_too_deeply(unit) from None
-    finally:
-        sys.setrecursionlimit(old_limit)
-    return value, run
+    return _with_room(unit, lambda: interp.run_query(run, unit, args, check)), run
 
 
 def run_without_state(program: Program, unit: Unit, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
@@ -1359,10 +1347,15 @@ def _run_without_state_on(interp: Any, unit: Unit, budget: int) -> Any:
     from ..lib.runtime import SeededDice
 
     run = Run(None, SeededDice(0), budget)
+    return _with_room(unit, lambda: force(run, interp.call_unit(run, unit, [], unit.span)))
+
+
+def _with_room(unit: Unit, go: Any) -> Any:
+    """``go()`` with room for Python's recursion; a recursion deeper still is E005 at ``unit``."""
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 20000))
     try:
-        return force(run, interp.call_unit(run, unit, [], unit.span))
+        return go()
     except RecursionError:
         raise recursed_too_deeply(unit) from None
     finally:

@@ -580,26 +580,26 @@ class Tables:
             header = grid[0]
             cols = [self.table_key(c, d) for c in header[1:]]
             if len(set(cols)) != len(cols):
-                self.error("C009", f"table `{d.written}` has a repeated column", _span_of(header[0]))
+                self.error("C009", f"table `{d.written}` has a repeated column", header[0].span)
             for row in grid[1:]:
                 if len(row) != len(header):
-                    self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", _span_of(row[0]),
+                    self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", row[0].span,
                                help=f"every row of `{d.written}` needs one cell per column")
                     continue
                 rk = self.table_key(row[0], d)
                 for ck, cell in zip(cols, row[1:]):
                     if (rk, ck) in seen:
-                        self.error("C009", f"table `{d.written}` has row `{rk}` twice", _span_of(row[0]))
+                        self.error("C009", f"table `{d.written}` has row `{rk}` twice", row[0].span)
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
         elif nparams == 1:
             for row in grid:
                 if len(row) != 2:
-                    self.error("C009", f"a one-key table row has 2 cells (key, value), not {len(row)}", _span_of(row[0]))
+                    self.error("C009", f"a one-key table row has 2 cells (key, value), not {len(row)}", row[0].span)
                     continue
                 rk = self.table_key(row[0], d)
                 if (rk,) in seen:
-                    self.error("C009", f"table `{d.written}` has key `{rk}` twice", _span_of(row[0]))
+                    self.error("C009", f"table `{d.written}` has key `{rk}` twice", row[0].span)
                 if not isinstance(row[1], A.Absent):
                     seen.add((rk,))
         else:
@@ -608,7 +608,7 @@ class Tables:
     def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
         if key is None:
-            self.error("C009", f"table `{d.written}`: a row or column key must be a name, text or number", _span_of(cell))
+            self.error("C009", f"table `{d.written}`: a row or column key must be a name, text or number", cell.span)
         return key
 
 
@@ -628,7 +628,7 @@ class Statements(Walker):
                 self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s)
 
     def error(self, code: str, message: str, s: Any, help: str | None = None) -> None:
-        self.diags.append(Diagnostic(code, message, _span_of(s), help=help))
+        self.diags.append(Diagnostic(code, message, s.span, help=help))
 
     def expr(self, e: Any, env: Env) -> None:
         pass  # (no statement stands in an expression)
@@ -671,9 +671,7 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
         if not s.cites:
             diags.append(Diagnostic("C011", f"step `{s.name}` cites no clause", s.span,
                                     help='add `cite "ID"` naming the clause the step implements'))
-    walk = _Gotos()
-    walk.block(body, {})
-    gotos = walk.found
+    gotos = [s for s in A.nodes(body) if isinstance(s, A.Goto)]
     for g in gotos:
         if g.target not in names:
             close = closest_name(g.target, names)
@@ -705,23 +703,6 @@ def cell_key(keys: Sequence[Any]) -> tuple[Any, ...]:
     """The keys of a table lookup as ``table_cells`` keeps them (``TypeError`` for a key that cannot be
     one, which finds no cell)."""
     return tuple([as_key(k) for k in keys])
-
-
-def _span_of(node: Any) -> Span:
-    return getattr(node, "span", Span("<unknown>"))
-
-
-class _Gotos(Walker):
-    def __init__(self) -> None:
-        self.found: list[A.Goto] = []
-
-    def expr(self, e: Any, env: Env) -> None:
-        pass
-
-    def stmt(self, s: Any, env: Env) -> Env:
-        if isinstance(s, A.Goto):
-            self.found.append(s)
-        return super().stmt(s, env)
 
 
 def _procedures(program: Program) -> Iterator[Unit]:

@@ -24,6 +24,7 @@ ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
 PRIMS = {"int": INT, "str": STR, "bool": BOOL, "any": ANY, "none": NONE, "dice": DICE, "fn": FN}
 T = tuple[Any, ...]
+_LITERALS = {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}  # (and any other node: ANY)
 
 
 def show(t: T) -> str:
@@ -80,7 +81,7 @@ class TypeChecker(Walker):
         if u.kind == "input" or (u.kind == "const" and u.ret is not None) or (u.kind in _DEFS and u.arity is None):
             return self.resolve(u.ret)
         if u.kind == "const":
-            return {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}.get(type(u.body), ANY)
+            return _LITERALS.get(type(u.body), ANY)
         return FN if u.kind in (*_DEFS, "decision", "procedure", "query") else ANY
 
     # -- declarations
@@ -141,28 +142,13 @@ class TypeChecker(Walker):
         method = getattr(self, "t_" + type(e).__name__, None)
         if method is None:
             super().expr(e, env)
-        self.types[id(e)] = ANY if method is None else method(e, env)
+        self.types[id(e)] = _LITERALS.get(type(e), ANY) if method is None else method(e, env)
 
     def infer(self, e: Any, env: Scope) -> T:
         if e is None:
             return ANY
         self.expr(e, env)
         return self.types[id(e)]
-
-    def t_Int(self, e: A.Int, env: Scope) -> T:
-        return INT
-
-    def t_Str(self, e: A.Str, env: Scope) -> T:
-        return STR
-
-    def t_Bool(self, e: A.Bool, env: Scope) -> T:
-        return BOOL
-
-    def t_NoneLit(self, e: A.NoneLit, env: Scope) -> T:
-        return NONE
-
-    def t_Dice(self, e: A.Dice, env: Scope) -> T:
-        return DICE
 
     def t_Name(self, e: A.Name, env: Scope) -> T:
         if e.id in env:
