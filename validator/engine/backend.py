@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, NamedTuple, cast
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
-from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key, rolls
+from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
 from . import codecache
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -264,7 +264,7 @@ class Backend:
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
-        self.dice = any(map(rolls, program.units.values()))
+        self.dice = any(u.rolls for u in program.units.values())
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
 
@@ -282,7 +282,7 @@ class Backend:
     def named_once(self, unit: Unit) -> bool:
         program, units = self.program, self.program.units
         if self.impure is None:
-            seeds = {k for k, u in units.items() if rolls(u) or u.kind == "procedure"}
+            seeds = {k for k, u in units.items() if u.rolls or u.kind == "procedure"}
             self.impure = _readers_of(seeds, program.refs)
         key = (unit.ns, unit.name)
         callers = [units[k] for k, deps in program.refs.items() if key in deps]

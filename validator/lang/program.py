@@ -59,6 +59,7 @@ class Unit:
     index: int = 0  # its number in the program: the memo keys of both engines name a unit by it
     used: bool = False  # named somewhere (for W101)
     uses_decisions: bool = False  # reads a decision, directly or through others
+    rolls: bool = False  # its code names a built-in that rolls dice
     # reads no input, decision, procedure or die and calls nothing that may recur, directly or through
     # others: what it gives is the same in every run (see `reference`, "state-free definitions")
     state_free: bool = False
@@ -176,7 +177,9 @@ def analyse(program: Program) -> None:
     for k in _readers_of(decisions, refs):
         program.units[k].uses_decisions = True
     stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
-    stateful |= {k for k, u in program.units.items() if rolls(u)}
+    for u in program.units.values():
+        u.rolls = any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in u.bound.values())
+    stateful |= {k for k, u in program.units.items() if u.rolls}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
     stateful |= {k for k, u in program.units.items() if u.recursive}
@@ -195,11 +198,6 @@ def escaped(program: Program) -> Iterator[Unit]:
                 found = unit.bound.get(id(e))
                 if id(e) not in used and isinstance(found, UnitRef) and found.unit.arity is not None:
                     yield found.unit
-
-
-def rolls(unit: Unit) -> bool:
-    """Whether the unit's code names a built-in that rolls dice."""
-    return any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in unit.bound.values())
 
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
