@@ -568,40 +568,29 @@ class Tables:
                 self.table_key(k, d)
         if d.body is not None:
             return
-        grid = d.grid
-        nparams = len(d.params)
+        grid, n = d.grid, len(d.params)
+        if n not in (1, 2) or len(grid) < n:
+            self.error("C009", f"table `{d.written}` needs a header row and at least one row" if n == 2 else
+                       f"a table written as a grid has one or two keys, `{d.written}` has {n}", d.span)
+            return
+        cols = [self.table_key(c, d) for c in grid[0][1:]] if n == 2 else [None]  # (a one-key table: one column)
+        if len(set(cols)) != len(cols):
+            self.error("C009", f"table `{d.written}` has a repeated column", grid[0][0].span)
         seen: set[tuple[Any, ...]] = set()
-        if nparams == 2:
-            if len(grid) < 2:
-                self.error("C009", f"table `{d.written}` needs a header row and at least one row", d.span)
-                return
-            header = grid[0]
-            cols = [self.table_key(c, d) for c in header[1:]]
-            if len(set(cols)) != len(cols):
-                self.error("C009", f"table `{d.written}` has a repeated column", header[0].span)
-            for row in grid[1:]:
-                if len(row) != len(header):
-                    self.error("C009", f"row has {len(row)} cells, the header has {len(header)}", row[0].span,
-                               help=f"every row of `{d.written}` needs one cell per column")
-                    continue
+        for row in grid[n - 1:]:
+            if len(row) != len(cols) + 1 and n == 2:
+                self.error("C009", f"row has {len(row)} cells, the header has {len(cols) + 1}", row[0].span,
+                           help=f"every row of `{d.written}` needs one cell per column")
+            elif len(row) != 2 and n == 1:
+                self.error("C009", f"a one-key table row has 2 cells (key, value), not {len(row)}", row[0].span)
+            else:
                 rk = self.table_key(row[0], d)
                 for ck, cell in zip(cols, row[1:]):
                     if (rk, ck) in seen:
-                        self.error("C009", f"table `{d.written}` has row `{rk}` twice", row[0].span)
+                        self.error("C009", f"table `{d.written}` has {'row' if n == 2 else 'key'} `{rk}` twice",
+                                   row[0].span)
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
-        elif nparams == 1:
-            for row in grid:
-                if len(row) != 2:
-                    self.error("C009", f"a one-key table row has 2 cells (key, value), not {len(row)}", row[0].span)
-                    continue
-                rk = self.table_key(row[0], d)
-                if (rk,) in seen:
-                    self.error("C009", f"table `{d.written}` has key `{rk}` twice", row[0].span)
-                if not isinstance(row[1], A.Absent):
-                    seen.add((rk,))
-        else:
-            self.error("C009", f"a table written as a grid has one or two keys, `{d.written}` has {nparams}", d.span)
 
     def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
