@@ -287,7 +287,17 @@ def member_help(name: str, members: dict[str, str]) -> str | None:
     return f"did you mean {said}? ({'members' if len(near) > 1 else 'a member'} of enum {', '.join(f'`{e}`' for e in enums)})"
 
 
-class Resolver(Walker):
+class _Pass:
+    """A pass that reports what it finds to ``diags``."""
+
+    diags: list[Diagnostic]
+
+    def error(self, code: str, message: str, span: Span, help: str | None = None,
+              related: tuple[Related, ...] = ()) -> None:
+        self.diags.append(Diagnostic(code, message, span, help=help, related=related))
+
+
+class Resolver(Walker, _Pass):
     """Walks every unit's body with its scopes and reports what cannot mean anything."""
 
     def __init__(self, program: Program):
@@ -298,11 +308,6 @@ class Resolver(Walker):
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         self.bound: dict[int, Referee] = {}  # the unit's (``Unit.bound``)
-        self.member_summaries: dict[str, frozenset[tuple[str, str]]] = {}
-
-    def error(self, code: str, message: str, span: Span, help: str | None = None,
-              related: tuple[Related, ...] = ()) -> None:
-        self.diags.append(Diagnostic(code, message, span, help=help, related=related))
 
     def check(self) -> None:
         for (nskey, _), unit in list(self.program.units.items()):
@@ -326,9 +331,7 @@ class Resolver(Walker):
         shared = unit.cycle is None and not unit.overrides
         holds: list[Any] = []
         if shared:
-            members = self.member_summaries.get(self.ns.key)
-            if members is None:
-                members = self.member_summaries[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
+            members = frozenset(self.program.members(self.ns.key).items())
             context = (members, bound_globals(unit, self.program.entry.key, holds))
             if _RESOLVED.get(unit.decl, context) is not A.MISSING:
                 return
@@ -499,16 +502,12 @@ def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -
         error("C018", f"`{fname}` is not a function")
 
 
-class Tables:
+class Tables(_Pass):
     """Each table's grid and a variant's overrides of its cells, well formed (C009, C003, C011, C013);
     each lookup whose literal key no row or column has (C029)."""
 
     def __init__(self, program: Program):
         self.program, self.diags, self.suggestions = program, program.diagnostics, Suggestions()
-
-    def error(self, code: str, message: str, span: Span, help: str | None = None,
-              related: tuple[Related, ...] = ()) -> None:
-        self.diags.append(Diagnostic(code, message, span, help=help, related=related))
 
     def check(self) -> None:
         for ns in self.program.loaded.namespaces.values():
@@ -599,7 +598,7 @@ class Tables:
         return key
 
 
-class Statements(Walker):
+class Statements(Walker, _Pass):
     """Each statement of a procedure where it may stand (C020: only `var` and steps at its top, no
     step in a step, `break` and `continue` in a loop) and `:=` only to its `var`s (C022)."""
 
@@ -612,26 +611,23 @@ class Statements(Walker):
             if isinstance(s, (A.Var, A.Step)):
                 env = super().stmt(s, env)
             else:
-                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s)
-
-    def error(self, code: str, message: str, s: Any, help: str | None = None) -> None:
-        self.diags.append(Diagnostic(code, message, s.span, help=help))
+                self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s.span)
 
     def expr(self, e: Any, env: Env) -> None:
         pass  # (no statement stands in an expression)
 
     def stmt(self, s: A.Stmt, env: Env) -> Env:
         if isinstance(s, A.Assign) and not isinstance(env.get(s.name), A.Var):
-            self.error("C022", f"`{s.name}` is not a procedure variable", s,
+            self.error("C022", f"`{s.name}` is not a procedure variable", s.span,
                        help=f"declare it with `var {s.name} = ...` at the top of the procedure")
         elif isinstance(s, (A.Break, A.Continue)) and not self.in_loop:
-            self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s)
+            self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
         elif isinstance(s, A.Step):
-            self.error("C020", "a step may not contain another step", s)
+            self.error("C020", "a step may not contain another step", s.span)
             return env
         elif not isinstance(s, (A.Var, A.LetStmt, A.Assign, A.IfStmt, A.For, A.Goto, A.Stop, A.Break, A.Continue,
                                 A.Emit, A.Require, A.Reject)):
-            self.error("C020", "statement not allowed here", s)
+            self.error("C020", "statement not allowed here", s.span)
             return env
         self.in_loop += isinstance(s, A.For)
         env = super().stmt(s, env)

@@ -131,11 +131,8 @@ class TypeChecker(Walker):
 
     @staticmethod
     def element(t: T) -> T:
-        if t[0] in ("list", "set"):
-            return t[1]  # type: ignore[no-any-return]
-        if t[0] == "map":
-            return t[1]  # type: ignore[no-any-return]
-        return ANY
+        """What walking a value of type ``t`` gives: a list's or set's items, a map's keys."""
+        return t[1] if t[0] in ("list", "set", "map") else ANY  # type: ignore[no-any-return]
 
     # -- expressions
     def expr(self, e: Any, env: Scope) -> None:
