@@ -552,18 +552,12 @@ _NUMBERS = (int, float, Fraction)
 
 
 def _type_test(name: Any) -> Any:
-    if name == "string":
-        return lambda x: type(x) is str
-    if name == "integer":
-        return lambda x: type(x) is int
     if name == "number":
         return lambda x: type(x) in _NUMBERS
-    if name == "boolean":
-        return lambda x: type(x) is bool
-    if name == "null":
-        return lambda x: x is None
-    if name == "object":
-        return lambda x: type(x) is dict
-    if name == "array":
-        return lambda x: type(x) is list
-    raise _Unsupported(name)
+    t = _JSON_TYPES.get(name) if isinstance(name, str) else None
+    if t is None:
+        raise _Unsupported(name)
+    return lambda x: type(x) is t
+
+
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "null": type(None), "object": dict, "array": list}
