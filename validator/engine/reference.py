@@ -673,14 +673,12 @@ class Interpreter:
             run.deplist.append(key)
             run.dvalue[key] = first
             return first
-        self.unset(run, run.deplist[old:])
-        del run.deplist[old:]
+        self.unset(run, old)
         run.dstate[key] = GUESSING
         run.dvalue[key] = True
         second = self.decision_body(run, unit, key, args)
         if first == second:
-            self.unset(run, run.deplist[old:])
-            del run.deplist[old:]
+            self.unset(run, old)
             run.dstate[key] = RESOLVED
             run.dvalue[key] = first
             return first
@@ -701,11 +699,10 @@ class Interpreter:
             run.dstack.pop()
             self.leave(run, unit)
 
-    def unset(self, run: Run, keys: list[Any]) -> None:
-        undone = False
-        for k in keys:
-            if run.dstate.pop(k, None) == RESOLVED:
-                undone = True
+    def unset(self, run: Run, old: int) -> None:
+        """The decisions read since ``old`` (``Run.deplist``) unresolved, and forgotten as read."""
+        undone = [k for k in run.deplist[old:] if run.dstate.pop(k, None) == RESOLVED]
+        del run.deplist[old:]
         if undone:
             run.undo_kept()
 
