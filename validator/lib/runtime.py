@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable, Protocol, Sequence
 
 from ..core.diagnostics import Diagnostic, NO_SPAN, Span
@@ -178,26 +177,6 @@ class RandomValue:
     def __init__(self, ctx: Any, base: dict[int, int], offset: int, rolled: Rolled):
         self.ctx, self.base, self.offset, self.rolled = ctx, base, offset, rolled
 
-    def _shift(self, k: Any) -> Any:
-        if isinstance(k, RandomValue):
-            return self.collapse() + k
-        if isinstance(k, bool) or not isinstance(k, int):
-            return self.collapse() + k
-        return RandomValue(self.ctx, self.base, self.offset + k, self.rolled)
-
-    def __add__(self, k: Any) -> Any:
-        return self._shift(k)
-
-    __radd__ = __add__
-
-    def __sub__(self, k: Any) -> Any:
-        if isinstance(k, int) and not isinstance(k, bool):
-            return self._shift(-k)
-        return self.collapse() - k
-
-    def __rsub__(self, k: Any) -> Any:
-        return k - self.collapse()
-
     def _split(self, test: Callable[[int], bool]) -> bool:
         base, offset = self.base, self.offset
         yes = {v: w for v, w in base.items() if test(v + offset)}
@@ -264,39 +243,6 @@ class RandomValue:
         base.clear()
         base[v] = 1
         return v + self.offset
-
-    def __int__(self) -> int:
-        return self.collapse()
-
-    __index__ = __int__
-
-    # Any other arithmetic looks at the value: fork over what it can be, then compute.
-    def __mul__(self, k: Any) -> Any:
-        return self.collapse() * k
-
-    def __rmul__(self, k: Any) -> Any:
-        return k * self.collapse()
-
-    def __floordiv__(self, k: Any) -> Any:
-        return self.collapse() // k
-
-    def __rfloordiv__(self, k: Any) -> Any:
-        return k // self.collapse()
-
-    def __mod__(self, k: Any) -> Any:
-        return self.collapse() % k
-
-    def __rmod__(self, k: Any) -> Any:
-        return k % self.collapse()
-
-    def __truediv__(self, k: Any) -> Any:
-        return Fraction(self.collapse()) / k
-
-    def __rtruediv__(self, k: Any) -> Any:
-        return k / Fraction(self.collapse())
-
-    def __neg__(self) -> Any:
-        return -self.collapse()
 
     def __hash__(self) -> int:
         return hash(self.collapse())
