@@ -2,7 +2,7 @@
 values, the exact distribution of an expression over dice equals the one found by running it once
 for every combination of faces (scripted dice). Random expressions over up to four three-sided
 dice, on both engines. And exact enumeration's shortcuts change nothing: a roll forced at once is a
-roll then forced, and run_exact is every path run alone, from scratch."""
+roll then forced, and enumerate_exact is every path run alone, from scratch."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
 from programs import programs
-from validator.engine.reference import Interpreter, Run, odds, run_exact
+from validator.engine.reference import Interpreter, Run, enumerate_exact, odds
 from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
 from validator.lib.runtime import CallError, EvalError, ExactDice, SeededDice, rolled
 from validator.lib.values import too_large, written
@@ -139,9 +139,9 @@ class _Recording(Run):
 
 
 def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
-    """The plain way ``run_exact`` stands for: every path run from scratch in a run of its own, its
+    """The plain way ``enumerate_exact`` stands for: every path run from scratch in a run of its own, its
     probability the product of the weights of all the forks that run met, the next path read from
-    them. What run_exact keeps from path to path (the forks along the path and their weights, the
+    them. What enumerate_exact keeps from path to path (the forks along the path and their weights, the
     dice, each dice's distribution) and the runs it makes cheaply must change nothing of this."""
     outcomes: dict[str, list[Any]] = {}
     path: list[int] = []
@@ -184,9 +184,9 @@ def plain_enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
 
 
 def enumeration(interp: Any, unit: Any, state: Any, budget: int) -> Any:
-    """run_exact's answer, in the terms of ``plain_enumeration``."""
+    """enumerate_exact's answer, in the terms of ``plain_enumeration``."""
     try:
-        out = run_exact(interp.program, state, unit.name, [], budget, engine=interp)
+        out = enumerate_exact(interp.program, state, unit.name, [], budget, engine=interp)[0]
     except EvalError as err:
         return "error", err.code
     return out["paths"], Fraction(out["total"]), [(o["probability"], o["odds"], o["result"], o["events"],
@@ -199,7 +199,7 @@ dice_programs = programs().filter(lambda p: "roll(" in p[0])
 @settings(max_examples=200 if LONG else 40, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(dice_programs)
-def test_run_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
+def test_enumerate_exact_is_every_path_run_alone(program: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
     """On random programs with dice (procedures, decisions, memoized functions, events, tiny
     budgets), on both engines: the same paths, probabilities, odds, results and events (those common
     to every path of an outcome, and whether they differed) as

@@ -124,14 +124,6 @@ def state_read_by(program: Program, unit: Unit) -> list[str] | None:
     return None
 
 
-def _outcome(program: Program, unit: Unit, budget: int, engine: Any) -> tuple[bool, Any]:
-    """(False, what ``validate_data`` gives) or (True, the diagnostics of its failure)."""
-    try:  # (a check the backend cannot write is run by the reference: see `run_without_state`)
-        return False, R.run_without_state(program, unit, budget, engine)
-    except EvalError as err:
-        return True, (err.diagnostic(),)
-
-
 # What runs of `validate_data` gave, per process, by everything a run reads (``run_key``): the
 # rulesets of a check that run the same check over the same data (a base and the variants that change
 # nothing the check reads, on the base's map) run it once. Each entry holds the objects its key
@@ -200,7 +192,10 @@ def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_S
     key, holds = run_key(program, unit, budget)
     kept = _RUNS.get(key)
     if kept is None:
-        kept = (holds, _outcome(program, unit, budget, engine))
+        try:  # (False, what it gives) or (True, its failure); a check the backend cannot write is run by the reference
+            kept = (holds, (False, R.run_without_state(program, unit, budget, engine)))
+        except EvalError as err:
+            kept = (holds, (True, (err.diagnostic(),)))
         if len(_RUNS) >= MAX_KEPT_RUNS:
             _RUNS.clear()
         _RUNS[key] = kept

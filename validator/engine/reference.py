@@ -214,7 +214,7 @@ class Run:
         self.depth = 0
         self.depth_limit = depth_limit
         # exact dice: the product of the rolled dice's own denominators (36 for 2d6), the one an
-        # author writes the odds over (`run_exact`'s "odds")
+        # author writes the odds over (`enumerate_exact`'s "odds")
         self.natural_den = 1
         self.inputs: dict[int, Any] = {}  # by the input's unit number
         self.memo: dict[Any, Any] = {}
@@ -227,7 +227,7 @@ class Run:
         self.paid: set[Kept] = set()
         self.paid_steps = 0
         self.events: list[dict[str, Any]] = []
-        # exact dice: the choices to follow (``run_exact``'s path), and each fork met past them
+        # exact dice: the choices to follow (``enumerate_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
         # decisions (read by generated code, resolved or not)
@@ -273,7 +273,7 @@ class Run:
         """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
         ``counts[i] / total``. Past the path, a fork is met for the first time: it is recorded
         (``met``) and its branch 0 taken. (A run is a function of the branches it takes, so the
-        forks along the path are those ``run_exact`` recorded on the way to it.)"""
+        forks along the path are those ``enumerate_exact`` recorded on the way to it.)"""
         choice = next(self.replay, None)
         if choice is None:
             self.met.append((counts, total))
@@ -1359,20 +1359,15 @@ def _with_room(unit: Unit, go: Any) -> Any:
         sys.setrecursionlimit(old_limit)
 
 
-def run_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
-              max_paths: int | None = None, engine: Any = None, check: Any = None) -> dict[str, Any]:
-    """Every dice outcome with its exact probability: the query is run once along each path of the
-    tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
-    enumeration the engine cannot make (``Unwritable``) is made again by the reference."""
-    return enumerate_exact(program, state, query, args, budget, max_paths, engine, check)[0]
-
-
 def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
                     max_paths: int | None = None, engine: Any = None, check: Any = None
                     ) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
-    """``run_exact``'s JSON, and each of its outcomes' value and events as the language's values (those
-    of the first path that gave it; every die in them looked at, so written as the number it is), in
-    the order of the outcomes: what the text view writes in the language's notation."""
+    """Every dice outcome with its exact probability: the query is run once along each path of the
+    tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
+    enumeration the engine cannot make (``Unwritable``) is made again by the reference. Its JSON, and
+    each of its outcomes' value and events as the language's values (those of the first path that gave
+    it; every die in them looked at, so written as the number it is), in the order of the outcomes:
+    what the text view writes in the language's notation."""
     return _engine_else_reference(engine, program, lambda interp: _run_exact_on(
         interp, program, state, query, args, budget, max_paths, check))
 

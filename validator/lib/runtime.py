@@ -212,18 +212,6 @@ class RandomValue:
             other = other.collapse()
         return self._split(lambda v: op(v, other))
 
-    def __ge__(self, o: Any) -> bool:
-        return self._cmp(o, lambda v, x: v >= x)
-
-    def __gt__(self, o: Any) -> bool:
-        return self._cmp(o, lambda v, x: v > x)
-
-    def __le__(self, o: Any) -> bool:
-        return self._cmp(o, lambda v, x: v <= x)
-
-    def __lt__(self, o: Any) -> bool:
-        return self._cmp(o, lambda v, x: v < x)
-
     def __eq__(self, o: Any) -> bool:  # type: ignore[override]
         return self._cmp(o, lambda v, x: v == x)
 
