@@ -24,7 +24,10 @@ ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
 PRIMS = {"int": INT, "str": STR, "bool": BOOL, "any": ANY, "none": NONE, "dice": DICE, "fn": FN}
 T = tuple[Any, ...]
-_LITERALS = {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}  # (and any other node: ANY)
+# the types of the nodes whose type is their kind's, a literal's first (a const's type, when it is one), with
+# no ``t_`` method of ``TypeChecker``: their parts are walked, then typed (and any other such node is ``any``)
+_LITERALS = {A.Int: INT, A.Str: STR, A.Bool: BOOL, A.NoneLit: NONE, A.Dice: DICE}
+_KINDS = {**_LITERALS, A.BoolOp: BOOL, A.Not: BOOL, A.Lambda: FN}
 
 
 def show(t: T) -> str:
@@ -139,7 +142,7 @@ class TypeChecker(Walker):
         method = getattr(self, "t_" + type(e).__name__, None)
         if method is None:
             super().expr(e, env)
-        self.types[id(e)] = _LITERALS.get(type(e), ANY) if method is None else method(e, env)
+        self.types[id(e)] = _KINDS.get(type(e), ANY) if method is None else method(e, env)
 
     def infer(self, e: Any, env: Scope) -> T:
         if e is None:
@@ -187,19 +190,6 @@ class TypeChecker(Walker):
             outs.append(self.infer(v, env))
         outs.append(self.infer(e.otherwise, env))
         return unify(outs)
-
-    def t_Lambda(self, e: A.Lambda, env: Scope) -> T:
-        self.x_Lambda(e, env)
-        return FN
-
-    def t_BoolOp(self, e: A.BoolOp, env: Scope) -> T:
-        for i in e.items:
-            self.infer(i, env)
-        return BOOL
-
-    def t_Not(self, e: A.Not, env: Scope) -> T:
-        self.infer(e.operand, env)
-        return BOOL
 
     def t_Compare(self, e: A.Compare, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
