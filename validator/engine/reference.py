@@ -52,8 +52,8 @@ from typing import Any, Iterator, Sequence, cast
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
-from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, RandomValue,
-                      Settlement, Unwritable)
+from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
+                           RandomValue, SeededDice, Settlement, Unwritable)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
@@ -1336,15 +1336,10 @@ def _run_query_on(interp: Any, program: Program, state: Any, query: str, args: l
 def run_without_state(program: Program, unit: Unit, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
     """Evaluate a query that takes no parameters and reads no input (the checker has made sure: see
     ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
-    return _engine_else_reference(None if engine is None else engine.interp, program,
-                                  lambda interp: _run_without_state_on(interp, unit, budget))
-
-
-def _run_without_state_on(interp: Any, unit: Unit, budget: int) -> Any:
-    from ..lib.runtime import SeededDice
-
-    run = Run(None, SeededDice(0), budget)
-    return _with_room(unit, lambda: force(run, interp.call_unit(run, unit, [], unit.span)))
+    def go(interp: Any) -> Any:
+        run = Run(None, SeededDice(0), budget)
+        return _with_room(unit, lambda: force(run, interp.call_unit(run, unit, [], unit.span)))
+    return _engine_else_reference(None if engine is None else engine.interp, program, go)
 
 
 def _with_room(unit: Unit, go: Any) -> Any:
@@ -1389,8 +1384,6 @@ class _Outcome:
 
 def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: list[Any], budget: int,
                   max_paths: int | None, check: Any) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
-    from ..lib.runtime import ExactDice
-
     max_paths = max_paths or MAX_EXACT_PATHS
     unit = program.query(query)
     assert unit is not None, "the caller found the query"

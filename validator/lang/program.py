@@ -344,14 +344,11 @@ class Resolver(Walker, _Pass):
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
             self.error("C011", f"`{unit.written}` cites no clause", unit.span,
                        help='add `cite "ID"` naming the clause it implements')
-        self.params(unit.params)
+        for i, p in enumerate(unit.params):
+            if any(q.name == p.name for q in unit.params[:i]):
+                self.error("C002", f"parameter `{p.name}` appears twice", p.span)
         self.bound = unit.bound
         self.walk_unit(unit)
-
-    def params(self, params: tuple[A.Param, ...]) -> None:
-        for i, p in enumerate(params):
-            if any(q.name == p.name for q in params[:i]):
-                self.error("C002", f"parameter `{p.name}` appears twice", p.span)
 
     # -- names
 
