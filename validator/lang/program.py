@@ -261,9 +261,6 @@ def _on_cycles(refs: dict[Any, set[Any]]) -> set[Any]:
 # ---------------------------------------------------------------- the check of every body
 
 
-Env = Scope  # the local names in force, each with what binds it
-
-
 def one_edit_apart(a: str, b: str) -> bool:
     """One letter changed, added, dropped, or two neighbours swapped (`DX` and `DE`; `EX` and `XE`)."""
     if a == b or abs(len(a) - len(b)) > 1:
@@ -352,7 +349,7 @@ class Resolver(Walker, _Pass):
 
     # -- names
 
-    def unknown(self, name: str, span: Span, env: Env) -> None:
+    def unknown(self, name: str, span: Span, env: Scope) -> None:
         members = self.program.members(self.ns.key)
         known: tuple[Collection[str], ...] = (env, self.ns.defs, self.ns.data, self.ns.modules, BUILTINS, members)
         hint: str | None = None
@@ -373,7 +370,7 @@ class Resolver(Walker, _Pass):
 
     # -- expressions
 
-    def x_Name(self, e: A.Name, env: Env) -> None:
+    def x_Name(self, e: A.Name, env: Scope) -> None:
         if e.id in env:
             return
         found = self.bound.get(id(e))
@@ -382,7 +379,7 @@ class Resolver(Walker, _Pass):
         else:
             self.named_as_value(found, e.id, e.span)
 
-    def x_RecordLit(self, e: A.RecordLit, env: Env) -> None:
+    def x_RecordLit(self, e: A.RecordLit, env: Scope) -> None:
         seen: set[str] = set()
         for k, _ in e.items:
             if k in seen:
@@ -390,7 +387,7 @@ class Resolver(Walker, _Pass):
             seen.add(k)
         self.node(e.items, env)
 
-    def x_Compare(self, e: A.Compare, env: Env) -> None:
+    def x_Compare(self, e: A.Compare, env: Scope) -> None:
         members = self.program.members(self.ns.key)
         for lit, other in ((e.left, e.right), (e.right, e.left)):
             if isinstance(lit, A.Str) and isinstance(other, A.Name) and other.id in members and lit.value not in members:
@@ -398,12 +395,12 @@ class Resolver(Walker, _Pass):
                            help=member_help(lit.value, {m: t for m, t in members.items() if t == members[other.id]}))
         self.node(e, env)
 
-    def x_BinOp(self, e: A.BinOp, env: Env) -> None:
+    def x_BinOp(self, e: A.BinOp, env: Scope) -> None:
         if e.op == "??":
             self.defaulted.add(id(e.left))
         self.node(e, env)
 
-    def x_Field(self, e: A.Field, env: Env) -> None:
+    def x_Field(self, e: A.Field, env: Scope) -> None:
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             found = self.bound.get(id(e.obj))
             if isinstance(found, ModuleRef):
@@ -423,10 +420,10 @@ class Resolver(Walker, _Pass):
                 return
         self.expr(e.obj, env)
 
-    def x_Index(self, e: A.Index, env: Env) -> None:
+    def x_Index(self, e: A.Index, env: Scope) -> None:
         self.node(e.keys if id(e) in self.bound else e, env)  # (a table's lookup: only its keys)
 
-    def x_Call(self, e: A.Call, env: Env) -> None:
+    def x_Call(self, e: A.Call, env: Scope) -> None:
         self.node(e.args, env)
         self.node(e.kwargs, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
@@ -603,17 +600,17 @@ class Statements(Walker, _Pass):
         self.diags, self.in_loop = diags, 0
 
     def procedure(self, unit: Unit) -> None:
-        env: Env = {p.name: p for p in unit.params}
+        env: Scope = {p.name: p for p in unit.params}
         for s in unit.stmts:
             if isinstance(s, (A.Var, A.Step)):
                 env = super().stmt(s, env)
             else:
                 self.error("C020", "only `var` declarations and `step`s may stand at the top of a procedure", s.span)
 
-    def expr(self, e: Any, env: Env) -> None:
+    def expr(self, e: Any, env: Scope) -> None:
         pass  # (no statement stands in an expression)
 
-    def stmt(self, s: A.Stmt, env: Env) -> Env:
+    def stmt(self, s: A.Stmt, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and not isinstance(env.get(s.name), A.Var):
             self.error("C022", f"`{s.name}` is not a procedure variable", s.span,
                        help=f"declare it with `var {s.name} = ...` at the top of the procedure")
@@ -621,10 +618,6 @@ class Statements(Walker, _Pass):
             self.error("C020", f"`{'break' if isinstance(s, A.Break) else 'continue'}` outside a loop", s.span)
         elif isinstance(s, A.Step):
             self.error("C020", "a step may not contain another step", s.span)
-            return env
-        elif not isinstance(s, (A.Var, A.LetStmt, A.Assign, A.IfStmt, A.For, A.Goto, A.Stop, A.Break, A.Continue,
-                                A.Emit, A.Require, A.Reject)):
-            self.error("C020", "statement not allowed here", s.span)
             return env
         self.in_loop += isinstance(s, A.For)
         env = super().stmt(s, env)
