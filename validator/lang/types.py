@@ -31,10 +31,8 @@ _KINDS = {**_LITERALS, A.BoolOp: BOOL, A.Not: BOOL, A.Lambda: FN}
 
 
 def show(t: T) -> str:
-    if t[0] in ("list", "set"):
-        return f"{t[0]}[{show(t[1])}]"
-    if t[0] == "map":
-        return f"map[{show(t[1])}, {show(t[2])}]"
+    if t[0] in ("list", "set", "map"):
+        return f"{t[0]}[{', '.join(map(show, t[1:]))}]"
     if t[0] in ("record", "enum"):
         return t[1]  # type: ignore[no-any-return]
     return t[0]  # type: ignore[no-any-return]
