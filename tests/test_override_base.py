@@ -79,9 +79,11 @@ def test_base_outside_an_override_and_a_local_named_base_are_refused(tmp_path: P
     rs = _load(tmp_path, "variant.rules", **{
         "base.rules": BASE,
         "variant.rules": 'extends "base.rules"\ndef extra = base + 1\n'
-                         'override rule strength(base) cite "R1" = base + 1\nquery other = extra\n'})
-    found = {(d.code, d.span.line) for d in rs.diagnostics if d.is_error}
+                         'override rule strength(base) cite "R1" = base + 1\nquery other = extra\n'
+                         'override def bonus = let base = 1; sum([b for base in [2] for b in [base]])\n'})
+    found = [(d.code, d.span.line) for d in rs.diagnostics if d.is_error]
     assert ("C001", 2) in found and ("C002", 3) in found, found
+    assert found.count(("C002", 5)) == 2, found  # (a `let` and a comprehension's name)
     [unknown] = [d for d in rs.diagnostics if d.code == "C001"]
     assert "override" in (unknown.help or "")
 

@@ -617,15 +617,6 @@ def nodes(root: Any) -> Iterator[Any]:
             yield from nodes(getattr(root, f))
 
 
-def binders(root: Any) -> Iterator[tuple[str, Span]]:
-    """Every local name a declaration binds (parameters, `let`, `var`, loop and comprehension names)."""
-    for node in nodes(root):
-        if isinstance(node, (Param, Let, LetStmt, Var, For)):
-            yield node.name, node.span
-        elif isinstance(node, CompFor):
-            yield from ((n, node.span) for n in node.names)
-
-
 class ContextMemo:
     """Results of a check of one declaration that reads, besides the declaration, only what a
     *context* summarises: what the names it mentions mean where it is checked, say.

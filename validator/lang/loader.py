@@ -513,9 +513,11 @@ class Loader:
         """An override that names `base`: the definition it replaces is kept under a name no ruleset
         can write (``base of NAME``; the one before it, if it too was extended, under its own), and
         `base` in the override is that name, resolved here once."""
-        for bound, span in A.per_node("binders", decl, lambda d: tuple(A.binders(d))):
-            if bound == A.BASE:
-                self.diags.append(Diagnostic("C002", "`base` is the definition this override replaces", span,
+        for node in A.nodes(decl):  # the locals it binds: parameters, `let`, `var`, loop and comprehension names
+            bound = (node.name,) if isinstance(node, (A.Param, A.Let, A.LetStmt, A.Var, A.For)) else \
+                node.names if isinstance(node, A.CompFor) else ()
+            if A.BASE in bound:
+                self.diags.append(Diagnostic("C002", "`base` is the definition this override replaces", node.span,
                                              help="give this local name another name"))
         hidden = f"base of {name}"
         while hidden in ns.defs:
