@@ -46,7 +46,6 @@ _ROLL = BUILTINS["roll"].fn
 _NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, A.SetLit, A.RecordLit, A.MapLit,
                 A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
-_MISS = object()
 
 
 # ---------------------------------------------------------------- run-time helpers of generated code
@@ -135,14 +134,14 @@ def _memo_key(v: Any) -> Any:
 _ALONE_CAP = 100_000
 
 _HELPERS: dict[str, Any] = {
-    "_MISS": _MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
+    "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
     "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
     "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
     "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
     "_index_of": R.index_of, "_compare": R.compare, "_arith": R.arithmetic, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
-    "_source_step": R.source_step, "_MISS_KEY": R.MISS, "_table_miss": R.table_miss, "_negate": R.negate,
+    "_source_step": R.source_step, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
@@ -557,7 +556,7 @@ class Backend:
             w(f"v = {self.charged(w, unit.body, {}, unit.span)}")
             for p in pnames:
                 w(f"v = _source_step(v, {p})")
-            w("if v is not _MISS_KEY:")
+            w("if v is not _MISS:")
             w("    return v")
         w(f"return _table_miss({w.const(unit)}, {keys})")
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
