@@ -151,8 +151,7 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
     while todo:
         k = todo.pop()
         u = program.units[k]
-        d = u.decl
-        holds.append(d)
+        holds.append(u.decl)
         names = bound_globals(u, entry, holds)
         extra: tuple[Any, ...] = ()
         nexts = set(program.refs.get(k, ()))
@@ -162,7 +161,7 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
         elif u.policy is not None:
             extra = (where(u.policy.ns), u.policy.name)
             nexts.add((u.policy.ns, u.policy.name))
-        parts.append((where(u.ns), u.name, id(d), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
+        parts.append((where(u.ns), u.name, id(u.decl), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
                       names, extra))
         for nxt in nexts:
             if nxt not in seen and nxt in program.units:

@@ -113,9 +113,7 @@ class BuiltinFunction:
 
 def force(run: "Run", v: Any) -> Any:
     """A value with no unforced die at its top: in exact mode the run forks over the die's values."""
-    if isinstance(v, RandomValue):
-        return v.collapse()
-    return v
+    return v.collapse() if isinstance(v, RandomValue) else v
 
 
 # ---------------------------------------------------------------- environments
@@ -420,9 +418,7 @@ class Interpreter:
         return not truth(run, self.evaluate(run, e.operand, env))
 
     def eval_Compare(self, run: Run, e: A.Compare, env: Frame) -> Any:
-        x = self.evaluate(run, e.left, env)
-        y = self.evaluate(run, e.right, env)
-        return compare(run, e.op, x, y, e.span)
+        return compare(run, e.op, self.evaluate(run, e.left, env), self.evaluate(run, e.right, env), e.span)
 
     def eval_BinOp(self, run: Run, e: A.BinOp, env: Frame) -> Any:
         x = self.evaluate(run, e.left, env)

@@ -328,8 +328,7 @@ class Resolver(Walker, _Pass):
         shared = unit.cycle is None and not unit.overrides
         holds: list[Any] = []
         if shared:
-            members = frozenset(self.program.members(self.ns.key).items())
-            context = (members, bound_globals(unit, self.program.entry.key, holds))
+            context = (frozenset(self.program.members(self.ns.key).items()), bound_globals(unit, self.program.entry.key, holds))
             if _RESOLVED.get(unit.decl, context) is not A.MISSING:
                 return
         before = len(self.diags)
@@ -462,9 +461,8 @@ def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -
         return  # a local, a field of a value, or a name the names pass finds unknown
     f = e.func
     fname = f.id if isinstance(f, A.Name) else f"{cast(A.Name, cast(A.Field, f).obj).id}.{cast(A.Field, f).name}"
-    span = e.span
 
-    def error(code: str, message: str, where: Span = span, **more: Any) -> None:
+    def error(code: str, message: str, where: Span = e.span, **more: Any) -> None:
         diags.append(Diagnostic(code, message, where, **more))
 
     if isinstance(target, BuiltinRef):
