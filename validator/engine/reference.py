@@ -1173,7 +1173,8 @@ def over_budget(run: Any, span: Span) -> EvalError:
 
 def too_deep(run: Any, unit: Unit, span: Span) -> EvalError:
     return EvalError("E005", f"recursion deeper than {run.depth_limit} calls (in `{unit.name}`)", span,
-                     help=too_deep_help(unit))
+                     help=f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one "
+                          "without end" if unit.kind == "decision" else RECURSION_HELP)
 
 
 def value_too_deep(run: Any, span: Span) -> EvalError:
@@ -1188,14 +1189,10 @@ def recursed_too_deeply(unit: Unit) -> EvalError:
     return EvalError("E005", "evaluation recursed too deeply", unit.span, help=RECURSION_HELP)
 
 
-def with_needs_record(value: Any, span: Span) -> EvalError:
-    return EvalError("E001", f"`with` needs a record, not `{show(value)}`", span)
-
-
 def with_base(obj: Any, span: Span) -> dict[Any, Any]:
     """A copy of what `with` adds to, of its kind (`{} with {a: 1}` a record)."""
     if not isinstance(obj, dict):
-        raise with_needs_record(obj, span)
+        raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", span)
     return Map(obj) if is_map(obj) else dict(obj)
 
 
@@ -1283,12 +1280,6 @@ def _settled_key(target: Any, span: Span) -> Any:
 # E005's help when no decision chain is to blame: endless recursion, or an input that asks for more
 RECURSION_HELP = ("a rule calls itself without reaching a base case, or this input needs calls nested deeper "
                   "than the limit (a very long chain of places or units)")
-
-
-def too_deep_help(unit: Unit) -> str:
-    if unit.kind == "decision":
-        return f"each `{unit.name}` decision waits for another: a chain longer than the limit, or one without end"
-    return RECURSION_HELP
 
 
 # ---------------------------------------------------------------- running a query
