@@ -607,14 +607,15 @@ def renamed(node: Any, old: str, new: str) -> Any:
 
 
 def nodes(root: Any) -> Iterator[Any]:
-    """Every node under ``root`` (a node, or tuples of them), each before the nodes under it."""
-    if isinstance(root, tuple):
-        for x in root:
-            yield from nodes(x)
-    elif isinstance(root, Node):
-        yield root
-        for f in root._compared:
-            yield from nodes(getattr(root, f))
+    """Every node under ``root`` (a node, or tuples of them), each before the nodes under it, in order."""
+    todo = [root]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, tuple):
+            todo += reversed(x)
+        elif isinstance(x, Node):
+            yield x
+            todo += reversed([getattr(x, f) for f in x._compared])
 
 
 class ContextMemo:

@@ -16,7 +16,7 @@ once; a pass overrides the nodes it cares about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
@@ -319,18 +319,21 @@ def table_code(unit: Unit) -> list[A.Expr]:
     return cells + ([unit.body] if unit.body is not None else [])
 
 
-def bound_globals(unit: Unit, entry: str, holds: list[Any]) -> tuple[Any, ...]:
+def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any], Any] | None = None) -> tuple[Any, ...]:
     """What each global name and module member ``unit``'s code writes is bound to (``Unit.bound``), as
     a part of a cache key (what a declaration's checks read of it, ``program.Resolver`` and
     ``types.check_types``; a data check's run, ``data.run_key``): a definition by where it is ("" in
-    the ruleset's own namespace ``entry``), its name and declaration; data, an enum or a record by
-    the object; a member, a built-in or a module by its name. ``holds`` gets the objects named by
-    ``id``, which the key's entry keeps (no identity is then reused while it lives)."""
+    the ruleset's own namespace ``entry``), its name and declaration; an enum or a record by the
+    object, data by what ``data`` says the reader reads of its value (by default the value itself);
+    a member, a built-in or a module by its name. ``holds`` gets the objects named by ``id``, which
+    the key's entry keeps (no identity is then reused while it lives)."""
     def summary(found: Referee | None) -> Any:
         if isinstance(found, UnitRef):
             u = found.unit
             holds.append(u.decl)
             return ("unit", "" if u.ns == entry else u.ns, u.name, id(u.decl))
+        if isinstance(found, DataRef) and data is not None:
+            return ("data", data(found.value))
         if isinstance(found, (TypeRef, DataRef)):
             obj = found.decl if isinstance(found, TypeRef) else found.value
             holds.append(obj)

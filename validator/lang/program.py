@@ -328,7 +328,8 @@ class Resolver(Walker, _Pass):
         shared = unit.cycle is None and not unit.overrides
         holds: list[Any] = []
         if shared:
-            context = (frozenset(self.program.members(self.ns.key).items()), bound_globals(unit, self.program.entry.key, holds))
+            context = (frozenset(self.program.members(self.ns.key).items()), bound_globals(  # (of data, its fields)
+                unit, self.program.entry.key, holds, lambda v: frozenset(v) if isinstance(v, dict) else None))
             if _RESOLVED.get(unit.decl, context) is not A.MISSING:
                 return
         before = len(self.diags)

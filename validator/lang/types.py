@@ -384,7 +384,8 @@ def check_types(program: Program) -> list[Diagnostic]:
         for key, d in ns.defs.items():
             unit = program.units.get((ns.key, key))
             holds: list[Any] = [kinds, ns.cell_overrides.get(key)]
-            context = (shared, bound_globals(unit, program.entry.key, holds) if unit is not None else (),
+            context = (shared, bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
+                       if unit is not None else (),
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             if _TYPED.get(d, context) is not A.MISSING:
                 continue
