@@ -480,6 +480,24 @@ def test_a_tuple_holding_a_truth_value_is_no_key(root: Path) -> None:
     assert value(root, "[(1, true) in {(1, 1)}, {(1, 1) => 2}[(1, true)]]") == [False, None]
 
 
+_FUNCTIONS = """def add(a, b) = a + b
+def sub(a, b) = a - b"""
+
+
+@pytest.mark.parametrize("expr, code", [
+    ("[f(5, 2) for f in {sub, add}]", "E009"), ("{add => 1}", "E009"), ("{(1, add)}", "E009"),
+    ("{fn(x) => x}", "E009"), ("set([len, sub])", "E011"), ("group_by([1, 2], fn(x) => add)", "E001"),
+    ("sorted([sub, add])", "E001"), ("sorted([{f: sub}, {f: add}])", "E001"), ("sort_by([1, 2], fn(x) => [add])", "E001"),
+])
+def test_a_function_is_no_key_and_has_no_order(root: Path, expr: str, code: str) -> None:
+    """A set is walked in the order of values, which holds no function: a set of functions was walked
+    by where Python had put them in memory, another order in another process."""
+    for engine in ("reference", "backend"):
+        assert eval_error(root, f"{_FUNCTIONS}\nquery main = {expr}\n", engine=engine) == code, (expr, engine)
+    assert value(root, "[f(5, 2) for f in [sub, add]] + [len([add, add]), (1, add) in {(1, 2)}, unique([add])[0](1, 1)]",
+                 prelude=_FUNCTIONS) == [3, 7, 2, False, 2]
+
+
 def test_graph_built_ins_agree_on_a_node_and_itself(root: Path) -> None:
     """The path of no step: path_exists and find_path say what distance says (0 steps)."""
     out = value(root, f'[path_exists({GRAPH}, "a", "a"), find_path({GRAPH}, "a", "a"), distance({GRAPH}, "a", ["a"]),'

@@ -77,12 +77,15 @@ def is_map(v: Any) -> bool:
 
 
 def as_key(v: Any) -> Any:
-    """A value as it is kept as a set's item or a map's key (``TruthKey`` for a truth value)."""
+    """A value as it is kept as a set's item or a map's key (``TruthKey`` for a truth value). A
+    function is none: it has no place in the order of values, which a set is walked in."""
     t = type(v)
+    if t is str or t is int:
+        return v
     if t is bool:
         return TRUE_KEY if v else FALSE_KEY
-    if t is tuple and _holds_truth(v):
-        raise KeyError_("a tuple holding a truth value cannot be a key")
+    if (t is tuple and _holds_truth(v)) or callable(v):
+        raise KeyError_("a function, or a tuple holding a truth value or a function, cannot be a key")
     return v
 
 
@@ -100,10 +103,10 @@ def probe_key(v: Any) -> Any:
 _ABSENT = TruthKey(False)  # (a third key object: in no set or map)
 
 
-def _holds_truth(v: tuple[Any, ...]) -> bool:
+def _holds_truth(v: tuple[Any, ...]) -> bool:  # (or a function, which no set or map holds either)
     for x in v:
         t = type(x)
-        if t is bool or (t is tuple and _holds_truth(x)):
+        if t is bool or (t is tuple and _holds_truth(x)) or callable(x):
             return True
     return False
 
@@ -211,7 +214,7 @@ def order_key(v: Any) -> Any:
         return (6, tuple(order_key(x) for x in in_order(v)))
     if t is TruthKey:
         return (1, int(v.value))
-    return (7, repr(v))
+    raise TypeError("a function has no place in the order of values")  # (``builtin_failure``: E001)
 
 
 def in_order(items: Any) -> list[Any]:
