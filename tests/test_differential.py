@@ -198,6 +198,54 @@ def test_a_run_pays_once_for_a_state_free_value_read_through_others(engine: str,
     assert isinstance(main, int) and main < 400 + 40 * 30, main
 
 
+@st.composite
+def shared_state_free(draw: Any) -> tuple[str, list[str], list[str]]:
+    """A program of state-free definitions reading one another (values and functions of a text, each
+    with a loop of its own, each reading up to three earlier ones: shared reads and diamonds), its
+    queries (each reading some of them), and an order to warm a backend in."""
+    n = draw(st.integers(2, 7))
+    defs, calls = [], []
+    for i in range(n):
+        own = f"len(fold(range({draw(st.integers(0, 40))}), [], fn(acc, j) => append(acc, j)))"
+        fn = draw(st.booleans())
+        reads = [calls[r] if not fn or "(" not in calls[r] else calls[r].replace('"a"', "s").replace('"b"', "s + s")
+                 for r in draw(st.lists(st.integers(0, i - 1), max_size=3))] if i else []
+        body = " + ".join([own, *reads] + (["len(s)"] if fn else []))
+        defs.append(f"def d{i}(s: str) = {body}" if fn else f"def d{i} = {body}")
+        calls.append(f'd{i}({draw(st.sampled_from(["a", "b"]))!r})'.replace("'", '"') if fn else f"d{i}")
+    queries = [f"q{k}" for k in range(3)]
+    text = "\n".join(defs) + "\n" + "".join(
+        f"query {q} = {' + '.join(draw(st.lists(st.sampled_from(calls), min_size=1, max_size=4)))}\n" for q in queries)
+    return text, queries, draw(st.permutations(queries))
+
+
+@settings(max_examples=300 if LONG else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=shared_state_free(), budgets=st.lists(st.integers(1, 300), max_size=2))
+def test_a_warmed_backend_charges_its_state_free_values_as_a_cold_one(
+        program: tuple[str, list[str], list[str]], budgets: list[int]) -> None:
+    """Issue 45: the backend pays a kept value's steps in one go (``backend._pay`` and its copy in
+    ``alone_source``), not walking ``reference.pay``'s way. Whatever ran before, a query costs a
+    warmed backend what it costs a cold one (whose values are all computed in the run), which bounds
+    the reference's; and under budgets at the reference's steps, one below them, and small ones, the
+    two engines give the same outcome. A fast path that pays less than the walk fails here."""
+    text, queries, order = program
+    path = _ROOT / "shared_state_free.rules"
+    path.write_text(text)
+    cold = {q: steps(load_ruleset(path, use_cache=False), {}, {"query": q}, "backend") for q in queries}
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    for q in order:
+        outcome(rs, {}, {"query": q}, "backend")  # warm: its values are kept, in this order
+    for q in queries:
+        assert steps(rs, {}, {"query": q}, "backend") == cold[q], (text, q)
+        ref = steps(rs, {}, {"query": q}, "reference")
+        assert isinstance(ref, int) and bounds(cold[q], ref), (text, q)
+        for budget in {ref, ref - 1, *budgets}:
+            small = {"query": q, "budget": max(budget, 1)}
+            assert outcome(rs, {}, small, "backend") == outcome(rs, {}, small, "reference"), (text, q, budget)
+            assert bounds(steps(rs, {}, small, "backend"), steps(rs, {}, small, "reference")), (text, q, budget)
+
+
 @pytest.mark.parametrize("case", SUITE.cases,
                          ids=[f"{Path(c.file).parent.name}/{Path(c.file).stem}::{c.id}" for c in SUITE.cases])
 def test_backend_equals_reference_on_every_case(case: Any) -> None:

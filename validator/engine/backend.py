@@ -28,6 +28,8 @@ import re
 import types
 import warnings
 from fractions import Fraction
+from itertools import chain
+from operator import attrgetter
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, cast
 
@@ -97,19 +99,84 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     raise R.not_a_function(fn, span)
 
 
+class _Kept(R.Kept):
+    """``reference.Kept`` as the backend keeps it, made from what its run of its own paid (``Run.paid``:
+    the kept values it read, directly or through others, each once): ``total``, the steps it and they
+    take alone (that run's steps), and ``below``, those values, so that a run pays them at once; kept
+    while the program's ``room`` for them lasts (a value's ``below`` may hold all the values kept
+    before it: with no bound, their memory would grow as the square of their number). With
+    ``below``, ``reads`` is ``below`` (which reaches the same values); without, those of the values
+    that none of the others read."""
+
+    __slots__ = ("below", "total")
+
+    def __init__(self, value: Any, sub: R.Run, room: list[int]) -> None:
+        paid = sub.paid
+        self.value, self.total = value, sub.steps
+        self.own = sub.steps - sum(map(_OWN, paid)) if paid else sub.steps
+        self.below: set[R.Kept] | None = None
+        if room[0] >= len(paid):
+            room[0] -= len(paid)
+            self.below = self.reads = paid
+        else:
+            self.reads = tuple(paid.difference(chain.from_iterable(map(_READS, paid))))
+
+
+_OWN, _READS = attrgetter("own"), attrgetter("reads")
+# how many values the ``below`` of a program's kept values hold in all, at most (``_Kept``)
+_BELOW_ROOM = 1_000_000
+
+
+def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
+    """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, in
+    fewer Python steps: a value whose ``below`` is kept pays at once what of it the run has not paid
+    (``alone_source`` writes the same where it reads a kept value). The same count: what a run has
+    paid holds all that each value in it read (``reference.pay`` walks no further than a paid value),
+    so what the walk from a value adds is the value and its ``below``, less what is paid. (The run's
+    ``reads`` and ``paid_steps`` are not kept: ``_Kept`` is made from its ``paid`` alone.)"""
+    paid = run.paid
+    steps, todo = 0, [kept]
+    while todo:
+        k: Any = todo.pop()
+        if k in paid:
+            continue
+        paid.add(k)
+        below = k.below
+        if below is None:
+            steps += k.own
+            todo += k.reads
+        elif paid.isdisjoint(below):
+            steps += k.total
+            paid |= below
+        else:
+            new = below - paid
+            steps += k.own + sum(map(_OWN, new))
+            paid |= new
+    run.steps += steps
+    if run.steps > run.budget:
+        raise R.over_budget(run, span)
+
+
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
-           memo: dict[Any, Any], mkey: Any, span: Span) -> Any:
+           memo: dict[Any, Any] | None, span: Span, room: list[int]) -> Any:
     """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
-    kept for the program's life in ``table`` (``reference.Kept``, computed here in a run of its own if it
-    is not kept), paid for (``reference.pay``) and kept in the run's ``memo`` at ``mkey``."""
-    hit = table.get(key)
+    kept for the program's life in ``table`` (``_Kept``, computed here in a run of its own if it is not
+    kept; past ``_ALONE_CAP`` values, for the run's life in ``ctx.shared``), paid for (``_pay``) and, a
+    value's, kept in the run's ``memo``. Its later reads in the run find it paid (``alone_source``)."""
+    hit: Any = table.get(key)
     if hit is None:
-        sub = ctx.fresh(key)
-        hit = R.Kept(body(sub, *args), sub)
-        if len(table) < _ALONE_CAP:
-            table[key] = hit
-    R.pay(ctx, hit, span)
-    memo[mkey] = hit.value
+        hit = ctx.shared.get((id(table), key))
+        if hit is None:
+            sub = ctx.fresh(key)
+            hit = _Kept(body(sub, *args), sub, room)
+            if len(table) < _ALONE_CAP:
+                table[key] = hit
+            else:
+                ctx.shared[(id(table), key)] = hit
+    if hit not in ctx.paid:
+        _pay(ctx, hit, span)
+    if memo is not None:
+        memo[key] = hit.value
     return hit.value
 
 
@@ -134,8 +201,8 @@ def _memo_key(v: Any) -> Any:
 _ALONE_CAP = 100_000
 
 _HELPERS: dict[str, Any] = {
-    "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_over": R.over_budget, "_too_deep": R.too_deep,
-    "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
+    "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_pay": _pay, "_over": R.over_budget,
+    "_too_deep": R.too_deep, "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
     "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
     "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
@@ -144,7 +211,7 @@ _HELPERS: dict[str, Any] = {
     "_source_step": R.source_step, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
-    "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
+    "_sum": sum, "_map": map, "_OWN": _OWN, "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}),
     "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
 }
@@ -256,7 +323,8 @@ class Backend:
         self.interp = _Protocol(program, self)
         # (``_SF``: state-free definitions' values for the program's life, by keys that hold no identity:
         # ``reference.Kept``, see ``_alone``)
-        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {}}
+        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {},
+                                    "_ROOM": [_BELOW_ROOM]}
         self.consts: dict[Any, str] = {}
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
@@ -393,39 +461,53 @@ class Backend:
     def alone_source(self, w: _Writer, unit: Unit, name: str, body: Callable[..., Any]) -> str:
         """A state-free definition: its value alone (``reference.Interpreter.alone``), kept for the
         program's life when its arguments are texts, numbers, truth values or none, and paid for at
-        its first read in a run (a miss of the run's memo: a value's is read by its readers,
-        ``referee_value``)."""
+        its first read in a run: a function's, when the kept value is not in the run's ``paid`` (no
+        memo of the run's: a read of a paid value is a look-up, as before the charge); a value's, at a
+        miss of the run's memo (read by its readers first, ``referee_value``)."""
         b, span = w.const(body), w.const(unit.span)
 
-        def kept(table: str, key: str, memo: str, mkey: str, args: str) -> None:
-            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), {memo}, {mkey}, {span})")
+        def kept(table: str, key: str, args: str) -> None:
+            # a kept value the run has not paid: paid here as ``_pay`` pays it, in one go (``_pay``
+            # itself for a value whose ``below`` is not kept, which it walks)
+            w(f"hit = {table}.get({key})")
+            w("if hit is not None:")
+            with w.block():
+                w("paid = ctx.paid")
+                w("if hit not in paid:")
+                with w.block():
+                    w("below = hit.below")
+                    w("if below is None:")
+                    w(f"    _pay(ctx, hit, {span})")
+                    w("else:")
+                    w("    paid.add(hit)")
+                    w("    if paid.isdisjoint(below):")
+                    w("        paid |= below")
+                    w("        ctx.steps += hit.total")
+                    w("    else:")
+                    w("        new = below - paid")
+                    w("        paid |= new")
+                    w("        ctx.steps += hit.own + _sum(_map(_OWN, new))")
+                    w("    if ctx.steps > ctx.budget:")
+                    w(f"        raise _over(ctx, {span})")
+                w("return hit.value")
+            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), None, {span}, _ROOM)")
 
-        if unit.arity is None:
-            kept("_SF", str(unit.index), "ctx.memo", str(unit.index), "")
+        if unit.arity is None:  # (read once a run: its readers read the run's memo first)
+            w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _ROOM)")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
-        # the run's memo of the function, by the keys its body uses (``function_source``)
-        w(f"memo = ctx.memos[{unit.index}]")
         if len(pnames) == 1:  # the commonest: one text, looked up as it is
             w(f"if _type({pnames[0]}) is _str:")
             with w.block():
-                w(f"hit = memo.get({pnames[0]}, _MISS)")
-                w("if hit is not _MISS:")
-                w("    return hit")
-                kept(table, pnames[0], "memo", pnames[0], pnames[0] + ", ")
+                kept(table, pnames[0], pnames[0] + ", ")
         plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
                              f"or _type({p}) is _Fraction)" for p in pnames) or "True"
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
-        mkeys = [f"{p} if _type({p}) is _str else _memo_key({p})" for p in pnames]
-        w(f"mkey = {mkeys[0]}" if len(mkeys) == 1 else f"mkey = ({''.join(k + ', ' for k in mkeys)})")
-        w("hit = memo.get(mkey, _MISS)")
-        w("if hit is not _MISS:")
-        w("    return hit")
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
         w(f"key = ({frozen})")
-        kept(table, "key", "memo", "mkey", "".join(p + ", " for p in pnames))
+        kept(table, "key", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:

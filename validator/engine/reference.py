@@ -47,7 +47,7 @@ import math
 import sys
 from collections import defaultdict
 from fractions import Fraction
-from typing import Any, Iterator, Sequence, cast
+from typing import Any, Collection, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
@@ -1008,7 +1008,8 @@ class Kept:
     __slots__ = ("value", "own", "reads")
 
     def __init__(self, value: Any, sub: Run) -> None:
-        self.value, self.own, self.reads = value, sub.steps - sub.paid_steps, tuple(sub.reads)
+        self.value, self.own = value, sub.steps - sub.paid_steps
+        self.reads: Collection[Kept] = tuple(sub.reads)
 
 
 def pay(run: Run, kept: Kept, span: Span) -> None:
