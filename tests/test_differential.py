@@ -223,8 +223,8 @@ def shared_state_free(draw: Any) -> tuple[str, list[str], list[str]]:
 @given(program=shared_state_free(), budgets=st.lists(st.integers(1, 300), max_size=2))
 def test_a_warmed_backend_charges_its_state_free_values_as_a_cold_one(
         program: tuple[str, list[str], list[str]], budgets: list[int]) -> None:
-    """Issue 45: the backend pays a kept value's steps in one go (``backend._pay`` and its copy in
-    ``alone_source``), not walking ``reference.pay``'s way. Whatever ran before, a query costs a
+    """Issue 45: the backend pays a kept value's steps in one go (``backend._pay``), not walking
+    ``reference.pay``'s way. Whatever ran before, a query costs a
     warmed backend what it costs a cold one (whose values are all computed in the run), which bounds
     the reference's; and under budgets at the reference's steps, one below them, and small ones, the
     two engines give the same outcome. A fast path that pays less than the walk fails here."""

@@ -129,8 +129,8 @@ _BELOW_ROOM = 1_000_000
 
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
     """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, in
-    fewer Python steps: a value whose ``below`` is kept pays at once what of it the run has not paid
-    (``alone_source`` writes the same where it reads a kept value). The same count: what a run has
+    fewer Python steps: a value whose ``below`` is kept pays at once what of it the run has not paid.
+    The same count: what a run has
     paid holds all that each value in it read (``reference.pay`` walks no further than a paid value),
     so what the walk from a value adds is the value and its ``below``, less what is paid. (The run's
     ``reads`` and ``paid_steps`` are not kept: ``_Kept`` is made from its ``paid`` alone.)"""
@@ -211,7 +211,7 @@ _HELPERS: dict[str, Any] = {
     "_source_step": R.source_step, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
-    "_sum": sum, "_map": map, "_OWN": _OWN, "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
+    "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}),
     "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
 }
@@ -467,29 +467,12 @@ class Backend:
         b, span = w.const(body), w.const(unit.span)
 
         def kept(table: str, key: str, args: str) -> None:
-            # a kept value the run has not paid: paid here as ``_pay`` pays it, in one go (``_pay``
-            # itself for a value whose ``below`` is not kept, which it walks)
+            # a kept value: paid (``_pay``) if the run has not paid it, else a look-up
             w(f"hit = {table}.get({key})")
             w("if hit is not None:")
-            with w.block():
-                w("paid = ctx.paid")
-                w("if hit not in paid:")
-                with w.block():
-                    w("below = hit.below")
-                    w("if below is None:")
-                    w(f"    _pay(ctx, hit, {span})")
-                    w("else:")
-                    w("    paid.add(hit)")
-                    w("    if paid.isdisjoint(below):")
-                    w("        paid |= below")
-                    w("        ctx.steps += hit.total")
-                    w("    else:")
-                    w("        new = below - paid")
-                    w("        paid |= new")
-                    w("        ctx.steps += hit.own + _sum(_map(_OWN, new))")
-                    w("    if ctx.steps > ctx.budget:")
-                    w(f"        raise _over(ctx, {span})")
-                w("return hit.value")
+            w("    if hit not in ctx.paid:")
+            w(f"        _pay(ctx, hit, {span})")
+            w("    return hit.value")
             w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), None, {span}, _ROOM)")
 
         if unit.arity is None:  # (read once a run: its readers read the run's memo first)
@@ -501,8 +484,7 @@ class Backend:
             w(f"if _type({pnames[0]}) is _str:")
             with w.block():
                 kept(table, pnames[0], pnames[0] + ", ")
-        plain = " and ".join(f"(_type({p}) is _str or _type({p}) is _int or {p} is None or _type({p}) is _bool "
-                             f"or _type({p}) is _Fraction)" for p in pnames) or "True"
+        plain = " and ".join(self.is_(p, "plain") for p in pnames) or "True"
         w(f"if not ({plain}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
         frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
