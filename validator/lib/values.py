@@ -84,7 +84,7 @@ def as_key(v: Any) -> Any:
         return v
     if t is bool:
         return TRUE_KEY if v else FALSE_KEY
-    if (t is tuple and _holds_truth(v)) or callable(v):
+    if (t is tuple and _holds_no_key(v)) or callable(v):
         raise KeyError_("a function, or a tuple holding a truth value or a function, cannot be a key")
     return v
 
@@ -95,7 +95,7 @@ def probe_key(v: Any) -> Any:
     t = type(v)
     if t is bool:
         return TRUE_KEY if v else FALSE_KEY
-    if t is tuple and _holds_truth(v):
+    if t is tuple and _holds_no_key(v):
         return _ABSENT
     return v
 
@@ -103,10 +103,10 @@ def probe_key(v: Any) -> Any:
 _ABSENT = TruthKey(False)  # (a third key object: in no set or map)
 
 
-def _holds_truth(v: tuple[Any, ...]) -> bool:  # (or a function, which no set or map holds either)
+def _holds_no_key(v: tuple[Any, ...]) -> bool:  # (a truth value or a function, at any depth)
     for x in v:
         t = type(x)
-        if t is bool or (t is tuple and _holds_truth(x)) or callable(x):
+        if t is bool or (t is tuple and _holds_no_key(x)) or callable(x):
             return True
     return False
 
