@@ -144,20 +144,3 @@ def junit_check(diags: list[Diagnostic], files: list[str]) -> str:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<testsuites><testsuite name="ruleval check" tests="{len(files)}" failures="{failures}">\n'
             + "\n".join(cases) + "\n</testsuite></testsuites>\n")
-
-
-def result_text(result: Any, indent: int = 0) -> str:
-    """A readable, line-oriented view of a result (the JSON view is the default)."""
-    pad = "  " * indent
-    if isinstance(result, dict):
-        lines = []
-        for k, v in result.items():
-            if isinstance(v, (dict, list)) and v:
-                lines.append(f"{pad}{k}:")
-                lines.append(result_text(v, indent + 1))
-            else:
-                lines.append(f"{pad}{k}: {json.dumps(v, ensure_ascii=False)}")
-        return "\n".join(lines)
-    if isinstance(result, list):
-        return "\n".join(f"{pad}- {json.dumps(x, ensure_ascii=False)}" for x in result)
-    return pad + json.dumps(result, ensure_ascii=False)
