@@ -247,3 +247,19 @@ def test_play_says_statuses_and_the_end_in_the_notation(tmp_path: Path) -> None:
     assert code == 0, err
     assert out.splitlines() == ["p0: orders 1 false, 2 true -> p1", "p1: orders 1 true -> p2",
                                 'game over: {winner: {"a" => 1/2}}']
+
+
+def test_explain_unit_tells_a_decision_once_when_another_of_the_piece_told_it(tmp_path: Path) -> None:
+    """A piece's decision that another of its own decisions consulted is told inside that one's story,
+    not again as a line of its own after it (it was, the sentence twice in a row)."""
+    write(tmp_path, 'input pieces: list[str] at "/pieces" default []\n'
+                    'decision strong(p) cite "T-1" = p == "a"\n'
+                    'decision moves(p) cite "T-2" = strong(p)\n'
+                    'query main = {moved: [p for p in pieces if moves(p)]}\n')
+    (tmp_path / "view.yaml").write_text("explain:\n  unit: '^(?P<key>[a-z]+)'\n  say:\n"
+                                        "    strong: \"{0} is strong: {value}\"\n    moves: \"{0} moves: {value}\"\n")
+    (tmp_path / "state.json").write_text('{"pieces": ["a"]}')
+    code, out, err = run("explain", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json"),
+                         "--unit", "a")
+    assert code == 0, err
+    assert out.splitlines() == ["A moves: true  [T-2]", "  A is strong: true  [T-1]"]

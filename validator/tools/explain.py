@@ -237,8 +237,8 @@ def unit_lines(trace: list[dict[str, Any]], key: str, say: dict[str, Any], full:
     for node, top in zip(about, tops):  # its own decisions first (those no other consulted, whole)
         if top is node and _ident(node) not in seen:
             show(node, 0)
-    for node, top in zip(about, tops):  # then the others, told again below in what consulted them
-        if top is not node:
+    for node, top in zip(about, tops):  # then the others (not told whole above), told again below in what consulted them
+        if top is not node and _ident(node) not in seen:
             cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
             lines.append(f"{_said(node, say)}{cites}")
     shown_tops = [t for t in tops if _ident(t) not in seen]
