@@ -205,6 +205,21 @@ class Walker:
         return env
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What ``Sites`` finds in a declaration (or a table's cell). Each global name and module member
+    is kept once, with the nodes that write it (by identity), so that what it means is looked up and
+    summarised once per unit (``binding``, ``bound_globals``)."""
+
+    names: dict[str, tuple[int, ...]]  # each name no local hides
+    fields: dict[tuple[str, str], tuple[int, ...]]  # each `m.x` written on such a name `m`
+    tables: dict[str, tuple[int, ...]]  # the lookups `x[k]` of such a name `x`, by `x`
+    lookups: tuple[A.Index, ...]  # every lookup
+    calls: tuple[A.Call, ...]  # every call of such a name or member
+    values: tuple[int, ...]  # those names and members named as values: neither called nor looked up
+    locals: dict[int, Referee]  # each local's slot (and the step of each `goto` and `emit`)
+
+
 class Sites(Walker):
     """Each name no local hides, the module members (`m.x`) written on one, every lookup (`x[k]`,
     with whether `x` is such a name) and call of such a name or member, and each local's slot (the
@@ -212,11 +227,14 @@ class Sites(Walker):
     reads it; the arity and table passes read calls and lookups."""
 
     def __init__(self) -> None:
-        self.names: list[A.Name] = []
-        self.fields: list[A.Field] = []
-        self.lookups: list[tuple[A.Index, bool]] = []
+        self.names: dict[str, list[int]] = {}
+        self.fields: dict[tuple[str, str], list[int]] = {}
+        self.tables: dict[str, list[int]] = {}
+        self.lookups: list[A.Index] = []
         self.calls: list[A.Call] = []
-        self.locals: dict[int, Referee] = {}  # (and the step of each `goto` and `emit`)
+        self.named: list[int] = []  # the names and members, in order
+        self.used: set[int] = set()  # the names and members called or looked up
+        self.locals: dict[int, Referee] = {}
         self.slots = 0  # the slots numbered so far
         self.steps: dict[str, StepRef] = {}
         self.step: StepRef | None = None  # the step walked
@@ -229,9 +247,12 @@ class Sites(Walker):
         self.steps = {s.name: StepRef(i, s) for i, s in reversed(list(enumerate(steps)))}
         super().walk_unit(unit)
 
-    def found(self) -> tuple[tuple[Any, ...], ...]:
-        return (tuple(self.names), tuple(self.fields), tuple(self.lookups), tuple(self.calls),
-                tuple(self.locals.items()))
+    def found(self) -> Found:
+        def frozen(d: dict[Any, list[int]]) -> dict[Any, tuple[int, ...]]:
+            return {k: tuple(v) for k, v in d.items()}
+
+        return Found(frozen(self.names), frozen(self.fields), frozen(self.tables), tuple(self.lookups),
+                     tuple(self.calls), tuple(i for i in self.named if i not in self.used), self.locals)
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         if id(binder) not in self.locals:  # (a `for`'s name is in scope in its condition and its body)
@@ -244,7 +265,8 @@ class Sites(Walker):
         if e.id in env:
             self.locals[id(e)] = env[e.id]
         else:
-            self.names.append(e)
+            self.names.setdefault(e.id, []).append(id(e))
+            self.named.append(id(e))
 
     def stmt(self, s: Any, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and s.name in env:
@@ -260,23 +282,28 @@ class Sites(Walker):
     def x_Field(self, e: A.Field, env: Scope) -> None:
         self.expr(e.obj, env)
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            self.fields.append(e)
+            self.fields.setdefault((e.obj.id, e.name), []).append(id(e))
+            self.named.append(id(e))
 
     def x_Index(self, e: A.Index, env: Scope) -> None:
         self.node(e, env)
-        self.lookups.append((e, isinstance(e.obj, A.Name) and e.obj.id not in env))
+        self.lookups.append(e)
+        if isinstance(e.obj, A.Name) and e.obj.id not in env:
+            self.tables.setdefault(e.obj.id, []).append(id(e))
+            self.used.add(id(e.obj))
 
     def x_Call(self, e: A.Call, env: Scope) -> None:
         self.node(e, env)
         f = e.func.obj if isinstance(e.func, A.Field) else e.func
         if isinstance(f, A.Name) and f.id not in env:
             self.calls.append(e)
+            self.used.add(id(e.func))
 
 
-def sites(unit: Unit) -> list[tuple[tuple[Any, ...], ...]]:
+def sites(unit: Unit) -> list[Found]:
     """The sites of a unit's code: its declaration's (a table's: its keys'), then a table's, cell by cell
     (``table_code``), each cell's locals numbered apart; kept per declaration and per cell."""
-    def walk(node: object) -> Any:
+    def walk(node: object) -> Found:
         found = Sites()
         if node is unit.decl:
             found.walk_unit(unit)
@@ -344,7 +371,9 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
             return ("module", found.ns.key)
         return ("member", found.name) if isinstance(found, Member) else None  # (none: an unknown name)
 
-    return tuple(summary(unit.bound.get(id(e))) for names, fields, *_ in sites(unit) for e in (*names, *fields))
+    bound = unit.bound
+    return tuple(summary(bound.get(nodes[0])) for found in sites(unit)
+                 for nodes in (*found.names.values(), *found.fields.values()))
 
 
 def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Referee | None]) -> dict[int, Referee]:
@@ -360,17 +389,17 @@ def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Refere
         return meanings[key]
 
     ns = program.loaded.namespaces[unit.ns]
-    for names, fields, lookups, _, locals_ in sites(unit):
-        bound.update(locals_)
-        for e in names:
-            if (found := mean(ns, e.id)) is not None:
-                bound[id(e)] = found
-        for e in fields:
-            module = bound.get(id(e.obj))
-            if isinstance(module, ModuleRef) and (found := mean(module.ns, e.name)) is not None:
-                bound[id(e)] = found
-        for e, named in lookups:
-            table = bound.get(id(e.obj)) if named else None
+    for found in sites(unit):
+        bound.update(found.locals)
+        for name, nodes in found.names.items():
+            if (ref := mean(ns, name)) is not None:
+                bound.update(dict.fromkeys(nodes, ref))
+        for (alias, name), nodes in found.fields.items():
+            module = mean(ns, alias)
+            if isinstance(module, ModuleRef) and (ref := mean(module.ns, name)) is not None:
+                bound.update(dict.fromkeys(nodes, ref))
+        for name, nodes in found.tables.items():
+            table = mean(ns, name)
             if isinstance(table, UnitRef) and table.unit.kind == "table":
-                bound[id(e)] = table
+                bound.update(dict.fromkeys(nodes, table))
     return bound

@@ -55,8 +55,8 @@ def check_unused(program: Program) -> list[Diagnostic]:
             continue  # definitions inherited from an extended ruleset are the base's business
         out.append(Diagnostic("W101", f"`{name}` is never used", unit.span,
                               help="remove it, or prefix its name with `_` to keep it"))
-    used_names = {e.id for unit in program.units.values() if unit.ns == entry.key for site in sites(unit)
-                  for e in site[0] if isinstance(unit.bound.get(id(e)), (ModuleRef, DataRef))}
+    used_names = {name for unit in program.units.values() if unit.ns == entry.key for found in sites(unit)
+                  for name, nodes in found.names.items() if isinstance(unit.bound.get(nodes[0]), (ModuleRef, DataRef))}
     for alias, span in entry.import_spans.items():
         if alias not in used_names and span.file == entry.entry:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))

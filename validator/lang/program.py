@@ -192,12 +192,11 @@ def escaped(program: Program) -> Iterator[Unit]:
     """The functions some unit names as a value (not as what it calls or looks up): they may be
     called through the value, by a parameter or a local of any name."""
     for unit in program.units.values():
-        for names, fields, lookups, calls, _ in sites(unit):
-            used = {id(c.func) for c in calls} | {id(e.obj) for e, _ in lookups}
-            for e in (*names, *fields):
-                found = unit.bound.get(id(e))
-                if id(e) not in used and isinstance(found, UnitRef) and found.unit.arity is not None:
-                    yield found.unit
+        for found in sites(unit):
+            for node in found.values:
+                ref = unit.bound.get(node)
+                if isinstance(ref, UnitRef) and ref.unit.arity is not None:
+                    yield ref.unit
 
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
@@ -305,6 +304,7 @@ class Resolver(Walker, _Pass):
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         self.bound: dict[int, Referee] = {}  # the unit's (``Unit.bound``)
+        self.member_sets: dict[str, frozenset[tuple[str, str]]] = {}  # per namespace, as a context reads them
 
     def check(self) -> None:
         for (nskey, _), unit in list(self.program.units.items()):
@@ -328,7 +328,10 @@ class Resolver(Walker, _Pass):
         shared = unit.cycle is None and not unit.overrides
         holds: list[Any] = []
         if shared:
-            context = (frozenset(self.program.members(self.ns.key).items()), bound_globals(  # (of data, its fields)
+            members = self.member_sets.get(self.ns.key)
+            if members is None:
+                members = self.member_sets[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
+            context = (members, bound_globals(  # (of data, its fields)
                 unit, self.program.entry.key, holds, lambda v: frozenset(v) if isinstance(v, dict) else None))
             if _RESOLVED.get(unit.decl, context) is not A.MISSING:
                 return
@@ -444,10 +447,10 @@ def check_arities(program: Program) -> None:
     the table has (C003), a pattern a built-in is given written out (C014)."""
     diags = program.diagnostics
     for unit in program.units.values():
-        for _, _, lookups, calls, _ in sites(unit):
-            for e in calls:
+        for found in sites(unit):
+            for e in found.calls:
                 _check_call(e, unit.bound, diags)
-            for e, _ in lookups:
+            for e in found.lookups:
                 table = unit.bound.get(id(e))
                 if isinstance(table, UnitRef) and len(e.keys) != table.unit.arity:
                     diags.append(Diagnostic("C003", f"table `{cast(A.Name, e.obj).id}` has {table.unit.arity} keys, "
@@ -519,8 +522,8 @@ class Tables(_Pass):
             if any(d.code == "C009" for d in self.diags[before:]):
                 malformed.add(unit.index)
         for unit in self.program.units.values():
-            for _, _, lookups, _, _ in sites(unit):
-                for e, _ in lookups:
+            for found in sites(unit):
+                for e in found.lookups:
                     table = unit.bound.get(id(e))
                     if isinstance(table, UnitRef) and len(e.keys) == table.unit.arity and table.unit.index not in malformed:
                         self.keys_known(table.unit, e.keys, unit.bound)
