@@ -65,6 +65,7 @@ def nothing_shared() -> Iterator[None]:
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(program, "_RESOLVED", A.ContextMemo())
+        m.setattr(program, "_ARITIES", A.ContextMemo())
         m.setattr(types, "_TYPED", A.ContextMemo())
         m.setattr(loader, "_module_cache", {})
         m.setattr(loader, "_data_cache", {})

@@ -371,16 +371,17 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
             return ("module", found.ns.key)
         return ("member", found.name) if isinstance(found, Member) else None  # (none: an unknown name)
 
-    bound = unit.bound
-    return tuple(summary(bound.get(nodes[0])) for found in sites(unit)
-                 for nodes in (*found.names.values(), *found.fields.values()))
+    return tuple(map(summary, unit.globals))
 
 
-def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Referee | None]) -> dict[int, Referee]:
-    """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``, set by the check's
-    first pass), with ``meanings`` the global names already looked up (``meaning``), by namespace and
-    name."""
+def binding(program: Program, unit: Unit,
+            meanings: dict[tuple[str, str], Referee | None]) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
+    """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``), and what each global
+    name and module member its code writes means, each once, in order (``Unit.globals``; none for
+    one that means nothing); with ``meanings`` the global names already looked up (``meaning``), by
+    namespace and name."""
     bound: dict[int, Referee] = {}
+    found_globals: list[Referee | None] = []
 
     def mean(ns: Namespace, name: str) -> Referee | None:
         key = (ns.key, name)
@@ -392,14 +393,18 @@ def binding(program: Program, unit: Unit, meanings: dict[tuple[str, str], Refere
     for found in sites(unit):
         bound.update(found.locals)
         for name, nodes in found.names.items():
-            if (ref := mean(ns, name)) is not None:
+            ref = mean(ns, name)
+            found_globals.append(ref)
+            if ref is not None:
                 bound.update(dict.fromkeys(nodes, ref))
         for (alias, name), nodes in found.fields.items():
             module = mean(ns, alias)
-            if isinstance(module, ModuleRef) and (ref := mean(module.ns, name)) is not None:
+            ref = mean(module.ns, name) if isinstance(module, ModuleRef) else None
+            found_globals.append(ref)
+            if ref is not None:
                 bound.update(dict.fromkeys(nodes, ref))
         for name, nodes in found.tables.items():
             table = mean(ns, name)
             if isinstance(table, UnitRef) and table.unit.kind == "table":
                 bound.update(dict.fromkeys(nodes, table))
-    return bound
+    return bound, tuple(found_globals)

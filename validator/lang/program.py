@@ -71,6 +71,7 @@ class Unit:
     # call per decision
     counted: bool = False
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
+    globals: tuple[Referee | None, ...] = ()  # what each global name and module member it writes means, each once
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
 
     @property
@@ -160,7 +161,7 @@ def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
 def analyse(program: Program) -> None:
     """What the reference graph says of each unit: it is used (named somewhere, or a cycle policy), it
     may recur (and which count toward the depth limit), it reads decisions, it is state-free."""
-    program.refs = refs = {k: {(r.unit.ns, r.unit.name) for r in u.bound.values() if isinstance(r, UnitRef)}
+    program.refs = refs = {k: {(r.unit.ns, r.unit.name) for r in u.globals if isinstance(r, UnitRef)}
                            for k, u in program.units.items()}
     named = set().union(*refs.values())
     for k, u in program.units.items():
@@ -178,7 +179,7 @@ def analyse(program: Program) -> None:
         program.units[k].uses_decisions = True
     stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
     for u in program.units.values():
-        u.rolls = any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in u.bound.values())
+        u.rolls = any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in u.globals)
     stateful |= {k for k, u in program.units.items() if u.rolls}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
@@ -444,12 +445,21 @@ class Resolver(Walker, _Pass):
 def check_arities(program: Program) -> None:
     """Every call and lookup against what it names (``Unit.bound``): a built-in's or a definition's
     number of arguments (C003), a call of what is no function (C018), a lookup with as many keys as
-    the table has (C003), a pattern a built-in is given written out (C014)."""
+    the table has (C003), a pattern a built-in is given written out (C014). A unit's check reads, besides
+    its declaration, only what each global name and member it writes is bound to: one that found
+    nothing finds nothing again where that is the same (``_ARITIES``, as ``Resolver.shared_unit``)."""
     diags = program.diagnostics
     for unit in program.units.values():
+        shared = not unit.overrides  # (a variant's cells of a table are its own)
+        holds: list[Any] = []
+        if shared:
+            context = bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
+            if _ARITIES.get(unit.decl, context) is not A.MISSING:
+                continue
+        before = len(diags)
         for found in sites(unit):
-            for e in found.calls:
-                _check_call(e, unit.bound, diags)
+            for call in found.calls:
+                _check_call(call, unit.bound, diags)
             for e in found.lookups:
                 table = unit.bound.get(id(e))
                 if isinstance(table, UnitRef) and len(e.keys) != table.unit.arity:
@@ -457,6 +467,8 @@ def check_arities(program: Program) -> None:
                                                     f"not {len(e.keys)}", e.span))
                 elif table is None and len(e.keys) != 1:
                     diags.append(Diagnostic("C003", "only tables take several keys", e.span))
+        if shared and len(diags) == before:
+            _ARITIES.put(unit.decl, context, True, holds=holds)
 
 
 def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -> None:
@@ -660,8 +672,9 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
                                     help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
 
 
-# what a check that found nothing marked used, by declaration and context (``Resolver.shared_unit``)
+# the checks that found nothing, by declaration and context (``Resolver.shared_unit``, ``check_arities``)
 _RESOLVED = A.ContextMemo()
+_ARITIES = A.ContextMemo()
 
 
 def table_cells(unit: Unit) -> dict[tuple[Any, ...], A.Expr]:
@@ -693,7 +706,7 @@ def bind_units(program: Program) -> None:
     """Every unit bound (``bind.binding``), each global name looked up once per namespace."""
     meanings: dict[tuple[str, str], Referee | None] = {}
     for unit in program.units.values():
-        unit.bound = binding(program, unit, meanings)
+        unit.bound, unit.globals = binding(program, unit, meanings)
 
 
 # the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
