@@ -33,6 +33,8 @@ class Node:
 
     # the compared fields' values, from a node's __dict__ (an ``itemgetter``: one value, or a tuple)
     _key: Callable[[dict[str, Any]], Any] = staticmethod(lambda d: ())
+    # the same, always as a tuple (what a walk descends into, in order)
+    _parts: Callable[[dict[str, Any]], tuple[Any, ...]] = staticmethod(lambda d: ())
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -73,7 +75,9 @@ def node(cls: _C) -> _C:
     body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
     compared = tuple(n for n in names if n != "span")
     made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
-                                        **({"_key": itemgetter(*compared)} if compared else {})})
+                                        **({"_key": itemgetter(*compared)} if compared else {}),
+                                        **({"_parts": itemgetter(*compared) if len(compared) > 1 else
+                                            staticmethod(lambda d, f=compared[0]: (d[f],))} if compared else {})})
     made.__qualname__ = cls.__qualname__
     return made  # type: ignore[return-value]
 

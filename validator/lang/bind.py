@@ -145,16 +145,23 @@ class Walker:
             env = self.bind(env, p, (p.name,))
         return env
 
+    # each class's ``x_KIND`` methods, by the kind's name (``__init_subclass__``)
+    _methods: dict[str, Callable[[Any, Any, Scope], None]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {name[2:]: getattr(cls, name) for name in dir(cls) if name.startswith("x_")}
+
     def expr(self, e: Any, env: Scope) -> None:
-        method = getattr(self, "x_" + type(e).__name__, None)
+        method = self._methods.get(type(e).__name__)
         if method is not None:
-            method(e, env)
+            method(self, e, env)
         else:
             self.node(e, env)
 
     def node(self, n: Any, env: Scope) -> None:
         """The default descent: every field, in order."""
-        for x in n if isinstance(n, tuple) else (getattr(n, f) for f in n._compared):
+        for x in n if isinstance(n, tuple) else n._parts(n.__dict__):
             if isinstance(x, A.Node):
                 self.expr(x, env)
             elif isinstance(x, tuple):

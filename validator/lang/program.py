@@ -167,11 +167,13 @@ def analyse(program: Program) -> None:
     for k, u in program.units.items():
         u.used = u.cycle is not None or k in named
     decisions = {k for k, u in program.units.items() if u.kind == "decision"}
-    for k in _on_cycles(refs):
+    cyclic = _on_cycles(refs)
+    for k in cyclic:
         unit = program.units[k]
         unit.recursive = True
         unit.counted = k in decisions
-    for k in _on_cycles({k: deps - decisions for k, deps in refs.items() if k not in decisions}):
+    # (a cycle through no decision is a cycle of the graph: it lies among the units found on one)
+    for k in _on_cycles({k: (refs[k] & cyclic) - decisions for k in cyclic - decisions}):
         program.units[k].counted = True
     for unit in escaped(program):
         unit.counted = True
