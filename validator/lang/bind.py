@@ -381,37 +381,38 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
     return tuple(map(summary, unit.globals))
 
 
-def binding(program: Program, unit: Unit,
-            meanings: dict[tuple[str, str], Referee | None]) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
+class Meanings(dict[str, Union[Referee, None]]):
+    """What each global name means in one namespace (``meaning``), looked up at its first mention."""
+
+    def __init__(self, program: Program, ns: Namespace) -> None:
+        super().__init__()
+        self.program, self.ns = program, ns
+
+    def __missing__(self, name: str) -> Referee | None:
+        found = self[name] = meaning(self.program, self.ns, name)
+        return found
+
+
+def binding(unit: Unit, meanings: dict[str, Meanings]) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
     """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``), and what each global
     name and module member its code writes means, each once, in order (``Unit.globals``; none for
-    one that means nothing); with ``meanings`` the global names already looked up (``meaning``), by
-    namespace and name."""
+    one that means nothing); ``meanings``: each namespace's, by its key."""
+    here = meanings[unit.ns]
     bound: dict[int, Referee] = {}
     found_globals: list[Referee | None] = []
-
-    def mean(ns: Namespace, name: str) -> Referee | None:
-        key = (ns.key, name)
-        if key not in meanings:
-            meanings[key] = meaning(program, ns, name)
-        return meanings[key]
-
-    ns = program.loaded.namespaces[unit.ns]
     for found in sites(unit):
         bound.update(found.locals)
-        for name, nodes in found.names.items():
-            ref = mean(ns, name)
-            found_globals.append(ref)
+        refs = [here[name] for name in found.names]
+        refs += [meanings[module.ns.key][name] if isinstance(module := here[alias], ModuleRef) else None
+                 for alias, name in found.fields]
+        for ref, nodes in zip(refs, (*found.names.values(), *found.fields.values())):
             if ref is not None:
-                bound.update(dict.fromkeys(nodes, ref))
-        for (alias, name), nodes in found.fields.items():
-            module = mean(ns, alias)
-            ref = mean(module.ns, name) if isinstance(module, ModuleRef) else None
-            found_globals.append(ref)
-            if ref is not None:
-                bound.update(dict.fromkeys(nodes, ref))
+                for node in nodes:
+                    bound[node] = ref
         for name, nodes in found.tables.items():
-            table = mean(ns, name)
+            table = here[name]
             if isinstance(table, UnitRef) and table.unit.kind == "table":
-                bound.update(dict.fromkeys(nodes, table))
+                for node in nodes:
+                    bound[node] = table
+        found_globals += refs
     return bound, tuple(found_globals)

@@ -17,8 +17,8 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import (binding, bound_globals, grid_cells, sites, table_key, BuiltinRef, DataRef, Member, ModuleRef, Referee,
-                   Scope, TypeRef, UnitRef, Walker)
+from .bind import (binding, bound_globals, grid_cells, sites, table_key, BuiltinRef, DataRef, Meanings, Member, ModuleRef,
+                   Referee, Scope, TypeRef, UnitRef, Walker)
 from .loader import Loaded, Namespace, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
@@ -706,9 +706,9 @@ def check_statements(program: Program) -> None:
 
 def bind_units(program: Program) -> None:
     """Every unit bound (``bind.binding``), each global name looked up once per namespace."""
-    meanings: dict[tuple[str, str], Referee | None] = {}
+    meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
     for unit in program.units.values():
-        unit.bound, unit.globals = binding(program, unit, meanings)
+        unit.bound, unit.globals = binding(unit, meanings)
 
 
 # the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
