@@ -33,8 +33,6 @@ class Node:
 
     # the compared fields' values, from a node's __dict__ (an ``itemgetter``: one value, or a tuple)
     _key: Callable[[dict[str, Any]], Any] = staticmethod(lambda d: ())
-    # the same, always as a tuple (what a walk descends into, in order)
-    _parts: Callable[[dict[str, Any]], tuple[Any, ...]] = staticmethod(lambda d: ())
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -75,9 +73,7 @@ def node(cls: _C) -> _C:
     body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
     compared = tuple(n for n in names if n != "span")
     made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
-                                        **({"_key": itemgetter(*compared)} if compared else {}),
-                                        **({"_parts": itemgetter(*compared) if len(compared) > 1 else
-                                            staticmethod(lambda d, f=compared[0]: (d[f],))} if compared else {})})
+                                        **({"_key": itemgetter(*compared)} if compared else {})})
     made.__qualname__ = cls.__qualname__
     return made  # type: ignore[return-value]
 
@@ -623,8 +619,8 @@ def nodes(root: Any) -> Iterator[Any]:
 
 
 class ContextMemo:
-    """Results of a check of one declaration that reads, besides the declaration, only what a
-    *context* summarises: what the names it mentions mean where it is checked, say.
+    """The checks of one declaration that found nothing, each with its *context*: a summary of all the
+    check reads besides the declaration (what the names it mentions mean where it is checked, say).
 
     The variants of a base ruleset share its declaration objects (parsed modules are cached per
     process), and most of them change none of what a given declaration's check reads: that check then
@@ -633,20 +629,22 @@ class ContextMemo:
 
     def __init__(self, limit: int = 10_000):  # (a check of every bundled ruleset keeps some 500)
         self.limit = limit
-        self.entries: dict[tuple[int, object], tuple[object, object, object]] = {}
+        self.entries: dict[tuple[int, object], tuple[object, object]] = {}
 
-    def get(self, node: object, context: object) -> object:
-        """What was kept for ``node`` in ``context``, else ``MISSING``."""
-        hit = self.entries.get((id(node), context))
-        return hit[2] if hit is not None and hit[0] is node else MISSING
-
-    def put(self, node: object, context: object, value: object, holds: object = ()) -> None:
-        if len(self.entries) >= self.limit:
-            self.entries.clear()
-        self.entries[(id(node), context)] = (node, holds, value)
-
-
-MISSING = object()
+    def once(self, node: object, context: object, holds: object, diags: list[Any], check: Callable[..., object],
+             *args: Any) -> None:
+        """``check(*args)``, which adds what it finds to ``diags``, unless it found nothing before for
+        ``node`` in ``context`` (none: a check not shared, run each time)."""
+        key = (id(node), context)
+        hit = self.entries.get(key) if context is not None else None
+        if hit is not None and hit[0] is node:
+            return
+        before = len(diags)
+        check(*args)
+        if context is not None and len(diags) == before:
+            if len(self.entries) >= self.limit:
+                self.entries.clear()
+            self.entries[key] = (node, holds)
 
 
 # ---------------------------------------------------------------- depth

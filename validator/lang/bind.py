@@ -145,23 +145,16 @@ class Walker:
             env = self.bind(env, p, (p.name,))
         return env
 
-    # each class's ``x_KIND`` methods, by the kind's name (``__init_subclass__``)
-    _methods: dict[str, Callable[[Any, Any, Scope], None]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._methods = {name[2:]: getattr(cls, name) for name in dir(cls) if name.startswith("x_")}
-
     def expr(self, e: Any, env: Scope) -> None:
-        method = self._methods.get(type(e).__name__)
+        method = getattr(self, "x_" + type(e).__name__, None)
         if method is not None:
-            method(self, e, env)
+            method(e, env)
         else:
             self.node(e, env)
 
     def node(self, n: Any, env: Scope) -> None:
         """The default descent: every field, in order."""
-        for x in n if isinstance(n, tuple) else n._parts(n.__dict__):
+        for x in n if isinstance(n, tuple) else (getattr(n, f) for f in n._compared):
             if isinstance(x, A.Node):
                 self.expr(x, env)
             elif isinstance(x, tuple):
@@ -212,36 +205,20 @@ class Walker:
         return env
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
-    """What ``Sites`` finds in a declaration (or a table's cell). Each global name and module member
-    is kept once, with the nodes that write it (by identity), so that what it means is looked up and
-    summarised once per unit (``binding``, ``bound_globals``)."""
-
-    names: dict[str, tuple[int, ...]]  # each name no local hides
-    fields: dict[tuple[str, str], tuple[int, ...]]  # each `m.x` written on such a name `m`
-    tables: dict[str, tuple[int, ...]]  # the lookups `x[k]` of such a name `x`, by `x`
-    lookups: tuple[A.Index, ...]  # every lookup
-    calls: tuple[A.Call, ...]  # every call of such a name or member
-    values: tuple[int, ...]  # those names and members named as values: neither called nor looked up
-    locals: dict[int, Referee]  # each local's slot (and the step of each `goto` and `emit`)
-
-
 class Sites(Walker):
-    """Each name no local hides, the module members (`m.x`) written on one, every lookup (`x[k]`,
-    with whether `x` is such a name) and call of such a name or member, and each local's slot (the
+    """Each name no local hides and each module member (`m.x`) written on one, once, with the nodes
+    that write it (so that what it means is looked up once per unit, ``binding``); every lookup (`x[k]`)
+    and call of such a name or member, and each local's slot (the
     nodes that bind, read or assign one): kept per declaration (``A.per_node``), whichever namespace
     reads it; the arity and table passes read calls and lookups."""
 
     def __init__(self) -> None:
         self.names: dict[str, list[int]] = {}
         self.fields: dict[tuple[str, str], list[int]] = {}
-        self.tables: dict[str, list[int]] = {}
         self.lookups: list[A.Index] = []
         self.calls: list[A.Call] = []
-        self.named: list[int] = []  # the names and members, in order
         self.used: set[int] = set()  # the names and members called or looked up
-        self.locals: dict[int, Referee] = {}
+        self.locals: dict[int, Referee] = {}  # (and the step of each `goto` and `emit`)
         self.slots = 0  # the slots numbered so far
         self.steps: dict[str, StepRef] = {}
         self.step: StepRef | None = None  # the step walked
@@ -253,13 +230,6 @@ class Sites(Walker):
         steps = [s for s in unit.stmts if isinstance(s, A.Step)]
         self.steps = {s.name: StepRef(i, s) for i, s in reversed(list(enumerate(steps)))}
         super().walk_unit(unit)
-
-    def found(self) -> Found:
-        def frozen(d: dict[Any, list[int]]) -> dict[Any, tuple[int, ...]]:
-            return {k: tuple(v) for k, v in d.items()}
-
-        return Found(frozen(self.names), frozen(self.fields), frozen(self.tables), tuple(self.lookups),
-                     tuple(self.calls), tuple(i for i in self.named if i not in self.used), self.locals)
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         if id(binder) not in self.locals:  # (a `for`'s name is in scope in its condition and its body)
@@ -273,7 +243,6 @@ class Sites(Walker):
             self.locals[id(e)] = env[e.id]
         else:
             self.names.setdefault(e.id, []).append(id(e))
-            self.named.append(id(e))
 
     def stmt(self, s: Any, env: Scope) -> Scope:
         if isinstance(s, A.Assign) and s.name in env:
@@ -290,13 +259,11 @@ class Sites(Walker):
         self.expr(e.obj, env)
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
             self.fields.setdefault((e.obj.id, e.name), []).append(id(e))
-            self.named.append(id(e))
 
     def x_Index(self, e: A.Index, env: Scope) -> None:
         self.node(e, env)
         self.lookups.append(e)
         if isinstance(e.obj, A.Name) and e.obj.id not in env:
-            self.tables.setdefault(e.obj.id, []).append(id(e))
             self.used.add(id(e.obj))
 
     def x_Call(self, e: A.Call, env: Scope) -> None:
@@ -307,16 +274,16 @@ class Sites(Walker):
             self.used.add(id(e.func))
 
 
-def sites(unit: Unit) -> list[Found]:
+def sites(unit: Unit) -> list[Sites]:
     """The sites of a unit's code: its declaration's (a table's: its keys'), then a table's, cell by cell
     (``table_code``), each cell's locals numbered apart; kept per declaration and per cell."""
-    def walk(node: object) -> Found:
+    def walk(node: object) -> Sites:
         found = Sites()
         if node is unit.decl:
             found.walk_unit(unit)
         else:
             found.expr(node, {})  # (a cell: a frame of its own, as ``Walker.cell``)
-        return found.found()
+        return found
 
     return [A.per_node("sites", node, walk) for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
 
@@ -382,10 +349,9 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
 
 
 class Meanings(dict[str, Union[Referee, None]]):
-    """What each global name means in one namespace (``meaning``), looked up at its first mention."""
+    """What each global name means in one namespace (``meaning``), looked up at its first need."""
 
-    def __init__(self, program: Program, ns: Namespace) -> None:
-        super().__init__()
+    def __init__(self, program: Program, ns: Namespace) -> None:  # (empty)
         self.program, self.ns = program, ns
 
     def __missing__(self, name: str) -> Referee | None:
@@ -405,14 +371,10 @@ def binding(unit: Unit, meanings: dict[str, Meanings]) -> tuple[dict[int, Refere
         refs = [here[name] for name in found.names]
         refs += [meanings[module.ns.key][name] if isinstance(module := here[alias], ModuleRef) else None
                  for alias, name in found.fields]
-        for ref, nodes in zip(refs, (*found.names.values(), *found.fields.values())):
-            if ref is not None:
-                for node in nodes:
-                    bound[node] = ref
-        for name, nodes in found.tables.items():
-            table = here[name]
-            if isinstance(table, UnitRef) and table.unit.kind == "table":
-                for node in nodes:
-                    bound[node] = table
+        bound.update({node: ref for ref, nodes in zip(refs, (*found.names.values(), *found.fields.values()))
+                      if ref is not None for node in nodes})
+        for e in found.lookups:  # (of a table by its name)
+            if isinstance(e.obj, A.Name) and isinstance(table := bound.get(id(e.obj)), UnitRef) and table.unit.kind == "table":
+                bound[id(e)] = table
         found_globals += refs
     return bound, tuple(found_globals)

@@ -167,13 +167,11 @@ def analyse(program: Program) -> None:
     for k, u in program.units.items():
         u.used = u.cycle is not None or k in named
     decisions = {k for k, u in program.units.items() if u.kind == "decision"}
-    cyclic = _on_cycles(refs)
-    for k in cyclic:
+    for k in (cyclic := _on_cycles(refs)):
         unit = program.units[k]
         unit.recursive = True
         unit.counted = k in decisions
-    # (a cycle through no decision is a cycle of the graph: it lies among the units found on one)
-    for k in _on_cycles({k: (refs[k] & cyclic) - decisions for k in cyclic - decisions}):
+    for k in _on_cycles({k: (refs[k] & cyclic) - decisions for k in cyclic - decisions}):  # (cycles of the graph too)
         program.units[k].counted = True
     for unit in escaped(program):
         unit.counted = True
@@ -196,10 +194,9 @@ def escaped(program: Program) -> Iterator[Unit]:
     called through the value, by a parameter or a local of any name."""
     for unit in program.units.values():
         for found in sites(unit):
-            for node in found.values:
-                ref = unit.bound.get(node)
-                if isinstance(ref, UnitRef) and ref.unit.arity is not None:
-                    yield ref.unit
+            yield from (ref.unit for nodes in (*found.names.values(), *found.fields.values()) for node in nodes
+                        if node not in found.used and isinstance(ref := unit.bound.get(node), UnitRef)
+                        and ref.unit.arity is not None)
 
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
@@ -307,7 +304,7 @@ class Resolver(Walker, _Pass):
         self.ns: Namespace = program.loaded.entry
         self.defaulted: set[int] = set()  # the left operands of `??`: a data field missing there is none
         self.bound: dict[int, Referee] = {}  # the unit's (``Unit.bound``)
-        self.member_sets: dict[str, frozenset[tuple[str, str]]] = {}  # per namespace, as a context reads them
+        self.member_sets = {key: frozenset(program.members(key).items()) for key in program.loaded.namespaces}
 
     def check(self) -> None:
         for (nskey, _), unit in list(self.program.units.items()):
@@ -323,25 +320,14 @@ class Resolver(Walker, _Pass):
                                related=(Related(target.policy.span, "first here"),))
 
     def shared_unit(self, unit: Unit) -> None:
-        """``unit``'s check, once per context (``_RESOLVED``): a check that found nothing finds nothing
-        again wherever what it reads besides its declaration is the same: what each global name and
-        module member it writes is bound to (``bind.bound_globals``) and its namespace's enum members.
-        This is what each variant of a base ruleset would otherwise check again in every base
-        definition. Not shared: a cycle policy's check, a table's that a variant overrides cells of."""
-        shared = unit.cycle is None and not unit.overrides
+        """``unit``'s check, once per context (``_RESOLVED``): what each global name and module member it
+        writes is bound to (``bind.bound_globals``) and its namespace's enum members. Not shared: a
+        cycle policy's check, a table's that a variant overrides cells of."""
         holds: list[Any] = []
-        if shared:
-            members = self.member_sets.get(self.ns.key)
-            if members is None:
-                members = self.member_sets[self.ns.key] = frozenset(self.program.members(self.ns.key).items())
-            context = (members, bound_globals(  # (of data, its fields)
-                unit, self.program.entry.key, holds, lambda v: frozenset(v) if isinstance(v, dict) else None))
-            if _RESOLVED.get(unit.decl, context) is not A.MISSING:
-                return
-        before = len(self.diags)
-        self.unit(unit)
-        if shared and len(self.diags) == before:
-            _RESOLVED.put(unit.decl, context, True, holds=holds)
+        context = (self.member_sets[self.ns.key], bound_globals(  # (of data, its fields)
+            unit, self.program.entry.key, holds, lambda v: frozenset(v) if isinstance(v, dict) else None))
+        _RESOLVED.once(unit.decl, context if unit.cycle is None and not unit.overrides else None, holds, self.diags,
+                       self.unit, unit)
 
     def unit(self, unit: Unit) -> None:
         if unit.kind in ("rule", "table", "decision", "procedure") and not unit.cites:
@@ -447,30 +433,26 @@ class Resolver(Walker, _Pass):
 def check_arities(program: Program) -> None:
     """Every call and lookup against what it names (``Unit.bound``): a built-in's or a definition's
     number of arguments (C003), a call of what is no function (C018), a lookup with as many keys as
-    the table has (C003), a pattern a built-in is given written out (C014). A unit's check reads, besides
-    its declaration, only what each global name and member it writes is bound to: one that found
-    nothing finds nothing again where that is the same (``_ARITIES``, as ``Resolver.shared_unit``)."""
-    diags = program.diagnostics
+    the table has (C003), a pattern a built-in is given written out (C014); shared as the names check
+    is (``_ARITIES``): it reads, besides the declaration, only what its names are bound to."""
     for unit in program.units.values():
-        shared = not unit.overrides  # (a variant's cells of a table are its own)
         holds: list[Any] = []
-        if shared:
-            context = bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
-            if _ARITIES.get(unit.decl, context) is not A.MISSING:
-                continue
-        before = len(diags)
-        for found in sites(unit):
-            for call in found.calls:
-                _check_call(call, unit.bound, diags)
-            for e in found.lookups:
-                table = unit.bound.get(id(e))
-                if isinstance(table, UnitRef) and len(e.keys) != table.unit.arity:
-                    diags.append(Diagnostic("C003", f"table `{cast(A.Name, e.obj).id}` has {table.unit.arity} keys, "
-                                                    f"not {len(e.keys)}", e.span))
-                elif table is None and len(e.keys) != 1:
-                    diags.append(Diagnostic("C003", "only tables take several keys", e.span))
-        if shared and len(diags) == before:
-            _ARITIES.put(unit.decl, context, True, holds=holds)
+        context = bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
+        _ARITIES.once(unit.decl, None if unit.overrides else context, holds, program.diagnostics, _arities, unit,
+                      program.diagnostics)
+
+
+def _arities(unit: Unit, diags: list[Diagnostic]) -> None:
+    for found in sites(unit):
+        for call in found.calls:
+            _check_call(call, unit.bound, diags)
+        for e in found.lookups:
+            table = unit.bound.get(id(e))
+            if isinstance(table, UnitRef) and len(e.keys) != table.unit.arity:
+                diags.append(Diagnostic("C003", f"table `{cast(A.Name, e.obj).id}` has {table.unit.arity} keys, "
+                                                f"not {len(e.keys)}", e.span))
+            elif table is None and len(e.keys) != 1:
+                diags.append(Diagnostic("C003", "only tables take several keys", e.span))
 
 
 def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -> None:

@@ -387,16 +387,15 @@ def check_types(program: Program) -> list[Diagnostic]:
             context = (shared, bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
                        if unit is not None else (),
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
-            if _TYPED.get(d, context) is not A.MISSING:
-                continue
-            before = len(diags)
-            if unit is not None:
-                unit.types = checker.check_unit(unit)
-            for f in d.fields if isinstance(d, A.RecordDecl) else ():
-                checker.resolve(f.type)
-            if len(diags) == before:
-                _TYPED.put(d, context, True, holds=holds)
+            _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
+
+
+def _check_decl(checker: TypeChecker, unit: Unit | None, d: A.Decl) -> None:
+    if unit is not None:
+        unit.types = checker.check_unit(unit)
+    for f in d.fields if isinstance(d, A.RecordDecl) else ():
+        checker.resolve(f.type)
 
 
 def node_types(program: Program, unit: Unit) -> dict[int, T]:
