@@ -1,6 +1,7 @@
 """Reachable hexes on a big seeded Jomini board: ruleval's `reach_all` query against networkx.
 
     .venv/bin/python bench/jomini_reach.py [--seed N] [--units N] [--size N] [--repeat N]
+    .venv/bin/python bench/jomini_reach.py --instructions [--seed N] [--units N] [--size N]
 
 The board is 100 x 100 (CCRR labels numbered from 0000) with mixed terrain, roads and rivers,
 and 200 units. ruleval runs the Révolution et Empire ruleset once over all units (one run: the
@@ -10,14 +11,27 @@ unit plus one on the road subgraph for units on a road, as ruleval does. Both ar
 process, taking turns round by round (each round starting with the other); the script prints the best
 times, their ratio and the median of the rounds' ratios, then checks that both give the same ends and
 costs for every unit (networkx with the occupied hexes the unit may not cross taken out).
+
+With ``--instructions``, the same work is counted by valgrind's callgrind instead of timed (the count
+does not move with the machine's load, as ``bench.ab_instructions``'s does not): each side runs in a
+process of its own (the two at once), builds the board and warms up with one untimed run of its work,
+then runs it once more under the count (callgrind collects while ``itertools.starmap`` drives that
+run, which nothing else in it uses). Printed: both counts and their ratio. Needs valgrind; a minute or
+two.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import itertools
+import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -84,48 +98,107 @@ def networkx_reach(nx: Any, graphs: dict[str, Any], plan: list[dict[str, Any]]) 
     return out
 
 
-def main() -> int:
+def networkx_run(nx: Any, costs: dict[str, Any], roads: list[list[str]],
+                 plan: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """networkx's side: the weighted graphs built from ruleval's edge-cost map, then searched."""
+    road_links = {(a, b) for a, b in roads} | {(b, a) for a, b in roads}
+    graphs = {"main": nx.DiGraph(), "road": nx.DiGraph(), "lone": nx.DiGraph()}
+    graphs["main"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items())
+    graphs["road"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items()
+                                           if (a, b) in road_links)
+    graphs["lone"].add_weighted_edges_from((a, b, costs["lone"][b]) for a, row in costs["edges"].items()
+                                           for b in row if b in costs["lone"])
+    for g in graphs.values():
+        g.add_nodes_from(costs["edges"])
+    return graphs, networkx_reach(nx, graphs, plan)
+
+
+def setup(args: argparse.Namespace) -> tuple[dict[str, Any], Any, list[Any], dict[str, Any], list[dict[str, Any]]]:
+    """The board, the ruleset, one (untimed) `reach_all` run, the edge-cost map and networkx's plan."""
+    state = make_state(args.seed, args.size, args.units)
+    rs = load_ruleset(ROOT / "rulesets/jomini/re.rules")
+    if not rs.ok:
+        raise SystemExit("ruleset does not check")
+    result = rs.run(state, query="reach_all", validate=False)
+    costs = rs.run(state, query="costs", validate=False)
+    plan = [{"unit": r["unit"], "from": r["from"], "calm": r["allowance"]["calm"], "road": r["allowance"]["road"],
+             "graph": "lone" if u["type"] == "officer" else "main"} for r, u in zip(result, state["units"])]
+    return state, rs, result, costs, plan
+
+
+def count_child(args: argparse.Namespace, nx: Any) -> int:
+    """Under callgrind: one side's work, warmed up, then run once under `itertools.starmap` (counted)."""
+    state, rs, _, costs, plan = setup(args)
+    if args.count == "ruleval":
+        work: Any = lambda: rs.run(state, query="reach_all", validate=False)  # noqa: E731
+    else:
+        work = lambda: networkx_run(nx, costs, state["board"]["roads"], plan)[1]  # noqa: E731
+    work()
+    gc.collect()
+    done = list(itertools.starmap(work, [()]))[0]
+    print(f"{args.count}: {len(done)} units searched")
+    return 0
+
+
+def _total(out: Path) -> int:
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise SystemExit(f"no total in {out}")
+
+
+def count_instructions(args: argparse.Namespace) -> int:
+    """Both sides counted by callgrind, each in a process of its own, the two at once."""
+    if shutil.which("valgrind") is None:
+        print("--instructions needs valgrind (e.g. `apt install valgrind`)", file=sys.stderr)
+        return 2
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set layouts in every run
+    sides = ("ruleval", "networkx")
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = {side: Path(tmp) / f"{side}.out" for side in sides}
+        runs = {side: subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={outs[side]}", "--collect-atstart=no",
+             "--toggle-collect=starmap_next", sys.executable, __file__, "--count", side, "--seed", str(args.seed),
+             "--size", str(args.size), "--units", str(args.units)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for side in sides}
+        for side, proc in runs.items():
+            _, err = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(f"counting {side} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
+        counted = {side: _total(out) for side, out in outs.items()}
+    print(f"board {args.size}x{args.size}, {args.units} units, seed {args.seed}; instructions of one run, "
+          "counted by callgrind after a warm-up run")
+    print(f"ruleval  reach_all : {counted['ruleval'] / 1e9:.3f} G instructions  (grid + edge costs + searches)")
+    print(f"networkx dijkstra  : {counted['networkx'] / 1e9:.3f} G instructions  (graph build + searches)")
+    print(f"ratio ruleval / networkx: {counted['ruleval'] / counted['networkx']:.3f}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--size", type=int, default=100)
     ap.add_argument("--units", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=7, help="rounds, each engine once a round")
-    args = ap.parse_args()
+    ap.add_argument("--instructions", action="store_true", help="count instructions with callgrind instead of timing")
+    ap.add_argument("--count", choices=["ruleval", "networkx"], help=argparse.SUPPRESS)  # (a counted child's side)
+    args = ap.parse_args(argv)
     try:
         import networkx as nx
     except ImportError:
         print("networkx is not installed: pip install -e '.[test]'", file=sys.stderr)
         return 2
-
-    state = make_state(args.seed, args.size, args.units)
-    rs = load_ruleset(ROOT / "rulesets/jomini/re.rules")
-    if not rs.ok:
-        print("ruleset does not check", file=sys.stderr)
-        return 1
+    if args.count:
+        return count_child(args, nx)
+    if args.instructions:
+        return count_instructions(args)
 
     # ruleval: one run of `reach_all` (grid, edge costs and 200 searches); the state is validated
     # against the schema once, timed apart (networkx checks nothing)
+    state, rs, result, costs, plan = setup(args)
     t0 = time.perf_counter()
     assert not rs.validate_state(state)
     t_validate = time.perf_counter() - t0
-    result = rs.run(state, query="reach_all", validate=False)
-
-    # networkx: the same weighted graphs, built and searched in the same process
-    costs = rs.run(state, query="costs", validate=False)
-    road_links = {(a, b) for a, b in state["board"]["roads"]} | {(b, a) for a, b in state["board"]["roads"]}
-    plan = [{"unit": r["unit"], "from": r["from"], "calm": r["allowance"]["calm"], "road": r["allowance"]["road"],
-             "graph": "lone" if u["type"] == "officer" else "main"} for r, u in zip(result, state["units"])]
-
-    def networkx_run() -> tuple[dict[str, Any], dict[str, Any]]:
-        graphs = {"main": nx.DiGraph(), "road": nx.DiGraph(), "lone": nx.DiGraph()}
-        graphs["main"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items())
-        graphs["road"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items()
-                                               if (a, b) in road_links)
-        graphs["lone"].add_weighted_edges_from((a, b, costs["lone"][b]) for a, row in costs["edges"].items()
-                                               for b in row if b in costs["lone"])
-        for g in graphs.values():
-            g.add_nodes_from(costs["edges"])
-        return graphs, networkx_reach(nx, graphs, plan)
 
     # the two take turns, each round starting with the other, so that the machine's load hits both alike
     times, nx_times = [], []
@@ -137,7 +210,7 @@ def main() -> int:
                 result = rs.run(state, query="reach_all", validate=False)
                 times.append(time.perf_counter() - t0)
             else:
-                graphs, reach_nx = networkx_run()
+                graphs, reach_nx = networkx_run(nx, costs, state["board"]["roads"], plan)
                 nx_times.append(time.perf_counter() - t0)
     t_ruleval, t_nx = min(times), min(nx_times)
 

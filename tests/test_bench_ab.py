@@ -89,3 +89,25 @@ def test_full_games_writes_all_code_before_it_measures(capsys: pytest.CaptureFix
     full_games.main(["--games", "1", "--years", "1", "--maps", "standard_germany_italy", "--capped-paths"])
     out = capsys.readouterr().out
     assert "write ms" in out and "standard_germany_italy" in out and "goal >= 3x" in out
+
+
+# bench/jomini_reach.py --instructions counts both sides under valgrind (minutes); the tests run the
+# counted work of each side without valgrind, on a small board, and check what it says without valgrind.
+
+@pytest.mark.parametrize("side", ["ruleval", "networkx"])
+def test_jomini_reach_counted_child_runs_the_work_it_counts(side: str) -> None:
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "jomini_reach.py"), "--count", side, "--size", "12",
+                           "--units", "6"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"{side}: 6 units searched"
+
+
+def test_jomini_reach_instructions_says_it_needs_valgrind(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import jomini_reach
+
+    monkeypatch.setattr(jomini_reach.shutil, "which", lambda name: None)
+    assert jomini_reach.main(["--instructions"]) == 2
+    assert "needs valgrind" in capsys.readouterr().err
