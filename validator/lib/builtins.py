@@ -878,7 +878,9 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
     """Dijkstra's search; nodes kept as keys (``values.as_key``), given to ``cost`` and ``can_pass`` as
     the values they stand for. A node is settled when it is taken from the heap: its least cost is
     known, so no cost of entering it is asked again (which is sound because no cost is below 0: one
-    that is is an error). ``can_pass`` is asked of each settled node but the start, once."""
+    that is is an error); nor is the cost of entering a node already reached at no more than the cost
+    of the node it would be entered from (no cost can make it cheaper). ``can_pass`` is asked of each
+    settled node but the start, once."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, start)  # raises
     cost_map = cost if isinstance(cost, dict) else None
@@ -889,7 +891,7 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
     settled: set[Any] = set()
     heap: list[tuple[Any, int, Any]] = [(0, 0, start)]
     tick = 1
-    pop, push, neighbours, settle = heapq.heappop, heapq.heappush, adj.get, settled.add
+    pop, push, neighbours, settle, known = heapq.heappop, heapq.heappush, adj.get, settled.add, best.get
     rows = cost_map.get if cost_map is not None and isinstance(next(iter(cost_map.values()), None), dict) else None
     while heap:
         d, _, node = pop(heap)
@@ -900,26 +902,36 @@ def _reachable(ctx: Context, adj: Any, start: Any, budget: Any, cost: Any, can_p
         if ctx.steps > ctx.budget:
             raise CallError("reachability search exceeds the evaluation budget")
         if cost_map is None:  # a cost function: called only for nodes that may be crossed
-            here = from_key(node)
+            here = node if type(node) is str else from_key(node)
             if node != start and passes is not None and not passes(ctx, here):
                 continue  # may end here but not go on
-            found = []
             for n in neighbours(node) or ():
                 k = n if type(n) is str else as_key(n)
-                if k in settled:
+                was = known(k)
+                if (was is not None and was <= d) or k in settled:
                     continue
                 c = ask(ctx, here, n)
-                if (c is not None and (type(c) is not bool or _truth_cost(n)) and (nd := d + c) <= budget
-                        and (k not in best or nd < best[k])):
-                    found.append((nd, k))
-        else:  # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
-            row = (rows(node) or {}) if rows is not None else cost_map
-            found = [(nd, k) for n in neighbours(node) or ()
-                     if (k := n if type(n) is str else as_key(n)) not in settled
-                     and (c := row.get(k)) is not None and (type(c) is not bool or _truth_cost(n))
-                     and (nd := d + c) <= budget and (k not in best or nd < best[k])]
-            if not found or (node != start and passes is not None and not passes(ctx, from_key(node))):
-                continue  # a dead end, or a node one may end on but not go on from
+                if c is None:
+                    continue
+                if type(c) is bool:
+                    _truth_cost(n)
+                nd = d + c
+                if nd > budget or (was is not None and nd >= was):
+                    continue
+                if nd < d:
+                    raise CallError(f"a cost below 0 ({_show(c)}) to enter `{_show(n)}`")
+                best[k] = nd
+                push(heap, (nd, tick, k))
+                tick += 1
+            continue
+        # a cost map: the node's row looked up once, can_pass asked only if the node leads somewhere
+        row = (rows(node) or {}) if rows is not None else cost_map
+        found = [(nd, k) for n in neighbours(node) or ()
+                 if (k := n if type(n) is str else as_key(n)) not in settled
+                 and (c := row.get(k)) is not None and (type(c) is not bool or _truth_cost(n))
+                 and (nd := d + c) <= budget and (k not in best or nd < best[k])]
+        if not found or (node != start and passes is not None and not passes(ctx, from_key(node))):
+            continue  # a dead end, or a node one may end on but not go on from
         for nd, n in found:
             if nd < d:  # (every cost to a node not settled that is below 0 is among those found)
                 raise CallError(f"a cost below 0 ({_show(nd - d)}) to enter `{_show(from_key(n))}`")
