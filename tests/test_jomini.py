@@ -96,9 +96,7 @@ def test_a_variant_of_the_move_cost_rule_changes_every_query_that_reads_it(tmp_p
     tmp_path = tmp_path / "rulesets/jomini"
     (tmp_path / "dear.rules").write_text(
         'extends "re.rules"\n'
-        'override rule enter_cost(a, b) cite "JOM-T1", "JOM-T3" =\n'
-        '  if not passable(b) then none else (if (a, b) in road_links then road_cost else hex_cost[b])\n'
-        '    + (crossing_extra[edge_features[(a, b)]] ?? 0) + 1\n')
+        'override rule enter_cost(a, b) cite "JOM-T1", "JOM-T3" = let c = base(a, b); if c == none then none else c + 1\n')
     base, dear = load_ruleset(tmp_path / "re.rules"), load_ruleset(tmp_path / "dear.rules")
     assert base.ok and dear.ok, [str(d) for d in base.diagnostics + dear.diagnostics]
     state = json.loads(Path(STATE).read_text())
