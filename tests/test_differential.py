@@ -178,7 +178,8 @@ def test_a_run_pays_once_for_a_state_free_value_read_through_others(engine: str,
     through others. `heavy`, read by both `a` and `b`, is paid once in `both`: its steps and those of
     `qh` make the steps of `qa` and `qb` (up to the queries' own few steps), where paying it in each
     reader would count its 400 items twice; and forty diamonds in a row (2^40 paths to `v0`) cost a
-    run each value once, far within the default budget."""
+    run each value once, far within the default budget: its own steps, and those of finding, in the
+    run of its own of each of the 121 values, at most the 121 (``reference.pay``)."""
     path = _ROOT / "shared_cost.rules"
     path.write_text(SHARED)
     rs = load_ruleset(path, use_cache=False)
@@ -195,7 +196,33 @@ def test_a_run_pays_once_for_a_state_free_value_read_through_others(engine: str,
         rs.run({}, engine=engine)
     assert rs.run({}, engine=engine) == 50
     main = steps(rs, {}, {"query": "main"}, engine)
-    assert isinstance(main, int) and main < 400 + 40 * 30, main
+    assert isinstance(main, int) and main < 400 + 40 * 30 + 121 * 121, main
+
+
+def _chain(n: int) -> str:
+    """n state-free functions of a text, each reading the one before."""
+    return ("def f0(s: str) = len(s)\n" + "".join(f"def f{i}(s: str) = f{i - 1}(s) + 1\n" for i in range(1, n))
+            + f'query main = f{n - 1}("a")\n')
+
+
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_chain_of_state_free_values_costs_the_time_keeping_it_takes(engine: str) -> None:
+    """The run of its own of each value of a chain finds, to pay them, all the values below it: kept
+    from nothing, a chain of n takes a time of the order of n², and costs as many steps (about n²/2,
+    ``reference.pay``), so that the budget bounds that time (before, it cost about 3n: a file of a
+    few hundred such lines made each step of a run take a hundred times longer). The two engines
+    count it alike."""
+    costs = {}
+    for n in (50, 100):
+        path = _ROOT / f"chain{n}.rules"
+        path.write_text(_chain(n))
+        rs = load_ruleset(path, use_cache=False)
+        assert rs.ok, [str(d) for d in rs.diagnostics]
+        costs[n] = steps(rs, {}, {"query": "main"}, engine)
+        assert costs[n] == steps(load_ruleset(path, use_cache=False), {}, {"query": "main"}, "reference")
+        assert rs.run({}, engine=engine) == n
+    assert isinstance(costs[50], int) and isinstance(costs[100], int)
+    assert costs[50] > 50 * 49 // 2 and costs[100] > 100 * 99 // 2 and costs[100] > 3.5 * costs[50], costs
 
 
 @st.composite

@@ -102,7 +102,8 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 class _Kept(R.Kept):
     """``reference.Kept`` as the backend keeps it, made from what its run of its own paid (``Run.paid``:
     the kept values it read, directly or through others, each once): ``total``, the steps it and they
-    take alone (that run's steps), and ``below``, those values, so that a run pays them at once; kept
+    take alone (that run's steps), and ``below``, those values, so that a run pays them at once (and a
+    step for each it finds, as ``reference.pay``); kept
     while the program's ``room`` for them lasts (a value's ``below`` may hold all the values kept
     before it: with no bound, their memory would grow as the square of their number). With
     ``below``, ``reads`` is ``below`` (which reaches the same values); without, those of the values
@@ -143,14 +144,14 @@ def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
         paid.add(k)
         below = k.below
         if below is None:
-            steps += k.own
+            steps += k.own + 1
             todo += k.reads
         elif paid.isdisjoint(below):
-            steps += k.total
+            steps += k.total + 1 + len(below)
             paid |= below
         else:
             new = below - paid
-            steps += k.own + sum(map(_OWN, new))
+            steps += k.own + 1 + sum(map(_OWN, new)) + len(new)
             paid |= new
     run.steps += steps
     if run.steps > run.budget:

@@ -1016,20 +1016,24 @@ def pay(run: Run, kept: Kept, span: Span) -> None:
     """A state-free value (or call) read in ``run``: the run pays the own steps of it and of each
     state-free value it read, directly or through others, that it has not paid yet (each once,
     whichever read reached it). What a run pays is thus the sum, over the state-free values it reads
-    directly or through others, of the steps each takes alone, whatever ran before in the process."""
+    directly or through others, of the steps each takes alone, whatever ran before in the process.
+    Finding them is this run's own work: a step for each it pays (so that the run of its own of the
+    n-th value of a chain, each reading the one before, takes about n of its own steps, and the
+    chain, which takes a time of the order of n² to keep, costs about n²/2)."""
     paid = run.paid
     if kept in paid:
         return
     run.reads.append(kept)
-    steps, todo = 0, [kept]
+    steps, found, todo = 0, 0, [kept]
     while todo:
         k = todo.pop()
         if k not in paid:  # (what a paid value read is paid)
             paid.add(k)
             steps += k.own
+            found += 1
             todo += k.reads
     run.paid_steps += steps
-    run.charge(steps, span)
+    run.charge(steps + found, span)
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:
