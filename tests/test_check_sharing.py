@@ -17,7 +17,7 @@ import pytest
 
 from validator import api
 from validator.engine import backend as B
-from validator.engine import data
+from validator.engine import data, written
 from validator.engine import reference as R
 from validator.core.diagnostics import Diagnostic, sort_diagnostics
 from validator.lib.runtime import SeededDice, Unwritable
@@ -70,8 +70,16 @@ def nothing_shared() -> Iterator[None]:
         m.setattr(loader, "_module_cache", {})
         m.setattr(loader, "_data_cache", {})
         m.setattr(B, "_CODE", {})
+        m.setattr(written, "_KEPT", {})
         m.setattr(data, "_RUNS", {})
         yield
+
+
+def forget_runs_and_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process's data check runs, compiled code and writings forgotten (the modules stay parsed)."""
+    monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(written, "_KEPT", {})
+    monkeypatch.setattr(data, "_RUNS", {})
 
 
 def reference_findings(path: Path) -> list[Diagnostic]:
@@ -116,12 +124,10 @@ def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, orde
 
     monkeypatch.setattr(B.codecache, "compiled", counted)
     first, second = (clean, broken) if order == "clean first" else (broken, clean)
-    monkeypatch.setattr(B, "_CODE", {})
-    monkeypatch.setattr(data, "_RUNS", {})
+    forget_runs_and_code(monkeypatch)
     assert data_diagnostics(second) == want[second]
     alone = len(compiles)  # what the second one's check compiles in a process of its own
-    monkeypatch.setattr(B, "_CODE", {})
-    monkeypatch.setattr(data, "_RUNS", {})
+    forget_runs_and_code(monkeypatch)
     assert data_diagnostics(first) == want[first]
     before = len(compiles)
     assert data_diagnostics(second) == want[second]
@@ -141,8 +147,7 @@ def test_a_variant_overriding_a_rule_the_data_check_reads_gets_its_own_findings(
     assert edges and not [d for d in want[lenient] if (d.pointer or "").startswith("/army/")]
     assert [d for d in want[strict] if d not in edges] == want[lenient]  # the rest is found by both
     for order in ((strict, lenient), (lenient, strict)):
-        monkeypatch.setattr(B, "_CODE", {})
-        monkeypatch.setattr(data, "_RUNS", {})
+        forget_runs_and_code(monkeypatch)
         for p in order:
             assert data_diagnostics(p) == want[p], (order, p)
 
@@ -337,3 +342,153 @@ def test_a_data_check_that_reaches_a_procedure_s_steps_runs(tmp_path: Path, monk
     monkeypatch.chdir(tmp_path)
     found = api.load_ruleset(Path("p.rules"), use_cache=False, check_cache=False).diagnostics
     assert [(d.code, d.message) for d in found] == [("C027", "stopped")]
+
+
+# ---------------------------------------------------------------- writings played again (``written``)
+
+
+def writings(path: Path) -> list[tuple[Any, ...]]:
+    """What loading ``path`` defines in its backend (its data check's functions): each function's name,
+    its source and what each constant its source names is, said of the program itself (its own unit,
+    data alias or function, and of a function value or built-in value whether it runs in this
+    program), in the order they are made."""
+    import types
+
+    from validator.lang.program import Unit
+
+    out: list[tuple[Any, ...]] = []
+    real = B.define
+
+    def what(program: Any, g: dict[str, Any], v: Any) -> Any:
+        aliases = {id(b.value): (ns.key == program.entry.key, a) for ns in program.loaded.namespaces.values()
+                   for a, b in ns.data.items()}
+        if id(v) in aliases:
+            return ("data", *aliases[id(v)])
+        if isinstance(v, Unit):
+            return ("unit", v.name, program.units[(v.ns, v.name)] is v)
+        if isinstance(v, R.UnitFunction):
+            return ("function value", v.unit.name, program.units[(v.unit.ns, v.unit.name)] is v.unit,
+                    v.interp is g["_PROTO"])
+        if isinstance(v, R.BuiltinFunction):
+            return ("built-in value", v.builtin.name, v.interp is g["_PROTO"])
+        if isinstance(v, types.FunctionType):
+            return ("function", v.__name__, v.__globals__ is g or v.__module__)
+        if isinstance(v, dict):
+            return ("table", [what(program, g, c) for c in v.values()])
+        return (type(v).__name__, repr(v))
+
+    def define(source: str, filename: str, g: dict[str, Any], like: Any = None) -> Any:
+        program = g["_PROTO"].program
+        out.append((filename, source, [(k, what(program, g, g[k])) for k in sorted(g) if k.startswith("_k") and k in source]))
+        return real(source, filename, g, like)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(B, "define", define)
+        api.load_ruleset(path, use_cache=False, check_cache=False)
+    return out
+
+
+def test_a_variant_plays_the_base_s_writing_again_with_its_own_objects(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The standard rules' data check on the teaching map, then on another map (``many.rules``): the
+    second program writes none of the functions the first wrote again, yet defines the same sources, each
+    constant its own (its map, its units), as in a process that wrote nothing before; and it finds
+    what the reference finds."""
+    first, second = Path("rulesets/diplomacy/teaching.rules"), Path("tests/maps/many.rules")
+    with nothing_shared():
+        alone = writings(second)
+    assert any(c[1][:2] == ("data", True) for _, _, consts in alone for c in consts)  # (it names its own map)
+    want = reference_findings(second)
+    forget_runs_and_code(monkeypatch)
+    written_here: list[str] = []
+    real = B.Backend.write_unit
+
+    def counted(self: B.Backend, unit: Any, name: str) -> Any:
+        written_here.append(unit.name)
+        return real(self, unit, name)
+
+    monkeypatch.setattr(B.Backend, "write_unit", counted)
+    writings(first)
+    by_first = set(written_here)
+    assert len(by_first) > 20  # (the first wrote its functions)
+    del written_here[:]
+    assert writings(second) == alone
+    # none of those written for the first is written again (only those its own mistakes reach)
+    assert len(alone) > len(written_here) and not by_first & set(written_here), written_here
+    assert data_diagnostics(second) == want != []
+
+
+INLINED = """ruleset t.inlined "inlined"
+input k: int at "/k"
+def h(x) = x * 10 + k
+def g(x) = h(x) + 1
+def v = g(3)
+def w = k + 7
+query main = [v, w]
+"""
+
+
+@pytest.mark.parametrize("base_first", [True, False])
+def test_a_variant_overriding_a_definition_written_into_another_writes_that_one_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base_first: bool) -> None:
+    """`h` and `g` read the state and are each named once, so the backend writes them where they are
+    called (``Backend.inlines``): `v`'s function holds `g`'s code, which holds `h`'s. A variant
+    overriding `h` gets a `v` written for it, never the base's played again, and the answer its own,
+    on both engines; a variant overriding `w` alone plays the base's `v` again."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "base.rules").write_text(INLINED)
+    (tmp_path / "deep.rules").write_text('ruleset t.deep "deep"\nextends "base.rules"\noverride def h(x) = x * 100 + k\n')
+    (tmp_path / "other.rules").write_text('ruleset t.other "other"\nextends "base.rules"\noverride def w = k + 8\n')
+    monkeypatch.chdir(tmp_path)
+    want = {"base": [33, 9], "deep": [303, 9], "other": [33, 10]}
+    forget_runs_and_code(monkeypatch)
+    written_here: list[str] = []
+    real = B.Backend.write_unit
+
+    def counted(self: B.Backend, unit: Any, name: str) -> Any:
+        written_here.append(unit.name)
+        return real(self, unit, name)
+
+    monkeypatch.setattr(B.Backend, "write_unit", counted)
+    order = ["base", "deep", "other"] if base_first else ["deep", "other", "base"]
+    for name in order:
+        rs = api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False)
+        inlined = [u for u in rs.program.units.values() if u.name in ("g", "h")]
+        assert len(inlined) == 2 and all(rs.backend().inlines(u) for u in inlined)  # (as the test says)
+        del written_here[:]
+        for engine in ("backend", "reference"):
+            assert rs.run({"k": 2}, engine=engine) == want[name], (name, engine)
+        assert "g" not in written_here and "h" not in written_here  # (written in `v`)
+        # `v` played again in the last (after a program with the same `h`: "other" after "base", "base"
+        # after "other"), never in "deep"; `w` written in the first and in "other" (its own `w`)
+        assert ("v" not in written_here) == (name == order[-1]), (name, written_here)
+        assert ("w" in written_here) == (name in (order[0], "other")), (name, written_here)
+
+
+def test_code_made_by_renaming_is_what_compiling_the_renamed_text_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where another program names the constants of a writing played again otherwise (the ancmed and
+    pure maps' checks reach their functions in another order than the standard map's), the recorded
+    code with the names replaced (``written._renamed_code``) stands for compiling the renamed text:
+    it must be the same code object, in the same file."""
+    made: list[tuple[str, str, Any]] = []
+    real = B._compiled
+
+    def compiled(source: str, filename: str, like: Any = None) -> Any:
+        fresh = (source, filename) not in B._CODE
+        code = real(source, filename, like)
+        if fresh and like is not None:
+            made.append((source, filename, code))
+        return code
+
+    monkeypatch.setattr(B, "_compiled", compiled)
+    with nothing_shared():
+        for name in ("standard", "ancmed", "pure"):
+            api.load_ruleset(ROOT / "rulesets" / "diplomacy" / f"{name}.rules", use_cache=False, check_cache=False)
+    assert len(made) > 10
+
+    def same(a: Any, b: Any) -> bool:
+        nested = [(x, y) for x, y in zip(a.co_consts, b.co_consts) if hasattr(x, "co_code")]
+        return (a == b and (a.co_filename, a.co_qualname, a.co_names) == (b.co_filename, b.co_qualname, b.co_names)
+                and all(same(x, y) for x, y in nested))
+
+    for source, filename, code in made:
+        assert same(code, B._compile_text(source, filename)), filename

@@ -15,7 +15,7 @@ import pytest
 from validator import api
 from validator.core import blobcache, checkcache
 from validator.core.diagnostics import Span
-from validator.engine import backend, codecache, data
+from validator.engine import backend, codecache, data, written
 from validator.lang import ast as A
 from validator.lang import astcache, loader, syntax
 
@@ -50,13 +50,14 @@ class Counted:
 
 
 def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
-    """Forget what this process keeps of loaded rulesets, parsed modules, data checks and compiled
-    code, as a new process would; count the parses and compilations from now on."""
+    """Forget what this process keeps of loaded rulesets, parsed modules, data checks, writings and
+    compiled code, as a new process would; count the parses and compilations from now on."""
     monkeypatch.setattr(api, "_cache", {})
     monkeypatch.setattr(loader, "_module_cache", {})
     monkeypatch.setattr(loader, "_data_cache", {})
     monkeypatch.setattr(data, "_RUNS", {})
     monkeypatch.setattr(backend, "_CODE", {})
+    monkeypatch.setattr(written, "_KEPT", {})
     return Counted(monkeypatch)
 
 

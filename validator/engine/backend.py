@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator, NamedTuple, cast
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
-from . import codecache
+from . import codecache, written
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
@@ -330,11 +330,14 @@ class Backend:
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
+        self.log: list[tuple[Any, ...]] | None = None  # what a writing names and compiles (``written``)
+        self.summaries: dict[int, Any] = {}  # what a writing reads of each unit (``written.key``), by its number
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = any(u.rolls for u in program.units.values())
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
+        self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
 
     def memo_free(self, unit: Unit) -> bool:
         """Whether a `def`'s function is written without its memo, which could not be seen: its value is
@@ -352,12 +355,15 @@ class Backend:
         if self.impure is None:
             seeds = {k for k, u in units.items() if u.rolls or u.kind == "procedure"}
             self.impure = _readers_of(seeds, program.refs)
+            for k, deps in program.refs.items():
+                for d in deps:
+                    self.callers.setdefault(d, []).append(k)
         key = (unit.ns, unit.name)
-        callers = [units[k] for k, deps in program.refs.items() if key in deps]
+        callers = self.callers.get(key, ())
         if key in self.impure or units.get(key) is not unit or len(callers) != 1:
             return False
-        named = [r for r in callers[0].bound.values() if isinstance(r, UnitRef) and r.unit is unit]
-        caller = callers[0]
+        caller = units[callers[0]]
+        named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
         return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None
                                     or self.memo_free(caller))
 
@@ -376,6 +382,8 @@ class Backend:
             self.n += 1
             name = self.consts[key] = f"_k{self.n}"
             self.g[name] = value
+        if self.log is not None:
+            self.log.append(("const", value, name))
         return name
 
     def unit_name(self, unit: Unit) -> str:
@@ -384,6 +392,8 @@ class Backend:
         if name is None:
             name = self.unit_names[unit.index] = f"_u{len(self.unit_names) + 1}"
             self.g[name] = _Stub(self, unit, name)
+        if self.log is not None:
+            self.log.append(("unit", unit, name))
         return name
 
     def function(self, unit: Unit) -> Callable[..., Any]:
@@ -412,17 +422,22 @@ class Backend:
     # -- writing a unit
 
     def write(self, unit: Unit, name: str) -> Callable[..., Any]:
+        """``unit``'s function, written, or played again from its writing for another program that read
+        all the same (``written``)."""
         try:
-            if unit.state_free and unit.kind in (*DEFS, "const"):
-                body = self.write_plain(unit, name + "_body", entry=True)
-                return self.compiled(name, self.alone_source(_Writer(self, unit.bound), unit, name, body))
-            return self.write_plain(unit, name)
+            return written.write(self, unit, name, self.write_unit)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
             if not err.span.line:
                 err.span = unit.span
             raise
         except RecursionError:
             raise Unwritable("E005", "a definition is nested too deeply to write", unit.span) from None
+
+    def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
+        if unit.state_free and unit.kind in (*DEFS, "const"):
+            body = self.write_plain(unit, name + "_body", entry=True)
+            return self.compiled(name, self.alone_source(_Writer(self, unit.bound), unit, name, body))
+        return self.write_plain(unit, name)
 
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
         w = _Writer(self, unit.bound)
@@ -443,10 +458,13 @@ class Backend:
             raise AssertionError(f"no function for a {kind}")
         return self.compiled(name, source)
 
-    def compiled(self, name: str, source: str) -> Callable[..., Any]:
+    def compiled(self, name: str, source: str, like: Callable[[str], types.CodeType | None] | None = None) -> Callable[..., Any]:
         if self.shown is not None:
             self.shown.append(source)
-        return define(source, f"<ruleval {name}>", self.g)
+        fn = define(source, f"<ruleval {name}>", self.g, like)
+        if self.log is not None:
+            self.log.append(("code", name, source, fn))
+        return fn
 
     def source_of(self, unit: Unit) -> list[str]:
         """The Python source the backend writes for a unit (its function, its body, a table's cells):
@@ -1139,12 +1157,16 @@ class Backend:
             unit = target.unit
             if unit.kind in (*DEFS, "query"):
                 w.cost(1)  # (the call's step: ``function_source``)
-                if self.memo_free(unit) and not (unit.state_free or unit.counted):
+                if self.inlines(unit):
                     return self.inlined(w, unit, args)
             return self.tmp(w, f"{self.unit_name(unit)}(ctx{''.join(', ' + a for a in args)})")
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
+
+    def inlines(self, unit: Unit) -> bool:
+        """Whether a call of the definition ``unit`` is written where it is called (``inlined``)."""
+        return self.memo_free(unit) and not (unit.state_free or unit.counted)
 
     def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
         """A function without a memo written at its one call (``memo_free``), its arguments in locals."""
@@ -1282,13 +1304,17 @@ _code_chars = 0  # the length of the sources _CODE keeps
 MAX_CODE_CHARS = 32_000_000
 
 
-def _compiled(source: str, filename: str) -> types.CodeType:
-    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``)."""
+def _compiled(source: str, filename: str, like: Callable[[str], types.CodeType | None] | None = None) -> types.CodeType:
+    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``), or
+    ``like(filename)``, what compiling it gives when that is known without compiling (another text's
+    code with its names replaced, ``written``), unless None."""
     global _code_chars
     key = (source, filename)
     code = _CODE.get(key)
     if code is None:
-        code = codecache.compiled(source, filename, _compile_text)  # (kept signed by an earlier process, or compiled)
+        code = like(filename) if like is not None else None
+        if code is None:  # (kept signed by an earlier process, or compiled)
+            code = codecache.compiled(source, filename, _compile_text)
         if _code_chars + len(source) > MAX_CODE_CHARS:
             _CODE.clear()
             _code_chars = 0
@@ -1307,10 +1333,12 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
         raise Unwritable("E005", f"a definition is nested too deeply to write ({type(exc).__name__})") from None
 
 
-def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
-    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled, not
-    run (its function is made from the code object)."""
-    return types.FunctionType(next(c for c in _compiled(source, filename).co_consts if isinstance(c, types.CodeType)), g)
+def define(source: str, filename: str, g: dict[str, Any],
+           like: Callable[[str], types.CodeType | None] | None = None) -> Callable[..., Any]:
+    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled (or
+    its code found ``like`` it, ``_compiled``), not run (its function is made from the code object)."""
+    code = _compiled(source, filename, like)
+    return types.FunctionType(next(c for c in code.co_consts if isinstance(c, types.CodeType)), g)
 
 
 __all__ = ["Backend"]
