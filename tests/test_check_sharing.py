@@ -9,6 +9,7 @@ made equal to the reference's, whichever rulesets were checked before in the pro
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Iterator
@@ -347,8 +348,9 @@ def test_a_data_check_that_reaches_a_procedure_s_steps_runs(tmp_path: Path, monk
 # ---------------------------------------------------------------- writings played again (``written``)
 
 
-def writings(path: Path) -> list[tuple[Any, ...]]:
-    """What loading ``path`` defines in its backend (its data check's functions): each function's name,
+def writings(path: Path, every: bool = False) -> list[tuple[Any, ...]]:
+    """What loading ``path`` defines in its backend (its data check's functions; with ``every``, then the
+    function of every definition, ``Backend.write_all``): each function's name,
     its source and what each constant its source names is, said of the program itself (its own unit,
     data alias or function, and of a function value or built-in value whether it runs in this
     program), in the order they are made."""
@@ -379,13 +381,45 @@ def writings(path: Path) -> list[tuple[Any, ...]]:
 
     def define(source: str, filename: str, g: dict[str, Any], like: Any = None) -> Any:
         program = g["_PROTO"].program
-        out.append((filename, source, [(k, what(program, g, g[k])) for k in sorted(g) if k.startswith("_k") and k in source]))
+        named = set(re.findall(r"\b_k[0-9]+\b", source))
+        out.append((filename, source, [(k, what(program, g, g[k])) for k in sorted(g) if k in named]))
         return real(source, filename, g, like)
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(B, "define", define)
-        api.load_ruleset(path, use_cache=False, check_cache=False)
+        rs = api.load_ruleset(path, use_cache=False, check_cache=False)
+        if every:
+            rs.backend().write_all()
     return out
+
+
+BUNDLED = sorted(p.relative_to(ROOT) for p in (ROOT / "rulesets").rglob("*.rules"))
+
+
+def test_every_bundled_ruleset_s_code_played_again_is_the_code_it_writes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every bundled ruleset loaded in the order a check takes them, in one process, each running its
+    own data check and with the function of every definition written (most played again from another
+    program's writing, ``written``), defines the same sources with the same constants, each of its own
+    program, as when it is loaded in a process that wrote nothing: the key of a writing misses nothing
+    the bundled rules make the writer read (it fails without ``memo_free`` or the inlined units in it)."""
+    monkeypatch.chdir(ROOT)
+    together = {}
+    played: list[str] = []
+    real = written._replay
+
+    def counted(backend: Any, unit: Any, name: str, found: Any) -> Any:
+        played.append(name)
+        return real(backend, unit, name, found)
+
+    monkeypatch.setattr(written, "_replay", counted)
+    with nothing_shared():
+        for p in BUNDLED:
+            data._RUNS.clear()  # (each its own data check: the same functions met in the same order as alone)
+            together[p] = writings(p, every=True)
+    assert sum(len(w) for w in together.values()) > 300 and len(played) > 300  # (most played again)
+    for p in BUNDLED:
+        with nothing_shared():
+            assert writings(p, every=True) == together[p], p
 
 
 def test_a_variant_plays_the_base_s_writing_again_with_its_own_objects(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
