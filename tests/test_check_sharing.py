@@ -348,6 +348,19 @@ def test_a_data_check_that_reaches_a_procedure_s_steps_runs(tmp_path: Path, monk
 # ---------------------------------------------------------------- writings played again (``written``)
 
 
+def units_written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the units the backend writes from now on (not those played again, ``written``)."""
+    names: list[str] = []
+    real = B.Backend.write_unit
+
+    def counted(self: B.Backend, unit: Any, name: str) -> Any:
+        names.append(unit.name)
+        return real(self, unit, name)
+
+    monkeypatch.setattr(B.Backend, "write_unit", counted)
+    return names
+
+
 def writings(path: Path, every: bool = False) -> list[tuple[Any, ...]]:
     """What loading ``path`` defines in its backend (its data check's functions; with ``every``, then the
     function of every definition, ``Backend.write_all``): each function's name,
@@ -433,14 +446,7 @@ def test_a_variant_plays_the_base_s_writing_again_with_its_own_objects(tree: Pat
     assert any(c[1][:2] == ("data", True) for _, _, consts in alone for c in consts)  # (it names its own map)
     want = reference_findings(second)
     forget_runs_and_code(monkeypatch)
-    written_here: list[str] = []
-    real = B.Backend.write_unit
-
-    def counted(self: B.Backend, unit: Any, name: str) -> Any:
-        written_here.append(unit.name)
-        return real(self, unit, name)
-
-    monkeypatch.setattr(B.Backend, "write_unit", counted)
+    written_here = units_written(monkeypatch)
     writings(first)
     by_first = set(written_here)
     assert len(by_first) > 20  # (the first wrote its functions)
@@ -475,14 +481,7 @@ def test_a_variant_overriding_a_definition_written_into_another_writes_that_one_
     monkeypatch.chdir(tmp_path)
     want = {"base": [33, 9], "deep": [303, 9], "other": [33, 10]}
     forget_runs_and_code(monkeypatch)
-    written_here: list[str] = []
-    real = B.Backend.write_unit
-
-    def counted(self: B.Backend, unit: Any, name: str) -> Any:
-        written_here.append(unit.name)
-        return real(self, unit, name)
-
-    monkeypatch.setattr(B.Backend, "write_unit", counted)
+    written_here = units_written(monkeypatch)
     order = ["base", "deep", "other"] if base_first else ["deep", "other", "base"]
     for name in order:
         rs = api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False)

@@ -103,9 +103,9 @@ class _Kept(R.Kept):
     """``reference.Kept`` as the backend keeps it, made from what its run of its own paid (``Run.paid``:
     the kept values it read, directly or through others, each once): ``total``, the steps it and they
     take alone (that run's steps), and ``below``, those values, so that a run pays them at once (and a
-    step for each it finds, as ``reference.pay``); kept
-    while the program's ``room`` for them lasts (a value's ``below`` may hold all the values kept
-    before it: with no bound, their memory would grow as the square of their number). With
+    step for each it finds, as ``reference.pay``); kept while the program's ``room`` for them lasts (a
+    value's ``below`` may hold all the values kept before it: with no bound, their memory would grow
+    as the square of their number). With
     ``below``, ``reads`` is ``below`` (which reaches the same values); without, those of the values
     that none of the others read."""
 
@@ -131,10 +131,10 @@ _BELOW_ROOM = 1_000_000
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
     """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, in
     fewer Python steps: a value whose ``below`` is kept pays at once what of it the run has not paid.
-    The same count: what a run has
-    paid holds all that each value in it read (``reference.pay`` walks no further than a paid value),
-    so what the walk from a value adds is the value and its ``below``, less what is paid. (The run's
-    ``reads`` and ``paid_steps`` are not kept: ``_Kept`` is made from its ``paid`` alone.)"""
+    The same count: what a run has paid holds all that each value in it read (``reference.pay`` walks
+    no further than a paid value), so what the walk from a value adds is the value and its ``below``,
+    less what is paid. (The run's ``reads`` and ``paid_steps`` are not kept: ``_Kept`` is made from
+    its ``paid`` alone.)"""
     paid = run.paid
     steps, todo = 0, [kept]
     while todo:
