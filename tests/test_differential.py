@@ -247,20 +247,26 @@ def shared_state_free(draw: Any) -> tuple[str, list[str], list[str]]:
 
 
 @settings(max_examples=300 if LONG else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(program=shared_state_free(), budgets=st.lists(st.integers(1, 300), max_size=2))
+@given(program=shared_state_free(), budgets=st.lists(st.integers(1, 300), max_size=2),
+       room=st.sampled_from([None, 0, 4]))
 def test_a_warmed_backend_charges_its_state_free_values_as_a_cold_one(
-        program: tuple[str, list[str], list[str]], budgets: list[int]) -> None:
+        program: tuple[str, list[str], list[str]], budgets: list[int], room: int | None) -> None:
     """Issue 45: the backend pays a kept value's steps in one go (``backend._pay``), not walking
     ``reference.pay``'s way. Whatever ran before, a query costs a
     warmed backend what it costs a cold one (whose values are all computed in the run), which bounds
     the reference's; and under budgets at the reference's steps, one below them, and small ones, the
-    two engines give the same outcome. A fast path that pays less than the walk fails here."""
+    two engines give the same outcome. A fast path that pays less than the walk fails here. The
+    warmed backend's ``room`` for what its kept values paid (``backend._Kept``) is the default, none
+    (each value is paid by the reference's walk over what it read), or a few values' (both ways in
+    one run)."""
     text, queries, order = program
     path = _ROOT / "shared_state_free.rules"
     path.write_text(text)
     cold = {q: steps(load_ruleset(path, use_cache=False), {}, {"query": q}, "backend") for q in queries}
     rs = load_ruleset(path, use_cache=False)
     assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    if room is not None:
+        rs.backend().g["_ROOM"][0] = room
     for q in order:
         outcome(rs, {}, {"query": q}, "backend")  # warm: its values are kept, in this order
     for q in queries:

@@ -28,7 +28,6 @@ import re
 import types
 import warnings
 from fractions import Fraction
-from itertools import chain
 from operator import attrgetter
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, cast
@@ -100,60 +99,51 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 
 
 class _Kept(R.Kept):
-    """``reference.Kept`` as the backend keeps it, made from what its run of its own paid (``Run.paid``:
-    the kept values it read, directly or through others, each once): ``total``, the steps it and they
-    take alone (that run's steps), and ``below``, those values, so that a run pays them at once (and a
-    step for each it finds, as ``reference.pay``); kept while the program's ``room`` for them lasts (a
+    """``reference.Kept`` (its own steps and the values its run of its own read, ``reads``) with what
+    that run paid (``Run.paid``: the kept values it read, directly or through others, each once):
+    ``total``, the steps it and they take alone (that run's steps), and ``below``, those values, so
+    that a run pays them at once (``_pay``); kept while the program's ``room`` for them lasts (a
     value's ``below`` may hold all the values kept before it: with no bound, their memory would grow
-    as the square of their number). With
-    ``below``, ``reads`` is ``below`` (which reaches the same values); without, those of the values
-    that none of the others read."""
+    as the square of their number)."""
 
     __slots__ = ("below", "total")
 
     def __init__(self, value: Any, sub: R.Run, room: list[int]) -> None:
-        paid = sub.paid
-        self.value, self.total = value, sub.steps
-        self.own = sub.steps - sum(map(_OWN, paid)) if paid else sub.steps
+        super().__init__(value, sub)
+        paid, self.total = sub.paid, sub.steps
         self.below: set[R.Kept] | None = None
         if room[0] >= len(paid):
             room[0] -= len(paid)
-            self.below = self.reads = paid
-        else:
-            self.reads = tuple(paid.difference(chain.from_iterable(map(_READS, paid))))
+            self.below = paid
 
 
-_OWN, _READS = attrgetter("own"), attrgetter("reads")
+_OWN = attrgetter("own")
 # how many values the ``below`` of a program's kept values hold in all, at most (``_Kept``)
 _BELOW_ROOM = 1_000_000
 
 
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
-    """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, in
-    fewer Python steps: a value whose ``below`` is kept pays at once what of it the run has not paid.
-    The same count: what a run has paid holds all that each value in it read (``reference.pay`` walks
-    no further than a paid value), so what the walk from a value adds is the value and its ``below``,
-    less what is paid. (The run's ``reads`` and ``paid_steps`` are not kept: ``_Kept`` is made from
-    its ``paid`` alone.)"""
+    """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, at
+    once when its ``below`` is kept: what a run has paid holds all that each value in it read
+    (``reference.pay`` walks no further than a paid value), so what the walk from the value adds is
+    the value and what of its ``below`` is not paid. Each ``below`` looked at is of a value the run
+    pays, whose own steps count a step for each value of it (its run of its own found them): the
+    time it takes is bounded by the steps charged."""
+    below = kept.below
+    if below is None:
+        return R.pay(run, kept, span)
     paid = run.paid
-    steps, todo = 0, [kept]
-    while todo:
-        k: Any = todo.pop()
-        if k in paid:
-            continue
-        paid.add(k)
-        below = k.below
-        if below is None:
-            steps += k.own + 1
-            todo += k.reads
-        elif paid.isdisjoint(below):
-            steps += k.total + 1 + len(below)
-            paid |= below
-        else:
-            new = below - paid
-            steps += k.own + 1 + sum(map(_OWN, new)) + len(new)
-            paid |= new
-    run.steps += steps
+    run.reads.append(kept)
+    if paid.isdisjoint(below):
+        paid |= below
+        own, found = kept.total, len(below)
+    else:
+        new = below - paid
+        paid |= new
+        own, found = kept.own + sum(map(_OWN, new)), len(new)
+    paid.add(kept)
+    run.paid_steps += own
+    run.steps += own + found + 1
     if run.steps > run.budget:
         raise R.over_budget(run, span)
 
