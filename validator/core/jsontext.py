@@ -102,6 +102,8 @@ def _with_floats_read(v: Any) -> Any:
     if t is dict:
         out = None
         for k, x in v.items():
+            if type(x) not in _HOLDERS:  # (a text, a whole number, a truth value, none: as they are)
+                continue
             y = _with_floats_read(x)
             if y is not _SAME:
                 if out is None:
@@ -111,6 +113,8 @@ def _with_floats_read(v: Any) -> Any:
     if t is list or t is tuple:
         changed = None
         for i, x in enumerate(v):
+            if type(x) not in _HOLDERS:
+                continue
             y = _with_floats_read(x)
             if y is not _SAME:
                 if changed is None:
@@ -120,6 +124,7 @@ def _with_floats_read(v: Any) -> Any:
     return _SAME
 
 
+_HOLDERS = frozenset({float, dict, list, tuple})  # what may be or hold a float (``_with_floats_read``)
 MAX_EXPONENT = 400
 _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 
@@ -300,6 +305,8 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
     """(JSON pointer, what is wrong) for the first part of a value that JSON text could not hold or
     that ``loads`` would refuse (nested too deep, NaN or infinity, a lone surrogate, an integer of
     too many digits, a value of no JSON type), or None. Iterative: any depth is safe to ask about."""
+    if _sound(value, max_depth):  # (the common answer, found without the pointers: then the first problem with them)
+        return None
     todo: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while todo:
         v, path = todo.pop()
@@ -332,6 +339,40 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
         return _pointer(path), f"a value of no JSON type (`{t.__name__}`)"
     return None
 
+
+
+def _sound(value: Any, max_depth: int) -> bool:
+    """Whether ``value_problem`` finds nothing in ``value``: the same tests, without the pointers,
+    a container's texts, numbers, truth values and nones tested where it is read."""
+    if type(value) not in (dict, list, tuple):
+        return False  # (a lone value: asked as it is)
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    lone = _LONE.search
+    while todo:
+        v, depth = todo.pop()
+        if depth >= max_depth:
+            return False
+        t = type(v)
+        if t is dict:
+            for k in v:
+                if type(k) is not str or not k.isascii() and lone(k):
+                    return False
+        for x in v.values() if t is dict else v:
+            tx = type(x)
+            if tx is str:
+                if not x.isascii() and lone(x):
+                    return False
+            elif tx is int:
+                if x.bit_length() >= 199 and abs(x) >= _TOO_MANY_DIGITS:
+                    return False
+            elif tx is float:
+                if not math.isfinite(x):
+                    return False
+            elif tx is dict or tx is list or tx is tuple:
+                todo.append((x, depth + 1))
+            elif x is not None and tx is not bool and tx is not Fraction:
+                return False
+    return True
 
 
 def _pointer(path: tuple[Any, ...]) -> str:

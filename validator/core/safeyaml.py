@@ -17,7 +17,9 @@ here, counting (about half the C loader's speed, on test-case files).
 
 from __future__ import annotations
 
+import operator
 import re
+from collections import deque
 from typing import Any
 
 import yaml
@@ -150,20 +152,8 @@ def _no_repeats(cls: type) -> type:
     class NoRepeats(cls):  # type: ignore[valid-type, misc]
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, MappingNode):
-                # keyed by the value each key reads as: `1` and `0x1`, `1` and `1.0`, `true` and `1` are one
-                # key of a Python dict, and one of the two values would be lost without a word
-                seen: dict[Any, ScalarNode] = {}
-                for key, _ in node.value:
-                    if isinstance(key, ScalarNode) and key.tag != _MERGE:
-                        value = self.construct_object(key)
-                        first = seen.get(value)
-                        if first is None:
-                            seen[value] = key
-                        else:
-                            again = "" if first.value == key.value else f" (as `{first.value}`)"
-                            raise ConstructorError("while reading a mapping", node.start_mark,
-                                                   f"key `{key.value}` given twice{again} (first on line "
-                                                   f"{first.start_mark.line + 1})", key.start_mark)
+                _keys_once(node, [(key, self.construct_object(key)) for key, _ in node.value
+                                  if isinstance(key, ScalarNode) and key.tag != _MERGE])
             return super().construct_mapping(node, deep)
 
         def construct_object(self, node: Any, deep: bool = False) -> Any:
@@ -195,6 +185,111 @@ def _no_repeats(cls: type) -> type:
 MAX_INT_CHARS = 100  # an integer written longer than this is refused (states allow 60 digits: `jsontext`)
 
 
+def _keys_once(node: MappingNode, keys: list[tuple[ScalarNode, Any]]) -> None:
+    """A ``ConstructorError`` at the first key of a mapping given twice; ``keys``: its scalar keys
+    (but a merge's) each with the value it reads as. Keyed by that value: `1` and `0x1`, `1` and `1.0`,
+    `true` and `1` are one key of a Python dict, and one of the two values would be lost without a word."""
+    seen: dict[Any, ScalarNode] = {}
+    for key, value in keys:
+        first = seen.setdefault(value, key)
+        if first is not key:
+            again = "" if first.value == key.value else f" (as `{first.value}`)"
+            raise ConstructorError("while reading a mapping", node.start_mark,
+                                   f"key `{key.value}` given twice{again} (first on line "
+                                   f"{first.start_mark.line + 1})", key.start_mark)
+
+
+class _Unplain(Exception):
+    """A node ``_direct`` leaves to PyYAML's constructor."""
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+# the scalar tags whose constructors give a value at once (no generator), each a hashable one
+_SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
+
+
+_TAGS: dict[tuple[str, Any], str] = {}  # a scalar's tag by its text and (plain, quoted) (``_direct``)
+
+
+def _direct(cls: Any) -> type:
+    """``cls`` building a document of texts, lists and mappings itself: PyYAML's constructor keeps
+    every node in a table and fills each container through a generator, most of reading a data file.
+    The same values, and the same first error: containers are filled in PyYAML's order (breadth first,
+    a mapping's keys all read before its values), a scalar of another tag by PyYAML's constructor.
+    A document holding anything else (a merge, a set, a tagged container) is read by PyYAML's
+    constructor from the start."""
+
+    class Direct(cls):  # type: ignore[valid-type, misc]
+        # The C composer asks the resolver at every node: with no path resolvers (PyYAML's safe loader
+        # has none) the answer is to do nothing, given by a built-in that ignores its arguments at a
+        # fraction of a Python call's cost. A plain scalar's tag depends on its text alone: kept.
+        descend_resolver = staticmethod(operator.is_)  # (parent, index): ignored
+        ascend_resolver = staticmethod(tuple)  # (): ignored
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is not ScalarNode:
+                return super().resolve(kind, value, implicit)
+            tag = _TAGS.get((value, implicit))
+            if tag is None:
+                if len(_TAGS) >= 100_000:
+                    _TAGS.clear()
+                tag = _TAGS[(value, implicit)] = super().resolve(kind, value, implicit)
+            return tag
+
+        def construct_document(self, node: Any) -> Any:
+            try:
+                return self.direct(node)
+            except _Unplain:
+                self.forget()
+                self.state_generators: list[Any] = []
+                return super().construct_document(node)
+
+        def direct(self, root: Node) -> Any:
+            todo: deque[tuple[Any, Node]] = deque()
+            scalar = self.construct_object
+
+            def value(node: Any) -> Any:
+                t, tag = type(node), node.tag
+                if t is ScalarNode:
+                    if tag == _STR:
+                        return node.value
+                    if tag in _SCALARS:
+                        return scalar(node)
+                    raise _Unplain
+                if t is SequenceNode and tag == _SEQ:
+                    made: Any = []
+                elif t is MappingNode and tag == _MAP:
+                    made = {}
+                else:
+                    raise _Unplain
+                todo.append((made, node))
+                return made
+
+            top = value(root)
+            while todo:
+                made, node = todo.popleft()
+                if type(made) is list:
+                    made.extend(map(value, node.value))
+                    continue
+                pairs = node.value
+                if any(type(k) is not ScalarNode or (k.tag != _STR and k.tag not in _SCALARS) for k, _ in pairs):
+                    raise _Unplain
+                keys = [(k, value(k)) for k, _ in pairs]
+                _keys_once(node, keys)
+                for (_, key), (_, v) in zip(keys, pairs):
+                    made[key] = value(v)
+            self.forget()
+            return top
+
+        def forget(self) -> None:
+            """What PyYAML's constructor kept of the document's nodes (the scalars it was given) dropped."""
+            self.constructed_objects: dict[Any, Any] = {}
+            self.recursive_objects: dict[Any, Any] = {}
+
+    assert not cls.yaml_path_resolvers, "path resolvers are asked at each node"
+    return Direct
+
+
 def _unreadable(node: Any, exc: Exception) -> str:
     tag = str(getattr(node, "tag", "")).rsplit(":", 1)[-1]
     value = node.value if isinstance(node, ScalarNode) else ""
@@ -203,7 +298,7 @@ def _unreadable(node: Any, exc: Exception) -> str:
     return f"`{shown}` cannot be read as `!!{tag}`: {why}"
 
 
-_LOADERS = {(False, False): _no_repeats(_FastLoader), (False, True): _no_repeats(_CountingLoader),
+_LOADERS = {(False, False): _direct(_no_repeats(_FastLoader)), (False, True): _no_repeats(_CountingLoader),
             (True, False): _no_repeats(_with_lines(_FastLoader)), (True, True): _no_repeats(_with_lines(_CountingLoader))}
 
 

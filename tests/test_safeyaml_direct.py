@@ -1,0 +1,144 @@
+"""The YAML reader's direct construction (``safeyaml._direct``: texts, lists and mappings built without
+PyYAML's constructor) against PyYAML's constructor under the same loader: on generated documents, the
+same value (types included) or the same first error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.core import jsontext, safeyaml
+
+DIRECT = safeyaml._LOADERS[(False, False)]
+PYYAML = safeyaml._no_repeats(safeyaml._FastLoader)  # (what ``DIRECT`` adds its construction to)
+
+# keys that read as one another (`1`, `0x1`, `1.0`, `true`), texts, and keys PyYAML reads in ways of its own
+KEYS = ["a", "b", "'a'", "1", "0x1", "1.0", "true", "yes", "null", "~", "''", "2001-12-14", "!!str 1", "!!int x",
+        "[a]", "{a: 1}", "<<", "=", "!!binary aGk=", "1e400", "0o17", "-.inf"]
+SCALARS = ["x", "'quoted'", '"dq"', "5", "-3", "0x1F", "1_000", "2.5", "1.0", ".nan", "true", "False", "on", "null",
+           "~", "''", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2020-02-30", "!!str 5", "!!int 7", "!!int x",
+           "!!float 2", "!!bool maybe", "!!null ''", "!!binary aGVsbG8=", "!!timestamp abc", "1" * 120,
+           "!!python/name:os.system", "!custom x", "!!set {a, b}", "!!omap [{a: 1}]", "!!seq [1]", "!!map {a: 1}",
+           "!!str [1]", "&anchor y"]
+
+
+PLAIN_KEYS = ["a", "b", "c", "d", "1", "2", "'x'"]
+PLAIN = ["x", "y", "5", "2.5", "true", "null", "'q'"]  # (half the picks: most documents then read whole)
+
+
+def _doc(depth: int) -> st.SearchStrategy[str]:
+    scalar = st.one_of(st.sampled_from(PLAIN), st.sampled_from(SCALARS))
+    key = st.one_of(st.sampled_from(PLAIN_KEYS), st.sampled_from(KEYS))
+    if depth == 0:
+        return scalar
+    inner = _doc(depth - 1)
+    pairs = st.lists(st.tuples(key, inner), max_size=5)
+    mapping = pairs.map(lambda ps: "{" + ", ".join(f"{k}: {v}" for k, v in ps) + "}")
+    merge = st.tuples(pairs, pairs).map(lambda two: "{" + ", ".join(
+        [f"{k}: {v}" for k, v in two[0]] + ["<<: {" + ", ".join(f"{k}: {v}" for k, v in two[1]) + "}"]) + "}")
+    seq = st.lists(inner, max_size=5).map(lambda xs: "[" + ", ".join(xs) + "]")
+    tagged = st.tuples(st.sampled_from(["!!set ", "!!omap ", "!!pairs ", "!!seq ", "!!map ", "!x "]),
+                       st.one_of(mapping, seq)).map("".join)
+    return st.one_of(scalar, mapping, seq, mapping, seq, merge, tagged)
+
+
+def _typed(v: Any) -> Any:
+    """``v`` with each value's type beside it (1, 1.0 and True are equal in Python, not here)."""
+    if isinstance(v, dict):
+        return ("dict", [(_typed(k), _typed(x)) for k, x in v.items()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [_typed(x) for x in v])
+    if isinstance(v, (set, frozenset)):
+        return (type(v).__name__, sorted(map(repr, v)))
+    if isinstance(v, float) and v != v:
+        return ("float", "nan")
+    return (type(v).__name__, v)
+
+
+def _outcome(loader: Any, text: str) -> Any:
+    try:
+        reader = loader(text)
+        try:
+            return ("value", _typed(reader.get_single_data()))
+        finally:
+            reader.dispose()
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_doc(3))
+def test_direct_construction_is_pyyamls(text: str) -> None:
+    assert _outcome(DIRECT, text) == _outcome(PYYAML, text)
+
+
+def test_direct_construction_on_the_bundled_data() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.glob("rulesets/**/*.yaml"))]
+    assert texts
+    for text in texts:
+        assert _outcome(DIRECT, text) == _outcome(PYYAML, text)
+        assert _outcome(DIRECT, text)[0] == "value"
+
+
+def test_a_key_given_twice_is_found_first_in_pyyamls_order() -> None:
+    # a mapping's keys are all read before the mappings inside it: the outer repeat is the one reported
+    text = "a: {x: 1, x: 2}\n1: b\n0x1: c\n"
+    assert _outcome(DIRECT, text) == _outcome(PYYAML, text)
+    assert "key `0x1` given twice (as `1`)" in str(_outcome(DIRECT, text))
+
+
+# ---------------------------------------------------------------- what a data file's value is checked for
+
+_WIDE = [10 ** (jsontext.MAX_INT_DIGITS - 1), 10 ** jsontext.MAX_INT_DIGITS, -(10 ** jsontext.MAX_INT_DIGITS)]
+_leaf = st.one_of(st.text(max_size=3), st.sampled_from(["\ud800", "a\udfff", "é"]), st.none(), st.booleans(),
+                  st.integers(), st.sampled_from(_WIDE), st.floats(),
+                  st.fractions(max_denominator=9), st.sampled_from([b"x", frozenset({1}), object]))
+_key = st.one_of(st.text(max_size=2), st.sampled_from(["\udc80", 1, None, True]))
+_values = st.recursive(_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.lists(inner, max_size=3).map(tuple),
+    st.dictionaries(_key, inner, max_size=4)), max_leaves=25)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_values, st.integers(0, 4))
+def test_the_quick_pass_finds_a_problem_where_the_walk_does(value: Any, max_depth: int) -> None:
+    sound, walked = jsontext._sound(value, max_depth), _walked(value, max_depth)
+    assert not sound or walked is None  # (a lone value is left to the walk: not sound, whatever it is)
+    if type(value) in (dict, list, tuple):
+        assert sound == (walked is None)
+    assert jsontext.value_problem(value, max_depth) == _walked(value, max_depth)
+
+
+def _walked(value: Any, max_depth: int) -> Any:
+    """``value_problem`` by its walk alone (the pointers to the first problem)."""
+    sound, jsontext._sound = jsontext._sound, lambda v, d: False
+    try:
+        return jsontext.value_problem(value, max_depth)
+    finally:
+        jsontext._sound = sound
+
+
+@settings(max_examples=300, deadline=None)
+@given(_values)
+def test_floats_are_read_in_every_holder(value: Any) -> None:
+    found = jsontext.exact_numbers(value)
+    stack = [found]
+    while stack:
+        v = stack.pop()
+        assert type(v) is not float or v != v or v in (float("inf"), float("-inf"))
+        stack.extend(v.values() if type(v) is dict else v if type(v) in (list, tuple) else ())
+    assert (found is value) == (_floats(value) == 0)
+
+
+def _floats(v: Any) -> int:
+    if type(v) is float:
+        return 1 if v == v and v not in (float("inf"), float("-inf")) else 0
+    if type(v) in (list, tuple):
+        return sum(map(_floats, v))
+    return sum(map(_floats, v.values())) if type(v) is dict else 0
