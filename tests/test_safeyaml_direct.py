@@ -142,3 +142,12 @@ def _floats(v: Any) -> int:
     if type(v) in (list, tuple):
         return sum(map(_floats, v))
     return sum(map(_floats, v.values())) if type(v) is dict else 0
+
+
+def test_the_tag_table_keeps_no_long_text() -> None:
+    """The resolver's table of tags by text (``_TAGS``) outlives the file: a long plain text is
+    resolved each time, never kept, so a big data file leaves nothing of itself in memory."""
+    long = "x" * 5000
+    assert safeyaml.load(f"a: {long}\nb: [{long}, short]\n") == {"a": long, "b": [long, "short"]}
+    assert all(len(text) <= safeyaml._TAGGED_CHARS for text, _ in safeyaml._TAGS)
+    assert ("short", (True, False)) in safeyaml._TAGS

@@ -209,6 +209,7 @@ _SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "
 
 
 _TAGS: dict[tuple[str, Any], str] = {}  # a scalar's tag by its text and (plain, quoted) (``_direct``)
+_TAGGED_CHARS = 64  # longer texts are resolved each time: the table keeps at most 100 000 short ones
 
 
 def _direct(cls: Any) -> type:
@@ -228,6 +229,8 @@ def _direct(cls: Any) -> type:
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
             if kind is not ScalarNode:
+                return super().resolve(kind, value, implicit)
+            if len(value) > _TAGGED_CHARS:  # a long text is not kept past its file (memory)
                 return super().resolve(kind, value, implicit)
             tag = _TAGS.get((value, implicit))
             if tag is None:
