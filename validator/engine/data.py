@@ -28,7 +28,7 @@ import yaml
 
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, Span
-from ..lang.bind import bound_globals
+from ..lang.bind import bound_globals, place, unit_key
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
@@ -135,16 +135,12 @@ MAX_KEPT_RUNS = 64
 def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...], list[Any]]:
     """Everything a run of ``unit`` with no state reads of its program, as a hashable key, and the
     objects the key names by ``id`` (to hold while it is kept). For each definition the run may reach
-    (the reference graph from ``unit``, and the cycle policies of the decisions on it): where it is
-    (its module, or the ruleset's own namespace), its declaration, what the analysis says of it
-    (``Unit``'s flags), a table's cells, a decision's cycle policy, and what each global name it
-    mentions is bound to there (the definition, data object, type, member or built-in)."""
+    (the reference graph from ``unit``, and the cycle policies of the decisions on it): the unit
+    (``bind.unit_key``: where it is, its declaration, the analysis's flags), a table's cells, a
+    decision's cycle policy, and what each global name it mentions is bound to there (the
+    definition, data object, type, member or built-in)."""
     entry = program.entry.key
     holds: list[Any] = []
-
-    def where(nskey: str) -> str:
-        return "" if nskey == entry else nskey
-
     parts = []
     seen = {(unit.ns, unit.name)}
     todo = [(unit.ns, unit.name)]
@@ -159,15 +155,14 @@ def run_key(program: Program, unit: Unit, budget: int) -> tuple[tuple[Any, ...],
             holds.append(u.cells)
             extra = tuple((k, id(cell)) for k, cell in u.cells.items())
         elif u.policy is not None:
-            extra = (where(u.policy.ns), u.policy.name)
+            extra = (place(u.policy.ns, entry), u.policy.name)
             nexts.add((u.policy.ns, u.policy.name))
-        parts.append((where(u.ns), u.name, id(u.decl), u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions,
-                      names, extra))
+        parts.append((unit_key(u, entry), names, extra))
         for nxt in nexts:
             if nxt not in seen and nxt in program.units:
                 seen.add(nxt)
                 todo.append(nxt)
-    return (budget, where(unit.ns), unit.name, frozenset(parts)), holds
+    return (budget, place(unit.ns, entry), unit.name, frozenset(parts)), holds
 
 
 def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_STEP_BUDGET,

@@ -5,10 +5,10 @@ units written gave a source text already written for another program (452 are no
 and a cold check takes 6% fewer instructions, ``bench.startup --instructions``). Writing is a pure
 function of what the writer reads, so a unit is written once per key of all it reads (``key``):
 
-- the unit's declaration (by identity: variants share their base's declaration objects), its
-  name, where it is (its namespace, or the ruleset's own), its number in the program, the
-  analysis's flags the writer reads (kind, arity, state-free, counted, reads decisions) and whether
-  its memo is left out (``Backend.memo_free``, which depends on its callers), a table's cells;
+- the unit as ``bind.unit_key`` names it (its declaration by identity: variants share their base's
+  declaration objects; its name, where it is, kind, arity and the analysis's flags), its number in
+  the program and whether its memo is left out (``Backend.memo_free``, which depends on its
+  callers), a table's cells;
 - what each global name and member it writes is bound to (``bind.bound_globals``: a definition by
   its declaration, a member or built-in by its name, data by its kind and, a number or text, its
   value: the writer folds the type tests of a constant), and the same flags of every definition it
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.diagnostics import Span
 from ..lang import ast as A
-from ..lang.bind import DataRef, UnitRef, bound_globals
+from ..lang.bind import DataRef, UnitRef, bound_globals, place, unit_key
 from ..lang.program import DEFS, Unit
 from ..lib.builtins import DiceSpec
 from . import reference as R
@@ -105,8 +105,7 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         holds.append(u.decl)
         found = known.get(u.index)
         if found is None:
-            found = known[u.index] = ("" if u.ns == entry else u.ns, u.name, id(u.decl), u.kind, u.arity, u.index,
-                                      u.state_free, u.counted, u.uses_decisions, u.kind in DEFS and backend.memo_free(u))
+            found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memo_free(u))
         return found
 
     parts: list[Any] = [backend.dice]
@@ -134,7 +133,7 @@ def _template(backend: "Backend", unit: Unit, name: str, log: list[tuple[Any, ..
     entry = program.entry.key
 
     def where(u: Unit) -> tuple[str, str]:
-        return ("" if u.ns == entry else u.ns, u.name)
+        return (place(u.ns, entry), u.name)
 
     # imported data the writing may name (that the units written name), by identity: where it is bound
     data = {id(r.value): (*where(u), node) for u in units for node, r in u.bound.items() if isinstance(r, DataRef)}

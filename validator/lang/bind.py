@@ -320,6 +320,17 @@ def table_code(unit: Unit) -> list[A.Expr]:
     return cells + ([unit.body] if unit.body is not None else [])
 
 
+def place(ns: str, entry: str) -> str:
+    """A namespace as cache keys name it: "" for the ruleset's own ``entry`` (a variant's is its base's)."""
+    return "" if ns == entry else ns
+
+
+def unit_key(u: Unit, entry: str) -> tuple[Any, ...]:
+    """A definition as a part of a cache key (``data.run_key``, ``written.key``): where it is (``place``), its
+    name, declaration (by ``id``: the caller holds ``u.decl``), kind, arity and the analysis's flags."""
+    return (place(u.ns, entry), u.name, id(u.decl), u.kind, u.arity, u.state_free, u.recursive, u.counted, u.uses_decisions)
+
+
 def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any], Any] | None = None) -> tuple[Any, ...]:
     """What each global name and module member ``unit``'s code writes is bound to (``Unit.bound``), as
     a part of a cache key (what a declaration's checks read of it, ``program.Resolver`` and
@@ -332,7 +343,7 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
         if isinstance(found, UnitRef):
             u = found.unit
             holds.append(u.decl)
-            return ("unit", "" if u.ns == entry else u.ns, u.name, id(u.decl))
+            return ("unit", place(u.ns, entry), u.name, id(u.decl))
         if isinstance(found, DataRef) and data is not None:
             return ("data", data(found.value))
         if isinstance(found, (TypeRef, DataRef)):
