@@ -228,9 +228,7 @@ def _direct(cls: Any) -> type:
         ascend_resolver = staticmethod(tuple)  # (): ignored
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if kind is not ScalarNode:
-                return super().resolve(kind, value, implicit)
-            if len(value) > _TAGGED_CHARS:  # a long text is not kept past its file (memory)
+            if kind is not ScalarNode or len(value) > _TAGGED_CHARS:  # (a long text is not kept past its file)
                 return super().resolve(kind, value, implicit)
             tag = _TAGS.get((value, implicit))
             if tag is None:
