@@ -4,6 +4,7 @@ same value (types included) or the same first error."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import yaml
@@ -105,23 +106,54 @@ _values = st.recursive(_leaf, lambda inner: st.one_of(
     st.dictionaries(_key, inner, max_size=4)), max_leaves=25)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(_values, st.integers(0, 4))
-def test_the_quick_pass_finds_a_problem_where_the_walk_does(value: Any, max_depth: int) -> None:
-    sound, walked = jsontext._sound(value, max_depth), _walked(value, max_depth)
-    assert not sound or walked is None  # (a lone value is left to the walk: not sound, whatever it is)
-    if type(value) in (dict, list, tuple):
-        assert sound == (walked is None)
-    assert jsontext.value_problem(value, max_depth) == _walked(value, max_depth)
+def test_the_walk_finds_the_first_problem_a_stack_pops(value: Any, max_depth: int) -> None:
+    assert jsontext.value_problem(value, max_depth) == _popped(value, max_depth)
 
 
-def _walked(value: Any, max_depth: int) -> Any:
-    """``value_problem`` by its walk alone (the pointers to the first problem)."""
-    sound, jsontext._sound = jsontext._sound, lambda v, d: False
-    try:
-        return jsontext.value_problem(value, max_depth)
-    finally:
-        jsontext._sound = sound
+def _popped(value: Any, max_depth: int) -> Any:
+    """The first problem in the order a stack of the parts pops them: a container is tested when
+    popped (its depth, then its keys in order, its items pushed), each text, number, truth value
+    and none when popped; the same pointers and words as ``value_problem``."""
+    def pointer(path: tuple[Any, ...]) -> str:
+        return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while todo:
+        v, path = todo.pop()
+        t = type(v)
+        if t is str:
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in v):
+                return pointer(path), "a text holds a lone surrogate"
+        elif t is int:
+            if len(str(abs(v))) > jsontext.MAX_INT_DIGITS:
+                return pointer(path), f"an integer with more than {jsontext.MAX_INT_DIGITS} digits"
+        elif t is float:
+            if v != v or v in (float("inf"), float("-inf")):
+                return pointer(path), f"`{v}` is not JSON"
+        elif t in (list, tuple, dict):
+            if len(path) >= max_depth:
+                return pointer(path), f"nested more than {max_depth} deep"
+            for k, x in (v.items() if t is dict else enumerate(v)):
+                if t is dict and type(k) is not str:
+                    return pointer(path), f"a key that is not text (`{str(k)[:40]}`)"
+                if t is dict and any(0xD800 <= ord(c) <= 0xDFFF for c in k):
+                    return pointer(path), "a key holds a lone surrogate"
+                todo.append((x, (*path, k)))
+        elif not (v is None or t is bool or t is Fraction):
+            return pointer(path), f"a value of no JSON type (`{t.__name__}`)"
+    return None
+
+
+def test_the_walk_finds_the_last_item_s_problem_first() -> None:
+    # (the order a stack pops: a later item, then what it holds, before an earlier one; a container's
+    # keys before its items)
+    value = {"a": float("nan"), "b": [1, {"c": "\ud800"}], "d": 2}
+    assert jsontext.value_problem(value) == ("/b/1/c", "a text holds a lone surrogate") == _popped(value, 100)
+    value = {"a": float("nan"), "b": [1, {"c": "\ud800", 3: 4}]}
+    assert jsontext.value_problem(value) == ("/b/1", "a key that is not text (`3`)") == _popped(value, 100)
+    assert jsontext.value_problem([[[[]]]], 3) == ("/0/0/0", "nested more than 3 deep") == _popped([[[[]]]], 3)
 
 
 @settings(max_examples=300, deadline=None)

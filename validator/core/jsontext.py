@@ -304,75 +304,88 @@ def _duplicate(text: str, shown: str) -> DiagnosticError:
 def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | None:
     """(JSON pointer, what is wrong) for the first part of a value that JSON text could not hold or
     that ``loads`` would refuse (nested too deep, NaN or infinity, a lone surrogate, an integer of
-    too many digits, a value of no JSON type), or None. Iterative: any depth is safe to ask about."""
-    if _sound(value, max_depth):  # (the common answer, found without the pointers: then the first problem with them)
-        return None
-    todo: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while todo:
-        v, path = todo.pop()
-        t = type(v)
-        if t is str or v is None or t is bool:
-            if t is str and _LONE.search(v):
-                return _pointer(path), "a text holds a lone surrogate"
-            continue
-        if t is int:
-            if v.bit_length() >= 199 and abs(v) >= _TOO_MANY_DIGITS:
-                return _pointer(path), f"an integer with more than {MAX_INT_DIGITS} digits"
-            continue
-        if t is float:
-            if not math.isfinite(v):
-                return _pointer(path), f"`{v}` is not JSON"
-            continue
-        if t is Fraction:  # (a decimal ``loads`` read exactly)
-            continue
-        if t in (list, tuple, dict):
-            if len(path) >= max_depth:
-                return _pointer(path), f"nested more than {max_depth} deep"
-            items = v.items() if t is dict else enumerate(v)
-            for k, x in items:
-                if t is dict and type(k) is not str:
-                    return _pointer(path), f"a key that is not text (`{str(k)[:40]}`)"
-                if type(k) is str and _LONE.search(k):
-                    return _pointer(path), "a key holds a lone surrogate"
-                todo.append((x, (*path, k)))
-            continue
-        return _pointer(path), f"a value of no JSON type (`{t.__name__}`)"
-    return None
+    too many digits, a value of no JSON type), or None. Iterative: any depth is safe to ask about.
 
-
-
-def _sound(value: Any, max_depth: int) -> bool:
-    """Whether ``value_problem`` finds nothing in ``value``: the same tests, without the pointers,
-    a container's texts, numbers, truth values and nones tested where it is read."""
-    if type(value) not in (dict, list, tuple):
-        return False  # (a lone value: asked as it is)
-    todo: list[tuple[Any, int]] = [(value, 0)]
+    One walk, depth first, a container's items last first (the order a stack of the parts pops
+    them in); a container is tested where it is reached (its depth, then its keys in order), a text,
+    number, truth value or none where its container reads it. Each open container keeps its place
+    (its parent's place and its key in it); the pointer is built from it only for a problem."""
+    t = type(value)
+    if t is not dict and t is not list and t is not tuple:
+        problem = _leaf_problem(value)
+        return None if problem is None else ("", problem)
+    problem = _container_problem(value, 0, max_depth)
+    if problem is not None:
+        return "", problem
     lone = _LONE.search
+    # per open container: its items still to read (last first), its place, its depth
+    todo: list[tuple[Any, Any, int]] = [(_last_first(value), None, 0)]
     while todo:
-        v, depth = todo.pop()
-        if depth >= max_depth:
-            return False
-        t = type(v)
-        if t is dict:
-            for k in v:
-                if type(k) is not str or not k.isascii() and lone(k):
-                    return False
-        for x in v.values() if t is dict else v:
+        items, place, depth = todo[-1]
+        for k, x in items:
             tx = type(x)
             if tx is str:
                 if not x.isascii() and lone(x):
-                    return False
-            elif tx is int:
-                if x.bit_length() >= 199 and abs(x) >= _TOO_MANY_DIGITS:
-                    return False
-            elif tx is float:
-                if not math.isfinite(x):
-                    return False
+                    return _pointer_of(place, k), "a text holds a lone surrogate"
             elif tx is dict or tx is list or tx is tuple:
-                todo.append((x, depth + 1))
+                problem = _container_problem(x, depth + 1, max_depth)
+                if problem is not None:
+                    return _pointer_of(place, k), problem
+                todo.append((_last_first(x), (place, k), depth + 1))
+                break  # (its items first; this container's others after)
             elif x is not None and tx is not bool and tx is not Fraction:
-                return False
-    return True
+                problem = _leaf_problem(x)
+                if problem is not None:
+                    return _pointer_of(place, k), problem
+        else:
+            todo.pop()
+    return None
+
+
+def _leaf_problem(v: Any) -> str | None:
+    """What is wrong with a value that is no list, tuple or object, or None."""
+    t = type(v)
+    if t is str:
+        return "a text holds a lone surrogate" if _LONE.search(v) else None
+    if t is int:
+        if v.bit_length() >= 199 and abs(v) >= _TOO_MANY_DIGITS:
+            return f"an integer with more than {MAX_INT_DIGITS} digits"
+        return None
+    if t is float:
+        return None if math.isfinite(v) else f"`{v}` is not JSON"
+    if v is None or t is bool or t is Fraction:  # (a Fraction: a decimal ``loads`` read exactly)
+        return None
+    return f"a value of no JSON type (`{t.__name__}`)"
+
+
+def _container_problem(v: Any, depth: int, max_depth: int) -> str | None:
+    """What is wrong with a list, tuple or object itself at ``depth``: too deep, else its first key
+    that is no text or holds a lone surrogate; or None."""
+    if depth >= max_depth:
+        return f"nested more than {max_depth} deep"
+    if type(v) is dict:
+        for k in v:
+            if type(k) is not str:
+                return f"a key that is not text (`{str(k)[:40]}`)"
+            if not k.isascii() and _LONE.search(k):
+                return "a key holds a lone surrogate"
+    return None
+
+
+def _last_first(v: Any) -> Any:
+    """A container's (key, item) pairs, last first."""
+    if type(v) is dict:
+        return reversed(v.items())
+    return zip(range(len(v) - 1, -1, -1), reversed(v))
+
+
+def _pointer_of(place: Any, key: Any) -> str:
+    """The pointer of the item ``key`` of the container at ``place`` ((parent place, key), None at the top)."""
+    path = [key]
+    while place is not None:
+        place, k = place
+        path.append(k)
+    return _pointer(tuple(reversed(path)))
 
 
 def _pointer(path: tuple[Any, ...]) -> str:
