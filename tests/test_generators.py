@@ -309,22 +309,6 @@ def test_diff_shrink_takes_minus_one_for_all_and_nothing_lower(shrink: str) -> N
     assert code == 2 and f"--shrink takes a number from 0, or -1 for all, not {shrink}" in err and not out
 
 
-def test_generated_states_are_made_as_they_are_compared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A large --generate N keeps one state at a time: asking for two states of a hundred runs the
-    generator twice (made all first, it would run a hundred times: a failure, not a hang)."""
-    import itertools
-
-    from validator.tools import errata
-
-    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
-    calls: list[Any] = []
-    real = rs.run
-    monkeypatch.setattr(rs, "run", lambda *a, **k: calls.append(k.get("query")) or real(*a, **k))
-    notes: list[str] = []
-    two = list(itertools.islice(errata.iter_generated(rs, rs, 100, 0, False, notes), 2))
-    assert [p.name for p in two] == ["generate(0)", "generate(1)"] and calls == ["generate", "generate"] and not notes
-
-
 def test_cited_only_by_lines_wrap_at_the_width(tmp_path: Path) -> None:
     """A difference whose NEW run meets thirty clauses OLD's does not lists them over lines of at most
     100 columns, each clause whole."""
@@ -434,9 +418,7 @@ def test_a_skipped_state_is_counted_by_its_reason() -> None:
 
     std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
     teaching = load_ruleset(ROOT / "rulesets" / "diplomacy" / "teaching.rules")
-    skips: Counter[str] = Counter()
-    probes, _ = errata.generated_probes(std, std, 4, 0, False)
-    _, tried = errata.compare(teaching, std, probes, 0, skips)
-    assert tried == 0 and sum(skips.values()) == 4
-    assert all(r.startswith("OLD refuses it: S002 ") and "is no place on this map" in r for r in skips), skips
+    report = errata.compare_states(teaching, std, [], 4, 0, False, 0, errata.Options(jobs=1))
+    assert report.seen == 4 and report.tried == 0 and sum(report.skips.values()) == 4
+    assert all(r.startswith("OLD refuses it: S002 ") and "is no place on this map" in r for r in report.skips), report.skips
     assert errata.skips_text(Counter({"a": 2, "b": 1})) == "3 skipped: 2 × a; 1 × b"

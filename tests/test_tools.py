@@ -311,8 +311,10 @@ def test_shrink_is_minimal() -> None:
     state = {"attacks": [{"id": f"a{i}", "bonus": 9, "note": "n"} for i in range(4)] + [{"id": "z", "bonus": 2}],
              "turn": 1}
     probe = Probe("s", state, exact=True)
-    minimal, _ = shrink(old, new, probe, outcome(old, probe, state), outcome(new, probe, state))
+    d = shrink(old, new, probe, outcome(old, probe, state), outcome(new, probe, state))
+    minimal = d.minimal
     assert minimal == {"attacks": [{"id": "z"}]}
+    assert (d.old, d.new) == (outcome(old, probe, minimal), outcome(new, probe, minimal))  # (what was found there)
     for cand in _smaller(minimal):  # no smaller valid state still differs
         a, b = outcome(old, probe, cand), outcome(new, probe, cand)
         if not (_refused(a) or _refused(b)):

@@ -25,7 +25,7 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 from .coverage import cites_in
 from .textview import part_at
@@ -59,20 +59,23 @@ class Difference:
     runs: int
 
 
-def outcome(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
+def _settings(probe: Probe) -> dict[str, Any]:
+    """How a probe is run (``Ruleset.run``'s and ``Ruleset.evaluate``'s arguments but the state)."""
+    return {"query": probe.query, "args": probe.args, "seed": probe.seed if probe.seed is not None else 0,
+            "dice": probe.dice, "exact": probe.exact, "state_name": probe.name}
+
+
+def outcome(rs: Any, probe: Probe, state: Any) -> Any:
     """The comparable result of a run: the JSON result, a {result: probability} map, or the error codes."""
     from ..api import RunError
     from ..core.diagnostics import DiagnosticError
 
     try:
-        result = rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
-                        dice=probe.dice, exact=probe.exact and not explain, explain=explain, state_name=probe.name)
+        result = rs.run(state, **_settings(probe))
     except RunError as exc:
         return {"error": sorted({d.code for d in exc.diagnostics}), "kind": exc.kind}
     except DiagnosticError as exc:
         return {"error": sorted({d.code for d in exc.diagnostics}), "kind": "state"}
-    if explain:
-        return result
     if probe.exact and isinstance(result, dict) and result.get("exact"):
         dist = {"distribution": {json.dumps(o["result"], sort_keys=True): o["probability"] for o in result["outcomes"]}}
         # (grouped here, once: what is compared, shrunk, counted, printed and written as JSON is the same)
@@ -247,12 +250,13 @@ def _by_text(state: Any) -> Iterator[Any]:
                 yield smaller
 
 
-def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX_SHRINK_RUNS) -> tuple[Any, int]:
+def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX_SHRINK_RUNS) -> Difference:
     """Greedy shrinking of ``probe.state`` (on which OLD gave ``a0`` and NEW ``b0``) while the two
     rulesets still disagree as they did on it: every kind of field that differed still differs (a
     smaller state where only a reason's wording differs does not stand for one where a build failed
-    and now succeeds), and a run that failed still fails with the same errors. Returns (state, runs)."""
-    state = probe.state
+    and now succeeds), and a run that failed still fails with the same errors. Returns the difference
+    on the state kept, with the two outcomes found there and the runs made."""
+    state, found = probe.state, (a0, b0)
     kinds0 = _kinds(a0, b0)
     runs = 0
     # single cuts down to a local minimum; then, only if no single cut is left, whole groups (which
@@ -270,14 +274,14 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
             runs += 1
             if (_disagree(a, b) and _kinds(a, b) >= kinds0
                     and (not _failed(a0) or a == a0) and (not _failed(b0) or b == b0)):
-                state = cand
+                state, found = cand, (a, b)
                 candidates = _smaller
                 break
         else:
             if candidates is _by_text:
                 break
             candidates = _by_text
-    return state, runs
+    return Difference(probe, state, *found, runs)
 
 
 def tried_line(tried: int, skips: Counter[str], skipped: int, differ: int, compared: int, stopped: bool = False,
@@ -341,34 +345,6 @@ def generator_state(rs: Any) -> dict[str, Any]:
         if isinstance(cur, dict):
             cur.setdefault(parts[-1], None)
     return state
-
-
-def generated_probes(old: Any, new: Any, count: int, seed: int, exact: bool) -> tuple[list[Probe], str | None]:
-    """States from the ruleset's ``query generate(seed)``; a note when there is none or it fails."""
-    notes: list[str] = []
-    probes = list(iter_generated(old, new, count, seed, exact, notes))
-    return probes, notes[0] if notes else None
-
-
-def iter_generated(old: Any, new: Any, count: int, seed: int, exact: bool, notes: list[str]) -> Iterator[Probe]:
-    """The states of ``generated_probes`` one at a time, as they are compared (a large ``--generate N``
-    keeps one state at a time, and starts at once); a note is added to ``notes`` when there is no
-    generator or it fails."""
-    from ..api import RunError
-
-    gen = next((rs for rs in (new, old) if "generate" in rs.queries()), None)
-    if gen is None or count <= 0:
-        if count > 0:
-            notes.append("neither ruleset has `query generate(seed)`: only the cases were tried")
-        return
-    blank = generator_state(gen)
-    for s in range(seed, seed + count):
-        try:
-            state = gen.run(blank, query="generate", args=[s], seed=s, validate=False)
-        except RunError as exc:
-            notes.append(f"`generate({s})` failed: {_said(exc.diagnostics[0])}")
-            return
-        yield Probe(f"generate({s})", state, seed=s, exact=exact)
 
 
 @dataclass
@@ -479,8 +455,7 @@ def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool]) -> Dif
     old, new = rulesets
     probe, a, b, ignore = item
     IGNORE_CITES[0] = ignore
-    minimal, runs = shrink(old, new, probe, a, b)
-    return Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs)
+    return shrink(old, new, probe, a, b)
 
 
 @dataclass
@@ -577,30 +552,6 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
         probes.append(Probe(f"{case.file}#{case.id}", state, d.get("query", "main"), d.get("args"), d.get("seed"),
                             d.get("dice"), bool(d.get("exact") or d.get("probabilities"))))
     return probes, suite.diagnostics
-
-
-def compare(old: Any, new: Any, probes: Iterable[Probe], max_shrunk: int | None = None,
-            skips: Counter[str] | None = None) -> tuple[list[Difference], int]:
-    """Run both rulesets on every probe; shrink the first ``max_shrunk`` differences (all if None),
-    the others are kept as found (``runs`` -1). Returns (differences, states tried); each state
-    skipped (refused by a ruleset) is counted in ``skips`` by its reason (``refusal``)."""
-    diffs: list[Difference] = []
-    tried = 0
-    for probe in probes:
-        a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
-        if _refused(a) or _refused(b):
-            if skips is not None:
-                skips[refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe)] += 1
-            continue
-        tried += 1
-        if not _disagree(a, b):
-            continue
-        if max_shrunk is not None and len(diffs) >= max_shrunk:
-            diffs.append(Difference(probe, probe.state, a, b, -1))
-            continue
-        minimal, runs = shrink(old, new, probe, a, b)
-        diffs.append(Difference(probe, minimal, outcome(old, probe, minimal), outcome(new, probe, minimal), runs))
-    return diffs, tried
 
 
 def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
@@ -700,17 +651,25 @@ def _show(v: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _evaluated(rs: Any, probe: Probe, state: Any) -> Any:
-    """The run ``outcome`` compares, as the language's values (an ``api.Result``), for the text view;
+def _evaluated(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
+    """The run ``outcome`` compares, as the language's values (an ``api.Result``), for the text view
+    (``explain``: the same run traced, one outcome even of an exact probe, for the clauses it cites);
     None for a run that fails (what it said is shown instead)."""
     from ..api import RunError
     from ..core.diagnostics import DiagnosticError
 
     try:
-        return rs.evaluate(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
-                           dice=probe.dice, exact=probe.exact, state_name=probe.name)
+        return rs.evaluate(state, **{**_settings(probe), "exact": probe.exact and not explain, "explain": explain})
     except (RunError, DiagnosticError):
         return None
+
+
+def _traced(old: Any, new: Any, d: Difference) -> list[Any]:
+    """Both sides' traced runs on the difference's (minimal) state (``_evaluated``); none where a run
+    failed (a run that stopped cites nothing to compare, and what it said is shown instead)."""
+    if _failed(d.old) or _failed(d.new):
+        return [None, None]
+    return [_evaluated(old, d.probe, d.minimal, explain=True), _evaluated(new, d.probe, d.minimal, explain=True)]
 
 
 def _shown(result: Any, pointer: str, v: Any, limit: int) -> str:
@@ -767,7 +726,11 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     for side, text in said.items():  # what a run that failed or refused the state said, in place of fields
         lines += wrap_words(f"{side}: {text}", "  ", "    ")
     rows = [] if said else changed_fields(d.old, d.new)
-    runs = [None, None] if said or not rows else [_evaluated(old, d.probe, d.minimal), _evaluated(new, d.probe, d.minimal)]
+    # a run that did not fail is made once more, traced: its values are shown, its citations compared;
+    # an exact probe's outcomes are shown from its exact run
+    traced = _traced(old, new, d)
+    exact = d.probe.exact and rows
+    runs = [_evaluated(old, d.probe, d.minimal), _evaluated(new, d.probe, d.minimal)] if exact else traced
     outcomes = [r for r in rows if r[0].startswith("/distribution/")]
     if outcomes and len(outcomes) == len(rows):  # exact: the outcomes told apart by what differs in them
         keys = [json.loads(r[0][len("/distribution/"):].replace("~1", "/").replace("~0", "~")) for r in outcomes]
@@ -816,7 +779,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
             lines.append(f"  {p}")
             half = (WIDTH - 16) // 2
             lines.append(f"      OLD {_shown(ra, p, x, half).ljust(min(wo, half))}  NEW {_shown(rb, p, y, half)}")
-    for side, only in cited_only(old, new, d).items():
+    for side, only in cited_only(old, new, d, traced).items():
         if only:
             head = f"  cited only by {side}: "
             lines += wrap_words(", ".join(only), head, " " * len(head))
@@ -842,13 +805,17 @@ def grouped_distribution(result: Any, field: str) -> Any:
     return {"distribution": {k: f"{v.numerator}/{v.denominator}" for k, v in sorted(sums.items())}}
 
 
-def cited_only(old: Any, new: Any, d: Difference) -> dict[str, list[str]]:
-    """The clauses the runs of one side only cite on the difference's (minimal) state, by side (none
-    where a run failed: a run that stopped cites nothing to compare)."""
-    if _failed(d.old) or _failed(d.new):
-        return {"OLD": [], "NEW": []}
-    ca = set(cites_in(outcome(old, d.probe, d.minimal, explain=True)))
-    cb = set(cites_in(outcome(new, d.probe, d.minimal, explain=True)))
+def cited_only(old: Any, new: Any, d: Difference, traced: list[Any] | None = None) -> dict[str, list[str]]:
+    """The clauses the runs of one side only cite on the difference's (minimal) state, by side, from
+    the two sides' traced runs (``_traced``: made here unless given)."""
+    from ..api import RunError
+
+    def cites(result: Any) -> set[str]:
+        try:
+            return set(cites_in(result.json())) if result is not None else set()
+        except RunError:  # (an answer that cannot be written: nothing to compare)
+            return set()
+    ca, cb = map(cites, traced or _traced(old, new, d))
     return {"OLD": sorted(ca - cb), "NEW": sorted(cb - ca)}
 
 
