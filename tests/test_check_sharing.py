@@ -207,6 +207,8 @@ VARIANTS = {
     "record": ('override record unit { name: str, power: int }\n', None, "C012"),  # `u.strength`
     "table": ('override table odds[a, b] cite "T1" {\n  | a | x |\n  | 1 | 2 |\n}\n', None, "C003"),  # `odds[1]`
     "same": ('import "d.yaml" as d\n', None, None),  # the base's own data, re-bound: nothing to report
+    # `f`'s declaration kept, its flags changed (it reads an input through `n`): `size`'s check is the base's
+    "flags": ('override const n: int = len(units)\n', None, None),
 }
 
 
@@ -244,6 +246,37 @@ def test_variants_checked_after_their_base_get_their_own_findings(family: Path, 
         assert all(d.span.file == "base.rules" for d in found), found
     for p in paths:  # in one process, one after another: what each finds alone
         assert api.load_ruleset(p, use_cache=False, check_cache=False).diagnostics == want[p], p
+
+
+def test_the_checks_kept_by_context_read_no_analysis_flag(family: Path) -> None:
+    """The names, arity and type checks of a declaration are kept by a context that names each
+    definition it mentions by its declaration (``bind.bound_globals``), without the analysis's flags
+    ``bind.unit_key`` adds: a variant may set them otherwise for a declaration it keeps (``flags``
+    above). So no such check may read them: with every unit's flags flipped, each finds the same."""
+    from validator.lang import checker, loader, program as P
+
+    def flipped(p: P.Program) -> None:
+        P.analyse(p)
+        for u in p.units.values():
+            u.state_free, u.recursive, u.counted, u.uses_decisions = \
+                not u.state_free, not u.recursive, not u.counted, not u.uses_decisions
+
+    def checks(path: Path, passes: Any) -> list[Diagnostic]:
+        with nothing_shared(), pytest.MonkeyPatch.context() as m:
+            m.setattr(P, "PASSES", passes)
+            p = P.build_program(loader.load(path))
+            return p.diagnostics + checker.check_types_pass(p)
+
+    flipping = tuple((name, flipped if name == "reference graph" else check) for name, check in P.PASSES)
+    paths = [Path(f"{n}.rules") for n in ("base", *VARIANTS)] + \
+        [ROOT / "rulesets" / f for f in ("diplomacy/standard.rules", "jomini/re.rules", "his/his.rules")]
+    flags = [(u.state_free, u.recursive, u.counted, u.uses_decisions)
+             for u in P.build_program(loader.load(Path("flags.rules"))).units.values()]
+    assert len(set(flags)) > 1  # (the fixture's units differ in their flags: flipping changes what they say)
+    found = {p: checks(p, P.PASSES) for p in paths}
+    assert [d.code for d in found[Path("arity.rules")]] == ["C003"]  # (what is compared holds findings)
+    for p in paths:
+        assert checks(p, flipping) == found[p], p
 
 
 def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pytest.MonkeyPatch) -> None:

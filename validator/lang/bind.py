@@ -338,7 +338,16 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
     the ruleset's own namespace ``entry``), its name and declaration; an enum or a record by the
     object, data by what ``data`` says the reader reads of its value (by default the value itself);
     a member, a built-in or a module by its name. ``holds`` gets the objects named by ``id``, which
-    the key's entry keeps (no identity is then reused while it lives)."""
+    the key's entry keeps (no identity is then reused while it lives).
+
+    A definition is named so, not by its whole ``unit_key``, and that is enough for the checks of a
+    declaration: its kind, arity, parameters, result type and body are read off its declaration alone
+    (``program._unit``), so one declaration object is one kind and arity in every program; and the
+    analysis's flags, which another program may set otherwise for the same declaration (a callee
+    overridden to read an input), are read by no check kept by this context (the names, arity and
+    type checks; tests/test_check_sharing.py flips them all and finds the same). The keys of what
+    does read the flags, a data check's run and a writing, add the ``unit_key`` of each definition
+    they reach."""
     def summary(found: Referee | None) -> Any:
         if isinstance(found, UnitRef):
             u = found.unit
