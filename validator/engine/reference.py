@@ -301,7 +301,6 @@ class Interpreter:
         self.program = program
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
-        self._kinds: dict[Any, DeclaredKinds] = {}
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -864,12 +863,8 @@ class Interpreter:
                 for a, p in zip(args, unit.params)]
 
     def kinds(self, unit: Unit) -> DeclaredKinds:
-        """How values are read for the types declared in ``unit``'s namespace (kept per namespace)."""
-        found = self._kinds.get(unit.ns)
-        if found is None:
-            defs = self.program.loaded.namespaces[unit.ns].defs.values()
-            found = self._kinds[unit.ns] = DeclaredKinds({d.name: d for d in defs if isinstance(d, A.RecordDecl)})
-        return found
+        """How values are read for the types declared in ``unit``'s namespace (the namespace's own)."""
+        return self.program.loaded.namespaces[unit.ns].kinds
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises

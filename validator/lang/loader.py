@@ -12,6 +12,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,14 @@ class Namespace:
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
     replaced: list[tuple[A.Decl, A.Decl]] = field(default_factory=list)  # (an override, what it replaced)
+
+    @cached_property
+    def kinds(self) -> DeclaredKinds:
+        """How a value read from outside is made the kinds the types declared here say, with this
+        namespace's records, a variant's own included (``kinds.DeclaredKinds``): one for the namespace,
+        made at its first use, once its declarations are merged (``read_data``, then the engines:
+        ``reference.Interpreter.kinds``)."""
+        return DeclaredKinds({d.name: d for d in self.defs.values() if isinstance(d, A.RecordDecl)})
 
 
 @dataclass
@@ -201,14 +210,9 @@ def read_data(ns: Namespace) -> None:
     """Each data import declared with a type (``import "f.yaml" as d: T``) read by it, as a state's input
     is (``kinds.DeclaredKinds``, with the namespace's records, the variant's own included): the objects
     the type declares maps are maps; every other object of a data file stays a record."""
-    kinds = None
     for alias, binding in ns.data.items():
-        if binding.type is None:
-            continue
-        if kinds is None:
-            kinds = DeclaredKinds({d.name: d for d in ns.defs.values() if isinstance(d, A.RecordDecl)})
-        if kinds.declares_map(binding.type):
-            ns.data[alias] = replace(binding, value=kinds.read(binding.value, binding.type))
+        if binding.type is not None and ns.kinds.declares_map(binding.type):
+            ns.data[alias] = replace(binding, value=ns.kinds.read(binding.value, binding.type))
 
 class Loader:
     def __init__(self, entry: Path, overlay: dict[str, str] | None = None):
