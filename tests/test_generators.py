@@ -355,6 +355,22 @@ STD = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
 GAME_START = str(ROOT / "docs" / "examples" / "game" / "start.json")
 
 
+def test_a_run_that_fails_with_its_case_s_dice_is_shown_with_what_it_said(tmp_path: Path) -> None:
+    """What a failed run said is what the run that failed said: the same query, arguments, seed,
+    dice and exactness as the comparison's (``errata._settings``; it was run again without the case's
+    dice, which did not fail: "the run failed")."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "old.rules").write_text('ruleset t.old "old"\nquery main = {v: 6 / (roll(1d6) - 6)}\n')
+    (tmp_path / "new.rules").write_text('ruleset t.new "new"\nquery main = {v: roll(1d6)}\n')
+    (tmp_path / "cases.yaml").write_text("ruleset: old.rules\ncases:\n  - id: six\n    state: {}\n    dice: [6]\n"
+                                         "    expect: {v: 0}\n")
+    code, out, err = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--cases",
+                             str(tmp_path / "cases.yaml"))
+    assert code == 1, err
+    said = " ".join(line.strip() for line in out.splitlines())  # (a long path wraps)
+    assert "OLD: E003 division by zero (at " in said and "the run failed" not in said, out
+
+
 def test_a_run_that_fails_is_shown_with_what_it_said(tmp_path: Path) -> None:
     """A rules error in NEW: the difference says the error, where in the rules it is, and no list of
     clauses "cited only by OLD" (a run that stopped cites nothing to compare); JSON has the same."""

@@ -520,13 +520,12 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
 
 
 def _refusal(rs: Any, state: Any, probe: Probe) -> str:
-    """The first diagnostic of a run both rulesets refused, as one line."""
+    """The first diagnostic of a run that failed or refused the state (the run ``outcome`` made), as one line."""
     from ..api import RunError
     from ..core.diagnostics import DiagnosticError
 
     try:
-        rs.run(state, query=probe.query, args=probe.args, seed=probe.seed if probe.seed is not None else 0,
-               state_name=probe.name)
+        rs.run(state, **_settings(probe))
     except (RunError, DiagnosticError) as exc:
         return _said(exc.diagnostics[0])
     return "the run failed"
