@@ -28,7 +28,6 @@ import re
 import types
 import warnings
 from fractions import Fraction
-from operator import attrgetter
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, cast
 
@@ -98,68 +97,81 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
     raise R.not_a_function(fn, span)
 
 
+class _Group:
+    """The values (``_Kept`` read with no arguments) a kept value read itself, paid as one
+    (``_pay``): ``charge``, what ``reference.pay`` charges for them and for all they read, directly
+    or through others, each once, to a run that has paid nothing (``reference.unpaid``). The many
+    calls of one function read the same values: a run pays them at the first call, not at each."""
+
+    __slots__ = ("charge",)
+
+    def __init__(self, charge: int) -> None:
+        self.charge = charge
+
+
 class _Kept(R.Kept):
-    """``reference.Kept`` (its own steps and the values its run of its own read, ``reads``) with what
-    that run paid (``Run.paid``: the kept values it read, directly or through others, each once):
-    ``total``, the steps it and they take alone (that run's steps), and ``below``, those values, so
-    that a run pays them at once (``_pay``); kept while the program's ``room`` for them lasts (a
-    value's ``below`` may hold all the values kept before it: with no bound, their memory would grow
-    as the square of their number)."""
+    """``reference.Kept`` with what the backend charges for it at its first read in a run (``_pay``),
+    whatever the run has paid: ``group``, the values it read itself (``_Group``, or none) if the run
+    has not paid them, and ``charge``, the rest, the value and all it read, directly or through
+    others, that is not the group's, each once (``reference.unpaid``): their own steps and one each.
+    Found once, when the value is kept. Its run of its own ``sub`` paid for each value it read first
+    its ``charge`` and, at most once, that one's group (``paid`` holds both, nothing else); its own
+    steps are the rest, and one for each value it read, directly or through others (which the
+    reference's run of its own finds by its walk)."""
 
-    __slots__ = ("below", "total")
+    __slots__ = ("charge", "group", "whole")
 
-    def __init__(self, value: Any, sub: R.Run, room: list[int]) -> None:
-        super().__init__(value, sub)
-        paid, self.total = sub.paid, sub.steps
-        self.below: set[R.Kept] | None = None
-        if room[0] >= len(paid):
-            room[0] -= len(paid)
-            self.below = paid
-
-
-_OWN = attrgetter("own")
-# how many values the ``below`` of a program's kept values hold in all, at most (``_Kept``)
-_BELOW_ROOM = 1_000_000
+    def __init__(self, value: Any, sub: R.Run, whole: bool, groups: dict[Any, _Group]) -> None:
+        self.value, self.whole = value, whole  # (``whole``: read with no arguments, a value)
+        reads = self.reads = tuple(k for k in sub.paid if type(k) is _Kept)
+        members = frozenset(k for k in reads if k.whole)
+        seen: set[R.Kept] = set()
+        steps, found = R.unpaid(seen, list(members))
+        self.group: _Group | None = None
+        if members:
+            self.group = groups.get(members) or sub.shared.get((id(groups), members))
+            if self.group is None:
+                self.group = _Group(steps + found)
+                if len(groups) < _ALONE_CAP:
+                    groups[members] = self.group
+                else:
+                    sub.shared[(id(groups), members)] = self.group
+        rest, more = R.unpaid(seen, list(reads))
+        self.own = sub.steps - sum(k.charge for k in sub.paid) + found + more
+        self.charge = self.own + 1 + rest + more
 
 
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
-    """``reference.pay`` (the one definition of what a run pays) of a value the run has not paid, at
-    once when its ``below`` is kept: what a run has paid holds all that each value in it read
-    (``reference.pay`` walks no further than a paid value), so what the walk from the value adds is
-    the value and what of its ``below`` is not paid. Each ``below`` looked at is of a value the run
-    pays, whose own steps count a step for each value of it (its run of its own found them): the
-    time it takes is bounded by the steps charged."""
-    below = kept.below
-    if below is None:
-        return R.pay(run, kept, span)
+    """A kept value's first read in ``run`` (not in its ``paid``): its ``charge``, and its group's
+    if the run has not paid that. No less than ``reference.pay`` (the one definition of what a run
+    pays) charges there, so that the run's count stays an upper bound of the reference's
+    (docs/architecture.md, "Per program"). The run keeps no more than the values and groups it paid
+    itself: what it has paid through them is not looked at."""
     paid = run.paid
-    run.reads.append(kept)
-    if paid.isdisjoint(below):
-        paid |= below
-        own, found = kept.total, len(below)
-    else:
-        new = below - paid
-        paid |= new
-        own, found = kept.own + sum(map(_OWN, new)), len(new)
     paid.add(kept)
-    run.paid_steps += own
-    run.steps += own + found + 1
+    group = kept.group
+    if group is None or group in paid:
+        run.steps += kept.charge
+    else:
+        paid.add(group)
+        run.steps += kept.charge + group.charge
     if run.steps > run.budget:
         raise R.over_budget(run, span)
 
 
 def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
-           memo: dict[Any, Any] | None, span: Span, room: list[int]) -> Any:
+           memo: dict[Any, Any] | None, span: Span, groups: dict[Any, _Group]) -> Any:
     """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
     kept for the program's life in ``table`` (``_Kept``, computed here in a run of its own if it is not
-    kept; past ``_ALONE_CAP`` values, for the run's life in ``ctx.shared``), paid for (``_pay``) and, a
-    value's, kept in the run's ``memo``. Its later reads in the run find it paid (``alone_source``)."""
+    kept; past ``_ALONE_CAP`` values, for the run's life in ``ctx.shared``; its group in ``groups`` the
+    same way), paid for (``_pay``) and, a value's, kept in the run's ``memo``. Its later reads in the
+    run find it paid (``alone_source``)."""
     hit: Any = table.get(key)
     if hit is None:
         hit = ctx.shared.get((id(table), key))
         if hit is None:
             sub = ctx.fresh(key)
-            hit = _Kept(body(sub, *args), sub, room)
+            hit = _Kept(body(sub, *args), sub, memo is not None, groups)
             if len(table) < _ALONE_CAP:
                 table[key] = hit
             else:
@@ -314,8 +326,7 @@ class Backend:
         self.interp = _Protocol(program, self)
         # (``_SF``: state-free definitions' values for the program's life, by keys that hold no identity:
         # ``reference.Kept``, see ``_alone``)
-        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {},
-                                    "_ROOM": [_BELOW_ROOM]}
+        self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {}, "_GROUPS": {}}
         self.consts: dict[Any, str] = {}
         self.n = 0
         self.unit_names: dict[int, str] = {}  # by the unit's number
@@ -482,10 +493,10 @@ class Backend:
             w("    if hit not in ctx.paid:")
             w(f"        _pay(ctx, hit, {span})")
             w("    return hit.value")
-            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), None, {span}, _ROOM)")
+            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), None, {span}, _GROUPS)")
 
         if unit.arity is None:  # (read once a run: its readers read the run's memo first)
-            w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _ROOM)")
+            w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _GROUPS)")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)

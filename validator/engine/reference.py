@@ -1014,21 +1014,31 @@ def pay(run: Run, kept: Kept, span: Span) -> None:
     directly or through others, of the steps each takes alone, whatever ran before in the process.
     Finding them is this run's own work: a step for each it pays (so that the run of its own of the
     n-th value of a chain, each reading the one before, takes about n of its own steps, and the
-    chain, which takes a time of the order of n² to keep, costs about n²/2)."""
+    chain, which takes a time of the order of n² to keep, costs about n²/2). The most it charges for
+    a value is what it charges a run that has paid nothing (``unpaid`` from an empty ``paid``): the
+    backend charges that bound (``backend._Kept``)."""
     paid = run.paid
     if kept in paid:
         return
     run.reads.append(kept)
-    steps, found, todo = 0, 0, [kept]
+    steps, found = unpaid(paid, [kept])
+    run.paid_steps += steps
+    run.charge(steps + found, span)
+
+
+def unpaid(paid: set[Kept], todo: list[Kept]) -> tuple[int, int]:
+    """The own steps, and the number, of the values in ``todo`` and those they read, directly or
+    through others, that are not in ``paid``, added to it. ``paid`` holds what each value in it
+    read, so the walk goes no further than a paid value."""
+    steps = found = 0
     while todo:
         k = todo.pop()
-        if k not in paid:  # (what a paid value read is paid)
+        if k not in paid:
             paid.add(k)
             steps += k.own
             found += 1
             todo += k.reads
-    run.paid_steps += steps
-    run.charge(steps + found, span)
+    return steps, found
 
 
 def charge_walk(run: Run, v: Any, span: Span) -> None:
