@@ -100,13 +100,16 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 class _Group:
     """The values (``_Kept`` read with no arguments) a kept value read itself, paid as one
     (``_pay``): ``charge``, what ``reference.pay`` charges for them and for all they read, directly
-    or through others, each once, to a run that has paid nothing (``reference.unpaid``). The many
-    calls of one function read the same values: a run pays them at the first call, not at each."""
+    or through others (``below``), each once, to a run that has paid nothing (``reference.unpaid``).
+    The many calls of one function read the same values: a run pays them at the first call, not at
+    each; and the values that read them find them, and all they read, walked once."""
 
-    __slots__ = ("charge",)
+    __slots__ = ("charge", "below")
 
-    def __init__(self, charge: int) -> None:
-        self.charge = charge
+    def __init__(self, members: frozenset[R.Kept]) -> None:
+        below: set[R.Kept] = set()
+        steps, found = R.unpaid(below, list(members))
+        self.charge, self.below = steps + found, frozenset(below)
 
 
 class _Kept(R.Kept):
@@ -125,17 +128,18 @@ class _Kept(R.Kept):
         self.value, self.whole = value, whole  # (``whole``: read with no arguments, a value)
         reads = self.reads = tuple(k for k in sub.paid if type(k) is _Kept)
         members = frozenset(k for k in reads if k.whole)
-        seen: set[R.Kept] = set()
-        steps, found = R.unpaid(seen, list(members))
-        self.group: _Group | None = None
+        group: _Group | None = None
         if members:
-            self.group = groups.get(members) or sub.shared.get((id(groups), members))
-            if self.group is None:
-                self.group = _Group(steps + found)
+            group = groups.get(members) or sub.shared.get((id(groups), members))
+            if group is None:
+                group = _Group(members)
                 if len(groups) < _ALONE_CAP:
-                    groups[members] = self.group
+                    groups[members] = group
                 else:
-                    sub.shared[(id(groups), members)] = self.group
+                    sub.shared[(id(groups), members)] = group
+        self.group = group
+        seen = set(group.below) if group is not None else set()
+        found = len(seen)
         rest, more = R.unpaid(seen, list(reads))
         self.own = sub.steps - sum(k.charge for k in sub.paid) + found + more
         self.charge = self.own + 1 + rest + more
