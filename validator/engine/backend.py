@@ -116,32 +116,49 @@ class _Kept(R.Kept):
     """``reference.Kept`` with what the backend charges for it at its first read in a run (``_pay``),
     whatever the run has paid: ``group``, the values it read itself (``_Group``, or none) if the run
     has not paid them, and ``charge``, the rest, the value and all it read, directly or through
-    others, that is not the group's, each once (``reference.unpaid``): their own steps and one each.
-    Found once, when the value is kept. Its run of its own ``sub`` paid for each value it read first
-    its ``charge`` and, at most once, that one's group (``paid`` holds both, nothing else); its own
-    steps are the rest, and one for each value it read, directly or through others (which the
-    reference's run of its own finds by its walk)."""
+    others, that is not the group's, each once (``reference.unpaid``): their own steps and one each;
+    ``size``, how many values that walk finds from the value, with it. Found once, when the value is
+    kept. Its run of its own ``sub`` paid for each value it read first its ``charge`` and, at most
+    once, that one's group (``paid`` holds both, nothing else); its own steps are the rest, and one
+    for each value it read, directly or through others (which the reference's run of its own finds
+    by its walk)."""
 
-    __slots__ = ("charge", "group", "whole")
+    __slots__ = ("charge", "group", "whole", "size")
 
     def __init__(self, value: Any, sub: R.Run, whole: bool, groups: dict[Any, _Group]) -> None:
         self.value, self.whole = value, whole  # (``whole``: read with no arguments, a value)
-        reads = self.reads = tuple(k for k in sub.paid if type(k) is _Kept)
-        members = frozenset(k for k in reads if k.whole)
+        members: list[_Kept] = []
+        others: list[_Kept] = []  # (the group's members are in its ``below``)
+        spent = 0  # what its run of its own paid for the values it read and their groups
+        for k in sub.paid:
+            spent += k.charge
+            if type(k) is _Kept:
+                (members if k.whole else others).append(k)
+        self.reads = (*members, *others)
         group: _Group | None = None
         if members:
-            group = groups.get(members) or sub.shared.get((id(groups), members))
+            key = frozenset(members)
+            group = groups.get(key) or sub.shared.get((id(groups), key))
             if group is None:
-                group = _Group(members)
+                group = _Group(key)
                 if len(groups) < _ALONE_CAP:
-                    groups[members] = group
+                    groups[key] = group
                 else:
-                    sub.shared[(id(groups), members)] = group
+                    sub.shared[(id(groups), key)] = group
+            found = len(group.below)
+        else:
+            found = 0
         self.group = group
-        seen = set(group.below) if group is not None else set()
-        found = len(seen)
-        rest, more = R.unpaid(seen, list(reads))
-        self.own = sub.steps - sum(k.charge for k in sub.paid) + found + more
+        if not others:
+            rest = more = 0
+        elif group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
+            k = others[0]  # its ``charge`` and its group's (``size`` values)
+            more = k.size
+            rest = k.charge + (k.group.charge if k.group is not None else 0) - more
+        else:
+            rest, more = R.unpaid(set(group.below) if group is not None else set(), others)
+        self.size = 1 + found + more
+        self.own = sub.steps - spent + found + more
         self.charge = self.own + 1 + rest + more
 
 
