@@ -105,6 +105,8 @@ class _Group:
     each; and the values that read them find them, and all they read, walked once."""
 
     __slots__ = ("charge", "below")
+    charge: int
+    below: frozenset[R.Kept]
 
     def __init__(self, members: frozenset[R.Kept]) -> None:
         below: set[R.Kept] = set()
@@ -124,13 +126,17 @@ class _Kept(R.Kept):
     by its walk)."""
 
     __slots__ = ("charge", "group", "whole", "size")
+    charge: int
+    group: _Group | None
+    whole: bool
+    size: int
 
     def __init__(self, value: Any, sub: R.Run, whole: bool, groups: dict[Any, _Group]) -> None:
         self.value, self.whole = value, whole  # (``whole``: read with no arguments, a value)
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
         spent = 0  # what its run of its own paid for the values it read and their groups
-        for k in sub.paid:
+        for k in cast("set[_Kept | _Group]", sub.paid):  # (the backend's runs pay values and groups)
             spent += k.charge
             if type(k) is _Kept:
                 (members if k.whole else others).append(k)
@@ -138,13 +144,13 @@ class _Kept(R.Kept):
         group: _Group | None = None
         if members:
             key = frozenset(members)
-            group = groups.get(key) or sub.shared.get((id(groups), key))
+            group = groups.get(key) or cast("_Group | None", sub.shared.get((id(groups), key)))
             if group is None:
                 group = _Group(key)
                 if len(groups) < _ALONE_CAP:
                     groups[key] = group
                 else:
-                    sub.shared[(id(groups), key)] = group
+                    cast("dict[Any, Any]", sub.shared)[(id(groups), key)] = group
             found = len(group.below)
         else:
             found = 0
@@ -156,7 +162,7 @@ class _Kept(R.Kept):
             more = k.size
             rest = k.charge + (k.group.charge if k.group is not None else 0) - more
         else:
-            rest, more = R.unpaid(set(group.below) if group is not None else set(), others)
+            rest, more = R.unpaid(set(group.below) if group is not None else set(), cast("list[R.Kept]", others))
         self.size = 1 + found + more
         self.own = sub.steps - spent + found + more
         self.charge = self.own + 1 + rest + more
@@ -168,7 +174,7 @@ def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
     pays) charges there, so that the run's count stays an upper bound of the reference's
     (docs/architecture.md, "Per program"). The run keeps no more than the values and groups it paid
     itself: what it has paid through them is not looked at."""
-    paid = run.paid
+    paid = cast("set[Any]", run.paid)  # (values and their groups)
     paid.add(kept)
     group = kept.group
     if group is None or group in paid:
