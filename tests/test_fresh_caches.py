@@ -5,6 +5,7 @@ changed is ignored; the folder is private and per-user."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 from pathlib import Path
@@ -248,3 +249,43 @@ def test_a_folder_past_its_bound_is_emptied(project: Path, cache: Path, monkeypa
     monkeypatch.setattr(blobcache, "MAX_ENTRIES", 1)
     blobcache.store("code", "1" * 40, b"y")
     assert [p.name for p in entries(cache, "code")] == ["1" * 40]
+
+
+_RUN_STATES = """
+import json, sys
+from validator import load_ruleset
+rs = load_ruleset(sys.argv[1])
+assert rs.ok, rs.diagnostics
+for state in json.loads(sys.argv[2]):
+    try:
+        print(json.dumps(rs.run(state, "main", seed=1)))
+    except Exception as exc:
+        print(type(exc).__name__, [d.code for d in exc.diagnostics])
+print("jsonschema" in sys.modules)
+"""
+
+
+def test_a_process_whose_states_all_pass_the_fast_check_needs_no_jsonschema(cache: Path, tmp_path: Path) -> None:
+    """A state schema's usability is a finding of the ruleset's check (C015), kept by the check cache: a
+    warm process runs states the fast check accepts without importing jsonschema (a fifth of a second), and
+    one it does not accept still gets jsonschema's verdict and diagnostics."""
+    import subprocess
+    import sys
+
+    pig = str(ROOT / "docs" / "tutorial" / "pig.rules")
+    env = {**os.environ, "RULEVAL_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env.pop("RULEVAL_NO_CACHE", None)
+
+    def process(*states: Any) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", _RUN_STATES, pig, json.dumps(states)], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, check=True)
+        return done.stdout.splitlines()
+
+    good, bad = {"score": 10, "rolls": 2}, {"score": -1, "rolls": 2}
+    cold = process(good)
+    # the first process checks the ruleset, its schema against the meta-schema
+    assert cold[0].startswith("{") and cold[-1] == "True"
+    warm = process(good, good)
+    assert warm[:-1] == cold[:-1] * 2 and warm[-1] == "False"
+    refused = process(good, bad)
+    assert refused[0] == cold[0] and refused[1:] == ["RunError ['S002']", "True"]

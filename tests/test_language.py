@@ -765,3 +765,28 @@ def test_a_function_that_rolls_keeps_its_memo_where_it_is_named_once(root: Path,
     for seed in range(5):
         direct, through = rs.run({}, engine=engine, seed=seed)
         assert len(set(direct)) == 1 and len(set(through)) == 1, (seed, direct, through)
+
+
+STATE_SCHEMA_TYPO = ('{"$schema": "https://json-schema.org/draft/2020-12/schema",\n "type": "object",\n'
+                     ' "properties": {"n": {"type": 5}}}')
+
+
+def test_a_state_schema_that_breaks_its_meta_schema_is_found_by_the_check(root: Path) -> None:
+    # where jsonschema would raise at the first run: `check` (and CI) must say it, at the place in the file
+    found = findings(root, 'schema "s.json"\nquery main = 1\n', s__json=STATE_SCHEMA_TYPO)
+    assert found == [("C015", "s.json", 3, 31, "/properties/n/type",
+                      "the state schema is invalid: 5 is not valid under any of the given schemas")]
+    rs = load_ruleset(root / "main.rules", use_cache=False, check_cache=False)
+    assert [r.span.line for d in rs.diagnostics for r in d.related] == [1]  # the `schema` directive
+    with pytest.raises(RunError) as refused:  # a ruleset with an error runs nothing, and says why
+        rs.run({"n": 1}, "main")
+    assert [d.code for d in refused.value.diagnostics] == ["C015"]
+    assert [d.code for d in rs.validate_state({"n": 1})] == ["C015"]  # not a fast check's "certainly valid"
+
+
+def test_a_state_schema_with_a_pattern_re2_cannot_run_is_found_by_the_check(root: Path) -> None:
+    schema = ('{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",'
+              ' "properties": {"n": {"type": "string", "pattern": "(?=a)a"}}}')
+    found = findings(root, 'query main = 1\nschema "s.json"\n', s__json=schema)
+    assert [f[:5] for f in found] == [("C015", "s.json", 1, 129, "/properties/n/pattern")]
+    assert found[0][5].startswith("the state schema is invalid: '(?=a)a' is not a 'regex'")

@@ -120,7 +120,7 @@ class Ruleset:
     def _validate(self, state: Any, shown: str) -> list[Diagnostic]:
         schema = self.program.entry.schema
         resources = self.program.entry.schema_resources
-        if schema is None or certainly_valid(state, schema, resources):
+        if schema is None or self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
             return []
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again;
             # keyed by its marshal bytes, which keep every type apart (JSON text would write a tuple as a
@@ -494,13 +494,14 @@ def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) 
 
 
 def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> list[Diagnostic]:
-    """The data checks of a loaded ruleset (``engine.data``): from the check cache while none of its
-    files changed (they depend on nothing else), else computed and kept there."""
+    """The data checks of a loaded ruleset (``engine.data``; its state schema's usability among them): from
+    the check cache while none of its files changed (they depend on nothing else), else computed and kept there."""
     from .core import checkcache
 
     loaded = rs.program.loaded
-    if not any(b.schema is not None for ns in loaded.namespaces.values() for b in ns.data.values()) and \
-            (not run_query or rs.program.query(data.DATA_CHECK) is None):
+    schemas = any(ns.schema is not None or any(b.schema is not None for b in ns.data.values())
+                  for ns in loaded.namespaces.values())
+    if not schemas and (not run_query or rs.program.query(data.DATA_CHECK) is None):
         return []
     cached = checkcache.lookup(p, kind="data") if check_cache else None
     if cached is None:

@@ -27,14 +27,14 @@ from typing import Any, Callable
 import yaml
 
 from ..core import confine, jsontext, safeyaml
-from ..core.diagnostics import Diagnostic, Span
+from ..core.diagnostics import Diagnostic, Related, Span
 from ..lang.bind import bound_globals, place, unit_key
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
 from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
 from ..lib.values import to_json
 from . import reference as R
-from .state import pointer_parts, schema_errors
+from .state import pointer_parts, schema_errors, schema_problem
 
 DATA_CHECK = R.DATA_CHECK
 MAX_LOCATED_BYTES = 2_000_000  # a larger data file is not parsed again for positions: findings stand at its top
@@ -52,9 +52,11 @@ class _Locator:
         self.files: dict[str, Any] = {}
 
     def span(self, binding: DataBinding, pointer: str) -> Span | None:
-        shown = binding.path
+        return self.span_in(binding.path, binding.root or self.loaded.root, pointer)
+
+    def span_in(self, shown: str, root: confine.Root, pointer: str) -> Span | None:
         if shown not in self.files:
-            self.files[shown] = self._positions(shown, binding.root or self.loaded.root)
+            self.files[shown] = self._positions(shown, root)
         positions = self.files[shown]
         if positions is None:
             return None
@@ -79,11 +81,25 @@ class _Locator:
 
 
 def schema_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Diagnostic]:
-    """A ``C026`` for each way a data import breaks the JSON Schema it names (the schema itself
-    unusable: ``C015``/``C025`` at the import). Each (file, schema) pair is checked once."""
+    """A ``C015`` at the `schema` directive of a state schema that cannot be used (not valid against its
+    draft's meta-schema, a pattern RE2 cannot run), and a ``C026`` for each way a data import breaks the
+    JSON Schema it names (the schema itself unusable: ``C015``/``C025`` at the import). Each state schema
+    and each (file, schema) pair is checked once."""
     locator = locator or _Locator(loaded)
     out: list[Diagnostic] = []
     seen: set[tuple[str, str]] = set()
+    for ns in loaded.namespaces.values():
+        if ns.schema is not None and ns.schema_path is not None and ("", ns.schema_path) not in seen:
+            seen.add(("", ns.schema_path))
+            problem = schema_problem(ns.schema, ns.schema_resources)
+            if problem is not None:
+                message, at = problem
+                where = locator.span_in(ns.schema_path, ns.schema_root or loaded.root, at) if at else None
+                named = ns.schema_span or Span(ns.schema_path)
+                out.append(Diagnostic("C015", f"the state schema {message}", where or named,
+                                      pointer=at if where else None,
+                                      related=(Related(named, "the state schema is named here"),) if where else (),
+                                      help="a state schema must be a valid JSON Schema of its `$schema` draft"))
     for ns in loaded.namespaces.values():
         for binding in ns.data.values():
             schema = binding.schema

@@ -151,7 +151,11 @@ def _validator(schema_json: str, resources_json: str = "{}") -> Any:
 
     schema = _from_key_text(schema_json)
     cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
+    # checked against its meta-schema, whose `format: regex` (a `pattern`, a `patternProperties` key)
+    # must be a pattern RE2 runs, as the keywords below run them (``_re2_keywords``)
+    formats = jsonschema.FormatChecker()
+    formats.checkers = {**cls.FORMAT_CHECKER.checkers, "regex": (_search_pattern, (re.error,))}
+    cls.check_schema(schema, format_checker=formats)
     return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER,
                               registry=registry(schema, _from_key_text(resources_json)))
 
@@ -177,6 +181,7 @@ def _from_key_text(text: str) -> Any:
 
 
 _BY_ID: dict[int, list[Any]] = {}
+_FAST_BY_ID: dict[int, list[Any]] = {}
 
 
 def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[Any, Any]:
@@ -187,19 +192,46 @@ def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None)
         validator = _validator(_key_text(schema), _key_text(resources or {}))
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
-        # [schema (kept, so its id is never reused), validator, fast check]
-        kept = _BY_ID[id(schema)] = [schema, validator, fast_check(schema)]
-    return kept[1], kept[2]
+        # [schema (kept, so its id is never reused), validator]
+        kept = _BY_ID[id(schema)] = [schema, validator]
+    return kept[1], _fast(schema)
 
 
-def certainly_valid(state: Any, schema: dict[str, Any], resources: dict[str, Any] | None = None) -> bool:
-    """True only when the fast check accepts the state (so ``schema_errors`` would find nothing)."""
+def _fast(schema: dict[str, Any]) -> Any:
+    """``fast_check(schema)``, kept per schema object."""
+    kept = _FAST_BY_ID.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        if len(_FAST_BY_ID) >= 64:
+            _FAST_BY_ID.clear()
+        kept = _FAST_BY_ID[id(schema)] = [schema, fast_check(schema)]
+    return kept[1]
+
+
+def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[str, str] | None:
+    """Why a schema cannot be used (what follows "the schema" in a C015) and the JSON pointer of where in
+    the schema, or None when it can be: it must be valid against its draft's meta-schema, and its
+    patterns must be RE2's."""
     import jsonschema
 
     try:
-        _, fast = _validators(schema, resources)
+        _validators(schema, resources)
+    except jsonschema.SchemaError as exc:
+        return f"is invalid: {exc.message}", pointer(exc.absolute_path)
+    except re.error as exc:
+        return f"has a pattern RE2 cannot run: {exc}", ""
+    except RecursionError:
+        return "is nested too deeply to be checked", ""
+    return None
+
+
+def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
+    """True only when the fast check accepts the state, so that ``schema_errors`` would find nothing in it.
+    For a schema ``schema_problem`` finds nothing in, which a ruleset's check makes sure of (C015): it asks
+    nothing of jsonschema, which a process whose states all pass never imports."""
+    try:
+        fast = _fast(schema)
         return fast is not None and fast(state) is True
-    except (jsonschema.SchemaError, RecursionError, re.error):
+    except (RecursionError, re.error):
         return False
 
 
@@ -207,15 +239,12 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                   resources: dict[str, Any] | None = None, whose: str = "the ruleset's state schema") -> list[Diagnostic]:
     """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI).
     ``whose`` names the schema in the messages of a schema that cannot be used (C015, C025)."""
-    import jsonschema
     from referencing.exceptions import Unresolvable
 
-    try:
-        validator, fast = _validators(schema, resources)
-    except jsonschema.SchemaError as exc:
-        return [Diagnostic("C015", f"{whose} is invalid: {exc.message}", Span(shown))]
-    except re.error as exc:
-        return [Diagnostic("C015", f"{whose} has a pattern RE2 cannot run: {exc}", Span(shown))]
+    problem = schema_problem(schema, resources)
+    if problem is not None:
+        return [Diagnostic("C015", f"{whose} {problem[0]}", Span(shown))]
+    validator, fast = _validators(schema, resources)
     if fast is not None:
         try:
             if fast(state):  # accepted: jsonschema would find nothing; otherwise it says what is wrong

@@ -73,6 +73,8 @@ class Namespace:
     schema_path: str | None = None
     schema_resources: dict[str, Any] = field(default_factory=dict)  # the files its `$ref`s name, by URI
     schema_files: list[str] = field(default_factory=list)  # and where they are (shown paths)
+    schema_span: Span | None = None  # the `schema` directive's
+    schema_root: confine.Root | None = None  # the root its file was read under
     header: A.Header | None = None
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
@@ -440,6 +442,7 @@ class Loader:
         if found is not None:
             ns.schema, ns.schema_path, ns.schema_resources, ns.schema_files = \
                 found.value, found.path, found.resources, found.files
+            ns.schema_span, ns.schema_root = d.span, self.root_for(target)
 
     def load_schema(self, target: Path, written: str, span: Span, kind: str) -> DataSchema | None:
         """A JSON Schema file and the files its ``$ref``s name (``schemarefs``), or None after a C015 or
