@@ -28,6 +28,16 @@ class Span:
     end_line: int = 0
     end_col: int = 0
 
+    def __init__(self, file: str, line: int = 0, col: int = 0, end_line: int = 0, end_col: int = 0) -> None:
+        # (what the dataclass would write, less its five calls of `object.__setattr__`: a span is
+        # made for every node of every parsed module)
+        d = self.__dict__
+        d["file"] = file
+        d["line"] = line
+        d["col"] = col
+        d["end_line"] = end_line
+        d["end_col"] = end_col
+
     def __str__(self) -> str:
         if self.line:
             return f"{self.file}:{self.line}:{self.col}"

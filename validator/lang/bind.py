@@ -16,7 +16,7 @@ once; a pass overrides the nodes it cares about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Union
 
 from . import ast as A
 from ..lib.builtins import BUILTINS, Builtin
@@ -145,10 +145,20 @@ class Walker:
             env = self.bind(env, p, (p.name,))
         return env
 
+    _methods: ClassVar[dict[type, Any]] = {}  # each walker class's ``x_KIND`` of a node class (None: the default)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}
+
     def expr(self, e: Any, env: Scope) -> None:
-        method = getattr(self, "x_" + type(e).__name__, None)
+        kind = type(e)
+        try:
+            method = self._methods[kind]
+        except KeyError:
+            method = self._methods[kind] = getattr(type(self), "x_" + kind.__name__, None)
         if method is not None:
-            method(e, env)
+            method(self, e, env)
         else:
             self.node(e, env)
 

@@ -55,10 +55,12 @@ def check_unused(program: Program) -> list[Diagnostic]:
             continue  # definitions inherited from an extended ruleset are the base's business
         out.append(Diagnostic("W101", f"`{name}` is never used", unit.span,
                               help="remove it, or prefix its name with `_` to keep it"))
-    used_names = {name for unit in program.units.values() if unit.ns == entry.key for found in sites(unit)
-                  for name, nodes in found.names.items() if isinstance(unit.bound.get(nodes[0]), (ModuleRef, DataRef))}
+    aliases = {alias for alias, span in entry.import_spans.items() if span.file == entry.entry}
+    used_names = {name for unit in program.units.values() if aliases and unit.ns == entry.key for found in sites(unit)
+                  for name in aliases.intersection(found.names)
+                  if isinstance(unit.bound.get(found.names[name][0]), (ModuleRef, DataRef))}
     for alias, span in entry.import_spans.items():
-        if alias not in used_names and span.file == entry.entry:
+        if alias in aliases and alias not in used_names:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
     return out
 

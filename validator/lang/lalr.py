@@ -156,15 +156,24 @@ class Driver:
         self.table: list[dict[str, int]] = tables["table"]
         self.rules = [(size, origin, kind, tuple((i, bool(sp), n) for i, sp, n in plan), trailing, name)
                       for size, origin, kind, plan, trailing, name in tables["rules"]]
+        # each rule's children as the driver makes them: ``True`` where they are the rule's symbols
+        # themselves (none filtered, spliced or absent), else the indices kept when only some are
+        # filtered out, else None (the plan walked in full)
+        self.takes: list[Any] = []
+        for size, _, _, plan, trailing, _ in self.rules:
+            plain = not trailing and all(not sp and not n for _, sp, n in plan)
+            self.takes.append(None if not plain else True if len(plan) == size else tuple(i for i, _, _ in plan))
         ignore = set(tables["ignore"])
         terminals = [(name, rx) for name, rx in tables["terminals"] if name not in ignore]
         skip = "|".join(rx for name, rx in tables["terminals"] if name in ignore)
         # Ignored text (spaces, comments) is skipped by the same match as the token after it,
         # possessively (`*+`: a comment is never cut short to let a token match its tail); in this
         # grammar no token can start with what an ignored terminal matches, so the split is Lark's.
-        self.names = {f"T{i}": name for i, (name, _) in enumerate(terminals)}
+        # Each terminal's group is named by the terminal (Lark's names are identifiers), so a match
+        # tells its terminal with no lookup.
+        assert all(name.isidentifier() for name, _ in terminals)
         skipping = f"(?:{skip})*+" if skip else ""
-        self.master = re.compile(skipping + "(?:" + "|".join(f"(?P<T{i}>{rx})" for i, (_, rx) in enumerate(terminals)) + ")")
+        self.master = re.compile(skipping + "(?:" + "|".join(f"(?P<{name}>{rx})" for name, rx in terminals) + ")")
         self.trailing = re.compile(skipping)
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
         self.kept = frozenset(tables["kept"])
@@ -175,11 +184,11 @@ class Driver:
         appended to ``tokens`` when given (the formatter lays out these)."""
         table = self.table
         rules = self.rules
-        names = self.names
+        takes = self.takes
         keywords = self.keywords
         kept = self.kept
         match = self.master.match
-        methods = {r[5]: getattr(builder, r[5], None) for r in rules if r[2] != _FOLD and r[2] != _SPLICE}
+        methods = [getattr(builder, r[5], None) if r[2] != _FOLD and r[2] != _SPLICE else None for r in rules]
         states = [self.start]
         values: list[Any] = []
         starts: list[Any] = []
@@ -189,19 +198,18 @@ class Driver:
         while True:
             m = match(text, pos) if pos < size_text else None
             if m is not None:
-                group = m.lastgroup
-                value = m.group(group)  # type: ignore[arg-type]
+                ttype = m.lastgroup
+                value = m.group(ttype)  # type: ignore[arg-type]
                 end = m.end()
                 start = end - len(value)
-                ttype = names[group]  # type: ignore[index]
-                kws = keywords.get(ttype)
+                kws = keywords.get(ttype)  # type: ignore[arg-type]
                 if kws is not None:
                     kw = kws.get(value)
                     if kw is not None and kw in table[states[-1]]:
                         ttype = kw
                 if ttype in kept or tokens is not None:
                     tok: Any = Tok(value)
-                    tok.type = ttype
+                    tok.type = ttype  # type: ignore[assignment]
                     tok.start_pos = start
                     tok.end_pos = end
                     if tokens is not None:
@@ -217,7 +225,7 @@ class Driver:
                 start = end = pos = size_text
             # feed the token: reduce as long as the table says so, then shift
             while True:
-                action = table[states[-1]].get(ttype)
+                action = table[states[-1]].get(ttype)  # type: ignore[arg-type]
                 if action is None:
                     raise Mismatch(start, end, frozenset(k for k in table[states[-1]] if k.isupper()))
                 if action >= 0:
@@ -226,40 +234,45 @@ class Driver:
                     starts.append(start)
                     ends.append(end)
                     break
-                size, origin, kind, plan, trailing, name = rules[-1 - action]
+                rule = -1 - action
+                size, origin, kind, plan, trailing, name = rules[rule]
                 if kind == _FOLD:
                     states[-1] = table[states[-2]][origin]
                     continue
                 if size:
                     kids = values[-size:]
-                    s_list = starts[-size:]
-                    e_list = ends[-size:]
-                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
-                    first = s_list[0]
+                    first = starts[-size]
                     if first is None:
-                        first = next((s for s in s_list if s is not None), None)
-                    last = e_list[-1]
+                        first = next((s for s in starts[-size:] if s is not None), None)
+                    last = ends[-1]
                     if last is None:
-                        last = next((e for e in reversed(e_list) if e is not None), None)
+                        last = next((e for e in reversed(ends[-size:]) if e is not None), None)
+                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
                 else:
                     kids = []
                     first = last = None
-                children: list[Any] = []
-                for i, splice, nones in plan:
-                    if nones:
-                        children.extend([None] * nones)
-                    if splice:
-                        children.extend(kids[i])
-                    else:
-                        children.append(kids[i])
-                if trailing:
-                    children.extend([None] * trailing)
+                take = takes[rule]
+                if take is True:
+                    children: list[Any] = kids
+                elif take is not None:
+                    children = [kids[i] for i in take]
+                else:
+                    children = []
+                    for i, splice, nones in plan:
+                        if nones:
+                            children.extend([None] * nones)
+                        if splice:
+                            children.extend(kids[i])
+                        else:
+                            children.append(kids[i])
+                    if trailing:
+                        children.extend([None] * trailing)
                 if kind == _SPLICE:
                     result: Any = children
                 elif kind == _FOLD_ONE and len(children) == 1:
                     result = children[0]
                 else:
-                    method = methods[name]
+                    method = methods[rule]
                     if method is None:
                         raise Mismatch(first or 0)
                     builder.start_pos = first

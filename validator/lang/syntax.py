@@ -299,6 +299,28 @@ def _check_depth(module: A.Module, path: str) -> None:
     """An expression may nest without brackets (`1 + 1 + ... + 1`, a long chain of `let`s): past
     ``MAX_DEPTH`` it is refused here, located at its deepest node, so that no later stage (each
     walks the tree recursively) ever meets a tree too deep for it."""
+    # one level at a time, the nodes at each depth in a list (no depth kept per node); only a tree
+    # found too deep is walked again, depth first, to locate the node reported
+    level: list[Any] = [module]
+    for _ in range(MAX_DEPTH + 1):
+        below: list[Any] = []
+        for node in level:
+            d = node.__dict__
+            for f in node._compared:
+                x = d[f]
+                if type(x) is tuple:
+                    todo = [x]
+                    while todo:
+                        for y in todo.pop():
+                            if type(y) is tuple:
+                                todo.append(y)
+                            elif isinstance(y, A.Node):
+                                below.append(y)
+                elif isinstance(x, A.Node):
+                    below.append(x)
+        if not below:
+            return
+        level = below
     stack: list[tuple[Any, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()

@@ -12,7 +12,7 @@ The type of every expression node of a unit is kept beside its binding (``node_t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
@@ -136,11 +136,17 @@ class TypeChecker(Walker):
         return t[1] if t[0] in ("list", "set", "map") else ANY  # type: ignore[no-any-return]
 
     # -- expressions
+    _typings: ClassVar[dict[type, Any]] = {}  # ``t_KIND`` of each node class (None: the walk's, and the kind's type)
+
     def expr(self, e: Any, env: Scope) -> None:
-        method = getattr(self, "t_" + type(e).__name__, None)
+        kind = type(e)
+        try:
+            method = self._typings[kind]
+        except KeyError:
+            method = self._typings[kind] = getattr(type(self), "t_" + kind.__name__, None)
         if method is None:
             super().expr(e, env)
-        self.types[id(e)] = _KINDS.get(type(e), ANY) if method is None else method(e, env)
+        self.types[id(e)] = _KINDS.get(kind, ANY) if method is None else method(self, e, env)
 
     def infer(self, e: Any, env: Scope) -> T:
         if e is None:
