@@ -615,7 +615,8 @@ def nodes(root: Any) -> Iterator[Any]:
             todo += reversed(x)
         elif isinstance(x, Node):
             yield x
-            todo += reversed([getattr(x, f) for f in x._compared])
+            d = x.__dict__
+            todo += [d[f] for f in x._compared[::-1]]
 
 
 class ContextMemo:

@@ -164,7 +164,12 @@ class Walker:
 
     def node(self, n: Any, env: Scope) -> None:
         """The default descent: every field, in order."""
-        for x in n if isinstance(n, tuple) else (getattr(n, f) for f in n._compared):
+        if isinstance(n, tuple):
+            xs: Any = n
+        else:
+            d = n.__dict__
+            xs = [d[f] for f in n._compared]
+        for x in xs:
             if isinstance(x, A.Node):
                 self.expr(x, env)
             elif isinstance(x, tuple):

@@ -137,9 +137,12 @@ def build_program(loaded: Loaded) -> Program:
     return program
 
 
+_BODY = {A.ConstDecl: "value", A.InputDecl: "default", A.TableDecl: "source"}  # (the field of the unit's code)
+
+
 def _unit(ns: Namespace, key: str, d: UnitDecl) -> Unit:
     params = getattr(d, "params", None)
-    body = {A.ConstDecl: "value", A.InputDecl: "default", A.TableDecl: "source"}.get(type(d), "body")
+    body = _BODY.get(type(d), "body")
     unit = Unit(ns.key, key, d, kind_of(d), d.span, getattr(d, "cites", ()), params or (),
                 None if params is None else len(params), getattr(d, "ret", None) or getattr(d, "type", None),
                 None if isinstance(d, (A.ProcedureDecl, A.CycleDecl)) else getattr(d, body))
