@@ -279,6 +279,43 @@ def test_the_checks_kept_by_context_read_no_analysis_flag(family: Path) -> None:
         assert checks(p, flipping) == found[p], p
 
 
+def test_the_checks_key_kept_on_a_unit_is_the_one_made_afresh_after_every_pass(family: Path) -> None:
+    """The names, arity and type checks share one key per unit, made at the first of them and kept
+    on the unit (``bind.checks_key``): after every pass (and the type check), each unit's kept key is
+    what ``bind.bound_globals`` and its data give afresh, so nothing the key is made of changed after
+    it was made. Checked one after another (the base's declarations shared), a variant that binds a
+    base's name otherwise (data without a field, a definition of another arity or type, a table of
+    other keys) gives some base definition another key, as its own findings above need; one that
+    imports the same data again gives every definition the base's key."""
+    from validator.lang import bind, checker, loader, program as P
+
+    def keys(path: Path) -> dict[str, tuple[Any, ...]]:
+        p = P.build_program(loader.load(path))
+        checker.check_types_pass(p)
+        found = {}
+        for k, u in p.units.items():
+            assert u.checks_key is not None, k  # (made by the checks, each unit's)
+            key, holds, values = u.checks_key
+            afresh: list[Any] = []
+            assert key == bind.bound_globals(u, p.entry.key, afresh, lambda v: None), k
+            assert [id(x) for x in holds] == [id(x) for x in afresh], k
+            assert values == tuple(r.value for r in u.globals if isinstance(r, bind.DataRef)), k
+            if u.ns == p.entry.key:  # (by its name: each program's namespace is its own file's)
+                found[u.name] = (id(u.decl), key, tuple(frozenset(v) if isinstance(v, dict) else None for v in values))
+        return found
+
+    paths = [Path(f"{n}.rules") for n in ("base", *VARIANTS)] + \
+        [ROOT / "rulesets" / f for f in ("diplomacy/standard.rules", "jomini/re.rules", "his/his.rules")]
+    with nothing_shared():
+        found = {p: keys(p) for p in paths}
+    base = found[Path("base.rules")]
+    assert found[Path("same.rules")] == base
+    for name in ("data", "arity", "value", "type", "table"):  # (enum, record: the type check's own part)
+        variant = found[Path(f"{name}.rules")]
+        changed = [k for k, v in base.items() if variant.get(k, (None,))[0] == v[0] and variant[k] != v]
+        assert changed, name
+
+
 def test_checks_of_broken_rulesets_are_the_same_shared_or_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """The golden corpus of tests/fixtures (every kind of mistake), checked one after another in one
     process, then each alone."""

@@ -383,6 +383,35 @@ def bound_globals(unit: Unit, entry: str, holds: list[Any], data: Callable[[Any]
     return tuple(map(summary, unit.globals))
 
 
+def checks_key(unit: Unit, entry: str) -> tuple[tuple[Any, ...], list[Any], tuple[Any, ...]]:
+    """The part of the context of ``unit``'s names, arity and type checks (``program.Resolver``,
+    ``program.check_arities``, ``types.check_types``) that is the unit's own, made at its first need and
+    kept on the unit (``Unit.checks_key``), so one key serves the three checks: ``bound_globals`` with
+    data named by nothing, the objects it names by ``id`` (for the entry's ``holds``), and the value of
+    each data it names, in order (the names check adds what fields each has).
+
+    Kept on the unit, it is the key each check would make afresh: it is a function of ``entry`` (the
+    unit's program's entry namespace, one per program, and a unit is of one program) and of
+    ``Unit.globals``, set once per program by binding (``program.bind_units``, the first pass, before
+    any check) and never set again; and of what each referee holds, set when the referee is made and
+    not changed after: a definition's namespace, name and declaration, an enum's or a record's
+    declaration, a built-in's, a module's and a member's name, data's value (whose fields are read at
+    the names check, once per unit as before). tests/test_check_sharing.py checks it against a fresh
+    ``bound_globals`` after every pass, and each variant there that changes one thing a base's
+    declarations are checked against gets its own findings."""
+    kept = unit.checks_key
+    if kept is None:
+        holds: list[Any] = []
+        key = bound_globals(unit, entry, holds, _nothing)
+        kept = unit.checks_key = (key, holds, tuple([r.value for r in unit.globals if isinstance(r, DataRef)]))
+    return kept
+
+
+def _nothing(value: Any) -> None:
+    """Data as the arity and type checks' contexts name it: by nothing (they read no data's value)."""
+    return None
+
+
 class Meanings(dict[str, Union[Referee, None]]):
     """What each global name means in one namespace (``meaning``), looked up at its first need."""
 

@@ -17,7 +17,7 @@ from ..lib.builtins import BUILTINS
 from ..lib.patterns import check as pattern_problem
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 from ..lib.values import as_key
-from .bind import (binding, bound_globals, grid_cells, sites, table_key, BuiltinRef, DataRef, Meanings, Member, ModuleRef,
+from .bind import (binding, checks_key, grid_cells, sites, table_key, BuiltinRef, DataRef, Meanings, Member, ModuleRef,
                    Referee, Scope, TypeRef, UnitRef, Walker)
 from .loader import Loaded, Namespace, kind_of
 
@@ -73,6 +73,8 @@ class Unit:
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     globals: tuple[Referee | None, ...] = ()  # what each global name and module member it writes means, each once
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
+    # the context its names, arity and type checks share, made at the first (``bind.checks_key``)
+    checks_key: tuple[tuple[Any, ...], list[Any], tuple[Any, ...]] | None = None
 
     @property
     def written(self) -> str:
@@ -326,9 +328,9 @@ class Resolver(Walker, _Pass):
         """``unit``'s check, once per context (``_RESOLVED``): what each global name and module member it
         writes is bound to (``bind.bound_globals``) and its namespace's enum members. Not shared: a
         cycle policy's check, a table's that a variant overrides cells of."""
-        holds: list[Any] = []
-        context = (self.member_sets[self.ns.key], bound_globals(  # (of data, its fields)
-            unit, self.program.entry.key, holds, lambda v: frozenset(v) if isinstance(v, dict) else None))
+        key, holds, data = checks_key(unit, self.program.entry.key)
+        context = (self.member_sets[self.ns.key], key,  # (of data, its fields)
+                   tuple([frozenset(v) if isinstance(v, dict) else None for v in data]) if data else ())
         _RESOLVED.once(unit.decl, context if unit.cycle is None and not unit.overrides else None, holds, self.diags,
                        self.unit, unit)
 
@@ -439,8 +441,7 @@ def check_arities(program: Program) -> None:
     the table has (C003), a pattern a built-in is given written out (C014); shared as the names check
     is (``_ARITIES``): it reads, besides the declaration, only what its names are bound to."""
     for unit in program.units.values():
-        holds: list[Any] = []
-        context = bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
+        context, holds, _ = checks_key(unit, program.entry.key)  # (of data, nothing)
         _ARITIES.once(unit.decl, None if unit.overrides else context, holds, program.diagnostics, _arities, unit,
                       program.diagnostics)
 
@@ -694,6 +695,7 @@ def bind_units(program: Program) -> None:
     meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
     for unit in program.units.values():
         unit.bound, unit.globals = binding(unit, meanings)
+        unit.checks_key = None  # (made again from these at its first need)
 
 
 # the passes that make the program, in order: each adds its findings to ``Program.diagnostics``

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from . import ast as A
 from ..core.diagnostics import Diagnostic, Suggestions
 from .loader import Namespace
-from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, bound_globals
+from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, checks_key
 from .program import Program, Unit
 
 ANY = ("any",)
@@ -389,9 +389,9 @@ def check_types(program: Program) -> list[Diagnostic]:
         kinds = [*checker.records.values(), *checker.enums.values()]
         for key, d in ns.defs.items():
             unit = program.units.get((ns.key, key))
-            holds: list[Any] = [kinds, ns.cell_overrides.get(key)]
-            context = (shared, bound_globals(unit, program.entry.key, holds, lambda v: None)  # (of data, nothing)
-                       if unit is not None else (),
+            own, unit_holds, _ = checks_key(unit, program.entry.key) if unit is not None else ((), None, ())
+            holds: list[Any] = [kinds, ns.cell_overrides.get(key), unit_holds]
+            context = (shared, own,  # (of data, nothing)
                        id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
