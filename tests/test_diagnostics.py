@@ -225,6 +225,47 @@ def test_codes_and_underlined_text(rel: str) -> None:
     assert findings(rel) == UNDERLINED[rel]
 
 
+def test_no_node_under_an_expression_carries_citations() -> None:
+    """The citation check (C010) does not enter expressions (``checker.UNCITED``): no node type an
+    expression may hold, at any depth, has a `cites` field (a statement or declaration under one would)."""
+    import typing
+    from validator.lang import ast as A
+    from validator.lang.checker import UNCITED
+
+    seen: set[type] = set()
+    todo: list[object] = list(typing.get_args(A.Expr))
+    while todo:
+        t = todo.pop()
+        for arg in typing.get_args(t):
+            todo.append(arg)
+        if isinstance(t, type) and issubclass(t, A.Node) and t not in seen:
+            seen.add(t)
+            assert "cites" not in t._fields, t
+            todo.extend(typing.get_type_hints(t, vars(A)).values())
+    assert UNCITED <= seen and {A.Comp, A.Lambda, A.CompFor, A.Param} <= seen  # (the walk reached inside)
+
+
+def test_the_citations_walk_finds_what_a_walk_of_every_node_finds() -> None:
+    """Over every .rules of the repository, ``checker._cites_in`` (which skips expressions) gives each
+    declaration's citations as a walk of all its nodes does, in the same order."""
+    from validator.lang import ast as A
+    from validator.lang.checker import _cites_in
+    from validator.core.diagnostics import DiagnosticError
+    from validator.lang.syntax import parse_module
+
+    carried = 0
+    for path in sorted([*ROOT.joinpath("rulesets").rglob("*.rules"), *ROOT.joinpath("tests").rglob("*.rules")]):
+        try:
+            module = parse_module(path.read_text(encoding="utf-8"), str(path))
+        except DiagnosticError:  # (a fixture that does not parse carries nothing to compare)
+            continue
+        for decl in module.decls:
+            every = [(c, n.span) for n in A.nodes(decl) for c in getattr(n, "cites", ())]
+            assert list(_cites_in(decl)) == every, (path, decl.span)
+            carried += sum(1 for n in A.nodes(decl) if getattr(n, "cites", ()) and not isinstance(n, A.Decl))
+    assert carried > 0  # (citations on statements and policies too, not only on declarations)
+
+
 def test_every_golden_fixture_has_underline_expectations() -> None:
     assert {p.relative_to(FIXTURES).as_posix() for p in golden_cases()} == set(UNDERLINED)
 

@@ -7,7 +7,7 @@ run as the program is made; the passes here add what needs the whole program.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, get_args
 
 from . import ast as A
 from .bind import DataRef, ModuleRef, sites
@@ -18,11 +18,25 @@ from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
 MAX_COMPARED_LINES = 1000
 
 
+# An expression carries no citation, nor does anything under it (expressions, a comprehension's
+# clauses, a lambda's parameters and their types): the walk for citations stops at one, where most of
+# a declaration's nodes lie (tests/test_diagnostics.py holds the grammar's node types to this)
+UNCITED = frozenset(get_args(A.Expr))
+
+
 def _cites_in(decl: Any) -> Iterator[tuple[str, Span]]:
-    """Every ``cite`` string in a declaration, with the span of what carries it."""
-    for node in A.nodes(decl):
-        for c in getattr(node, "cites", ()):
-            yield c, node.span
+    """Every ``cite`` string in a declaration, with the span of what carries it, in the order of
+    ``ast.nodes`` (each node before those under it); expressions are not entered (``UNCITED``)."""
+    todo = [decl]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, tuple):
+            todo += reversed(x)
+        elif isinstance(x, A.Node) and type(x) not in UNCITED:
+            d = x.__dict__  # (a node's fields, its span among them)
+            for c in d.get("cites", ()):
+                yield c, d["span"]
+            todo += [d[f] for f in x._compared[::-1]]
 
 
 def check_citations(program: Program) -> list[Diagnostic]:
