@@ -375,6 +375,33 @@ def test_a_runaway_recursion_through_a_function_value_stops_in_its_unit(tmp_path
     assert (d.code, d.span.line) == ("E005", 2 if unit == "spin" else 3) and f"(in `{unit}`)" in d.message
 
 
+def test_the_functions_named_as_values_are_those_some_node_names_so(tmp_path: Path) -> None:
+    """``program.escaped`` reads, per unit, the names and members its sites name somewhere as a value
+    (``Sites.valued``, kept per declaration) against what each means (``Unit.globals``): the same
+    functions as every name and member node not called nor looked up, read against ``Unit.bound``."""
+    from validator.lang import program as P
+    from validator.lang.bind import UnitRef, sites
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "lib.rules").write_text('ruleset t.lib\ndef f(x) = x\ndef g(x) = x + 1\nquery main = f(1)\n')
+    (tmp_path / "use.rules").write_text(RUNAWAY.replace("ruleset t.runaway\n", 'ruleset t.use\nimport "lib.rules" as lib\n')
+                                        + "query member = let h = lib.f; h(lib.g(1))\n")
+    root = Path(__file__).resolve().parent.parent
+    paths = [tmp_path / "use.rules", *(root / "rulesets" / f for f in ("diplomacy/standard.rules", "jomini/re.rules",
+                                                                       "his/his.rules"))]
+    for path in paths:
+        rs = load_ruleset(path, use_cache=False)
+        assert not [d for d in rs.diagnostics if d.is_error], path
+        program = rs.program
+        by_nodes = {(ref.unit.ns, ref.unit.name) for unit in program.units.values() for found in sites(unit)
+                    for nodes in (*found.names.values(), *found.fields.values()) for node in nodes
+                    if node not in found.used and isinstance(ref := unit.bound.get(node), UnitRef)
+                    and ref.unit.arity is not None}
+        assert {(u.ns, u.name) for u in P.escaped(program)} == by_nodes, path
+        if path.name == "use.rules":
+            assert {name for _, name in by_nodes} == {"spin", "twice", "f"}
+
+
 def test_a_program_and_its_units_are_written_short(tmp_path: Path) -> None:
     """A failing test's report writes what it holds: a program or unit written as a dataclass (every
     field: bindings, types, the loaded ruleset) could run a test worker out of memory."""

@@ -237,6 +237,17 @@ class Sites(Walker):
         self.slots = 0  # the slots numbered so far
         self.steps: dict[str, StepRef] = {}
         self.step: StepRef | None = None  # the step walked
+        self._valued: tuple[int, ...] | None = None  # (``valued``)
+
+    def valued(self) -> tuple[int, ...]:
+        """Which of the global names and module members written here (``names``, then ``fields``, in
+        order, as ``binding`` lists what they mean) are somewhere named as a value: not (only) as
+        what is called or looked up. Made at the first need, for every program that binds them."""
+        if self._valued is None:
+            used = self.used
+            self._valued = tuple(i for i, nodes in enumerate((*self.names.values(), *self.fields.values()))
+                                 if any(node not in used for node in nodes))
+        return self._valued
 
     def cell(self, code: A.Expr) -> None:
         pass  # (in a walk of the unit: each cell's sites are kept apart, ``sites``)
@@ -291,7 +302,14 @@ class Sites(Walker):
 
 def sites(unit: Unit) -> list[Sites]:
     """The sites of a unit's code: its declaration's (a table's: its keys'), then a table's, cell by cell
-    (``table_code``), each cell's locals numbered apart; kept per declaration and per cell."""
+    (``table_code``), each cell's locals numbered apart; kept per declaration and per cell, and the
+    list on the unit (``Unit.sites``: binding and the passes after it each ask, once per unit; what it
+    is made of, the unit's declaration, kind and a table's grid, cells and source, is set when the
+    unit is made, ``program._unit``)."""
+    kept = unit.sites
+    if kept is not None:
+        return kept
+
     def walk(node: object) -> Sites:
         found = Sites()
         if node is unit.decl:
@@ -300,7 +318,9 @@ def sites(unit: Unit) -> list[Sites]:
             found.expr(node, {})  # (a cell: a frame of its own, as ``Walker.cell``)
         return found
 
-    return [A.per_node("sites", node, walk) for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
+    kept = unit.sites = [A.per_node("sites", node, walk)
+                         for node in (unit.decl, *(table_code(unit) if unit.kind == "table" else ()))]
+    return kept
 
 
 def table_key(cell: A.Expr) -> Any:
@@ -425,8 +445,9 @@ class Meanings(dict[str, Union[Referee, None]]):
 
 def binding(unit: Unit, meanings: dict[str, Meanings]) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
     """The referees of ``unit``'s nodes, by the node's identity (``Unit.bound``), and what each global
-    name and module member its code writes means, each once, in order (``Unit.globals``; none for
-    one that means nothing); ``meanings``: each namespace's, by its key."""
+    name and module member its code writes means, each once, in order (``Unit.globals``: for each of
+    its sites, its names then its module members, in their order; none for one that means nothing);
+    ``meanings``: each namespace's, by its key."""
     here = meanings[unit.ns]
     bound: dict[int, Referee] = {}
     found_globals: list[Referee | None] = []

@@ -73,6 +73,7 @@ class Unit:
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     globals: tuple[Referee | None, ...] = ()  # what each global name and module member it writes means, each once
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
+    sites: list[Any] | None = None  # its code's sites (``bind.sites``), kept at the first need
     # the context its names, arity and type checks share, made at the first (``bind.checks_key``)
     checks_key: tuple[tuple[Any, ...], list[Any], tuple[Any, ...]] | None = None
 
@@ -198,10 +199,13 @@ def escaped(program: Program) -> Iterator[Unit]:
     """The functions some unit names as a value (not as what it calls or looks up): they may be
     called through the value, by a parameter or a local of any name."""
     for unit in program.units.values():
+        meant, at = unit.globals, 0  # (what each site's names, then members, mean: ``bind.binding``)
         for found in sites(unit):
-            yield from (ref.unit for nodes in (*found.names.values(), *found.fields.values()) for node in nodes
-                        if node not in found.used and isinstance(ref := unit.bound.get(node), UnitRef)
-                        and ref.unit.arity is not None)
+            for i in found.valued():
+                ref = meant[at + i]
+                if isinstance(ref, UnitRef) and ref.unit.arity is not None:
+                    yield ref.unit
+            at += len(found.names) + len(found.fields)
 
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
