@@ -568,11 +568,17 @@ def decl_key(decl: A.Decl) -> str:
     return f"cycle {decl.name}" if isinstance(decl, A.CycleDecl) else decl.name
 
 
+_KINDS: dict[type, str] = {
+    A.EnumDecl: "enum", A.RecordDecl: "record", A.InputDecl: "input", A.ConstDecl: "const", A.TableDecl: "table",
+    A.DecisionDecl: "decision", A.CycleDecl: "cycle policy", A.ProcedureDecl: "procedure", A.QueryDecl: "query",
+}
+
+
 def kind_of(decl: A.Decl) -> str:
-    return {
-        A.EnumDecl: "enum", A.RecordDecl: "record", A.InputDecl: "input", A.ConstDecl: "const", A.TableDecl: "table",
-        A.DecisionDecl: "decision", A.CycleDecl: "cycle policy", A.ProcedureDecl: "procedure", A.QueryDecl: "query",
-    }.get(type(decl), getattr(decl, "kind", "definition"))
+    """A declaration's kind as messages name it (a definition's: `def`, `rule`, ...); asked for every
+    unit of every program, so the table is made once."""
+    kind = _KINDS.get(type(decl))
+    return kind if kind is not None else getattr(decl, "kind", "definition")
 
 
 def load(path: Path, overlay: dict[str, str] | None = None) -> Loaded:

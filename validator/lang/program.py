@@ -523,7 +523,7 @@ class Tables(_Pass):
             before = len(self.diags)
             if unit.kind == "table":
                 self.table(unit)
-            if any(d.code == "C009" for d in self.diags[before:]):
+            if len(self.diags) > before and any(d.code == "C009" for d in self.diags[before:]):
                 malformed.add(unit.index)
         for unit in self.program.units.values():
             for found in sites(unit):
