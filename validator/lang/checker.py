@@ -70,9 +70,13 @@ def check_unused(program: Program) -> list[Diagnostic]:
         out.append(Diagnostic("W101", f"`{name}` is never used", unit.span,
                               help="remove it, or prefix its name with `_` to keep it"))
     aliases = {alias for alias, span in entry.import_spans.items() if span.file == entry.entry}
-    used_names = {name for unit in program.units.values() if aliases and unit.ns == entry.key for found in sites(unit)
-                  for name in aliases.intersection(found.names)
-                  if isinstance(unit.bound.get(found.names[name][0]), (ModuleRef, DataRef))}
+    used_names: set[str] = set()
+    for unit in program.units.values() if aliases else ():  # (until each alias is found used)
+        if unit.ns == entry.key:
+            used_names.update(name for found in sites(unit) for name in aliases.intersection(found.names)
+                              if isinstance(unit.bound.get(found.names[name][0]), (ModuleRef, DataRef)))
+            if len(used_names) == len(aliases):
+                break
     for alias, span in entry.import_spans.items():
         if alias in aliases and alias not in used_names:
             out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
