@@ -15,13 +15,15 @@ from hypothesis import strategies as st
 
 from programs import documented, programs
 from validator.engine import reference as R
+from validator.engine import backend as B
 from validator.engine.backend import _memo_key
-from validator.api import RunError, load_ruleset
+from validator.api import RunError, load_ruleset, ruleset_files
 from validator.lib.runtime import ScriptedDice, SeededDice
 from validator.tools.testing import _state_of, load_suite
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
-CASES_DIR = Path(__file__).resolve().parent / "cases"
+REPO = Path(__file__).resolve().parent.parent
+CASES_DIR = REPO / "tests" / "cases"
 SUITE = load_suite([str(CASES_DIR)])
 _ROOT = Path(tempfile.mkdtemp(prefix="ruleval-differential-"))
 (_ROOT / "ruleval.toml").write_text("")
@@ -313,6 +315,53 @@ def test_a_warmed_backend_charges_its_state_free_values_as_a_cold_one(
             small = {"query": q, "budget": max(budget, 1)}
             assert outcome(rs, {}, small, "backend") == outcome(rs, {}, small, "reference"), (text, q, budget)
             assert bounds(steps(rs, {}, small, "backend"), steps(rs, {}, small, "reference")), (text, q, budget)
+
+
+def _kept_bounds_hold(backend: Any) -> int:
+    """Every value a backend keeps (``backend._Kept``, in its tables) and every group of them holds what
+    ``reference.unpaid`` finds from nothing paid: the value's ``charge`` and its group's, the own
+    steps of it and of all it read, directly or through others, and one for each (``size`` of
+    them); a group's ``charge`` and ``below``, its members' walk. The number of values looked at."""
+    kept = {id(k): k for table in backend.g.values() if type(table) is dict
+            for k in table.values() if type(k) is B._Kept}
+    for k in kept.values():
+        steps, found = R.unpaid(set(), [k])
+        group = k.group
+        assert (k.charge + (group.charge if group is not None else 0), k.size) == (steps + found, found)
+        assert k.own >= found - 1  # (a step for each value below it)
+        if group is not None:
+            below: set[R.Kept] = set()
+            assert group.charge == sum(R.unpaid(below, [r for r in k.reads if r.whole])) and below == group.below
+    return len(kept)
+
+
+@settings(max_examples=100 if LONG else 20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=shared_state_free())
+def test_every_value_a_warmed_backend_keeps_carries_the_walk_from_nothing_paid(
+        program: tuple[str, list[str], list[str]]) -> None:
+    """``backend._Kept`` finds a value's charge without ``reference.unpaid``'s walk where it read one
+    value and no group (that walk finds the value read and all it read: that one's charge and its
+    group's). Whatever it found, every kept value of a warmed backend carries the walk's figures."""
+    text, _, order = program
+    path = _ROOT / "kept_bounds.rules"
+    path.write_text(text)
+    rs = load_ruleset(path, use_cache=False)
+    for q in order:
+        outcome(rs, {}, {"query": q}, "backend")
+    assert _kept_bounds_hold(rs.backend())
+
+
+def test_every_value_the_bundled_data_checks_keep_carries_the_walk_from_nothing_paid() -> None:
+    """The same, over the values the bundled rulesets' data checks keep (the most a cold check keeps)."""
+    files, _, _ = ruleset_files([REPO / "rulesets"])
+    looked = 0
+    for f in files:
+        rs = load_ruleset(f, use_cache=False)
+        check = rs.program.query(R.DATA_CHECK)
+        if check is not None:  # (run here: ``data.query_findings`` keeps a run for the process)
+            R.run_without_state(rs.program, check, 5_000_000, rs.backend())
+            looked += _kept_bounds_hold(rs.backend())
+    assert looked > 10_000
 
 
 @pytest.mark.parametrize("case", SUITE.cases,

@@ -29,7 +29,7 @@ import types
 import warnings
 from fractions import Fraction
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, NamedTuple, cast
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
@@ -120,10 +120,10 @@ class _Kept(R.Kept):
     has not paid them, and ``charge``, the rest, the value and all it read, directly or through
     others, that is not the group's, each once (``reference.unpaid``): their own steps and one each;
     ``size``, how many values that walk finds from the value, with it. Found once, when the value is
-    kept. Its run of its own ``sub`` paid for each value it read first its ``charge`` and, at most
-    once, that one's group (``paid`` holds both, nothing else); its own steps are the rest, and one
-    for each value it read, directly or through others (which the reference's run of its own finds
-    by its walk)."""
+    computed (``body``) in its run of its own ``sub``, which paid for each value it read first its
+    ``charge`` and, at most once, that one's group (``paid``, ``paid_groups``); its own steps are the
+    rest, and one for each value it read, directly or through others (which the reference's run of
+    its own finds by its walk)."""
 
     __slots__ = ("charge", "group", "whole", "size")
     charge: int
@@ -131,38 +131,29 @@ class _Kept(R.Kept):
     whole: bool
     size: int
 
-    def __init__(self, value: Any, sub: R.Run, whole: bool, groups: dict[Any, _Group]) -> None:
-        self.value, self.whole = value, whole  # (``whole``: read with no arguments, a value)
+    def __init__(self, ctx: R.Run, key: Any, body: Callable[..., Any], args: tuple[Any, ...], whole: bool,
+                 groups: dict[Any, _Group]) -> None:
+        sub = ctx.fresh(key)
+        self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
-        spent = 0  # what its run of its own paid for the values it read and their groups
-        for k in cast("set[_Kept | _Group]", sub.paid):  # (the backend's runs pay values and groups)
-            spent += k.charge
-            if type(k) is _Kept:
+        spent = 0  # what it paid for the values it read and their groups
+        for g in sub.paid_groups:
+            spent += g.charge
+        for k in sub.paid:
+            if type(k) is _Kept:  # (a backend's run pays no other)
+                spent += k.charge
                 (members if k.whole else others).append(k)
         self.reads = (*members, *others)
-        group: _Group | None = None
-        if members:
-            key = frozenset(members)
-            group = groups.get(key) or cast("_Group | None", sub.shared.get((id(groups), key)))
-            if group is None:
-                group = _Group(key)
-                if len(groups) < _ALONE_CAP:
-                    groups[key] = group
-                else:
-                    cast("dict[Any, Any]", sub.shared)[(id(groups), key)] = group
-            found = len(group.below)
-        else:
-            found = 0
-        self.group = group
-        if not others:
-            rest = more = 0
-        elif group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
+        self.group = group = (groups.get(key := frozenset(members)) or _kept(sub.shared, groups, key, _Group, key)
+                              if members else None)
+        found, rest, more = len(group.below) if group is not None else 0, 0, 0
+        if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
             k = others[0]  # its ``charge`` and its group's (``size`` values)
             more = k.size
             rest = k.charge + (k.group.charge if k.group is not None else 0) - more
-        else:
-            rest, more = R.unpaid(set(group.below) if group is not None else set(), cast("list[R.Kept]", others))
+        elif others:
+            rest, more = R.unpaid(set(group.below) if group is not None else set(), [*others])
         self.size = 1 + found + more
         self.own = sub.steps - spent + found + more
         self.charge = self.own + 1 + rest + more
@@ -170,39 +161,43 @@ class _Kept(R.Kept):
 
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
     """A kept value's first read in ``run`` (not in its ``paid``): its ``charge``, and its group's
-    if the run has not paid that. No less than ``reference.pay`` (the one definition of what a run
-    pays) charges there, so that the run's count stays an upper bound of the reference's
-    (docs/architecture.md, "Per program"). The run keeps no more than the values and groups it paid
-    itself: what it has paid through them is not looked at."""
-    paid = cast("set[Any]", run.paid)  # (values and their groups)
-    paid.add(kept)
+    if the run has not paid that (``paid_groups``). No less than ``reference.pay`` (the one
+    definition of what a run pays) charges there, so that the run's count stays an upper bound of
+    the reference's (docs/architecture.md, "Per program"). The run keeps no more than the values and
+    groups it paid itself: what it has paid through them is not looked at."""
+    run.paid.add(kept)
     group = kept.group
-    if group is None or group in paid:
+    if group is None or group in run.paid_groups:
         run.steps += kept.charge
     else:
-        paid.add(group)
+        run.paid_groups.add(group)
         run.steps += kept.charge + group.charge
     if run.steps > run.budget:
         raise R.over_budget(run, span)
 
 
-def _alone(ctx: R.Run, table: dict[Any, Any], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
+def _kept(shared: dict[Any, Any], table: dict[Any, _T], key: Any, make: Callable[..., _T], *args: Any) -> _T:
+    """What ``table`` does not keep by ``key`` (its callers look there first): kept for the run's life
+    in ``shared`` (the run's and its fresh ones', ``reference.Run.shared``) by ``(id(table), key)``,
+    else made (``make(*args)``) and kept, in ``table`` for the program's life while that holds under
+    ``_ALONE_CAP`` entries, else in ``shared``."""
+    hit = shared.get((id(table), key))
+    if hit is None:
+        hit = make(*args)
+        if len(table) < _ALONE_CAP:
+            table[key] = hit
+        else:
+            shared[(id(table), key)] = hit
+    return hit
+
+
+def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
            memo: dict[Any, Any] | None, span: Span, groups: dict[Any, _Group]) -> Any:
     """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
-    kept for the program's life in ``table`` (``_Kept``, computed here in a run of its own if it is not
-    kept; past ``_ALONE_CAP`` values, for the run's life in ``ctx.shared``; its group in ``groups`` the
-    same way), paid for (``_pay``) and, a value's, kept in the run's ``memo``. Its later reads in the
-    run find it paid (``alone_source``)."""
-    hit: Any = table.get(key)
-    if hit is None:
-        hit = ctx.shared.get((id(table), key))
-        if hit is None:
-            sub = ctx.fresh(key)
-            hit = _Kept(body(sub, *args), sub, memo is not None, groups)
-            if len(table) < _ALONE_CAP:
-                table[key] = hit
-            else:
-                ctx.shared[(id(table), key)] = hit
+    kept (``_kept``: ``_Kept``, computed in a run of its own if it is not kept; its group in ``groups``
+    the same way), paid for (``_pay``) and, a value's, kept in the run's ``memo``. Its later reads in
+    the run find it paid (``alone_source``)."""
+    hit = table.get(key) or _kept(ctx.shared, table, key, _Kept, ctx, key, body, args, memo is not None, groups)
     if hit not in ctx.paid:
         _pay(ctx, hit, span)
     if memo is not None:
@@ -229,6 +224,7 @@ def _memo_key(v: Any) -> Any:
 
 
 _ALONE_CAP = 100_000
+_T = TypeVar("_T")
 
 _HELPERS: dict[str, Any] = {
     "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_pay": _pay, "_over": R.over_budget,

@@ -47,7 +47,7 @@ import math
 import sys
 from collections import defaultdict
 from fractions import Fraction
-from typing import Any, Collection, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Any, Collection, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
@@ -60,6 +60,9 @@ from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, 
 from ..lang.kinds import DeclaredKinds
 from ..lang.program import DEFS, Program, Unit, cell_key
 from .state import resolve_pointer
+
+if TYPE_CHECKING:
+    from .backend import _Group
 
 # ---------------------------------------------------------------- values the interpreter makes
 
@@ -224,6 +227,7 @@ class Run:
         self.reads: list[Kept] = []
         self.paid: set[Kept] = set()
         self.paid_steps = 0
+        self.paid_groups: set[_Group] = set()  # the backend's: the groups of values it paid (``backend._pay``)
         self.events: list[dict[str, Any]] = []
         # exact dice: the choices to follow (``enumerate_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
