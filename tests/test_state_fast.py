@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validator.engine.state import fast_check
+from validator.engine.state import certainly_exact_and_valid, fast_check, float_free
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,13 +111,15 @@ KITCHEN = {
                 "additionalProperties": {"anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "integer"}}]}},
         "loose": {"required": ["a"], "properties": {"a": {"pattern": "b"}}, "minLength": 2},
         "any": True,
+        "recs": {"type": "array", "maxItems": 2, "items": {"type": "object", "additionalProperties": False,
+                                                          "required": ["n"], "properties": {"n": {"$ref": "#/$defs/name"}}}},
     },
     "additionalProperties": {"type": "string"},
 }
 
 
 @settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(value=st.dictionaries(st.sampled_from(["rec", "exact", "open", "num", "list", "map", "loose", "any", "zz"]),
+@given(value=st.dictionaries(st.sampled_from(["rec", "exact", "open", "num", "list", "map", "loose", "any", "recs", "zz"]),
                              json_values | st.fixed_dictionaries({"n": json_values, "k": json_values}), max_size=4))
 def test_the_fast_check_never_accepts_what_jsonschema_rejects_on_every_keyword(value: Any) -> None:
     fast = fast_check(KITCHEN)
@@ -196,3 +198,50 @@ def test_if_then_else_is_certain_only_when_both_branches_hold_where_if_is_unsure
             if fast(state):
                 assert valid, state
             assert fast(state) == valid or (first == 0.0 and type(first) is float), state
+
+
+def _floats_in(v: Any) -> bool:
+    if type(v) is float:
+        return True
+    if isinstance(v, dict):
+        return any(_floats_in(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return any(_floats_in(x) for x in v)
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_the_bundled_state_schemas_let_no_float_through(name: str) -> None:
+    """Their fast check accepts no value holding a float (``float_free``): a state it accepts is its own
+    exact reading (``jsontext.exact_numbers``), so a validated run reads it once, not twice."""
+    assert float_free(SCHEMAS[name]) is True
+    assert certainly_exact_and_valid(SAMPLES[name], SCHEMAS[name]) is True
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_state_with_a_float_is_never_certainly_exact(name: str, data: Any) -> None:
+    sample, schema = SAMPLES[name], SCHEMAS[name]
+    path = data.draw(st.sampled_from(_paths(sample)))
+    how = data.draw(st.sampled_from(["replace", "add"]))
+    state = _mutate(sample, path, how, data.draw(json_values))
+    if _floats_in(state):
+        assert certainly_exact_and_valid(state, schema) is False
+
+
+@pytest.mark.parametrize("schema, free", [
+    ({"type": "number"}, False), ({"type": "integer"}, True), ({"enum": ["a", 1]}, True), (True, False),
+    ({"type": "object", "properties": {"a": {"type": "string"}}}, False),  # open: any other key, any value
+    ({"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}}, True),
+    ({"type": "object", "additionalProperties": {"type": "number"}}, False),
+    ({"type": "array"}, False), ({"type": "array", "items": {"type": "string"}}, True),
+    ({"anyOf": [{"type": "string"}, {"type": "number"}]}, False), ({"required": ["a"]}, False),
+    ({"$ref": "#/$defs/t", "$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}}}, True),
+])
+def test_float_free_is_said_only_of_schemas_that_refuse_every_float(schema: Any, free: bool) -> None:
+    full = {"$schema": KITCHEN["$schema"], **schema} if isinstance(schema, dict) else schema
+    assert float_free(full) is free
+    if free:
+        for value in [1.5, [1.5], {"a": 1.5}, [[1.5]], {"a": [1.5]}]:
+            assert fast_check(full)(value) is False

@@ -28,7 +28,7 @@ from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostic
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
-from .engine.state import certainly_valid, schema_errors
+from .engine.state import certainly_exact_and_valid, certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
 
@@ -171,7 +171,15 @@ class Ruleset:
         """``run``'s run, its answer as the language's values (a ``Result``: a record stays a record, a
         map a map, a set a set, 1/2 a fraction), which the text view writes in the language's notation;
         ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
-        state = exact_numbers(state)
+        made = self._made
+        schema = self.program.entry.schema
+        # a state its schema's fast check accepts, when that check lets no float through, holds none:
+        # it is its own exact reading, and valid (one walk of it, not two)
+        # (of a usable schema: a ruleset with errors runs nothing, C015)
+        certain = validate and self.ok and schema is not None and (made is None or state is not made[0]) and \
+            certainly_exact_and_valid(state, schema)
+        if not certain:
+            state = exact_numbers(state)
         args = exact_numbers(list(args or []))
         _in_time()
         if not self.ok:
@@ -179,7 +187,6 @@ class Ruleset:
         if engine not in ENGINES:
             raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
         check = None
-        made = self._made
         snapshot = None
         if validate and not exact and not explain and made is not None and state is made[0]:
             snapshot = _snapshot(state)
@@ -188,7 +195,7 @@ class Ruleset:
                 if unchecked is not None:
                     return unchecked
         if validate:
-            errors = self._validate(state, state_name)
+            errors = [] if certain else self._validate(state, state_name)
             if errors:
                 raise RunError(errors, "state")
 

@@ -194,17 +194,19 @@ def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None)
             _BY_ID.clear()
         # [schema (kept, so its id is never reused), validator]
         kept = _BY_ID[id(schema)] = [schema, validator]
-    return kept[1], _fast(schema)
+    return kept[1], _fast(schema)[1]
 
 
-def _fast(schema: dict[str, Any]) -> Any:
-    """``fast_check(schema)``, kept per schema object."""
+def _fast(schema: dict[str, Any]) -> list[Any]:
+    """[schema, ``fast_check(schema)``, whether that check accepts no value holding a float
+    (``float_free``)], kept per schema object."""
     kept = _FAST_BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
         if len(_FAST_BY_ID) >= 64:
             _FAST_BY_ID.clear()
-        kept = _FAST_BY_ID[id(schema)] = [schema, fast_check(schema)]
-    return kept[1]
+        fast = fast_check(schema)
+        kept = _FAST_BY_ID[id(schema)] = [schema, fast, fast is not None and float_free(schema)]
+    return kept
 
 
 def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[str, str] | None:
@@ -229,8 +231,19 @@ def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
     For a schema ``schema_problem`` finds nothing in, which a ruleset's check makes sure of (C015): it asks
     nothing of jsonschema, which a process whose states all pass never imports."""
     try:
-        fast = _fast(schema)
+        fast = _fast(schema)[1]
         return fast is not None and fast(state) is True
+    except (RecursionError, re.error):
+        return False
+
+
+def certainly_exact_and_valid(state: Any, schema: dict[str, Any]) -> bool:
+    """``certainly_valid``, and true only when the state holds no float (so ``jsontext.exact_numbers``
+    gives the state itself): when the schema is one whose fast check accepts no value holding a float
+    (``float_free``), its verdict on the state as given says both."""
+    try:
+        _, fast, no_float = _fast(schema)
+        return no_float and fast(state) is True  # type: ignore[no-any-return]
     except (RecursionError, re.error):
         return False
 
@@ -380,7 +393,7 @@ def fast_check(schema: Any) -> Any:
         if not isinstance(s, dict):
             raise _Unsupported(s)
         kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
-        fused = _fused_object(kws, build) or _fused_text(kws)
+        fused = _fused_object(kws, build) or _fused_text(kws) or _fused_array(kws, build) or _fused_map(kws, build)
         if fused is not None:
             return fused
         checks: list[Any] = [keyword(k, v, s) for k, v in kws.items()]
@@ -513,6 +526,61 @@ def fast_check(schema: Any) -> Any:
         return None
 
 
+def float_free(schema: Any) -> bool:
+    """Whether ``fast_check(schema)`` accepts no value that is or holds a float: each value it
+    accepts passed a test of its own type that no float passes (a text, an integer, a truth value,
+    none, an enum's member, a constant), or is an object each of whose entries, or an array each of
+    whose items, the check reads with a schema of that kind (a closed object: `additionalProperties`
+    false or such a schema). Conservative: False when not sure (a `number`, an open object, an array
+    without `items`, `if`). A reference is followed; one met again on its own path is taken as
+    float-free (an accepted value is finite, so every value under it is read by the schemas on the
+    way down, and none of them lets a float through)."""
+    on_path: set[str] = set()
+
+    def node(s: Any) -> bool:
+        if not isinstance(s, dict):
+            return False  # (`true`: anything)
+        kws = {k: v for k, v in s.items() if k not in _ANNOTATIONS and k not in ("$schema", "$id")}
+        if "enum" in kws or "const" in kws:  # members are texts, integers, truth values or none (``_enum_parts``)
+            return True
+        ref = kws.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            if ref in on_path:
+                return True
+            on_path.add(ref)
+            try:
+                if node(_ref_target(schema, ref)):
+                    return True
+            except _Unsupported:
+                pass
+            finally:
+                on_path.discard(ref)
+        subs = kws.get("anyOf")
+        if isinstance(subs, list) and subs and all(node(b) for b in subs):
+            return True
+        names = kws.get("type")
+        names = [names] if isinstance(names, str) else names
+        if not isinstance(names, list) or not names:
+            return False
+        for name in names:
+            if name in ("string", "integer", "boolean", "null"):
+                continue
+            if name == "object":
+                extra = kws.get("additionalProperties", True)
+                props = kws.get("properties", {})
+                if "patternProperties" in kws or not isinstance(props, dict) or \
+                        not (extra is False or node(extra)) or not all(node(p) for p in props.values()):
+                    return False
+            elif name == "array":
+                if not node(kws.get("items", True)):
+                    return False
+            else:
+                return False
+        return True
+
+    return node(schema)
+
+
 def _fused_object(kws: dict[str, Any], build: Any) -> Any:
     """``type: object`` with only ``required``, ``properties`` and ``additionalProperties: false``
     (the common shape of a record) as one closure: one pass over the object's keys. The same verdict
@@ -529,6 +597,31 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
         check = build(sub, False)
         checks[p] = (check, getattr(check, "known", frozenset()))
 
+    if closed and set(need_t) == set(checks):
+        # every property required, no other key: an object of as many keys, each a property, has them all
+        size = len(checks)
+
+        def exact(x: Any) -> bool:
+            if type(x) is not dict or len(x) != size:
+                return False
+            for p, v in x.items():
+                c = checks.get(p)
+                if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
+                    return False
+            return True
+
+        def each_exact(xs: list[Any]) -> bool:  # (``exact`` of each item, in one call: ``_fused_array``)
+            for x in xs:
+                if type(x) is not dict or len(x) != size:
+                    return False
+                for p, v in x.items():
+                    c = checks.get(p)
+                    if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
+                        return False
+            return True
+        exact.each = each_exact  # type: ignore[attr-defined]
+        return exact
+
     def record(x: Any) -> bool:
         if type(x) is not dict:
             return False
@@ -544,6 +637,64 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
                 return False
         return True
     return record
+
+
+def _fused_map(kws: dict[str, Any], build: Any) -> Any:
+    """``type: object`` with no ``properties``, its values checked by ``additionalProperties`` (one
+    schema), its keys by ``propertyNames``, and size limits (the common shape of a map), as one closure:
+    one pass over its entries. The same verdict as the keywords checked one by one."""
+    if kws.get("type") != "object" or "properties" in kws or \
+            not set(kws) <= {"type", "minProperties", "maxProperties", "propertyNames", "additionalProperties"}:
+        return None
+    lo, hi = kws.get("minProperties", 0), kws.get("maxProperties")
+    if type(lo) is not int or (hi is not None and type(hi) is not int) or \
+            not isinstance(kws.get("additionalProperties", True), dict):
+        return None
+    name_ok = build(kws["propertyNames"], False) if "propertyNames" in kws else None
+    names: Any = getattr(name_ok, "known", frozenset())
+    value_ok = build(kws["additionalProperties"], False)
+    values: Any = getattr(value_ok, "known", frozenset())
+
+    def mapping(x: Any) -> bool:
+        if type(x) is not dict:
+            return False
+        n = len(x)
+        if n < lo or (hi is not None and n > hi):
+            return False
+        for p, v in x.items():
+            if type(p) is not str or (name_ok is not None and p not in names and not name_ok(p)) or \
+                    not (type(v) is str and v in values) and not value_ok(v):
+                return False
+        return True
+    return mapping
+
+
+def _fused_array(kws: dict[str, Any], build: Any) -> Any:
+    """``type: array`` with only ``items`` (one schema) and length limits, as one closure: the items of
+    a list of records checked in one call when the record's check offers it (``each``). The same
+    verdict as the keywords checked one by one."""
+    if kws.get("type") != "array" or not set(kws) <= {"type", "items", "minItems", "maxItems"}:
+        return None
+    lo, hi = kws.get("minItems", 0), kws.get("maxItems")
+    if type(lo) is not int or (hi is not None and type(hi) is not int) or isinstance(kws.get("items"), list):
+        return None
+    item = build(kws["items"], False) if "items" in kws else None
+    each = getattr(item, "each", None)
+
+    def array(x: Any) -> bool:
+        if type(x) is not list:
+            return False
+        n = len(x)
+        if n < lo or (hi is not None and n > hi):
+            return False
+        if each is not None:
+            return each(x)  # type: ignore[no-any-return]
+        if item is not None:
+            for i in x:
+                if not item(i):
+                    return False
+        return True
+    return array
 
 
 def _fused_text(kws: dict[str, Any]) -> Any:
