@@ -129,3 +129,38 @@ def test_ordering_built_ins_sort_and_charge_as_the_plain_way(items: list[object]
         assert ("ok", ctx.steps) == plain(name)
         if name == "sorted":
             assert got == sorted(items, key=order_key)
+
+
+def test_a_list_of_records_held_twice_is_written_twice_apart_and_counted_twice() -> None:
+    """A value may hold one list of records twice (the pieces in a phase's result and in its next state):
+    its second writing is a copy of the first (``values._records``), with no part shared, and the
+    parts and characters of both count against the limits."""
+    import copy
+    import json
+    from typing import Any
+
+    from validator.lib.values import Map, written
+
+    pieces = [{"who": "a", "where": "x", "gone": None, "ok": True}, {"who": "b", "where": "y", "gone": None, "ok": False}]
+    deep = [{"who": "c", "at": ["x", "y"]}]
+    value = {"result": {"pieces": pieces, "deep": deep}, "next": {"pieces": pieces, "deep": deep, "m": Map({"k": "v"})}}
+    out = written(value)
+    assert json.dumps(out) == json.dumps(value, default=dict)
+    assert out["result"]["pieces"] == out["next"]["pieces"] and out["result"]["pieces"] is not out["next"]["pieces"]
+    assert all(a is not b for a, b in zip(out["result"]["pieces"], out["next"]["pieces"]))
+    out["next"]["pieces"][0]["who"] = "z"
+    assert out["result"]["pieces"][0]["who"] == "a" and pieces[0]["who"] == "a"
+    apart = {"result": {"pieces": copy.deepcopy(pieces), "deep": deep}, "next": {"pieces": copy.deepcopy(pieces),
+                                                                              "deep": deep, "m": Map({"k": "v"})}}
+
+    def least(limit: str) -> int:  # the least limit under which a value is written
+        def fits(v: Any, n: int) -> bool:
+            try:
+                written(v, **{limit: n})
+                return True
+            except ValueError:
+                return False
+        n = next(n for n in range(1, 400) if fits(value, n))
+        assert not fits(apart, n - 1) and fits(apart, n)  # the same as for a value holding two such lists
+        return n
+    assert least("limit") > 1 and least("byte_limit") > 1

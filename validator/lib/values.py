@@ -248,6 +248,12 @@ MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an
 # while ``written`` writes a value: the parts it may still write, and the characters of the texts
 # (and the digits of the long numbers) written so far; None when no value is being written
 _LEFT: list[int | None] = [None, 0]
+# while ``written`` writes a value: each list of records met so far whose records hold only texts,
+# truth values and none, by the list's identity (the value holds it, alive and unchanged, as long as
+# the entry is kept: the entries go when the writing ends), with its writing and the parts and
+# characters that writing counted (``_records``)
+_MET: dict[int, tuple[list[Any], int, int]] = {}
+_DEEP = [False]  # whether the last ``_items`` wrote anything but records of texts, truth values and none
 
 
 def written(v: Any, limit: int = MAX_OUTPUT_NODES, byte_limit: int = MAX_OUTPUT_BYTES) -> Any:
@@ -263,6 +269,7 @@ def written(v: Any, limit: int = MAX_OUTPUT_NODES, byte_limit: int = MAX_OUTPUT_
         chars = _LEFT[1]
     finally:
         _LEFT[0], _LEFT[1] = None, 0
+        _MET.clear()
     if chars is not None and chars * 4 > byte_limit and output_size(v, limit, byte_limit)[1] > byte_limit:
         raise ValueError(f"a value of more than {byte_limit} bytes of text {TOO_LARGE}")
     return out
@@ -380,9 +387,11 @@ def _items(xs: list[Any]) -> list[Any]:
     and the texts' characters are counted (``_spend``)."""
     parts, chars = len(xs), 0
     done = xs.copy()
+    deep = False
     for j, v in enumerate(xs):
         tv = type(v)
         if tv is not dict and tv is not Map:
+            deep = True
             if tv is not str:
                 done[j] = to_json(v)
             else:
@@ -402,6 +411,7 @@ def _items(xs: list[Any]) -> list[Any]:
                 continue
             if x is None or tx is bool:
                 continue
+            deep = True
             if tx is list:  # (short lists of texts, such as cites, the commonest: copied, no call)
                 c = x.copy()
                 i = n = 0
@@ -409,7 +419,7 @@ def _items(xs: list[Any]) -> list[Any]:
                     ty = type(y)
                     if ty is not str:
                         if ty is dict or ty is Map:  # a list of records: all of them at once (counted there)
-                            c = _items(x)
+                            c = _records(x)
                             break
                         c[i] = to_json(y)
                     else:
@@ -435,6 +445,26 @@ def _items(xs: list[Any]) -> list[Any]:
         done[j] = out
     if _LEFT[0] is not None:
         _spend(parts, chars)
+    _DEEP[0] = deep
+    return done
+
+
+def _records(xs: list[Any]) -> list[Any]:
+    """``_items`` of a list of records. Writing a result (``written``), a list met again in it (a value
+    may hold one list twice: the pieces after a phase, in its result and in the next state) whose
+    records hold only texts, truth values and none is its first writing copied, record by record (no
+    part shared: the answer's parts may be changed by its reader), and counted as that writing was."""
+    left = _LEFT[0]
+    if left is None:
+        return _items(xs)
+    met = _MET.get(id(xs))
+    if met is not None:
+        _spend(met[1], met[2])
+        return [r.copy() for r in met[0]]
+    chars = _LEFT[1] or 0
+    done = _items(xs)
+    if not _DEEP[0]:
+        _MET[id(xs)] = (done, left - (_LEFT[0] or 0), (_LEFT[1] or 0) - chars)
     return done
 
 
