@@ -180,7 +180,7 @@ class Ruleset:
             certainly_exact_and_valid(state, schema)
         if not certain:
             state = exact_numbers(state)
-        args = exact_numbers(list(args or []))
+        args = exact_numbers(list(args)) if args else []
         _in_time()
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
@@ -200,6 +200,8 @@ class Ruleset:
                 raise RunError(errors, "state")
 
             def check(found: Any) -> None:
+                if type(found) is list and not found:  # (the common answer: nothing wrong)
+                    return
                 found_errors = self._state_diagnostics(found, state_name)
                 if found_errors:
                     raise RunError(found_errors, "state")
