@@ -602,15 +602,9 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
         size = len(checks)
 
         def exact(x: Any) -> bool:
-            if type(x) is not dict or len(x) != size:
-                return False
-            for p, v in x.items():
-                c = checks.get(p)
-                if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
-                    return False
-            return True
+            return each_exact((x,))
 
-        def each_exact(xs: list[Any]) -> bool:  # (``exact`` of each item, in one call: ``_fused_array``)
+        def each_exact(xs: list[Any] | tuple[Any]) -> bool:  # (``exact`` of each item, in one call: ``_fused_array``)
             for x in xs:
                 if type(x) is not dict or len(x) != size:
                     return False
