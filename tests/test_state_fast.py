@@ -79,19 +79,25 @@ def test_fast_check_is_active_and_accepts_the_sample(name: str) -> None:
     assert not list(jsonschema.Draft202012Validator(SCHEMAS[name]).iter_errors(SAMPLES[name]))
 
 
+def _mutated(sample: Any, data: Any, hows: list[str]) -> tuple[Any, str]:
+    """The sample with one value replaced, deleted or added (as ``hows`` allow), where and as drawn;
+    and which mutation, where."""
+    path = data.draw(st.sampled_from(_paths(sample)))
+    how = data.draw(st.sampled_from(hows))
+    return _mutate(sample, path, how, data.draw(json_values)), f"{how} at {path}"
+
+
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_check_never_accepts_what_jsonschema_rejects(name: str, data: Any) -> None:
-    sample, schema = SAMPLES[name], SCHEMAS[name]
-    path = data.draw(st.sampled_from(_paths(sample)))
-    how = data.draw(st.sampled_from(["replace", "delete", "add"]))
-    state = _mutate(sample, path, how, data.draw(json_values))
+    schema = SCHEMAS[name]
+    state, mutation = _mutated(SAMPLES[name], data, ["replace", "delete", "add"])
     cls = jsonschema.validators.validator_for(schema)
     valid = not list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(state))
     verdict = fast_check(schema)(state)
     if verdict:
-        assert valid, f"fast check accepted an invalid state (mutation {how} at {path})"
+        assert valid, f"fast check accepted an invalid state (mutation {mutation})"
 
 
 # every keyword the fast check takes, in the shapes it takes them (records, texts, and one by one)
@@ -222,10 +228,8 @@ def test_the_bundled_state_schemas_let_no_float_through(name: str) -> None:
 @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_state_with_a_float_is_never_certainly_exact(name: str, data: Any) -> None:
-    sample, schema = SAMPLES[name], SCHEMAS[name]
-    path = data.draw(st.sampled_from(_paths(sample)))
-    how = data.draw(st.sampled_from(["replace", "add"]))
-    state = _mutate(sample, path, how, data.draw(json_values))
+    schema = SCHEMAS[name]
+    state, _ = _mutated(SAMPLES[name], data, ["replace", "add"])
     if _floats_in(state):
         assert certainly_exact_and_valid(state, schema) is False
 

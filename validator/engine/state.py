@@ -633,6 +633,13 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
     return record
 
 
+def _limits(kws: dict[str, Any], what: str) -> tuple[int, int | None] | None:
+    """A fused shape's size limits (``minWHAT``, ``maxWHAT``; no upper one: None), or None for limits
+    that are not whole numbers (left to the keyword checks)."""
+    lo, hi = kws.get("min" + what, 0), kws.get("max" + what)
+    return (lo, hi) if type(lo) is int and (hi is None or type(hi) is int) else None
+
+
 def _fused_map(kws: dict[str, Any], build: Any) -> Any:
     """``type: object`` with no ``properties``, its values checked by ``additionalProperties`` (one
     schema), its keys by ``propertyNames``, and size limits (the common shape of a map), as one closure:
@@ -640,10 +647,10 @@ def _fused_map(kws: dict[str, Any], build: Any) -> Any:
     if kws.get("type") != "object" or "properties" in kws or \
             not set(kws) <= {"type", "minProperties", "maxProperties", "propertyNames", "additionalProperties"}:
         return None
-    lo, hi = kws.get("minProperties", 0), kws.get("maxProperties")
-    if type(lo) is not int or (hi is not None and type(hi) is not int) or \
-            not isinstance(kws.get("additionalProperties", True), dict):
+    limits = _limits(kws, "Properties")
+    if limits is None or not isinstance(kws.get("additionalProperties", True), dict):
         return None
+    lo, hi = limits
     name_ok = build(kws["propertyNames"], False) if "propertyNames" in kws else None
     names: Any = getattr(name_ok, "known", frozenset())
     value_ok = build(kws["additionalProperties"], False)
@@ -669,9 +676,10 @@ def _fused_array(kws: dict[str, Any], build: Any) -> Any:
     verdict as the keywords checked one by one."""
     if kws.get("type") != "array" or not set(kws) <= {"type", "items", "minItems", "maxItems"}:
         return None
-    lo, hi = kws.get("minItems", 0), kws.get("maxItems")
-    if type(lo) is not int or (hi is not None and type(hi) is not int) or isinstance(kws.get("items"), list):
+    limits = _limits(kws, "Items")
+    if limits is None or isinstance(kws.get("items"), list):
         return None
+    lo, hi = limits
     item = build(kws["items"], False) if "items" in kws else None
     each = getattr(item, "each", None)
 
@@ -695,9 +703,10 @@ def _fused_text(kws: dict[str, Any]) -> Any:
     """``type: string`` with only length limits and a pattern, as one closure (the same verdict)."""
     if kws.get("type") != "string" or not set(kws) <= {"type", "minLength", "maxLength", "pattern"}:
         return None
-    lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
-    if type(lo) is not int or (hi is not None and type(hi) is not int) or (pattern is not None and not isinstance(pattern, str)):
+    limits, pattern = _limits(kws, "Length"), kws.get("pattern")
+    if limits is None or (pattern is not None and not isinstance(pattern, str)):
         return None
+    lo, hi = limits
     rx = _search_pattern(pattern) if pattern is not None else None
     accepted: set[str] = set()  # texts found valid before (names, places: states repeat them), up to a bound
 
