@@ -147,6 +147,7 @@ def _validator(schema_json: str, resources_json: str = "{}") -> Any:
     anywhere (``schemarefs.registry``)."""
     import jsonschema
 
+    from ..lang.metaschema import certainly_valid as certainly_valid_schema
     from ..lang.schemarefs import registry
 
     schema = _from_key_text(schema_json)
@@ -155,7 +156,8 @@ def _validator(schema_json: str, resources_json: str = "{}") -> Any:
     # must be a pattern RE2 runs, as the keywords below run them (``_re2_keywords``)
     formats = jsonschema.FormatChecker()
     formats.checkers = {**cls.FORMAT_CHECKER.checkers, "regex": (_search_pattern, (re.error,))}
-    cls.check_schema(schema, format_checker=formats)
+    if not (cls is jsonschema.Draft202012Validator and certainly_valid_schema(schema, formats.conforms)):
+        cls.check_schema(schema, format_checker=formats)  # (the verdict and its message, when not surely valid)
     return _re2_keywords(cls)(schema, format_checker=cls.FORMAT_CHECKER,
                               registry=registry(schema, _from_key_text(resources_json)))
 
