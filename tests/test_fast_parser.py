@@ -88,6 +88,7 @@ def test_the_corpus_uses_every_rule_of_the_grammar() -> None:
 
     original = driver.rules
     driver.rules = Counting(original)
+    driver.folds.clear()  # (a chain of folds found before is not looked up in the rules again)
     try:
         for path in CORPUS:
             try:

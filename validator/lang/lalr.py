@@ -178,6 +178,19 @@ class Driver:
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
         self.kept = frozenset(tables["kept"])
         self.literals: dict[str, str] = tables["literals"]  # terminal name -> its text, for messages
+        # (state below, state on top, token) -> the top state after the chain of folds there (``_fold_chain``)
+        self.folds: dict[tuple[int, int, str | None], int] = {}
+
+    def _fold_chain(self, below: int, top: int, ttype: str | None) -> int:
+        """The state on top of ``below`` once the folds the table asks for in state ``top`` at a token
+        of ``ttype`` are made (each fold replaces the top state by its goto from ``below``): the
+        driver's loop does the same steps, one at a time, where the action is no fold."""
+        table, rules = self.table, self.rules
+        while True:
+            action = table[top].get(ttype)  # type: ignore[arg-type]
+            if action is None or action >= 0 or rules[-1 - action][2] != _FOLD:
+                return top
+            top = table[below][rules[-1 - action][1]]
 
     def parse(self, text: str, builder: Any, tokens: list[Tok] | None = None) -> Any:
         """Parse ``text``, building with ``builder``; every token read, punctuation included, is
@@ -188,6 +201,7 @@ class Driver:
         keywords = self.keywords
         kept = self.kept
         match = self.master.match
+        folds = self.folds
         methods = [getattr(builder, r[5], None) if r[2] != _FOLD and r[2] != _SPLICE else None for r in rules]
         states = [self.start]
         values: list[Any] = []
@@ -236,8 +250,12 @@ class Driver:
                     break
                 rule = -1 - action
                 size, origin, kind, plan, trailing, name = rules[rule]
-                if kind == _FOLD:
-                    states[-1] = table[states[-2]][origin]
+                if kind == _FOLD:  # a chain of folds (`?rule`s of one symbol) ends in a state found once
+                    chain = (states[-2], states[-1], ttype)
+                    top = folds.get(chain)
+                    if top is None:
+                        top = folds[chain] = self._fold_chain(states[-2], states[-1], ttype)
+                    states[-1] = top
                     continue
                 if size:
                     kids = values[-size:]
