@@ -24,6 +24,34 @@ BUNDLED_YAML = sorted(p for d in ("rulesets", "tests/cases", "schemas") for p in
 # ------------------------------------------------------------------ confine
 
 
+def test_a_root_found_once_still_confines_and_is_never_looser_than_resolving_it_again(tmp_path: Path) -> None:
+    """``is_inside`` takes a root that ``root_of_folder`` found as it is (no second resolution): a
+    symlink out of it is still refused, one inside it still followed; and once the root's folder is
+    replaced by a symlink to another folder, files there are refused, where resolving the root
+    again would have let them through."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    for folder in (project, elsewhere):
+        folder.mkdir()
+        (folder / "data.yaml").write_text("a: 1\n")
+    (project / confine.ROOT_MARKER).write_text("")
+    (project / "out.yaml").symlink_to(elsewhere / "data.yaml")
+    (project / "in.yaml").symlink_to(project / "data.yaml")
+    root = confine.root_of_folder(project)
+    assert str(root) in confine._RESOLVED  # (taken as it is from now on)
+    assert confine.read_bytes(project / "in.yaml", 100, root) == b"a: 1\n"
+    with pytest.raises(confine.Refused) as out:
+        confine.read_bytes(project / "out.yaml", 100, root)
+    assert out.value.reason == "outside"
+    moved = tmp_path / "moved"
+    project.rename(moved)
+    project.symlink_to(elsewhere)  # the root's own path now leads elsewhere
+    again = tmp_path / "moved" / ".." / "project"  # (a root not found here: resolved at each call, as before)
+    assert confine.is_inside(Path(os.path.realpath(project / "data.yaml")), again) is True
+    with pytest.raises(confine.Refused) as swapped:
+        confine.read_bytes(project / "data.yaml", 100, root)
+    assert swapped.value.reason == "outside"
+
+
 def test_read_bytes_is_bounded_and_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     (tmp_path / "ok.txt").write_bytes(b"12345")
     assert confine.read_bytes(tmp_path / "ok.txt", 5, tmp_path) == b"12345"

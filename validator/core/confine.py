@@ -64,8 +64,24 @@ def root_of_folder(folder: Path) -> Path:
     start = Path(os.path.realpath(folder))
     for candidate in (start, *start.parents):
         if (candidate / ROOT_MARKER).is_file():
-            return candidate
-    return start
+            return _resolved(candidate)
+    return _resolved(start)
+
+
+# The roots this module found, each a resolved path (``root_of_folder``, ``bundle_roots``): ``is_inside``
+# compares with them as they are, rather than resolving them again at every file a ruleset names (a
+# cold check of the bundled rulesets resolved a root some 900 times). That is never looser: a resolved
+# path under such a root ``R`` begins with ``R``, so ``R`` itself holds no symlink now and resolves to
+# itself; where ``R`` has changed since (a folder on it replaced by a symlink), a file is refused that
+# resolving ``R`` again might have let through. Any other root given is resolved at each call, as before.
+_RESOLVED: set[str] = set()
+
+
+def _resolved(path: Path) -> Path:
+    if len(_RESOLVED) >= 10_000:
+        _RESOLVED.clear()
+    _RESOLVED.add(str(path))
+    return path
 
 
 BUNDLE_PREFIX = "bundled:"  # `extends "bundled:FAMILY/NAME.rules"`: a ruleset shipped with ruleval
@@ -95,14 +111,14 @@ def bundle_roots() -> tuple[Path, ...] | None:
     top = bundle_root()
     if top is None:
         return None
-    return tuple(Path(os.path.realpath(top / part)) for part in ("rulesets", "schemas"))
+    return tuple(_resolved(Path(os.path.realpath(top / part))) for part in ("rulesets", "schemas"))
 
 
 def is_inside(real: Path, root: Root) -> bool:
     """Whether ``real`` (already resolved) is ``root`` or lies under it (one of them, for several)."""
     if isinstance(root, tuple):
         return any(is_inside(real, one) for one in root)
-    top = Path(os.path.realpath(root))
+    top = root if str(root) in _RESOLVED else Path(os.path.realpath(root))
     return real == top or top in real.parents
 
 

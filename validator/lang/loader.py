@@ -222,6 +222,7 @@ class Loader:
         self.overlay = overlay or {}  # resolved path -> text to read instead of the file (an editor's buffers)
         self.modules: dict[str, A.Module] = {}
         self.root = find_root(entry)
+        self.roots: dict[Path, confine.Root] = {}  # ``root_for``'s, by the file asked about
         self.sources: dict[str, str] = {}
         self.diags: list[Diagnostic] = []
         self.namespaces: dict[str, Namespace] = {}
@@ -233,10 +234,12 @@ class Loader:
         """The root a file's references must stay under: the bundled rulesets and schemas for a
         ruleset shipped with ruleval (it reads its own data, catalogue and schema), else the entry's
         ruleset root."""
-        bundle = confine.bundle_roots()
-        if bundle is not None and confine.is_inside(Path(os.path.realpath(base)), bundle):
-            return bundle
-        return self.root
+        found = self.roots.get(base)  # (each file's, once a load: a ruleset names many files from one)
+        if found is None:
+            bundle = confine.bundle_roots()
+            inside = bundle is not None and confine.is_inside(Path(os.path.realpath(base)), bundle)
+            found = self.roots[base] = bundle if inside and bundle is not None else self.root
+        return found
 
     def resolve(self, ref: str, base: Path, span: Span, kind: str) -> Path | None:
         if "\x00" in ref or not ref:
