@@ -1,16 +1,9 @@
 """The fast backend: each definition of a checked program written as one Python function.
 
-It gives what the reference interpreter (``validator.reference``) gives, construct by construct:
-the same values, the same dice in the same order, the same errors at the same places; its steps
-are an upper bound of the reference's, charged on entry to each stretch of code, so it may leave
-out a memo that cannot be seen (``Backend.memo_free``); a run it stops at the budget or the depth
-limit is made again by the reference (docs/architecture.md). Where the meaning is more than a line (a
-decision's resolution, a cycle's settlement, a built-in, an error's message, forcing a die) the
-generated code calls the reference's own function. ``tests/test_differential.py`` holds the two
-equal on generated programs and on every bundled case.
-
-A unit's function is written at its first call (``_Stub``), so a run never pays for code it does
-not reach. What the generated code may contain is fixed here, not by the ruleset:
+It gives what the reference interpreter (``validator.reference``) gives, construct by construct,
+calling the reference's own function where the meaning is more than a line; its steps are an upper
+bound of the reference's (docs/architecture.md, why that is sound). A unit's function is written at
+its first call (``_Stub``). What the generated code may contain is fixed here, not by the ruleset:
 
 - every name in it is made here (``_u3``, ``_v7``, ``_t12``...): no identifier of the ruleset is
   written into the source;
@@ -98,11 +91,9 @@ def _call_dynamic(ctx: R.Run, fn: Any, args: list[Any], span: Span) -> Any:
 
 
 class _Group:
-    """The values (``_Kept`` read with no arguments) a kept value read itself, paid as one
-    (``_pay``): ``charge``, what ``reference.pay`` charges for them and for all they read, directly
-    or through others (``below``), each once, to a run that has paid nothing (``reference.unpaid``).
-    The many calls of one function read the same values: a run pays them at the first call, not at
-    each; and the values that read them find them, and all they read, walked once."""
+    """The values without arguments (``_Kept``) a kept value read itself, paid as one (``_pay``):
+    ``charge``, what ``reference.pay`` charges a run that has paid nothing for them and all they read
+    (``below``). The many calls of one function read the same values: walked once, paid once a run."""
 
     __slots__ = ("charge", "below")
     charge: int
@@ -115,15 +106,11 @@ class _Group:
 
 
 class _Kept(R.Kept):
-    """``reference.Kept`` with what the backend charges for it at its first read in a run (``_pay``),
-    whatever the run has paid: ``group``, the values it read itself (``_Group``, or none) if the run
-    has not paid them, and ``charge``, the rest, the value and all it read, directly or through
-    others, that is not the group's, each once (``reference.unpaid``): their own steps and one each;
-    ``size``, how many values that walk finds from the value, with it. Found once, when the value is
-    computed (``body``) in its run of its own ``sub``, which paid for each value it read first its
-    ``charge`` and, at most once, that one's group (``paid``, ``paid_groups``); its own steps are the
-    rest, and one for each value it read, directly or through others (which the reference's run of
-    its own finds by its walk)."""
+    """``reference.Kept`` with what the backend charges at its first read in a run (``_pay``; why that
+    bounds ``reference.pay``: docs/architecture.md, "Per program"), found once, when the value is
+    computed (``body``) in its run of its own ``sub``: ``group``, the values it read itself (``_Group``,
+    or none), and ``charge``, the rest of the walk of ``reference.unpaid`` from it (the value and all it
+    read, each once: their own steps and one each); ``size``, how many values that walk finds."""
 
     __slots__ = ("charge", "group", "whole", "size")
     charge: int
@@ -160,18 +147,13 @@ class _Kept(R.Kept):
 
 
 def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
-    """A kept value's first read in ``run`` (not in its ``paid``): its ``charge``, and its group's
-    if the run has not paid that (``paid_groups``). No less than ``reference.pay`` (the one
-    definition of what a run pays) charges there, so that the run's count stays an upper bound of
-    the reference's (docs/architecture.md, "Per program"). The run keeps no more than the values and
-    groups it paid itself: what it has paid through them is not looked at."""
+    """A kept value's first read in ``run`` (not in its ``paid``): its ``charge``, and its group's if
+    the run has not paid that (``paid_groups``): no less than ``reference.pay`` charges there."""
     run.paid.add(kept)
-    group = kept.group
-    if group is None or group in run.paid_groups:
-        run.steps += kept.charge
-    else:
+    run.steps += kept.charge
+    if (group := kept.group) is not None and group not in run.paid_groups:
         run.paid_groups.add(group)
-        run.steps += kept.charge + group.charge
+        run.steps += group.charge
     if run.steps > run.budget:
         raise R.over_budget(run, span)
 
