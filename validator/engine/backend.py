@@ -29,12 +29,12 @@ from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, 
 from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
 from . import codecache, written
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, DiceSpec, _iter, roll_looked_at
+from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
 from ..lib.runtime import RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
 
-_ROLL, _FOLD = BUILTINS["roll"].fn, BUILTINS["fold"].fn
+_ROLL = BUILTINS["roll"].fn
 # what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
 _NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, A.SetLit, A.RecordLit, A.MapLit,
                 A.Comp, A.Compare, A.Not, A.BoolOp)
@@ -212,7 +212,7 @@ _HELPERS: dict[str, Any] = {
     "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_pay": _pay, "_over": R.over_budget,
     "_too_deep": R.too_deep, "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
-    "_items_of": _items_of, "_fold_items": _iter, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
+    "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
     "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
     "_index_of": R.index_of, "_compare": R.compare, "_arith": R.arithmetic, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
@@ -1155,9 +1155,6 @@ class Backend:
         target = w.bound.get(id(e.func))
         span = w.const(e.span)
         if isinstance(target, BuiltinRef):
-            if target.builtin.fn is _FOLD and not self.dice and len(e.args) == 3 and not e.kwargs and \
-                    isinstance(e.args[2], A.Lambda) and len(e.args[2].params) == 2:
-                return self.folded(w, e, env)
             given = (*e.args, *(v for _, v in e.kwargs))
             args = [self.expr(w, a, env) for a in given]
             return self.builtin_call(w, target.builtin, args, e.span, plain=[self.never_a_die(w, a, env) for a in given])
@@ -1172,27 +1169,6 @@ class Backend:
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
-
-    def folded(self, w: _Writer, e: A.Call, env: Env) -> str:
-        """`fold(items, start, fn(acc, item) => body)` as a loop, the body written in it: what the
-        built-in does (its items as ``builtins._iter`` gives them, the function called on each, one
-        step and the most its body charges), without a call per item; a failure in it is the
-        built-in's (``builtin_call``)."""
-        fn = cast(A.Lambda, e.args[2])
-        items, start = self.expr(w, e.args[0], env), self.expr(w, e.args[1], env)
-        params, (acc, x) = self.params(w, fn.params)
-        span = w.const(e.span)
-        w("try:")
-        with w.block():
-            seq = self.tmp(w, f"_fold_items({items}, 'fold')")
-            w(f"{acc} = {start}")
-            w(f"for {x} in {seq}:")
-            with w.block():
-                w(f"{acc} = {self.charged(w, fn.body, {**env, **params}, fn.span, 1)}")
-            out = self.tmp(w, acc)
-        w("except _HANDLED as err:")
-        w(f"    raise _builtin_failed(ctx, err, 'fold', {span}) from None")
-        return out
 
     def inlines(self, unit: Unit) -> bool:
         """Whether a call of the definition ``unit`` is written where it is called (``inlined``)."""
