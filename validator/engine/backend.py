@@ -253,29 +253,17 @@ class _Writer:
         self.lines: list[str] = []
         self.indent = 1
         self.n = 0
-        # values already read into a local, by memo key: (local, indentation of the read); a read is
-        # good for the code after it at its indentation or deeper, until that block ends
-        self.avail: dict[Any, tuple[str, int]] = {}
         # the open stretches of code run once per entry (a body, a loop's item), innermost last: the
         # steps each charges at most but those it charges as it goes (``Backend.open_charge``)
         self.stretches: list[list[Any]] = []
 
     def __call__(self, text: str) -> None:
-        if self.avail:
-            self.avail = {k: v for k, v in self.avail.items() if v[1] <= self.indent}
         self.lines.append("    " * self.indent + text)
-
-    def read(self, key: Any) -> str | None:
-        found = self.avail.get(key)
-        return found[0] if found is not None and found[1] <= self.indent else None
-
-    def remember(self, key: Any, local: str) -> None:
-        self.avail[key] = (local, self.indent)
 
     def nested(self, head: str, tail: str, env: Env) -> "_Writer":
         """A writer for a function written inside this one (a lambda, a generator), one level deeper, the
         locals it reads passed in when it is made (a procedure's `var` read when it runs, as the reference
-        reads a ``Cell``); values read from the memo are not carried (the nested function may run later)."""
+        reads a ``Cell``)."""
         self(head + "".join(f", {p}={p}" for p in dict.fromkeys(loc.py for loc in env.values() if not loc.var)) + tail)
         inner = _Writer(self.backend, self.bound)
         inner.n, inner.indent = self.n, self.indent + 1
@@ -850,22 +838,13 @@ class Backend:
         """The value of what a global name (or a module's member) is bound to."""
         if isinstance(ref, UnitRef):
             found = ref.unit
-            if found.arity is None and not found.uses_decisions:
-                # the same all run long (kept in the memo once read): read once in a block of code
-                known = w.read(found.index)
-                if known is not None:
-                    return known
             if found.kind == "input":
-                t = self.tmp(w, f"ctx.inputs[{found.index}]")
-            elif found.arity is None:
-                t = w.fresh()
-                w(f"{t} = ctx.memo.get({found.index}, _PENDING)")
-                w(f"if {t} is _PENDING:")
-                w(f"    {t} = {self.unit_name(found)}(ctx)")
-            else:
+                return self.tmp(w, f"ctx.inputs[{found.index}]")
+            if found.arity is not None:
                 return self.tmp(w, w.const(R.UnitFunction(found, self.interp)))
-            if not found.uses_decisions:
-                w.remember(found.index, t)
+            t = self.tmp(w, f"ctx.memo.get({found.index}, _PENDING)")
+            w(f"if {t} is _PENDING:")
+            w(f"    {t} = {self.unit_name(found)}(ctx)")
             return t
         if isinstance(ref, DataRef):
             return w.const(ref.value)
