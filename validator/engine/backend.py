@@ -646,11 +646,8 @@ class Backend:
         w.open_charge(unit.span)
         for s in unit.stmts:
             if isinstance(s, A.Var):
-                value = self.expr(w, s.value, env)
-                py = w.fresh("_v")
-                w(f"{py} = {value}")
-                env = {**env, slot(w.bound, s): _Local(py, var=True)}
-                variables.append((s.name, py))
+                env = self.stmt(w, s, env)
+                variables.append((s.name, env[slot(w.bound, s)].py))
         w.close_charge(1)
         w(f"status, reason, cites, where = 'completed', None, {w.const(list(unit.cites))}, None")
         w("i = 0")
@@ -700,9 +697,7 @@ class Backend:
 
     def stmt(self, w: _Writer, s: A.Stmt, env: Env) -> Env:
         if isinstance(s, (A.Var, A.LetStmt)):
-            value = self.expr(w, s.value, env)  # (not forced: a `let` may hold a die)
-            py = w.fresh("_v")
-            w(f"{py} = {value}")
+            py = self.tmp(w, self.expr(w, s.value, env), "_v")  # (not forced: a `let` may hold a die)
             var = isinstance(s, A.Var)
             return {**env, slot(w.bound, s): _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
         if isinstance(s, A.Assign):
@@ -812,8 +807,8 @@ class Backend:
             return isinstance(target, BuiltinRef) and target.builtin.fn is not _ROLL
         return False
 
-    def tmp(self, w: _Writer, text: str) -> str:
-        t = w.fresh()
+    def tmp(self, w: _Writer, text: str, prefix: str = "_t") -> str:
+        t = w.fresh(prefix)
         w(f"{t} = {text}")
         return t
 
@@ -969,9 +964,7 @@ class Backend:
         return self.tmp(w, f"{gname}()")
 
     def x_Let(self, w: _Writer, e: A.Let, env: Env) -> str:
-        value = self.expr(w, e.value, env)
-        py = w.fresh("_v")
-        w(f"{py} = {value}")
+        py = self.tmp(w, self.expr(w, e.value, env), "_v")
         return self.expr(w, e.body, {**env, slot(w.bound, e): _Local(py, plain=self.never_a_die(w, e.value, env))})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
@@ -1279,11 +1272,8 @@ class _Refused:
         return self.materialize()
 
 
-# Code compiled from generated source, by (source, filename), for the process's life. Compiling is a
-# pure function of the text, and a code object holds nothing of the program it was written for (the
-# constants and definitions it uses are read from the globals its function is made with): a
-# definition written alike for another program (the same base definition in each variant of a
-# ruleset, the same map check over another map) reuses the code. Bounded by the text it keeps.
+# Code compiled from generated source, by (source, filename), for the process's life (docs/architecture.md,
+# "Caches": a definition written alike for another program reuses the code). Bounded by the text it keeps.
 _CODE: dict[tuple[str, str], types.CodeType] = {}
 _code_chars = 0  # the length of the sources _CODE keeps
 MAX_CODE_CHARS = 32_000_000
