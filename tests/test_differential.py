@@ -411,7 +411,7 @@ FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", 
 
 @pytest.mark.parametrize("items", FOLDED)
 @pytest.mark.parametrize("budget", [2, 5, 9, 5_000])
-def test_a_fold_written_as_a_loop_is_the_builtins(items: str, budget: int) -> None:
+def test_a_fold_is_the_builtins_on_both_engines(items: str, budget: int) -> None:
     """`fold(items, start, fn(acc, x) => ...)`: the same value, the same errors at the same places (a
     failure in the function it calls is the built-in's), steps that bound the reference's, whatever the
     items are (a set and a map in their order, a text, a generator)."""
