@@ -216,7 +216,7 @@ _HELPERS: dict[str, Any] = {
     "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
     "_index_of": R.index_of, "_compare": R.compare, "_arith": R.arithmetic, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
-    "_source_step": R.source_step, "_table_miss": R.table_miss, "_negate": R.negate,
+    "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
@@ -649,7 +649,7 @@ class Backend:
                 env = self.stmt(w, s, env)
                 variables.append((s.name, env[slot(w.bound, s)].py))
         w.close_charge(1)
-        w(f"status, reason, cites, where = 'completed', None, {w.const(list(unit.cites))}, None")
+        w("status, where, reject = 'completed', None, None")
         w("i = 0")
         w(f"while i < {len(steps)}:")
         with w.block():
@@ -669,21 +669,12 @@ class Backend:
                 w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
                 w("i = jump.target")
             w("except _Stop:")
-            w(f"    status, where = 'stopped', {w.const([s.name for s in steps])}[i]")
+            w(f"    status, where = 'stopped', {w.const(steps)}[i]")
             w("    break")
             w("except _Reject as r:")
-            with w.block():
-                w(f"step = {w.const(steps)}[i]")
-                w("status, reason, where = 'rejected', r.message, step.name")
-                w("cites = _list(r.cites or step.cites)")
-                w("ctx.events.append({'event': 'rejected', 'step': step.name, 'reason': r.message, 'cites': cites})")
-                w("break")
-        w("out = {'status': status}")
-        w("if reason is not None:")
-        w("    out['reason'] = reason")
-        w("    out['cites'] = cites")
-        w("if where is not None:")
-        w("    out['step'] = where")
+            w(f"    status, where, reject = 'rejected', {w.const(steps)}[i], r")
+            w("    break")
+        w("out = _procedure_end(ctx, status, where, reject)")
         for vname, py in variables:
             w(f"out[{w.const(vname)}] = {self.forced(w, py)}")
         w("return out")

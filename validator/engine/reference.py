@@ -763,30 +763,22 @@ class Interpreter:
             if isinstance(s, A.Var):
                 variables[s.name] = Cell(self.evaluate(run, s.value, env))
                 env.set(s, variables[s.name])
-        status, reason, cites, where = "completed", None, list(unit.cites), None
+        status, where, reject = "completed", None, None
         i = 0
         while i < len(steps):
-            step = steps[i]
             try:
-                self.exec_block(run, step.body, env)
+                self.exec_block(run, steps[i].body, env)
                 i += 1
             except _Goto as jump:
                 run.charge(1, unit.span)
                 i = jump.target
             except _Stop:
-                status, where = "stopped", step.name
+                status, where = "stopped", steps[i]
                 break
             except _Reject as r:
-                status, reason, where = "rejected", r.message, step.name
-                cites = list(r.cites or step.cites)
-                run.events.append({"event": "rejected", "step": step.name, "reason": r.message, "cites": cites})
+                status, where, reject = "rejected", steps[i], r
                 break
-        out: dict[str, Any] = {"status": status}
-        if reason is not None:
-            out["reason"] = reason
-            out["cites"] = cites
-        if where is not None:
-            out["step"] = where
+        out = procedure_end(run, status, where, reject)
         for name, cell in variables.items():
             out[name] = force(run, cell.value)
         return out
@@ -912,6 +904,19 @@ def truth(run: Run, v: Any) -> bool:
 
 
 _HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of texts, numbers and none: `(a, b)`"
+
+
+def procedure_end(run: Run, status: str, where: A.Step | None, reject: _Reject | None) -> dict[str, Any]:
+    """A procedure's result but its variables: how it ended, in which step and (rejected) why, with the
+    rejection's event recorded (both engines)."""
+    out: dict[str, Any] = {"status": status}
+    if reject is not None and where is not None:
+        cites = list(reject.cites or where.cites)
+        run.events.append({"event": "rejected", "step": where.name, "reason": reject.message, "cites": cites})
+        out["reason"], out["cites"] = reject.message, cites
+    if where is not None:
+        out["step"] = where.name
+    return out
 
 
 def add_item(run: Run, items: set[Any], x: Any, span: Span) -> None:
