@@ -989,9 +989,7 @@ class Backend:
         result = self.charged(inner_w, e.body, {**env, **params}, e.span, 1)
         inner_w(f"return {result}")
         w.close_nested(inner_w)
-        if self.dice:
-            return self.tmp(w, f"_Forcing({lname})")
-        return lname
+        return self.tmp(w, f"_Forcing({lname})") if self.dice else lname
 
     def x_BoolOp(self, w: _Writer, e: A.BoolOp, env: Env) -> str:
         stop_at = e.op == "or"  # `or` stops at the first true item, `and` at the first false one
@@ -1008,8 +1006,7 @@ class Backend:
         return out
 
     def x_Not(self, w: _Writer, e: A.Not, env: Env) -> str:
-        c = self.looked(w, e.operand, env)
-        return self.tmp(w, f"not {c}")
+        return self.tmp(w, f"not {self.looked(w, e.operand, env)}")
 
     def x_Compare(self, w: _Writer, e: A.Compare, env: Env) -> str:
         x = self.expr(w, e.left, env)
