@@ -28,7 +28,7 @@ from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostic
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_base, display_path, load, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
-from .engine.state import certainly_exact_and_valid, certainly_valid, schema_errors
+from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
 
@@ -177,7 +177,7 @@ class Ruleset:
         # it is its own exact reading, and valid (one walk of it, not two)
         # (of a usable schema: a ruleset with errors runs nothing, C015)
         certain = validate and self.ok and schema is not None and (made is None or state is not made[0]) and \
-            certainly_exact_and_valid(state, schema)
+            certainly_valid(state, schema, exact=True)
         if not certain:
             state = exact_numbers(state)
         args = exact_numbers(list(args)) if args else []

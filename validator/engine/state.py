@@ -228,24 +228,15 @@ def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = No
     return None
 
 
-def certainly_valid(state: Any, schema: dict[str, Any]) -> bool:
-    """True only when the fast check accepts the state, so that ``schema_errors`` would find nothing in it.
+def certainly_valid(state: Any, schema: dict[str, Any], exact: bool = False) -> bool:
+    """True only when the fast check accepts the state, so that ``schema_errors`` would find nothing in it;
+    with ``exact``, only when the state also holds no float (so that ``jsontext.exact_numbers`` gives the
+    state itself), which the fast check's verdict says when it accepts no value holding one (``float_free``).
     For a schema ``schema_problem`` finds nothing in, which a ruleset's check makes sure of (C015): it asks
     nothing of jsonschema, which a process whose states all pass never imports."""
     try:
-        fast = _fast(schema)[1]
-        return fast is not None and fast(state) is True
-    except (RecursionError, re.error):
-        return False
-
-
-def certainly_exact_and_valid(state: Any, schema: dict[str, Any]) -> bool:
-    """``certainly_valid``, and true only when the state holds no float (so ``jsontext.exact_numbers``
-    gives the state itself): when the schema is one whose fast check accepts no value holding a float
-    (``float_free``), its verdict on the state as given says both."""
-    try:
         _, fast, no_float = _fast(schema)
-        return no_float and fast(state) is True  # type: ignore[no-any-return]
+        return fast is not None and (no_float or not exact) and fast(state) is True
     except (RecursionError, re.error):
         return False
 
@@ -395,7 +386,7 @@ def fast_check(schema: Any) -> Any:
         if not isinstance(s, dict):
             raise _Unsupported(s)
         kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
-        fused = _fused_object(kws, build) or _fused_text(kws) or _fused_array(kws, build) or _fused_map(kws, build)
+        fused = _fused_object(kws, build) or _fused_text(kws)
         if fused is not None:
             return fused
         checks: list[Any] = [keyword(k, v, s) for k, v in kws.items()]
@@ -604,18 +595,13 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
         size = len(checks)
 
         def exact(x: Any) -> bool:
-            return each_exact((x,))
-
-        def each_exact(xs: list[Any] | tuple[Any]) -> bool:  # (``exact`` of each item, in one call: ``_fused_array``)
-            for x in xs:
-                if type(x) is not dict or len(x) != size:
+            if type(x) is not dict or len(x) != size:
+                return False
+            for p, v in x.items():
+                c = checks.get(p)
+                if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
                     return False
-                for p, v in x.items():
-                    c = checks.get(p)
-                    if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
-                        return False
             return True
-        exact.each = each_exact  # type: ignore[attr-defined]
         return exact
 
     def record(x: Any) -> bool:
@@ -635,80 +621,14 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
     return record
 
 
-def _limits(kws: dict[str, Any], what: str) -> tuple[int, int | None] | None:
-    """A fused shape's size limits (``minWHAT``, ``maxWHAT``; no upper one: None), or None for limits
-    that are not whole numbers (left to the keyword checks)."""
-    lo, hi = kws.get("min" + what, 0), kws.get("max" + what)
-    return (lo, hi) if type(lo) is int and (hi is None or type(hi) is int) else None
-
-
-def _fused_map(kws: dict[str, Any], build: Any) -> Any:
-    """``type: object`` with no ``properties``, its values checked by ``additionalProperties`` (one
-    schema), its keys by ``propertyNames``, and size limits (the common shape of a map), as one closure:
-    one pass over its entries. The same verdict as the keywords checked one by one."""
-    if kws.get("type") != "object" or "properties" in kws or \
-            not set(kws) <= {"type", "minProperties", "maxProperties", "propertyNames", "additionalProperties"}:
-        return None
-    limits = _limits(kws, "Properties")
-    if limits is None or not isinstance(kws.get("additionalProperties", True), dict):
-        return None
-    lo, hi = limits
-    name_ok = build(kws["propertyNames"], False) if "propertyNames" in kws else None
-    names: Any = getattr(name_ok, "known", frozenset())
-    value_ok = build(kws["additionalProperties"], False)
-    values: Any = getattr(value_ok, "known", frozenset())
-
-    def mapping(x: Any) -> bool:
-        if type(x) is not dict:
-            return False
-        n = len(x)
-        if n < lo or (hi is not None and n > hi):
-            return False
-        for p, v in x.items():
-            if type(p) is not str or (name_ok is not None and p not in names and not name_ok(p)) or \
-                    not (type(v) is str and v in values) and not value_ok(v):
-                return False
-        return True
-    return mapping
-
-
-def _fused_array(kws: dict[str, Any], build: Any) -> Any:
-    """``type: array`` with only ``items`` (one schema) and length limits, as one closure: the items of
-    a list of records checked in one call when the record's check offers it (``each``). The same
-    verdict as the keywords checked one by one."""
-    if kws.get("type") != "array" or not set(kws) <= {"type", "items", "minItems", "maxItems"}:
-        return None
-    limits = _limits(kws, "Items")
-    if limits is None or isinstance(kws.get("items"), list):
-        return None
-    lo, hi = limits
-    item = build(kws["items"], False) if "items" in kws else None
-    each = getattr(item, "each", None)
-
-    def array(x: Any) -> bool:
-        if type(x) is not list:
-            return False
-        n = len(x)
-        if n < lo or (hi is not None and n > hi):
-            return False
-        if each is not None:
-            return each(x)  # type: ignore[no-any-return]
-        if item is not None:
-            for i in x:
-                if not item(i):
-                    return False
-        return True
-    return array
-
-
 def _fused_text(kws: dict[str, Any]) -> Any:
     """``type: string`` with only length limits and a pattern, as one closure (the same verdict)."""
     if kws.get("type") != "string" or not set(kws) <= {"type", "minLength", "maxLength", "pattern"}:
         return None
-    limits, pattern = _limits(kws, "Length"), kws.get("pattern")
-    if limits is None or (pattern is not None and not isinstance(pattern, str)):
+    lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
+    if type(lo) is not int or (hi is not None and type(hi) is not int) or \
+            (pattern is not None and not isinstance(pattern, str)):
         return None
-    lo, hi = limits
     rx = _search_pattern(pattern) if pattern is not None else None
     accepted: set[str] = set()  # texts found valid before (names, places: states repeat them), up to a bound
 
