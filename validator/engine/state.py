@@ -590,20 +590,6 @@ def _fused_object(kws: dict[str, Any], build: Any) -> Any:
         check = build(sub, False)
         checks[p] = (check, getattr(check, "known", frozenset()))
 
-    if closed and set(need_t) == set(checks):
-        # every property required, no other key: an object of as many keys, each a property, has them all
-        size = len(checks)
-
-        def exact(x: Any) -> bool:
-            if type(x) is not dict or len(x) != size:
-                return False
-            for p, v in x.items():
-                c = checks.get(p)
-                if c is None or not (type(v) is str and v in c[1]) and not c[0](v):
-                    return False
-            return True
-        return exact
-
     def record(x: Any) -> bool:
         if type(x) is not dict:
             return False
