@@ -4,6 +4,7 @@ tenths of a percent shows in one run, where timings (``bench.ab_turns``) need ma
 
 Usage: python -m bench.ab_instructions OTHER_TREE [--turns N]
        python -m bench.ab_instructions OTHER_TREE --games N [--maps NAME...]
+       python -m bench.ab_instructions OTHER_TREE --fresh N
 
 Each tree runs in a process of its own under callgrind (the two at once): it loads the standard
 ruleset, warms up on 180 turns, then runs N fresh random turns (validated, as the API does by default). Only those N turns
@@ -17,6 +18,13 @@ With ``--games N``, the work counted is that of ``bench.full_games`` (issue 22's
 first, untimed, by ``random_orders`` and ``advance``; then every phase of them is played again
 (``advance``, validated), and only that second play is counted, per phase. The first play warms
 the tree up as the bench's warm-up game does.
+
+With ``--fresh N``, the work counted is that of ``bench.diplomacy_throughput``'s fresh process: from
+the first import of ruleval to the N-th turn's result (loading and checking the standard ruleset,
+writing its code, N random turns validated). Each tree gets a cache folder of its own (a temporary
+``XDG_CACHE_HOME``), filled first by one uncounted process doing the same work, as any run but the
+very first finds it; the turns are made before the count starts. Printed: each tree's instructions
+for the whole process's work (and per turn) and their ratio.
 """
 
 from __future__ import annotations
@@ -75,13 +83,41 @@ gc.collect()
 list(itertools.starmap(lambda rs, st: rs.run(st, "advance"), phases))
 """
 
+# Run in the tree measured, given `root` and the turns `n`: a fresh process's import of ruleval, load and
+# first n turns (bench.diplomacy_throughput's fresh child), counted under `itertools.starmap`.
+_FRESH_CHILD = """
+import itertools, os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, root)
+os.chdir(root)
+from bench.peers.dip_positions import random_turns
+turns = random_turns(777, n, 34)
+def work():
+    from validator import load_ruleset
+    rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
+    for s in turns:
+        rs.run(s)
+list(itertools.starmap(work, [()]))
+"""
 
-def _start(tree: Path, child_args: list[str], out: Path) -> subprocess.Popen[bytes]:
-    """``child_args``: ``[turns]`` for the turns' work, ``[games, maps]`` for the games'."""
+
+def _start(tree: Path, child_args: list[str], out: Path, fresh: Path | None = None) -> subprocess.Popen[bytes]:
+    """``child_args``: ``[turns]`` for the turns' work, ``[games, maps]`` for the games'; with ``fresh``
+    (a cache folder of the tree's own, filled first by an uncounted run), ``[turns]`` of a fresh process."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set layouts in every run
     child = _CHILD if len(child_args) == 1 else _GAMES_CHILD
+    if fresh is not None:
+        child = _FRESH_CHILD
+        env.pop("RULEVAL_CACHE_DIR", None)
+        env.pop("RULEVAL_NO_CACHE", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["XDG_CACHE_HOME"] = str(fresh)
+        subprocess.run([sys.executable, "-c", child, str(tree), *child_args], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # (callgrind collects per thread: the load runs in a thread of its own, ``core.deep``, counted whole)
     return subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-                             "--toggle-collect=starmap_next", sys.executable, "-c", child, str(tree), *child_args],
+                             "--toggle-collect=starmap_next", "--toggle-collect=thread_run",
+                             sys.executable, "-c", child, str(tree), *child_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
@@ -99,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=None,
                     help="count the phases of N seeded full games a map instead of turns (bench.full_games)")
     ap.add_argument("--maps", nargs="+", default=["standard", "modern", "world"], help="with --games: the maps")
+    ap.add_argument("--fresh", type=int, default=None, metavar="N",
+                    help="count a fresh process from its import of ruleval to its N-th turn (cache folder warm)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench.ab_instructions needs valgrind (e.g. `apt install valgrind`)", file=sys.stderr)
@@ -106,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     other = args.other.resolve()
     if not (other / "validator").is_dir() or not (other / "rulesets" / "diplomacy" / "standard.rules").is_file():
         raise SystemExit(f"{other} is not a checkout of ruleval")
+    if args.fresh is not None:
+        args.turns = args.fresh
     child_args = [str(args.turns)] if args.games is None else [str(args.games), ",".join(args.maps)]
     unit = "turn" if args.games is None else "phase"
     with tempfile.TemporaryDirectory() as tmp:
         outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
-        runs = {tree: _start(tree, child_args, out) for tree, out in outs.items()}
+        runs = {tree: _start(tree, child_args, out, None if args.fresh is None else Path(tmp) / f"cache{i}")
+                for i, (tree, out) in enumerate(outs.items())}
         counted = {}
         for tree, proc in runs.items():
             printed, err = proc.communicate()
@@ -123,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
     what = (f"{args.turns} turns" if args.games is None
             else f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}")
+    if args.fresh is not None:
+        what = f"a fresh process: import, load and {args.fresh} turns"
+        for tree, name in ((ROOT, "this "), (other, "other")):
+            print(f"  {name} {tree}: {per[tree] * args.fresh:,.0f} instructions in all")
     print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a {unit} ({what})")
     print(f"  other {other}: {per[other]:,.0f} instructions a {unit}")
     print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
