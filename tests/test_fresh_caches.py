@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import pickle
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -173,13 +175,25 @@ def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monke
     assert count.parses == 1 and count.compiles >= 1  # each entry ignored: the work done afresh
 
 
+class _Runs:
+    """What a pickle may name to be run when it is read: here, a program."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = argv
+
+    def __reduce__(self) -> Any:
+        return (subprocess.call, (self.argv,))
+
+
 def test_signed_entries_hold_only_what_they_should(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Even a signed entry is read back only as what it must be: a code object of the file asked for, an
     AST of ``lang.ast``'s classes."""
     run_main(monkeypatch)
     text = (project / "main.rules").read_text()
-    blobcache.store("parsed", blobcache.name("parsed", astcache.FORMAT, "main.rules", text),
-                    marshal.dumps((1, "Popen", (0, ()))))
+    # a signed pickle that would run a program: the reader finds no class but the AST's, and runs nothing
+    ran = project / "ran"
+    planted = pickle.dumps(_Runs(["touch", str(ran)]), protocol=5)
+    blobcache.store("parsed", blobcache.name("parsed", astcache.FORMAT, "main.rules", text), planted)
     for entry in entries(cache, "code"):
         entry.unlink()
     source = "def f(ctx):\n    return 1\n"
@@ -192,7 +206,9 @@ def test_signed_entries_hold_only_what_they_should(project: Path, cache: Path, m
     assert codecache.compiled(source, "<ruleval _u2>", backend._compile_text).co_filename == "<ruleval _u2>"
     assert count.compiles == 2
     result, count = run_main(monkeypatch)
-    assert result == [0, 2, 4, 6] and count.parses == 1
+    assert result == [0, 2, 4, 6] and count.parses == 1 and not ran.exists()
+    pickle.loads(planted)  # (what any other unpickler would have done with it)
+    assert ran.exists()
 
 
 def test_the_folders_are_private_and_per_user(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -232,7 +248,7 @@ def test_no_cache_means_none(project: Path, cache: Path, monkeypatch: pytest.Mon
 
 def test_spans_of_other_files_are_kept() -> None:
     module = A.Module("a.rules", (), (A.Name("x", Span("b.rules", 1, 2, 3, 4)),), Span("a.rules", 1, 1, 2, 1))
-    back = astcache._decode(marshal.loads(marshal.dumps(astcache._encode(module, "a.rules"))), "a.rules")
+    back = astcache._read(pickle.dumps(module, protocol=5))
     assert back == module
     _same_spans(back, module)
 
@@ -289,3 +305,34 @@ def test_a_process_whose_states_all_pass_the_fast_check_needs_no_jsonschema(cach
     assert warm[:-1] == cold[:-1] * 2 and warm[-1] == "False"
     refused = process(good, bad)
     assert refused[0] == cold[0] and refused[1:] == ["RunError ['S002']", "True"]
+
+
+def test_the_checkers_findings_are_kept_with_the_files_they_read(project: Path, cache: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load finds the checker's passes' findings (and the data checks') in the check cache while
+    none of the files it read changed: the passes do not run again; a changed file runs them."""
+    (project / "main.rules").write_text("def double(x) = x * 2\ndef spare(y) = y\n"
+                                        "query main = [double(n) for n in range(4)]\n")
+    ran: list[int] = []
+    passes = api.run_passes
+
+    def counted(program: Any) -> Any:
+        ran.append(1)
+        return passes(program)
+
+    monkeypatch.setattr(api, "run_passes", counted)
+
+    def codes() -> list[tuple[str, str]]:
+        new_process(monkeypatch)
+        return [(d.code, d.message) for d in api.load_ruleset("main.rules").diagnostics]
+
+    assert codes() == [("W101", "`spare` is never used")] and len(ran) == 1
+    assert codes() == [("W101", "`spare` is never used")] and len(ran) == 1  # read back, not checked again
+    (project / "main.rules").write_text("def double(x) = x * 2\ndef extra(y) = y\n"
+                                        "query main = [double(n) for n in range(4)]\n")
+    assert codes() == [("W101", "`extra` is never used")] and len(ran) == 2  # another text: checked afresh
+    for entry in cache.glob("*.json"):
+        _tamper(entry)
+    assert codes() == [("W101", "`extra` is never used")] and len(ran) == 3  # a damaged entry: ignored
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    assert codes() == [("W101", "`extra` is never used")] and len(ran) == 4
