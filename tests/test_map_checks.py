@@ -275,7 +275,7 @@ def test_the_data_check_is_cached_with_the_ruleset(tree: Path, monkeypatch: pyte
     rules = Path("tests/maps/unknown_adjacency.rules")
     first = api.load_ruleset(rules, use_cache=False)
     assert [d.code for d in first.diagnostics if d.is_error] == ["C027"]
-    assert checkcache.lookup(rules, kind="data") is not None
+    assert checkcache.lookup(rules, kind=api._CHECKS) is not None
 
     def not_again(*args: object, **kwargs: object) -> list[object]:
         raise AssertionError("the data check ran again on unchanged files")

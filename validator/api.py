@@ -439,6 +439,10 @@ def check_text(path: str | Path, text: str, unsaved: dict[str, str] | None = Non
 
 
 def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | None = None) -> Ruleset:
+    from .core import checkcache
+
+    kept = None
+    passed = -1  # where the passes' findings begin in ``diags``, once they ran
     with collector_paused():
         try:
             loaded = load(p, overlay)
@@ -448,13 +452,27 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
             program = build_program(loaded)
             diags = list(loaded.diagnostics) + list(program.diagnostics)
             if not any(d.is_error for d in diags if d.code.startswith("P")):
-                diags += run_passes(program)
+                # the checker's passes and the data checks give diagnostics alone, depending on nothing
+                # but the files read: while none of those changed, the check cache has them (``_CHECKS``)
+                kept = checkcache.lookup(p, kind=_CHECKS) if check_cache else None
+                if kept is not None:
+                    diags += kept.diagnostics
+                else:
+                    found = run_passes(program)
+                    passed = len(diags)
+                    diags += found
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
+            passed = -1
     files = files_read(loaded)
     rs = Ruleset(display_path(p), program, diags, files)
-    rs.diagnostics = sort_diagnostics(diags + _data_findings(p, rs, not any(d.is_error for d in diags), check_cache))
+    if kept is None:
+        found = _data_findings(rs, not any(d.is_error for d in diags))
+        if check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags):
+            checkcache.store(p, list(files), diags[passed:] + found, kind=_CHECKS)
+        diags = diags + found
+    rs.diagnostics = sort_diagnostics(diags)
     _quote_sources(loaded, rs.diagnostics, files)
     return rs
 
@@ -502,26 +520,23 @@ def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) 
                 pass
 
 
-def _data_findings(p: Path, rs: Ruleset, run_query: bool, check_cache: bool) -> list[Diagnostic]:
-    """The data checks of a loaded ruleset (``engine.data``; its state schema's usability among them): from
-    the check cache while none of its files changed (they depend on nothing else), else computed and kept there."""
-    from .core import checkcache
+# the check cache's kind for what a load finds after building the program (``_load_ruleset``)
+_CHECKS = "load"
 
+
+def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
+    """The data checks of a loaded ruleset (``engine.data``; its state schema's usability among them),
+    kept in the check cache with the checker's passes' findings (``_load_ruleset``; the lines they
+    quote: ``_quote_sources``)."""
     loaded = rs.program.loaded
     schemas = any(ns.schema is not None or any(b.schema is not None for b in ns.data.values())
                   for ns in loaded.namespaces.values())
     if not schemas and (not run_query or rs.program.query(data.DATA_CHECK) is None):
         return []
-    cached = checkcache.lookup(p, kind="data") if check_cache else None
-    if cached is None:
-        # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
-        # so the variants of a ruleset, each checking its own map with the base's definitions, pay
-        # only for writing it (a fifth of the reference's time on the bigger maps)
-        found = data.data_findings(rs.program, rs.backend, run_query)
-        if check_cache:
-            checkcache.store(p, list(rs.files), found, kind="data")
-        return found
-    return cached.diagnostics  # (the lines they quote: `_quote_sources`)
+    # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
+    # so the variants of a ruleset, each checking its own map with the base's definitions, pay
+    # only for writing it (a fifth of the reference's time on the bigger maps)
+    return data.data_findings(rs.program, rs.backend, run_query)
 
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:

@@ -68,8 +68,13 @@ def _private(folder: Path) -> bool:
     """Whether ``folder`` is (made, if need be, with mode 0700) a folder of this user's that no one
     else may write to."""
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        st = os.stat(folder)
+        st = os.stat(folder)  # (the common case, looked at for every entry read: one system call)
+    except FileNotFoundError:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            st = os.stat(folder)
+        except OSError:
+            return False
     except OSError:
         return False
     if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
