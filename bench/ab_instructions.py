@@ -114,10 +114,11 @@ def _start(tree: Path, child_args: list[str], out: Path, fresh: Path | None = No
         env["XDG_CACHE_HOME"] = str(fresh)
         subprocess.run([sys.executable, "-c", child, str(tree), *child_args], env=env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # (callgrind collects per thread: the load runs in a thread of its own, ``core.deep``, counted whole)
+    # (callgrind collects per thread: a fresh process's load runs in a thread of its own, ``core.deep``,
+    # counted whole; the other modes load before the count, in such a thread, not counted)
+    toggles = ["--toggle-collect=starmap_next"] + (["--toggle-collect=thread_run"] if fresh is not None else [])
     return subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-                             "--toggle-collect=starmap_next", "--toggle-collect=thread_run",
-                             sys.executable, "-c", child, str(tree), *child_args],
+                             *toggles, sys.executable, "-c", child, str(tree), *child_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
