@@ -9,11 +9,12 @@ from pathlib import Path
 
 VALIDATOR = Path(__file__).resolve().parent.parent / "validator"
 
-# Words of the three bundled families (and their usual synonyms) that would betray game knowledge.
+# Words of the three bundled families (and their usual synonyms) that would betray game knowledge, also
+# inside a name made of words (`diplomacy_throughput`): only a letter next to one makes it another word.
 GAME_WORDS = re.compile(
-    r"\b(army|armies|fleet|fleets|convoy\w*|cavalry|infantry|artillery|camel\w*|elephant\w*|lancer\w*|"
+    r"(?<![a-z])(army|armies|fleet|fleets|convoy\w*|cavalry|infantry|artillery|camel\w*|elephant\w*|lancer\w*|"
     r"intercept\w*|fortress\w*|fortif\w*|siege\w*|besieg\w*|diplomacy|jomini|here ?i ?stand|ottoman|hapsburg|"
-    r"province\w*|supply.?cent\w*|dislodg\w*|standoff\w*|bounce\w*|datc|telescope|storms|road march)\b",
+    r"province\w*|supply.?cent\w*|dislodg\w*|standoff\w*|bounce\w*|datc|telescope|storms|road march)(?![a-z])",
     re.IGNORECASE,
 )
 

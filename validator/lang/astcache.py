@@ -13,8 +13,8 @@ tuples, texts, integers, truth values and ``None``, and runs no code but those c
 ``__new__`` and ``__init__`` (docs/security.md, "Caches"); a node's fields are set in its
 ``__dict__`` as ``node``'s ``__init__`` sets them. The C unpickler builds them about 2.5 times
 faster than the decoder of marshal data written in Python that it replaces: 138 M instructions for
-the module bench.diplomacy_throughput loads instead of 345 M, which were a sixteenth of its fresh process's
-first 200 turns.
+the largest bundled ruleset's module instead of 345 M, which were a sixteenth of the steady-turn
+benchmark's fresh process (its first 200 turns).
 """
 
 from __future__ import annotations
