@@ -43,6 +43,9 @@ _URI_REFERENCE = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 _ANCHOR = frozenset({"$anchor", "$dynamicAnchor", "$recursiveAnchor"})
 _SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 _NUMBERS = (int, float, Fraction)
+# keywords whose value need only be of one of these Python types (a text, a truth value, an array, a number)
+_OF_TYPE: dict[str, tuple[type, ...]] = {**dict.fromkeys(_TEXT, (str,)), **dict.fromkeys(_TRUTH, (bool,)),
+                                         **dict.fromkeys(_ARRAY, (list,)), **dict.fromkeys(_NUMBER, _NUMBERS)}
 # the meta-schema's own patterns, searched as jsonschema's `pattern` keyword searches them (Python's `re`)
 _ANCHOR_PATTERN = re.compile("^[A-Za-z_][-A-Za-z0-9._]*$")
 _ID_PATTERN = re.compile("^[^#]*#?$")
@@ -77,17 +80,8 @@ def certainly_valid(schema: Any, conforms: Callable[[Any, str], bool]) -> bool:
                 if type(v) is not list or not v:
                     return False
                 todo.extend((x, below) for x in v)
-            elif k in _TEXT:
-                if type(v) is not str:
-                    return False
-            elif k in _TRUTH:
-                if type(v) is not bool:
-                    return False
-            elif k in _ARRAY:
-                if type(v) is not list:
-                    return False
-            elif k in _NUMBER:
-                if type(v) not in _NUMBERS:
+            elif k in _OF_TYPE:
+                if type(v) not in _OF_TYPE[k]:
                     return False
             elif k in _COUNT:
                 if type(v) is not int or v < 0:
