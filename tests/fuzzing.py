@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import copy
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
@@ -15,3 +17,37 @@ def bounded(examples: int, long_examples: int | None = None) -> settings:
     n = (long_examples or examples * 50) if LONG else examples
     return settings(derandomize=True, max_examples=n, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))
+
+
+def json_paths(v: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON value, its root first, as the keys and indexes that lead there."""
+    out = [here]
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += json_paths(x, here + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += json_paths(x, here + (i,))
+    return out
+
+
+def mutated(doc: Any, path: tuple[Any, ...], how: str, value: Any, key: str = "zz_extra") -> Any:
+    """A copy of ``doc`` with ``value`` at ``path``: replacing what is there, deleting it (``how`` is
+    "delete"), or ("add") under ``key`` in the object there or at the end of the array there (at a
+    place holding neither, replacing it)."""
+    if not path:
+        return value
+    doc = copy.deepcopy(doc)
+    parent = doc
+    for p in path[:-1]:
+        parent = parent[p]
+    last = path[-1]
+    if how == "delete":
+        del parent[last]
+    elif how == "add" and isinstance(parent[last], dict):
+        parent[last][key] = value
+    elif how == "add" and isinstance(parent[last], list):
+        parent[last].append(value)
+    else:
+        parent[last] = value
+    return doc

@@ -4,7 +4,6 @@ nothing in: mutated bundled schemas and schemas drawn from the meta-schema's key
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzzing import json_paths, mutated
 from validator.engine.state import _search_pattern, schema_problem
 from validator.lang.metaschema import MAX_DEPTH, certainly_valid
 
@@ -49,17 +49,6 @@ def _valid(schema: Any) -> bool:
     return True
 
 
-def _paths(v: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [here]
-    if isinstance(v, dict):
-        for k, x in v.items():
-            out += _paths(x, here + (k,))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            out += _paths(x, here + (i,))
-    return out
-
-
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
 def test_the_bundled_schemas_are_certainly_valid(name: str) -> None:
     """The fast check takes every bundled schema (else it would save nothing), and jsonschema agrees."""
@@ -91,22 +80,10 @@ def test_a_schema_deeper_than_the_walk_goes_is_left_to_jsonschema() -> None:
 @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_mutated_schema_is_certainly_valid_only_when_jsonschema_finds_it_valid(name: str, data: Any) -> None:
-    schema = copy.deepcopy(SCHEMAS[name])
-    path = data.draw(st.sampled_from(_paths(schema)))
-    value = data.draw(values)
-    if not path:
-        schema = value
-    else:
-        parent = schema
-        for p in path[:-1]:
-            parent = parent[p]
-        how = data.draw(st.sampled_from(["replace", "delete", "add"]))
-        if how == "delete":
-            del parent[path[-1]]
-        elif how == "add" and isinstance(parent[path[-1]], dict):
-            parent[path[-1]][data.draw(st.sampled_from(KEYWORDS))] = value
-        else:
-            parent[path[-1]] = value
+    path = data.draw(st.sampled_from(json_paths(SCHEMAS[name])))
+    how = data.draw(st.sampled_from(["replace", "delete", "add"])) if path else "replace"
+    keyword = data.draw(st.sampled_from(KEYWORDS)) if path else ""
+    schema = mutated(SCHEMAS[name], path, how, data.draw(values), keyword)
     if certainly_valid(schema, FORMATS.conforms):
         assert _valid(schema), schema
 

@@ -14,6 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzzing import json_paths, mutated
 from validator.engine.state import certainly_valid, fast_check, float_free
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,38 +40,6 @@ json_values = st.recursive(
 )
 
 
-def _paths(v: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [here]
-    if isinstance(v, dict):
-        for k, x in v.items():
-            out += _paths(x, here + (k,))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            out += _paths(x, here + (i,))
-    return out
-
-
-def _mutate(state: Any, path: tuple[Any, ...], how: str, value: Any) -> Any:
-    state = copy.deepcopy(state)
-    if not path:
-        return value
-    parent = state
-    for p in path[:-1]:
-        parent = parent[p]
-    last = path[-1]
-    if how == "replace":
-        parent[last] = value
-    elif how == "delete":
-        del parent[last]
-    elif how == "add" and isinstance(parent[last], dict):
-        parent[last]["zz_extra"] = value
-    elif how == "add" and isinstance(parent[last], list):
-        parent[last].append(value)
-    else:
-        parent[last] = value
-    return state
-
-
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_fast_check_is_active_and_accepts_the_sample(name: str) -> None:
     fast = fast_check(SCHEMAS[name])
@@ -82,9 +51,9 @@ def test_fast_check_is_active_and_accepts_the_sample(name: str) -> None:
 def _mutated(sample: Any, data: Any, hows: list[str]) -> tuple[Any, str]:
     """The sample with one value replaced, deleted or added (as ``hows`` allow), where and as drawn;
     and which mutation, where."""
-    path = data.draw(st.sampled_from(_paths(sample)))
+    path = data.draw(st.sampled_from(json_paths(sample)))
     how = data.draw(st.sampled_from(hows))
-    return _mutate(sample, path, how, data.draw(json_values)), f"{how} at {path}"
+    return mutated(sample, path, how, data.draw(json_values)), f"{how} at {path}"
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
