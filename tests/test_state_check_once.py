@@ -146,3 +146,86 @@ def test_a_state_found_valid_vouches_for_no_other_state_written_alike(monkeypatc
     assert want, "the twin is invalid on its own"
     assert rs.validate_state(valid) == [] and api._VALID_STATES, "the valid state is remembered"
     assert [d.message for d in rs.validate_state(twin)] == want
+
+
+# -- what is checked when (docs/tools.md): a state built from the one `advance` made is the user's
+
+PAST = '''ruleset t.past "advance makes a state its own check refuses from turn 3"
+input turn: int at "/turn"
+input orders: list[str] at "/orders" default []
+rule too_late cite "T-1" = "turn " + str(turn) + " is past the last (2)"
+def flat(xss) = [x for xs in xss for x in xs]
+query validate_state = flat([
+  [{pointer: "/turn", message: too_late, cites: ["T-1"]} for t in [turn] if t > 2],
+  [{pointer: "/orders/" + str(e.index), message: "an order is never empty", cites: ["T-2"]}
+     for e in enumerate(orders) if e.item == ""]])
+query advance = {phase: "T" + str(turn), result: {played: len(orders)}, next: {turn: turn + 1, orders: []},
+  next_phase: "T" + str(turn + 1), end: none}
+'''
+
+
+def _past(tmp_path: Path) -> Ruleset:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "past.rules").write_text(PAST)
+    rs = load_ruleset(tmp_path / "past.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    return rs
+
+
+def _said(exc: Any) -> list[tuple[str, str, str, str | None]]:
+    return [(d.code, d.message, d.span.file, d.pointer) for d in exc.diagnostics]
+
+
+def test_a_state_made_by_advance_given_back_with_orders_is_checked_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each phase as `play` and `bench.full_games` give it, the state `advance` made with the next
+    orders in it: its schema check and the rules' own `validate_state` run every time."""
+    import validator.api as api
+
+    rs = load_ruleset(STANDARD, use_cache=False)
+    made = _made(rs)
+    orders = rs.run(made, "random_orders", [5], validate=False)
+    calls = _counted(monkeypatch, rs)
+    rules_checks: list[bool] = []
+    run_query = api.R.run_query
+
+    def counted_run(*args: Any, check: Any = None, **kwargs: Any) -> Any:
+        rules_checks.append(check is not None)
+        return run_query(*args, check=check, **kwargs)
+    monkeypatch.setattr(api.R, "run_query", counted_run)
+    first = rs.run({**made, "orders": orders}, "advance")
+    assert rs.run({**made, "orders": orders}, "advance") == first
+    assert calls == [1, 1] and rules_checks == [True, True]
+    with pytest.raises(RunError) as caught:  # the user's orders, read by the rules' own check
+        rs.run({**made, "orders": [{**orders[0], "power": "atlantis"}]}, "advance")
+    assert caught.value.kind == "state" and caught.value.diagnostics[0].pointer == "/orders/0/power"
+
+
+def test_a_state_advance_made_that_its_own_check_refuses_is_reported(tmp_path: Path) -> None:
+    """Nothing proves that `advance` makes states its `validate_state` accepts: the state made is
+    checked as any other, on its own or with orders, and `play` names where it came from."""
+    from validator.api import PlayError, play
+
+    rs = _past(tmp_path)
+    made = rs.run({"turn": 1, "orders": ["a"]}, "advance")["next"]
+    made = rs.run({**made, "orders": ["b"]}, "advance")["next"]
+    assert made == {"turn": 3, "orders": []}
+    for state in (made, made, {**made, "orders": ["c"]}):  # (the very state made, twice: never found valid)
+        with pytest.raises(RunError) as caught:
+            rs.run(state, "advance")
+        assert caught.value.kind == "state"
+        assert _said(caught.value) == [("S002", "turn 3 is past the last (2)", "<state>", "/turn")]
+    for entries in ([["a"], ["b"], ["c"]], [["a"], ["b"]]):  # at the next phase, or where play stops
+        with pytest.raises(PlayError) as stopped:
+            list(play(rs, {"turn": 1, "orders": []}, entries))
+        assert _said(stopped.value) == [("S002", "turn 3 is past the last (2)",
+                                         "(the state of T3, made by the rules after T2)", "/turn")]
+        assert [s.phase for s in stopped.value.played] == ["T1", "T2"]
+
+
+def test_the_orders_given_with_a_state_advance_made_are_checked(tmp_path: Path) -> None:
+    rs = _past(tmp_path)
+    made = rs.run({"turn": 1, "orders": []}, "advance")["next"]
+    with pytest.raises(RunError) as caught:
+        rs.run({**made, "orders": ["x", ""]}, "advance")
+    assert _said(caught.value) == [("S002", "an order is never empty", "<state>", "/orders/1")]
+    assert rs.run({**made, "orders": ["x"]}, "advance")["result"] == {"played": 1}
