@@ -11,9 +11,10 @@ and over all, in one run. The state check is ruleval's work, the package has non
 state, made by the phase before with new orders in it, is checked in full (docs/tools.md, "What is
 checked when"): about 12 to 14 % of a phase's instructions on pure, standard, ancmed and
 standard_age_of_empires against `validate=False` (2026-12-03, callgrind, 3 games a map played
-again). Before the measured games, on each map, ruleval writes the code of every definition of the ruleset (`Backend.write_all`; each is otherwise written at its first call) and plays
-three warm-up games, as long as the measured ones, that are not counted: the package's one-time work,
-its map caches, is never timed either. Until 2026-11-29 the warm-up went on only until a game wrote
+again). Before the measured games, on each map, ruleval writes the code of every definition of the
+ruleset (`Backend.write_all`; each is otherwise written at its first call) and plays three warm-up
+games, as long as the measured ones, that are not counted: the package's one-time work, its map
+caches, is never timed either. Until 2026-11-29 the warm-up went on only until a game wrote
 no code ruleval had not written before, and the measured games still paid for the code of rules first
 reached in them (a first retreat phase, a first civil disorder: 13 to 32 % of ruleval's measured time
 on six of the fourteen maps in a run of 8 games); the time of that writing is printed per map (`write
