@@ -329,3 +329,17 @@ def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -
     assert 0 < played < total and "holdings at the start of each round" in out.decode()
     assert "interrupted" in shown and "Traceback" not in shown
     assert not left, left
+
+
+def test_a_sweep_in_one_process_imports_no_pool() -> None:
+    """The pool's modules (multiprocessing's, through concurrent.futures) are imported when a pool
+    runs, not with the sweep: `check --jobs 1` never needs them (some 37 M instructions, 5 % of a
+    check whose cache is warm); a sweep on two processes still imports and runs them."""
+    probe = ("import sys; from validator.tools.cli import main; code = main(sys.argv[1:]); "
+             "print(code, sorted(m for m in ('multiprocessing', 'concurrent.futures') if m in sys.modules))")
+    one = subprocess.run([sys.executable, "-c", probe, "check", "rulesets/his", "--jobs", "1"], cwd=REPO,
+                         capture_output=True, text=True, check=False)
+    assert one.stdout.strip().splitlines()[-1] == "0 []", one.stdout + one.stderr
+    two = subprocess.run([sys.executable, "-c", probe, "check", RACE, ERRATA, "--jobs", "2", "--no-cache"], cwd=REPO,
+                         capture_output=True, text=True, check=False)
+    assert two.stdout.strip().splitlines()[-1] == "0 ['concurrent.futures', 'multiprocessing']", two.stdout + two.stderr

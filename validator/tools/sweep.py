@@ -36,11 +36,12 @@ import shutil
 import signal
 import tempfile
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 CLUSTER_ENV = "RULEVAL_CLUSTER"  # the Dask scheduler's address when --cluster is not given
 MAX_POOL_RESTARTS = 3  # a pool that broke this many times: the rest runs in this process
@@ -289,8 +290,11 @@ def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], it
 def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], jobs: int,
              sweep: Sweep) -> Iterator[list[Any]]:
     """Pieces on a pool of processes, given back in order; a pool broken by a dying worker is replaced
-    and the pieces it lost run again (after ``MAX_POOL_RESTARTS``, in this process)."""
+    and the pieces it lost run again (after ``MAX_POOL_RESTARTS``, in this process). (The pool's modules,
+    multiprocessing's, are imported here: a check or sweep in one process never needs them.)"""
     import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     sources = [sent(rs) for rs in rulesets]
     for s, rs in zip(sources, rulesets):
