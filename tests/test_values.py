@@ -164,3 +164,41 @@ def test_a_list_of_records_held_twice_is_written_twice_apart_and_counted_twice()
         assert not fits(apart, n - 1) and fits(apart, n)  # the same as for a value holding two such lists
         return n
     assert least("limit") > 1 and least("byte_limit") > 1
+
+
+def test_a_writing_in_one_thread_is_not_undone_by_writings_in_another() -> None:
+    """``written``'s count (parts left, characters) and its table of lists met are the writing's own:
+    threads that write at once (runs in threads, a Dask worker of several threads) neither end another's
+    count (its limit would no longer hold) nor have theirs read into another's ``to_json``."""
+    import threading
+
+    from validator.lib.values import FUNCTION_IN_RESULT, written
+
+    paused, resume = threading.Event(), threading.Event()
+
+    class Pause:  # (no value of the language: written by its text, which waits mid-writing)
+        def __str__(self) -> str:
+            paused.set()
+            assert resume.wait(10)
+            return "p"
+
+    outcome: list[object] = []
+
+    def write_too_large() -> None:
+        try:
+            outcome.append(written([Pause(), [{"a": "b"}] * 60, list(range(100))], limit=50))
+        except ValueError as exc:
+            outcome.append(exc)
+
+    other = threading.Thread(target=write_too_large)
+    other.start()
+    try:
+        assert paused.wait(10)  # the other thread is half-way through its writing
+        assert to_json([len]) == ["<function>"]  # (a plain to_json: not counted, a function its stand-in)
+        with pytest.raises(ValueError, match=FUNCTION_IN_RESULT):
+            written([len])
+        assert written([{"a": "b"}] * 3) == [{"a": "b"}] * 3  # a writing begun and ended meanwhile
+    finally:
+        resume.set()
+        other.join(10)
+    assert len(outcome) == 1 and isinstance(outcome[0], ValueError) and "too large" in str(outcome[0]), outcome

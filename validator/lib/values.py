@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from fractions import Fraction
 from typing import Any, Iterator
 
@@ -245,15 +246,25 @@ MAX_OUTPUT_BYTES = 50_000_000  # nor one whose texts (and long numbers) take mor
 MAX_INT_BITS = 14_000  # about 4 200 digits: below Python's limit for turning an integer into text
 
 
-# while ``written`` writes a value: the parts it may still write, and the characters of the texts
-# (and the digits of the long numbers) written so far; None when no value is being written
-_LEFT: list[int | None] = [None, 0]
-# while ``written`` writes a value: each list of records met so far whose records hold only texts,
-# truth values and none, by the list's identity (the value holds it, alive and unchanged, as long as
-# the entry is kept: the entries go when the writing ends), with its writing and the parts and
-# characters that writing counted (``_records``)
-_MET: dict[int, tuple[list[Any], int, int]] = {}
-_DEEP = [False]  # whether the last ``_items`` wrote anything but records of texts, truth values and none
+class _Writing(threading.local):
+    """What ``written`` keeps while it writes a value, one for each thread: threads may write at once
+    (runs in threads, a Dask worker of several threads), and a ``to_json`` of another thread must
+    neither count against this writing nor end it. (Within a thread a writing never starts another:
+    ``to_json`` calls back into no run.)"""
+
+    left: int | None = None  # the parts it may still write; None when no value is being written
+    chars = 0  # the characters of the texts (and the digits of the long numbers) written so far
+    deep = False  # whether the last ``_items`` wrote anything but records of texts, truth values and none
+
+    def __init__(self) -> None:
+        # each list of records met so far whose records hold only texts, truth values and none, by the
+        # list's identity (the value holds it, alive and unchanged, as long as the entry is kept: the
+        # entries go when the writing ends), with its writing and the parts and characters that writing
+        # counted (``_records``)
+        self.met: dict[int, tuple[list[Any], int, int]] = {}
+
+
+_W = _Writing()
 
 
 def written(v: Any, limit: int = MAX_OUTPUT_NODES, byte_limit: int = MAX_OUTPUT_BYTES) -> Any:
@@ -263,24 +274,26 @@ def written(v: Any, limit: int = MAX_OUTPUT_NODES, byte_limit: int = MAX_OUTPUT_
     it goes and stops past either limit (a character is at least a byte); only a value whose texts
     could take more than ``byte_limit`` bytes in UTF-8 (more than a quarter of it in characters) has
     its bytes counted exactly (``output_size``)."""
-    _LEFT[0], _LEFT[1] = limit, 0
+    w = _W
+    w.left, w.chars = limit, 0
     try:
         out = to_json(v)
-        chars = _LEFT[1]
+        chars = w.chars
     finally:
-        _LEFT[0], _LEFT[1] = None, 0
-        _MET.clear()
-    if chars is not None and chars * 4 > byte_limit and output_size(v, limit, byte_limit)[1] > byte_limit:
+        w.left, w.chars = None, 0
+        w.met.clear()
+    if chars * 4 > byte_limit and output_size(v, limit, byte_limit)[1] > byte_limit:
         raise ValueError(f"a value of more than {byte_limit} bytes of text {TOO_LARGE}")
     return out
 
 
 def _spend(parts: int, chars: int) -> None:
-    left = _LEFT[0]
+    w = _W
+    left = w.left
     if left is not None:
         left -= parts
-        _LEFT[0] = left
-        total = _LEFT[1] = (_LEFT[1] or 0) + chars
+        w.left = left
+        total = w.chars = w.chars + chars
         if left < 0:
             raise ValueError(f"a value of more than {MAX_OUTPUT_NODES} parts {TOO_LARGE}")
         if total > MAX_OUTPUT_BYTES:
@@ -340,7 +353,7 @@ def to_json(v: Any) -> Any:
     if t is list:
         return _items(v)
     if t is int and v.bit_length() <= MAX_INT_BITS:
-        if _LEFT[0] is not None:
+        if _W.left is not None:
             _spend(0, _digits(v))
         return v
     if isinstance(v, dict):
@@ -352,7 +365,7 @@ def to_json(v: Any) -> Any:
     if isinstance(v, (bool, int, str, float)):
         return v
     if isinstance(v, Fraction):
-        if _LEFT[0] is not None:
+        if _W.left is not None:
             _spend(0, _digits(v.numerator) + _digits(v.denominator))
         return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if isinstance(v, (set, frozenset)):
@@ -360,7 +373,7 @@ def to_json(v: Any) -> Any:
     if isinstance(v, RandomValue):
         return v.collapse()  # a result is a use: fork over the values it can take
     if callable(v):
-        if _LEFT[0] is not None:  # a result (``written``) holding a function: never written as a stand-in
+        if _W.left is not None:  # a result (``written``) holding a function: never written as a stand-in
             raise ValueError(FUNCTION_IN_RESULT)
         return "<function>"
     return str(v)
@@ -434,18 +447,18 @@ def _items(xs: list[Any]) -> list[Any]:
             else:
                 out[k] = to_json(x)
         if not texts:
-            if _LEFT[0] is not None:  # the keys' texts are bounded before they are made, counted once made
+            if _W.left is not None:  # the keys' texts are bounded before they are made, counted once made
                 least = sum(map(_key_least, out))
                 _spend(0, chars + least)
                 chars = -least  # (spent: what the keys take past ``least`` is added below)
             quoted = str in map(type, out)
             out = {key_text(k, quoted): x for k, x in out.items()}
-            if _LEFT[0] is not None:
+            if _W.left is not None:
                 chars += sum(len(k) for k in out)
         done[j] = out
-    if _LEFT[0] is not None:
+    if _W.left is not None:
         _spend(parts, chars)
-    _DEEP[0] = deep
+    _W.deep = deep
     return done
 
 
@@ -454,17 +467,18 @@ def _records(xs: list[Any]) -> list[Any]:
     may hold one list twice: the pieces after a phase, in its result and in the next state) whose
     records hold only texts, truth values and none is its first writing copied, record by record (no
     part shared: the answer's parts may be changed by its reader), and counted as that writing was."""
-    left = _LEFT[0]
+    w = _W
+    left = w.left
     if left is None:
         return _items(xs)
-    met = _MET.get(id(xs))
+    met = w.met.get(id(xs))
     if met is not None:
         _spend(met[1], met[2])
         return [r.copy() for r in met[0]]
-    chars = _LEFT[1] or 0
+    chars = w.chars
     done = _items(xs)
-    if not _DEEP[0]:
-        _MET[id(xs)] = (done, left - (_LEFT[0] or 0), (_LEFT[1] or 0) - chars)
+    if not w.deep:
+        w.met[id(xs)] = (done, left - (w.left or 0), w.chars - chars)
     return done
 
 
