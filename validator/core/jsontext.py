@@ -99,28 +99,17 @@ def _with_floats_read(v: Any) -> Any:
         if not math.isfinite(v):
             return _SAME
         return _float(repr(v))
-    if t is dict:
-        out = None
-        for k, x in v.items():
+    if t is dict or t is list or t is tuple:
+        changed: Any = None
+        for k, x in (v.items() if t is dict else enumerate(v)):
             if type(x) not in _HOLDERS:  # (a text, a whole number, a truth value, none: as they are)
                 continue
             y = _with_floats_read(x)
             if y is not _SAME:
-                if out is None:
-                    out = dict(v)
-                out[k] = y
-        return _SAME if out is None else out
-    if t is list or t is tuple:
-        changed = None
-        for i, x in enumerate(v):
-            if type(x) not in _HOLDERS:
-                continue
-            y = _with_floats_read(x)
-            if y is not _SAME:
                 if changed is None:
-                    changed = list(v)
-                changed[i] = y
-        return _SAME if changed is None else (changed if t is list else tuple(changed))
+                    changed = dict(v) if t is dict else list(v)
+                changed[k] = y
+        return _SAME if changed is None else tuple(changed) if t is tuple else changed
     return _SAME
 
 
