@@ -126,3 +126,12 @@ def test_a_wrong_claim_is_seen() -> None:
     seen = observe(rs, {}, {"query": "main", "args": [1]}, {id(param): str})
     assert seen.seen and [(k, v) for _, k, v in seen.wrong] == [(str, 6)]
 
+
+def test_the_backend_writes_no_type_test_of_a_value_whose_kind_is_sound(tmp_path: Path) -> None:
+    """`len(xs) + 1 < 3`: an integer plus one, compared with a number, tested for nothing."""
+    path = tmp_path / "sound.rules"
+    path.write_text('input xs: any at "/xs" default []\ndef small = len(xs) + 1 < 3\nquery main = small\n')
+    rs = load_ruleset(path, use_cache=False)
+    source = "\n".join(rs.backend().source_of(unit(rs, "small")))
+    assert "_type(" not in source and "_compare" not in source and "_arith" not in source, source
+    assert rs.run({"xs": [1]}) is True and rs.run({"xs": [1, 2]}) is False

@@ -28,6 +28,7 @@ from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
 from . import codecache, written
+from .facts import PLAIN, Facts
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
@@ -256,6 +257,9 @@ class _Writer:
         # the open stretches of code run once per entry (a body, a loop's item), innermost last: the
         # steps each charges at most but those it charges as it goes (``Backend.open_charge``)
         self.stretches: list[list[Any]] = []
+        # the sound kinds of the nodes of the unit written (``facts``), and of the locals holding their values
+        self.kinds: dict[int, type] = {}
+        self.known: dict[str, type] = {}
 
     def __call__(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
@@ -267,6 +271,7 @@ class _Writer:
         self(head + "".join(f", {p}={p}" for p in dict.fromkeys(loc.py for loc in env.values() if not loc.var)) + tail)
         inner = _Writer(self.backend, self.bound)
         inner.n, inner.indent = self.n, self.indent + 1
+        inner.kinds, inner.known = self.kinds, dict(self.known)
         return inner
 
     def close_nested(self, inner: "_Writer") -> None:
@@ -332,6 +337,7 @@ class Backend:
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
+        self.facts = Facts(program)
 
     def memo_free(self, unit: Unit) -> bool:
         """Whether a `def`'s function is written without its memo, which could not be seen: its value is
@@ -430,11 +436,16 @@ class Backend:
     def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
         if unit.state_free and unit.kind in (*DEFS, "const"):
             body = self.write_plain(unit, name + "_body", entry=True)
-            return self.compiled(name, self.alone_source(_Writer(self, unit.bound), unit, name, body))
+            return self.compiled(name, self.alone_source(self.writer(unit), unit, name, body))
         return self.write_plain(unit, name)
 
-    def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
+    def writer(self, unit: Unit) -> _Writer:
         w = _Writer(self, unit.bound)
+        w.kinds = self.facts.of(unit)
+        return w
+
+    def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
+        w = self.writer(unit)
         ukey, kind = unit.index, unit.kind
         if kind == "const" or (kind in DEFS and unit.arity is None):
             source = self.value_source(w, unit, ukey, name)
@@ -596,6 +607,7 @@ class Backend:
         w("    return ctx.dvalue[key]")
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{', '.join(pnames)}])")
         body_w = _Writer(self, w.bound)
+        body_w.kinds = w.kinds
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
@@ -617,6 +629,7 @@ class Backend:
                 cells[key] = _absent_cell
                 continue
             cw = _Writer(self, w.bound)
+            cw.kinds = w.kinds
             cw(f"return {self.charged(cw, cell, {}, cell.span)}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, cw.source(f"def {cname}(ctx):"))
@@ -754,7 +767,11 @@ class Backend:
 
     def expr(self, w: _Writer, e: A.Expr, env: Env) -> str:
         method: Callable[[_Writer, Any, Env], str] = getattr(self, "x_" + type(e).__name__)
-        return method(w, e, env)
+        value = method(w, e, env)
+        kind = w.kinds.get(id(e))
+        if kind is not None and self.kind(value) is None:
+            w.known[value] = kind  # (a local that holds no other value: a `var`'s has no kind)
+        return value
 
     def charged(self, w: _Writer, e: A.Expr, env: Env, span: Span, own: int = 0) -> str:
         """``e``'s value, the most its code charges (and ``own`` more) charged on entry (``_Writer.open_charge``)."""
@@ -765,7 +782,7 @@ class Backend:
 
     def forced(self, w: _Writer, value: str) -> str:
         """``reference.force``: only a program with dice has anything to force; a constant never is a die."""
-        if not self.dice or not value.startswith("_") or value.startswith("_k"):
+        if not self.dice or not value.startswith("_") or value.startswith("_k") or value in w.known:
             return value
         t = w.fresh()
         w(f"{t} = {value}.collapse() if _type({value}) is _RV else {value}")
@@ -788,7 +805,7 @@ class Backend:
         """Whether ``e`` never is a die: a literal, a collection or a truth value it builds, a local
         holding an item or such a value, a built-in's result but a roll's (no built-in sees a die,
         and no container holds one). A program that cannot roll has none at all."""
-        if not self.dice or isinstance(e, _NEVER_A_DIE):
+        if not self.dice or isinstance(e, _NEVER_A_DIE) or id(e) in w.kinds:
             return True
         if isinstance(e, A.Name):
             ref = w.bound.get(id(e))
@@ -869,22 +886,26 @@ class Backend:
         (``reference.put_entry``): a text or integer at once (it costs no walk and can always be one)."""
         fast, slow = (f"{out}.add({x})", f"_add_item(ctx, {out}, {x}, {span})") if v is None else (
             f"{out}[{x}] = {v}", f"_put_entry(ctx, {out}, {x}, {v}, {span})")
-        _chain(w, [(_either(self.is_(x, "str"), self.is_(x, "int")), [fast]), ("True", [slow])])
+        _chain(w, [(_either(self.is_(x, "str", w), self.is_(x, "int", w)), [fast]), ("True", [slow])])
 
-    def kind(self, v: str) -> type | None:
-        """The type of what ``v`` holds when it is a constant (a literal, or a constant's name)."""
+    def kind(self, v: str, w: _Writer | None = None) -> type | None:
+        """The type of what ``v`` holds when it is a constant (a literal, or a constant's name), or a local
+        holding a value of a sound kind (``facts``) in ``w``'s code."""
+        if w is not None and v in w.known:
+            return w.known[v]
         if v in ("None", "True", "False"):
             return type(None) if v == "None" else bool
         if v[:1] == "'" or v.lstrip("-").isdigit():
             return str if v[:1] == "'" else int
         return type(self.g[v]) if v.startswith("_k") else None
 
-    def is_(self, v: str, kind: str) -> str:
-        """``_type(v) is _KIND`` (``plain``: ``_type(v) in _PLAIN``), answered when ``v`` is a constant."""
-        known = self.kind(v)
+    def is_(self, v: str, kind: str, w: _Writer | None = None) -> str:
+        """``_type(v) is _KIND`` (``plain``: ``_type(v) in _PLAIN``), answered when the kind of what ``v``
+        holds is known (``kind``)."""
+        known = self.kind(v, w)
         if known is None:
             return f"_type({v}) in _PLAIN" if kind == "plain" else f"_type({v}) is _{kind}"
-        return str(known in _HELPERS["_PLAIN"] if kind == "plain" else known.__name__ == kind)
+        return str(known in PLAIN if kind == "plain" else known.__name__ == kind)
 
     def x_Comp(self, w: _Writer, e: A.Comp, env: Env) -> str:
         if e.kind == "gen":
@@ -929,9 +950,10 @@ class Backend:
         per = 1 + w.stretches.pop()[0]  # an item's step and the most its code charges
         # at once: a list, or a map (its keys, or keys and values) but one holding truth values as keys, which
         # ``_items_of`` gives back (a set is walked in order; into a name of its own: the body may read ``seq``)
-        when, fast = {1: (f"_type({seq}) is _list or _type({seq}) is _dict or _type({seq}) is _Map and _TK not in {seq} "
-                          f"and _FK not in {seq}", seq), 2: (f"_type({seq}) is _dict or _type({seq}) is _Map",
-                                                            f"_entries({seq})")}.get(len(names), ("False", "None"))
+        is_, pairs = self.is_, _either(self.is_(seq, "dict", w), self.is_(seq, "Map", w))
+        when, fast = {1: (_either(is_(seq, "list", w), is_(seq, "dict", w),
+                                  _both(is_(seq, "Map", w), f"_TK not in {seq} and _FK not in {seq}")), seq),
+                      2: (pairs, f"_entries({seq})")}.get(len(names), ("False", "None"))
         lines = [f"if {when}:", f"    ctx.steps += _len({seq}){f' * {per}' if per > 1 else ''}",
                  "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {fast}", "else:",
                  f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {', '.join(names)} in {items}:"]
@@ -1014,7 +1036,7 @@ class Backend:
         span = w.const(e.span)
         if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
             # (Python's True == 1: equal plain values are of one kind only if both or neither are truth values)
-            kx, ky = self.kind(x), self.kind(y)
+            kx, ky = self.kind(x, w), self.kind(y, w)
             if kx is not None and ky is not None or kx in (str, type(None)) or ky in (str, type(None)):
                 bools = str((kx is bool) is (ky is bool)) if kx and ky else "True"  # (only a text equals a text)
             elif kx is not None or ky is not None:
@@ -1023,9 +1045,8 @@ class Backend:
                 bools = f"(_type({x}) is _bool) is (_type({y}) is _bool)"
             same = _both(f"{x} == {y}", bools)
             test = same if e.op == "==" else f"not ({same})"
-            plain = (_both if self.dice else _either)(self.is_(x, "plain"), self.is_(y, "plain"))
-            return self.tmp(w, test if plain == "True" else
-                            f"{test} if {plain} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            plain = (_both if self.dice else _either)(self.is_(x, "plain", w), self.is_(y, "plain", w))
+            return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
             if isinstance(e.right, A.ListLit) and e.right.items and all(
@@ -1033,14 +1054,15 @@ class Backend:
                 # `x in [constants]`: the list's length charged, then the items compared (a collection on
                 # the left goes the reference's way, which charges its size)
                 w.cost(len(e.right.items))
-                when = f"_type({x}) is _str or _type({x}) is _int or {x} is None"
+                kx = self.kind(x, w)
+                when = _either(self.is_(x, "str", w), self.is_(x, "int", w),
+                               f"{x} is None" if kx is None else str(kx is type(None)))
             else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
-                when = _both(_either(self.is_(y, "frozenset"), self.is_(y, "dict"), self.is_(y, "Map")),
-                             self.flat_key(w, e.left, x) or _either(self.is_(x, "str"), self.is_(x, "int")))
+                when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
+                             self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
         else:
-            fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int"), self.is_(y, "int"))
-        return self.tmp(w, fast if when == "True" else
-                        f"{fast} if {when} else _compare(ctx, {w.const(e.op)}, {x}, {y}, {span})")
+            fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int", w), self.is_(y, "int", w))
+        return self.tmp(w, _pick(fast, when, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
@@ -1057,9 +1079,9 @@ class Backend:
         if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         t = w.fresh()
-        branches = [(_both(self.is_(x, "int"), self.is_(y, "int")), [f"{t} = {x} {e.op} {y}"])]
+        branches = [(_both(self.is_(x, "int", w), self.is_(y, "int", w)), [f"{t} = {x} {e.op} {y}"])]
         if e.op == "+":
-            branches.append((_both(self.is_(x, "str"), self.is_(y, "str")), [
+            branches.append((_both(self.is_(x, "str", w), self.is_(y, "str", w)), [
                 f"ctx.steps += _len({x}) + _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})",
                 f"{t} = {x} + {y}"]))
         _chain(w, branches + [("True", [f"{t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})"])])
@@ -1067,7 +1089,7 @@ class Backend:
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
         x = self.looked(w, e.operand, env)
-        return self.tmp(w, f"-{x} if _type({x}) is _int else _negate({x}, {w.const(e.span)})")
+        return self.tmp(w, _pick(f"-{x}", self.is_(x, "int", w), f"_negate({x}, {w.const(e.span)})"))
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
         if isinstance(w.bound.get(id(e.obj)), ModuleRef):
@@ -1091,10 +1113,11 @@ class Backend:
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
         if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
-            return self.tmp(w, f"{o}[{k}] if _type({o}) is _list and -_len({o}) <= {k} < _len({o}) "
-                               f"else _index_of(ctx, {o}, {k}, {span})")
-        when = _both(f"_type({o}) is _dict or _type({o}) is _Map", self.flat_key(w, e.keys[0], k) or self.is_(k, "str"))
-        return self.tmp(w, f"{o}.get({k}) if {when} else _index_of(ctx, {o}, {k}, {span})")
+            return self.tmp(w, _pick(f"{o}[{k}]", _both(self.is_(o, "list", w), f"-_len({o}) <= {k} < _len({o})"),
+                                     f"_index_of(ctx, {o}, {k}, {span})"))
+        when = _both(_either(self.is_(o, "dict", w), self.is_(o, "Map", w)),
+                     self.flat_key(w, e.keys[0], k) or self.is_(k, "str", w))
+        return self.tmp(w, _pick(f"{o}.get({k})", when, f"_index_of(ctx, {o}, {k}, {span})"))
 
     def flat_key(self, w: _Writer, e: A.Expr, v: str) -> str | None:
         """`(a, b)` (``e``, in ``v``) looked up: when it holds texts and numbers it costs its size
@@ -1137,13 +1160,14 @@ class Backend:
     def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
         """A function without a memo written at its one call (``memo_free``), its arguments in locals."""
         env: Env = {}
-        bound, w.bound = w.bound, unit.bound
+        bound, kinds, w.bound = w.bound, w.kinds, unit.bound
         for p, a in zip(unit.params, args):
             env[slot(w.bound, p)] = _Local(self.tmp(w, a))  # (the callee's slots: its own binding)
+        w.kinds = self.facts.of(unit)
         try:
             return self.expr(w, cast(A.Expr, unit.body), env)
         finally:
-            w.bound = bound
+            w.bound, w.kinds = bound, kinds
 
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
                      plain: list[bool] | None = None) -> str:
@@ -1174,6 +1198,11 @@ def _either(*conds: str) -> str:
     if "True" in conds:
         return "True"
     return " or ".join(c for c in conds if c != "False") or "False"
+
+
+def _pick(fast: str, when: str, slow: str) -> str:
+    """``fast if when else slow``, a condition known true or false answered."""
+    return fast if when == "True" else slow if when == "False" else f"{fast} if {when} else {slow}"
 
 
 def _chain(w: _Writer, branches: list[tuple[str, list[str]]]) -> None:

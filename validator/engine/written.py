@@ -12,7 +12,8 @@ function of what the writer reads, so a unit is written once per key of all it r
 - what each global name and member it writes is bound to (``bind.bound_globals``: a definition by
   its declaration, a member or built-in by its name, data by its kind and, a number or text, its
   value: the writer folds the type tests of a constant), and the same flags of every definition it
-  names; a definition written at its call (``Backend.inlines``) is read as the unit is, in full;
+  names, and the sound kind of its value (``facts``: it depends on what that definition names in
+  turn); a definition written at its call (``Backend.inlines``) is read as the unit is, in full;
 - whether the program can roll dice (``Backend.dice``: what is forced).
 
 What the writing did to the backend is recorded as it happens (``Backend.log``): the constants it
@@ -106,7 +107,8 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         holds.append(u.decl)
         found = known.get(u.index)
         if found is None:
-            found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memo_free(u))
+            found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memo_free(u),
+                                      backend.facts.result(u))
         return found
 
     parts: list[Any] = [backend.dice]
