@@ -5,16 +5,18 @@ many more programs."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from programs import programs
-from validator.api import load_ruleset
+from validator.api import RunError, load_ruleset
+from validator.lang import ast as A
 from validator.engine import reference as R
 from validator.engine.facts import Facts
 from validator.lib.runtime import ScriptedDice, SeededDice
@@ -25,13 +27,24 @@ _ROOT = Path(tempfile.mkdtemp(prefix="ruleval-facts-"))
 
 
 class Observed(R.Interpreter):
-    """The reference, each value of a node a kind is claimed for looked at as it is computed."""
+    """The reference, each value of a node a kind is claimed for looked at as it is computed, and each
+    argument given to a parameter a kind is claimed for."""
 
     def __init__(self, program: Any, claims: dict[int, type]):
         super().__init__(program)
         self.claims = claims
+        facts = Facts(program)
+        self.params = {u.index: [facts.param(p) for p in u.params] for u in program.units.values()}
         self.seen = 0
         self.wrong: list[tuple[Any, type, Any]] = []
+
+    def call_unit(self, run: R.Run, unit: Any, args: list[Any], span: Any) -> Any:
+        for p, kind, value in zip(unit.params, self.params.get(unit.index, ()), args):
+            if kind is not None:
+                self.seen += 1
+                if type(value) is not kind:
+                    self.wrong.append((p, kind, value))
+        return super().call_unit(run, unit, args, span)
 
     def evaluate(self, run: R.Run, e: Any, env: R.Frame) -> Any:
         value = super().evaluate(run, e, env)
@@ -101,8 +114,8 @@ query main(k) = fits(k)
 
 def test_kinds_are_claimed_where_the_language_fixes_them_and_looked_at(tmp_path: Path) -> None:
     """The claims on a program of every kind of fact are each seen in a run, and they are the ones the
-    language fixes: what a parameter gives (`half(m)`), a call of a definition whose branches differ
-    (`mixed(k)`) are not claimed."""
+    language fixes: `half(m)` is an integer (`half` is only called with one), a call of a definition
+    whose branches differ (`mixed(k)`) is not claimed."""
     path = tmp_path / "kinds.rules"
     path.write_text(KINDS)
     rs = load_ruleset(path, use_cache=False)
@@ -112,7 +125,7 @@ def test_kinds_are_claimed_where_the_language_fixes_them_and_looked_at(tmp_path:
     assert not seen.wrong and seen.seen > 20 and len(claimed) > 20
     body = unit(rs, "fits").body
     items = body.body.items  # type: ignore[union-attr]
-    want = [bool, bool, int, None, None, str, str, bool]
+    want = [bool, bool, int, int, None, str, str, bool]
     assert [claimed.get(id(i)) for i in items] == want
     assert claimed.get(id(body)) is list and claimed.get(id(body.value)) is int  # type: ignore[union-attr]
 
@@ -135,3 +148,196 @@ def test_the_backend_writes_no_type_test_of_a_value_whose_kind_is_sound(tmp_path
     source = "\n".join(rs.backend().source_of(unit(rs, "small")))
     assert "_type(" not in source and "_compare" not in source and "_arith" not in source, source
     assert rs.run({"xs": [1]}) is True and rs.run({"xs": [1, 2]}) is False
+
+
+# ---------------------------------------------------------------- kinds of data, parameters, items, fields
+
+_WORD = st.sampled_from(["a", "b", "c"])
+_SCALAR = st.one_of(st.integers(-3, 3), st.booleans(), _WORD, st.none())
+_PLACES = ["a", "b", "c", "d"]
+
+
+@st.composite
+def _data(draw: Any) -> dict[str, Any]:
+    """Imported data: adjacency lists (texts, or now and then anything), place records (a field that
+    some leave out, one that is sometimes none), a list of numbers (or of anything)."""
+    odd = draw(st.booleans())  # (some data mixes kinds: no claim may then be made)
+    item = _SCALAR if odd and draw(st.booleans()) else _WORD
+    places = draw(st.lists(st.sampled_from(_PLACES), min_size=1, max_size=4, unique=True))
+    info = {}
+    for p in places:
+        rec: dict[str, Any] = {"kind": draw(st.sampled_from(["land", "sea"]) if not odd else _SCALAR),
+                               "n": draw(st.integers(0, 3))}
+        if draw(st.booleans()):
+            rec["coasts"] = draw(st.lists(_WORD, max_size=2))
+        if draw(st.booleans()):
+            rec["home"] = draw(st.one_of(st.none(), _WORD))
+        info[p] = rec
+    return {"adj": {p: draw(st.lists(item, max_size=3)) for p in places}, "info": info,
+            "xs": draw(st.lists(_SCALAR if odd else st.integers(-3, 3), max_size=4)), "flag": draw(_SCALAR)}
+
+
+_CALLS = {  # each parameter's arguments: of one kind, or of two, or a query's own (any kind)
+    "near": ["u", '{prov: k, n: 1, kind: "land"}', '{prov: "a", n: len(k), kind: k}'],
+    "twice": ["d.xs", "[1, 2]", "k"],
+    "label": ["u.prov", "str(i)", "k", "d.flag"],
+}
+
+
+@st.composite
+def typed_programs(draw: Any) -> tuple[str, dict[str, Any], list[Any]]:
+    """A program whose kinds come from imported data (drawn), from the calls of definitions no value
+    names (their arguments drawn from those of one kind or of several), from loops over data and from
+    records built: (ruleset text, data, the query's argument)."""
+    picks = {f: draw(st.lists(st.sampled_from(c), min_size=1, max_size=2)) for f, c in _CALLS.items()}
+    return _typed_text(picks), draw(_data()), [draw(st.sampled_from(["a", "b", "x"]))]
+
+
+def _typed_text(picks: dict[str, list[str]]) -> str:
+    return f"""ruleset fuzz.typed
+import "data.json" as d
+def adj = d.adj
+def reach(p, t) = t in (adj[p] ?? [])
+def kind_of(p) = d.info[p].kind
+def coasts(p) = d.info[p].coasts ?? []
+def place(p) = {{prov: p, n: len(coasts(p)) + d.info[p].n, kind: kind_of(p), home: d.info[p].home}}
+def units = [place(p) for p in keys(d.info)]
+def near(u, t) = reach(u.prov, t) or u.n > 1 or u.kind == "sea"
+def twice(xs, n) = if n <= 0 then [] else concat(xs, twice(xs, n - 1))
+def label(x) = x ?? "none"
+def count_all(xs) = len([x for x in xs if x != none])
+query main(k) = [
+  [{{near: {' or '.join(f'near({a}, t)' for a in picks['near'])}, home: u.home ?? "-", kind: u.kind}}
+    for u in units for t in d.adj[u.prov] ?? []],
+  [{' + '.join(f'len(twice({a}, 2))' for a in picks['twice'])} for x in d.xs],
+  [[{', '.join(f'label({a})' for a in picks['label'])}] for i in range(2) for u in units],
+  [(p, r.kind, r.n + 1, len(r.coasts ?? [])) for p, r in d.info],
+  {{p => count_all(v) for p, v in d.adj}},
+  [x for x in d.xs if x == 1],
+  d.flag ?? 0,
+  adj[k] ?? [k]
+]
+"""
+
+
+@settings(max_examples=1000 if LONG else 60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(program=typed_programs())
+def test_the_kinds_of_data_parameters_items_and_fields_are_those_the_reference_computes(
+        program: tuple[str, dict[str, Any], list[Any]]) -> None:
+    text, data, args = program
+    folder = _ROOT / "typed"
+    folder.mkdir(exist_ok=True)
+    (folder / "data.json").write_text(json.dumps(data))
+    (folder / "typed.rules").write_text(text)
+    rs = load_ruleset(folder / "typed.rules", use_cache=False)
+    assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+    seen = observe(rs, {}, {"query": "main", "args": args})
+    assert not seen.wrong, (text, data, [(str(getattr(e, "span", e)), k.__name__, v) for e, k, v in seen.wrong])
+
+
+def test_typed_programs_make_the_new_kinds() -> None:
+    """The drawn programs do claim what they are for: a parameter's kind (of `reach`, given texts), the
+    kind of data read (`adj[p] ?? []`), a record's field (`u.prov`), a loop's item over data."""
+    folder = _ROOT / "typed_fixed"
+    folder.mkdir(exist_ok=True)
+    (folder / "data.json").write_text(json.dumps({"adj": {"a": ["b"], "b": ["a"]}, "xs": [1, 2], "flag": 1,
+                                                  "info": {"a": {"kind": "land", "n": 1}, "b": {"kind": "sea", "n": 0}}}))
+    text = _typed_text({f: c[:1] for f, c in _CALLS.items()})  # (arguments of one kind each)
+    (folder / "typed.rules").write_text(text)
+    rs = load_ruleset(folder / "typed.rules", use_cache=False)
+    facts = Facts(rs.program)
+    reach, place = unit(rs, "reach"), unit(rs, "place")
+    assert [facts.param(p) for p in reach.params] == [str, None] or [facts.param(p) for p in reach.params] == [str, str]
+    assert facts.param(place.params[0]) is str and facts.result(place) is dict
+    body = reach.body  # `t in (adj[p] ?? [])`
+    assert facts.of(reach).get(id(body.right)) is list  # type: ignore[union-attr]
+    seen = observe(rs, {}, {"query": "main", "args": ["a"]})
+    assert not seen.wrong and seen.seen > 50
+
+
+# ---------------------------------------------------------------- the bundled rulesets, run by the reference
+
+_BUNDLED = Path(__file__).resolve().parents[1] / "rulesets"
+_CASES = [("diplomacy/standard.rules", f"diplomacy/examples/{n}.json", "main")
+          for n in ("movement_1901", "support_and_dislodgement", "retreat", "adjustment")] + [
+    ("diplomacy/standard.rules", "diplomacy/examples/movement_1901.json", "next_state"),
+    ("jomini/re.rules", "jomini/examples/small.json", "main"),
+    ("his/his.rules", "his/examples/three_interceptors_and_avoid.json", "main")]
+
+
+@pytest.mark.parametrize("rules, state, query", _CASES)
+def test_the_kinds_claimed_in_the_bundled_rulesets_are_those_of_a_reference_run(rules: str, state: str, query: str) -> None:
+    """Every claim on a bundled ruleset (data read, parameters, loops, fields) observed in the
+    reference's run of a case of it; a Diplomacy game played on from its start (spring, fall, winter)."""
+    rs = load_ruleset(_BUNDLED / rules, use_cache=False)
+    claimed = claims(rs.program)
+    current = json.loads((_BUNDLED / state).read_text())
+    turns = 3 if query == "next_state" else 1
+    seen_total = 0
+    for turn in range(turns):
+        seen = observe(rs, current, {"query": query}, claimed)
+        assert not seen.wrong, [(str(getattr(e, "span", e)), k.__name__, v) for e, k, v in seen.wrong][:10]
+        seen_total += seen.seen
+        if turn + 1 < turns:
+            current = rs.run(current, query="next_state")
+    assert seen_total > 1000
+
+
+def test_a_wrong_claim_of_a_parameter_or_of_data_is_seen() -> None:
+    """Mutations: the kind claimed of a read of data (`army_adj`, a record of lists) turned into a list,
+    and each kind claimed of a parameter into another; the observer sees both wrong on Diplomacy's
+    first turn."""
+    rs = load_ruleset(_BUNDLED / "diplomacy/standard.rules", use_cache=False)
+    program = rs.program
+    state = json.loads((_BUNDLED / "diplomacy/examples/movement_1901.json").read_text())
+    adj = unit(rs, "army_adj")
+    claimed = claims(program)
+    assert claimed.get(id(adj.body)) is dict
+    seen = observe(rs, state, {"query": "main"}, {**claimed, id(adj.body): list})
+    assert [v for e, k, v in seen.wrong if e is adj.body and k is list]
+    facts = Facts(program)
+    swapped = {u.index: [None if facts.param(p) is None else int if facts.param(p) is not int else str for p in u.params]
+               for u in program.units.values()}
+    assert any(k is not None for ks in swapped.values() for k in ks)
+    again = Observed(program, {})
+    again.params = swapped
+    R.run_query(program, state, "main", [], SeededDice(0), 5_000_000, engine=again, check=lambda findings: None)
+    assert again.wrong and all(isinstance(e, A.Param) for e, _, _ in again.wrong)
+
+
+# ---------------------------------------------------------------- a writing played again: keyed by the kinds
+
+_BASE = """ruleset kinds.base
+import "one.json" as d
+def pick(k) = d.m[k] ?? 0
+def plus(k) = pick(k) - 1
+query main(k: str) = plus(k)
+"""
+_VARIANT = """ruleset kinds.variant
+extends "base.rules"
+import "two.json" as d
+"""
+
+
+def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp_path: Path) -> None:
+    """Two programs of one declaration of `plus`, whose data differ in kind (numbers, texts): the
+    writing of `plus` made for the first (where `pick(k) - 1` subtracts from an integer, untested) is
+    not played again for the second, where the reference's error must be given."""
+    (tmp_path / "one.json").write_text(json.dumps({"m": {"a": 3}}))
+    (tmp_path / "two.json").write_text(json.dumps({"m": {"a": "x"}}))
+    (tmp_path / "base.rules").write_text(_BASE)
+    (tmp_path / "variant.rules").write_text(_VARIANT)
+    one = load_ruleset(tmp_path / "base.rules", use_cache=False)
+    two = load_ruleset(tmp_path / "variant.rules", use_cache=False)
+    assert one.ok and two.ok, (one.diagnostics, two.diagnostics)
+    plus_one, plus_two = unit(one, "plus"), unit(two, "plus")
+    assert plus_one.decl is plus_two.decl  # (one declaration: a writing could be played again)
+    assert Facts(one.program).result(unit(one, "pick")) is int and Facts(two.program).result(unit(two, "pick")) is None
+    assert "_arith" not in "\n".join(one.backend().source_of(plus_one))
+    assert one.run({}, query="main", args=["a"]) == 2
+    with pytest.raises(RunError) as err:
+        two.run({}, query="main", args=["a"])
+    with pytest.raises(RunError) as ref:
+        two.run({}, query="main", args=["a"], engine="reference")
+    assert str(err.value) == str(ref.value)

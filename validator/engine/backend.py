@@ -504,20 +504,32 @@ class Backend:
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
-        if len(pnames) == 1:  # the commonest: one text, looked up as it is
-            w(f"if _type({pnames[0]}) is _str:")
+        text = self.is_(pnames[0], "str", w) if len(pnames) == 1 else "False"
+        if text == "True":  # one text, looked up as it is
+            kept(table, pnames[0], pnames[0] + ", ")
+            return w.source(f"def {name}(ctx, {pnames[0]}):")
+        if text != "False":  # the commonest: one text, looked up as it is
+            w(f"if {text}:")
             with w.block():
                 kept(table, pnames[0], pnames[0] + ", ")
-        plain = " and ".join(self.is_(p, "plain") for p in pnames) or "True"
-        w(f"if not ({plain}):")
-        w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
-        frozen = "".join(f"{p} if _type({p}) is _str else _freeze({p}), " for p in pnames)
+        plain = _both(*(self.is_(p, "plain", w) for p in pnames))
+        if plain == "False":  # (an argument never plain: the body, run alone at each call)
+            w(f"return {b}(ctx{''.join(', ' + p for p in pnames)})")
+            return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
+        if plain != "True":
+            w(f"if not ({plain}):")
+            w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
+        frozen = "".join(f"{_pick(p, self.is_(p, 'str', w), f'_freeze({p})')}, " for p in pnames)
         w(f"key = ({frozen})")
         kept(table, "key", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
         names = [w.fresh("_p") for _ in params]
+        for p, py in zip(params, names):  # (a `def`'s parameter given values of one kind, ``facts.solve``)
+            kind = self.facts.param(p)
+            if kind is not None:
+                w.known[py] = kind
         return {slot(w.bound, p): _Local(py) for p, py in zip(params, names)}, names
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
@@ -580,7 +592,8 @@ class Backend:
         self.enter_counted(w, unit, unit.span)
         memoized = unit.kind in DEFS and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
-            frozen = [f"{p} if _type({p}) is _str else (_id({p}) if _type({p}) is _dict else _memo_key({p}))" for p in pnames]
+            frozen = [_pick(p, self.is_(p, "str", w), _pick(f"_id({p})", self.is_(p, "dict", w), f"_memo_key({p})"))
+                      for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
             w(f"memo = ctx.memos[{ukey}]")
             w("hit = memo.get(key, _MISS)")
@@ -590,9 +603,10 @@ class Backend:
                 w("guesses = ctx.guesses")
         result = self.charged(w, cast(A.Expr, unit.body), env, unit.span, 1 if entry else 0)
         if memoized:
-            alive = (f"if _type({pnames[0]}) is not _str: ctx.alive.append({pnames[0]})" if len(pnames) == 1
-                     else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
-            self.keep(w, unit, "key", result, alive)
+            text = self.is_(pnames[0], "str", w) if len(pnames) == 1 else "False"
+            alive = (f"ctx.alive.append({pnames[0]})" if text == "False" else f"if not ({text}): ctx.alive.append({pnames[0]})"
+                     if len(pnames) == 1 else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
+            self.keep(w, unit, "key", result, *([alive] if text != "True" else []))
         w(f"return {result}")
         self.leave_counted(w, unit)
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
@@ -1057,6 +1071,13 @@ class Backend:
                 kx = self.kind(x, w)
                 when = _either(self.is_(x, "str", w), self.is_(x, "int", w),
                                f"{x} is None" if kx is None else str(kx is type(None)))
+            elif self.kind(y, w) is list and self.kind(x, w) is str:
+                # a text in a list (kinds known): its length charged (``reference.member``), then Python's
+                # `in` (a text equals only a text)
+                w(f"ctx.steps += _len({y})")
+                w("if ctx.steps > ctx.budget:")
+                w(f"    raise _over(ctx, {span})")
+                return self.tmp(w, fast)
             else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
                 when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                              self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))

@@ -2,41 +2,271 @@
 arguments and the other definitions hold (docs/architecture.md, "Sound kinds").
 
 The type pass (``lang.types``) is light: it trusts annotations and inputs, which nothing proves at run
-time, so its types may not drop a run-time test. A kind here is claimed only where the language fixes
-it: a literal; a comparison, `not`, `and`, `or` (truth values); a collection built by a literal or a
-comprehension; `+ - * // %` of two integers (`+` of two texts); `-` of an integer; `??` whose left is
-never none; an `if` whose every branch has one kind; a `let`'s body; a local bound by `let` to such a
-value; an enum's member (its text); imported data that is a number, text or truth value; a built-in
-whose result's type its definition fixes (``builtins``: declared `-> int`, `-> bool` or `-> str`);
-and a call of a `def` (or a definition read as a value) whose body has a kind. Nothing else: not a
-parameter, a field, an item, an input, a `var`, a decision, a table. ``tests/test_facts.py`` checks
-each kind claimed against the values the reference computes, on random programs.
+time, so its types may not drop a run-time test. A kind here is claimed only where the language or
+the program fixes it: a literal; a comparison, `not`, `and`, `or` (truth values); a collection built
+by a literal or a comprehension; `+ - * // %` of two integers (`+` of two texts); `-` of an integer;
+`??` whose left is never none; an `if` whose every branch has one kind; a `let`'s body; a local bound
+by `let` to such a value; an enum's member (its text); imported data (its value's own kind, fixed for
+the program's life); a built-in whose result's type its definition fixes (``builtins``: declared
+`-> int`, `-> bool` or `-> str`); a call of a `def` (or a definition read as a value) whose body has
+a kind; a parameter of a `def` that only the program's own calls run (never named as a value, never
+run from outside): the join of what its calls give it (``Facts.solve``); an item of a loop over a
+collection whose items have a kind; a field of a record whose shape is known, an entry of a
+collection whose entries have a kind (or none, where the lookup may miss). Nothing else: not an
+input, a `var`, a decision, a table, a lambda's parameter. ``tests/test_facts.py`` checks each kind
+claimed against the values the reference computes, on random programs and bundled rulesets.
+
+Inside, a kind is *deep* (``Deep``): a Python type for a plain value, or ``("list", item)``,
+``("set", item)``, ``("tuple", items)``, ``("map", key, value)``, ``("rec", fields, rest)`` (a plain
+``dict``, a record: the kinds of the fields it holds, or None where they are not all known, and the
+join of all its values, ``rest``), ``("keyed", key, value)`` (a record or a map: `d ?? {}`),
+``("?", kind)`` (that kind or none); None where nothing is known (of a whole
+value or a part) and ``NOTHING`` for no value at all (an empty list's items, a parameter no call
+reaches). ``Facts.of`` gives the shallow kind, the Python type the writer folds its tests on.
 """
 
 from __future__ import annotations
 
+import heapq
 from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
-from ..lang.bind import BuiltinRef, DataRef, Local, Member, Scope, UnitRef, Walker
-from ..lang.program import DEFS, Program, Unit
+from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, UnitRef, Walker
+from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import BUILTINS
 from ..lib.values import Map
 
 Kind = type
-_SCALAR = {int: int, bool: bool, str: str}
+Deep = Any
+NOTHING: Any = ("nothing",)  # the kind of no value (a join's unit)
+_NONE = type(None)
+_SCALARS = (int, bool, str, _NONE, Fraction, float)
 # built-ins whose result is of one type whatever their arguments (their definitions' declared result)
 _DECLARED: dict[Any, Kind] = {"int": int, "bool": bool, "str": str}
-RESULTS: dict[str, Kind] = {name: _DECLARED[b.fn.__annotations__.get("return")] for name, b in BUILTINS.items()
-                            if b.fn.__annotations__.get("return") in _DECLARED}
-# the nodes whose kind is their node's: literals, truth values, collections built
-_FIXED: dict[type, Kind] = {A.Int: int, A.Str: str, A.Bool: bool, A.NoneLit: type(None), A.Compare: bool, A.Not: bool,
-                            A.BoolOp: bool, A.ListLit: list, A.TupleLit: tuple, A.SetLit: frozenset, A.MapLit: Map,
-                            A.RecordLit: dict}
-_COMPS = {"list": list, "set": frozenset, "map": Map}
+_DECLARED_ITEMS: dict[Any, Deep] = {"Any": None, "int": int, "str": str}
+
+
+def _declared(result: Any) -> Deep:
+    """A built-in's declared result as a kind: an integer, truth value or text; a list (of integers, of
+    texts) or set (its definition builds one, whatever its arguments)."""
+    if result in _DECLARED:
+        return _DECLARED[result]
+    for tag, kind in (("list", "list"), ("frozenset", "set")):
+        if isinstance(result, str) and result.startswith(tag + "[") and result[len(tag) + 1:-1] in _DECLARED_ITEMS:
+            return (kind, _DECLARED_ITEMS[result[len(tag) + 1:-1]])
+    return None
+
+
+RESULTS: dict[str, Deep] = {name: k for name, b in BUILTINS.items()
+                            if (k := _declared(b.fn.__annotations__.get("return"))) is not None}
+# the nodes whose kind is their node's: literals, truth values
+_FIXED: dict[type, Kind] = {A.Int: int, A.Str: str, A.Bool: bool, A.NoneLit: _NONE, A.Compare: bool, A.Not: bool,
+                            A.BoolOp: bool}
+_SHALLOW = {"list": list, "set": frozenset, "tuple": tuple, "map": Map, "rec": dict}
 _NUMBER_OPS = ("+", "-", "*", "//", "%")
 PLAIN = (int, bool, str, type(None), Fraction)  # (never a die, never a collection)
+DEPTH = 4  # the deepest a kind is kept (a part deeper is unknown): a recursion cannot grow one without end
+MAX_FIELDS = 48  # a record (of data) with more fields is kept by the join of its values alone
+ROUNDS = 16  # the most rounds of ``Facts.solve``: past them, no parameter has a kind
+
+
+def shallow(k: Deep) -> Kind | None:
+    """The Python type every value of kind ``k`` has, if one."""
+    if type(k) is type:
+        return k
+    if type(k) is tuple:
+        return _SHALLOW.get(k[0])
+    return None
+
+
+def join(a: Deep, b: Deep) -> Deep:
+    """The least kind both ``a``'s and ``b``'s values have."""
+    if a is NOTHING or a == b:
+        return b
+    if b is NOTHING:
+        return a
+    if a is None or b is None:
+        return None
+    if a is _NONE or b is _NONE:
+        other = b if a is _NONE else a
+        return other if type(other) is tuple and other[0] == "?" else ("?", other)
+    if _maybe(a) or _maybe(b):
+        inner = join(a[1] if _maybe(a) else a, b[1] if _maybe(b) else b)
+        return None if inner is None else ("?", inner)
+    if type(a) is not tuple or type(b) is not tuple:
+        return None
+    if a[0] != b[0]:  # a record and a map (`d ?? {}`): a dict of some kind, keys and values known
+        ka, kb = _keyed(a), _keyed(b)
+        return None if ka is None or kb is None else ("keyed", join(ka[1], kb[1]), join(ka[2], kb[2]))
+    tag = a[0]
+    if tag in ("list", "set"):
+        return (tag, join(a[1], b[1]))
+    if tag in ("map", "keyed"):
+        return (tag, join(a[1], b[1]), join(a[2], b[2]))
+    if tag == "tuple":
+        return (tag, tuple(join(x, y) for x, y in zip(a[1], b[1])) if a[1] is not None and b[1] is not None
+                and len(a[1]) == len(b[1]) else None)
+    fields = None  # ("rec": a field one side lacks reads none there)
+    if a[1] is not None and b[1] is not None:
+        fa, fb = dict(a[1]), dict(b[1])
+        fields = tuple((f, join(fa.get(f, _NONE), fb.get(f, _NONE))) for f in sorted({*fa, *fb}))
+    return ("rec", fields, join(a[2], b[2]))
+
+
+def _keyed(k: Deep) -> Deep:
+    """A record's, map's or keyed kind as a keyed one (its keys' and values' kinds), else None."""
+    if k[0] == "rec":
+        return ("keyed", str, k[2])
+    return k if k[0] in ("map", "keyed") else None
+
+
+def _maybe(k: Deep) -> bool:
+    return type(k) is tuple and k[0] == "?"
+
+
+def capped(k: Deep, depth: int = DEPTH) -> Deep:
+    """``k``, its parts deeper than ``depth`` unknown."""
+    if type(k) is not tuple or k is NOTHING:
+        return k
+    if depth <= 0:
+        return None
+    d = depth - 1
+    tag = k[0]
+    if tag == "?":
+        inner = capped(k[1], depth)
+        return None if inner is None else ("?", inner)
+    if tag in ("list", "set"):
+        return (tag, capped(k[1], d))
+    if tag in ("map", "keyed"):
+        return (tag, capped(k[1], d), capped(k[2], d))
+    if tag == "tuple":
+        return (tag, None if k[1] is None else tuple(capped(x, d) for x in k[1]))
+    return ("rec", None if k[1] is None else tuple((f, capped(x, d)) for f, x in k[1]), capped(k[2], d))
+
+
+def of_value(v: Any, depth: int = DEPTH) -> Deep:
+    """The kind of an imported value (data is fixed for the program's life, and no rule changes it)."""
+    t = type(v)
+    if t in _SCALARS:
+        return t
+    if depth <= 0:
+        return None
+    d = depth - 1
+    if t is list:
+        item = NOTHING
+        for x in v:
+            item = join(item, of_value(x, d))
+            if item is None:
+                break
+        return ("list", item)
+    if t is dict:
+        rest = NOTHING
+        kinds = {}
+        for f, x in v.items():
+            if type(f) is not str:
+                return None
+            kinds[f] = k = of_value(x, d)
+            rest = join(rest, k)
+        return ("rec", tuple(sorted(kinds.items())) if len(kinds) <= MAX_FIELDS else None, rest)
+    return None
+
+
+def field_kind(obj: Deep, name: str) -> Deep:
+    """The kind of `obj.name` (a record's field, or none when it has none; a map's entry by the text)."""
+    if _maybe(obj):  # (none has no fields: no value)
+        obj = obj[1]
+    if obj is NOTHING:
+        return NOTHING
+    if type(obj) is not tuple:
+        return None
+    if obj[0] == "rec":
+        if obj[1] is not None:
+            for f, k in obj[1]:
+                if f == name:
+                    return k
+        return join(_NONE, obj[2])
+    if obj[0] in ("map", "keyed"):
+        return join(_NONE, obj[2])
+    return None
+
+
+def index_kind(obj: Deep, key: Deep, key_node: Any) -> Deep:
+    """The kind of `obj[key]`: an entry of a record or map (none when the key misses), an item of a
+    list or tuple (an index that misses gives no value)."""
+    if _maybe(obj):  # (indexing none: no value)
+        obj = obj[1]
+    if obj is NOTHING:
+        return NOTHING
+    if obj is str:
+        return str
+    if type(obj) is not tuple:
+        return None
+    if obj[0] == "rec":
+        return field_kind(obj, key_node.value) if isinstance(key_node, A.Str) else join(_NONE, obj[2])
+    if obj[0] in ("map", "keyed"):
+        return join(_NONE, obj[2])
+    if obj[0] == "list":
+        return obj[1]
+    if obj[0] == "tuple" and obj[1] is not None and obj[1]:
+        item = NOTHING
+        for k in obj[1]:
+            item = join(item, k)
+        return item
+    return None
+
+
+def items_kind(seq: Deep, names: int) -> tuple[Deep, ...]:
+    """The kinds of what a loop of ``names`` names over a collection of kind ``seq`` binds, per name
+    (``reference.loop_items``: a set's items and a map's keys as the values they stand for)."""
+    unknown = (None,) * names
+    if _maybe(seq):  # (none is not walked: no item)
+        seq = seq[1]
+    if type(seq) is not tuple or seq is NOTHING:
+        return unknown
+    tag = seq[0]
+    if names == 1:
+        if tag in ("list", "set"):
+            return (seq[1],)
+        if tag in ("map", "keyed"):
+            return (seq[1],)
+        if tag == "rec":
+            return (str,)
+        return unknown
+    if names == 2 and tag in ("map", "keyed"):
+        return (seq[1], seq[2])
+    if names == 2 and tag == "rec":
+        return (str, seq[2])
+    return unknown
+
+
+def _items_of_result(name: str, args: list[Deep]) -> Deep:
+    """The kind of a built-in's list of what its arguments hold (``lib/builtins.py``): `keys` and `values`
+    of a record or map (its keys as the values they stand for), `sorted`, `reverse`, `unique` of a list or
+    set (its items), `concat` of two lists; None for any other."""
+    args = [a[1] if _maybe(a) else a for a in args]  # (none given: an error, no value)
+    first = args[0] if args and type(args[0]) is tuple else None
+    if first is None or first is NOTHING:
+        return None
+    tag = first[0]
+    if name == "keys" and len(args) == 1 and tag in ("rec", "map", "keyed"):
+        return ("list", str if tag == "rec" else first[1])
+    if name == "values" and len(args) == 1 and tag in ("rec", "map", "keyed"):
+        return ("list", first[2])
+    if name in ("sorted", "reverse", "unique") and len(args) == 1 and tag in ("list", "set"):
+        return ("list", first[1])
+    if name == "merge" and len(args) == 2 and tag == "rec" and type(args[1]) is tuple and args[1][0] == "rec":
+        # (two records make a record: the second's fields win, but one it may lack or hold as none)
+        second = args[1]
+        fields = None
+        if first[1] is not None and second[1] is not None:
+            fa, fb = dict(first[1]), dict(second[1])
+            fields = tuple((f, join(fa[f], fb[f]) if f in fa and f in fb else fa.get(f, fb.get(f)))
+                           for f in sorted({*fa, *fb}))
+        return ("rec", fields, join(first[2], second[2]))
+    if name == "concat" and len(args) == 2 and tag == "list" and type(args[1]) is tuple and args[1][0] == "list":
+        return ("list", join(first[1], args[1][1]))
+    return None
 
 
 class Facts:
@@ -44,145 +274,318 @@ class Facts:
 
     def __init__(self, program: Program):
         self.program = program
-        self.units: dict[int, dict[int, Kind]] = {}  # by unit number: the kinds of its nodes, by the node's identity
-        self.results: dict[int, Kind | None] = {}  # by unit number: the kind of a definition's value
+        self.deep: dict[int, dict[int, Deep]] = {}  # by unit number: the deep kinds of its nodes, by identity
+        self.shallow: dict[int, dict[int, Kind]] = {}  # by unit number: the kinds ``of`` gives
         self.busy: set[int] = set()
+        self.data: dict[int, Deep] = {}  # imported values' kinds, by identity
+        # by a parameter's identity (of a `def` only the program's calls run): its kind; None until solved
+        self.params: dict[int, Deep] | None = None
+        self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
+        self.solving = False
 
     def of(self, unit: Unit) -> dict[int, Kind]:
-        """The kind of each node of ``unit`` that has one (a walk of the whole unit)."""
-        found = self.units.get(unit.index)
+        """The Python type of the value of each node of ``unit`` that has one."""
+        found = self.shallow.get(unit.index)
         if found is None:
-            walk = _Kinds(self, unit.bound)
-            walk.walk_unit(unit)
-            found = self.units[unit.index] = walk.kinds
+            found = self.shallow[unit.index] = {n: s for n, k in self.deep_of(unit).items()
+                                                if (s := shallow(k)) is not None}
+        return found
+
+    def key(self, unit: Unit) -> tuple[Any, ...]:
+        """All the kinds a writing of ``unit`` may read (``written.key``): its nodes' and its parameters'
+        (a node by its identity: the declaration, shared by the programs, holds it)."""
+        return (tuple(sorted((n, k.__name__) for n, k in self.of(unit).items())),
+                tuple(getattr(self.param(p), "__name__", None) for p in unit.params))
+
+    def param(self, p: A.Param) -> Kind | None:
+        """The Python type of every value a parameter of a `def` is given, if one."""
+        self.solve()
+        assert self.params is not None
+        return shallow(self.params.get(id(p)))
+
+    def deep_of(self, unit: Unit) -> dict[int, Deep]:
+        self.solve()
+        found = self.deep.get(unit.index)
+        if found is None:
+            self.busy.add(unit.index)
+            try:
+                walk = _Kinds(self, unit)
+                walk.walk_unit(unit)
+            finally:
+                self.busy.discard(unit.index)
+            found = self.deep[unit.index] = walk.kinds
+            if self.solving:
+                self.calls[unit.index] = walk.calls
         return found
 
     def result(self, unit: Unit) -> Kind | None:
-        """The kind of every value of a `def` (or `const`) ``unit``: its body's, found by looking only as deep
-        as the rules need (a writing's key reads it for every definition named); none for a definition
-        on a cycle of calls being looked at (its kind would depend on itself)."""
-        if unit.index in self.results:
-            return self.results[unit.index]
+        """The Python type of every value of a `def` (or `const`) ``unit`` (a writing's key reads it)."""
+        return shallow(self.result_deep(unit))
+
+    def result_deep(self, unit: Unit) -> Deep:
+        """The kind of every value of a `def` or `const` (its body's); none for one on a cycle of calls being
+        looked at (its kind would depend on itself)."""
         if unit.kind not in (*DEFS, "const") or unit.body is None or unit.index in self.busy:
             return None
-        self.busy.add(unit.index)
-        try:
-            found = self.results[unit.index] = _Shallow(self, unit.bound, {}).part(unit.body)
-        finally:
-            self.busy.discard(unit.index)
+        return self.deep_of(unit).get(id(unit.body))
+
+    def value(self, v: Any) -> Deep:
+        found = self.data.get(id(v), NOTHING)
+        if found is NOTHING:
+            found = self.data[id(v)] = of_value(v)
         return found
 
+    def solve(self) -> None:
+        """The kinds of the parameters of each `def` run only by the program's own calls (never named as a
+        value, so never called through one; no query, decision or table is one): the join of the kinds
+        of the arguments of all its calls. First every unit is walked knowing nothing of them; then each
+        parameter takes the join its calls give, and a unit is walked again when a parameter of its
+        changes or when the kind of a definition it reads does (callers first: kinds of parameters
+        come down from the calls), until nothing changes: a fixed point, where every argument given
+        has the kind assumed of its parameter, so (by induction over a run's calls, in the order they
+        are made) every claim holds. None found within ``ROUNDS`` walks of each unit: no parameter has
+        a kind."""
+        if self.params is not None or self.solving:
+            return
+        program = self.program
+        gone = {u.index for u in escaped(program)}
+        eligible = {u.index: u for u in program.units.values() if u.kind in DEFS and u.arity and u.index not in gone}
+        order = _callees_first(program)
+        at = {u.index: i for i, u in enumerate(order)}
+        readers: dict[int, list[int]] = {}
+        for k, named in program.refs.items():
+            for n in named:
+                if n in program.units:
+                    readers.setdefault(program.units[n].index, []).append(program.units[k].index)
+        units = {u.index: u for u in order}
+        self.params = {id(p): None for u in eligible.values() for p in u.params}
+        self.solving, self.calls = True, {}
+        callers: dict[int, set[int]] = {}  # by unit: the units whose code calls it
 
-class _Rules:
-    """The kind of a node (not a `let`), given its parts' (``part``) and its locals' (``local``)."""
+        def given(i: int) -> bool:
+            """Whether the kinds of ``i``'s parameters (the join of its calls' arguments) changed."""
+            kinds: list[Deep] = [NOTHING] * len(eligible[i].params)
+            for c in callers.get(i, ()):
+                got = self.calls[c].get(i)
+                if got is not None:
+                    kinds = [join(a, b) for a, b in zip(kinds, got)]
+            changed = False
+            for p, k in zip(eligible[i].params, kinds):
+                k = capped(k)
+                if self.params[id(p)] != k:  # type: ignore[index]
+                    self.params[id(p)] = k  # type: ignore[index]
+                    changed = True
+            return changed
 
-    def __init__(self, facts: Facts, bound: dict[int, Any]):
-        self.facts, self.bound = facts, bound
+        queue: list[tuple[int, int]] = []  # (callers first: a parameter's kind comes down from its calls)
+        queued: set[int] = set()
 
-    def part(self, e: Any) -> Kind | None:
-        raise NotImplementedError
+        def push(i: int) -> None:
+            if i not in queued:
+                queued.add(i)
+                heapq.heappush(queue, (-at[i], i))
 
-    def local(self, e: A.Name) -> Kind | None:
-        raise NotImplementedError
+        left = ROUNDS * len(order)
+        try:
+            for unit in order:
+                self.deep_of(unit)
+            for c, calls in self.calls.items():
+                for callee in calls:
+                    callers.setdefault(callee, set()).add(c)
+            for i in eligible:
+                if given(i):
+                    push(i)
+            while queue:
+                _, i = heapq.heappop(queue)
+                queued.discard(i)
+                left -= 1
+                if left < 0:
+                    raise _Unsolved
+                unit = units[i]
+                before, calls = self.deep[i].get(id(unit.body)), self.calls[i]
+                del self.deep[i]
+                after = self.deep_of(unit).get(id(unit.body))
+                if after != before:
+                    for r in readers.get(i, ()):
+                        push(r)
+                for callee in {*calls, *self.calls[i]}:
+                    callers.setdefault(callee, set()).add(i)
+                    if callee in eligible and given(callee):
+                        push(callee)
+        except _Unsolved:
+            self.params, self.deep = {}, {}
+            for unit in order:
+                self.deep_of(unit)
+        finally:
+            self.solving, self.calls = False, {}
+        self.shallow = {}
 
-    def kind(self, e: Any) -> Kind | None:
-        fixed = _FIXED.get(type(e))
-        if fixed is not None:
-            return fixed
-        how: Callable[[_Rules, Any], Kind | None] | None = _RULES.get(type(e))
-        return None if how is None else how(self, e)
 
-    def k_Comp(self, e: A.Comp) -> Kind | None:
-        return _COMPS.get(e.kind)
+class _Unsolved(Exception):
+    pass
 
-    def k_Neg(self, e: A.Neg) -> Kind | None:
+
+def _callees_first(program: Program) -> list[Unit]:
+    """The program's units, each after those it names (but on a cycle): a walk then finds the kinds of
+    the definitions it calls made (and nests no walk deeper than a cycle)."""
+    units, refs = program.units, program.refs
+    out: list[Unit] = []
+    seen: set[Any] = set()
+    for root in units:
+        if root in seen:
+            continue
+        seen.add(root)
+        work = [(root, iter(sorted(refs.get(root, ()))))]
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                out.append(units[node])
+            elif child not in seen and child in units:
+                seen.add(child)
+                work.append((child, iter(sorted(refs.get(child, ())))))
+    return out
+
+
+class _Kinds(Walker):
+    """Every node's kind, by a walk of the unit (its parts before it)."""
+
+    def __init__(self, facts: Facts, unit: Unit):
+        self.facts, self.bound = facts, unit.bound
+        self.kinds: dict[int, Deep] = {}
+        self.locals: dict[tuple[int, str], Deep] = {}  # by binder and name: a `let`'s, a loop's item's
+        self.own = {id(p) for p in unit.params}  # (a lambda's parameters are not the unit's)
+        self.calls: dict[int, list[Deep]] = {}  # by unit number: the join of the kinds its calls here give
+        self.env: Scope = {}
+
+    def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
+        if isinstance(binder, (A.Let, A.LetStmt)):
+            self.locals[(id(binder), names[0])] = self.kinds.get(id(binder.value))
+        elif isinstance(binder, (A.CompFor, A.For)):
+            for n, k in zip(names, items_kind(self.kinds.get(id(binder.iter)), len(names))):
+                self.locals[(id(binder), n)] = k
+        elif isinstance(binder, A.Param) and id(binder) in self.own:
+            assert self.facts.params is not None
+            self.locals[(id(binder), names[0])] = self.facts.params.get(id(binder))
+        return super().bind(env, binder, names)
+
+    def expr(self, e: Any, env: Scope) -> None:
+        Walker.expr(self, e, env)
+        self.env = env
+        t = type(e)
+        if t is A.Let:
+            k = self.kinds.get(id(e.body))
+        else:
+            k = _FIXED.get(t)
+            if k is None:
+                how = _RULES.get(t)
+                k = None if how is None else how(self, e)
+        if k is not None:
+            self.kinds[id(e)] = k
+
+    def part(self, e: Any) -> Deep:
+        return self.kinds.get(id(e))
+
+    def joined(self, items: Any) -> Deep:
+        found = NOTHING
+        for i in items:
+            found = join(found, self.part(i))
+        return found
+
+    def k_ListLit(self, e: A.ListLit) -> Deep:
+        return ("list", self.joined(e.items))
+
+    def k_SetLit(self, e: A.SetLit) -> Deep:
+        return ("set", self.joined(e.items))
+
+    def k_TupleLit(self, e: A.TupleLit) -> Deep:
+        return ("tuple", tuple(self.part(i) for i in e.items))
+
+    def k_MapLit(self, e: A.MapLit) -> Deep:
+        return ("map", self.joined(k for k, _ in e.items), self.joined(v for _, v in e.items))
+
+    def k_RecordLit(self, e: A.RecordLit) -> Deep:
+        fields = {f: self.part(v) for f, v in e.items}  # (a label written twice: the names pass refuses it)
+        return ("rec", tuple(sorted(fields.items())), self.joined(v for _, v in e.items))
+
+    def k_Comp(self, e: A.Comp) -> Deep:
+        if e.kind in ("list", "set"):
+            return (e.kind, self.part(e.elem))
+        if e.kind == "map":
+            return ("map", self.part(e.key), self.part(e.elem))
+        return None
+
+    def k_Neg(self, e: A.Neg) -> Deep:
         return int if self.part(e.operand) is int else None
 
-    def k_BinOp(self, e: A.BinOp) -> Kind | None:
+    def k_BinOp(self, e: A.BinOp) -> Deep:
         a = self.part(e.left)
-        if e.op == "??" and a is not None and a is not type(None):
-            return a
-        b = self.part(e.right)
         if e.op == "??":
-            return b if a is type(None) or a == b else None
+            if a is _NONE:
+                return self.part(e.right)
+            if _maybe(a):
+                return join(a[1], self.part(e.right))
+            return a  # (a kind that is not none's, or nothing known: as it is)
+        b = self.part(e.right)
         return a if a is int and b is int and e.op in _NUMBER_OPS or a is str and b is str and e.op == "+" else None
 
-    def k_If(self, e: A.If) -> Kind | None:
+    def k_If(self, e: A.If) -> Deep:
         first = self.part(e.otherwise)
-        return first if first is not None and all(self.part(v) is first for _, v in e.branches) else None
+        for _, v in e.branches:
+            first = join(first, self.part(v))
+        return first
 
-    def k_Name(self, e: A.Name) -> Kind | None:
+    def k_Name(self, e: A.Name) -> Deep:
         ref = self.bound.get(id(e))
-        return self.local(e) if isinstance(ref, Local) else self.named(ref, None)
+        if isinstance(ref, Local):
+            binder = self.env.get(e.id)
+            return None if binder is None else self.locals.get((id(binder), e.id))
+        return self.named(ref, None)
 
-    def k_Call(self, e: A.Call) -> Kind | None:
+    def k_Field(self, e: A.Field) -> Deep:
+        if isinstance(self.bound.get(id(e.obj)), ModuleRef):
+            return self.named(self.bound.get(id(e)), None)
+        return field_kind(self.part(e.obj), e.name)
+
+    def k_Index(self, e: A.Index) -> Deep:
+        if id(e) in self.bound or len(e.keys) != 1:  # (a table's lookup)
+            return None
+        return index_kind(self.part(e.obj), self.part(e.keys[0]), e.keys[0])
+
+    def k_Call(self, e: A.Call) -> Deep:
         if not isinstance(e.func, A.Name):
             return None
         ref = self.bound.get(id(e.func))
+        if isinstance(ref, UnitRef) and ref.unit.arity:
+            n = ref.unit.arity
+            given = [self.part(a) for a in e.args] if not e.kwargs and len(e.args) == n else [None] * n
+            site = self.calls.get(ref.unit.index)
+            self.calls[ref.unit.index] = given if site is None else [join(s, g) for s, g in zip(site, given)]
+        if isinstance(ref, BuiltinRef) and not e.kwargs:
+            found = _items_of_result(ref.builtin.name, [self.part(a) for a in e.args])
+            if found is not None:
+                return found
         return None if isinstance(ref, Local) else self.named(ref, len(e.args) + len(e.kwargs))
 
-    def named(self, ref: Any, args: int | None) -> Kind | None:
+    def named(self, ref: Any, args: int | None) -> Deep:
         """What a global name gives (``args`` None), or its call."""
         if isinstance(ref, Member):
             return str if args is None else None
         if isinstance(ref, DataRef):
-            return _SCALAR.get(type(ref.value)) if args is None else None
+            return self.facts.value(ref.value) if args is None else None
         if isinstance(ref, BuiltinRef):
             return RESULTS.get(ref.builtin.name) if args is not None else None
         if isinstance(ref, UnitRef):
             u = ref.unit
             if (args is None) == (u.arity is None) and (args is None or args == u.arity) and \
                     (u.kind in DEFS or u.kind == "const" and args is None):
-                return self.facts.result(u)
+                return self.facts.result_deep(u)
         return None
 
 
-_RULES: dict[type, Callable[[_Rules, Any], Kind | None]] = {
-    A.Comp: _Rules.k_Comp, A.Neg: _Rules.k_Neg, A.BinOp: _Rules.k_BinOp, A.If: _Rules.k_If, A.Name: _Rules.k_Name,
-    A.Call: _Rules.k_Call}
-
-
-class _Shallow(_Rules):
-    """A node's kind, its parts looked at only where the rules need them; ``lets``, the kinds of the
-    `let`s in force by name (the only locals a kind is claimed for)."""
-
-    def __init__(self, facts: Facts, bound: dict[int, Any], lets: dict[str, Kind | None]):
-        super().__init__(facts, bound)
-        self.lets = lets
-
-    def part(self, e: Any) -> Kind | None:
-        if isinstance(e, A.Let):
-            return _Shallow(self.facts, self.bound, {**self.lets, e.name: self.part(e.value)}).part(e.body)
-        return self.kind(e)
-
-    def local(self, e: A.Name) -> Kind | None:
-        return self.lets.get(e.id)
-
-
-class _Kinds(Walker, _Rules):
-    """Every node's kind, by a walk of the unit (its parts before it)."""
-
-    def __init__(self, facts: Facts, bound: dict[int, Any]):
-        _Rules.__init__(self, facts, bound)
-        self.kinds: dict[int, Kind] = {}
-        self.locals: dict[int, Kind] = {}  # by binder: a `let`'s
-        self.env: Scope = {}
-
-    def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
-        if isinstance(binder, (A.Let, A.LetStmt)) and id(binder.value) in self.kinds:
-            self.locals[id(binder)] = self.kinds[id(binder.value)]
-        return super().bind(env, binder, names)
-
-    def part(self, e: Any) -> Kind | None:
-        return self.kinds.get(id(e))
-
-    def local(self, e: A.Name) -> Kind | None:
-        binder = self.env.get(e.id)
-        return None if binder is None else self.locals.get(id(binder))
-
-    def expr(self, e: Any, env: Scope) -> None:
-        super().expr(e, env)
-        self.env = env
-        k = self.kinds.get(id(e.body)) if isinstance(e, A.Let) else self.kind(e)
-        if k is not None:
-            self.kinds[id(e)] = k
+_RULES: dict[type, Callable[[_Kinds, Any], Deep]] = {
+    A.ListLit: _Kinds.k_ListLit, A.SetLit: _Kinds.k_SetLit, A.TupleLit: _Kinds.k_TupleLit, A.MapLit: _Kinds.k_MapLit,
+    A.RecordLit: _Kinds.k_RecordLit, A.Comp: _Kinds.k_Comp, A.Neg: _Kinds.k_Neg, A.BinOp: _Kinds.k_BinOp,
+    A.If: _Kinds.k_If, A.Name: _Kinds.k_Name, A.Field: _Kinds.k_Field, A.Index: _Kinds.k_Index,
+    A.Call: _Kinds.k_Call}

@@ -14,6 +14,9 @@ function of what the writer reads, so a unit is written once per key of all it r
   value: the writer folds the type tests of a constant), and the same flags of every definition it
   names, and the sound kind of its value (``facts``: it depends on what that definition names in
   turn); a definition written at its call (``Backend.inlines``) is read as the unit is, in full;
+- the sound kinds of the unit's nodes and parameters (``facts.Facts.key``: they depend on the
+  program, its data and the calls of its definitions, which differ between programs sharing a
+  declaration: two maps may hold values of other kinds);
 - whether the program can roll dice (``Backend.dice``: what is forced).
 
 What the writing did to the backend is recorded as it happens (``Backend.log``): the constants it
@@ -120,7 +123,7 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         if u.cells:
             holds.append(u.cells)
         parts.append((flags(u), tuple((k, id(c)) for k, c in u.cells.items()), bound_globals(u, entry, holds, data),
-                      frozenset(flags(n) for n in named.values())))
+                      frozenset(flags(n) for n in named.values()), backend.facts.key(u)))
         for i, n in named.items():
             if i not in seen and backend.inlines(n):
                 seen.add(i)
