@@ -33,7 +33,7 @@ class Observed(R.Interpreter):
     def __init__(self, program: Any, claims: dict[int, type]):
         super().__init__(program)
         self.claims = claims
-        facts = Facts(program)
+        facts = solved(program)
         self.params = {u.index: [facts.param(p) for p in u.params] for u in program.units.values()}
         self.seen = 0
         self.wrong: list[tuple[Any, type, Any]] = []
@@ -56,9 +56,16 @@ class Observed(R.Interpreter):
         return value
 
 
+def solved(program: Any) -> Facts:
+    """The kinds of ``program``, its parameters' solved (as a run has them)."""
+    facts = Facts(program)
+    facts.solve()
+    return facts
+
+
 def claims(program: Any) -> dict[int, type]:
     """Every kind claimed for a node of ``program``, by the node's identity."""
-    facts = Facts(program)
+    facts = solved(program)
     out: dict[int, type] = {}
     for unit in program.units.values():
         for node, kind in facts.of(unit).items():
@@ -246,7 +253,7 @@ def test_typed_programs_make_the_new_kinds() -> None:
     text = _typed_text({f: c[:1] for f, c in _CALLS.items()})  # (arguments of one kind each)
     (folder / "typed.rules").write_text(text)
     rs = load_ruleset(folder / "typed.rules", use_cache=False)
-    facts = Facts(rs.program)
+    facts = solved(rs.program)
     reach, place = unit(rs, "reach"), unit(rs, "place")
     assert [facts.param(p) for p in reach.params] == [str, None] or [facts.param(p) for p in reach.params] == [str, str]
     assert facts.param(place.params[0]) is str and facts.result(place) is dict
@@ -296,7 +303,7 @@ def test_a_wrong_claim_of_a_parameter_or_of_data_is_seen() -> None:
     assert claimed.get(id(adj.body)) is dict
     seen = observe(rs, state, {"query": "main"}, {**claimed, id(adj.body): list})
     assert [v for e, k, v in seen.wrong if e is adj.body and k is list]
-    facts = Facts(program)
+    facts = solved(program)
     swapped = {u.index: [None if facts.param(p) is None else int if facts.param(p) is not int else str for p in u.params]
                for u in program.units.values()}
     assert any(k is not None for ks in swapped.values() for k in ks)
@@ -333,7 +340,7 @@ def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp
     assert one.ok and two.ok, (one.diagnostics, two.diagnostics)
     plus_one, plus_two = unit(one, "plus"), unit(two, "plus")
     assert plus_one.decl is plus_two.decl  # (one declaration: a writing could be played again)
-    assert Facts(one.program).result(unit(one, "pick")) is int and Facts(two.program).result(unit(two, "pick")) is None
+    assert solved(one.program).result(unit(one, "pick")) is int and solved(two.program).result(unit(two, "pick")) is None
     assert "_arith" not in "\n".join(one.backend().source_of(plus_one))
     assert one.run({}, query="main", args=["a"]) == 2
     with pytest.raises(RunError) as err:

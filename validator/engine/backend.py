@@ -417,6 +417,7 @@ class Backend:
     # -- running
 
     def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
+        self.facts.solve()  # (a run: the kinds of parameters are worth a walk of the program, ``facts.solve``)
         return self.interp.run_query(run, unit, args, check)
 
     # -- writing a unit
@@ -475,6 +476,7 @@ class Backend:
         """The Python source the backend writes for a unit (its function, its body, a table's cells):
         what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
         self.shown = []
+        self.facts.solve()  # (what a run writes)
         try:
             self.write(unit, f"_{unit.name.replace(' ', '_')}")
         except Unwritable as err:

@@ -36,6 +36,7 @@ from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, Un
 from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import BUILTINS
 from ..lib.values import Map
+from .written import _LOCK as written_lock
 
 Kind = type
 Deep = Any
@@ -278,8 +279,10 @@ class Facts:
         self.shallow: dict[int, dict[int, Kind]] = {}  # by unit number: the kinds ``of`` gives
         self.busy: set[int] = set()
         self.data: dict[int, Deep] = {}  # imported values' kinds, by identity
-        # by a parameter's identity (of a `def` only the program's calls run): its kind; None until solved
-        self.params: dict[int, Deep] | None = None
+        # by a parameter's identity (of a `def` only the program's calls run): its kind (none known until
+        # ``solve``, which a run asks for: a check that only runs the data check pays no walk of the program)
+        self.params: dict[int, Deep] = {}
+        self.solved = False
         self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
         self.solving = False
 
@@ -298,13 +301,10 @@ class Facts:
                 tuple(getattr(self.param(p), "__name__", None) for p in unit.params))
 
     def param(self, p: A.Param) -> Kind | None:
-        """The Python type of every value a parameter of a `def` is given, if one."""
-        self.solve()
-        assert self.params is not None
+        """The Python type of every value a parameter of a `def` is given, if one (once solved)."""
         return shallow(self.params.get(id(p)))
 
     def deep_of(self, unit: Unit) -> dict[int, Deep]:
-        self.solve()
         found = self.deep.get(unit.index)
         if found is None:
             self.busy.add(unit.index)
@@ -344,9 +344,14 @@ class Facts:
         come down from the calls), until nothing changes: a fixed point, where every argument given
         has the kind assumed of its parameter, so (by induction over a run's calls, in the order they
         are made) every claim holds. None found within ``ROUNDS`` walks of each unit: no parameter has
-        a kind."""
-        if self.params is not None or self.solving:
-            return
+        a kind. Before it, and in a unit written before it, no parameter has a kind (which is sound:
+        a claim is a fact of the program's values, whatever code computes them)."""
+        with written_lock:  # (a unit is written under it: none is written while the kinds change)
+            if not self.solved:
+                self._solve()
+                self.solved = True
+
+    def _solve(self) -> None:
         program = self.program
         gone = {u.index for u in escaped(program)}
         eligible = {u.index: u for u in program.units.values() if u.kind in DEFS and u.arity and u.index not in gone}
@@ -359,7 +364,7 @@ class Facts:
                     readers.setdefault(program.units[n].index, []).append(program.units[k].index)
         units = {u.index: u for u in order}
         self.params = {id(p): None for u in eligible.values() for p in u.params}
-        self.solving, self.calls = True, {}
+        self.solving, self.calls, self.deep = True, {}, {}
         callers: dict[int, set[int]] = {}  # by unit: the units whose code calls it
 
         def given(i: int) -> bool:
