@@ -18,6 +18,7 @@ from programs import programs
 from validator.api import RunError, load_ruleset
 from validator.lang import ast as A
 from validator.engine import reference as R
+from validator.engine import written
 from validator.engine.facts import Facts
 from validator.lib.runtime import ScriptedDice, SeededDice
 
@@ -315,36 +316,52 @@ def test_a_wrong_claim_of_a_parameter_or_of_data_is_seen() -> None:
 
 # ---------------------------------------------------------------- a writing played again: keyed by the kinds
 
-_BASE = """ruleset kinds.base
-import "one.json" as d
-def pick(k) = d.m[k] ?? 0
-def plus(k) = pick(k) - 1
-query main(k: str) = plus(k)
-"""
 _VARIANT = """ruleset kinds.variant
 extends "base.rules"
 import "two.json" as d
 """
+# `plus` reads a kind of its data that differs between the programs in three ways: by a named definition
+# whose result's Python type differs (an integer, or none known); by data it reads itself, of one Python
+# type (a record) whose fields' kinds differ; by a named definition whose result is of one Python type (a
+# record) whose fields' kinds differ (``Facts.key``: the deep kinds)
+_PLUS = {
+    "result": "def pick(k) = d.m[k] ?? 0\ndef plus(k) = pick(k) - 1\n",
+    "data": "def plus(k) = (d.m[k] ?? 0) - 1\n",
+    "deep result": "def table() = d.m\ndef plus(k) = (table()[k] ?? 0) - 1\n",
+}
 
 
-def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", sorted(_PLUS))
+def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp_path: Path, how: str) -> None:
     """Two programs of one declaration of `plus`, whose data differ in kind (numbers, texts): the
-    writing of `plus` made for the first (where `pick(k) - 1` subtracts from an integer, untested) is
-    not played again for the second, where the reference's error must be given."""
+    writing of `plus` made for the first (where its `- 1` subtracts from an integer, untested) is not
+    played again for the second, where the reference's error must be given; a third program whose
+    data are other numbers gives `plus` the first's key (``written.key``: the writing is played again)."""
     (tmp_path / "one.json").write_text(json.dumps({"m": {"a": 3}}))
     (tmp_path / "two.json").write_text(json.dumps({"m": {"a": "x"}}))
-    (tmp_path / "base.rules").write_text(_BASE)
+    (tmp_path / "three.json").write_text(json.dumps({"m": {"a": 7}}))
+    base = f'ruleset kinds.base\nimport "one.json" as d\n{_PLUS[how]}query main(k: str) = plus(k)\n'
+    (tmp_path / "base.rules").write_text(base)
     (tmp_path / "variant.rules").write_text(_VARIANT)
+    (tmp_path / "same.rules").write_text(_VARIANT.replace("two.json", "three.json"))
     one = load_ruleset(tmp_path / "base.rules", use_cache=False)
     two = load_ruleset(tmp_path / "variant.rules", use_cache=False)
-    assert one.ok and two.ok, (one.diagnostics, two.diagnostics)
+    three = load_ruleset(tmp_path / "same.rules", use_cache=False)
+    assert one.ok and two.ok and three.ok, (one.diagnostics, two.diagnostics, three.diagnostics)
     plus_one, plus_two = unit(one, "plus"), unit(two, "plus")
-    assert plus_one.decl is plus_two.decl  # (one declaration: a writing could be played again)
-    assert solved(one.program).result(unit(one, "pick")) is int and solved(two.program).result(unit(two, "pick")) is None
+    assert plus_one.decl is plus_two.decl is unit(three, "plus").decl  # (one declaration: a writing could be played again)
+    if how == "result":
+        assert solved(one.program).result(unit(one, "pick")) is int and solved(two.program).result(unit(two, "pick")) is None
     assert "_arith" not in "\n".join(one.backend().source_of(plus_one))
     assert one.run({}, query="main", args=["a"]) == 2
+    assert three.run({}, query="main", args=["a"]) == 6
     with pytest.raises(RunError) as err:
         two.run({}, query="main", args=["a"])
     with pytest.raises(RunError) as ref:
         two.run({}, query="main", args=["a"], engine="reference")
     assert str(err.value) == str(ref.value)
+    keys = [written.key(rs.backend(), unit(rs, "plus"), [], []) for rs in (one, two, three)]
+    assert keys[0] != keys[1] and keys[0] == keys[2]
+    # the walk of `plus` made for the first is given again to the third (``Facts.walk_key``), not the second
+    walks = [Facts(rs.program).deep_of(unit(rs, "plus")) for rs in (one, two, three)]
+    assert walks[2] is walks[0] and walks[1] is not walks[0] and walks[1] != walks[0]

@@ -606,8 +606,9 @@ class Backend:
         result = self.charged(w, cast(A.Expr, unit.body), env, unit.span, 1 if entry else 0)
         if memoized:
             text = self.is_(pnames[0], "str", w) if len(pnames) == 1 else "False"
-            alive = (f"ctx.alive.append({pnames[0]})" if text == "False" else f"if not ({text}): ctx.alive.append({pnames[0]})"
-                     if len(pnames) == 1 else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")
+            alive = (f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))" if len(pnames) != 1
+                     else f"ctx.alive.append({pnames[0]})" if text == "False"
+                     else f"if not ({text}): ctx.alive.append({pnames[0]})")
             self.keep(w, unit, "key", result, *([alive] if text != "True" else []))
         w(f"return {result}")
         self.leave_counted(w, unit)

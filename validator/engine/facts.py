@@ -69,6 +69,8 @@ _NUMBER_OPS = ("+", "-", "*", "//", "%")
 PLAIN = (int, bool, str, type(None), Fraction)  # (never a die, never a collection)
 DEPTH = 4  # the deepest a kind is kept (a part deeper is unknown): a recursion cannot grow one without end
 MAX_FIELDS = 48  # a record (of data) with more fields is kept by the join of its values alone
+MAX_WALKS = 8192  # the most walks kept for other programs (``Facts.walk_key``)
+_WALKS: dict[tuple[Any, ...], tuple[Any, dict[int, Any]]] = {}
 ROUNDS = 16  # the most rounds of ``Facts.solve``: past them, no parameter has a kind
 
 
@@ -296,7 +298,8 @@ class Facts:
 
     def key(self, unit: Unit) -> tuple[Any, ...]:
         """All the kinds a writing of ``unit`` may read (``written.key``): its nodes' and its parameters'
-        (a node by its identity: the declaration, shared by the programs, holds it)."""
+        (a node by its identity: the declaration, shared by the programs, holds it). The walk giving
+        them is kept for another program giving it the same inputs (``walk_key``)."""
         return (tuple(sorted((n, k.__name__) for n, k in self.of(unit).items())),
                 tuple(getattr(self.param(p), "__name__", None) for p in unit.params))
 
@@ -309,6 +312,11 @@ class Facts:
         if found is None:
             self.busy.add(unit.index)
             try:
+                shared = None if self.solving or unit.cells or unit.cycle is not None else self.walk_key(unit)
+                kept = _WALKS.get(shared) if shared is not None else None
+                if kept is not None:
+                    found = self.deep[unit.index] = kept[1]
+                    return found
                 walk = _Kinds(self, unit)
                 walk.walk_unit(unit)
             finally:
@@ -316,7 +324,30 @@ class Facts:
             found = self.deep[unit.index] = walk.kinds
             if self.solving:
                 self.calls[unit.index] = walk.calls
+            elif shared is not None:
+                if len(_WALKS) >= MAX_WALKS:
+                    _WALKS.clear()
+                _WALKS[shared] = (unit.decl, found)
         return found
+
+    def walk_key(self, unit: Unit) -> tuple[Any, ...]:
+        """All a walk of ``unit`` (``_Kinds``) reads: its declaration (held by the entry), its kind, its
+        parameters' kinds and, for each name bound, what the walk reads of what it is bound to (a
+        definition's kind, arity and result, data's kind, a built-in's name): the same walk's kinds, in
+        another program that gives them alike (the unit busy, as in its walk: the results read are
+        those its walk then reads, made and kept by this one)."""
+        out: list[Any] = [id(unit.decl), unit.kind, tuple(self.params.get(id(p)) for p in unit.params)]
+        for node, ref in unit.bound.items():
+            if isinstance(ref, UnitRef):
+                u = ref.unit
+                out.append((node, u.kind, u.arity, self.result_deep(u)))
+            elif isinstance(ref, DataRef):
+                out.append((node, self.value(ref.value)))
+            elif isinstance(ref, BuiltinRef):
+                out.append((node, ref.builtin.name))
+            else:
+                out.append((node, type(ref)))
+        return tuple(out)
 
     def result(self, unit: Unit) -> Kind | None:
         """The Python type of every value of a `def` (or `const`) ``unit`` (a writing's key reads it)."""
