@@ -57,16 +57,17 @@ class Observed(R.Interpreter):
         return value
 
 
-def solved(program: Any) -> Facts:
-    """The kinds of ``program``, its parameters' solved (as a run has them)."""
-    facts = Facts(program)
+def solved(program: Any, typed: bool = False) -> Facts:
+    """The kinds of ``program``, its parameters' solved (as a run has them); ``typed``: its inputs' from
+    its state schema (as a run on a state the schema accepts has them)."""
+    facts = Facts(program, typed)
     facts.solve()
     return facts
 
 
-def claims(program: Any) -> dict[int, type]:
+def claims(program: Any, typed: bool = False) -> dict[int, type]:
     """Every kind claimed for a node of ``program``, by the node's identity."""
-    facts = solved(program)
+    facts = solved(program, typed)
     out: dict[int, type] = {}
     for unit in program.units.values():
         for node, kind in facts.of(unit).items():
@@ -276,20 +277,41 @@ _CASES = [("diplomacy/standard.rules", f"diplomacy/examples/{n}.json", "main")
 
 @pytest.mark.parametrize("rules, state, query", _CASES)
 def test_the_kinds_claimed_in_the_bundled_rulesets_are_those_of_a_reference_run(rules: str, state: str, query: str) -> None:
-    """Every claim on a bundled ruleset (data read, parameters, loops, fields) observed in the
-    reference's run of a case of it; a Diplomacy game played on from its start (spring, fall, winter)."""
+    """Every claim on a bundled ruleset (data read, parameters, loops, fields; inputs by the state
+    schema, each state being one it accepts) observed in the reference's run of a case of it; a
+    Diplomacy game played on from its start (spring, fall, winter)."""
     rs = load_ruleset(_BUNDLED / rules, use_cache=False)
-    claimed = claims(rs.program)
+    claimed = claims(rs.program, typed=True)
     current = json.loads((_BUNDLED / state).read_text())
     turns = 3 if query == "next_state" else 1
     seen_total = 0
     for turn in range(turns):
+        assert rs.validate_state(current) == []
         seen = observe(rs, current, {"query": query}, claimed)
         assert not seen.wrong, [(str(getattr(e, "span", e)), k.__name__, v) for e, k, v in seen.wrong][:10]
         seen_total += seen.seen
         if turn + 1 < turns:
             current = rs.run(current, query="next_state")
     assert seen_total > 1000
+
+
+def test_the_kinds_of_inputs_hold_on_random_diplomacy_turns() -> None:
+    """The claims with the inputs' kinds from the state schema, observed on random movement turns (the
+    steady-turn benchmark's states: orders of every form, some of them garbage), each accepted by the
+    schema."""
+    import sys
+
+    if str(_BUNDLED.parent) not in sys.path:  # (`bench` is a top-level package of the checkout)
+        sys.path.insert(0, str(_BUNDLED.parent))
+    from bench.peers.dip_positions import random_turns
+
+    rs = load_ruleset(_BUNDLED / "diplomacy/standard.rules", use_cache=False)
+    claimed = claims(rs.program, typed=True)
+    for state in random_turns(7, 4 if not LONG else 40, 34):
+        assert rs.validate_state(state) == []
+        seen = observe(rs, state, {"query": "main"}, claimed)
+        assert not seen.wrong and seen.seen > 1000, [(str(getattr(e, "span", e)), k.__name__, v)
+                                                     for e, k, v in seen.wrong][:10]
 
 
 def test_a_wrong_claim_of_a_parameter_or_of_data_is_seen() -> None:
@@ -365,3 +387,136 @@ def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp
     # the walk of `plus` made for the first is given again to the third (``Facts.walk_key``), not the second
     walks = [Facts(rs.program).deep_of(unit(rs, "plus")) for rs in (one, two, three)]
     assert walks[2] is walks[0] and walks[1] is not walks[0] and walks[1] != walks[0]
+
+
+# ---------------------------------------------------------------- the kinds of inputs, from the state schema
+
+_SCHEMAS = [
+    {"type": "integer"}, {"type": "string", "maxLength": 3}, {"enum": ["a", "b", None]}, {"type": ["boolean", "null"]},
+    {"type": "array", "items": {"type": "string"}}, {"type": "array"}, {"type": "number"},
+    {"type": "object", "additionalProperties": False, "required": ["a"],
+     "properties": {"a": {"type": "integer"}, "b": {"$ref": "#/$defs/word"}}},
+    {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": {"type": "array",
+                                                                                     "items": {"type": "integer"}}},
+    {"type": "object", "properties": {"a": {"type": "integer"}}},
+    {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/$defs/word"}}]},
+    {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}},
+]
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["a", "b", "abcd"])),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                             st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
+                     max_leaves=8)
+
+
+def conforms(value: Any, kind: Any) -> bool:
+    """Whether ``value`` is of the deep kind ``kind`` (``facts``'s forms), as far as it says."""
+    from validator.engine import facts as F
+
+    if kind is None:
+        return True
+    if kind is F.NOTHING:
+        return False
+    if type(kind) is type:
+        return type(value) is kind
+    tag = kind[0]
+    if tag == "?":
+        return value is None or conforms(value, kind[1])
+    if tag == "list":
+        return type(value) is list and all(conforms(x, kind[1]) for x in value)
+    if tag == "rec":
+        fields = dict(kind[1]) if kind[1] is not None else None
+        return type(value) is dict and all(type(k) is str and conforms(x, kind[2]) for k, x in value.items()) and (
+            fields is None or set(value) <= set(fields) and all(conforms(value.get(f), k) for f, k in fields.items()))
+    raise AssertionError(kind)
+
+
+@settings(max_examples=400 if LONG else 120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=_JSON, which=st.integers(0, len(_SCHEMAS) - 1))
+def test_a_value_a_schema_accepts_is_of_the_kind_the_schema_gives(value: Any, which: int) -> None:
+    """``facts.schema_kind`` against the state check (``state.schema_errors``): a value of JSON's own
+    types that it accepts is of the kind claimed (a record's fields, a list's items, none where a field
+    may be left out)."""
+    from validator.engine.facts import schema_kind
+    from validator.engine.state import schema_errors
+
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **_SCHEMAS[which],
+              "$defs": {"word": {"type": "string"}}}
+    kind = schema_kind(schema, schema)
+    if not schema_errors(value, schema, "<state>"):
+        assert conforms(value, kind), (schema, value, kind)
+
+
+def test_the_schemas_kinds_are_claimed() -> None:
+    """The kinds the test above holds to account are claimed: an integer, a text, a list of texts, a
+    record of known fields (one that may be left out read as none), a text or a list of texts."""
+    from validator.engine.facts import schema_kind
+
+    schema = {"$defs": {"word": {"type": "string"}}}
+    kinds = [schema_kind(schema, s) for s in _SCHEMAS]
+    assert kinds[:5] == [int, str, ("?", str), ("?", bool), ("list", str)] and kinds[5:7] == [("list", None), None]
+    assert kinds[7] == ("rec", (("a", int), ("b", ("?", str))), None)
+    assert kinds[8] == ("rec", None, ("list", int)) and kinds[9] is None and kinds[11] is None
+    assert kinds[10] is None  # (a text or a list: no one Python type)
+
+
+_TYPED = """ruleset typed.inputs
+schema "state.schema.json"
+input n: int at "/n"
+input words: list[str] at "/words" default []
+input pair: any at "/pair/a" default "none"
+def more = n + 1
+def first = if len(words) > 0 then words[0] else "-"
+def long = [w + "!" for w in words if len(w) > 1]
+query main = [more, first, long, pair]
+"""
+_TYPED_SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                 "additionalProperties": False, "required": ["n"],
+                 "properties": {"n": {"type": "integer"}, "words": {"type": "array", "items": {"type": "string"}},
+                                "pair": {"type": "object", "additionalProperties": False,
+                                         "properties": {"a": {"type": "integer"}}}}}
+
+
+def test_a_validated_run_takes_the_kinds_of_its_inputs_from_the_schema_and_an_unvalidated_one_does_not(
+        tmp_path: Path) -> None:
+    """On a state its schema accepts, the inputs have the schema's kinds (`n` an integer, `words` a list
+    of texts; `pair`, an integer or its default text: none) and `n + 1` is written with no test; a run
+    with ``validate=False`` runs code that tests them (its backend's inputs have no kind), and gives
+    the reference's error on a state the schema refuses, as the reference does."""
+    (tmp_path / "typed.rules").write_text(_TYPED)
+    (tmp_path / "state.schema.json").write_text(json.dumps(_TYPED_SCHEMA))
+    rs = load_ruleset(tmp_path / "typed.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    good = {"n": 2, "words": ["ab", "c"], "pair": {"a": 1}}
+    assert rs.run(good) == rs.run(good, engine="reference") == [3, "ab", ["ab!"], 1]
+    assert rs.run({"n": 2}) == [3, "-", [], "none"]
+    typed, plain = rs.backend(), rs.backend(typed=False)
+    inputs = {u.name: u for u in rs.program.units.values() if u.kind == "input"}
+    assert [typed.facts.input_kind(inputs[k]) for k in ("n", "words", "pair")] == [int, ("list", str), None]
+    assert plain.facts.input_kind(inputs["n"]) is None
+    assert "_type(" not in "\n".join(typed.source_of(unit(rs, "more")))
+    assert "_type(" in "\n".join(plain.source_of(unit(rs, "more")))
+    bad = {"n": "x", "words": [1]}
+    with pytest.raises(RunError) as refused:
+        rs.run(bad)
+    assert refused.value.kind == "state"
+    with pytest.raises(RunError) as err:
+        rs.run(bad, validate=False)
+    with pytest.raises(RunError) as ref:
+        rs.run(bad, validate=False, engine="reference")
+    assert str(err.value) == str(ref.value) and err.value.kind == "eval"
+    assert rs.run({"n": 5, "words": ["xyz"]}, validate=False) == [6, "xyz", ["xyz!"], "none"]
+
+
+def test_a_state_the_schema_accepts_of_a_subclass_runs_without_the_schemas_kinds(tmp_path: Path) -> None:
+    """A text of a subclass of `str` passes jsonschema's type test (not the fast check's, which tests
+    the type itself); it does not marshal, so the run is made by the backend whose inputs have no kind
+    (``api.Ruleset._checked``), with the reference's result."""
+    class Word(str):
+        pass
+
+    (tmp_path / "typed.rules").write_text(_TYPED)
+    (tmp_path / "state.schema.json").write_text(json.dumps(_TYPED_SCHEMA))
+    rs = load_ruleset(tmp_path / "typed.rules", use_cache=False)
+    state = {"n": 1, "words": [Word("ab")]}
+    assert rs.run(state) == rs.run(state, engine="reference")
+    assert rs.backend(typed=False).facts.solved and not rs.backend().facts.solved

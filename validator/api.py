@@ -35,6 +35,7 @@ from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, 
 
 _T = TypeVar("_T")
 _VALID_STATES: dict[tuple[str, bytes], Any] = {}
+_FOUND_VALID: Any = object()  # (``Ruleset.evaluate``'s ``validate`` from ``_unchecked_run``)
 
 
 VALIDATE_QUERY = R.STATE_CHECK
@@ -88,6 +89,7 @@ class Ruleset:
     diagnostics: list[Diagnostic]
     files: dict[str, int]
     _backend: Backend | None = None
+    _untyped: Backend | None = None  # (``backend``: for runs on a state not found valid)
     overlay: dict[str, str] | None = None  # texts it was given rather than read, by resolved path (a player over a variant)
     # the last state this ruleset's `advance` made: [the state, its marshal bytes when a run found it valid,
     # the steps that run took] (``_unchecked_run``)
@@ -117,11 +119,21 @@ class Ruleset:
         a run reads them: ``jsontext.exact_numbers``)."""
         return self._validate(exact_numbers(state), shown)
 
-    def _validate(self, state: Any, shown: str) -> list[Diagnostic]:
+    def _validate(self, state: Any, shown: str, exact: list[bool] | None = None) -> list[Diagnostic]:
+        """The state's schema check; ``exact`` (given) gets ``_checked``'s verdict on its types."""
+        errors, known = self._checked(state, shown)
+        if exact is not None:
+            exact.append(known)
+        return errors
+
+    def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
+        """``_validate``'s diagnostics, and whether the state is then known to hold JSON's own types alone
+        (the fast check, which tests each value's type, took it; or it marshals: ``marshal`` refuses a
+        subclass, which jsonschema takes for its base type), where the schema's kinds hold (``backend``)."""
         schema = self.program.entry.schema
         resources = self.program.entry.schema_resources
         if schema is None or self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
-            return []
+            return [], True
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again;
             # keyed by its marshal bytes, which keep every type apart (JSON text would write a tuple as a
             # list and the key 1 as "1", so a state differing only so would skip its check)
@@ -129,13 +141,13 @@ class Ruleset:
         except (TypeError, ValueError):
             key = None
         if key is not None and _VALID_STATES.get(key) is schema:
-            return []
+            return [], True
         errors = schema_errors(state, schema, shown, resources)
         if key is not None and not errors:
             if len(_VALID_STATES) >= 256:
                 _VALID_STATES.clear()
             _VALID_STATES[key] = schema
-        return errors
+        return errors, key is not None
 
     def run(self, state: Any, query: str = "main", args: list[Any] | None = None, *, seed: int | None = None,
             dice: list[int] | None = None, exact: bool = False, explain: bool = False,
@@ -172,6 +184,8 @@ class Ruleset:
         map a map, a set a set, 1/2 a fraction), which the text view writes in the language's notation;
         ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
         made = self._made
+        typed = validate is _FOUND_VALID  # (``_unchecked_run``'s: a state an earlier run found valid)
+        validate = bool(validate) and not typed
         schema = self.program.entry.schema
         # a state its schema's fast check accepts, when that check lets no float through, holds none:
         # it is its own exact reading, and valid (one walk of it, not two)
@@ -195,7 +209,9 @@ class Ruleset:
                 if unchecked is not None:
                     return unchecked
         if validate:
-            errors = [] if certain else self._validate(state, state_name)
+            plain: list[bool] = []  # (``_checked``: the state holds JSON's own types alone)
+            errors = [] if certain else self._validate(state, state_name, plain)
+            typed = certain or plain == [True]
             if errors:
                 raise RunError(errors, "state")
 
@@ -215,7 +231,7 @@ class Ruleset:
             plural = "" if unit.arity == 1 else "s"
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
                                        unit.span)], "usage")
-        runner = None if explain or engine == "reference" else self.backend()
+        runner = None if explain or engine == "reference" else self.backend(typed)
         try:
             if exact:
                 enumerated, values = R.enumerate_exact(self.program, state, query, args, budget, engine=runner,
@@ -264,7 +280,8 @@ class Ruleset:
         with the same value. Any failure (the step budget, the depth limit, an error) is said by the
         run with the check, made again from the start."""
         try:
-            return self.evaluate(state, query, args, seed=seed, dice=dice, budget=budget, validate=False, engine=engine)
+            return self.evaluate(state, query, args, seed=seed, dice=dice, budget=budget, validate=_FOUND_VALID,
+                                 engine=engine)
         except RunError:
             return None
 
@@ -285,22 +302,31 @@ class Ruleset:
         spot), each an S002 with its JSON pointer."""
         _in_time()
         state = exact_numbers(state)
-        errors = self._validate(state, shown)
+        exact: list[bool] = []
+        errors = self._validate(state, shown, exact)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
         try:
-            found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget, engine=self.backend())
+            found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
+                                   engine=self.backend(exact == [True]))
         except R.MissingInput as missing:
             return [missing.diagnostic()]
         except EvalError as err:
             return [err.diagnostic()]
         return self._state_diagnostics(found, shown)
 
-    def backend(self) -> Backend:
-        """The program's generated functions (made at the first run, each written at its first call)."""
-        if self._backend is None:
-            self._backend = Backend(self.program)
-        return self._backend
+    def backend(self, typed: bool = True) -> Backend:
+        """The program's generated functions (made at the first run, each written at its first call). Those
+        for runs on a state of JSON's own types that the schema accepts (``typed``: also the data check's,
+        which reads no input) take the kinds of the inputs from it (``facts.Facts.input_kind``); another
+        state's runs have their own, which do not."""
+        if typed or self.program.entry.schema is None:
+            if self._backend is None:
+                self._backend = Backend(self.program, typed=True)
+            return self._backend
+        if self._untyped is None:
+            self._untyped = Backend(self.program)
+        return self._untyped
 
     def _state_diagnostics(self, found: Any, shown: str) -> list[Diagnostic]:
         """What `validate_state` returned, as S002 diagnostics."""

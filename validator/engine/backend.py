@@ -36,9 +36,6 @@ from ..lib.runtime import RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
 
 _ROLL = BUILTINS["roll"].fn
-# what no expression of these kinds can be: a die (a literal, a collection or truth value it builds)
-_NEVER_A_DIE = (A.Int, A.Str, A.Bool, A.NoneLit, A.Dice, A.ListLit, A.TupleLit, A.SetLit, A.RecordLit, A.MapLit,
-                A.Comp, A.Compare, A.Not, A.BoolOp)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 
 
@@ -248,7 +245,7 @@ Env = dict[int, _Local]  # by slot
 
 
 class _Writer:
-    def __init__(self, backend: "Backend", bound: dict[int, Referee]):
+    def __init__(self, backend: "Backend", bound: dict[int, Referee], kinds: dict[int, type] | None = None):
         self.backend = backend
         self.bound = bound  # what the unit's global names mean (``bind.binding``)
         self.lines: list[str] = []
@@ -258,7 +255,7 @@ class _Writer:
         # steps each charges at most but those it charges as it goes (``Backend.open_charge``)
         self.stretches: list[list[Any]] = []
         # the sound kinds of the nodes of the unit written (``facts``), and of the locals holding their values
-        self.kinds: dict[int, type] = {}
+        self.kinds: dict[int, type] = {} if kinds is None else kinds
         self.known: dict[str, type] = {}
 
     def __call__(self, text: str) -> None:
@@ -269,9 +266,8 @@ class _Writer:
         locals it reads passed in when it is made (a procedure's `var` read when it runs, as the reference
         reads a ``Cell``)."""
         self(head + "".join(f", {p}={p}" for p in dict.fromkeys(loc.py for loc in env.values() if not loc.var)) + tail)
-        inner = _Writer(self.backend, self.bound)
-        inner.n, inner.indent = self.n, self.indent + 1
-        inner.kinds, inner.known = self.kinds, dict(self.known)
+        inner = _Writer(self.backend, self.bound, self.kinds)
+        inner.n, inner.indent, inner.known = self.n, self.indent + 1, dict(self.known)
         return inner
 
     def close_nested(self, inner: "_Writer") -> None:
@@ -319,7 +315,7 @@ class _Writer:
 class Backend:
     """The generated functions of one program, written as they are first called."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, typed: bool = False):
         self.program = program
         self.interp = _Protocol(program, self)
         # (``_SF``: state-free definitions' values for the program's life, by keys that hold no identity:
@@ -337,7 +333,7 @@ class Backend:
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
-        self.facts = Facts(program)
+        self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
 
     def memo_free(self, unit: Unit) -> bool:
         """Whether a `def`'s function is written without its memo, which could not be seen: its value is
@@ -417,8 +413,16 @@ class Backend:
     # -- running
 
     def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
-        self.facts.solve()  # (a run: the kinds of parameters are worth a walk of the program, ``facts.solve``)
+        if not self.facts.solved:  # (a run: the kinds are worth a walk of the program, ``facts.solve``)
+            self.facts.solve(self.unwritten)
         return self.interp.run_query(run, unit, args, check)
+
+    def unwritten(self) -> None:
+        """Each function written before the kinds were known written again at its next call."""
+        units = {u.index: u for u in self.program.units.values()}
+        for i, name in self.unit_names.items():
+            self.g[name] = self.g[name] if type(self.g[name]) is _Stub else _Stub(self, units[i], name)
+        self.summaries.clear()
 
     # -- writing a unit
 
@@ -437,16 +441,11 @@ class Backend:
     def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
         if unit.state_free and unit.kind in (*DEFS, "const"):
             body = self.write_plain(unit, name + "_body", entry=True)
-            return self.compiled(name, self.alone_source(self.writer(unit), unit, name, body))
+            return self.compiled(name, self.alone_source(_Writer(self, unit.bound, self.facts.of(unit)), unit, name, body))
         return self.write_plain(unit, name)
 
-    def writer(self, unit: Unit) -> _Writer:
-        w = _Writer(self, unit.bound)
-        w.kinds = self.facts.of(unit)
-        return w
-
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
-        w = self.writer(unit)
+        w = _Writer(self, unit.bound, self.facts.of(unit))
         ukey, kind = unit.index, unit.kind
         if kind == "const" or (kind in DEFS and unit.arity is None):
             source = self.value_source(w, unit, ukey, name)
@@ -476,7 +475,7 @@ class Backend:
         """The Python source the backend writes for a unit (its function, its body, a table's cells):
         what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
         self.shown = []
-        self.facts.solve()  # (what a run writes)
+        self.facts.solve(self.unwritten)  # (what a run writes)
         try:
             self.write(unit, f"_{unit.name.replace(' ', '_')}")
         except Unwritable as err:
@@ -506,32 +505,20 @@ class Backend:
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
-        text = self.is_(pnames[0], "str", w) if len(pnames) == 1 else "False"
-        if text == "True":  # one text, looked up as it is
-            kept(table, pnames[0], pnames[0] + ", ")
-            return w.source(f"def {name}(ctx, {pnames[0]}):")
-        if text != "False":  # the commonest: one text, looked up as it is
-            w(f"if {text}:")
+        if len(pnames) == 1:  # the commonest: one text, looked up as it is (`if True:` when it is known one)
+            w(f"if {self.is_(pnames[0], 'str', w)}:")
             with w.block():
                 kept(table, pnames[0], pnames[0] + ", ")
-        plain = _both(*(self.is_(p, "plain", w) for p in pnames))
-        if plain == "False":  # (an argument never plain: the body, run alone at each call)
-            w(f"return {b}(ctx{''.join(', ' + p for p in pnames)})")
-            return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
-        if plain != "True":
-            w(f"if not ({plain}):")
-            w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
+        w(f"if not ({_both(*(self.is_(p, 'plain', w) for p in pnames))}):")
+        w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
         frozen = "".join(f"{_pick(p, self.is_(p, 'str', w), f'_freeze({p})')}, " for p in pnames)
         w(f"key = ({frozen})")
         kept(table, "key", "".join(p + ", " for p in pnames))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
-        names = [w.fresh("_p") for _ in params]
-        for p, py in zip(params, names):  # (a `def`'s parameter given values of one kind, ``facts.solve``)
-            kind = self.facts.param(p)
-            if kind is not None:
-                w.known[py] = kind
+        names = [w.fresh("_p") for _ in params]  # (a `def`'s parameter given values of one kind, ``facts.solve``)
+        w.known.update((py, k) for p, py in zip(params, names) if (k := self.facts.param(p)) is not None)
         return {slot(w.bound, p): _Local(py) for p, py in zip(params, names)}, names
 
     def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
@@ -594,8 +581,9 @@ class Backend:
         self.enter_counted(w, unit, unit.span)
         memoized = unit.kind in DEFS and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
-            frozen = [_pick(p, self.is_(p, "str", w), _pick(f"_id({p})", self.is_(p, "dict", w), f"_memo_key({p})"))
-                      for p in pnames]
+            # (by its identity, ``_memo_key``'s key, an argument of a kind never plain)
+            frozen = [_pick(p, self.is_(p, "str", w), _pick(f"_id({p})", _either(self.is_(p, "dict", w), str(
+                self.kind(p, w) not in (None, *PLAIN))), f"_memo_key({p})")) for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
             w(f"memo = ctx.memos[{ukey}]")
             w("hit = memo.get(key, _MISS)")
@@ -605,11 +593,9 @@ class Backend:
                 w("guesses = ctx.guesses")
         result = self.charged(w, cast(A.Expr, unit.body), env, unit.span, 1 if entry else 0)
         if memoized:
-            text = self.is_(pnames[0], "str", w) if len(pnames) == 1 else "False"
-            alive = (f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))" if len(pnames) != 1
-                     else f"ctx.alive.append({pnames[0]})" if text == "False"
-                     else f"if not ({text}): ctx.alive.append({pnames[0]})")
-            self.keep(w, unit, "key", result, *([alive] if text != "True" else []))
+            alive = (f"if not {self.is_(pnames[0], 'str', w)}: ctx.alive.append({pnames[0]})" if len(pnames) == 1
+                     else f"ctx.alive.append(({''.join(p + ', ' for p in pnames)}))")  # (`if not True`: no code)
+            self.keep(w, unit, "key", result, alive)
         w(f"return {result}")
         self.leave_counted(w, unit)
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
@@ -623,8 +609,7 @@ class Backend:
         w("if ctx.dstate.get(key) == 2:")
         w("    return ctx.dvalue[key]")
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{', '.join(pnames)}])")
-        body_w = _Writer(self, w.bound)
-        body_w.kinds = w.kinds
+        body_w = _Writer(self, w.bound, w.kinds)
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
@@ -645,8 +630,7 @@ class Backend:
             if isinstance(cell, A.Absent):
                 cells[key] = _absent_cell
                 continue
-            cw = _Writer(self, w.bound)
-            cw.kinds = w.kinds
+            cw = _Writer(self, w.bound, w.kinds)
             cw(f"return {self.charged(cw, cell, {}, cell.span)}")
             cname = f"{name}_c{i}"
             cells[key] = self.compiled(cname, cw.source(f"def {cname}(ctx):"))
@@ -819,10 +803,10 @@ class Backend:
         return self.forced(w, self.expr(w, e, env))
 
     def never_a_die(self, w: _Writer, e: A.Expr, env: Env) -> bool:
-        """Whether ``e`` never is a die: a literal, a collection or a truth value it builds, a local
-        holding an item or such a value, a built-in's result but a roll's (no built-in sees a die,
-        and no container holds one). A program that cannot roll has none at all."""
-        if not self.dice or isinstance(e, _NEVER_A_DIE) or id(e) in w.kinds:
+        """Whether ``e`` never is a die: a node of a sound kind (``facts``: a literal, a collection or a
+        truth value it builds...), a local holding an item or such a value, a built-in's result but a
+        roll's (no built-in sees a die, and no container holds one). A program that cannot roll has none."""
+        if not self.dice or id(e) in w.kinds:
             return True
         if isinstance(e, A.Name):
             ref = w.bound.get(id(e))
@@ -1066,21 +1050,17 @@ class Backend:
             return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
-            if isinstance(e.right, A.ListLit) and e.right.items and all(
-                    isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items):
-                # `x in [constants]`: the list's length charged, then the items compared (a collection on
-                # the left goes the reference's way, which charges its size)
-                w.cost(len(e.right.items))
-                kx = self.kind(x, w)
-                when = _either(self.is_(x, "str", w), self.is_(x, "int", w),
-                               f"{x} is None" if kx is None else str(kx is type(None)))
-            elif self.kind(y, w) is list and self.kind(x, w) is str:
-                # a text in a list (kinds known): its length charged (``reference.member``), then Python's
-                # `in` (a text equals only a text)
-                w(f"ctx.steps += _len({y})")
-                w("if ctx.steps > ctx.budget:")
-                w(f"    raise _over(ctx, {span})")
-                return self.tmp(w, fast)
+            literal = isinstance(e.right, A.ListLit) and all(isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items)
+            kx, ky = self.kind(x, w), self.kind(y, w)
+            if literal or kx is str and ky in (list, None):
+                # a text in a list, or a text, number or none in a list of such literals (each equals only one of
+                # its kind): the list's length charged (``reference.member``), then Python's `in` (a collection
+                # on the left goes the reference's way, which charges its size); a text in a set or map, as below
+                listed = "True" if literal else self.is_(y, "list", w)
+                _chain(w, [(listed, [f"ctx.steps += _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})"])])
+                when = _either(self.is_(x, "str", w), self.is_(x, "int", w), f"{x} is None" if kx is None else
+                               str(kx is type(None))) if literal else _either(
+                    listed, self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w))
             else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
                 when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                              self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
@@ -1136,7 +1116,7 @@ class Backend:
         o = self.looked(w, e.obj, env)
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
-        if isinstance(e.keys[0], A.Int) or (isinstance(e.keys[0], A.Neg) and isinstance(e.keys[0].operand, A.Int)):
+        if self.kind(k, w) is int:  # (a literal, or of a sound kind)
             return self.tmp(w, _pick(f"{o}[{k}]", _both(self.is_(o, "list", w), f"-_len({o}) <= {k} < _len({o})"),
                                      f"_index_of(ctx, {o}, {k}, {span})"))
         when = _both(_either(self.is_(o, "dict", w), self.is_(o, "Map", w)),

@@ -36,6 +36,7 @@ from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, Un
 from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import BUILTINS
 from ..lib.values import Map
+from .state import _ref_target, _Unsupported, pointer_parts
 from .written import _LOCK as written_lock
 
 Kind = type
@@ -272,11 +273,115 @@ def _items_of_result(name: str, args: list[Deep]) -> Deep:
     return None
 
 
-class Facts:
-    """The sound kinds of a program's nodes, per unit, made at the first need."""
+def schema_kind(root: Any, s: Any, depth: int = DEPTH, hops: int = 16) -> Deep:
+    """The kind of every value of exact JSON types (``api``: a state that marshals, or that the fast
+    check took) that the JSON Schema ``s`` (a part of ``root``) accepts: each keyword only narrows what
+    a schema accepts, so the kind one keyword gives is sound whatever the others say. A local `$ref`
+    alone is followed (draft 7 ignores its siblings); a text, integer (a state's decimals are read
+    first: 2.0 is 2), truth value, none, a list of items of one schema (no `prefixItems`), a record
+    whose keys are texts (`additionalProperties: false` or `propertyNames` of type string), an enum
+    or const of texts, truth values and none; None for anything else."""
+    if s is False:
+        return NOTHING
+    if type(s) is not dict or depth < 0 or hops < 0:
+        return None
+    if "$ref" in s:
+        ref = s["$ref"]
+        try:
+            return schema_kind(root, _ref_target(root, ref), depth, hops - 1) if _local(ref) else None
+        except _Unsupported:
+            return None
+    values = s["enum"] if isinstance(s.get("enum"), list) else [s["const"]] if "const" in s else None
+    if values and all(v is None or type(v) in (str, bool) for v in values):
+        found = NOTHING
+        for v in values:
+            found = join(found, type(v))
+        return found
+    branches = s.get("anyOf", s.get("oneOf"))
+    if isinstance(branches, list) and branches:
+        found = NOTHING
+        for x in branches:
+            found = join(found, schema_kind(root, x, depth, hops))
+        if found is not None:
+            return found
+    named = s.get("type")
+    found = NOTHING
+    for t in [named] if isinstance(named, str) else named if isinstance(named, list) else [None]:
+        k = _JSON_KINDS.get(t) if isinstance(t, str) else None
+        if t == "array" and "prefixItems" not in s and isinstance(s.get("items", True), (dict, bool)):
+            k = ("list", schema_kind(root, s.get("items", True), depth - 1, hops))
+        elif t == "object":
+            k = _object_kind(root, s, depth - 1, hops)
+        if k is None:
+            return None
+        found = join(found, k)
+    return found
 
-    def __init__(self, program: Program):
+
+def _object_kind(root: Any, s: dict[str, Any], depth: int, hops: int) -> Deep:
+    props, extra = s.get("properties", {}), s.get("additionalProperties", True)
+    closed = extra is False and "patternProperties" not in s
+    if not isinstance(props, dict) or not (closed or (s.get("propertyNames") or {}).get("type") == "string"):
+        return None  # (a key of another type is not refused)
+    need = s.get("required", [])
+    need = set(need) if isinstance(need, list) else set()
+    fields = {f: schema_kind(root, x, depth, hops) for f, x in props.items()}
+    rest = NOTHING
+    for k in fields.values():
+        rest = join(rest, k)
+    if not closed:
+        rest = join(rest, None if "patternProperties" in s else schema_kind(root, extra, depth, hops))
+    shape = tuple(sorted((f, k if f in need else join(_NONE, k)) for f, k in fields.items()))
+    return ("rec", shape if closed and len(shape) <= MAX_FIELDS else None, rest)
+
+
+def _pointed(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple[Deep, bool]:
+    """The kind of what a pointer (``parts``) reaches in a state the schema ``s`` accepts, and whether
+    it may reach nothing (``state.resolve_pointer``: an object's key, a list's index)."""
+    if not parts:
+        return schema_kind(root, s), False
+    if type(s) is not dict or hops < 0:
+        return None, True
+    if "$ref" in s:
+        try:
+            ref = s["$ref"]
+            return _pointed(root, _ref_target(root, ref), parts, hops - 1) if _local(ref) else (None, True)
+        except _Unsupported:
+            return None, True
+    part, named = parts[0], s.get("type")
+    if named not in ("object", "array"):
+        return None, True
+    if named == "array":
+        return (_pointed(root, s.get("items", True), parts[1:], hops)[0] if part.isdigit() and "prefixItems" not in s
+                else None if part.isdigit() else NOTHING), True
+    props = s.get("properties", {})
+    if isinstance(props, dict) and part in props and "patternProperties" not in s:
+        kind, absent = _pointed(root, props[part], parts[1:], hops)
+        need = s.get("required", [])
+        return kind, absent or not (isinstance(need, list) and part in need)
+    if s.get("additionalProperties", True) is False and "patternProperties" not in s:
+        return NOTHING, True
+    return None, True
+
+
+def _local(ref: Any) -> bool:
+    """Whether a `$ref` is a JSON pointer into its own schema (``state._ref_target``)."""
+    return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
+
+
+_JSON_KINDS: dict[str, Deep] = {"string": str, "integer": int, "boolean": bool, "null": _NONE}
+
+
+class Facts:
+    """The sound kinds of a program's nodes, per unit, made at the first need (after ``solve``: none
+    before, which a check that only runs the data check never asks for). With ``typed``, the kinds of
+    the inputs are those the ruleset's state schema gives (``input_kind``): only for runs on a state
+    that passed it (``api``)."""
+
+    def __init__(self, program: Program, typed: bool = False):
         self.program = program
+        self.typed = typed
+        self.inputs: dict[int, Deep] = {}  # by input unit number: its kind (``input_kind``)
         self.deep: dict[int, dict[int, Deep]] = {}  # by unit number: the deep kinds of its nodes, by identity
         self.shallow: dict[int, dict[int, Kind]] = {}  # by unit number: the kinds ``of`` gives
         self.busy: set[int] = set()
@@ -290,6 +395,8 @@ class Facts:
 
     def of(self, unit: Unit) -> dict[int, Kind]:
         """The Python type of the value of each node of ``unit`` that has one."""
+        if not self.solved:
+            return {}
         found = self.shallow.get(unit.index)
         if found is None:
             found = self.shallow[unit.index] = {n: s for n, k in self.deep_of(unit).items()
@@ -300,6 +407,8 @@ class Facts:
         """All the kinds a writing of ``unit`` may read (``written.key``): its nodes' and its parameters'
         (a node by its identity: the declaration, shared by the programs, holds it). The walk giving
         them is kept for another program giving it the same inputs (``walk_key``)."""
+        if not self.solved:
+            return ()
         return (tuple(sorted((n, k.__name__) for n, k in self.of(unit).items())),
                 tuple(getattr(self.param(p), "__name__", None) for p in unit.params))
 
@@ -350,15 +459,34 @@ class Facts:
         return tuple(out)
 
     def result(self, unit: Unit) -> Kind | None:
-        """The Python type of every value of a `def` (or `const`) ``unit`` (a writing's key reads it)."""
-        return shallow(self.result_deep(unit))
+        """The Python type of every value of a `def`, `const` or input ``unit`` (a writing's key reads it)."""
+        return shallow(self.result_deep(unit)) if self.solved else None
 
     def result_deep(self, unit: Unit) -> Deep:
         """The kind of every value of a `def` or `const` (its body's); none for one on a cycle of calls being
         looked at (its kind would depend on itself)."""
+        if unit.kind == "input":
+            return self.input_kind(unit)
         if unit.kind not in (*DEFS, "const") or unit.body is None or unit.index in self.busy:
             return None
         return self.deep_of(unit).get(id(unit.body))
+
+    def input_kind(self, unit: Unit) -> Deep:
+        """The kind of an input's value in a run on a state its ruleset's schema accepts (``typed``): what
+        the schema gives at its pointer, or its default's (where the state may lack it); None for an
+        input whose declared type makes maps (``reference.bind_inputs`` reads it so)."""
+        schema = self.program.entry.schema
+        if not self.typed or schema is None or unit.index in self.busy:
+            return None
+        found = self.inputs.get(unit.index, NOTHING)
+        if found is NOTHING:
+            kinds = self.program.loaded.namespaces[unit.ns].kinds
+            found, absent = (None, True) if unit.ret is not None and kinds.declares_map(unit.ret) else \
+                _pointed(schema, schema, pointer_parts(unit.pointer))
+            if found is not None and absent and unit.body is not None:
+                found = join(found, self.deep_of(unit).get(id(unit.body)))
+            self.inputs[unit.index] = found = capped(found)
+        return found
 
     def value(self, v: Any) -> Deep:
         found = self.data.get(id(v), NOTHING)
@@ -366,7 +494,7 @@ class Facts:
             found = self.data[id(v)] = of_value(v)
         return found
 
-    def solve(self) -> None:
+    def solve(self, then: Callable[[], None] | None = None) -> None:
         """The kinds of the parameters of each `def` run only by the program's own calls (never named as a
         value, so never called through one; no query, decision or table is one): the join of the kinds
         of the arguments of all its calls. First every unit is walked knowing nothing of them; then each
@@ -375,15 +503,20 @@ class Facts:
         come down from the calls), until nothing changes: a fixed point, where every argument given
         has the kind assumed of its parameter, so (by induction over a run's calls, in the order they
         are made) every claim holds. None found within ``ROUNDS`` walks of each unit: no parameter has
-        a kind. Before it, and in a unit written before it, no parameter has a kind (which is sound:
-        a claim is a fact of the program's values, whatever code computes them)."""
+        a kind. Before it no node has a kind (``of``; the backend writes again, ``then``, the units
+        written before it, under the same lock)."""
         with written_lock:  # (a unit is written under it: none is written while the kinds change)
             if not self.solved:
                 self._solve()
                 self.solved = True
+                if then is not None:
+                    then()
 
     def _solve(self) -> None:
         program = self.program
+        for u in program.units.values():  # (knowing no parameter's kind: they hold whatever the solving finds)
+            if u.kind == "input":
+                self.input_kind(u)
         gone = {u.index for u in escaped(program)}
         eligible = {u.index: u for u in program.units.values() if u.kind in DEFS and u.arity and u.index not in gone}
         order = _callees_first(program)
@@ -614,6 +747,8 @@ class _Kinds(Walker):
             return RESULTS.get(ref.builtin.name) if args is not None else None
         if isinstance(ref, UnitRef):
             u = ref.unit
+            if u.kind == "input":
+                return self.facts.input_kind(u) if args is None else None
             if (args is None) == (u.arity is None) and (args is None or args == u.arity) and \
                     (u.kind in DEFS or u.kind == "const" and args is None):
                 return self.facts.result_deep(u)
