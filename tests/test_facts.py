@@ -494,6 +494,8 @@ def test_a_validated_run_takes_the_kinds_of_its_inputs_from_the_schema_and_an_un
     assert [typed.facts.input_kind(inputs[k]) for k in ("n", "words", "pair")] == [int, ("list", str), None]
     assert plain.facts.input_kind(inputs["n"]) is None
     assert "_type(" not in "\n".join(typed.source_of(unit(rs, "more")))
+    from validator.engine.facts import _inner_id
+    assert not _inner_id(_TYPED_SCHEMA, True) and _inner_id({"$defs": {"a": {"$id": "a.json"}}}, True)
     assert "_type(" in "\n".join(plain.source_of(unit(rs, "more")))
     bad = {"n": "x", "words": [1]}
     with pytest.raises(RunError) as refused:

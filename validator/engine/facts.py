@@ -364,6 +364,13 @@ def _pointed(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple
     return None, True
 
 
+def _inner_id(s: Any, top: bool = False) -> bool:
+    """Whether a schema holds an `$id` below its root."""
+    if isinstance(s, list):
+        return any(_inner_id(x) for x in s)
+    return isinstance(s, dict) and (not top and "$id" in s or any(_inner_id(x) for x in s.values()))
+
+
 def _local(ref: Any) -> bool:
     """Whether a `$ref` is a JSON pointer into its own schema (``state._ref_target``)."""
     return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
@@ -479,9 +486,10 @@ class Facts:
         if not self.typed or schema is None or unit.index in self.busy:
             return None
         found = self.inputs.get(unit.index, NOTHING)
-        if found is NOTHING:
+        if found is NOTHING:  # (a `$ref` under another `$id` is read in that resource, not from the root)
             kinds = self.program.loaded.namespaces[unit.ns].kinds
-            found, absent = (None, True) if unit.ret is not None and kinds.declares_map(unit.ret) else \
+            found, absent = (None, True) if unit.ret is not None and kinds.declares_map(unit.ret) or \
+                _inner_id(schema, True) else \
                 _pointed(schema, schema, pointer_parts(unit.pointer))
             if found is not None and absent and unit.body is not None:
                 found = join(found, self.deep_of(unit).get(id(unit.body)))
