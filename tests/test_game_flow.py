@@ -969,6 +969,44 @@ def test_diff_ignore_cites_compares_results_without_their_citations(tmp_path: Pa
     assert code == 1 and "/steps/0/cites" not in out and "/value" in out, out
 
 
+def test_two_comparisons_at_once_in_threads_each_read_their_own_ignore_cites(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--ignore-cites` travels with each task of a comparison (a Dask worker runs several tasks at once in
+    its threads): a task that ignores citations and one that does not, set one after the other and compared
+    after both are set, each answer by their own."""
+    import threading
+
+    from validator.tools import errata
+
+    (tmp_path / "ruleval.toml").write_text("")
+    rulesets = []
+    for name, cite in (("old", "T-1"), ("new", "T-2")):
+        (tmp_path / f"{name}.rules").write_text(
+            f'ruleset t.{name} "one result"\ninput n: int at "/n" default 0\n'
+            f'query main = {{value: n + 1, steps: [{{cites: ["{cite}"], ok: true}}]}}\n')
+        rulesets.append(load_ruleset(tmp_path / f"{name}.rules", use_cache=False))
+    both_set = threading.Barrier(2, timeout=30)
+    first_outcome = errata.outcome
+    waited: set[int] = set()
+
+    def outcome_after_both_set(rs: Any, probe: Any, state: Any) -> Any:
+        if threading.get_ident() not in waited:  # (each task's first outcome: its flag is set by now)
+            waited.add(threading.get_ident())
+            both_set.wait()
+        return first_outcome(rs, probe, state)
+    monkeypatch.setattr(errata, "outcome", outcome_after_both_set)
+    found: dict[bool, Any] = {}
+
+    def task(ignore: bool) -> None:
+        found[ignore] = errata._probe_task(rulesets, (errata.Probe("n=1", {"n": 1}), ignore))
+    threads = [threading.Thread(target=task, args=(ignore,)) for ignore in (True, False)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert found[True].differ is False and found[False].differ is True
+
+
 def test_the_retreats_a_movement_result_lists_are_exactly_the_retreat_orders_that_succeed() -> None:
     """One meaning for where a dislodged unit may go: over random whole games, every retreat phase
     reached is played once per dislodged unit and neighbouring location, with that retreat alone;

@@ -23,6 +23,7 @@ import json
 import math
 import textwrap
 from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
@@ -83,7 +84,10 @@ def outcome(rs: Any, probe: Probe, state: Any) -> Any:
     return result
 
 
-IGNORE_CITES = [False]  # `--ignore-cites`: results that differ only in their citations are equal
+# `--ignore-cites`: results that differ only in their citations are equal. Set by each task from its item
+# (and by the command), read where results are compared: a context variable, so that the tasks of two
+# comparisons run at once in one process's threads (a Dask worker's) each read their own
+IGNORE_CITES: ContextVar[bool] = ContextVar("ignore_cites", default=False)
 
 
 def without_cites(value: Any) -> Any:
@@ -96,7 +100,7 @@ def without_cites(value: Any) -> Any:
 
 
 def _differ(a: Any, b: Any) -> bool:
-    if IGNORE_CITES[0]:
+    if IGNORE_CITES.get():
         a, b = without_cites(a), without_cites(b)
     return json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True)
 
@@ -156,7 +160,7 @@ def _kinds(a: Any, b: Any) -> set[str]:
     (`/orders/*/status`), so that a shrunk state keeps each kind of change the found one had; the
     odds of an exact run are one kind. Lists are matched as collections first (``_kind_fields``), so
     that one unit gone from a sorted list does not make every unit after it a change of every field."""
-    if IGNORE_CITES[0]:
+    if IGNORE_CITES.get():
         a, b = without_cites(a), without_cites(b)
     return {"/distribution" if p.startswith("/distribution/") else p for p in _kind_fields(a, b, "")}
 
@@ -313,7 +317,7 @@ def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for k in list(a) + [k for k in b if k not in a]:
-            if k == "cites" and IGNORE_CITES[0]:  # (`--ignore-cites`: a change of citations is no change)
+            if k == "cites" and IGNORE_CITES.get():  # (`--ignore-cites`: a change of citations is no change)
                 continue
             key = str(k).replace("~", "~0").replace("/", "~1")
             if k not in a or k not in b:
@@ -417,7 +421,7 @@ def _game_task(rulesets: list[Any], item: tuple[int, Any, int, int, bool]) -> Fo
 
     old, new = rulesets
     g, start, phases, seed, ignore = item
-    IGNORE_CITES[0] = ignore
+    IGNORE_CITES.set(ignore)
     gens = [rs for rs in (new, old) if "random_orders" in rs.queries()]
     gen = gens[g % len(gens)]
     state = start
@@ -454,7 +458,7 @@ def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool]) -> Dif
     """A difference shrunk (``shrink``), with the outcomes on its minimal state."""
     old, new = rulesets
     probe, a, b, ignore = item
-    IGNORE_CITES[0] = ignore
+    IGNORE_CITES.set(ignore)
     return shrink(old, new, probe, a, b)
 
 
@@ -473,7 +477,7 @@ def _shrunk(old: Any, new: Any, found: list[Found], max_shrunk: int | None, opts
     from .sweep import run_sweep
 
     n = len(found) if max_shrunk is None else min(max_shrunk, len(found))
-    todo = [(f.probe, f.old, f.new, IGNORE_CITES[0]) for f in found[:n]]
+    todo = [(f.probe, f.old, f.new, IGNORE_CITES.get()) for f in found[:n]]
     sw = run_sweep(_shrink_task, [old, new], todo, jobs=opts.jobs, cluster=opts.cluster, what="shrinking", err=opts.err)
     diffs = list(sw.results)
     for f in found[len(diffs):]:
@@ -501,7 +505,7 @@ def play_games(old: Any, new: Any, start: Any, games: int, phases: int, seed: in
         report.note = ("neither ruleset has `query random_orders(seed)`" if not gens
                        else f"{' and '.join(missing)} has no `query {ADVANCE_QUERY}`") + ": no games were played"
         return report
-    sw = run_sweep(_game_task, [old, new], [(g, start, phases, seed, IGNORE_CITES[0]) for g in range(games)],
+    sw = run_sweep(_game_task, [old, new], [(g, start, phases, seed, IGNORE_CITES.get()) for g in range(games)],
                    jobs=opts.jobs, cluster=opts.cluster, what="games", err=opts.err)
     report.interrupted = sw.interrupted
     report.found = sw.results
@@ -560,7 +564,7 @@ def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
 
     old, new = rulesets
     what, ignore = item
-    IGNORE_CITES[0] = ignore
+    IGNORE_CITES.set(ignore)
     if isinstance(what, Probe):
         probe = what
     else:
@@ -600,10 +604,10 @@ def compare_states(old: Any, new: Any, probes: list[Probe], count: int, seed: in
     from .sweep import run_sweep
 
     report = StateReport()
-    items: list[Any] = [(replace(p, group_by=group_by) if p.exact else p, IGNORE_CITES[0]) for p in probes]
+    items: list[Any] = [(replace(p, group_by=group_by) if p.exact else p, IGNORE_CITES.get()) for p in probes]
     if count > 0:
         if any("generate" in rs.queries() for rs in (new, old)):
-            items += [(("generate", s, exact, group_by), IGNORE_CITES[0]) for s in range(seed, seed + count)]
+            items += [(("generate", s, exact, group_by), IGNORE_CITES.get()) for s in range(seed, seed + count)]
         else:
             report.note = "neither ruleset has `query generate(seed)`: only the cases were tried"
     sw = run_sweep(_probe_task, [old, new], items, jobs=opts.jobs, cluster=opts.cluster, what="states", err=opts.err,
@@ -868,7 +872,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(render_all(diags, None, err) + "\n")
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
-    IGNORE_CITES[0] = args.ignore_cites
+    IGNORE_CITES.set(args.ignore_cites)
     EXACT_VIEW.update(rows=args.rows)
     opts = Options(args.jobs, args.cluster, err)
     states = compare_states(old, new, probes, args.generate, args.seed, args.exact,
