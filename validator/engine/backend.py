@@ -232,13 +232,11 @@ def _absent_cell(ctx: R.Run) -> None:
 
 
 class _Local(NamedTuple):
-    """A local of the unit (``bind.Local``) in generated code: its Python local, whether it is a procedure's `var`
-    (read late by a lambda, as the reference reads a ``Cell``), and whether its value is ``plain``:
-    never a die (an item of a collection, or what an expression that never is one gave)."""
+    """A local of the unit (``bind.Local``) in generated code: its Python local, and whether it is a procedure's
+    `var` (read late by a lambda, as the reference reads a ``Cell``)."""
 
     py: str
     var: bool = False
-    plain: bool = False
 
 
 Env = dict[int, _Local]  # by slot
@@ -704,7 +702,7 @@ class Backend:
         if isinstance(s, (A.Var, A.LetStmt)):
             py = self.tmp(w, self.expr(w, s.value, env), "_v")  # (not forced: a `let` may hold a die)
             var = isinstance(s, A.Var)
-            return {**env, slot(w.bound, s): _Local(py, var=var, plain=not var and self.never_a_die(w, s.value, env))}
+            return {**env, slot(w.bound, s): _Local(py, var=var)}
         if isinstance(s, A.Assign):
             value = self.expr(w, s.value, env)
             w(f"{env[slot(w.bound, s)].py} = {value}")
@@ -729,7 +727,7 @@ class Backend:
             w(f"for {py} in _iterate({seq}, {w.const(s.span)}):")
             with w.block():
                 w.open_charge(s.span)
-                inner = {**env, slot(w.bound, s): _Local(py, plain=True)}  # (an item of a collection)
+                inner = {**env, slot(w.bound, s): _Local(py)}
                 if s.cond is not None:
                     c = self.looked(w, s.cond, inner)
                     w(f"if not {c}:")
@@ -791,30 +789,14 @@ class Backend:
 
     def looked(self, w: _Writer, e: A.Expr, env: Env) -> str:
         """An expression's value, forced (``reference.force``; a condition is the forced value's truth):
-        what never is a die is not forced, and a roll looked at at once makes none
-        (``DiceSource.looked_at``)."""
-        if self.never_a_die(w, e, env):
-            return self.expr(w, e, env)
+        what is of a sound kind (``facts``) or a constant is not forced (``forced``), and a roll looked at at
+        once makes none (``DiceSource.looked_at``)."""
         if self.dice and isinstance(e, A.Call) and not e.kwargs:
             target = w.bound.get(id(e.func))
             if isinstance(target, BuiltinRef) and target.builtin.fn is _ROLL:
                 args = [self.expr(w, a, env) for a in e.args]
                 return self.builtin_call(w, target.builtin, args, e.span, fn=w.const(roll_looked_at))
         return self.forced(w, self.expr(w, e, env))
-
-    def never_a_die(self, w: _Writer, e: A.Expr, env: Env) -> bool:
-        """Whether ``e`` never is a die: a node of a sound kind (``facts``: a literal, a collection or a
-        truth value it builds...), a local holding an item or such a value, a built-in's result but a
-        roll's (no built-in sees a die, and no container holds one). A program that cannot roll has none."""
-        if not self.dice or id(e) in w.kinds:
-            return True
-        if isinstance(e, A.Name):
-            ref = w.bound.get(id(e))
-            return isinstance(ref, Local) and env[ref.slot].plain
-        if isinstance(e, A.Call):
-            target = w.bound.get(id(e.func))
-            return isinstance(target, BuiltinRef) and target.builtin.fn is not _ROLL
-        return False
 
     def tmp(self, w: _Writer, text: str, prefix: str = "_t") -> str:
         t = w.fresh(prefix)
@@ -941,7 +923,7 @@ class Backend:
         w.lines.append("")  # the loop's head, written once the most an item's code charges is known
         w.indent += 1
         w.stretches.append([0, None])
-        inner = {**env, **{slot(w.bound, first) + i: _Local(py, plain=True) for i, py in enumerate(names)}}  # (items)
+        inner = {**env, **{slot(w.bound, first) + i: _Local(py) for i, py in enumerate(names)}}
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -979,7 +961,7 @@ class Backend:
 
     def x_Let(self, w: _Writer, e: A.Let, env: Env) -> str:
         py = self.tmp(w, self.expr(w, e.value, env), "_v")
-        return self.expr(w, e.body, {**env, slot(w.bound, e): _Local(py, plain=self.never_a_die(w, e.value, env))})
+        return self.expr(w, e.body, {**env, slot(w.bound, e): _Local(py)})
 
     def x_If(self, w: _Writer, e: A.If, env: Env) -> str:
         """The branches in a one-pass block left by `break` (an `else if` chain, however long, is one
@@ -1144,7 +1126,7 @@ class Backend:
         if isinstance(target, BuiltinRef):
             given = (*e.args, *(v for _, v in e.kwargs))
             args = [self.expr(w, a, env) for a in given]
-            return self.builtin_call(w, target.builtin, args, e.span, plain=[self.never_a_die(w, a, env) for a in given])
+            return self.builtin_call(w, target.builtin, args, e.span)
         if isinstance(target, UnitRef):
             args = [self.expr(w, a, env) for a in e.args]
             unit = target.unit
@@ -1173,14 +1155,11 @@ class Backend:
         finally:
             w.bound, w.kinds = bound, kinds
 
-    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None,
-                     plain: list[bool] | None = None) -> str:
-        """A call of a built-in (or of ``fn`` in its place) with its arguments forced (but those
-        ``plain`` says are never a die), its failures located at the call
-        (``reference.Interpreter.apply_builtin``)."""
+    def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None) -> str:
+        """A call of a built-in (or of ``fn`` in its place) with its arguments forced, its failures located
+        at the call (``reference.Interpreter.apply_builtin``)."""
         if b.name != "shown":
-            plain = plain or [False] * len(args)
-            args = [a if p else self.forced(w, a) for a, p in zip(args, plain)]
+            args = [self.forced(w, a) for a in args]
         t = w.fresh()
         call = fn or w.const(b.fn)
         w("try:")
