@@ -185,24 +185,6 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
     return hit.value
 
 
-def _memo_key(v: Any) -> Any:
-    """A function's memo key of an argument that is no text and no record (those are keyed by the text
-    and by the record's identity, ``id``: the commonest). The same sameness as ``reference.freeze``, by
-    keys that never equal one another's: a whole number, integer or fraction, as ``("#int", n)``, any
-    other fraction as itself (never whole, so never an identity), a truth value tagged, none as
-    itself, anything else by its identity."""
-    t = type(v)
-    if t is int:
-        return ("#int", v)
-    if t is str or v is None:
-        return v
-    if t is Fraction:
-        return ("#int", v.numerator) if v.denominator == 1 else v
-    if t is bool:
-        return ("#bool", v)
-    return id(v)
-
-
 _ALONE_CAP = 100_000
 _T = TypeVar("_T")
 
@@ -211,7 +193,7 @@ _HELPERS: dict[str, Any] = {
     "_too_deep": R.too_deep, "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
     "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
-    "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_memo_key": _memo_key, "_field_of": R.field_of,
+    "_call_dynamic": _call_dynamic, "_freeze": R.freeze, "_field_of": R.field_of,
     "_index_of": R.index_of, "_compare": R.compare, "_arith": R.arithmetic, "_add_item": R.add_item,
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
     "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
@@ -579,9 +561,9 @@ class Backend:
         self.enter_counted(w, unit, unit.span)
         memoized = unit.kind in DEFS and not self.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
-            # (by its identity, ``_memo_key``'s key, an argument of a kind never plain)
-            frozen = [_pick(p, self.is_(p, "str", w), _pick(f"_id({p})", _either(self.is_(p, "dict", w), str(
-                self.kind(p, w) not in (None, *PLAIN))), f"_memo_key({p})")) for p in pnames]
+            # (by its identity an argument of a sound kind never plain: every argument's key there is one)
+            frozen = [_pick(p, self.is_(p, "str", w), f"_id({p})" if self.kind(p, w) not in (None, *PLAIN)
+                            else f"_freeze({p})") for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
             w(f"memo = ctx.memos[{ukey}]")
             w("hit = memo.get(key, _MISS)")
