@@ -1014,17 +1014,12 @@ class Backend:
             return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
-            literal = isinstance(e.right, A.ListLit) and all(isinstance(i, (A.Str, A.Int, A.NoneLit)) for i in e.right.items)
-            kx, ky = self.kind(x, w), self.kind(y, w)
-            if literal or kx is str and ky in (list, None):
-                # a text in a list, or a text, number or none in a list of such literals (each equals only one of
-                # its kind): the list's length charged (``reference.member``), then Python's `in` (a collection
-                # on the left goes the reference's way, which charges its size); a text in a set or map, as below
-                listed = "True" if literal else self.is_(y, "list", w)
+            if self.kind(x, w) is str and self.kind(y, w) in (list, None):
+                # a text in a list: the list's length charged (``reference.member``), then Python's `in` (a
+                # collection on the left goes the reference's way, which charges its size); in a set or map, as below
+                listed = self.is_(y, "list", w)
                 _chain(w, [(listed, [f"ctx.steps += _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})"])])
-                when = _either(self.is_(x, "str", w), self.is_(x, "int", w), f"{x} is None" if kx is None else
-                               str(kx is type(None))) if literal else _either(
-                    listed, self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w))
+                when = _either(listed, self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w))
             else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
                 when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                              self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
