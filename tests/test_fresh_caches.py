@@ -336,3 +336,24 @@ def test_the_checkers_findings_are_kept_with_the_files_they_read(project: Path, 
     assert codes() == [("W101", "`extra` is never used")] and len(ran) == 3  # a damaged entry: ignored
     monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
     assert codes() == [("W101", "`extra` is never used")] and len(ran) == 4
+
+
+def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote(cache: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data checks of a load run on a backend of their own: the ruleset's backend names its
+    functions in the order its runs first call them, whether the load ran the checks (the first
+    process) or found them in the check cache (every later one), so that a later process finds in the
+    code cache the code the first one wrote, and compiles none of it again."""
+    rules = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+    state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+
+    def a_process() -> tuple[dict[int, str], Counted]:
+        counted = new_process(monkeypatch)
+        rs = api.load_ruleset(rules)
+        assert rs.ok
+        rs.run(state)
+        return dict(rs.backend().unit_names), counted
+
+    first, cold = a_process()
+    second, warm = a_process()
+    assert cold.compiles > 100 and first == second and warm.compiles == 0

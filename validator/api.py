@@ -561,8 +561,12 @@ def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
         return []
     # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
     # so the variants of a ruleset, each checking its own map with the base's definitions, pay
-    # only for writing it (a fifth of the reference's time on the bigger maps)
-    return data.data_findings(rs.program, rs.backend, run_query)
+    # only for writing it (a fifth of the reference's time on the bigger maps). A backend of its
+    # own: the ruleset's is named in the order of its runs' first calls, as in a process that
+    # finds this check in the check cache and runs no data check, so that such a process finds
+    # the code this one wrote in the code cache (with the ruleset's own backend, the data check's
+    # calls came first and every later name, hence every source text, differed)
+    return data.data_findings(rs.program, lambda: Backend(rs.program), run_query)
 
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:
