@@ -53,7 +53,7 @@ from bench.peers.dpjudge.import_map import MAP_NAMES  # noqa: E402
 def written(rs: Any) -> int:
     """How many functions the backend has written for the ruleset's definitions so far (each is written
     at its first call)."""
-    return sum(isinstance(v, types.FunctionType) for v in rs.backend().g.values())
+    return sum(isinstance(v, types.FunctionType) for typed in (True, False) for v in rs.backend(typed).g.values())
 
 
 WARM_UP_GAMES = 3
@@ -66,6 +66,7 @@ def warm_up(rs: Any, name: str, years: int, games: int = WARM_UP_GAMES) -> float
     as the package's are not charged for building its map caches. Returns the seconds the writing took."""
     t0 = time.perf_counter()
     rs.backend().write_all()
+    rs.backend(typed=False).write_all()  # (the runs on a state not checked: `random_orders`, `start_state`)
     writing = time.perf_counter() - t0
     for k in range(games):
         play_game(rs, name, 10_000 + k, years, MapFigures(name))

@@ -384,6 +384,7 @@ class Backend:
         long run of many phases that would reach most of them at some point: the writing is paid before,
         not in the middle of, what is measured. Returns how many were written (a definition the backend
         refuses is then refused at once, as at a first call)."""
+        self.facts.solve(self.unwritten)  # (first: code written before the kinds is written again, ``run_query``)
         stubs = [fn for fn in (self.function(u) for u in self.program.units.values() if u.kind != "cycle policy")
                  if isinstance(fn, _Stub)]
         for fn in stubs:
