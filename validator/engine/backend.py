@@ -198,7 +198,7 @@ _HELPERS: dict[str, Any] = {
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
     "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
-    "_len": len, "_set": set, "_frozenset": frozenset, "_id": id, "_Fraction": Fraction, "_bool": bool,
+    "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_Fraction": Fraction, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset({str, int, bool, type(None), Fraction}),
     "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
@@ -827,7 +827,9 @@ class Backend:
 
     def x_TupleLit(self, w: _Writer, e: A.TupleLit, env: Env) -> str:
         items = [self.looked(w, i, env) for i in e.items]
-        return self.tmp(w, "(" + "".join(i + ", " for i in items) + ")")
+        # (Python makes one tuple of literals for every call, where a memo keys a tuple by identity: made anew)
+        folded = all(i in ("None", "True", "False") or not i.isidentifier() for i in items)
+        return self.tmp(w, ("_tuple([" if folded else "(") + "".join(i + ", " for i in items) + ("])" if folded else ")"))
 
     def x_SetLit(self, w: _Writer, e: A.SetLit, env: Env) -> str:
         t = self.tmp(w, "_set()")
