@@ -119,11 +119,11 @@ class Ruleset:
         a run reads them: ``jsontext.exact_numbers``)."""
         return self._validate(exact_numbers(state), shown)
 
-    def _validate(self, state: Any, shown: str, exact: list[bool] | None = None) -> list[Diagnostic]:
-        """The state's schema check; ``exact`` (given) gets ``_checked``'s verdict on its types."""
+    def _validate(self, state: Any, shown: str, plain: list[bool] | None = None) -> list[Diagnostic]:
+        """The state's schema check; ``plain`` (given) gets ``_checked``'s verdict on its types."""
         errors, known = self._checked(state, shown)
-        if exact is not None:
-            exact.append(known)
+        if plain is not None:
+            plain.append(known)
         return errors
 
     def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
@@ -302,13 +302,13 @@ class Ruleset:
         spot), each an S002 with its JSON pointer."""
         _in_time()
         state = exact_numbers(state)
-        exact: list[bool] = []
-        errors = self._validate(state, shown, exact)
+        plain: list[bool] = []  # (``_checked``: the state holds JSON's own types alone)
+        errors = self._validate(state, shown, plain)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
         try:
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
-                                   engine=self.backend(exact == [True]))
+                                   engine=self.backend(plain == [True]))
         except R.MissingInput as missing:
             return [missing.diagnostic()]
         except EvalError as err:
