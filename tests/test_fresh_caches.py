@@ -1,5 +1,5 @@
 """The caches that bring a fresh process near a warm one (``core.blobcache``): parsed modules
-(``lang.astcache``) and the backend's compiled code (``engine.codecache``). A warm process gives
+(``lang.astcache``), the backend's compiled code and a program's sound kinds (``engine.codecache``). A warm process gives
 exactly what a cold one gives; a changed source is another entry; an entry anyone else wrote or
 changed is ignored; the folder is private and per-user."""
 
@@ -18,7 +18,7 @@ import pytest
 from validator import api
 from validator.core import blobcache, checkcache
 from validator.core.diagnostics import Span
-from validator.engine import backend, codecache, data, written
+from validator.engine import backend, codecache, data, facts, written
 from validator.lang import ast as A
 from validator.lang import astcache, loader, syntax
 
@@ -34,11 +34,12 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class Counted:
-    """How often the work a cache saves was done (parsing a module, compiling generated code)."""
+    """How often the work a cache saves was done (parsing a module, compiling generated code, solving
+    a program's kinds)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
-        self.parses = self.compiles = 0
-        parse, compile_text = astcache.parse_module, backend._compile_text
+        self.parses = self.compiles = self.solves = 0
+        parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts._solve
 
         def counted_parse(*a: Any) -> Any:
             self.parses += 1
@@ -48,19 +49,25 @@ class Counted:
             self.compiles += 1
             return compile_text(*a)
 
+        def counted_solve(*a: Any) -> Any:
+            self.solves += 1
+            return solve(*a)
+
         monkeypatch.setattr(astcache, "parse_module", counted_parse)
         monkeypatch.setattr(backend, "_compile_text", counted_compile)
+        monkeypatch.setattr(facts.Facts, "_solve", counted_solve)
 
 
 def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
-    """Forget what this process keeps of loaded rulesets, parsed modules, data checks, writings and
-    compiled code, as a new process would; count the parses and compilations from now on."""
+    """Forget what this process keeps of loaded rulesets, parsed modules, data checks, writings, walks
+    and compiled code, as a new process would; count the parses, compilations and solvings from now on."""
     monkeypatch.setattr(api, "_cache", {})
     monkeypatch.setattr(loader, "_module_cache", {})
     monkeypatch.setattr(loader, "_data_cache", {})
     monkeypatch.setattr(data, "_RUNS", {})
     monkeypatch.setattr(backend, "_CODE", {})
     monkeypatch.setattr(written, "_KEPT", {})
+    monkeypatch.setattr(facts, "_WALKS", {})
     return Counted(monkeypatch)
 
 
@@ -113,7 +120,7 @@ def test_a_warm_process_gives_what_a_cold_one_gives(cli, cache: Path, monkeypatc
         warm = new_process(monkeypatch)
         outputs += [cli("test", case) for case in CASES] + [cli("check", "rulesets", "--jobs", "1", "--format", "json")]
         assert warm.parses == 0 and warm.compiles < cold.compiles  # read back
-    assert warm.compiles == 0  # everything read back
+    assert warm.compiles == 0 and warm.solves == 0  # everything read back
     for a, b, c, d in zip(uncached, first, second, third):
         assert (a.code, a.out, a.err) == (b.code, b.out, b.err) == (c.code, c.out, c.err) == (d.code, d.out, d.err)
         assert a.code == 0, a.out + a.err
@@ -136,15 +143,19 @@ def run_main(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Counted]:
     return rs.run({}, validate=False), count
 
 
+KINDS = ("parsed", "code", codecache.KINDS)  # the folders of the kept entries
+
+
 def test_a_changed_source_is_read_afresh(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_main(monkeypatch)[0] == [0, 2, 4, 6]
-    before = {kind: entries(cache, kind) for kind in ("parsed", "code")}
-    assert run_main(monkeypatch)[1].parses == 0
+    before = {kind: entries(cache, kind) for kind in KINDS}
+    again = run_main(monkeypatch)[1]
+    assert again.parses == again.compiles == again.solves == 0
     (project / "main.rules").write_text("def double(x) = x * 3\nquery main = [double(n) for n in range(4)]\n")
     result, count = run_main(monkeypatch)
     assert result == [0, 3, 6, 9]  # the new text's meaning, not the kept one's
-    assert count.parses == 1 and count.compiles >= 1
-    for kind in ("parsed", "code"):
+    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1
+    for kind in KINDS:
         assert set(before[kind]) < set(entries(cache, kind))  # another entry: the old one is never read for it
 
 
@@ -158,8 +169,8 @@ def _tamper(path: Path) -> None:
 def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch,
                                                how: str) -> None:
     run_main(monkeypatch)
-    found = entries(cache, "parsed") + entries(cache, "code")
-    assert len(found) >= 2
+    found = [entry for kind in KINDS for entry in entries(cache, kind)]
+    assert len(found) >= 3 and entries(cache, codecache.KINDS)
     bodies = [entry.read_bytes() for entry in found]
     for i, entry in enumerate(found):
         if how == "edited":
@@ -172,7 +183,7 @@ def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monke
             entry.write_bytes(bodies[i][:blobcache.MAC_BYTES - 1])
     result, count = run_main(monkeypatch)
     assert result == [0, 2, 4, 6]
-    assert count.parses == 1 and count.compiles >= 1  # each entry ignored: the work done afresh
+    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1  # each entry ignored: the work done afresh
 
 
 class _Runs:
@@ -213,7 +224,7 @@ def test_signed_entries_hold_only_what_they_should(project: Path, cache: Path, m
 
 def test_the_folders_are_private_and_per_user(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_main(monkeypatch)
-    for kind in ("parsed", "code"):
+    for kind in KINDS:
         assert ((cache / kind).stat().st_mode & 0o777) == 0o700
     assert ((cache / "key").stat().st_mode & 0o777) == 0o600
     # an entry that is a link to a file elsewhere is not followed
@@ -243,7 +254,7 @@ def test_no_cache_means_none(project: Path, cache: Path, monkeypatch: pytest.Mon
     run_main(monkeypatch)
     monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
     result, count = run_main(monkeypatch)
-    assert result == [0, 2, 4, 6] and count.parses == 1 and count.compiles >= 1  # nothing read back
+    assert result == [0, 2, 4, 6] and count.parses == 1 and count.compiles >= 1 and count.solves == 1  # nothing read back
 
 
 def test_spans_of_other_files_are_kept() -> None:
@@ -338,22 +349,86 @@ def test_the_checkers_findings_are_kept_with_the_files_they_read(project: Path, 
     assert codes() == [("W101", "`extra` is never used")] and len(ran) == 4
 
 
+TURNS = 8  # random turns after the example's: the first three of them write the last functions 200 turns write
+
+
 def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote(cache: Path,
                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The data checks of a load run on a backend of their own: the ruleset's backend names its
     functions in the order its runs first call them, whether the load ran the checks (the first
     process) or found them in the check cache (every later one), so that a later process finds in the
-    code cache the code the first one wrote, and compiles none of it again."""
-    rules = ROOT / "rulesets" / "diplomacy" / "standard.rules"
-    state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    code cache the code the first one wrote, and compiles none of it again; nor solves the kinds again.
+    Over the example's turn and random ones (``bench.ab_instructions --fresh``'s), which write every
+    function 200 of them write."""
+    from bench.peers.dip_positions import random_turns
 
-    def a_process() -> tuple[dict[int, str], Counted]:
+    rules = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+    states = [json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text()),
+              *random_turns(777, TURNS, 34)]
+
+    def a_process() -> tuple[dict[int, str], list[Any], Counted]:
         counted = new_process(monkeypatch)
         rs = api.load_ruleset(rules)
         assert rs.ok
-        rs.run(state)
-        return dict(rs.backend().unit_names), counted
+        results = [rs.run(state) for state in states]
+        return dict(rs.backend().unit_names), results, counted
 
-    first, cold = a_process()
-    second, warm = a_process()
-    assert cold.compiles > 100 and first == second and warm.compiles == 0
+    first, results, cold = a_process()
+    second, again, warm = a_process()
+    assert cold.compiles > 100 and cold.solves >= 1 and first == second and again == results
+    assert warm.compiles == 0 and warm.solves == 0
+
+
+SOLVED = ("rulesets/diplomacy/standard.rules", "rulesets/diplomacy/teaching.rules", "rulesets/his/his.rules",
+          "rulesets/jomini/errata_heavy_infantry.rules", "docs/tutorial/pig.rules")
+
+
+@pytest.mark.parametrize("typed", [True, False])
+@pytest.mark.parametrize("path", SOLVED)
+def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.MonkeyPatch, path: str, typed: bool) -> None:
+    """A later process reads back the kinds the first one solved (``codecache.solve``): the very
+    parameters', nodes' and inputs' kinds a solving of its own program gives. ``Facts`` holds nothing
+    else ``solve`` sets (a new field: say whether solving sets it, and keep it in the entry)."""
+    def backend_of() -> backend.Backend:
+        rs = api.load_ruleset(ROOT / path)
+        assert rs.ok
+        return backend.Backend(rs.program, typed)
+
+    new_process(monkeypatch)
+    b = backend_of()
+    codecache.solve(b.facts, b.unwritten)
+    count = new_process(monkeypatch)
+    b = backend_of()
+    codecache.solve(b.facts, b.unwritten)
+    assert count.solves == 0 and b.facts.solved
+    solved = facts.Facts(b.program, typed)
+    solved.solve()
+    assert count.solves == 1
+    assert set(vars(b.facts)) == set(vars(solved)) == {"program", "typed", "inputs", "deep", "shallow", "busy", "data",
+                                                        "params", "solved", "calls", "solving"}
+    assert (b.facts.params, b.facts.deep, b.facts.inputs) == (solved.params, solved.deep, solved.inputs)
+    assert b.facts.deep and all(set(kinds) == set(solved.deep[i]) for i, kinds in b.facts.deep.items())
+    assert not b.facts.busy and not b.facts.calls and not b.facts.solving
+
+
+def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a signed entry of kinds is read back only if it names the program's units, with as many
+    nodes, and only node numbers, types and tags: else it is ignored and the program solved."""
+    run_main(monkeypatch)
+    [entry] = entries(cache, codecache.KINDS)
+    body = json.loads(blobcache.load(codecache.KINDS, entry.name, codecache.MAX_KINDS_BYTES))
+    assert body["deep"] and body["units"]
+
+    def planted(**changed: Any) -> tuple[Any, Counted]:
+        blobcache.store(codecache.KINDS, entry.name, json.dumps({**body, **changed}).encode())
+        return run_main(monkeypatch)
+
+    other_units = [[ns, name + "x", kind, i] for ns, name, kind, i in body["units"]]
+    more_nodes = [[i, count + 1, kinds] for i, count, kinds in body["deep"]]
+    a_float = [[i, count, [[j, 0.5] for j, _ in kinds]] for i, count, kinds in body["deep"]]
+    from_the_end = [[i, count, [[-1 - j, k] for j, k in kinds]] for i, count, kinds in body["deep"]]
+    for changed in ({"units": other_units}, {"deep": more_nodes}, {"deep": a_float}, {"deep": from_the_end}):
+        result, count = planted(**changed)
+        assert result == [0, 2, 4, 6] and count.solves == 1, changed
+    result, count = planted()  # (the body as it was: read back)
+    assert result == [0, 2, 4, 6] and count.solves == 0

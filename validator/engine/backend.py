@@ -377,7 +377,7 @@ class Backend:
         long run of many phases that would reach most of them at some point: the writing is paid before,
         not in the middle of, what is measured. Returns how many were written (a definition the backend
         refuses is then refused at once, as at a first call)."""
-        self.facts.solve(self.unwritten)  # (first: code written before the kinds is written again, ``run_query``)
+        codecache.solve(self.facts, self.unwritten)  # (first: code written before the kinds is written again, ``run_query``)
         stubs = [fn for fn in (self.function(u) for u in self.program.units.values() if u.kind != "cycle policy")
                  if isinstance(fn, _Stub)]
         for fn in stubs:
@@ -388,7 +388,7 @@ class Backend:
 
     def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         if not self.facts.solved:  # (a run: the kinds are worth a walk of the program, ``facts.solve``)
-            self.facts.solve(self.unwritten)
+            codecache.solve(self.facts, self.unwritten)  # (``facts.solve``, or its result kept by another process)
         return self.interp.run_query(run, unit, args, check)
 
     def unwritten(self) -> None:
@@ -449,7 +449,7 @@ class Backend:
         """The Python source the backend writes for a unit (its function, its body, a table's cells):
         what ``ruleval explain --ir`` shows. Written again, apart from the functions a run uses."""
         self.shown = []
-        self.facts.solve(self.unwritten)  # (what a run writes)
+        codecache.solve(self.facts, self.unwritten)  # (what a run writes)
         try:
             self.write(unit, f"_{unit.name.replace(' ', '_')}")
         except Unwritable as err:

@@ -1,20 +1,35 @@
-"""Compiled code of the backend's generated functions kept across processes (``core.blobcache``).
+"""What a fresh process would work out again for the backend, kept across processes (``core.blobcache``):
 
-A fresh process writes the source of each definition it calls as the warm one did, but need not
-compile it again: the code compiled from a source text is found by a digest of that text (with
-ruleval's own code and the Python version, ``blobcache.name``), signed with the user's key. This is
-the one cache whose content is run: docs/security.md ("Caches") says why that is safe and what it
-does not cover. What is read back must be a code object compiled from a file of the name asked
-for, else it is ignored and the source compiled.
+- **compiled code** (``compiled``): a fresh process writes the source of each definition it calls as
+  the warm one did, but need not compile it again: the code compiled from a source text is found by a
+  digest of that text (with ruleval's own code and the Python version, ``blobcache.name``), signed with
+  the user's key. This is the one cache whose content is run: docs/security.md ("Caches") says why
+  that is safe and what it does not cover. What is read back must be a code object compiled from a
+  file of the name asked for, else it is ignored and the source compiled.
+- **sound kinds** (``solve``): what ``facts.Facts.solve`` finds for a program (a walk of all its units
+  until the kinds of the parameters settle, a fifth of a fresh Diplomacy process's work), found by a
+  digest of all the program is made from (``_program_parts``), as JSON of node numbers and kinds, none
+  of it run: read back, it must name this program's units and nodes, else it is ignored and the
+  program solved.
 """
 
 from __future__ import annotations
 
+import json
 import marshal
 import types
-from typing import Callable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core import blobcache
+from ..lang import ast as A
+from ..lib.values import Map
+from . import written
+from .facts import NOTHING
+
+if TYPE_CHECKING:
+    from ..lang.program import Program
+    from .facts import Facts
 
 KIND = "code"
 MAX_CODE_BYTES = 4_000_000
@@ -37,3 +52,149 @@ def compiled(source: str, filename: str, compile_text: Callable[[str, str], type
     code = compile_text(source, filename)
     blobcache.store(KIND, entry, marshal.dumps(code))
     return code
+
+
+# ---------------------------------------------------------------- sound kinds
+
+KINDS = "kinds"
+KINDS_FORMAT = "1"
+MAX_KINDS_BYTES = 16_000_000
+# the Python types a kind names (``facts``: a value's), by their number in an entry; -1 is ``NOTHING``
+_TYPES: tuple[type, ...] = (int, bool, str, type(None), Fraction, float, list, frozenset, tuple, dict, Map)
+_NUMBERS = {t: i for i, t in enumerate(_TYPES)}
+
+
+class _Refused(Exception):
+    """A kind this entry format cannot hold, or an entry that does not fit the program."""
+
+
+def solve(facts: "Facts", then: Callable[[], None]) -> None:
+    """``facts.solve(then)``: the kinds a process that solved the same program kept, if a signed entry
+    for it is there (then ``then()`` as ``solve`` calls it), else solved and kept for the next process.
+
+    What ``solve`` sets is what is kept (``_solution``): the parameters' kinds, each unit's nodes' kinds
+    and the inputs' kinds, by unit number and by the number of the node in its unit's declaration
+    (``ast.nodes``), which the same texts make alike in every process. The entry is found by a digest
+    of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
+    must name the same units with the same numbers of nodes, else it is ignored."""
+    with written._LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
+        if facts.solved:
+            return
+        if not blobcache.in_use(KINDS):
+            facts.solve(then)
+            return
+        entry = blobcache.name(KINDS, KINDS_FORMAT, *_program_parts(facts.program, facts.typed))
+        kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
+        if kept is not None:
+            try:
+                found = _read(facts.program, json.loads(kept))
+            except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
+                found = None
+            if found is not None:
+                facts.params, facts.deep, facts.inputs = found
+                facts.shallow = {}
+                facts.solved = True
+                then()
+                return
+        facts.solve(then)
+        try:
+            body = _written(facts)
+        except _Refused:
+            return
+        blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
+
+
+def _program_parts(program: "Program", typed: bool) -> list[str]:
+    """Every text and value a program is built from, in order: its modules' texts (by shown path, as the
+    load parsed them), and per namespace its key, the modules it names, its chain, its state schema
+    and the data it imports (each value as read, ``repr``: a set's order may differ between processes,
+    which only misses the entry); and whether the inputs' kinds come from the schema (``typed``)."""
+    loaded = program.loaded
+    parts = [repr(typed), program.entry.key]
+    for shown in sorted(loaded.modules):
+        parts += [shown, loaded.sources.get(shown, "")]
+    for ns in loaded.namespaces.values():
+        parts.append(repr([ns.key, sorted(ns.modules.items()), ns.chain, ns.schema, ns.schema_resources,
+                           [(k, b.path, b.readable, b.value, b.schema and (b.schema.value, b.schema.resources))
+                            for k, b in ns.data.items()]]))
+    return parts
+
+
+def _numbered(unit: Any) -> list[Any]:
+    """A unit's nodes in the order ``ast.nodes`` gives them (its declaration's, then a variant's cells)."""
+    return list(A.nodes((unit.decl, unit.overrides)))
+
+
+def _units(program: "Program") -> list[list[Any]]:
+    return [[u.ns, u.name, u.kind, u.index] for u in program.units.values()]
+
+
+def _written(facts: "Facts") -> dict[str, Any]:
+    """``facts``' solution as an entry's JSON body."""
+    units = {u.index: u for u in facts.program.units.values()}
+    deep = []
+    for i, kinds in facts.deep.items():
+        nodes = _numbered(units[i])
+        at = {id(n): j for j, n in enumerate(nodes)}
+        if any(k not in at for k in kinds):
+            raise _Refused
+        deep.append([i, len(nodes), [[at[k], _encode(v)] for k, v in kinds.items()]])
+    params = {id(p): (u.index, j) for u in units.values() for j, p in enumerate(u.params)}
+    if any(k not in params for k in facts.params):
+        raise _Refused
+    return {"units": _units(facts.program), "deep": deep,
+            "params": [[*params[k], _encode(v)] for k, v in facts.params.items()],
+            "inputs": [[i, _encode(v)] for i, v in facts.inputs.items()]}
+
+
+def _read(program: "Program", body: Any) -> tuple[dict[int, Any], dict[int, dict[int, Any]], dict[int, Any]] | None:
+    """The solution an entry's body holds for ``program``, or None when it names other units."""
+    if type(body) is not dict or body.get("units") != _units(program):
+        return None
+    units = {u.index: u for u in program.units.values()}
+    deep: dict[int, dict[int, Any]] = {}
+    for i, count, kinds in body["deep"]:
+        nodes = _numbered(units[i])
+        if len(nodes) != count or i in deep:
+            return None
+        deep[i] = {id(_at(nodes, j)): _decode(v) for j, v in kinds}
+    params = {id(_at(units[i].params, j)): _decode(v) for i, j, v in body["params"]}
+    inputs = {i: _decode(v) for i, v in body["inputs"] if units[i].kind == "input"}
+    return params, deep, inputs
+
+
+def _at(items: Any, j: Any) -> Any:
+    """``items[j]`` for a number ``j`` counted from the start (no truth value, no count from the end)."""
+    if type(j) is not int or j < 0:
+        raise _Refused
+    return items[j]
+
+
+def _encode(k: Any) -> Any:
+    if k is NOTHING:
+        return -1
+    t = type(k)
+    if t is tuple:
+        if k == NOTHING:
+            raise _Refused
+        return [_encode(x) for x in k]
+    if t is str or k is None:
+        return k
+    if t is type and k in _NUMBERS:
+        return _NUMBERS[k]
+    raise _Refused
+
+
+def _decode(v: Any) -> Any:
+    t = type(v)
+    if t is int:
+        if v == -1:
+            return NOTHING
+        if 0 <= v < len(_TYPES):
+            return _TYPES[v]
+        raise _Refused
+    if t is list:
+        return tuple([_decode(x) for x in v])
+    if t is str or v is None:
+        return v
+    raise _Refused
