@@ -432,3 +432,17 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
     result, count = planted()  # (the body as it was: read back)
     assert result == [0, 2, 4, 6] and count.solves == 0
+
+
+def test_kinds_not_kept_for_a_program_too_deep_to_digest(project: Path, cache: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program whose values cannot be digested (``repr`` past the recursion limit: data files are
+    bounded well below it, so only a guard) is solved in each process, and runs as any other."""
+    def too_deep(*a: Any) -> Any:
+        raise RecursionError
+
+    monkeypatch.setattr(codecache, "_program_parts", too_deep)
+    for _ in range(2):
+        result, count = run_main(monkeypatch)
+        assert result == [0, 2, 4, 6] and count.solves == 1
+    assert entries(cache, codecache.KINDS) == []

@@ -80,10 +80,14 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     with written._LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
         if facts.solved:
             return
-        if not blobcache.in_use(KINDS):
+        try:
+            parts = _program_parts(facts.program, facts.typed) if blobcache.in_use(KINDS) else None
+        except RecursionError:  # (data nested past ``repr``'s depth: not kept)
+            parts = None
+        if parts is None:
             facts.solve(then)
             return
-        entry = blobcache.name(KINDS, KINDS_FORMAT, *_program_parts(facts.program, facts.typed))
+        entry = blobcache.name(KINDS, KINDS_FORMAT, *parts)
         kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
         if kept is not None:
             try:
