@@ -413,7 +413,7 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
 
 def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Even a signed entry of kinds is read back only if it names the program's units, with as many
-    nodes, and only node numbers, types and tags: else it is ignored and the program solved."""
+    nodes, and only node numbers, kind numbers, types and tags: else it is ignored and the program solved."""
     run_main(monkeypatch)
     [entry] = entries(cache, codecache.KINDS)
     body = json.loads(blobcache.load(codecache.KINDS, entry.name, codecache.MAX_KINDS_BYTES))
@@ -423,11 +423,18 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
         blobcache.store(codecache.KINDS, entry.name, json.dumps({**body, **changed}).encode())
         return run_main(monkeypatch)
 
+    def pairs(f: Any) -> list[Any]:  # each unit's (node number, kind number) pairs, changed by f(number, is_node)
+        return [[i, count, [f(x, n % 2 == 0) for n, x in enumerate(flat)]] for i, count, flat in body["deep"]]
+
     other_units = [[ns, name + "x", kind, i] for ns, name, kind, i in body["units"]]
-    more_nodes = [[i, count + 1, kinds] for i, count, kinds in body["deep"]]
-    a_float = [[i, count, [[j, 0.5] for j, _ in kinds]] for i, count, kinds in body["deep"]]
-    from_the_end = [[i, count, [[-1 - j, k] for j, k in kinds]] for i, count, kinds in body["deep"]]
-    for changed in ({"units": other_units}, {"deep": more_nodes}, {"deep": a_float}, {"deep": from_the_end}):
+    more_nodes = [[i, count + 1 if count is not None else None, flat] for i, count, flat in body["deep"]]
+    a_float = [0.5 for _ in body["kinds"]]
+    from_the_end = pairs(lambda x, node: -1 - x if node else x)
+    past_the_kinds = pairs(lambda x, node: x if node else x + len(body["kinds"]))
+    truth = pairs(lambda x, node: x == 1 if not node and x in (0, 1) else x)
+    assert from_the_end != body["deep"] and json.dumps(truth) != json.dumps(body["deep"])  # (False == 0 in Python)
+    for changed in ({"units": other_units}, {"deep": more_nodes}, {"kinds": a_float}, {"deep": from_the_end},
+                    {"deep": past_the_kinds}, {"deep": truth}):
         result, count = planted(**changed)
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
     result, count = planted()  # (the body as it was: read back)

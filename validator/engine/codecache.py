@@ -134,21 +134,34 @@ def _units(program: "Program") -> list[list[Any]]:
 
 
 def _written(facts: "Facts") -> dict[str, Any]:
-    """``facts``' solution as an entry's JSON body."""
+    """``facts``' solution as an entry's JSON body: each kind once (``kinds``), named by its place there."""
     units = {u.index: u for u in facts.program.units.values()}
-    deep = []
+    table: dict[Any, int] = {}
+    encoded: list[Any] = []
+
+    def kind(k: Any) -> int:
+        found = table.get(k)
+        if found is None:
+            encoded.append(_encode(k))
+            found = table[k] = len(table)
+        return found
+
+    deep: list[Any] = []
     for i, kinds in facts.deep.items():
+        if not kinds:
+            deep.append([i, None, []])
+            continue
         nodes = _numbered(units[i])
         at = {id(n): j for j, n in enumerate(nodes)}
         if any(k not in at for k in kinds):
             raise _Refused
-        deep.append([i, len(nodes), [[at[k], _encode(v)] for k, v in kinds.items()]])
+        deep.append([i, len(nodes), [x for n, k in kinds.items() for x in (at[n], kind(k))]])
     params = {id(p): (u.index, j) for u in units.values() for j, p in enumerate(u.params)}
     if any(k not in params for k in facts.params):
         raise _Refused
     return {"units": _units(facts.program), "deep": deep,
-            "params": [[*params[k], _encode(v)] for k, v in facts.params.items()],
-            "inputs": [[i, _encode(v)] for i, v in facts.inputs.items()]}
+            "params": [[*params[p], kind(k)] for p, k in facts.params.items()],
+            "inputs": [[i, kind(k)] for i, k in facts.inputs.items()], "kinds": encoded}
 
 
 def _read(program: "Program", body: Any) -> tuple[dict[int, Any], dict[int, dict[int, Any]], dict[int, Any]] | None:
@@ -156,22 +169,29 @@ def _read(program: "Program", body: Any) -> tuple[dict[int, Any], dict[int, dict
     if type(body) is not dict or body.get("units") != _units(program):
         return None
     units = {u.index: u for u in program.units.values()}
+    table = [_decode(v) for v in body["kinds"]]
     deep: dict[int, dict[int, Any]] = {}
-    for i, count, kinds in body["deep"]:
-        nodes = _numbered(units[i])
-        if len(nodes) != count or i in deep:
+    for i, count, pairs in body["deep"]:
+        if i in deep:
             return None
-        deep[i] = {id(_at(nodes, j)): _decode(v) for j, v in kinds}
-    params = {id(_at(units[i].params, j)): _decode(v) for i, j, v in body["params"]}
-    inputs = {i: _decode(v) for i, v in body["inputs"] if units[i].kind == "input"}
+        if count is None and pairs == []:
+            deep[i] = {}
+            continue
+        nodes = _numbered(units[i])
+        if len(nodes) != count or not _places(pairs):
+            return None
+        deep[i] = {id(nodes[pairs[j]]): table[pairs[j + 1]] for j in range(0, len(pairs), 2)}
+    params = {id(units[i].params[j]): table[k] for i, j, k in body["params"] if _places([j, k])}
+    inputs = {i: table[k] for i, k in body["inputs"] if units[i].kind == "input" and _places([k])}
+    if len(params) != len(body["params"]) or len(inputs) != len(body["inputs"]):
+        return None
     return params, deep, inputs
 
 
-def _at(items: Any, j: Any) -> Any:
-    """``items[j]`` for a number ``j`` counted from the start (no truth value, no count from the end)."""
-    if type(j) is not int or j < 0:
-        raise _Refused
-    return items[j]
+def _places(numbers: Any) -> bool:
+    """Whether ``numbers`` are places in a list counted from its start (numbers, none negative, no
+    truth value): an entry's node, parameter and kind numbers (``IndexError`` past the end)."""
+    return type(numbers) is list and all(type(n) is int for n in numbers) and (not numbers or min(numbers) >= 0)
 
 
 def _encode(k: Any) -> Any:
