@@ -39,6 +39,7 @@ class Counted:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         self.parses = self.compiles = self.solves = 0
+        self.compiled: list[str] = []  # the file names of the code compiled (``<ruleval _u7>``)
         parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts._solve
 
         def counted_parse(*a: Any) -> Any:
@@ -47,6 +48,7 @@ class Counted:
 
         def counted_compile(*a: Any) -> Any:
             self.compiles += 1
+            self.compiled.append(a[1])
             return compile_text(*a)
 
         def counted_solve(*a: Any) -> Any:
@@ -377,6 +379,30 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
     second, again, warm = a_process()
     assert cold.compiles > 100 and cold.solves >= 1 and first == second and again == results
     assert warm.compiles == 0 and warm.solves == 0
+
+
+def test_a_process_of_other_runs_compiles_no_function_the_first_one_wrote(cache: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function's text depends on its unit alone, not on what the process wrote before it: its name is
+    the unit's number, its constants' names are its unit's number and their own (``Backend.const``). So a
+    process whose runs call the functions in another order (other turns) finds the code of every
+    function the first process wrote, and compiles only functions that one never wrote (before, names
+    were given in the order of the first calls: 136 of 192 functions compiled again)."""
+    from bench.peers.dip_positions import random_turns
+
+    rules = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+
+    def a_process(seed: int) -> tuple[list[Any], Counted]:
+        counted = new_process(monkeypatch)
+        rs = api.load_ruleset(rules)
+        assert rs.ok
+        return [rs.run(state) for state in random_turns(seed, TURNS, 34)], counted
+
+    _, first = a_process(777)
+    results, second = a_process(778)
+    assert first.compiles > 100 and not set(second.compiled) & set(first.compiled)
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    assert a_process(778)[0] == results  # (as a process with no cache runs them)
 
 
 SOLVED = ("rulesets/diplomacy/standard.rules", "rulesets/diplomacy/teaching.rules", "rulesets/his/his.rules",

@@ -296,6 +296,9 @@ class Backend:
         self.g: dict[str, Any] = {"__builtins__": {}, **_HELPERS, "_PROTO": self.interp, "_SF": {}, "_GROUPS": {}}
         self.consts: dict[Any, str] = {}
         self.n = 0
+        # the writing under way (``write``): its constants' names' head and the names it gave, so that a
+        # function's text depends on its unit, not on what the process wrote before (``codecache``)
+        self.naming: tuple[str, dict[Any, str]] | None = None
         self.unit_names: dict[int, str] = {}  # by the unit's number
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.log: list[tuple[Any, ...]] | None = None  # what a writing names and compiles (``written``)
@@ -346,10 +349,14 @@ class Backend:
         if type(value) is str and _IDENT.fullmatch(value):
             return f"'{value}'"
         key = ("#obj", id(value)) if not isinstance(value, (str, int, Span)) else (type(value).__name__, value)
-        name = self.consts.get(key)
+        head, consts = self.naming or ("", self.consts)
+        name = consts.get(key)
         if name is None:
-            self.n += 1
-            name = self.consts[key] = f"_k{self.n}"
+            name = f"{head}{len(consts) + 1}"
+            if not head or self.g.get(name, value) is not value:  # (a unit written again: no name is rebound)
+                self.n += 1
+                name = f"_k{self.n}"
+            consts[key] = name
             self.g[name] = value
         if self.log is not None:
             self.log.append(("const", value, name))
@@ -359,7 +366,7 @@ class Backend:
         """The global name of a unit's function: a stub until its first call writes it."""
         name = self.unit_names.get(unit.index)
         if name is None:
-            name = self.unit_names[unit.index] = f"_u{len(self.unit_names) + 1}"
+            name = self.unit_names[unit.index] = f"_u{unit.index}"  # (the same in every process)
             self.g[name] = _Stub(self, unit, name)
         if self.log is not None:
             self.log.append(("unit", unit, name))
@@ -402,7 +409,8 @@ class Backend:
 
     def write(self, unit: Unit, name: str) -> Callable[..., Any]:
         """``unit``'s function, written, or played again from its writing for another program that read
-        all the same (``written``)."""
+        all the same (``written``). Its constants are named for the unit (``const``)."""
+        outer, self.naming = self.naming, (f"_k{unit.index}_", {})
         try:
             return written.write(self, unit, name, self.write_unit)
         except Unwritable as err:  # source Python refuses: the reference runs the query instead
@@ -411,6 +419,8 @@ class Backend:
             raise
         except RecursionError:
             raise Unwritable("E005", "a definition is nested too deeply to write", unit.span) from None
+        finally:
+            self.naming = outer
 
     def write_unit(self, unit: Unit, name: str) -> Callable[..., Any]:
         if unit.state_free and unit.kind in (*DEFS, "const"):

@@ -25,7 +25,7 @@ program, the same calls are made there in the same order, each with that program
 recorded one was the program's own (a unit, a function value, a built-in used as a value, imported
 data, a table the function keeps, a function compiled by the same writing); anything else it named
 is a value of the declarations (a literal, a location, a node) and is named as it is. The names the
-other program gives them (``_k12``, ``_u7``: by the order its backend met them) replace the recorded
+other program gives them (``_u7``, ``_k7_3``: by the unit's number there) replace the recorded
 ones in the recorded texts; the code of a text so renamed is the recorded code with the same names
 replaced (``_renamed_code``), which is what compiling the text gives (``backend._CODE`` keeps it
 under the text). A writing that named an object of no kind listed here, or whose text holds a name
@@ -52,8 +52,10 @@ if TYPE_CHECKING:
     from .backend import Backend
 
 _SCALARS = (str, int, bool, type(None), Fraction, float)
-_NAME = re.compile(r"(?<![\w'])_[ku][0-9]+")  # (a text literal is quoted: a quote before it)
-_NAME_AT = re.compile(r"_[ku][0-9]+")  # (``_names``: a literal first character, which ``re`` looks for fast)
+# a unit's function (``_u7``), a constant of a writing (``_k7_3``: its unit's number, then its own) or one
+# named outside a writing, or past a name already taken (``_k12``)
+_NAME = re.compile(r"(?<![\w'])_(?:k[0-9]+_[0-9]+|[ku][0-9]+)")  # (a text literal is quoted: a quote before it)
+_NAME_AT = re.compile(r"_(?:k[0-9]+_[0-9]+|[ku][0-9]+)")  # (``_names``: a literal first character, which ``re`` looks for fast)
 MAX_KEPT = 4096
 _KEPT: dict[Any, "_Template"] = {}
 # writing records into its backend's log: one writing at a time in the process (a backend's units may
@@ -243,7 +245,6 @@ def _replay(backend: "Backend", unit: Unit, name: str, t: _Template) -> Callable
         return lambda filename: _renamed_code(_compiled(recorded, f"<ruleval {recorded_name}>"), names, filename)
 
     made: list[Callable[..., Any]] = []
-    g = backend.g
     for ev in t.events:
         if ev[0] == "code":
             text = renamed(ev[2])
@@ -269,8 +270,7 @@ def _replay(backend: "Backend", unit: Unit, name: str, t: _Template) -> Callable
             value = {}
         else:  # cells
             value = {k: made[c[1]] if c[0] == "code" else c[1] for k, c in how[0]}
-        # (a value named so already keeps its name: ``const`` names a value once, and would give it)
-        names[ev[1]] = ev[1] if g.get(ev[1]) is value else backend.const(value)
+        names[ev[1]] = backend.const(value)  # (the name a writing of the unit gives it: the same text)
     if t.body is not None:
         backend.bodies[(unit.ns, unit.name)] = made[t.body]
     return made[-1]
