@@ -562,10 +562,9 @@ def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
     # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
     # so the variants of a ruleset, each checking its own map with the base's definitions, pay
     # only for writing it (a fifth of the reference's time on the bigger maps). A backend of its
-    # own: the ruleset's is named in the order of its runs' first calls, as in a process that
-    # finds this check in the check cache and runs no data check, so that such a process finds
-    # the code this one wrote in the code cache (with the ruleset's own backend, the data check's
-    # calls came first and every later name, hence every source text, differed)
+    # own, as a process that finds this check in the check cache runs none (function and constant
+    # names no longer depend on what a backend wrote first, ``Backend.unit_name`` and ``const``, so
+    # either finds in the code cache the code the other wrote)
     return data.data_findings(rs.program, lambda: Backend(rs.program), run_query)
 
 
