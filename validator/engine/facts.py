@@ -1,33 +1,22 @@
 """Sound kinds: the Python type a node's value always has, in both engines, whatever the state, the
-arguments and the other definitions hold (docs/architecture.md, "Sound kinds").
-
-The type pass (``lang.types``) is light: it trusts annotations and inputs, which nothing proves at run
-time, so its types may not drop a run-time test. A kind here is claimed only where the language or
-the program fixes it: a literal; a comparison, `not`, `and`, `or` (truth values); a collection built
-by a literal or a comprehension; `+ - * // %` of two integers (`+` of two texts); `-` of an integer;
-`??` whose left is never none; an `if` whose every branch has one kind; a `let`'s body; a local bound
-by `let` to such a value; an enum's member (its text); imported data (its value's own kind, fixed for
-the program's life); a built-in whose result's type its definition fixes (``builtins``: declared
-`-> int`, `-> bool` or `-> str`); a call of a `def` (or a definition read as a value) whose body has
-a kind; a parameter of a `def` that only the program's own calls run (never named as a value, never
-run from outside): the join of what its calls give it (``Facts.solve``); an item of a loop over a
-collection whose items have a kind; a field of a record whose shape is known, an entry of a
-collection whose entries have a kind (or none, where the lookup may miss). Nothing else: not an
-input, a `var`, a decision, a table, a lambda's parameter. ``tests/test_facts.py`` checks each kind
-claimed against the values the reference computes, on random programs and bundled rulesets.
+arguments and the other definitions hold. Unlike the type pass (``lang.types``), which trusts
+annotations and inputs, a kind is claimed only where the language or the program fixes it: the rules
+and the argument for each are in docs/architecture.md, "Sound kinds"; ``tests/test_facts.py`` holds
+every claim to the values the reference computes.
 
 Inside, a kind is *deep* (``Deep``): a Python type for a plain value, or ``("list", item)``,
-``("set", item)``, ``("tuple", items)``, ``("map", key, value)``, ``("rec", fields, rest)`` (a plain
+``("set", item)``, ``("map", key, value)``, ``("rec", fields, rest)`` (a plain
 ``dict``, a record: the kinds of the fields it holds, or None where they are not all known, and the
 join of all its values, ``rest``), ``("keyed", key, value)`` (a record or a map: `d ?? {}`),
-``("?", kind)`` (that kind or none); None where nothing is known (of a whole
-value or a part) and ``NOTHING`` for no value at all (an empty list's items, a parameter no call
-reaches). ``Facts.of`` gives the shallow kind, the Python type the writer folds its tests on.
+``("?", kind)`` (that kind or none); None where nothing is known (of a whole value or a part) and
+``NOTHING`` for no value at all (an empty list's items, a parameter no call reaches). ``Facts.of``
+gives the shallow kind, the Python type the writer folds its tests on.
 """
 
 from __future__ import annotations
 
 import heapq
+from types import SimpleNamespace
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -36,7 +25,7 @@ from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, Un
 from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import BUILTINS
 from ..lib.values import Map
-from .state import _ref_target, _Unsupported, pointer_parts
+from .state import ref_target, Unsupported, pointer_parts
 from .written import _LOCK as written_lock
 
 Kind = type
@@ -65,13 +54,11 @@ RESULTS: dict[str, Deep] = {name: k for name, b in BUILTINS.items()
 # the nodes whose kind is their node's: literals, truth values
 _FIXED: dict[type, Kind] = {A.Int: int, A.Str: str, A.Bool: bool, A.NoneLit: _NONE, A.Compare: bool, A.Not: bool,
                             A.BoolOp: bool}
-_SHALLOW = {"list": list, "set": frozenset, "tuple": tuple, "map": Map, "rec": dict}
+_SHALLOW = {"list": list, "set": frozenset, "map": Map, "rec": dict}
 _NUMBER_OPS = ("+", "-", "*", "//", "%")
 PLAIN = (int, bool, str, type(None), Fraction)  # (never a die, never a collection)
 DEPTH = 4  # the deepest a kind is kept (a part deeper is unknown): a recursion cannot grow one without end
 MAX_FIELDS = 48  # a record (of data) with more fields is kept by the join of its values alone
-MAX_WALKS = 8192  # the most walks kept for other programs (``Facts.walk_key``)
-_WALKS: dict[tuple[Any, ...], tuple[Any, dict[int, Any]]] = {}
 ROUNDS = 16  # the most rounds of ``Facts.solve``: past them, no parameter has a kind
 
 
@@ -108,9 +95,6 @@ def join(a: Deep, b: Deep) -> Deep:
         return (tag, join(a[1], b[1]))
     if tag in ("map", "keyed"):
         return (tag, join(a[1], b[1]), join(a[2], b[2]))
-    if tag == "tuple":
-        return (tag, tuple(join(x, y) for x, y in zip(a[1], b[1])) if a[1] is not None and b[1] is not None
-                and len(a[1]) == len(b[1]) else None)
     fields = None  # ("rec": a field one side lacks reads none there)
     if a[1] is not None and b[1] is not None:
         fa, fb = dict(a[1]), dict(b[1])
@@ -144,8 +128,6 @@ def capped(k: Deep, depth: int = DEPTH) -> Deep:
         return (tag, capped(k[1], d))
     if tag in ("map", "keyed"):
         return (tag, capped(k[1], d), capped(k[2], d))
-    if tag == "tuple":
-        return (tag, None if k[1] is None else tuple(capped(x, d) for x in k[1]))
     return ("rec", None if k[1] is None else tuple((f, capped(x, d)) for f, x in k[1]), capped(k[2], d))
 
 
@@ -197,7 +179,7 @@ def field_kind(obj: Deep, name: str) -> Deep:
 
 def index_kind(obj: Deep, key: Deep, key_node: Any) -> Deep:
     """The kind of `obj[key]`: an entry of a record or map (none when the key misses), an item of a
-    list or tuple (an index that misses gives no value)."""
+    list (an index that misses gives no value)."""
     if _maybe(obj):  # (indexing none: no value)
         obj = obj[1]
     if obj is NOTHING:
@@ -212,11 +194,6 @@ def index_kind(obj: Deep, key: Deep, key_node: Any) -> Deep:
         return join(_NONE, obj[2])
     if obj[0] == "list":
         return obj[1]
-    if obj[0] == "tuple" and obj[1] is not None and obj[1]:
-        item = NOTHING
-        for k in obj[1]:
-            item = join(item, k)
-        return item
     return None
 
 
@@ -229,14 +206,10 @@ def items_kind(seq: Deep, names: int) -> tuple[Deep, ...]:
     if type(seq) is not tuple or seq is NOTHING:
         return unknown
     tag = seq[0]
-    if names == 1:
-        if tag in ("list", "set"):
-            return (seq[1],)
-        if tag in ("map", "keyed"):
-            return (seq[1],)
-        if tag == "rec":
-            return (str,)
-        return unknown
+    if names == 1 and tag in ("list", "set", "map", "keyed"):
+        return (seq[1],)
+    if names == 1 and tag == "rec":
+        return (str,)
     if names == 2 and tag in ("map", "keyed"):
         return (seq[1], seq[2])
     if names == 2 and tag == "rec":
@@ -244,33 +217,11 @@ def items_kind(seq: Deep, names: int) -> tuple[Deep, ...]:
     return unknown
 
 
-def _items_of_result(name: str, args: list[Deep]) -> Deep:
-    """The kind of a built-in's list of what its arguments hold (``lib/builtins.py``): `keys` and `values`
-    of a record or map (its keys as the values they stand for), `sorted`, `reverse`, `unique` of a list or
-    set (its items), `concat` of two lists; None for any other."""
-    args = [a[1] if _maybe(a) else a for a in args]  # (none given: an error, no value)
-    first = args[0] if args and type(args[0]) is tuple else None
-    if first is None or first is NOTHING:
-        return None
-    tag = first[0]
-    if name == "keys" and len(args) == 1 and tag in ("rec", "map", "keyed"):
-        return ("list", str if tag == "rec" else first[1])
-    if name == "values" and len(args) == 1 and tag in ("rec", "map", "keyed"):
-        return ("list", first[2])
-    if name in ("sorted", "reverse", "unique") and len(args) == 1 and tag in ("list", "set"):
-        return ("list", first[1])
-    if name == "merge" and len(args) == 2 and tag == "rec" and type(args[1]) is tuple and args[1][0] == "rec":
-        # (two records make a record: the second's fields win, but one it may lack or hold as none)
-        second = args[1]
-        fields = None
-        if first[1] is not None and second[1] is not None:
-            fa, fb = dict(first[1]), dict(second[1])
-            fields = tuple((f, join(fa[f], fb[f]) if f in fa and f in fb else fa.get(f, fb.get(f)))
-                           for f in sorted({*fa, *fb}))
-        return ("rec", fields, join(first[2], second[2]))
-    if name == "concat" and len(args) == 2 and tag == "list" and type(args[1]) is tuple and args[1][0] == "list":
-        return ("list", join(first[1], args[1][1]))
-    return None
+# what a built-in's result kind (``builtins.Builtin.kind``) is made of: a list of items of a kind, a join,
+# what walking a collection of a kind gives (``items_kind``, as a loop: ``reference.iterate``), a map's or
+# record's values
+BUILT = SimpleNamespace(list=lambda item: ("list", item), join=lambda a, b: join(a, b),
+                        walked=lambda k: items_kind(k, 1)[0], values=lambda k: items_kind(k, 2)[1])
 
 
 def schema_kind(root: Any, s: Any, depth: int = DEPTH, hops: int = 16) -> Deep:
@@ -288,8 +239,8 @@ def schema_kind(root: Any, s: Any, depth: int = DEPTH, hops: int = 16) -> Deep:
     if "$ref" in s:
         ref = s["$ref"]
         try:
-            return schema_kind(root, _ref_target(root, ref), depth, hops - 1) if _local(ref) else None
-        except _Unsupported:
+            return schema_kind(root, ref_target(root, ref), depth, hops - 1) if _local(ref) else None
+        except Unsupported:
             return None
     values = s["enum"] if isinstance(s.get("enum"), list) else [s["const"]] if "const" in s else None
     if values and all(v is None or type(v) in (str, bool) for v in values):
@@ -345,8 +296,8 @@ def _pointed(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple
     if "$ref" in s:
         try:
             ref = s["$ref"]
-            return _pointed(root, _ref_target(root, ref), parts, hops - 1) if _local(ref) else (None, True)
-        except _Unsupported:
+            return _pointed(root, ref_target(root, ref), parts, hops - 1) if _local(ref) else (None, True)
+        except Unsupported:
             return None, True
     part, named = parts[0], s.get("type")
     if named not in ("object", "array"):
@@ -372,7 +323,7 @@ def _inner_id(s: Any, top: bool = False) -> bool:
 
 
 def _local(ref: Any) -> bool:
-    """Whether a `$ref` is a JSON pointer into its own schema (``state._ref_target``)."""
+    """Whether a `$ref` is a JSON pointer into its own schema (``state.ref_target``)."""
     return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
 
 
@@ -412,8 +363,7 @@ class Facts:
 
     def key(self, unit: Unit) -> tuple[Any, ...]:
         """All the kinds a writing of ``unit`` may read (``written.key``): its nodes' and its parameters'
-        (a node by its identity: the declaration, shared by the programs, holds it). The walk giving
-        them is kept for another program giving it the same inputs (``walk_key``)."""
+        (a node by its identity: the declaration, shared by the programs, holds it)."""
         if not self.solved:
             return ()
         return (tuple(sorted((n, k.__name__) for n, k in self.of(unit).items())),
@@ -428,11 +378,6 @@ class Facts:
         if found is None:
             self.busy.add(unit.index)
             try:
-                shared = None if self.solving or unit.cells or unit.cycle is not None else self.walk_key(unit)
-                kept = _WALKS.get(shared) if shared is not None else None
-                if kept is not None:
-                    found = self.deep[unit.index] = kept[1]
-                    return found
                 walk = _Kinds(self, unit)
                 walk.walk_unit(unit)
             finally:
@@ -440,30 +385,7 @@ class Facts:
             found = self.deep[unit.index] = walk.kinds
             if self.solving:
                 self.calls[unit.index] = walk.calls
-            elif shared is not None:
-                if len(_WALKS) >= MAX_WALKS:
-                    _WALKS.clear()
-                _WALKS[shared] = (unit.decl, found)
         return found
-
-    def walk_key(self, unit: Unit) -> tuple[Any, ...]:
-        """All a walk of ``unit`` (``_Kinds``) reads: its declaration (held by the entry), its kind, its
-        parameters' kinds and, for each name bound, what the walk reads of what it is bound to (a
-        definition's kind, arity and result, data's kind, a built-in's name): the same walk's kinds, in
-        another program that gives them alike (the unit busy, as in its walk: the results read are
-        those its walk then reads, made and kept by this one)."""
-        out: list[Any] = [id(unit.decl), unit.kind, tuple(self.params.get(id(p)) for p in unit.params)]
-        for node, ref in unit.bound.items():
-            if isinstance(ref, UnitRef):
-                u = ref.unit
-                out.append((node, u.kind, u.arity, self.result_deep(u)))
-            elif isinstance(ref, DataRef):
-                out.append((node, self.value(ref.value)))
-            elif isinstance(ref, BuiltinRef):
-                out.append((node, ref.builtin.name))
-            else:
-                out.append((node, type(ref)))
-        return tuple(out)
 
     def result(self, unit: Unit) -> Kind | None:
         """The Python type of every value of a `def`, `const` or input ``unit`` (a writing's key reads it)."""
@@ -677,7 +599,7 @@ class _Kinds(Walker):
         return ("set", self.joined(e.items))
 
     def k_TupleLit(self, e: A.TupleLit) -> Deep:
-        return ("tuple", tuple(self.part(i) for i in e.items))
+        return tuple  # (its items' kinds are not kept: kept, they made no turn faster)
 
     def k_MapLit(self, e: A.MapLit) -> Deep:
         return ("map", self.joined(k for k, _ in e.items), self.joined(v for _, v in e.items))
@@ -739,10 +661,8 @@ class _Kinds(Walker):
             given = [self.part(a) for a in e.args] if not e.kwargs and len(e.args) == n else [None] * n
             site = self.calls.get(ref.unit.index)
             self.calls[ref.unit.index] = given if site is None else [join(s, g) for s, g in zip(site, given)]
-        if isinstance(ref, BuiltinRef) and not e.kwargs:
-            found = _items_of_result(ref.builtin.name, [self.part(a) for a in e.args])
-            if found is not None:
-                return found
+        if isinstance(ref, BuiltinRef) and not e.kwargs and ref.builtin.kind is not None:
+            return ref.builtin.kind(BUILT, *(self.part(a) for a in e.args))
         return None if isinstance(ref, Local) else self.named(ref, len(e.args) + len(e.kwargs))
 
     def named(self, ref: Any, args: int | None) -> Deep:

@@ -323,17 +323,17 @@ _ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comme
 _FAST_DRAFTS = frozenset({"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema"})
 
 
-class _Unsupported(Exception):
+class Unsupported(Exception):
     pass
 
 
-def _ref_target(schema: Any, ref: str) -> Any:
+def ref_target(schema: Any, ref: str) -> Any:
     """The part of the schema a local reference (``#``, ``#/$defs/x``) points at."""
     node: Any = schema
     for raw in ref[2:].split("/") if ref != "#" else []:
         part = _unescape(raw)
         if "%" in part or not isinstance(node, dict) or part not in node:
-            raise _Unsupported(ref)
+            raise Unsupported(ref)
         node = node[part]
     return node
 
@@ -343,7 +343,7 @@ def _enum_parts(members: Any) -> tuple[frozenset[Any], frozenset[Any], frozenset
     JSON booleans are no numbers (while True == 1 in Python); a float equal to a listed integer, or a
     listed array or object, is left to jsonschema."""
     if not isinstance(members, list) or not members:
-        raise _Unsupported(members)
+        raise Unsupported(members)
     return (frozenset(e for e in members if type(e) is str), frozenset(e for e in members if type(e) is int),
             frozenset(e for e in members if type(e) is bool), any(e is None for e in members))
 
@@ -370,21 +370,21 @@ def fast_check(schema: Any) -> Any:
 
     def resolve(ref: Any) -> Any:
         if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
-            raise _Unsupported(ref)
+            raise Unsupported(ref)
         if ref in refs:
             done = refs[ref]
             if done is not None:  # built already: called directly
                 return done  # type: ignore[no-any-return]
             return lambda x: refs[ref](x)  # a recursive reference, still being built
         refs[ref] = None
-        refs[ref] = build(_ref_target(schema, ref), False)
+        refs[ref] = build(ref_target(schema, ref), False)
         return refs[ref]
 
     def build(s: Any, root: bool) -> Any:
         if s is True:
             return lambda x: True
         if not isinstance(s, dict):
-            raise _Unsupported(s)
+            raise Unsupported(s)
         kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
         fused = _fused_object(kws, build) or _fused_text(kws)
         if fused is not None:
@@ -418,7 +418,7 @@ def fast_check(schema: Any) -> Any:
         if k == "type":
             names = [v] if isinstance(v, str) else v
             if not isinstance(names, list) or not names:
-                raise _Unsupported(v)
+                raise Unsupported(v)
             tests = tuple(_type_test(n) for n in names)
             if len(tests) == 1:
                 return tests[0]
@@ -439,34 +439,34 @@ def fast_check(schema: Any) -> Any:
             return enum_member
         if k == "const":
             if not isinstance(v, str):
-                raise _Unsupported(v)
+                raise Unsupported(v)
             return lambda x: type(x) is str and x == v
         if k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
             if type(v) is not int:
-                raise _Unsupported(v)
+                raise Unsupported(v)
             kind = {"L": str, "I": list, "P": dict}[k[3]]
             if k.startswith("min"):
                 return lambda x: type(x) is not kind or len(x) >= v
             return lambda x: type(x) is not kind or len(x) <= v
         if k in ("minimum", "maximum"):
             if type(v) not in (int, float):
-                raise _Unsupported(v)
+                raise Unsupported(v)
             if k == "minimum":
                 return lambda x: type(x) not in _NUMBERS or x >= v
             return lambda x: type(x) not in _NUMBERS or x <= v
         if k == "pattern":
             if not isinstance(v, str):
-                raise _Unsupported(v)
+                raise Unsupported(v)
             rx = _search_pattern(v)
             return lambda x: type(x) is not str or rx.search(x) is not None
         if k == "required":
             if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
-                raise _Unsupported(v)
+                raise Unsupported(v)
             need = tuple(v)
             return lambda x: type(x) is not dict or all(p in x for p in need)
         if k == "properties":
             if not isinstance(v, dict):
-                raise _Unsupported(v)
+                raise Unsupported(v)
             props = {p: build(sub, False) for p, sub in v.items()}
 
             def properties(x: Any) -> bool:
@@ -479,7 +479,7 @@ def fast_check(schema: Any) -> Any:
             return properties
         if k == "additionalProperties":
             if "patternProperties" in s:
-                raise _Unsupported(k)
+                raise Unsupported(k)
             known = frozenset(s.get("properties", {}))
             if v is False:
                 return lambda x: type(x) is not dict or all(type(p) is str and p in known for p in x)
@@ -490,7 +490,7 @@ def fast_check(schema: Any) -> Any:
             return lambda x: type(x) is not dict or all(type(p) is str and name_ok(p) for p in x)
         if k == "items":
             if isinstance(v, list):
-                raise _Unsupported(k)
+                raise Unsupported(k)
             item = build(v, False)
 
             def items(x: Any) -> bool:
@@ -504,18 +504,18 @@ def fast_check(schema: Any) -> Any:
             if v is False:
                 return lambda x: True
             if v is not True:
-                raise _Unsupported(v)
+                raise Unsupported(v)
             return lambda x: type(x) is not list or (all(type(i) is str for i in x) and len(set(x)) == len(x))
         if k == "anyOf":
             if not isinstance(v, list) or not v:
-                raise _Unsupported(v)
+                raise Unsupported(v)
             subs = tuple(build(sub, False) for sub in v)
             return lambda x: any(c(x) for c in subs)
-        raise _Unsupported(k)
+        raise Unsupported(k)
 
     try:
         return build(schema, True)
-    except (_Unsupported, re.error, RecursionError):
+    except (Unsupported, re.error, RecursionError):
         return None
 
 
@@ -542,9 +542,9 @@ def float_free(schema: Any) -> bool:
                 return True
             on_path.add(ref)
             try:
-                if node(_ref_target(schema, ref)):
+                if node(ref_target(schema, ref)):
                     return True
-            except _Unsupported:
+            except Unsupported:
                 pass
             finally:
                 on_path.discard(ref)
@@ -647,7 +647,7 @@ def _type_test(name: Any) -> Any:
         return lambda x: type(x) in _NUMBERS
     t = _JSON_TYPES.get(name) if isinstance(name, str) else None
     if t is None:
-        raise _Unsupported(name)
+        raise Unsupported(name)
     return lambda x: type(x) is t
 
 

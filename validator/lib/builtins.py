@@ -33,15 +33,20 @@ class Builtin:
     needs_ctx: bool = False
     kwargs: tuple[str, ...] = ()
     doc: str = ""
+    # the kind of its result from its arguments' (``engine.facts``, given its ``Kinds`` and theirs), where
+    # its declared result (a list of anything, a record) says less than its definition fixes
+    kind: Callable[..., Any] | None = None
 
 
 BUILTINS: dict[str, Builtin] = {}
 
 
 def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool = False,
-            kwargs: tuple[str, ...] = (), doc: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+            kwargs: tuple[str, ...] = (), doc: str = "",
+            kind: Callable[..., Any] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args, ctx, kwargs, doc)
+        BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args, ctx, kwargs, doc,
+                                 kind)
         return fn
     return register
 
@@ -209,7 +214,8 @@ _KIND_NAMES = {int: "numbers", Fraction: "numbers", bool: "truth values", str: "
                set: "sets", frozenset: "sets", dict: "maps", type(None): "none"}
 
 
-@builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function")
+@builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function",
+         kind=lambda k, xs, key=None: k.list(k.walked(xs)))
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
         return in_order(_ordered_items(ctx, xs, "sorted"))
@@ -260,7 +266,7 @@ def _last(ctx: Context, xs: Any, default: Any = None) -> Any:
     return items[-1] if items else default
 
 
-@builtin("reverse", 1, ctx=True, doc="a list in reverse order")
+@builtin("reverse", 1, ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
 def _reverse(ctx: Context, xs: Any) -> list[Any]:
     return list(_sized(ctx, xs, "reverse"))[::-1]
 
@@ -280,7 +286,8 @@ def _list(ctx: Context, xs: Any) -> list[Any]:
     return list(_sized(ctx, xs, "list"))
 
 
-@builtin("unique", 1, ctx=True, doc="items with repeats removed, first occurrence kept")
+@builtin("unique", 1, ctx=True, doc="items with repeats removed, first occurrence kept",
+         kind=lambda k, xs: k.list(k.walked(xs)))
 def _unique(ctx: Context, xs: Any) -> list[Any]:
     out: list[Any] = []
     seen: set[Any] = set()
@@ -298,12 +305,12 @@ def _unique(ctx: Context, xs: Any) -> list[Any]:
     return out
 
 
-@builtin("keys", 1, ctx=True, doc="a map's keys")
+@builtin("keys", 1, ctx=True, doc="a map's keys", kind=lambda k, m: k.list(k.walked(m)))
 def _keys(ctx: Context, m: Any) -> list[Any]:
     return list(_sized(ctx, _as_map(m, "keys"), "keys"))
 
 
-@builtin("values", 1, ctx=True, doc="a map's values")
+@builtin("values", 1, ctx=True, doc="a map's values", kind=lambda k, m: k.list(k.values(m)))
 def _values(ctx: Context, m: Any) -> list[Any]:
     _spend(ctx, len(_as_map(m, "values")), "values")
     return list(m.values())
@@ -399,7 +406,8 @@ def _append(ctx: Context, xs: Any, x: Any) -> list[Any]:
     return [*_sized(ctx, xs, "append"), x]
 
 
-@builtin("concat", 2, ctx=True, doc="two lists one after the other")
+@builtin("concat", 2, ctx=True, doc="two lists one after the other",
+         kind=lambda k, a, b: k.list(k.join(k.walked(a), k.walked(b))))
 def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
     out = a + b if type(a) is list and type(b) is list else [*_iter(a, "concat"), *_iter(b, "concat")]
     ctx.steps += len(out)
