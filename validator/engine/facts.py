@@ -7,8 +7,7 @@ every claim to the values the reference computes.
 Inside, a kind is *deep* (``Deep``): a Python type for a plain value, or ``("list", item)``,
 ``("set", item)``, ``("map", key, value)``, ``("rec", fields, rest)`` (a plain
 ``dict``, a record: the kinds of the fields it holds, or None where they are not all known, and the
-join of all its values, ``rest``), ``("keyed", key, value)`` (a record or a map: `d ?? {}`),
-``("?", kind)`` (that kind or none); None where nothing is known (of a whole value or a part) and
+join of all its values, ``rest``), ``("?", kind)`` (that kind or none); None where nothing is known (of a whole value or a part) and
 ``NOTHING`` for no value at all (an empty list's items, a parameter no call reaches). ``Facts.of``
 gives the shallow kind, the Python type the writer folds its tests on.
 """
@@ -87,26 +86,18 @@ def join(a: Deep, b: Deep) -> Deep:
         return None if inner is None else ("?", inner)
     if type(a) is not tuple or type(b) is not tuple:
         return None
-    if a[0] != b[0]:  # a record and a map (`d ?? {}`): a dict of some kind, keys and values known
-        ka, kb = _keyed(a), _keyed(b)
-        return None if ka is None or kb is None else ("keyed", join(ka[1], kb[1]), join(ka[2], kb[2]))
+    if a[0] != b[0]:  # (a record and a map, `d ?? {}`, kept as a dict of known keys and values made no turn faster)
+        return None
     tag = a[0]
     if tag in ("list", "set"):
         return (tag, join(a[1], b[1]))
-    if tag in ("map", "keyed"):
+    if tag == "map":
         return (tag, join(a[1], b[1]), join(a[2], b[2]))
     fields = None  # ("rec": a field one side lacks reads none there)
     if a[1] is not None and b[1] is not None:
         fa, fb = dict(a[1]), dict(b[1])
         fields = tuple((f, join(fa.get(f, _NONE), fb.get(f, _NONE))) for f in sorted({*fa, *fb}))
     return ("rec", fields, join(a[2], b[2]))
-
-
-def _keyed(k: Deep) -> Deep:
-    """A record's, map's or keyed kind as a keyed one (its keys' and values' kinds), else None."""
-    if k[0] == "rec":
-        return ("keyed", str, k[2])
-    return k if k[0] in ("map", "keyed") else None
 
 
 def _maybe(k: Deep) -> bool:
@@ -126,7 +117,7 @@ def capped(k: Deep, depth: int = DEPTH) -> Deep:
         return None if inner is None else ("?", inner)
     if tag in ("list", "set"):
         return (tag, capped(k[1], d))
-    if tag in ("map", "keyed"):
+    if tag == "map":
         return (tag, capped(k[1], d), capped(k[2], d))
     return ("rec", None if k[1] is None else tuple((f, capped(x, d)) for f, x in k[1]), capped(k[2], d))
 
@@ -172,7 +163,7 @@ def field_kind(obj: Deep, name: str) -> Deep:
                 if f == name:
                     return k
         return join(_NONE, obj[2])
-    if obj[0] in ("map", "keyed"):
+    if obj[0] == "map":
         return join(_NONE, obj[2])
     return None
 
@@ -190,7 +181,7 @@ def index_kind(obj: Deep, key: Deep, key_node: Any) -> Deep:
         return None
     if obj[0] == "rec":
         return field_kind(obj, key_node.value) if isinstance(key_node, A.Str) else join(_NONE, obj[2])
-    if obj[0] in ("map", "keyed"):
+    if obj[0] == "map":
         return join(_NONE, obj[2])
     if obj[0] == "list":
         return obj[1]
@@ -206,11 +197,11 @@ def items_kind(seq: Deep, names: int) -> tuple[Deep, ...]:
     if type(seq) is not tuple or seq is NOTHING:
         return unknown
     tag = seq[0]
-    if names == 1 and tag in ("list", "set", "map", "keyed"):
+    if names == 1 and tag in ("list", "set", "map"):
         return (seq[1],)
     if names == 1 and tag == "rec":
         return (str,)
-    if names == 2 and tag in ("map", "keyed"):
+    if names == 2 and tag == "map":
         return (seq[1], seq[2])
     if names == 2 and tag == "rec":
         return (str, seq[2])
