@@ -7,9 +7,9 @@ every claim to the values the reference computes.
 Inside, a kind is *deep* (``Deep``): a Python type for a plain value, or ``("list", item)``,
 ``("set", item)``, ``("map", key, value)``, ``("rec", fields, rest)`` (a plain
 ``dict``, a record: the kinds of the fields it holds, or None where they are not all known, and the
-join of all its values, ``rest``), ``("?", kind)`` (that kind or none); None where nothing is known (of a whole value or a part) and
-``NOTHING`` for no value at all (an empty list's items, a parameter no call reaches). ``Facts.of``
-gives the shallow kind, the Python type the writer folds its tests on.
+join of all its values, ``rest``), ``("?", kind)`` (that kind or none); None where nothing is known
+(of a whole value or a part) and ``NOTHING`` for no value at all (an empty list's items, a parameter
+no call reaches). ``Facts.of`` gives the shallow kind, the Python type the writer folds its tests on.
 """
 
 from __future__ import annotations
