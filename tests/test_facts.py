@@ -166,7 +166,8 @@ def flags = {true, false}
 def rec = {x: "p", y: "q"}
 def built = [keys(m)[0], keys(rec)[0], values(rec)[0], values(m)[0], sorted(flags)[0], reverse(m)[0],
              unique([3, 1, 3])[0], sorted(["b", "a"], fn(w) => w)[0], concat(flags, [true])[0],
-             concat(keys(m), values(rec))[0], sorted(xs)[0], keys(xs)]
+             concat(keys(m), values(rec))[0], merge(rec, {y: 1, z: true}).x, merge(rec, {y: 1, z: true}).y,
+             merge(rec, {y: 1, z: true}).z, merge(rec, m), sorted(xs)[0], keys(xs)]
 query main = built
 """
 
@@ -174,7 +175,8 @@ query main = built
 def test_the_kinds_of_built_ins_results_are_their_declarations_and_hold(tmp_path: Path) -> None:
     """A built-in's result kind declared beside it (``Builtin.kind``): `keys`, `sorted`, `reverse`, `unique`
     give a list of what walking their argument gives (a set's truth values as themselves, a map's keys,
-    a record's labels), `values` its values, `concat` the join of both walks; an argument of no kind
+    a record's labels), `values` its values, `concat` the join of both walks, `merge` of two records a
+    record (a field of both: either's kind; with a map, `merge` gives a map: nothing claimed); an argument of no kind
     (an input) gives a list of nothing known, and `keys` of a list (an error) no value. Each item read
     is claimed, and the reference's values are of the kinds claimed."""
     path = tmp_path / "built.rules"
@@ -183,14 +185,15 @@ def test_the_kinds_of_built_ins_results_are_their_declarations_and_hold(tmp_path
     assert rs.ok, rs.diagnostics
     claimed = claims(rs.program)
     items = unit(rs, "built").body.items  # type: ignore[union-attr]
-    assert [claimed.get(id(i)) for i in items] == [str, str, str, int, bool, str, int, str, bool, str, None, list]
+    assert [claimed.get(id(i)) for i in items] == [str, str, str, int, bool, str, int, str, bool, str, str, None, bool, None,
+                                                      None, list]
     seen = observe(rs, {"xs": [2, 1]}, {"query": "main"}, claimed)
     assert not seen.wrong and seen.seen > 20
     with pytest.raises(RunError):
         rs.run({"xs": [2, 1]})
     from validator.lib.builtins import BUILTINS
     assert {n for n, b in BUILTINS.items() if b.kind is not None} == {"keys", "values", "sorted", "reverse", "unique",
-                                                                      "concat"}
+                                                                      "concat", "merge"}
 
 # ---------------------------------------------------------------- kinds of data, parameters, items, fields
 

@@ -208,11 +208,24 @@ def items_kind(seq: Deep, names: int) -> tuple[Deep, ...]:
     return unknown
 
 
+def over(a: Deep, b: Deep) -> Deep:
+    """The kind of a record holding ``b``'s fields over ``a``'s, both records (none given: an error, no value);
+    None for any other: a field of both is either's (``b`` may lack it, reading none there)."""
+    a, b = (k[1] if _maybe(k) else k for k in (a, b))
+    if type(a) is not tuple or type(b) is not tuple or a[0] != "rec" or b[0] != "rec":
+        return None
+    fields = None
+    if a[1] is not None and b[1] is not None:
+        fa, fb = dict(a[1]), dict(b[1])
+        fields = tuple((f, join(fa[f], fb[f]) if f in fa and f in fb else fa.get(f, fb.get(f))) for f in sorted({*fa, *fb}))
+    return ("rec", fields, join(a[2], b[2]))
+
+
 # what a built-in's result kind (``builtins.Builtin.kind``) is made of: a list of items of a kind, a join,
 # what walking a collection of a kind gives (``items_kind``, as a loop: ``reference.iterate``), a map's or
-# record's values
+# record's values, a record's fields over another's
 BUILT = SimpleNamespace(list=lambda item: ("list", item), join=lambda a, b: join(a, b),
-                        walked=lambda k: items_kind(k, 1)[0], values=lambda k: items_kind(k, 2)[1])
+                        walked=lambda k: items_kind(k, 1)[0], values=lambda k: items_kind(k, 2)[1], over=over)
 
 
 def schema_kind(root: Any, s: Any, depth: int = DEPTH, hops: int = 16) -> Deep:

@@ -389,7 +389,8 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
     return [x for x in _ordered_items(ctx, m, "remove") if not equal(x, k)]
 
 
-@builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)")
+@builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)",
+         kind=lambda k, a, b: k.over(a, b))
 def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
     ta, tb = type(a), type(b)
     if not (ta is dict and tb is dict):
