@@ -429,16 +429,10 @@ class Facts:
         return found
 
     def solve(self, then: Callable[[], None] | None = None) -> None:
-        """The kinds of the parameters of each `def` run only by the program's own calls (never named as a
-        value, so never called through one; no query, decision or table is one): the join of the kinds
-        of the arguments of all its calls. First every unit is walked knowing nothing of them; then each
-        parameter takes the join its calls give, and a unit is walked again when a parameter of its
-        changes or when the kind of a definition it reads does (callers first: kinds of parameters
-        come down from the calls), until nothing changes: a fixed point, where every argument given
-        has the kind assumed of its parameter, so (by induction over a run's calls, in the order they
-        are made) every claim holds. None found within ``ROUNDS`` walks of each unit: no parameter has
-        a kind. Before it no node has a kind (``of``; the backend writes again, ``then``, the units
-        written before it, under the same lock)."""
+        """The kinds of the parameters of each `def` run only by the program's own calls: the join of the
+        kinds of its calls' arguments, at a fixed point of walks (docs/architecture.md, "Sound kinds");
+        none past ``ROUNDS`` walks of each unit. Before it no node has a kind (``of``; the backend writes
+        again, ``then``, the units written before it, under the same lock)."""
         with written_lock:  # (a unit is written under it: none is written while the kinds change)
             if not self.solved:
                 self._solve()
