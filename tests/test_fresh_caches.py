@@ -61,15 +61,14 @@ class Counted:
 
 
 def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
-    """Forget what this process keeps of loaded rulesets, parsed modules, data checks, writings, walks
-    and compiled code, as a new process would; count the parses, compilations and solvings from now on."""
+    """Forget what this process keeps of loaded rulesets, parsed modules, data checks, writings and
+    compiled code, as a new process would; count the parses, compilations and solvings from now on."""
     monkeypatch.setattr(api, "_cache", {})
     monkeypatch.setattr(loader, "_module_cache", {})
     monkeypatch.setattr(loader, "_data_cache", {})
     monkeypatch.setattr(data, "_RUNS", {})
     monkeypatch.setattr(backend, "_CODE", {})
     monkeypatch.setattr(written, "_KEPT", {})
-    monkeypatch.setattr(facts, "_WALKS", {})
     return Counted(monkeypatch)
 
 
