@@ -211,10 +211,67 @@ def _fast(schema: dict[str, Any]) -> list[Any]:
     return kept
 
 
+# What a schema's check may know without jsonschema. ``schema_problem`` finds nothing in a schema of draft
+# 2020-12 that the fast meta-schema walk (``metaschema.certainly_valid``) accepts, whose fast check can be made
+# (``_fast``: its RE2 patterns compile) and whose text can key its validator (``_key_text``), when the formats
+# that walk asks about are tested by ``_surely_conforms``: it says True only where every format checker
+# jsonschema may use says True. jsonschema's checkers of `uri` and `uri-reference` depend on optional packages
+# (rfc3987, rfc3986-validator: present, they refuse what RFC 3986 refuses; absent, nothing is refused), so
+# these take only texts that RFC 3986 and RFC 3987 both derive (no percent sign, no IP literal, no port), and
+# leave any other to jsonschema; `regex` is RE2's (``_search_pattern``), as for jsonschema's check.
+_PCHAR = r"[A-Za-z0-9._~!$&'()*+,;=:@-]"
+_TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
+_AFTER = rf"(?:/{_PCHAR}*)*"  # path-abempty
+# (//reg-name path-abempty | path-absolute | path-rootless (or path-noscheme: no `:` in its first segment) | empty)
+_HIER = "(?://[A-Za-z0-9._~-]+{a}|/(?:{p}+{a})?|{first}+{a}|)".format
+_SURE_URI = rf"[A-Za-z][A-Za-z0-9+.-]*:{_HIER(a=_AFTER, p=_PCHAR, first=_PCHAR)}{_TAIL}"  # (compiled when first used)
+_SURE_RELATIVE = _HIER(a=_AFTER, p=_PCHAR, first=_PCHAR.replace(":", "")) + _TAIL
+_SURE_BY_ID: dict[int, list[Any]] = {}
+
+
+def _surely_conforms(value: Any, format: str) -> bool:
+    """True only when ``value`` is of ``format`` for jsonschema's format checker however it is installed."""
+    if format == "regex":
+        try:
+            return bool(_search_pattern(value))
+        except re.error:
+            return False
+    if type(value) is not str:
+        return False
+    if format == "uri":
+        return re.fullmatch(_SURE_URI, value) is not None
+    if format == "uri-reference":
+        return re.fullmatch(_SURE_URI, value) is not None or re.fullmatch(_SURE_RELATIVE, value) is not None
+    return False
+
+
+def _surely_usable(schema: Any, resources: dict[str, Any] | None) -> bool:
+    """True only when ``schema_problem`` would find nothing in the schema (see ``_surely_conforms``); False
+    when it might find something, or when the schema names other files (``resources``)."""
+    if resources or type(schema) is not dict:
+        return False
+    kept = _SURE_BY_ID.get(id(schema))
+    if kept is not None and kept[0] is schema:
+        return kept[1]  # type: ignore[no-any-return]
+    from ..lang.metaschema import DRAFT_2020_12, certainly_valid as certainly_valid_schema
+
+    try:
+        sure = (schema.get("$schema") == DRAFT_2020_12 and certainly_valid_schema(schema, _surely_conforms)
+                and (_key_text(schema), _fast(schema)) is not None)
+    except (TypeError, ValueError, RecursionError, re.error):  # (what ``_validators`` would raise: it says)
+        sure = False
+    if len(_SURE_BY_ID) >= 64:
+        _SURE_BY_ID.clear()
+    _SURE_BY_ID[id(schema)] = [schema, sure]  # (the schema kept, so its id is never reused)
+    return sure
+
+
 def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[str, str] | None:
     """Why a schema cannot be used (what follows "the schema" in a C015) and the JSON pointer of where in
     the schema, or None when it can be: it must be valid against its draft's meta-schema, and its
     patterns must be RE2's."""
+    if _surely_usable(schema, resources):  # (jsonschema would find nothing: not imported for it)
+        return None
     import jsonschema
 
     try:
@@ -250,13 +307,14 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
     problem = schema_problem(schema, resources)
     if problem is not None:
         return [Diagnostic("C015", f"{whose} {problem[0]}", Span(shown))]
-    validator, fast = _validators(schema, resources)
+    fast = _fast(schema)[1]
     if fast is not None:
         try:
             if fast(state):  # accepted: jsonschema would find nothing; otherwise it says what is wrong
                 return []
         except RecursionError:
             pass
+    validator, _ = _validators(schema, resources)
     diags = []
     try:  # the first MAX_ERRORS + 1 only (a hostile state can hold millions), then sorted
         errors = sorted(itertools.islice(validator.iter_errors(state), MAX_ERRORS + 1),
