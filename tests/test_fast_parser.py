@@ -210,3 +210,70 @@ def test_a_string_without_escapes_reads_as_python_reads_it(body: str) -> None:
     except DiagnosticError:
         got = DiagnosticError
     assert got == want
+
+
+# ---------------------------------------------------------------- a token matched against the terminals it may start with
+
+
+def _tokens(text: str, next_token: Any) -> list[tuple[str, int, int]] | int:
+    """The tokens read one after another by ``next_token(text, pos)`` (a match whose last group is the
+    terminal, followed by ignored text), or the offset where none could be read."""
+    driver = syntax.driver()
+    pos = driver.trailing.match(text).end()
+    found = []
+    while pos < len(text):
+        m = next_token(text, pos)
+        if m is None:
+            return pos
+        found.append((m.lastgroup, pos, m.end(m.lastgroup)))
+        pos = m.end()
+    return found
+
+
+def _one_alternation() -> Any:
+    """Every terminal in one pattern, tried in Lark's order at every character (what the driver did before)."""
+    driver = syntax.driver()
+    return __import__("re").compile("(?:" + "|".join(f"(?P<{n}>{rx})" for n, rx in driver.terminals) + ")"
+                                    + driver.skipping).match
+
+
+def _by_first_character(text: str, pos: int) -> Any:
+    driver = syntax.driver()
+    return (driver.lexers.get(text[pos]) or driver._lexer(text[pos]))(text, pos)
+
+
+@pytest.mark.parametrize("path", CORPUS[:12], ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_token_is_read_alike_by_its_first_character_and_by_every_terminal(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert _tokens(text, _by_first_character) == _tokens(text, _one_alternation())
+
+
+@bounded(300)
+@given(st.text(st.sampled_from('ab r"\\\n\t#0123456789d_=<>!:?/.,-+*%|;()[]{}é→\x00\r\x0c'), max_size=40))
+def test_any_text_is_read_alike_by_first_character_and_by_every_terminal(text: str) -> None:
+    assert _tokens(text, _by_first_character) == _tokens(text, _one_alternation())
+
+
+@pytest.mark.parametrize("regexp, starts", [
+    ("ab", ["a", False]), ("a*b", ["ab", False]), ("(?:x|y?)z", ["xyz", False]), ("[0-9]+d", ["0123456789", False]),
+    ("é", ["", True]), ("[a-\u0100]", ["".join(map(chr, range(97, 128))), True]), ("a*", None), ("", None),
+    ("\\w+", None), ('[^"]', None), ("(?i:a)", None), ("(?i)a", None), ("(?=a)a", None), (".", None),
+])
+def test_what_a_terminal_may_start_with(regexp: str, starts: Any) -> None:
+    from validator.lang.lalr import _starts
+
+    assert _starts(regexp) == starts
+
+
+def test_every_terminal_starts_only_with_what_its_reading_says() -> None:
+    """Each terminal of the grammar, tried at every character of a few texts: where it matches, the
+    character is one its reading of the pattern allows."""
+    import re
+
+    driver = syntax.driver()
+    texts = [chr(c) + tail for c in range(0, 300) for tail in ("", "a", "1", "d1", '"', "x\"", "=", ">")]
+    for name, rx in syntax.lalr.tables_from_lark(syntax.parser())["terminals"]:
+        starts = driver.starts[name]
+        for t in texts:
+            if starts is not None and re.match(rx, t):
+                assert (t[0] in starts[0]) if t[0] < "\x80" else starts[1], (name, t)

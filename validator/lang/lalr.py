@@ -93,6 +93,7 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
         "ignore": sorted(lark.lexer_conf.ignore),
         "kept": kept,
         "literals": literals,
+        "starts": {name: _starts(rx) for name, rx in terminals},
     }
 
 
@@ -149,6 +150,81 @@ def _terminals(lark: "Lark") -> tuple[list[list[str]], dict[str, dict[str, str]]
     return [[t.name, t.pattern.to_regexp()] for t in kept], keywords
 
 
+def _starts(regexp: str) -> list[Any] | None:
+    """What a match of ``regexp`` may start with: [the ASCII characters, as a text; whether any other
+    character], or None when it may match the empty text, or this reading of it is not sure (the terminal
+    is then tried at every character). Read from the pattern's parse by Python's ``re``: a literal, a set
+    of literals and ranges, groups, repeats and alternatives are understood; anything else (a category
+    such as ``\\w``, a negated set, a flag, a look-around) makes the answer None."""
+    from re import _constants as C, _parser  # type: ignore[attr-defined]
+
+    def sequence(items: Any) -> tuple[set[str], bool, bool] | None:
+        found: set[str] = set()
+        other = False
+        for op, av in items:
+            got = one(op, av)
+            if got is None:
+                return None
+            chars, more, empty = got
+            found |= chars
+            other = other or more
+            if not empty:
+                return found, other, False
+        return found, other, True
+
+    def one(op: Any, av: Any) -> tuple[set[str], bool, bool] | None:
+        if op is C.LITERAL:
+            return ({chr(av)}, False, False) if av < 128 else (set(), True, False)
+        if op is C.IN:
+            found: set[str] = set()
+            other = False
+            for kind, arg in av:
+                if kind is C.LITERAL:
+                    lo = hi = arg
+                elif kind is C.RANGE:
+                    lo, hi = arg
+                else:  # (a negation, a category)
+                    return None
+                found.update(chr(c) for c in range(lo, min(hi, 127) + 1))
+                other = other or hi >= 128
+            return found, other, False
+        if op is C.SUBPATTERN:
+            _, add, remove, inner = av
+            return None if add or remove else sequence(inner)
+        if op is C.ATOMIC_GROUP:
+            return sequence(av)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            least, _, inner = av
+            got = sequence(inner)
+            return None if got is None else (got[0], got[1], got[2] or least == 0)
+        if op is C.BRANCH:
+            found, other, empty = set(), False, False
+            for alternative in av[1]:
+                got = sequence(alternative)
+                if got is None:
+                    return None
+                found |= got[0]
+                other, empty = other or got[1], empty or got[2]
+            return found, other, empty
+        return None
+
+    try:
+        parsed = _parser.parse(regexp)
+    except re.error:
+        return None
+    if parsed.state.flags & (re.IGNORECASE | re.LOCALE):
+        return None
+    got = sequence(parsed)
+    if got is None or got[2]:
+        return None
+    return ["".join(sorted(got[0])), got[1]]
+
+
+def _never(text: str, pos: int) -> None:
+    """The lexer of a character no terminal may start with."""
+    return None
+
+
 class Driver:
     def __init__(self, tables: dict[str, Any]):
         self.start: int = tables["start"]
@@ -164,22 +240,42 @@ class Driver:
             plain = not trailing and all(not sp and not n for _, sp, n in plan)
             self.takes.append(None if not plain else True if len(plan) == size else tuple(i for i, _, _ in plan))
         ignore = set(tables["ignore"])
-        terminals = [(name, rx) for name, rx in tables["terminals"] if name not in ignore]
+        self.terminals = [(name, rx) for name, rx in tables["terminals"] if name not in ignore]
         skip = "|".join(rx for name, rx in tables["terminals"] if name in ignore)
-        # Ignored text (spaces, comments) is skipped by the same match as the token after it,
-        # possessively (`*+`: a comment is never cut short to let a token match its tail); in this
-        # grammar no token can start with what an ignored terminal matches, so the split is Lark's.
-        # Each terminal's group is named by the terminal (Lark's names are identifiers), so a match
-        # tells its terminal with no lookup.
-        assert all(name.isidentifier() for name, _ in terminals)
-        skipping = f"(?:{skip})*+" if skip else ""
-        self.master = re.compile(skipping + "(?:" + "|".join(f"(?P<{name}>{rx})" for name, rx in terminals) + ")")
-        self.trailing = re.compile(skipping)
+        # A token is matched with the ignored text after it (spaces, comments), skipped possessively
+        # (`*+`: a comment is never cut short to let a token match its tail); in this grammar no token
+        # can start with what an ignored terminal matches, so the split is Lark's. A token is matched
+        # against the terminals it may start with alone (``_starts``), in Lark's order: those it may
+        # not start with could not match there. Each terminal's group is named by the terminal (Lark's
+        # names are identifiers), so a match tells its terminal with no lookup.
+        assert all(name.isidentifier() for name, _ in self.terminals)
+        self.skipping = f"(?:{skip})*+" if skip else ""
+        self.trailing = re.compile(self.skipping)
+        self.starts: dict[str, Any] = tables["starts"]
+        # the first character of a token -> its lexer (``_lexer``), each made when first needed
+        self.lexers: dict[str, Any] = {}
+        self.by_terminals: dict[tuple[str, ...], Any] = {}
         self.keywords: dict[str, dict[str, str]] = tables["keywords"]
         self.kept = frozenset(tables["kept"])
         self.literals: dict[str, str] = tables["literals"]  # terminal name -> its text, for messages
         # (state below, state on top, token) -> the top state after the chain of folds there (``_fold_chain``)
         self.folds: dict[tuple[int, int, str | None], int] = {}
+
+    def _lexer(self, char: str) -> Any:
+        """The ``match`` of the pattern that reads a token starting with ``char`` and the ignored text
+        after it (``_never`` when no terminal may start with it), kept for the next token."""
+        starts = self.starts
+        ascii_ = char < "\x80"
+        names = tuple(name for name, _ in self.terminals if starts[name] is None
+                      or (char in starts[name][0] if ascii_ else starts[name][1]))
+        lexer = self.by_terminals.get(names)
+        if lexer is None:
+            rx = dict(self.terminals)
+            lexer = self.by_terminals[names] = re.compile(
+                "(?:" + "|".join(f"(?P<{name}>{rx[name]})" for name in names) + ")" + self.skipping
+            ).match if names else _never
+        self.lexers[char] = lexer
+        return lexer
 
     def _fold_chain(self, below: int, top: int, ttype: str | None) -> int:
         """The state on top of ``below`` once the folds the table asks for in state ``top`` at a token
@@ -200,22 +296,30 @@ class Driver:
         takes = self.takes
         keywords = self.keywords
         kept = self.kept
-        match = self.master.match
+        lexers = self.lexers
         folds = self.folds
         methods = [getattr(builder, r[5], None) if r[2] != _FOLD and r[2] != _SPLICE else None for r in rules]
         states = [self.start]
         values: list[Any] = []
         starts: list[Any] = []
         ends: list[Any] = []
-        pos = 0
+        pos = self.trailing.match(text).end()  # (where the next token starts: ignored text skipped)
+        last = 0  # where the last token ended
         size_text = len(text)
         while True:
-            m = match(text, pos) if pos < size_text else None
+            if pos < size_text:
+                char = text[pos]
+                lexer = lexers.get(char)
+                if lexer is None:
+                    lexer = self._lexer(char)
+                m = lexer(text, pos)
+            else:
+                m = None
             if m is not None:
                 ttype = m.lastgroup
                 value = m.group(ttype)  # type: ignore[arg-type]
-                end = m.end()
-                start = end - len(value)
+                start = pos
+                last = end = m.end(ttype)  # type: ignore[arg-type]
                 kws = keywords.get(ttype)  # type: ignore[arg-type]
                 if kws is not None:
                     kw = kws.get(value)
@@ -230,10 +334,10 @@ class Driver:
                         tokens.append(tok)
                 else:
                     tok = None  # punctuation and keywords no rule passes on: never looked at
-                pos = end
+                pos = m.end()
             else:
-                if pos < size_text and self.trailing.match(text, pos).end() != size_text:  # type: ignore[union-attr]
-                    raise Mismatch(pos)
+                if pos < size_text:
+                    raise Mismatch(last)
                 ttype = "$END"
                 tok = None
                 start = end = pos = size_text

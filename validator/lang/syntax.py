@@ -206,7 +206,7 @@ def bidi_controls(text: str, path: str) -> list[Diagnostic]:
 
 
 _IDENTITY_ON_ONE = frozenset({"or_chain", "and_chain"})
-_TABLES_FORMAT = "1"
+_TABLES_FORMAT = "2"  # (2: with the characters each terminal may start with)
 
 
 @functools.lru_cache(maxsize=1)
