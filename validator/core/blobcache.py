@@ -33,8 +33,8 @@ MAX_FOLDER_BYTES = 256_000_000
 _CHECKED: set[Path] = set()  # folders whose size was looked at by this process
 
 
-def _folder(kind: str) -> Path | None:
-    if os.environ.get("RULEVAL_NO_CACHE"):
+def _folder(kind: str, always: bool = False) -> Path | None:
+    if os.environ.get("RULEVAL_NO_CACHE") and not always:
         return None
     return checkcache.private_dir(kind)
 
@@ -60,10 +60,11 @@ def _mac(key: bytes, kind: str, entry: str, body: bytes) -> bytes:
     return hmac.new(key, f"{kind}\0{entry}\0".encode() + body, hashlib.sha256).digest()
 
 
-def load(kind: str, entry: str, limit: int) -> bytes | None:
+def load(kind: str, entry: str, limit: int, always: bool = False) -> bytes | None:
     """The body of entry ``entry`` of ``kind``, or None when there is none, or it is too large, not a
-    regular file of the folder, or not signed with this user's key for that kind and name."""
-    folder = _folder(kind)
+    regular file of the folder, or not signed with this user's key for that kind and name. With
+    ``always``, even with ``RULEVAL_NO_CACHE`` (what depends on ruleval alone: the parser's tables)."""
+    folder = _folder(kind, always)
     key = checkcache.signing_key(folder.parent) if folder is not None else None
     if folder is None or key is None:
         return None
@@ -77,9 +78,10 @@ def load(kind: str, entry: str, limit: int) -> bytes | None:
     return body
 
 
-def store(kind: str, entry: str, body: bytes) -> None:
-    """Keep ``body`` as entry ``entry`` of ``kind``, signed, written whole (a failure only means no entry)."""
-    folder = _folder(kind)
+def store(kind: str, entry: str, body: bytes, always: bool = False) -> None:
+    """Keep ``body`` as entry ``entry`` of ``kind``, signed, written whole (a failure only means no entry);
+    ``always`` as for ``load``."""
+    folder = _folder(kind, always)
     key = checkcache.signing_key(folder.parent) if folder is not None else None
     if folder is None or key is None:
         return

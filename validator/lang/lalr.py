@@ -54,8 +54,8 @@ _FOLD_ONE = 3   # call the builder unless exactly one child survives filtering (
 
 
 def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """What the driver needs of a Lark LALR parser, as plain JSON-able data (cached on disk by
-    `validator.syntax`, so that a start-up needs neither Lark nor its grammar analysis).
+    """What the driver needs of a Lark LALR parser, as plain data (texts, numbers, lists, mappings: kept
+    on disk by `validator.syntax`, so that a start-up needs neither Lark nor its grammar analysis).
 
     ``identity_on_one``: builder methods that return their only child unchanged when given one
     child, so that the driver may skip the call (an optimisation; results are the same)."""
@@ -83,7 +83,7 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
     literals = {t.name: t.pattern.value for t in lark.terminals if isinstance(t.pattern, PatternStr)}
     kept = sorted({r.expansion[i].name for r in rules for i in range(len(r.expansion))
                    if r.expansion[i].is_term and (r.options.keep_all_tokens or not r.expansion[i].filter_out)})
-    return {
+    return _plain({
         "start": table.start_states["start"],
         "end": table.end_states["start"],
         "table": rows,
@@ -94,7 +94,19 @@ def tables_from_lark(lark: "Lark", identity_on_one: frozenset[str] = frozenset()
         "kept": kept,
         "literals": literals,
         "starts": {name: _starts(rx) for name, rx in terminals},
-    }
+    })
+
+
+def _plain(x: Any) -> Any:
+    """``x`` with Lark's own kinds of text (a rule's name is a ``Token``) as plain texts: the tables are
+    kept as ``marshal`` data, which knows no other class."""
+    if isinstance(x, str):
+        return str(x)
+    if isinstance(x, dict):
+        return {_plain(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
 
 
 def _rule_info(rule: Any, identity_on_one: frozenset[str]) -> list[Any]:

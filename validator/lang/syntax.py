@@ -6,14 +6,16 @@ import ast as pyast
 import bisect
 import functools
 import hashlib
+import marshal
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 
 from . import ast as A
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span
-from ..core import checkcache, confine
+from ..core import blobcache
 from ..lib.values import KEYWORDS as _KEYWORDS
 from . import lalr
 from .lalr import Driver, Mismatch
@@ -206,41 +208,36 @@ def bidi_controls(text: str, path: str) -> list[Diagnostic]:
 
 
 _IDENTITY_ON_ONE = frozenset({"or_chain", "and_chain"})
-_TABLES_FORMAT = "2"  # (2: with the characters each terminal may start with)
+_TABLES_FORMAT = "3"  # (2: with the characters each terminal may start with; 3: marshal data)
+_TABLES_KIND = "parser"
 
 
 @functools.lru_cache(maxsize=1)
 def driver() -> Driver:
     """The fast LALR driver over the same parse table as `parser()`.
 
-    Its tables are kept on disk (JSON, in ruleval's private cache folder, keyed by the grammar and
-    the driver's source) so that a start-up imports neither Lark nor redoes its grammar analysis.
-    The file is signed like a check-cache entry (``checkcache.read_signed``): its regular
-    expressions are compiled and run on every ruleset, so a table anyone else wrote or changed (a
-    whitespace pattern that backtracks for ever, say) is never used but built again; so is a
-    damaged one. With no private cache folder, the tables are built in each process."""
+    Its tables are kept on disk (``marshal`` data of texts, numbers, lists and mappings, in ruleval's
+    private cache folder, named by the grammar, the driver's source and the Python version) so that a
+    start-up imports neither Lark nor redoes its grammar analysis. The entry is signed like the other
+    binary entries (``blobcache``: kept even with the check cache off, as it depends on ruleval alone)
+    and read only when its signature is right: its regular expressions are compiled and run on every
+    ruleset, so a table anyone else wrote or changed (a whitespace pattern that backtracks for ever,
+    say) is never used but built again; so is a damaged one. With no private cache folder, the
+    tables are built in each process."""
     grammar = _grammar_text()
     h = hashlib.sha256(grammar.encode("utf-8"))
     h.update(Path(lalr.__file__).read_bytes())
-    h.update(f"{_TABLES_FORMAT}:{sorted(_IDENTITY_ON_ONE)}".encode())
-    folder = checkcache.private_dir("parser")
-    key = checkcache.signing_key(folder.parent) if folder is not None else None
-    file = None
-    if folder is not None and key is not None:
-        file = folder / f"{h.hexdigest()[:24]}.json"
-        kept = checkcache.read_signed(file, key, folder, MAX_TABLES_BYTES)
-        if kept is not None:
-            try:
-                return Driver(kept)
-            except (ValueError, KeyError, TypeError, IndexError, re.error):
-                pass
+    h.update(f"{_TABLES_FORMAT}:{sorted(_IDENTITY_ON_ONE)}:{sys.version}".encode())
+    entry = h.hexdigest()[:40]
+    kept = blobcache.load(_TABLES_KIND, entry, MAX_TABLES_BYTES, always=True)
+    if kept is not None:
+        try:
+            return Driver(marshal.loads(kept))
+        except (ValueError, KeyError, TypeError, IndexError, EOFError, re.error):
+            pass
     tables = lalr.tables_from_lark(parser(), _IDENTITY_ON_ONE)
     built = Driver(tables)
-    if file is not None and key is not None:
-        try:
-            confine.write_atomic(file, checkcache.signed_json(key, tables), durable=False)
-        except confine.WriteFailed:
-            pass
+    blobcache.store(_TABLES_KIND, entry, marshal.dumps(tables), always=True)
     return built
 
 
