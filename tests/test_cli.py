@@ -462,6 +462,7 @@ def test_check_leaves_the_authoring_tools_unimported_and_other_commands_still_re
                              capture_output=True, text=True, check=False)
     code, modules = checked.stdout.strip().splitlines()[-1].split(" ", 1)
     assert code == "0" and "validator.tools.testing" not in modules and "validator.tools.fmt" not in modules, modules
+    assert "validator.tools.report" not in modules  # (the text format needs none of SARIF, JUnit, GitHub's)
     listed = subprocess.run([sys.executable, "-c", probe, "--help"], cwd=ROOT, capture_output=True, text=True,
                             check=False)
     assert "fmt" in listed.stdout and "coverage" in listed.stdout and "serve" in listed.stdout

@@ -80,7 +80,6 @@ def _summary(diags: list[Diagnostic]) -> str:
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import check_paths
-    from . import report
 
     missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:  # a path on the command line, like `run`'s ruleset: a usage error (U001, exit 2)
@@ -96,6 +95,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for rs in rulesets:
         sources.update(rs.sources)
     if args.format in ("sarif", "github", "junit"):
+        from . import report  # (only for these formats: it imports `html` and its table of entities)
+
         out.write(report.render_check(args.format, diags, [rs.path for rs in rulesets]))
     else:
         print_diags(diags, args.format, out, err, sources)
