@@ -302,8 +302,6 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                   resources: dict[str, Any] | None = None, whose: str = "the ruleset's state schema") -> list[Diagnostic]:
     """The state's S002 diagnostics; ``resources`` are the files the schema's ``$ref``s name (by URI).
     ``whose`` names the schema in the messages of a schema that cannot be used (C015, C025)."""
-    from referencing.exceptions import Unresolvable
-
     problem = schema_problem(schema, resources)
     if problem is not None:
         return [Diagnostic("C015", f"{whose} {problem[0]}", Span(shown))]
@@ -314,6 +312,8 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                 return []
         except RecursionError:
             pass
+    from referencing.exceptions import Unresolvable
+
     validator, _ = _validators(schema, resources)
     diags = []
     try:  # the first MAX_ERRORS + 1 only (a hostile state can hold millions), then sorted
