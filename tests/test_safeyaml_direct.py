@@ -94,6 +94,52 @@ def test_a_key_given_twice_is_found_first_in_pyyamls_order() -> None:
     assert "key `0x1` given twice (as `1`)" in str(_outcome(DIRECT, text))
 
 
+# ---------------------------------------------------------------- a plain document built from its events
+
+def _loaded(text: str, events: bool) -> Any:
+    """``safeyaml.load``'s value (types beside) or error, with or without building from the parser's events."""
+    try:
+        if not events:
+            safeyaml._LOADERS[(False, False)].from_events = _refuse
+        return ("value", _typed(safeyaml.load(text)))
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        return ("error", type(exc).__name__, str(exc))
+    finally:
+        safeyaml._LOADERS[(False, False)].from_events = _FROM_EVENTS
+
+
+def _refuse(self: Any) -> Any:
+    raise safeyaml._Unplain
+
+
+_FROM_EVENTS = safeyaml._LOADERS[(False, False)].from_events
+BLOCK = ["a: 1\nb:\n  - x\n  - {c: d}\n", "- a\n- - b\n  - c\n", "a: &x 1\nb: &x 2\n", "a: 1\n---\nb: 2\n",
+         "a: !!str 5\nb: !!int '7'\n", "? [a]\n: b\n", "a:\n  b:\n    c: 1\n  b: 2\n", "", "# only\n", "---\n...\n",
+         "a: b: c\n", "[" * 120 + "]" * 120, "{a: " * 120 + "1" + "}" * 120, "x: 2001-12-14\ny: !!binary aGk=\n",
+         "a: .nan\n.nan: 1\n", "- 1.0\n- 1e3\n- 0o17\n- '1'\n", "a: \x85\n", "a: \x00\n", "a: |\n  text\n  more\n",
+         "!!map {a: 1}\n", "!x {a: 1}\n", "a: ! 5\n", "! a: 1\n", "{1: a, true: b}\n", "{null: 1, ~: 2}\n"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(_doc(3), st.sampled_from(BLOCK)))
+def test_a_document_read_from_its_events_is_read_as_before(text: str) -> None:
+    assert _loaded(text, events=True) == _loaded(text, events=False)
+
+
+def test_the_bundled_data_is_read_from_its_events() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.glob("rulesets/**/*.yaml"))]
+    for text in texts:
+        reader = DIRECT(text)
+        try:
+            from_events = ("value", _typed(reader.from_events()))
+        finally:
+            reader.dispose()
+        assert from_events == _outcome(DIRECT, text) == _loaded(text, events=True)
+
+
 # ---------------------------------------------------------------- what a data file's value is checked for
 
 _WIDE = [10 ** (jsontext.MAX_INT_DIGITS - 1), 10 ** jsontext.MAX_INT_DIGITS, -(10 ** jsontext.MAX_INT_DIGITS)]

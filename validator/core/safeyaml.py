@@ -25,7 +25,8 @@ from typing import Any
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
+                         ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
@@ -208,6 +209,8 @@ _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.o
 _SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
 
 
+_NO_KEY = object()  # (``from_events``: no key read yet)
+_EVENTS_DEPTH = 100  # (``from_events``: deeper, the composer reads it)
 _TAGS: dict[tuple[str, Any], str] = {}  # a scalar's tag by its text and (plain, quoted) (``_direct``)
 _TAGGED_CHARS = 64  # longer texts are resolved each time: the table keeps at most 100 000 short ones
 
@@ -282,6 +285,78 @@ def _direct(cls: Any) -> type:
             self.forget()
             return top
 
+        def from_events(self) -> Any:
+            """The document's value built from the parser's events as they come, with no node made: the
+            same value as ``construct_document`` of the composed document, for a plain one (texts, lists,
+            mappings and the scalars of ``_SCALARS``, no anchor, no tag but these, no key given twice, no
+            scalar its tag cannot read, nested at most ``_EVENTS_DEPTH`` deep, one document). Anything
+            else raises ``_Unplain`` or the error met, and the text is read again by ``get_single_data``:
+            so every error, and which one comes first, is PyYAML's."""
+            get = self.get_event
+            resolve = self.resolve
+            scalar = self.construct_object
+            get()  # (the stream's start)
+            event = get()
+            if type(event) is StreamEndEvent:
+                return None
+            if type(event) is not DocumentStartEvent:
+                raise _Unplain
+            top: Any = None
+            stack: list[Any] = []  # the containers being filled, innermost last
+            keys: list[Any] = []  # for each: the key read whose value comes next, else _NO_KEY
+            while True:
+                event = get()
+                t = type(event)
+                if t is ScalarEvent:
+                    if event.anchor is not None:
+                        raise _Unplain
+                    tag = event.tag
+                    if tag is None or tag == "!":
+                        tag = resolve(ScalarNode, event.value, event.implicit)
+                    if tag == _STR:
+                        made: Any = event.value
+                    elif tag in _SCALARS:
+                        made = scalar(ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+                    else:
+                        raise _Unplain
+                    is_new = False
+                elif t is MappingStartEvent or t is SequenceStartEvent:
+                    tag = event.tag
+                    if event.anchor is not None or not (tag is None or tag == "!" or tag == (_MAP if t is MappingStartEvent else _SEQ)):
+                        raise _Unplain
+                    made = {} if t is MappingStartEvent else []
+                    is_new = True
+                elif t is MappingEndEvent or t is SequenceEndEvent:
+                    stack.pop()
+                    keys.pop()
+                    continue
+                elif t is DocumentEndEvent:
+                    break
+                else:  # (an alias)
+                    raise _Unplain
+                if not stack:
+                    top = made
+                else:
+                    into = stack[-1]
+                    if type(into) is list:
+                        into.append(made)
+                    elif keys[-1] is _NO_KEY:
+                        if is_new or made in into:  # (a key that is a container, or given twice: PyYAML says)
+                            raise _Unplain
+                        keys[-1] = made
+                    else:
+                        into[keys[-1]] = made
+                        keys[-1] = _NO_KEY
+                if is_new:
+                    if len(stack) >= _EVENTS_DEPTH:
+                        raise _Unplain
+                    stack.append(made)
+                    keys.append(_NO_KEY)
+            if type(get()) is not StreamEndEvent:
+                raise _Unplain
+            self.forget()
+            return top
+
         def forget(self) -> None:
             """What PyYAML's constructor kept of the document's nodes (the scalars it was given) dropped."""
             self.constructed_objects: dict[Any, Any] = {}
@@ -313,6 +388,14 @@ def load(text: str, line_numbers: bool = False, max_nodes: int | None = None) ->
     try:
         counted = max_nodes is not None or ("*" in text and _MAYBE_ALIAS.search(text) is not None)
         loader = _LOADERS[(line_numbers, counted)](text)
+        if not (counted or line_numbers) and _CParser is not None:  # (a plain document: from its events)
+            try:
+                return loader.from_events()
+            except Exception:  # (anything else, or any error: read again, by PyYAML, which says what is wrong)
+                pass
+            finally:
+                loader.dispose()
+            loader = _LOADERS[(line_numbers, counted)](text)
         if max_nodes is not None:
             loader.max_nodes = max_nodes
         try:
