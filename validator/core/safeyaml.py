@@ -294,6 +294,7 @@ def _direct(cls: Any) -> type:
             so every error, and which one comes first, is PyYAML's."""
             get = self.get_event
             resolve = self.resolve
+            tags = _TAGS
             scalar = self.construct_object
             get()  # (the stream's start)
             event = get()
@@ -311,8 +312,11 @@ def _direct(cls: Any) -> type:
                     if event.anchor is not None:
                         raise _Unplain
                     tag = event.tag
-                    if tag is None or tag == "!":
-                        tag = resolve(ScalarNode, event.value, event.implicit)
+                    if tag is None or tag == "!":  # (``resolve``'s table looked up here: a call saved per scalar)
+                        value = event.value
+                        tag = tags.get((value, event.implicit)) if len(value) <= _TAGGED_CHARS else None
+                        if tag is None:
+                            tag = resolve(ScalarNode, value, event.implicit)
                     if tag == _STR:
                         made: Any = event.value
                     elif tag in _SCALARS:
