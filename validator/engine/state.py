@@ -542,7 +542,14 @@ def fast_check(schema: Any) -> Any:
             if v is False:
                 return lambda x: type(x) is not dict or all(type(p) is str and p in known for p in x)
             extra = build(v, False)
-            return lambda x: type(x) is not dict or all(type(p) is str and (p in known or extra(x[p])) for p in x)
+
+            def additional(x: Any) -> bool:  # (a loop, not `all` of a generator: a map of many entries is common)
+                if type(x) is dict:
+                    for p, item in x.items():
+                        if type(p) is not str or (p not in known and not extra(item)):
+                            return False
+                return True
+            return additional
         if k == "propertyNames":
             name_ok = build(v, False)
             return lambda x: type(x) is not dict or all(type(p) is str and name_ok(p) for p in x)
