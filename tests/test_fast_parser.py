@@ -301,3 +301,14 @@ def test_every_terminal_starts_only_with_what_its_reading_says() -> None:
         for t in texts:
             if starts is not None and re.match(rx, t):
                 assert (t[0] in starts[0]) if t[0] < "\x80" else starts[1], (name, t)
+
+
+@pytest.mark.parametrize("text", ["query main = 1 + @", "query main = f(1, 2) @", "  @", "query x = [1,\n 2] # c\n @ y",
+                                  "def f(a) = a * (b - 2) ¤"])
+def test_where_no_token_can_be_read_the_driver_gives_up_at_the_end_of_the_last_token(text: str) -> None:
+    read = _tokens(text, _one_alternation())
+    assert isinstance(read, int)  # (no terminal can be read there)
+    with pytest.raises(Mismatch) as gave_up:
+        syntax.driver().parse(text, syntax._Builder("t.rules", text))
+    before = [end for _, _, end in _tokens(text[:read], _one_alternation())]  # type: ignore[union-attr]
+    assert gave_up.value.start == (before[-1] if before else 0)

@@ -315,8 +315,8 @@ class Driver:
         values: list[Any] = []
         starts: list[Any] = []
         ends: list[Any] = []
-        pos = self.trailing.match(text).end()  # (where the next token starts: ignored text skipped)
-        last = 0  # where the last token ended
+        pos = self.trailing.match(text).end()  # type: ignore[union-attr]  # (where the next token starts)
+        token_end = 0  # where the last token read ended
         size_text = len(text)
         while True:
             if pos < size_text:
@@ -331,7 +331,7 @@ class Driver:
                 ttype = m.lastgroup
                 value = m.group(ttype)  # type: ignore[arg-type]
                 start = pos
-                last = end = m.end(ttype)  # type: ignore[arg-type]
+                token_end = end = m.end(ttype)  # type: ignore[arg-type]
                 kws = keywords.get(ttype)  # type: ignore[arg-type]
                 if kws is not None:
                     kw = kws.get(value)
@@ -349,7 +349,7 @@ class Driver:
                 pos = m.end()
             else:
                 if pos < size_text:
-                    raise Mismatch(last)
+                    raise Mismatch(token_end)
                 ttype = "$END"
                 tok = None
                 start = end = pos = size_text
