@@ -326,9 +326,10 @@ def _direct(cls: Any) -> type:
                     is_new = False
                 elif t is MappingStartEvent or t is SequenceStartEvent:
                     tag = event.tag
-                    if event.anchor is not None or not (tag is None or tag == "!" or tag == (_MAP if t is MappingStartEvent else _SEQ)):
+                    mapping = t is MappingStartEvent
+                    if event.anchor is not None or not (tag is None or tag == "!" or tag == (_MAP if mapping else _SEQ)):
                         raise _Unplain
-                    made = {} if t is MappingStartEvent else []
+                    made = {} if mapping else []
                     is_new = True
                 elif t is MappingEndEvent or t is SequenceEndEvent:
                     stack.pop()
