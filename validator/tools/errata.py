@@ -755,7 +755,7 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         wo = max([len(odds(r[1], r)) for r in rows] + [3])
         wn = max([len(odds(r[2], r)) for r in rows] + [3])
         lines.append(f"  {'OLD'.ljust(wo)}  {'NEW'.ljust(wn)}  outcome")
-        cap = EXACT_VIEW["rows"]
+        cap = EXACT_ROWS.get()
         for row, label in list(zip(outcomes, labels))[:cap if cap >= 0 else None]:
             x, y = odds(row[1], row), odds(row[2], row)
             parts = textwrap.wrap(label, max(30, WIDTH - wo - wn - 6), break_long_words=True, break_on_hyphens=False)
@@ -789,7 +789,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
-EXACT_VIEW: dict[str, Any] = {"rows": 12}  # `--rows`: how many outcome rows of an exact table are shown
+# `--rows`: how many outcome rows of an exact table are shown (a context variable, as IGNORE_CITES: set by the
+# command or a playground request, read where the table is written)
+EXACT_ROWS: ContextVar[int] = ContextVar("exact_rows", default=12)
 
 
 def grouped_distribution(result: Any, field: str) -> Any:
@@ -873,7 +875,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             worst = exit_code([d for d in diags if d.is_error])
         probes += found
     IGNORE_CITES.set(args.ignore_cites)
-    EXACT_VIEW.update(rows=args.rows)
+    EXACT_ROWS.set(args.rows)
     opts = Options(args.jobs, args.cluster, err)
     states = compare_states(old, new, probes, args.generate, args.seed, args.exact,
                             None if args.shrink < 0 else args.shrink, opts, args.group_by)

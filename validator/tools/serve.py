@@ -555,7 +555,7 @@ class Playground:
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES.set(body.get("ignore_cites") is True)
-        errata.EXACT_VIEW.update(rows=12)
+        errata.EXACT_ROWS.set(12)
         # (a sweep in this request's own process: the settings above are its own)
         found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK, errata.Options(jobs=1))
         diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips
