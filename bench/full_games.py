@@ -65,7 +65,7 @@ def warm_up(rs: Any, name: str, years: int, games: int = WARM_UP_GAMES) -> float
     program's life (the orders read, the places named): the measured games pay for no one-time work,
     as the package's are not charged for building its map caches. Returns the seconds the writing took."""
     t0 = time.perf_counter()
-    rs.backend().write_all()
+    rs.backend(typed=True).write_all()
     rs.backend(typed=False).write_all()  # (the runs on a state not checked: `random_orders`, `start_state`)
     writing = time.perf_counter() - t0
     for k in range(games):

@@ -472,7 +472,7 @@ def writings(path: Path, every: bool = False) -> list[tuple[Any, ...]]:
         m.setattr(B, "define", define)
         rs = api.load_ruleset(path, use_cache=False, check_cache=False)
         if every:
-            rs.backend().write_all()
+            rs.backend(typed=True).write_all()
     return out
 
 
@@ -556,7 +556,7 @@ def test_a_variant_overriding_a_definition_written_into_another_writes_that_one_
     for name in order:
         rs = api.load_ruleset(Path(f"{name}.rules"), use_cache=False, check_cache=False)
         inlined = [u for u in rs.program.units.values() if u.name in ("g", "h")]
-        assert len(inlined) == 2 and all(rs.backend().inlines(u) for u in inlined)  # (as the test says)
+        assert len(inlined) == 2 and all(rs.backend(typed=True).inlines(u) for u in inlined)  # (as the test says)
         del written_here[:]
         for engine in ("backend", "reference"):
             assert rs.run({"k": 2}, engine=engine) == want[name], (name, engine)

@@ -38,7 +38,7 @@ def outcome(rs: Any, state: Any, options: dict[str, Any], engine: str) -> tuple[
 def steps(rs: Any, state: Any, options: dict[str, Any], engine: str) -> int | str:
     """The steps a run took (or the error it stopped at), on one engine, without the state check."""
     dice = ScriptedDice(options["dice"]) if "dice" in options else SeededDice(options.get("seed", 0))
-    runner = rs.backend() if engine == "backend" else None
+    runner = rs.backend(typed=False) if engine == "backend" else None
     try:
         _, run = R.run_query(rs.program, state, options["query"], list(options.get("args") or []), dice,
                              options.get("budget", 5_000_000), engine=runner)
@@ -347,7 +347,7 @@ def test_every_value_a_warmed_backend_keeps_carries_the_walk_from_nothing_paid(
     rs = load_ruleset(path, use_cache=False)
     for q in order:
         outcome(rs, {}, {"query": q}, "backend")
-    assert _kept_bounds_hold(rs.backend())
+    assert _kept_bounds_hold(rs.backend(typed=False))
 
 
 def test_every_value_the_bundled_data_checks_keep_carries_the_walk_from_nothing_paid() -> None:
@@ -358,8 +358,8 @@ def test_every_value_the_bundled_data_checks_keep_carries_the_walk_from_nothing_
         rs = load_ruleset(f, use_cache=False)
         check = rs.program.query(R.DATA_CHECK)
         if check is not None:  # (run here: ``data.query_findings`` keeps a run for the process)
-            R.run_without_state(rs.program, check, 5_000_000, rs.backend())
-            looked += _kept_bounds_hold(rs.backend())
+            R.run_without_state(rs.program, check, 5_000_000, rs.backend(typed=False))
+            looked += _kept_bounds_hold(rs.backend(typed=False))
     assert looked > 10_000
 
 
@@ -392,7 +392,7 @@ def test_a_memo_that_cannot_be_seen_is_left_out_and_a_run_past_the_budget_is_the
     rs = load_ruleset(path, use_cache=False)
     assert rs.ok, [str(d) for d in rs.diagnostics]
     f = next(u for u in rs.program.units.values() if u.name == "f")
-    assert rs.backend().memo_free(f) and "memos" not in "".join(rs.backend().source_of(f))
+    assert rs.backend(typed=False).memo_free(f) and "memos" not in "".join(rs.backend(typed=False).source_of(f))
     full = steps(rs, {}, {"query": "main"}, "reference")
     assert isinstance(full, int) and steps(rs, {}, {"query": "main"}, "backend") > full
     for budget in (full, full - 1, 5):
@@ -401,7 +401,7 @@ def test_a_memo_that_cannot_be_seen_is_left_out_and_a_run_past_the_budget_is_the
         assert steps(rs, {}, options, "backend") == steps(rs, {}, options, "reference"), budget
     assert outcome(rs, {}, {"budget": full}, "backend") == ("ok", [7, 7, 7, 6])
     assert outcome(rs, {}, {"budget": full - 1}, "backend")[1][0][0] == "E004"
-    assert f.index not in rs.backend().unit_names  # (no function of its own: written in `v`)
+    assert f.index not in rs.backend(typed=False).unit_names  # (no function of its own: written in `v`)
 
 
 FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", "[x * 2 for x in [1, 2, 3]]", "none", "5",
@@ -479,11 +479,11 @@ def test_no_value_but_a_record_has_a_get() -> None:
     path = _ROOT / "functions.rules"
     path.write_text("def f(x) = x\nquery main = [f, fn(y) => y, len]\n")
     rs = load_ruleset(path, use_cache=False)
-    (unit_value, lam, builtin), _ = R.run_query(rs.program, {}, "main", [], SeededDice(0), engine=rs.backend())
+    (unit_value, lam, builtin), _ = R.run_query(rs.program, {}, "main", [], SeededDice(0), engine=rs.backend(typed=False))
     values = [
         "text", 1, True, None, Fraction(1, 2), 1.5, [1], (1, 2), frozenset([1]), {1}, DiceSpec(2, 6),
         RandomValue(None, {1: Fraction(1)}, 0, "1d6"), (x for x in []), types.FunctionType(compile("0", "", "eval"), {}),
-        B._Forcing(lambda ctx: 0), R.UnitFunction(rs.program.query("main"), rs.backend().interp),
+        B._Forcing(lambda ctx: 0), R.UnitFunction(rs.program.query("main"), rs.backend(typed=False).interp),
         R.BuiltinFunction(BUILTINS["len"], None, None), unit_value, lam, builtin,
     ]
     assert [v for v in values if hasattr(v, "get")] == []
@@ -565,8 +565,8 @@ def test_writing_every_definition_up_front_refuses_what_cannot_be_written(shape:
     path.write_text(UNWRITABLE[shape] + "query main = [roll(1d6), many, len(many)]\n")
     rs = load_ruleset(path, use_cache=False)
     assert rs.ok, [str(d) for d in rs.diagnostics]
-    assert rs.backend().write_all() > 0
-    assert rs.backend().write_all() == 0  # nothing left to write
+    assert rs.backend(typed=False).write_all() > 0
+    assert rs.backend(typed=False).write_all() == 0  # nothing left to write
     fast = outcome(rs, {}, {"seed": 3}, "backend")
     assert fast[0] == "ok", fast
     assert fast == outcome(rs, {}, {"seed": 3}, "reference")
@@ -577,7 +577,7 @@ def test_a_game_plays_alike_with_its_code_written_up_front_or_at_first_calls() -
     of them before the first run (``Backend.write_all``)."""
     path = Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules"
     lazy, eager = load_ruleset(path, use_cache=False), load_ruleset(path, use_cache=False)
-    assert eager.backend().write_all() > 100
+    assert eager.backend(typed=True).write_all() > 100
     state = lazy.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
                      "start_state")
     for i in range(10):

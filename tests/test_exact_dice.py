@@ -212,7 +212,7 @@ def test_enumerate_exact_is_every_path_run_alone(program: tuple[str, dict[str, A
     budget = options.get("budget", 5_000_000)
     for query in ("main", "run_proc", "both"):
         unit = rs.program.query(query)
-        for interp in (Interpreter(rs.program), rs.backend()):
+        for interp in (Interpreter(rs.program), rs.backend(typed=False)):
             plain = plain_enumeration(interp, unit, state, budget)
             assert enumeration(interp, unit, state, budget) == plain, (query, text)
 

@@ -154,7 +154,7 @@ def test_the_backend_writes_no_type_test_of_a_value_whose_kind_is_sound(tmp_path
     path = tmp_path / "sound.rules"
     path.write_text('input xs: any at "/xs" default []\ndef small = len(xs) + 1 < 3\nquery main = small\n')
     rs = load_ruleset(path, use_cache=False)
-    source = "\n".join(rs.backend().source_of(unit(rs, "small")))
+    source = "\n".join(rs.backend(typed=True).source_of(unit(rs, "small")))
     assert "_type(" not in source and "_compare" not in source and "_arith" not in source, source
     assert rs.run({"xs": [1]}) is True and rs.run({"xs": [1, 2]}) is False
 
@@ -410,7 +410,7 @@ def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp
     assert plus_one.decl is plus_two.decl is unit(three, "plus").decl  # (one declaration: a writing could be played again)
     if how == "result":
         assert solved(one.program).result(unit(one, "pick")) is int and solved(two.program).result(unit(two, "pick")) is None
-    assert "_arith" not in "\n".join(one.backend().source_of(plus_one))
+    assert "_arith" not in "\n".join(one.backend(typed=True).source_of(plus_one))
     assert one.run({}, query="main", args=["a"]) == 2
     assert three.run({}, query="main", args=["a"]) == 6
     with pytest.raises(RunError) as err:
@@ -418,7 +418,7 @@ def test_a_writing_is_not_played_again_for_a_program_whose_data_kinds_differ(tmp
     with pytest.raises(RunError) as ref:
         two.run({}, query="main", args=["a"], engine="reference")
     assert str(err.value) == str(ref.value)
-    keys = [written.key(rs.backend(), unit(rs, "plus"), [], []) for rs in (one, two, three)]
+    keys = [written.key(rs.backend(typed=True), unit(rs, "plus"), [], []) for rs in (one, two, three)]
     assert keys[0] != keys[1] and keys[0] == keys[2]
 
 
@@ -522,7 +522,7 @@ def test_a_validated_run_takes_the_kinds_of_its_inputs_from_the_schema_and_an_un
     good = {"n": 2, "words": ["ab", "c"], "pair": {"a": 1}}
     assert rs.run(good) == rs.run(good, engine="reference") == [3, "ab", ["ab!"], 1]
     assert rs.run({"n": 2}) == [3, "-", [], "none"]
-    typed, plain = rs.backend(), rs.backend(typed=False)
+    typed, plain = rs.backend(typed=True), rs.backend(typed=False)
     inputs = {u.name: u for u in rs.program.units.values() if u.kind == "input"}
     assert [typed.facts.input_kind(inputs[k]) for k in ("n", "words", "pair")] == [int, ("list", str), None]
     assert plain.facts.input_kind(inputs["n"]) is None
@@ -554,4 +554,4 @@ def test_a_state_the_schema_accepts_of_a_subclass_runs_without_the_schemas_kinds
     rs = load_ruleset(tmp_path / "typed.rules", use_cache=False)
     state = {"n": 1, "words": [Word("ab")]}
     assert rs.run(state) == rs.run(state, engine="reference")
-    assert rs.backend(typed=False).facts.solved and not rs.backend().facts.solved
+    assert rs.backend(typed=False).facts.solved and not rs.backend(typed=True).facts.solved

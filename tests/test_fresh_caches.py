@@ -373,7 +373,7 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
         rs = api.load_ruleset(rules)
         assert rs.ok
         results = [rs.run(state) for state in states]
-        return dict(rs.backend().unit_names), results, counted
+        return dict(rs.backend(typed=True).unit_names), results, counted
 
     first, results, cold = a_process()
     second, again, warm = a_process()

@@ -32,13 +32,13 @@ def _counted(monkeypatch: pytest.MonkeyPatch, rs: Ruleset) -> list[int]:
     import validator.api as api
 
     calls: list[int] = []
-    check = rs._validate
-    monkeypatch.setattr(rs, "_validate", lambda *a, **k: calls.append(1) or check(*a, **k))
+    check = rs._checked
+    monkeypatch.setattr(rs, "_checked", lambda *a, **k: calls.append(1) or check(*a, **k))
     fast = api.certainly_valid
 
     def counted_fast(*args: Any, exact: bool = False) -> bool:
         found = fast(*args, exact=exact)
-        if found and exact:  # (the fast check of ``_validate`` is counted there)
+        if found and exact:  # (the fast check of ``_checked`` is counted there)
             calls.append(1)
         return found
     monkeypatch.setattr(api, "certainly_valid", counted_fast)
@@ -229,3 +229,42 @@ def test_the_orders_given_with_a_state_advance_made_are_checked(tmp_path: Path) 
         rs.run({**made, "orders": ["x", ""]}, "advance")
     assert _said(caught.value) == [("S002", "an order is never empty", "<state>", "/orders/1")]
     assert rs.run({**made, "orders": ["x"]}, "advance")["result"] == {"played": 1}
+
+
+_KINDS = """ruleset kinds.unchecked
+schema "state.schema.json"
+input n: int at "/n"
+input words: list[str] at "/words" default []
+def more = n + 1
+def first = if len(words) > 0 then words[0] else "-"
+query main = [more, first]
+"""
+_KINDS_SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                 "required": ["n"], "properties": {"n": {"type": "integer"},
+                                                   "words": {"type": "array", "items": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("state", [{"n": "x"}, {"n": [1]}, {"n": True, "words": ["a", 3]}, {"n": 1, "words": "ab"}])
+def test_the_backend_asked_for_by_default_is_valid_on_a_state_no_check_accepted(tmp_path: Path, state: Any) -> None:
+    """``Ruleset.backend()`` unqualified is the backend whose code assumes no kinds of the inputs: a run
+    on a state of kinds its schema refuses, which no check read, gives the reference's answer (the
+    typed backend's code, written for the schema's kinds, gives another here: a Python error, a list
+    taken for a text)."""
+    import json
+
+    from validator.engine import reference as R
+    from validator.lib.runtime import EvalError, SeededDice
+
+    (tmp_path / "kinds.rules").write_text(_KINDS)
+    (tmp_path / "state.schema.json").write_text(json.dumps(_KINDS_SCHEMA))
+    rs = load_ruleset(tmp_path / "kinds.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    assert rs.state_errors(state) != []
+
+    def outcome(engine: Any) -> Any:
+        try:
+            return R.run_query(rs.program, state, "main", [], SeededDice(0), engine=engine)[0]
+        except EvalError as err:
+            return err.diagnostic()
+    assert outcome(rs.backend()) == outcome(None)
+    assert rs.backend() is rs.backend(typed=False) is not rs.backend(typed=True)

@@ -117,17 +117,10 @@ class Ruleset:
     def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
         """The state's S002 diagnostics against the ruleset's JSON Schema (its decimals read exactly, as
         a run reads them: ``jsontext.exact_numbers``)."""
-        return self._validate(exact_numbers(state), shown)
-
-    def _validate(self, state: Any, shown: str, plain: list[bool] | None = None) -> list[Diagnostic]:
-        """The state's schema check; ``plain`` (given) gets ``_checked``'s verdict on its types."""
-        errors, known = self._checked(state, shown)
-        if plain is not None:
-            plain.append(known)
-        return errors
+        return self._checked(exact_numbers(state), shown)[0]
 
     def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
-        """``_validate``'s diagnostics, and whether the state is then known to hold JSON's own types alone
+        """The state's schema check: its diagnostics, and whether the state is then known to hold JSON's own types alone
         (the fast check, which tests each value's type, took it; or it marshals: ``marshal`` refuses a
         subclass, which jsonschema takes for its base type), where the schema's kinds hold (``backend``)."""
         schema = self.program.entry.schema
@@ -209,9 +202,7 @@ class Ruleset:
                 if unchecked is not None:
                     return unchecked
         if validate:
-            plain: list[bool] = []  # (``_checked``: the state holds JSON's own types alone)
-            errors = [] if certain else self._validate(state, state_name, plain)
-            typed = certain or plain == [True]
+            errors, typed = ([], True) if certain else self._checked(state, state_name)
             if errors:
                 raise RunError(errors, "state")
 
@@ -262,7 +253,7 @@ class Ruleset:
 
     def _rolls(self) -> bool:
         """Whether any rule rolls dice (conservatively: mentions `roll`)."""
-        return self.backend().dice
+        return self.backend(False).dice  # (the program's: either backend's)
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
                        budget: int, engine: str) -> Result | None:
@@ -302,24 +293,24 @@ class Ruleset:
         spot), each an S002 with its JSON pointer."""
         _in_time()
         state = exact_numbers(state)
-        plain: list[bool] = []  # (``_checked``: the state holds JSON's own types alone)
-        errors = self._validate(state, shown, plain)
+        errors, typed = self._checked(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
         try:
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
-                                   engine=self.backend(plain == [True]))
+                                   engine=self.backend(typed))
         except R.MissingInput as missing:
             return [missing.diagnostic()]
         except EvalError as err:
             return [err.diagnostic()]
         return self._state_diagnostics(found, shown)
 
-    def backend(self, typed: bool = True) -> Backend:
+    def backend(self, typed: bool = False) -> Backend:
         """The program's generated functions (made at the first run, each written at its first call). Those
         for runs on a state of JSON's own types that the schema accepts (``typed``: also the data check's,
         which reads no input) take the kinds of the inputs from it (``facts.Facts.input_kind``); another
-        state's runs have their own, which do not."""
+        state's runs have their own, which do not, and are valid on any state: the default, so that a
+        caller that does not say its state was found valid never runs code that assumes the schema's kinds."""
         if typed or self.program.entry.schema is None:
             if self._backend is None:
                 self._backend = Backend(self.program, typed=True)

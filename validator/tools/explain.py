@@ -390,7 +390,7 @@ def bound_lines(rs: Any, name: str) -> list[str] | None:
     for part in (*unit.params, *unit.stmts, *(table_code(unit) if unit.kind == "table" else (unit.body,))):
         tree(part, 0)
     lines.append("  written by the backend as:")
-    for source in rs.backend().source_of(unit):
+    for source in rs.backend(typed=True).source_of(unit):
         lines.extend("    " + ln for ln in source.splitlines())
     return lines
 
