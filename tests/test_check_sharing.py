@@ -462,11 +462,11 @@ def writings(path: Path, every: bool = False) -> list[tuple[Any, ...]]:
             return ("table", [what(program, g, c) for c in v.values()])
         return (type(v).__name__, repr(v))
 
-    def define(source: str, filename: str, g: dict[str, Any], like: Any = None) -> Any:
+    def define(source: str, filename: str, g: dict[str, Any]) -> Any:
         program = g["_PROTO"].program
         named = set(re.findall(r"\b_k[0-9]+(?:_[0-9]+)?\b", source))  # (``_k12``, ``_k7_3``)
         out.append((filename, source, [(k, what(program, g, g[k])) for k in sorted(g) if k in named]))
-        return real(source, filename, g, like)
+        return real(source, filename, g)
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(B, "define", define)
@@ -570,27 +570,32 @@ def test_a_variant_overriding_a_definition_written_into_another_writes_that_one_
 def test_a_writing_played_again_is_its_very_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """A writing is played again only for a unit of the same number (``written.key``), and names are
     the units' numbers (``Backend.unit_name``, ``const``): the ancmed and pure maps' checks play the
-    standard map's writings again with the very texts recorded, so no code is made by renaming
-    (``written._renamed_code``, which stands for compiling a text whose names another program gave
-    otherwise: before names were by unit number, 10 and more a check)."""
+    standard map's writings again with the very texts recorded, whose code the first writing compiled:
+    nothing is compiled while a writing is played again (before names were by unit number, 10 and more
+    texts a check were renamed, and their code made anew)."""
     from validator.engine import written
 
-    renamed: list[str] = []
+    compiled_in_replay: list[str] = []
     played: list[str] = []
-    real, replay = B._compiled, written._replay
+    real, replay = B._compile_text, written._replay
+    replaying = [False]
 
-    def compiled(source: str, filename: str, like: Any = None) -> Any:
-        if like is not None:
-            renamed.append(filename)
-        return real(source, filename, like)
+    def compile_text(source: str, filename: str) -> Any:
+        if replaying[0]:
+            compiled_in_replay.append(filename)
+        return real(source, filename)
 
     def counted(backend: Any, unit: Any, name: str, t: Any) -> Any:
         played.append(name)
-        return replay(backend, unit, name, t)
+        replaying[0] = True
+        try:
+            return replay(backend, unit, name, t)
+        finally:
+            replaying[0] = False
 
-    monkeypatch.setattr(B, "_compiled", compiled)
+    monkeypatch.setattr(B, "_compile_text", compile_text)
     monkeypatch.setattr(written, "_replay", counted)
     with nothing_shared():
         for name in ("standard", "ancmed", "pure"):
             api.load_ruleset(ROOT / "rulesets" / "diplomacy" / f"{name}.rules", use_cache=False, check_cache=False)
-    assert len(played) > 10 and renamed == []
+    assert len(played) > 10 and compiled_in_replay == []

@@ -447,10 +447,10 @@ class Backend:
             raise AssertionError(f"no function for a {kind}")
         return self.compiled(name, source)
 
-    def compiled(self, name: str, source: str, like: Callable[[str], types.CodeType | None] | None = None) -> Callable[..., Any]:
+    def compiled(self, name: str, source: str) -> Callable[..., Any]:
         if self.shown is not None:
             self.shown.append(source)
-        fn = define(source, f"<ruleval {name}>", self.g, like)
+        fn = define(source, f"<ruleval {name}>", self.g)
         if self.log is not None:
             self.log.append(("code", name, source, fn))
         return fn
@@ -1262,17 +1262,13 @@ _code_chars = 0  # the length of the sources _CODE keeps
 MAX_CODE_CHARS = 32_000_000
 
 
-def _compiled(source: str, filename: str, like: Callable[[str], types.CodeType | None] | None = None) -> types.CodeType:
-    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``), or
-    ``like(filename)``, what compiling it gives when that is known without compiling (another text's
-    code with its names replaced, ``written``), unless None."""
+def _compiled(source: str, filename: str) -> types.CodeType:
+    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``)."""
     global _code_chars
     key = (source, filename)
     code = _CODE.get(key)
     if code is None:
-        code = like(filename) if like is not None else None
-        if code is None:  # (kept signed by an earlier process, or compiled)
-            code = codecache.compiled(source, filename, _compile_text)
+        code = codecache.compiled(source, filename, _compile_text)  # (kept signed by an earlier process, or compiled)
         if _code_chars + len(source) > MAX_CODE_CHARS:
             _CODE.clear()
             _code_chars = 0
@@ -1291,11 +1287,10 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
         raise Unwritable("E005", f"a definition is nested too deeply to write ({type(exc).__name__})") from None
 
 
-def define(source: str, filename: str, g: dict[str, Any],
-           like: Callable[[str], types.CodeType | None] | None = None) -> Callable[..., Any]:
-    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled (or
-    its code found ``like`` it, ``_compiled``), not run (its function is made from the code object)."""
-    code = _compiled(source, filename, like)
+def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
+    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled
+    (``_compiled``), not run (its function is made from the code object)."""
+    code = _compiled(source, filename)
     return types.FunctionType(next(c for c in code.co_consts if isinstance(c, types.CodeType)), g)
 
 

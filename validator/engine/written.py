@@ -26,9 +26,8 @@ recorded one was the program's own (a unit, a function value, a built-in used as
 data, a table the function keeps, a function compiled by the same writing); anything else it named
 is a value of the declarations (a literal, a location, a node) and is named as it is. The names the
 other program gives them (``_u7``, ``_k7_3``: by the unit's number there) replace the recorded
-ones in the recorded texts; the code of a text so renamed is the recorded code with the same names
-replaced (``_renamed_code``), which is what compiling the text gives (``backend._CODE`` keeps it
-under the text). A writing that named an object of no kind listed here, or whose text holds a name
+ones in the recorded texts (the same names, but where a constant's name was taken: ``Backend.const``; a
+text so renamed is compiled). A writing that named an object of no kind listed here, or whose text holds a name
 that no recorded call gave, is not kept (the unit is written each time, as before). Entries hold
 what their keys name by ``id``; writings are made one at a time in a process (``_LOCK``).
 """
@@ -236,19 +235,11 @@ def _replay(backend: "Backend", unit: Unit, name: str, t: _Template) -> Callable
     def renamed(text: str) -> str:
         return _NAME.sub(lambda m: names[m.group()], text) if any(k != v for k, v in names.items()) else text
 
-    def like(text: str, recorded: str, recorded_name: str) -> Callable[[str], types.CodeType | None] | None:
-        """The recorded text's code with the names replaced, as compiling ``text`` would give it."""
-        if text is recorded:
-            return None
-        from .backend import _compiled
-
-        return lambda filename: _renamed_code(_compiled(recorded, f"<ruleval {recorded_name}>"), names, filename)
-
     made: list[Callable[..., Any]] = []
     for ev in t.events:
         if ev[0] == "code":
             text = renamed(ev[2])
-            made.append(backend.compiled(name + ev[1][len(t.name):], text, like(text, ev[2], ev[1])))
+            made.append(backend.compiled(name + ev[1][len(t.name):], text))
             continue
         if ev[0] == "unit":
             names[ev[1]] = backend.unit_name(unit_at(ev[2]))
@@ -274,30 +265,3 @@ def _replay(backend: "Backend", unit: Unit, name: str, t: _Template) -> Callable
     if t.body is not None:
         backend.bodies[(unit.ns, unit.name)] = made[t.body]
     return made[-1]
-
-
-def _renamed_code(code: types.CodeType, names: dict[str, str], filename: str) -> types.CodeType | None:
-    """``code`` (compiled from a recorded text) as compiling the text with ``names`` replaced gives
-    it, in ``filename``: the same code but the names, each an entry of the names it reads or its
-    own name (Python numbers names by their first use, which renaming keeps); None when renaming
-    would make two names one, or a local bears such a name."""
-    if len(set(names.values())) != len(names):
-        return None
-
-    def sub(text: str) -> str:
-        return _NAME.sub(lambda m: names[m.group()], text)
-
-    def made(c: types.CodeType) -> types.CodeType | None:
-        if any(_NAME.search(n) for n in (*c.co_varnames, *c.co_freevars, *c.co_cellvars)):
-            return None
-        consts = []
-        for k in c.co_consts:
-            if isinstance(k, types.CodeType):
-                k = made(k)
-                if k is None:
-                    return None
-            consts.append(k)
-        return c.replace(co_names=tuple(map(sub, c.co_names)), co_consts=tuple(consts), co_filename=filename,
-                         co_name=sub(c.co_name), co_qualname=sub(c.co_qualname))
-
-    return made(code)
