@@ -319,14 +319,14 @@ def test_a_warmed_backend_charges_its_state_free_values_as_a_cold_one(
 def _kept_bounds_hold(backend: Any) -> int:
     """Every value a backend keeps (``backend._Kept``, in its tables) and every group of them holds what
     ``reference.unpaid`` finds from nothing paid: the value's ``charge`` and its group's, the own
-    steps of it and of all it read, directly or through others, and one for each; a group's
-    ``charge`` and ``below``, its members' walk. The number of values looked at."""
+    steps of it and of all it read, directly or through others, and one for each (``size`` of
+    them); a group's ``charge`` and ``below``, its members' walk. The number of values looked at."""
     kept = {id(k): k for table in backend.g.values() if type(table) is dict
             for k in table.values() if type(k) is B._Kept}
     for k in kept.values():
         steps, found = R.unpaid(set(), [k])
         group = k.group
-        assert k.charge + (group.charge if group is not None else 0) == steps + found
+        assert (k.charge + (group.charge if group is not None else 0), k.size) == (steps + found, found)
         assert k.own >= found - 1  # (a step for each value below it)
         if group is not None:
             below: set[R.Kept] = set()
@@ -338,9 +338,9 @@ def _kept_bounds_hold(backend: Any) -> int:
 @given(program=shared_state_free())
 def test_every_value_a_warmed_backend_keeps_carries_the_walk_from_nothing_paid(
         program: tuple[str, list[str], list[str]]) -> None:
-    """``backend._Kept`` finds a value's charge in two parts, its group's (found once for many values)
-    and the walk over the rest of what it read: every kept value of a warmed backend carries the
-    walk's figures."""
+    """``backend._Kept`` finds a value's charge without ``reference.unpaid``'s walk where it read one
+    value and no group (that walk finds the value read and all it read: that one's charge and its
+    group's). Whatever it found, every kept value of a warmed backend carries the walk's figures."""
     text, _, order = program
     path = _ROOT / "kept_bounds.rules"
     path.write_text(text)

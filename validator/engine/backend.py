@@ -108,19 +108,20 @@ class _Kept(R.Kept):
     bounds ``reference.pay``: docs/architecture.md, "Per program"), found once, when the value is
     computed (``body``) in its run of its own ``sub``: ``group``, the values it read itself (``_Group``,
     or none), and ``charge``, the rest of the walk of ``reference.unpaid`` from it (the value and all it
-    read, each once: their own steps and one each)."""
+    read, each once: their own steps and one each); ``size``, how many values that walk finds."""
 
-    __slots__ = ("charge", "group", "whole")
+    __slots__ = ("charge", "group", "whole", "size")
     charge: int
     group: _Group | None
     whole: bool
+    size: int
 
     def __init__(self, ctx: R.Run, key: Any, body: Callable[..., Any], args: tuple[Any, ...], whole: bool,
                  groups: dict[Any, _Group]) -> None:
         sub = ctx.fresh(key)
         self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
         members: list[_Kept] = []
-        others: list[R.Kept] = []  # (the group's members are in its ``below``)
+        others: list[_Kept] = []  # (the group's members are in its ``below``)
         spent = 0  # what it paid for the values it read and their groups
         for g in sub.paid_groups:
             spent += g.charge
@@ -131,8 +132,14 @@ class _Kept(R.Kept):
         self.reads = (*members, *others)
         self.group = group = (groups.get(key := frozenset(members)) or _kept(sub.shared, groups, key, _Group, key)
                               if members else None)
-        found = len(group.below) if group is not None else 0
-        rest, more = R.unpaid(set(group.below) if group is not None else set(), others) if others else (0, 0)
+        found, rest, more = len(group.below) if group is not None else 0, 0, 0
+        if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
+            k = others[0]  # its ``charge`` and its group's (``size`` values)
+            more = k.size
+            rest = k.charge + (k.group.charge if k.group is not None else 0) - more
+        elif others:
+            rest, more = R.unpaid(set(group.below) if group is not None else set(), [*others])
+        self.size = 1 + found + more
         self.own = sub.steps - spent + found + more
         self.charge = self.own + 1 + rest + more
 
