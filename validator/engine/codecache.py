@@ -7,7 +7,7 @@
   that is safe and what it does not cover. What is read back must be a code object compiled from a
   file of the name asked for, else it is ignored and the source compiled.
 - **sound kinds** (``solve``): what ``facts.Facts.solve`` finds for a program (a walk of all its units
-  until the kinds of the parameters settle, a fifth of a fresh Diplomacy process's work), found by a
+  until the kinds of the parameters settle, a fifth of the work of a fresh process playing the standard rules), found by a
   digest of all the program is made from (``_program_parts``), as JSON of node numbers and kinds, none
   of it run: read back, it must name this program's units and nodes, else it is ignored and the
   program solved.
@@ -125,8 +125,10 @@ def _program_parts(program: "Program", typed: bool) -> list[str]:
 
 
 def _numbered(unit: Any) -> list[Any]:
-    """A unit's nodes in the order ``ast.nodes`` gives them (its declaration's, then a variant's cells)."""
-    return list(A.nodes((unit.decl, unit.overrides)))
+    """A unit's nodes in the order ``ast.nodes`` gives them, from the fields a run reads (not its
+    declaration, which the engines do not read once the program is bound): a node none of them holds has
+    no number, and a solution giving it a kind is not kept (``_Refused``)."""
+    return list(A.nodes((unit.params, unit.ret, unit.body, unit.stmts, unit.grid, unit.overrides, unit.cycle)))
 
 
 def _units(program: "Program") -> list[list[Any]]:
