@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import http.server
 import json
+import marshal
 import os
 import pickle
 import resource
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+from validator.core.blobcache import MAC_BYTES
 
 from .conftest import SECRET
 
@@ -442,16 +445,28 @@ def test_a_signed_entry_still_reads_only_confined_files(hostile, repo: Path, tmp
     assert "C001" in _codes(r.text) and "bad.rules:1:" in r.err, r.text
 
 
+def _with_ws(x: Any, pattern: str) -> Any:
+    """The parser's tables (marshal data) with every pattern of the WS terminal replaced."""
+    if isinstance(x, (list, tuple)):
+        if len(x) == 2 and x[0] == "WS" and isinstance(x[1], str):
+            return type(x)(["WS", pattern])
+        return type(x)(_with_ws(v, pattern) for v in x)
+    if isinstance(x, dict):
+        return {k: (pattern if k == "WS" and isinstance(v, str) else _with_ws(v, pattern)) for k, v in x.items()}
+    return x
+
+
 def test_a_tampered_parser_table_is_rebuilt(hostile, repo: Path, tmp_path: Path) -> None:
     (repo / "ok.rules").write_text(" " * 40 + "\nquery main = 1\n")
     assert hostile("check", "ok.rules", "--no-cache", cwd=repo).code == 0
-    (table,) = (tmp_path / "_cache" / "parser").glob("*.json")
-    doc = json.loads(table.read_text())
-    body = _body(doc)
+    (table,) = (tmp_path / "_cache" / "parser").iterdir()
+    data = table.read_bytes()
+    mac, tables = data[:MAC_BYTES], marshal.loads(data[MAC_BYTES:])
     # whitespace read by catastrophic backtracking: a check of the file above would never end
-    body["terminals"] = [[name, r"(?:[ \t\f\r\n]|[ \t\f\r\n])+(?=\x00)" if name == "WS" else rx]
-                         for name, rx in body["terminals"]]
-    table.write_text(json.dumps(doc))
+    slow = r"(?:[ \t\f\r\n]|[ \t\f\r\n])+(?=\x00)"
+    tampered = _with_ws(tables, slow)
+    assert tampered != tables
+    table.write_bytes(mac + marshal.dumps(tampered))
     r = hostile("check", "ok.rules", "--no-cache", cwd=repo, seconds=15)
     assert r.code == 0 and "checked 1 ruleset" in r.err, r.text
 
