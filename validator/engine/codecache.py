@@ -73,8 +73,8 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     for it is there (then ``then()`` as ``solve`` calls it), else solved and kept for the next process.
 
     What ``solve`` sets is what is kept (``_solution``): the parameters' kinds, each unit's nodes' kinds
-    and the inputs' kinds, by unit number and by the number of the node in its unit's declaration
-    (``ast.nodes``), which the same texts make alike in every process. The entry is found by a digest
+    and the inputs' kinds, by unit number and by the number of the node among its unit's fields
+    (``_numbered``), which the same texts make alike in every process. The entry is found by a digest
     of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
     must name the same units with the same numbers of nodes, else it is ignored."""
     with written._LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
@@ -95,10 +95,7 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
             except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
                 found = None
             if found is not None:
-                facts.params, facts.deep, facts.inputs = found
-                facts.shallow = {}
-                facts.solved = True
-                then()
+                facts.adopt(*found, then)
                 return
         facts.solve(then)
         try:
