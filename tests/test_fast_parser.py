@@ -312,3 +312,13 @@ def test_where_no_token_can_be_read_the_driver_gives_up_at_the_end_of_the_last_t
         syntax.driver().parse(text, syntax._Builder("t.rules", text))
     before = [end for _, _, end in _tokens(text[:read], _one_alternation())]  # type: ignore[union-attr]
     assert gave_up.value.start == (before[-1] if before else 0)
+
+
+def test_the_lexers_kept_are_of_ascii_first_characters_alone() -> None:
+    """A token starting with a character past ASCII is read by the terminals any such character may start,
+    the same for all of them: meeting thousands of distinct ones keeps no lexer beyond the 128 ASCII ones."""
+    driver = syntax.driver()
+    others = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)] + ["\xe9", "\U0001F600"]
+    lexers = {driver._lexer(c) for c in others}
+    assert len(lexers) == 1 and all(c < "\x80" for c in driver.lexers)
+    assert driver._lexer("a") is driver.lexers["a"]

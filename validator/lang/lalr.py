@@ -275,7 +275,9 @@ class Driver:
 
     def _lexer(self, char: str) -> Any:
         """The ``match`` of the pattern that reads a token starting with ``char`` and the ignored text
-        after it (``_never`` when no terminal may start with it), kept for the next token."""
+        after it (``_never`` when no terminal may start with it), kept for the next token starting with an
+        ASCII ``char`` (any other shares one set of terminals: the table stays of at most 128 entries
+        whatever the texts read)."""
         starts = self.starts
         ascii_ = char < "\x80"
         names = tuple(name for name, _ in self.terminals if starts[name] is None
@@ -286,7 +288,8 @@ class Driver:
             lexer = self.by_terminals[names] = re.compile(
                 "(?:" + "|".join(f"(?P<{name}>{rx[name]})" for name in names) + ")" + self.skipping
             ).match if names else _never
-        self.lexers[char] = lexer
+        if ascii_:
+            self.lexers[char] = lexer
         return lexer
 
     def _fold_chain(self, below: int, top: int, ttype: str | None) -> int:
