@@ -268,3 +268,23 @@ def test_the_backend_asked_for_by_default_is_valid_on_a_state_no_check_accepted(
             return err.diagnostic()
     assert outcome(rs.backend()) == outcome(None)
     assert rs.backend() is rs.backend(typed=False) is not rs.backend(typed=True)
+
+
+@pytest.mark.parametrize("luck, checks", [("0", [1]), ("roll(1d6)", [1, 1, 1])])
+def test_a_state_made_by_rules_that_roll_dice_is_checked_at_every_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      luck: str, checks: list[int]) -> None:
+    """Rules that may roll dice (``facts.rolls``: a unit names a dice built-in) have every run on a
+    state their `advance` made checked: what a run skips is the check's own run, which would read
+    the dice (``Ruleset._unchecked_run``). Rules that roll none have it checked once."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "past.rules").write_text(PAST.replace("result: {played: len(orders)}",
+                                                      f"result: {{played: len(orders), luck: {luck}}}")
+                                           + "query now = turn\n")
+    rs = load_ruleset(tmp_path / "past.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    made = rs.run({"turn": 1, "orders": ["a"]}, "advance", seed=1)["next"]
+    calls: list[int] = []
+    check = rs._checked
+    monkeypatch.setattr(rs, "_checked", lambda *a, **k: calls.append(1) or check(*a, **k))
+    assert [rs.run(made, "now") for _ in range(3)] == [2, 2, 2]
+    assert calls == checks

@@ -23,6 +23,7 @@ from .lang.checker import run_passes
 from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
+from .engine.facts import rolls
 from .lang.program import Program, Unit, build_program
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
@@ -253,7 +254,7 @@ class Ruleset:
 
     def _rolls(self) -> bool:
         """Whether any rule rolls dice (conservatively: mentions `roll`)."""
-        return self.backend(False).dice  # (the program's: either backend's)
+        return rolls(self.program)
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
                        budget: int, engine: str) -> Result | None:

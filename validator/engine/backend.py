@@ -28,7 +28,7 @@ from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
 from . import codecache, written
-from .facts import PLAIN, Facts
+from .facts import PLAIN, Facts, rolls
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
@@ -312,7 +312,7 @@ class Backend:
         self.summaries: dict[int, Any] = {}  # what a writing reads of each unit (``written.key``), by its number
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
-        self.dice = any(u.rolls for u in program.units.values())
+        self.dice = rolls(program)
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
