@@ -77,7 +77,7 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     (``_numbered``), which the same texts make alike in every process. The entry is found by a digest
     of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
     must name the same units with the same numbers of nodes, else it is ignored."""
-    with written._LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
+    with written.LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
         if facts.solved:
             return
         try:

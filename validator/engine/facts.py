@@ -25,7 +25,7 @@ from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import BUILTINS
 from ..lib.values import Map
 from .state import ref_target, Unsupported, pointer_parts
-from .written import _LOCK as written_lock
+from . import written
 
 Kind = type
 Deep = Any
@@ -439,7 +439,7 @@ class Facts:
         kinds of its calls' arguments, at a fixed point of walks (docs/architecture.md, "Sound kinds");
         none past ``ROUNDS`` walks of each unit. Before it no node has a kind (``of``; the backend writes
         again, ``then``, the units written before it, under the same lock)."""
-        with written_lock:  # (a unit is written under it: none is written while the kinds change)
+        with written.LOCK:  # (a unit is written under it: none is written while the kinds change)
             if not self.solved:
                 self._solve()
                 self.solved = True

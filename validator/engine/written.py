@@ -29,7 +29,7 @@ other program gives them (``_u7``, ``_k7_3``: by the unit's number there) replac
 ones in the recorded texts (the same names, but where a constant's name was taken: ``Backend.const``; a
 text so renamed is compiled). A writing that named an object of no kind listed here, or whose text holds a name
 that no recorded call gave, is not kept (the unit is written each time, as before). Entries hold
-what their keys name by ``id``; writings are made one at a time in a process (``_LOCK``).
+what their keys name by ``id``; writings are made one at a time in a process (``LOCK``).
 """
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ _NAME = re.compile(r"(?<![\w'])_(?:k[0-9]+_[0-9]+|[ku][0-9]+)")  # (a text liter
 _NAME_AT = re.compile(r"_(?:k[0-9]+_[0-9]+|[ku][0-9]+)")  # (``_names``: a literal first character, which ``re`` looks for fast)
 MAX_KEPT = 4096
 _KEPT: dict[Any, "_Template"] = {}
-# writing records into its backend's log: one writing at a time in the process (a backend's units may
-# be written from several threads)
-_LOCK = threading.RLock()
+# one writing at a time in the process (a writing records into its backend's log, and a backend's units
+# may be written from several threads), and none while a program's kinds are solved (``facts.Facts.solve``,
+# ``codecache.solve``: a writing reads them)
+LOCK = threading.RLock()
 
 
 class _Template:
@@ -72,7 +73,7 @@ class _Template:
 def write(backend: "Backend", unit: Unit, name: str, write_unit: Callable[[Unit, str], Callable[..., Any]]) -> Callable[..., Any]:
     """``write_unit(unit, name)``'s function, written by it or played again from a writing of the
     same key for another program."""
-    with _LOCK:
+    with LOCK:
         if backend.shown is not None:  # (``source_of``: the texts are shown under the unit's own name)
             return write_unit(unit, name)
         holds: list[Any] = []
