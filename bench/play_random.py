@@ -1,0 +1,110 @@
+"""Instructions a phase of `ruleval play --random-orders` takes in this checkout and in another (the
+baseline), counted by valgrind's callgrind (``bench.ab_instructions``'s method: the count does not
+move with the load of the machine).
+
+Usage: python -m bench.play_random OTHER_TREE [--games N] [--phases P] [--maps NAME...] [--cold]
+
+Each tree runs in a process of its own under callgrind (the two at once): on each map it loads the
+Diplomacy ruleset, takes its start position (``query start_state``), plays one game of P phases
+(not counted: the code of the definitions it reaches is written, the orders read are kept), then
+plays N seeded games of P phases each with ``api.play(..., random_orders=SEED)``, as `ruleval play
+--random-orders SEED --max-phases P` plays them: each phase's orders drawn by ``query
+random_orders`` and played by ``query advance``, with the state checks `play` makes
+(docs/tools.md, "What is checked when"). Only those N games are counted, per phase. With
+``--cold``, nothing is played first: the count takes in the writing of the code and the values
+computed once in a process, as a fresh `ruleval play` pays them (its load apart). Printed: each
+tree's instructions per phase and their ratio (below 1: this checkout runs fewer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.ab_instructions import _count
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Run in the tree measured, given `root`, the games a map, the phases a game, the maps (comma-separated)
+# and whether to warm up: only long-standing names (`ruleset_path`, `start_state`, `play`'s
+# `random_orders`), so that an older checkout can be the baseline.
+_CHILD = """
+import gc, itertools, os, sys
+root, games, phases, maps, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5] == "1"
+sys.path.insert(0, root)
+os.chdir(root)
+from bench.peers.dpjudge.full_games import ruleset_path
+from validator import load_ruleset
+from validator.api import PlayError, play
+START = {"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []}
+played = [0]
+
+def game(rs, start, seed):
+    try:
+        played[0] += len(list(play(rs, start, [], random_orders=seed, max_phases=phases)))
+    except PlayError as exc:  # (P phases played and the game not over)
+        if exc.kind != "state" or len(exc.played) != phases:
+            raise
+        played[0] += len(exc.played)
+
+work = []
+for name in maps:
+    rs = load_ruleset(ruleset_path(name))
+    start = rs.run(START, "start_state", validate=False)
+    if warm:
+        game(rs, start, 10_000)
+    work += [(rs, start, seed) for seed in range(games)]
+played[0] = 0
+gc.collect()
+list(itertools.starmap(game, work))
+print(played[0])
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("other", type=Path, help="another checkout of ruleval: the baseline")
+    ap.add_argument("--games", type=int, default=3, help="games counted a map")
+    ap.add_argument("--phases", type=int, default=12, help="phases a game (`--max-phases`)")
+    ap.add_argument("--maps", nargs="+", default=["pure", "standard"])
+    ap.add_argument("--cold", action="store_true", help="count from the first game (no warm-up game)")
+    args = ap.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("bench.play_random needs valgrind (e.g. `apt install valgrind`)", file=sys.stderr)
+        return 2
+    other = args.other.resolve()
+    if not (other / "validator").is_dir():
+        raise SystemExit(f"{other} is not a checkout of ruleval")
+    child_args = [str(args.games), str(args.phases), ",".join(args.maps), "0" if args.cold else "1"]
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
+        runs = {tree: subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                                        "--collect-atstart=no", "--toggle-collect=starmap_next", sys.executable, "-c",
+                                        _CHILD, str(tree), *child_args],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       env={**os.environ, "PYTHONHASHSEED": "0"})
+                for tree, out in outs.items()}
+        counted = {}
+        for tree, proc in runs.items():
+            printed, err = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(f"counting {tree} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
+            counted[tree] = int(printed.split()[-1])
+        if counted[ROOT] != counted[other]:
+            raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases)")
+        per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
+    what = f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}" + \
+        (", cold" if args.cold else "")
+    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a phase of play --random-orders ({what})")
+    print(f"  other {other}: {per[other]:,.0f} instructions a phase")
+    print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
