@@ -2,7 +2,7 @@
 baseline), counted by valgrind's callgrind (``bench.ab_instructions``'s method: the count does not
 move with the load of the machine).
 
-Usage: python -m bench.play_random OTHER_TREE [--games N] [--phases P] [--maps NAME...] [--cold]
+Usage: python -m bench.play_random OTHER_TREE [--games N] [--phases P] [--maps NAME...] [--cold] [--replay]
 
 Each tree runs in a process of its own under callgrind (the two at once): on each map it loads the
 Diplomacy ruleset, takes its start position (``query start_state``), plays one game of P phases
@@ -14,6 +14,11 @@ random_orders`` and played by ``query advance``, with the state checks `play` ma
 ``--cold``, nothing is played first: the count takes in the writing of the code and the values
 computed once in a process, as a fresh `ruleval play` pays them (its load apart). Printed: each
 tree's instructions per phase and their ratio (below 1: this checkout runs fewer).
+
+With ``--replay``, the games are played (not counted) and then checked as `ruleval replay` checks a
+record (``api.replay``): each game's states, its orders in each, and the state reached, as `play
+--format json` writes them; what is counted is the replay of those N records a map, per phase. (The
+warm-up then is the replay of one more game's record.)
 """
 
 from __future__ import annotations
@@ -36,32 +41,54 @@ ROOT = Path(__file__).resolve().parent.parent
 _CHILD = """
 import gc, itertools, os, sys
 root, games, phases, maps, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5] == "1"
+replaying = sys.argv[6] == "1"
 sys.path.insert(0, root)
 os.chdir(root)
 from bench.peers.dpjudge.full_games import ruleset_path
 from validator import load_ruleset
-from validator.api import PlayError, play
+from validator.api import PlayError, play, replay
 START = {"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []}
 played = [0]
 
-def game(rs, start, seed):
+def steps(rs, start, seed):
     try:
-        played[0] += len(list(play(rs, start, [], random_orders=seed, max_phases=phases)))
+        return list(play(rs, start, [], random_orders=seed, max_phases=phases))
     except PlayError as exc:  # (P phases played and the game not over)
         if exc.kind != "state" or len(exc.played) != phases:
             raise
-        played[0] += len(exc.played)
+        return exc.played
+
+
+def game(rs, start, seed):
+    played[0] += len(steps(rs, start, seed))
+
+
+def record(rs, start, seed):  # (a record as `play --format json` writes it: the states played, then the one reached)
+    made = steps(rs, start, seed)
+    return [s.state for s in made] + [{**made[-1].next, "orders": []}]
+
+
+def check(rs, states):
+    agreed, mismatch = replay(rs, states)
+    if mismatch is not None:
+        raise SystemExit(f"a record of a game played differs at {mismatch.phase}")
+    played[0] += agreed
 
 work = []
 for name in maps:
     rs = load_ruleset(ruleset_path(name))
     start = rs.run(START, "start_state", validate=False)
+    if replaying:
+        if warm:
+            check(rs, record(rs, start, 10_000))
+        work += [(rs, record(rs, start, seed)) for seed in range(games)]
+        continue
     if warm:
         game(rs, start, 10_000)
     work += [(rs, start, seed) for seed in range(games)]
 played[0] = 0
 gc.collect()
-list(itertools.starmap(game, work))
+list(itertools.starmap(check if replaying else game, work))
 print(played[0])
 """
 
@@ -73,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phases", type=int, default=12, help="phases a game (`--max-phases`)")
     ap.add_argument("--maps", nargs="+", default=["pure", "standard"])
     ap.add_argument("--cold", action="store_true", help="count from the first game (no warm-up game)")
+    ap.add_argument("--replay", action="store_true", help="count the replay of each game's record, not its play")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench.play_random needs valgrind (e.g. `apt install valgrind`)", file=sys.stderr)
@@ -80,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     other = args.other.resolve()
     if not (other / "validator").is_dir():
         raise SystemExit(f"{other} is not a checkout of ruleval")
-    child_args = [str(args.games), str(args.phases), ",".join(args.maps), "0" if args.cold else "1"]
+    child_args = [str(args.games), str(args.phases), ",".join(args.maps), "0" if args.cold else "1",
+                  "1" if args.replay else "0"]
     with tempfile.TemporaryDirectory() as tmp:
         outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
         runs = {tree: subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
@@ -100,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
     what = f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}" + \
         (", cold" if args.cold else "")
-    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a phase of play --random-orders ({what})")
+    counted_what = "replay of a record of play --random-orders" if args.replay else "play --random-orders"
+    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a phase of {counted_what} ({what})")
     print(f"  other {other}: {per[other]:,.0f} instructions a phase")
     print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
     return 0
