@@ -187,3 +187,40 @@ def test_replay_json_is_one_document_when_a_state_is_refused(tmp_path: Path) -> 
 def test_replay_import_needs_the_query(tmp_path: Path) -> None:
     code, out, err = _run("replay", STANDARD, str(GODIP_GAME), "--import", "no_such_query")
     assert code == 2 and "no_such_query" in err and "Traceback" not in err
+
+
+def test_each_recorded_state_is_read_as_the_rules_write_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`query normal_state` gives the same for the same state each time (unchecked, its own dice): a
+    state of the record is read by it once, for its items written twice and as the next state compared."""
+    import validator.api as api
+
+    record = _record()
+    rs = load_ruleset(STANDARD)
+    read: list[Any] = []
+    run = api.Ruleset.run
+
+    def counted(self: Any, state: Any, query: str = "main", *args: Any, **kwargs: Any) -> Any:
+        if query == "normal_state":
+            read.append(state)
+        return run(self, state, query, *args, **kwargs)
+    monkeypatch.setattr(api.Ruleset, "run", counted)
+    assert replay(rs, record) == (len(record) - 1, None)
+    assert read == [{**s, "orders": s.get("orders", [])} for s in record]
+
+
+@pytest.mark.parametrize("logged", [False, True])
+def test_a_recorded_state_its_schema_refuses_is_said_as_its_schema_check_says_it(logged: bool) -> None:
+    """A next state refused by the schema is said as the schema check of the state given says it,
+    whether the state is played as given (its full check) or completed from the state computed first
+    (a site's log: the check of what it gives, then the full check of the state completed)."""
+    from validator.api import _named
+
+    record = _as_a_site_logs_it(_record()) if logged else _record()
+    bad = json.loads(json.dumps(record[2]))
+    bad["units"][0]["type"] = 7
+    rs = load_ruleset(STANDARD)
+    with pytest.raises(PlayError) as info:
+        replay(rs, [record[0], record[1], bad])
+    said = rs.validate_state({**bad, "orders": bad.get("orders", [])}, "<record 2>")
+    assert said and info.value.diagnostics == _named(rs, said, {**bad, "orders": []}, "<record 2>")
+    assert info.value.kind == "state" and info.value.agreed == 1

@@ -1062,21 +1062,23 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
         raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                     Span(pairs[0][0] if pairs else "<record>"))], "state", [])
     said: list[ReplayNote] = notes if notes is not None else []
+    written: list[Any] = []  # each state as the rules write it (``_written``), read once: it is read again as a next state
     for i, (where, state) in enumerate(pairs):
-        once, again = _read_once(rs, state, where)
+        written.append(_written(rs, state, where))
+        once, again = _read_once(rs, state, where, written[i])
         if again:
             said.append(ReplayNote("merged", where, _phase_of(rs, state, where), again))
-            pairs[i] = (where, once)
+            pairs[i], written[i] = (where, once), _UNREAD
     counted = [0]
     try:
-        return _replay_pairs(rs, pairs, seed, said, counted)
+        return _replay_pairs(rs, pairs, written, seed, said, counted)
     except PlayError as exc:
         exc.agreed = counted[0]
         raise
 
 
-def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], seed: int | None, said: list[ReplayNote],
-                  counted: list[int]) -> tuple[int, Mismatch | None]:
+def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], written: list[Any], seed: int | None,
+                  said: list[ReplayNote], counted: list[int]) -> tuple[int, Mismatch | None]:
     agreed = 0
     k = 0
     where, state = pairs[0]
@@ -1091,21 +1093,23 @@ def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], seed: int | None, s
                             exc.kind, exc.played) from None
         step = steps[0]
         nxt = k + 1
-        recorded, next_where, diffs = _recorded_next(rs, pairs[nxt], step, steps)
+        recorded, next_where, diffs = _recorded_next(rs, pairs[nxt], written[nxt], step, steps)
         if diffs and nxt + 1 < len(pairs) and isinstance(pairs[nxt + 1][1], dict):
             # a phase the rules skip that the record holds (a retreat with nothing left to retreat):
             # the state after it is the one computed
-            later, later_where, later_diffs = _recorded_next(rs, pairs[nxt + 1], step, steps)
+            later, later_where, later_diffs = _recorded_next(rs, pairs[nxt + 1], written[nxt + 1], step, steps)
             if not later_diffs:
                 said.append(ReplayNote("skipped", next_where, _phase_of(rs, pairs[nxt][1], next_where)))
                 nxt, recorded, next_where, diffs = nxt + 1, later, later_where, later_diffs
         raw = pairs[nxt][1]
         # what a state gives must be well formed as given (its schema); what it leaves out and the rules
-        # need, the state computed for it gives
-        malformed = rs.validate_state({**raw, "orders": raw.get("orders", [])}, next_where)
-        if malformed:
-            raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
+        # need, the state computed for it gives. A state given whole (nothing taken: the values given) has
+        # that schema check as the first half of its full check
         completed, taken = _completed(raw, recorded, step.next) if not diffs else (raw, [])
+        if taken:
+            malformed = rs.validate_state({**raw, "orders": raw.get("orders", [])}, next_where)
+            if malformed:
+                raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
         errors = rs.state_errors({**completed, "orders": raw.get("orders", [])}, next_where)
         if errors:
             raise PlayError(_named(rs, errors, {**completed, "orders": []}, next_where), "state", steps)
@@ -1129,18 +1133,27 @@ def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], seed: int | None, s
     return agreed, None
 
 
-def _read_once(rs: Ruleset, state: Any, where: str) -> tuple[Any, list[str]]:
-    """A recorded state with each item of its lists that is, as the rules write it (``query
-    normal_state``), the same as an item before it left out: one thing a record wrote twice (a piece
-    logged with and without a detail the rules do not keep), when the state the record gives is one
-    the rules refuse. Returns it with the pointers of the items left out."""
+_UNREAD: Any = object()  # (``_written``'s: not read yet)
+
+
+def _written(rs: Ruleset, state: Any, where: str) -> Any:
+    """A recorded state as the rules write states (``query normal_state``, run unchecked, with its
+    orders: the same run each time, so run once a state), or None: not a record, no such query, or a
+    state the rules cannot read."""
     if not isinstance(state, dict) or rs.program.query(NORMAL_QUERY) is None:
-        return state, []
+        return None
     try:
-        written = rs.run({**state, "orders": state.get("orders", [])}, NORMAL_QUERY, validate=False, state_name=where)
+        return rs.run({**state, "orders": state.get("orders", [])}, NORMAL_QUERY, validate=False, state_name=where)
     except RunError:
-        return state, []
-    if not isinstance(written, dict):
+        return None
+
+
+def _read_once(rs: Ruleset, state: Any, where: str, written: Any) -> tuple[Any, list[str]]:
+    """A recorded state with each item of its lists that is, as the rules write it (``written``, by
+    ``query normal_state``), the same as an item before it left out: one thing a record wrote twice (a
+    piece logged with and without a detail the rules do not keep), when the state the record gives is
+    one the rules refuse. Returns it with the pointers of the items left out."""
+    if not isinstance(state, dict) or not isinstance(written, dict):
         return state, []
     out = dict(state)
     again: list[str] = []
@@ -1175,21 +1188,18 @@ def _phase_of(rs: Ruleset, state: Any, where: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _recorded_next(rs: Ruleset, pair: tuple[str, Any], step: Step,
+def _recorded_next(rs: Ruleset, pair: tuple[str, Any], written: Any, step: Step,
                    steps: list[Step]) -> tuple[dict[str, Any], str, list[tuple[str, Any, Any]]]:
-    """A record's next state as the rules write states (``query normal_state``, when the ruleset has
-    one: `STP(sc)` is `stp/sc`), its place, and how it differs from the state computed (``step.next``)."""
+    """A record's next state as the rules write states (``written``, or ``_UNREAD``: ``_written``; when
+    the ruleset has a ``query normal_state``: `STP(sc)` is `stp/sc`), its place, and how it differs from
+    the state computed (``step.next``)."""
     next_where, recorded = pair
     if not isinstance(recorded, dict):
         raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", steps)
-    if rs.program.query(NORMAL_QUERY) is not None:
-        try:
-            written = rs.run({**recorded, "orders": recorded.get("orders", [])}, NORMAL_QUERY, validate=False,
-                             state_name=next_where)
-        except RunError:
-            written = None  # a state the rules cannot read: compared as written, and refused by the state check
-        if isinstance(written, dict):
-            recorded = {f: v for f, v in written.items() if f in recorded}
+    if written is _UNREAD:
+        written = _written(rs, recorded, next_where)
+    if isinstance(written, dict):  # (else as written: a state the rules cannot read is refused by the state check)
+        recorded = {f: v for f, v in written.items() if f in recorded}
     recorded = {f: v for f, v in recorded.items() if f != "orders"}
     return recorded, next_where, record_differences(recorded, step.next)
 
