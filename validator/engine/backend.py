@@ -186,6 +186,7 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
 
 
 _ALONE_CAP = 100_000
+LIGHT = 60  # the most nodes a function written without its memo for being light may compute (``Backend.light``)
 _T = TypeVar("_T")
 
 _HELPERS: dict[str, Any] = {
@@ -316,17 +317,27 @@ class Backend:
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
+        self.single: dict[int, bool] = {}  # by unit number: ``once``
+        self.sizes: dict[int, int | None] = {}  # by unit number: ``light``
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
 
     def memo_free(self, unit: Unit) -> bool:
         """Whether a `def`'s function is written without its memo, which could not be seen: its value is
-        the same however often it is computed (it rolls no die, runs no procedure), and the memo would
-        not answer, as it is named once, in a value computed once a run or in such a function (so it
-        cannot recur: that value would depend on itself)."""
+        the same however often it is computed (it rolls no die, runs no procedure), and either the memo
+        would not answer (``once``) or answering costs about what computing does (``light``). A run
+        without it charges the steps the memo would have saved: still above the reference's count."""
         found = self.free.get(unit.index)
         if found is None:
-            self.free[unit.index] = False  # (while looking)
-            found = self.free[unit.index] = unit.kind in DEFS and self.named_once(unit)
+            found = self.free[unit.index] = unit.kind in DEFS and (self.once(unit) or self.light(unit) is not None)
+        return found
+
+    def once(self, unit: Unit) -> bool:
+        """A `def` named once, in a value computed once a run or in such a function (so it cannot recur:
+        that value would depend on itself), that rolls no die and runs no procedure."""
+        found = self.single.get(unit.index)
+        if found is None:
+            self.single[unit.index] = False  # (while looking)
+            found = self.single[unit.index] = unit.kind in DEFS and self.named_once(unit)
         return found
 
     def named_once(self, unit: Unit) -> bool:
@@ -343,8 +354,57 @@ class Backend:
             return False
         caller = units[callers[0]]
         named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
-        return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None
-                                    or self.memo_free(caller))
+        return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None or self.once(caller))
+
+    def light(self, unit: Unit) -> int | None:
+        """A function whose every computation is bounded by its text: it rolls no die and runs no
+        procedure (not even through others), reads no decision (its memo undoes guesses), lies on no
+        cycle and is never called through a value (counted: its memo bounds recursion); its code has
+        no loop (no comprehension, lambda, function value or call of a value) and what it calls answers
+        a repeated call at once (a kept memo, a value read once a run) or is light itself, the whole
+        at most ``LIGHT`` nodes. Its size in nodes, or None. Computed again where the memo would have
+        answered, it costs a bounded multiple of the memo's look-up (and what its built-ins do again):
+        whatever calls it how often, no run grows by more than that factor."""
+        if unit.index in self.sizes:
+            return self.sizes[unit.index]
+        self.sizes[unit.index] = None  # (while looking: a cycle is no light function's)
+        size = None
+        if unit.kind in (*DEFS, "table", "query") and unit.arity is not None and not (
+                unit.recursive or unit.counted or unit.uses_decisions or unit.rolls):
+            self.named_once(unit)  # (``impure``, made once)
+            if (unit.ns, unit.name) not in cast(set, self.impure) and self.program.units.get((unit.ns, unit.name)) is unit:
+                size = self.bounded(unit, [*unit.cells.values(), unit.body] if unit.kind == "table" else [unit.body])
+        self.sizes[unit.index] = size
+        return size
+
+    def bounded(self, unit: Unit, roots: list[Any]) -> int | None:
+        """The nodes of ``roots`` (code of ``unit``) with those of the light functions they call, or None
+        (``light``)."""
+        called = {id(n.func) for n in A.nodes(tuple(roots)) if isinstance(n, A.Call)}
+        size = 0
+        for n in A.nodes(tuple(roots)):
+            size += 1
+            if isinstance(n, (A.Comp, A.Lambda)):
+                return None
+            if isinstance(n, A.Call) and not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
+                return None  # (a value called)
+            ref = unit.bound.get(id(n))
+            if not isinstance(ref, UnitRef) or ref.unit.kind == "input":
+                continue
+            callee = ref.unit
+            if id(n) not in called and not isinstance(n, A.Index):
+                if callee.arity is not None:
+                    return None  # (a function as a value: a built-in may call it in a loop)
+                continue  # (a value: read from the run's memo after its first read)
+            if callee.kind in DEFS and not self.memo_free(callee):
+                continue  # (its memo answers)
+            more = self.light(callee)
+            if more is None:
+                return None
+            size += more
+            if size > LIGHT:
+                return None
+        return size if size <= LIGHT else None
 
     # -- names and constants
 
