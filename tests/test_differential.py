@@ -404,6 +404,66 @@ def test_a_memo_that_cannot_be_seen_is_left_out_and_a_run_past_the_budget_is_the
     assert f.index not in rs.backend(typed=False).unit_names  # (no function of its own: written in `v`)
 
 
+LIGHT = """input xs: list[int] at "/xs" default [3, 3, 1]
+input ys: list[int] at "/ys" default [2, 3]
+def g(x) = if x > 2 then x * 2 + len(xs) else h(x) - 1
+def h(x) = x + len(ys)
+def a = [g(x) for x in xs]
+def b = [g(x) + h(x) for x in xs]
+def looped(x) = len([y for y in range(x)])
+def k(x) = x
+def value_of(x) = sort_by([x, 1], k)
+def down(n) = if n <= 0 then 0 else down(n - 1) + 1
+query main = [a, b, [looped(x) for x in xs], [looped(x) for x in ys], value_of(2), down(3), down(2)]
+"""
+
+
+def test_a_light_function_named_in_many_places_is_left_without_its_memo_and_a_run_past_the_budget_is_the_references() -> None:
+    """`g` and `h` are named in several places, so the memo would answer: the backend leaves it out
+    all the same, as their code has no loop and calls only each other (``Backend.light``), and
+    computes them again where the reference's memo answers. Its steps are then more than the
+    reference's; the runs it stops at the budget are made again by the reference: the same answers
+    and errors, with the same steps. A function with a loop, one on a cycle and one named as a value
+    keep their memo."""
+    path = _ROOT / "light.rules"
+    path.write_text(LIGHT)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    backend = rs.backend(typed=False)
+    unit = {u.name: u for u in rs.program.units.values()}
+    assert backend.memo_free(unit["g"]) and backend.memo_free(unit["h"])
+    assert not any(backend.once(unit[n]) for n in ("g", "h"))  # (named more than once: the rule before)
+    assert not any(backend.memo_free(unit[n]) for n in ("looped", "down", "k"))
+    assert [n for n in ("g", "h", "looped", "down") if "memos" in "".join(backend.source_of(unit[n]))] == ["looped", "down"]
+    full = steps(rs, {}, {"query": "main"}, "reference")
+    assert isinstance(full, int) and steps(rs, {}, {"query": "main"}, "backend") > full
+    for budget in (full, full - 1, full // 2, 5):
+        for state in ({}, {"xs": [5, 5, 0], "ys": [1]}):
+            options = {"query": "main", "budget": budget}
+            assert outcome(rs, state, options, "backend") == outcome(rs, state, options, "reference"), budget
+            assert steps(rs, state, options, "backend") == steps(rs, state, options, "reference"), budget
+
+
+def test_light_functions_that_call_each_other_twice_grow_a_run_by_a_bounded_factor() -> None:
+    """`f0(x) = f1(x) + f1(x)`, ... `f29(x) = x + len(xs)`: the reference computes each once, a backend without
+    every memo would compute `f29` 2**29 times. A function is light only if it computes at most
+    ``LIGHT`` nodes, counting those of the light functions it calls and not those of the ones that
+    keep their memo: along the chain, every few functions keep theirs, and the backend's count stays
+    a small multiple of the reference's."""
+    path = _ROOT / "chain.rules"
+    path.write_text("".join(f"def f{i}(x) = f{i + 1}(x) + f{i + 1}(x)\n" for i in range(29))
+                    + "input xs: list[int] at \"/xs\" default [1]\ndef f29(x) = x + len(xs)\nquery main = f0(1)\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    backend = rs.backend(typed=False)
+    chain = sorted((u for u in rs.program.units.values() if u.name[0] == "f"), key=lambda u: int(u.name[1:]))
+    free = [backend.memo_free(u) for u in chain]
+    assert free[29] and 5 < free.count(False) < 25
+    full = steps(rs, {}, {"query": "main"}, "reference")
+    assert isinstance(full, int) and full < steps(rs, {}, {"query": "main"}, "backend") <= B.LIGHT * full
+    assert outcome(rs, {}, {"query": "main"}, "backend") == ("ok", 2 ** 30)
+
+
 FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", "[x * 2 for x in [1, 2, 3]]", "none", "5",
           "[1, none, 3]", "[[1], [2, 3]]"]
 
