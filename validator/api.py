@@ -553,10 +553,11 @@ def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
         return []
     # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
     # so the variants of a ruleset, each checking its own map with the base's definitions, pay
-    # only for writing it (a fifth of the reference's time on the bigger maps). The ruleset's own
-    # backend, the one for states its schema accepts (the check reads no input), so that the runs
-    # after it find its functions written and its state-free values computed
-    return data.data_findings(rs.program, lambda: rs.backend(True), run_query)
+    # only for writing it (a fifth of the reference's time on the bigger maps). A backend of its
+    # own, as a process that finds this check in the check cache runs none (function and constant
+    # names no longer depend on what a backend wrote first, ``Backend.unit_name`` and ``const``, so
+    # either finds in the code cache the code the other wrote)
+    return data.data_findings(rs.program, lambda: Backend(rs.program), run_query)
 
 
 def _unreadable(p: Path, exc: BaseException) -> Ruleset:
