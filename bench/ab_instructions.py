@@ -129,6 +129,24 @@ def _count(out: Path) -> int:
     raise SystemExit(f"no total in {out}")
 
 
+def finished(runs: dict[Path, subprocess.Popen[bytes]]) -> dict[Path, bytes]:
+    """What each tree's counted process printed, once all have ended (a failure said with its error)."""
+    printed = {}
+    for tree, proc in runs.items():
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise SystemExit(f"counting {tree} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
+        printed[tree] = out
+    return printed
+
+
+def said(per: dict[Path, float], other: Path, unit: str, what: str) -> None:
+    """Prints each tree's instructions a ``unit`` (``per``: this checkout's and ``other``'s) and their ratio."""
+    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a {unit} ({what})")
+    print(f"  other {other}: {per[other]:,.0f} instructions a {unit}")
+    print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("other", type=Path, help="another checkout of ruleval: the baseline")
@@ -153,12 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
         runs = {tree: _start(tree, child_args, out, None if args.fresh is None else Path(tmp) / f"cache{i}")
                 for i, (tree, out) in enumerate(outs.items())}
-        counted = {}
-        for tree, proc in runs.items():
-            printed, err = proc.communicate()
-            if proc.returncode != 0:
-                raise SystemExit(f"counting {tree} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
-            counted[tree] = args.turns if args.games is None else int(printed.split()[-1])
+        printed = finished(runs)
+        counted = {tree: args.turns if args.games is None else int(out.split()[-1]) for tree, out in printed.items()}
         if args.games is not None and counted[ROOT] != counted[other]:
             raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases): "
                              "their rules differ, so their counts cannot be compared")
@@ -169,9 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         what = f"a fresh process: import, load and {args.fresh} turns"
         for tree, name in ((ROOT, "this "), (other, "other")):
             print(f"  {name} {tree}: {per[tree] * args.fresh:,.0f} instructions in all")
-    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a {unit} ({what})")
-    print(f"  other {other}: {per[other]:,.0f} instructions a {unit}")
-    print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
+    said(per, other, unit, what)
     return 0
 
 

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.ab_instructions import _count
+from bench.ab_instructions import _count, finished, said
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,21 +118,14 @@ def main(argv: list[str] | None = None) -> int:
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        env={**os.environ, "PYTHONHASHSEED": "0"})
                 for tree, out in outs.items()}
-        counted = {}
-        for tree, proc in runs.items():
-            printed, err = proc.communicate()
-            if proc.returncode != 0:
-                raise SystemExit(f"counting {tree} failed:\n{err.decode(errors='replace').strip()[-2000:]}")
-            counted[tree] = int(printed.split()[-1])
+        counted = {tree: int(out.split()[-1]) for tree, out in finished(runs).items()}
         if counted[ROOT] != counted[other]:
             raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases)")
         per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
     what = f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}" + \
         (", cold" if args.cold else "")
     counted_what = "replay of a record of play --random-orders" if args.replay else "play --random-orders"
-    print(f"  this  {ROOT}: {per[ROOT]:,.0f} instructions a phase of {counted_what} ({what})")
-    print(f"  other {other}: {per[other]:,.0f} instructions a phase")
-    print(f"  this checkout runs {per[ROOT] / per[other]:.4f}x the instructions of the other")
+    said(per, other, f"phase of {counted_what}", what)
     return 0
 
 
