@@ -340,7 +340,9 @@ class Backend:
             found = self.single[unit.index] = unit.kind in DEFS and self.named_once(unit)
         return found
 
-    def named_once(self, unit: Unit) -> bool:
+    def pure(self, unit: Unit) -> bool:
+        """Whether ``unit`` is the program's unit of its name and neither rolls a die nor runs a procedure,
+        itself or through the units it reads (``impure`` and ``callers`` made at the first question)."""
         program, units = self.program, self.program.units
         if self.impure is None:
             seeds = {k for k, u in units.items() if u.rolls or u.kind == "procedure"}
@@ -349,10 +351,15 @@ class Backend:
                 for d in deps:
                     self.callers.setdefault(d, []).append(k)
         key = (unit.ns, unit.name)
-        callers = self.callers.get(key, ())
-        if key in self.impure or units.get(key) is not unit or len(callers) != 1:
+        return key not in self.impure and units.get(key) is unit
+
+    def named_once(self, unit: Unit) -> bool:
+        if not self.pure(unit):
             return False
-        caller = units[callers[0]]
+        callers = self.callers.get((unit.ns, unit.name), ())
+        if len(callers) != 1:
+            return False
+        caller = self.program.units[callers[0]]
         named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
         return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None or self.once(caller))
 
@@ -371,8 +378,7 @@ class Backend:
         size = None
         if unit.kind in (*DEFS, "table", "query") and unit.arity is not None and not (
                 unit.recursive or unit.counted or unit.uses_decisions or unit.rolls):
-            self.named_once(unit)  # (``impure``, made once)
-            if (unit.ns, unit.name) not in cast(set, self.impure) and self.program.units.get((unit.ns, unit.name)) is unit:
+            if self.pure(unit):
                 size = self.bounded(unit, [*unit.cells.values(), unit.body] if unit.kind == "table" else [unit.body])
         self.sizes[unit.index] = size
         return size
