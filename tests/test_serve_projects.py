@@ -70,6 +70,12 @@ def test_a_new_game_checks_with_its_own_clauses_and_runs_with_its_picture(combat
                                                 "generate": 30}).json
     assert diffed["ok"] and diffed["differ"] > 0 and diffed["summary"].startswith("tried 30 states: ")
     assert '"EX"  "DR"' in diffed["text"]
+    # the first differences in full, as `ruleval diff` shows them; the figures count them all
+    headers = [line for line in diffed["text"].splitlines() if line.startswith("generate(")]
+    more = diffed["differ"] - serve.MAX_SHOWN
+    assert len(headers) == min(diffed["differ"], serve.MAX_SHOWN)
+    assert more <= 0 or f"... and {more} more difference{'s' if more > 1 else ''} (`ruleval diff --show N`" in diffed["text"]
+    assert f"states that differ: {diffed['differ']} of 30" in diffed["text"]
 
 
 def test_an_edit_of_the_table_data_in_the_project_is_what_runs(combat) -> None:

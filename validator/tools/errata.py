@@ -708,6 +708,17 @@ def _common_denominator(values: list[Any]) -> int | None:
 COMMON_DENOMINATOR_LIMIT = 6 ** 3  # past three dice's worth, a fraction is easier to read reduced
 
 
+def shown_differences(old: Any, new: Any, diffs: list[Difference], show: int, how_more: str) -> list[str]:
+    """The first ``show`` differences in full (``difference_text``: each runs both sides again, traced;
+    -1: all), then how many more were found and ``how_more`` to see them: the summary counts them all."""
+    shown = diffs if show < 0 else diffs[:show]
+    texts = [difference_text(old, new, d) for d in shown]
+    if len(shown) < len(diffs):
+        more = len(diffs) - len(shown)
+        texts.append(f"... and {more} more difference{'s' if more != 1 else ''} {how_more}")
+    return texts
+
+
 def difference_text(old: Any, new: Any, d: Difference) -> str:
     from .textview import MAX_LINES, WIDTH, outcome_labels, scalar
 
@@ -944,12 +955,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(render_all(exc.diagnostics, new.sources, err) + "\n")
             return EXIT_FINDINGS
     else:
-        shown = diffs if args.show < 0 else diffs[:args.show]
-        for d in shown:
-            out.write(visible(difference_text(old, new, d)) + "\n")
-        if len(shown) < len(diffs):
-            out.write(f"... and {len(diffs) - len(shown)} more difference{'s' if len(diffs) - len(shown) != 1 else ''} "
-                      f"(--show N prints N; --format json has them all)\n")
+        for text in shown_differences(old, new, diffs, args.show, "(--show N prints N; --format json has them all)"):
+            out.write(visible(text) + "\n")
         figures = []
         if args.generate and tried and len(diffs) and (args.generate > 1 or args.summary):
             figures += summary_text(states.found or [], tried, "states", args.show_groups)
