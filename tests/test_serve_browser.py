@@ -32,6 +32,14 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 WAIT = 90  # seconds: a cold load of a large ruleset on a busy 2-core machine
 
 
+@pytest.fixture(autouse=True)
+def patient_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request may take as long as the page is waited for: an exact diff of generated states takes
+    seconds, many more on a loaded CI machine. The page's flows are tested here; the time limit of a
+    request, in test_serve.py."""
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", float(WAIT))
+
+
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     srv = serve.make_server("127.0.0.1", 0)

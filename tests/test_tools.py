@@ -268,6 +268,7 @@ def test_diff_shrinks_only_the_first_n_differences(cli) -> None:
     assert len(blocks) == 4 and all(re.search(r"\bOLD\b.*\bNEW\b", b) for b in blocks)  # each shows its changed fields
     data = json.loads(cli(*base, "--shrink", "1", "--format", "json").out)
     assert [d["shrunk"] for d in data["differences"]] == [True, False, False, False]
+    assert [d["local_minimum"] for d in data["differences"]] == [True, False, False, False]  # (not shrunk: none)
     unshrunk = data["differences"][1]
     assert unshrunk["minimal"]["attacks"] and len(json.dumps(unshrunk["minimal"])) > len('{"attacks": [{"id": "a2"}]}')
     everything = json.loads(cli(*base, "--shrink", "-1", "--format", "json").out)
@@ -305,7 +306,7 @@ def test_diff_without_generator_says_so(cli) -> None:
 
 def test_shrink_is_minimal() -> None:
     from validator.api import load_ruleset
-    from validator.tools.errata import Probe, _refused, _smaller, outcome, shrink
+    from validator.tools.errata import Probe, _refused, _smaller, difference_text, outcome, shrink
 
     old, new = load_ruleset(ERRATA / "old.rules"), load_ruleset(ERRATA / "new.rules")
     state = {"attacks": [{"id": f"a{i}", "bonus": 9, "note": "n"} for i in range(4)] + [{"id": "z", "bonus": 2}],
@@ -319,6 +320,13 @@ def test_shrink_is_minimal() -> None:
         a, b = outcome(old, probe, cand), outcome(new, probe, cand)
         if not (_refused(a) or _refused(b)):
             assert a == b
+    assert d.minimum and "minimal state (" in difference_text(old, new, d)
+    # a shrinking its budget stops is no minimum, and is not called one: its state still differs alike
+    cut = shrink(old, new, probe, outcome(old, probe, state), outcome(new, probe, state), budget=2)
+    assert cut.runs == 2 and not cut.minimum and cut.minimal != minimal
+    assert (cut.old, cut.new) == (outcome(old, probe, cut.minimal), outcome(new, probe, cut.minimal)) and cut.old != cut.new
+    text = difference_text(old, new, cut)
+    assert "smallest state found (the shrinking's budget ran out) (2 shrinking runs)" in text and "minimal state" not in text
 
 
 # ---------------------------------------------------------------- CI outputs

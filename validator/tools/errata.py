@@ -58,6 +58,7 @@ class Difference:
     old: Any
     new: Any
     runs: int
+    minimum: bool = True  # shrunk to a local minimum (no smaller candidate keeps the difference), not stopped by its budget
 
 
 def _settings(probe: Probe) -> dict[str, Any]:
@@ -259,7 +260,8 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
     rulesets still disagree as they did on it: every kind of field that differed still differs (a
     smaller state where only a reason's wording differs does not stand for one where a build failed
     and now succeeds), and a run that failed still fails with the same errors. Returns the difference
-    on the state kept, with the two outcomes found there and the runs made."""
+    on the state kept, with the two outcomes found there and the runs made (``minimum`` false when the
+    ``budget`` of runs stopped it before a local minimum)."""
     state, found = probe.state, (a0, b0)
     kinds0 = _kinds(a0, b0)
     runs = 0
@@ -270,10 +272,14 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
         for cand in candidates(state):
             if runs >= budget:
                 break
-            a, b = outcome(old, probe, cand), outcome(new, probe, cand)
             # (not counted: a refusal runs no rule; where the found state was refused by one side, in a
-            # game, the smaller states that side refuses alike are what is kept)
-            if (_refused(a) and a != a0) or (_refused(b) and b != b0):
+            # game, the smaller states that side refuses alike are what is kept; a state OLD refuses
+            # anew is not run on NEW)
+            a = outcome(old, probe, cand)
+            if _refused(a) and a != a0:
+                continue
+            b = outcome(new, probe, cand)
+            if _refused(b) and b != b0:
                 continue
             runs += 1
             if (_disagree(a, b) and _kinds(a, b) >= kinds0
@@ -283,9 +289,9 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
                 break
         else:
             if candidates is _by_text:
-                break
+                return Difference(probe, state, *found, runs)
             candidates = _by_text
-    return Difference(probe, state, *found, runs)
+    return Difference(probe, state, *found, runs, minimum=False)
 
 
 def tried_line(tried: int, skips: Counter[str], skipped: int, differ: int, compared: int, stopped: bool = False,
@@ -454,12 +460,12 @@ def _game_task(rulesets: list[Any], item: tuple[int, Any, int, int, bool]) -> Fo
     return found
 
 
-def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool]) -> Difference:
-    """A difference shrunk (``shrink``), with the outcomes on its minimal state."""
+def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool, int]) -> Difference:
+    """A difference shrunk (``shrink``, with at most ``budget`` runs), with the outcomes on its minimal state."""
     old, new = rulesets
-    probe, a, b, ignore = item
+    probe, a, b, ignore, budget = item
     IGNORE_CITES.set(ignore)
-    return shrink(old, new, probe, a, b)
+    return shrink(old, new, probe, a, b, budget)
 
 
 @dataclass
@@ -469,6 +475,7 @@ class Options:
     jobs: int | None = 1
     cluster: str | None = None
     err: TextIO | None = None
+    shrink_runs: int = MAX_SHRINK_RUNS  # runs each shrinking may make
 
 
 def _shrunk(old: Any, new: Any, found: list[Found], max_shrunk: int | None, opts: Options) -> tuple[list[Difference], bool]:
@@ -477,7 +484,7 @@ def _shrunk(old: Any, new: Any, found: list[Found], max_shrunk: int | None, opts
     from .sweep import run_sweep
 
     n = len(found) if max_shrunk is None else min(max_shrunk, len(found))
-    todo = [(f.probe, f.old, f.new, IGNORE_CITES.get()) for f in found[:n]]
+    todo = [(f.probe, f.old, f.new, IGNORE_CITES.get(), opts.shrink_runs) for f in found[:n]]
     sw = run_sweep(_shrink_task, [old, new], todo, jobs=opts.jobs, cluster=opts.cluster, what="shrinking", err=opts.err)
     diffs = list(sw.results)
     for f in found[len(diffs):]:
@@ -731,7 +738,8 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
     else:
         state = json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)
-        wrapped = textwrap.wrap(f"minimal state ({d.runs} shrinking runs): {state}", WIDTH, initial_indent="  ",
+        what = "minimal state" if d.minimum else "smallest state found (the shrinking's budget ran out)"
+        wrapped = textwrap.wrap(f"{what} ({d.runs} shrinking runs): {state}", WIDTH, initial_indent="  ",
                                 subsequent_indent="    ", break_long_words=True, break_on_hyphens=False)
         if len(wrapped) > 2 * MAX_LINES:  # a large state is summarised; --format json has it whole
             wrapped = wrapped[:2 * MAX_LINES] + [f"    … {len(state)} characters in all (--format json has them)"]
@@ -947,6 +955,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
+                 "local_minimum": d.runs >= 0 and d.minimum,
                  "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}

@@ -55,6 +55,7 @@ MAX_GENERATE = 50  # generated states a diff from the page may try
 MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on this process, one after another)
 MAX_BALANCE_ROUNDS = 10
 MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
+SHRINK_RUNS = 200  # runs each shrinking may make from the page (`ruleval diff`: errata.MAX_SHRINK_RUNS)
 MAX_SHOWN = 3  # differences shown in full (each run again, traced), as `ruleval diff` by default; the figures count all
 SOCKET_TIMEOUT = 30.0
 REQUEST_SECONDS = 30.0  # a request's process is stopped past this (each run is also bounded by its step budget)
@@ -558,7 +559,8 @@ class Playground:
         errata.IGNORE_CITES.set(body.get("ignore_cites") is True)
         errata.EXACT_ROWS.set(12)
         # (a sweep in this request's own process: the settings above are its own)
-        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK, errata.Options(jobs=1))
+        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK,
+                                      errata.Options(jobs=1, shrink_runs=SHRINK_RUNS))
         diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips
         lines = errata.shown_differences(old, new, diffs, MAX_SHOWN, "(`ruleval diff --show N` prints N)")
         if generate > 1 and diffs:  # the figures: the share that differ, and where
