@@ -210,14 +210,17 @@ def escaped(program: Program) -> Iterator[Unit]:
 
 def _readers_of(seeds: set[Any], refs: dict[Any, set[Any]]) -> set[Any]:
     """The seeds and every definition that reads one of them, directly or through others."""
+    readers: dict[Any, list[Any]] = {}  # (the graph's edges reversed, for definitions of the graph)
+    for k, deps in refs.items():
+        for dep in deps:
+            readers.setdefault(dep, []).append(k)
     found = set(seeds)
-    changed = True
-    while changed:
-        changed = False
-        for k, deps in refs.items():
-            if k not in found and deps & found:
+    todo = list(found)
+    while todo:
+        for k in readers.get(todo.pop(), ()):
+            if k not in found:
                 found.add(k)
-                changed = True
+                todo.append(k)
     return found
 
 
