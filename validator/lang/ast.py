@@ -33,6 +33,8 @@ class Node:
 
     # the compared fields' values, from a node's __dict__ (an ``itemgetter``: one value, or a tuple)
     _key: Callable[[dict[str, Any]], Any] = staticmethod(lambda d: ())
+    # the compared fields' values, from a node's __dict__, always as a tuple (the walks' descent)
+    _values: Callable[[dict[str, Any]], tuple[Any, ...]] = staticmethod(lambda d: ())
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -72,7 +74,10 @@ def node(cls: _C) -> _C:
 
     body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
     compared = tuple(n for n in names if n != "span")
+    values = (itemgetter(*compared) if len(compared) > 1
+              else (lambda d, f=compared[0]: (d[f],)) if compared else (lambda d: ()))
     made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
+                                        "_values": staticmethod(values),
                                         **({"_key": itemgetter(*compared)} if compared else {})})
     made.__qualname__ = cls.__qualname__
     return made  # type: ignore[return-value]
@@ -615,8 +620,7 @@ def nodes(root: Any) -> Iterator[Any]:
             todo += reversed(x)
         elif isinstance(x, Node):
             yield x
-            d = x.__dict__
-            todo += [d[f] for f in x._compared[::-1]]
+            todo += x._values(x.__dict__)[::-1]
 
 
 class ContextMemo:

@@ -164,12 +164,7 @@ class Walker:
 
     def node(self, n: Any, env: Scope) -> None:
         """The default descent: every field, in order."""
-        if isinstance(n, tuple):
-            xs: Any = n
-        else:
-            d = n.__dict__
-            xs = [d[f] for f in n._compared]
-        for x in xs:
+        for x in n if isinstance(n, tuple) else n._values(n.__dict__):
             if isinstance(x, A.Node):
                 self.expr(x, env)
             elif isinstance(x, tuple):

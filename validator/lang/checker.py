@@ -36,7 +36,7 @@ def _cites_in(decl: Any) -> Iterator[tuple[str, Span]]:
             d = x.__dict__  # (a node's fields, its span among them)
             for c in d.get("cites", ()):
                 yield c, d["span"]
-            todo += [d[f] for f in x._compared[::-1]]
+            todo += x._values(d)[::-1]
 
 
 def check_citations(program: Program) -> list[Diagnostic]:
