@@ -501,7 +501,8 @@ def files_read(loaded: Loaded) -> dict[str, int]:
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
             try:
-                files[str(real_path(shown))] = real_path(shown).stat().st_mtime_ns
+                resolved = real_path(shown)
+                files[str(resolved)] = resolved.stat().st_mtime_ns
             except OSError:
                 pass
         data_schemas = [b.schema for b in ns.data.values() if b.schema is not None]
@@ -510,7 +511,8 @@ def files_read(loaded: Loaded) -> dict[str, int]:
             if dep is None:
                 continue
             try:
-                files[str(real_path(dep))] = real_path(dep).stat().st_mtime_ns
+                resolved = real_path(dep)
+                files[str(resolved)] = resolved.stat().st_mtime_ns
             except OSError:
                 pass
     for real in loaded.read:  # files read for a definition that failed to bind (a schema refused, say)
