@@ -496,25 +496,34 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
 
 
 def files_read(loaded: Loaded) -> dict[str, int]:
-    """Every file a load read (resolved path: modification time): modules, data, schemas, catalogues."""
+    """Every file a load read (resolved path: modification time): modules, data, schemas, catalogues.
+    A shown path is the file the load resolved it from where it has one (``Loaded.read``: the resolved
+    paths, whose shown paths are these), rather than resolved again, a component at a time."""
     files: dict[str, int] = {}
+    base = display_base()
+    resolved_from = {}  # shown path -> the resolved path the load read it at
+    for real in loaded.read:
+        try:
+            resolved_from[os.path.relpath(real, base)] = real
+        except ValueError:  # pragma: no cover - another drive on Windows (``display_path``)
+            resolved_from[real] = real
+
+    def add(shown: str) -> None:
+        real = resolved_from.get(shown)
+        try:
+            resolved = Path(real) if real is not None else real_path(shown)
+            files[str(resolved)] = resolved.stat().st_mtime_ns
+        except OSError:
+            pass
+
     for ns in loaded.namespaces.values():
         for shown in ns.chain:
-            try:
-                resolved = real_path(shown)
-                files[str(resolved)] = resolved.stat().st_mtime_ns
-            except OSError:
-                pass
+            add(shown)
         data_schemas = [b.schema for b in ns.data.values() if b.schema is not None]
         for dep in [b.path for b in ns.data.values()] + [ns.schema_path, ns.clauses_path] + ns.schema_files + \
                 [sc.path for sc in data_schemas] + [f for sc in data_schemas for f in sc.files]:
-            if dep is None:
-                continue
-            try:
-                resolved = real_path(dep)
-                files[str(resolved)] = resolved.stat().st_mtime_ns
-            except OSError:
-                pass
+            if dep is not None:
+                add(dep)
     for real in loaded.read:  # files read for a definition that failed to bind (a schema refused, say)
         if real not in files:
             try:
