@@ -55,13 +55,17 @@ class Refused(Exception):
 def find_root(path: Path) -> Path:
     """The ruleset root of a file: the nearest folder from the file's own (symlinks followed) upwards
     holding ``ruleval.toml``, else the file's folder."""
-    return root_of_folder(Path(os.path.realpath(path)).parent)
+    return root_of_resolved(Path(os.path.realpath(path)).parent)  # (the folder of a resolved path is resolved)
 
 
 def root_of_folder(folder: Path) -> Path:
     """The root of what lies in ``folder``: the nearest folder from it upwards holding ``ruleval.toml``,
     else the folder itself (symlinks followed)."""
-    start = Path(os.path.realpath(folder))
+    return root_of_resolved(Path(os.path.realpath(folder)))
+
+
+def root_of_resolved(start: Path) -> Path:
+    """``root_of_folder`` of a folder already resolved (symlinks followed: ``os.path.realpath``'s)."""
     for candidate in (start, *start.parents):
         if (candidate / ROOT_MARKER).is_file():
             return _resolved(candidate)

@@ -22,7 +22,7 @@ from . import ast as A
 from ..core import jsontext
 from ..core import confine, safeyaml
 from . import astcache, schemarefs
-from ..core.confine import ROOT_MARKER, Refused, display_base, find_root
+from ..core.confine import ROOT_MARKER, Refused, display_base, root_of_resolved
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .kinds import DeclaredKinds
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
@@ -221,7 +221,7 @@ class Loader:
         self.entry = entry.resolve()
         self.overlay = overlay or {}  # resolved path -> text to read instead of the file (an editor's buffers)
         self.modules: dict[str, A.Module] = {}
-        self.root = find_root(entry)
+        self.root = root_of_resolved(self.entry.parent)  # (``find_root(entry)``, the entry resolved once)
         self.roots: dict[Path, confine.Root] = {}  # ``root_for``'s, by the file asked about
         self.sources: dict[str, str] = {}
         self.diags: list[Diagnostic] = []
