@@ -233,11 +233,12 @@ class Loader:
     def root_for(self, base: Path) -> confine.Root:
         """The root a file's references must stay under: the bundled rulesets and schemas for a
         ruleset shipped with ruleval (it reads its own data, catalogue and schema), else the entry's
-        ruleset root."""
+        ruleset root. ``base`` is resolved (symlinks followed): the entry and every file the loader
+        found (``confine.check_file``'s); a schema's ``$ref`` is resolved by its caller."""
         found = self.roots.get(base)  # (each file's, once a load: a ruleset names many files from one)
         if found is None:
             bundle = confine.bundle_roots()
-            inside = bundle is not None and confine.is_inside(Path(os.path.realpath(base)), bundle)
+            inside = bundle is not None and confine.is_inside(base, bundle)
             found = self.roots[base] = bundle if inside and bundle is not None else self.root
         return found
 
@@ -463,7 +464,8 @@ class Loader:
         files: list[str] = []
 
         def load_ref(ref_path: Path, ref: str) -> Any:
-            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), span, self.root_for(ref_path))
+            ref_value, ref_diags = load_data_file(ref_path, display_path(ref_path), span,
+                                                 self.root_for(Path(os.path.realpath(ref_path))))
             if ref_diags:
                 raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
             files.append(display_path(ref_path))
