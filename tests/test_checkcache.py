@@ -88,3 +88,24 @@ def test_a_change_to_ruleval_itself_means_a_fresh_check(project: Path, monkeypat
     assert checkcache.lookup(project / "base.rules") is not None
     monkeypatch.setattr(checkcache, "_KEY_CACHE", ["another-build"])
     assert checkcache.lookup(project / "base.rules") is None
+
+
+@pytest.mark.parametrize("name", ["diplomacy/standard.rules", "diplomacy/standard_fleet_rome.rules", "his/his.rules"])
+def test_the_files_read_are_each_shown_path_resolved(name: str) -> None:
+    """``api.files_read`` takes a shown path's resolved file from the load (``Loaded.read``) rather than
+    resolving it again: the same files, in the same order, as resolving each shown path it names."""
+    from validator.lang.loader import real_path
+
+    root = Path(__file__).resolve().parent.parent
+    loaded = api.load_ruleset(root / "rulesets" / name, use_cache=False, check_cache=False).program.loaded
+    expected: dict[str, int] = {}
+    for ns in loaded.namespaces.values():
+        data_schemas = [b.schema for b in ns.data.values() if b.schema is not None]
+        for shown in [*ns.chain, *(b.path for b in ns.data.values()), ns.schema_path, ns.clauses_path,
+                      *ns.schema_files, *(sc.path for sc in data_schemas), *(f for sc in data_schemas for f in sc.files)]:
+            if shown is not None:
+                expected[str(real_path(shown))] = real_path(shown).stat().st_mtime_ns
+    for real in loaded.read:
+        expected.setdefault(real, Path(real).stat().st_mtime_ns)
+    assert len(expected) > 3  # (a ruleset, its catalogue, schema and data at least)
+    assert list(api.files_read(loaded).items()) == list(expected.items())
