@@ -244,7 +244,7 @@ def schema_kind(root: Any, s: Any, depth: int = DEPTH, hops: int = 16) -> Deep:
     or const of texts, truth values and none; None for anything else."""
     if s is False:
         return NOTHING
-    if type(s) is not dict or depth < 0 or hops < 0:
+    if not isinstance(s, dict) or depth < 0 or hops < 0:
         return None
     if "$ref" in s:
         ref = s["$ref"]
@@ -301,7 +301,7 @@ def _pointed(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple
     it may reach nothing (``state.resolve_pointer``: an object's key, a list's index)."""
     if not parts:
         return schema_kind(root, s), False
-    if type(s) is not dict or hops < 0:
+    if not isinstance(s, dict) or hops < 0:
         return None, True
     if "$ref" in s:
         try:

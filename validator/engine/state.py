@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core import jsontext
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
+from ..core.frozen import FrozenDict
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -186,28 +187,39 @@ _BY_ID: dict[int, list[Any]] = {}
 _FAST_BY_ID: dict[int, list[Any]] = {}
 
 
+def _read_only(*values: Any) -> bool:
+    """Whether a schema (and the files its references name) cannot change: as the loader hands them out
+    (``core.frozen``). Only such a schema's verdicts are kept by its identity; another's are made afresh
+    at each call, as a caller may change it in place between two."""
+    return all(v is None or type(v) is FrozenDict for v in values)
+
+
 def _validators(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[Any, Any]:
-    """(jsonschema validator, fast acceptance check or None) for a schema, kept per schema object. The
-    fast check (``fast_check``) only ever answers "certainly valid"."""
+    """(jsonschema validator, fast acceptance check or None) for a schema, kept per read-only schema object
+    and its references' files. The fast check (``fast_check``) only ever answers "certainly valid"."""
     kept = _BY_ID.get(id(schema))
-    if kept is None or kept[0] is not schema:
+    if kept is None or kept[0] is not schema or kept[1] is not resources:
         validator = _validator(_key_text(schema), _key_text(resources or {}))
+        if not _read_only(schema, resources):
+            return validator, _fast(schema)[1]
         if len(_BY_ID) >= 64:
             _BY_ID.clear()
-        # [schema (kept, so its id is never reused), validator]
-        kept = _BY_ID[id(schema)] = [schema, validator]
-    return kept[1], _fast(schema)[1]
+        # [schema, resources (kept, so that their ids are never reused), validator]
+        kept = _BY_ID[id(schema)] = [schema, resources, validator]
+    return kept[2], _fast(schema)[1]
 
 
 def _fast(schema: dict[str, Any]) -> list[Any]:
     """[schema, ``fast_check(schema)``, whether that check accepts no value holding a float
-    (``float_free``)], kept per schema object."""
+    (``float_free``)], kept per read-only schema object."""
     kept = _FAST_BY_ID.get(id(schema))
     if kept is None or kept[0] is not schema:
-        if len(_FAST_BY_ID) >= 64:
-            _FAST_BY_ID.clear()
         fast = fast_check(schema)
-        kept = _FAST_BY_ID[id(schema)] = [schema, fast, fast is not None and float_free(schema)]
+        kept = [schema, fast, fast is not None and float_free(schema)]
+        if _read_only(schema):
+            if len(_FAST_BY_ID) >= 64:
+                _FAST_BY_ID.clear()
+            _FAST_BY_ID[id(schema)] = kept
     return kept
 
 
@@ -248,7 +260,7 @@ def _surely_conforms(value: Any, format: str) -> bool:
 def _surely_usable(schema: Any, resources: dict[str, Any] | None) -> bool:
     """True only when ``schema_problem`` would find nothing in the schema (see ``_surely_conforms``); False
     when it might find something, or when the schema names other files (``resources``)."""
-    if resources or type(schema) is not dict:
+    if resources or not isinstance(schema, dict):
         return False
     kept = _SURE_BY_ID.get(id(schema))
     if kept is not None and kept[0] is schema:
@@ -260,9 +272,10 @@ def _surely_usable(schema: Any, resources: dict[str, Any] | None) -> bool:
                 and (_key_text(schema), _fast(schema)) is not None)
     except (TypeError, ValueError, RecursionError, re.error):  # (what ``_validators`` would raise: it says)
         sure = False
-    if len(_SURE_BY_ID) >= 64:
-        _SURE_BY_ID.clear()
-    _SURE_BY_ID[id(schema)] = [schema, sure]  # (the schema kept, so its id is never reused)
+    if _read_only(schema):
+        if len(_SURE_BY_ID) >= 64:
+            _SURE_BY_ID.clear()
+        _SURE_BY_ID[id(schema)] = [schema, sure]  # (the schema kept, so its id is never reused)
     return sure
 
 

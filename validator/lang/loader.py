@@ -21,6 +21,7 @@ import yaml
 from . import ast as A
 from ..core import jsontext
 from ..core import confine, safeyaml
+from ..core.frozen import frozen
 from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_base, root_of_resolved
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
@@ -120,6 +121,24 @@ def _stat_key(path: Path) -> tuple[str, int, int]:
     st = path.stat()
     # shown paths are relative to the working folder, so a cached parse is only good there
     return (f"{display_base()}\0{path}", st.st_mtime_ns, st.st_size)
+
+
+# a schema file's value as the loader hands it out (``_read_only``), by the key of its read (``_data_cache``)
+_schema_cache: dict[tuple[str, int, int], tuple[Any, Any]] = {}
+
+
+def _read_only(path: Path, value: Any) -> Any:
+    """A schema file's value (``load_data_file``'s), read-only (``core.frozen``): its verdicts are kept by its
+    identity (``engine.state``, ``engine.facts``), so it must not change. The same copy while the file's read
+    is the same, so that the variants of a ruleset share one schema and its verdicts."""
+    try:
+        key = _stat_key(path)
+    except OSError:
+        return frozen(value)
+    kept = _schema_cache.get(key)
+    if kept is None or kept[0] is not value:
+        kept = _schema_cache[key] = (value, frozen(value))
+    return kept[1]
 
 
 def load_data_file(path: Path, shown: str, span: Span | None = None,
@@ -460,7 +479,7 @@ class Loader:
             self.diags.append(Diagnostic("C015", f"{kind} `{written}` cannot be loaded", span, related=where,
                                          help=why))
             return None
-
+        value = _read_only(target, value)
         files: list[str] = []
 
         def load_ref(ref_path: Path, ref: str) -> Any:
@@ -470,7 +489,7 @@ class Loader:
                 raise schemarefs.RefProblem(ref, f"`$ref` `{ref}`: {ref_diags[0].message}")
             files.append(display_path(ref_path))
             self.read.append(os.path.realpath(ref_path))
-            return ref_value
+            return _read_only(ref_path, ref_value)
 
         try:
             resources = schemarefs.collect(value, target, self.root_for(target), load_ref)
@@ -482,7 +501,7 @@ class Loader:
                                          help="refer only to schema files inside the ruleset root "
                                               "(`\"$ref\": \"defs.json#/$defs/unit\"`), or copy the schema in"))
             return None
-        return DataSchema(value, shown, resources, files, span)
+        return DataSchema(value, shown, frozen(resources), files, span)
 
     @staticmethod
     def text_of(path: Path) -> str:

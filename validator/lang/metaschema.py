@@ -25,6 +25,8 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
+from ..core.frozen import FrozenDict, FrozenList
+
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_DEPTH = 40  # deeper, jsonschema's own walk decides (and says when it is too deep for it)
 
@@ -43,9 +45,12 @@ _URI_REFERENCE = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 _ANCHOR = frozenset({"$anchor", "$dynamicAnchor", "$recursiveAnchor"})
 _SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 _NUMBERS = (int, float, Fraction)
+# an object, an array: as read from a file, or as the loader hands out a schema (read-only: ``core.frozen``)
+_OBJECTS = (dict, FrozenDict)
+_ARRAYS = (list, FrozenList)
 # keywords whose value need only be of one of these Python types (a text, a truth value, an array, a number)
 _OF_TYPE: dict[str, tuple[type, ...]] = {**dict.fromkeys(_TEXT, (str,)), **dict.fromkeys(_TRUTH, (bool,)),
-                                         **dict.fromkeys(_ARRAY, (list,)), **dict.fromkeys(_NUMBER, _NUMBERS)}
+                                         **dict.fromkeys(_ARRAY, _ARRAYS), **dict.fromkeys(_NUMBER, _NUMBERS)}
 # the meta-schema's own patterns, searched as jsonschema's `pattern` keyword searches them (Python's `re`)
 _ANCHOR_PATTERN = re.compile("^[A-Za-z_][-A-Za-z0-9._]*$")
 _ID_PATTERN = re.compile("^[^#]*#?$")
@@ -53,7 +58,7 @@ _ID_PATTERN = re.compile("^[^#]*#?$")
 
 def _text_array(v: Any) -> bool:
     """The meta-schema's ``stringArray``: an array of texts, no two equal."""
-    return type(v) is list and all(type(x) is str for x in v) and len(set(v)) == len(v)
+    return type(v) in _ARRAYS and all(type(x) is str for x in v) and len(set(v)) == len(v)
 
 
 def certainly_valid(schema: Any, conforms: Callable[[Any, str], bool]) -> bool:
@@ -66,18 +71,18 @@ def certainly_valid(schema: Any, conforms: Callable[[Any, str], bool]) -> bool:
         t = type(node)
         if t is bool:
             continue
-        if t is not dict or depth > MAX_DEPTH:
+        if t not in _OBJECTS or depth > MAX_DEPTH:
             return False
         below = depth + 1
         for k, v in node.items():
             if k in _SCHEMA:
                 todo.append((v, below))
             elif k in _SCHEMA_MAP:
-                if type(v) is not dict:
+                if type(v) not in _OBJECTS:
                     return False
                 todo.extend((x, below) for x in v.values())
             elif k in _SCHEMA_ARRAY:
-                if type(v) is not list or not v:
+                if type(v) not in _ARRAYS or not v:
                     return False
                 todo.extend((x, below) for x in v)
             elif k in _OF_TYPE:
@@ -96,27 +101,27 @@ def certainly_valid(schema: Any, conforms: Callable[[Any, str], bool]) -> bool:
                 if type(v) is str:
                     if v not in _SIMPLE_TYPES:
                         return False
-                elif not (type(v) is list and v and all(type(x) is str and x in _SIMPLE_TYPES for x in v)
+                elif not (type(v) in _ARRAYS and v and all(type(x) is str and x in _SIMPLE_TYPES for x in v)
                           and len(set(v)) == len(v)):
                     return False
             elif k == "pattern":
                 if type(v) is not str or not conforms(v, "regex"):
                     return False
             elif k == "patternProperties":
-                if type(v) is not dict or not all(type(p) is str and conforms(p, "regex") for p in v):
+                if type(v) not in _OBJECTS or not all(type(p) is str and conforms(p, "regex") for p in v):
                     return False
                 todo.extend((x, below) for x in v.values())
             elif k == "required":
                 if not _text_array(v):
                     return False
             elif k == "dependentRequired":
-                if type(v) is not dict or not all(_text_array(x) for x in v.values()):
+                if type(v) not in _OBJECTS or not all(_text_array(x) for x in v.values()):
                     return False
             elif k == "dependencies":  # (each entry a schema, or an array of texts)
-                if type(v) is not dict:
+                if type(v) not in _OBJECTS:
                     return False
                 for x in v.values():
-                    if type(x) is list:
+                    if type(x) in _ARRAYS:
                         if not _text_array(x):
                             return False
                     else:
@@ -131,7 +136,7 @@ def certainly_valid(schema: Any, conforms: Callable[[Any, str], bool]) -> bool:
                 if type(v) is not str or not conforms(v, "uri-reference") or not _ID_PATTERN.search(v):
                     return False
             elif k == "$vocabulary":
-                if type(v) is not dict or not all(type(u) is str and conforms(u, "uri") and type(x) is bool
+                if type(v) not in _OBJECTS or not all(type(u) is str and conforms(u, "uri") and type(x) is bool
                                                   for u, x in v.items()):
                     return False
     return True
