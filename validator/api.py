@@ -1074,27 +1074,31 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
         raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                     Span(pairs[0][0] if pairs else "<record>"))], "state", [])
     said: list[ReplayNote] = notes if notes is not None else []
-    written: list[Any] = []  # each state as the rules write it (``_written``), read once: it is read again as a next state
-    for i, (where, state) in enumerate(pairs):
-        written.append(_written(rs, state, where))
-        once, again = _read_once(rs, state, where, written[i])
+    counted = [0]
+    # each state with itself as the rules write it (``_written``), read once: it is read again as a next state
+    triples: list[tuple[str, Any, Any]] = []
+    for where, state in pairs:
+        written = _written(rs, state, where)
+        once, again = _read_once(rs, state, where, written)
         if again:
             said.append(ReplayNote("merged", where, _phase_of(rs, state, where), again))
-            pairs[i], written[i] = (where, once), _UNREAD
-    counted = [0]
+            state, written = once, _UNREAD
+        triples.append((where, state, written))
     try:
-        return _replay_pairs(rs, pairs, written, seed, said, counted)
+        return _replay_pairs(rs, triples, seed, said, counted)
     except PlayError as exc:
         exc.agreed = counted[0]
         raise
 
 
-def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], written: list[Any], seed: int | None,
+def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | None,
                   said: list[ReplayNote], counted: list[int]) -> tuple[int, Mismatch | None]:
+    """``replay``'s comparison, phase after phase, of a record's states: each (where, state, the state as the
+    rules write it or ``_UNREAD``)."""
     agreed = 0
     k = 0
-    where, state = pairs[0]
-    while k + 1 < len(pairs):
+    where, state, _ = triples[0]
+    while k + 1 < len(triples):
         if not isinstance(state, dict):
             raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", [])
         try:
@@ -1105,15 +1109,15 @@ def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], written: list[Any],
                             exc.kind, exc.played) from None
         step = steps[0]
         nxt = k + 1
-        recorded, next_where, diffs = _recorded_next(rs, pairs[nxt], written[nxt], step, steps)
-        if diffs and nxt + 1 < len(pairs) and isinstance(pairs[nxt + 1][1], dict):
+        recorded, next_where, diffs = _recorded_next(rs, triples[nxt], step, steps)
+        if diffs and nxt + 1 < len(triples) and isinstance(triples[nxt + 1][1], dict):
             # a phase the rules skip that the record holds (a retreat with nothing left to retreat):
             # the state after it is the one computed
-            later, later_where, later_diffs = _recorded_next(rs, pairs[nxt + 1], written[nxt + 1], step, steps)
+            later, later_where, later_diffs = _recorded_next(rs, triples[nxt + 1], step, steps)
             if not later_diffs:
-                said.append(ReplayNote("skipped", next_where, _phase_of(rs, pairs[nxt][1], next_where)))
+                said.append(ReplayNote("skipped", next_where, _phase_of(rs, triples[nxt][1], next_where)))
                 nxt, recorded, next_where, diffs = nxt + 1, later, later_where, later_diffs
-        raw = pairs[nxt][1]
+        raw = triples[nxt][1]
         # what a state gives must be well formed as given (its schema); what it leaves out and the rules
         # need, the state computed for it gives. A state given whole (nothing taken: the values given) has
         # that schema check as the first half of its full check
@@ -1132,10 +1136,10 @@ def _replay_pairs(rs: Ruleset, pairs: list[tuple[str, Any]], written: list[Any],
         agreed += 1
         counted[0] = agreed
         if step.end is not None:
-            after = len(pairs) - nxt - 1
+            after = len(triples) - nxt - 1
             if after:
                 reason = step.end.get("reason") if isinstance(step.end, dict) else None
-                return agreed, Mismatch(step.next_phase, next_where, pairs[nxt + 1][0], [
+                return agreed, Mismatch(step.next_phase, next_where, triples[nxt + 1][0], [
                     ("/phase", f"(the record goes on: {after} more state{'s' if after != 1 else ''})",
                      f"(the game is over: {reason or _canon(step.end)})")])
             return agreed, None
@@ -1200,12 +1204,12 @@ def _phase_of(rs: Ruleset, state: Any, where: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _recorded_next(rs: Ruleset, pair: tuple[str, Any], written: Any, step: Step,
+def _recorded_next(rs: Ruleset, triple: tuple[str, Any, Any], step: Step,
                    steps: list[Step]) -> tuple[dict[str, Any], str, list[tuple[str, Any, Any]]]:
-    """A record's next state as the rules write states (``written``, or ``_UNREAD``: ``_written``; when
-    the ruleset has a ``query normal_state``: `STP(sc)` is `stp/sc`), its place, and how it differs from
-    the state computed (``step.next``)."""
-    next_where, recorded = pair
+    """A record's next state (where, state, as the rules write states: ``written``, or ``_UNREAD``:
+    ``_written``; when the ruleset has a ``query normal_state``: `STP(sc)` is `stp/sc`), its place, and how
+    it differs from the state computed (``step.next``)."""
+    next_where, recorded, written = triple
     if not isinstance(recorded, dict):
         raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", steps)
     if written is _UNREAD:
