@@ -72,7 +72,7 @@ def test_a_loaded_schema_changed_in_place_after_its_checks_gives_no_stale_verdic
         fresh = schema_errors(state, now, "<state>")
         assert rs.validate_state(state) == fresh
         assert certainly_valid(state, rs.schema) <= (fresh == [])
-        assert (_verdict(lambda: rs.run(state))[0] == "value") == (fresh == [])
+        assert (_verdict(lambda state=state: rs.run(state))[0] == "value") == (fresh == [])
     assert [(rs.validate_state(s), _verdict(lambda s=s: rs.run(s))) for s in states] == before
 
 
@@ -93,19 +93,21 @@ def test_a_loaded_schema_is_read_only_and_the_files_own_value() -> None:
     while objects:
         node = objects.pop()
         if isinstance(node, dict):
-            seen += 1
-            for change in (lambda: node.__setitem__("x", 1), lambda: node.pop(next(iter(node), "x")), node.clear,
-                           lambda: node.update(x=1), lambda: node.setdefault("x", 1), node.popitem):
-                with pytest.raises(TypeError):
-                    change()
+            changes: Any = [("__setitem__", "x", 1), ("pop", next(iter(node), "x")), ("clear",), ("update", {"x": 1}),
+                            ("setdefault", "x", 1), ("popitem",), ("__delitem__", next(iter(node), "x")),
+                            ("__ior__", {"x": 1})]
             objects.extend(node.values())
         elif isinstance(node, list):
-            seen += 1
-            for change in (lambda: node.append(1), node.clear, node.sort, node.reverse, lambda: node.extend([1]),
-                           lambda: node.insert(0, 1), lambda: node.__setitem__(slice(None), []), node.pop):
-                with pytest.raises(TypeError):
-                    change()
+            changes = [("append", 1), ("clear",), ("sort",), ("reverse",), ("extend", [1]), ("insert", 0, 1),
+                       ("__setitem__", slice(None), []), ("pop",), ("remove", node[0] if node else 1),
+                       ("__iadd__", [1]), ("__imul__", 2), ("__delitem__", 0)]
             objects.extend(node)
+        else:
+            continue
+        seen += 1
+        for name, *args in changes:
+            with pytest.raises(TypeError):
+                getattr(node, name)(*args)
     assert seen > 10
     assert json.loads(json.dumps(rs.schema)) == on_disk  # (unchanged by all that was tried)
 
