@@ -386,14 +386,17 @@ class Backend:
     def bounded(self, unit: Unit, roots: list[Any]) -> int | None:
         """The nodes of ``roots`` (code of ``unit``) with those of the light functions they call, or None
         (``light``)."""
-        called = {id(n.func) for n in A.nodes(tuple(roots)) if isinstance(n, A.Call)}
+        called = set()  # (a call comes before the name it calls: ``A.nodes``)
         size = 0
         for n in A.nodes(tuple(roots)):
             size += 1
             if isinstance(n, (A.Comp, A.Lambda)):
                 return None
-            if isinstance(n, A.Call) and not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
-                return None  # (a value called)
+            if isinstance(n, A.Call):
+                if not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
+                    return None  # (a value called)
+                called.add(id(n.func))
+                continue
             ref = unit.bound.get(id(n))
             if not isinstance(ref, UnitRef) or ref.unit.kind == "input":
                 continue
