@@ -390,8 +390,8 @@ class Backend:
         size = 0
         for n in A.nodes(tuple(roots)):
             size += 1
-            if isinstance(n, (A.Comp, A.Lambda)):
-                return None
+            if size > LIGHT or isinstance(n, (A.Comp, A.Lambda)):
+                return None  # (not walked further)
             if isinstance(n, A.Call):
                 if not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
                     return None  # (a value called)
@@ -411,8 +411,6 @@ class Backend:
             if more is None:
                 return None
             size += more
-            if size > LIGHT:
-                return None
         return size if size <= LIGHT else None
 
     # -- names and constants
