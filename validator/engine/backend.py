@@ -198,8 +198,10 @@ def _shape(roots: tuple[Any, ...]) -> tuple[int, tuple[int, ...], tuple[tuple[in
     hit = _SHAPES.get(key)  # (an identity is not reused while its object is kept here)
     if hit is not None:
         return hit[1]
-    funcs, names, size, shape = [], [], 0, None
-    called = set()  # (a call comes before the name it calls: ``A.nodes``)
+    funcs: list[int] = []
+    names: list[tuple[int, bool]] = []
+    called: set[int] = set()  # (a call comes before the name it calls: ``A.nodes``)
+    size, shape = 0, None
     for n in A.nodes(roots):
         size += 1
         if size > LIGHT or isinstance(n, (A.Comp, A.Lambda)):
