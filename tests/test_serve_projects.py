@@ -15,6 +15,8 @@ import pytest
 
 from validator.core.exits import UsageError
 from validator.tools import serve
+from validator.tools import errata as errata_tool
+from validator.tools.errata import SHOWN
 
 from test_serve import call  # (tests/ is on the path, as pytest puts it)
 
@@ -58,7 +60,7 @@ def test_a_project_lists_its_own_files_and_nothing_else(combat) -> None:
         assert call(combat, "GET", f"/api/file?name={name}").status == 404
 
 
-def test_a_new_game_checks_with_its_own_clauses_and_runs_with_its_picture(combat) -> None:
+def test_a_new_game_checks_with_its_own_clauses_and_runs_with_its_picture(combat, monkeypatch) -> None:
     checked = call(combat, "POST", "/api/check", {"base": "skirmish.rules"}).json
     assert checked["errors"] == 0 and checked["diagnostics"] == []
     state = call(combat, "GET", "/api/file?name=states/two_to_one.json").json["text"]
@@ -72,10 +74,15 @@ def test_a_new_game_checks_with_its_own_clauses_and_runs_with_its_picture(combat
     assert '"EX"  "DR"' in diffed["text"]
     # the first differences in full, as `ruleval diff` shows them; the figures count them all
     headers = [line for line in diffed["text"].splitlines() if line.startswith("generate(")]
-    more = diffed["differ"] - serve.MAX_SHOWN
-    assert len(headers) == min(diffed["differ"], serve.MAX_SHOWN)
-    assert more <= 0 or f"... and {more} more difference{'s' if more > 1 else ''} (`ruleval diff --show N`" in diffed["text"]
+    assert len(headers) == min(diffed["differ"], SHOWN) and diffed["differ"] >= 2
     assert f"states that differ: {diffed['differ']} of 30" in diffed["text"]
+    # the rest in one line: the page reads how many it shows where `ruleval diff --show` takes its default
+    monkeypatch.setattr(errata_tool, "SHOWN", 1)
+    fewer = call(combat, "POST", "/api/diff", {"base": "skirmish_revised.rules", "other": "skirmish.rules",
+                                              "generate": 30}).json
+    more = fewer["differ"] - 1
+    assert fewer["differ"] == diffed["differ"] and sum(line.startswith("generate(") for line in fewer["text"].splitlines()) == 1
+    assert f"... and {more} more difference{'s' if more > 1 else ''} (`ruleval diff --show N`" in fewer["text"]
 
 
 def test_an_edit_of_the_table_data_in_the_project_is_what_runs(combat) -> None:

@@ -34,6 +34,8 @@ from ..core.diagnostics import one_line, wrap_words
 from ..engine.state import pointer_parts
 
 MAX_SHRINK_RUNS = 2000
+SHRUNK = 3  # differences shrunk by default (`--shrink`; the playground's diff too)
+SHOWN = 3  # differences printed in full by default (`--show`; the playground's diff too)
 MAX_FIELD_COLUMN = 72  # wider field pointers are printed one per line, not as a table
 
 
@@ -58,7 +60,8 @@ class Difference:
     old: Any
     new: Any
     runs: int
-    minimum: bool = True  # shrunk to a local minimum (no smaller candidate keeps the difference), not stopped by its budget
+    minimum: bool | None = None  # shrunk: to a local minimum (no smaller candidate keeps the difference), or
+    # stopped by its budget (False); None: not shrunk (runs -1)
 
 
 def _settings(probe: Probe) -> dict[str, Any]:
@@ -289,7 +292,7 @@ def shrink(old: Any, new: Any, probe: Probe, a0: Any, b0: Any, budget: int = MAX
                 break
         else:
             if candidates is _by_text:
-                return Difference(probe, state, *found, runs)
+                return Difference(probe, state, *found, runs, minimum=True)
             candidates = _by_text
     return Difference(probe, state, *found, runs, minimum=False)
 
@@ -955,7 +958,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
-                 "local_minimum": d.runs >= 0 and d.minimum,
+                 "local_minimum": d.minimum is True,
                  "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
                  "old": d.old, "new": d.new,
                  "changed": [{"pointer": p, "old": x, "new": y} for p, x, y in changed_fields(d.old, d.new)]}
@@ -1002,10 +1005,10 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--phases", type=int, default=None, metavar="P", help="phases per game (default 30)")
     p.add_argument("--start", metavar="STATE", help="the state games start from (default: `query start_state`)")
     p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
-    p.add_argument("--shrink", type=int, default=3, metavar="N",
-                   help="shrink the first N differing states (default 3; -1: all); the others are shown as found")
-    p.add_argument("--show", type=int, default=3, metavar="K",
-                   help="print the first K differences in full (default 3; -1: all); the summary counts them all")
+    p.add_argument("--shrink", type=int, default=SHRUNK, metavar="N",
+                   help=f"shrink the first N differing states (default {SHRUNK}; -1: all); the others are shown as found")
+    p.add_argument("--show", type=int, default=SHOWN, metavar="K",
+                   help=f"print the first K differences in full (default {SHOWN}; -1: all); the summary counts them all")
     p.add_argument("--show-groups", type=int, default=5, metavar="N",
                    help="in the summary, the N most frequent of each grouping (default 5)")
     p.add_argument("--summary", action="store_true", help="the summary's figures even for a single game or state")

@@ -54,9 +54,7 @@ MAX_BODY = 8_000_000  # a ruleset (2 MB) and a state (5 MB), with room for the J
 MAX_GENERATE = 50  # generated states a diff from the page may try
 MAX_BALANCE_GAMES = 20  # whole games a balance from the page may play (each on this process, one after another)
 MAX_BALANCE_ROUNDS = 10
-MAX_SHRUNK = 3  # differences shrunk to a minimal state (the rest shown as found), as `ruleval diff` by default
 SHRINK_RUNS = 200  # runs each shrinking may make from the page (`ruleval diff`: errata.MAX_SHRINK_RUNS)
-MAX_SHOWN = 3  # differences shown in full (each run again, traced), as `ruleval diff` by default; the figures count all
 SOCKET_TIMEOUT = 30.0
 REQUEST_SECONDS = 30.0  # a request's process is stopped past this (each run is also bounded by its step budget)
 MAX_WORKERS = 4  # requests answered at once, each by a process of its own
@@ -559,10 +557,10 @@ class Playground:
         errata.IGNORE_CITES.set(body.get("ignore_cites") is True)
         errata.EXACT_ROWS.set(12)
         # (a sweep in this request's own process: the settings above are its own)
-        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], MAX_SHRUNK,
+        found = errata.compare_states(old, new, probes, generate, 0, options["exact"], errata.SHRUNK,
                                       errata.Options(jobs=1, shrink_runs=SHRINK_RUNS))
         diffs, tried, note, skips = found.differences or [], found.tried, found.note, found.skips
-        lines = errata.shown_differences(old, new, diffs, MAX_SHOWN, "(`ruleval diff --show N` prints N)")
+        lines = errata.shown_differences(old, new, diffs, errata.SHOWN, "(`ruleval diff --show N` prints N)")
         if generate > 1 and diffs:  # the figures: the share that differ, and where
             lines += errata.summary_text(found.found or [], tried, "states", 5)
         summary = errata.tried_line(tried, skips, sum(skips.values()), len(diffs), tried)
