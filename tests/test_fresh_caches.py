@@ -479,3 +479,67 @@ def test_kinds_not_kept_for_a_program_too_deep_to_digest(project: Path, cache: P
         result, count = run_main(monkeypatch)
         assert result == [0, 2, 4, 6] and count.solves == 1
     assert entries(cache, codecache.KINDS) == []
+
+
+def _typed(v: Any) -> Any:
+    """A value with the type of every part in it (``==`` takes ``True`` for ``1`` and ``1.0`` for ``1``)."""
+    if type(v) is dict:
+        return ("dict", [(k, _typed(x)) for k, x in v.items()])
+    if type(v) is list:
+        return ("list", [_typed(x) for x in v])
+    return (type(v).__name__, repr(v))
+
+
+DATA = ("b: [1, 2.0, 0.1, -0.0, 1e300, true, null, 'x', \"\\u00e9\", 123456789012345678901234567890]\n"
+        "a: {z: {}, y: [], yes_: on, '1': 1}\n")
+
+
+def test_a_kept_data_file_is_the_data_file(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML data file's value is kept across processes (``loader._yaml_value``): a later process reads it
+    back without reading the YAML, as the same value, types and key order included, floats read exactly."""
+    from validator.core import safeyaml
+
+    (project / "d.yaml").write_text(DATA, encoding="utf-8")
+    reads: list[str] = []
+    load = safeyaml.load
+    monkeypatch.setattr(safeyaml, "load", lambda text: reads.append(text) or load(text))
+    values = []
+    for _ in range(3):
+        new_process(monkeypatch)
+        value, diags = loader.load_data_file(project / "d.yaml", "d.yaml")
+        assert diags == []
+        values.append(_typed(value))
+    assert len(reads) == 1 and len(entries(cache, loader.DATA_KIND)) == 1  # read once, then read back
+    assert values[0] == values[1] == values[2]
+    assert ("Fraction", "Fraction(1, 10)") in values[1][1][0][1][1]  # (0.1 read as the decimal it writes)
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    new_process(monkeypatch)
+    assert _typed(loader.load_data_file(project / "d.yaml", "d.yaml")[0]) == values[0]  # as the YAML reads
+
+
+def test_a_data_file_with_a_fault_is_not_kept(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "d.yaml").write_text("a: .nan\n1: x\n", encoding="utf-8")
+    for _ in range(2):
+        new_process(monkeypatch)
+        value, diags = loader.load_data_file(project / "d.yaml", "d.yaml")
+        assert value is None and [d.code for d in diags] == ["C008"]
+    assert entries(cache, loader.DATA_KIND) == []
+
+
+def test_a_process_whose_data_files_are_kept_needs_no_yaml(cache: Path, tmp_path: Path) -> None:
+    """The YAML library is imported only to read a data file not kept (or to locate a finding in one)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RULEVAL_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env.pop("RULEVAL_NO_CACHE", None)
+    child = ("import sys; from validator import load_ruleset; rs = load_ruleset(sys.argv[1]); "
+             "print(rs.ok, 'yaml' in sys.modules)")
+    standard = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+
+    def process() -> str:
+        return subprocess.run([sys.executable, "-c", child, standard], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    assert process() == "True True"  # the first reads the map's YAML
+    assert process() == "True False"

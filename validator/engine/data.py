@@ -24,9 +24,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
-
-from ..core import confine, jsontext, safeyaml
+from ..core import confine, jsontext
 from ..core.diagnostics import Diagnostic, Related, Span
 from ..lang.bind import bound_globals, place, unit_key
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
@@ -72,6 +70,9 @@ class _Locator:
             text = confine.read_bytes(path, MAX_LOCATED_BYTES, root, shown).decode("utf-8")
         except (confine.Refused, UnicodeDecodeError, OSError):  # (a file over the limit is refused as large)
             return None
+        import yaml  # (here only: a load whose data files are kept, and all pass, never imports it)
+
+        from ..core import safeyaml
         try:
             positions = jsontext.Positions(text) if path.suffix == ".json" else safeyaml.Positions(text)
         except (yaml.YAMLError, RecursionError, ValueError, IndexError):  # read once already: not expected

@@ -16,11 +16,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import ast as A
 from ..core import jsontext
-from ..core import confine, safeyaml
+from ..core import blobcache, confine
 from ..core.frozen import frozen
 from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_base, root_of_resolved
@@ -33,6 +31,8 @@ CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite i
 MAX_DATA_BYTES = 20_000_000
 RULESET_SUFFIXES = (".rules",)
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
+DATA_KIND, DATA_FORMAT = "data", "1"  # (the entries of YAML data files' values: ``_yaml_value``)
+MAX_KEPT_DATA_BYTES = 40_000_000
 
 
 @dataclass
@@ -164,23 +164,8 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
             if path.suffix == ".json":
                 value = jsontext.loads(text, shown)  # as strictly as a state: no NaN, no huge number
             else:
-                value = safeyaml.load(text)
-                fault = jsontext.value_problem(value)
-                if fault is not None:
-                    parts = tuple(x.replace("~1", "/").replace("~0", "~") for x in fault[0].split("/")[1:])
-                    not_text = "not text" in fault[1]
-                    try:
-                        spots = safeyaml.Positions(text)
-                        at = (spots.key_not_text(parts) if not_text else None) or (spots.of(parts) if parts else None)
-                    except (yaml.YAMLError, RecursionError):
-                        at = None
-                    hint = ("YAML reads yes, no, on, off, true and false as truth values and bare numbers as "
-                            "numbers: quote a key meant as text" if not_text else None)
-                    diags.append(Diagnostic("C008", f"data file `{shown}` holds {fault[1]} at `{fault[0] or '/'}`",
-                                            Span(shown, *at) if at else Span(shown, 1, 1, 1, 2), pointer=fault[0],
-                                            help=hint))
-                    value = None
-                else:
+                value = _yaml_value(text, shown, diags)
+                if value is not None:
                     value = jsontext.exact_numbers(value)  # (0.1 is 1/10, as in a JSON data file)
         except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
             d = exc.diagnostics[0]
@@ -194,21 +179,68 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
             diags.append(Diagnostic("C008", f"invalid JSON: {exc.msg}", where))
         except (ValueError, OverflowError) as exc:  # a YAML integer past Python's digit limit, say
             diags.append(Diagnostic("C008", f"data file `{shown}` cannot be read: {str(exc)[:120]}", Span(shown, 1, 1, 1, 2)))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            started, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
-            # where what the parser was reading began (a `{` never closed, say), when not where it stopped
-            related = (Related(Span(shown, started.line + 1, started.column + 1, started.line + 1, started.column + 2),
-                               context),) if started is not None and context and started.line + 1 != line else ()
-            diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1),
-                                    related=related))
         except RecursionError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
     if key is not None:
         _data_cache[key] = (value, diags)
     return value, diags
+
+
+def _yaml_value(text: str, shown: str, diags: list[Diagnostic]) -> Any:
+    """A YAML data file's value as ``safeyaml`` reads it (its floats not yet read exactly), or None with
+    its faults added to ``diags`` (a YAML error, a value JSON could not hold: C008).
+
+    A value that passed is kept across processes (``core.blobcache``, ``DATA_KIND``) as JSON text, under
+    a digest of the file's text with ruleval's own code and the Python version: such a value is
+    mappings with text keys, lists, texts, whole numbers, finite floats, truth values and none
+    (``jsontext.value_problem``), which JSON writes and reads back as the very same value, types and
+    key order included (a float by its shortest decimal, which reads back as that float). Reading it
+    back is a fifth of parsing the YAML, and spares a process that reads only known data files
+    importing the YAML library at all (about 2 % of a fresh Diplomacy process's first 200 turns)."""
+    entry = blobcache.name(DATA_KIND, DATA_FORMAT, text) if blobcache.in_use(DATA_KIND) else None
+    if entry is not None:
+        kept = blobcache.load(DATA_KIND, entry, MAX_KEPT_DATA_BYTES)
+        if kept is not None:
+            try:
+                return json.loads(kept)
+            except (ValueError, RecursionError):  # (not expected of a signed entry: read the YAML)
+                pass
+    import yaml
+
+    from ..core import safeyaml
+
+    try:
+        value = safeyaml.load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        started, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
+        # where what the parser was reading began (a `{` never closed, say), when not where it stopped
+        related = (Related(Span(shown, started.line + 1, started.column + 1, started.line + 1, started.column + 2),
+                           context),) if started is not None and context and started.line + 1 != line else ()
+        diags.append(Diagnostic("C008", f"invalid YAML: {problem}", Span(shown, line, col, line, col + 1),
+                                related=related))
+        return None
+    fault = jsontext.value_problem(value)
+    if fault is not None:
+        parts = tuple(x.replace("~1", "/").replace("~0", "~") for x in fault[0].split("/")[1:])
+        not_text = "not text" in fault[1]
+        try:
+            spots = safeyaml.Positions(text)
+            at = (spots.key_not_text(parts) if not_text else None) or (spots.of(parts) if parts else None)
+        except (yaml.YAMLError, RecursionError):
+            at = None
+        hint = ("YAML reads yes, no, on, off, true and false as truth values and bare numbers as "
+                "numbers: quote a key meant as text" if not_text else None)
+        diags.append(Diagnostic("C008", f"data file `{shown}` holds {fault[1]} at `{fault[0] or '/'}`",
+                                Span(shown, *at) if at else Span(shown, 1, 1, 1, 2), pointer=fault[0], help=hint))
+        return None
+    if entry is not None:
+        body = json.dumps(value).encode("ascii")
+        if len(body) <= MAX_KEPT_DATA_BYTES and json.loads(body) == value:
+            blobcache.store(DATA_KIND, entry, body)
+    return value
 
 
 def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
@@ -444,6 +476,9 @@ class Loader:
             k, v = bad[0]
             where = None
             if isinstance(k, str) and target.suffix.lower() in (".yaml", ".yml"):
+                import yaml
+
+                from ..core import safeyaml
                 try:
                     where = safeyaml.Positions(target.read_text(encoding="utf-8")).of(("clauses", k))
                 except (OSError, UnicodeDecodeError, yaml.YAMLError):
