@@ -583,6 +583,8 @@ def _lower(ctx: Context, s: Any) -> str:
                                        "so that two spellings of one name compare equal (`Québec`, `QUE\u0301BEC`)")
 def _casefold(ctx: Context, s: Any) -> str:
     _spend_text(ctx, s, "casefold")
+    if s.isascii():  # (composed already, and case-folded as lowered)
+        return s.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", s).casefold())
 
 
@@ -620,10 +622,13 @@ def _join(ctx: Context, xs: Any, sep: Any) -> str:
 def _replace(ctx: Context, s: Any, a: Any, b: Any) -> str:
     if not (type(s) is str and type(a) is str and type(b) is str):  # (the commonest case asked at once)
         _text(s, "replace"), _text(a, "replace"), _text(b, "replace")
-    text, old, new = s, a, b
-    n = text.count(old) if old else len(text) + 1
-    _spend(ctx, len(text) + n * max(0, len(new) - len(old)), "replace")  # the length of what is built
-    return text.replace(old, new)
+    # the length of what is built: the text, and what each replacement adds to it (an empty `old` is
+    # found before every character and after the last)
+    more = len(b) - len(a)
+    ctx.steps += len(s) + (s.count(a) if a else len(s) + 1) * more if more > 0 else len(s)
+    if ctx.steps > ctx.budget:
+        raise CallError("replace exceeds the evaluation budget")
+    return s.replace(a, b)
 
 
 @builtin("starts_with", 2)
@@ -736,18 +741,22 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
     ignore_case = _pattern_flags(flags)
     module = _patterns()
-    _spend(ctx, sum(map(len, patterns)), "match_first")  # (read before they are compiled, as ``_regex``)
+    length = sum(map(len, patterns))
+    _spend(ctx, length, "match_first")  # (read before they are compiled, as ``_regex``)
+    if not patterns:
+        return None
     try:
-        both: Any
-        both, cost = module.compiled_set(tuple(patterns), ignore_case) if patterns else (None, 0)
+        both, cost, each = module.compiled_set(tuple(patterns), ignore_case)
     except module.PatternError as exc:
         raise CallError(f"invalid pattern: {exc}") from None
-    _spend(ctx, cost - sum(map(len, patterns)), "match_first")
-    found = both.Match(text.encode("utf-8")) if both is not None else []
+    _spend(ctx, cost - length, "match_first")
+    found = both.Match(text.encode("utf-8"))
     if not found:
         return None
     index = min(found)
-    return {"index": index, "groups": _regex(ctx, patterns[index], flags, "match_first").fullmatch(text)}
+    first = each[index]  # (its groups read as ``match`` reads them, its compiling charged as ``_regex``)
+    _spend(ctx, first.cost, "match_first")
+    return {"index": index, "groups": first.fullmatch(text)}
 
 
 # ---------------------------------------------------------------- graphs

@@ -90,10 +90,9 @@ def compiled(pattern: str, ignore_case: bool = False) -> Pattern:
 @functools.lru_cache(maxsize=KEPT_PATTERNS)
 def compiled_set(patterns: tuple[str, ...], ignore_case: bool = False) -> Any:
     """The patterns as one RE2 set that tells, in one pass over a text, which of them match it whole,
-    and what compiling them takes (the sum of their ``Pattern.cost``)."""
-    cost = 0
-    for p in patterns:
-        cost += compiled(p, ignore_case).cost  # (and the errors of each, as for one pattern)
+    what compiling them takes (the sum of their ``Pattern.cost``), and each compiled (``compiled``)."""
+    each = tuple(compiled(p, ignore_case) for p in patterns)  # (and the errors of each, as for one pattern)
+    cost = sum(p.cost for p in each)
     found = re2.Set.FullMatchSet(_options(ignore_case))
     try:
         for p in patterns:
@@ -101,7 +100,7 @@ def compiled_set(patterns: tuple[str, ...], ignore_case: bool = False) -> Any:
         found.Compile()
     except re2.error as exc:
         raise PatternError(_message(exc)) from None
-    return found._set, cost  # (RE2's own set: its Match takes the text's bytes and gives the indices)
+    return found._set, cost, each  # (RE2's own set: its Match takes the text's bytes and gives the indices)
 
 
 def check(pattern: str) -> str | None:
