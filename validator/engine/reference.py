@@ -185,6 +185,7 @@ class _Reject(Exception):
 
 
 PENDING = object()  # in the memo: a value being computed
+_SPARE: list["Run"] = []  # runs of their own left as new (``Run.left``), for the next (``Run.fresh``)
 STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
 DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, run once when it loads
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
@@ -258,13 +259,27 @@ class Run:
         """A run of its own for a state-free definition (``Unit.state_free``): it reads nothing of this
         run, so its value is what it has alone; what it takes is paid by the run that reads it
         (``pay``); it stops at the same budget. ``alone`` is the memo key it computes (which that run
-        computes itself)."""
-        sub = Run(None, self.dice, self.budget, self.depth_limit)
-        sub.alone = alone
+        computes itself). One made costs more than many a value: a run of its own that computed a
+        value (``left``) serves again."""
+        try:
+            sub = _SPARE.pop()
+        except IndexError:
+            sub = Run(None, self.dice)
+        sub.dice, sub.budget, sub.depth_limit, sub.alone = self.dice, self.budget, self.depth_limit, alone
         sub.shared, sub.alive = self.shared, self.alive
         if self.trace:  # a traced run shows what it called
             sub.trace, sub.trace_stack, sub.traced_values = True, self.trace_stack, self.traced_values
         return sub
+
+    def left(self) -> None:
+        """A run of its own (``fresh``) whose value is computed, left as new for the next: it read no
+        state, decision, input or die, so its memos, what it paid and its steps are all it holds (but
+        a traced one's trace, which is not left)."""
+        if not self.trace:
+            self.steps = self.paid_steps = 0
+            for made in (self.memo, self.memos, self.reads, self.paid, self.paid_groups):
+                made.clear()
+            _SPARE.append(self)
 
     def charge(self, n: int, span: Span) -> None:
         self.steps += n
@@ -529,6 +544,7 @@ class Interpreter:
         if key not in run.shared:
             sub = run.fresh(key)
             run.shared[key] = Kept(compute(sub), sub)
+            sub.left()
         kept = run.shared[key]
         pay(run, kept, span)
         run.memo[key] = kept.value
