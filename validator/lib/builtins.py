@@ -484,8 +484,11 @@ def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
 @builtin("fold", 3, ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
 def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     acc = start
-    for x in _iter(xs, "fold"):
+    items = iter(_iter(xs, "fold"))
+    for x in items:  # (``call_value``: the function asked once, at the first item)
         acc = call_value(ctx, fn, acc, x)
+        for x in items:
+            acc = fn(ctx, acc, x)
     return acc
 
 
