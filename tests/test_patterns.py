@@ -124,3 +124,27 @@ def test_fold_asks_its_function_only_when_there_is_an_item() -> None:
     with pytest.raises(CallError, match="is not a function"):
         fold(ctx(), [1], 7, "no function")
     assert fold(ctx(), ["a", "b"], "", lambda c, acc, x: acc + x) == "ab"
+
+
+def _outcome(f: Any, budget: int, *args: Any) -> tuple[Any, int]:
+    c = ctx(budget)
+    try:
+        return f(c, *args), c.steps
+    except CallError as err:
+        return str(err), c.steps
+
+
+@pytest.mark.parametrize("t, patterns", [("bb", ["a+", "(?P<b>b)+"]), ("a par - bur", ["(?P<u>[a-z ]+) h", "(?P<u>.+?) - (?P<to>.+)"]),
+                                         ("x", ["(", "x"]), ("no", ["y"]), ("x" * 20, ["x*"])])
+def test_the_common_form_reads_as_the_general_one(t: str, patterns: list[str], monkeypatch: Any) -> None:
+    """`match` of a text by a text and `match_first` of a list of texts, with no flags, are answered at
+    once when all they charge fits the budget (``_kept_pattern``, the list's set): under every budget,
+    the value or the error, and the steps, of the general way (a tuple of patterns; a pattern not kept)."""
+    match(ctx(), "", "x")  # (the patterns' module imported: the common form is asked from then on)
+    for read, common, general in ((match_first, list(patterns), tuple(patterns)), (match, patterns[-1], patterns[-1])):
+        full = _outcome(read, 10**9, t, general)[1]  # (the steps of a finished read, or where it stopped)
+        said = {budget: _outcome(read, budget, t, common) for budget in range(full + 2)}
+        with monkeypatch.context() as m:
+            m.setattr("validator.lib.builtins._kept_pattern", lambda pattern: None)
+            assert said == {budget: _outcome(read, budget, t, general) for budget in range(full + 2)}, read
+        assert said[full + 1][1] == full  # (the sweep reaches the read's end)

@@ -663,7 +663,9 @@ def _spend_text(ctx: Context, s: Any, what: str) -> None:
     """A text's length charged to the run (``_spend`` of ``_text``, the type asked at once)."""
     if type(s) is not str:
         _text(s, what)
-    _spend(ctx, len(s), what)
+    ctx.steps += len(s)  # (``_spend``, written out)
+    if ctx.steps > ctx.budget:
+        raise CallError(f"{what} exceeds the evaluation budget")
 
 
 def _text(s: Any, what: str) -> str:
@@ -710,6 +712,14 @@ def _regex(ctx: Context, pattern: Any, flags: Any, what: str) -> Any:
     return found
 
 
+def _kept_pattern(pattern: str) -> Any:
+    """The pattern compiled (``_regex``'s, without the flag), or None where compiling it fails."""
+    try:
+        return _PATTERNS.compiled(pattern, False)
+    except _PATTERNS.PatternError:
+        return None
+
+
 def _subject(ctx: Context, s: Any, what: str) -> str:
     """The text to match, charged a step per character (matching takes linear time)."""
     text = _text(s, what)
@@ -724,6 +734,11 @@ def _subject(ctx: Context, s: Any, what: str) -> str:
 @builtin("match", 2, 3, ctx=True, doc="match(text, pattern[, flags]): when the regular expression matches the whole "
                                       "text, a record of its named groups, else none; flags \"i\" ignores case")
 def _match(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
+    if flags == "" and type(s) is str and type(pattern) is str and _PATTERNS is not None:  # (the commonest, at once:
+        found = _kept_pattern(pattern)  # its steps and value those of the path below, which says every error)
+        if found is not None and ctx.steps + len(s) + 1 + found.cost <= ctx.budget and len(s) <= MAX_MATCH_INPUT:
+            ctx.steps += len(s) + 1 + found.cost
+            return found.fullmatch(s)
     text = _subject(ctx, s, "match")
     return _regex(ctx, pattern, flags, "match").fullmatch(text)
 
@@ -739,6 +754,19 @@ def _search(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
          doc="match_first(text, patterns[, flags]): the first of the patterns that matches the whole text, as "
              "{index, groups}, or none; all of them are tried in one pass over the text")
 def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
+    if (flags == "" and type(s) is str and type(patterns) is list and patterns and _PATTERNS is not None
+            and _TEXTS.issuperset(map(type, patterns)) and len(s) <= MAX_MATCH_INPUT):  # (the commonest, at once:
+        try:  # its steps and value those of the path below, which says every error)
+            both, cost, each = _PATTERNS.compiled_set(tuple(patterns), False)
+        except _PATTERNS.PatternError:
+            pass
+        else:
+            found = both.Match(s.encode("utf-8"))
+            first = each[min(found)] if found else None
+            spent = len(s) + 1 + cost + (first.cost if first is not None else 0)
+            if ctx.steps + spent <= ctx.budget:
+                ctx.steps += spent
+                return None if first is None else {"index": min(found), "groups": first.fullmatch(s)}
     text = _subject(ctx, s, "match_first")
     if not isinstance(patterns, (list, tuple)) or not _TEXTS.issuperset(map(type, patterns)):
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
