@@ -122,9 +122,7 @@ class _Kept(R.Kept):
         self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
-        spent = 0  # what it paid for the values it read and their groups
-        for g in sub.paid_groups:
-            spent += g.charge
+        spent = sum(g.charge for g in sub.paid_groups)  # what it paid for the values it read and their groups
         for k in sub.paid:
             if type(k) is _Kept:  # (a backend's run pays no other)
                 spent += k.charge
@@ -135,8 +133,7 @@ class _Kept(R.Kept):
         found, rest, more = len(group.below) if group is not None else 0, 0, 0
         if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
             k = others[0]  # its ``charge`` and its group's (``size`` values)
-            more = k.size
-            rest = k.charge + (k.group.charge if k.group is not None else 0) - more
+            more, rest = k.size, k.charge + (k.group.charge if k.group is not None else 0) - k.size
         elif others:
             rest, more = R.unpaid(set(group.below) if group is not None else set(), [*others])
         self.size = 1 + found + more
