@@ -175,7 +175,12 @@ def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> No
     assert json.loads(alone.out)["at_limit"] == 60
 
 
-def test_no_cluster_to_reach_is_a_usage_error(cli: Any) -> None:
+def test_no_cluster_to_reach_is_a_usage_error(cli: Any, monkeypatch: Any) -> None:
+    from validator.tools import cluster
+
+    # Dask tries a refused address again until the client's timeout (10 s): 1 s meets the same refusal
+    real = cluster.Client
+    monkeypatch.setattr(cluster, "Client", lambda *args, **kwargs: real(*args, **{**kwargs, "timeout": 1}))
     r = cli("balance", RACE, "--games", "2", "--cluster", "tcp://127.0.0.1:9")
     assert r.code == 2 and "cannot reach the Dask scheduler at `tcp://127.0.0.1:9`" in r.err
 
