@@ -159,11 +159,13 @@ class Session:
         return T.TextDocumentIdentifier(self.uri(name))
 
     def stop(self) -> None:
-        self.run(self.client.shutdown_async(None))
-        self.client.exit(None)
-        self.run(self.client.stop())
-        self.loop.close()
-        asyncio.set_event_loop(None)
+        try:
+            self.run(self.client.shutdown_async(None))
+            self.client.exit(None)
+            self.run(self.client.stop())
+        finally:  # the loop closed even when the server did not stop as asked (no loop left for the collector)
+            self.loop.close()
+            asyncio.set_event_loop(None)
 
 
 @pytest.fixture(scope="module")

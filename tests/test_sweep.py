@@ -35,12 +35,6 @@ def cluster() -> Iterator[Any]:
     with local_cluster(2) as c:
         assert c.address.startswith("tcp://127.0.0.1:")
         yield c
-        # the workers stopped while their scheduler still answers: ``LocalCluster.stop`` ends the scheduler
-        # first, and a worker told to stop then waits for it in vain until killed (20 s each, 40 s a run)
-        for p in c.processes[:0:-1]:
-            if p.poll() is None:
-                p.terminate()
-                p.wait(timeout=60)
 
 
 def _same(cli: Any, *argv: str, cluster: str) -> Any:
@@ -173,6 +167,16 @@ def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> No
     alone = cli(*argv, "--jobs", "1")
     assert result["r"].code == alone.code == 0 and result["r"].out == alone.out
     assert json.loads(alone.out)["at_limit"] == 60
+
+
+def test_a_local_cluster_ends_each_process_by_its_own_leave() -> None:
+    """The workers are stopped while their scheduler still answers them, then the scheduler: none of
+    them waits for a scheduler already gone until it is killed."""
+    from validator.tools.cluster import local_cluster
+
+    with local_cluster(2) as c:
+        assert len(c.processes) == 3
+    assert [p.returncode for p in c.processes] == [0, 0, 0]
 
 
 def test_no_cluster_to_reach_is_a_usage_error(cli: Any, monkeypatch: Any) -> None:

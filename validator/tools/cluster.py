@@ -110,15 +110,18 @@ class LocalCluster:
             client.wait_for_workers(n, timeout=timeout)
 
     def stop(self) -> None:
-        for p in self.processes:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.processes:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        """The workers first, while their scheduler still answers them (a worker told to stop says so to
+        its scheduler, and waits for it in vain once it is gone), then the scheduler."""
+        for group in (self.processes[1:], self.processes[:1]):
+            for p in group:
+                if p.poll() is None:
+                    p.terminate()
+            for p in group:
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
 
 @contextlib.contextmanager
