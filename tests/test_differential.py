@@ -465,11 +465,10 @@ def test_light_functions_that_call_each_other_twice_grow_a_run_by_a_bounded_fact
 
 
 def test_code_shared_by_a_variant_is_light_or_not_by_what_its_names_mean_in_each_program() -> None:
-    """A variant shares its base's code (``astcache``), and what ``Backend.bounded`` reads of code is kept
-    by the code's identity (``_shape``); whether a function is light also depends on what its names mean,
-    which is the program's: `g`'s code is the same in both, light in the base, where `h` is small, not in
-    the variant, whose `h` is light but too large to be computed again inside `g`. Asked in either order,
-    with that reading kept or not, the answers are the same, and each program's runs are the reference's."""
+    """A variant shares its base's code (``astcache``); whether a function is light also depends on what its
+    names mean, which is the program's: `g`'s code is the same in both, light in the base, where `h` is small,
+    not in the variant, whose `h` is light but too large to be computed again inside `g`. Asked in either
+    order, the answers are the same, and each program's runs are the reference's."""
     terms = " + ".join(["x"] * ((B.LIGHT - 2) // 2))  # (`h` of LIGHT - 3 nodes: `g` with it is past LIGHT)
     (_ROOT / "shared_base.rules").write_text(
         'input xs: list[int] at "/xs" default [3, 3, 1]\ndef h(x) = x + 1\ndef g(x) = h(x) * 2\n'
@@ -478,8 +477,6 @@ def test_code_shared_by_a_variant_is_light_or_not_by_what_its_names_mean_in_each
     answers = {}
     for order in (("shared_base", "shared_variant"), ("shared_variant", "shared_base"), ("shared_base", "shared_variant")):
         for name in order:
-            if order[0] == "shared_variant":
-                B._SHAPES.clear()
             rs = load_ruleset(_ROOT / f"{name}.rules", use_cache=False)
             assert rs.ok, [str(d) for d in rs.diagnostics]
             backend = B.Backend(rs.program)

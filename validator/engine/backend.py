@@ -184,40 +184,6 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
 
 
 _ALONE_CAP = 100_000
-
-
-def _shape(roots: tuple[Any, ...]) -> tuple[int, tuple[int, ...], tuple[tuple[int, bool], ...]] | None:
-    """What ``Backend.bounded`` reads of code: its number of nodes, the functions its calls name and the
-    nodes that may name a unit (with whether each is called or a table looked up), or None for code of
-    more than ``LIGHT`` nodes or with a loop (a comprehension, a lambda). It depends on the code alone:
-    kept by its roots' identity for the process (the variants of a ruleset share their declarations'
-    code, ``astcache``; the roots kept with it), so code is walked once however many programs hold it."""
-    key = tuple(map(id, roots))
-    hit = _SHAPES.get(key)  # (an identity is not reused while its object is kept here)
-    if hit is not None:
-        return hit[1]
-    funcs: list[int] = []
-    names: list[tuple[int, bool]] = []
-    called: set[int] = set()  # (a call comes before the name it calls: ``A.nodes``)
-    size, shape = 0, None
-    for n in A.nodes(roots):
-        size += 1
-        if size > LIGHT or isinstance(n, (A.Comp, A.Lambda)):
-            break  # (not walked further)
-        if isinstance(n, A.Call):
-            funcs.append(id(n.func))
-            called.add(id(n.func))
-        elif isinstance(n, (A.Name, A.Field, A.Index)):  # (what a unit may be bound to: ``bind.binding``)
-            names.append((id(n), id(n) in called or isinstance(n, A.Index)))
-    else:
-        shape = (size, tuple(funcs), tuple(names))
-    if len(_SHAPES) >= _ALONE_CAP:
-        _SHAPES.clear()
-    _SHAPES[key] = (roots, shape)
-    return shape
-
-
-_SHAPES: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
 LIGHT = 60  # the most nodes a function written without its memo for being light may compute (``Backend.light``)
 _T = TypeVar("_T")
 
@@ -418,19 +384,21 @@ class Backend:
     def bounded(self, unit: Unit, roots: tuple[Any, ...]) -> int | None:
         """The nodes of ``roots`` (code of ``unit``) with those of the light functions they call, or None
         (``light``)."""
-        shape = _shape(roots)
-        if shape is None:
-            return None
-        size, funcs, names = shape
-        bound = unit.bound
-        if not all(isinstance(bound.get(f), (UnitRef, BuiltinRef)) for f in funcs):
-            return None  # (a value called)
-        for node, called in names:
-            ref = bound.get(node)
+        called: set[int] = set()  # (a call comes before the name it calls: ``A.nodes``)
+        size = 0
+        for n in A.nodes(roots):
+            size += 1
+            if size > LIGHT or isinstance(n, (A.Comp, A.Lambda)):
+                return None
+            ref = unit.bound.get(id(n))
+            if isinstance(n, A.Call):
+                if not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
+                    return None  # (a value called)
+                called.add(id(n.func))
             if not isinstance(ref, UnitRef) or ref.unit.kind == "input":
                 continue
             callee = ref.unit
-            if not called:
+            if id(n) not in called and not isinstance(n, A.Index):
                 if callee.arity is not None:
                     return None  # (a function as a value: a built-in may call it in a loop)
                 continue  # (a value: read from the run's memo after its first read)
@@ -440,16 +408,12 @@ class Backend:
             if more is None:
                 return None
             size += more
-            if size > LIGHT:
-                return None
-        return size
+        return size if size <= LIGHT else None
 
     # -- names and constants
 
     def const(self, value: Any) -> str:
-        if value is None or value is True or value is False:
-            return repr(value)
-        if type(value) is int:
+        if value is None or value is True or value is False or type(value) is int:
             return repr(value)
         if type(value) is str and _IDENT.fullmatch(value):
             return f"'{value}'"
