@@ -196,7 +196,7 @@ def _yaml_value(text: str, shown: str, diags: list[Diagnostic]) -> Any:
     (``jsontext.value_problem``), which JSON writes and reads back as the very same value, types and
     key order included (a float by its shortest decimal, which reads back as that float). Reading it
     back spares a process that reads only known data files parsing them and importing the YAML library
-    at all (together about 3 % of a fresh Diplomacy process's first 200 turns)."""
+    at all (together about 3 % of the fresh-process benchmark's instructions, docs/speed.md)."""
     entry = blobcache.name(DATA_KIND, DATA_FORMAT, text) if blobcache.in_use(DATA_KIND) else None
     if entry is not None:
         kept = blobcache.load(DATA_KIND, entry, MAX_KEPT_DATA_BYTES)
