@@ -11,9 +11,12 @@ import os
 import pickle
 import subprocess
 from pathlib import Path
+from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from validator import api
 from validator.core import blobcache, checkcache
@@ -503,18 +506,43 @@ def test_a_kept_data_file_is_the_data_file(project: Path, cache: Path, monkeypat
     reads: list[str] = []
     load = safeyaml.load
     monkeypatch.setattr(safeyaml, "load", lambda text: reads.append(text) or load(text))
-    values = []
+    values, kept = [], None
     for _ in range(3):
         new_process(monkeypatch)
-        value, diags = loader.load_data_file(project / "d.yaml", "d.yaml")
+        kept, diags = loader.load_data_file(project / "d.yaml", "d.yaml")
         assert diags == []
-        values.append(_typed(value))
+        values.append(_typed(kept))
     assert len(reads) == 1 and len(entries(cache, loader.DATA_KIND)) == 1  # read once, then read back
     assert values[0] == values[1] == values[2]
-    assert ("Fraction", "Fraction(1, 10)") in values[1][1][0][1][1]  # (0.1 read as the decimal it writes)
+    assert type(kept["b"][2]) is Fraction and kept["b"][2] == Fraction(1, 10)  # 0.1 read as the decimal it writes
     monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
     new_process(monkeypatch)
     assert _typed(loader.load_data_file(project / "d.yaml", "d.yaml")[0]) == values[0]  # as the YAML reads
+
+
+_TEXT = st.text(st.characters(whitelist_categories=("L", "N", "P", "S", "Zs")), max_size=6)  # (YAML folds breaks)
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=_JSONISH)
+def test_any_kept_yaml_value_reads_back_as_read(value: Any, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``_yaml_value`` keeps is JSON text that reads back as the very value the YAML gave, every part's type
+    and every map's key order included (the claim it stores an entry on, without reading it back to check)."""
+    import yaml
+
+    from validator.core import safeyaml
+
+    text = yaml.safe_dump({"v": value}, allow_unicode=True, sort_keys=False)
+    faults: list[Any] = []
+    read = safeyaml.load(text)
+    assert read == {"v": value}  # (the YAML reads what was dumped)
+    loader._yaml_value(text, "d.yaml", faults)  # kept (or read back, if an earlier example wrote this text)
+    with monkeypatch.context() as m:
+        m.setattr(safeyaml, "load", lambda text: pytest.fail("a kept value was read from its YAML"))
+        assert _typed(loader._yaml_value(text, "d.yaml", faults)) == _typed(read) and faults == []
 
 
 def test_a_data_file_with_a_fault_is_not_kept(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

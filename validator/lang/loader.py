@@ -238,7 +238,7 @@ def _yaml_value(text: str, shown: str, diags: list[Diagnostic]) -> Any:
         return None
     if entry is not None:
         body = json.dumps(value).encode("ascii")
-        if len(body) <= MAX_KEPT_DATA_BYTES and json.loads(body) == value:
+        if len(body) <= MAX_KEPT_DATA_BYTES:
             blobcache.store(DATA_KIND, entry, body)
     return value
 
