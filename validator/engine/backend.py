@@ -1088,16 +1088,9 @@ class Backend:
             plain = (_both if self.dice else _either)(self.is_(x, "plain", w), self.is_(y, "plain", w))
             return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
         if e.op in ("in", "notin"):
-            fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"
-            if self.kind(x, w) is str and self.kind(y, w) in (list, None):
-                # a text in a list: the list's length charged (``reference.member``), then Python's `in` (a
-                # collection on the left goes the reference's way, which charges its size); in a set or map, as below
-                listed = self.is_(y, "list", w)
-                _chain(w, [(listed, [f"ctx.steps += _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})"])])
-                when = _either(listed, self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w))
-            else:  # a text, number or `(a, b)` (``flat_key``) in a set or map
-                when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
-                             self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
+            fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"  # a text, number or `(a, b)` (``flat_key``) in a set or map
+            when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
+                         self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
         else:
             fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int", w), self.is_(y, "int", w))
         return self.tmp(w, _pick(fast, when, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
