@@ -543,30 +543,21 @@ class Backend:
         memo of the run's: a read of a paid value is a look-up, as before the charge); a value's, at a
         miss of the run's memo (read by its readers first, ``referee_value``)."""
         b, span = w.const(body), w.const(unit.span)
-
-        def kept(table: str, key: str, args: str) -> None:
-            # a kept value: paid (``_pay``) if the run has not paid it, else a look-up
-            w(f"hit = {table}.get({key})")
-            w("if hit is not None:")
-            w("    if hit not in ctx.paid:")
-            w(f"        _pay(ctx, hit, {span})")
-            w("    return hit.value")
-            w(f"return _alone(ctx, {table}, {key}, {b}, ({args}), None, {span}, _GROUPS)")
-
         if unit.arity is None:  # (read once a run: its readers read the run's memo first)
             w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _GROUPS)")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
-        if len(pnames) == 1:  # the commonest: one text, looked up as it is (`if True:` when it is known one)
-            w(f"if {self.is_(pnames[0], 'str', w)}:")
-            with w.block():
-                kept(table, pnames[0], pnames[0] + ", ")
         w(f"if not ({_both(*(self.is_(p, 'plain', w) for p in pnames))}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
         frozen = "".join(f"{_pick(p, self.is_(p, 'str', w), f'_freeze({p})')}, " for p in pnames)
         w(f"key = ({frozen})")
-        kept(table, "key", "".join(p + ", " for p in pnames))
+        w(f"hit = {table}.get(key)")  # a kept value: paid (``_pay``) if the run has not paid it, else a look-up
+        w("if hit is not None:")
+        w("    if hit not in ctx.paid:")
+        w(f"        _pay(ctx, hit, {span})")
+        w("    return hit.value")
+        w(f"return _alone(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}), None, {span}, _GROUPS)")
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
