@@ -10,8 +10,8 @@ import marshal
 import os
 import pickle
 import subprocess
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest

@@ -1079,7 +1079,7 @@ class Backend:
             plain = (_both if self.dice else _either)(self.is_(x, "plain", w), self.is_(y, "plain", w))
             return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
         if e.op in ("in", "notin"):
-            fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"  # a text, number or `(a, b)` (``flat_key``) in a set or map
+            fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"  # `when`: a text, number, (a, b) (``flat_key``) in set/map
             when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                          self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
         else:
