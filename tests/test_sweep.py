@@ -98,10 +98,10 @@ def test_check_on_a_cluster_keeps_the_check_cache_of_what_each_check_read(cli: A
 
     monkeypatch.setenv("RULEVAL_CACHE_DIR", str(tmp_path / "cache"))
     folders = [REPO / "tests" / "fixtures" / "errata", REPO / "tests" / "fixtures" / "data_import"]
-    from distributed import Client
+    from validator.tools.cluster import connected
 
     def plugins() -> list[str]:
-        with Client(cluster.address, timeout=30, set_as_default=False) as client:
+        with connected(cluster.address, timeout=30) as client:
             return list(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
 
     before = plugins()
@@ -142,7 +142,7 @@ def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> Non
 def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> None:
     """A third worker joins; once it runs a piece, it is killed: Dask runs its pieces again elsewhere,
     and the figures are those of one process."""
-    from distributed import Client
+    from validator.tools.cluster import connected
 
     argv = ("balance", RACE, "--games", "60", "--rounds", "25", "--player", "still", "--format", "json")
     address = cluster.address
@@ -152,7 +152,7 @@ def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> No
     run = threading.Thread(target=lambda: result.update(r=cli(*argv, "--cluster", address)))
     run.start()
     killed_while_running = False
-    with Client(address, timeout=30, set_as_default=False) as client:
+    with connected(address, timeout=30) as client:
         deadline = time.monotonic() + 60
         while run.is_alive() and time.monotonic() < deadline:
             busy = {w for w, keys in client.processing().items() if keys}
@@ -179,14 +179,29 @@ def test_a_local_cluster_ends_each_process_by_its_own_leave() -> None:
     assert [p.returncode for p in c.processes] == [0, 0, 0]
 
 
+def _new_threads(before: list[threading.Thread]) -> list[str]:
+    return [t.name for t in threading.enumerate() if t not in before and t.name != "tqdm_monitor"]
+
+
+def test_a_sweep_on_a_cluster_leaves_no_thread_running(cli: Any, cluster: Any) -> None:
+    """The client's event loop ends with the sweep: a program that ran a sweep on a cluster has no
+    thread of it left, and ends at once (tqdm's monitor, a thread of the progress bar's, is not Dask's)."""
+    before = threading.enumerate()
+    r = cli("balance", RACE, "--games", "4", "--cluster", cluster.address)
+    assert r.code == 0 and r.out.startswith("4 games of")
+    assert _new_threads(before) == []
+
+
 def test_no_cluster_to_reach_is_a_usage_error(cli: Any, monkeypatch: Any) -> None:
     from validator.tools import cluster
 
     # Dask tries a refused address again until the client's timeout (10 s): 1 s meets the same refusal
     real = cluster.Client
     monkeypatch.setattr(cluster, "Client", lambda *args, **kwargs: real(*args, **{**kwargs, "timeout": 1}))
+    before = threading.enumerate()
     r = cli("balance", RACE, "--games", "2", "--cluster", "tcp://127.0.0.1:9")
     assert r.code == 2 and "cannot reach the Dask scheduler at `tcp://127.0.0.1:9`" in r.err
+    assert _new_threads(before) == []  # (the loop distributed's client starts is not stopped when it fails)
 
 
 def test_pieces_keep_their_order_whatever_the_split() -> None:

@@ -3,6 +3,7 @@ a cluster (``--cluster`` or ``RULEVAL_CLUSTER``), so that ruleval runs without D
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -10,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -40,19 +42,49 @@ class SourcesPlugin(WorkerPlugin):
             sweep._SOURCES[s.digest] = s
 
 
-def connect(address: str) -> Any:
-    """A Dask client of the scheduler at ``address``; a usage error when it cannot be reached."""
+@contextlib.contextmanager
+def _event_loop() -> Iterator[Any]:
+    """An event loop running in a thread of its own for as long as the block runs, then stopped and
+    its thread ended. A Dask client given it uses it and leaves it running: the loop a synchronous
+    client starts itself is stopped by its close, but when it fails to connect nothing stops it (its
+    close then does nothing), and its thread stayed until the process ended."""
+    from tornado.ioloop import IOLoop
+
+    ready = threading.Event()
+    running: dict[str, Any] = {}
+
+    async def serve() -> None:
+        running["loop"], running["stop"] = IOLoop.current(), asyncio.Event()
+        ready.set()
+        await running["stop"].wait()
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="ruleval Dask client loop", daemon=True)
+    thread.start()
+    ready.wait()
     try:
-        return Client(address, timeout=10, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at `{address}`: {exc}") from None
+        yield running["loop"]
+    finally:
+        running["loop"].add_callback(running["stop"].set)
+        thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def connected(address: str, timeout: float = 10) -> Iterator[Any]:
+    """A Dask client of the scheduler at ``address`` for the block, closed with its event loop when
+    the block ends; a usage error when the scheduler cannot be reached."""
+    with _event_loop() as loop:
+        try:
+            client = Client(address, timeout=timeout, set_as_default=False, loop=loop)
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"cannot reach the Dask scheduler at `{address}`: {exc}") from None
+        with client:
+            yield client
 
 
 def on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], address: str,
                sweep: Sweep) -> Iterator[list[Any]]:
     """Pieces on a Dask cluster, given back in order. Dask runs again the tasks of a worker that dies."""
-    client = connect(address)
-    try:
+    with connected(address) as client:
         sources = [sent(rs) for rs in rulesets]
         digests = [s.digest for s in sources]
         client.register_plugin(SourcesPlugin(sources))
@@ -72,8 +104,6 @@ def on_cluster(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], i
                         following += 1
         finally:
             client.cancel(futures)
-    finally:
-        client.close()
 
 
 class LocalCluster:
@@ -106,7 +136,7 @@ class LocalCluster:
                             "--local-directory", str(self.folder / name)], name)
 
     def wait_for_workers(self, n: int, timeout: float = 60) -> None:
-        with Client(self.address, timeout=30, set_as_default=False) as client:
+        with connected(self.address, timeout=30) as client:
             client.wait_for_workers(n, timeout=timeout)
 
     def stop(self) -> None:
