@@ -352,7 +352,8 @@ def test_a_long_request_does_not_delay_another(server, monkeypatch: pytest.Monke
             "rounds": serve.MAX_BALANCE_ROUNDS}
     first = threading.Thread(target=lambda: long.append(call(server, "POST", "/api/balance", body)))
     first.start()
-    while not list(server.playground.runs.iterdir()):  # the long request is being answered
+    runs = server.playground.runs  # (made by the first request's process: this may be the server's first)
+    while not (runs.is_dir() and any(runs.iterdir())):  # the long request is being answered
         time.sleep(0.05)
     short = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "query main = 1\n"})
     assert short.status == 200 and short.json["errors"] == 0
