@@ -1,5 +1,6 @@
 """The caches that bring a fresh process near a warm one (``core.blobcache``): parsed modules
-(``lang.astcache``), the backend's compiled code and a program's sound kinds (``engine.codecache``). A warm process gives
+(``lang.astcache``), the backend's compiled code, a program's sound kinds and its units' writings
+(``engine.codecache``). A warm process gives
 exactly what a cold one gives; a changed source is another entry; an entry anyone else wrote or
 changed is ignored; the folder is private and per-user."""
 
@@ -38,12 +39,14 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 class Counted:
     """How often the work a cache saves was done (parsing a module, compiling generated code, solving
-    a program's kinds)."""
+    a program's kinds, writing a unit once its program's kinds are known)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
-        self.parses = self.compiles = self.solves = 0
+        self.parses = self.compiles = self.solves = self.writes = 0
         self.compiled: list[str] = []  # the file names of the code compiled (``<ruleval _u7>``)
+        self.sources: dict[str, str] = {}  # the texts the backends defined, by file name (written or played again)
         parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts._solve
+        write_unit, define = backend.Backend.write_unit, backend.define
 
         def counted_parse(*a: Any) -> Any:
             self.parses += 1
@@ -58,9 +61,20 @@ class Counted:
             self.solves += 1
             return solve(*a)
 
+        def counted_write(b: backend.Backend, *a: Any) -> Any:
+            self.writes += b.facts.solved  # (before, a writing reads no kind, and is not kept across processes)
+            return write_unit(b, *a)
+
+        def counted_define(source: str, filename: str, g: Any) -> Any:
+            if g["_PROTO"].backend.facts.solved:
+                self.sources[filename] = source
+            return define(source, filename, g)
+
         monkeypatch.setattr(astcache, "parse_module", counted_parse)
         monkeypatch.setattr(backend, "_compile_text", counted_compile)
         monkeypatch.setattr(facts.Facts, "_solve", counted_solve)
+        monkeypatch.setattr(backend.Backend, "write_unit", counted_write)
+        monkeypatch.setattr(backend, "define", counted_define)
 
 
 def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
@@ -147,18 +161,18 @@ def run_main(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Counted]:
     return rs.run({}, validate=False), count
 
 
-KINDS = ("parsed", "code", codecache.KINDS)  # the folders of the kept entries
+KINDS = ("parsed", "code", codecache.KINDS, codecache.WRITINGS)  # the folders of the kept entries
 
 
 def test_a_changed_source_is_read_afresh(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_main(monkeypatch)[0] == [0, 2, 4, 6]
     before = {kind: entries(cache, kind) for kind in KINDS}
     again = run_main(monkeypatch)[1]
-    assert again.parses == again.compiles == again.solves == 0
+    assert again.parses == again.compiles == again.solves == again.writes == 0
     (project / "main.rules").write_text("def double(x) = x * 3\nquery main = [double(n) for n in range(4)]\n")
     result, count = run_main(monkeypatch)
     assert result == [0, 3, 6, 9]  # the new text's meaning, not the kept one's
-    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1
+    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1 and count.writes == 2
     for kind in KINDS:
         assert set(before[kind]) < set(entries(cache, kind))  # another entry: the old one is never read for it
 
@@ -174,7 +188,7 @@ def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monke
                                                how: str) -> None:
     run_main(monkeypatch)
     found = [entry for kind in KINDS for entry in entries(cache, kind)]
-    assert len(found) >= 3 and entries(cache, codecache.KINDS)
+    assert len(found) >= 4 and entries(cache, codecache.KINDS) and entries(cache, codecache.WRITINGS)
     bodies = [entry.read_bytes() for entry in found]
     for i, entry in enumerate(found):
         if how == "edited":
@@ -187,7 +201,8 @@ def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monke
             entry.write_bytes(bodies[i][:blobcache.MAC_BYTES - 1])
     result, count = run_main(monkeypatch)
     assert result == [0, 2, 4, 6]
-    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1  # each entry ignored: the work done afresh
+    assert count.parses == 1 and count.compiles >= 1 and count.solves == 1 and count.writes == 2  # each entry
+    # ignored: the work done afresh
 
 
 class _Runs:
@@ -362,7 +377,8 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
     """The data checks of a load run on a backend of their own: the ruleset's backend names its
     functions in the order its runs first call them, whether the load ran the checks (the first
     process) or found them in the check cache (every later one), so that a later process finds in the
-    code cache the code the first one wrote, and compiles none of it again; nor solves the kinds again.
+    code cache the code the first one wrote, and compiles none of it again; nor solves the kinds again,
+    nor writes any unit (it plays the writings the first one kept, ``codecache.writing``: the same texts).
     Over the example's turn and random ones (``bench.ab_instructions --fresh``'s), which write every
     function 200 of them write."""
     from bench.peers.dip_positions import random_turns
@@ -380,8 +396,9 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
 
     first, results, cold = a_process()
     second, again, warm = a_process()
-    assert cold.compiles > 100 and cold.solves >= 1 and first == second and again == results
-    assert warm.compiles == 0 and warm.solves == 0
+    assert cold.compiles > 100 and cold.solves >= 1 and cold.writes > 100 and first == second and again == results
+    assert warm.compiles == 0 and warm.solves == 0 and warm.writes == 0  # (each writing played from the first's)
+    assert warm.sources == cold.sources  # (the very texts, with the very names)
 
 
 def test_a_process_of_other_runs_compiles_no_function_the_first_one_wrote(cache: Path,
@@ -434,7 +451,8 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
     solved.solve()
     assert count.solves == 1
     assert set(vars(b.facts)) == set(vars(solved)) == {"program", "typed", "inputs", "deep", "shallow", "busy", "data",
-                                                        "params", "solved", "calls", "solving"}
+                                                        "params", "solved", "calls", "solving", "digest"}
+    assert solved.digest is None and b.facts.digest  # (``codecache.solve`` names the program, not the solving)
     assert (b.facts.params, b.facts.deep, b.facts.inputs) == (solved.params, solved.deep, solved.inputs)
     assert b.facts.deep and all(set(kinds) == set(solved.deep[i]) for i, kinds in b.facts.deep.items())
     assert not b.facts.busy and not b.facts.calls and not b.facts.solving
@@ -468,6 +486,51 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
     result, count = planted()  # (the body as it was: read back)
     assert result == [0, 2, 4, 6] and count.solves == 0
+
+
+def test_kept_writings_must_name_the_programs_units_and_nodes(project: Path, cache: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a signed writing (``codecache.writing``) is played again only if it names the program's units
+    (where they are, with their numbers), nodes and built-ins, ruleval's own functions, and in its texts
+    only names its calls give: else it is ignored and the unit written (each plant below changes every
+    entry, and both units are written again)."""
+    run_main(monkeypatch)
+    found = entries(cache, codecache.WRITINGS)
+    bodies = {e.name: json.loads(blobcache.load(codecache.WRITINGS, e.name, codecache.MAX_WRITING_BYTES)) for e in found}
+    assert len(bodies) == 2 and all(b["unit"][0] == "" for b in bodies.values())
+
+    def planted(change: Any) -> tuple[Any, Counted]:
+        for name, body in bodies.items():
+            changed = change(json.loads(json.dumps(body)))
+            assert changed != body
+            blobcache.store(codecache.WRITINGS, name, json.dumps(changed).encode())
+        return run_main(monkeypatch)
+
+    def each_const(f: Any) -> Any:  # each constant's recipe changed by f
+        return lambda b: {**b, "events": [[*ev[:2], f(ev[2])] if ev[0] == "const" else ev for ev in b["events"]]}
+
+    def each_span(f: Any) -> Any:
+        return each_const(lambda r: ["same", f(r[1])] if r[0] == "same" and type(r[1]) is list else r)
+
+    plants = [
+        lambda b: {**b, "unit": [*b["unit"][:2], b["unit"][2] + 1]},  # another unit's number
+        lambda b: {**b, "unit": ["elsewhere", *b["unit"][1:]]},  # a unit of another namespace
+        lambda b: {**b, "events": [ev for ev in b["events"] if ev[0] != "const"]},  # names no call gives
+        lambda b: {**b, "events": [[*ev[:2], ev[2] + "\n# _k1_99"] if ev[0] == "code" else ev for ev in b["events"]]},
+        each_span(lambda v: ["span", v[1], *v[2:5], "0"]),  # a span of a wrong shape
+        each_span(lambda v: ["function", "os", "system"]),  # a function not ruleval's own
+        each_span(lambda v: ["function", "validator.engine.backend", "Backend"]),  # a class
+        each_span(lambda v: ["node", ["", "double", 1], 10 ** 6, "Name"]),  # past the unit's nodes
+        each_span(lambda v: 0.5),  # a value of another JSON type
+        # a code number past the texts compiled, a table of another shape, a unit named with another's number
+        lambda b: each_const(lambda r: ["code", 7] if r[0] == "code" else ["table", 1] if r[0] == "table" else r)(
+            {**b, "events": [[*ev[:2], [*ev[2][:2], 7]] if ev[0] == "unit" else ev for ev in b["events"]]}),
+    ]
+    for i, plant in enumerate(plants):
+        result, count = planted(plant)
+        assert result == [0, 2, 4, 6] and count.writes == 2, i
+    result, count = planted(lambda b: {**b, "padding": 1})  # (another key: ignored, the writing played)
+    assert result == [0, 2, 4, 6] and count.writes == 0
 
 
 def test_kinds_not_kept_for_a_program_too_deep_to_digest(project: Path, cache: Path,

@@ -11,24 +11,37 @@
   digest of all the program is made from (``_program_parts``), as JSON of node numbers and kinds, none
   of it run: read back, it must name this program's units and nodes, else it is ignored and the
   program solved.
+- **writings** (``writing``, ``keep_writing``): a unit's writing (``written``: the constants it named,
+  the units it called and the source texts it compiled, in order), found by the program's digest (the
+  kinds' entry's name: with the kinds solved, all a writing reads is fixed by the program), whether it
+  can roll dice and the unit's number, as JSON in which units are named by where they are and their
+  number, nodes by their unit and their place among its nodes, and values by a fixed list of tags: read
+  back, it must name this program's units and nodes (else it is ignored and the unit written), and its
+  texts are compiled as a writing's are (``compiled`` above) once its calls are made again
+  (``written._replay``). Nothing else in it is run.
 """
 
 from __future__ import annotations
 
 import json
 import marshal
+import sys
 import types
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..core import blobcache
+from ..core.diagnostics import Span
 from ..lang import ast as A
+from ..lang import bind
+from ..lib.builtins import BUILTINS, DiceSpec
 from ..lib.values import Map
 from . import written
 from .facts import NOTHING
 
 if TYPE_CHECKING:
-    from ..lang.program import Program
+    from ..lang.program import Program, Unit
+    from .backend import Backend
     from .facts import Facts
 
 KIND = "code"
@@ -87,7 +100,7 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
         if parts is None:
             facts.solve(then)
             return
-        entry = blobcache.name(KINDS, KINDS_FORMAT, *parts)
+        entry = facts.digest = blobcache.name(KINDS, KINDS_FORMAT, *parts)
         kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
         if kept is not None:
             try:
@@ -221,3 +234,223 @@ def _decode(v: Any) -> Any:
     if t is str or v is None:
         return v
     raise _Refused
+
+
+# ---------------------------------------------------------------- writings
+
+WRITINGS = "writings"
+WRITINGS_FORMAT = "1"
+MAX_WRITING_BYTES = 8_000_000
+
+
+def writing(backend: "Backend", unit: "Unit") -> "written._Template | None":
+    """The writing of ``unit`` (``written``: the calls to make again) that a process running the same
+    program kept (``keep_writing``), or None: none kept, or one that does not name this program's units
+    and nodes, or holds what no recipe makes."""
+    entry = _writing_entry(backend, unit)
+    kept = blobcache.load(WRITINGS, entry, MAX_WRITING_BYTES) if entry is not None else None
+    if kept is None:
+        return None
+    try:
+        return _read_writing(backend.program, unit, json.loads(kept))
+    except (_Refused, ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError):
+        return None
+
+
+def keep_writing(backend: "Backend", unit: "Unit", t: "written._Template", units: list["Unit"]) -> None:
+    """Keep ``t``, the writing of ``unit`` (with ``units``, the definitions written at their calls in
+    it), for the next process running the same program; not kept if it names what an entry cannot hold."""
+    entry = _writing_entry(backend, unit)
+    if entry is None:
+        return
+    try:
+        body = _writing_body(backend.program, unit, t, units)
+    except (_Refused, RecursionError):
+        return
+    blobcache.store(WRITINGS, entry, json.dumps(body, separators=(",", ":")).encode())
+
+
+def _writing_entry(backend: "Backend", unit: "Unit") -> str | None:
+    """The name of ``unit``'s writing's entry: a digest of the program (``solve``'s, with ruleval's own
+    code: what a writing reads that the program fixes, the memo choices included, ``written.key``), of
+    whether it can roll dice, and of the unit's number; None before the kinds are known (a writing then
+    reads none) or where no entry is kept."""
+    facts = backend.facts
+    if facts.digest is None or not facts.solved:
+        return None
+    return blobcache.name(WRITINGS, WRITINGS_FORMAT, facts.digest, repr(backend.dice), str(unit.index))
+
+
+def _writing_body(program: "Program", unit: "Unit", t: "written._Template", units: list["Unit"]) -> dict[str, Any]:
+    """``t`` as an entry's JSON body: each unit by where it is and its number (``_unit_at``), each node
+    by its unit and its place among that unit's nodes (``_numbered``), each value by ``_value``."""
+    entry = program.entry.key
+    numbers: dict[int, tuple[Any, int]] = {}  # the nodes of ``units``, by identity: their unit and number
+
+    def at(where: tuple[str, str]) -> list[Any]:
+        return [where[0], where[1], program.units[(where[0] or entry, where[1])].index]
+
+    def node(n: Any) -> list[Any]:
+        if not numbers:
+            numbers.update((id(x), (u, j)) for u in units for j, x in enumerate(_numbered(u)))
+        if id(n) not in numbers:
+            raise _Refused
+        u, j = numbers[id(n)]
+        return [at((bind.place(u.ns, entry), u.name)), j, type(n).__name__]
+
+    def value(v: Any) -> Any:
+        t = type(v)
+        if t is str or t is int or t is bool or t is type(None):
+            return v
+        if t is Fraction:
+            return ["fraction", v.numerator, v.denominator]
+        if t is float:
+            return ["float", v.hex()]
+        if t is Span:
+            return ["span", v.file, v.line, v.col, v.end_line, v.end_col]
+        if t is list or t is tuple:
+            return [t.__name__, [value(x) for x in v]]
+        if t is DiceSpec:
+            return ["dice", v.count, v.sides, value(v.faces)]
+        if t is types.FunctionType:  # (one of ruleval's own, ``written._same``: by its module and name there)
+            named = [v.__module__, v.__name__]
+            if getattr(sys.modules.get(named[0]), named[1], None) is v:
+                return ["function", *named]
+        if isinstance(v, A.Node):
+            return ["node", *node(v)]
+        raise _Refused
+
+    def recipe(r: tuple[Any, ...]) -> list[Any]:
+        kind = r[0]
+        if kind == "same":
+            return [kind, value(r[1])]
+        if kind == "data":
+            place, name, node_id = r[1]
+            nodes = _numbered(program.units[(place or entry, name)])
+            return [kind, at((place, name)), next(j for j, n in enumerate(nodes) if id(n) == node_id)]
+        if kind in ("unit", "unit function"):
+            return [kind, at(r[1])]
+        if kind == "builtin function":
+            bname = r[1].name
+            if BUILTINS.get(bname) is not r[1]:
+                raise _Refused
+            return [kind, bname, value(r[2])]
+        if kind == "cells":
+            return [kind, [[value(k), how if how[0] == "code" else ["same", value(how[1])]] for k, how in r[1]]]
+        return list(r)  # (a code's number, a new table)
+
+    events = [list(ev) if ev[0] == "code" else
+              [ev[0], ev[1], at(ev[2]) if ev[0] == "unit" else recipe(ev[2])] for ev in t.events]
+    return {"unit": at((bind.place(unit.ns, entry), unit.name)), "name": t.name, "body": t.body, "events": events}
+
+
+def _read_writing(program: "Program", unit: "Unit", body: Any) -> "written._Template | None":
+    """The writing an entry's body holds for ``unit`` of ``program``, or None (or ``_Refused``, or an error of
+    a value of the wrong JSON type) when it names other units, nodes or built-ins, or a name in its texts
+    that none of its calls gives (``written._template``'s checks)."""
+    entry = program.entry.key
+
+    def unit_at(u: Any) -> Any:
+        place, name, index = u
+        found = program.units[(place or entry, name)]
+        if type(place) is not str or found.index != index or type(index) is not int:
+            raise _Refused
+        return found
+
+    def at(u: Any) -> tuple[str, str]:
+        unit_at(u)
+        return (u[0], u[1])
+
+    def value(v: Any) -> Any:
+        t = type(v)
+        if t is not list:
+            if t is str or t is int or t is bool or v is None:
+                return v
+            raise _Refused
+        tag, *rest = v
+        if tag == "span" and len(rest) == 5 and type(rest[0]) is str and type(rest[1]) is type(rest[2]) is \
+                type(rest[3]) is type(rest[4]) is int:
+            return Span(*rest)
+        if (tag == "list" or tag == "tuple") and type(rest[0]) is list and len(rest) == 1:
+            items = [value(x) for x in rest[0]]
+            return items if tag == "list" else tuple(items)
+        if tag == "fraction" and _ints(rest, 2) and rest[1] > 0:
+            return Fraction(rest[0], rest[1])
+        if tag == "float" and type(rest[0]) is str and len(rest) == 1:
+            return float.fromhex(rest[0])
+        if tag == "dice" and _ints(rest[:2], 2) and len(rest) == 3:
+            faces = value(rest[2])
+            if faces is None or type(faces) is tuple and all(type(f) is int for f in faces):
+                return DiceSpec(rest[0], rest[1], faces)
+        if tag == "function" and type(rest[0]) is str and rest[0].startswith("validator.") and type(rest[1]) is str:
+            fn = getattr(sys.modules[rest[0]], rest[1], None)
+            if type(fn) is types.FunctionType and fn.__module__ == rest[0] and fn.__name__ == rest[1]:
+                return fn
+        if tag == "node" and type(rest[1]) is int and rest[1] >= 0:
+            n = _numbered(unit_at(rest[0]))[rest[1]]
+            if type(n).__name__ == rest[2]:
+                return n
+        raise _Refused
+
+    if type(body["name"]) is not str:
+        raise _Refused
+    codes = 0  # the texts compiled so far (what a recipe's code number may name)
+    given = {body["name"]}
+    events: list[tuple[Any, ...]] = []
+    for ev in body["events"]:
+        kind, vname = ev[0], ev[1]
+        if kind == "code":
+            if not vname.startswith(body["name"]) or any(n not in given for n in written._names(ev[2])):
+                raise _Refused
+            events.append(("code", vname, ev[2]))
+            codes += 1
+            continue
+        if type(vname) is not str:
+            raise _Refused
+        given.add(vname)
+        if kind == "unit":
+            events.append(("unit", vname, at(ev[2])))
+            continue
+        r = ev[2]
+        if kind != "const":
+            raise _Refused
+        if r[0] == "same":
+            made: tuple[Any, ...] = ("same", value(r[1]))
+        elif r[0] == "data":
+            data_unit = unit_at(r[1])
+            node = _numbered(data_unit)[r[2]] if type(r[2]) is int and r[2] >= 0 else None
+            if not isinstance(data_unit.bound.get(id(node)), bind.DataRef):
+                raise _Refused
+            made = ("data", (r[1][0], r[1][1], id(node)))
+        elif r[0] == "code" and type(r[1]) is int and 0 <= r[1] < codes:
+            made = ("code", r[1])
+        elif r[0] in ("unit", "unit function"):
+            made = (r[0], at(r[1]))
+        elif r[0] == "builtin function":
+            made = (r[0], BUILTINS[r[1]], value(r[2]))
+            if type(made[2]) is not Span:
+                raise _Refused
+        elif r[0] == "table" and len(r) == 1:
+            made = ("table",)
+        elif r[0] == "cells":
+            cells: list[tuple[Any, tuple[str, Any]]] = []
+            for k, how in r[1]:
+                if how[0] == "code" and type(how[1]) is int and 0 <= how[1] < codes:
+                    cells.append((value(k), ("code", how[1])))
+                elif how[0] == "same" and type(fn := value(how[1])) is types.FunctionType:
+                    cells.append((value(k), ("same", fn)))
+                else:
+                    raise _Refused
+            made = ("cells", cells)
+        else:
+            raise _Refused
+        events.append(("const", vname, made))
+    b = body["body"]
+    if (body["unit"] != [bind.place(unit.ns, entry), unit.name, unit.index] or not events or events[-1][0] != "code"
+            or not (b is None if unit.kind != "decision" else type(b) is int and 0 <= b < codes)):
+        return None
+    return written._Template(body["name"], events, b, [])
+
+
+def _ints(values: Any, n: int) -> bool:
+    return len(values) == n and all(type(v) is int for v in values)

@@ -358,6 +358,8 @@ class Facts:
         # ``solve``, which a run asks for: a check that only runs the data check pays no walk of the program)
         self.params: dict[int, Deep] = {}
         self.solved = False
+        # what names the program's entries across processes (``codecache.solve`` sets it), or None
+        self.digest: str | None = None
         self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
         self.solving = False
 

@@ -30,6 +30,9 @@ ones in the recorded texts (the same names, but where a constant's name was take
 text so renamed is compiled). A writing that named an object of no kind listed here, or whose text holds a name
 that no recorded call gave, is not kept (the unit is written each time, as before). Entries hold
 what their keys name by ``id``; writings are made one at a time in a process (``LOCK``).
+
+A writing is also kept across processes for its own program (``codecache.writing``): a fresh process
+running a program an earlier one ran plays each unit's writing from there, before looking here.
 """
 
 from __future__ import annotations
@@ -76,6 +79,11 @@ def write(backend: "Backend", unit: Unit, name: str, write_unit: Callable[[Unit,
     with LOCK:
         if backend.shown is not None:  # (``source_of``: the texts are shown under the unit's own name)
             return write_unit(unit, name)
+        from . import codecache  # (imported here: it imports this module)
+
+        found = codecache.writing(backend, unit)  # (kept by a process that ran this very program)
+        if found is not None:
+            return _replay(backend, unit, name, found)
         holds: list[Any] = []
         units: list[Unit] = []
         k = key(backend, unit, holds, units)
@@ -90,10 +98,15 @@ def write(backend: "Backend", unit: Unit, name: str, write_unit: Callable[[Unit,
             backend.log = None
         made = _template(backend, unit, name, log, fn, holds, units)
         if made is not None:
-            if len(_KEPT) >= MAX_KEPT:
-                _KEPT.clear()
-            _KEPT[k] = made
+            _keep(k, made)
+            codecache.keep_writing(backend, unit, made, units)
         return fn
+
+
+def _keep(k: tuple[Any, ...], t: "_Template") -> None:
+    if len(_KEPT) >= MAX_KEPT:
+        _KEPT.clear()
+    _KEPT[k] = t
 
 
 def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> tuple[Any, ...]:
