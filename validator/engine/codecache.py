@@ -36,8 +36,8 @@ from ..lang import ast as A
 from ..lang import bind
 from ..lib.builtins import BUILTINS, DiceSpec
 from ..lib.values import Map
+from . import facts as F  # (its ``NOTHING``, read at a call: ``facts`` imports ``written``, which imports this)
 from . import written
-from .facts import NOTHING
 
 if TYPE_CHECKING:
     from ..lang.program import Program, Unit
@@ -207,11 +207,11 @@ def _places(numbers: Any) -> bool:
 
 
 def _encode(k: Any) -> Any:
-    if k is NOTHING:
+    if k is F.NOTHING:
         return -1
     t = type(k)
     if t is tuple:
-        if k == NOTHING:
+        if k == F.NOTHING:
             raise _Refused
         return [_encode(x) for x in k]
     if t is str or k is None:
@@ -225,7 +225,7 @@ def _decode(v: Any) -> Any:
     t = type(v)
     if t is int:
         if v == -1:
-            return NOTHING
+            return F.NOTHING
         if 0 <= v < len(_TYPES):
             return _TYPES[v]
         raise _Refused

@@ -48,6 +48,7 @@ from ..lang import ast as A
 from ..lang.bind import DataRef, UnitRef, bound_globals, place, unit_key
 from ..lang.program import DEFS, Unit
 from ..lib.builtins import DiceSpec
+from . import codecache  # (it imports this module: its functions are read at a call)
 from . import reference as R
 
 if TYPE_CHECKING:
@@ -79,8 +80,6 @@ def write(backend: "Backend", unit: Unit, name: str, write_unit: Callable[[Unit,
     with LOCK:
         if backend.shown is not None:  # (``source_of``: the texts are shown under the unit's own name)
             return write_unit(unit, name)
-        from . import codecache  # (imported here: it imports this module)
-
         found = codecache.writing(backend, unit)  # (kept by a process that ran this very program)
         if found is not None:
             return _replay(backend, unit, name, found)
