@@ -488,6 +488,31 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
     assert result == [0, 2, 4, 6] and count.solves == 0
 
 
+def test_a_writing_played_from_another_program_is_kept_for_this_one(project: Path, cache: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two variants of one base in a process: the second plays the base's units from the first's
+    writings (``written``: the same key) and keeps them for its own program too, so that a process
+    running the second alone writes none of them; it gives what the reference gives."""
+    (project / "a.rules").write_text('ruleset t.a\nextends "main.rules"\ndef extra = 1\n')
+    (project / "b.rules").write_text('ruleset t.b\nextends "main.rules"\ndef extra = 2\n')
+
+    def process(*names: str) -> tuple[list[Any], Counted]:
+        count = new_process(monkeypatch)
+        out = []
+        for name in names:
+            rs = api.load_ruleset(f"{name}.rules")
+            assert rs.ok, rs.diagnostics
+            out.append(rs.run({}, validate=False))
+        return out, count
+
+    first, count = process("a", "b")
+    assert first == [[0, 2, 4, 6]] * 2 and count.writes == 2  # (b wrote nothing: a's writings played)
+    second, count = process("b")
+    assert second == [[0, 2, 4, 6]] and count.writes == 0
+    rs = api.load_ruleset("b.rules")
+    assert rs.run({}, validate=False, engine="reference") == second[0]
+
+
 def test_kept_writings_must_name_the_programs_units_and_nodes(project: Path, cache: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Even a signed writing (``codecache.writing``) is played again only if it names the program's units

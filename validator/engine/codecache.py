@@ -265,7 +265,7 @@ def keep_writing(backend: "Backend", unit: "Unit", t: "written._Template", units
         return
     try:
         body = _writing_body(backend.program, unit, t, units)
-    except (_Refused, RecursionError):
+    except (_Refused, RecursionError, KeyError):  # (KeyError: a unit it names is not this program's)
         return
     blobcache.store(WRITINGS, entry, json.dumps(body, separators=(",", ":")).encode())
 
@@ -326,8 +326,10 @@ def _writing_body(program: "Program", unit: "Unit", t: "written._Template", unit
             return [kind, value(r[1])]
         if kind == "data":
             place, name, node_id = r[1]
-            nodes = _numbered(program.units[(place or entry, name)])
-            return [kind, at((place, name)), next(j for j, n in enumerate(nodes) if id(n) == node_id)]
+            found = [j for j, n in enumerate(_numbered(program.units[(place or entry, name)])) if id(n) == node_id]
+            if not found:
+                raise _Refused
+            return [kind, at((place, name)), found[0]]
         if kind in ("unit", "unit function"):
             return [kind, at(r[1])]
         if kind == "builtin function":

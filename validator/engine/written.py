@@ -87,7 +87,8 @@ def write(backend: "Backend", unit: Unit, name: str, write_unit: Callable[[Unit,
         units: list[Unit] = []
         k = key(backend, unit, holds, units)
         found = _KEPT.get(k)
-        if found is not None:
+        if found is not None:  # (another program's writing, which this program's next process will find)
+            codecache.keep_writing(backend, unit, found, units)
             return _replay(backend, unit, name, found)
         log: list[tuple[Any, ...]] = []
         backend.log = log
