@@ -45,8 +45,9 @@ class Counted:
         self.parses = self.compiles = self.solves = self.writes = 0
         self.compiled: list[str] = []  # the file names of the code compiled (``<ruleval _u7>``)
         self.sources: dict[str, str] = {}  # the texts the backends defined, by file name (written or played again)
+        self.loads: dict[str, int] = {}  # the entries read, by kind
         parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts._solve
-        write_unit, define = backend.Backend.write_unit, backend.define
+        write_unit, define, load = backend.Backend.write_unit, backend.define, blobcache.load
 
         def counted_parse(*a: Any) -> Any:
             self.parses += 1
@@ -70,7 +71,12 @@ class Counted:
                 self.sources[filename] = source
             return define(source, filename, g)
 
+        def counted_load(kind: str, *a: Any, **k: Any) -> Any:
+            self.loads[kind] = self.loads.get(kind, 0) + 1
+            return load(kind, *a, **k)
+
         monkeypatch.setattr(astcache, "parse_module", counted_parse)
+        monkeypatch.setattr(blobcache, "load", counted_load)
         monkeypatch.setattr(backend, "_compile_text", counted_compile)
         monkeypatch.setattr(facts.Facts, "_solve", counted_solve)
         monkeypatch.setattr(backend.Backend, "write_unit", counted_write)
@@ -86,6 +92,7 @@ def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
     monkeypatch.setattr(data, "_RUNS", {})
     monkeypatch.setattr(backend, "_CODE", {})
     monkeypatch.setattr(written, "_KEPT", {})
+    monkeypatch.setattr(codecache, "_HELD", {})
     return Counted(monkeypatch)
 
 
@@ -161,7 +168,7 @@ def run_main(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Counted]:
     return rs.run({}, validate=False), count
 
 
-KINDS = ("parsed", "code", codecache.KINDS, codecache.WRITINGS)  # the folders of the kept entries
+KINDS = ("parsed", "code", codecache.KINDS, codecache.PROGRAMS)  # the folders of the kept entries
 
 
 def test_a_changed_source_is_read_afresh(project: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,7 +195,7 @@ def test_an_entry_anyone_else_wrote_is_ignored(project: Path, cache: Path, monke
                                                how: str) -> None:
     run_main(monkeypatch)
     found = [entry for kind in KINDS for entry in entries(cache, kind)]
-    assert len(found) >= 4 and entries(cache, codecache.KINDS) and entries(cache, codecache.WRITINGS)
+    assert len(found) >= 4 and entries(cache, codecache.KINDS) and entries(cache, codecache.PROGRAMS)
     bodies = [entry.read_bytes() for entry in found]
     for i, entry in enumerate(found):
         if how == "edited":
@@ -254,11 +261,15 @@ def test_the_folders_are_private_and_per_user(project: Path, cache: Path, monkey
     entry.symlink_to(outside)
     assert run_main(monkeypatch)[1].parses == 1
     # a folder others may write to is not used at all: nothing read from it, nothing written to it
-    (cache / "code").chmod(0o777)
-    before = entries(cache, "code")
+    # (the code is in two folders: per text, and with the program's writings)
+    for kind in ("code", codecache.PROGRAMS):
+        (cache / kind).chmod(0o777)
+    before = [(e, e.read_bytes()) for kind in ("code", codecache.PROGRAMS) for e in entries(cache, kind)]
     result, count = run_main(monkeypatch)
-    assert result == [0, 2, 4, 6] and count.compiles >= 1 and entries(cache, "code") == before
-    (cache / "code").chmod(0o700)
+    assert result == [0, 2, 4, 6] and count.compiles >= 1 and count.writes == 2
+    assert [(e, e.read_bytes()) for kind in ("code", codecache.PROGRAMS) for e in entries(cache, kind)] == before
+    for kind in ("code", codecache.PROGRAMS):
+        (cache / kind).chmod(0o700)
     assert run_main(monkeypatch)[1].compiles == 0
     # nor one of another user's
     if hasattr(os, "getuid"):
@@ -398,6 +409,8 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
     second, again, warm = a_process()
     assert cold.compiles > 100 and cold.solves >= 1 and cold.writes > 100 and first == second and again == results
     assert warm.compiles == 0 and warm.solves == 0 and warm.writes == 0  # (each writing played from the first's)
+    # (one entry of writings per backend, which holds their code: no entry of a single text is read)
+    assert "code" not in warm.loads and 1 <= warm.loads[codecache.PROGRAMS] <= 2, warm.loads
     assert warm.sources == cold.sources  # (the very texts, with the very names)
 
 
@@ -520,15 +533,17 @@ def test_kept_writings_must_name_the_programs_units_and_nodes(project: Path, cac
     only names its calls give: else it is ignored and the unit written (each plant below changes every
     entry, and both units are written again)."""
     run_main(monkeypatch)
-    found = entries(cache, codecache.WRITINGS)
-    bodies = {e.name: json.loads(blobcache.load(codecache.WRITINGS, e.name, codecache.MAX_WRITING_BYTES)) for e in found}
-    assert len(bodies) == 2 and all(b["unit"][0] == "" for b in bodies.values())
+    [entry] = entries(cache, codecache.PROGRAMS)
+    kept = marshal.loads(blobcache.load(codecache.PROGRAMS, entry.name, codecache.MAX_PROGRAM_BYTES))
+    bodies = kept["writings"]
+    assert len(bodies) == 2 and all(b["unit"][0] == "" for b in bodies.values()) and kept["codes"]
 
     def planted(change: Any) -> tuple[Any, Counted]:
-        for name, body in bodies.items():
-            changed = change(json.loads(json.dumps(body)))
-            assert changed != body
-            blobcache.store(codecache.WRITINGS, name, json.dumps(changed).encode())
+        writings = {}
+        for i, body in bodies.items():
+            writings[i] = change(json.loads(json.dumps(body)))
+            assert writings[i] != body
+        blobcache.store(codecache.PROGRAMS, entry.name, marshal.dumps({**kept, "writings": writings}))
         return run_main(monkeypatch)
 
     def each_const(f: Any) -> Any:  # each constant's recipe changed by f
@@ -556,6 +571,23 @@ def test_kept_writings_must_name_the_programs_units_and_nodes(project: Path, cac
         assert result == [0, 2, 4, 6] and count.writes == 2, i
     result, count = planted(lambda b: {**b, "padding": 1})  # (another key: ignored, the writing played)
     assert result == [0, 2, 4, 6] and count.writes == 0
+    # the entry as a whole: of other units, it is ignored; its code is run only if compiled from the file
+    # name asked for (the per-text entries removed: what the program's entry lacks is compiled)
+    other_units = [[ns, name + "x", kind, i] for ns, name, kind, i in kept["units"]]
+    for changed, writes in (({"units": other_units}, 2), ({"writings": [], "codes": []}, 2), ({}, 0)):
+        blobcache.store(codecache.PROGRAMS, entry.name, marshal.dumps({**kept, **changed}))
+        result, count = run_main(monkeypatch)
+        assert result == [0, 2, 4, 6] and count.writes == writes, changed
+    elsewhere = {(text, name): compile(text, "<elsewhere>", "exec") for text, name in kept["codes"]}
+    texts = len(kept["codes"])
+    for codes, compiles in ((elsewhere, texts), ({k: ("not", "code") for k in kept["codes"]}, texts),
+                            (kept["codes"], 0)):
+        for e in entries(cache, "code"):
+            e.unlink()
+        blobcache.store(codecache.PROGRAMS, entry.name, marshal.dumps({**kept, "codes": codes}))
+        result, count = run_main(monkeypatch)
+        assert result == [0, 2, 4, 6] and count.writes == 0 and count.compiles == compiles
+        assert all(name.startswith("<ruleval ") for name in count.compiled)
 
 
 def test_kinds_not_kept_for_a_program_too_deep_to_digest(project: Path, cache: Path,

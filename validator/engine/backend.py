@@ -309,6 +309,8 @@ class Backend:
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.log: list[tuple[Any, ...]] | None = None  # what a writing names and compiles (``written``)
         self.summaries: dict[int, Any] = {}  # what a writing reads of each unit (``written.key``), by its number
+        self.kept: codecache.Kept | None = None  # the writings kept across processes (``codecache.writing``)
+        self.texts: list[tuple[str, str]] = []  # the texts compiled, with their file names (``keep_writings``)
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = rolls(program)
@@ -458,6 +460,7 @@ class Backend:
                  if isinstance(fn, _Stub)]
         for fn in stubs:
             fn.materialize()
+        self.keep_writings()
         return len(stubs)
 
     # -- running
@@ -465,7 +468,18 @@ class Backend:
     def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         if not self.facts.solved:  # (a run: the kinds are worth a walk of the program, ``facts.solve``)
             codecache.solve(self.facts, self.unwritten)  # (``facts.solve``, or its result kept by another process)
-        return self.interp.run_query(run, unit, args, check)
+        try:
+            return self.interp.run_query(run, unit, args, check)
+        finally:
+            if self.kept is not None and self.kept.grown:
+                self.keep_writings()
+
+    def keep_writings(self) -> None:
+        """Keep the writings of this backend's units for its program's next process, with the code of the
+        texts it compiled (``codecache.keep_program``), when writings were added since they were kept:
+        at the end of a run or ``write_all`` that wrote a unit (its first runs; then seldom)."""
+        if self.kept is not None and self.kept.grown:
+            codecache.keep_program(self, {k: _CODE[k] for k in self.texts if k in _CODE})
 
     def unwritten(self) -> None:
         """Each function written before the kinds were known written again at its next call."""
@@ -519,7 +533,10 @@ class Backend:
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
         if self.shown is not None:
             self.shown.append(source)
-        fn = define(source, f"<ruleval {name}>", self.g)
+        filename = f"<ruleval {name}>"
+        fn = define(source, filename, self.g)
+        if self.shown is None:
+            self.texts.append((source, filename))
         if self.log is not None:
             self.log.append(("code", name, source, fn))
         return fn

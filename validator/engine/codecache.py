@@ -11,14 +11,18 @@
   digest of all the program is made from (``_program_parts``), as JSON of node numbers and kinds, none
   of it run: read back, it must name this program's units and nodes, else it is ignored and the
   program solved.
-- **writings** (``writing``, ``keep_writing``): a unit's writing (``written``: the constants it named,
-  the units it called and the source texts it compiled, in order), found by the program's digest (the
-  kinds' entry's name: with the kinds solved, all a writing reads is fixed by the program), whether it
-  can roll dice and the unit's number, as JSON in which units are named by where they are and their
-  number, nodes by their unit and their place among its nodes, and values by a fixed list of tags: read
-  back, it must name this program's units and nodes (else it is ignored and the unit written), and its
-  texts are compiled as a writing's are (``compiled`` above) once its calls are made again
-  (``written._replay``). Nothing else in it is run.
+- **writings** (``writing``, ``keep_writing``, ``keep_program``): the writings of a program's units
+  (``written``: for each, the constants it named, the units it called and the source texts it compiled,
+  in order) with the code compiled from those texts, one entry per program, found by the program's
+  digest (the kinds' entry's name: with the kinds solved, all a writing reads is fixed by the program)
+  and whether it can roll dice, as ``marshal`` data, read once by a backend (a file, a signature, one
+  decoding) and stored again at the end of a run that wrote a unit it lacked (``Backend.keep_writings``).
+  In a writing, units are named by where they are and their number, nodes by their unit and their place
+  among its nodes, and values by a fixed list of tags: read back, the entry must name this program's
+  units, and each writing its units and nodes (else it is ignored and the unit written); its texts are
+  made again as a writing's are (``written._replay``), each with the code kept with it if that is a code
+  object compiled from the file name asked for (``compiled``: else from the per-text entries or
+  compiled). Nothing else in it is run.
 """
 
 from __future__ import annotations
@@ -49,8 +53,12 @@ MAX_CODE_BYTES = 4_000_000
 
 
 def compiled(source: str, filename: str, compile_text: Callable[[str, str], types.CodeType]) -> types.CodeType:
-    """The code of ``source``: from the cache if a signed entry for this very text is there, else
-    ``compile_text(source, filename)``, kept for the next process."""
+    """The code of ``source``: read back with a program's writings (``_HELD``) or from the cache if a
+    signed entry for this very text is there, else ``compile_text(source, filename)``, kept for the next
+    process."""
+    held = _HELD.get((source, filename))  # (read back with a program's writings: empty when no cache is used)
+    if isinstance(held, types.CodeType) and held.co_filename == filename:
+        return held
     if not blobcache.in_use(KIND):
         return compile_text(source, filename)
     entry = blobcache.name(KIND, filename, source)
@@ -238,47 +246,108 @@ def _decode(v: Any) -> Any:
 
 # ---------------------------------------------------------------- writings
 
-WRITINGS = "writings"
-WRITINGS_FORMAT = "1"
-MAX_WRITING_BYTES = 8_000_000
+PROGRAMS = "programs"
+PROGRAM_FORMAT = "1"
+MAX_PROGRAM_BYTES = 64_000_000
+# code read back with a program's writings (``Kept.codes``), by (text, file name): ``compiled`` looks here first
+_HELD: dict[tuple[str, str], Any] = {}
+MAX_HELD = 20_000
+
+
+class Kept:
+    """A backend's writings kept across processes (one entry per program and dice flag, ``_program_entry``):
+    each unit's writing as an entry's body (``_writing_body``), by the unit's number, and the code
+    compiled from the texts the backend compiled, by (text, file name); ``grown``: how many writings
+    were added since the entry was read or stored."""
+
+    __slots__ = ("entry", "writings", "codes", "grown")
+
+    def __init__(self, entry: str, writings: dict[int, Any], codes: dict[Any, Any]):
+        self.entry, self.writings, self.codes, self.grown = entry, writings, codes, 0
+
+
+def _kept(backend: "Backend") -> Kept | None:
+    """``backend``'s kept writings: read once (a file, a signature, one ``marshal.loads``) from the entry
+    of its program, or none yet; None before the kinds are known or where no entry is kept."""
+    entry = _program_entry(backend)
+    if entry is None:
+        return None
+    kept = backend.kept
+    if kept is not None and kept.entry == entry:
+        return kept
+    writings: dict[int, Any] = {}
+    codes: dict[Any, Any] = {}
+    data = blobcache.load(PROGRAMS, entry, MAX_PROGRAM_BYTES)
+    if data is not None:
+        try:
+            body = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            body = None
+        if (type(body) is dict and body.get("units") == _units(backend.program) and type(body.get("writings")) is dict
+                and type(body.get("codes")) is dict):
+            writings, codes = body["writings"], body["codes"]
+            if len(_HELD) + len(codes) > MAX_HELD:
+                _HELD.clear()
+            _HELD.update(codes)
+    backend.kept = kept = Kept(entry, writings, codes)
+    return kept
 
 
 def writing(backend: "Backend", unit: "Unit") -> "written._Template | None":
     """The writing of ``unit`` (``written``: the calls to make again) that a process running the same
     program kept (``keep_writing``), or None: none kept, or one that does not name this program's units
     and nodes, or holds what no recipe makes."""
-    entry = _writing_entry(backend, unit)
-    kept = blobcache.load(WRITINGS, entry, MAX_WRITING_BYTES) if entry is not None else None
-    if kept is None:
+    kept = _kept(backend)
+    body = kept.writings.get(unit.index) if kept is not None else None
+    if body is None:
         return None
     try:
-        return _read_writing(backend.program, unit, json.loads(kept))
+        return _read_writing(backend.program, unit, body)
     except (_Refused, ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError):
         return None
 
 
 def keep_writing(backend: "Backend", unit: "Unit", t: "written._Template", units: list["Unit"]) -> None:
     """Keep ``t``, the writing of ``unit`` (with ``units``, the definitions written at their calls in
-    it), for the next process running the same program; not kept if it names what an entry cannot hold."""
-    entry = _writing_entry(backend, unit)
-    if entry is None:
+    it), among the backend's writings for the next process running the same program (``keep_program``);
+    not kept if it names what an entry cannot hold."""
+    kept = _kept(backend)
+    if kept is None:
         return
     try:
         body = _writing_body(backend.program, unit, t, units)
     except (_Refused, RecursionError, KeyError):  # (KeyError: a unit it names is not this program's)
         return
-    blobcache.store(WRITINGS, entry, json.dumps(body, separators=(",", ":")).encode())
+    kept.writings[unit.index] = body
+    kept.grown += 1
 
 
-def _writing_entry(backend: "Backend", unit: "Unit") -> str | None:
-    """The name of ``unit``'s writing's entry: a digest of the program (``solve``'s, with ruleval's own
-    code: what a writing reads that the program fixes, the memo choices included, ``written.key``), of
-    whether it can roll dice, and of the unit's number; None before the kinds are known (a writing then
+def keep_program(backend: "Backend", codes: dict[tuple[str, str], types.CodeType]) -> None:
+    """Store the backend's writings, with ``codes`` (the code of the texts it compiled) and the code read
+    back with them, as its program's entry, when writings were added since it was read or stored."""
+    kept = backend.kept
+    if kept is None or not kept.grown:
+        return
+    with written.LOCK:
+        kept.codes.update(codes)
+        kept.grown = 0
+        body = {"units": _units(backend.program), "writings": kept.writings, "codes": kept.codes}
+        try:
+            data = marshal.dumps(body)
+        except ValueError:  # (nested past marshal's depth: not kept)
+            return
+        blobcache.store(PROGRAMS, kept.entry, data)
+
+
+def _program_entry(backend: "Backend") -> str | None:
+    """The name of the entry of ``backend``'s writings: a digest of the program (``solve``'s, with
+    ruleval's own code: what a writing reads that the program fixes, the memo choices included,
+    ``written.key``) and of whether it can roll dice; None before the kinds are known (a writing then
     reads none) or where no entry is kept."""
     facts = backend.facts
     if facts.digest is None or not facts.solved:
         return None
-    return blobcache.name(WRITINGS, WRITINGS_FORMAT, facts.digest, repr(backend.dice), str(unit.index))
+    return blobcache.name(PROGRAMS, PROGRAM_FORMAT, facts.digest, repr(backend.dice))
 
 
 def _writing_body(program: "Program", unit: "Unit", t: "written._Template", units: list["Unit"]) -> dict[str, Any]:

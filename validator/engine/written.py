@@ -31,8 +31,9 @@ text so renamed is compiled). A writing that named an object of no kind listed h
 that no recorded call gave, is not kept (the unit is written each time, as before). Entries hold
 what their keys name by ``id``; writings are made one at a time in a process (``LOCK``).
 
-A writing is also kept across processes for its own program (``codecache.writing``): a fresh process
-running a program an earlier one ran plays each unit's writing from there, before looking here.
+A writing is also kept across processes for its own program, with the code of its texts, in one entry
+per program (``codecache.writing``): a fresh process running a program an earlier one ran plays each
+unit's writing from there, before looking here.
 """
 
 from __future__ import annotations
