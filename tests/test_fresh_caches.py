@@ -389,7 +389,7 @@ def test_a_process_that_finds_the_check_kept_writes_the_code_the_first_one_wrote
     functions in the order its runs first call them, whether the load ran the checks (the first
     process) or found them in the check cache (every later one), so that a later process finds in the
     code cache the code the first one wrote, and compiles none of it again; nor solves the kinds again,
-    nor writes any unit (it plays the writings the first one kept, ``codecache.writing``: the same texts).
+    nor writes any unit (it plays the writings the first one kept, with their code, ``codecache.writing``: the same texts).
     Over the example's turn and random ones (``bench.ab_instructions --fresh``'s), which write every
     function 200 of them write."""
     from bench.peers.dip_positions import random_turns
