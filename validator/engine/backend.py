@@ -471,8 +471,7 @@ class Backend:
         try:
             return self.interp.run_query(run, unit, args, check)
         finally:
-            if self.kept is not None and self.kept.grown:
-                self.keep_writings()
+            self.keep_writings()
 
     def keep_writings(self) -> None:
         """Keep the writings of this backend's units for its program's next process, with the code of the
