@@ -1,16 +1,24 @@
 """The adversarial suite: hostile rulesets, states, test cases and caches, each run as an untrusted
-pull request would be run in CI, in a fresh process under a memory cap and a time limit.
+pull request would be run in CI, in a fresh process under a memory cap and a CPU-time limit.
 
 `hostile(*argv, cwd=...)` runs `python -m validator ARGV` in a subprocess with its address space
-capped (`MEM_MB`) and a wall-clock limit (`SECONDS`); it fails the test on a timeout, on an exit
-code of 4 (internal error) and on a Python traceback in the output, so every test also holds
-"ends within a few seconds with a documented exit code".
+capped (`MEM_MB`) and its CPU time capped (`SECONDS` of CPU, `RLIMIT_CPU`); it fails the test when the
+child is stopped by the CPU limit, on an exit code of 4 (internal error) and on a Python traceback in
+the output, so every test also holds "ends after a bounded amount of work with a documented exit code".
+
+What is bounded is work, not speed: CPU time does not grow when the machine is shared, where wall-clock
+time does (CI runs on 2 shared cores). A wall-clock timeout of `WALL_FACTOR` times the CPU limit stays,
+only to stop a child that blocks without using CPU (a read that never returns); it fails the test too,
+with a message that says which of the two limits stopped the child. `run_capped` is the same harness
+for any command (the tests that run a script of their own).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import resource
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,7 +28,8 @@ import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
 MEM_MB = 1024
-SECONDS = 20.0
+SECONDS = 20.0  # CPU seconds
+WALL_FACTOR = 10  # the wall-clock guard, in multiples of the CPU limit: only for a child that blocks
 
 
 @dataclass
@@ -39,18 +48,49 @@ def _cap_memory() -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _limits(seconds: float):
+    """The child's preexec function: the memory cap (looked up when the child starts, so a test may
+    add to it) and a CPU limit of `seconds`: SIGXCPU at the soft limit, SIGKILL a second later."""
+    soft = max(1, math.ceil(seconds))
+
+    def apply() -> None:  # pragma: no cover - runs in the child
+        _cap_memory()
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would otherwise leave a core file
+
+    return apply
+
+
+def run_capped(cmd: list[str], *, seconds: float = SECONDS, wall_seconds: float | None = None,
+               **kwargs) -> subprocess.CompletedProcess:
+    """`subprocess.run(cmd, **kwargs)` under the memory cap and a CPU limit of `seconds`; fails the test
+    if the CPU limit stops the child, or if the wall-clock guard (`WALL_FACTOR` x `seconds` unless
+    `wall_seconds` is given) does, naming which."""
+    wall = wall_seconds if wall_seconds is not None else WALL_FACTOR * seconds
+    soft = max(1, math.ceil(seconds))
+    shown = " ".join(cmd[1:]) if cmd[:1] == [sys.executable] else " ".join(cmd)
+    try:
+        proc = subprocess.run(cmd, timeout=wall, preexec_fn=_limits(seconds), **kwargs)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`{shown}` was stopped by the wall-clock guard of {wall:g} s before reaching its CPU limit "
+                    f"of {soft} s: it blocked without working (waiting on input, a lock or a sleep)")
+    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        how = ("SIGXCPU" if proc.returncode == -signal.SIGXCPU else
+               f"SIGKILL (the hard CPU limit, {soft + 1} s, or the system)")
+        err = proc.stderr if isinstance(proc.stderr, str) else (proc.stderr or b"").decode("utf-8", "replace")
+        pytest.fail(f"`{shown}` exceeded its CPU limit of {soft} s (killed by {how}): "
+                    f"the work is not bounded\n{err[-3000:]}")
+    return proc
+
+
 def run_hostile(*argv: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None,
                 seconds: float = SECONDS) -> Outcome:
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(PROJECT) + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.setdefault("NO_COLOR", "1")
     full_env.update(env or {})
-    try:
-        proc = subprocess.run([sys.executable, "-m", "validator", *argv], cwd=cwd, env=full_env, input=stdin,
-                              capture_output=True, text=True, timeout=seconds, preexec_fn=_cap_memory,
-                              errors="replace")
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"`ruleval {' '.join(argv)}` did not end within {seconds} s")
+    proc = run_capped([sys.executable, "-m", "validator", *argv], seconds=seconds, cwd=cwd, env=full_env,
+                      input=stdin, capture_output=True, text=True, errors="replace")
     outcome = Outcome(proc.returncode, proc.stdout, proc.stderr)
     assert "Traceback" not in outcome.text, outcome.text[-3000:]
     assert outcome.code != 4, f"internal error (exit 4):\n{outcome.text[-3000:]}"

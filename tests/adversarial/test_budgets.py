@@ -2,7 +2,7 @@
 more than its step budget, however it is written: backtracking patterns, values that grow by sharing,
 texts and numbers that grow by doubling, exact dice of many outcomes, expressions nested without
 brackets. Each ends with a located diagnostic and a documented exit code; what bounds the work is
-the budget the diagnostic names, not a clock (the runner's time limit only stops a hang)."""
+the budget the diagnostic names, not a clock (the runner's CPU limit only stops a runaway)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Issue 45, the costs that were not charged: each a small file that made ruleval work for minutes or
-gigabytes. Each runs as CI runs a stranger's pull request (`hostile`: a capped subprocess that fails
-on a timeout, exit 4 or a traceback), or calls the bounded function directly; each failed on the
-code before its fix (checked by running it there).
+gigabytes. Each runs as CI runs a stranger's pull request (`hostile`: a subprocess capped in memory and
+CPU time that fails when its CPU limit stops it, on exit 4 or on a traceback), or calls the bounded
+function directly; each failed on the code before its fix (checked by running it there).
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ import os
 import pickle
 import resource
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,7 +29,7 @@ import pytest
 
 from validator.core.blobcache import MAC_BYTES
 
-from .conftest import SECRET
+from .conftest import SECRET, run_capped
 
 RETURNS_STATE = 'input st: any at ""\nquery main = st\n'
 
@@ -668,8 +667,7 @@ def test_the_language_servers_workspace_reads_only_regular_files_inside_it(repo:
         "found = sorted(p.name for p in symbols.ruleset_files_under(root))\n"
         "others = [lsp._other_index(root / n, 'x', {}) for n in ('zero.rules', 'fifo.rules')]\n"
         "print(found, others)\n")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=20,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)),
-                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    proc = run_capped([sys.executable, "-c", script], capture_output=True, text=True,
+                      env={**os.environ, "PYTHONPATH": str(PROJECT)})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "['main.rules'] [None, None]", proc.stdout

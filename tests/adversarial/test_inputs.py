@@ -1,6 +1,6 @@
 """Issue 24, the output-forging and bad-input-value rows: hostile values in rulesets, states, test
-cases and file names, each run as CI runs a stranger's pull request (`hostile`: a capped subprocess
-that fails on a timeout, exit 4 or a traceback).
+cases and file names, each run as CI runs a stranger's pull request (`hostile`: a subprocess capped in
+memory and CPU time that fails when its CPU limit stops it, on exit 4 or on a traceback).
 
 Row 10: a state with millions of schema errors, a check with tens of thousands of diagnostics.
 Row 12: file names and case ids that would forge GitHub workflow commands or their properties.
@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import validator
+from tests.adversarial.conftest import run_capped
 
 SCHEMA_HEAD = '{"$schema": "https://json-schema.org/draft/2020-12/schema", '
 ECHO = 'input a: any at "/a"\nquery main = a\n'
@@ -404,7 +405,6 @@ def test_a_schema_ref_that_leads_nowhere_is_c025_at_check_and_run(hostile, repo,
 
 def test_stdin_that_is_not_utf8_is_s001_not_utf8(repo):
     import os
-    import subprocess
     import sys
 
     write(repo, "main.rules", "query main = 1\n")
@@ -412,8 +412,8 @@ def test_stdin_that_is_not_utf8_is_s001_not_utf8(repo):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "NO_COLOR": "1",
            "RULEVAL_CACHE_DIR": str(repo / "_cache")}
     with open(repo / "bad.bin", "rb") as fh:  # (raw bytes: `hostile` sends text)
-        proc = subprocess.run([sys.executable, "-m", "validator", "run", "main.rules", "--state", "-", "--format",
-                               "text"], cwd=repo, env=env, stdin=fh, capture_output=True, timeout=20)
+        proc = run_capped([sys.executable, "-m", "validator", "run", "main.rules", "--state", "-", "--format",
+                           "text"], cwd=repo, env=env, stdin=fh, capture_output=True)
     err = proc.stderr.decode("utf-8", "replace")
     assert "Traceback" not in err
     assert proc.returncode == 3 and "<stdin>:1:1: error[S001]: byte 0xff is not valid UTF-8" in err
