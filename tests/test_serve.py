@@ -132,16 +132,20 @@ def test_posts_from_another_origin_or_not_json_are_refused(server) -> None:
     assert call(server, "POST", "/api/check", raw=b"\xff\xfe").status == 400
 
 
-def test_an_oversized_body_is_refused_unread(server) -> None:
-    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
+def test_an_oversized_body_is_refused_unread(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the server would wait for the body longer than the client waits for the answer: any answer is
+    # one that did not wait for the body (no clock to read, so no false alarm on a loaded machine)
+    monkeypatch.setattr(serve._Handler, "timeout", 600.0)
+    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
     conn.putrequest("POST", "/api/run")
     conn.putheader("Content-Type", "application/json")
     conn.putheader("Content-Length", str(serve.MAX_BODY + 1))
     conn.endheaders()  # and no body: the answer must come without waiting for it
-    started = time.monotonic()
-    resp = conn.getresponse()
+    try:
+        resp = conn.getresponse()
+    except TimeoutError:
+        pytest.fail("no answer in 60 s to an oversized request whose body was never sent: the server waits for the body")
     assert resp.status == 413 and "larger" in json.loads(resp.read())["error"]
-    assert time.monotonic() - started < 10
     conn.close()
 
 
@@ -210,12 +214,15 @@ def test_an_edit_extends_nothing_outside_the_bundled_rulesets(server) -> None:
     assert "build-system" not in json.dumps(got)
 
 
-def test_a_run_away_edit_ends_at_the_step_budget(server) -> None:
+def test_a_run_away_edit_ends_at_the_step_budget(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what ends it is its step budget (E004, counted work), not the playground's clock: that is set past
+    # what a loaded machine needs, under the client's own wait (test_a_runaway_run_... tests the clock)
+    monkeypatch.setattr(serve, "REQUEST_SECONDS", 100.0)
     text = 'query main = len(fold(range(100000), [], fn(acc, i) => append(acc, i)))\n'
-    started = time.monotonic()
-    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text, "state": "{}"}).json
+    answer = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text, "state": "{}"})
+    assert answer.status == 200, answer.body
+    got = answer.json
     assert got["ok"] is False and "E004" in {d["code"] for d in got["diagnostics"]}
-    assert time.monotonic() - started < 30
 
 
 # ---------------------------------------------------------------- run, pictures, explain, diff
@@ -353,7 +360,12 @@ def test_a_long_request_does_not_delay_another(server, monkeypatch: pytest.Monke
     first = threading.Thread(target=lambda: long.append(call(server, "POST", "/api/balance", body)))
     first.start()
     runs = server.playground.runs  # (made by the first request's process: this may be the server's first)
+    deadline = time.monotonic() + 120  # only a guard against a hang: the condition, not the clock, is awaited
     while not (runs.is_dir() and any(runs.iterdir())):  # the long request is being answered
+        if not first.is_alive():
+            pytest.fail(f"the long request ended before its run was seen: {long[0].status if long else 'no answer'}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"the long request made no run in {runs} within 120 s")
         time.sleep(0.05)
     short = call(server, "POST", "/api/check", {"base": "jomini/re.rules", "text": "query main = 1\n"})
     assert short.status == 200 and short.json["errors"] == 0
@@ -522,12 +534,17 @@ def test_a_client_that_stops_sending_is_let_go(server, monkeypatch: pytest.Monke
     import socket
 
     monkeypatch.setattr(serve._Handler, "timeout", 1.0)
-    with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+    # the client waits half the handler's default timeout, 15 times the 1 s set here: a close before
+    # then is the handler's own timeout letting go, however loaded the machine, and not the default's
+    wait = serve.SOCKET_TIMEOUT / 2
+    with socket.create_connection(server.server_address[:2], timeout=wait) as sock:
         sock.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 100\r\n\r\n{\"base\": ")  # and never the rest
-        started = time.monotonic()
-        assert sock.recv(1000) == b""  # closed, without an answer
-        assert time.monotonic() - started < 20
+        try:
+            got = sock.recv(1000)
+        except TimeoutError:
+            pytest.fail(f"the server still held a client that stopped sending after {wait:g} s (its timeout: 1 s)")
+        assert got == b""  # closed, without an answer
     assert call(server, "GET", "/api/bundle").status == 200  # and the server goes on
 
 
