@@ -79,18 +79,29 @@ def open_page(driver: Any, url: str) -> None:
 
 
 def pick(driver: Any, ruleset: str, example: str | None = None) -> None:
-    Select(driver.find_element(By.ID, "ruleset")).select_by_value(ruleset)
+    """Pick `ruleset` and wait until the page has loaded it: its text, its examples, its example state
+    and its check (the last step of loading); then pick `example` and wait for its state."""
+    # the page's status is written only by a check: emptied here, a "checked" can only be the picked
+    # ruleset's own. (Picked after the default ruleset of the same family, every other sign was already
+    # there, and a slow machine let the test set a state or click Run before the page had finished:
+    # its own example state then replaced the test's.)
+    picker = Select(driver.find_element(By.ID, "ruleset"))
+    if picker.first_selected_option.get_attribute("value") != ruleset:  # (else no change, and no new check)
+        driver.execute_script("document.getElementById('status').textContent = '';")
+        picker.select_by_value(ruleset)
+    source = (ROOT / "rulesets" / ruleset).read_text(encoding="utf-8")
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith(("checked", "1 error", "2 error")),
+         f"the check of the picked ruleset {ruleset}")
+    assert driver.find_element(By.ID, "editor").get_attribute("value") == source
     family = ruleset.split("/")[0]
-    wait(driver, lambda d: all(o.get_attribute("value").startswith(family + "/") for o in
-                               Select(d.find_element(By.ID, "example")).options[1:]) and
-         len(Select(d.find_element(By.ID, "example")).options) > 1, f"the examples of {family}")
+    examples = Select(driver.find_element(By.ID, "example")).options[1:]
+    assert examples and all(o.get_attribute("value").startswith(family + "/") for o in examples), \
+        [o.get_attribute("value") for o in examples]
     if example is not None:
         Select(driver.find_element(By.ID, "example")).select_by_value(example)
     text = (ROOT / "rulesets" / (example or "")).read_text(encoding="utf-8") if example else None
     wait(driver, lambda d: d.find_element(By.ID, "state").get_attribute("value").strip() and
          (text is None or d.find_element(By.ID, "state").get_attribute("value") == text), "the state")
-    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith(("checked", "1 error", "2 error")),
-         "the check of the picked ruleset")
 
 
 def test_the_page_loads_the_bundle(browser: Any, url: str) -> None:
@@ -237,7 +248,10 @@ def test_each_diplomacy_map_is_drawn_with_its_own_board(browser: Any, url: str, 
     pick(browser, ruleset)
     set_state(browser, json.dumps(state))
     browser.find_element(By.ID, "run").click()
-    areas = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg g.area"), "the board")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg g.area")
+         or d.find_element(By.ID, "status").get_attribute("class") == "error", "the board or the run's failure")
+    areas = browser.find_elements(By.CSS_SELECTOR, "#picture svg g.area")
+    assert areas, browser.find_element(By.ID, "status").text
     assert sorted(a.get_attribute("data-area") for a in areas) == sorted(rs.program.entry.data["map"].value["provinces"])
     tokens = browser.find_elements(By.CSS_SELECTOR, "#picture svg g.token")
     assert sorted(t.get_attribute("data-at") for t in tokens) == sorted(u["location"] for u in state["units"])
