@@ -454,12 +454,32 @@ def test_quick_edits_of_one_size_are_each_checked_and_not_kept(server) -> None:
     assert not any(key[0].endswith("re.playground.rules") for key in loader._module_cache)
 
 
+def _stopped_by(proc: Any, sig: int) -> tuple[str, str]:
+    """The output of the server `proc` (started with `-X faulthandler`) once `sig` has stopped it. One
+    that is still there 60 s later fails the test with where each of its threads was (faulthandler's
+    dump on SIGABRT), rather than with a bare timeout that leaves the process behind."""
+    import signal
+    import subprocess
+
+    proc.send_signal(sig)
+    try:
+        return proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        pytest.fail(f"the server had not ended 60 s after {signal.Signals(sig).name}; its threads then:\n{err[-6000:]}")
+
+
 def test_the_command_serves_until_interrupted() -> None:
     import signal
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline() if proc.stderr else ""
@@ -470,8 +490,7 @@ def test_the_command_serves_until_interrupted() -> None:
         assert conn.getresponse().status == 200
         conn.close()
     finally:
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, err = _stopped_by(proc, signal.SIGINT)
     assert proc.returncode == 0 and "Traceback" not in out + err, err
 
 
@@ -485,7 +504,7 @@ def test_sigterm_removes_the_private_copy_and_early_leavers_print_nothing(tmp_pa
 
     temp = tmp_path / "tmp"
     temp.mkdir()  # where the server makes its private copy (tempfile's folder)
-    proc = subprocess.Popen([sys.executable, "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)})
     try:
         line = proc.stderr.readline() if proc.stderr else ""
@@ -506,8 +525,7 @@ def test_sigterm_removes_the_private_copy_and_early_leavers_print_nothing(tmp_pa
         assert conn.getresponse().status == 200  # the server went on
         conn.close()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        out, err = _stopped_by(proc, signal.SIGTERM)
     assert proc.returncode == 0 and "Traceback" not in out + err, err
     assert list(temp.iterdir()) == []  # the private copy is gone
 
