@@ -112,8 +112,13 @@ class Session:
             workspace_folders=[T.WorkspaceFolder(root.as_uri(), "demo")])))
         self.client.initialized(T.InitializedParams())
 
-    def run(self, coro: Any, timeout: float = 20) -> Any:
-        return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
+    def run(self, coro: Any, timeout: float = 120) -> Any:
+        # a guard against a server that never answers, not a speed: a check of the bundled rulesets
+        # takes seconds here and several times that on a loaded 2-core CI machine (was 20 s)
+        try:
+            return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
+        except asyncio.TimeoutError:
+            pytest.fail(f"the language server did not answer within {timeout:g} s")
 
     def uri(self, name: str) -> str:
         return (self.root / name).as_uri()
