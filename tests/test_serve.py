@@ -479,8 +479,11 @@ def test_the_command_serves_until_interrupted() -> None:
     import subprocess
     import sys
 
+    # Ctrl-C as a shell's foreground job gets it: a test run started in the background (`pytest &` in a
+    # script) ignores SIGINT, and its children would inherit that and never be interrupted
     proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "validator", "serve", "--port", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = proc.stderr.readline() if proc.stderr else ""
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)

@@ -263,8 +263,11 @@ def _on_a_terminal(argv: list[str], columns: int = 100) -> tuple[subprocess.Pope
 
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    # (SIGINT as a shell's foreground job has it: a test run started in the background ignores it, and
+    # its children would inherit that and never see a Ctrl-C)
     proc = subprocess.Popen([sys.executable, "-m", "validator", *argv], cwd=str(REPO), env={**env, "TERM": "xterm"},
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, start_new_session=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(follower)
     return proc, leader
 
