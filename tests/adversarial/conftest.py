@@ -48,10 +48,9 @@ def _cap_memory() -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _limits(seconds: float):
+def _limits(soft: int):
     """The child's preexec function: the memory cap (looked up when the child starts, so a test may
-    add to it) and a CPU limit of `seconds`: SIGXCPU at the soft limit, SIGKILL a second later."""
-    soft = max(1, math.ceil(seconds))
+    add to it) and a CPU limit of `soft` seconds: SIGXCPU then, SIGKILL a second later."""
 
     def apply() -> None:  # pragma: no cover - runs in the child
         _cap_memory()
@@ -70,7 +69,7 @@ def run_capped(cmd: list[str], *, seconds: float = SECONDS, wall_seconds: float 
     soft = max(1, math.ceil(seconds))
     shown = " ".join(cmd[1:]) if cmd[:1] == [sys.executable] else " ".join(cmd)
     try:
-        proc = subprocess.run(cmd, timeout=wall, preexec_fn=_limits(seconds), **kwargs)
+        proc = subprocess.run(cmd, timeout=wall, preexec_fn=_limits(soft), **kwargs)
     except subprocess.TimeoutExpired:
         pytest.fail(f"`{shown}` was stopped by the wall-clock guard of {wall:g} s before reaching its CPU limit "
                     f"of {soft} s: it blocked without working (waiting on input, a lock or a sleep)")

@@ -62,17 +62,23 @@ def compiled(source: str, filename: str, compile_text: Callable[[str, str], type
     if not blobcache.in_use(KIND):
         return compile_text(source, filename)
     entry = blobcache.name(KIND, filename, source)
-    kept = blobcache.load(KIND, entry, MAX_CODE_BYTES)
-    if kept is not None:
-        try:
-            code = marshal.loads(kept)
-        except (ValueError, EOFError, TypeError):
-            code = None
-        if isinstance(code, types.CodeType) and code.co_filename == filename:
-            return code
+    code = _marshalled(KIND, entry, MAX_CODE_BYTES)
+    if isinstance(code, types.CodeType) and code.co_filename == filename:
+        return code
     code = compile_text(source, filename)
     blobcache.store(KIND, entry, marshal.dumps(code))
     return code
+
+
+def _marshalled(kind: str, entry: str, limit: int) -> Any:
+    """The ``marshal`` data of a signed entry, or None: no such entry, or not ``marshal`` data."""
+    data = blobcache.load(kind, entry, limit)
+    if data is None:
+        return None
+    try:
+        return marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
 
 
 # ---------------------------------------------------------------- sound kinds
@@ -268,27 +274,22 @@ class Kept:
 
 def _kept(backend: "Backend") -> Kept | None:
     """``backend``'s kept writings: read once (a file, a signature, one ``marshal.loads``) from the entry
-    of its program, or none yet; None before the kinds are known or where no entry is kept."""
+    of its program, or none yet; None before the kinds are known or where no entry is kept. (Its name
+    is made once: the program's digest and dice flag do not change once the kinds are solved.)"""
+    if backend.kept is not None:
+        return backend.kept
     entry = _program_entry(backend)
     if entry is None:
         return None
-    kept = backend.kept
-    if kept is not None and kept.entry == entry:
-        return kept
     writings: dict[int, Any] = {}
     codes: dict[Any, Any] = {}
-    data = blobcache.load(PROGRAMS, entry, MAX_PROGRAM_BYTES)
-    if data is not None:
-        try:
-            body = marshal.loads(data)
-        except (ValueError, EOFError, TypeError):
-            body = None
-        if (type(body) is dict and body.get("units") == _units(backend.program) and type(body.get("writings")) is dict
-                and type(body.get("codes")) is dict):
-            writings, codes = body["writings"], body["codes"]
-            if len(_HELD) + len(codes) > MAX_HELD:
-                _HELD.clear()
-            _HELD.update(codes)
+    body = _marshalled(PROGRAMS, entry, MAX_PROGRAM_BYTES)
+    if (type(body) is dict and body.get("units") == _units(backend.program) and type(body.get("writings")) is dict
+            and type(body.get("codes")) is dict):
+        writings, codes = body["writings"], body["codes"]
+        if len(_HELD) + len(codes) > MAX_HELD:
+            _HELD.clear()
+        _HELD.update(codes)
     backend.kept = kept = Kept(entry, writings, codes)
     return kept
 
