@@ -1,7 +1,7 @@
 """Work shared between the rulesets of one `ruleval check` gives each ruleset its own findings.
 
 The data checks run on the backend, whose code for a definition is compiled once per process and
-reused by every program that writes the same source (``backend._CODE``): each variant of
+reused by every program that writes the same source (``codecache._CODE``): each variant of
 standard.rules checks its own map with the base's definitions. These tests hold the findings so
 made equal to the reference's, whichever rulesets were checked before in the process.
 """
@@ -70,7 +70,7 @@ def nothing_shared() -> Iterator[None]:
         m.setattr(types, "_TYPED", A.ContextMemo())
         m.setattr(loader, "_module_cache", {})
         m.setattr(loader, "_data_cache", {})
-        m.setattr(B, "_CODE", {})
+        m.setattr(B.codecache, "_CODE", {})
         m.setattr(written, "_KEPT", {})
         m.setattr(data, "_RUNS", {})
         yield
@@ -78,7 +78,7 @@ def nothing_shared() -> Iterator[None]:
 
 def forget_runs_and_code(monkeypatch: pytest.MonkeyPatch) -> None:
     """The process's data check runs, compiled code and writings forgotten (the modules stay parsed)."""
-    monkeypatch.setattr(B, "_CODE", {})
+    monkeypatch.setattr(B.codecache, "_CODE", {})
     monkeypatch.setattr(written, "_KEPT", {})
     monkeypatch.setattr(data, "_RUNS", {})
 
@@ -117,13 +117,13 @@ def test_variants_reusing_compiled_code_keep_their_own_findings(tree: Path, orde
     want = {p: reference_findings(p) for p in (clean, broken)}
     assert want[clean] == [] and want[broken] != []
     compiles: list[str] = []
-    real_compile = B.codecache.compiled  # (what the process's code table, ``_CODE``, does not hold)
+    real_compile = B.codecache._code_of  # (what the process's code table, ``codecache._CODE``, does not hold)
 
     def counted(source: str, filename: str, compile_text: Any) -> object:
         compiles.append(filename)
         return real_compile(source, filename, compile_text)
 
-    monkeypatch.setattr(B.codecache, "compiled", counted)
+    monkeypatch.setattr(B.codecache, "_code_of", counted)
     first, second = (clean, broken) if order == "clean first" else (broken, clean)
     forget_runs_and_code(monkeypatch)
     assert data_diagnostics(second) == want[second]
@@ -462,11 +462,11 @@ def writings(path: Path, every: bool = False) -> list[tuple[Any, ...]]:
             return ("table", [what(program, g, c) for c in v.values()])
         return (type(v).__name__, repr(v))
 
-    def define(source: str, filename: str, g: dict[str, Any]) -> Any:
+    def define(source: str, filename: str, g: dict[str, Any], *kept: Any) -> Any:
         program = g["_PROTO"].program
         named = set(re.findall(r"\b_k[0-9]+(?:_[0-9]+)?\b", source))  # (``_k12``, ``_k7_3``)
         out.append((filename, source, [(k, what(program, g, g[k])) for k in sorted(g) if k in named]))
-        return real(source, filename, g)
+        return real(source, filename, g, *kept)
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(B, "define", define)

@@ -66,10 +66,10 @@ class Counted:
             self.writes += b.facts.solved  # (before, a writing reads no kind, and is not kept across processes)
             return write_unit(b, *a)
 
-        def counted_define(source: str, filename: str, g: Any) -> Any:
+        def counted_define(source: str, filename: str, g: Any, *kept: Any) -> Any:
             if g["_PROTO"].backend.facts.solved:
                 self.sources[filename] = source
-            return define(source, filename, g)
+            return define(source, filename, g, *kept)
 
         def counted_load(kind: str, *a: Any, **k: Any) -> Any:
             self.loads[kind] = self.loads.get(kind, 0) + 1
@@ -90,7 +90,7 @@ def new_process(monkeypatch: pytest.MonkeyPatch) -> Counted:
     monkeypatch.setattr(loader, "_module_cache", {})
     monkeypatch.setattr(loader, "_data_cache", {})
     monkeypatch.setattr(data, "_RUNS", {})
-    monkeypatch.setattr(backend, "_CODE", {})
+    monkeypatch.setattr(codecache, "_CODE", {})
     monkeypatch.setattr(written, "_KEPT", {})
     monkeypatch.setattr(codecache, "_HELD", {})
     return Counted(monkeypatch)

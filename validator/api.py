@@ -562,7 +562,7 @@ def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
                   for ns in loaded.namespaces.values())
     if not schemas and (not run_query or rs.program.query(data.DATA_CHECK) is None):
         return []
-    # on the backend: its code for a definition is compiled once per process (``backend._CODE``),
+    # on the backend: its code for a definition is compiled once per process (``codecache._CODE``),
     # so the variants of a ruleset, each checking its own map with the base's definitions, pay
     # only for writing it (a fifth of the reference's time on the bigger maps). A backend of its
     # own, not the ruleset's: a tree that ran them on the ruleset's counted 1.021x the instructions

@@ -12,7 +12,7 @@ its first call (``_Stub``). What the generated code may contain is fixed here, n
   and texts that are short ASCII identifiers (``_IDENT``: they hold no quote, backslash or line
   break, so cannot end their literal);
 - it is built only from a program that checked without errors, and is the only code in
-  ``validator`` compiled from text (``_compiled``; ``tests/test_safety.py`` holds it to that).
+  ``validator`` compiled from text (``_compile_text``; ``tests/test_safety.py`` holds it to that).
 """
 
 from __future__ import annotations
@@ -310,7 +310,6 @@ class Backend:
         self.log: list[tuple[Any, ...]] | None = None  # what a writing names and compiles (``written``)
         self.summaries: dict[int, Any] = {}  # what a writing reads of each unit (``written.key``), by its number
         self.kept: codecache.Kept | None = None  # the writings kept across processes (``codecache.writing``)
-        self.texts: list[tuple[str, str]] = []  # the texts compiled, with their file names (``keep_writings``)
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = rolls(program)
@@ -460,7 +459,7 @@ class Backend:
                  if isinstance(fn, _Stub)]
         for fn in stubs:
             fn.materialize()
-        self.keep_writings()
+        codecache.keep_program(self)
         return len(stubs)
 
     # -- running
@@ -471,14 +470,7 @@ class Backend:
         try:
             return self.interp.run_query(run, unit, args, check)
         finally:
-            self.keep_writings()
-
-    def keep_writings(self) -> None:
-        """Keep the writings of this backend's units for its program's next process, with the code of the
-        texts it compiled (``codecache.keep_program``), when writings were added since they were kept:
-        at the end of a run or ``write_all`` that wrote a unit (its first runs; then seldom)."""
-        if self.kept is not None and self.kept.grown:
-            codecache.keep_program(self, {k: _CODE[k] for k in self.texts if k in _CODE})
+            codecache.keep_program(self)  # (the writings kept for the program's next process)
 
     def unwritten(self) -> None:
         """Each function written before the kinds were known written again at its next call."""
@@ -532,10 +524,7 @@ class Backend:
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
         if self.shown is not None:
             self.shown.append(source)
-        filename = f"<ruleval {name}>"
-        fn = define(source, filename, self.g)
-        if self.shown is None:
-            self.texts.append((source, filename))
+        fn = define(source, f"<ruleval {name}>", self.g, None if self.shown is not None else self.kept)
         if self.log is not None:
             self.log.append(("code", name, source, fn))
         return fn
@@ -1324,28 +1313,6 @@ class _Refused:
         return self.materialize()
 
 
-# Code compiled from generated source, by (source, filename), for the process's life (docs/architecture.md,
-# "Caches": a definition written alike for another program reuses the code). Bounded by the text it keeps.
-_CODE: dict[tuple[str, str], types.CodeType] = {}
-_code_chars = 0  # the length of the sources _CODE keeps
-MAX_CODE_CHARS = 32_000_000
-
-
-def _compiled(source: str, filename: str) -> types.CodeType:
-    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``)."""
-    global _code_chars
-    key = (source, filename)
-    code = _CODE.get(key)
-    if code is None:
-        code = codecache.compiled(source, filename, _compile_text)  # (kept signed by an earlier process, or compiled)
-        if _code_chars + len(source) > MAX_CODE_CHARS:
-            _CODE.clear()
-            _code_chars = 0
-        _CODE[key] = code
-        _code_chars += len(source)
-    return code
-
-
 def _compile_text(source: str, filename: str) -> types.CodeType:
     """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
     try:
@@ -1356,10 +1323,10 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
         raise Unwritable("E005", f"a definition is nested too deeply to write ({type(exc).__name__})") from None
 
 
-def define(source: str, filename: str, g: dict[str, Any]) -> Callable[..., Any]:
+def define(source: str, filename: str, g: dict[str, Any], kept: codecache.Kept | None = None) -> Callable[..., Any]:
     """The one function ``source`` defines, with ``g`` as its globals: the source is compiled
-    (``_compiled``), not run (its function is made from the code object)."""
-    code = _compiled(source, filename)
+    (``codecache.compiled``, its code noted in ``kept``), not run (its function is made from the code object)."""
+    code = codecache.compiled(source, filename, _compile_text, kept)
     return types.FunctionType(next(c for c in code.co_consts if isinstance(c, types.CodeType)), g)
 
 

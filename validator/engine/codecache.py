@@ -1,4 +1,5 @@
-"""What a fresh process would work out again for the backend, kept across processes (``core.blobcache``):
+"""What a fresh process would work out again for the backend, kept across processes (``core.blobcache``)
+(and the code compiled from each text, kept for the process's life, ``_CODE``):
 
 - **compiled code** (``compiled``): a fresh process writes the source of each definition it calls as
   the warm one did, but need not compile it again: the code compiled from a source text is found by a
@@ -16,7 +17,7 @@
   in order) with the code compiled from those texts, one entry per program, found by the program's
   digest (the kinds' entry's name: with the kinds solved, all a writing reads is fixed by the program)
   and whether it can roll dice, as ``marshal`` data, read once by a backend (a file, a signature, one
-  decoding) and stored again at the end of a run that wrote a unit it lacked (``Backend.keep_writings``).
+  decoding) and stored again at the end of a run that wrote a unit it lacked (``keep_program``).
   In a writing, units are named by where they are and their number, nodes by their unit and their place
   among its nodes, and values by a fixed list of tags: read back, the entry must name this program's
   units, and each writing its units and nodes (else it is ignored and the unit written); its texts are
@@ -52,7 +53,33 @@ KIND = "code"
 MAX_CODE_BYTES = 4_000_000
 
 
-def compiled(source: str, filename: str, compile_text: Callable[[str, str], types.CodeType]) -> types.CodeType:
+# Code compiled from generated source, by (source, filename), for the process's life (docs/architecture.md,
+# "Caches": a definition written alike for another program reuses the code). Bounded by the text it keeps.
+_CODE: dict[tuple[str, str], types.CodeType] = {}
+_code_chars = 0  # the length of the sources _CODE keeps
+MAX_CODE_CHARS = 32_000_000
+
+
+def compiled(source: str, filename: str, compile_text: Callable[[str, str], types.CodeType],
+             kept: "Kept | None" = None) -> types.CodeType:
+    """The code of ``source`` (written by ``Backend`` alone): compiled once per process (``_CODE``, else
+    ``_code_of``), and noted among ``kept``'s codes (its backend's: kept with its writings)."""
+    global _code_chars
+    key = (source, filename)
+    code = _CODE.get(key)
+    if code is None:
+        code = _code_of(source, filename, compile_text)
+        if _code_chars + len(source) > MAX_CODE_CHARS:
+            _CODE.clear()
+            _code_chars = 0
+        _CODE[key] = code
+        _code_chars += len(source)
+    if kept is not None:
+        kept.codes[key] = code
+    return code
+
+
+def _code_of(source: str, filename: str, compile_text: Callable[[str, str], types.CodeType]) -> types.CodeType:
     """The code of ``source``: read back with a program's writings (``_HELD``) or from the cache if a
     signed entry for this very text is there, else ``compile_text(source, filename)``, kept for the next
     process."""
@@ -323,14 +350,14 @@ def keep_writing(backend: "Backend", unit: "Unit", t: "written._Template", units
     kept.grown += 1
 
 
-def keep_program(backend: "Backend", codes: dict[tuple[str, str], types.CodeType]) -> None:
-    """Store the backend's writings, with ``codes`` (the code of the texts it compiled) and the code read
-    back with them, as its program's entry, when writings were added since it was read or stored."""
+def keep_program(backend: "Backend") -> None:
+    """Store the backend's writings, with the code of the texts it compiled since it read them (``compiled``)
+    and the code read back with them, as its program's entry, when writings were added since it was read or
+    stored: at the end of a run or ``Backend.write_all`` that wrote a unit (its first runs; then seldom)."""
     kept = backend.kept
     if kept is None or not kept.grown:
         return
     with written.LOCK:
-        kept.codes.update(codes)
         kept.grown = 0
         body = {"units": _units(backend.program), "writings": kept.writings, "codes": kept.codes}
         try:
