@@ -48,9 +48,7 @@ def _items_of(ctx: R.Run, seq: Any, n: int, span: Span, per: int) -> Any:
     if n == 1:
         seq = R.iterate(seq, span)
         if isinstance(seq, (list, tuple, frozenset, set, dict)):
-            ctx.steps += len(seq) * per
-            if ctx.steps > ctx.budget:
-                raise R.over_budget(ctx, span)
+            ctx.charge(len(seq) * per, span)
             return seq
     return _charged(ctx, seq if n == 1 else R.loop_items(ctx, seq, n, span), per - 1, span)
 
@@ -315,7 +313,7 @@ class Backend:
         self.dice = rolls(program)
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
-        self.callers: dict[Any, list[Any]] = {}  # the units that name each (``named_once``), made at its first call
+        self.callers: dict[Any, list[Any]] = {}  # the units that name each (``once``), made with ``impure``
         self.single: dict[int, bool] = {}  # by unit number: ``once``
         self.sizes: dict[int, int | None] = {}  # by unit number: ``light``
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
@@ -335,8 +333,13 @@ class Backend:
         that value would depend on itself), that rolls no die and runs no procedure."""
         found = self.single.get(unit.index)
         if found is None:
-            self.single[unit.index] = False  # (while looking)
-            found = self.single[unit.index] = unit.kind in DEFS and self.named_once(unit)
+            found = self.single[unit.index] = False  # (while looking)
+            callers = self.callers.get((unit.ns, unit.name), ()) if unit.kind in DEFS and self.pure(unit) else ()
+            if len(callers) == 1:
+                caller = self.program.units[callers[0]]
+                named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
+                found = self.single[unit.index] = len(named) == 1 and (
+                    caller.kind in (*DEFS, "const") and caller.arity is None or self.once(caller))
         return found
 
     def pure(self, unit: Unit) -> bool:
@@ -351,16 +354,6 @@ class Backend:
                     self.callers.setdefault(d, []).append(k)
         key = (unit.ns, unit.name)
         return key not in self.impure and units.get(key) is unit
-
-    def named_once(self, unit: Unit) -> bool:
-        if not self.pure(unit):
-            return False
-        callers = self.callers.get((unit.ns, unit.name), ())
-        if len(callers) != 1:
-            return False
-        caller = self.program.units[callers[0]]
-        named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
-        return len(named) == 1 and (caller.kind in (*DEFS, "const") and caller.arity is None or self.once(caller))
 
     def light(self, unit: Unit) -> int | None:
         """A function whose every computation is bounded by its text: it rolls no die and runs no
@@ -1306,11 +1299,10 @@ class _Refused:
     def __init__(self, err: Unwritable):
         self.err = err
 
-    def materialize(self) -> Callable[..., Any]:
+    def materialize(self, *args: Any) -> Callable[..., Any]:
         raise Unwritable(self.err.code, self.err.message, self.err.span)
 
-    def __call__(self, ctx: Any, *args: Any) -> Any:
-        return self.materialize()
+    __call__ = materialize
 
 
 def _compile_text(source: str, filename: str) -> types.CodeType:
