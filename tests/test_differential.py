@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from programs import documented, programs
 from validator.engine import reference as R
 from validator.engine import backend as B
+from validator.engine import memos
 from validator.api import RunError, load_ruleset, ruleset_files
 from validator.lib.runtime import ScriptedDice, SeededDice
 from validator.tools.testing import _state_of, load_suite
@@ -392,7 +393,7 @@ def test_a_memo_that_cannot_be_seen_is_left_out_and_a_run_past_the_budget_is_the
     rs = load_ruleset(path, use_cache=False)
     assert rs.ok, [str(d) for d in rs.diagnostics]
     f = next(u for u in rs.program.units.values() if u.name == "f")
-    assert rs.backend(typed=False).memo_free(f) and "memos" not in "".join(rs.backend(typed=False).source_of(f))
+    assert rs.backend(typed=False).memos.memo_free(f) and "memos" not in "".join(rs.backend(typed=False).source_of(f))
     full = steps(rs, {}, {"query": "main"}, "reference")
     assert isinstance(full, int) and steps(rs, {}, {"query": "main"}, "backend") > full
     for budget in (full, full - 1, 5):
@@ -420,7 +421,7 @@ query main = [a, b, [looped(x) for x in xs], [looped(x) for x in ys], value_of(2
 
 def test_a_light_function_named_in_many_places_is_left_without_its_memo_and_a_run_past_the_budget_is_the_references() -> None:
     """`g` and `h` are named in several places, so the memo would answer: the backend leaves it out
-    all the same, as their code has no loop and calls only each other (``Backend.light``), and
+    all the same, as their code has no loop and calls only each other (``memos.Memos.light``), and
     computes them again where the reference's memo answers. Its steps are then more than the
     reference's; the runs it stops at the budget are made again by the reference: the same answers
     and errors, with the same steps. A function with a loop, one on a cycle and one named as a value
@@ -431,9 +432,9 @@ def test_a_light_function_named_in_many_places_is_left_without_its_memo_and_a_ru
     assert rs.ok, [str(d) for d in rs.diagnostics]
     backend = rs.backend(typed=False)
     unit = {u.name: u for u in rs.program.units.values()}
-    assert backend.memo_free(unit["g"]) and backend.memo_free(unit["h"])
-    assert not any(backend.once(unit[n]) for n in ("g", "h"))  # (named more than once: the rule before)
-    assert not any(backend.memo_free(unit[n]) for n in ("looped", "down", "k"))
+    assert backend.memos.memo_free(unit["g"]) and backend.memos.memo_free(unit["h"])
+    assert not any(backend.memos.once(unit[n]) for n in ("g", "h"))  # (named more than once: the rule before)
+    assert not any(backend.memos.memo_free(unit[n]) for n in ("looped", "down", "k"))
     assert [n for n in ("g", "h", "looped", "down") if "memos" in "".join(backend.source_of(unit[n]))] == ["looped", "down"]
     full = steps(rs, {}, {"query": "main"}, "reference")
     assert isinstance(full, int) and steps(rs, {}, {"query": "main"}, "backend") > full
@@ -457,10 +458,10 @@ def test_light_functions_that_call_each_other_twice_grow_a_run_by_a_bounded_fact
     assert rs.ok, [str(d) for d in rs.diagnostics]
     backend = rs.backend(typed=False)
     chain = sorted((u for u in rs.program.units.values() if u.name[0] == "f"), key=lambda u: int(u.name[1:]))
-    free = [backend.memo_free(u) for u in chain]
+    free = [backend.memos.memo_free(u) for u in chain]
     assert free[29] and 5 < free.count(False) < 25
     full = steps(rs, {}, {"query": "main"}, "reference")
-    assert isinstance(full, int) and full < steps(rs, {}, {"query": "main"}, "backend") <= B.LIGHT * full
+    assert isinstance(full, int) and full < steps(rs, {}, {"query": "main"}, "backend") <= memos.LIGHT * full
     assert outcome(rs, {}, {"query": "main"}, "backend") == ("ok", 2 ** 30)
 
 
@@ -469,7 +470,7 @@ def test_code_shared_by_a_variant_is_light_or_not_by_what_its_names_mean_in_each
     names mean, which is the program's: `g`'s code is the same in both, light in the base, where `h` is small,
     not in the variant, whose `h` is light but too large to be computed again inside `g`. Asked in either
     order, the answers are the same, and each program's runs are the reference's."""
-    terms = " + ".join(["x"] * ((B.LIGHT - 2) // 2))  # (`h` of LIGHT - 3 nodes: `g` with it is past LIGHT)
+    terms = " + ".join(["x"] * ((memos.LIGHT - 2) // 2))  # (`h` of LIGHT - 3 nodes: `g` with it is past LIGHT)
     (_ROOT / "shared_base.rules").write_text(
         'input xs: list[int] at "/xs" default [3, 3, 1]\ndef h(x) = x + 1\ndef g(x) = h(x) * 2\n'
         "query main = [g(x) + g(x) for x in xs]\n")
@@ -479,9 +480,9 @@ def test_code_shared_by_a_variant_is_light_or_not_by_what_its_names_mean_in_each
         for name in order:
             rs = load_ruleset(_ROOT / f"{name}.rules", use_cache=False)
             assert rs.ok, [str(d) for d in rs.diagnostics]
-            backend = B.Backend(rs.program)
+            chosen = B.Backend(rs.program).memos
             unit = {u.name: u for u in rs.program.units.values()}
-            found = (backend.light(unit["h"]) is not None, backend.light(unit["g"]) is not None, backend.memo_free(unit["g"]))
+            found = (chosen.light(unit["h"]) is not None, chosen.light(unit["g"]) is not None, chosen.memo_free(unit["g"]))
             assert answers.setdefault(name, found) == found, (name, order)
             for budget in (None, 5):
                 options = {"query": "main", **({} if budget is None else {"budget": budget})}

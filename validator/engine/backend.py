@@ -26,9 +26,10 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
-from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
+from ..lang.program import DEFS, Program, Unit, cell_key
 from . import codecache, written
 from .facts import PLAIN, Facts, rolls
+from .memos import Memos
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..core.diagnostics import Span
@@ -182,7 +183,6 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
 
 
 _ALONE_CAP = 100_000
-LIGHT = 60  # the most nodes a function written without its memo for being light may compute (``Backend.light``)
 _T = TypeVar("_T")
 
 _HELPERS: dict[str, Any] = {
@@ -311,98 +311,8 @@ class Backend:
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = rolls(program)
-        self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
-        self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
-        self.callers: dict[Any, list[Any]] = {}  # the units that name each (``once``), made with ``impure``
-        self.single: dict[int, bool] = {}  # by unit number: ``once``
-        self.sizes: dict[int, int | None] = {}  # by unit number: ``light``
+        self.memos = Memos(program)  # which `def`s are written without their memo
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
-
-    def memo_free(self, unit: Unit) -> bool:
-        """Whether a `def`'s function is written without its memo, which could not be seen: its value is
-        the same however often it is computed (it rolls no die, runs no procedure), and either the memo
-        would not answer (``once``) or answering costs about what computing does (``light``). A run
-        without it charges the steps the memo would have saved: still above the reference's count."""
-        found = self.free.get(unit.index)
-        if found is None:
-            found = self.free[unit.index] = unit.kind in DEFS and (self.once(unit) or self.light(unit) is not None)
-        return found
-
-    def once(self, unit: Unit) -> bool:
-        """A `def` named once, in a value computed once a run or in such a function (so it cannot recur:
-        that value would depend on itself), that rolls no die and runs no procedure."""
-        found = self.single.get(unit.index)
-        if found is None:
-            found = self.single[unit.index] = False  # (while looking)
-            callers = self.callers.get((unit.ns, unit.name), ()) if unit.kind in DEFS and self.pure(unit) else ()
-            if len(callers) == 1:
-                caller = self.program.units[callers[0]]
-                named = [r for r in caller.bound.values() if isinstance(r, UnitRef) and r.unit is unit]
-                found = self.single[unit.index] = len(named) == 1 and (
-                    caller.kind in (*DEFS, "const") and caller.arity is None or self.once(caller))
-        return found
-
-    def pure(self, unit: Unit) -> bool:
-        """Whether ``unit`` is the program's unit of its name and neither rolls a die nor runs a procedure,
-        itself or through the units it reads (``impure`` and ``callers`` made at the first question)."""
-        program, units = self.program, self.program.units
-        if self.impure is None:
-            seeds = {k for k, u in units.items() if u.rolls or u.kind == "procedure"}
-            self.impure = _readers_of(seeds, program.refs)
-            for k, deps in program.refs.items():
-                for d in deps:
-                    self.callers.setdefault(d, []).append(k)
-        key = (unit.ns, unit.name)
-        return key not in self.impure and units.get(key) is unit
-
-    def light(self, unit: Unit) -> int | None:
-        """A function whose every computation is bounded by its text: it rolls no die and runs no
-        procedure (not even through others), reads no decision (its memo undoes guesses), lies on no
-        cycle and is never called through a value (counted: its memo bounds recursion); its code has
-        no loop (no comprehension, lambda, function value or call of a value) and what it calls answers
-        a repeated call at once (a kept memo, a value read once a run) or is light itself, the whole
-        at most ``LIGHT`` nodes. Its size in nodes, or None. Computed again where the memo would have
-        answered, it costs a bounded multiple of the memo's look-up (and what its built-ins do again):
-        whatever calls it how often, no run grows by more than that factor."""
-        if unit.index in self.sizes:
-            return self.sizes[unit.index]
-        self.sizes[unit.index] = None  # (while looking: a cycle is no light function's)
-        size = None
-        if unit.kind in (*DEFS, "table", "query") and unit.arity is not None and not (
-                unit.recursive or unit.counted or unit.uses_decisions or unit.rolls):
-            if self.pure(unit):
-                size = self.bounded(unit, (*unit.cells.values(), unit.body) if unit.kind == "table" else (unit.body,))
-        self.sizes[unit.index] = size
-        return size
-
-    def bounded(self, unit: Unit, roots: tuple[Any, ...]) -> int | None:
-        """The nodes of ``roots`` (code of ``unit``) with those of the light functions they call, or None
-        (``light``)."""
-        called: set[int] = set()  # (a call comes before the name it calls: ``A.nodes``)
-        size = 0
-        for n in A.nodes(roots):
-            size += 1
-            if size > LIGHT or isinstance(n, (A.Comp, A.Lambda)):
-                return None
-            ref = unit.bound.get(id(n))
-            if isinstance(n, A.Call):
-                if not isinstance(unit.bound.get(id(n.func)), (UnitRef, BuiltinRef)):
-                    return None  # (a value called)
-                called.add(id(n.func))
-            if not isinstance(ref, UnitRef) or ref.unit.kind == "input":
-                continue
-            callee = ref.unit
-            if id(n) not in called and not isinstance(n, A.Index):
-                if callee.arity is not None:
-                    return None  # (a function as a value: a built-in may call it in a loop)
-                continue  # (a value: read from the run's memo after its first read)
-            if callee.kind in DEFS and not self.memo_free(callee):
-                continue  # (its memo answers)
-            more = self.light(callee)
-            if more is None:
-                return None
-            size += more
-        return size if size <= LIGHT else None
 
     # -- names and constants
 
@@ -621,7 +531,7 @@ class Backend:
         a state-free function run alone); the most its body charges, when it computes it."""
         env, pnames = self.params(w, unit.params)
         self.enter_counted(w, unit, unit.span)
-        memoized = unit.kind in DEFS and not self.memo_free(unit)
+        memoized = unit.kind in DEFS and not self.memos.memo_free(unit)
         if memoized:  # the function's own memo, by its arguments' keys (``reference.freeze``)
             # (by its identity an argument of a sound kind never plain: every argument's key there is one)
             frozen = [_pick(p, self.is_(p, "str", w), f"_id({p})" if self.kind(p, w) not in (None, *PLAIN)
@@ -1175,7 +1085,7 @@ class Backend:
 
     def inlines(self, unit: Unit) -> bool:
         """Whether a call of the definition ``unit`` is written where it is called (``inlined``)."""
-        return self.memo_free(unit) and not (unit.state_free or unit.counted)
+        return self.memos.memo_free(unit) and not (unit.state_free or unit.counted)
 
     def inlined(self, w: _Writer, unit: Unit, args: list[str]) -> str:
         """A function without a memo written at its one call (``memo_free``), its arguments in locals."""

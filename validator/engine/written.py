@@ -7,7 +7,7 @@ function of what the writer reads, so a unit is written once per key of all it r
 
 - the unit as ``bind.unit_key`` names it (its declaration by identity: variants share their base's
   declaration objects; its name, where it is, kind, arity and the analysis's flags), its number in
-  the program and whether its memo is left out (``Backend.memo_free``, which depends on its
+  the program and whether its memo is left out (``memos.Memos.memo_free``, which depends on its
   callers), a table's cells;
 - what each global name and member it writes is bound to (``bind.bound_globals``: a definition by
   its declaration, a member or built-in by its name, data by its kind and, a number or text, its
@@ -126,7 +126,7 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         holds.append(u.decl)
         found = known.get(u.index)
         if found is None:
-            found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memo_free(u),
+            found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memos.memo_free(u),
                                       backend.facts.result(u))
         return found
 
