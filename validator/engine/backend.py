@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import types
 import warnings
-from fractions import Fraction
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
@@ -195,9 +194,9 @@ _HELPERS: dict[str, Any] = {
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
     "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
-    "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_Fraction": Fraction, "_bool": bool,
+    "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
-    "_PLAIN": frozenset({str, int, bool, type(None), Fraction}),
+    "_PLAIN": frozenset(PLAIN),
     "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
 }
 
@@ -407,13 +406,13 @@ class Backend:
 
     def write_plain(self, unit: Unit, name: str, entry: bool = False) -> Callable[..., Any]:
         w = _Writer(self, unit.bound, self.facts.of(unit))
-        ukey, kind = unit.index, unit.kind
+        kind = unit.kind
         if kind == "const" or (kind in DEFS and unit.arity is None):
-            source = self.value_source(w, unit, ukey, name)
+            source = self.value_source(w, unit, name)
         elif kind == "input":
             source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
         elif kind in (*DEFS, "query"):
-            source = self.function_source(w, unit, ukey, name, entry)
+            source = self.function_source(w, unit, name, entry)
         elif kind == "decision":
             source = self.decision_source(w, unit, name)
         elif kind == "table":
@@ -473,8 +472,8 @@ class Backend:
         w.known.update((py, k) for p, py in zip(params, names) if (k := self.facts.param(p)) is not None)
         return {slot(w.bound, p): _Local(py) for p, py in zip(params, names)}, names
 
-    def value_source(self, w: _Writer, unit: Unit, ukey: int, name: str) -> str:
-        k = w.const(ukey)
+    def value_source(self, w: _Writer, unit: Unit, name: str) -> str:
+        k = w.const(unit.index)
         w("memo = ctx.memo")
         w(f"hit = memo.get({k}, _MISS)")
         w("if hit is not _MISS:")
@@ -526,7 +525,7 @@ class Backend:
             w("finally:")
             w("    ctx.depth -= 1")
 
-    def function_source(self, w: _Writer, unit: Unit, ukey: int, name: str, entry: bool = False) -> str:
+    def function_source(self, w: _Writer, unit: Unit, name: str, entry: bool = False) -> str:
         """A function: its call's step is charged by its caller (or by itself, ``entry``, as the body of
         a state-free function run alone); the most its body charges, when it computes it."""
         env, pnames = self.params(w, unit.params)
@@ -537,7 +536,7 @@ class Backend:
             frozen = [_pick(p, self.is_(p, "str", w), f"_id({p})" if self.kind(p, w) not in (None, *PLAIN)
                             else f"_freeze({p})") for p in pnames]
             w(f"key = {frozen[0]}" if len(frozen) == 1 else f"key = ({''.join(f + ', ' for f in frozen)})")
-            w(f"memo = ctx.memos[{ukey}]")
+            w(f"memo = ctx.memos[{unit.index}]")
             w("hit = memo.get(key, _MISS)")
             w("if hit is not _MISS:")
             w("    return hit")
