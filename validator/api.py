@@ -95,6 +95,7 @@ class Ruleset:
     # the last state this ruleset's `advance` made: [the state, its marshal bytes when a run found it valid,
     # the steps that run took] (``_unchecked_run``)
     _made: list[Any] | None = field(default=None, repr=False, compare=False)
+    _rolled: bool | None = field(default=None, repr=False, compare=False)  # (``_rolls``, found once)
 
     @property
     def ok(self) -> bool:
@@ -253,8 +254,11 @@ class Ruleset:
         return result
 
     def _rolls(self) -> bool:
-        """Whether any rule rolls dice (conservatively: mentions `roll`)."""
-        return rolls(self.program)
+        """Whether any rule rolls dice (conservatively: mentions `roll`), found once: a program's units
+        do not change once it is built."""
+        if self._rolled is None:
+            self._rolled = rolls(self.program)
+        return self._rolled
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
                        budget: int, engine: str) -> Result | None:
