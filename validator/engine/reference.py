@@ -197,6 +197,12 @@ class Run:
     what only those need is made when the run resolves its first decision (``begin_decisions``) or
     when it is traced (exact dice make a run per path, so a run is made cheaply)."""
 
+    __slots__ = ("state", "dice", "budget", "steps", "depth", "depth_limit", "natural_den", "inputs", "memo", "alive",
+                 "alone", "shared", "reads", "paid", "paid_steps", "paid_groups", "events", "replay", "met", "dstate",
+                 "dvalue", "deciding", "guesses", "resolving", "memos", "trace", "dargs", "deplist",
+                 "kept_while_resolving", "settled", "dstack", "decision_edges", "cycles", "trace_stack",
+                 "traced_values")
+
     # the decisions' bookkeeping, made by ``begin_decisions``
     dargs: dict[Any, tuple[Any, ...]]
     deplist: list[Any]
