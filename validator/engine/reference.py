@@ -197,6 +197,8 @@ class Run:
     what only those need is made when the run resolves its first decision (``begin_decisions``) or
     when it is traced (exact dice make a run per path, so a run is made cheaply)."""
 
+    # (slots: CPython 3.11 shares at most 30 attribute names between a class's instances; past them, as a
+    # run that resolves a decision went, every read of ``steps`` or ``memo`` took a dict's slow path)
     __slots__ = ("state", "dice", "budget", "steps", "depth", "depth_limit", "natural_den", "inputs", "memo", "alive",
                  "alone", "shared", "reads", "paid", "paid_steps", "paid_groups", "events", "replay", "met", "dstate",
                  "dvalue", "deciding", "guesses", "resolving", "memos", "trace", "dargs", "deplist",
