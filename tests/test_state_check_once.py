@@ -273,7 +273,7 @@ def test_the_backend_asked_for_by_default_is_valid_on_a_state_no_check_accepted(
 @pytest.mark.parametrize("luck, checks", [("0", [1]), ("roll(1d6)", [1, 1, 1])])
 def test_a_state_made_by_rules_that_roll_dice_is_checked_at_every_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                       luck: str, checks: list[int]) -> None:
-    """Rules that may roll dice (``facts.rolls``: a unit names a dice built-in) have every run on a
+    """Rules that may roll dice (``Program.rolls``: a unit names a dice built-in) have every run on a
     state their `advance` made checked: what a run skips is the check's own run, which would read
     the dice (``Ruleset._unchecked_run``). Rules that roll none have it checked once."""
     (tmp_path / "ruleval.toml").write_text("")

@@ -23,7 +23,6 @@ from .lang.checker import run_passes
 from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
-from .engine.facts import rolls
 from .lang.program import Program, Unit, build_program
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
@@ -95,7 +94,6 @@ class Ruleset:
     # the last state this ruleset's `advance` made: [the state, its marshal bytes when a run found it valid,
     # the steps that run took] (``_unchecked_run``)
     _made: list[Any] | None = field(default=None, repr=False, compare=False)
-    _rolled: bool | None = field(default=None, repr=False, compare=False)  # (``_rolls``, found once)
 
     @property
     def ok(self) -> bool:
@@ -167,7 +165,7 @@ class Ruleset:
         """``run``'s JSON answer of a run ``evaluate`` made; a state ``advance`` made is kept (``_made``)."""
         out = result.json()
         if query == ADVANCE_QUERY and isinstance(out, dict) and isinstance(out.get("next"), dict) and \
-                not self._rolls():
+                not self.program.rolls:
             self._made = [out["next"], None, 0]
         return out
 
@@ -252,13 +250,6 @@ class Ruleset:
             except RecursionError:
                 raise self._too_deep(state, query, state_name) from None
         return result
-
-    def _rolls(self) -> bool:
-        """Whether any rule rolls dice (conservatively: mentions `roll`), found once: a program's units
-        do not change once it is built."""
-        if self._rolled is None:
-            self._rolled = rolls(self.program)
-        return self._rolled
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
                        budget: int, engine: str) -> Result | None:

@@ -27,7 +27,7 @@ from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import DEFS, Program, Unit, cell_key
 from . import codecache, written
-from .facts import PLAIN, Facts, rolls
+from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
 from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
@@ -309,7 +309,7 @@ class Backend:
         self.kept: codecache.Kept | None = None  # the writings kept across processes (``codecache.writing``)
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
-        self.dice = rolls(program)
+        self.dice = program.rolls
         self.memos = Memos(program)  # which `def`s are written without their memo
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
 

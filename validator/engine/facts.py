@@ -61,12 +61,6 @@ MAX_FIELDS = 48  # a record (of data) with more fields is kept by the join of it
 ROUNDS = 16  # the most rounds of ``Facts.solve``: past them, no parameter has a kind
 
 
-def rolls(program: Program) -> bool:
-    """Whether a run of the program may roll dice (some unit names a dice built-in: ``Unit.rolls``): one
-    that cannot never holds a die, so no value of it is forced, and its runs read no dice."""
-    return any(u.rolls for u in program.units.values())
-
-
 def shallow(k: Deep) -> Kind | None:
     """The Python type every value of kind ``k`` has, if one."""
     if type(k) is type:

@@ -94,6 +94,9 @@ class Program:
     refs: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)  # unit -> units it names
 
     enums: dict[str, dict[str, str]] = field(default_factory=dict)  # per namespace: member -> its enum
+    # whether a run may roll dice: some unit names a dice built-in (``Unit.rolls``, both set by ``analyse``);
+    # one that cannot never holds a die, so no value of it is forced, and its runs read no dice
+    rolls: bool = False
 
     def __repr__(self) -> str:  # (as ``Unit.__repr__``)
         return f"<program {self.entry.key}: {len(self.units)} units>"
@@ -186,6 +189,7 @@ def analyse(program: Program) -> None:
     stateful = {k for k, u in program.units.items() if u.kind not in (*DEFS, "const", "table")}
     for u in program.units.values():
         u.rolls = any(isinstance(r, BuiltinRef) and r.builtin.name in DICE_BUILTINS for r in u.globals)
+    program.rolls = any(u.rolls for u in program.units.values())
     stateful |= {k for k, u in program.units.items() if u.rolls}
     # nor anything that may reach a unit that recurs: its value alone would cut short a recursion the
     # run makes, and with it the depth limit's verdict (E005)
