@@ -496,6 +496,12 @@ def tree_size(v: Any, limit: int) -> int:
     if t not in _CONTAINERS:
         return 1
     cap = limit + 1
+    items = (*v.keys(), *v.values()) if isinstance(v, dict) else v
+    for c in items:
+        if type(c) in _CONTAINERS:
+            break
+    else:  # (it holds no container, as most do: itself and its items, with no walk)
+        return min(1 + len(items), cap)
     sizes: dict[int, int] = {}
     for x, kids in _containers_bottom_up(v):
         total = 1
