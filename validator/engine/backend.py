@@ -118,16 +118,24 @@ class _Kept(R.Kept):
                  groups: dict[Any, _Group]) -> None:
         sub = ctx.fresh(key)
         self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
+        if not sub.paid:  # (it read no kept value: the walk from it finds it alone, and it paid no group)
+            self.reads, self.group, self.size = (), None, 1
+            self.own = sub.steps
+            self.charge = self.own + 1
+            sub.left()
+            return
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
-        spent = sum(g.charge for g in sub.paid_groups)  # what it paid for the values it read and their groups
+        spent = 0  # what it paid for the values it read and their groups
+        for g in sub.paid_groups:
+            spent += g.charge
         for k in sub.paid:
             if type(k) is _Kept:  # (a backend's run pays no other)
                 spent += k.charge
                 (members if k.whole else others).append(k)
         self.reads = (*members, *others)
-        self.group = group = (groups.get(key := frozenset(members)) or _kept(sub.shared, groups, key, _Group, key)
-                              if members else None)
+        self.group = group = (groups.get(key := frozenset(members)) or _kept(sub.shared, groups, key)
+                              or _keep(sub.shared, groups, key, _Group(key)) if members else None)
         found, rest, more = len(group.below) if group is not None else 0, 0, 0
         if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
             k = others[0]  # its ``charge`` and its group's (``size`` values)
@@ -152,28 +160,31 @@ def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
         raise R.over_budget(run, span)
 
 
-def _kept(shared: dict[Any, Any], table: dict[Any, _T], key: Any, make: Callable[..., _T], *args: Any) -> _T:
-    """What ``table`` does not keep by ``key`` (its callers look there first): kept for the run's life
-    in ``shared`` (the run's and its fresh ones', ``reference.Run.shared``) by ``(id(table), key)``,
-    else made (``make(*args)``) and kept, in ``table`` for the program's life while that holds under
-    ``_ALONE_CAP`` entries, else in ``shared``."""
-    hit = shared.get((id(table), key))
-    if hit is None:
-        hit = make(*args)
-        if len(table) < _ALONE_CAP:
-            table[key] = hit
-        else:
-            shared[(id(table), key)] = hit
-    return hit
+def _kept(shared: dict[Any, Any], table: dict[Any, _T], key: Any) -> _T | None:
+    """What the run keeps by ``key`` for ``table`` when ``table`` does not (its callers look there first):
+    kept for the run's life in ``shared`` (the run's and its fresh ones', ``reference.Run.shared``) by
+    ``(id(table), key)`` (``_keep``); None if it is not kept."""
+    return shared.get((id(table), key))  # type: ignore[no-any-return]
+
+
+def _keep(shared: dict[Any, Any], table: dict[Any, _T], key: Any, made: _T) -> _T:
+    """``made``, kept by ``key``: in ``table`` for the program's life while that holds under
+    ``_ALONE_CAP`` entries, else in ``shared`` for the run's (``_kept`` finds it there)."""
+    if len(table) < _ALONE_CAP:
+        table[key] = made
+    else:
+        shared[(id(table), key)] = made
+    return made
 
 
 def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
            memo: dict[Any, Any] | None, span: Span, groups: dict[Any, _Group]) -> Any:
     """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
-    kept (``_kept``: ``_Kept``, computed in a run of its own if it is not kept; its group in ``groups``
+    kept (``_kept``, else ``_keep``: ``_Kept``, computed in a run of its own; its group in ``groups``
     the same way), paid for (``_pay``) and, a value's, kept in the run's ``memo``. Its later reads in
     the run find it paid (``alone_source``)."""
-    hit = table.get(key) or _kept(ctx.shared, table, key, _Kept, ctx, key, body, args, memo is not None, groups)
+    hit = (table.get(key) or _kept(ctx.shared, table, key)
+           or _keep(ctx.shared, table, key, _Kept(ctx, key, body, args, memo is not None, groups)))
     if hit not in ctx.paid:
         _pay(ctx, hit, span)
     if memo is not None:
