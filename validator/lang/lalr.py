@@ -307,17 +307,20 @@ class Driver:
         """Parse ``text``, building with ``builder``; every token read, punctuation included, is
         appended to ``tokens`` when given (the formatter lays out these)."""
         table = self.table
-        rules = self.rules
-        takes = self.takes
         keywords = self.keywords
         kept = self.kept
         lexers = self.lexers
         folds = self.folds
-        methods = [getattr(builder, r[5], None) if r[2] != _FOLD and r[2] != _SPLICE else None for r in rules]
-        states = [self.start]
-        values: list[Any] = []
-        starts: list[Any] = []
-        ends: list[Any] = []
+        end_state = self.end
+        # each rule as the loop reads it, in one item: its size, origin, kind, plan, trailing Nones,
+        # children (``takes``) and builder method
+        acts = [(size, origin, kind, plan, trailing, take,
+                 getattr(builder, name, None) if kind != _FOLD and kind != _SPLICE else None)
+                for (size, origin, kind, plan, trailing, name), take in zip(self.rules, self.takes)]
+        # the stack, four items a symbol (the first, none): the state on top of it, its value and the
+        # offsets where it starts and ends; one list, so that a reduction takes its children and
+        # drops them in one step each
+        stack: list[Any] = [self.start, None, None, None]
         pos = self.trailing.match(text).end()  # type: ignore[union-attr]  # (where the next token starts)
         token_end = 0  # where the last token read ended
         size_text = len(text)
@@ -332,13 +335,13 @@ class Driver:
                 m = None
             if m is not None:
                 ttype = m.lastgroup
-                value = m.group(ttype)  # type: ignore[arg-type]
                 start = pos
                 token_end = end = m.end(ttype)  # type: ignore[arg-type]
+                value = text[start:end]
                 kws = keywords.get(ttype)  # type: ignore[arg-type]
                 if kws is not None:
                     kw = kws.get(value)
-                    if kw is not None and kw in table[states[-1]]:
+                    if kw is not None and kw in table[stack[-4]]:
                         ttype = kw
                 if ttype in kept or tokens is not None:
                     tok: Any = Tok(value)
@@ -358,37 +361,33 @@ class Driver:
                 start = end = pos = size_text
             # feed the token: reduce as long as the table says so, then shift
             while True:
-                action = table[states[-1]].get(ttype)  # type: ignore[arg-type]
+                action = table[stack[-4]].get(ttype)  # type: ignore[arg-type]
                 if action is None:
-                    raise Mismatch(start, end, frozenset(k for k in table[states[-1]] if k.isupper()))
+                    raise Mismatch(start, end, frozenset(k for k in table[stack[-4]] if k.isupper()))
                 if action >= 0:
-                    states.append(action)
-                    values.append(tok)
-                    starts.append(start)
-                    ends.append(end)
+                    stack += (action, tok, start, end)
                     break
-                rule = -1 - action
-                size, origin, kind, plan, trailing, name = rules[rule]
+                size, origin, kind, plan, trailing, take, method = acts[-1 - action]
                 if kind == _FOLD:  # a chain of folds (`?rule`s of one symbol) ends in a state found once
-                    chain = (states[-2], states[-1], ttype)
+                    chain = (stack[-8], stack[-4], ttype)
                     top = folds.get(chain)
                     if top is None:
-                        top = folds[chain] = self._fold_chain(states[-2], states[-1], ttype)
-                    states[-1] = top
+                        top = folds[chain] = self._fold_chain(stack[-8], stack[-4], ttype)
+                    stack[-4] = top
                     continue
                 if size:
-                    kids = values[-size:]
-                    first = starts[-size]
+                    below = -4 * size  # (where the children's items start)
+                    kids = stack[below + 1::4]
+                    first = stack[below + 2]
                     if first is None:
-                        first = next((s for s in starts[-size:] if s is not None), None)
-                    last = ends[-1]
+                        first = next((s for s in stack[below + 2::4] if s is not None), None)
+                    last = stack[-1]
                     if last is None:
-                        last = next((e for e in reversed(ends[-size:]) if e is not None), None)
-                    del states[-size:], values[-size:], starts[-size:], ends[-size:]
+                        last = next((e for e in reversed(stack[below + 3::4]) if e is not None), None)
+                    del stack[below:]
                 else:
                     kids = []
                     first = last = None
-                take = takes[rule]
                 if take is True:
                     children: list[Any] = kids
                 elif take is not None:
@@ -409,22 +408,18 @@ class Driver:
                 elif kind == _FOLD_ONE and len(children) == 1:
                     result = children[0]
                 else:
-                    method = methods[rule]
                     if method is None:
                         raise Mismatch(first or 0)
                     builder.start_pos = first
                     builder.end_pos = last
                     result = method(children)
-                if not states:
+                if not stack:
                     raise Mismatch(start)
-                goto = table[states[-1]].get(origin)
+                goto = table[stack[-4]].get(origin)
                 if goto is None:
                     raise Mismatch(start)
-                states.append(goto)
-                values.append(result)
-                starts.append(first)
-                ends.append(last)
-                if ttype == "$END" and states[-1] == self.end:
-                    return values[-1]
+                stack += (goto, result, first, last)
+                if goto == end_state and ttype == "$END":
+                    return result
             if ttype == "$END":
                 raise Mismatch(pos)
