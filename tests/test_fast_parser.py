@@ -326,3 +326,42 @@ def test_the_lexers_kept_are_of_ascii_first_characters_alone() -> None:
     lexers = {driver._lexer(c) for c in others}
     assert len(lexers) == 1 and all(c < "\x80" for c in driver.lexers)
     assert driver._lexer("a") is driver.lexers["a"]
+
+
+def _depth_per_character(text: str) -> tuple[int, int]:
+    """The bracket nesting of ``text`` read one character at a time, as the language defines it: a
+    `"` opens a string to its closing `"` or the line's end (a backslash takes the next character
+    of the line with it), a `#` a comment to the line's end; the depth and where it is first reached."""
+    depth = best = pos = i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" and i + 1 < len(text) and text[i + 1] != "\n" else 1
+            i += 1 if i < len(text) and text[i] == '"' else 0
+            continue
+        if ch == "#":
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        if ch in "([{":
+            depth += 1
+            if depth > best:
+                best, pos = depth, i
+        elif ch in ")]}":
+            depth -= 1
+        i += 1
+    return best, pos
+
+
+@bounded(300, 3000)
+@given(st.lists(st.sampled_from(['(', ')', '[', ']', '{', '}', '"', '\\', '#', '\n', 'x', ' ']), max_size=60),
+       st.integers(0, 2))
+@example(list('"(\\"(#(\n(('), 0)
+def test_the_nesting_depth_is_read_as_one_character_at_a_time(chars: list[str], deeper: int) -> None:
+    """`_nesting_depth` (the brackets alone, summed with no step per bracket) against a plain reading;
+    with an opening prefix past the limit, where it is first reached too."""
+    text = "(" * (syntax.MAX_NESTING - 1 + deeper) + "".join(chars) if deeper else "".join(chars)
+    best, pos = _depth_per_character(text)
+    assert syntax._nesting_depth(text) == (best, pos if best > syntax.MAX_NESTING else 0)
