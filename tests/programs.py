@@ -162,6 +162,9 @@ class Gen:
             lambda: f"all({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",
             lambda: f"any((if q > w then {self.pick(['n', 's', 'flag', 'xs'])} else q == w) for q in {self.expr(LIST, env, d)} "
                     f"for w in {self.expr(LIST, env, d)})",
+            # (a loop the backend writes where `all`/`any` is called: items of any truth, one `for`)
+            lambda: f"{self.pick(['all', 'any'])}((if q > 1 then {self.pick(['n', 's', 'flag', 'xs'])} else q != 0) "
+                    f"for q in {self.expr(LIST, env, d)})",
             lambda: f"has({self.expr(MAP, env, d)}, {self.expr(STR, env, d)})",
             lambda: f"({self.expr(STR, env, d)} in {self.expr(MAP, env, d)})",
             lambda: self.let(BOOL, env, d),
