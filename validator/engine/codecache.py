@@ -217,28 +217,51 @@ def _written(facts: "Facts") -> dict[str, Any]:
             "inputs": [[i, kind(k)] for i, k in facts.inputs.items()], "kinds": encoded}
 
 
-def _read(program: "Program", body: Any) -> tuple[dict[int, Any], dict[int, dict[int, Any]], dict[int, Any]] | None:
-    """The solution an entry's body holds for ``program``, or None when it names other units."""
+def _read(program: "Program", body: Any) -> tuple[dict[int, Any], "_KeptKinds", dict[int, Any]] | None:
+    """The solution an entry's body holds for ``program``, or None when it names other units: its
+    parameters' and inputs' kinds, and its units' node kinds to be read at their first need
+    (``_KeptKinds``: most units of a process that plays kept writings are never asked for)."""
     if type(body) is not dict or body.get("units") != _units(program):
         return None
     units = {u.index: u for u in program.units.values()}
     table = [_decode(v) for v in body["kinds"]]
-    deep: dict[int, dict[int, Any]] = {}
+    deep: dict[int, tuple[Any, list[int]]] = {}
     for i, count, pairs in body["deep"]:
-        if i in deep:
+        if i in deep or i not in units:
             return None
-        if count is None and pairs == []:
-            deep[i] = {}
-            continue
-        nodes = _numbered(units[i])
-        if len(nodes) != count or not _places(pairs):
+        if not (count is None and pairs == [] or type(count) is int and _places(pairs) and len(pairs) % 2 == 0
+                and all(k < len(table) for k in pairs[1::2]) and all(n < count for n in pairs[0::2])):
             return None
-        deep[i] = {id(nodes[pairs[j]]): table[pairs[j + 1]] for j in range(0, len(pairs), 2)}
+        deep[i] = (count, pairs)
     params = {id(units[i].params[j]): table[k] for i, j, k in body["params"] if _places([j, k])}
     inputs = {i: table[k] for i, k in body["inputs"] if units[i].kind == "input" and _places([k])}
     if len(params) != len(body["params"]) or len(inputs) != len(body["inputs"]):
         return None
-    return params, deep, inputs
+    return params, _KeptKinds(deep, table), inputs
+
+
+class _KeptKinds:
+    """The node kinds of a kept solution (``_read``), a unit's read at its first need (``of``): by the
+    number of each node among its unit's (``_numbered``), which must count as many as the entry says."""
+
+    __slots__ = ("deep", "table")
+
+    def __init__(self, deep: dict[int, tuple[Any, list[int]]], table: list[Any]):
+        self.deep, self.table = deep, table
+
+    def __contains__(self, unit: "Unit") -> bool:
+        return unit.index in self.deep
+
+    def of(self, unit: "Unit") -> dict[int, Any] | None:
+        """``unit``'s node kinds, or None when the entry's count of its nodes is not theirs."""
+        count, pairs = self.deep[unit.index]
+        if count is None:
+            return {}
+        nodes = _numbered(unit)
+        if len(nodes) != count:
+            return None
+        table = self.table
+        return {id(nodes[pairs[j]]): table[pairs[j + 1]] for j in range(0, len(pairs), 2)}
 
 
 def _places(numbers: Any) -> bool:

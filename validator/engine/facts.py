@@ -352,6 +352,9 @@ class Facts:
         # ``solve``, which a run asks for: a check that only runs the data check pays no walk of the program)
         self.params: dict[int, Deep] = {}
         self.solved = False
+        # the node kinds another process solved (``adopt``: each unit's read at its first need), with what to
+        # call if they do not fit
+        self.kept: tuple[Any, Callable[[], None]] | None = None
         # what names the program's entries across processes (``codecache.solve`` sets it), or None
         self.digest: str | None = None
         self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
@@ -381,6 +384,12 @@ class Facts:
 
     def deep_of(self, unit: Unit) -> dict[int, Deep]:
         found = self.deep.get(unit.index)
+        if found is None and self.kept is not None and unit in self.kept[0]:
+            found = self.kept[0].of(unit)
+            if found is None:  # (kinds kept for other nodes: the entry is ignored, as ``codecache.solve`` would)
+                self._drop_kept()
+                return self.deep_of(unit)
+            self.deep[unit.index] = found
         if found is None:
             self.busy.add(unit.index)
             try:
@@ -442,11 +451,20 @@ class Facts:
                 if then is not None:
                     then()
 
-    def adopt(self, params: dict[int, Deep], deep: dict[int, dict[int, Deep]], inputs: dict[int, Deep],
-              then: Callable[[], None]) -> None:
-        """What ``solve`` would find, found by another process (``codecache.solve``, under the same lock)."""
-        self.params, self.deep, self.inputs, self.shallow = params, deep, inputs, {}
+    def adopt(self, params: dict[int, Deep], kept: Any, inputs: dict[int, Deep], then: Callable[[], None]) -> None:
+        """What ``solve`` would find, found by another process (``codecache.solve``, under the same lock);
+        the units' node kinds read from ``kept`` at their first need."""
+        self.params, self.deep, self.inputs, self.shallow, self.kept = params, {}, inputs, {}, (kept, then)
         self.solved = True
+        then()
+
+    def _drop_kept(self) -> None:
+        """A kept solution found not to fit a unit's nodes (``adopt``): the program solved instead, and
+        what was written with the kept kinds written again (``then``)."""
+        assert self.kept is not None
+        then = self.kept[1]
+        self.kept, self.params, self.deep, self.inputs, self.shallow = None, {}, {}, {}, {}
+        self._solve()
         then()
 
     def _solve(self) -> None:
