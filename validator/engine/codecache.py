@@ -130,7 +130,9 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     and the inputs' kinds, by unit number and by the number of the node among its unit's fields
     (``_numbered``), which the same texts make alike in every process. The entry is found by a digest
     of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
-    must name the same units with the same numbers of nodes, else it is ignored."""
+    must name the same units with the same numbers of nodes, else it is ignored (a unit's nodes are
+    counted when its kinds are first asked for, ``_KeptKinds``: a process that plays kept writings asks
+    for few)."""
     with written.LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
         if facts.solved:
             return
