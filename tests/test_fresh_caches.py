@@ -456,6 +456,7 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
     new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
+    b.facts.deep_of(next(iter(b.program.units.values())))  # (a kind asked for: the program solved, and kept)
     count = new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
@@ -464,13 +465,14 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
     solved.solve()
     assert count.solves == 1
     assert set(vars(b.facts)) == set(vars(solved)) == {"program", "typed", "inputs", "deep", "shallow", "busy", "data",
-                                                        "params", "solved", "calls", "solving", "digest", "kept"}
+                                                        "params", "solved", "calls", "solving", "digest", "kept", "later"}
     assert solved.digest is None and b.facts.digest  # (``codecache.solve`` names the program, not the solving)
-    assert not b.facts.deep and b.facts.kept is not None and solved.kept is None  # (a unit's kinds: read when asked)
+    assert b.facts.later is not None and b.facts.kept is None and not b.facts.deep  # (read at the first need)
     units = {u.index: u for u in b.program.units.values()}
     for i in solved.deep:
         b.facts.deep_of(units[i])
-    assert b.facts.kept is not None  # (every unit's kinds fit its nodes)
+    assert b.facts.later is None and b.facts.kept is not None  # (read back, every unit's kinds fitting its nodes)
+    assert count.solves == 1
     assert (b.facts.params, b.facts.deep, b.facts.inputs) == (solved.params, solved.deep, solved.inputs)
     assert b.facts.deep and all(set(kinds) == set(solved.deep[i]) for i, kinds in b.facts.deep.items())
     assert not b.facts.busy and not b.facts.calls and not b.facts.solving
@@ -498,23 +500,25 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
     past_the_kinds = pairs(lambda x, node: x if node else x + len(body["kinds"]))
     truth = pairs(lambda x, node: x == 1 if not node and x in (0, 1) else x)
     assert from_the_end != body["deep"] and json.dumps(truth) != json.dumps(body["deep"])  # (False == 0 in Python)
-    for changed in ({"units": other_units}, {"kinds": a_float}, {"deep": from_the_end},
-                    {"deep": past_the_kinds}, {"deep": truth}):
+    # (the entry is read when a kind is first asked for, a unit's count of nodes checked when its own are:
+    # a process playing kept writings asks for none, so each run here then asks for those of `double`)
+    def planted_and_asked(**changed: Any) -> tuple[Any, Counted]:
         result, count = planted(**changed)
+        rs = api.load_ruleset("main.rules")
+        [unit] = [u for u in rs.program.units.values() if u.name == "double"]
+        b, solves = rs.backend(), count.solves
+        assert b.facts.solved and b.facts.later is not None and solves == 0
+        solved = facts.Facts(rs.program)
+        solved.solve()
+        assert b.facts.deep_of(unit) == solved.deep_of(unit) and b.facts.later is None
+        count.solves -= 1  # (``solved``'s)
+        return result, count
+
+    for changed in ({"units": other_units}, {"deep": more_nodes}, {"kinds": a_float}, {"deep": from_the_end},
+                    {"deep": past_the_kinds}, {"deep": truth}):
+        result, count = planted_and_asked(**changed)
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
-    # a unit's count of nodes is checked when its kinds are first asked (a process playing kept writings
-    # asks for few): then the entry is ignored there, and the program solved
-    blobcache.store(codecache.KINDS, entry.name, json.dumps({**body, "deep": more_nodes}).encode())
-    count = new_process(monkeypatch)
-    rs = api.load_ruleset("main.rules")
-    assert rs.run({}, validate=False) == [0, 2, 4, 6]
-    b = rs.backend()
-    assert b.facts.kept is not None and count.solves == 0
-    [unit] = [u for u in rs.program.units.values() if u.name == "double"]
-    solved = facts.Facts(rs.program)
-    solved.solve()
-    assert b.facts.deep_of(unit) == solved.deep_of(unit) and b.facts.kept is None and count.solves == 2
-    result, count = planted()  # (the body as it was: read back)
+    result, count = planted_and_asked()  # (the body as it was: read back)
     assert result == [0, 2, 4, 6] and count.solves == 0
 
 

@@ -130,9 +130,9 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     and the inputs' kinds, by unit number and by the number of the node among its unit's fields
     (``_numbered``), which the same texts make alike in every process. The entry is found by a digest
     of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
-    must name the same units with the same numbers of nodes, else it is ignored (a unit's nodes are
-    counted when its kinds are first asked for, ``_KeptKinds``: a process that plays kept writings asks
-    for few)."""
+    must name the same units with the same numbers of nodes, else it is ignored. The entry is read when
+    a kind is first asked for (``Facts.defer``), and a unit's nodes counted when its own are
+    (``_KeptKinds``): a process that plays kept writings asks for none."""
     with written.LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
         if facts.solved:
             return
@@ -144,21 +144,25 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
             facts.solve(then)
             return
         entry = facts.digest = blobcache.name(KINDS, KINDS_FORMAT, *parts)
-        kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
-        if kept is not None:
+
+        def first_need() -> None:  # (``Facts.defer``: when a kind is first asked for, under the lock)
+            kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
+            if kept is not None:
+                try:
+                    found = _read(facts.program, json.loads(kept))
+                except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
+                    found = None
+                if found is not None:
+                    facts.adopt(*found, then, called=True)
+                    return
+            facts.solve_now()
             try:
-                found = _read(facts.program, json.loads(kept))
-            except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
-                found = None
-            if found is not None:
-                facts.adopt(*found, then)
+                body = _written(facts)
+            except _Refused:
                 return
-        facts.solve(then)
-        try:
-            body = _written(facts)
-        except _Refused:
-            return
-        blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
+            blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
+
+        facts.defer(first_need, then)
 
 
 def _program_parts(program: "Program", typed: bool) -> list[str]:
