@@ -184,6 +184,32 @@ def test_a_changed_source_is_read_afresh(project: Path, cache: Path, monkeypatch
         assert set(before[kind]) < set(entries(cache, kind))  # another entry: the old one is never read for it
 
 
+def _rewrite_as_before(path: Path, text: str) -> None:
+    """The file given another text of its size, its modification time set back to the old one's."""
+    st = path.stat()
+    assert len(text.encode()) == st.st_size
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_mtime_ns, path.stat().st_size) == (st.st_mtime_ns, st.st_size)
+
+
+def test_what_a_process_keeps_of_a_file_is_kept_by_its_content(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module's parse and a data file's value, kept in the process (``loader._module_cache``,
+    ``_data_cache``), are used only while the file reads the same: a file rewritten at the same size and
+    time is read afresh. (The warm workers of a check's sweep, forked from a process that checked a
+    ruleset, use what it keeps: ``tools.sweep._on_warm_pool``.)"""
+    monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+    new_process(monkeypatch)
+    assert api.load_ruleset("main.rules", use_cache=False).run({}, validate=False) == [0, 2, 4, 6]
+    assert api.load_ruleset("main.rules", use_cache=False).run({}, validate=False) == [0, 2, 4, 6]
+    _rewrite_as_before(project / "main.rules", "def double(x) = x * 3\nquery main = [double(n) for n in range(4)]\n")
+    assert api.load_ruleset("main.rules", use_cache=False).run({}, validate=False) == [0, 3, 6, 9]
+    (project / "d.yaml").write_text("a: 1\n")
+    assert loader.load_data_file(project / "d.yaml", "d.yaml") == ({"a": 1}, [])
+    _rewrite_as_before(project / "d.yaml", "a: 2\n")
+    assert loader.load_data_file(project / "d.yaml", "d.yaml") == ({"a": 2}, [])
+
+
 def _tamper(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[-1] ^= 1

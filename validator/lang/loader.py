@@ -113,8 +113,18 @@ def real_path(shown: str) -> Path:
     return Path(os.path.join(display_base(), shown)).resolve()
 
 
-_module_cache: dict[tuple[str, int, int], tuple[A.Module | None, str, list[Diagnostic]]] = {}
-_data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic]]] = {}
+# A module's parse and a data file's value, per process, found by the file's path and stat (``_stat_key``) and
+# kept by its content: each entry holds the bytes it was made from, and is used only while the file reads
+# the same (``_same``; a file rewritten within one tick of its clock, at the same size, is read afresh). So
+# what is made from an entry (kept elsewhere by the identity of its nodes and values) is kept by content too,
+# which is what lets a sweep's workers forked from a process that checked a ruleset use its caches
+# (``tools.sweep._on_warm_pool``).
+_module_cache: dict[tuple[str, int, int], tuple[A.Module | None, str, list[Diagnostic], bytes]] = {}
+_data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic], bytes]] = {}
+
+
+def _same(raw: bytes | None, entry: tuple[Any, ...]) -> bool:
+    return raw is not None and entry[-1] == raw
 
 
 def _stat_key(path: Path) -> tuple[str, int, int]:
@@ -149,8 +159,6 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
         key = _stat_key(path)
     except OSError:
         key = None
-    if key is not None and key in _data_cache:
-        return _data_cache[key]
     diags: list[Diagnostic] = []
     value: Any = None
     try:
@@ -158,6 +166,9 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
     except Refused as exc:
         diags.append(refusal(exc, span or Span(shown, 1, 1, 1, 2), "data file"))
         return value, diags
+    kept = _data_cache.get(key) if key is not None else None
+    if kept is not None and _same(raw, kept):
+        return kept[0], kept[1]
     else:
         try:
             text = raw.decode("utf-8")
@@ -182,7 +193,7 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
         except RecursionError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
     if key is not None:
-        _data_cache[key] = (value, diags)
+        _data_cache[key] = (value, diags, raw)
     return value, diags
 
 
@@ -328,20 +339,27 @@ class Loader:
             return self._read(shown, *_parse_unsaved(unsaved, shown))
         key = _stat_key(path)
         cached = _module_cache.get(key)
-        if cached is None:
-            diags: list[Diagnostic] = []
+        raw: bytes | None = None
+        diags: list[Diagnostic] = []
+        try:
+            raw = self.read_source(path, shown)
+        except DiagnosticError as err:
+            diags = list(err.diagnostics)
+        if cached is None or not _same(raw, cached):
             module: A.Module | None = None
             text = ""
-            try:
-                text = decode_source(self.read_source(path, shown), shown)
-                module = astcache.parsed(text, shown)  # parse_module's, kept across processes
-            except RefusedSource as err:  # (its lines are shown under its diagnostics)
-                diags, text = list(err.diagnostics), err.text
-            except DiagnosticError as err:
-                diags = list(err.diagnostics)
-            cached = (module, text, diags)
-            _module_cache[key] = cached
-        return self._read(shown, *cached)
+            if raw is not None:
+                try:
+                    text = decode_source(raw, shown)
+                    module = astcache.parsed(text, shown)  # parse_module's, kept across processes
+                except RefusedSource as err:  # (its lines are shown under its diagnostics)
+                    diags, text = list(err.diagnostics), err.text
+                except DiagnosticError as err:
+                    diags = list(err.diagnostics)
+            cached = (module, text, diags, raw or b"")
+            if raw is not None:
+                _module_cache[key] = cached
+        return self._read(shown, *cached[:3])
 
     def _read(self, shown: str, module: A.Module | None, text: str, diags: list[Diagnostic]) -> A.Module | None:
         self.sources[shown] = text
