@@ -73,6 +73,19 @@ def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster:
 FIXTURES = str(REPO / "tests" / "fixtures")
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_check_of_variants_of_one_base_on_processes_is_that_of_one_process(cli: Any, fmt: str) -> None:
+    """Variants of one base, each with its own mistakes (tests/maps), checked on 2 and 3 processes: the
+    workers forked once this process has checked the first (``sweep._on_warm_pool``) have its caches,
+    and each variant still gets its own findings, byte for byte those of one process."""
+    argv = ("check", "--no-cache", "--format", fmt, str(REPO / "tests" / "maps"))
+    one = cli(*argv, "--jobs", "1")
+    assert one.code == 1 and one.out + one.err
+    for jobs in ("2", "3"):
+        pool = cli(*argv, "--jobs", jobs)
+        assert (pool.code, pool.out, pool.err) == (one.code, one.out, one.err)
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_check_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster: Any, fmt: str) -> None:
     """`check` of many rulesets (tests/fixtures: errors of every stage, imports that climb out of their
@@ -232,6 +245,104 @@ def test_a_pool_worker_that_dies_has_its_pieces_run_again(tmp_path: Path) -> Non
     assert sw.results == [i * i for i in range(20)] and not sw.interrupted
 
 
+_WARMED: list[int] = []  # (what the first item of a warm sweep leaves in its process: a cache, say)
+
+
+def _warmed(rulesets: list[Any], item: tuple[int, int, str]) -> tuple[int, int, bool]:
+    """Item 0 leaves something in its process (slowly, so that the cold worker takes some items meanwhile);
+    each item gives its square, the process it ran in and whether that process had what item 0 left.
+    With a marker file named, the first process forked warm to take an item dies there (once)."""
+    i, parent, marker = item
+    time.sleep(0.3 if i == 0 else 0.03)
+    if i == 0:
+        _WARMED.append(os.getpid())
+    elif marker and _WARMED and os.getpid() != parent and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return i * i, os.getpid(), bool(_WARMED)
+
+
+# (the warm sweep forks; whether a worker is left is seen through /proc)
+warm_here = pytest.mark.skipif(not sweep._forks() or not Path("/proc/self/stat").exists(),
+                               reason="a warm sweep needs fork, and its tests find workers through /proc (Linux)")
+
+
+def _no_child_left(before: list[int]) -> bool:
+    """Whether this process has no child now but those it had ``before`` (a Dask cluster's, say)."""
+    return not set(_children(os.getpid())) - set(before)
+
+
+@warm_here
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_a_warm_sweep_gives_the_results_of_one_process_in_order(jobs: int, monkeypatch: Any) -> None:
+    """A warm sweep (``run_sweep(..., warm=True)``, what `check` runs): this process runs item 0, a cold
+    worker takes items from the end meanwhile, then workers forked from this process take the rest with
+    it: they have what item 0 left (as a cache a check fills would be), the cold one had not. The
+    results are those of one process, in order."""
+    before = _children(os.getpid())
+    monkeypatch.setattr(sys.modules[__name__], "_WARMED", [])
+    items = [(i, os.getpid(), "") for i in range(24)]
+    sw = sweep.run_sweep(_warmed, [], items, jobs=jobs, warm=True)
+    assert [r[0] for r in sw.results] == [i * i for i in range(24)] and not sw.interrupted and sw.redone == 0
+    assert sw.executor == f"{jobs} processes"
+    cold = [i for i, (_, _, warmed) in enumerate(sw.results) if not warmed]
+    assert cold and cold == list(range(24 - len(cold), 24)), cold  # (the cold worker's: from the end)
+    pids = {pid for _, pid, _ in sw.results}
+    warm_workers = {pid for _, pid, warmed in sw.results if warmed} - {os.getpid()}
+    assert os.getpid() in pids and len(warm_workers) == jobs - 1 and len(pids) == jobs + 1
+    assert _no_child_left(before)
+
+
+@warm_here
+def test_a_warm_sweep_whose_worker_dies_has_the_rest_run_again(tmp_path: Path, monkeypatch: Any) -> None:
+    before = _children(os.getpid())
+    monkeypatch.setattr(sys.modules[__name__], "_WARMED", [])
+    marker = str(tmp_path / "died")
+    sw = sweep.run_sweep(_warmed, [], [(i, os.getpid(), marker) for i in range(24)], jobs=2, warm=True)
+    assert os.path.exists(marker) and sw.redone == 1
+    assert [r[0] for r in sw.results] == [i * i for i in range(24)] and not sw.interrupted
+    assert _no_child_left(before)
+
+
+def test_a_warm_sweep_where_the_system_cannot_fork_runs_on_a_pool(monkeypatch: Any) -> None:
+    monkeypatch.setattr(sweep, "_forks", lambda: False)
+    monkeypatch.setattr(sweep, "_on_warm_pool", None)  # (not to be called)
+    sw = sweep.run_sweep(_fails_last, [], list(range(9)), jobs=2, warm=True)
+    assert sw.results == list(range(9)) and sw.executor == "2 processes"
+
+
+def _fails_last(rulesets: list[Any], i: int) -> int:
+    time.sleep(0.1 if i == 0 else 0.01)
+    if i == 9:
+        raise ValueError("the last item fails")
+    return i
+
+
+@warm_here
+def test_an_error_in_a_warm_sweeps_worker_is_raised_here() -> None:
+    before = _children(os.getpid())
+    with pytest.raises(ValueError, match="the last item fails"):
+        sweep.run_sweep(_fails_last, [], list(range(10)), jobs=2, warm=True)
+    assert _no_child_left(before)
+
+
+def _interrupted_here(rulesets: list[Any], item: tuple[int, int, int]) -> int:
+    i, parent, at = item
+    time.sleep(0.05)
+    if os.getpid() == parent and i >= at:
+        raise KeyboardInterrupt
+    return i
+
+
+@warm_here
+@pytest.mark.parametrize("at", [0, 3])
+def test_ctrl_c_stops_a_warm_sweep_with_the_results_so_far_and_no_worker(at: int) -> None:
+    before = _children(os.getpid())
+    sw = sweep.run_sweep(_interrupted_here, [], [(i, os.getpid(), at) for i in range(30)], jobs=2, warm=True)
+    assert sw.interrupted and sw.results == list(range(len(sw.results))) and len(sw.results) < 30
+    assert _no_child_left(before)
+
+
 def test_ctrl_c_stops_the_sweep_with_the_results_so_far() -> None:
     sw = sweep.run_sweep(_interrupted_at_3, [], list(range(6)), jobs=1)
     assert sw.interrupted and sw.results == [0, 1, 2]
@@ -366,10 +477,39 @@ def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -
     assert not left, left
 
 
+@warm_here
+def test_ctrl_c_to_a_check_on_processes_leaves_no_worker() -> None:
+    """A real SIGINT (as ``test_ctrl_c_to_a_pool_sweep_...``) to a check of many rulesets on two
+    processes (a warm sweep), once its bar counts a ruleset checked: it stops at once, exit 130,
+    without a traceback, and its workers end with it."""
+    folders = ["rulesets", "tests", "rulesets", "tests", "rulesets", "tests"]
+    proc, leader = _on_a_terminal(["check", *folders, "--jobs", "2", "--no-cache"])
+    workers: list[int] = []
+    try:
+        shown = _read_terminal(leader, until=lambda text: re.search(r"rulesets:\s+\d+%\|[^|]*\|\s*[1-9]", text))
+        workers = _children(proc.pid)
+        assert proc.poll() is None and workers, shown
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.communicate(timeout=60)
+        shown += _read_terminal(leader, timeout=10)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        time.sleep(0.2)  # (a worker killed is reaped by its parent; gone, once the parent itself has ended)
+        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130 and "Traceback" not in shown, shown
+    assert not left, left
+
+
 def test_a_sweep_in_one_process_imports_no_pool() -> None:
-    """The pool's modules (multiprocessing's, through concurrent.futures) are imported when a pool
-    runs, not with the sweep: `check --jobs 1` never needs them (some 37 M instructions, 5 % of a
-    check whose cache is warm); a sweep on two processes still imports and runs them."""
+    """The pool's modules (multiprocessing's, and concurrent.futures for a pool of the standard
+    library) are imported when a pool runs, not with the sweep: `check --jobs 1` never needs them
+    (some 37 M instructions, 5 % of a check whose cache is warm); a check on two processes (a warm
+    sweep, ``sweep._on_warm_pool``) imports and runs multiprocessing's, and a sweep of games both."""
     probe = ("import sys; from validator.tools.cli import main; code = main(sys.argv[1:]); "
              "print(code, sorted(m for m in ('multiprocessing', 'concurrent.futures') if m in sys.modules))")
     one = subprocess.run([sys.executable, "-c", probe, "check", "rulesets/his", "--jobs", "1"], cwd=REPO,
@@ -377,4 +517,7 @@ def test_a_sweep_in_one_process_imports_no_pool() -> None:
     assert one.stdout.strip().splitlines()[-1] == "0 []", one.stdout + one.stderr
     two = subprocess.run([sys.executable, "-c", probe, "check", RACE, ERRATA, "--jobs", "2", "--no-cache"], cwd=REPO,
                          capture_output=True, text=True, check=False)
-    assert two.stdout.strip().splitlines()[-1] == "0 ['concurrent.futures', 'multiprocessing']", two.stdout + two.stderr
+    assert two.stdout.strip().splitlines()[-1] == "0 ['multiprocessing']", two.stdout + two.stderr
+    games = subprocess.run([sys.executable, "-c", probe.replace("code = main", "code = 0; main"), "balance", RACE,
+                            "--games", "4", "--jobs", "2"], cwd=REPO, capture_output=True, text=True, check=False)
+    assert games.stdout.strip().splitlines()[-1] == "0 ['concurrent.futures', 'multiprocessing']", games.stdout

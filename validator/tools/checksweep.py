@@ -1,7 +1,10 @@
 """``ruleval check`` on a sweep (``tools/sweep``): the rulesets ``api.check_paths`` found, each checked
 on its own, in a pool of processes or on a Dask cluster, with the results of one process.
 
-On this machine a worker reads each ruleset where it lies. A cluster's workers cannot read this
+On this machine a worker reads each ruleset where it lies; the sweep is a warm one (``sweep._on_warm_pool``):
+the first ruleset is checked here first, and the workers forked after it have what it left in this
+process's caches (a base's parse, binding and code, which its variants share), while one worker forked at
+once checks rulesets from the end of the list meanwhile. A cluster's workers cannot read this
 disk, and what a ruleset reads is known only once it is loaded: so each ruleset's files are found
 first, here, by the loader alone (``lang.loader.load``: it parses and binds, and reads every module,
 data file, schema and catalogue the ruleset names, but checks nothing), and all of them are sent as
@@ -72,7 +75,7 @@ def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -
                 out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files))
         else:
             sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs,
-                              cluster="", what="rulesets", err=err)  # ("": not $RULEVAL_CLUSTER)
+                              cluster="", what="rulesets", err=err, warm=True)  # ("": not $RULEVAL_CLUSTER)
             out.update(zip(files, sweep.results))
         if sweep.interrupted:
             raise KeyboardInterrupt

@@ -6,7 +6,9 @@ rulesets it needs and the items, and gets the results back in the items' order, 
 
 - ``jobs=1``: this process, one item after another;
 - ``jobs=N``: a pool of N processes of the standard library (forked where the system can: the
-  rulesets already loaded here are there at once);
+  rulesets already loaded here are there at once); or, for a sweep whose items share work that a
+  process keeps (``warm``: a check's rulesets, whose variants share their base's parse, binding and
+  code), this process and N - 1 workers forked once it has run the first item (``_on_warm_pool``);
 - ``cluster="tcp://HOST:PORT"`` (or ``RULEVAL_CLUSTER``): the workers of a Dask scheduler
   (``pip install 'ruleval[cluster]'``).
 
@@ -252,11 +254,13 @@ def _columns(stream: Any) -> int:
 
 def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: Sequence[Any], *,
               jobs: int | None = None, cluster: str | None = None, what: str = "", err: TextIO | None = None,
-              ordered: Callable[[Any], bool] | None = None) -> Sweep:
+              ordered: Callable[[Any], bool] | None = None, warm: bool = False) -> Sweep:
     """Run ``task(rulesets, item)`` for every item; the results in the items' order.
 
     ``ordered``, when given, is asked of each result in order; once it says False the sweep stops
-    (the later results are not wanted: a generator that failed, say) and the results end there."""
+    (the later results are not wanted: a generator that failed, say) and the results end there.
+    ``warm``: the items share work that a process keeps once done (its caches), which the first
+    item does; on processes where the system forks, that work is then done once (``_on_warm_pool``)."""
     cluster = cluster if cluster is not None else os.environ.get(CLUSTER_ENV) or None
     items = list(items)
     progress = _Progress(len(items), what, err)
@@ -265,7 +269,8 @@ def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], it
         if cluster:
             stream: Iterator[list[Any]] = _on_cluster(task, rulesets, items, cluster, sweep)
         elif (jobs or default_jobs()) > 1 and len(items) > 1:
-            stream = _on_pool(task, rulesets, items, jobs or default_jobs(), sweep)
+            pool = _on_warm_pool if warm and _forks() else _on_pool
+            stream = pool(task, rulesets, items, jobs or default_jobs(), sweep)
         else:
             stream = ([task(list(rulesets), item)] for item in items)
         try:
@@ -341,6 +346,185 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
             for f in running:
                 f.cancel()
             _stop(pool)
+
+
+def _forks() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+_LO, _HI, _OPEN, _HAND = 0, 1, 2, 3  # the board's fields: see ``_Board``
+
+
+class _Board:
+    """Who takes which item, in memory shared with the processes forked after it is made: the items
+    not yet taken are those from ``_LO`` to ``_HI``; the warm processes take from the front, the cold
+    one from the back while ``_OPEN``; each process's item in hand (or -1) is at ``_HAND + its slot``."""
+
+    def __init__(self, ctx: Any, n: int, slots: int):
+        import mmap
+
+        self.lock = ctx.Lock()
+        self.memory = mmap.mmap(-1, 8 * (_HAND + slots))  # (anonymous and shared: seen by every fork)
+        self.v = memoryview(self.memory).cast("q")
+        self.v[_LO], self.v[_HI], self.v[_OPEN] = 0, n - 1, 1
+        for slot in range(slots):
+            self.v[_HAND + slot] = -1
+
+    def take(self, slot: int, from_end: bool) -> int | None:
+        with self.lock:
+            v = self.v
+            if v[_LO] > v[_HI] or (from_end and not v[_OPEN]):
+                v[_HAND + slot] = -1
+                return None
+            if from_end:
+                i = v[_HI]
+                v[_HI] = i - 1
+            else:
+                i = v[_LO]
+                v[_LO] = i + 1
+            v[_HAND + slot] = i
+            return i
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Any  # (the end this process reads its results from)
+    slot: int
+    open: bool = True
+
+
+def _work(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], board: _Board, slot: int,
+          from_end: bool, conn: Any) -> None:
+    """A forked worker of ``_on_warm_pool``: the items it takes, one at a time, each result sent back
+    as ``(item, True, result)``, or ``(item, False, exception)`` when the task raised one."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (as ``_install`` says)
+    if hasattr(os, "setsid"):
+        try:
+            os.setsid()
+        except OSError:
+            pass
+    while (i := board.take(slot, from_end)) is not None:
+        try:
+            message = (i, True, task(list(rulesets), items[i]))
+        except Exception as exc:  # (given to the sweep's process, which raises it as a process of its own would)
+            message = (i, False, exc)
+        try:
+            conn.send(message)
+        except Exception as exc:  # a result or exception that cannot be sent
+            conn.send((i, False, RuntimeError(f"a sweep's worker could not send its result: {exc}")))
+    conn.close()
+
+
+def _on_warm_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], jobs: int,
+                  sweep: Sweep) -> Iterator[list[Any]]:
+    """The items on ``jobs`` processes, this one among them, so that what the first item leaves in a
+    process's caches is worked out once: this process runs the first item itself, while one worker,
+    forked at once (cold), takes items from the end (the ones least likely to share it); once the first
+    is done, the cold worker takes no more (with ``GIVE_BACK``, its item in hand is given back and it
+    is stopped), and ``jobs - 1`` workers forked now (warm: they have this process's caches; fewer when
+    fewer items are left) take the rest with this process, from the front, one item at a time. Given back
+    in order, one at a time.
+
+    A forked process has the memory of this one as it was: every cache a task fills must be kept by
+    what it was made from (a file's content, not its name), never by a moment. A worker that dies
+    stops the warm workers: what is not done yet runs on a pool (``_on_pool``: restarted, at last
+    in this process)."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    ctx = multiprocessing.get_context("fork")
+    n = len(items)
+    board = _Board(ctx, n, jobs + 1)  # (slot 0 this process's, 1 the cold worker's, then the warm ones')
+    done: dict[int, Any] = {}
+    workers: list[_Worker] = []
+    lost: list[int] = []
+    stopped: set[int] = set()  # (the slots of workers this process stopped)
+    sweep.executor = f"{jobs} processes"
+
+    def start(slot: int, from_end: bool) -> None:
+        reader, writer = ctx.Pipe(duplex=False)
+        process = ctx.Process(target=_work, args=(task, rulesets, items, board, slot, from_end, writer), daemon=True)
+        process.start()
+        writer.close()
+        workers.append(_Worker(process, reader, slot))
+
+    def receive(w: _Worker) -> None:
+        """The results a worker has sent; when it has ended, the item it held, if any, is lost."""
+        try:
+            while w.conn.poll():
+                i, ok, value = w.conn.recv()
+                if not ok:
+                    raise value
+                done[i] = value
+        except (EOFError, OSError):  # (it ended: a last result cut short by its end is lost with it)
+            w.open = False
+            w.conn.close()
+            w.process.join()
+            held = board.v[_HAND + w.slot]
+            if held >= 0 and held not in done and w.slot not in stopped:
+                lost.append(held)
+
+    def collect(timeout: float | None) -> None:
+        ready = set(wait([w.conn for w in workers if w.open], timeout))
+        for w in workers:
+            if w.open and w.conn in ready:
+                receive(w)
+
+    following = 0
+    try:
+        board.take(0, False)
+        start(1, True)
+        done[0] = task(list(rulesets), items[0])
+        with board.lock:  # (the cold worker takes nothing while this is decided)
+            board.v[_OPEN] = 0
+            cold = workers[0]
+            if GIVE_BACK and board.v[_HAND + cold.slot] >= 0:
+                held = board.v[_HAND + cold.slot]
+                stopped.add(cold.slot)
+                cold.process.kill()
+                cold.process.join()
+                receive(cold)  # (the results it sent whole, up to the end of its pipe)
+                if held not in done:  # (it was the last item the cold worker took: next to those not taken)
+                    board.v[_HI] = held
+        left = board.v[_HI] - board.v[_LO] + 1  # (no worker forked for want of an item: one each at most)
+        for slot in range(2, 2 + min(jobs - 1, left - 1)):
+            start(slot, False)
+        while not lost:
+            collect(0)
+            while following in done:
+                yield [done.pop(following)]
+                following += 1
+            if lost or (i := board.take(0, False)) is None:
+                break
+            done[i] = task(list(rulesets), items[i])
+        while not lost and any(w.open for w in workers):
+            collect(None)
+            while following in done:
+                yield [done.pop(following)]
+                following += 1
+    finally:
+        for w in workers:
+            if w.process.is_alive():
+                w.process.kill()
+            w.process.join()
+            w.conn.close()
+    if lost:  # a worker died: the rest on a pool that restarts
+        sweep.redone += len(lost)
+        todo = [i for i in range(following, n) if i not in done]
+        rest = _on_pool(task, rulesets, [items[i] for i in todo], jobs, sweep)
+        at = iter(todo)
+        for results in rest:
+            for r in results:
+                done[next(at)] = r
+            while following in done:
+                yield [done.pop(following)]
+                following += 1
+
+
+GIVE_BACK = True  # the cold worker's item in hand when the first item is done: given back (True), or finished
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
