@@ -437,7 +437,11 @@ def _on_warm_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any]
 
     ctx = multiprocessing.get_context("fork")
     n = len(items)
-    board = _Board(ctx, n, jobs + 1)  # (slot 0 this process's, 1 the cold worker's, then the warm ones')
+    try:
+        board = _Board(ctx, n, jobs + 1)  # (slot 0 this process's, 1 the cold worker's, then the warm ones')
+    except (OSError, ImportError):  # (a system without the semaphores a lock shared between processes needs)
+        yield from _on_pool(task, rulesets, items, jobs, sweep)
+        return
     done: dict[int, Any] = {}
     workers: list[_Worker] = []
     lost: list[int] = []
@@ -447,8 +451,13 @@ def _on_warm_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any]
     def start(slot: int, from_end: bool) -> None:
         reader, writer = ctx.Pipe(duplex=False)
         process = ctx.Process(target=_work, args=(task, rulesets, items, board, slot, from_end, writer), daemon=True)
-        process.start()
-        writer.close()
+        try:
+            process.start()
+        except OSError:  # no process could be started (none left to the user, no memory): fewer run, or only this one
+            reader.close()
+            return
+        finally:
+            writer.close()
         workers.append(_Worker(process, reader, slot))
 
     def receive(w: _Worker) -> None:
@@ -480,8 +489,8 @@ def _on_warm_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any]
         done[0] = task(list(rulesets), items[0])
         with board.lock:  # (the cold worker takes nothing while this is decided)
             board.v[_OPEN] = 0
-            cold = workers[0]
-            if GIVE_BACK and board.v[_HAND + cold.slot] >= 0:
+            cold = workers[0] if workers else None
+            if cold is not None and GIVE_BACK and board.v[_HAND + cold.slot] >= 0:
                 held = board.v[_HAND + cold.slot]
                 stopped.add(cold.slot)
                 cold.process.kill()
