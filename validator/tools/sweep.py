@@ -409,7 +409,7 @@ def _work(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items:
     while (i := board.take(slot, from_end)) is not None:
         try:
             message = (i, True, task(list(rulesets), items[i]))
-        except Exception as exc:  # (given to the sweep's process, which raises it as a process of its own would)
+        except BaseException as exc:  # (given to the sweep's process, which raises it, as a pool's would)
             message = (i, False, exc)
         try:
             conn.send(message)
