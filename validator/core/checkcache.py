@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import json
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +118,8 @@ def _key_in(folder: Path) -> bytes | None:
 def _make_key(path: Path) -> None:
     """Write a new key whole under a temporary name, then link it in place (if no other process was
     first: then its key is the key)."""
+    import secrets  # (here, as hmac below: a check with the cache off imports neither)
+
     tmp = path.with_name(f".key.{os.getpid()}.{secrets.token_hex(4)}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -147,6 +147,8 @@ def canonical(body: Any) -> bytes:
 
 
 def sign(key: bytes, body: Any) -> str:
+    import hmac
+
     return hmac.new(key, canonical(body), hashlib.sha256).hexdigest()
 
 
@@ -164,6 +166,8 @@ def read_signed(path: Path, key: bytes, folder: Path, limit: int) -> Any:
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get("mac"), str) or "body" not in doc:
         return None
+    import hmac
+
     if not hmac.compare_digest(doc["mac"], sign(key, doc["body"])):
         return None
     return doc["body"]

@@ -30,7 +30,6 @@ import errno
 import functools
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 ROOT_MARKER = "ruleval.toml"
@@ -325,6 +324,8 @@ def write_atomic(path: str | Path, text: str | bytes, durable: bool = True) -> N
         return
     folder = target.parent
     old_mode = stat.S_IMODE(mode) if mode is not None else None
+    import tempfile  # (here: a check that writes nothing does not import it and its compressors)
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:

@@ -6,14 +6,12 @@ one and a test checks that the two agree.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import heapq
 import json
 import os
 import re
 import sys
-import textwrap
 from dataclasses import dataclass
 from typing import Any, Collection, Iterable
 
@@ -228,6 +226,8 @@ def closest_name(name: str, candidates: Iterable[Any]) -> str | None:
     if len(near) > MAX_SUGGESTION_CANDIDATES:
         size = len(name)
         near = heapq.nsmallest(MAX_SUGGESTION_CANDIDATES, near, key=lambda c: abs(len(c) - size))
+    import difflib  # (here, as textwrap below: a check that finds nothing to say imports neither)
+
     found = difflib.get_close_matches(name, near, 1)
     return found[0] if found else None
 
@@ -354,6 +354,8 @@ WIDTH = 100  # the widest line of text ruleval writes for a person (a word longe
 def wrap_words(text: str, first: str = "", rest: str = "  ", width: int = WIDTH) -> list[str]:
     """``text`` over lines of at most ``width`` columns, the first after ``first`` and the others after
     ``rest``; no word is broken, so that a path or pointer stays whole for copying."""
+    import textwrap
+
     return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
                          break_on_hyphens=False) or [first.rstrip()]
 

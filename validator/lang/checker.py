@@ -6,7 +6,6 @@ run as the program is made; the passes here add what needs the whole program.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Callable, Iterator, get_args
 
 from . import ast as A
@@ -95,6 +94,8 @@ def check_copied_overrides(program: Program) -> list[Diagnostic]:
         sources = program.loaded.sources
         mine, theirs = _lines_of(lines, decl.span, sources), _lines_of(lines, prev.span, sources)
         # (the comparison costs the product of the lengths: a definition of thousands of lines is not compared)
+        import difflib  # (here: a ruleset that overrides nothing does not import it)
+
         if (4 <= len(theirs) <= MAX_COMPARED_LINES and len(mine) <= MAX_COMPARED_LINES
                 and difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.75):
             out.append(Diagnostic("W104", f"`{decl.name}` copies the definition it overrides nearly line for line",

@@ -34,9 +34,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import signal
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +104,8 @@ _LOCK = threading.Lock()
 
 
 def _private_folder() -> str:
+    import tempfile  # (here, as shutil below: a check on this machine's processes lays out no source)
+
     shm = "/dev/shm"
     return tempfile.mkdtemp(prefix="ruleval-sweep-", dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None)
 
@@ -132,6 +132,8 @@ def laid_out(src: Source) -> Iterator[Path]:
         finally:
             DISPLAY_BASE.reset(token)
     finally:
+        import shutil
+
         shutil.rmtree(top, ignore_errors=True)
 
 
