@@ -30,7 +30,6 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -218,12 +217,12 @@ def diag_from_json(j: dict[str, Any]) -> Diagnostic:
                       related=tuple(Related(Span(*s), str(m)) for s, m in j.get("related", [])))
 
 
-@dataclass
 class Cached:
     """A cache hit: the ruleset's diagnostics and the files the entry covers (resolved paths, verified)."""
 
-    diagnostics: list[Diagnostic]
-    files: list[str]
+    def __init__(self, diagnostics: list[Diagnostic], files: list[str]) -> None:
+        self.diagnostics = diagnostics
+        self.files = files
 
 
 def lookup(ruleset: Path, kind: str = "check") -> Cached | None:
