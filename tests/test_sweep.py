@@ -446,17 +446,16 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the pool's workers through /proc (Linux)")
-def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -> None:
-    """A real SIGINT, sent as a terminal's Ctrl-C is (to the foreground process group), while a pool of
-    two workers plays: exit 130, the figures of the games played so far, no traceback, and the workers
-    (in sessions of their own, which Ctrl-C does not reach) ended with the sweep."""
-    total = 6000
-    proc, leader = _on_a_terminal(["balance", RACE, "--games", str(total), "--rounds", "25", "--player", "still",
-                                   "--jobs", "2"])
+def _interrupted_on_a_terminal(args: list[str], until: Any, settle: float = 0.0) -> tuple[Any, bytes, str, list[int]]:
+    """``ruleval ARGS`` on a terminal, sent a real SIGINT once its output satisfies ``until`` (its workers
+    running then): the process, its standard output, what the terminal showed, and the workers still
+    alive after it ended (``settle`` seconds later: a worker killed is reaped by its parent, gone once
+    the parent itself has ended), which are killed so that a failed run leaves nothing behind."""
+    proc, leader = _on_a_terminal(args)
     workers: list[int] = []
+    out = b""
     try:
-        shown = _read_terminal(leader, until=lambda text: any(n > 0 for n in _bar_counts(text, total)))
+        shown = _read_terminal(leader, until=until)
         workers = _children(proc.pid)
         assert proc.poll() is None and workers, shown
         os.killpg(proc.pid, signal.SIGINT)
@@ -467,9 +466,22 @@ def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        time.sleep(settle)
         left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
-        for pid in left:  # (a failed run leaves nothing behind either: the workers outlive their parent)
+        for pid in left:  # (the workers outlive their parent)
             os.kill(pid, signal.SIGKILL)
+    return proc, out, shown, left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the pool's workers through /proc (Linux)")
+def test_ctrl_c_to_a_pool_sweep_prints_the_games_played_and_leaves_no_worker() -> None:
+    """A real SIGINT, sent as a terminal's Ctrl-C is (to the foreground process group), while a pool of
+    two workers plays: exit 130, the figures of the games played so far, no traceback, and the workers
+    (in sessions of their own, which Ctrl-C does not reach) ended with the sweep."""
+    total = 6000
+    proc, out, shown, left = _interrupted_on_a_terminal(
+        ["balance", RACE, "--games", str(total), "--rounds", "25", "--player", "still", "--jobs", "2"],
+        lambda text: any(n > 0 for n in _bar_counts(text, total)))
     assert proc.returncode == 130, shown
     played = int(out.decode().split(" games of", 1)[0])
     assert 0 < played < total and "holdings at the start of each round" in out.decode()
@@ -483,24 +495,9 @@ def test_ctrl_c_to_a_check_on_processes_leaves_no_worker() -> None:
     processes (a warm sweep), once its bar counts a ruleset checked: it stops at once, exit 130,
     without a traceback, and its workers end with it."""
     folders = ["rulesets", "tests", "rulesets", "tests", "rulesets", "tests"]
-    proc, leader = _on_a_terminal(["check", *folders, "--jobs", "2", "--no-cache"])
-    workers: list[int] = []
-    try:
-        shown = _read_terminal(leader, until=lambda text: re.search(r"rulesets:\s+\d+%\|[^|]*\|\s*[1-9]", text))
-        workers = _children(proc.pid)
-        assert proc.poll() is None and workers, shown
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.communicate(timeout=60)
-        shown += _read_terminal(leader, timeout=10)
-    finally:
-        os.close(leader)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        time.sleep(0.2)  # (a worker killed is reaped by its parent; gone, once the parent itself has ended)
-        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
+    proc, _, shown, left = _interrupted_on_a_terminal(
+        ["check", *folders, "--jobs", "2", "--no-cache"],
+        lambda text: re.search(r"rulesets:\s+\d+%\|[^|]*\|\s*[1-9]", text), settle=0.2)
     assert proc.returncode == 130 and "Traceback" not in shown, shown
     assert not left, left
 
