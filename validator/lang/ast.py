@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
 from operator import itemgetter
-from types import FunctionType
-from typing import Any, Callable, Iterator, TypeVar, Union, cast, dataclass_transform
+from typing import Any, Callable, Iterator, TypeVar, Union, dataclass_transform
 
 from ..core.diagnostics import NO_SPAN, Span
 
@@ -21,8 +20,7 @@ class Node:
     """What every AST class is: its fields (``_fields``, in order) set once by ``__init__``, compared
     and hashed as a tuple of all but ``span`` (so two nodes written alike in two places are equal), as
     frozen dataclasses would be. Made by ``node`` with no code compiled: ``dataclass`` writes and
-    compiles six methods per class, a third of ruleval's start-up for the sixty classes here (an
-    ``__init__`` is one of the makers ``_INITS`` by its number of fields, with its names)."""
+    compiles six methods per class, a third of ruleval's start-up for the sixty classes here."""
 
     _fields: tuple[str, ...] = ()
     _compared: tuple[str, ...] = ()
@@ -51,119 +49,30 @@ class Node:
         return f"{type(self).__name__}({', '.join(f'{f}={d[f]!r}' for f in self._compared)})"
 
 
-# The makers of an ``__init__`` of n fields, one a number of fields (``_INITS[n]``), each written as the
-# others are: given the fields' names (k0, k1, ...), an ``__init__`` taking n parameters (``node`` names
-# them as the fields and gives them their defaults) that stores each in the node's ``__dict__``. A signature
-# of its own binds a call's arguments in C, where one ``__init__`` taking ``*args, **kw`` for every class
-# made a node in twice the instructions (a large module makes some 15 000); no source is compiled
-# (tests/test_safety.py). tests/test_ast_nodes.py holds every class to the frozen dataclass of its fields.
-
-def _init1(k0: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-    return __init__
-
-
-def _init2(k0: str, k1: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-    return __init__
-
-
-def _init3(k0: str, k1: str, k2: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-    return __init__
-
-
-def _init4(k0: str, k1: str, k2: str, k3: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any, a3: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-        d[k3] = a3
-    return __init__
-
-
-def _init5(k0: str, k1: str, k2: str, k3: str, k4: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-        d[k3] = a3
-        d[k4] = a4
-    return __init__
-
-
-def _init6(k0: str, k1: str, k2: str, k3: str, k4: str, k5: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-        d[k3] = a3
-        d[k4] = a4
-        d[k5] = a5
-    return __init__
-
-
-def _init7(k0: str, k1: str, k2: str, k3: str, k4: str, k5: str, k6: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any, a6: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-        d[k3] = a3
-        d[k4] = a4
-        d[k5] = a5
-        d[k6] = a6
-    return __init__
-
-
-def _init8(k0: str, k1: str, k2: str, k3: str, k4: str, k5: str, k6: str, k7: str) -> Callable[..., None]:
-    def __init__(self: Node, a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any, a6: Any, a7: Any) -> None:
-        d = self.__dict__
-        d[k0] = a0
-        d[k1] = a1
-        d[k2] = a2
-        d[k3] = a3
-        d[k4] = a4
-        d[k5] = a5
-        d[k6] = a6
-        d[k7] = a7
-    return __init__
-
-
-_INITS: tuple[Callable[..., Callable[..., None]], ...] = (_init1, _init2, _init3, _init4, _init5, _init6, _init7, _init8)
-
-
 @dataclass_transform(frozen_default=True)
 def node(cls: _C) -> _C:
-    """An AST class from its annotated fields (a default where one is given, after those without;
-    ``span`` last, not compared): a ``Node`` with an ``__init__`` taking them by position or name, as
-    the frozen dataclass of those fields does (its errors on a wrong call too)."""
+    """An AST class from its annotated fields (a default where one is given; ``span`` last, not
+    compared): a ``Node`` with an ``__init__`` taking them by position or name."""
     names = tuple(cls.__dict__.get("__annotations__", {}))
-    defaults = tuple(cls.__dict__[n] for n in names if n in cls.__dict__)
+    defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
     count = len(names)
-    if not 0 < count <= len(_INITS) or any(n not in cls.__dict__ for n in names[count - len(defaults):]):
-        raise TypeError(f"{cls.__name__}: an AST class has 1 to {len(_INITS)} fields, those with a default last")
-    __init__ = cast(FunctionType, _INITS[count - 1](*names))
-    code = __init__.__code__
-    if {"self", "d", *code.co_freevars} & set(names):
-        raise TypeError(f"{cls.__name__}: a field named as a name of its __init__'s own ({', '.join(names)})")
-    __init__.__code__ = code.replace(co_varnames=("self", *names, "d"))
-    __init__.__defaults__ = defaults or None
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    after = [frozenset(names[i:]) for i in range(count + 1)]  # what may be named after i given by position
 
-    body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    def __init__(self: Node, *args: Any, **kw: Any) -> None:
+        d = self.__dict__
+        if len(args) != count:
+            if len(args) > count:
+                raise TypeError(f"{cls.__name__}() takes {count} arguments, not {len(args)}")
+            d.update(defaults)
+        d.update(zip(names, args))
+        if kw:
+            if not kw.keys() <= after[len(args)]:
+                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument: {', '.join(kw)}")
+            d.update(kw)
+        if len(d) != count:
+            raise TypeError(f"{cls.__name__}() missing {', '.join(n for n in names if n not in d)}")
+
+    body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
     compared = tuple(n for n in names if n != "span")
     values = (itemgetter(*compared) if len(compared) > 1
               else (lambda d, f=compared[0]: (d[f],)) if compared else (lambda d: ()))
