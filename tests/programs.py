@@ -157,6 +157,9 @@ class Gen:
             lambda: f"({i()} < {i()})", lambda: f"({i()} >= {i()})", lambda: f"({i()} == {i()})",
             lambda: f"({self.expr(STR, env, d)} != {self.expr(STR, env, d)})",
             lambda: f"({i()} in {self.expr(LIST, env, d)})", lambda: f"({i()} not in {self.expr(SET, env, d)})",
+            # a text in a list: of texts and a number, of the texts a split makes (the backend's charge of its length)
+            lambda: f"({self.expr(STR, env, d)} in [{self.expr(STR, env, d)}, \"ab\", {i()}])",
+            lambda: f"({self.expr(STR, env, d)} not in split({self.expr(STR, env, d)}, \"b\"))",
             lambda: f"(not {b()})", lambda: f"({b()} and {b()})", lambda: f"({b()} or {b()} or {b()})",
             lambda: f"any({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",
             lambda: f"all({self.expr(BOOL, {**env, 'q': INT}, d)} for q in {self.expr(LIST, env, d)})",

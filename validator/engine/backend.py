@@ -1000,6 +1000,12 @@ class Backend:
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"  # `when`: a text, number, (a, b) (``flat_key``) in set/map
             when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                          self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
+            listed = _both(self.is_(y, "list", w), self.is_(x, "str", w))  # (a text equals only a text: ``in_list``)
+            if listed != "False":  # a text in a list: its length charged (``reference.member``), then Python's `in`
+                out, slow = w.fresh(), f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"
+                _chain(w, [(when, [f"{out} = {fast}"]), (listed, [f"ctx.steps += _len({y})", "if ctx.steps > ctx.budget:",
+                           f"    raise _over(ctx, {span})", f"{out} = {fast}"]), ("True", [f"{out} = {slow}"])])
+                return out
         else:
             fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int", w), self.is_(y, "int", w))
         return self.tmp(w, _pick(fast, when, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
