@@ -208,7 +208,7 @@ _HELPERS: dict[str, Any] = {
     "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN),
-    "TypeError": TypeError, "AttributeError": AttributeError,  # (read by the generated `except`)
+    "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
 
@@ -1042,11 +1042,14 @@ class Backend:
             return self.referee_value(w, w.bound.get(id(e)), e.span)
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
-        # (no value but a record or map has a `get`: anything else goes to the error of ``field_of``)
+        # (a record or map looked up by the text, none where it lacks it: only a map or record raises a
+        # `KeyError` there; anything else refuses a text as its index, and goes to the error of ``field_of``)
         t = w.fresh()
         w("try:")
-        w(f"    {t} = {o}.get({name})")
-        w("except AttributeError:")
+        w(f"    {t} = {o}[{name}]")
+        w("except KeyError:")
+        w(f"    {t} = None")
+        w("except TypeError:")
         w(f"    {t} = _field_of({o}, {name}, {w.const(e.span)})")
         return t
 
