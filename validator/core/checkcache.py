@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -217,12 +218,12 @@ def diag_from_json(j: dict[str, Any]) -> Diagnostic:
                       related=tuple(Related(Span(*s), str(m)) for s, m in j.get("related", [])))
 
 
+@dataclass
 class Cached:
     """A cache hit: the ruleset's diagnostics and the files the entry covers (resolved paths, verified)."""
 
-    def __init__(self, diagnostics: list[Diagnostic], files: list[str]) -> None:
-        self.diagnostics = diagnostics
-        self.files = files
+    diagnostics: list[Diagnostic]
+    files: list[str]
 
 
 def lookup(ruleset: Path, kind: str = "check") -> Cached | None:

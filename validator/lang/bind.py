@@ -27,63 +27,44 @@ if TYPE_CHECKING:
     from .program import Program, Unit
 
 
-# The referees: plain classes (what ``dataclass`` would write and compile for each, eq, hash and repr,
-# none reads: a referee is found by its node's identity and told by its class), but ``Local``, whose
-# slots are compared as values.
-
-
+@dataclass(frozen=True, slots=True)
 class UnitRef:
     """A definition of the program (a table's lookup too: ``Index`` of a table)."""
 
-    __slots__ = ("unit",)
-
-    def __init__(self, unit: Unit) -> None:
-        self.unit = unit
+    unit: Unit
 
 
+@dataclass(frozen=True, slots=True)
 class TypeRef:
     """An enum or record named as a value (C004)."""
 
-    __slots__ = ("decl",)
-
-    def __init__(self, decl: A.Decl) -> None:
-        self.decl = decl
+    decl: A.Decl
 
 
+@dataclass(frozen=True, slots=True)
 class DataRef:
     """Imported data: its value."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
+    value: Any
 
 
+@dataclass(frozen=True, slots=True)
 class Member:
     """An enum's member: its value is its name."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
+    name: str
 
 
+@dataclass(frozen=True, slots=True)
 class BuiltinRef:
-    """A built-in function."""
-
-    __slots__ = ("builtin",)
-
-    def __init__(self, builtin: Builtin) -> None:
-        self.builtin = builtin
+    builtin: Builtin
 
 
+@dataclass(frozen=True, slots=True)
 class ModuleRef:
     """An imported ruleset's alias."""
 
-    __slots__ = ("ns",)
-
-    def __init__(self, ns: Namespace) -> None:
-        self.ns = ns
+    ns: Namespace
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +74,13 @@ class Local:
     slot: int
 
 
+@dataclass(frozen=True, slots=True)
 class StepRef:
     """A procedure's step: the one a `goto` names, or the one an `emit` stands in (whose clauses it
     cites when it cites none); ``at``, its place among the procedure's steps."""
 
-    __slots__ = ("at", "step")
-
-    def __init__(self, at: int, step: A.Step) -> None:
-        self.at = at
-        self.step = step
+    at: int
+    step: A.Step
 
 
 Referee = Union[UnitRef, TypeRef, DataRef, Member, BuiltinRef, ModuleRef, Local, StepRef]

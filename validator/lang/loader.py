@@ -35,19 +35,16 @@ DATA_KIND, DATA_FORMAT = "data", "1"  # (the entries of YAML data files' values:
 MAX_KEPT_DATA_BYTES = 40_000_000
 
 
+@dataclass
 class DataSchema:
     """A JSON Schema loaded for a data import (``with schema``): the schema, its shown path, the files
-    its ``$ref``s name (by URI, and shown), and the import that named it. (A plain class, as ``Loaded``
-    is: nothing compares or prints one, and ``dataclass`` would write and compile its methods at each
-    start.)"""
+    its ``$ref``s name (by URI, and shown), and the import that named it."""
 
-    def __init__(self, value: dict[str, Any], path: str, resources: dict[str, Any], files: list[str],
-                 span: Span) -> None:
-        self.value = value
-        self.path = path
-        self.resources = resources
-        self.files = files
-        self.span = span
+    value: dict[str, Any]
+    path: str
+    resources: dict[str, Any]
+    files: list[str]
+    span: Span
 
 
 @dataclass
@@ -93,19 +90,15 @@ class Namespace:
         return DeclaredKinds({d.name: d for d in self.defs.values() if isinstance(d, A.RecordDecl)})
 
 
+@dataclass
 class Loaded:
-    """A ruleset's modules as loaded: its root, its entry's namespace and all of them, the texts read."""
-
-    def __init__(self, root: Path, entry: Namespace, namespaces: dict[str, Namespace], sources: dict[str, str],
-                 diagnostics: list[Diagnostic], read: list[str] | None = None,
-                 modules: dict[str, A.Module] | None = None) -> None:
-        self.root = root
-        self.entry = entry
-        self.namespaces = namespaces
-        self.sources = sources
-        self.diagnostics = diagnostics
-        self.read = [] if read is None else read  # every file resolved or read (resolved paths), failed or not
-        self.modules = {} if modules is None else modules  # the parsed modules, by shown path
+    root: Path
+    entry: Namespace
+    namespaces: dict[str, Namespace]
+    sources: dict[str, str]
+    diagnostics: list[Diagnostic]
+    read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
+    modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
 
 
 def display_path(path: Path) -> str:

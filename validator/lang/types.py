@@ -11,6 +11,7 @@ The type of every expression node of a unit is kept beside its binding (``node_t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from . import ast as A
@@ -37,19 +38,16 @@ def show(t: T) -> str:
     return t[0]  # type: ignore[no-any-return]
 
 
+@dataclass
 class TypeChecker(Walker):
-    """The type pass over a namespace's units (a plain class: ``dataclass`` would compile methods that
-    nothing calls on a walk)."""
+    ns: Namespace
+    diags: list[Diagnostic]
+    program: Program
+    types: dict[int, T] = field(default_factory=dict)  # each expression node's, by its identity
+    locals: dict[tuple[int, str], T] = field(default_factory=dict)  # by the binder's identity and the name
+    bound: dict[int, Referee] = field(default_factory=dict)  # what the names of the unit checked mean
 
-    def __init__(self, ns: Namespace, diags: list[Diagnostic], program: Program, types: dict[int, T] | None = None,
-                 locals: dict[tuple[int, str], T] | None = None, bound: dict[int, Referee] | None = None) -> None:
-        self.ns = ns
-        self.diags = diags
-        self.program = program
-        self.types: dict[int, T] = {} if types is None else types  # each expression node's, by its identity
-        # by the binder's identity and the name
-        self.locals: dict[tuple[int, str], T] = {} if locals is None else locals
-        self.bound: dict[int, Referee] = {} if bound is None else bound  # what the names of the unit checked mean
+    def __post_init__(self) -> None:
         self.suggestions = Suggestions()
         self.records = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.RecordDecl)}
         self.enums = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.EnumDecl)}

@@ -390,14 +390,12 @@ class _Board:
             return i
 
 
+@dataclass
 class _Worker:
-    """A warm sweep's worker: its process, the end this process reads its results from, its slot."""
-
-    def __init__(self, process: Any, conn: Any, slot: int) -> None:
-        self.process = process
-        self.conn = conn
-        self.slot = slot
-        self.open = True
+    process: Any
+    conn: Any  # (the end this process reads its results from)
+    slot: int
+    open: bool = True
 
 
 def _work(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], board: _Board, slot: int,
