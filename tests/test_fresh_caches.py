@@ -482,7 +482,6 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
     new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
-    b.facts.deep_of(next(iter(b.program.units.values())))  # (a kind asked for: the program solved, and kept)
     count = new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
@@ -491,14 +490,8 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
     solved.solve()
     assert count.solves == 1
     assert set(vars(b.facts)) == set(vars(solved)) == {"program", "typed", "inputs", "deep", "shallow", "busy", "data",
-                                                        "params", "solved", "calls", "solving", "digest", "kept", "later"}
+                                                        "params", "solved", "calls", "solving", "digest"}
     assert solved.digest is None and b.facts.digest  # (``codecache.solve`` names the program, not the solving)
-    assert b.facts.later is not None and b.facts.kept is None and not b.facts.deep  # (read at the first need)
-    units = {u.index: u for u in b.program.units.values()}
-    for i in solved.deep:
-        b.facts.deep_of(units[i])
-    assert b.facts.later is None and b.facts.kept is not None  # (read back, every unit's kinds fitting its nodes)
-    assert count.solves == 1
     assert (b.facts.params, b.facts.deep, b.facts.inputs) == (solved.params, solved.deep, solved.inputs)
     assert b.facts.deep and all(set(kinds) == set(solved.deep[i]) for i, kinds in b.facts.deep.items())
     assert not b.facts.busy and not b.facts.calls and not b.facts.solving
@@ -526,25 +519,11 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
     past_the_kinds = pairs(lambda x, node: x if node else x + len(body["kinds"]))
     truth = pairs(lambda x, node: x == 1 if not node and x in (0, 1) else x)
     assert from_the_end != body["deep"] and json.dumps(truth) != json.dumps(body["deep"])  # (False == 0 in Python)
-    # (the entry is read when a kind is first asked for, a unit's count of nodes checked when its own are:
-    # a process playing kept writings asks for none, so each run here then asks for those of `double`)
-    def planted_and_asked(**changed: Any) -> tuple[Any, Counted]:
-        result, count = planted(**changed)
-        rs = api.load_ruleset("main.rules")
-        [unit] = [u for u in rs.program.units.values() if u.name == "double"]
-        b, solves = rs.backend(), count.solves
-        assert b.facts.solved and b.facts.later is not None and solves == 0
-        solved = facts.Facts(rs.program)
-        solved.solve()
-        assert b.facts.deep_of(unit) == solved.deep_of(unit) and b.facts.later is None
-        count.solves -= 1  # (``solved``'s)
-        return result, count
-
     for changed in ({"units": other_units}, {"deep": more_nodes}, {"kinds": a_float}, {"deep": from_the_end},
                     {"deep": past_the_kinds}, {"deep": truth}):
-        result, count = planted_and_asked(**changed)
+        result, count = planted(**changed)
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
-    result, count = planted_and_asked()  # (the body as it was: read back)
+    result, count = planted()  # (the body as it was: read back)
     assert result == [0, 2, 4, 6] and count.solves == 0
 
 

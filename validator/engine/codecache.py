@@ -130,9 +130,7 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
     and the inputs' kinds, by unit number and by the number of the node among its unit's fields
     (``_numbered``), which the same texts make alike in every process. The entry is found by a digest
     of every text and value the program is made from (``_program_parts``) with ruleval's own code, and
-    must name the same units with the same numbers of nodes, else it is ignored. The entry is read when
-    a kind is first asked for (``Facts.defer``), and a unit's nodes counted when its own are
-    (``_KeptKinds``): a process that plays kept writings asks for none."""
+    must name the same units with the same numbers of nodes, else it is ignored."""
     with written.LOCK:  # (``Facts.solve``'s: no unit is written while the kinds change)
         if facts.solved:
             return
@@ -144,25 +142,21 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
             facts.solve(then)
             return
         entry = facts.digest = blobcache.name(KINDS, KINDS_FORMAT, *parts)
-
-        def first_need() -> None:  # (``Facts.defer``: when a kind is first asked for, under the lock)
-            kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
-            if kept is not None:
-                try:
-                    found = _read(facts.program, json.loads(kept))
-                except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
-                    found = None
-                if found is not None:
-                    facts.adopt(*found, then, called=True)
-                    return
-            facts.solve_now()
+        kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
+        if kept is not None:
             try:
-                body = _written(facts)
-            except _Refused:
+                found = _read(facts.program, json.loads(kept))
+            except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
+                found = None
+            if found is not None:
+                facts.adopt(*found, then)
                 return
-            blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
-
-        facts.defer(first_need, then)
+        facts.solve(then)
+        try:
+            body = _written(facts)
+        except _Refused:
+            return
+        blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
 
 
 def _program_parts(program: "Program", typed: bool) -> list[str]:
@@ -223,51 +217,28 @@ def _written(facts: "Facts") -> dict[str, Any]:
             "inputs": [[i, kind(k)] for i, k in facts.inputs.items()], "kinds": encoded}
 
 
-def _read(program: "Program", body: Any) -> tuple[dict[int, Any], "_KeptKinds", dict[int, Any]] | None:
-    """The solution an entry's body holds for ``program``, or None when it names other units: its
-    parameters' and inputs' kinds, and its units' node kinds to be read at their first need
-    (``_KeptKinds``: most units of a process that plays kept writings are never asked for)."""
+def _read(program: "Program", body: Any) -> tuple[dict[int, Any], dict[int, dict[int, Any]], dict[int, Any]] | None:
+    """The solution an entry's body holds for ``program``, or None when it names other units."""
     if type(body) is not dict or body.get("units") != _units(program):
         return None
     units = {u.index: u for u in program.units.values()}
     table = [_decode(v) for v in body["kinds"]]
-    deep: dict[int, tuple[Any, list[int]]] = {}
+    deep: dict[int, dict[int, Any]] = {}
     for i, count, pairs in body["deep"]:
-        if i in deep or i not in units:
+        if i in deep:
             return None
-        if not (count is None and pairs == [] or type(count) is int and _places(pairs) and len(pairs) % 2 == 0
-                and all(k < len(table) for k in pairs[1::2]) and all(n < count for n in pairs[0::2])):
+        if count is None and pairs == []:
+            deep[i] = {}
+            continue
+        nodes = _numbered(units[i])
+        if len(nodes) != count or not _places(pairs):
             return None
-        deep[i] = (count, pairs)
+        deep[i] = {id(nodes[pairs[j]]): table[pairs[j + 1]] for j in range(0, len(pairs), 2)}
     params = {id(units[i].params[j]): table[k] for i, j, k in body["params"] if _places([j, k])}
     inputs = {i: table[k] for i, k in body["inputs"] if units[i].kind == "input" and _places([k])}
     if len(params) != len(body["params"]) or len(inputs) != len(body["inputs"]):
         return None
-    return params, _KeptKinds(deep, table), inputs
-
-
-class _KeptKinds:
-    """The node kinds of a kept solution (``_read``), a unit's read at its first need (``of``): by the
-    number of each node among its unit's (``_numbered``), which must count as many as the entry says."""
-
-    __slots__ = ("deep", "table")
-
-    def __init__(self, deep: dict[int, tuple[Any, list[int]]], table: list[Any]):
-        self.deep, self.table = deep, table
-
-    def __contains__(self, unit: "Unit") -> bool:
-        return unit.index in self.deep
-
-    def of(self, unit: "Unit") -> dict[int, Any] | None:
-        """``unit``'s node kinds, or None when the entry's count of its nodes is not theirs."""
-        count, pairs = self.deep[unit.index]
-        if count is None:
-            return {}
-        nodes = _numbered(unit)
-        if len(nodes) != count:
-            return None
-        table = self.table
-        return {id(nodes[pairs[j]]): table[pairs[j + 1]] for j in range(0, len(pairs), 2)}
+    return params, deep, inputs
 
 
 def _places(numbers: Any) -> bool:

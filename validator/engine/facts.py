@@ -352,10 +352,6 @@ class Facts:
         # ``solve``, which a run asks for: a check that only runs the data check pays no walk of the program)
         self.params: dict[int, Deep] = {}
         self.solved = False
-        # the node kinds another process solved (``adopt``: each unit's read at its first need), with what to
-        # call if they do not fit
-        self.kept: tuple[Any, Callable[[], None]] | None = None
-        self.later: Callable[[], None] | None = None  # how the kinds are found at their first need (``defer``)
         # what names the program's entries across processes (``codecache.solve`` sets it), or None
         self.digest: str | None = None
         self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
@@ -381,20 +377,10 @@ class Facts:
 
     def param(self, p: A.Param) -> Kind | None:
         """The Python type of every value a parameter of a `def` is given, if one (once solved)."""
-        if self.later is not None:
-            self._first_need()
         return shallow(self.params.get(id(p)))
 
     def deep_of(self, unit: Unit) -> dict[int, Deep]:
-        if self.later is not None:
-            self._first_need()
         found = self.deep.get(unit.index)
-        if found is None and self.kept is not None and unit in self.kept[0]:
-            found = self.kept[0].of(unit)
-            if found is None:  # (kinds kept for other nodes: the entry is ignored, as ``codecache.solve`` would)
-                self._drop_kept()
-                return self.deep_of(unit)
-            self.deep[unit.index] = found
         if found is None:
             self.busy.add(unit.index)
             try:
@@ -427,8 +413,6 @@ class Facts:
         schema = self.program.entry.schema
         if not self.typed or schema is None or unit.index in self.busy:
             return None
-        if self.later is not None:
-            self._first_need()
         found = self.inputs.get(unit.index, NOTHING)
         if found is NOTHING:  # (a `$ref` under another `$id` is read in that resource, not from the root)
             kinds = self.program.loaded.namespaces[unit.ns].kinds
@@ -458,40 +442,11 @@ class Facts:
                 if then is not None:
                     then()
 
-    def adopt(self, params: dict[int, Deep], kept: Any, inputs: dict[int, Deep], then: Callable[[], None],
-              called: bool = False) -> None:
-        """What ``solve`` would find, found by another process (``codecache.solve``, under the same lock);
-        the units' node kinds read from ``kept`` at their first need. ``then()`` as ``solve`` calls it
-        (unless ``called`` already, ``defer``)."""
-        self.params, self.deep, self.inputs, self.shallow, self.kept = params, {}, inputs, {}, (kept, then)
+    def adopt(self, params: dict[int, Deep], deep: dict[int, dict[int, Deep]], inputs: dict[int, Deep],
+              then: Callable[[], None]) -> None:
+        """What ``solve`` would find, found by another process (``codecache.solve``, under the same lock)."""
+        self.params, self.deep, self.inputs, self.shallow = params, deep, inputs, {}
         self.solved = True
-        if not called:
-            then()
-
-    def defer(self, first_need: Callable[[], None], then: Callable[[], None]) -> None:
-        """Solved as far as a writing can tell (``then()`` as ``solve`` calls it), the kinds found at the
-        first need of one (``first_need``: ``codecache.solve``'s, which adopts a kept solution or solves the
-        program): no code has read a kind before it, so none is written again."""
-        self.later, self.solved = first_need, True
-        then()
-
-    def _first_need(self) -> None:
-        with written.LOCK:
-            first_need, self.later = self.later, None
-            if first_need is not None:
-                first_need()
-
-    def solve_now(self) -> None:
-        """``solve`` for a program already taken as solved (``defer``)."""
-        self._solve()
-
-    def _drop_kept(self) -> None:
-        """A kept solution found not to fit a unit's nodes (``adopt``): the program solved instead, and
-        what was written with the kept kinds written again (``then``)."""
-        assert self.kept is not None
-        then = self.kept[1]
-        self.kept, self.params, self.deep, self.inputs, self.shallow = None, {}, {}, {}, {}
-        self._solve()
         then()
 
     def _solve(self) -> None:
