@@ -1088,8 +1088,6 @@ class Backend:
         span = w.const(e.span)
         if isinstance(target, BuiltinRef):
             given = (*e.args, *(v for _, v in e.kwargs))
-            if (walked := self.walked_here(w, target.builtin, given, env, e.span)) is not None:
-                return walked
             args = [self.expr(w, a, env) for a in given]
             return self.builtin_call(w, target.builtin, args, e.span)
         if isinstance(target, UnitRef):
@@ -1120,32 +1118,6 @@ class Backend:
         finally:
             w.bound, w.kinds = bound, kinds
 
-    def walked_here(self, w: _Writer, b: Builtin, given: tuple[A.Expr, ...], env: Env, span: Span) -> str | None:
-        """A built-in of ``_WALKS`` given a comprehension (``gen``) alone: the comprehension's loop written
-        here, each item met by the built-in's lines, where ``builtin_call`` would hand the built-in a
-        generator (``generator``) that calls back into this code per item. The same items in the same
-        order (the built-in stops where its lines `break`: at one `for` only), the same steps (the built-in
-        charges nothing for a generator: its loop charges the items), the same failures located at the
-        call (an item's, or the built-in's own, raised by its function on the item it refuses)."""
-        lines = _WALKS.get(b.name)
-        comp = given[0] if len(given) == 1 else None
-        if lines is None or not (isinstance(comp, A.Comp) and comp.kind == "gen") or (
-                len(comp.fors) > 1 and "break" in lines[1]):
-            return None
-        out, fn = w.fresh(), w.const(b.fn) if "{b}" in lines[1] else ""
-        w(f"{out} = {lines[0]}")
-        w("try:")
-        with w.block():
-            def item(inner: Env) -> None:
-                x = self.looked(w, comp.elem, inner)
-                for line in lines[1].format(o=out, x=x, b=fn, c="ctx, " if b.needs_ctx else "").split("\n"):
-                    w(line)
-
-            self.loops(w, comp.fors, env, item)
-        w("except _HANDLED as err:")
-        w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
-        return out
-
     def builtin_call(self, w: _Writer, b: Builtin, args: list[str], span: Span, fn: str | None = None) -> str:
         """A call of a built-in (or of ``fn`` in its place) with its arguments forced, its failures located
         at the call (``reference.Interpreter.apply_builtin``)."""
@@ -1158,18 +1130,6 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
-
-
-# The built-ins a comprehension given to them is walked for where they are called (``Backend.walked_here``),
-# most of a run's calls of a generator: the result's first value, and the lines each item ``x`` meets (``o``
-# the result; ``b``, the built-in's function, given ``c`` and the item alone to raise its own failure on it).
-# Each is the built-in's definition in ``lib.builtins`` over a generator, item by item (`any`, `all`: Python's
-# truth of the item, as theirs).
-_WALKS = {
-    "any": ("False", "if {x}:\n    {o} = True\n    break"),
-    "all": ("True", "if not {x}:\n    {o} = False\n    break"),
-    "count": ("0", "if {x} is True:\n    {o} += 1\nelif {x} is not False:\n    {b}({c}({x},))"),
-}
 
 
 def _both(*conds: str) -> str:
