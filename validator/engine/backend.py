@@ -118,17 +118,9 @@ class _Kept(R.Kept):
                  groups: dict[Any, _Group]) -> None:
         sub = ctx.fresh(key)
         self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
-        if not sub.paid:  # (it read no kept value: the walk from it finds it alone, and it paid no group)
-            self.reads, self.group, self.size = (), None, 1
-            self.own = sub.steps
-            self.charge = self.own + 1
-            sub.left()
-            return
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
-        spent = 0  # what it paid for the values it read and their groups
-        for g in sub.paid_groups:
-            spent += g.charge
+        spent = sum(g.charge for g in sub.paid_groups)  # what it paid for the values it read and their groups
         for k in sub.paid:
             if type(k) is _Kept:  # (a backend's run pays no other)
                 spent += k.charge

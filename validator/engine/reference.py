@@ -285,11 +285,8 @@ class Run:
         a traced one's trace, which is not left)."""
         if not self.trace:
             self.steps = self.paid_steps = 0
-            self.memo.clear()  # (each its own line: no tuple made, no loop, for the many values computed alone)
-            self.memos.clear()
-            self.reads.clear()
-            self.paid.clear()
-            self.paid_groups.clear()
+            for made in (self.memo, self.memos, self.reads, self.paid, self.paid_groups):
+                made.clear()
             _SPARE.append(self)
 
     def charge(self, n: int, span: Span) -> None:
