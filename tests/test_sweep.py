@@ -502,6 +502,26 @@ def test_ctrl_c_to_a_check_on_processes_leaves_no_worker() -> None:
     assert not left, left
 
 
+@pytest.mark.skipif(not hasattr(os, "register_at_fork") or not hasattr(signal, "pthread_sigmask"),
+                    reason="simulates a Ctrl-C in a forked worker with os.register_at_fork (POSIX)")
+@pytest.mark.parametrize("argv", [["check", RACE, ERRATA, "--no-cache"], ["check", str(REPO / "tests" / "maps"), "--no-cache"],
+                                  ["balance", RACE, "--games", "8"]])
+def test_a_ctrl_c_reaching_a_worker_as_it_is_forked_prints_nothing(argv: list[str]) -> None:
+    """A worker is in the terminal's process group from its fork until it leads a session of its own, so a
+    Ctrl-C can reach it before it ignores one (seen: an 'Exception ignored' traceback from one of the hooks
+    a fork runs, printed on the terminal). Simulated: each forked process sends itself SIGINT at once; a
+    warm sweep (`check`) and a pool (`balance`) on two processes print what they print without it."""
+    probe = ("import os, signal, sys; from validator.tools.cli import main; "
+             "os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGINT)) if sys.argv[1] == 'hit' else None; "
+             "sys.exit(main(sys.argv[2:]))")
+    env = {**os.environ, "RULEVAL_NO_CACHE": "1"}
+    runs = [subprocess.run([sys.executable, "-c", probe, how, *argv, "--jobs", "2"], cwd=REPO, capture_output=True, text=True,
+                           check=False, env=env, timeout=120) for how in ("hit", "calm")]
+    hit, calm = runs
+    assert "Traceback" not in hit.stderr and "Exception ignored" not in hit.stderr, hit.stderr
+    assert (hit.returncode, hit.stdout, hit.stderr) == (calm.returncode, calm.stdout, calm.stderr)
+
+
 def test_a_sweep_in_one_process_imports_no_pool() -> None:
     """The pool's modules (multiprocessing's, and concurrent.futures for a pool of the standard
     library) are imported when a pool runs, not with the sweep: `check --jobs 1` never needs them

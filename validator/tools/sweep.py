@@ -183,6 +183,8 @@ def _install(sources: Sequence[Source]) -> None:
     machine (measured: 0.97x on two cores with a dozen other runnable processes). A worker still ends
     with the sweep (the pool ends it) and never sees the terminal's signals."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # (held while it was forked, ``_ctrl_c_held``: ignored now, it is dropped)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if hasattr(os, "setsid"):
         try:
             os.setsid()
@@ -190,6 +192,23 @@ def _install(sources: Sequence[Source]) -> None:
             pass
     for s in sources:
         _SOURCES[s.digest] = s
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back in this thread while it forks workers. A worker is in the terminal's
+    process group until ``_install`` makes it a session of its own: a Ctrl-C that reached it before it
+    ignores SIGINT would end it with a traceback of its own (an 'Exception ignored' in one of the hooks
+    a fork runs, say). A worker is forked with it held, and drops it (``_install``); this process gets
+    it when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 @dataclass
@@ -327,8 +346,9 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
         running: dict[Future[list[Any]], int] = {}
         try:
             try:
-                for i in todo:
-                    running[pool.submit(run_chunk, task, digests, [items[j] for j in pieces[i]])] = i
+                with _ctrl_c_held():  # (the pool starts its workers as pieces are submitted)
+                    for i in todo:
+                        running[pool.submit(run_chunk, task, digests, [items[j] for j in pieces[i]])] = i
             except OSError:  # no process could be started (none left to the user, no memory): the rest runs here
                 restarts = MAX_POOL_RESTARTS
                 continue
@@ -402,12 +422,7 @@ def _work(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items:
           from_end: bool, conn: Any) -> None:
     """A forked worker of ``_on_warm_pool``: the items it takes, one at a time, each result sent back
     as ``(item, True, result)``, or ``(item, False, exception)`` when the task raised one."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (as ``_install`` says)
-    if hasattr(os, "setsid"):
-        try:
-            os.setsid()
-        except OSError:
-            pass
+    _install(())
     while (i := board.take(slot, from_end)) is not None:
         try:
             message = (i, True, task(list(rulesets), items[i]))
@@ -454,7 +469,8 @@ def _on_warm_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any]
         reader, writer = ctx.Pipe(duplex=False)
         process = ctx.Process(target=_work, args=(task, rulesets, items, board, slot, from_end, writer), daemon=True)
         try:
-            process.start()
+            with _ctrl_c_held():
+                process.start()
         except OSError:  # no process could be started (none left to the user, no memory): fewer run, or only this one
             reader.close()
             return
