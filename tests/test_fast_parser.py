@@ -360,8 +360,7 @@ def _depth_per_character(text: str) -> tuple[int, int]:
        st.integers(0, 2))
 @example(list('"(\\"(#(\n(('), 0)
 def test_the_nesting_depth_is_read_as_one_character_at_a_time(chars: list[str], deeper: int) -> None:
-    """`_nesting_depth` (the brackets alone, summed with no step per bracket) against a plain reading;
-    with an opening prefix past the limit, where it is first reached too."""
+    """`_nesting_depth` (one pattern's scan of the brackets, strings and comments) against a plain
+    reading, with an opening prefix up to past the limit: the depth, and where it is first reached."""
     text = "(" * (syntax.MAX_NESTING - 1 + deeper) + "".join(chars) if deeper else "".join(chars)
-    best, pos = _depth_per_character(text)
-    assert syntax._nesting_depth(text) == (best, pos if best > syntax.MAX_NESTING else 0)
+    assert syntax._nesting_depth(text) == _depth_per_character(text)

@@ -8,7 +8,6 @@ import hashlib
 import marshal
 import re
 import sys
-from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -137,33 +136,22 @@ def parse_error(err: "UnexpectedInput", path: str, text: str) -> Diagnostic:
     return Diagnostic("P001", "syntax error", Span(path, line, col, line, col + 1))
 
 
-# a string (to its closing `"` or the line's end; a backslash takes the next character of the line with
-# it) or a comment: its brackets are no brackets
-_QUOTED = r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"?|#[^\n]*'
-_BRACKETS = re.compile(_QUOTED + r"|[()\[\]{}]")
-# what ``_BRACKETS``'s scan passes over or finds outside brackets (a string or comment starts only at
-# its `"` or `#`, which a run of other characters stops at): removed, it leaves the brackets, in order
-_NOT_BRACKETS = re.compile(_QUOTED + r'|[^()\[\]{}"#]+')
-_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_BRACKETS = re.compile(r'"(?:\\[^\n]|[^"\\\n])*"?|#[^\n]*|[()\[\]{}]')
 
 
 def _nesting_depth(text: str) -> tuple[int, int]:
-    """The deepest bracket nesting outside strings and comments, and, past ``MAX_NESTING``, where it is
-    first reached (else 0). The depth is the running sum over the brackets alone, with no Python step
-    per bracket (one such step each made it 5 % of parsing, now 2.5 %); only a text too deep is scanned to find where."""
-    best = max(accumulate(map(_STEP.__getitem__, _NOT_BRACKETS.sub("", text)), initial=0))
-    if best <= MAX_NESTING:
-        return best, 0
-    depth = 0
+    """The deepest bracket nesting outside strings and comments, and where it is reached."""
+    depth = best = 0
+    pos = 0
     for m in _BRACKETS.finditer(text):
         ch = m.group()
         if ch in "([{":
             depth += 1
-            if depth == best:
-                return best, m.start()
+            if depth > best:
+                best, pos = depth, m.start()
         elif ch in ")]}":
             depth -= 1
-    return best, 0  # (not reached: the scan finds the depth the sum did)
+    return best, pos
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
