@@ -208,6 +208,12 @@ def test_what_a_process_keeps_of_a_file_is_kept_by_its_content(project: Path, mo
     assert loader.load_data_file(project / "d.yaml", "d.yaml") == ({"a": 1}, [])
     _rewrite_as_before(project / "d.yaml", "a: 2\n")
     assert loader.load_data_file(project / "d.yaml", "d.yaml") == ({"a": 2}, [])
+    # one entry a file, its latest text's: a process that sees a file edited many times (a server, an
+    # editor's) keeps none of the earlier texts
+    (project / "d.yaml").write_text("a: 30\n")
+    assert loader.load_data_file(project / "d.yaml", "d.yaml") == ({"a": 30}, [])
+    assert [k for k in loader._module_cache if k.endswith("main.rules")] == [loader._key(project / "main.rules")]
+    assert [k for k in loader._data_cache if k.endswith("d.yaml")] == [loader._key(project / "d.yaml")]
 
 
 def _tamper(path: Path) -> None:

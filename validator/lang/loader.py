@@ -113,38 +113,35 @@ def real_path(shown: str) -> Path:
     return Path(os.path.join(display_base(), shown)).resolve()
 
 
-# A module's parse and a data file's value, per process, found by the file's path and stat (``_stat_key``) and
-# kept by its content: each entry holds the bytes it was made from, and is used only while the file reads
-# the same (``_same``; a file rewritten within one tick of its clock, at the same size, is read afresh). So
-# what is made from an entry (kept elsewhere by the identity of its nodes and values) is kept by content too,
-# which is what lets a sweep's workers forked from a process that checked a ruleset use its caches
+# A module's parse and a data file's value, per process, found by the file's path (``_key``) and kept by its
+# content: each entry holds the bytes it was made from, and is used only while the file reads the same
+# (``_same``: its bytes are read at each use, through ``confine``), so a file rewritten at the same size
+# within one tick of its clock is read afresh, and each file holds one entry, its latest. So what is made
+# from an entry (kept elsewhere by the identity of its nodes and values) is kept by content too, which is
+# what lets a sweep's workers forked from a process that checked a ruleset use its caches
 # (``tools.sweep._on_warm_pool``).
-_module_cache: dict[tuple[str, int, int], tuple[A.Module | None, str, list[Diagnostic], bytes]] = {}
-_data_cache: dict[tuple[str, int, int], tuple[Any, list[Diagnostic], bytes]] = {}
+_module_cache: dict[str, tuple[A.Module | None, str, list[Diagnostic], bytes]] = {}
+_data_cache: dict[str, tuple[Any, list[Diagnostic], bytes]] = {}
 
 
 def _same(raw: bytes | None, entry: tuple[Any, ...]) -> bool:
     return raw is not None and entry[-1] == raw
 
 
-def _stat_key(path: Path) -> tuple[str, int, int]:
-    st = path.stat()
+def _key(path: Path) -> str:
     # shown paths are relative to the working folder, so a cached parse is only good there
-    return (f"{display_base()}\0{path}", st.st_mtime_ns, st.st_size)
+    return f"{display_base()}\0{path}"
 
 
 # a schema file's value as the loader hands it out (``_read_only``), by the key of its read (``_data_cache``)
-_schema_cache: dict[tuple[str, int, int], tuple[Any, Any]] = {}
+_schema_cache: dict[str, tuple[Any, Any]] = {}
 
 
 def _read_only(path: Path, value: Any) -> Any:
     """A schema file's value (``load_data_file``'s), read-only (``core.frozen``): its verdicts are kept by its
-    identity (``engine.state``, ``engine.facts``), so it must not change. The same copy while the file's read
-    is the same, so that the variants of a ruleset share one schema and its verdicts."""
-    try:
-        key = _stat_key(path)
-    except OSError:
-        return frozen(value)
+    identity (``engine.state``, ``engine.facts``), so it must not change. The same copy while the file reads
+    the same, so that the variants of a ruleset share one schema and its verdicts."""
+    key = _key(path)
     kept = _schema_cache.get(key)
     if kept is None or kept[0] is not value:
         kept = _schema_cache[key] = (value, frozen(value))
@@ -155,10 +152,7 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
                    root: confine.Root | None = None) -> tuple[Any, list[Diagnostic]]:
     """Read YAML (``safeyaml``: safe tags, an alias budget) or JSON of a regular file under ``root``
     (``confine``); errors become C008 with the file's own line, a refused file C007 or C024."""
-    try:
-        key = _stat_key(path)
-    except OSError:
-        key = None
+    key = _key(path)
     diags: list[Diagnostic] = []
     value: Any = None
     try:
@@ -166,7 +160,7 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
     except Refused as exc:
         diags.append(refusal(exc, span or Span(shown, 1, 1, 1, 2), "data file"))
         return value, diags
-    kept = _data_cache.get(key) if key is not None else None
+    kept = _data_cache.get(key)
     if kept is not None and _same(raw, kept):
         return kept[0], kept[1]
     else:
@@ -192,8 +186,7 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
             diags.append(Diagnostic("C008", f"data file `{shown}` cannot be read: {str(exc)[:120]}", Span(shown, 1, 1, 1, 2)))
         except RecursionError:
             diags.append(Diagnostic("C008", f"data file `{shown}` is nested too deeply", Span(shown, 1, 1, 1, 2)))
-    if key is not None:
-        _data_cache[key] = (value, diags, raw)
+    _data_cache[key] = (value, diags, raw)
     return value, diags
 
 
@@ -337,7 +330,7 @@ class Loader:
         unsaved = self.overlay.get(str(path))
         if unsaved is not None:  # an editor's text, not the file's: parsed afresh, never cached
             return self._read(shown, *_parse_unsaved(unsaved, shown))
-        key = _stat_key(path)
+        key = _key(path)
         cached = _module_cache.get(key)
         raw: bytes | None = None
         diags: list[Diagnostic] = []

@@ -359,14 +359,12 @@ class Playground:
             digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
         for name in sorted(self._written - set(edits)):  # an edit undone: the file as it is in the folder
             write_atomic(self.copy / name, self.bundled_text(name), durable=False)
-            self._stamp(self.copy / name)
             self._written.discard(name)
         for name, text in sorted(edits.items()):
             target = self.copy / name
             current = target.read_text(encoding="utf-8", errors="surrogatepass") if target.is_file() else None
             if current != text:
                 write_atomic(target, text, durable=False)
-                self._stamp(target)
             self._written.add(name)
         return digest.hexdigest()
 
@@ -397,37 +395,13 @@ class Playground:
         if rs is None:
             try:
                 write_atomic(target, text, durable=False)
-                self._stamp(target)
             except Exception as exc:
                 raise BadRequest(f"the edited ruleset cannot be written: {exc}", 500) from None
             rs = load_ruleset(target, use_cache=False)
-            self._forget_old_parses(target)
             if len(self._edited) >= 16:
                 self._edited.clear()
             self._edited[key] = rs
         return rs, lambda f: self._shown(f, target, shown_label)
-
-    def _stamp(self, target: Path) -> None:
-        """Give the rewritten file a modification time of its own. The loader keeps parsed modules
-        by (path, mtime, size), and the file system's clock is coarse: two edits of one size
-        written within a few milliseconds would otherwise share a key, and the second be shown the
-        first's diagnostics."""
-        self._clock = max(time.time_ns(), getattr(self, "_clock", 0) + 1_000)
-        os.utime(target, ns=(self._clock, self._clock))
-
-    @staticmethod
-    def _forget_old_parses(target: Path) -> None:
-        """Drop the loader's parses of earlier texts of ``target``: each edit would otherwise stay in
-        memory for as long as the server runs (only the current text is ever read again)."""
-        from ..lang import loader
-
-        name = str(target)
-        for key in [k for k in loader._module_cache if k[0].endswith(name) or k[0].endswith(os.path.relpath(target))]:
-            try:
-                if key[1] != target.stat().st_mtime_ns:
-                    del loader._module_cache[key]
-            except (OSError, KeyError):
-                pass
 
     def _shown(self, file: str, edited: Path | None, label: str) -> str:
         real = os.path.realpath(file) if file and not file.startswith("<") else file
