@@ -109,3 +109,55 @@ def test_the_files_read_are_each_shown_path_resolved(name: str) -> None:
         expected.setdefault(real, Path(real).stat().st_mtime_ns)
     assert len(expected) > 3  # (a ruleset, its catalogue, schema and data at least)
     assert list(api.files_read(loaded).items()) == list(expected.items())
+
+
+@pytest.mark.parametrize("how", ["one process", "checked apart"])
+def test_a_file_saved_while_it_is_checked_is_checked_again(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          how: str) -> None:
+    """A file saved after the check read it and before its result is kept (an editor saving while a check
+    runs): the result kept is the text the check read, never the new text's, so the new text is checked."""
+    base = project / "base.rules"
+    real = api._data_findings
+
+    def save_meanwhile(*args, **kwargs):
+        if '"a"' not in base.read_text():  # (a finding of the checker's passes, which the cache keeps)
+            base.write_text(base.read_text().replace("query main = r", 'query main = 1 + "a"'))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "_data_findings", save_meanwhile)
+    if how == "one process":
+        first = api.load_ruleset(base, check_cache=True, use_cache=False)
+    else:
+        first = api.check_paths(["base.rules"])[0][0]
+    assert not first.diagnostics  # (the text it read was sound)
+    monkeypatch.setattr(api, "_data_findings", real)
+    _, diags = api.check_paths(["base.rules"])
+    expected = api.check_paths(["base.rules"], use_cache=False)[1]  # (the new text's, read afresh)
+    assert "C004" in [d.code for d in expected]
+    assert diags == expected, "the text saved during the check must not take its result"
+    assert api.load_ruleset(base, check_cache=True, use_cache=False).diagnostics == \
+        api.load_ruleset(base, check_cache=False, use_cache=False).diagnostics
+
+
+def test_an_entry_never_completes_a_program_made_from_another_text(project: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load read one text, the file holds another by the time the cache is asked (saved meanwhile),
+    and the cache has that other text's findings: they are not taken for the program made from the first."""
+    base = project / "base.rules"
+    sound = base.read_text()
+    broken = sound.replace("query main = r", 'query main = 1 + "a"')
+    base.write_text(broken)
+    assert "C004" in [d.code for d in api.load_ruleset(base, use_cache=False).diagnostics]  # (its entry kept)
+    base.write_text(sound)
+    real = api.build_program
+
+    def save_meanwhile(*args, **kwargs):
+        base.write_text(broken)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "build_program", save_meanwhile)
+    got = api.load_ruleset(base, use_cache=False)
+    monkeypatch.setattr(api, "build_program", real)
+    base.write_text(sound)
+    assert got.diagnostics == api.load_ruleset(base, check_cache=False, use_cache=False).diagnostics
+    assert "C004" not in [d.code for d in got.diagnostics]

@@ -88,6 +88,8 @@ class Ruleset:
     program: Program
     diagnostics: list[Diagnostic]
     files: dict[str, int]
+    # the SHA-256 of the bytes of each file its load read, by resolved path (``confine.recording``)
+    read: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _backend: Backend | None = None
     _untyped: Backend | None = None  # (``backend``: for runs on a state not found valid)
     overlay: dict[str, str] | None = None  # texts it was given rather than read, by resolved path (a player over a variant)
@@ -452,6 +454,16 @@ def check_text(path: str | Path, text: str, unsaved: dict[str, str] | None = Non
 
 
 def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | None = None) -> Ruleset:
+    from .core import checkcache, confine
+
+    # (what a result kept in the check cache is made from: ``checkcache.store``; with no cache, nothing)
+    with confine.recording(check_cache and checkcache.cache_dir() is not None) as read:
+        rs = _load_reading(p, check_cache, overlay, read)
+    rs.read = read
+    return rs
+
+
+def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, read: dict[str, str]) -> Ruleset:
     from .core import checkcache
 
     kept = None
@@ -467,7 +479,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
             if not any(d.is_error for d in diags if d.code.startswith("P")):
                 # the checker's passes and the data checks give diagnostics alone, depending on nothing
                 # but the files read: while none of those changed, the check cache has them (``_CHECKS``)
-                kept = checkcache.lookup(p, kind=_CHECKS) if check_cache else None
+                kept = checkcache.lookup(p, kind=_CHECKS, read=read) if check_cache else None
                 if kept is not None:
                     diags += kept.diagnostics
                 else:
@@ -483,7 +495,7 @@ def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | N
     if kept is None:
         found = _data_findings(rs, not any(d.is_error for d in diags))
         if check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags):
-            checkcache.store(p, list(files), diags[passed:] + found, kind=_CHECKS)
+            checkcache.store(p, list(files), diags[passed:] + found, read, kind=_CHECKS)
         diags = diags + found
     rs.diagnostics = sort_diagnostics(diags)
     _quote_sources(loaded, rs.diagnostics, files)
@@ -638,6 +650,7 @@ class CheckedRuleset:
     diagnostics: list[Diagnostic]
     files: tuple[str, ...] = ()
     texts: dict[str, str] | None = None
+    read: dict[str, str] | None = None  # (``Ruleset.read``: what the check read, for the check cache)
 
     @property
     def sources(self) -> dict[str, str]:
@@ -663,7 +676,7 @@ def checked(rs: Ruleset) -> CheckedRuleset:
     those its diagnostics point into (what they quote)."""
     named = {d.span.file for d in rs.diagnostics} | {r.span.file for d in rs.diagnostics for r in d.related}
     return CheckedRuleset(rs.path, list(rs.diagnostics), tuple(rs.files),
-                          {f: t for f, t in rs.sources.items() if f in named})
+                          {f: t for f, t in rs.sources.items() if f in named}, rs.read)
 
 
 def check_paths(paths: list[str | Path], use_cache: bool = True,
@@ -691,7 +704,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True,
     for f in todo:
         found[f] = fresh[f]
         if use_cache and fresh[f].files:  # (none: what it read is not known here, and it is not cached)
-            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics)
+            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics, fresh[f].read or {})
     results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)

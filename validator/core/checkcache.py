@@ -226,10 +226,12 @@ class Cached:
     files: list[str]
 
 
-def lookup(ruleset: Path, kind: str = "check") -> Cached | None:
+def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = None) -> Cached | None:
     """The cached diagnostics of a ruleset whose files are all unchanged, else None. ``kind`` says which
     of a ruleset's results: ``"check"`` (all of ``ruleval check``'s), ``"data"`` (its data checks,
-    ``engine.data``, which every load of the ruleset needs)."""
+    ``engine.data``, which every load of the ruleset needs). Given ``read`` (a load's ``confine.recording``,
+    this look-up's reads recorded in it too), each file must also have read the same bytes in that load:
+    an entry never completes a program made from another text."""
     folder = cache_dir()
     if folder is None:
         return None
@@ -246,25 +248,28 @@ def lookup(ruleset: Path, kind: str = "check") -> Cached | None:
         if body.get("ruleset") != real or not isinstance(files, dict) or real not in files:
             return None
         root = find_root(ruleset)
-        if any(not isinstance(h, str) or _digest(f, root) != h for f, h in files.items()):
+        if any(not isinstance(h, str) or _digest(f, root) != h or (read is not None and read.get(f, h) != h)
+               for f, h in files.items()):
             return None
         return Cached([diag_from_json(d) for d in body["diagnostics"]], list(files))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], kind: str = "check") -> None:
-    """Remember a ruleset's diagnostics, signed; a ruleset that could not find or read a file is not
-    cached (the file may appear later)."""
+def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], read: dict[str, str],
+          kind: str = "check") -> None:
+    """Remember a ruleset's diagnostics, signed, under the digests of the bytes they were made from
+    (``read``: ``confine.recording`` of the check, not the files read again now, which an editor may have
+    saved since); a ruleset that could not find or read a file, or one of whose files changed while it was
+    checked or was not recorded, is not cached (the file may appear later)."""
     folder = cache_dir()
     if folder is None or any(d.code in NOT_CACHED for d in diagnostics):
         return
     key = signing_key(folder)
     if key is None:
         return
-    root = find_root(ruleset)
-    digests = {f: _digest(f, root) for f in files}
-    if not digests or any(h is None for h in digests.values()):
+    digests = {f: read.get(f) for f in files}
+    if not digests or any(not h for h in digests.values()):
         return
     body = {"tool": _tool_key(), "cwd": os.getcwd(), "ruleset": os.path.realpath(ruleset), "files": digests,
             "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind}

@@ -25,12 +25,14 @@ the old file as it was.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import errno
 import functools
 import os
 import stat
 from pathlib import Path
+from typing import Iterator
 
 ROOT_MARKER = "ruleval.toml"
 # Pseudo-file systems: their "regular" files claim a size of 0 and hold the process's secrets.
@@ -221,9 +223,41 @@ def read_bytes(path: Path, limit: int, root: Root | None = None, shown: str | No
         data = b"".join(chunks)
         if len(data) > limit:
             raise Refused("large", f"`{shown}` is more than the limit of {limit} bytes", len(data))
+        seen = _READ.get()
+        if seen is not None:
+            _note(seen, str(real), data)
         return data
     finally:
         os.close(fd)
+
+
+# what ``read_bytes`` gave in a ``recording`` context: the SHA-256 of each file's bytes, by resolved path
+_READ: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("ruleval_read", default=None)
+
+
+def _note(seen: dict[str, str], real: str, data: bytes) -> None:
+    import hashlib
+
+    digest = hashlib.sha256(data).hexdigest()
+    if seen.setdefault(real, digest) != digest:
+        seen[real] = ""  # (read twice with other bytes: it changed while it was read, and names no text)
+
+
+@contextlib.contextmanager
+def recording(on: bool = True) -> Iterator[dict[str, str]]:
+    """The files ``read_bytes`` reads in this context, each by its resolved path with the SHA-256 of the
+    bytes it gave (an empty text for a file read twice with other bytes): what a result made from them was
+    made from, whatever the files hold by the time it is kept (``checkcache.store``). Not ``on``: none
+    (and nothing hashed)."""
+    seen: dict[str, str] = {}
+    if not on:
+        yield seen
+        return
+    token = _READ.set(seen)
+    try:
+        yield seen
+    finally:
+        _READ.reset(token)
 
 
 def walk(folder: Path, suffixes: tuple[str, ...],

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..api import CheckedRuleset, checked, collector_paused, files_read, load_ruleset
-from ..core import deep
+from ..core import confine, deep
 from ..lang.loader import MAX_DATA_BYTES, display_path, load
 from .sweep import CLUSTER_ENV, files_source, laid_out, run_sweep
 
@@ -38,11 +38,13 @@ def check_sent(rulesets: list[Any], entry: str) -> CheckedRuleset:
     (``rulesets[0]``). The files it read are given relative to the tree; none when one lies outside
     it (a ruleset ruleval ships, read from the worker's own copy): such a result is not cached."""
     with laid_out(rulesets[0]) as top, collector_paused():
-        rs = load_ruleset(top / entry, use_cache=False, check_cache=False)
+        with confine.recording() as seen:  # (the bytes it was sent, which the result is kept under)
+            rs = load_ruleset(top / entry, use_cache=False, check_cache=False)
         done = checked(rs)
         read = [os.path.relpath(f, top) for f in rs.files]
+        digests = {os.path.relpath(f, top): h for f, h in seen.items()}
     inside = not any(r == ".." or r.startswith(".." + os.sep) for r in read)
-    return replace(done, files=tuple(read) if inside else ())
+    return replace(done, files=tuple(read) if inside else (), read=digests if inside else None)
 
 
 def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -> Callable[[list[Path], bool], dict[Path, Any]]:
@@ -72,7 +74,8 @@ def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -
             sweep = run_sweep(check_sent, [tree], [os.path.relpath(f.resolve(), top) for f in sent], cluster=cluster,
                               what="rulesets", err=err)
             for f, r in zip(sent, sweep.results):  # (the files it read, as this machine names them)
-                out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files))
+                out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files),
+                                 read={str(top / p): h for p, h in (r.read or {}).items()})
         else:
             sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs,
                               cluster="", what="rulesets", err=err, warm=True)  # ("": not $RULEVAL_CLUSTER)
