@@ -650,7 +650,7 @@ class CheckedRuleset:
     diagnostics: list[Diagnostic]
     files: tuple[str, ...] = ()
     texts: dict[str, str] | None = None
-    read: dict[str, str] | None = None  # (``Ruleset.read``: what the check read, for the check cache)
+    read: dict[str, str] = field(default_factory=dict)  # (``Ruleset.read``: what the check read, for the check cache)
 
     @property
     def sources(self) -> dict[str, str]:
@@ -704,7 +704,7 @@ def check_paths(paths: list[str | Path], use_cache: bool = True,
     for f in todo:
         found[f] = fresh[f]
         if use_cache and fresh[f].files:  # (none: what it read is not known here, and it is not cached)
-            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics, fresh[f].read or {})
+            checkcache.store(f, list(fresh[f].files), fresh[f].diagnostics, fresh[f].read)
     results = [found[f] for f in files]
     for r in results:
         diags.extend(r.diagnostics)

@@ -44,7 +44,7 @@ def check_sent(rulesets: list[Any], entry: str) -> CheckedRuleset:
         read = [os.path.relpath(f, top) for f in rs.files]
         digests = {os.path.relpath(f, top): h for f, h in seen.items()}
     inside = not any(r == ".." or r.startswith(".." + os.sep) for r in read)
-    return replace(done, files=tuple(read) if inside else (), read=digests if inside else None)
+    return replace(done, files=tuple(read) if inside else (), read=digests)  # (no files: not kept)
 
 
 def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -> Callable[[list[Path], bool], dict[Path, Any]]:
@@ -75,7 +75,7 @@ def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -
                               what="rulesets", err=err)
             for f, r in zip(sent, sweep.results):  # (the files it read, as this machine names them)
                 out[f] = replace(r, path=display_path(f), files=tuple(str(top / p) for p in r.files),
-                                 read={str(top / p): h for p, h in (r.read or {}).items()})
+                                 read={str(top / p): h for p, h in r.read.items()})
         else:
             sweep = run_sweep(check_file, [], [(str(f), use_cache) for f in files], jobs=jobs,
                               cluster="", what="rulesets", err=err, warm=True)  # ("": not $RULEVAL_CLUSTER)
