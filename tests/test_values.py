@@ -202,3 +202,27 @@ def test_a_writing_in_one_thread_is_not_undone_by_writings_in_another() -> None:
         resume.set()
         other.join(10)
     assert len(outcome) == 1 and isinstance(outcome[0], ValueError) and "too large" in str(outcome[0]), outcome
+
+
+@given(st.one_of(st.text(max_size=8), st.integers(), st.integers(-2**70, 2**70), st.booleans(), st.none(),
+                 st.fractions(max_denominator=4), st.lists(st.integers(), max_size=3)), st.integers(0, 40))
+@settings(max_examples=300, deadline=None)
+def test_str_of_a_text_or_a_short_number_gives_and_charges_what_writing_it_does(x: object, budget: int) -> None:
+    """``str`` answers a text and a number of at most 64 bits itself: the text the language's notation
+    writes (``_text_of``), charged its walk and its length, with the same budget error."""
+    def plain() -> tuple[str, int]:
+        ctx = _Budget(budget)
+        try:
+            B._walk_cost(ctx, x, "str")
+            out = B._text_of(x)
+            B._spend(ctx, len(out), "str")
+        except B.CallError as err:
+            return f"error: {err}", ctx.steps
+        return out, ctx.steps
+
+    ctx = _Budget(budget)
+    try:
+        got = B._str(ctx, x)
+    except B.CallError as err:
+        got = f"error: {err}"
+    assert (got, ctx.steps) == plain()

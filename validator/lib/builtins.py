@@ -552,6 +552,11 @@ def _text_of(x: Any) -> str:
 
 @builtin("str", 1, ctx=True, doc="text of a value, in the language's notation (a text is itself)")
 def _str(ctx: Context, x: Any) -> str:
+    t = type(x)  # (a text, and a number of at most 64 bits, written here: what ``_text_of`` gives them)
+    if t is str or (t is int and x.bit_length() <= 64):
+        out = x if t is str else int.__repr__(x)
+        _spend(ctx, len(out), "str")
+        return out
     _walk_cost(ctx, x, "str")
     out = _text_of(x)
     _spend(ctx, len(out), "str")
