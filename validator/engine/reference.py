@@ -328,6 +328,8 @@ class Interpreter:
         self.program = program
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
+        # each input with its pointer and how its value is read (``map_kinds``), made at the first run
+        self.input_plan: list[tuple[Unit, str, tuple[DeclaredKinds, A.TypeRef] | None]] | None = None
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -862,17 +864,27 @@ class Interpreter:
 
     def bind_inputs(self, run: Run) -> None:
         """Each `input` read from the state at its JSON pointer, or its default."""
-        for unit in self.inputs:
-            ok, value = resolve_pointer(run.state, unit.pointer)
+        plan = self.input_plan
+        if plan is None:  # (what the program fixes, found at its first run: ``input_plan``)
+            plan = self.input_plan = [(unit, unit.pointer, self.map_kinds(unit)) for unit in self.inputs]
+        state, inputs = run.state, run.inputs
+        for unit, ptr, read in plan:
+            ok, value = resolve_pointer(state, ptr)
             if not ok:
                 if unit.body is None:
                     raise MissingInput(unit)
                 value = force(run, self.evaluate(run, unit.body, self.env(unit)))
-            elif unit.ret is not None:
-                kinds = self.kinds(unit)
-                if kinds.declares_map(unit.ret):
-                    value = kinds.read(value, unit.ret)
-            run.inputs[unit.index] = value
+            elif read is not None:
+                value = read[0].read(value, read[1])
+            inputs[unit.index] = value
+
+    def map_kinds(self, unit: Unit) -> tuple[DeclaredKinds, A.TypeRef] | None:
+        """How an input's value is read (``DeclaredKinds.read`` by its declared type) when that type declares a
+        map; else None."""
+        if unit.ret is None:
+            return None
+        kinds = self.kinds(unit)
+        return (kinds, unit.ret) if kinds.declares_map(unit.ret) else None
 
     def read_args(self, unit: Unit, args: list[Any]) -> list[Any]:
         """A query's arguments, given from outside (``--arg``, a case's ``args``, an API caller's
