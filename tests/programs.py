@@ -211,6 +211,15 @@ class Gen:
             lambda: f"list({self.expr(SET, env, d)})",
             lambda: f"[k2 + v2 for k2, v2 in {{q => q * 2 for q in {xs()}}}]",
             lambda: f"[x2.index + x2.item for x2 in enumerate({xs()})]",
+            # `enumerate` in a comprehension whose name is read only by its fields walks no records
+            # (``backend.counted``): with a condition, a later `for` reading it, in a generator; read
+            # whole, in a lambda, or over a set, a map, a text or a value of any kind, it is not
+            lambda: f"[x2.item * x2.index for x2 in enumerate({xs()}) if x2.index > {i()}]",
+            lambda: f"[x2.item + w for x2 in enumerate({xs()}) for w in range(x2.index)]",
+            lambda: f"[count(x2.item > x2.index for x2 in enumerate({xs()}))]",
+            lambda: f"[len(x2) + x2.index for x2 in enumerate({xs()})]",
+            lambda: f"[h(x2.index) for x2 in enumerate({xs()}) for h in [fn(q) => q + x2.item]]",
+            lambda: f"[x2.index for x2 in enumerate({self.expr(self.pick([SET, MAP, STR, ANY]), env, d)})]",
             lambda: f"scan({xs()}, 0, fn(acc, q) => acc + q)",
         ]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]

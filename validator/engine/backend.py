@@ -197,7 +197,7 @@ _HELPERS: dict[str, Any] = {
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
     "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
-    "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
+    "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN),
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
@@ -218,6 +218,7 @@ class _Local(NamedTuple):
 
     py: str
     var: bool = False
+    pair: tuple[str, str] | None = None  # an `e` of `for e in enumerate(xs)` read only as `e.index`, `e.item`: theirs
 
 
 Env = dict[int, _Local]  # by slot
@@ -773,6 +774,7 @@ class Backend:
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
         ref = w.bound.get(id(e))
         if isinstance(ref, Local):
+            assert env[ref.slot].pair is None, "read only by its fields (``counted``)"
             return env[ref.slot].py
         return self.referee_value(w, ref, e.span)
 
@@ -863,25 +865,30 @@ class Backend:
             else:
                 self.add_line(w, out, k or x, span, x if k else None)
 
-        self.loops(w, e.fors, env, item)
+        self.loops(w, e.fors, env, item, (e.elem, e.key))
         if e.kind == "set":
             return self.tmp(w, f"_frozenset({out})")
         return out
 
-    def loops(self, w: _Writer, fors: tuple[A.CompFor, ...], env: Env, item: Callable[[Env], None]) -> None:
-        """A comprehension's `for`s, nested, with ``item`` written in the innermost."""
+    def loops(self, w: _Writer, fors: tuple[A.CompFor, ...], env: Env, item: Callable[[Env], None],
+              body: tuple[Any, ...] = ()) -> None:
+        """A comprehension's `for`s, nested, with ``item`` written in the innermost (``body``: its code)."""
         if not fors:
             item(env)
             return
         first = fors[0]
-        seq = self.looked(w, first.iter, env)
-        names = [w.fresh("_v") for _ in first.names]
+        counted = self.counted(w, first, (first.cond, fors[1:], body))
+        seq = self.looked(w, counted.args[0] if counted is not None else first.iter, env)
+        names = [w.fresh("_v") for _ in range(2) if counted is not None] or [w.fresh("_v") for _ in first.names]
         items, span = w.fresh(), w.const(first.span)
         head, indent = len(w.lines), w.indent
         w.lines.append("")  # the loop's head, written once the most an item's code charges is known
         w.indent += 1
         w.stretches.append([0, None])
         inner = {**env, **{slot(w.bound, first) + i: _Local(py) for i, py in enumerate(names)}}
+        if counted is not None:
+            inner[slot(w.bound, first)] = _Local(names[1], pair=(names[0], names[1]))
+            w.known[names[0]] = int
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -898,7 +905,35 @@ class Backend:
         lines = [f"if {when}:", f"    ctx.steps += _len({seq}){f' * {per}' if per > 1 else ''}",
                  "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {fast}", "else:",
                  f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {', '.join(names)} in {items}:"]
+        if counted is not None:  # the builtin's records never made: its step an item, then the loop's (``counted``)
+            fn, at = w.const(BUILTINS["enumerate"].fn), w.const(counted.span)
+            lines = [f"if {is_(seq, 'list', w)}:", f"    ctx.steps += _len({seq}) * {per + 1}",
+                     "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {seq}",
+                     "else:", "    try:", f"        {items} = {fn}(ctx, {seq})", "    except _HANDLED as err:",
+                     f"        raise _builtin_failed(ctx, err, 'enumerate', {at}) from None",
+                     f"    {items} = [_r['item'] for _r in _items_of(ctx, {items}, 1, {span}, {per})]",
+                     f"for {names[0]}, {names[1]} in _enum({items}):"]
         w.lines[head] = "\n".join("    " * indent + line for line in lines)
+
+    def counted(self, w: _Writer, first: A.CompFor, code: tuple[Any, ...]) -> A.Call | None:
+        """The call of `for e in enumerate(xs)` (the built-in) whose `e` the rest of the comprehension
+        (``code``, with no lambda or comprehension in it) reads only as `e.index` and `e.item`: the loop
+        then walks the items of `xs` with their indices, which those reads give, charged as the records."""
+        it = first.iter
+        if len(first.names) != 1 or not isinstance(it, A.Call) or len(it.args) != 1 or it.kwargs:
+            return None
+        target = w.bound.get(id(it.func))
+        if not isinstance(target, BuiltinRef) or target.builtin.name != "enumerate":
+            return None
+        at, read = slot(w.bound, first), set()
+        for n in A.nodes(code):  # (a field before what it reads)
+            if isinstance(n, (A.Lambda, A.Comp)):
+                return None
+            if isinstance(n, A.Field) and n.name in ("index", "item"):
+                read.add(id(n.obj))
+            elif isinstance(n, A.Name) and id(n) not in read and getattr(w.bound.get(id(n)), "slot", None) == at:
+                return None
+        return it
 
     def generator(self, w: _Writer, e: A.Comp, env: Env) -> str:
         """A comprehension given to a call: a generator function, made where it is written
@@ -911,7 +946,7 @@ class Backend:
             inner_w(f"yield {x}")
 
         inner_w.open_charge(e.span)
-        self.loops(inner_w, e.fors, env, item)
+        self.loops(inner_w, e.fors, env, item, (e.elem,))
         inner_w.close_charge()
         inner_w("pass")
         w.close_nested(inner_w)
@@ -1032,6 +1067,9 @@ class Backend:
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
         if isinstance(w.bound.get(id(e.obj)), ModuleRef):
             return self.referee_value(w, w.bound.get(id(e)), e.span)
+        local = w.bound.get(id(e.obj))
+        if isinstance(local, Local) and (pair := env[local.slot].pair) is not None:  # (``counted``)
+            return pair[e.name == "item"]
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         # (a record or map looked up by the text, none where it lacks it: only a map or record raises a
