@@ -879,16 +879,19 @@ class Backend:
         first = fors[0]
         counted = self.counted(w, first, (first.cond, fors[1:], body))
         seq = self.looked(w, counted.args[0] if counted is not None else first.iter, env)
-        names = [w.fresh("_v") for _ in range(2) if counted is not None] or [w.fresh("_v") for _ in first.names]
+        if counted is not None:
+            seq = self.enumerated(w, seq, counted.span)
+        names = [w.fresh("_v") for _ in first.names]
         items, span = w.fresh(), w.const(first.span)
         head, indent = len(w.lines), w.indent
         w.lines.append("")  # the loop's head, written once the most an item's code charges is known
         w.indent += 1
         w.stretches.append([0, None])
         inner = {**env, **{slot(w.bound, first) + i: _Local(py) for i, py in enumerate(names)}}
-        if counted is not None:
-            inner[slot(w.bound, first)] = _Local(names[1], pair=(names[0], names[1]))
-            w.known[names[0]] = int
+        if counted is not None:  # (the index beside the item, ``enumerated``)
+            index = w.fresh("_v")
+            inner[slot(w.bound, first)] = _Local(names[0], pair=(index, names[0]))
+            w.known[index] = int
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -902,18 +905,26 @@ class Backend:
         when, fast = {1: (_either(is_(seq, "list", w), is_(seq, "dict", w),
                                   _both(is_(seq, "Map", w), f"_TK not in {seq} and _FK not in {seq}")), seq),
                       2: (pairs, f"_entries({seq})")}.get(len(names), ("False", "None"))
+        walked = f"{index}, {names[0]} in _enum({items})" if counted is not None else f"{', '.join(names)} in {items}"
         lines = [f"if {when}:", f"    ctx.steps += _len({seq}){f' * {per}' if per > 1 else ''}",
                  "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {fast}", "else:",
-                 f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {', '.join(names)} in {items}:"]
-        if counted is not None:  # the builtin's records never made: its step an item, then the loop's (``counted``)
-            fn, at = w.const(BUILTINS["enumerate"].fn), w.const(counted.span)
-            lines = [f"if {is_(seq, 'list', w)}:", f"    ctx.steps += _len({seq}) * {per + 1}",
-                     "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {seq}",
-                     "else:", "    try:", f"        {items} = {fn}(ctx, {seq})", "    except _HANDLED as err:",
-                     f"        raise _builtin_failed(ctx, err, 'enumerate', {at}) from None",
-                     f"    {items} = [_r['item'] for _r in _items_of(ctx, {items}, 1, {span}, {per})]",
-                     f"for {names[0]}, {names[1]} in _enum({items}):"]
+                 f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {walked}:"]
         w.lines[head] = "\n".join("    " * indent + line for line in lines)
+
+    def enumerated(self, w: _Writer, seq: str, span: Span) -> str:
+        """The items `enumerate(seq)` numbers, for a loop that numbers them itself (``counted``): charged as
+        the built-in charges them, its records made (by the built-in, failing at ``span``) only for a non-list."""
+        out, listed = w.fresh(), self.is_(seq, "list", w)
+        w(f"if {listed}:")
+        w(f"    ctx.steps += _len({seq})")
+        w(f"    if ctx.steps > ctx.budget: raise _over(ctx, {w.const(span)})")
+        w(f"    {out} = {seq}")
+        w("else:")
+        w.indent += 1
+        w(f"{out} = [_r['item'] for _r in {self.builtin_call(w, BUILTINS['enumerate'], [seq], span)}]")
+        w.indent -= 1
+        w.known[out] = list
+        return out
 
     def counted(self, w: _Writer, first: A.CompFor, code: tuple[Any, ...]) -> A.Call | None:
         """The call of `for e in enumerate(xs)` (the built-in) whose `e` the rest of the comprehension
@@ -1065,10 +1076,10 @@ class Backend:
         return self.tmp(w, _pick(f"-{x}", self.is_(x, "int", w), f"_negate({x}, {w.const(e.span)})"))
 
     def x_Field(self, w: _Writer, e: A.Field, env: Env) -> str:
-        if isinstance(w.bound.get(id(e.obj)), ModuleRef):
+        of = w.bound.get(id(e.obj))
+        if isinstance(of, ModuleRef):
             return self.referee_value(w, w.bound.get(id(e)), e.span)
-        local = w.bound.get(id(e.obj))
-        if isinstance(local, Local) and (pair := env[local.slot].pair) is not None:  # (``counted``)
+        if isinstance(of, Local) and (pair := env[of.slot].pair) is not None:  # (``counted``)
             return pair[e.name == "item"]
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
