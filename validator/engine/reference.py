@@ -328,8 +328,8 @@ class Interpreter:
         self.program = program
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
-        # each input with its pointer and how its value is read (``map_kinds``), made at the first run
-        self.input_plan: list[tuple[Unit, str, tuple[DeclaredKinds, A.TypeRef] | None]] | None = None
+        # each input with how its value is read (``map_kinds``), made at the first run
+        self.input_plan: list[tuple[Unit, tuple[DeclaredKinds, A.TypeRef] | None]] | None = None
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -866,10 +866,10 @@ class Interpreter:
         """Each `input` read from the state at its JSON pointer, or its default."""
         plan = self.input_plan
         if plan is None:  # (what the program fixes, found at its first run: ``input_plan``)
-            plan = self.input_plan = [(unit, unit.pointer, self.map_kinds(unit)) for unit in self.inputs]
+            plan = self.input_plan = [(unit, self.map_kinds(unit)) for unit in self.inputs]
         state, inputs = run.state, run.inputs
-        for unit, ptr, read in plan:
-            ok, value = resolve_pointer(state, ptr)
+        for unit, read in plan:
+            ok, value = resolve_pointer(state, unit.pointer)
             if not ok:
                 if unit.body is None:
                     raise MissingInput(unit)
