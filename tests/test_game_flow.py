@@ -913,7 +913,8 @@ def test_replay_lines_fit_the_width(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     record = [json.loads(line)["state"] for line in out.splitlines()]
     [retreat] = [n for n, s in enumerate(record) if s.get("dislodged")]
     unit = record[retreat]["dislodged"][0]  # another unit dislodged: no field-by-field pairing
-    record[retreat]["dislodged"][0] = {**unit, "power": "italy", "type": "fleet", "location": "gol", "retreats": []}
+    record[retreat]["dislodged"][0] = {**unit, "power": "italy", "type": "fleet", "location": "gol", "attacker_from": "mar",
+                                       "retreats": []}
     monkeypatch.chdir(tmp_path)
     path = Path("a_folder_with_a_long_name_" * 2) / "record.json"  # a head of more than 100 columns
     path.parent.mkdir()
