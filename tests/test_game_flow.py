@@ -492,6 +492,44 @@ def test_play_writes_every_phase_and_the_last_state(tmp_path: Path) -> None:
     assert [s.next for s in steps][-1] == after
 
 
+def test_a_whole_first_year_counts_centres_and_builds_as_the_rules_say() -> None:
+    """Every power plays a 1901 (text audit, DIP-G1 to DIP-G4): the counts below were worked out by hand
+    from the standard rules before the game was run. Galicia and the Black Sea are spring standoffs;
+    in the fall France's army and England's fleet stand each other off in Belgium, which stays
+    unowned; a centre left in the fall keeps its owner (Brest); the winter's builds go in free owned
+    home centres up to each power's allowance: France's third build fails, Russia's fleet without a
+    coast in St Petersburg is invalid, unordered builds (Austria's two, one each of Germany and
+    Russia) are waived."""
+    def orders(power: str, *texts: str) -> list[dict[str, str]]:
+        return [{"power": power, "order": t} for t in texts]
+    spring = (orders("france", "A PAR - BUR", "A MAR - SPA", "F BRE - MAO")
+              + orders("germany", "A MUN - RUH", "A BER - KIE", "F KIE - DEN")
+              + orders("england", "F LON - NTH", "F EDI - NWG", "A LVP - YOR")
+              + orders("italy", "A ROM - APU", "A VEN H", "F NAP - ION")
+              + orders("austria", "A VIE - GAL", "A BUD - SER", "F TRI - ALB")
+              + orders("russia", "A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT")
+              + orders("turkey", "A CON - BUL", "A SMY - ARM", "F ANK - BLA"))
+    fall = (orders("france", "A SPA - POR", "F MAO - SPA/NC", "A BUR - BEL") + orders("germany", "A RUH - HOL")
+            + orders("england", "F NTH - BEL", "F NWG - NWY") + orders("italy", "F ION - TUN") + orders("austria", "F ALB - GRE")
+            + orders("russia", "A UKR - RUM", "F BOT - SWE") + orders("turkey", "F ANK - CON"))
+    winter = (orders("france", "BUILD A PAR", "BUILD F BRE", "BUILD A MAR") + orders("germany", "BUILD A BER")
+              + orders("england", "BUILD F LON") + orders("italy", "BUILD F NAP") + orders("russia", "BUILD F STP", "BUILD A MOS")
+              + orders("turkey", "BUILD F SMY"))
+    steps = list(play(load_ruleset(STANDARD), START, [Entry(spring, "S1901M"), Entry(fall, "F1901M"), Entry(winter, "W1901A")]))
+    assert [s.phase for s in steps] == ["S1901M", "F1901M", "W1901A"] and steps[-1].next_phase == "S1902M"
+    assert steps[0].result["standoffs"] == ["bla", "gal"] and steps[1].result["standoffs"] == ["bel"]
+    owners = steps[1].next["supply_centers"]
+    count = {pw: sum(1 for o in owners.values() if o == pw) for pw in sorted(set(owners.values()))}
+    assert count == {"austria": 5, "england": 4, "france": 5, "germany": 5, "italy": 4, "russia": 6, "turkey": 4}
+    assert "bel" not in owners and owners["bre"] == "france"
+    assert [o["status"] for o in steps[2].result["orders"]] == [
+        "succeeds", "succeeds", "fails", "succeeds", "succeeds", "succeeds", "invalid", "succeeds", "succeeds"]
+    after = steps[-1].next
+    units = {pw: sum(1 for u in after["units"] if u["power"] == pw) for pw in count}
+    assert units == {"austria": 3, "england": 4, "france": 5, "germany": 4, "italy": 4, "russia": 5, "turkey": 4}
+    assert after["supply_centers"] == owners and after["phase"] == {"season": "spring", "year": 1902, "type": "movement"}
+
+
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_play_reads_yaml_and_json_game_files(tmp_path: Path, suffix: str) -> None:
     start, orders = _files(tmp_path, suffix=suffix)
