@@ -24,6 +24,7 @@ from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
 from .lang.program import Program, Unit, build_program
+from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_base, display_path, load, real_path
@@ -87,7 +88,9 @@ class Ruleset:
     path: str
     program: Program
     diagnostics: list[Diagnostic]
-    files: dict[str, int]
+    # every file its load read, by resolved path, as it was when read (``confine.recording``): what
+    # ``_fresh`` compares the files with
+    files: dict[str, Seen]
     # the SHA-256 of the bytes of each file its load read, by resolved path (``confine.recording``)
     read: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _backend: Backend | None = None
@@ -406,12 +409,17 @@ _cache: dict[str, Ruleset] = {}
 
 
 def _fresh(rs: Ruleset) -> bool:
-    for f, mtime in rs.files.items():
-        try:
-            if Path(f).stat().st_mtime_ns != mtime:
-                return False
-        except OSError:
+    """Whether every file ``rs`` was loaded from holds what its load read (``confine.still``: a ``stat``
+    of each, and a racy file's bytes read again). A racy file found unchanged is kept with the time of
+    that read, which makes it safe once its tick has passed (``confine.TICK_NS``)."""
+    safer = {}
+    for f, seen in rs.files.items():
+        now = still(f, seen)
+        if now is None:
             return False
+        if now is not seen:
+            safer[f] = now
+    rs.files.update(safer)
     return True
 
 
@@ -456,14 +464,15 @@ def check_text(path: str | Path, text: str, unsaved: dict[str, str] | None = Non
 def _load_ruleset(p: Path, check_cache: bool = True, overlay: dict[str, str] | None = None) -> Ruleset:
     from .core import checkcache, confine
 
-    # (what a result kept in the check cache is made from: ``checkcache.store``; with no cache, nothing)
-    with confine.recording(check_cache and checkcache.cache_dir() is not None) as read:
-        rs = _load_reading(p, check_cache, overlay, read)
-    rs.read = read
+    # (what its files must hold for it to be served again, ``_fresh``; and with the check cache on, the
+    # digests a result kept there is made from, ``checkcache.store``)
+    with confine.recording(check_cache and checkcache.cache_dir() is not None) as reads:
+        rs = _load_reading(p, check_cache, overlay, reads)
+    rs.read = reads.digests() if reads.hashed else {}
     return rs
 
 
-def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, read: dict[str, str]) -> Ruleset:
+def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, reads: Reads) -> Ruleset:
     from .core import checkcache
 
     kept = None
@@ -479,7 +488,7 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
             if not any(d.is_error for d in diags if d.code.startswith("P")):
                 # the checker's passes and the data checks give diagnostics alone, depending on nothing
                 # but the files read: while none of those changed, the check cache has them (``_CHECKS``)
-                kept = checkcache.lookup(p, kind=_CHECKS, read=read) if check_cache else None
+                kept = checkcache.lookup(p, kind=_CHECKS, read=reads.digests()) if check_cache else None
                 if kept is not None:
                     diags += kept.diagnostics
                 else:
@@ -490,12 +499,14 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
             passed = -1
-    files = files_read(loaded)
+    # each file as the load read it, taken as its bytes were read (a file saved since is not taken for
+    # what the load read); one the load only looked at (refused, or given as text), as it is now
+    files = {f: reads.seen.get(f) or looked_at(f) for f in files_read(loaded)}
     rs = Ruleset(display_path(p), program, diags, files)
     if kept is None:
         found = _data_findings(rs, not any(d.is_error for d in diags))
         if check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags):
-            checkcache.store(p, list(files), diags[passed:] + found, read, kind=_CHECKS)
+            checkcache.store(p, list(files), diags[passed:] + found, reads.digests(), kind=_CHECKS)
         diags = diags + found
     rs.diagnostics = sort_diagnostics(diags)
     _quote_sources(loaded, rs.diagnostics, files)
@@ -540,7 +551,7 @@ def files_read(loaded: Loaded) -> dict[str, int]:
     return files
 
 
-def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, int]) -> None:
+def _quote_sources(loaded: Any, diags: list[Diagnostic], files: dict[str, Seen]) -> None:
     """The text of each file the ruleset read that a diagnostic points into but the load kept no text
     of (a data file whose YAML does not parse, data findings from the check cache), so that the
     diagnostic quotes its line as any other does."""

@@ -31,8 +31,10 @@ import errno
 import functools
 import os
 import stat
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 ROOT_MARKER = "ruleval.toml"
 # Pseudo-file systems: their "regular" files claim a size of 0 and hold the process's secrets.
@@ -202,6 +204,7 @@ def read_bytes(path: Path, limit: int, root: Root | None = None, shown: str | No
             raise Refused("special", f"`{shown}` is a folder, not a regular file") from None
         raise Refused("unreadable", f"`{shown}` cannot be read: {exc.strerror}") from None
     try:
+        at = _clock()  # (before the look at the file: ``Seen.at``)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused("special", f"`{shown}` is {_kind(st.st_mode)}, not a regular file")
@@ -223,41 +226,130 @@ def read_bytes(path: Path, limit: int, root: Root | None = None, shown: str | No
         data = b"".join(chunks)
         if len(data) > limit:
             raise Refused("large", f"`{shown}` is more than the limit of {limit} bytes", len(data))
-        seen = _READ.get()
-        if seen is not None:
-            _note(seen, str(real), data)
+        active = _READ.get()
+        if active:
+            _note(active, str(real), data, st, at)
         return data
     finally:
         os.close(fd)
 
 
-# what ``read_bytes`` gave in a ``recording`` context: the SHA-256 of each file's bytes, by resolved path
-_READ: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("ruleval_read", default=None)
+# A file saved within this long after ruleval looked at it may keep the modification and change times
+# it had then: FAT keeps them in steps of 2 s (the coarsest file system in common use; ext4, XFS, APFS
+# and tmpfs keep nanoseconds but step with the kernel's clock tick, milliseconds), and a network file
+# system stamps files by its server's clock, which may be a little behind this one's (a second more).
+TICK_NS = 3_000_000_000
+_clock = time.time_ns  # (the clock a file's times are compared with)
 
 
-def _note(seen: dict[str, str], real: str, data: bytes) -> None:
+def stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What any rewrite of a file changes, unless it lands within its clock's tick (``TICK_NS``) and at
+    its size: modification and change times (the change time cannot be set back: ``os.utime`` moves
+    it on), size, inode and device (a file replaced by another, ``write_atomic``)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev)
+
+
+class Seen(NamedTuple):
+    """A file as ``read_bytes`` read it: its ``stamp`` on the open descriptor, taken before its bytes
+    were read, and the later of its modification and change times; the clock just before that; the
+    SHA-256 of the bytes, or None when they were not hashed (the file was not ``racy``, and no cache
+    needs its digest), or an empty text when the file was read twice in one recording and found to
+    have changed in between."""
+
+    stamp: tuple[int, ...]
+    changed: int
+    at: int
+    digest: str | None
+
+    @property
+    def racy(self) -> bool:
+        """Whether a rewrite after the read could leave the file with the same stamp: it was modified
+        (or its times set) within ``TICK_NS`` of the read, or after it (a clock ahead of this one).
+        Otherwise any later rewrite has another stamp: its change time is later than the read less a tick."""
+        return self.changed > self.at - TICK_NS
+
+
+def _seen(st: os.stat_result, at: int) -> Seen:
+    return Seen(stamp(st), max(st.st_mtime_ns, st.st_ctime_ns), at, None)
+
+
+@dataclass
+class Reads:
+    """What ``read_bytes`` read in a ``recording`` context: a ``Seen`` of each file, by resolved path.
+    ``hashed``: every file's bytes hashed (what a cache keeps a result under, ``checkcache.store``);
+    else only those of a racy file (what ``still`` needs)."""
+
+    hashed: bool
+    seen: dict[str, Seen] = field(default_factory=dict)
+
+    def digests(self) -> dict[str, str]:
+        """The SHA-256 of each file's bytes (an empty text for one that changed while it was read),
+        for the files that were hashed."""
+        return {f: s.digest for f, s in self.seen.items() if s.digest is not None}
+
+
+# the recordings ``read_bytes`` notes its reads in, innermost last (a load inside another's recording: both)
+_READ: contextvars.ContextVar[tuple[Reads, ...]] = contextvars.ContextVar("ruleval_read", default=())
+
+
+def _note(active: tuple[Reads, ...], real: str, data: bytes, st: os.stat_result, at: int) -> None:
     import hashlib
 
-    digest = hashlib.sha256(data).hexdigest()
-    if seen.setdefault(real, digest) != digest:
-        seen[real] = ""  # (read twice with other bytes: it changed while it was read, and names no text)
+    seen = _seen(st, at)
+    if seen.racy or any(r.hashed for r in active):
+        seen = seen._replace(digest=hashlib.sha256(data).hexdigest())
+    for reads in active:
+        old = reads.seen.setdefault(real, seen)
+        both = old.digest is not None and seen.digest is not None  # (a racy read hashed, a later one not)
+        if old is not seen and (old.stamp != seen.stamp or both and old.digest != seen.digest):
+            reads.seen[real] = old._replace(digest="")  # (it changed while it was read, and names no text)
 
 
 @contextlib.contextmanager
-def recording(on: bool = True) -> Iterator[dict[str, str]]:
-    """The files ``read_bytes`` reads in this context, each by its resolved path with the SHA-256 of the
-    bytes it gave (an empty text for a file read twice with other bytes): what a result made from them was
-    made from, whatever the files hold by the time it is kept (``checkcache.store``). Not ``on``: none
-    (and nothing hashed)."""
-    seen: dict[str, str] = {}
-    if not on:
-        yield seen
-        return
-    token = _READ.set(seen)
+def recording(hashed: bool = True) -> Iterator[Reads]:
+    """The files ``read_bytes`` reads in this context (``Reads``): what a result made from them was made
+    from, whatever the files hold by the time it is kept (``checkcache.store``) or used again (``still``).
+    Not ``hashed``: the bytes of a file are hashed only if it is racy (``Seen.racy``)."""
+    reads = Reads(hashed)
+    token = _READ.set((*_READ.get(), reads))
     try:
-        yield seen
+        yield reads
     finally:
         _READ.reset(token)
+
+
+def looked_at(path: str) -> Seen:
+    """A ``Seen`` of a file ruleval looked at without reading it through ``read_bytes`` (not hashed: it is
+    taken for changed while it is racy); one that matches no file's when it cannot be looked at."""
+    at = _clock()
+    try:
+        return _seen(os.stat(path), at)
+    except OSError:
+        return Seen((), 0, at, "")
+
+
+def still(path: str, seen: Seen) -> Seen | None:
+    """Whether the file at ``path`` (resolved) still holds what was read of it (``seen``): None once it
+    cannot be looked at or has another stamp; else ``seen``, or, for a racy file, what was found on
+    reading it again, when its bytes are the same (with the time of that read, after which it may no
+    longer be racy). One ``stat`` for a file that is not racy: its bytes are not read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stamp(st) != seen.stamp or seen.digest == "":  # (changed, or changed while it was read)
+        return None
+    if not seen.racy:
+        return seen
+    if seen.digest is None:  # (only looked at: nothing to compare its bytes with)
+        return None
+    with recording() as again:
+        try:
+            read_bytes(Path(path), st.st_size)
+        except Refused:
+            return None
+    now = again.seen.get(path)
+    return now if now is not None and now.stamp == seen.stamp and now.digest == seen.digest else None
 
 
 def walk(folder: Path, suffixes: tuple[str, ...],

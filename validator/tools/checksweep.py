@@ -42,7 +42,7 @@ def check_sent(rulesets: list[Any], entry: str) -> CheckedRuleset:
             rs = load_ruleset(top / entry, use_cache=False, check_cache=False)
         done = checked(rs)
         read = [os.path.relpath(f, top) for f in rs.files]
-        digests = {os.path.relpath(f, top): h for f, h in seen.items()}
+        digests = {os.path.relpath(f, top): h for f, h in seen.digests().items()}
     inside = not any(r == ".." or r.startswith(".." + os.sep) for r in read)
     return replace(done, files=tuple(read) if inside else (), read=digests)  # (no files: not kept)
 
