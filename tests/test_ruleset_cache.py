@@ -163,3 +163,27 @@ def test_a_file_removed_or_replaced_is_noticed(project: Path, monkeypatch: pytes
         os.replace(project / "new.yaml", project / "data.yaml")
         again = api.load_ruleset("main.rules")
         assert again is not rs and answer(again) == 41
+
+
+def test_a_file_that_appears_where_an_import_found_none_is_read(project: Path) -> None:
+    (project / "main.rules").write_text('import "more.yaml" as more\nextends "lib.rules"\nquery main = base + more.n\n')
+    rs = api.load_ruleset("main.rules")
+    assert [d.code for d in rs.diagnostics if d.is_error][:1] == ["C005"]
+    (project / "more.yaml").write_text("n: 5\n")
+    again = api.load_ruleset("main.rules")
+    assert again is not rs and answer(again) == 35
+
+
+def test_a_load_that_failed_reading_is_not_kept(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load that raised (``api._unreadable``: a path the system refuses, a value Python's readers
+    refuse) knows no file to find it stale by."""
+    load = api.load
+
+    def refused(*a: Any) -> Any:
+        raise OSError(36, "File name too long")
+
+    monkeypatch.setattr(api, "load", refused)
+    rs = api.load_ruleset("main.rules")
+    assert [d.code for d in rs.diagnostics] == ["C008"]
+    monkeypatch.setattr(api, "load", load)
+    assert answer(api.load_ruleset("main.rules")) == 31

@@ -93,6 +93,8 @@ class Ruleset:
     files: dict[str, Seen]
     # the SHA-256 of the bytes of each file its load read, by resolved path (``confine.recording``)
     read: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # where a reference it makes found no file (``Loaded.missing``): ``_fresh`` while none is there
+    absent: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _backend: Backend | None = None
     _untyped: Backend | None = None  # (``backend``: for runs on a state not found valid)
     overlay: dict[str, str] | None = None  # texts it was given rather than read, by resolved path (a player over a variant)
@@ -411,7 +413,10 @@ _cache: dict[str, Ruleset] = {}
 def _fresh(rs: Ruleset) -> bool:
     """Whether every file ``rs`` was loaded from holds what its load read (``confine.still``: a ``stat``
     of each, and a racy file's bytes read again). A racy file found unchanged is kept with the time of
-    that read, which makes it safe once its tick has passed (``confine.TICK_NS``)."""
+    that read, which makes it safe once its tick has passed (``confine.TICK_NS``). A file that has
+    appeared where the load found none (an import it reported not found) makes it stale too."""
+    if any(os.path.exists(f) for f in rs.absent):
+        return False
     safer = {}
     for f, seen in rs.files.items():
         now = still(f, seen)
@@ -448,7 +453,8 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
         diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
     rs = deep.call(_load_ruleset, p, check_cache)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
-    _cache[key] = rs
+    if rs.files:  # (none: a load that failed knows nothing to find it stale by, ``_unreadable``)
+        _cache[key] = rs
     return rs
 
 
@@ -502,7 +508,7 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
     # each file as the load read it, taken as its bytes were read (a file saved since is not taken for
     # what the load read); one the load only looked at (refused, or given as text), as it is now
     files = {f: reads.seen.get(f) or looked_at(f) for f in files_read(loaded)}
-    rs = Ruleset(display_path(p), program, diags, files)
+    rs = Ruleset(display_path(p), program, diags, files, absent=tuple(loaded.missing))
     if kept is None:
         found = _data_findings(rs, not any(d.is_error for d in diags))
         if check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags):

@@ -99,6 +99,7 @@ class Loaded:
     diagnostics: list[Diagnostic]
     read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
     modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
+    missing: list[str] = field(default_factory=list)  # where a reference found no file (resolved paths: C005)
 
 
 def display_path(path: Path) -> str:
@@ -283,6 +284,7 @@ class Loader:
         self.namespaces: dict[str, Namespace] = {}
         self.loading: list[str] = []
         self.read: list[str] = [str(self.entry)]
+        self.missing: list[str] = []
 
     # -- paths
     def root_for(self, base: Path) -> confine.Root:
@@ -317,6 +319,7 @@ class Loader:
             return target
         except Refused as exc:
             if exc.reason == "missing":
+                self.missing.append(os.path.realpath(where))
                 self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
                                              help=f"looked for `{display_path(Path(os.path.realpath(where)))}`"
                                              + (f"; bundled rulesets: {', '.join(bundled_names())}"
@@ -380,7 +383,7 @@ class Loader:
         if entry_ns is None:
             entry_ns = Namespace(str(self.entry), display_path(self.entry))
         return Loaded(self.root, entry_ns, self.namespaces, self.sources, self.diags, list(dict.fromkeys(self.read)),
-                      self.modules)
+                      self.modules, list(dict.fromkeys(self.missing)))
 
     def namespace(self, path: Path, span: Span) -> Namespace | None:
         key = str(path)
