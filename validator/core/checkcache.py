@@ -229,8 +229,8 @@ class Cached:
 def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = None) -> Cached | None:
     """The cached diagnostics of a ruleset whose files are all unchanged, else None. ``kind`` says which
     of a ruleset's results: ``"check"`` (all of ``ruleval check``'s), ``"data"`` (its data checks,
-    ``engine.data``, which every load of the ruleset needs). Given ``read`` (a load's ``confine.recording``,
-    this look-up's reads recorded in it too), each file must also have read the same bytes in that load:
+    ``engine.data``, which every load of the ruleset needs). Given ``read`` (the digests of what a load read so far,
+    ``confine.Reads.digests``), each file the load read must also have given it the bytes the entry holds:
     an entry never completes a program made from another text."""
     folder = cache_dir()
     if folder is None:
