@@ -1,0 +1,410 @@
+"""`reach` and `main` of the Jomini rulesets answer one question twice: can unit U get to hex H this turn.
+
+`reach(id)` (and `reach_all`, and the marks `ruleval render` draws) lists the hexes a unit can go to;
+`main` judges a move's path legal or not. For every unit of a state, the hexes `reach` lists must be
+exactly the last hexes of the paths `main` accepts as that unit's move, found here by brute force:
+every simple path from the unit's hex (for a unit off the table, from each reinforcement entry hex) is
+submitted to `main`, one step longer at a time, and nothing of `reach` is used to find them. Simple
+paths suffice: cutting a loop out of a legal path leaves a legal path to the same hex (no more cost,
+no more hexes crossed, and on a road all along if the path was).
+
+What `reach` means, exactly (README, the Jomini section):
+- it is asked where `main` judges the unit's move: after the state's moves listed before the unit's
+  first move (after all of them when it has none; units move one at a time, JOM-A1), so the move tried
+  replaces the unit's own and those after it;
+- a hex is listed when some path to it is a legal move without combat (the larger allowance, road
+  march and a mounted unit's bonus included); `fight: true` when some path to it is a legal move with
+  combat; `cost` is the least cost of a legal path (`main`'s `cost`); `road_march: true` when that
+  least cost is over the allowance without road march (so every legal path to it is a road march,
+  after which the unit may not fight or fire, JOM-R1);
+- its `allowance` is `main`'s: `fight` that of a move with combat, `calm` that of one without, `road`
+  that of a road march (none when the unit does not stand on a road);
+- the unit's own hex is never listed (staying is no move to a hex), nor a hex a unit only crosses (one
+  held by another unit: a move never ends there, JOM-O1), nor leaving the table (a move with `exit`
+  ends off the board, at no hex).
+
+Checked on the rulesets' own `generate(seed)` states and on small boards built here with every
+feature the movement rules read: roads, rivers, fords, bridges, woods, hills, marsh, impassable hexes,
+friendly and enemy units and artillery to cross, light units (AM), characters alone and with a unit,
+mounted infantry, capped artillery (JOM-K2), units not activated or pre-played (JOM-A2), reduced
+units, exits and reinforcement entry hexes. RULEVAL_FUZZ_LONG=1 runs many more states and, for some,
+every simple path with no pruning (which checks the pruning used by default)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fuzzing import LONG, bounded  # noqa: E402
+from validator import load_ruleset  # noqa: E402
+from validator.api import check_text  # noqa: E402
+from validator.tools.errata import generator_state  # noqa: E402
+
+JOMINI = ROOT / "rulesets" / "jomini"
+RULESETS = ["re", "am"]
+
+
+# ---------------------------------------------------------------- main, many times in one run
+
+# `main` folds the turn's moves over the state, each judged by `judge` on the state the moves before it
+# left: move m made after the state's first k moves gets `judge(after k moves, m)`. One run of this query
+# judges many such moves at once (a run of `main` each would take most of the test's time); every verdict
+# the comparison rests on is also asked of `main` itself (`_confirm`).
+_BATCH = """ruleset jomini.test_reach_main_{name} "the Jomini {name} ruleset, judging many moves in one run"
+extends "{name}.rules"
+query judge_each(k, ms) = let st = fold(slice(moves, 0, k), {{units: units, moved: set(), results: []}}, advance);
+  [judge(st, m) for m in ms]
+query neighbours = grid
+"""
+
+
+@cache
+def batch(name: str) -> Any:
+    rs = check_text(JOMINI / f"zz_test_reach_main_{name}.rules", _BATCH.format(name=name))
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs
+
+
+@cache
+def ruleset(name: str) -> Any:
+    rs = load_ruleset(JOMINI / f"{name}.rules")
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs
+
+
+def moment(state: dict, uid: str) -> int:
+    """How many of the state's moves come before unit `uid`'s move: those before its first one."""
+    return next((i for i, m in enumerate(state["moves"]) if m["unit"] == uid), len(state["moves"]))
+
+
+def judged(name: str, state: dict, moves: list[dict]) -> list[dict]:
+    """`main`'s verdict of each move (all of one unit), made in place of that unit's own."""
+    if not moves:
+        return []
+    return batch(name).run(state, query="judge_each", args=[moment(state, moves[0]["unit"]), moves], validate=False)
+
+
+def main_verdict(name: str, state: dict, move: dict) -> dict:
+    k = moment(state, move["unit"])
+    return ruleset(name).run({**state, "moves": state["moves"][:k] + [move]})["moves"][k]
+
+
+# ---------------------------------------------------------------- the brute force
+
+# A refused path is extended only when it is refused for where it ends (a hex another unit holds, which
+# a longer path may cross) and enters fewer hexes than its allowance: any other refusal is of the unit
+# (not activated, pre-played), of a hex the path enters (impassable, a unit it may not cross) or of the
+# cost so far, which every longer path meets too, as its costs are the prefix's and more, and its
+# allowance no larger (a longer path follows a road no further than its prefix does); and no hex costs
+# less than 1 to enter (JOM-T3: clear ground, the cheapest, costs 1), so a path entering more hexes than
+# its allowance is over it. The long mode also runs the search without this pruning.
+ENDS_ONLY = {"JOM-O1", "JOM-O4"}
+MOST_STEPS = 8  # more hexes than any allowance with every bonus (4 + road 1 + mounts 1): a safety stop
+
+
+def extendable(path: list[str], verdict: dict) -> bool:
+    return verdict["status"] == "ok" or (verdict["clause"] in ENDS_ONLY and verdict["step"] == len(path) - 1
+                                         and verdict["hexes"] < verdict["allowance"])
+
+
+def legal_paths(name: str, state: dict, unit: dict, graph: dict, prune: bool = True, most: int = MOST_STEPS,
+                refused: list | None = None) -> dict[str, list]:
+    """The last hex of each path of at most `most` steps that `main` accepts for `unit` without combat,
+    with the verdicts of those paths: {hex: [(path, verdict), ...]}; the paths it refuses, with their
+    verdicts, go to `refused`."""
+    exits = state["board"].get("exits", {}).get("reinforcement", [])
+    if unit["hex"] is None:
+        frontier = [[e] for e in exits]
+        tried = frontier
+    else:
+        frontier, tried = [[unit["hex"]]], []
+    found: dict[str, list] = {}
+    for _ in range(most + 1):
+        if tried:
+            verdicts = judged(name, state, [{"unit": unit["id"], "path": p, "combat": False} for p in tried])
+            for p, v in zip(tried, verdicts):
+                if v["status"] == "ok":
+                    found.setdefault(p[-1], []).append((p, v))
+                elif refused is not None:
+                    refused.append((p, v))
+            frontier = [p for p, v in zip(tried, verdicts) if not prune or extendable(p, v)]
+        tried = [p + [n] for p in frontier for n in graph[p[-1]] if n not in p]
+        if not tried:
+            return found
+    assert not prune, f"{unit['id']}: paths of {most} steps still worth going on from: {tried[:3]}"
+    return found
+
+
+def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool = True) -> dict:
+    """What `reach` should say of `unit`, from `main`'s verdicts alone."""
+    refused: list = []
+    found = legal_paths(name, state, unit, graph, prune, refused=refused)
+    ways = [(h, p) for h in sorted(found) for p, _ in found[h]]
+    fights = judged(name, state, [{"unit": unit["id"], "path": p, "combat": True} for _, p in ways])
+    fight = {h: (p, v) for (h, p), v in zip(ways, fights) if v["status"] == "ok"}
+    calm = {v["allowance"] for vs in found.values() for _, v in vs if not v["road_march"]}
+    road = {v["allowance"] for vs in found.values() for _, v in vs if v["road_march"]}
+    fighting = {v["allowance"] for v in fights if v["status"] == "ok"}
+    hexes = {}
+    for h, vs in found.items():
+        cost = min(v["cost"] for _, v in vs)
+        hexes[h] = {"cost": cost, "fight": h in fight, "road_march": all(v["road_march"] for _, v in vs)}
+    return {"hexes": hexes, "calm": calm, "road": road, "fight": fighting, "found": found, "fights": fight,
+            "refused": refused}
+
+
+def standing(name: str, state: dict, uid: str) -> dict:
+    """Unit `uid` where `main` leaves it after the state's moves before its own (a character with a unit
+    goes where the unit went)."""
+    k = moment(state, uid)
+    return next(u for u in ruleset(name).run({**state, "moves": state["moves"][:k]})["units"] if u["id"] == uid)
+
+
+def check_unit(name: str, state: dict, unit: dict, graph: dict, prune: bool = True) -> None:
+    unit = standing(name, state, unit["id"])
+    said = ruleset(name).run(state, query="reach", args=[unit["id"]])
+    assert said["from"] == unit["hex"]
+    want = expected_reach(name, state, unit, graph, prune)
+    where = f"{name} {unit['id']} ({unit['type']} {unit.get('class')}) at {unit['hex']}: "
+    assert set(said["hexes"]) == set(want["hexes"]), where + diff(said, want, state, unit)
+    allowance = said["allowance"]
+    # the allowances `main` used on the legal paths are those `reach` says
+    assert want["calm"] <= {allowance["calm"]}, where + f"main's calm allowances {want['calm']}, reach {allowance}"
+    assert want["road"] <= {allowance["road"]}, where + f"main's road allowances {want['road']}, reach {allowance}"
+    assert want["fight"] <= {allowance["fight"]}, where + f"main's allowances with combat {want['fight']}, reach {allowance}"
+    for h, w in want["hexes"].items():
+        s = said["hexes"][h]
+        # the least cost; with combat when some path is legal with it; a road march when no path is
+        # within the allowance without one
+        assert s["cost"] == w["cost"] and s["fight"] == w["fight"], where + f"{h}: reach {s}, main {w}"
+        assert s["road_march"] == (w["cost"] > allowance["calm"]), where + f"{h}: reach {s}, main {w}"
+        if s["road_march"]:
+            assert w["road_march"], where + f"{h}: reach {s}, main {w}"
+    _confirm(name, state, unit, want)
+
+
+def _confirm(name: str, state: dict, unit: dict, want: dict) -> None:
+    """The batch query's verdicts are `main`'s, asked of `main` itself with the move in place of the
+    unit's own: a legal path to each of a few hexes, with combat too where one is legal with it, and a
+    few refused paths (the first and the last tried)."""
+    shown = [(p, False, v) for ways in list(want["found"].values())[:4] for p, v in ways[:1]]
+    shown += [(p, True, v) for p, v in list(want["fights"].values())[:2]]
+    shown += [(p, False, v) for p, v in want["refused"][:2] + want["refused"][-2:]]
+    for path, combat, verdict in shown:
+        assert main_verdict(name, state, {"unit": unit["id"], "path": path, "combat": combat}) == verdict
+
+
+def diff(said: dict, want: dict, state: dict, unit: dict) -> str:
+    extra = sorted(set(said["hexes"]) - set(want["hexes"]))
+    missing = sorted(set(want["hexes"]) - set(said["hexes"]))
+    shown = {h: [p for p, _ in want["found"][h]][:2] for h in missing}
+    return (f"reach lists {extra} that no legal path ends on; main accepts paths to {missing} that reach "
+            f"does not list, e.g. {shown}; state {json.dumps(state)}")
+
+
+def check_state(name: str, state: dict, prune: bool = True) -> int:
+    """Every unit of the state, on and off the table; `reach_all` is `reach` of each unit on it. Returns
+    how many units were checked."""
+    state = {"moves": [], **state}
+    rs = ruleset(name)
+    assert rs.state_errors(state) == [], rs.state_errors(state)
+    graph = batch(name).run(state, query="neighbours", validate=False)
+    for unit in state["units"]:
+        check_unit(name, state, unit, graph, prune)
+    assert rs.run(state, query="reach_all") == [rs.run(state, query="reach", args=[u["id"]])
+                                                for u in state["units"] if u["hex"] is not None]
+    return len(state["units"])
+
+
+# ---------------------------------------------------------------- the rulesets' own generated states
+
+def generated(name: str, seed: int) -> dict:
+    rs = ruleset(name)
+    return rs.run(generator_state(rs), query="generate", args=[seed], seed=seed, validate=False)
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_reach_is_where_main_lets_units_go_on_generated_states(name: str) -> None:
+    seeds = range(40) if LONG else range(3)
+    assert sum(check_state(name, generated(name, seed)) for seed in seeds) >= 2 * len(seeds)
+
+
+# ---------------------------------------------------------------- small boards built here
+
+KINDS = [("infantry", "light"), ("infantry", "medium"), ("infantry", "heavy"), ("cavalry", "light"),
+         ("cavalry", "heavy"), ("lancers", "cuirassiers"), ("camelry", "very_heavy"), ("elephants", "medium"),
+         ("foot_artillery", "very_light"), ("foot_artillery", "very_heavy"), ("rocket_artillery", "light"),
+         ("horse_artillery", "very_light"), ("flying_artillery", "light"), ("elephant_artillery", "light"),
+         ("camel_artillery", "very_light"), ("elephant_drawn_artillery", "very_light"), ("officer", None),
+         ("character", None)]
+TERRAINS = ["clear", "woods", "hills", "marsh", "village", "impassable"]
+FEATURES = ["river", "ford", "bridge"]
+
+
+def _label(c: int, r: int) -> str:
+    return f"{c:02d}{r:02d}"
+
+
+@st.composite
+def boards(draw: Any, name: str) -> dict:
+    """A valid state of 4 to 6 columns and rows: terrain, a road or two, hex sides with features, exits on
+    the edge, and 2 to 7 units of both sides (a character now and then with a unit of its side, a unit
+    now and then off the table)."""
+    cols, rows = draw(st.integers(4, 6)), draw(st.integers(4, 6))
+    layout = draw(st.sampled_from(["odd-q", "even-q", "odd-r", "even-r"]))
+    board: dict[str, Any] = {"cols": cols, "rows": rows, "layout": layout}
+    graph = batch(name).run({"board": board, "units": []}, query="neighbours", validate=False)
+    hexes = sorted(graph)
+    edge = [h for h in hexes if len(graph[h]) < 6]
+    board["hexes"] = {h: {"terrain": draw(st.sampled_from(TERRAINS))}
+                      for h in draw(st.lists(st.sampled_from(hexes), max_size=len(hexes) // 2, unique=True))}
+    roads: set[tuple[str, str]] = set()
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.sampled_from(hexes))
+        for _ in range(draw(st.integers(1, 6))):
+            nxt = draw(st.sampled_from(sorted(graph[at])))
+            if (nxt, at) not in roads:
+                roads.add((at, nxt))
+            at = nxt
+    board["roads"] = [list(r) for r in sorted(roads)]
+    sides: dict[frozenset, dict] = {}
+    for _ in range(draw(st.integers(0, 5))):
+        a = draw(st.sampled_from(hexes))
+        b = draw(st.sampled_from(sorted(graph[a])))
+        sides.setdefault(frozenset((a, b)), {"a": a, "b": b, "feature": draw(st.sampled_from(FEATURES))})
+    board["edges"] = list(sides.values())
+    board["exits"] = {"voluntary": draw(st.lists(st.sampled_from(edge), max_size=2, unique=True)),
+                      "reinforcement": draw(st.lists(st.sampled_from(edge), max_size=3, unique=True))}
+    spots = draw(st.permutations(hexes))
+    units = []
+    for i in range(draw(st.integers(2, 7))):
+        kind, cls = draw(st.sampled_from(KINDS))
+        flags = {"activated": draw(st.integers(0, 5)) > 0}
+        if kind == "infantry" and draw(st.booleans()):
+            flags["mounted"] = True
+        if name == "am" and draw(st.integers(0, 7)) == 0:
+            flags["pre_played"] = True
+        if kind in ("officer", "character") and draw(st.integers(0, 3)) == 0:
+            flags["vehicle"] = True
+        unit = {"id": f"u{i}", "side": draw(st.sampled_from(["blue", "red"])), "type": kind,
+                "hex": None if board["exits"]["reinforcement"] and draw(st.integers(0, 5)) == 0 else spots[i],
+                "flags": flags}
+        if cls is not None:
+            unit["class"] = cls
+        if draw(st.integers(0, 5)) == 0:
+            unit["reduced"] = True
+        units.append(unit)
+    # a character with a unit stands on the hex of a unit of its side (and takes none of its own)
+    held = {u["hex"]: u for u in units if u["hex"] is not None and u["type"] not in ("officer", "character")}
+    for u in units:
+        if u["type"] in ("officer", "character") and u["hex"] is not None and draw(st.integers(0, 2)) == 0:
+            mates = [h for h, v in sorted(held.items()) if v["side"] == u["side"]]
+            if mates:
+                u["hex"] = draw(st.sampled_from(mates))
+                u["flags"]["lone"] = False
+    # up to three moves made before the units checked move: random walks, legal or not
+    moves = []
+    for _ in range(draw(st.integers(0, 3))):
+        u = draw(st.sampled_from(units))
+        path = [u["hex"]] if u["hex"] is not None else [draw(st.sampled_from(board["exits"]["reinforcement"]))]
+        for _ in range(draw(st.integers(1, 3))):
+            path.append(draw(st.sampled_from(sorted(graph[path[-1]]))))
+        moves.append({"unit": u["id"], "path": path, "combat": draw(st.booleans())})
+    return {"board": board, "units": units, "moves": moves}
+
+
+def _boards_test(name: str) -> Any:
+    @bounded(3, 200)
+    @given(boards(name))
+    def run(state: dict) -> None:
+        check_state(name, state)
+    return run
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_reach_is_where_main_lets_units_go_on_small_boards(name: str) -> None:
+    _boards_test(name)()
+
+
+# A board with one of each thing the movement rules read, near each other (odd-q, 7 x 6):
+# a road from 0101 east through woods and hills, over a bridge and along a river; a ford; marsh and an
+# impassable hex; friendly and enemy artillery and infantry on and beside the road; light units; a lone
+# officer and one with a unit; mounted infantry on the road; capped artillery; a unit not activated, a
+# pre-played one (AM), reduced units; a voluntary exit and two reinforcement entries, a unit off the table.
+def _u(uid: str, side: str, kind: str, cls: str | None, hex_: str | None, reduced: bool = False, **flags: Any) -> dict:
+    unit = {"id": uid, "side": side, "type": kind, "hex": hex_, "flags": {"activated": True, **flags}}
+    if reduced:
+        unit["reduced"] = True
+    if cls is not None:
+        unit["class"] = cls
+    return unit
+
+
+BUILT = {
+    "board": {
+        "cols": 7, "rows": 6,
+        "hexes": {"0201": {"terrain": "woods"}, "0301": {"terrain": "hills"}, "0303": {"terrain": "marsh"},
+                  "0404": {"terrain": "impassable"}, "0204": {"terrain": "woods"}, "0503": {"terrain": "village"},
+                  "0602": {"terrain": "hills"}},
+        "roads": [["0101", "0201"], ["0201", "0301"], ["0301", "0402"], ["0402", "0502"], ["0502", "0602"],
+                  ["0602", "0702"], ["0102", "0101"]],
+        "edges": [{"a": "0402", "b": "0502", "feature": "bridge"}, {"a": "0403", "b": "0503", "feature": "river"},
+                  {"a": "0502", "b": "0503", "feature": "river"}, {"a": "0203", "b": "0303", "feature": "ford"},
+                  {"a": "0103", "b": "0203", "feature": "river"}],
+        "exits": {"voluntary": ["0701", "0106"], "reinforcement": ["0101", "0105"]},
+    },
+    "units": [
+        _u("M", "blue", "infantry", "medium", "0102", mounted=True),
+        _u("C", "blue", "cavalry", "light", "0203"),
+        _u("A", "blue", "foot_artillery", "light", "0302", activated=False),
+        _u("X", "red", "horse_artillery", "very_light", "0402"),
+        _u("E", "red", "infantry", "heavy", "0304"),
+        _u("L", "blue", "infantry", "light", "0202"),
+        _u("O", "blue", "officer", None, "0103"),
+        _u("P", "blue", "character", None, "0202", lone=False),
+        _u("K", "red", "foot_artillery", "very_heavy", "0603"),
+        _u("R", "blue", "cavalry", "heavy", None),
+        _u("Z", "red", "infantry", "medium", "0605", reduced=True),
+        _u("Y", "red", "lancers", "heavy", "0505", reduced=True),
+        _u("N", "red", "camelry", "light", "0104", activated=False),
+        _u("F", "red", "infantry", "light", "0502", mounted=True),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str) -> None:
+    state = json.loads(json.dumps(BUILT))
+    if name == "am":
+        state["units"].append(_u("Q", "blue", "cavalry", "heavy", "0401", pre_played=True))
+    assert check_state(name, state) == len(state["units"])
+    # and where the units go after some moves: L leaves 0202 for the hills (P, with it, goes along); X
+    # makes for 0602 along the road across F (refused in RE, JOM-O2; in AM, F is light and X gets there,
+    # JOM-O3); F's move is refused (0404 is impassable); C moves after them, fighting
+    state["moves"] = [{"unit": "L", "path": ["0202", "0301"], "combat": False},
+                      {"unit": "X", "path": ["0402", "0502", "0602"], "combat": False},
+                      {"unit": "F", "path": ["0502", "0503", "0504", "0404"], "combat": False},
+                      {"unit": "C", "path": ["0203", "0202"], "combat": True}]
+    assert check_state(name, state) == len(state["units"])
+
+
+@pytest.mark.skipif(not LONG, reason="the long mode (RULEVAL_FUZZ_LONG=1): every simple path, no pruning")
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_pruned_search_finds_what_the_whole_one_finds(name: str) -> None:
+    for seed in range(4):
+        state = {**generated(name, seed), "moves": []}
+        graph = batch(name).run(state, query="neighbours", validate=False)
+        for unit in state["units"]:
+            pruned = legal_paths(name, state, unit, graph, prune=True)
+            whole = legal_paths(name, state, unit, graph, prune=False, most=6)
+            assert {h: len(v) for h, v in whole.items()} == {h: len(v) for h, v in pruned.items()}
