@@ -58,8 +58,8 @@ RULESETS = ["re", "am"]
 
 # `main` folds the turn's moves over the state, each judged by `judge` on the state the moves before it
 # left: move m made after the state's first k moves gets `judge(after k moves, m)`. One run of this query
-# judges many such moves at once (a run of `main` each would take most of the test's time); every verdict
-# the comparison rests on is also asked of `main` itself (`_confirm`).
+# judges many such moves at once (a run of `main` each would take most of the test's time); for each unit,
+# a sample of its verdicts, legal and refused, is also asked of `main` itself (`_confirm`).
 _BATCH = """ruleset jomini.test_reach_main_{name} "the Jomini {name} ruleset, judging many moves in one run"
 extends "{name}.rules"
 query judge_each(k, ms) = let st = fold(slice(moves, 0, k), {{units: units, moved: set(), results: []}}, advance);
@@ -109,7 +109,7 @@ def main_verdict(name: str, state: dict, move: dict) -> dict:
 # less than 1 to enter (JOM-T3: clear ground, the cheapest, costs 1), so a path entering more hexes than
 # its allowance is over it. The long mode also runs the search without this pruning.
 ENDS_ONLY = {"JOM-O1", "JOM-O4"}
-MOST_STEPS = 8  # more hexes than any allowance with every bonus (4 + road 1 + mounts 1): a safety stop
+MOST_STEPS = 8  # more hexes than any allowance with its bonuses (at most 4 + road 1): a safety stop
 
 
 def extendable(path: list[str], verdict: dict) -> bool:
@@ -324,7 +324,7 @@ def boards(draw: Any, name: str) -> dict:
 
 
 def _boards_test(name: str) -> Any:
-    @bounded(3, 200)
+    @bounded(5, 250)
     @given(boards(name))
     def run(state: dict) -> None:
         check_state(name, state)
