@@ -76,6 +76,11 @@ def perturbed(name: str, state: dict) -> list[tuple[str, dict]]:
     return out
 
 
+def outcome_key(result: dict) -> str:
+    """How the move ended (a seeded run's result also carries its events; an exact outcome, beside it)."""
+    return json.dumps({k: v for k, v in result.items() if k != "events"}, sort_keys=True)
+
+
 def rolled(events: list) -> list[tuple]:
     """The interception attempts a branch of `main` rolled, as (power, from, units, leaders)."""
     return [(e["power"], e["from"], tuple(e["units"]), tuple(e["leaders"])) for e in events
@@ -103,7 +108,8 @@ def check_agreement(rs, name: str, state: dict) -> str:
     refused = [o for o in out["outcomes"] if o["result"]["status"] == "rejected" and o["result"].get("step") == "interception"]
     if refused:
         # a declared interception the rules refuse is refused before any die is rolled
-        assert len(out["outcomes"]) == 1 and not rolled(refused[0]["events"]), (name, [rolled(o["events"]) for o in out["outcomes"]])
+        assert len(out["outcomes"]) == 1 and not rolled(refused[0]["events"]), \
+            (name, [rolled(o["events"]) for o in out["outcomes"]])
         return "refused"
     seen: set[tuple] = set()
     for o in out["outcomes"]:
@@ -117,7 +123,32 @@ def check_agreement(rs, name: str, state: dict) -> str:
     order = ["ottoman", "hapsburg", "england", "france", "papacy", "protestant"]  # HIS-I1, the ruleset's default order
     ranks = [order.index(sides.get(p, p)) for p, *_ in want if sides.get(p, p) in order]
     assert ranks == sorted(ranks), (name, "not in impulse order", want)
+    if want and not (state.get("decisions") or {}).get("intercept"):
+        check_declared(rs, name, state, listed, out)
     return "agreed" if want else "nobody"
+
+
+def distribution(out: dict) -> dict[str, Fraction]:
+    dist: dict[str, Fraction] = {}
+    for o in out["outcomes"]:
+        key = outcome_key(o["result"])
+        dist[key] = dist.get(key, Fraction(0)) + Fraction(o["probability"])
+    return dist
+
+
+def check_declared(rs, name: str, state: dict, listed: list, out: dict) -> None:
+    """Declaring, as the intercepting players, exactly the attempts `interceptors` lists changes nothing
+    of the move's distribution; declaring one more that the rules refuse (the mover's own formation:
+    HIS-I4) refuses the move before any die, whatever its place in the list."""
+    declared = {**state, "decisions": {**(state.get("decisions") or {}), "intercept": listed}}
+    assert distribution(rs.run(declared, exact=True)) == distribution(out), (name, "declared as listed")
+    action = state["action"]
+    own = {"power": action["power"], "from": action["from"], "units": action.get("units", []),
+           "leaders": action.get("leaders", [])}
+    refused = {**declared, "decisions": {**declared["decisions"], "intercept": listed + [own]}}
+    again = rs.run(refused, exact=True)["outcomes"]
+    assert len(again) == 1 and again[0]["result"]["status"] == "rejected" and not rolled(again[0]["events"]), \
+        (name, "one refused attempt declared last", [o["result"]["status"] for o in again])
 
 
 def test_interceptors_agree_with_main_on_generated_states() -> None:
@@ -135,11 +166,6 @@ def test_interceptors_agree_with_main_on_perturbed_case_states(name: str, path: 
         check_agreement(rs, variant, s)
 
 
-def outcome_key(result: dict) -> str:
-    """How the move ended (a seeded run's result also carries its events; an exact outcome, beside it)."""
-    return json.dumps({k: v for k, v in result.items() if k != "events"}, sort_keys=True)
-
-
 def test_seeded_sampling_matches_exact_on_generated_states() -> None:
     """For each outcome of probability p, n seeded runs give a frequency within z * sqrt(p (1 - p) / n)
     of p, z chosen so that all comparisons together wrongly fail with probability below 1 in 10 000
@@ -148,13 +174,7 @@ def test_seeded_sampling_matches_exact_on_generated_states() -> None:
     n = 300
     states = [s for s in (generated(seed) for seed in range(60)) if 3 <= len(RS.run(s, exact=True)["outcomes"]) <= 40][:6]
     assert len(states) == 6
-    exacts = []
-    for state in states:
-        dist: dict[str, Fraction] = {}
-        for o in RS.run(state, exact=True)["outcomes"]:
-            key = outcome_key(o["result"])
-            dist[key] = dist.get(key, Fraction(0)) + Fraction(o["probability"])
-        exacts.append(dist)
+    exacts = [distribution(RS.run(state, exact=True)) for state in states]
     comparisons = sum(len(d) for d in exacts)
     alpha = 1e-4 / comparisons
     z = math.sqrt(2) * _erfinv(1 - alpha)  # two-sided
