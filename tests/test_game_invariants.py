@@ -402,6 +402,7 @@ def check_retreat(b: Board, s: dict[str, Any], r: dict[str, Any], n: dict[str, A
         else:
             assert (o["status"] == "succeeds") == (new[k] == 1), f"{where}: {o} and the board disagree"
     assert sum(new.values()) == sum(o["status"] == "succeeds" for _, o in aims), f"{where}: retreats carried out"
+    assert len(r["destroyed"]) == len(s["dislodged"]) - sum(new.values()), f"{where}: the disbanded units listed"
 
 
 def disorder_rank(b: Board, mine: set[str], u: dict[str, Any]) -> tuple[int, int, str]:
@@ -448,6 +449,7 @@ def check_adjustment(b: Board, s: dict[str, Any], r: dict[str, Any], n: dict[str
         SEEN["civil disorder"] += 1
         chosen = sorted(unordered, key=partial(disorder_rank, b, mine))[:len(removed)]
         assert sorted(map(key, removed)) == sorted(map(key, chosen)), f"{where}: civil disorder removed {removed}, not {chosen}"
+    assert sorted(map(key, r["destroyed"])) == sorted(gone.elements()), f"{where}: the removed units listed"
     built = sum(1 for o in r["orders"] if o["order"].startswith("BUILD") and o["status"] == "succeeds")
     assert built == sum(new.values()), f"{where}: {built} builds succeeded, {sum(new.values())} new units"
 
