@@ -108,6 +108,7 @@ class Board:
         self.centres = {p for p, v in self.provinces.items() if v.get("center")}
         self.victory = data.get("victory", len(self.centres) // 2 + 1)
         self.anywhere = anywhere
+        self.start = data["start"]
         self.fleet_prov: dict[str, set[str]] = {}  # fleet adjacency between provinces (any coast)
         for a, bs in self.fleet.items():
             self.fleet_prov.setdefault(prov(a), set()).update(prov(x) for x in bs)
@@ -462,7 +463,12 @@ def play_games(name: str, games: int, years: int, first: int = 0, path: Path | N
     b = Board(*map_of(name))
     start = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
                    "start_state", validate=False)
+    # DIP-MAP2, DIP-G1: the game starts from the map's start position, in the spring of its first year
+    assert sorted(map(key, start["units"])) == sorted(map(key, b.start["units"])), name
+    assert start["supply_centers"] == b.start.get("supply_centers", {}), name
+    assert phase_of(start) == ("spring", b.start.get("year", 1901), "movement"), name
     check_board(b, start["units"], f"{name}: the start")
+    assert set(start["supply_centers"]) <= b.centres and set(start["supply_centers"].values()) <= b.powers, name
     phases, kinds = 0, Counter[str]()
     for seed in range(first, first + games):
         until = f"S{start['phase']['year'] + years}M"
