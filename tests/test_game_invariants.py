@@ -66,13 +66,12 @@ from validator.api import play
 ROOT = Path(__file__).resolve().parent.parent
 DIP = ROOT / "rulesets" / "diplomacy"
 CLAUSES = set(yaml.safe_load((DIP / "clauses.yaml").read_text(encoding="utf-8"))["clauses"])
-# every ruleset of a game on a map (the importers of other formats and the DATC reading all_hold play the
-# standard map as standard.rules does)
-GAME_RULESETS = ["standard", "build_anywhere", "teaching", "standard_dpjudge", "ancmed", "ancmed_age_of_empires",
+# every ruleset of a game on a map
+GAME_RULESETS = ["standard", "all_hold", "build_anywhere", "teaching", "standard_dpjudge", "ancmed", "ancmed_age_of_empires",
                  "colonial", "empire", "known_world_901", "modern", "pure", "standard_age_of_empires",
                  "standard_age_of_empires_2", "standard_fleet_rome", "standard_france_austria",
                  "standard_germany_italy", "world"]
-NOT_PLAYED = {"datc_text", "godip_game", "all_hold"}  # (importers, and a reading differing on paradoxes alone)
+NOT_PLAYED = {"datc_text", "godip_game"}  # (importers of other formats, on the standard rules)
 GAMES = int(os.environ.get("RULEVAL_GAMES", "0"))
 SEEN: Counter[str] = Counter()  # the situations the checks met, so that a test can say they are met at all
 YEARS = int(os.environ.get("RULEVAL_YEARS", "0"))
