@@ -11,7 +11,8 @@ wrong next state is caught by a second, independent reading of the same clauses:
 - DIP-M1/DIP-M2/DIP-M3/DIP-M4: a movement phase moves each unit whose move succeeds to its destination
   (a neighbour of its type, or a coast reached by convoy) and leaves every other unit where it was,
   except the dislodged ones; DIP-S4: no two units swap places without a convoy; DIP-M3/DIP-C1: an
-  army arrives by convoy only along a chain of undislodged fleets at sea ordered to convoy it;
+  army arrives by convoy only along a chain of undislodged fleets at sea ordered to convoy it; DIP-M6:
+  a fleet arrives on the coast its move names;
   DIP-P1: a unit supports only into a province it could move to; DIP-P2: a dislodged unit's province
   is taken by a unit of another power, which came from the origin listed for it;
 - DIP-R1/DIP-G1: a retreat phase follows a movement phase exactly when a dislodged unit has somewhere
@@ -309,6 +310,8 @@ def check_movement(b: Board, s: dict[str, Any], r: dict[str, Any], n: dict[str, 
                 assert to in b.steps(u) or prov(to) in {prov(x) for x in b.steps(u)}, f"{where}: {ordered[p]} is no step"
             assert key(after.get(prov(to), {"power": "", "type": "", "location": ""}))[:2] == key(u)[:2] \
                 and prov(after[prov(to)]["location"]) == prov(to), f"{where}: {ordered[p]['order']} succeeded, unit not there"
+            # DIP-M6: a fleet arrives on the coast its move names (the places of the map's fleet adjacency)
+            assert u["type"] == "army" or to not in b.fleet or after[prov(to)]["location"] == to, f"{where}: {ordered[p]}"
             arrived[prov(to)] = p
             SEEN["a move by convoy"] += via
         else:
