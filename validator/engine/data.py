@@ -115,7 +115,7 @@ def schema_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Dia
                     continue
                 where = locator.span(binding, d.pointer or "") or Span(binding.path, 1, 1, 1, 2)
                 out.append(Diagnostic("C026", d.message, where, pointer=d.pointer or "", schema_rule=d.schema_rule,
-                                      help=f"`{binding.path}` must satisfy `{schema.path}`"))
+                                      help=f"`{binding.path}` must satisfy `{schema.path}`" + (f"; {d.help}" if d.help else "")))
     return out
 
 

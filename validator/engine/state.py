@@ -17,6 +17,7 @@ from typing import Any
 from ..core import jsontext
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
 from ..core.frozen import FrozenDict
+from .schema_messages import cut, either, expand, shown
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -79,7 +80,7 @@ def _re2_keywords(cls: Any) -> Any:
 
     def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Any:
         if validator.is_type(instance, "string") and _search_pattern(patrn).search(instance) is None:
-            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+            yield ValidationError(f"expected a text matching {shown(patrn)}, got {shown(instance)}")
 
     def pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
@@ -100,23 +101,23 @@ def _re2_keywords(cls: Any) -> Any:
             for extra in extras:
                 yield from validator.descend(instance[extra], ap, path=extra)
         elif not ap and extras:
-            listed = ", ".join(repr(e) for e in sorted(extras, key=str))
-            if "patternProperties" in schema:
-                yield ValidationError(f"{listed} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: "
-                                      + ", ".join(repr(p) for p in sorted(schema["patternProperties"])))
-            else:
-                yield ValidationError(f"Additional properties are not allowed ({listed} "
-                                      f"{'was' if len(extras) == 1 else 'were'} unexpected)")
+            # (what was expected: the keys the schema names, and the patterns of the others)
+            allowed = [shown(k) for k in properties] + [f"a key matching {shown(p)}" for p in
+                                                        schema.get("patternProperties", {})]
+            listed = ", ".join(shown(e) for e in sorted(extras, key=str)[:20])
+            said = f"unexpected key{'s' if len(extras) > 1 else ''} {listed}"
+            expected = either(allowed) if allowed else "no key"
+            yield ValidationError(f"{cut(said, 78)} (expected {cut(expected, 68)})")
 
     def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
         if unique and validator.is_type(instance, "array"):
-            seen: set[Any] = set()
-            for item in instance:
+            seen: dict[Any, int] = {}
+            for i, item in enumerate(instance):
                 key = _equality_key(item)
                 if key in seen:
-                    yield ValidationError(f"{_short(instance)} has non-unique elements")
+                    yield ValidationError(f"expected unique items, but item {i} equals item {seen[key]}: {shown(item)}")
                     return
-                seen.add(key)
+                seen[key] = i
 
     return jsonschema.validators.extend(cls, {"pattern": pattern, "patternProperties": pattern_properties,
                                               "additionalProperties": additional_properties,
@@ -135,11 +136,6 @@ def _equality_key(v: Any) -> Any:
     if t is list:
         return ("array", tuple(_equality_key(x) for x in v))
     return v  # (a text, a number or none: no tuple equals one)
-
-
-def _short(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @lru_cache(maxsize=32)
@@ -328,7 +324,6 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
     from referencing.exceptions import Unresolvable
 
     validator, _ = _validators(schema, resources)
-    diags = []
     try:  # the first MAX_ERRORS + 1 only (a hostile state can hold millions), then sorted
         errors = sorted(itertools.islice(validator.iter_errors(state), MAX_ERRORS + 1),
                         key=lambda e: (list(map(str, e.absolute_path)), e.validator))
@@ -341,13 +336,25 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
         ref = ref if len(ref) <= 80 else ref[:77] + "..."
         return [Diagnostic("C025", f"the reference `{ref}` of {whose} is not a schema file of the ruleset",
                            Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
-    for err in errors[:MAX_ERRORS]:
-        rule = f"{err.validator}: {json.dumps(err.validator_value, default=str)[:80]}"
-        # (a long value is cut in its middle: the words after it, "is too long", say what is wrong)
-        message = err.message if len(err.message) <= 160 else err.message[:100] + " ... " + err.message[-55:]
-        diags.append(Diagnostic("S002", message, Span(shown), pointer=pointer(err.absolute_path),
-                                schema_rule=f"{pointer(err.absolute_schema_path)} ({rule})"))
-    if len(errors) > MAX_ERRORS:
+    told: list[tuple[list[str], Diagnostic]] = []
+    seen = set()
+    try:  # (an `anyOf` every alternative of which failed is told by the nearest one: ``schema_messages``)
+        for err in errors[:MAX_ERRORS]:
+            for at, by, message, help in expand(err, schema, MAX_ERRORS + 1):
+                rule = f"{by.validator}: {json.dumps(by.validator_value, default=str)[:80]}"
+                where, schema_rule = pointer(at.absolute_path), f"{pointer(by.absolute_schema_path)} ({rule})"
+                if (where, schema_rule, message) in seen:  # (`required` names every key it misses at once)
+                    continue
+                seen.add((where, schema_rule, message))
+                # (a long message is cut in its middle: its start says what was expected, its end what was found)
+                message = message if len(message) <= 160 else message[:100] + " ... " + message[-55:]
+                told.append((list(map(str, at.absolute_path)), Diagnostic(
+                    "S002", message, Span(shown), help=help, pointer=where, schema_rule=schema_rule)))
+    except RecursionError:
+        return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
+    told.sort(key=lambda t: t[0])
+    diags = [d for _, d in told[:MAX_ERRORS]]
+    if len(errors) > MAX_ERRORS or len(told) > MAX_ERRORS:
         diags.append(Diagnostic("S002", f"... and more schema errors (the first {MAX_ERRORS} are shown)", Span(shown),
                                 pointer=""))
     return diags
