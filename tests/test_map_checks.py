@@ -30,7 +30,7 @@ _KINDS = [json.dumps(k) for k in json.loads((ROOT / "schemas/diplomacy/map.schem
 
 # fixture -> (code, message, a text of the line holding the mistake, the token the column points at)
 BROKEN = {
-    "kind_misspelt": ("C026", f"expected one of {', '.join(_KINDS[:-1])} or {_KINDS[-1]}, got \"lnd\"",
+    "kind_misspelt": ("C026", f"expected {', '.join(_KINDS[:-1])} or {_KINDS[-1]}, got \"lnd\"",
                       "fen: {name: Fens, kind: lnd}", "lnd"),
     "unknown_adjacency": ("C027", "`fen` lists `swp` as an army neighbour, but the map has no province `swp`",
                           "fen: [hil, nor, sou, swp]", "swp"),

@@ -13,6 +13,7 @@ Nothing here runs for a valid state, and nothing imports jsonschema before an er
 
 from __future__ import annotations
 
+import itertools
 import json
 from fractions import Fraction
 from collections.abc import Iterator
@@ -94,33 +95,31 @@ def number(x: Any) -> str:
     return ("-" if x < 0 else "") + digits[:-places] + "." + digits[-places:]
 
 
-def cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def either(words: list[str]) -> str:
     """``a``, ``a or b``, ``a, b or c`` (each told once, in order)."""
     words = list(dict.fromkeys(words))
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def members(values: Any) -> list[str]:
-    """Values in JSON notation for a list of alternatives, ending in ``...`` past ``SHOWN`` characters."""
-    words: list[str] = []
+def members(values: list[Any], limit: int = SHOWN) -> list[str]:
+    """Values in JSON notation for a list of alternatives: as many as ``limit`` characters hold, then ``...``."""
+    words = few([shown(v) for v in itertools.islice(values, limit)], limit)
+    return words + ["..."] if len(values) > limit and words[-1] != "..." else words
+
+
+def few(words: list[str], limit: int) -> list[str]:
+    """The first of ``words`` that ``limit`` characters hold (at least one), then ``...`` for the others."""
     size = 0
-    for v in values:
-        if size > SHOWN:
-            return words + ["..."]
-        words.append(shown(v))
-        size += len(words[-1]) + 2
+    for i, w in enumerate(words):
+        size += len(w) + 2
+        if size > limit + 2 and i:
+            return words[:i] + ["..."]
     return words
 
 
-def _listed(values: Any, limit: int = SHOWN) -> str:
-    """Values in JSON notation, separated by commas, cut after ``limit`` characters."""
-    values = list(values)
-    text = ", ".join(shown(v, limit) for v in values[:limit])
-    return text if len(text) <= limit and len(values) <= limit else text[:limit - 3] + "..."
+def _listed(values: list[Any]) -> str:
+    """Values in JSON notation, separated by commas; past ``SHOWN`` characters, ``...`` for the others."""
+    return ", ".join(members(values))
 
 
 def _plural(n: int, word: str) -> str:
@@ -170,9 +169,14 @@ def kinds(schema: Any, root: Any = None, depth: int = 0) -> list[str]:
     return []
 
 
+_NAMING = frozenset(("properties", "patternProperties", "dependentSchemas", "dependentRequired", "$defs", "definitions"))
+
+
 def _key_of_name(err: Any) -> bool:
-    """Whether the error is about a key of an object (``propertyNames``), not a value."""
-    return "propertyNames" in err.absolute_schema_path
+    """Whether the error is about a key of an object (under a ``propertyNames`` keyword, not under a
+    property of that name), whose pointer is the object's."""
+    path = list(err.absolute_schema_path)
+    return any(p == "propertyNames" and (i == 0 or path[i - 1] not in _NAMING) for i, p in enumerate(path))
 
 
 def alternatives(err: Any) -> list[str] | None:
@@ -226,9 +230,12 @@ def told(err: Any) -> tuple[str, str | None]:
         missing = [k for k in want if k not in v]
         return f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}", None
     if kw == "dependentRequired" and isinstance(v, dict):
-        said = [f"{_listed([k for k in needs if k not in v])} (required when {shown(key)} is present)"
-                for key, needs in want.items() if key in v and any(k not in v for k in needs)]
-        return "missing key " + "; ".join(said), None
+        said = []
+        for key, needs in want.items():
+            missing = [k for k in needs if k not in v] if key in v else []
+            if missing:
+                said.append(f"key{'s' if len(missing) > 1 else ''} {_listed(missing)} (required when {shown(key)} is present)")
+        return "missing " + "; ".join(said), None
     if kw == "format":
         return f"expected the format {shown(want)}", got
     if kw == "items" and want is False and isinstance(v, list):

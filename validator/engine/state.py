@@ -17,7 +17,7 @@ from typing import Any
 from ..core import jsontext
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
 from ..core.frozen import FrozenDict
-from .schema_messages import cut, either, expand, shown
+from .schema_messages import either, expand, few, shown
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
@@ -104,10 +104,9 @@ def _re2_keywords(cls: Any) -> Any:
             # (what was expected: the keys the schema names, and the patterns of the others)
             allowed = [shown(k) for k in properties] + [f"a key matching {shown(p)}" for p in
                                                         schema.get("patternProperties", {})]
-            listed = ", ".join(shown(e) for e in sorted(extras, key=str)[:20])
-            said = f"unexpected key{'s' if len(extras) > 1 else ''} {listed}"
-            expected = either(allowed) if allowed else "no key"
-            yield ValidationError(f"{cut(said, 78)} (expected {cut(expected, 68)})")
+            listed = ", ".join(few([shown(e) for e in sorted(extras, key=str)[:20]], 50))
+            expected = either(few(allowed, 90)) if allowed else "no key"
+            yield ValidationError(f"unexpected key{'s' if len(extras) > 1 else ''} {listed} (expected {expected})")
 
     def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
         if unique and validator.is_type(instance, "array"):
