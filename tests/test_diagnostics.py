@@ -309,3 +309,17 @@ def test_a_line_break_in_the_input_cannot_start_a_diagnostic_line_of_its_own(cli
     assert "`A PAR\\nerror[S001]: forged`" in r.err
     assert not any(line.startswith("error[S001]: forged") for line in r.err.splitlines()), r.err
     assert sum("error[" in line for line in r.err.splitlines()) == 2, r.err
+
+
+def test_diagnostics_at_list_items_come_in_the_items_order() -> None:
+    """Pointers into a list are ordered by the items' numbers (/x/2 before /x/10), not as texts, both among a
+    state's schema errors and when diagnostics of one place are sorted; an index comes before a key."""
+    from validator.core.diagnostics import Diagnostic, sort_diagnostics
+    from validator.engine.state import schema_errors
+
+    schema = {"type": "object", "properties": {"x": {"type": "array", "items": {"type": "string"}}}}
+    state = {"x": [str(i) if i not in (2, 10, 11) else i for i in range(12)]}
+    got = [d.pointer for d in schema_errors(state, schema, "<state>")]
+    assert got == ["/x/2", "/x/10", "/x/11"]
+    shuffled = [Diagnostic("S002", "m", pointer=p) for p in ["/x/10", "/x/a", "/x/9", "/x/10/b", "/x/2", ""]]
+    assert [d.pointer for d in sort_diagnostics(shuffled)] == ["", "/x/2", "/x/9", "/x/10", "/x/10/b", "/x/a"]

@@ -138,7 +138,7 @@ def test_a_large_invalid_value_in_an_alternative_stays_bounded() -> None:
     sub = {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "string"}}]}
     found = schema_errors({"x": list(range(20_000))}, {"$schema": DRAFT, "properties": {"x": sub}}, "s.json")
     assert len(found) == MAX_ERRORS + 1 and found[-1].message.startswith("... and more schema errors")
-    assert [d.pointer for d in found[:3]] == ["/x/0", "/x/1", "/x/10"]  # (sorted as texts, as before)
+    assert [d.pointer for d in found[:3]] == ["/x/0", "/x/1", "/x/2"]  # (in the items' order)
     assert found[0].message == "expected a text, got 0" and found[0].help == "/x may instead be null"
 
 

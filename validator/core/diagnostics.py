@@ -119,6 +119,12 @@ class Related:
     message: str
 
 
+def pointer_order(pointer: str) -> tuple[tuple[int, int, str], ...]:
+    """A JSON pointer's order among others: its parts one by one, a list index by its number (``/x/2``
+    before ``/x/10``), before a key, keys as texts."""
+    return tuple((0, int(p), p) if p.isascii() and p.isdigit() else (1, 0, p) for p in pointer.split("/"))
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """A finding with a location; ``pointer`` is a JSON pointer when the location is in a state."""
@@ -140,7 +146,7 @@ class Diagnostic:
         return self.severity == "error"
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (self.span.file, self.span.line, self.span.col, self.pointer or "", self.code, self.message)
+        return (self.span.file, self.span.line, self.span.col, pointer_order(self.pointer or ""), self.code, self.message)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsontext
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, pointer_order, utf8_fault
 from ..core.frozen import FrozenDict
 from .schema_messages import either, expand, few, shown
 
@@ -325,7 +325,7 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
     validator, _ = _validators(schema, resources)
     try:  # the first MAX_ERRORS + 1 only (a hostile state can hold millions), then sorted
         errors = sorted(itertools.islice(validator.iter_errors(state), MAX_ERRORS + 1),
-                        key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+                        key=lambda e: (pointer_order(pointer(e.absolute_path)), e.validator))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
     except re.error as exc:
@@ -335,7 +335,7 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
         ref = ref if len(ref) <= 80 else ref[:77] + "..."
         return [Diagnostic("C025", f"the reference `{ref}` of {whose} is not a schema file of the ruleset",
                            Span(shown), help="ruleval never fetches schemas; refer to files inside the ruleset root")]
-    told: list[tuple[list[str], Diagnostic]] = []
+    told: list[tuple[tuple[tuple[int, int, str], ...], Diagnostic]] = []
     seen = set()
     try:  # (an `anyOf` every alternative of which failed is told by the nearest one: ``schema_messages``)
         for err in errors[:MAX_ERRORS]:
@@ -347,7 +347,7 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                 seen.add((where, schema_rule, message))
                 # (a long message is cut in its middle: its start says what was expected, its end what was found)
                 message = message if len(message) <= 160 else message[:100] + " ... " + message[-55:]
-                told.append((list(map(str, at.absolute_path)), Diagnostic(
+                told.append((pointer_order(where), Diagnostic(
                     "S002", message, Span(shown), help=help, pointer=where, schema_rule=schema_rule)))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
