@@ -1267,3 +1267,15 @@ def test_replay_given_an_orders_file_says_so(monkeypatch: pytest.MonkeyPatch) ->
     assert (code, out) == (3, ""), err
     assert "error[S001]: this is an orders file (entries of `phase` and `orders`), not a record of states" in err
     assert "--orders FILE" in err and "required property" not in err
+
+
+@pytest.mark.parametrize(("case", "said"), [
+    ("bad-state.attacker-from-not-a-neighbour", "`MOS` does not border `BUR`"),
+    ("bad-state.attacker-from-own-province", "`Burgundy` is where the dislodged unit stands")])
+def test_an_attackers_impossible_origin_is_refused_at_its_pointer(case: str, said: str) -> None:
+    """The text-audit cases of an origin no attack could come from expect S002 alone: here, that it is
+    the origin's own check that refuses them (DIP-R1, DIP-M1), at the origin's pointer, and nothing else."""
+    cases = {c["id"]: c for c in yaml.safe_load((ROOT / "tests/cases/diplomacy/text_audit.yaml").read_text())["cases"]}
+    found = load_ruleset(ROOT / "rulesets/diplomacy/standard.rules").state_errors(cases[case]["state"])
+    assert [(d.code, d.pointer) for d in found] == [("S002", "/dislodged/0/attacker_from")]
+    assert found[0].message.startswith(said), found[0].message
