@@ -320,9 +320,13 @@ def convert(m: MapFile, board: dict[str, object] | None = None) -> dict[str, obj
             kind, loc = unit.split()
             units.append({"power": power_id(power), "type": "army" if kind == "A" else "fleet", "location": loc_id(loc)})
     year = int(m.begin.split()[1])
+    unknown = [p for p in m.dummies if p not in m.powers]
+    if unknown:
+        raise MapFileError(f"{m.files[0]}: DUMMY names `{unknown[0]}`, which is no power")
     data: dict[str, object] = {
         "name": m.name,
         "powers": [power_id(p) for p in m.powers],
+        **({"dummies": [power_id(p) for p in m.dummies]} if m.dummies else {}),
         "victory": m.victory[0] if m.victory else len(centres) // 2 + 1,
         "start": {"year": year, "units": units,
                   "supply_centers": {c.lower(): power_id(p) for c, p in m.start_owners().items()}},
@@ -368,10 +372,12 @@ def province_outlines(drawn: dict[str, object], provinces: dict[str, object],
 def header(m: MapFile, source: str) -> str:
     files = ", ".join(m.files)
     victory = "its VICTORY line" if m.victory else "more than half the centres, the package's default"
+    dummies = (f"\n# Played by no one (its DUMMY mark): {', '.join(power_id(p) for p in m.dummies)}; its units take no orders."
+               if m.dummies else "")
     return (f"# The `{m.name}` map of the PyPI package `diplomacy` {package_version()}, converted from its\n"
             f"# DPjudge-style map file {source} (read: {files}) by `python -m bench.peers.dpjudge.import_map`.\n"
-            f"# Do not edit: re-run the importer (tests/test_dpjudge_maps.py compares). Victory: {victory}.\n"
-            f"# Fields: docs/maps.md.\n")
+            f"# Do not edit: re-run the importer (tests/test_dpjudge_maps.py compares). Victory: {victory}."
+            f"{dummies}\n# Fields: docs/maps.md.\n")
 
 
 def to_yaml(data: dict[str, object]) -> str:

@@ -19,7 +19,10 @@ The format, line by line (`#` starts a comment; words are separated by blanks):
   convoy through; `SHUT` an impassable one.
 
 Only what the board and the start position need is kept; the rest (aliases with blanks, power
-adjectives, dummy powers) is read and set aside.
+adjectives) is read and set aside. A power marked `DUMMY` (no player controls it) is listed in
+`dummies`: `DUMMY` on a power's lines marks that power; `DUMMY NAME...` (or `DUMMIES NAME...`) the powers
+named; `DUMMY ALL` (or `DUMMIES ALL`) every power declared so far, `... ALL EXCEPT NAME...` all but
+those. The package reads the mark the same way (`Map.dummies`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ class MapFile:
     units: dict[str, list[str]] = field(default_factory=dict)  # power -> ["A BUD", "F STP/SC"]
     places: dict[str, str] = field(default_factory=dict)       # place as written -> terrain
     abuts: dict[str, list[str]] = field(default_factory=dict)  # place as written -> adjacencies as written
+    dummies: list[str] = field(default_factory=list)           # powers no player controls (`DUMMY`), in mark order
 
     # --------------------------------------------------------------- derived facts
 
@@ -140,8 +144,7 @@ class _Reader:
                 units[:] = [u for u in units if u[2:].split("/")[0] != unit[2:].split("/")[0]]
             m.units.setdefault(self.power, []).append(unit)
         elif head in ("DUMMY", "DUMMIES"):
-            if len(words) > 1:
-                self.power = None
+            self.dummy(head, [norm_power(w) for w in words[1:]], line, where)
         elif head == "DROP":
             for place in words[1:]:
                 self.drop(place.upper())
@@ -156,11 +159,34 @@ class _Reader:
                 if power not in m.powers:
                     raise self.fail(where, f"UNPLAYED names `{power}`, which is no power")
                 m.powers.remove(power)
+                m.dummies = [p for p in m.dummies if p != power]
                 for table in (m.homes, m.owns, m.units):
                     table.pop(power, None)
             self.power = None
         else:
             self.power_line(words)
+
+    def dummy(self, head: str, names: list[str], line: str, where: str) -> None:
+        """A `DUMMY` or `DUMMIES` line: the powers it marks as played by no one, added to `dummies`."""
+        m = self.map
+        if not names:
+            if head == "DUMMIES" or self.power is None:
+                raise self.fail(where, f"`{line.strip()}` marks no power: `DUMMY` alone goes on a power's lines, "
+                                       "else name the powers (or ALL)")
+            marked = [self.power]
+        else:
+            self.power = None
+            if names[0] != "ALL":
+                marked = names
+            elif len(names) == 1:
+                m.dummies = []
+                marked = list(m.powers)
+            elif names[1] != "EXCEPT" or len(names) == 2:
+                raise self.fail(where, f"`{line.strip()}`: after ALL, only EXCEPT and the powers left out")
+            else:
+                m.dummies = []
+                marked = [p for p in m.powers if p not in names[2:]]
+        m.dummies.extend(p for p in marked if p not in m.dummies)
 
     def names(self, line: str, where: str) -> None:
         name, _, rest = line.partition("=")
