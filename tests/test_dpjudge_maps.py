@@ -107,6 +107,45 @@ def test_a_broken_map_file_is_located(tmp_path: Path) -> None:
             read_map(tmp_path / "head.map")
 
 
+BOARD = "LON = London\nPAR = Paris\nROM = Rome\nLAND LON ABUTS PAR\nLAND PAR ABUTS LON ROM\nLAND ROM ABUTS PAR\n"
+POWERS = "ENGLAND (ENGLISH) LON\nA LON\n{after_england}FRANCE (FRENCH) PAR\nA PAR\nITALY (ITALIAN) ROM\nA ROM\n"
+
+
+@pytest.mark.parametrize("after_england, after_all", [
+    ("DUMMY\n", ""),                                  # on a power's lines: that power
+    ("", "DUMMY ITALY england\n"),                    # powers named, in any case
+    ("", "DUMMIES ALL\n"),
+    ("DUMMY\n", "DUMMY ALL EXCEPT FRANCE\n"),          # ALL replaces what was marked before
+    ("", "DUMMY ENGLAND FRANCE\nUNPLAYED FRANCE\n"),  # a power taken off the map is no longer marked
+])
+def test_dummy_marks_are_read_as_the_package_reads_them(tmp_path: Path, after_england: str, after_all: str) -> None:
+    path = tmp_path / "marked.map"
+    path.write_text(POWERS.format(after_england=after_england) + after_all + BOARD, encoding="utf-8")
+    assert read_map(path).dummies == peer_map.Map(str(path), use_cache=False).dummies != []
+
+
+def test_a_dummy_mark_that_marks_no_power_is_located(tmp_path: Path) -> None:
+    for line in ("DUMMIES", "DUMMY ALL BUT FRANCE", "DUMMY ALL EXCEPT"):
+        (tmp_path / "bad.map").write_text(POWERS.format(after_england="") + line + "\n" + BOARD, encoding="utf-8")
+        with pytest.raises(MapFileError, match=r"^bad\.map:7: `" + line + "`"):
+            read_map(tmp_path / "bad.map")
+    (tmp_path / "bad.map").write_text("DUMMY\n" + POWERS.format(after_england="") + BOARD, encoding="utf-8")
+    with pytest.raises(MapFileError, match=r"^bad\.map:1: `DUMMY` marks no power"):
+        read_map(tmp_path / "bad.map")
+
+
+@pytest.mark.parametrize("name", MAP_NAMES)
+def test_the_powers_no_one_plays_are_the_packages(name: str) -> None:
+    """A map's `dummies` are the powers its file marks DUMMY, as the package reads them (known_world_901:
+    its neutral state), and a variant's `query unplayed` names them for `ruleval balance`."""
+    data = yaml.safe_load((DIP / "maps" / f"{name}.yaml").read_text(encoding="utf-8"))
+    assert [peer_power(p) for p in data.get("dummies", [])] == [p.replace("-", "") for p in peer_map_of(name).dummies]
+    rs = load_ruleset(DIP / f"{ruleset_name(name)}.rules")
+    assert rs.run({}, "unplayed", validate=False) == data.get("dummies", [])
+    if name == "known_world_901":
+        assert data["dummies"] == ["neutral_state"]
+
+
 def test_the_importer_command_reports_stale_files(capsys) -> None:
     assert import_map.main(["--check", "pure"]) == 0
     assert import_map.main(["--check", "no_such_map"]) == 3

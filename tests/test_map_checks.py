@@ -193,6 +193,8 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
      "the alias `hills` is also the name of `hil`, which orders would then never name: rename one of them"),
     ("supply_centers: {nor: red,", "supply_centers: {hil: red, nor: red,", "  supply_centers: {hil", "supply_centers",
      "red owns 3 supply centres at the start, the victory count: the game would end at once"),
+    ("victory: 3", "victory: 3\ndummies: [blue, green]", "dummies: [blue, green]", "green",
+     "the power no one plays is `green`, which is not one of the map's powers (red, blue)"),
     ("fleet:\n", "one_way:\n  army: {for: [hil]}\nfleet:\n", "army: {for: [hil]}", "hil",
      "`for` → `hil` is marked one-way, but `army` lists `hil` → `for` too, so the passage goes both ways: drop that "
      "entry, or the mark"),
