@@ -168,6 +168,99 @@ def test_run_balance_gives_the_figures_to_a_program() -> None:
     assert b"<svg" in figure_bytes(f, "race", "svg")
 
 
+@pytest.fixture
+def race_with_a_side_no_one_plays(tmp_path: Path) -> Path:
+    """The race of the sweep's tests where no one plays green (its `query unplayed`)."""
+    import shutil
+
+    shutil.copytree(SWEEP, tmp_path / "sweep")
+    path = tmp_path / "sweep" / "unplayed.rules"
+    path.write_text('ruleset sweep.unplayed "A race green sits out"\nextends "race.rules"\n\n'
+                    'query unplayed = ["green"]\n', encoding="utf-8")
+    return path
+
+
+def test_a_side_no_one_plays_gets_no_player_and_is_reported_apart(cli: Any, race_with_a_side_no_one_plays: Path) -> None:
+    """No player gives orders to a side the variant's `query unplayed` names (here green never moves,
+    where any player of the race would move it), and every output says it is not played: its row in
+    JSON (`played: false`, no player, and `unplayed`), a line of its own in the text, apart from the
+    table of the sides whose outcomes compare; `--player` (every side) seats the others only."""
+    argv = ("balance", str(race_with_a_side_no_one_plays), "--games", "6", "--player", "steady", "--jobs", "1")
+    r = cli(*argv, "--format", "json")
+    assert r.code == 0, r.err
+    f = json.loads(r.out)
+    assert f["unplayed"] == ["green"]
+    assert f["sides"]["green"]["played"] is False and f["sides"]["green"]["player"] is None
+    assert all(f["sides"][s]["played"] and f["sides"][s]["player"] == "steady" for s in ("red", "blue"))
+    assert all(row["green"]["mean"] == 0 for row in f["by_round"].values())  # never moved
+    assert f["by_round"]["2"]["red"]["mean"] == 2.0 and f["sides"]["green"]["wins"]["count"] == 0
+    text = cli(*argv).out.splitlines()
+    head = next(i for i, line in enumerate(text) if line.startswith("side "))
+    assert [line.split()[:2] for line in text[head + 1:head + 3]] == [["red", "steady"], ["blue", "steady"]]
+    assert text[head + 3].startswith("not played: green (the variant's `unplayed`: no player gives its orders")
+    assert "won 0 of 6 games, in the game at the end of 6" in " ".join(text[head + 3:head + 5])
+    by_player = json.loads(cli(*argv, "--format", "json", "--group-by", "player").out)
+    assert list(by_player["sides"]) == ["steady", "green"] and by_player["sides"]["steady"]["sides"] == ["red", "blue"]
+    assert by_player["sides"]["green"]["played"] is False
+
+
+def test_a_player_for_a_side_no_one_plays_is_refused(cli: Any, race_with_a_side_no_one_plays: Path) -> None:
+    r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--player", "green=steady", "--jobs", "1")
+    assert r.code == 2 and "no one plays `green`" in r.err, r.err
+    race_with_a_side_no_one_plays.write_text(race_with_a_side_no_one_plays.read_text().replace('["green"]', '["pink"]'))
+    r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--jobs", "1")
+    assert r.code == 2 and "its `query unplayed` names `pink`, which is not one of its sides" in r.err, r.err
+    race_with_a_side_no_one_plays.write_text(race_with_a_side_no_one_plays.read_text().replace(
+        '["pink"]', '["red", "blue", "green"]'))
+    r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--jobs", "1")
+    assert r.code == 2 and "no one plays any of its sides" in r.err, r.err
+
+
+class _Spy:
+    """A ruleset whose `advance` runs are kept: the state played (with its orders) and the result."""
+
+    def __init__(self, rs: Any, log: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        self.rs, self.log = rs, log
+
+    def run(self, state: dict[str, Any], query: str, **kw: Any) -> Any:
+        out = self.rs.run(state, query=query, **kw)
+        if query == "advance":
+            self.log.append((state, out))
+        return out
+
+
+def test_in_a_balance_sweep_on_known_world_901_the_neutral_state_is_played_by_no_one() -> None:
+    """known_world_901's map marks `neutral_state` as played by no one (the package's DUMMY). In the
+    games of a seeded balance sweep (`play_one`, a sweep's piece, with the random and heuristic
+    players) no player gives it an order: its units only hold, none moves and none is built, its
+    dislodged units are disbanded (it orders no retreat); and the report marks it not played. Before
+    the mark was carried, it was ordered like any power and won most games of random players."""
+    from validator.tools.balance import balance_text, play_one, prepare
+
+    variant = load_ruleset(DIP / "known_world_901.rules")
+    sides, choice, rulesets, by_side, start = prepare(variant, ["random", "france=heuristic"])
+    assert choice["neutral_state"] is None and "neutral_state" not in by_side and choice["france"] == "heuristic"
+    neutral = {(u["type"], u["location"]) for u in start["units"] if u["power"] == "neutral_state"}
+    assert len(neutral) == 49
+    disbanded = 0
+    for game in range(2):
+        log: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        rec = play_one([_Spy(rs, log) for rs in rulesets], (game, 7, 2, 1000, by_side, start))
+        assert rec.error is None and rec.phases == len(log) > 5
+        for state, out in log:
+            assert not [o for o in state["orders"] if o["power"] == "neutral_state"], state["phase"]
+            now = {(u["type"], u["location"]) for u in out["next"]["units"] if u["power"] == "neutral_state"}
+            assert now <= neutral, (state["phase"], now - neutral)  # held where it stood, nothing built
+            disbanded += sum(d["power"] == "neutral_state" for d in out["result"].get("destroyed", []))
+    assert disbanded > 0  # its retreat phases were reached, and it ordered none
+    f = run_balance(str(DIP / "known_world_901.rules"), ["random", "france=heuristic"], games=2, rounds=2, seed=7, jobs=1)
+    assert f["unplayed"] == ["neutral_state"] and f["sides"]["neutral_state"]["played"] is False
+    assert f["sides"]["neutral_state"]["wins"]["count"] == 0 and f["sides"]["france"]["player"] == "heuristic"
+    text = balance_text("known_world_901", f, 8)
+    assert not [line for line in text if line.startswith("neutral_state  ")][:-1]  # its holdings row only
+    assert any(line.startswith("not played: neutral_state (") for line in text)
+
+
 def test_diff_exact_tables_are_capped_and_grouped_by_a_field(cli: Any) -> None:
     errata = ROOT / "tests" / "fixtures" / "errata"
     base = ("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--generate", "1", "--exact", "--shrink", "0")

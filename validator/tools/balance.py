@@ -3,7 +3,10 @@
 What ruleval asks of the variant (it knows no game): ``query start_state`` and ``query advance``
 (as ``play`` does; ``advance``'s ``end`` names its ``winner`` when one side won), ``query sides`` (the
 sides' names) and ``query standing``: ``{round, holdings: {side: [names]}, alive: {side: bool}}``,
-the round (a year, say) and what each side holds, read after every phase.
+the round (a year, say) and what each side holds, read after every phase. A variant may also name,
+with ``query unplayed``, the sides no one plays: no player gives them orders (the variant's rules
+play a side without orders), and the figures mark them as not played, apart from the sides whose
+outcomes compare.
 
 A player is a ruleset file that extends the rules it plays and declares ``query
 player_orders(side, seed)``: the orders of one side on the state. It is applied over the variant
@@ -29,6 +32,7 @@ from typing import Any, Callable, TextIO
 from .impact import Share
 
 PLAYER_QUERY = "player_orders"
+UNPLAYED_QUERY = "unplayed"  # optional: the sides no one plays
 EXTENDS_LINE = re.compile(r'^extends\s+"[^"\n]*"[ \t]*$', re.MULTILINE)
 
 
@@ -137,16 +141,17 @@ def play_one(rulesets: list[Any], item: tuple[int, int, int, int, dict[str, int]
 class Balance:
     games: list[GameRecord]
     sides: list[str]
-    players: dict[str, str]
+    players: dict[str, str | None]  # side -> its player; None for a side no one plays
     rounds: int
     interrupted: bool = False
 
     def groups(self, group_by: str = "side") -> dict[str, list[str]]:
         """The rows of the figures: each side (``side``), or each player with the sides it played
-        (``player``), in the sides' order."""
+        (``player``), in the sides' order; a side no one plays is a row of its own either way."""
         out: dict[str, list[str]] = {}
         for side in self.sides:
-            out.setdefault(side if group_by == "side" else self.players[side], []).append(side)
+            player = self.players[side]
+            out.setdefault(side if group_by == "side" or player is None else player, []).append(side)
         return out
 
     def figures(self, group_by: str = "side") -> dict[str, Any]:
@@ -162,7 +167,8 @@ class Balance:
             wins = sum(g.winner == side for g in played for side in members)
             draws = sum(g.winner is None and g.alive.get(side, False) for g in played for side in members)
             alive = sum(g.alive.get(side, False) for g in played for side in members)
-            per_side[name] = {"player": self.players[members[0]], "sides": members, "wins": Share(wins, k).to_json(),
+            per_side[name] = {"player": self.players[members[0]], "played": self.players[members[0]] is not None,
+                              "sides": members, "wins": Share(wins, k).to_json(),
                               "draws": Share(draws, k).to_json(), "survivals": Share(alive, k).to_json(),
                               "eliminations": Share(k - alive, k).to_json()}
         rounds = sorted({int(r) for g in played for r in g.by_round}, key=int)
@@ -183,7 +189,8 @@ class Balance:
             "length": {"rounds_mean": round(sum(lengths) / n, 3) if n else 0, "rounds_min": min(lengths, default=0),
                        "rounds_max": max(lengths, default=0),
                        "phases_mean": round(sum(g.phases for g in played) / n, 3) if n else 0},
-            "group_by": group_by, "sides": per_side, "by_round": by_round,
+            "group_by": group_by, "sides": per_side,
+            "unplayed": [s for s in self.sides if self.players[s] is None], "by_round": by_round,
             "taken_first": [[h, k] for h, k in sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))],
             "errors": [g.error for g in self.games if g.error is not None], "interrupted": self.interrupted}
 
@@ -214,10 +221,18 @@ def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
     cols = ("wins", "draws", "survivals", "eliminations")
     lines.append(f"{head.ljust(w)}  {'sides' if by_player else 'player':<10}  " + "  ".join(c.ljust(15) for c in cols).rstrip()
                  + "   (95% CI)")
+    unplayed = [s for s in sides if not f["sides"][s].get("played", True)]
     for s in sides:
         row = f["sides"][s]
+        if s in unplayed:
+            continue
         other = str(len(row["sides"])) if by_player else row["player"][:10]
         lines.append(f"{s.ljust(w)}  {other:<10}  " + "  ".join(_pct(row[c]).ljust(15) for c in cols).rstrip())
+    for s in unplayed:
+        row = f["sides"][s]
+        lines += wrap_words(f"{s} (the variant's `unplayed`: no player gives its orders, the rules play it; its "
+                            f"outcomes are no side's chances): won {row['wins']['count']} of {f['games']} games, in "
+                            f"the game at the end of {row['survivals']['count']}", "not played: ")
     rounds = list(f["by_round"])
     if rounds:
         shown = rounds if len(rounds) <= 8 else rounds[:4] + rounds[-4:]
@@ -257,17 +272,19 @@ def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
     matplotlib.rcParams["svg.hashsalt"] = "ruleval"  # the same figures give the same file
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), gridspec_kw={"width_ratios": [3, 2]})
     rounds = [int(r) for r in f["by_round"]]
+    played = [s for s in f["sides"] if f["sides"][s].get("played", True)]
     for side in f["sides"]:
         mean = [f["by_round"][str(r)][side]["mean"] for r in rounds]
         sd = [f["by_round"][str(r)][side]["sd"] for r in rounds]
-        line, = left.plot(rounds, mean, marker="o", markersize=3, label=side)
+        line, = left.plot(rounds, mean, marker="o", markersize=3,
+                          label=side if side in played else f"{side} (not played)")
         left.fill_between(rounds, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
                           color=line.get_color(), alpha=0.12, linewidth=0)
     left.set_xlabel("round (start of)")
     left.set_ylabel(f"holdings{' of a side' if f.get('group_by') == 'player' else ''} (mean, band: one sd)")
     left.set_title(f"{variant}: {f['games']} games")
     left.legend(fontsize=7, ncol=2)
-    sides = list(f["sides"])
+    sides = played  # a side no one plays has no outcomes to compare
     bottom = [0.0] * len(sides)
     for key, colour in (("wins", "#2a7f2a"), ("draws", "#7fb0d8"), ("eliminations", "#c44")):
         vals = [f["sides"][s][key]["share"] if key != "draws" else f["sides"][s]["draws"]["share"] for s in sides]
@@ -287,11 +304,12 @@ def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
     return buf.getvalue()
 
 
-def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str], list[Any], dict[str, int], Any]:
+def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str | None], list[Any], dict[str, int], Any]:
     """What a balance needs of a loaded variant and the players given (``[SIDE=]NAME``): its sides, the
-    player of each, the player rulesets (each applied over the variant), each side's ruleset by index,
-    and the start state. ``UsageError`` when a piece is missing; ``RunError`` from the variant's
-    queries; a player that does not check is ``PlayerError``."""
+    player of each (None for a side the variant's ``query unplayed`` names: no one plays it), the
+    player rulesets (each applied over the variant), each played side's ruleset by index, and the
+    start state. ``UsageError`` when a piece is missing or a player is given to a side no one plays;
+    ``RunError`` from the variant's queries; a player that does not check is ``PlayerError``."""
     from ..api import ADVANCE_QUERY
     from ..core.exits import UsageError
     from .errata import start_state
@@ -304,16 +322,26 @@ def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str], 
     if problem is not None:
         raise UsageError(problem)
     sides = list(variant.run(start, query="sides"))
-    choice = {side: "random" for side in sides}
+    unplayed = list(variant.run(start, query=UNPLAYED_QUERY)) if UNPLAYED_QUERY in variant.queries() else []
+    strange = [s for s in unplayed if s not in sides]
+    if strange:
+        raise UsageError(f"`{variant.path}`: its `query {UNPLAYED_QUERY}` names `{strange[0]}`, which is not one of "
+                         f"its sides ({', '.join(sides)})")
+    choice: dict[str, str | None] = {side: None if side in unplayed else "random" for side in sides}
     for g in given:
         side, _, name = g.rpartition("=")
         if side and side not in choice:
             raise UsageError(f"--player {g}: `{side}` is not a side of `{variant.path}` ({', '.join(sides)})")
-        for s in ([side] if side else sides):
+        if side in unplayed:
+            raise UsageError(f"--player {g}: no one plays `{side}` in `{variant.path}` (its `query {UNPLAYED_QUERY}`): "
+                             "its pieces take no orders, the rules play it")
+        for s in ([side] if side else [s for s in sides if s not in unplayed]):
             choice[s] = name
     loaded: dict[str, int] = {}
     rulesets: list[Any] = []
-    for name in sorted(set(choice.values())):
+    if all(c is None for c in choice.values()):
+        raise UsageError(f"`{variant.path}`: no one plays any of its sides (its `query {UNPLAYED_QUERY}`): no game to play")
+    for name in sorted({c for c in choice.values() if c is not None}):
         path = player_path(variant, name)
         if path is None:
             raise UsageError(f"no player `{name}`: give a player file, or a name found as players/{name}.rules "
@@ -325,7 +353,7 @@ def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str], 
             raise UsageError(f"player `{path}` has no `query {PLAYER_QUERY}(side, seed)`")
         loaded[name] = len(rulesets)
         rulesets.append(rs)
-    return sides, choice, rulesets, {side: loaded[choice[side]] for side in sides}, start
+    return sides, choice, rulesets, {side: loaded[c] for side, c in choice.items() if c is not None}, start
 
 
 class PlayerError(Exception):
