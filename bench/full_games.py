@@ -3,7 +3,8 @@
 Usage: python -m bench.full_games [--games N] [--years Y] [--maps NAME...]
 
 Plays the seeded random games of bench/peers/dpjudge/full_games.py on each map of the package (the
-orders made untimed by ruleval's `random_orders`) and times each side's play of every phase:
+orders made untimed by ruleval's `random_orders`, none for a power no one plays, on either engine:
+known_world_901's neutral state, since 2026-12-05) and times each side's play of every phase:
 ruleval's `query advance` (state check, adjudication and the next state, one `Ruleset.run`) against
 the package's `set_orders` and `process`, each engine playing a whole game on its own (ruleval first,
 then the package from the same orders). Prints phases per second of each and their ratio, per map

@@ -1,5 +1,6 @@
 """Full games on every map of the `diplomacy` package against its own engine (issue 22, item 4):
-seeded random games, every unit ordered in every phase by ruleval's `random_orders`, the same orders
+seeded random games, every unit ordered in every phase by ruleval's `random_orders` (but those of a
+power no one plays: known_world_901's neutral state), the same orders
 played by `diplomacy.Game(map_name=...)`, and each phase's next phase, units, dislodged units and
 supply-centre owners compared (bench/peers/dpjudge/full_games.py). A game that ends differently must
 end as the package ends it once ruleval plays under the package's readings of the rules
@@ -60,6 +61,25 @@ def test_every_phase_type_is_compared() -> None:
     finally:
         full_games._ruleval_view = original
     assert seen == {"M", "R", "A"}, seen
+
+
+def test_a_power_no_one_plays_is_given_no_orders_on_either_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    """known_world_901's neutral state (the package's DUMMY) gets no orders from ruleval's
+    `random_orders`, so the package, given the same orders, is set none for it either: both play it as a
+    power without orders, and the games still agree (or differ as the package's readings say)."""
+    from diplomacy import Game
+
+    set_for: set[str] = set()
+    original = Game.set_orders
+
+    def spy(self, power_name, orders, *args, **kwargs):
+        set_for.add(power_name)
+        return original(self, power_name, orders, *args, **kwargs)
+
+    monkeypatch.setattr(Game, "set_orders", spy)
+    figures = full_games.run_map("known_world_901", 1, 2, explain=True)
+    assert figures.phases >= 4 and not figures.unexplained, figures
+    assert "NEUTRALSTATE" not in set_for and len(set_for) == 15, set_for
 
 
 def test_orders_in_the_packages_words() -> None:

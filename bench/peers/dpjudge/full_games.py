@@ -10,7 +10,10 @@ second of each side, and the number of differences left unexplained (the exit co
 
 A game starts from the map's start position (`query start_state` of the map's variant ruleset,
 `rulesets/diplomacy/<map>.rules`) and, in every phase, ruleval's `query random_orders(seed)` gives an
-order to every unit (retreats, builds, disbands and waives in their phases). The same orders go to a
+order to every unit (retreats, builds, disbands and waives in their phases) of every power someone
+plays: a power the map marks as played by no one (its `dummies`, the package's DUMMY: known_world_901's
+neutral state) gets none, and since the package is given the same orders, it gets none there either,
+and each engine plays it as a power without orders. The same orders go to a
 `diplomacy.Game(map_name=...)`; ruleval's `query advance` and the engine's `process()` each play every
 phase (ruleval the whole game first, then the package), and after each phase the next phase's name, the
 units on the board, the dislodged units and the supply-centre owners are compared. A game is compared up
