@@ -33,7 +33,10 @@ wrong next state is caught by a second, independent reading of the same clauses:
   from the power's centres, fleets first, then by the province's English name;
 - DIP-G3: the game ends exactly when a power owns the map's victory count of centres;
 - every order `random_orders` writes is one the adjudication reads as valid, and every clause a
-  result cites is in the catalogue; the same seed plays the same game.
+  result cites is in the catalogue; the same seed plays the same game; it orders every unit but
+  those of a power the map marks as played by no one (`dummies`: known_world_901's neutral state),
+  which get no order in any phase, so that they hold, are disbanded when dislodged and are disbanded
+  by civil disorder, as the checks above say of a power without orders.
 
 The same checks run over games where each order is left out with a chance of 0.3, as players in civil
 disorder leave them out (DIP-G4: the unit holds, the dislodged unit is disbanded, the build waived,
@@ -109,6 +112,7 @@ class Board:
 
     def __init__(self, data: dict[str, Any], anywhere: bool):
         self.powers = set(data["powers"])
+        self.dummies = set(data.get("dummies", []))  # the powers no one plays: random orders give them none
         self.provinces = data["provinces"]
         self.army = {p: set(v) for p, v in data.get("army", {}).items()}
         self.fleet = {p: set(v) for p, v in data.get("fleet", {}).items()}
@@ -237,6 +241,8 @@ def check_step(b: Board, step: Any, every_unit_ordered: bool = True) -> None:
         assert o["status"] in ("succeeds", "fails"), \
             f"{where}: random order {o['order']!r} came back {o['status']}: {o['reason']}"
         assert set(o["cites"]) <= CLAUSES, f"{where}: {o['order']!r} cites {set(o['cites']) - CLAUSES}"
+        # a power the map marks as played by no one (`dummies`) is given no order: the rules play it (DIP-G4)
+        assert o["power"] not in b.dummies, f"{where}: {o['order']!r} given to {o['power']}, which no one plays"
     if step.end is not None:
         assert set(step.end.get("cites", [])) <= CLAUSES, step.end
 
@@ -292,8 +298,9 @@ def check_movement(b: Board, s: dict[str, Any], r: dict[str, Any], n: dict[str, 
     gone = {prov(d["location"]) for d in dislodged + destroyed}
     assert len(s["units"]) == len(n["units"]) + len(dislodged) + len(destroyed), f"{where}: units appeared or vanished"
     ordered = {prov(o["unit"]): o for o in r["orders"]}
-    assert set(ordered) <= set(before) and (set(ordered) == set(before) or not every_unit_ordered), \
-        f"{where}: random orders left out {set(before) - set(ordered)}"
+    played = {p for p, u in before.items() if u["power"] not in b.dummies}
+    assert set(ordered) <= played and (set(ordered) == played or not every_unit_ordered), \
+        f"{where}: random orders left out {played - set(ordered)}, or ordered a unit no one plays {set(ordered) - played}"
     # each unit either made its move or stayed (DIP-H1: so does a unit without an order), unless dislodged
     # (DIP-M1 .. DIP-M4, DIP-S*)
     unordered = {"order": "", "status": "", "reason": None}
