@@ -199,9 +199,11 @@ def test_a_side_no_one_plays_gets_no_player_and_is_reported_apart(cli: Any, race
     assert [line.split()[:2] for line in text[head + 1:head + 3]] == [["red", "steady"], ["blue", "steady"]]
     assert text[head + 3].startswith("not played: green (the variant's `unplayed`: no player gives its orders")
     assert "won 0 of 6 games, in the game at the end of 6" in " ".join(text[head + 3:head + 5])
-    by_player = json.loads(cli(*argv, "--format", "json", "--group-by", "player").out)
+    svg = race_with_a_side_no_one_plays.parent / "b.svg"
+    r = cli(*argv, "--format", "json", "--group-by", "player", "--plot", str(svg))
+    by_player = json.loads(r.out)
     assert list(by_player["sides"]) == ["steady", "green"] and by_player["sides"]["steady"]["sides"] == ["red", "blue"]
-    assert by_player["sides"]["green"]["played"] is False
+    assert by_player["sides"]["green"]["played"] is False and "<svg" in svg.read_text()
 
 
 def test_a_player_for_a_side_no_one_plays_is_refused(cli: Any, race_with_a_side_no_one_plays: Path) -> None:
