@@ -212,8 +212,11 @@ def test_a_player_for_a_side_no_one_plays_is_refused(cli: Any, race_with_a_side_
     race_with_a_side_no_one_plays.write_text(race_with_a_side_no_one_plays.read_text().replace('["green"]', '["pink"]'))
     r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--jobs", "1")
     assert r.code == 2 and "its `query unplayed` names `pink`, which is not one of its sides" in r.err, r.err
+    race_with_a_side_no_one_plays.write_text(race_with_a_side_no_one_plays.read_text().replace('["pink"]', '"green"'))
+    r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--jobs", "1")
+    assert r.code == 2 and 'its `query unplayed` gives "green", not a list of side names' in r.err, r.err
     race_with_a_side_no_one_plays.write_text(race_with_a_side_no_one_plays.read_text().replace(
-        '["pink"]', '["red", "blue", "green"]'))
+        '"green"', '["red", "blue", "green"]'))
     r = cli("balance", str(race_with_a_side_no_one_plays), "--games", "1", "--jobs", "1")
     assert r.code == 2 and "no one plays any of its sides" in r.err, r.err
 

@@ -322,7 +322,10 @@ def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str | 
     if problem is not None:
         raise UsageError(problem)
     sides = list(variant.run(start, query="sides"))
-    unplayed = list(variant.run(start, query=UNPLAYED_QUERY)) if UNPLAYED_QUERY in variant.queries() else []
+    unplayed = variant.run(start, query=UNPLAYED_QUERY) if UNPLAYED_QUERY in variant.queries() else []
+    if not isinstance(unplayed, list) or not all(isinstance(s, str) for s in unplayed):
+        raise UsageError(f"`{variant.path}`: its `query {UNPLAYED_QUERY}` gives {json.dumps(unplayed)[:80]}, not a list "
+                         "of side names")
     strange = [s for s in unplayed if s not in sides]
     if strange:
         raise UsageError(f"`{variant.path}`: its `query {UNPLAYED_QUERY}` names `{strange[0]}`, which is not one of "
