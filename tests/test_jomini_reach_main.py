@@ -9,9 +9,10 @@ paths suffice: cutting a loop out of a legal path leaves a legal path to the sam
 no more hexes crossed, and on a road all along if the path was).
 
 What `reach` means, exactly (README, the Jomini section):
-- it is asked where `main` judges the unit's move: after the state's moves listed before the unit's
-  first move (after all of them when it has none; units move one at a time, JOM-A1), so the move tried
-  replaces the unit's own and those after it;
+- it is asked where `main` judges the unit's move: after the state's moves listed before the first of
+  the unit's moves that `main` accepts (after all of them when it accepts none, or the unit has none;
+  units move one at a time, each once, JOM-A1), so the move tried replaces the unit's own and those
+  after it;
 - a hex is listed when some path to it is a legal move without combat (the larger allowance, road
   march and a mounted unit's bonus included); `fight: true` when some path to it is a legal move with
   combat; `cost` is the least cost of a legal path (`main`'s `cost`); `road_march: true` when that
@@ -82,20 +83,29 @@ def ruleset(name: str) -> Any:
     return rs
 
 
-def moment(state: dict, uid: str) -> int:
-    """How many of the state's moves come before unit `uid`'s move: those before its first one."""
-    return next((i for i, m in enumerate(state["moves"]) if m["unit"] == uid), len(state["moves"]))
+def moment(name: str, state: dict, uid: str) -> int:
+    """How many of the state's moves come before unit `uid`'s move: those before the first of its moves
+    `main` accepts (a refused move is no move; a unit moves once, JOM-A1), or all of them when `main`
+    accepts none (the unit has not moved: it may still move, after them)."""
+    verdicts = turn(name, json.dumps(state, sort_keys=True))["moves"]
+    return next((i for i, (m, v) in enumerate(zip(state["moves"], verdicts))
+                 if m["unit"] == uid and v["status"] == "ok"), len(state["moves"]))
+
+
+@cache
+def turn(name: str, state: str) -> Any:
+    return ruleset(name).run(json.loads(state))
 
 
 def judged(name: str, state: dict, moves: list[dict]) -> list[dict]:
     """`main`'s verdict of each move (all of one unit), made in place of that unit's own."""
     if not moves:
         return []
-    return batch(name).run(state, query="judge_each", args=[moment(state, moves[0]["unit"]), moves], validate=False)
+    return batch(name).run(state, query="judge_each", args=[moment(name, state, moves[0]["unit"]), moves], validate=False)
 
 
 def main_verdict(name: str, state: dict, move: dict) -> dict:
-    k = moment(state, move["unit"])
+    k = moment(name, state, move["unit"])
     return ruleset(name).run({**state, "moves": state["moves"][:k] + [move]})["moves"][k]
 
 
@@ -166,7 +176,7 @@ def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool 
 def standing(name: str, state: dict, uid: str) -> dict:
     """Unit `uid` where `main` leaves it after the state's moves before its own (a character with a unit
     goes where the unit went)."""
-    k = moment(state, uid)
+    k = moment(name, state, uid)
     return next(u for u in ruleset(name).run({**state, "moves": state["moves"][:k]})["units"] if u["id"] == uid)
 
 
@@ -395,6 +405,18 @@ def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str)
                       {"unit": "X", "path": ["0402", "0502", "0602"], "combat": False},
                       {"unit": "F", "path": ["0502", "0503", "0504", "0404"], "combat": False},
                       {"unit": "C", "path": ["0203", "0202"], "combat": True}]
+    assert check_state(name, state) == len(state["units"])
+    # several moves of one unit (JOM-A1: once per turn; a refused move is no move): O tries to end on
+    # 0203, which C holds (refused, JOM-O1); C goes into the marsh and O tries again (legal); C's second
+    # move is refused (it has moved); F's first is refused (0404 is impassable), its second is its move
+    state["moves"] = [{"unit": "O", "path": ["0103", "0203"], "combat": False},
+                      {"unit": "C", "path": ["0203", "0303"], "combat": False},
+                      {"unit": "O", "path": ["0103", "0203"], "combat": False},
+                      {"unit": "C", "path": ["0303", "0403"], "combat": False},
+                      {"unit": "F", "path": ["0502", "0503", "0504", "0404"], "combat": False},
+                      {"unit": "F", "path": ["0502", "0503"], "combat": False}]
+    verdicts = [v["status"] for v in ruleset(name).run(state)["moves"]]
+    assert verdicts == ["illegal", "ok", "ok", "illegal", "illegal", "ok"], verdicts
     assert check_state(name, state) == len(state["units"])
 
 
