@@ -314,3 +314,23 @@ def test_a_board_of_100_columns_numbered_from_1_is_refused_at_its_columns(cli, t
     assert r.code == 3 and "#/board/cols: error[S002]: expected at most 99, got 100" in r.err, r.err
     path.write_text(json.dumps({"board": {"cols": 100, "rows": 4, "first": 0}, "units": []}))
     assert cli("run", RE, "--state", str(path)).code == 0
+
+
+def test_the_exits_of_the_reach_cases_are_the_whole_map() -> None:
+    """`ruleval test` matches a case's result as a subset (a map by key), so `exits: {}` would assert
+    nothing there. tests/cases/jomini/reach.yaml's reach cases give the whole map of a unit's ways off
+    the table (JOM-X1, X3), written from the text: here each is compared whole."""
+    from validator.tools.testing import load_suite, run_case
+
+    suite = load_suite([str(ROOT / "tests/cases/jomini/reach.yaml")])
+    compared = empty = 0
+    for case in suite.cases:
+        want = case.data.get("expect", {})
+        if case.data.get("query") != "reach" or "exits" not in want:
+            continue
+        outcome = run_case(case)
+        assert outcome.status == "passed", outcome.message
+        assert outcome.actual["exits"] == want["exits"], case.id
+        compared += 1
+        empty += not want["exits"]
+    assert compared >= 10 and empty >= 4

@@ -4,9 +4,10 @@
 `main` judges a move's path legal or not. For every unit of a state, the hexes `reach` lists must be
 exactly the last hexes of the paths `main` accepts as that unit's move, found here by brute force:
 every simple path from the unit's hex (for a unit off the table, from each reinforcement entry hex) is
-submitted to `main`, one step longer at a time, and nothing of `reach` is used to find them. Simple
-paths suffice: cutting a loop out of a legal path leaves a legal path to the same hex (no more cost,
-no more hexes crossed, and on a road all along if the path was).
+submitted to `main`, one step longer at a time, also as a move leaving the table from its last hex,
+and nothing of `reach` is used to find them. Simple paths suffice: cutting a loop out of a legal path
+leaves a legal path to the same hex or off the table by it (no more cost, no more hexes crossed, and
+on a road all along if the path was).
 
 What `reach` means, exactly (README, the Jomini section):
 - it is asked where `main` judges the unit's move: after the state's moves listed before the first of
@@ -21,8 +22,11 @@ What `reach` means, exactly (README, the Jomini section):
 - its `allowance` is `main`'s: `fight` that of a move with combat, `calm` that of one without, `road`
   that of a road march (none when the unit does not stand on a road);
 - the unit's own hex is never listed (staying is no move to a hex), nor a hex a unit only crosses (one
-  held by another unit: a move never ends there, JOM-O1), nor leaving the table (a move with `exit`
-  ends off the board, at no hex).
+  held by another unit: a move never ends there, JOM-O1);
+- its `exits` are the hexes the unit may leave the table by (JOM-X1, X3): a hex is listed when some
+  path ending on it is a legal move with `exit: true` and without combat (the unit's own hex alone is
+  such a path), with the least `cost` of one (`main`'s, the step off included) and `main`'s `clause`
+  for it. (A move leaving with combat is not asked: no combat follows it.)
 
 Checked on the rulesets' own `generate(seed)` states and on small boards built here with every
 feature the movement rules read: roads, rivers, fords, bridges, woods, hills, marsh, impassable hexes,
@@ -118,6 +122,12 @@ def main_verdict(name: str, state: dict, move: dict) -> dict:
 # allowance no larger (a longer path follows a road no further than its prefix does); and no hex costs
 # less than 1 to enter (JOM-T3: clear ground, the cheapest, costs 1), so a path entering more hexes than
 # its allowance is over it. The long mode also runs the search without this pruning.
+#
+# Leaving the table is a path with `exit: true`: every path tried (and, for a unit on the table, the
+# path of its own hex alone) is also submitted so. The pruning loses none that `main` accepts: such a
+# path crosses every hex it enters, and its step off costs at least 1 (`exit_cost`), so each of its
+# prefixes, made as a move, is legal or refused only for where it ends, and enters fewer hexes than
+# its allowance; so the path itself is tried.
 ENDS_ONLY = {"JOM-O1", "JOM-O4"}
 MOST_STEPS = 8  # more hexes than any allowance with its bonuses (at most 4 + road 1): a safety stop
 
@@ -128,18 +138,21 @@ def extendable(path: list[str], verdict: dict) -> bool:
 
 
 def legal_paths(name: str, state: dict, unit: dict, graph: dict, prune: bool = True, most: int = MOST_STEPS,
-                refused: list | None = None) -> dict[str, list]:
+                refused: list | None = None, exits: dict | None = None) -> dict[str, list]:
     """The last hex of each path of at most `most` steps that `main` accepts for `unit` without combat,
     with the verdicts of those paths: {hex: [(path, verdict), ...]}; the paths it refuses, with their
-    verdicts, go to `refused`."""
-    exits = state["board"].get("exits", {}).get("reinforcement", [])
+    verdicts, go to `refused`; the hexes the unit leaves the table by, with the paths and verdicts of
+    those moves, to `exits`."""
+    entries = state["board"].get("exits", {}).get("reinforcement", [])
     if unit["hex"] is None:
-        frontier = [[e] for e in exits]
+        frontier = [[e] for e in entries]
         tried = frontier
     else:
         frontier, tried = [[unit["hex"]]], []
+    every = [] if unit["hex"] is None else [[unit["hex"]]]  # (staying is no move; leaving from there is)
     found: dict[str, list] = {}
     for _ in range(most + 1):
+        every += tried
         if tried:
             verdicts = judged(name, state, [{"unit": unit["id"], "path": p, "combat": False} for p in tried])
             for p, v in zip(tried, verdicts):
@@ -150,15 +163,22 @@ def legal_paths(name: str, state: dict, unit: dict, graph: dict, prune: bool = T
             frontier = [p for p, v in zip(tried, verdicts) if not prune or extendable(p, v)]
         tried = [p + [n] for p in frontier for n in graph[p[-1]] if n not in p]
         if not tried:
-            return found
-    assert not prune, f"{unit['id']}: paths of {most} steps still worth going on from: {tried[:3]}"
+            break
+    else:
+        assert not prune, f"{unit['id']}: paths of {most} steps still worth going on from: {tried[:3]}"
+    if exits is not None:
+        leaving = judged(name, state, [{"unit": unit["id"], "path": p, "combat": False, "exit": True} for p in every])
+        for p, v in zip(every, leaving):
+            if v["status"] == "ok":
+                exits.setdefault(p[-1], []).append((p, v))
     return found
 
 
 def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool = True) -> dict:
     """What `reach` should say of `unit`, from `main`'s verdicts alone."""
     refused: list = []
-    found = legal_paths(name, state, unit, graph, prune, refused=refused)
+    leaving: dict[str, list] = {}
+    found = legal_paths(name, state, unit, graph, prune, refused=refused, exits=leaving)
     ways = [(h, p) for h in sorted(found) for p, _ in found[h]]
     fights = judged(name, state, [{"unit": unit["id"], "path": p, "combat": True} for _, p in ways])
     fight = {h: (p, v) for (h, p), v in zip(ways, fights) if v["status"] == "ok"}
@@ -169,8 +189,14 @@ def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool 
     for h, vs in found.items():
         cost = min(v["cost"] for _, v in vs)
         hexes[h] = {"cost": cost, "fight": h in fight, "road_march": all(v["road_march"] for _, v in vs)}
+    exits = {}
+    for h, vs in leaving.items():
+        clauses = {v["clause"] for _, v in vs}
+        assert len(clauses) == 1, f"{unit['id']} leaves by {h} under several clauses: {vs}"
+        exits[h] = {"cost": min(v["cost"] for _, v in vs), "clause": clauses.pop()}
+    calm |= {v["allowance"] for vs in leaving.values() for _, v in vs}
     return {"hexes": hexes, "calm": calm, "road": road, "fight": fighting, "found": found, "fights": fight,
-            "refused": refused}
+            "refused": refused, "exits": exits, "leaving": leaving}
 
 
 def standing(name: str, state: dict, uid: str) -> dict:
@@ -187,6 +213,10 @@ def check_unit(name: str, state: dict, unit: dict, graph: dict, prune: bool = Tr
     want = expected_reach(name, state, unit, graph, prune)
     where = f"{name} {unit['id']} ({unit['type']} {unit.get('class')}) at {unit['hex']}: "
     assert set(said["hexes"]) == set(want["hexes"]), where + diff(said, want, state, unit)
+    # the ways off the table: the hexes `main` lets it leave by, each at the least cost of a way, with
+    # the clause that allows it
+    assert said["exits"] == want["exits"], (where + f"reach's exits {said['exits']}, main's {want['exits']}, e.g. "
+                                            + str({h: [p for p, _ in vs][:2] for h, vs in want["leaving"].items()}))
     allowance = said["allowance"]
     # the allowances `main` used on the legal paths are those `reach` says
     assert want["calm"] <= {allowance["calm"]}, where + f"main's calm allowances {want['calm']}, reach {allowance}"
@@ -212,6 +242,9 @@ def _confirm(name: str, state: dict, unit: dict, want: dict) -> None:
     shown += [(p, False, v) for p, v in want["refused"][:2] + want["refused"][-2:]]
     for path, combat, verdict in shown:
         assert main_verdict(name, state, {"unit": unit["id"], "path": path, "combat": combat}) == verdict
+    for ways in list(want["leaving"].values())[:2]:
+        path, verdict = ways[0]
+        assert main_verdict(name, state, {"unit": unit["id"], "path": path, "combat": False, "exit": True}) == verdict
 
 
 def diff(said: dict, want: dict, state: dict, unit: dict) -> str:
@@ -398,6 +431,9 @@ def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str)
     if name == "am":
         state["units"].append(_u("Q", "blue", "cavalry", "heavy", "0401", pre_played=True))
     assert check_state(name, state) == len(state["units"])
+    # (some units may leave the table: F by 0701, R entering by 0105 and leaving by 0106; in AM the lone
+    # characters by any edge hex, JOM-X3)
+    assert sum(bool(ruleset(name).run(state, query="reach", args=[u["id"]])["exits"]) for u in state["units"]) >= 2
     # and where the units go after some moves: L leaves 0202 for the hills (P, with it, goes along); X
     # makes for 0602 along the road across F (refused in RE, JOM-O2; in AM, F is light and X gets there,
     # JOM-O3); F's move is refused (0404 is impassable); C moves after them, fighting
@@ -430,3 +466,16 @@ def test_the_pruned_search_finds_what_the_whole_one_finds(name: str) -> None:
             pruned = legal_paths(name, state, unit, graph, prune=True)
             whole = legal_paths(name, state, unit, graph, prune=False, most=6)
             assert {h: len(v) for h, v in whole.items()} == {h: len(v) for h, v in pruned.items()}
+    # the ways off the table, on the board with everything (the generated boards have no exits): a move
+    # leaving it enters at most 3 hexes (4, the largest allowance without combat, less the step off)
+    state = {**BUILT, "moves": []}
+    graph = batch(name).run(state, query="neighbours", validate=False)
+    leaving = 0
+    for unit in state["units"]:
+        pruned_exits: dict[str, list] = {}
+        whole_exits: dict[str, list] = {}
+        legal_paths(name, state, unit, graph, prune=True, exits=pruned_exits)
+        legal_paths(name, state, unit, graph, prune=False, most=3, exits=whole_exits)
+        assert {h: len(v) for h, v in whole_exits.items()} == {h: len(v) for h, v in pruned_exits.items()}
+        leaving += bool(whole_exits)
+    assert leaving >= 2  # (F by 0701; R entering by 0105 and leaving by 0106; in AM, the lone characters)
