@@ -6,6 +6,7 @@ file saved within its clock's tick of the read (racy) by its bytes; a file that 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -187,3 +188,30 @@ def test_a_load_that_failed_reading_is_not_kept(project: Path, monkeypatch: pyte
     assert [d.code for d in rs.diagnostics] == ["C008"]
     monkeypatch.setattr(api, "load", load)
     assert answer(api.load_ruleset("main.rules")) == 31
+
+
+@pytest.mark.parametrize("depth", ["the schema's own", "a referenced file's"])
+def test_a_file_that_appears_where_a_schema_ref_found_none_is_read(project: Path, depth: str) -> None:
+    """A state schema's `$ref` naming no file is refused (C025), located at the reference in the file
+    that makes it; the file appearing later makes the ruleset stale, as a file appearing where an import
+    found none does (``Loaded.missing``)."""
+    unit = {"type": "object", "required": ["n"]}
+    if depth == "the schema's own":
+        (project / "state.schema.json").write_text('{"type": "object",\n "properties": {"u": {"$ref": "defs.json"}}}\n')
+        holder, written = "state.schema.json", "defs.json"
+    else:
+        (project / "state.schema.json").write_text('{"type": "object", "properties": {"u": {"$ref": "mid.json"}}}\n')
+        (project / "mid.json").write_text('{"type": "object",\n  "properties": {"v": {"$ref": "defs.json"}}}\n')
+        holder, written = "mid.json", "defs.json"
+    (project / "main.rules").write_text('schema "state.schema.json"\nextends "lib.rules"\nquery main = base + 1\n')
+    rs = api.load_ruleset("main.rules")
+    errors = [d for d in rs.diagnostics if d.is_error]
+    assert [d.code for d in errors] == ["C025"] and "defs.json" in errors[0].message
+    assert (errors[0].span.file, errors[0].span.line) == ("main.rules", 1)  # the schema's declaration
+    ref = [r.span for r in errors[0].related]  # and the reference, in the file that makes it
+    line = (project / holder).read_text().splitlines()[1]
+    assert [(s.file, s.line, s.col) for s in ref] == [(holder, 2, line.index('"defs.json"') + 1)]
+    assert api.load_ruleset("main.rules") is rs  # (nothing changed)
+    (project / written).write_text(json.dumps(unit))
+    again = api.load_ruleset("main.rules")
+    assert again is not rs and answer(again) == 31

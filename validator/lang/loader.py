@@ -543,9 +543,13 @@ class Loader:
         try:
             resources = schemarefs.collect(value, target, self.root_for(target), load_ref)
         except schemarefs.RefProblem as problem:
-            text = self.text_of(target)
+            if problem.missing is not None:  # (stale once a file is there, as an import's: ``Loaded.missing``)
+                self.missing.append(os.path.realpath(problem.missing))
+            holder = problem.file or target  # the file whose text makes the reference
+            text = self.text_of(holder)
             at = schemarefs.locate(text, problem.ref) if text else None
-            related = (Related(Span(shown, at[0], at[1], at[0], at[1] + len(problem.ref)), "the reference"),) if at else ()
+            related = (Related(Span(display_path(holder), at[0], at[1], at[0], at[1] + len(problem.ref)), "the reference"),) \
+                if at else ()
             self.diags.append(Diagnostic("C025", f"{kind} `{written}`: {problem.message}", span, related=related,
                                          help="refer only to schema files inside the ruleset root "
                                               "(`\"$ref\": \"defs.json#/$defs/unit\"`), or copy the schema in"))

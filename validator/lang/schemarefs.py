@@ -30,12 +30,16 @@ REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
 class RefProblem(Exception):
-    """A reference that is not followed: ``ref`` as written, ``message`` why (no file content)."""
+    """A reference that is not followed: ``ref`` as written, ``message`` why (no file content); ``file``
+    the schema file that makes it (None: not known), ``missing`` the path it names when no file is there
+    (a file appearing there later changes the answer: ``Loaded.missing``)."""
 
-    def __init__(self, ref: str, message: str):
+    def __init__(self, ref: str, message: str, file: Path | None = None, missing: Path | None = None):
         super().__init__(message)
         self.ref = ref
         self.message = message
+        self.file = file
+        self.missing = missing
 
 
 def _walk(node: Any, base: str, depth: int = 0) -> Iterator[tuple[str, str, str]]:
@@ -105,10 +109,11 @@ def collect(schema: Any, schema_file: Path, root: confine.Root, load: Any) -> di
 
 def _collect(schema: Any, schema_file: Path, root: confine.Root, load: Any) -> dict[str, Any]:
     resources: dict[str, Any] = {}
-    todo: list[tuple[Any, str]] = [(schema, "")]
+    files: dict[str, Path] = {"": schema_file}  # each document's file, by its URI
+    todo: list[tuple[Any, str, str]] = [(schema, "", "")]  # (node, base URI, its document's URI)
     ids: set[str] = {""}
     while todo:
-        node, base = todo.pop()
+        node, base, doc = todo.pop()
         found = list(_walk(node, base))
         ids.update(absolute for key, _, absolute in found if key == "$id")
         for key, ref, target in found:
@@ -120,28 +125,36 @@ def _collect(schema: Any, schema_file: Path, root: confine.Root, load: Any) -> d
             if path is None:
                 scheme = urlsplit(target).scheme
                 where = "the network" if scheme in ("http", "https", "ftp", "ws", "wss") else f"a `{scheme}:` URI"
-                raise RefProblem(ref, f"`{key}` `{_short(ref)}` points to {where}; ruleval never fetches schemas")
+                raise RefProblem(ref, f"`{key}` `{_short(ref)}` points to {where}; ruleval never fetches schemas",
+                                 files[doc])
             try:
                 confine.check_file(path, root, _short(ref))
             except Refused as exc:
-                raise RefProblem(ref, f"`{key}` {exc.message}") from None
+                raise RefProblem(ref, f"`{key}` {exc.message}", files[doc],
+                                 path if exc.reason == "missing" else None) from None
             if len(resources) >= MAX_SCHEMA_FILES:
-                raise RefProblem(ref, f"the schema refers to more than {MAX_SCHEMA_FILES} files")
-            value = load(path, ref)
+                raise RefProblem(ref, f"the schema refers to more than {MAX_SCHEMA_FILES} files", files[doc])
+            try:
+                value = load(path, ref)
+            except RefProblem as problem:  # (a file that cannot be read: told at the reference to it)
+                problem.file = problem.file or files[doc]
+                raise
             if not isinstance(value, (dict, bool)):
-                raise RefProblem(ref, f"`{key}` `{_short(ref)}` names a file that holds no schema (a JSON object)")
+                raise RefProblem(ref, f"`{key}` `{_short(ref)}` names a file that holds no schema (a JSON object)",
+                                 files[doc])
             resources[target] = value
-            todo.append((value, target))
+            files[target] = path
+            todo.append((value, target, target))
     documents = {"": schema, **resources}
-    todo = [(schema, "")] + [(v, uri) for uri, v in resources.items()]
+    todo = [(schema, "", "")] + [(v, uri, uri) for uri, v in resources.items()]
     while todo:  # every reference's JSON pointer leads somewhere in its document
-        node, base = todo.pop()
+        node, base, doc = todo.pop()
         for key, ref, target in _walk(node, base):
             if key == "$id" or target not in documents:
                 continue
             fragment = unquote(urldefrag(urljoin(base, ref))[1])
             if fragment.startswith("/") and not _pointer_found(documents[target], fragment):
-                raise RefProblem(ref, f"`{key}` `{_short(ref)}` points to nothing in its schema")
+                raise RefProblem(ref, f"`{key}` `{_short(ref)}` points to nothing in its schema", files[doc])
     return resources
 
 
