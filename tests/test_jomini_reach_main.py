@@ -355,14 +355,19 @@ def boards(draw: Any, name: str) -> dict:
             if mates:
                 u["hex"] = draw(st.sampled_from(mates))
                 u["flags"]["lone"] = False
-    # up to three moves made before the units checked move: random walks, legal or not
+    # up to three moves made before the units checked move: random walks, legal or not, now and then
+    # leaving the table from where they end (of no step: from where the unit stands)
     moves = []
     for _ in range(draw(st.integers(0, 3))):
         u = draw(st.sampled_from(units))
         path = [u["hex"]] if u["hex"] is not None else [draw(st.sampled_from(board["exits"]["reinforcement"]))]
-        for _ in range(draw(st.integers(1, 3))):
+        leaving = draw(st.integers(0, 3)) == 0
+        for _ in range(draw(st.integers(0 if leaving else 1, 3))):
             path.append(draw(st.sampled_from(sorted(graph[path[-1]]))))
-        moves.append({"unit": u["id"], "path": path, "combat": draw(st.booleans())})
+        move = {"unit": u["id"], "path": path, "combat": draw(st.booleans())}
+        if leaving:
+            move["exit"] = True
+        moves.append(move)
     return {"board": board, "units": units, "moves": moves}
 
 
