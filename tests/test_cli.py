@@ -477,3 +477,17 @@ def test_check_leaves_the_authoring_tools_unimported_and_other_commands_still_re
     listed = subprocess.run([sys.executable, "-c", probe, "--help"], cwd=ROOT, capture_output=True, text=True,
                             check=False)
     assert "fmt" in listed.stdout and "coverage" in listed.stdout and "serve" in listed.stdout
+
+
+def test_a_case_key_misspelt_is_located_at_the_key_with_the_close_name(cli, root: Path) -> None:
+    """`stat:` for `state:` (or `idd:` for `id:`) was said at the case's first line, column 1, with the
+    list of every key: the line of the key itself, and the key it is near, say what to fix."""
+    write(root, "query main = 1\n")
+    (root / "c.yaml").write_text("ruleset: main.rules\ncases:\n  - id: a\n    stat: {}\n    expect: 1\n"
+                                 "  - idd: b\n    state: {}\n    expect: 1\n")
+    r = cli("test", str(root / "c.yaml"))
+    assert r.code == 3, r.err
+    assert f"{root / 'c.yaml'}:4:5: error[S004]: case `a` has unknown key `stat`" in r.err, r.err
+    assert "did you mean `state`?" in r.err, r.err
+    assert f"{root / 'c.yaml'}:6:5: error[S004]: a case needs an `id`" in r.err, r.err
+    assert "did you mean `id`?" in r.err, r.err

@@ -517,6 +517,11 @@ class Positions:
             node = key
         return _span_of(node)
 
+    def key(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        """Where the key of the entry the parts name is written (None for an item of a list, or nothing)."""
+        _, key = self._node(parts)
+        return None if key is None else _span_of(key)
+
     def key_not_text(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
         """Where the first key of the mapping the parts name that YAML reads as no text (`on`, `12`)
         is written, or None."""

@@ -95,9 +95,27 @@ def load_suite(paths: list[str]) -> Suite:
     return suite
 
 
-def _read_case_file(path: Path, shown: str) -> Any:
-    """A case file's YAML (``safeyaml``, with line numbers), bounded; raises ``Refused`` or ``yaml.YAMLError``."""
-    return safeyaml.load(confine.read_bytes(path, MAX_CASE_FILE_BYTES, None, shown).decode("utf-8"), line_numbers=True)
+def _read_case_file(path: Path, shown: str) -> tuple[Any, str]:
+    """A case file's YAML (``safeyaml``, with line numbers) and its text, bounded; raises ``Refused`` or
+    ``yaml.YAMLError``."""
+    text = confine.read_bytes(path, MAX_CASE_FILE_BYTES, None, shown).decode("utf-8")
+    return safeyaml.load(text, line_numbers=True), text
+
+
+class _KeySpans:
+    """Where a case file's keys are written, the file composed again only when a diagnostic needs it."""
+
+    def __init__(self, text: str, shown: str):
+        self.text, self.shown = text, shown
+        self.positions: safeyaml.Positions | None = None
+
+    def span(self, parts: tuple[str, ...], line: int) -> Span:
+        try:
+            self.positions = self.positions or safeyaml.Positions(self.text)
+            where = self.positions.key(parts)
+        except (yaml.YAMLError, RecursionError, ValueError, IndexError):  # (read once already: not expected)
+            where = None
+        return Span(self.shown, *where) if where is not None else Span(self.shown, line, 1, line, 2)
 
 
 def _ruleset_path(base: Path, ref: str) -> str:
@@ -129,7 +147,7 @@ def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: s
 def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
     shown = str(path)
     try:
-        doc = _read_case_file(path, shown)
+        doc, text = _read_case_file(path, shown)
     except Refused as exc:
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
         return
@@ -166,16 +184,23 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         return
     suite.docs[shown] = _strip_lines(doc)
     seen: set[str] = set()
-    for raw in cases:
+    keys = _KeySpans(text, shown)
+    for index, raw in enumerate(cases):
         line = raw.get("__line__", 1) if isinstance(raw, dict) else 1
+        unknown = sorted(set(raw) - CASE_KEYS - set(_LINE_KEYS)) if isinstance(raw, dict) else []
         if not isinstance(raw, dict) or "id" not in raw:
-            suite.diagnostics.append(Diagnostic("S004", "a case needs an `id`", Span(shown, line, 1, line, 2)))
+            near = [k for k in unknown if closest_name(str(k), ["id"]) == "id"]
+            suite.diagnostics.append(Diagnostic(
+                "S004", "a case needs an `id`",
+                keys.span(("cases", str(index), str(near[0])), line) if near else Span(shown, line, 1, line, 2),
+                help=f"`{near[0]}`: did you mean `id`?" if near else None))
             continue
-        unknown = sorted(set(raw) - CASE_KEYS - set(_LINE_KEYS))
         if unknown:
-            suite.diagnostics.append(Diagnostic("S004", f"case `{raw['id']}` has unknown key `{unknown[0]}`",
-                                                Span(shown, line, 1, line, 2),
-                                                help="keys: " + ", ".join(sorted(CASE_KEYS))))
+            close = closest_name(str(unknown[0]), sorted(CASE_KEYS))
+            suite.diagnostics.append(Diagnostic(
+                "S004", f"case `{raw['id']}` has unknown key `{unknown[0]}`",
+                keys.span(("cases", str(index), str(unknown[0])), line),
+                help=f"did you mean `{close}`?" if close else "keys: " + ", ".join(sorted(CASE_KEYS))))
             continue
         cid = str(raw["id"])
         if cid in seen:
