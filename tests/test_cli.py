@@ -491,3 +491,25 @@ def test_a_case_key_misspelt_is_located_at_the_key_with_the_close_name(cli, root
     assert "did you mean `state`?" in r.err, r.err
     assert f"{root / 'c.yaml'}:6:5: error[S004]: a case needs an `id`" in r.err, r.err
     assert "did you mean `id`?" in r.err, r.err
+
+
+def test_a_case_state_the_schema_refuses_is_said_at_its_line_with_every_problem(cli, root: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case's state refused by the schema was said as `c.yaml#a#/units/1`, the first problem only,
+    though the state is written in the case file with lines: each problem is said at its value's line
+    and column there, with its pointer; a `state_file`'s problems name that file."""
+    (root / "schema.json").write_text(json.dumps({"type": "object", "properties": {
+        "units": {"type": "array", "items": {"type": "string"}}, "n": {"type": "integer"}}}))
+    write(root, 'schema "schema.json"\ninput units: list[str] at "/units"\nquery main = len(units)\n')
+    (root / "s.json").write_text('{"units": [true]}')
+    (root / "c.yaml").write_text("ruleset: main.rules\ncases:\n  - id: ok\n    state: {units: []}\n    expect: 0\n"
+                                 "  - id: a\n    state:\n      n: x\n      units: [b, 3]\n    expect: 1\n"
+                                 "  - id: f\n    state_file: s.json\n    expect: 1\n")
+    monkeypatch.chdir(root)  # (a message is clipped at 240 characters: short paths keep both problems)
+    r = cli("test", "c.yaml")
+    assert r.code == 3, r.out + r.err
+    c = "c.yaml"
+    assert (f"{c}:8:10: S002: expected an integer, got \"x\" (at /n); "
+            f"{c}:9:18: S002: expected a text, got 3 (at /units/1)") in r.out, r.out
+    assert "\n2 errors\n1 passed, 2 failed\n" in r.out, r.out  # (it said `2 error`)
+    assert "s.json#/units/0: S002: expected a text, got true" in r.out, r.out

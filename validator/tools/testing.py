@@ -42,6 +42,8 @@ class Case:
     data: dict[str, Any]
     ruleset: str
     root: str = ""  # the case file's ruleset root: its `state_file` must lie under it (empty: imported cases)
+    index: int = -1  # its place in its file's `cases` list, where its state is written (-1: imported cases)
+    state_path: str = ""  # the `state_file` its state was read from, when a sweep sends that state inline
 
 
 @dataclass
@@ -216,7 +218,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         if "state_file" in raw and not _confined(suite, path.parent, root, raw["state_file"], "state_file", shown,
                                                  lines.get("state_file", line)):
             continue
-        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), _ruleset_path(path.parent, rs), str(root)))
+        suite.cases.append(Case(cid, shown, line, _strip_lines(raw), _ruleset_path(path.parent, rs), str(root), index))
 
 
 # ---------------------------------------------------------------- matching
@@ -334,6 +336,29 @@ def _value_fault(exc: BaseException) -> str:
     return str(exc).split(";")[0][:120]
 
 
+def _said_at(case: Case, d: Diagnostic) -> str:
+    """A diagnostic of a case's run in one line: one about a part of its state at that value's line and
+    column in the case file when the state is written there (with the pointer), else at the pointer in
+    its `state_file`; any other where its span says."""
+    if d.pointer is None:
+        return f"{d.span}: {d.code}: {d.message}"
+    if case.state_path or "state_file" in case.data:
+        shown = case.state_path or Path(case.file).parent / str(case.data["state_file"])
+        return f"{shown}#{d.pointer}: {d.code}: {d.message}"
+    where = None
+    if case.index >= 0 and "state" in case.data:
+        from ..engine.state import pointer_parts
+
+        try:
+            text = confine.read_bytes(Path(case.file), MAX_CASE_FILE_BYTES, None, case.file).decode("utf-8")
+            where = safeyaml.Positions(text).of(("cases", str(case.index), "state", *pointer_parts(d.pointer)))
+        except (Refused, OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError, IndexError):
+            where = None  # (the file changed since it was read: said by the pointer alone)
+    if where is None:
+        return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}"
+    return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})"
+
+
 def _state_of(case: Case) -> Any:
     data = case.data
     if "state_file" in data:
@@ -432,8 +457,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         if want_error and want_error in raised:
             return _finish(case, "passed", "", started)
         d = exc.diagnostics[0]
-        where = f"{d.span.file}#{d.pointer}" if d.pointer is not None else str(d.span)
-        msg = f"{where}: {d.code}: {d.message}"
+        msg = "; ".join(_said_at(case, x) for x in exc.diagnostics)
         return _finish(case, "failed" if want_error else "error",
                        (f"expected {want_error}, got " if want_error else "") + msg, started, code=d.code)
     if want_error:
@@ -551,7 +575,8 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
             index[id(rs)] = len(rulesets)
             rulesets.append(rs)
         data = {**{k: v for k, v in case.data.items() if k != "state_file"}, "state": state}
-        items.append((index[id(rs)], replace(case, data=data)))
+        shown = str(Path(case.file).parent / str(case.data["state_file"])) if "state_file" in case.data else ""
+        items.append((index[id(rs)], replace(case, data=data, state_path=shown)))
         where.append(i)
     sw = run_sweep(_case_task, rulesets, items, jobs=jobs, cluster=cluster, what="cases", err=err)
     for i, o in zip(where, sw.results):
@@ -668,7 +693,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                           f"    {one_line(o.message)}\n")
             elif args.verbose:
                 out.write(f"PASSED {one_line(o.case.id)}\n")
-        extra = [f"{counts[k]} {k}" for k in ("xfailed", "xpassed", "error") if counts[k]]
+        extra = [f"{counts[k]} {k}" + ("s" if k == "error" and counts[k] > 1 else "")
+                 for k in ("xfailed", "xpassed", "error") if counts[k]]
         if extra:
             out.write(", ".join(extra) + "\n")
         out.write(f"{counts['passed']} passed, {counts['failed'] + counts['error'] + counts['xpassed']} failed\n")
