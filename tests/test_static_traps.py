@@ -30,6 +30,12 @@ def _check(tmp_path: Path, text: str) -> list[tuple[str, int, str]]:
     ('table t[k] -> int cite "R1" {\n  | a | "x" |\n}\nquery main = t["a"]\n', 2, "declared as `int`"),
     ('table t[k] -> int cite "R1" {\n  | a | 1 |\n}\nquery main = t["a"] + "x"\n', 4, "cannot compute `int` + `str`"),
     ('def busts(n: int) = n > 21\nquery main = busts("one")\n', 2, "parameter `n` of `busts`"),
+    # a built-in whose definition gives one kind of value whatever its arguments (it was `any` to the
+    # checker, so `upper(p) + 1` passed check and failed each run)
+    ('def f(p) = upper(p) + 1\nquery main = f("a")\n', 1, "cannot compute `str` + `int`"),
+    ('def f(xs) = join(xs, ", ") - 1\nquery main = f(["a"])\n', 1, "cannot compute `str` - `int`"),
+    ('def f(n) = str(n) < 2\nquery main = f(1)\n', 1, "cannot compare `str` < `int`"),
+    ('def f(p: int) = 1\nquery main = f(starts_with("ab", "a"))\n', 2, "parameter `p` of `f`"),
 ])
 def test_a_static_mistake_is_refused_by_check(tmp_path: Path, text: str, line: int, words: str) -> None:
     found = _check(tmp_path, text)

@@ -287,6 +287,10 @@ class TypeChecker(Walker):
                     return BOOL
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
+            if isinstance(found, BuiltinRef):
+                from ..engine.facts import RESULTS  # (its definition's declared result: ``engine.facts``)
+
+                return _SCALAR_RESULT.get(RESULTS.get(e.func.id), ANY)
         else:
             self.infer(e.func, env)
         return ANY
@@ -331,6 +335,7 @@ class TypeChecker(Walker):
 # built-ins whose first argument is a collection, and those that compare (or add) its items
 _DEFS = ("def", "rule")  # the kinds of a `def`
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
+_SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
 _ORDERING = frozenset({"sum", "min", "max"})  # (`sorted` orders values of every kind: none, numbers, texts, lists)
 _ORDERED_KINDS = frozenset({"int", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
 
