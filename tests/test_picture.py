@@ -229,6 +229,33 @@ def test_render_writes_the_same_drawing_as_svg_and_png(tmp_path: Path) -> None:
     assert code == 2 and "SVG (.svg) or PNG (.png)" in err.getvalue()
 
 
+def test_render_without_a_state_draws_the_start_position_as_play_starts_from_it(tmp_path: Path) -> None:
+    """A designer's first look at a new map: `render` without `--state` was a usage error; it draws
+    the ruleset's `query start_state`, the state `play` starts from without a START file, and a
+    ruleset without that query asks for a state."""
+    import io
+    import json
+
+    from validator import load_ruleset
+    from validator.tools.cli import main
+    from validator.tools.play import start_state
+
+    rs = load_ruleset(DIP / "teaching.rules")
+    start = start_state(rs, str(DIP / "teaching.rules"))
+    (tmp_path / "start.json").write_text(json.dumps(start))
+    drawn = {}
+    for name, extra in (("given.svg", ["--state", str(tmp_path / "start.json")]), ("start.svg", [])):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["render", str(DIP / "teaching.rules"), *extra, "-o", str(tmp_path / name)], stdout=out, stderr=err)
+        assert code == 0, err.getvalue()
+        drawn[name] = (tmp_path / name).read_text()
+    assert drawn["start.svg"] == drawn["given.svg"] and start["units"]
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["render", str(DIP.parent / "jomini" / "re.rules"), "-o", str(tmp_path / "j.svg")],
+                stdout=out, stderr=err)
+    assert code == 2 and "--state" in err.getvalue() and "start_state" in err.getvalue(), err.getvalue()
+
+
 def test_render_s_png_fills_a_province_s_outline(tmp_path: Path) -> None:
     """The PNG of a board with outlines fills each province's shape, not only its disc: a spot inside
     the North Atlantic's outline, far from its point, is the sea's colour (without the outline it would

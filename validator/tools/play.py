@@ -327,14 +327,14 @@ def _part(step: Any, key: str) -> Any:
     return values.get(key) if isinstance(values, dict) else getattr(step, key)
 
 
-def _start_state(rs: Any, shown: str) -> Any:
+def start_state(rs: Any, shown: str, what: str = "a START state file") -> Any:
     """The ruleset's ``query start_state`` (run on the state its generators start from): the game's start
-    when no start file is given."""
+    when no start file is given (``play``'s START, ``render``'s ``--state``)."""
     from ..api import START_QUERY, RunError
     from .errata import generator_state
 
     if START_QUERY not in rs.queries():  # (a missing argument: a usage error)
-        raise UsageError(f"give a START state file: `{rs.path}` has no `query {START_QUERY}` to start from")
+        raise UsageError(f"give {what}: `{rs.path}` has no `query {START_QUERY}` to start from")
     try:
         state = rs.run(generator_state(rs), START_QUERY, validate=False, state_name=shown)
     except RunError as exc:
@@ -362,7 +362,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     shown = args.start if args.start is not None else f"{args.ruleset} (query {START_QUERY})"
     try:
-        state = read_state_file(Path(args.start)) if args.start is not None else _start_state(rs, shown)
+        state = read_state_file(Path(args.start)) if args.start is not None else start_state(rs, shown)
         if nothing_to_play and not (isinstance(state, dict) and state.get("orders")):
             # (the start state's own orders are its phase's: then there is a phase to play)
             raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED (the start state holds no orders)")

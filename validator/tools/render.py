@@ -254,8 +254,13 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rs is None:
         return EXIT_FINDINGS
     try:
-        state = read_state_file(Path(args.state))
-        svg = picture_of(rs, state, {"unit": args.unit} if args.unit else {}, args.state or "<state>")
+        if args.state is None:
+            from .play import start_state
+
+            state, shown = start_state(rs, args.ruleset, "a state file with --state"), f"`{args.ruleset}`'s start_state"
+        else:
+            state, shown = read_state_file(Path(args.state)), args.state
+        svg = picture_of(rs, state, {"unit": args.unit} if args.unit else {}, shown)
         write_atomic(args.output, png_of(svg) if kind == ".png" else svg)
     except RunError as exc:
         print_diags(exc.diagnostics, "text", out, err, rs.sources)
@@ -271,7 +276,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p = sub.add_parser("render", help="draw a state (and its moves) as SVG or PNG: the ruleset's `render` query, "
                        "else the picture of its family's view.yaml (what the playground draws)")
     p.add_argument("ruleset")
-    p.add_argument("--state", required=True, help="state JSON file")
+    p.add_argument("--state", help="state JSON file (default: the ruleset's `query start_state`, as `play` starts from)")
     p.add_argument("--unit", help="also show where this unit can go")
     p.add_argument("-o", "--output", required=True, help="file to write: NAME.svg or NAME.png")
     commands["render"] = cmd_render
