@@ -513,3 +513,14 @@ def test_a_case_state_the_schema_refuses_is_said_at_its_line_with_every_problem(
             f"{c}:9:18: S002: expected a text, got 3 (at /units/1)") in r.out, r.out
     assert "\n2 errors\n1 passed, 2 failed\n" in r.out, r.out  # (it said `2 error`)
     assert "s.json#/units/0: S002: expected a text, got true" in r.out, r.out
+
+
+def test_a_case_whose_ruleset_does_not_check_says_its_first_error_as_other_errors_are_said(
+        cli, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`file:line:col: C001: message`, as a case's other errors write their code (it lacked the colon)."""
+    write(root, "query main = nmae\n")
+    (root / "c.yaml").write_text("ruleset: main.rules\ncases:\n  - id: a\n    state: {}\n    expect: 1\n")
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 1, r.out + r.err
+    assert "ruleset does not check: main.rules:1:14: C001: unknown name `nmae`" in r.out, r.out

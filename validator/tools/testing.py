@@ -444,7 +444,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         if want_error in codes:
             return _finish(case, "passed", "", started)
         first = next(d for d in rs.diagnostics if d.is_error)
-        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code} {first.message}", started,
+        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}", started,
                        code=first.code)
     try:
         state = _state_of(case)
