@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 from ..core.diagnostics import one_line, wrap_words
-from .testing import Case, Suite, case_problem, load_suite, run_case
+from .testing import Case, Suite, case_fault, case_problem, load_suite, run_case
 
 
 @dataclass
@@ -144,8 +144,8 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"ruleval: error[S004]: no test cases found in {', '.join(args.paths)}\n")
         return EXIT_INPUT
     # cases that cannot run as written (S004) cover nothing, and the gate does not pass on them
-    malformed = [f"{case.file}:{case.line}: error[S004]: case `{case.id}`: {problem}"
-                 for case in suite.cases if (problem := case_problem(case)) is not None]
+    malformed = [f"{fault[0]}: error[S004]: case `{case.id}`: {fault[1]}"
+                 for case in suite.cases if (fault := case_fault(case)) is not None]
     for line in malformed:
         err.write(one_line(line) + "\n")
     covs = measure(suite)

@@ -345,16 +345,10 @@ def _said_at(case: Case, d: Diagnostic) -> str:
     if case.state_path or "state_file" in case.data:
         shown = case.state_path or Path(case.file).parent / str(case.data["state_file"])
         return f"{shown}#{d.pointer}: {d.code}: {d.message}"
-    where = None
-    if case.index >= 0 and "state" in case.data:
-        from ..engine.state import pointer_parts
+    from ..engine.state import pointer_parts
 
-        try:
-            text = confine.read_bytes(Path(case.file), MAX_CASE_FILE_BYTES, None, case.file).decode("utf-8")
-            where = safeyaml.Positions(text).of(("cases", str(case.index), "state", *pointer_parts(d.pointer)))
-        except (Refused, OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError, IndexError):
-            where = None  # (the file changed since it was read: said by the pointer alone)
-    if where is None:
+    where = _case_position(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
+    if where is None:  # (an imported case; the file changed since it was read: said by the pointer alone)
         return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}"
     return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})"
 
@@ -415,16 +409,43 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 def case_problem(case: Case) -> str | None:
     """What makes a case unrunnable as written (S004): a field of the wrong kind, or a value no JSON
     state or result could hold (YAML writes `.nan`) in what it passes or expects."""
+    fault = case_fault(case)
+    return None if fault is None else fault[1]
+
+
+def case_fault(case: Case) -> tuple[str, str] | None:
+    """``case_problem``'s problem and where it is written: ``file:line:col`` of the value at fault in
+    the case file where it can be found, else ``file:line`` of the case."""
     from ..core.jsontext import value_problem
+    from ..engine.state import pointer_parts
 
     for key, (ok, kind) in _FIELD_TYPES.items():
         if key in case.data and not ok(case.data[key]):
-            return f"`{key}` must be {kind}"
+            return _case_where(case, (key,)), f"`{key}` must be {kind}"
     for key in ("args", "expect", "probabilities"):
         problem = value_problem(case.data.get(key))
         if problem is not None:
-            return f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
+            return (_case_where(case, (key, *pointer_parts(problem[0] or ""))),
+                    f"`{key}` at `{problem[0] or '/'}`: {problem[1]}")
     return None
+
+
+def _case_where(case: Case, parts: tuple[str, ...]) -> str:
+    """``file:line:col`` of what ``parts`` name inside the case in its file, else ``file:line`` of the case."""
+    where = _case_position(case, parts)
+    return f"{case.file}:{case.line}" if where is None else f"{case.file}:{where[0]}:{where[1]}"
+
+
+def _case_position(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    """Where ``parts`` name a value of the case in its file (read again: the case holds no positions),
+    or None (an imported case, a file changed since it was read)."""
+    if case.index < 0:
+        return None
+    try:
+        text = confine.read_bytes(Path(case.file), MAX_CASE_FILE_BYTES, None, case.file).decode("utf-8")
+        return safeyaml.Positions(text).of(("cases", str(case.index), *parts))
+    except (Refused, OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError, IndexError):
+        return None
 
 
 def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
@@ -434,9 +455,9 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
 
     data = case.data
     started = time.perf_counter()
-    malformed = case_problem(case)
+    malformed = case_fault(case)
     if malformed is not None:
-        return _finish(case, "error", f"{case.file}:{case.line}: S004: case `{case.id}`: {malformed}", started, code="S004")
+        return _finish(case, "error", f"{malformed[0]}: S004: case `{case.id}`: {malformed[1]}", started, code="S004")
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
