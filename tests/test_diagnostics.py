@@ -323,3 +323,23 @@ def test_diagnostics_at_list_items_come_in_the_items_order() -> None:
     assert got == ["/x/2", "/x/10", "/x/11"]
     shuffled = [Diagnostic("S002", "m", pointer=p) for p in ["/x/10", "/x/a", "/x/9", "/x/10/b", "/x/2", ""]]
     assert [d.pointer for d in sort_diagnostics(shuffled)] == ["", "/x/2", "/x/9", "/x/10", "/x/10/b", "/x/a"]
+
+
+@pytest.mark.parametrize("text, line, word", [
+    ('def f(x) = x +\nrule g(x) cite "R" = x\nquery main = 1\n', 2, "rule"),
+    ("def a = 1 *\ndef b = 2\nquery main = a\n", 2, "def"),
+    ("def a = [1, 2] +\n  query main = a\n", 2, "query"),
+])
+def test_an_expression_left_unfinished_is_said_at_the_line_it_swallowed(tmp_path: Path, text: str, line: int,
+                                                                      word: str) -> None:
+    """`x +` at the end of a line reads the next declaration's keyword as a name (`x + rule`), and the
+    error fell on the name after it with a list of what may start a declaration, as if that line were
+    wrong: the help now says the line above is unfinished."""
+    from validator.api import load_ruleset
+
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text(text, encoding="utf-8")
+    [d] = load_ruleset(tmp_path / "main.rules", use_cache=False).diagnostics
+    assert d.code == "P001" and d.span.line == line, d
+    assert (f"`{word}` at the start of line {line} was read as a name continuing the expression of the line "
+            f"before: is that expression unfinished?") in (d.help or ""), d.help

@@ -123,6 +123,7 @@ def parse_error(err: "UnexpectedInput", path: str, text: str) -> Diagnostic:
         if tok.type == "NAME" and str(tok) in KEYWORDS:
             help_ = (help_ or "") + f"; `{tok}` is a keyword"
         help_ = _slip_help(str(tok), {_terminal_text(e) for e in expected}, help_)
+        help_ = _swallowed_help(text, getattr(tok, "start_pos", None), {_terminal_text(e) for e in expected}, help_)
         return Diagnostic("P001", msg, Span(path, line, col, line, end), help=help_)
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream or 0
@@ -345,7 +346,7 @@ def _read_in_pieces(gave_up: Mismatch, text: str, path: str) -> Diagnostic:
     line, col = _line_col(text, gave_up.start)
     end_line, end_col = _line_col(text, gave_up.end)
     return Diagnostic("P001", f"unexpected `{seen}`", Span(path, line, col, end_line, end_col),
-                      help=_slip_help(seen, expected, help_))
+                      help=_swallowed_help(text, gave_up.start, expected, _slip_help(seen, expected, help_)))
 
 
 def _slip_help(seen: str, expected: set[str], help_: str | None) -> str | None:
@@ -355,6 +356,24 @@ def _slip_help(seen: str, expected: set[str], help_: str | None) -> str | None:
     if expected == {"a string"} or (expected and expected <= {"a string", "a raw string"}):
         return (help_ or "") + "; the reason after `else` (and a citation after `cite`) is a text in quotes"
     return help_
+
+
+_LINE_START_WORD = re.compile(r"(?:^|\n)[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]+$")
+
+
+def _swallowed_help(text: str, pos: int | None, expected: set[str], help_: str | None) -> str | None:
+    """Advice when the word before the unexpected token starts its line and could have started what
+    was expected there (a declaration's keyword): it was read as a name ending an expression left
+    unfinished on the line above (`x +` then `rule g(...)`), and that line is where to look."""
+    if pos is None or not 0 < pos <= len(text):
+        return help_
+    found = _LINE_START_WORD.search(text, max(0, pos - 200), pos)
+    if found is None or f"`{found.group(1)}`" not in expected:
+        return help_
+    line = text.count("\n", 0, found.start(1)) + 1
+    return ((help_ + "; ") if help_ else "") + (f"`{found.group(1)}` at the start of line {line} was read as a name "
+                                                "continuing the expression of the line before: is that expression "
+                                                "unfinished?")
 
 
 def parse_module_fast(text: str, path: str) -> A.Module:
