@@ -775,7 +775,9 @@ def test_a_state_schema_that_breaks_its_meta_schema_is_found_by_the_check(root: 
     # where jsonschema would raise at the first run: `check` (and CI) must say it, at the place in the file
     found = findings(root, 'schema "s.json"\nquery main = 1\n', s__json=STATE_SCHEMA_TYPO)
     assert found == [("C015", "s.json", 3, 31, "/properties/n/type",
-                      "the state schema is invalid: 5 is not valid under any of the given schemas")]
+                      'the state schema is invalid: expected "array", "boolean", "integer", "null", "number", '
+                      '"object", "string" or a list, got 5')]  # (jsonschema's own words: `5 is not valid under any
+    # of the given schemas`, which name neither what was wanted nor where the alternatives are)
     rs = load_ruleset(root / "main.rules", use_cache=False, check_cache=False)
     assert [r.span.line for d in rs.diagnostics for r in d.related] == [1]  # the `schema` directive
     with pytest.raises(RunError) as refused:  # a ruleset with an error runs nothing, and says why
@@ -789,4 +791,4 @@ def test_a_state_schema_with_a_pattern_re2_cannot_run_is_found_by_the_check(root
               ' "properties": {"n": {"type": "string", "pattern": "(?=a)a"}}}')
     found = findings(root, 'query main = 1\nschema "s.json"\n', s__json=schema)
     assert [f[:5] for f in found] == [("C015", "s.json", 1, 129, "/properties/n/pattern")]
-    assert found[0][5].startswith("the state schema is invalid: '(?=a)a' is not a 'regex'")
+    assert found[0][5].startswith('the state schema is invalid: expected the format "regex", got "(?=a)a"')

@@ -285,7 +285,13 @@ def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = No
     try:
         _validators(schema, resources)
     except jsonschema.SchemaError as exc:
-        return f"is invalid: {exc.message}", pointer(exc.absolute_path)
+        from .schema_messages import expand  # (said as a state's S002 is: `expected a number, got "x"`)
+
+        try:
+            at, _, said, _ = next(expand(exc, jsonschema.validators.validator_for(schema).META_SCHEMA, 1))
+        except Exception:  # (a meta-schema rule the wording does not know: jsonschema's own words)
+            at, said = exc, exc.message
+        return f"is invalid: {said}", pointer(at.absolute_path)
     except re.error as exc:
         return f"has a pattern RE2 cannot run: {exc}", ""
     except RecursionError:
