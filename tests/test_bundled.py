@@ -56,6 +56,23 @@ def test_an_unknown_bundled_name_lists_the_bundled_rulesets(tmp_path: Path, cli)
     assert r.code == 1 and "error[C005]" in r.err and "bundled:diplomacy/standard.rules" in r.err
 
 
+@pytest.mark.parametrize("ref", ["standard.rules", "diplomacy/standard.rules"])
+def test_a_bundled_ruleset_named_as_a_file_of_ones_own_folder_suggests_its_bundled_name(tmp_path: Path, cli,
+                                                                                       ref: str) -> None:
+    """A variant in its own folder copying `extends "standard.rules"` from a bundled variant found no
+    file and said only where it looked: the bundled ruleset of that name is suggested."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "bad.rules").write_text(f'ruleset my.bad "x"\nextends "{ref}"\nimport "m.yaml" as map\n')
+    (tmp_path / "m.yaml").write_text("{}\n")
+    r = cli("check", str(tmp_path / "bad.rules"))
+    assert "W103" not in r.err, r.err  # (`map` is for the base, which was not found: not "never used")
+    said = " ".join(r.err.split())  # (the help is wrapped at 100 columns)
+    assert r.code == 1 and "error[C005]" in r.err, r.err
+    assert "did you mean `bundled:diplomacy/standard.rules`, the ruleset shipped with ruleval?" in said, r.err
+    (tmp_path / "other.rules").write_text('ruleset my.other "x"\nextends "no_such_name.rules"\n')
+    assert "did you mean" not in cli("check", str(tmp_path / "other.rules")).err
+
+
 def test_a_bundled_name_cannot_leave_the_bundle(tmp_path: Path, cli) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "bad.rules").write_text('ruleset my.bad "x"\nextends "bundled:../../../../etc/passwd"\n')

@@ -57,8 +57,10 @@ def check_citations(program: Program) -> list[Diagnostic]:
 
 
 def check_unused(program: Program) -> list[Diagnostic]:
-    out = []
+    out: list[Diagnostic] = []
     entry = program.entry
+    if entry.base_missing:  # (what the base it names would use is unknown: its error is said)
+        return out
     for (nskey, name), unit in program.units.items():
         if nskey != entry.key or unit.used or name.startswith("_"):
             continue

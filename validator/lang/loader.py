@@ -80,6 +80,7 @@ class Namespace:
     chain: list[str] = field(default_factory=list)
     cell_overrides: dict[str, list[A.CellOverride]] = field(default_factory=dict)
     replaced: list[tuple[A.Decl, A.Decl]] = field(default_factory=list)  # (an override, what it replaced)
+    base_missing: bool = False  # an `extends` found no ruleset (C005...): what its base would use is unknown
 
     @cached_property
     def kinds(self) -> DeclaredKinds:
@@ -320,10 +321,14 @@ class Loader:
         except Refused as exc:
             if exc.reason == "missing":
                 self.missing.append(os.path.realpath(where))
+                bundled = ref.startswith(confine.BUNDLE_PREFIX)
+                same = [] if bundled or not ref.endswith(".rules") else [
+                    n for n in bundled_names() if ("/" + n[len(confine.BUNDLE_PREFIX):]).endswith("/" + ref.lstrip("./"))]
                 self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
                                              help=f"looked for `{display_path(Path(os.path.realpath(where)))}`"
-                                             + (f"; bundled rulesets: {', '.join(bundled_names())}"
-                                                if ref.startswith(confine.BUNDLE_PREFIX) else "")))
+                                             + (f"; bundled rulesets: {', '.join(bundled_names())}" if bundled else "")
+                                             + (f"; did you mean `{' or '.join(same)}`, the ruleset shipped with "
+                                                "ruleval?" if 0 < len(same) <= 3 else "")))
             else:
                 self.diags.append(refusal(exc, span, kind))
             return None
@@ -420,6 +425,8 @@ class Loader:
                 base = self.resolve(d.path, path, d.span, "extended ruleset")
                 if base is not None:
                     self.merge(ns, base, d.span, chain)
+                else:
+                    ns.base_missing = True
         is_variant = len(chain) > 1 or any(isinstance(d, A.Extends) for d in module.directives)
         for d in module.directives:
             if isinstance(d, A.Header):
