@@ -512,6 +512,7 @@ def test_a_case_state_the_schema_refuses_is_said_at_its_line_with_every_problem(
     assert (f"{c}:8:10: S002: expected an integer, got \"x\" (at /n); "
             f"{c}:9:18: S002: expected a text, got 3 (at /units/1)") in r.out, r.out
     assert "\n2 errors\n1 passed, 2 failed\n" in r.out, r.out  # (it said `2 error`)
+    assert cli("test", "c.yaml", "--jobs", "1").out == cli("test", "c.yaml", "--jobs", "2").out == r.out
     assert "s.json#/units/0: S002: expected a text, got true" in r.out, r.out
 
 
@@ -524,3 +525,28 @@ def test_a_case_whose_ruleset_does_not_check_says_its_first_error_as_other_error
     r = cli("test", "c.yaml")
     assert r.code == 1, r.out + r.err
     assert "ruleset does not check: main.rules:1:14: C001: unknown name `nmae`" in r.out, r.out
+
+
+def test_github_and_sarif_put_a_failed_case_at_the_value_that_failed(cli, root: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed case was annotated at its first line whatever failed; CI shows the annotation on the
+    line of the expected value that differs (or the list that lacks an item), the field of the wrong
+    shape, the state value refused."""
+    (root / "schema.json").write_text(json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    write(root, 'schema "schema.json"\ninput n: int at "/n"\nquery main = {xs: [n, n], k: {v: n}}\n')
+    (root / "c.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - id: deep\n    state: {n: 1}\n    expect:\n      xs: [1, 1]\n      k:\n        v: 2\n"   # 3..8
+        "  - id: short\n    state: {n: 1}\n    expect: {xs: [1]}\n"                             # 9..11
+        "  - id: shape\n    state: {n: 1}\n    dice: 5\n    expect: {}\n"                       # 12..15
+        "  - id: state\n    state:\n      n: x\n    expect: {}\n")                             # 16..19
+    monkeypatch.chdir(root)
+    github = cli("test", "c.yaml", "--format", "github").out.splitlines()
+    assert [line.split("::")[1] for line in github] == [
+        "error file=c.yaml,line=8,col=12,title=deep", "error file=c.yaml,line=11,col=14,title=short",
+        "error file=c.yaml,line=14,col=11,title=shape", "error file=c.yaml,line=18,col=10,title=state"], github
+    sarif = json.loads(cli("test", "c.yaml", "--format", "sarif").out)
+    assert [(r["message"]["text"].split(":")[0], r["locations"][0]["physicalLocation"]["region"])
+            for r in sarif["runs"][0]["results"]] == [
+        ("deep", {"startLine": 8, "startColumn": 12}), ("short", {"startLine": 11, "startColumn": 14}),
+        ("shape", {"startLine": 14, "startColumn": 11}), ("state", {"startLine": 18, "startColumn": 10})]

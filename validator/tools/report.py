@@ -104,6 +104,7 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
 
 def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Sequence[Diagnostic] = ()) -> dict[str, Any]:
     """SARIF for `ruleval test`: one result per failed, erroring or unexpectedly passing case, at
+    what failed in it (the value expected, the field or state value at fault) where that is found, else
     the case's line, plus the warnings of the rulesets the cases use and what was wrong with the case
     files themselves (``file_diags``: S004, S005)."""
     doc = sarif(list(file_diags) + list(warnings))
@@ -114,7 +115,8 @@ def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Seq
     for o in outcomes:
         if o.status not in kinds:
             continue
-        region = {"startLine": max(1, o.case.line), "startColumn": 1}
+        line, col = o.at or (o.case.line, 1)
+        region = {"startLine": max(1, line), "startColumn": max(1, col)}
         doc["runs"][0]["results"].append({
             "ruleId": f"case-{o.status}", "level": "error",
             "message": {"text": f"{o.case.id}: {o.message}"},

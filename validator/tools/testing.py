@@ -54,6 +54,7 @@ class Outcome:
     seconds: float = 0.0
     actual: Any = None
     code: str | None = None  # an erroring case's diagnostic code (S004, S001, E003...): the exit code follows it
+    at: tuple[int, int] | None = None  # (line, col) in the case file of what failed (a value expected, a field)
 
 
 @dataclass
@@ -275,46 +276,52 @@ def first_difference(expected: Any, actual: Any, path: str = "",
     """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first
     difference. ``got`` shows a part of ``actual`` given its pointer (``_noted``: the run's own values
     in the notation); without it, the JSON part itself."""
+    found = difference_at(expected, actual, path, got)
+    return None if found is None else f"{found[0]}: {found[1]}"
+
+
+def difference_at(expected: Any, actual: Any, path: str = "",
+                  got: Callable[[str, Any], str] | None = None) -> tuple[str, str] | None:
+    """``first_difference`` as (the JSON pointer of the first difference, what differs there)."""
     where = path or "/"
     shown = got or (lambda _, part: _show(part))
     if isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected:
         a = _num(actual)
         if a is None:
-            return f"{where}: expected a number near {_show(expected['approx'])}, got {shown(path, actual)}"
+            return where, f"expected a number near {_show(expected['approx'])}, got {shown(path, actual)}"
         if abs(float(a) - float(expected["approx"])) > float(expected.get("tol", 1e-9)):
-            return f"{where}: expected {_show(expected['approx'])} ± {_show(expected.get('tol', 1e-9))}, got {float(a):.6f}"
+            return where, f"expected {_show(expected['approx'])} ± {_show(expected.get('tol', 1e-9))}, got {float(a):.6f}"
         return None
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            return f"{where}: expected a record or map, got {shown(path, actual)}"
+            return where, f"expected a record or map, got {shown(path, actual)}"
         for k, v in expected.items():
             at = f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}"
             if k not in actual:
-                return f"{at}: missing (expected {_show(v)})"
-            diff = first_difference(v, actual[k], at, got)
+                return at, f"missing (expected {_show(v)})"
+            diff = difference_at(v, actual[k], at, got)
             if diff:
                 return diff
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return f"{where}: expected a list, got {shown(path, actual)}"
+            return where, f"expected a list, got {shown(path, actual)}"
         for i, (e, a) in enumerate(zip(expected, actual)):
-            diff = first_difference(e, a, f"{path}/{i}", got)
+            diff = difference_at(e, a, f"{path}/{i}", got)
             if diff:
                 return diff
         if len(expected) != len(actual):
             side = "unexpected" if len(actual) > len(expected) else "missing"
             extra = (shown(f"{path}/{len(expected)}", actual[len(expected)]) if len(actual) > len(expected)
                      else _show(expected[len(actual)]))
-            return (f"{where}: expected {len(expected)} items, got {len(actual)} "
-                    f"({side} {extra})")
+            return where, f"expected {len(expected)} items, got {len(actual)} ({side} {extra})"
         return None
     if expected == actual and type(expected) is type(actual):
         return None
     ne, na = _num(expected), _num(actual)
     if ne is not None and na is not None and ne == na:
         return None
-    return f"{where}: expected {_show(expected)}, got {shown(path, actual)}"
+    return where, f"expected {_show(expected)}, got {shown(path, actual)}"
 
 
 def refresh(expected: Any, actual: Any) -> Any:
@@ -336,21 +343,21 @@ def _value_fault(exc: BaseException) -> str:
     return str(exc).split(";")[0][:120]
 
 
-def _said_at(case: Case, d: Diagnostic) -> str:
+def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] | None]:
     """A diagnostic of a case's run in one line: one about a part of its state at that value's line and
     column in the case file when the state is written there (with the pointer), else at the pointer in
     its `state_file`; any other where its span says."""
     if d.pointer is None:
-        return f"{d.span}: {d.code}: {d.message}"
+        return f"{d.span}: {d.code}: {d.message}", None
     if case.state_path or "state_file" in case.data:
         shown = case.state_path or Path(case.file).parent / str(case.data["state_file"])
-        return f"{shown}#{d.pointer}: {d.code}: {d.message}"
+        return f"{shown}#{d.pointer}: {d.code}: {d.message}", None
     from ..engine.state import pointer_parts
 
     where = _case_position(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
     if where is None:  # (an imported case; the file changed since it was read: said by the pointer alone)
-        return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}"
-    return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})"
+        return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}", None
+    return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})", where
 
 
 def _state_of(case: Case) -> Any:
@@ -416,24 +423,38 @@ def case_problem(case: Case) -> str | None:
 def case_fault(case: Case) -> tuple[str, str] | None:
     """``case_problem``'s problem and where it is written: ``file:line:col`` of the value at fault in
     the case file where it can be found, else ``file:line`` of the case."""
+    fault = _fault(case)
+    return None if fault is None else (_case_where(case, _case_position(case, fault[0])), fault[1])
+
+
+def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
+    """``case_problem``'s problem, with the parts of the pointer to its value in the case."""
     from ..core.jsontext import value_problem
     from ..engine.state import pointer_parts
 
     for key, (ok, kind) in _FIELD_TYPES.items():
         if key in case.data and not ok(case.data[key]):
-            return _case_where(case, (key,)), f"`{key}` must be {kind}"
+            return (key,), f"`{key}` must be {kind}"
     for key in ("args", "expect", "probabilities"):
         problem = value_problem(case.data.get(key))
         if problem is not None:
-            return (_case_where(case, (key, *pointer_parts(problem[0] or ""))),
-                    f"`{key}` at `{problem[0] or '/'}`: {problem[1]}")
+            return (key, *pointer_parts(problem[0] or "")), f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
     return None
 
 
-def _case_where(case: Case, parts: tuple[str, ...]) -> str:
-    """``file:line:col`` of what ``parts`` name inside the case in its file, else ``file:line`` of the case."""
-    where = _case_position(case, parts)
+def _case_where(case: Case, where: tuple[int, int, int, int] | None) -> str:
+    """``file:line:col`` of a place in the case's file, else ``file:line`` of the case."""
     return f"{case.file}:{case.line}" if where is None else f"{case.file}:{where[0]}:{where[1]}"
+
+
+def _nearest(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    """Where the value ``parts`` name in the case is written, else its nearest enclosing value that is
+    (an item the result has and the expectation lacks is said at the list)."""
+    for n in range(len(parts), 0, -1):
+        where = _case_position(case, parts[:n])
+        if where is not None:
+            return where
+    return None
 
 
 def _case_position(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
@@ -455,9 +476,11 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
 
     data = case.data
     started = time.perf_counter()
-    malformed = case_fault(case)
+    malformed = _fault(case)
     if malformed is not None:
-        return _finish(case, "error", f"{malformed[0]}: S004: case `{case.id}`: {malformed[1]}", started, code="S004")
+        where = _case_position(case, malformed[0])
+        return _finish(case, "error", f"{_case_where(case, where)}: S004: case `{case.id}`: {malformed[1]}", started,
+                       code="S004", at=where)
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
@@ -477,24 +500,30 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         raised = [d.code for d in exc.diagnostics]
         if want_error and want_error in raised:
             return _finish(case, "passed", "", started)
-        d = exc.diagnostics[0]
-        msg = "; ".join(_said_at(case, x) for x in exc.diagnostics)
+        said = [_said_at(case, x) for x in exc.diagnostics]
         return _finish(case, "failed" if want_error else "error",
-                       (f"expected {want_error}, got " if want_error else "") + msg, started, code=d.code)
+                       (f"expected {want_error}, got " if want_error else "") + "; ".join(m for m, _ in said), started,
+                       code=exc.diagnostics[0].code, at=next((w for _, w in said if w is not None), None))
     if want_error:
         return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started, result)
+    from ..engine.state import pointer_parts
+
     problems = []
+    at: tuple[str, ...] | None = None  # the first problem's value in the case
     if "expect" in data:
-        diff = first_difference(data["expect"], result, got=None if answer.exact is not None else _noted(answer))
-        if diff:
-            problems.append(diff)
+        found = difference_at(data["expect"], result, got=None if answer.exact is not None else _noted(answer))
+        if found:
+            problems.append(f"{found[0]}: {found[1]}")
+            at = ("expect", *pointer_parts(found[0] if found[0] != "/" else ""))
     for i, want in enumerate(data.get("probabilities") or []):
         diff = _check_probability(want, result, i)
         if diff:
             problems.append(diff)
+            at = at or ("probabilities", str(i))
     if "expect" not in data and "probabilities" not in data:
         problems.append("the case has no expectation (`expect`, `probabilities` or `expect_error`)")
-    return _finish(case, "failed" if problems else "passed", "; ".join(problems), started, result)
+    where = _nearest(case, at) if at is not None else None
+    return _finish(case, "failed" if problems else "passed", "; ".join(problems), started, result, at=where)
 
 
 def _unknown_fields(pattern: Any, values: list[Any], path: str) -> tuple[str, list[str]] | None:
@@ -539,14 +568,16 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     return None
 
 
-def _finish(case: Case, status: str, message: str, started: float, actual: Any = None, code: str | None = None) -> Outcome:
+def _finish(case: Case, status: str, message: str, started: float, actual: Any = None, code: str | None = None,
+            at: tuple[int, int, int, int] | None = None) -> Outcome:
     xfail = case.data.get("xfail")
     if xfail:
         if status == "passed":
             status, message = "xpassed", f"marked xfail ({xfail}) but passed"
         else:
             status, message = "xfailed", f"{xfail} [{message}]"
-    return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None)
+    return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None,
+                   None if at is None else (at[0], at[1]))
 
 
 def _guarded(case: Case, rs: Any = None) -> Outcome:
@@ -567,7 +598,8 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
     """The outcomes of the suite's cases (those ``keyword`` matches), in order. With more than one job
     or a cluster, a sweep (``tools/sweep``): each case is a piece, its ruleset sent as content and its
     state read here and sent inline; a case whose ruleset does not check, or whose state cannot be
-    read, or that is malformed, runs here (what it says names files on this machine)."""
+    read, or that is malformed, runs here (what it says names files on this machine), and so does
+    again a case that failed in the sweep (what failed is said at its line in the case file)."""
     from dataclasses import replace
 
     from ..api import load_ruleset
@@ -597,12 +629,17 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
             rulesets.append(rs)
         data = {**{k: v for k, v in case.data.items() if k != "state_file"}, "state": state}
         shown = str(Path(case.file).parent / str(case.data["state_file"])) if "state_file" in case.data else ""
-        items.append((index[id(rs)], replace(case, data=data, state_path=shown)))
+        # (index -1: a worker reads no case file, which on a cluster's machine is not this one)
+        items.append((index[id(rs)], replace(case, data=data, state_path=shown, index=-1)))
         where.append(i)
     sw = run_sweep(_case_task, rulesets, items, jobs=jobs, cluster=cluster, what="cases", err=err)
     for i, o in zip(where, sw.results):
-        here[i] = replace(o, case=cases[i])
+        # a case that failed runs again here, where its file is read: what failed is said at its line
+        here[i] = _guarded(cases[i]) if o.status in _LOCATED else replace(o, case=cases[i])
     return [here[i] for i in sorted(here)]
+
+
+_LOCATED = ("failed", "error", "xfailed")  # the outcomes whose message may say where in the case file
 
 
 def junit(outcomes: list[Outcome], file_diags: Sequence[Diagnostic] = ()) -> str:
@@ -755,7 +792,8 @@ def _reports(args: argparse.Namespace, out: TextIO, outcomes: list[Outcome], war
             out.write(github_line(d) + "\n")
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed"):
-                out.write(github_command("error", o.message, o.case.file, o.case.line, title=o.case.id) + "\n")
+                line, col = o.at or (o.case.line, 0)
+                out.write(github_command("error", o.message, o.case.file, line, col, title=o.case.id) + "\n")
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
