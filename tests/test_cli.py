@@ -550,3 +550,12 @@ def test_github_and_sarif_put_a_failed_case_at_the_value_that_failed(cli, root: 
             for r in sarif["runs"][0]["results"]] == [
         ("deep", {"startLine": 8, "startColumn": 12}), ("short", {"startLine": 11, "startColumn": 14}),
         ("shape", {"startLine": 14, "startColumn": 11}), ("state", {"startLine": 18, "startColumn": 10})]
+
+
+def test_explain_without_a_state_says_the_ruleset_reads_one_as_run_does(cli) -> None:
+    """`run` without --state on a ruleset that reads one adds a note saying so; `explain` printed the
+    bare `<no state>#` schema error."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    for command in ("run", "explain"):
+        r = cli(command, std)
+        assert r.code == 3 and "note: no --state was given, and this ruleset reads one" in r.err, (command, r.err)

@@ -18,7 +18,8 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import load_for_run, parse_arg, parse_dice, print_diags, require_files, require_regular, result_json
+from .common import (load_for_run, no_state_note, parse_arg, parse_dice, print_diags, require_files, require_regular,
+                     result_json)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -151,8 +152,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
         print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
-        if args.state is None and any(d.code.startswith("S") for d in exc.diagnostics):
-            err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
+        no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
         print_diags(exc.diagnostics, diag_format, out, err, rs.sources)

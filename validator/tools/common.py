@@ -18,6 +18,12 @@ def print_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sou
         err.write(render_all(diags, sources, err) + "\n")
 
 
+def no_state_note(state: str | None, diags: list[Diagnostic], err: TextIO) -> None:
+    """After a command given no ``--state`` was refused a state (an `S` diagnostic), say why."""
+    if state is None and any(d.code.startswith("S") for d in diags):
+        err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
+
+
 def parse_arg(text: str) -> Any:
     """``--arg``: JSON, else plain text; JSON that ruleval refuses in a state (``NaN``, an integer of
     too many digits, nesting too deep) is a usage error rather than text."""

@@ -410,7 +410,7 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import load_for_run, parse_arg, parse_dice, require_files
+    from .common import load_for_run, no_state_note, parse_arg, parse_dice, require_files
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, render_all, visible
     from ..engine.state import read_state_file
@@ -433,11 +433,9 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         traced = rs.evaluate(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed,
                              dice=dice, explain=True, state_name=args.state or "<no state>")
         result = traced.json()
-    except RunError as exc:
+    except (RunError, DiagnosticError) as exc:
         err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
-        return exit_code(exc.diagnostics)
-    except DiagnosticError as exc:
-        err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+        no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
