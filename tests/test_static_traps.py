@@ -60,3 +60,32 @@ def test_a_builtin_refusing_its_argument_says_so_in_the_language_s_words(
     [d] = err.value.diagnostics
     assert d.code == "E011" and d.span.line == 1 and words in d.message, d
     assert not any(w in d.message for w in PYTHON_WORDS), d.message
+
+
+@pytest.mark.parametrize("text, line", [
+    ('def f(n) = f(n + 1)\nquery main = f(0)\n', 1),
+    ('rule f(n) cite "R1" = 1 + f(n - 1)\nquery main = f(3)\n', 1),
+    ('def f(n) = let m = f(n); m\nquery main = f(3)\n', 1),
+    ('def f(n) = if f(n) > 0 then 1 else 2\nquery main = f(3)\n', 1),
+    ('def total = total + 1\nquery main = total\n', 1),
+])
+def test_a_definition_that_calls_itself_on_every_path_is_said_by_check(tmp_path: Path, text: str, line: int) -> None:
+    """A runaway recursion passed check and failed each run (E005 after 150 calls): a call of itself
+    that every evaluation makes is W106 at that call."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "clauses.yaml").write_text('clauses:\n  R1: "a rule"\n')
+    (tmp_path / "main.rules").write_text('clauses "clauses.yaml"\n' + text)
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    found = [(d.code, d.span.line - 1) for d in rs.diagnostics]
+    assert found == [("W106", line)], [d.message for d in rs.diagnostics]
+
+
+@pytest.mark.parametrize("body", [
+    "if n <= 0 then 0 else 1 + f(n - 1)", "n <= 0 or f(n - 1)", "none ?? f(n)", "[f(m) for m in range(0, n)]",
+    "g(fn(m) => f(m))", "let f = fn(m) => m; f(n)",
+])
+def test_a_recursion_with_a_way_out_is_not_said(tmp_path: Path, body: str) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text(f"def g(h) = h(0)\ndef f(n) = {body}\nquery main = f(3)\n")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert [d.code for d in rs.diagnostics if d.code == "W106"] == [], [d.message for d in rs.diagnostics]

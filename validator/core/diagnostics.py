@@ -87,6 +87,7 @@ CODES: dict[str, tuple[str, str]] = {
     "W103": ("warning", "unused import"),
     "W104": ("warning", "override that copies its base"),
     "W105": ("warning", "module that reads other data than its importer"),
+    "W106": ("warning", "definition that calls itself whatever happens"),
     "S001": ("error", "state cannot be read"),
     "S002": ("error", "state does not satisfy the ruleset's schema"),
     "S003": ("error", "input too large"),

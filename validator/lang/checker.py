@@ -134,6 +134,63 @@ def check_module_data(program: Program) -> list[Diagnostic]:
     return out
 
 
+def check_endless(program: Program) -> list[Diagnostic]:
+    """A definition of the entry ruleset that calls (or reads) itself in every evaluation of its body:
+    no run that reaches it ever ends (each fails at the recursion limit, E005)."""
+    out = []
+    entry = program.entry
+    for (nskey, name), unit in program.units.items():
+        if (nskey != entry.key or unit.kind not in ("def", "rule", "query") or unit.body is None
+                or entry.origin.get(name) != entry.entry):
+            continue
+        found = _certain_self_use(unit.body, unit)
+        if found is not None:
+            out.append(Diagnostic("W106", f"`{name}` {'calls' if isinstance(found, A.Call) else 'reads'} itself "
+                                          "whatever happens: no run that reaches it can compute it", found.span,
+                                  help="let some case give a value without it (`if ... then ... else ...`)",
+                                  related=(Related(unit.span, "its definition"),)))
+    return out
+
+
+def _certain_self_use(e: Any, unit: Any) -> Any:
+    """A call (or read) of ``unit`` itself that every evaluation of ``e`` makes, or None: the parts of
+    an expression evaluated only sometimes (branches past the first condition, the operands after the
+    first of `and`/`or`, the right of `??`, a comprehension's items and filters past its first source,
+    a function's body) are not looked into."""
+    from .bind import UnitRef
+
+    if isinstance(e, A.Name):
+        found = unit.bound.get(id(e))
+        return e if isinstance(found, UnitRef) and found.unit is unit and unit.arity is None else None
+    if isinstance(e, A.Lambda):
+        return None
+    if isinstance(e, A.If):
+        parts: tuple[Any, ...] = (e.branches[0][0],)
+    elif isinstance(e, A.BoolOp):
+        parts = e.items[:1]
+    elif isinstance(e, A.BinOp) and e.op == "??":
+        parts = (e.left,)
+    elif isinstance(e, A.Comp):
+        parts = (e.fors[0].iter,)
+    elif isinstance(e, A.Call):
+        parts = (e.func, *e.args, *(v for _, v in e.kwargs))
+    elif isinstance(e, A.Node):
+        parts = tuple(getattr(e, f) for f in e._compared)
+    elif isinstance(e, tuple):
+        parts = e
+    else:
+        return None
+    for part in parts:
+        found = _certain_self_use(part, unit)
+        if found is not None:
+            return found
+    if isinstance(e, A.Call):
+        target = unit.bound.get(id(e.func))
+        if isinstance(target, UnitRef) and target.unit is unit:
+            return e
+    return None
+
+
 def check_queries(program: Program) -> list[Diagnostic]:
     if program.entry.defs and not program.queries() and not _is_library(program):
         first = next(iter(program.entry.defs.values()))
@@ -158,6 +215,7 @@ PASSES: list[tuple[str, Callable[[Program], list[Diagnostic]]]] = [
     ("unused", check_unused),
     ("copied overrides", check_copied_overrides),
     ("module data", check_module_data),
+    ("endless", check_endless),
     ("queries", check_queries),
 ]
 
