@@ -450,21 +450,38 @@ def _case_where(case: Case, where: tuple[int, int, int, int] | None) -> str:
 def _nearest(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
     """Where the value ``parts`` name in the case is written, else its nearest enclosing value that is
     (an item the result has and the expectation lacks is said at the list)."""
-    for n in range(len(parts), 0, -1):
-        where = _case_position(case, parts[:n])
+    positions = _case_positions(case)
+    for n in range(len(parts), 0, -1) if positions is not None else ():
+        where = positions.of(("cases", str(case.index), *parts[:n]))
         if where is not None:
             return where
     return None
 
 
 def _case_position(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
-    """Where ``parts`` name a value of the case in its file (read again: the case holds no positions),
-    or None (an imported case, a file changed since it was read)."""
+    """Where ``parts`` name a value of the case in its file, or None (an imported case, a file changed
+    since it was read)."""
+    positions = _case_positions(case)
+    return None if positions is None else positions.of(("cases", str(case.index), *parts))
+
+
+_POSITIONS: dict[str, tuple[str, Any]] = {}  # a case file's text when last read, and where its values are
+
+
+def _case_positions(case: Case) -> Any:
+    """Where the values of the case's file are written (``safeyaml.Positions``), the file read again (the
+    case holds no positions) and composed once for as long as its text is the same; None for an
+    imported case or a file that cannot be read now."""
     if case.index < 0:
         return None
     try:
         text = confine.read_bytes(Path(case.file), MAX_CASE_FILE_BYTES, None, case.file).decode("utf-8")
-        return safeyaml.Positions(text).of(("cases", str(case.index), *parts))
+        kept = _POSITIONS.get(case.file)
+        if kept is None or kept[0] != text:
+            if len(_POSITIONS) >= 16:
+                _POSITIONS.clear()
+            kept = _POSITIONS[case.file] = (text, safeyaml.Positions(text))
+        return kept[1]
     except (Refused, OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError, IndexError):
         return None
 
