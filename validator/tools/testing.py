@@ -13,7 +13,7 @@ import argparse
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
@@ -55,6 +55,17 @@ class Outcome:
     actual: Any = None
     code: str | None = None  # an erroring case's diagnostic code (S004, S001, E003...): the exit code follows it
     at: tuple[int, int] | None = None  # (line, col) in the case file of what failed (a value expected, a field)
+    said: "_Said | None" = None  # what its message is made of, placed in the case file where that is read
+
+
+@dataclass
+class _Said:
+    """A failure's message before it is placed in the case file (``_compose``): a sweep's worker, which
+    reads no case file, sends it, and the outcome is composed again where the file is read."""
+    status: str  # the outcome's status before an `xfail` turns it
+    diags: list[Diagnostic] = field(default_factory=list)  # what refused the run...
+    prefix: str = ""  # (`expected E003, got `)
+    problems: list[tuple[tuple[str, ...] | None, str]] = field(default_factory=list)  # ...or (value in the case, text)
 
 
 @dataclass
@@ -496,17 +507,17 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
     malformed = _fault(case)
     if malformed is not None:
         where = _case_position(case, malformed[0])
-        return _finish(case, "error", f"{_case_where(case, where)}: S004: case `{case.id}`: {malformed[1]}", started,
-                       code="S004", at=where)
+        return _finish(case, "error", f"{_case_where(case, where)}: S004: case `{case.id}`: {malformed[1]}", where,
+                       started=started, code="S004")
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
         codes = {d.code for d in rs.diagnostics if d.is_error}
         if want_error in codes:
-            return _finish(case, "passed", "", started)
+            return _finish(case, "passed", "", started=started)
         first = next(d for d in rs.diagnostics if d.is_error)
-        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}", started,
-                       code=first.code)
+        return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}",
+                       started=started, code=first.code)
     try:
         state = _state_of(case)
         answer = rs.evaluate(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
@@ -516,31 +527,49 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
     except (RunError, DiagnosticError) as exc:
         raised = [d.code for d in exc.diagnostics]
         if want_error and want_error in raised:
-            return _finish(case, "passed", "", started)
-        said = [_said_at(case, x) for x in exc.diagnostics]
-        return _finish(case, "failed" if want_error else "error",
-                       (f"expected {want_error}, got " if want_error else "") + "; ".join(m for m, _ in said), started,
-                       code=exc.diagnostics[0].code, at=next((w for _, w in said if w is not None), None))
+            return _finish(case, "passed", "", started=started)
+        said = _Said("failed" if want_error else "error", list(exc.diagnostics),
+                     f"expected {want_error}, got " if want_error else "")
+        return _finish(case, said.status, *_compose(case, said), started=started, code=exc.diagnostics[0].code,
+                       said=said)
     if want_error:
-        return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started, result)
+        return _finish(case, "failed", f"expected diagnostic {want_error}, but the case ran", started=started,
+                       actual=result)
     from ..engine.state import pointer_parts
 
-    problems = []
-    at: tuple[str, ...] | None = None  # the first problem's value in the case
+    problems: list[tuple[tuple[str, ...] | None, str]] = []
     if "expect" in data:
         found = difference_at(data["expect"], result, got=None if answer.exact is not None else _noted(answer))
         if found:
-            problems.append(f"{found[0]}: {found[1]}")
-            at = ("expect", *pointer_parts(found[0] if found[0] != "/" else ""))
+            problems.append((("expect", *pointer_parts(found[0] if found[0] != "/" else "")), f"{found[0]}: {found[1]}"))
     for i, want in enumerate(data.get("probabilities") or []):
         diff = _check_probability(want, result, i)
         if diff:
-            problems.append(diff)
-            at = at or ("probabilities", str(i))
+            problems.append((("probabilities", str(i)), diff))
     if "expect" not in data and "probabilities" not in data:
-        problems.append("the case has no expectation (`expect`, `probabilities` or `expect_error`)")
-    where = _nearest(case, at) if at is not None else None
-    return _finish(case, "failed" if problems else "passed", "; ".join(problems), started, result, at=where)
+        problems.append((None, "the case has no expectation (`expect`, `probabilities` or `expect_error`)"))
+    if not problems:
+        return _finish(case, "passed", "", started=started, actual=result)
+    said = _Said("failed", problems=problems)
+    return _finish(case, "failed", *_compose(case, said), started=started, actual=result, said=said)
+
+
+def _compose(case: Case, said: _Said) -> tuple[str, tuple[int, int, int, int] | None]:
+    """A failure's message and the place in the case file of what failed first, where that is found."""
+    if said.diags:
+        parts = [_said_at(case, d) for d in said.diags]
+        return said.prefix + "; ".join(m for m, _ in parts), next((w for _, w in parts if w is not None), None)
+    first = next((p for p, _ in said.problems if p is not None), None)
+    return "; ".join(t for _, t in said.problems), None if first is None else _nearest(case, first)
+
+
+def _relocated(case: Case, o: Outcome) -> Outcome:
+    """A sweep's outcome of ``case`` (run where its file is not read), its message placed in the file here."""
+    if o.said is None:
+        return replace(o, case=case)
+    message, at = _compose(case, o.said)
+    again = _finish(case, o.said.status, message, at, started=0.0, actual=o.actual, code=o.code, said=o.said)
+    return replace(again, seconds=o.seconds)
 
 
 def _unknown_fields(pattern: Any, values: list[Any], path: str) -> tuple[str, list[str]] | None:
@@ -585,8 +614,8 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     return None
 
 
-def _finish(case: Case, status: str, message: str, started: float, actual: Any = None, code: str | None = None,
-            at: tuple[int, int, int, int] | None = None) -> Outcome:
+def _finish(case: Case, status: str, message: str, at: tuple[int, int, int, int] | None = None, *, started: float,
+            actual: Any = None, code: str | None = None, said: _Said | None = None) -> Outcome:
     xfail = case.data.get("xfail")
     if xfail:
         if status == "passed":
@@ -594,7 +623,7 @@ def _finish(case: Case, status: str, message: str, started: float, actual: Any =
         else:
             status, message = "xfailed", f"{xfail} [{message}]"
     return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None,
-                   None if at is None else (at[0], at[1]))
+                   None if at is None else (at[0], at[1]), said)
 
 
 def _guarded(case: Case, rs: Any = None) -> Outcome:
@@ -615,9 +644,8 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
     """The outcomes of the suite's cases (those ``keyword`` matches), in order. With more than one job
     or a cluster, a sweep (``tools/sweep``): each case is a piece, its ruleset sent as content and its
     state read here and sent inline; a case whose ruleset does not check, or whose state cannot be
-    read, or that is malformed, runs here (what it says names files on this machine), and so does
-    again a case that failed in the sweep (what failed is said at its line in the case file)."""
-    from dataclasses import replace
+    read, or that is malformed, runs here (what it says names files on this machine); what failed in a
+    case run there is placed in its case file here."""
 
     from ..api import load_ruleset
     from .sweep import run_sweep
@@ -651,12 +679,8 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
         where.append(i)
     sw = run_sweep(_case_task, rulesets, items, jobs=jobs, cluster=cluster, what="cases", err=err)
     for i, o in zip(where, sw.results):
-        # a case that failed runs again here, where its file is read: what failed is said at its line
-        here[i] = _guarded(cases[i]) if o.status in _LOCATED else replace(o, case=cases[i])
+        here[i] = _relocated(cases[i], o)  # (what failed is placed in the case file here, where it is read)
     return [here[i] for i in sorted(here)]
-
-
-_LOCATED = ("failed", "error", "xfailed")  # the outcomes whose message may say where in the case file
 
 
 def junit(outcomes: list[Outcome], file_diags: Sequence[Diagnostic] = ()) -> str:
