@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, get_args
 
 from . import ast as A
-from .bind import DataRef, ModuleRef, sites
+from .bind import DataRef, ModuleRef, UnitRef, sites
 from .program import Program
 from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
 
@@ -141,8 +141,8 @@ def check_endless(program: Program) -> list[Diagnostic]:
     entry = program.entry
     for (nskey, name), unit in program.units.items():
         if (nskey != entry.key or unit.kind not in ("def", "rule", "query") or unit.body is None
-                or entry.origin.get(name) != entry.entry):
-            continue
+                or entry.origin.get(name) != entry.entry or not any(name in s.names for s in sites(unit))):
+            continue  # (a definition that names itself nowhere, as most, is not walked)
         found = _certain_self_use(unit.body, unit)
         if found is not None:
             out.append(Diagnostic("W106", f"`{name}` {'calls' if isinstance(found, A.Call) else 'reads'} itself "
@@ -157,8 +157,6 @@ def _certain_self_use(e: Any, unit: Any) -> Any:
     an expression evaluated only sometimes (branches past the first condition, the operands after the
     first of `and`/`or`, the right of `??`, a comprehension's items and filters past its first source,
     a function's body) are not looked into."""
-    from .bind import UnitRef
-
     if isinstance(e, A.Name):
         found = unit.bound.get(id(e))
         return e if isinstance(found, UnitRef) and found.unit is unit and unit.arity is None else None

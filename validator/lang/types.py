@@ -288,9 +288,7 @@ class TypeChecker(Walker):
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
             if isinstance(found, BuiltinRef):
-                from ..engine.facts import RESULTS  # (its definition's declared result: ``engine.facts``)
-
-                return _SCALAR_RESULT.get(RESULTS.get(e.func.id), ANY)
+                return _builtin_result(e.func.id)
         else:
             self.infer(e.func, env)
         return ANY
@@ -336,6 +334,16 @@ class TypeChecker(Walker):
 _DEFS = ("def", "rule")  # the kinds of a `def`
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
+_BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``engine.facts.RESULTS`` (filled at the first need)
+
+
+def _builtin_result(name: str) -> T:
+    """The type of what a built-in gives whatever its arguments, where its definition declares one kind."""
+    if not _BUILTIN_RESULTS:
+        from ..engine.facts import RESULTS  # (its definition's declared result: read there, once)
+
+        _BUILTIN_RESULTS.update({n: _SCALAR_RESULT.get(k, ANY) for n, k in RESULTS.items()})
+    return _BUILTIN_RESULTS.get(name, ANY)
 _ORDERING = frozenset({"sum", "min", "max"})  # (`sorted` orders values of every kind: none, numbers, texts, lists)
 _ORDERED_KINDS = frozenset({"int", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
 
