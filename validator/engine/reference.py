@@ -176,6 +176,12 @@ class _Continue(Exception):
     pass
 
 
+class NotShared(BaseException):
+    """A computation the paths of an exact run would share (``backend._pooled``) met a die, a fork, a
+    decision or a procedure: it is left to the path, which computes it itself. (Not an ``Exception``:
+    no handler of a built-in's failure takes it for one.)"""
+
+
 class _Reject(Exception):
     def __init__(self, message: str, cites: tuple[str, ...]):
         self.message, self.cites = message, cites
@@ -203,7 +209,7 @@ class Run:
                  "alone", "shared", "reads", "paid", "paid_steps", "paid_groups", "events", "replay", "met", "dstate",
                  "dvalue", "deciding", "guesses", "resolving", "memos", "trace", "dargs", "deplist",
                  "kept_while_resolving", "settled", "dstack", "decision_edges", "cycles", "trace_stack",
-                 "traced_values")
+                 "traced_values", "pool", "pooling")
 
     # the decisions' bookkeeping, made by ``begin_decisions``
     dargs: dict[Any, tuple[Any, ...]]
@@ -241,6 +247,10 @@ class Run:
         # exact dice: the choices to follow (``enumerate_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
+        # exact dice on the backend: what the paths of the enumeration share (``backend.Pool``), and in a
+        # run of its own computing one shared entry, that entry's key (``backend._pooled``)
+        self.pool: Any = None
+        self.pooling: Any = None
         # decisions (read by generated code, resolved or not)
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
@@ -298,7 +308,11 @@ class Run:
         """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
         ``counts[i] / total``. Past the path, a fork is met for the first time: it is recorded
         (``met``) and its branch 0 taken. (A run is a function of the branches it takes, so the
-        forks along the path are those ``enumerate_exact`` recorded on the way to it.)"""
+        forks along the path are those ``enumerate_exact`` recorded on the way to it.)
+        A fork met while the paths' shared entries are being computed (``pool.busy``: a die of the
+        path reached one through its arguments) leaves that entry to the path (``NotShared``)."""
+        if self.pool is not None and self.pool.busy:
+            raise NotShared()
         choice = next(self.replay, None)
         if choice is None:
             self.met.append((counts, total))
@@ -1431,6 +1445,8 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     assert unit is not None, "the caller found the query"
     dice = ExactDice()  # (it keeps nothing of a run: one serves every path)
     run_query = interp.run_query
+    # what an engine lets the paths share (the backend's ``Pool``: entries no die reaches); the reference, nothing
+    pool = interp.exact_pool() if hasattr(interp, "exact_pool") else None
     # outcome key -> the outcomes of results alike in JSON: each path's probability is a product of
     # fractions, kept as an integer numerator and denominator until the end
     outcomes: dict[Any, list[_Outcome]] = {}
@@ -1443,6 +1459,8 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     spent = 0
     while True:
         run = Run(state, dice, budget - spent, path=path)
+        if pool is not None and not pool.off:
+            run.pool = pool
         try:
             raw = run_query(run, unit, args, check)
             value = written(raw)  # (which looks at every die the value holds)

@@ -127,7 +127,7 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         found = known.get(u.index)
         if found is None:
             found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memos.memo_free(u),
-                                      backend.facts.result(u))
+                                      backend.facts.result(u), backend.pooled(u))
         return found
 
     parts: list[Any] = [backend.dice]
