@@ -1419,8 +1419,10 @@ def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], b
     each of its outcomes' value and events as the language's values (those of the first path that gave
     it; every die in them looked at, so written as the number it is), in the order of the outcomes:
     what the text view writes in the language's notation."""
-    return _engine_else_reference(engine, program, lambda interp: _run_exact_on(
-        interp, program, state, query, args, budget, max_paths, check))
+    unit = program.query(query)
+    assert unit is not None, "the caller found the query"
+    return _engine_else_reference(engine, program, lambda interp: _with_room(unit, lambda: _run_exact_on(
+        interp, program, state, query, args, budget, max_paths, check)))
 
 
 class _Outcome:
