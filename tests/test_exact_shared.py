@@ -130,6 +130,7 @@ STATEMENTS = [
     "acc := acc + pick(r)",
     "acc := acc + apply(fn(n) => n + r, 2)",  # a die given to a shared function through a function value
     "acc := acc + apply(fn(n) => roll(1d3) + n, 1)",  # a die rolled in it through one
+    "acc := acc + apply(fn(n) => if n + r > 4 then roll(1d2) else 1, 2)",  # the path's die looked at, then one rolled
     "acc := acc + apply(fn(n) => if big(n) then 1 else 0, r)",  # a decision read in it through one
     "acc := acc + len(wrap(base)) + len(wrap([r, r]))",  # shared arguments, then the path's own
     "acc := acc + once_per(tagged(wrap(base))) + once_per(tagged(wrap(base)))",  # one value: one roll

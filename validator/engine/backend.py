@@ -191,21 +191,32 @@ _T = TypeVar("_T")
 # ---------------------------------------------------------------- exact dice: what the paths share
 
 
+class NotShared(BaseException):
+    """A computation the paths of an exact run would share (``_pooled``) met a die, a decision or a
+    procedure: it is left to the run that needs it, which computes it itself. (Not an ``Exception``:
+    no handler of a built-in's failure takes it for one.)"""
+
+
 class Pool:
     """What the paths of one exact enumeration share (``reference._run_exact_on`` gives it to each path's
     run): the entries of the definitions no die, decision or procedure reaches (``Backend.pooled``),
     each computed once, in a run of its own (``_pooled``), by its memo key (``entries``); the inputs,
-    bound once (``_Protocol.bind_inputs``); ``busy``, how many such runs are under way (a fork of a
-    path's die then leaves the entry to the path: ``reference.Run.fork``); ``off`` when the inputs'
-    binding touched the run (a die, the memo) and the paths share nothing."""
+    bound once (``_Protocol.bind_inputs``); ``off`` when binding the inputs touched the run (a die, the
+    memo) and the paths share nothing.
 
-    __slots__ = ("entries", "inputs", "input_steps", "busy", "off")
+    An entry is a function of its key: of the arguments' values (texts, numbers...) or identities (a
+    record...), since no die, decision or procedure reaches its definition. One given a path's own
+    record, or a function value made on the path (which may look at the path's die: the fork is the
+    path's), is keyed by that object, which the entry holds, so no other path ever reads it; one given
+    a function value that rolls a die, reads a decision or runs a procedure there is left to the path
+    (``NotShared``)."""
+
+    __slots__ = ("entries", "inputs", "input_steps", "off")
 
     def __init__(self) -> None:
         self.entries: dict[Any, _Shared] = {}
         self.inputs: dict[int, Any] | None = None
         self.input_steps = 0
-        self.busy = 0
         self.off = False
 
 
@@ -226,7 +237,7 @@ class _NoDice(R.DiceSource):
     entry to the path)."""
 
     def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        raise R.NotShared()
+        raise NotShared()
 
     looked_at = sum_of
 
@@ -236,7 +247,7 @@ _NO_DICE = _NoDice()
 
 def _not_shared() -> None:
     """A definition that is not shared (``Backend.pooled``) met in a run computing a shared entry."""
-    raise R.NotShared()
+    raise NotShared()
 
 
 def _pooled(ctx: R.Run, proto: "_Protocol", unit: Unit, key: Any, args: tuple[Any, ...], span: Span) -> Any:
@@ -272,18 +283,14 @@ def _share(ctx: R.Run, fn: Callable[..., Any], pk: Any, args: tuple[Any, ...], d
     """A shared entry computed in a run of its own from ``depth``: the same state and inputs, an empty
     memo, no dice, what is left of the budget; None if it met a die, a decision or a procedure (which
     leaves the entries it reads to the run computing it, if that is itself such a run of its own)."""
-    pool = ctx.pool
     sub = R.Run(ctx.state, _NO_DICE, ctx.budget - ctx.steps, ctx.depth_limit)
-    sub.inputs, sub.shared, sub.pool, sub.pooling, sub.depth = ctx.inputs, ctx.shared, pool, pk, depth
-    pool.busy += 1
+    sub.inputs, sub.shared, sub.pool, sub.pooling, sub.depth = ctx.inputs, ctx.shared, ctx.pool, pk, depth
     try:
         value = fn(sub, *args)
-    except R.NotShared:
+    except NotShared:
         if ctx.pooling is not None:
             raise
         return None
-    finally:
-        pool.busy -= 1
     return _Shared(value, sub.steps, depth, args)
 
 _HELPERS: dict[str, Any] = {
@@ -1380,7 +1387,7 @@ class _Protocol(R.Interpreter):
 
     def resolve(self, run: R.Run, unit: Unit, args: list[Any]) -> Any:
         if run.pooling is not None:  # (a decision read in a run computing a shared entry: ``_pooled``)
-            raise R.NotShared()
+            raise NotShared()
         return super().resolve(run, unit, args)
 
     def bind_inputs(self, run: R.Run) -> None:

@@ -176,12 +176,6 @@ class _Continue(Exception):
     pass
 
 
-class NotShared(BaseException):
-    """A computation the paths of an exact run would share (``backend._pooled``) met a die, a fork, a
-    decision or a procedure: it is left to the path, which computes it itself. (Not an ``Exception``:
-    no handler of a built-in's failure takes it for one.)"""
-
-
 class _Reject(Exception):
     def __init__(self, message: str, cites: tuple[str, ...]):
         self.message, self.cites = message, cites
@@ -308,11 +302,7 @@ class Run:
         """Exact dice: the branch the path takes at this fork, where branch ``i`` has probability
         ``counts[i] / total``. Past the path, a fork is met for the first time: it is recorded
         (``met``) and its branch 0 taken. (A run is a function of the branches it takes, so the
-        forks along the path are those ``enumerate_exact`` recorded on the way to it.)
-        A fork met while the paths' shared entries are being computed (``pool.busy``: a die of the
-        path reached one through its arguments) leaves that entry to the path (``NotShared``)."""
-        if self.pool is not None and self.pool.busy:
-            raise NotShared()
+        forks along the path are those ``enumerate_exact`` recorded on the way to it.)"""
         choice = next(self.replay, None)
         if choice is None:
             self.met.append((counts, total))
