@@ -219,6 +219,22 @@ class Pool:
         self.input_steps = 0
         self.off = False
 
+    def run(self, state: Any, dice: R.DiceSource, budget: int, path: list[int]) -> "SharedRun":
+        """A path's run, which reads the entries shared here."""
+        return SharedRun(state, dice, budget, path, self)
+
+
+class SharedRun(R.Run):
+    """A run of an exact enumeration that shares what its paths may (``Pool``): a path's, or one computing
+    a shared entry (``pooling``: its key). (Any other run reads ``Run.pool`` and ``Run.pooling`` as none.)"""
+
+    __slots__ = ("pool", "pooling")
+
+    def __init__(self, state: Any, dice: R.DiceSource, budget: int, path: list[int] | None, pool: Pool | None,
+                 pooling: Any = None) -> None:
+        super().__init__(state, dice, budget, path=path)
+        self.pool, self.pooling = pool, pooling
+
 
 class _Shared:
     """One shared entry: its value, the steps computing it took from nothing (an empty memo, nothing
@@ -283,8 +299,8 @@ def _share(ctx: R.Run, fn: Callable[..., Any], pk: Any, args: tuple[Any, ...], d
     """A shared entry computed in a run of its own from ``depth``: the same state and inputs, an empty
     memo, no dice, what is left of the budget; None if it met a die, a decision or a procedure (which
     leaves the entries it reads to the run computing it, if that is itself such a run of its own)."""
-    sub = R.Run(ctx.state, _NO_DICE, ctx.budget - ctx.steps, ctx.depth_limit)
-    sub.inputs, sub.shared, sub.pool, sub.pooling, sub.depth = ctx.inputs, ctx.shared, ctx.pool, pk, depth
+    sub = SharedRun(ctx.state, _NO_DICE, ctx.budget - ctx.steps, None, ctx.pool, pk)
+    sub.inputs, sub.shared, sub.depth, sub.depth_limit = ctx.inputs, ctx.shared, depth, ctx.depth_limit
     try:
         value = fn(sub, *args)
     except NotShared:
@@ -484,6 +500,8 @@ class Backend:
         memoized `def`, `rule` or `const` of a program with dice that neither it nor anything it reads
         or calls rolls a die, runs a procedure, reads a decision or recurs (so what it computes from
         its arguments is the same on every path, and its readers' are too)."""
+        if not self.dice:
+            return False
         found = self.shares.get(unit.index)
         if found is None:
             if self.unshared is None:
@@ -491,7 +509,7 @@ class Backend:
                 seeds = {k for k, u in program.units.items() if u.recursive or u.uses_decisions}
                 self.unshared = _readers_of(seeds, program.refs)
             found = self.shares[unit.index] = (
-                self.dice and unit.kind in (*DEFS, "const") and (unit.ns, unit.name) not in self.unshared
+                unit.kind in (*DEFS, "const") and (unit.ns, unit.name) not in self.unshared
                 and self.memos.pure(unit) and not (unit.arity is not None and self.memos.memo_free(unit)))
         return found
 

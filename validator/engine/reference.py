@@ -203,7 +203,12 @@ class Run:
                  "alone", "shared", "reads", "paid", "paid_steps", "paid_groups", "events", "replay", "met", "dstate",
                  "dvalue", "deciding", "guesses", "resolving", "memos", "trace", "dargs", "deplist",
                  "kept_while_resolving", "settled", "dstack", "decision_edges", "cycles", "trace_stack",
-                 "traced_values", "pool", "pooling")
+                 "traced_values")
+
+    # exact dice on the backend (``backend.SharedRun``'s): what the paths of an enumeration share, and
+    # in a run of its own computing one shared entry, that entry's key; none in any other run
+    pool: Any = None
+    pooling: Any = None
 
     # the decisions' bookkeeping, made by ``begin_decisions``
     dargs: dict[Any, tuple[Any, ...]]
@@ -241,10 +246,6 @@ class Run:
         # exact dice: the choices to follow (``enumerate_exact``'s path), and each fork met past them
         self.replay = iter(path or ())
         self.met: list[tuple[Sequence[int], int]] = []
-        # exact dice on the backend: what the paths of the enumeration share (``backend.Pool``), and in a
-        # run of its own computing one shared entry, that entry's key (``backend._pooled``)
-        self.pool: Any = None
-        self.pooling: Any = None
         # decisions (read by generated code, resolved or not)
         self.dstate: dict[Any, int] = {}
         self.dvalue: dict[Any, Any] = {}
@@ -1450,9 +1451,8 @@ def _run_exact_on(interp: Any, program: Program, state: Any, query: str, args: l
     paths = 0
     spent = 0
     while True:
-        run = Run(state, dice, budget - spent, path=path)
-        if pool is not None and not pool.off:
-            run.pool = pool
+        run = Run(state, dice, budget - spent, path=path) if pool is None or pool.off else \
+            pool.run(state, dice, budget - spent, path)
         try:
             raw = run_query(run, unit, args, check)
             value = written(raw)  # (which looks at every die the value holds)
