@@ -140,6 +140,7 @@ STATEMENTS = [
     "acc := acc + twice + pick(k)",
     "acc := acc + apply(pick, r)",  # a shared function named as a value, given a die
     "acc := acc + (if r > 3 then pick(0) else len(wrap(order)))",
+    "acc := acc + zed",
 ]
 
 
@@ -149,7 +150,10 @@ def shared_programs(draw: Any) -> tuple[str, dict[str, Any], list[int]]:
     after = draw(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=4))
     die = draw(st.sampled_from(["1d6", "2d3", "1d3"]))
     check = draw(st.sampled_from(["[]", "[x for x in base if x < 0]", "[n for n in [twice] if n < -100]"]))
-    text = (DEFS + f"query validate_state = {check}\n"
+    # a third input, whose default rolls a die or reads a definition (the paths then bind it each)
+    extra = draw(st.sampled_from(["", "roll(1d2)", "base", "[k]"]))
+    defs = DEFS + (f'input z: any at "/z" default {extra}\ndef zed = len(str(z))\n' if extra else "def zed = 0\n")
+    text = (defs + f"query validate_state = {check}\n"
             + 'procedure proc cite "P" {\n  var acc = 0\n  var r = 0\n'
             + '  step first cite "P" {\n' + "".join(f"    {s}\n" for s in before) + "  }\n"
             + '  step second cite "P" {\n'
