@@ -1,5 +1,5 @@
 """Exact dice on the backend: the paths of an enumeration share the entries no die reaches
-(``backend.Pool``, ``backend._pooled``). Every enumeration is compared with the reference's, which
+(``shares.Pool``, ``shares.pooled``). Every enumeration is compared with the reference's, which
 shares nothing (each path a run from the start): the same outcomes, probabilities, events and order,
 and the same error (E004 included) under budgets that run out part way through a path. The programs
 are drawn to meet what could make a shared entry wrong: a die reaching a shared function through a
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import validator
 from validator.api import RunError, load_ruleset
-from validator.engine import backend as B
 from validator.engine import reference as R
+from validator.engine import shares as S
 from validator.tools.errata import generator_state
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,9 +210,9 @@ def test_a_planted_bug_sharing_a_definition_that_rolls_is_caught(monkeypatch: An
     path.write_text(text)
     rs = load_ruleset(path, use_cache=False)
     assert differences(rs, {}) == []
-    pooled = B.Backend.pooled
-    monkeypatch.setattr(B.Backend, "pooled", lambda self, unit: pooled(self, unit) or unit.name == "die_of")
-    monkeypatch.setattr(B, "_NO_DICE", R.SeededDice(0))  # (and its run of its own rolls the die itself)
+    shared = S.shared
+    monkeypatch.setattr(S, "shared", lambda backend, unit: shared(backend, unit) or unit.name == "die_of")
+    monkeypatch.setattr(S, "NO_DICE", R.SeededDice(0))  # (and its run of its own rolls the die itself)
     path = _DIR / "planted2.rules"  # (another program: the writings kept for the first are not played for it)
     path.write_text(text + "def planted = 1\n")
     rs = load_ruleset(path, use_cache=False)

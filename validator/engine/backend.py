@@ -25,8 +25,8 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
-from ..lang.program import DEFS, Program, Unit, _readers_of, cell_key
-from . import codecache, written
+from ..lang.program import DEFS, Program, Unit, cell_key
+from . import codecache, shares, written
 from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
@@ -187,131 +187,9 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
 _ALONE_CAP = 100_000
 _T = TypeVar("_T")
 
-
-# ---------------------------------------------------------------- exact dice: what the paths share
-
-
-class NotShared(BaseException):
-    """A computation the paths of an exact run would share (``_pooled``) met a die, a decision or a
-    procedure: it is left to the run that needs it, which computes it itself. (Not an ``Exception``:
-    no handler of a built-in's failure takes it for one.)"""
-
-
-class Pool:
-    """What the paths of one exact enumeration share (``reference._run_exact_on`` gives it to each path's
-    run): the entries of the definitions no die, decision or procedure reaches (``Backend.pooled``),
-    each computed once, in a run of its own (``_pooled``), by its memo key (``entries``); the inputs,
-    bound once (``_Protocol.bind_inputs``); ``off`` when binding the inputs touched the run (a die, the
-    memo) and the paths share nothing.
-
-    An entry is a function of its key: of the arguments' values (texts, numbers...) or identities (a
-    record...), since no die, decision or procedure reaches its definition. One given a path's own
-    record, or a function value made on the path (which may look at the path's die: the fork is the
-    path's), is keyed by that object, which the entry holds, so no other path ever reads it; one given
-    a function value that rolls a die, reads a decision or runs a procedure there is left to the path
-    (``NotShared``)."""
-
-    __slots__ = ("entries", "inputs", "input_steps", "off")
-
-    def __init__(self) -> None:
-        self.entries: dict[Any, _Shared] = {}
-        self.inputs: dict[int, Any] | None = None
-        self.input_steps = 0
-        self.off = False
-
-    def run(self, state: Any, dice: R.DiceSource, budget: int, path: list[int]) -> "SharedRun":
-        """A path's run, which reads the entries shared here."""
-        return SharedRun(state, dice, budget, path, self)
-
-
-class SharedRun(R.Run):
-    """A run of an exact enumeration that shares what its paths may (``Pool``): a path's, or one computing
-    a shared entry (``pooling``: its key). (Any other run reads ``Run.pool`` and ``Run.pooling`` as none.)"""
-
-    __slots__ = ("pool", "pooling")
-
-    def __init__(self, state: Any, dice: R.DiceSource, budget: int, path: list[int] | None, pool: Pool | None,
-                 pooling: Any = None) -> None:
-        super().__init__(state, dice, budget, path=path)
-        self.pool, self.pooling = pool, pooling
-
-
-class _Shared:
-    """One shared entry: its value, the steps computing it took from nothing (an empty memo, nothing
-    paid: no fewer than the reference takes with whatever memo a path has, docs/architecture.md), the
-    deepest call depth it was computed from (``depth``; a read from deeper computes it again there, to
-    meet the depth limit where the reference would) and its arguments (held: their identity is in its key)."""
-
-    __slots__ = ("value", "cost", "depth", "args")
-
-    def __init__(self, value: Any, cost: int, depth: int, args: tuple[Any, ...]) -> None:
-        self.value, self.cost, self.depth, self.args = value, cost, depth, args
-
-
-class _NoDice(R.DiceSource):
-    """The dice of a run computing a shared entry: none (a die a function value rolls there leaves the
-    entry to the path)."""
-
-    def sum_of(self, ctx: Any, spec: Any, span: Span) -> Any:
-        raise NotShared()
-
-    looked_at = sum_of
-
-
-_NO_DICE = _NoDice()
-
-
-def _not_shared() -> None:
-    """A definition that is not shared (``Backend.pooled``) met in a run computing a shared entry."""
-    raise NotShared()
-
-
-def _pooled(ctx: R.Run, proto: "_Protocol", unit: Unit, key: Any, args: tuple[Any, ...], span: Span) -> Any:
-    """A miss of a shared definition's memo in a run of an exact enumeration (``ctx.pool``): the entry
-    the paths share, computed at its first need in a run of its own (``_share``), charged what that
-    took and kept in the run's memo; ``_MISS`` when the run computes it itself (the run of its own of
-    that very entry, or an entry that met a die, a decision or a procedure there)."""
-    pool, pk = ctx.pool, (unit.index, key)
-    if ctx.pooling == pk:
-        return R.MISS
-    depth = ctx.depth - 1 if unit.counted and unit.arity is not None else ctx.depth  # (before its own call)
-    entry = pool.entries.get(pk)
-    if entry is None or depth > entry.depth:
-        backend = proto.backend  # (the unit's function, named when it was written: it is the caller)
-        made = _share(ctx, backend.g[backend.unit_names[unit.index]], pk, args, depth)
-        if made is None:
-            return R.MISS
-        if entry is None:
-            entry = pool.entries[pk] = made
-        else:  # (computed again from deeper only to meet the depth limit there: the value is the first's)
-            entry.depth = depth
-    ctx.steps += entry.cost
-    if ctx.steps > ctx.budget:
-        raise R.over_budget(ctx, span)
-    if unit.arity is None:
-        ctx.memo[key] = entry.value
-    else:
-        ctx.memos[unit.index][key] = entry.value
-    return entry.value
-
-
-def _share(ctx: R.Run, fn: Callable[..., Any], pk: Any, args: tuple[Any, ...], depth: int) -> _Shared | None:
-    """A shared entry computed in a run of its own from ``depth``: the same state and inputs, an empty
-    memo, no dice, what is left of the budget; None if it met a die, a decision or a procedure (which
-    leaves the entries it reads to the run computing it, if that is itself such a run of its own)."""
-    sub = SharedRun(ctx.state, _NO_DICE, ctx.budget - ctx.steps, None, ctx.pool, pk)
-    sub.inputs, sub.shared, sub.depth, sub.depth_limit = ctx.inputs, ctx.shared, depth, ctx.depth_limit
-    try:
-        value = fn(sub, *args)
-    except NotShared:
-        if ctx.pooling is not None:
-            raise
-        return None
-    return _Shared(value, sub.steps, depth, args)
-
 _HELPERS: dict[str, Any] = {
     "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_pay": _pay, "_over": R.over_budget,
-    "_pooled": _pooled, "_not_shared": _not_shared,
+    "_pooled": shares.pooled, "_not_shared": shares.not_shared,
     "_too_deep": R.too_deep, "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
     "_items_of": _items_of, "_lambda_arity": R.lambda_arity, "_Forcing": _Forcing,
@@ -438,7 +316,7 @@ class Backend:
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = program.rolls
         self.memos = Memos(program)  # which `def`s are written without their memo
-        self.shares: dict[int, bool] = {}  # by unit number: ``pooled``
+        self.shared_units: dict[int, bool] = {}  # by unit number: ``shares.shared``
         self.unshared: set[Any] | None = None  # the units that recur or read a decision, or read one that does
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
 
@@ -493,44 +371,11 @@ class Backend:
         codecache.keep_program(self)
         return len(stubs)
 
-    # -- exact dice: what the paths share
+    # -- exact dice: what the paths share (``shares``)
 
-    def pooled(self, unit: Unit) -> bool:
-        """Whether the paths of an exact enumeration share the memo entries of ``unit`` (``_pooled``): a
-        memoized `def`, `rule` or `const` of a program with dice that neither it nor anything it reads
-        or calls rolls a die, runs a procedure, reads a decision or recurs (so what it computes from
-        its arguments is the same on every path, and its readers' are too)."""
-        if not self.dice:
-            return False
-        found = self.shares.get(unit.index)
-        if found is None:
-            if self.unshared is None:
-                program = self.program
-                seeds = {k for k, u in program.units.items() if u.recursive or u.uses_decisions}
-                self.unshared = _readers_of(seeds, program.refs)
-            found = self.shares[unit.index] = (
-                unit.kind in (*DEFS, "const") and (unit.ns, unit.name) not in self.unshared
-                and self.memos.pure(unit) and not (unit.arity is not None and self.memos.memo_free(unit)))
-        return found
-
-    def exact_pool(self) -> Pool | None:
+    def exact_pool(self) -> shares.Pool | None:
         """A ``Pool`` for the paths of one exact enumeration (``reference._run_exact_on``)."""
-        return Pool() if self.dice else None
-
-    def pool_lines(self, w: _Writer, unit: Unit, key: str, args: list[str]) -> None:
-        """At a miss of ``unit``'s memo: the entry the paths of an exact enumeration share (``_pooled``)
-        if the unit is shared, else, in a run computing a shared entry, that entry left to its path."""
-        if not self.dice:
-            return
-        if self.pooled(unit):
-            w("if ctx.pool is not None:")
-            w(f"    hit = _pooled(ctx, _PROTO, {w.const(unit)}, {key}, ({''.join(a + ', ' for a in args)}), "
-              f"{w.const(unit.span)})")
-            w("    if hit is not _MISS:")
-            w("        return hit")
-        else:
-            w("if ctx.pooling is not None:")
-            w("    _not_shared()")
+        return shares.Pool() if self.dice else None
 
     # -- running
 
@@ -648,7 +493,7 @@ class Backend:
         w("    if hit is _PENDING:")
         w(f"        raise _depends({w.const(unit)})")
         w("    return hit")
-        self.pool_lines(w, unit, k, [])
+        shares.pool_lines(self, w, unit, k, [])
         if unit.counted:
             w("if ctx.depth >= ctx.depth_limit:")
             w(f"    raise _value_too_deep(ctx, {w.const(unit.span)})")
@@ -709,7 +554,7 @@ class Backend:
             w("hit = memo.get(key, _MISS)")
             w("if hit is not _MISS:")
             w("    return hit")
-            self.pool_lines(w, unit, "key", pnames)
+            shares.pool_lines(self, w, unit, "key", pnames)
             if unit.uses_decisions:
                 w("guesses = ctx.guesses")
         result = self.charged(w, cast(A.Expr, unit.body), env, unit.span, 1 if entry else 0)
@@ -776,9 +621,7 @@ class Backend:
     def procedure_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """The steps in a loop over their index (``Interpreter.run_procedure``)."""
         env, pnames = self.params(w, unit.params)
-        if self.dice:  # (never in a run computing an entry the paths of an exact enumeration share)
-            w("if ctx.pooling is not None:")
-            w("    _not_shared()")
+        shares.pool_lines(self, w, unit, "", [])  # (a procedure: never run computing a shared entry)
         steps = [s for s in unit.stmts if isinstance(s, A.Step)]
         variables: list[tuple[str, str]] = []
         w.open_charge(unit.span)
@@ -1404,31 +1247,12 @@ class _Protocol(R.Interpreter):
         return self.backend.function(unit)(run, *args)
 
     def resolve(self, run: R.Run, unit: Unit, args: list[Any]) -> Any:
-        if run.pooling is not None:  # (a decision read in a run computing a shared entry: ``_pooled``)
-            raise NotShared()
+        if run.pooling is not None:  # (a decision read in a run computing a shared entry)
+            raise shares.NotShared()
         return super().resolve(run, unit, args)
 
     def bind_inputs(self, run: R.Run) -> None:
-        """The inputs, bound once for all the paths of an exact enumeration (``Pool``) when binding them
-        touched nothing else of the run (no die, no memo entry, no event): each path then reads the
-        first's, charged the steps binding them took; else the paths share nothing."""
-        pool = run.pool
-        if pool is None:
-            return super().bind_inputs(run)
-        if pool.inputs is not None:
-            run.inputs = pool.inputs
-            run.steps += pool.input_steps
-            if run.steps > run.budget:
-                raise R.over_budget(run, self.inputs[0].span)
-            return None
-        run.pool, before = None, run.steps
-        super().bind_inputs(run)
-        if run.memo or any(run.memos.values()) or run.met or run.natural_den != 1 or run.events or run.deciding \
-                or run.paid:
-            pool.off = True
-        else:
-            pool.inputs, pool.input_steps, run.pool = run.inputs, run.steps - before, pool
-        return None
+        return super().bind_inputs(run) if run.pool is None else shares.bind_inputs(self, run, super().bind_inputs)
 
     def decision_body(self, run: R.Run, unit: Unit, key: Any, args: list[Any]) -> Any:
         body = self.backend.bodies.get((unit.ns, unit.name))

@@ -205,7 +205,7 @@ class Run:
                  "kept_while_resolving", "settled", "dstack", "decision_edges", "cycles", "trace_stack",
                  "traced_values")
 
-    # exact dice on the backend (``backend.SharedRun``'s): what the paths of an enumeration share, and
+    # exact dice on the backend (``shares.SharedRun``'s): what the paths of an enumeration share, and
     # in a run of its own computing one shared entry, that entry's key; none in any other run
     pool: Any = None
     pooling: Any = None

@@ -50,7 +50,7 @@ from ..lang.bind import DataRef, UnitRef, bound_globals, place, unit_key
 from ..lang.program import DEFS, Unit
 from ..lib.builtins import DiceSpec
 from . import codecache  # (it imports this module: its functions are read at a call)
-from . import reference as R
+from . import reference as R, shares
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -127,7 +127,7 @@ def key(backend: "Backend", unit: Unit, holds: list[Any], units: list[Unit]) -> 
         found = known.get(u.index)
         if found is None:
             found = known[u.index] = (unit_key(u, entry), u.index, u.kind in DEFS and backend.memos.memo_free(u),
-                                      backend.facts.result(u), backend.pooled(u))
+                                      backend.facts.result(u), shares.shared(backend, u))
         return found
 
     parts: list[Any] = [backend.dice]
