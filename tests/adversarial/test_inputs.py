@@ -193,7 +193,7 @@ def test_case_ids_and_messages_cannot_forge_github_commands(hostile, repo):
     done = hostile("test", "--format", "github", "cases.yaml", cwd=repo)
     assert done.code == 1
     lines = github_lines(done.out)
-    assert len(lines) == 2 and all(set(p) == {"file", "line", "title"} for _, p, _ in lines)
+    assert len(lines) == 2 and all(set(p) == {"file", "line", "col", "title"} for _, p, _ in lines)
     assert [unescape(p["title"]) for _, p, _ in lines] == ["x\n::warning file=README.md::forged, title=y",
                                                            "z%0A::error::forged"]
 
@@ -293,9 +293,13 @@ def test_malformed_case_fields_are_s004_per_case_and_the_others_run(hostile, rep
     assert outcomes.pop("fine")["status"] == "passed"
     assert len(outcomes) == len(bad)
     lines = (repo / "cases.yaml").read_text().splitlines()
+    keys = ["dice", "dice", "seed", "args", "args", "exact", "expect"]  # (the field each case has wrong)
     for i, case in enumerate(outcomes.values()):
-        where = lines.index(f"  - id: bad{i}") + 1
-        assert case["status"] == "error" and case["message"].startswith(f"cases.yaml:{where}: S004: case `bad{i}`: `")
+        start = lines.index(f"  - id: bad{i}")
+        where = next(n for n in range(start, len(lines)) if lines[n].startswith(f"    {keys[i]}:")) + 1
+        found = re.match(rf"cases\.yaml:{where}:(\d+): S004: case `bad{i}`: `", case["message"])
+        assert case["status"] == "error" and found, case["message"]
+        assert 5 <= int(found[1]) <= len(lines[where - 1])  # (on the field: its key, its value or the item)
 
 
 def test_a_deep_case_state_is_s001_and_the_next_case_runs(hostile, repo):
@@ -307,7 +311,7 @@ def test_a_deep_case_state_is_s001_and_the_next_case_runs(hostile, repo):
     cases = {c["id"]: c for c in json.loads(done.out)["cases"]}
     assert cases["fine"]["status"] == "passed"
     assert cases["deep"]["status"] == "error" and "S001" in cases["deep"]["message"]
-    assert "#/a/0/0" in cases["deep"]["message"]
+    assert cases["deep"]["message"].startswith("cases.yaml:4:") and "(at /a/0/0" in cases["deep"]["message"]
 
 
 # ---------------------------------------------------------------- row 14: values Python's readers refuse
@@ -456,7 +460,8 @@ def test_nan_in_a_case_state_is_s001(hostile, repo):
     write(repo, "cases.yaml", "ruleset: main.rules\ncases:\n  - id: nan\n    state: {a: [1, .nan]}\n    expect: 1\n")
     done = hostile("test", "--format", "json", "cases.yaml", cwd=repo)
     (case,) = json.loads(done.out)["cases"]
-    assert done.code == 3 and case["status"] == "error" and "S001" in case["message"] and "#/a/1" in case["message"]
+    assert done.code == 3 and case["status"] == "error" and "S001" in case["message"]
+    assert case["message"].startswith("cases.yaml:4:") and "(at /a/1)" in case["message"]
 
 
 # ---------------------------------------------------------------- row 15: what reaches a terminal

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, UnitRef, Walker
 from ..lang.program import DEFS, Program, Unit, escaped
-from ..lib.builtins import BUILTINS
+from ..lib.builtins import RESULTS
 from ..lib.values import Map
 from .state import ref_target, Unsupported, pointer_parts
 from . import written
@@ -32,24 +32,6 @@ Deep = Any
 NOTHING: Any = ("nothing",)  # the kind of no value (a join's unit)
 _NONE = type(None)
 _SCALARS = (int, bool, str, _NONE, Fraction, float)
-# built-ins whose result is of one type whatever their arguments (their definitions' declared result)
-_DECLARED: dict[Any, Kind] = {"int": int, "bool": bool, "str": str}
-_DECLARED_ITEMS: dict[Any, Deep] = {"Any": None, "int": int, "str": str}
-
-
-def _declared(result: Any) -> Deep:
-    """A built-in's declared result as a kind: an integer, truth value or text; a list (of integers, of
-    texts) or set (its definition builds one, whatever its arguments)."""
-    if result in _DECLARED:
-        return _DECLARED[result]
-    for tag, kind in (("list", "list"), ("frozenset", "set")):
-        if isinstance(result, str) and result.startswith(tag + "[") and result[len(tag) + 1:-1] in _DECLARED_ITEMS:
-            return (kind, _DECLARED_ITEMS[result[len(tag) + 1:-1]])
-    return None
-
-
-RESULTS: dict[str, Deep] = {name: k for name, b in BUILTINS.items()
-                            if (k := _declared(b.fn.__annotations__.get("return"))) is not None}
 # the nodes whose kind is their node's: literals, truth values
 _FIXED: dict[type, Kind] = {A.Int: int, A.Str: str, A.Bool: bool, A.NoneLit: _NONE, A.Compare: bool, A.Not: bool,
                             A.BoolOp: bool}

@@ -334,13 +334,13 @@ class TypeChecker(Walker):
 _DEFS = ("def", "rule")  # the kinds of a `def`
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
-_BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``engine.facts.RESULTS`` (filled at the first need)
+_BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``lib.builtins.RESULTS`` (filled at the first need)
 
 
 def _builtin_result(name: str) -> T:
     """The type of what a built-in gives whatever its arguments, where its definition declares one kind."""
     if not _BUILTIN_RESULTS:
-        from ..engine.facts import RESULTS  # (its definition's declared result: read there, once)
+        from ..lib.builtins import RESULTS  # (its definition's declared result: read there, once)
 
         _BUILTIN_RESULTS.update({n: _SCALAR_RESULT.get(k, ANY) for n, k in RESULTS.items()})
     return _BUILTIN_RESULTS.get(name, ANY)

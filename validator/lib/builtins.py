@@ -1313,3 +1313,24 @@ def roll_looked_at(ctx: Context, d: Any) -> Any:
              "looked at yet can still take (`2d6: 7..12`), with no fork: a text in every mode")
 def _shown(ctx: Context, x: Any) -> str:
     return x.describe() if isinstance(x, RandomValue) else _str(ctx, x)
+
+
+# built-ins whose result is of one type whatever their arguments (their definitions' declared result)
+_DECLARED: dict[Any, type] = {"int": int, "bool": bool, "str": str}
+_DECLARED_ITEMS: dict[Any, Any] = {"Any": None, "int": int, "str": str}
+
+
+def _declared(result: Any) -> Any:
+    """A built-in's declared result as a kind: an integer, truth value or text; a list (of integers, of
+    texts) or set (its definition builds one, whatever its arguments). (Read by the type checker and
+    by ``engine.facts``: one reading of the definitions.)"""
+    if result in _DECLARED:
+        return _DECLARED[result]
+    for tag, kind in (("list", "list"), ("frozenset", "set")):
+        if isinstance(result, str) and result.startswith(tag + "[") and result[len(tag) + 1:-1] in _DECLARED_ITEMS:
+            return (kind, _DECLARED_ITEMS[result[len(tag) + 1:-1]])
+    return None
+
+
+RESULTS: dict[str, Any] = {name: k for name, b in BUILTINS.items()
+                            if (k := _declared(b.fn.__annotations__.get("return"))) is not None}
