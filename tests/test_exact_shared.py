@@ -176,9 +176,10 @@ def test_an_enumeration_whose_paths_share_entries_is_the_references(program: tup
     assert differences(rs, state, budgets=budgets) == [], text
 
 
-def test_the_depth_limit_is_met_where_the_reference_meets_it(tmp_path: Path) -> None:
-    """A shared value whose computation goes four calls deep (functions named as values that read an
-    input, so not state-free), computed on
+@pytest.mark.parametrize("add", ["k", "1"])
+def test_the_depth_limit_is_met_where_the_reference_meets_it(tmp_path: Path, add: str) -> None:
+    """A shared value whose computation goes four calls deep (functions named as values, which read an
+    input or, state-free, do not: their calls count toward the depth limit all the same), computed on
     one path from the procedure and read, on another, from deep in a recursion: computed again there,
     so that the depth limit stops it where the reference's does (E005 past some depth, else not)."""
     (tmp_path / "ruleval.toml").write_text("")
@@ -187,8 +188,8 @@ def test_the_depth_limit_is_met_where_the_reference_meets_it(tmp_path: Path) -> 
     for n in range(140, 150):
         path.write_text(
             'ruleset fuzz.deep\ninput k: int at "/k" default 2\n'
-            "def call(f, n) = f(n) + k\ndef f1(n) = n + k\ndef f2(n) = call(f1, n) + k\n"
-            "def f3(n) = call(f2, n) + k\ndef f4(n) = call(f3, n) + k\ndef tower = call(f4, k)\n"
+            f"def call(f, n) = f(n) + {add}\ndef f1(n) = n + {add}\ndef f2(n) = call(f1, n) + {add}\n"
+            f"def f3(n) = call(f2, n) + {add}\ndef f4(n) = call(f3, n) + {add}\ndef tower = call(f4, k)\n"
             "def reach(n) = if n <= 0 then tower else reach(n - 1)\n"
             'procedure proc cite "P" {\n  var acc = 0\n  step s cite "P" {\n    let r = roll(1d3)\n'
             f"    acc := if r < 2 then tower else reach({n})\n"  # (the first path reads it shallow)
