@@ -112,7 +112,7 @@ input k: int at "/k" default 2
 def base = [x * k for x in xs]
 def pick(n) = base[n % len(base)] + k
 def wrap(l) = [v + 1 for v in l]
-def tagged(l) = {items: l, n: len([x for x in l])}
+def tagged(l) = {items: l, n: len(l)}
 def apply(f, n) = f(n) + len(base)
 def rank(n) = -(n % 3)
 def order = sort_by(base, rank)
@@ -135,6 +135,7 @@ STATEMENTS = [
     "acc := acc + len(wrap(base)) + len(wrap([r, r]))",  # shared arguments, then the path's own
     "acc := acc + once_per(tagged(wrap(base))) + once_per(tagged(wrap(base)))",  # one value: one roll
     "acc := acc + once_per(wrap(base)) + once_per(base)",
+    "acc := acc + once_per(tagged(base)) + once_per(tagged(base))",  # a light function's one record: one roll
     "acc := acc + first(order) + deep",
     "acc := acc + die_of(1) + die_of(1) + via_big(r)",
     "acc := acc + twice + pick(k)",
@@ -199,6 +200,21 @@ def test_the_depth_limit_is_met_where_the_reference_meets_it(tmp_path: Path, add
         assert differences(rs, {"k": 1}) == [], n
         found.add(outcome(rs, {"k": 1}, "reference")[0])
     assert found == {"ok", "error"}  # (the limit falls within the range)
+
+
+def test_a_record_made_again_by_a_light_function_is_the_same_record_to_a_memo_that_rolls() -> None:
+    """`tagged(base)` twice is one record (its memo, kept although `tagged` is light: the record's
+    identity is seen, ``memos.Memos.unseen``), for which `once_per` rolls once: 2, 4 or 6; `tagged([1])`
+    twice is two records (two lists), rolled for twice."""
+    path = _DIR / "tagged.rules"
+    path.write_text("ruleset fuzz.t\ndef tagged(l) = {items: l, n: len(l)}\ndef once_per(x) = roll(1d3)\n"
+                    "def base = [1]\nquery main = once_per(tagged(base)) + once_per(tagged(base))\n"
+                    "query two = once_per(tagged([1])) + once_per(tagged([1]))\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok
+    for query, outcomes in (("main", [2, 4, 6]), ("two", [2, 3, 4, 5, 6])):
+        assert differences(rs, {}, query) == [], query
+        assert sorted(o["result"] for o in outcome(rs, {}, "reference", query)[1]["outcomes"]) == outcomes
 
 
 def test_a_planted_bug_sharing_a_definition_that_rolls_is_caught(monkeypatch: Any) -> None:

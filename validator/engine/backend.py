@@ -315,10 +315,10 @@ class Backend:
         self.bodies: dict[tuple[str, str], Callable[..., Any]] = {}
         # a program that cannot roll dice never holds a die: no value is forced
         self.dice = program.rolls
-        self.memos = Memos(program)  # which `def`s are written without their memo
         self.shared_units: dict[int, bool] = {}  # by unit number: ``shares.shared``
         self.unshared: set[Any] | None = None  # the units that recur or read a decision, or read one that does
         self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
+        self.memos = Memos(program, self.facts)  # which `def`s are written without their memo
 
     # -- names and constants
 

@@ -1,6 +1,7 @@
 """Which `def`s the backend writes without their memo (``Memos.memo_free``): those whose memo could not
 be seen, so that leaving it out changes only the cost (docs/architecture.md, on the backend's upper-bound
-step count). The choice is a function of the program alone, made at the first question of each unit.
+step count). The choice is a function of the program (and of its kinds, ``facts``), made at the first
+question of each unit once the kinds are known.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from ..lang import ast as A
 from ..lang.bind import BuiltinRef, UnitRef
 from ..lang.program import DEFS, Program, Unit, _readers_of
+from .facts import PLAIN, Facts
 
 LIGHT = 60  # the most nodes a function written without its memo for being light may compute (``Memos.light``)
 
@@ -17,8 +19,9 @@ LIGHT = 60  # the most nodes a function written without its memo for being light
 class Memos:
     """The memo choices of one program (its backend's), each found once."""
 
-    def __init__(self, program: Program):
-        self.program = program
+    def __init__(self, program: Program, facts: Facts):
+        self.program, self.facts = program, facts
+        self.watched: bool | None = None  # ``watched``
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``once``), made with ``impure``
@@ -28,12 +31,36 @@ class Memos:
     def memo_free(self, unit: Unit) -> bool:
         """Whether a `def`'s function is written without its memo, which could not be seen: its value is
         the same however often it is computed (it rolls no die, runs no procedure), and either the memo
-        would not answer (``once``) or answering costs about what computing does (``light``). A run
-        without it charges the steps the memo would have saved: still above the reference's count."""
+        would not answer (``once``) or answering costs about what computing does (``light``), and the
+        identity of what it makes cannot be seen (``unseen``). A run without it charges the steps the
+        memo would have saved: still above the reference's count."""
         found = self.free.get(unit.index)
         if found is None:
-            found = self.free[unit.index] = unit.kind in DEFS and (self.once(unit) or self.light(unit) is not None)
+            found = unit.kind in DEFS and (self.once(unit) or self.light(unit) is not None)
+            if found and not self.unseen(unit):
+                if not self.facts.solved:
+                    return False  # (not kept: asked again once the kinds are known)
+                found = False
+            self.free[unit.index] = found
         return found
+
+    def unseen(self, unit: Unit) -> bool:
+        """Whether computing ``unit`` again, rather than answering from its memo, cannot be seen through
+        the identity of its value: a list, record, map, set, tuple, function or die computed again is
+        another value, which a memo keyed by identity (``reference.freeze``) keeps apart from the first,
+        so a function that rolls a die or runs a procedure given it rolls or runs again, and a decision
+        given it is resolved again (another member of a cycle). So: the program has neither (``watched``),
+        or the value is always a text, number, truth value or none (its kind, ``facts``)."""
+        return not self.watched_program() or (self.facts.solved and self.facts.result(unit) in PLAIN)
+
+    def watched_program(self) -> bool:
+        """Whether the program has a memo keyed by identity whose answer can be seen: a `def` with
+        parameters that rolls a die or runs a procedure (itself or through the units it reads), or a
+        decision with parameters."""
+        if self.watched is None:
+            self.watched = any(u.arity and (u.kind == "decision" or u.kind in DEFS and not self.pure(u))
+                               for u in self.program.units.values())
+        return self.watched
 
     def once(self, unit: Unit) -> bool:
         """A `def` named once, in a value computed once a run or in such a function (so it cannot recur:
