@@ -7,7 +7,9 @@ programs use every construct of the language: values, memoized functions (recurs
 rules, tables (grids and cell overrides), lambdas made in loops, comprehensions of every kind with
 one and two names, `let`, `if`, `??`, records, `with`, maps, sets, built-ins, decisions reading each
 other (cycles settled by policies), procedures with `var`, `goto`, `require`, `emit`, `for`,
-`break`, dice (rolled, compared, shifted, sorted) and module-free global names.
+`break`, dice (rolled, compared, shifted, sorted) and module-free global names; records made by a
+light function given to memos keyed by identity (a function that rolls, a decision), and a state-free
+function called through a value at the depth limit.
 """
 
 from __future__ import annotations
@@ -70,6 +72,12 @@ class Gen:
         self.functions: list[tuple[str, int]] = []  # (name, arity), int -> int
         self.rules: list[str] = []  # rules of one int, giving bool
         self.values: list[tuple[str, str]] = []  # (name, kind)
+        # `mk`, a light `def` that makes a record (read by `per`, which rolls, and `rd`, a decision): two
+        # equal records made by two calls of it are the same record, each rolled for or resolved once
+        self.records = False
+        # `reach(k)`, a recursion `k` deep that calls `sf`, a state-free function, through a value: its
+        # call counts toward the depth limit, whatever its value (past 149, E005)
+        self.deep = False
 
     def fresh(self, prefix: str = "v") -> str:
         self.n += 1
@@ -137,6 +145,14 @@ class Gen:
                 name, arity = self.pick(self.functions)
                 return f"{name}({', '.join(i() for _ in range(arity))})"
             options += [call, call]
+        # (first: a draw favours the first options)
+        if self.deep:
+            options[:0] = [lambda: f"reach({self.pick(['148', '149', '150', i()])})"]
+        if self.records and self.dice:
+            def twice() -> str:
+                made = self.pick(self.leaves(INT, env))  # (one value: `mk` of it twice is one record)
+                return f"(per(mk({made})) + per(mk({made})))"
+            options[:0] = [twice]
         if self.dice:
             options += [lambda: f"roll({self.pick(['1d6', '2d6', '1d3'])})",
                         lambda: f"(roll(1d6) + {self.pick(['1', '-1', i()])})",
@@ -177,6 +193,8 @@ class Gen:
         if self.rules:
             options.append(lambda: f"{self.pick(self.rules)}({i()})")
         options.append(lambda: f"dec({self.pick(['0', '1', '2', i()])})")
+        if self.records:
+            options[:0] = [lambda: f"{self.pick(['rd(mk(', 're(('])}{i()}))"]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
 
     # -- texts
@@ -279,6 +297,17 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
         body = g.expr(INT, {p: INT for p in params}, depth)
         lines.append(f"def {name}({', '.join(params)}) = {body}")
         g.functions.append((name, arity))
+    if draw(st.booleans()):
+        g.records = True
+        lines.append("def mk(p) = {a: p, b: s}")  # (reading an input: not state-free, so a new record each call)
+        if dice:
+            lines.append("def per(x) = roll(1d3) + x.a")
+        lines.append('decision rd(x) cite "D" = re(x.a)\ndecision re(k) cite "D" = not rd(mk(k))')
+        lines.append('cycle rd cite "D" {\n  otherwise => settle cycle as true cite "D"\n}')
+        lines.append('cycle re cite "D" {\n  otherwise => settle cycle as false cite "D"\n}')
+    if draw(st.booleans()):
+        g.deep = True
+        lines.append("def sf(p) = p * 2 + 1\ndef via(f, p) = f(p)\ndef reach(k) = if k <= 0 then via(sf, k) else reach(k - 1)")
     if draw(st.booleans()):  # a recursive function with a base case
         lines.append("def down(k) = if k <= 0 then 0 else 1 + down(k - 1)")
         g.functions.append(("down", 1))
@@ -316,8 +345,16 @@ def programs(draw: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
     lines.append(f"query main = {g.expr(kind, {}, depth + 1)}")
     lines.append("query run_proc = proc()")
     lines.append("query both = [main, dec(0), dec(1)]")
+    more = []  # (`mk`, `reach`: drawn in expressions now and then, always here)
+    if g.records:
+        made = g.pick(g.leaves(INT, {}))
+        more += [f"rd(mk({made}))"] + ([f"per(mk({made})) + per(mk({made}))"] if dice else [])
+    if g.deep:
+        more.append(f"reach({g.pick(['148', '149', '150'])})")
+    if more:
+        lines.append(f"query more = [{', '.join(more)}]")
     state = draw(states())
-    options: dict[str, Any] = {"query": g.pick(["main", "main", "run_proc", "both"])}
+    options: dict[str, Any] = {"query": g.pick(["main", "main", "run_proc", "both", *(["more"] * 2 if more else [])])}
     mode = draw(st.sampled_from(["seed", "seed", "exact", "dice"])) if dice else "seed"
     if mode == "seed":
         options["seed"] = draw(st.integers(0, 5))
