@@ -490,6 +490,41 @@ def test_code_shared_by_a_variant_is_light_or_not_by_what_its_names_mean_in_each
     assert answers == {"shared_base": (True, True, True), "shared_variant": (True, False, False)}
 
 
+DECIDED = """input z: int at "/z" default 0
+def mk(n) = {a: n + z}
+decision d(x) cite "D" = e(x.a)
+decision e(k) cite "D" = not d(mk(k))
+cycle d cite "D" {
+  otherwise => settle cycle as true cite "D"
+}
+cycle e cite "D" {
+  otherwise => settle cycle as false cite "D"
+}
+query main = d(mk(1))
+query later = [e(1), d(mk(1))]
+"""
+
+
+def test_a_decision_given_a_record_a_light_function_makes_is_the_references() -> None:
+    """`mk(1)` twice is one record (the memo), so `d` of it, read again inside its own resolution, is
+    a guess: a cycle of `d` and `e`, settled by `d`'s policy (true). Two records would make another
+    `d` and a cycle settled by `e`'s (false). `mk` is light and its memo left out (no function that
+    rolls sees the record): a decision given a record then sends the run to the reference
+    (``memos.Memos.guards``), which answers as the memo does."""
+    path = _ROOT / "decided.rules"
+    path.write_text(DECIDED)
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    for query in ("main", "later"):
+        for state in ({}, {"z": 1}):
+            options = {"query": query, "seed": 0}
+            assert outcome(rs, state, options, "backend") == outcome(rs, state, options, "reference"), (query, state)
+    assert outcome(rs, {}, {"query": "main"}, "reference") == ("ok", True)
+    backend = rs.backend(typed=False)
+    mk = next(u for u in rs.program.units.values() if u.name == "mk")
+    assert backend.memos.memo_free(mk) and backend.memos.guards()
+
+
 FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", "[x * 2 for x in [1, 2, 3]]", "none", "5",
           "[1, none, 3]", "[[1], [2, 3]]"]
 

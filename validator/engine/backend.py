@@ -1234,6 +1234,7 @@ class _Protocol(R.Interpreter):
     def __init__(self, program: Program, backend: Backend):
         super().__init__(program)
         self.backend = backend
+        self.guards: bool | None = None  # ``Memos.guards``, asked at the first decision given no plain value (``refuse``)
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
         if unit.kind == "input":
@@ -1252,7 +1253,20 @@ class _Protocol(R.Interpreter):
     def resolve(self, run: R.Run, unit: Unit, args: list[Any]) -> Any:
         if run.pooling is not None:  # (a decision read in a run computing a shared entry)
             raise shares.NotShared()
+        if self.guards is not False:
+            for a in args:
+                if type(a) is not str and not R.plain(a):
+                    self.refuse(unit)
         return super().resolve(run, unit, args)
+
+    def refuse(self, unit: Unit) -> None:
+        """A decision given a list, record, map, set, tuple, function or die: its key is an identity,
+        which may be one that a memo the backend left out would have kept (``Memos.guards``): the run
+        is then made by the reference."""
+        if self.guards is None:
+            self.guards = self.backend.memos.guards()
+        if self.guards:
+            raise Unwritable("E001", "a decision given a collection, function or die", unit.span)
 
     def bind_inputs(self, run: R.Run) -> None:
         return super().bind_inputs(run) if run.pool is None else shares.bind_inputs(self, run, super().bind_inputs)

@@ -21,7 +21,8 @@ class Memos:
 
     def __init__(self, program: Program, facts: Facts):
         self.program, self.facts = program, facts
-        self.watched: bool | None = None  # ``watched``
+        self.watched: bool | None = None  # ``watched_program``
+        self.guarded: bool | None = None  # ``guards``
         self.free: dict[int, bool] = {}  # by unit number: whether its function is written without a memo
         self.impure: set[Any] | None = None  # the units that may roll a die or run a procedure
         self.callers: dict[Any, list[Any]] = {}  # the units that name each (``once``), made with ``impure``
@@ -48,19 +49,29 @@ class Memos:
         """Whether computing ``unit`` again, rather than answering from its memo, cannot be seen through
         the identity of its value: a list, record, map, set, tuple, function or die computed again is
         another value, which a memo keyed by identity (``reference.freeze``) keeps apart from the first,
-        so a function that rolls a die or runs a procedure given it rolls or runs again, and a decision
-        given it is resolved again (another member of a cycle). So: the program has neither (``watched``),
-        or the value is always a text, number, truth value or none (its kind, ``facts``)."""
+        so a function that rolls a die or runs a procedure given it rolls or runs again. So: the program
+        has no such function (``watched``), or the value is always a text, number, truth value or none
+        (its kind, ``facts``). (A decision given it would be resolved again, another member of a cycle:
+        where that could be, ``guards``.)"""
         return not self.watched_program() or (self.facts.solved and self.facts.result(unit) in PLAIN)
 
     def watched_program(self) -> bool:
-        """Whether the program has a memo keyed by identity whose answer can be seen: a `def` with
-        parameters that rolls a die or runs a procedure (itself or through the units it reads), or a
-        decision with parameters."""
+        """Whether the program has a memo keyed by identity whose answer shows: a `def` with parameters
+        that rolls a die or runs a procedure (itself or through the units it reads)."""
         if self.watched is None:
-            self.watched = any(u.arity and (u.kind == "decision" or u.kind in DEFS and not self.pure(u))
-                               for u in self.program.units.values())
+            self.watched = any(u.arity and u.kind in DEFS and not self.pure(u) for u in self.program.units.values())
         return self.watched
+
+    def guards(self) -> bool:
+        """Whether a decision given anything but a text, number, truth value or none sends the run to
+        the reference (``backend._Protocol.resolve``): the program has decisions with parameters and
+        leaves out the memo of a `def` whose value may be a list, record, map, set, tuple, function or
+        die, which a decision keys by identity (``unseen``). Asked once the kinds are known."""
+        if self.guarded is None:
+            self.guarded = any(u.arity and u.kind == "decision" for u in self.program.units.values()) and any(
+                self.memo_free(u) and self.facts.result(u) not in PLAIN
+                for u in self.program.units.values() if u.kind in DEFS)
+        return self.guarded
 
     def once(self, unit: Unit) -> bool:
         """A `def` named once, in a value computed once a run or in such a function (so it cannot recur:
