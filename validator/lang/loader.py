@@ -175,8 +175,9 @@ def load_data_file(path: Path, shown: str, span: Span | None = None,
                 if value is not None:
                     value = jsontext.exact_numbers(value)  # (0.1 is 1/10, as in a JSON data file)
         except DiagnosticError as exc:  # jsontext's S001, located in the file: here a fault of the ruleset's data
-            d = exc.diagnostics[0]
-            diags.append(Diagnostic("C008", f"invalid JSON: {d.message}", d.span))
+            d = exc.diagnostics[0]  # (its message says what is wrong: a syntax error's begins `invalid JSON`)
+            said = d.message if d.message.startswith("invalid JSON") else f"invalid JSON: {d.message}"
+            diags.append(Diagnostic("C008", said, d.span))
         except UnicodeDecodeError as exc:
             line, col, problem = utf8_fault(exc)
             diags.append(Diagnostic("C008", f"data file `{shown}` is not UTF-8: {problem}",
