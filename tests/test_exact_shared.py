@@ -249,3 +249,24 @@ def test_an_exact_run_recurses_as_deep_as_a_seeded_one(tmp_path: Path) -> None:
     for engine in ("reference", "backend"):
         found = outcome(rs, {}, engine)
         assert found[0] == "ok" and seeded in [o["result"] for o in found[1]["outcomes"]], engine
+
+
+def test_the_inputs_are_shared_with_the_entries_that_hold_them(monkeypatch: Any) -> None:
+    """Binding the inputs once for all paths (``shares.bind_inputs``) is needed for the answers, not only
+    for speed: a shared value holding an input's map (made by the binding), given with that map read on
+    a later path to a memo that rolls, is one value in the reference's run (one roll); were each path
+    to bind its own inputs, the two would be two maps on that path and roll twice. Planted: each path
+    binds its own."""
+    path = _DIR / "inputs_held.rules"
+    path.write_text('ruleset fuzz.held\ninput us: list[map[str, int]] at "/us"\n'
+                    "def first = us[0]\ndef per(u) = roll(1d3)\n"
+                    'procedure proc cite "P" {\n  var acc = 0\n  step s cite "P" {\n'
+                    "    let r = roll(1d2)\n    acc := r * 10 + per(first) + per(us[0])\n"
+                    '    emit "e" {acc: acc}\n  }\n}\nquery main = proc()\n')
+    rs = load_ruleset(path, use_cache=False)
+    assert differences(rs, {"us": [{"n": 1}]}) == []
+    monkeypatch.setattr(S, "bind_inputs", lambda proto, run, bind: bind(run))  # (the pool kept: not off)
+    path = _DIR / "inputs_held2.rules"  # (another program: the writings kept for the first are not played for it)
+    path.write_text(path.with_name("inputs_held.rules").read_text() + "def planted = 1\n")
+    found = differences(load_ruleset(path, use_cache=False), {"us": [{"n": 1}]})
+    assert found and found[0][1] != found[0][2]

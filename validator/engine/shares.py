@@ -175,8 +175,9 @@ def pool_lines(backend: Any, w: Any, unit: Unit, key: str, args: list[str]) -> N
 def bind_inputs(proto: Any, run: R.Run, bind: Callable[[R.Run], None]) -> None:
     """The inputs of a path's run (``bind``: the engine's own binding), bound once for all the paths
     of an exact enumeration (``Pool``) when binding them touched nothing else of the run (no die, no
-    memo entry, no event): each path then reads the first's, charged the steps binding them took;
-    else the paths share nothing."""
+    memo entry, no event): each path then reads the first's, charged the steps binding them took
+    (needed, not only cheaper: a shared entry may hold a map the binding made, which a path's own
+    binding would make anew); else the paths share nothing."""
     pool = run.pool
     if pool.inputs is not None:
         run.inputs = pool.inputs
