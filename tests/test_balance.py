@@ -198,12 +198,57 @@ def test_a_side_no_one_plays_gets_no_player_and_is_reported_apart(cli: Any, race
     head = next(i for i, line in enumerate(text) if line.startswith("side "))
     assert [line.split()[:2] for line in text[head + 1:head + 3]] == [["red", "steady"], ["blue", "steady"]]
     assert text[head + 3].startswith("not played: green (the variant's `unplayed`: no player gives its orders")
-    assert "won 0 of 6 games, in the game at the end of 6" in " ".join(text[head + 3:head + 5])
+    assert " ".join(" ".join(text[head + 3:head + 5]).split()).endswith("won 0 of 6 games")
     svg = race_with_a_side_no_one_plays.parent / "b.svg"
     r = cli(*argv, "--format", "json", "--group-by", "player", "--plot", str(svg))
     by_player = json.loads(r.out)
     assert list(by_player["sides"]) == ["steady", "green"] and by_player["sides"]["steady"]["sides"] == ["red", "blue"]
     assert by_player["sides"]["green"]["played"] is False and "<svg" in svg.read_text()
+
+
+def test_a_side_no_one_plays_has_no_draws_or_survivals_counted(cli: Any, race_with_a_side_no_one_plays: Path) -> None:
+    """A side no one plays has no chances to weigh: its draws, survivals and eliminations were counted
+    as for a played side (green, never moving, survived every game and drew each one without a winner),
+    and the text said it was in the game at the end of them. They are not counted for it (null in the
+    JSON), by side and by player; its wins stay, and the played sides' figures are unchanged."""
+    argv = ("balance", str(race_with_a_side_no_one_plays), "--games", "6", "--player", "steady", "--jobs", "1")
+    for group_by in ("side", "player"):
+        r = cli(*argv, "--format", "json", "--group-by", group_by)
+        assert r.code == 0, r.err
+        f = json.loads(r.out)
+        green = f["sides"]["green"]
+        assert green["played"] is False and green["wins"] == {**green["wins"], "count": 0, "of": 6}
+        assert green["draws"] is None and green["survivals"] is None and green["eliminations"] is None
+        played = [row for row in f["sides"].values() if row["played"]]
+        assert played and all(row[k]["of"] == 6 * len(row["sides"]) for row in played
+                              for k in ("wins", "draws", "survivals", "eliminations"))
+    text = " ".join(cli(*argv).out.split())
+    assert "not played: green (" in text and "won 0 of 6 games" in text and "at the end" not in text
+
+
+def test_a_player_named_like_a_side_no_one_plays_keeps_a_row_of_its_own(cli: Any,
+                                                                        race_with_a_side_no_one_plays: Path) -> None:
+    """`--group-by player` names a played group by its player and a side no one plays by the side: a
+    player named `green` (players/green.rules) merged with the unplayed green into one row, counted as
+    played. Each keeps a row of its own: the unplayed side's is named apart, and says which side it is."""
+    import shutil
+
+    folder = race_with_a_side_no_one_plays.parent / "players"
+    shutil.copy(folder / "steady.rules", folder / "green.rules")
+    argv = ("balance", str(race_with_a_side_no_one_plays), "--games", "4", "--player", "green", "--jobs", "1",
+            "--group-by", "player")
+    r = cli(*argv, "--format", "json")
+    assert r.code == 0, r.err
+    f = json.loads(r.out)
+    rows = {name: (row["player"], row["played"], row["sides"]) for name, row in f["sides"].items()}
+    assert rows["green"] == ("green", True, ["red", "blue"])
+    apart = [name for name, (_, played, sides) in rows.items() if not played]
+    assert len(rows) == 2 and len(apart) == 1 and rows[apart[0]] == (None, False, ["green"]), rows
+    assert all(set(row) == set(rows) for row in f["by_round"].values())
+    assert f["sides"]["green"]["wins"]["of"] == 8
+    text = cli(*argv).out.splitlines()
+    assert [line.split()[:2] for line in text if line.startswith("green ")][0] == ["green", "2"]
+    assert any(line.startswith("not played: green (") for line in text)
 
 
 def test_a_player_for_a_side_no_one_plays_is_refused(cli: Any, race_with_a_side_no_one_plays: Path) -> None:

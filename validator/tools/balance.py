@@ -147,17 +147,29 @@ class Balance:
 
     def groups(self, group_by: str = "side") -> dict[str, list[str]]:
         """The rows of the figures: each side (``side``), or each player with the sides it played
-        (``player``), in the sides' order; a side no one plays is a row of its own either way."""
+        (``player``), in the sides' order; a side no one plays is a row of its own either way, named by
+        the side, or, where a player has that name, by the side marked ``(not played)``: a row is never
+        shared by a player and a side no one plays."""
         out: dict[str, list[str]] = {}
+        names = {p for p in self.players.values() if p is not None}
         for side in self.sides:
             player = self.players[side]
-            out.setdefault(side if group_by == "side" or player is None else player, []).append(side)
+            if group_by == "side":
+                key = side
+            elif player is not None:
+                key = player
+            else:
+                key = side
+                while key in names:
+                    key += " (not played)"
+            out.setdefault(key, []).append(side)
         return out
 
     def figures(self, group_by: str = "side") -> dict[str, Any]:
         """The figures of the games, by side or by player (``group_by``): the outcomes of a group are
         those of each of its sides in each game (a share of games x sides), its holdings the mean over
-        them."""
+        them. A side no one plays has its wins counted and no draws, survivals or eliminations (None):
+        it has no chances to weigh, and its holdings by round say how it fared."""
         played = [g for g in self.games if g.error is None]
         n = len(played)
         groups = self.groups(group_by)
@@ -167,10 +179,12 @@ class Balance:
             wins = sum(g.winner == side for g in played for side in members)
             draws = sum(g.winner is None and g.alive.get(side, False) for g in played for side in members)
             alive = sum(g.alive.get(side, False) for g in played for side in members)
-            per_side[name] = {"player": self.players[members[0]], "played": self.players[members[0]] is not None,
+            played_by = self.players[members[0]]
+            per_side[name] = {"player": played_by, "played": played_by is not None,
                               "sides": members, "wins": Share(wins, k).to_json(),
-                              "draws": Share(draws, k).to_json(), "survivals": Share(alive, k).to_json(),
-                              "eliminations": Share(k - alive, k).to_json()}
+                              "draws": Share(draws, k).to_json() if played_by is not None else None,
+                              "survivals": Share(alive, k).to_json() if played_by is not None else None,
+                              "eliminations": Share(k - alive, k).to_json() if played_by is not None else None}
         rounds = sorted({int(r) for g in played for r in g.by_round}, key=int)
         by_round: dict[str, Any] = {}
         for r in rounds:
@@ -230,9 +244,9 @@ def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
         lines.append(f"{s.ljust(w)}  {other:<10}  " + "  ".join(_pct(row[c]).ljust(15) for c in cols).rstrip())
     for s in unplayed:
         row = f["sides"][s]
-        lines += wrap_words(f"{s} (the variant's `unplayed`: no player gives its orders, the rules play it; its "
-                            f"outcomes are no side's chances): won {row['wins']['count']} of {f['games']} games, in "
-                            f"the game at the end of {row['survivals']['count']}", "not played: ")
+        lines += wrap_words(f"{', '.join(row['sides'])} (the variant's `unplayed`: no player gives its orders, the "
+                            f"rules play it; its outcomes are no side's chances): won {row['wins']['count']} of "
+                            f"{f['games']} games", "not played: ")
     rounds = list(f["by_round"])
     if rounds:
         shown = rounds if len(rounds) <= 8 else rounds[:4] + rounds[-4:]
@@ -277,7 +291,7 @@ def figure_bytes(f: dict[str, Any], variant: str, fmt: str = "svg") -> bytes:
         mean = [f["by_round"][str(r)][side]["mean"] for r in rounds]
         sd = [f["by_round"][str(r)][side]["sd"] for r in rounds]
         line, = left.plot(rounds, mean, marker="o", markersize=3,
-                          label=side if side in played else f"{side} (not played)")
+                          label=side if side in played else f"{', '.join(f['sides'][side]['sides'])} (not played)")
         left.fill_between(rounds, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
                           color=line.get_color(), alpha=0.12, linewidth=0)
     left.set_xlabel("round (start of)")
