@@ -284,3 +284,56 @@ def test_render_s_png_fills_a_province_s_outline(tmp_path: Path) -> None:
     sea = picture.read_view(DIP, DIP)["pictures"][0]["board"]["kinds"]["sea"]  # "#rrggbb"
     assert colour == tuple(int(sea[i:i + 2], 16) for i in (1, 3, 5)), (spot, colour)
 
+
+
+def _coast_board(tmp_path: Path) -> Path:
+    """A designer's variant whose map's board gives a point for each province and none for a coast:
+    the standard map with its coasts' points left out."""
+    import yaml
+
+    data = yaml.safe_load((DIP / "standard_map.yaml").read_text(encoding="utf-8"))
+    data["board"]["places"] = {k: v for k, v in data["board"]["places"].items() if "/" not in k}
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "my_map.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    path = tmp_path / "my.rules"
+    path.write_text('ruleset my.coasts "Coasts without points"\nextends "bundled:diplomacy/standard.rules"\n'
+                    'import "my_map.yaml" as map\n', encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", ["standard", "teaching", "colonial", "world", "modern", "standard_age_of_empires",
+                                  "<a board without coast points>"])
+def test_a_unit_on_a_coast_is_drawn_at_its_coast(name: str, tmp_path: Path) -> None:
+    """A unit on one coast of a province with several is drawn on that coast: off the province's
+    point (a board that gives the coasts no point drew it there, on the province's own disc), on the
+    side of the places only that coast reaches, nearer them than a unit on the province's other coast."""
+    from validator import load_ruleset
+
+    rs = load_ruleset(_coast_board(tmp_path) if name.startswith("<") else DIP / f"{name}.rules")
+    assert rs.ok, rs.diagnostics
+    data = rs.program.entry.data["map"].value
+    coasts = {p: [f"{p}/{c}" for c in v["coasts"]] for p, v in data["provinces"].items() if len(v.get("coasts", [])) > 1}
+    assert coasts
+    pic = picture.picture_for(picture.view_of(rs), {"orders": []})
+    assert pic is not None
+    state = {"units": [{"power": data["powers"][0], "type": "fleet", "location": c} for cs in coasts.values() for c in cs]}
+    root = parse(picture.graph_svg(pic, state, {}, rs))
+    centres = _centres(root)
+    tokens = {}
+    for t in root.findall(f".//{SVG}g[@class='token']"):
+        c = t.find(f"{SVG}circle")
+        assert c is not None
+        tokens[t.get("data-at")] = (float(c.get("cx") or 0), float(c.get("cy") or 0), float(c.get("r") or 0))
+    assert sorted(tokens) == sorted(c for cs in coasts.values() for c in cs)
+    for province, names in coasts.items():
+        reached = {c: {b.split("/")[0] for b in data["fleet"][c]} for c in names}
+        for c in names:
+            x, y, r = tokens[c]
+            assert math.dist((x, y), centres[province]) > r, f"{c} is drawn on {province}'s point"
+            only = reached[c] - set().union(*(reached[o] for o in names if o != c))
+            for other in names:
+                if other == c or not only:
+                    continue
+                mine = sum(math.dist((x, y), centres[b]) for b in only)
+                theirs = sum(math.dist(tokens[other][:2], centres[b]) for b in only)
+                assert mine < theirs, f"{c} is drawn further from {sorted(only)} than {other}"

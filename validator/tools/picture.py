@@ -11,7 +11,8 @@ is in the result is drawn. Three kinds:
   by ``import ... as NAME``): ``areas`` (a pointer to a map of area id to its fields; each area is
   drawn as a disc filled by the colour ``kinds[its kind field]``, labelled by its id, with a dot
   where its ``flag`` field is true and a ring in its owner's colour, the owner read from the state's
-  ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``),
+  ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``; one without a point is set off
+  its area's point toward the places its own links reach),
   ``links`` (pointers to maps of place to the places next to it: drawn as thin lines), ``places``
   and ``size`` (pointers to ``{place: [x, y]}`` and ``[w, h]``), ``outlines`` (a pointer to
   ``{area: [ring, ...]}``, each ring its corners as an SVG polygon writes them, ``x,y x,y ...``:
@@ -230,7 +231,8 @@ class Board:
         self.size = size if isinstance(size, list) and len(size) == 2 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in size) else None
         self.laid_out = not (isinstance(given, dict) and given)
-        self.points: dict[str, Any] = dict(given) if isinstance(given, dict) and given else self._laid_out(spec)
+        self.points: dict[str, Any] = dict(given) if isinstance(given, dict) and given else self._laid_out()
+        self._place_parts(_text(spec.get("parts")))
         shapes = _at(data, spec.get("outlines")) if not self.laid_out else None
         self.outlines: dict[str, list[list[tuple[float, float]]]] = {}
         for area, rings in list(shapes.items())[:MAX_ITEMS] if isinstance(shapes, dict) else []:
@@ -241,7 +243,7 @@ class Board:
     def area_of(self, place: str) -> str:
         return place if place in self.areas else place.split("/")[0]
 
-    def _laid_out(self, spec: dict[str, Any]) -> dict[str, Any]:
+    def _laid_out(self) -> dict[str, Any]:
         from .layout import layout
 
         key = (tuple(sorted(self.areas)), tuple(sorted(set(self.links))))
@@ -254,16 +256,49 @@ class Board:
             if len(_LAID_OUT) > 32:
                 _LAID_OUT.clear()
             _LAID_OUT[key] = points
-        out = dict(points)
-        field = _text(spec.get("parts"))
-        for area, fields in sorted(self.areas.items()):  # a part beside its area, round it
-            parts = fields.get(field) if field else None
-            if area in out and isinstance(parts, list):
-                for i, part in enumerate(parts[:16]):
-                    angle = 2 * math.pi * i / max(len(parts), 1) - math.pi / 2
-                    x, y = out[area]
-                    out[f"{area}/{_text(part).lower()}"] = [x + 22 * math.cos(angle), y + 22 * math.sin(angle)]
-        return out
+        return dict(points)
+
+    def _place_parts(self, field: str) -> None:
+        """A point for each sub-place (``AREA/PART``) the data gives none: off its area's point toward
+        the places its own links reach (those no other part of the area reaches, where it has such),
+        so that a piece there is drawn on that side of its area, not on the area's own point; a part
+        that links nowhere is set round its area with the others."""
+        if not field:
+            return
+        near: dict[str, list[str]] = {}
+        for a, b in self.links:
+            if "/" in a:
+                near.setdefault(a, []).append(self.area_of(b))
+        areas = [p for a, p in self.points.items() if a in self.areas and _is_point(p)]
+        reach = 0.45 * _spacing([(float(p[0]), float(p[1])) for p in areas])
+        for area, fields in sorted(self.areas.items()):
+            parts = fields.get(field)
+            centre: Any = self.points.get(area)
+            if not isinstance(parts, list) or not _is_point(centre):
+                continue
+            names = [f"{area}/{_text(part).lower()}" for part in parts[:16]]
+            for i, name in enumerate(names):
+                if name in self.points:
+                    continue
+                own = sorted(set(near.get(name, [])))
+                others = {b for other in names if other != name for b in near.get(other, [])}
+                toward = [b for b in own if b not in others] or own
+                dx = dy = 0.0
+                for b in toward:
+                    q: Any = self.points.get(b)
+                    if _is_point(q) and b != area:
+                        d = math.dist(q, centre) or 1.0
+                        dx, dy = dx + (q[0] - centre[0]) / d, dy + (q[1] - centre[1]) / d
+                size = math.hypot(dx, dy)
+                if size < 1e-6:  # nowhere to lean: round the area, in the parts' order
+                    angle = 2 * math.pi * i / len(names) - math.pi / 2
+                    dx, dy, size = math.cos(angle), math.sin(angle), 1.0
+                self.points[name] = [centre[0] + reach * dx / size, centre[1] + reach * dy / size]
+
+
+def _is_point(value: Any) -> bool:
+    return (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
 
 
 _LAID_OUT: dict[Any, dict[str, list[float]]] = {}  # per process, by the areas and links laid out
