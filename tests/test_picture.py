@@ -337,3 +337,68 @@ def test_a_unit_on_a_coast_is_drawn_at_its_coast(name: str, tmp_path: Path) -> N
                 mine = sum(math.dist((x, y), centres[b]) for b in only)
                 theirs = sum(math.dist(tokens[other][:2], centres[b]) for b in only)
                 assert mine < theirs, f"{c} is drawn further from {sorted(only)} than {other}"
+
+
+def _label_boxes(root: ET.Element) -> dict[str, tuple[float, float, float, float]]:
+    """Each area's label as the SVG draws it: centred at `x`, on the baseline `y`, as wide as its
+    `textLength` and as tall as any letter of its font size (picture.LABEL_ABOVE and LABEL_BELOW)."""
+    out = {}
+    labels = [(t.get("data-area"), t) for t in root.findall(f".//{SVG}text[@class='label']")]
+    for area, t in labels or [(g.get("data-area"), g.find(f"{SVG}text")) for g in root.findall(f".//{SVG}g[@class='area']")]:
+        assert t is not None and t.get("text-anchor") == "middle"
+        x, y, size = float(t.get("x") or 0), float(t.get("y") or 0), float(t.get("font-size") or 0)
+        width = float(t.get("textLength") or picture.LABEL_WIDTH * size * len(t.text or ""))
+        out[area or ""] = (x - width / 2, y - picture.LABEL_ABOVE * size, x + width / 2,
+                                         y + picture.LABEL_BELOW * size)
+    return out
+
+
+def _unit_marks(root: ET.Element) -> list[tuple[str, float, float, float]]:
+    out = []
+    for t in root.findall(f".//{SVG}g[@class='token']"):
+        c = t.find(f"{SVG}circle")
+        assert c is not None
+        reach = float(c.get("r") or 0) + float(c.get("stroke-width") or 0) / 2
+        out.append((t.get("data-at") or "", float(c.get("cx") or 0), float(c.get("cy") or 0), reach))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in DIP.glob("*.rules")))
+def test_no_label_is_drawn_on_a_unit(name: str) -> None:
+    """An area's label was drawn above its disc wherever units stood, so on a close board a unit on a
+    coast or in the area above covered it. On each bundled map, with the units of a generated state,
+    of the start position and with a unit on every place of the board, no label's box meets a unit's
+    disc: labels go round the units. The same state is drawn the same every time."""
+    from validator.tools.play import start_state
+
+    root, rs, state = _drawn(name)
+    pic = picture.picture_for(picture.view_of(rs), {"orders": []})
+    assert pic is not None
+    board = picture.Board(pic["board"], rs)
+    every = {"units": [{"power": "x", "type": "t", "location": p} for p in sorted(board.points)]}
+    drawings = [root, parse(picture.graph_svg(pic, start_state(rs, str(DIP / f"{name}.rules")), {}, rs)),
+                parse(picture.graph_svg(pic, every, {}, rs))]
+    assert len(_unit_marks(drawings[2])) == len(board.points)
+    for drawn in drawings:
+        boxes, marks = _label_boxes(drawn), _unit_marks(drawn)
+        assert sorted(boxes) == sorted(_centres(drawn)) and marks
+        hit = [(area, at) for area, (x0, y0, x1, y1) in boxes.items() for at, x, y, r in marks
+               if (min(max(x, x0), x1) - x) ** 2 + (min(max(y, y0), y1) - y) ** 2 < r * r]
+        assert not hit, f"{len(hit)} labels on units, e.g. {hit[:4]}"
+    assert picture.graph_svg(pic, every, {}, rs) == picture.graph_svg(pic, every, {}, rs)
+
+
+def test_a_label_of_a_view_s_own_places_is_not_drawn_on_a_unit() -> None:
+    """A view without a board labels its places too: the label keeps off the pieces drawn there."""
+    state = {"pieces": [{"where": p} for p in VIEW["places"]]}
+    root = parse(picture.graph_svg(VIEW, state, {}))
+    labels = root.findall(f".//{SVG}g[@class='places']/{SVG}text")
+    assert len(labels) == len(VIEW["places"])
+    marks = _unit_marks(root)
+    for t in labels:
+        x, y, size = float(t.get("x") or 0), float(t.get("y") or 0), float(t.get("font-size") or 0)
+        width = float(t.get("textLength") or picture.LABEL_WIDTH * size * len(t.text or ""))
+        anchor = {"middle": width / 2, None: 0.0}[t.get("text-anchor")]
+        box = (x - anchor, y - picture.LABEL_ABOVE * size, x - anchor + width, y + picture.LABEL_BELOW * size)
+        assert not [m for m in marks if (min(max(m[1], box[0]), box[2]) - m[1]) ** 2
+                    + (min(max(m[2], box[1]), box[3]) - m[2]) ** 2 < m[3] ** 2], t.text

@@ -9,7 +9,8 @@ is in the result is drawn. Three kinds:
 
 - ``board``: where the points come from, the ruleset's own data (``data``: the name it is bound to
   by ``import ... as NAME``): ``areas`` (a pointer to a map of area id to its fields; each area is
-  drawn as a disc filled by the colour ``kinds[its kind field]``, labelled by its id, with a dot
+  drawn as a disc filled by the colour ``kinds[its kind field]``, labelled by its id (beside the
+  disc, on the first side round it where no token covers the label: ``place_label``), with a dot
   where its ``flag`` field is true and a ring in its owner's colour, the owner read from the state's
   ``owners`` map of area to group), ``parts`` (a field listing an area's sub-places, ``AREA/PART``; one without a point is set off
   its area's point toward the places its own links reach),
@@ -344,7 +345,72 @@ def _spacing(points: list[tuple[float, float]]) -> float:
     return max(nearest[len(nearest) // 2], 1.0)
 
 
-def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, unit: float) -> list[str]:
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+Mark = tuple[float, float, float]  # a disc: x, y, radius
+
+LABEL_WIDTH = 0.72  # a label's width per letter, in its font size: the SVG stretches it to this (textLength)
+LABEL_ABOVE, LABEL_BELOW = 0.78, 0.22  # of the font size, above and below the baseline: a box round any letter
+
+
+def label_box(x: float, baseline: float, size: float, text: str) -> Box:
+    """The box a label drawn centred at ``x`` on ``baseline`` fills: as wide as ``LABEL_WIDTH`` per
+    letter (its ``textLength``), as tall as any letter of the font size."""
+    half = LABEL_WIDTH * size * max(len(text), 1) / 2
+    return x - half, baseline - LABEL_ABOVE * size, x + half, baseline + LABEL_BELOW * size
+
+
+def _hits(box: Box, mark: Mark) -> bool:
+    """Whether a box and a disc overlap (the box's nearest point to the disc's centre lies inside it)."""
+    x, y, r = mark
+    nx, ny = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return (nx - x) ** 2 + (ny - y) ** 2 < r * r
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_label(x: float, y: float, clear: float, size: float, text: str, marks: list[Mark],
+                taken: list[Box]) -> tuple[float, float]:
+    """Where a label of the point ``(x, y)`` goes (its centre and baseline): the first spot, going
+    round the point (above, below, right, left, then the corners) and then further out, whose box
+    meets no mark, and where one is free, none of the boxes ``taken`` (labels placed before, discs);
+    ``clear``: the distance from the point that the label keeps at least (its disc's radius and a gap)."""
+    w, h = LABEL_WIDTH * size * max(len(text), 1), (LABEL_ABOVE + LABEL_BELOW) * size
+    near = [m for m in marks if abs(m[0] - x) < w + h + 8 * (clear + size) + m[2]
+            and abs(m[1] - y) < w + h + 8 * (clear + size) + m[2]]
+
+    def spot(dx: int, dy: int, far: float) -> tuple[float, float]:
+        cx = x + dx * (far + w / 2)  # the box's centre, ``far`` off the point on each side it leans to
+        cy = y + dy * (far + h / 2)
+        return cx, cy + h / 2 - LABEL_BELOW * size
+
+    steps = [(0, -1), (0, 1), (1, 0), (-1, 0), (1, -1), (-1, -1), (1, 1), (-1, 1)]
+    first: tuple[float, float] | None = None
+    for ring in range(12):
+        far = clear + ring * 0.5 * (size + clear)
+        for dx, dy in steps:
+            cx, base = spot(dx, dy, far)
+            box = label_box(cx, base, size, text)
+            if any(_hits(box, m) for m in near):
+                continue
+            if not any(_overlap(box, t) for t in taken):
+                return cx, base
+            if first is None:
+                first = (cx, base)
+        if first is not None:
+            return first
+    return spot(0, -1, clear)  # (marks all round, far out: above, as before)
+
+
+def _label_svg(x: float, base: float, size: float, text: str, extra: str) -> str:
+    width = LABEL_WIDTH * size * max(len(text), 1)
+    return (f'<text class="label" x="{x:.1f}" y="{base:.1f}" font-size="{size:.1f}" textLength="{width:.1f}" '
+            f'lengthAdjust="spacingAndGlyphs" text-anchor="middle"{extra}>{xml_text(text)}</text>')
+
+
+def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, unit: float,
+               marks: list[Mark]) -> list[str]:
     kinds = pic["board"].get("kinds") if isinstance(pic["board"].get("kinds"), dict) else {}
     owners = _at(state, pic["board"].get("owners"))
     owners = owners if isinstance(owners, dict) else {}
@@ -377,6 +443,9 @@ def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, u
             out.append(f'<line x1="{p[0]:.1f}" y1="{p[1]:.1f}" x2="{q[0]:.1f}" y2="{q[1]:.1f}" stroke="#b9b1a0" '
                        f'stroke-width="{unit * 0.03:.2f}"/>')
     out.append('</g><g class="areas">')
+    discs = [(area, places.at(area)) for area in sorted(board.areas)]
+    taken: list[Box] = [(p[0] - r, p[1] - r, p[0] + r, p[1] + r) for _, p in discs if p is not None]
+    labels: list[str] = []  # drawn over every disc, under the tokens
     for area, fields in sorted(board.areas.items()):
         p = places.at(area)
         if p is None:
@@ -386,18 +455,23 @@ def _board_svg(pic: dict[str, Any], board: Board, places: _Places, state: Any, u
         owner = owners.get(area)
         ring = _colour(pic, owner, board.groups) if owner is not None else "#8d8574"
         title = f"{area}: {_text(fields.get(name_field))}" if name_field and fields.get(name_field) else area
+        size = unit * 0.24
+        lx, base = place_label(p[0], p[1], r + unit * 0.06, size, area.upper(), marks, taken)
+        taken.append(label_box(lx, base, size, area.upper()))
         out.append(f'<g class="area" data-area={xml_attr(area)} data-kind={xml_attr(kind)}'
                    + (f' data-owner={xml_attr(_text(owner))}' if owner is not None else "") + '>'
                    f'<title>{xml_text(title)}</title>'
                    f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{r:.1f}" fill={xml_attr(_text(fill))} '
-                   f'stroke={xml_attr(ring)} stroke-width="{unit * (0.09 if owner is not None else 0.03):.2f}"/>'
-                   f'<text x="{p[0]:.1f}" y="{p[1] - r - unit * 0.06:.1f}" font-size="{unit * 0.24:.1f}" '
-                   f'font-weight="bold" text-anchor="middle" fill="#3d3a33">{xml_text(area.upper())}</text>')
+                   f'stroke={xml_attr(ring)} stroke-width="{unit * (0.09 if owner is not None else 0.03):.2f}"/>')
+        labels.append(_label_svg(lx, base, size, area.upper(), f' data-area={xml_attr(area)} font-weight="bold" '
+                                 'fill="#3d3a33"'))
         if flag and fields.get(flag) is True:
             out.append(f'<circle class="flag" cx="{p[0] + r * 0.7:.1f}" cy="{p[1] + r * 0.7:.1f}" r="{unit * 0.08:.1f}" '
                        f'fill={xml_attr(ring if owner is not None else "#fff")} stroke="#222" '
                        f'stroke-width="{unit * 0.025:.2f}"/>')
         out.append("</g>")
+    out.append('</g><g class="labels">')
+    out += labels
     out.append("</g>")
     return out
 
@@ -424,15 +498,9 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any, ruleset: Any = None)
             xs = [x for x, _ in places.points.values()] or [0.0]
             ys = [y for _, y in places.points.values()] or [0.0]
             width, height = max(xs) + unit, max(ys) + unit
-        out += _board_svg(pic, board, places, state, unit)
-    else:
-        out.append('<g class="places">')
-        for name, (x, y) in sorted(places.points.items()):
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#bbb"/>'
-                       f'<text x="{x + 4:.1f}" y="{y - 4:.1f}" font-size="8" fill="#999">{xml_text(name)}</text>')
-        out.append('</g>')
     k = unit / 36.0  # marks grow with the board's spacing, so that they read at any size
-    out.append('<g class="tokens">')
+    tokens: list[str] = []
+    marks: list[Mark] = []  # the tokens' discs (their stroke included): no label is put on one
     for spec in _specs(pic, "tokens"):
         source = state if spec.get("source") == "state" else result
         for item in _items(source, spec):
@@ -440,16 +508,30 @@ def graph_svg(pic: dict[str, Any], state: Any, result: Any, ruleset: Any = None)
             if p is None:
                 continue
             used.append(p)
+            marks.append((p[0], p[1], 9.75 * k))
             text = _text(item.get(_text(spec.get("text")))) if spec.get("text") else ""
             letters = int(_num(spec.get("letters"), 0))
             if letters > 0:
                 text = text[:letters].upper()
             fill = _colour(pic, item.get(_text(spec.get("group"))), board.groups if board is not None else None)
-            out.append(f'<g class="token" data-at={xml_attr(_text(item.get(_text(spec.get("at")))))}>'
-                       f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{9 * k:.1f}" fill={xml_attr(fill)} '
-                       f'stroke="#fff" stroke-width="{1.5 * k:.2f}"/><text x="{p[0]:.1f}" y="{p[1] + 3.5 * k:.1f}" '
-                       f'font-size="{10 * k:.1f}" font-weight="bold" text-anchor="middle" fill="#fff">'
-                       f'{xml_text(text)}</text></g>')
+            tokens.append(f'<g class="token" data-at={xml_attr(_text(item.get(_text(spec.get("at")))))}>'
+                          f'<circle cx="{p[0]:.1f}" cy="{p[1]:.1f}" r="{9 * k:.1f}" fill={xml_attr(fill)} '
+                          f'stroke="#fff" stroke-width="{1.5 * k:.2f}"/><text x="{p[0]:.1f}" y="{p[1] + 3.5 * k:.1f}" '
+                          f'font-size="{10 * k:.1f}" font-weight="bold" text-anchor="middle" fill="#fff">'
+                          f'{xml_text(text)}</text></g>')
+    if board is not None:
+        out += _board_svg(pic, board, places, state, unit, marks)
+    else:
+        out.append('<g class="places">')
+        taken: list[Box] = []
+        for name, (x, y) in sorted(places.points.items()):
+            lx, base = place_label(x, y, 4.0, 8.0, name, marks, taken)
+            taken.append(label_box(lx, base, 8.0, name))
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#bbb"/>'
+                       + _label_svg(lx, base, 8.0, name, ' fill="#999"'))
+        out.append('</g>')
+    out.append('<g class="tokens">')
+    out += tokens
     out.append('</g><g class="arrows">')
     for spec in _specs(pic, "arrows"):
         pattern = _pattern(spec)
