@@ -58,6 +58,91 @@ def test_render_command_with_reach(cli, tmp_path: Path) -> None:
     assert {t.text for t in root.iter(f"{SVG}text")} >= {"M", "C", "G", "E"}
 
 
+def _hex_centres(root: ET.Element) -> dict[str, tuple[float, float]]:
+    out = {}
+    for p in root.iter(f"{SVG}polygon"):
+        if p.get("class") == "hex":
+            pts = [tuple(float(v) for v in xy.split(",")) for xy in (p.get("points") or "").split()]
+            out[p.get("data-label") or ""] = (sum(x for x, _ in pts) / 6, sum(y for _, y in pts) / 6)
+    return out
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_render_draws_the_ways_off_the_table(cli, ruleset: str, tmp_path: Path) -> None:
+    """The hexes a unit may leave the table by were not drawn. `render` draws the scenario's exits
+    (JOM-X1), and with `--unit` those `reach` gives the unit, each with its cost (in AM a lone
+    character's edge hexes, JOM-X3): each on the sides of its hex that face off the table, with an
+    arrow out beyond every hex."""
+    import math
+
+    state = json.loads(Path(STATE).read_text())
+    state["units"] = [{"id": "M", "side": "blue", "type": "infantry", "class": "medium", "hex": "0501",
+                       "flags": {"activated": True}},
+                      {"id": "O", "side": "blue", "type": "officer", "hex": "0202", "flags": {"activated": True}}]
+    state["moves"] = []
+    (tmp_path / "s.json").write_text(json.dumps(state))
+    scenario = set(state["board"]["exits"]["voluntary"])
+    for unit in (None, "M", "O"):
+        out = tmp_path / f"{unit}.svg"
+        r = cli("render", ruleset, "--state", str(tmp_path / "s.json"), *(["--unit", unit] if unit else []), "-o", str(out))
+        assert r.code == 0, r.err
+        reach = {}
+        if unit:
+            q = cli("run", "--format", "json", ruleset, "--state", str(tmp_path / "s.json"), "--query", "reach", "--arg", unit)
+            reach = json.loads(q.out)["exits"]
+        root = _svg(out)
+        centres = _hex_centres(root)
+        drawn = {g.get("data-label"): g for g in root.iter(f"{SVG}g") if g.get("class") == "exit"}
+        assert set(drawn) == scenario | set(reach), unit
+        for label, g in drawn.items():
+            texts = [t.text for t in g.iter(f"{SVG}text")]
+            assert texts == ([str(reach[label]["cost"])] if label in reach else []), label
+            c = centres[label]
+            outer = []  # the hex's sides with no hex beyond
+            for ln in g.iter(f"{SVG}line"):
+                if ln.get("class") == "way-out":
+                    tip = (float(ln.get("x2") or 0), float(ln.get("y2") or 0))
+                    assert all(math.dist(tip, d) > 30 * math.sqrt(3) / 2 for d in centres.values()), label
+                    continue
+                a = (float(ln.get("x1") or 0), float(ln.get("y1") or 0))
+                b = (float(ln.get("x2") or 0), float(ln.get("y2") or 0))
+                assert math.dist(a, c) == pytest.approx(30, abs=0.2) and math.dist(b, c) == pytest.approx(30, abs=0.2)
+                beyond = (a[0] + b[0] - c[0], a[1] + b[1] - c[1])
+                assert all(math.dist(beyond, d) > 1 for d in centres.values()), label
+                outer.append(beyond)
+            want = sum(1 for k in range(6) for beyond in [(c[0] + 30 * math.sqrt(3) * math.cos(math.radians(30 + 60 * k)),
+                                                            c[1] + 30 * math.sqrt(3) * math.sin(math.radians(30 + 60 * k)))]
+                       if all(math.dist(beyond, d) > 1 for d in centres.values()))
+            assert len(outer) == want > 0, label
+            assert sum(1 for ln in g.iter(f"{SVG}line") if ln.get("class") == "way-out") == 1
+
+
+@pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
+def test_an_exit_inside_the_drawn_hexes_is_outlined_and_one_on_the_edge_points_out(layout: str) -> None:
+    """A drawing's `exits` in every layout: an exit hex with no side off the drawn hexes (none to
+    point out across) is a dashed outline inside it, with its text; one on a corner of the table has
+    its outer sides drawn and one arrow pointing away from the table."""
+    import math
+
+    from validator.tools.render import to_svg
+
+    hexes = [{"label": f"{c:02d}{r:02d}"} for c in range(1, 4) for r in range(1, 4)]
+    root = ET.fromstring(to_svg({"layout": layout, "hexes": hexes,
+                                 "exits": [{"label": "0202", "text": "in"}, {"label": "0101", "stroke": "#123456"}]}))
+    groups = {g.get("data-label"): g for g in root.iter(f"{SVG}g") if g.get("class") == "exit"}
+    inner, corner = groups["0202"], groups["0101"]
+    assert [p.get("stroke-dasharray") for p in inner.iter(f"{SVG}polygon")] == ["5 3"]
+    assert [t.text for t in inner.iter(f"{SVG}text")] == ["in"] and not list(inner.iter(f"{SVG}line"))
+    centres = _hex_centres(root)
+    arrows = [ln for ln in corner.iter(f"{SVG}line") if ln.get("class") == "way-out"]
+    assert len(arrows) == 1 and len(list(corner.iter(f"{SVG}line"))) >= 3
+    tip = (float(arrows[0].get("x2") or 0), float(arrows[0].get("y2") or 0))
+    middle = (sum(x for x, _ in centres.values()) / 9, sum(y for _, y in centres.values()) / 9)
+    assert math.dist(tip, middle) > math.dist(centres["0101"], middle) + 20
+    box = [float(v) for v in (root.get("viewBox") or "").split()]
+    assert box[0] < tip[0] < box[0] + box[2] and box[1] < tip[1] < box[1] + box[3]
+
+
 def test_run_with_svg_draws_the_moves(cli, tmp_path: Path) -> None:
     out = tmp_path / "moves.svg"
     r = cli("run", "--format", "json", AM, "--state", STATE, "--svg", str(out))

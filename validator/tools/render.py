@@ -10,12 +10,15 @@ options)`` (or ``render(result)``, or ``render``) returns a *drawing*::
      edges:  [{a, b, stroke?, width?}],        # the side shared by two adjacent hexes
      paths:  [{labels: [...], stroke?, width?, text?}],   # polylines through centres, arrow at the end
      tokens: [{label, text?, fill?, stroke?}], # counters on hexes
-     marks:  [{label, stroke?, text?}]}        # rings on hexes (e.g. where something can go)
+     marks:  [{label, stroke?, text?}],        # rings on hexes (e.g. where something can go)
+     exits:  [{label, stroke?, text?}]}        # hexes off which a piece may leave the drawn hexes
 
 ``result`` is the result of the query that was run (none for ``ruleval render``) and ``options``
 holds what the command line asked for (``{unit: ID}``). Labels are VASSAL-style ``CCRR``; labels
 that cannot be read (e.g. a hex beyond the table) are skipped. Flat-top hexes for the ``-q``
-layouts, pointy-top for ``-r``.
+layouts, pointy-top for ``-r``. An exit is drawn on the sides of its hex that no other drawn hex
+shares (the edge of the drawn hexes there), with an arrow out across them and its text at the
+arrow's end; an exit hex with no such side is drawn as a dashed outline inside it.
 """
 
 from __future__ import annotations
@@ -127,6 +130,11 @@ def to_svg(drawing: dict[str, Any]) -> str:
     every: list[tuple[float, float]] = [c for _, c in placed] or [(0.0, 0.0)]
     for key in ("tokens", "marks"):
         every += [c for c in (at(x.get("label")) for x in _items(drawing, key)) if c is not None]
+    ways_out = [(e, c, _outer_sides(geo, c, [h for _, h in placed])) for e, c in
+                ((e, at(e.get("label"))) for e in _items(drawing, "exits")) if c is not None]
+    for _, hc, sides in ways_out:  # an arrow's end (and its text) may lie beyond the hexes
+        tip = _out_tip(hc, sides)
+        every += [hc] if tip is None else [hc, (tip[0] + 12, tip[1] + 12), (tip[0] - 12, tip[1] - 12)]
     title = drawing.get("title")
     top = 28.0 if title else 0.0
     min_x = min(x for x, _ in every) - SIZE - MARGIN
@@ -162,6 +170,25 @@ def to_svg(drawing: dict[str, Any]) -> str:
         side = _shared_side(geo, at(e.get("a")), at(e.get("b")))
         if side:
             out.append(_line(side[0], side[1], e.get("stroke"), _num(e.get("width"), 4)))
+    out.append('</g><g class="exits">')
+    for e, hc, sides in ways_out:
+        stroke = e.get("stroke")
+        out.append(f'<g class="exit" data-label={_attr(e.get("label"), "")}>')
+        if not sides:
+            out.append(f'<polygon points="{_pts(geo.corners(*hc, 0.86))}" fill="none" stroke={_attr(stroke, "#000")} '
+                       'stroke-width="2" stroke-dasharray="5 3"/>')
+        for a, b in sides:
+            out.append(_line(a, b, stroke, 5))
+        tip = _out_tip(hc, sides)
+        if tip is not None:
+            base = (hc[0] + (tip[0] - hc[0]) * 0.45, hc[1] + (tip[1] - hc[1]) * 0.45)
+            out.append(f'<line class="way-out" x1="{base[0]:.1f}" y1="{base[1]:.1f}" x2="{tip[0]:.1f}" '
+                       f'y2="{tip[1]:.1f}" stroke={_attr(stroke, "#000")} stroke-width="3" marker-end="url(#arrow)"/>')
+        if e.get("text") not in (None, ""):
+            tx, ty = tip if tip is not None else hc
+            out.append(f'<text x="{tx:.1f}" y="{ty + 3:.1f}" font-size="9" font-weight="bold" text-anchor="middle" '
+                       f'fill={_attr(stroke, "#000")}>{xml_text(str(e["text"]))}</text>')
+        out.append('</g>')
     out.append('</g><g class="marks">')
     for m in _items(drawing, "marks"):
         c = at(m.get("label"))
@@ -194,6 +221,33 @@ def to_svg(drawing: dict[str, Any]) -> str:
                        f'fill={_attr(p.get("stroke"), "#000")}>{xml_text(str(p["text"]))}</text>')
     out.append("</g></svg>")
     return "\n".join(out) + "\n"
+
+
+def _outer_sides(geo: _Geometry, c: tuple[float, float],
+                 drawn: list[tuple[float, float]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The sides of the hex at ``c`` that no other drawn hex shares: across each, the centre of the
+    hex beyond (``c`` mirrored in the side's middle) is no drawn hex's."""
+    corners = geo.corners(*c)
+    out = []
+    for i in range(6):
+        a, b = corners[i], corners[(i + 1) % 6]
+        beyond = (a[0] + b[0] - c[0], a[1] + b[1] - c[1])
+        if not any(math.dist(beyond, d) < 1.0 for d in drawn):
+            out.append((a, b))
+    return out
+
+
+def _out_tip(c: tuple[float, float],
+             sides: list[tuple[tuple[float, float], tuple[float, float]]]) -> tuple[float, float] | None:
+    """Where an exit's arrow ends: beyond its hex, out through the middle of its outer sides."""
+    if not sides:
+        return None
+    dx = sum((a[0] + b[0]) / 2 - c[0] for a, b in sides)
+    dy = sum((a[1] + b[1]) / 2 - c[1] for a, b in sides)
+    size = math.hypot(dx, dy)
+    if size < 1e-6:  # sides all round (a lone hex): straight up
+        dx, dy, size = 0.0, -1.0, 1.0
+    return c[0] + dx / size * SIZE * 1.45, c[1] + dy / size * SIZE * 1.45
 
 
 def _shared_side(geo: _Geometry, a: tuple[float, float] | None,
