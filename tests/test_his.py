@@ -261,6 +261,9 @@ def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_pa
      "the link between `d` and `a` is given twice, as normal and as pass"),
     ({"cards_in_play": [{"card": "Storms", "by": "hapsburg"}]}, "/cards_in_play/0/by",
      "`hapsburg` moves: only other powers play `Storms` against the move"),
+    ({"powers": {**POWERS, "hungary": {"kind": "minor", "major": "hapsburg"}},
+      "cards_in_play": [{"card": "Storms", "by": "hungary"}]}, "/cards_in_play/0/by",
+     "`hapsburg` moves: only other powers play `Storms` against the move"),
     ({"wars": [["hapsburg", "hapsburg"]]}, "/wars/0", "`hapsburg` cannot be at war with itself"),
     ({"alliances": [["france", "hapsburg"]]}, "/alliances/0", "`france` and `hapsburg` are listed both at war and allied"),
     ({"powers": {**POWERS, "scotland": {"kind": "minor", "major": "france"}},
@@ -271,8 +274,9 @@ def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_pa
 ])
 def test_a_state_the_rules_would_read_two_ways_is_refused(change: dict, pointer: str, message: str) -> None:
     """A link given twice with two kinds (the move's cost depended on the order of the list), the mover's
-    own Storms (ignored without a word), a power at war with itself, a pair at war and allied, an avoid
-    decision of a minor power (passed over, its units fought) or given twice."""
+    own Storms (ignored without a word) or its minor ally's (the same side's: HIS-M4 is for other powers),
+    a power at war with itself, a pair at war and allied, an avoid decision of a minor power (passed over,
+    its units fought) or given twice."""
     from validator.api import RunError
 
     rs = validator.load_ruleset(RULES)
