@@ -244,6 +244,29 @@ def test_a_variant_of_a_legality_rule_changes_every_query_that_reads_it(tmp_path
     assert barred not in _interceptors(variant.run(state, exact=True)["outcomes"])
 
 
+def test_a_restriction_added_to_who_may_intercept_refuses_a_declaration_too(tmp_path: Path) -> None:
+    """`may_try` is the one statement of who may intercept: a variant that adds a restriction to
+    `may_intercept` (England may not intercept) and nothing else drops England from `interceptors`,
+    from the default policy's rolls, and refuses a declaration naming England's formation before any
+    die, though no `require` of `main` names the new restriction."""
+    base = validator.load_ruleset(RULES)
+    state = three_interceptors_and_avoid()
+    variant = _his_variant(tmp_path, 'override rule may_intercept(a) cite "HIS-I1" =\n'
+                           '  adjacent_to_destination(a) and not_across_pass(a) and enemy_of_mover(a) and one_formation(a)\n'
+                           '  and fresh(a) and free_to_leave(a) and occupants_allow(a) and control_allows(a)\n'
+                           '  and a.power != "england"\n')
+    listed = base.run(state, query="interceptors")
+    assert "england" in [a["power"] for a in listed]
+    assert variant.run(state, query="interceptors") == [a for a in listed if a["power"] != "england"]
+    assert "england" not in _interceptors(variant.run(state, exact=True)["outcomes"])
+    declared = {**state, "decisions": {"intercept": listed}}
+    assert base.run(declared, exact=True)["outcomes"][0]["result"]["status"] == "completed"
+    out = variant.run(declared, exact=True)["outcomes"]
+    assert len(out) == 1 and out[0]["result"]["status"] == "rejected", [o["result"]["status"] for o in out]
+    assert out[0]["result"]["cites"] == ["HIS-I1"] and out[0]["result"]["step"] == "interception"
+    assert not [e for e in out[0]["events"] if e.get("event") == "interception attempted"]
+
+
 def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_path: Path) -> None:
     """A modifier of +12 makes every interception succeed: the first interceptor in impulse order always
     intercepts, the list of who may try is unchanged."""
