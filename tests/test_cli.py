@@ -538,8 +538,8 @@ def test_github_and_sarif_put_a_failed_case_at_the_value_that_failed(cli, root: 
         "ruleset: main.rules\ncases:\n"
         "  - id: deep\n    state: {n: 1}\n    expect:\n      xs: [1, 1]\n      k:\n        v: 2\n"   # 3..8
         "  - id: short\n    state: {n: 1}\n    expect: {xs: [1]}\n"                             # 9..11
-        "  - id: shape\n    state: {n: 1}\n    dice: 5\n    expect: {}\n"                       # 12..15
-        "  - id: state\n    state:\n      n: x\n    expect: {}\n")                             # 16..19
+        "  - id: shape\n    state: {n: 1}\n    dice: 5\n    expect: 0\n"                        # 12..15
+        "  - id: state\n    state:\n      n: x\n    expect: 0\n")                              # 16..19
     monkeypatch.chdir(root)
     github = cli("test", "c.yaml", "--format", "github").out.splitlines()
     assert [line.split("::")[1] for line in github] == [
@@ -550,6 +550,60 @@ def test_github_and_sarif_put_a_failed_case_at_the_value_that_failed(cli, root: 
             for r in sarif["runs"][0]["results"]] == [
         ("deep", {"startLine": 8, "startColumn": 12}), ("short", {"startLine": 11, "startColumn": 14}),
         ("shape", {"startLine": 14, "startColumn": 11}), ("state", {"startLine": 18, "startColumn": 10})]
+
+
+def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An expected map is matched as at least its keys, so `expect: {}`, `exits: {}` or `where: {}`
+    checked nothing and the case passed whatever the rules did: S007 at the key, exit 3, with a help
+    naming `{exactly: {}}`; `{}` as a list's item holds a place (the length is compared), and the other
+    cases still run."""
+    write(root, "query main = {n: 1, exits: {}, xs: [{a: 1}, {a: 2}]}\n")
+    (root / "c.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - id: top\n    state: {}\n    expect: {}\n"                                           # 3..5
+        "  - id: nested\n    state: {}\n    expect:\n      n: 1\n      exits: {}\n"               # 6..10
+        "  - id: where\n    state: {}\n    probabilities:\n      - {where: {}, p: 1}\n"          # 11..14
+        "  - id: none\n    state: {}\n    expect: 1\n    probabilities: []\n"                   # 15..18
+        "  - id: held\n    state: {}\n    expect: {xs: [{}, {a: 2}], exits: {exactly: {}}}\n")  # 19..21
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 3, r.out + r.err
+    said = [line for line in r.err.splitlines() if "error[" in line]
+    assert said == [
+        "c.yaml:5:5: error[S007]: case `top`: `expect: {}` checks nothing (an expected map is matched as at least "
+        "its keys)",
+        "c.yaml:10:7: error[S007]: case `nested`: `exits: {}` checks nothing (an expected map is matched as at "
+        "least its keys)",
+        "c.yaml:14:10: error[S007]: case `where`: `where: {}` matches every outcome",
+        "c.yaml:18:5: error[S007]: case `none`: `probabilities: []` checks nothing"], r.err
+    assert "`{exactly: {}}` expects a map or record with no key" in " ".join(r.err.split()), r.err
+    assert r.out.endswith("1 passed, 0 failed\n"), r.out  # (`held`)
+    sarif = json.loads(cli("test", "c.yaml", "--format", "sarif").out)
+    assert [(x["ruleId"], x["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for x in sarif["runs"][0]["results"]] == [("S007", 5), ("S007", 10), ("S007", 14), ("S007", 18)]
+    assert cli("diff", "main.rules", "main.rules", "--cases", "c.yaml").code == 0  # (states alone are read)
+
+
+def test_exactly_compares_a_value_whole_and_update_writes_an_empty_map_so(cli, root: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{exactly: VALUE}` compares VALUE whole (a key the result has more is a difference, said at the
+    map); `--update` writes an empty map the run gave as `{exactly: {}}`, which checks it."""
+    write(root, "query main = {n: 1, m: {a: 1, b: 2}, e: {}}\n")
+    (root / "c.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - id: whole\n    state: {}\n    expect: {m: {exactly: {a: 1, b: 2}}, e: {exactly: {}}}\n"  # 3..5
+        "  - id: more\n    state: {}\n    expect:\n      m: {exactly: {a: 1}}\n"                 # 6..9
+        "  - id: update\n    state: {}\n    expect: {e: 1}\n")                                    # 10..12
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml", "--format", "github")
+    assert r.code == 1, r.out + r.err
+    assert [line.split("::")[1] for line in r.out.splitlines()] == [
+        "error file=c.yaml,line=9,col=7,title=more", "error file=c.yaml,line=12,col=17,title=update"], r.out
+    assert "/m: unexpected key `b` (got 2): `exactly` lists every key" in r.out, r.out
+    cli("test", "c.yaml", "-k", "update", "--update")
+    assert "    expect: {e: {exactly: {}}}\n" in (root / "c.yaml").read_text()
+    assert cli("test", "c.yaml", "-k", "update").code == 0
 
 
 def test_explain_without_a_state_says_the_ruleset_reads_one_as_run_does(cli) -> None:

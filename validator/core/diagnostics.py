@@ -94,6 +94,7 @@ CODES: dict[str, tuple[str, str]] = {
     "S004": ("error", "malformed test case"),
     "S005": ("error", "test case names a file it may not read"),
     "S006": ("error", "game file entry that cannot be played"),
+    "S007": ("error", "expectation that checks nothing"),
     "E001": ("error", "type error at run time"),
     "E002": ("error", "missing field or key"),
     "E003": ("error", "division by zero"),

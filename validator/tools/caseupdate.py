@@ -22,7 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core import confine, safeyaml
 from ..core.safeyaml import AliasUse
-from .testing import MAX_CASE_FILE_BYTES, Outcome, first_difference, refresh
+from .testing import MAX_CASE_FILE_BYTES, Outcome, _exactly, first_difference, refresh
 
 
 class _Shared(Exception):
@@ -112,7 +112,7 @@ def _edit(node: Any, expected: Any, actual: Any, text: str, anchor_of: dict[int,
     if anchor is not None and anchor in aliased:
         raise _Shared(f"its expectation is shared through the YAML anchor `&{anchor}`")
     if (isinstance(node, MappingNode) and isinstance(expected, dict) and isinstance(actual, dict)
-            and "approx" not in expected):
+            and "approx" not in expected and not _exactly(expected)):
         mine: list[tuple[int, int, str]] = []
         for key, want in expected.items():
             if key not in actual or first_difference(want, actual[key]) is None:

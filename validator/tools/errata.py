@@ -554,7 +554,7 @@ def _said(d: Any) -> str:
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     from .testing import _state_of, load_suite
 
-    suite = load_suite(paths)
+    suite = load_suite(paths, expectations=False)  # (their states only)
     probes = []
     for case in suite.cases:
         d = case.data

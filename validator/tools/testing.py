@@ -2,9 +2,11 @@
 
 A case file holds ``ruleset:`` (path relative to the file) and ``cases:``; each case has an ``id``,
 a ``state`` (or ``state_file``), optional ``query``/``args``/``dice``/``seed``/``exact``, and
-expectations: ``expect`` (matched as a subset of the result: maps by key, lists item by item),
-``probabilities`` (exact mode), or ``expect_error`` (a diagnostic code). ``xfail: reason`` keeps a
-known failure visible. ``clauses:`` names what the case exercises, for ``ruleval coverage``.
+expectations: ``expect`` (matched as a subset of the result: maps by key, lists item by item;
+``{exactly: VALUE}`` a value whole, maps with no key more), ``probabilities`` (exact mode), or
+``expect_error`` (a diagnostic code). An expected map written empty under a key checks nothing, and
+is refused (S007). ``xfail: reason`` keeps a known failure visible. ``clauses:`` names what the case
+exercises, for ``ruleval coverage``.
 """
 
 from __future__ import annotations
@@ -86,7 +88,9 @@ def _strip_lines(v: Any) -> Any:
     return v
 
 
-def load_suite(paths: list[str]) -> Suite:
+def load_suite(paths: list[str], expectations: bool = True) -> Suite:
+    """The cases of the files and folders named; ``expectations=False`` for a reader of their states alone
+    (``diff --cases``), which does not refuse a case whose expectations check nothing (S007)."""
     suite = Suite()
     files: list[tuple[Path, bool]] = []
     for raw in paths:
@@ -105,7 +109,7 @@ def load_suite(paths: list[str]) -> Suite:
         else:
             suite.diagnostics.append(Diagnostic("U001", f"`{raw}` not found", Span(raw)))
     for f, named in files:
-        _load_file(f, suite, named)
+        _load_file(f, suite, named, expectations)
     return suite
 
 
@@ -130,6 +134,31 @@ class _KeySpans:
         except (yaml.YAMLError, RecursionError, ValueError, IndexError):  # (read once already: not expected)
             where = None
         return Span(self.shown, *where) if where is not None else Span(self.shown, line, 1, line, 2)
+
+
+def _checks_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
+    """Where a case's expectations check nothing (S007): the parts of the key, why, and a help."""
+    exactly = "`{exactly: {}}` expects a map or record with no key"
+    if isinstance(data.get("expect"), dict) and not data["expect"]:
+        return ("expect",), "`expect: {}` checks nothing (an expected map is matched as at least its keys)", \
+            f"write the fields of the result the case checks; {exactly}"
+    found = checks_nothing(data.get("expect"), ("expect",))
+    if found is not None:
+        return found, f"`{found[-1]}: {{}}` checks nothing (an expected map is matched as at least its keys)", \
+            f"write what it must hold, or leave the key out if anything will do; {exactly}"
+    probabilities = data.get("probabilities")
+    if probabilities == []:
+        return ("probabilities",), "`probabilities: []` checks nothing", "give `where` and `p` of an outcome"
+    for i, want in enumerate(probabilities if isinstance(probabilities, list) else []):
+        where = want.get("where") if isinstance(want, dict) else None
+        if isinstance(where, dict) and not where:
+            return ("probabilities", str(i), "where"), "`where: {}` matches every outcome", \
+                "name the fields of the outcomes whose probability is `p`"
+        found = checks_nothing(where, ("probabilities", str(i), "where"))
+        if found is not None:
+            return found, f"`{found[-1]}: {{}}` checks nothing (a pattern's map is matched as at least its keys)", \
+                f"write what it must hold, or leave the key out; {exactly}"
+    return None
 
 
 def _ruleset_path(base: Path, ref: str) -> str:
@@ -158,7 +187,7 @@ def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: s
         return False
 
 
-def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
+def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> None:
     shown = str(path)
     try:
         doc, text = _read_case_file(path, shown)
@@ -224,6 +253,12 @@ def _load_file(path: Path, suite: Suite, named: bool = False) -> None:
         if not isinstance(rs, str):
             suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", Span(shown, line, 1, line, 2)))
             continue
+        empty = _checks_nothing(_strip_lines(raw)) if expectations else None
+        if empty is not None:
+            parts, why, help_ = empty
+            suite.diagnostics.append(Diagnostic("S007", f"case `{cid}`: {why}",
+                                                keys.span(("cases", str(index), *parts), line), help=help_))
+            continue
         lines = raw.get("__lines__", {})
         if "ruleset" in raw and not _confined(suite, path.parent, root, rs, "ruleset", shown, lines.get("ruleset", line)):
             continue
@@ -282,6 +317,39 @@ def _clip(message: str) -> str:
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
 
 
+def _exactly(expected: Any) -> bool:
+    """Whether an expected value is ``{exactly: VALUE}``: VALUE compared whole, a map in it with no key
+    more than it writes (``{exactly: {}}``: an empty map or record)."""
+    return isinstance(expected, dict) and len(expected) == 1 and "exactly" in expected
+
+
+def _approx(expected: Any) -> bool:
+    """Whether an expected value is ``{approx: NUMBER[, tol: NUMBER]}``."""
+    return isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected
+
+
+def checks_nothing(expected: Any, parts: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The parts of the first place in an expectation (or a `where` pattern) where a map is written empty
+    under a key, or None. A map is matched as at least its keys, so an empty one asks nothing of what is
+    there; as a list's item it holds that item's place (the list's length is compared), and inside
+    ``{exactly: ...}`` it asks for an empty map."""
+    if _exactly(expected) or _approx(expected):
+        return None
+    if isinstance(expected, dict):
+        for k, v in expected.items():
+            if isinstance(v, dict) and not v:
+                return (*parts, str(k))
+            found = checks_nothing(v, (*parts, str(k)))
+            if found is not None:
+                return found
+    elif isinstance(expected, list):
+        for i, v in enumerate(expected):
+            found = checks_nothing(v, (*parts, str(i)))
+            if found is not None:
+                return found
+    return None
+
+
 def first_difference(expected: Any, actual: Any, path: str = "",
                      got: Callable[[str, Any], str] | None = None) -> str | None:
     """None if ``actual`` matches ``expected``; else a description at the JSON pointer of the first
@@ -292,11 +360,14 @@ def first_difference(expected: Any, actual: Any, path: str = "",
 
 
 def difference_at(expected: Any, actual: Any, path: str = "",
-                  got: Callable[[str, Any], str] | None = None) -> tuple[str, str] | None:
-    """``first_difference`` as (the JSON pointer of the first difference, what differs there)."""
+                  got: Callable[[str, Any], str] | None = None, whole: bool = False) -> tuple[str, str] | None:
+    """``first_difference`` as (the JSON pointer of the first difference, what differs there); ``whole``
+    inside ``{exactly: ...}``, where a map the result has holds no key more than the expected one."""
     where = path or "/"
     shown = got or (lambda _, part: _show(part))
-    if isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected:
+    if _exactly(expected):
+        return difference_at(expected["exactly"], actual, path, got, whole=True)
+    if _approx(expected):
         a = _num(actual)
         if a is None:
             return where, f"expected a number near {_show(expected['approx'])}, got {shown(path, actual)}"
@@ -310,15 +381,19 @@ def difference_at(expected: Any, actual: Any, path: str = "",
             at = f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}"
             if k not in actual:
                 return at, f"missing (expected {_show(v)})"
-            diff = difference_at(v, actual[k], at, got)
+            diff = difference_at(v, actual[k], at, got, whole)
             if diff:
                 return diff
+        extra = next((k for k in actual if k not in expected), None) if whole else None
+        if extra is not None:
+            at = f"{path}/{str(extra).replace('~', '~0').replace('/', '~1')}"
+            return where, f"unexpected key `{extra}` (got {shown(at, actual[extra])}): `exactly` lists every key"
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
             return where, f"expected a list, got {shown(path, actual)}"
         for i, (e, a) in enumerate(zip(expected, actual)):
-            diff = difference_at(e, a, f"{path}/{i}", got)
+            diff = difference_at(e, a, f"{path}/{i}", got, whole)
             if diff:
                 return diff
         if len(expected) != len(actual):
@@ -337,11 +412,23 @@ def difference_at(expected: Any, actual: Any, path: str = "",
 
 def refresh(expected: Any, actual: Any) -> Any:
     """``--update``: the actual values, in the shape of what the case already expects (what already
-    matches is kept as written)."""
+    matches is kept as written); an empty map it writes as ``{exactly: {}}`` (written ``{}``, it would
+    check nothing: S007)."""
     if first_difference(expected, actual) is None:
         return expected
+    if _exactly(expected):
+        return {"exactly": actual}
     if isinstance(expected, dict) and isinstance(actual, dict) and "approx" not in expected:
         return {k: refresh(v, actual[k]) if k in actual else v for k, v in expected.items()}
+    return _as_expected(actual)
+
+
+def _as_expected(actual: Any) -> Any:
+    """A value a run gave, as an expectation that checks all of it: an empty map is ``{exactly: {}}``."""
+    if isinstance(actual, dict):
+        return {k: _as_expected(v) for k, v in actual.items()} if actual else {"exactly": {}}
+    if isinstance(actual, list):
+        return [_as_expected(v) for v in actual]
     return actual
 
 
@@ -575,7 +662,9 @@ def _relocated(case: Case, o: Outcome) -> Outcome:
 def _unknown_fields(pattern: Any, values: list[Any], path: str) -> tuple[str, list[str]] | None:
     """The first field of a `where` pattern that no value has (its pointer, and the fields they do
     have), or None: a misspelt field would make the pattern match nothing, and a probability of 0 pass."""
-    if not isinstance(pattern, dict):
+    if _exactly(pattern):
+        return _unknown_fields(pattern["exactly"], values, path)
+    if not isinstance(pattern, dict) or _approx(pattern):
         return None
     for key, sub in pattern.items():
         having = [v[key] for v in values if isinstance(v, dict) and key in v]
