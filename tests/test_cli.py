@@ -552,6 +552,26 @@ def test_github_and_sarif_put_a_failed_case_at_the_value_that_failed(cli, root: 
         ("shape", {"startLine": 14, "startColumn": 11}), ("state", {"startLine": 18, "startColumn": 10})]
 
 
+def test_a_list_field_with_an_item_of_the_wrong_kind_is_said_at_the_item(cli, root: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`dice: [1, true]` was said at the key `dice`, though `args: [1, .nan]` is said at its item: the
+    item of the wrong kind is located, and named; a field of the wrong kind whole stays at its value."""
+    write(root, "query main = 1\n")
+    (root / "c.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - id: d\n    state: {}\n    dice: [1, true]\n    expect: 1\n"         # 3..6
+        "  - id: c\n    state: {}\n    clauses:\n      - A\n      - 2\n    expect: 1\n"  # 7..12
+        "  - id: a\n    state: {}\n    args: [1, .nan]\n    expect: 1\n"         # 13..16
+        "  - id: w\n    state: {}\n    dice: 5\n    expect: 1\n")               # 17..20
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 3, r.out + r.err
+    assert "c.yaml:5:15: S004: case `d`: `dice` must be a list of integers (item 1 is true)" in r.out, r.out
+    assert "c.yaml:11:9: S004: case `c`: `clauses` must be a list of clause ids (item 1 is 2)" in r.out, r.out
+    assert "c.yaml:15:15: S004: case `a`: `args` at `/1`: `nan` is not JSON" in r.out, r.out
+    assert "c.yaml:19:11: S004: case `w`: `dice` must be a list of integers\n" in r.out, r.out
+
+
 def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """An expected map is matched as at least its keys, so `expect: {}`, `exits: {}` or `where: {}`

@@ -532,6 +532,11 @@ def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
 
     for key, (ok, kind) in _FIELD_TYPES.items():
         if key in case.data and not ok(case.data[key]):
+            value = case.data[key]
+            # (a list with an item of the wrong kind: said at that item, as a value JSON has not is)
+            bad = next((i for i, x in enumerate(value) if not ok([x])), None) if isinstance(value, list) else None
+            if bad is not None:
+                return (key, str(bad)), f"`{key}` must be {kind} (item {bad} is {_show(value[bad])})"
             return (key,), f"`{key}` must be {kind}"
     for key in ("args", "expect", "probabilities"):
         problem = value_problem(case.data.get(key))
