@@ -572,6 +572,27 @@ def test_a_list_field_with_an_item_of_the_wrong_kind_is_said_at_the_item(cli, ro
     assert "c.yaml:19:11: S004: case `w`: `dice` must be a list of integers\n" in r.out, r.out
 
 
+def test_one_way_finds_places_in_a_case_file_and_a_merge_key_is_followed(cli, root: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading and failures find places in a case file one way (`_located`): a state value a YAML merge
+    key brings was said as `c.yaml#a#/n`, with no line; a repeated id and a file refused (S005) at
+    column 1 of the case's line: each is said where it is written."""
+    (root / "schema.json").write_text(json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    write(root, 'schema "schema.json"\ninput n: int at "/n" default 0\nquery main = n\n')
+    (root.parent / "far.json").write_text("{}")
+    (root / "c.yaml").write_text(
+        "ruleset: main.rules\nbad: &bad {n: y}\ncases:\n"
+        "  - id: a\n    state:\n      <<: *bad\n    expect: 1\n"                      # 4..7
+        "  - id: a\n    state: {}\n    expect: 0\n"                                     # 8..10
+        "  - id: f\n    state_file: ../far.json\n    expect: 0\n")                      # 11..13
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 3, r.out + r.err
+    assert 'c.yaml:2:15: S002: expected an integer, got "y" (at /n)' in r.out, r.out
+    assert "c.yaml:8:5: error[S004]: case id `a` appears twice" in r.err, r.err
+    assert "c.yaml:12:5: error[S005]: `state_file` `../far.json` resolves outside" in r.err, r.err
+
+
 def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """An expected map is matched as at least its keys, so `expect: {}`, `exits: {}` or `where: {}`

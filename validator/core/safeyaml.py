@@ -499,9 +499,7 @@ class Positions:
         for part in parts:
             found: Any = None
             if isinstance(node, MappingNode):
-                for k, v in node.value:  # the last of equal keys, as the constructor keeps it
-                    if isinstance(k, ScalarNode) and k.value == part:
-                        found, key = v, k
+                found, key = _entry(node, part)
             elif isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.value):
                 found, key = node.value[int(part)], None
             if found is None:
@@ -532,6 +530,30 @@ class Positions:
             if isinstance(k, ScalarNode) and k.tag not in ("tag:yaml.org,2002:str", _MERGE):
                 return _span_of(k)
         return None
+
+
+def _entry(node: Any, part: str) -> tuple[Any, Any]:
+    """The (value, key) nodes of the entry ``part`` of a mapping node, as the constructor reads it: the
+    last of equal keys written in it, else the entry a merge key (`<<: *base`) brings, from the first
+    of the mappings merged that has it (merges of merges followed, each mapping looked at once: an
+    alias may name a mapping that holds it); (None, None) when none has it."""
+    todo, seen = [node], set()
+    while todo:
+        mapping = todo.pop(0)
+        if not isinstance(mapping, MappingNode) or id(mapping) in seen:
+            continue
+        seen.add(id(mapping))
+        found: Any = (None, None)
+        merged: list[Any] = []
+        for k, v in mapping.value:  # the last of equal keys, as the constructor keeps it
+            if isinstance(k, ScalarNode) and k.tag == _MERGE:
+                merged += v.value if isinstance(v, SequenceNode) else [v]
+            elif isinstance(k, ScalarNode) and k.value == part:
+                found = (v, k)
+        if found[0] is not None:
+            return found
+        todo[:0] = merged  # (depth first, in the order written: the first merged that has it wins)
+    return None, None
 
 
 def _span_of(node: Any) -> tuple[int, int, int, int]:

@@ -120,22 +120,6 @@ def _read_case_file(path: Path, shown: str) -> tuple[Any, str]:
     return safeyaml.load(text, line_numbers=True), text
 
 
-class _KeySpans:
-    """Where a case file's keys are written, the file composed again only when a diagnostic needs it."""
-
-    def __init__(self, text: str, shown: str):
-        self.text, self.shown = text, shown
-        self.positions: safeyaml.Positions | None = None
-
-    def span(self, parts: tuple[str, ...], line: int) -> Span:
-        try:
-            self.positions = self.positions or safeyaml.Positions(self.text)
-            where = self.positions.key(parts)
-        except (yaml.YAMLError, RecursionError, ValueError, IndexError):  # (read once already: not expected)
-            where = None
-        return Span(self.shown, *where) if where is not None else Span(self.shown, line, 1, line, 2)
-
-
 def _checks_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
     """Where a case's expectations check nothing (S007): the parts of the key, why, and a help."""
     exactly = "`{exactly: {}}` expects a map or record with no key"
@@ -171,9 +155,9 @@ def _ruleset_path(base: Path, ref: str) -> str:
     return str(base / ref) if found is None else str(found)
 
 
-def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: str, line: int) -> bool:
-    """Whether a path a case names (``ruleset``, ``state_file``) may be read: under the case file's
-    root, a regular file. A missing file is left to the run, which reports it."""
+def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, at: Span) -> bool:
+    """Whether a path a case names (``ruleset``, ``state_file``, written at ``at``) may be read: under the
+    case file's root, a regular file. A missing file is left to the run, which reports it."""
     try:
         if key != "ruleset" or bundled_file(str(ref)) is None:  # (a `bundled:` name is read under the bundle)
             confine.check_file(base / str(ref), root, str(ref))
@@ -182,7 +166,7 @@ def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, shown: s
         if exc.reason == "missing":
             return True
         suite.diagnostics.append(Diagnostic(
-            "S005", f"`{key}` {exc.message}", Span(shown, line, 1, line, 2),
+            "S005", f"`{key}` {exc.message}", at,
             help="a test case reads only regular files under its ruleset root (the folder holding `ruleval.toml`)"))
         return False
 
@@ -221,49 +205,53 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", Span(shown, 1, 1, 1, 2)))
         return
     root = find_root(path)
-    doc_lines = doc.get("__lines__", {})
-    if isinstance(ruleset, str) and not _confined(suite, path.parent, root, ruleset, "ruleset", shown,
-                                                   doc_lines.get("ruleset", 1)):
+
+    def at(parts: tuple[str, ...], line: int) -> Span:
+        """Where the key ``parts`` name is written in the file (the file composed only when a diagnostic
+        needs it), else the nearest value enclosing it, else the line given."""
+        where = _located(shown, parts, text, key=True)
+        return Span(shown, *where) if where is not None else Span(shown, line, 1, line, 2)
+
+    if isinstance(ruleset, str) and not _confined(suite, path.parent, root, ruleset, "ruleset", at(("ruleset",), 1)):
         return
     suite.docs[shown] = _strip_lines(doc)
     seen: set[str] = set()
-    keys = _KeySpans(text, shown)
     for index, raw in enumerate(cases):
         line = raw.get("__line__", 1) if isinstance(raw, dict) else 1
+        here = ("cases", str(index))
         unknown = sorted(set(raw) - CASE_KEYS - set(_LINE_KEYS)) if isinstance(raw, dict) else []
         if not isinstance(raw, dict) or "id" not in raw:
             near = [k for k in unknown if closest_name(str(k), ["id"]) == "id"]
             suite.diagnostics.append(Diagnostic(
                 "S004", "a case needs an `id`",
-                keys.span(("cases", str(index), str(near[0])), line) if near else Span(shown, line, 1, line, 2),
+                at((*here, str(near[0])) if near else here, line),
                 help=f"`{near[0]}`: did you mean `id`?" if near else None))
             continue
         if unknown:
             close = closest_name(str(unknown[0]), sorted(CASE_KEYS))
             suite.diagnostics.append(Diagnostic(
                 "S004", f"case `{raw['id']}` has unknown key `{unknown[0]}`",
-                keys.span(("cases", str(index), str(unknown[0])), line),
+                at((*here, str(unknown[0])), line),
                 help=f"did you mean `{close}`?" if close else "keys: " + ", ".join(sorted(CASE_KEYS))))
             continue
         cid = str(raw["id"])
         if cid in seen:
-            suite.diagnostics.append(Diagnostic("S004", f"case id `{cid}` appears twice", Span(shown, line, 1, line, 2)))
+            suite.diagnostics.append(Diagnostic("S004", f"case id `{cid}` appears twice", at((*here, "id"), line)))
         seen.add(cid)
         rs = raw.get("ruleset", ruleset)
         if not isinstance(rs, str):
-            suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", Span(shown, line, 1, line, 2)))
+            suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", at(here, line)))
             continue
         empty = _checks_nothing(_strip_lines(raw)) if expectations else None
         if empty is not None:
             parts, why, help_ = empty
             suite.diagnostics.append(Diagnostic("S007", f"case `{cid}`: {why}",
-                                                keys.span(("cases", str(index), *parts), line), help=help_))
+                                                at((*here, *parts), line), help=help_))
             continue
-        lines = raw.get("__lines__", {})
-        if "ruleset" in raw and not _confined(suite, path.parent, root, rs, "ruleset", shown, lines.get("ruleset", line)):
+        if "ruleset" in raw and not _confined(suite, path.parent, root, rs, "ruleset", at((*here, "ruleset"), line)):
             continue
-        if "state_file" in raw and not _confined(suite, path.parent, root, raw["state_file"], "state_file", shown,
-                                                 lines.get("state_file", line)):
+        if "state_file" in raw and not _confined(suite, path.parent, root, raw["state_file"], "state_file",
+                                                 at((*here, "state_file"), line)):
             continue
         suite.cases.append(Case(cid, shown, line, _strip_lines(raw), _ruleset_path(path.parent, rs), str(root), index))
 
@@ -452,7 +440,7 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
         return f"{shown}#{d.pointer}: {d.code}: {d.message}", None
     from ..engine.state import pointer_parts
 
-    where = _case_position(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
+    where = _nearest(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
     if where is None:  # (an imported case; the file changed since it was read: said by the pointer alone)
         return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}", None
     return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})", where
@@ -522,7 +510,7 @@ def case_fault(case: Case) -> tuple[str, str] | None:
     """``case_problem``'s problem and where it is written: ``file:line:col`` of the value at fault in
     the case file where it can be found, else ``file:line`` of the case."""
     fault = _fault(case)
-    return None if fault is None else (_case_where(case, _case_position(case, fault[0])), fault[1])
+    return None if fault is None else (_case_where(case, _nearest(case, fault[0])), fault[1])
 
 
 def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
@@ -552,38 +540,42 @@ def _case_where(case: Case, where: tuple[int, int, int, int] | None) -> str:
 
 def _nearest(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
     """Where the value ``parts`` name in the case is written, else its nearest enclosing value that is
-    (an item the result has and the expectation lacks is said at the list)."""
-    positions = _case_positions(case)
+    (an item the result has and the expectation lacks is said at the list; a state value a YAML merge
+    key brings, at the state); None for an imported case or a file that cannot be read now."""
+    return None if case.index < 0 else _located(case.file, ("cases", str(case.index), *parts))
+
+
+def _located(file: str, parts: tuple[str, ...], text: str | None = None,
+             key: bool = False) -> tuple[int, int, int, int] | None:
+    """The one way to find a place in a case file: where the value (``key``: the key of the entry)
+    ``parts`` name from the file's top is written, else the nearest value enclosing it that is; None
+    when the file cannot be read or composed now. ``text``: the file's text, when it was just read."""
+    positions = _positions(file, text)
     for n in range(len(parts), 0, -1) if positions is not None else ():
-        where = positions.of(("cases", str(case.index), *parts[:n]))
+        try:
+            where = (positions.key(parts) if key and n == len(parts) else None) or positions.of(parts[:n])
+        except (RecursionError, ValueError, IndexError):
+            return None
         if where is not None:
             return where
     return None
 
 
-def _case_position(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
-    """Where ``parts`` name a value of the case in its file, or None (an imported case, a file changed
-    since it was read)."""
-    positions = _case_positions(case)
-    return None if positions is None else positions.of(("cases", str(case.index), *parts))
-
-
 _POSITIONS: dict[str, tuple[str, Any]] = {}  # a case file's text when last read, and where its values are
 
 
-def _case_positions(case: Case) -> Any:
-    """Where the values of the case's file are written (``safeyaml.Positions``), the file read again (the
-    case holds no positions) and composed once for as long as its text is the same; None for an
-    imported case or a file that cannot be read now."""
-    if case.index < 0:
-        return None
+def _positions(file: str, text: str | None = None) -> Any:
+    """Where the values of a case file are written (``safeyaml.Positions``), composed once for as long as
+    its text is the same: the text given where the file was just read (loading it), else the file read
+    again (a failure's message: a case holds no positions); None for a file that cannot be read now."""
     try:
-        text = confine.read_bytes(Path(case.file), MAX_CASE_FILE_BYTES, None, case.file).decode("utf-8")
-        kept = _POSITIONS.get(case.file)
+        if text is None:
+            text = confine.read_bytes(Path(file), MAX_CASE_FILE_BYTES, None, file).decode("utf-8")
+        kept = _POSITIONS.get(file)
         if kept is None or kept[0] != text:
             if len(_POSITIONS) >= 16:
                 _POSITIONS.clear()
-            kept = _POSITIONS[case.file] = (text, safeyaml.Positions(text))
+            kept = _POSITIONS[file] = (text, safeyaml.Positions(text))
         return kept[1]
     except (Refused, OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError, IndexError):
         return None
@@ -598,7 +590,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
     started = time.perf_counter()
     malformed = _fault(case)
     if malformed is not None:
-        where = _case_position(case, malformed[0])
+        where = _nearest(case, malformed[0])
         return _finish(case, "error", f"{_case_where(case, where)}: S004: case `{case.id}`: {malformed[1]}", where,
                        started=started, code="S004")
     rs = rs if rs is not None else load_ruleset(case.ruleset)
