@@ -572,6 +572,24 @@ def test_a_list_field_with_an_item_of_the_wrong_kind_is_said_at_the_item(cli, ro
     assert "c.yaml:19:11: S004: case `w`: `dice` must be a list of integers\n" in r.out, r.out
 
 
+def test_a_missing_ruleset_is_said_at_the_ruleset_key_that_names_it(cli, root: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case naming a ruleset that does not exist was said under the case's line, with no column: it is
+    said at the `ruleset:` key naming it (the case's own, else its file's), in every output."""
+    write(root, "query main = 1\n")
+    (root / "c.yaml").write_text("ruleset: nope.rules\ncases:\n  - id: a\n    state: {}\n    expect: 1\n"
+                                 "  - id: b\n    state: {}\n    ruleset: gone.rules\n    expect: 1\n"
+                                 "  - id: c\n    state: {}\n    ruleset: main.rules\n    expect: 1\n")
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 1, r.out + r.err
+    assert "    c.yaml:1:1: C005: ruleset `nope.rules` not found\n" in r.out, r.out
+    assert "    c.yaml:8:5: C005: ruleset `gone.rules` not found\n" in r.out, r.out
+    github = cli("test", "c.yaml", "--format", "github", "--jobs", "2").out.splitlines()
+    assert [line.split("::")[1] for line in github] == ["error file=c.yaml,line=1,col=1,title=a",
+                                                        "error file=c.yaml,line=8,col=5,title=b"], github
+
+
 def test_one_way_finds_places_in_a_case_file_and_a_merge_key_is_followed(cli, root: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Loading and failures find places in a case file one way (`_located`): a state value a YAML merge

@@ -545,6 +545,21 @@ def _nearest(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | 
     return None if case.index < 0 else _located(case.file, ("cases", str(case.index), *parts))
 
 
+def _ruleset_key(case: Case) -> tuple[int, int, int, int] | None:
+    """Where the case's ruleset is named: its own `ruleset:` key, else its file's."""
+    if case.index < 0:
+        return None
+    own = "ruleset" in case.data
+    return _located(case.file, ("cases", str(case.index), "ruleset") if own else ("ruleset",), key=True)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return a == b or Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def _located(file: str, parts: tuple[str, ...], text: str | None = None,
              key: bool = False) -> tuple[int, int, int, int] | None:
     """The one way to find a place in a case file: where the value (``key``: the key of the entry)
@@ -600,6 +615,10 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         if want_error in codes:
             return _finish(case, "passed", "", started=started)
         first = next(d for d in rs.diagnostics if d.is_error)
+        named = _ruleset_key(case) if not first.span.line and _same_file(first.span.file, case.ruleset) else None
+        if named is not None:  # the file the case names, as a whole (missing, not a regular file): at its name
+            return _finish(case, "error", f"{_case_where(case, named)}: {first.code}: {first.message}", named,
+                           started=started, code=first.code)
         return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}",
                        started=started, code=first.code)
     try:
