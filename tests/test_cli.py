@@ -175,10 +175,26 @@ def test_invalid_state_exit_3_with_pointer_and_schema_rule(cli) -> None:
     assert "/properties/units/items/properties/location/type" in diags[0]["schema_rule"]
 
 
-def test_invalid_state_text_shows_pointer(cli) -> None:
-    r = cli("run", str(SCHEMA / "main.rules"), "--state", str(SCHEMA / "bad.json"), "--format", "text")
-    assert r.code == 3
-    assert "bad.json#/units/3/location: error[S002]" in r.err and "schema rule:" in r.err
+def test_a_state_file_refused_is_said_at_its_line_and_column_with_its_pointer(cli, tmp_path: Path) -> None:
+    """`--state FILE.json` refused by the schema was said as `bad.json#/units/3/location`, which an editor
+    or a CI annotation cannot open at: run, explain, render and play (its start file) say
+    `FILE:line:col`, with the line and the pointer under it, and `--format json` carries them."""
+    bad = SCHEMA / "bad.json"
+    text = bad.read_text(encoding="utf-8")
+    col = text.index('"location": 7') + len('"location": ') + 1
+    for argv in (["run"], ["explain"], ["render", "-o", str(tmp_path / "x.svg")]):
+        r = cli(*argv, str(SCHEMA / "main.rules"), "--state", str(bad))
+        assert r.code == 3, (argv, r.err)
+        assert f"{bad}:1:{col}: error[S002]: " in r.err and "= pointer: /units/3/location" in r.err, (argv, r.err)
+        assert "schema rule:" in r.err and text.split('"location": 7')[0][-20:] in r.err, (argv, r.err)  # (its line)
+    diags = json.loads(cli("run", str(SCHEMA / "main.rules"), "--state", str(bad), "--format", "json").out)
+    assert [(d["line"], d["col"], d["pointer"]) for d in diags] == [(1, col, "/units/3/location")]
+    start = tmp_path / "start.json"
+    start.write_text('{"phase": {"season": "spring", "year": 1901, "type": "movement"},\n'
+                     ' "units": [{"power": "france", "type": "tank", "location": "par"}],\n "orders": []}\n')
+    r = cli("play", str(ROOT / "rulesets" / "diplomacy" / "standard.rules"), str(start), "--until", "F1901M")
+    assert r.code == 3 and f"{start}:2:40: error[S002]: expected " in r.err, r.err
+    assert "= pointer: /units/0/type" in r.err, r.err
 
 
 def test_several_state_errors_all_reported(cli, root: Path) -> None:
@@ -497,7 +513,7 @@ def test_a_case_state_the_schema_refuses_is_said_at_its_line_with_every_problem(
                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A case's state refused by the schema was said as `c.yaml#a#/units/1`, the first problem only,
     though the state is written in the case file with lines: each problem is said at its value's line
-    and column there, with its pointer; a `state_file`'s problems name that file."""
+    and column there, with its pointer; a `state_file`'s problems are said at their place in that file."""
     (root / "schema.json").write_text(json.dumps({"type": "object", "properties": {
         "units": {"type": "array", "items": {"type": "string"}}, "n": {"type": "integer"}}}))
     write(root, 'schema "schema.json"\ninput units: list[str] at "/units"\nquery main = len(units)\n')
@@ -513,7 +529,7 @@ def test_a_case_state_the_schema_refuses_is_said_at_its_line_with_every_problem(
             f"{c}:9:18: S002: expected a text, got 3 (at /units/1)") in r.out, r.out
     assert "\n2 errors\n1 passed, 2 failed\n" in r.out, r.out  # (it said `2 error`)
     assert cli("test", "c.yaml", "--jobs", "1").out == cli("test", "c.yaml", "--jobs", "2").out == r.out
-    assert "s.json#/units/0: S002: expected a text, got true" in r.out, r.out
+    assert "s.json:1:12: S002: expected a text, got true (at /units/0)" in r.out, r.out  # (its line and column)
 
 
 def test_a_case_whose_ruleset_does_not_check_says_its_first_error_as_other_errors_are_said(

@@ -170,9 +170,9 @@ def test_his_intercept_is_told_at_the_fields_at_fault() -> None:
 def test_the_diagnostics_page_shows_what_the_his_example_prints(cli, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     page = (ROOT / "docs/diagnostics.md").read_text(encoding="utf-8")
-    block = re.search(r"```text\n(state\.json#/decisions/intercept.*?)```", page, re.S)
+    block = re.search(r"```text\n(state\.json:\d+:\d+: error\[S002\]: expected a text, got true.*?)```", page, re.S)
     assert block is not None
-    (tmp_path / "state.json").write_text(json.dumps(_his_state()), encoding="utf-8")
+    (tmp_path / "state.json").write_text(json.dumps(_his_state(), indent=2), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     r = cli("run", str(ROOT / "rulesets/his/his.rules"), "--state", "state.json")
     shown = block.group(1).splitlines()

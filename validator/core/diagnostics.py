@@ -345,7 +345,7 @@ def render_text(diag: Diagnostic, sources: dict[str, str] | None = None, colour:
             gutter = f"{diag.span.line:>4} | "
             lines.append(gutter + shown)
             lines.append(" " * (len(gutter) + caret_at) + paint("^" * width, "1;31" if sev == "error" else "1;33"))
-    if diag.pointer is not None and diag.span.line:
+    if diag.pointer and diag.span.line:  # (the whole input's pointer, empty, is said by its place alone)
         lines += _field("pointer", one_line(diag.pointer))
     if diag.schema_rule:
         lines += _field("schema rule", one_line(diag.schema_rule))

@@ -38,6 +38,12 @@ def read_state_text(text: str, shown: str) -> Any:
 def read_state_file(path: Path, root: Path | None = None) -> Any:
     """A state file's JSON: a regular file (under ``root`` when given: a test case's ``state_file``)
     of at most ``MAX_STATE_BYTES``, read through ``confine``."""
+    return read_state_text(state_file_text(path, root), str(path))
+
+
+def state_file_text(path: Path, root: Path | None = None) -> str:
+    """``read_state_file``'s text, before it is read as JSON (kept by a command that places what is
+    said of the state at its lines: ``at_lines``)."""
     from ..core.confine import Refused, read_bytes
 
     shown = str(path)
@@ -55,7 +61,29 @@ def read_state_file(path: Path, root: Path | None = None) -> Any:
         line, col, problem = utf8_fault(exc)
         raise DiagnosticError([Diagnostic("S001", f"state is not UTF-8 text: {problem}", Span(shown, line, col, line, col + 1),
                                           help="save the state as UTF-8")]) from None
-    return read_state_text(text, shown)
+    return text
+
+
+def at_lines(diags: list[Diagnostic], shown: str, text: str | None) -> list[Diagnostic]:
+    """Diagnostics about the state read from JSON ``text`` (named ``shown``), each said by a JSON pointer
+    alone placed at the line and column of the value it names there (else of the nearest value
+    enclosing it), the pointer kept; the others as they are."""
+    from dataclasses import replace
+
+    if text is None or not any(d.pointer is not None and not d.span.line and d.span.file == shown for d in diags):
+        return diags
+    positions = jsontext.Positions(text)
+    out = []
+    for d in diags:
+        where = None
+        if d.pointer is not None and not d.span.line and d.span.file == shown:
+            parts = pointer_parts(d.pointer)
+            for n in range(len(parts), -1, -1):
+                where = positions.of(parts[:n])
+                if where is not None:
+                    break
+        out.append(d if where is None else replace(d, span=Span(shown, *where)))
+    return out
 
 
 def _search_pattern(pattern: Any) -> Any:

@@ -19,7 +19,7 @@ from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, rend
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from .common import (load_for_run, no_state_note, parse_arg, parse_dice, print_diags, require_files, require_regular,
-                     result_json)
+                     result_json, with_state)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,7 +117,7 @@ def reads_no_input(rs: Any, query: str) -> bool:
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
-    from ..engine.state import read_state_file, read_state_text
+    from ..engine.state import at_lines, read_state_text, state_file_text
 
     if args.state is not None and args.batch is not None:
         raise UsageError("give one of --state FILE or --batch FILE, not both")
@@ -133,6 +133,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.batch is not None:
         return _run_batch(rs, args.batch, opts, out, err, args.format)
     validate = True
+    shown, text = args.state or "<no state>", None  # (the state's text: what is said of it is placed at its lines)
     try:
         if args.state is None:  # a ruleset that reads no input, or its generator, needs no state
             from .errata import generator_state
@@ -143,19 +144,20 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             validate = not alone  # a query that reads no input is not given a state to check
         elif args.state == "-":
             shown = "<stdin>"
-            state = read_state_text(_stdin_text(shown), shown)
+            text = _stdin_text(shown)
+            state = read_state_text(text, shown)
         else:
-            state = read_state_file(Path(args.state))
-            shown = args.state
+            text = state_file_text(Path(args.state))
+            state = read_state_text(text, shown)
         result = rs.evaluate(state, state_name=shown, validate=validate, **opts)
         answer = result.json()
-        text = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
+        written = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
+        print_diags(at_lines(exc.diagnostics, shown, text), diag_format, out, err, with_state(rs.sources, shown, text))
         no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
-        print_diags(exc.diagnostics, diag_format, out, err, rs.sources)
+        print_diags(at_lines(exc.diagnostics, shown, text), diag_format, out, err, with_state(rs.sources, shown, text))
         return exit_code(exc.diagnostics)
     if args.svg:
         from . import render
@@ -169,7 +171,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.format == "jsonl":
         out.write(result_json(rs, args.query, answer) + "\n")
     else:
-        out.write(text + "\n")
+        out.write(written + "\n")
     return EXIT_OK
 
 

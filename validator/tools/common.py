@@ -18,6 +18,12 @@ def print_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sou
         err.write(render_all(diags, sources, err) + "\n")
 
 
+def with_state(sources: dict[str, str], shown: str, text: str | None) -> dict[str, str]:
+    """A ruleset's sources and the text of the state a command read (``shown``), for the lines shown
+    under what is said of either."""
+    return sources if text is None else {**sources, shown: text}
+
+
 def no_state_note(state: str | None, diags: list[Diagnostic], err: TextIO) -> None:
     """After a command given no ``--state`` was refused a state (an `S` diagnostic), say why."""
     if state is None and any(d.code.startswith("S") for d in diags):

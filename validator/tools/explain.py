@@ -410,10 +410,10 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import load_for_run, no_state_note, parse_arg, parse_dice, require_files
+    from .common import load_for_run, no_state_note, parse_arg, parse_dice, require_files, with_state
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, render_all, visible
-    from ..engine.state import read_state_file
+    from ..engine.state import at_lines, read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
@@ -428,13 +428,15 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"`{args.ruleset}` defines no `{args.ir}` of its own")
         out.write(visible("\n".join(lines)) + "\n")
         return EXIT_OK
+    shown, text = args.state or "<no state>", None  # (the state's text: what is said of it is placed at its lines)
     try:
-        state = read_state_file(Path(args.state)) if args.state is not None else {}
+        text = state_file_text(Path(args.state)) if args.state is not None else None
+        state = read_state_text(text, shown) if text is not None else {}
         traced = rs.evaluate(state, query=args.query, args=[parse_arg(a) for a in args.arg], seed=args.seed,
-                             dice=dice, explain=True, state_name=args.state or "<no state>")
+                             dice=dice, explain=True, state_name=shown)
         result = traced.json()
     except (RunError, DiagnosticError) as exc:
-        err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+        err.write(render_all(at_lines(exc.diagnostics, shown, text), with_state(rs.sources, shown, text), err) + "\n")
         no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     if not isinstance(result, dict) or "explain" not in result:

@@ -31,7 +31,7 @@ import yaml
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, utf8_fault, wrap_words
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
-from .common import load_for_run, print_diags, require_files, require_regular
+from .common import load_for_run, print_diags, require_files, require_regular, with_state
 from ..lib.values import notation
 from .textview import WIDTH, cut
 
@@ -347,7 +347,7 @@ def start_state(rs: Any, shown: str, what: str = "a START state file") -> Any:
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import START_QUERY, PlayError, RunError, passed_until, phase_name, play
-    from ..engine.state import read_state_file
+    from ..engine.state import at_lines, read_state_text, state_file_text
 
     require_files(args.ruleset, args.start, stdin=False)
     if args.orders is not None:
@@ -361,15 +361,17 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rs is None:
         return EXIT_FINDINGS
     shown = args.start if args.start is not None else f"{args.ruleset} (query {START_QUERY})"
+    text = None  # (the start file's text: what is said of that state is placed at its lines)
     try:
-        state = read_state_file(Path(args.start)) if args.start is not None else start_state(rs, shown)
+        text = state_file_text(Path(args.start)) if args.start is not None else None
+        state = read_state_text(text, shown) if text is not None else start_state(rs, shown)
         if nothing_to_play and not (isinstance(state, dict) and state.get("orders")):
             # (the start state's own orders are its phase's: then there is a phase to play)
             raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED (the start state holds no orders)")
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
         entries = entries_of(items)
     except DiagnosticError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+        print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
         return _exit_of(exc.diagnostics)
     outdir = Path(args.out) if args.out else None
     if outdir is not None:
@@ -391,8 +393,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
-        diags, sources = _at_the_order(exc.diagnostics, args.orders, items)
-        print_diags(diags, "text", out, err, {**rs.sources, **sources})
+        diags, sources = _at_the_order(at_lines(exc.diagnostics, shown, text), args.orders, items)
+        print_diags(diags, "text", out, err, {**with_state(rs.sources, shown, text), **sources})
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
                       f"(last played: {one_line(str(exc.played[-1].phase))})\n")
@@ -401,7 +403,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             now = phase_name(rs, state, shown)
         except RunError as exc:
-            print_diags(exc.diagnostics, "text", out, err, rs.sources)
+            print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
             return _exit_of(exc.diagnostics)
         if outdir is not None:
             confine.write_atomic(outdir / f"001_{_safe(now or 'start')}.json", _dump(state) + "\n", durable=False)

@@ -296,9 +296,9 @@ def png_of(svg: str) -> bytes:
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError, exit_code
-    from .common import load_for_run, print_diags, require_files
+    from .common import load_for_run, print_diags, require_files, with_state
     from ..api import RunError
-    from ..engine.state import read_state_file
+    from ..engine.state import at_lines, read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
     kind = Path(args.output).suffix.lower()
@@ -307,20 +307,19 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = load_for_run(args.ruleset, err)
     if rs is None:
         return EXIT_FINDINGS
+    shown, text = args.state or f"`{args.ruleset}`'s start_state", None  # (the state's text, for its lines)
     try:
         if args.state is None:
             from .play import start_state
 
-            state, shown = start_state(rs, args.ruleset, "a state file with --state"), f"`{args.ruleset}`'s start_state"
+            state = start_state(rs, args.ruleset, "a state file with --state")
         else:
-            state, shown = read_state_file(Path(args.state)), args.state
+            text = state_file_text(Path(args.state))
+            state = read_state_text(text, shown)
         svg = picture_of(rs, state, {"unit": args.unit} if args.unit else {}, shown)
         write_atomic(args.output, png_of(svg) if kind == ".png" else svg)
-    except RunError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
-        return exit_code(exc.diagnostics)
-    except DiagnosticError as exc:
-        print_diags(exc.diagnostics, "text", out, err, rs.sources)
+    except (RunError, DiagnosticError) as exc:
+        print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
         return exit_code(exc.diagnostics)
     err.write(f"wrote {one_line(args.output)}\n")
     return EXIT_OK

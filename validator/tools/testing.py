@@ -436,7 +436,16 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
     if d.pointer is None:
         return f"{d.span}: {d.code}: {d.message}", None
     if case.state_path or "state_file" in case.data:
-        shown = case.state_path or Path(case.file).parent / str(case.data["state_file"])
+        from ..core.diagnostics import DiagnosticError
+        from ..engine.state import at_lines, state_file_text
+
+        shown = case.state_path or str(Path(case.file).parent / str(case.data["state_file"]))
+        try:  # (read again, under the case file's root: the file's line and column of the value)
+            span = at_lines([d], d.span.file, state_file_text(Path(shown), Path(case.root) if case.root else None))[0].span
+        except (DiagnosticError, OSError, RecursionError, ValueError):
+            span = d.span
+        if span.line:
+            return f"{shown}:{span.line}:{span.col}: {d.code}: {d.message} (at {d.pointer or '/'})", None
         return f"{shown}#{d.pointer}: {d.code}: {d.message}", None
     from ..engine.state import pointer_parts
 
