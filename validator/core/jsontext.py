@@ -426,20 +426,20 @@ class Positions:
     def __init__(self, text: str):
         self.text = text[1:] if text.startswith("\ufeff") else text  # as ``loads`` counts columns
         self.toks = [(m.start(), m.end(), m.group()) for m in _VALUE_TOKENS.finditer(self.text)]
+        self.after: dict[int, int] = {}  # a container's first token -> the token after its last, found once
+        opened: list[int] = []
+        for i, (_, _, tok) in enumerate(self.toks):
+            if tok in ("[", "{"):
+                opened.append(i)
+            elif tok in ("]", "}") and opened:
+                self.after[opened.pop()] = i + 1
 
     def _skip(self, i: int) -> int:
-        """The index of the token after the value starting at token ``i``."""
+        """The index of the token after the value starting at token ``i`` (each ``of`` on a large text
+        skips what lies before its value at once, not token by token)."""
         if self.toks[i][2] not in ("[", "{"):
             return i + 1
-        depth = 0
-        while i < len(self.toks):
-            t = self.toks[i][2]
-            depth += t in ("[", "{")
-            depth -= t in ("]", "}")
-            i += 1
-            if depth == 0:
-                break
-        return i
+        return self.after.get(i, len(self.toks))
 
     def _member(self, i: int, part: str) -> int | None:
         """The first token of the member ``part`` of the container starting at token ``i`` (the last
