@@ -660,7 +660,9 @@ def test_play_plays_the_start_states_own_orders_and_refuses_orders_given_twice(t
     assert step.state["orders"] == ORDERS[0]["orders"]
     assert step.next == next(iter(play(rs, START, [Entry(ORDERS[0]["orders"])]))).next
     code, out, err = _run("play", STANDARD, start, "--orders", orders)
-    assert code == 3 and f"{start}#/orders: error[S006]: the start state holds orders" in err, err
+    col = Path(start).read_text().index('"orders"') + 1  # (said at the start file's `orders`, its pointer kept)
+    assert code == 3 and f"{start}:1:{col}: error[S006]: the start state holds orders" in err, err
+    assert "= pointer: /orders" in err, err
 
 
 def test_play_when_nothing_is_to_be_played_says_where_the_game_is(tmp_path: Path) -> None:

@@ -471,21 +471,21 @@ def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
     assert missing.code == 2 and "error[U001]" in missing.err
 
 
-@pytest.mark.parametrize("field", ["probabilities: 7", 'probabilities: [{where: {}, p: "1/0"}]', 'probabilities: [{p: "abc"}]',
+@pytest.mark.parametrize("field", ["probabilities: 7", 'probabilities: [{where: {n: 1}, p: "1/0"}]', 'probabilities: [{p: "abc"}]',
                                    "probabilities: [{p: [1]}]", "probabilities: [{p: 2}]", "probabilities: abc",
                                    "dice: 5", "args: 5", "expect_error: 5", "clauses: 5"])
 def test_a_case_field_of_the_wrong_shape_is_refused_by_test_and_coverage(cli, tmp_path: Path, field: str) -> None:
     """Malformed `probabilities` were internal errors (I001, exit 4) or checked letter by letter, and
     `coverage` stopped on `dice: 5` or `args: 5`: each is now S004 at the case's line, exit 3, and
     coverage neither crashes nor passes its gate on them. Each is said at its value's line and column
-    (it was the case's first line)."""
+    (it was the case's first line), a list's at the item of the wrong kind."""
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "demo.rules").write_text((TOOLS / "demo.rules").read_text(encoding="utf-8"))
     (tmp_path / "c.yaml").write_text(f"ruleset: demo.rules\ncases:\n  - id: bad\n    state: {{}}\n    query: dice_roll\n"
-                                     f"    {field}\n    expect: {{}}\n")
+                                     f"    {field}\n    expect: 0\n")
     ran = cli("test", str(tmp_path / "c.yaml"))
     key, value = field.split(": ", 1)
-    at = f"c.yaml:6:{5 if value[0] in '[{' else len(key) + 7}"  # (a text or number at itself, a list at its key)
+    at = f"c.yaml:6:{len(key) + 8 if value[0] == '[' else len(key) + 7}"  # (a text or number at itself, a list at its item)
     assert ran.code == 3 and f"{at}: S004: case `bad`: `" + field.split(":")[0] + "` must be" in ran.out, ran.out + ran.err
     measured = cli("coverage", str(tmp_path / "c.yaml"), "--fail-under", "0")
     assert measured.code == 3 and f"{at}: error[S004]: case `bad`" in measured.err, measured.err
