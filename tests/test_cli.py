@@ -653,6 +653,7 @@ def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Pat
         "c.yaml:14:10: error[S007]: case `where`: `where: {}` matches every outcome",
         "c.yaml:18:5: error[S007]: case `none`: `probabilities: []` checks nothing"], r.err
     assert "`{exactly: {}}` expects a map or record with no key" in " ".join(r.err.split()), r.err
+    assert "\n  10 |       exits: {}\n" in r.err, r.err  # (the case file's line under it, as a ruleset's)
     assert r.out.endswith("1 passed, 0 failed\n"), r.out  # (`held`)
     sarif = json.loads(cli("test", "c.yaml", "--format", "sarif").out)
     assert [(x["ruleId"], x["locations"][0]["physicalLocation"]["region"]["startLine"])

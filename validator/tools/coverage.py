@@ -137,7 +137,7 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
     suite = load_suite(args.paths)
     if suite.diagnostics:
-        err.write(render_all(suite.diagnostics, None, err) + "\n")
+        err.write(render_all(suite.diagnostics, suite.sources, err) + "\n")
         if not suite.cases:
             return exit_code(suite.diagnostics)
     if not suite.cases:  # a gate that measured nothing must not pass

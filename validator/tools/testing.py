@@ -75,6 +75,7 @@ class Suite:
     cases: list[Case] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     docs: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # the text of each case file a diagnostic is said in
 
 
 _LINE_KEYS = ("__line__", "__lines__")
@@ -109,7 +110,10 @@ def load_suite(paths: list[str], expectations: bool = True) -> Suite:
         else:
             suite.diagnostics.append(Diagnostic("U001", f"`{raw}` not found", Span(raw)))
     for f, named in files:
-        _load_file(f, suite, named, expectations)
+        before = len(suite.diagnostics)
+        text = _load_file(f, suite, named, expectations)
+        if text is not None and len(suite.diagnostics) > before:  # (the line under each, as a ruleset's)
+            suite.sources[str(f)] = text
     return suite
 
 
@@ -171,7 +175,8 @@ def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, at: Span
         return False
 
 
-def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> None:
+def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> str | None:
+    """Reads a case file's cases into ``suite``; its text, once read."""
     shown = str(path)
     try:
         doc, text = _read_case_file(path, shown)
@@ -198,12 +203,12 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
             suite.diagnostics.append(Diagnostic("S004", f"`{path}` is not a case file: it has no `cases:` list",
                                                 Span(str(path), 1, 1, 1, 2),
                                                 help="a case file holds `ruleset:` and `cases:` (docs/tools.md)"))
-        return
+        return text
     ruleset = doc.get("ruleset")
     cases = doc.get("cases")
     if not isinstance(cases, list):
         suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", Span(shown, 1, 1, 1, 2)))
-        return
+        return text
     root = find_root(path)
 
     def at(parts: tuple[str, ...], line: int) -> Span:
@@ -213,7 +218,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         return Span(shown, *where) if where is not None else Span(shown, line, 1, line, 2)
 
     if isinstance(ruleset, str) and not _confined(suite, path.parent, root, ruleset, "ruleset", at(("ruleset",), 1)):
-        return
+        return text
     suite.docs[shown] = _strip_lines(doc)
     seen: set[str] = set()
     for index, raw in enumerate(cases):
@@ -254,6 +259,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
                                                  at((*here, "state_file"), line)):
             continue
         suite.cases.append(Case(cid, shown, line, _strip_lines(raw), _ruleset_path(path.parent, rs), str(root), index))
+    return text
 
 
 # ---------------------------------------------------------------- matching
@@ -878,7 +884,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         suite = load_suite(args.paths)
     if suite.diagnostics:
-        err.write(render_all(suite.diagnostics, None, err) + "\n")
+        err.write(render_all(suite.diagnostics, suite.sources, err) + "\n")
         if not suite.cases:  # (the reports a CI job reads still say so)
             _reports(args, out, [], [], suite.diagnostics)
             return exit_code(suite.diagnostics)
