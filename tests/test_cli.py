@@ -629,10 +629,10 @@ def test_one_way_finds_places_in_a_case_file_and_a_merge_key_is_followed(cli, ro
 
 def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """An expected map is matched as at least its keys, so `expect: {}`, `exits: {}` or `where: {}`
-    checked nothing and the case passed whatever the rules did: S007 at the key, exit 3, with a help
-    naming `{exactly: {}}`; `{}` as a list's item holds a place (the length is compared), and the other
-    cases still run."""
+    """An expected map is matched as at least its keys, so `expect: {}`, `exits: {}` or `where: {}` (or
+    no `where`) checked nothing and the case passed whatever the rules did: S007 at the key, exit 3,
+    with a help naming `{exactly: {}}`; `{}` as a list's item holds a place (the length is compared),
+    and the other cases still run."""
     write(root, "query main = {n: 1, exits: {}, xs: [{a: 1}, {a: 2}]}\n")
     (root / "c.yaml").write_text(
         "ruleset: main.rules\ncases:\n"
@@ -640,7 +640,8 @@ def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Pat
         "  - id: nested\n    state: {}\n    expect:\n      n: 1\n      exits: {}\n"               # 6..10
         "  - id: where\n    state: {}\n    probabilities:\n      - {where: {}, p: 1}\n"          # 11..14
         "  - id: none\n    state: {}\n    expect: 1\n    probabilities: []\n"                   # 15..18
-        "  - id: held\n    state: {}\n    expect: {xs: [{}, {a: 2}], exits: {exactly: {}}}\n")  # 19..21
+        "  - id: held\n    state: {}\n    expect: {xs: [{}, {a: 2}], exits: {exactly: {}}}\n"   # 19..21
+        "  - id: every\n    state: {}\n    probabilities: [{p: 1}]\n")                           # 22..24
     monkeypatch.chdir(root)
     r = cli("test", "c.yaml")
     assert r.code == 3, r.out + r.err
@@ -651,13 +652,15 @@ def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Pat
         "c.yaml:10:7: error[S007]: case `nested`: `exits: {}` checks nothing (an expected map is matched as at "
         "least its keys)",
         "c.yaml:14:10: error[S007]: case `where`: `where: {}` matches every outcome",
-        "c.yaml:18:5: error[S007]: case `none`: `probabilities: []` checks nothing"], r.err
+        "c.yaml:18:5: error[S007]: case `none`: `probabilities: []` checks nothing",
+        "c.yaml:24:21: error[S007]: case `every`: a probability without `where` is that of every outcome"], r.err
     assert "`{exactly: {}}` expects a map or record with no key" in " ".join(r.err.split()), r.err
     assert "\n  10 |       exits: {}\n" in r.err, r.err  # (the case file's line under it, as a ruleset's)
     assert r.out.endswith("1 passed, 0 failed\n"), r.out  # (`held`)
     sarif = json.loads(cli("test", "c.yaml", "--format", "sarif").out)
     assert [(x["ruleId"], x["locations"][0]["physicalLocation"]["region"]["startLine"])
-            for x in sarif["runs"][0]["results"]] == [("S007", 5), ("S007", 10), ("S007", 14), ("S007", 18)]
+            for x in sarif["runs"][0]["results"]] == [("S007", 5), ("S007", 10), ("S007", 14), ("S007", 18),
+                                                      ("S007", 24)]
     assert cli("diff", "main.rules", "main.rules", "--cases", "c.yaml").code == 0  # (states alone are read)
 
 

@@ -139,6 +139,9 @@ def _checks_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | 
         return ("probabilities",), "`probabilities: []` checks nothing", "give `where` and `p` of an outcome"
     for i, want in enumerate(probabilities if isinstance(probabilities, list) else []):
         where = want.get("where") if isinstance(want, dict) else None
+        if isinstance(want, dict) and "where" not in want:
+            return ("probabilities", str(i)), "a probability without `where` is that of every outcome", \
+                "name the fields of the outcomes whose probability is `p` in `where`"
         if isinstance(where, dict) and not where:
             return ("probabilities", str(i), "where"), "`where: {}` matches every outcome", \
                 "name the fields of the outcomes whose probability is `p`"
