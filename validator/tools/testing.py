@@ -185,22 +185,22 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         doc, text = _read_case_file(path, shown)
     except Refused as exc:
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
-        return
+        return None
     except UnicodeDecodeError as exc:
         line, col, problem = utf8_fault(exc)
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
-        return
+        return None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["nested too deeply"])[0]
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
-        return
+        return None
     except (RecursionError, ValueError, OverflowError) as exc:  # nested too deep; an integer past Python's digit limit
         suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {_value_fault(exc)}", Span(shown, 1, 1, 1, 2),
                                             help="a case file holds a few levels of maps and lists, and integers "
                                                  "of at most 60 digits"))
-        return
+        return None
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
             suite.diagnostics.append(Diagnostic("S004", f"`{path}` is not a case file: it has no `cases:` list",
