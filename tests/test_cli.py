@@ -284,9 +284,11 @@ def test_batch_jsonl(cli, root: Path) -> None:
     # each diagnostic is at its place in the batch file (it was `b.jsonl:4` as a file name, line 1 within it)
     where = {k: rows[2]["diagnostics"][0][k] for k in ("file", "line", "col")}
     assert where == {"file": str(root / "b.jsonl"), "line": 4, "col": 2}
-    assert (rows[1]["diagnostics"][0]["file"], rows[1]["diagnostics"][0]["line"]) == (str(root / "b.jsonl"), 3)
+    # (a state's value at its column in the line, its pointer kept: it was the line's first column)
+    s002 = rows[1]["diagnostics"][0]
+    assert (s002["file"], s002["line"], s002["col"], s002["pointer"]) == (str(root / "b.jsonl"), 3, 10, "/turn")
     text = cli("run", str(SCHEMA / "main.rules"), "--batch", str(root / "b.jsonl"))
-    assert f"{root / 'b.jsonl'}:4:2: error[S001]" in text.err and f"{root / 'b.jsonl'}:3:1: error[S002]" in text.err, text.err
+    assert f"{root / 'b.jsonl'}:4:2: error[S001]" in text.err and f"{root / 'b.jsonl'}:3:10: error[S002]" in text.err, text.err
     (root / "cut.jsonl").write_text(json.dumps(good)[:-1] + "\n")  # the last `}` cut off: found past its end, on its line
     cut = json.loads(cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--batch", str(root / "cut.jsonl")).out)
     assert cut["diagnostics"][0]["line"] == 1 and cut["diagnostics"][0]["col"] == len(json.dumps(good))

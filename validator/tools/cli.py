@@ -194,7 +194,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
     """One result per line of ``batch``: JSON Lines (``--format json``/``jsonl``), or under the text
     format each line's result as text after a ``FILE:LINE`` heading, its errors on standard error."""
     from ..api import RunError
-    from ..engine.state import read_state_text
+    from ..engine.state import at_lines, read_state_text
 
     if batch == "-":
         raise UsageError("--batch reads a file of JSON Lines, not standard input (`-`)")
@@ -206,6 +206,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
             if not raw.strip():
                 continue
             shown = f"{batch}:{lineno}"
+            line = None  # (the line's text: what is said of its state is placed at its column)
             try:
                 try:
                     line = raw.decode("utf-8").rstrip("\n").rstrip("\r")  # (a position past its end stays on it)
@@ -224,7 +225,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 else:
                     out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
-                diags = [_on_batch_line(d, shown, batch, lineno) for d in exc.diagnostics]
+                diags = [_on_batch_line(d, shown, batch, lineno) for d in at_lines(exc.diagnostics, shown, line)]
                 worst = max(worst, exit_code(diags))
                 if fmt == "text":
                     err.write(render_all(diags, None, err) + "\n")
