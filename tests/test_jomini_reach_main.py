@@ -26,7 +26,9 @@ What `reach` means, exactly (README, the Jomini section):
 - its `exits` are the hexes the unit may leave the table by (JOM-X1, X3): a hex is listed when some
   path ending on it is a legal move with `exit: true` and without combat (the unit's own hex alone is
   such a path), with the least `cost` of one (`main`'s, the step off included) and `main`'s `clause`
-  for it. (A move leaving with combat is not asked: no combat follows it.)
+  for it; a unit off the table has none (its move enters the table, JOM-X4: checked here on `main`'s
+  verdicts too, as `reach` agreeing with a `main` that let a reinforcement leave would prove nothing).
+  (A move leaving with combat is not asked: no combat follows it.)
 
 Checked on the rulesets' own `generate(seed)` states and on small boards built here with every
 feature the movement rules read: roads, rivers, fords, bridges, woods, hills, marsh, impassable hexes,
@@ -212,6 +214,9 @@ def check_unit(name: str, state: dict, unit: dict, graph: dict, prune: bool = Tr
     assert said["from"] == unit["hex"]
     want = expected_reach(name, state, unit, graph, prune)
     where = f"{name} {unit['id']} ({unit['type']} {unit.get('class')}) at {unit['hex']}: "
+    # a unit off the table moves to enter it (JOM-X4): `main` lets none of its moves leave it again, and
+    # so `reach` and `main` could not agree on such a way off without both being wrong
+    assert unit["hex"] is not None or not want["leaving"], where + f"main lets a reinforcement leave: {want['leaving']}"
     assert set(said["hexes"]) == set(want["hexes"]), where + diff(said, want, state, unit)
     # the ways off the table: the hexes `main` lets it leave by, each at the least cost of a way, with
     # the clause that allows it
@@ -388,7 +393,8 @@ def test_reach_is_where_main_lets_units_go_on_small_boards(name: str) -> None:
 # a road from 0101 east through woods and hills, over a bridge and along a river; a ford; marsh and an
 # impassable hex; friendly and enemy artillery and infantry on and beside the road; light units; a lone
 # officer and one with a unit; mounted infantry on the road; capped artillery; a unit not activated, a
-# pre-played one (AM), reduced units; a voluntary exit and two reinforcement entries, a unit off the table.
+# pre-played one (AM), reduced units; two voluntary exits and two reinforcement entries, a unit off the
+# table, a unit next to an exit.
 def _u(uid: str, side: str, kind: str, cls: str | None, hex_: str | None, reduced: bool = False, **flags: Any) -> dict:
     unit = {"id": uid, "side": side, "type": kind, "hex": hex_, "flags": {"activated": True, **flags}}
     if reduced:
@@ -426,6 +432,7 @@ BUILT = {
         _u("Y", "red", "lancers", "heavy", "0505", reduced=True),
         _u("N", "red", "camelry", "light", "0104", activated=False),
         _u("F", "red", "infantry", "light", "0502", mounted=True),
+        _u("W", "blue", "infantry", "light", "0206"),
     ],
 }
 
@@ -436,8 +443,8 @@ def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str)
     if name == "am":
         state["units"].append(_u("Q", "blue", "cavalry", "heavy", "0401", pre_played=True))
     assert check_state(name, state) == len(state["units"])
-    # (some units may leave the table: F by 0701, R entering by 0105 and leaving by 0106; in AM the lone
-    # characters by any edge hex, JOM-X3)
+    # (some units may leave the table: F by 0701, W by 0106; in AM the lone characters by any edge hex,
+    # JOM-X3; R, a reinforcement, by none: its move enters the table, JOM-X4)
     assert sum(bool(ruleset(name).run(state, query="reach", args=[u["id"]])["exits"]) for u in state["units"]) >= 2
     # and where the units go after some moves: L leaves 0202 for the hills (P, with it, goes along); X
     # makes for 0602 along the road across F (refused in RE, JOM-O2; in AM, F is light and X gets there,
@@ -483,4 +490,4 @@ def test_the_pruned_search_finds_what_the_whole_one_finds(name: str) -> None:
         legal_paths(name, state, unit, graph, prune=False, most=3, exits=whole_exits)
         assert {h: len(v) for h, v in whole_exits.items()} == {h: len(v) for h, v in pruned_exits.items()}
         leaving += bool(whole_exits)
-    assert leaving >= 2  # (F by 0701; R entering by 0105 and leaving by 0106; in AM, the lone characters)
+    assert leaving >= 2  # (F by 0701; W by 0106; in AM, the lone characters)
