@@ -28,7 +28,9 @@ What `reach` means, exactly (README, the Jomini section):
   such a path), with the least `cost` of one (`main`'s, the step off included) and `main`'s `clause`
   for it; a unit off the table has none (its move enters the table, JOM-X4: checked here on `main`'s
   verdicts too, as `reach` agreeing with a `main` that let a reinforcement leave would prove nothing).
-  (A move leaving with combat is not asked: no combat follows it.)
+  Every such path is also submitted with combat: `reach` marks no way off with `fight`, so `main`
+  accepts none (no combat follows a move off the table: JOM-A1's "with combat" is a fight at the end
+  of the move).
 
 Checked on the rulesets' own `generate(seed)` states and on small boards built here with every
 feature the movement rules read: roads, rivers, fords, bridges, woods, hills, marsh, impassable hexes,
@@ -126,10 +128,11 @@ def main_verdict(name: str, state: dict, move: dict) -> dict:
 # its allowance is over it. The long mode also runs the search without this pruning.
 #
 # Leaving the table is a path with `exit: true`: every path tried (and, for a unit on the table, the
-# path of its own hex alone) is also submitted so. The pruning loses none that `main` accepts: such a
-# path crosses every hex it enters, and its step off costs at least 1 (`exit_cost`), so each of its
-# prefixes, made as a move, is legal or refused only for where it ends, and enters fewer hexes than
-# its allowance; so the path itself is tried.
+# path of its own hex alone) is also submitted so, without combat and with it. The pruning loses none
+# that `main` accepts: such a path crosses every hex it enters, and its step off costs at least 1
+# (`exit_cost`), so each of its prefixes, made as a move without combat (whose allowance is no smaller
+# than with combat), is legal or refused only for where it ends, and enters fewer hexes than its
+# allowance; so the path itself is tried.
 ENDS_ONLY = {"JOM-O1", "JOM-O4"}
 MOST_STEPS = 8  # more hexes than any allowance with its bonuses (at most 4 + road 1): a safety stop
 
@@ -140,11 +143,12 @@ def extendable(path: list[str], verdict: dict) -> bool:
 
 
 def legal_paths(name: str, state: dict, unit: dict, graph: dict, prune: bool = True, most: int = MOST_STEPS,
-                refused: list | None = None, exits: dict | None = None) -> dict[str, list]:
+                refused: list | None = None, exits: dict | None = None,
+                fighting_exits: dict | None = None) -> dict[str, list]:
     """The last hex of each path of at most `most` steps that `main` accepts for `unit` without combat,
     with the verdicts of those paths: {hex: [(path, verdict), ...]}; the paths it refuses, with their
     verdicts, go to `refused`; the hexes the unit leaves the table by, with the paths and verdicts of
-    those moves, to `exits`."""
+    those moves, to `exits` (without combat) and `fighting_exits` (the same paths with combat)."""
     entries = state["board"].get("exits", {}).get("reinforcement", [])
     if unit["hex"] is None:
         frontier = [[e] for e in entries]
@@ -168,11 +172,13 @@ def legal_paths(name: str, state: dict, unit: dict, graph: dict, prune: bool = T
             break
     else:
         assert not prune, f"{unit['id']}: paths of {most} steps still worth going on from: {tried[:3]}"
-    if exits is not None:
-        leaving = judged(name, state, [{"unit": unit["id"], "path": p, "combat": False, "exit": True} for p in every])
+    for combat, ways in ((False, exits), (True, fighting_exits)):
+        if ways is None:
+            continue
+        leaving = judged(name, state, [{"unit": unit["id"], "path": p, "combat": combat, "exit": True} for p in every])
         for p, v in zip(every, leaving):
             if v["status"] == "ok":
-                exits.setdefault(p[-1], []).append((p, v))
+                ways.setdefault(p[-1], []).append((p, v))
     return found
 
 
@@ -180,7 +186,8 @@ def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool 
     """What `reach` should say of `unit`, from `main`'s verdicts alone."""
     refused: list = []
     leaving: dict[str, list] = {}
-    found = legal_paths(name, state, unit, graph, prune, refused=refused, exits=leaving)
+    leaving_fighting: dict[str, list] = {}
+    found = legal_paths(name, state, unit, graph, prune, refused=refused, exits=leaving, fighting_exits=leaving_fighting)
     ways = [(h, p) for h in sorted(found) for p, _ in found[h]]
     fights = judged(name, state, [{"unit": unit["id"], "path": p, "combat": True} for _, p in ways])
     fight = {h: (p, v) for (h, p), v in zip(ways, fights) if v["status"] == "ok"}
@@ -198,7 +205,7 @@ def expected_reach(name: str, state: dict, unit: dict, graph: dict, prune: bool 
         exits[h] = {"cost": min(v["cost"] for _, v in vs), "clause": clauses.pop()}
     calm |= {v["allowance"] for vs in leaving.values() for _, v in vs}
     return {"hexes": hexes, "calm": calm, "road": road, "fight": fighting, "found": found, "fights": fight,
-            "refused": refused, "exits": exits, "leaving": leaving}
+            "refused": refused, "exits": exits, "leaving": leaving, "leaving_fighting": leaving_fighting}
 
 
 def standing(name: str, state: dict, uid: str) -> dict:
@@ -222,6 +229,12 @@ def check_unit(name: str, state: dict, unit: dict, graph: dict, prune: bool = Tr
     # the clause that allows it
     assert said["exits"] == want["exits"], (where + f"reach's exits {said['exits']}, main's {want['exits']}, e.g. "
                                             + str({h: [p for p, _ in vs][:2] for h, vs in want["leaving"].items()}))
+    # and with combat: `reach` says of none of them that the unit may fight after leaving, so `main`
+    # accepts none (no combat follows a move off the table, JOM-A1)
+    fighting = {h for h, way in said["exits"].items() if way.get("fight")}
+    assert fighting == set(want["leaving_fighting"]), (
+        where + f"reach lets it leave with combat by {sorted(fighting)}, main by "
+        + str({h: [p for p, _ in vs][:2] for h, vs in want["leaving_fighting"].items()}))
     allowance = said["allowance"]
     # the allowances `main` used on the legal paths are those `reach` says
     assert want["calm"] <= {allowance["calm"]}, where + f"main's calm allowances {want['calm']}, reach {allowance}"
@@ -250,6 +263,9 @@ def _confirm(name: str, state: dict, unit: dict, want: dict) -> None:
     for ways in list(want["leaving"].values())[:2]:
         path, verdict = ways[0]
         assert main_verdict(name, state, {"unit": unit["id"], "path": path, "combat": False, "exit": True}) == verdict
+        with_combat = [p for p, _ in want["leaving_fighting"].get(path[-1], [])]
+        said = main_verdict(name, state, {"unit": unit["id"], "path": path, "combat": True, "exit": True})
+        assert (said["status"] == "ok") == (path in with_combat), said
 
 
 def diff(said: dict, want: dict, state: dict, unit: dict) -> str:
@@ -486,8 +502,11 @@ def test_the_pruned_search_finds_what_the_whole_one_finds(name: str) -> None:
     for unit in state["units"]:
         pruned_exits: dict[str, list] = {}
         whole_exits: dict[str, list] = {}
-        legal_paths(name, state, unit, graph, prune=True, exits=pruned_exits)
-        legal_paths(name, state, unit, graph, prune=False, most=3, exits=whole_exits)
+        pruned_fighting: dict[str, list] = {}
+        whole_fighting: dict[str, list] = {}
+        legal_paths(name, state, unit, graph, prune=True, exits=pruned_exits, fighting_exits=pruned_fighting)
+        legal_paths(name, state, unit, graph, prune=False, most=3, exits=whole_exits, fighting_exits=whole_fighting)
         assert {h: len(v) for h, v in whole_exits.items()} == {h: len(v) for h, v in pruned_exits.items()}
+        assert {h: len(v) for h, v in whole_fighting.items()} == {h: len(v) for h, v in pruned_fighting.items()}
         leaving += bool(whole_exits)
     assert leaving >= 2  # (F by 0701; W by 0106; in AM, the lone characters)
