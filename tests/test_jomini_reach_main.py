@@ -323,7 +323,7 @@ def _label(c: int, r: int) -> str:
 def boards(draw: Any, name: str) -> dict:
     """A valid state of 4 to 6 columns and rows: terrain, a road or two, hex sides with features, exits on
     the edge, and 2 to 7 units of both sides (a character now and then with a unit of its side, a unit
-    now and then off the table)."""
+    now and then off the table, having left it or not, a character alone or with its unit)."""
     cols, rows = draw(st.integers(4, 6)), draw(st.integers(4, 6))
     layout = draw(st.sampled_from(["odd-q", "even-q", "odd-r", "even-r"]))
     board: dict[str, Any] = {"cols": cols, "rows": rows, "layout": layout}
@@ -367,6 +367,11 @@ def boards(draw: Any, name: str) -> dict:
             unit["class"] = cls
         if draw(st.integers(0, 5)) == 0:
             unit["reduced"] = True
+        if unit["hex"] is None and draw(st.booleans()):
+            # off the table after leaving it: alone, or (a character) with its unit (JOM-X3 in AM)
+            flags["exited"] = True
+            if kind in ("officer", "character") and draw(st.booleans()):
+                flags["lone"] = False
         units.append(unit)
     # a character with a unit stands on the hex of a unit of its side (and takes none of its own)
     held = {u["hex"]: u for u in units if u["hex"] is not None and u["type"] not in ("officer", "character")}
