@@ -146,19 +146,28 @@ def test_generator_state_binds_inputs_without_default_to_none() -> None:
 def test_jomini_generator_is_varied() -> None:
     rs = load_ruleset(JOMINI / "re.rules")
     sizes, kinds, verdicts, terrains = set(), set(), Counter(), set()
+    shapes: Counter = Counter()
     for seed in range(60):
         st = generated(JOMINI / "re.rules", seed)
         b = st["board"]
         sizes.add((b["cols"], b["rows"]))
         assert 5 <= b["cols"] <= 8 and 5 <= b["rows"] <= 8
-        assert 2 <= len(st["units"]) <= 6 and 1 <= len(st["moves"]) <= 3
-        assert len({u["hex"] for u in st["units"]}) == len(st["units"])
+        on = [u for u in st["units"] if u["hex"] is not None]
+        assert 2 <= len(on) <= 6 and len(st["units"]) - len(on) <= 1 and 1 <= len(st["moves"]) <= 4
+        assert len({u["hex"] for u in on}) == len(on)
+        assert len(b["exits"]["voluntary"]) == len(b["exits"]["reinforcement"]) == 1
+        # the shapes of move off and onto the table (JOM-X1, X4): leaving, with combat or not; entering,
+        # and entering and leaving again
+        off = {u["id"] for u in st["units"] if u["hex"] is None}
+        shapes.update(("enter" if m["unit"] in off else "stay") + ("-leave" if m.get("exit") else "")
+                      + ("-combat" if m["combat"] else "") for m in st["moves"])
         assert any(e["feature"] for e in b["edges"]) and b["roads"]
         terrains |= {h["terrain"] for h in b["hexes"].values()}
         kinds |= {(u["type"], u["class"], u["side"]) for u in st["units"]}
         verdicts.update(m["status"] for m in rs.run(st, seed=seed)["moves"])
     assert len(sizes) > 8 and len(kinds) > 10 and {"woods", "marsh", "impassable"} <= terrains
     assert verdicts["ok"] > 20 and verdicts["illegal"] > 20
+    assert {"stay-leave", "stay-leave-combat", "enter", "enter-leave"} <= set(shapes), shapes
 
 
 # ---------------------------------------------------------------- the errata examples (docs/errata.md)
@@ -198,11 +207,11 @@ def test_errata_jomini_heavy_infantry() -> None:
     assert code == 1
     assert report["tried"] == 200 and minimal
     assert ("/moves/0/allowance", 1, 2) in changes(report)
-    for st in minimal:  # one heavy infantry unit, one move with combat
+    for st in minimal:  # one heavy infantry unit, one move with combat (on a bare board, or entering it)
         assert len(st["units"]) == 1 and len(st["moves"]) == 1, st
         (u,), (m,) = st["units"], st["moves"]
         assert (u["type"], u["class"], m["combat"]) == ("infantry", "heavy", True)
-        assert set(st["board"]) == {"cols", "rows"}
+        assert set(st["board"]) == ({"cols", "rows"} if u["hex"] is not None else {"cols", "rows", "exits"})
 
 
 def test_errata_jomini_cases_differ() -> None:

@@ -499,7 +499,7 @@ def test_the_pruned_search_finds_what_the_whole_one_finds(name: str) -> None:
             pruned = legal_paths(name, state, unit, graph, prune=True)
             whole = legal_paths(name, state, unit, graph, prune=False, most=6)
             assert {h: len(v) for h, v in whole.items()} == {h: len(v) for h, v in pruned.items()}
-    # the ways off the table, on the board with everything (the generated boards have no exits): a move
+    # the ways off the table, on the board with everything (where more units reach one): a move
     # leaving it enters at most 3 hexes (4, the largest allowance without combat, less the step off)
     state = {**BUILT, "moves": []}
     graph = batch(name).run(state, query="neighbours", validate=False)
