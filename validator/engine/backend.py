@@ -126,7 +126,7 @@ class _Kept(R.Kept):
                 spent += k.charge
                 (members if k.whole else others).append(k)
         self.reads = (*members, *others)
-        self.group = group = (groups.get(key := frozenset(members)) or _kept(sub.shared, groups, key)
+        self.group = group = (groups.get(key := frozenset(members)) or sub.shared.get((id(groups), key))
                               or _keep(sub.shared, groups, key, _Group(key)) if members else None)
         found, rest, more = len(group.below) if group is not None else 0, 0, 0
         if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
@@ -152,16 +152,10 @@ def _pay(run: R.Run, kept: _Kept, span: Span) -> None:
         raise R.over_budget(run, span)
 
 
-def _kept(shared: dict[Any, Any], table: dict[Any, _T], key: Any) -> _T | None:
-    """What the run keeps by ``key`` for ``table`` when ``table`` does not (its callers look there first):
-    kept for the run's life in ``shared`` (the run's and its fresh ones', ``reference.Run.shared``) by
-    ``(id(table), key)`` (``_keep``); None if it is not kept."""
-    return shared.get((id(table), key))  # type: ignore[no-any-return]
-
-
 def _keep(shared: dict[Any, Any], table: dict[Any, _T], key: Any, made: _T) -> _T:
     """``made``, kept by ``key``: in ``table`` for the program's life while that holds under
-    ``_ALONE_CAP`` entries, else in ``shared`` for the run's (``_kept`` finds it there)."""
+    ``_ALONE_CAP`` entries, else for the run's life in ``shared`` (the run's and its fresh ones',
+    ``reference.Run.shared``) by ``(id(table), key)``, where its readers look after ``table``."""
     if len(table) < _ALONE_CAP:
         table[key] = made
     else:
@@ -172,10 +166,10 @@ def _keep(shared: dict[Any, Any], table: dict[Any, _T], key: Any, made: _T) -> _
 def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., Any], args: tuple[Any, ...],
            memo: dict[Any, Any] | None, span: Span, groups: dict[Any, _Group]) -> Any:
     """A state-free definition's value at its first read in the run ``ctx`` (``reference.Interpreter.alone``):
-    kept (``_kept``, else ``_keep``: ``_Kept``, computed in a run of its own; its group in ``groups``
-    the same way), paid for (``_pay``) and, a value's, kept in the run's ``memo``. Its later reads in
-    the run find it paid (``alone_source``)."""
-    hit = (table.get(key) or _kept(ctx.shared, table, key)
+    kept (found in ``table`` or the run's ``shared``, else ``_keep``: ``_Kept``, computed in a run of its
+    own; its group in ``groups`` the same way), paid for (``_pay``) unless the run has paid it and, a
+    value's, kept in the run's ``memo``."""
+    hit = (table.get(key) or ctx.shared.get((id(table), key))
            or _keep(ctx.shared, table, key, _Kept(ctx, key, body, args, memo is not None, groups)))
     if hit not in ctx.paid:
         _pay(ctx, hit, span)

@@ -235,9 +235,10 @@ class Run:
         self.memo: dict[Any, Any] = {}
         self.alive: list[Any] = []  # values whose identity is in a memo key (see ``freeze``)
         self.alone: Any = None  # a run of a state-free definition's own: its memo key (see ``fresh``)
-        # state-free definitions' values (``Kept``), one for a run and its fresh ones; those this run
-        # read (a miss of its memo), those it paid for and the steps it paid (``pay``)
-        self.shared: dict[Any, Kept] = {}
+        # state-free definitions' values (``Kept``; what else an engine keeps so, ``backend._keep``), one for a
+        # run and its fresh ones; those this run read (a miss of its memo), those it paid for and the steps it
+        # paid (``pay``)
+        self.shared: dict[Any, Any] = {}
         self.reads: list[Kept] = []
         self.paid: set[Kept] = set()
         self.paid_steps = 0
