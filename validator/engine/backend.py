@@ -374,8 +374,7 @@ class Backend:
     # -- running
 
     def run_query(self, run: R.Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
-        if not self.facts.solved:  # (a run: the kinds are worth a walk of the program, ``facts.solve``)
-            codecache.solve(self.facts, self.unwritten)  # (``facts.solve``, or its result kept by another process)
+        codecache.solve(self.facts, self.unwritten)  # (a run: the kinds are worth a walk of the program, once)
         try:
             return self.interp.run_query(run, unit, args, check)
         finally:
@@ -1231,8 +1230,6 @@ class _Protocol(R.Interpreter):
         self.guards: bool | None = None  # ``Memos.guards``, asked at the first decision given no plain value (``refuse``)
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
-        if unit.kind == "input":
-            return run.inputs[unit.index]
         return self.backend.function(unit)(run)
 
     def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:
