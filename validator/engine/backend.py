@@ -206,6 +206,8 @@ def _absent_cell(ctx: R.Run) -> None:
 
 # ---------------------------------------------------------------- writing one function
 
+_JUMPS = {A.Stop: "raise _Stop()", A.Break: "break", A.Continue: "continue"}  # (statements of one line)
+
 
 class _Local(NamedTuple):
     """A local of the unit (``bind.Local``) in generated code: its Python local, and whether it is a procedure's
@@ -703,12 +705,8 @@ class Backend:
             return env
         if isinstance(s, A.Goto):
             w(f"raise _Goto({cast(StepRef, w.bound[id(s)]).at})")
-        elif isinstance(s, A.Stop):
-            w("raise _Stop()")
-        elif isinstance(s, A.Break):
-            w("break")
-        elif isinstance(s, A.Continue):
-            w("continue")
+        elif type(s) in _JUMPS:
+            w(_JUMPS[type(s)])
         elif isinstance(s, A.Emit):
             ev = w.fresh()
             step = cast(StepRef, w.bound[id(s)]).step
