@@ -565,13 +565,9 @@ class Backend:
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def decision_source(self, w: _Writer, unit: Unit, name: str) -> str:
-        """The decision's reading: final values at once, anything else through the reference's
-        resolution (``Interpreter.resolve``), whose body is ``body_source``'s function."""
+        """The decision's reading: the reference's resolution (``Interpreter.resolve``), whose body is
+        ``body_source``'s function."""
         _, pnames = self.params(w, unit.params)
-        frozen = ", ".join(f"{p} if _type({p}) is _str else _freeze({p})" for p in pnames)
-        w(f"key = ({w.const(unit.name)}, {frozen})")
-        w("if ctx.dstate.get(key) == 2:")
-        w("    return ctx.dvalue[key]")
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{', '.join(pnames)}])")
         body_w = _Writer(self, w.bound, w.kinds)
         self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
