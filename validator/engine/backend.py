@@ -235,8 +235,8 @@ class _Writer:
         self.kinds: dict[int, type] = {} if kinds is None else kinds
         self.known: dict[str, type] = {}
 
-    def __call__(self, text: str) -> None:
-        self.lines.append("    " * self.indent + text)
+    def __call__(self, *lines: str) -> None:
+        self.lines.extend("    " * self.indent + line for line in lines)
 
     def nested(self, head: str, tail: str, env: Env) -> "_Writer":
         """A writer for a function written inside this one (a lambda, a generator), one level deeper, the
@@ -831,7 +831,7 @@ class Backend:
         (``reference.put_entry``): a text or integer at once (it costs no walk and can always be one)."""
         fast, slow = (f"{out}.add({x})", f"_add_item(ctx, {out}, {x}, {span})") if v is None else (
             f"{out}[{x}] = {v}", f"_put_entry(ctx, {out}, {x}, {v}, {span})")
-        _chain(w, [(_either(self.is_(x, "str", w), self.is_(x, "int", w)), [fast]), ("True", [slow])])
+        w(f"if {_either(self.is_(x, 'str', w), self.is_(x, 'int', w))}:", f"    {fast}", "else:", f"    {slow}")
 
     def kind(self, v: str, w: _Writer | None = None) -> type | None:
         """The type of what ``v`` holds when it is a constant (a literal, or a constant's name), or a local
@@ -1023,6 +1023,7 @@ class Backend:
         x = self.expr(w, e.left, env)
         y = self.expr(w, e.right, env)
         span = w.const(e.span)
+        slow = f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"
         if e.op in ("==", "!="):  # (with dice, both plain: a die is compared by the reference's way)
             # (Python's True == 1: equal plain values are of one kind only if both or neither are truth values)
             kx, ky = self.kind(x, w), self.kind(y, w)
@@ -1035,20 +1036,21 @@ class Backend:
             same = _both(f"{x} == {y}", bools)
             test = same if e.op == "==" else f"not ({same})"
             plain = (_both if self.dice else _either)(self.is_(x, "plain", w), self.is_(y, "plain", w))
-            return self.tmp(w, _pick(test, plain, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
+            return self.tmp(w, _pick(test, plain, slow))
         if e.op in ("in", "notin"):
             fast = f"{x} {'not in' if e.op == 'notin' else 'in'} {y}"  # `when`: a text, number, (a, b) (``flat_key``) in set/map
             when = _both(_either(self.is_(y, "frozenset", w), self.is_(y, "dict", w), self.is_(y, "Map", w)),
                          self.flat_key(w, e.left, x) or _either(self.is_(x, "str", w), self.is_(x, "int", w)))
             listed = _both(self.is_(y, "list", w), self.is_(x, "str", w))  # (a text equals only a text: ``in_list``)
             if listed != "False":  # a text in a list: its length charged (``reference.member``), then Python's `in`
-                out, slow = w.fresh(), f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"
-                _chain(w, [(when, [f"{out} = {fast}"]), (listed, [f"ctx.steps += _len({y})", "if ctx.steps > ctx.budget:",
-                           f"    raise _over(ctx, {span})", f"{out} = {fast}"]), ("True", [f"{out} = {slow}"])])
+                out = w.fresh()  # (a condition known true or false: Python's compiler keeps only the branch taken)
+                w(f"if {when}:", f"    {out} = {fast}", f"elif {listed}:", f"    ctx.steps += _len({y})",
+                  f"    if ctx.steps > ctx.budget: raise _over(ctx, {span})", f"    {out} = {fast}", "else:",
+                  f"    {out} = {slow}")
                 return out
         else:
             fast, when = f"{x} {e.op} {y}", _both(self.is_(x, "int", w), self.is_(y, "int", w))
-        return self.tmp(w, _pick(fast, when, f"_compare(ctx, {w.const(e.op)}, {x}, {y}, {span})"))
+        return self.tmp(w, _pick(fast, when, slow))
 
     def x_BinOp(self, w: _Writer, e: A.BinOp, env: Env) -> str:
         x = self.expr(w, e.left, env)
@@ -1064,13 +1066,12 @@ class Backend:
         span = w.const(e.span)
         if e.op not in ("+", "-"):  # (two integers or two texts: neither is a die)
             return self.tmp(w, f"_arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
-        t = w.fresh()
-        branches = [(_both(self.is_(x, "int", w), self.is_(y, "int", w)), [f"{t} = {x} {e.op} {y}"])]
-        if e.op == "+":
-            branches.append((_both(self.is_(x, "str", w), self.is_(y, "str", w)), [
-                f"ctx.steps += _len({x}) + _len({y})", "if ctx.steps > ctx.budget:", f"    raise _over(ctx, {span})",
-                f"{t} = {x} + {y}"]))
-        _chain(w, branches + [("True", [f"{t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})"])])
+        t = w.fresh()  # (a condition known true or false: Python's compiler keeps only the branch taken)
+        w(f"if {_both(self.is_(x, 'int', w), self.is_(y, 'int', w))}:", f"    {t} = {x} {e.op} {y}")
+        if e.op == "+":  # two texts: their lengths charged
+            w(f"elif {_both(self.is_(x, 'str', w), self.is_(y, 'str', w))}:", f"    ctx.steps += _len({x}) + _len({y})",
+              f"    if ctx.steps > ctx.budget: raise _over(ctx, {span})", f"    {t} = {x} + {y}")
+        w("else:", f"    {t} = _arith(ctx, {w.const(e.op)}, {x}, {y}, {span})")
         return t
 
     def x_Neg(self, w: _Writer, e: A.Neg, env: Env) -> str:
@@ -1192,24 +1193,6 @@ def _either(*conds: str) -> str:
 def _pick(fast: str, when: str, slow: str) -> str:
     """``fast if when else slow``, a condition known true or false answered."""
     return fast if when == "True" else slow if when == "False" else f"{fast} if {when} else {slow}"
-
-
-def _chain(w: _Writer, branches: list[tuple[str, list[str]]]) -> None:
-    """An `if`/`elif` chain of (condition, lines), a condition known false left out, the first known
-    true its `else` (or the whole code, alone)."""
-    opened = False
-    for cond, lines in branches:
-        if cond == "False":
-            continue
-        if cond != "True":
-            w(f"{'elif' if opened else 'if'} {cond}:")
-        elif opened:
-            w("else:")
-        for line in lines:
-            w("    " * opened + line if cond == "True" else "    " + line)
-        if cond == "True":
-            return
-        opened = True
 
 
 class _Protocol(R.Interpreter):
