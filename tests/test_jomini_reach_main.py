@@ -22,7 +22,8 @@ What `reach` means, exactly (README, the Jomini section):
 - its `allowance` is `main`'s: `fight` that of a move with combat, `calm` that of one without, `road`
   that of a road march (none when the unit does not stand on a road);
 - the unit's own hex is never listed (staying is no move to a hex), nor a hex a unit only crosses (one
-  held by another unit: a move never ends there, JOM-O1);
+  held by another unit: a move never ends there, JOM-O1), unless a character and a unit of one side
+  would end there together (the character is then with the unit: JOM-O1 speaks of units, JOM-X4);
 - its `exits` are the hexes the unit may leave the table by (JOM-X1, X3): a hex is listed when some
   path ending on it is a legal move with `exit: true` and without combat (the unit's own hex alone is
   such a path), with the least `cost` of one (`main`'s, the step off included) and `main`'s `clause`
@@ -476,16 +477,21 @@ def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str)
                       {"unit": "C", "path": ["0203", "0202"], "combat": True}]
     assert check_state(name, state) == len(state["units"])
     # several moves of one unit (JOM-A1: once per turn; a refused move is no move): O tries to end on
-    # 0203, which C holds (refused, JOM-O1); C goes into the marsh and O tries again (legal); C's second
-    # move is refused (it has moved); F's first is refused (0404 is impassable), its second is its move
-    state["moves"] = [{"unit": "O", "path": ["0103", "0203"], "combat": False},
-                      {"unit": "C", "path": ["0203", "0303"], "combat": False},
+    # 0104, which N (red) holds (refused, JOM-O1), then ends on 0203 with C, a unit of its side (a
+    # character is no second unit there, JOM-O1, X4); C goes into the marsh, O with it; C's second move
+    # is refused (it has moved); F's first is refused (0404 is impassable), its second is its move
+    state["moves"] = [{"unit": "O", "path": ["0103", "0104"], "combat": False},
                       {"unit": "O", "path": ["0103", "0203"], "combat": False},
+                      {"unit": "C", "path": ["0203", "0303"], "combat": False},
                       {"unit": "C", "path": ["0303", "0403"], "combat": False},
                       {"unit": "F", "path": ["0502", "0503", "0504", "0404"], "combat": False},
                       {"unit": "F", "path": ["0502", "0503"], "combat": False}]
-    verdicts = [v["status"] for v in ruleset(name).run(state)["moves"]]
-    assert verdicts == ["illegal", "ok", "ok", "illegal", "illegal", "ok"], verdicts
+    turn = ruleset(name).run(state)
+    verdicts = [(v["status"], v["clause"]) for v in turn["moves"]]
+    assert verdicts == [("illegal", "JOM-O1"), ("ok", "JOM-A1"), ("ok", "JOM-A1"), ("illegal", "JOM-A1"),
+                        ("illegal", "JOM-T1"), ("ok", "JOM-A1")], verdicts
+    o = next(u for u in turn["units"] if u["id"] == "O")
+    assert (o["hex"], o["flags"].get("lone")) == ("0303", False)
     assert check_state(name, state) == len(state["units"])
 
 
