@@ -493,6 +493,16 @@ def test_reach_is_where_main_lets_units_go_on_a_board_with_everything(name: str)
     o = next(u for u in turn["units"] if u["id"] == "O")
     assert (o["hex"], o["flags"].get("lone")) == ("0303", False)
     assert check_state(name, state) == len(state["units"])
+    # the reinforcement R enters at 0101 and stops there; G, an officer kept off the table with it,
+    # enters after it onto its hex and is then with it (JOM-X4: reinforcements enter with an officer)
+    state["units"].append(_u("G", "blue", "officer", None, None))
+    state["moves"] = [{"unit": "R", "path": ["0101"], "combat": False},
+                      {"unit": "G", "path": ["0101"], "combat": False}]
+    turn = ruleset(name).run(state)
+    assert [v["status"] for v in turn["moves"]] == ["ok", "ok"], turn["moves"]
+    g = next(u for u in turn["units"] if u["id"] == "G")
+    assert (g["hex"], g["flags"].get("lone")) == ("0101", False)
+    assert check_state(name, state) == len(state["units"])
 
 
 @pytest.mark.parametrize("name", RULESETS)
