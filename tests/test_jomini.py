@@ -375,6 +375,8 @@ def test_a_character_back_on_the_table_goes_where_it_may() -> None:
     ({"edges": [{"a": "0102", "b": "0202", "feature": "river"}, {"a": "0202", "b": "0102", "feature": "bridge"}]}, [],
      "/board/edges/1", "the side between `0202` and `0102` is given twice, as river and as bridge"),
     ({}, [_unit("X", "0102"), _unit("X", "0303")], "/units/1/id", "a second unit `X`"),
+    ({}, [_unit("A", "0202"), _unit("O", "0303", {"lone": False}, kind=("officer", "medium"))], "/units/1/flags/lone",
+     "character `O` is with a unit (`lone: false`) but no unit of side `blue` stands on `0303`"),
 ])
 def test_a_board_the_rules_cannot_play_is_refused_where_it_is_wrong(ruleset: str, board: dict, units: list, pointer: str,
                                                                       message: str) -> None:
