@@ -352,10 +352,15 @@ LABEL_WIDTH = 0.72  # a label's width per letter, in its font size: the SVG stre
 LABEL_ABOVE, LABEL_BELOW = 0.78, 0.22  # of the font size, above and below the baseline: a box round any letter
 
 
+def label_width(size: float, text: str) -> float:
+    """A label's width: ``LABEL_WIDTH`` per letter of the font size (the SVG stretches it so: ``textLength``)."""
+    return LABEL_WIDTH * size * max(len(text), 1)
+
+
 def label_box(x: float, baseline: float, size: float, text: str) -> Box:
     """The box a label drawn centred at ``x`` on ``baseline`` fills: as wide as ``LABEL_WIDTH`` per
     letter (its ``textLength``), as tall as any letter of the font size."""
-    half = LABEL_WIDTH * size * max(len(text), 1) / 2
+    half = label_width(size, text) / 2
     return x - half, baseline - LABEL_ABOVE * size, x + half, baseline + LABEL_BELOW * size
 
 
@@ -376,7 +381,7 @@ def place_label(x: float, y: float, clear: float, size: float, text: str, marks:
     round the point (above, below, right, left, then the corners) and then further out, whose box
     meets no mark, and where one is free, none of the boxes ``taken`` (labels placed before, discs);
     ``clear``: the distance from the point that the label keeps at least (its disc's radius and a gap)."""
-    w, h = LABEL_WIDTH * size * max(len(text), 1), (LABEL_ABOVE + LABEL_BELOW) * size
+    w, h = label_width(size, text), (LABEL_ABOVE + LABEL_BELOW) * size
     near = [m for m in marks if abs(m[0] - x) < w + h + 8 * (clear + size) + m[2]
             and abs(m[1] - y) < w + h + 8 * (clear + size) + m[2]]
 
@@ -404,7 +409,7 @@ def place_label(x: float, y: float, clear: float, size: float, text: str, marks:
 
 
 def _label_svg(x: float, base: float, size: float, text: str, extra: str) -> str:
-    width = LABEL_WIDTH * size * max(len(text), 1)
+    width = label_width(size, text)
     return (f'<text class="label" x="{x:.1f}" y="{base:.1f}" font-size="{size:.1f}" textLength="{width:.1f}" '
             f'lengthAdjust="spacingAndGlyphs" text-anchor="middle"{extra}>{xml_text(text)}</text>')
 
