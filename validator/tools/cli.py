@@ -18,8 +18,8 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import (load_for_run, no_state_note, parse_arg, parse_dice, print_diags, require_files, require_regular,
-                     result_json, with_state)
+from .common import (load_for_run, no_state_note, parse_arg, parse_dice, print_diags, print_state_diags, require_files,
+                     require_regular, result_json)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,7 +117,7 @@ def reads_no_input(rs: Any, query: str) -> bool:
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
-    from ..engine.state import at_lines, read_state_text, state_file_text
+    from ..engine.state import read_state_text, state_file_text
 
     if args.state is not None and args.batch is not None:
         raise UsageError("give one of --state FILE or --batch FILE, not both")
@@ -153,11 +153,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         answer = result.json()
         written = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        print_diags(at_lines(exc.diagnostics, shown, text), diag_format, out, err, with_state(rs.sources, shown, text))
+        print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
         no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     except DiagnosticError as exc:
-        print_diags(at_lines(exc.diagnostics, shown, text), diag_format, out, err, with_state(rs.sources, shown, text))
+        print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
         return exit_code(exc.diagnostics)
     if args.svg:
         from . import render

@@ -24,6 +24,15 @@ def with_state(sources: dict[str, str], shown: str, text: str | None) -> dict[st
     return sources if text is None else {**sources, shown: text}
 
 
+def print_state_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextIO, sources: dict[str, str],
+                      shown: str, text: str | None) -> None:
+    """``print_diags`` of what a run said, the state's faults placed at their lines in its JSON ``text``
+    (read from ``shown``; ``at_lines``) and that text's lines shown under them."""
+    from ..engine.state import at_lines
+
+    print_diags(at_lines(diags, shown, text), fmt, out, err, with_state(sources, shown, text))
+
+
 def no_state_note(state: str | None, diags: list[Diagnostic], err: TextIO) -> None:
     """After a command given no ``--state`` was refused a state (an `S` diagnostic), say why."""
     if state is None and any(d.code.startswith("S") for d in diags):

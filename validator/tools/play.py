@@ -31,7 +31,7 @@ import yaml
 from ..core import confine, jsontext, safeyaml
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, utf8_fault, wrap_words
 from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
-from .common import load_for_run, print_diags, require_files, require_regular, with_state
+from .common import load_for_run, print_diags, print_state_diags, require_files, require_regular, with_state
 from ..lib.values import notation
 from .textview import WIDTH, cut
 
@@ -371,7 +371,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
         entries = entries_of(items)
     except DiagnosticError as exc:
-        print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
+        print_state_diags(exc.diagnostics, "text", out, err, rs.sources, shown, text)
         return _exit_of(exc.diagnostics)
     outdir = Path(args.out) if args.out else None
     if outdir is not None:
@@ -403,7 +403,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             now = phase_name(rs, state, shown)
         except RunError as exc:
-            print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
+            print_state_diags(exc.diagnostics, "text", out, err, rs.sources, shown, text)
             return _exit_of(exc.diagnostics)
         if outdir is not None:
             confine.write_atomic(outdir / f"001_{_safe(now or 'start')}.json", _dump(state) + "\n", durable=False)

@@ -296,9 +296,9 @@ def png_of(svg: str) -> bytes:
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError, exit_code
-    from .common import load_for_run, print_diags, require_files, with_state
+    from .common import load_for_run, print_state_diags, require_files
     from ..api import RunError
-    from ..engine.state import at_lines, read_state_text, state_file_text
+    from ..engine.state import read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
     kind = Path(args.output).suffix.lower()
@@ -319,7 +319,7 @@ def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         svg = picture_of(rs, state, {"unit": args.unit} if args.unit else {}, shown)
         write_atomic(args.output, png_of(svg) if kind == ".png" else svg)
     except (RunError, DiagnosticError) as exc:
-        print_diags(at_lines(exc.diagnostics, shown, text), "text", out, err, with_state(rs.sources, shown, text))
+        print_state_diags(exc.diagnostics, "text", out, err, rs.sources, shown, text)
         return exit_code(exc.diagnostics)
     err.write(f"wrote {one_line(args.output)}\n")
     return EXIT_OK
