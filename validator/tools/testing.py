@@ -124,13 +124,13 @@ def _read_case_file(path: Path, shown: str) -> tuple[Any, str]:
     return safeyaml.load(text, line_numbers=True), text
 
 
-def _checks_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
+def _expects_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
     """Where a case's expectations check nothing (S007): the parts of the key, why, and a help."""
     exactly = "`{exactly: {}}` expects a map or record with no key"
     if isinstance(data.get("expect"), dict) and not data["expect"]:
         return ("expect",), "`expect: {}` checks nothing (an expected map is matched as at least its keys)", \
             f"write the fields of the result the case checks; {exactly}"
-    found = checks_nothing(data.get("expect"), ("expect",))
+    found = _empty_map_at(data.get("expect"), ("expect",))
     if found is not None:
         return found, f"`{found[-1]}: {{}}` checks nothing (an expected map is matched as at least its keys)", \
             f"write what it must hold, or leave the key out if anything will do; {exactly}"
@@ -145,7 +145,7 @@ def _checks_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | 
         if isinstance(where, dict) and not where:
             return ("probabilities", str(i), "where"), "`where: {}` matches every outcome", \
                 "name the fields of the outcomes whose probability is `p`"
-        found = checks_nothing(where, ("probabilities", str(i), "where"))
+        found = _empty_map_at(where, ("probabilities", str(i), "where"))
         if found is not None:
             return found, f"`{found[-1]}: {{}}` checks nothing (a pattern's map is matched as at least its keys)", \
                 f"write what it must hold, or leave the key out; {exactly}"
@@ -250,7 +250,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         if not isinstance(rs, str):
             suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", at(here, line)))
             continue
-        empty = _checks_nothing(_strip_lines(raw)) if expectations else None
+        empty = _expects_nothing(_strip_lines(raw)) if expectations else None
         if empty is not None:
             parts, why, help_ = empty
             suite.diagnostics.append(Diagnostic("S007", f"case `{cid}`: {why}",
@@ -325,7 +325,7 @@ def _approx(expected: Any) -> bool:
     return isinstance(expected, dict) and set(expected) <= {"approx", "tol"} and "approx" in expected
 
 
-def checks_nothing(expected: Any, parts: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+def _empty_map_at(expected: Any, parts: tuple[str, ...] = ()) -> tuple[str, ...] | None:
     """The parts of the first place in an expectation (or a `where` pattern) where a map is written empty
     under a key, or None. A map is matched as at least its keys, so an empty one asks nothing of what is
     there; as a list's item it holds that item's place (the list's length is compared), and inside
@@ -336,12 +336,12 @@ def checks_nothing(expected: Any, parts: tuple[str, ...] = ()) -> tuple[str, ...
         for k, v in expected.items():
             if isinstance(v, dict) and not v:
                 return (*parts, str(k))
-            found = checks_nothing(v, (*parts, str(k)))
+            found = _empty_map_at(v, (*parts, str(k)))
             if found is not None:
                 return found
     elif isinstance(expected, list):
         for i, v in enumerate(expected):
-            found = checks_nothing(v, (*parts, str(i)))
+            found = _empty_map_at(v, (*parts, str(i)))
             if found is not None:
                 return found
     return None
