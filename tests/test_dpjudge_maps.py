@@ -80,7 +80,7 @@ def test_the_start_state_is_the_packages(name: str) -> None:
     rs = load_ruleset(DIP / f"{ruleset_name(name)}.rules")
     start = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
                    "start_state")
-    assert rs.validate_state(start) == []
+    assert rs.state_schema_errors(start) == []
     pm = peer_map_of(name)
     assert start["phase"] == {"season": "spring", "year": int(pm.phase.split()[1]), "type": "movement"}
     units = sorted((peer_power(u["power"]), ("A " if u["type"] == "army" else "F ") + u["location"].upper())

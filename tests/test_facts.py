@@ -336,7 +336,7 @@ def test_the_kinds_claimed_in_the_bundled_rulesets_are_those_of_a_reference_run(
     turns = 3 if query == "next_state" else 1
     seen_total = 0
     for turn in range(turns):
-        assert rs.validate_state(current) == []
+        assert rs.state_schema_errors(current) == []
         seen = observe(rs, current, {"query": query}, claimed)
         assert not seen.wrong, [(str(getattr(e, "span", e)), k.__name__, v) for e, k, v in seen.wrong][:10]
         seen_total += seen.seen
@@ -358,7 +358,7 @@ def test_the_kinds_of_inputs_hold_on_random_diplomacy_turns() -> None:
     rs = load_ruleset(_BUNDLED / "diplomacy/standard.rules", use_cache=False)
     claimed = claims(rs.program, typed=True)
     for state in random_turns(7, 4 if not LONG else 40, 34):
-        assert rs.validate_state(state) == []
+        assert rs.state_schema_errors(state) == []
         seen = observe(rs, state, {"query": "main"}, claimed)
         assert not seen.wrong and seen.seen > 1000, [(str(getattr(e, "span", e)), k.__name__, v)
                                                      for e, k, v in seen.wrong][:10]

@@ -559,14 +559,14 @@ def test_a_decimal_is_read_exactly_whichever_way_it_comes_in(root: Path) -> None
     # a schema's `multipleOf` sees the decimal too: 0.3 is a multiple of 0.1 (not of the float's 0.1)
     (root / "s.json").write_text('{"type": "object", "properties": {"a": {"multipleOf": 0.1}}}')
     strict = ruleset(root, 'schema "s.json"\ninput a: any at "/a"\nquery main = a\n', name="strict.rules")
-    assert strict.validate_state({"a": 0.3}) == [] and strict.run({"a": 0.3}) == "3/10"
+    assert strict.state_schema_errors({"a": 0.3}) == [] and strict.run({"a": 0.3}) == "3/10"
     # and the quick check of a schema's bounds sees a decimal as the number it is
     from validator.core import jsontext
 
     (root / "b.json").write_text('{"type": "object", "properties": {"a": {"type": "number", "maximum": 1}}}')
     bounded = ruleset(root, 'schema "b.json"\ninput a: any at "/a"\nquery main = a\n', name="bounded.rules")
     for state in ({"a": 1.5}, jsontext.loads('{"a": 1.5}', "state.json")):
-        assert [d.code for d in bounded.validate_state(state)] == ["S002"], state
+        assert [d.code for d in bounded.state_schema_errors(state)] == ["S002"], state
 
 
 @pytest.mark.parametrize("query, refused, found", [("path_exists", False, True),
@@ -783,7 +783,7 @@ def test_a_state_schema_that_breaks_its_meta_schema_is_found_by_the_check(root: 
     with pytest.raises(RunError) as refused:  # a ruleset with an error runs nothing, and says why
         rs.run({"n": 1}, "main")
     assert [d.code for d in refused.value.diagnostics] == ["C015"]
-    assert [d.code for d in rs.validate_state({"n": 1})] == ["C015"]  # not a fast check's "certainly valid"
+    assert [d.code for d in rs.state_schema_errors({"n": 1})] == ["C015"]  # not a fast check's "certainly valid"
 
 
 def test_a_state_schema_with_a_pattern_re2_cannot_run_is_found_by_the_check(root: Path) -> None:

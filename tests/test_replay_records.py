@@ -221,6 +221,6 @@ def test_a_recorded_state_its_schema_refuses_is_said_as_its_schema_check_says_it
     rs = load_ruleset(STANDARD)
     with pytest.raises(PlayError) as info:
         replay(rs, [record[0], record[1], bad])
-    said = rs.validate_state({**bad, "orders": bad.get("orders", [])}, "<record 2>")
+    said = rs.state_schema_errors({**bad, "orders": bad.get("orders", [])}, "<record 2>")
     assert said and info.value.diagnostics == _named(rs, said, {**bad, "orders": []}, "<record 2>")
     assert info.value.kind == "state" and info.value.agreed == 1

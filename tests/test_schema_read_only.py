@@ -62,7 +62,7 @@ def test_a_loaded_schema_changed_in_place_after_its_checks_gives_no_stale_verdic
     refuses the change, so the verdicts are the same as before it."""
     rs = _loaded(tmp_path)
     states = [{"n": 2, "words": ["ab", "c"]}, {"n": 2}, {"n": 2, "words": ["ab"], "x": 1}, {"n": "2"}]
-    before = [(rs.validate_state(s), _verdict(lambda s=s: rs.run(s))) for s in states]
+    before = [(rs.state_schema_errors(s), _verdict(lambda s=s: rs.run(s))) for s in states]
     try:
         _CHANGES[change](rs.schema)
     except TypeError:
@@ -70,10 +70,10 @@ def test_a_loaded_schema_changed_in_place_after_its_checks_gives_no_stale_verdic
     now = json.loads(json.dumps(rs.schema))  # the schema as it now is (a plain copy, judged afresh)
     for state in states:
         fresh = schema_errors(state, now, "<state>")
-        assert rs.validate_state(state) == fresh
+        assert rs.state_schema_errors(state) == fresh
         assert certainly_valid(state, rs.schema) <= (fresh == [])
         assert (_verdict(lambda state=state: rs.run(state))[0] == "value") == (fresh == [])
-    assert [(rs.validate_state(s), _verdict(lambda s=s: rs.run(s))) for s in states] == before
+    assert [(rs.state_schema_errors(s), _verdict(lambda s=s: rs.run(s))) for s in states] == before
 
 
 def test_a_loaded_schema_is_read_only_and_the_files_own_value() -> None:

@@ -142,10 +142,10 @@ def test_a_state_found_valid_vouches_for_no_other_state_written_alike(monkeypatc
     twin = {**START, "orders": ()}
     assert json.dumps(valid, sort_keys=True) == json.dumps(twin, sort_keys=True)
     rs = load_ruleset(STANDARD, use_cache=False)
-    want = [d.message for d in rs.validate_state(twin)]
+    want = [d.message for d in rs.state_schema_errors(twin)]
     assert want, "the twin is invalid on its own"
-    assert rs.validate_state(valid) == [] and api._VALID_STATES, "the valid state is remembered"
-    assert [d.message for d in rs.validate_state(twin)] == want
+    assert rs.state_schema_errors(valid) == [] and api._VALID_STATES, "the valid state is remembered"
+    assert [d.message for d in rs.state_schema_errors(twin)] == want
 
 
 # -- what is checked when (docs/tools.md): a state built from the one `advance` made is the user's

@@ -121,9 +121,10 @@ class Ruleset:
     def queries(self) -> list[str]:
         return self.program.queries()
 
-    def validate_state(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
-        """The state's S002 diagnostics against the ruleset's JSON Schema (its decimals read exactly, as
-        a run reads them: ``jsontext.exact_numbers``)."""
+    def state_schema_errors(self, state: Any, shown: str = "<state>") -> list[Diagnostic]:
+        """The state's S002 diagnostics against the ruleset's JSON Schema alone (its decimals read exactly,
+        as a run reads them: ``jsontext.exact_numbers``). The rules' own ``query validate_state`` is not
+        run: ``state_errors`` gives both."""
         return self._checked(exact_numbers(state), shown)[0]
 
     def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
@@ -291,7 +292,7 @@ class Ruleset:
                                     help="a value nests too deeply to be checked or written")], "eval")
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
-        """Everything wrong with a state: what its JSON Schema says (``validate_state``), else what the
+        """Everything wrong with a state: what its JSON Schema says (``state_schema_errors``), else what the
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
         spot), each an S002 with its JSON pointer."""
         _in_time()
@@ -1148,7 +1149,7 @@ def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | 
         # that schema check as the first half of its full check
         completed, taken = _completed(raw, recorded, step.next) if not diffs else (raw, [])
         if taken:
-            malformed = rs.validate_state({**raw, "orders": raw.get("orders", [])}, next_where)
+            malformed = rs.state_schema_errors({**raw, "orders": raw.get("orders", [])}, next_where)
             if malformed:
                 raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
         errors = rs.state_errors({**completed, "orders": raw.get("orders", [])}, next_where)
