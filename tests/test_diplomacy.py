@@ -459,3 +459,24 @@ def test_reading_an_order_is_a_function_of_its_text_alone() -> None:
     rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
     free = {n: u.state_free for (_, n), u in rs.program.units.items() if n in ("read_order", "read_loc", "order_text")}
     assert free == {"read_order": True, "read_loc": True, "order_text": True}
+
+
+def test_an_importer_s_cases_are_checked_as_a_case_file_s(tmp_path: Path) -> None:
+    """A case an importer query makes without an `id`, or whose expectations check nothing, is refused as
+    in a case file (S004, S007 at the line the importer gives), where before it was dropped without a word
+    or run as a pass; the other cases still run."""
+    rules = tmp_path / "imp.rules"
+    rules.write_text('ruleset probe.importer "importer"\n'
+                     'query cases(text) = [{id: "ok", line: 2, state: {}, expect: {n: 1}}, {line: 3, state: {}},\n'
+                     '  {id: "empty", line: 4, state: {}, expect: {}}, {id: "inner", line: 5, state: {}, expect: {n: {}}}]\n'
+                     'query main = {n: 1}\n', encoding="utf-8")
+    text = tmp_path / "cases.txt"
+    text.write_text("a\nb\nc\nd\ne\n", encoding="utf-8")
+    code, out, err = _run("test", "--import", "cases", "--ruleset", str(rules), str(text))
+    assert code == 3, (code, out, err)
+    assert out.strip() == "1 passed, 0 failed"
+    found = [line for line in err.splitlines() if "error[" in line]
+    assert [f.split(": ", 1)[0] for f in found] == [f"{text}:3:1", f"{text}:4:1", f"{text}:5:1"], err
+    assert "error[S004]: importer `cases`: its case 2 has no `id`" in found[0]
+    assert "error[S007]: case `empty`" in found[1] and "`expect: {}` checks nothing" in found[1]
+    assert "error[S007]: case `inner`" in found[2] and "at expect.n" in found[2]

@@ -862,9 +862,21 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     if not isinstance(raw, list):
         suite.diagnostics.append(Diagnostic("S004", f"importer `{query}` must return a list of cases", Span(ruleset)))
         return suite
-    for c in raw:
-        if isinstance(c, dict) and "id" in c:
-            suite.cases.append(Case(str(c["id"]), file, int(c.get("line", 0) or 0), c, ruleset))
+    for n, c in enumerate(raw):
+        line = c.get("line") if isinstance(c, dict) else None
+        line = line if type(line) is int and line > 0 else 0
+        where = Span(file, line, 1) if line else Span(file)
+        if not isinstance(c, dict) or "id" not in c:
+            suite.diagnostics.append(Diagnostic("S004", f"importer `{query}`: its case {n + 1} has no `id`", where))
+            continue
+        # what a case file may not hold, an importer may not make: a case whose expectations check nothing
+        empty = _expects_nothing(c)
+        if empty is not None:
+            parts, why, help_ = empty
+            suite.diagnostics.append(Diagnostic("S007", f"case `{c['id']}` (made by importer `{query}`, at "
+                                                        f"{'.'.join(parts)}): {why}", where, help=help_))
+            continue
+        suite.cases.append(Case(str(c["id"]), file, line, c, ruleset))
     return suite
 
 
