@@ -351,6 +351,64 @@ def test_every_value_a_warmed_backend_keeps_carries_the_walk_from_nothing_paid(
     assert _kept_bounds_hold(rs.backend(typed=False))
 
 
+_ARGUMENTS = ["s", "s + s", 's + "x"', '"k"']  # (a function's argument as another reads it: met before or new)
+
+
+@st.composite
+def many_new_arguments(draw: Any) -> tuple[str, list[str]]:
+    """State-free functions of a text, each with a loop of its own and reading earlier ones (by its
+    argument, the argument doubled or a constant: arguments met before and new ones) and perhaps a
+    value without arguments, and queries each folding one of them over texts of its own (repeated
+    and new): a function's call by a text its table does not hold (``backend._new``), many times a
+    run."""
+    n = draw(st.integers(1, 5))
+    defs, names = ["def v = len(fold(range(5), [], fn(acc, j) => append(acc, j)))"], []
+    for i in range(n):
+        own = f"len(fold(range({draw(st.integers(0, 20))}), [], fn(acc, j) => append(acc, j)))"
+        reads = [f"d{r}({draw(st.sampled_from(_ARGUMENTS))})"
+                 for r in draw(st.lists(st.integers(0, i - 1), max_size=2))] if i else []
+        body = " + ".join([own, *reads, *(["v"] if draw(st.booleans()) else []), "len(s)"])
+        defs.append(f"def d{i}(s: str) = {body}")
+        names.append(f"d{i}")
+    texts = st.lists(st.sampled_from(["a", "b", "ab", "ba", "abc", "x", "k", ""]), min_size=1, max_size=8)
+    queries = [f"q{k}" for k in range(3)]
+    text = "\n".join(defs) + "\n" + "".join(
+        f"query {q} = fold({draw(texts)!r}, 0, fn(acc, t) => acc + {draw(st.sampled_from(names))}(t))\n".replace("'", '"')
+        for q in queries)
+    return text, queries
+
+
+@settings(max_examples=200 if LONG else 30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=many_new_arguments(), cap=st.sampled_from([100_000, 3, 0]), budgets=st.lists(st.integers(1, 400), max_size=3))
+def test_state_free_functions_called_with_many_new_arguments_under_small_budgets(
+        program: tuple[str, list[str]], cap: int, budgets: list[int]) -> None:
+    """A state-free function called by texts its table does not hold yet (``backend._new``; with a table
+    under its cap, full, or holding nothing, its values then kept for the run alone): whatever the
+    queries run before met, each query costs a warmed backend what it costs a cold one, gives the
+    reference's outcome under budgets at the reference's steps, one below them and small ones, in
+    steps that bound the reference's, and every value kept carries the walk from nothing paid."""
+    text, queries = program
+    path = _ROOT / "many_new_arguments.rules"
+    path.write_text(text)
+    saved = B._ALONE_CAP
+    B._ALONE_CAP = cap
+    try:
+        cold = {q: steps(load_ruleset(path, use_cache=False), {}, {"query": q}, "backend") for q in queries}
+        rs = load_ruleset(path, use_cache=False)
+        assert rs.ok, (text, [str(d) for d in rs.diagnostics if d.is_error])
+        for q in queries:
+            ref = steps(rs, {}, {"query": q}, "reference")
+            assert isinstance(ref, int) and bounds(cold[q], ref), (text, q)
+            for budget in (ref, ref - 1, *budgets):  # (the earlier queries' values kept, this one's new)
+                small = {"query": q, "budget": max(budget, 1)}
+                assert outcome(rs, {}, small, "backend") == outcome(rs, {}, small, "reference"), (text, q, budget)
+                assert bounds(steps(rs, {}, small, "backend"), steps(rs, {}, small, "reference")), (text, q, budget)
+            assert steps(rs, {}, {"query": q}, "backend") == cold[q], (text, q)
+        _kept_bounds_hold(rs.backend(typed=False))
+    finally:
+        B._ALONE_CAP = saved
+
+
 def test_every_value_the_bundled_data_checks_keep_carries_the_walk_from_nothing_paid() -> None:
     """The same, over the values the bundled rulesets' data checks keep (the most a cold check keeps)."""
     files, _, _ = ruleset_files([REPO / "rulesets"])
