@@ -118,33 +118,22 @@ class _Kept(R.Kept):
                  groups: dict[Any, _Group]) -> None:
         sub = ctx.fresh(key)
         self.value, self.whole = body(sub, *args), whole  # (``whole``: read with no arguments, a value)
-        if not sub.paid:  # (it read no kept value: the walk finds it alone)
-            self.reads, self.group, self.size, self.own, self.charge = (), None, 1, sub.steps, sub.steps + 1
-            sub.left()
-            return
         members: list[_Kept] = []
         others: list[_Kept] = []  # (the group's members are in its ``below``)
-        spent = 0  # what it paid for the values it read and their groups
-        for g in sub.paid_groups:
-            spent += g.charge
+        spent = sum(g.charge for g in sub.paid_groups)  # what it paid for the values it read and their groups
         for k in sub.paid:
             if type(k) is _Kept:  # (a backend's run pays no other)
                 spent += k.charge
                 (members if k.whole else others).append(k)
         self.reads = (*members, *others)
-        if members:
-            group = groups.get(gkey := frozenset(members)) or sub.shared.get((id(groups), gkey))
-            if group is None:
-                group = _keep(sub.shared, groups, gkey, _Group(gkey))
-            self.group, found = group, len(group.below)
-            rest, more = R.unpaid(set(group.below), [*others]) if others else (0, 0)
-        else:
-            self.group, found = None, 0
-            if len(others) == 1:  # what the walk from it finds: it and all it read, its ``charge`` and its
-                k = others[0]  # group's (``size`` values)
-                more, rest = k.size, k.charge + (k.group.charge if k.group is not None else 0) - k.size
-            else:
-                rest, more = R.unpaid(set(), [*others]) if others else (0, 0)
+        self.group = group = (groups.get(key := frozenset(members)) or sub.shared.get((id(groups), key))
+                              or _keep(sub.shared, groups, key, _Group(key)) if members else None)
+        found, rest, more = len(group.below) if group is not None else 0, 0, 0
+        if group is None and len(others) == 1:  # what the walk from it finds: it and all it read,
+            k = others[0]  # its ``charge`` and its group's (``size`` values)
+            more, rest = k.size, k.charge + (k.group.charge if k.group is not None else 0) - k.size
+        elif others:
+            rest, more = R.unpaid(set(group.below) if group is not None else set(), [*others])
         self.size = 1 + found + more
         self.own = sub.steps - spent + found + more
         self.charge = self.own + 1 + rest + more
@@ -189,36 +178,11 @@ def _alone(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., An
     return hit.value
 
 
-def _new(ctx: R.Run, table: dict[Any, _Kept], key: Any, body: Callable[..., Any], args: tuple[Any, ...], span: Span,
-         groups: dict[Any, _Group]) -> Any:
-    """A state-free function's call by a key its ``table`` does not hold (its wrapper looked): ``_alone``
-    from there. (A table under ``_ALONE_CAP`` entries has put none in the run's ``shared``: it only grows.)"""
-    if len(table) < _ALONE_CAP:
-        hit = table[key] = _Kept(ctx, key, body, args, False, groups)
-    else:
-        hit = ctx.shared.get((id(table), key)) or _keep(ctx.shared, table, key, _Kept(ctx, key, body, args, False, groups))
-    if hit not in ctx.paid:
-        _pay(ctx, hit, span)
-    return hit.value
-
-
-def _pay_lines(w: "_Writer", span: str) -> None:
-    """``_pay`` written out where a wrapper finds a kept value ``hit`` (a call the less at each first read)."""
-    w("if hit not in ctx.paid:")
-    w("    ctx.paid.add(hit)")
-    w("    ctx.steps += hit.charge")
-    w("    if (group := hit.group) is not None and group not in ctx.paid_groups:")
-    w("        ctx.paid_groups.add(group)")
-    w("        ctx.steps += group.charge")
-    w("    if ctx.steps > ctx.budget:")
-    w(f"        raise _over(ctx, {span})")
-
-
 _ALONE_CAP = 100_000
 _T = TypeVar("_T")
 
 _HELPERS: dict[str, Any] = {
-    "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_new": _new, "_pay": _pay, "_over": R.over_budget,
+    "_MISS": R.MISS, "_PENDING": R.PENDING, "_alone": _alone, "_pay": _pay, "_over": R.over_budget,
     "_pooled": shares.pooled, "_not_shared": shares.not_shared,
     "_too_deep": R.too_deep, "_value_too_deep": R.value_too_deep, "_depends": R.depends_on_itself,
     "_builtin_failed": R.builtin_failure, "_HANDLED": R.BUILTIN_FAILURES, "_with_base": R.with_base,
@@ -495,12 +459,7 @@ class Backend:
         miss of the run's memo (read by its readers first, ``referee_value``)."""
         b, span = w.const(body), w.const(unit.span)
         if unit.arity is None:  # (read once a run: its readers read the run's memo first)
-            w(f"hit = _SF.get({unit.index})")  # (kept: ``_alone`` without its call)
-            w("if hit is None:")
-            w(f"    return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _GROUPS)")
-            _pay_lines(w, span)
-            w(f"ctx.memo[{unit.index}] = hit.value")
-            w("return hit.value")
+            w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _GROUPS)")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
         if unit.counted:  # (its call counts toward the depth limit, as any other's: ``enter_counted``)
@@ -513,10 +472,10 @@ class Backend:
         w(f"key = ({frozen})")
         w(f"hit = {table}.get(key)")  # a kept value: paid (``_pay``) if the run has not paid it, else a look-up
         w("if hit is not None:")
-        with w.block():
-            _pay_lines(w, span)
-            w("return hit.value")
-        w(f"return _new(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}), {span}, _GROUPS)")
+        w("    if hit not in ctx.paid:")
+        w(f"        _pay(ctx, hit, {span})")
+        w("    return hit.value")
+        w(f"return _alone(ctx, {table}, key, {b}, ({''.join(p + ', ' for p in pnames)}), None, {span}, _GROUPS)")
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:

@@ -291,14 +291,8 @@ class Run:
         a traced one's trace, which is not left)."""
         if not self.trace:
             self.steps = self.paid_steps = 0
-            self.memo.clear()
-            self.paid.clear()
-            if self.memos:  # (the backend's alone, the reference's ``reads`` alone: most stay empty)
-                self.memos.clear()
-            if self.reads:
-                self.reads.clear()
-            if self.paid_groups:
-                self.paid_groups.clear()
+            for made in (self.memo, self.memos, self.reads, self.paid, self.paid_groups):
+                made.clear()
             _SPARE.append(self)
 
     def charge(self, n: int, span: Span) -> None:
