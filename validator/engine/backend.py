@@ -30,10 +30,11 @@ from . import codecache, shares, written
 from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
+from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at, uncounted
+from ..lib import builtins as B
 from ..core.diagnostics import Span
 from ..lib.runtime import RandomValue, Unwritable
-from ..lib.values import FALSE_KEY, TRUE_KEY, Map, entries
+from ..lib.values import FALSE_KEY, TRUE_KEY, Map, as_key, entries
 
 _ROLL = BUILTINS["roll"].fn
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
@@ -194,7 +195,8 @@ _HELPERS: dict[str, Any] = {
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
-    "_PLAIN": frozenset(PLAIN),
+    "_PLAIN": frozenset(PLAIN), "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost,
+    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
@@ -1131,6 +1133,8 @@ class Backend:
         target = w.bound.get(id(e.func))
         span = w.const(e.span)
         if isinstance(target, BuiltinRef):
+            if target.builtin.name in _LOOPED and (out := self.looped(w, target.builtin, e, env)) is not None:
+                return out
             given = (*e.args, *(v for _, v in e.kwargs))
             args = [self.expr(w, a, env) for a in given]
             return self.builtin_call(w, target.builtin, args, e.span)
@@ -1145,6 +1149,60 @@ class Backend:
         fn = self.looked(w, e.func, env)
         args = [self.expr(w, a, env) for a in e.args]
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
+
+    def looped(self, w: _Writer, b: Builtin, e: A.Call, env: Env) -> str | None:
+        """A built-in given a lambda (``_LOOPED``: `fold`'s, `group_by`'s) or a comprehension (`any`, `all`,
+        `count`) written at its call, as a loop of this code: the built-in's walk of its items (its own
+        helpers, the same charges and refusals), and for each item the lambda's body (or the
+        comprehension's item) written here, charged as its call (a step and the most its body charges, on
+        entry) or as the comprehension's item; the whole located at the call as the built-in's failures
+        are (docs/architecture.md, why that is the reference's meaning). None: written as a call."""
+        lambdas = _LOOPED[b.name]
+        last = e.args[-1] if e.args else None
+        if e.kwargs or len(e.args) != b.max_args:
+            return None
+        if lambdas:
+            if not isinstance(last, A.Lambda) or len(last.params) != lambdas:
+                return None
+        elif not (isinstance(last, A.Comp) and last.kind == "gen" and (b.name == "count" or len(last.fors) == 1)):
+            return None
+        given = [self.forced(w, self.expr(w, a, env)) for a in e.args[:-1]]  # (a lambda costs nothing to make)
+        out, span = w.fresh(), w.const(e.span)
+        w(f"{out} = {_LOOP_START[b.name].format(*given)}")
+        w("try:")
+        w.indent += 1
+        if not lambdas:
+            comp = cast(A.Comp, last)
+
+            def item(inner: Env) -> None:
+                x = self.looked(w, comp.elem, inner)
+                w(*_LOOP_ITEM[b.name].format(x=x, out=out).split("\n"))
+
+            self.loops(w, comp.fors, env, item, (comp.elem,))
+            w.known[out] = bool if b.name != "count" else int
+        else:
+            lam = cast(A.Lambda, last)
+            items, walk = ("_walked_items({0}, {1})", "_sized_items(ctx, {0}, {1})")[b.name == "group_by"], w.fresh()
+            w(f"{walk} = {items.format(given[0], w.const(b.name))}")
+            params, pnames = self.params(w, lam.params)
+            w(f"for {pnames[-1]} in {walk}:")
+            w.indent += 1
+            if b.name == "fold":
+                w(f"{pnames[0]} = {out}")
+            w.open_charge(lam.span)
+            result = self.expr(w, lam.body, {**env, **params})
+            w.close_charge(1)
+            result = self.forced(w, result)
+            if b.name == "fold":
+                w(f"{out} = {result}")
+            else:  # (``builtins._keyed``: a key that is a collection charged its walk)
+                w(f"if _type({result}) not in _FLAT:", f"    _walk_cost(ctx, {result}, {w.const(b.name)})",
+                  f"{out}.setdefault(_as_key({result}), []).append({pnames[-1]})")
+            w.indent -= 1
+        w.indent -= 1
+        w("except _HANDLED as err:")
+        w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {span}) from None")
+        return out
 
     def inlines(self, unit: Unit) -> bool:
         """Whether a call of the definition ``unit`` is written where it is called (``inlined``)."""
@@ -1174,6 +1232,14 @@ class Backend:
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {w.const(span)}) from None")
         return t
+
+
+# The built-ins ``Backend.looped`` writes as loops: how many parameters the lambda given them has (none: a
+# comprehension given them), what each starts from and, a comprehension's, what each of its items does
+_LOOPED = {"fold": 2, "group_by": 1, "any": 0, "all": 0, "count": 0}
+_LOOP_START = {"fold": "{1}", "group_by": "_Map()", "any": "False", "all": "True", "count": "0"}
+_LOOP_ITEM = {"any": "if {x}:\n    {out} = True\n    break", "all": "if not {x}:\n    {out} = False\n    break",
+              "count": "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})"}
 
 
 def _both(*conds: str) -> str:

@@ -128,8 +128,13 @@ def _count(xs: Any) -> int:
         if x is True:
             n += 1
         elif x is not False:
-            raise CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
+            raise uncounted(x)
     return n
+
+
+def uncounted(x: Any) -> CallError:
+    """`count`'s refusal of an item that is no truth value (raised by the backend's loop too)."""
+    return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
 
 
 @builtin("any", 1, ctx=True, doc="true if some item is true")
