@@ -630,6 +630,68 @@ def test_a_builtin_given_a_comprehension_walks_it_as_the_reference_does(name: st
             assert bounds(steps(rs, {}, options, "backend"), steps(rs, {}, options, "reference")), options
 
 
+LOOPED_ITEMS = ["[3, 1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", "none", "[2, \"x\", none]",
+                "[q * 2 - 3 for q in [1, 2, 3]]"]
+LOOPED_BODIES = [
+    "x",
+    "(if x == 2 then x.a else x)",  # an error in the lambda's body at one item, located where it is written
+    "(if x == 3 then len(x) else 1)",  # a built-in failing in it: its own error at its own call
+    "[x, roll(1d3)]",  # a die in it, a key that is a collection (charged its walk)
+    "(let h = fn(y) => [y, x]; h(1))",  # a lambda in it keeping the item of its loop
+    "any(y == x for y in [3, 2, 9, 9])",  # a walk in it that stops early
+    "[z for z in [x, x]]",
+]
+LOOPED_CALLS = {"fold": "fold({items}, [], fn(acc, x) => append(acc, [{body}, len(acc)]))",
+                "scan": "scan({items}, 0, fn(acc, x) => (let h = fn(y) => acc; [h(0), {body}]))",
+                "group_by": "group_by({items}, fn(x) => {body})", "index_by": "index_by({items}, fn(x) => {body})",
+                "sorted": "sorted({items}, fn(x) => {body})", "sort_by": "sort_by({items}, fn(x) => {body})",
+                "max_by": "max_by({items}, fn(x) => {body})", "min_by": "min_by({items}, fn(x) => {body}, 7)"}
+
+
+@pytest.mark.parametrize("name", list(LOOPED_CALLS))
+@pytest.mark.parametrize("body", LOOPED_BODIES)
+@pytest.mark.parametrize("items", LOOPED_ITEMS)
+def test_a_builtin_given_a_lambda_at_its_call_loops_as_the_reference_calls_it(name: str, body: str, items: str) -> None:
+    """A built-in given a lambda written at its call is a loop of the generated code (``backend.looped``): the
+    same value, the same errors at the same places (the body's own, a built-in's in it, the built-in's refusal
+    of its items or keys), steps that bound the reference's at every budget through the loop, the same rolls
+    in seeded and exact runs (a die after the call shows how many the loop rolled), and lambdas made in the
+    body keeping the item they were made at."""
+    path = _ROOT / "looped.rules"
+    path.write_text(f"input items: any at \"/items\" default {items}\n"  # (of no kind the checker knows)
+                    f"query main = [{LOOPED_CALLS[name].format(items='items', body=body)}, roll(1d6)]\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    budgets = (1, 2, 3, 5, 8, 13, 21, 34, 5_000)
+    for options in [{"query": "main", "seed": 3, "budget": budget} for budget in budgets] + [{"exact": True}]:
+        assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference"), options
+        if "budget" in options:
+            assert bounds(steps(rs, {}, options, "backend"), steps(rs, {}, options, "reference")), options
+    assert any(w.startswith(("for ", "try")) for w in map(str.strip, rs.backend(typed=False).source_of(
+        rs.program.units[(rs.program.entry.key, "main")])[0].splitlines())), "written as a loop"
+
+
+RECURSIVE_FOLDS = ["def walk(n) = fold(range(n), [n], fn(acc, i) => concat(acc, walk(i)))",
+                   "def walk(n) = fold(range(n), set([]), fn(acc, i) => union(acc, if i == 2 then set([i]) else walk(i)))",
+                   "def walk(n) = if n == 0 then 0 else 1 + count(walk(i) > 0 or i == 3 for i in range(n))",
+                   "def walk(n) = group_by(range(n), fn(i) => if i == 0 then 0 else len(keys(walk(i))))"]
+
+
+@pytest.mark.parametrize("definition", RECURSIVE_FOLDS)
+@pytest.mark.parametrize("n", [3, 6])
+def test_a_loop_of_a_recursive_definition_is_the_references_at_every_budget_and_depth(definition: str, n: int) -> None:
+    """A recursive definition calling itself from a built-in's loop (as `route_seas_from` does from its `fold`):
+    the same value, a budget or a depth limit reached at the same place as the reference's, steps that bound it."""
+    path = _ROOT / "looped_deep.rules"
+    path.write_text(f"{definition}\nquery main = walk({n})\n")
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    for budget in (1, 4, 9, 17, 40, 90, 200, 500, 5_000_000):
+        options = {"query": "main", "budget": budget}
+        assert outcome(rs, {}, options, "backend") == outcome(rs, {}, options, "reference"), options
+        assert bounds(steps(rs, {}, options, "backend"), steps(rs, {}, options, "reference")), options
+
+
 TUPLE_KEYS = ['("a", "b")', '("a", 1)', '(1, 2, 3)', '("a", true)', '(("a", "b"), "c")', '(["a"], "b")', '("z", "q")']
 
 

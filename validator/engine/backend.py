@@ -196,7 +196,7 @@ _HELPERS: dict[str, Any] = {
     "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN), "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost,
-    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted,
+    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted, "_by_keys": B.by_keys, "_extreme": B._extreme,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
@@ -1151,57 +1151,51 @@ class Backend:
         return self.tmp(w, f"_call_dynamic(ctx, {fn}, [{', '.join(args)}], {span})")
 
     def looped(self, w: _Writer, b: Builtin, e: A.Call, env: Env) -> str | None:
-        """A built-in given a lambda (``_LOOPED``: `fold`'s, `group_by`'s) or a comprehension (`any`, `all`,
-        `count`) written at its call, as a loop of this code: the built-in's walk of its items (its own
-        helpers, the same charges and refusals), and for each item the lambda's body (or the
-        comprehension's item) written here, charged as its call (a step and the most its body charges, on
-        entry) or as the comprehension's item; the whole located at the call as the built-in's failures
-        are (docs/architecture.md, why that is the reference's meaning). None: written as a call."""
-        lambdas = _LOOPED[b.name]
-        last = e.args[-1] if e.args else None
-        if e.kwargs or len(e.args) != b.max_args:
+        """A built-in given a lambda (``_LAMBDA_LOOPS``) or a comprehension (``_COMP_LOOPS``) written at its
+        call, as a loop of this code: the built-in's walk of its items (its own helpers: the same charges
+        and refusals), and for each item the lambda's body (or the comprehension's item) written here,
+        charged as its call (a step and the most its body charges, on entry) or as the comprehension's
+        item; the whole located at the call as the built-in's failures are (docs/architecture.md, why that
+        is the reference's meaning). None: written as a call."""
+        if e.kwargs:
             return None
-        if lambdas:
-            if not isinstance(last, A.Lambda) or len(last.params) != lambdas:
+        out, span, what = w.fresh(), w.const(e.span), w.const(b.name)
+        if b.name in _COMP_LOOPS:
+            comp = e.args[0] if len(e.args) == 1 else None
+            start, each = _COMP_LOOPS[b.name]
+            if not (isinstance(comp, A.Comp) and comp.kind == "gen" and (b.name == "count" or len(comp.fors) == 1)):
                 return None
-        elif not (isinstance(last, A.Comp) and last.kind == "gen" and (b.name == "count" or len(last.fors) == 1)):
-            return None
-        given = [self.forced(w, self.expr(w, a, env)) for a in e.args[:-1]]  # (a lambda costs nothing to make)
-        out, span = w.fresh(), w.const(e.span)
-        w(f"{out} = {_LOOP_START[b.name].format(*given)}")
-        w("try:")
-        w.indent += 1
-        if not lambdas:
-            comp = cast(A.Comp, last)
+            w(f"{out} = {start}", "try:")
 
             def item(inner: Env) -> None:
                 x = self.looked(w, comp.elem, inner)
-                w(*_LOOP_ITEM[b.name].format(x=x, out=out).split("\n"))
+                w(*_lines(each.format(x=x, out=out)))
 
-            self.loops(w, comp.fors, env, item, (comp.elem,))
-            w.known[out] = bool if b.name != "count" else int
+            with w.block():
+                self.loops(w, comp.fors, env, item, (comp.elem,))
+            w.known[out] = int if b.name == "count" else bool
         else:
-            lam = cast(A.Lambda, last)
-            items, walk = ("_walked_items({0}, {1})", "_sized_items(ctx, {0}, {1})")[b.name == "group_by"], w.fresh()
-            w(f"{walk} = {items.format(given[0], w.const(b.name))}")
+            at, arity, before, walk, each, after = _LAMBDA_LOOPS[b.name]
+            lam = e.args[at] if len(e.args) > at else None
+            if not (isinstance(lam, A.Lambda) and len(lam.params) == arity):
+                return None
+            given = [self.forced(w, self.expr(w, a, env)) if a is not lam else "None" for a in e.args]
+            given += ["None"] * (b.max_args - len(given))  # (a lambda costs nothing to make; a default is none)
             params, pnames = self.params(w, lam.params)
-            w(f"for {pnames[-1]} in {walk}:")
-            w.indent += 1
-            if b.name == "fold":
-                w(f"{pnames[0]} = {out}")
-            w.open_charge(lam.span)
-            result = self.expr(w, lam.body, {**env, **params})
-            w.close_charge(1)
-            result = self.forced(w, result)
-            if b.name == "fold":
-                w(f"{out} = {result}")
-            else:  # (``builtins._keyed``: a key that is a collection charged its walk)
-                w(f"if _type({result}) not in _FLAT:", f"    _walk_cost(ctx, {result}, {w.const(b.name)})",
-                  f"{out}.setdefault(_as_key({result}), []).append({pnames[-1]})")
-            w.indent -= 1
-        w.indent -= 1
+            names = {"out": out, "acc": pnames[0], "x": pnames[-1], "items": w.fresh(), "keys": w.fresh(),
+                     "what": w.const("sorted" if b.name == "sort_by" else b.name),
+                     **{f"a{i}": g for i, g in enumerate(given)}}
+            w("try:")
+            with w.block():
+                w(*_lines(before.format(**names)), f"for {pnames[-1]} in {walk.format(**names)}:")
+                with w.block():
+                    w.open_charge(lam.span)
+                    k = self.expr(w, lam.body, {**env, **params})
+                    w.close_charge(1)
+                    w(*_lines(each.format(k=self.forced(w, k), **names)))
+                w(*_lines(after.format(**names)))
         w("except _HANDLED as err:")
-        w(f"    raise _builtin_failed(ctx, err, {w.const(b.name)}, {span}) from None")
+        w(f"    raise _builtin_failed(ctx, err, {what}, {span}) from None")
         return out
 
     def inlines(self, unit: Unit) -> bool:
@@ -1234,12 +1228,31 @@ class Backend:
         return t
 
 
-# The built-ins ``Backend.looped`` writes as loops: how many parameters the lambda given them has (none: a
-# comprehension given them), what each starts from and, a comprehension's, what each of its items does
-_LOOPED = {"fold": 2, "group_by": 1, "any": 0, "all": 0, "count": 0}
-_LOOP_START = {"fold": "{1}", "group_by": "_Map()", "any": "False", "all": "True", "count": "0"}
-_LOOP_ITEM = {"any": "if {x}:\n    {out} = True\n    break", "all": "if not {x}:\n    {out} = False\n    break",
-              "count": "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})"}
+# The built-ins ``Backend.looped`` writes as loops. Given a comprehension: what each starts from, and what
+# each item does; given a lambda: where it is among the arguments (``a0``...), its parameters (``acc``
+# the first, ``x`` the item), the lines before the loop, what it walks (the built-in's own helper), the lines
+# that take each item's value ``k``, and after the loop: what the built-in's definition does, step for step
+_COMP_LOOPS = {"any": ("False", "if {x}:\n    {out} = True\n    break"),
+               "all": ("True", "if not {x}:\n    {out} = False\n    break"),
+               "count": ("0", "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})")}
+_KEYED = "if _type({k}) not in _FLAT:\n    _walk_cost(ctx, {k}, {what})\n"  # (``builtins._keyed``)
+_SORTED = (1, 1, "{items} = _list(_sized_items(ctx, {a0}, {what}))\n{keys} = []", "{items}",
+           _KEYED + "{keys}.append({k})", "{out} = _by_keys({items}, {keys})")
+_LAMBDA_LOOPS = {
+    "fold": (2, 2, "{acc} = {a1}", "_walked_items({a0}, {what})", "{acc} = {k}", "{out} = {acc}"),
+    "scan": (2, 2, "{out} = []\n{acc} = {a1}", "_walked_items({a0}, {what})", "{acc} = {k}\n{out}.append({acc})", ""),
+    "group_by": (1, 1, "{out} = _Map()", "_sized_items(ctx, {a0}, {what})",
+                 _KEYED + "{out}.setdefault(_as_key({k}), []).append({x})", ""),
+    "index_by": (1, 1, "{out} = _Map()", "_sized_items(ctx, {a0}, {what})", _KEYED + "{out}[_as_key({k})] = {x}", ""),
+    "sorted": _SORTED, "sort_by": _SORTED,
+    **{name: (1, 1, "{items} = _list(_walked_items({a0}, {what}))\n{keys} = []", "{items}", "{keys}.append({k})",
+              f"{{out}} = _extreme({{items}}, {{keys}}, {name == 'max_by'}, {{what}}) if {{items}} else {{a2}}")
+       for name in ("max_by", "min_by")}}
+_LOOPED = frozenset(_COMP_LOOPS) | frozenset(_LAMBDA_LOOPS)
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line]
 
 
 def _both(*conds: str) -> str:

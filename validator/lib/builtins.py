@@ -225,7 +225,11 @@ def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
         return in_order(_ordered_items(ctx, xs, "sorted"))
     items = list(_sized(ctx, xs, "sorted"))
-    keys = [_keyed(ctx, key, x, "sorted") for x in items]
+    return by_keys(items, [_keyed(ctx, key, x, "sorted") for x in items])
+
+
+def by_keys(items: list[Any], keys: list[Any]) -> list[Any]:
+    """``items`` in the order of their ``keys`` (equal keys in the items' order)."""
     if not (_TEXTS.issuperset(map(type, keys)) or _INTS.issuperset(map(type, keys))):  # (see ``values.in_order``)
         keys = [order_key(k) for k in keys]
     return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
