@@ -127,6 +127,11 @@ class Gen:
                     f"for w in {self.expr(LIST, env, d)})",
             lambda: f"len([q for q in {self.expr(LIST, env, d)} if {self.expr(BOOL, {**env, 'q': INT}, d)}])",
             lambda: f"fold({self.expr(LIST, env, d)}, {i()}, fn(acc, q) => {self.expr(INT, {**env, 'acc': INT, 'q': INT}, d)})",
+            # (loops the backend writes where the built-in is called: a lambda made in one keeps its items)
+            lambda: f"fold({self.expr(LIST, env, d)}, {i()}, fn(acc, q) => (let h = fn(w) => acc + w * q; "
+                    f"h({self.expr(INT, {**env, 'acc': INT, 'q': INT}, d)})))",
+            lambda: f"{self.pick(['max_by', 'min_by'])}({self.expr(LIST, env, d)}, "
+                    f"fn(q) => {self.expr(INT, {**env, 'q': INT}, d)}, {i()})",
             lambda: f"({self.expr(LIST, env, d)}[{i()}])",
             lambda: f"first({self.expr(LIST, env, d)}, {i()})",
             lambda: f"t2[{self.pick([P, Q, self.expr(STR, env, d)])}, {self.pick(['1', '2', i()])}] ?? 0",
@@ -222,6 +227,7 @@ class Gen:
             lambda: f"sorted({xs()})", lambda: f"reverse({xs()})", lambda: f"range({self.pick(['3', '0', i()])})",
             lambda: f"concat({xs()}, {xs()})", lambda: f"unique({xs()})",
             lambda: f"sort_by({xs()}, fn(q) => {self.expr(INT, {**env, 'q': INT}, d)})",
+            lambda: f"sorted({xs()}, fn(q) => [{self.expr(INT, {**env, 'q': INT}, d)}, q])",
             # lambdas made in a loop keep their own value of the loop's name
             lambda: f"[h({i()}) for h in [fn(q) => q + w for w in {xs()}]]",
             lambda: f"values({self.expr(MAP, env, d)})",
@@ -257,6 +263,8 @@ class Gen:
             lambda: f"put({self.expr(MAP, env, d)}, {self.expr(STR, env, d)}, {self.expr(INT, env, d)})",
             lambda: f"merge({self.expr(MAP, env, d)}, {self.expr(MAP, env, d)})",
             lambda: f"{{k3 => len(v3) for k3, v3 in group_by({self.expr(LIST, env, d)}, fn(q) => str(q % 2))}}",
+            lambda: f"{{str(k3) => v3 for k3, v3 in index_by({self.expr(LIST, env, d)}, "
+                    f"fn(q) => {self.expr(INT, {**env, 'q': INT}, d)})}}",
         ]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
 

@@ -196,7 +196,7 @@ _HELPERS: dict[str, Any] = {
     "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN), "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost,
-    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted, "_by_keys": B.by_keys, "_extreme": B._extreme,
+    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
@@ -1163,7 +1163,7 @@ class Backend:
         if b.name in _COMP_LOOPS:
             comp = e.args[0] if len(e.args) == 1 else None
             start, each = _COMP_LOOPS[b.name]
-            if not (isinstance(comp, A.Comp) and comp.kind == "gen" and (b.name == "count" or len(comp.fors) == 1)):
+            if not (isinstance(comp, A.Comp) and comp.kind == "gen" and ("break" not in each or len(comp.fors) == 1)):
                 return None
             w(f"{out} = {start}", "try:")
 
@@ -1173,7 +1173,8 @@ class Backend:
 
             with w.block():
                 self.loops(w, comp.fors, env, item, (comp.elem,))
-            w.known[out] = int if b.name == "count" else bool
+            if b.name != "sum":
+                w.known[out] = int if b.name == "count" else bool
         else:
             at, arity, before, walk, each, after = _LAMBDA_LOOPS[b.name]
             lam = e.args[at] if len(e.args) > at else None
@@ -1234,7 +1235,8 @@ class Backend:
 # that take each item's value ``k``, and after the loop: what the built-in's definition does, step for step
 _COMP_LOOPS = {"any": ("False", "if {x}:\n    {out} = True\n    break"),
                "all": ("True", "if not {x}:\n    {out} = False\n    break"),
-               "count": ("0", "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})")}
+               "count": ("0", "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})"),
+               "sum": ("0", "{out} = _summed(ctx, {out}, {x})")}
 _KEYED = "if _type({k}) not in _FLAT:\n    _walk_cost(ctx, {k}, {what})\n"  # (``builtins._keyed``)
 _SORTED = (1, 1, "{items} = _list(_sized_items(ctx, {a0}, {what}))\n{keys} = []", "{items}",
            _KEYED + "{keys}.append({k})", "{out} = _by_keys({items}, {keys})")

@@ -151,15 +151,20 @@ def _all(ctx: Context, xs: Any) -> bool:
 def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in _sized(ctx, xs, "sum"):
-        if type(x) is bool:  # (a truth value is no number: `true + 1` is refused too)
-            raise CallError("sum adds numbers, not truth values: count(...) counts the true ones")
-        if isinstance(x, Fraction) or isinstance(total, Fraction):
-            _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
-        try:
-            total = total + x
-        except TypeError:
-            raise CallError(f"sum adds numbers, not {_KIND_NAMES.get(type(x), 'values like these')}") from None
+        total = summed(ctx, total, x)
     return total
+
+
+def summed(ctx: Context, total: Any, x: Any) -> Any:
+    """`sum`'s total with one more item (its step: the backend's loop adds each item by it too)."""
+    if type(x) is bool:  # (a truth value is no number: `true + 1` is refused too)
+        raise CallError("sum adds numbers, not truth values: count(...) counts the true ones")
+    if isinstance(x, Fraction) or isinstance(total, Fraction):
+        _spend(ctx, number_cost("+", total, x) if isinstance(x, (int, Fraction)) else 0, "sum")
+    try:
+        return total + x
+    except TypeError:
+        raise CallError(f"sum adds numbers, not {_KIND_NAMES.get(type(x), 'values like these')}") from None
 
 
 def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
