@@ -30,7 +30,7 @@ from . import codecache, shares, written
 from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at, uncounted
+from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
 from ..lib import builtins as B
 from ..core.diagnostics import Span
 from ..lib.runtime import RandomValue, Unwritable
@@ -195,8 +195,9 @@ _HELPERS: dict[str, Any] = {
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
     "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
-    "_PLAIN": frozenset(PLAIN), "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost,
-    "_FLAT": B._FLAT, "_as_key": as_key, "_uncounted": uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
+    "_PLAIN": frozenset(PLAIN),  # (below: the built-ins' own steps, for the loops ``Backend.looped`` writes)
+    "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost, "_FLAT": B._FLAT,
+    "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
