@@ -649,7 +649,9 @@ LOOPED_CALLS = {"fold": "fold({items}, [], fn(acc, x) => append(acc, [{body}, le
                 "scan": "scan({items}, 0, fn(acc, x) => (let h = fn(y) => acc; [h(0), {body}]))",
                 "group_by": "group_by({items}, fn(x) => {body})", "index_by": "index_by({items}, fn(x) => {body})",
                 "sorted": "sorted({items}, fn(x) => {body})", "sort_by": "sort_by({items}, fn(x) => {body})",
-                "max_by": "max_by({items}, fn(x) => {body})", "min_by": "min_by({items}, fn(x) => {body}, 7)"}
+                "max_by": "max_by({items}, fn(x) => {body})", "min_by": "min_by({items}, fn(x) => {body}, 7)",
+                # (a die given as an argument: forced, as any call forces its arguments)
+                "min_by ": "min_by(if roll(1d2) == 1 then {items} else roll(1d9), fn(x) => {body}, [roll(1d5)])"}
 
 
 @pytest.mark.parametrize("name", list(LOOPED_CALLS))

@@ -1181,8 +1181,9 @@ class Backend:
             lam = e.args[at] if len(e.args) > at else None
             if not (isinstance(lam, A.Lambda) and len(lam.params) == arity):
                 return None
-            given = [self.forced(w, self.expr(w, a, env)) if a is not lam else "None" for a in e.args]
-            given += ["None"] * (b.max_args - len(given))  # (a lambda costs nothing to make; a default is none)
+            # (the arguments evaluated, then forced, as ``builtin_call`` does; making a lambda costs nothing)
+            given = [self.expr(w, a, env) if a is not lam else "None" for a in e.args]
+            given = [self.forced(w, a) for a in given] + ["None"] * (b.max_args - len(given))  # (a default: none)
             params, pnames = self.params(w, lam.params)
             names = {"out": out, "acc": pnames[0], "x": pnames[-1], "items": w.fresh(), "keys": w.fresh(),
                      "what": w.const("sorted" if b.name == "sort_by" else b.name),
