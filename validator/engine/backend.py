@@ -239,7 +239,8 @@ class _Writer:
         self.known: dict[str, type] = {}
 
     def __call__(self, *lines: str) -> None:
-        self.lines.extend("    " * self.indent + line for line in lines)
+        """Lines written at the current indentation (a text of several lines, each; an empty one, none)."""
+        self.lines.extend("    " * self.indent + x for line in lines for x in line.split("\n") if x)
 
     def nested(self, head: str, tail: str, env: Env) -> "_Writer":
         """A writer for a function written inside this one (a lambda, a generator), one level deeper, the
@@ -1170,7 +1171,7 @@ class Backend:
 
             def item(inner: Env) -> None:
                 x = self.looked(w, comp.elem, inner)
-                w(*_lines(each.format(x=x, out=out)))
+                w(each.format(x=x, out=out))
 
             with w.block():
                 self.loops(w, comp.fors, env, item, (comp.elem,))
@@ -1190,13 +1191,13 @@ class Backend:
                      **{f"a{i}": g for i, g in enumerate(given)}}
             w("try:")
             with w.block():
-                w(*_lines(before.format(**names)), f"for {pnames[-1]} in {walk.format(**names)}:")
+                w(before.format(**names), f"for {pnames[-1]} in {walk.format(**names)}:")
                 with w.block():
                     w.open_charge(lam.span)
                     k = self.expr(w, lam.body, {**env, **params})
                     w.close_charge(1)
-                    w(*_lines(each.format(k=self.forced(w, k), **names)))
-                w(*_lines(after.format(**names)))
+                    w(each.format(k=self.forced(w, k), **names))
+                w(after.format(**names))
         w("except _HANDLED as err:")
         w(f"    raise _builtin_failed(ctx, err, {what}, {span}) from None")
         return out
@@ -1253,10 +1254,6 @@ _LAMBDA_LOOPS = {
               f"{{out}} = _extreme({{items}}, {{keys}}, {name == 'max_by'}, {{what}}) if {{items}} else {{a2}}")
        for name in ("max_by", "min_by")}}
 _LOOPED = frozenset(_COMP_LOOPS) | frozenset(_LAMBDA_LOOPS)
-
-
-def _lines(text: str) -> list[str]:
-    return [line for line in text.split("\n") if line]
 
 
 def _both(*conds: str) -> str:
