@@ -1193,9 +1193,7 @@ class Backend:
             with w.block():
                 w(before.format(**names), f"for {pnames[-1]} in {walk.format(**names)}:")
                 with w.block():
-                    w.open_charge(lam.span)
-                    k = self.expr(w, lam.body, {**env, **params})
-                    w.close_charge(1)
+                    k = self.charged(w, lam.body, {**env, **params}, lam.span, 1)
                     w(each.format(k=self.forced(w, k), **names))
                 w(after.format(**names))
         w("except _HANDLED as err:")
