@@ -425,14 +425,8 @@ class Backend:
             source = f"def {name}(ctx):\n    return ctx.inputs[{unit.index}]"
         elif kind in (*DEFS, "query"):
             source = self.function_source(w, unit, name, entry)
-        elif kind == "decision":
-            source = self.decision_source(w, unit, name)
-        elif kind == "table":
-            source = self.table_source(w, unit, name)
-        elif kind == "procedure":
-            source = self.procedure_source(w, unit, name)
-        else:  # pragma: no cover - the checker allows no call of anything else
-            raise AssertionError(f"no function for a {kind}")
+        else:  # a decision, table or procedure (the checker allows no call of anything else)
+            source = getattr(self, f"{kind}_source")(w, unit, name)
         return self.compiled(name, source)
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
