@@ -563,23 +563,21 @@ class Backend:
         return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
 
     def decision_source(self, w: _Writer, unit: Unit, name: str) -> str:
-        """The decision's reading: the reference's resolution (``Interpreter.resolve``), whose body is
-        ``body_source``'s function."""
+        """The decision's reading: the reference's resolution (``Interpreter.resolve``), whose body is a
+        function of its own (``bodies``)."""
         _, pnames = self.params(w, unit.params)
+        args = "".join(", " + p for p in pnames)
         w(f"return _PROTO.resolve(ctx, {w.const(unit)}, [{', '.join(pnames)}])")
-        body_w = _Writer(self, w.bound, w.kinds)
-        self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", self.body_source(body_w, unit, name + "_body"))
-        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
-
-    def body_source(self, w: _Writer, unit: Unit, name: str) -> str:
-        env, pnames = self.params(w, unit.params)
-        w.open_charge(unit.span)
-        self.enter_counted(w, unit, unit.span)
-        result = self.looked(w, cast(A.Expr, unit.body), env)
-        w.close_charge(1)
-        w(f"return {result}")
-        self.leave_counted(w, unit)
-        return w.source(f"def {name}(ctx{''.join(', ' + p for p in pnames)}):")
+        b = _Writer(self, w.bound, w.kinds)
+        env, _ = self.params(b, unit.params)  # (the same names: each writer's first)
+        b.open_charge(unit.span)
+        self.enter_counted(b, unit, unit.span)
+        result = self.looked(b, cast(A.Expr, unit.body), env)
+        b.close_charge(1)
+        b(f"return {result}")
+        self.leave_counted(b, unit)
+        self.bodies[(unit.ns, unit.name)] = self.compiled(name + "_body", b.source(f"def {name}_body(ctx{args}):"))
+        return w.source(f"def {name}(ctx{args}):")
 
     def table_source(self, w: _Writer, unit: Unit, name: str) -> str:
         """Cells by their keys (a variant's overrides in them), each a function of its own."""
