@@ -198,6 +198,7 @@ _HELPERS: dict[str, Any] = {
     "_PLAIN": frozenset(PLAIN),  # (below: the built-ins' own steps, for the loops ``Backend.looped`` writes)
     "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost, "_FLAT": B._FLAT,
     "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
+    "_enum_items": lambda ctx, xs: list(B._sized(ctx, xs, "enumerate")),  # (``builtins._enumerate``'s walk)
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
@@ -910,17 +911,9 @@ class Backend:
         w.lines[head] = "\n".join("    " * indent + line for line in lines)
 
     def enumerated(self, w: _Writer, seq: str, span: Span) -> str:
-        """The items `enumerate(seq)` numbers, for a loop that numbers them itself (``counted``): charged as
-        the built-in charges them, its records made (by the built-in, failing at ``span``) only for a non-list."""
-        out, listed = w.fresh(), self.is_(seq, "list", w)
-        w(f"if {listed}:")
-        w(f"    ctx.steps += _len({seq})")
-        w(f"    if ctx.steps > ctx.budget: raise _over(ctx, {w.const(span)})")
-        w(f"    {out} = {seq}")
-        w("else:")
-        w.indent += 1
-        w(f"{out} = [_r['item'] for _r in {self.builtin_call(w, BUILTINS['enumerate'], [seq], span)}]")
-        w.indent -= 1
+        """The items `enumerate(seq)` numbers, for a loop that numbers them itself (``counted``): walked and
+        charged by the built-in's own helper (``_enum_items``), failing at ``span``, with no record made."""
+        out = self.builtin_call(w, BUILTINS["enumerate"], [seq], span, fn="_enum_items")
         w.known[out] = list
         return out
 
