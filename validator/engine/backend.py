@@ -853,23 +853,23 @@ class Backend:
         w(f"{out} = {'[]' if e.kind == 'list' else '_set()' if e.kind == 'set' else '_Map()'}")
         span = w.const(e.span)
 
-        def item(inner: Env) -> None:  # (a map's key first: dice are rolled in order)
-            k = self.looked(w, cast(A.Expr, e.key), inner) if e.kind == "map" else None
-            x = self.looked(w, e.elem, inner)
+        def item(x: str, v: str | None = None) -> None:  # (a map's key, then its value)
             if e.kind == "list":
                 w(f"{out}.append({x})")
             else:
-                self.add_line(w, out, k or x, span, x if k else None)
+                self.add_line(w, out, x, span, v)
 
-        self.loops(w, e.fors, env, item)
+        self.loops(w, e.fors, env, (cast(A.Expr, e.key), e.elem) if e.kind == "map" else (e.elem,), item)
         if e.kind == "set":
             return self.tmp(w, f"_frozenset({out})")
         return out
 
-    def loops(self, w: _Writer, fors: tuple[A.CompFor, ...], env: Env, item: Callable[[Env], None]) -> None:
-        """A comprehension's `for`s, nested, with ``item`` written in the innermost."""
+    def loops(self, w: _Writer, fors: tuple[A.CompFor, ...], env: Env, exprs: tuple[A.Expr, ...],
+              item: Callable[..., None]) -> None:
+        """A comprehension's `for`s, nested, with ``item`` written in the innermost, given the values of
+        ``exprs`` there (in their order: dice are rolled in order)."""
         if not fors:
-            item(env)
+            item(*[self.looked(w, x, env) for x in exprs])
             return
         first = fors[0]
         seq = self.looked(w, first.iter, env)
@@ -884,7 +884,7 @@ class Backend:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
             w.indent += 1
-        self.loops(w, fors[1:], inner, item)
+        self.loops(w, fors[1:], inner, exprs, item)
         w.indent = indent
         per = 1 + w.stretches.pop()[0]  # an item's step and the most its code charges
         # at once: a list, or a map (its keys, or keys and values) but one holding truth values as keys, which
@@ -903,13 +903,8 @@ class Backend:
         (``_Writer.nested``: as the reference's generator keeps its environment)."""
         gname = w.fresh("_g")
         inner_w = w.nested(f"def {gname}(ctx=ctx", "):", env)
-
-        def item(inner: Env) -> None:
-            x = self.looked(inner_w, e.elem, inner)
-            inner_w(f"yield {x}")
-
         inner_w.open_charge(e.span)
-        self.loops(inner_w, e.fors, env, item)
+        self.loops(inner_w, e.fors, env, (e.elem,), lambda x: inner_w(f"yield {x}"))
         inner_w.close_charge()
         inner_w("pass")
         w.close_nested(inner_w)
@@ -1112,13 +1107,8 @@ class Backend:
             if not (isinstance(comp, A.Comp) and comp.kind == "gen" and ("break" not in each or len(comp.fors) == 1)):
                 return None
             w(f"{out} = {start}", "try:")
-
-            def item(inner: Env) -> None:
-                x = self.looked(w, comp.elem, inner)
-                w(each.format(x=x, out=out))
-
             with w.block():
-                self.loops(w, comp.fors, env, item)
+                self.loops(w, comp.fors, env, (comp.elem,), lambda x: w(each.format(x=x, out=out)))
             if b.name != "sum":
                 w.known[out] = int if b.name == "count" else bool
         else:
