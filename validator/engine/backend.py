@@ -353,10 +353,6 @@ class Backend:
     def function(self, unit: Unit) -> Callable[..., Any]:
         return self.g[self.unit_name(unit)]  # type: ignore[no-any-return]
 
-    def materialize(self, unit: Unit) -> Callable[..., Any]:
-        fn = self.function(unit)
-        return fn.materialize() if isinstance(fn, (_Stub, _Refused)) else fn
-
     def write_all(self) -> int:
         """Write now every function not written yet (each is otherwise written at its first call), for a
         long run of many phases that would reach most of them at some point: the writing is paid before,
@@ -1216,7 +1212,7 @@ class _Protocol(R.Interpreter):
     def __init__(self, program: Program, backend: Backend):
         super().__init__(program)
         self.backend = backend
-        self.guards: bool | None = None  # ``Memos.guards``, asked at the first decision given no plain value (``refuse``)
+        self.guards: bool | None = None  # ``Memos.guards``, asked at the first decision given no plain value (``resolve``)
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
         return self.backend.function(unit)(run)
@@ -1233,20 +1229,14 @@ class _Protocol(R.Interpreter):
     def resolve(self, run: R.Run, unit: Unit, args: list[Any]) -> Any:
         if run.pooling is not None:  # (a decision read in a run computing a shared entry)
             raise shares.NotShared()
-        if self.guards is not False:
-            for a in args:
-                if type(a) is not str and not R.plain(a):
-                    self.refuse(unit)
+        # a decision given a list, record, map, set, tuple, function or die: its key is an identity, which
+        # may be one that a memo the backend left out would have kept (``Memos.guards``): the reference runs it
+        if self.guards is not False and any(type(a) is not str and not R.plain(a) for a in args):
+            if self.guards is None:
+                self.guards = self.backend.memos.guards()
+            if self.guards:
+                raise Unwritable("E001", "a decision given a collection, function or die", unit.span)
         return super().resolve(run, unit, args)
-
-    def refuse(self, unit: Unit) -> None:
-        """A decision given a list, record, map, set, tuple, function or die: its key is an identity,
-        which may be one that a memo the backend left out would have kept (``Memos.guards``): the run
-        is then made by the reference."""
-        if self.guards is None:
-            self.guards = self.backend.memos.guards()
-        if self.guards:
-            raise Unwritable("E001", "a decision given a collection, function or die", unit.span)
 
     def bind_inputs(self, run: R.Run) -> None:
         return super().bind_inputs(run) if run.pool is None else shares.bind_inputs(self, run, super().bind_inputs)
@@ -1254,7 +1244,8 @@ class _Protocol(R.Interpreter):
     def decision_body(self, run: R.Run, unit: Unit, key: Any, args: list[Any]) -> Any:
         body = self.backend.bodies.get((unit.ns, unit.name))
         if body is None:  # a decision first met by a cycle policy, which the reference evaluates
-            self.backend.materialize(unit)  # writes the decision, and its body with it
+            if isinstance(fn := self.backend.function(unit), (_Stub, _Refused)):
+                fn.materialize()  # writes the decision, and its body with it
             body = self.backend.bodies[(unit.ns, unit.name)]
         return body(run, *args)
 
