@@ -1271,11 +1271,12 @@ class _Protocol(R.Interpreter):
             raise shares.NotShared()
         # a decision given a list, record, map, set, tuple, function or die: its key is an identity, which
         # may be one that a memo the backend left out would have kept (``Memos.guards``): the reference runs it
-        if self.guards is not False and any(type(a) is not str and not R.plain(a) for a in args):
-            if self.guards is None:
-                self.guards = self.backend.memos.guards()
-            if self.guards:
-                raise Unwritable("E001", "a decision given a collection, function or die", unit.span)
+        for a in args if self.guards is not False else ():
+            if type(a) is not str and not R.plain(a):
+                if self.guards is None:
+                    self.guards = self.backend.memos.guards()
+                if self.guards:
+                    raise Unwritable("E001", "a decision given a collection, function or die", unit.span)
         return super().resolve(run, unit, args)
 
     def bind_inputs(self, run: R.Run) -> None:
