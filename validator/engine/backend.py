@@ -193,12 +193,11 @@ _HELPERS: dict[str, Any] = {
     "_put_entry": R.put_entry, "_iterate": R.iterate, "_Goto": R._Goto, "_Stop": R._Stop, "_Reject": R._Reject,
     "_source_step": R.source_step, "_procedure_end": R.procedure_end, "_table_miss": R.table_miss, "_negate": R.negate,
     "_cell_key": cell_key, "_type": type, "_dict": dict, "_Map": Map, "_list": list, "_str": str, "_int": int,
-    "_len": len, "_enum": enumerate, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
+    "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN),  # (below: the built-ins' own steps, for the loops ``Backend.looped`` writes)
     "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost, "_FLAT": B._FLAT,
     "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
-    "_enum_items": lambda ctx, xs: list(B._sized(ctx, xs, "enumerate")),  # (``builtins._enumerate``'s walk)
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 
@@ -219,7 +218,6 @@ class _Local(NamedTuple):
 
     py: str
     var: bool = False
-    pair: tuple[str, str] | None = None  # an `e` of `for e in enumerate(xs)` read only as `e.index`, `e.item`: theirs
 
 
 Env = dict[int, _Local]  # by slot
@@ -769,7 +767,6 @@ class Backend:
     def x_Name(self, w: _Writer, e: A.Name, env: Env) -> str:
         ref = w.bound.get(id(e))
         if isinstance(ref, Local):
-            assert env[ref.slot].pair is None, "read only by its fields (``counted``)"
             return env[ref.slot].py
         return self.referee_value(w, ref, e.span)
 
@@ -871,10 +868,7 @@ class Backend:
             item(*[self.looked(w, x, env) for x in exprs])
             return
         first = fors[0]
-        counted = self.counted(w, first, (first.cond, fors[1:], exprs))
-        seq = self.looked(w, counted.args[0] if counted is not None else first.iter, env)
-        if counted is not None:
-            seq = self.enumerated(w, seq, counted.span)
+        seq = self.looked(w, first.iter, env)
         names = [w.fresh("_v") for _ in first.names]
         items, span = w.fresh(), w.const(first.span)
         head, indent = len(w.lines), w.indent
@@ -882,10 +876,6 @@ class Backend:
         w.indent += 1
         w.stretches.append([0, None])
         inner = {**env, **{slot(w.bound, first) + i: _Local(py) for i, py in enumerate(names)}}
-        if counted is not None:  # (the index beside the item, ``enumerated``)
-            index = w.fresh("_v")
-            inner[slot(w.bound, first)] = _Local(names[0], pair=(index, names[0]))
-            w.known[index] = int
         if first.cond is not None:
             c = self.looked(w, first.cond, inner)
             w(f"if {c}:")
@@ -899,38 +889,10 @@ class Backend:
         when, fast = {1: (_either(is_(seq, "list", w), is_(seq, "dict", w),
                                   _both(is_(seq, "Map", w), f"_TK not in {seq} and _FK not in {seq}")), seq),
                       2: (pairs, f"_entries({seq})")}.get(len(names), ("False", "None"))
-        walked = f"{index}, {names[0]} in _enum({items})" if counted is not None else f"{', '.join(names)} in {items}"
         lines = [f"if {when}:", f"    ctx.steps += _len({seq}){f' * {per}' if per > 1 else ''}",
                  "    if ctx.steps > ctx.budget:", f"        raise _over(ctx, {span})", f"    {items} = {fast}", "else:",
-                 f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {walked}:"]
+                 f"    {items} = _items_of(ctx, {seq}, {len(names)}, {span}, {per})", f"for {', '.join(names)} in {items}:"]
         w.lines[head] = "\n".join("    " * indent + line for line in lines)
-
-    def enumerated(self, w: _Writer, seq: str, span: Span) -> str:
-        """The items `enumerate(seq)` numbers, for a loop that numbers them itself (``counted``): walked and
-        charged by the built-in's own helper (``_enum_items``), failing at ``span``, with no record made."""
-        out = self.builtin_call(w, BUILTINS["enumerate"], [seq], span, fn="_enum_items")
-        w.known[out] = list
-        return out
-
-    def counted(self, w: _Writer, first: A.CompFor, code: tuple[Any, ...]) -> A.Call | None:
-        """The call of `for e in enumerate(xs)` (the built-in) whose `e` the rest of the comprehension
-        (``code``, with no lambda or comprehension in it) reads only as `e.index` and `e.item`: the loop
-        then walks the items of `xs` with their indices, which those reads give, charged as the records."""
-        it = first.iter
-        if len(first.names) != 1 or not isinstance(it, A.Call) or len(it.args) != 1 or it.kwargs:
-            return None
-        target = w.bound.get(id(it.func))
-        if not isinstance(target, BuiltinRef) or target.builtin.name != "enumerate":
-            return None
-        at, read = slot(w.bound, first), set()
-        for n in A.nodes(code):  # (a field before what it reads)
-            if isinstance(n, (A.Lambda, A.Comp)):
-                return None
-            if isinstance(n, A.Field) and n.name in ("index", "item"):
-                read.add(id(n.obj))
-            elif isinstance(n, A.Name) and id(n) not in read and getattr(w.bound.get(id(n)), "slot", None) == at:
-                return None
-        return it
 
     def generator(self, w: _Writer, e: A.Comp, env: Env) -> str:
         """A comprehension given to a call: a generator function, made where it is written
@@ -1061,8 +1023,6 @@ class Backend:
         of = w.bound.get(id(e.obj))
         if isinstance(of, ModuleRef):
             return self.referee_value(w, w.bound.get(id(e)), e.span)
-        if isinstance(of, Local) and (pair := env[of.slot].pair) is not None:  # (``counted``)
-            return pair[e.name == "item"]
         o = self.looked(w, e.obj, env)
         name = w.const(e.name)
         # (a record or map looked up by the text, none where it lacks it: only a map or record raises a
