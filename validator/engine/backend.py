@@ -30,13 +30,12 @@ from . import codecache, shares, written
 from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
-from ..lib.builtins import BUILTINS, Builtin, DiceSpec, roll_looked_at
+from ..lib.builtins import Builtin, DiceSpec, roll_looked_at
 from ..lib import builtins as B
 from ..core.diagnostics import Span
 from ..lib.runtime import RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, Map, as_key, entries
 
-_ROLL = BUILTINS["roll"].fn
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
 
 
@@ -743,7 +742,7 @@ class Backend:
         once makes none (``DiceSource.looked_at``)."""
         if self.dice and isinstance(e, A.Call) and not e.kwargs:
             target = w.bound.get(id(e.func))
-            if isinstance(target, BuiltinRef) and target.builtin.fn is _ROLL:
+            if isinstance(target, BuiltinRef) and target.builtin.name == "roll":
                 args = [self.expr(w, a, env) for a in e.args]
                 return self.builtin_call(w, target.builtin, args, e.span, fn=w.const(roll_looked_at))
         return self.forced(w, self.expr(w, e, env))
