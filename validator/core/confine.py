@@ -132,7 +132,7 @@ def is_inside(real: Path, root: Root) -> bool:
 def _root_shown(root: Root) -> str:
     if isinstance(root, tuple):
         return "the bundled rulesets and schemas"
-    return f"the ruleset root `{_rel(Path(os.path.realpath(root)))}`"
+    return f"the ruleset root `{display_path(Path(os.path.realpath(root)))}`"
 
 
 def _special_tree(real: Path) -> bool:
@@ -389,7 +389,9 @@ def display_base() -> str:
     return DISPLAY_BASE.get() or os.getcwd()
 
 
-def _rel(path: Path) -> str:
+def display_path(path: Path) -> str:
+    """How a file is shown in what ruleval says: relative to ``display_base`` (where it is found again:
+    ``loader.real_path``)."""
     try:
         return os.path.relpath(path, display_base())
     except ValueError:  # pragma: no cover - another drive on Windows

@@ -21,7 +21,7 @@ from ..core import jsontext
 from ..core import blobcache, confine
 from ..core.frozen import frozen
 from . import astcache, schemarefs
-from ..core.confine import ROOT_MARKER, Refused, display_base, root_of_resolved
+from ..core.confine import ROOT_MARKER, Refused, display_base, display_path, root_of_resolved
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .kinds import DeclaredKinds
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
@@ -101,13 +101,6 @@ class Loaded:
     read: list[str] = field(default_factory=list)  # every file resolved or read (resolved paths), failed or not
     modules: dict[str, A.Module] = field(default_factory=dict)  # the parsed modules, by shown path
     missing: list[str] = field(default_factory=list)  # where a reference found no file (resolved paths: C005)
-
-
-def display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path, display_base())
-    except ValueError:  # pragma: no cover - other drive on Windows
-        return str(path)
 
 
 def real_path(shown: str) -> Path:
