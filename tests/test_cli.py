@@ -694,3 +694,26 @@ def test_explain_without_a_state_says_the_ruleset_reads_one_as_run_does(cli) -> 
     for command in ("run", "explain"):
         r = cli(command, std)
         assert r.code == 3 and "note: no --state was given, and this ruleset reads one" in r.err, (command, r.err)
+
+
+def test_explain_json_says_a_refused_state_as_run_json_does(cli, tmp_path) -> None:
+    """`explain --format json` wrote a refused state's diagnostics as text on stderr, where `run --format json`
+    writes them as JSON on stdout (each placed at its line in the state file): a CI job reading one command's
+    JSON could not read the other's. Now the same output and exit code, a ruleset's errors too; the text format still
+    says them on stderr."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = tmp_path / "st.json"
+    state.write_text('{"units": 3}', encoding="utf-8")
+    ran = cli("run", std, "--state", str(state), "--format", "json")
+    explained = cli("explain", std, "--state", str(state), "--format", "json")
+    assert ran.code == explained.code == 3, (ran.err, explained.err)
+    said = json.loads(explained.out)
+    assert said == json.loads(ran.out) and explained.err == ran.err == ""
+    assert [(d["code"], d["pointer"], d["line"], d["col"]) for d in said] == [("S002", "", 1, 1), ("S002", "/units", 1, 11)]
+    text = cli("explain", std, "--state", str(state))
+    assert text.code == 3 and text.out == "" and f"{state}:1:11: error[S002]: expected a list, got 3" in text.err
+    bad = tmp_path / "bad.rules"
+    bad.write_text('ruleset x "x"\nquery main = nope\n', encoding="utf-8")
+    ran, explained = cli("run", str(bad), "--format", "json"), cli("explain", str(bad), "--format", "json")
+    assert ran.code == explained.code == 1 and json.loads(explained.out) == json.loads(ran.out) != []
+    assert [d["code"] for d in json.loads(explained.out)] == ["C001"] and explained.err == ""

@@ -410,14 +410,14 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import load_for_run, no_state_note, parse_arg, parse_dice, require_files, with_state
+    from .common import load_for_run, no_state_note, parse_arg, parse_dice, print_state_diags, require_files
     from ..core.confine import write_atomic
-    from ..core.diagnostics import DiagnosticError, render_all, visible
-    from ..engine.state import at_lines, read_state_text, state_file_text
+    from ..core.diagnostics import DiagnosticError, visible
+    from ..engine.state import read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
     dice = parse_dice(args.dice)
-    rs = load_for_run(args.ruleset, err)
+    rs = load_for_run(args.ruleset, err, "json" if args.format == "json" else "text", out)
     if rs is None:
         return EXIT_FINDINGS
     if args.ir is not None:
@@ -436,18 +436,18 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              dice=dice, explain=True, state_name=shown)
         result = traced.json()
     except (RunError, DiagnosticError) as exc:
-        err.write(render_all(at_lines(exc.diagnostics, shown, text), with_state(rs.sources, shown, text), err) + "\n")
+        print_state_diags(exc.diagnostics, args.format, out, err, rs.sources, shown, text)
         no_state_note(args.state, exc.diagnostics, err)
         return exit_code(exc.diagnostics)
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":
-        from .common import result_json
+        from .common import print_diags, result_json
 
         try:
             text = result_json(rs, args.query, result["explain"], indent=2) + "\n"
         except RunError as exc:
-            err.write(render_all(exc.diagnostics, rs.sources, err) + "\n")
+            print_diags(exc.diagnostics, "json", out, err, rs.sources)
             return EXIT_FINDINGS
     elif args.format == "dot":
         text = decision_graph(traced)
