@@ -480,3 +480,16 @@ def test_an_importer_s_cases_are_checked_as_a_case_file_s(tmp_path: Path) -> Non
     assert "error[S004]: importer `cases`: its case 2 has no `id`" in found[0]
     assert "error[S007]: case `empty`" in found[1] and "`expect: {}` checks nothing" in found[1]
     assert "error[S007]: case `inner`" in found[2] and "at expect.n" in found[2]
+
+
+def test_an_importer_s_file_is_read_bounded_as_a_case_file_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file `test --import` reads was read whole, however large: it is read as a case file is (at most
+    MAX_CASE_FILE_BYTES), one over the bound an S004 at the file, exit 3."""
+    from validator.tools import testing
+
+    text = tmp_path / "cases.txt"
+    text.write_text("x" * 100, encoding="utf-8")
+    monkeypatch.setattr(testing, "MAX_CASE_FILE_BYTES", 50)
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"), str(text))
+    assert code == 3, (code, out, err)
+    assert f"{text}: error[S004]: cannot read test file:" in err and "50" in err, err

@@ -857,7 +857,11 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     if not rs.ok:
         suite.diagnostics.extend(d for d in rs.diagnostics if d.is_error)
         return suite
-    text = Path(file).read_text(encoding="utf-8", errors="replace")
+    try:  # (bounded and confined as a case file is read; a foreign format's stray bytes replaced)
+        text = confine.read_bytes(Path(file), MAX_CASE_FILE_BYTES, None, file).decode("utf-8", errors="replace")
+    except Refused as exc:
+        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(file)))
+        return suite
     raw = rs.run({}, query=query, args=[text], validate=False)
     if not isinstance(raw, list):
         suite.diagnostics.append(Diagnostic("S004", f"importer `{query}` must return a list of cases", Span(ruleset)))
