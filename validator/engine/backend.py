@@ -195,7 +195,7 @@ _HELPERS: dict[str, Any] = {
     "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN),  # (below: the built-ins' own steps, for the loops ``Backend.looped`` writes)
-    "_walked_items": B._iter, "_sized_items": B._sized, "_walk_cost": B._walk_cost, "_FLAT": B._FLAT,
+    "_walked_items": B._iter, "_sized_items": B._sized, "_key_charged": B.key_charged,
     "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
@@ -1167,7 +1167,7 @@ _COMP_LOOPS = {"any": ("False", "if {x}:\n    {out} = True\n    break"),
                "all": ("True", "if not {x}:\n    {out} = False\n    break"),
                "count": ("0", "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})"),
                "sum": ("0", "{out} = _summed(ctx, {out}, {x})")}
-_KEYED = "if _type({k}) not in _FLAT:\n    _walk_cost(ctx, {k}, {what})\n"  # (``builtins._keyed``)
+_KEYED = "{k} = _key_charged(ctx, {k}, {what})\n"
 _SORTED = (1, 1, "{items} = _list(_sized_items(ctx, {a0}, {what}))\n{keys} = []", "{items}",
            _KEYED + "{keys}.append({k})", "{out} = _by_keys({items}, {keys})")
 _LAMBDA_LOOPS = {

@@ -463,8 +463,13 @@ def _diff(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
 
 
 def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
-    """An item's key (``key`` called on it); a key that is a collection is charged its walk."""
-    k = key(ctx, x) if callable(key) else call_value(ctx, key, x)  # (call_value says what is no function)
+    """An item's key (``key`` called on it), charged (``key_charged``)."""
+    return key_charged(ctx, key(ctx, x) if callable(key) else call_value(ctx, key, x), what)  # (call_value
+    # says what is no function)
+
+
+def key_charged(ctx: Context, k: Any, what: str) -> Any:
+    """A key of `sorted`, `group_by`... that is a collection charged its walk (the backend's loops too)."""
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, what)
     return k
