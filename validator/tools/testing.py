@@ -178,28 +178,33 @@ def _confined(suite: Suite, base: Path, root: Path, ref: Any, key: str, at: Span
         return False
 
 
+def _unreadable(problem: str, at: Span, help: str | None = None) -> Diagnostic:
+    """A case file (or an importer's input) that cannot be read (S004)."""
+    return Diagnostic("S004", f"cannot read test file: {problem}", at, help=help)
+
+
 def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> str | None:
     """Reads a case file's cases into ``suite``; its text, once read."""
     shown = str(path)
     try:
         doc, text = _read_case_file(path, shown)
     except Refused as exc:
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(shown)))
+        suite.diagnostics.append(_unreadable(exc.message, Span(shown)))
         return None
     except UnicodeDecodeError as exc:
         line, col, problem = utf8_fault(exc)
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
+        suite.diagnostics.append(_unreadable(problem, Span(shown, line, col, line, col + 1)))
         return None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["nested too deeply"])[0]
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {problem}", Span(shown, line, col, line, col + 1)))
+        suite.diagnostics.append(_unreadable(problem, Span(shown, line, col, line, col + 1)))
         return None
     except (RecursionError, ValueError, OverflowError) as exc:  # nested too deep; an integer past Python's digit limit
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {_value_fault(exc)}", Span(shown, 1, 1, 1, 2),
-                                            help="a case file holds a few levels of maps and lists, and integers "
-                                                 "of at most 60 digits"))
+        suite.diagnostics.append(_unreadable(_value_fault(exc), Span(shown, 1, 1, 1, 2),
+                                             help="a case file holds a few levels of maps and lists, and integers "
+                                                  "of at most 60 digits"))
         return None
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
@@ -860,7 +865,7 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     try:  # (bounded and confined as a case file is read; a foreign format's stray bytes replaced)
         text = confine.read_bytes(Path(file), MAX_CASE_FILE_BYTES, None, file).decode("utf-8", errors="replace")
     except Refused as exc:
-        suite.diagnostics.append(Diagnostic("S004", f"cannot read test file: {exc.message}", Span(file)))
+        suite.diagnostics.append(_unreadable(exc.message, Span(file)))
         return suite
     raw = rs.run({}, query=query, args=[text], validate=False)
     if not isinstance(raw, list):
