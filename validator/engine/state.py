@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import types
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -474,6 +473,170 @@ def _record_shape(kws: dict[str, Any]) -> tuple[list[str], dict[str, Any], bool]
     return need, props, "additionalProperties" in kws  # closed: no key outside `properties`
 
 
+def fast_check(schema: Any) -> Any:
+    """A closure ``state -> bool`` (True only when the state is certainly valid), or None."""
+    if not isinstance(schema, dict) or schema.get("$schema") not in _FAST_DRAFTS:
+        return None
+    refs: dict[str, Any] = {}
+
+    def resolve(ref: Any) -> Any:
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            raise Unsupported(ref)
+        if ref in refs:
+            done = refs[ref]
+            if done is not None:  # built already: called directly
+                return done  # type: ignore[no-any-return]
+            return lambda x: refs[ref](x)  # a recursive reference, still being built
+        refs[ref] = None
+        refs[ref] = build(ref_target(schema, ref), False)
+        return refs[ref]
+
+    def build(s: Any, root: bool) -> Any:
+        if s is True:
+            return lambda x: True
+        if not isinstance(s, dict):
+            raise Unsupported(s)
+        kws = {k: v for k, v in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
+        fused = _fused_object(kws, build) or _fused_text(kws)
+        if fused is not None:
+            return fused
+        checks: list[Any] = [keyword(k, v, s) for k, v in kws.items()]
+        if not checks:
+            return lambda x: True
+        if len(checks) == 1:
+            return checks[0]
+        items = tuple(checks)
+
+        def all_checks(x: Any) -> bool:
+            for c in items:
+                if not c(x):
+                    return False
+            return True
+        return all_checks
+
+    def keyword(k: str, v: Any, s: dict[str, Any]) -> Any:
+        if k == "$ref":
+            return resolve(v)
+        if k == "if":  # `then` when the instance satisfies `if`, else `else`; either left out: no check
+            cond = build(v, False)
+            then = build(s["then"], False) if "then" in s else None
+            other = build(s["else"], False) if "else" in s else None
+            # `cond` is sure only when true (a check here may say false of a valid instance): when it is
+            # not, the instance must pass both branches to be certainly valid
+            return lambda x: (then is None or then(x)) and (cond(x) or other is None or other(x))
+        if k in ("then", "else"):  # (read with `if`; without it they check nothing)
+            return lambda x: True
+        if k == "type":
+            names = [v] if isinstance(v, str) else v
+            if not isinstance(names, list) or not names:
+                raise Unsupported(v)
+            tests = tuple(_type_test(n) for n in names)
+            if len(tests) == 1:
+                return tests[0]
+            return lambda x: any(t(x) for t in tests)
+        if k == "enum":
+            texts, ints, bools, null = _enum_parts(v)
+
+            def enum_member(x: Any) -> bool:
+                t = type(x)
+                if t is str:
+                    return x in texts
+                if t is int:
+                    return x in ints
+                if t is bool:
+                    return x in bools
+                return x is None and null
+            enum_member.known = texts  # type: ignore[attr-defined]  # (see ``_fused_object``)
+            return enum_member
+        if k == "const":
+            if not isinstance(v, str):
+                raise Unsupported(v)
+            return lambda x: type(x) is str and x == v
+        if k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
+            if type(v) is not int:
+                raise Unsupported(v)
+            kind = {"L": str, "I": list, "P": dict}[k[3]]
+            if k.startswith("min"):
+                return lambda x: type(x) is not kind or len(x) >= v
+            return lambda x: type(x) is not kind or len(x) <= v
+        if k in ("minimum", "maximum"):
+            if type(v) not in (int, float):
+                raise Unsupported(v)
+            if k == "minimum":
+                return lambda x: type(x) not in _NUMBERS or x >= v
+            return lambda x: type(x) not in _NUMBERS or x <= v
+        if k == "pattern":
+            if not isinstance(v, str):
+                raise Unsupported(v)
+            rx = _search_pattern(v)
+            return lambda x: type(x) is not str or rx.search(x) is not None
+        if k == "required":
+            if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
+                raise Unsupported(v)
+            need = tuple(v)
+            return lambda x: type(x) is not dict or all(p in x for p in need)
+        if k == "properties":
+            if not isinstance(v, dict):
+                raise Unsupported(v)
+            props = {p: build(sub, False) for p, sub in v.items()}
+
+            def properties(x: Any) -> bool:
+                if type(x) is not dict:
+                    return True
+                for p, check in props.items():
+                    if p in x and not check(x[p]):
+                        return False
+                return True
+            return properties
+        if k == "additionalProperties":
+            if "patternProperties" in s:
+                raise Unsupported(k)
+            known = frozenset(s.get("properties", {}))
+            if v is False:
+                return lambda x: type(x) is not dict or all(type(p) is str and p in known for p in x)
+            extra = build(v, False)
+
+            def additional(x: Any) -> bool:  # (a loop, not `all` of a generator: a map of many entries is common)
+                if type(x) is dict:
+                    for p, item in x.items():
+                        if type(p) is not str or (p not in known and not extra(item)):
+                            return False
+                return True
+            return additional
+        if k == "propertyNames":
+            name_ok = build(v, False)
+            return lambda x: type(x) is not dict or all(type(p) is str and name_ok(p) for p in x)
+        if k == "items":
+            if isinstance(v, list):
+                raise Unsupported(k)
+            item = build(v, False)
+
+            def items(x: Any) -> bool:
+                if type(x) is list:
+                    for i in x:
+                        if not item(i):
+                            return False
+                return True
+            return items
+        if k == "uniqueItems":
+            if v is False:
+                return lambda x: True
+            if v is not True:
+                raise Unsupported(v)
+            return lambda x: type(x) is not list or (all(type(i) is str for i in x) and len(set(x)) == len(x))
+        if k == "anyOf":
+            if not isinstance(v, list) or not v:
+                raise Unsupported(v)
+            subs = tuple(build(sub, False) for sub in v)
+            return lambda x: any(c(x) for c in subs)
+        raise Unsupported(k)
+
+    try:
+        return build(schema, True)
+    except (Unsupported, re.error, RecursionError):
+        return None
+
+
 def float_free(schema: Any) -> bool:
     """Whether ``fast_check(schema)`` accepts no value that is or holds a float: each value it
     accepts passed a test of its own type that no float passes (a text, an integer, a truth value,
@@ -529,319 +692,81 @@ def float_free(schema: Any) -> bool:
     return node(schema)
 
 
-def fast_check(schema: Any) -> Any:
-    """A function ``state -> bool`` (True only when the state is certainly valid), or None: the schema
-    written once as straight-line Python (``_FastWriter``) and compiled in this process."""
-    if not isinstance(schema, dict) or schema.get("$schema") not in _FAST_DRAFTS:
+def _fused_object(kws: dict[str, Any], build: Any) -> Any:
+    """``type: object`` with only ``required``, ``properties`` and ``additionalProperties: false``
+    (the common shape of a record) as one closure: one pass over the object's keys. The same verdict
+    as the keywords checked one by one."""
+    shape = _record_shape(kws)
+    if shape is None:
         return None
-    try:
-        return _FastWriter(schema).function()
-    except (Unsupported, re.error, RecursionError, SyntaxError, MemoryError):
+    need, props, closed = shape
+    need_t = tuple(need)
+    # per property: its check, and texts known to pass it (a text check's accepted texts, an enum's
+    # texts; ``known`` on the check), tested here without calling it
+    checks: dict[str, tuple[Any, Any]] = {}
+    for p, sub in props.items():
+        check = build(sub, False)
+        checks[p] = (check, getattr(check, "known", frozenset()))
+
+    def record(x: Any) -> bool:
+        if type(x) is not dict:
+            return False
+        for p in need_t:
+            if p not in x:
+                return False
+        for p, v in x.items():
+            c = checks.get(p)
+            if c is None:
+                if closed:
+                    return False
+            elif not (type(v) is str and v in c[1]) and not c[0](v):
+                return False
+        return True
+    return record
+
+
+def _fused_text(kws: dict[str, Any]) -> Any:
+    """``type: string`` with only length limits and a pattern, as one closure (the same verdict)."""
+    if kws.get("type") != "string" or not set(kws) <= {"type", "minLength", "maxLength", "pattern"}:
         return None
+    lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
+    if type(lo) is not int or (hi is not None and type(hi) is not int) or \
+            (pattern is not None and not isinstance(pattern, str)):
+        return None
+    rx = _search_pattern(pattern) if pattern is not None else None
+    accepted: set[str] = set()  # texts found valid before (names, places: states repeat them), up to a bound
+
+    def text(x: Any) -> bool:
+        if type(x) is not str:
+            return False
+        if x in accepted:
+            return True
+        n = len(x)
+        if n < lo or (hi is not None and n > hi):
+            return False
+        if rx is not None and rx.search(x) is None:
+            return False
+        if len(accepted) < _ACCEPTED_CAP:
+            accepted.add(x)
+        return True
+    text.known = accepted  # type: ignore[attr-defined]  # (see ``_fused_object``)
+    return text
+
+
+_ACCEPTED_CAP = 4096
 
 
 # a JSON number as a state holds it: a decimal is read exactly, a fraction (``jsontext.exact_numbers``)
 _NUMBERS = (int, float, Fraction)
-_JSON_TYPES = {"string": "_str", "integer": "_int", "boolean": "_bool", "null": "_none", "object": "_dict",
-               "array": "_list"}
-_ACCEPTED_CAP = 4096
-_MISS = object()
-_NESTED = 6  # blocks written inside one another before a part is written as a function of its own (Python's limit: 20)
-_INLINED = 200  # references written in place, the others called
 
 
-def _unique_texts(x: list[Any]) -> bool:
-    for i in x:
-        if type(i) is not str:
-            return False
-    return len(set(x)) == len(x)
+def _type_test(name: Any) -> Any:
+    if name == "number":
+        return lambda x: type(x) in _NUMBERS
+    t = _JSON_TYPES.get(name) if isinstance(name, str) else None
+    if t is None:
+        raise Unsupported(name)
+    return lambda x: type(x) is t
 
 
-class _FastWriter:
-    """A schema's fast check as Python source: one function per part that is called (the schema, a
-    recursive reference, an alternative), each a run of tests returning False at the first that fails
-    and True at its end. The keywords mean what they mean to jsonschema, tested only where the answer
-    is certain: a test may refuse what jsonschema accepts (a float where an integer is asked, an enum's
-    float), never the other way. No text of the schema enters the source: its keys, patterns and
-    members are constants named ``_cN`` in the functions' globals; the source holds only names and
-    integers written by this class."""
-
-    def __init__(self, schema: dict[str, Any]):
-        self.schema = schema
-        self.g: dict[str, Any] = {"_type": type, "_len": len, "_str": str, "_int": int, "_bool": bool,
-                                  "_none": type(None), "_dict": dict, "_list": list, "_NUMS": frozenset(_NUMBERS),
-                                  "_MISS": _MISS, "_unique_texts": _unique_texts, "_CAP": _ACCEPTED_CAP,
-                                  "KeyError": KeyError, "__builtins__": {}}
-        self.defs: list[str] = []
-        self.n = 0
-        self.refs: dict[str, str] = {}  # a reference called -> its function's name
-        self.inlining: list[str] = []  # the references being written in place, outermost first
-        self.inlined = 0
-        self.accepted: dict[int, str] = {}  # a text part of the schema (by its id) -> the set of texts it accepted
-
-    def const(self, value: Any) -> str:
-        self.n += 1
-        self.g[f"_c{self.n}"] = value
-        return f"_c{self.n}"
-
-    def fresh(self, head: str) -> str:
-        self.n += 1
-        return f"{head}{self.n}"
-
-    def function(self) -> Any:
-        name = self.define(self.schema, self.fresh("_f"), True)
-        code = compile("\n".join(self.defs), "<ruleval state schema>", "exec")
-        for c in code.co_consts:
-            if isinstance(c, types.CodeType):
-                self.g[c.co_name] = types.FunctionType(c, self.g)
-        return self.g[name]
-
-    def define(self, s: Any, name: str, root: bool = False) -> str:
-        body: list[str] = []
-        self.emit(s, "x", body, 1, root)
-        self.defs.append("\n".join([f"def {name}(x):", *body, "    return True"]))
-        return name
-
-    def called(self, s: Any) -> str:
-        return self.define(s, self.fresh("_f"))
-
-    def emit(self, s: Any, v: str, out: list[str], d: int, root: bool = False, sure: str | None = None) -> None:
-        """Lines (indented ``d`` levels) returning False when the value named ``v`` is not certainly valid
-        (``sure``: the JSON type the value is known to have, whose test is then left out)."""
-        if s is True:
-            return
-        if not isinstance(s, dict):
-            raise Unsupported(s)
-        if d > _NESTED:
-            out.append(f"{'    ' * d}if not {self.called(s)}({v}): return False")
-            return
-        kws = {k: x for k, x in s.items() if not (k in _ANNOTATIONS or (root and k in ("$schema", "$id")))}
-        if self.record(kws, v, out, d) or self.text(s, kws, v, out, d, sure):
-            return
-        known = kws.get("type") if isinstance(kws.get("type"), str) else None
-        if known is not None and known != sure:  # (tested first: the other keywords' tests of the type are left out)
-            out.append(f"{'    ' * d}if {self.not_type(known, v)}: return False")
-        known = known or sure
-        for k, x in kws.items():
-            if not (k == "type" and known is not None):
-                self.keyword(k, x, s, v, out, d, known)
-
-    def not_type(self, name: Any, v: str) -> str:
-        if name == "number":
-            return f"_type({v}) not in _NUMS"
-        if not isinstance(name, str) or name not in _JSON_TYPES:
-            raise Unsupported(name)
-        return f"_type({v}) is not {_JSON_TYPES[name]}"
-
-    def block(self, out: list[str], d: int, head: str, fill: Any) -> None:
-        """``head:`` and the lines ``fill(inner)`` writes under it (``pass`` when none)."""
-        inner: list[str] = []
-        fill(inner)
-        out.append(f"{'    ' * d}{head}:")
-        out.extend(inner or [f"{'    ' * (d + 1)}pass"])
-
-    def record(self, kws: dict[str, Any], v: str, out: list[str], d: int) -> bool:
-        """A closed or open record (``_record_shape``): its keys read by subscript, no walk of its entries."""
-        shape = _record_shape(kws)
-        if shape is None:
-            return False
-        need, props, closed = shape
-        ind = "    " * d
-        need = list(dict.fromkeys(need))
-        out.append(f"{ind}if _type({v}) is not _dict: return False")
-        if closed and any(p not in props for p in need):
-            out.append(f"{ind}return False")  # (a key it needs is one it refuses)
-            return True
-        optional = [p for p in props if p not in need]
-        if closed:
-            if optional:
-                out.append(f"{ind}if _len({v}) > {len(need)}:")
-                k = self.fresh("_k")
-                out.append(f"{ind}    for {k} in {v}:")
-                out.append(f"{ind}        if {k} not in {self.const(frozenset(props))}: return False")
-            else:
-                out.append(f"{ind}if _len({v}) != {len(need)}: return False")
-        if need:
-            names = {p: self.fresh("_v") for p in need}
-            out.append(f"{ind}try:")
-            out.extend(f"{ind}    {names[p]} = {v}[{self.const(p)}]" for p in need)
-            out.append(f"{ind}except KeyError:")
-            out.append(f"{ind}    return False")
-            for p in need:
-                if p in props:
-                    self.emit(props[p], names[p], out, d)
-        for p in optional:
-            if props[p] is True:
-                continue
-            w = self.fresh("_v")
-            out.append(f"{ind}{w} = {v}.get({self.const(p)}, _MISS)")
-            self.block(out, d, f"if {w} is not _MISS", lambda inner, p=p, w=w: self.emit(props[p], w, inner, d + 1))
-        return True
-
-    def text(self, s: dict[str, Any], kws: dict[str, Any], v: str, out: list[str], d: int, sure: str | None) -> bool:
-        """``type: string`` with only length limits and a pattern; the texts a pattern accepted are kept
-        (up to ``_ACCEPTED_CAP``: names and places repeat), per part of the schema, and accepted again."""
-        if kws.get("type") != "string" or not set(kws) <= {"type", "minLength", "maxLength", "pattern"}:
-            return False
-        lo, hi, pattern = kws.get("minLength", 0), kws.get("maxLength"), kws.get("pattern")
-        if type(lo) is not int or (hi is not None and type(hi) is not int) or \
-                (pattern is not None and not isinstance(pattern, str)):
-            return False
-        ind = "    " * d
-        fails = ([f"_len({v}) < {lo}"] if lo > 0 else []) + ([f"_len({v}) > {hi}"] if hi is not None else [])
-        typed = [] if sure == "string" else [f"_type({v}) is not _str"]
-        if pattern is None:
-            if typed or fails:
-                out.append(f"{ind}if {' or '.join([*typed, *fails])}: return False")
-            return True
-        search = self.const(_search_pattern(pattern).search)
-        kept = self.accepted.get(id(s))
-        if kept is None:
-            kept = self.accepted[id(s)] = self.const(set())
-        if typed:
-            out.append(f"{ind}if {typed[0]}: return False")
-        out.append(f"{ind}if {v} not in {kept}:")
-        out.append(f"{ind}    if {' or '.join([*fails, f'{search}({v}) is None'])}: return False")
-        out.append(f"{ind}    if _len({kept}) < _CAP: {kept}.add({v})")
-        return True
-
-    def keyword(self, k: str, x: Any, s: dict[str, Any], v: str, out: list[str], d: int, known: str | None) -> None:
-        ind = "    " * d
-
-        def fail(test: str) -> None:
-            out.append(f"{ind}if {test}: return False")
-
-        def guard(name: str) -> str:  # (a keyword about one type holds of any value of another)
-            return "" if known == name else f"_type({v}) is {_JSON_TYPES[name]} and "
-
-        if k == "$ref":
-            if not isinstance(x, str) or not (x == "#" or x.startswith("#/")):
-                raise Unsupported(x)
-            if x in self.inlining or self.inlined >= _INLINED:
-                name = self.refs.get(x)
-                if name is None:  # (named before it is written: it may call itself)
-                    name = self.refs[x] = self.fresh("_f")
-                    self.define(ref_target(self.schema, x), name)
-                fail(f"not {name}({v})")
-                return
-            self.inlined += 1
-            self.inlining.append(x)
-            self.emit(ref_target(self.schema, x), v, out, d)
-            self.inlining.pop()
-        elif k == "if":  # `then` when the instance satisfies `if`, else `else`; either left out: no check
-            # `if`'s test is sure only when true (it may say false of a valid instance): when it is not,
-            # the instance must pass both branches to be certainly valid
-            cond = self.called(x)
-            then = self.called(s["then"]) if "then" in s else None
-            other = self.called(s["else"]) if "else" in s else None
-            if then is not None:
-                fail(f"not {then}({v})")
-            if other is not None:
-                fail(f"not ({cond}({v}) or {other}({v}))")
-        elif k in ("then", "else"):  # (read with `if`; without it they check nothing)
-            pass
-        elif k == "type":
-            names = [x] if isinstance(x, str) else x
-            if not isinstance(names, list) or not names:
-                raise Unsupported(x)
-            tests = [self.not_type(n, v) for n in names]
-            fail(" and ".join(tests))
-        elif k == "enum":
-            texts, ints, bools, null = _enum_parts(x)
-            if not (ints or bools or null):
-                fail(f"_type({v}) is not _str or {v} not in {self.const(texts)}")
-            else:
-                fail(f"not ({v} in {self.const(texts)} if _type({v}) is _str else {v} in {self.const(ints)} if "
-                     f"_type({v}) is _int else {v} in {self.const(bools)} if _type({v}) is _bool else "
-                     f"{v} is None and {null})")
-        elif k == "const":
-            if not isinstance(x, str):
-                raise Unsupported(x)
-            fail(f"_type({v}) is not _str or {v} != {self.const(x)}")
-        elif k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
-            if type(x) is not int:
-                raise Unsupported(x)
-            kind = {"L": "string", "I": "array", "P": "object"}[k[3]]
-            fail(f"{guard(kind)}_len({v}) {'<' if k.startswith('min') else '>'} {x}")
-        elif k in ("minimum", "maximum"):
-            if type(x) not in (int, float):
-                raise Unsupported(x)
-            number = "" if known in ("number", "integer") else f"_type({v}) in _NUMS and "
-            fail(f"{number}{v} {'<' if k == 'minimum' else '>'} {self.const(x)}")
-        elif k == "pattern":
-            if not isinstance(x, str):
-                raise Unsupported(x)
-            fail(f"{guard('string')}{self.const(_search_pattern(x).search)}({v}) is None")
-        elif k == "required":
-            if not isinstance(x, list) or not all(isinstance(p, str) for p in x):
-                raise Unsupported(x)
-            if x:
-                fail(f"{guard('object')}not ({' and '.join(f'{self.const(p)} in {v}' for p in x)})")
-        elif k == "properties":
-            if not isinstance(x, dict):
-                raise Unsupported(x)
-
-            def properties(inner: list[str], at: int) -> None:
-                for p, sub in x.items():
-                    w = self.fresh("_v")
-                    inner.append(f"{'    ' * at}{w} = {v}.get({self.const(p)}, _MISS)")
-                    self.block(inner, at, f"if {w} is not _MISS", lambda more, sub=sub, w=w: self.emit(sub, w, more, at + 1))
-            self.guarded(out, d, known, "object", v, properties)
-        elif k == "additionalProperties":
-            if "patternProperties" in s:
-                raise Unsupported(k)
-            named = frozenset(s.get("properties", {}))
-            key, item = self.fresh("_k"), self.fresh("_v")
-            names = s.get("propertyNames", True)  # (checked in the same walk, ``propertyNames`` below)
-
-            def additional(inner: list[str], at: int) -> None:
-                pad = "    " * at
-                if x is False:
-                    inner.append(f"{pad}for {key} in {v}:")
-                    inner.append(f"{pad}    if _type({key}) is not _str or {key} not in {self.const(named)}: return False")
-                    return
-                inner.append(f"{pad}for {key}, {item} in {v}.items():")
-                inner.append(f"{pad}    if _type({key}) is not _str: return False")
-                self.emit(names, key, inner, at + 1, sure="string")
-                if named:
-                    self.block(inner, at + 1, f"if {key} not in {self.const(named)}",
-                               lambda more: self.emit(x, item, more, at + 2))
-                else:
-                    self.emit(x, item, inner, at + 1)
-            self.guarded(out, d, known, "object", v, additional)
-        elif k == "propertyNames":
-            if s.get("additionalProperties", False) is not False and "patternProperties" not in s:
-                return  # (checked in `additionalProperties`'s walk of the entries)
-            key = self.fresh("_k")
-
-            def names(inner: list[str], at: int) -> None:
-                inner.append(f"{'    ' * at}for {key} in {v}:")
-                inner.append(f"{'    ' * at}    if _type({key}) is not _str: return False")
-                self.emit(x, key, inner, at + 1, sure="string")
-            self.guarded(out, d, known, "object", v, names)
-        elif k == "items":
-            if isinstance(x, list):
-                raise Unsupported(k)
-            item = self.fresh("_v")
-
-            def items(inner: list[str], at: int) -> None:
-                self.block(inner, at, f"for {item} in {v}", lambda more: self.emit(x, item, more, at + 1))
-            self.guarded(out, d, known, "array", v, items)
-        elif k == "uniqueItems":
-            if x is True:
-                fail(f"{guard('array')}not _unique_texts({v})")
-            elif x is not False:
-                raise Unsupported(x)
-        elif k == "anyOf":
-            if not isinstance(x, list) or not x:
-                raise Unsupported(x)
-            fail(f"not ({' or '.join(f'{self.called(b)}({v})' for b in x)})")
-        else:
-            raise Unsupported(k)
-
-    def guarded(self, out: list[str], d: int, known: str | None, kind: str, v: str, fill: Any) -> None:
-        """``fill``'s lines, run only when the value is of ``kind`` (known already, or tested here)."""
-        if known == kind:
-            fill(out, d)
-        else:
-            self.block(out, d, f"if _type({v}) is {_JSON_TYPES[kind]}", lambda inner: fill(inner, d + 1))
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "null": type(None), "object": dict, "array": list}
