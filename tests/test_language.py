@@ -792,3 +792,34 @@ def test_a_state_schema_with_a_pattern_re2_cannot_run_is_found_by_the_check(root
     found = findings(root, 'query main = 1\nschema "s.json"\n', s__json=schema)
     assert [f[:5] for f in found] == [("C015", "s.json", 1, 129, "/properties/n/pattern")]
     assert found[0][5].startswith('the state schema is invalid: expected the format "regex", got "(?=a)a"')
+
+
+@pytest.mark.parametrize("schema, at", [
+    ('{"$ref": "#"}', "/$ref"),
+    ('{"if": {"$ref": "#"}, "then": {"type": "object"}}', "/if/$ref"),
+    ('{"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}},\n'
+     ' "properties": {"n": {"$ref": "#/$defs/a"}}}', "/$defs/a/allOf/0/$ref"),
+])
+def test_a_state_schema_whose_check_would_never_end_is_found_by_the_check(root: Path, schema: str, at: str) -> None:
+    # a reference that comes back to itself without reading into the value: jsonschema would recurse until
+    # Python stops it, and every state would be refused as "nested too deeply" (S001), blaming the state
+    text = '{"$schema": "https://json-schema.org/draft/2020-12/schema", ' + schema[1:]
+    found = findings(root, 'schema "s.json"\nquery main = 1\n', s__json=text)
+    assert [(f[0], f[1], f[4]) for f in found] == [("C015", "s.json", at)]
+    assert found[0][5] == ("the state schema refers back to itself without reading into the value: "
+                           "checking a state would never end")
+    rs = load_ruleset(root / "main.rules", use_cache=False, check_cache=False)
+    assert [d.code for d in rs.state_schema_errors({"n": "x"})] == ["C015"]
+
+
+@pytest.mark.parametrize("schema", [
+    '{"$defs": {"t": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/t"}}}}},'
+    ' "$ref": "#/$defs/t"}',  # (a tree: each reference reads into the value first)
+    '{"properties": {"n": {"$ref": "#"}}}',
+    '{"enum": [{"$ref": "#"}]}',  # (a value, not a schema)
+    '{"$defs": {"d": {"$id": "https://example.com/d", "allOf": [{"$ref": "#"}], "type": "object",'
+    ' "properties": {"n": {}}}}, "type": "object"}',  # (`#` inside `$id` is another document: not followed)
+])
+def test_a_state_schema_whose_references_read_into_the_value_is_usable(root: Path, schema: str) -> None:
+    text = '{"$schema": "https://json-schema.org/draft/2020-12/schema", ' + schema[1:]
+    assert findings(root, 'schema "s.json"\nquery main = 1\n', s__json=text) == []

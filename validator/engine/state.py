@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from ..core import jsontext
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, pointer_order, utf8_fault
@@ -292,7 +293,7 @@ def _surely_usable(schema: Any, resources: dict[str, Any] | None) -> bool:
 
     try:
         sure = (schema.get("$schema") == DRAFT_2020_12 and certainly_valid_schema(schema, _surely_conforms)
-                and (_key_text(schema), _fast(schema)) is not None)
+                and _endless_ref(schema) is None and (_key_text(schema), _fast(schema)) is not None)
     except (TypeError, ValueError, RecursionError, re.error):  # (what ``_validators`` would raise: it says)
         sure = False
     if _read_only(schema):
@@ -302,10 +303,82 @@ def _surely_usable(schema: Any, resources: dict[str, Any] | None) -> bool:
     return sure
 
 
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})  # (values, not schemas)
+
+
+def _endless_ref(schema: Any) -> str | None:
+    """The JSON pointer of a ``$ref`` from which the schema's check comes back to where it was without
+    reading into the value (through ``$ref``, ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``, ``then``,
+    ``else``, ``dependentSchemas``): checking a value that reaches it would never end. None if there is
+    none. Only references within the schema are followed (``#``, ``#/...``), and none inside a part
+    with an ``$id`` of its own (its ``#`` is another document)."""
+    places: dict[int, tuple[str, ...]] = {}  # every subschema (a map): its place
+    nodes: list[dict[str, Any]] = []
+    own_id: set[int] = set()
+    todo: list[tuple[Any, tuple[str, ...], bool]] = [(schema, (), False)]
+    while todo:
+        node, at, inside = todo.pop()
+        if isinstance(node, dict):
+            if id(node) in places:
+                continue
+            places[id(node)] = at
+            nodes.append(node)
+            inside = inside or (bool(at) and "$id" in node)
+            if inside:
+                own_id.add(id(node))
+            todo += [(v, at + (str(k),), inside) for k, v in node.items() if k not in _DATA_KEYWORDS]
+        elif isinstance(node, list):
+            todo += [(v, at + (str(i),), inside) for i, v in enumerate(node)]
+
+    def target(ref: str) -> Any:
+        node = schema
+        for part in (pointer_parts(unquote(ref[1:])) if ref != "#" else ()):
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return None
+        return node
+
+    def in_place(node: dict[str, Any]) -> list[Any]:
+        out = [x for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for x in node[k]]
+        out += [node.get(k) for k in ("not", "if", "then", "else")]
+        if isinstance(node.get("dependentSchemas"), dict):
+            out += node["dependentSchemas"].values()
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and id(node) not in own_id:
+            out.append(target(ref))
+        return [x for x in out if isinstance(x, dict) and id(x) in places]
+
+    done: set[int] = set()
+    for start in nodes:  # (a walk from each part not yet walked, along the parts applied in place)
+        if id(start) in done:
+            continue
+        path, on_path = [start], {id(start)}
+        stack = [iter(in_place(start))]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                stack.pop()
+                on_path.discard(id(node := path.pop()))
+                done.add(id(node))
+                continue
+            if id(nxt) in on_path:  # back to a part on the way: a cycle, one of whose steps is a `$ref`
+                cycle = path[next(i for i, n in enumerate(path) if n is nxt):]
+                return pointer(min(places[id(n)] for i, n in enumerate(cycle) if isinstance(n.get("$ref"), str)
+                                   and target(n["$ref"]) is cycle[(i + 1) % len(cycle)]) + ("$ref",))  # (the first)
+            if id(nxt) not in done:
+                stack.append(iter(in_place(nxt)))
+                path.append(nxt)
+                on_path.add(id(nxt))
+    return None
+
+
 def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = None) -> tuple[str, str] | None:
     """Why a schema cannot be used (what follows "the schema" in a C015) and the JSON pointer of where in
-    the schema, or None when it can be: it must be valid against its draft's meta-schema, and its
-    patterns must be RE2's."""
+    the schema, or None when it can be: it must be valid against its draft's meta-schema, its
+    patterns must be RE2's, and no reference in it may lead back to itself without reading into the value."""
     if _surely_usable(schema, resources):  # (jsonschema would find nothing: not imported for it)
         return None
     import jsonschema
@@ -324,6 +397,9 @@ def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = No
         return f"has a pattern RE2 cannot run: {exc}", ""
     except RecursionError:
         return "is nested too deeply to be checked", ""
+    endless = _endless_ref(schema)
+    if endless is not None:
+        return "refers back to itself without reading into the value: checking a state would never end", endless
     return None
 
 
