@@ -412,6 +412,52 @@ def test_the_checkers_findings_are_kept_with_the_files_they_read(project: Path, 
     assert codes() == [("W101", "`extra` is never used")] and len(ran) == 4
 
 
+def test_the_programs_checking_passes_are_kept_and_a_warm_program_is_the_cold_one(project: Path, cache: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load that finds its check kept makes the program (binding, the reference graph) but runs none of
+    its checking passes (names, arities, tables, steps, statements): their findings come from the entry,
+    the same and in the same order as a cold load's; a changed file runs them again. The program the warm
+    load made is bound and analysed as a cold one is: every unit's referees and flags, and its runs."""
+    from validator.lang import program as P
+
+    clean = ("def double(x) = x * 2\ndef twice(x) = double(double(x))\ndef spare(y) = y\n"
+             "table t[k] -> int cite \"T1\" {\n  | a | 1 |\n  | b | 2 |\n}\n"
+             "rule r(n) cite \"R1\" = n > 1\nquery main = [twice(n) + t[\"a\"] for n in range(4) if r(n)]\n")
+    # the names, arities and tables passes' findings (and a citation's)
+    faulty = clean.replace(' cite \"R1\"', "").replace('t[\"a\"]', 't[\"a\", 1] + doubel(n) + double(1, 2)')
+    checked: list[int] = []
+    check_program = api.check_program
+
+    def counted(program: Any) -> None:
+        checked.append(1)
+        check_program(program)
+
+    monkeypatch.setattr(api, "check_program", counted)
+
+    def a_load(text: str) -> tuple[Any, list[Any], list[Any]]:
+        (project / "main.rules").write_text(text)
+        new_process(monkeypatch)
+        rs = api.load_ruleset("main.rules")
+        units = [(k, u.used, u.recursive, u.counted, u.uses_decisions, u.state_free, len(u.globals),
+                  sorted((type(r).__name__, getattr(getattr(r, "unit", None), "name", None), getattr(r, "name", None))
+                         for r in u.bound.values())) for k, u in rs.program.units.items()]
+        return rs, [(d.code, d.message, d.span) for d in rs.diagnostics], units
+
+    for text, codes in ((faulty, {"C001", "C003", "C011", "W101"}), (clean, {"W101"})):
+        ran = len(checked)
+        cold, cold_diags, cold_units = a_load(text)
+        assert len(checked) == ran + 1 and codes == {c for c, _, _ in cold_diags}, cold_diags
+        warm, warm_diags, warm_units = a_load(text)
+        assert len(checked) == ran + 1  # the findings read back, the passes not run
+        assert warm_diags == cold_diags and warm_units == cold_units
+        monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
+        off, off_diags, off_units = a_load(text)
+        monkeypatch.delenv("RULEVAL_NO_CACHE")
+        assert len(checked) == ran + 2 and off_diags == cold_diags and off_units == cold_units
+    assert warm.run({}, validate=False) == cold.run({}, validate=False) == [9, 13]
+    assert P.PASSES[P.MAKING - 1][0] == "reference graph"  # (what a warm load makes: binding and the graph)
+
+
 TURNS = 8  # random turns after the example's: the first three of them write the last functions 200 turns write
 
 

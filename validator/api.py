@@ -23,7 +23,7 @@ from .lang.checker import run_passes
 from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
-from .lang.program import Program, Unit, build_program
+from .lang.program import Program, Unit, build_program, check_program
 from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
@@ -490,18 +490,24 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
         except (ValueError, OverflowError, RecursionError, OSError) as exc:
             return _unreadable(p, exc)
         try:
-            program = build_program(loaded)
+            program = build_program(loaded, checks=False)
+            made = len(program.diagnostics)
             diags = list(loaded.diagnostics) + list(program.diagnostics)
-            if not any(d.is_error for d in diags if d.code.startswith("P")):
-                # the checker's passes and the data checks give diagnostics alone, depending on nothing
-                # but the files read: while none of those changed, the check cache has them (``_CHECKS``)
+            if any(d.is_error for d in diags if d.code.startswith("P")):
+                check_program(program)
+                diags += program.diagnostics[made:]
+            else:
+                # the program's checking passes, the checker's and the data checks give diagnostics
+                # alone, depending on nothing but the files read: while none of those changed, the check
+                # cache has them (``_CHECKS``), and the program is only made (``build_program``'s checks)
                 kept = checkcache.lookup(p, kind=_CHECKS, read=reads.digests()) if check_cache else None
                 if kept is not None:
                     diags += kept.diagnostics
                 else:
-                    found = run_passes(program)
                     passed = len(diags)
-                    diags += found
+                    check_program(program)
+                    diags += program.diagnostics[made:]
+                    diags += run_passes(program)
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]

@@ -126,7 +126,11 @@ class Program:
         return [u for u in self.units.values() if u.kind == "input"]
 
 
-def build_program(loaded: Loaded) -> Program:
+def build_program(loaded: Loaded, checks: bool = True) -> Program:
+    """The program of ``loaded``, through ``PASSES``; without ``checks``, only the passes that make what
+    the engines read (binding and the reference graph, the first ``MAKING``): the others give findings
+    alone, which a caller holding them already (a load's check cache entry) need not make again, and
+    ``check_program`` runs them later."""
     program = Program(loaded)
     for ns in loaded.namespaces.values():
         for key, d in ns.defs.items():
@@ -138,9 +142,16 @@ def build_program(loaded: Loaded) -> Program:
             target = program.units.get((nskey, name))
             if target is not None and target.policy is None:
                 target.policy = unit
-    for _name, check in PASSES:
+    for _name, check in PASSES if checks else PASSES[:MAKING]:
         check(program)
     return program
+
+
+def check_program(program: Program) -> None:
+    """The passes of ``PASSES`` that ``build_program`` left out without ``checks``: their findings are
+    added to ``program.diagnostics``."""
+    for _name, check in PASSES[MAKING:]:
+        check(program)
 
 
 _BODY = {A.ConstDecl: "value", A.InputDecl: "default", A.TableDecl: "source"}  # (the field of the unit's code)
@@ -715,3 +726,4 @@ PASSES: tuple[tuple[str, Callable[[Program], None]], ...] = (
     ("binding", bind_units), ("reference graph", analyse), ("names", lambda p: Resolver(p).check()),
     ("arities", check_arities), ("tables", lambda p: Tables(p).check()), ("steps", check_steps),
     ("statements", check_statements))
+MAKING = 2  # the first passes of ``PASSES``, which make what the engines read; the others only find
