@@ -717,3 +717,32 @@ def test_explain_json_says_a_refused_state_as_run_json_does(cli, tmp_path) -> No
     ran, explained = cli("run", str(bad), "--format", "json"), cli("explain", str(bad), "--format", "json")
     assert ran.code == explained.code == 1 and json.loads(explained.out) == json.loads(ran.out) != []
     assert [d["code"] for d in json.loads(explained.out)] == ["C001"] and explained.err == ""
+
+
+@pytest.mark.parametrize("argv, collects", [
+    (["run", "r.rules", "--state", "s.json"], False), (["run", "r.rules"], False), (["check", "rulesets"], False),
+    (["fmt", "r.rules"], False), (["run", "r.rules", "--batch", "s.jsonl"], True),
+    (["run", "r.rules", "--batch=s.jsonl"], True), (["test", "tests/cases"], True), (["play", "r.rules"], True), ([], True)])
+def test_the_commands_that_read_and_exit_run_without_the_cycle_collector(argv: list[str], collects: bool,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check`, `fmt` and `run` of one state run without the cycle collector (the host's: here, the
+    command line's); `run --batch` and every other command keep it."""
+    import gc
+
+    from validator.tools import cli
+
+    seen: list[bool] = []
+    monkeypatch.setattr(cli.sys, "argv", ["ruleval", *argv])
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 0)
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(cli.os, "_exit", leave)
+    assert gc.isenabled()
+    try:
+        with pytest.raises(SystemExit):
+            cli.entry()
+    finally:
+        gc.enable()
+    assert seen == [collects]

@@ -336,6 +336,18 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return EXIT_INTERNAL
 
 
+def without_collector(argv: list[str]) -> bool:
+    """Whether the process of the command line ``argv`` runs without the cycle collector (``entry``): `check`
+    and `fmt`, which read rulesets and exit, and `run` of one state, which reads a ruleset, runs one
+    query, whose work its step budget bounds, and exits (its imports, load and run walked by the
+    collector were about a tenth of a Diplomacy turn's process: docs/speed.md). `run --batch`, as long
+    as its file, keeps it, as every other command does (the collector is the host's, and here the host
+    is this command line: docs/architecture.md)."""
+    if argv[:1] == ["run"]:
+        return not any(a == "--batch" or a.startswith("--batch=") for a in argv[1:])
+    return argv[:1] in (["check"], ["fmt"])
+
+
 def entry() -> None:
     """The `ruleval` command: `main`, then an immediate exit.
 
@@ -346,10 +358,10 @@ def entry() -> None:
     normally, for callers in the same process.
 
     For the same reason `check` and `fmt`, which only read rulesets and then exit, run without
-    the cycle collector: ASTs and compiled rulesets hold little cyclic garbage, and the
-    collector's passes over them cost time (restarting it at the end of a check, 40 ms, would
-    scan every loaded object once more just before the process ends)."""
-    if sys.argv[1:2] in (["check"], ["fmt"]):
+    the cycle collector (``without_collector``): ASTs and compiled rulesets hold little cyclic
+    garbage, and the collector's passes over them cost time (restarting it at the end of a check,
+    40 ms, would scan every loaded object once more just before the process ends)."""
+    if without_collector(sys.argv[1:]):
         gc.disable()
     for stream in (sys.stdout, sys.stderr):  # a character the stream cannot encode is written as an escape
         try:  # (`\\udc80`: valid inside a JSON string too) rather than ending the command with a traceback
