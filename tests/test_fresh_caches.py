@@ -438,7 +438,8 @@ def test_the_programs_checking_passes_are_kept_and_a_warm_program_is_the_cold_on
         (project / "main.rules").write_text(text)
         new_process(monkeypatch)
         rs = api.load_ruleset("main.rules")
-        units = [(k, u.used, u.recursive, u.counted, u.uses_decisions, u.state_free, len(u.globals),
+        unbound = [type(u) is not P.Unit for u in rs.program.units.values()]
+        units = [sorted(rs.program.refs.items()), unbound] + [(k, u.used, u.recursive, u.counted, u.uses_decisions, u.state_free, len(u.globals),
                   sorted((type(r).__name__, getattr(getattr(r, "unit", None), "name", None), getattr(r, "name", None))
                          for r in u.bound.values())) for k, u in rs.program.units.items()]
         return rs, [(d.code, d.message, d.span) for d in rs.diagnostics], units
@@ -449,12 +450,49 @@ def test_the_programs_checking_passes_are_kept_and_a_warm_program_is_the_cold_on
         assert len(checked) == ran + 1 and codes == {c for c, _, _ in cold_diags}, cold_diags
         warm, warm_diags, warm_units = a_load(text)
         assert len(checked) == ran + 1  # the findings read back, the passes not run
-        assert warm_diags == cold_diags and warm_units == cold_units
+        assert warm_diags == cold_diags and warm_units[2:] == cold_units[2:] and warm_units[0] == cold_units[0]
+        assert not any(cold_units[1]) and all(warm_units[1])  # (each unit bound at its first need)
         monkeypatch.setenv("RULEVAL_NO_CACHE", "1")
         off, off_diags, off_units = a_load(text)
         monkeypatch.delenv("RULEVAL_NO_CACHE")
         assert len(checked) == ran + 2 and off_diags == cold_diags and off_units == cold_units
     assert warm.run({}, validate=False) == cold.run({}, validate=False) == [9, 13]
+    # a changed file: its graph made afresh, not the entry's (`double` now recursive, `spare` used)
+    changed = clean.replace("x * 2", "x * 2 + (if x > 9 then 0 else double(x + 1) - double(x + 1))").replace(
+        "if r(n)]", "if r(spare(n))]")
+    again, again_diags, again_units = a_load(changed)
+    assert len(checked) == 5 and not any(again_units[1]) and "W101" not in {c for c, _, _ in again_diags}
+    units = {u.name: u for u in again.program.units.values()}
+    assert units["double"].recursive and units["spare"].used
+    assert again.run({}, validate=False) == [9, 13]
+    _, _, kept_units = a_load(changed)
+    assert len(checked) == 5 and all(kept_units[1]) and kept_units[0] == again_units[0] and kept_units[2:] == again_units[2:]
+
+
+@pytest.mark.parametrize("path", ["rulesets/diplomacy/standard.rules", "rulesets/diplomacy/standard_germany_italy.rules",
+                                  "rulesets/jomini/am.rules", "rulesets/his/his.rules", "docs/tutorial/pig.rules"])
+def test_a_kept_reference_graph_and_a_lazy_binding_are_the_made_ones(cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     path: str) -> None:
+    """A load that finds its check kept takes the reference graph from the entry and binds no unit until
+    something reads its binding: every flag and reference, and every unit's binding made at its first
+    need, are what a load that made them finds; a run of every query a state-free program has agrees."""
+    from validator.lang import program as P
+
+    def summary(rs: Any) -> list[Any]:
+        return [(k, [getattr(u, f) for f in P._FLAGS], sorted(rs.program.refs[k]), rs.program.rolls,
+                 [(n, type(r).__name__, getattr(getattr(r, "unit", None), "index", None), getattr(r, "name", None),
+                   getattr(r, "slot", None)) for n, r in u.bound.items()], len(u.globals))
+                for k, u in rs.program.units.items()]
+
+    new_process(monkeypatch)
+    made = api.load_ruleset(ROOT / path)
+    assert made.ok and all(type(u) is P.Unit for u in made.program.units.values())
+    # (the same declarations: the parsed modules are this process's, so nodes are named by identity alike)
+    monkeypatch.setattr(api, "_cache", {})
+    kept = api.load_ruleset(ROOT / path)
+    assert kept.ok and kept.program is not made.program
+    assert all(type(u) is not P.Unit for u in kept.program.units.values())
+    assert summary(kept) == summary(made)
     assert P.PASSES[P.MAKING - 1][0] == "reference graph"  # (what a warm load makes: binding and the graph)
 
 

@@ -23,7 +23,7 @@ from .lang.checker import run_passes
 from .engine import data
 from .engine import reference as R
 from .engine.backend import Backend
-from .lang.program import Program, Unit, build_program, check_program
+from .lang.program import Program, Unit, build_program, check_program, graph_json
 from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
@@ -490,17 +490,19 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
         except (ValueError, OverflowError, RecursionError, OSError) as exc:
             return _unreadable(p, exc)
         try:
-            program = build_program(loaded, checks=False)
+            parsed = not any(d.is_error for d in loaded.diagnostics if d.code.startswith("P"))
+            # the program's checking passes, the checker's and the data checks give diagnostics alone,
+            # depending on nothing but the files read: while none of those changed, the check cache has
+            # them (``_CHECKS``), with the reference graph they found (``program.graph_json``), and the
+            # program is only made, its units bound at their first need (``build_program``)
+            kept = checkcache.lookup(p, kind=_CHECKS, read=reads.digests()) if check_cache and parsed else None
+            program = build_program(loaded, checks=False, graph=kept.extra if kept is not None else None)
             made = len(program.diagnostics)
             diags = list(loaded.diagnostics) + list(program.diagnostics)
-            if any(d.is_error for d in diags if d.code.startswith("P")):
+            if not parsed:
                 check_program(program)
                 diags += program.diagnostics[made:]
             else:
-                # the program's checking passes, the checker's and the data checks give diagnostics
-                # alone, depending on nothing but the files read: while none of those changed, the check
-                # cache has them (``_CHECKS``), and the program is only made (``build_program``'s checks)
-                kept = checkcache.lookup(p, kind=_CHECKS, read=reads.digests()) if check_cache else None
                 if kept is not None:
                     diags += kept.diagnostics
                 else:
@@ -511,15 +513,17 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
         except RecursionError:
             program = Program(loaded)
             diags = list(loaded.diagnostics) + [_too_deep(loaded)]
-            passed = -1
+            passed, kept = -1, None
     # each file as the load read it, taken as its bytes were read (a file saved since is not taken for
     # what the load read); one the load only looked at (refused, or given as text), as it is now
     files = {f: reads.seen.get(f) or looked_at(f) for f in files_read(loaded)}
     rs = Ruleset(display_path(p), program, diags, files, absent=tuple(loaded.missing))
     if kept is None:
         found = _data_findings(rs, not any(d.is_error for d in diags))
-        if check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags):
-            checkcache.store(p, list(files), diags[passed:] + found, reads.digests(), kind=_CHECKS)
+        if (check_cache and passed >= 0 and not any(d.code in checkcache.NOT_CACHED for d in diags)
+                and checkcache.cache_dir() is not None):
+            checkcache.store(p, list(files), diags[passed:] + found, reads.digests(), kind=_CHECKS,
+                             extra=graph_json(program))
         diags = diags + found
     rs.diagnostics = sort_diagnostics(diags)
     _quote_sources(loaded, rs.diagnostics, files)

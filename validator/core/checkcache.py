@@ -224,6 +224,7 @@ class Cached:
 
     diagnostics: list[Diagnostic]
     files: list[str]
+    extra: Any = None  # what the caller kept with them (``store``'s ``extra``), as JSON read it
 
 
 def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = None) -> Cached | None:
@@ -251,14 +252,15 @@ def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = Non
         if any(not isinstance(h, str) or _digest(f, root) != h or (read is not None and read.get(f, h) != h)
                for f, h in files.items()):
             return None
-        return Cached([diag_from_json(d) for d in body["diagnostics"]], list(files))
+        return Cached([diag_from_json(d) for d in body["diagnostics"]], list(files), body.get("extra"))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
 def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], read: dict[str, str],
-          kind: str = "check") -> None:
-    """Remember a ruleset's diagnostics, signed, under the digests of the bytes they were made from
+          kind: str = "check", extra: Any = None) -> None:
+    """Remember a ruleset's diagnostics (and ``extra``, JSON made from the same files, if given), signed,
+    under the digests of the bytes they were made from
     (``read``: ``confine.recording`` of the check, not the files read again now, which an editor may have
     saved since); a ruleset that could not find or read a file, or one of whose files changed while it was
     checked or was not recorded, is not cached (the file may appear later)."""
@@ -272,7 +274,8 @@ def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], read: 
     if not digests or any(not h for h in digests.values()):
         return
     body = {"tool": _tool_key(), "cwd": os.getcwd(), "ruleset": os.path.realpath(ruleset), "files": digests,
-            "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind}
+            "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind,
+            **({} if extra is None else {"extra": extra})}
     try:
         confine.write_atomic(_entry_path(folder, ruleset, kind), signed_json(key, body), durable=False)
     except confine.WriteFailed:

@@ -72,10 +72,22 @@ class Unit:
     counted: bool = False
     bound: dict[int, Referee] = field(default_factory=dict)  # what its nodes name (``bind.binding``)
     globals: tuple[Referee | None, ...] = ()  # what each global name and module member it writes means, each once
+    # each namespace's meanings, shared by the program's units, from which it is bound (``bind``)
+    meanings: dict[str, Meanings] | None = field(default=None, compare=False)
     types: dict[int, Any] | None = None  # its expression nodes' types (``types.node_types``), by node identity
     sites: list[Any] | None = None  # its code's sites (``bind.sites``), kept at the first need
     # the context its names, arity and type checks share, made at the first (``bind.checks_key``)
     checks_key: tuple[tuple[Any, ...], list[Any], tuple[Any, ...]] | None = None
+
+    def bind(self) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
+        """The unit bound (``bound``, ``globals``) from its program's ``meanings``; a unit waiting for its
+        first need of them (``lazily_bound``) is a plain ``Unit`` from then on."""
+        found = binding(self, self.meanings) if self.meanings is not None else ({}, ())
+        vars(self)["bound"], vars(self)["globals"] = found
+        self.checks_key = None  # (made again from these at its first need)
+        if type(self) is not Unit:
+            self.__class__ = Unit
+        return found
 
     @property
     def written(self) -> str:
@@ -84,6 +96,29 @@ class Unit:
 
     def __repr__(self) -> str:  # (a dataclass's writes every field: a failing test's report of a unit ran out of memory)
         return f"<{self.kind} {self.ns}:{self.name}>"
+
+
+class _Unbound:
+    """``bound`` (0) or ``globals`` (1) of a unit not bound yet (``_LazyUnit``): read, it binds the unit."""
+
+    def __init__(self, at: int, name: str):
+        self.at, self.name = at, name
+
+    def __get__(self, unit: Unit | None, owner: Any = None) -> Any:
+        return self if unit is None else unit.bind()[self.at]
+
+    def __set__(self, unit: Unit, value: Any) -> None:
+        vars(unit)[self.name] = value
+
+
+class _LazyUnit(Unit):
+    """A unit bound at the first need of its binding (``lazily_bound``), when it becomes a plain ``Unit``:
+    a class apart, so that reading a bound unit's fields stays a plain attribute read (a descriptor on
+    ``Unit`` itself would keep CPython from specialising every read of ``bound``: a cold check 1.3 %
+    more instructions)."""
+
+    bound = _Unbound(0, "bound")  # type: ignore[assignment]
+    globals = _Unbound(1, "globals")  # type: ignore[assignment]
 
 
 @dataclass
@@ -126,11 +161,13 @@ class Program:
         return [u for u in self.units.values() if u.kind == "input"]
 
 
-def build_program(loaded: Loaded, checks: bool = True) -> Program:
+def build_program(loaded: Loaded, checks: bool = True, graph: Any = None) -> Program:
     """The program of ``loaded``, through ``PASSES``; without ``checks``, only the passes that make what
     the engines read (binding and the reference graph, the first ``MAKING``): the others give findings
     alone, which a caller holding them already (a load's check cache entry) need not make again, and
-    ``check_program`` runs them later."""
+    ``check_program`` runs them later. Given ``graph``, the reference graph a load of the same files
+    found (``graph_json``, kept with its check), that graph is taken (``kept_graph``) and each unit bound
+    at its first need (``lazily_bound``), if it fits the program; else both are made."""
     program = Program(loaded)
     for ns in loaded.namespaces.values():
         for key, d in ns.defs.items():
@@ -142,6 +179,9 @@ def build_program(loaded: Loaded, checks: bool = True) -> Program:
             target = program.units.get((nskey, name))
             if target is not None and target.policy is None:
                 target.policy = unit
+    if graph is not None and not checks and kept_graph(program, graph):
+        lazily_bound(program)
+        return program
     for _name, check in PASSES if checks else PASSES[:MAKING]:
         check(program)
     return program
@@ -716,8 +756,60 @@ def bind_units(program: Program) -> None:
     """Every unit bound (``bind.binding``), each global name looked up once per namespace."""
     meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
     for unit in program.units.values():
-        unit.bound, unit.globals = binding(unit, meanings)
-        unit.checks_key = None  # (made again from these at its first need)
+        unit.meanings = meanings
+        unit.bind()
+
+
+def lazily_bound(program: Program) -> None:
+    """Every unit to be bound at its first need (``Unit.bound``), each global name looked up once per
+    namespace: a load whose reference graph is kept (``kept_graph``) binds only the units something
+    reads (a warm run plays kept writings, which read none)."""
+    meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
+    for unit in program.units.values():
+        unit.meanings = meanings
+        unit.__class__ = _LazyUnit
+
+
+# ---------------------------------------------------------------- the reference graph, kept
+
+_FLAGS = ("used", "recursive", "counted", "uses_decisions", "rolls", "state_free")
+
+
+def graph_json(program: Program) -> dict[str, Any] | None:
+    """What ``analyse`` found (``Program.refs``, ``Program.rolls`` and each unit's ``_FLAGS``) as JSON, each
+    unit by its number: kept with a load's check (``api``), which depends on the same files. None for a
+    program whose graph names what is not one of its units."""
+    at = {k: u.index for k, u in program.units.items()}
+    if not all(r in at for named in program.refs.values() for r in named) or program.refs.keys() != at.keys():
+        return None
+    return {"units": [[u.ns, u.name, u.index] for u in program.units.values()],
+            "refs": [sorted(at[r] for r in program.refs[k]) for k in program.units],
+            "flags": [[getattr(u, f) for f in _FLAGS] for u in program.units.values()], "rolls": program.rolls}
+
+
+def kept_graph(program: Program, graph: Any) -> bool:
+    """Sets what ``analyse`` would (``graph_json``'s) from ``graph``, if it names this program's units in
+    order and holds only their numbers and truth values; else sets nothing and says so."""
+    units = list(program.units.items())
+    try:
+        if (type(graph) is not dict or graph.get("units") != [[u.ns, u.name, u.index] for _, u in units]
+                or type(graph["rolls"]) is not bool or len(graph["refs"]) != len(units)
+                or len(graph["flags"]) != len(units)):
+            return False
+        keys = {u.index: k for k, u in units}
+        if not all(type(named) is list and all(type(i) is int for i in named) for named in graph["refs"]):
+            return False
+        refs = {k: {keys[i] for i in named} for (k, _), named in zip(units, graph["refs"])}
+        flags = graph["flags"]
+        if not all(type(f) is list and len(f) == len(_FLAGS) and all(type(b) is bool for b in f) for f in flags):
+            return False
+    except (KeyError, TypeError):
+        return False
+    program.refs, program.rolls = refs, graph["rolls"]
+    for (_, unit), found in zip(units, flags):
+        for f, b in zip(_FLAGS, found):
+            setattr(unit, f, b)
+    return True
 
 
 # the passes that make the program, in order: each adds its findings to ``Program.diagnostics``
