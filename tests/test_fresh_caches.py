@@ -439,9 +439,10 @@ def test_the_programs_checking_passes_are_kept_and_a_warm_program_is_the_cold_on
         new_process(monkeypatch)
         rs = api.load_ruleset("main.rules")
         unbound = [type(u) is not P.Unit for u in rs.program.units.values()]
-        units = [sorted(rs.program.refs.items()), unbound] + [(k, u.used, u.recursive, u.counted, u.uses_decisions, u.state_free, len(u.globals),
-                  sorted((type(r).__name__, getattr(getattr(r, "unit", None), "name", None), getattr(r, "name", None))
-                         for r in u.bound.values())) for k, u in rs.program.units.items()]
+        units = [sorted(rs.program.refs.items()), unbound] + [
+            (k, u.used, u.recursive, u.counted, u.uses_decisions, u.state_free, len(u.globals),
+             sorted((type(r).__name__, getattr(getattr(r, "unit", None), "name", None), getattr(r, "name", None))
+                    for r in u.bound.values())) for k, u in rs.program.units.items()]
         return rs, [(d.code, d.message, d.span) for d in rs.diagnostics], units
 
     for text, codes in ((faulty, {"C001", "C003", "C011", "W101"}), (clean, {"W101"})):
