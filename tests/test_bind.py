@@ -238,8 +238,8 @@ def test_the_engines_read_the_units_typed_fields_not_their_declarations(tmp_path
 
 def test_binding_is_the_checks_first_pass_and_arities_and_tables_are_passes_of_their_own(tmp_path: Path) -> None:
     """Every unit is bound as the program is made, before anything runs (``program.PASSES`` begins
-    with it); arities and tables are passes of their own over the bound program, each with its
-    diagnostics."""
+    with it; a load whose check is kept binds each at its first need: tests/test_fresh_caches.py); arities
+    and tables are passes of their own over the bound program, each with its diagnostics."""
     from validator.lang import program as P
 
     assert [name for name, _ in P.PASSES][:5] == ["binding", "reference graph", "names", "arities", "tables"]
