@@ -867,28 +867,6 @@ def test_a_game_plays_alike_with_its_code_written_up_front_or_at_first_calls() -
         state = step[1]["next"]
 
 
-def test_a_function_written_reads_the_same_globals_when_others_are_written_later() -> None:
-    """Each generated function reads a dict of its own (``backend.own_globals``): writing others, which adds
-    names to the backend's namespace, adds none to it (CPython then keeps its global reads specialised), and
-    the units' functions it names there are those the namespace holds, the written ones once written."""
-    path = Path(__file__).resolve().parent.parent / "rulesets" / "diplomacy" / "standard.rules"
-    rs = load_ruleset(path, use_cache=False)
-    state = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
-                   "start_state", validate=False)
-    rs.run({**state, "orders": rs.run(state, "random_orders", [1], validate=False)}, "advance", validate=False)
-    b = rs.backend(typed=False)
-    written = {n: f for n, f in b.g.items() if n in b.users and type(f) is not B._Stub}
-    before = {n: (f.__globals__, sorted(f.__globals__)) for n, f in written.items()}
-    names = len(b.g)
-    assert b.write_all() > 0 and len(b.g) > names  # (more written: more names in the namespace)
-    for n, (own, keys) in before.items():
-        assert own is not b.g and sorted(own) == keys, n
-        assert all(own[u] is b.g[u] for u in keys if u in b.users), n
-        assert all(type(own[u]) is not B._Stub for u in keys if u in b.users), n  # (every one written by now)
-    assert rs.run({**state, "orders": []}, "advance", validate=False) == rs.run({**state, "orders": []}, "advance",
-                                                                                 validate=False, engine="reference")
-
-
 def test_a_set_a_comprehension_walks_stays_a_set_in_its_body(tmp_path: Path) -> None:
     """A set is walked in the order of values (a sorted copy): the name that holds it still holds the
     set, so that `x in fs` in the loop is a set's test on both engines."""

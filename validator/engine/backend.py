@@ -306,8 +306,6 @@ class Backend:
         # function's text depends on its unit, not on what the process wrote before (``codecache``)
         self.naming: tuple[str, dict[Any, str]] | None = None
         self.unit_names: dict[int, str] = {}  # by the unit's number
-        # the globals of each function that names a unit's function, by that name (``compiled``, ``set_unit``)
-        self.users: dict[str, list[dict[str, Any]]] = {}
         self.shown: list[str] | None = None  # the sources written, while ``source_of`` collects them
         self.log: list[tuple[Any, ...]] | None = None  # what a writing names and compiles (``written``)
         self.summaries: dict[int, Any] = {}  # what a writing reads of each unit (``written.key``), by its number
@@ -346,7 +344,6 @@ class Backend:
         name = self.unit_names.get(unit.index)
         if name is None:
             name = self.unit_names[unit.index] = f"_u{unit.index}"  # (the same in every process)
-            self.users[name] = []
             self.g[name] = _Stub(self, unit, name)
         if self.log is not None:
             self.log.append(("unit", unit, name))
@@ -387,8 +384,7 @@ class Backend:
         """Each function written before the kinds were known written again at its next call."""
         units = {u.index: u for u in self.program.units.values()}
         for i, name in self.unit_names.items():
-            if type(self.g[name]) is not _Stub:
-                self.set_unit(name, _Stub(self, units[i], name))
+            self.g[name] = self.g[name] if type(self.g[name]) is _Stub else _Stub(self, units[i], name)
         self.summaries.clear()
 
     # -- writing a unit
@@ -426,13 +422,6 @@ class Backend:
         else:  # a decision, table or procedure (the checker allows no call of anything else)
             source = getattr(self, f"{kind}_source")(w, unit, name)
         return self.compiled(name, source)
-
-    def set_unit(self, name: str, fn: Any) -> None:
-        """A unit's function (a stub, or what it is written as) under its name, in ``g`` and in the globals of
-        each function that names it."""
-        self.g[name] = fn
-        for own in self.users[name]:
-            own[name] = fn
 
     def compiled(self, name: str, source: str) -> Callable[..., Any]:
         if self.shown is not None:
@@ -1278,7 +1267,7 @@ class _Stub:
             fn = self.backend.write(self.unit, self.name)
         except Unwritable as err:  # (refused at once from now on, not written again at each call)
             fn = _Refused(err)
-        self.backend.set_unit(self.name, fn)
+        self.backend.g[self.name] = fn
         return fn
 
 
@@ -1305,39 +1294,10 @@ def _compile_text(source: str, filename: str) -> types.CodeType:
 
 
 def define(source: str, filename: str, g: dict[str, Any], kept: codecache.Kept | None = None) -> Callable[..., Any]:
-    """The one function ``source`` defines, reading the names of ``g`` (``own_globals``): the source is compiled
+    """The one function ``source`` defines, with ``g`` as its globals: the source is compiled
     (``codecache.compiled``, its code noted in ``kept``), not run (its function is made from the code object)."""
     code = codecache.compiled(source, filename, _compile_text, kept)
-    fcode = own_code(next(c for c in code.co_consts if isinstance(c, types.CodeType)))
-    return types.FunctionType(fcode, own_globals(g, fcode))
-
-
-def own_code(code: types.CodeType) -> types.CodeType:
-    """A copy of ``code`` (and of the code made in it) for one function: the process compiles a text once
-    (``codecache``) and the programs that write it alike (variants of one ruleset) would share its code, where
-    CPython keeps what it specialised its reads on (the dict of globals among them): each program's function
-    would undo the other's at each switch between them."""
-    return code.replace(co_consts=tuple(own_code(k) if type(k) is types.CodeType else k for k in code.co_consts))
-
-
-def own_globals(g: dict[str, Any], code: types.CodeType) -> dict[str, Any]:
-    """The globals of a function of ``code``: the names of ``g`` it (or code made in it) reads, in a dict of
-    its own, so that writing another function, which adds names to ``g``, leaves it as it is. CPython keeps a
-    global's read fast (specialised) only while no name is added to the dict it reads: with one dict for all,
-    each function written sent every global read of the others to the slow path until it specialised again.
-    The units' functions it names are kept up to date there (``Backend.set_unit``)."""
-    users: dict[str, list[dict[str, Any]]] = g["_PROTO"].backend.users
-    own = {"__builtins__": g["__builtins__"]}
-    todo = [code]
-    while todo:
-        c = todo.pop()
-        for n in c.co_names:
-            if n in g and n not in own:
-                own[n] = g[n]
-                if (readers := users.get(n)) is not None:
-                    readers.append(own)
-        todo += (k for k in c.co_consts if type(k) is types.CodeType)
-    return own
+    return types.FunctionType(next(c for c in code.co_consts if isinstance(c, types.CodeType)), g)
 
 
 __all__ = ["Backend"]
