@@ -16,8 +16,11 @@ branches are left out), so a change kept on this count is confirmed by ``bench.a
 With ``--games N``, the work counted is that of ``bench.full_games`` (issue 22's figure): on each map
 (standard, modern and world unless ``--maps`` names others) N seeded three-year games are played
 first, untimed, by ``random_orders`` and ``advance``; then every phase of them is played again
-(``advance``, validated), and only that second play is counted, per phase. The first play warms
-the tree up as the bench's warm-up game does.
+(``advance``, validated), and only that second play is counted, per phase. As the bench does, the
+code of every definition is written before the first play (``Backend.write_all``: a function written
+while others run adds names to the globals they share, and CPython 3.11 stops specialising their global
+reads for a while, some 6 % of a small map's phase that the bench does not pay); the first play warms
+the tree up as the bench's warm-up games do.
 
 With ``--fresh N``, the work counted is that of ``bench.diplomacy_throughput``'s fresh process: from
 the first import of ruleval to the N-th turn's result (loading and checking the standard ruleset,
@@ -65,6 +68,8 @@ from validator import load_ruleset
 phases = []
 for name in maps:
     rs = load_ruleset(ruleset_path(name))
+    for typed in (True, False):  # every definition's code written first, as bench.full_games does
+        rs.backend(typed=typed).write_all()
     for seed in range(games):
         state = rs.run({"phase": {"season": "spring", "year": 1, "type": "movement"}, "units": [], "orders": []},
                        "start_state", validate=False)
