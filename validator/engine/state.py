@@ -331,15 +331,7 @@ def _endless_ref(schema: Any) -> str | None:
             todo += [(v, at + (str(i),), inside) for i, v in enumerate(node)]
 
     def target(ref: str) -> Any:
-        node = schema
-        for part in (pointer_parts(unquote(ref[1:])) if ref != "#" else ()):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
-        return node
+        return resolve_pointer(schema, unquote(ref[1:]))[1]
 
     def in_place(node: dict[str, Any]) -> list[Any]:
         out = [x for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for x in node[k]]
