@@ -904,3 +904,21 @@ def test_each_engine_gives_what_the_docs_say(case: tuple[str, Any, list[int]]) -
         out = rs.run({}, exact=True, engine=engine)
         got = {json.dumps(o["result"], sort_keys=True): Fraction(o["probability"]) for o in out["outcomes"]}
         assert got == want, (engine, text)
+
+
+@pytest.mark.parametrize("call", ["sort_by(xs, fn(q) => 0)", "sorted(xs, fn(q) => \"k\")", "group_by(xs, fn(q) => 1)",
+                                  "index_by(xs, fn(q) => none)", "sort_by(xs, fn(q) => [1, 2])"])
+def test_a_key_written_as_a_literal_is_a_loop_of_the_generated_code(call: str) -> None:
+    """A key function whose body is a literal: the loop the backend writes charges the key where the
+    built-in would, and writes no assignment to the literal (which Python refuses to compile: the
+    backend gave up the unit, E005, and a run went to the reference)."""
+    path = _ROOT / "literal_key.rules"
+    path.write_text(f'input xs: any at "/xs" default [3, 1, 2]\nquery main = {call}\n')
+    rs = load_ruleset(path, use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    unit = rs.program.query("main")
+    for xs in ([], [3, 1, 2]):
+        runs = [R.Run({"xs": xs}, SeededDice(0), 10**6) for _ in range(2)]
+        values = [interp.run_query(run, unit, []) for interp, run in zip((R.Interpreter(rs.program),
+                                                                        rs.backend(typed=False)), runs)]
+        assert values[0] == values[1] and runs[1].steps >= runs[0].steps, (values, [r.steps for r in runs])

@@ -1167,7 +1167,7 @@ _COMP_LOOPS = {"any": ("False", "if {x}:\n    {out} = True\n    break"),
                "all": ("True", "if not {x}:\n    {out} = False\n    break"),
                "count": ("0", "if {x} is True:\n    {out} += 1\nelif {x} is not False:\n    raise _uncounted({x})"),
                "sum": ("0", "{out} = _summed(ctx, {out}, {x})")}
-_KEYED = "{k} = _key_charged(ctx, {k}, {what})\n"
+_KEYED = "_key_charged(ctx, {k}, {what})\n"
 _SORTED = (1, 1, "{items} = _list(_sized_items(ctx, {a0}, {what}))\n{keys} = []", "{items}",
            _KEYED + "{keys}.append({k})", "{out} = _by_keys({items}, {keys})")
 _LAMBDA_LOOPS = {

@@ -469,7 +469,8 @@ def _keyed(ctx: Context, key: Any, x: Any, what: str) -> Any:
 
 
 def key_charged(ctx: Context, k: Any, what: str) -> Any:
-    """A key of `sorted`, `group_by`... that is a collection charged its walk (the backend's loops too)."""
+    """A key of `sorted`, `group_by`... that is a collection charged its walk (the backend's loops too,
+    which call it for the charge alone: their key may be a literal)."""
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, what)
     return k

@@ -340,7 +340,7 @@ def without_collector(argv: list[str]) -> bool:
     """Whether the process of the command line ``argv`` runs without the cycle collector (``entry``): `check`
     and `fmt`, which read rulesets and exit, and `run` of one state, which reads a ruleset, runs one
     query, whose work its step budget bounds, and exits (its imports, load and run walked by the
-    collector were about a tenth of a Diplomacy turn's process: docs/speed.md). `run --batch`, as long
+    collector were about a tenth of such a process, the bench's single run: docs/speed.md). `run --batch`, as long
     as its file, keeps it, as every other command does (the collector is the host's, and here the host
     is this command line: docs/architecture.md)."""
     if argv[:1] == ["run"]:
