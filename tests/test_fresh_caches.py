@@ -570,18 +570,25 @@ def test_kept_kinds_are_the_kinds_solved(cache: Path, monkeypatch: pytest.Monkey
         assert rs.ok
         return backend.Backend(rs.program, typed)
 
+    def a_kind(b: backend.Backend) -> None:  # (the first need of a kind: ``Facts.defer``)
+        b.facts.of(next(iter(b.program.units.values())))
+
     new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
+    a_kind(b)
     count = new_process(monkeypatch)
     b = backend_of()
     codecache.solve(b.facts, b.unwritten)
-    assert count.solves == 0 and b.facts.solved
+    assert count.loads.get(codecache.KINDS, 0) == 0 and b.facts.pending is not None
+    a_kind(b)
+    assert count.solves == 0 and b.facts.solved and b.facts.pending is None
+    assert count.loads[codecache.KINDS] == 1
     solved = facts.Facts(b.program, typed)
     solved.solve()
     assert count.solves == 1
     assert set(vars(b.facts)) == set(vars(solved)) == {"program", "typed", "inputs", "deep", "shallow", "busy", "data",
-                                                        "params", "solved", "calls", "solving", "digest"}
+                                                        "params", "solved", "calls", "solving", "digest", "pending"}
     assert solved.digest is None and b.facts.digest  # (``codecache.solve`` names the program, not the solving)
     assert (b.facts.params, b.facts.deep, b.facts.inputs) == (solved.params, solved.deep, solved.inputs)
     assert b.facts.deep and all(set(kinds) == set(solved.deep[i]) for i, kinds in b.facts.deep.items())
@@ -596,9 +603,13 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
     body = json.loads(blobcache.load(codecache.KINDS, entry.name, codecache.MAX_KINDS_BYTES))
     assert body["deep"] and body["units"]
 
-    def planted(**changed: Any) -> tuple[Any, Counted]:
+    def planted(**changed: Any) -> tuple[Any, Counted]:  # (no writings kept: the run writes, so reads kinds)
         blobcache.store(codecache.KINDS, entry.name, json.dumps({**body, **changed}).encode())
-        return run_main(monkeypatch)
+        for kept in entries(cache, codecache.PROGRAMS):
+            kept.unlink()
+        result, count = run_main(monkeypatch)
+        assert count.writes and count.loads[codecache.KINDS] == 1
+        return result, count
 
     def pairs(f: Any) -> list[Any]:  # each unit's (node number, kind number) pairs, changed by f(number, is_node)
         return [[i, count, [f(x, n % 2 == 0) for n, x in enumerate(flat)]] for i, count, flat in body["deep"]]
@@ -616,6 +627,26 @@ def test_kept_kinds_must_name_the_programs_nodes(project: Path, cache: Path, mon
         assert result == [0, 2, 4, 6] and count.solves == 1, changed
     result, count = planted()  # (the body as it was: read back)
     assert result == [0, 2, 4, 6] and count.solves == 0
+
+
+def test_a_run_that_plays_kept_writings_reads_no_kinds(project: Path, cache: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose units are all played from its program's kept writings needs no kind: the kinds' entry is
+    not read (``Facts.defer``); even an entry that names other units is then never looked at, and a run
+    that does write reads it whole, finds it unfit and solves the program."""
+    run_main(monkeypatch)
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.loads.get(codecache.KINDS, 0) == 0 and count.solves == count.writes == 0
+    [entry] = entries(cache, codecache.KINDS)
+    body = json.loads(blobcache.load(codecache.KINDS, entry.name, codecache.MAX_KINDS_BYTES))
+    unfit = {**body, "units": [[ns, name + "x", kind, i] for ns, name, kind, i in body["units"]]}
+    blobcache.store(codecache.KINDS, entry.name, json.dumps(unfit).encode())
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.loads.get(codecache.KINDS, 0) == 0 and count.solves == 0
+    for kept in entries(cache, codecache.PROGRAMS):
+        kept.unlink()
+    result, count = run_main(monkeypatch)
+    assert result == [0, 2, 4, 6] and count.writes and count.loads[codecache.KINDS] == 1 and count.solves == 1
 
 
 def test_a_writing_played_from_another_program_is_kept_for_this_one(project: Path, cache: Path,

@@ -10,8 +10,8 @@
 - **sound kinds** (``solve``): what ``facts.Facts.solve`` finds for a program (a walk of all its units
   until the kinds of the parameters settle, a fifth of the work of a fresh process playing the standard rules), found by a
   digest of all the program is made from (``_program_parts``), as JSON of node numbers and kinds, none
-  of it run: read back, it must name this program's units and nodes, else it is ignored and the
-  program solved.
+  of it run: read at the first need of a kind, it must name this program's units and nodes, else it is
+  ignored and the program solved.
 - **writings** (``writing``, ``keep_writing``, ``keep_program``): the writings of a program's units
   (``written``: for each, the constants it named, the units it called and the source texts it compiled,
   in order) with the code compiled from those texts, one entry per program, found by the program's
@@ -123,8 +123,10 @@ class _Refused(Exception):
 
 
 def solve(facts: "Facts", then: Callable[[], None]) -> None:
-    """``facts.solve(then)``: the kinds a process that solved the same program kept, if a signed entry
-    for it is there (then ``then()`` as ``solve`` calls it), else solved and kept for the next process.
+    """``facts.solve(then)``, deferred to the first need of a kind (``Facts.defer``, ``_settle``; ``then()``
+    now, as ``solve`` calls it): the kinds a process that solved the same program kept, if a signed entry
+    for it is there, else solved then and kept for the next process. (A run that plays kept writings alone
+    needs no kind: the entry is not even read.)
 
     What ``solve`` sets is what is kept (``_solution``): the parameters' kinds, each unit's nodes' kinds
     and the inputs' kinds, by unit number and by the number of the node among its unit's fields
@@ -142,21 +144,27 @@ def solve(facts: "Facts", then: Callable[[], None]) -> None:
             facts.solve(then)
             return
         entry = facts.digest = blobcache.name(KINDS, KINDS_FORMAT, *parts)
-        kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
-        if kept is not None:
-            try:
-                found = _read(facts.program, json.loads(kept))
-            except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
-                found = None
-            if found is not None:
-                facts.adopt(*found, then)
-                return
-        facts.solve(then)
+        facts.defer(lambda: _settle(facts, entry), then)
+
+
+def _settle(facts: "Facts", entry: str) -> None:
+    """The kinds of ``facts``' program at their first need (``Facts.defer``; under ``written.LOCK``): the
+    signed entry's, read and checked whole (``_read``) before any is used, else solved here and kept."""
+    kept = blobcache.load(KINDS, entry, MAX_KINDS_BYTES)
+    if kept is not None:
         try:
-            body = _written(facts)
-        except _Refused:
+            found = _read(facts.program, json.loads(kept))
+        except (_Refused, ValueError, TypeError, IndexError, KeyError, RecursionError):
+            found = None
+        if found is not None:
+            facts.adopt(*found)
             return
-        blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
+    facts.solved_here()
+    try:
+        body = _written(facts)
+    except _Refused:
+        return
+    blobcache.store(KINDS, entry, json.dumps(body, separators=(",", ":")).encode())
 
 
 def _program_parts(program: "Program", typed: bool) -> list[str]:

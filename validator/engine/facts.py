@@ -336,6 +336,9 @@ class Facts:
         self.solved = False
         # what names the program's entries across processes (``codecache.solve`` sets it), or None
         self.digest: str | None = None
+        # (``codecache.solve``) the kinds a signed entry may hold, read and checked at the first need of a
+        # kind (``_settle``): a run that plays kept writings alone reads none; None once settled
+        self.pending: Callable[[], None] | None = None
         self.calls: dict[int, dict[int, list[Deep]]] = {}  # (while solving) by unit: the kinds its calls give
         self.solving = False
 
@@ -343,6 +346,8 @@ class Facts:
         """The Python type of the value of each node of ``unit`` that has one."""
         if not self.solved:
             return {}
+        if self.pending is not None:
+            self._settle()
         found = self.shallow.get(unit.index)
         if found is None:
             found = self.shallow[unit.index] = {n: s for n, k in self.deep_of(unit).items()
@@ -359,9 +364,13 @@ class Facts:
 
     def param(self, p: A.Param) -> Kind | None:
         """The Python type of every value a parameter of a `def` is given, if one (once solved)."""
+        if self.pending is not None:
+            self._settle()
         return shallow(self.params.get(id(p)))
 
     def deep_of(self, unit: Unit) -> dict[int, Deep]:
+        if self.pending is not None:
+            self._settle()
         found = self.deep.get(unit.index)
         if found is None:
             self.busy.add(unit.index)
@@ -382,6 +391,8 @@ class Facts:
     def result_deep(self, unit: Unit) -> Deep:
         """The kind of every value of a `def` or `const` (its body's); none for one on a cycle of calls being
         looked at (its kind would depend on itself)."""
+        if self.pending is not None:
+            self._settle()
         if unit.kind == "input":
             return self.input_kind(unit)
         if unit.kind not in (*DEFS, "const") or unit.body is None or unit.index in self.busy:
@@ -392,6 +403,8 @@ class Facts:
         """The kind of an input's value in a run on a state its ruleset's schema accepts (``typed``): what
         the schema gives at its pointer, or its default's (where the state may lack it); None for an
         input whose declared type makes maps (``reference.bind_inputs`` reads it so)."""
+        if self.pending is not None:
+            self._settle()
         schema = self.program.entry.schema
         if not self.typed or schema is None or unit.index in self.busy:
             return None
@@ -424,12 +437,33 @@ class Facts:
                 if then is not None:
                     then()
 
-    def adopt(self, params: dict[int, Deep], deep: dict[int, dict[int, Deep]], inputs: dict[int, Deep],
-              then: Callable[[], None]) -> None:
-        """What ``solve`` would find, found by another process (``codecache.solve``, under the same lock)."""
+    def adopt(self, params: dict[int, Deep], deep: dict[int, dict[int, Deep]], inputs: dict[int, Deep]) -> None:
+        """What ``solve`` would find, found by another process (``codecache._settle``, under the same lock)."""
         self.params, self.deep, self.inputs, self.shallow = params, deep, inputs, {}
+
+    def defer(self, settle: Callable[[], None], then: Callable[[], None]) -> None:
+        """The kinds known from now on, found by ``settle`` at their first need (``codecache.solve``, under
+        the same lock): by then either adopted from an entry checked whole, or solved here."""
+        self.pending = settle
         self.solved = True
         then()
+
+    def _settle(self) -> None:
+        with written.LOCK:  # (another thread that needs a kind meanwhile waits here for them)
+            settle = self.pending
+            if settle is None or settle is _settling:  # (``_settling``: asked by the solving itself)
+                return
+            self.pending = _settling
+            try:
+                settle()
+            except BaseException:
+                self.pending = settle  # (asked again at the next need, as an unfinished ``solve``)
+                raise
+            self.pending = None
+
+    def solved_here(self) -> None:
+        """``solve``'s walk, for a program whose kinds were deferred (``defer``) and found in no entry."""
+        self._solve()
 
     def _solve(self) -> None:
         program = self.program
@@ -507,6 +541,10 @@ class Facts:
         finally:
             self.solving, self.calls = False, {}
         self.shallow = {}
+
+
+def _settling() -> None:
+    """``Facts.pending`` while its kinds are being read or solved."""
 
 
 class _Unsolved(Exception):
