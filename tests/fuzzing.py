@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any
+import warnings
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from hypothesis import HealthCheck, settings
 
@@ -51,3 +53,41 @@ def mutated(doc: Any, path: tuple[Any, ...], how: str, value: Any, key: str = "z
     else:
         parent[last] = value
     return doc
+
+
+# Python's refusals of code nested past its own limits: the one documented reason the backend gives a
+# unit up to the reference when it compiles it (``backend._compile_text``, E005)
+NESTING = ("too many statically nested blocks", "too many levels of indentation", "too many nested parentheses")
+
+
+class UnwrittenByMistake(AssertionError):
+    """Source the backend wrote that Python refuses for another reason than nesting: a bug of the
+    writer, which a run would hide by giving the unit to the reference."""
+
+
+@contextmanager
+def loud_writing() -> Iterator[None]:
+    """While open, a generated function Python refuses to compile for any reason but nesting past its
+    limits (``NESTING``, a recursion or memory error) fails the test (``UnwrittenByMistake``) instead
+    of being given up (``Unwritable``) and run by the reference, which would give the same answer."""
+    from validator.engine import backend
+
+    real = backend._compile_text
+
+    def strict(source: str, filename: str) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                return compile(source, filename, "exec")
+        except SyntaxError as exc:
+            if not any(m in str(exc.msg) for m in NESTING):
+                raise UnwrittenByMistake(f"{filename}: {exc.msg} (line {exc.lineno})\n{source}") from None
+        except (RecursionError, MemoryError):
+            pass
+        return real(source, filename)  # (which gives it up, E005)
+
+    backend._compile_text = strict
+    try:
+        yield
+    finally:
+        backend._compile_text = real
