@@ -86,6 +86,10 @@ class Gen:
     def pick(self, options: list[Any]) -> Any:
         return self.draw(st.sampled_from(options))
 
+    def one_of(self, *makers: Any) -> str:
+        """What one of ``makers`` (drawn) makes: only it draws."""
+        return self.draw(st.sampled_from(makers))()  # type: ignore[no-any-return]
+
     def locals_of(self, env: dict[str, str], kind: str) -> list[str]:
         return [name for name, k in env.items() if k == kind]
 
@@ -132,6 +136,8 @@ class Gen:
                     f"h({self.expr(INT, {**env, 'acc': INT, 'q': INT}, d)})))",
             lambda: f"{self.pick(['max_by', 'min_by'])}({self.expr(LIST, env, d)}, "
                     f"fn(q) => {self.expr(INT, {**env, 'q': INT}, d)}, {i()})",
+            # (the built-ins the backend writes as loops, given bodies of every shape)
+            lambda: self.looped_call(INT, env, d), lambda: self.looped_call(INT, env, d),
             lambda: f"({self.expr(LIST, env, d)}[{i()}])",
             lambda: f"first({self.expr(LIST, env, d)}, {i()})",
             lambda: f"t2[{self.pick([P, Q, self.expr(STR, env, d)])}, {self.pick(['1', '2', i()])}] ?? 0",
@@ -189,6 +195,7 @@ class Gen:
             # (a loop the backend writes where `all`/`any` is called: items of any truth, one `for`)
             lambda: f"{self.pick(['all', 'any'])}((if q > 1 then {self.pick(['n', 's', 'flag', 'xs'])} else q != 0) "
                     f"for q in {self.expr(LIST, env, d)})",
+            lambda: self.looped_call(BOOL, env, d),
             lambda: f"has({self.expr(MAP, env, d)}, {self.expr(STR, env, d)})",
             lambda: f"({self.expr(STR, env, d)} in {self.expr(MAP, env, d)})",
             lambda: self.let(BOOL, env, d),
@@ -212,6 +219,7 @@ class Gen:
             lambda: f"{self.expr(REC, env, d)}.b", lambda: f"trim({s()})",
             lambda: f"replace({s()}, \"a\", {s()})", lambda: f"str({self.expr(BOOL, env, d)})",
             lambda: f"(first(split({s()}), \"-\") ?? \"-\")",
+            lambda: self.looped_call(STR, env, d),
         ]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
 
@@ -245,6 +253,7 @@ class Gen:
             lambda: f"[h(x2.index) for x2 in enumerate({xs()}) for h in [fn(q) => q + x2.item]]",
             lambda: f"[x2.index for x2 in enumerate({self.expr(self.pick([SET, MAP, STR, ANY]), env, d)})]",
             lambda: f"scan({xs()}, 0, fn(acc, q) => acc + q)",
+            lambda: self.looped_call(LIST, env, d),
         ]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
 
@@ -279,6 +288,122 @@ class Gen:
 
     def e_any(self, env: dict[str, str], d: int) -> str:
         return self.expr(self.pick([INT, STR, LIST, MAP, BOOL]), env, d)
+
+    # -- the built-ins the backend writes as loops where they are called (``backend.looped``: `any`, `all`,
+    # `count`, `sum` of a comprehension; `fold`, `scan`, `group_by`, `index_by`, `sorted`, `sort_by`,
+    # `max_by`, `min_by` given a lambda), given every shape of body its writer meets
+    def walked(self, env: dict[str, str], d: int) -> str:
+        """What such a built-in walks: a list (empty or not), or an input of any kind (a set, map or text
+        the state holds, or a value the built-in refuses)."""
+        return self.one_of(*[lambda: self.expr(LIST, env, d)] * 2, *[lambda v=v: v for v in ["[]", "xs", "xs", "m", "s", "n"]])
+
+    def item(self, name: str, env: dict[str, str], d: int, truth: bool | None = None) -> str:
+        """A lambda's body or a comprehension's item, ``name`` the item: a literal (a number, text, none, a
+        truth value, a list or record), the item alone, an outer name (an enclosing loop's item too), a
+        call, another such built-in, a die, a collection (a key charged its walk), values of mixed kinds
+        (which a built-in refuses to order, count or sum). ``truth``: only truth values (`count`), none
+        (`sum`: the checker refuses a sum of them), else any."""
+        inner = {**env, name: INT}
+        literals = ["0", "-2", "3", '"k"', '""', "none", "[1, 2]", "[]", "{a: 1}", "{}"]
+        mixed = ['"a"', "none", "flag", "xs", name, "[1]"]
+        options = [
+            lambda: self.pick(literals + ["true", "false"] if truth is None else literals),
+            lambda: name,
+            lambda: self.pick(self.leaves(self.pick([INT, STR, LIST, REC, ANY]), env)),
+            lambda: self.called(name, inner, d),
+            lambda: self.nested_loop(name, inner, d),
+            lambda: f"[{name} % 2, {self.expr(INT, inner, d)}]",
+            lambda: f"{{a: {name}, b: {self.expr(STR, inner, d)}}}",
+            lambda: f"(if {name} > 1 then {self.pick(mixed)} else {name})",
+            lambda: self.expr(INT, inner, d),
+        ]
+        if truth is False:  # (`sum`: numbers, or values of a kind the checker does not know)
+            options = [lambda: self.pick(["0", "-2", "3", "none", name, "n", "flag", "s", "xs"]),
+                       lambda: self.pick(self.leaves(INT, env)), lambda: self.expr(INT, inner, d),
+                       lambda: f"(if {name} > 1 then {self.pick(['none', 'flag', 'xs', 's'])} else {name})",
+                       lambda: self.called(name, inner, d, numbers=True), lambda: self.nested_loop(name, inner, d, True)]
+        else:
+            options.append(lambda: self.pick(["true", "false", "flag"] + self.locals_of(env, BOOL)))
+        if self.dice:
+            options += [lambda: self.pick(["roll(1d3)", f"[{name}, roll(1d2)]", f"(roll(1d2) + {name})"])]
+        if truth:  # (`count`: mostly truth values, else it refuses at the first item)
+            options = [lambda: self.expr(BOOL, inner, d)] * 4 + options
+        return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
+
+    def called(self, name: str, env: dict[str, str], d: int, numbers: bool = False) -> str:
+        """A call in a body: a definition, a built-in, a lambda held by a `let`, a table, a decision
+        (``numbers``: only those of a number)."""
+        made = [f"abs({name})", f"(t1[{name}] ?? 0)"] + ([] if numbers else [f"str({name})", f"dec({name})"])
+        made += [f"{f}({', '.join([name] * arity)})" for f, arity in self.functions]
+        made += [] if numbers else [f"{r}({name})" for r in self.rules]
+        if self.records and not numbers:
+            made.append(f"mk({name})")  # (a record a light function makes: keys of one identity)
+        return self.one_of(lambda: self.pick(made), lambda: self.pick(made), lambda: f"len({self.expr(LIST, env, d)})",
+                           lambda: f"(let h = fn(w) => w * {name}; h({self.expr(INT, env, d)}))")
+
+    def nested_loop(self, outer: str, env: dict[str, str], d: int, numbers: bool = False) -> str:
+        """Another looped built-in in a body, its item reading the outer one's (``numbers``: of a number)."""
+        w = self.fresh("w")
+        inner = {**env, w: INT}
+        xs = lambda: self.walked(env, d)  # noqa: E731
+        return self.draw(st.sampled_from([  # type: ignore[no-any-return]
+            lambda: f"count({w} > {outer} for {w} in {xs()})",
+            lambda: f"sum({w} * {outer} for {w} in {xs()} if {w} != {outer})",
+            lambda: f"any({w} == {outer} for {w} in {xs()})",
+            lambda: f"fold({xs()}, {outer}, fn(a2, {w}) => a2 + {w})",
+            lambda: f"len(sort_by({xs()}, fn({w}) => {outer}))",
+            lambda: f"max_by({xs()}, fn({w}) => {self.expr(INT, inner, 0)}, {outer})",
+            lambda: f"len(group_by({xs()}, fn({w}) => {w} < {outer}))",
+        ] if not numbers else [
+            lambda: f"count({w} > {outer} for {w} in {xs()})",
+            lambda: f"sum({w} * {outer} for {w} in {xs()} if {w} != {outer})",
+            lambda: f"fold({xs()}, {outer}, fn(a2, {w}) => a2 + {w})",
+            lambda: f"len(sort_by({xs()}, fn({w}) => {outer}))",
+            lambda: f"max_by({xs()}, fn({w}) => {self.expr(INT, inner, 0)}, {outer})"]))()
+
+    def comp_of(self, name: str, env: dict[str, str], d: int, truth: bool | None) -> str:
+        """`ITEM for q in L [if C]`, sometimes with a second `for` (and its `if`)."""
+        q = self.fresh("q")
+        inner = {**env, q: INT}
+        fors = f"for {q} in {self.walked(env, d)}"
+        if self.draw(st.booleans()):
+            fors += f" if {self.expr(BOOL, inner, d)}"
+        if self.draw(st.integers(0, 2)) == 0:
+            w = self.fresh("w")
+            inner = {**inner, w: INT}
+            fors += f" for {w} in {self.walked(inner, d)}"
+            if self.draw(st.booleans()):
+                fors += f" if {self.expr(BOOL, inner, d)}"
+            item = self.item(self.pick([q, w]), inner, d, truth)
+        else:
+            item = self.item(q, env, d, truth)
+        return f"{name}({item} {fors})"
+
+    def looped_call(self, kind: str, env: dict[str, str], d: int) -> str:
+        """A call of such a built-in of the kind ``kind`` (INT, BOOL, LIST, STR: the others' values shown)."""
+        q, acc = self.fresh("q"), self.fresh("acc")
+        key = lambda: self.item(q, env, d)  # noqa: E731
+        xs = lambda: self.walked(env, d)  # noqa: E731
+        if kind == BOOL:
+            return self.comp_of(self.pick(["any", "all"]), env, d, None)
+        if kind == LIST:
+            return f"{self.pick(['sort_by', 'sorted'])}({xs()}, fn({q}) => {key()})"
+        if kind == INT:
+            body = lambda: self.one_of(lambda: acc, lambda: q, lambda: self.item(q, {**env, acc: INT}, d, False))  # noqa: E731
+            options = [
+                lambda: self.comp_of("count", env, d, True), lambda: self.comp_of("sum", env, d, False),
+                lambda: f"fold({xs()}, {self.expr(INT, env, d)}, fn({acc}, {q}) => {body()})",
+                lambda: f"{self.pick(['max_by', 'min_by'])}({xs()}, fn({q}) => {key()}, {self.expr(INT, env, d)})",
+                lambda: f"len({self.pick(['group_by', 'index_by'])}({xs()}, fn({q}) => {key()}))"]
+            return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
+        body = lambda: self.one_of(lambda: acc, lambda: q, lambda: self.item(q, {**env, acc: ANY}, d))  # noqa: E731
+        start = lambda: self.pick(["0", "[]", "none", EMPTY])  # noqa: E731
+        options = [
+            lambda: f"fold({xs()}, {start()}, fn({acc}, {q}) => {body()})",
+            lambda: f"scan({xs()}, {start()}, fn({acc}, {q}) => {body()})",
+            lambda: f"{self.pick(['group_by', 'index_by', 'sort_by', 'sorted', 'max_by', 'min_by'])}({xs()}, "
+                    f"fn({q}) => {key()})"]
+        return f"str({self.draw(st.sampled_from(options))()})"
 
 
 @st.composite
