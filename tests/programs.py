@@ -318,14 +318,14 @@ class Gen:
             lambda: self.expr(INT, inner, d),
         ]
         if truth is False:  # (`sum`: numbers, or values of a kind the checker does not know)
-            options = [lambda: self.pick(["0", "-2", "3", "none", name, "n", "flag", "s", "xs"]),
+            options = [lambda: self.pick(["0", "-2", "3", name, "n", "flag", "s", "xs"]),
                        lambda: self.pick(self.leaves(INT, env)), lambda: self.expr(INT, inner, d),
-                       lambda: f"(if {name} > 1 then {self.pick(['none', 'flag', 'xs', 's'])} else {name})",
+                       lambda: f"(if {name} > 1 then {self.pick(['flag', 'xs', 's'])} else {name})",
                        lambda: self.called(name, inner, d, numbers=True), lambda: self.nested_loop(name, inner, d, True)]
         else:
             options.append(lambda: self.pick(["true", "false", "flag"] + self.locals_of(env, BOOL)))
         if self.dice:
-            options += [lambda: self.pick(["roll(1d3)", f"[{name}, roll(1d2)]", f"(roll(1d2) + {name})"])]
+            options += [lambda: self.pick(["roll(1d3)", f"(roll(1d2) + {name})"] + [f"[{name}, roll(1d2)]"] * (truth is None))]
         if truth:  # (`count`: mostly truth values, else it refuses at the first item)
             options = [lambda: self.expr(BOOL, inner, d)] * 4 + options
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
@@ -370,8 +370,8 @@ class Gen:
             fors += f" if {self.expr(BOOL, inner, d)}"
         if self.draw(st.integers(0, 2)) == 0:
             w = self.fresh("w")
-            inner = {**inner, w: INT}
             fors += f" for {w} in {self.walked(inner, d)}"
+            inner = {**inner, w: INT}
             if self.draw(st.booleans()):
                 fors += f" if {self.expr(BOOL, inner, d)}"
             item = self.item(self.pick([q, w]), inner, d, truth)
