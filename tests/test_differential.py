@@ -83,15 +83,15 @@ def test_backend_equals_reference_on_random_programs(shard: int, program: tuple[
     assert fast == ref, text
     if not options.get("exact"):
         assert bounds(steps(rs, state, options, "backend"), steps(rs, state, options, "reference")), text
-    written_all(rs, text)
+    assert not given_up(rs)[1], text
 
 
-def written_all(rs: Any, text: str) -> None:
-    """Every unit of the program written (those the run did not reach too), none given up: the backend
-    refuses a unit only for code nested past Python's limits, which these programs never are."""
+def given_up(rs: Any) -> tuple[int, list[tuple[str, str]]]:
+    """Every unit of the program written (those a run does not reach too): how many were written, and the
+    ones given up (the backend refuses a unit only for code nested past Python's limits)."""
     backend = rs.backend(typed=False)
-    backend.write_all()
-    assert not [(n, f.err.message) for n, f in backend.g.items() if isinstance(f, B._Refused)], text
+    written = backend.write_all()
+    return written, [(n, f.err.message) for n, f in backend.g.items() if isinstance(f, B._Refused)]
 
 
 @pytest.mark.parametrize("shard", range(2))
@@ -857,9 +857,8 @@ def test_every_unit_of_every_bundled_ruleset_is_written(path: Path) -> None:
     unit runs right, but slowly, and the reason (a compile error of generated code: ``loud_writing``) is a bug."""
     rs = load_ruleset(path)
     assert rs.ok, [str(d) for d in rs.diagnostics if d.is_error]
-    backend = rs.backend(typed=False)
-    assert backend.write_all() > 0
-    assert not [(n, f.err.message) for n, f in backend.g.items() if isinstance(f, B._Refused)]
+    written, refused = given_up(rs)
+    assert written > 0 and not refused, refused
 
 
 @pytest.mark.parametrize("shape", sorted(UNWRITABLE))

@@ -499,16 +499,13 @@ def _load_reading(p: Path, check_cache: bool, overlay: dict[str, str] | None, re
             program = build_program(loaded, checks=False, graph=kept.extra if kept is not None else None)
             made = len(program.diagnostics)
             diags = list(loaded.diagnostics) + list(program.diagnostics)
-            if not parsed:
+            if kept is not None:
+                diags += kept.diagnostics
+            else:  # (a program that did not parse: its checks, not the checker's, and nothing to keep)
+                passed = len(diags) if parsed else -1
                 check_program(program)
                 diags += program.diagnostics[made:]
-            else:
-                if kept is not None:
-                    diags += kept.diagnostics
-                else:
-                    passed = len(diags)
-                    check_program(program)
-                    diags += program.diagnostics[made:]
+                if parsed:
                     diags += run_passes(program)
         except RecursionError:
             program = Program(loaded)

@@ -81,7 +81,7 @@ class Unit:
 
     def bind(self) -> tuple[dict[int, Referee], tuple[Referee | None, ...]]:
         """The unit bound (``bound``, ``globals``) from its program's ``meanings``; a unit waiting for its
-        first need of them (``lazily_bound``) is a plain ``Unit`` from then on."""
+        first need of them (``bind_units``) is a plain ``Unit`` from then on."""
         found = binding(self, self.meanings) if self.meanings is not None else ({}, ())
         vars(self)["bound"], vars(self)["globals"] = found
         self.checks_key = None  # (made again from these at its first need)
@@ -112,7 +112,7 @@ class _Unbound:
 
 
 class _LazyUnit(Unit):
-    """A unit bound at the first need of its binding (``lazily_bound``), when it becomes a plain ``Unit``:
+    """A unit bound at the first need of its binding (``bind_units``), when it becomes a plain ``Unit``:
     a class apart, so that reading a bound unit's fields stays a plain attribute read (a descriptor on
     ``Unit`` itself would keep CPython from specialising every read of ``bound``: a cold check 0.5 %
     more instructions)."""
@@ -167,7 +167,7 @@ def build_program(loaded: Loaded, checks: bool = True, graph: Any = None) -> Pro
     alone, which a caller holding them already (a load's check cache entry) need not make again, and
     ``check_program`` runs them later. Given ``graph``, the reference graph a load of the same files
     found (``graph_json``, kept with its check), that graph is taken (``kept_graph``) and each unit bound
-    at its first need (``lazily_bound``), if it fits the program; else both are made."""
+    at its first need (``bind_units``), if it fits the program; else both are made."""
     program = Program(loaded)
     for ns in loaded.namespaces.values():
         for key, d in ns.defs.items():
@@ -180,7 +180,7 @@ def build_program(loaded: Loaded, checks: bool = True, graph: Any = None) -> Pro
             if target is not None and target.policy is None:
                 target.policy = unit
     if graph is not None and not checks and kept_graph(program, graph):
-        lazily_bound(program)
+        bind_units(program, lazily=True)
         return program
     for _name, check in PASSES if checks else PASSES[:MAKING]:
         check(program)
@@ -752,22 +752,17 @@ def check_statements(program: Program) -> None:
         Statements(program.diagnostics).procedure(unit)
 
 
-def bind_units(program: Program) -> None:
-    """Every unit bound (``bind.binding``), each global name looked up once per namespace."""
+def bind_units(program: Program, lazily: bool = False) -> None:
+    """Every unit bound (``bind.binding``), each global name looked up once per namespace; ``lazily``, each
+    at its first need instead (``Unit.bound``): a load whose reference graph is kept (``kept_graph``) binds
+    only the units something reads (a warm run plays kept writings, which read none)."""
     meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
     for unit in program.units.values():
         unit.meanings = meanings
-        unit.bind()
-
-
-def lazily_bound(program: Program) -> None:
-    """Every unit to be bound at its first need (``Unit.bound``), each global name looked up once per
-    namespace: a load whose reference graph is kept (``kept_graph``) binds only the units something
-    reads (a warm run plays kept writings, which read none)."""
-    meanings = {key: Meanings(program, ns) for key, ns in program.loaded.namespaces.items()}
-    for unit in program.units.values():
-        unit.meanings = meanings
-        unit.__class__ = _LazyUnit
+        if lazily:
+            unit.__class__ = _LazyUnit
+        else:
+            unit.bind()
 
 
 # ---------------------------------------------------------------- the reference graph, kept
