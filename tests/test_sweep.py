@@ -70,6 +70,31 @@ def test_test_cases_alike_in_one_process_a_pool_and_a_cluster(cli: Any, cluster:
     assert r.code == 1 and "3 passed, 1 failed" in r.out and "a wrong expectation" in r.out
 
 
+def test_paths_outside_the_working_folder_are_shown_by_workers_as_here(cli: Any, cluster: Any, tmp_path: Path,
+                                                                      monkeypatch: Any) -> None:
+    """Rulesets and cases outside the working folder, named as `../proj/...` and by an absolute path:
+    the workers of a pool and of a cluster (which load them in a private folder of their own) show each
+    path as this process does: a named file as written, a file it extends by its absolute path
+    (docs/diagnostics.md, "Paths")."""
+    import shutil
+
+    proj = tmp_path.resolve() / "proj"
+    shutil.copytree(SWEEP, proj)
+    (proj / "bad.rules").write_text('ruleset sweep.bad "bad"\nextends "race.rules"\nrule zz cite "Q" = yy\n')
+    (proj / "bad_cases.yaml").write_text("ruleset: bad.rules\ncases:\n  - id: start\n    query: start_state\n"
+                                         "    expect: {round: 1}\n")
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    r = _same(cli, "check", "--no-cache", "--format", "json", "../proj/bad.rules", str(proj / "errata.rules"),
+              cluster=cluster.address)
+    files = {d["file"] for d in json.loads(r.out)}
+    assert files == {"../proj/bad.rules"}, files
+    assert f"`{proj / 'race.rules'}:" in r.out  # (the catalogue's line, in the ruleset it extends)
+    t = _same(cli, "test", "../proj/cases.yaml", str(proj / "bad_cases.yaml"), cluster=cluster.address)
+    assert "../proj/cases.yaml" in t.out and f"{proj / 'bad_cases.yaml'}:" in t.out
+    assert f"{proj / 'bad.rules'}:3:" in t.out and "../" not in t.out.replace("../proj/cases.yaml", "")
+
+
 FIXTURES = str(REPO / "tests" / "fixtures")
 
 

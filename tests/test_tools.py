@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -131,7 +130,7 @@ def test_explain_shows_table_lookups_and_values_without_arguments(cli, tmp_path:
     assert r.code == 0, r.err
     lines = unwrapped(r.out)
     assert "attack_die = 1d6  [SK-2]" in lines  # a dice value, as the ruleset writes it
-    base_at, revised_at = os.path.relpath(base), os.path.relpath(revised)  # spans name files as given, from here
+    base_at, revised_at = str(base), str(revised)  # spans name the files named on the command line as written there
     assert f'crt["one_to_one", 2] = "EX"  [SK-2, SK-3]  (its cell at {base_at}:{row + 1}:{col})' in lines
     over = cli("explain", str(revised), "--state", state, "--dice", "2")
     line_of = next(i for i, line in enumerate(revised.read_text(encoding="utf-8").splitlines())

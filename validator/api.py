@@ -27,7 +27,7 @@ from .lang.program import Program, Unit, build_program, check_program, graph_jso
 from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
-from .lang.loader import Loaded, display_base, display_path, load, real_path
+from .lang.loader import Loaded, display_path, load, path_view, real_path
 from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
@@ -447,7 +447,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     """Load, check and compile a ruleset file; cached while none of its files changes. Its data checks
     (``engine.data``) come from the check cache (``core.checkcache``) unless ``check_cache`` is false."""
     p = Path(path)
-    key = f"{display_base()}\0{p.resolve()}"  # diagnostics show paths relative to the working folder
+    key = f"{path_view().key}\0{p.resolve()}"  # (its diagnostics hold paths shown as they are here: ``PathView``)
     if use_cache and key in _cache and _fresh(_cache[key]):
         return _cache[key]
     if not p.is_file():
@@ -532,13 +532,7 @@ def files_read(loaded: Loaded) -> dict[str, int]:
     A shown path is the file the load resolved it from where it has one (``Loaded.read``: the resolved
     paths, whose shown paths are these), rather than resolved again, a component at a time."""
     files: dict[str, int] = {}
-    base = display_base()
-    resolved_from = {}  # shown path -> the resolved path the load read it at
-    for real in loaded.read:
-        try:
-            resolved_from[os.path.relpath(real, base)] = real
-        except ValueError:  # pragma: no cover - another drive on Windows (``display_path``)
-            resolved_from[real] = real
+    resolved_from = {display_path(real): real for real in loaded.read}  # shown path -> the resolved path read
 
     def add(shown: str) -> None:
         real = resolved_from.get(shown)

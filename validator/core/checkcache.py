@@ -199,7 +199,7 @@ def _digest(path: str, root: Path) -> str | None:
 def _entry_path(folder: Path, ruleset: Path, kind: str = "check") -> Path:
     # (a check result keeps its old name: entries of other kinds name theirs)
     salt = "" if kind == "check" else f"\0{kind}"
-    name = hashlib.sha256(f"{os.getcwd()}\0{ruleset.resolve()}{salt}".encode()).hexdigest()[:32]
+    name = hashlib.sha256(f"{confine.path_view().key}\0{ruleset.resolve()}{salt}".encode()).hexdigest()[:32]
     return folder / f"{name}.json"
 
 
@@ -241,7 +241,7 @@ def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = Non
         return None
     body = read_signed(_entry_path(folder, ruleset, kind), key, folder, MAX_ENTRY_BYTES)
     try:
-        if (body is None or body.get("tool") != _tool_key() or body.get("cwd") != os.getcwd()
+        if (body is None or body.get("tool") != _tool_key() or body.get("cwd") != confine.path_view().key
                 or body.get("kind", "check") != kind):
             return None
         real = os.path.realpath(ruleset)
@@ -273,7 +273,7 @@ def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], read: 
     digests = {f: read.get(f) for f in files}
     if not digests or any(not h for h in digests.values()):
         return
-    body = {"tool": _tool_key(), "cwd": os.getcwd(), "ruleset": os.path.realpath(ruleset), "files": digests,
+    body = {"tool": _tool_key(), "cwd": confine.path_view().key, "ruleset": os.path.realpath(ruleset), "files": digests,
             "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind,
             **({} if extra is None else {"extra": extra})}
     try:

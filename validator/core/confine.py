@@ -378,24 +378,97 @@ def walk(folder: Path, suffixes: tuple[str, ...],
     return sorted(found), sorted(refused, key=lambda item: item[0])
 
 
-# The folder paths are shown relative to: the working folder, except where a sweep's worker loads a
-# ruleset sent to it as content (``tools/sweep``): there, the copy of the sender's working folder in
-# its private root, so that every path it shows is the one the sender would show. Per thread of work.
-DISPLAY_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("DISPLAY_BASE", default=None)
+# How a path is shown in what ruleval says (one definition, docs/diagnostics.md "Paths"):
+# - a file named on the command line, as it was written there (``named``: `/tmp/x.rules`, `./x.rules`,
+#   `../x.rules` stay so), as a compiler shows it;
+# - any other file (one a ruleset extends, imports or reads, a case file found in a folder), relative to
+#   the working folder when it lies under it, else its absolute path: never a `../../..` chain nobody wrote.
+# A sweep's worker loads a ruleset in a private copy of the sender's folders and shows its paths as the
+# sender does: its view is the sender's, with ``moved`` mapping each private folder back to the sender's.
+@dataclass(frozen=True)
+class PathView:
+    """What showing a path depends on: the working folder, the files named on the command line, and a
+    worker's private folders."""
+
+    cwd: str  # the working folder (absolute; the sender's, in a worker)
+    named: tuple[tuple[str, str], ...] = ()  # (absolute path, as written) of each file named differently
+    moved: tuple[tuple[str, str], ...] = ()  # (a folder here, the sender's folder it stands for)
+
+    @property
+    def key(self) -> str:
+        """What a result made with these shown paths is kept under (caches): the working folder alone
+        when nothing else applies."""
+        return self.cwd if not self.named and not self.moved else f"{self.cwd}\0{self.named!r}\0{self.moved!r}"
 
 
-def display_base() -> str:
-    """The folder shown paths are relative to (see ``DISPLAY_BASE``)."""
-    return DISPLAY_BASE.get() or os.getcwd()
+_NAMED: tuple[tuple[str, str], ...] = ()  # the running command's (``named_on_command_line``), inherited by forked workers
+# a sweep's worker's view while it loads a ruleset laid out in its private folder (``tools/sweep.laid_out``);
+# per thread of work
+PATH_VIEW: contextvars.ContextVar[PathView | None] = contextvars.ContextVar("PATH_VIEW", default=None)
 
 
-def display_path(path: Path) -> str:
-    """How a file is shown in what ruleval says: relative to ``display_base`` (where it is found again:
-    ``loader.real_path``)."""
+def path_view() -> PathView:
+    """How paths are shown here and now (see ``PathView``)."""
+    return PATH_VIEW.get() or PathView(os.getcwd(), _NAMED)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder if folder.endswith(os.sep) else folder + os.sep)
+
+
+def _default_shown(path: str, cwd: str) -> str:
+    return os.path.relpath(path, cwd) if _under(path, cwd) else path
+
+
+def display_path(path: Path | str) -> str:
+    """How a file is shown in what ruleval says (see ``PathView``; found again by ``real_path``)."""
+    view = path_view()
+    p = os.path.abspath(path)
+    for here, there in view.moved:
+        if _under(p, here):
+            p = there + p[len(here):]
+            break
+    for real, written in view.named:
+        if p == real:
+            return written
+    return _default_shown(p, view.cwd)
+
+
+def real_path(shown: str) -> Path:
+    """The file a shown path names (``display_path``'s inverse), resolved; in a worker, its private copy."""
+    view = path_view()
+    p = os.path.normpath(os.path.join(view.cwd, shown))
+    for here, there in view.moved:
+        if _under(p, there):
+            p = here + p[len(there):]
+            break
+    return Path(p).resolve()
+
+
+@contextlib.contextmanager
+def named_on_command_line(paths: list[str]) -> Iterator[None]:
+    """While the block runs, each of ``paths`` that names a file is shown as written (``display_path``),
+    where that differs from how it would be shown otherwise."""
+    cwd = os.getcwd()
+    named: dict[str, str] = {}
+    for written in paths:
+        if not os.path.isfile(written):
+            continue
+        for p in (os.path.abspath(written), os.path.realpath(written)):
+            if _default_shown(p, cwd) != written:
+                named.setdefault(p, written)
+    old = show_as_named(tuple(sorted(named.items())))
     try:
-        return os.path.relpath(path, display_base())
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
+        yield
+    finally:
+        show_as_named(old)
+
+
+def show_as_named(named: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Files shown as written (``PathView.named``) from now on, in place of those so far (given back)."""
+    global _NAMED
+    old, _NAMED = _NAMED, named
+    return old
 
 
 class WriteFailed(Exception):

@@ -21,7 +21,8 @@ from ..core import jsontext
 from ..core import blobcache, confine
 from ..core.frozen import frozen
 from . import astcache, schemarefs
-from ..core.confine import ROOT_MARKER, Refused, display_base, display_path, root_of_resolved
+from ..core.confine import ROOT_MARKER, Refused, display_path, path_view, root_of_resolved
+from ..core.confine import real_path as real_path  # (where the tools find it, beside ``display_path``)
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
 from .kinds import DeclaredKinds
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
@@ -103,11 +104,6 @@ class Loaded:
     missing: list[str] = field(default_factory=list)  # where a reference found no file (resolved paths: C005)
 
 
-def real_path(shown: str) -> Path:
-    """The file a shown path names (``display_path``'s inverse)."""
-    return Path(os.path.join(display_base(), shown)).resolve()
-
-
 # A module's parse and a data file's value, per process, found by the file's path (``_key``) and kept by its
 # content: each entry holds the bytes it was made from, and is used only while the file reads the same
 # (``_same``: its bytes are read at each use, through ``confine``), so a file rewritten at the same size
@@ -124,8 +120,8 @@ def _same(raw: bytes | None, entry: tuple[Any, ...]) -> bool:
 
 
 def _key(path: Path) -> str:
-    # shown paths are relative to the working folder, so a cached parse is only good there
-    return f"{display_base()}\0{path}"
+    # a parse holds its shown paths, so a cached one is only good where paths are shown the same way
+    return f"{path_view().key}\0{path}"
 
 
 # a schema file's value as the loader hands it out (``_read_only``), by the key of its read (``_data_cache``)

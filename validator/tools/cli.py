@@ -315,7 +315,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         if args.command == "check":
             args.paths = [ruleset_arg(p) for p in args.paths]
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
-        return handler(args, out, err)
+        from ..core.confine import named_on_command_line
+
+        with named_on_command_line(named_paths(args)):  # (shown as written: docs/diagnostics.md, "Paths")
+            return handler(args, out, err)
     except UsageError as exc:
         err.write(f"ruleval: error[U001]: {one_line(str(exc))}\n")
         return EXIT_USAGE
@@ -334,6 +337,19 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         err.write(f"ruleval: error[I001]: internal error: {type(exc).__name__}: {one_line(str(exc))}\n"
                   "  = help: this is a bug in ruleval; please report it with the command that caused it\n")
         return EXIT_INTERNAL
+
+
+# the arguments of every command that name files to read (rulesets, states, cases, records)
+NAMED_PATHS = ("ruleset", "old", "new", "variant", "paths", "state", "start", "record", "batch", "cases")
+
+
+def named_paths(args: argparse.Namespace) -> list[str]:
+    """The paths a command line names files by, as written there (``confine.named_on_command_line``)."""
+    out: list[str] = []
+    for name in NAMED_PATHS:
+        value = getattr(args, name, None)
+        out.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str))
+    return out
 
 
 def without_collector(argv: list[str]) -> bool:

@@ -14,11 +14,12 @@ rulesets it needs and the items, and gets the results back in the items' order, 
 
 A worker receives each ruleset as content, never as a path on this machine's disk: every file it
 read (its modules, the rulesets it extends, its data, schemas and clause catalogue, and its root's
-``ruleval.toml``), as bytes, with where each lies relative to the others and to the working folder
-(a ``Source``). The worker lays them out in a private folder of its own (in memory where the system
-has ``/dev/shm``) and loads them with ``load_ruleset``: the same root, so the same confinement of
-every path a ruleset names, the same budgets, and the same paths shown in every message (shown
-relative to the copy of the working folder: ``confine.DISPLAY_BASE``). A Dask cluster gets the
+``ruleval.toml``), as bytes, with where each lies relative to the others (a ``Source``), and how the
+sender shows paths (``confine.PathView``: its working folder, the files named on its command line, the
+folder the files' names are relative to). The worker lays them out in a private folder of its own (in
+memory where the system has ``/dev/shm``) and loads them with ``load_ruleset``: the same root, so the
+same confinement of every path a ruleset names, the same budgets, and the same paths shown in every
+message (its private folder shown as the sender's: ``confine.PATH_VIEW``). A Dask cluster gets the
 sources once per worker (a worker plugin, also given to a worker that replaces one that died), and
 each task only names them by digest.
 
@@ -40,6 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
 
+from ..core import confine
+from ..core.confine import PathView, bundle_root, path_view
+
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -49,12 +53,16 @@ MAX_POOL_RESTARTS = 3  # a pool that broke this many times: the rest runs in thi
 
 @dataclass(frozen=True)
 class Source:
-    """A ruleset as content: its files (path relative to a common folder, bytes), the entry's and the
-    working folder's paths relative to that folder, and a digest of all of it."""
+    """A ruleset as content: its files (path relative to a common folder, bytes), the entry's path
+    relative to that folder, how the sender shows paths (``view``) with the folder it stands for there
+    (``top``) and the sender's bundle (``bundle``: a worker shows its own as the sender's), and a digest
+    of all of it."""
 
     files: tuple[tuple[str, bytes], ...]
     entry: str
-    cwd: str
+    view: PathView
+    top: str
+    bundle: str
     digest: str
 
     @property
@@ -83,8 +91,7 @@ def files_source(paths: Sequence[str], entry: str = "", overlay: dict[str, str] 
         marker = find_root(Path(p)) / ROOT_MARKER
         if marker.is_file():
             wanted.add(str(marker.resolve()))
-    cwd = os.path.realpath(os.getcwd())
-    top = os.path.commonpath(sorted(wanted) + [cwd])
+    top = os.path.commonpath(sorted(os.path.dirname(p) for p in wanted))
     files = []
     for p in sorted(wanted):
         data = overlay[p].encode("utf-8") if p in overlay else Path(p).read_bytes()
@@ -92,9 +99,10 @@ def files_source(paths: Sequence[str], entry: str = "", overlay: dict[str, str] 
     h = hashlib.sha256()
     for name, data in files:
         h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-    rel_entry, rel_cwd = os.path.relpath(entry, top) if entry else "", os.path.relpath(cwd, top)
-    h.update(f"\0{rel_entry}\0{rel_cwd}".encode())
-    return Source(tuple(files), rel_entry, rel_cwd, h.hexdigest()), Path(top)
+    rel_entry = os.path.relpath(entry, top) if entry else ""
+    view, bundle = path_view(), str(bundle_root() or "")
+    h.update(f"\0{rel_entry}\0{top}\0{bundle}\0{view.key}".encode())
+    return Source(tuple(files), rel_entry, view, top, bundle, h.hexdigest()), Path(top)
 
 
 # rulesets loaded in this process, by their source's digest (a worker loads each once)
@@ -113,9 +121,9 @@ def _private_folder() -> str:
 @contextlib.contextmanager
 def laid_out(src: Source) -> Iterator[Path]:
     """The files of a source written out in a private folder (resolved), laid out as the sender's are,
-    with paths shown as the sender shows them (``DISPLAY_BASE``) while the block runs; the folder is
-    removed when it ends."""
-    from ..core.confine import DISPLAY_BASE
+    with paths shown as the sender shows them (``PATH_VIEW``: the private folder, and this worker's
+    bundle, shown as the sender's) while the block runs; the folder is removed when it ends."""
+    from ..core.confine import PATH_VIEW
 
     top = Path(_private_folder()).resolve()
     try:
@@ -125,12 +133,15 @@ def laid_out(src: Source) -> Iterator[Path]:
                 raise ValueError(f"a source file lies outside its folder: {name}")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        (top / src.cwd).mkdir(parents=True, exist_ok=True)
-        token = DISPLAY_BASE.set(str(top / src.cwd))
+        moved: tuple[tuple[str, str], ...] = ((str(top), src.top),)
+        own = bundle_root()
+        if own is not None and src.bundle and str(own) != src.bundle:
+            moved += ((str(own), src.bundle),)
+        token = PATH_VIEW.set(PathView(src.view.cwd, src.view.named, moved))
         try:
             yield top
         finally:
-            DISPLAY_BASE.reset(token)
+            PATH_VIEW.reset(token)
     finally:
         import shutil
 
@@ -173,8 +184,9 @@ def run_chunk(task: Callable[[list[Any], Any], Any], digests: Sequence[str], ite
     return [task(rulesets, item) for item in items]
 
 
-def _install(sources: Sequence[Source]) -> None:
-    """A pool worker's start: the sweep's sources, and Ctrl-C left to the main process (which stops
+def _install(sources: Sequence[Source], named: tuple[tuple[str, str], ...] | None = None) -> None:
+    """A pool worker's start: the sweep's sources, the files its sender's command line named (shown as
+    written there: a spawned worker does not have them otherwise), and Ctrl-C left to the main process (which stops
     the sweep), so that no worker prints a traceback of its own.
 
     Each worker leads a session of its own: Linux's autogroup scheduling (on by default) shares the
@@ -192,6 +204,8 @@ def _install(sources: Sequence[Source]) -> None:
             pass
     for s in sources:
         _SOURCES[s.digest] = s
+    if named is not None:
+        confine.show_as_named(named)
 
 
 @contextlib.contextmanager
@@ -342,7 +356,7 @@ def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], ite
                     following += 1
             break
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=multiprocessing.get_context(method),
-                                   initializer=_install, initargs=(sources,))
+                                   initializer=_install, initargs=(sources, path_view().named))
         running: dict[Future[list[Any]], int] = {}
         try:
             try:
