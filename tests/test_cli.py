@@ -746,3 +746,62 @@ def test_the_commands_that_read_and_exit_run_without_the_cycle_collector(argv: l
     finally:
         gc.enable()
     assert seen == [collects]
+
+
+@pytest.fixture
+def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project (`proj/`: main.rules extends base.rules, an error in each, and a case file) beside the
+    working folder (`here/`), which holds a ruleset of its own."""
+    proj = tmp_path.resolve() / "proj"
+    proj.mkdir()
+    (proj / "ruleval.toml").write_text("")
+    (proj / "base.rules").write_text('ruleset t.base "base"\nquery main = nope\n')
+    (proj / "main.rules").write_text('ruleset t.main "main"\nextends "base.rules"\nquery other = nada\n')
+    (proj / "state.json").write_text('{"n": 1}\n')
+    (proj / "cases.yaml").write_text("ruleset: main.rules\ncases:\n  - id: one\n    state_file: state.json\n"
+                                     "    expect: 1\n")
+    here = tmp_path.resolve() / "here"
+    here.mkdir()
+    (here / "ruleval.toml").write_text("")
+    (here / "mine.rules").write_text('ruleset t.mine "mine"\nquery main = zilch\n')
+    monkeypatch.chdir(here)
+    return proj
+
+
+def _files_of(cli, *argv: str) -> list[str]:
+    r = cli("check", "--format", "json", *argv)
+    assert r.code == 1
+    return [d["file"] for d in json.loads(r.out)]
+
+
+def test_a_file_named_on_the_command_line_is_shown_as_written(cli, outside: Path) -> None:
+    """docs/diagnostics.md, "Paths": a named file as written (absolute, `../`, `./`, or plain), the file
+    it extends relative to the working folder if under it, else absolute; never a `../..` no one wrote."""
+    base = str(outside / "base.rules")
+    assert _files_of(cli, str(outside / "main.rules")) == [base, str(outside / "main.rules")]
+    assert sorted(_files_of(cli, "../proj/main.rules")) == ["../proj/main.rules", base]
+    assert _files_of(cli, "./mine.rules") == ["./mine.rules"]
+    assert _files_of(cli, "mine.rules") == ["mine.rules"]
+    assert _files_of(cli, str(Path.cwd() / "mine.rules")) == [str(Path.cwd() / "mine.rules")]
+    assert sorted(_files_of(cli, "../proj/")) == [base, str(outside / "main.rules")]  # found in a folder: not named
+    text = cli("check", "../proj/main.rules").err
+    assert text.startswith("../proj/main.rules:3:15: error[C001]") and f"\n{base}:2:14: error[C001]" in text
+
+
+def test_from_the_root_a_relative_path_stays_relative(cli, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir("/")
+    given = str(outside / "main.rules").lstrip("/")
+    assert sorted(_files_of(cli, given)) == sorted([given, str(outside / "base.rules").lstrip("/")])
+
+
+def test_test_and_coverage_show_paths_as_check_does(cli, outside: Path) -> None:
+    """A case file named as `../proj/cases.yaml`, its ruleset and its state file reached from it."""
+    r = cli("test", "../proj/cases.yaml", "--format", "json")
+    assert r.code == 1
+    got = json.loads(r.out)
+    shown = json.dumps(got)
+    assert got["cases"][0]["file"] == "../proj/cases.yaml"  # named
+    assert f"{outside / 'base.rules'}:2:14: C001" in shown  # reached from it (the ruleset it names extends it)
+    assert shown.count("../") == 1
+    cov = cli("coverage", "../proj/cases.yaml")
+    assert "../" not in cov.out + cov.err

@@ -355,8 +355,10 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     changed = failed = 0
     if refused:  # found in a folder but not under its root, or no regular file: neither read nor written
         err.write(render_all(refused, None, err) + "\n")
+    from ..core.confine import display_path
+
     for f in files:
-        shown = str(f)
+        shown = display_path(f)  # (as every command shows a path: docs/diagnostics.md, "Paths")
         try:
             text = decode_source(Loader.read_source(f, shown), shown)
             new = format_text(text, shown)

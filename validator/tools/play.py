@@ -465,14 +465,15 @@ def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, A
     # elsewhere is refused, never read, so no file outside the folder reaches the difference report.
     root = Path(os.path.realpath(folder))
     for _, name in found:
+        shown = confine.display_path(folder / name)
         try:
-            confine.check_file(folder / name, root, str(folder / name))
+            confine.check_file(folder / name, root, shown)
         except confine.Refused as exc:
-            why = (f"`{folder / name}` resolves outside the record folder" if exc.reason == "outside" else exc.message)
-            raise DiagnosticError([Diagnostic("S001", f"cannot read state: {why}", Span(str(folder / name)),
+            why = (f"`{shown}` resolves outside the record folder" if exc.reason == "outside" else exc.message)
+            raise DiagnosticError([Diagnostic("S001", f"cannot read state: {why}", Span(shown),
                                               help="a record folder holds the states themselves, as `ruleval play "
                                                    "--out` writes them, not links to files elsewhere")]) from None
-    return [(str(folder / name), read_state_file(folder / name, root)) for _, name in found]
+    return [(confine.display_path(folder / name), read_state_file(folder / name, root)) for _, name in found]
 
 
 def _out_folder(outdir: Path) -> None:

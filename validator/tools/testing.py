@@ -102,7 +102,7 @@ def load_suite(paths: list[str], expectations: bool = True) -> Suite:
             found, refused = confine.walk(p, (".yaml",), skip_prefix="_")
             files.extend((x, False) for x in found)
             for path, exc in refused:
-                suite.diagnostics.append(Diagnostic("S005", f"test file {exc.message}", Span(str(path)),
+                suite.diagnostics.append(Diagnostic("S005", f"test file {exc.message}", Span(confine.display_path(path)),
                                                     help="a case file found in a folder must be a regular file under "
                                                          "the folder's ruleset root"))
         elif p.is_file():
@@ -113,7 +113,7 @@ def load_suite(paths: list[str], expectations: bool = True) -> Suite:
         before = len(suite.diagnostics)
         text = _load_file(f, suite, named, expectations)
         if text is not None and len(suite.diagnostics) > before:  # (the line under each, as a ruleset's)
-            suite.sources[str(f)] = text
+            suite.sources[confine.display_path(f)] = text
     return suite
 
 
@@ -185,7 +185,7 @@ def _unreadable(problem: str, at: Span, help: str | None = None) -> Diagnostic:
 
 def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> str | None:
     """Reads a case file's cases into ``suite``; its text, once read."""
-    shown = str(path)
+    shown = confine.display_path(path)
     try:
         doc, text = _read_case_file(path, shown)
     except Refused as exc:
@@ -208,7 +208,7 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         return None
     if not isinstance(doc, dict) or "cases" not in doc:
         if named:  # found in a folder it may be data next to the cases; named, it must be a case file
-            suite.diagnostics.append(Diagnostic("S004", f"`{path}` is not a case file: it has no `cases:` list",
+            suite.diagnostics.append(Diagnostic("S004", f"`{shown}` is not a case file: it has no `cases:` list",
                                                 Span(str(path), 1, 1, 1, 2),
                                                 help="a case file holds `ruleset:` and `cases:` (docs/tools.md)"))
         return text
@@ -453,7 +453,7 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
         from ..core.diagnostics import DiagnosticError
         from ..engine.state import at_lines, state_file_text
 
-        shown = case.state_path or str(Path(case.file).parent / str(case.data["state_file"]))
+        shown = case.state_path or _state_file_shown(case)
         try:  # (read again, under the case file's root: the file's line and column of the value)
             span = at_lines([d], d.span.file, state_file_text(Path(shown), Path(case.root) if case.root else None))[0].span
         except (DiagnosticError, OSError, RecursionError, ValueError):
@@ -467,6 +467,12 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
     if where is None:  # (an imported case; the file changed since it was read: said by the pointer alone)
         return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}", None
     return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})", where
+
+
+def _state_file_shown(case: Case) -> str:
+    """The `state_file` a case names, as paths are shown (``confine.display_path``: it was not named on the
+    command line, so relative to the working folder where it lies under it, else absolute)."""
+    return confine.display_path(Path(case.file).parent / str(case.data["state_file"]))
 
 
 def _state_of(case: Case) -> Any:
@@ -801,7 +807,7 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
             index[id(rs)] = len(rulesets)
             rulesets.append(rs)
         data = {**{k: v for k, v in case.data.items() if k != "state_file"}, "state": state}
-        shown = str(Path(case.file).parent / str(case.data["state_file"])) if "state_file" in case.data else ""
+        shown = _state_file_shown(case) if "state_file" in case.data else ""
         # (index -1: a worker reads no case file, which on a cluster's machine is not this one)
         items.append((index[id(rs)], replace(case, data=data, state_path=shown, index=-1)))
         where.append(i)
