@@ -2,8 +2,9 @@
 
 An entry holds the diagnostics of one ruleset and the SHA-256 of every file it read (modules,
 data, schema and the files its ``$ref``s name, clause catalogue); it is used only while all of them
-are unchanged, for the same ruleval version, grammar and interpreter source, from the same working
-folder (diagnostics show paths relative to it).
+are unchanged, for the same ruleval version, grammar and interpreter source, with paths shown the
+same way (``confine.PathView``: from the same working folder, the same files named on the command line
+as written differently from the default).
 
 Entries are never trusted (docs/security.md):
 
