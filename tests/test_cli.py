@@ -784,6 +784,9 @@ def test_a_file_named_on_the_command_line_is_shown_as_written(cli, outside: Path
     assert _files_of(cli, "mine.rules") == ["mine.rules"]
     assert _files_of(cli, str(Path.cwd() / "mine.rules")) == [str(Path.cwd() / "mine.rules")]
     assert sorted(_files_of(cli, "../proj/")) == [base, str(outside / "main.rules")]  # found in a folder: not named
+    sarif = json.loads(cli("check", "--format", "sarif", "../proj/main.rules").out)
+    uris = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"])
+    assert uris == ["../proj/main.rules", (outside / "base.rules").as_uri()]  # (SARIF: an absolute path as a file: URI)
     text = cli("check", "../proj/main.rules").err
     assert text.startswith("../proj/main.rules:3:15: error[C001]") and f"\n{base}:2:14: error[C001]" in text
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any, Sequence
 from html import escape as _escape
 
@@ -87,7 +89,7 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
             if d.span.end_line:
                 region["endLine"] = d.span.end_line
                 region["endColumn"] = max(1, d.span.end_col)
-        loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": d.span.file}}}
+        loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": sarif_uri(d.span.file)}}}
         if region:
             loc["physicalLocation"]["region"] = region
         text = d.message + (f" (help: {d.help})" if d.help else "")
@@ -100,6 +102,13 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
                                       "rules": rules}},
                   "results": results}],
     }
+
+
+def sarif_uri(shown: str) -> str:
+    """A shown path as SARIF's `artifactLocation.uri` (a URI reference): a relative path as it is (relative
+    to the working folder, as SARIF consumers such as GitHub's resolve it), an absolute one as a `file:`
+    URI (docs/diagnostics.md, "Paths")."""
+    return Path(shown).as_uri() if os.path.isabs(shown) and "#" not in shown else shown
 
 
 def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Sequence[Diagnostic] = ()) -> dict[str, Any]:
@@ -120,7 +129,7 @@ def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Seq
         doc["runs"][0]["results"].append({
             "ruleId": f"case-{o.status}", "level": "error",
             "message": {"text": f"{o.case.id}: {o.message}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": o.case.file}, "region": region}}]})
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": sarif_uri(o.case.file)}, "region": region}}]})
     return doc
 
 
