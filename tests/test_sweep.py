@@ -177,6 +177,26 @@ def test_the_sources_a_worker_gets_are_content_loaded_in_a_private_root() -> Non
     assert not os.path.exists(real)  # the private folder goes once the ruleset is loaded
 
 
+def test_a_worker_shows_its_private_folder_and_its_own_bundle_as_the_sender_s() -> None:
+    """In a worker, a path in the private folder is shown as the sender's file, and found again from that
+    name (``confine.real_path``); a file of the worker's own ruleval bundle (another machine's install)
+    is shown as the sender's bundle."""
+    from dataclasses import replace
+
+    from validator.api import load_ruleset
+    from validator.core import confine
+
+    rs = load_ruleset(ERRATA)
+    src = replace(sweep.source_of(rs), bundle="/elsewhere/ruleval")
+    own = confine.bundle_root()
+    assert own is not None
+    with sweep.laid_out(src) as top:
+        private = (top / src.entry).resolve()
+        assert confine.display_path(private) == rs.path and confine.real_path(rs.path) == private
+        assert confine.display_path(own / "rulesets" / "x.rules") == "/elsewhere/ruleval/rulesets/x.rules"
+    assert confine.display_path(private) != rs.path  # (the sender's view again once the block ends)
+
+
 def test_a_worker_killed_mid_sweep_changes_nothing(cli: Any, cluster: Any) -> None:
     """A third worker joins; once it runs a piece, it is killed: Dask runs its pieces again elsewhere,
     and the figures are those of one process."""
