@@ -82,7 +82,9 @@ def source_of(rs: Any) -> Source:
 def files_source(paths: Sequence[str], entry: str = "", overlay: dict[str, str] | None = None) -> tuple[Source, Path]:
     """Files (resolved paths) as content, with the ``ruleval.toml`` of each one's root: a ruleset when
     ``entry`` names one of them, else a tree of files that a task lays out itself (``laid_out``); and
-    the folder here that the source's paths are relative to (never sent)."""
+    the folder here that the source's paths are relative to (sent as ``Source.top`` only for the worker
+    to show its copy of a file as this process shows the file: a file outside the working folder is shown
+    by its absolute path, docs/diagnostics.md "Paths")."""
     from ..core.confine import ROOT_MARKER, find_root
 
     overlay = overlay or {}
@@ -186,8 +188,8 @@ def run_chunk(task: Callable[[list[Any], Any], Any], digests: Sequence[str], ite
 
 def _install(sources: Sequence[Source], named: tuple[tuple[str, str], ...] | None = None) -> None:
     """A pool worker's start: the sweep's sources, the files its sender's command line named (shown as
-    written there: a spawned worker does not have them otherwise), and Ctrl-C left to the main process (which stops
-    the sweep), so that no worker prints a traceback of its own.
+    written there: a spawned worker does not have them otherwise), and Ctrl-C left to the main process
+    (which stops the sweep), so that no worker prints a traceback of its own.
 
     Each worker leads a session of its own: Linux's autogroup scheduling (on by default) shares the
     processor among sessions, so that all the workers of a session in which others' work competes
