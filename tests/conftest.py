@@ -7,6 +7,7 @@ import io
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -23,6 +24,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long test (Monte Carlo, wheel build, big fuzz); runs with --slow")
+    config.addinivalue_line("markers", "planted_writer_bug: the test plants a bug in the backend's writer to see what "
+                                       "a user is told (I002): ``loud_writing_everywhere`` stays out of its way")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -46,6 +49,21 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     what was made since."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def loud_writing_everywhere(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test fails on code the backend wrote that Python refuses for another reason than nesting (a bug
+    of the writer, ``runtime.WRITER_BUG``), which a run would otherwise hide by giving the unit to the
+    reference, whose answer is the same (``fuzzing.loud_writing``): the cases, the DATC, the games, the
+    reference's own tests all hold the writer to it, not only the random programs."""
+    from fuzzing import loud_writing
+
+    if request.node.get_closest_marker("planted_writer_bug") is not None:
+        yield
+        return
+    with loud_writing():
+        yield
 
 
 class CliResult:

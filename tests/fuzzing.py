@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import os
-import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -55,11 +54,6 @@ def mutated(doc: Any, path: tuple[Any, ...], how: str, value: Any, key: str = "z
     return doc
 
 
-# Python's refusals of code nested past its own limits: the one documented reason the backend gives a
-# unit up to the reference when it compiles it (``backend._compile_text``, E005)
-NESTING = ("too many statically nested blocks", "too many levels of indentation", "too many nested parentheses")
-
-
 class UnwrittenByMistake(AssertionError):
     """Source the backend wrote that Python refuses for another reason than nesting: a bug of the
     writer, which a run would hide by giving the unit to the reference."""
@@ -67,24 +61,22 @@ class UnwrittenByMistake(AssertionError):
 
 @contextmanager
 def loud_writing() -> Iterator[None]:
-    """While open, a generated function Python refuses to compile for any reason but nesting past its
-    limits (``NESTING``, a recursion or memory error) fails the test (``UnwrittenByMistake``) instead
-    of being given up (``Unwritable``) and run by the reference, which would give the same answer."""
+    """While open, a generated function the backend gives up as a bug of its writer (``backend._compile_text``:
+    Python refuses it for any reason but nesting past its limits, ``runtime.WRITER_BUG``) fails the test
+    (``UnwrittenByMistake``, with the source) instead of being run by the reference, which would give the
+    same answer. Every test has it (``conftest.loud_writing_everywhere``)."""
     from validator.engine import backend
+    from validator.lib.runtime import WRITER_BUG, Unwritable
 
     real = backend._compile_text
 
     def strict(source: str, filename: str) -> Any:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)
-                return compile(source, filename, "exec")
-        except SyntaxError as exc:
-            if not any(m in str(exc.msg) for m in NESTING):
-                raise UnwrittenByMistake(f"{filename}: {exc.msg} (line {exc.lineno})\n{source}") from None
-        except (RecursionError, MemoryError):
-            pass
-        return real(source, filename)  # (which gives it up, E005)
+            return real(source, filename)
+        except Unwritable as err:
+            if err.code == WRITER_BUG:
+                raise UnwrittenByMistake(f"{filename}: {err.message}\n{source}") from None
+            raise
 
     backend._compile_text = strict
     try:

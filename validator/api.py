@@ -28,7 +28,7 @@ from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_path, load, path_view, real_path
-from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice
+from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
@@ -231,14 +231,16 @@ class Ruleset:
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
                                        unit.span)], "usage")
         runner = None if explain or engine == "reference" else self.backend(typed)
+        bugs: list[Unwritable] = []  # (units the backend's writer failed: the reference's answer, said as warnings)
         try:
             if exact:
                 enumerated, values = R.enumerate_exact(self.program, state, query, args, budget, engine=runner,
-                                                       check=check)
-                return Result(None, [], unit, _state=state, exact=enumerated, outcomes=values)
+                                                       check=check, bugs=bugs)
+                return Result(None, [], unit, _state=state, exact=enumerated, outcomes=values,
+                              warnings=_writer_bugs(bugs))
             source = self._dice(seed, dice)
             value, run = R.run_query(self.program, state, query, args, source, budget, trace=explain,
-                                     engine=runner, check=check)
+                                     engine=runner, check=check, bugs=bugs)
             if isinstance(source, ScriptedDice) and source.used < len(source.faces):
                 raise EvalError("E014", f"the script gave {len(source.faces)} dice and the rules rolled {source.used}",
                                 unit.span, help="remove the dice the rules do not roll from the script")
@@ -250,7 +252,8 @@ class Ruleset:
             raise RunError([err.diagnostic()], "eval") from None
         except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
             raise self._too_deep(state, query, state_name) from None
-        result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self)
+        result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self,
+                        warnings=_writer_bugs(bugs))
         if explain:
             try:
                 result.trace = R.explanation(run)
@@ -345,6 +348,12 @@ class Ruleset:
         return SeededDice(0 if seed is None else seed)
 
 
+def _writer_bugs(bugs: list[Unwritable]) -> list[Diagnostic]:
+    """The units a run's backend gave up for a bug of its writer (``runtime.WRITER_BUG``), as warnings."""
+    return [replace(b.diagnostic(), help="the reference interpreter ran it instead, so the answer is right (only "
+                                         "slower): please report this bug of ruleval") for b in bugs]
+
+
 @dataclass
 class Result:
     """What a run gave (``Ruleset.evaluate``), as the language's values: the query's ``value`` and the
@@ -352,7 +361,9 @@ class Result:
     with each outcome's value and events (``outcomes``, in the same order); a traced run's trace
     (``trace``, ``reference.explanation``: its arguments and values the language's) and its JSON
     (``explain``). The text view writes the values in the language's notation; ``json()`` is the
-    JSON answer of ``Ruleset.run`` (a record and a map alike there, a set a list, 1/2 a text)."""
+    JSON answer of ``Ruleset.run`` (a record and a map alike there, a set a list, 1/2 a text).
+    ``warnings``: what the run found wrong in ruleval itself while the answer is right (I002: a unit
+    the backend wrote as code Python refuses, run by the reference instead)."""
 
     value: Any
     events: list[Any]
@@ -361,6 +372,7 @@ class Result:
     outcomes: list[tuple[Any, list[Any]]] | None = None
     explain: Any = None
     trace: dict[str, Any] | None = None
+    warnings: list[Diagnostic] = field(default_factory=list)
     _state: Any = field(default=None, repr=False)
     _state_name: str = field(default="<state>", repr=False)
     _ruleset: Any = field(default=None, repr=False)

@@ -112,6 +112,7 @@ CODES: dict[str, tuple[str, str]] = {
     "U001": ("error", "usage error"),
     "U002": ("error", "output file cannot be written"),
     "I001": ("error", "internal error"),
+    "I002": ("warning", "generated code Python refuses"),
 }
 
 

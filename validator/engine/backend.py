@@ -33,7 +33,7 @@ from . import reference as R
 from ..lib.builtins import Builtin, DiceSpec, roll_looked_at
 from ..lib import builtins as B
 from ..core.diagnostics import Span
-from ..lib.runtime import RandomValue, Unwritable
+from ..lib.runtime import WRITER_BUG, RandomValue, Unwritable
 from ..lib.values import FALSE_KEY, TRUE_KEY, Map, as_key, entries
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}", re.ASCII)
@@ -1283,13 +1283,21 @@ class _Refused:
     __call__ = materialize
 
 
+# Python's refusals of code nested past its limits (with its recursion and memory errors): E005, no bug
+NESTING = ("too many statically nested blocks", "too many levels of indentation", "too many nested parentheses")
+
+
 def _compile_text(source: str, filename: str) -> types.CodeType:
-    """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone."""
+    """The one call of ``compile`` in ``validator``: source written by ``Backend`` alone. Python refuses
+    it for its nesting (``NESTING``, E005) or for a bug of the writer (``WRITER_BUG``): the reference runs it."""
     try:
         with warnings.catch_warnings():  # (`1 is True` where a constant stands: meant, and never shown)
             warnings.simplefilter("ignore", SyntaxWarning)
             return compile(source, filename, "exec")
-    except (SyntaxError, RecursionError, MemoryError) as exc:  # nesting past Python's limits (or a bug here)
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        if isinstance(exc, SyntaxError) and not any(m in str(exc.msg) for m in NESTING):
+            raise Unwritable(WRITER_BUG, f"the backend wrote code Python refuses, a bug of ruleval: {exc.msg} "
+                                         f"(line {exc.lineno} of the code written)") from None
         raise Unwritable("E005", f"a definition is nested too deeply to write ({type(exc).__name__})") from None
 
 

@@ -53,7 +53,7 @@ from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
-                           RandomValue, SeededDice, Settlement, Unwritable)
+                           RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
@@ -1348,20 +1348,22 @@ RECURSION_HELP = ("a rule calls itself without reaching a base case, or this inp
 
 def run_query(program: Program, state: Any, query: str, args: list[Any], dice: DiceSource,
               budget: int = DEFAULT_STEP_BUDGET, trace: bool = False, engine: Any = None,
-              check: Any = None) -> tuple[Any, Run]:
+              check: Any = None, bugs: list[Unwritable] | None = None) -> tuple[Any, Run]:
     """Evaluate a query once (on ``engine``: the reference unless another is given, such as
     ``backend.Backend``), after the state check when ``check`` is given (``Interpreter.run_query``);
     raises ``EvalError`` (or ``MissingInput``). A run the engine cannot make (``Unwritable``) is made
-    again by the reference, from the start."""
+    again by the reference, from the start (a bug of the engine's writer noted in ``bugs``)."""
     return _engine_else_reference(engine, program, lambda interp: _run_query_on(
-        interp, program, state, query, args, dice, budget, trace, check), again=dice.reset)
+        interp, program, state, query, args, dice, budget, trace, check), again=dice.reset, bugs=bugs)
 
 
-def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = None) -> Any:
+def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = None,
+                           bugs: list[Unwritable] | None = None) -> Any:
     """``go(engine)``; if the engine cannot make the run (``Unwritable``), or stops it at the step
     budget or the depth limit (E004, E005: the engine counts an upper bound of both, see
     docs/architecture.md), ``again()`` (what undoes the attempt) then ``go`` on the reference, from
-    the start, which gives the exact answer. No engine: the reference at once."""
+    the start, which gives the exact answer. No engine: the reference at once. A unit the engine gave
+    up for a bug of its writer (``WRITER_BUG``) is noted in ``bugs``, for the caller to say."""
     if engine is not None:
         try:
             return go(engine)
@@ -1370,6 +1372,8 @@ def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = 
                 raise
             if again is not None:
                 again()
+            if bugs is not None and err.code == WRITER_BUG:
+                bugs.append(err)
     return go(Interpreter(program))
 
 
@@ -1403,8 +1407,8 @@ def _with_room(unit: Unit, go: Any) -> Any:
 
 
 def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], budget: int = DEFAULT_STEP_BUDGET,
-                    max_paths: int | None = None, engine: Any = None, check: Any = None
-                    ) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
+                    max_paths: int | None = None, engine: Any = None, check: Any = None,
+                    bugs: list[Unwritable] | None = None) -> tuple[dict[str, Any], list[tuple[Any, list[Any]]]]:
     """Every dice outcome with its exact probability: the query is run once along each path of the
     tree of forks (depth first); the budget and the number of paths bound the whole enumeration. An
     enumeration the engine cannot make (``Unwritable``) is made again by the reference. Its JSON, and
@@ -1414,7 +1418,7 @@ def enumerate_exact(program: Program, state: Any, query: str, args: list[Any], b
     unit = program.query(query)
     assert unit is not None, "the caller found the query"
     return _engine_else_reference(engine, program, lambda interp: _with_room(unit, lambda: _run_exact_on(
-        interp, program, state, query, args, budget, max_paths, check)))
+        interp, program, state, query, args, budget, max_paths, check)), bugs=bugs)
 
 
 class _Outcome:

@@ -38,8 +38,15 @@ class EvalError(Exception):
 
 class Unwritable(EvalError):
     """The fast backend cannot write a definition as Python (the source it would compile nests past
-    Python's own limits, such as its 20 nested loops): the run is made again by the reference, whose
-    answer it is (``reference.run_query``). Never reaches a user."""
+    Python's own limits, such as its 20 nested loops, E005; or Python refuses it for another reason, a
+    bug of the backend's writer, ``WRITER_BUG``): the run is made again by the reference, whose answer
+    it is (``reference.run_query``). Never reaches a user as an error; a writer's bug is said as a
+    warning beside the answer (``api.Result.warnings``)."""
+
+
+# The code of source the backend wrote that Python refuses for another reason than its nesting: a bug of
+# ruleval, which the reference's answer hides (``backend._compile_text``; docs/diagnostics.md)
+WRITER_BUG = "I002"
 
 
 class CallError(Exception):

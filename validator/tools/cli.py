@@ -159,6 +159,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DiagnosticError as exc:
         print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
         return exit_code(exc.diagnostics)
+    print_diags(result.warnings, "text", out, err, rs.sources)  # (a bug of ruleval's backend, I002: on standard error)
     if args.svg:
         from . import render
 
