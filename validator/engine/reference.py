@@ -1372,7 +1372,7 @@ def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = 
                 raise
             if again is not None:
                 again()
-            if bugs is not None and err.code == WRITER_BUG:
+            if bugs is not None and isinstance(err, Unwritable) and err.code == WRITER_BUG:
                 bugs.append(err)
     return go(Interpreter(program))
 
