@@ -78,6 +78,10 @@ def test_a_planted_bug_is_said_by_run_and_the_answer_is_the_references(tmp_path:
     assert code == 0 and json.loads(out) == ANSWER, (code, out, err)
     assert "main.rules:2:1: warning[I002]: the backend wrote code Python refuses, a bug of ruleval: invalid syntax" in err
     assert "the reference interpreter ran it instead" in err
+    (root / "states.jsonl").write_text("{}\n{}\n")
+    code, out, err = cli("run", str(root / "main.rules"), "--batch", str(root / "states.jsonl"), "--format", "json")
+    assert code == 0 and [json.loads(x) for x in out.splitlines()] == [ANSWER, ANSWER], (code, out, err)
+    assert err.count("warning[I002]: the backend wrote code Python refuses, a bug of ruleval") == 2, err
     rs = load_ruleset(root / "main.rules", use_cache=False)
     result = rs.evaluate({})
     assert result.json() == ANSWER == rs.run({}, engine="reference")

@@ -217,6 +217,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 state = read_state_text(line, shown)
                 result = rs.evaluate(state, state_name=shown, **opts)
                 text = result_json(rs, opts["query"], result.json())
+                print_diags(result.warnings, "text", out, err, rs.sources)  # (I002, as ``cmd_run`` says it)
                 if fmt == "text":
                     from ..core.diagnostics import use_colour
                     from .textview import result_text, terminal_width
