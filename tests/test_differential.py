@@ -229,12 +229,12 @@ def test_a_chain_of_diamonds_stays_on_the_backend(text: str, monkeypatch: Any) -
     redone: list[Any] = []
     ours = R._engine_else_reference
 
-    def counted(engine: Any, program: Any, go: Any, again: Any = None) -> Any:
+    def counted(engine: Any, program: Any, go: Any, again: Any = None, bugs: Any = None) -> Any:
         def went(interp: Any) -> Any:
             if engine is not None and interp is not engine:  # (made again by the reference)
                 redone.append(interp)
             return go(interp)
-        return ours(engine, program, went, again)
+        return ours(engine, program, went, again, bugs)
 
     path = _ROOT / "diamond_chain.rules"
     path.write_text(text)
