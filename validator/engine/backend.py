@@ -235,6 +235,7 @@ class _Writer:
         # the sound kinds of the nodes of the unit written (``facts``), and of the locals holding their values
         self.kinds: dict[int, type] = {} if kinds is None else kinds
         self.known: dict[str, type] = {}
+        self.const: Callable[[Any], str] = backend.const  # (a constant's name in the code: ``Backend.const``)
 
     def __call__(self, *lines: str) -> None:
         """Lines written at the current indentation (a text of several lines, each; an empty one, none)."""
@@ -283,9 +284,6 @@ class _Writer:
         self.indent += 1
         yield
         self.indent -= 1
-
-    def const(self, value: Any) -> str:
-        return self.backend.const(value)
 
 
 # ---------------------------------------------------------------- the backend
@@ -454,9 +452,7 @@ class Backend:
             w(f"return _alone(ctx, _SF, {unit.index}, {b}, (), ctx.memo, {span}, _GROUPS)")
             return w.source(f"def {name}(ctx):")
         _, pnames = self.params(w, unit.params)
-        if unit.counted:  # (its call counts toward the depth limit, as any other's: ``enter_counted``)
-            w("if ctx.depth >= ctx.depth_limit:")
-            w(f"    raise _too_deep(ctx, {w.const(unit)}, {span})")
+        self.enter_counted(w, unit, unit.span, enter=False)  # (its call counts toward the depth limit, as any other's)
         table = w.const({})  # this function's values alone, for the program's life (``_alone``)
         w(f"if not ({_both(*(self.is_(p, 'plain', w) for p in pnames))}):")
         w(f"    return {b}(ctx{''.join(', ' + p for p in pnames)})")
@@ -514,14 +510,13 @@ class Backend:
         for line in lines:
             w(line)
 
-    def enter_counted(self, w: _Writer, unit: Unit, span: Any) -> None:
-        """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted``."""
+    def enter_counted(self, w: _Writer, unit: Unit, span: Any, enter: bool = True) -> None:
+        """A counted unit's call: the depth limit checked, the depth raised until ``leave_counted`` (``enter``)."""
         if unit.counted:
-            w("if ctx.depth >= ctx.depth_limit:")
-            w(f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(span)})")
-            w("ctx.depth += 1")
-            w("try:")
-            w.indent += 1
+            w("if ctx.depth >= ctx.depth_limit:", f"    raise _too_deep(ctx, {w.const(unit)}, {w.const(span)})")
+            if enter:
+                w("ctx.depth += 1", "try:")
+                w.indent += 1
 
     def leave_counted(self, w: _Writer, unit: Unit) -> None:
         if unit.counted:
@@ -633,12 +628,8 @@ class Backend:
                 w("ctx.steps += 1")
                 w(f"if ctx.steps > ctx.budget: raise _over(ctx, {w.const(unit.span)})")
                 w("i = jump.target")
-            w("except _Stop:")
-            w(f"    status, where = 'stopped', {w.const(steps)}[i]")
-            w("    break")
-            w("except _Reject as r:")
-            w(f"    status, where, reject = 'rejected', {w.const(steps)}[i], r")
-            w("    break")
+            w("except _Stop:", f"    status, where = 'stopped', {w.const(steps)}[i]", "    break")
+            w("except _Reject as r:", f"    status, where, reject = 'rejected', {w.const(steps)}[i], r", "    break")
         w("out = _procedure_end(ctx, status, where, reject)")
         for vname, py in variables:
             w(f"out[{w.const(vname)}] = {self.forced(w, py)}")
