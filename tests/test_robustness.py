@@ -252,3 +252,41 @@ def test_wrong_types_in_jomini_state_exit_3_with_pointer(tmp_path: Path, mutate)
 def test_huge_number_as_text_is_located(root: Path, body: str) -> None:
     code, diags, err = run_rules(root, body)
     assert code == 1 and diags[0]["line"] == 1, (diags, err)
+
+
+# ---------------------------------------------------------------- closed standard streams
+
+def run_closed(argv: list[str], closed: int, cwd: Path) -> "subprocess.CompletedProcess[str]":
+    """`python -m validator ARGV` started with file descriptor `closed` (0, 1 or 2) closed, as `<&-`,
+    `>&-` or `2>&-` start it; the other streams captured (one that is closed reads as empty)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "validator", *map(str, argv)], cwd=cwd, env=env, text=True,
+                          stdin=subprocess.DEVNULL if closed != 0 else None,
+                          stdout=subprocess.PIPE if closed != 1 else None,
+                          stderr=subprocess.PIPE if closed != 2 else None,
+                          preexec_fn=lambda: os.close(closed), timeout=120)
+
+
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+@pytest.mark.parametrize("argv, want", [(["check", "main.rules"], 0), (["run", "main.rules"], 0),
+                                        (["check", "bad.rules"], 1), (["test", "empty.json"], 3)],
+                         ids=["check-ok", "run-ok", "check-bad", "test-no-case"])
+def test_a_closed_output_stream_keeps_the_exit_code(root: Path, closed: int, argv: list[str], want: int) -> None:
+    (root / "main.rules").write_text("query main = 1\n")
+    (root / "bad.rules").write_text("query main = \n")
+    proc = run_closed(argv, closed, root)
+    text = (proc.stdout or "") + (proc.stderr or "")
+    assert proc.returncode == want and "Traceback" not in text and "I001" not in text, (proc.returncode, text)
+
+
+@pytest.mark.parametrize("argv", [["run", "main.rules", "--state", "-"], ["lsp"]], ids=["run-state-stdin", "lsp"])
+def test_a_closed_standard_input_is_a_usage_error(root: Path, argv: list[str]) -> None:
+    pytest.importorskip("pygls") if argv == ["lsp"] else None
+    (root / "main.rules").write_text("query main = 1\n")
+    proc = run_closed(argv, 0, root)
+    assert proc.returncode == 2 and "U001" in proc.stderr and "closed" in proc.stderr, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr

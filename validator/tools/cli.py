@@ -180,6 +180,8 @@ def _stdin_text(shown: str) -> str:
     """Standard input read as bytes and decoded as a state file is (``S001`` if it is not UTF-8)."""
     from ..engine.state import MAX_STATE_BYTES
 
+    if sys.stdin is None:  # the process was started with standard input closed (`<&-`)
+        raise UsageError("`--state -` reads the state from standard input, which is closed")
     data = sys.stdin.buffer.read(MAX_STATE_BYTES + 1) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     try:
         return data.decode("utf-8")
@@ -381,6 +383,9 @@ def entry() -> None:
     40 ms, would scan every loaded object once more just before the process ends)."""
     if without_collector(sys.argv[1:]):
         gc.disable()
+    for name in ("stdout", "stderr"):  # started with the stream closed (`>&-`, a daemon): what is said there is
+        if getattr(sys, name) is None:  # dropped, and the exit code still says how the command went
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
     for stream in (sys.stdout, sys.stderr):  # a character the stream cannot encode is written as an escape
         try:  # (`\\udc80`: valid inside a JSON string too) rather than ending the command with a traceback
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]

@@ -54,6 +54,8 @@ def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         import pygls.lsp.server  # noqa: F401
     except ImportError:
         raise UsageError("`ruleval lsp` needs the `pygls` package; install it with `pip install 'ruleval[lsp]'`") from None
+    if sys.stdin is None or getattr(sys.stdout, "name", None) in (None, os.devnull):  # (`entry` puts a closed one there)
+        raise UsageError("`ruleval lsp` talks to its editor over standard input and output, and one of them is closed")
     _log_without_tracebacks(err)
     build_server().start_io(stdin=HeaderResync(sys.stdin.buffer))  # type: ignore[arg-type]
     return EXIT_OK
