@@ -290,3 +290,24 @@ def test_a_closed_standard_input_is_a_usage_error(root: Path, argv: list[str]) -
     proc = run_closed(argv, 0, root)
     assert proc.returncode == 2 and "U001" in proc.stderr and "closed" in proc.stderr, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- a ruleset named where case files go
+
+TOOLS = ROOT / "tests" / "fixtures" / "tools"
+
+
+@pytest.mark.parametrize("command", ["coverage", "test"])
+def test_a_ruleset_named_as_a_case_file_is_said_so_and_fails_the_gate(command: str) -> None:
+    code, out, err = run([command, TOOLS / "demo.rules", TOOLS / "cases.yaml"])
+    assert code == 3, (code, out, err)
+    assert f"{TOOLS / 'demo.rules'}:1:1: error[S004]: `{TOOLS / 'demo.rules'}` is a ruleset, not a case file" in err, err
+    assert "cannot read test file" not in err, err  # (read as YAML, it blamed a line of the ruleset)
+    if command == "coverage":  # the cases of the other file are still measured
+        assert "demo.rules: 4/6 clauses" in out, out
+
+
+def test_coverage_fails_when_a_named_case_file_cannot_be_read(root: Path) -> None:
+    (root / "broken.yaml").write_text("cases: [\n")
+    code, out, err = run(["coverage", root / "broken.yaml", TOOLS / "cases.yaml"])
+    assert code == 3 and "broken.yaml:" in err and "S004" in err, (code, out, err)

@@ -136,6 +136,8 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.fail_under is not None and not 0 <= args.fail_under <= 100:  # (nan too)
         raise UsageError(f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
     suite = load_suite(args.paths)
+    # a file that could not be read (a ruleset named as cases, bad YAML) measured nothing: the gate does not pass
+    unread = exit_code([d for d in suite.diagnostics if d.is_error])
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, suite.sources, err) + "\n")
         if not suite.cases:
@@ -157,11 +159,11 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(visible(coverage_text(covs)) + "\n")
     if malformed:  # (the coverage shown leaves them out; the gate does not pass on them)
-        return EXIT_INPUT
+        return max(unread, EXIT_INPUT)
     if args.fail_under is not None and pct < args.fail_under:
         err.write(f"coverage {pct:.1f}% is under {args.fail_under:g}%\n")
-        return EXIT_FINDINGS
-    return EXIT_OK
+        return max(unread, EXIT_FINDINGS)
+    return max(unread, EXIT_OK)
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:

@@ -186,6 +186,12 @@ def _unreadable(problem: str, at: Span, help: str | None = None) -> Diagnostic:
 def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool = True) -> str | None:
     """Reads a case file's cases into ``suite``; its text, once read."""
     shown = confine.display_path(path)
+    if named and path.suffix == ".rules":  # (read as YAML it would fail on some line, blaming the wrong thing)
+        suite.diagnostics.append(Diagnostic(
+            "S004", f"`{shown}` is a ruleset, not a case file", Span(shown, 1, 1, 1, 2),
+            help="give the case files or folders that run it (each names its ruleset in `ruleset:`); "
+                 "`ruleval check` takes rulesets"))
+        return None
     try:
         doc, text = _read_case_file(path, shown)
     except Refused as exc:
