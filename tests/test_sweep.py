@@ -262,6 +262,16 @@ def test_no_cluster_to_reach_is_a_usage_error(cli: Any, monkeypatch: Any) -> Non
     assert _new_threads(before) == []  # (the loop distributed's client starts is not stopped when it fails)
 
 
+@pytest.mark.parametrize("address", ["nope", "ftp://127.0.0.1:9"], ids=["no-port", "unknown-scheme"])
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_an_address_that_is_no_address_is_a_usage_error(cli: Any, monkeypatch: Any, address: str, how: str) -> None:
+    if how == "environment":
+        monkeypatch.setenv("RULEVAL_CLUSTER", address)
+    r = cli("balance", RACE, "--games", "2", *(["--cluster", address] if how == "option" else []))
+    assert r.code == 2 and f"`{address}` (--cluster or RULEVAL_CLUSTER) is not the address" in r.err, (r.code, r.err)
+    assert "I001" not in r.err
+
+
 def test_pieces_keep_their_order_whatever_the_split() -> None:
     assert [list(r) for r in sweep._chunks(10, 1)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     assert [i for r in sweep._chunks(103, 7) for i in r] == list(range(103))

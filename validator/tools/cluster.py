@@ -68,10 +68,26 @@ def _event_loop() -> Iterator[Any]:
         thread.join(timeout=10)
 
 
+def _check_address(address: str) -> None:
+    """A usage error unless ``address`` reads as a Dask scheduler's address with a host and a port. Read
+    before a client is made: one made of a malformed address fails with a ValueError half-built, and
+    says so again on standard error when it is collected."""
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme).get_address_host_port(location)
+    except (ValueError, NotImplementedError) as exc:  # no port, a port not a number, an unknown scheme
+        raise UsageError(f"`{address}` (--cluster or RULEVAL_CLUSTER) is not the address of a Dask scheduler, "
+                         f"tcp://HOST:PORT{': ' + str(exc) if str(exc) else ''}") from None
+
+
 @contextlib.contextmanager
 def connected(address: str, timeout: float = 10) -> Iterator[Any]:
     """A Dask client of the scheduler at ``address`` for the block, closed with its event loop when
     the block ends; a usage error when the scheduler cannot be reached."""
+    _check_address(address)
     with _event_loop() as loop:
         try:
             client = Client(address, timeout=timeout, set_as_default=False, loop=loop)
