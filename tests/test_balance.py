@@ -140,11 +140,30 @@ def test_balance_ends_at_the_round_limit_without_a_winner(cli: Any) -> None:
     (["--player", "nobody"], "no player `nobody`"),
     (["--player", "purple=random"], "`purple` is not a side"),
     (["--plot", "x.pdf"], "writes an .svg or .png file"),
-    (["--games", "0"], "--games and --rounds take a number from 1"),
+    (["--games", "0"], "--games takes a number from 1, not 0"),
+    (["--max-phases", "-3"], "--max-phases takes a number from 1, not -3"),  # (100 games of no phase, exit 0)
+    (["--max-phases", "0"], "--max-phases takes a number from 1, not 0"),
+    (["--show", "-1"], "--show takes a number from 0, not -1"),
+    (["--records", "r.jsonl"], "--records goes with --format json"),  # (ignored without a word)
 ])
 def test_balance_usage_errors(cli: Any, argv: list[str], said: str) -> None:
     r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--jobs", "1", *argv)
-    assert r.code == 2 and said in r.err
+    assert r.code == 2 and said in r.err, (r.code, r.err)
+
+
+@pytest.mark.parametrize("option", [["--plot"], ["--format", "json", "--records"]], ids=["plot", "records"])
+@pytest.mark.parametrize("where, said", [("missing/out", "the folder `{tmp}/missing` does not exist"),
+                                         ("a_file/out", "`{tmp}/a_file` is a file, not a folder")],
+                         ids=["missing-folder", "through-a-file"])
+def test_balance_output_that_cannot_be_written_is_said_before_the_games(cli: Any, tmp_path: Path, monkeypatch: Any,
+                                                                         option: list[str], where: str, said: str) -> None:
+    from validator.tools import balance
+
+    (tmp_path / "a_file").write_text("")
+    monkeypatch.setattr(balance, "play_one", lambda *a: pytest.fail("a game was played"))
+    target = f"{tmp_path}/{where}" + (".svg" if option == ["--plot"] else ".jsonl")
+    r = cli("balance", str(SWEEP / "race.rules"), "--games", "2", "--jobs", "1", *option, target)
+    assert r.code == 2 and "U002" in r.err and said.format(tmp=tmp_path) in r.err, (r.code, r.err)
 
 
 def test_a_variant_without_standing_is_refused(cli: Any) -> None:

@@ -311,3 +311,15 @@ def test_coverage_fails_when_a_named_case_file_cannot_be_read(root: Path) -> Non
     (root / "broken.yaml").write_text("cases: [\n")
     code, out, err = run(["coverage", root / "broken.yaml", TOOLS / "cases.yaml"])
     assert code == 3 and "broken.yaml:" in err and "S004" in err, (code, out, err)
+
+
+@pytest.mark.parametrize("where, said", [("missing/j.xml", "the folder `{tmp}/missing` does not exist"),
+                                         ("empty.json/j.xml", "`{tmp}/empty.json` is a file, not a folder"),
+                                         (".", "it is a folder")])
+def test_a_junit_report_that_cannot_be_written_is_said_before_the_cases_run(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                            where: str, said: str) -> None:
+    from validator.tools import testing
+
+    monkeypatch.setattr(testing, "run_suite", lambda *a, **k: pytest.fail("the cases were run"))
+    code, out, err = run(["test", TOOLS / "cases.yaml", "--junit", f"{root}/{where}"])
+    assert code == 2 and "U002" in err and said.format(tmp=root) in err, (code, err)

@@ -488,6 +488,19 @@ def not_a_file(path: str | Path) -> str | None:
     return f"is not a regular file{kind}"
 
 
+def can_be_written(path: str | Path) -> None:
+    """``WriteFailed`` now, as ``write_atomic`` would raise it later, when ``path`` is a folder or its
+    folder does not exist: for a command that writes its file after long work (the games of `balance`,
+    the cases of `test`), so that a mistyped folder is said before the work and not after it."""
+    p = Path(path)
+    if p.is_dir():
+        raise WriteFailed(f"cannot write `{path}`: it is a folder")
+    folder = p.parent
+    if not folder.is_dir():
+        why = f"`{folder}` is a file, not a folder" if folder.exists() else f"the folder `{folder}` does not exist"
+        raise WriteFailed(f"cannot write `{path}`: {why}")
+
+
 def _write_through(path: str | Path, data: bytes) -> None:
     """``data`` written to what ``path`` names as it is (a device, a pipe); a failed write (a full
     device) is ``WriteFailed``."""

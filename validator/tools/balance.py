@@ -402,17 +402,23 @@ def run_balance(variant_path: str, players: list[str] | None = None, games: int 
 def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
-    from ..core.confine import write_atomic
+    from ..core.confine import can_be_written, write_atomic
     from ..core.diagnostics import one_line, render_all
     from .common import load_for_run, require_regular
     from .sweep import run_sweep
 
     require_regular(args.variant, "ruleset")
-    if args.games < 1 or args.rounds < 1:
-        raise UsageError("--games and --rounds take a number from 1")
+    for flag, value, least in (("--games", args.games, 1), ("--rounds", args.rounds, 1),
+                               ("--max-phases", args.max_phases, 1), ("--show", args.show, 0)):
+        if value < least:  # (a game of no phase, or -1 holdings, is nothing asked for)
+            raise UsageError(f"{flag} takes a number from {least}, not {value}")
+    if args.records and args.format != "json":  # (it was ignored without a word)
+        raise UsageError("--records goes with --format json")
     for p in args.plot or []:
         if Path(p).suffix.lower() not in (".svg", ".png"):
             raise UsageError(f"--plot writes an .svg or .png file, not `{p}`")
+    for p in [*(args.plot or []), *([args.records] if args.records else [])]:
+        can_be_written(p)  # said before the games are played, not after
     variant = load_for_run(args.variant, err)
     if variant is None:
         return EXIT_FINDINGS

@@ -907,6 +907,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.ruleset and not args.import_with:  # (it was ignored without a word)
         raise UsageError("--ruleset goes with --import QUERY; a case file names its own ruleset (`ruleset:`)")
+    if args.junit:
+        confine.can_be_written(args.junit)  # said before the cases run, not after
     if args.import_with:
         if not args.ruleset:
             raise UsageError("--import needs --ruleset RULESET")
