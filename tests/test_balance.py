@@ -376,6 +376,31 @@ def test_diff_group_by_applies_to_every_output_the_same(cli: Any) -> None:
     assert cli(*base, "--group-by", "results.0.id").out.splitlines()[-1] == "tried 4 states: equivalent on all of them"
 
 
+@pytest.mark.parametrize("field", ["results.0.hitt", "nope"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_diff_group_by_a_field_no_outcome_has_is_no_all_clear(cli: Any, field: str, fmt: str) -> None:
+    """Summed by a field no outcome holds, every distribution is one `(absent)` outcome of probability 1,
+    and two rulesets that differ were 'equivalent on all of them', exit 0: a typo passed the gate."""
+    errata = ROOT / "tests" / "fixtures" / "errata"
+    r = cli("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--generate", "2", "--exact", "--jobs", "1",
+            "--group-by", field, "--format", fmt)
+    assert r.code == 2 and f"--group-by `{field}`: no outcome of the 2 exact runs has this field" in r.err, (r.code, r.err)
+    assert "equivalent" not in r.out
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--generate", "2", "--group-by", "results.0.hit"], "--group-by sums the outcomes of exact runs"),  # (ignored)
+    (["--generate", "3", "--summary", "--show-groups", "0"], "--show-groups takes a number from 1, not 0"),  # (I001)
+    (["--generate", "3", "--summary", "--show-groups", "-1"], "--show-groups takes a number from 1, not -1"),
+    (["--generate", "2", "--show", "-2"], "--show takes a number from 0, or -1 for all, not -2"),
+    (["--generate", "2", "--exact", "--rows", "-5"], "--rows takes a number from 0, or -1 for all, not -5"),
+])
+def test_diff_usage_errors(cli: Any, argv: list[str], said: str) -> None:
+    errata = ROOT / "tests" / "fixtures" / "errata"
+    r = cli("diff", str(errata / "old.rules"), str(errata / "new.rules"), "--jobs", "1", *argv)
+    assert r.code == 2 and said in r.err, (r.code, r.err)
+
+
 def test_balance_group_by_player_gives_every_output_by_player(cli: Any, tmp_path: Path) -> None:
     """`--group-by player`: the text table, the JSON figures and the plot have one row, entry or line
     per player, made of its sides' figures in the same games (outcomes counted per game and side,

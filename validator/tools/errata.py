@@ -408,6 +408,7 @@ class Found:
     note: str | None = None  # a generator that failed: the sweep stops there
     skip: str | None = None  # why a state was refused (``refusal``)
     where: dict[str, list[str]] | None = None  # for the summary: the phase, the kinds of field changed, clauses
+    grouped: bool | None = None  # `--group-by` on an exact run: whether an outcome of either side has the field
 
 
 def _where(old: Any, new: Any, probe: Probe, a: Any, b: Any) -> dict[str, list[str]]:
@@ -588,9 +589,18 @@ def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
     a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
     if _refused(a) or _refused(b):
         return Found(probe, refused=True, skip=refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe))
+    grouped = (_has_field(a) or _has_field(b)) if probe.group_by else None
     if not _disagree(a, b):
-        return Found(probe)
-    return Found(probe, a, b, differ=True, where=_where(old, new, probe, a, b))
+        return Found(probe, grouped=grouped)
+    return Found(probe, a, b, differ=True, where=_where(old, new, probe, a, b), grouped=grouped)
+
+
+def _has_field(grouped: Any) -> bool | None:
+    """Whether a distribution summed by a field (``grouped_distribution``) has an outcome holding the
+    field; None for a run that gave no distribution (an error)."""
+    if not (isinstance(grouped, dict) and isinstance(grouped.get("distribution"), dict)):
+        return None
+    return any(ABSENT not in json.loads(k).values() for k in grouped["distribution"])
 
 
 @dataclass
@@ -816,6 +826,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
 EXACT_ROWS: ContextVar[int] = ContextVar("exact_rows", default=12)
 
 
+ABSENT = "(absent)"  # the value of `--group-by`'s field in an outcome without it
+
+
 def grouped_distribution(result: Any, field: str) -> Any:
     """An exact run's distribution summed by one field of its outcomes (a dotted path, as the tables
     name fields: ``results.0.hit``): one outcome per value of the field, ``(absent)`` where an outcome
@@ -826,7 +839,7 @@ def grouped_distribution(result: Any, field: str) -> Any:
         return result
     sums: dict[str, Fraction] = {}
     for key, p in result["distribution"].items():
-        value = leaves(json.loads(key)).get(field, "(absent)")
+        value = leaves(json.loads(key)).get(field, ABSENT)
         k = json.dumps({field: value}, sort_keys=True)
         sums[k] = sums.get(k, Fraction(0)) + Fraction(p)
     return {"distribution": {k: f"{v.numerator}/{v.denominator}" for k, v in sorted(sums.items())}}
@@ -877,8 +890,13 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
         if value is not None and value < least:
             raise UsageError(f"{flag} takes a number from {least}, not {value}")
-    if args.shrink < -1:
-        raise UsageError(f"--shrink takes a number from 0, or -1 for all, not {args.shrink}")
+    for flag, value in (("--shrink", args.shrink), ("--show", args.show), ("--rows", args.rows)):
+        if value < -1:
+            raise UsageError(f"{flag} takes a number from 0, or -1 for all, not {value}")
+    if args.show_groups < 1:
+        raise UsageError(f"--show-groups takes a number from 1, not {args.show_groups}")
+    if args.group_by is not None and not (args.exact or args.cases):  # (it was ignored without a word)
+        raise UsageError("--group-by sums the outcomes of exact runs: give --exact, or cases that are exact")
     if (args.start is not None or args.phases is not None) and not args.games:
         raise UsageError("--start and --phases go with --games N")
     if args.start is not None and not Path(args.start).is_file():
@@ -903,6 +921,12 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             None if args.shrink < 0 else args.shrink, opts, args.group_by)
     assert states.differences is not None
     diffs, tried, seen = states.differences, states.tried, [states.seen]
+    grouped = [f.grouped for f in states.found or [] if f.grouped is not None]
+    if args.group_by is not None and tried and not any(grouped):  # every sum one `(absent)`: nothing compared
+        raise UsageError(f"--group-by `{args.group_by}`: " + (
+            f"no outcome of the {len(grouped)} exact run{'s' if len(grouped) != 1 else ''} has this field "
+            "(a dotted path into an outcome, as the outcome tables name fields: `results.0.hit`)"
+            if grouped else "none of the states tried was run exact (`--exact`, or a case's `exact: true`)"))
     notes = [states.note] if states.note else []
     skips = states.skips
     note = notes[0] if notes else None
