@@ -145,6 +145,7 @@ def test_balance_ends_at_the_round_limit_without_a_winner(cli: Any) -> None:
     (["--max-phases", "0"], "--max-phases takes a number from 1, not 0"),
     (["--show", "-1"], "--show takes a number from 0, not -1"),
     (["--records", "r.jsonl"], "--records goes with --format json"),  # (ignored without a word)
+    (["--games", str(10 ** 11)], "--games takes at most 1,000,000 games"),  # (listed first: a MemoryError, I001)
 ])
 def test_balance_usage_errors(cli: Any, argv: list[str], said: str) -> None:
     r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--jobs", "1", *argv)
@@ -394,6 +395,8 @@ def test_diff_group_by_a_field_no_outcome_has_is_no_all_clear(cli: Any, field: s
     (["--generate", "3", "--summary", "--show-groups", "-1"], "--show-groups takes a number from 1, not -1"),
     (["--generate", "2", "--show", "-2"], "--show takes a number from 0, or -1 for all, not -2"),
     (["--generate", "2", "--exact", "--rows", "-5"], "--rows takes a number from 0, or -1 for all, not -5"),
+    (["--generate", str(10 ** 11)], "--generate takes at most 1,000,000"),  # (listed first: memory)
+    (["--games", str(10 ** 11)], "--games takes at most 1,000,000"),
 ])
 def test_diff_usage_errors(cli: Any, argv: list[str], said: str) -> None:
     errata = ROOT / "tests" / "fixtures" / "errata"

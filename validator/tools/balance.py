@@ -399,6 +399,9 @@ def run_balance(variant_path: str, players: list[str] | None = None, games: int 
     return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures(group_by)}
 
 
+MAX_GAMES = 1_000_000  # games of one `balance` (`diff --games`, `--generate`: as many): days of work already
+
+
 def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError
@@ -412,6 +415,8 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                ("--max-phases", args.max_phases, 1), ("--show", args.show, 0)):
         if value < least:  # (a game of no phase, or -1 holdings, is nothing asked for)
             raise UsageError(f"{flag} takes a number from {least}, not {value}")
+    if args.games > MAX_GAMES:  # (the games are listed before they are played: 10^11 of them was a MemoryError)
+        raise UsageError(f"--games takes at most {MAX_GAMES:,} games, not {args.games:,}")
     if args.records and args.format != "json":  # (it was ignored without a word)
         raise UsageError("--records goes with --format json")
     for p in args.plot or []:

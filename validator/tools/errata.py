@@ -887,9 +887,14 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in (args.old, args.new):
         if not Path(p).is_file():
             raise UsageError(f"ruleset `{p}` not found")
+    from .balance import MAX_GAMES
+
     for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
         if value is not None and value < least:
             raise UsageError(f"{flag} takes a number from {least}, not {value}")
+    for flag, value in (("--games", args.games), ("--generate", args.generate)):  # (listed before they are run)
+        if value > MAX_GAMES:
+            raise UsageError(f"{flag} takes at most {MAX_GAMES:,}, not {value:,}")
     for flag, value in (("--shrink", args.shrink), ("--show", args.show), ("--rows", args.rows)):
         if value < -1:
             raise UsageError(f"{flag} takes a number from 0, or -1 for all, not {value}")
