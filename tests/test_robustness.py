@@ -323,3 +323,15 @@ def test_a_junit_report_that_cannot_be_written_is_said_before_the_cases_run(root
     monkeypatch.setattr(testing, "run_suite", lambda *a, **k: pytest.fail("the cases were run"))
     code, out, err = run(["test", TOOLS / "cases.yaml", "--junit", f"{root}/{where}"])
     assert code == 2 and "U002" in err and said.format(tmp=root) in err, (code, err)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_diff_whose_generator_fails_part_way_is_no_all_clear(root: Path, fmt: str) -> None:
+    """`--generate 6` whose generator fails at seed 3 (E005) compared 3 states and said 'equivalent on
+    all of them', exit 0: an error of the rules is a finding (exit 1), as a failing `random_orders` is."""
+    (root / "gen.rules").write_text('def f(n) = f(n + 1)\ninput x: any at "/x" default 0\nquery main = x\n'
+                                    "query generate(seed) = {x: if seed < 3 then seed else f(seed)}\n")
+    code, out, err = run(["diff", root / "gen.rules", root / "gen.rules", "--generate", "6", "--jobs", "1", "--format", fmt])
+    assert code == 1 and "`generate(3)` failed: E005" in err and "gen.rules:1" in err, (code, out, err)
+    code, out, err = run(["diff", root / "gen.rules", root / "gen.rules", "--generate", "3", "--jobs", "1"])
+    assert code == 0 and "equivalent on all of them" in out, (code, out, err)

@@ -406,6 +406,7 @@ class Found:
     stopped: str | None = None  # why a game stopped before its phases ran out, the game not over
     broken: bool = False  # stopped by an error of the rules (in `random_orders`), not of a state
     note: str | None = None  # a generator that failed: the sweep stops there
+    note_code: str | None = None  # the code of what the failed generator said (its exit code is the command's)
     skip: str | None = None  # why a state was refused (``refusal``)
     where: dict[str, list[str]] | None = None  # for the summary: the phase, the kinds of field changed, clauses
     grouped: bool | None = None  # `--group-by` on an exact run: whether an outcome of either side has the field
@@ -584,7 +585,7 @@ def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
         try:
             state = gen.run(generator_state(gen), query="generate", args=[s], seed=s, validate=False)
         except RunError as exc:
-            return Found(note=f"`generate({s})` failed: {_said(exc.diagnostics[0])}")
+            return Found(note=f"`generate({s})` failed: {_said(exc.diagnostics[0])}", note_code=exc.diagnostics[0].code)
         probe = Probe(f"generate({s})", state, seed=s, exact=exact, group_by=group_by if exact else None)
     a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
     if _refused(a) or _refused(b):
@@ -612,6 +613,7 @@ class StateReport:
     differences: list[Difference] | None = None
     found: list[Found] | None = None
     note: str | None = None
+    note_code: str | None = None  # a generator that failed: the code of what it said
     interrupted: bool = False
     skips: Counter[str] = field(default_factory=Counter)  # states skipped, by reason
 
@@ -634,6 +636,7 @@ def compare_states(old: Any, new: Any, probes: list[Probe], count: int, seed: in
                    ordered=lambda f: f.note is None)
     found = [f for f in sw.results if f.note is None]
     report.note = report.note or next((f.note for f in sw.results if f.note is not None), None)
+    report.note_code = next((f.note_code for f in sw.results if f.note_code is not None), None)
     report.found = found
     report.seen = len(found)
     report.tried = sum(1 for f in found if not f.refused)
@@ -879,7 +882,7 @@ def _other_game(old: Any, new: Any) -> str:
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code
+    from ..core.exits import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError, exit_code, exit_for_code
     from .common import load_for_run
     from ..core.diagnostics import render_all, visible
     from pathlib import Path
@@ -937,6 +940,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     note = notes[0] if notes else None
     if note:
         err.write(_wrapped(f"note: {note}") + "\n")
+    if states.note_code is not None:  # a generator that failed (E0xx: an error of the rules, exit 1), after the
+        worst = max(worst, exit_for_code(states.note_code))  # states before it: never an all-clear for fewer
     games = GameReport()
     if args.games:
         given = None
