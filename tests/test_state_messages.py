@@ -214,3 +214,27 @@ def test_a_data_file_keeps_the_help_of_its_alternatives(tmp_path: Path) -> None:
     assert [f[:3] for f in found] == [("C026", "/x/0", f"expected an integer, got {J('one')}")]
     own, alternatives = str(found[0][3]).split("; ")
     assert re.fullmatch(r"`.*d\.json` must satisfy `.*s\.json`", own) and alternatives == "/x may instead be null", found
+
+
+def test_the_schema_rule_is_where_the_keyword_is_written_through_refs() -> None:
+    """jsonschema's path goes through a `$ref` as if the schema it names were written in its place:
+    `/properties/a/items/properties/c/properties/d/enum` is no place in this schema's file. The rule
+    shown follows each reference within the file to the keyword as written; a path with no `$ref` on
+    its way, and one through a reference to another file, stay as jsonschema gives them."""
+    schema = {"$schema": DRAFT, "type": "object", "$defs": {
+        "c": {"$ref": "#/$defs/d"}, "d": {"type": "object", "required": ["e"], "properties": {"e": {"enum": [1, 2]}}}},
+        "properties": {"a": {"type": "array", "items": {"type": "object", "properties": {
+            "b": {"type": "integer"}, "c": {"$ref": "#/$defs/c"}}}}}}
+    found = schema_errors({"a": [{"b": "x"}, {"c": {"e": 3}}, {"c": {}}]}, schema, "s.json")
+    rules = {d.pointer: (d.schema_rule or "").split(" (")[0] for d in found}
+    assert rules == {"/a/0/b": "/properties/a/items/properties/b/type", "/a/1/c/e": "/$defs/d/properties/e/enum",
+                     "/a/2/c": "/$defs/d/required"}, rules
+    for where in rules.values():  # each names a keyword of the schema as written
+        node = schema
+        for part in where.lstrip("/").split("/"):
+            node = node[part]
+    diplomacy = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    diplomacy["units"][0]["type"] = "submarine"
+    with pytest.raises(RunError) as exc:
+        validator.load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules").run(diplomacy)
+    assert [d.schema_rule for d in exc.value.diagnostics] == ['/$defs/unit_type/enum (enum: ["army", "fleet"])']

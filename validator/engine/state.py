@@ -29,6 +29,37 @@ def pointer(path: Any) -> str:
     return "/" + "/".join(parts) if parts else ""
 
 
+def written_at(schema: Any, path: Any) -> list[Any]:
+    """Where a keyword jsonschema names by ``path`` is written in the schema's file. jsonschema's path
+    goes through each ``$ref`` as if the schema it refers to were written in its place
+    (``/properties/units/items/properties/type/enum``), which names no place in the file when a
+    ``$ref`` is on the way; each reference within the file (``#/$defs/unit_type``) is followed here, so
+    the pointer names the keyword where the author wrote it (``/$defs/unit_type/enum``). A reference to
+    another file, or by an anchor, leaves the path as jsonschema gave it."""
+    node, at, hops = schema, [], 0
+    for part in path:
+        while part == "$ref" or (isinstance(node, dict) and part not in node and "$ref" in node):
+            ref = node.get("$ref") if isinstance(node, dict) else None
+            hops += 1
+            if not isinstance(ref, str) or not ref.startswith("#") or (ref[1:] and not ref.startswith("#/")) or hops > 64:
+                return list(path)  # (elsewhere, by an anchor, or a reference to a reference ... that never ends)
+            found, node = resolve_pointer(schema, ref[1:])
+            if not found:
+                return list(path)
+            at = list(pointer_parts(ref[1:]))
+            if part == "$ref":  # (a jsonschema that names the keyword itself: the referred schema is the next step)
+                break
+        else:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return list(path)
+            at.append(part)
+    return at
+
+
 def read_state_text(text: str, shown: str) -> Any:
     if len(text) > MAX_STATE_BYTES:
         raise DiagnosticError([Diagnostic("S003", f"state is {len(text)} bytes, more than {MAX_STATE_BYTES}",
@@ -443,7 +474,7 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
         for err in errors[:MAX_ERRORS]:
             for at, by, message, help in expand(err, schema, MAX_ERRORS + 1):
                 rule = f"{by.validator}: {json.dumps(by.validator_value, default=str)[:80]}"
-                where, schema_rule = pointer(at.absolute_path), f"{pointer(by.absolute_schema_path)} ({rule})"
+                where, schema_rule = pointer(at.absolute_path), f"{pointer(written_at(schema, by.absolute_schema_path))} ({rule})"
                 if (where, schema_rule, message) in seen:  # (`required` names every key it misses at once)
                     continue
                 seen.add((where, schema_rule, message))
