@@ -127,6 +127,15 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
     assert cli("fmt", str(tmp_path / "missing.rules")).code == 2
 
 
+@pytest.mark.parametrize("flag", [[], ["--check"], ["-w"], ["--diff"]], ids=["print", "check", "write", "diff"])
+def test_a_folder_without_a_ruleset_is_a_usage_error(cli, tmp_path: Path, flag: list[str]) -> None:
+    """`fmt --check wrong/folder` said `0 files would be reformatted, 0 unchanged` and exited 0: a CI
+    gate pointed at the wrong folder passed without looking at a file (as `check` refuses too)."""
+    (tmp_path / "notes.txt").write_text("def   f(x)=x+1\n")
+    r = cli("fmt", *flag, str(tmp_path))
+    assert r.code == 2 and f"no ruleset (`.rules` file) found in {tmp_path}" in r.err, (r.code, r.err)
+
+
 def test_bundled_rulesets_are_in_canonical_form(cli) -> None:
     result = cli("fmt", "--check", str(ROOT / "rulesets"), str(ROOT / "bench" / "peers" / "readings"))
     assert result.code == 0, result.out + result.err

@@ -352,6 +352,8 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files, missing, refused = _files(args.paths)
     if missing:
         raise UsageError(f"`{missing[0]}` not found")
+    if not files and not refused:  # a gate that looked at nothing must not pass: a wrong folder would hide every file
+        raise UsageError(f"no ruleset (`.rules` file) found in {', '.join(args.paths)}")
     changed = failed = 0
     if refused:  # found in a folder but not under its root, or no regular file: neither read nor written
         err.write(render_all(refused, None, err) + "\n")
