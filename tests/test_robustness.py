@@ -335,3 +335,15 @@ def test_diff_whose_generator_fails_part_way_is_no_all_clear(root: Path, fmt: st
     assert code == 1 and "`generate(3)` failed: E005" in err and "gen.rules:1" in err, (code, out, err)
     code, out, err = run(["diff", root / "gen.rules", root / "gen.rules", "--generate", "3", "--jobs", "1"])
     assert code == 0 and "equivalent on all of them" in out, (code, out, err)
+
+
+def test_the_help_of_a_ruleset_that_cannot_be_drawn_names_files_that_exist(root: Path) -> None:
+    """It sent authors to `validator/render.py`, which does not exist."""
+    import re
+
+    (root / "main.rules").write_text("query main = 1\n")
+    code, out, err = run(["run", root / "main.rules", "--svg", root / "x.svg"])
+    assert code == 1 and "E008" in err and "has no `render` query" in err, (code, err)
+    help = " ".join(err.split("= help:", 1)[1].split())
+    named = re.findall(r"[\w/]+\.(?:py|rules|md)\b", help)
+    assert named and all((ROOT / p).is_file() for p in named), named

@@ -46,7 +46,8 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
     if unit is None:
         raise DiagnosticError([Diagnostic(
             "E008", f"ruleset `{ruleset.path}` has no `render` query, so it cannot be drawn", Span(ruleset.path),
-            help="add `query render(result, options) = {layout: ..., hexes: [...], ...}` (see validator/render.py)")])
+            help="add `query render(result, options)` returning a drawing, `{layout: ..., hexes: [...], ...}` "
+                 "(its fields: validator/tools/render.py; docs/playground.md names the bundled rulesets that draw so)")])
     args = [result, dict(options or {})][: unit.arity or 0]
     drawing = ruleset.run(state, query="render", args=args, state_name=state_name)
     if not isinstance(drawing, dict) or drawing.get("layout", "odd-q") not in LAYOUTS:
