@@ -347,3 +347,13 @@ def test_the_help_of_a_ruleset_that_cannot_be_drawn_names_files_that_exist(root:
     help = " ".join(err.split("= help:", 1)[1].split())
     named = re.findall(r"[\w/]+\.(?:py|rules|md)\b", help)
     assert named and all((ROOT / p).is_file() for p in named), named
+
+
+@pytest.mark.parametrize("where", ["old", "new", "start"])
+def test_diff_says_a_folder_given_for_a_file_is_a_folder(root: Path, where: str) -> None:
+    """It said `ruleset `x` not found` of a folder that is there, as `run` does not."""
+    (root / "main.rules").write_text("query main = 1\n")
+    (root / "x").mkdir()
+    rules = [root / "x" if where == "old" else root / "main.rules", root / "x" if where == "new" else root / "main.rules"]
+    code, out, err = run(["diff", *rules, "--games", "1", *(["--start", root / "x"] if where == "start" else [])])
+    assert code == 2 and f"`{root / 'x'}` is not a regular file (a folder)" in err and "not found" not in err, err

@@ -887,9 +887,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.diagnostics import render_all, visible
     from pathlib import Path
 
+    from .common import require_regular
+
     for p in (args.old, args.new):
-        if not Path(p).is_file():
-            raise UsageError(f"ruleset `{p}` not found")
+        require_regular(p, "ruleset")  # (U001 saying what it is instead: not found, a folder, a FIFO)
     from .balance import MAX_GAMES
 
     for flag, value, least in (("--games", args.games, 0), ("--generate", args.generate, 0), ("--phases", args.phases, 1)):
@@ -907,8 +908,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--group-by sums the outcomes of exact runs: give --exact, or cases that are exact")
     if (args.start is not None or args.phases is not None) and not args.games:
         raise UsageError("--start and --phases go with --games N")
-    if args.start is not None and not Path(args.start).is_file():
-        raise UsageError(f"start state `{args.start}` not found")
+    if args.start is not None:
+        require_regular(args.start, "start state")
     old, new = load_for_run(args.old, err), load_for_run(args.new, err)
     if old is None or new is None:
         return EXIT_FINDINGS
