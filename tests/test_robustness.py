@@ -357,3 +357,17 @@ def test_diff_says_a_folder_given_for_a_file_is_a_folder(root: Path, where: str)
     rules = [root / "x" if where == "old" else root / "main.rules", root / "x" if where == "new" else root / "main.rules"]
     code, out, err = run(["diff", *rules, "--games", "1", *(["--start", root / "x"] if where == "start" else [])])
     assert code == 2 and f"`{root / 'x'}` is not a regular file (a folder)" in err and "not found" not in err, err
+
+
+def test_a_missing_state_file_of_a_case_is_said_where_the_case_names_it(root: Path) -> None:
+    """It was said at `sub/nope.json`, a file that is not there, with no line: the place to fix is the
+    case file's `state_file:`."""
+    (root / "main.rules").write_text("query main = 1\n")
+    (root / "sub").mkdir()
+    (root / "sub" / "c.yaml").write_text("ruleset: ../main.rules\ncases:\n  - id: a\n    state_file: nope.json\n"
+                                         "    expect: 1\n")
+    code, out, err = run(["test", root / "sub" / "c.yaml", "--format", "json"])
+    cases = json.loads(out)["cases"]
+    assert code == 3 and cases[0]["status"] == "error", (code, out, err)
+    assert f"{root / 'sub' / 'c.yaml'}:4:17: S001: cannot read state: `{root / 'sub' / 'nope.json'}` not found" \
+        in cases[0]["message"], cases

@@ -484,10 +484,19 @@ def _state_file_shown(case: Case) -> str:
 def _state_of(case: Case) -> Any:
     data = case.data
     if "state_file" in data:
+        from dataclasses import replace as replaced
+
+        from ..core.diagnostics import DiagnosticError
         from ..engine.state import read_state_file
 
-        # confined again when read (the file may have changed since the suite was loaded)
-        return read_state_file(Path(case.file).parent / str(data["state_file"]), Path(case.root) if case.root else None)
+        path = Path(case.file).parent / str(data["state_file"])
+        try:  # confined again when read (the file may have changed since the suite was loaded)
+            return read_state_file(path, Path(case.root) if case.root else None)
+        except DiagnosticError as exc:  # a file that is not there (or too large) is said where the case names it
+            where = _nearest(case, ("state_file",))
+            at = Span(case.file, *where) if where is not None else Span(case.file, case.line, 1, case.line, 2)
+            raise DiagnosticError([replaced(d, span=at) if d.span.file == str(path) and not d.span.line else d
+                                   for d in exc.diagnostics]) from None
     state = data.get("state", {})
     from ..core.jsontext import exact_numbers, value_problem
 
