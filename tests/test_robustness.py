@@ -371,3 +371,14 @@ def test_a_missing_state_file_of_a_case_is_said_where_the_case_names_it(root: Pa
     assert code == 3 and cases[0]["status"] == "error", (code, out, err)
     assert f"{root / 'sub' / 'c.yaml'}:4:17: S001: cannot read state: `{root / 'sub' / 'nope.json'}` not found" \
         in cases[0]["message"], cases
+
+
+def test_diff_says_a_case_state_it_cannot_read_and_fails(root: Path) -> None:
+    """diff --cases left a case whose state_file is not there out without a word, and passed (exit 0)
+    on the others: an errata check of fewer states than the author gave."""
+    (root / "main.rules").write_text("query main = 1\n")
+    (root / "c.yaml").write_text("ruleset: main.rules\ncases:\n  - id: a\n    state_file: nope.json\n    expect: 1\n"
+                                 "  - id: b\n    state: {}\n    expect: 1\n")
+    code, out, err = run(["diff", root / "main.rules", root / "main.rules", "--cases", root / "c.yaml", "--jobs", "1"])
+    assert code == 3 and f"{root / 'c.yaml'}:4:17: error[S001]: cannot read state" in err, (code, out, err)
+    assert "tried 1 state" in out

@@ -554,19 +554,21 @@ def _said(d: Any) -> str:
 
 
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
+    from ..core.diagnostics import DiagnosticError
     from .testing import _state_of, load_suite
 
     suite = load_suite(paths, expectations=False)  # (their states only)
-    probes = []
+    probes, said = [], list(suite.diagnostics)
     for case in suite.cases:
         d = case.data
         try:
             state = _state_of(case)
-        except Exception:  # an unreadable state_file: the test runner reports it; skip it here
+        except DiagnosticError as exc:  # a state that cannot be read: said (exit 3), never left out without a word
+            said += exc.diagnostics
             continue
         probes.append(Probe(f"{case.file}#{case.id}", state, d.get("query", "main"), d.get("args"), d.get("seed"),
                             d.get("dice"), bool(d.get("exact") or d.get("probabilities"))))
-    return probes, suite.diagnostics
+    return probes, said
 
 
 def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
