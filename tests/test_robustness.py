@@ -382,3 +382,14 @@ def test_diff_says_a_case_state_it_cannot_read_and_fails(root: Path) -> None:
     code, out, err = run(["diff", root / "main.rules", root / "main.rules", "--cases", root / "c.yaml", "--jobs", "1"])
     assert code == 3 and f"{root / 'c.yaml'}:4:17: error[S001]: cannot read state" in err, (code, out, err)
     assert "tried 1 state" in out
+
+
+def test_a_ruleset_key_that_is_not_a_path_is_said_at_the_key(root: Path) -> None:
+    """`ruleset: 5` was 'no `ruleset` for this case' at the case, though the key is there."""
+    (root / "c.yaml").write_text("ruleset: 5\ncases:\n  - id: a\n    expect: 1\n  - id: b\n    ruleset: {a: 1}\n"
+                                 "    expect: 1\n")
+    code, out, err = run(["test", root / "c.yaml"])
+    assert code == 3, (code, err)
+    assert f"{root / 'c.yaml'}:1:1: error[S004]: `ruleset` must be a path (a text), not 5" in err, err
+    assert f"{root / 'c.yaml'}:6:5: error[S004]: `ruleset` must be a path (a text), not {{a: 1}}" in err, err
+    assert "no `ruleset`" not in err

@@ -259,7 +259,13 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         seen.add(cid)
         rs = raw.get("ruleset", ruleset)
         if not isinstance(rs, str):
-            suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", at(here, line)))
+            if rs is None:
+                suite.diagnostics.append(Diagnostic("S004", "no `ruleset` for this case", at(here, line),
+                                                    help="name it in the case, or for every case at the top of the file"))
+            else:  # (written, but not a path: said at the key that holds it)
+                key = (*here, "ruleset") if "ruleset" in raw else ("ruleset",)
+                suite.diagnostics.append(Diagnostic("S004", f"`ruleset` must be a path (a text), not {_show(_strip_lines(rs))}",
+                                                    at(key, line)))
             continue
         empty = _expects_nothing(_strip_lines(raw)) if expectations else None
         if empty is not None:
