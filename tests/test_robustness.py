@@ -393,3 +393,28 @@ def test_a_ruleset_key_that_is_not_a_path_is_said_at_the_key(root: Path) -> None
     assert f"{root / 'c.yaml'}:1:1: error[S004]: `ruleset` must be a path (a text), not 5" in err, err
     assert f"{root / 'c.yaml'}:6:5: error[S004]: `ruleset` must be a path (a text), not {{a: 1}}" in err, err
     assert "no `ruleset`" not in err
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl", "yaml", "play.jsonl"])
+def test_replay_places_a_refused_state_at_its_value_in_the_record(tmp_path: Path, suffix: str) -> None:
+    """A refused state of a record was said at a 'file' named `rec.json:211` (line 0 in JSON, the
+    pointer glued on with `#`): now at the line and column of the value in the record file."""
+    import yaml
+
+    bad = copy.deepcopy(DIP_STATE)
+    bad["units"][2]["type"] = "submarine"
+    path = tmp_path / f"rec.{suffix}"
+    if suffix == "json":
+        path.write_text(json.dumps([DIP_STATE, bad], indent=1))
+    elif suffix == "yaml":
+        path.write_text(yaml.safe_dump([DIP_STATE, bad]))
+    else:
+        lines = [DIP_STATE, bad] if suffix == "jsonl" else [{"phase": "S1901M", "state": s} for s in (DIP_STATE, bad)]
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = run(["replay", DIP_RULES, path, "--format", "json"])
+    refusal = json.loads(out)["refusal"]
+    assert code == 3 and len(refusal) == 1, (code, out, err)
+    d = refusal[0]
+    assert d["file"] == str(path) and d["pointer"] == "/units/2/type" and d["line"] >= 1 and d["col"] >= 1, d
+    line = path.read_text().splitlines()[d["line"] - 1]
+    assert line[d["col"] - 1:].startswith(("submarine", '"submarine"')), (line, d)

@@ -509,13 +509,15 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     notes: list[ReplayNote] = []
     read_notes: list[tuple[str, str]] = []
     agreed = 0
+    items: list[tuple[str, Any]] = []
     try:
         if args.import_with:
             records, read_notes = read_imported_record(rs, args.import_with, args.record)
         elif Path(args.record).is_dir():
             records = read_out_folder(Path(args.record))
         else:
-            records = [(where, _played_state(item)) for where, item in read_game_file(args.record)]
+            items = read_game_file(args.record)
+            records = [(where, _played_state(item)) for where, item in items]
         if len(records) < 2:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
@@ -529,12 +531,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (PlayError, DiagnosticError) as exc:
         agreed = exc.agreed if isinstance(exc, PlayError) else 0
         code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
+        diags = _in_the_record(exc.diagnostics, args.record, items) if items else exc.diagnostics
         if args.format == "json":  # (one JSON document, whatever happened)
-            out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, exc.diagnostics), indent=2,
+            out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, diags), indent=2,
                                  ensure_ascii=False) + "\n")
         else:
             _replay_notes(out, notes, read_notes)
-            print_diags(exc.diagnostics, "text", out, err, rs.sources)
+            print_diags(diags, "text", out, err, rs.sources)
             err.write(f"ruleval: {agreed} phase{'s' if agreed != 1 else ''} of the record agreed before this\n")
         return code
     if args.format == "json":
@@ -551,6 +554,54 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for ptr, recorded, computed in mismatch.differences:
             out.write(_difference_lines(ptr, recorded, computed))
     return EXIT_OK if mismatch is None else EXIT_FINDINGS
+
+
+def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, Any]]) -> list[Diagnostic]:
+    """What ``replay`` said of a record's states (each named by where it is, ``FILE:LINE``, as
+    ``read_game_file`` names them) at its place in the record file: one said by a JSON pointer at the
+    line and column of that value (else of the nearest value enclosing it), the pointer kept; another at
+    its state's line. A name of another form (``FILE item 3``) is left as it is."""
+    from ..engine.state import pointer_parts
+
+    index = {where: i for i, (where, _) in enumerate(items)}
+    if not any(d.span.file in index and not d.span.line for d in diags):
+        return diags
+    suffix = Path(record).suffix.lower()
+    try:
+        text = _game_text(record)
+        lines = text.splitlines() if suffix == ".jsonl" else []
+        whole = (jsontext.Positions(text) if suffix == ".json" else safeyaml.Positions(text)) if not lines else None
+    except (DiagnosticError, yaml.YAMLError, RecursionError, ValueError):  # (changed since it was read)
+        return diags
+    out = []
+    for d in diags:
+        i = index.get(d.span.file) if not d.span.line else None
+        if i is None:
+            out.append(d)
+            continue
+        where, item = items[i]
+        line_text = where.rsplit(":", 1)[-1]
+        if not line_text.isdigit():
+            out.append(d)
+            continue
+        lineno = int(line_text)
+        inside = ("state",) if _played_state(item) is not item else ()
+        found = None
+        if d.pointer is not None:
+            parts = inside + pointer_parts(d.pointer)
+            for n in range(len(parts), -1, -1):
+                try:
+                    if lines:  # (a JSON Lines state: placed within its own line)
+                        at = jsontext.Positions(lines[lineno - 1]).of(parts[:n])
+                        found = None if at is None else (lineno, at[1], lineno, at[3])
+                    else:
+                        found = whole.of((str(i), *parts[:n]))
+                except (IndexError, RecursionError, ValueError):
+                    found = None
+                if found is not None:
+                    break
+        out.append(replace(d, span=Span(record, *found) if found is not None else Span(record, lineno, 1, lineno, 2)))
+    return out
 
 
 def _replay_report(agreed: int, mismatch: Any, notes: list[Any], read_notes: list[tuple[str, str]],
