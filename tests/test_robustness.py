@@ -418,3 +418,15 @@ def test_replay_places_a_refused_state_at_its_value_in_the_record(tmp_path: Path
     assert d["file"] == str(path) and d["pointer"] == "/units/2/type" and d["line"] >= 1 and d["col"] >= 1, d
     line = path.read_text().splitlines()[d["line"] - 1]
     assert line[d["col"] - 1:].startswith(("submarine", '"submarine"')), (line, d)
+
+
+def test_diff_places_a_refused_start_state_at_its_value(tmp_path: Path) -> None:
+    """`diff --games --start` said a refused start state at `start.json#/units/0/type`, no line; `play`
+    places the same problem at its line and column."""
+    bad = copy.deepcopy(DIP_STATE)
+    bad["units"][0]["type"] = "submarine"
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(bad, indent=1))
+    code, out, err = run(["diff", DIP_RULES, DIP_RULES, "--games", "1", "--start", start, "--jobs", "1"])
+    line = next(i for i, text in enumerate(start.read_text().splitlines(), 1) if '"submarine"' in text)
+    assert code == 3 and f"{start}:{line}:" in err and "= pointer: /units/0/type" in err, (code, err)

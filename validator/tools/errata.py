@@ -947,13 +947,14 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         worst = max(worst, exit_for_code(states.note_code))  # states before it: never an all-clear for fewer
     games = GameReport()
     if args.games:
-        given = None
+        given, start_text = None, None
         if args.start:
-            from ..engine.state import read_state_file
+            from ..engine.state import read_state_text, state_file_text
             from ..core.diagnostics import DiagnosticError
 
-            try:
-                given = read_state_file(Path(args.start))
+            try:  # (its text kept: what a ruleset says of the state is placed at its lines, as `play` does)
+                start_text = state_file_text(Path(args.start))
+                given = read_state_text(start_text, args.start)
             except DiagnosticError as exc:
                 err.write(render_all(exc.diagnostics, None, err) + "\n")
                 return EXIT_INPUT
@@ -962,6 +963,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(problem)
         for side, rs, path in (("OLD", old, args.old), ("NEW", new, args.new)):
             problems = rs.state_errors(start, args.start or "start_state")
+            if problems and args.start and given is start:
+                from ..engine.state import at_lines
+
+                problems = at_lines(problems, args.start, start_text)
             if problems:
                 hint = _other_game(old, new)
                 err.write(_wrapped(f"ruleval: {side} ({path}) refuses the start state{f' ({hint})' if hint else ''}:") + "\n")
