@@ -642,6 +642,22 @@ def test_a_content_length_longer_than_its_body_swallows_no_message(tmp_path: Pat
     assert "Traceback" not in done.stderr.decode()
 
 
+def test_a_huge_content_length_on_the_last_message_is_read_as_what_arrives(tmp_path: Path) -> None:
+    """`Content-Length: 10^15` on a message that nothing follows had a buffer of that size asked of
+    standard input once its body was read: MemoryError, I001, the server gone with exit 4."""
+    import subprocess
+
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None,
+                                                                           "capabilities": {}}}
+    talk = _message(first) + _message({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) + \
+        _message({"jsonrpc": "2.0", "method": "exit"}, b"%d" % 10 ** 15)
+    done = subprocess.run([sys.executable, "-m", "validator", "lsp"], input=talk, capture_output=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=30)
+    assert done.returncode == 0 and b"I001" not in done.stderr and b"MemoryError" not in done.stderr, done.stderr
+    answers = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in done.stdout.split(b"Content-Length: ")[1:]]
+    assert [a.get("id") for a in answers if "result" in a] == [1, 2], answers
+
+
 def test_the_resync_never_cuts_a_body_that_only_mentions_a_header() -> None:
     import io
 

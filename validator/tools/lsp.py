@@ -61,6 +61,9 @@ def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+READ_PIECE = 1 << 20  # bytes asked of standard input at once for a message's body
+
+
 class HeaderResync:
     """Standard input as pygls's reader reads it, able to find the next message after a bad header.
 
@@ -115,7 +118,9 @@ class HeaderResync:
                 if start < 0 or not _header_start(got[start:]) or not got[:start].rstrip().endswith((b"}", b"]")):
                     return got
                 want = 1
-            chunk: bytes = self.raw.read1(want)  # what has arrived, not waiting for all of it
+            # what has arrived, not waiting for all of it; asked in pieces, as a length a client got wrong
+            # (`Content-Length: 99999999999`) would otherwise have a buffer of that size made for it
+            chunk: bytes = self.raw.read1(min(want, READ_PIECE))
             if not chunk:
                 return got
             got += chunk
