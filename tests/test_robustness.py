@@ -430,3 +430,15 @@ def test_diff_places_a_refused_start_state_at_its_value(tmp_path: Path) -> None:
     code, out, err = run(["diff", DIP_RULES, DIP_RULES, "--games", "1", "--start", start, "--jobs", "1"])
     line = next(i for i, text in enumerate(start.read_text().splitlines(), 1) if '"submarine"' in text)
     assert code == 3 and f"{start}:{line}:" in err and "= pointer: /units/0/type" in err, (code, err)
+
+
+@pytest.mark.parametrize("command", ["run", "explain"])
+@pytest.mark.parametrize("arg", ['{"a": 1', "[1, 2", '{"a": 1,}', '"M'])
+def test_an_arg_that_opens_as_json_and_is_not_is_a_usage_error(root: Path, command: str, arg: str) -> None:
+    """It was read as a text, and the query failed on it: E001 '`{"a": 1` has no fields' at the
+    ruleset, exit 1, blaming the rules for a brace missing on the command line."""
+    (root / "q.rules").write_text("query main(x) = x.a + 1\n")
+    code, out, err = run([command, root / "q.rules", "--arg", arg])
+    assert code == 2 and f"error[U001]: --arg `{arg}`: invalid JSON" in err and "E001" not in err, (code, err)
+    code, out, err = run(["run", root / "q.rules", "--arg", "A VIE - GAL"])  # plain text stays text
+    assert code == 1 and "`A VIE - GAL` has no fields" in err, (code, err)

@@ -41,15 +41,19 @@ def no_state_note(state: str | None, diags: list[Diagnostic], err: TextIO) -> No
 
 def parse_arg(text: str) -> Any:
     """``--arg``: JSON, else plain text; JSON that ruleval refuses in a state (``NaN``, an integer of
-    too many digits, nesting too deep) is a usage error rather than text."""
+    too many digits, nesting too deep) is a usage error rather than text, and so is a text that opens
+    as JSON does (``{``, ``[``, ``"``) and is not JSON: a record with a brace missing, read as a text,
+    was an error of the rules (`has no fields`) at the query."""
     from ..core.jsontext import loads
 
     try:
         return loads(text, "--arg")
     except DiagnosticError as exc:
-        if exc.diagnostics[0].message.startswith("invalid JSON"):
+        said = exc.diagnostics[0]
+        if said.message.startswith("invalid JSON") and not text.lstrip().startswith(("{", "[", '"')):
             return text
-        raise UsageError(f"--arg `{text[:40]}`: {exc.diagnostics[0].message}") from None
+        where = f" (column {said.span.col})" if said.message.startswith("invalid JSON") and said.span.col else ""
+        raise UsageError(f"--arg `{text[:40]}`: {said.message}{where}") from None
 
 
 def parse_dice(text: str | None) -> list[int] | None:
