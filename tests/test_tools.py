@@ -473,7 +473,7 @@ def test_test_with_nothing_to_run_fails(cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize("field", ["probabilities: 7", 'probabilities: [{where: {n: 1}, p: "1/0"}]',
                                    'probabilities: [{where: {n: 1}, p: "abc"}]', "probabilities: [{where: {n: 1}, p: [1]}]",
                                    "probabilities: [{where: {n: 1}, p: 2}]", "probabilities: abc", "dice: 5", "args: 5",
-                                   "expect_error: 5", "clauses: 5"])
+                                   "expect_error: 5", "expect_error: E0005", "clauses: 5"])  # (a code no diagnostic has)
 def test_a_case_field_of_the_wrong_shape_is_refused_by_test_and_coverage(cli, tmp_path: Path, field: str) -> None:
     """Malformed `probabilities` were internal errors (I001, exit 4) or checked letter by letter, and
     `coverage` stopped on `dice: 5` or `args: 5`: each is now S004 at the case's line, exit 3, and

@@ -26,7 +26,7 @@ from ..core import confine, safeyaml
 from ..core.confine import Refused, find_root
 from .common import bundled_file
 from .report import xml_attr, xml_text
-from ..core.diagnostics import Diagnostic, Span, closest_name, one_line, utf8_fault
+from ..core.diagnostics import CODES, Diagnostic, Span, closest_name, one_line, utf8_fault
 
 MAX_CASE_FILE_BYTES = 20_000_000
 MAX_SHOWN = 60  # characters of a value shown in a failure message
@@ -543,7 +543,8 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "seed": (lambda v: v is None or type(v) is int, "an integer"),
     "exact": (lambda v: isinstance(v, bool), "true or false"),
     "probabilities": (_probabilities, "a list of {where, p[, tol]}, p from 0 to 1 (`0.25`, `\"7/12\"`)"),
-    "expect_error": (lambda v: isinstance(v, str), "a diagnostic code (a text, `S002`)"),
+    # (a code no diagnostic has, `E0005` or `S02`, never matches: the case could only fail, and say so wrongly)
+    "expect_error": (lambda v: isinstance(v, str) and v in CODES, "a diagnostic code of docs/diagnostics.md (`S002`)"),
     "clauses": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(c, str) for c in v)),
                 "a list of clause ids"),
 }
