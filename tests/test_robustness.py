@@ -442,3 +442,32 @@ def test_an_arg_that_opens_as_json_and_is_not_is_a_usage_error(root: Path, comma
     assert code == 2 and f"error[U001]: --arg `{arg}`: invalid JSON" in err and "E001" not in err, (code, err)
     code, out, err = run(["run", root / "q.rules", "--arg", "A VIE - GAL"])  # plain text stays text
     assert code == 1 and "`A VIE - GAL` has no fields" in err, (code, err)
+
+
+@pytest.mark.parametrize("argv, target", [
+    (["explain", "{r}", "-o", "{r}"], "r"),
+    (["explain", "{r}", "--state", "{s}", "-o", "{s}"], "s"),
+    (["explain", "{r}", "-o", "{m}"], "m"),  # the ruleset it extends
+    (["run", "{r}", "--svg", "{r}"], "r"),
+    (["render", "{r}", "--state", "{s}", "-o", "{s}"], "s"),
+    (["test", "{c}", "--junit", "{c}"], "c"),
+    (["test", "{d}", "--junit", "{c}"], "c"),  # a case file found in the folder given
+    (["test", "{c}", "--junit", "{r}"], "r"),
+    (["balance", "{r}", "--format", "json", "--records", "{r}"], "r"),
+], ids=["explain-ruleset", "explain-state", "explain-module", "run-svg", "render-state", "junit-case", "junit-walked",
+        "junit-ruleset", "balance-records"])
+def test_an_output_file_that_is_an_input_is_refused_before_anything_is_written(root: Path, argv: list[str],
+                                                                              target: str) -> None:
+    """`explain r.rules -o r.rules` replaced the ruleset with its trace; `test c.yaml --junit c.yaml` the
+    cases with their report. Each is now U001, the file left as it was."""
+    (root / "cases").mkdir()
+    files = {"r": root / "main.rules", "s": root / "state.svg", "m": root / "part.rules", "c": root / "cases" / "c.yaml",
+             "d": root / "cases"}
+    files["r"].write_text('extends "part.rules"\nquery main = part_value\n')
+    files["m"].write_text("def part_value = 1\n")
+    files["s"].write_text("{}")
+    files["c"].write_text("ruleset: ../main.rules\ncases:\n  - id: a\n    state: {}\n    expect: 1\n")
+    before = files[target].read_text()
+    code, out, err = run([a.format(**{k: str(v) for k, v in files.items()}) for a in argv])
+    assert code == 2 and "error[U001]" in err and "this command reads: writing there would replace it" in err, (code, err)
+    assert files[target].read_text() == before

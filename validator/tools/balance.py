@@ -422,8 +422,11 @@ def cmd_balance(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for p in args.plot or []:
         if Path(p).suffix.lower() not in (".svg", ".png"):
             raise UsageError(f"--plot writes an .svg or .png file, not `{p}`")
+    from .common import not_overwriting
+
     for p in [*(args.plot or []), *([args.records] if args.records else [])]:
         can_be_written(p)  # said before the games are played, not after
+        not_overwriting(p, "--plot" if p in (args.plot or []) else "--records", [("ruleset", args.variant)])
     variant = load_for_run(args.variant, err)
     if variant is None:
         return EXIT_FINDINGS

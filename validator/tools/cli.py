@@ -18,8 +18,8 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import (load_for_run, no_state_note, parse_arg, parse_dice, print_diags, print_state_diags, require_files,
-                     require_regular, result_json)
+from .common import (load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
+                     print_state_diags, require_files, require_regular, result_json)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,6 +122,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.state is not None and args.batch is not None:
         raise UsageError("give one of --state FILE or --batch FILE, not both")
     require_files(args.ruleset, args.state)
+    not_overwriting(args.svg, "--svg", [("ruleset", args.ruleset), ("state", args.state), ("batch file", args.batch)])
     dice = parse_dice(args.dice)
     diag_format = "json" if args.format in ("json", "jsonl") else "text"  # (errors as a JSON list, as results are JSON)
     rs = load_for_run(args.ruleset, err, diag_format, out)

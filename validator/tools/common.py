@@ -4,8 +4,9 @@ of them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Iterable, TextIO
 
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, render_all, to_json_text
 from ..core.exits import UsageError
@@ -103,6 +104,23 @@ def require_files(ruleset: str, state: str | None, stdin: bool = True) -> None:
         raise UsageError("this command reads its start state from a file, not from standard input (`-`)")
     if state is not None and state != "-":
         require_regular(state, "state")
+
+
+def not_overwriting(output: str | None, flag: str, reads: Iterable[tuple[str, str | None]]) -> None:
+    """U001 when ``output``, the file a command writes (named by the option ``flag``), is one it reads:
+    ``reads`` holds (what it is, its path) pairs. `explain r.rules -o r.rules` replaced the ruleset with
+    its trace, and `test cases.yaml --junit cases.yaml` the cases with their report."""
+    if not output or output == "-":
+        return
+    for what, path in reads:
+        if not path or path == "-":
+            continue
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:  # (one of them not there: the same file only if the same path)
+            same = os.path.realpath(output) == os.path.realpath(path)
+        if same:
+            raise UsageError(f"{flag} `{output}` is the {what} this command reads: writing there would replace it")
 
 
 def require_regular(path: str, what: str) -> None:

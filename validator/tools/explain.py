@@ -410,7 +410,8 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import load_for_run, no_state_note, parse_arg, parse_dice, print_state_diags, require_files
+    from .common import (load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_state_diags,
+                         require_files)
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, visible
     from ..engine.state import read_state_text, state_file_text
@@ -420,6 +421,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rs = load_for_run(args.ruleset, err, "json" if args.format == "json" else "text", out)
     if rs is None:
         return EXIT_FINDINGS
+    not_overwriting(args.output, "-o", [("ruleset", args.ruleset), ("state", args.state),
+                                        *(("ruleset's file", f) for f in rs.sources)])
     if args.ir is not None:
         lines = bound_lines(rs, args.ir)
         if lines is None:

@@ -297,11 +297,12 @@ def png_of(svg: str) -> bytes:
 
 def cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, UsageError, exit_code
-    from .common import load_for_run, print_state_diags, require_files
+    from .common import load_for_run, not_overwriting, print_state_diags, require_files
     from ..api import RunError
     from ..engine.state import read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
+    not_overwriting(args.output, "-o", [("ruleset", args.ruleset), ("state", args.state)])
     kind = Path(args.output).suffix.lower()
     if kind not in (".svg", ".png"):
         raise UsageError(f"`{args.output}`: the picture is written as SVG (.svg) or PNG (.png), by the file's name")

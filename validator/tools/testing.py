@@ -937,6 +937,12 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             suite.diagnostics += part.diagnostics
     else:
         suite = load_suite(args.paths)
+    if args.junit:  # (before a case runs: the report would replace a case file, or a ruleset, it reads)
+        from .common import not_overwriting
+
+        not_overwriting(args.junit, "--junit", [*(("case file", f) for f in sorted({c.file for c in suite.cases})),
+                                                *(("case file", p) for p in args.paths),
+                                                *(("ruleset", r) for r in sorted({c.ruleset for c in suite.cases}))])
     if suite.diagnostics:
         err.write(render_all(suite.diagnostics, suite.sources, err) + "\n")
         if not suite.cases:  # (the reports a CI job reads still say so)
