@@ -471,3 +471,9 @@ def test_an_output_file_that_is_an_input_is_refused_before_anything_is_written(r
     code, out, err = run([a.format(**{k: str(v) for k, v in files.items()}) for a in argv])
     assert code == 2 and "error[U001]" in err and "this command reads: writing there would replace it" in err, (code, err)
     assert files[target].read_text() == before
+
+
+def test_test_import_of_a_query_the_ruleset_lacks_is_a_usage_error_as_for_replay() -> None:
+    """It was E008 at the ruleset, exit 1 (a finding about the rules); `replay --import` says U001."""
+    code, out, err = run(["test", TOOLS / "cases.yaml", "--import", "nope", "--ruleset", TOOLS / "demo.rules"])
+    assert code == 2 and "error[U001]: " in err and "demo.rules` has no `query nope` to import" in err, (code, err)

@@ -895,6 +895,10 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
     except Refused as exc:
         suite.diagnostics.append(_unreadable(exc.message, Span(file)))
         return suite
+    if query not in rs.queries():  # (the option names what is not there: as `replay --import` says it)
+        from ..core.exits import UsageError
+
+        raise UsageError(f"`{rs.path}` has no `query {query}` to import `{file}` with")
     raw = rs.run({}, query=query, args=[text], validate=False)
     if not isinstance(raw, list):
         suite.diagnostics.append(Diagnostic("S004", f"importer `{query}` must return a list of cases", Span(ruleset)))
