@@ -396,6 +396,8 @@ def test_diff_group_by_a_field_no_outcome_has_is_no_all_clear(cli: Any, field: s
     (["--generate", "2", "--show", "-2"], "--show takes a number from 0, or -1 for all, not -2"),
     (["--generate", "2", "--exact", "--rows", "-5"], "--rows takes a number from 0, or -1 for all, not -5"),
     (["--generate", str(10 ** 11)], "--generate takes at most 1,000,000"),  # (listed first: memory)
+    (["--games", "1", "--exact"], "--exact goes with --generate N"),  # (ignored without a word)
+    (["--cases", str(ROOT / "tests" / "fixtures" / "errata" / "cases.yaml"), "--exact"], "--exact goes with --generate N"),
     (["--games", str(10 ** 11)], "--games takes at most 1,000,000"),
 ])
 def test_diff_usage_errors(cli: Any, argv: list[str], said: str) -> None:

@@ -906,6 +906,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"{flag} takes a number from 0, or -1 for all, not {value}")
     if args.show_groups < 1:
         raise UsageError(f"--show-groups takes a number from 1, not {args.show_groups}")
+    if args.exact and not args.generate:  # (cases say `exact: true` themselves; games are played by seed)
+        raise UsageError("--exact goes with --generate N: a case is exact by its own `exact: true`")
     if args.group_by is not None and not (args.exact or args.cases):  # (it was ignored without a word)
         raise UsageError("--group-by sums the outcomes of exact runs: give --exact, or cases that are exact")
     if (args.start is not None or args.phases is not None) and not args.games:
