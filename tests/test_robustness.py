@@ -12,6 +12,9 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -256,13 +259,9 @@ def test_huge_number_as_text_is_located(root: Path, body: str) -> None:
 
 # ---------------------------------------------------------------- closed standard streams
 
-def run_closed(argv: list[str], closed: int, cwd: Path) -> "subprocess.CompletedProcess[str]":
+def run_closed(argv: list[str], closed: int, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`python -m validator ARGV` started with file descriptor `closed` (0, 1 or 2) closed, as `<&-`,
     `>&-` or `2>&-` start it; the other streams captured (one that is closed reads as empty)."""
-    import os
-    import subprocess
-    import sys
-
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "validator", *map(str, argv)], cwd=cwd, env=env, text=True,
                           stdin=subprocess.DEVNULL if closed != 0 else None,

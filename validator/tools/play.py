@@ -594,7 +594,7 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
                     if lines:  # (a JSON Lines state: placed within its own line)
                         at = jsontext.Positions(lines[lineno - 1]).of(parts[:n])
                         found = None if at is None else (lineno, at[1], lineno, at[3])
-                    else:
+                    elif whole is not None:
                         found = whole.of((str(i), *parts[:n]))
                 except (IndexError, RecursionError, ValueError):
                     found = None
