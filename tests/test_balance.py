@@ -434,3 +434,11 @@ def test_balance_group_by_player_gives_every_output_by_player(cli: Any, tmp_path
     assert [line.split()[0] for line in text[3:3 + len(f["sides"])]] == list(f["sides"])
     labels = set(re.findall(r"<!-- (\w+) -->", svg.read_text()))
     assert set(f["sides"]) <= labels and not labels & (set(by_side["sides"]) - set(f["sides"]))
+
+
+def test_one_game_is_said_as_one(cli: Any) -> None:
+    """The text report counts its games in words that agree with the count ("1 game of", "3 games of")."""
+    one = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--rounds", "4", "--player", "still", "--jobs", "1")
+    three = cli("balance", str(SWEEP / "race.rules"), "--games", "3", "--rounds", "4", "--player", "still", "--jobs", "1")
+    assert one.code == 0 and "1 game of " in one.out and "1 games" not in one.out, one.out
+    assert three.code == 0 and "3 games of " in three.out, three.out

@@ -759,6 +759,8 @@ def test_play_usage_errors(tmp_path: Path) -> None:
     assert code == 3 and "error[S006]: `X1901Q` names no phase of this ruleset" in err, err
     code, _, err = _run("play", STANDARD, start, "--until", "F1905M", "--max-phases", "5")
     assert code == 3 and "5 phases played without reaching `F1905M`" in err
+    code, _, err = _run("play", STANDARD, start, "--until", "F1905M", "--max-phases", "1")
+    assert code == 3 and "1 phase played without reaching `F1905M`" in err, err  # (one phase, not "1 phases")
 
 
 def test_play_until_a_phase_the_rules_skip_stops_once_the_game_passes_it(tmp_path: Path) -> None:

@@ -224,7 +224,7 @@ def _pct(s: dict[str, Any]) -> str:
 def balance_text(variant: str, f: dict[str, Any], cap: int) -> list[str]:
     from ..core.diagnostics import wrap_words
 
-    lines = wrap_words(f"{f['games']} games of {variant}, up to {f['round_limit']} rounds: "
+    lines = wrap_words(f"{f['games']} game{'s' if f['games'] != 1 else ''} of {variant}, up to {f['round_limit']} rounds: "
                        f"{f['by_victory']} won, {f['at_limit']} at the round limit; length "
                        f"{f['length']['rounds_mean']:g} rounds ({f['length']['rounds_min']}-{f['length']['rounds_max']}), "
                        f"{f['length']['phases_mean']:g} phases")
