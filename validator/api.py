@@ -184,6 +184,8 @@ class Ruleset:
         """``run``'s run, its answer as the language's values (a ``Result``: a record stays a record, a
         map a map, a set a set, 1/2 a fraction), which the text view writes in the language's notation;
         ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
+        if seed is not None or dice is not None or exact or args is not None or type(budget) is not int:
+            dice, args = _run_options(seed, dice, exact, budget, args)
         made = self._made
         typed = validate is _FOUND_VALID  # (``_unchecked_run``'s: a state an earlier run found valid)
         validate = bool(validate) and not typed
@@ -346,6 +348,42 @@ class Ruleset:
         if dice is not None:
             return ScriptedDice(dice)
         return SeededDice(0 if seed is None else seed)
+
+
+def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tuple[list[int] | None, list[Any] | None]:
+    """``evaluate``'s dice and arguments as lists, once its options are found to be of their kinds: a
+    caller's mistake is said at once (``TypeError``, ``ValueError``), as ``play`` says its own, rather than
+    run as something else (a seed of ``"7"`` or ``1.5`` is not 7, a die of ``True`` or ``1.5`` no face, the
+    text ``"ab"`` not two arguments) or met as an error of the rules (E001 at a ``roll``)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed is an integer or None, not {_shown_value(seed)}")
+    if dice is not None:
+        if not isinstance(dice, (list, tuple)):
+            raise TypeError(f"dice is a list of integers (the faces, in the order rolled) or None, not {_shown_value(dice)}")
+        bad = [x for x in dice if isinstance(x, bool) or not isinstance(x, int)]
+        if bad:
+            raise TypeError(f"dice is a list of integers, and {_shown_value(bad[0])} is none")
+        dice = list(dice)
+    if sum((seed is not None, dice is not None, bool(exact))) > 1:  # (the CLI's --seed, --dice and --exact likewise)
+        raise ValueError("give one of seed, dice and exact: each says where the dice come from")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise TypeError(f"budget is a number of steps, not {_shown_value(budget)}")
+    if args is not None:
+        if not isinstance(args, (list, tuple)):
+            raise TypeError(f"args is a list of the query's arguments or None, not {_shown_value(args)}")
+        args = list(args)
+    return dice, args
+
+
+def _shown_value(value: Any) -> str:
+    """A caller's value in a message: its type, and its text cut short (never an integer's 4 300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = str(value)
+    except ValueError:  # (a container holding such an integer)
+        text = "..."
+    return f"{type(value).__name__} {text[:40]!r}"
 
 
 def _writer_bugs(bugs: list[Unwritable]) -> list[Diagnostic]:

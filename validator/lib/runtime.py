@@ -118,7 +118,8 @@ class ScriptedDice(DiceSource):
         value = self.faces[self.used]
         self.used += 1
         if not 1 <= value <= sides:
-            raise EvalError("E011", f"scripted die {value} is not a face of a d{sides}", span)
+            shown = value if value.bit_length() <= 64 else f"of {value.bit_length()} bits"  # (no 4 300-digit text)
+            raise EvalError("E011", f"scripted die {shown} is not a face of a d{sides}", span)
         return value
 
 

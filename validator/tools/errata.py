@@ -64,10 +64,15 @@ class Difference:
     # stopped by its budget (False); None: not shrunk (runs -1)
 
 
-def _settings(probe: Probe) -> dict[str, Any]:
-    """How a probe is run (``Ruleset.run``'s and ``Ruleset.evaluate``'s arguments but the state)."""
-    return {"query": probe.query, "args": probe.args, "seed": probe.seed if probe.seed is not None else 0,
-            "dice": probe.dice, "exact": probe.exact, "state_name": probe.name}
+def _settings(probe: Probe, exact: bool | None = None) -> dict[str, Any]:
+    """How a probe is run (``Ruleset.run``'s and ``Ruleset.evaluate``'s arguments but the state): its
+    dice from one source, the first of an exact run (``exact``, the probe's unless given), its scripted
+    dice and its seed (0 unless given)."""
+    exact = probe.exact if exact is None else exact
+    dice = None if exact else probe.dice
+    seed = None if exact or dice is not None else probe.seed if probe.seed is not None else 0
+    return {"query": probe.query, "args": probe.args, "seed": seed, "dice": dice, "exact": exact,
+            "state_name": probe.name}
 
 
 def outcome(rs: Any, probe: Probe, state: Any) -> Any:
@@ -687,7 +692,7 @@ def _evaluated(rs: Any, probe: Probe, state: Any, explain: bool = False) -> Any:
     from ..core.diagnostics import DiagnosticError
 
     try:
-        return rs.evaluate(state, **{**_settings(probe), "exact": probe.exact and not explain, "explain": explain})
+        return rs.evaluate(state, **_settings(probe, probe.exact and not explain), explain=explain)
     except (RunError, DiagnosticError):
         return None
 

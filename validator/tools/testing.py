@@ -577,6 +577,10 @@ def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
             if bad is not None:
                 return (key, str(bad)), f"`{key}` must be {kind} (item {bad} is {_show(value[bad])})"
             return (key,), f"`{key}` must be {kind}"
+    sources = [k for k in ("seed", "dice") if case.data.get(k) is not None]
+    if sources and (len(sources) > 1 or case.data.get("exact") or case.data.get("probabilities")):
+        other = sources[1] if len(sources) > 1 else "exact" if case.data.get("exact") else "probabilities"
+        return (other,), f"`{sources[0]}` and `{other}` both say where the dice come from: keep one"
     for key in ("args", "expect", "probabilities"):
         problem = value_problem(case.data.get(key))
         if problem is not None:

@@ -1,0 +1,89 @@
+"""The Python API as a library user meets it: a caller's mistake in a run's options is said at once
+(``TypeError``, ``ValueError``, as ``play`` says its own), never run as something else nor met as an
+error of the rules; what a state holds that JSON cannot is S001 with its pointer, as for a state
+read from text; a path the system refuses is a diagnostic of the ruleset."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+from validator.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+PIG = ROOT / "docs" / "tutorial" / "pig.rules"
+START = {"score": 10, "rolls": 2}
+
+
+@pytest.fixture(scope="module")
+def pig() -> Any:
+    rs = load_ruleset(PIG)
+    assert rs.ok
+    return rs
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, "7", b"7", float("nan"), Decimal(3), [1]])
+def test_a_seed_that_is_no_integer_is_a_type_error(pig: Any, seed: Any) -> None:
+    # (before: "7" and 1.5 seeded other dice than 7 and 1 without a word, [1] was E001 at a `roll`)
+    with pytest.raises(TypeError, match="seed is an integer or None"):
+        pig.run(START, seed=seed)
+
+
+@pytest.mark.parametrize("dice", [[True, 3], [1.0, 3], [1.5, 3], ["6", 3], [None, 3], [Decimal(6), 3], "63", 63,
+                                  {6, 3}, iter([6, 3])])
+def test_dice_that_are_no_list_of_integers_are_a_type_error(pig: Any, dice: Any) -> None:
+    # (before: a die of 1.5 made 4.5 points, Decimal 6 made the text "9", True was a 1)
+    with pytest.raises(TypeError, match="dice is a list of integers"):
+        pig.run(START, dice=dice)
+
+
+def test_dice_as_a_tuple_are_the_same_list(pig: Any) -> None:
+    assert pig.run(START, dice=(6, 3)) == pig.run(START, dice=[6, 3])
+
+
+def test_a_huge_scripted_die_is_said_as_not_a_face(pig: Any) -> None:
+    with pytest.raises(RunError) as caught:  # (before: Python's ValueError writing its 5 000 digits)
+        pig.run(START, dice=[10 ** 5000, 3])
+    assert caught.value.diagnostics[0].code == "E011"
+    assert "bits is not a face" in caught.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize("options", [dict(exact=True, dice=[6, 3]), dict(exact=True, seed=4), dict(seed=1, dice=[6, 3])])
+def test_two_sources_of_dice_are_a_value_error(pig: Any, options: dict[str, Any]) -> None:
+    # (before: the dice or the seed were dropped without a word; the CLI's options exclude one another)
+    with pytest.raises(ValueError, match="give one of seed, dice and exact"):
+        pig.run(START, **options)
+
+
+@pytest.mark.parametrize("budget", [None, "100", 1.5, True])
+def test_a_budget_that_is_no_integer_is_a_type_error(pig: Any, budget: Any) -> None:
+    with pytest.raises(TypeError, match="budget is a number of steps"):
+        pig.run(START, budget=budget)
+
+
+@pytest.mark.parametrize("args", ["ab", 5, {"a": 1, "b": 2}, iter([1, 2])])
+def test_arguments_that_are_no_list_are_a_type_error(tmp_path: Path, args: Any) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "two.rules").write_text('ruleset two "two"\nquery two(a, b) = [a, b]\n')
+    rs = load_ruleset(tmp_path / "two.rules")
+    assert rs.run({}, "two", (1, 2)) == [1, 2]
+    with pytest.raises(TypeError, match="args is a list"):  # (before: "ab" was the two arguments "a" and "b")
+        rs.run({}, "two", args)
+
+
+def test_a_case_giving_two_sources_of_dice_is_S004(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("pig.rules", "clauses.yaml", "state.schema.json", "ruleval.toml"):
+        (tmp_path / name).write_text((PIG.parent / name).read_text())
+    (tmp_path / "cases.yaml").write_text(
+        "ruleset: pig.rules\ncases:\n  - id: both\n    state: {score: 1, rolls: 2}\n    seed: 3\n    dice: [6, 3]\n"
+        "    expect: {banked: 10}\n  - id: fine\n    state: {score: 1, rolls: 2}\n    dice: [6, 3]\n"
+        "    expect: {banked: 10}\n")
+    assert main(["test", str(tmp_path / "cases.yaml")]) == 3
+    said = capsys.readouterr()
+    assert "cases.yaml:6:5: S004: case `both`: `seed` and `dice` both say where the dice come from" in said.out + said.err
+    assert "1 passed" in said.out + said.err
