@@ -87,3 +87,60 @@ def test_a_case_giving_two_sources_of_dice_is_S004(tmp_path: Path, capsys: pytes
     said = capsys.readouterr()
     assert "cases.yaml:6:5: S004: case `both`: `seed` and `dice` both say where the dice come from" in said.out + said.err
     assert "1 passed" in said.out + said.err
+
+
+@pytest.fixture(scope="module")
+def free(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("free")
+    (root / "ruleval.toml").write_text("")
+    (root / "free.rules").write_text('ruleset free "no schema"\ninput x: any at "/x"\nquery echo = x\n'
+                                     'query two(a, b) = [a, b]\n')
+    rs = load_ruleset(root / "free.rules")
+    assert rs.ok
+    return rs
+
+
+class _Odd:
+    pass
+
+
+@pytest.mark.parametrize("value, pointer", [
+    (float("nan"), "/x"), (float("inf"), "/x"), ({"a": [1, float("-inf")]}, "/x/a/1"), (b"ab", "/x"),
+    (Decimal("1.5"), "/x"), ({1, 2}, "/x"), (_Odd(), "/x"), ({1: "a", "1": "b"}, "/x"), ({"k": {None: 1}}, "/x/k"),
+    ("\ud800", "/x"), (10 ** 70, "/x"), (10 ** 5000, "/x"), (1j, "/x")], ids=lambda v: type(v).__name__)
+def test_a_state_value_json_cannot_hold_is_S001_at_its_pointer(free: Any, pig: Any, value: Any, pointer: str) -> None:
+    # (before: NaN came back as a result json.dumps refuses, bytes and objects as their Python text,
+    # the keys 1 and "1" as one key, a 5 000-digit integer beside a schema's keys as Python's ValueError)
+    for rs, state in ((free, {"x": value}), (pig, {**START, "x": value})):
+        with pytest.raises(RunError) as caught:
+            rs.run(state, "echo" if rs is free else "main")
+        d = caught.value.diagnostics[0]
+        assert (d.code, d.pointer) == ("S001", pointer), d
+        assert [e.code for e in rs.state_errors(state)] == ["S001"]
+        assert [e.code for e in rs.state_schema_errors(state)] == ["S001"]
+
+
+def test_a_cyclic_state_is_S001(free: Any) -> None:
+    cyclic: dict[str, Any] = {}
+    cyclic["me"] = cyclic
+    with pytest.raises(RunError) as caught:
+        free.run({"x": cyclic}, "echo")
+    assert caught.value.diagnostics[0].code == "S001"
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, [1, (2, 3)], 0.1, 1e300, True, None, "é"])
+def test_json_values_and_subclasses_of_them_still_run(free: Any, value: Any) -> None:
+    from collections import OrderedDict
+    from enum import IntEnum
+
+    class Level(IntEnum):
+        high = 3
+
+    assert json.dumps(free.run({"x": value}, "echo"), allow_nan=False)
+    assert free.run(OrderedDict(x=[Level.high]), "echo") == [3]
+
+
+@pytest.mark.parametrize("args", [[float("nan"), 1], [1, b"x"], [{1: 2}, 1]])
+def test_arguments_json_cannot_hold_are_a_value_error(free: Any, args: Any) -> None:
+    with pytest.raises(ValueError, match="no JSON value"):
+        free.run({"x": 1}, "two", args)

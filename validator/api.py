@@ -125,7 +125,7 @@ class Ruleset:
         """The state's S002 diagnostics against the ruleset's JSON Schema alone (its decimals read exactly,
         as a run reads them: ``jsontext.exact_numbers``). The rules' own ``query validate_state`` is not
         run: ``state_errors`` gives both."""
-        return self._checked(exact_numbers(state), shown)[0]
+        return _json_problem(state, shown) or self._checked(exact_numbers(state), shown)[0]
 
     def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
         """The state's schema check: its diagnostics, and whether the state is then known to hold JSON's own types alone
@@ -133,7 +133,9 @@ class Ruleset:
         subclass, which jsonschema takes for its base type), where the schema's kinds hold (``backend``)."""
         schema = self.program.entry.schema
         resources = self.program.entry.schema_resources
-        if schema is None or self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
+        if schema is None:
+            return [], True
+        if self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
             return [], True
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again;
             # keyed by its marshal bytes, which keep every type apart (JSON text would write a tuple as a
@@ -195,7 +197,9 @@ class Ruleset:
         # (of a usable schema: a ruleset with errors runs nothing, C015)
         certain = validate and self.ok and schema is not None and (made is None or state is not made[0]) and \
             certainly_valid(state, schema, exact=True)
+        unread = None
         if not certain:
+            unread = _json_problem(state, state_name) if validate else None
             state = exact_numbers(state)
         args = exact_numbers(list(args)) if args else []
         _in_time()
@@ -212,7 +216,7 @@ class Ruleset:
                 if unchecked is not None:
                     return unchecked
         if validate:
-            errors, typed = ([], True) if certain else self._checked(state, state_name)
+            errors, typed = ([], True) if certain else (unread, False) if unread else self._checked(state, state_name)
             if errors:
                 raise RunError(errors, "state")
 
@@ -301,6 +305,9 @@ class Ruleset:
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
         spot), each an S002 with its JSON pointer."""
         _in_time()
+        errors = _json_problem(state, shown)
+        if errors:
+            return errors
         state = exact_numbers(state)
         errors, typed = self._checked(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
@@ -350,6 +357,20 @@ class Ruleset:
         return SeededDice(0 if seed is None else seed)
 
 
+def _json_problem(state: Any, shown: str) -> list[Diagnostic]:
+    """S001 at the first part of a state that a JSON text could not hold (``jsontext.value_problem``: NaN,
+    a key that is no text, a set, bytes, a ``Decimal``, an object of any other type, nesting past 100
+    levels, a cycle), as a state read from text is refused: a value a run would otherwise take as
+    something else (its text) or give back as no JSON."""
+    problem = value_problem(state, subclasses=True)
+    if problem is None:
+        return []
+    return [Diagnostic("S001", f"state {problem[1]}" if problem[1].startswith("nested") else problem[1],
+                       Span(shown), pointer=problem[0],
+                       help="a state holds JSON's values alone: objects with text keys, lists, texts, numbers, "
+                            "true, false and null")]
+
+
 def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tuple[list[int] | None, list[Any] | None]:
     """``evaluate``'s dice and arguments as lists, once its options are found to be of their kinds: a
     caller's mistake is said at once (``TypeError``, ``ValueError``), as ``play`` says its own, rather than
@@ -372,6 +393,9 @@ def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tu
         if not isinstance(args, (list, tuple)):
             raise TypeError(f"args is a list of the query's arguments or None, not {_shown_value(args)}")
         args = list(args)
+        problem = value_problem(args, subclasses=True)
+        if problem is not None:
+            raise ValueError(f"args{problem[0]}: {problem[1]}, which no JSON value is")
     return dice, args
 
 

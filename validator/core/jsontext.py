@@ -290,7 +290,7 @@ def _duplicate(text: str, shown: str) -> DiagnosticError:
     return DiagnosticError([Diagnostic("S001", "an object gives a key twice", Span(shown, 1, 1, 1, 2))])
 
 
-def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | None:
+def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = False) -> tuple[str, str] | None:
     """(JSON pointer, what is wrong) for the first part of a value that JSON text could not hold or
     that ``loads`` would refuse (nested too deep, NaN or infinity, a lone surrogate, an integer of
     too many digits, a value of no JSON type), or None. Iterative: any depth is safe to ask about.
@@ -298,7 +298,11 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
     One walk, depth first, a container's items last first (the order a stack of the parts pops
     them in); a container is tested where it is reached (its depth, then its keys in order), a text,
     number, truth value or none where its container reads it. Each open container keeps its place
-    (its parent's place and its key in it); the pointer is built from it only for a problem."""
+    (its parent's place and its key in it); the pointer is built from it only for a problem. With
+    ``subclasses``, a value of a subclass of a JSON type (an ``OrderedDict``, an ``IntEnum``) is one of that
+    type, as Python's ``json`` writes it (a caller's state: ``api``)."""
+    if subclasses:
+        value = _plain(value)
     t = type(value)
     if t is not dict and t is not list and t is not tuple:
         problem = _leaf_problem(value)
@@ -313,6 +317,9 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
         items, place, depth = todo[-1]
         for k, x in items:
             tx = type(x)
+            if subclasses and tx not in _PLAIN and isinstance(x, _BASES):
+                x = _plain(x)
+                tx = type(x)
             if tx is str:
                 if not x.isascii() and lone(x):
                     return _pointer_of(place, k), "a text holds a lone surrogate"
@@ -329,6 +336,21 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | N
         else:
             todo.pop()
     return None
+
+
+_PLAIN = frozenset({dict, list, tuple, str, int, float, bool, type(None), Fraction})
+_BASES = (dict, list, tuple, str, int, float)
+
+
+def _plain(v: Any) -> Any:
+    """A value of a subclass of a JSON type as a value of that type (one level: its items are read as
+    they are reached)."""
+    if type(v) in _PLAIN or not isinstance(v, _BASES):
+        return v
+    for base in _BASES:
+        if isinstance(v, base):
+            return base(v) if base is not float else float(v)
+    return v
 
 
 def _leaf_problem(v: Any) -> str | None:
