@@ -144,3 +144,21 @@ def test_json_values_and_subclasses_of_them_still_run(free: Any, value: Any) -> 
 def test_arguments_json_cannot_hold_are_a_value_error(free: Any, args: Any) -> None:
     with pytest.raises(ValueError, match="no JSON value"):
         free.run({"x": 1}, "two", args)
+
+
+@pytest.mark.parametrize("path, said", [("a" * 5000 + ".rules", "cannot be read: file name too long"),
+                                        ("a\0b.rules", "cannot be read: embedded null byte"),
+                                        (str(ROOT / "rulesets"), "is not a regular file (a folder)"),
+                                        ("/nope/x.rules", "not found")])
+def test_a_ruleset_path_that_names_no_file_is_C005(path: str, said: str) -> None:
+    # (before: OSError and ValueError from inside for the first two, a folder "not found")
+    rs = load_ruleset(path)
+    assert not rs.ok
+    assert [d.code for d in rs.diagnostics] == ["C005"]
+    assert rs.diagnostics[0].message.endswith(said)
+    with pytest.raises(RunError):
+        rs.run({})
+
+
+def test_a_ruleset_path_as_text_and_as_path_is_the_same_ruleset() -> None:
+    assert load_ruleset(str(PIG)) is load_ruleset(PIG)

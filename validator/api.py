@@ -520,12 +520,18 @@ def collector_paused() -> Iterator[None]:
 def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool = True) -> Ruleset:
     """Load, check and compile a ruleset file; cached while none of its files changes. Its data checks
     (``engine.data``) come from the check cache (``core.checkcache``) unless ``check_cache`` is false."""
+    from .core.confine import not_a_file
+
     p = Path(path)
-    key = f"{path_view().key}\0{p.resolve()}"  # (its diagnostics hold paths shown as they are here: ``PathView``)
-    if use_cache and key in _cache and _fresh(_cache[key]):
-        return _cache[key]
-    if not p.is_file():
-        diag = Diagnostic("C005", f"ruleset `{path}` not found", Span(str(path)))
+    try:
+        key = f"{path_view().key}\0{p.resolve()}"  # (its diagnostics hold paths shown as they are here: ``PathView``)
+        if use_cache and key in _cache and _fresh(_cache[key]):
+            return _cache[key]
+        why = not_a_file(p)
+    except (OSError, ValueError) as exc:  # a path the system refuses: a name too long, a NUL character
+        why = f"cannot be read: {exc.strerror.lower() if isinstance(exc, OSError) and exc.strerror else exc}"
+    if why is not None:
+        diag = Diagnostic("C005", f"ruleset `{str(path)[-200:]}` {why}", Span(str(path)))
         return Ruleset(str(path), Program(Loaded(p.parent, _empty_ns(p), {}, {}, [])), [diag], {})
     rs = deep.call(_load_ruleset, p, check_cache)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
     if rs.files:  # (none: a load that failed knows nothing to find it stale by, ``_unreadable``)
