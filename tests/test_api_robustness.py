@@ -162,3 +162,12 @@ def test_a_ruleset_path_that_names_no_file_is_C005(path: str, said: str) -> None
 
 def test_a_ruleset_path_as_text_and_as_path_is_the_same_ruleset() -> None:
     assert load_ruleset(str(PIG)) is load_ruleset(PIG)
+
+
+def test_an_exact_run_that_asks_for_a_trace_is_refused(pig: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # (before: the trace was dropped without a word, by the API and by `ruleval run`)
+    with pytest.raises(ValueError, match="explain traces one run"):
+        pig.run(START, exact=True, explain=True)
+    assert "explain" in pig.run(START, seed=1, explain=True)
+    assert main(["run", str(PIG), "--state", str(PIG.parent / "start.json"), "--exact", "--explain"]) == 2
+    assert "--explain traces one run" in capsys.readouterr().err

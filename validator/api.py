@@ -188,6 +188,8 @@ class Ruleset:
         ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
         if seed is not None or dice is not None or exact or args is not None or type(budget) is not int:
             dice, args = _run_options(seed, dice, exact, budget, args)
+            if exact and explain:  # (an exact run is many runs, and traces none of them)
+                raise ValueError("explain traces one run: give seed or dice, not exact")
         made = self._made
         typed = validate is _FOUND_VALID  # (``_unchecked_run``'s: a state an earlier run found valid)
         validate = bool(validate) and not typed

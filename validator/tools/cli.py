@@ -124,6 +124,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     require_files(args.ruleset, args.state)
     not_overwriting(args.svg, "--svg", [("ruleset", args.ruleset), ("state", args.state), ("batch file", args.batch)])
     dice = parse_dice(args.dice)
+    if args.exact and args.explain:  # (an exact run is many runs; the trace was dropped without a word)
+        raise UsageError("--explain traces one run: give --seed or --dice, not --exact")
     diag_format = "json" if args.format in ("json", "jsonl") else "text"  # (errors as a JSON list, as results are JSON)
     rs = load_for_run(args.ruleset, err, diag_format, out)
     if rs is None:
