@@ -171,3 +171,12 @@ def test_an_exact_run_that_asks_for_a_trace_is_refused(pig: Any, capsys: pytest.
     assert "explain" in pig.run(START, seed=1, explain=True)
     assert main(["run", str(PIG), "--state", str(PIG.parent / "start.json"), "--exact", "--explain"]) == 2
     assert "--explain traces one run" in capsys.readouterr().err
+
+
+def test_play_until_that_is_no_text_is_a_type_error() -> None:
+    from validator.api import play
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = rs.run({}, "start_state", validate=False)
+    with pytest.raises(TypeError, match="until is a phase name"):  # (before: E011 at the rules' `trim`)
+        list(play(rs, start, [], until=1902))

@@ -936,6 +936,8 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
     if random_orders is not None and (isinstance(random_orders, bool) or not isinstance(random_orders, int)):
         raise TypeError(f"random_orders is an integer seed or None, not {random_orders!r}")
+    if until is not None and not isinstance(until, str):  # (else met as an error of the rules reading it)
+        raise TypeError(f"until is a phase name (text) or None, not {_shown_value(until)}")
     unit = rs.program.query(ADVANCE_QUERY)
     if unit is None:
         raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`", Span(rs.path),
