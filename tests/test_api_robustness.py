@@ -180,3 +180,24 @@ def test_play_until_that_is_no_text_is_a_type_error() -> None:
     start = rs.run({}, "start_state", validate=False)
     with pytest.raises(TypeError, match="until is a phase name"):  # (before: E011 at the rules' `trim`)
         list(play(rs, start, [], until=1902))
+
+
+def test_a_run_leaves_the_state_as_it_was_and_its_answer_is_the_callers(free: Any) -> None:
+    state = {"x": {"a": [1, 2], "b": {"c": 1}}}
+    answer = free.run(state, "echo")
+    answer["a"].append(3)
+    answer["b"]["c"] = 2
+    assert state == {"x": {"a": [1, 2], "b": {"c": 1}}}
+    assert free.run(state, "echo") == {"a": [1, 2], "b": {"c": 1}}
+
+
+def test_one_ruleset_in_several_threads_gives_the_serial_answers(pig: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    state = {"score": 10, "rolls": 6}
+    runs = [dict(seed=s) for s in range(40)] + [dict(seed=s, engine="reference") for s in range(10)] + \
+        [dict(exact=True)] * 4 + [dict(dice=[2, 3, 4, 5, 6, 2])] * 4
+    serial = [json.dumps(pig.run(state, **kw), sort_keys=True) for kw in runs]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda kw: json.dumps(pig.run(state, **kw), sort_keys=True), runs))
+    assert threaded == serial

@@ -427,7 +427,12 @@ class Result:
     (``explain``). The text view writes the values in the language's notation; ``json()`` is the
     JSON answer of ``Ruleset.run`` (a record and a map alike there, a set a list, 1/2 a text).
     ``warnings``: what the run found wrong in ruleval itself while the answer is right (I002: a unit
-    the backend wrote as code Python refuses, run by the reference instead)."""
+    the backend wrote as code Python refuses, run by the reference instead).
+
+    A run reads the caller's state where it is, never copied and never changed: ``value`` may hold
+    parts of it (a query giving an input back), so a state changed after the run changes ``value`` and
+    what ``json()`` writes of it. ``json()`` gives new values (an exact run's is its ``exact``): take it
+    before changing the state."""
 
     value: Any
     events: list[Any]
