@@ -201,3 +201,17 @@ def test_one_ruleset_in_several_threads_gives_the_serial_answers(pig: Any) -> No
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda kw: json.dumps(pig.run(state, **kw), sort_keys=True), runs))
     assert threaded == serial
+
+
+def test_play_reads_an_endless_iterable_of_entries_no_further_than_it_can_play() -> None:
+    import itertools
+
+    from validator.api import PlayError, play
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = rs.run({}, "start_state", validate=False)
+    # (before: every entry was read first, for ever)
+    assert [s.phase for s in play(rs, start, itertools.repeat([]), until="F1901M")] == ["S1901M"]
+    with pytest.raises(PlayError) as caught:
+        list(play(rs, start, itertools.repeat([]), max_phases=3))
+    assert caught.value.diagnostics[0].code == "S006"

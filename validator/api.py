@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import json
 import marshal
 import os
@@ -868,12 +869,13 @@ class Step:
 ENGINES = ("backend", "reference")
 
 
-def _entries(entries: Any) -> list[Entry]:
-    """A game's orders as ``Entry`` values: an ``Entry``, a list of orders, or ``{orders, phase}``."""
+def _entries(entries: Any, most: int) -> list[Entry]:
+    """A game's orders as ``Entry`` values: an ``Entry``, a list of orders, or ``{orders, phase}``; at
+    most ``most`` of them read (an endless iterable of entries is read no further than play can go)."""
     if entries is None:
         return []
     out = []
-    for e in entries:
+    for e in itertools.islice(entries, most):
         if isinstance(e, Entry):
             out.append(e)
         elif isinstance(e, list):
@@ -932,9 +934,9 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     and play goes on past the entries until ``until``, the game's end or ``max_phases``. Raises
     ``PlayError`` (with the steps played) on bad input."""
     played: list[Step] = []
-    entries = _entries(entries)
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
         raise ValueError(f"max_phases is a number of phases from 1, not {max_phases!r}")
+    entries = _entries(entries, max_phases + 1)  # (one past what may be played: more than may be is said below)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise TypeError(f"seed is an integer or None, not {seed!r}")
     if engine not in ENGINES:
