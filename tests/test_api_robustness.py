@@ -215,3 +215,13 @@ def test_play_reads_an_endless_iterable_of_entries_no_further_than_it_can_play()
     with pytest.raises(PlayError) as caught:
         list(play(rs, start, itertools.repeat([]), max_phases=3))
     assert caught.value.diagnostics[0].code == "S006"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {"a": [float("-inf")]}], ids=str)
+def test_an_unchecked_run_never_answers_with_what_json_cannot_write(free: Any, value: Any) -> None:
+    # (before: validate=False gave NaN back, and json.dumps(answer, allow_nan=False) failed)
+    with pytest.raises(RunError) as caught:
+        free.run({"x": value}, "echo", validate=False)
+    assert caught.value.diagnostics[0].code == "E011"
+    assert "validate=False" in (caught.value.diagnostics[0].help or "")
+    assert free.run({"x": 1.5}, "echo", validate=False) == "3/2"

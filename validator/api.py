@@ -477,7 +477,9 @@ def _to_json(value: Any, unit: Unit) -> Any:
             raise RunError([Diagnostic("E013", f"the result {what}: too large to write",
                                        unit.span, help="return a summary of it (its `len`, say)")], "eval") from None
         raise RunError([Diagnostic("E011", f"the result cannot be written: {exc}", unit.span,
-                                   help="a number grew too large; check the rule that computes it")],
+                                   help="a state run with `validate=False` holds it: run with the check to have it "
+                                        "said where it is" if "no JSON number" in str(exc) else
+                                        "a number grew too large; check the rule that computes it")],
                        "eval") from None
 
 

@@ -363,6 +363,8 @@ def to_json(v: Any) -> Any:
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
         raise ValueError(f"an integer of {v.bit_length()} bits is too large to write")
     if isinstance(v, (bool, int, str, float)):
+        if _W.left is not None and isinstance(v, float) and (v != v or v in (_INF, -_INF)):
+            raise ValueError(f"`{v}` is no JSON number")  # (from a state no check read: ``validate=False``)
         return v
     if isinstance(v, Fraction):
         if _W.left is not None:
@@ -380,6 +382,7 @@ def to_json(v: Any) -> Any:
 
 
 FUNCTION_IN_RESULT = "it holds a function, which has no JSON form"
+_INF = float("inf")
 TOO_LARGE = "is too large to write"  # (the end of what ``written`` raises for a value past its limits)
 
 
