@@ -225,3 +225,23 @@ def test_an_unchecked_run_never_answers_with_what_json_cannot_write(free: Any, v
     assert caught.value.diagnostics[0].code == "E011"
     assert "validate=False" in (caught.value.diagnostics[0].help or "")
     assert free.run({"x": 1.5}, "echo", validate=False) == "3/2"
+
+
+def test_replay_refuses_a_record_state_json_cannot_hold_at_its_pointer() -> None:
+    from validator.api import PlayError, play, replay
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = rs.run({}, "start_state", validate=False)
+    steps = list(play(rs, start, [[], []]))
+    record = [s.state for s in steps] + [steps[-1].next]
+    assert replay(rs, record) == (2, None)
+    cyclic = dict(record[1])
+    cyclic["units"] = [*record[1]["units"], cyclic]
+    # (before: TypeError from json.dumps comparing the states, RecursionError for the cycle)
+    for bad, pointer in (({**record[1], "units": [b"x"]}, "/units/0"), ({**record[1], "units": {1, 2}}, "/units"),
+                         (cyclic, None)):
+        with pytest.raises(PlayError) as caught:
+            replay(rs, [record[0], bad, record[2]])
+        d = caught.value.diagnostics[0]
+        assert (d.code, d.span.file) == ("S001", "<record 1>")
+        assert pointer is None or d.pointer == pointer

@@ -1187,12 +1187,17 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
     recorded state whose next one agrees with the state computed before it is a phase the rules pass
     over. Each such step, and orders of a last state, is appended to ``notes`` when given. Returns
     (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input, a record of
-    fewer than two states among it; a refused state's diagnostics name its phase."""
+    fewer than two states among it; a refused state's diagnostics name its phase. A record's state that
+    holds what no JSON text can (a set, bytes, NaN, a cycle) is refused (S001) before any is played."""
     pairs = [r if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str) else (f"<record {i}>", r)
              for i, r in enumerate(records)]
     if len(pairs) < 2:
         raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                     Span(pairs[0][0] if pairs else "<record>"))], "state", [])
+    for where, state in pairs:  # (compared as JSON text before they are checked: ``_canon``)
+        unread = _json_problem(state, where)
+        if unread:
+            raise PlayError(unread, "state", [])
     said: list[ReplayNote] = notes if notes is not None else []
     counted = [0]
     # each state with itself as the rules write it (``_written``), read once: it is read again as a next state
