@@ -245,3 +245,32 @@ def test_replay_refuses_a_record_state_json_cannot_hold_at_its_pointer() -> None
         d = caught.value.diagnostics[0]
         assert (d.code, d.span.file) == ("S001", "<record 1>")
         assert pointer is None or d.pointer == pointer
+
+
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_what_the_schemas_fast_check_takes_and_no_json_text_holds_is_S001_when_a_run_fails(engine: str) -> None:
+    # the fast check tests types alone, so a lone surrogate in an order's text, or a 5 000-digit
+    # score, passed it (before: UnicodeEncodeError from RE2, ValueError writing the number)
+    std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    state["orders"][0] = {**state["orders"][0], "order": "A VIE \ud800 GAL"}
+    with pytest.raises(RunError) as caught:
+        std.run(state, engine=engine)
+    assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S001", "/orders/0/order")]
+    with pytest.raises(RunError) as caught:  # unchecked: the run's own error, located at the call
+        std.run(state, engine=engine, validate=False)
+    assert "lone surrogate cannot be matched" in caught.value.diagnostics[0].message
+    pig = load_ruleset(PIG)
+    with pytest.raises(RunError) as caught:
+        pig.run({"score": 10 ** 5000, "rolls": 2}, engine=engine)
+    assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S001", "/score")]
+    with pytest.raises(RunError) as caught:
+        pig.run({"score": 1, "rolls": 10 ** 5000}, engine=engine, validate=False)
+    assert caught.value.diagnostics[0].code == "E011"
+
+
+def test_a_lone_surrogate_a_schema_pattern_would_read_is_S001() -> None:
+    jom = load_ruleset(ROOT / "rulesets" / "jomini" / "am.rules")
+    state = json.loads(next((ROOT / "rulesets" / "jomini" / "examples").glob("*.json")).read_text())
+    errors = jom.state_errors({**state, "units": [{**state["units"][0], "id": "\ud800"}, *state["units"][1:]]})
+    assert [(d.code, d.pointer) for d in errors] == [("S001", "/units/0/id")]

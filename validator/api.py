@@ -258,11 +258,16 @@ class Ruleset:
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:
-            raise RunError([err.diagnostic()], "eval") from None
+            raise _unread_or(state if certain else None, state_name, RunError([err.diagnostic()], "eval")) from None
         except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
             raise self._too_deep(state, query, state_name) from None
+        except ValueError as exc:
+            if not _digit_limit(exc):
+                raise
+            raise _unread_or(state if certain else None, state_name,
+                             RunError([_digits_diagnostic(unit.span)], "eval")) from None
         result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self,
-                        warnings=_writer_bugs(bugs))
+                        warnings=_writer_bugs(bugs), _unwalked=certain)
         if explain:
             try:
                 result.trace = R.explanation(run)
@@ -322,6 +327,11 @@ class Ruleset:
             return [missing.diagnostic()]
         except EvalError as err:
             return [err.diagnostic()]
+        except ValueError as exc:
+            if not _digit_limit(exc):
+                raise
+            unit = self.program.query(VALIDATE_QUERY)
+            return [_digits_diagnostic(unit.span if unit is not None else Span(self.path))]
         return self._state_diagnostics(found, shown)
 
     def backend(self, typed: bool = False) -> Backend:
@@ -358,6 +368,26 @@ class Ruleset:
         if dice is not None:
             return ScriptedDice(dice)
         return SeededDice(0 if seed is None else seed)
+
+
+def _unread_or(state: Any, shown: str, error: RunError) -> RunError:
+    """``error``, or S001 at what the state holds that no JSON text does when that is the run's trouble: a
+    validated state the schema's fast check took (``state``; None for any other) is not walked for it (a
+    lone surrogate, an integer past 60 digits: the check tests types), unless a run on it fails."""
+    unread = _json_problem(state, shown) if state is not None else []
+    return RunError(unread, "state") if unread else error
+
+
+def _digit_limit(exc: ValueError) -> bool:
+    """Whether Python refused to write an integer of more than its 4 300 digits as text (a message of a
+    built-in naming a number of a state no check read, or that the schema's fast check took)."""
+    return str(exc).startswith("Exceeds the limit")
+
+
+def _digits_diagnostic(span: Span) -> Diagnostic:
+    return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
+                      help="a state's integers have at most 60 digits: check the state (`validate`), or the rule "
+                           "that computes the number")
 
 
 def _json_problem(state: Any, shown: str) -> list[Diagnostic]:
@@ -446,6 +476,7 @@ class Result:
     _state: Any = field(default=None, repr=False)
     _state_name: str = field(default="<state>", repr=False)
     _ruleset: Any = field(default=None, repr=False)
+    _unwalked: bool = field(default=False, repr=False)  # (a validated state the fast check took: ``_unread_or``)
 
     def json(self) -> Any:
         """The answer as JSON values (``RunError`` E011/E013 for one that cannot be written): the value,
@@ -457,6 +488,8 @@ class Result:
             out = _to_json(self.value, self.unit)
         except RecursionError:
             raise self._ruleset._too_deep(self._state, self.unit.name, self._state_name) from None
+        except RunError as exc:
+            raise _unread_or(self._state if self._unwalked else None, self._state_name, exc) from None
         if self.events and isinstance(out, dict) and "events" not in out:
             out["events"] = _to_json(self.events, self.unit)
         if self.explain is not None and isinstance(out, dict):

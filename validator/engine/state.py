@@ -435,7 +435,7 @@ def certainly_valid(state: Any, schema: dict[str, Any], exact: bool = False) -> 
     try:
         _, fast, no_float = _fast(schema)
         return fast is not None and (no_float or not exact) and fast(state) is True
-    except (RecursionError, re.error):
+    except (RecursionError, re.error, UnicodeEncodeError):  # (a lone surrogate a `pattern` cannot read: not sure)
         return False
 
 
