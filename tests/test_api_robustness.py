@@ -274,3 +274,12 @@ def test_a_lone_surrogate_a_schema_pattern_would_read_is_S001() -> None:
     state = json.loads(next((ROOT / "rulesets" / "jomini" / "examples").glob("*.json")).read_text())
     errors = jom.state_errors({**state, "units": [{**state["units"][0], "id": "\ud800"}, *state["units"][1:]]})
     assert [(d.code, d.pointer) for d in errors] == [("S001", "/units/0/id")]
+
+
+@pytest.mark.parametrize("text", [None, b"query main = 1", 5])
+def test_parse_of_what_is_no_text_is_a_type_error(text: Any) -> None:
+    import validator
+
+    with pytest.raises(TypeError, match="parse takes the ruleset's text"):  # (before: AttributeError for None)
+        validator.parse(text)
+    assert validator.parse("query main = 1") is not None

@@ -78,7 +78,11 @@ class RunError(DiagnosticError):
 
 
 def parse(text: str, path: str = "<string>") -> A.Module:
-    """Parse one ruleset source to its AST (raises ``DiagnosticError``)."""
+    """Parse one ruleset source to its AST (raises ``DiagnosticError``; ``TypeError`` for a text that is no
+    ``str``: bytes are decoded by the caller, who knows their encoding)."""
+    if not isinstance(text, str) or not isinstance(path, str):
+        raise TypeError(f"parse takes the ruleset's text and its path as str, not {_shown_value(text)}"
+                        if not isinstance(text, str) else f"parse's path is a str, not {_shown_value(path)}")
     return deep.call(parse_module, text, path)
 
 
