@@ -107,7 +107,7 @@ class _Odd:
 @pytest.mark.parametrize("value, pointer", [
     (float("nan"), "/x"), (float("inf"), "/x"), ({"a": [1, float("-inf")]}, "/x/a/1"), (b"ab", "/x"),
     (Decimal("1.5"), "/x"), ({1, 2}, "/x"), (_Odd(), "/x"), ({1: "a", "1": "b"}, "/x"), ({"k": {None: 1}}, "/x/k"),
-    ("\ud800", "/x"), (10 ** 70, "/x"), (10 ** 5000, "/x"), (1j, "/x")], ids=lambda v: type(v).__name__)
+    ("\ud800", "/x"), (10 ** 402, "/x"), (10 ** 5000, "/x"), (1j, "/x")], ids=lambda v: type(v).__name__)
 def test_a_state_value_json_cannot_hold_is_S001_at_its_pointer(free: Any, pig: Any, value: Any, pointer: str) -> None:
     # (before: NaN came back as a result json.dumps refuses, bytes and objects as their Python text,
     # the keys 1 and "1" as one key, a 5 000-digit integer beside a schema's keys as Python's ValueError)
@@ -128,7 +128,7 @@ def test_a_cyclic_state_is_S001(free: Any) -> None:
     assert caught.value.diagnostics[0].code == "S001"
 
 
-@pytest.mark.parametrize("value", [{"a": 1}, [1, (2, 3)], 0.1, 1e300, True, None, "é"])
+@pytest.mark.parametrize("value", [{"a": 1}, [1, (2, 3)], 0.1, 1e300, 10 ** 400, True, None, "é"], ids=str)
 def test_json_values_and_subclasses_of_them_still_run(free: Any, value: Any) -> None:
     from collections import OrderedDict
     from enum import IntEnum

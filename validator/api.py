@@ -377,7 +377,7 @@ class Ruleset:
 def _unread_or(state: Any, shown: str, error: RunError) -> RunError:
     """``error``, or S001 at what the state holds that no JSON text does when that is the run's trouble: a
     validated state the schema's fast check took (``state``; None for any other) is not walked for it (a
-    lone surrogate, an integer past 60 digits: the check tests types), unless a run on it fails."""
+    lone surrogate, an integer past 401 digits: the check tests types), unless a run on it fails."""
     unread = _json_problem(state, shown) if state is not None else []
     return RunError(unread, "state") if unread else error
 
@@ -390,7 +390,7 @@ def _digit_limit(exc: ValueError) -> bool:
 
 def _digits_diagnostic(span: Span) -> Diagnostic:
     return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
-                      help="a state's integers have at most 60 digits: check the state (`validate`), or the rule "
+                      help="a state given to the API holds integers of at most 401 digits: check the state (`validate`), or the rule "
                            "that computes the number")
 
 

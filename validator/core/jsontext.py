@@ -115,6 +115,7 @@ def _with_floats_read(v: Any) -> Any:
 
 _HOLDERS = frozenset({float, dict, list, tuple})  # what may be or hold a float (``_with_floats_read``)
 MAX_EXPONENT = 400
+_TOO_MANY_DIGITS_READ = 10 ** (MAX_EXPONENT + 1)  # (``value_problem`` of a caller's value)
 _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 
 
@@ -300,12 +301,15 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
     number, truth value or none where its container reads it. Each open container keeps its place
     (its parent's place and its key in it); the pointer is built from it only for a problem. With
     ``subclasses``, a value of a subclass of a JSON type (an ``OrderedDict``, an ``IntEnum``) is one of that
-    type, as Python's ``json`` writes it (a caller's state: ``api``)."""
+    type, as Python's ``json`` writes it, and an integer may have as many digits as ``loads`` makes of a
+    decimal with an exponent (``1e400``: ``MAX_EXPONENT`` + 1), which a state read from text may hold by
+    the time a caller has it (a caller's state: ``api``)."""
+    whole = _TOO_MANY_DIGITS_READ if subclasses else _TOO_MANY_DIGITS
     if subclasses:
         value = _plain(value)
     t = type(value)
     if t is not dict and t is not list and t is not tuple:
-        problem = _leaf_problem(value)
+        problem = _leaf_problem(value, whole)
         return None if problem is None else ("", problem)
     problem = _container_problem(value, 0, max_depth)
     if problem is not None:
@@ -330,7 +334,7 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
                 todo.append((_last_first(x), (place, k), depth + 1))
                 break  # (its items first; this container's others after)
             elif x is not None and tx is not bool and tx is not Fraction:
-                problem = _leaf_problem(x)
+                problem = _leaf_problem(x, whole)
                 if problem is not None:
                     return _pointer_of(place, k), problem
         else:
@@ -353,14 +357,14 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _leaf_problem(v: Any) -> str | None:
+def _leaf_problem(v: Any, whole: int = _TOO_MANY_DIGITS) -> str | None:
     """What is wrong with a value that is no list, tuple or object, or None."""
     t = type(v)
     if t is str:
         return "a text holds a lone surrogate" if _LONE.search(v) else None
     if t is int:
-        if v.bit_length() >= 199 and abs(v) >= _TOO_MANY_DIGITS:
-            return f"an integer with more than {MAX_INT_DIGITS} digits"
+        if v.bit_length() >= 199 and abs(v) >= whole:
+            return f"an integer with more than {len(str(whole)) - 1} digits"
         return None
     if t is float:
         return None if math.isfinite(v) else f"`{v}` is not JSON"
