@@ -390,8 +390,8 @@ def _digit_limit(exc: ValueError) -> bool:
 
 def _digits_diagnostic(span: Span) -> Diagnostic:
     return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
-                      help="a state given to the API holds integers of at most 401 digits: check the state (`validate`), or the rule "
-                           "that computes the number")
+                      help="a state given to the API holds integers of at most 401 digits: check the state "
+                           "(`validate`), or the rule that computes the number")
 
 
 def _json_problem(state: Any, shown: str) -> list[Diagnostic]:

@@ -351,10 +351,8 @@ def _plain(v: Any) -> Any:
     they are reached)."""
     if type(v) in _PLAIN or not isinstance(v, _BASES):
         return v
-    for base in _BASES:
-        if isinstance(v, base):
-            return base(v) if base is not float else float(v)
-    return v
+    base: Any = next(b for b in _BASES if isinstance(v, b))
+    return base(v)
 
 
 def _leaf_problem(v: Any, whole: int = _TOO_MANY_DIGITS) -> str | None:
