@@ -1029,11 +1029,12 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             _check_made(rs, played)
             return
         if i == max_phases:
+            phases = f"{max_phases} phase{'s' if max_phases != 1 else ''}"
             if until is None:  # (random orders, played until the game ends)
-                raise PlayError([Diagnostic("S006", f"{max_phases} phase{'s' if max_phases != 1 else ''} played and the game has not ended", Span(shown),
+                raise PlayError([Diagnostic("S006", f"{phases} played and the game has not ended", Span(shown),
                                             help="give --until PHASE to stop at a phase, or raise the number of phases "
                                                  "allowed (--max-phases)")], "state", played)
-            raise PlayError([Diagnostic("S006", f"{max_phases} phase{'s' if max_phases != 1 else ''} played without reaching `{until}`", Span(shown),
+            raise PlayError([Diagnostic("S006", f"{phases} played without reaching `{until}`", Span(shown),
                                         help="check the phase name given to --until (as the ruleset writes it), or "
                                              "raise the number of phases allowed (--max-phases)")],
                             "state", played)
