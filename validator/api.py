@@ -408,13 +408,18 @@ def _json_problem(state: Any, shown: str) -> list[Diagnostic]:
                             "true, false and null")]
 
 
+def _check_seed(seed: Any) -> None:
+    """A seed of ``evaluate`` or ``play`` is an integer or none (``"7"``, ``1.5`` or ``True`` would seed other dice)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed is an integer or None, not {_shown_value(seed)}")
+
+
 def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tuple[list[int] | None, list[Any] | None]:
     """``evaluate``'s dice and arguments as lists, once its options are found to be of their kinds: a
     caller's mistake is said at once (``TypeError``, ``ValueError``), as ``play`` says its own, rather than
     run as something else (a seed of ``"7"`` or ``1.5`` is not 7, a die of ``True`` or ``1.5`` no face, the
     text ``"ab"`` not two arguments) or met as an error of the rules (E001 at a ``roll``)."""
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise TypeError(f"seed is an integer or None, not {_shown_value(seed)}")
+    _check_seed(seed)
     if dice is not None:
         if not isinstance(dice, (list, tuple)):
             raise TypeError(f"dice is a list of integers (the faces, in the order rolled) or None, not {_shown_value(dice)}")
@@ -976,8 +981,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
         raise ValueError(f"max_phases is a number of phases from 1, not {max_phases!r}")
     entries = _entries(entries, max_phases + 1)  # (one past what may be played: more than may be is said below)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise TypeError(f"seed is an integer or None, not {seed!r}")
+    _check_seed(seed)
     if engine not in ENGINES:
         raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
     if random_orders is not None and (isinstance(random_orders, bool) or not isinstance(random_orders, int)):
