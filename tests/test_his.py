@@ -307,3 +307,27 @@ def test_a_state_the_rules_would_read_two_ways_is_refused(change: dict, pointer:
         rs.run({**one_interceptor(), **change}, seed=1)
     found = [(d.code, d.pointer, d.message) for d in exc.value.diagnostics]
     assert ("S002", pointer, message) in found, found
+
+
+def test_a_siege_needs_a_fortified_space() -> None:
+    """A unit or leader marked besieged (or formerly besieged) in a space that is not fortified was read as
+    it is: it barred every interception into an open field (HIS-I10) and could not avoid battle (HIS-A6).
+    Only a fortified space is besieged (HIS-I6, "that fortified space"): the state is refused at the mark."""
+    from validator.api import RunError
+
+    rs = validator.load_ruleset(RULES)
+    open_field = one_interceptor() | {
+        "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                  {"id": "f1", "power": "france", "space": "d", "type": "regular", "besieged": True},
+                  {"id": "f2", "power": "france", "space": "b", "type": "regular", "formerly_besieged": True}],
+        "leaders": [{"id": "francis", "power": "france", "space": "d", "battle": 2, "command": 6, "besieged": True}]}
+    with pytest.raises(RunError) as exc:
+        rs.run(open_field, seed=1)
+    found = {d.pointer: (d.code, d.message, d.schema_rule) for d in exc.value.diagnostics}
+    assert set(found) == {"/units/1/besieged", "/units/2/formerly_besieged", "/leaders/0/besieged"}, found
+    assert all(code == "S002" and "not fortified" in message and "HIS-I6" in (rule or "")
+               for code, message, rule in found.values()), found
+    # the same marks in fortified spaces are a siege the rules read: the move is made, nobody intercepts (HIS-I10)
+    fortress = open_field | {"spaces": SPACES | {"d": {"controller": "france", "fortified": True},
+                                                 "b": {"controller": "france", "fortified": True}}}
+    assert rs.run(fortress, dice=[])["attempts_made"] == []
