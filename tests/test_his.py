@@ -331,3 +331,26 @@ def test_a_siege_needs_a_fortified_space() -> None:
     fortress = open_field | {"spaces": SPACES | {"d": {"controller": "france", "fortified": True},
                                                  "b": {"controller": "france", "fortified": True}}}
     assert rs.run(fortress, dice=[])["attempts_made"] == []
+
+
+def test_a_land_piece_at_sea_or_a_siege_both_on_and_lifted_is_refused() -> None:
+    """A land unit written in a sea zone was read as a group adjacent to the destination and intercepted from
+    the sea; a piece marked both besieged and formerly besieged was read as besieged. Both are refused."""
+    from validator.api import RunError
+
+    rs = validator.load_ruleset(RULES)
+    state = one_interceptor() | {
+        "spaces": SPACES | {"s": {"sea": True}, "f": {"controller": "france", "fortified": True}},
+        "connections": LINKS + [{"a": "s", "b": "d"}, {"a": "f", "b": "d"}],
+        "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                  {"id": "f1", "power": "france", "space": "s", "type": "regular"},
+                  {"id": "f2", "power": "france", "space": "f", "type": "regular", "besieged": True,
+                   "formerly_besieged": True},
+                  {"id": "h2", "power": "hapsburg", "space": "f", "type": "regular"}],
+        "leaders": [{"id": "francis", "power": "france", "space": "s", "battle": 2, "command": 6}]}
+    with pytest.raises(RunError) as exc:
+        rs.run(state, seed=1)
+    found = {d.pointer: (d.message, d.schema_rule or "") for d in exc.value.diagnostics}
+    assert set(found) == {"/units/1/space", "/leaders/0/space", "/units/2/formerly_besieged"}, found
+    assert "sea zone" in found["/units/1/space"][0] and "HIS-A4" in found["/units/1/space"][1]
+    assert "both besieged and formerly besieged" in found["/units/2/formerly_besieged"][0]
