@@ -226,12 +226,18 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.median(a / b for a, b in zip(times, nx_times)):.2f})")
 
     # same answers: networkx again, with the hexes a unit may not cross taken out of its graph
+    # (JOM-O1, O2: a hex held by another is passed only by a crosser over artillery or over a lone officer of
+    # its side, and ended on only where an officer and a unit of one side come together; every officer this
+    # bench places is alone)
     occupied = {u["hex"]: u for u in state["units"]}
     crossers, artillery = {"infantry", "cavalry", "camelry"}, {"foot_artillery", "horse_artillery"}
     mismatches = 0
     for p, r, u in zip(plan, result, state["units"]):
         blocked = {h for h, o in occupied.items()
-                   if o["id"] != u["id"] and not (u["type"] in crossers and o["type"] in artillery)}
+                   if o["id"] != u["id"] and not (u["type"] in crossers and o["type"] in artillery)
+                   and not (o["type"] == "officer" and o["side"] == u["side"])}
+        ends_on = {h for h, o in occupied.items()
+                   if o["side"] == u["side"] and (o["type"] == "officer") != (u["type"] == "officer")}
 
         def weight_of(blocked: set[Any]) -> Any:
             return lambda a, b, d: None if a in blocked else d["weight"]
@@ -242,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"],
                                                           weight=weight_of(blocked))
             found = {**along, **found}
-        want = {h: c for h, c in found.items() if h != p["from"] and h not in occupied}
+        want = {h: c for h, c in found.items() if h != p["from"] and (h not in occupied or h in ends_on)}
         got = {h: v["cost"] for h, v in r["hexes"].items()}
         if want != got:
             mismatches += 1

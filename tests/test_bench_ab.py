@@ -94,6 +94,17 @@ def test_full_games_writes_all_code_before_it_measures(capsys: pytest.CaptureFix
 # bench/jomini_reach.py --instructions counts both sides under valgrind (minutes); the tests run the
 # counted work of each side without valgrind, on a small board, and check what it says without valgrind.
 
+def test_jomini_reach_timed_run_agrees_with_its_networkx_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """The timed bench's board (officers among the units: JOM-O1's joining and passing a lone officer of
+    one's side) gives ruleval and networkx the same hexes and costs for every unit: a figure compared
+    with a peer that computes something else would be no figure."""
+    from bench import jomini_reach
+
+    assert jomini_reach.main(["--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "same reachable hexes and costs: 200/200 units" in out and "mismatch" not in out
+
+
 @pytest.mark.parametrize("side", ["ruleval", "networkx"])
 def test_jomini_reach_counted_child_runs_the_work_it_counts(side: str) -> None:
     import subprocess
