@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import pytest
 
 from fuzzing import UnwrittenByMistake
-from validator.api import load_ruleset
+from validator.api import check_text, load_ruleset
 from validator.engine import backend as B
 from validator.lib.runtime import WRITER_BUG, Unwritable
 from validator.tools.cli import main
@@ -81,7 +81,7 @@ def test_a_planted_bug_is_said_by_run_and_the_answer_is_the_references(tmp_path:
     (root / "states.jsonl").write_text("{}\n{}\n")
     code, out, err = cli("run", str(root / "main.rules"), "--batch", str(root / "states.jsonl"), "--format", "json")
     assert code == 0 and [json.loads(x) for x in out.splitlines()] == [ANSWER, ANSWER], (code, out, err)
-    assert err.count("warning[I002]: the backend wrote code Python refuses, a bug of ruleval") == 2, err
+    assert err.count("warning[I002]: the backend wrote code Python refuses, a bug of ruleval") == 1, err  # (once a command)
     rs = load_ruleset(root / "main.rules", use_cache=False)
     result = rs.evaluate({})
     assert result.json() == ANSWER == rs.run({}, engine="reference")
@@ -132,3 +132,138 @@ def test_the_same_case_passes_without_the_loud_fixture(tmp_path: Path, planted: 
     root = project(tmp_path)
     (case,) = load_suite([str(root / "cases.yaml")]).cases
     assert run_case(case).status == "passed"
+
+
+# Every command that runs rules says a writer's bug once for each unit given up, however many runs met it
+# (a game's phases, a batch's lines, a sweep's games in other processes), and gets the right answer.
+
+SWEEP = Path(__file__).resolve().parent / "fixtures" / "sweep"
+PLANTED_TAG = 'def tag(x) = if x == "planted" then 1 else 2\n'
+
+
+def said_once(err: str) -> list[str]:
+    """The I002 warnings said on ``err``: at least one, and each unit's once."""
+    said = [line.split(": warning[I002]")[0] for line in err.splitlines() if "warning[I002]" in line]
+    assert said and len(said) == len(set(said)), err
+    assert "the reference interpreter ran it instead" in err, err
+    return said
+
+
+def race(tmp_path: Path, extra: str = "") -> Path:
+    """The sweep's race, a whole game in a few phases, whose `advance` calls a unit carrying the plant
+    (``tag("planted")`` is 1: the rules' answers are the race's own)."""
+    for name in ("clauses.yaml", "ruleval.toml"):
+        (tmp_path / name).write_bytes((SWEEP / name).read_bytes())
+    (tmp_path / "players").mkdir()
+    for player in (SWEEP / "players").iterdir():
+        (tmp_path / "players" / player.name).write_bytes(player.read_bytes())
+    text = (SWEEP / "race.rules").read_text().replace("next: {round: round + 1,", 'next: {round: round + tag("planted"),')
+    assert 'tag("planted")' in text
+    (tmp_path / "race.rules").write_text(text + PLANTED_TAG + extra)
+    return tmp_path / "race.rules"
+
+
+@pytest.mark.planted_writer_bug
+def test_a_planted_bug_is_said_once_by_play_and_replay(tmp_path: Path, planted: None) -> None:
+    rules = race(tmp_path)
+    code, out, err = cli("play", str(rules), "--random-orders", "1", "--format", "jsonl")
+    assert code == 0 and len(out.splitlines()) > 3, (code, err)
+    said_once(err)
+    (tmp_path / "record.jsonl").write_text(out)
+    code, out, err = cli("replay", str(rules), str(tmp_path / "record.jsonl"))
+    assert code == 0 and "every next state agrees with the record" in out, (code, out, err)
+    said_once(err)
+
+
+@pytest.mark.planted_writer_bug
+def test_a_planted_bug_is_said_once_by_diff(tmp_path: Path, planted: None) -> None:
+    rules = race(tmp_path)
+    other = tmp_path / "other.rules"
+    other.write_text(rules.read_text())
+    code, out, err = cli("diff", str(rules), str(other), "--games", "2", "--jobs", "1")
+    assert code == 0 and "equivalent on all of them" in out, (code, out, err)
+    assert {s.split(":")[0].rsplit("/", 1)[-1] for s in said_once(err)} == {"race.rules", "other.rules"}, err
+
+
+@pytest.mark.planted_writer_bug
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_planted_bug_is_said_once_by_balance_in_this_process_or_a_pool(tmp_path: Path, planted: None,
+                                                                         jobs: str) -> None:
+    """With two processes, the games run in forked workers (the plant is forked with them): what they
+    meet is sent back with their results and said here."""
+    rules = race(tmp_path)
+    code, out, err = cli("balance", str(rules), "--games", "4", "--player", "random", "--format", "json",
+                         "--jobs", jobs)
+    assert code == 0 and json.loads(out)["games"] == 4, (code, out, err)
+    said_once(err)
+
+
+@pytest.mark.planted_writer_bug
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_planted_bug_is_said_once_by_test(tmp_path: Path, planted: None, jobs: str) -> None:
+    root = project(tmp_path)
+    (root / "cases.yaml").write_text(CASES + "  - id: again\n    state: {}\n    expect: [1, 2, 2]\n")
+    code, out, err = cli("test", str(root / "cases.yaml"), "--jobs", jobs)
+    assert code == 0 and "2 passed" in out + err, (code, out, err)
+    said_once(err)
+
+
+@pytest.mark.planted_writer_bug
+def test_state_errors_gives_a_planted_bug_as_a_warning_after_the_errors(tmp_path: Path, planted: None) -> None:
+    """`validate_state` run on the backend: the state is accepted (no error), the bug said as I002; a game
+    whose every state is checked is played whole."""
+    rules = race(tmp_path, 'query validate_state = [{pointer: "/round", message: "too late"} '
+                           'for x in [tag("planted")] if round > 50 * x]\n')
+    rs = load_ruleset(rules, use_cache=False)
+    found = rs.state_errors({"round": 1, "at": {}, "orders": []})
+    assert [(d.code, d.severity) for d in found] == [(WRITER_BUG, "warning")], found
+    found = rs.state_errors({"round": 99, "at": {}, "orders": []})
+    assert [(d.code, d.severity) for d in found] == [("S002", "error"), (WRITER_BUG, "warning")], found
+    code, out, err = cli("play", str(rules), "--random-orders", "1", "--format", "jsonl")
+    assert code == 0 and len(out.splitlines()) > 3, (code, err)
+    said_once(err)
+
+
+DATA_CHECKED = 'query validate_data = [{pointer: "", message: "never"} for x in [tag("planted")] if x == 2]\n'
+
+
+@pytest.mark.planted_writer_bug
+def test_a_planted_bug_in_the_data_check_is_a_warning_of_check_and_of_every_load(tmp_path: Path,
+                                                                                 planted: None) -> None:
+    """The data check runs on the backend at each load: its I002 is one of the ruleset's diagnostics (what
+    `check` lists and the language server publishes, ``check_text``), kept with them by the check cache (every
+    command that loads the ruleset says it, from a cached load too)."""
+    root = project(tmp_path, PLANTED_TAG + "query main = 1\n" + DATA_CHECKED)
+    for _ in range(2):  # (the second check finds the first's results in the cache)
+        code, out, err = cli("check", str(root / "main.rules"))
+        assert code == 0 and "0 errors, 1 warning" in err, (code, err)
+        said_once(err)
+    assert cli("check", str(root / "main.rules"), "--deny-warnings")[0] == 4  # (denied, a bug of ruleval: I, exit 4)
+    code, out, err = cli("run", str(root / "main.rules"), "--state", str(root / "state.json"))
+    assert (code, out) == (0, "1\n"), (code, out, err)
+    said_once(err)
+    found = check_text(root / "main.rules", (root / "main.rules").read_text()).diagnostics
+    assert [(d.code, d.severity) for d in found] == [(WRITER_BUG, "warning")], found
+
+
+@pytest.mark.planted_writer_bug
+def test_the_language_server_publishes_a_planted_bug_as_a_warning(tmp_path: Path, planted: None) -> None:
+    """The server's own handler (``lsp.build_server``), in this process where the plant is."""
+    pytest.importorskip("pygls")
+    from lsprotocol import types as T
+
+    from validator.tools.lsp import build_server
+
+    root = project(tmp_path, PLANTED_TAG + "query main = 1\n" + DATA_CHECKED)
+    server = build_server()
+    started = server.protocol.lsp_initialize(T.InitializeParams(T.ClientCapabilities(), root_uri=root.as_uri()))
+    for _ in started:  # (pygls's handler is a generator: run to its end, the workspace is made)
+        pass
+    published: list[Any] = []
+    server.text_document_publish_diagnostics = published.append
+    uri = (root / "main.rules").as_uri()
+    opened = T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "ruleval", 1, (root / "main.rules").read_text()))
+    for handler, args, _ in server.protocol.lsp_text_document__did_open(opened):  # (the workspace takes the text,
+        handler(*args)  # then ours: the check, published)
+    (sent,) = [p for p in published if p.uri == uri]
+    assert [(d.code, d.severity) for d in sent.diagnostics] == [(WRITER_BUG, T.DiagnosticSeverity.Warning)], sent

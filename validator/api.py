@@ -29,7 +29,8 @@ from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
 from .core.jsontext import exact_numbers, value_problem
 from .lang.loader import Loaded, display_path, load, path_view, real_path
-from .lib.runtime import DEFAULT_STEP_BUDGET, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable
+from .lib.runtime import (DEFAULT_STEP_BUDGET, WRITER_BUG, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable,
+                          heard, writer_bug)
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
@@ -315,7 +316,9 @@ class Ruleset:
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """Everything wrong with a state: what its JSON Schema says (``state_schema_errors``), else what the
         ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
-        spot), each an S002 with its JSON pointer."""
+        spot), each an S002 with its JSON pointer; and after them, warnings (I002, as ``Result.warnings``)
+        of units of that query the backend gave up for a bug of its writer: a state is refused by the
+        errors alone (``Diagnostic.is_error``)."""
         _in_time()
         errors = _json_problem(state, shown)
         if errors:
@@ -324,19 +327,20 @@ class Ruleset:
         errors, typed = self._checked(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
+        bugs: list[Unwritable] = []
         try:
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
-                                   engine=self.backend(typed))
+                                   engine=self.backend(typed), bugs=bugs)
         except R.MissingInput as missing:
-            return [missing.diagnostic()]
+            return [missing.diagnostic()] + _writer_bugs(bugs)
         except EvalError as err:
-            return [err.diagnostic()]
+            return [err.diagnostic()] + _writer_bugs(bugs)
         except ValueError as exc:
             if not _digit_limit(exc):
                 raise
             unit = self.program.query(VALIDATE_QUERY)
-            return [_digits_diagnostic(unit.span if unit is not None else Span(self.path))]
-        return self._state_diagnostics(found, shown)
+            return [_digits_diagnostic(unit.span if unit is not None else Span(self.path))] + _writer_bugs(bugs)
+        return self._state_diagnostics(found, shown) + _writer_bugs(bugs)
 
     def backend(self, typed: bool = False) -> Backend:
         """The program's generated functions (made at the first run, each written at its first call). Those
@@ -454,8 +458,7 @@ def _shown_value(value: Any) -> str:
 
 def _writer_bugs(bugs: list[Unwritable]) -> list[Diagnostic]:
     """The units a run's backend gave up for a bug of its writer (``runtime.WRITER_BUG``), as warnings."""
-    return [replace(b.diagnostic(), help="the reference interpreter ran it instead, so the answer is right (only "
-                                         "slower): please report this bug of ruleval") for b in bugs]
+    return [writer_bug(b) for b in bugs]
 
 
 @dataclass
@@ -578,7 +581,7 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     try:
         key = f"{path_view().key}\0{p.resolve()}"  # (its diagnostics hold paths shown as they are here: ``PathView``)
         if use_cache and key in _cache and _fresh(_cache[key]):
-            return _cache[key]
+            return _heard(_cache[key])
         why = not_a_file(p)
     except (OSError, ValueError) as exc:  # a path the system refuses: a name too long, a NUL character
         why = f"cannot be read: {exc.strerror.lower() if isinstance(exc, OSError) and exc.strerror else exc}"
@@ -588,6 +591,15 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     rs = deep.call(_load_ruleset, p, check_cache)  # the AST walks recurse: room for long chains such as `1 + 1 + ...`
     if rs.files:  # (none: a load that failed knows nothing to find it stale by, ``_unreadable``)
         _cache[key] = rs
+    return _heard(rs)
+
+
+def _heard(rs: Ruleset) -> Ruleset:
+    """A ruleset loaded: a bug of the backend's writer its data check met (I002, kept with its diagnostics)
+    heard by the command that loads it (``runtime.listening``), as a run's are."""
+    for d in rs.diagnostics:
+        if d.code == WRITER_BUG:
+            heard(d, rs.sources.get(d.span.file))
     return rs
 
 
@@ -1139,7 +1151,7 @@ def _check_made(rs: Ruleset, played: list[Step]) -> None:
     if played:
         errors = rs.state_errors({**played[-1].next, "orders": []} if isinstance(played[-1].next, dict) else played[-1].next,
                                  _made_name(played[-1]))
-        if errors:
+        if any(d.is_error for d in errors):
             raise PlayError(errors, "state", played)
 
 
@@ -1294,7 +1306,7 @@ def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | 
             if malformed:
                 raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
         errors = rs.state_errors({**completed, "orders": raw.get("orders", [])}, next_where)
-        if errors:
+        if any(d.is_error for d in errors):
             raise PlayError(_named(rs, errors, {**completed, "orders": []}, next_where), "state", steps)
         if diffs:
             return agreed, Mismatch(step.phase, where, next_where, diffs)
@@ -1354,7 +1366,7 @@ def _read_once(rs: Ruleset, state: Any, where: str, written: Any) -> tuple[Any, 
                 seen.add(text)
                 keep.append(state[key][n])
         out[key] = keep
-    if not again or not rs.state_errors({**state, "orders": state.get("orders", [])}, where):
+    if not again or not any(d.is_error for d in rs.state_errors({**state, "orders": state.get("orders", [])}, where)):
         return state, []  # (a state the rules accept as written is played as written: pieces may be alike)
     return out, again
 

@@ -29,7 +29,7 @@ from ..core.diagnostics import Diagnostic, Related, Span
 from ..lang.bind import bound_globals, place, unit_key
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
-from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError
+from ..lib.runtime import DEFAULT_STEP_BUDGET, EvalError, Unwritable, writer_bug
 from ..lib.values import to_json
 from . import reference as R
 from .state import pointer_parts, schema_errors, schema_problem
@@ -145,7 +145,7 @@ def state_read_by(program: Program, unit: Unit) -> list[str] | None:
 # rulesets of a check that run the same check over the same data (a base and the variants that change
 # nothing the check reads, on the base's map) run it once. Each entry holds the objects its key
 # names by `id`.
-_RUNS: dict[tuple[Any, ...], tuple[list[Any], tuple[bool, Any]]] = {}
+_RUNS: dict[tuple[Any, ...], tuple[list[Any], tuple[bool, Any], list[Unwritable]]] = {}
 MAX_KEPT_RUNS = 64
 
 
@@ -203,19 +203,22 @@ def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_S
     key, holds = run_key(program, unit, budget)
     kept = _RUNS.get(key)
     if kept is None:
+        bugs: list[Unwritable] = []
         try:  # (False, what it gives) or (True, its failure); a check the backend cannot write is run by the reference
-            kept = (holds, (False, R.run_without_state(program, unit, budget, engine)))
+            kept = (holds, (False, R.run_without_state(program, unit, budget, engine, bugs)), bugs)
         except EvalError as err:
-            kept = (holds, (True, (err.diagnostic(),)))
+            kept = (holds, (True, (err.diagnostic(),)), bugs)
         if len(_RUNS) >= MAX_KEPT_RUNS:
             _RUNS.clear()
         _RUNS[key] = kept
     failed, found = kept[1]
+    # (I002, a warning of the ruleset's, which a command hears from its load: the reference's answer is the check's)
+    said = [writer_bug(b) for b in kept[2]]
     if failed:
-        return list(found)
+        return list(found) + said
     if not isinstance(found, (list, tuple)):
         return [Diagnostic("E001", f"`{DATA_CHECK}` must give a list of {{pointer, message, cites}}, not "
-                                   f"`{str(to_json(found))[:40]}`", span)]
+                                   f"`{str(to_json(found))[:40]}`", span)] + said
     locator = locator or _Locator(program.loaded)
     entry = program.entry
     out = []
@@ -239,7 +242,7 @@ def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_S
                 where = entry.import_spans.get(alias, binding.span)
         out.append(Diagnostic("C027", str(item.get("message", "invalid data")), where or span, pointer=pointer,
                               schema_rule=rule))
-    return out
+    return out + said
 
 
 def data_findings(program: Program, engine: Callable[[], Any] | None = None, run_query: bool = True) -> list[Diagnostic]:

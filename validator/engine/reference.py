@@ -53,7 +53,7 @@ from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
-                           RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG)
+                           RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
 from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
@@ -1363,7 +1363,8 @@ def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = 
     budget or the depth limit (E004, E005: the engine counts an upper bound of both, see
     docs/architecture.md), ``again()`` (what undoes the attempt) then ``go`` on the reference, from
     the start, which gives the exact answer. No engine: the reference at once. A unit the engine gave
-    up for a bug of its writer (``WRITER_BUG``) is noted in ``bugs``, for the caller to say."""
+    up for a bug of its writer (``WRITER_BUG``) is noted in ``bugs``, for the caller to say, and heard
+    by every open ``runtime.listening`` (a command says it once, whatever call ran the unit)."""
     if engine is not None:
         try:
             return go(engine)
@@ -1372,8 +1373,10 @@ def _engine_else_reference(engine: Any, program: Program, go: Any, again: Any = 
                 raise
             if again is not None:
                 again()
-            if bugs is not None and isinstance(err, Unwritable) and err.code == WRITER_BUG:
-                bugs.append(err)
+            if isinstance(err, Unwritable) and err.code == WRITER_BUG:
+                heard(writer_bug(err), program.loaded.sources.get(err.span.file))
+                if bugs is not None:
+                    bugs.append(err)
     return go(Interpreter(program))
 
 
@@ -1385,13 +1388,14 @@ def _run_query_on(interp: Any, program: Program, state: Any, query: str, args: l
     return _with_room(unit, lambda: interp.run_query(run, unit, args, check)), run
 
 
-def run_without_state(program: Program, unit: Unit, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None) -> Any:
+def run_without_state(program: Program, unit: Unit, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None,
+                      bugs: list[Unwritable] | None = None) -> Any:
     """Evaluate a query that takes no parameters and reads no input (the checker has made sure: see
-    ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError``."""
+    ``engine.data``) with no state at all, seeded dice 0; raises ``EvalError`` (a writer's bug in ``bugs``)."""
     def go(interp: Any) -> Any:
         run = Run(None, SeededDice(0), budget)
         return _with_room(unit, lambda: force(run, interp.call_unit(run, unit, [], unit.span)))
-    return _engine_else_reference(None if engine is None else engine.interp, program, go)
+    return _engine_else_reference(None if engine is None else engine.interp, program, go, bugs=bugs)
 
 
 def _with_room(unit: Unit, go: Any) -> Any:

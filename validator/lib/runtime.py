@@ -49,6 +49,67 @@ class Unwritable(EvalError):
 WRITER_BUG = "I002"
 
 
+def writer_bug(err: Unwritable) -> Diagnostic:
+    """The warning that says a unit the backend gave up for a bug of its writer (``WRITER_BUG``)."""
+    return Diagnostic(err.code, err.message, err.span, help="the reference interpreter ran it instead, so the answer "
+                                                            "is right (only slower): please report this bug of ruleval")
+
+
+class WriterBugs:
+    """The writer's bugs met while it is open (``heard``), each unit's once, in the order met, with the text of
+    the file each is in (to quote its line); what a command says (``cli.main``) or sends back (a sweep's
+    worker). Whatever ran the unit, through whatever call: ``reference._engine_else_reference`` notes each."""
+
+    def __init__(self) -> None:
+        self.met: dict[tuple[Any, ...], tuple[Diagnostic, str | None]] = {}
+        self.said: set[tuple[Any, ...]] = set()
+
+    def note(self, d: Diagnostic, text: str | None = None) -> None:
+        self.met.setdefault(_bug_key(d), (d, text))
+
+    def say(self, shown: Sequence[Diagnostic]) -> None:
+        """``shown`` (a command's own list of diagnostics) said: its writer's bugs are not said again."""
+        self.said.update(_bug_key(d) for d in shown if d.code == WRITER_BUG)
+
+    def unsaid(self) -> list[tuple[Diagnostic, str | None]]:
+        """What was met and not yet said, marked said now."""
+        out = [m for k, m in self.met.items() if k not in self.said]
+        self.said.update(self.met)
+        return out
+
+
+def _bug_key(d: Diagnostic) -> tuple[Any, ...]:
+    return d.span.file, d.span.line, d.span.col, d.message
+
+
+_LISTENING: list[WriterBugs] = []  # (open ``listening`` blocks, innermost last)
+
+
+class listening:
+    """``with listening() as bugs:``: the writer's bugs met in the block are noted in ``bugs`` (``WriterBugs``)."""
+
+    def __enter__(self) -> WriterBugs:
+        self.bugs = WriterBugs()
+        _LISTENING.append(self.bugs)
+        return self.bugs
+
+    def __exit__(self, *exc: Any) -> None:
+        _LISTENING.remove(self.bugs)
+
+
+def said(shown: Sequence[Diagnostic]) -> None:
+    """A command has said ``shown`` in its own output (a check's diagnostics): every open ``listening``
+    block takes the writer's bugs among them as said."""
+    for bugs in _LISTENING:
+        bugs.say(shown)
+
+
+def heard(d: Diagnostic, text: str | None = None) -> None:
+    """A writer's bug met (``writer_bug``), noted by every open ``listening`` block."""
+    for bugs in _LISTENING:
+        bugs.note(d, text)
+
+
 class CallError(Exception):
     """Raised by a built-in for a bad argument; the compiler adds the call's location."""
 

@@ -95,6 +95,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sources: dict[str, str] = {}
     for rs in rulesets:
         sources.update(rs.sources)
+    from ..lib.runtime import said
+
+    said(diags)  # (a data check's I002 is one of them: not said again after them, ``main``)
     if args.format in ("sarif", "github", "junit"):
         from . import report  # (only for these formats: it imports `html` and its table of entities)
 
@@ -162,7 +165,6 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DiagnosticError as exc:
         print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
         return exit_code(exc.diagnostics)
-    print_diags(result.warnings, "text", out, err, rs.sources)  # (a bug of ruleval's backend, I002: on standard error)
     if args.svg:
         from . import render
 
@@ -222,7 +224,6 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 state = read_state_text(line, shown)
                 result = rs.evaluate(state, state_name=shown, **opts)
                 text = result_json(rs, opts["query"], result.json())
-                print_diags(result.warnings, "text", out, err, rs.sources)  # (I002, as ``cmd_run`` says it)
                 if fmt == "text":
                     from ..core.diagnostics import use_colour
                     from .textview import result_text, terminal_width
@@ -324,8 +325,16 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         handler = COMMANDS.get(args.command) or tools.COMMANDS[args.command]
         from ..core.confine import named_on_command_line
 
-        with named_on_command_line(named_paths(args)):  # (shown as written: docs/diagnostics.md, "Paths")
-            return handler(args, out, err)
+        from ..lib.runtime import listening
+
+        # (shown as written: docs/diagnostics.md, "Paths"); a bug of the backend's writer met by any run of
+        # the command, said once for each unit it gave up, whatever the command (I002: the answer is right)
+        with named_on_command_line(named_paths(args)), listening() as bugs:
+            try:
+                return handler(args, out, err)
+            finally:
+                for d, text in bugs.unsaid():
+                    err.write(render_all([d], {d.span.file: text} if text is not None else None, err) + "\n")
     except UsageError as exc:
         err.write(f"ruleval: error[U001]: {one_line(str(exc))}\n")
         return EXIT_USAGE

@@ -33,6 +33,7 @@ writes to a terminal shows a progress bar on standard error (tqdm), none otherwi
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import signal
@@ -302,17 +303,21 @@ def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], it
     items = list(items)
     progress = _Progress(len(items), what, err)
     sweep = Sweep()
+    elsewhere = cluster or ((jobs or default_jobs()) > 1 and len(items) > 1)
+    sent_task = functools.partial(_with_writer_bugs, task)  # (what a worker met, heard here: ``_with_writer_bugs``)
     try:
         if cluster:
-            stream: Iterator[list[Any]] = _on_cluster(task, rulesets, items, cluster, sweep)
-        elif (jobs or default_jobs()) > 1 and len(items) > 1:
+            stream: Iterator[list[Any]] = _on_cluster(sent_task, rulesets, items, cluster, sweep)
+        elif elsewhere:
             pool = _on_warm_pool if warm and _forks() else _on_pool
-            stream = pool(task, rulesets, items, jobs or default_jobs(), sweep)
+            stream = pool(sent_task, rulesets, items, jobs or default_jobs(), sweep)
         else:
             stream = ([task(list(rulesets), item)] for item in items)
         try:
             for results in stream:
                 for r in results:
+                    if elsewhere:
+                        r = _heard_from(r, rulesets)
                     if ordered is not None and not ordered(r):
                         sweep.results.append(r)
                         return sweep
@@ -327,6 +332,30 @@ def run_sweep(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], it
     finally:
         progress.close()
     return sweep
+
+
+def _with_writer_bugs(task: Callable[[list[Any], Any], Any], rulesets: list[Any], item: Any) -> tuple[Any, list[Any]]:
+    """``task(rulesets, item)`` as a worker runs it: its result, and the bugs of the backend's writer its
+    runs met (``runtime.listening``), which the process that runs the sweep hears (``_heard_from``), so
+    that its command says them as it says those met at home."""
+    from ..lib.runtime import listening
+
+    with listening() as bugs:
+        result = task(rulesets, item)
+    return result, [d for d, _ in bugs.met.values()]
+
+
+def _heard_from(sent: tuple[Any, list[Any]], rulesets: Sequence[Any]) -> Any:
+    """A worker's result (``_with_writer_bugs``), its writer's bugs heard here (their lines quoted from
+    the sweep's rulesets)."""
+    from ..lib.runtime import heard
+
+    result, bugs = sent
+    for d in bugs:
+        text = next((rs.sources[d.span.file] for rs in rulesets
+                     if d.span.file in (getattr(rs, "sources", None) or {})), None)
+        heard(d, text)
+    return result
 
 
 def _on_pool(task: Callable[[list[Any], Any], Any], rulesets: Sequence[Any], items: list[Any], jobs: int,
