@@ -256,6 +256,49 @@ def test_unknown_query_is_e008(cli, root: Path) -> None:
     assert r.code == 1 and "error[E008]" in r.err
 
 
+def test_unknown_query_is_said_at_the_query_meant_else_at_the_ruleset_line(cli, root: Path) -> None:
+    """E008 "no query" was said at the file, no line: now at the query of the closest name (the one likely
+    meant, `did you mean`), else at the `ruleset` line, where the ruleset that lacks it declares itself
+    (else the file's first line); `play` and `render` say theirs there too."""
+    rules = write(root, '# the rules\nruleset t "T"\n\nquery main = 1\nquery other = 2\n')
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--query", "mian", "--format", "json")
+    (d,) = json.loads(r.out)
+    assert r.code == 1 and d["code"] == "E008" and (d["line"], d["col"]) == (4, 1), d
+    assert d["help"] == "did you mean `main`? queries: main, other", d
+    r = cli("run", rules, "--state", str(root / "empty.json"), "--query", "zzz")
+    assert r.code == 1 and f"{rules}:2:1: error[E008]: ruleset has no query `zzz`" in r.err, r.err
+    assert "help: queries: main, other" in r.err
+    for argv in (["play", rules, str(root / "empty.json"), "--until", "X"],
+                 ["render", rules, "--state", str(root / "empty.json"), "-o", str(root / "x.svg")]):
+        r = cli(*argv)
+        assert r.code == 1 and f"{rules}:2:1: error[E008]:" in r.err, (argv, r.err)
+    bare = write(root, "query main = 1\n", "bare.rules")
+    r = cli("run", bare, "--state", str(root / "empty.json"), "--query", "zzz")
+    assert r.code == 1 and f"{bare}:1:1: error[E008]" in r.err, r.err
+
+
+def test_a_cases_error_is_annotated_at_the_field_at_fault(cli, root: Path) -> None:
+    """`test --format github` (and SARIF) placed an erring case at its first line: now at the field the
+    error is about (its `query`, `args`, `state_file`, `dice`), as the text says where it is written."""
+    write(root, 'ruleset t "T"\nschema "s.json"\ninput n: int at "/n"\nquery main = n\n'
+                'query twice(x) = x * 2\nquery rolls = roll(2d6)\n')
+    (root / "s.json").write_text('{"type": "object", "properties": {"n": {"type": "integer"}}}')
+    (root / "bad.json").write_text('{"n": "a"}')
+    (root / "cases.yaml").write_text(
+        "ruleset: main.rules\ncases:\n"
+        "  - id: noquery\n    state: {n: 1}\n    query: zzz\n    expect: 1\n"  # (query: line 5)
+        "  - id: arity\n    state: {n: 1}\n    query: twice\n    args: [1, 2]\n    expect: 2\n"  # (args: 10)
+        "  - id: statefile\n    expect: 1\n    state_file: bad.json\n"  # (state_file: 14)
+        "  - id: dice\n    state: {n: 1}\n    query: rolls\n    dice: [1, 2, 3]\n    expect: 3\n")  # (dice: 18)
+    r = cli("test", str(root / "cases.yaml"), "--format", "github", "--jobs", "1")
+    lines = {line.split("title=")[1].split("::")[0]: line for line in r.out.splitlines()}
+    for case, line in (("noquery", 5), ("arity", 10), ("statefile", 14), ("dice", 18)):
+        assert f",line={line}," in lines[case], (case, lines[case])
+    sarif = json.loads(cli("test", str(root / "cases.yaml"), "--format", "sarif", "--jobs", "1").out)
+    found = [x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in sarif["runs"][0]["results"]]
+    assert found == [5, 10, 14, 18], found
+
+
 def test_run_broken_ruleset_exit_1(cli) -> None:
     r = cli("run", str(FIXTURES / "unknown_name.rules"), "--state", str(SCHEMA / "good.json"))
     assert r.code == 1 and "error[C001]" in r.err and "W101" not in r.err

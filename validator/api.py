@@ -237,9 +237,8 @@ class Ruleset:
 
         unit = self.program.query(query)
         if unit is None:
-            known = ", ".join(self.queries()) or "none"
-            raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", Span(self.path),
-                                       help=f"queries: {known}")], "usage")
+            where, known = self.program.missing_query(query, self.path)
+            raise RunError([Diagnostic("E008", f"ruleset has no query `{query}`", where, help=known)], "usage")
         if unit.arity != len(args):
             plural = "" if unit.arity == 1 else "s"
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
@@ -1002,11 +1001,13 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         raise TypeError(f"until is a phase name (text) or None, not {_shown_value(until)}")
     unit = rs.program.query(ADVANCE_QUERY)
     if unit is None:
-        raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`", Span(rs.path),
+        raise PlayError([Diagnostic("E008", f"ruleset has no query `{ADVANCE_QUERY}`",
+                                    rs.program.missing_query(ADVANCE_QUERY, rs.path)[0],
                                     help="`play` needs `query advance` giving {phase, result, next, next_phase, end} "
                                          "(see docs/tools.md)")], "usage", played)
     if random_orders is not None and rs.program.query(RANDOM_ORDERS_QUERY) is None:
-        raise PlayError([Diagnostic("E008", f"ruleset has no query `{RANDOM_ORDERS_QUERY}`", Span(rs.path),
+        raise PlayError([Diagnostic("E008", f"ruleset has no query `{RANDOM_ORDERS_QUERY}`",
+                                    rs.program.missing_query(RANDOM_ORDERS_QUERY, rs.path)[0],
                                     help="random orders come from `query random_orders(seed)`: a list of orders "
                                          "for the state it is run on")], "usage", played)
     try:

@@ -157,6 +157,19 @@ class Program:
     def queries(self) -> list[str]:
         return sorted(n for (ns, n), u in self.units.items() if ns == self.entry.key and u.kind == "query")
 
+    def missing_query(self, name: str, path: str) -> tuple[Span, str]:
+        """Where a run of a query the program lacks is said (E008), and its help: at the query of the
+        closest name, the one likely meant (`did you mean`); else at the `ruleset` line of the entry
+        file ``path`` (the ruleset that lacks it, where it declares itself), else that file's first line."""
+        known = self.queries()
+        close = closest_name(name, known)
+        listed = f"queries: {', '.join(known) or 'none'}"
+        unit = self.query(close) if close is not None else None
+        if unit is not None and unit.span.line:
+            return unit.span, f"did you mean `{close}`? {listed}"
+        header = self.entry.header
+        return (header.span if header is not None and header.span.line else Span(path, 1, 1)), listed
+
     def inputs(self) -> list[Unit]:
         return [u for u in self.units.values() if u.kind == "input"]
 

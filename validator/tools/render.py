@@ -45,7 +45,8 @@ def drawing_of(ruleset: Any, state: Any, result: Any, options: dict[str, Any] | 
     unit = ruleset.program.query("render")
     if unit is None:
         raise DiagnosticError([Diagnostic(
-            "E008", f"ruleset `{ruleset.path}` has no `render` query, so it cannot be drawn", Span(ruleset.path),
+            "E008", f"ruleset `{ruleset.path}` has no `render` query, so it cannot be drawn",
+            ruleset.program.missing_query("render", ruleset.path)[0],
             help="add `query render(result, options)` returning a drawing, `{layout: ..., hexes: [...], ...}` "
                  "(its fields: validator/tools/render.py; docs/playground.md names the bundled rulesets that draw so)")])
     args = [result, dict(options or {})][: unit.arity or 0]
@@ -275,7 +276,7 @@ def picture_of(rs: Any, state: Any, options: dict[str, Any], state_name: str) ->
     if pic is None:
         raise DiagnosticError([Diagnostic(
             "E008", f"ruleset `{rs.path}` has no `render` query and no picture in a `view.yaml` beside it"
-            + (" for this result" if view is not None else ""), Span(rs.path),
+            + (" for this result" if view is not None else ""), rs.program.missing_query("render", rs.path)[0],
             help="add `query render(result, options)` (see validator/tools/render.py) or a view.yaml (docs/playground.md)")])
     svg = picture.draw(pic, rs, state, result, options.get("unit"))
     if svg is None:

@@ -481,6 +481,19 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
     return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})", where
 
 
+def _field_of(case: Case, d: Diagnostic) -> str | None:
+    """The field of the case that a diagnostic of its run is about, where the case writes it: `state_file`
+    for a part of the state read from it, `query` for a query the ruleset lacks, `args` for their
+    number, `dice` for a script the rules did not use up."""
+    if d.pointer is not None:
+        field = "state_file"
+    elif d.code == "E008":
+        field = "args" if "args" in case.data and d.message.startswith("query ") else "query"
+    else:
+        field = {"E014": "dice"}.get(d.code, "")
+    return field if field in case.data else None
+
+
 def _state_file_shown(case: Case) -> str:
     """The `state_file` a case names, as paths are shown (``confine.display_path``: it was not named on the
     command line, so relative to the working folder where it lies under it, else absolute)."""
@@ -716,7 +729,11 @@ def _compose(case: Case, said: _Said) -> tuple[str, tuple[int, int, int, int] | 
     """A failure's message and the place in the case file of what failed first, where that is found."""
     if said.diags:
         parts = [_said_at(case, d) for d in said.diags]
-        return said.prefix + "; ".join(m for m, _ in parts), next((w for _, w in parts if w is not None), None)
+        where = next((w for _, w in parts if w is not None), None)
+        if where is None:  # (said elsewhere, a ruleset's line or a state file's: placed at the case's field at fault)
+            field = next((f for f in map(lambda d: _field_of(case, d), said.diags) if f is not None), None)
+            where = None if field is None else _nearest(case, (field,))
+        return said.prefix + "; ".join(m for m, _ in parts), where
     first = next((p for p, _ in said.problems if p is not None), None)
     return "; ".join(t for _, t in said.problems), None if first is None else _nearest(case, first)
 
