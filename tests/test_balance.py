@@ -176,7 +176,7 @@ def test_a_player_whose_rules_err_is_reported_with_its_line(cli: Any, tmp_path: 
     bad = tmp_path / "bad.rules"
     bad.write_text('ruleset x.bad "bad"\nextends "race.rules"\n\nquery player_orders(side, seed) = nope\n')
     r = cli("balance", str(SWEEP / "race.rules"), "--games", "1", "--player", str(bad), "--jobs", "1")
-    assert r.code == 1 and "race+bad.rules:4:" in r.err and "`nope`" in r.err
+    assert r.code == 1 and f"{bad}:4:35:" in r.err and "`nope`" in r.err  # (the player's own file: no `race+bad`)
 
 
 def test_run_balance_gives_the_figures_to_a_program() -> None:
@@ -442,3 +442,24 @@ def test_one_game_is_said_as_one(cli: Any) -> None:
     three = cli("balance", str(SWEEP / "race.rules"), "--games", "3", "--rounds", "4", "--player", "still", "--jobs", "1")
     assert one.code == 0 and "1 game of " in one.out and "1 games" not in one.out, one.out
     assert three.code == 0 and "3 games of " in three.out, three.out
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_players_errors_name_its_own_file_at_its_line(cli: Any, tmp_path: Path, monkeypatch: Any, jobs: str) -> None:
+    """A player is loaded as a made-up `VARIANT+PLAYER.rules` beside the variant: its errors named that
+    file, which does not exist. Now they name the player's file, as written on the command line (or found
+    under `players/`), at its line: those of its load, and those of its runs in a sweep's workers."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("race.rules", "clauses.yaml", "ruleval.toml"):
+        (tmp_path / name).write_bytes((SWEEP / name).read_bytes())
+    (tmp_path / "players").mkdir()
+    head = '# a player\nruleset p.bad "Bad"\nextends "../race.rules"\n\n'
+    (tmp_path / "players" / "unknown.rules").write_text(head + "query player_orders(side, seed) = nobody\n")
+    (tmp_path / "players" / "zero.rules").write_text(head + "query player_orders(side, seed) = [1 / (seed - seed)]\n")
+    for given, shown in (("players/unknown.rules", "players/unknown.rules"), ("unknown", "players/unknown.rules"),
+                         (str(tmp_path / "players" / "unknown.rules"), str(tmp_path / "players" / "unknown.rules"))):
+        r = cli("balance", "race.rules", "--games", "2", "--jobs", jobs, "--player", given)
+        assert r.code == 1 and f"{shown}:5:35: error[C001]: unknown name `nobody`" in r.err, (given, r.err)
+    r = cli("balance", "race.rules", "--games", "2", "--jobs", jobs, "--player", "zero")
+    assert r.err.count("E003 division by zero (at players/zero.rules:5)") == 2, r.err
+    assert "+" not in r.err, r.err

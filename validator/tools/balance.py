@@ -52,11 +52,15 @@ def player_path(variant: Any, name: str) -> Path | None:
     return None
 
 
-def load_player(variant: Any, path: Path) -> Any:
+def load_player(variant: Any, path: Path, written: str | None = None) -> Any:
     """The player at ``path`` applied over ``variant``: its text with its ``extends`` line naming the
-    variant (the lines unchanged, so a message points at the player's own line), loaded as a ruleset
-    beside the variant, ``VARIANT+PLAYER.rules``."""
+    variant (the lines unchanged), loaded as a ruleset beside the variant, ``VARIANT+PLAYER.rules``
+    (where the variant's root confines what it reads), a file that does not exist: it is shown as the
+    player's file for the rest of the command (``confine.PathView.named``, which a sweep's workers are
+    given too), so that every message, of its load or of its runs, points at the player's own line: as
+    ``written`` on the command line, if it was (docs/diagnostics.md, "Paths")."""
     from ..api import check_text
+    from ..core import confine
     from ..core.exits import UsageError
     from ..lang.loader import real_path
 
@@ -66,8 +70,13 @@ def load_player(variant: Any, path: Path) -> Any:
         raise UsageError(f"player `{path}` must have one `extends` line (the rules it plays), not {len(found)}")
     target = real_path(variant.path)
     virtual = target.parent / f"{target.stem}+{path.stem}.rules"
+    shown = written or confine.display_path(path)
+    named = dict(confine.path_view().named)
+    named.update({str(virtual): shown, os.path.realpath(virtual): shown})
+    confine.show_as_named(tuple(sorted(named.items())))  # (until the command ends: ``named_on_command_line``)
     combined = EXTENDS_LINE.sub(f'extends "{target.name}"', text, count=1)
     rs = check_text(virtual, combined)
+    rs.sources[rs.path] = text  # (its lines quoted as the player's file has them: its own `extends` line)
     rs.overlay = {os.path.realpath(virtual): combined}  # (what a worker is sent: `sweep.source_of`)
     return rs
 
@@ -363,7 +372,7 @@ def prepare(variant: Any, given: list[str]) -> tuple[list[str], dict[str, str | 
         if path is None:
             raise UsageError(f"no player `{name}`: give a player file, or a name found as players/{name}.rules "
                              "beside the variant or the rules it extends")
-        rs = load_player(variant, path)
+        rs = load_player(variant, path, name if path == Path(name) else None)
         if not rs.ok:
             raise PlayerError(rs)
         if PLAYER_QUERY not in rs.queries():
@@ -390,12 +399,18 @@ def run_balance(variant_path: str, players: list[str] | None = None, games: int 
     from ..api import RunError, load_ruleset
     from .sweep import run_sweep
 
+    from ..core import confine
+
     variant = load_ruleset(variant_path)
     if not variant.ok:
         raise RunError([d for d in variant.diagnostics if d.is_error], "ruleset")
-    sides, choice, rulesets, by_side, start = prepare(variant, players or [])
-    items = [(g, seed, rounds, max_phases, by_side, start) for g in range(games)]
-    sw = run_sweep(play_one, rulesets, items, jobs=jobs, cluster=cluster, what="games", err=err)
+    kept = confine.show_as_named(confine.path_view().named)  # (the players' files, shown as such while it runs)
+    try:
+        sides, choice, rulesets, by_side, start = prepare(variant, players or [])
+        items = [(g, seed, rounds, max_phases, by_side, start) for g in range(games)]
+        sw = run_sweep(play_one, rulesets, items, jobs=jobs, cluster=cluster, what="games", err=err)
+    finally:
+        confine.show_as_named(kept)
     return {"variant": variant.path, **Balance(sw.results, sides, choice, rounds, sw.interrupted).figures(group_by)}
 
 

@@ -73,10 +73,11 @@ class Source:
 
 def source_of(rs: Any) -> Source:
     """The content of a loaded ruleset (``Ruleset.files``, plus texts it was given rather than read:
-    ``rs.overlay``), ready to be sent to a worker."""
+    ``rs.overlay``, whose one text is the entry's when there is one: a player over a variant, shown as
+    the player's file, ``balance.load_player``), ready to be sent to a worker."""
     from ..lang.loader import real_path
 
-    entry = str(real_path(rs.path))
+    entry = next(iter(rs.overlay)) if rs.overlay and len(rs.overlay) == 1 else str(real_path(rs.path))
     return files_source(sorted(set(rs.files) | set(rs.overlay or {}) | {entry}), entry, rs.overlay or {})[0]
 
 
