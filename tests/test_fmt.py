@@ -114,6 +114,8 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
     assert r.code == 1 and "would reformat" in r.err
     r = cli("fmt", "--diff", str(f))
     assert r.code == 0 and "-def   f(x)=x+1" in r.out and "+def f(x) = x + 1" in r.out
+    # an absolute path's headers as git writes them (they were `a//tmp/...`), a relative one's as written
+    assert r.out.splitlines()[:2] == [f"--- a{f}", f"+++ b{f}"], r.out
     r = cli("fmt", str(f))
     assert r.out == "def f(x) = x + 1\n"
     assert f.read_text() == "def   f(x)=x+1\n"
@@ -125,6 +127,15 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
     r = cli("fmt", "--check", str(bad))
     assert r.code == 1 and "error[P" in r.err
     assert cli("fmt", str(tmp_path / "missing.rules")).code == 2
+
+
+def test_fmt_diff_headers_of_a_relative_path(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.rules").write_text("def   f(x)=x+1\n", encoding="utf-8")
+    for given in ("sub/a.rules", "./sub/a.rules"):
+        r = cli("fmt", "--diff", given)
+        assert r.out.splitlines()[:2] == [f"--- a/{given}", f"+++ b/{given}"], r.out
 
 
 @pytest.mark.parametrize("flag", [[], ["--check"], ["-w"], ["--diff"]], ids=["print", "check", "write", "diff"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -373,9 +374,10 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if new == text:
             continue
         changed += 1
-        if args.diff:
+        if args.diff:  # (headers as git writes them: `a/` and `b/` before the path, an absolute one's `/` left out)
+            named = shown.lstrip("/") if os.path.isabs(shown) else shown
             out.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
-                                                f"a/{shown}", f"b/{shown}"))
+                                                f"a/{named}", f"b/{named}"))
         if args.write:
             write_atomic(f, new)  # whole or not at all: a failed write (WriteFailed, U002) leaves the file as it was
             err.write(f"formatted {one_line(shown)}\n")
