@@ -374,9 +374,9 @@ def test_the_same_data_check_on_the_same_data_runs_once_in_a_process(tree: Path,
     runs: list[str] = []
     real = R.run_without_state
 
-    def counted(program: object, unit: object, budget: int, engine: object = None) -> object:
+    def counted(program: object, unit: object, budget: int, engine: object = None, bugs: Any = None) -> object:
         runs.append(program.entry.entry)  # type: ignore[attr-defined]
-        return real(program, unit, budget, engine)
+        return real(program, unit, budget, engine, bugs)
 
     monkeypatch.setattr(R, "run_without_state", counted)
     monkeypatch.setattr(data, "_RUNS", {})

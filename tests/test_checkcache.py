@@ -80,7 +80,7 @@ def test_cache_holds_only_json(project: Path) -> None:
     for entry in Path(checkcache.cache_dir()).glob("*.json"):
         doc = json.loads(entry.read_text())
         assert set(doc) == {"mac", "body"}  # signed: see tests/adversarial/test_files.py
-        assert set(doc["body"]) - {"extra"} == {"tool", "cwd", "ruleset", "files", "diagnostics", "kind"}
+        assert set(doc["body"]) - {"extra"} == {"tool", "cwd", "ruleset", "files", "placed", "diagnostics", "kind"}
         # (a load's check keeps the reference graph it found: numbers and truth values, ``program.graph_json``)
         assert set(doc["body"].get("extra") or {"units": 0, "refs": 0, "flags": 0, "rolls": 0}) == {
             "units", "refs", "flags", "rolls"}
@@ -164,3 +164,36 @@ def test_an_entry_never_completes_a_program_made_from_another_text(project: Path
     base.write_text(sound)
     assert got.diagnostics == api.load_ruleset(base, check_cache=False, use_cache=False).diagnostics
     assert "C004" not in [d.code for d in got.diagnostics]
+
+
+def test_one_entry_per_real_path_shown_as_the_command_line_writes_it(project: Path, cli,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check ./x.rules` and `check x.rules` kept an entry each (the key held how paths were shown): the
+    entry is now the real file's, its diagnostics' files kept as absolute paths and shown as they are
+    where it is read: as written on the command line, from another folder relative to it."""
+    (project / "w.rules").write_text('def unused = 1\nquery main = 1\n')  # (a warning, W101, at line 1)
+    cache = Path(checkcache.cache_dir())
+    assert "w.rules:1:" in cli("check", "w.rules").err
+    entries = set(cache.glob("*.json"))
+    r = cli("check", "./w.rules")
+    assert set(cache.glob("*.json")) == entries, "a second entry for the same file"
+    assert "./w.rules:1:" in r.err and " w.rules:1:" not in r.err, r.err
+    _no_parsing(monkeypatch)  # (a cache hit from here on: nothing is loaded)
+    assert "./w.rules:1:" in cli("check", "./w.rules").err
+    (project / "sub").mkdir()
+    monkeypatch.chdir(project / "sub")
+    r = cli("check", "../w.rules")
+    assert r.err.startswith("../w.rules:1:"), r.err
+    assert set(cache.glob("*.json")) == entries
+
+
+def test_an_entry_quoting_a_shown_path_is_used_where_paths_are_shown_the_same(project: Path, cli) -> None:
+    """A message that names a file as shown then (an import cycle) would name it wrongly elsewhere: such
+    an entry is used only under the same way of showing paths, and checked afresh otherwise."""
+    (project / "a.rules").write_text('import "b.rules" as b\nquery main = 1\n')
+    (project / "b.rules").write_text('import "a.rules" as a\ndef x = 1\n')
+    first = cli("check", "a.rules").err
+    assert "a.rules -> b.rules -> a.rules" in first, first
+    assert cli("check", "a.rules").err == first
+    again = cli("check", "./a.rules").err
+    assert "./a.rules -> b.rules -> ./a.rules" in again, again

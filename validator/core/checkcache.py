@@ -2,9 +2,12 @@
 
 An entry holds the diagnostics of one ruleset and the SHA-256 of every file it read (modules,
 data, schema and the files its ``$ref``s name, clause catalogue); it is used only while all of them
-are unchanged, for the same ruleval version, grammar and interpreter source, with paths shown the
-same way (``confine.PathView``: from the same working folder, the same files named on the command line
-as written differently from the default).
+are unchanged, for the same ruleval version, grammar and interpreter source. It is kept by the
+ruleset's real path, however the command line writes it (`x.rules`, `./x.rules`, from another folder):
+the files its diagnostics are placed in are kept as absolute paths and shown as paths are shown where
+it is read (``confine.display_path``; docs/diagnostics.md, "Paths"). An entry whose texts (a message,
+a help) quote a path as shown then is used only where paths are shown the same way
+(``confine.PathView``: the same working folder, the same files named on the command line as written).
 
 Entries are never trusted (docs/security.md):
 
@@ -200,8 +203,35 @@ def _digest(path: str, root: Path) -> str | None:
 def _entry_path(folder: Path, ruleset: Path, kind: str = "check") -> Path:
     # (a check result keeps its old name: entries of other kinds name theirs)
     salt = "" if kind == "check" else f"\0{kind}"
-    name = hashlib.sha256(f"{confine.path_view().key}\0{ruleset.resolve()}{salt}".encode()).hexdigest()[:32]
+    name = hashlib.sha256(f"{ruleset.resolve()}{salt}".encode()).hexdigest()[:32]
     return folder / f"{name}.json"
+
+
+def _placed(diagnostics: list[Diagnostic]) -> tuple[dict[str, str], bool]:
+    """Each file the diagnostics are placed in, as shown here -> as an absolute path (a sweep's worker's
+    private folder mapped back: ``PathView.moved``), and whether none of their texts quotes one as
+    shown (such an entry holds wherever it is read)."""
+    view = confine.path_view()
+    out: dict[str, str] = {}
+    for d in diagnostics:
+        for sp in (d.span, *(r.span for r in d.related)):
+            if sp.file and sp.file not in out:
+                out[sp.file] = os.path.normpath(os.path.join(view.cwd, sp.file))
+    texts = [t for d in diagnostics for t in (d.message, d.help or "", *(r.message for r in d.related))]
+    return out, not any(shown in t for shown in out for t in texts)
+
+
+def _shown_again(d: Diagnostic, now: dict[str, str]) -> Diagnostic:
+    """A kept diagnostic with its files shown as paths are shown now (``now``: as shown then -> now)."""
+    from dataclasses import replace
+
+    if all(now.get(sp.file, sp.file) == sp.file for sp in (d.span, *(r.span for r in d.related))):
+        return d
+
+    def span(sp: Span) -> Span:
+        return replace(sp, file=now[sp.file]) if sp.file in now else sp
+
+    return replace(d, span=span(d.span), related=tuple(Related(span(r.span), r.message) for r in d.related))
 
 
 def _span_json(s: Span) -> list[Any]:
@@ -242,8 +272,8 @@ def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = Non
         return None
     body = read_signed(_entry_path(folder, ruleset, kind), key, folder, MAX_ENTRY_BYTES)
     try:
-        if (body is None or body.get("tool") != _tool_key() or body.get("cwd") != confine.path_view().key
-                or body.get("kind", "check") != kind):
+        if (body is None or body.get("tool") != _tool_key() or body.get("kind", "check") != kind
+                or body.get("cwd") not in (None, confine.path_view().key)):
             return None
         real = os.path.realpath(ruleset)
         files = body["files"]
@@ -253,7 +283,12 @@ def lookup(ruleset: Path, kind: str = "check", read: dict[str, str] | None = Non
         if any(not isinstance(h, str) or _digest(f, root) != h or (read is not None and read.get(f, h) != h)
                for f, h in files.items()):
             return None
-        return Cached([diag_from_json(d) for d in body["diagnostics"]], list(files), body.get("extra"))
+        placed = body.get("placed")
+        if not isinstance(placed, dict) or not all(isinstance(p, str) for p in placed.values()):
+            return None
+        now = {then: confine.display_path(p) for then, p in placed.items()}  # (``_placed``'s inverse)
+        return Cached([_shown_again(diag_from_json(d), now) for d in body["diagnostics"]], list(files),
+                      body.get("extra"))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -274,7 +309,9 @@ def store(ruleset: Path, files: list[str], diagnostics: list[Diagnostic], read: 
     digests = {f: read.get(f) for f in files}
     if not digests or any(not h for h in digests.values()):
         return
-    body = {"tool": _tool_key(), "cwd": confine.path_view().key, "ruleset": os.path.realpath(ruleset), "files": digests,
+    placed, anywhere = _placed(diagnostics)
+    body = {"tool": _tool_key(), "cwd": None if anywhere else confine.path_view().key,
+            "ruleset": os.path.realpath(ruleset), "files": digests, "placed": placed,
             "diagnostics": [diag_to_json(d) for d in diagnostics], "kind": kind,
             **({} if extra is None else {"extra": extra})}
     try:
