@@ -244,6 +244,11 @@ def test_a_planted_bug_in_the_data_check_is_a_warning_of_check_and_of_every_load
     said_once(err)
     found = check_text(root / "main.rules", (root / "main.rules").read_text()).diagnostics
     assert [(d.code, d.severity) for d in found] == [(WRITER_BUG, "warning")], found
+    (root / "cases.yaml").write_text("ruleset: main.rules\ncases:\n  - id: one\n    state: {}\n    expect: 1\n")
+    for argv in ([], ["--deny-warnings"]):  # (listed among the ruleset's warnings there: not said twice)
+        code, out, err = cli("test", str(root / "cases.yaml"), "--jobs", "1", *argv)
+        assert "1 passed" in out and code == (1 if argv else 0), (code, out, err)
+        said_once(err)
 
 
 @pytest.mark.planted_writer_bug

@@ -990,6 +990,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"updated {n} expectation{'s' if n != 1 else ''}\n")
     if args.format != "text" or args.junit:
         _reports(args, out, outcomes, warnings, suite.diagnostics)
+    if args.format == "sarif" or (args.deny_warnings and args.format == "text"):
+        from ..lib.runtime import said
+
+        said(warnings)  # (a data check's I002 among them, said there: not again at the command's end, ``cli.main``)
     if args.format == "text":
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
