@@ -283,3 +283,26 @@ def test_parse_of_what_is_no_text_is_a_type_error(text: Any) -> None:
     with pytest.raises(TypeError, match="parse takes the ruleset's text"):  # (before: AttributeError for None)
         validator.parse(text)
     assert validator.parse("query main = 1") is not None
+
+
+def test_a_states_integer_has_at_most_401_digits_read_from_text() -> None:
+    # one rule, however the number is written: 401 digits (what `1e400` is) are read, 402 refused (before:
+    # 61 digits written out were refused while `1e400` and `1` with 500 zeros and `.0` were read, and a
+    # decimal of 5 000 digits was Python's ValueError)
+    from validator.core.diagnostics import DiagnosticError
+    from validator.engine.state import read_state_text
+
+    for text, value in (("9" * 401, 10 ** 401 - 1), ("-" + "9" * 401, 1 - 10 ** 401), ("1e400", 10 ** 400),
+                        ("9.5e400", 95 * 10 ** 399), ("1" + "0" * 400 + ".0", 10 ** 400), ("0.5e401", 5 * 10 ** 400),
+                        ("1." + "0" * 600, 1)):
+        assert read_state_text('{"a": ' + text + "}", "s.json") == {"a": value}, text
+    for text, said in (("9" * 402, "integer with 402 digits, more than 401"),
+                       ("-" + "9" * 402, "integer with 402 digits, more than 401"),
+                       ("10e400", "number too large: more than 401 digits before its point"),
+                       ("1" + "0" * 401 + ".5", "number too large: more than 401 digits before its point"),
+                       ("1e-401", "number with more than 400 digits after its point"),
+                       ("1." + "5" * 5000, "number with more than 400 digits after its point")):
+        with pytest.raises(DiagnosticError) as caught:
+            read_state_text('{"a": ' + text + "}", "s.json")
+        d = caught.value.diagnostics[0]
+        assert (d.code, d.pointer, d.message, d.span.col) == ("S001", "/a", said, 7), text

@@ -322,7 +322,7 @@ def test_a_5000_digit_integer_in_a_state_is_s001_at_its_place(hostile, repo):
     write(repo, "big.json", '{"b": 1,\n "a": [0, ' + "9" * 5000 + "]}")
     done = hostile("run", "main.rules", "--state", "big.json", "--format", "text", cwd=repo)
     assert done.code == 3
-    assert "big.json:2:11: error[S001]: integer with 5000 digits, more than 60" in done.err
+    assert "big.json:2:11: error[S001]: integer with 5000 digits, more than 401" in done.err
     assert "= pointer: /a/1" in done.err
 
 

@@ -24,18 +24,23 @@ from typing import Any
 from .diagnostics import Diagnostic, DiagnosticError, Span
 
 MAX_DEPTH = 100  # arrays and objects nested in one another; jsonschema recurses some 4 frames a level
-MAX_INT_DIGITS = 60  # as a ruleset's integer literal (syntax.MAX_INT_DIGITS)
+# One rule for a state's numbers, however they come (a JSON text, a YAML case, a value given to the API): a
+# decimal's exponent is at most ``MAX_EXPONENT`` either way (every float Python writes, 1.8e308 and 5e-324 too,
+# is read), and an integer has at most ``MAX_INT_DIGITS`` digits: what ``1e400`` is, written out or not.
+MAX_EXPONENT = 400
+MAX_INT_DIGITS = MAX_EXPONENT + 1
+TOO_MANY_DIGITS = 10 ** MAX_INT_DIGITS  # (an integer is within the rule when its absolute value is below it)
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?"
 # tokens outside strings, in document order: what json.loads meets first is what these find first
 _TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(-?Infinity|NaN)|({_NUMBER})')
 _BRACKETS = re.compile(rf'{_STRING}|[\[\]{{}}]')
-_SUSPECT_NUMBER = re.compile(r"\d{%d}|[eE][+-]?\d{3}" % (MAX_INT_DIGITS + 1))
+_SUSPECT_NUMBER = re.compile(r"(?<!\d)\d{%d}" % (MAX_INT_DIGITS + 1))  # (tried where a run of digits starts)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
-_LONE = re.compile("[\ud800-\udfff]")
-_TOO_MANY_DIGITS = 10 ** MAX_INT_DIGITS
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # (no encoding writes one: no JSON text holds one)
+_LONE = LONE_SURROGATE
 
 
 class _Refused(Exception):
@@ -66,13 +71,33 @@ def _int(text: str) -> int:
 def _float(text: str) -> Fraction | int:
     """A number written with a fraction or an exponent, read exactly as the decimal it writes (never
     as a binary float): ``0.1`` is 1/10; a whole one (``1901.0``, ``2e3``) is the integer it equals.
-    An exponent past ``MAX_EXPONENT`` either way is refused (it would take that many digits)."""
-    exponent = _EXPONENT.search(text)
-    if exponent is not None and (len(exponent.group(1).lstrip("+-").lstrip("0")) > len(str(MAX_EXPONENT))
-                                 or abs(int(exponent.group(1))) > MAX_EXPONENT):  # (a long exponent is never read as an int)
+    One that, written out, has more than ``MAX_INT_DIGITS`` digits before its point or ``MAX_EXPONENT``
+    after it is refused (``_out_of_range``): the bound of a state's integers (``1e400`` is the largest
+    power of ten), and of its decimals (``1e-400`` the smallest)."""
+    if _out_of_range(text) is not None:
         raise _Refused(text)
     value = Fraction(text)
     return value.numerator if value.denominator == 1 else value
+
+
+def _out_of_range(text: str) -> str | None:
+    """Why a decimal is outside the bounds of a state's numbers (``_float``), or None."""
+    m = _DECIMAL.fullmatch(text)
+    if m is None:
+        return None
+    raw = m.group(3) or "0"
+    if len(raw.lstrip("+-").lstrip("0")) > len(str(MAX_EXPONENT)):  # (a long exponent is never read as an int)
+        return "small" if raw.startswith("-") else "large"
+    digits = m.group(1) + (m.group(2) or "")
+    point = len(m.group(1)) + int(raw)  # (where the point stands among the digits, from the left)
+    if point - (len(digits) - len(digits.lstrip("0"))) > MAX_INT_DIGITS:  # (digits before it, leading zeros not)
+        return "large"
+    if len(digits.rstrip("0")) - point > MAX_EXPONENT:  # (digits after it, trailing zeros not)
+        return "small"
+    return None
+
+
+_DECIMAL = re.compile(r"-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
 
 
 def exact_numbers(value: Any) -> Any:
@@ -114,9 +139,6 @@ def _with_floats_read(v: Any) -> Any:
 
 
 _HOLDERS = frozenset({float, dict, list, tuple})  # what may be or hold a float (``_with_floats_read``)
-MAX_EXPONENT = 400
-_TOO_MANY_DIGITS_READ = 10 ** (MAX_EXPONENT + 1)  # (``value_problem`` of a caller's value)
-_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -247,16 +269,19 @@ def _refused(text: str, shown: str, token: str) -> DiagnosticError:
         if m.group(3):
             return _error(text, shown, m.start(), len(found), f"`{found}` is not JSON",
                           "JSON has no NaN or infinity; write a number, or none (`null`)")
-        if "e-" in found.lower():
-            return _error(text, shown, m.start(), len(found), f"number too small: an exponent below -{MAX_EXPONENT}",
+        if found.lstrip("-").isdigit():
+            return _error(text, shown, m.start(), len(found),
+                          f"integer with {len(found.lstrip('-'))} digits, more than {MAX_INT_DIGITS}", _NUMBER_HELP)
+        if _out_of_range(found) == "small":
+            return _error(text, shown, m.start(), len(found),
+                          f"number with more than {MAX_EXPONENT} digits after its point",
                           "write 0, or a number of fewer decimals")
-        if "." in found or "e" in found or "E" in found:
-            return _error(text, shown, m.start(), len(found), "number too large: it overflows to infinity",
-                          "write a smaller number")
-        digits = len(found.lstrip("-"))
-        return _error(text, shown, m.start(), len(found), f"integer with {digits} digits, more than {MAX_INT_DIGITS}",
-                      "a state's integers are limited like a ruleset's literals; write it as a string")
+        return _error(text, shown, m.start(), len(found),
+                      f"number too large: more than {MAX_INT_DIGITS} digits before its point", _NUMBER_HELP)
     return DiagnosticError([Diagnostic("S001", f"`{token[:40]}` cannot be read", Span(shown, 1, 1, 1, 2))])
+
+
+_NUMBER_HELP = f"a state's numbers are below 10^{MAX_INT_DIGITS} (`1e400` is the largest power of ten); write it as a string"
 
 
 def _duplicate(text: str, shown: str) -> DiagnosticError:
@@ -301,15 +326,12 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
     number, truth value or none where its container reads it. Each open container keeps its place
     (its parent's place and its key in it); the pointer is built from it only for a problem. With
     ``subclasses``, a value of a subclass of a JSON type (an ``OrderedDict``, an ``IntEnum``) is one of that
-    type, as Python's ``json`` writes it, and an integer may have as many digits as ``loads`` makes of a
-    decimal with an exponent (``1e400``: ``MAX_EXPONENT`` + 1), which a state read from text may hold by
-    the time a caller has it (a caller's state: ``api``)."""
-    whole = _TOO_MANY_DIGITS_READ if subclasses else _TOO_MANY_DIGITS
+    type, as Python's ``json`` writes it (a caller's state: ``api``)."""
     if subclasses:
         value = _plain(value)
     t = type(value)
     if t is not dict and t is not list and t is not tuple:
-        problem = _leaf_problem(value, whole)
+        problem = _leaf_problem(value)
         return None if problem is None else ("", problem)
     problem = _container_problem(value, 0, max_depth)
     if problem is not None:
@@ -334,7 +356,7 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
                 todo.append((_last_first(x), (place, k), depth + 1))
                 break  # (its items first; this container's others after)
             elif x is not None and tx is not bool and tx is not Fraction:
-                problem = _leaf_problem(x, whole)
+                problem = _leaf_problem(x)
                 if problem is not None:
                     return _pointer_of(place, k), problem
         else:
@@ -355,14 +377,14 @@ def _plain(v: Any) -> Any:
     return base(v)
 
 
-def _leaf_problem(v: Any, whole: int = _TOO_MANY_DIGITS) -> str | None:
+def _leaf_problem(v: Any) -> str | None:
     """What is wrong with a value that is no list, tuple or object, or None."""
     t = type(v)
     if t is str:
         return "a text holds a lone surrogate" if _LONE.search(v) else None
     if t is int:
-        if v.bit_length() >= 199 and abs(v) >= whole:
-            return f"an integer with more than {len(str(whole)) - 1} digits"
+        if v.bit_length() > 1332 and abs(v) >= TOO_MANY_DIGITS:  # (2^1332 < 10^401)
+            return f"an integer with more than {MAX_INT_DIGITS} digits"
         return None
     if t is float:
         return None if math.isfinite(v) else f"`{v}` is not JSON"

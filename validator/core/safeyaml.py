@@ -33,6 +33,8 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
+from .jsontext import MAX_INT_DIGITS
+
 MAX_ALIASES = 1000
 MAX_ALIAS_NODES = 100_000
 # A `*` that may start an alias: at a line's start or after anything but a word character or one of
@@ -183,7 +185,9 @@ def _no_repeats(cls: type) -> type:
     return NoRepeats
 
 
-MAX_INT_CHARS = 100  # an integer written longer than this is refused (states allow 60 digits: `jsontext`)
+# an integer written longer than a sign and the digits a state's integer may have (``jsontext.MAX_INT_DIGITS``)
+# is refused as it is read, before it is built
+MAX_INT_CHARS = MAX_INT_DIGITS + 1
 
 
 def _keys_once(node: MappingNode, keys: list[tuple[ScalarNode, Any]]) -> None:
