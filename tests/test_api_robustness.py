@@ -247,23 +247,61 @@ def test_replay_refuses_a_record_state_json_cannot_hold_at_its_pointer() -> None
         assert pointer is None or d.pointer == pointer
 
 
+def _named(tmp_path: Path) -> Any:
+    """A ruleset whose state is a record of one text, `name`, that its one query reads without a pattern."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "s.schema.json").write_text(json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+        "required": ["name"], "properties": {"name": {"type": "string"}}}))
+    (tmp_path / "n.rules").write_text('ruleset n "n"\nschema "s.schema.json"\ninput name: str at "/name"\n'
+                                      "query main = len(name)\n")
+    rs = load_ruleset(tmp_path / "n.rules")
+    assert rs.ok and rs.run({"name": "ab"}) == 2
+    return rs
+
+
 @pytest.mark.parametrize("engine", ["backend", "reference"])
-def test_what_the_schemas_fast_check_takes_and_no_json_text_holds_is_S001_when_a_run_fails(engine: str) -> None:
-    # the fast check tests types alone, so a lone surrogate in an order's text, or a 5 000-digit
-    # score, passed it (before: UnicodeEncodeError from RE2, ValueError writing the number)
+def test_what_no_json_text_holds_is_S001_before_any_rule_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               engine: str) -> None:
+    # the schema's fast check tested types alone, so a lone surrogate in a text, or an integer past 401
+    # digits, reached the rules: a run that read it without a pattern or writing it as text answered
+    # (`len` of the text, a score of 402 digits banked), one that failed was walked afterwards for S001.
+    # Now the fast check asks it too (else the state is walked), once, before any rule runs.
+    from validator import api
+
+    named, pig = _named(tmp_path), load_ruleset(PIG)
+    std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    order = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    order["orders"][0] = {**order["orders"][0], "order": "A VIE \ud800 GAL"}
+    key = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    key["supply_centers"] = {"vie": "austria", "\udc00": "england"}  # (a map's key)
+    cases = [(named, {"name": "a\ud800"}, "/name"), (pig, {"score": 10 ** 401, "rolls": 2}, "/score"),
+             (pig, {"score": -(10 ** 5000), "rolls": 2}, "/score"), (std, order, "/orders/0/order"),
+             (std, key, "/supply_centers")]  # (a key's fault: at its object)
+    assert pig.run({"score": 10 ** 401 - 1, "rolls": 2}, seed=1)["banked"] >= 10 ** 401 - 1  # (401 digits: read)
+
+    def no_rule_runs(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a rule ran")
+    monkeypatch.setattr(api.R, "run_query", no_rule_runs)
+    for rs, state, pointer in cases:
+        with pytest.raises(RunError) as caught:
+            rs.run(state, engine=engine)
+        assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S001", pointer)], pointer
+        assert [(d.code, d.pointer) for d in rs.state_errors(state)] == [("S001", pointer)]
+
+
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_what_an_unchecked_run_meets_that_python_refuses_is_E011(engine: str) -> None:
+    # `validate=False` checks nothing: a lone surrogate reaching a pattern (RE2 reads UTF-8, which has
+    # none), or an integer past Python's 4 300 digits written as text, is E011 at the query
     std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
     state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
     state["orders"][0] = {**state["orders"][0], "order": "A VIE \ud800 GAL"}
     with pytest.raises(RunError) as caught:
-        std.run(state, engine=engine)
-    assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S001", "/orders/0/order")]
-    with pytest.raises(RunError) as caught:  # unchecked: the run's own error, located at the call
         std.run(state, engine=engine, validate=False)
+    assert caught.value.diagnostics[0].code == "E011"
     assert "lone surrogate cannot be matched" in caught.value.diagnostics[0].message
     pig = load_ruleset(PIG)
-    with pytest.raises(RunError) as caught:
-        pig.run({"score": 10 ** 5000, "rolls": 2}, engine=engine)
-    assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S001", "/score")]
     with pytest.raises(RunError) as caught:
         pig.run({"score": 1, "rolls": 10 ** 5000}, engine=engine, validate=False)
     assert caught.value.diagnostics[0].code == "E011"
@@ -306,3 +344,19 @@ def test_a_states_integer_has_at_most_401_digits_read_from_text() -> None:
             read_state_text('{"a": ' + text + "}", "s.json")
         d = caught.value.diagnostics[0]
         assert (d.code, d.pointer, d.message, d.span.col) == ("S001", "/a", said, 7), text
+
+
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_states_integer_has_at_most_401_digits_given_to_the_api(pig: Any, engine: str) -> None:
+    # the same rule as a state read from text (the test above), for a state, a YAML case's state and args
+    from validator.core.jsontext import value_problem
+
+    assert pig.run({"score": 10 ** 401 - 1, "rolls": 1}, dice=[1], engine=engine)["banked"] == 10 ** 401 - 1
+    assert pig.run({"score": 1e300, "rolls": 1}, dice=[1], engine=engine)["banked"] == 10 ** 300  # (301 digits)
+    for score in (10 ** 401, -(10 ** 401)):  # (S001 before the schema is asked: its `minimum: 0` is not said)
+        with pytest.raises(RunError) as caught:
+            pig.run({"score": score, "rolls": 1}, dice=[1], engine=engine)
+        d = caught.value.diagnostics[0]
+        assert (d.code, d.pointer, d.message) == ("S001", "/score", "an integer with more than 401 digits")
+    assert value_problem({"a": [10 ** 401 - 1]}) is None  # (a YAML case's state: before, 61 digits were refused)
+    assert value_problem({"a": [10 ** 401]}) == ("/a/0", "an integer with more than 401 digits")

@@ -319,3 +319,43 @@ def test_an_if_whose_test_never_ends_is_never_certainly_valid() -> None:
     with pytest.raises(RecursionError):
         jsonschema.Draft202012Validator(schema).is_valid(1)
     assert certainly_valid(1, schema) is False
+
+
+_no_json = st.sampled_from(["\ud800", "a\udc00b", "é\udfff", 10 ** 401, -(10 ** 401), 10 ** 4000])
+_hostile_values = st.recursive(
+    _no_json | st.sampled_from(["army", "fleet", "lon", "england", "spring", 1901, 3]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["vie", "\ud800", "units"]), inner,
+                                                               max_size=3),
+    max_leaves=4)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_state_no_json_text_holds_is_never_certainly_exact(name: str, data: Any) -> None:
+    """The API's intake walks no state the fast check takes with ``exact`` (``api.Ruleset.evaluate``): such a
+    state must be one ``jsontext.value_problem`` finds nothing in, so the check refuses a text holding a lone
+    surrogate (a value or a key) and an integer past 401 digits wherever they stand, as a text of the
+    state would be refused (S001)."""
+    from validator.core.jsontext import value_problem
+
+    path = data.draw(st.sampled_from(json_paths(SAMPLES[name])))
+    state = mutated(SAMPLES[name], path, data.draw(st.sampled_from(["replace", "add"])), data.draw(_hostile_values))
+    if certainly_valid(state, SCHEMAS[name], exact=True):
+        assert value_problem(state, subclasses=True) is None, path
+
+
+@pytest.mark.parametrize("schema, bad", [
+    ({"type": "string"}, "a\ud800"), ({"type": "string", "maxLength": 9}, "\udc00"), ({"type": "integer"}, 10 ** 401),
+    ({"type": "integer", "minimum": 0}, 10 ** 4000), ({"type": ["integer", "null"]}, -(10 ** 401)),
+    ({"type": "object", "additionalProperties": {"type": "integer"}}, {"\ud800": 1}),
+    ({"type": "object", "propertyNames": {"maxLength": 3}, "additionalProperties": {"type": "integer"}}, {"\ud800": 1}),
+    ({"type": "string", "pattern": "^a"}, "a\ud800"), ({"pattern": "^a"}, "a\ud800"),
+], ids=lambda x: None if isinstance(x, dict) else type(x).__name__)
+def test_the_fast_check_refuses_a_lone_surrogate_and_an_integer_past_401_digits(schema: Any, bad: Any) -> None:
+    full = {"$schema": KITCHEN["$schema"], **schema}
+    check = fast_check(full)
+    assert check is not None and check(bad) is False  # (a `pattern` meets no lone surrogate: RE2 could not read it)
+    assert certainly_valid(bad, full) is False
+    if isinstance(bad, int):
+        assert check(10 ** 401 - 1) is True

@@ -27,7 +27,7 @@ from .engine.backend import Backend
 from .lang.program import Program, Unit, build_program, check_program, graph_json
 from .core.confine import Reads, Seen, looked_at, still
 from .core.diagnostics import Diagnostic, DiagnosticError, Span, sort_diagnostics
-from .core.jsontext import exact_numbers, value_problem
+from .core.jsontext import MAX_INT_DIGITS, exact_numbers, value_problem
 from .lang.loader import Loaded, display_path, load, path_view, real_path
 from .lib.runtime import (DEFAULT_STEP_BUDGET, WRITER_BUG, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable,
                           heard, writer_bug)
@@ -164,8 +164,10 @@ class Ruleset:
             engine: str = "backend") -> Any:
         """Run a query on a state; returns the JSON-ready result. Raises ``RunError`` with diagnostics.
 
-        The state is checked first (``validate``): against the ruleset's JSON Schema, then by its own
-        ``query validate_state`` (in the same run). The run is made by the fast backend
+        The state is checked first (``validate``): what no JSON text holds (NaN, a lone surrogate, an
+        integer past ``jsontext.MAX_INT_DIGITS`` digits, a set...) is S001 at its pointer before any rule
+        runs; then against the ruleset's JSON Schema, then by its own ``query validate_state`` (in the
+        same run). The run is made by the fast backend
         (``validator.backend``), or by the reference interpreter (``validator.reference``) with
         ``engine="reference"`` and for a traced run (``explain``); the two give the same results.
 
@@ -201,7 +203,7 @@ class Ruleset:
         validate = bool(validate) and not typed
         schema = self.program.entry.schema
         # a state its schema's fast check accepts, when that check lets no float through, holds none:
-        # it is its own exact reading, and valid (one walk of it, not two)
+        # it is its own exact reading, valid, and holds nothing JSON cannot (one walk of it, not three)
         # (of a usable schema: a ruleset with errors runs nothing, C015)
         certain = validate and self.ok and schema is not None and (made is None or state is not made[0]) and \
             certainly_valid(state, schema, exact=True)
@@ -262,16 +264,13 @@ class Ruleset:
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:
-            raise _unread_or(state if certain else None, state_name, RunError([err.diagnostic()], "eval")) from None
+            raise RunError([err.diagnostic()], "eval") from None
         except RecursionError:  # outside evaluation (which reports E005 itself): a state too deep to walk
             raise self._too_deep(state, query, state_name) from None
         except ValueError as exc:
-            if not _digit_limit(exc):
-                raise
-            raise _unread_or(state if certain else None, state_name,
-                             RunError([_digits_diagnostic(unit.span)], "eval")) from None
+            raise RunError([_beyond_python(exc, unit.span)], "eval") from None
         result = Result(value, run.events, unit, _state=state, _state_name=state_name, _ruleset=self,
-                        warnings=_writer_bugs(bugs), _unwalked=certain)
+                        warnings=_writer_bugs(bugs))
         if explain:
             try:
                 result.trace = R.explanation(run)
@@ -335,10 +334,8 @@ class Ruleset:
         except EvalError as err:
             return [err.diagnostic()] + _writer_bugs(bugs)
         except ValueError as exc:
-            if not _digit_limit(exc):
-                raise
             unit = self.program.query(VALIDATE_QUERY)
-            return [_digits_diagnostic(unit.span if unit is not None else Span(self.path))] + _writer_bugs(bugs)
+            return [_beyond_python(exc, unit.span if unit is not None else Span(self.path))] + _writer_bugs(bugs)
         return self._state_diagnostics(found, shown) + _writer_bugs(bugs)
 
     def backend(self, typed: bool = False) -> Backend:
@@ -377,24 +374,20 @@ class Ruleset:
         return SeededDice(0 if seed is None else seed)
 
 
-def _unread_or(state: Any, shown: str, error: RunError) -> RunError:
-    """``error``, or S001 at what the state holds that no JSON text does when that is the run's trouble: a
-    validated state the schema's fast check took (``state``; None for any other) is not walked for it (a
-    lone surrogate, an integer past 401 digits: the check tests types), unless a run on it fails."""
-    unread = _json_problem(state, shown) if state is not None else []
-    return RunError(unread, "state") if unread else error
-
-
-def _digit_limit(exc: ValueError) -> bool:
-    """Whether Python refused to write an integer of more than its 4 300 digits as text (a message of a
-    built-in naming a number of a state no check read, or that the schema's fast check took)."""
-    return str(exc).startswith("Exceeds the limit")
-
-
-def _digits_diagnostic(span: Span) -> Diagnostic:
-    return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
-                      help="a state given to the API holds integers of at most 401 digits: check the state "
-                           "(`validate`), or the rule that computes the number")
+def _beyond_python(exc: ValueError, span: Span) -> Diagnostic:
+    """E011 at the query for what Python refuses to do with a value no check read (a state run with
+    ``validate=False``) or a number the rules made: read a lone surrogate with a pattern (RE2 reads UTF-8,
+    which has none), write an integer of more than 4 300 digits as text (a built-in's message naming it).
+    A checked state holds neither (its intake refuses them: ``_json_problem``, ``certainly_valid``);
+    any other ``ValueError`` is a bug of ruleval, raised as it is."""
+    if isinstance(exc, UnicodeEncodeError):
+        return Diagnostic("E011", "a text holding a lone surrogate cannot be matched", span,
+                          help="no JSON text holds one: run with the state check (`validate`) to have it said where")
+    if str(exc).startswith("Exceeds the limit"):
+        return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
+                          help="check the rule that computes the number (a checked state holds none of more than "
+                               f"{MAX_INT_DIGITS} digits)")
+    raise exc
 
 
 def _json_problem(state: Any, shown: str) -> list[Diagnostic]:
@@ -487,7 +480,6 @@ class Result:
     _state: Any = field(default=None, repr=False)
     _state_name: str = field(default="<state>", repr=False)
     _ruleset: Any = field(default=None, repr=False)
-    _unwalked: bool = field(default=False, repr=False)  # (a validated state the fast check took: ``_unread_or``)
 
     def json(self) -> Any:
         """The answer as JSON values (``RunError`` E011/E013 for one that cannot be written): the value,
@@ -499,8 +491,6 @@ class Result:
             out = _to_json(self.value, self.unit)
         except RecursionError:
             raise self._ruleset._too_deep(self._state, self.unit.name, self._state_name) from None
-        except RunError as exc:
-            raise _unread_or(self._state if self._unwalked else None, self._state_name, exc) from None
         if self.events and isinstance(out, dict) and "events" not in out:
             out["events"] = _to_json(self.events, self.unit)
         if self.explain is not None and isinstance(out, dict):

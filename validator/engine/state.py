@@ -429,13 +429,17 @@ def schema_problem(schema: dict[str, Any], resources: dict[str, Any] | None = No
 def certainly_valid(state: Any, schema: dict[str, Any], exact: bool = False) -> bool:
     """True only when the fast check accepts the state, so that ``schema_errors`` would find nothing in it;
     with ``exact``, only when the state also holds no float (so that ``jsontext.exact_numbers`` gives the
-    state itself), which the fast check's verdict says when it accepts no value holding one (``float_free``).
+    state itself), which the fast check's verdict says when it accepts no value holding one (``float_free``):
+    each value it accepts then passed a test of its type, and those of a text (a key too) and an integer
+    refuse what no JSON text holds (a lone surrogate, more than ``jsontext.MAX_INT_DIGITS`` digits), so
+    that such a state is also one ``jsontext.value_problem`` finds nothing in (the API's intake walks it
+    no more: ``api.Ruleset.evaluate``; a recursive schema's nesting is the one thing not asked).
     For a schema ``schema_problem`` finds nothing in, which a ruleset's check makes sure of (C015): it asks
     nothing of jsonschema, which a process whose states all pass never imports."""
     try:
         _, fast, no_float = _fast(schema)
         return fast is not None and (no_float or not exact) and fast(state) is True
-    except (RecursionError, re.error, UnicodeEncodeError):  # (a lone surrogate a `pattern` cannot read: not sure)
+    except (RecursionError, re.error):
         return False
 
 
@@ -668,7 +672,7 @@ def fast_check(schema: Any) -> Any:
             if not isinstance(v, str):
                 raise Unsupported(v)
             rx = _search_pattern(v)
-            return lambda x: type(x) is not str or rx.search(x) is not None
+            return lambda x: type(x) is not str or ((x.isascii() or _lone(x) is None) and rx.search(x) is not None)
         if k == "required":
             if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
                 raise Unsupported(v)
@@ -698,7 +702,8 @@ def fast_check(schema: Any) -> Any:
             def additional(x: Any) -> bool:  # (a loop, not `all` of a generator: a map of many entries is common)
                 if type(x) is dict:
                     for p, item in x.items():
-                        if type(p) is not str or (p not in known and not extra(item)):
+                        if type(p) is not str or (p not in known and (not extra(item) or
+                                                                      not p.isascii() and _lone(p) is not None)):
                             return False
                 return True
             return additional
@@ -840,6 +845,8 @@ def _fused_text(kws: dict[str, Any]) -> Any:
             return False
         if x in accepted:
             return True
+        if not x.isascii() and _lone(x) is not None:
+            return False
         n = len(x)
         if n < lo or (hi is not None and n > hi):
             return False
@@ -862,6 +869,10 @@ _NUMBERS = (int, float, Fraction)
 def _type_test(name: Any) -> Any:
     if name == "number":
         return lambda x: type(x) in _NUMBERS
+    if name == "string":
+        return lambda x: type(x) is str and (x.isascii() or _lone(x) is None)
+    if name == "integer":
+        return lambda x: type(x) is int and abs(x) < _TOO_MANY_DIGITS
     t = _JSON_TYPES.get(name) if isinstance(name, str) else None
     if t is None:
         raise Unsupported(name)
@@ -869,3 +880,7 @@ def _type_test(name: Any) -> Any:
 
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "null": type(None), "object": dict, "array": list}
+# what no JSON text holds, which a text or an integer of the state must not be for the check to say
+# valid: the API's intake takes a state the check accepts as one ``jsontext.value_problem`` finds nothing in
+_lone = jsontext.LONE_SURROGATE.search
+_TOO_MANY_DIGITS = jsontext.TOO_MANY_DIGITS

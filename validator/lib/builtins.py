@@ -745,17 +745,11 @@ def _kept_pattern(pattern: str) -> Any:
         return None
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _subject(ctx: Context, s: Any, what: str) -> str:
     """The text to match, charged a step per character (matching takes linear time)."""
     text = _text(s, what)
     if len(text) > MAX_MATCH_INPUT:
         raise CallError(f"text of {len(text)} characters is too long to match (limit {MAX_MATCH_INPUT})")
-    if not text.isascii() and _LONE_SURROGATE.search(text):  # (UTF-8, which RE2 reads, has none: a state
-        # given to the API unchecked, or one its schema's fast check took, may)
-        raise CallError(f"a text holding a lone surrogate cannot be matched: `{_show(text)}`")
     ctx.steps += len(text) + 1
     if ctx.steps > ctx.budget:
         raise CallError("matching exceeds the evaluation budget")
@@ -768,13 +762,9 @@ def _match(ctx: Context, s: Any, pattern: Any, flags: Any = "") -> Any:
     if flags == "" and type(s) is str and type(pattern) is str and _PATTERNS is not None:  # (the commonest, at once:
         found = _kept_pattern(pattern)  # its steps and value those of the path below, which says every error)
         if found is not None and ctx.steps + len(s) + 1 + found.cost <= ctx.budget and len(s) <= MAX_MATCH_INPUT:
-            try:
-                groups = found.fullmatch(s)
-            except UnicodeEncodeError:  # (a lone surrogate: said by the path below)
-                pass
-            else:
-                ctx.steps += len(s) + 1 + found.cost
-                return groups
+            groups = found.fullmatch(s)
+            ctx.steps += len(s) + 1 + found.cost
+            return groups
     text = _subject(ctx, s, "match")
     return _regex(ctx, pattern, flags, "match").fullmatch(text)
 
@@ -797,16 +787,12 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
         except _PATTERNS.PatternError:
             pass
         else:
-            try:
-                found = both.Match(s.encode("utf-8"))
-            except UnicodeEncodeError:  # (a lone surrogate: said by the path below)
-                pass
-            else:
-                first = each[min(found)] if found else None
-                spent = len(s) + 1 + cost + (first.cost if first is not None else 0)
-                if ctx.steps + spent <= ctx.budget:
-                    ctx.steps += spent
-                    return None if first is None else {"index": min(found), "groups": first.fullmatch(s)}
+            found = both.Match(s.encode("utf-8"))
+            first = each[min(found)] if found else None
+            spent = len(s) + 1 + cost + (first.cost if first is not None else 0)
+            if ctx.steps + spent <= ctx.budget:
+                ctx.steps += spent
+                return None if first is None else {"index": min(found), "groups": first.fullmatch(s)}
     text = _subject(ctx, s, "match_first")
     if not isinstance(patterns, (list, tuple)) or not _TEXTS.issuperset(map(type, patterns)):
         raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
