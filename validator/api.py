@@ -33,7 +33,7 @@ from .lib.runtime import (DEFAULT_STEP_BUDGET, WRITER_BUG, DiceSource, EvalError
                           heard, writer_bug)
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
-from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, to_json, too_large, written
+from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, brief, to_json, too_large, written
 
 
 _T = TypeVar("_T")
@@ -438,14 +438,8 @@ def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tu
 
 
 def _shown_value(value: Any) -> str:
-    """A caller's value in a message: its type, and its text cut short (never an integer's 4 300 digits)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return f"an integer of {value.bit_length()} bits"
-    try:
-        text = str(value)
-    except ValueError:  # (a container holding such an integer)
-        text = "..."
-    return f"{type(value).__name__} {text[:40]!r}"
+    """A caller's value in a message: its type, and the value cut short (``values.brief``)."""
+    return "None" if value is None else f"{type(value).__name__} `{brief(value)}`"
 
 
 def _writer_bugs(bugs: list[Unwritable]) -> list[Diagnostic]:

@@ -552,6 +552,20 @@ def notation(v: Any) -> str:
     return _write(v)
 
 
+def brief(v: Any, limit: int = 40) -> str:
+    """A value for a message (a caller's, a trace's), at most ``limit`` characters, "..." where cut: in
+    the language's notation (``notation``), a value of no type of the language as Python writes it. An
+    integer too long to show is said by its size, never written out (Python refuses past 4 300 digits)."""
+    if isinstance(v, int) and v.bit_length() > 4 * limit:  # (more digits than the limit: 4 bits hold <= 1.21)
+        text = f"an integer of {v.bit_length()} bits"
+    else:
+        try:
+            text = notation(v)
+        except (ValueError, RecursionError):  # (such an integer inside it; nesting past Python's limit)
+            text = "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def show(v: Any) -> str:
     """A value as the language writes it (``write_value``: `true`, `1/2`, `none`, never Python's
     spelling), shortened for a message; a text as it is."""

@@ -20,18 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.diagnostics import one_line
-from ..lib.values import notation
+from ..lib.values import brief, notation
 
 MAX_ARG_TEXT = 60
 
 
-def _short(value: Any, limit: int = MAX_ARG_TEXT) -> str:
-    text = notation(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _args_text(args: list[Any], limit: int = MAX_ARG_TEXT) -> str:
-    return ", ".join(_short(a, limit) for a in args)
+    return ", ".join(brief(a, limit) for a in args)
 
 
 WIDTH = 100  # the longest line of the tree (a deeper node may pass it by its indentation)
@@ -70,11 +65,11 @@ def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[st
     if full:
         whole = ", ".join(notation(a) for a in args)
         return [f"{pad}{_call(node, whole)} = {notation(node.get('value'))}{cites}"]
-    line = f"{pad}{_call(node, _args_text(args))} = {_short(node.get('value'), 80)}{cites}"
+    line = f"{pad}{_call(node, _args_text(args))} = {brief(node.get('value'), 80)}{cites}"
     if len(line) <= WIDTH:
         return [line]
     call = f"{pad}{_call(node, _args_text(args, 24))}"
-    rest = f"= {_short(node.get('value'), 48)}{cites}"
+    rest = f"= {brief(node.get('value'), 48)}{cites}"
     if len(call) + 1 + len(rest) <= WIDTH:
         return [f"{call} {rest}"]
     return [call, f"{pad}    {rest}"]
@@ -117,7 +112,7 @@ def explain_text(result: Any, order: str | None = None, full: bool = False) -> s
     for cyc in exp.get("cycles", []):
         if order and order.lower() not in notation(cyc["members"]).lower():
             continue
-        members = [f"{cyc['decision']}({_short(m)})" for m in cyc["members"]]
+        members = [f"{cyc['decision']}({brief(m, MAX_ARG_TEXT)})" for m in cyc["members"]]
         line = f"cycle: {members[0]}" if members else "cycle:"
         for m in members[1:]:  # as many to a line as fit in WIDTH, the others under the first
             if len(line) + 2 + len(m) <= WIDTH:
@@ -135,7 +130,7 @@ def explain_text(result: Any, order: str | None = None, full: bool = False) -> s
         if order and order.lower() not in notation(rest).lower():
             continue
         cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
-        lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {_short(rest, 100)}{cites}")
+        lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {brief(rest, 100)}{cites}")
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
 
 
@@ -315,7 +310,7 @@ def decision_graph(result: Any) -> str:
     lines = ["digraph decisions {", "  rankdir=LR;", '  node [shape=box, fontname="monospace", fontsize=10];']
     for d, v in zip(decisions, values):
         nid = _dot_id(d["key"])
-        label = f"{d['decision']}({_args_text(v['args'])})\\n= {_short(v['value'])}"
+        label = f"{d['decision']}({_args_text(v['args'])})\\n= {brief(v['value'], MAX_ARG_TEXT)}"
         style = ', color=red, style=filled, fillcolor="#ffe0e0"' if nid in in_cycle else ""
         lines.append(f"  {nid} [label={_dot_label(label).replace(chr(92) * 2 + 'n', chr(92) + 'n')}{style}];")
     for a, b in exp.get("decision_edges", []):
