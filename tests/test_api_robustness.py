@@ -360,3 +360,50 @@ def test_a_states_integer_has_at_most_401_digits_given_to_the_api(pig: Any, engi
         assert (d.code, d.pointer, d.message) == ("S001", "/score", "an integer with more than 401 digits")
     assert value_problem({"a": [10 ** 401 - 1]}) is None  # (a YAML case's state: before, 61 digits were refused)
     assert value_problem({"a": [10 ** 401]}) == ("/a/0", "an integer with more than 401 digits")
+
+
+@pytest.mark.parametrize("path", [b"docs/tutorial/pig.rules", None, 5])
+def test_load_ruleset_of_what_is_no_path_is_a_type_error(path: Any) -> None:
+    with pytest.raises(TypeError, match="load_ruleset takes a path as str or Path"):  # (before: pathlib's words)
+        load_ruleset(path)
+
+
+@pytest.mark.parametrize("records", [5, None, "ab", {"a": 1}])
+def test_replay_of_what_is_no_record_is_a_type_error(records: Any) -> None:
+    from validator.api import replay
+
+    std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    with pytest.raises(TypeError, match="replay takes a record as a list"):  # (before: "'int' object is not iterable")
+        replay(std, records)
+
+
+def test_replay_notes_that_are_no_list_are_a_type_error() -> None:
+    from validator.api import play, replay
+
+    rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    start = rs.run({}, "start_state", validate=False)
+    steps = list(play(rs, start, [[], []]))
+    record = [s.state for s in steps] + [steps[-1].next]
+    with pytest.raises(TypeError, match="notes is a list"):  # (before: taken, and `.append` failing on the first note)
+        replay(rs, record, notes="x")
+    notes: list[Any] = []
+    assert replay(rs, record, notes=notes) == (2, None)
+
+
+@pytest.mark.parametrize("call", ["run", "evaluate", "state_errors", "state_schema_errors"])
+def test_a_state_name_that_is_no_text_is_a_type_error(pig: Any, call: str) -> None:
+    # (before: taken, and a diagnostic then named a "file" 5: `Span(5)`, which its rendering could not write)
+    with pytest.raises(TypeError, match="is the state's name in messages"):
+        if call in ("run", "evaluate"):
+            getattr(pig, call)({"score": "x", "rolls": 2}, state_name=5)
+        else:
+            getattr(pig, call)({"score": "x", "rolls": 2}, 5)
+
+
+@pytest.mark.parametrize("budget", [None, "100", 1.5, True])
+def test_a_state_errors_budget_that_is_no_integer_is_a_type_error(budget: Any) -> None:
+    std = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = json.loads((ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json").read_text())
+    with pytest.raises(TypeError, match="budget is a number of steps"):  # (before: `'>' not supported` for None)
+        std.state_errors(state, budget=budget)
+    assert std.state_errors(state) == []

@@ -131,6 +131,7 @@ class Ruleset:
         """The state's S002 diagnostics against the ruleset's JSON Schema alone (its decimals read exactly,
         as a run reads them: ``jsontext.exact_numbers``). The rules' own ``query validate_state`` is not
         run: ``state_errors`` gives both."""
+        _check_name(shown, "shown")
         return _json_problem(state, shown) or self._checked(exact_numbers(state), shown)[0]
 
     def _checked(self, state: Any, shown: str) -> tuple[list[Diagnostic], bool]:
@@ -194,8 +195,10 @@ class Ruleset:
         """``run``'s run, its answer as the language's values (a ``Result``: a record stays a record, a
         map a map, a set a set, 1/2 a fraction), which the text view writes in the language's notation;
         ``Result.json()`` is ``run``'s answer. Raises ``RunError`` with diagnostics."""
-        if seed is not None or dice is not None or exact or args is not None or type(budget) is not int:
+        if seed is not None or dice is not None or exact or args is not None or type(budget) is not int or \
+                type(state_name) is not str:
             dice, args = _run_options(seed, dice, exact, budget, args)
+            _check_name(state_name, "state_name")
             if exact and explain:  # (an exact run is many runs, and traces none of them)
                 raise ValueError("explain traces one run: give seed or dice, not exact")
         made = self._made
@@ -317,6 +320,8 @@ class Ruleset:
         spot), each an S002 with its JSON pointer; and after them, warnings (I002, as ``Result.warnings``)
         of units of that query the backend gave up for a bug of its writer: a state is refused by the
         errors alone (``Diagnostic.is_error``)."""
+        _check_name(shown, "shown")
+        _check_budget(budget)
         _in_time()
         errors = _json_problem(state, shown)
         if errors:
@@ -410,6 +415,17 @@ def _check_seed(seed: Any) -> None:
         raise TypeError(f"seed is an integer or None, not {_shown_value(seed)}")
 
 
+def _check_budget(budget: Any) -> None:
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise TypeError(f"budget is a number of steps, not {_shown_value(budget)}")
+
+
+def _check_name(name: Any, what: str) -> None:
+    """A state's name (its place in the diagnostics, as a file's path is) is text."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what} is the state's name in messages (text), not {_shown_value(name)}")
+
+
 def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tuple[list[int] | None, list[Any] | None]:
     """``evaluate``'s dice and arguments as lists, once its options are found to be of their kinds: a
     caller's mistake is said at once (``TypeError``, ``ValueError``), as ``play`` says its own, rather than
@@ -425,8 +441,7 @@ def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tu
         dice = list(dice)
     if sum((seed is not None, dice is not None, bool(exact))) > 1:  # (the CLI's --seed, --dice and --exact likewise)
         raise ValueError("give one of seed, dice and exact: each says where the dice come from")
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise TypeError(f"budget is a number of steps, not {_shown_value(budget)}")
+    _check_budget(budget)
     if args is not None:
         if not isinstance(args, (list, tuple)):
             raise TypeError(f"args is a list of the query's arguments or None, not {_shown_value(args)}")
@@ -560,6 +575,8 @@ def load_ruleset(path: str | Path, *, use_cache: bool = True, check_cache: bool 
     (``engine.data``) come from the check cache (``core.checkcache``) unless ``check_cache`` is false."""
     from .core.confine import not_a_file
 
+    if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"load_ruleset takes a path as str or Path, not {_shown_value(path)}")
     p = Path(path)
     try:
         key = f"{path_view().key}\0{p.resolve()}"  # (its diagnostics hold paths shown as they are here: ``PathView``)
@@ -1228,6 +1245,11 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
     (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input, a record of
     fewer than two states among it; a refused state's diagnostics name its phase. A record's state that
     holds what no JSON text can (a set, bytes, NaN, a cycle) is refused (S001) before any is played."""
+    if not isinstance(records, (list, tuple)):
+        raise TypeError(f"replay takes a record as a list of states (or of (where, state) pairs), not "
+                        f"{_shown_value(records)}")
+    if notes is not None and not isinstance(notes, list):
+        raise TypeError(f"notes is a list that replay appends its notes to, or None, not {_shown_value(notes)}")
     pairs = [r if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str) else (f"<record {i}>", r)
              for i, r in enumerate(records)]
     if len(pairs) < 2:
