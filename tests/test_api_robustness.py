@@ -390,11 +390,15 @@ def test_replay_notes_that_are_no_list_are_a_type_error() -> None:
     assert replay(rs, record, notes=notes) == (2, None)
 
 
-@pytest.mark.parametrize("call", ["run", "evaluate", "state_errors", "state_schema_errors"])
+@pytest.mark.parametrize("call", ["run", "evaluate", "state_errors", "state_schema_errors", "play"])
 def test_a_state_name_that_is_no_text_is_a_type_error(pig: Any, call: str) -> None:
     # (before: taken, and a diagnostic then named a "file" 5: `Span(5)`, which its rendering could not write)
+    from validator.api import play
+
     with pytest.raises(TypeError, match="is the state's name in messages"):
-        if call in ("run", "evaluate"):
+        if call == "play":
+            list(play(pig, {"score": "x", "rolls": 2}, [[]], shown=5))
+        elif call in ("run", "evaluate"):
             getattr(pig, call)({"score": "x", "rolls": 2}, state_name=5)
         else:
             getattr(pig, call)({"score": "x", "rolls": 2}, 5)

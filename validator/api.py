@@ -390,8 +390,8 @@ def _beyond_python(exc: ValueError, span: Span) -> Diagnostic:
                           help="no JSON text holds one: run with the state check (`validate`) to have it said where")
     if str(exc).startswith("Exceeds the limit"):
         return Diagnostic("E011", "a number of more than 4 300 digits cannot be written as text", span,
-                          help="check the rule that computes the number (a checked state holds none of more than "
-                               f"{MAX_INT_DIGITS} digits)")
+                          help="check the rule that computes the number, or the state (a state run with the check, "
+                               f"`validate`, holds none past {MAX_INT_DIGITS} digits)")
     raise exc
 
 
@@ -990,6 +990,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     and play goes on past the entries until ``until``, the game's end or ``max_phases``. Raises
     ``PlayError`` (with the steps played) on bad input."""
     played: list[Step] = []
+    _check_name(shown, "shown")
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
         raise ValueError(f"max_phases is a number of phases from 1, not {max_phases!r}")
     entries = _entries(entries, max_phases + 1)  # (one past what may be played: more than may be is said below)
