@@ -556,7 +556,7 @@ def brief(v: Any, limit: int = 40) -> str:
     """A value for a message (a caller's, a trace's), at most ``limit`` characters, "..." where cut: in
     the language's notation (``notation``), a value of no type of the language as Python writes it. An
     integer too long to show is said by its size, never written out (Python refuses past 4 300 digits)."""
-    if isinstance(v, int) and v.bit_length() > 4 * limit:  # (more digits than the limit: 4 bits hold <= 1.21)
+    if isinstance(v, int) and v.bit_length() > 4 * limit:  # (then over 1.2 digits a character of the limit)
         text = f"an integer of {v.bit_length()} bits"
     else:
         try:
