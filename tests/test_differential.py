@@ -277,6 +277,35 @@ def test_a_chain_of_state_free_values_costs_the_time_keeping_it_takes(engine: st
     assert costs[50] > 50 * 49 // 2 and costs[100] > 100 * 99 // 2 and costs[100] > 3.5 * costs[50], costs
 
 
+KEPT_LATER = """def w = len(fold(range(30), [], fn(acc, i) => append(acc, i)))
+def g(s: str) = len(fold(range(7), [], fn(acc, i) => append(acc, i))) + len(s)
+def kid(s: str) = s
+def f(s: str) = len(s) + w
+def h(s: str) = g(s) + g(s + s) + w
+query warm = [kid("a"), f("a"), h("a"), f("b")]
+query kid_a = kid("a")
+query f_a = f("a")
+query h_a = h("a")
+query f_then_h = f("a") + h("a")
+query fb_then_fa = f("b") + f("a")
+"""
+
+
+@pytest.mark.parametrize("later", ["kid_a", "f_a", "h_a", "f_then_h", "fb_then_fa"])
+def test_a_kept_value_costs_a_later_runs_first_read_what_the_reference_charges(later: str) -> None:
+    """A value kept by an earlier run (``backend._Kept``: read nothing, one value, or functions' values
+    and a value) is charged at a later run's first read its charge and, once a run, its group's
+    (``backend._pay``); where that bound is exact (nothing it read paid before in the run, or only
+    its group, through another value of the same group) it is ``reference.pay``'s charge, step for
+    step, as the run that computed it charged. A kept value's charge or size found wrongly fails here."""
+    path = _ROOT / "kept_later.rules"
+    path.write_text(KEPT_LATER)
+    rs = load_ruleset(path, use_cache=False)
+    cold = steps(rs, {}, {"query": later}, "backend")
+    rs.run({}, query="warm")  # (its values kept for the program's life)
+    assert steps(rs, {}, {"query": later}, "backend") == cold == steps(rs, {}, {"query": later}, "reference")
+
+
 @st.composite
 def shared_state_free(draw: Any) -> tuple[str, list[str], list[str]]:
     """A program of state-free definitions reading one another (values and functions of a text, each
