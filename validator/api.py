@@ -140,9 +140,7 @@ class Ruleset:
         subclass, which jsonschema takes for its base type), where the schema's kinds hold (``backend``)."""
         schema = self.program.entry.schema
         resources = self.program.entry.schema_resources
-        if schema is None:
-            return [], True
-        if self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
+        if schema is None or self.ok and certainly_valid(state, schema):  # (a usable schema: C015)
             return [], True
         try:  # a state already found valid (e.g. the same state run with many seeds) is not checked again;
             # keyed by its marshal bytes, which keep every type apart (JSON text would write a tuple as a

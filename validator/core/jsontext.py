@@ -40,7 +40,6 @@ _SUSPECT_NUMBER = re.compile(r"(?<!\d)\d{%d}" % (MAX_INT_DIGITS + 1))  # (tried 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # (no encoding writes one: no JSON text holds one)
-_LONE = LONE_SURROGATE
 
 
 class _Refused(Exception):
@@ -231,7 +230,7 @@ def loads(text: str, shown: str) -> Any:
     a lone surrogate escape. A leading byte order mark is skipped (columns count from after it)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    raw = _LONE.search(text)  # text decoded with `surrogateescape` holds undecodable bytes so
+    raw = LONE_SURROGATE.search(text)  # text decoded with `surrogateescape` holds undecodable bytes so
     if raw is not None:
         raise _error(text, shown, raw.start(), 1, "the text is not UTF-8", "save the state as UTF-8")
     deep = _too_deep(text)
@@ -336,7 +335,7 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
     problem = _container_problem(value, 0, max_depth)
     if problem is not None:
         return "", problem
-    lone = _LONE.search
+    lone = LONE_SURROGATE.search
     # per open container: its items still to read (last first), its place, its depth
     todo: list[tuple[Any, Any, int]] = [(_last_first(value), None, 0)]
     while todo:
@@ -381,7 +380,7 @@ def _leaf_problem(v: Any) -> str | None:
     """What is wrong with a value that is no list, tuple or object, or None."""
     t = type(v)
     if t is str:
-        return "a text holds a lone surrogate" if _LONE.search(v) else None
+        return "a text holds a lone surrogate" if LONE_SURROGATE.search(v) else None
     if t is int:
         if v.bit_length() > 1332 and abs(v) >= TOO_MANY_DIGITS:  # (2^1332 < 10^401)
             return f"an integer with more than {MAX_INT_DIGITS} digits"
@@ -402,7 +401,7 @@ def _container_problem(v: Any, depth: int, max_depth: int) -> str | None:
         for k in v:
             if type(k) is not str:
                 return f"a key that is not text (`{str(k)[:40]}`)"
-            if not k.isascii() and _LONE.search(k):
+            if not k.isascii() and LONE_SURROGATE.search(k):
                 return "a key holds a lone surrogate"
     return None
 
@@ -431,8 +430,8 @@ def dumps(value: Any, **options: Any) -> str:
     """JSON text of a value: ``ValueError`` for NaN or infinity (JSON has neither); a lone surrogate
     is written as the replacement character U+FFFD, which every UTF-8 reader accepts."""
     text = json.dumps(value, allow_nan=False, **options)
-    if _LONE.search(text):
-        text = _LONE.sub("\ufffd", text)
+    if LONE_SURROGATE.search(text):
+        text = LONE_SURROGATE.sub("\ufffd", text)
     return text
 
 

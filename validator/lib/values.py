@@ -563,7 +563,7 @@ def brief(v: Any, limit: int = 40) -> str:
             text = notation(v)
         except (ValueError, RecursionError):  # (such an integer inside it; nesting past Python's limit)
             text = "..."
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _cut(text, limit)
 
 
 def show(v: Any) -> str:
@@ -573,7 +573,12 @@ def show(v: Any) -> str:
         text = v if isinstance(v, str) else write_value(v, 64)
     except ValueError:  # (more parts than a message shows)
         text = "a value of many parts"
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _cut(text, 40)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` at most ``limit`` characters, "..." where cut (``brief``, ``show``)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # The language's keywords (``lang.syntax`` reads them here): a record label that is one is written in quotes.
