@@ -55,6 +55,57 @@ def test_datc_text_import_runs_retreat_and_adjustment_cases() -> None:
         (i, "passed") for i in ("R.1", "R.2", "R.3", "R.4", "R.5", "R.6", "R.7", "A.1", "A.2")]
 
 
+# other programs' test data in the DATC text format (godip's copies of jDip's and its own), with the
+# number of cases each holds: every case is read and ends where its source says
+OTHER_PROGRAMS = {"godip_dipai.txt": 9, "godip_diplicity_errors.txt": 1, "godip_droidippy_errors.txt": 4,
+                  "godip_real.txt": 4}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_PROGRAMS))
+def test_datc_text_cases_of_other_programs_pass(name: str) -> None:
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"),
+                          "--format", "json", str(SAMPLE.parent / name))
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["summary"]["passed"] == OTHER_PROGRAMS[name], report["summary"]
+    assert all(c["id"].startswith("godip-") for c in report["cases"])
+
+
+def _import(text: str) -> list[dict]:
+    rs = load_ruleset(str(DIP / "datc_text.rules"))
+    return rs.run({}, query="datc_cases", args=[text], validate=False)
+
+
+def test_datc_text_reads_what_other_programs_write() -> None:
+    # a case name of several words; a unit line without its colon; supply-centre owners with a unit or
+    # without; POSTSTATE_DISLODGED becomes the expected dislodged units (those that must retreat)
+    [case] = _import("CASE Convoy via spa/nc\nPRESTATE_SETPHASE Fall 1901, Movement\nPRESTATE\n\tItaly F gol\n"
+                     "PRESTATE_SUPPLYCENTER_OWNERS\n\tFrance: A bre\n\tItaly: nap\nORDERS\n\tItaly: F gol H\n"
+                     "POSTSTATE\n\tItaly: F gol\nPOSTSTATE_DISLODGED\n\tFrance: F stp/sc\nEND\n")
+    assert case["id"] == "Convoy via spa/nc"
+    assert case["state"]["units"] == [{"power": "italy", "type": "fleet", "location": "gol"}]
+    assert case["state"]["supply_centers"] == {"bre": "france", "nap": "italy"}
+    assert case["expect"]["dislodged"] == [{"power": "france", "type": "fleet", "location": "stp/sc"}]
+    # an empty POSTSTATE_DISLODGED expects none; without the section, nothing is said of them
+    [empty] = _import("CASE x\nPRESTATE\n\tItaly: F gol\nORDERS\nPOSTSTATE_SAME\nPOSTSTATE_DISLODGED\nEND\n")
+    assert empty["expect"]["dislodged"] == []
+    [unsaid] = _import("CASE x\nPRESTATE\n\tItaly: F gol\nORDERS\nPOSTSTATE_SAME\nEND\n")
+    assert "dislodged" not in unsaid["expect"]
+
+
+def test_datc_text_retreat_without_results_may_go_anywhere_empty() -> None:
+    # no PRESTATE_RESULTS: no attacker and no standoff are known, so the unit may retreat to every
+    # place it could move to that no unit holds (it was refused for want of `attacker_from`)
+    [case] = _import("CASE r\nPRESTATE_SETPHASE Spring 1902, Retreat\nPRESTATE\n\tFrance: A mun\n\tFrance: A kie\n"
+                     "PRESTATE_DISLODGED\n\tGermany: A mun\nORDERS\n\tGermany: A mun-boh\nPOSTSTATE\n"
+                     "\tFrance: A mun\n\tFrance: A kie\n\tGermany: A boh\nEND\n")
+    assert case["state"]["dislodged"] == [{"power": "germany", "type": "army", "location": "mun",
+                                           "retreats": ["ber", "boh", "bur", "ruh", "sil", "tyr"]}]
+    [fleet] = _import("CASE r\nPRESTATE_SETPHASE Spring 1902, Retreat\nPRESTATE\n\tEngland: F bot\n"
+                      "PRESTATE_DISLODGED\n\tRussia: F stp/sc\nORDERS\nPOSTSTATE\n\tEngland: F bot\nEND\n")
+    assert fleet["state"]["dislodged"][0]["retreats"] == ["fin", "lvn"]
+
+
 def _phase_cases() -> dict[str, dict]:
     rs = load_ruleset(str(DIP / "datc_text.rules"))
     cases = rs.run({}, query="datc_cases", args=[PHASES.read_text(encoding="utf-8")], validate=False)
