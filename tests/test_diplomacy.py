@@ -55,10 +55,11 @@ def test_datc_text_import_runs_retreat_and_adjustment_cases() -> None:
         (i, "passed") for i in ("R.1", "R.2", "R.3", "R.4", "R.5", "R.6", "R.7", "A.1", "A.2")]
 
 
-# other programs' test data in the DATC text format (godip's copies of jDip's and its own), with the
-# number of cases each holds: every case is read and ends where its source says
+# other programs' test data in the DATC text format (godip's copies of jDip's and its own, jDip's), with
+# the number of cases each holds: every case is read and ends where its source says (or, where the
+# source follows another DATC choice, where ours does: the case says so)
 OTHER_PROGRAMS = {"godip_dipai.txt": 9, "godip_diplicity_errors.txt": 1, "godip_droidippy_errors.txt": 4,
-                  "godip_real.txt": 4}
+                  "godip_real.txt": 4, "jdip_explicit_convoys.txt": 8}
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_PROGRAMS))
@@ -68,7 +69,7 @@ def test_datc_text_cases_of_other_programs_pass(name: str) -> None:
     assert code == 0, out + err
     report = json.loads(out)
     assert report["summary"]["passed"] == OTHER_PROGRAMS[name], report["summary"]
-    assert all(c["id"].startswith("godip-") for c in report["cases"])
+    assert all(c["id"].startswith(name.split("_")[0] + "-") for c in report["cases"])
 
 
 def _import(text: str) -> list[dict]:
@@ -91,6 +92,21 @@ def test_datc_text_reads_what_other_programs_write() -> None:
     assert empty["expect"]["dislodged"] == []
     [unsaid] = _import("CASE x\nPRESTATE\n\tItaly: F gol\nORDERS\nPOSTSTATE_SAME\nEND\n")
     assert "dislodged" not in unsaid["expect"]
+
+
+def test_datc_text_short_phase_name_and_the_start_s_owners() -> None:
+    # `F1901B` is the winter of 1901 (it was read as no phase: a spring movement); a case without
+    # PRESTATE_SUPPLYCENTER_OWNERS keeps the map's owners at the start (it had none: France could build nothing)
+    [case] = _import("CASE a\nPRESTATE_SETPHASE F1901B\nPRESTATE\n\tFrance: A par\nORDERS\n\tFrance: Build A mar\n"
+                     "POSTSTATE\n\tFrance: A par\n\tFrance: A mar\nEND\n")
+    assert case["state"]["phase"] == {"season": "winter", "year": 1901, "type": "adjustment"}
+    assert case["state"]["supply_centers"]["mar"] == "france" and len(case["state"]["supply_centers"]) == 22
+    assert [_import(f"CASE x\nPRESTATE_SETPHASE {p}\nPRESTATE\nORDERS\nPOSTSTATE\nEND\n")[0]["state"]["phase"]
+            for p in ("S1902R", "f1903m")] == [{"season": "spring", "year": 1902, "type": "retreat"},
+                                                {"season": "fall", "year": 1903, "type": "movement"}]
+    # owners given: only those
+    [given] = _import("CASE a\nPRESTATE_SETPHASE F1901B\nPRESTATE_SUPPLYCENTER_OWNERS\n\tFrance: par\nEND\n")
+    assert given["state"]["supply_centers"] == {"par": "france"}
 
 
 def test_datc_text_retreat_without_results_may_go_anywhere_empty() -> None:
