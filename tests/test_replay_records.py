@@ -224,3 +224,20 @@ def test_a_recorded_state_its_schema_refuses_is_said_as_its_schema_check_says_it
     said = rs.state_schema_errors({**bad, "orders": bad.get("orders", [])}, "<record 2>")
     assert said and info.value.diagnostics == _named(rs, said, {**bad, "orders": []}, "<record 2>")
     assert info.value.kind == "state" and info.value.agreed == 1
+
+
+# Whole games of other programs' data: godip's records of games on the pure and ancient Mediterranean
+# maps, each replayed under the rules on its map (an importer ruleset beside the record), with the
+# number of phases that agree
+GODIP_GAMES = {"pure": 9, "ancmed": 27}
+
+
+@pytest.mark.parametrize("variant", sorted(GODIP_GAMES))
+def test_godip_variant_game_replays_under_the_rules(variant: str) -> None:
+    where = ROOT / "tests" / "cases" / "diplomacy" / "godip_games"
+    code, out, err = _run("replay", str(where / f"{variant}_import.rules"), str(where / f"{variant}_game_1.txt"),
+                          "--import", "godip_game", "--format", "json")
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["phases_agreeing"] == GODIP_GAMES[variant], report
+    assert report["first_difference"] is None and report["refusal"] is None
