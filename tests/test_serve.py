@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from test_writer_bugs import planted  # noqa: F401 (the fixture)
 from validator.api import load_ruleset
 from validator.core.exits import UsageError
 from validator.tools import serve
@@ -324,6 +325,28 @@ def test_diff_over_generated_states_gives_the_figures(server) -> None:
     got = call(server, "POST", "/api/diff", body).json
     assert got["ok"] and got["figures"]["share"]["of"] == got["tried"] == 4
     assert got["figures"]["share"]["count"] == got["differ"] and "states that differ:" in got["text"]
+
+
+@pytest.mark.planted_writer_bug
+def test_a_writer_s_bug_is_a_warning_of_the_answer_once_per_unit(server, planted: None) -> None:
+    """The request's process is forked with the plant (``test_writer_bugs.planted``): its runs are the
+    reference's, and right, and the answer says the bug (I002) as a command does, each unit's once, under the
+    name the page gave the ruleset."""
+    from test_writer_bugs import ANSWER, RULES
+
+    body = {"base": "jomini/re.rules", "text": RULES, "label": "mine.rules", "state": "{}"}
+    got = call(server, "POST", "/api/run", body).json
+    assert got["ok"] and got["result"] == ANSWER, got
+    warned = [(w["code"], w["severity"], w["file"], w["line"]) for w in got["warnings"]]
+    assert warned and len(warned) == len(set(warned)), warned
+    assert {w[:3] for w in warned} == {("I002", "warning", "mine.rules")}, warned
+    assert "the reference interpreter ran it instead" in got["warnings"][0]["help"]
+    assert "ruleval-serve-" not in json.dumps(got["warnings"])
+    diffed = call(server, "POST", "/api/diff", {**body, "other": "jomini/re.rules", "generate": 0}).json
+    assert [w["code"] for w in diffed["warnings"]] == ["I002"] * len(diffed["warnings"]) != [], diffed
+    for unplanted in (call(server, "POST", "/api/run", {**body, "text": RULES.replace("planted", "sown")}).json,
+                      call(server, "POST", "/api/check", body).json):  # (nothing met; a check's own list says all)
+        assert "warnings" not in unplanted, unplanted
 
 
 def test_a_request_past_its_time_starts_no_more_runs(server, monkeypatch: pytest.MonkeyPatch) -> None:

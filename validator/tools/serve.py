@@ -158,6 +158,8 @@ class Playground:
         self.workers = threading.BoundedSemaphore(MAX_WORKERS)
         self._edited: dict[tuple[str, str], Any] = {}
         self._written: set[str] = set()  # files of the copy an edit has overwritten
+        # how the request's files are shown (set by ``ruleset``; a request is one process's, or one at a time)
+        self.shown: Callable[[str], str] = lambda f: self._shown(f, None, f)
 
     @staticmethod
     def _listing(folder: Path, suffixes: tuple[str, ...]) -> dict[str, Path]:
@@ -279,10 +281,20 @@ class Playground:
 
     def _answered(self, handler: Callable[["Playground", dict[str, Any]], dict[str, Any]],
                   body: dict[str, Any]) -> tuple[int, bytes]:
+        """``handler``'s answer, with the writer's bugs its runs met and it did not list (I002: the answer is
+        the reference's, and right) as its ``warnings``, each unit's once, as a command says them."""
+        from ..lib.runtime import listening
+
         try:
-            return _answer_bytes(200, handler(self, body))
+            with listening() as bugs:
+                answer = handler(self, body)
         except BadRequest as exc:
             return _answer_bytes(exc.status, {"error": str(exc)})
+        met = bugs.unsaid()
+        if met:
+            answer["warnings"] = _diagnostics_answer([d for d, _ in met], {d.span.file: text for d, text in met if text},
+                                                     self.shown, self.said)["diagnostics"]
+        return _answer_bytes(200, answer)
 
     # -- reading
 
@@ -385,7 +397,8 @@ class Playground:
         original = self.rulesets[base]
         edited = self._write_edits({k: v for k, v in (edits or {}).items() if k != base} if isinstance(edits, dict) else edits)
         if (text is None or text == self.bundled_text(base)) and not self._written:
-            return load_ruleset(original), lambda f: self._shown(f, None, shown_label)
+            self.shown = lambda f: self._shown(f, None, shown_label)
+            return load_ruleset(original), self.shown
         text = self.bundled_text(base) if text is None else text
         if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
             raise BadRequest(f"the ruleset is larger than {MAX_SOURCE_BYTES} bytes", 413)
@@ -401,7 +414,8 @@ class Playground:
             if len(self._edited) >= 16:
                 self._edited.clear()
             self._edited[key] = rs
-        return rs, lambda f: self._shown(f, target, shown_label)
+        self.shown = lambda f: self._shown(f, target, shown_label)
+        return rs, self.shown
 
     def _shown(self, file: str, edited: Path | None, label: str) -> str:
         real = os.path.realpath(file) if file and not file.startswith("<") else file
@@ -632,6 +646,12 @@ def _json(rs: Any, query: str, result: Any) -> str:
 
 def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str], shown: Callable[[str], str],
                         said: Callable[[str | None], str | None] = lambda text: text) -> dict[str, Any]:
+    """``diags`` as an answer gives them (each a JSON diagnostic, and all rendered), their files and the
+    server's paths in their messages shown as the designer names them; the writer's bugs among them are
+    said (``runtime.said``: not given again as the answer's ``warnings``)."""
+    from ..lib.runtime import said as said_here
+
+    said_here(diags)
     mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
                       span=replace(d.span, file=shown(d.span.file)),
                       related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file)), message=said(r.message) or "")

@@ -82,6 +82,7 @@ async function api(path, body) {
     throw new Error(`${path}: HTTP ${response.status}`);
   }
   if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
+  if (path !== "/api/check" && body !== undefined) showWarnings(answer.warnings || []);
   return answer;
 }
 
@@ -131,16 +132,27 @@ function showDiagnostics(answer, where) {
     box.appendChild(ok);
     return;
   }
-  for (const d of diags) {
-    const row = document.createElement("div");
-    row.className = `diag ${d.severity}`;
-    row.dataset.code = d.code;
-    row.textContent = `${d.file}:${d.line}:${d.col}: ${d.severity}[${d.code}]: ${d.message}` +
-      (d.pointer ? ` (at ${d.pointer})` : "") + (d.help ? `\n  help: ${d.help}` : "");
-    row.style.whiteSpace = "pre-wrap";
-    row.addEventListener("click", () => goTo(d.line, d.col));
-    box.appendChild(row);
-  }
+  for (const d of diags) box.appendChild(diagnosticRow(d));
+}
+
+function diagnosticRow(d) {
+  const row = document.createElement("div");
+  row.className = `diag ${d.severity}`;
+  row.dataset.code = d.code;
+  row.textContent = `${d.file}:${d.line}:${d.col}: ${d.severity}[${d.code}]: ${d.message}` +
+    (d.pointer ? ` (at ${d.pointer})` : "") + (d.help ? `\n  help: ${d.help}` : "");
+  row.style.whiteSpace = "pre-wrap";
+  row.addEventListener("click", () => goTo(d.line, d.col));
+  return row;
+}
+
+// what a run, a diff or a balance met wrong in ruleval itself while its answer is right (I002: a
+// definition the reference ran instead of the generated code), shown above the answer until the next
+function showWarnings(warnings) {
+  const box = $("warnings");
+  box.textContent = "";
+  for (const d of warnings) box.appendChild(diagnosticRow(d));
+  box.hidden = !warnings.length;
 }
 
 function goTo(line, col) {
