@@ -31,6 +31,7 @@ from .core.jsontext import MAX_INT_DIGITS, exact_numbers, value_problem
 from .lang.loader import Loaded, display_path, load, path_view, real_path
 from .lib.runtime import (DEFAULT_STEP_BUDGET, WRITER_BUG, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable,
                           heard, writer_bug)
+from .lib.runtime import listening as listening  # (the caller's way to hear a writer's bug: docs/tools.md)
 from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, brief, to_json, too_large, written
@@ -313,11 +314,11 @@ class Ruleset:
                                     help="a value nests too deeply to be checked or written")], "eval")
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
-        """Everything wrong with a state: what its JSON Schema says (``state_schema_errors``), else what the
-        ruleset's own ``query validate_state`` finds (a place missing from the map, two pieces on one
-        spot), each an S002 with its JSON pointer; and after them, warnings (I002, as ``Result.warnings``)
-        of units of that query the backend gave up for a bug of its writer: a state is refused by the
-        errors alone (``Diagnostic.is_error``)."""
+        """Everything wrong with a state, errors alone (a state is refused when the list is not empty): what
+        its JSON Schema says (``state_schema_errors``), else what the ruleset's own ``query validate_state``
+        finds (a place missing from the map, two pieces on one spot), each an S002 with its JSON pointer.
+        A unit of that query the backend gave up for a bug of its writer (I002, the reference's answer
+        being right) is heard by an open ``listening`` block, as a command hears it."""
         _check_name(shown, "shown")
         _check_budget(budget)
         _in_time()
@@ -328,18 +329,17 @@ class Ruleset:
         errors, typed = self._checked(state, shown)
         if errors or self.program.query(VALIDATE_QUERY) is None:
             return errors
-        bugs: list[Unwritable] = []
         try:
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
-                                   engine=self.backend(typed), bugs=bugs)
+                                   engine=self.backend(typed))
         except R.MissingInput as missing:
-            return [missing.diagnostic()] + _writer_bugs(bugs)
+            return [missing.diagnostic()]
         except EvalError as err:
-            return [err.diagnostic()] + _writer_bugs(bugs)
+            return [err.diagnostic()]
         except ValueError as exc:
             unit = self.program.query(VALIDATE_QUERY)
-            return [_beyond_python(exc, unit.span if unit is not None else Span(self.path))] + _writer_bugs(bugs)
-        return self._state_diagnostics(found, shown) + _writer_bugs(bugs)
+            return [_beyond_python(exc, unit.span if unit is not None else Span(self.path))]
+        return self._state_diagnostics(found, shown)
 
     def backend(self, typed: bool = False) -> Backend:
         """The program's generated functions (made at the first run, each written at its first call). Those
@@ -1152,7 +1152,7 @@ def _check_made(rs: Ruleset, played: list[Step]) -> None:
     if played:
         errors = rs.state_errors({**played[-1].next, "orders": []} if isinstance(played[-1].next, dict) else played[-1].next,
                                  _made_name(played[-1]))
-        if any(d.is_error for d in errors):
+        if errors:
             raise PlayError(errors, "state", played)
 
 
@@ -1312,7 +1312,7 @@ def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | 
             if malformed:
                 raise PlayError(_named(rs, malformed, {**raw, "orders": []}, next_where), "state", steps)
         errors = rs.state_errors({**completed, "orders": raw.get("orders", [])}, next_where)
-        if any(d.is_error for d in errors):
+        if errors:
             raise PlayError(_named(rs, errors, {**completed, "orders": []}, next_where), "state", steps)
         if diffs:
             return agreed, Mismatch(step.phase, where, next_where, diffs)
@@ -1372,7 +1372,7 @@ def _read_once(rs: Ruleset, state: Any, where: str, written: Any) -> tuple[Any, 
                 seen.add(text)
                 keep.append(state[key][n])
         out[key] = keep
-    if not again or not any(d.is_error for d in rs.state_errors({**state, "orders": state.get("orders", [])}, where)):
+    if not again or not rs.state_errors({**state, "orders": state.get("orders", [])}, where):
         return state, []  # (a state the rules accept as written is played as written: pieces may be alike)
     return out, again
 

@@ -71,6 +71,11 @@ class WriterBugs:
         """``shown`` (a command's own list of diagnostics) said: its writer's bugs are not said again."""
         self.said.update(_bug_key(d) for d in shown if d.code == WRITER_BUG)
 
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """Every writer's bug met so far (each an I002 warning), in the order met."""
+        return [d for d, _ in self.met.values()]
+
     def unsaid(self) -> list[tuple[Diagnostic, str | None]]:
         """What was met and not yet said, marked said now."""
         out = [m for k, m in self.met.items() if k not in self.said]
@@ -86,7 +91,8 @@ _LISTENING: list[WriterBugs] = []  # (open ``listening`` blocks, innermost last)
 
 
 class listening:
-    """``with listening() as bugs:``: the writer's bugs met in the block are noted in ``bugs`` (``WriterBugs``)."""
+    """``with listening() as bugs:``: the writer's bugs met in the block are noted in ``bugs`` (``WriterBugs``),
+    whatever call met them (a run, a state's check, a load, a game; ``validator.api.listening``: ``bugs.warnings``)."""
 
     def __enter__(self) -> WriterBugs:
         self.bugs = WriterBugs()

@@ -122,7 +122,7 @@ def refusal(rs: Any, side: str, probe: Probe) -> str:
     from ..core.diagnostics import DiagnosticError
 
     try:
-        problems = [d for d in rs.state_errors(probe.state, probe.name) if d.is_error]  # (I002: said by the command)
+        problems = rs.state_errors(probe.state, probe.name)
     except DiagnosticError as exc:
         problems = exc.diagnostics
     if not problems:
@@ -969,7 +969,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem is not None:
             raise UsageError(problem)
         for side, rs, path in (("OLD", old, args.old), ("NEW", new, args.new)):
-            problems = [d for d in rs.state_errors(start, args.start or "start_state") if d.is_error]
+            problems = rs.state_errors(start, args.start or "start_state")
             if problems and args.start and given is start:
                 from ..engine.state import at_lines
 
