@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from validator.api import RunError, load_ruleset
+from validator.api import RunError, load_ruleset, play
 from validator.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +32,15 @@ def test_a_seed_that_is_no_integer_is_a_type_error(pig: Any, seed: Any) -> None:
     # (before: "7" and 1.5 seeded other dice than 7 and 1 without a word, [1] was E001 at a `roll`)
     with pytest.raises(TypeError, match="seed is an integer or None"):
         pig.run(START, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [True, "7", [0] * 100_000])
+def test_random_orders_that_are_no_integer_are_said_as_a_seed_is(pig: Any, seed: Any) -> None:
+    """One check for both seeds of ``play``, its message bounded (a caller's huge value is not written out)."""
+    for name, options in (("seed", {"seed": seed}), ("random_orders", {"random_orders": seed})):
+        with pytest.raises(TypeError, match=f"^{name} is an integer or None, not {type(seed).__name__} ") as caught:
+            list(play(pig, START, [], **options))
+        assert len(str(caught.value)) < 120, str(caught.value)[:200]
 
 
 @pytest.mark.parametrize("dice", [[True, 3], [1.0, 3], [1.5, 3], ["6", 3], [None, 3], [Decimal(6), 3], "63", 63,

@@ -407,10 +407,11 @@ def _json_problem(state: Any, shown: str) -> list[Diagnostic]:
                             "true, false and null")]
 
 
-def _check_seed(seed: Any) -> None:
-    """A seed of ``evaluate`` or ``play`` is an integer or none (``"7"``, ``1.5`` or ``True`` would seed other dice)."""
+def _check_seed(seed: Any, name: str = "seed") -> None:
+    """A seed of ``evaluate`` or ``play`` (``play``'s ``random_orders`` too) is an integer or none (``"7"``,
+    ``1.5`` or ``True`` would seed other dice)."""
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise TypeError(f"seed is an integer or None, not {_shown_value(seed)}")
+        raise TypeError(f"{name} is an integer or None, not {_shown_value(seed)}")
 
 
 def _check_budget(budget: Any) -> None:
@@ -995,8 +996,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     _check_seed(seed)
     if engine not in ENGINES:
         raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
-    if random_orders is not None and (isinstance(random_orders, bool) or not isinstance(random_orders, int)):
-        raise TypeError(f"random_orders is an integer seed or None, not {random_orders!r}")
+    _check_seed(random_orders, "random_orders")
     if until is not None and not isinstance(until, str):  # (else met as an error of the rules reading it)
         raise TypeError(f"until is a phase name (text) or None, not {_shown_value(until)}")
     unit = rs.program.query(ADVANCE_QUERY)
