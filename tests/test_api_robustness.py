@@ -43,6 +43,17 @@ def test_random_orders_that_are_no_integer_are_said_as_a_seed_is(pig: Any, seed:
         assert len(str(caught.value)) < 120, str(caught.value)[:200]
 
 
+def test_a_caller_s_huge_value_is_cut_short_in_every_message(pig: Any) -> None:
+    """``brief`` writes no more of a value than a message shows: a huge wrong option is said in a line."""
+    huge = [0] * 1_000_000
+    for call in (lambda: pig.run(START, engine="x" * 1_000_000), lambda: list(play(pig, START, [], engine=huge)),
+                 lambda: list(play(pig, START, [], max_phases=huge)), lambda: pig.run(START, dice={0: huge}),
+                 lambda: pig.run(START, seed=huge)):  # (its type said, its value cut short)
+        with pytest.raises((TypeError, ValueError)) as caught:
+            call()
+        assert len(str(caught.value)) < 200, str(caught.value)[:300]
+
+
 @pytest.mark.parametrize("dice", [[True, 3], [1.0, 3], [1.5, 3], ["6", 3], [None, 3], [Decimal(6), 3], "63", 63,
                                   {6, 3}, iter([6, 3])])
 def test_dice_that_are_no_list_of_integers_are_a_type_error(pig: Any, dice: Any) -> None:

@@ -226,3 +226,30 @@ def test_str_of_a_text_or_a_short_number_gives_and_charges_what_writing_it_does(
     except B.CallError as err:
         got = f"error: {err}"
     assert (got, ctx.steps) == plain()
+
+
+class _Written:
+    """A value that notes each time a message writes it."""
+
+    count = 0
+
+    def __str__(self) -> str:
+        _Written.count += 1
+        return "w"
+
+
+@pytest.mark.parametrize("limit", [10, 40, 80])
+def test_brief_writes_no_more_of_a_value_than_its_message_shows(limit: int) -> None:
+    """A caller's huge value in a message (``api._shown_value``, a trace's ``explain``) is written as far as the
+    message goes, never whole: its start as the whole value's would be written, "..." where cut."""
+    from validator.lib.values import brief, notation, show
+
+    _Written.count = 0
+    deep = [[i, "t" * 1000, {"k": [i] * 5}] for i in range(200)] + [_Written()] * 100_000
+    shown = brief(deep, limit)
+    assert _Written.count == 0 and len(shown) == limit
+    assert shown[:-3] == notation(deep[:200])[:limit - 3] and shown.endswith("...")
+    assert brief({"a": "x" * 10**7}, limit) == notation({"a": "x" * limit})[:limit - 3] + "..."
+    assert show(list(range(10**5))) == "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11..."
+    assert (show("abc"), brief("abc"), brief([1, "a", (1,), {1, 2}])) == ("abc", '"abc"', '[1, "a", (1,), {1, 2}]')
+    assert brief(10**5000) == "an integer of 16610 bits" == show([10**5000])[1:-1]

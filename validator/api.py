@@ -218,7 +218,7 @@ class Ruleset:
         if not self.ok:
             raise RunError([d for d in self.diagnostics if d.is_error], "ruleset")
         if engine not in ENGINES:
-            raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+            raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {_shown_value(engine)}")
         check = None
         snapshot = None
         if validate and not exact and not explain and made is not None and state is made[0]:
@@ -991,11 +991,11 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     played: list[Step] = []
     _check_name(shown, "shown")
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) or max_phases < 1:
-        raise ValueError(f"max_phases is a number of phases from 1, not {max_phases!r}")
+        raise ValueError(f"max_phases is a number of phases from 1, not {_shown_value(max_phases)}")
     entries = _entries(entries, max_phases + 1)  # (one past what may be played: more than may be is said below)
     _check_seed(seed)
     if engine not in ENGINES:
-        raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {_shown_value(engine)}")
     _check_seed(random_orders, "random_orders")
     if until is not None and not isinstance(until, str):  # (else met as an error of the rules reading it)
         raise TypeError(f"until is a phase name (text) or None, not {_shown_value(until)}")

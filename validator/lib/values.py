@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .runtime import RandomValue
 
@@ -552,32 +552,28 @@ def notation(v: Any) -> str:
     return _write(v)
 
 
-def brief(v: Any, limit: int = 40) -> str:
+def brief(v: Any, limit: int = 40, quoted: bool = True) -> str:
     """A value for a message (a caller's, a trace's), at most ``limit`` characters, "..." where cut: in
-    the language's notation (``notation``), a value of no type of the language as Python writes it. An
-    integer too long to show is said by its size, never written out (Python refuses past 4 300 digits)."""
-    if isinstance(v, int) and v.bit_length() > 4 * limit:  # (then over 1.2 digits a character of the limit)
-        text = f"an integer of {v.bit_length()} bits"
-    else:
-        try:
-            text = notation(v)
-        except (ValueError, RecursionError):  # (such an integer inside it; nesting past Python's limit)
-            text = "..."
+    the language's notation (``notation``; a text at the top in its quotes unless not ``quoted``), a value
+    of no type of the language as Python writes it. The work is bounded as the message is: no more of the
+    value than its first ``limit`` values and characters is written (a collection's other items are left
+    out, a text's other characters), and an integer too long to show is said by its size, never written
+    out (Python refuses past 4 300 digits)."""
+    try:
+        text = _write(v, top=not quoted, room=[limit, limit])
+    except (ValueError, RecursionError):  # (nesting past Python's limit)
+        text = "..."
     return _cut(text, limit)
 
 
 def show(v: Any) -> str:
-    """A value as the language writes it (``write_value``: `true`, `1/2`, `none`, never Python's
-    spelling), shortened for a message; a text as it is."""
-    try:
-        text = v if isinstance(v, str) else write_value(v, 64)
-    except ValueError:  # (more parts than a message shows)
-        text = "a value of many parts"
-    return _cut(text, 40)
+    """A value as a run-time message writes it (``brief``: `true`, `1/2`, `none`, never Python's
+    spelling), a text as it is: the messages put it in backticks (cannot add `abc` and `1`)."""
+    return brief(v, 40, quoted=False)
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` at most ``limit`` characters, "..." where cut (``brief``, ``show``)."""
+    """``text`` at most ``limit`` characters, "..." where cut (``brief``)."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -608,40 +604,69 @@ def label(k: str) -> str:
     return k if _NAME(k) and k not in _KEYWORD_SET else text_literal(k)
 
 
-def _write(v: Any, top: bool = False) -> str:
+def _write(v: Any, top: bool = False, room: list[int] | None = None) -> str:
+    """``v`` in the language's notation (a text at the ``top`` as it is). With ``room`` (how many more values,
+    and how many characters of a text, a message shows: ``brief``), a collection's items past it are `...`, a
+    text is cut past it, and an integer of more bits than four a character is said by its size."""
     if v is None:
         return "none"
     if v is True or v is False:
         return "true" if v else "false"
     if isinstance(v, str):
+        if room is not None:
+            v = v[:room[1] + 1]
         return v if top else text_literal(v)
     if type(v) is TruthKey:
         return "true" if v.value else "false"
     if isinstance(v, Fraction):
         return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
     if isinstance(v, int):
+        if room is not None and v.bit_length() > 4 * room[1]:
+            return f"an integer of {v.bit_length()} bits"
         return str(v)
     if isinstance(v, list):
-        return "[" + ", ".join(_write(x) for x in v) + "]"
+        return "[" + _joined(v, _write, room) + "]"
     if isinstance(v, tuple):
         if not v:
             return "tuple([])"  # (`()` is no expression)
-        return "(" + ", ".join(_write(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+        return "(" + _joined(v, _write, room) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, (set, frozenset)):
         if not v:
             return "set()"  # (`{}` is the empty map)
-        return "{" + ", ".join(_write(x) for x in in_order(v)) + "}"
+        return "{" + _joined(in_order(v), _write, room) + "}"
     if isinstance(v, dict):
         if not v:
             return "{}"
         if type(v) is not Map and _TEXTS.issuperset(map(type, v)):  # a record (its labels are texts)
-            return "{" + ", ".join(f"{label(k)}: {_write(x)}" for k, x in v.items()) + "}"
-        return "{" + ", ".join(f"{_write(k)} => {_write(x)}" for k, x in v.items()) + "}"
+            return "{" + _joined(v.items(), _field, room) + "}"
+        return "{" + _joined(v.items(), _entry, room) + "}"
     if isinstance(v, RandomValue):
         return v.describe()
     if callable(v):
         return "<function>"
     return str(v)
+
+
+def _field(item: tuple[str, Any], room: list[int] | None = None) -> str:
+    return f"{label(item[0])}: {_write(item[1], room=room)}"
+
+
+def _entry(item: tuple[Any, Any], room: list[int] | None = None) -> str:
+    return f"{_write(item[0], room=room)} => {_write(item[1], room=room)}"
+
+
+def _joined(items: Any, write: Callable[..., str], room: list[int] | None) -> str:
+    """A collection's items written, with commas between; with ``room`` (``_write``), no more than it holds."""
+    if room is None:
+        return ", ".join(map(write, items))
+    parts = []
+    for x in items:
+        if room[0] <= 0:
+            parts.append("...")
+            break
+        room[0] -= 1
+        parts.append(write(x, room=room))
+    return ", ".join(parts)
 
 
 def _key_least(k: Any) -> int:
