@@ -382,6 +382,30 @@ def test_a_states_integer_has_at_most_401_digits_given_to_the_api(pig: Any, engi
     assert value_problem({"a": [10 ** 401]}) == ("/a/0", "an integer with more than 401 digits")
 
 
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_a_fraction_given_to_the_api_is_held_to_the_bounds_of_a_decimal(pig: Any, engine: str) -> None:
+    """A ``Fraction`` is a decimal as a JSON text's is read (exactly), so it is held to the same rule: at most 400
+    places after its point (its denominator divides 10^400: 1/3 is no decimal) and 401 digits before it."""
+    from fractions import Fraction
+
+    from validator.core.jsontext import value_problem
+
+    for score, said in ((Fraction(1, 3), "a fraction no decimal of at most 400 places writes"),
+                        (Fraction(1, 2 ** 401), "a fraction no decimal of at most 400 places writes"),
+                        (Fraction(2 * 10 ** 401 + 1, 2), "a decimal with more than 401 digits before its point")):
+        with pytest.raises(RunError) as caught:  # (S001 before the schema's S002, an integer expected)
+            pig.run({"score": score, "rolls": 1}, dice=[1], engine=engine)
+        d = caught.value.diagnostics[0]
+        assert (d.code, d.pointer, d.message) == ("S001", "/score", said)
+        with pytest.raises(ValueError, match=f"^args/1: {said}, which no JSON value is"):
+            pig.run(START, args=[1, score], engine=engine)
+    for within in (Fraction(1, 10), Fraction(1, 2 ** 400), Fraction(10 ** 401 - 1, 10 ** 400), Fraction(7)):
+        assert value_problem({"a": [within]}) is None, within
+    with pytest.raises(RunError) as caught:
+        pig.run({"score": Fraction(1, 10), "rolls": 1}, dice=[1], engine=engine)
+    assert [d.code for d in caught.value.diagnostics] == ["S002"]
+
+
 @pytest.mark.parametrize("path", [b"docs/tutorial/pig.rules", None, 5])
 def test_load_ruleset_of_what_is_no_path_is_a_type_error(path: Any) -> None:
     with pytest.raises(TypeError, match="load_ruleset takes a path as str or Path"):  # (before: pathlib's words)

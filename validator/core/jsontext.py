@@ -30,6 +30,7 @@ MAX_DEPTH = 100  # arrays and objects nested in one another; jsonschema recurses
 MAX_EXPONENT = 400
 MAX_INT_DIGITS = MAX_EXPONENT + 1
 TOO_MANY_DIGITS = 10 ** MAX_INT_DIGITS  # (an integer is within the rule when its absolute value is below it)
+_PLACES = 10 ** MAX_EXPONENT  # (a fraction is a decimal of at most MAX_EXPONENT places when its denominator divides it)
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?"
@@ -354,7 +355,7 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, subclasses: bool = Fal
                     return _pointer_of(place, k), problem
                 todo.append((_last_first(x), (place, k), depth + 1))
                 break  # (its items first; this container's others after)
-            elif x is not None and tx is not bool and tx is not Fraction:
+            elif x is not None and tx is not bool:
                 problem = _leaf_problem(x)
                 if problem is not None:
                     return _pointer_of(place, k), problem
@@ -387,7 +388,13 @@ def _leaf_problem(v: Any) -> str | None:
         return None
     if t is float:
         return None if math.isfinite(v) else f"`{v}` is not JSON"
-    if v is None or t is bool or t is Fraction:  # (a Fraction: a decimal ``loads`` read exactly)
+    if t is Fraction:  # a decimal as ``loads`` reads one exactly, held to its bounds (``_float``): 1/3 is none
+        if _PLACES % v.denominator:
+            return f"a fraction no decimal of at most {MAX_EXPONENT} places writes"
+        if abs(v) >= TOO_MANY_DIGITS:
+            return f"a decimal with more than {MAX_INT_DIGITS} digits before its point"
+        return None
+    if v is None or t is bool:
         return None
     return f"a value of no JSON type (`{t.__name__}`)"
 
