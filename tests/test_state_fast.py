@@ -359,3 +359,42 @@ def test_the_fast_check_refuses_a_lone_surrogate_and_an_integer_past_401_digits(
     assert certainly_valid(bad, full) is False
     if isinstance(bad, int):
         assert check(10 ** 401 - 1) is True
+
+
+NODE = {"type": "object", "additionalProperties": False,
+        "properties": {"n": {"type": "integer"}, "next": {"$ref": "#/$defs/node"}}}
+RECURSIVE = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"node": NODE}, "$ref": "#/$defs/node"}
+
+
+def _nested(levels: int) -> Any:
+    value: Any = {"n": 1}
+    for _ in range(levels):
+        value = {"next": value}
+    return value
+
+
+@pytest.mark.parametrize("levels", [99, 100, 150, 300])
+def test_a_recursive_schema_s_fast_check_holds_the_depth_limit(tmp_path: Path, levels: int) -> None:
+    """A recursive schema bounds no nesting: its fast check took a state nested 100 to 300 deep (within Python's
+    recursion), so the API's intake, which walks no state the check takes, ran it. Past 100 levels (``jsontext
+    .MAX_DEPTH``) the check is not sure, and the state is S001 at its place, before any rule runs."""
+    from validator.api import RunError, load_ruleset
+    from validator.core.jsontext import MAX_DEPTH, value_problem
+
+    state = _nested(levels)
+    deep = levels + 1 > MAX_DEPTH  # (the objects nested: each level's, and the innermost)
+    assert float_free(RECURSIVE) and (levels > 200 or jsonschema.Draft202012Validator(RECURSIVE).is_valid(state))
+    assert certainly_valid(state, RECURSIVE, exact=True) is not deep
+    assert (value_problem(state) is not None) is deep
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "s.schema.json").write_text(json.dumps(RECURSIVE))
+    (tmp_path / "r.rules").write_text('ruleset r "r"\nschema "s.schema.json"\nquery main = 1\n')
+    rs = load_ruleset(tmp_path / "r.rules")
+    assert rs.ok, rs.diagnostics
+    if not deep:
+        assert rs.run(state) == 1
+        return
+    with pytest.raises(RunError) as caught:
+        rs.run(state)
+    (d,) = caught.value.diagnostics
+    assert (d.code, d.message, d.pointer) == ("S001", f"state nested more than {MAX_DEPTH} deep", "/next" * MAX_DEPTH)

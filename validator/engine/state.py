@@ -433,7 +433,7 @@ def certainly_valid(state: Any, schema: dict[str, Any], exact: bool = False) -> 
     each value it accepts then passed a test of its type, and those of a text (a key too) and an integer
     refuse what no JSON text holds (a lone surrogate, more than ``jsontext.MAX_INT_DIGITS`` digits), so
     that such a state is also one ``jsontext.value_problem`` finds nothing in (the API's intake walks it
-    no more: ``api.Ruleset.evaluate``; a recursive schema's nesting is the one thing not asked).
+    no more: ``api.Ruleset.evaluate``; a recursive schema's check asks the nesting too, ``fast_check``).
     For a schema ``schema_problem`` finds nothing in, which a ruleset's check makes sure of (C015): it asks
     nothing of jsonschema, which a process whose states all pass never imports."""
     try:
@@ -581,6 +581,7 @@ def fast_check(schema: Any) -> Any:
     if not isinstance(schema, dict) or schema.get("$schema") not in _FAST_DRAFTS:
         return None
     refs: dict[str, Any] = {}
+    looped = []  # (a recursive reference met)
 
     def resolve(ref: Any) -> Any:
         if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
@@ -589,6 +590,7 @@ def fast_check(schema: Any) -> Any:
             done = refs[ref]
             if done is not None:  # built already: called directly
                 return done  # type: ignore[no-any-return]
+            looped.append(ref)
             return lambda x: refs[ref](x)  # a recursive reference, still being built
         refs[ref] = None
         refs[ref] = build(ref_target(schema, ref), False)
@@ -736,9 +738,36 @@ def fast_check(schema: Any) -> Any:
         raise Unsupported(k)
 
     try:
-        return build(schema, True)
+        check = build(schema, True)
     except (Unsupported, re.error, RecursionError):
         return None
+    if not looped:  # (what it accepts nests no deeper than the schema: within ``jsontext.MAX_DEPTH``)
+        return check
+
+    def within_depth(x: Any) -> bool:  # (a recursive schema bounds no nesting: the depth a state may have is asked)
+        return _nested_within(x, jsontext.MAX_DEPTH) and check(x)  # type: ignore[no-any-return]
+    return within_depth
+
+
+def _nested_within(value: Any, most: int) -> bool:
+    """Whether no list or object of ``value`` lies ``most`` levels below the top (``jsontext.value_problem``'s
+    bound: what it does not call nested too deep). One walk of the containers, a level at a time."""
+    level, depth = [value], 0
+    while level:
+        below = []
+        for v in level:
+            t = type(v)
+            if t is dict:
+                below += [x for x in v.values() if type(x) in _CONTAINED]
+            elif t in _CONTAINED:
+                below += [x for x in v if type(x) in _CONTAINED]
+        if below and depth + 1 >= most:
+            return False
+        level, depth = below, depth + 1
+    return True
+
+
+_CONTAINED = frozenset({dict, list, tuple})
 
 
 def float_free(schema: Any) -> bool:
