@@ -273,3 +273,36 @@ def test_the_language_server_publishes_a_planted_bug_as_a_warning(tmp_path: Path
         handler(*args)  # then ours: the check, published)
     (sent,) = [p for p in published if p.uri == uri]
     assert [(d.code, d.severity) for d in sent.diagnostics] == [(WRITER_BUG, T.DiagnosticSeverity.Warning)], sent
+
+
+@pytest.mark.planted_writer_bug
+def test_each_thread_hears_its_own_runs(tmp_path: Path, planted: None) -> None:
+    """``listening`` is the API caller's, and a ruleset may run in several threads at once: a block hears what
+    its own thread met, not what another thread's run met meanwhile (both blocks open while one run meets it)."""
+    import threading
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    planted_rs = load_ruleset(project(tmp_path / "a") / "main.rules", use_cache=False)
+    sown_rs = load_ruleset(project(tmp_path / "b", RULES.replace("planted", "sown")) / "main.rules", use_cache=False)
+    both_open, planted_ran, sown_ran = threading.Barrier(2), threading.Event(), threading.Event()
+    heard: dict[str, list[str]] = {}
+
+    def listen(name: str, rs: Any, after: threading.Event | None, then: threading.Event) -> None:
+        with listening() as bugs:
+            both_open.wait(30)
+            if after is not None:
+                after.wait(30)
+            assert rs.run({}) == ANSWER
+            then.set()
+            if after is None:  # (this block stays open until the other thread has run too)
+                sown_ran.wait(30)
+        heard[name] = [d.code for d in bugs.warnings]
+
+    threads = [threading.Thread(target=listen, args=("planted", planted_rs, None, planted_ran)),
+               threading.Thread(target=listen, args=("sown", sown_rs, planted_ran, sown_ran))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert heard == {"planted": [WRITER_BUG], "sown": []}, heard

@@ -401,7 +401,9 @@ class PathView:
         return self.cwd if not self.named and not self.moved else f"{self.cwd}\0{self.named!r}\0{self.moved!r}"
 
 
-_NAMED: tuple[tuple[str, str], ...] = ()  # the running command's (``named_on_command_line``), inherited by forked workers
+# the running command's (``named_on_command_line``), inherited by forked workers: one command a process (the
+# playground names no file on a command line; it answers each request in a process of its own)
+_NAMED: tuple[tuple[str, str], ...] = ()
 # a sweep's worker's view while it loads a ruleset laid out in its private folder (``tools/sweep.laid_out``);
 # per thread of work
 PATH_VIEW: contextvars.ContextVar[PathView | None] = contextvars.ContextVar("PATH_VIEW", default=None)

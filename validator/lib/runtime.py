@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import random
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
@@ -87,32 +88,36 @@ def _bug_key(d: Diagnostic) -> tuple[Any, ...]:
     return d.span.file, d.span.line, d.span.col, d.message
 
 
-_LISTENING: list[WriterBugs] = []  # (open ``listening`` blocks, innermost last)
+# the open ``listening`` blocks, innermost last: a context's own (an API caller's threads each hear their own
+# runs; ``deep.call``'s thread runs in its caller's context). The playground's requests are each answered by a
+# process of their own, or one at a time where there is no fork (``serve.Playground.answer``).
+_LISTENING: contextvars.ContextVar[tuple[WriterBugs, ...]] = contextvars.ContextVar("_LISTENING", default=())
 
 
 class listening:
     """``with listening() as bugs:``: the writer's bugs met in the block are noted in ``bugs`` (``WriterBugs``),
-    whatever call met them (a run, a state's check, a load, a game; ``validator.api.listening``: ``bugs.warnings``)."""
+    whatever call met them (a run, a state's check, a load, a game; ``validator.api.listening``: ``bugs.warnings``),
+    in this thread (this context) alone."""
 
     def __enter__(self) -> WriterBugs:
         self.bugs = WriterBugs()
-        _LISTENING.append(self.bugs)
+        self.token = _LISTENING.set(_LISTENING.get() + (self.bugs,))
         return self.bugs
 
     def __exit__(self, *exc: Any) -> None:
-        _LISTENING.remove(self.bugs)
+        _LISTENING.reset(self.token)
 
 
 def said(shown: Sequence[Diagnostic]) -> None:
     """A command has said ``shown`` in its own output (a check's diagnostics): every open ``listening``
     block takes the writer's bugs among them as said."""
-    for bugs in _LISTENING:
+    for bugs in _LISTENING.get():
         bugs.say(shown)
 
 
 def heard(d: Diagnostic, text: str | None = None) -> None:
     """A writer's bug met (``writer_bug``), noted by every open ``listening`` block."""
-    for bugs in _LISTENING:
+    for bugs in _LISTENING.get():
         bugs.note(d, text)
 
 
