@@ -341,7 +341,8 @@ def test_a_writer_s_bug_is_a_warning_of_the_answer_once_per_unit(server, planted
     assert warned and len(warned) == len(set(warned)), warned
     assert {w[:3] for w in warned} == {("I002", "warning", "mine.rules")}, warned
     assert "the reference interpreter ran it instead" in got["warnings"][0]["help"]
-    assert "ruleval-serve-" not in json.dumps(got["warnings"])
+    assert "ruleval-serve-" not in json.dumps(got)  # (the picture's note too: the copy's path is not shown)
+    assert got["picture"] is None and "`jomini/re.playground.rules` has no `render` query" in got["picture_note"]
     diffed = call(server, "POST", "/api/diff", {**body, "other": "jomini/re.rules", "generate": 0}).json
     assert [w["code"] for w in diffed["warnings"]] == ["I002"] * len(diffed["warnings"]) != [], diffed
     for unplanted in (call(server, "POST", "/api/run", {**body, "text": RULES.replace("planted", "sown")}).json,

@@ -511,7 +511,7 @@ class Playground:
         try:
             return picture.draw(pic, rs, state, result, focus if isinstance(focus, str) and focus else None), None
         except DiagnosticError as exc:
-            return None, "no picture: " + "; ".join(f"{d.code} {d.message}" for d in exc.diagnostics)[:300]
+            return None, self.said("no picture: " + "; ".join(f"{d.code} {d.message}" for d in exc.diagnostics)[:300])
 
     def diff(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import load_ruleset
