@@ -328,7 +328,8 @@ def test_diff_over_generated_states_gives_the_figures(server) -> None:
 
 
 @pytest.mark.planted_writer_bug
-def test_a_writer_s_bug_is_a_warning_of_the_answer_once_per_unit(server, planted: None) -> None:
+@pytest.mark.usefixtures("planted")
+def test_a_writer_s_bug_is_a_warning_of_the_answer_once_per_unit(server) -> None:
     """The request's process is forked with the plant (``test_writer_bugs.planted``): its runs are the
     reference's, and right, and the answer says the bug (I002) as a command does, each unit's once, under the
     name the page gave the ruleset."""
