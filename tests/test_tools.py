@@ -72,7 +72,7 @@ def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path
     after = lines[lines.index("because:") + 1:]
     assert after[0] == "  the unit in MUN moves  [DIP-P2]"
     assert "        1 support(s) count for the unit in MUN  [DIP-P1]" in after
-    assert "            the support from RUH is not cut: no unit attacks RUH  [DIP-P1]" in after
+    assert "            the support from RUH is not cut: no attack on RUH cuts it  [DIP-P1]" in after
     assert "      the unit holding BUR resists with strength 1  [DIP-S2]" in after
     bounced = cli("explain", std, "--state", state, "--unit", "bel").out.splitlines()
     assert bounced[0] == "the unit in BEL does not move  [DIP-P2]"
@@ -81,6 +81,24 @@ def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path
     assert '    = dislodged("bur") = true  [DIP-P2]' in full
     nobody = cli("explain", std, "--state", state, "--unit", "A XYZ")
     assert nobody.code == 0 and nobody.out == "no traced decision is about `A XYZ` (read as `xyz`)\n"
+
+
+def test_explain_unit_says_an_uncut_support_was_attacked_when_it_was(cli, tmp_path: Path) -> None:
+    """A support into BUR is not cut by the attack of the unit in BUR (DIP-P1): `--unit` said "no
+    unit attacks RUH" while BUR attacked RUH; its words must stay true when an attack does not cut."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "germany", "type": "army", "location": "mun"},
+                       {"power": "germany", "type": "army", "location": "ruh"},
+                       {"power": "france", "type": "army", "location": "bur"}],
+             "orders": [{"power": "germany", "order": "A MUN - BUR"},
+                        {"power": "germany", "order": "A RUH S A MUN - BUR"},
+                        {"power": "france", "order": "A BUR - RUH"}]}
+    (tmp_path / "s.json").write_text(json.dumps(state), encoding="utf-8")
+    r = cli("explain", std, "--state", str(tmp_path / "s.json"), "--unit", "A BUR")
+    assert r.code == 0, r.err
+    assert "the support from RUH is not cut" in r.out
+    assert "no unit attacks RUH" not in r.out
 
 
 def test_explain_unit_speaks_only_of_units_that_stand_there(cli, tmp_path: Path) -> None:
