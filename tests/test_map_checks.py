@@ -513,3 +513,21 @@ def test_orders_read_names_in_any_script_as_the_map_writes_them(tree: Path) -> N
         assert [u["location"] for u in result["units"]] == [to], order
         # another spelling (`Nordland`) is no name of the map: the order is invalid, the army holds
         assert result["orders"][0]["status"] == ("invalid" if to == "hil" else "succeeds"), order
+
+
+def test_a_misspelt_top_level_key_is_the_map_s_error_not_the_rules(cli, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A designer's map with `provinecs:` for `provinces:` broke the schema (C026: the key missing, the
+    other one unexpected) and also gave one C012 for each read of `map.provinces` in the bundled
+    standard.rules, a file the designer cannot change: only the map's own errors are shown."""
+    text = (ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text(encoding="utf-8")
+    (tmp_path / "ruleval.toml").write_text("", encoding="utf-8")
+    (tmp_path / "my_map.yaml").write_text(text.replace("\nprovinces:", "\nprovinecs:"), encoding="utf-8")
+    (tmp_path / "my.rules").write_text('ruleset my.map "mine"\nextends "bundled:diplomacy/standard.rules"\n'
+                                       'import "my_map.yaml" as map\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--no-cache", "my.rules")
+    assert result.code == 1, result.err
+    found = errors_of(result.err)
+    assert found and {(f, code) for f, _, _, code, _ in found} == {("my_map.yaml", "C026")}, result.err
+    assert any('"provinces"' in msg for *_, msg in found) and any('"provinecs"' in msg for *_, msg in found)

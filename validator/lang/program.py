@@ -485,12 +485,24 @@ class Resolver(Walker, _Pass):
                 self.named_as_value(target, e.name, e.span)
                 return
             if isinstance(found, DataRef) and isinstance(found.value, dict):
-                if e.name not in found.value and id(e) not in self.defaulted:  # `d.f ?? x`: the data may leave f out
+                if e.name not in found.value and id(e) not in self.defaulted and not self.schema_requires(found.value, e.name):
+                    # (`d.f ?? x`: the data may leave f out; a field its schema requires is the schema's
+                    # C026, at the data file the user writes, not one C012 per read in the rules)
                     close = self.suggestions.closest(e.name, found.value)
                     self.error("C012", f"data `{e.obj.id}` has no field `{e.name}`", e.span,
                                help=f"did you mean `{close}`?" if close else None)
                 return
         self.expr(e.obj, env)
+
+    def schema_requires(self, value: dict[str, Any], name: str) -> bool:
+        """Whether the JSON Schema a data import of ``value`` names requires its field ``name``."""
+        for ns in self.loaded.namespaces.values():
+            for bound_data in ns.data.values():
+                if bound_data.value is value and bound_data.schema is not None:
+                    required = bound_data.schema.value.get("required")
+                    if isinstance(required, list) and name in required:
+                        return True
+        return False
 
     def x_Index(self, e: A.Index, env: Scope) -> None:
         self.node(e.keys if id(e) in self.bound else e, env)  # (a table's lookup: only its keys)
