@@ -709,6 +709,17 @@ def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Pat
     assert cli("diff", "main.rules", "main.rules", "--cases", "c.yaml").code == 0  # (states alone are read)
 
 
+def test_a_misspelt_expected_field_names_the_close_one(cli, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`expect: {pionts: 9}` failed as "missing (expected 9)", leaving the author to find the slip; like a
+    misspelt `where` field, it names the result's close field."""
+    write(root, "query main = {points: 9, busted: false}\n")
+    (root / "c.yaml").write_text("ruleset: main.rules\ncases:\n  - id: a\n    state: {}\n    expect: {pionts: 9}\n")
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 1, r.out + r.err
+    assert "/pionts: missing (expected 9; did you mean `points`?)" in r.out, r.out
+
+
 def test_exactly_compares_a_value_whole_and_update_writes_an_empty_map_so(cli, root: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """`{exactly: VALUE}` compares VALUE whole (a key the result has more is a difference, said at the

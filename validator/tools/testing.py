@@ -394,7 +394,8 @@ def difference_at(expected: Any, actual: Any, path: str = "",
         for k, v in expected.items():
             at = f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}"
             if k not in actual:
-                return at, f"missing (expected {_show(v)})"
+                close = closest_name(str(k), actual)
+                return at, f"missing (expected {_show(v)}" + (f"; did you mean `{close}`?)" if close else ")")
             diff = difference_at(v, actual[k], at, got, whole)
             if diff:
                 return diff
