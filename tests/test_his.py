@@ -354,3 +354,33 @@ def test_a_land_piece_at_sea_or_a_siege_both_on_and_lifted_is_refused() -> None:
     assert set(found) == {"/units/1/space", "/leaders/0/space", "/units/2/formerly_besieged"}, found
     assert "sea zone" in found["/units/1/space"][0] and "HIS-A4" in found["/units/1/space"][1]
     assert "both besieged and formerly besieged" in found["/units/2/formerly_besieged"][0]
+
+
+def test_a_variant_s_map_with_a_slip_is_refused_where_the_slip_is(tmp_path: Path) -> None:
+    """A designer's HIS map (a new space, `krakow`) with a connection to a space it does not have
+    (`brun`) and a misspelt field (`fortifed`) passed `ruleval check`, and a move there was read as
+    "not adjacent": the map is checked data, as a Diplomacy map is, each slip an error at its line."""
+    text = (ROOT / "rulesets" / "his" / "map.yaml").read_text(encoding="utf-8")
+    text = text.replace("connections:\n", "connections:\n  - {a: krakow, b: brun, kind: normal}\n")
+    text = text.replace("  venice:", "  krakow:    {fortifed: false, controller: poland}\n  venice:")
+    (tmp_path / "ruleval.toml").write_text("", encoding="utf-8")
+    (tmp_path / "my_map.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "my.rules").write_text('ruleset my.his "mine"\nextends "bundled:his/his.rules"\n'
+                                       'import "my_map.yaml" as map\n', encoding="utf-8")
+    lines = text.splitlines()
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", "--no-cache", "--format", "json", str(tmp_path / "my.rules")], stdout=out, stderr=err)
+    assert code == 1, out.getvalue() + err.getvalue()
+    found = {(d["code"], lines[d["line"] - 1].strip()) for d in json.loads(out.getvalue()) if d["severity"] == "error"}
+    assert all(d["file"].endswith("my_map.yaml") for d in json.loads(out.getvalue()) if d["severity"] == "error")
+    assert ("C026", "krakow:    {fortifed: false, controller: poland}") in found, found
+    fixed = text.replace("fortifed", "fortified")
+    (tmp_path / "my_map.yaml").write_text(fixed, encoding="utf-8")
+    out = io.StringIO()
+    assert main(["check", "--no-cache", "--format", "json", str(tmp_path / "my.rules")], stdout=out, stderr=err) == 1
+    [d] = [d for d in json.loads(out.getvalue()) if d["severity"] == "error"]
+    assert d["code"] == "C027" and "`brun`" in d["message"] and d["pointer"] == "/connections/0/b", d
+    assert fixed.splitlines()[d["line"] - 1][d["col"] - 1:].startswith("brun")
+    fixed = fixed.replace("b: brun,", "b: brunn,")
+    (tmp_path / "my_map.yaml").write_text(fixed, encoding="utf-8")
+    assert main(["check", "--no-cache", str(tmp_path / "my.rules")], stdout=io.StringIO(), stderr=err) == 0
