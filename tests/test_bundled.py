@@ -56,6 +56,30 @@ def test_an_unknown_bundled_name_lists_the_bundled_rulesets(tmp_path: Path, cli)
     assert r.code == 1 and "error[C005]" in r.err and "bundled:diplomacy/standard.rules" in r.err
 
 
+def test_a_misspelt_bundled_name_suggests_the_close_one(tmp_path: Path, cli) -> None:
+    """`extends "bundled:diplomacy/standrd.rules"` listed all 27 bundled rulesets for the reader to find
+    the slip in: the close name comes first, as for any unknown name."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "bad.rules").write_text('ruleset my.bad "x"\nextends "bundled:diplomacy/standrd.rules"\n')
+    r = cli("check", str(tmp_path / "bad.rules"))
+    said = " ".join(r.err.split())
+    assert r.code == 1 and "error[C005]" in r.err, r.err
+    assert "did you mean `bundled:diplomacy/standard.rules`?" in said, r.err
+
+
+def test_a_variant_s_import_under_another_name_than_its_base_s_says_so(tmp_path: Path, cli) -> None:
+    """A designer's map imported `as mapp` (the base reads `map`) left the standard map in play, with
+    only "import `mapp` is never used": the warning names the base's import it may have meant to re-bind."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "m.yaml").write_text((ROOT / "rulesets" / "diplomacy" / "teaching_map.yaml").read_text())
+    (tmp_path / "v.rules").write_text('ruleset my.v "x"\nextends "bundled:diplomacy/standard.rules"\n'
+                                      'import "m.yaml" as mapp\n')
+    r = cli("check", str(tmp_path / "v.rules"))
+    said = " ".join(r.err.split())
+    assert "warning[W103]: import `mapp` is never used" in r.err, r.err
+    assert "did you mean `map`, the name the extended ruleset imports its data as" in said, r.err
+
+
 @pytest.mark.parametrize("ref", ["standard.rules", "diplomacy/standard.rules"])
 def test_a_bundled_ruleset_named_as_a_file_of_ones_own_folder_suggests_its_bundled_name(tmp_path: Path, cli,
                                                                                        ref: str) -> None:

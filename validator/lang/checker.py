@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, get_args
 from . import ast as A
 from .bind import DataRef, ModuleRef, UnitRef, sites
 from .program import Program
-from ..core.diagnostics import Diagnostic, Related, Span, Suggestions
+from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_name
 
 
 MAX_COMPARED_LINES = 1000
@@ -78,9 +78,13 @@ def check_unused(program: Program) -> list[Diagnostic]:
                               if isinstance(unit.bound.get(found.names[name][0]), (ModuleRef, DataRef)))
             if len(used_names) == len(aliases):
                 break
+    inherited = [alias for alias, span in entry.import_spans.items() if span.file != entry.entry]
     for alias, span in entry.import_spans.items():
         if alias in aliases and alias not in used_names:
-            out.append(Diagnostic("W103", f"import `{alias}` is never used", span))
+            close = closest_name(alias, inherited)  # (a re-binding misnamed leaves the base's data in play)
+            out.append(Diagnostic("W103", f"import `{alias}` is never used", span,
+                                  help=f"did you mean `{close}`, the name the extended ruleset imports its data as?"
+                                  if close else None))
     return out
 
 

@@ -23,7 +23,7 @@ from ..core.frozen import frozen
 from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_path, path_view, root_of_resolved
 from ..core.confine import real_path as real_path  # (where the tools find it, beside ``display_path``)
-from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, utf8_fault
+from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, closest_name, utf8_fault
 from .kinds import DeclaredKinds
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
 
@@ -316,7 +316,9 @@ class Loader:
                     n for n in bundled_names() if ("/" + n[len(confine.BUNDLE_PREFIX):]).endswith("/" + ref.lstrip("./"))]
                 self.diags.append(Diagnostic("C005", f"{kind} `{ref}` not found", span,
                                              help=f"looked for `{display_path(Path(os.path.realpath(where)))}`"
-                                             + (f"; bundled rulesets: {', '.join(bundled_names())}" if bundled else "")
+                                             + (("; did you mean `" + close + "`?" if (close := _close_bundled(ref))
+                                                 else "; bundled rulesets: " + ", ".join(bundled_names()))
+                                                 if bundled else "")
                                              + (f"; did you mean `{' or '.join(same)}`, the ruleset shipped with "
                                                 "ruleval?" if 0 < len(same) <= 3 else "")))
             else:
@@ -659,3 +661,12 @@ def load(path: Path, overlay: dict[str, str] | None = None) -> Loaded:
     """Load a ruleset and everything it extends and imports; ``overlay`` maps resolved paths of
     rulesets to text read instead of the file (the unsaved buffers of an editor)."""
     return Loader(path, overlay).load()
+
+
+def _close_bundled(ref: str) -> str | None:
+    """The bundled ruleset a misspelt ``bundled:`` name most likely means: one of the same folder whose
+    file name, without `.rules`, is close to the one written (`standrd`: `standard`, not `nope`: `pure`)."""
+    folder, _, name = ref.rpartition("/")
+    stems = {n.rpartition("/")[2].removesuffix(".rules"): n for n in bundled_names() if n.rpartition("/")[0] == folder}
+    close = closest_name(name.removesuffix(".rules"), stems)
+    return None if close is None else stems[close]
