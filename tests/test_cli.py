@@ -709,6 +709,16 @@ def test_an_expectation_that_checks_nothing_is_refused_at_its_key(cli, root: Pat
     assert cli("diff", "main.rules", "main.rules", "--cases", "c.yaml").code == 0  # (states alone are read)
 
 
+def test_cases_that_are_not_a_list_are_said_at_the_key(cli, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cases: {id: a}` (a map, not a list) was said at line 1, column 1, whatever line `cases:` was on."""
+    write(root, "query main = 1\n")
+    (root / "c.yaml").write_text("# my cases\nruleset: main.rules\ncases: {id: a, state: {}, expect: 1}\n")
+    monkeypatch.chdir(root)
+    r = cli("test", "c.yaml")
+    assert r.code == 3, r.out + r.err
+    assert "c.yaml:3:1: error[S004]: `cases` must be a list" in r.err, r.err
+
+
 def test_a_misspelt_expected_field_names_the_close_one(cli, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`expect: {pionts: 9}` failed as "missing (expected 9)", leaving the author to find the slip; like a
     misspelt `where` field, it names the result's close field."""

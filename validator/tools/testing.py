@@ -220,10 +220,6 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         return text
     ruleset = doc.get("ruleset")
     cases = doc.get("cases")
-    if not isinstance(cases, list):
-        suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", Span(shown, 1, 1, 1, 2)))
-        return text
-    root = find_root(path)
 
     def at(parts: tuple[str, ...], line: int) -> Span:
         """Where the key ``parts`` name is written in the file (the file composed only when a diagnostic
@@ -231,6 +227,11 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
         where = _located(shown, parts, text, key=True)
         return Span(shown, *where) if where is not None else Span(shown, line, 1, line, 2)
 
+    if not isinstance(cases, list):
+        suite.diagnostics.append(Diagnostic("S004", "`cases` must be a list", at(("cases",), 1),
+                                            help="one item per case: `- id: NAME` and its fields, indented under `cases:`"))
+        return text
+    root = find_root(path)
     if isinstance(ruleset, str) and not _confined(suite, path.parent, root, ruleset, "ruleset", at(("ruleset",), 1)):
         return text
     suite.docs[shown] = _strip_lines(doc)
