@@ -560,3 +560,24 @@ def test_an_importer_s_file_is_read_bounded_as_a_case_file_is(tmp_path: Path, mo
     code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"), str(text))
     assert code == 3, (code, out, err)
     assert f"{text}: error[S004]: cannot read test file:" in err and "50" in err, err
+
+
+def test_a_datc_text_line_the_importer_cannot_read_is_said_at_its_line(tmp_path: Path) -> None:
+    """A DATC text file with a unit line of a type no one writes (`Q lon`), an order line with no power,
+    or a last case without its END was run without those lines, or not at all, and could pass: each is
+    an S004 at its line and the case is not run; a state the importer made that the rules refuse is said
+    at its case's line, not as `FILE#ID#/pointer`."""
+    text = tmp_path / "d.txt"
+    text.write_text("CASE x.1\nPRESTATE_SETPHASE Spring 1901, Movment\nPRESTATE\n\tEngland: F nth\nORDERS\n"   # 1..5
+                    "\tEngland: F nth-pic\nPOSTSTATE_SAME\nEND\n\n"                                             # 6..9
+                    "CASE x.2\nPRESTATE\n\tEngland: F nth\n\tEngland: Q lon\nORDERS\n\tF nth-nwg\n"               # 10..15
+                    "POSTSTATE\n\tEngland: F nwg\nEND\n\n"                                                      # 16..19
+                    "CASE x.3\nPRESTATE\n\tEngland: F nth\nORDERS\n\tEngland: F nth-nwg\n", encoding="utf-8")  # 20..24
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"), str(text))
+    assert code == 3, (code, out, err)
+    found = [line for line in err.splitlines() if "error[" in line]
+    assert [f.split(": ", 1)[0] for f in found] == [f"{text}:13:1", f"{text}:15:1", f"{text}:20:1"], err
+    assert all("error[S004]" in f for f in found), err
+    assert "`England: Q lon`" in found[0] and "`F nth-nwg`" in found[1] and "END" in found[2], err
+    assert f"{text}:1:1: S002: " in out and "(at /phase/type" in out, out
+    assert "x.2" not in out and "x.3" not in out, out

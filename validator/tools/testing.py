@@ -478,7 +478,9 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
     from ..engine.state import pointer_parts
 
     where = _nearest(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
-    if where is None:  # (an imported case; the file changed since it was read: said by the pointer alone)
+    if where is None and case.index < 0 and case.line > 0:  # (an imported case: at its line, with the pointer)
+        return f"{case.file}:{case.line}:1: {d.code}: {d.message} (at {d.pointer or '/'})", (case.line, 1, case.line, 2)
+    if where is None:  # (the file changed since it was read: said by the pointer alone)
         return f"{case.file}#{case.id}#{d.pointer}: {d.code}: {d.message}", None
     return f"{case.file}:{where[0]}:{where[1]}: {d.code}: {d.message} (at {d.pointer or '/'})", where
 
@@ -932,6 +934,16 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
         where = Span(file, line, 1) if line else Span(file)
         if not isinstance(c, dict) or "id" not in c:
             suite.diagnostics.append(Diagnostic("S004", f"importer `{query}`: its case {n + 1} has no `id`", where))
+            continue
+        # what the importer could not read of the case, each at its line: the case is not run without it
+        problems = c.get("problems")
+        if problems:
+            for p in problems if isinstance(problems, list) else [problems]:
+                at = p.get("line") if isinstance(p, dict) else None
+                said = p.get("message") if isinstance(p, dict) else p
+                suite.diagnostics.append(Diagnostic(
+                    "S004", f"importer `{query}`, case `{c['id']}`: {said}",
+                    Span(file, at, 1) if type(at) is int and at > 0 else where))
             continue
         # what a case file may not hold, an importer may not make: a case whose expectations check nothing
         empty = _expects_nothing(c)
