@@ -129,6 +129,17 @@ def test_cli_check_write_and_diff(cli, tmp_path: Path) -> None:
     assert cli("fmt", str(tmp_path / "missing.rules")).code == 2
 
 
+def test_a_file_that_does_not_parse_is_shown_with_its_line(cli, tmp_path: Path) -> None:
+    """`fmt --check` on a file with a syntax error said `path:line:col: error[P001]` with no source line
+    and caret under it, where `check` shows them: a CI log reader saw only the message."""
+    (tmp_path / "ruleval.toml").write_text("")
+    bad = tmp_path / "syn.rules"
+    bad.write_text('ruleset t "t"\nconst a: int = 1 +\nrule b = a\n')
+    r = cli("fmt", "--check", str(bad))
+    assert r.code == 1 and f"{bad}:3:6: error[P001]" in r.err, r.err
+    assert "   3 | rule b = a\n            ^\n" in r.err, r.err
+
+
 def test_fmt_diff_headers_of_a_relative_path(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()

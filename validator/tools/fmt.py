@@ -362,11 +362,13 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     for f in files:
         shown = display_path(f)  # (as every command shows a path: docs/diagnostics.md, "Paths")
+        read: str | None = None  # (a file that does not parse is shown with its line under the error, as `check` shows it)
         try:
-            text = decode_source(Loader.read_source(f, shown), shown)
+            text = read = decode_source(Loader.read_source(f, shown), shown)
             new = format_text(text, shown)
         except DiagnosticError as exc:
-            err.write(render_all(exc.diagnostics, {shown: exc.text} if isinstance(exc, RefusedSource) else None, err) + "\n")
+            sources = {shown: exc.text} if isinstance(exc, RefusedSource) else {shown: read} if read is not None else None
+            err.write(render_all(exc.diagnostics, sources, err) + "\n")
             failed += 1
             continue
         if not (args.write or args.check or args.diff):
