@@ -88,6 +88,7 @@ CODES: dict[str, tuple[str, str]] = {
     "W104": ("warning", "override that copies its base"),
     "W105": ("warning", "module that reads other data than its importer"),
     "W106": ("warning", "definition that calls itself whatever happens"),
+    "W107": ("warning", "cell override outside the table's grid"),
     "S001": ("error", "state cannot be read"),
     "S002": ("error", "state does not satisfy the ruleset's schema"),
     "S003": ("error", "input too large"),

@@ -650,6 +650,7 @@ class Tables(_Pass):
                 self.table_key(k, d)
         if d.body is not None:
             return
+        self.cells_outside(d)
         grid, n = d.grid, len(d.params)
         if n not in (1, 2) or len(grid) < n:
             self.error("C009", f"table `{d.written}` needs a header row and at least one row" if n == 2 else
@@ -673,6 +674,32 @@ class Tables(_Pass):
                                    row[0].span)
                     if not isinstance(cell, A.Absent):
                         seen.add((rk, ck))
+
+    def cells_outside(self, d: Unit) -> None:
+        """W107: a cell override whose key no row (or column) of the grid has adds a cell rather than
+        changing one; a slip in an errata's key would leave the table as it was without a word."""
+        known: list[set[Any]] = [set() for _ in d.params]
+        for cell, _ in grid_cells(d):
+            for i, k in enumerate(cell):
+                if i < len(known):
+                    known[i].add(k)
+        if not all(known):
+            return  # (a malformed grid: C009 says so)
+        for ov in d.overrides:
+            if len(ov.keys) != len(known):
+                continue
+            for i, k in enumerate(ov.keys):
+                raw = table_key(k)
+                key = None if raw is None else as_key(raw)
+                if key is not None and key not in known[i]:
+                    close = self.suggestions.closest(str(key), [str(x) for x in known[i]])
+                    where = "column" if i else "row"
+                    self.diags.append(Diagnostic(
+                        "W107", f"`override {d.written}[...]` adds a {where} `{key}`, which the table's grid does not have",
+                        k.span, help=f"did you mean `{close}`?" if close else
+                        "a new row or column is read only by lookups that name it; check the key",
+                        related=(Related(d.span, "the table"),)))
+                    break
 
     def table_key(self, cell: Any, d: Unit) -> Any:
         key = table_key(cell)
