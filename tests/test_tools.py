@@ -101,6 +101,18 @@ def test_explain_unit_says_an_uncut_support_was_attacked_when_it_was(cli, tmp_pa
     assert "no unit attacks RUH" not in r.out
 
 
+@pytest.mark.parametrize("fmt", ["json", "dot"])
+@pytest.mark.parametrize("option", [["--unit", "A BUR"], ["--order", "bur"]])
+def test_explain_refuses_a_choice_its_format_would_ignore(cli, fmt: str, option: list[str], tmp_path: Path) -> None:
+    """`--unit` and `--order` choose what the text tells; with `--format json` (or `dot`) they were
+    ignored without a word, the whole trace printed as if asked for: a usage error says so."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    state = str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    r = cli("explain", std, "--state", state, *option, "--format", fmt, "-o", str(tmp_path / "out"))
+    assert r.code == 2 and "error[U001]" in r.err and option[0] in r.err, r.err
+    assert not (tmp_path / "out").exists()
+
+
 def test_explain_unit_speaks_only_of_units_that_stand_there(cli, tmp_path: Path) -> None:
     """A province a move entered empty, or two moves bounced from, holds no unit: `--unit` says
     nothing of "the unit in PIC" there (the ruleset's `dislodged` is of a unit, and its results ask it

@@ -412,6 +412,12 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..engine.state import read_state_text, state_file_text
 
     require_files(args.ruleset, args.state)
+    chosen = "--unit" if args.unit else "--order" if args.order else None
+    if chosen is not None and args.format != "text" and args.ir is None:  # (it chooses what the text tells)
+        from ..core.exits import UsageError
+
+        raise UsageError(f"{chosen} chooses what the text output tells; `--format {args.format}` gives the whole "
+                         f"trace: leave out {chosen}, or --format")
     dice = parse_dice(args.dice)
     rs = load_for_run(args.ruleset, err, "json" if args.format == "json" else "text", out)
     if rs is None:
