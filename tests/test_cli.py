@@ -872,3 +872,13 @@ def test_test_and_coverage_show_paths_as_check_does(cli, outside: Path) -> None:
     assert shown.count("../") == 1
     cov = cli("coverage", "../proj/cases.yaml")
     assert "../" not in cov.out + cov.err
+
+
+def test_a_catalogue_with_a_misspelt_clauses_key_names_it(cli, root: Path) -> None:
+    """A clause catalogue written `clause:` was refused as needing a `clauses:` mapping, leaving the author
+    to find which key was wrong: the help names the key it has."""
+    (root / "c.yaml").write_text('clause:\n  R-1: "a rule"\n', encoding="utf-8")
+    path = write(root, 'ruleset t "t"\nclauses "c.yaml"\nrule f cite "R-1" = 1\nquery main = f\n')
+    r = cli("check", path)
+    assert r.code == 1 and "error[C008]: a clause catalogue needs a `clauses:` mapping" in r.err, r.err
+    assert "has `clause:`: did you mean `clauses:`?" in " ".join(r.err.split()), r.err

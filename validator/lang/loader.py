@@ -481,7 +481,10 @@ class Loader:
             return
         entries = value.get("clauses") if isinstance(value, dict) else None
         if not isinstance(entries, dict):
-            self.diags.append(Diagnostic("C008", "a clause catalogue needs a `clauses:` mapping of id to text", span))
+            close = closest_name("clauses", [k for k in value if isinstance(k, str)]) if isinstance(value, dict) else None
+            self.diags.append(Diagnostic("C008", "a clause catalogue needs a `clauses:` mapping of id to text", span,
+                                         help=f"`{display_path(target)}` has `{close}:`: did you mean `clauses:`?"
+                                         if close is not None and close != "clauses" else None))
             return
         bad = [(k, v) for k, v in entries.items()
                if not (isinstance(k, str) and CLAUSE_ID.fullmatch(k)) or not (isinstance(v, str) and v.strip())]
