@@ -402,3 +402,20 @@ def test_a_label_of_a_view_s_own_places_is_not_drawn_on_a_unit() -> None:
         box = (x - anchor, y - picture.LABEL_ABOVE * size, x - anchor + width, y + picture.LABEL_BELOW * size)
         assert not [m for m in marks if (min(max(m[1], box[0]), box[2]) - m[1]) ** 2
                     + (min(max(m[2], box[1]), box[3]) - m[2]) ** 2 < m[3] ** 2], t.text
+
+
+def test_render_draws_an_exact_view_s_picture_from_the_exact_run(tmp_path: Path) -> None:
+    """`ruleval render rulesets/his/his.rules --state ...` said there was no picture "for this result": the
+    family's view.yaml draws the outcomes of an exact run (`mode: exact`), as the playground runs it, and
+    `render` ran the move once with random dice. It draws the exact bars, each outcome's odds written."""
+    import io
+
+    from validator.tools.cli import main
+
+    his = DIP.parent / "his"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["render", str(his / "his.rules"), "--state", str(his / "examples" / "one_interceptor.json"),
+                 "-o", str(tmp_path / "h.svg")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    svg = (tmp_path / "h.svg").read_text(encoding="utf-8")
+    assert "112/729" in svg and "5/12" in svg, svg[:2000]

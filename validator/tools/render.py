@@ -271,7 +271,9 @@ def picture_of(rs: Any, state: Any, options: dict[str, Any], state_name: str) ->
     if rs.program.query("render") is not None:
         return to_svg(drawing_of(rs, state, None, options, state_name))
     view = picture.view_of(rs)
-    result = rs.run(state, state_name=state_name)
+    # (a view whose mode is `exact` draws the distribution of outcomes, as the playground runs it first)
+    exact = isinstance(view, dict) and view.get("mode") == "exact"
+    result = rs.run(state, state_name=state_name, exact=exact)
     pic = picture.picture_for(view, result)
     if pic is None:
         raise DiagnosticError([Diagnostic(
