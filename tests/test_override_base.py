@@ -147,3 +147,19 @@ def test_a_cycle_that_runs_through_base_is_settled_by_the_policy_of_the_decision
     assert rs.diagnostics == []
     # the policy settles `a` true, so b = not a is false; a policy-free reading would be E006
     assert rs.run({}, engine=engine) == [True, False]
+
+
+def test_an_override_with_another_number_of_parameters_is_said_at_the_override(tmp_path: Path, cli) -> None:
+    """`override rule cut_by(s, t)` of the standard rules' `cut_by(s)` was said as one C003 at each call
+    in standard.rules, a file the designer does not edit: it is one C003 at the override, naming what it
+    replaces; a call in the variant's own file with the wrong count is still said where it is."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "v.rules").write_text('ruleset my.v "v"\nextends "bundled:diplomacy/standard.rules"\n'
+                                      'override rule cut_by(s, t) cite "DIP-P1" = []\n'
+                                      'def mine = cut_by("bur")\n', encoding="utf-8")
+    r = cli("check", str(tmp_path / "v.rules"))
+    errors = [line for line in r.err.splitlines() if "error[" in line]
+    assert r.code == 1 and all(line.startswith(str(tmp_path / "v.rules")) for line in errors), r.err
+    assert any(":3:1: error[C003]: `override` of `cut_by` takes 2 parameters, but the definition it replaces "
+               "takes 1" in line for line in errors), r.err
+    assert any(":4:12: error[C003]: `cut_by` takes 2 arguments, not 1" in line for line in errors), r.err

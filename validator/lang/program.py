@@ -19,7 +19,7 @@ from ..core.diagnostics import Diagnostic, Related, Span, Suggestions, closest_n
 from ..lib.values import as_key
 from .bind import (binding, checks_key, grid_cells, sites, table_key, BuiltinRef, DataRef, Meanings, Member, ModuleRef,
                    Referee, Scope, TypeRef, UnitRef, Walker)
-from .loader import Loaded, Namespace, kind_of
+from .loader import Loaded, Namespace, decl_key, kind_of
 
 DICE_BUILTINS = frozenset({"roll"})
 DEFS = ("def", "rule")  # the kinds of a `def` (``Unit.kind``)
@@ -527,10 +527,43 @@ def check_arities(program: Program) -> None:
     number of arguments (C003), a call of what is no function (C018), a lookup with as many keys as
     the table has (C003), a pattern a built-in is given written out (C014); shared as the names check
     is (``_ARITIES``): it reads, besides the declaration, only what its names are bound to."""
+    start = len(program.diagnostics)
     for unit in program.units.values():
         context, holds, _ = checks_key(unit, program.entry.key)  # (of data, nothing)
         _ARITIES.once(unit.decl, None if unit.overrides else context, holds, program.diagnostics, _arities, unit,
                       program.diagnostics)
+    _override_arities(program, start)
+
+
+def _override_arities(program: Program, start: int) -> None:
+    """An override taking another number of parameters than the definition it replaces, which the
+    extended rulesets' files call as before: one C003 at the override, where the author can change it,
+    instead of one at each of those calls (a call written in the override's own file stays its own)."""
+    changed: dict[Span, tuple[A.Decl, A.Decl, int, int]] = {}
+    for ns in program.loaded.namespaces.values():
+        for decl, prev in ns.replaced:
+            now, before = getattr(decl, "params", None), getattr(prev, "params", None)
+            if isinstance(now, tuple) and isinstance(before, tuple) and len(now) != len(before):
+                changed[decl.span] = (decl, prev, len(now), len(before))
+    if not changed:
+        return
+    found = program.diagnostics[start:]
+    called: set[Span] = set()
+    kept = []
+    for d in found:
+        if d.code == "C003" and d.related and d.related[0].span in changed and d.span.file != d.related[0].span.file:
+            called.add(d.related[0].span)
+        else:
+            kept.append(d)
+    del program.diagnostics[start:]
+    program.diagnostics.extend(kept)
+    for at in sorted(called, key=lambda sp: (sp.file, sp.line, sp.col)):
+        decl, prev, n, m = changed[at]
+        program.diagnostics.append(Diagnostic(
+            "C003", f"`override` of `{decl_key(decl)}` takes {n} parameter{'s' if n != 1 else ''}, but the "
+                    f"definition it replaces takes {m}, and the extended rulesets call it so", decl.span,
+            related=(Related(prev.span, "the definition it replaces"),),
+            help=f"keep its {m} parameter{'s' if m != 1 else ''}; a new value it needs can be a `def` of its own"))
 
 
 def _arities(unit: Unit, diags: list[Diagnostic]) -> None:
