@@ -195,6 +195,11 @@ def test_a_passage_marked_one_way_is_accepted(cli, tree: Path) -> None:
      "red owns 3 supply centres at the start, the victory count: the game would end at once"),
     ("victory: 3", "victory: 3\ndummies: [blue, green]", "dummies: [blue, green]", "green",
      "the power no one plays is `green`, which is not one of the map's powers (red, blue)"),
+    ("victory: 3", "victory: 3\ndaide: {powers: {RED: red, BLU: blue}, provinces: {FNS: fen}}", None, None, None),
+    ("victory: 3", "victory: 3\ndaide: {powers: {RED: red, GRN: green}}", "daide: {powers:", "green",
+     "the DAIDE token `GRN` names `green`, which is not one of the map's powers (red, blue)"),
+    ("victory: 3", "victory: 3\ndaide: {provinces: {SWP: swp}}", "daide: {provinces:", "swp",
+     "the DAIDE token `SWP` names `swp`, which is no province of the map"),
     ("fleet:\n", "one_way:\n  army: {for: [hil]}\nfleet:\n", "army: {for: [hil]}", "hil",
      "`for` → `hil` is marked one-way, but `army` lists `hil` → `for` too, so the passage goes both ways: drop that "
      "entry, or the mark"),
