@@ -344,10 +344,8 @@ class Facts:
 
     def of(self, unit: Unit) -> dict[int, Kind]:
         """The Python type of the value of each node of ``unit`` that has one."""
-        if not self.solved:
+        if not self.known():
             return {}
-        if self.pending is not None:
-            self._settle()
         found = self.shallow.get(unit.index)
         if found is None:
             found = self.shallow[unit.index] = {n: s for n, k in self.deep_of(unit).items()
@@ -364,13 +362,9 @@ class Facts:
 
     def param(self, p: A.Param) -> Kind | None:
         """The Python type of every value a parameter of a `def` is given, if one (once solved)."""
-        if self.pending is not None:
-            self._settle()
-        return shallow(self.params.get(id(p)))
+        return shallow(self.params.get(id(p))) if self.known() else None
 
     def deep_of(self, unit: Unit) -> dict[int, Deep]:
-        if self.pending is not None:
-            self._settle()
         found = self.deep.get(unit.index)
         if found is None:
             self.busy.add(unit.index)
@@ -386,13 +380,11 @@ class Facts:
 
     def result(self, unit: Unit) -> Kind | None:
         """The Python type of every value of a `def`, `const` or input ``unit`` (a writing's key reads it)."""
-        return shallow(self.result_deep(unit)) if self.solved else None
+        return shallow(self.result_deep(unit)) if self.known() else None
 
     def result_deep(self, unit: Unit) -> Deep:
         """The kind of every value of a `def` or `const` (its body's); none for one on a cycle of calls being
         looked at (its kind would depend on itself)."""
-        if self.pending is not None:
-            self._settle()
         if unit.kind == "input":
             return self.input_kind(unit)
         if unit.kind not in (*DEFS, "const") or unit.body is None or unit.index in self.busy:
@@ -403,8 +395,6 @@ class Facts:
         """The kind of an input's value in a run on a state its ruleset's schema accepts (``typed``): what
         the schema gives at its pointer, or its default's (where the state may lack it); None for an
         input whose declared type makes maps (``reference.bind_inputs`` reads it so)."""
-        if self.pending is not None:
-            self._settle()
         schema = self.program.entry.schema
         if not self.typed or schema is None or unit.index in self.busy:
             return None
@@ -447,6 +437,13 @@ class Facts:
         self.pending = settle
         self.solved = True
         then()
+
+    def known(self) -> bool:
+        """Whether the kinds are known (``solve``), those deferred (``defer``) found first: the one gate of
+        the readers from outside (``of``, ``param``, ``result``); the walks they start need none."""
+        if self.pending is not None:
+            self._settle()
+        return self.solved
 
     def _settle(self) -> None:
         with written.LOCK:  # (another thread that needs a kind meanwhile waits here for them)

@@ -53,7 +53,7 @@ class Memos:
         has no such function (``watched``), or the value is always a text, number, truth value or none
         (its kind, ``facts``). (A decision given it would be resolved again, another member of a cycle:
         where that could be, ``guards``.)"""
-        return not self.watched_program() or (self.facts.solved and self.facts.result(unit) in PLAIN)
+        return not self.watched_program() or self.facts.result(unit) in PLAIN
 
     def watched_program(self) -> bool:
         """Whether the program has a memo keyed by identity whose answer shows: a `def` with parameters
