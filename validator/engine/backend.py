@@ -195,8 +195,8 @@ _HELPERS: dict[str, Any] = {
     "_len": len, "_set": set, "_frozenset": frozenset, "_tuple": tuple, "_id": id, "_bool": bool,
     "_entries": entries, "_TK": TRUE_KEY, "_FK": FALSE_KEY, "_RV": RandomValue,
     "_PLAIN": frozenset(PLAIN),  # (below: the built-ins' own steps, for the loops ``Backend.looped`` writes)
-    "_walked_items": B._iter, "_sized_items": B._sized, "_key_charged": B.key_charged,
-    "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B._extreme,
+    "_walked_items": B.walked_items, "_sized_items": B.sized_items, "_key_charged": B.key_charged,
+    "_as_key": as_key, "_uncounted": B.uncounted, "_summed": B.summed, "_by_keys": B.by_keys, "_extreme": B.extreme,
     "TypeError": TypeError, "KeyError": KeyError,  # (read by the generated `except`)
 }
 

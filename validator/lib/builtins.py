@@ -87,23 +87,23 @@ _FLAT = frozenset({int, str, bool, type(None), Fraction})  # what costs nothing 
 _INTS, _TEXTS = frozenset({int}), frozenset({str})
 
 
-def _sized(ctx: Context, xs: Any, what: str) -> Any:
+def sized_items(ctx: Context, xs: Any, what: str) -> Any:
     """The items of a collection in the order they are walked (``values.walked``), each charged a step
-    (a generator charges its own loop)."""
+    (a generator charges its own loop); the backend's loops walk by it too (``backend._LAMBDA_LOOPS``)."""
     if type(xs) in _SIZED:
         ctx.steps += len(xs)  # (``_spend``, written out: most built-ins start here)
         if ctx.steps > ctx.budget:
             raise CallError(f"{what} exceeds the evaluation budget")
         return xs
-    items = _iter(xs, what)
+    items = walked_items(xs, what)
     if not hasattr(items, "__next__"):
         _spend(ctx, len(items), what)
     return items
 
 
-def _iter(xs: Any, what: str) -> Any:
+def walked_items(xs: Any, what: str) -> Any:
     """The items of a collection in the order they are walked: a map's keys, a set's in the order of
-    values (``values.walked``)."""
+    values (``values.walked``); uncharged (the backend's loops walk by it too)."""
     if isinstance(xs, (dict, set, frozenset)):
         return walked(xs)
     if isinstance(xs, (list, tuple, str)) or hasattr(xs, "__next__"):
@@ -124,7 +124,7 @@ def _len(xs: Any) -> int:
 @builtin("count", 1, doc="the number of items that are true; the items are truth values (`len` counts items)")
 def _count(xs: Any) -> int:
     n = 0
-    for x in _iter(xs, "count"):
+    for x in walked_items(xs, "count"):
         if x is True:
             n += 1
         elif x is not False:
@@ -139,18 +139,18 @@ def uncounted(x: Any) -> CallError:
 
 @builtin("any", 1, ctx=True, doc="true if some item is true")
 def _any(ctx: Context, xs: Any) -> bool:
-    return any(_sized(ctx, xs, "any"))
+    return any(sized_items(ctx, xs, "any"))
 
 
 @builtin("all", 1, ctx=True, doc="true if every item is true (true for none)")
 def _all(ctx: Context, xs: Any) -> bool:
-    return all(_sized(ctx, xs, "all"))
+    return all(sized_items(ctx, xs, "all"))
 
 
 @builtin("sum", 1, ctx=True, doc="sum of the items (0 for none)")
 def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
-    for x in _sized(ctx, xs, "sum"):
+    for x in sized_items(ctx, xs, "sum"):
         total = summed(ctx, total, x)
     return total
 
@@ -170,7 +170,7 @@ def summed(ctx: Context, total: Any, x: Any) -> Any:
 def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
     """The items of a collection to compare with one another: each charged a step, and each that is a
     collection its size."""
-    items = list(_sized(ctx, xs, what))
+    items = list(sized_items(ctx, xs, what))
     if not _FLAT.issuperset(map(type, items)):  # some item may be a collection
         for x in items:
             _walk_cost(ctx, x, what)
@@ -180,18 +180,18 @@ def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
 @builtin("max", 1, 2, ctx=True, doc="largest item, or the second argument (default none) when there is none")
 def _max(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "max")
-    return _extreme(items, items, True, "max") if items else default
+    return extreme(items, items, True, "max") if items else default
 
 
 @builtin("min", 1, 2, ctx=True, doc="smallest item, or the second argument (default none) when there is none")
 def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "min")
-    return _extreme(items, items, False, "min") if items else default
+    return extreme(items, items, False, "min") if items else default
 
 
-def _extreme(items: list[Any], keys: list[Any], greatest: bool, what: str) -> Any:
+def extreme(items: list[Any], keys: list[Any], greatest: bool, what: str) -> Any:
     """The item of the greatest (or least) key, the first of equals, keys compared as `<` compares
-    them: a truth value with truth values only (``values.ordered``)."""
+    them: a truth value with truth values only (``values.ordered``; ``max_by``'s loop in the backend too)."""
     kinds = set(map(type, keys))
     try:
         if bool not in kinds and not (kinds & _SEQUENCES):  # (Python's own order is the language's)
@@ -229,7 +229,7 @@ _KIND_NAMES = {int: "numbers", Fraction: "numbers", bool: "truth values", str: "
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
         return in_order(_ordered_items(ctx, xs, "sorted"))
-    items = list(_sized(ctx, xs, "sorted"))
+    items = list(sized_items(ctx, xs, "sorted"))
     return by_keys(items, [_keyed(ctx, key, x, "sorted") for x in items])
 
 
@@ -269,20 +269,20 @@ def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
 
 @builtin("first", 1, 2, doc="first item, or the default (none) if empty")
 def _first(xs: Any, default: Any = None) -> Any:
-    for x in _iter(xs, "first"):
+    for x in walked_items(xs, "first"):
         return x
     return default
 
 
 @builtin("last", 1, 2, ctx=True, doc="last item, or the default (none) if empty")
 def _last(ctx: Context, xs: Any, default: Any = None) -> Any:
-    items = list(_sized(ctx, xs, "last"))
+    items = list(sized_items(ctx, xs, "last"))
     return items[-1] if items else default
 
 
 @builtin("reverse", 1, ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
 def _reverse(ctx: Context, xs: Any) -> list[Any]:
-    return list(_sized(ctx, xs, "reverse"))[::-1]
+    return list(sized_items(ctx, xs, "reverse"))[::-1]
 
 
 @builtin("set", 0, 1, ctx=True, doc="a set of the items (the empty set with no argument)")
@@ -292,12 +292,12 @@ def _set(ctx: Context, xs: Any = ()) -> frozenset[Any]:
 
 @builtin("tuple", 1, ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
 def _tuple(ctx: Context, xs: Any) -> tuple[Any, ...]:
-    return tuple(_sized(ctx, xs, "tuple"))
+    return tuple(sized_items(ctx, xs, "tuple"))
 
 
 @builtin("list", 1, ctx=True, doc="a list of the items")
 def _list(ctx: Context, xs: Any) -> list[Any]:
-    return list(_sized(ctx, xs, "list"))
+    return list(sized_items(ctx, xs, "list"))
 
 
 @builtin("unique", 1, ctx=True, doc="items with repeats removed, first occurrence kept",
@@ -321,7 +321,7 @@ def _unique(ctx: Context, xs: Any) -> list[Any]:
 
 @builtin("keys", 1, ctx=True, doc="a map's keys", kind=lambda k, m: k.list(k.walked(m)))
 def _keys(ctx: Context, m: Any) -> list[Any]:
-    return list(_sized(ctx, _as_map(m, "keys"), "keys"))
+    return list(sized_items(ctx, _as_map(m, "keys"), "keys"))
 
 
 @builtin("values", 1, ctx=True, doc="a map's values", kind=lambda k, m: k.list(k.values(m)))
@@ -418,13 +418,13 @@ def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
 
 @builtin("append", 2, ctx=True, doc="a list with one more item at the end")
 def _append(ctx: Context, xs: Any, x: Any) -> list[Any]:
-    return [*_sized(ctx, xs, "append"), x]
+    return [*sized_items(ctx, xs, "append"), x]
 
 
 @builtin("concat", 2, ctx=True, doc="two lists one after the other",
          kind=lambda k, a, b: k.list(k.join(k.walked(a), k.walked(b))))
 def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
-    out = a + b if type(a) is list and type(b) is list else [*_iter(a, "concat"), *_iter(b, "concat")]
+    out = a + b if type(a) is list and type(b) is list else [*walked_items(a, "concat"), *walked_items(b, "concat")]
     ctx.steps += len(out)
     if ctx.steps > ctx.budget:
         raise CallError(f"a list of {len(out)} items exceeds the evaluation budget")
@@ -479,32 +479,32 @@ def key_charged(ctx: Context, k: Any, what: str) -> Any:
 @builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = Map()
-    for x in _sized(ctx, xs, "group_by"):
+    for x in sized_items(ctx, xs, "group_by"):
         out.setdefault(as_key(_keyed(ctx, key, x, "group_by")), []).append(x)
     return out
 
 
 @builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
-    return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in _sized(ctx, xs, "index_by"))
+    return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in sized_items(ctx, xs, "index_by"))
 
 
 @builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
 def _max_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
-    items = list(_iter(xs, "max_by"))
-    return _extreme(items, [call_value(ctx, key, x) for x in items], True, "max_by") if items else default
+    items = list(walked_items(xs, "max_by"))
+    return extreme(items, [call_value(ctx, key, x) for x in items], True, "max_by") if items else default
 
 
 @builtin("min_by", 2, 3, ctx=True, doc="the item with the smallest key, or the default")
 def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
-    items = list(_iter(xs, "min_by"))
-    return _extreme(items, [call_value(ctx, key, x) for x in items], False, "min_by") if items else default
+    items = list(walked_items(xs, "min_by"))
+    return extreme(items, [call_value(ctx, key, x) for x in items], False, "min_by") if items else default
 
 
 @builtin("fold", 3, ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
 def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     acc = start
-    items = iter(_iter(xs, "fold"))
+    items = iter(walked_items(xs, "fold"))
     for x in items:  # (``call_value``: the function asked once, at the first item)
         acc = call_value(ctx, fn, acc, x)
         for x in items:
@@ -515,7 +515,7 @@ def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
 @builtin("scan", 3, ctx=True, doc="like fold, but the list of every intermediate accumulator")
 def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     acc, out = start, []
-    for x in _iter(xs, "scan"):
+    for x in walked_items(xs, "scan"):
         acc = call_value(ctx, fn, acc, x)
         out.append(acc)
     return out
@@ -523,12 +523,12 @@ def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
 
 @builtin("enumerate", 1, ctx=True, doc="{index, item} records, index from 0")
 def _enumerate(ctx: Context, xs: Any) -> list[dict[str, Any]]:
-    return [{"index": i, "item": x} for i, x in enumerate(_sized(ctx, xs, "enumerate"))]
+    return [{"index": i, "item": x} for i, x in enumerate(sized_items(ctx, xs, "enumerate"))]
 
 
 @builtin("zip", 2, ctx=True, doc="pairs of items as [a, b] lists")
 def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
-    return [[x, y] for x, y in zip(_sized(ctx, a, "zip"), _sized(ctx, b, "zip"))]
+    return [[x, y] for x, y in zip(sized_items(ctx, a, "zip"), sized_items(ctx, b, "zip"))]
 
 
 @builtin("slice", 2, 3, ctx=True, doc="items from index a up to b")
@@ -536,7 +536,7 @@ def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
     if isinstance(xs, str):
         _spend(ctx, len(xs), "slice")
         return xs[a:b]
-    return list(_sized(ctx, xs, "slice"))[a:b]
+    return list(sized_items(ctx, xs, "slice"))[a:b]
 
 
 # ---------------------------------------------------------------- numbers and text
@@ -641,7 +641,7 @@ def _split(ctx: Context, s: Any, sep: Any = None) -> list[str]:
 @builtin("join", 2, ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
 def _join(ctx: Context, xs: Any, sep: Any) -> str:
     sep = _text(sep, "join")
-    parts = [x if type(x) is str else _str(ctx, x) for x in _sized(ctx, xs, "join")]
+    parts = [x if type(x) is str else _str(ctx, x) for x in sized_items(ctx, xs, "join")]
     _spend(ctx, sum(map(len, parts)) + len(sep) * len(parts), "join")
     return sep.join(parts)
 
@@ -853,7 +853,7 @@ def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
     if isinstance(targets, (set, frozenset, dict)):  # (a set's items and a map's keys are keys already)
         goals = targets
     else:
-        goals = {as_key(x) for x in _sized(ctx, targets, "distance")}
+        goals = {as_key(x) for x in sized_items(ctx, targets, "distance")}
     found = _path(ctx, adj, start, goals, None)
     return None if found is None else len(found) - 1
 
@@ -916,7 +916,7 @@ def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
     are kept as keys (``values.as_key``)."""
     if not isinstance(adj, dict):
         _adjacent_of(adj, None)  # raises
-    pool = {as_key(x) for x in _iter(nodes, "components")}
+    pool = {as_key(x) for x in walked_items(nodes, "components")}
     ordered = sorted(pool, key=order_key)
     joined: dict[Any, list[Any]] = {}
     for node in ordered:
@@ -1027,7 +1027,7 @@ def _truth_cost(node: Any) -> bool:
                                       "after the first; none if one cannot be entered")
 def _path_cost(ctx: Context, path: Any, cost: Any, start: Any = 0) -> Any:
     total = start
-    nodes = list(_iter(path, "path_cost"))
+    nodes = list(walked_items(path, "path_cost"))
     for a, b in zip(nodes, nodes[1:]):
         c = cost.get(probe_key(b)) if isinstance(cost, dict) else call_value(ctx, cost, a, b)
         if c is None:
@@ -1239,7 +1239,7 @@ def random_below(seed: Any, key: Any, n: Any) -> int:
 
 def _ordered(xs: Any, what: str) -> list[Any]:
     """The items, in the order they are walked (a set's in the order of values)."""
-    return list(_iter(xs, what))
+    return list(walked_items(xs, what))
 
 
 @builtin("rand", 3, doc="rand(seed, key, n): a pseudo-random integer in [0, n) that depends only on seed and key "
