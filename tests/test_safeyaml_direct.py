@@ -178,6 +178,11 @@ def _popped(value: Any, max_depth: int) -> Any:
         elif t is float:
             if v != v or v in (float("inf"), float("-inf")):
                 return pointer(path), f"`{v}` is not JSON"
+        elif t is Fraction:  # (a decimal of at most MAX_EXPONENT places, at most MAX_INT_DIGITS before its point)
+            if (v * 10 ** jsontext.MAX_EXPONENT).denominator != 1:
+                return pointer(path), f"a fraction no decimal of at most {jsontext.MAX_EXPONENT} places writes"
+            if len(str(abs(int(v)))) > jsontext.MAX_INT_DIGITS:
+                return pointer(path), f"a decimal with more than {jsontext.MAX_INT_DIGITS} digits before its point"
         elif t in (list, tuple, dict):
             if len(path) >= max_depth:
                 return pointer(path), f"nested more than {max_depth} deep"
@@ -187,7 +192,7 @@ def _popped(value: Any, max_depth: int) -> Any:
                 if t is dict and any(0xD800 <= ord(c) <= 0xDFFF for c in k):
                     return pointer(path), "a key holds a lone surrogate"
                 todo.append((x, (*path, k)))
-        elif not (v is None or t is bool or t is Fraction):
+        elif not (v is None or t is bool):
             return pointer(path), f"a value of no JSON type (`{t.__name__}`)"
     return None
 
@@ -200,6 +205,8 @@ def test_the_walk_finds_the_last_item_s_problem_first() -> None:
     value = {"a": float("nan"), "b": [1, {"c": "\ud800", 3: 4}]}
     assert jsontext.value_problem(value) == ("/b/1", "a key that is not text (`3`)") == _popped(value, 100)
     assert jsontext.value_problem([[[[]]]], 3) == ("/0/0/0", "nested more than 3 deep") == _popped([[[[]]]], 3)
+    big = [Fraction(1, 2), Fraction(10 ** jsontext.MAX_INT_DIGITS * 2 + 1, 2)]  # (1/2 is 0.5; the other, 402 digits)
+    assert jsontext.value_problem(big) == ("/1", "a decimal with more than 401 digits before its point") == _popped(big, 100)
 
 
 @settings(max_examples=300, deadline=None)

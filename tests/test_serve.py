@@ -418,6 +418,7 @@ def test_a_request_beyond_the_workers_is_told_to_try_again(server, monkeypatch: 
 def test_balance_plays_the_shown_ruleset_and_draws_its_figures(server) -> None:
     body = {"base": "diplomacy/standard.rules", "player": "heuristic", "games": 2, "rounds": 1}
     got = call(server, "POST", "/api/balance", body).json
+    assert "ok" in got, got  # (what the server said instead: a stop past REQUEST_SECONDS on a loaded machine)
     assert got["ok"] and got["figures"]["games"] == 2 and got["text"].startswith("2 games of diplomacy/standard.rules")
     assert got["svg"].lstrip().startswith("<?xml") and "<script" not in got["svg"]
     assert set(got["figures"]["sides"]) == {"austria", "england", "france", "germany", "italy", "russia", "turkey"}
