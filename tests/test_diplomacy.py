@@ -190,6 +190,29 @@ def test_two_units_in_one_province_are_reported_at_the_later_one() -> None:
     assert len(rs.run(dict(state, units=units[:3]))["units"]) == 3
 
 
+def test_an_army_on_a_coast_is_refused_at_its_location() -> None:
+    """Coasts are for fleets (DIP-M6, DIP-MAP1): an army written on one (`spa/nc`) was read as the
+    province and played. It is a mistyped state, refused at its pointer, in `units` and `dislodged`
+    alike, with a message that says what to write; the same army in its province is accepted."""
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "fleet", "location": "por"},
+                       {"power": "france", "type": "army", "location": "spa/nc"},
+                       {"power": "russia", "type": "army", "location": "StP (sc)"}], "orders": []}
+    found = rs.state_errors(state)
+    assert [(d.code, d.pointer) for d in found] == [("S002", "/units/1/location"), ("S002", "/units/2/location")]
+    assert "an army stands in a province, never on a coast" in found[0].message
+    assert "`spa`" in found[0].message and "`spa/nc`" in found[0].message and "`stp`" in found[1].message
+    assert all("(DIP-MAP1, DIP-M6)" in str(d.schema_rule) for d in found), [d.schema_rule for d in found]
+    fixed = dict(state, units=[dict(u, location=u["location"].split("/")[0].split(" ")[0]) for u in state["units"]])
+    assert rs.state_errors(fixed) == []
+    retreat = {"phase": {"season": "spring", "year": 1901, "type": "retreat"},
+               "units": [{"power": "germany", "type": "army", "location": "spa"}],
+               "dislodged": [{"power": "france", "type": "army", "location": "spa/sc", "attacker_from": "gas"}],
+               "standoffs": [], "orders": []}
+    assert [(d.code, d.pointer) for d in rs.state_errors(retreat)] == [("S002", "/dislodged/0/location")]
+
+
 def test_readable_but_illegal_order_is_invalid_and_the_unit_holds() -> None:
     rs = load_ruleset(str(DIP / "standard.rules"))
     state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
