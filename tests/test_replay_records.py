@@ -161,6 +161,35 @@ def test_godip_importer_reads_each_line_kind() -> None:
     assert second["state"]["dislodged"] == [{"power": "france", "type": "army", "location": "par"}]
 
 
+UNREAD_RECORD = ("PHASE 1901 Spring Movement\nPOSITIONS\nEngland: fleet lon\nEngland: armee lvp\n"
+                 "England: supply lon\nORDERS\nlon move nth\n"
+                 "PHASE 1901 Fall Movement\nPOSITIONS\nEngland: fleet nth\nEngland: armee lvp\n"
+                 "England: supply lon\nORDERS\n")
+
+
+def test_a_record_its_importer_could_not_read_whole_is_no_full_agreement(tmp_path: Path) -> None:
+    """A position the importer cannot read is left out of both states, the recorded and the computed
+    one: they agree without it, and the replay once ended "every next state agrees with the record"
+    (exit 0) with only a note. What was not read was not compared: the run says how many parts of the
+    record were not read and exits 3 (input it could not read), in text and JSON alike."""
+    path = tmp_path / "game.txt"
+    path.write_text(UNREAD_RECORD)
+    code, out, err = _run("replay", GODIP, str(path), "--import", "godip_game")
+    assert code == 3, (out, err)
+    assert "every next state agrees with the record" not in out + err
+    assert "cannot read the position `England: armee lvp`" in " ".join(out.split())
+    verdict = " ".join((out + err).split())
+    assert "1 phase replayed" in verdict and "2 parts of the record were not read" in verdict, verdict
+    code, out, err = _run("replay", GODIP, str(path), "--import", "godip_game", "--format", "json")
+    assert code == 3, (out, err)
+    report = json.loads(out)
+    assert report["phases_agreeing"] == 1 and report["first_difference"] is None and report["unread"] == 2
+    # read whole, the same record agrees: exit 0, and nothing unread
+    path.write_text(UNREAD_RECORD.replace("armee", "army"))
+    code, out, err = _run("replay", GODIP, str(path), "--import", "godip_game", "--format", "json")
+    assert code == 0 and json.loads(out)["unread"] == 0, (out, err)
+
+
 def test_replay_json_is_one_document_when_a_state_is_refused(tmp_path: Path) -> None:
     record = _as_a_site_logs_it(_record())
     retreat = next(n for n, s in enumerate(record) if s.get("dislodged"))

@@ -121,10 +121,12 @@ def _game_text(path: str) -> str:
                                           help="save the file as UTF-8")]) from None
 
 
-def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
+def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str]], int]:
     """A record of another format read by the ruleset's importer ``query`` (its text -> a list of
     ``{state, line, notes}``: a state, the line of the file it begins at, and what the importer read
-    other than as written): the states with where each is (``file:line``), and the importer's notes."""
+    other than as written, a note ``{line, text, unread}`` with ``unread: true`` for a part of the
+    record it could not read and left out): the states with where each is (``file:line``), the
+    importer's notes, and how many parts of the record were not read."""
     from ..api import RunError
 
     text = _game_text(path)
@@ -134,10 +136,12 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
         items = rs.run({}, query, args=[text], validate=False, state_name=path)
     except RunError as exc:
         raise DiagnosticError(exc.diagnostics) from None
-    shape = ("importer `" + query + "` must give a list of `{state, line, notes}` (each note a `{line, text}`)")
+    shape = ("importer `" + query + "` must give a list of `{state, line, notes}` (each note a `{line, text}`, "
+             "with `unread: true` for a part of the record not read)")
     if not isinstance(items, list) or not all(
             isinstance(i, dict) and isinstance(i.get("state"), dict) and isinstance(i.get("notes", []), list)
-            and all(isinstance(n, dict) and isinstance(n.get("text"), str) for n in i.get("notes", [])) for i in items):
+            and all(isinstance(n, dict) and isinstance(n.get("text"), str) and isinstance(n.get("unread", False), bool)
+                    for n in i.get("notes", [])) for i in items):
         raise DiagnosticError([Diagnostic("S001", shape, Span(rs.path))])
     if len(items) > MAX_ENTRIES + 1:
         raise _too_many(path, MAX_ENTRIES)
@@ -146,7 +150,8 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
         return f"{path}:{line}" if isinstance(line, int) and not isinstance(line, bool) else otherwise
 
     return ([(at(i.get("line"), f"{path} item {n}"), i["state"]) for n, i in enumerate(items)],
-            [(at(note.get("line"), at(i.get("line"), path)), note["text"]) for i in items for note in i.get("notes", [])])
+            [(at(note.get("line"), at(i.get("line"), path)), note["text"]) for i in items for note in i.get("notes", [])],
+            sum(1 for i in items for note in i.get("notes", []) if note.get("unread", False)))
 
 
 def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
@@ -508,11 +513,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     notes: list[ReplayNote] = []
     read_notes: list[tuple[str, str]] = []
+    unread = 0  # parts of the record its importer could not read: never compared, so never "every state agrees"
     agreed = 0
     items: list[tuple[str, Any]] = []
     try:
         if args.import_with:
-            records, read_notes = read_imported_record(rs, args.import_with, args.record)
+            records, read_notes, unread = read_imported_record(rs, args.import_with, args.record)
         elif Path(args.record).is_dir():
             records = read_out_folder(Path(args.record))
         else:
@@ -533,18 +539,25 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
         diags = _in_the_record(exc.diagnostics, args.record, items) if items else exc.diagnostics
         if args.format == "json":  # (one JSON document, whatever happened)
-            out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, diags), indent=2,
+            out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, diags, unread), indent=2,
                                  ensure_ascii=False) + "\n")
         else:
             _replay_notes(out, notes, read_notes)
             print_diags(diags, "text", out, err, rs.sources)
             err.write(f"ruleval: {agreed} phase{'s' if agreed != 1 else ''} of the record agreed before this\n")
         return code
+    # what was not read was not compared: exit 3 (input not read whole), as the largest code that applies
+    code = EXIT_INPUT if unread else EXIT_OK if mismatch is None else EXIT_FINDINGS
     if args.format == "json":
-        out.write(json.dumps(_replay_report(agreed, mismatch, notes, read_notes, None), indent=2, ensure_ascii=False) + "\n")
-        return EXIT_OK if mismatch is None else EXIT_FINDINGS
+        out.write(json.dumps(_replay_report(agreed, mismatch, notes, read_notes, None, unread), indent=2,
+                             ensure_ascii=False) + "\n")
+        return code
     _replay_notes(out, notes, read_notes)
-    if mismatch is None:
+    parts = f"{unread} part{'s' if unread != 1 else ''} of the record {'were' if unread != 1 else 'was'} not read"
+    if mismatch is None and unread:
+        out.write("\n".join(wrap_words(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: the next states agree "
+                                        f"with the record as read, but {parts} (noted above) and not compared")) + "\n")
+    elif mismatch is None:
         out.write(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: every next state agrees with the record\n")
     else:
         agree = f"{agreed} phase agrees" if agreed == 1 else f"{agreed} phases agree"
@@ -553,7 +566,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n".join(wrap_words(head)) + "\n")
         for ptr, recorded, computed in mismatch.differences:
             out.write(_difference_lines(ptr, recorded, computed))
-    return EXIT_OK if mismatch is None else EXIT_FINDINGS
+        if unread:
+            out.write(f"{parts} (noted above), and not compared\n")
+    return code
 
 
 def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, Any]]) -> list[Diagnostic]:
@@ -605,10 +620,11 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
 
 
 def _replay_report(agreed: int, mismatch: Any, notes: list[Any], read_notes: list[tuple[str, str]],
-                   refusal: list[Diagnostic] | None) -> dict[str, Any]:
+                   refusal: list[Diagnostic] | None, unread: int) -> dict[str, Any]:
     """`replay --format json`: the phases that agreed, the first difference, the refusal (the
-    diagnostics of a state refused), what was derived or passed over, and the importer's notes."""
-    report: dict[str, Any] = {"phases_agreeing": agreed, "first_difference": None,
+    diagnostics of a state refused), the parts of the record its importer could not read, what was
+    derived or passed over, and the importer's notes."""
+    report: dict[str, Any] = {"phases_agreeing": agreed, "first_difference": None, "unread": unread,
                               "refusal": None if refusal is None else [d.to_json() for d in refusal],
                               "derived": [{"phase": n.phase, "where": n.where, "fields": n.fields}
                                           for n in notes if n.kind == "derived"],
