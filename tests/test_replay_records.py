@@ -184,6 +184,10 @@ def test_a_record_its_importer_could_not_read_whole_is_no_full_agreement(tmp_pat
     assert code == 3, (out, err)
     report = json.loads(out)
     assert report["phases_agreeing"] == 1 and report["first_difference"] is None and report["unread"] == 2
+    # a state refused after it: the refusal is said, and what was not read too
+    path.write_text(UNREAD_RECORD.replace("England: fleet nth\n", "England: fleet nth\nEngland: army nao\n"))
+    code, out, err = _run("replay", GODIP, str(path), "--import", "godip_game")
+    assert code == 3 and "S002" in out + err and "2 parts of the record were not read" in err, (out, err)
     # read whole, the same record agrees: exit 0, and nothing unread
     path.write_text(UNREAD_RECORD.replace("armee", "army"))
     code, out, err = _run("replay", GODIP, str(path), "--import", "godip_game", "--format", "json")

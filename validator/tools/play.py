@@ -537,6 +537,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (PlayError, DiagnosticError) as exc:
         agreed = exc.agreed if isinstance(exc, PlayError) else 0
         code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
+        code = max(code, EXIT_INPUT if unread else EXIT_OK)  # (an error of the rules does not hide what was not read)
         diags = _in_the_record(exc.diagnostics, args.record, items) if items else exc.diagnostics
         if args.format == "json":  # (one JSON document, whatever happened)
             out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, diags, unread), indent=2,
@@ -545,6 +546,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _replay_notes(out, notes, read_notes)
             print_diags(diags, "text", out, err, rs.sources)
             err.write(f"ruleval: {agreed} phase{'s' if agreed != 1 else ''} of the record agreed before this\n")
+            if unread:
+                err.write(f"ruleval: {unread} part{'s' if unread != 1 else ''} of the record "
+                          f"{'were' if unread != 1 else 'was'} not read (noted above)\n")
         return code
     # what was not read was not compared: exit 3 (input not read whole), as the largest code that applies
     code = EXIT_INPUT if unread else EXIT_OK if mismatch is None else EXIT_FINDINGS
