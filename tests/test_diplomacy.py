@@ -213,6 +213,19 @@ def test_an_army_on_a_coast_is_refused_at_its_location() -> None:
     assert [(d.code, d.pointer) for d in rs.state_errors(retreat)] == [("S002", "/dislodged/0/location")]
 
 
+def test_a_misplaced_unit_cites_the_clause_its_place_breaks() -> None:
+    """Each place problem of a state cites its own clause: every one cited DIP-M7 (Switzerland and
+    unnamed areas) whatever it was, an army at sea as much as a place no map has."""
+    rs = load_ruleset(str(DIP / "standard.rules"))
+    cases = [("army", "nth", "DIP-M2"), ("fleet", "mun", "DIP-M4"), ("fleet", "spa", "DIP-M6"),
+             ("fleet", "bre/nc", "DIP-M6"), ("army", "atlantis", "DIP-M7")]
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": t, "location": at} for t, at, _ in cases], "orders": []}
+    found = rs.state_errors(state)
+    assert [d.pointer for d in found] == [f"/units/{i}/location" for i in range(len(cases))]
+    assert [str(d.schema_rule).rpartition(" ")[2] for d in found] == [f"({c})" for _, _, c in cases], [d.schema_rule for d in found]
+
+
 def test_readable_but_illegal_order_is_invalid_and_the_unit_holds() -> None:
     rs = load_ruleset(str(DIP / "standard.rules"))
     state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
