@@ -84,10 +84,43 @@ KEYWORDS = {
 }
 
 
+# (an unexpected key is told at the key, not at its object)
+AT_KEY = {"additionalProperties": "/x/c", "additionalProperties with patterns": "/x/q"}
+
+
 @pytest.mark.parametrize("name", list(KEYWORDS))
 def test_each_keyword_says_what_was_expected_in_json_notation(name: str) -> None:
     sub, value, message = KEYWORDS[name]
-    assert said(sub, value) == [("/x", message)]
+    assert said(sub, value) == [(AT_KEY.get(name, "/x"), message)]
+
+
+def test_an_unexpected_key_is_told_at_the_key_with_its_line_and_column() -> None:
+    from validator.engine.state import at_lines
+
+    schema = {"$schema": DRAFT, "type": "object", "additionalProperties": False,
+              "properties": {"provinces": {}, "units": {"type": "array", "items": {
+                  "type": "object", "additionalProperties": False, "properties": {"id": {}, "type": {}}}}}}
+    text = '{"units": [{"id": "a", "extra": 1, "tpye": 2}],\n "provinecs": {}}'
+    found = at_lines(schema_errors(json.loads(text), schema, "s.json"), "s.json", text)
+    told = [(d.pointer, d.span.line, d.span.col, d.span.end_col, d.help) for d in found]
+    assert told == [("/units/0/extra", 1, 24, 31, None), ("/units/0/tpye", 1, 36, 42, "did you mean `type`?"),
+                    ("/provinecs", 2, 2, 13, "did you mean `provinces`?")], told
+    assert [d.message.split(" (")[0] for d in found] == [f"unexpected key {J(k)}" for k in ("extra", "tpye", "provinecs")]
+
+
+def test_what_is_said_of_a_state_is_in_the_order_of_its_places() -> None:
+    """By line, then column, then pointer, whatever order they came in (a ruleset's own checks of a state
+    come after the schema's); two at one place keep their order; another file's stay where they were."""
+    from validator.core.diagnostics import Diagnostic, Span
+    from validator.engine.state import at_lines
+
+    text = '{"a": 1, "b": {"c": 2},\n "d": 3}'
+    came = [Diagnostic("S002", "d", Span("s.json"), pointer="/d"), Diagnostic("C001", "other", Span("r.rules", 9, 1)),
+            Diagnostic("S002", "c", Span("s.json"), pointer="/b/c"), Diagnostic("S002", "a", Span("s.json"), pointer="/a"),
+            Diagnostic("S002", "whole", Span("s.json"), pointer=""), Diagnostic("S002", "a again", Span("s.json"), pointer="/a")]
+    found = at_lines(came, "s.json", text)
+    assert [(d.message, d.span.line, d.span.col) for d in found] == [
+        ("whole", 1, 1), ("other", 9, 1), ("a", 1, 7), ("a again", 1, 7), ("c", 1, 21), ("d", 2, 7)]
 
 
 def test_no_message_holds_a_python_repr() -> None:

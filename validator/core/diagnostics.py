@@ -140,6 +140,8 @@ class Diagnostic:
     pointer: str | None = None
     related: tuple[Related, ...] = ()
     schema_rule: str | None = None
+    # (the pointer names an object's member whose key itself is at fault, an unexpected key: placed at the key)
+    at_key: bool = False
 
     @property
     def severity(self) -> str:

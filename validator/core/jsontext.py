@@ -517,6 +517,23 @@ class Positions:
                 i += 1
         return found
 
+    def key(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        """Where the key of the object's member the parts name is written, its quotes included (None for
+        an item of a list, the whole text, or nothing)."""
+        if not parts or not self.toks:
+            return None
+        i: int | None = 0
+        in_object = False
+        for part in parts:
+            if i is None or i >= len(self.toks) or self.toks[i][2] not in ("[", "{"):
+                return None
+            in_object = self.toks[i][2] == "{"
+            i = self._member(i, part)
+        if i is None or not in_object:
+            return None
+        start, end, _ = self.toks[i - 2]
+        return (*_line_col(self.text, start), *_line_col(self.text, end))
+
     def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
         if not self.toks:
             return None

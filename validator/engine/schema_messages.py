@@ -266,7 +266,7 @@ def expand(err: Any, root: Any, limit: int) -> Iterator[tuple[Any, Any, str, str
     ``err``, at most ``limit`` of them: ``err`` itself, or, for an ``anyOf`` or a ``oneOf`` every
     alternative of which failed, what the nearest alternative found (see the module's text)."""
     if err.validator not in ("anyOf", "oneOf") or not err.context:
-        yield err, err, message(err), None
+        yield err, err, message(err), getattr(err, "ruleval_help", None)  # (``state._re2_keywords``'s advice)
         return
     from jsonschema.exceptions import relevance
 

@@ -110,11 +110,18 @@ def at_lines(diags: list[Diagnostic], shown: str, text: str | None) -> list[Diag
         where = None
         if d.pointer is not None and not d.span.line and d.span.file == shown:
             parts = pointer_parts(d.pointer)
+            where = positions.key(parts) if d.at_key else None
             for n in range(len(parts), -1, -1):
-                where = positions.of(parts[:n])
                 if where is not None:
                     break
+                where = positions.of(parts[:n])
         out.append(d if where is None else replace(d, span=Span(shown, *where)))
+    # what is said of the state in the order of its places (line, column, then pointer), each in the
+    # order given where two share them; anything else where it was
+    slots = [i for i, d in enumerate(out) if d.pointer is not None and d.span.file == shown]
+    placed = sorted((out[i] for i in slots), key=lambda d: (d.span.line, d.span.col, pointer_order(d.pointer or "")))
+    for i, d in zip(slots, placed):
+        out[i] = d
     return out
 
 
@@ -164,9 +171,16 @@ def _re2_keywords(cls: Any) -> Any:
             # (what was expected: the keys the schema names, and the patterns of the others)
             allowed = [shown(k) for k in properties] + [f"a key matching {shown(p)}" for p in
                                                         schema.get("patternProperties", {})]
-            listed = ", ".join(few([shown(e) for e in sorted(extras, key=str)[:20]], 50))
             expected = either(few(allowed, 90)) if allowed else "no key"
-            yield ValidationError(f"unexpected key{'s' if len(extras) > 1 else ''} {listed} (expected {expected})")
+            from difflib import get_close_matches  # (an error only: not imported for a valid state)
+
+            named = [k for k in properties if isinstance(k, str)]
+            for extra in extras:  # each at its own pointer, said at the key (``at_lines``)
+                error = ValidationError(f"unexpected key {shown(extra)} (expected {expected})", path=[extra])
+                close = get_close_matches(extra, named, n=1) if isinstance(extra, str) else []
+                error.ruleval_at_key = True
+                error.ruleval_help = f"did you mean `{close[0]}`?" if close else None
+                yield error
 
     def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
         if unique and validator.is_type(instance, "array"):
@@ -485,7 +499,8 @@ def schema_errors(state: Any, schema: dict[str, Any], shown: str,
                 # (a long message is cut in its middle: its start says what was expected, its end what was found)
                 message = message if len(message) <= 160 else message[:100] + " ... " + message[-55:]
                 told.append((pointer_order(where), Diagnostic(
-                    "S002", message, Span(shown), help=help, pointer=where, schema_rule=schema_rule)))
+                    "S002", message, Span(shown), help=help, pointer=where, schema_rule=schema_rule,
+                    at_key=getattr(at, "ruleval_at_key", False))))
     except RecursionError:
         return [Diagnostic("S001", "state nested too deeply", Span(shown), pointer="")]
     told.sort(key=lambda t: t[0])

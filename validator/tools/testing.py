@@ -477,7 +477,7 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
         return f"{shown}#{d.pointer}: {d.code}: {d.message}", None
     from ..engine.state import pointer_parts
 
-    where = _nearest(case, ("state", *pointer_parts(d.pointer))) if "state" in case.data else None
+    where = _nearest(case, ("state", *pointer_parts(d.pointer)), key=d.at_key) if "state" in case.data else None
     if where is None and case.index < 0 and case.line > 0:  # (an imported case: at its line, with the pointer)
         return f"{case.file}:{case.line}:1: {d.code}: {d.message} (at {d.pointer or '/'})", (case.line, 1, case.line, 2)
     if where is None:  # (the file changed since it was read: said by the pointer alone)
@@ -610,11 +610,11 @@ def _case_where(case: Case, where: tuple[int, int, int, int] | None) -> str:
     return f"{case.file}:{case.line}" if where is None else f"{case.file}:{where[0]}:{where[1]}"
 
 
-def _nearest(case: Case, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
-    """Where the value ``parts`` name in the case is written, else its nearest enclosing value that is
-    (an item the result has and the expectation lacks is said at the list; a state value a YAML merge
-    key brings, at the state); None for an imported case or a file that cannot be read now."""
-    return None if case.index < 0 else _located(case.file, ("cases", str(case.index), *parts))
+def _nearest(case: Case, parts: tuple[str, ...], key: bool = False) -> tuple[int, int, int, int] | None:
+    """Where the value ``parts`` name in the case is written (``key``: its entry's key), else its nearest
+    enclosing value that is (an item the result has and the expectation lacks is said at the list; a state
+    value a YAML merge key brings, at the state); None for an imported case or a file that cannot be read now."""
+    return None if case.index < 0 else _located(case.file, ("cases", str(case.index), *parts), key=key)
 
 
 def _ruleset_key(case: Case) -> tuple[int, int, int, int] | None:
