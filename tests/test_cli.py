@@ -201,9 +201,10 @@ def test_several_state_errors_all_reported(cli, root: Path) -> None:
     state = {"turn": 0, "units": [{"owner": 1, "location": "x"}], "extra": True}
     (root / "s.json").write_text(json.dumps(state))
     r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
-    pointers = sorted(d["pointer"] for d in json.loads(r.out))
+    said = [(d["pointer"], d["line"], d["col"]) for d in json.loads(r.out)]
     assert r.code == 3
-    assert pointers == ["", "/turn", "/units/0/location", "/units/0/owner"]
+    # (each at its place, in the order of the places: the unexpected key at itself, last in the text)
+    assert said == [("/turn", 1, 10), ("/units/0/owner", 1, 33), ("/units/0/location", 1, 48), ("/extra", 1, 55)], said
 
 
 def test_state_not_json_exit_3(cli, root: Path) -> None:
@@ -346,6 +347,13 @@ def test_scripted_dice(cli, root: Path) -> None:
     assert r.code == 1
     d = json.loads(r.out)[0]
     assert d["code"] == "E007" and d["line"] == 1 and "roll(1d6)" in "query main = [roll(2d6), roll(1d6)]"[d["col"] - 1:]
+    # (the help names where this command took its dice, not a test case's `dice:` list)
+    assert d["help"] == "add dice to `--dice`", d
+    r = cli("run", "--format", "json", rules, "--state", str(root / "empty.json"), "--dice", "6,3,5,1")
+    assert r.code == 1 and [(d["code"], d["help"]) for d in json.loads(r.out)] == [
+        ("E014", "remove the dice the rules do not roll from `--dice`")], r.out
+    r = cli("explain", rules, "--state", str(root / "empty.json"), "--dice", "6")
+    assert r.code == 1 and "help: add dice to `--dice`" in r.err and "case" not in r.err, r.err
 
 
 def test_seeded_dice_reproducible(cli, root: Path) -> None:

@@ -186,7 +186,7 @@ class ScriptedDice(DiceSource):
     def face(self, sides: int, span: Span) -> int:
         if self.used >= len(self.faces):
             raise EvalError("E007", f"the script gave {len(self.faces)} dice and the rules asked for more", span,
-                            help="add dice to the case's `dice:` list")
+                            help="add dice to the script")  # (a command names its script: ``tools.common.dice_named``)
         value = self.faces[self.used]
         self.used += 1
         if not 1 <= value <= sides:

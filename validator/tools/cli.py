@@ -18,7 +18,7 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import (load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
+from .common import (dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
                      print_state_diags, require_files, require_regular, result_json)
 
 
@@ -159,9 +159,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         answer = result.json()
         written = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
-        no_state_note(args.state, exc.diagnostics, err)
-        return exit_code(exc.diagnostics)
+        said = dice_named(exc.diagnostics, "`--dice`")
+        print_state_diags(said, diag_format, out, err, rs.sources, shown, text)
+        no_state_note(args.state, said, err)
+        return exit_code(said)
     except DiagnosticError as exc:
         print_state_diags(exc.diagnostics, diag_format, out, err, rs.sources, shown, text)
         return exit_code(exc.diagnostics)
@@ -233,7 +234,8 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 else:
                     out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
-                diags = [_on_batch_line(d, shown, batch, lineno) for d in at_lines(exc.diagnostics, shown, line)]
+                diags = [_on_batch_line(d, shown, batch, lineno)
+                         for d in at_lines(dice_named(exc.diagnostics, "`--dice`"), shown, line)]
                 worst = max(worst, exit_code(diags))
                 if fmt == "text":
                     err.write(render_all(diags, None, err) + "\n")

@@ -67,6 +67,19 @@ def parse_dice(text: str | None) -> list[int] | None:
         raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
 
 
+# the advice of a script of dice that ran out (E007) or that the rules did not roll to its end (E014),
+# with ``{}`` for where the command that ran was given the script
+_DICE_HELP = {"E007": "add dice to {}", "E014": "remove the dice the rules do not roll from {}"}
+
+
+def dice_named(diags: list[Diagnostic], named: str) -> list[Diagnostic]:
+    """What a run said, the help of a script of dice that ran out or was not all rolled naming where the
+    command took the script (``named``: `` `--dice` ``, a case's `` `dice:` `` list), not the API's words."""
+    from dataclasses import replace
+
+    return [replace(d, help=_DICE_HELP[d.code].format(named)) if d.code in _DICE_HELP else d for d in diags]
+
+
 def bundled_file(text: str) -> Path | None:
     """The file a ``bundled:FAMILY/NAME.rules`` name stands for, as ``extends`` reads it (under the
     bundle's `rulesets/` folder only); None for any other text. ``confine.Refused`` when there is no

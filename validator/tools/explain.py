@@ -405,7 +405,7 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import (load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_state_diags,
+    from .common import (dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_state_diags,
                          require_files)
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, visible
@@ -440,9 +440,10 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              dice=dice, explain=True, state_name=shown)
         result = traced.json()
     except (RunError, DiagnosticError) as exc:
-        print_state_diags(exc.diagnostics, args.format, out, err, rs.sources, shown, text)
-        no_state_note(args.state, exc.diagnostics, err)
-        return exit_code(exc.diagnostics)
+        said = dice_named(exc.diagnostics, "`--dice`")
+        print_state_diags(said, args.format, out, err, rs.sources, shown, text)
+        no_state_note(args.state, said, err)
+        return exit_code(said)
     if not isinstance(result, dict) or "explain" not in result:
         result = {"result": result, "explain": {"trace": [], "decision_edges": [], "cycles": [], "settled": []}}
     if args.format == "json":

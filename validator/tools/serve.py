@@ -496,7 +496,10 @@ class Playground:
             result = evaluated.json()
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
+            from .common import dice_named
+
+            said = dice_named(exc.diagnostics, "the scripted dice")
+            return {"ok": False, **_diagnostics_answer(said, rs.sources, shown, self.said)}
         answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(evaluated, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
