@@ -240,12 +240,46 @@ def test_unit_kinds_the_tables_do_not_know_are_refused_with_a_hint(cli, tmp_path
     ]
     state["moves"] = []
     diags = {d["pointer"]: d["message"] for d in _diagnostics(cli, tmp_path, ruleset, state)}
-    assert set(diags) == {"/units/0/type", "/units/1/class", "/units/2", "/units/3", "/units/4"}, diags
+    assert set(diags) == {"/units/0/type", "/units/1/class", "/units/2", "/units/3/type", "/units/4"}, diags
     assert "did you mean `infantry`" in diags["/units/0/type"]
     assert "did you mean `heavy`" in diags["/units/1/class"]
     assert "no `medium` `cavalry`" in diags["/units/2"]
-    assert "`character`" in diags["/units/3"] and "`officer`" in diags["/units/3"]
+    assert "`character`" in diags["/units/3/type"] and "`officer`" in diags["/units/3/type"]
     assert "class" in diags["/units/4"]
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_a_misspelt_type_or_class_is_told_at_its_field_with_a_did_you_mean(cli, tmp_path: Path, ruleset: str) -> None:
+    """A user's `cavlry` was told at the unit (`/units/1`: "the allowance table has no `light` `cavlry`"):
+    a type no row of the table has, or a class no column has, is told at that field, with the name
+    it likely meant."""
+    state = json.loads(Path(STATE).read_text())
+    state["units"] = [
+        {"id": "A", "side": "blue", "type": "infantry", "class": "light", "hex": "0101"},
+        {"id": "B", "side": "blue", "type": "cavlry", "class": "light", "hex": "0102"},
+        {"id": "C", "side": "blue", "type": "cavalry", "class": "ligth", "hex": "0103"},
+        {"id": "D", "side": "blue", "type": "Horse_Artilery", "class": "light", "hex": "0104"},
+    ]
+    state["moves"] = []
+    diags = {d["pointer"]: d["message"] for d in _diagnostics(cli, tmp_path, ruleset, state)}
+    assert diags == {"/units/1/type": "unknown unit type `cavlry`; did you mean `cavalry`?",
+                     "/units/2/class": "unknown class `ligth`; did you mean `light`?",
+                     "/units/3/type": "unknown unit type `Horse_Artilery`; did you mean `horse_artillery`?"}, diags
+
+
+def test_the_names_a_misspelt_kind_is_matched_with_are_the_tables_rows_and_columns() -> None:
+    """`unit_types` and `unit_classes` (the names a did-you-mean offers) are the allowance table's rows
+    with `same_row`'s, and its columns: a row added to the table is a name the state check knows."""
+    from validator import load_ruleset
+    from validator.lang import ast as A
+
+    rs = load_ruleset(RE)
+    (ns,) = [ns for ns in rs.program.loaded.namespaces.values() if "allowance" in ns.defs]
+    rows = lambda name: [r[0].id for r in ns.defs[name].grid]  # noqa: E731
+    names = lambda name: [x.value for x in ns.defs[name].value.items]  # noqa: E731
+    assert isinstance(ns.defs["allowance"], A.TableDecl)
+    assert names("unit_types") == rows("allowance")[1:] + rows("same_row")
+    assert names("unit_classes") == [c.id for c in ns.defs["allowance"].grid[0][1:]]
 
 
 def _variant(tmp_path: Path, name: str, text: str):
