@@ -108,6 +108,12 @@ def test_an_unexpected_key_is_told_at_the_key_with_its_line_and_column() -> None
     assert [d.message.split(" (")[0] for d in found] == [f"unexpected key {J(k)}" for k in ("extra", "tpye", "provinecs")]
 
 
+def test_a_text_an_enum_refuses_is_told_the_member_it_likely_meant() -> None:
+    found = schema_errors({"x": ["armi", "zzz"]}, {"$schema": DRAFT, "type": "object", "properties": {
+        "x": {"type": "array", "items": {"enum": ["army", "fleet", None]}}}}, "s.json")
+    assert [(d.pointer, d.help) for d in found] == [("/x/0", "did you mean `army`?"), ("/x/1", None)], found
+
+
 def test_what_is_said_of_a_state_is_in_the_order_of_its_places() -> None:
     """By line, then column, then pointer, whatever order they came in (a ruleset's own checks of a state
     come after the schema's); two at one place keep their order; another file's stay where they were."""

@@ -266,7 +266,7 @@ def expand(err: Any, root: Any, limit: int) -> Iterator[tuple[Any, Any, str, str
     ``err``, at most ``limit`` of them: ``err`` itself, or, for an ``anyOf`` or a ``oneOf`` every
     alternative of which failed, what the nearest alternative found (see the module's text)."""
     if err.validator not in ("anyOf", "oneOf") or not err.context:
-        yield err, err, message(err), getattr(err, "ruleval_help", None)  # (``state._re2_keywords``'s advice)
+        yield err, err, message(err), getattr(err, "ruleval_help", None) or _meant(err)  # (``state._re2_keywords``'s advice)
         return
     from jsonschema.exceptions import relevance
 
@@ -298,6 +298,16 @@ def expand(err: Any, root: Any, limit: int) -> Iterator[tuple[Any, Any, str, str
         return
     help = f"{where} matches none of the alternatives of its \"{err.validator}\"; what each one found is shown"
     yield from _each(tied, root, limit, help)
+
+
+def _meant(err: Any) -> str | None:
+    """``did you mean `x`?`` for a text an `enum` refuses, when one of its texts is close to it."""
+    if err.validator != "enum" or not isinstance(err.instance, str) or not isinstance(err.validator_value, list):
+        return None
+    from difflib import get_close_matches
+
+    close = get_close_matches(err.instance, [m for m in err.validator_value if isinstance(m, str)], n=1)
+    return f"did you mean `{close[0]}`?" if close else None
 
 
 def _each(errors: list[Any], root: Any, limit: int, help: str) -> Iterator[tuple[Any, Any, str, str | None]]:
