@@ -277,3 +277,20 @@ def test_the_schema_rule_is_where_the_keyword_is_written_through_refs() -> None:
     with pytest.raises(RunError) as exc:
         validator.load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules").run(diplomacy)
     assert [d.schema_rule for d in exc.value.diagnostics] == ['/$defs/unit_type/enum (enum: ["army", "fleet"])']
+
+
+def test_an_unexpected_key_of_a_case_state_is_told_at_the_key_in_the_case_file(tmp_path: Path) -> None:
+    (tmp_path / "s.schema.json").write_text(json.dumps({
+        "$schema": DRAFT, "type": "object", "additionalProperties": False, "properties": {"units": {
+            "type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {"id": {}}}}}}))
+    (tmp_path / "s.rules").write_text('schema "s.schema.json"\ninput units: list[any] at "/units"\nquery main = len(units)\n')
+    (tmp_path / "c.yaml").write_text("ruleset: s.rules\ncases:\n  - id: a\n    state:\n      units:\n"
+                                     "        - id: x\n          extra: 1\n    expect: 1\n")
+    import io
+
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["test", str(tmp_path / "c.yaml")], stdout=out, stderr=err)
+    out, err = out.getvalue(), err.getvalue()
+    assert code == 3 and f"{tmp_path / 'c.yaml'}:7:11: S002: unexpected key" in out + err, out + err
