@@ -517,24 +517,9 @@ class Positions:
                 i += 1
         return found
 
-    def key(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
-        """Where the key of the object's member the parts name is written, its quotes included (None for
-        an item of a list, the whole text, or nothing)."""
-        if not parts or not self.toks:
-            return None
-        i: int | None = 0
-        in_object = False
-        for part in parts:
-            if i is None or i >= len(self.toks) or self.toks[i][2] not in ("[", "{"):
-                return None
-            in_object = self.toks[i][2] == "{"
-            i = self._member(i, part)
-        if i is None or not in_object:
-            return None
-        start, end, _ = self.toks[i - 2]
-        return (*_line_col(self.text, start), *_line_col(self.text, end))
-
-    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    def _walk(self, parts: tuple[str, ...]) -> tuple[int, bool] | None:
+        """The token the parts name, and whether its holder is an object (None where the text has no
+        such member or item)."""
         if not self.toks:
             return None
         i: int | None = 0
@@ -544,8 +529,22 @@ class Positions:
                 return None
             in_object = self.toks[i][2] == "{"
             i = self._member(i, part)
-        if i is None or i >= len(self.toks):
+        return None if i is None else (i, in_object)
+
+    def key(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        """Where the key of the object's member the parts name is written, its quotes included (None for
+        an item of a list, the whole text, or nothing)."""
+        found = self._walk(parts) if parts else None
+        if found is None or not found[1]:
             return None
+        start, end, _ = self.toks[found[0] - 2]
+        return (*_line_col(self.text, start), *_line_col(self.text, end))
+
+    def of(self, parts: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+        found = self._walk(parts)
+        if found is None or found[0] >= len(self.toks):
+            return None
+        i, in_object = found
         start, end, tok = self.toks[i]
         if tok in ("[", "{") and in_object:  # the member's key: two tokens back, before the colon
             start, end, _ = self.toks[i - 2]
