@@ -304,10 +304,10 @@ def _meant(err: Any) -> str | None:
     """``did you mean `x`?`` for a text an `enum` refuses, when one of its texts is close to it."""
     if err.validator != "enum" or not isinstance(err.instance, str) or not isinstance(err.validator_value, list):
         return None
-    from difflib import get_close_matches
+    from ..core.diagnostics import closest_name
 
-    close = get_close_matches(err.instance, [m for m in err.validator_value if isinstance(m, str)], n=1)
-    return f"did you mean `{close[0]}`?" if close else None
+    close = closest_name(err.instance, [m for m in err.validator_value if isinstance(m, str)])
+    return f"did you mean `{close}`?" if close else None
 
 
 def _each(errors: list[Any], root: Any, limit: int, help: str) -> Iterator[tuple[Any, Any, str, str | None]]:

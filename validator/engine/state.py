@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core import jsontext
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, pointer_order, utf8_fault
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, closest_name, pointer_order, utf8_fault
 from ..core.frozen import FrozenDict
 from .schema_messages import either, expand, few, shown
 
@@ -111,10 +111,8 @@ def at_lines(diags: list[Diagnostic], shown: str, text: str | None) -> list[Diag
         if d.pointer is not None and not d.span.line and d.span.file == shown:
             parts = pointer_parts(d.pointer)
             where = positions.key(parts) if d.at_key else None
-            for n in range(len(parts), -1, -1):
-                if where is not None:
-                    break
-                where = positions.of(parts[:n])
+            if where is None:  # (the value, else its nearest enclosing one written)
+                where = next((w for n in range(len(parts), -1, -1) if (w := positions.of(parts[:n])) is not None), None)
         out.append(d if where is None else replace(d, span=Span(shown, *where)))
     # what is said of the state in the order of its places (line, column, then pointer), each in the
     # order given where two share them; anything else where it was
@@ -172,14 +170,12 @@ def _re2_keywords(cls: Any) -> Any:
             allowed = [shown(k) for k in properties] + [f"a key matching {shown(p)}" for p in
                                                         schema.get("patternProperties", {})]
             expected = either(few(allowed, 90)) if allowed else "no key"
-            from difflib import get_close_matches  # (an error only: not imported for a valid state)
-
             named = [k for k in properties if isinstance(k, str)]
             for extra in extras:  # each at its own pointer, said at the key (``at_lines``)
                 error = ValidationError(f"unexpected key {shown(extra)} (expected {expected})", path=[extra])
-                close = get_close_matches(extra, named, n=1) if isinstance(extra, str) else []
+                close = closest_name(extra, named) if isinstance(extra, str) else None
                 error.ruleval_at_key = True
-                error.ruleval_help = f"did you mean `{close[0]}`?" if close else None
+                error.ruleval_help = f"did you mean `{close}`?" if close else None
                 yield error
 
     def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
@@ -759,30 +755,9 @@ def fast_check(schema: Any) -> Any:
     if not looped:  # (what it accepts nests no deeper than the schema: within ``jsontext.MAX_DEPTH``)
         return check
 
-    def within_depth(x: Any) -> bool:  # (a recursive schema bounds no nesting: the depth a state may have is asked)
-        return _nested_within(x, jsontext.MAX_DEPTH) and check(x)  # type: ignore[no-any-return]
+    def within_depth(x: Any) -> bool:  # (a recursive schema bounds no nesting: the state's is asked, as the API's intake does)
+        return jsontext.value_problem(x) is None and check(x)  # type: ignore[no-any-return]
     return within_depth
-
-
-def _nested_within(value: Any, most: int) -> bool:
-    """Whether no list or object of ``value`` lies ``most`` levels below the top (``jsontext.value_problem``'s
-    bound: what it does not call nested too deep). One walk of the containers, a level at a time."""
-    level, depth = [value], 0
-    while level:
-        below = []
-        for v in level:
-            t = type(v)
-            if t is dict:
-                below += [x for x in v.values() if type(x) in _CONTAINED]
-            elif t in _CONTAINED:
-                below += [x for x in v if type(x) in _CONTAINED]
-        if below and depth + 1 >= most:
-            return False
-        level, depth = below, depth + 1
-    return True
-
-
-_CONTAINED = frozenset({dict, list, tuple})
 
 
 def float_free(schema: Any) -> bool:
