@@ -547,8 +547,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print_diags(diags, "text", out, err, rs.sources)
             err.write(f"ruleval: {agreed} phase{'s' if agreed != 1 else ''} of the record agreed before this\n")
             if unread:
-                err.write(f"ruleval: {unread} part{'s' if unread != 1 else ''} of the record "
-                          f"{'were' if unread != 1 else 'was'} not read (noted above)\n")
+                err.write(f"ruleval: {_not_read(unread)} (noted above)\n")
         return code
     # what was not read was not compared: exit 3 (input not read whole), as the largest code that applies
     code = EXIT_INPUT if unread else EXIT_OK if mismatch is None else EXIT_FINDINGS
@@ -557,7 +556,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              ensure_ascii=False) + "\n")
         return code
     _replay_notes(out, notes, read_notes)
-    parts = f"{unread} part{'s' if unread != 1 else ''} of the record {'were' if unread != 1 else 'was'} not read"
+    parts = _not_read(unread)
     if mismatch is None and unread:
         out.write("\n".join(wrap_words(f"{agreed} phase{'s' if agreed != 1 else ''} replayed: the next states agree "
                                         f"with the record as read, but {parts} (noted above) and not compared")) + "\n")
@@ -573,6 +572,11 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if unread:
             out.write(f"{parts} (noted above), and not compared\n")
     return code
+
+
+def _not_read(unread: int) -> str:
+    """How many parts of a record its importer could not read, as `replay` says it."""
+    return f"{unread} part{'s' if unread != 1 else ''} of the record {'were' if unread != 1 else 'was'} not read"
 
 
 def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, Any]]) -> list[Diagnostic]:
