@@ -46,7 +46,7 @@ class Counted:
         self.compiled: list[str] = []  # the file names of the code compiled (``<ruleval _u7>``)
         self.sources: dict[str, str] = {}  # the texts the backends defined, by file name (written or played again)
         self.loads: dict[str, int] = {}  # the entries read, by kind
-        parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts._solve
+        parse, compile_text, solve = astcache.parse_module, backend._compile_text, facts.Facts.solved_here
         write_unit, define, load = backend.Backend.write_unit, backend.define, blobcache.load
 
         def counted_parse(*a: Any) -> Any:
@@ -78,7 +78,7 @@ class Counted:
         monkeypatch.setattr(astcache, "parse_module", counted_parse)
         monkeypatch.setattr(blobcache, "load", counted_load)
         monkeypatch.setattr(backend, "_compile_text", counted_compile)
-        monkeypatch.setattr(facts.Facts, "_solve", counted_solve)
+        monkeypatch.setattr(facts.Facts, "solved_here", counted_solve)
         monkeypatch.setattr(backend.Backend, "write_unit", counted_write)
         monkeypatch.setattr(backend, "define", counted_define)
 

@@ -468,6 +468,11 @@ def _read_writing(program: "Program", unit: "Unit", body: Any) -> "written._Temp
         unit_at(u)
         return (u[0], u[1])
 
+    def node_at(u: Any, k: Any) -> Any:
+        if type(k) is not int or k < 0:
+            raise _Refused
+        return _numbered(unit_at(u))[k]
+
     def value(v: Any) -> Any:
         t = type(v)
         if t is not list:
@@ -493,10 +498,8 @@ def _read_writing(program: "Program", unit: "Unit", body: Any) -> "written._Temp
             fn = getattr(sys.modules[rest[0]], rest[1], None)
             if type(fn) is types.FunctionType and fn.__module__ == rest[0] and fn.__name__ == rest[1]:
                 return fn
-        if tag == "node" and type(rest[1]) is int and rest[1] >= 0:
-            n = _numbered(unit_at(rest[0]))[rest[1]]
-            if type(n).__name__ == rest[2]:
-                return n
+        if tag == "node" and type(n := node_at(rest[0], rest[1])).__name__ == rest[2]:
+            return n
         raise _Refused
 
     if type(body["name"]) is not str:
@@ -524,9 +527,8 @@ def _read_writing(program: "Program", unit: "Unit", body: Any) -> "written._Temp
         if r[0] == "same":
             made: tuple[Any, ...] = ("same", value(r[1]))
         elif r[0] == "data":
-            data_unit = unit_at(r[1])
-            node = _numbered(data_unit)[r[2]] if type(r[2]) is int and r[2] >= 0 else None
-            if not isinstance(data_unit.bound.get(id(node)), bind.DataRef):
+            node = node_at(r[1], r[2])
+            if not isinstance(unit_at(r[1]).bound.get(id(node)), bind.DataRef):
                 raise _Refused
             made = ("data", (r[1][0], r[1][1], id(node)))
         elif r[0] == "code" and type(r[1]) is int and 0 <= r[1] < codes:

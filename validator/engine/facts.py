@@ -422,7 +422,7 @@ class Facts:
         again, ``then``, the units written before it, under the same lock)."""
         with written.LOCK:  # (a unit is written under it: none is written while the kinds change)
             if not self.solved:
-                self._solve()
+                self.solved_here()
                 self.solved = True
                 if then is not None:
                     then()
@@ -459,10 +459,8 @@ class Facts:
             self.pending = None
 
     def solved_here(self) -> None:
-        """``solve``'s walk, for a program whose kinds were deferred (``defer``) and found in no entry."""
-        self._solve()
-
-    def _solve(self) -> None:
+        """``solve``'s walk, also called for a program whose kinds were deferred (``defer``) and found in no
+        entry."""
         program = self.program
         for u in program.units.values():  # (knowing no parameter's kind: they hold whatever the solving finds)
             if u.kind == "input":
