@@ -14,6 +14,10 @@ as the `diplomacy` package reads the file: an army moves along the lower- and up
 its province's list to land and coasts, a fleet along the upper-case and capitalised names of its
 place's list to seas and coasts, and to a province with several coasts only by a named coast. An
 adjacency that holds one way only is listed in `one_way`.
+
+A map on the standard board (every province the package's DAIDE module has a token for is one of the
+map's) gets the map's `daide` tokens from that module: each of the map's powers DAIDE names, and the
+provinces whose token is not their id (`ECH: eng`), so that orders in DAIDE's syntax are read on it.
 """
 
 from __future__ import annotations
@@ -285,6 +289,21 @@ def one_way_of(adjacency: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 
 
+def daide_tokens(provinces: dict[str, object], powers: list[str]) -> dict[str, dict[str, str]] | None:
+    """The map's DAIDE tokens, from the package's DAIDE module (its token set, `daide/tokens.py`, and
+    the names it reads them as, `daide/clauses.py`): only for a map holding every province DAIDE
+    names (the standard board), whose powers DAIDE names get their tokens."""
+    from diplomacy.daide import clauses, tokens
+    named = {str(t): str(t) for t in tokens.PROVINCE_TOKENS}
+    named.update({k: v for k, v in clauses.Province._alias_from_bytes.items() if not v.startswith("/")})
+    if any(v.lower() not in provinces for v in named.values()):
+        return None
+    power_tokens = {str(t) for t in tokens.POWER_TOKENS}
+    return {"powers": {k: power_id(v) for k, v in sorted(clauses.Power._alias_from_bytes.items())
+                       if k in power_tokens and power_id(v) in powers},
+            "provinces": {k: v.lower() for k, v in sorted(named.items()) if k != v}}
+
+
 def convert(m: MapFile, board: dict[str, object] | None = None) -> dict[str, object]:
     """The ruleval map data of a read map file (with the board drawing's points, where there is one)."""
     centres = {c.lower() for c in m.supply_centres()}
@@ -334,6 +353,9 @@ def convert(m: MapFile, board: dict[str, object] | None = None) -> dict[str, obj
     }
     if aliases:
         data["aliases"] = aliases
+    daide = daide_tokens(provinces, [power_id(p) for p in m.powers])
+    if daide is not None:
+        data["daide"] = daide
     data["army"] = {p: v for p, v in army.items() if v}
     data["fleet"] = fleet
     if one_way:
