@@ -72,6 +72,27 @@ def test_datc_text_cases_of_other_programs_pass(name: str) -> None:
     assert all(c["id"].startswith(name.split("_")[0] + "-") for c in report["cases"])
 
 
+def test_jdip_datc_section_11_runs_under_the_build_anywhere_rules(tmp_path: Path) -> None:
+    # jDip's section 11 (build anywhere) read by the importer that extends build_anywhere.rules: its one
+    # case, on jDip's Chaos powers, shows as xfail naming them; a case on the map's powers runs under
+    # those rules (a build in an owned centre that is no home centre succeeds, as standard.rules refuses)
+    ruleset = str(DIP / "datc_text_build_anywhere.rules")
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", ruleset, "--format", "json",
+                          str(SAMPLE.parent / "jdip_datc_11.txt"))
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert [(c["id"], c["status"]) for c in report["cases"]] == [("jdip-11.A [Civil Disorder]", "xfailed")]
+    assert "the case's powers c_ber are not the map's" in report["cases"][0]["message"]
+    text = tmp_path / "build.txt"
+    text.write_text("CASE build-in-warsaw\nPRESTATE_SETPHASE Fall 1901, Adjustment\nPRESTATE_SUPPLYCENTER_OWNERS\n"
+                    "Germany: war\nGermany: ber\nPRESTATE\nGermany: A ber\nORDERS\nGermany: Build A war\n"
+                    "POSTSTATE\nGermany: A ber\nGermany: A war\nEND\n", encoding="utf-8")
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", ruleset, str(text))
+    assert code == 0 and "1 passed, 0 failed" in out + err, out + err
+    code, out, err = _run("test", "--import", "datc_cases", "--ruleset", str(DIP / "datc_text.rules"), str(text))
+    assert code == 1 and "0 passed, 1 failed" in out + err, out + err
+
+
 def _import(text: str) -> list[dict]:
     rs = load_ruleset(str(DIP / "datc_text.rules"))
     return rs.run({}, query="datc_cases", args=[text], validate=False)
