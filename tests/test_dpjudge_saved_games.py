@@ -253,3 +253,34 @@ def test_the_via_word_decides_6_d_12_for_a_convoy_over_open_sea_too(via: str) ->
     states = saved_game.records(game)
     assert (states[1]["phase"]["type"] == "retreat") is bool(via)
     assert replay(load_ruleset(ruleset_path("standard", reading=True)), states) == (1, None)
+
+
+def test_the_packages_draw_after_its_hundredth_year_ends_the_game_under_its_reading() -> None:
+    """The package's own test game (tests/test_game.py test_automatic_draw): the start position played
+    with no orders for a hundred years ends drawn among the seven powers, its outcome naming W2000A.
+    The rules of the game set no last year (DIP-G3: a solo win ends it), so the standard rules go on;
+    the package's reading (`game_end` in bench/peers/readings/diplomacy_pkg.rules) ends it there, drawn
+    among the same powers. The record's last state, W2000A, is the position at the draw: no adjustment
+    is owed, so the rules pass that winter over (the state they compute is S2001M's), and the record is
+    replayed up to the fall of 2000, whose end is compared, and W2000A's units and owners with it."""
+    game = Game(map_name="standard")
+    for _ in range(200):
+        game.process()
+    assert game.is_game_done and game.outcome[0] == "W2000A"
+    states = saved_game.records(to_saved_game_format(game))
+    assert states[-2]["phase"] == {"season": "fall", "year": 2000, "type": "movement"}
+    assert states[-1]["phase"] == {"season": "winter", "year": 2000, "type": "adjustment"}
+    standard = load_ruleset(ruleset_path("standard"))
+    reading = load_ruleset(ruleset_path("standard", reading=True))
+    for rs in (standard, reading):
+        assert replay(rs, states[:-1]) == (len(states) - 2, None)
+    assert standard.run(states[-2], "advance")["end"] is None
+    out = reading.run(states[-2], "advance")
+    assert out["end"]["draw"] == sorted(p.lower() for p in game.outcome[1:])
+    assert out["next_phase"] == "S2001M"
+
+    def key(u: dict) -> tuple:
+        return (u["power"], u["type"], u["location"])
+
+    assert sorted(out["next"]["units"], key=key) == sorted(states[-1]["units"], key=key)
+    assert out["next"]["supply_centers"] == states[-1]["supply_centers"]
