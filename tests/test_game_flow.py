@@ -1248,9 +1248,9 @@ def test_replay_says_which_side_a_list_item_is_on(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name,text,line,col", [
     ("o.yaml", '- phase: S1901M\n  orders:\n    - {power: france, order: "A PAR - BUR"}\n'
-               '    - {power: france, order: "A MAR ATTACKS SPA"}\n', 4, 30),
+               '    - {power: france, order: "A MAR CHARGES SPA"}\n', 4, 30),
     ("o.jsonl", '{"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR - BUR"}]}\n'
-                '{"orders": [{"power": "france", "order": "A MAR ATTACKS SPA"}]}\n', 2, 1),
+                '{"orders": [{"power": "france", "order": "A MAR CHARGES SPA"}]}\n', 2, 1),
 ])
 def test_an_unreadable_order_in_an_orders_file_is_located_where_it_is_written(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, text: str, line: int, col: int) -> None:
@@ -1261,7 +1261,7 @@ def test_an_unreadable_order_in_an_orders_file_is_located_where_it_is_written(
     orders.write_text(text, encoding="utf-8")
     code, _, err = _run("play", STANDARD, "docs/examples/game/start.json", "--orders", str(orders))
     assert code == 3, err
-    assert err.startswith(f"{orders}:{line}:{col}: error[S002]: cannot read the order `A MAR ATTACKS SPA`"), err
+    assert err.startswith(f"{orders}:{line}:{col}: error[S002]: cannot read the order `A MAR CHARGES SPA`"), err
     assert f"{line:>4} | {text.splitlines()[line - 1]}" in err and "= pointer: /orders/" in err, err
 
 
