@@ -403,6 +403,31 @@ def test_test_sarif_output_is_valid_and_names_the_failing_case(cli, tmp_path: Pa
     assert any(x["ruleId"] == "W101" for x in log["runs"][0]["results"])  # the ruleset's warning too
 
 
+def test_test_shows_the_help_of_what_stopped_a_case_naming_its_dice_list(cli) -> None:
+    """A case stopped by a diagnostic shows its `help:` in every format; the help of a script of dice
+    that ran out (E007) or was not all rolled (E014) names the case's `dice:` list, and the report
+    places it there (the line of `dice:`), not at the ruleset's roll alone."""
+    cases = str(TOOLS / "dice_cases.yaml")
+    text = cli("test", cases)
+    assert text.code == 1
+    assert re.search(r"ERROR \S+:4 too-few\n    \S+ E007: .*\n    help: add dice to the case's `dice:` list\n", text.out)
+    assert "    help: remove the dice the rules do not roll from the case's `dice:` list\n" in text.out
+    lines = Path(cases).read_text(encoding="utf-8").splitlines()
+    dice_lines = [i + 1 for i, line in enumerate(lines) if line.strip().startswith("dice:")]
+    cases_json = json.loads(cli("test", cases, "--format", "json").out)["cases"]
+    assert [c["help"] for c in cases_json] == ["add dice to the case's `dice:` list",
+                                                "remove the dice the rules do not roll from the case's `dice:` list"]
+    sarif = json.loads(cli("test", cases, "--format", "sarif").out)
+    _assert_valid_sarif(sarif)
+    results = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "case-error"]
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results] == dice_lines
+    assert all("(help: " in r["message"]["text"] and "`dice:` list" in r["message"]["text"] for r in results)
+    junit_xml = ET.fromstring(cli("test", cases, "--format", "junit").out)
+    assert all("help: " in e.text and "`dice:` list" in e.text for e in junit_xml.iter("error"))
+    github = cli("test", cases, "--format", "github").out.splitlines()
+    assert len(github) == 2 and all("(help: " in g for g in github)
+
+
 def test_test_deny_warnings(cli, tmp_path: Path) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "r.rules").write_text("def unused = 1\nquery main = 1 + 1\n")

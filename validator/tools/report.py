@@ -128,7 +128,7 @@ def sarif_cases(outcomes: list[Any], warnings: list[Diagnostic], file_diags: Seq
         region = {"startLine": max(1, line), "startColumn": max(1, col)}
         doc["runs"][0]["results"].append({
             "ruleId": f"case-{o.status}", "level": "error",
-            "message": {"text": f"{o.case.id}: {o.message}"},
+            "message": {"text": f"{o.case.id}: {o.message}" + (f" (help: {o.help})" if o.help else "")},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": sarif_uri(o.case.file)}, "region": region}}]})
     return doc
 

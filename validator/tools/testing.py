@@ -58,6 +58,7 @@ class Outcome:
     code: str | None = None  # an erroring case's diagnostic code (S004, S001, E003...): the exit code follows it
     at: tuple[int, int] | None = None  # (line, col) in the case file of what failed (a value expected, a field)
     said: "_Said | None" = None  # what its message is made of, placed in the case file where that is read
+    help: str = ""  # the help of the diagnostic that stopped it (E007: add dice to the case's `dice:` list)
 
 
 @dataclass
@@ -488,13 +489,13 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
 def _field_of(case: Case, d: Diagnostic) -> str | None:
     """The field of the case that a diagnostic of its run is about, where the case writes it: `state_file`
     for a part of the state read from it, `query` for a query the ruleset lacks, `args` for their
-    number, `dice` for a script the rules did not use up."""
+    number, `dice` for a script that ran out or that the rules did not use up."""
     if d.pointer is not None:
         field = "state_file"
     elif d.code == "E008":
         field = "args" if "args" in case.data and d.message.startswith("query ") else "query"
     else:
-        field = {"E014": "dice"}.get(d.code, "")
+        field = {"E007": "dice", "E014": "dice"}.get(d.code, "")
     return field if field in case.data else None
 
 
@@ -690,9 +691,9 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         named = _ruleset_key(case) if not first.span.line and _same_file(first.span.file, case.ruleset) else None
         if named is not None:  # the file the case names, as a whole (missing, not a regular file): at its name
             return _finish(case, "error", f"{_case_where(case, named)}: {first.code}: {first.message}", named,
-                           started=started, code=first.code)
+                           started=started, code=first.code, help=first.help or "")
         return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}",
-                       started=started, code=first.code)
+                       started=started, code=first.code, help=first.help or "")
     try:
         state = _state_of(case)
         answer = rs.evaluate(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
@@ -795,16 +796,28 @@ def _check_probability(want: Any, result: Any, i: int) -> str | None:
     return None
 
 
+def _said_help(case: Case, diags: list[Diagnostic]) -> str:
+    """The helps of what refused a case's run, each once; a script of dice that ran out or was not all
+    rolled (E007, E014) is the case's `dice:` list, and the help says so (not the API's "the script")."""
+    if "dice" in case.data:
+        from .common import dice_named
+
+        diags = dice_named(diags, "the case's `dice:` list")
+    return "; ".join(dict.fromkeys(d.help for d in diags if d.help))
+
+
 def _finish(case: Case, status: str, message: str, at: tuple[int, int, int, int] | None = None, *, started: float,
-            actual: Any = None, code: str | None = None, said: _Said | None = None) -> Outcome:
+            actual: Any = None, code: str | None = None, said: _Said | None = None, help: str = "") -> Outcome:
+    if said is not None and said.diags:
+        help = _said_help(case, said.diags)
     xfail = case.data.get("xfail")
     if xfail:
         if status == "passed":
-            status, message = "xpassed", f"marked xfail ({xfail}) but passed"
+            status, message, help = "xpassed", f"marked xfail ({xfail}) but passed", ""
         else:
             status, message = "xfailed", f"{xfail} [{message}]"
     return Outcome(case, status, _clip(message), time.perf_counter() - started, actual, code if status == "error" else None,
-                   None if at is None else (at[0], at[1]), said)
+                   None if at is None else (at[0], at[1]), said, _clip(help))
 
 
 def _guarded(case: Case, rs: Any = None) -> Outcome:
@@ -875,10 +888,11 @@ def junit(outcomes: list[Outcome], file_diags: Sequence[Diagnostic] = ()) -> str
     skipped = sum(1 for o in outcomes if o.status == "xfailed")
     for o in outcomes:
         body = ""
+        text = o.message + (f"\nhelp: {o.help}" if o.help else "")
         if o.status in ("failed", "xpassed"):
-            body = f"<failure message={xml_attr(o.message[:200])}>{xml_text(o.message)}</failure>"
+            body = f"<failure message={xml_attr(o.message[:200])}>{xml_text(text)}</failure>"
         elif o.status == "error":
-            body = f"<error message={xml_attr(o.message[:200])}>{xml_text(o.message)}</error>"
+            body = f"<error message={xml_attr(o.message[:200])}>{xml_text(text)}</error>"
         elif o.status == "xfailed":
             body = f"<skipped message={xml_attr(o.message[:200])}/>"
         rows.append(f'  <testcase classname={xml_attr(o.case.file)} name={xml_attr(o.case.id)} '
@@ -1012,7 +1026,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed") or (args.verbose and o.status != "passed"):
                 out.write(f"{o.status.upper()} {one_line(o.case.file)}:{o.case.line} {one_line(o.case.id)}\n"
-                          f"    {one_line(o.message)}\n")
+                          f"    {one_line(o.message)}\n" + (f"    help: {one_line(o.help)}\n" if o.help else ""))
             elif args.verbose:
                 out.write(f"PASSED {one_line(o.case.id)}\n")
         extra = [f"{counts[k]} {k}" + ("s" if k == "error" and counts[k] > 1 else "")
@@ -1041,7 +1055,7 @@ def _reports(args: argparse.Namespace, out: TextIO, outcomes: list[Outcome], war
         counts = summary_counts(outcomes)
         out.write(json.dumps({"summary": counts, "cases": [
             {"file": o.case.file, "id": o.case.id, "status": o.status, "message": o.message,
-             "seconds": round(o.seconds, 4)} for o in outcomes],
+             **({"help": o.help} if o.help else {}), "seconds": round(o.seconds, 4)} for o in outcomes],
             "diagnostics": [d.to_json() for d in file_diags]}, indent=2) + "\n")
     elif args.format == "junit":
         out.write(junit(outcomes, file_diags))
@@ -1057,7 +1071,8 @@ def _reports(args: argparse.Namespace, out: TextIO, outcomes: list[Outcome], war
         for o in outcomes:
             if o.status in ("failed", "error", "xpassed"):
                 line, col = o.at or (o.case.line, 0)
-                out.write(github_command("error", o.message, o.case.file, line, col, title=o.case.id) + "\n")
+                out.write(github_command("error", o.message + (f" (help: {o.help})" if o.help else ""), o.case.file,
+                                         line, col, title=o.case.id) + "\n")
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
