@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -755,8 +756,16 @@ def test_play_usage_errors(tmp_path: Path) -> None:
     txt.write_text("x")
     code, _, err = _run("play", STANDARD, start, "--orders", str(txt))
     assert code == 2 and ".jsonl, .json, .yaml" in err
-    code, _, err = _run("play", STANDARD, start, "--until", "X1901Q")
-    assert code == 3 and "error[S006]: `X1901Q` names no phase of this ruleset" in err, err
+    # an --until that names no phase is the command line's mistake (exit 2, not 3: nothing in the game is
+    # wrong): said with the phases the game plays and the nearest of them, in any case
+    code, out, err = _run("play", STANDARD, start, "--until", "f1903q")
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert err.startswith("ruleval: error[U001]: --until `f1903q` names no phase of ") and "did you mean `F1903M`?" in err
+    assert re.search(r"\(with no orders the game plays S1901M, F1901M, S1902M, .*F1903M, .*\.\.\.\)", err), err
+    code, _, err = _run("play", STANDARD, start, "--until", "zzz")
+    assert code == 2 and "error[U001]" in err and "did you mean" not in err and "S1901M" in err, err
+    with pytest.raises(PlayError, match="`X1901Q` names no phase of this ruleset"):  # (the API's own: S006)
+        list(play(load_ruleset(STANDARD), START, [], until="X1901Q"))
     code, _, err = _run("play", STANDARD, start, "--until", "F1905M", "--max-phases", "5")
     assert code == 3 and "5 phases played without reaching `F1905M`" in err
     code, _, err = _run("play", STANDARD, start, "--until", "F1905M", "--max-phases", "1")

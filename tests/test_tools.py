@@ -321,6 +321,23 @@ def test_diff_shows_k_differences_and_figures_for_all(cli) -> None:
     assert summary["by"]["field"] == {"/distribution": 4}
 
 
+def test_diff_cases_says_how_many_cases_were_compared_and_how_many_differ(cli) -> None:
+    """`--cases` alone ends with the cases' figures (a count: they are chosen, not sampled, so no
+    interval), in text and JSON, summed apart from generated states; an agreeing run says 0 of them."""
+    base = ("diff", str(ERRATA / "old.rules"), str(ERRATA / "new.rules"), "--cases", str(ERRATA / "cases.yaml"))
+    r = cli(*base)
+    assert r.code == 1
+    assert re.search(r"\ncases that differ: 1 of 1 \(100\.0%\)\n  fields changed:\n    /distribution  1\n", r.out)
+    assert "95% CI" not in r.out and "states that differ" not in r.out
+    summary = json.loads(cli(*base, "--format", "json").out)["summary"]
+    assert summary["cases"]["share"] == {"count": 1, "of": 1, "share": 1.0}
+    assert summary["states"]["share"]["of"] == 0  # (no generated state)
+    both = cli(*base, "--generate", "3", "--exact")
+    assert "cases that differ: 1 of 1 (100.0%)" in both.out and "generated states that differ: 3 of 3 (" in both.out
+    same = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "same.rules"), "--cases", str(ERRATA / "cases.yaml"))
+    assert same.code == 0 and "cases that differ: 0 of 1 (0.0%)" in same.out
+
+
 def test_diff_equivalent(cli) -> None:
     r = cli("diff", str(ERRATA / "old.rules"), str(ERRATA / "same.rules"), "--cases", str(ERRATA / "cases.yaml"),
             "--generate", "3", "--exact")

@@ -51,6 +51,7 @@ class Probe:
     dice: list[int] | None = None
     exact: bool = False
     group_by: str | None = None  # exact: the distribution summed by this field of the outcomes (`--group-by`)
+    case: bool = False  # a test case's state (`--cases`), summed apart from the generated ones
 
 
 @dataclass
@@ -572,7 +573,7 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
             said += exc.diagnostics
             continue
         probes.append(Probe(f"{case.file}#{case.id}", state, d.get("query", "main"), d.get("args"), d.get("seed"),
-                            d.get("dice"), bool(d.get("exact") or d.get("probabilities"))))
+                            d.get("dice"), bool(d.get("exact") or d.get("probabilities")), case=True))
     return probes, said
 
 
@@ -657,21 +658,25 @@ def compare_states(old: Any, new: Any, probes: list[Probe], count: int, seed: in
     return report
 
 
-def summary_json(found: list[Found], of: int) -> dict[str, Any]:
-    """The figures of a sweep of ``diff``: the share that differ (a 95 % interval), and the differences
-    grouped by where they first differ."""
+def summary_json(found: list[Found], of: int, sample: bool = True) -> dict[str, Any]:
+    """The figures of a sweep of ``diff``: the share that differ (a 95 % interval for a ``sample``, the
+    generated states or games; none for the cases, chosen by hand), and the differences grouped by where
+    they first differ."""
     from .impact import Share, grouped
 
     wheres = [f.where for f in found if f.differ and f.where is not None]
-    return {"share": Share(len(wheres), of).to_json(),
-            "by": {key: dict(grouped(w[key] for w in wheres)) for key in ("phase", "field", "clause")}}
+    share = Share(len(wheres), of).to_json()
+    if not sample:
+        del share["ci95"]
+    return {"share": share, "by": {key: dict(grouped(w[key] for w in wheres)) for key in ("phase", "field", "clause")}}
 
 
-def summary_text(found: list[Found], of: int, what: str, cap: int) -> list[str]:
+def summary_text(found: list[Found], of: int, what: str, cap: int, sample: bool = True) -> list[str]:
     from .impact import Share, group_lines, grouped
 
     wheres = [f.where for f in found if f.differ and f.where is not None]
-    lines = [f"{what} that differ: {Share(len(wheres), of).text()}"]
+    share = Share(len(wheres), of)
+    lines = [f"{what} that differ: {share.text() if sample else share.text().split(', 95% CI')[0] + ')'}"]
     if wheres:
         for key, title in (("phase", "first differing phase"), ("field", "fields changed"),
                            ("clause", "clauses cited by one side only")):
@@ -939,6 +944,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             None if args.shrink < 0 else args.shrink, opts, args.group_by)
     assert states.differences is not None
     diffs, tried, seen = states.differences, states.tried, [states.seen]
+    # the cases (chosen by hand: a count, no interval) are summed apart from the generated states (a sample)
+    cases = [f for f in states.found or [] if f.probe is not None and f.probe.case]
+    generated = [f for f in states.found or [] if f.probe is not None and not f.probe.case]
+    cases_tried, generated_tried = (sum(1 for f in part if not f.refused) for part in (cases, generated))
     grouped = [f.grouped for f in states.found or [] if f.grouped is not None]
     if args.group_by is not None and tried and not any(grouped):  # every sum one `(absent)`: nothing compared
         raise UsageError(f"--group-by `{args.group_by}`: " + (
@@ -1002,7 +1011,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "games": games.games, "phases": games.phases,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n],
                 "interrupted": states.interrupted or games.interrupted, "group_by": args.group_by,
-                "summary": {"states": summary_json(states.found or [], tried),
+                "summary": {"cases": summary_json(cases, cases_tried, sample=False),
+                            "states": summary_json(generated, generated_tried),
                             "games": summary_json(games.found or [], games.games)},
                 "differences": [
                 {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
@@ -1019,8 +1029,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for text in shown_differences(old, new, diffs, args.show, "(--show N prints N; --format json has them all)"):
             out.write(visible(text) + "\n")
         figures = []
-        if args.generate and tried and len(diffs) and (args.generate > 1 or args.summary):
-            figures += summary_text(states.found or [], tried, "states", args.show_groups)
+        if args.cases and cases_tried:
+            figures += summary_text(cases, cases_tried, "cases", args.show_groups, sample=False)
+        if args.generate and generated_tried and len(diffs) and (args.generate > 1 or args.summary):
+            figures += summary_text(generated, generated_tried, "generated states", args.show_groups)
         if games.games and len(diffs) and (games.games > 1 or args.summary):
             figures += summary_text(games.found or [], games.games, "games", args.show_groups)
         for line in figures:  # (before the verdict, which stays the last line)

@@ -304,6 +304,41 @@ def _exit_of(diags: list[Any]) -> int:
     return exit_code(diags)
 
 
+SHOWN_PHASES = 8  # phases played without orders to name those an unknown `--until` may have meant
+
+
+def _no_such_phase(exc: Any, until: str | None) -> bool:
+    """Whether ``play`` refused ``--until`` before playing as naming no phase of the ruleset (by its
+    ``query phase_order``): a mistake on the command line, not in the game."""
+    return (until is not None and exc.kind == "usage" and not exc.played
+            and any(d.code == "S006" and d.message == f"`{until}` names no phase of this ruleset" for d in exc.diagnostics))
+
+
+def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> str:
+    """The usage error of an `--until` that names no phase: the names of the phases the game plays next
+    (played without orders, a few: the rules name their phases, ruleval does not know them), and the
+    closest of them."""
+    from ..api import PlayError, play
+    from ..core.diagnostics import closest_name
+
+    names: list[str] = []
+    more = True  # (the game goes on past the names shown)
+    try:
+        for step in play(rs, state, [[]] * SHOWN_PHASES, max_phases=SHOWN_PHASES, shown=shown):
+            names += [str(p) for p in (step.phase, step.next_phase) if p is not None and str(p) not in names]
+            more = step.end is None
+    except PlayError:  # (the game cannot be played without orders: the phases it came to are named)
+        more = False
+    folded = {n.casefold(): n for n in names}  # (compared in any case: `f1903m` is nearest `F1903M`)
+    close = closest_name(until.casefold(), folded)
+    said = f"--until `{one_line(until)}` names no phase of `{rs.path}`"
+    if close is not None:
+        said += f": did you mean `{folded[close]}`?"
+    if names:
+        said += f" (with no orders the game plays {', '.join(names)}{', ...' if more else ''})"
+    return said
+
+
 def _summary(result: Any) -> str:
     """A few words on a phase's result (the language's values): how many items of its lists of records
     with a `status` had each, a status written as the text it is, any other value in the notation."""
@@ -398,6 +433,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
+        if _no_such_phase(exc, args.until):
+            raise UsageError(_unknown_until(rs, state, shown, args.until)) from None
         diags, sources = _at_the_order(at_lines(exc.diagnostics, shown, text), args.orders, items)
         print_diags(diags, "text", out, err, {**with_state(rs.sources, shown, text), **sources})
         if exc.played:
