@@ -207,6 +207,27 @@ def test_several_state_errors_all_reported(cli, root: Path) -> None:
     assert said == [("/turn", 1, 10), ("/units/0/owner", 1, 33), ("/units/0/location", 1, 48), ("/extra", 1, 55)], said
 
 
+def test_an_object_of_many_unexpected_keys_is_one_error_and_the_others_still_show(cli, root: Path) -> None:
+    """60 unexpected keys in one unit are one S002 naming them (at the first key's line and column, a
+    did-you-mean for the key that is a misspelling), not 50 that spend the limit: the errors after it
+    (a wrong `location` in the next unit) still show, each at its place, and nothing is cut."""
+    extra = {f"k{i:02d}": i for i in range(60)}
+    units = [{"owner": "red", "location": "0304", **extra, "ownr": 1}, {"owner": "blue", "location": 7}]
+    text = json.dumps({"turn": 1, "units": units})
+    (root / "s.json").write_text(text)
+    r = cli("run", "--format", "json", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    assert r.code == 3
+    said = json.loads(r.out)
+    assert [d["pointer"] for d in said] == ["/units/0/k00", "/units/1/location"], said
+    first = said[0]
+    assert first["col"] == text.index('"k00"') + 1 and first["line"] == 1
+    assert first["message"].startswith('unexpected keys "k00", "k01", ') and " more (expected " in first["message"]
+    assert first["help"] == "`ownr`: did you mean `owner`?", first
+    assert not any("more schema errors" in d["message"] for d in said)
+    text_out = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))
+    assert text_out.code == 3 and text_out.err.count("error[S002]") == 2, text_out.err
+
+
 def test_state_not_json_exit_3(cli, root: Path) -> None:
     (root / "s.json").write_text("{\"turn\": ")
     r = cli("run", str(SCHEMA / "main.rules"), "--state", str(root / "s.json"))

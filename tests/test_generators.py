@@ -335,7 +335,7 @@ def test_cited_only_by_lines_wrap_at_the_width(tmp_path: Path) -> None:
     code, out, err = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--cases",
                              str(tmp_path / "cases.yaml"))
     assert code == 1, err
-    cited = out[out.index("  cited only by NEW: "):out.index("\ntried")].splitlines()
+    cited = out[out.index("  cited only by NEW: "):out.index("\ncases that differ")].splitlines()
     assert len(cited) > 1 and max(map(len, cited)) <= 100, out
     assert [c.strip(" ,") for line in cited for c in line.split(": ")[-1].split(", ")] == sorted(ids), out
     assert "cited only by OLD: X-0" in out

@@ -103,9 +103,11 @@ def test_an_unexpected_key_is_told_at_the_key_with_its_line_and_column() -> None
     text = '{"units": [{"id": "a", "extra": 1, "tpye": 2}],\n "provinecs": {}}'
     found = at_lines(schema_errors(json.loads(text), schema, "s.json"), "s.json", text)
     told = [(d.pointer, d.span.line, d.span.col, d.span.end_col, d.help) for d in found]
-    assert told == [("/units/0/extra", 1, 24, 31, None), ("/units/0/tpye", 1, 36, 42, "did you mean `type`?"),
+    # (the unexpected keys of one object are one error, at the first of them, its help for the misspelt one)
+    assert told == [("/units/0/extra", 1, 24, 31, "`tpye`: did you mean `type`?"),
                     ("/provinecs", 2, 2, 13, "did you mean `provinces`?")], told
-    assert [d.message.split(" (")[0] for d in found] == [f"unexpected key {J(k)}" for k in ("extra", "tpye", "provinecs")]
+    assert [d.message.split(" (")[0] for d in found] == [f"unexpected keys {J('extra')} and {J('tpye')}",
+                                                         f"unexpected key {J('provinecs')}"]
 
 
 def test_a_text_an_enum_refuses_is_told_the_member_it_likely_meant() -> None:

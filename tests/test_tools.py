@@ -508,6 +508,50 @@ def test_pre_commit_hooks_declared() -> None:
     assert hooks["ruleval-fmt"]["args"] == ["fmt", "--check"]
 
 
+def _hook_runs(hook: dict, changed: list[str]) -> list[str] | None:
+    """The command line pre-commit runs for ``hook`` on a commit changing ``changed`` (paths relative to
+    the repository), or None when the hook does not run: its `files` pattern searched in each path, and
+    the paths given after its `args` unless `pass_filenames: false`."""
+    matched = [p for p in changed if re.search(hook.get("files", ""), p)]
+    if not matched:
+        return None
+    return [*hook.get("args", []), *([] if hook.get("pass_filenames") is False else matched)]
+
+
+@pytest.mark.parametrize("source", [".pre-commit-hooks.yaml", "docs/ci.md"])
+def test_the_check_hook_runs_when_a_data_file_of_a_ruleset_changes(cli, source: str, monkeypatch) -> None:
+    """A commit that changes only a map or a catalogue a ruleset loads runs the check (of the rulesets,
+    not of the YAML file as if it were one), as declared and as docs/ci.md's local hook writes it."""
+    import yaml
+
+    text = (ROOT / source).read_text(encoding="utf-8")
+    if source.endswith(".md"):
+        text = re.search(r"## pre-commit\n.*?```yaml\n(.*?)```", text, re.S).group(1)
+        hooks = {h["id"]: {**h, "args": h["entry"].split()[1:]} for h in yaml.safe_load(text)["repos"][0]["hooks"]}
+    else:
+        hooks = {h["id"]: h for h in yaml.safe_load(text)}
+    check = hooks["ruleval-check"]
+    monkeypatch.chdir(ROOT)
+    for changed in (["rulesets/his/map.yaml"], ["rulesets/diplomacy/clauses.yaml"], ["rulesets/his/his.rules"]):
+        argv = _hook_runs(check, changed)
+        assert argv is not None, (source, changed)
+        r = cli(*argv)
+        assert r.code == 0 and re.search(r"checked [1-9]\d* rulesets: 0 errors", r.out + r.err), (argv, r.out, r.err)
+    assert _hook_runs(check, ["README.md"]) is None
+    assert _hook_runs(hooks["ruleval-fmt"], ["rulesets/his/map.yaml"]) is None  # (fmt reads ruleset files only)
+
+
+def test_no_placeholder_address_in_output_or_docs(cli, broken_ruleset: str) -> None:
+    """No made-up URL (the reserved `.invalid` domain) in what ruleval writes or in its pages: SARIF's
+    `informationUri` is optional and left out."""
+    fake = "example." + "invalid"
+    sarif = json.loads(cli("check", broken_ruleset, "--format", "sarif").out)
+    assert "informationUri" not in sarif["runs"][0]["tool"]["driver"] and fake not in json.dumps(sarif)
+    places = [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *(ROOT / "docs").rglob("*.md"),
+              *(ROOT / "validator").rglob("*.py"), *(ROOT / "rulesets").rglob("*.*")]
+    assert [str(p) for p in places if p.is_file() and fake in p.read_text(encoding="utf-8", errors="replace")] == []
+
+
 # ---------------------------------------------------------------- editor grammar
 
 

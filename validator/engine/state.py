@@ -22,6 +22,8 @@ from .schema_messages import either, expand, few, shown
 
 MAX_STATE_BYTES = 5_000_000
 MAX_ERRORS = 50
+MAX_SUGGESTED_KEYS = 100  # unexpected keys of one object looked at for a did-you-mean (one diagnostic names them all)
+MAX_MEANT = 5  # did-you-means in its help
 
 
 def pointer(path: Any) -> str:
@@ -171,12 +173,20 @@ def _re2_keywords(cls: Any) -> Any:
                                                         schema.get("patternProperties", {})]
             expected = either(few(allowed, 90)) if allowed else "no key"
             named = [k for k in properties if isinstance(k, str)]
-            for extra in extras:  # each at its own pointer, said at the key (``at_lines``)
-                error = ValidationError(f"unexpected key {shown(extra)} (expected {expected})", path=[extra])
-                close = closest_name(extra, named) if isinstance(extra, str) else None
-                error.ruleval_at_key = True
-                error.ruleval_help = f"did you mean `{close}`?" if close else None
-                yield error
+            # one error per object, naming its unexpected keys, at the first key (``at_lines``): an object of
+            # many would otherwise spend the state's MAX_ERRORS and hide the errors after it
+            keys = few([shown(k) for k in extras], 90)
+            if keys[-1] == "...":
+                keys[-1] = f"{len(extras) - len(keys) + 1} more"
+            listed = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} and {keys[-1]}"
+            error = ValidationError(f"unexpected key{'s' if len(extras) > 1 else ''} {listed} (expected {expected})",
+                                    path=[extras[0]])
+            meant = [(extra, close) for extra in extras[:MAX_SUGGESTED_KEYS] if isinstance(extra, str)
+                     and (close := closest_name(extra, named))][:MAX_MEANT]
+            error.ruleval_at_key = True
+            error.ruleval_help = (f"did you mean `{meant[0][1]}`?" if len(extras) == 1 and meant else
+                                  "; ".join(f"`{extra}`: did you mean `{close}`?" for extra, close in meant) or None)
+            yield error
 
     def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
         if unique and validator.is_type(instance, "array"):

@@ -314,10 +314,10 @@ def _no_such_phase(exc: Any, until: str | None) -> bool:
             and any(d.code == "S006" and d.message == f"`{until}` names no phase of this ruleset" for d in exc.diagnostics))
 
 
-def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> str:
-    """The usage error of an `--until` that names no phase: the names of the phases the game plays next
-    (played without orders, a few: the rules name their phases, ruleval does not know them), and the
-    closest of them."""
+def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> Diagnostic:
+    """The usage error (U001) of an `--until` that names no phase: the nearest of the phases the game
+    plays next (played without orders, a few: the rules name their phases, ruleval does not know them),
+    and those phases in its help."""
     from ..api import PlayError, play
     from ..core.diagnostics import closest_name
 
@@ -331,12 +331,11 @@ def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> str:
         more = False
     folded = {n.casefold(): n for n in names}  # (compared in any case: `f1903m` is nearest `F1903M`)
     close = closest_name(until.casefold(), folded)
-    said = f"--until `{one_line(until)}` names no phase of `{rs.path}`"
-    if close is not None:
-        said += f": did you mean `{folded[close]}`?"
+    helps = [f"did you mean `{folded[close]}`?"] if close is not None else []
     if names:
-        said += f" (with no orders the game plays {', '.join(names)}{', ...' if more else ''})"
-    return said
+        helps.append(f"with no orders the game plays {', '.join(names)}{', ...' if more else ''}")
+    return Diagnostic("U001", f"--until `{one_line(until)}` names no phase of this ruleset", Span(rs.path),
+                      help=" ".join(h[0].upper() + h[1:] if i else h for i, h in enumerate(helps)) or None)
 
 
 def _summary(result: Any) -> str:
@@ -433,8 +432,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
-        if _no_such_phase(exc, args.until):
-            raise UsageError(_unknown_until(rs, state, shown, args.until)) from None
+        if _no_such_phase(exc, args.until):  # (the command line's mistake: U001, exit 2)
+            said = [_unknown_until(rs, state, shown, args.until)]
+            print_diags(said, "text", out, err, rs.sources)
+            return _exit_of(said)
         diags, sources = _at_the_order(at_lines(exc.diagnostics, shown, text), args.orders, items)
         print_diags(diags, "text", out, err, {**with_state(rs.sources, shown, text), **sources})
         if exc.played:

@@ -98,8 +98,7 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "ruleval", "informationUri": "https://example.invalid/ruleval",
-                                      "rules": rules}},
+        "runs": [{"tool": {"driver": {"name": "ruleval", "rules": rules}},  # (no `informationUri`: optional)
                   "results": results}],
     }
 
