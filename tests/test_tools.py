@@ -261,6 +261,26 @@ def test_coverage_json(cli) -> None:
     assert cli("coverage", "nope.yaml").code == 2
 
 
+def test_coverage_counts_what_ran_not_clause_ids_a_value_holds(cli, tmp_path: Path) -> None:
+    """A rule citing X-1 that builds a `cites:` list of every clause, and a state that carries one, cover
+    X-1 alone: a value's clause ids are no run of those clauses (they inflated the figure to 100 %)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "clauses.yaml").write_text("clauses:\n  X-1: one\n  X-2: two\n  X-3: three\n  X-4: four\n")
+    (tmp_path / "r.rules").write_text(
+        'ruleset t.r "r"\nclauses "clauses.yaml"\ninput notes: any at "/notes" default none\n'
+        'rule unit(i) cite "X-1" = {id: i, cites: ["X-1", "X-2", "X-3"]}\n'
+        "query main = {units: [unit(i) for i in [1, 2]], notes: notes}\n")
+    (tmp_path / "cases.yaml").write_text(
+        "ruleset: r.rules\ncases:\n  - id: inflated\n    state: {notes: {cites: [X-4]}}\n"
+        "    expect: {units: [{id: 1}, {id: 2}]}\n")
+    r = cli("coverage", str(tmp_path / "cases.yaml"), "--format", "json")
+    assert r.code == 0, r.err
+    (rs,) = json.loads(r.out)["rulesets"]
+    assert rs["covered"] == ["X-1"] and rs["uncovered"] == ["X-2", "X-3", "X-4"], rs
+    text = cli("coverage", str(tmp_path / "cases.yaml"), "--fail-under", "50")
+    assert text.code == 1 and "1/4 clauses (25.0%)" in text.out and "uncovered: X-2, X-3, X-4" in text.out
+
+
 # ---------------------------------------------------------------- diff (errata)
 
 

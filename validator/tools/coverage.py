@@ -3,6 +3,8 @@
 A clause is covered when a passing case names it in ``clauses:``, or when running a case (in
 explain mode, with the case's own query, arguments and dice) cites it: a traced rule, decision, table
 lookup or cited value, a cycle policy that settled something, a procedure step or an ``emit``/``reject``.
+Only the citations of what ran count (``run_cites``), never a clause id a value holds (a `cites:` list a
+rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one value.
 """
 
 from __future__ import annotations
@@ -61,8 +63,34 @@ def cites_in(result: Any) -> Iterator[str]:
             yield from cites_in(x)
 
 
+def run_cites(explained: Any, events: list[Any]) -> set[str]:
+    """The clauses a traced run cited as it ran: its trace's rules, decisions, table lookups and cited
+    values (``explained``: ``Result.explain``), the cycle policies that settled something, and its
+    events (an ``emit``'s, a ``reject``'s), never the values those carry."""
+    found: set[str] = set()
+
+    def cited(node: Any) -> None:
+        if isinstance(node, dict) and isinstance(node.get("cites"), list):
+            found.update(c for c in node["cites"] if isinstance(c, str))
+
+    explained = explained if isinstance(explained, dict) else {}
+    nodes = list(explained.get("trace") or [])
+    while nodes:  # (a loop, not recursion: a trace is as deep as the calls were)
+        node = nodes.pop()
+        cited(node)
+        if isinstance(node, dict):
+            nodes.extend(node.get("children") or [])
+    for part in ("cycles", "settled"):
+        for item in explained.get(part) or []:
+            cited(item)
+    for event in events:
+        cited(event)
+    return found
+
+
 def traced_cites(case: Case) -> set[str]:
-    """The citations met when running a case in explain mode (empty if it does not run)."""
+    """The citations met when running a case in explain mode (empty if it does not run): an exact case
+    (a distribution, which is not traced) is traced on one of its runs, with the dice of seed 0."""
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
     from .testing import _state_of
@@ -74,11 +102,11 @@ def traced_cites(case: Case) -> set[str]:
     exact = bool(data.get("exact") or data.get("probabilities"))
     try:
         state = _state_of(case)
-        result = rs.run(state, query=data.get("query", "main"), args=data.get("args"), seed=data.get("seed"),
-                        dice=data.get("dice"), exact=exact, explain=not exact)
+        result = rs.evaluate(state, query=data.get("query", "main"), args=data.get("args"),
+                             seed=0 if exact else data.get("seed"), dice=data.get("dice"), explain=True)
     except (RunError, DiagnosticError, OSError):
         return set()
-    return set(cites_in(result))
+    return run_cites(result.explain, result.events)
 
 
 def measure(suite: Suite) -> list[RulesetCoverage]:
