@@ -950,6 +950,7 @@ class PlayError(DiagnosticError):
         self.kind = kind
         self.played = played
         self.agreed = 0  # (`replay`: the phases of the record that agreed before it)
+        self.unknown_phase = False  # (`until` names no phase of the ruleset: the caller's mistake)
 
 
 def _advance_shape(rs: Ruleset, out: Any) -> str | None:
@@ -1019,9 +1020,11 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     if until is not None and order_of is not None:
         target = order_of(until)
         if target is None:
-            raise PlayError([Diagnostic("S006", f"`{until}` names no phase of this ruleset", Span(shown),
-                                        help=f"give a phase name as the rules write it (the game is at `{name}`)")],
-                            "usage", played)
+            unknown = PlayError([Diagnostic("S006", f"`{until}` names no phase of this ruleset", Span(shown),
+                                            help=f"give a phase name as the rules write it (the game is at `{name}`)")],
+                                "usage", played)
+            unknown.unknown_phase = True
+            raise unknown
         if name is not None and _after(order_of(name), target):
             raise PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
                                         help="give a phase the game has still to reach")], "usage", played)

@@ -307,13 +307,6 @@ def _exit_of(diags: list[Any]) -> int:
 SHOWN_PHASES = 8  # phases played without orders to name those an unknown `--until` may have meant
 
 
-def _no_such_phase(exc: Any, until: str | None) -> bool:
-    """Whether ``play`` refused ``--until`` before playing as naming no phase of the ruleset (by its
-    ``query phase_order``): a mistake on the command line, not in the game."""
-    return (until is not None and exc.kind == "usage" and not exc.played
-            and any(d.code == "S006" and d.message == f"`{until}` names no phase of this ruleset" for d in exc.diagnostics))
-
-
 def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> Diagnostic:
     """The usage error (U001) of an `--until` that names no phase: the nearest of the phases the game
     plays next (played without orders, a few: the rules name their phases, ruleval does not know them),
@@ -432,7 +425,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
-        if _no_such_phase(exc, args.until):  # (the command line's mistake: U001, exit 2)
+        if exc.unknown_phase and args.until is not None:  # (`--until` names no phase: U001, exit 2)
             said = [_unknown_until(rs, state, shown, args.until)]
             print_diags(said, "text", out, err, rs.sources)
             return _exit_of(said)
