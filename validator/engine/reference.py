@@ -54,7 +54,7 @@ from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
-from ..lib.values import (Map, as_key, entries, equal, in_list, is_map, number_cost, ordered, probe_key, show,
+from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key, show,
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.kinds import DeclaredKinds
@@ -99,6 +99,25 @@ class UnitFunction:
 
     def __call__(self, run: "Run", *args: Any) -> Any:
         return force(run, self.interp.call_unit(run, self.unit, list(args), self.unit.span))
+
+    def table_keys(self, run: "Run", i: int, what: str) -> tuple[list[Any], int]:
+        """A table's row keys (``i`` 0) or column keys (1), for `rows` and `columns`: those of its cells
+        (``Unit.cells``: its grid's in the order written, then a variant's added ones), then those of its
+        source (nested maps, walked in their order) that no cell has, each once; and how many entries
+        were looked at (the built-in's charge)."""
+        unit = self.unit
+        if unit.kind != "table" or i >= len(unit.params):
+            raise CallError(f"{what} needs {'a two-key table' if i else 'a table'}, not `{unit.written}`")
+        found = dict.fromkeys(key[i] for key in unit.cells)  # (keys kept as a map's: ``values.as_key``)
+        looked = len(unit.cells)
+        if unit.body is not None:
+            source = force(run, self.interp.evaluate(run, unit.body, self.interp.env(unit)))
+            level = [source] if i == 0 else list(source.values()) if isinstance(source, dict) else []
+            for m in level:
+                if isinstance(m, dict):
+                    looked += len(m)
+                    found.update(dict.fromkeys(m))
+        return [from_key(k) for k in found], looked + 1
 
 
 class BuiltinFunction:

@@ -508,7 +508,8 @@ class Resolver(Walker, _Pass):
         self.node(e.keys if id(e) in self.bound else e, env)  # (a table's lookup: only its keys)
 
     def x_Call(self, e: A.Call, env: Scope) -> None:
-        self.node(e.args, env)
+        keyed = isinstance(e.func, A.Name) and e.func.id in TABLE_BUILTINS and isinstance(self.bound.get(id(e.func)), BuiltinRef)
+        self.node(tuple(a for a in e.args if not (keyed and named_table(a, self.bound))), env)  # (`rows(t)` names a table)
         self.node(e.kwargs, env)
         if isinstance(e.func, A.Name) and e.func.id not in env:
             if id(e.func) not in self.bound:
@@ -579,6 +580,15 @@ def _arities(unit: Unit, diags: list[Diagnostic]) -> None:
                 diags.append(Diagnostic("C003", "only tables take several keys", e.span))
 
 
+TABLE_BUILTINS = frozenset({"rows", "columns"})  # built-ins given a table's name, not a value
+
+
+def named_table(e: A.Expr, bound: dict[int, Referee]) -> Unit | None:
+    """The table ``e`` names (`t`, or a module's `m.t`), else None."""
+    ref = bound.get(id(e)) if isinstance(e, (A.Name, A.Field)) else None
+    return ref.unit if isinstance(ref, UnitRef) and ref.unit.kind == "table" else None
+
+
 def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -> None:
     target = bound.get(id(e.func))
     if target is None:
@@ -595,6 +605,13 @@ def _check_call(e: A.Call, bound: dict[int, Referee], diags: list[Diagnostic]) -
         if not obj.min_args <= n <= obj.max_args:
             want = str(obj.min_args) if obj.min_args == obj.max_args else f"{obj.min_args} to {obj.max_args}"
             error("C003", f"`{obj.name}` takes {want} argument{'s' if obj.max_args != 1 else ''}, not {n}")
+            return
+        if obj.name in TABLE_BUILTINS:
+            table = named_table(e.args[0], bound)
+            if table is None:
+                error("C004", f"`{obj.name}` takes a table's name: `{obj.name}(t)` for a table `t`", e.args[0].span)
+            elif obj.name == "columns" and table.arity != 2:
+                error("C003", f"table `{table.written}` has one key: its keys are `rows({table.written})`", e.args[0].span)
             return
         patterns = (e.args[1],) if obj.name in ("match", "search") and len(e.args) >= 2 else \
             e.args[1].items if obj.name == "match_first" and len(e.args) >= 2 and isinstance(e.args[1], A.ListLit) else ()

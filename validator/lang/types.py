@@ -287,12 +287,26 @@ class TypeChecker(Walker):
                     return BOOL
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
+            if isinstance(found, BuiltinRef) and e.func.id in _TYPED_BUILTINS:
+                return self.typed_builtin(e, e.func.id, arg_types)
             if isinstance(found, BuiltinRef):
                 return _builtin_result(e.func.id)
         else:
             self.infer(e.func, env)
         return ANY
 
+
+    def typed_builtin(self, e: A.Call, name: str, arg_types: list[T]) -> T:
+        """`closest(text, names)`: a text (or none) from a text and a list or set of texts; `rows(t)` and
+        `columns(t)`: a list."""
+        if name != "closest":
+            return ("list", ANY)
+        self.expect(STR, arg_types[0], e.args[0], "`closest` reads a text: its first argument must be")
+        names = arg_types[1] if len(arg_types) > 1 else ANY
+        if names[0] not in ("list", "set", "any") or self.element(names)[0] not in ("str", "enum", "any"):
+            self.diags.append(Diagnostic("C004", f"`closest` chooses among a list or set of texts, not `{show(names)}`",
+                                         e.args[1].span))
+        return STR
 
     def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: Scope) -> T:
         """A built-in that reads a collection: its first argument must be one (``min(a, b)`` is
@@ -333,6 +347,7 @@ class TypeChecker(Walker):
 # built-ins whose first argument is a collection, and those that compare (or add) its items
 _DEFS = ("def", "rule")  # the kinds of a `def`
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
+_TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
 _BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``lib.builtins.RESULTS`` (filled at the first need)
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from typing import TYPE_CHECKING
 
-from ..core.diagnostics import Span
+from ..core.diagnostics import MAX_SUGGESTED_NAME, Span, closest_name
 from .runtime import CallError, RandomValue, Rolled
 from .values import (Map, show, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
                      probe_key, tree_size, walked, write_value)
@@ -322,6 +322,28 @@ def _unique(ctx: Context, xs: Any) -> list[Any]:
 @builtin("keys", 1, ctx=True, doc="a map's keys", kind=lambda k, m: k.list(k.walked(m)))
 def _keys(ctx: Context, m: Any) -> list[Any]:
     return list(sized_items(ctx, _as_map(m, "keys"), "keys"))
+
+
+@builtin("rows", 1, ctx=True, doc="rows(table): a table's row keys (a one-key table's keys): its cells' in the order "
+                                   "written, a variant's added cells' after them, then its source's; each once")
+def _rows(ctx: Context, t: Any) -> list[Any]:
+    return _table_keys(ctx, t, 0, "rows")
+
+
+@builtin("columns", 1, ctx=True, doc="columns(table): a two-key table's column keys, in the order `rows` gives rows")
+def _columns(ctx: Context, t: Any) -> list[Any]:
+    return _table_keys(ctx, t, 1, "columns")
+
+
+def _table_keys(ctx: Context, t: Any, i: int, what: str) -> list[Any]:
+    """The ``i``-th keys of a table named at the call (``engine.reference.UnitFunction.table_keys``: the
+    engine's, which alone can read a table's source), each entry it looks at charged a step."""
+    keys = getattr(t, "table_keys", None)
+    if keys is None:  # (the check refuses any argument but a table's name, C004: a value never gets here)
+        raise CallError(f"{what} needs a table's name, not `{_show(t)}`")
+    found, looked = keys(ctx, i, what)
+    _spend(ctx, looked, what)
+    return found  # type: ignore[no-any-return]
 
 
 @builtin("values", 1, ctx=True, doc="a map's values", kind=lambda k, m: k.list(k.values(m)))
@@ -682,6 +704,22 @@ def _pad(ctx: Context, x: Any, n: Any) -> str:
     if isinstance(x, int) and not isinstance(x, bool) and x < 0:  # the sign before the digits: -007
         return "-" + str(-x).zfill(int(n))
     return str(x).zfill(int(n))
+
+
+@builtin("closest", 2, ctx=True,
+         doc="closest(text, names): the name of `names` a misspelt `text` most likely meant, or none; the check's "
+             "own did-you-mean (docs/language.md defines it)")
+def _closest(ctx: Context, s: Any, names: Any) -> str | None:
+    text = _text(s, "closest")
+    items = list(sized_items(ctx, names, "closest"))
+    for x in items:
+        if type(x) is not str:
+            raise CallError(f"closest chooses among texts, not `{_show(x)}`")
+    if len(text) > MAX_SUGGESTED_NAME:
+        return None
+    # each name compared costs the product of the two lengths (what matching them may take)
+    _spend(ctx, sum(len(text) * len(x) for x in items if len(x) <= MAX_SUGGESTED_NAME), "closest")
+    return closest_name(text, items)
 
 
 def _spend_text(ctx: Context, s: Any, what: str) -> None:
