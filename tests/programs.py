@@ -219,9 +219,17 @@ class Gen:
             lambda: f"{self.expr(REC, env, d)}.b", lambda: f"trim({s()})",
             lambda: f"replace({s()}, \"a\", {s()})", lambda: f"str({self.expr(BOOL, env, d)})",
             lambda: f"(first(split({s()}), \"-\") ?? \"-\")",
+            # (a table's keys; the checker's did-you-mean, among texts or what the state holds)
+            lambda: f"join(concat(rows(t2), columns(t2)), {self.pick([COMMA, EMPTY])})",
+            lambda: f"(closest({s()}, {self.names(env, d)}) ?? {EMPTY})",
             lambda: self.looped_call(STR, env, d),
         ]
         return self.draw(st.sampled_from(options))()  # type: ignore[no-any-return]
+
+    def names(self, env: dict[str, str], d: int) -> str:
+        """What `closest` chooses among: texts, a table's keys, or what the state holds (a list of
+        numbers, a text: refused at run time)."""
+        return self.one_of(lambda: f"[{self.expr(STR, env, d)}, {P}, \"ab\"]", *[lambda v=v: v for v in ["rows(t2)", "xs", "s"]])
 
     # -- collections
     def e_list(self, env: dict[str, str], d: int) -> str:
@@ -233,6 +241,7 @@ class Gen:
             lambda: f"[q for q in {xs()} if {self.expr(BOOL, {**env, 'q': INT}, d)}]",
             lambda: f"[{self.expr(INT, {**env, 'q': INT, 'w': INT}, d)} for q in {xs()} for w in {xs()}]",
             lambda: f"sorted({xs()})", lambda: f"reverse({xs()})", lambda: f"range({self.pick(['3', '0', i()])})",
+            lambda: f"{self.pick(['rows(t1)', 'columns(t2)'])}",
             lambda: f"concat({xs()}, {xs()})", lambda: f"unique({xs()})",
             lambda: f"sort_by({xs()}, fn(q) => {self.expr(INT, {**env, 'q': INT}, d)})",
             lambda: f"sorted({xs()}, fn(q) => [{self.expr(INT, {**env, 'q': INT}, d)}, q])",
