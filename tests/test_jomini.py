@@ -267,19 +267,23 @@ def test_a_misspelt_type_or_class_is_told_at_its_field_with_a_did_you_mean(cli, 
                      "/units/3/type": "unknown unit type `Horse_Artilery`; did you mean `horse_artillery`?"}, diags
 
 
-def test_the_names_a_misspelt_kind_is_matched_with_are_the_tables_rows_and_columns() -> None:
-    """`unit_types` and `unit_classes` (the names a did-you-mean offers) are the allowance table's rows
-    with `same_row`'s, and its columns: a row added to the table is a name the state check knows."""
-    from validator import load_ruleset
-    from validator.lang import ast as A
-
-    rs = load_ruleset(RE)
-    (ns,) = [ns for ns in rs.program.loaded.namespaces.values() if "allowance" in ns.defs]
-    rows = lambda name: [r[0].id for r in ns.defs[name].grid]  # noqa: E731
-    names = lambda name: [x.value for x in ns.defs[name].value.items]  # noqa: E731
-    assert isinstance(ns.defs["allowance"], A.TableDecl)
-    assert names("unit_types") == rows("allowance")[1:] + rows("same_row")
-    assert names("unit_classes") == [c.id for c in ns.defs["allowance"].grid[0][1:]]
+def test_the_names_a_misspelt_kind_is_matched_with_are_the_tables_rows_and_columns(tmp_path: Path) -> None:
+    """The names a did-you-mean offers are read from the allowance table (`rows`, `columns`) and
+    `same_row`, not copied: a row and a column a variant's cell adds are offered too."""
+    rs = _variant(tmp_path, "wagons.rules", 'extends "re.rules"\n'
+                  'override allowance["war_wagons", "ironclad"] cite "JOM-A1" = move(1, 1)\n')
+    state = json.loads(Path(STATE).read_text())
+    state["units"] = [
+        {"id": "A", "side": "blue", "type": "war_wagon", "class": "ironclad", "hex": "0101"},
+        {"id": "B", "side": "blue", "type": "war_wagons", "class": "ironclda", "hex": "0102"},
+        {"id": "C", "side": "blue", "type": "lancres", "class": "light", "hex": "0103"},
+        {"id": "D", "side": "blue", "type": "war_wagons", "class": "ironclad", "hex": "0104"},  # known: no problem
+    ]
+    state["moves"] = []
+    diags = {d.pointer: d.message for d in rs.state_errors(state)}
+    assert diags == {"/units/0/type": "unknown unit type `war_wagon`; did you mean `war_wagons`?",
+                     "/units/1/class": "unknown class `ironclda`; did you mean `ironclad`?",
+                     "/units/2/type": "unknown unit type `lancres`; did you mean `lancers`?"}, diags
 
 
 def _variant(tmp_path: Path, name: str, text: str):
