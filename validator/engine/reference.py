@@ -117,7 +117,7 @@ class UnitFunction:
                 if isinstance(m, dict):
                     looked += len(m)
                     found.update(dict.fromkeys(m))
-        return [from_key(k) for k in found], looked + 1
+        return [from_key(k) for k in found], looked
 
 
 class BuiltinFunction:
