@@ -1,9 +1,12 @@
 """A light static type pass: it infers what it can and reports only certain mistakes.
 
 Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, ``set[T]``,
-``map[K, V]``, record and enum names, and ``any`` (unknown: never an error). Inputs, annotated
-parameters, ``const`` and ``def ... -> T`` give types; literals and operators propagate them; a
-record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
+``map[K, V]``, record and enum names, a record literal's shape (``{a: int}``), ``T?`` (a ``T`` or
+none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``const`` and
+``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
+gives its body's (``result_of``; a recursive one's own calls are ``any``); a test of a name against
+``none`` narrows it where the test decides (``facts``). A record-typed value's fields are checked
+against its declaration (``C012`` with did-you-mean).
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
 The type of every expression node of a unit is kept beside its binding (``node_types``).
@@ -12,6 +15,7 @@ The type of every expression node of a unit is kept beside its binding (``node_t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from . import ast as A
@@ -31,11 +35,27 @@ _KINDS = {**_LITERALS, A.BoolOp: BOOL, A.Not: BOOL, A.Lambda: FN}
 
 
 def show(t: T) -> str:
+    if t[0] == "opt":
+        return show(t[1]) + "?"
+    if t[0] == "shape":
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in t[1]) + "}"
     if t[0] in ("list", "set", "map"):
         return f"{t[0]}[{', '.join(map(show, t[1:]))}]"
     if t[0] in ("record", "enum"):
         return t[1]  # type: ignore[no-any-return]
     return t[0]  # type: ignore[no-any-return]
+
+
+@dataclass
+class Inferred:
+    """What the checkers of one program share: each `def`'s result, by the unit's identity
+    (``TypeChecker.result_of``); each unit walked for it before its own check, with the types and
+    findings of that walk; the checker of each namespace; how many such walks are under way."""
+
+    of: dict[int, T] = field(default_factory=dict)
+    walked: dict[int, tuple[dict[int, T], list[Diagnostic]]] = field(default_factory=dict)
+    checkers: dict[str, TypeChecker] = field(default_factory=dict)
+    depth: int = 0
 
 
 @dataclass
@@ -46,16 +66,31 @@ class TypeChecker(Walker):
     types: dict[int, T] = field(default_factory=dict)  # each expression node's, by its identity
     locals: dict[tuple[int, str], T] = field(default_factory=dict)  # by the binder's identity and the name
     bound: dict[int, Referee] = field(default_factory=dict)  # what the names of the unit checked mean
+    narrow: dict[Any, T] = field(default_factory=dict)  # the names a test against none decides here (``facts``)
+    inferred: Inferred = field(default_factory=lambda: Inferred())  # (shared by the checkers of one program)
 
     def __post_init__(self) -> None:
         self.suggestions = Suggestions()
         self.records = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.RecordDecl)}
         self.enums = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.EnumDecl)}
         self.members = {m: e.name for e in self.enums.values() for m in e.members}
+        self.inferred.checkers.setdefault(self.ns.key, self)
+
+    @cached_property
+    def shared(self) -> Any:
+        """What the check of any declaration of the namespace reads of it, as a part of a cache key:
+        its records and enums (by identity) and their members."""
+        kinds = tuple((n, id(d)) for n, d in [*self.records.items(), *self.enums.items()])
+        return kinds, frozenset(self.members.items())
 
     def resolve(self, ref: A.TypeRef | None) -> T:
         if ref is None:
             return ANY
+        t = self.plain(ref)
+        return optional(t) if ref.optional else t
+
+    def plain(self, ref: A.TypeRef) -> T:
+        """The type ``ref`` names, its ``?`` aside."""
         if ref.name in PRIMS and not ref.args:
             return PRIMS[ref.name]
         if ref.name in ("list", "set") and len(ref.args) == 1:
@@ -79,7 +114,9 @@ class TypeChecker(Walker):
 
     def unit_type(self, u: Unit) -> T:
         """The type of a definition named as a value."""
-        if u.kind == "input" or (u.kind == "const" and u.ret is not None) or (u.kind in _DEFS and u.arity is None):
+        if u.kind in _DEFS and u.arity is None:
+            return self.result_of(u)
+        if u.kind == "input" or (u.kind == "const" and u.ret is not None):
             return self.resolve(u.ret)
         if u.kind == "const":
             return _LITERALS.get(type(u.body), ANY)
@@ -89,7 +126,12 @@ class TypeChecker(Walker):
     def check_unit(self, unit: Unit) -> dict[int, T]:
         """The types of a unit's expression nodes; what is declared checked against what is inferred."""
         self.types, self.locals, self.bound = {}, {}, unit.bound
+        inferred = unit.kind in _DEFS and unit.ret is None and unit.body is not None
+        if inferred:  # (while it is walked, its own result, met in a call of itself or of a caller, is unknown)
+            self.inferred.of[id(unit)] = ANY
         self.walk_unit(unit)
+        if inferred:
+            self.inferred.of[id(unit)] = self.types[id(unit.body)]
         if unit.kind in (*_DEFS, "query", "const") and unit.ret is not None and unit.body is not None:
             what = "is declared as" if unit.kind == "const" else "is declared to return"
             self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.written}` {what}")
@@ -102,16 +144,62 @@ class TypeChecker(Walker):
                     self.expect(want, self.types[id(cell)], cell, f"the cells of `{unit.written}` are declared as")
         return self.types
 
+    def result_of(self, u: Unit) -> T:
+        """What a `def` gives: its declared result, else its body's type, its parameters of their declared
+        types (``any`` where none is declared), found by walking it once (its types and findings kept
+        for its own check, ``Inferred.walked``) or, where the same declaration was walked in the same
+        context before (another variant of its ruleset), kept from then (``_RESULTS``). Within that walk
+        a call of itself, or of one calling it, is ``any``, as is the result at the end of a long chain
+        of such walks (no walk is deeper)."""
+        if u.ret is not None or u.body is None:
+            return self.resolve(u.ret)
+        inf = self.inferred
+        found = inf.of.get(id(u))
+        if found is not None:
+            return found
+        if inf.depth >= MAX_RESULT_DEPTH:
+            return ANY
+        checker = inf.checkers.get(u.ns) or TypeChecker(self.program.loaded.namespaces[u.ns], [], self.program,
+                                                        inferred=inf)
+        inf.of[id(u)] = ANY
+        inf.depth += 1
+        called = _called_results(checker, u)
+        kept = _RESULTS.get(checker.result_key(u, called))
+        if kept is not None and kept[0] is u.decl:
+            inf.of[id(u)] = kept[2]
+        else:
+            saved = checker.types, checker.locals, checker.bound, checker.narrow, checker.diags
+            checker.narrow, checker.diags = {}, []
+            inf.walked[id(u)] = (checker.check_unit(u), checker.diags)
+            checker.types, checker.locals, checker.bound, checker.narrow, checker.diags = saved
+            checker.keep_result(u, called)
+        inf.depth -= 1
+        return inf.of[id(u)]
+
+    def result_key(self, u: Unit, called: tuple[T, ...]) -> tuple[int, Any]:
+        """The key of ``u``'s result in ``_RESULTS``: its declaration, and all its walk reads besides
+        (as a type check's context, ``check_types``, with the results of the `def`s it calls)."""
+        return id(u.decl), (self.shared, checks_key(u, self.program.entry.key)[0], called)
+
+    def keep_result(self, u: Unit, called: tuple[T, ...]) -> None:
+        """``u``'s result, just found by walking it, for the next program that has it in the same context."""
+        if len(_RESULTS) >= _RESULTS_LIMIT:
+            _RESULTS.clear()
+        holds = (checks_key(u, self.program.entry.key)[1], [*self.records.values(), *self.enums.values()])
+        _RESULTS[self.result_key(u, called)] = (u.decl, holds, self.inferred.of[id(u)])
+
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """Each local's type: a parameter's annotation, a `let`'s or `var`'s value's, a loop's items' (a
         map's keys and values, where a loop over one names two)."""
         if isinstance(binder, A.Param):
             found = [self.resolve(binder.type)]
         elif isinstance(binder, (A.For, A.CompFor)):
-            over = self.types[id(binder.iter)]
+            over = strip(self.types[id(binder.iter)])
             found = [self.element(over)] if len(names) == 1 else list(over[1:]) if over[0] == "map" else []
         else:
             found = [self.types[id(binder.value)]] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else []
+            if isinstance(binder, A.Var) and found == [NONE]:
+                found = [ANY]  # (a `var` set to none at first is set to something else later)
         self.locals.update(((id(binder), n), t) for n, t in zip(names, found))
         return super().bind(env, binder, names)
 
@@ -133,7 +221,34 @@ class TypeChecker(Walker):
     @staticmethod
     def element(t: T) -> T:
         """What walking a value of type ``t`` gives: a list's or set's items, a map's keys."""
+        t = strip(t)
         return t[1] if t[0] in ("list", "set", "map") else ANY  # type: ignore[no-any-return]
+
+    # -- narrowing
+    def key_of(self, e: A.Name, env: Scope) -> Any:
+        """How ``narrow`` names what ``e`` names: a local by its binder, a global by its name."""
+        return (id(env[e.id]), e.id) if e.id in env else ("global", e.id)
+
+    def facts(self, c: Any, env: Scope) -> tuple[dict[Any, T], dict[Any, T]]:
+        """What the condition ``c``, already typed, tells of the names it tests against none where it
+        holds and where it fails: `x == none` (or `!=`), under `not`, and each item of an `and` where it
+        holds, of an `or` where it fails. (A name certainly none is unknown where it is not: that code
+        runs only where a definition it came from gives something else, as another variant's may.)"""
+        if isinstance(c, A.Not):
+            yes, no = self.facts(c.operand, env)
+            return no, yes
+        if isinstance(c, A.Compare) and c.op in ("==", "!="):
+            x = c.left if isinstance(c.right, A.NoneLit) else c.right if isinstance(c.left, A.NoneLit) else None
+            if isinstance(x, A.Name):
+                t = self.types.get(id(x), ANY)
+                key, other = self.key_of(x, env), ANY if t == NONE else strip(t)
+                return ({key: NONE}, {key: other}) if c.op == "==" else ({key: other}, {key: NONE})
+        elif isinstance(c, A.BoolOp):
+            told: dict[Any, T] = {}
+            for item in c.items:
+                told.update(self.facts(item, env)[0 if c.op == "and" else 1])
+            return (told, {}) if c.op == "and" else ({}, told)
+        return {}, {}
 
     # -- expressions
     _typings: ClassVar[dict[type, Any]] = {}  # ``t_KIND`` of each node class (None: the walk's, and the kind's type)
@@ -155,6 +270,10 @@ class TypeChecker(Walker):
         return self.types[id(e)]
 
     def t_Name(self, e: A.Name, env: Scope) -> T:
+        if self.narrow:
+            told = self.narrow.get(self.key_of(e, env))
+            if told is not None:
+                return told
         if e.id in env:
             return self.locals.get((id(env[e.id]), e.id), ANY)
         found = self.bound.get(id(e))
@@ -187,13 +306,34 @@ class TypeChecker(Walker):
         self.x_Let(e, env)
         return self.types[id(e.body)]
 
+    def t_RecordLit(self, e: A.RecordLit, env: Scope) -> T:
+        return ("shape", tuple(sorted((k, self.infer(v, env)) for k, v in e.items)))
+
     def t_If(self, e: A.If, env: Scope) -> T:
-        outs = []
+        """Each branch with what its condition tells (``facts``), each later one with what the earlier
+        ones' failing tells."""
+        outs, outside = [], self.narrow
         for c, v in e.branches:
             self.infer(c, env)
+            yes, no = self.facts(c, env)
+            failed = self.narrow
+            self.narrow = {**failed, **yes} if yes else failed
             outs.append(self.infer(v, env))
+            self.narrow = {**failed, **no} if no else failed
         outs.append(self.infer(e.otherwise, env))
+        self.narrow = outside
         return unify(outs)
+
+    def t_BoolOp(self, e: A.BoolOp, env: Scope) -> T:
+        """Each item with what the items before it tell, holding (`and`) or failing (`or`)."""
+        outside = self.narrow
+        for item in e.items:
+            self.infer(item, env)
+            told = self.facts(item, env)[0 if e.op == "and" else 1]
+            if told:
+                self.narrow = {**self.narrow, **told}
+        self.narrow = outside
+        return BOOL
 
     def t_Compare(self, e: A.Compare, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
@@ -206,7 +346,8 @@ class TypeChecker(Walker):
     def t_BinOp(self, e: A.BinOp, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op == "??":
-            return a if a[0] != "none" else b
+            return b if a == NONE else unify([strip(a), b])
+        a, b = strip(a), strip(b)  # (none is no operand either: what an operator refuses of a `T?`'s `T` it refuses of it)
         kinds = {a[0], b[0]}
         if "any" in kinds:
             return ANY
@@ -221,7 +362,7 @@ class TypeChecker(Walker):
         return ANY
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
-        t = self.infer(e.operand, env)
+        t = strip(self.infer(e.operand, env))
         if t[0] not in ("int", "any"):
             self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span))
         return t
@@ -229,7 +370,9 @@ class TypeChecker(Walker):
     def t_Field(self, e: A.Field, env: Scope) -> T:
         if isinstance(self.referee(e.obj, env), (ModuleRef, DataRef)):
             return ANY
-        t = self.infer(e.obj, env)
+        t = strip(self.infer(e.obj, env))
+        if t[0] == "shape":
+            return next((v for k, v in t[1] if k == e.name), ANY)
         if t[0] == "record":
             rec = self.records[t[1]]
             fields = {f.name: f for f in rec.fields}
@@ -250,7 +393,7 @@ class TypeChecker(Walker):
             for k in e.keys:
                 self.infer(k, env)
             return self.resolve(table.unit.ret)
-        t = self.infer(e.obj, env)
+        t = strip(self.infer(e.obj, env))
         for k in e.keys:
             self.infer(k, env)
         if t[0] == "list":
@@ -260,9 +403,11 @@ class TypeChecker(Walker):
         return ANY
 
     def t_With(self, e: A.With, env: Scope) -> T:
-        t = self.infer(e.obj, env)
+        t = strip(self.infer(e.obj, env))
         for _, v in e.items:
             self.infer(v, env)
+        if t[0] == "shape":
+            return ("shape", tuple(sorted({**dict(t[1]), **{k: self.types[id(v)] for k, v in e.items}}.items())))
         if t[0] == "record":
             fields = {f.name for f in self.records[t[1]].fields}
             for k, v in e.items:
@@ -281,8 +426,8 @@ class TypeChecker(Walker):
                 for p, t, a in zip(u.params, arg_types, e.args):
                     if p.type is not None:
                         self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{u.written}` is")
-                if u.kind in _DEFS and u.ret is not None:
-                    return self.resolve(u.ret)
+                if u.kind in _DEFS:
+                    return self.result_of(u)
                 if u.kind == "decision":
                     return BOOL
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
@@ -313,6 +458,7 @@ class TypeChecker(Walker):
         ``min`` of ``a`` with ``b`` for no items), not a generator where it is counted, and items it
         compares or adds must be of one kind. What it gives, where that is known."""
         first, arg = arg_types[0], e.args[0]
+        first = ANY if first[0] == "shape" else strip(first)  # (a record's a map of its fields)
         kinds = ("list", "set", "map", "str", "any") if name == "len" else ("list", "set", "map", "any")
         if isinstance(arg, A.Comp) and arg.kind == "gen" and name == "len":
             self.diags.append(Diagnostic("C004", "`len` needs a list, set, map or text, not a generator", arg.span,
@@ -371,6 +517,9 @@ def _kinds_differ(a: T, b: T) -> bool:
 
 
 def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
+    want, got = strip(want), strip(got)
+    if want[0] == "shape" or got[0] == "shape":
+        return True  # (a record literal's shape against a declared type: not judged)
     if want == ANY or got == ANY or want == got:
         return True
     if got == NONE:
@@ -389,12 +538,42 @@ def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
 
 
 def unify(ts: list[T]) -> T:
-    known = [t for t in ts if t not in (ANY, NONE)]
-    if not known:
-        return ANY
-    first = known[0]
-    return first if all(t == first for t in known) else ANY
+    """The type of a value of one of the types ``ts``: their one type, ``T?`` where some may be none,
+    ``none`` where all are; ``any`` where one is, or where they differ."""
+    first: T | None = None
+    maybe_none = False
+    for t in ts:
+        if t == ANY:
+            return ANY
+        if t == NONE:
+            maybe_none = True
+            continue
+        if t[0] == "opt":
+            maybe_none, t = True, t[1]
+        if t != first:
+            if first is not None:
+                return ANY
+            first = t
+    if first is None:
+        return NONE if maybe_none else ANY
+    return ("opt", first) if maybe_none else first
 
+
+def optional(t: T) -> T:
+    """``T?``: a ``T`` or none."""
+    return t if t in (ANY, NONE) or t[0] == "opt" else ("opt", t)
+
+
+def strip(t: T) -> T:
+    """What a ``T?`` is where it is not none."""
+    return t[1] if t[0] == "opt" else t  # type: ignore[no-any-return]
+
+
+MAX_RESULT_DEPTH = 40  # how many walks for a `def`'s result may be within one another (``result_of``)
+# each `def`'s inferred result by its declaration and the context of its walk (``result_of``), with what
+# the context names by identity; as ``_TYPED``, kept across the programs of one process
+_RESULTS: dict[tuple[int, Any], tuple[object, object, T]] = {}
+_RESULTS_LIMIT = 10_000
 
 # the declarations whose check found nothing, by declaration and context (``check_types``)
 _TYPED = A.ContextMemo()
@@ -407,27 +586,43 @@ def check_types(program: Program) -> list[Diagnostic]:
     nothing finds nothing again where those are the same (``_TYPED``), as in each variant of a base
     ruleset for most of the base's (their types are then made at the first need: ``node_types``)."""
     diags: list[Diagnostic] = []
+    inferred = Inferred()
     for ns in program.loaded.namespaces.values():
-        checker = TypeChecker(ns, diags, program)
+        checker = TypeChecker(ns, diags, program, inferred=inferred)
+        inferred.checkers[ns.key] = checker
         for binding in ns.data.values():  # (a data import's declared type: its names are known types)
             if binding.type is not None:
                 checker.resolve(binding.type)
-        types = tuple((n, id(d)) for n, d in [*checker.records.items(), *checker.enums.items()])
-        shared = (types, frozenset(checker.members.items()))
+        shared = checker.shared
         kinds = [*checker.records.values(), *checker.enums.values()]
         for key, d in ns.defs.items():
             unit = program.units.get((ns.key, key))
             own, unit_holds, _ = checks_key(unit, program.entry.key) if unit is not None else ((), None, ())
             holds: list[Any] = [kinds, ns.cell_overrides.get(key), unit_holds]
+            called = _called_results(checker, unit)  # (a callee overridden may give another type)
             context = (shared, own,  # (of data, nothing)
-                       id(ns.cell_overrides.get(key)))  # (a variant's cells of a table are its own)
+                       id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
+            walked = unit is not None and id(unit) not in inferred.of
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
+            if walked and unit is not None and unit.kind in _DEFS and id(unit) in inferred.of:  # (walked here, not for a result)
+                checker.keep_result(unit, called)
     return diags
+
+
+def _called_results(checker: TypeChecker, unit: Unit | None) -> tuple[T, ...]:
+    """The results of the `def`s without a declared one that ``unit`` names, each inferred (``result_of``)."""
+    return tuple(checker.result_of(r.unit) for r in unit.globals if isinstance(r, UnitRef) and r.unit.kind in _DEFS
+                 and r.unit.ret is None) if unit is not None else ()
 
 
 def _check_decl(checker: TypeChecker, unit: Unit | None, d: A.Decl) -> None:
     if unit is not None:
-        unit.types = checker.check_unit(unit)
+        walked = checker.inferred.walked.pop(id(unit), None)  # (walked for its result: its findings are made)
+        if walked is not None:
+            unit.types = walked[0]
+            checker.diags.extend(walked[1])
+        else:
+            unit.types = checker.check_unit(unit)
     for f in d.fields if isinstance(d, A.RecordDecl) else ():
         checker.resolve(f.type)
 
