@@ -347,6 +347,7 @@ class TypeChecker(Walker):
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op == "??":
             return b if a == NONE else unify([strip(a), b])
+        left, right = a, b
         a, b = strip(a), strip(b)  # (none is no operand either: what an operator refuses of a `T?`'s `T` it refuses of it)
         kinds = {a[0], b[0]}
         if "any" in kinds:
@@ -358,7 +359,7 @@ class TypeChecker(Walker):
                 return ("list", unify([a[1], b[1]]))
         elif a == INT and b == INT:
             return INT
-        self.diags.append(Diagnostic("C004", f"cannot compute `{show(a)}` {e.op} `{show(b)}`", e.span))
+        self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span))
         return ANY
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
