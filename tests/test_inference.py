@@ -68,6 +68,8 @@ RIGHT = [
     'def nothing() = none\nquery main = (let v = nothing(); if v != none then v + 1 else 0)\n',
     'def g(x) = if x then 1 else none\nquery main = (g(true) ?? 0) + (g(false) ?? 0)\n',
     'def g(x) = if x then [1] else none\nquery main = len(g(true)) + sum(g(true))\n',
+    # `x in none` is false, not a mistake
+    'def g(x) = if x then [1] else none\nquery main = (let xs = g(false); if xs == none then 1 in xs else true)\n',
 ]
 
 

@@ -339,7 +339,7 @@ class TypeChecker(Walker):
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op in ("<", "<=", ">", ">=") and _kinds_differ(a, b):
             self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span))
-        if e.op in ("in", "notin") and b[0] in ("int", "bool", "none"):
+        if e.op in ("in", "notin") and b[0] in ("int", "bool"):  # (`x in none` is false)
             self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span))
         return BOOL
 
