@@ -49,10 +49,12 @@ def show(t: T) -> str:
 @dataclass
 class Inferred:
     """What the checkers of one program share: each `def`'s result, by the unit's identity
-    (``TypeChecker.result_of``); each unit walked for it before its own check, with the types and
-    findings of that walk; the checker of each namespace; how many such walks are under way."""
+    (``TypeChecker.result_of``), and the results of those it calls; each unit walked for it before
+    its own check, with the types and findings of that walk; the checker of each namespace; how many
+    such walks are under way."""
 
     of: dict[int, T] = field(default_factory=dict)
+    called: dict[int, tuple[T, ...]] = field(default_factory=dict)  # (what ``of`` was found from: ``_called_results``)
     walked: dict[int, tuple[dict[int, T], list[Diagnostic]]] = field(default_factory=dict)
     checkers: dict[str, TypeChecker] = field(default_factory=dict)
     depth: int = 0
@@ -75,6 +77,7 @@ class TypeChecker(Walker):
         self.enums = {d.name: d for d in self.ns.defs.values() if isinstance(d, A.EnumDecl)}
         self.members = {m: e.name for e in self.enums.values() for m in e.members}
         self.inferred.checkers.setdefault(self.ns.key, self)
+        self.entry = self.program.entry.key
 
     @cached_property
     def shared(self) -> Any:
@@ -114,10 +117,8 @@ class TypeChecker(Walker):
 
     def unit_type(self, u: Unit) -> T:
         """The type of a definition named as a value."""
-        if u.kind in _DEFS and u.arity is None:
-            return self.result_of(u)
-        if u.kind == "input" or (u.kind == "const" and u.ret is not None):
-            return self.resolve(u.ret)
+        if u.kind == "input" or (u.kind == "const" and u.ret is not None) or (u.kind in _DEFS and u.arity is None):
+            return self.resolve(u.ret)  # (a `def` named as a value: its declared type alone, see ``result_of``)
         if u.kind == "const":
             return _LITERALS.get(type(u.body), ANY)
         return FN if u.kind in (*_DEFS, "decision", "procedure", "query") else ANY
@@ -150,7 +151,9 @@ class TypeChecker(Walker):
         for its own check, ``Inferred.walked``) or, where the same declaration was walked in the same
         context before (another variant of its ruleset), kept from then (``_RESULTS``). Within that walk
         a call of itself, or of one calling it, is ``any``, as is the result at the end of a long chain
-        of such walks (no walk is deeper)."""
+        of such walks (no walk is deeper). (A `def` with no parameters, named as a value, is of its
+        declared type alone: its inferred type, a map of records say, would widen `explain`'s lines
+        past what docs/tools.md promises.)"""
         if u.ret is not None or u.body is None:
             return self.resolve(u.ret)
         inf = self.inferred
@@ -163,7 +166,7 @@ class TypeChecker(Walker):
                                                         inferred=inf)
         inf.of[id(u)] = ANY
         inf.depth += 1
-        called = _called_results(checker, u)
+        called = inf.called[id(u)] = _called_results(checker, u)
         kept = _RESULTS.get(checker.result_key(u, called))
         if kept is not None and kept[0] is u.decl:
             inf.of[id(u)] = kept[2]
@@ -179,13 +182,13 @@ class TypeChecker(Walker):
     def result_key(self, u: Unit, called: tuple[T, ...]) -> tuple[int, Any]:
         """The key of ``u``'s result in ``_RESULTS``: its declaration, and all its walk reads besides
         (as a type check's context, ``check_types``, with the results of the `def`s it calls)."""
-        return id(u.decl), (self.shared, checks_key(u, self.program.entry.key)[0], called)
+        return id(u.decl), (self.shared, checks_key(u, self.entry)[0], called)
 
     def keep_result(self, u: Unit, called: tuple[T, ...]) -> None:
         """``u``'s result, just found by walking it, for the next program that has it in the same context."""
         if len(_RESULTS) >= _RESULTS_LIMIT:
             _RESULTS.clear()
-        holds = (checks_key(u, self.program.entry.key)[1], [*self.records.values(), *self.enums.values()])
+        holds = (checks_key(u, self.entry)[1], [*self.records.values(), *self.enums.values()])
         _RESULTS[self.result_key(u, called)] = (u.decl, holds, self.inferred.of[id(u)])
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
@@ -600,20 +603,25 @@ def check_types(program: Program) -> list[Diagnostic]:
             unit = program.units.get((ns.key, key))
             own, unit_holds, _ = checks_key(unit, program.entry.key) if unit is not None else ((), None, ())
             holds: list[Any] = [kinds, ns.cell_overrides.get(key), unit_holds]
-            called = _called_results(checker, unit)  # (a callee overridden may give another type)
-            context = (shared, own,  # (of data, nothing)
+            if unit is not None and unit.kind in _DEFS and id(unit) not in inferred.of:
+                checker.result_of(unit)  # (its result first: kept, or found by walking it now)
+            called = inferred.called.get(id(unit)) or _called_results(checker, unit)  # (a callee overridden
+            context = (shared, own,  # (of data, nothing)                        may give another type)
                        id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
-            walked = unit is not None and id(unit) not in inferred.of
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
-            if walked and unit is not None and unit.kind in _DEFS and id(unit) in inferred.of:  # (walked here, not for a result)
-                checker.keep_result(unit, called)
     return diags
 
 
 def _called_results(checker: TypeChecker, unit: Unit | None) -> tuple[T, ...]:
     """The results of the `def`s without a declared one that ``unit`` names, each inferred (``result_of``)."""
-    return tuple(checker.result_of(r.unit) for r in unit.globals if isinstance(r, UnitRef) and r.unit.kind in _DEFS
-                 and r.unit.ret is None) if unit is not None else ()
+    if unit is None:
+        return ()
+    of, out = checker.inferred.of, []
+    for r in unit.globals:
+        if type(r) is UnitRef and r.unit.kind in _DEFS and r.unit.ret is None:
+            found = of.get(id(r.unit))
+            out.append(checker.result_of(r.unit) if found is None else found)
+    return tuple(out)
 
 
 def _check_decl(checker: TypeChecker, unit: Unit | None, d: A.Decl) -> None:
