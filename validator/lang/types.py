@@ -156,40 +156,42 @@ class TypeChecker(Walker):
         past what docs/tools.md promises.)"""
         if u.ret is not None or u.body is None:
             return self.resolve(u.ret)
-        inf = self.inferred
-        found = inf.of.get(id(u))
+        inf, uid = self.inferred, id(u)
+        found = inf.of.get(uid)
         if found is not None:
             return found
         if inf.depth >= MAX_RESULT_DEPTH:
             return ANY
         checker = inf.checkers.get(u.ns) or TypeChecker(self.program.loaded.namespaces[u.ns], [], self.program,
                                                         inferred=inf)
-        inf.of[id(u)] = ANY
+        inf.of[uid] = ANY
         inf.depth += 1
-        called = inf.called[id(u)] = _called_results(checker, u)
+        called = inf.called[uid] = _called_results(checker, u)
         kept = _RESULTS.get(checker.result_key(u, called))
         if kept is not None and kept[0] is u.decl:
-            inf.of[id(u)] = kept[2]
+            found = inf.of[uid] = kept[2]
         else:
             saved = checker.types, checker.locals, checker.bound, checker.narrow, checker.diags
             checker.narrow, checker.diags = {}, []
-            inf.walked[id(u)] = (checker.check_unit(u), checker.diags)
+            inf.walked[uid] = (checker.check_unit(u), checker.diags)
             checker.types, checker.locals, checker.bound, checker.narrow, checker.diags = saved
-            checker.keep_result(u, called)
+            found = checker.keep_result(u, called)
         inf.depth -= 1
-        return inf.of[id(u)]
+        return found
 
     def result_key(self, u: Unit, called: tuple[T, ...]) -> tuple[int, Any]:
         """The key of ``u``'s result in ``_RESULTS``: its declaration, and all its walk reads besides
         (as a type check's context, ``check_types``, with the results of the `def`s it calls)."""
         return id(u.decl), (self.shared, checks_key(u, self.entry)[0], called)
 
-    def keep_result(self, u: Unit, called: tuple[T, ...]) -> None:
+    def keep_result(self, u: Unit, called: tuple[T, ...]) -> T:
         """``u``'s result, just found by walking it, for the next program that has it in the same context."""
         if len(_RESULTS) >= _RESULTS_LIMIT:
             _RESULTS.clear()
         holds = (checks_key(u, self.entry)[1], [*self.records.values(), *self.enums.values()])
-        _RESULTS[self.result_key(u, called)] = (u.decl, holds, self.inferred.of[id(u)])
+        found = self.inferred.of[id(u)]
+        _RESULTS[self.result_key(u, called)] = (u.decl, holds, found)
+        return found
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         """Each local's type: a parameter's annotation, a `let`'s or `var`'s value's, a loop's items' (a
@@ -618,9 +620,11 @@ def _called_results(checker: TypeChecker, unit: Unit | None) -> tuple[T, ...]:
         return ()
     of, out = checker.inferred.of, []
     for r in unit.globals:
-        if type(r) is UnitRef and r.unit.kind in _DEFS and r.unit.ret is None:
-            found = of.get(id(r.unit))
-            out.append(checker.result_of(r.unit) if found is None else found)
+        if type(r) is UnitRef:
+            u = r.unit
+            if u.ret is None and u.kind in _DEFS:
+                found = of.get(id(u))
+                out.append(checker.result_of(u) if found is None else found)
     return tuple(out)
 
 
