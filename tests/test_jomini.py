@@ -414,13 +414,21 @@ def test_a_character_back_on_the_table_goes_where_it_may() -> None:
      "hex `0202` holds two units: A and O (a character shares a hex only with a unit of its side, and is then not"
      " `lone: true`)"),
     ({}, [_unit("X", "0102"), _unit("X", "0303")], "/units/1/id", "a second unit `X`"),
+    ({"roads": [["0102", "0202"], ["0202", "0302"], ["0302", "0402"], ["0302", "0303"], ["0303", "0304"]]}, [],
+     "/board/roads/3", "road links with no road named meet at `0302`, from `0202`, `0303`, `0402`: which road goes on"
+     " is not known (a road march follows one road); give each link its road's name as a third item, as"
+     ' ["0302", "0303", "B"]'),
+    ({"roads": [["0102", "0202", "A"], ["0202", "0302", "A"], ["0302", "0303"]]}, [], "/board/roads/2",
+     "a road link with no road named meets road `A` at `0302`: which road goes on is not known (a road march"
+     ' follows one road); give each link its road\'s name as a third item, as ["0302", "0303", "B"]'),
     ({}, [_unit("A", "0202"), _unit("O", "0303", {"lone": False}, kind=("officer", "medium"))], "/units/1/flags/lone",
      "character `O` is with a unit (`lone: false`) but no unit of side `blue` stands on `0303`"),
 ])
 def test_a_board_the_rules_cannot_play_is_refused_where_it_is_wrong(ruleset: str, board: dict, units: list, pointer: str,
                                                                       message: str) -> None:
     """Scenario exits inside the table, two units on one hex (or a character said `lone: true` on a unit's
-    hex), two units of one id: each gave an answer without a word (a unit leaving from the middle of the
+    hex), two units of one id, roads meeting where none is named (JOM-R1 follows one road): each gave an
+    answer without a word (a unit leaving from the middle of the
     board; a move across infantry decided by whichever unit was listed last; a misleading error about the
     path's start). Each is now refused (S002) at its JSON pointer. (A hex side given a river and a bridge
     is no longer refused: it is crossed as the bridge, whatever the order, second_pass.yaml.)"""

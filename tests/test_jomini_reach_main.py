@@ -333,13 +333,13 @@ def boards(draw: Any, name: str) -> dict:
     edge = [h for h in hexes if len(graph[h]) < 6]
     board["hexes"] = {h: {"terrain": draw(st.sampled_from(TERRAINS))}
                       for h in draw(st.lists(st.sampled_from(hexes), max_size=len(hexes) // 2, unique=True))}
-    roads: set[tuple[str, str]] = set()
-    for _ in range(draw(st.integers(0, 2))):
+    roads: set[tuple[str, str, str]] = set()
+    for name in ("A", "B")[:draw(st.integers(0, 2))]:  # two roads, told apart by their names (JOM-R1)
         at = draw(st.sampled_from(hexes))
         for _ in range(draw(st.integers(1, 6))):
             nxt = draw(st.sampled_from(sorted(graph[at])))
-            if (nxt, at) not in roads:
-                roads.add((at, nxt))
+            if (nxt, at, name) not in roads:
+                roads.add((at, nxt, name))
             at = nxt
     board["roads"] = [list(r) for r in sorted(roads)]
     sides: dict[frozenset, dict] = {}
