@@ -11,7 +11,8 @@ on a road all along if the path was).
 
 What `reach` means, exactly (README, the Jomini section):
 - it is asked where `main` judges the unit's move: after the state's moves listed before the first of
-  the unit's moves that `main` accepts (after all of them when it accepts none, or the unit has none;
+  the unit's moves that `main` accepts and that moves it (one of no hex does not; after all of them when
+  it accepts none, or the unit has none;
   units move one at a time, each once, JOM-A1), so the move tried replaces the unit's own and those
   after it;
 - a hex is listed when some path to it is a legal move without combat (the larger allowance, road
@@ -94,11 +95,12 @@ def ruleset(name: str) -> Any:
 
 def moment(name: str, state: dict, uid: str) -> int:
     """How many of the state's moves come before unit `uid`'s move: those before the first of its moves
-    `main` accepts (a refused move is no move; a unit moves once, JOM-A1), or all of them when `main`
-    accepts none (the unit has not moved: it may still move, after them)."""
+    `main` accepts that moves it (a refused move, or one of no hex, is no move; a unit moves once, JOM-A1),
+    or all of them when `main` accepts none (the unit has not moved: it may still move, after them)."""
     verdicts = turn(name, json.dumps(state, sort_keys=True))["moves"]
     return next((i for i, (m, v) in enumerate(zip(state["moves"], verdicts))
-                 if m["unit"] == uid and v["status"] == "ok"), len(state["moves"]))
+                 if m["unit"] == uid and v["status"] == "ok" and (v["hexes"] > 0 or m.get("exit"))),
+                len(state["moves"]))
 
 
 @cache
