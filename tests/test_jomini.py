@@ -475,3 +475,17 @@ def test_the_exits_of_the_reach_cases_are_the_whole_map() -> None:
         compared += 1
         empty += want["exits"] == {"exactly": {}}
     assert compared >= 10 and empty >= 4 and nowhere >= 2
+
+
+@pytest.mark.parametrize("ruleset", [RE, AM])
+def test_an_active_side_no_unit_has_is_refused_at_it(ruleset: str) -> None:
+    """`active_side` names the side whose movement phase it is (JOM-A1); one misspelt would refuse every
+    move without a word about why, so it is refused at its pointer, with the sides the units have."""
+    from validator import load_ruleset
+    from validator.api import RunError
+
+    with pytest.raises(RunError) as exc:
+        load_ruleset(ruleset).run({"board": {"cols": 4, "rows": 4}, "active_side": "Blue",
+                                   "units": [_unit("A", "0202"), {**_unit("R", "0404"), "side": "red"}]})
+    found = [(d.code, d.pointer, d.message) for d in exc.value.diagnostics]
+    assert found == [("S002", "/active_side", "no unit is of side `Blue` (the units' sides: `blue`, `red`)")], found
