@@ -12,6 +12,7 @@ import itertools
 import json
 import marshal
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -930,7 +931,7 @@ def _entries(entries: Any, most: int) -> list[Entry]:
     if entries is None:
         return []
     out = []
-    for e in itertools.islice(entries, most):
+    for e in itertools.islice(entries, min(most, sys.maxsize)):  # (a larger count: as many as there are)
         if isinstance(e, Entry):
             out.append(e)
         elif isinstance(e, list):
