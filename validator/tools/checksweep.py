@@ -70,6 +70,8 @@ def on_sweep(jobs: int, cluster: str | None = None, err: TextIO | None = None) -
                     pass
             here = [f for f in files if f not in read]
             sent = [f for f in files if f in read]
+            if not sent:  # (none worth sending: each is checked here, and nothing asks the cluster)
+                return {f: checked(load_ruleset(f, check_cache=use_cache)) for f in files}
             tree, top = files_source(sorted({p for ps in read.values() for p in ps} | {str(f.resolve()) for f in sent}))
             sweep = run_sweep(check_sent, [tree], [os.path.relpath(f.resolve(), top) for f in sent], cluster=cluster,
                               what="rulesets", err=err)
