@@ -368,6 +368,7 @@ class Playground:
                 raise BadRequest(f"`edits`: no file `{str(name)[:80]}` in the folder served, or its text is not a string", 404)
             if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
                 raise BadRequest(f"`{name}` is larger than {MAX_SOURCE_BYTES} bytes", 413)
+            _refuse_surrogate(text, f"`edits` of `{name}`")
             digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
         for name in sorted(self._written - set(edits)):  # an edit undone: the file as it is in the folder
             write_atomic(self.copy / name, self.bundled_text(name), durable=False)
@@ -402,6 +403,7 @@ class Playground:
         text = self.bundled_text(base) if text is None else text
         if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
             raise BadRequest(f"the ruleset is larger than {MAX_SOURCE_BYTES} bytes", 413)
+        _refuse_surrogate(text, "`text`")
         target = self.copy / Path(base).parent / f"{Path(base).stem}.playground.rules"
         key = (base, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() + edited)
         rs = self._edited.get(key)
@@ -634,6 +636,18 @@ def _answer_bytes(status: int, value: Any) -> tuple[int, bytes]:
     except ValueError:
         status, text = 500, json.dumps({"error": "the answer holds a number JSON cannot write"})
     return status, text.encode("utf-8", "backslashreplace")
+
+
+def _refuse_surrogate(text: str, what: str) -> None:
+    """A bad request if ``text`` (a file's text the page sent) holds a lone surrogate (``"\\ud800"`` in the
+    request's JSON), which no UTF-8 file holds: said at its line and column, as a file's bad byte is."""
+    found = re.search("[\ud800-\udfff]", text)
+    if found:
+        bad = found.start()
+        line = text.count("\n", 0, bad) + 1
+        col = bad - (text.rfind("\n", 0, bad) + 1) + 1
+        raise BadRequest(f"{what}: line {line}, column {col}: a lone surrogate U+{ord(text[bad]):04X} is no character "
+                         "of a UTF-8 text")
 
 
 def _internal_error(exc: BaseException) -> dict[str, str]:

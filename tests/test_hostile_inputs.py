@@ -1,0 +1,84 @@
+"""Hostile input, as a user may give it to any command, the playground or the Python API: each is
+answered with a located diagnostic and a documented exit code (docs/diagnostics.md, "Exit codes"),
+never I001 nor a traceback. Each test here failed before the fix it names."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from validator.api import load_ruleset, play
+from validator.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+DIP_START = ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json"
+PIG = ROOT / "docs" / "tutorial" / "pig.rules"
+PROJECTS = ROOT / "tests" / "projects"
+
+
+def run(argv: list[object]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    said = out.getvalue() + err.getvalue()
+    assert "Traceback" not in said and "I001" not in said, said
+    return code, out.getvalue(), err.getvalue()
+
+
+# ---------------------------------------------------------------- play: --max-phases past a machine word
+
+def test_play_with_more_phases_allowed_than_a_machine_word_counts_plays() -> None:
+    # (was I001: the orders were read through islice, whose stop is at most sys.maxsize)
+    code, out, err = run(["play", DIP, DIP_START, "--random-orders", "1", "--until", "F1901M",
+                          "--max-phases", 10**30])
+    assert code == 0 and "now at F1901M" in out + err, out + err
+
+
+def test_api_play_with_more_phases_allowed_than_a_machine_word_counts_plays() -> None:
+    rs = load_ruleset(DIP)
+    steps = list(play(rs, json.loads(DIP_START.read_text()), [], until="F1901M", random_orders=1, max_phases=10**30))
+    assert [s.next_phase for s in steps] == ["F1901M"], steps
+
+
+# ---------------------------------------------------------------- check --cluster of rulesets all in the cache
+
+def test_check_on_a_cluster_of_rulesets_all_in_the_cache_asks_nothing_of_it(tmp_path: Path) -> None:
+    # (was I001 `commonpath() arg is an empty sequence`: no file to send, and a sweep of none made)
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main = 1\n')
+    assert run(["check", tmp_path / "a.rules"])[0] == 0  # (now in the check cache)
+    code, out, err = run(["check", tmp_path / "a.rules", "--cluster", "tcp://127.0.0.1:9"])
+    assert code == 0 and "0 errors" in out + err, out + err
+
+
+# ---------------------------------------------------------------- the playground: a text no file can hold
+
+@pytest.fixture(scope="module")
+def threefold():
+    from validator.tools.serve import Playground
+
+    pg = Playground(PROJECTS / "threefold_map")
+    yield pg
+    pg.close()
+
+
+@pytest.mark.parametrize("where", ["text", "edits"])
+def test_a_lone_surrogate_in_an_edited_file_is_a_bad_request_at_its_line_and_column(threefold, where: str) -> None:
+    # (was a 500 "cannot be written": the request's JSON may hold "\ud800", which no UTF-8 file holds)
+    from validator.tools.serve import Playground
+
+    name = "threefold_map.yaml" if where == "edits" else "threefold.rules"
+    text = (PROJECTS / "threefold_map" / name).read_text(encoding="utf-8")
+    lines = text.split("\n")
+    lines[2] = lines[2][:3] + "\ud800" + lines[2][3:]
+    body = {"base": "threefold.rules"} | ({"text": "\n".join(lines)} if where == "text"
+                                          else {"edits": {name: "\n".join(lines)}})
+    status, answer = threefold._answer_here(Playground.check, body)
+    assert status == 400, (status, answer)
+    said = json.loads(answer)["error"]
+    assert "line 3, column 4" in said and "U+D800" in said, said
+    status, answer = threefold._answer_here(Playground.check, {"base": "threefold.rules"})
+    assert status == 200 and json.loads(answer)["errors"] == 0, answer  # (nothing of it was kept)
