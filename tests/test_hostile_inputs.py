@@ -82,3 +82,18 @@ def test_a_lone_surrogate_in_an_edited_file_is_a_bad_request_at_its_line_and_col
     assert "line 3, column 4" in said and "U+D800" in said, said
     status, answer = threefold._answer_here(Playground.check, {"base": "threefold.rules"})
     assert status == 200 and json.loads(answer)["errors"] == 0, answer  # (nothing of it was kept)
+
+
+# ---------------------------------------------------------------- the API: check_text of what is no text
+
+@pytest.mark.parametrize("text", [None, 7, b"query main = 1", ["query main = 1"]])
+def test_check_text_of_what_is_no_text_is_a_type_error(tmp_path: Path, text: object) -> None:
+    # (was AttributeError `'int' object has no attribute 'encode'`, as parse's TypeError is documented)
+    from validator.api import check_text
+
+    (tmp_path / "ruleval.toml").write_text("")
+    with pytest.raises(TypeError, match="as str, not"):
+        check_text(tmp_path / "a.rules", text)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="as str, not"):
+        check_text(tmp_path / "a.rules", "query main = 1", {str(tmp_path / "b.rules"): text})  # type: ignore[dict-item]
+    assert check_text(tmp_path / "a.rules", 'ruleset a "a"\nquery main = 1\n').ok

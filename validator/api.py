@@ -606,7 +606,11 @@ def _heard(rs: Ruleset) -> Ruleset:
 def check_text(path: str | Path, text: str, unsaved: dict[str, str] | None = None) -> Ruleset:
     """``load_ruleset`` of a ruleset whose text is given rather than read (an editor's buffer): the
     same checks and diagnostics as ``check``, nothing cached. ``unsaved`` maps the resolved paths of
-    other rulesets to texts to read instead of theirs (the editor's other buffers)."""
+    other rulesets to texts to read instead of theirs (the editor's other buffers). ``TypeError`` for a
+    text that is no ``str``, as ``parse`` says it."""
+    for given in [text, *(unsaved or {}).values()]:
+        if not isinstance(given, str):
+            raise TypeError(f"check_text takes the ruleset's text (and unsaved texts) as str, not {_shown_value(given)}")
     p = Path(path)
     overlay = {**(unsaved or {}), os.path.realpath(p): text}
     return deep.call(_load_ruleset, p, False, overlay)
