@@ -97,3 +97,17 @@ def test_check_text_of_what_is_no_text_is_a_type_error(tmp_path: Path, text: obj
     with pytest.raises(TypeError, match="as str, not"):
         check_text(tmp_path / "a.rules", "query main = 1", {str(tmp_path / "b.rules"): text})  # type: ignore[dict-item]
     assert check_text(tmp_path / "a.rules", 'ruleset a "a"\nquery main = 1\n').ok
+
+
+# ---------------------------------------------------------------- a working folder since removed
+
+@pytest.mark.parametrize("argv", [["check", PIG], ["run", PIG, "--state", PIG.parent / "start.json"]])
+def test_a_working_folder_since_removed_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          argv: list[object]) -> None:
+    # (was I001 `FileNotFoundError`: a shell left in a folder another removed)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    code, out, err = run(argv)
+    assert code == 2 and "error[U001]: the working folder no longer exists" in err, (code, out, err)

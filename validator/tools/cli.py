@@ -316,6 +316,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         if not args.command:
             err.write(parser.format_usage())
             return EXIT_USAGE
+        try:
+            os.getcwd()
+        except FileNotFoundError:  # (a shell left in a folder since removed: no path can be read against it)
+            raise UsageError("the working folder no longer exists: cd to one that does") from None
         from .. import tools
         from .common import ruleset_arg
 
