@@ -111,3 +111,40 @@ def test_a_working_folder_since_removed_is_a_usage_error(tmp_path: Path, monkeyp
     gone.rmdir()
     code, out, err = run(argv)
     assert code == 2 and "error[U001]: the working folder no longer exists" in err, (code, out, err)
+
+
+# ---------------------------------------------------------------- a byte that is not UTF-8: its column in characters
+
+
+
+def test_a_bad_byte_of_a_ruleset_is_placed_at_its_character_column(tmp_path: Path) -> None:
+    # (was the byte's offset in the line: one column right for each character of several bytes before it)
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_bytes(b'ruleset a "a"\n# ' + "é".encode() + b"\xff\n")
+    code, out, err = run(["check", "--format", "json", tmp_path / "a.rules"])
+    assert code == 1 and [(d["code"], d["line"], d["col"]) for d in json.loads(out)] == [("P004", 2, 4)], out
+
+
+def test_a_bad_byte_of_a_state_on_standard_input_or_a_batch_line_is_placed_at_its_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (was column 1 on standard input, and the byte's offset on a batch line; a state file says 1:9)
+    state = b'{"a": "' + "é".encode() + b'\xff"}'
+    (tmp_path / "s.json").write_bytes(state)
+    (tmp_path / "b.jsonl").write_bytes(b"{}\n" + state + b"\n")
+    code, out, err = run(["run", PIG, "--state", tmp_path / "s.json"])
+    assert code == 3 and ":1:9: error[S001]" in err, err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(state)))
+    code, out, err = run(["run", PIG, "--state", "-"])
+    assert code == 3 and "<stdin>:1:9: error[S001]: byte 0xff is not valid UTF-8" in err, err
+    code, out, err = run(["run", PIG, "--batch", tmp_path / "b.jsonl", "--format", "json"])
+    said = json.loads(out.splitlines()[1])["diagnostics"][0]
+    assert code == 3 and (said["code"], said["line"], said["col"]) == ("S001", 2, 9), out
+
+
+# ---------------------------------------------------------------- balance --player: a file that is not UTF-8
+
+def test_a_player_file_that_is_not_utf8_is_p004_at_its_byte(tmp_path: Path) -> None:
+    # (was I001 UnicodeDecodeError: the player's text was read without the ruleset's decoding)
+    (tmp_path / "p.rules").write_bytes(b'ruleset p "p"\nextends "x.rules"\n# ' + "é".encode() + b"\xff\n")
+    code, out, err = run(["balance", DIP, "--games", "1", "--max-phases", "1", "--player", tmp_path / "p.rules"])
+    assert code == 1 and f"{tmp_path / 'p.rules'}:3:4: error[P004]: byte 0xff is not valid UTF-8" in err, err

@@ -421,7 +421,7 @@ def test_stdin_that_is_not_utf8_is_s001_not_utf8(repo):
                            "text"], cwd=repo, env=env, stdin=fh, capture_output=True)
     err = proc.stderr.decode("utf-8", "replace")
     assert "Traceback" not in err
-    assert proc.returncode == 3 and "<stdin>:1:1: error[S001]: byte 0xff is not valid UTF-8" in err
+    assert proc.returncode == 3 and "<stdin>:1:8: error[S001]: byte 0xff is not valid UTF-8" in err  # (its column)
 
 
 # ---------------------------------------------------------------- row 15: NaN and infinities

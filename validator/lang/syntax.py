@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 
 from . import ast as A
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, utf8_fault
 from ..core import blobcache
 from ..lib.values import KEYWORDS as _KEYWORDS
 from . import lalr
@@ -170,8 +170,8 @@ def decode_source(data: bytes, path: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(data[: exc.start].decode("utf-8", "replace"), exc.start)
-        raise DiagnosticError([Diagnostic("P004", f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
+        line, col, problem = utf8_fault(exc)  # (its column in characters, as every other diagnostic's)
+        raise DiagnosticError([Diagnostic("P004", problem,
                                           Span(path, line, col, line, col + 1),
                                           help="save the ruleset as UTF-8")]) from None
     if _BIDI.search(text) is not None:

@@ -64,13 +64,15 @@ def load_player(variant: Any, path: Path, written: str | None = None) -> Any:
     from ..core.exits import UsageError
     from ..lang.loader import real_path
 
-    text = path.read_text(encoding="utf-8")
+    from ..lang.syntax import decode_source
+
+    shown = written or confine.display_path(path)
+    text = decode_source(path.read_bytes(), shown)  # (not UTF-8, too long: P004, P005 at the player's file)
     found = EXTENDS_LINE.findall(text)
     if len(found) != 1:
         raise UsageError(f"player `{path}` must have one `extends` line (the rules it plays), not {len(found)}")
     target = real_path(variant.path)
     virtual = target.parent / f"{target.stem}+{path.stem}.rules"
-    shown = written or confine.display_path(path)
     named = dict(confine.path_view().named)
     named.update({str(virtual): shown, os.path.realpath(virtual): shown})
     confine.show_as_named(tuple(sorted(named.items())))  # (until the command ends: ``named_on_command_line``)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.confine import WriteFailed
-from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all
+from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all, utf8_fault
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
 from .common import (dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
@@ -194,9 +194,9 @@ def _stdin_text(shown: str) -> str:
     except UnicodeDecodeError as exc:
         if len(data) > MAX_STATE_BYTES:  # cut in the middle of a character: the size is what is wrong
             return data.decode("utf-8", "replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise DiagnosticError([Diagnostic("S001", f"byte 0x{data[exc.start]:02x} is not valid UTF-8",
-                                          Span(shown, line, 1, line, 2), help="send the state as UTF-8")]) from None
+        line, col, problem = utf8_fault(exc)
+        raise DiagnosticError([Diagnostic("S001", problem, Span(shown, line, col, line, col + 1),
+                                          help="send the state as UTF-8")]) from None
 
 
 def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: TextIO, fmt: str = "json") -> int:
@@ -220,8 +220,8 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                 try:
                     line = raw.decode("utf-8").rstrip("\n").rstrip("\r")  # (a position past its end stays on it)
                 except UnicodeDecodeError as exc:
-                    raise DiagnosticError([Diagnostic("S001", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
-                                                      Span(shown, 1, exc.start + 1, 1, exc.start + 2))]) from None
+                    _, col, problem = utf8_fault(exc)
+                    raise DiagnosticError([Diagnostic("S001", problem, Span(shown, 1, col, 1, col + 1))]) from None
                 state = read_state_text(line, shown)
                 result = rs.evaluate(state, state_name=shown, **opts)
                 text = result_json(rs, opts["query"], result.json())
