@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
+from fuzzing import bounded
+from hypothesis import given
+from hypothesis import strategies as st
 
 from validator.api import load_ruleset, play
 from validator.tools.cli import main
@@ -148,3 +153,87 @@ def test_a_player_file_that_is_not_utf8_is_p004_at_its_byte(tmp_path: Path) -> N
     (tmp_path / "p.rules").write_bytes(b'ruleset p "p"\nextends "x.rules"\n# ' + "é".encode() + b"\xff\n")
     code, out, err = run(["balance", DIP, "--games", "1", "--max-phases", "1", "--player", tmp_path / "p.rules"])
     assert code == 1 and f"{tmp_path / 'p.rules'}:3:4: error[P004]: byte 0xff is not valid UTF-8" in err, err
+
+
+# ---------------------------------------------------------------- any command line made of hostile pieces
+
+HOSTILE_FILES = {
+    "empty.json": b"", "binary.json": bytes(range(256)), "bom.json": b"\xef\xbb\xbf{}", "crlf.json": b"{\r\n}\r\n",
+    "latin1.json": b'{"a": "\xe9"}', "deep.json": b"[" * 5000 + b"]" * 5000, "number.json": b"7", "null.json": b"null",
+    "list.json": b"[1, [2]]", "wrong.json": b'{"score": "x", "rolls": [1]}', "huge.json": b'{"score": 1e999, "rolls": 2}',
+    "negative.json": b'{"score": 1, "rolls": -5}', "bomb.yaml": b"a: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\n"
+    b"c: &c [*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e]\n",
+    "list.yaml": b"- 1\n- 2\n", "tab.yaml": b"a:\n\t- b\n", "dup.yaml": b"a: 1\na: 2\n", "tag.yaml": b"!!python/object:os.system x\n",
+    "cases_wrong.yaml": b"ruleset: pig.rules\ncases: {id: 1}\n", "cases_ok.yaml": b"ruleset: pig.rules\ncases:\n  - id: a\n"
+    b"    state: {score: 1, rolls: 1}\n    dice: [2]\n    expect: {points: 2}\n",
+    "garbage.rules": b'ruleset x "x"\nquery main = \n', "self.rules": b'ruleset x "x"\nextends "self.rules"\nquery main = 1\n',
+    "recursion.rules": b'ruleset x "x"\ndef f(n) = f(n + 1)\nquery main = f(0)\n', "nul.rules": b"\x00",
+    "orders_numbers.json": b"[7, null, [1]]", "record.jsonl": b'{"score": 1, "rolls": 1}\n7\n\n[]\n',
+}
+ARG_VALUES = ["0", "-1", "1", "99999999999999999999", "1.5", "nan", "", "x", "main", "start_state", "S1901M", "A PAR",
+              "1,2", "a=1", "random", "/", "é", "\x1b[2J"]
+OPTIONS = {  # each command's options that take a value, and its flags
+    "check": (["--jobs"], ["--deny-warnings", "--no-cache"]),
+    "run": (["--state", "--query", "--arg", "--seed", "--dice", "--batch"], ["--exact", "--explain"]),
+    "test": (["-k", "--import", "--ruleset", "--jobs"], ["--deny-warnings", "-v"]),
+    "fmt": ([], ["--check", "--diff"]),
+    "explain": (["--state", "--query", "--arg", "--order", "--unit", "--seed", "--dice"], ["--full"]),
+    "coverage": (["--fail-under"], []),
+    "replay": (["--seed", "--import"], []),
+    "play": (["--orders", "--random-orders", "--until", "--seed"], []),
+    "render": (["--state", "--unit"], []),
+}
+POSITIONALS = {"check": 1, "run": 1, "test": 1, "fmt": 1, "explain": 1, "coverage": 1, "replay": 2, "play": 2, "render": 1}
+TAIL = {"play": ["--max-phases", "2"], "render": ["-o", "out/x.svg"]}
+LOCATED = re.compile(r"^(?P<where>[^\s].*?): (?:error|warning)\[(?P<code>[A-Z]\d{3})\]", re.M)
+
+
+@pytest.fixture(scope="module")
+def hostile_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "ruleval.toml").write_text("")
+    for f in (PIG.parent).iterdir():
+        if f.is_file():
+            (root / f.name).write_bytes(f.read_bytes())
+    for name, data in HOSTILE_FILES.items():
+        (root / name).write_bytes(data)
+    (root / "folder.json").mkdir()
+    (root / "loop1").symlink_to("loop2")
+    (root / "loop2").symlink_to("loop1")
+    return root
+
+
+@st.composite
+def command_lines(draw: st.DrawFn, root: Path) -> list[str]:
+    files = sorted(HOSTILE_FILES) + ["pig.rules", "start.json", "cases.yaml", "folder.json", "loop1", "missing.json",
+                                     str(DIP), str(DIP_START)]
+    command = draw(st.sampled_from(sorted(OPTIONS)))
+    argv = [command] + [draw(st.sampled_from(files)) for _ in range(POSITIONALS[command])]
+    valued, flags = OPTIONS[command]
+    for option in draw(st.lists(st.sampled_from(valued + flags), max_size=3, unique=True)):
+        argv.append(option)
+        if option in valued:
+            argv.append(draw(st.sampled_from(files if option in ("--state", "--batch", "--orders", "--ruleset")
+                                             else ARG_VALUES)))
+    return argv + TAIL.get(command, [])
+
+
+@bounded(40, 1500)
+@given(data=st.data())
+def test_any_command_line_of_hostile_pieces_exits_as_documented_and_places_what_it_says(
+        hostile_folder: Path, data: st.DataObject) -> None:
+    argv = data.draw(command_lines(hostile_folder))
+    old = os.getcwd()
+    os.chdir(hostile_folder)
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(argv, stdout=out, stderr=err)
+    finally:
+        os.chdir(old)
+    said = out.getvalue() + err.getvalue()
+    assert "Traceback" not in said and "I001" not in said, (argv, said)
+    assert code in (0, 1, 2, 3), (argv, code, said)
+    for m in LOCATED.finditer(said):  # every diagnostic names its place (a usage error names the command line)
+        assert m["where"] != "ruleval" or m["code"].startswith("U"), (argv, said)
+    if code == 3:
+        assert LOCATED.search(said), (argv, said)
