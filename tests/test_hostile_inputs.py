@@ -163,7 +163,8 @@ HOSTILE_FILES = {
     "list.json": b"[1, [2]]", "wrong.json": b'{"score": "x", "rolls": [1]}', "huge.json": b'{"score": 1e999, "rolls": 2}',
     "negative.json": b'{"score": 1, "rolls": -5}', "bomb.yaml": b"a: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\n"
     b"c: &c [*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e]\n",
-    "list.yaml": b"- 1\n- 2\n", "tab.yaml": b"a:\n\t- b\n", "dup.yaml": b"a: 1\na: 2\n", "tag.yaml": b"!!python/object:os.system x\n",
+    "list.yaml": b"- 1\n- 2\n", "tab.yaml": b"a:\n\t- b\n", "dup.yaml": b"a: 1\na: 2\n",
+    "tag.yaml": b"!!python/object:os.system x\n",
     "cases_wrong.yaml": b"ruleset: pig.rules\ncases: {id: 1}\n", "cases_ok.yaml": b"ruleset: pig.rules\ncases:\n  - id: a\n"
     b"    state: {score: 1, rolls: 1}\n    dice: [2]\n    expect: {points: 2}\n",
     "garbage.rules": b'ruleset x "x"\nquery main = \n', "self.rules": b'ruleset x "x"\nextends "self.rules"\nquery main = 1\n',
