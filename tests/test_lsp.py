@@ -349,15 +349,23 @@ def test_hover_shows_clause_text_as_text_never_as_markdown_or_html(lsp: Session)
     (lsp.root / "hostile.rules").unlink()
 
 
-def test_an_error_answer_carries_no_traceback(lsp: Session) -> None:
-    """A handler that fails (here: a hover in a file that is neither open nor on disk) is answered in
-    our words, without the traceback pygls would send as the answer's data."""
+@pytest.mark.parametrize("ask", ["hover", "definition", "formatting"])
+def test_a_request_about_a_file_neither_open_nor_on_disk_is_a_bad_parameter(lsp: Session, ask: str) -> None:
+    """A request about a file that is neither open nor on disk is answered in our words, as the client's
+    bad parameter (it was an internal error, "a bug in ruleval"), without the traceback pygls would
+    send as the answer's data."""
     from pygls.exceptions import JsonRpcException
 
+    doc, at = lsp.doc("nowhere.rules"), T.Position(0, 0)
+    asked = {"hover": lambda: lsp.client.text_document_hover_async(T.HoverParams(doc, at)),
+             "definition": lambda: lsp.client.text_document_definition_async(T.DefinitionParams(doc, at)),
+             "formatting": lambda: lsp.client.text_document_formatting_async(
+                 T.DocumentFormattingParams(doc, T.FormattingOptions(2, True)))}[ask]
     with pytest.raises(JsonRpcException) as caught:
-        lsp.run(lsp.client.text_document_hover_async(T.HoverParams(lsp.doc("nowhere.rules"), T.Position(0, 0))))
+        lsp.run(asked())
     error = caught.value
-    assert error.message.startswith("internal error: ") and "bug in ruleval" in error.message, error.message
+    assert error.code == -32602 and "nowhere.rules` is not open and its file cannot be read" in error.message, error.message
+    assert "bug in ruleval" not in error.message
     assert error.data is None and "Traceback" not in error.message and 'File "' not in error.message
 
 

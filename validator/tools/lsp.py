@@ -183,7 +183,7 @@ def build_server() -> Any:
     import asyncio
 
     from lsprotocol import types as T
-    from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
+    from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
     from pygls.lsp.server import LanguageServer
     from pygls.uris import from_fs_path, to_fs_path
     from pygls.workspace.position_codec import ServerTextPosition
@@ -237,9 +237,18 @@ def build_server() -> Any:
             return T.Range(start, position(lines, span.line - 1, span.col))
         return T.Range(start, position(lines, span.end_line - 1, span.end_col - 1))
 
+    def source_of(uri: str) -> str:
+        """The text of the document ``uri``: its buffer if open, else its file (a request about a file that
+        cannot be read is answered as a request's bad parameter, not an internal error)."""
+        try:
+            return server.workspace.get_text_document(uri).source
+        except (OSError, ValueError) as exc:
+            raise JsonRpcInvalidParams(f"`{uri}` is not open and its file cannot be read: "
+                                       f"{getattr(exc, 'strerror', None) or exc}") from None
+
     def cursor(uri: str, pos: Any) -> tuple[int, int, str]:
         """The server's (line, column) of a client position, and the line's text."""
-        lines = _lines(server.workspace.get_text_document(uri).source)
+        lines = _lines(source_of(uri))
         at = server.workspace.position_codec.position_from_client_units(lines, pos)
         return at.line, at.character, lines[at.line] if at.line < len(lines) else ""
 
@@ -432,14 +441,14 @@ def build_server() -> Any:
     def formatting(ls: Any, params: T.DocumentFormattingParams) -> Any:
         from .fmt import format_text
 
-        doc = server.workspace.get_text_document(params.text_document.uri)
+        source = source_of(params.text_document.uri)
         try:
-            new = format_text(doc.source, shown_of(params.text_document.uri))
+            new = format_text(source, shown_of(params.text_document.uri))
         except DiagnosticError:
             return None  # a text that does not parse is left as it is (its diagnostics say why)
-        if new == doc.source:
+        if new == source:
             return []
-        lines = _lines(doc.source)
+        lines = _lines(source)
         end = position(lines, len(lines) - 1, len(lines[-1]))
         return [T.TextEdit(T.Range(T.Position(0, 0), end), new)]
 
