@@ -88,14 +88,18 @@ KITCHEN = {
         "any": True,
         "recs": {"type": "array", "maxItems": 2, "items": {"type": "object", "additionalProperties": False,
                                                           "required": ["n"], "properties": {"n": {"$ref": "#/$defs/name"}}}},
+        "tuple": {"type": "array", "maxItems": 4, "prefixItems": [{"$ref": "#/$defs/name"}, {"type": "integer"}],
+                  "items": {"type": "boolean"}},
     },
     "additionalProperties": {"type": "string"},
 }
 
 
 @settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(value=st.dictionaries(st.sampled_from(["rec", "exact", "open", "num", "list", "map", "loose", "any", "recs", "zz"]),
-                             json_values | st.fixed_dictionaries({"n": json_values, "k": json_values}), max_size=4))
+@given(value=st.dictionaries(st.sampled_from(["rec", "exact", "open", "num", "list", "map", "loose", "any", "recs", "tuple",
+                                              "zz"]),
+                             json_values | st.fixed_dictionaries({"n": json_values, "k": json_values})
+                             | st.lists(st.sampled_from(["ab", "A", 1, -2, True, False, None, 1.5]), max_size=5), max_size=4))
 def test_the_fast_check_never_accepts_what_jsonschema_rejects_on_every_keyword(value: Any) -> None:
     fast = fast_check(KITCHEN)
     assert fast is not None
@@ -398,3 +402,16 @@ def test_a_recursive_schema_s_fast_check_holds_the_depth_limit(tmp_path: Path, l
         rs.run(state)
     (d,) = caught.value.diagnostics
     assert (d.code, d.message, d.pointer) == ("S001", f"state nested more than {MAX_DEPTH} deep", "/next" * MAX_DEPTH)
+
+
+@pytest.mark.parametrize("value, valid", [(["ab", 1], True), (["ab", 1, True, False], True), (["ab"], True), ([], True),
+                                          ([1, "ab"], False), (["ab", 1, 2], False), (["ab", 1.5], False),
+                                          (["ab", 1, True, True, True], False)])
+def test_prefix_items_read_the_first_items_by_place_and_items_the_rest(value: Any, valid: bool) -> None:
+    """`prefixItems` (2020-12) checks each first item by the schema at its place, and `items` only the
+    items after them, as jsonschema reads them; a 2019-09 schema, where the word means nothing, is not
+    taken by the fast check (its `items` would then read every item)."""
+    schema = {"$schema": KITCHEN["$schema"], **KITCHEN["properties"]["tuple"], "$defs": KITCHEN["$defs"]}
+    assert jsonschema.Draft202012Validator(schema).is_valid(value) is valid
+    assert fast_check(schema)(value) is valid
+    assert fast_check({**schema, "$schema": "https://json-schema.org/draft/2019-09/schema"}) is None

@@ -737,14 +737,20 @@ def fast_check(schema: Any) -> Any:
             if isinstance(v, list):
                 raise Unsupported(k)
             item = build(v, False)
+            skip = len(s["prefixItems"]) if isinstance(s.get("prefixItems"), list) else 0  # (those read by it)
 
             def items(x: Any) -> bool:
                 if type(x) is list:
-                    for i in x:
+                    for i in x[skip:] if skip else x:
                         if not item(i):
                             return False
                 return True
             return items
+        if k == "prefixItems":  # (2020-12: the first items, each by the schema at its place; 2019-09 knows no such word)
+            if not isinstance(v, list) or schema.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+                raise Unsupported(k)
+            firsts = tuple(build(sub, False) for sub in v)
+            return lambda x: type(x) is not list or all(c(i) for c, i in zip(firsts, x))
         if k == "uniqueItems":
             if v is False:
                 return lambda x: True
@@ -816,7 +822,11 @@ def float_free(schema: Any) -> bool:
                         not (extra is False or node(extra)) or not all(node(p) for p in props.values()):
                     return False
             elif name == "array":
-                if not node(kws.get("items", True)):
+                firsts = kws.get("prefixItems", [])
+                if not isinstance(firsts, list) or not all(node(f) for f in firsts):
+                    return False
+                if not node(kws.get("items", True)) and not (type(kws.get("maxItems")) is int
+                                                             and kws["maxItems"] <= len(firsts)):
                     return False
             else:
                 return False
