@@ -311,13 +311,13 @@ def _unknown_until(rs: Any, state: Any, shown: str, until: str) -> Diagnostic:
     """The usage error (U001) of an `--until` that names no phase: the nearest of the phases the game
     plays next (played without orders, a few: the rules name their phases, ruleval does not know them),
     and those phases in its help."""
-    from ..api import PlayError, play
+    from ..api import Entry, PlayError, play
     from ..core.diagnostics import closest_name
 
     names: list[str] = []
     more = True  # (the game goes on past the names shown)
     try:
-        for step in play(rs, state, [[]] * SHOWN_PHASES, max_phases=SHOWN_PHASES, shown=shown):
+        for step in play(rs, state, [Entry([]) for _ in range(SHOWN_PHASES)], max_phases=SHOWN_PHASES, shown=shown):
             names += [str(p) for p in (step.phase, step.next_phase) if p is not None and str(p) not in names]
             more = step.end is None
     except PlayError:  # (the game cannot be played without orders: the phases it came to are named)
