@@ -383,8 +383,10 @@ def test_a_run_that_fails_with_its_case_s_dice_is_shown_with_what_it_said(tmp_pa
 
 def test_a_run_that_fails_is_shown_with_what_it_said(tmp_path: Path) -> None:
     """A rules error in NEW: the difference says the error, where in the rules it is, and no list of
-    clauses "cited only by OLD" (a run that stopped cites nothing to compare); JSON has the same."""
-    broken = _errata(tmp_path, "broken", 'override rule cut_by(s) cite "DIP-P1" = [1][3]\n')
+    clauses "cited only by OLD" (a run that stopped cites nothing to compare); JSON has the same. (The
+    override's list holds a value of no known type: `[1][3]`, a number, is found by the check, C004 at the
+    base's `len(cut_by(s))`, before any run.)"""
+    broken = _errata(tmp_path, "broken", 'override rule cut_by(s) cite "DIP-P1" = [s][3]\n')
     code, out, err = run_cli("diff", STD, broken, "--generate", "1")
     assert code == 1, err
     lines = out.splitlines()
