@@ -23,7 +23,6 @@ from validator.engine import reference as R
 from validator.engine import written
 from validator.engine.facts import Facts
 from validator.lib.runtime import ScriptedDice, SeededDice
-from validator.lib.values import to_json
 
 LONG = bool(os.environ.get("RULEVAL_FUZZ_LONG"))
 _ROOT = Path(tempfile.mkdtemp(prefix="ruleval-facts-"))
@@ -49,15 +48,6 @@ class Observed(R.Interpreter):
                 if type(value) is not kind:
                     self.wrong.append((p, kind, value))
         return super().call_unit(run, unit, args, span)
-
-    def apply_lambda(self, run: R.Run, fn: R.Closure, args: list[Any]) -> Any:
-        for p, value in zip(fn.node.params, args):  # (a lambda's item, ``facts.ITEM_CALLS``)
-            kind = self.claims.get(id(p))
-            if kind is not None:
-                self.seen += 1
-                if type(value) is not kind:
-                    self.wrong.append((p, kind, value))
-        return super().apply_lambda(run, fn, args)
 
     def evaluate(self, run: R.Run, e: Any, env: R.Frame) -> Any:
         value = super().evaluate(run, e, env)
@@ -182,47 +172,6 @@ def test_the_backend_writes_no_type_test_of_a_value_whose_kind_is_sound(tmp_path
     assert not {"_type", "_compare", "_arith"} & names_run(shown), shown
     assert rs.run({"xs": [1]}) is True and rs.run({"xs": [1, 2]}) is False
 
-
-
-LAMBDA_ITEMS = """input xs: any at "/xs" default [1, 2]
-def pairs = [["a", "b"], ["c", "d", "e"]]
-def folded = fold(pairs, "", fn(t, r) => t + r[0] + r[-1])
-def grouped = group_by(pairs, fn(r) => r[1])
-def any_items = fold(xs, 0, fn(n, x) => n + len([x]))
-def walked = fold({"a" => 1, "b" => 2}, [], fn(ks, k) => ks + [k])
-query main = [folded, grouped, any_items, walked, sort_by(pairs, fn(r) => len(r))]
-"""
-
-
-@pytest.mark.parametrize("typed", [False, True])
-def test_a_lambdas_item_written_at_a_built_in_that_walks_a_list_is_claimed_its_items_kind(
-        tmp_path: Path, typed: bool) -> None:
-    """`fold(pairs, "", fn(t, r) => ...)`: `r` is each of the list's items, all lists (``facts.ITEM_CALLS``);
-    `t`, the accumulator, and an item of a list of unknown items (`xs`) are not claimed; a map's keys, the
-    items `fold` walks there, are texts. The backend tests none of them, and the run gives the reference's
-    answer."""
-    path = tmp_path / "items.rules"
-    path.write_text(LAMBDA_ITEMS)
-    rs = load_ruleset(path, use_cache=False)
-    assert rs.ok, rs.diagnostics
-    claimed = claims(rs.program, typed)
-    lams = [n for n in A.nodes(tuple(u.body for u in rs.program.units.values() if u.body is not None))
-            if isinstance(n, A.Lambda)]
-    got = [[claimed.get(id(p)) for p in lam.params] for lam in lams]
-    assert got == [[None, list], [list], [None, None], [None, str], [list]], got
-    seen = observe(rs, {"xs": [1, "a"]}, {"query": "main"}, claimed)
-    assert not seen.wrong and seen.seen >= 12
-    shown = rs.backend(typed=typed).source_of(unit(rs, "folded"))
-    text = "".join(shown)  # (`r[0]`: only its upper bound tested, `r[-1]` its lower)
-    assert "is _list" not in text and "0 < _len(" in text and "<= -1 else" in text and "<= 0 <" not in text, shown
-    state = {"xs": [1, "a"]}
-    assert rs.run(state, validate=False) == R_answer(rs, state)
-
-
-def R_answer(rs: Any, state: Any) -> Any:
-    """The reference's answer to ``main`` on ``state``."""
-    value, _ = R.run_query(rs.program, state, "main", [], SeededDice(0), 5_000_000, check=lambda findings: None)
-    return to_json(value)
 
 
 BUILT_KINDS = """input xs: any at "/xs" default [1, 2]

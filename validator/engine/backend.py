@@ -468,8 +468,7 @@ class Backend:
 
     def params(self, w: _Writer, params: tuple[A.Param, ...]) -> tuple[Env, list[str]]:
         names = [w.fresh("_p") for _ in params]  # (a `def`'s parameter given values of one kind, ``facts.solve``)
-        w.known.update((py, k) for p, py in zip(params, names)  # (a lambda's item: ``facts.ITEM_CALLS``)
-                       if (k := self.facts.param(p) or w.kinds.get(id(p))) is not None)
+        w.known.update((py, k) for p, py in zip(params, names) if (k := self.facts.param(p)) is not None)
         return {slot(w.bound, p): _Local(py) for p, py in zip(params, names)}, names
 
     def value_source(self, w: _Writer, unit: Unit, name: str) -> str:
@@ -1036,9 +1035,8 @@ class Backend:
         k = self.looked(w, e.keys[0], env)
         span = w.const(e.span)
         if self.kind(k, w) is int:  # (a literal, or of a sound kind)
-            bound = f"{k} < _len({o})" if k.isdigit() else f"-_len({o}) <= {k}" if k[1:].isdigit() else \
-                f"-_len({o}) <= {k} < _len({o})"  # (a literal's sign known: one of the bounds holds)
-            return self.tmp(w, _pick(f"{o}[{k}]", _both(self.is_(o, "list", w), bound), f"_index_of(ctx, {o}, {k}, {span})"))
+            return self.tmp(w, _pick(f"{o}[{k}]", _both(self.is_(o, "list", w), f"-_len({o}) <= {k} < _len({o})"),
+                                     f"_index_of(ctx, {o}, {k}, {span})"))
         when = _both(_either(self.is_(o, "dict", w), self.is_(o, "Map", w)),
                      self.flat_key(w, e.keys[0], k) or self.is_(k, "str", w))
         return self.tmp(w, _pick(f"{o}.get({k})", when, f"_index_of(ctx, {o}, {k}, {span})"))

@@ -206,10 +206,6 @@ def over(a: Deep, b: Deep) -> Deep:
 # what a built-in's result kind (``builtins.Builtin.kind``) is made of: a list of items of a kind, a join,
 # what walking a collection of a kind gives (``items_kind``, as a loop: ``reference.iterate``), a map's or
 # record's values, a record's fields over another's
-# the built-ins that call a lambda written at their call with each item they walk (``builtins.walked_items``,
-# ``sized_items``): name -> (the collection's argument, the lambda's argument, its parameters, the item's)
-ITEM_CALLS = {"fold": (0, 2, 2, 1), "scan": (0, 2, 2, 1), **{n: (0, 1, 1, 0) for n in (
-    "group_by", "index_by", "sorted", "sort_by", "max_by", "min_by")}}
 BUILT = SimpleNamespace(list=lambda item: ("list", item), join=lambda a, b: join(a, b),
                         walked=lambda k: items_kind(k, 1)[0], values=lambda k: items_kind(k, 2)[1], over=over)
 
@@ -583,7 +579,6 @@ class _Kinds(Walker):
         self.own = {id(p) for p in unit.params}  # (a lambda's parameters are not the unit's)
         self.calls: dict[int, list[Deep]] = {}  # by unit number: the join of the kinds its calls here give
         self.env: Scope = {}
-        self.items: dict[int, Any] = {}  # by a lambda's parameter (``ITEM_CALLS``): the collection it walks
 
     def bind(self, env: Scope, binder: Any, names: tuple[str, ...]) -> Scope:
         if isinstance(binder, (A.Let, A.LetStmt)):
@@ -594,18 +589,9 @@ class _Kinds(Walker):
         elif isinstance(binder, A.Param) and id(binder) in self.own:
             assert self.facts.params is not None
             self.locals[(id(binder), names[0])] = self.facts.params.get(id(binder))
-        elif isinstance(binder, A.Param) and id(binder) in self.items:  # (its collection walked before it)
-            k = self.locals[(id(binder), names[0])] = items_kind(self.part(self.items[id(binder)]), 1)[0]
-            if k is not None:
-                self.kinds[id(binder)] = k  # (the writer reads it: ``Backend.params``)
         return super().bind(env, binder, names)
 
     def expr(self, e: Any, env: Scope) -> None:
-        if type(e) is A.Call and not e.kwargs and isinstance(ref := self.bound.get(id(e.func)), BuiltinRef):
-            at, lam, arity, item = ITEM_CALLS.get(ref.builtin.name, (0, 0, -1, 0))
-            fn = e.args[lam] if len(e.args) > max(at, lam) else None
-            if isinstance(fn, A.Lambda) and len(fn.params) == arity:
-                self.items[id(fn.params[item])] = e.args[at]
         Walker.expr(self, e, env)
         self.env = env
         t = type(e)
