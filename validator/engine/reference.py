@@ -1148,15 +1148,16 @@ _ORDER = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: 
 
 
 def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
-    """`+ - * / // %`. A die plus or minus an integer stays a die; any other arithmetic forces it."""
+    """`+ - * / // %` of two numbers, and `+` of two texts or two lists (docs/language.md, "Expressions"):
+    every other operand is E001 (no Python meaning leaks through: `"ab" * 2`, `{1, 2} - {1}`, `"%s" % x`).
+    A die plus or minus an integer stays a die; any other arithmetic forces it."""
     if op in ("+", "-") and isinstance(x, RandomValue) and _plain_int(y):
         return x.shifted(y if op == "+" else -y)
     if op == "+" and isinstance(y, RandomValue) and _plain_int(x):
         return y.shifted(x)
     x, y = force(run, x), force(run, y)
-    if type(x) is bool or type(y) is bool:  # (a truth value is no number, though Python's True + 1 is 2)
-        raise EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`" if op == "+"
-                        else f"cannot compute `{show(x)}` {op} `{show(y)}`", span)
+    if type(x) is bool or type(y) is bool or (op != "+" and not (_number(x) and _number(y))):
+        raise _cannot(op, x, y, span)  # (a truth value is no number, though Python's True + 1 is 2)
     charge_size(run, op, x, y, span)
     if op in ("/", "//", "%"):
         return divide(op, x, y, span)
@@ -1165,9 +1166,19 @@ def arithmetic(run: Run, op: str, x: Any, y: Any, span: Span) -> Any:
             return x + y
         return x - y if op == "-" else x * y
     except TypeError:
-        if op == "+":
-            raise EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`", span) from None
-        raise EvalError("E001", f"cannot compute `{show(x)}` {op} `{show(y)}`", span) from None
+        raise _cannot(op, x, y, span) from None
+
+
+def _number(v: Any) -> bool:
+    return type(v) is int or type(v) is Fraction
+
+
+def _cannot(op: str, x: Any, y: Any, span: Span) -> EvalError:
+    """E001 for an operator given what it does not take (dice are rolled with `roll` first)."""
+    die = x if isinstance(x, DiceSpec) else y if isinstance(y, DiceSpec) else None
+    return EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`" if op == "+"
+                     else f"cannot compute `{show(x)}` {op} `{show(y)}`", span,
+                     help=f"`{show(die)}` is dice, not a roll: `roll({show(die)})` rolls them" if die is not None else None)
 
 
 def negate(x: Any, span: Span) -> Any:
@@ -1189,10 +1200,6 @@ def charge_size(run: Run, op: str, x: Any, y: Any, span: Span) -> None:
     seq = (str, list, tuple)
     if op == "+" and isinstance(x, seq) and isinstance(y, seq):
         cost = len(x) + len(y)
-    elif op == "*" and isinstance(x, seq) and isinstance(y, int):
-        cost = len(x) * max(0, y)
-    elif op == "*" and isinstance(y, seq) and isinstance(x, int):
-        cost = len(y) * max(0, x)
     elif isinstance(x, (int, Fraction)) and isinstance(y, (int, Fraction)):
         cost = number_cost(op, x, y)
     else:

@@ -117,8 +117,11 @@ class TypeChecker(Walker):
 
     def unit_type(self, u: Unit) -> T:
         """The type of a definition named as a value."""
+        if u.kind in _DEFS and u.arity is None and u.ret is None and u.body is not None:
+            found = self.result_of(u)  # (a `def` named as a value: its declared type, else its inferred one
+            return found if found in _WORDS else ANY  # where that is one word, see ``result_of``)
         if u.kind == "input" or (u.kind == "const" and u.ret is not None) or (u.kind in _DEFS and u.arity is None):
-            return self.resolve(u.ret)  # (a `def` named as a value: its declared type alone, see ``result_of``)
+            return self.resolve(u.ret)
         if u.kind == "const":
             return _LITERALS.get(type(u.body), ANY)
         return FN if u.kind in (*_DEFS, "decision", "procedure", "query") else ANY
@@ -152,8 +155,8 @@ class TypeChecker(Walker):
         context before (another variant of its ruleset), kept from then (``_RESULTS``). Within that walk
         a call of itself, or of one calling it, is ``any``, as is the result at the end of a long chain
         of such walks (no walk is deeper). (A `def` with no parameters, named as a value, is of its
-        declared type alone: its inferred type, a map of records say, would widen `explain`'s lines
-        past what docs/tools.md promises.)"""
+        inferred type only where that is one word, a number, text, truth value or dice, ``unit_type``:
+        a wider one, a map of records say, would widen `explain`'s lines past what docs/tools.md promises.)"""
         if u.ret is not None or u.body is None:
             return self.resolve(u.ret)
         inf, uid = self.inferred, id(u)
@@ -364,7 +367,10 @@ class TypeChecker(Walker):
                 return ("list", unify([a[1], b[1]]))
         elif a == INT and b == INT:
             return INT
-        self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span))
+        die = e.left if a == DICE else e.right if b == DICE else None
+        self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span,
+                                     help="dice are not a roll: `roll(d)` rolls the dice `d`" if die is not None
+                                     else None))
         return ANY
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
@@ -498,6 +504,9 @@ class TypeChecker(Walker):
 
 # built-ins whose first argument is a collection, and those that compare (or add) its items
 _DEFS = ("def", "rule")  # the kinds of a `def`
+# the inferred types a `def` named as a value is given (``unit_type``): one word each, so `explain`'s lines
+# stay short; `none` is left out (a `def` that is none is a place a variant's override fills)
+_WORDS = frozenset({INT, STR, BOOL, DICE})
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
