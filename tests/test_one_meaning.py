@@ -93,3 +93,30 @@ def test_dice_through_a_parameter_fail_at_run_time_saying_how_to_roll_them(root:
         d = run_error(rs, engine, seed=1)
         assert d.code == "E001" and "roll(2d6)" in (d.help or ""), d
 
+
+# -- 3. an `emit`'s payload never stands for the event's own fields
+
+PROCEDURE = '''ruleset t "t"
+procedure p cite "P-1" {
+  step a cite "S-1" {
+    emit "e" {PAYLOAD}
+  }
+}
+query main = p()
+'''
+
+
+@pytest.mark.parametrize("payload, field", [('cites: ["X-9"]', '["X-9"]'), ('n: 1, step: "z"', '"z"'),
+                                            ('event: "q"', '"q"'), ("n: 1, n: 2", "2")])
+def test_an_emit_payload_may_not_name_an_event_s_own_fields(root: Path, payload: str, field: str) -> None:
+    """A payload field `cites` replaced the event's citations (so a run could claim any clause, and
+    `ruleval coverage` counted it); `step`, `event` and a field named twice were overwritten alike."""
+    assert check_codes(root, PROCEDURE.replace("PAYLOAD", payload)) == [("C002", field)]
+
+
+def test_an_emit_payload_of_other_fields_is_the_event_s(root: Path) -> None:
+    rs = load(root, PROCEDURE.replace("PAYLOAD", 'n: 1, why: "w"'))
+    for engine in ("backend", "reference"):
+        assert rs.evaluate({}, engine=engine).events == [
+            {"event": "e", "step": "a", "cites": ["S-1"], "n": 1, "why": "w"}]
+

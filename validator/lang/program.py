@@ -785,10 +785,30 @@ class Statements(Walker, _Pass):
         elif isinstance(s, A.Step):
             self.error("C020", "a step may not contain another step", s.span)
             return env
+        elif isinstance(s, A.Emit):
+            self.payload(s)
         self.in_loop += isinstance(s, A.For)
         env = super().stmt(s, env)
         self.in_loop -= isinstance(s, A.For)
         return env
+
+
+    def payload(self, s: A.Emit) -> None:
+        """C002: a payload field named twice, or named as a field every event has (``EVENT_FIELDS``),
+        which it would overwrite: a payload's `cites` would stand for the clauses the event cites."""
+        seen: set[str] = set()
+        for k, v in s.payload:
+            if k in EVENT_FIELDS:
+                hint = "the clauses an event cites are its `cite`" if k == "cites" else "an event has one"
+                self.error("C002", f"`{k}` is a field of every event ({EVENT_FIELDS[k]}), not one of its payload",
+                           v.span, help=f"name the payload's field otherwise: {hint}")
+            elif k in seen:
+                self.error("C002", f"field `{k}` appears twice", v.span)
+            seen.add(k)
+
+
+# the fields of every emitted event, which its payload may not name (``Statements.payload``)
+EVENT_FIELDS = {"event": "its name", "step": "the step that emitted it", "cites": "the clauses it cites"}
 
 
 def check_steps(program: Program) -> None:
