@@ -120,3 +120,27 @@ def test_an_emit_payload_of_other_fields_is_the_event_s(root: Path) -> None:
         assert rs.evaluate({}, engine=engine).events == [
             {"event": "e", "step": "a", "cites": ["S-1"], "n": 1, "why": "w"}]
 
+
+# -- 4. a procedure that runs covers its own clauses
+
+
+def test_a_procedure_that_runs_covers_its_own_cite() -> None:
+    """`roll_it cite "T-4"` runs in the case `roll` (its step's T-5 was covered, through the step's event,
+    but never the procedure's T-4: a procedure was no node of the trace)."""
+    import io
+
+    from validator.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["coverage", "--format", "json", str(FIXTURES / "cases.yaml")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    [demo] = json.loads(out.getvalue())["rulesets"]
+    assert "T-4" in demo["covered"] and "T-5" in demo["covered"] and demo["uncovered"] == ["T-6"], demo
+
+
+def test_a_traced_procedure_is_a_node_of_the_trace_with_its_clauses(root: Path) -> None:
+    rs = load(root, PROCEDURE.replace("PAYLOAD", "n: 1"))
+    trace = rs.evaluate({}, explain=True).explain["trace"]
+    assert [(n["rule"], n["kind"], n["cites"], n["value"]) for n in trace] == [
+        ("p", "procedure", ["P-1"], {"status": "completed"})]
+

@@ -599,7 +599,10 @@ class Interpreter:
         kind = unit.kind  # (never a table's: the names and arities passes refuse a table called or named as a value)
         if kind == "decision":
             return self.resolve(run, unit, args)
-        if kind == "procedure":
+        if kind == "procedure":  # (traced as a rule is, with its own clauses: what ran cited them)
+            if run.trace:
+                return self.traced(run, unit, args, unit.cites or None, lambda: self.run_procedure(run, unit, args),
+                                   kind="procedure")
             return self.run_procedure(run, unit, args)
         if unit.arity is None or unit.arity != len(args):
             raise unit_arity(unit, len(args), span)
