@@ -144,3 +144,31 @@ def test_a_traced_procedure_is_a_node_of_the_trace_with_its_clauses(root: Path) 
     assert [(n["rule"], n["kind"], n["cites"], n["value"]) for n in trace] == [
         ("p", "procedure", ["P-1"], {"status": "completed"})]
 
+
+# -- 5. a test against none narrows a path of fields as it narrows a name
+
+
+@pytest.mark.parametrize("body", [
+    "(let r = {x: none}; if r.x != none then r.x + 1 else 0)",  # (was C004: r.x taken for none where it is not)
+    "(let r = {a: {x: none}}; if r.a.x == none then 0 else r.a.x + 1)",
+    "(let r = {x: none}; r.x != none and r.x + 1 > 2)",
+    "(let r = {x: none}; r.x == none or r.x + 1 > 2)",
+])
+def test_a_field_tested_against_none_is_not_none_where_the_test_says_so(root: Path, body: str) -> None:
+    assert check_codes(root, f'ruleset t "t"\nquery main = {body}\n') == []
+
+
+def test_a_field_tested_as_none_is_none_where_the_test_says_so(root: Path) -> None:
+    text = ('ruleset t "t"\nrecord R { x: int? }\n'
+            "def f(r: R) = if r.x == none then r.x + 1 else r.x - 1\nquery main = f({x: 1})\n")
+    assert check_codes(root, text) == [("C004", "r.x + 1")]
+
+
+@pytest.mark.parametrize("body", [
+    "if r.x == none then (let r = {x: 1}; r.x + 1) else 0",  # another `r`: nothing told of it
+    "if r.x == none then r.y + 1 else 0",  # another field
+])
+def test_what_a_test_tells_of_one_path_is_not_told_of_another(root: Path, body: str) -> None:
+    text = f'ruleset t "t"\nrecord R {{ x: int?, y: int }}\ndef f(r: R) = {body}\nquery main = f({{x: 1, y: 2}})\n'
+    assert check_codes(root, text) == []
+

@@ -237,8 +237,20 @@ class TypeChecker(Walker):
         """How ``narrow`` names what ``e`` names: a local by its binder, a global by its name."""
         return (id(env[e.id]), e.id) if e.id in env else ("global", e.id)
 
+    def path_key(self, e: Any, env: Scope) -> Any:
+        """How ``narrow`` names what a name (``key_of``), or a path of fields of one (`r.a.b`), reads; None
+        for anything else. (Values never change: two reads of one path in an expression read one value,
+        and no expression assigns; a `let` naming the name again binds another.)"""
+        if isinstance(e, A.Name):
+            return self.key_of(e, env)
+        if isinstance(e, A.Field):
+            inner = self.path_key(e.obj, env)
+            return None if inner is None else ("field", inner, e.name)
+        return None
+
     def facts(self, c: Any, env: Scope) -> tuple[dict[Any, T], dict[Any, T]]:
-        """What the condition ``c``, already typed, tells of the names it tests against none where it
+        """What the condition ``c``, already typed, tells of the names (or paths of fields of them,
+        ``path_key``) it tests against none where it
         holds and where it fails: `x == none` (or `!=`), under `not`, and each item of an `and` where it
         holds, of an `or` where it fails. (A name certainly none is unknown where it is not: that code
         runs only where a definition it came from gives something else, as another variant's may.)"""
@@ -247,9 +259,10 @@ class TypeChecker(Walker):
             return no, yes
         if isinstance(c, A.Compare) and c.op in ("==", "!="):
             x = c.left if isinstance(c.right, A.NoneLit) else c.right if isinstance(c.left, A.NoneLit) else None
-            if isinstance(x, A.Name):
+            key = self.path_key(x, env)
+            if key is not None:
                 t = self.types.get(id(x), ANY)
-                key, other = self.key_of(x, env), ANY if t == NONE else strip(t)
+                other = ANY if t == NONE else strip(t)
                 return ({key: NONE}, {key: other}) if c.op == "==" else ({key: other}, {key: NONE})
         elif isinstance(c, A.BoolOp):
             told: dict[Any, T] = {}
@@ -380,6 +393,16 @@ class TypeChecker(Walker):
         return t
 
     def t_Field(self, e: A.Field, env: Scope) -> T:
+        """The field's type; where a test against none decided its path (``facts``), what it told."""
+        t = self.field_type(e, env)
+        if self.narrow:
+            key = self.path_key(e, env)
+            told = self.narrow.get(key) if key is not None else None
+            if told is not None:
+                return told
+        return t
+
+    def field_type(self, e: A.Field, env: Scope) -> T:
         if isinstance(self.referee(e.obj, env), (ModuleRef, DataRef)):
             return ANY
         t = strip(self.infer(e.obj, env))
