@@ -245,8 +245,8 @@ def test_explain_usage_errors(cli, swap_state: str) -> None:
 def test_coverage_text_and_threshold(cli) -> None:
     r = cli("coverage", str(TOOLS / "cases.yaml"))
     assert r.code == 0
-    assert "uncovered: T-4, T-6" in r.out  # T-5 is covered by the traced step, T-3 by the cycle and `clauses:`
-    assert "4/6 clauses (66.7%)" in r.out
+    assert "uncovered: T-6" in r.out  # T-4 by the traced procedure, T-5 by its step, T-3 by the cycle and `clauses:`
+    assert "5/6 clauses (83.3%)" in r.out
     assert cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", "60").code == 0
     r = cli("coverage", str(TOOLS / "cases.yaml"), "--fail-under", "90")
     assert r.code == 1 and "under 90%" in r.err
@@ -256,8 +256,8 @@ def test_coverage_json(cli) -> None:
     r = cli("coverage", str(TOOLS / "cases.yaml"), "--format", "json")
     data = json.loads(r.out)
     (rs,) = data["rulesets"]
-    assert rs["covered"] == ["T-1", "T-2", "T-3", "T-5"] and rs["uncovered"] == ["T-4", "T-6"]
-    assert data["total"] == {"covered": 4, "clauses": 6, "percent": 66.67}
+    assert rs["covered"] == ["T-1", "T-2", "T-3", "T-4", "T-5"] and rs["uncovered"] == ["T-6"]
+    assert data["total"] == {"covered": 5, "clauses": 6, "percent": 83.33}
     assert cli("coverage", "nope.yaml").code == 2
 
 
