@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "tools"
-
 from validator.api import RunError, load_ruleset
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tools"
 
 
 @pytest.fixture
@@ -172,3 +172,43 @@ def test_what_a_test_tells_of_one_path_is_not_told_of_another(root: Path, body: 
     text = f'ruleset t "t"\nrecord R {{ x: int?, y: int }}\ndef f(r: R) = {body}\nquery main = f({{x: 1, y: 2}})\n'
     assert check_codes(root, text) == []
 
+
+# -- 2. a finding an `override` causes in the code it is called from points at the override
+
+
+BROKEN = ('ruleset t.broken "broken"\nextends "bundled:diplomacy/standard.rules"\n\n'
+          'override rule cut_by(s) cite "DIP-P1" = [1][3]\n')
+
+
+def test_a_finding_an_override_causes_in_its_base_points_at_the_override(root: Path) -> None:
+    rs = load(root, BROKEN)
+    [d] = [d for d in rs.diagnostics if d.is_error]
+    assert d.code == "C004" and d.span.file.endswith("standard.rules"), d
+    [rel] = d.related
+    assert (Path(rel.span.file).name, rel.span.line, rel.span.col) == ("main.rules", 4, 1), rel
+    assert "cut_by" in rel.message
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_the_override_s_place_is_in_every_output(root: Path, fmt: str) -> None:
+    import io
+
+    from validator.tools.cli import main
+
+    (root / "main.rules").write_text(BROKEN, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", "--no-cache", "--format", fmt, str(root / "main.rules")], stdout=out, stderr=err) == 1
+    said = out.getvalue() + err.getvalue()
+    assert "Traceback" not in said
+    if fmt == "text":
+        notes = [ln for ln in said.splitlines() if ln.strip().startswith("= note:")]
+        assert len(notes) == 1 and "main.rules:4:1" in notes[0], said
+    elif fmt == "json":
+        [d] = json.loads(out.getvalue())
+        assert [r["location"].rsplit("/", 1)[-1] for r in d["related"]] == ["main.rules:4:1"], d
+    else:
+        [result] = json.loads(out.getvalue())["runs"][0]["results"]
+        [loc] = result["relatedLocations"]
+        where = loc["physicalLocation"]
+        assert where["artifactLocation"]["uri"].endswith("main.rules") and where["region"]["startLine"] == 4, loc
+        assert "cut_by" in loc["message"]["text"]

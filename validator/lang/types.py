@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from . import ast as A
-from ..core.diagnostics import Diagnostic, Suggestions
+from ..core.diagnostics import Diagnostic, Related, Suggestions
 from .loader import Namespace
 from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, checks_key
 from .program import Program, Unit
@@ -70,6 +70,9 @@ class TypeChecker(Walker):
     bound: dict[int, Referee] = field(default_factory=dict)  # what the names of the unit checked mean
     narrow: dict[Any, T] = field(default_factory=dict)  # the names a test against none decides here (``facts``)
     inferred: Inferred = field(default_factory=lambda: Inferred())  # (shared by the checkers of one program)
+    # the `override` whose result gave a node (by identity), or a local (by binder and name), its type
+    # (``related``): a finding in the code of the definitions it replaces points at it
+    origins: dict[Any, Unit] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.suggestions = Suggestions()
@@ -129,7 +132,7 @@ class TypeChecker(Walker):
     # -- declarations
     def check_unit(self, unit: Unit) -> dict[int, T]:
         """The types of a unit's expression nodes; what is declared checked against what is inferred."""
-        self.types, self.locals, self.bound = {}, {}, unit.bound
+        self.types, self.locals, self.bound, self.origins = {}, {}, unit.bound, {}
         inferred = unit.kind in _DEFS and unit.ret is None and unit.body is not None
         if inferred:  # (while it is walked, its own result, met in a call of itself or of a caller, is unknown)
             self.inferred.of[id(unit)] = ANY
@@ -174,10 +177,10 @@ class TypeChecker(Walker):
         if kept is not None and kept[0] is u.decl:
             found = inf.of[uid] = kept[2]
         else:
-            saved = checker.types, checker.locals, checker.bound, checker.narrow, checker.diags
+            saved = checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins
             checker.narrow, checker.diags = {}, []
             inf.walked[uid] = (checker.check_unit(u), checker.diags)
-            checker.types, checker.locals, checker.bound, checker.narrow, checker.diags = saved
+            checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins = saved
             found = checker.keep_result(u, called)
         inf.depth -= 1
         return found
@@ -209,11 +212,30 @@ class TypeChecker(Walker):
             if isinstance(binder, A.Var) and found == [NONE]:
                 found = [ANY]  # (a `var` set to none at first is set to something else later)
         self.locals.update(((id(binder), n), t) for n, t in zip(names, found))
+        if found and isinstance(binder, (A.Let, A.LetStmt, A.Var)) and id(binder.value) in self.origins:
+            self.origins[(id(binder), names[0])] = self.origins[id(binder.value)]
         return super().bind(env, binder, names)
+
+    def from_override(self, e: Any, u: Unit, t: T) -> T:
+        """``t``, the type ``u`` gives at ``e``, noted as an override's where ``u`` is one (``origins``)."""
+        if getattr(u.decl, "override", False):
+            self.origins[id(e)] = u
+        return t
+
+    def related(self, *nodes: Any) -> tuple[Related, ...]:
+        """The overrides whose results gave ``nodes`` their types (``origins``): where a finding is made of
+        them, in the code of the definitions they replace, it points at them too."""
+        out: list[Related] = []
+        for n in nodes:
+            u = self.origins.get(id(n))
+            if u is not None and all(r.span != u.span for r in out):
+                out.append(Related(u.span, f"the `override` of `{u.written}` that gives this type"))
+        return tuple(out)
 
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
         if not compatible(want, got, self.has_fields_of):
-            self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span))
+            self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span,
+                                         related=self.related(node)))
 
     def has_fields_of(self, wide: str, narrow: str) -> bool:
         """Records are structural: a record with every field of another (same types) may stand for it."""
@@ -296,10 +318,13 @@ class TypeChecker(Walker):
             if told is not None:
                 return told
         if e.id in env:
-            return self.locals.get((id(env[e.id]), e.id), ANY)
+            key = (id(env[e.id]), e.id)
+            if key in self.origins:
+                self.origins[id(e)] = self.origins[key]
+            return self.locals.get(key, ANY)
         found = self.bound.get(id(e))
         if isinstance(found, UnitRef):
-            return self.unit_type(found.unit)
+            return self.from_override(e, found.unit, self.unit_type(found.unit))
         return ("enum", self.members[e.id]) if isinstance(found, Member) else ANY
 
     def t_ListLit(self, e: A.ListLit, env: Scope) -> T:
@@ -325,6 +350,8 @@ class TypeChecker(Walker):
 
     def t_Let(self, e: A.Let, env: Scope) -> T:
         self.x_Let(e, env)
+        if id(e.body) in self.origins:
+            self.origins[id(e)] = self.origins[id(e.body)]
         return self.types[id(e.body)]
 
     def t_RecordLit(self, e: A.RecordLit, env: Scope) -> T:
@@ -359,9 +386,11 @@ class TypeChecker(Walker):
     def t_Compare(self, e: A.Compare, env: Scope) -> T:
         a, b = self.infer(e.left, env), self.infer(e.right, env)
         if e.op in ("<", "<=", ">", ">=") and _kinds_differ(a, b):
-            self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span))
+            self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span,
+                                         related=self.related(e.left, e.right)))
         if e.op in ("in", "notin") and b[0] in ("int", "bool"):  # (`x in none` is false)
-            self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span))
+            self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span,
+                                         related=self.related(e.right)))
         return BOOL
 
     def t_BinOp(self, e: A.BinOp, env: Scope) -> T:
@@ -382,6 +411,7 @@ class TypeChecker(Walker):
             return INT
         die = e.left if a == DICE else e.right if b == DICE else None
         self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span,
+                                     related=self.related(e.left, e.right),
                                      help="dice are not a roll: `roll(d)` rolls the dice `d`" if die is not None
                                      else None))
         return ANY
@@ -389,7 +419,7 @@ class TypeChecker(Walker):
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
         t = strip(self.infer(e.operand, env))
         if t[0] not in ("int", "any"):
-            self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span))
+            self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span, related=self.related(e.operand)))
         return t
 
     def t_Field(self, e: A.Field, env: Scope) -> T:
@@ -414,12 +444,14 @@ class TypeChecker(Walker):
             if e.name not in fields:
                 close = self.suggestions.closest(e.name, fields)
                 self.diags.append(Diagnostic("C012", f"record `{rec.name}` has no field `{e.name}`", e.span,
+                                             related=self.related(e.obj),
                                              help=f"did you mean `{close}`?" if close else
                                              f"fields: {', '.join(list(fields)[:20])}" + (", ..." if len(fields) > 20 else "")))
                 return ANY
             return self.resolve(fields[e.name].type)
         if t[0] in ("int", "str", "bool", "list", "set", "dice"):
-            self.diags.append(Diagnostic("C012", f"`{show(t)}` has no field `{e.name}`", e.span))
+            self.diags.append(Diagnostic("C012", f"`{show(t)}` has no field `{e.name}`", e.span,
+                                         related=self.related(e.obj)))
         return ANY
 
     def t_Index(self, e: A.Index, env: Scope) -> T:
@@ -431,6 +463,8 @@ class TypeChecker(Walker):
         t = strip(self.infer(e.obj, env))
         for k in e.keys:
             self.infer(k, env)
+        if id(e.obj) in self.origins:  # (an item of an override's list is of the type it gives)
+            self.origins[id(e)] = self.origins[id(e.obj)]
         if t[0] == "list":
             return t[1]  # type: ignore[no-any-return]
         if t[0] == "map":
@@ -462,7 +496,7 @@ class TypeChecker(Walker):
                     if p.type is not None:
                         self.expect(self.resolve(p.type), t, a, f"parameter `{p.name}` of `{u.written}` is")
                 if u.kind in _DEFS:
-                    return self.result_of(u)
+                    return self.from_override(e, u, self.result_of(u))
                 if u.kind == "decision":
                     return BOOL
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
@@ -503,7 +537,7 @@ class TypeChecker(Walker):
             extra = (f"; its second argument is the value when there are no items: write `{name}([...])` "
                      "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else ""
             self.diags.append(Diagnostic("C004", f"`{name}` needs a {' or '.join(kinds[:-1])} as its first "
-                                                 f"argument, not `{show(first)}`", arg.span,
+                                                 f"argument, not `{show(first)}`", arg.span, related=self.related(arg),
                                          help=extra.lstrip("; ") or None))
             return ANY
         if name in _ORDERING and isinstance(arg, (A.ListLit, A.SetLit)):
@@ -515,7 +549,8 @@ class TypeChecker(Walker):
                                                          f"`{show(items[0])}` and `{show(x)}`", arg.span))
                     return ANY
         if name == "sum" and self.element(first)[0] not in ("int", "any"):
-            self.diags.append(Diagnostic("C004", f"`sum` adds numbers, not `{show(self.element(first))}`", arg.span))
+            self.diags.append(Diagnostic("C004", f"`sum` adds numbers, not `{show(self.element(first))}`", arg.span,
+                                         related=self.related(arg)))
         if name in ("len", "count", "sum"):
             return INT
         if name in ("min", "max") and first[0] in ("list", "set") and len(e.args) == 1:

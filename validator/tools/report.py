@@ -83,24 +83,31 @@ def sarif(diags: list[Diagnostic]) -> dict[str, Any]:
               "helpUri": f"docs/diagnostics.md#{c.lower()}"} for c in used]
     results = []
     for d in diags:
-        region: dict[str, Any] = {}
-        if d.span.line:
-            region = {"startLine": d.span.line, "startColumn": max(1, d.span.col)}
-            if d.span.end_line:
-                region["endLine"] = d.span.end_line
-                region["endColumn"] = max(1, d.span.end_col)
-        loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": sarif_uri(d.span.file)}}}
-        if region:
-            loc["physicalLocation"]["region"] = region
         text = d.message + (f" (help: {d.help})" if d.help else "")
-        results.append({"ruleId": d.code, "level": "error" if d.is_error else "warning",
-                        "message": {"text": text}, "locations": [loc]})
+        result = {"ruleId": d.code, "level": "error" if d.is_error else "warning",
+                  "message": {"text": text}, "locations": [sarif_location(d.span)]}
+        if d.related:  # (as the text's notes and JSON's `related`: another place the finding concerns)
+            result["relatedLocations"] = [{**sarif_location(r.span), "id": i, "message": {"text": r.message}}
+                                          for i, r in enumerate(d.related)]
+        results.append(result)
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "ruleval", "rules": rules}},  # (no `informationUri`: optional)
                   "results": results}],
     }
+
+
+def sarif_location(span: Any) -> dict[str, Any]:
+    """A span as a SARIF ``location``: its file and, where it has one, its region."""
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": sarif_uri(span.file)}}}
+    if span.line:
+        region = {"startLine": span.line, "startColumn": max(1, span.col)}
+        if span.end_line:
+            region["endLine"] = span.end_line
+            region["endColumn"] = max(1, span.end_col)
+        loc["physicalLocation"]["region"] = region
+    return loc
 
 
 def sarif_uri(shown: str) -> str:
