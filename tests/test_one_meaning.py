@@ -212,3 +212,12 @@ def test_the_override_s_place_is_in_every_output(root: Path, fmt: str) -> None:
         where = loc["physicalLocation"]
         assert where["artifactLocation"]["uri"].endswith("main.rules") and where["region"]["startLine"] == 4, loc
         assert "cut_by" in loc["message"]["text"]
+
+
+def test_two_variants_overriding_alike_each_point_at_their_own_override(root: Path) -> None:
+    """The base's check is shared by variants whose context is the same (``types._TYPED``): two overrides
+    giving the same type are two contexts, each finding's note at its own variant."""
+    for name in ("one.rules", "two.rules"):
+        rs = load(root, BROKEN.replace("t.broken", "t." + name[:3]), name)
+        [d] = [d for d in rs.diagnostics if d.is_error]
+        assert [Path(r.span.file).name for r in d.related] == [name], d
