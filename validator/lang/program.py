@@ -792,7 +792,6 @@ class Statements(Walker, _Pass):
         self.in_loop -= isinstance(s, A.For)
         return env
 
-
     def payload(self, s: A.Emit) -> None:
         """C002: a payload field named twice, or named as a field every event has (``EVENT_FIELDS``),
         which it would overwrite: a payload's `cites` would stand for the clauses the event cites."""

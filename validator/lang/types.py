@@ -409,11 +409,9 @@ class TypeChecker(Walker):
                 return ("list", unify([a[1], b[1]]))
         elif a == INT and b == INT:
             return INT
-        die = e.left if a == DICE else e.right if b == DICE else None
         self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span,
                                      related=self.related(e.left, e.right),
-                                     help="dice are not a roll: `roll(d)` rolls the dice `d`" if die is not None
-                                     else None))
+                                     help="dice are not a roll: `roll(d)` rolls the dice `d`" if DICE in (a, b) else None))
         return ANY
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
