@@ -1063,12 +1063,11 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                                         help="check the phase name given to --until (as the ruleset writes it), or "
                                              "raise the number of phases allowed (--max-phases)")],
                             "state", played)
-        drawn: tuple[Any, int, str] | None = None  # (where random orders were drawn: the state, the seed, its name)
         if i < len(entries):
             entry = entries[i]
         elif random_orders is not None:
-            drawn = (state, game_seed(random_orders, 0, i), shown if i == 0 else _made_name(played[-1]))
-            entry = _random_entry(rs, *drawn, played, made=i > 0)
+            entry = _random_entry(rs, state, game_seed(random_orders, 0, i), shown if i == 0 else _made_name(played[-1]),
+                                  played)
         else:
             entry = Entry([], None, f"(no orders: phase {i + 1})")
         if entry.phase is not None and name is not None and entry.phase != name:
@@ -1083,8 +1082,6 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             evaluated = rs.evaluate(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
             out = rs._answer(evaluated, ADVANCE_QUERY)
         except RunError as exc:
-            if drawn is not None and i > 0:  # the made state's own check first, as it came before its orders
-                _random_entry(rs, *drawn, played)
             # a fault in the orders is the entry's; any other in the state is where the state came from:
             # the start file, or the rules' own next state after the phase before
             origin = shown if i == 0 else _made_name(played[-1])
@@ -1104,25 +1101,15 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         state, name, where = step.next, step.next_phase, f"{entry.where} (the state after it)"
 
 
-def _random_entry(rs: Ruleset, state: Any, seed: int, where: str, played: list[Step], made: bool = False) -> Entry:
+def _random_entry(rs: Ruleset, state: Any, seed: int, where: str, played: list[Step]) -> Entry:
     """A phase's orders from the ruleset's ``query random_orders(seed)`` on the state reached (with
-    ``seed`` as its dice too): a failure of that query stops play, said of that state.
-
-    On a state the rules made (``made``), the query runs without the state check: that state is checked
-    once, with the orders drawn in it, by the run of `advance` that plays them (``play``). What is said
-    is what the check made first says: a failure of the unchecked run, and of that `advance` run
-    (``play``), is said by this query run again with the check (a state the rules refuse is its S002,
-    else the query's own failure, the same run on the same state and dice)."""
+    ``seed`` as its dice too): a failure of that query stops play, said of that state."""
     try:
         orders = rs.run({**state, "orders": []} if isinstance(state, dict) else state, RANDOM_ORDERS_QUERY, [seed],
-                        seed=seed, state_name=where, validate=not made)
+                        seed=seed, state_name=where)
     except RunError as exc:
-        if made:
-            return _random_entry(rs, state, seed, where, played)
         raise PlayError(exc.diagnostics, exc.kind, played) from None
     if not isinstance(orders, list):
-        if made:
-            return _random_entry(rs, state, seed, where, played)
         unit = rs.program.query(RANDOM_ORDERS_QUERY)
         assert unit is not None
         raise PlayError([Diagnostic("E001", f"`{RANDOM_ORDERS_QUERY}` gave {type(orders).__name__}, not a list of orders",
