@@ -4,15 +4,19 @@ move with the load of the machine).
 
 Usage: python -m bench.play_random OTHER_TREE [--games N] [--phases P] [--maps NAME...] [--cold] [--replay]
 
-Each tree runs in a process of its own under callgrind (the two at once): on each map it loads the
-Diplomacy ruleset, takes its start position (``query start_state``), plays one game of P phases
-(not counted: the code of the definitions it reaches is written, the orders read are kept), then
+Each tree runs in a process of its own under callgrind (the two at once), with a cache folder of its
+own (an empty ``XDG_CACHE_HOME``: what one tree's process keeps, the other's never reads): on each map
+it loads the Diplomacy ruleset, writes the code of every definition (``Backend.write_all``, as
+``bench.ab_instructions --games`` does: with code written in the counted games and one cache folder
+for both trees, two runs of one tree counted 19.3 M and 13.6 M a phase, 2026-12-06), takes its start
+position (``query start_state``), plays one game of P phases (not counted: the orders read are kept), then
 plays N seeded games of P phases each with ``api.play(..., random_orders=SEED)``, as `ruleval play
 --random-orders SEED --max-phases P` plays them: each phase's orders drawn by ``query
 random_orders`` and played by ``query advance``, with the state checks `play` makes
 (docs/tools.md, "What is checked when"). Only those N games are counted, per phase. With
 ``--cold``, nothing is played first: the count takes in the writing of the code and the values
-computed once in a process, as a fresh `ruleval play` pays them (its load apart). Printed: each
+computed once in a process, as a fresh `ruleval play` with no cache entry yet pays them (its load
+apart; the cache folder is empty, so no writing is read back). Printed: each
 tree's instructions per phase and their ratio (below 1: this checkout runs fewer).
 
 With ``--replay``, the games are played (not counted) and then checked as `ruleval replay` checks a
@@ -77,6 +81,9 @@ def check(rs, states):
 work = []
 for name in maps:
     rs = load_ruleset(ruleset_path(name))
+    if warm:  # every definition's code written first, as bench.ab_instructions --games does
+        for typed in (True, False):
+            rs.backend(typed=typed).write_all()
     start = rs.run(START, "start_state", validate=False)
     if replaying:
         if warm:
@@ -112,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
                   "1" if args.replay else "0"]
     with tempfile.TemporaryDirectory() as tmp:
         outs = {tree: Path(tmp) / f"{i}.out" for i, tree in enumerate((ROOT, other))}
+        env = {k: v for k, v in os.environ.items() if k not in ("RULEVAL_CACHE_DIR", "RULEVAL_NO_CACHE")}
         runs = {tree: subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                                         "--collect-atstart=no", "--toggle-collect=starmap_next", sys.executable, "-c",
                                         _CHILD, str(tree), *child_args],
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       env={**os.environ, "PYTHONHASHSEED": "0"})
-                for tree, out in outs.items()}
+                                       env={**env, "PYTHONHASHSEED": "0", "XDG_CACHE_HOME": str(Path(tmp) / f"cache{i}")})
+                for i, (tree, out) in enumerate(outs.items())}
         counted = {tree: int(out.split()[-1]) for tree, out in finished(runs).items()}
         if counted[ROOT] != counted[other]:
             raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases)")
