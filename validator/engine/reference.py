@@ -716,7 +716,7 @@ class Interpreter:
         old = len(run.deplist)
         run.dstate[key] = GUESSING
         run.dvalue[key] = False
-        first = self.decision_body(run, unit, key, args)
+        first = decided(unit, self.decision_body(run, unit, key, args))
         if len(run.deplist) == old:  # it read no guess
             if run.dstate.get(key) != RESOLVED:
                 run.dstate[key] = RESOLVED
@@ -729,7 +729,7 @@ class Interpreter:
         self.unset(run, old)
         run.dstate[key] = GUESSING
         run.dvalue[key] = True
-        second = self.decision_body(run, unit, key, args)
+        second = decided(unit, self.decision_body(run, unit, key, args))
         if first == second:
             self.unset(run, old)
             run.dstate[key] = RESOLVED
@@ -775,6 +775,9 @@ class Interpreter:
                 continue
             chosen = force(run, self.policy_part(run, policy, pol.targets, shown))
             value = force(run, self.policy_part(run, policy, pol.value, shown))
+            if type(value) is not bool:
+                raise EvalError("E001", f"a cycle policy settles decisions as a truth value, not `{show(value)}`",
+                                pol.value.span)
             cites = pol.cites or (cyc.cites if cyc is not None else ())
             wanted = {_settled_key(t, pol.span) for t in chosen}
             settled = 0
@@ -968,6 +971,14 @@ def truth(run: Run, v: Any) -> bool:
 
 
 _HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuples of texts, numbers and none: `(a, b)`"
+
+
+def decided(unit: Unit, value: Any) -> Any:
+    """A decision's value, which is a truth value (both engines: ``Interpreter.resolve_fresh``)."""
+    if type(value) is not bool:
+        raise EvalError("E001", f"decision `{unit.name}` gives `{show(value)}`, not a truth value",
+                        cast(A.Expr, unit.body).span, help="a decision is true or false: compare its value (`x > 0`)")
+    return value
 
 
 def procedure_end(run: Run, status: str, where: A.Step | None, reject: _Reject | None) -> dict[str, Any]:

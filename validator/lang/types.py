@@ -142,8 +142,13 @@ class TypeChecker(Walker):
         if unit.kind in (*_DEFS, "query", "const") and unit.ret is not None and unit.body is not None:
             what = "is declared as" if unit.kind == "const" else "is declared to return"
             self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.written}` {what}")
+        elif unit.kind == "decision" and unit.body is not None:  # (a read of it is `bool`: ``t_Call``)
+            self.expect(BOOL, self.types[id(unit.body)], unit.body, f"decision `{unit.written}` must give")
         elif unit.kind == "input":
             self.resolve(unit.ret)
+        elif unit.cycle is not None:
+            for pol in unit.cycle.policies:
+                self.expect(BOOL, self.types[id(pol.value)], pol.value, "a cycle policy must settle decisions as")
         elif unit.kind == "table":
             want = self.resolve(unit.ret)
             for cell in unit.cells.values():

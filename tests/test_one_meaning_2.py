@@ -1,0 +1,91 @@
+"""More defects where the checker, the two engines, the trace and the docs gave a construct different
+meanings (session 32, second round): each construct has one meaning, said once."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+
+ENGINES = ["backend", "reference"]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    return tmp_path
+
+
+def load(root: Path, text: str, name: str = "main.rules") -> Any:
+    (root / name).write_text(text, encoding="utf-8")
+    return load_ruleset(root / name, use_cache=False)
+
+
+def check_codes(root: Path, text: str) -> list[tuple[str, str]]:
+    """Each error of the check: its code and the text it underlines (its first line)."""
+    rs = load(root, text)
+    lines = text.splitlines()
+    return [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1 if d.span.end_line == d.span.line
+                                            else None])
+            for d in rs.diagnostics if d.is_error and d.span.file.endswith("main.rules")]
+
+
+def run_error(rs: Any, engine: str, **kw: Any) -> Any:
+    with pytest.raises(RunError) as exc:
+        rs.run({}, engine=engine, **kw)
+    return exc.value.diagnostics[0]
+
+
+# -- 1. a decision is a truth value: the checker refuses a body known to be another kind, a run any other
+
+
+def test_a_decision_whose_body_is_a_number_is_refused_by_the_check(root: Path) -> None:
+    """`decision d(p) = 3` passed the check and ran to 3, while `d("a") + 1` was C004 `bool + int`."""
+    text = 'ruleset t "t"\ndecision d(p) cite "X" = 3\nquery main = d("a")\n'
+    assert check_codes(root, text) == [("C004", "3")]
+
+
+def test_a_cycle_policy_settling_with_a_number_is_refused_by_the_check(root: Path) -> None:
+    text = ('ruleset t "t"\ndecision d(p) cite "X" = not d(p)\n'
+            'cycle d cite "X" { otherwise => settle cycle as 1 }\nquery main = d("a")\n')
+    assert check_codes(root, text) == [("C004", "1")]
+
+
+GIVES = '''ruleset t "t"
+def f(p) = p
+decision d(p) cite "X" = f(p)
+decision e(p) cite "X" = not e(p)
+cycle e cite "X" { otherwise => settle cycle as f(2) }
+query main(x) = d(x)
+query cyc = e(1)
+'''
+
+
+@pytest.mark.parametrize("arg", [3, "a", None, [True]])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_decision_giving_no_truth_value_is_an_error_at_its_body(root: Path, arg: Any, engine: str) -> None:
+    """What the checker cannot see (the body's kind is unknown), the run refuses, in both engines."""
+    rs = load(root, GIVES)
+    assert not [d for d in rs.diagnostics if d.is_error]
+    d = run_error(rs, engine, query="main", args=[arg])
+    assert (d.code, d.span.line, d.span.col) == ("E001", 3, 26), d
+    assert "truth value" in d.message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_cycle_policy_settling_with_no_truth_value_is_an_error_at_the_value(root: Path, engine: str) -> None:
+    rs = load(root, GIVES)
+    d = run_error(rs, engine, query="cyc")
+    assert (d.code, d.span.line, d.span.col) == ("E001", 5, 49), d
+
+
+@pytest.mark.parametrize("arg", [True, False])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_decision_giving_a_truth_value_stays(root: Path, arg: bool, engine: str) -> None:
+    rs = load(root, GIVES)
+    assert rs.run({}, engine=engine, query="main", args=[arg]) is arg
