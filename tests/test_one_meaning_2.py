@@ -89,3 +89,35 @@ def test_a_cycle_policy_settling_with_no_truth_value_is_an_error_at_the_value(ro
 def test_a_decision_giving_a_truth_value_stays(root: Path, arg: bool, engine: str) -> None:
     rs = load(root, GIVES)
     assert rs.run({}, engine=engine, query="main", args=[arg]) is arg
+
+
+# -- 4. a loop over what is certainly no collection is refused by the check, as the run refuses it
+
+
+@pytest.mark.parametrize("code, bad", [
+    ("query main = [q for q in cut_by(1)]", "cut_by(1)"),
+    ("query main = {q => 1 for q in cut_by(1)}", "cut_by(1)"),
+    ("query main = any(q for q in 1 < 2)", "1 < 2"),
+    ('query main = [c for c in "abc"]', '"abc"'),
+    ("query main = [q for q in 2d6]", "2d6"),
+    ("query main = [q for q in cut_by]", "cut_by"),
+    ('procedure p cite "P-1" {\n  step s cite "S-1" {\n    for q in cut_by(2) { stop }\n  }\n}\nquery main = p()',
+     "cut_by(2)"),
+])
+def test_a_loop_over_no_collection_is_refused_by_the_check(root: Path, code: str, bad: str) -> None:
+    """`for q in cut_by(p)`, where `cut_by` gives a number, passed the check and failed every run (E001)."""
+    assert check_codes(root, f'ruleset t "t"\ndef cut_by(p) = 3\n{code}\n') == [("C004", bad)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_what_the_check_refuses_to_loop_over_the_run_refuses(root: Path, engine: str) -> None:
+    rs = load(root, 'ruleset t "t"\ndef f(x) = x\nquery main(x) = [q for q in f(x)]\n')
+    for arg in (3, "abc", True):
+        assert run_error(rs, engine, args=[arg]).code == "E001"
+    assert rs.run({}, engine=engine, args=[{"a": 1}]) == ["a"]
+
+
+@pytest.mark.parametrize("over", ["[1]", "{1}", '{"a" => 1}', "{a: 1}", "none", "maybe", "range(2)"])
+def test_a_loop_over_a_collection_or_an_unknown_is_not_refused(root: Path, over: str) -> None:
+    text = f'ruleset t "t"\ndef maybe = if 1 > 2 then [1] else none\nquery main = [q for q in {over}]\n'
+    assert check_codes(root, text) == []

@@ -211,6 +211,11 @@ class TypeChecker(Walker):
             found = [self.resolve(binder.type)]
         elif isinstance(binder, (A.For, A.CompFor)):
             over = strip(self.types[id(binder.iter)])
+            if over[0] in _NO_LOOP:  # (as ``reference.iterate`` refuses it)
+                self.diags.append(Diagnostic("C004", f"cannot loop over `{show(over)}`", binder.iter.span,
+                                             related=self.related(binder.iter),
+                                             help="use split(text) for its words" if over[0] in ("str", "enum")
+                                             else None))
             found = [self.element(over)] if len(names) == 1 else list(over[1:]) if over[0] == "map" else []
         else:
             found = [self.types[id(binder.value)]] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else []
@@ -568,6 +573,8 @@ _DEFS = ("def", "rule")  # the kinds of a `def`
 # the inferred types a `def` named as a value is given (``unit_type``): one word each, so `explain`'s lines
 # stay short; `none` is left out (a `def` that is none is a place a variant's override fills)
 _WORDS = frozenset({INT, STR, BOOL, DICE})
+# the kinds of value no loop walks (a text neither: ``reference.iterate``; none is left to the run)
+_NO_LOOP = frozenset({"int", "str", "bool", "enum", "dice", "fn"})
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
