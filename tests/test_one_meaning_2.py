@@ -91,6 +91,50 @@ def test_a_decision_giving_a_truth_value_stays(root: Path, arg: bool, engine: st
     assert rs.run({}, engine=engine, query="main", args=[arg]) is arg
 
 
+# -- 3. a test against none narrows in a procedure's `if` as in an `if` expression
+
+
+NARROW = '''ruleset t "t"
+def maybe(x) = if x > 0 then x else none
+def keep(g) = g
+procedure p(x) cite "P-1" {
+  var out = 0
+  var v = maybe(x)
+  step s cite "S-1" {
+    let r = {x: maybe(x), y: none}
+    let n = maybe(x)
+    BODY
+  }
+}
+query main(x) = p(x)
+'''
+
+
+@pytest.mark.parametrize("body", [
+    "if r.y != none { out := r.y + 1 }",  # (was C004: r.y taken for none where it is not)
+    "if n == none { out := 0 } elif n > 3 { out := n } else { out := n + 2 }",
+    "if v == none { v := 3 out := v + 1 }",  # a `var` changed after the test: nothing told of it
+    "if v == none { if x > 0 { v := 3 } out := v + 1 }",
+    "if v == none { for y in [1, 2] { out := v + 1 v := y } }",  # changed by an earlier turn of the loop
+    "if v == none { let f = fn() => v + 1 v := 1 out := f() }",  # a lambda is called later
+    "if v == none { let g = keep(v + i for i in [1]) v := 1 out := sum(g) }",  # so is a generator walked
+])
+def test_an_if_statement_narrows_what_it_tests_where_nothing_changes_it(root: Path, body: str) -> None:
+    assert check_codes(root, NARROW.replace("BODY", body)) == []
+
+
+@pytest.mark.parametrize("body, bad", [
+    ("if n == none { out := n + 1 }", "n + 1"),
+    ("if r.x != none { out := 1 } else { out := r.x + 1 }", "r.x + 1"),
+    ("if n != none and x > 2 { out := 1 } elif x > 1 { out := 2 } else { out := n - 1 }", None),
+    ("if v == none { out := v + 1 }", "v + 1"),
+    ("if v == none { v := v } if v == none { out := v * 2 }", "v * 2"),
+])
+def test_an_if_statement_tells_its_blocks_what_is_none(root: Path, body: str, bad: str | None) -> None:
+    """`if n == none { n + 1 }`, certain to fail, passed the check (an `if` statement told nothing)."""
+    assert check_codes(root, NARROW.replace("BODY", body)) == ([("C004", bad)] if bad else [])
+
+
 # -- 4. a loop over what is certainly no collection is refused by the check, as the run refuses it
 
 

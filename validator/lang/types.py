@@ -5,7 +5,7 @@ Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, `
 none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``const`` and
 ``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
 gives its body's (``result_of``; a recursive one's own calls are ``any``); a test of a name against
-``none`` narrows it where the test decides (``facts``). A record-typed value's fields are checked
+``none`` narrows it where the test decides (``facts``), in an `if` expression or statement (``stmt``). A record-typed value's fields are checked
 against its declaration (``C012`` with did-you-mean).
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
@@ -69,6 +69,7 @@ class TypeChecker(Walker):
     locals: dict[tuple[int, str], T] = field(default_factory=dict)  # by the binder's identity and the name
     bound: dict[int, Referee] = field(default_factory=dict)  # what the names of the unit checked mean
     narrow: dict[Any, T] = field(default_factory=dict)  # the names a test against none decides here (``facts``)
+    vars: set[int] = field(default_factory=set)  # the binders of the procedure's `var`s (``forget``), by identity
     inferred: Inferred = field(default_factory=lambda: Inferred())  # (shared by the checkers of one program)
     # the `override` whose result gave a node (by identity), or a local (by binder and name), its type
     # (``related``): a finding in the code of the definitions it replaces points at it
@@ -132,7 +133,7 @@ class TypeChecker(Walker):
     # -- declarations
     def check_unit(self, unit: Unit) -> dict[int, T]:
         """The types of a unit's expression nodes; what is declared checked against what is inferred."""
-        self.types, self.locals, self.bound, self.origins = {}, {}, unit.bound, {}
+        self.types, self.locals, self.bound, self.origins, self.vars = {}, {}, unit.bound, {}, set()
         inferred = unit.kind in _DEFS and unit.ret is None and unit.body is not None
         if inferred:  # (while it is walked, its own result, met in a call of itself or of a caller, is unknown)
             self.inferred.of[id(unit)] = ANY
@@ -182,10 +183,12 @@ class TypeChecker(Walker):
         if kept is not None and kept[0] is u.decl:
             found = inf.of[uid] = kept[2]
         else:
-            saved = checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins
+            saved = (checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins,
+                     checker.vars)
             checker.narrow, checker.diags = {}, []
             inf.walked[uid] = (checker.check_unit(u), checker.diags)
-            checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins = saved
+            (checker.types, checker.locals, checker.bound, checker.narrow, checker.diags, checker.origins,
+             checker.vars) = saved
             found = checker.keep_result(u, called)
         inf.depth -= 1
         return found
@@ -221,6 +224,8 @@ class TypeChecker(Walker):
             found = [self.types[id(binder.value)]] if isinstance(binder, (A.Let, A.LetStmt, A.Var)) else []
             if isinstance(binder, A.Var) and found == [NONE]:
                 found = [ANY]  # (a `var` set to none at first is set to something else later)
+        if isinstance(binder, A.Var):
+            self.vars.add(id(binder))
         self.locals.update(((id(binder), n), t) for n, t in zip(names, found))
         if found and isinstance(binder, (A.Let, A.LetStmt, A.Var)) and id(binder.value) in self.origins:
             self.origins[(id(binder), names[0])] = self.origins[id(binder.value)]
@@ -303,6 +308,52 @@ class TypeChecker(Walker):
             return (told, {}) if c.op == "and" else ({}, told)
         return {}, {}
 
+    def forget(self, told: dict[Any, T], names: Any = None) -> dict[Any, T]:
+        """``told`` without what it tells of a procedure's `var` (of those named ``names``, or any): a value
+        that `:=` may change between the test and the read."""
+        def var(key: Any) -> bool:
+            while key[0] == "field":
+                key = key[1]
+            return key[0] in self.vars and (names is None or key[1] in names)
+
+        return {k: t for k, t in told.items() if not var(k)} if told else told
+
+    # -- statements
+    def stmt(self, s: Any, env: Scope) -> Scope:
+        """A procedure's statement. A test against none in an `if` narrows in its blocks as in an `if`
+        expression (``t_If``); what it told of a `var` holds until the `var` may be changed: at a `:=` of
+        it, and from the start of a loop (or to the end of a block) whose body changes it."""
+        if isinstance(s, A.Assign):
+            env = super().stmt(s, env)
+            self.narrow = self.forget(self.narrow, (s.name,))
+            return env
+        if isinstance(s, A.For):
+            changed = _assigned(s.body)
+            self.narrow = self.forget(self.narrow, changed)
+            env = super().stmt(s, env)
+            self.narrow = self.forget(self.narrow, changed)
+            return env
+        if not isinstance(s, A.IfStmt):
+            return super().stmt(s, env)
+        outside = self.narrow
+        for c, b in s.branches:
+            self.expr(c, env)
+            yes, no = self.facts(c, env)
+            failed = self.narrow
+            self.narrow = {**failed, **yes} if yes else failed
+            self.block(b, env)
+            self.narrow = {**failed, **no} if no else failed
+        if s.otherwise is not None:
+            self.block(s.otherwise, env)
+        self.narrow = self.forget(outside, _assigned(s))
+        return env
+
+    def x_Lambda(self, e: A.Lambda, env: Scope) -> None:
+        """A lambda is called later, when a `var` it reads may have been changed: nothing told of one holds."""
+        outside, self.narrow = self.narrow, self.forget(self.narrow)
+        super().x_Lambda(e, env)
+        self.narrow = outside
+
     # -- expressions
     _typings: ClassVar[dict[type, Any]] = {}  # ``t_KIND`` of each node class (None: the walk's, and the kind's type)
 
@@ -350,7 +401,11 @@ class TypeChecker(Walker):
         return ("map", unify(ks), unify(vs))
 
     def t_Comp(self, e: A.Comp, env: Scope) -> T:
+        outside = self.narrow
+        if e.kind == "gen":  # (walked later, as a lambda is called: ``x_Lambda``)
+            self.narrow = self.forget(outside)
         self.x_Comp(e, env)
+        self.narrow = outside
         elem = self.types[id(e.elem)]
         if e.kind == "set":
             return ("set", elem)
@@ -689,6 +744,11 @@ def check_types(program: Program) -> list[Diagnostic]:
                        id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
+
+
+def _assigned(stmts: Any) -> set[str]:
+    """The names `:=` sets anywhere in ``stmts``."""
+    return {s.name for s in A.nodes(stmts) if isinstance(s, A.Assign)}
 
 
 def _called_results(checker: TypeChecker, unit: Unit | None) -> tuple[T, ...]:
