@@ -91,6 +91,50 @@ def test_a_decision_giving_a_truth_value_stays(root: Path, arg: bool, engine: st
     assert rs.run({}, engine=engine, query="main", args=[arg]) is arg
 
 
+# -- 2. a procedure's step that runs covers its clause, whether or not it emits
+
+
+STEPS = '''ruleset t "t"
+clauses "clauses.yaml"
+procedure p cite "P-1" {
+  var n = 0
+  step quiet cite "S-1" {
+    n := n + 1
+  }
+  step loud cite "S-2" {
+    emit "e" {n: n}
+    stop
+  }
+  step never cite "S-3" {
+    n := 0
+  }
+}
+query main = p()
+'''
+
+
+def test_a_step_that_runs_and_emits_nothing_is_covered(root: Path) -> None:
+    """A step's clause was covered only through an event it emitted: `quiet` ran and covered nothing,
+    while docs/tools.md says a step counts."""
+    from validator.tools.cli import main
+
+    (root / "clauses.yaml").write_text("clauses:\n  P-1: p\n  S-1: q\n  S-2: l\n  S-3: n\n  S-4: x\n")
+    load(root, STEPS)
+    (root / "cases.yaml").write_text("ruleset: main.rules\ncases:\n  - id: one\n    state: {}\n"
+                                     "    expect: {status: stopped}\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["coverage", "--format", "json", str(root / "cases.yaml")], stdout=out, stderr=err) == 0, err.getvalue()
+    [cov] = json.loads(out.getvalue())["rulesets"]
+    assert cov["covered"] == ["P-1", "S-1", "S-2"] and cov["uncovered"] == ["S-3", "S-4"], cov
+
+
+def test_each_step_that_runs_is_a_node_of_the_trace(root: Path) -> None:
+    rs = load(root, STEPS.replace('clauses "clauses.yaml"\n', ""))
+    [proc] = rs.evaluate({}, explain=True).explain["trace"]
+    assert [(n["rule"], n["kind"], n["cites"]) for n in proc["children"]] == [
+        ("quiet", "step", ["S-1"]), ("loud", "step", ["S-2"])]
+
+
 # -- 3. a test against none narrows in a procedure's `if` as in an `if` expression
 
 

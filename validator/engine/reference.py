@@ -824,7 +824,10 @@ class Interpreter:
         i = 0
         while i < len(steps):
             try:
-                self.exec_block(run, steps[i].body, env)
+                if run.trace:
+                    self.traced_step(run, steps[i], env)
+                else:
+                    self.exec_block(run, steps[i].body, env)
                 i += 1
             except _Goto as jump:
                 run.charge(1, unit.span)
@@ -839,6 +842,20 @@ class Interpreter:
         for name, cell in variables.items():
             out[name] = force(run, cell.value)
         return out
+
+    def traced_step(self, run: Run, step: A.Step, env: Frame) -> None:
+        """A step run in a traced run: a node of the trace (``kind: step``, no arguments, no value) with
+        its clauses, the calls made in it its children, each time it runs (what ran cited them)."""
+        if len(run.trace_stack) > 2000:
+            return self.exec_block(run, step.body, env)
+        node: dict[str, Any] = {"rule": step.name, "kind": "step", "args": [], "cites": list(step.cites),
+                                "children": []}
+        run.trace_stack[-1]["children"].append(node)
+        run.trace_stack.append(node)
+        try:
+            self.exec_block(run, step.body, env)
+        finally:
+            run.trace_stack.pop()
 
     def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Frame) -> None:
         for s in stmts:

@@ -2,7 +2,8 @@
 
 A clause is covered when a passing case names it in ``clauses:``, or when running a case (in
 explain mode, with the case's own query, arguments and dice) cites it: a traced rule, decision, procedure,
-table lookup or cited value, a cycle policy that settled something, a procedure step or an ``emit``/``reject``.
+table lookup or cited value, a cycle policy that settled something, a procedure step that ran (a node of the
+trace, emitting or not) or an ``emit``/``reject``.
 Only the citations of what ran count (``run_cites``), never a clause id a value holds (a `cites:` list a
 rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one value.
 """
@@ -64,8 +65,8 @@ def cites_in(result: Any) -> Iterator[str]:
 
 
 def run_cites(explained: Any, events: list[Any]) -> set[str]:
-    """The clauses a traced run cited as it ran: its trace's rules, decisions, procedures, table lookups
-    and cited values (``explained``: ``Result.explain``), the cycle policies that settled something, and its
+    """The clauses a traced run cited as it ran: its trace's rules, decisions, procedures, the steps that
+    ran, table lookups and cited values (``explained``: ``Result.explain``), the cycle policies that settled something, and its
     events (an ``emit``'s, a ``reject``'s), never the values those carry."""
     found: set[str] = set()
 

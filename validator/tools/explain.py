@@ -2,9 +2,9 @@
 
 The run is an ordinary ``Ruleset.evaluate(..., explain=True)``; this module only presents its trace:
 
-- ``text``: an indented tree ``rule(args) = value  [CITE]``, then the cycles met and how their
-  policy settled them, then the events emitted by procedure steps, every value in the language's
-  notation (``values.notation``, as ``ruleval run`` writes them);
+- ``text``: an indented tree ``rule(args) = value  [CITE]`` (a procedure's step that ran: ``step NAME  [CITE]``),
+  then the cycles met and how their policy settled them, then the events emitted by procedure steps, every
+  value in the language's notation (``values.notation``, as ``ruleval run`` writes them);
 - ``json``: the explanation as the API returns it;
 - ``dot``: the dependency graph of the simultaneous decisions (cycle members in red), drawn as SVG
   by Graphviz ``dot`` when it is installed, else the ``.dot`` text.
@@ -39,6 +39,8 @@ def _call(node: dict[str, Any], args: str) -> str:
         return f"{node['rule']}[{args}]"
     if node.get("kind") == "value":
         return str(node["rule"])
+    if node.get("kind") == "step":
+        return f"step {node['rule']}"
     return f"{node['rule']}({args})"
 
 
@@ -62,6 +64,8 @@ def _node_lines(node: dict[str, Any], depth: int, full: bool = False) -> list[st
     cites = f"  [{', '.join(node['cites'])}]" if node.get("cites") else ""
     cites += _cell_text(node)
     args = node.get("args", [])
+    if node.get("kind") == "step":  # (a procedure's step that ran: no arguments, no value)
+        return [f"{pad}{_call(node, '')}{cites}"]
     if full:
         whole = ", ".join(notation(a) for a in args)
         return [f"{pad}{_call(node, whole)} = {notation(node.get('value'))}{cites}"]
