@@ -209,3 +209,21 @@ def test_what_the_check_refuses_to_loop_over_the_run_refuses(root: Path, engine:
 def test_a_loop_over_a_collection_or_an_unknown_is_not_refused(root: Path, over: str) -> None:
     text = f'ruleset t "t"\ndef maybe = if 1 > 2 then [1] else none\nquery main = [q for q in {over}]\n'
     assert check_codes(root, text) == []
+
+
+# -- 5. the engine's own events are its own: no `emit` takes their names
+
+
+def test_an_emit_may_not_take_the_name_of_the_engine_s_rejection(root: Path) -> None:
+    """`emit "rejected" {reason: ...}` made an event a reader could not tell from the engine's own record
+    of a rejection, though the procedure completed."""
+    text = ('ruleset t "t"\nprocedure p cite "P-1" {\n  step s cite "S-1" {\n    emit "rejected" {reason: "no"}\n'
+            '  }\n}\nquery main = p()\n')
+    assert check_codes(root, text) == [("C002", 'emit "rejected" {reason: "no"}')]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_engine_s_rejection_event_stays(root: Path, engine: str) -> None:
+    text = 'ruleset t "t"\nprocedure p cite "P-1" {\n  step s cite "S-1" {\n    reject "no"\n  }\n}\nquery main = p()\n'
+    rs = load(root, text)
+    assert rs.evaluate({}, engine=engine).events == [{"event": "rejected", "step": "s", "reason": "no", "cites": ["S-1"]}]

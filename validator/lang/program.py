@@ -786,6 +786,10 @@ class Statements(Walker, _Pass):
             self.error("C020", "a step may not contain another step", s.span)
             return env
         elif isinstance(s, A.Emit):
+            if s.event in ENGINE_EVENTS:
+                self.error("C002", f"`{s.event}` is the event the engine records {ENGINE_EVENTS[s.event]}, "
+                                   "not one an `emit` may make", s.span,
+                           help="name the event otherwise: a reader of the events takes this one for the engine's")
             self.payload(s)
         self.in_loop += isinstance(s, A.For)
         env = super().stmt(s, env)
@@ -808,6 +812,8 @@ class Statements(Walker, _Pass):
 
 # the fields of every emitted event, which its payload may not name (``Statements.payload``)
 EVENT_FIELDS = {"event": "its name", "step": "the step that emitted it", "cites": "the clauses it cites"}
+# the events the engines record themselves (``reference.procedure_end``), whose names no `emit` may take
+ENGINE_EVENTS = {"rejected": "when a procedure is rejected (`reject`, a failed `require`)"}
 
 
 def check_steps(program: Program) -> None:
