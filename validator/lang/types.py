@@ -5,8 +5,8 @@ Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, `
 none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``const`` and
 ``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
 gives its body's (``result_of``; a recursive one's own calls are ``any``); a test of a name against
-``none`` narrows it where the test decides (``facts``), in an `if` expression or statement (``stmt``). A record-typed value's fields are checked
-against its declaration (``C012`` with did-you-mean).
+``none`` narrows it where the test decides (``facts``), in an `if` expression or statement (``stmt``).
+A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
 The type of every expression node of a unit is kept beside its binding (``node_types``).
