@@ -215,11 +215,13 @@ def test_diff_shows_the_fields_that_differ_in_the_notation(tmp_path: Path) -> No
 
 def test_explain_unit_and_the_decision_graph_write_values_in_the_notation(tmp_path: Path) -> None:
     """`explain --unit` tells a piece's story, and `--format dot` labels each decision, with the
-    values in the language's notation (`1/2`, `{"b" => 1}`), whatever the shape of the query's result
-    (a list here: the trace was dropped for any result but a record)."""
+    values in the language's notation (`1/2`, `{"b" => 1}`, `true`), whatever the shape of the query's
+    result (a list here: the trace was dropped for any result but a record). (A decision is a truth value:
+    the values of other kinds are a rule's, which the decision reads.)"""
     write(tmp_path, 'input pieces: list[str] at "/pieces" default []\n'
-                    'decision share(p) cite "T-1" = if p == "a" then 1/2 else {p => 1}\n'
-                    'query main = [share(p) for p in pieces]\n')
+                    'rule share(p) cite "T-1" = if p == "a" then 1/2 else {p => 1}\n'
+                    'decision has(p) cite "T-2" = share(p) != none\n'
+                    'query main = [has(p) for p in pieces]\n')
     (tmp_path / "view.yaml").write_text("explain:\n  unit: '^(?P<key>[a-z]+)'\n  say:\n"
                                         "    share: \"{0} has a share of {value}\"\n")
     (tmp_path / "state.json").write_text('{"pieces": ["a", "b"]}')
@@ -230,7 +232,7 @@ def test_explain_unit_and_the_decision_graph_write_values_in_the_notation(tmp_pa
     code, out, err = run("explain", rules, "--state", state, "--format", "dot", "-o", str(tmp_path / "g.dot"))
     assert code == 0, err
     labels = [line.split("label=", 1)[1] for line in (tmp_path / "g.dot").read_text().splitlines() if "label=" in line]
-    assert labels == ['"share(\\"a\\")\\n= 1/2"];', '"share(\\"b\\")\\n= {\\"b\\" => 1}"];']
+    assert labels == ['"has(\\"a\\")\\n= true"];', '"has(\\"b\\")\\n= true"];']
 
 
 def test_play_says_statuses_and_the_end_in_the_notation(tmp_path: Path) -> None:
