@@ -7,10 +7,11 @@ The board is 100 x 100 (CCRR labels numbered from 0000) with mixed terrain, road
 and 200 units. ruleval runs the Révolution et Empire ruleset once over all units (one run: the
 grid and the edge-cost map are computed once). networkx runs `single_source_dijkstra_path_length`
 with `cutoff` on the same weighted graph (ruleval's own edge-cost map, query `costs`), one call per
-unit plus one on the road subgraph for units on a road, as ruleval does. Both are timed in the same
-process, taking turns round by round (each round starting with the other); the script prints the best
-times, their ratio and the median of the rounds' ratios, then checks that both give the same ends and
-costs for every unit (networkx with the occupied hexes the unit may not cross taken out).
+unit plus one on each road's subgraph for units on a road (each road is named: a road march follows
+one road, JOM-R1), as ruleval does. Both are timed in the same process, taking turns round by round
+(each round starting with the other); the script prints the best times, their ratio and the median of
+the rounds' ratios, then checks that both give the same ends and costs for every unit (networkx with
+the occupied hexes the unit may not cross taken out).
 
 With ``--instructions``, the same work is counted by valgrind's callgrind instead of timed (the count
 does not move with the machine's load, as ``bench.ab_instructions``'s does not): each side runs in a
@@ -55,15 +56,17 @@ def make_state(seed: int, size: int, nunits: int) -> dict[str, Any]:
     labels = sorted(grid)
     names, weights = zip(*TERRAIN)
     hexes = {h: {"terrain": t} for h in labels if (t := rng.choices(names, weights)[0]) != "clear"}
-    roads: set[tuple[str, str]] = set()
-    for _ in range(size // 8):  # random walks of 2 * size hexes, avoiding impassable hexes
+    # random walks of 2 * size hexes, avoiding impassable hexes, each a road of its own name: a road march
+    # follows one road (JOM-R1), and links with no name meeting three at a hex are refused (S002)
+    roads: set[tuple[str, str, str]] = set()
+    for w in range(size // 8):
         h = rng.choice(labels)
         for _ in range(2 * size):
             nxt = [n for n in grid[h] if hexes.get(n, {}).get("terrain") != "impassable"]
             if not nxt:
                 break
             n = rng.choice(nxt)
-            roads.add((min(h, n), max(h, n)))
+            roads.add((min(h, n), max(h, n), f"R{w}"))
             h = n
     edges = []
     seen: set[tuple[str, str]] = set()
@@ -88,13 +91,30 @@ def make_state(seed: int, size: int, nunits: int) -> dict[str, Any]:
                       "roads": [list(r) for r in sorted(roads)], "edges": edges}, "units": units}
 
 
+def road_graphs(roads: list[list[str]]) -> dict[str, set[tuple[str, str]]]:
+    """Each road's links, both ways, by the road's name (the graph a road march searches, JOM-R1)."""
+    links: dict[str, set[tuple[str, str]]] = {}
+    for a, b, name in roads:
+        links.setdefault(f"road {name}", set()).update({(a, b), (b, a)})
+    return links
+
+
+def along_roads(nx: Any, graphs: dict[str, Any], p: dict[str, Any], weight: Any = "weight") -> dict[str, int]:
+    """The least cost of each hex a road march from the unit's hex reaches along one road."""
+    found: dict[str, int] = {}
+    for name, g in graphs.items():
+        if name.startswith("road ") and p["from"] in g:
+            for h, c in nx.single_source_dijkstra_path_length(g, p["from"], cutoff=p["road"], weight=weight).items():
+                found[h] = min(c, found.get(h, c))
+    return found
+
+
 def networkx_reach(nx: Any, graphs: dict[str, Any], plan: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     out = {}
     for p in plan:
         found = nx.single_source_dijkstra_path_length(graphs[p["graph"]], p["from"], cutoff=p["calm"])
         if p["road"] is not None:
-            along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"])
-            found = {**along, **found}
+            found = {**along_roads(nx, graphs, p), **found}
         out[p["unit"]] = found
     return out
 
@@ -102,15 +122,16 @@ def networkx_reach(nx: Any, graphs: dict[str, Any], plan: list[dict[str, Any]]) 
 def networkx_run(nx: Any, costs: dict[str, Any], roads: list[list[str]],
                  plan: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
     """networkx's side: the weighted graphs built from ruleval's edge-cost map, then searched."""
-    road_links = {(a, b) for a, b in roads} | {(b, a) for a, b in roads}
-    graphs = {"main": nx.DiGraph(), "road": nx.DiGraph(), "lone": nx.DiGraph()}
+    graphs = {"main": nx.DiGraph(), "lone": nx.DiGraph()}
     graphs["main"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items())
-    graphs["road"].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items()
-                                           if (a, b) in road_links)
+    for name, links in road_graphs(roads).items():
+        graphs[name] = nx.DiGraph()
+        graphs[name].add_weighted_edges_from((a, b, c) for a, row in costs["edges"].items() for b, c in row.items()
+                                             if (a, b) in links)
     graphs["lone"].add_weighted_edges_from((a, b, costs["lone"][b]) for a, row in costs["edges"].items()
                                            for b in row if b in costs["lone"])
-    for g in graphs.values():
-        g.add_nodes_from(costs["edges"])
+    for name in ("main", "lone"):
+        graphs[name].add_nodes_from(costs["edges"])
     return graphs, networkx_reach(nx, graphs, plan)
 
 
@@ -245,9 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         found = nx.single_source_dijkstra_path_length(graphs[p["graph"]], p["from"], cutoff=p["calm"],
                                                       weight=weight_of(blocked))
         if p["road"] is not None:
-            along = nx.single_source_dijkstra_path_length(graphs["road"], p["from"], cutoff=p["road"],
-                                                          weight=weight_of(blocked))
-            found = {**along, **found}
+            found = {**along_roads(nx, graphs, p, weight_of(blocked)), **found}
         want = {h: c for h, c in found.items() if h != p["from"] and (h not in occupied or h in ends_on)}
         got = {h: v["cost"] for h, v in r["hexes"].items()}
         if want != got:

@@ -1,4 +1,4 @@
-"""Jomini: what the state check tells of a name it does not know.
+"""Jomini: what the state check tells of a name it does not know, and the bench's boards it checks.
 
 A terrain or a mount the rules do not know is refused at its JSON pointer (S002) with the name it likely
 meant, chosen as `ruleval check`'s own did-you-mean chooses (the built-in `closest`), from the names the
@@ -61,3 +61,12 @@ def test_a_misspelt_mount_is_told_the_mount_it_likely_meant(rs) -> None:
     assert "did you mean `camels`?" in got["/units/1/mount"]
     assert "did you mean" not in got["/units/2/mount"] and "camels, elephants, horses, wagons" in got["/units/2/mount"]
 
+
+def test_a_bench_board_is_a_valid_state() -> None:
+    """bench/jomini_reach.py's boards are states the rules accept: each random road is named, so roads
+    crossing at a hex are not unnamed links meeting three at a hex (S002, JOM-R1)."""
+    from bench.jomini_reach import make_state
+
+    state = make_state(7, 24, 30)
+    assert [(d.code, d.pointer, d.message) for d in RE.state_errors(state)] == []
+    assert all(len(r) == 3 for r in state["board"]["roads"])
