@@ -70,3 +70,17 @@ def test_a_bench_board_is_a_valid_state() -> None:
     state = make_state(7, 24, 30)
     assert [(d.code, d.pointer, d.message) for d in RE.state_errors(state)] == []
     assert all(len(r) == 3 for r in state["board"]["roads"])
+
+
+def test_the_bench_default_board_is_checked_within_the_default_budget():
+    """The junction check reads each hex's road links from one grouping of the links: asking every road
+    hex for its links walked all links once per hex, and the bench's 100x100 board (a valid state) ran
+    past the default step budget (E004). A junction problem on that board is still told."""
+    from bench.jomini_reach import make_state
+
+    state = make_state(1, 100, 200)
+    assert [(d.code, d.pointer) for d in RE.state_errors(state)] == []
+    roads = state["board"]["roads"]
+    state["board"]["roads"] = [list(r[:2]) for r in roads[:4]] + roads[4:]
+    found = [(d.code, d.pointer) for d in RE.state_errors(state) if "no road named" in d.message]
+    assert found and all(code == "S002" for code, _ in found)
