@@ -1076,7 +1076,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                                         help="each entry is played in turn; a phase with nothing to do is skipped "
                                              "by the rules, so it has no entry")], "state", played)
         if not isinstance(state, dict):
-            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", played)
+            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where), pointer="")], "state", played)
         state = {**state, "orders": entry.orders}
         try:
             evaluated = rs.evaluate(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
@@ -1293,7 +1293,7 @@ def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | 
     where, state, _ = triples[0]
     while k + 1 < len(triples):
         if not isinstance(state, dict):
-            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where))], "state", [])
+            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where), pointer="")], "state", [])
         try:
             steps = list(play(rs, {**state, "orders": []}, [Entry(state.get("orders", []), None, where)], seed=seed,
                               shown=where))
@@ -1404,7 +1404,7 @@ def _recorded_next(rs: Ruleset, triple: tuple[str, Any, Any], step: Step,
     it differs from the state computed (``step.next``)."""
     next_where, recorded, written = triple
     if not isinstance(recorded, dict):
-        raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where))], "state", steps)
+        raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where), pointer="")], "state", steps)
     if written is _UNREAD:
         written = _written(rs, recorded, next_where)
     if isinstance(written, dict):  # (else as written: a state the rules cannot read is refused by the state check)

@@ -547,6 +547,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unread = 0  # parts of the record its importer could not read: never compared, so never "every state agrees"
     agreed = 0
     items: list[tuple[str, Any]] = []
+    records: list[tuple[str, Any]] = []
     try:
         if args.import_with:
             records, read_notes, unread = read_imported_record(rs, args.import_with, args.record)
@@ -562,14 +563,17 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if isinstance(first, list) or (isinstance(first, dict) and first and set(first) <= {"phase", "orders"}):
             raise DiagnosticError([Diagnostic(
                 "S001", "this is an orders file (entries of `phase` and `orders`), not a record of states",
-                Span(records[0][0]), help="`ruleval replay` reads states, as `ruleval play --format json` or --out writes "
-                                          "them; an orders file is played with `ruleval play RULESET START --orders FILE`")])
+                Span(records[0][0]), pointer="",
+                help="`ruleval replay` reads states, as `ruleval play --format json` or --out writes "
+                     "them; an orders file is played with `ruleval play RULESET START --orders FILE`")])
         agreed, mismatch = replay(rs, records, seed=args.seed, notes=notes)
     except (PlayError, DiagnosticError) as exc:
         agreed = exc.agreed if isinstance(exc, PlayError) else 0
         code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
         code = max(code, EXIT_INPUT if unread else EXIT_OK)  # (an error of the rules does not hide what was not read)
-        diags = _in_the_record(exc.diagnostics, args.record, items) if items else exc.diagnostics
+        diags = (_in_the_record(exc.diagnostics, args.record, items) if items
+                 else _in_the_folder(exc.diagnostics, records) if Path(args.record).is_dir() and not args.import_with
+                 else exc.diagnostics)
         if args.format == "json":  # (one JSON document, whatever happened)
             out.write(json.dumps(_replay_report(agreed, None, notes, read_notes, diags, unread), indent=2,
                                  ensure_ascii=False) + "\n")
@@ -656,6 +660,20 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
                     break
         out.append(replace(d, span=Span(record, *found) if found is not None else Span(record, lineno, 1, lineno, 2)))
     return out
+
+
+def _in_the_folder(diags: list[Diagnostic], records: list[tuple[str, Any]]) -> list[Diagnostic]:
+    """What ``replay`` said of the states of a folder `play --out` wrote (each named by its file's path)
+    at the line and column of the value its JSON pointer names in that file (``at_lines``)."""
+    from ..engine.state import at_lines, state_file_text
+
+    named = {where for where, _ in records}
+    for where in dict.fromkeys(d.span.file for d in diags if d.span.file in named and not d.span.line):
+        try:
+            diags = at_lines(diags, where, state_file_text(Path(where)))
+        except DiagnosticError:  # (changed or gone since it was read: said by its name, as before)
+            pass
+    return diags
 
 
 def _replay_report(agreed: int, mismatch: Any, notes: list[Any], read_notes: list[tuple[str, str]],

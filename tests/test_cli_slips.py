@@ -1,0 +1,53 @@
+"""What a user of the command line meets on a slip: each is answered with a located diagnostic (or a
+usage error naming what was wrong) and the exit code docs/diagnostics.md gives it, never I001 nor a
+traceback. Each test here failed before the fix it names (session 32, "noticed, not fixed")."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from validator.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIP = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+DIP_START = ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json"
+
+
+def run(argv: list[object]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    said = out.getvalue() + err.getvalue()
+    assert "Traceback" not in said and "I001" not in said, said
+    return code, out.getvalue(), err.getvalue()
+
+
+def said_at(text: str, code: str) -> list[tuple[str, int, int]]:
+    """The places (file, line, column) of each ``code`` error in rendered text."""
+    return [(m[1], int(m[2]), int(m[3])) for m in re.finditer(rf"^(.*?):(\d+):(\d+): error\[{code}\]", text, re.M)]
+
+
+# ---------------------------------------------------------------- 1. a record folder's state that is no object
+
+@pytest.mark.parametrize("first, second, file, line, col", [
+    ("\n  3\n", None, "001_S1901M.json", 2, 3),
+    (None, "\n[1,\n 2]\n", "002_F1901M.json", 2, 1),
+    (None, "3", "002_F1901M.json", 1, 1),
+])
+def test_a_record_folders_state_that_is_no_object_is_said_at_its_value(
+        tmp_path: Path, first: str | None, second: str | None, file: str, line: int, col: int) -> None:
+    # (was `DIR/002_F1901M.json: error[S001]` with no line and column: the other state errors have one)
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    for name, text in (("001_S1901M.json", first), ("002_F1901M.json", second)):
+        (folder / name).write_text(text) if text is not None else shutil.copy(DIP_START, folder / name)
+    code, out, err = run(["replay", DIP, folder])
+    assert code == 3 and said_at(out + err, "S001") == [(str(folder / file), line, col)], out + err
+    code, out, _ = run(["replay", DIP, folder, "--format", "json"])
+    [d] = json.loads(out)["refusal"]
+    assert code == 3 and (d["code"], d["file"], d["line"], d["col"]) == ("S001", str(folder / file), line, col), d
