@@ -51,3 +51,20 @@ def test_a_record_folders_state_that_is_no_object_is_said_at_its_value(
     code, out, _ = run(["replay", DIP, folder, "--format", "json"])
     [d] = json.loads(out)["refusal"]
     assert code == 3 and (d["code"], d["file"], d["line"], d["col"]) == ("S001", str(folder / file), line, col), d
+
+
+# ---------------------------------------------------------------- 2. test and coverage of no case at all
+
+@pytest.mark.parametrize("command", [["test"], ["test", "-k", "zzz"], ["coverage"], ["test", "--format", "json"]])
+def test_no_case_to_run_is_s004_at_each_path_named(tmp_path: Path, command: list[str]) -> None:
+    # (was `ruleval: error[S004]: no test cases found in A, B`: the command's name where the others give a path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "data.yaml").write_text("k: 1\n")  # (found in a folder, it may be data beside the cases)
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    code, out, err = run([command[0], a, b, *command[1:]])
+    assert code == 3 and said_at(err, "S004") == [] and "ruleval:" not in err, err
+    placed = re.findall(r"^(.*?): error\[S004\]: no test cases (?:matching `zzz` )?found$", err, re.M)
+    assert placed == [a, b], err
+    if "json" in command:  # (the report a CI job reads says so too)
+        assert [(d["code"], d["file"]) for d in json.loads(out)["diagnostics"]] == [("S004", a), ("S004", b)], out

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 from ..core.diagnostics import one_line, wrap_words
-from .testing import Case, Suite, case_fault, case_problem, load_suite, run_case
+from .testing import Case, Suite, case_fault, case_problem, load_suite, nothing_to_run, run_case
 
 
 @dataclass
@@ -172,8 +172,9 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not suite.cases:
             return exit_code(suite.diagnostics)
     if not suite.cases:  # a gate that measured nothing must not pass
-        err.write(f"ruleval: error[S004]: no test cases found in {', '.join(args.paths)}\n")
-        return EXIT_INPUT
+        nothing = nothing_to_run(args.paths)
+        err.write(render_all(nothing, None, err) + "\n")
+        return exit_code(nothing)
     # cases that cannot run as written (S004) cover nothing, and the gate does not pass on them
     malformed = [f"{fault[0]}: error[S004]: case `{case.id}`: {fault[1]}"
                  for case in suite.cases if (fault := case_fault(case)) is not None]

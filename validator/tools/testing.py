@@ -971,7 +971,7 @@ def cases_from_importer(ruleset: str, query: str, file: str) -> Suite:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..core.exits import EXIT_INPUT, UsageError, exit_code, exit_for_code
+    from ..core.exits import UsageError, exit_code, exit_for_code
     from ..core.diagnostics import render_all
 
     if args.ruleset and not args.import_with:  # (it was ignored without a word)
@@ -1003,10 +1003,11 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return exit_code(suite.diagnostics)
     outcomes = run_suite(suite, args.k, args.jobs, args.cluster, err)
     if not outcomes and not suite.diagnostics:
-        # a gate that ran nothing must not pass: a wrong folder or filter would hide every failure
-        what = f"matching `{args.k}` " if args.k else ""
-        err.write(f"ruleval: error[S004]: no test cases {what}found in {', '.join(args.paths)}\n")
-        return EXIT_INPUT
+        nothing = nothing_to_run(args.paths, args.k)
+        err.write(render_all(nothing, None, err) + "\n")
+        if args.format != "text" or args.junit:  # (the reports a CI job reads still say so)
+            _reports(args, out, [], [], nothing)
+        return exit_code(nothing)
     counts = summary_counts(outcomes)
     warnings = ruleset_warnings(outcomes)
     if args.update:
@@ -1073,6 +1074,16 @@ def _reports(args: argparse.Namespace, out: TextIO, outcomes: list[Outcome], war
                 line, col = o.at or (o.case.line, 0)
                 out.write(github_command("error", o.message + (f" (help: {o.help})" if o.help else ""), o.case.file,
                                          line, col, title=o.case.id) + "\n")
+
+
+def nothing_to_run(paths: list[str], k: str | None = None) -> list[Diagnostic]:
+    """S004 at each path named (as the other diagnostics are placed) when no test case was found there,
+    or none matching ``-k``: a gate that ran nothing must not pass, since a wrong folder, file or filter
+    would hide every failure."""
+    what = f"matching `{k}` " if k else ""
+    why = ("`-k` keeps the cases whose file, id or title contains its text" if k else
+           "name case files (YAML with `ruleset:` and `cases:`, docs/tools.md) or folders holding them")
+    return [Diagnostic("S004", f"no test cases {what}found", Span(p), help=why) for p in paths]
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
