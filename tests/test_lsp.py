@@ -517,6 +517,41 @@ def test_incremental_changes_are_applied(lsp: Session) -> None:
     lsp.close("base.rules")
 
 
+def test_a_change_to_a_document_never_opened_is_taken_as_its_opening(lsp: Session) -> None:
+    # (was pygls's `KeyError: 'file:///.../lib.rules'` shown to the user as a message, and no check)
+    shown: list[str] = []
+    lsp.client.feature(T.WINDOW_SHOW_MESSAGE)(lambda ls, params: shown.append(params.message))
+
+    def first_said(uri: str, version: int) -> list[Any] | None:
+        async def wait() -> list[Any] | None:
+            while (uri, version) not in lsp.published and not shown:
+                await asyncio.sleep(0.01)
+            return lsp.published.get((uri, version))
+        return lsp.run(wait())  # type: ignore[no-any-return]
+
+    # a change of a range: applied to the file's text (`lib.rules` is on disk, and not open)
+    start = _at(LIBRARY, "n * 2")
+    uri, version = lsp.uri("lib.rules"), next(lsp.counter)
+    lsp.versions[uri] = version
+    lsp.client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(version=version, uri=uri),
+        [T.TextDocumentContentChangePartial(range=T.Range(start, T.Position(start.line, start.character + 1)), text="m")]))
+    got = first_said(uri, version)
+    assert shown == [] and got is not None, shown
+    [unknown] = [d for d in got if d.code == "C001"]
+    assert "`m`" in unknown.message and unknown.range.start == start, got
+    lsp.close("lib.rules")
+
+    # the whole text, of a file that does not exist
+    uri, version = lsp.uri("unsaved.rules"), next(lsp.counter)
+    lsp.client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(version=version, uri=uri),
+        [T.TextDocumentContentChangeWholeDocument(text=LIBRARY.replace("n * 2", "n * two"))]))
+    got = first_said(uri, version)
+    assert shown == [] and got is not None and "`two`" in " ".join(d.message for d in got if d.code == "C001"), got
+    lsp.client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri)))
+
+
 # ---------------------------------------------------------------- formatting
 
 

@@ -186,13 +186,30 @@ def build_server() -> Any:
     from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
     from pygls.lsp.server import LanguageServer
     from pygls.uris import from_fs_path, to_fs_path
+    from urllib.parse import unquote
     from pygls.workspace.position_codec import ServerTextPosition
 
     from ..lang.loader import display_path
     from . import symbols
     from .symbols import Index
 
-    server = LanguageServer("ruleval", VERSION)
+    from pygls.protocol import LanguageServerProtocol
+    from pygls.protocol.language_server import lsp_method
+
+    class Protocol(LanguageServerProtocol):  # type: ignore[misc]
+        @lsp_method(T.TEXT_DOCUMENT_DID_CHANGE)
+        def lsp_text_document__did_change(self, params: T.DidChangeTextDocumentParams) -> Any:
+            """A change to a document the client never opened (a client's slip) is taken as its opening, from
+            its file's text (a regular file's, bounded; else none), then the change: pygls would have told the
+            client of a KeyError, and no notification can be answered with an error."""
+            uri = params.text_document.uri
+            if unquote(uri) not in self.workspace.text_documents:
+                text = text_of(None, str(path_of(uri))) if uri.startswith("file:") else ""
+                self.workspace.put_text_document(T.TextDocumentItem(
+                    uri, "ruleval" if uri.endswith(".rules") else "", params.text_document.version, text))
+            yield from super().lsp_text_document__did_change(params)
+
+    server = LanguageServer("ruleval", VERSION, protocol_cls=Protocol)
     docs = Documents()
 
     def feature(*how: Any) -> Callable[[Callable[[Any, Any], Any]], Any]:
