@@ -68,3 +68,53 @@ def test_no_case_to_run_is_s004_at_each_path_named(tmp_path: Path, command: list
     assert placed == [a, b], err
     if "json" in command:  # (the report a CI job reads says so too)
         assert [(d["code"], d["file"]) for d in json.loads(out)["diagnostics"]] == [("S004", a), ("S004", b)], out
+
+
+# ---------------------------------------------------------------- 4. an option of one value given twice
+
+def _options_of_one_value() -> list[tuple[str, str, list[str]]]:
+    """Every command's options that store what follows them (argparse's ``store``), each with two
+    values it accepts: its first choices, else two numbers, else two words."""
+    import argparse
+
+    from validator.tools.cli import build_parser
+
+    found = []
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command, parser in sub.choices.items():
+        for action in parser._actions:
+            if not action.option_strings or not isinstance(action, argparse._StoreAction):
+                continue
+            values = [str(c) for c in action.choices][:2] if action.choices else ["1", "2"]
+            try:
+                [action.type(v) for v in values] if callable(action.type) else None
+            except (ValueError, argparse.ArgumentTypeError):
+                values = ["x", "y"]
+            found.append((command, action.option_strings[-1], values))
+    return found
+
+
+ONE_VALUE = _options_of_one_value()
+
+
+def test_every_option_of_one_value_is_checked() -> None:
+    # (the list above is argparse's own: an option added later with action="store" is among them)
+    assert ("run", "--seed", ["1", "2"]) in ONE_VALUE and ("serve", "--port", ["1", "2"]) in ONE_VALUE
+    assert len(ONE_VALUE) > 40 and not any(option == "--arg" for _, option, _ in ONE_VALUE)  # (append: repeatable)
+
+
+@pytest.mark.parametrize("command, option, values", ONE_VALUE, ids=[f"{c} {o}" for c, o, _ in ONE_VALUE])
+def test_an_option_of_one_value_given_twice_is_a_usage_error_naming_both(
+        command: str, option: str, values: list[str]) -> None:
+    # (was: the last one taken without a word, `--seed 1 --seed 2` a run of seed 2)
+    first, second = values[0], values[-1]
+    code, out, err = run([command, option, first, f"{option}={second}"])
+    assert (code, out) == (2, "") and err.startswith("ruleval: error[U001]: "), err
+    assert f"`{option} {first}`" in err and f"`{option} {second}`" in err, err
+
+
+def test_an_option_that_adds_a_value_each_time_may_be_repeated(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main(x: int, y: int) = x + y\n')
+    code, out, err = run(["run", tmp_path / "a.rules", "--arg", "1", "--arg", "2", "--format", "json"])
+    assert code == 0 and json.loads(out) == 3, out + err

@@ -22,7 +22,39 @@ from .common import (dice_named, load_for_run, no_state_note, not_overwriting, p
                      print_state_diags, require_files, require_regular, result_json)
 
 
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, for an option given once: given again (`--seed 1 --seed 2`), argparse would keep
+    the last value without a word, so a slip or a script's default followed by its override would run
+    with one of two values the user wrote; both are named in a usage error instead."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = getattr(parser, "given", None)
+        if option_string is not None and isinstance(given, dict):
+            said = " ".join([option_string, *getattr(parser, "written", [])])  # (its values as written)
+            if self.dest in given:
+                raise UsageError(f"`{'/'.join(self.option_strings)}` is given twice (`{given[self.dest]}`, then "
+                                 f"`{said}`): {'it takes one value; ' if self.nargs in (None, '?') else ''}give it once")
+            given[self.dest] = said
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.given: dict[str, str] = {}  # the options of one value met by the parse under way, as written
+        self.written: list[str] = []
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.given = {}
+        return super().parse_known_args(args, namespace)
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        self.written = list(arg_strings)  # (what the action about to be taken was given, before its type reads it)
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str) -> Any:  # argparse would exit(2) itself; keep control here
         raise UsageError(message)
 
