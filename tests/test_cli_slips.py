@@ -118,3 +118,47 @@ def test_an_option_that_adds_a_value_each_time_may_be_repeated(tmp_path: Path) -
     (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main(x: int, y: int) = x + y\n')
     code, out, err = run(["run", tmp_path / "a.rules", "--arg", "1", "--arg", "2", "--format", "json"])
     assert code == 0 and json.loads(out) == 3, out + err
+
+
+# ---------------------------------------------------------------- 5. numbers in ASCII digits only
+
+def _numeric_options() -> list[tuple[str, str]]:
+    import argparse
+
+    from validator.tools.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return [(command, action.option_strings[0]) for command, parser in sub.choices.items() for action in parser._actions
+            if action.option_strings
+            and (action.type in (int, float) or "int_between" in getattr(action.type, "__qualname__", ""))]
+
+
+NUMERIC = _numeric_options()
+
+
+@pytest.mark.parametrize("written", ["١", "1_000", "５", " 7", "+7", "0x10"])
+@pytest.mark.parametrize("command, option", NUMERIC, ids=[f"{c} {o}" for c, o in NUMERIC])
+def test_a_number_not_in_ascii_digits_is_a_usage_error_naming_its_option(command: str, option: str, written: str) -> None:
+    # (was read by int(): `serve --port ١` listened on port 1, `--seed 1_000` was seed 1000)
+    code, out, err = run([command, f"{option}={written}"])
+    assert (code, out) == (2, "") and err.startswith(f"ruleval: error[U001]: argument {option}"), err
+
+
+def test_the_numeric_options_are_found() -> None:
+    assert {("serve", "--port"), ("run", "--seed"), ("play", "--max-phases"), ("coverage", "--fail-under")} <= set(NUMERIC)
+
+
+@pytest.mark.parametrize("dice", ["١,2", "1_0", "1, 2"])
+def test_dice_not_in_ascii_digits_are_a_usage_error(tmp_path: Path, dice: str) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main = 1\n')
+    code, _, err = run(["run", tmp_path / "a.rules", "--dice", dice])
+    assert code == 2 and "error[U001]: --dice" in err, err
+
+
+def test_a_negative_seed_and_numbers_as_written_are_still_read(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main = 1\n')
+    for extra in (["--seed", "-3"], ["--seed=007"]):
+        code, out, err = run(["run", tmp_path / "a.rules", "--format", "json", *extra])
+        assert code == 0 and json.loads(out) == 1, out + err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, Callable, TextIO
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {}
@@ -24,12 +25,22 @@ def register(sub: Any) -> None:
     _register_serve(sub)
 
 
+# A number on the command line is written in ASCII digits: Python's int() and float() also read other
+# scripts' digits (`١`, `５`), underscores (`1_000`), spaces around and a `+`, so `--port ١` served on port 1.
+WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+DECIMAL_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` read as a whole number written in ASCII digits (a leading `-` allowed), else None."""
+    return int(text) if WHOLE_NUMBER.fullmatch(text) else None
+
+
 def int_between(low: int, high: int, what: str) -> Callable[[str], int]:
     """An argparse type: a whole number from ``low`` to ``high``, else the option's usage error."""
     def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
+        n = whole_number(text)
+        if n is None:
             n = low - 1
         if not low <= n <= high:
             raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, not {text!r}")

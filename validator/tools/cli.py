@@ -55,6 +55,15 @@ class _Parser(argparse.ArgumentParser):
         self.written = list(arg_strings)  # (what the action about to be taken was given, before its type reads it)
         return super()._get_values(action, arg_strings)
 
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        from . import DECIMAL_NUMBER, WHOLE_NUMBER
+
+        number = {int: WHOLE_NUMBER, float: DECIMAL_NUMBER}.get(action.type)  # type: ignore[call-overload]
+        if number is not None and not number.fullmatch(arg_string):
+            raise argparse.ArgumentError(action, f"expected {'a whole number' if action.type is int else 'a number'} "
+                                                 f"in ASCII digits, not {arg_string!r}")
+        return super()._get_value(action, arg_string)
+
     def error(self, message: str) -> Any:  # argparse would exit(2) itself; keep control here
         raise UsageError(message)
 

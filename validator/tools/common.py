@@ -61,10 +61,16 @@ def parse_dice(text: str | None) -> list[int] | None:
     """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
     if text is None:
         return None
-    try:  # (every item a face: an empty one, `1,,2` or `--dice ''`, is a mistake, not nothing)
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5") from None
+    from . import whole_number
+
+    # (every item a face: an empty one, `1,,2` or `--dice ''`, is a mistake, not nothing; in ASCII digits)
+    faces = []
+    for item in text.split(","):
+        face = whole_number(item)
+        if face is None:
+            raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5")
+        faces.append(face)
+    return faces
 
 
 # the advice of a script of dice that ran out (E007) or that the rules did not roll to its end (E014),
