@@ -162,3 +162,22 @@ def test_a_negative_seed_and_numbers_as_written_are_still_read(tmp_path: Path) -
     for extra in (["--seed", "-3"], ["--seed=007"]):
         code, out, err = run(["run", tmp_path / "a.rules", "--format", "json", *extra])
         assert code == 0 and json.loads(out) == 1, out + err
+
+
+# ---------------------------------------------------------------- 6. play --until a phase already passed
+
+DIP_RETREAT = ROOT / "rulesets" / "diplomacy" / "examples" / "retreat.json"
+
+
+@pytest.mark.parametrize("until", ["S1901M", "f1901m", "S1902M"])
+def test_play_until_a_phase_the_game_is_past_is_a_usage_error_saying_where_the_game_is(until: str) -> None:
+    # (was S006, exit 3, as if the start state were wrong: like a name that is no phase, the argument is)
+    code, out, err = run(["play", DIP, DIP_RETREAT, "--until", until])
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"{DIP_RETREAT}: error[U001]: --until `{until}` is a phase the game is past"), err
+    assert "the game is at `S1902R`" in err, err
+
+
+def test_play_until_the_phase_the_game_is_at_plays_nothing() -> None:
+    code, out, err = run(["play", DIP, DIP_RETREAT, "--until", "S1902R"])
+    assert code == 0 and out == "now at S1902R\n", out + err

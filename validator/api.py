@@ -956,6 +956,7 @@ class PlayError(DiagnosticError):
         self.played = played
         self.agreed = 0  # (`replay`: the phases of the record that agreed before it)
         self.unknown_phase = False  # (`until` names no phase of the ruleset: the caller's mistake)
+        self.phase_passed: str | None = None  # (`until` names a phase the game is past: the phase it is at)
 
 
 def _advance_shape(rs: Ruleset, out: Any) -> str | None:
@@ -1031,8 +1032,10 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             unknown.unknown_phase = True
             raise unknown
         if name is not None and _after(order_of(name), target):
-            raise PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
-                                        help="give a phase the game has still to reach")], "usage", played)
+            passed = PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
+                                           help="give a phase the game has still to reach")], "usage", played)
+            passed.phase_passed = name
+            raise passed
     given = state.get("orders") if isinstance(state, dict) else None
     if given:  # the start state's own orders are its phase's, unless the entries give that phase's too
         if entries:

@@ -429,6 +429,12 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             said = [_unknown_until(rs, state, shown, args.until)]
             print_diags(said, "text", out, err, rs.sources)
             return _exit_of(said)
+        if exc.phase_passed is not None and args.until is not None:  # (as much the command line's mistake: U001)
+            said = [Diagnostic("U001", f"--until `{one_line(args.until)}` is a phase the game is past: the game is at "
+                                       f"`{exc.phase_passed}`", Span(shown),
+                               help="give a phase the game has still to reach, or a start state before it")]
+            print_diags(said, "text", out, err, rs.sources)
+            return _exit_of(said)
         diags, sources = _at_the_order(at_lines(exc.diagnostics, shown, text), args.orders, items)
         print_diags(diags, "text", out, err, {**with_state(rs.sources, shown, text), **sources})
         if exc.played:
