@@ -181,3 +181,14 @@ def test_play_until_a_phase_the_game_is_past_is_a_usage_error_saying_where_the_g
 def test_play_until_the_phase_the_game_is_at_plays_nothing() -> None:
     code, out, err = run(["play", DIP, DIP_RETREAT, "--until", "S1902R"])
     assert code == 0 and out == "now at S1902R\n", out + err
+
+
+# ---------------------------------------------------------------- 7. the example start state plays a whole year
+
+def test_the_1901_example_plays_past_its_first_adjustment_with_random_orders() -> None:
+    # (was S002 at W1901A: the example had no `supply_centers`, which an adjustment phase needs)
+    code, out, err = run(["play", DIP, DIP_START, "--random-orders", "1", "--until", "S1902M"])
+    assert code == 0 and "W1901A: " in out and out.endswith("now at S1902M\n"), out + err
+    start = json.loads(DIP_START.read_text())
+    homes = {u["location"].split("/")[0]: u["power"] for u in start["units"]}  # (every 1901 unit on a home centre)
+    assert start["supply_centers"] == homes, start["supply_centers"]
