@@ -148,7 +148,7 @@ def test_the_numeric_options_are_found() -> None:
     assert {("serve", "--port"), ("run", "--seed"), ("play", "--max-phases"), ("coverage", "--fail-under")} <= set(NUMERIC)
 
 
-@pytest.mark.parametrize("dice", ["١,2", "1_0", "1, 2"])
+@pytest.mark.parametrize("dice", ["١,2", "1_0", "1, ５", "\u20071"])
 def test_dice_not_in_ascii_digits_are_a_usage_error(tmp_path: Path, dice: str) -> None:
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main = 1\n')

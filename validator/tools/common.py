@@ -63,10 +63,11 @@ def parse_dice(text: str | None) -> list[int] | None:
         return None
     from . import whole_number
 
-    # (every item a face: an empty one, `1,,2` or `--dice ''`, is a mistake, not nothing; in ASCII digits)
+    # (every item a face: an empty one, `1,,2` or `--dice ''`, is a mistake, not nothing; in ASCII digits,
+    # spaces around it allowed: `--dice "6, 3"`)
     faces = []
     for item in text.split(","):
-        face = whole_number(item)
+        face = whole_number(item.strip(" "))
         if face is None:
             raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5")
         faces.append(face)
