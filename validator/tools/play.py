@@ -566,7 +566,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
         first = records[0][1]
-        if isinstance(first, list) or (isinstance(first, dict) and first and set(first) <= {"phase", "orders"}):
+        if _orders_list(first) or (isinstance(first, dict) and first and set(first) <= {"phase", "orders"}):
             raise DiagnosticError([Diagnostic(
                 "S001", "this is an orders file (entries of `phase` and `orders`), not a record of states",
                 Span(records[0][0]), pointer="",
@@ -613,6 +613,16 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if unread:
             out.write(f"{parts} (noted above), and not compared\n")
     return code
+
+
+def _orders_list(value: Any) -> bool:
+    """Whether ``value`` reads as an orders entry written as its list of orders alone: a list of
+    order texts (or of `{power, order}` entries with a text `order`). Any other list is no state, and
+    is refused as one (S001 "a state must be a JSON object"), not named an orders file."""
+    def order_like(x: Any) -> bool:
+        return ((isinstance(x, str) and bool(x.strip()))
+                or (isinstance(x, dict) and isinstance(x.get("order"), str) and bool(x["order"].strip())))
+    return isinstance(value, list) and bool(value) and all(order_like(x) for x in value)
 
 
 def _not_read(unread: int) -> str:
