@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
+import socket
+import threading
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -50,3 +54,43 @@ def test_replay_still_names_a_list_of_orders_an_orders_file(tmp_path: Path, firs
     code, _, err = _run("replay", STANDARD, str(record))
     assert code == 3, err
     assert "error[S001]: this is an orders file" in err, err
+
+
+# ---------------------------------------------------------------- serve: Content-Length in ASCII digits only
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Any]:
+    from validator.tools import serve
+
+    srv = serve.make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _post_raw(srv: Any, length: bytes, body: bytes) -> tuple[int, bytes]:
+    with socket.create_connection(srv.server_address[:2], timeout=60) as conn:
+        conn.sendall(b"POST /api/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + length + b"\r\nConnection: close\r\n\r\n" + body)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), rest
+
+
+@pytest.mark.parametrize("length", ["1_0", "١٠", "+10", "0x0a", "-1", "1 0"])
+def test_serve_refuses_a_content_length_of_other_than_ascii_digits(server: Any, length: str) -> None:
+    """`int(Content-Length)` read `1_0` as 10 (and `١٠`, Arabic-Indic digits, would be read so too):
+    a length HTTP does not write is refused, 400, and the body left unread."""
+    status, rest = _post_raw(server, length.encode("utf-8"), b'{"base": "jomini/re.rules"}')
+    assert status == 400, rest
+    assert "Content-Length" in json.loads(rest)["error"], rest
+
+
+def test_serve_still_reads_a_content_length_in_digits(server: Any) -> None:
+    body = b'{"base": "jomini/re.rules"}'
+    status, rest = _post_raw(server, str(len(body)).encode(), body)
+    assert status == 200, rest

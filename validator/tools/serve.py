@@ -793,11 +793,14 @@ class _Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin and not self.server.allow_remote and not is_loopback(urlsplit(origin).hostname or ""):
             raise BadRequest("requests from other sites are refused", 403)
-        try:
-            length = int(self.headers.get("Content-Length") or "")
-        except ValueError:
-            raise BadRequest("a request needs its Content-Length", 411) from None
-        if length < 0 or length > MAX_BODY:
+        given = (self.headers.get("Content-Length") or "").strip(" \t")  # (the spaces around a field's value are not of it)
+        if not given:
+            raise BadRequest("a request needs its Content-Length", 411)
+        if not (given.isascii() and given.isdigit()):  # (`int` would read `١`, `1_0`, `+10` as numbers)
+            self.close_connection = True  # the body's length is not known: it is not read
+            raise BadRequest("the Content-Length is not a number of bytes in the digits 0-9")
+        length = int(given)
+        if length > MAX_BODY:
             self.close_connection = True  # the body is not read
             raise BadRequest(f"the request is larger than {MAX_BODY} bytes", 413)
         raw = self.rfile.read(length)
