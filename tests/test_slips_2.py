@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import socket
@@ -94,3 +95,31 @@ def test_serve_still_reads_a_content_length_in_digits(server: Any) -> None:
     body = b'{"base": "jomini/re.rules"}'
     status, rest = _post_raw(server, str(len(body)).encode(), body)
     assert status == 200, rest
+
+
+# ---------------------------------------------------------------- the engine's event names: one place
+
+def test_the_engines_write_no_event_name_of_their_own() -> None:
+    """`procedure_end` wrote the literal "rejected" while `program.ENGINE_EVENTS` (the names no `emit`
+    may take) kept it too: a name changed in one place would let an `emit` make the engine's event.
+    No event the engines record is named by a literal: each is one of `ENGINE_EVENTS`'s, read from there."""
+    literal = []
+    for path in sorted((ROOT / "validator" / "engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                for k, v in zip(node.keys, node.values):
+                    if isinstance(k, ast.Constant) and k.value == "event" and isinstance(v, ast.Constant):
+                        literal.append(f"{path.name}:{node.lineno}: {v.value!r}")
+    assert literal == []
+
+
+@pytest.mark.parametrize("engine", ["backend", "reference"])
+def test_the_rejection_event_recorded_is_the_one_no_emit_may_take(tmp_path: Path, engine: str) -> None:
+    from validator.api import load_ruleset
+    from validator.lang.program import ENGINE_EVENTS, REJECTED_EVENT
+
+    assert REJECTED_EVENT in ENGINE_EVENTS
+    (tmp_path / "main.rules").write_text('ruleset t "t"\nprocedure p cite "P-1" {\n  step s cite "S-1" {\n'
+                                         '    reject "no"\n  }\n}\nquery main = p()\n', encoding="utf-8")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert [e["event"] for e in rs.evaluate({}, engine=engine).events] == [REJECTED_EVENT]

@@ -58,7 +58,7 @@ from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map
                           to_json, too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.kinds import DeclaredKinds
-from ..lang.program import DEFS, Program, Unit, cell_key
+from ..lang.program import DEFS, REJECTED_EVENT, Program, Unit, cell_key
 from .state import resolve_pointer
 
 if TYPE_CHECKING:
@@ -1004,7 +1004,7 @@ def procedure_end(run: Run, status: str, where: A.Step | None, reject: _Reject |
     out: dict[str, Any] = {"status": status}
     if reject is not None and where is not None:
         cites = list(reject.cites or where.cites)
-        run.events.append({"event": "rejected", "step": where.name, "reason": reject.message, "cites": cites})
+        run.events.append({"event": REJECTED_EVENT, "step": where.name, "reason": reject.message, "cites": cites})
         out["reason"], out["cites"] = reject.message, cites
     if where is not None:
         out["step"] = where.name

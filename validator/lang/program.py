@@ -813,7 +813,8 @@ class Statements(Walker, _Pass):
 # the fields of every emitted event, which its payload may not name (``Statements.payload``)
 EVENT_FIELDS = {"event": "its name", "step": "the step that emitted it", "cites": "the clauses it cites"}
 # the events the engines record themselves (``reference.procedure_end``), whose names no `emit` may take
-ENGINE_EVENTS = {"rejected": "when a procedure is rejected (`reject`, a failed `require`)"}
+REJECTED_EVENT = "rejected"  # the event of a procedure rejected, with its step, reason and cites
+ENGINE_EVENTS = {REJECTED_EVENT: "when a procedure is rejected (`reject`, a failed `require`)"}
 
 
 def check_steps(program: Program) -> None:
