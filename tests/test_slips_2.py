@@ -123,3 +123,67 @@ def test_the_rejection_event_recorded_is_the_one_no_emit_may_take(tmp_path: Path
                                          '    reject "no"\n  }\n}\nquery main = p()\n', encoding="utf-8")
     rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
     assert [e["event"] for e in rs.evaluate({}, engine=engine).events] == [REJECTED_EVENT]
+
+
+# ---------------------------------------------------------------- built-ins refuse a value known to be no collection
+
+def _check_codes(root: Path, text: str) -> list[tuple[str, str]]:
+    """Each error of the check of `text`: its code and the text it underlines."""
+    from validator.api import load_ruleset
+
+    (root / "ruleval.toml").write_text("")
+    (root / "main.rules").write_text(text, encoding="utf-8")
+    rs = load_ruleset(root / "main.rules", use_cache=False)
+    lines = text.splitlines()
+    return [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1]) for d in rs.diagnostics
+            if d.is_error and d.span.file.endswith("main.rules") and d.span.line == d.span.end_line]
+
+
+@pytest.mark.parametrize("call", ["first(12345)", "last(12345)", "keys(12345)", "values(12345)", "reverse(12345)",
+                                  'keys([12345])', "enumerate(true)", "fold(none, 0, fn(a, x) => a)"])
+def test_a_built_in_given_no_collection_is_refused_by_the_check(tmp_path: Path, call: str) -> None:
+    """Only `len count sum min max sorted sort_by` had their first argument checked: `first(3)`,
+    `keys([1])` passed the check and failed at run time."""
+    codes = _check_codes(tmp_path, f'ruleset t "t"\nquery main = {call}\n')
+    arg = call[call.index("(") + 1:-1].split(",")[0]
+    assert codes == [("C004", arg)], codes
+
+
+def _argument_for(kind: str) -> str:
+    return {"map": '{"a" => 1}', "items": "[1]", "sized": "[1]"}.get(kind, "1")
+
+
+def _declared() -> list[tuple[str, int]]:
+    from validator.lib.builtins import BUILTINS
+
+    return [(b.name, i) for b in BUILTINS.values() for i, kind in enumerate(b.takes) if kind]
+
+
+@pytest.mark.parametrize(("name", "at"), _declared())
+def test_every_declared_collection_argument_is_checked(tmp_path: Path, name: str, at: int) -> None:
+    """Generic: each argument a built-in's definition declares a collection (``Builtin.takes``) is
+    refused, C004, where it is a number; and the run refuses it as the check does."""
+    from validator.api import RunError
+    from validator.lib.builtins import BUILTINS
+
+    b = BUILTINS[name]
+    args = [("12345" if i == at else _argument_for(b.takes[i] if i < len(b.takes) else ""))
+            for i in range(max(b.min_args, at + 1))]
+    call = f"{name}({', '.join(args)})"
+    assert ("C004", "12345") in _check_codes(tmp_path, f'ruleset t "t"\nquery main = {call}\n'), call
+    # the run refuses it too: the declaration says what the built-in itself needs
+    (tmp_path / "run.rules").write_text(f'ruleset t "t"\ndef n(x) = x\nquery main = {name}('
+                                        + ", ".join(f"n({a})" for a in args) + ")\n", encoding="utf-8")
+    from validator.api import load_ruleset
+
+    rs = load_ruleset(tmp_path / "run.rules", use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]  # (`n(...)`: a value of a type the check does not know)
+    with pytest.raises(RunError):
+        rs.run({})
+
+
+def test_a_collection_of_each_declared_kind_is_not_refused(tmp_path: Path) -> None:
+    text = ('ruleset t "t"\nquery main = [first([1]), last({1}), keys({"a" => 1}), keys({a: 1}), values({a: 1}), '
+            'reverse([1]), len("ab"), slice("abc", 1), merge({a: 1}, {b: 2}), choice(1, "k", [1]), first("ab"), '
+            'fold("ab", "", fn(a, x) => a + x)]\n')
+    assert _check_codes(tmp_path, text) == []

@@ -562,6 +562,8 @@ class TypeChecker(Walker):
                     return self.from_override(e, u, self.result_of(u))
                 if u.kind == "decision":
                     return BOOL
+            if isinstance(found, BuiltinRef) and not self.taken(e, e.func.id, arg_types):
+                return ANY
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
             if isinstance(found, BuiltinRef) and e.func.id in _TYPED_BUILTINS:
@@ -585,24 +587,33 @@ class TypeChecker(Walker):
                                          e.args[1].span))
         return STR
 
+    def taken(self, e: A.Call, name: str, arg_types: list[T]) -> bool:
+        """Whether each argument of a built-in is of the kind its definition declares it takes
+        (``lib.builtins.Builtin.takes``: a collection), where its type is known; else a C004 for the
+        first that is not (``min(a, b)`` is ``min`` of ``a`` with ``b`` for no items)."""
+        from ..lib.builtins import BUILTINS, TAKES
+
+        b = BUILTINS.get(name)
+        for i, (kind, t, arg) in enumerate(zip(b.takes if b is not None else (), arg_types, e.args)):
+            got = ANY if t[0] == "shape" else strip(t)  # (a record literal's shape: a map of its fields)
+            if not kind or got[0] in _TAKEN_KINDS[kind]:
+                continue
+            extra = (f"its second argument is the value when there are no items: write `{name}([...])` "
+                     "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else None
+            self.diags.append(Diagnostic("C004", f"`{name}` needs {TAKES[kind]} as its {_ORDINALS[i]} argument, "
+                                                 f"not `{show(got)}`", arg.span, related=self.related(arg), help=extra))
+            return False
+        return True
+
     def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: Scope) -> T:
-        """A built-in that reads a collection: its first argument must be one (``min(a, b)`` is
-        ``min`` of ``a`` with ``b`` for no items), not a generator where it is counted, and items it
-        compares or adds must be of one kind. What it gives, where that is known."""
+        """A built-in that reads a collection (its first argument one: ``taken``), not a generator where
+        it is counted, and items it compares or adds must be of one kind. What it gives, where that is known."""
         first, arg = arg_types[0], e.args[0]
         first = ANY if first[0] == "shape" else strip(first)  # (a record's a map of its fields)
-        kinds = ("list", "set", "map", "str", "any") if name == "len" else ("list", "set", "map", "any")
         if isinstance(arg, A.Comp) and arg.kind == "gen" and name == "len":
             self.diags.append(Diagnostic("C004", "`len` needs a list, set, map or text, not a generator", arg.span,
                                          help="write the comprehension in brackets: `len([...])`, or use `count`"))
             return INT
-        if first[0] not in kinds and not (first[0] == "enum" and name == "len"):
-            extra = (f"; its second argument is the value when there are no items: write `{name}([...])` "
-                     "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else ""
-            self.diags.append(Diagnostic("C004", f"`{name}` needs a {' or '.join(kinds[:-1])} as its first "
-                                                 f"argument, not `{show(first)}`", arg.span, related=self.related(arg),
-                                         help=extra.lstrip("; ") or None))
-            return ANY
         if name in _ORDERING and isinstance(arg, (A.ListLit, A.SetLit)):
             items = [self.infer(i, env) for i in arg.items]
             for x in items[1:]:
@@ -630,7 +641,13 @@ _DEFS = ("def", "rule")  # the kinds of a `def`
 _WORDS = frozenset({INT, STR, BOOL, DICE})
 # the kinds of value no loop walks (a text neither: ``reference.iterate``; none is left to the run)
 _NO_LOOP = frozenset({"int", "str", "bool", "enum", "dice", "fn"})
+# built-ins checked further than what their arguments are (``TypeChecker.builtin_call``)
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
+# the types of value each kind a built-in takes (``lib.builtins.TAKES``) admits: any other is known not to be one
+_TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
+                "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
+                "map": frozenset({"map", "record", "any"})}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
 _BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``lib.builtins.RESULTS`` (filled at the first need)

@@ -36,17 +36,26 @@ class Builtin:
     # the kind of its result from its arguments' (``engine.facts``, given its ``Kinds`` and theirs), where
     # its declared result (a list of anything, a record) says less than its definition fixes
     kind: Callable[..., Any] | None = None
+    # what each argument must be, by position (``TAKES``; "" for any value): the check refuses, C004, an
+    # argument whose type is known to be something else (``types.TypeChecker.taken``)
+    takes: tuple[str, ...] = ()
+
+
+# the kinds of argument a built-in declares (``builtin(takes=...)``): each a collection its run walks or reads
+# ("items": those that compare or add items, or read a map or a list; "sized": those that walk a text's characters too)
+TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map"}
 
 
 BUILTINS: dict[str, Builtin] = {}
 
 
 def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool = False,
-            kwargs: tuple[str, ...] = (), doc: str = "",
-            kind: Callable[..., Any] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+            kwargs: tuple[str, ...] = (), doc: str = "", kind: Callable[..., Any] | None = None,
+            takes: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    assert all(t in TAKES or t == "" for t in takes), takes
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         BUILTINS[name] = Builtin(name, fn, min_args, min_args if max_args is None else max_args, ctx, kwargs, doc,
-                                 kind)
+                                 kind, takes)
         return fn
     return register
 
@@ -114,14 +123,14 @@ def walked_items(xs: Any, what: str) -> Any:
 # ---------------------------------------------------------------- collections and quantifiers
 
 
-@builtin("len", 1, doc="number of items in a list, set, map or string")
+@builtin("len", 1, takes=("sized",), doc="number of items in a list, set, map or string")
 def _len(xs: Any) -> int:
     if isinstance(xs, (list, tuple, set, frozenset, dict, str)):
         return len(xs)
     raise CallError(f"len needs a collection, not `{_show(xs)}`")
 
 
-@builtin("count", 1, doc="the number of items that are true; the items are truth values (`len` counts items)")
+@builtin("count", 1, takes=("items",), doc="the number of items that are true; the items are truth values (`len` counts items)")
 def _count(xs: Any) -> int:
     n = 0
     for x in walked_items(xs, "count"):
@@ -137,17 +146,17 @@ def uncounted(x: Any) -> CallError:
     return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
 
 
-@builtin("any", 1, ctx=True, doc="true if some item is true")
+@builtin("any", 1, takes=("sized",), ctx=True, doc="true if some item is true")
 def _any(ctx: Context, xs: Any) -> bool:
     return any(sized_items(ctx, xs, "any"))
 
 
-@builtin("all", 1, ctx=True, doc="true if every item is true (true for none)")
+@builtin("all", 1, takes=("sized",), ctx=True, doc="true if every item is true (true for none)")
 def _all(ctx: Context, xs: Any) -> bool:
     return all(sized_items(ctx, xs, "all"))
 
 
-@builtin("sum", 1, ctx=True, doc="sum of the items (0 for none)")
+@builtin("sum", 1, takes=("items",), ctx=True, doc="sum of the items (0 for none)")
 def _sum(ctx: Context, xs: Any) -> Any:
     total: Any = 0
     for x in sized_items(ctx, xs, "sum"):
@@ -177,13 +186,13 @@ def _ordered_items(ctx: Context, xs: Any, what: str) -> list[Any]:
     return items
 
 
-@builtin("max", 1, 2, ctx=True, doc="largest item, or the second argument (default none) when there is none")
+@builtin("max", 1, 2, takes=("items",), ctx=True, doc="largest item, or the second argument (default none) when there is none")
 def _max(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "max")
     return extreme(items, items, True, "max") if items else default
 
 
-@builtin("min", 1, 2, ctx=True, doc="smallest item, or the second argument (default none) when there is none")
+@builtin("min", 1, 2, takes=("items",), ctx=True, doc="smallest item, or the second argument (default none) when there is none")
 def _min(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = _ordered_items(ctx, xs, "min")
     return extreme(items, items, False, "min") if items else default
@@ -224,7 +233,7 @@ _KIND_NAMES = {int: "numbers", Fraction: "numbers", bool: "truth values", str: "
                set: "sets", frozenset: "sets", dict: "maps", type(None): "none"}
 
 
-@builtin("sorted", 1, 2, ctx=True, doc="items in ascending order, optionally by a key function",
+@builtin("sorted", 1, 2, takes=("items",), ctx=True, doc="items in ascending order, optionally by a key function",
          kind=lambda k, xs, key=None: k.list(k.walked(xs)))
 def _sorted(ctx: Context, xs: Any, key: Any = None) -> list[Any]:
     if key is None:
@@ -240,12 +249,12 @@ def by_keys(items: list[Any], keys: list[Any]) -> list[Any]:
     return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
 
 
-@builtin("sort_by", 2, ctx=True, doc="items ordered by a key function")
+@builtin("sort_by", 2, takes=("items",), ctx=True, doc="items ordered by a key function")
 def _sort_by(ctx: Context, xs: Any, key: Any) -> list[Any]:
     return _sorted(ctx, xs, key)
 
 
-@builtin("index_of", 2, ctx=True, doc="position of an item in a list, or none")
+@builtin("index_of", 2, takes=("sized",), ctx=True, doc="position of an item in a list, or none")
 def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
     items = _ordered_items(ctx, xs, "index_of")
     _walk_cost(ctx, x, "index_of")
@@ -267,40 +276,40 @@ def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     return list(range(lo, hi))
 
 
-@builtin("first", 1, 2, doc="first item, or the default (none) if empty")
+@builtin("first", 1, 2, takes=("sized",), doc="first item, or the default (none) if empty")
 def _first(xs: Any, default: Any = None) -> Any:
     for x in walked_items(xs, "first"):
         return x
     return default
 
 
-@builtin("last", 1, 2, ctx=True, doc="last item, or the default (none) if empty")
+@builtin("last", 1, 2, takes=("sized",), ctx=True, doc="last item, or the default (none) if empty")
 def _last(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = list(sized_items(ctx, xs, "last"))
     return items[-1] if items else default
 
 
-@builtin("reverse", 1, ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
+@builtin("reverse", 1, takes=("sized",), ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
 def _reverse(ctx: Context, xs: Any) -> list[Any]:
     return list(sized_items(ctx, xs, "reverse"))[::-1]
 
 
-@builtin("set", 0, 1, ctx=True, doc="a set of the items (the empty set with no argument)")
+@builtin("set", 0, 1, takes=("sized",), ctx=True, doc="a set of the items (the empty set with no argument)")
 def _set(ctx: Context, xs: Any = ()) -> frozenset[Any]:
     return _set_of(ctx, xs, "set")
 
 
-@builtin("tuple", 1, ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
+@builtin("tuple", 1, takes=("sized",), ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
 def _tuple(ctx: Context, xs: Any) -> tuple[Any, ...]:
     return tuple(sized_items(ctx, xs, "tuple"))
 
 
-@builtin("list", 1, ctx=True, doc="a list of the items")
+@builtin("list", 1, takes=("sized",), ctx=True, doc="a list of the items")
 def _list(ctx: Context, xs: Any) -> list[Any]:
     return list(sized_items(ctx, xs, "list"))
 
 
-@builtin("unique", 1, ctx=True, doc="items with repeats removed, first occurrence kept",
+@builtin("unique", 1, takes=("sized",), ctx=True, doc="items with repeats removed, first occurrence kept",
          kind=lambda k, xs: k.list(k.walked(xs)))
 def _unique(ctx: Context, xs: Any) -> list[Any]:
     out: list[Any] = []
@@ -319,7 +328,7 @@ def _unique(ctx: Context, xs: Any) -> list[Any]:
     return out
 
 
-@builtin("keys", 1, ctx=True, doc="a map's keys", kind=lambda k, m: k.list(k.walked(m)))
+@builtin("keys", 1, takes=("map",), ctx=True, doc="a map's keys", kind=lambda k, m: k.list(k.walked(m)))
 def _keys(ctx: Context, m: Any) -> list[Any]:
     return list(sized_items(ctx, _as_map(m, "keys"), "keys"))
 
@@ -346,13 +355,13 @@ def _table_keys(ctx: Context, t: Any, i: int, what: str) -> list[Any]:
     return found  # type: ignore[no-any-return]
 
 
-@builtin("values", 1, ctx=True, doc="a map's values", kind=lambda k, m: k.list(k.values(m)))
+@builtin("values", 1, takes=("map",), ctx=True, doc="a map's values", kind=lambda k, m: k.list(k.values(m)))
 def _values(ctx: Context, m: Any) -> list[Any]:
     _spend(ctx, len(_as_map(m, "values")), "values")
     return list(m.values())
 
 
-@builtin("items", 1, ctx=True, doc="a map's entries as {key, value} records")
+@builtin("items", 1, takes=("map",), ctx=True, doc="a map's entries as {key, value} records")
 def _items(ctx: Context, m: Any) -> list[dict[str, Any]]:
     _spend(ctx, len(_as_map(m, "items")), "items")
     return [{"key": k, "value": v} for k, v in entries(m)]
@@ -364,7 +373,7 @@ def _as_map(m: Any, what: str) -> dict[Any, Any]:
     return m
 
 
-@builtin("get", 2, 3, ctx=True, doc="a map's value for a key, or the default (none)")
+@builtin("get", 2, 3, takes=("items",), ctx=True, doc="a map's value for a key, or the default (none)")
 def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
     _walk_cost(ctx, k, "get")
     if isinstance(m, dict):
@@ -377,7 +386,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
     raise CallError(f"get needs a map or list, not `{_show(m)}`")
 
 
-@builtin("pick", 2, ctx=True,
+@builtin("pick", 2, takes=("map", "sized"), ctx=True,
          doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
 def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     src = _as_map(m, "pick")
@@ -392,7 +401,7 @@ def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     return out
 
 
-@builtin("has", 2, ctx=True, doc="true if a map has the key")
+@builtin("has", 2, takes=("map",), ctx=True, doc="true if a map has the key")
 def _has(ctx: Context, m: Any, k: Any) -> bool:
     if type(k) not in _FLAT:
         _walk_cost(ctx, k, "has")
@@ -402,7 +411,7 @@ def _has(ctx: Context, m: Any, k: Any) -> bool:
         return False
 
 
-@builtin("put", 3, ctx=True, doc="a copy of a map with one key set")
+@builtin("put", 3, takes=("map",), ctx=True, doc="a copy of a map with one key set")
 def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     _spend(ctx, len(_as_map(m, "put")), "put")
     _walk_cost(ctx, k, "put")
@@ -415,7 +424,7 @@ def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     return out
 
 
-@builtin("remove", 2, ctx=True, doc="a copy of a map without a key, or of a list without an item")
+@builtin("remove", 2, takes=("sized",), ctx=True, doc="a copy of a map without a key, or of a list without an item")
 def _remove(ctx: Context, m: Any, k: Any) -> Any:
     _walk_cost(ctx, k, "remove")
     if isinstance(m, dict):
@@ -425,7 +434,7 @@ def _remove(ctx: Context, m: Any, k: Any) -> Any:
     return [x for x in _ordered_items(ctx, m, "remove") if not equal(x, k)]
 
 
-@builtin("merge", 2, ctx=True, doc="a map with the entries of both (the second wins)",
+@builtin("merge", 2, takes=("map", "map"), ctx=True, doc="a map with the entries of both (the second wins)",
          kind=lambda k, a, b: k.over(a, b))
 def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
     ta, tb = type(a), type(b)
@@ -438,12 +447,12 @@ def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
     return {**a, **b}
 
 
-@builtin("append", 2, ctx=True, doc="a list with one more item at the end")
+@builtin("append", 2, takes=("sized",), ctx=True, doc="a list with one more item at the end")
 def _append(ctx: Context, xs: Any, x: Any) -> list[Any]:
     return [*sized_items(ctx, xs, "append"), x]
 
 
-@builtin("concat", 2, ctx=True, doc="two lists one after the other",
+@builtin("concat", 2, takes=("sized", "sized"), ctx=True, doc="two lists one after the other",
          kind=lambda k, a, b: k.list(k.join(k.walked(a), k.walked(b))))
 def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
     out = a + b if type(a) is list and type(b) is list else [*walked_items(a, "concat"), *walked_items(b, "concat")]
@@ -469,17 +478,17 @@ def _set_of(ctx: Context, xs: Any, what: str) -> frozenset[Any]:
         raise CallError("set items are texts, numbers, truth values, none, or tuples of texts, numbers and none") from None
 
 
-@builtin("union", 2, ctx=True, doc="items in either")
+@builtin("union", 2, takes=("sized", "sized"), ctx=True, doc="items in either")
 def _union(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "union") | _set_of(ctx, b, "union")
 
 
-@builtin("intersection", 2, ctx=True, doc="items in both")
+@builtin("intersection", 2, takes=("sized", "sized"), ctx=True, doc="items in both")
 def _inter(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "intersection") & _set_of(ctx, b, "intersection")
 
 
-@builtin("difference", 2, ctx=True, doc="items of the first not in the second")
+@builtin("difference", 2, takes=("sized", "sized"), ctx=True, doc="items of the first not in the second")
 def _diff(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "difference") - _set_of(ctx, b, "difference")
 
@@ -498,7 +507,7 @@ def key_charged(ctx: Context, k: Any, what: str) -> Any:
     return k
 
 
-@builtin("group_by", 2, ctx=True, doc="a map from key to the list of items with that key")
+@builtin("group_by", 2, takes=("sized",), ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = Map()
     for x in sized_items(ctx, xs, "group_by"):
@@ -506,24 +515,24 @@ def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     return out
 
 
-@builtin("index_by", 2, ctx=True, doc="a map from key to the (last) item with that key")
+@builtin("index_by", 2, takes=("sized",), ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
     return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in sized_items(ctx, xs, "index_by"))
 
 
-@builtin("max_by", 2, 3, ctx=True, doc="the item with the largest key, or the default")
+@builtin("max_by", 2, 3, takes=("sized",), ctx=True, doc="the item with the largest key, or the default")
 def _max_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(walked_items(xs, "max_by"))
     return extreme(items, [call_value(ctx, key, x) for x in items], True, "max_by") if items else default
 
 
-@builtin("min_by", 2, 3, ctx=True, doc="the item with the smallest key, or the default")
+@builtin("min_by", 2, 3, takes=("sized",), ctx=True, doc="the item with the smallest key, or the default")
 def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(walked_items(xs, "min_by"))
     return extreme(items, [call_value(ctx, key, x) for x in items], False, "min_by") if items else default
 
 
-@builtin("fold", 3, ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
+@builtin("fold", 3, takes=("sized",), ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
 def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     acc = start
     items = iter(walked_items(xs, "fold"))
@@ -534,7 +543,7 @@ def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     return acc
 
 
-@builtin("scan", 3, ctx=True, doc="like fold, but the list of every intermediate accumulator")
+@builtin("scan", 3, takes=("sized",), ctx=True, doc="like fold, but the list of every intermediate accumulator")
 def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     acc, out = start, []
     for x in walked_items(xs, "scan"):
@@ -543,17 +552,17 @@ def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     return out
 
 
-@builtin("enumerate", 1, ctx=True, doc="{index, item} records, index from 0")
+@builtin("enumerate", 1, takes=("sized",), ctx=True, doc="{index, item} records, index from 0")
 def _enumerate(ctx: Context, xs: Any) -> list[dict[str, Any]]:
     return [{"index": i, "item": x} for i, x in enumerate(sized_items(ctx, xs, "enumerate"))]
 
 
-@builtin("zip", 2, ctx=True, doc="pairs of items as [a, b] lists")
+@builtin("zip", 2, takes=("sized", "sized"), ctx=True, doc="pairs of items as [a, b] lists")
 def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
     return [[x, y] for x, y in zip(sized_items(ctx, a, "zip"), sized_items(ctx, b, "zip"))]
 
 
-@builtin("slice", 2, 3, ctx=True, doc="items from index a up to b")
+@builtin("slice", 2, 3, takes=("sized",), ctx=True, doc="items from index a up to b")
 def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
     if isinstance(xs, str):
         _spend(ctx, len(xs), "slice")
@@ -660,7 +669,7 @@ def _split(ctx: Context, s: Any, sep: Any = None) -> list[str]:
     return s.split(sep)  # type: ignore[no-any-return]
 
 
-@builtin("join", 2, ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
+@builtin("join", 2, takes=("sized",), ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
 def _join(ctx: Context, xs: Any, sep: Any) -> str:
     sep = _text(sep, "join")
     parts = [x if type(x) is str else _str(ctx, x) for x in sized_items(ctx, xs, "join")]
@@ -1286,13 +1295,15 @@ def _rand(seed: Any, key: Any, n: Any) -> int:
     return random_below(seed, key, n)
 
 
-@builtin("choice", 3, doc="choice(seed, key, xs): one item picked pseudo-randomly (as rand does), or none if xs is empty")
+@builtin("choice", 3, takes=("", "", "sized"),
+         doc="choice(seed, key, xs): one item picked pseudo-randomly (as rand does), or none if xs is empty")
 def _choice(seed: Any, key: Any, xs: Any) -> Any:
     items = _ordered(xs, "choice")
     return items[random_below(seed, key, len(items))] if items else None
 
 
-@builtin("shuffle", 3, doc="shuffle(seed, key, xs): the items in a pseudo-random order (Fisher-Yates, as rand does)")
+@builtin("shuffle", 3, takes=("", "", "sized"),
+         doc="shuffle(seed, key, xs): the items in a pseudo-random order (Fisher-Yates, as rand does)")
 def _shuffle(seed: Any, key: Any, xs: Any) -> list[Any]:
     items = _ordered(xs, "shuffle")
     for i in range(len(items) - 1, 0, -1):
