@@ -27,10 +27,11 @@ def load(root: Path, text: str, name: str = "main.rules") -> Any:
 
 
 def check_codes(root: Path, text: str) -> list[tuple[str, str]]:
-    """Each error of the check: its code and the text it underlines."""
+    """Each error of the check: its code and the text it underlines (its first line)."""
     rs = load(root, text)
     lines = text.splitlines()
-    return [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1])
+    return [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1 if d.span.end_line == d.span.line
+                                            else None])
             for d in rs.diagnostics if d.is_error and d.span.file.endswith("main.rules")]
 
 

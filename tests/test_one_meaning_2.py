@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from validator.api import RunError, load_ruleset
+from test_one_meaning import check_codes, load, run_error
 
 ENGINES = ["backend", "reference"]
 
@@ -19,26 +19,6 @@ ENGINES = ["backend", "reference"]
 def root(tmp_path: Path) -> Path:
     (tmp_path / "ruleval.toml").write_text("")
     return tmp_path
-
-
-def load(root: Path, text: str, name: str = "main.rules") -> Any:
-    (root / name).write_text(text, encoding="utf-8")
-    return load_ruleset(root / name, use_cache=False)
-
-
-def check_codes(root: Path, text: str) -> list[tuple[str, str]]:
-    """Each error of the check: its code and the text it underlines (its first line)."""
-    rs = load(root, text)
-    lines = text.splitlines()
-    return [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1 if d.span.end_line == d.span.line
-                                            else None])
-            for d in rs.diagnostics if d.is_error and d.span.file.endswith("main.rules")]
-
-
-def run_error(rs: Any, engine: str, **kw: Any) -> Any:
-    with pytest.raises(RunError) as exc:
-        rs.run({}, engine=engine, **kw)
-    return exc.value.diagnostics[0]
 
 
 # -- 1. a decision is a truth value: the checker refuses a body known to be another kind, a run any other
