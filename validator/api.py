@@ -959,6 +959,11 @@ class PlayError(DiagnosticError):
         self.phase_passed: str | None = None  # (`until` names a phase the game is past: the phase it is at)
 
 
+def _not_an_object(where: str, played: list[Any]) -> PlayError:
+    """S001 for a state of a game or record that is no JSON object, placed at its value (``pointer=""``)."""
+    return PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where), pointer="")], "state", played)
+
+
 def _advance_shape(rs: Ruleset, out: Any) -> str | None:
     if not isinstance(out, dict):
         return f"gave `{str(out)[:40]}`"
@@ -1079,7 +1084,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
                                         help="each entry is played in turn; a phase with nothing to do is skipped "
                                              "by the rules, so it has no entry")], "state", played)
         if not isinstance(state, dict):
-            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where), pointer="")], "state", played)
+            raise _not_an_object(where, played)
         state = {**state, "orders": entry.orders}
         try:
             evaluated = rs.evaluate(state, ADVANCE_QUERY, seed=seed, state_name=entry.where, engine=engine)
@@ -1296,7 +1301,7 @@ def _replay_pairs(rs: Ruleset, triples: list[tuple[str, Any, Any]], seed: int | 
     where, state, _ = triples[0]
     while k + 1 < len(triples):
         if not isinstance(state, dict):
-            raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(where), pointer="")], "state", [])
+            raise _not_an_object(where, [])
         try:
             steps = list(play(rs, {**state, "orders": []}, [Entry(state.get("orders", []), None, where)], seed=seed,
                               shown=where))
@@ -1407,7 +1412,7 @@ def _recorded_next(rs: Ruleset, triple: tuple[str, Any, Any], step: Step,
     it differs from the state computed (``step.next``)."""
     next_where, recorded, written = triple
     if not isinstance(recorded, dict):
-        raise PlayError([Diagnostic("S001", "a state must be a JSON object", Span(next_where), pointer="")], "state", steps)
+        raise _not_an_object(next_where, steps)
     if written is _UNREAD:
         written = _written(rs, recorded, next_where)
     if isinstance(written, dict):  # (else as written: a state the rules cannot read is refused by the state check)
