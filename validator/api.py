@@ -293,24 +293,28 @@ class Ruleset:
         schema's verdict is each member's (``members_schema``): the keys must hold the required ones and
         the members that differ, as an object of their own, pass the schema without ``required``. The
         others passed it in the state taken whole, which the fast check found to hold no float and nothing
-        JSON cannot; so does the state. Any doubt is the whole check. A state taken whole that shares a
-        member with the state `advance` made (that state with other orders, say) becomes the base."""
+        JSON cannot; so does the state. Any doubt is the whole check. A state taken whole that shares an
+        object or an array with the state `advance` made (that state with other orders, say) becomes the base."""
         base = self._base
         if base is not None and type(state) is dict and base[0] is schema:
             members, snaps = base[1], base[2]
             changed = {}
+            shared = False  # (an object or an array the two share: a None or a number is no sign of the base)
             for key, value in state.items():
                 if members.get(key, _NOTHING) is not value:
                     changed[key] = value
+                elif type(value) in (dict, list):
+                    shared = True
             shape = members_schema(schema)
-            if shape is not None and len(changed) < len(state) and all(k in state for k in shape[1]) and \
+            if shared and shape is not None and all(k in state for k in shape[1]) and \
                     all(_snapshot(v) == snaps[k] for k, v in state.items() if k not in changed) and \
                     certainly_valid(changed, shape[0], exact=True):
                 return True
         if not certainly_valid(state, schema, exact=True):
             return False
         if made is not None and type(state) is dict and type(made[0]) is dict and \
-                any(made[0].get(k, _NOTHING) is v for k, v in state.items()) and members_schema(schema) is not None:
+                any(made[0].get(k, _NOTHING) is v and type(v) in (dict, list) for k, v in state.items()) and \
+                members_schema(schema) is not None:  # (a shared None or number is no sign of a made state)
             snaps = {k: _snapshot(v) for k, v in state.items()}
             self._base = [schema, dict(state), snaps] if None not in snaps.values() else None
         return True
