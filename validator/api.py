@@ -33,14 +33,13 @@ from .lang.loader import Loaded, display_path, load, path_view, real_path
 from .lib.runtime import (DEFAULT_STEP_BUDGET, WRITER_BUG, DiceSource, EvalError, ScriptedDice, SeededDice, Unwritable,
                           heard, writer_bug)
 from .lib.runtime import listening as listening  # (the caller's way to hear a writer's bug: docs/tools.md)
-from .engine.state import certainly_valid, members_schema, schema_errors
+from .engine.state import certainly_valid, schema_errors
 from .lang.syntax import parse_module
 from .lib.values import FUNCTION_IN_RESULT, MAX_OUTPUT_BYTES, MAX_OUTPUT_NODES, brief, to_json, too_large, written
 
 
 _T = TypeVar("_T")
 _VALID_STATES: dict[tuple[str, bytes], Any] = {}
-_NOTHING: Any = object()  # (no member of that key)
 _FOUND_VALID: Any = object()  # (``Ruleset.evaluate``'s ``validate`` from ``_unchecked_run``)
 
 
@@ -110,9 +109,6 @@ class Ruleset:
     # the last state this ruleset's `advance` made: [the state, its marshal bytes when a run found it valid,
     # the steps that run took] (``_unchecked_run``)
     _made: list[Any] | None = field(default=None, repr=False, compare=False)
-    # the last state sharing members with the one `advance` made that the schema's fast check took whole:
-    # [the schema, its members by key, each member's marshal bytes] (``_fast_certain``)
-    _base: list[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -213,7 +209,7 @@ class Ruleset:
         # it is its own exact reading, valid, and holds nothing JSON cannot (one walk of it, not three)
         # (of a usable schema: a ruleset with errors runs nothing, C015)
         certain = validate and self.ok and schema is not None and (made is None or state is not made[0]) and \
-            self._fast_certain(state, schema, made)
+            certainly_valid(state, schema, exact=True)
         unread = None
         if not certain:
             unread = _json_problem(state, state_name) if validate else None
@@ -285,39 +281,6 @@ class Ruleset:
             except RecursionError:
                 raise self._too_deep(state, query, state_name) from None
         return result
-
-    def _fast_certain(self, state: Any, schema: dict[str, Any], made: list[Any] | None) -> bool:
-        """``certainly_valid(state, schema, exact=True)``, the fast check of only the members that differ from
-        those of the last state it took whole (``_base``) when the others are those very members, unchanged
-        since (the same objects, the same marshal bytes: the same values of the same types), and the
-        schema's verdict is each member's (``members_schema``): the keys must hold the required ones and
-        the members that differ, as an object of their own, pass the schema without ``required``. The
-        others passed it in the state taken whole, which the fast check found to hold no float and nothing
-        JSON cannot; so does the state. Any doubt is the whole check. A state taken whole that shares an
-        object or an array with the state `advance` made (that state with other orders, say) becomes the base."""
-        base = self._base
-        if base is not None and type(state) is dict and base[0] is schema:
-            members, snaps = base[1], base[2]
-            changed = {}
-            shared = False  # (an object or an array the two share: a None or a number is no sign of the base)
-            for key, value in state.items():
-                if members.get(key, _NOTHING) is not value:
-                    changed[key] = value
-                elif type(value) in (dict, list):
-                    shared = True
-            shape = members_schema(schema)
-            if shared and shape is not None and all(k in state for k in shape[1]) and \
-                    all(_snapshot(v) == snaps[k] for k, v in state.items() if k not in changed) and \
-                    certainly_valid(changed, shape[0], exact=True):
-                return True
-        if not certainly_valid(state, schema, exact=True):
-            return False
-        if made is not None and type(state) is dict and type(made[0]) is dict and \
-                any(made[0].get(k, _NOTHING) is v and type(v) in (dict, list) for k, v in state.items()) and \
-                members_schema(schema) is not None:  # (a shared None or number is no sign of a made state)
-            snaps = {k: _snapshot(v) for k, v in state.items()}
-            self._base = [schema, dict(state), snaps] if None not in snaps.values() else None
-        return True
 
     def _unchecked_run(self, state: Any, query: str, args: list[Any] | None, seed: int | None, dice: list[int] | None,
                        budget: int, engine: str) -> Result | None:

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from ..core import jsontext
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, closest_name, pointer_order, utf8_fault
-from ..core.frozen import FrozenDict, frozen
+from ..core.frozen import FrozenDict
 from .schema_messages import either, expand, few, shown
 
 MAX_STATE_BYTES = 5_000_000
@@ -461,49 +461,6 @@ def certainly_valid(state: Any, schema: dict[str, Any], exact: bool = False) -> 
         return fast is not None and (no_float or not exact) and fast(state) is True
     except (RecursionError, re.error):
         return False
-
-
-# what a root schema may hold for its verdict on an object to be that of each member alone (and of the key set)
-_PER_MEMBER = frozenset({"$schema", "$id", "type", "properties", "required", "additionalProperties"})  # (and annotations)
-_MEMBERS_BY_ID: dict[int, list[Any]] = {}
-
-
-def members_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]] | None:
-    """The schema's check of some members of an object alone: (the schema with no ``required``, the keys it
-    requires), or None when its verdict on an object is not that of each member's apart. It is, for a root of
-    ``type: object`` whose other keywords are ``properties``, ``required`` and ``additionalProperties`` (no
-    ``patternProperties``; annotations and ``$defs`` aside) and whose references all name a ``$defs`` (or
-    ``definitions``) entry, never the root or a part of it: then an object is valid exactly when its keys
-    hold the required ones and each member passes what the schema asks of that key (its ``properties``
-    entry, else ``additionalProperties``), which reads the member alone and means the same in the schema
-    without ``required``. So an object whose members are those of a valid one, some replaced, is valid
-    when its keys hold the required ones and the replaced members (as an object of their own) pass the
-    schema without ``required`` (``api.Ruleset._members_certain``). Kept per read-only schema."""
-    kept = _MEMBERS_BY_ID.get(id(schema))
-    if kept is not None and kept[0] is schema:
-        return kept[1]  # type: ignore[no-any-return]
-    found = None
-    need = schema.get("required", []) if isinstance(schema, dict) else None
-    if isinstance(schema, dict) and schema.get("type") == "object" and set(schema) <= _PER_MEMBER | _ANNOTATIONS and \
-            isinstance(need, list) and all(type(k) is str for k in need) and _refs_to_defs(schema):
-        found = (frozen({k: v for k, v in schema.items() if k != "required"}), tuple(need))
-    if _read_only(schema):
-        if len(_MEMBERS_BY_ID) >= 64:
-            _MEMBERS_BY_ID.clear()
-        _MEMBERS_BY_ID[id(schema)] = [schema, found]
-    return found
-
-
-def _refs_to_defs(node: Any) -> bool:
-    """Whether every ``$ref`` under ``node`` names an entry of the root's ``$defs`` or ``definitions``."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if ref is not None and not (isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/"))):
-            return False
-        return all(_refs_to_defs(v) for v in node.values())
-    if isinstance(node, list):
-        return all(_refs_to_defs(v) for v in node)
-    return True
 
 
 def schema_errors(state: Any, schema: dict[str, Any], shown: str,
