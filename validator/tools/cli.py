@@ -10,6 +10,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -39,6 +40,9 @@ class _StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+_NEGATIVE_LED = re.compile(r"-[0-9]")  # a word that starts as a negative number does
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -50,6 +54,14 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self.given = {}
         return super().parse_known_args(args, namespace)
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        # argparse reads `-3` as a value but `-1,2` as an unknown option, so `--dice -1,2` was argparse's own
+        # "expected one argument"; no option starts with `-` and a digit, so such a word is a value, which the
+        # option then reads (`--dice`: a usage error naming the face)
+        if _NEGATIVE_LED.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         self.written = list(arg_strings)  # (what the action about to be taken was given, before its type reads it)

@@ -70,6 +70,9 @@ def parse_dice(text: str | None) -> list[int] | None:
         face = whole_number(item.strip(" "))
         if face is None:
             raise UsageError("--dice takes comma-separated integers, e.g. --dice 6,3,5")
+        if face < 1:  # (a script names the side rolled, from 1: the run would say so only at the roll, E011)
+            raise UsageError(f"--dice `{text}`: `{item.strip(' ')}` is no face of a die; faces count from 1, "
+                             "e.g. --dice 6,3,5")
         faces.append(face)
     return faces
 

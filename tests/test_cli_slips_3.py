@@ -1,0 +1,59 @@
+"""What a user of the command line meets on a slip (session 33): each is answered in the project's own
+words, with the exit code docs/diagnostics.md gives it, never argparse's words, I001 nor a traceback.
+Each test here failed before the fix it names."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from validator.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(argv: list[object]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    said = out.getvalue() + err.getvalue()
+    assert "Traceback" not in said and "I001" not in said, said
+    return code, out.getvalue(), err.getvalue()
+
+
+# ---------------------------------------------------------------- 1. a die that is no face: `--dice -1,2`
+
+@pytest.fixture
+def rolls(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "a.rules").write_text('ruleset a "a"\nquery main = roll(1d6) + roll(1d6)\n')
+    return tmp_path / "a.rules"
+
+
+@pytest.mark.parametrize("command", ["run", "explain"])
+@pytest.mark.parametrize("written, face", [
+    (["--dice", "-1,2"], "-1"),   # (was argparse's `argument --dice: expected one argument`)
+    (["--dice", "-1"], "-1"),     # (was run: E011, `scripted die -1 is not a face of a d6`, exit 1)
+    (["--dice=-1,2"], "-1"),
+    (["--dice", "3,-2"], "-2"),
+    (["--dice", "-1, 2"], "-1"),
+    (["--dice", "2,0"], "0"),
+])
+def test_a_die_below_one_is_a_usage_error_naming_it(rolls: Path, command: str, written: list[str], face: str) -> None:
+    code, out, err = run([command, rolls, *written])
+    assert (code, out) == (2, ""), out + err
+    assert err.startswith("ruleval: error[U001]: --dice") and f"`{face}`" in err and "argument" not in err, err
+
+
+def test_dice_from_one_still_run(rolls: Path) -> None:
+    code, out, err = run(["run", rolls, "--format", "json", "--dice", "6,3"])
+    assert (code, out.strip()) == (0, "9"), out + err
+
+
+def test_a_negative_number_after_another_option_is_still_an_option_value(rolls: Path) -> None:
+    # (the change reads a value that starts with `-` and a digit as a value, as argparse read `-3` already)
+    code, out, err = run(["run", rolls, "--format", "json", "--seed", "-3"])
+    assert code == 0 and out.strip().isdigit(), out + err
+    code, _, err = run(["run", rolls, "--dice", "-x"])
+    assert code == 2 and "--dice" in err, err
