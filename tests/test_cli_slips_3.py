@@ -5,6 +5,8 @@ Each test here failed before the fix it names."""
 from __future__ import annotations
 
 import io
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,29 @@ def test_a_negative_number_after_another_option_is_still_an_option_value(rolls: 
     assert code == 0 and out.strip().isdigit(), out + err
     code, _, err = run(["run", rolls, "--dice", "-x"])
     assert code == 2 and "--dice" in err, err
+
+
+# ---------------------------------------------------------------- 2. the forms an unreadable order is told
+
+DIP = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+
+
+def dip_order(tmp_path: Path, text: str) -> tuple[int, str, str]:
+    state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+             "units": [{"power": "france", "type": "army", "location": "par"}],
+             "orders": [{"power": "france", "order": text}]}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    return run(["run", "--format", "json", DIP, "--state", path])
+
+
+def test_an_unreadable_order_is_told_the_forms_read_daide_among_them(tmp_path: Path) -> None:
+    # (was the notations' forms alone, though a DAIDE order, `( ( FRA AMY PAR ) MTO BUR )`, is read too)
+    code, out, err = dip_order(tmp_path, "A PAR GO SOMEWHERE")
+    [diag] = json.loads(out)
+    assert code == 3 and diag["code"] == "S002", out + err
+    forms = re.findall(r"`([^`]*)`", diag["message"].split("expected e.g. ", 1)[1])
+    assert len(forms) >= 8 and any(f.startswith("(") for f in forms), forms
+    for form in forms:  # each form the message gives is one the ruleset reads (no S002 for it)
+        code, out, err = dip_order(tmp_path, form)
+        assert code == 0, (form, out, err)
