@@ -561,6 +561,35 @@ def test_the_check_hook_runs_when_a_data_file_of_a_ruleset_changes(cli, source: 
     assert _hook_runs(hooks["ruleval-fmt"], ["rulesets/his/map.yaml"]) is None  # (fmt reads ruleset files only)
 
 
+@pytest.mark.parametrize("source", [".pre-commit-hooks.yaml", "docs/ci.md"])
+def test_the_check_hook_follows_the_folders_its_args_name(cli, source: str, tmp_path: Path, monkeypatch) -> None:
+    """A project whose rulesets are not in `rulesets/` gives the check hook its folder in `args` (as
+    docs/ci.md says); a commit that changes only a map there then runs the check, which fails on the
+    map it broke. (The hook's `files` named `rulesets/` for data files: the commit passed unchecked.)"""
+    import yaml
+
+    text = (ROOT / source).read_text(encoding="utf-8")
+    if source.endswith(".md"):
+        text = re.search(r"## pre-commit\n.*?```yaml\n(.*?)```", text, re.S).group(1)
+        hooks = {h["id"]: {**h, "args": h["entry"].split()[1:]} for h in yaml.safe_load(text)["repos"][0]["hooks"]}
+    else:
+        hooks = {h["id"]: h for h in yaml.safe_load(text)}
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "games" / "maps").mkdir(parents=True)
+    (tmp_path / "games" / "g.rules").write_text('ruleset g "g"\nimport "maps/board.yaml" as board\nquery main = board.size\n')
+    (tmp_path / "games" / "maps" / "board.yaml").write_text("size: [1\n")  # (the change: YAML left open)
+    monkeypatch.chdir(tmp_path)
+    check = {**hooks["ruleval-check"], "args": ["check", "games"]}  # (the user's override)
+    for changed in (["games/maps/board.yaml"], ["games/g.rules"], ["games/ruleval.toml"]):
+        argv = _hook_runs(check, changed)
+        assert argv == ["check", "games"], (source, changed, argv)
+        r = cli(*argv)
+        assert r.code == 1 and "C008" in r.out + r.err, (r.out, r.err)
+    assert _hook_runs(check, ["README.md"]) is None
+    argv = _hook_runs(hooks["ruleval-check"], ["games/maps/board.yaml"])  # (args left as declared: said, not passed)
+    assert argv is not None and cli(*argv).code == 2
+
+
 def test_no_placeholder_address_in_output_or_docs(cli, broken_ruleset: str) -> None:
     """No made-up URL (the reserved `.invalid` domain) in what ruleval writes or in its pages: SARIF's
     `informationUri` is optional and left out."""
