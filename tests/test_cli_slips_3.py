@@ -85,3 +85,25 @@ def test_an_unreadable_order_is_told_the_forms_read_daide_among_them(tmp_path: P
     for form in forms:  # each form the message gives is one the ruleset reads (no S002 for it)
         code, out, err = dip_order(tmp_path, form)
         assert code == 0, (form, out, err)
+
+
+# ---------------------------------------------------------------- 3. a variant's coverage: its own catalogue
+
+def test_a_variants_coverage_counts_its_catalogue_as_docs_define_it(tmp_path: Path) -> None:
+    # (no change: docs/tools.md measures "each ruleset's catalogue", and docs/language.md says a variant's
+    # catalogue extends its base's; this pins that the denominator is the variant's inherited and own
+    # clauses, each ruleset measured apart)
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "base.yaml").write_text("clauses:\n  B-1: one\n  B-2: two\n  B-3: three\n")
+    (tmp_path / "own.yaml").write_text("clauses:\n  V-1: own\n")
+    (tmp_path / "base.rules").write_text('ruleset t.base "b"\nclauses "base.yaml"\nrule one cite "B-1" = 1\n'
+                                         'rule two cite "B-2" = 2\nquery main = one + two\n')
+    (tmp_path / "variant.rules").write_text('ruleset t.variant "v"\nextends "base.rules"\nclauses "own.yaml"\n'
+                                            'rule three cite "V-1" = 3\noverride query main = one + three\n')
+    (tmp_path / "cases.yaml").write_text("ruleset: base.rules\ncases:\n  - id: b\n    state: {}\n    expect: 3\n")
+    (tmp_path / "variant_cases.yaml").write_text(
+        "ruleset: variant.rules\ncases:\n  - id: v\n    state: {}\n    expect: 4\n")
+    code, out, err = run(["coverage", tmp_path / "cases.yaml", tmp_path / "variant_cases.yaml", "--format", "json"])
+    assert code == 0, out + err
+    got = {Path(r["ruleset"]).name: (r["clauses"], r["covered"]) for r in json.loads(out)["rulesets"]}
+    assert got == {"base.rules": (3, ["B-1", "B-2"]), "variant.rules": (4, ["B-1", "V-1"])}, got
