@@ -82,7 +82,7 @@ def _post_raw(srv: Any, length: bytes, body: bytes) -> tuple[int, bytes]:
     return int(head.split()[1]), rest
 
 
-@pytest.mark.parametrize("length", ["1_0", "١٠", "+10", "0x0a", "-1", "1 0"])
+@pytest.mark.parametrize("length", ["1_0", "١٠", "+10", "0x0a", "-1", "-0", "1 0"])
 def test_serve_refuses_a_content_length_of_other_than_ascii_digits(server: Any, length: str) -> None:
     """`int(Content-Length)` read `1_0` as 10 (and `١٠`, Arabic-Indic digits, would be read so too):
     a length HTTP does not write is refused, 400, and the body left unread."""

@@ -48,7 +48,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..core.confine import Refused, bundle_root, read_bytes, walk, write_atomic
 from ..core.diagnostics import Diagnostic, DiagnosticError, render_all
 from ..core.exits import EXIT_OK, UsageError
-from . import picture
+from . import picture, whole_number
 
 MAX_BODY = 8_000_000  # a ruleset (2 MB) and a state (5 MB), with room for the JSON around them
 MAX_GENERATE = 50  # generated states a diff from the page may try
@@ -796,10 +796,10 @@ class _Handler(BaseHTTPRequestHandler):
         given = (self.headers.get("Content-Length") or "").strip(" \t")  # (the spaces around a field's value are not of it)
         if not given:
             raise BadRequest("a request needs its Content-Length", 411)
-        if not (given.isascii() and given.isdigit()):  # (`int` would read `١`, `1_0`, `+10` as numbers)
+        length = whole_number(given)  # (not `int`, which reads `١`, `1_0`, `+10` as numbers)
+        if length is None or given.startswith("-"):  # (`-0` too: HTTP writes a length in digits alone)
             self.close_connection = True  # the body's length is not known: it is not read
             raise BadRequest("the Content-Length is not a number of bytes in the digits 0-9")
-        length = int(given)
         if length > MAX_BODY:
             self.close_connection = True  # the body is not read
             raise BadRequest(f"the request is larger than {MAX_BODY} bytes", 413)
