@@ -6,10 +6,14 @@ import gc
 import io
 import os
 import tempfile
+import threading
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
+
+if TYPE_CHECKING:
+    from validator.tools.serve import PlaygroundServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,3 +90,16 @@ def cli():
         return result
 
     return run
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[PlaygroundServer]:
+    """The playground (``ruleval serve``) on a free loopback port, one for each test module that asks."""
+    from validator.tools import serve
+
+    srv = serve.make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()

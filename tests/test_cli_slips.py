@@ -4,27 +4,17 @@ traceback. Each test here failed before the fix it names (session 32, "noticed, 
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-
-from validator.tools.cli import main
+from test_hostile_inputs import run  # (a command's answer, checked for a traceback and I001)
 
 ROOT = Path(__file__).resolve().parent.parent
 DIP = ROOT / "rulesets" / "diplomacy" / "standard.rules"
 DIP_START = ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json"
-
-
-def run(argv: list[object]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], stdout=out, stderr=err)
-    said = out.getvalue() + err.getvalue()
-    assert "Traceback" not in said and "I001" not in said, said
-    return code, out.getvalue(), err.getvalue()
 
 
 def said_at(text: str, code: str) -> list[tuple[str, int, int]]:

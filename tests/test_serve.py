@@ -11,7 +11,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -24,16 +24,6 @@ from validator.tools.textview import result_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "rulesets"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[serve.PlaygroundServer]:
-    srv = serve.make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
 
 
 class Answer:

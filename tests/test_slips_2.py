@@ -6,9 +6,8 @@ import ast
 import io
 import json
 import socket
-import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -58,18 +57,6 @@ def test_replay_still_names_a_list_of_orders_an_orders_file(tmp_path: Path, firs
 
 
 # ---------------------------------------------------------------- serve: Content-Length in ASCII digits only
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Any]:
-    from validator.tools import serve
-
-    srv = serve.make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-
 
 def _post_raw(srv: Any, length: bytes, body: bytes) -> tuple[int, bytes]:
     with socket.create_connection(srv.server_address[:2], timeout=60) as conn:
