@@ -46,6 +46,7 @@ import json
 import math
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Collection, Iterator, Sequence, cast
 
@@ -204,6 +205,7 @@ class _Reject(Exception):
 
 
 PENDING = object()  # in the memo: a value being computed
+TRACE_DEPTH = 2000  # a traced run records no node nested deeper (what is deeper still runs, unrecorded)
 _SPARE: list["Run"] = []  # runs of their own left as new (``Run.left``), for the next (``Run.fresh``)
 STATE_CHECK = "validate_state"  # a ruleset's own check of a state, what its schema cannot say
 DATA_CHECK = "validate_data"  # a ruleset's own check of the data it imports, run once when it loads
@@ -637,8 +639,9 @@ class Interpreter:
         """``compute()``; in a traced run, recorded as a node of the trace when it cites clauses: a call
         (of a rule or a decision), a cited value (``kind: value``, read without arguments) or a table
         lookup (``kind: table``, its keys as the arguments and the ``cell`` that gave the value). The
-        copies the trace keeps of the arguments and the value are charged to the run, as writing them."""
-        if not run.trace or cites is None or len(run.trace_stack) > 2000:
+        copies the trace keeps of the arguments and the value are charged to the run, as writing them. (A
+        procedure's step is a node too, ``kind: step``, with no arguments and no value: ``run_procedure``.)"""
+        if not run.trace or cites is None or len(run.trace_stack) > TRACE_DEPTH:
             return compute()
         for a in args:
             charge_walk(run, a, unit.span)
@@ -647,15 +650,10 @@ class Interpreter:
             node["kind"] = kind
         if cell is not None:
             node["cell"] = cell
-        parent = run.trace_stack[-1]
-        run.trace_stack.append(node)
-        try:
+        with tracing(run, node):
             value = compute()
-        finally:
-            run.trace_stack.pop()
         charge_walk(run, value, unit.span)
         node["value"] = value
-        parent["children"].append(node)
         return value
 
     # -- tables
@@ -823,39 +821,28 @@ class Interpreter:
         status, where, reject = "completed", None, None
         i = 0
         while i < len(steps):
+            step = steps[i]
             try:
-                if run.trace:
-                    self.traced_step(run, steps[i], env)
+                if run.trace and len(run.trace_stack) <= TRACE_DEPTH:  # a node each time it runs: what ran cited them
+                    with tracing(run, {"rule": step.name, "kind": "step", "args": [], "cites": list(step.cites),
+                                       "children": []}):
+                        self.exec_block(run, step.body, env)
                 else:
-                    self.exec_block(run, steps[i].body, env)
+                    self.exec_block(run, step.body, env)
                 i += 1
             except _Goto as jump:
                 run.charge(1, unit.span)
                 i = jump.target
             except _Stop:
-                status, where = "stopped", steps[i]
+                status, where = "stopped", step
                 break
             except _Reject as r:
-                status, where, reject = "rejected", steps[i], r
+                status, where, reject = "rejected", step, r
                 break
         out = procedure_end(run, status, where, reject)
         for name, cell in variables.items():
             out[name] = force(run, cell.value)
         return out
-
-    def traced_step(self, run: Run, step: A.Step, env: Frame) -> None:
-        """A step run in a traced run: a node of the trace (``kind: step``, no arguments, no value) with
-        its clauses, the calls made in it its children, each time it runs (what ran cited them)."""
-        if len(run.trace_stack) > 2000:
-            return self.exec_block(run, step.body, env)
-        node: dict[str, Any] = {"rule": step.name, "kind": "step", "args": [], "cites": list(step.cites),
-                                "children": []}
-        run.trace_stack[-1]["children"].append(node)
-        run.trace_stack.append(node)
-        try:
-            self.exec_block(run, step.body, env)
-        finally:
-            run.trace_stack.pop()
 
     def exec_block(self, run: Run, stmts: tuple[A.Stmt, ...], env: Frame) -> None:
         for s in stmts:
@@ -1600,6 +1587,19 @@ def odds(p: Fraction, natural: int) -> str:
     if natural <= MAX_ODDS_DENOMINATOR and (p * natural).denominator == 1:
         return f"{p.numerator * natural // p.denominator}/{natural}"
     return f"{p.numerator}/{p.denominator}"
+
+
+@contextmanager
+def tracing(run: Run, node: dict[str, Any]) -> Iterator[None]:
+    """The body run as ``node`` of a traced run's trace, a child of the open node; the calls made in it
+    are its children. The node is there even when the body ends by a jump (a step's `goto`, `stop` or
+    `reject`); a run that ends in an error shows no trace."""
+    run.trace_stack[-1]["children"].append(node)
+    run.trace_stack.append(node)
+    try:
+        yield
+    finally:
+        run.trace_stack.pop()
 
 
 def explanation(run: Run) -> dict[str, Any]:
