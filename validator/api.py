@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, Literal, TypeVar
 
 from .lang import ast as A
 from .core import deep
@@ -947,16 +947,25 @@ def _entries(entries: Any, most: int) -> list[Entry]:
     return out
 
 
+@dataclass(frozen=True)
+class UntilRefused:
+    """Why ``play`` refused its ``until`` (the caller's mistake) before playing: ``reason`` "unknown", it
+    names no phase of the ruleset, or "passed", the game is past that phase; ``at`` the phase the game
+    is at (None when the ruleset names no phases)."""
+    reason: Literal["unknown", "passed"]
+    at: str | None
+
+
 class PlayError(DiagnosticError):
     """A game could not go on; ``kind`` as ``RunError``'s ("state", "eval", "usage", "ruleset")."""
 
-    def __init__(self, diagnostics: list[Diagnostic], kind: str, played: list[Step]):
+    def __init__(self, diagnostics: list[Diagnostic], kind: str, played: list[Step],
+                 until: UntilRefused | None = None):
         super().__init__(diagnostics)
         self.kind = kind
         self.played = played
         self.agreed = 0  # (`replay`: the phases of the record that agreed before it)
-        self.unknown_phase = False  # (`until` names no phase of the ruleset: the caller's mistake)
-        self.phase_passed: str | None = None  # (`until` names a phase the game is past: the phase it is at)
+        self.until = until  # (set when it is `until` that play refused)
 
 
 def _not_an_object(where: str, played: list[Any]) -> PlayError:
@@ -1031,16 +1040,13 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
     if until is not None and order_of is not None:
         target = order_of(until)
         if target is None:
-            unknown = PlayError([Diagnostic("S006", f"`{until}` names no phase of this ruleset", Span(shown),
-                                            help=f"give a phase name as the rules write it (the game is at `{name}`)")],
-                                "usage", played)
-            unknown.unknown_phase = True
-            raise unknown
+            raise PlayError([Diagnostic("S006", f"`{until}` names no phase of this ruleset", Span(shown),
+                                        help=f"give a phase name as the rules write it (the game is at `{name}`)")],
+                            "usage", played, UntilRefused("unknown", name))
         if name is not None and _after(order_of(name), target):
-            passed = PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
-                                           help="give a phase the game has still to reach")], "usage", played)
-            passed.phase_passed = name
-            raise passed
+            raise PlayError([Diagnostic("S006", f"the game is at `{name}`, past `{until}` already", Span(shown),
+                                        help="give a phase the game has still to reach")],
+                            "usage", played, UntilRefused("passed", name))
     given = state.get("orders") if isinstance(state, dict) else None
     if given:  # the start state's own orders are its phase's, unless the entries give that phase's too
         if entries:

@@ -425,13 +425,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"{one_line(str(step.phase))}: {one_line(_summary(_part(step, 'result')) or 'played')} -> "
                           f"{one_line(str(step.next_phase))}\n")
     except PlayError as exc:
-        if exc.unknown_phase and args.until is not None:  # (`--until` names no phase: U001, exit 2)
-            said = [_unknown_until(rs, state, shown, args.until)]
-            print_diags(said, "text", out, err, rs.sources)
-            return _exit_of(said)
-        if exc.phase_passed is not None and args.until is not None:  # (as much the command line's mistake: U001)
-            said = [Diagnostic("U001", f"--until `{one_line(args.until)}` is a phase the game is past: the game is at "
-                                       f"`{exc.phase_passed}`", Span(shown),
+        if exc.until is not None and args.until is not None:  # (the command line's mistake: U001, exit 2)
+            said = [_unknown_until(rs, state, shown, args.until) if exc.until.reason == "unknown" else
+                    Diagnostic("U001", f"--until `{one_line(args.until)}` is a phase the game is past: the game is at "
+                                       f"`{exc.until.at}`", Span(shown),
                                help="give a phase the game has still to reach, or a start state before it")]
             print_diags(said, "text", out, err, rs.sources)
             return _exit_of(said)
