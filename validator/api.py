@@ -1118,6 +1118,10 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
 def _random_entry(rs: Ruleset, state: Any, seed: int, where: str, played: list[Step]) -> Entry:
     """A phase's orders from the ruleset's ``query random_orders(seed)`` on the state reached (with
     ``seed`` as its dice too): a failure of that query stops play, said of that state."""
+    # (The state is checked here, with no orders, and again by `advance` with the orders this gives: two
+    # values, not one twice. This check is the first a state the rules made meets (``_check_made`` comes
+    # after the game), so that `random_orders` never reads a state the rules refuse and a fault of it is
+    # said as the state's, not as a failure of `random_orders`; `advance`'s checks the orders given.)
     try:
         orders = rs.run({**state, "orders": []} if isinstance(state, dict) else state, RANDOM_ORDERS_QUERY, [seed],
                         seed=seed, state_name=where)
