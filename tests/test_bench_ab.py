@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +123,22 @@ def test_jomini_reach_instructions_says_it_needs_valgrind(monkeypatch: pytest.Mo
     monkeypatch.setattr(jomini_reach.shutil, "which", lambda name: None)
     assert jomini_reach.main(["--instructions"]) == 2
     assert "needs valgrind" in capsys.readouterr().err
+
+
+def test_jomini_reach_refuses_a_board_its_ruleset_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench checked its generated board with the schema only: a board the ruleset's own
+    `validate_state` refuses (here two units of one id, which the schema cannot see) was measured."""
+    import argparse
+
+    from bench import jomini_reach
+
+    made = jomini_reach.make_state
+
+    def twice_one_id(seed: int, size: int, units: int) -> Any:
+        state = made(seed, size, units)
+        state["units"][1]["id"] = state["units"][0]["id"]
+        return state
+
+    monkeypatch.setattr(jomini_reach, "make_state", twice_one_id)
+    with pytest.raises(SystemExit, match=r"refused by the ruleset .*/units/1/id: a second unit `U000`"):
+        jomini_reach.setup(argparse.Namespace(seed=7, size=12, units=6))
