@@ -447,16 +447,20 @@ def dumps(value: Any, **options: Any) -> str:
 _VALUE_TOKENS = re.compile(rf'({_STRING})|([\[\]{{}},:])|(true|false|null|{_NUMBER})')
 
 
-def item_lines(text: str) -> list[int]:
-    """The line of each item of the JSON list a text holds (the text read once, token by token)."""
-    lines: list[int] = []
-    depth, line, at, expect_item = 0, 1, 0, False
+def item_places(text: str) -> list[tuple[int, int]]:
+    """The line and column (1-based) where each item of the JSON list a text holds starts (the text read
+    once, token by token)."""
+    places: list[tuple[int, int]] = []
+    depth, line, line_start, at, expect_item = 0, 1, 0, 0, False
     for m in _VALUE_TOKENS.finditer(text):
         tok = m.group()
         if depth == 1 and expect_item and tok != "]":
-            line += text.count("\n", at, m.start())
+            newlines = text.count("\n", at, m.start())
+            if newlines:
+                line += newlines
+                line_start = text.rfind("\n", at, m.start()) + 1
             at = m.start()
-            lines.append(line)
+            places.append((line, at - line_start + 1))
         expect_item = False
         if tok in ("[", "{"):
             depth += 1
@@ -465,7 +469,7 @@ def item_lines(text: str) -> list[int]:
             depth -= 1
         elif tok == "," and depth == 1:
             expect_item = True
-    return lines
+    return places
 
 
 class Positions:

@@ -22,9 +22,10 @@ import io
 import os
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 import yaml
 
@@ -155,8 +156,9 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
 
 
 def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
-    """The values of a game file, each with where it is (``file:line``); ``DiagnosticError`` (S001)
-    when the file cannot be read, is not a list of JSON values, or holds more than ``limit`` of them."""
+    """The values of a game file, each with where it is (``file:line``, as ``_item_where`` names it);
+    ``DiagnosticError`` (S001) when the file cannot be read, is not a list of JSON values, or holds
+    more than ``limit`` of them."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".jsonl", ".json", ".yaml", ".yml"):  # (said first: an empty `.txt` is not "empty")
@@ -187,8 +189,10 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             raise DiagnosticError([Diagnostic("S001", "a game file holds a list (one item per phase)", Span(path, 1, 1, 1, 2))])
         if len(items) > limit:
             raise _too_many(path, limit)
-        lines = jsontext.item_lines(text)
-        return [(f"{path}:{lines[i]}" if i < len(lines) else f"{path} item {i}", item) for i, item in enumerate(items)]
+        places = jsontext.item_places(text)
+        shared = _shared_lines(line for line, _ in places)
+        return [(_item_where(path, i, places[i] if i < len(places) else None, shared), item)
+                for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
             items = safeyaml.load(text, line_numbers=True, max_nodes=MAX_GAME_FILE_VALUES)
@@ -206,14 +210,20 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             raise _too_many(path, limit)
         out = []
         positions: list[Any] = []  # (the document composed once, for entries that are no mapping)
+        lines: list[int | None] = []
         for i, item in enumerate(items):
             at_line = item.get("__line__") if isinstance(item, dict) else None
-            value = _strip_lines(item)
-            problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
             if not at_line:
                 found = _yaml_span(text, path, i, "", positions)
                 at_line = found.line if found is not None else None
-            where = f"{path}:{at_line}" if at_line else f"{path} item {i}"
+            lines.append(at_line)
+        shared = _shared_lines(line for line in lines if line)
+        for i, item in enumerate(items):
+            value = _strip_lines(item)
+            problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
+            at_line = lines[i]
+            found = _yaml_span(text, path, i, "", positions) if at_line in shared else None  # (its column)
+            where = _item_where(path, i, (at_line, found.col if found is not None else 1) if at_line else None, shared)
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
                                                   _yaml_span(text, path, i, problem[0], positions) or Span(where),
@@ -222,6 +232,29 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             out.append((where, value))
         return out
     raise AssertionError(suffix)  # pragma: no cover (refused above)
+
+
+def _shared_lines(lines: Iterable[int]) -> set[int]:
+    """The lines on which more than one item of a game file starts (a list written on one line)."""
+    counts = Counter(lines)
+    return {line for line, n in counts.items() if n > 1}
+
+
+def _item_where(path: str, index: int, place: tuple[int, int] | None, shared: set[int]) -> str:
+    """The name of a game file's item ``index`` that starts at ``place`` (line, column): ``FILE:LINE``,
+    or ``FILE:LINE:COL`` where another item starts on that line, so that each item has a name of its
+    own (the diagnostics of what is played from it name it); ``FILE item N`` where it is not known."""
+    if place is None:
+        return f"{path} item {index}"
+    line, col = place
+    return f"{path}:{line}:{col}" if line in shared else f"{path}:{line}"
+
+
+def _place_in(where: str, path: str) -> tuple[int, int] | None:
+    """The line and column (1 when the name gives none) of the item of the game file ``path`` named
+    ``where`` by ``_item_where``; None for a name of another form."""
+    m = re.fullmatch(r"(\d+)(?::(\d+))?", where[len(path) + 1:]) if where.startswith(f"{path}:") else None
+    return None if m is None else (int(m[1]), int(m[2] or 1))
 
 
 def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[Any]) -> Span | None:
@@ -260,9 +293,9 @@ def _at_the_order(diags: list[Diagnostic], path: str | None,
         at: Span | None = None
         if Path(path).suffix.lower() in (".yaml", ".yml"):  # the orders in the entry: `/orders/...`, or the entry itself
             at = _yaml_span(text, path, i, ptr if isinstance(items[i][1], dict) else ptr[len("/orders"):], positions)
-        if at is None and (m := re.fullmatch(r"(.*):(\d+)", d.span.file)) is not None:
-            line = int(m.group(2))
-            at = Span(path, line, 1, line, 2)
+        if at is None and (place := _place_in(d.span.file, path)) is not None:
+            line, col = place
+            at = Span(path, line, col, line, col + 1)
         out.append(replace(d, span=at) if at is not None else d)
     return out, {path: text}
 
@@ -628,10 +661,11 @@ def _not_read(unread: int) -> str:
 
 
 def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, Any]]) -> list[Diagnostic]:
-    """What ``replay`` said of a record's states (each named by where it is, ``FILE:LINE``, as
-    ``read_game_file`` names them) at its place in the record file: one said by a JSON pointer at the
-    line and column of that value (else of the nearest value enclosing it), the pointer kept; another at
-    its state's line. A name of another form (``FILE item 3``) is left as it is."""
+    """What ``replay`` said of a record's states (each named by where it is, ``FILE:LINE``, or
+    ``FILE:LINE:COL`` for states sharing a line, as ``read_game_file`` names them) at its place in the
+    record file: one said by a JSON pointer at the line and column of that value (else of the nearest
+    value enclosing it), the pointer kept; another where its state starts. A name of another form
+    (``FILE item 3``) is left as it is."""
     from ..engine.state import pointer_parts
 
     index = {where: i for i, (where, _) in enumerate(items)}
@@ -651,11 +685,11 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
             out.append(d)
             continue
         where, item = items[i]
-        line_text = where.rsplit(":", 1)[-1]
-        if not line_text.isdigit():
+        place = _place_in(where, record)
+        if place is None:
             out.append(d)
             continue
-        lineno = int(line_text)
+        lineno, col = place
         inside = ("state",) if _played_state(item) is not item else ()
         found = None
         if d.pointer is not None:
@@ -671,7 +705,7 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
                     found = None
                 if found is not None:
                     break
-        out.append(replace(d, span=Span(record, *found) if found is not None else Span(record, lineno, 1, lineno, 2)))
+        out.append(replace(d, span=Span(record, *found) if found is not None else Span(record, lineno, col, lineno, col + 1)))
     return out
 
 
