@@ -56,7 +56,7 @@ from ..core.diagnostics import Diagnostic, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
 from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key, show,
-                          to_json, too_large, tree_size, walked, written)
+                          too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.kinds import DeclaredKinds
 from ..lang.program import DEFS, REJECTED_EVENT, Program, Unit, cell_key
@@ -1607,9 +1607,23 @@ def explanation(run: Run) -> dict[str, Any]:
     cycles' members and values, the settled decisions' values, as the language's values (``to_json``
     writes it as JSON)."""
     root = run.trace_stack[0]
-    edges = sorted({(json.dumps(to_json(list(a))), json.dumps(to_json(list(b)))) for a, b in run.decision_edges})
-    settled = [{"decision": list(k), "value": s.value, "cites": list(s.cites)} for k, s in run.settled.items()]
-    decisions = [{"key": list(k), "decision": k[0], "args": list(a), "value": run.dvalue.get(k)}
+    # A decision is named by its name and the order in which the run first met it, ``[name, n]``: its memo
+    # key holds the identity of a record, list or map argument (``freeze``), which is no value and
+    # differs from run to run (a key shown whole made the output of one run differ from the next).
+    order = {k: i for i, k in enumerate(run.dargs)}
+    for k in sorted({k for e in run.decision_edges for k in e if k not in order}, key=_met_later):
+        order[k] = len(order)  # (none is left out of `dargs` by a run that ends; kept for safety)
+    named = {k: [k[0], i] for k, i in order.items()}
+    edges = sorted((order[a], order[b]) for a, b in run.decision_edges)
+    keys = list(order)
+    settled = [{"decision": named[k], "value": s.value, "cites": list(s.cites)} for k, s in run.settled.items()]
+    decisions = [{"key": named[k], "decision": k[0], "args": list(a), "value": run.dvalue.get(k)}
                  for k, a in run.dargs.items()]
-    return {"trace": root["children"], "decision_edges": [[json.loads(a), json.loads(b)] for a, b in edges],
+    return {"trace": root["children"], "decision_edges": [[named[keys[a]], named[keys[b]]] for a, b in edges],
             "cycles": run.cycles, "settled": settled, "decisions": decisions}
+
+
+def _met_later(key: Any) -> str:
+    """An order for the decisions the run named and did not record (none, in a run that ends): by name
+    and the values of their arguments, never by an identity."""
+    return json.dumps([key[0], [a if type(a) is not tuple or a[0] != "#id" else None for a in key[1:]]], default=str)
