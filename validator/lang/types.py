@@ -5,7 +5,8 @@ Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, `
 none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``const`` and
 ``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
 gives its body's (``result_of``; a recursive one's own calls are ``any``); a test of a name against
-``none`` narrows it where the test decides (``facts``), in an `if` expression or statement (``stmt``).
+``none`` narrows it where the test decides (``facts``), in an `if` expression or statement, and after a
+`require` (``stmt``).
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
@@ -319,10 +320,26 @@ class TypeChecker(Walker):
         return {k: t for k, t in told.items() if not var(k)} if told else told
 
     # -- statements
+    def block(self, stmts: tuple[A.Stmt, ...], env: Scope) -> None:
+        """What a `require` in a block told (``stmt``) holds to the block's end, no further: code after
+        the block also runs where the block did not (an `if`'s other branch, a loop's no turn, a step
+        reached by `goto`)."""
+        outside = self.narrow
+        super().block(stmts, env)
+        if self.narrow is not outside:
+            self.narrow = self.forget(outside, _assigned(stmts))
+
     def stmt(self, s: Any, env: Scope) -> Scope:
         """A procedure's statement. A test against none in an `if` narrows in its blocks as in an `if`
-        expression (``t_If``); what it told of a `var` holds until the `var` may be changed: at a `:=` of
-        it, and from the start of a loop (or to the end of a block) whose body changes it."""
+        expression (``t_If``), and a `require`'s in the rest of its block (which runs only where it holds);
+        what it told of a `var` holds until the `var` may be changed: at a `:=` of it, and from the start
+        of a loop (or to the end of a block) whose body changes it."""
+        if isinstance(s, A.Require):
+            env = super().stmt(s, env)
+            yes = self.facts(s.cond, env)[0]
+            if yes:
+                self.narrow = {**self.narrow, **yes}
+            return env
         if isinstance(s, A.Assign):
             env = super().stmt(s, env)
             self.narrow = self.forget(self.narrow, (s.name,))
