@@ -260,8 +260,8 @@ class Gen:
             lambda: f"[count(x2.item > x2.index for x2 in enumerate({xs()}))]",
             lambda: f"[len(x2) + x2.index for x2 in enumerate({xs()})]",
             lambda: f"[h(x2.index) for x2 in enumerate({xs()}) for h in [fn(q) => q + x2.item]]",
-            # (a value of no collection only as an input the check cannot type: a literal `none` it refuses, C004)
-            lambda: f"[x2.index for x2 in enumerate({self.pick(['n', 'flag', self.expr(self.pick([SET, MAP, STR]), env, d)])})]",
+            # (a value of no collection, a text too, only as an input the check cannot type: a literal it refuses, C004)
+            lambda: f"[x2.index for x2 in enumerate({self.pick(['n', 'flag', 's', self.expr(self.pick([SET, MAP]), env, d)])})]",
             lambda: f"scan({xs()}, 0, fn(acc, q) => acc + q)",
             lambda: self.looped_call(LIST, env, d),
         ]

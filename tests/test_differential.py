@@ -627,8 +627,8 @@ def test_a_decision_given_a_record_a_light_function_makes_is_the_references() ->
 
 
 # (`opaque(...)`: a value the check does not know to be no collection, which it would refuse, C004)
-FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "\"abc\"", "[x * 2 for x in [1, 2, 3]]", "opaque(none)",
-          "opaque(5)",
+FOLDED = ["[1, 2, 3]", "set([3, 1, 2])", "{\"b\" => 1, \"a\" => 2}", "opaque(\"abc\")", "[x * 2 for x in [1, 2, 3]]",
+          "opaque(none)", "opaque(5)",
           "[1, none, 3]", "[[1], [2, 3]]"]
 
 

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from test_one_meaning import check_codes
+from validator.api import RunError, load_ruleset
 
 ENGINES = ["backend", "reference"]
 
@@ -39,6 +41,14 @@ procedure p(x) cite "P-1" {
 }
 query main(x) = p(x)
 '''
+
+
+def checked(root: Path, text: str) -> Any:
+    """The ruleset ``text``, which the check passes."""
+    (root / "run.rules").write_text(text, encoding="utf-8")
+    rs = load_ruleset(root / "run.rules", use_cache=False)
+    assert rs.ok, [str(d) for d in rs.diagnostics]
+    return rs
 
 
 def body(code: str, later: str = "out := 1") -> str:
@@ -82,3 +92,71 @@ def test_what_a_require_tells_of_a_var_holds_until_the_var_may_change(root: Path
                                                                         bad: list[tuple[str, str]]) -> None:
     """As after an `if`'s test: not after a `:=` of it, nor after a block, nor in a loop, that may change it."""
     assert check_codes(root, body(code)) == bad
+
+
+# -- 2. a text is no collection: no built-in walks its characters, as no loop does; `len` and `slice` read a text
+
+
+TEXT = '"ab"'
+# each built-in's call with `X` where it is given a text, one call for each argument its definition declares a
+# collection (``Builtin.takes``), the others such that the call would run
+CALLS = {
+    ("len", 0): "len(X)", ("count", 0): "count(X)", ("any", 0): "any(X)", ("all", 0): "all(X)", ("sum", 0): "sum(X)",
+    ("max", 0): "max(X)", ("min", 0): "min(X)", ("sorted", 0): "sorted(X)", ("sort_by", 0): "sort_by(X, fn(c) => c)",
+    ("index_of", 0): 'index_of(X, "a")', ("first", 0): "first(X)", ("last", 0): "last(X)",
+    ("reverse", 0): "reverse(X)", ("set", 0): "set(X)", ("tuple", 0): "tuple(X)", ("list", 0): "list(X)",
+    ("unique", 0): "unique(X)", ("keys", 0): "keys(X)", ("values", 0): "values(X)", ("items", 0): "items(X)",
+    ("get", 0): "get(X, 0)", ("pick", 0): 'pick(X, ["a"])', ("pick", 1): 'pick({"a" => 1}, X)',
+    ("has", 0): 'has(X, "a")', ("put", 0): 'put(X, "a", 1)', ("remove", 0): 'remove(X, "a")',
+    ("merge", 0): "merge(X, {})", ("merge", 1): "merge({}, X)", ("append", 0): 'append(X, "c")',
+    ("concat", 0): 'concat(X, ["c"])', ("concat", 1): 'concat(["c"], X)',
+    ("union", 0): 'union(X, ["c"])', ("union", 1): 'union(["c"], X)',
+    ("intersection", 0): 'intersection(X, ["a"])', ("intersection", 1): 'intersection(["a"], X)',
+    ("difference", 0): 'difference(X, ["a"])', ("difference", 1): 'difference(["a"], X)',
+    ("group_by", 0): "group_by(X, fn(c) => c)", ("index_by", 0): "index_by(X, fn(c) => c)",
+    ("max_by", 0): "max_by(X, fn(c) => c)", ("min_by", 0): "min_by(X, fn(c) => c)",
+    ("fold", 0): 'fold(X, "", fn(a, c) => a + c)', ("scan", 0): 'scan(X, "", fn(a, c) => a + c)',
+    ("enumerate", 0): "enumerate(X)", ("zip", 0): "zip(X, [1, 2])", ("zip", 1): "zip([1, 2], X)",
+    ("slice", 0): "slice(X, 1)", ("join", 0): 'join(X, "-")', ("choice", 2): 'choice(1, "k", X)',
+    ("shuffle", 2): 'shuffle(1, "k", X)', ("distance", 2): 'distance({"a" => ["b"]}, "a", X)',
+    ("components", 1): 'components({"a" => ["b"]}, X)', ("path_cost", 0): 'path_cost(X, {"a" => 1, "b" => 1}, 0)',
+}
+READ_AS_TEXT = {"len", "slice"}  # (the number of a text's characters, and a text cut from one)
+
+
+def test_every_collection_argument_is_given_a_text_here() -> None:
+    from validator.lib.builtins import BUILTINS
+
+    declared = {(b.name, i) for b in BUILTINS.values() for i, kind in enumerate(b.takes) if kind}
+    assert declared == set(CALLS)
+
+
+@pytest.mark.parametrize("at", sorted(CALLS), ids=lambda at: f"{at[0]}-{at[1]}")
+def test_a_built_in_given_a_text_is_refused_by_the_check_as_by_the_run(root: Path, at: tuple[str, int]) -> None:
+    """`first("ab")`, `fold("ab", ...)`, `enumerate("ab")`, `join("ab", "-")` walked the characters while
+    `count("ab")`, `sum("ab")`, `sorted("ab")` were C004, and `for c in "ab"` too: a text is no collection
+    (docs/language.md, Built-ins). The check's finding where it sees the text, the run's (E011, the built-in
+    refusing it) where it does not, alike in both engines: one meaning."""
+    call = CALLS[at]
+    codes = check_codes(root, f'ruleset t "t"\nquery main = {call.replace("X", TEXT)}\n')
+    # (`opaque(...)`: a text the check does not know to be one)
+    rs = checked(root, f'ruleset t "t"\ndef opaque(x) = x\nquery main = {call.replace("X", f"opaque({TEXT})")}\n')
+    if at[0] in READ_AS_TEXT:
+        assert codes == []
+        assert len({repr(rs.run({}, engine=engine)) for engine in ENGINES}) == 1
+        return
+    assert codes == [("C004", TEXT)], codes
+    refused = []
+    for engine in ENGINES:
+        with pytest.raises(RunError) as exc:
+            rs.run({}, engine=engine)
+        d = exc.value.diagnostics[0]
+        assert d.code == "E011" and "`ab`" in d.message and "needs a" in d.message, (engine, d)  # (a built-in's refusal)
+        refused.append((d.message, d.span))
+    assert refused[0] == refused[1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_len_and_slice_read_a_text(root: Path, engine: str) -> None:
+    rs = checked(root, 'ruleset t "t"\nquery main = [len("abc"), slice("abc", 1), slice("abc", 0, 2), len(split("a b"))]\n')
+    assert rs.run({}, engine=engine) == [3, "bc", "ab", 2]

@@ -42,7 +42,9 @@ class Builtin:
 
 
 # the kinds of argument a built-in declares (``builtin(takes=...)``): each a collection its run walks or reads
-# ("items": those that compare or add items, or read a map or a list; "sized": those that walk a text's characters too)
+# ("items": a collection, whose items it walks; "sized": one, or a text it reads as a text, `len` and `slice`
+# alone; "map": a map). A text is no collection: no built-in walks its characters, as no loop does
+# (``reference.iterate``; docs/language.md, Built-ins)
 TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map"}
 
 
@@ -91,7 +93,7 @@ def _walk_cost(ctx: Context, v: Any, what: str) -> None:
         _spend(ctx, tree_size(v, max(0, ctx.budget - ctx.steps)), what)
 
 
-_SIZED = frozenset({list, tuple, str})  # collections walked as they are (a set in the order of values)
+_SIZED = frozenset({list, tuple})  # collections walked as they are (a set in the order of values)
 _FLAT = frozenset({int, str, bool, type(None), Fraction})  # what costs nothing to compare or hash
 _INTS, _TEXTS = frozenset({int}), frozenset({str})
 
@@ -115,15 +117,18 @@ def walked_items(xs: Any, what: str) -> Any:
     values (``values.walked``); uncharged (the backend's loops walk by it too)."""
     if isinstance(xs, (dict, set, frozenset)):
         return walked(xs)
-    if isinstance(xs, (list, tuple, str)) or hasattr(xs, "__next__"):
+    if isinstance(xs, (list, tuple)) or hasattr(xs, "__next__"):
         return xs
+    if isinstance(xs, str):  # (no collection: as a loop refuses to walk it, ``reference.iterate``)
+        raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`: a text is no collection; "
+                        "split(text) gives its words")
     raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`")
 
 
 # ---------------------------------------------------------------- collections and quantifiers
 
 
-@builtin("len", 1, takes=("sized",), doc="number of items in a list, set, map or string")
+@builtin("len", 1, takes=("sized",), doc="number of items in a list, set or map, or of characters in a text")
 def _len(xs: Any) -> int:
     if isinstance(xs, (list, tuple, set, frozenset, dict, str)):
         return len(xs)
@@ -146,12 +151,12 @@ def uncounted(x: Any) -> CallError:
     return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
 
 
-@builtin("any", 1, takes=("sized",), ctx=True, doc="true if some item is true")
+@builtin("any", 1, takes=("items",), ctx=True, doc="true if some item is true")
 def _any(ctx: Context, xs: Any) -> bool:
     return any(sized_items(ctx, xs, "any"))
 
 
-@builtin("all", 1, takes=("sized",), ctx=True, doc="true if every item is true (true for none)")
+@builtin("all", 1, takes=("items",), ctx=True, doc="true if every item is true (true for none)")
 def _all(ctx: Context, xs: Any) -> bool:
     return all(sized_items(ctx, xs, "all"))
 
@@ -254,7 +259,7 @@ def _sort_by(ctx: Context, xs: Any, key: Any) -> list[Any]:
     return _sorted(ctx, xs, key)
 
 
-@builtin("index_of", 2, takes=("sized",), ctx=True, doc="position of an item in a list, or none")
+@builtin("index_of", 2, takes=("items",), ctx=True, doc="position of an item in a list, or none")
 def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
     items = _ordered_items(ctx, xs, "index_of")
     _walk_cost(ctx, x, "index_of")
@@ -276,40 +281,40 @@ def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     return list(range(lo, hi))
 
 
-@builtin("first", 1, 2, takes=("sized",), doc="first item, or the default (none) if empty")
+@builtin("first", 1, 2, takes=("items",), doc="first item, or the default (none) if empty")
 def _first(xs: Any, default: Any = None) -> Any:
     for x in walked_items(xs, "first"):
         return x
     return default
 
 
-@builtin("last", 1, 2, takes=("sized",), ctx=True, doc="last item, or the default (none) if empty")
+@builtin("last", 1, 2, takes=("items",), ctx=True, doc="last item, or the default (none) if empty")
 def _last(ctx: Context, xs: Any, default: Any = None) -> Any:
     items = list(sized_items(ctx, xs, "last"))
     return items[-1] if items else default
 
 
-@builtin("reverse", 1, takes=("sized",), ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
+@builtin("reverse", 1, takes=("items",), ctx=True, doc="a list in reverse order", kind=lambda k, xs: k.list(k.walked(xs)))
 def _reverse(ctx: Context, xs: Any) -> list[Any]:
     return list(sized_items(ctx, xs, "reverse"))[::-1]
 
 
-@builtin("set", 0, 1, takes=("sized",), ctx=True, doc="a set of the items (the empty set with no argument)")
+@builtin("set", 0, 1, takes=("items",), ctx=True, doc="a set of the items (the empty set with no argument)")
 def _set(ctx: Context, xs: Any = ()) -> frozenset[Any]:
     return _set_of(ctx, xs, "set")
 
 
-@builtin("tuple", 1, takes=("sized",), ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
+@builtin("tuple", 1, takes=("items",), ctx=True, doc="a tuple of the items, which may be a map's key or a set's item")
 def _tuple(ctx: Context, xs: Any) -> tuple[Any, ...]:
     return tuple(sized_items(ctx, xs, "tuple"))
 
 
-@builtin("list", 1, takes=("sized",), ctx=True, doc="a list of the items")
+@builtin("list", 1, takes=("items",), ctx=True, doc="a list of the items")
 def _list(ctx: Context, xs: Any) -> list[Any]:
     return list(sized_items(ctx, xs, "list"))
 
 
-@builtin("unique", 1, takes=("sized",), ctx=True, doc="items with repeats removed, first occurrence kept",
+@builtin("unique", 1, takes=("items",), ctx=True, doc="items with repeats removed, first occurrence kept",
          kind=lambda k, xs: k.list(k.walked(xs)))
 def _unique(ctx: Context, xs: Any) -> list[Any]:
     out: list[Any] = []
@@ -386,7 +391,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
     raise CallError(f"get needs a map or list, not `{_show(m)}`")
 
 
-@builtin("pick", 2, takes=("map", "sized"), ctx=True,
+@builtin("pick", 2, takes=("map", "items"), ctx=True,
          doc="pick(map, keys): the map's entries for those keys, in their order; absent or none values left out")
 def _pick(ctx: Context, m: Any, ks: Any) -> dict[Any, Any]:
     src = _as_map(m, "pick")
@@ -424,7 +429,7 @@ def _put(ctx: Context, m: Any, k: Any, v: Any) -> dict[Any, Any]:
     return out
 
 
-@builtin("remove", 2, takes=("sized",), ctx=True, doc="a copy of a map without a key, or of a list without an item")
+@builtin("remove", 2, takes=("items",), ctx=True, doc="a copy of a map without a key, or of a list without an item")
 def _remove(ctx: Context, m: Any, k: Any) -> Any:
     _walk_cost(ctx, k, "remove")
     if isinstance(m, dict):
@@ -447,12 +452,12 @@ def _merge(ctx: Context, a: Any, b: Any) -> dict[Any, Any]:
     return {**a, **b}
 
 
-@builtin("append", 2, takes=("sized",), ctx=True, doc="a list with one more item at the end")
+@builtin("append", 2, takes=("items",), ctx=True, doc="a list with one more item at the end")
 def _append(ctx: Context, xs: Any, x: Any) -> list[Any]:
     return [*sized_items(ctx, xs, "append"), x]
 
 
-@builtin("concat", 2, takes=("sized", "sized"), ctx=True, doc="two lists one after the other",
+@builtin("concat", 2, takes=("items", "items"), ctx=True, doc="two lists one after the other",
          kind=lambda k, a, b: k.list(k.join(k.walked(a), k.walked(b))))
 def _concat(ctx: Context, a: Any, b: Any) -> list[Any]:
     out = a + b if type(a) is list and type(b) is list else [*walked_items(a, "concat"), *walked_items(b, "concat")]
@@ -478,17 +483,17 @@ def _set_of(ctx: Context, xs: Any, what: str) -> frozenset[Any]:
         raise CallError("set items are texts, numbers, truth values, none, or tuples of texts, numbers and none") from None
 
 
-@builtin("union", 2, takes=("sized", "sized"), ctx=True, doc="items in either")
+@builtin("union", 2, takes=("items", "items"), ctx=True, doc="items in either")
 def _union(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "union") | _set_of(ctx, b, "union")
 
 
-@builtin("intersection", 2, takes=("sized", "sized"), ctx=True, doc="items in both")
+@builtin("intersection", 2, takes=("items", "items"), ctx=True, doc="items in both")
 def _inter(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "intersection") & _set_of(ctx, b, "intersection")
 
 
-@builtin("difference", 2, takes=("sized", "sized"), ctx=True, doc="items of the first not in the second")
+@builtin("difference", 2, takes=("items", "items"), ctx=True, doc="items of the first not in the second")
 def _diff(ctx: Context, a: Any, b: Any) -> frozenset[Any]:
     return _set_of(ctx, a, "difference") - _set_of(ctx, b, "difference")
 
@@ -507,7 +512,7 @@ def key_charged(ctx: Context, k: Any, what: str) -> Any:
     return k
 
 
-@builtin("group_by", 2, takes=("sized",), ctx=True, doc="a map from key to the list of items with that key")
+@builtin("group_by", 2, takes=("items",), ctx=True, doc="a map from key to the list of items with that key")
 def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     out: dict[Any, list[Any]] = Map()
     for x in sized_items(ctx, xs, "group_by"):
@@ -515,24 +520,24 @@ def _group_by(ctx: Context, xs: Any, key: Any) -> dict[Any, list[Any]]:
     return out
 
 
-@builtin("index_by", 2, takes=("sized",), ctx=True, doc="a map from key to the (last) item with that key")
+@builtin("index_by", 2, takes=("items",), ctx=True, doc="a map from key to the (last) item with that key")
 def _index_by(ctx: Context, xs: Any, key: Any) -> dict[Any, Any]:
     return Map((as_key(_keyed(ctx, key, x, "index_by")), x) for x in sized_items(ctx, xs, "index_by"))
 
 
-@builtin("max_by", 2, 3, takes=("sized",), ctx=True, doc="the item with the largest key, or the default")
+@builtin("max_by", 2, 3, takes=("items",), ctx=True, doc="the item with the largest key, or the default")
 def _max_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(walked_items(xs, "max_by"))
     return extreme(items, [call_value(ctx, key, x) for x in items], True, "max_by") if items else default
 
 
-@builtin("min_by", 2, 3, takes=("sized",), ctx=True, doc="the item with the smallest key, or the default")
+@builtin("min_by", 2, 3, takes=("items",), ctx=True, doc="the item with the smallest key, or the default")
 def _min_by(ctx: Context, xs: Any, key: Any, default: Any = None) -> Any:
     items = list(walked_items(xs, "min_by"))
     return extreme(items, [call_value(ctx, key, x) for x in items], False, "min_by") if items else default
 
 
-@builtin("fold", 3, takes=("sized",), ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
+@builtin("fold", 3, takes=("items",), ctx=True, doc="fold(items, start, fn(acc, item)): apply fn left to right, threading acc")
 def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     acc = start
     items = iter(walked_items(xs, "fold"))
@@ -543,7 +548,7 @@ def _fold(ctx: Context, xs: Any, start: Any, fn: Any) -> Any:
     return acc
 
 
-@builtin("scan", 3, takes=("sized",), ctx=True, doc="like fold, but the list of every intermediate accumulator")
+@builtin("scan", 3, takes=("items",), ctx=True, doc="like fold, but the list of every intermediate accumulator")
 def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     acc, out = start, []
     for x in walked_items(xs, "scan"):
@@ -552,17 +557,17 @@ def _scan(ctx: Context, xs: Any, start: Any, fn: Any) -> list[Any]:
     return out
 
 
-@builtin("enumerate", 1, takes=("sized",), ctx=True, doc="{index, item} records, index from 0")
+@builtin("enumerate", 1, takes=("items",), ctx=True, doc="{index, item} records, index from 0")
 def _enumerate(ctx: Context, xs: Any) -> list[dict[str, Any]]:
     return [{"index": i, "item": x} for i, x in enumerate(sized_items(ctx, xs, "enumerate"))]
 
 
-@builtin("zip", 2, takes=("sized", "sized"), ctx=True, doc="pairs of items as [a, b] lists")
+@builtin("zip", 2, takes=("items", "items"), ctx=True, doc="pairs of items as [a, b] lists")
 def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
     return [[x, y] for x, y in zip(sized_items(ctx, a, "zip"), sized_items(ctx, b, "zip"))]
 
 
-@builtin("slice", 2, 3, takes=("sized",), ctx=True, doc="items from index a up to b")
+@builtin("slice", 2, 3, takes=("sized",), ctx=True, doc="items from index a up to b (of a text: its characters, a text)")
 def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
     if isinstance(xs, str):
         _spend(ctx, len(xs), "slice")
@@ -669,7 +674,7 @@ def _split(ctx: Context, s: Any, sep: Any = None) -> list[str]:
     return s.split(sep)  # type: ignore[no-any-return]
 
 
-@builtin("join", 2, takes=("sized",), ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
+@builtin("join", 2, takes=("items",), ctx=True, doc="texts joined with a separator (other values written as `str` writes them)")
 def _join(ctx: Context, xs: Any, sep: Any) -> str:
     sep = _text(sep, "join")
     parts = [x if type(x) is str else _str(ctx, x) for x in sized_items(ctx, xs, "join")]
@@ -893,7 +898,7 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
     return _path(ctx, adj, start, (as_key(goal),), through)
 
 
-@builtin("distance", 3, ctx=True,
+@builtin("distance", 3, ctx=True, takes=("", "", "items"),
          doc="distance(graph, from, targets): the fewest steps from `from` to a node of `targets` (0 when `from` is "
              "one), or none when none can be reached")
 def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
@@ -954,7 +959,7 @@ def _path(ctx: Context, adj: Any, start: Any, goals: Any, through: Any) -> Any:
     return None
 
 
-@builtin("components", 2, ctx=True,
+@builtin("components", 2, ctx=True, takes=("", "items"),
          doc="components(graph, nodes): map of each node to the least node of its connected part, "
              "within the graph restricted to `nodes` (an edge joins its two nodes whichever way it runs)")
 def _components(ctx: Context, adj: Any, nodes: Any) -> dict[Any, Any]:
@@ -1070,8 +1075,9 @@ def _truth_cost(node: Any) -> bool:
     raise CallError(f"a truth value as the cost to enter `{_show(from_key(node))}` (costs are numbers)")
 
 
-@builtin("path_cost", 3, ctx=True, doc="path_cost(path, cost, start_cost): start_cost plus the cost of entering each node "
-                                      "after the first; none if one cannot be entered")
+@builtin("path_cost", 3, ctx=True, takes=("items",),
+         doc="path_cost(path, cost, start_cost): start_cost plus the cost of entering each node after the first; "
+             "none if one cannot be entered")
 def _path_cost(ctx: Context, path: Any, cost: Any, start: Any = 0) -> Any:
     total = start
     nodes = list(walked_items(path, "path_cost"))
@@ -1295,14 +1301,14 @@ def _rand(seed: Any, key: Any, n: Any) -> int:
     return random_below(seed, key, n)
 
 
-@builtin("choice", 3, takes=("", "", "sized"),
+@builtin("choice", 3, takes=("", "", "items"),
          doc="choice(seed, key, xs): one item picked pseudo-randomly (as rand does), or none if xs is empty")
 def _choice(seed: Any, key: Any, xs: Any) -> Any:
     items = _ordered(xs, "choice")
     return items[random_below(seed, key, len(items))] if items else None
 
 
-@builtin("shuffle", 3, takes=("", "", "sized"),
+@builtin("shuffle", 3, takes=("", "", "items"),
          doc="shuffle(seed, key, xs): the items in a pseudo-random order (Fisher-Yates, as rand does)")
 def _shuffle(seed: Any, key: Any, xs: Any) -> list[Any]:
     items = _ordered(xs, "shuffle")
