@@ -518,7 +518,7 @@ def test_an_order_headed_by_another_power_is_not_read() -> None:
 def test_an_explanation_cites_4_a_3_only_for_an_adjacent_move_that_may_go_by_sea() -> None:
     """DATC 4.A.3 (an army next to its destination goes by convoy only with `VIA` or its own power's
     convoy) was cited for every army's move, so `coverage` counted it covered by any case moving an army."""
-    from validator.tools.coverage import cites_in
+    from validator.tools.coverage import cited_by
 
     rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
 
@@ -527,7 +527,7 @@ def test_an_explanation_cites_4_a_3_only_for_an_adjacent_move_that_may_go_by_sea
                  for t, loc in [("army", "lon"), ("fleet", "nth"), ("army", "yor"), ("fleet", "eng")]]
         state = {"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": units,
                  "orders": [{"power": "england", "order": o} for o in orders]}
-        return set(cites_in(rs.run(state, explain=True)))
+        return cited_by(rs.evaluate(state, explain=True))
 
     assert "DATC-4.A.3" not in cites(["A LON - WAL", "A YOR - EDI"])
     assert "DATC-4.A.3" not in cites(["A LON - NWY", "F NTH C A LON - NWY"])  # (not adjacent: by sea, no question)
@@ -538,7 +538,7 @@ def test_an_explanation_cites_4_a_3_only_for_an_adjacent_move_that_may_go_by_sea
 def test_a_lone_move_cites_no_head_to_head_and_no_defender() -> None:
     """DIP-S4 (two units ordered into each other's places do not swap) was cited for every move and DIP-S2
     (a standoff never dislodges the unit in place) for every move into an empty province."""
-    from validator.tools.coverage import cites_in
+    from validator.tools.coverage import cited_by
 
     rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
 
@@ -546,7 +546,7 @@ def test_a_lone_move_cites_no_head_to_head_and_no_defender() -> None:
         state = {"phase": {"season": "spring", "year": 1901, "type": "movement"},
                  "units": [{"power": pw, "type": "army", "location": loc} for pw, loc in units],
                  "orders": [{"power": pw, "order": o} for pw, o in orders]}
-        return set(cites_in(rs.run(state, explain=True)))
+        return cited_by(rs.evaluate(state, explain=True))
 
     lone = cites([("france", "par")], [("france", "A PAR - BUR")])
     assert "DIP-S4" not in lone and "DIP-S2" not in lone and "DIP-P2" in lone
@@ -557,7 +557,7 @@ def test_a_lone_move_cites_no_head_to_head_and_no_defender() -> None:
 def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> None:
     """DATC 4.D.3 is about a unit given two orders: it was cited in every explanation (each unit's one
     order was chosen by a rule citing it); now only where a unit has several, and DIP-H1 where one has none."""
-    from validator.tools.coverage import cites_in
+    from validator.tools.coverage import cited_by
 
     rs = load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard.rules")
 
@@ -566,7 +566,7 @@ def test_an_explanation_cites_4_d_3_only_for_a_unit_given_several_orders() -> No
                  "units": [{"power": u.split()[0], "type": "army" if u.split()[1] == "A" else "fleet",
                             "location": u.split()[2]} for u in units],
                  "orders": [{"power": o.split(":")[0], "order": o.split(":", 1)[1].strip()} for o in orders], **extra}
-        return set(cites_in(rs.run(state, explain=True)))
+        return cited_by(rs.evaluate(state, explain=True))
 
     one = cites(["france A par", "germany A mun"], ["france: A PAR - BUR"])
     assert "DATC-4.D.3" not in one and "DIP-H1" in one  # Munich has no order: it holds

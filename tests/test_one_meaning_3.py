@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +161,34 @@ def test_a_built_in_given_a_text_is_refused_by_the_check_as_by_the_run(root: Pat
 def test_len_and_slice_read_a_text(root: Path, engine: str) -> None:
     rs = checked(root, 'ruleset t "t"\nquery main = [len("abc"), slice("abc", 1), slice("abc", 0, 2), len(split("a b"))]\n')
     assert rs.run({}, engine=engine) == [3, "bc", "ab", 2]
+
+
+# -- 3. "cited" is what a run's trace cited (its rules, steps, events...), never a clause id a value carries
+
+
+def _sides(root: Path, value: str) -> list[str]:
+    """Two rulesets that differ at n = 2, where OLD's value carries a clause id, X-9, that nothing of it
+    that ran cites; ``value`` the query's, of `verdict(n)`."""
+    paths = []
+    for side, cite, least in (("old", "X-1", 2), ("new", "X-2", 1)):
+        (root / f"{side}.rules").write_text(
+            f'ruleset t.{side} "{side}"\ninput n: int at "/n" default 0\nrule big(n) cite "{cite}" = n > {least}\n'
+            'def verdict(n) = if big(n) then {ok: true, cites: []} else {ok: false, cites: ["X-9"]}\n'
+            f'query main = {value}\nquery generate(seed) = {{n: seed}}\n', encoding="utf-8")
+        paths.append(str(root / f"{side}.rules"))
+    return paths
+
+
+@pytest.mark.parametrize("value", ["verdict(n)", "[verdict(n)]"])
+def test_diff_says_cited_only_of_what_a_run_cited(root: Path, cli, value: str) -> None:  # type: ignore[no-untyped-def]
+    """`diff` listed as "cited only by OLD" every `cites` list in the result (X-9, which a value carries
+    and nothing that ran cites), and, where the result is a list (no room for the trace in its JSON), not
+    the rules that ran (X-1, X-2) at all; `coverage` counts only what the run's trace cited."""
+    old, new = _sides(root, value)
+    r = cli("diff", old, new, "--generate", "4")
+    assert r.code == 1, r.err
+    assert "cited only by OLD: X-1\n" in r.out and "cited only by NEW: X-2\n" in r.out, r.out
+    said = [line for line in r.out.splitlines() if "cited only by" in line or "(only " in line]  # (and the figures')
+    assert said and not [line for line in said if "X-9" in line], said
+    data = json.loads(cli("diff", old, new, "--generate", "4", "--format", "json").out)
+    assert [d["cited_only_by"] for d in data["differences"]] == [{"OLD": ["X-1"], "NEW": ["X-2"]}]

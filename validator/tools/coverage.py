@@ -4,8 +4,9 @@ A clause is covered when a passing case names it in ``clauses:``, or when runnin
 explain mode, with the case's own query, arguments and dice) cites it: a traced rule, decision, procedure,
 table lookup or cited value, a cycle policy that settled something, a procedure step that ran (a node of the
 trace, emitting or not) or an ``emit``/``reject``.
-Only the citations of what ran count (``run_cites``), never a clause id a value holds (a `cites:` list a
-rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one value.
+Only the citations of what ran count (``run_cites``, ``cited_by``), never a clause id a value holds (a
+`cites:` list a rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one
+value. `diff`'s "cited only by" reads the same (``errata.cited_only``): one meaning of "cited".
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import argparse
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, TextIO
 
 from ..core.diagnostics import one_line, wrap_words
 from .testing import Case, Suite, case_fault, case_problem, load_suite, nothing_to_run, run_case
@@ -49,21 +50,6 @@ class RulesetCoverage:
                 "catalogue": self.catalogue is not None}
 
 
-def cites_in(result: Any) -> Iterator[str]:
-    """Every citation in a result: the explain trace, cycles, settlements, events, rejections, outcomes."""
-    if isinstance(result, dict):
-        for key in ("cites",):
-            v = result.get(key)
-            if isinstance(v, list):
-                yield from (c for c in v if isinstance(c, str))
-        for k, v in result.items():
-            if k != "cites" and isinstance(v, (dict, list)):
-                yield from cites_in(v)
-    elif isinstance(result, list):
-        for x in result:
-            yield from cites_in(x)
-
-
 def run_cites(explained: Any, events: list[Any]) -> set[str]:
     """The clauses a traced run cited as it ran: its trace's rules, decisions, procedures, the steps that
     ran, table lookups and cited values (``explained``: ``Result.explain``), the cycle policies that settled something, and its
@@ -89,6 +75,12 @@ def run_cites(explained: Any, events: list[Any]) -> set[str]:
     return found
 
 
+def cited_by(result: Any) -> set[str]:
+    """The clauses a traced run (``Ruleset.evaluate(..., explain=True)``) cited: ``run_cites`` of its
+    trace and events. What `coverage` counts and `diff` compares (its "cited only by")."""
+    return run_cites(result.explain, result.events)
+
+
 def traced_cites(case: Case) -> set[str]:
     """The citations met when running a case in explain mode (empty if it does not run): an exact case
     (a distribution, which is not traced) is traced on one of its runs, with the dice of seed 0."""
@@ -107,7 +99,7 @@ def traced_cites(case: Case) -> set[str]:
                              seed=0 if exact else data.get("seed"), dice=data.get("dice"), explain=True)
     except (RunError, DiagnosticError, OSError):
         return set()
-    return run_cites(result.explain, result.events)
+    return cited_by(result)
 
 
 def measure(suite: Suite) -> list[RulesetCoverage]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
 
-from .coverage import cites_in
+from .coverage import cited_by
 from .textview import part_at
 from ..core.diagnostics import one_line, wrap_words
 from ..engine.state import pointer_parts
@@ -862,15 +862,9 @@ def grouped_distribution(result: Any, field: str) -> Any:
 
 def cited_only(old: Any, new: Any, d: Difference, traced: list[Any] | None = None) -> dict[str, list[str]]:
     """The clauses the runs of one side only cite on the difference's (minimal) state, by side, from
-    the two sides' traced runs (``_traced``: made here unless given)."""
-    from ..api import RunError
-
-    def cites(result: Any) -> set[str]:
-        try:
-            return set(cites_in(result.json())) if result is not None else set()
-        except RunError:  # (an answer that cannot be written: nothing to compare)
-            return set()
-    ca, cb = map(cites, traced or _traced(old, new, d))
+    the two sides' traced runs (``_traced``: made here unless given): what each run's trace and events
+    cited (``coverage.cited_by``, as coverage counts), never a clause id a value carries."""
+    ca, cb = (cited_by(r) if r is not None else set() for r in traced or _traced(old, new, d))
     return {"OLD": sorted(ca - cb), "NEW": sorted(cb - ca)}
 
 
