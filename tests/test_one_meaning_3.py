@@ -192,3 +192,16 @@ def test_diff_says_cited_only_of_what_a_run_cited(root: Path, cli, value: str) -
     assert said and not [line for line in said if "X-9" in line], said
     data = json.loads(cli("diff", old, new, "--generate", "4", "--format", "json").out)
     assert [d["cited_only_by"] for d in data["differences"]] == [{"OLD": ["X-1"], "NEW": ["X-2"]}]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_get_reads_a_map_or_a_list_and_the_check_refuses_a_set_as_the_run_does(root: Path, engine: str) -> None:
+    """`get({1, 2}, 0)` passed the check (its first argument was declared any collection) and the run
+    refused it (a set has no keys nor positions)."""
+    assert check_codes(root, 'ruleset t "t"\nquery main = get({1, 2}, 0)\n') == [("C004", "{1, 2}")]
+    rs = checked(root, 'ruleset t "t"\ndef opaque(x) = x\nquery main = get(opaque({1, 2}), 0)\n')
+    with pytest.raises(RunError) as exc:
+        rs.run({}, engine=engine)
+    assert exc.value.diagnostics[0].code == "E011"
+    ok = checked(root, 'ruleset t "t"\nquery main = [get([5, 6], 1), get({"a" => 1}, "a"), get({a: 2}, "a"), get([], 3, 0)]\n')
+    assert ok.run({}, engine=engine) == [6, 1, 2, 0]

@@ -43,9 +43,9 @@ class Builtin:
 
 # the kinds of argument a built-in declares (``builtin(takes=...)``): each a collection its run walks or reads
 # ("items": a collection, whose items it walks; "sized": one, or a text it reads as a text, `len` and `slice`
-# alone; "map": a map). A text is no collection: no built-in walks its characters, as no loop does
-# (``reference.iterate``; docs/language.md, Built-ins)
-TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map"}
+# alone; "map": a map; "keyed": what `get` reads by a key or a position). A text is no collection: no built-in
+# walks its characters, as no loop does (``reference.iterate``; docs/language.md, Built-ins)
+TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map", "keyed": "a map or list"}
 
 
 BUILTINS: dict[str, Builtin] = {}
@@ -378,7 +378,7 @@ def _as_map(m: Any, what: str) -> dict[Any, Any]:
     return m
 
 
-@builtin("get", 2, 3, takes=("items",), ctx=True, doc="a map's value for a key, or the default (none)")
+@builtin("get", 2, 3, takes=("keyed",), ctx=True, doc="a map's value for a key, or the default (none)")
 def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
     _walk_cost(ctx, k, "get")
     if isinstance(m, dict):
