@@ -538,18 +538,23 @@ def _hook_runs(hook: dict, changed: list[str]) -> list[str] | None:
     return [*hook.get("args", []), *([] if hook.get("pass_filenames") is False else matched)]
 
 
-@pytest.mark.parametrize("source", [".pre-commit-hooks.yaml", "docs/ci.md"])
-def test_the_check_hook_runs_when_a_data_file_of_a_ruleset_changes(cli, source: str, monkeypatch) -> None:
-    """A commit that changes only a map or a catalogue a ruleset loads runs the check (of the rulesets,
-    not of the YAML file as if it were one), as declared and as docs/ci.md's local hook writes it."""
+def _declared_hooks(source: str) -> dict[str, dict]:
+    """The hooks by id as ``.pre-commit-hooks.yaml`` declares them, or as docs/ci.md's local hook writes
+    them (its ``entry``'s words after the command taken as ``args``)."""
     import yaml
 
     text = (ROOT / source).read_text(encoding="utf-8")
     if source.endswith(".md"):
         text = re.search(r"## pre-commit\n.*?```yaml\n(.*?)```", text, re.S).group(1)
-        hooks = {h["id"]: {**h, "args": h["entry"].split()[1:]} for h in yaml.safe_load(text)["repos"][0]["hooks"]}
-    else:
-        hooks = {h["id"]: h for h in yaml.safe_load(text)}
+        return {h["id"]: {**h, "args": h["entry"].split()[1:]} for h in yaml.safe_load(text)["repos"][0]["hooks"]}
+    return {h["id"]: h for h in yaml.safe_load(text)}
+
+
+@pytest.mark.parametrize("source", [".pre-commit-hooks.yaml", "docs/ci.md"])
+def test_the_check_hook_runs_when_a_data_file_of_a_ruleset_changes(cli, source: str, monkeypatch) -> None:
+    """A commit that changes only a map or a catalogue a ruleset loads runs the check (of the rulesets,
+    not of the YAML file as if it were one), as declared and as docs/ci.md's local hook writes it."""
+    hooks = _declared_hooks(source)
     check = hooks["ruleval-check"]
     monkeypatch.chdir(ROOT)
     for changed in (["rulesets/his/map.yaml"], ["rulesets/diplomacy/clauses.yaml"], ["rulesets/his/his.rules"]):
@@ -566,14 +571,7 @@ def test_the_check_hook_follows_the_folders_its_args_name(cli, source: str, tmp_
     """A project whose rulesets are not in `rulesets/` gives the check hook its folder in `args` (as
     docs/ci.md says); a commit that changes only a map there then runs the check, which fails on the
     map it broke. (The hook's `files` named `rulesets/` for data files: the commit passed unchecked.)"""
-    import yaml
-
-    text = (ROOT / source).read_text(encoding="utf-8")
-    if source.endswith(".md"):
-        text = re.search(r"## pre-commit\n.*?```yaml\n(.*?)```", text, re.S).group(1)
-        hooks = {h["id"]: {**h, "args": h["entry"].split()[1:]} for h in yaml.safe_load(text)["repos"][0]["hooks"]}
-    else:
-        hooks = {h["id"]: h for h in yaml.safe_load(text)}
+    hooks = _declared_hooks(source)
     (tmp_path / "ruleval.toml").write_text("")
     (tmp_path / "games" / "maps").mkdir(parents=True)
     (tmp_path / "games" / "g.rules").write_text('ruleset g "g"\nimport "maps/board.yaml" as board\nquery main = board.size\n')
