@@ -205,3 +205,59 @@ def test_get_reads_a_map_or_a_list_and_the_check_refuses_a_set_as_the_run_does(r
     assert exc.value.diagnostics[0].code == "E011"
     ok = checked(root, 'ruleset t "t"\nquery main = [get([5, 6], 1), get({"a" => 1}, "a"), get({a: 2}, "a"), get([], 3, 0)]\n')
     assert ok.run({}, engine=engine) == [6, 1, 2, 0]
+
+
+# -- 4. an `if` whose blocks but one certainly jump narrows the rest of its block as `require` does: the rest runs
+# only through the block that may fall through (or, with no `else`, where every test failed)
+
+
+@pytest.mark.parametrize("code", [
+    'if m == none { reject "no" }\n    out := m + 1',  # (was C004: m taken for none where it is not)
+    'if r.y == none { stop }\n    out := r.y + 1',
+    'if r.y == none { goto t }\n    out := r.y + 1',
+    'if v == none { reject "no" }\n    out := v + 1',
+    'if m == none or r.y == none { stop }\n    out := m + r.y',
+    'if x > 1 { reject "big" } elif m == none { stop }\n    out := m + 1',
+    'if m == none { out := 2\n      reject "no" }\n    out := m + 1',
+    'if m == none {\n      if x > 1 { reject "a" } elif x > 0 { goto t } else { stop }\n    }\n    out := m + 1',
+    'if m != none { out := 2 } else { reject "no" }\n    out := m + 1',
+    'if x > 1 { stop } elif m != none { out := 2 } else { reject "no" }\n    out := m + 1',
+    'if v == none { v := 3\n      goto t }\n    out := v + 1',  # (the block that changes v jumps)
+    'for i in [1, 2] {\n      if m == none { continue }\n      out := m + i\n    }',
+    'for i in [1, 2] {\n      if r.y == none { break }\n      out := r.y + i\n    }',
+    'if x > 1 {\n      if m == none { reject "no" }\n      out := m * 2\n    }',
+])
+def test_an_if_whose_other_blocks_jump_narrows_the_rest_of_its_block(root: Path, code: str) -> None:
+    assert check_codes(root, body(code)) == []
+
+
+@pytest.mark.parametrize("code, later, bad", [
+    ('if m != none { reject "no" }\n    out := m + 1', "out := 1", "m + 1"),  # the test failing: none
+    ('if m == none { out := 2 }\n    out := m + 1', "out := 1", "m + 1"),  # a block that falls through
+    ('if m == none {\n      if x > 1 { reject "no" }\n    }\n    out := m + 1', "out := 1", "m + 1"),  # (no else)
+    ('if m == none {\n      if x > 1 { reject "no" } else { out := 2 }\n    }\n    out := m + 1', "out := 1", "m + 1"),
+    ('if m == none {\n      for i in [1] { stop }\n    }\n    out := m + 1', "out := 1", "m + 1"),  # (no turn)
+    ('if m == none { stop } elif x > 1 { out := 2 }\n    out := m + 1', "out := 1", "m + 1"),  # two ways through
+    ('if m == none { out := 2 } else { out := 3 }\n    out := m + 1', "out := 1", "m + 1"),
+    ('if m == none and x > 1 { reject "no" }\n    out := m + 1', "out := 1", "m + 1"),  # a failed `and`: nothing
+    ('if x > 1 {\n      if m == none { reject "no" }\n    }\n    out := m + 1', "out := 1", "m + 1"),  # not past its block
+    ('for i in [1] {\n      if m == none { continue }\n    }\n    out := m + 1', "out := 1", "m + 1"),
+    ('if nil == none { stop }', "out := nil + 1", "nil + 1"),  # nor into another step (a `goto` may reach it)
+])
+def test_an_if_that_may_fall_through_tells_nothing_past_it(root: Path, code: str, later: str, bad: str) -> None:
+    assert check_codes(root, body(code, later)) == [("C004", bad)]
+
+
+@pytest.mark.parametrize("code, bad", [
+    ('if v != none { reject "no" }\n    out := v + 1', [("C004", "v + 1")]),
+    ('if v != none { reject "no" }\n    v := 3\n    out := v + 1', []),
+    ('if v != none { reject "no" }\n    if x > 1 { v := 3 }\n    out := v + 1', []),
+    ('if v != none { reject "no" }\n    for i in [1] { out := v + 1\n      v := i }', []),
+    ('if v == none { v := 3 } else { reject "no" }\n    out := v + 1', []),  # (the block through changes v)
+    ('if v != none { stop } elif x > 1 { v := 3\n      reject "no" }\n    out := v + 1', [("C004", "v + 1")]),
+])
+def test_what_an_if_that_jumps_tells_of_a_var_holds_until_the_var_may_change(root: Path, code: str,
+                                                                             bad: list[tuple[str, str]]) -> None:
+    """As after a `require`: not after a `:=` of it, nor after a block, nor in a loop, nor through a block that may
+    change it."""
+    assert check_codes(root, body(code)) == bad

@@ -6,7 +6,7 @@ none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``co
 ``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
 gives its body's (``result_of``; a recursive one's own calls are ``any``); a test of a name against
 ``none`` narrows it where the test decides (``facts``), in an `if` expression or statement, and after a
-`require` (``stmt``).
+`require` or an `if` whose other blocks certainly jump (``stmt``).
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
@@ -331,14 +331,14 @@ class TypeChecker(Walker):
 
     def stmt(self, s: Any, env: Scope) -> Scope:
         """A procedure's statement. A test against none in an `if` narrows in its blocks as in an `if`
-        expression (``t_If``), and a `require`'s in the rest of its block (which runs only where it holds);
-        what it told of a `var` holds until the `var` may be changed: at a `:=` of it, and from the start
-        of a loop (or to the end of a block) whose body changes it."""
+        expression (``t_If``), and a `require`'s in the rest of its block (which runs only where it holds),
+        as does an `if`'s when the rest runs only one way through it (its other blocks certainly jump,
+        ``_leaves``): what its tests tell there, less what that way's block may change. What they told of
+        a `var` holds until the `var` may be changed: at a `:=` of it, and from the start of a loop (or to
+        the end of a block) whose body changes it."""
         if isinstance(s, A.Require):
             env = super().stmt(s, env)
-            yes = self.facts(s.cond, env)[0]
-            if yes:
-                self.narrow = {**self.narrow, **yes}
+            self.hold(self.facts(s.cond, env)[0])
             return env
         if isinstance(s, A.Assign):
             env = super().stmt(s, env)
@@ -353,17 +353,34 @@ class TypeChecker(Walker):
         if not isinstance(s, A.IfStmt):
             return super().stmt(s, env)
         outside = self.narrow
+        tested: dict[Any, T] = {}  # what the tests told where each so far failed
+        through = []  # what holds after each block that may fall through to the rest (its way's tests)
         for c, b in s.branches:
             self.expr(c, env)
             yes, no = self.facts(c, env)
             failed = self.narrow
             self.narrow = {**failed, **yes} if yes else failed
             self.block(b, env)
+            if not _leaves(b):
+                through.append(self.forget({**tested, **yes}, _assigned(b)))
             self.narrow = {**failed, **no} if no else failed
-        if s.otherwise is not None:
+            tested = {**tested, **no}
+        if s.otherwise is None:
+            through.append(tested)
+        else:
             self.block(s.otherwise, env)
+            if not _leaves(s.otherwise):
+                through.append(self.forget(tested, _assigned(s.otherwise)))
         self.narrow = self.forget(outside, _assigned(s))
+        if len(through) == 1:  # (the rest runs only that way, as after a `require` of its tests)
+            self.hold(through[0])
         return env
+
+    def hold(self, told: dict[Any, T]) -> None:
+        """``told`` holds in the rest of the block (``block`` ends it there): after a `require` of the tests
+        that told it, or an `if` whose one way through is where they hold."""
+        if told:
+            self.narrow = {**self.narrow, **told}
 
     def x_Lambda(self, e: A.Lambda, env: Scope) -> None:
         """A lambda is called later, when a `var` it reads may have been changed: nothing told of one holds."""
@@ -778,6 +795,19 @@ def check_types(program: Program) -> list[Diagnostic]:
                        id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
+
+
+_JUMPS = (A.Reject, A.Stop, A.Goto, A.Break, A.Continue)
+
+
+def _leaves(stmts: tuple[A.Stmt, ...]) -> bool:
+    """Whether a block certainly leaves, never running what follows it: its last statement jumps (`reject`,
+    `stop`, `goto`, `break`, `continue`), or is an `if` with an `else` every block of which certainly leaves.
+    (Anything else may fall through: a `for` may take no turn, a failed `require` is not known to fail.)"""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, A.IfStmt):
+        return last.otherwise is not None and _leaves(last.otherwise) and all(_leaves(b) for _, b in last.branches)
+    return isinstance(last, _JUMPS)
 
 
 def _assigned(stmts: Any) -> set[str]:
