@@ -23,6 +23,7 @@ from .lang import ast as A
 from .core import deep
 from .lang.checker import run_passes
 from .engine import data
+from .engine.arguments import checked_args, has_typed_params
 from .engine import reference as R
 from .engine.backend import Backend
 from .lang.program import Program, Unit, build_program, check_program, graph_json
@@ -248,6 +249,10 @@ class Ruleset:
             plural = "" if unit.arity == 1 else "s"
             raise RunError([Diagnostic("E008", f"query `{query}` takes {unit.arity} argument{plural}, not {len(args)}",
                                        unit.span)], "usage")
+        if args and has_typed_params(unit):  # (the arguments hold to their declared types: said before anything runs)
+            args, wrong = checked_args(self.program, unit, args)
+            if wrong:
+                raise RunError(wrong, "state")
         runner = None if explain or engine == "reference" else self.backend(typed)
         bugs: list[Unwritable] = []  # (units the backend's writer failed: the reference's answer, said as warnings)
         try:

@@ -96,6 +96,7 @@ CODES: dict[str, tuple[str, str]] = {
     "S005": ("error", "test case names a file it may not read"),
     "S006": ("error", "game file entry that cannot be played"),
     "S007": ("error", "expectation that checks nothing"),
+    "S008": ("error", "query argument that does not fit its parameter's type"),
     "E001": ("error", "type error at run time"),
     "E002": ("error", "missing field or key"),
     "E003": ("error", "division by zero"),

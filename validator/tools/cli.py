@@ -19,7 +19,7 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all, utf8_fault
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import (dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
+from .common import (args_named, dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
                      print_state_diags, require_files, require_regular, result_json)
 
 
@@ -212,7 +212,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         answer = result.json()
         written = result_json(rs, args.query, answer, indent=2)  # refused here, before anything is written
     except RunError as exc:
-        said = dice_named(exc.diagnostics, "`--dice`")
+        said = args_named(dice_named(exc.diagnostics, "`--dice`"))
         print_state_diags(said, diag_format, out, err, rs.sources, shown, text)
         no_state_note(args.state, said, err)
         return exit_code(said)
@@ -288,7 +288,7 @@ def _run_batch(rs: Any, batch: str, opts: dict[str, Any], out: TextIO, err: Text
                     out.write(text + "\n")
             except (RunError, DiagnosticError) as exc:
                 diags = [_on_batch_line(d, shown, batch, lineno)
-                         for d in at_lines(dice_named(exc.diagnostics, "`--dice`"), shown, line)]
+                         for d in at_lines(args_named(dice_named(exc.diagnostics, "`--dice`")), shown, line)]
                 worst = max(worst, exit_code(diags))
                 if fmt == "text":
                     err.write(render_all(diags, None, err) + "\n")

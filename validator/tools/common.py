@@ -36,7 +36,7 @@ def print_state_diags(diags: list[Diagnostic], fmt: str, out: TextIO, err: TextI
 
 def no_state_note(state: str | None, diags: list[Diagnostic], err: TextIO) -> None:
     """After a command given no ``--state`` was refused a state (an `S` diagnostic), say why."""
-    if state is None and any(d.code.startswith("S") for d in diags):
+    if state is None and any(d.code.startswith("S") and d.code != "S008" for d in diags):  # (S008: an argument)
         err.write("ruleval: note: no --state was given, and this ruleset reads one: give --state FILE\n")
 
 
@@ -88,6 +88,16 @@ def dice_named(diags: list[Diagnostic], named: str) -> list[Diagnostic]:
     from dataclasses import replace
 
     return [replace(d, help=_DICE_HELP[d.code].format(named)) if d.code in _DICE_HELP else d for d in diags]
+
+
+def args_named(diags: list[Diagnostic], named: str = "--arg") -> list[Diagnostic]:
+    """What a run said, a query argument that does not fit its parameter (S008) said at the option
+    the command took the arguments from (``named``), its pointer giving which (``--arg#/0``: the first)."""
+    from dataclasses import replace
+
+    from ..engine.arguments import ARGS_NAME
+
+    return [replace(d, span=Span(named)) if d.code == "S008" and d.span.file == ARGS_NAME else d for d in diags]
 
 
 def bundled_file(text: str) -> Path | None:

@@ -409,8 +409,8 @@ def referee_text(ref: Any) -> str:
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..api import RunError
     from ..core.exits import EXIT_FINDINGS, EXIT_OK, exit_code
-    from .common import (dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_state_diags,
-                         require_files)
+    from .common import (args_named, dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice,
+                         print_state_diags, require_files)
     from ..core.confine import write_atomic
     from ..core.diagnostics import DiagnosticError, visible
     from ..engine.state import read_state_text, state_file_text
@@ -444,7 +444,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              dice=dice, explain=True, state_name=shown)
         result = traced.json()
     except (RunError, DiagnosticError) as exc:
-        said = dice_named(exc.diagnostics, "`--dice`")
+        said = args_named(dice_named(exc.diagnostics, "`--dice`"))
         print_state_diags(said, args.format, out, err, rs.sources, shown, text)
         no_state_note(args.state, said, err)
         return exit_code(said)

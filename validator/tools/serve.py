@@ -498,9 +498,9 @@ class Playground:
             result = evaluated.json()
             text = _json(rs, options["query"], result)
         except (RunError, DiagnosticError) as exc:
-            from .common import dice_named
+            from .common import args_named, dice_named
 
-            said = dice_named(exc.diagnostics, "the scripted dice")
+            said = args_named(dice_named(exc.diagnostics, "the scripted dice"), "args")  # (the request's `args`)
             return {"ok": False, **_diagnostics_answer(said, rs.sources, shown, self.said)}
         answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(evaluated, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)

@@ -461,9 +461,17 @@ def _value_fault(exc: BaseException) -> str:
 def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] | None]:
     """A diagnostic of a case's run in one line: one about a part of its state at that value's line and
     column in the case file when the state is written there (with the pointer), else at the pointer in
-    its `state_file`; any other where its span says."""
+    its `state_file`; one about an argument (S008) at that value in the case's `args`; any other where
+    its span says."""
     if d.pointer is None:
         return f"{d.span}: {d.code}: {d.message}", None
+    if d.code == "S008":  # (its pointer is into the arguments: ``arguments.checked_args``)
+        from ..engine.state import pointer_parts
+
+        at = _nearest(case, ("args", *pointer_parts(d.pointer))) if "args" in case.data else None
+        if at is None:
+            return f"{case.file}#{case.id}: {d.code}: {d.message} (at args{d.pointer})", None
+        return f"{case.file}:{at[0]}:{at[1]}: {d.code}: {d.message} (at args{d.pointer})", at
     if case.state_path or "state_file" in case.data:
         from ..core.diagnostics import DiagnosticError
         from ..engine.state import at_lines, state_file_text
@@ -489,8 +497,10 @@ def _said_at(case: Case, d: Diagnostic) -> tuple[str, tuple[int, int, int, int] 
 def _field_of(case: Case, d: Diagnostic) -> str | None:
     """The field of the case that a diagnostic of its run is about, where the case writes it: `state_file`
     for a part of the state read from it, `query` for a query the ruleset lacks, `args` for their
-    number, `dice` for a script that ran out or that the rules did not use up."""
-    if d.pointer is not None:
+    number and their types (S008), `dice` for a script that ran out or that the rules did not use up."""
+    if d.code == "S008":
+        field = "args"
+    elif d.pointer is not None:
         field = "state_file"
     elif d.code == "E008":
         field = "args" if "args" in case.data and d.message.startswith("query ") else "query"
