@@ -637,3 +637,16 @@ def test_where_there_is_no_fork_requests_are_answered_one_at_a_time(server, monk
     with server.playground.lock:  # another request being answered
         busy = call(server, "POST", "/api/check", {"base": "his/his.rules"})
     assert busy.status == 503 and "busy" in busy.json["error"]
+
+
+def test_an_argument_of_another_type_is_said_as_the_requests_args(server) -> None:
+    # (S008: docs/diagnostics.md; tests/test_query_args.py has the types)
+    text = 'ruleset t.typed "typed"\nquery q(n: int) = n == 3\n'
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text, "state": "{}", "query": "q",
+                                            "args": '["3"]'}).json
+    assert not got["ok"], got
+    [d] = got["diagnostics"]
+    assert d["code"] == "S008" and d["file"] == "args" and d["pointer"] == "/0" and "`n`" in d["message"], d
+    got = call(server, "POST", "/api/run", {"base": "jomini/re.rules", "text": text, "state": "{}", "query": "q",
+                                            "args": "[3]"}).json
+    assert got["ok"] and got["result"] is True, got
