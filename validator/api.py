@@ -169,7 +169,9 @@ class Ruleset:
         The state is checked first (``validate``): what no JSON text holds (NaN, a lone surrogate, an
         integer past ``jsontext.MAX_INT_DIGITS`` digits, a set...) is S001 at its pointer before any rule
         runs; then against the ruleset's JSON Schema, then by its own ``query validate_state`` (in the
-        same run). The run is made by the fast backend
+        same run). Each argument given for a parameter that declares a type is checked against it
+        (``engine.arguments``: S008 at its pointer, before any rule runs; a list for a ``set[T]`` is
+        given as that set). The run is made by the fast backend
         (``validator.backend``), or by the reference interpreter (``validator.reference``) with
         ``engine="reference"`` and for a traced run (``explain``); the two give the same results.
 
