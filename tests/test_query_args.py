@@ -131,6 +131,11 @@ def test_every_argument_at_fault_is_said(rs: Any) -> None:
     assert [d.pointer for d in caught.value.diagnostics] == ["/0", "/1"]
 
 
+def test_a_python_tuple_is_no_list(rs: Any) -> None:
+    d = refused(rs, "ints", [(1, 2)], "backend")
+    assert d.pointer == "/0" and "the tuple [1, 2]" in d.message, d.message
+
+
 def test_the_count_of_arguments_is_still_said_first(rs: Any) -> None:
     with pytest.raises(RunError) as caught:
         rs.run({}, "num", ["3", 4])

@@ -147,4 +147,5 @@ def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
 
 
 def _expected(what: str, v: Any) -> str:
-    return f"expected {what}, got {shown(v)}"
+    # (a Python caller's tuple is the language's tuple, no list: JSON notation alone would show it as one)
+    return f"expected {what}, got {'the tuple ' if type(v) is tuple else ''}{shown(v)}"
