@@ -57,7 +57,7 @@ def checked_args(program: Program, unit: Unit, args: list[Any], shown_as: str = 
         try:
             out.append(_fit(ns, value, param.type, (i,)))
         except _Mismatch as bad:
-            declared = written(param.type)
+            declared = A.type_text(param.type)
             said = f"query `{unit.name}`, argument {i + 1}, `{param.name}` (declared `{declared}`): {bad.message}"
             diags.append(Diagnostic(
                 "S008", said, Span(shown_as),
@@ -66,12 +66,6 @@ def checked_args(program: Program, unit: Unit, args: list[Any], shown_as: str = 
                 help=f"give `{param.name}` a value of its declared type `{declared}`"))
             out.append(value)
     return out, diags
-
-
-def written(t: A.TypeRef) -> str:
-    """A type as the ruleset writes it: ``map[str, list[int]]?``."""
-    inner = f"{t.name}[{', '.join(written(a) for a in t.args)}]" if t.args else t.name
-    return inner + "?" if t.optional else inner
 
 
 def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
@@ -92,11 +86,11 @@ def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
         else:
             ok = v is None
         if not ok:
-            raise _Mismatch(path, _expected(f"`{written(t)}` ({_SCALARS[name]})", v))
+            raise _Mismatch(path, _expected(f"`{A.type_text(t)}` ({_SCALARS[name]})", v))
         return v
     if name in ("list", "set") and len(args) == 1:
         if type(v) is not list:
-            raise _Mismatch(path, _expected(f"`{written(t)}` (a list)", v))
+            raise _Mismatch(path, _expected(f"`{A.type_text(t)}` (a list)", v))
         items = [_fit(ns, x, args[0], (*path, i)) for i, x in enumerate(v)]
         if name == "list":
             return v if all(a is b for a, b in zip(items, v)) else items
@@ -110,7 +104,7 @@ def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
         return frozenset(out)
     if name == "map" and len(args) == 2:
         if not isinstance(v, dict):
-            raise _Mismatch(path, _expected(f"`{written(t)}` (an object)", v))
+            raise _Mismatch(path, _expected(f"`{A.type_text(t)}` (an object)", v))
         changed = False
         out_map = {}
         for k, x in v.items():
@@ -142,7 +136,7 @@ def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
                     record[f.name] = y
         return record
     if name in ("dice", "fn") and not args:
-        raise _Mismatch(path, _expected(f"`{written(t)}`, which no value given from outside is", v))
+        raise _Mismatch(path, _expected(f"`{A.type_text(t)}`, which no value given from outside is", v))
     return v  # (a type the checker did not accept: C001 runs nothing, so never met)
 
 

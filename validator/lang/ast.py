@@ -94,6 +94,12 @@ class TypeRef:
     span: Span = _span()
 
 
+def type_text(t: TypeRef) -> str:
+    """A type as a ruleset writes it: ``map[str, list[int]]?``."""
+    inner = f"{t.name}[{', '.join(type_text(a) for a in t.args)}]" if t.args else t.name
+    return inner + "?" if t.optional else inner
+
+
 # ---------------------------------------------------------------- expressions
 
 

@@ -335,7 +335,7 @@ class Index:
             b = t.obj
             what = {A.Param: "parameter", A.Let: "local", A.LetStmt: "local", A.Var: "procedure variable",
                     A.For: "loop variable", A.CompFor: "loop variable"}.get(type(b), "local")
-            typ = f": {_typeref(b.type)}" if isinstance(b, A.Param) and b.type is not None else self._local_type(t)
+            typ = f": {A.type_text(b.type)}" if isinstance(b, A.Param) and b.type is not None else self._local_type(t)
             return f"```\n{t.name}{typ}  ({what})\n```"
         if t.kind == "data":
             return f"```\n{t.name}  (data)\n```\n\nimported from {markdown_code(str(t.obj.path))}"
@@ -344,7 +344,7 @@ class Index:
         if t.kind == "member":
             return f"```\n{t.name}: {t.obj.name}  (member of enum {t.obj.name})\n```"
         if t.kind == "field":
-            return "```\n" + "\n".join(f"{r.name}.{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}"
+            return "```\n" + "\n".join(f"{r.name}.{f.name}{'?' if f.optional else ''}: {A.type_text(f.type)}"
                                          for r, f in t.extra) + "\n```"
         assert t.ns is not None
         return self._hover_decl(t.obj, t.ns)
@@ -359,14 +359,14 @@ class Index:
         params = getattr(d, "params", None)
         sig = f"{kind} {d.name}"
         if params is not None:
-            sig += "(" + ", ".join(p.name + (f": {_typeref(p.type)}" if p.type else "") for p in params) + ")"
+            sig += "(" + ", ".join(p.name + (f": {A.type_text(p.type)}" if p.type else "") for p in params) + ")"
         checker = TypeChecker(ns, [], self.program, bound=bound_in(self.program, ns))
         if isinstance(d, A.RecordDecl):
-            sig += " {" + ", ".join(f"{f.name}{'?' if f.optional else ''}: {_typeref(f.type)}" for f in d.fields) + "}"
+            sig += " {" + ", ".join(f"{f.name}{'?' if f.optional else ''}: {A.type_text(f.type)}" for f in d.fields) + "}"
         elif isinstance(d, A.EnumDecl):
             sig += " {" + ", ".join(d.members) + "}"
         elif getattr(d, "ret", None) is not None:
-            sig += f" -> {_typeref(d.ret)}"
+            sig += f" -> {A.type_text(d.ret)}"
         elif isinstance(d, A.DefDecl):
             inferred = checker.infer(d.body, checker.bind_params(d.params or (), {}))
             if inferred[0] != "any":
@@ -430,7 +430,7 @@ class Index:
         out: dict[str, tuple[str, str, str]] = {}
         for r in records:
             for f in r.fields:
-                out.setdefault(f.name, (f.name, "field", f"{r.name}.{f.name}: {_typeref(f.type)}"))
+                out.setdefault(f.name, (f.name, "field", f"{r.name}.{f.name}: {A.type_text(f.type)}"))
         return list(out.values())
 
     def _locals_at(self, shown: str, line: int, col: int) -> dict[str, Any]:
@@ -497,11 +497,6 @@ def _inside_string(before: str) -> bool:
 
 def _kind_of(d: Any) -> str:
     return getattr(d, "kind", None) or type(d).__name__.removesuffix("Decl").lower()
-
-
-def _typeref(t: A.TypeRef) -> str:
-    inner = f"[{', '.join(_typeref(a) for a in t.args)}]" if t.args else ""
-    return f"{t.name}{inner}{'?' if t.optional else ''}"
 
 
 def string_at(line_text: str, col: int) -> str | None:
