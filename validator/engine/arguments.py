@@ -29,7 +29,7 @@ from .schema_messages import shown
 
 ARGS_NAME = "<args>"  # the file a diagnostic of an argument names (a caller may name its own: `--arg`)
 
-_SCALARS = {"int": "an integer", "str": "a text", "bool": "true or false", "none": "null"}
+_SCALARS = {"int": "an integer", "number": "a number", "str": "a text", "bool": "true or false", "none": "null"}
 
 
 class _Mismatch(Exception):
@@ -79,6 +79,8 @@ def _fit(ns: Namespace, v: Any, t: A.TypeRef, path: tuple[Any, ...]) -> Any:
     if name in _SCALARS and not args:
         if name == "int":
             ok = type(v) is int or (type(v) is Fraction and v.denominator == 1)
+        elif name == "number":  # (a fraction too: JSON's `0.5` is read exactly, 1/2)
+            ok = type(v) is int or type(v) is Fraction
         elif name == "str":
             ok = type(v) is str
         elif name == "bool":

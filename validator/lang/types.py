@@ -1,6 +1,6 @@
 """A light static type pass: it infers what it can and reports only certain mistakes.
 
-Types are ``int``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, ``set[T]``,
+Types are ``int``, ``number``, ``str``, ``bool``, ``none``, ``dice``, ``fn``, ``list[T]``, ``set[T]``,
 ``map[K, V]``, record and enum names, a record literal's shape (``{a: int}``), ``T?`` (a ``T`` or
 none), and ``any`` (unknown: never an error). Inputs, annotated parameters, ``const`` and
 ``def ... -> T`` give types; literals and operators propagate them; a ``def`` with no declared result
@@ -8,6 +8,9 @@ gives its body's (``result_of``; a recursive one's own calls are ``any``); a tes
 ``none`` narrows it where the test decides (``facts``), in an `if` expression or statement, and after a
 `require` or an `if` whose other blocks certainly jump (``stmt``).
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
+A ``number`` is any number, a fraction too (`1/2`); an ``int`` a whole one, which fits where a ``number``
+is expected (not the reverse). An arithmetic expression is of its operator's type (``arithmetic``), not
+its value's: `4/2` is a ``number``.
 
 The pass is a ``bind.Walker``: its scopes are the language's, each local typed where it is bound.
 The type of every expression node of a unit is kept beside its binding (``node_types``).
@@ -27,7 +30,8 @@ from .program import Program, Unit
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
-PRIMS = {"int": INT, "str": STR, "bool": BOOL, "any": ANY, "none": NONE, "dice": DICE, "fn": FN}
+NUMBER = ("number",)  # any number: a whole one (an ``int``) or a fraction
+PRIMS = {"int": INT, "number": NUMBER, "str": STR, "bool": BOOL, "any": ANY, "none": NONE, "dice": DICE, "fn": FN}
 T = tuple[Any, ...]
 # the types of the nodes whose type is their kind's, a literal's first (a const's type, when it is one), with
 # no ``t_`` method of ``TypeChecker``: their parts are walked, then typed (and any other such node is ``any``)
@@ -251,7 +255,8 @@ class TypeChecker(Walker):
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
         if not compatible(want, got, self.has_fields_of):
             self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span,
-                                         related=self.related(node)))
+                                         related=self.related(node),
+                                         help=_WHOLE_HELP if _number_for_int(want, got) else None))
 
     def has_fields_of(self, wide: str, narrow: str) -> bool:
         """Records are structural: a record with every field of another (same types) may stand for it."""
@@ -487,7 +492,7 @@ class TypeChecker(Walker):
         if e.op in ("<", "<=", ">", ">=") and _kinds_differ(a, b):
             self.diags.append(Diagnostic("C004", f"cannot compare `{show(a)}` {e.op} `{show(b)}`", e.span,
                                          related=self.related(e.left, e.right)))
-        if e.op in ("in", "notin") and b[0] in ("int", "bool"):  # (`x in none` is false)
+        if e.op in ("in", "notin") and b[0] in ("int", "number", "bool"):  # (`x in none` is false)
             self.diags.append(Diagnostic("C004", f"`in` needs a collection on its right, not `{show(b)}`", e.right.span,
                                          related=self.related(e.right)))
         return BOOL
@@ -501,13 +506,13 @@ class TypeChecker(Walker):
         kinds = {a[0], b[0]}
         if "any" in kinds:
             return ANY
+        if a[0] in _NUMERIC and b[0] in _NUMERIC:
+            return arithmetic(e.op, a, b)
         if e.op == "+":
-            if a == b and a[0] in ("int", "str", "list"):
+            if a == b and a[0] in ("str", "list"):
                 return a
             if a[0] == "list" and b[0] == "list":
                 return ("list", unify([a[1], b[1]]))
-        elif a == INT and b == INT:
-            return INT
         self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span,
                                      related=self.related(e.left, e.right),
                                      help="dice are not a roll: `roll(d)` rolls the dice `d`" if DICE in (a, b) else None))
@@ -515,7 +520,7 @@ class TypeChecker(Walker):
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
         t = strip(self.infer(e.operand, env))
-        if t[0] not in ("int", "any"):
+        if t[0] not in ("int", "number", "any"):
             self.diags.append(Diagnostic("C004", f"cannot negate `{show(t)}`", e.span, related=self.related(e.operand)))
         return t
 
@@ -546,7 +551,7 @@ class TypeChecker(Walker):
                                              f"fields: {', '.join(list(fields)[:20])}" + (", ..." if len(fields) > 20 else "")))
                 return ANY
             return self.resolve(fields[e.name].type)
-        if t[0] in ("int", "str", "bool", "list", "set", "dice"):
+        if t[0] in ("int", "number", "str", "bool", "list", "set", "dice"):
             self.diags.append(Diagnostic("C012", f"`{show(t)}` has no field `{e.name}`", e.span,
                                          related=self.related(e.obj)))
         return ANY
@@ -602,6 +607,9 @@ class TypeChecker(Walker):
                 return self.builtin_call(e, e.func.id, arg_types, env)
             if isinstance(found, BuiltinRef) and e.func.id in _TYPED_BUILTINS:
                 return self.typed_builtin(e, e.func.id, arg_types)
+            if isinstance(found, BuiltinRef) and e.func.id in _WHOLE_OF_WHOLE and arg_types \
+                    and strip(arg_types[0])[0] in _NUMERIC:
+                return INT if e.func.id == "int" else strip(arg_types[0])  # (`int(x)` of a number, `abs` of an `int`)
             if isinstance(found, BuiltinRef):
                 return _builtin_result(e.func.id)
         else:
@@ -656,10 +664,13 @@ class TypeChecker(Walker):
                     self.diags.append(Diagnostic("C004", f"`{name}` {verb} its items, and these mix "
                                                          f"`{show(items[0])}` and `{show(x)}`", arg.span))
                     return ANY
-        if name == "sum" and self.element(first)[0] not in ("int", "any"):
-            self.diags.append(Diagnostic("C004", f"`sum` adds numbers, not `{show(self.element(first))}`", arg.span,
-                                         related=self.related(arg)))
-        if name in ("len", "count", "sum"):
+        if name == "sum":
+            added = strip(self.element(first))
+            if added[0] not in ("int", "number", "any"):
+                self.diags.append(Diagnostic("C004", f"`sum` adds numbers, not `{show(added)}`", arg.span,
+                                             related=self.related(arg)))
+            return added if added[0] in _NUMERIC else ANY  # (of items of unknown type: a number, whole or not)
+        if name in ("len", "count"):
             return INT
         if name in ("min", "max") and first[0] in ("list", "set") and len(e.args) == 1:
             return self.element(first)
@@ -672,9 +683,9 @@ class TypeChecker(Walker):
 _DEFS = ("def", "rule")  # the kinds of a `def`
 # the inferred types a `def` named as a value is given (``unit_type``): one word each, so `explain`'s lines
 # stay short; `none` is left out (a `def` that is none is a place a variant's override fills)
-_WORDS = frozenset({INT, STR, BOOL, DICE})
+_WORDS = frozenset({INT, NUMBER, STR, BOOL, DICE})
 # the kinds of value no loop walks (a text neither: ``reference.iterate``; none is left to the run)
-_NO_LOOP = frozenset({"int", "str", "bool", "enum", "dice", "fn"})
+_NO_LOOP = frozenset({"int", "number", "str", "bool", "enum", "dice", "fn"})
 # built-ins checked further than what their arguments are (``TypeChecker.builtin_call``)
 _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "sort_by"})
 # the types of value each kind a built-in takes (``lib.builtins.TAKES``) admits: any other is known not to be one
@@ -684,25 +695,63 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
+# a built-in's declared result that is no one kind of value (``lib.builtins.RESULTS`` has none for it), as a type
+_DECLARED_RESULT: dict[str, T] = {"Number": NUMBER, "int | None": ("opt", INT)}
 _BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``lib.builtins.RESULTS`` (filled at the first need)
+# built-ins whose result is an `int` where their (first) argument is a number, an `int` where it is one
+# (``TypeChecker.t_Call``): `int(x)`, `abs(x)`
+_WHOLE_OF_WHOLE = frozenset({"int", "abs"})
 
 
 def _builtin_result(name: str) -> T:
-    """The type of what a built-in gives whatever its arguments, where its definition declares one kind."""
+    """The type of what a built-in gives whatever its arguments, where its definition declares it: one
+    kind, a number or a whole number or none."""
     if not _BUILTIN_RESULTS:
-        from ..lib.builtins import RESULTS  # (its definition's declared result: read there, once)
+        from ..lib.builtins import BUILTINS, RESULTS  # (its definition's declared result: read there, once)
 
+        _BUILTIN_RESULTS.update({n: _DECLARED_RESULT.get(b.fn.__annotations__.get("return", ""), ANY)
+                                 for n, b in BUILTINS.items()})
         _BUILTIN_RESULTS.update({n: _SCALAR_RESULT.get(k, ANY) for n, k in RESULTS.items()})
     return _BUILTIN_RESULTS.get(name, ANY)
 _ORDERING = frozenset({"sum", "min", "max"})  # (`sorted` orders values of every kind: none, numbers, texts, lists)
-_ORDERED_KINDS = frozenset({"int", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
+_ORDERED_KINDS = frozenset({"int", "number", "str", "bool", "list", "set", "map", "record", "none", "dice", "fn"})
 
 
 def _kinds_differ(a: T, b: T) -> bool:
     """Two values certain to be of different kinds, which the language does not order one against
     the other (an enum's member is its text)."""
-    ka, kb = ("str" if a[0] == "enum" else a[0]), ("str" if b[0] == "enum" else b[0])
+    ka, kb = _ORDER_KIND.get(a[0], a[0]), _ORDER_KIND.get(b[0], b[0])
     return ka != kb and ka in _ORDERED_KINDS and kb in _ORDERED_KINDS and "none" not in (ka, kb)
+
+
+# the arithmetic types, and what an operator gives of them (``arithmetic``)
+_NUMERIC = frozenset({"int", "number"})
+_WHOLE_OPS = frozenset({"+", "-", "*", "%"})  # (whole of whole numbers; `/` may give a fraction, `//` never)
+_ORDER_KIND = {"enum": "str", "number": "int"}  # (an enum's member is its text; numbers are ordered together)
+_WHOLE_HELP = ("a `number` may be a fraction (`/` divides exactly): `//` divides to a whole number, "
+               "rounded down; or declare `number` where a fraction is meant")
+
+
+def arithmetic(op: str, a: T, b: T) -> T:
+    """The type of ``a op b``, of two numbers: the operator's, not the values'. `/` gives a `number`
+    (even `4/2`, which is 2), `//` an `int`; `+ - * %` an `int` of two `int`s, else a `number` (`7/2 % 1`
+    is `1/2`)."""
+    if op == "//":
+        return INT
+    if op in _WHOLE_OPS and a == INT and b == INT:
+        return INT
+    return NUMBER
+
+
+def _number_for_int(want: T, got: T) -> bool:
+    """Whether ``got`` fails ``want`` where a whole number is declared and a number given (at any depth
+    of a list, set or map): a mismatch that `//`, or `number` declared, mends."""
+    want, got = strip(want), strip(got)
+    if want == INT and got == NUMBER:
+        return True
+    if want[0] == got[0] and want[0] in ("list", "set", "map"):
+        return any(_number_for_int(w, g) for w, g in zip(want[1:], got[1:]))
+    return False
 
 
 def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
@@ -711,6 +760,8 @@ def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
         return True  # (a record literal's shape against a declared type: not judged)
     if want == ANY or got == ANY or want == got:
         return True
+    if want == NUMBER and got == INT:
+        return True  # (a whole number is a number; a number may be no whole one)
     if got == NONE:
         return True  # optional-ness is not tracked; none is checked at run time
     if want[0] == got[0] and want[0] in ("list", "set"):
@@ -740,9 +791,12 @@ def unify(ts: list[T]) -> T:
         if t[0] == "opt":
             maybe_none, t = True, t[1]
         if t != first:
-            if first is not None:
+            if first is None:
+                first = t
+            elif {t, first} == {INT, NUMBER}:
+                first = NUMBER  # (a whole number or a fraction: a number)
+            else:
                 return ANY
-            first = t
     if first is None:
         return NONE if maybe_none else ANY
     return ("opt", first) if maybe_none else first

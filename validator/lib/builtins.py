@@ -23,6 +23,9 @@ from .values import (Map, show, as_key, entries, equal, from_key, in_list, in_or
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
 
+# any number of the language: whole, or an exact fraction (its type `number`; a whole one's `int`)
+Number = int | Fraction
+
 
 @dataclass(frozen=True)
 class Builtin:
@@ -260,7 +263,7 @@ def _sort_by(ctx: Context, xs: Any, key: Any) -> list[Any]:
 
 
 @builtin("index_of", 2, takes=("items",), ctx=True, doc="position of an item in a list, or none")
-def _index_of(ctx: Context, xs: Any, x: Any) -> Any:
+def _index_of(ctx: Context, xs: Any, x: Any) -> int | None:
     items = _ordered_items(ctx, xs, "index_of")
     _walk_cost(ctx, x, "index_of")
     try:
@@ -585,13 +588,13 @@ def _no_truth(what: str, *xs: Any) -> None:
 
 
 @builtin("abs", 1)
-def _abs(x: Any) -> Any:
+def _abs(x: Any) -> Number:
     _no_truth("abs", x)
     return abs(x)
 
 
 @builtin("fraction", 2, doc="an exact fraction")
-def _fraction(a: int, b: int) -> Any:
+def _fraction(a: Number, b: Number) -> Number:
     _no_truth("fraction", a, b)
     if b == 0:
         raise CallError("fraction with a zero denominator")
@@ -621,7 +624,7 @@ def _str(ctx: Context, x: Any) -> str:
 
 @builtin("int", 1, doc="an integer from text (digits, perhaps a minus sign and spaces around) or a number "
                        "(none if the text is no integer)")
-def _int(x: Any) -> Any:
+def _int(x: Any) -> int | None:
     if isinstance(x, bool):
         return int(x)
     if isinstance(x, (int, Fraction)):
@@ -901,7 +904,7 @@ def _find_path(ctx: Context, adj: Any, start: Any, goal: Any, through: Any = Non
 @builtin("distance", 3, ctx=True, takes=("", "", "items"),
          doc="distance(graph, from, targets): the fewest steps from `from` to a node of `targets` (0 when `from` is "
              "one), or none when none can be reached")
-def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> Any:
+def _distance(ctx: Context, adj: Any, start: Any, targets: Any) -> int | None:
     if isinstance(targets, (set, frozenset, dict)):  # (a set's items and a map's keys are keys already)
         goals = targets
     else:
