@@ -749,11 +749,12 @@ def test_a_run_time_message_writes_values_in_the_language_s_notation(root: Path,
 
 
 @pytest.mark.parametrize("engine", ["reference", "backend"])
-@pytest.mark.parametrize("args", ["true, false", "1/2, 0", "0, 3/2"])
+@pytest.mark.parametrize("args", ["t(true), t(false)", "t(1/2), 0", "0, t(3/2)"])
 def test_hex_label_takes_whole_coordinates_only(root: Path, engine: str, args: str) -> None:
     """A truth value or a fraction is no hex coordinate: `hex_label(true, false)` was "0100" and
-    `hex_label(1/2, 0)` the label of 0 (Python's int() took them)."""
-    assert eval_error(root, f"query main = hex_label({args})\n", engine=engine) == "E011"
+    `hex_label(1/2, 0)` the label of 0 (Python's int() took them). (Hidden from the check, `t`, which
+    refuses them where it sees them: tests/test_number_type.py.)"""
+    assert eval_error(root, f"def t(x) = x\nquery main = hex_label({args})\n", engine=engine) == "E011"
 
 
 @pytest.mark.parametrize("engine", ["reference", "backend"])

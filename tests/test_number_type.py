@@ -164,6 +164,27 @@ def test_fraction_gives_a_fraction(tmp_path: Path) -> None:
     assert rs.evaluate({}, "main").value == [Fraction(1, 2), Fraction(1, 3), 3]
 
 
+@pytest.mark.parametrize("call, underlined, mended", [
+    ("range(i / 2)", "i / 2", "range(i // 2)"), ("range(0, x)", "x", "range(0, x // 1)"),
+    ("slice([1, 2], x)", "x", "slice([1, 2], x // 1)"), ("slice([1, 2], 0, i / 2)", "i / 2", "slice([1, 2], 0, i // 2)"),
+    ("rand(1, 2, x)", "x", "rand(1, 2, x // 1)"), ("roll(dice(x, 6))", "x", "roll(dice(x // 1, 6))"),
+    ("hex_label(x, 1)", "x", "hex_label(x // 1, 1)"), ("hex_grid(2, x)", "x", "hex_grid(2, x // 1)"),
+    ("pad(7, x)", "x", "pad(7, x // 1)"),
+])
+def test_a_built_in_that_counts_or_indexes_takes_no_number(tmp_path: Path, call: str, underlined: str,
+                                                             mended: str) -> None:
+    """Where a built-in's definition takes a whole number (``takes`` "whole"), a `number` is C004 at it, with
+    the help; the call mended with `//` checks clean and runs."""
+    probe = "def probe(i: int, x: number) = {}\nquery main = probe(3, 5/2)\n"
+    text = probe.format(call)
+    found = _errors(_load(tmp_path, text))
+    assert [(d.code, _underlined(text, d)) for d in found] == [("C004", underlined)], found
+    assert "a whole number" in found[0].message and "`//`" in (found[0].help or ""), found[0]
+    rs = _load(tmp_path, probe.format(mended))
+    assert _errors(rs) == []
+    rs.run({}, "main", seed=1, engine="reference")
+
+
 # ---------------------------------------------------------------- a query's entry
 
 

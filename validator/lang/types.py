@@ -631,7 +631,7 @@ class TypeChecker(Walker):
 
     def taken(self, e: A.Call, name: str, arg_types: list[T]) -> bool:
         """Whether each argument of a built-in is of the kind its definition declares it takes
-        (``lib.builtins.Builtin.takes``: a collection), where its type is known; else a C004 for the
+        (``lib.builtins.Builtin.takes``: a collection, or a whole number), where its type is known; else a C004 for the
         first that is not (``min(a, b)`` is ``min`` of ``a`` with ``b`` for no items)."""
         from ..lib.builtins import BUILTINS, TAKES
 
@@ -641,7 +641,8 @@ class TypeChecker(Walker):
             if not kind or got[0] in _TAKEN_KINDS[kind]:
                 continue
             extra = (f"its second argument is the value when there are no items: write `{name}([...])` "
-                     "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else None
+                     "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else \
+                _WHOLE_HELP if got == NUMBER else None
             self.diags.append(Diagnostic("C004", f"`{name}` needs {TAKES[kind]} as its {_ORDINALS[i]} argument, "
                                                  f"not `{show(got)}`", arg.span, related=self.related(arg), help=extra))
             return False
@@ -691,7 +692,8 @@ _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "s
 # the types of value each kind a built-in takes (``lib.builtins.TAKES``) admits: any other is known not to be one
 _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
-                "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"})}
+                "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
+                "whole": frozenset({"int", "any"})}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type

@@ -46,9 +46,12 @@ class Builtin:
 
 # the kinds of argument a built-in declares (``builtin(takes=...)``): each a collection its run walks or reads
 # ("items": a collection, whose items it walks; "sized": one, or a text it reads as a text, `len` and `slice`
-# alone; "map": a map; "keyed": what `get` reads by a key or a position). A text is no collection: no built-in
-# walks its characters, as no loop does (``reference.iterate``; docs/language.md, Built-ins)
-TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map", "keyed": "a map or list"}
+# alone; "map": a map; "keyed": what `get` reads by a key or a position), or a whole number ("whole": a
+# count, a position, a bound, a coordinate; the type `int`, never a `number` that may be a fraction). A text
+# is no collection: no built-in walks its characters, as no loop does (``reference.iterate``; docs/language.md,
+# Built-ins)
+TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map", "keyed": "a map or list",
+         "whole": "a whole number"}
 
 
 BUILTINS: dict[str, Builtin] = {}
@@ -272,7 +275,7 @@ def _index_of(ctx: Context, xs: Any, x: Any) -> int | None:
         return None
 
 
-@builtin("range", 1, 2, ctx=True, doc="integers from a (default 0) up to, not including, b")
+@builtin("range", 1, 2, takes=("whole", "whole"), ctx=True, doc="integers from a (default 0) up to, not including, b")
 def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     lo, hi = (0, a) if b is None else (a, b)
     if not isinstance(lo, int) or not isinstance(hi, int) or type(lo) is bool or type(hi) is bool:
@@ -570,7 +573,8 @@ def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
     return [[x, y] for x, y in zip(sized_items(ctx, a, "zip"), sized_items(ctx, b, "zip"))]
 
 
-@builtin("slice", 2, 3, takes=("sized",), ctx=True, doc="items from index a up to b (of a text: its characters, a text)")
+@builtin("slice", 2, 3, takes=("sized", "whole", "whole"), ctx=True,
+         doc="items from index a up to b (of a text: its characters, a text)")
 def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
     if isinstance(xs, str):
         _spend(ctx, len(xs), "slice")
@@ -712,7 +716,8 @@ def _ends(s: Any, p: Any) -> bool:
     return s.endswith(p)  # type: ignore[no-any-return]
 
 
-@builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
+@builtin("pad", 2, takes=("", "whole"), ctx=True,
+         doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
     _no_truth("pad", x, n)  # (Python writes True as `True`)
     ctx.steps += max(0, int(n))
@@ -1143,7 +1148,7 @@ def _hex_axial(label: Any, layout: Any = "odd-q") -> list[int]:
     return list(offset_to_axial(*hex_parse(label), _layout(layout)))
 
 
-@builtin("hex_label", 2, 3, doc="the CCRR label of axial coordinates (none if off the 00-99 range)")
+@builtin("hex_label", 2, 3, takes=("whole", "whole"), doc="the CCRR label of axial coordinates (none if off the 00-99 range)")
 def _hex_label(q: Any, r: Any, layout: Any = "odd-q") -> Any:
     for x in (q, r):  # (a truth value or a fraction is no coordinate: int() would take it, wrongly)
         if type(x) is not int:
@@ -1187,8 +1192,9 @@ def _labels() -> list[list[str]]:
     return made
 
 
-@builtin("hex_grid", 2, 4, doc="adjacency map of a cols x rows board of CCRR labels, numbered from `first` "
-                                "(1 by default: 0101; 0 gives 0000 and boards up to 100 x 100)")
+@builtin("hex_grid", 2, 4, takes=("whole", "whole", "", "whole"),
+         doc="adjacency map of a cols x rows board of CCRR labels, numbered from `first` "
+             "(1 by default: 0101; 0 gives 0000 and boards up to 100 x 100)")
 def _hex_grid(cols: Any, rows: Any, layout: Any = "odd-q", first: Any = 1) -> dict[str, list[str]]:
     lay = _layout(layout)
     if first not in (0, 1) or isinstance(first, bool):
@@ -1298,8 +1304,9 @@ def _ordered(xs: Any, what: str) -> list[Any]:
     return list(walked_items(xs, what))
 
 
-@builtin("rand", 3, doc="rand(seed, key, n): a pseudo-random integer in [0, n) that depends only on seed and key "
-                        "(numbers, text or lists of them); the same arguments always give the same number")
+@builtin("rand", 3, takes=("", "", "whole"),
+         doc="rand(seed, key, n): a pseudo-random integer in [0, n) that depends only on seed and key "
+             "(numbers, text or lists of them); the same arguments always give the same number")
 def _rand(seed: Any, key: Any, n: Any) -> int:
     return random_below(seed, key, n)
 
@@ -1350,7 +1357,7 @@ class DiceSpec:
         return f"{self.count}d[{','.join(map(str, self.faces))}]"
 
 
-@builtin("dice", 2, doc="dice(n, sides): n dice of that many sides (faces 1..sides), as a value for roll; "
+@builtin("dice", 2, takes=("whole",), doc="dice(n, sides): n dice of that many sides (faces 1..sides), as a value for roll; "
                         "dice(n, [f1, ..., fs]): n dice whose sides show those numbers")
 def _dice(n: Any, sides: Any) -> DiceSpec:
     if not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 100):
