@@ -169,7 +169,6 @@ def test_fraction_gives_a_fraction(tmp_path: Path) -> None:
     ("slice([1, 2], x)", "x", "slice([1, 2], x // 1)"), ("slice([1, 2], 0, i / 2)", "i / 2", "slice([1, 2], 0, i // 2)"),
     ("rand(1, 2, x)", "x", "rand(1, 2, x // 1)"), ("roll(dice(x, 6))", "x", "roll(dice(x // 1, 6))"),
     ("hex_label(x, 1)", "x", "hex_label(x // 1, 1)"), ("hex_grid(2, x)", "x", "hex_grid(2, x // 1)"),
-    ("pad(7, x)", "x", "pad(7, x // 1)"),
 ])
 def test_a_built_in_that_counts_or_indexes_takes_no_number(tmp_path: Path, call: str, underlined: str,
                                                              mended: str) -> None:
@@ -183,6 +182,41 @@ def test_a_built_in_that_counts_or_indexes_takes_no_number(tmp_path: Path, call:
     rs = _load(tmp_path, probe.format(mended))
     assert _errors(rs) == []
     rs.run({}, "main", seed=1, engine="reference")
+
+
+def _whole_arguments() -> list[tuple[str, int]]:
+    from validator.lib.builtins import BUILTINS
+
+    return [(b.name, i) for b in BUILTINS.values() for i, kind in enumerate(b.takes) if kind == "whole"]
+
+
+@pytest.mark.parametrize(("name", "at"), _whole_arguments())
+def test_every_declared_whole_argument_is_checked_as_the_run_refuses_a_fraction(tmp_path: Path, name: str,
+                                                                                at: int) -> None:
+    """Generic: each argument a built-in's definition declares a whole number is C004 where it is `1/2`, and
+    the run, given `1/2` the check cannot see, refuses it too (in both engines): one meaning."""
+    from validator.api import RunError
+    from validator.lib.builtins import BUILTINS
+
+    b = BUILTINS[name]
+    other = {"map": '{"a" => 1}', "items": "[1, 2]", "sized": "[1, 2]"}
+    args = ["1/2" if i == at else other.get(b.takes[i] if i < len(b.takes) else "", "2")
+            for i in range(max(b.min_args, at + 1))]
+    if name == "hex_grid" and at != 3 and len(args) > 2:
+        args[2] = '"odd-q"'  # (its layout)
+    text = f"query main = {name}({', '.join(args)})\n"
+    found = _errors(_load(tmp_path, text))
+    assert [(d.code, _underlined(text, d)) for d in found] == [("C004", "1/2")], (text, found)
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = {name}({', '.join(f'n({a})' for a in args)})\n")
+    assert _errors(rs) == []
+    for engine in ("reference", "backend"):
+        with pytest.raises(RunError):
+            rs.run({}, engine=engine)
+
+
+def test_the_built_ins_that_count_or_index_declare_it() -> None:
+    assert {("range", 0), ("range", 1), ("slice", 1), ("slice", 2), ("rand", 2), ("dice", 0), ("hex_label", 0),
+            ("hex_label", 1), ("hex_grid", 0), ("hex_grid", 1), ("hex_grid", 3)} <= set(_whole_arguments())
 
 
 # ---------------------------------------------------------------- a query's entry

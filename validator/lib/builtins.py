@@ -716,8 +716,7 @@ def _ends(s: Any, p: Any) -> bool:
     return s.endswith(p)  # type: ignore[no-any-return]
 
 
-@builtin("pad", 2, takes=("", "whole"), ctx=True,
-         doc="a number written with at least n digits (a negative one's sign before them)")
+@builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
     _no_truth("pad", x, n)  # (Python writes True as `True`)
     ctx.steps += max(0, int(n))
