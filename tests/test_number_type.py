@@ -214,6 +214,13 @@ def test_every_declared_whole_argument_is_checked_as_the_run_refuses_a_fraction(
             rs.run({}, engine=engine)
 
 
+def test_none_where_a_whole_number_is_taken_is_left_to_the_run(tmp_path: Path) -> None:
+    """(`slice(xs, 1, none)` is `slice(xs, 1)`, and `range(3, none)` `range(3)`: the check refuses neither.)"""
+    rs = _load(tmp_path, "query main = [slice([1, 2, 3], 1, none), range(3, none)]\n")
+    assert _errors(rs) == []
+    assert rs.run({}, engine="reference") == [[2, 3], [0, 1, 2]]
+
+
 def test_the_built_ins_that_count_or_index_declare_it() -> None:
     assert {("range", 0), ("range", 1), ("slice", 1), ("slice", 2), ("rand", 2), ("dice", 0), ("hex_label", 0),
             ("hex_label", 1), ("hex_grid", 0), ("hex_grid", 1), ("hex_grid", 3)} <= set(_whole_arguments())

@@ -693,7 +693,7 @@ _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "s
 _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
                 "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
-                "whole": frozenset({"int", "any"})}
+                "whole": frozenset({"int", "none", "any"})}  # (none: `slice(xs, 1, none)` and `range(3, none)` run)
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
