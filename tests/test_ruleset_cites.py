@@ -1,0 +1,44 @@
+"""Where a ruleset's reading of a rules question is cited: a choice a ruleset makes must be cited by what
+decides it as it runs (a rule, a cited constant), so that `coverage` counts it and an explanation shows it;
+a clause id only held in a value (a `cites:` list a rule builds) counts for neither."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from validator.api import load_ruleset
+from validator.tools.coverage import cited_by
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDARD = ROOT / "rulesets" / "diplomacy" / "standard.rules"
+
+
+def _cites(state: dict[str, Any]) -> set[str]:
+    return cited_by(load_ruleset(STANDARD).evaluate(state, explain=True))
+
+
+def _movement(units: list[tuple[str, str, str]], orders: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"phase": {"season": "spring", "year": 1901, "type": "movement"},
+            "units": [{"power": p, "type": t, "location": loc} for p, t, loc in units],
+            "orders": [{"power": p, "order": o} for p, o in orders]}
+
+
+def test_a_retreat_to_a_convoyed_attacker_s_origin_cites_4_a_5() -> None:
+    """DATC 4.A.5 (a unit dislodged by a convoyed army may retreat to that army's origin) was given only in
+    the `cites:` of a refusal: no rule cited it, so a case exercising it (DATC 6.H.11) did not cover it."""
+    convoyed = _movement(
+        [("france", "army", "gas"), ("france", "army", "bur"), ("france", "fleet", "mao"), ("france", "fleet", "wes"),
+         ("france", "fleet", "lyo"), ("italy", "army", "mar")],
+        [("france", "A GAS - MAR VIA"), ("france", "A BUR S A GAS - MAR"), ("france", "F MAO C A GAS - MAR"),
+         ("france", "F WES C A GAS - MAR"), ("france", "F LYO C A GAS - MAR"), ("italy", "A MAR H")])
+    assert "DATC-4.A.5" in _cites(convoyed)
+    over_land = _movement([("france", "army", "gas"), ("france", "army", "bur"), ("italy", "army", "mar")],
+                          [("france", "A GAS - MAR"), ("france", "A BUR S A GAS - MAR"), ("italy", "A MAR H")])
+    assert "DATC-4.A.5" not in _cites(over_land)  # (the plain rule, DIP-R1: no convoy, no question)
+    retreat = {"phase": {"season": "spring", "year": 1901, "type": "retreat"},
+               "units": [{"power": "france", "type": "army", "location": "mar"}],
+               "dislodged": [{"power": "italy", "type": "army", "location": "mar", "attacker_from": "gas",
+                              "attacker_via_convoy": True}],
+               "standoffs": [], "orders": [{"power": "italy", "order": "A MAR R GAS"}]}
+    assert "DATC-4.A.5" in _cites(retreat)
