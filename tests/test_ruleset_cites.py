@@ -42,3 +42,13 @@ def test_a_retreat_to_a_convoyed_attacker_s_origin_cites_4_a_5() -> None:
                               "attacker_via_convoy": True}],
                "standoffs": [], "orders": [{"power": "italy", "order": "A MAR R GAS"}]}
     assert "DATC-4.A.5" in _cites(retreat)
+
+
+def test_jomini_titles_say_the_rulesets_answer_retreats_too() -> None:
+    """re.rules and am.rules answer the off-table retreats that follow the movement phase (query `retreats`,
+    JOM-X2, JOM-X3) but were titled "movement phase" alone: a title says what a ruleset is."""
+    for name in ("re.rules", "am.rules"):
+        rs = load_ruleset(ROOT / "rulesets" / "jomini" / name)
+        header = rs.program.entry.header
+        assert "retreats" in rs.program.queries() and header is not None and header.title is not None
+        assert "movement phase" in header.title and "retreat" in header.title, (name, header.title)
