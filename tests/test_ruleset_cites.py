@@ -52,3 +52,18 @@ def test_jomini_titles_say_the_rulesets_answer_retreats_too() -> None:
         header = rs.program.entry.header
         assert "retreats" in rs.program.queries() and header is not None and header.title is not None
         assert "movement phase" in header.title and "retreat" in header.title, (name, header.title)
+
+
+def test_the_straight_way_to_battle_after_an_interception_cites_his_a7() -> None:
+    """HIS-A7 (a power whose units intercepted into the space may not avoid battle) is kept by the move going
+    straight to the battle after a successful interception (HIS-M5); the avoid step's `require ... cite
+    "HIS-A7"` is never reached, so no run cited A7 and coverage counted it only because cases name it."""
+    import yaml
+
+    cases = yaml.safe_load((ROOT / "tests" / "cases" / "his" / "movement.yaml").read_text(encoding="utf-8"))["cases"]
+    case = next(c for c in cases if c["id"] == "interceptor_never_avoids")
+    rs = load_ruleset(ROOT / "rulesets" / "his" / "his.rules")
+    intercepted = rs.evaluate(case["state"], dice=case["dice"], explain=True)
+    assert intercepted.value["intercepted_by"] == "france" and "HIS-A7" in cited_by(intercepted)
+    failed = rs.evaluate(case["state"], dice=[1, 1], explain=True)  # (the attempt fails: no straight way to battle)
+    assert failed.value["intercepted_by"] is None and "HIS-A7" not in cited_by(failed)
