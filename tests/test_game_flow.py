@@ -987,7 +987,7 @@ def test_replay_api_stops_at_the_end_of_the_game(tmp_path: Path) -> None:
     path = _record(tmp_path)
     from validator.tools.play import read_game_file
 
-    agreed, mismatch = replay(rs, read_game_file(str(path)))
+    agreed, mismatch = replay(rs, [(item.where, item.value) for item in read_game_file(str(path))])
     assert (agreed, mismatch) == (3, None)
     with pytest.raises(PlayError):
         list(play(rs, START, [Entry([], "F1901M")]))

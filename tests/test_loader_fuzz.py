@@ -135,7 +135,7 @@ def test_game_records_and_orders_fail_only_with_located_diagnostics(tmp_path: Pa
     for i, data in enumerate(mutations(seeds[suffix], count(slow, 1500), 3)):
         path = tmp_path / f"g{i}{suffix}"
         path.write_bytes(data)
-        only_diagnostics(lambda path=path: [play._played_state(item) for _, item in play.read_game_file(str(path))])
+        only_diagnostics(lambda path=path: [play._played_state(item.value) for item in play.read_game_file(str(path))])
         path.unlink()
 
 

@@ -59,14 +59,14 @@ def test_replay_places_a_refused_state_of_a_one_line_record_in_that_state(tmp_pa
 def test_items_of_a_game_file_on_one_line_have_names_of_their_own(tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"g.{suffix}"
     one_line(path, [{"a": 1}, {"b": 2}, [3]])
-    names = [where for where, _ in read_game_file(str(path))]
+    names = [item.where for item in read_game_file(str(path))]
     assert len(set(names)) == 3 and all(n.startswith(f"{path}:1:") for n in names), names
     cols = [int(n.rsplit(":", 1)[1]) for n in names]
     assert cols == sorted(cols) and cols[0] == 2, names  # (each where its item starts, after the `[`)
     # an item alone on its line keeps the name of its line alone
     path.write_text(json.dumps([{"a": 1}, {"b": 2}], indent=1) if suffix == "json" else yaml.safe_dump([{"a": 1}, {"b": 2}]))
     lines = (2, 5) if suffix == "json" else (1, 2)  # (`[`, `{`, `"a": 1`, `},`, `{`; `- a: 1`, `- b: 2`)
-    assert [where for where, _ in read_game_file(str(path))] == [f"{path}:{n}" for n in lines]
+    assert [item.where for item in read_game_file(str(path))] == [f"{path}:{n}" for n in lines]
 
 
 @pytest.mark.parametrize("suffix", ["json", "yaml"])

@@ -165,7 +165,7 @@ def test_commas_inside_texts_are_no_values_of_a_game_file(repo: Path) -> None:
     from validator.tools.play import MAX_GAME_FILE_VALUES, read_game_file
 
     (repo / "record.json").write_text('[{"note": "' + "," * (2 * MAX_GAME_FILE_VALUES) + '"}]\n')
-    assert read_game_file(str(repo / "record.json"))[0][1]["note"] == "," * (2 * MAX_GAME_FILE_VALUES)
+    assert read_game_file(str(repo / "record.json"))[0].value["note"] == "," * (2 * MAX_GAME_FILE_VALUES)
     (repo / "record.json").write_text('[{"note": "' + "," * (2 * MAX_GAME_FILE_VALUES) + '"}, [0'
                                       + ",0" * MAX_GAME_FILE_VALUES + "]]\n")
     with pytest.raises(DiagnosticError) as exc:

@@ -23,7 +23,7 @@ import os
 import json
 import re
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, TextIO
 
@@ -155,10 +155,21 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
             sum(1 for i in items for note in i.get("notes", []) if note.get("unread", False)))
 
 
-def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]:
-    """The values of a game file, each with where it is (``file:line``, as ``_item_where`` names it);
-    ``DiagnosticError`` (S001) when the file cannot be read, is not a list of JSON values, or holds
-    more than ``limit`` of them."""
+@dataclass(frozen=True)
+class GameItem:
+    """An item of a game file: its name (``FILE:LINE``, as ``_game_item`` gives it), its value, and
+    ``start``, the place its name says (the line, and the column where another item starts on that
+    line, else 1), None where it is not known: what is said of the item is placed there."""
+
+    where: str
+    value: Any
+    start: Span | None
+
+
+def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
+    """The items of a game file, each with its name and place (``GameItem``); ``DiagnosticError``
+    (S001) when the file cannot be read, is not a list of JSON values, or holds more than ``limit``
+    of them."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".jsonl", ".json", ".yaml", ".yml"):  # (said first: an empty `.txt` is not "empty")
@@ -172,13 +183,13 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
         if refused is not None:
             raise refused
     if suffix == ".jsonl":
-        out: list[tuple[str, Any]] = []
+        out: list[GameItem] = []
         for lineno, line in enumerate(io.StringIO(text), 1):  # (one line at a time: never all held at once)
             if line.strip():
                 if len(out) >= limit:
                     raise _too_many(path, limit, lineno)
                 try:
-                    out.append((f"{path}:{lineno}", jsontext.loads(line, path)))
+                    out.append(_game_item(path, len(out), (lineno, 1), set(), jsontext.loads(line, path)))
                 except DiagnosticError as exc:  # located on its own line of the file
                     raise DiagnosticError([replace(d, span=Span(path, lineno, d.span.col, lineno, d.span.end_col))
                                            for d in exc.diagnostics]) from None
@@ -191,8 +202,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             raise _too_many(path, limit)
         places = jsontext.item_places(text)
         shared = _shared_lines(line for line, _ in places)
-        return [(_item_where(path, i, places[i] if i < len(places) else None, shared), item)
-                for i, item in enumerate(items)]
+        return [_game_item(path, i, places[i] if i < len(places) else None, shared, item) for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
             items = safeyaml.load(text, line_numbers=True, max_nodes=MAX_GAME_FILE_VALUES)
@@ -223,13 +233,15 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[tuple[str, Any]]
             problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
             at_line = lines[i]
             found = _yaml_span(text, path, i, "", positions) if at_line in shared else None  # (its column)
-            where = _item_where(path, i, (at_line, found.col if found is not None else 1) if at_line else None, shared)
+            game_item = _game_item(path, i, (at_line, found.col if found is not None else 1) if at_line else None,
+                                   shared, value)
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
-                                                  _yaml_span(text, path, i, problem[0], positions) or Span(where),
+                                                  _yaml_span(text, path, i, problem[0], positions)
+                                                  or Span(game_item.where),
                                                   pointer=problem[0],
                                                   help="quote a text YAML reads as something else (a date, `.nan`)")])
-            out.append((where, value))
+            out.append(game_item)
         return out
     raise AssertionError(suffix)  # pragma: no cover (refused above)
 
@@ -240,21 +252,15 @@ def _shared_lines(lines: Iterable[int]) -> set[int]:
     return {line for line, n in counts.items() if n > 1}
 
 
-def _item_where(path: str, index: int, place: tuple[int, int] | None, shared: set[int]) -> str:
-    """The name of a game file's item ``index`` that starts at ``place`` (line, column): ``FILE:LINE``,
-    or ``FILE:LINE:COL`` where another item starts on that line, so that each item has a name of its
-    own (the diagnostics of what is played from it name it); ``FILE item N`` where it is not known."""
+def _game_item(path: str, index: int, place: tuple[int, int] | None, shared: set[int], value: Any) -> GameItem:
+    """A game file's item ``index`` that starts at ``place`` (line, column), named ``FILE:LINE``, or
+    ``FILE:LINE:COL`` where another item starts on that line, so that each item has a name of its
+    own (the diagnostics of what is played from it name it); ``FILE item N`` where it is not known.
+    Its ``start`` is what its name says: the column only where the line is shared, else 1."""
     if place is None:
-        return f"{path} item {index}"
-    line, col = place
-    return f"{path}:{line}:{col}" if line in shared else f"{path}:{line}"
-
-
-def _place_in(where: str, path: str) -> tuple[int, int] | None:
-    """The line and column (1 when the name gives none) of the item of the game file ``path`` named
-    ``where`` by ``_item_where``; None for a name of another form."""
-    m = re.fullmatch(r"(\d+)(?::(\d+))?", where[len(path) + 1:]) if where.startswith(f"{path}:") else None
-    return None if m is None else (int(m[1]), int(m[2] or 1))
+        return GameItem(f"{path} item {index}", value, None)
+    line, col = place if place[0] in shared else (place[0], 1)
+    return GameItem(f"{path}:{line}:{col}" if line in shared else f"{path}:{line}", value, Span(path, line, col, line, col + 1))
 
 
 def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[Any]) -> Span | None:
@@ -271,13 +277,13 @@ def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[A
 
 
 def _at_the_order(diags: list[Diagnostic], path: str | None,
-                  items: list[tuple[str, Any]]) -> tuple[list[Diagnostic], dict[str, str]]:
+                  items: list[GameItem]) -> tuple[list[Diagnostic], dict[str, str]]:
     """A fault in an entry's orders (a JSON pointer `/orders/...` of the state played, said of the entry)
     placed where the order is written in the orders file: its line and column in YAML, the entry's
     line in JSON Lines and JSON; with the file's text, so that the line is quoted. Others as they are."""
     if path is None:
         return diags, {}
-    index = {where: i for i, (where, _) in enumerate(items)}
+    index = {item.where: i for i, item in enumerate(items)}
     try:
         text = confine.read_bytes(Path(path), MAX_GAME_FILE_BYTES, None, path).decode("utf-8").lstrip("\ufeff")
     except (confine.Refused, UnicodeDecodeError, OSError):
@@ -292,19 +298,18 @@ def _at_the_order(diags: list[Diagnostic], path: str | None,
             continue
         at: Span | None = None
         if Path(path).suffix.lower() in (".yaml", ".yml"):  # the orders in the entry: `/orders/...`, or the entry itself
-            at = _yaml_span(text, path, i, ptr if isinstance(items[i][1], dict) else ptr[len("/orders"):], positions)
-        if at is None and (place := _place_in(d.span.file, path)) is not None:
-            line, col = place
-            at = Span(path, line, col, line, col + 1)
+            at = _yaml_span(text, path, i, ptr if isinstance(items[i].value, dict) else ptr[len("/orders"):], positions)
+        at = at or items[i].start
         out.append(replace(d, span=at) if at is not None else d)
     return out, {path: text}
 
 
-def entries_of(items: list[tuple[str, Any]]) -> list[Any]:
+def entries_of(items: list[GameItem]) -> list[Any]:
     from ..api import Entry
 
     out = []
-    for where, item in items:
+    for game_item in items:
+        item, where = game_item.value, game_item.where
         if isinstance(item, list):
             out.append(Entry(item, None, where))
         elif isinstance(item, dict) and not _entry_fault(item):
@@ -582,7 +587,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     read_notes: list[tuple[str, str]] = []
     unread = 0  # parts of the record its importer could not read: never compared, so never "every state agrees"
     agreed = 0
-    items: list[tuple[str, Any]] = []
+    items: list[GameItem] = []
     records: list[tuple[str, Any]] = []
     try:
         if args.import_with:
@@ -591,7 +596,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             records = read_out_folder(Path(args.record))
         else:
             items = read_game_file(args.record)
-            records = [(where, _played_state(item)) for where, item in items]
+            records = [(item.where, _played_state(item.value)) for item in items]
         if len(records) < 2:
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                               Span(args.record))])
@@ -660,15 +665,14 @@ def _not_read(unread: int) -> str:
     return f"{unread} part{'s' if unread != 1 else ''} of the record {'were' if unread != 1 else 'was'} not read"
 
 
-def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, Any]]) -> list[Diagnostic]:
-    """What ``replay`` said of a record's states (each named by where it is, ``FILE:LINE``, or
-    ``FILE:LINE:COL`` for states sharing a line, as ``read_game_file`` names them) at its place in the
-    record file: one said by a JSON pointer at the line and column of that value (else of the nearest
-    value enclosing it), the pointer kept; another where its state starts. A name of another form
-    (``FILE item 3``) is left as it is."""
+def _in_the_record(diags: list[Diagnostic], record: str, items: list[GameItem]) -> list[Diagnostic]:
+    """What ``replay`` said of a record's states (each named by where it is, as ``read_game_file``
+    names them) at its place in the record file: one said by a JSON pointer at the line and column of
+    that value (else of the nearest value enclosing it), the pointer kept; another where its state
+    starts. One of a state whose place is not known (``FILE item 3``) is left as it is."""
     from ..engine.state import pointer_parts
 
-    index = {where: i for i, (where, _) in enumerate(items)}
+    index = {item.where: i for i, item in enumerate(items)}
     if not any(d.span.file in index and not d.span.line for d in diags):
         return diags
     suffix = Path(record).suffix.lower()
@@ -684,12 +688,11 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
         if i is None:
             out.append(d)
             continue
-        where, item = items[i]
-        place = _place_in(where, record)
-        if place is None:
+        item, start = items[i].value, items[i].start
+        if start is None:
             out.append(d)
             continue
-        lineno, col = place
+        lineno = start.line
         inside = ("state",) if _played_state(item) is not item else ()
         found = None
         if d.pointer is not None:
@@ -705,7 +708,7 @@ def _in_the_record(diags: list[Diagnostic], record: str, items: list[tuple[str, 
                     found = None
                 if found is not None:
                     break
-        out.append(replace(d, span=Span(record, *found) if found is not None else Span(record, lineno, col, lineno, col + 1)))
+        out.append(replace(d, span=Span(record, *found) if found is not None else start))
     return out
 
 
