@@ -388,6 +388,21 @@ class Reject:
 
 Stmt = Union[Step, Var, Assign, LetStmt, IfStmt, For, Goto, Stop, Break, Continue, Emit, Require, Reject]
 
+_JUMPS = (Reject, Stop, Goto, Break, Continue)
+
+
+def leaves(stmts: tuple[Stmt, ...], *, in_loop: bool = True) -> bool:
+    """Whether a block certainly leaves, never running what follows it: its last statement jumps (`reject`,
+    `stop`, `goto`, `break`, `continue`), or is an `if` with an `else` every block of which certainly leaves.
+    (Anything else may fall through: a `for` may take no turn, a failed `require` is not known to fail.)
+    Not ``in_loop`` (a step's body), `break` and `continue` leave nothing: there they are refused (C020)."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, IfStmt):
+        return (last.otherwise is not None and leaves(last.otherwise, in_loop=in_loop)
+                and all(leaves(b, in_loop=in_loop) for _, b in last.branches))
+    return isinstance(last, _JUMPS) and (in_loop or not isinstance(last, (Break, Continue)))
+
+
 # ---------------------------------------------------------------- declarations
 
 

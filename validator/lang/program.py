@@ -824,7 +824,8 @@ def check_steps(program: Program) -> None:
 
 def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
     """A procedure's steps: named once (C002), each citing its clause (C011), every `goto` naming one
-    (C017), none after an unconditional `goto`/`stop`/`reject` that no `goto` names (W102)."""
+    (C017), none after a step that certainly leaves (``ast.leaves``: its last `goto`/`stop`/`reject`, or an
+    `if`/`else` all of whose ways do) that no `goto` names (W102)."""
     steps = [s for s in body if isinstance(s, A.Step)]
     names = [s.name for s in steps]
     seen: dict[str, A.Step] = {}
@@ -845,7 +846,7 @@ def _check_steps(body: tuple[A.Stmt, ...], diags: list[Diagnostic]) -> None:
                                                                                   + (", ..." if len(names) > 20 else "")))
     targets = {g.target for g in gotos}
     for prev, s in zip(steps, steps[1:]):
-        if prev.body and isinstance(prev.body[-1], (A.Goto, A.Stop, A.Reject)) and s.name not in targets:
+        if A.leaves(prev.body, in_loop=False) and s.name not in targets:
             diags.append(Diagnostic("W102", f"step `{s.name}` can never run", s.span,
                                     help=f"step `{prev.name}` always leaves before it and no `goto` names it"))
 

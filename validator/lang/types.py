@@ -366,7 +366,7 @@ class TypeChecker(Walker):
             failed = self.narrow
             self.narrow = {**failed, **yes} if yes else failed
             self.block(b, env)
-            if not _leaves(b):
+            if not A.leaves(b):
                 through.append(self.forget({**tested, **yes}, _assigned(b)))
             self.narrow = {**failed, **no} if no else failed
             tested = {**tested, **no}
@@ -374,7 +374,7 @@ class TypeChecker(Walker):
             through.append(tested)
         else:
             self.block(s.otherwise, env)
-            if not _leaves(s.otherwise):
+            if not A.leaves(s.otherwise):
                 through.append(self.forget(tested, _assigned(s.otherwise)))
         self.narrow = self.forget(outside, _assigned(s))
         if len(through) == 1:  # (the rest runs only that way, as after a `require` of its tests)
@@ -851,19 +851,6 @@ def check_types(program: Program) -> list[Diagnostic]:
                        id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
-
-
-_JUMPS = (A.Reject, A.Stop, A.Goto, A.Break, A.Continue)
-
-
-def _leaves(stmts: tuple[A.Stmt, ...]) -> bool:
-    """Whether a block certainly leaves, never running what follows it: its last statement jumps (`reject`,
-    `stop`, `goto`, `break`, `continue`), or is an `if` with an `else` every block of which certainly leaves.
-    (Anything else may fall through: a `for` may take no turn, a failed `require` is not known to fail.)"""
-    last = stmts[-1] if stmts else None
-    if isinstance(last, A.IfStmt):
-        return last.otherwise is not None and _leaves(last.otherwise) and all(_leaves(b) for _, b in last.branches)
-    return isinstance(last, _JUMPS)
 
 
 def _assigned(stmts: Any) -> set[str]:
