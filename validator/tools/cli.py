@@ -19,8 +19,8 @@ from ..core.confine import WriteFailed
 from ..core.diagnostics import Diagnostic, DiagnosticError, Span, one_line, render_all, utf8_fault
 
 from ..core.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, exit_code
-from .common import (args_named, dice_named, load_for_run, no_state_note, not_overwriting, parse_arg, parse_dice, print_diags,
-                     print_state_diags, require_files, require_regular, result_json)
+from .common import (add_dice_options, args_named, dice_named, load_for_run, no_state_note, not_overwriting, parse_arg,
+                     parse_dice, print_diags, print_state_diags, require_files, require_regular, result_json)
 
 
 class _StoreOnce(argparse._StoreAction):
@@ -106,9 +106,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--batch", help="JSON Lines file: one state per line, one result per line")
     p.add_argument("--query", default="main", help="query to evaluate (default: main)")
     p.add_argument("--arg", action="append", default=[], help="query argument (JSON, or plain text)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--seed", type=int, help="seeded random dice")
-    g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
+    g = add_dice_options(p)
     g.add_argument("--exact", action="store_true", help="enumerate every dice outcome with its probability")
     p.add_argument("--explain", action="store_true", help="include the evaluation trace")
     p.add_argument("--format", choices=["text", "json", "jsonl"], default="text",

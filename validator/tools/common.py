@@ -57,6 +57,15 @@ def parse_arg(text: str) -> Any:
         raise UsageError(f"--arg `{text[:40]}`: {said.message}{where}") from None
 
 
+def add_dice_options(p: Any) -> Any:
+    """A command's dice, one way or the other: ``--seed N`` (seeded random dice) or ``--dice FACES``
+    (scripted, read by ``parse_dice``); the group, for a command with a third way to add to it."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--seed", type=int, help="seeded random dice")
+    g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
+    return g
+
+
 def parse_dice(text: str | None) -> list[int] | None:
     """``--dice 6,3,5``: scripted faces, or None when the option is absent."""
     if text is None:

@@ -480,6 +480,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]]) -> None:
+    from .common import add_dice_options
+
     p = sub.add_parser("explain", help="show why a ruleset gave its result: cited rule calls, decisions, cycles")
     p.add_argument("ruleset")
     p.add_argument("--state", help="state JSON file (without it, an empty state: a ruleset that reads none)")
@@ -489,9 +491,7 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
     p.add_argument("--unit", help="follow one piece (as a player writes it, e.g. `A BUR`) through the decisions "
                    "that settled it, in the words of the family's view.yaml")
     p.add_argument("--full", action="store_true", help="write each rule's arguments and value whole, not cut to the width")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--seed", type=int, help="seeded random dice")
-    g.add_argument("--dice", help="scripted dice: comma-separated faces, used in order")
+    add_dice_options(p)
     p.add_argument("--format", choices=["text", "json", "dot"], default="text",
                    help="dot: the decision graph (SVG when Graphviz is installed)")
     p.add_argument("-o", "--output", help="write to this file instead of standard output")
