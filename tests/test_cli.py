@@ -656,10 +656,10 @@ def test_a_list_field_with_an_item_of_the_wrong_kind_is_said_at_the_item(cli, ro
     monkeypatch.chdir(root)
     r = cli("test", "c.yaml")
     assert r.code == 3, r.out + r.err
-    assert "c.yaml:5:15: S004: case `d`: `dice` must be a list of integers (item 1 is true)" in r.out, r.out
+    assert "c.yaml:5:15: S004: case `d`: `dice` must be a list of die faces, integers from 1 (item 1 is true)" in r.out, r.out
     assert "c.yaml:11:9: S004: case `c`: `clauses` must be a list of clause ids (item 1 is 2)" in r.out, r.out
     assert "c.yaml:15:15: S004: case `a`: `args` at `/1`: `nan` is not JSON" in r.out, r.out
-    assert "c.yaml:19:11: S004: case `w`: `dice` must be a list of integers\n" in r.out, r.out
+    assert "c.yaml:19:11: S004: case `w`: `dice` must be a list of die faces, integers from 1\n" in r.out, r.out
 
 
 def test_a_missing_ruleset_is_said_at_the_ruleset_key_that_names_it(cli, root: Path,

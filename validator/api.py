@@ -445,6 +445,9 @@ def _run_options(seed: Any, dice: Any, exact: Any, budget: Any, args: Any) -> tu
         bad = [x for x in dice if isinstance(x, bool) or not isinstance(x, int)]
         if bad:
             raise TypeError(f"dice is a list of integers, and {_shown_value(bad[0])} is none")
+        below = next((i for i, x in enumerate(dice) if x < 1), None)
+        if below is not None:  # (no die's face, whatever it rolls; one above its sides is known at the roll, E011)
+            raise ValueError(f"dice[{below}] is {brief(dice[below])}, no face of a die: faces count from 1")
         dice = list(dice)
     if sum((seed is not None, dice is not None, bool(exact))) > 1:  # (the CLI's --seed, --dice and --exact likewise)
         raise ValueError("give one of seed, dice and exact: each says where the dice come from")

@@ -561,12 +561,18 @@ def _said(d: Any) -> str:
 
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     from ..core.diagnostics import DiagnosticError
-    from .testing import _state_of, load_suite
+    from .testing import _state_of, load_suite, run_fault
 
     suite = load_suite(paths, expectations=False)  # (their states only)
     probes, said = [], list(suite.diagnostics)
     for case in suite.cases:
         d = case.data
+        # a run the case cannot be given as written (`dice: [0]`, `seed: "7"`): said as `ruleval test` says it
+        # (S004, exit 3), never passed to the run, which would refuse its options as a caller's mistake
+        malformed = run_fault(case)
+        if malformed is not None:
+            said.append(malformed)
+            continue
         try:
             state = _state_of(case)
         except DiagnosticError as exc:  # a state that cannot be read: said (exit 3), never left out without a word

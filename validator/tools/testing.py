@@ -567,7 +567,10 @@ def _probabilities(v: Any) -> bool:
 _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "query": (lambda v: isinstance(v, str), "a text"),
     "args": (lambda v: isinstance(v, list), "a list"),
-    "dice": (lambda v: isinstance(v, list) and all(type(x) is int for x in v), "a list of integers"),
+    # (a face below 1 is no die's, whatever it rolls: said here, at the item; one above a die's sides is
+    # known only at the roll, E011)
+    "dice": (lambda v: isinstance(v, list) and all(type(x) is int and x >= 1 for x in v),
+             "a list of die faces, integers from 1"),
     "seed": (lambda v: v is None or type(v) is int, "an integer"),
     "exact": (lambda v: isinstance(v, bool), "true or false"),
     "probabilities": (_probabilities, "a list of {where, p[, tol]}, p from 0 to 1 (`0.25`, `\"7/12\"`)"),
@@ -592,13 +595,29 @@ def case_fault(case: Case) -> tuple[str, str] | None:
     return None if fault is None else (_case_where(case, _nearest(case, fault[0])), fault[1])
 
 
-def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
-    """``case_problem``'s problem, with the parts of the pointer to its value in the case."""
+_RUN_FIELDS = ("query", "args", "dice", "seed", "exact")  # (what a run of the case is given: not its expectations)
+
+
+def run_fault(case: Case) -> Diagnostic | None:
+    """What makes a case's run unrunnable as written (S004: a field of its run of the wrong kind, two
+    sources of dice, a value JSON has not in `args`) at the value at fault, else at the case's line; for
+    a command that runs the cases without their expectations (``diff --cases``)."""
+    fault = _fault(case, run_only=True)
+    if fault is None:
+        return None
+    at = _nearest(case, fault[0])
+    return Diagnostic("S004", f"case `{case.id}`: {fault[1]}",
+                      Span(case.file, *at) if at is not None else Span(case.file, case.line, 1, case.line, 2))
+
+
+def _fault(case: Case, run_only: bool = False) -> tuple[tuple[str, ...], str] | None:
+    """``case_problem``'s problem (``run_only``: ``run_fault``'s), with the parts of the pointer to its
+    value in the case."""
     from ..core.jsontext import value_problem
     from ..engine.state import pointer_parts
 
     for key, (ok, kind) in _FIELD_TYPES.items():
-        if key in case.data and not ok(case.data[key]):
+        if key in case.data and not ok(case.data[key]) and (key in _RUN_FIELDS or not run_only):
             value = case.data[key]
             # (a list with an item of the wrong kind: said at that item, as a value JSON has not is)
             bad = next((i for i, x in enumerate(value) if not ok([x])), None) if isinstance(value, list) else None
@@ -609,7 +628,7 @@ def _fault(case: Case) -> tuple[tuple[str, ...], str] | None:
     if sources and (len(sources) > 1 or case.data.get("exact") or case.data.get("probabilities")):
         other = sources[1] if len(sources) > 1 else "exact" if case.data.get("exact") else "probabilities"
         return (other,), f"`{sources[0]}` and `{other}` both say where the dice come from: keep one"
-    for key in ("args", "expect", "probabilities"):
+    for key in ("args",) if run_only else ("args", "expect", "probabilities"):
         problem = value_problem(case.data.get(key))
         if problem is not None:
             return (key, *pointer_parts(problem[0] or "")), f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
