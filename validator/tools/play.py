@@ -126,8 +126,8 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
     """A record of another format read by the ruleset's importer ``query`` (its text -> a list of
     ``{state, line, notes}``: a state, the line of the file it begins at, and what the importer read
     other than as written, a note ``{line, text, unread}`` with ``unread: true`` for a part of the
-    record it could not read and left out): the states with where each is (``file:line``), the
-    importer's notes, and how many parts of the record were not read."""
+    record it could not read and left out): the states with where each is (``file:line``, one name
+    to each), the importer's notes, and how many parts of the record were not read."""
     from ..api import RunError
 
     text = _game_text(path)
@@ -150,7 +150,11 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
     def at(line: Any, otherwise: str) -> str:
         return f"{path}:{line}" if isinstance(line, int) and not isinstance(line, bool) else otherwise
 
-    return ([(at(i.get("line"), f"{path} item {n}"), i["state"]) for n, i in enumerate(items)],
+    # each state a name of its own, as replay's report names them: `FILE:LINE`, or where the importer gives
+    # one line to more than one state (a record written with several phases to a line), `FILE:LINE item N`
+    names = [at(i.get("line"), f"{path} item {n}") for n, i in enumerate(items)]
+    shared = {name for name, count in Counter(names).items() if count > 1}
+    return ([(f"{name} item {n}" if name in shared else name, i["state"]) for n, (name, i) in enumerate(zip(names, items))],
             [(at(note.get("line"), at(i.get("line"), path)), note["text"]) for i in items for note in i.get("notes", [])],
             sum(1 for i in items for note in i.get("notes", []) if note.get("unread", False)))
 
@@ -538,6 +542,15 @@ def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, A
                                           Span(str(folder)), help="a folder is read as `ruleval play --out` writes one")])
     if len(found) > limit + 1:
         raise _too_many(str(folder), limit)
+    # (two states of one number, `001_a.json` and `001_b.json` or `0001_a.json`: which is played first is
+    # not written, and the record is not one `play --out` wrote)
+    for (number, first), (again, name) in zip(found, found[1:]):
+        if number == again:
+            raise DiagnosticError([Diagnostic("S001", f"`{name}` has the number of `{first}`: the order of the "
+                                                      "record's states is not known",
+                                              Span(confine.display_path(folder / name)),
+                                              help="a folder is read as `ruleval play --out` writes one: "
+                                                   "one state to each number, in the order played")])
     # The record's files are confined to its folder (`confine`): a symlink among them to a file
     # elsewhere is refused, never read, so no file outside the folder reaches the difference report.
     root = Path(os.path.realpath(folder))
