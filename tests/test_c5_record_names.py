@@ -75,3 +75,15 @@ def test_a_folder_with_two_states_of_one_number_is_refused_at_the_second(tmp_pat
     code, text, err = _run("replay", DIP / "standard.rules", out)
     said = [line for line in (text + err).splitlines() if "error[" in line]
     assert code == 3 and said and said[0].startswith(f"{again}: error[S001]:") and first.name in said[0], text + err
+
+
+def test_the_api_refuses_two_states_of_one_name() -> None:
+    from validator import load_ruleset
+    from validator.api import replay
+
+    rs = load_ruleset(DIP / "standard.rules")
+    start = json.loads((DIP / "examples" / "movement_1901.json").read_text())
+    with pytest.raises(ValueError, match=r"records 0 and 2 are both named `a`"):
+        replay(rs, [("a", start), ("b", start), ("a", start)])
+    # a state given alone is named by its place (`<record 1>`), and a pair may take another name
+    assert replay(rs, [("a", start), start])[0] == 0

@@ -1279,7 +1279,8 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
     over. Each such step, and orders of a last state, is appended to ``notes`` when given. Returns
     (phases that agree, the first mismatch or None). Raises ``PlayError`` on bad input, a record of
     fewer than two states among it; a refused state's diagnostics name its phase. A record's state that
-    holds what no JSON text can (a set, bytes, NaN, a cycle) is refused (S001) before any is played."""
+    holds what no JSON text can (a set, bytes, NaN, a cycle) is refused (S001) before any is played.
+    ``ValueError`` for two states given one name."""
     if not isinstance(records, (list, tuple)):
         raise TypeError(f"replay takes a record as a list of states (or of (where, state) pairs), not "
                         f"{_shown_value(records)}")
@@ -1287,6 +1288,11 @@ def replay(rs: Ruleset, records: list[Any], seed: int | None = None,
         raise TypeError(f"notes is a list that replay appends its notes to, or None, not {_shown_value(notes)}")
     pairs = [r if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str) else (f"<record {i}>", r)
              for i, r in enumerate(records)]
+    first_named: dict[str, int] = {}
+    for i, (where, _) in enumerate(pairs):  # (the report names a state by its name: one state to each)
+        if first_named.setdefault(where, i) != i:
+            raise ValueError(f"records {first_named[where]} and {i} are both named `{where}`: each state of a record "
+                             "has a name of its own, by which replay's report names it")
     if len(pairs) < 2:
         raise PlayError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
                                     Span(pairs[0][0] if pairs else "<record>"))], "state", [])
