@@ -56,9 +56,18 @@ def rewrite(path: Path, text: str) -> None:
         f.write(text.encode())
 
 
+@pytest.mark.parametrize("when", ["within its tick", "past its tick"])
 @pytest.mark.parametrize("name", sorted(NEW))
-def test_a_file_rewritten_at_its_size_and_time_is_read_again(project: Path, name: str) -> None:
+def test_a_file_rewritten_at_its_size_and_time_is_read_again(project: Path, name: str, when: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read within its tick, a file is racy: its bytes tell. Read past it, its stamp does: the change
+    time the rewrite moved on (what the wall clock chose between these two, before)."""
+    if when == "within its tick":
+        read_as_saved(project, monkeypatch)
+    else:
+        later(monkeypatch, 60)
     rs = api.load_ruleset("main.rules")
+    assert all(s.racy == (when == "within its tick") for s in rs.files.values())
     assert answer(rs) == 31
     st = (project / name).stat()
     rewrite(project / name, NEW[name][0])
