@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from validator.api import load_ruleset
+from validator.api import RunError, load_ruleset
 from validator.lib.values import Map, equal, order_key, to_json, tree_size, write_value
 
 _ROOT = Path(tempfile.mkdtemp(prefix="ruleval-records-maps-"))
@@ -97,7 +97,8 @@ def test_a_map_declared_in_a_named_record_is_read_as_a_map_at_every_depth(engine
         'input loose: map[str, any] at "/loose"',
     ])
     army = {"name": "a", "strength": {"x": 1}, "tags": None}
-    state = {"sides": [{"armies": [army], "notes": {"n": 1}, "reserve": {"r": {"name": "b", "strength": {}}}}],
+    state = {"sides": [{"armies": [army], "notes": {"n": 1},
+                        "reserve": {"r": {"name": "b", "strength": {}, "tags": ["t"]}}}],
              "one": army, "loose": {"k": {"z": 1}},
              "tree": {"label": "root", "weights": {"w": 1},
                       "kids": [{"label": "leaf", "weights": {"v": 2}, "kids": []}]}}
@@ -105,13 +106,14 @@ def test_a_map_declared_in_a_named_record_is_read_as_a_map_at_every_depth(engine
               "one == {name: \"a\", strength: {\"x\" => 1}, tags: none}]", state, engine, decls)
     assert out == [
         '[{armies: [{name: "a", strength: {"x" => 1}, tags: none}], notes: {n: 1}, '
-        'reserve: {"r" => {name: "b", strength: {}}}}]',
+        'reserve: {"r" => {name: "b", strength: {}, tags: ["t"]}}}]',
         '{name: "a", strength: {"x" => 1}, tags: none}',
         '{label: "root", weights: {"w" => 1}, kids: [{label: "leaf", weights: {"v" => 2}, kids: []}]}',
         '{"k" => {z: 1}}', True, True]
-    # a value of another shape than declared is left as it is (the schema says what is wrong)
-    assert run("str(one)", {**state, "one": {"name": "a", "strength": [1]}}, engine, decls) == \
-        '{name: "a", strength: [1]}'
+    # a value of another shape than declared is refused at its pointer (tests/test_input_types.py)
+    with pytest.raises(RunError) as refused:
+        run("str(one)", {**state, "one": {"name": "a", "strength": [1], "tags": None}}, engine, decls)
+    assert [(d.code, d.pointer) for d in refused.value.diagnostics] == [("S002", "/one/strength")]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

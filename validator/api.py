@@ -271,6 +271,8 @@ class Ruleset:
                                 unit.span, help="remove the dice the rules do not roll from the script")
             if snapshot is not None and made is not None and made is self._made:  # found valid: need not be checked again
                 made[1:] = [snapshot, run.steps]
+        except R.UnfitInput as unfit:
+            raise RunError(unfit.diagnostics(state_name), "state") from None
         except R.MissingInput as missing:
             raise RunError([missing.diagnostic()], "state") from None
         except EvalError as err:
@@ -323,7 +325,8 @@ class Ruleset:
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """Everything wrong with a state, errors alone (a state is refused when the list is not empty): what
-        its JSON Schema says (``state_schema_errors``), else what the ruleset's own ``query validate_state``
+        its JSON Schema says (``state_schema_errors``), else each input whose value does not fit its declared
+        type (``reference.unfit_inputs``) and what the ruleset's own ``query validate_state``
         finds (a place missing from the map, two pieces on one spot), each an S002 with its JSON pointer.
         A unit of that query the backend gave up for a bug of its writer (I002, the reference's answer
         being right) is heard by an open ``listening`` block, as a command hears it."""
@@ -335,11 +338,16 @@ class Ruleset:
             return errors
         state = exact_numbers(state)
         errors, typed = self._checked(state, shown)
-        if errors or self.program.query(VALIDATE_QUERY) is None:
+        if errors:
             return errors
+        if self.program.query(VALIDATE_QUERY) is None:  # (else its run binds the inputs, checking them)
+            unfit = R.unfit_inputs(self.program, state)
+            return R.UnfitInput(unfit).diagnostics(shown) if unfit else []
         try:
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
                                    engine=self.backend(typed))
+        except R.UnfitInput as unfit:
+            return unfit.diagnostics(shown)
         except R.MissingInput as missing:
             return [missing.diagnostic()]
         except EvalError as err:
@@ -742,7 +750,7 @@ def _data_findings(rs: Ruleset, run_query: bool) -> list[Diagnostic]:
     kept in the check cache with the checker's passes' findings (``_load_ruleset``; the lines they
     quote: ``_quote_sources``)."""
     loaded = rs.program.loaded
-    schemas = any(ns.schema is not None or any(b.schema is not None for b in ns.data.values())
+    schemas = any(ns.schema is not None or any(b.schema is not None or b.unfit is not None for b in ns.data.values())
                   for ns in loaded.namespaces.values())
     if not schemas and (not run_query or rs.program.query(data.DATA_CHECK) is None):
         return []

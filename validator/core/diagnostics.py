@@ -82,6 +82,7 @@ CODES: dict[str, tuple[str, str]] = {
     "C027": ("error", "imported data fails the ruleset's data check"),
     "C028": ("error", "data check that needs a state"),
     "C029": ("error", "table lookup that can only miss"),
+    "C030": ("error", "imported data does not fit its declared type"),
     "W101": ("warning", "unused definition"),
     "W102": ("warning", "unreachable step"),
     "W103": ("warning", "unused import"),

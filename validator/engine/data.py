@@ -6,6 +6,9 @@ value, and its JSON pointer in that file):
 - a data import that names a JSON Schema (``import "x.yaml" as d with schema "x.schema.json"``, or a
   variant's re-binding of that alias, which keeps the schema) must satisfy it: each violation is a
   ``C026``;
+- a data import that declares a type (``import "x.yaml" as d: T``) must fit it, as a state's input fits
+  its own (``lang.kinds``): data that does not is a ``C030``, at the first part that does not fit
+  (``loader.read_data`` found it);
 - then, when the ruleset checked without errors, its ``query validate_data`` (no parameters, and it
   reads no input: a ``C028`` otherwise) is run once with no state. It returns a list of
   ``{pointer, message, cites}`` records whose pointer starts with an import's alias
@@ -26,6 +29,7 @@ from typing import Any, Callable
 
 from ..core import confine, jsontext
 from ..core.diagnostics import Diagnostic, Related, Span
+from ..lang.ast import type_text
 from ..lang.bind import bound_globals, place, unit_key
 from ..lang.loader import MAX_DATA_BYTES, DataBinding, Loaded
 from ..lang.program import Program, Unit
@@ -37,7 +41,7 @@ from .state import pointer_parts, schema_errors, schema_problem
 DATA_CHECK = R.DATA_CHECK
 MAX_LOCATED_BYTES = 2_000_000  # a larger data file is not parsed again for positions: findings stand at its top
 MAX_FINDINGS = 200  # of the data check, listed; past it, one more says how many were left out
-__all__ = ["DATA_CHECK", "MAX_DATA_BYTES", "data_findings", "query_findings", "schema_findings"]
+__all__ = ["DATA_CHECK", "MAX_DATA_BYTES", "data_findings", "query_findings", "schema_findings", "type_findings"]
 
 
 class _Locator:
@@ -116,6 +120,26 @@ def schema_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Dia
                 where = locator.span(binding, d.pointer or "") or Span(binding.path, 1, 1, 1, 2)
                 out.append(Diagnostic("C026", d.message, where, pointer=d.pointer or "", schema_rule=d.schema_rule,
                                       help=f"`{binding.path}` must satisfy `{schema.path}`" + (f"; {d.help}" if d.help else "")))
+    return out
+
+
+def type_findings(loaded: Loaded, locator: _Locator | None = None) -> list[Diagnostic]:
+    """A ``C030`` for each data import whose data does not fit the type it declares (``DataBinding.unfit``),
+    at the part at fault in the data file, the import as a note."""
+    locator = locator or _Locator(loaded)
+    out: list[Diagnostic] = []
+    for ns in loaded.namespaces.values():
+        for alias, binding in ns.data.items():
+            if binding.unfit is None or binding.type is None:
+                continue
+            pointer, message = binding.unfit
+            declared = type_text(binding.type)
+            where = locator.span(binding, pointer) or Span(binding.path, 1, 1, 1, 2)
+            out.append(Diagnostic("C030", f"data file `{binding.path}`, imported as `{alias}: {declared}`: {message}",
+                                  where, pointer=pointer,
+                                  related=(Related(ns.import_spans.get(alias, binding.span),
+                                                   f"`{alias}` is declared `{declared}` here"),),
+                                  help=f"make the data fit `{declared}`, or declare the type it has"))
     return out
 
 
@@ -246,10 +270,11 @@ def query_findings(program: Program, engine: Any = None, budget: int = DEFAULT_S
 
 
 def data_findings(program: Program, engine: Callable[[], Any] | None = None, run_query: bool = True) -> list[Diagnostic]:
-    """Every data finding of a loaded program: schema violations, then (``run_query``: the ruleset has
-    no errors, and no data broke its schema) the ruleset's own data check, on ``engine()``."""
+    """Every data finding of a loaded program: schema violations and data that does not fit its type,
+    then (``run_query``: the ruleset has no errors, and no data broke its schema or type) the ruleset's
+    own data check, on ``engine()``."""
     locator = _Locator(program.loaded)
-    out = schema_findings(program.loaded, locator)
+    out = schema_findings(program.loaded, locator) + type_findings(program.loaded, locator)
     if run_query and not any(d.is_error for d in out):
         out += query_findings(program, engine() if engine is not None else None, locator=locator)
     return out

@@ -394,14 +394,14 @@ class Facts:
     def input_kind(self, unit: Unit) -> Deep:
         """The kind of an input's value in a run on a state its ruleset's schema accepts (``typed``): what
         the schema gives at its pointer, or its default's (where the state may lack it); None for an
-        input whose declared type makes maps (``reference.bind_inputs`` reads it so)."""
+        input whose declared type makes sets or maps (``reference.bind_inputs`` reads it so)."""
         schema = self.program.entry.schema
         if not self.typed or schema is None or unit.index in self.busy:
             return None
         found = self.inputs.get(unit.index, NOTHING)
         if found is NOTHING:  # (a `$ref` under another `$id` is read in that resource, not from the root)
             kinds = self.program.loaded.namespaces[unit.ns].kinds
-            found, absent = (None, True) if unit.ret is not None and kinds.declares_map(unit.ret) or \
+            found, absent = (None, True) if unit.ret is not None and kinds.converts(unit.ret) or \
                 _inner_id(schema, True) else \
                 _pointed(schema, schema, pointer_parts(unit.pointer))
             if found is not None and absent and unit.body is not None:

@@ -48,17 +48,17 @@ import sys
 from collections import defaultdict
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Collection, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence, cast
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
-from ..core.diagnostics import Diagnostic, Span
+from ..core.diagnostics import Diagnostic, Related, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
 from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key, show,
                           too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
-from ..lang.kinds import DeclaredKinds
+from ..lang.kinds import Unfit
 from ..lang.program import DEFS, REJECTED_EVENT, Program, Unit, cell_key
 from .state import resolve_pointer
 
@@ -355,8 +355,8 @@ class Interpreter:
         self.program = program
         self.inputs = program.inputs()
         self.state_check = program.query(STATE_CHECK)
-        # each input with how its value is read (``map_kinds``), made at the first run
-        self.input_plan: list[tuple[Unit, tuple[DeclaredKinds, A.TypeRef] | None]] | None = None
+        # each input with the walk its value is read by (``input_fitter``), made at the first run
+        self.input_plan: list[tuple[Unit, Callable[[Any], Any] | None]] | None = None
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -898,49 +898,43 @@ class Interpreter:
     # -- inputs and queries
 
     def bind_inputs(self, run: Run) -> None:
-        """Each `input` read from the state at its JSON pointer, or its default."""
+        """Each `input` read from the state at its JSON pointer, checked against its declared type and made
+        the kinds it says (``kinds.DeclaredKinds``: raises ``UnfitInput``), or its default (a value of the
+        ruleset, which the checker types)."""
         plan = self.input_plan
         if plan is None:  # (what the program fixes, found at its first run: ``input_plan``)
-            plan = self.input_plan = [(unit, self.map_kinds(unit)) for unit in self.inputs]
+            plan = self.input_plan = [(unit, self.input_fitter(unit)) for unit in self.inputs]
         state, inputs = run.state, run.inputs
-        for unit, read in plan:
+        unfit: list[tuple[Unit, Unfit]] = []
+        for unit, fit in plan:
             ok, value = resolve_pointer(state, unit.pointer)
             if not ok:
                 if unit.body is None:
                     raise MissingInput(unit)
                 value = force(run, self.evaluate(run, unit.body, self.env(unit)))
-            elif read is not None:
-                value = read[0].read(value, read[1])
+            elif fit is not None:
+                try:
+                    value = fit(value)
+                except Unfit as bad:
+                    unfit.append((unit, bad))
             inputs[unit.index] = value
+        if unfit:
+            raise UnfitInput(unfit)
 
-    def map_kinds(self, unit: Unit) -> tuple[DeclaredKinds, A.TypeRef] | None:
-        """How an input's value is read (``DeclaredKinds.read`` by its declared type) when that type declares a
-        map; else None."""
+    def input_fitter(self, unit: Unit) -> Callable[[Any], Any] | None:
+        """The walk an input's value is read by (``kinds.DeclaredKinds.fitter``, in its namespace), or none for
+        an input that takes any value as it is (untyped, `any`)."""
         if unit.ret is None:
             return None
-        kinds = self.kinds(unit)
-        return (kinds, unit.ret) if kinds.declares_map(unit.ret) else None
-
-    def read_args(self, unit: Unit, args: list[Any]) -> list[Any]:
-        """A query's arguments, given from outside (``--arg``, a case's ``args``, an API caller's
-        values), read by its parameters' declared types as an input is (``DeclaredKinds``): an object
-        given for a parameter declared `map[K, V]` is a map, at every depth the type declares one."""
-        kinds = self.kinds(unit)
-        return [kinds.read(a, p.type) if p.type is not None and kinds.declares_map(p.type) else a
-                for a, p in zip(args, unit.params)]
-
-    def kinds(self, unit: Unit) -> DeclaredKinds:
-        """How values are read for the types declared in ``unit``'s namespace (the namespace's own)."""
-        return self.program.loaded.namespaces[unit.ns].kinds
+        return self.program.loaded.namespaces[unit.ns].kinds.fitter(unit.ret)
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
         when there are any), first evaluate the ruleset's own state check, in the same run; then the
-        query, on its arguments read by their declared types (``read_args``)."""
+        query, on its arguments (given from outside: checked and read by their declared types before,
+        ``arguments.checked_args``)."""
         if self.inputs:
             self.bind_inputs(run)
-        if args and unit.params:
-            args = self.read_args(unit, args)
         if check is not None:
             checker = self.state_check
             if checker is not None and not checker.arity:
@@ -960,6 +954,41 @@ class MissingInput(Exception):
         u = self.unit
         return Diagnostic("S002", f"input `{u.written}` is missing from the state", u.span, pointer=u.pointer,
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
+
+
+def unfit_inputs(program: Program, state: Any) -> list[tuple[Unit, Unfit]]:
+    """Each input whose value in ``state`` does not fit its declared type, and where within it, and how (what
+    binding the inputs raises as ``UnfitInput``, found without a run)."""
+    out = []
+    for unit in program.inputs():
+        if unit.ret is not None:
+            ok, value = resolve_pointer(state, unit.pointer)
+            if ok:
+                try:
+                    program.loaded.namespaces[unit.ns].kinds.fit(value, unit.ret)
+                except Unfit as bad:
+                    out.append((unit, bad))
+    return out
+
+
+class UnfitInput(Exception):
+    """Inputs whose values in the state do not fit their declared types (each with where within it, and how)."""
+
+    def __init__(self, found: list[tuple[Unit, Unfit]]):
+        self.found = found
+
+    def diagnostics(self, shown: str = "<state>") -> list[Diagnostic]:
+        """An S002 for each, at the part of the state at fault (the input's pointer, then the path within its
+        value), the input's declaration as a note."""
+        out = []
+        for u, bad in self.found:
+            declared = A.type_text(u.ret) if u.ret is not None else "any"
+            out.append(Diagnostic(
+                "S002", f"input `{u.written}` (declared `{declared}`): {bad.message}", Span(shown),
+                pointer=u.pointer + bad.pointer(),
+                related=(Related(u.span, f"`{u.written}` is declared `{declared}` here"),),
+                help=f"give `{u.pointer}` a value of the input's declared type `{declared}`"))
+        return out
 
 
 # ---------------------------------------------------------------- operations on values

@@ -24,7 +24,7 @@ from . import astcache, schemarefs
 from ..core.confine import ROOT_MARKER, Refused, display_path, path_view, root_of_resolved
 from ..core.confine import real_path as real_path  # (where the tools find it, beside ``display_path``)
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span, closest_name, utf8_fault
-from .kinds import DeclaredKinds
+from .kinds import DeclaredKinds, Unfit
 from .syntax import MAX_SOURCE_BYTES, RefusedSource, decode_source, parse_module
 
 CLAUSE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,80}")  # one word, as rules cite it (`DIP-S4`, `R1`)
@@ -56,6 +56,7 @@ class DataBinding:
     schema: DataSchema | None = None
     readable: bool = True  # read without a C008 (its value is then the file's)
     root: confine.Root | None = None  # the root it was read under (the bundle's, for a bundled ruleset's data)
+    unfit: tuple[str, str] | None = None  # where and how its value does not fit its declared type (``read_data``)
     type: A.TypeRef | None = None  # `import "f.yaml" as d: T`: what ``value`` is read by, once declarations are known
 
 
@@ -85,11 +86,11 @@ class Namespace:
 
     @cached_property
     def kinds(self) -> DeclaredKinds:
-        """How a value read from outside is made the kinds the types declared here say, with this
-        namespace's records, a variant's own included (``kinds.DeclaredKinds``): one for the namespace,
+        """How a value read from outside is checked against a type declared here and made the kinds it
+        says, with this namespace's records and enums, a variant's own included (``kinds.DeclaredKinds``): one for the namespace,
         made at its first use, once its declarations are merged (``read_data``, then the engines:
         ``reference.Interpreter.kinds``)."""
-        return DeclaredKinds({d.name: d for d in self.defs.values() if isinstance(d, A.RecordDecl)})
+        return DeclaredKinds({n: d for n, d in self.defs.items() if isinstance(d, (A.RecordDecl, A.EnumDecl))})
 
 
 @dataclass
@@ -257,11 +258,20 @@ def refusal(exc: Refused, span: Span, kind: str) -> Diagnostic:
 
 def read_data(ns: Namespace) -> None:
     """Each data import declared with a type (``import "f.yaml" as d: T``) read by it, as a state's input
-    is (``kinds.DeclaredKinds``, with the namespace's records, the variant's own included): the objects
-    the type declares maps are maps; every other object of a data file stays a record."""
+    is (``kinds.DeclaredKinds``, with the namespace's records and enums, the variant's own included): the
+    objects the type declares maps are maps, the lists it declares sets sets; every other object of a
+    data file stays a record. Data that does not fit its type is kept as the file gives it, what is
+    wrong with it noted (``DataBinding.unfit``: ``data.type_findings`` says it, C030)."""
     for alias, binding in ns.data.items():
-        if binding.type is not None and ns.kinds.declares_map(binding.type):
-            ns.data[alias] = replace(binding, value=ns.kinds.read(binding.value, binding.type))
+        if binding.type is not None and binding.readable:
+            try:
+                value = ns.kinds.fit(binding.value, binding.type)
+            except Unfit as bad:
+                ns.data[alias] = replace(binding, unfit=(bad.pointer(), bad.message))
+            else:
+                if value is not binding.value:
+                    ns.data[alias] = replace(binding, value=value)
+
 
 class Loader:
     def __init__(self, entry: Path, overlay: dict[str, str] | None = None):

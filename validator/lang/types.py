@@ -150,8 +150,10 @@ class TypeChecker(Walker):
             self.expect(self.resolve(unit.ret), self.types[id(unit.body)], unit.body, f"`{unit.written}` {what}")
         elif unit.kind == "decision" and unit.body is not None:  # (a read of it is `bool`: ``t_Call``)
             self.expect(BOOL, self.types[id(unit.body)], unit.body, f"decision `{unit.written}` must give")
-        elif unit.kind == "input":
-            self.resolve(unit.ret)
+        elif unit.kind == "input":  # (a value of the state is checked at run time: ``kinds``; its default here)
+            declared = self.resolve(unit.ret)
+            if unit.body is not None and unit.ret is not None:
+                self.expect(declared, self.types[id(unit.body)], unit.body, f"the default of `{unit.written}` is declared as")
         elif unit.cycle is not None:
             for pol in unit.cycle.policies:
                 self.expect(BOOL, self.types[id(pol.value)], pol.value, "a cycle policy must settle decisions as")

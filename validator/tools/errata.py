@@ -349,8 +349,9 @@ def changed_fields(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]
 
 
 def generator_state(rs: Any) -> dict[str, Any]:
-    """The state a generator runs on: empty, except that an input without a ``default`` is ``none``
-    (a generator makes a state from its seed; it reads no input, but every input is bound first)."""
+    """The state a generator runs on: empty, except that an input without a ``default`` holds a simplest
+    value of its declared type, ``none`` where it may be (a generator makes a state from its seed; it
+    reads no input, but every input is bound first, and checked against its type: ``kinds.least``)."""
     state: dict[str, Any] = {}
     for unit in rs.program.inputs():
         if unit.body is not None or unit.pointer in ("", "/"):
@@ -362,7 +363,8 @@ def generator_state(rs: Any) -> dict[str, Any]:
                 break
             cur = cur.setdefault(p, {})
         if isinstance(cur, dict):
-            cur.setdefault(parts[-1], None)
+            least = None if unit.ret is None else rs.program.loaded.namespaces[unit.ns].kinds.least(unit.ret)
+            cur.setdefault(parts[-1], least)
     return state
 
 

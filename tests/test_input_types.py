@@ -1,0 +1,262 @@
+"""A value given from outside holds to its declared type, checked and made its kinds by one walk
+(``lang.kinds``; docs/language.md, "Declarations" and "Records and maps"): a state's inputs, with or
+without a schema (S002 at the value's pointer in the state, exit 3, the input's declaration as a note),
+on both engines alike; a typed data import (C030 at the value's line in the data file); a query's
+arguments (S008: tests/test_query_args.py). Before, an input was read as the state gave it: the text
+"3" for `n: int` answered `n == 3` false, a list for `set[str]` was no set, with no warning."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.api import RunError, load_ruleset
+from validator.lang import ast as A
+from validator.lang.kinds import DeclaredKinds, Unfit
+from validator.lib.values import Map
+
+_ROOT = Path(tempfile.mkdtemp(prefix="ruleval-input-types-"))
+(_ROOT / "ruleval.toml").write_text("")
+ENGINES = ("reference", "backend")
+
+RULES = '''ruleset t.inputs "typed inputs, no schema"
+record R { a: int, b?: str }
+enum E { x, y }
+input n: int at "/n" default 3
+input s: set[str] at "/s" default {"a"}
+input m: map[str, int] at "/m" default {"a" => 1}
+input r: R at "/r" default {a: 1}
+input e: E at "/e" default "x"
+input o: str? at "/o" default "t"
+input rs: list[R] at "/rs" default []
+query main = {n3: n == 3, sa: s == {"a"}, ma: m == {"a" => 1}, ra: r.a, e: e, o: o == none, rs: len(rs)}
+'''
+DEFAULTS = {"n3": True, "sa": True, "ma": True, "ra": 1, "e": "x", "o": False, "rs": 0}
+
+
+@pytest.fixture(scope="module")
+def rs() -> Any:
+    path = _ROOT / "main.rules"
+    path.write_text(RULES, encoding="utf-8")
+    loaded = load_ruleset(path, use_cache=False)
+    assert loaded.ok, [str(d) for d in loaded.diagnostics]
+    return loaded
+
+
+# (the state, the pointer at fault, words the message holds)
+WRONG = [
+    ({"n": "3"}, "/n", ["`n`", "int", '"3"']),  # the text "3" is no number: `n == 3` was false
+    ({"n": 2.5}, "/n", ["int", "2.5"]),
+    ({"s": "a"}, "/s", ["set[str]", '"a"']),
+    ({"s": ["a", 1]}, "/s/1", ["str", "1"]),
+    ({"m": {"a": "1"}}, "/m/a", ["int", '"1"']),
+    ({"m": ["a"]}, "/m", ["map[str, int]"]),
+    ({"r": {"b": "x"}}, "/r", ["`R`", "`a`"]),  # a record missing a field
+    ({"r": {"a": 1, "b": 2}}, "/r/b", ["str", "2"]),
+    ({"e": "z"}, "/e", ["`E`", '"z"']),  # an enum's non-member
+    ({"o": 1}, "/o", ["str?", "1"]),
+    ({"rs": [{"a": 1}, {"a": None}]}, "/rs/1/a", ["int", "null"]),  # a list of records, deep
+    ({"rs": [{"a": 1}, [1]]}, "/rs/1", ["`R`", "[1]"]),
+]
+
+
+def refused(rs: Any, state: Any, engine: str) -> list[Any]:
+    with pytest.raises(RunError) as caught:
+        rs.run(state, engine=engine)
+    assert caught.value.kind == "state"
+    assert all(d.code == "S002" for d in caught.value.diagnostics), caught.value
+    return caught.value.diagnostics
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("state,pointer,words", WRONG)
+def test_an_input_of_another_type_is_refused_at_its_pointer(rs: Any, engine: str, state: Any, pointer: str,
+                                                            words: list[str]) -> None:
+    [d] = refused(rs, state, engine)
+    assert d.pointer == pointer
+    for word in words:
+        assert word in d.message, (word, d.message)
+    assert d.span.file == "<state>"  # said in the state, not at a line of the ruleset
+    assert d.related and d.related[0].span.file.endswith("main.rules") and d.related[0].span.line > 0
+    assert rs.state_errors(state) and rs.state_errors(state)[0].pointer == pointer  # (`validate` says it too)
+
+
+# (the state, what `main` gives: a list given for a set is that set, an object for a map a map)
+RIGHT = [
+    ({}, DEFAULTS),
+    ({"n": 3, "s": ["a", "a"], "m": {"a": 1}}, DEFAULTS),
+    ({"n": 3.0}, DEFAULTS),  # (read exactly: the whole number 3)
+    ({"r": {"a": 1, "b": "x", "extra": [1]}}, DEFAULTS),  # fields a record does not declare are kept, unchecked
+    ({"e": "y", "o": None, "rs": [{"a": 2}]}, {**DEFAULTS, "e": "y", "o": True, "rs": 1}),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("state,answer", RIGHT)
+def test_an_input_of_its_type_is_read_as_its_type_says(rs: Any, engine: str, state: Any, answer: Any) -> None:
+    assert rs.run(state, engine=engine) == answer
+    assert rs.state_errors(state) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_input_at_fault_is_said(rs: Any, engine: str) -> None:
+    found = refused(rs, {"n": "3", "e": "z", "s": ["a"]}, engine)
+    assert sorted(d.pointer for d in found) == ["/e", "/n"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_unvalidated_run_checks_its_inputs_too(rs: Any, engine: str) -> None:
+    with pytest.raises(RunError) as caught:
+        rs.run({"n": "3"}, validate=False, engine=engine)
+    assert [d.pointer for d in caught.value.diagnostics] == ["/n"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_set_input_is_a_set_when_its_schema_says_an_array(engine: str, tmp_path: Path) -> None:
+    """The schema checks an array; the declared type makes it the set the rules compare."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "state.schema.json").write_text(json.dumps(
+        {"type": "object", "properties": {"s": {"type": "array", "items": {"type": "string"}}}}))
+    (tmp_path / "main.rules").write_text('ruleset t.set "set"\nschema "state.schema.json"\n'
+                                         'input s: set[str] at "/s"\nquery main = [s == {"a"}, "a" in s]\n')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    assert rs.run({"s": ["a", "a"]}, engine=engine) == [True, True]
+
+
+def test_the_command_line_says_it_in_the_state_file_with_exit_3(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text(RULES, encoding="utf-8")
+    (tmp_path / "state.json").write_text('{\n  "n": "3"\n}\n')
+    r = cli("run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json"))
+    assert r.code == 3, r.out + r.err
+    assert "state.json:2:8: error[S002]" in r.err and "main.rules:4:1" in r.err, r.err
+    assert "Traceback" not in r.err
+
+
+def test_a_default_is_typed_by_the_checker(tmp_path: Path) -> None:
+    """A default is a value of the ruleset, not of the state: the checker holds it to the declared type."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "main.rules").write_text('ruleset t.default "d"\ninput n: int at "/n" default "x"\n'
+                                         'input s: set[str] at "/s" default ["a"]\nquery main = [n, s]\n')
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert [(d.code, d.span.line) for d in rs.diagnostics if d.is_error] == [("C004", 2), ("C004", 3)]
+
+
+# ---------------------------------------------------------------- typed data imports
+
+
+def test_a_typed_import_that_does_not_fit_is_said_at_the_data(tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "board.yaml").write_text("sides:\n  - name: north\n    strength: {inf: three}\n")
+    (tmp_path / "main.rules").write_text(
+        'ruleset t.data "data"\n'
+        "record Side { name: str, strength: map[str, int] }\n"
+        "record Board { sides: list[Side] }\n"
+        'import "board.yaml" as board: Board\n'
+        "query main = len(board.sides)\n", encoding="utf-8")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert not rs.ok
+    [d] = [d for d in rs.diagnostics if d.is_error]
+    assert d.code == "C030" and d.pointer == "/sides/0/strength/inf"
+    assert d.span.file.endswith("board.yaml") and (d.span.line, d.span.col) == (3, 21), d
+    assert '"three"' in d.message and "int" in d.message
+    assert d.related and d.related[0].span.file.endswith("main.rules") and d.related[0].span.line == 4
+    (tmp_path / "board.yaml").write_text("sides:\n  - name: north\n    strength: {inf: 3}\n")
+    assert load_ruleset(tmp_path / "main.rules", use_cache=False).run({}) == 1
+
+
+def test_the_checker_says_a_typed_import_that_does_not_fit(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "rows.json").write_text('[1, "2"]')
+    (tmp_path / "main.rules").write_text('ruleset t.rows "rows"\nimport "rows.json" as rows: set[int]\n'
+                                         "query main = 1 in rows\n")
+    r = cli("check", str(tmp_path / "main.rules"))
+    assert r.code == 1 and "rows.json:1:5: error[C030]" in r.out + r.err, r.out + r.err
+
+
+# ---------------------------------------------------------------- the walk against an independent reading
+
+_RECORD = A.RecordDecl("Rec", (A.FieldDecl("a", A.TypeRef("int"), False), A.FieldDecl("b", A.TypeRef("str"), True)))
+_ENUM = A.EnumDecl("En", ("x", "y"), ())
+_KINDS = DeclaredKinds({"Rec": _RECORD, "En": _ENUM})
+
+
+def _types() -> Any:
+    leaves = st.sampled_from(["int", "str", "bool", "none", "any", "Rec", "En"]).map(A.TypeRef)
+
+    def grow(inner: Any) -> Any:
+        return st.one_of(
+            st.builds(lambda t, o: A.TypeRef("list", (t,), o), inner, st.booleans()),
+            st.builds(lambda t, o: A.TypeRef("set", (t,), o),
+                      st.sampled_from(["int", "str", "bool", "En"]).map(A.TypeRef), st.booleans()),
+            st.builds(lambda t, o: A.TypeRef("map", (A.TypeRef("str"), t), o), inner, st.booleans()),
+            st.builds(lambda t: A.TypeRef(t.name, t.args, True), inner))
+    return st.recursive(leaves, grow, max_leaves=4)
+
+
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["x", "y", "z", ""]),
+              st.just(Fraction(1, 2)), st.just(Fraction(2))),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
+    max_leaves=6)
+
+
+def _fits(v: Any, t: A.TypeRef) -> bool:
+    """What the docs say a type takes of a JSON value, read independently of ``kinds``."""
+    if t.optional and v is None:
+        return True
+    n = t.name
+    if n == "any":
+        return True
+    if n == "int":
+        return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, Fraction) and v.denominator == 1)
+    if n == "str":
+        return isinstance(v, str)
+    if n == "bool":
+        return isinstance(v, bool)
+    if n == "none":
+        return v is None
+    if n == "En":
+        return v in ("x", "y") and isinstance(v, str)
+    if n == "Rec":
+        return isinstance(v, dict) and "a" in v and _fits(v["a"], A.TypeRef("int")) and \
+            ("b" not in v or isinstance(v["b"], str))
+    if n in ("list", "set"):
+        return isinstance(v, list) and all(_fits(x, t.args[0]) for x in v)
+    if n == "map":
+        return isinstance(v, dict) and all(_fits(x, t.args[1]) for x in v.values())
+    raise AssertionError(n)
+
+
+def _made(v: Any, got: Any, t: A.TypeRef) -> bool:
+    """Whether ``got`` is ``v`` made the kinds ``t`` declares: sets where it says set, maps where map."""
+    if v is None or t.name in ("any", "int", "str", "bool", "none", "En"):
+        return got is v
+    if t.name == "set":
+        return type(got) is frozenset and len(got) == len({(type(x) is bool, x) for x in v})
+    if t.name == "list":
+        return type(got) is list and len(got) == len(v) and all(_made(x, y, t.args[0]) for x, y in zip(v, got))
+    if t.name == "map":
+        return type(got) is Map and got.keys() == v.keys() and all(_made(v[k], got[k], t.args[1]) for k in v)
+    return type(got) is dict and got == v  # (Rec: its fields need no making)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_types(), _values)
+def test_the_walk_accepts_what_an_independent_reading_accepts(t: A.TypeRef, v: Any) -> None:
+    try:
+        got = _KINDS.fit(v, t)
+    except Unfit as bad:
+        assert not _fits(v, t), (A.type_text(t), v, bad.message)
+        return
+    assert _fits(v, t), (A.type_text(t), v)
+    assert _made(v, got, t), (A.type_text(t), v, got)
