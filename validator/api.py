@@ -171,7 +171,8 @@ class Ruleset:
         runs; then against the ruleset's JSON Schema, then by its own ``query validate_state`` (in the
         same run). Each argument given for a parameter that declares a type is checked against it
         (``engine.arguments``: S008 at its pointer, before any rule runs; a list for a ``set[T]`` is
-        given as that set). The run is made by the fast backend
+        given as that set); so is each input's value in the state, on every run, ``validate=False`` too
+        (``lang.kinds``: S002 at its pointer in the state). The run is made by the fast backend
         (``validator.backend``), or by the reference interpreter (``validator.reference``) with
         ``engine="reference"`` and for a traced run (``explain``); the two give the same results.
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lang import ast as A
+from ..lang.kinds import DeclaredKinds, Unfit
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Scope, UnitRef, Walker
 from ..lang.program import DEFS, Program, Unit, escaped
 from ..lib.builtins import RESULTS
@@ -308,9 +309,114 @@ def _inner_id(s: Any, top: bool = False) -> bool:
     return isinstance(s, dict) and (not top and "$id" in s or any(_inner_id(x) for x in s.values()))
 
 
+inner_id = _inner_id  # (the backend's inputs ask it too)
+
+
 def _local(ref: Any) -> bool:
     """Whether a `$ref` is a JSON pointer into its own schema (``state.ref_target``)."""
     return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
+
+
+def schema_at(root: Any, parts: tuple[str, ...], hops: int = 16) -> Any:
+    """The part of the schema ``root`` that says what an object's key (``parts``, an input's pointer) holds
+    in a state it accepts, when one part alone says it (``properties``, through local `$ref`s); else None."""
+    s = root
+    for part in parts:
+        while isinstance(s, dict) and "$ref" in s and "properties" not in s and hops > 0:
+            ref = s["$ref"]
+            try:
+                s, hops = (ref_target(root, ref) if _local(ref) else None), hops - 1
+            except Unsupported:
+                return None
+        if not isinstance(s, dict) or s.get("type") != "object" or "patternProperties" in s:
+            return None
+        props = s.get("properties")
+        if not isinstance(props, dict) or part not in props:
+            return None
+        s = props[part]
+    return s
+
+
+def schema_proves(root: Any, s: Any, t: A.TypeRef, kinds: DeclaredKinds, hops: int = 24) -> bool:
+    """Whether every value the schema ``s`` (a part of ``root``, which holds no inner `$id`) accepts fits
+    the type ``t`` (``kinds``): then a state that passed the schema needs no check of ``t`` there
+    (``backend``'s inputs). Sound, not complete: each keyword used only narrows what ``s`` accepts, so
+    one that proves it is enough (a `$ref` beside others, one of `allOf`; every one of `anyOf`, `oneOf`,
+    `type`'s list); what is not understood proves nothing."""
+    if t.name == "any" and not t.args:
+        return True
+    if s is False:
+        return True
+    if not isinstance(s, dict) or hops < 0:
+        return False
+    ref = s.get("$ref")
+    if ref is not None and _local(ref):
+        try:
+            if schema_proves(root, ref_target(root, ref), t, kinds, hops - 1):
+                return True
+        except Unsupported:
+            pass
+    for key in ("anyOf", "oneOf"):
+        alts = s.get(key)
+        if isinstance(alts, list) and alts and all(schema_proves(root, a, t, kinds, hops - 1) for a in alts):
+            return True
+    subs = s.get("allOf")
+    if isinstance(subs, list) and any(schema_proves(root, a, t, kinds, hops - 1) for a in subs):
+        return True
+    members = s.get("enum")
+    if isinstance(members, list) and all(_fits(kinds, m, t) for m in members):
+        return True
+    if "const" in s and _fits(kinds, s["const"], t):
+        return True
+    named = s.get("type")
+    names = named if isinstance(named, list) else [named] if isinstance(named, str) else None
+    return names is not None and len(names) > 0 and all(_type_proves(root, s, n, t, kinds, hops) for n in names)
+
+
+def _fits(kinds: DeclaredKinds, v: Any, t: A.TypeRef) -> bool:
+    try:
+        kinds.fit(v, t)
+    except Unfit:
+        return False
+    return True
+
+
+def _type_proves(root: Any, s: dict[str, Any], named: str, t: A.TypeRef, kinds: DeclaredKinds, hops: int) -> bool:
+    """Whether every value of JSON's type ``named`` that the schema ``s`` accepts fits ``t``."""
+    if named == "null":
+        return t.optional or (t.name == "none" and not t.args)
+    name, args = t.name, t.args
+    if named in ("string", "integer", "boolean"):
+        return not args and name == {"string": "str", "integer": "int", "boolean": "bool"}[named]
+    if named == "array":
+        if name not in ("list", "set") or len(args) != 1 or "prefixItems" in s:
+            return False
+        return schema_proves(root, s.get("items", True), args[0], kinds, hops - 1)
+    if named != "object":
+        return False
+    props = s.get("properties", {})
+    patterns = s.get("patternProperties", {})
+    other = s.get("additionalProperties", True)
+    if not isinstance(props, dict) or not isinstance(patterns, dict):
+        return False
+    if name == "map" and len(args) == 2:  # (a key is a text: `K` a text, or what `propertyNames` proves)
+        key = args[0]
+        keys = (not key.args and key.name in ("str", "any")) or schema_proves(root, s.get("propertyNames", True), key,
+                                                                                kinds, hops - 1)
+        return keys and all(schema_proves(root, x, args[1], kinds, hops - 1)
+                            for x in (other, *props.values(), *patterns.values()))
+    decl = kinds.defs.get(name) if not args else None
+    if not isinstance(decl, A.RecordDecl):
+        return False
+    need = s.get("required", [])
+    for f in decl.fields:
+        if not f.optional and not (isinstance(need, list) and f.name in need):
+            return False
+        if f.name not in props and patterns:
+            return False
+        if not schema_proves(root, props.get(f.name, other), f.type, kinds, hops - 1):
+            return False
+    return True
 
 
 _JSON_KINDS: dict[str, Deep] = {"string": str, "integer": int, "boolean": bool, "null": _NONE}

@@ -66,8 +66,9 @@ class DeclaredKinds:
 
     def __init__(self, defs: dict[str, A.Decl]):
         self.defs = defs
-        self._fits: dict[int, tuple[A.TypeRef, Fit | None]] = {}  # by the type's identity (held, so kept)
-        self._records: dict[str, list[Any]] = {}  # a record's compiled fields (filled after its walk is made)
+        # by the type's identity (held, so kept), and whether a schema proved the value fits (``fitter``)
+        self._fits: dict[tuple[int, bool], tuple[A.TypeRef, Fit | None]] = {}
+        self._records: dict[tuple[str, bool], list[Any]] = {}  # a record's compiled fields (filled after its walk is made)
         self._converts: dict[int, bool] = {}
 
     def fit(self, v: Any, t: A.TypeRef) -> Any:
@@ -75,11 +76,13 @@ class DeclaredKinds:
         f = self.fitter(t)
         return v if f is None else f(v)
 
-    def fitter(self, t: A.TypeRef) -> Fit | None:
-        """The walk of ``t`` (none: ``t`` takes anything as it is)."""
-        found = self._fits.get(id(t))
+    def fitter(self, t: A.TypeRef, proven: bool = False) -> Fit | None:
+        """The walk of ``t`` (none: ``t`` takes anything as it is). With ``proven`` (a value its caller
+        knows to fit ``t``: ``facts.schema_proves``), the walk that only makes the sets and maps ``t``
+        declares, none where it declares none."""
+        found = self._fits.get((id(t), proven))
         if found is None:
-            found = self._fits[id(t)] = (t, self._compile(t))
+            found = self._fits[(id(t), proven)] = (t, self._compile(t, proven))
         return found[1]
 
     def converts(self, t: A.TypeRef) -> bool:
@@ -119,8 +122,10 @@ class DeclaredKinds:
             return t.name not in seen and any(self._makes(f.type, seen | {t.name}) for f in record.fields)
         return any(self._makes(a, seen) for a in t.args)
 
-    def _compile(self, t: A.TypeRef) -> Fit | None:
-        inner = self._compile_plain(t)
+    def _compile(self, t: A.TypeRef, proven: bool) -> Fit | None:
+        if proven and not self.converts(t):
+            return None
+        inner = self._compile_plain(t, proven)
         if not t.optional or inner is None:
             return inner
 
@@ -128,7 +133,7 @@ class DeclaredKinds:
             return v if v is None else inner(v)
         return optional
 
-    def _compile_plain(self, t: A.TypeRef) -> Fit | None:
+    def _compile_plain(self, t: A.TypeRef, proven: bool) -> Fit | None:
         name, args = t.name, t.args
         written = A.type_text(t)
         if name == "any" and not args:
@@ -144,26 +149,26 @@ class DeclaredKinds:
                 raise Unfit(_expected(said, v))
             return fit_scalar
         if name in ("list", "set") and len(args) == 1:
-            return (_list if name == "list" else _set)(f"`{written}` (a list)", self.fitter(args[0]))
+            return (_list if name == "list" else _set)(f"`{written}` (a list)", self.fitter(args[0], proven))
         if name == "map" and len(args) == 2:
-            return _map(f"`{written}` (an object)", self.fitter(args[0]), self.fitter(args[1]))
+            return _map(f"`{written}` (an object)", self.fitter(args[0], proven), self.fitter(args[1], proven))
         decl = self.defs.get(name) if not args else None
         if isinstance(decl, A.EnumDecl):
             return _enum(name, decl.members)
         if isinstance(decl, A.RecordDecl):
-            return self._record(name, decl)
+            return self._record(name, decl, proven)
         if name in ("dice", "fn") and not args:
             def fit_none(v: Any) -> Any:
                 raise Unfit(_expected(f"`{written}`, which no value given from outside is", v))
             return fit_none
         return None  # (a type the checker did not accept: C001 runs nothing, so never met)
 
-    def _record(self, name: str, decl: A.RecordDecl) -> Fit:
-        compiled = self._records.get(name)
+    def _record(self, name: str, decl: A.RecordDecl, proven: bool) -> Fit:
+        compiled = self._records.get((name, proven))
         if compiled is None:  # (its fields' walks are made after it is listed: a record may hold itself)
-            compiled = self._records[name] = [(), ()]
-            required = tuple(f.name for f in decl.fields if not f.optional)
-            walked = [(f.name, self.fitter(f.type)) for f in decl.fields]
+            compiled = self._records[(name, proven)] = [(), ()]
+            required = () if proven else tuple(f.name for f in decl.fields if not f.optional)
+            walked = [(f.name, self.fitter(f.type, proven)) for f in decl.fields]
             compiled[:] = [required, tuple((n, f) for n, f in walked if f is not None)]
         said = f"the record `{name}` (an object)"
 
