@@ -260,3 +260,134 @@ def test_the_walk_accepts_what_an_independent_reading_accepts(t: A.TypeRef, v: A
         return
     assert _fits(v, t), (A.type_text(t), v)
     assert _made(v, got, t), (A.type_text(t), v, got)
+
+
+# ---------------------------------------------------------------- what a state schema proves (the backend's inputs)
+
+
+def test_a_schema_that_does_not_prove_the_type_leaves_the_check_to_the_walk(tmp_path: Path) -> None:
+    """The backend's inputs on a validated state skip only what the schema proves: one that takes a text
+    or a number for `n: int` proves nothing, and the text is still refused (the schema alone let it by)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "state.schema.json").write_text(json.dumps(
+        {"type": "object", "properties": {"n": {"type": ["integer", "string"]},
+                                          "u": {"type": "array", "items": {"$ref": "#/$defs/unit"}}},
+         "$defs": {"unit": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}))
+    (tmp_path / "main.rules").write_text('ruleset t.proof "proof"\nschema "state.schema.json"\n'
+                                         'record U { a: int, b: str }\n'
+                                         'input n: int at "/n" default 0\ninput u: list[U] at "/u" default []\n'
+                                         "query main = [n == 3, len(u)]\n")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    for engine in ENGINES:
+        assert rs.run({"n": 3, "u": [{"a": 1, "b": "x"}]}, engine=engine) == [True, 1]
+        for state, pointer in [({"n": "3"}, "/n"), ({"u": [{"a": 1}]}, "/u/0")]:  # (`b`: the schema does not require it)
+            with pytest.raises(RunError) as caught:
+                rs.run(state, engine=engine)
+            assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S002", pointer)], engine
+
+
+def _schemas() -> Any:
+    leaves = st.one_of(
+        st.sampled_from(["string", "integer", "boolean", "null"]).map(lambda n: {"type": n}),
+        st.sampled_from([["string", "null"], ["integer", "string"]]).map(lambda n: {"type": n}),
+        st.lists(st.sampled_from(["x", "y", "z", 1, None, True]), min_size=1, max_size=3).map(lambda m: {"enum": m}),
+        st.just({"$ref": "#/$defs/rec"}), st.just({}))
+
+    def grow(inner: Any) -> Any:
+        return st.one_of(
+            st.builds(lambda i: {"type": "array", "items": i}, inner),
+            st.builds(lambda a, o: {"type": "object", "additionalProperties": a,
+                                    **({"propertyNames": {"enum": ["a"]}} if o else {})}, inner, st.booleans()),
+            st.builds(lambda p, r: {"type": "object", "properties": p, "required": r},
+                      st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+                      st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True)),
+            st.builds(lambda x, y: {"anyOf": [x, y]}, inner, inner))
+    return st.recursive(leaves, grow, max_leaves=4)
+
+
+_JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["x", "y", "z"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
+    max_leaves=6)
+_REC_SCHEMA = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+
+
+def _schema_for(t: A.TypeRef) -> Any:
+    """Schemas near what ``t`` takes: some prove it, some take more (a text for `int`, a record's field
+    left out, a map's values unchecked), so that the property meets both."""
+    n = t.name
+    if n == "list" or n == "set":
+        out = st.one_of(_schema_for(t.args[0]).map(lambda i: {"type": "array", "items": i}), st.just({"type": "array"}))
+    elif n == "map":
+        out = st.one_of(_schema_for(t.args[1]).map(lambda i: {"type": "object", "additionalProperties": i}),
+                        st.builds(lambda i, j: {"type": "object", "properties": {"a": i}, "additionalProperties": j},
+                                  _schema_for(t.args[1]), _schema_for(t.args[1])),
+                        st.just({"type": "object", "properties": {"a": {"type": "integer"}}}))
+    else:
+        out = st.sampled_from({
+            "int": [{"type": "integer"}, {"type": ["integer", "string"]}, {"enum": [1, 2]}, {"enum": [1, "x"]}],
+            "str": [{"type": "string"}, {"enum": ["x", "y"]}, {"type": ["string", "null"]}],
+            "bool": [{"type": "boolean"}, {"enum": [True]}, {"enum": [0]}],
+            "none": [{"type": "null"}, {"const": None}],
+            "any": [{}],
+            "En": [{"enum": ["x"]}, {"enum": ["x", "z"]}, {"type": "string"}],
+            "Rec": [{"$ref": "#/$defs/rec"}, {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}},
+                    {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}},
+                    {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}},
+                     "additionalProperties": {"type": "string"}}],
+        }[n])
+    if t.optional:
+        out = st.one_of(out, out.map(lambda x: {"anyOf": [x, {"type": "null"}]}))
+    return out
+
+
+def _value_for(t: A.TypeRef) -> Any:
+    """Values of ``t`` mostly, JSON values else."""
+    n = t.name
+    if t.optional and n != "none":
+        return st.one_of(st.none(), _value_for(A.TypeRef(n, t.args)))
+    if n in ("list", "set"):
+        return st.lists(_value_for(t.args[0]), max_size=3)
+    if n == "map":
+        return st.dictionaries(st.sampled_from(["a", "b"]), _value_for(t.args[1]), max_size=2)
+    fit = {"int": st.integers(-2, 2), "str": st.sampled_from(["x", "y", "z"]), "bool": st.booleans(), "none": st.none(),
+           "any": _JSON_VALUES, "En": st.sampled_from(["x", "y", "z"]),
+           "Rec": st.fixed_dictionaries({"a": st.integers(0, 2)}, optional={"b": st.sampled_from(["x", 1]), "c": st.just(1)})}[n]
+    return st.one_of(fit, fit, fit, _JSON_VALUES)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data())
+def test_what_a_schema_proves_holds_of_every_value_it_accepts(data: Any) -> None:
+    """Soundness of ``facts.schema_proves``: a value the schema accepts, where it proves the type, fits it."""
+    from jsonschema import Draft202012Validator
+
+    from validator.engine.facts import schema_proves
+
+    t = data.draw(_types())
+    schema = data.draw(st.one_of(_schema_for(t), _schemas()))
+    v = data.draw(_value_for(t))
+    root = {**schema, "$defs": {"rec": _REC_SCHEMA}}
+    if not schema_proves(root, root, t, _KINDS) or not Draft202012Validator(root).is_valid(v):
+        return
+    try:
+        _KINDS.fit(v, t)
+    except Unfit as bad:
+        raise AssertionError((A.type_text(t), schema, v, bad.message)) from None
+
+
+def test_the_bundled_inputs_are_proven_by_their_schemas() -> None:
+    """What keeps the check within 1 % of a Diplomacy turn (docs/speed.md): the schema proves every input."""
+    from validator.engine.facts import schema_at, schema_proves
+    from validator.engine.state import pointer_parts
+
+    root = Path(__file__).resolve().parent.parent
+    for path in ("rulesets/diplomacy/standard.rules", "rulesets/his/his.rules", "rulesets/jomini/re.rules"):
+        program = load_ruleset(root / path).program
+        schema = program.entry.schema
+        for u in program.inputs():
+            if u.ret is not None:
+                kinds = program.loaded.namespaces[u.ns].kinds
+                at = schema_at(schema, tuple(pointer_parts(u.pointer)))
+                assert at is not None and schema_proves(schema, at, u.ret, kinds), (path, u.name)
