@@ -138,9 +138,10 @@ def test_generated_states_satisfy_the_schema_and_run(path: Path) -> None:
         rs.run(state, seed=seed)  # and the ruleset runs on it
 
 
-def test_generator_state_binds_inputs_without_default_to_none() -> None:
-    assert generator_state(load_ruleset(JOMINI / "re.rules")) == {"board": None, "units": None}
-    assert generator_state(load_ruleset(HIS / "his.rules")) == {"powers": None, "action": None}
+def test_generator_state_binds_inputs_without_default_to_a_simplest_value_of_their_type() -> None:
+    """(Not none for a typed input: its value is checked against its declared type, tests/test_input_types.py.)"""
+    assert generator_state(load_ruleset(JOMINI / "re.rules")) == {"board": None, "units": []}
+    assert generator_state(load_ruleset(HIS / "his.rules")) == {"powers": {}, "action": None}
 
 
 def test_jomini_generator_is_varied() -> None:
