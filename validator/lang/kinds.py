@@ -5,7 +5,7 @@ arguments given from outside (its parameters' types: ``engine.arguments``), a st
 (``import "f.yaml" as d: T``: ``loader.read_data``).
 
 Each value is read as JSON's values are (after ``jsontext.exact_numbers``): a scalar type takes the
-values its entry of ``SCALARS`` tests for (``int`` a whole number, ``str`` a text, ``bool`` true or
+values its entry of ``SCALARS`` tests for (``int`` a whole number, ``number`` any number, ``str`` a text, ``bool`` true or
 false, ``none`` null); ``any`` (and an untyped declaration) anything; ``list[T]`` a list of ``T``;
 ``set[T]`` a list of ``T`` (JSON has no sets), made the set of its items; ``map[K, V]`` an object whose
 keys are ``K`` and values ``V``, made a ``Map`` (every other object stays a record); ``T?`` null or a
@@ -33,6 +33,8 @@ from ..lib.values import Map, as_key
 SCALARS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "int": ("an integer", lambda v: type(v) is int or (type(v) is Fraction and v.denominator == 1)
             or (isinstance(v, int) and type(v) is not bool)),
+    "number": ("a number", lambda v: type(v) is int or type(v) is Fraction  # (`0.5` read exactly: 1/2)
+               or (isinstance(v, int) and type(v) is not bool)),
     "str": ("a text", lambda v: type(v) is str or isinstance(v, str)),
     "bool": ("true or false", lambda v: type(v) is bool),
     "none": ("null", lambda v: v is None),
@@ -106,7 +108,7 @@ class DeclaredKinds:
         if name == "map":
             return {}
         if name in SCALARS:
-            return {"int": 0, "str": "", "bool": False}.get(name)
+            return {"int": 0, "number": 0, "str": "", "bool": False}.get(name)
         decl = self.defs.get(name)
         if isinstance(decl, A.EnumDecl):
             return decl.members[0] if decl.members else None
