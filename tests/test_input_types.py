@@ -36,9 +36,10 @@ input r: R at "/r" default {a: 1}
 input e: E at "/e" default "x"
 input o: str? at "/o" default "t"
 input rs: list[R] at "/rs" default []
-query main = {n3: n == 3, sa: s == {"a"}, ma: m == {"a" => 1}, ra: r.a, e: e, o: o == none, rs: len(rs)}
+input x: number at "/x" default 1
+query main = {n3: n == 3, sa: s == {"a"}, ma: m == {"a" => 1}, ra: r.a, e: e, o: o == none, rs: len(rs), x2: x * 2}
 '''
-DEFAULTS = {"n3": True, "sa": True, "ma": True, "ra": 1, "e": "x", "o": False, "rs": 0}
+DEFAULTS = {"n3": True, "sa": True, "ma": True, "ra": 1, "e": "x", "o": False, "rs": 0, "x2": 2}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,8 @@ WRONG = [
     ({"o": 1}, "/o", ["str?", "1"]),
     ({"rs": [{"a": 1}, {"a": None}]}, "/rs/1/a", ["int", "null"]),  # a list of records, deep
     ({"rs": [{"a": 1}, [1]]}, "/rs/1", ["`R`", "[1]"]),
+    ({"x": "0.5"}, "/x", ["`number`", '"0.5"']),  # a `number` takes a fraction, not its text
+    ({"x": True}, "/x", ["`number`", "true"]),
 ]
 
 
@@ -93,6 +96,7 @@ RIGHT = [
     ({}, DEFAULTS),
     ({"n": 3, "s": ["a", "a"], "m": {"a": 1}}, DEFAULTS),
     ({"n": 3.0}, DEFAULTS),  # (read exactly: the whole number 3)
+    ({"x": 0.25}, {**DEFAULTS, "x2": "1/2"}),  # a `number` any number, read exactly (a fraction answered as its text)
     ({"r": {"a": 1, "b": "x", "extra": [1]}}, DEFAULTS),  # fields a record does not declare are kept, unchecked
     ({"e": "y", "o": None, "rs": [{"a": 2}]}, {**DEFAULTS, "e": "y", "o": True, "rs": 1}),
 ]
