@@ -169,6 +169,7 @@ def test_fraction_gives_a_fraction(tmp_path: Path) -> None:
     ("slice([1, 2], x)", "x", "slice([1, 2], x // 1)"), ("slice([1, 2], 0, i / 2)", "i / 2", "slice([1, 2], 0, i // 2)"),
     ("rand(1, 2, x)", "x", "rand(1, 2, x // 1)"), ("roll(dice(x, 6))", "x", "roll(dice(x // 1, 6))"),
     ("hex_label(x, 1)", "x", "hex_label(x // 1, 1)"), ("hex_grid(2, x)", "x", "hex_grid(2, x // 1)"),
+    ("pad(7, x)", "x", "pad(7, x // 1)"), ("pad(i / 2, 3)", "i / 2", "pad(i // 2, 3)"),
 ])
 def test_a_built_in_that_counts_or_indexes_takes_no_number(tmp_path: Path, call: str, underlined: str,
                                                              mended: str) -> None:
@@ -223,7 +224,8 @@ def test_none_where_a_whole_number_is_taken_is_left_to_the_run(tmp_path: Path) -
 
 def test_the_built_ins_that_count_or_index_declare_it() -> None:
     assert {("range", 0), ("range", 1), ("slice", 1), ("slice", 2), ("rand", 2), ("dice", 0), ("hex_label", 0),
-            ("hex_label", 1), ("hex_grid", 0), ("hex_grid", 1), ("hex_grid", 3)} <= set(_whole_arguments())
+            ("hex_label", 1), ("hex_grid", 0), ("hex_grid", 1), ("hex_grid", 3), ("pad", 0), ("pad", 1)
+            } <= set(_whole_arguments())
 
 
 # ---------------------------------------------------------------- a query's entry

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import MAX_SUGGESTED_NAME, Span, closest_name
 from .runtime import CallError, RandomValue, Rolled
-from .values import (Map, show, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key, ordered,
-                     probe_key, tree_size, walked, write_value)
+from .values import (Map, brief, show, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key,
+                     ordered, probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
     from .runtime import RunContext as Context  # what a built-in that asks for it is given: the run
@@ -74,10 +74,12 @@ def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
     return fn(ctx, *args)
 
 
-def _show(v: Any) -> str:
+def _show(v: Any, quoted: bool = False) -> str:
+    """``v`` for a run-time message (``values.show``); ``quoted``: a text in its quotes, where the message
+    wants a value of another kind and the text `3` would read as the number 3."""
     if hasattr(v, "__next__"):
         return "... for ... in ..."  # a generator, as the language writes it
-    return show(v)  # (in the language's notation, as every run-time message)
+    return brief(v, 40) if quoted else show(v)  # (in the language's notation, as every run-time message)
 
 
 def _spend(ctx: Context, n: int, what: str) -> None:
@@ -716,15 +718,21 @@ def _ends(s: Any, p: Any) -> bool:
     return s.endswith(p)  # type: ignore[no-any-return]
 
 
-@builtin("pad", 2, ctx=True, doc="a number written with at least n digits (a negative one's sign before them)")
+@builtin("pad", 2, takes=("whole", "whole"), ctx=True,
+         doc="a whole number written with at least n digits (a negative one's sign before them)")
 def _pad(ctx: Context, x: Any, n: Any) -> str:
-    _no_truth("pad", x, n)  # (Python writes True as `True`)
-    ctx.steps += max(0, int(n))
+    # both whole numbers, as the check declares them (``takes``): int() took a fraction width (pad(7, 5/2)
+    # wrote "07") and a text one ("3"), and zfill padded any value's text ("001/2", "0ab"), with no word
+    if type(n) is not int:
+        raise CallError(f"pad needs a whole number of digits, not `{_show(n, quoted=True)}`")
+    if type(x) is not int:
+        raise CallError(f"pad writes a whole number's digits, not `{_show(x, quoted=True)}`: `str` writes any value")
+    ctx.steps += max(0, n)
     if ctx.steps > ctx.budget:
         raise CallError(f"a width of {n} exceeds the evaluation budget")
-    if isinstance(x, int) and not isinstance(x, bool) and x < 0:  # the sign before the digits: -007
-        return "-" + str(-x).zfill(int(n))
-    return str(x).zfill(int(n))
+    if x < 0:  # the sign before the digits: -007
+        return "-" + str(-x).zfill(n)
+    return str(x).zfill(n)
 
 
 @builtin("closest", 2, ctx=True,

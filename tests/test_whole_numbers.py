@@ -1,0 +1,76 @@
+"""Where a whole number is meant, a fraction (or a text, a truth value) is refused, by the check where it
+sees the type and by the run where only it sees the value, in both engines, never a silent answer
+(docs/language.md, Built-ins): `pad`'s number and width, a list's index; and a run-time message writes a
+text given for a number in its quotes, so `"3"` does not read as the number 3."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.api import RunError, load_ruleset
+
+ENGINES = ("reference", "backend")
+# `hide(x)` is `x` of a type the check does not know: what reaches the run alone
+HIDE = "def hide(x) = x\n"
+
+
+def _load(tmp_path: Path, text: str) -> Any:
+    (tmp_path / "ruleval.toml").write_text("")
+    path = tmp_path / "main.rules"
+    path.write_text(text, encoding="utf-8")
+    return load_ruleset(path, use_cache=False)
+
+
+def _errors(rs: Any) -> list[Any]:
+    return [d for d in rs.diagnostics if d.is_error]
+
+
+def _underlined(text: str, d: Any) -> str:
+    return text.splitlines()[d.span.line - 1][d.span.col - 1:d.span.end_col - 1]  # type: ignore[no-any-return]
+
+
+def _refused(tmp_path: Path, expr: str) -> list[Any]:
+    """The run's diagnostic for ``expr`` (which checks clean), in each engine."""
+    rs = _load(tmp_path, f"{HIDE}query main = {expr}\n")
+    assert _errors(rs) == [], expr
+    found = []
+    for engine in ENGINES:
+        with pytest.raises(RunError) as exc:
+            rs.run({}, seed=1, engine=engine)
+        found.append(exc.value.diagnostics[0])
+    return found
+
+
+# ---------------------------------------------------------------- pad
+
+
+@pytest.mark.parametrize("expr, shown", [
+    ("pad(7, hide(5/2))", "`5/2`"),  # (wrote "07": int() took the fraction)
+    ("pad(7, hide(\"3\"))", '`"3"`'),  # (wrote "007")
+    ("pad(hide(1/2), 5)", "`1/2`"),  # (wrote "001/2")
+    ("pad(hide(\"ab\"), 3)", '`"ab"`'),  # (wrote "0ab")
+    ("pad(hide(none), 3)", "`none`"),  # (wrote "None")
+    ("pad(hide(true), 3)", "`true`"),
+])
+def test_pad_refuses_what_is_no_whole_number_at_run_time(tmp_path: Path, expr: str, shown: str) -> None:
+    for d in _refused(tmp_path, expr):
+        assert d.code == "E011", d
+        assert d.span.line == 2 and "pad" in d.message and shown in d.message, d
+
+
+@pytest.mark.parametrize("expr, underlined", [("pad(7, 5/2)", "5/2"), ("pad(1/2, 5)", "1/2"),
+                                              ("pad(7, \"3\")", "\"3\""), ("pad(\"ab\", 3)", "\"ab\"")])
+def test_pad_of_what_the_check_sees_is_no_whole_number_is_c004(tmp_path: Path, expr: str, underlined: str) -> None:
+    text = f"query main = {expr}\n"
+    found = _errors(_load(tmp_path, text))
+    assert [(d.code, _underlined(text, d)) for d in found] == [("C004", underlined)], found
+
+
+def test_pad_of_whole_numbers_is_as_the_docs_say(tmp_path: Path) -> None:
+    rs = _load(tmp_path, f"{HIDE}query main = [pad(-7, 3), pad(7, 3), pad(hide(4/2), hide(6/3)), pad(0, 0)]\n")
+    assert _errors(rs) == []
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == ["-007", "007", "02", "0"]
