@@ -74,3 +74,38 @@ def test_pad_of_whole_numbers_is_as_the_docs_say(tmp_path: Path) -> None:
     assert _errors(rs) == []
     for engine in ENGINES:
         assert rs.run({}, engine=engine) == ["-007", "007", "02", "0"]
+
+
+# ---------------------------------------------------------------- a list's index
+
+
+@pytest.mark.parametrize("expr, underlined, hidden", [
+    ("[1, 2, 3][1/2]", "1/2", "[1, 2, 3][hide(1/2)]"), ("[1, 2, 3][i / 2]", "i / 2", "[1, 2, 3][hide(3 / 2)]"),
+    ("[1, 2, 3][\"0\"]", "\"0\"", "[1, 2, 3][hide(\"0\")]"), ("[1, 2, 3][true]", "true", "[1, 2, 3][hide(true)]"),
+    ("\"abc\"[1/2]", "1/2", "\"abc\"[hide(1/2)]"), ("[1, 2, 3][[0]]", "[0]", "[1, 2, 3][hide([0])]"),
+])
+def test_a_list_index_known_to_be_no_whole_number_is_c004(tmp_path: Path, expr: str, underlined: str,
+                                                          hidden: str) -> None:
+    """(Checked clean, where the run says E001 for each: ``hidden``, the same index the check cannot see.)"""
+    text = f"def probe(i: int) = {expr}\nquery main = probe(3)\n"
+    found = _errors(_load(tmp_path, text))
+    assert [(d.code, _underlined(text, d)) for d in found] == [("C004", underlined)], found
+    assert "list index" in found[0].message, found[0]
+    if "/" in underlined:
+        assert "`//`" in (found[0].help or ""), found[0]
+    for d in _refused(tmp_path, hidden):
+        assert d.code == "E001", d
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("[1, 2, 3][i // 2]", 2), ("\"abc\"[i - 2]", "b"),
+    ("{1/2 => \"a\", \"0\" => \"b\", true => \"c\"}[1/2]", "a"),  # (a map's key may be any value)
+    ("{1/2 => \"a\", \"0\" => \"b\", true => \"c\"}[\"0\"] + {true => \"c\"}[true]", "bc"),
+    ("[1, 2, 3][roll(dice(1, 1 + 1)) - 1] in [1, 2]", True),  # (a die's face is a whole number)
+    ("[1, 2, 3][if i > 9 then none else 0]", 1),  # (none is left to the run, as everywhere)
+])
+def test_a_whole_index_or_a_map_s_key_is_no_error(tmp_path: Path, expr: str, want: Any) -> None:
+    rs = _load(tmp_path, f"{HIDE}def probe(i: int) = {expr}\nquery main = probe(3)\n")
+    assert _errors(rs) == []
+    for engine in ENGINES:
+        assert rs.run({}, seed=1, engine=engine) == want

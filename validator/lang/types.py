@@ -565,15 +565,25 @@ class TypeChecker(Walker):
                 self.infer(k, env)
             return self.resolve(table.unit.ret)
         t = strip(self.infer(e.obj, env))
-        for k in e.keys:
-            self.infer(k, env)
+        keys = [self.infer(k, env) for k in e.keys]
         if id(e.obj) in self.origins:  # (an item of an override's list is of the type it gives)
             self.origins[id(e)] = self.origins[id(e.obj)]
+        if t[0] in ("list", "str") and len(keys) == 1:
+            self.list_index(e.keys[0], keys[0])
         if t[0] == "list":
             return t[1]  # type: ignore[no-any-return]
         if t[0] == "map":
             return t[2]  # type: ignore[no-any-return]
         return ANY
+
+    def list_index(self, key: A.Expr, t: T) -> None:
+        """A list (or a text) is read at a whole-number position: a key known to be anything else (a
+        `number`, which may be a fraction, a text, a truth value...) is C004, as the run refuses it (E001).
+        A map's key may be any value: not looked at."""
+        got = strip(t)
+        if got[0] not in _INDEX_KINDS:
+            self.diags.append(Diagnostic("C004", f"a list index must be a whole number, not `{show(got)}`", key.span,
+                                         related=self.related(key), help=_WHOLE_HELP if got == NUMBER else None))
 
     def t_With(self, e: A.With, env: Scope) -> T:
         t = strip(self.infer(e.obj, env))
@@ -696,6 +706,9 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
                 "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
                 "whole": frozenset({"int", "none", "any"})}  # (none: `slice(xs, 1, none)` and `range(3, none)` run)
+# the types of a list's index the run takes (``reference.index_of``): a whole number (a die's face is one), or
+# what the check does not know (none is left to the run, as everywhere: ``compatible``)
+_INDEX_KINDS = frozenset({"int", "dice", "any", "none"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
