@@ -109,3 +109,24 @@ def test_a_whole_index_or_a_map_s_key_is_no_error(tmp_path: Path, expr: str, wan
     assert _errors(rs) == []
     for engine in ENGINES:
         assert rs.run({}, seed=1, engine=engine) == want
+
+
+# ---------------------------------------------------------------- a text in a run-time message
+
+
+@pytest.mark.parametrize("call, text, other", [
+    ("rand(1, 2, hide({}))", '"3"', "0"),  # (said "not `3`" of the text "3")
+    ("hex_label(hide({}), 1)", '"3"', "1/2"),
+    ("pad(7, hide({}))", '"3"', "5/2"),
+    ("count(hide([{}]))", '"true"', "1"),  # (said "not `true`" of the text "true")
+    ("hex_axial(hide({}))", '"304"', "304"),
+    ("roll(hide({}))", '"2d6"', "6"),
+])
+def test_a_text_refused_for_its_kind_is_shown_in_its_quotes(tmp_path: Path, call: str, text: str,
+                                                            other: str) -> None:
+    """A message that refuses a value for its kind writes a text as the language does, in quotes: the text
+    `"3"` and the number `3` read apart."""
+    for d in _refused(tmp_path, call.format(text)):
+        assert d.code == "E011" and f"`{text}`" in d.message, d
+    for d in _refused(tmp_path, call.format(other)):  # (a value of another kind, as the language writes it)
+        assert d.code == "E011" and f"`{other}`" in d.message, d

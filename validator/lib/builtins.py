@@ -156,7 +156,7 @@ def _count(xs: Any) -> int:
 
 def uncounted(x: Any) -> CallError:
     """`count`'s refusal of an item that is no truth value (raised by the backend's loop too)."""
-    return CallError(f"count counts truth values, not `{_show(x)}`; len(...) is the number of items")
+    return CallError(f"count counts truth values, not `{_show(x, quoted=True)}`; len(...) is the number of items")
 
 
 @builtin("any", 1, takes=("items",), ctx=True, doc="true if some item is true")
@@ -1117,7 +1117,7 @@ def _layout(layout: Any) -> str:
 
 def hex_parse(label: Any) -> tuple[int, int]:
     if not isinstance(label, str) or len(label) != 4 or not label.isdigit():
-        raise CallError(f"hex label must be four digits CCRR such as \"0304\", not `{_show(label)}`")
+        raise CallError(f"hex label must be four digits CCRR such as \"0304\", not `{_show(label, quoted=True)}`")
     return int(label[:2]), int(label[2:])
 
 
@@ -1159,7 +1159,7 @@ def _hex_axial(label: Any, layout: Any = "odd-q") -> list[int]:
 def _hex_label(q: Any, r: Any, layout: Any = "odd-q") -> Any:
     for x in (q, r):  # (a truth value or a fraction is no coordinate: int() would take it, wrongly)
         if type(x) is not int:
-            raise CallError(f"hex_label needs whole-number coordinates, not `{_show(x)}`")
+            raise CallError(f"hex_label needs whole-number coordinates, not `{_show(x, quoted=True)}`")
     col, row = axial_to_offset(q, r, _layout(layout))
     return hex_format(col, row) or None
 
@@ -1298,7 +1298,7 @@ def random_word(seed: Any, key: Any) -> int:
 
 def random_below(seed: Any, key: Any, n: Any) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise CallError(f"rand needs a bound n of at least 1, not `{_show(n)}`")
+        raise CallError(f"rand needs a bound n of at least 1, not `{_show(n, quoted=True)}`")
     limit = ((1 << 64) // n) * n  # reject the top sliver so that every value is equally likely
     h = random_word(seed, key)
     while h >= limit:
@@ -1382,7 +1382,7 @@ _DICE_SPAN = Span("<dice>")  # (a die's own error is located at the call that ro
 
 
 def _not_dice(d: Any) -> CallError:
-    return CallError(f"roll needs dice such as 2d6, not `{_show(d)}`")
+    return CallError(f"roll needs dice such as 2d6, not `{_show(d, quoted=True)}`")
 
 
 @builtin("roll", 1, ctx=True, doc="the sum of a roll of the dice (seeded, scripted or exact)")
