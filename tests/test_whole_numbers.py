@@ -130,3 +130,26 @@ def test_a_text_refused_for_its_kind_is_shown_in_its_quotes(tmp_path: Path, call
         assert d.code == "E011" and f"`{text}`" in d.message, d
     for d in _refused(tmp_path, call.format(other)):  # (a value of another kind, as the language writes it)
         assert d.code == "E011" and f"`{other}`" in d.message, d
+
+
+# ---------------------------------------------------------------- get of a list
+
+
+@pytest.mark.parametrize("key, shown", [("true", "`true`"), ("1/2", "`1/2`"), ('"0"', '`"0"`')])
+def test_get_reads_a_list_at_a_whole_position_only(tmp_path: Path, key: str, shown: str) -> None:
+    """`get([5, 6], true)` gave 6 (Python's True is 1), a wrong answer without a word, and a fraction or
+    text position was said of the list ("get needs a map or list, not `[5, 6]`"): now E011 naming the
+    position at run time, and C004 at check, as `xs[k]` is."""
+    for d in _refused(tmp_path, f"get([5, 6], hide({key}), 0)"):
+        assert d.code == "E011" and "position" in d.message and shown in d.message, d
+    text = f"query main = get([5, 6], {key}, 0)\n"
+    found = _errors(_load(tmp_path, text))
+    assert [(d.code, _underlined(text, d)) for d in found] == [("C004", key)], found
+
+
+def test_get_of_a_map_takes_any_key_and_of_a_list_a_whole_one(tmp_path: Path) -> None:
+    rs = _load(tmp_path, f"{HIDE}query main = [get({{true => 1, 1/2 => 2}}, true), get({{1/2 => 2}}, 1/2),"
+                         " get([5, 6], 1), get([5, 6], hide(4/2), 0), get((5, 6), -1)]\n")
+    assert _errors(rs) == []
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == [1, 2, 6, 0, 6]

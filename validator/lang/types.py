@@ -615,6 +615,9 @@ class TypeChecker(Walker):
                     return BOOL
             if isinstance(found, BuiltinRef) and not self.taken(e, e.func.id, arg_types):
                 return ANY
+            if isinstance(found, BuiltinRef) and e.func.id == "get" and len(e.args) > 1 \
+                    and strip(arg_types[0])[0] == "list":
+                self.list_index(e.args[1], arg_types[1])  # (`get(xs, i)` reads the list as `xs[i]` does)
             if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
                 return self.builtin_call(e, e.func.id, arg_types, env)
             if isinstance(found, BuiltinRef) and e.func.id in _TYPED_BUILTINS:

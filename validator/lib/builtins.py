@@ -394,7 +394,9 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
             return m.get(probe_key(k), default)
         except TypeError:
             raise CallError(f"`{_show(k)}` cannot be a key") from None
-    if isinstance(m, (list, tuple)) and isinstance(k, int):
+    if isinstance(m, (list, tuple)):
+        if type(k) is not int:  # (as `xs[k]`: get(xs, true) read xs[1], and a fraction or text was said of xs)
+            raise CallError(f"get reads a list at a whole-number position, not `{_show(k, quoted=True)}`")
         return m[k] if -len(m) <= k < len(m) else default
     raise CallError(f"get needs a map or list, not `{_show(m)}`")
 
