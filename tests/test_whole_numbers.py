@@ -153,3 +153,16 @@ def test_get_of_a_map_takes_any_key_and_of_a_list_a_whole_one(tmp_path: Path) ->
     assert _errors(rs) == []
     for engine in ENGINES:
         assert rs.run({}, engine=engine) == [1, 2, 6, 0, 6]
+
+
+def test_abs_of_what_the_check_does_not_know_fits_where_a_whole_number_is_meant(tmp_path: Path) -> None:
+    """`abs(k)` of an `any` was typed `number`, so `slice(xs, 0, abs(k))` (and `xs[abs(k)]`, `pad(abs(k), 2)`)
+    was C004 though `k` is whole (the differential fuzz's `slice(xs, 0, abs(n))`); `abs` is of its argument's
+    type, and of a known fraction still a `number`."""
+    rs = _load(tmp_path, 'input k: any at "/k" default 1\n'
+                         "query main = [[1, 2, 3][abs(k)], slice([1, 2, 3], 0, abs(k)), pad(abs(k), 2)]\n")
+    assert _errors(rs) == []
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == [2, [1], "01"]
+    text = "query main = [1, 2][abs(1/2)]\n"
+    assert [(d.code, _underlined(text, d)) for d in _errors(_load(tmp_path, text))] == [("C004", "abs(1/2)")]

@@ -625,6 +625,8 @@ class TypeChecker(Walker):
             if isinstance(found, BuiltinRef) and e.func.id in _WHOLE_OF_WHOLE and arg_types \
                     and strip(arg_types[0])[0] in _NUMERIC:
                 return INT if e.func.id == "int" else strip(arg_types[0])  # (`int(x)` of a number, `abs` of an `int`)
+            if isinstance(found, BuiltinRef) and e.func.id == "abs" and arg_types and strip(arg_types[0]) == ANY:
+                return ANY  # (`abs` of what the check does not know: of its type, maybe whole, not a `number`)
             if isinstance(found, BuiltinRef):
                 return _builtin_result(e.func.id)
         else:
