@@ -10,26 +10,13 @@ from typing import Any
 
 import pytest
 
-from validator.api import RunError, load_ruleset
+from test_number_type import _errors, _load, _underlined  # (one way to load a text and read its findings)
+from validator.api import RunError
 
 ENGINES = ("reference", "backend")
 # `hide(x)` is `x` of a type the check does not know: what reaches the run alone
 HIDE = "def hide(x) = x\n"
 
-
-def _load(tmp_path: Path, text: str) -> Any:
-    (tmp_path / "ruleval.toml").write_text("")
-    path = tmp_path / "main.rules"
-    path.write_text(text, encoding="utf-8")
-    return load_ruleset(path, use_cache=False)
-
-
-def _errors(rs: Any) -> list[Any]:
-    return [d for d in rs.diagnostics if d.is_error]
-
-
-def _underlined(text: str, d: Any) -> str:
-    return text.splitlines()[d.span.line - 1][d.span.col - 1:d.span.end_col - 1]  # type: ignore[no-any-return]
 
 
 def _refused(tmp_path: Path, expr: str) -> list[Any]:
