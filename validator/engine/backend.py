@@ -27,8 +27,7 @@ from ..lang import ast as A
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.program import DEFS, Program, Unit, cell_key
 from . import codecache, shares, written
-from .facts import PLAIN, Facts, inner_id, schema_at, schema_proves
-from .state import pointer_parts
+from .facts import PLAIN, Facts
 from .memos import Memos
 from . import reference as R
 from ..lib.builtins import Builtin, DiceSpec, roll_looked_at
@@ -314,7 +313,7 @@ class Backend:
         self.dice = program.rolls
         self.shared_units: dict[int, bool] = {}  # by unit number: ``shares.shared``
         self.unshared: set[Any] | None = None  # the units that recur or read a decision, or read one that does
-        self.facts = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
+        self.facts = self.interp.proof = Facts(program, typed)  # (``typed``: runs on a state its schema accepts, ``api``)
         self.memos = Memos(program, self.facts)  # which `def`s are written without their memo
 
     # -- names and constants
@@ -1207,18 +1206,6 @@ class _Protocol(R.Interpreter):
 
     def read_value(self, run: R.Run, unit: Unit) -> Any:
         return self.backend.function(unit)(run)
-
-    def input_fitter(self, unit: Unit) -> Callable[[Any], Any] | None:
-        """The reference's walk of an input's value, less the checks the state schema proves, on a state
-        that passed it (``facts.typed``; ``facts.schema_proves``): a value its schema proves of its type
-        is only made the sets and maps the type declares."""
-        schema = self.program.entry.schema
-        if unit.ret is None or not self.backend.facts.typed or schema is None or inner_id(schema, True):
-            return super().input_fitter(unit)
-        kinds = self.program.loaded.namespaces[unit.ns].kinds
-        at = schema_at(schema, tuple(pointer_parts(unit.pointer)))
-        proven = at is not None and schema_proves(schema, at, unit.ret, kinds)
-        return kinds.fitter(unit.ret, proven)
 
     def call_unit(self, run: R.Run, unit: Unit, args: list[Any], span: Span) -> Any:
         if unit.kind == "decision":

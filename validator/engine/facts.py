@@ -309,9 +309,6 @@ def _inner_id(s: Any, top: bool = False) -> bool:
     return isinstance(s, dict) and (not top and "$id" in s or any(_inner_id(x) for x in s.values()))
 
 
-inner_id = _inner_id  # (the backend's inputs ask it too)
-
-
 def _local(ref: Any) -> bool:
     """Whether a `$ref` is a JSON pointer into its own schema (``state.ref_target``)."""
     return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
@@ -514,6 +511,16 @@ class Facts:
                 found = join(found, self.deep_of(unit).get(id(unit.body)))
             self.inputs[unit.index] = found = capped(found)
         return found
+
+    def input_proven(self, unit: Unit) -> bool:
+        """Whether a state that passed the ruleset's schema holds the input's value of its declared type
+        (``schema_proves`` at its pointer; ``typed`` runs only): then its walk only makes the sets and maps
+        the type declares (``kinds.DeclaredKinds.fitter``)."""
+        schema = self.program.entry.schema
+        if unit.ret is None or not self.typed or schema is None or _inner_id(schema, True):
+            return False
+        at = schema_at(schema, tuple(pointer_parts(unit.pointer)))
+        return at is not None and schema_proves(schema, at, unit.ret, self.program.loaded.namespaces[unit.ns].kinds)
 
     def value(self, v: Any) -> Deep:
         found = self.data.get(id(v), NOTHING)

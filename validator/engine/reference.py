@@ -357,6 +357,9 @@ class Interpreter:
         self.state_check = program.query(STATE_CHECK)
         # each input with the walk its value is read by (``input_fitter``), made at the first run
         self.input_plan: list[tuple[Unit, Callable[[Any], Any] | None]] | None = None
+        # what is known of a state before its inputs are walked (the backend's ``facts.Facts``: what the state
+        # schema proves of a run's inputs, ``input_proven``); none here, where every input is checked in full
+        self.proof: Any = None
 
     def env(self, unit: Unit, params: Sequence[Any] = (), args: Sequence[Any] = ()) -> Frame:
         """A frame of a unit's code, its parameters (or a policy's `cycle`) set to ``args``."""
@@ -926,7 +929,8 @@ class Interpreter:
         an input that takes any value as it is (untyped, `any`)."""
         if unit.ret is None:
             return None
-        return self.program.loaded.namespaces[unit.ns].kinds.fitter(unit.ret)
+        proven = self.proof is not None and self.proof.input_proven(unit)
+        return self.program.loaded.namespaces[unit.ns].kinds.fitter(unit.ret, proven)
 
     def run_query(self, run: Run, unit: Unit, args: list[Any], check: Any = None) -> Any:
         """Bind the inputs; with ``check`` (a function given the state check's findings, which raises
