@@ -557,3 +557,76 @@ class Positions:
         line, col = _line_col(self.text, start)
         end_line, end_col = _line_col(self.text, end)
         return line, col, end_line, end_col
+
+
+# ---------------------------------------------------------------- a value shown in a message
+
+SHOWN = 80  # characters of a value in a message; a longer one is cut, ending in "..."
+
+
+class _Full(Exception):
+    pass
+
+
+def shown(value: Any, limit: int = SHOWN) -> str:
+    """``value`` in JSON notation, cut after ``limit`` characters (the walk stops there: a value of
+    millions of entries costs no more than a short one)."""
+    out: list[str] = []
+    size = 0
+
+    def put(text: str) -> None:
+        nonlocal size
+        out.append(text)
+        size += len(text)
+        if size > limit:
+            raise _Full
+
+    def walk(v: Any) -> None:
+        if v is True or v is False or v is None:
+            put(json.dumps(v))
+        elif isinstance(v, str):
+            put(json.dumps(v[:limit + 1], ensure_ascii=False))
+        elif isinstance(v, Fraction):
+            put(number(v))
+        elif isinstance(v, (int, float)):
+            put(json.dumps(v))
+        elif isinstance(v, dict):
+            put("{")
+            for i, (k, x) in enumerate(v.items()):
+                put((", " if i else "") + json.dumps(str(k)[:limit + 1], ensure_ascii=False) + ": ")
+                walk(x)
+            put("}")
+        elif isinstance(v, (list, tuple)):
+            put("[")
+            for i, x in enumerate(v):
+                if i:
+                    put(", ")
+                walk(x)
+            put("]")
+        else:
+            put(repr(v))
+
+    try:
+        walk(value)
+    except _Full:
+        return "".join(out)[:limit - 3] + "..."
+    return "".join(out)
+
+
+def number(x: Any) -> str:
+    """A number of a schema as JSON writes it: a fraction read from a decimal (``multipleOf: 0.1``)
+    as that decimal, one of no finite decimal as ``n/d``."""
+    if not isinstance(x, Fraction):
+        return json.dumps(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    d, twos, fives = x.denominator, 0, 0
+    while d % 2 == 0:
+        d, twos = d // 2, twos + 1
+    while d % 5 == 0:
+        d, fives = d // 5, fives + 1
+    if d != 1:
+        return f"{x.numerator}/{x.denominator}"
+    places = max(twos, fives)
+    digits = str(abs(x.numerator) * 10 ** places // x.denominator).rjust(places + 1, "0")
+    return ("-" if x < 0 else "") + digits[:-places] + "." + digits[-places:]

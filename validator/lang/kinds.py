@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from . import ast as A
+from ..core.jsontext import shown
 from ..lib.values import Map, as_key
 
 # what each scalar type takes of a value given from outside: its words in a message, and its test
@@ -276,12 +277,6 @@ def _enum(name: str, members: Any) -> Fit:
             return v
         raise Unfit(_expected(said, v))
     return fit_enum
-
-
-def shown(v: Any) -> str:
-    """``v`` in JSON notation, cut as a state's messages cut it (imported when a value does not fit)."""
-    from ..engine.schema_messages import shown as in_json
-    return in_json(v)
 
 
 def _expected(what: str, v: Any) -> str:
