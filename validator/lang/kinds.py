@@ -189,17 +189,22 @@ class DeclaredKinds:
             for n, f in walked:
                 if n in v:
                     x = v[n]
-                    try:
-                        y = f(x)
-                    except Unfit as bad:
-                        bad.parts.append(n)
-                        raise
+                    y = _part(f, x, n)
                     if y is not x:
                         if out is v:
                             out = dict(v)
                         out[n] = y
             return out
         return fit_record
+
+
+def _part(f: Fit, x: Any, at: Any) -> Any:
+    """``f(x)``, ``x`` the part ``at`` (a key or index) of the value walked: an ``Unfit`` names it on its way out."""
+    try:
+        return f(x)
+    except Unfit as bad:
+        bad.parts.append(at)
+        raise
 
 
 def _list(said: str, item: Fit | None) -> Fit:
@@ -215,11 +220,7 @@ def _list(said: str, item: Fit | None) -> Fit:
             raise Unfit(_expected(said, v))
         out = None
         for i, x in enumerate(v):
-            try:
-                y = item(x)
-            except Unfit as bad:
-                bad.parts.append(i)
-                raise
+            y = _part(item, x, i)
             if y is not x:
                 if out is None:
                     out = list(v)
@@ -234,11 +235,7 @@ def _set(said: str, item: Fit | None) -> Fit:
             raise Unfit(_expected(said, v))
         out = set()
         for i, x in enumerate(v):
-            try:
-                y = x if item is None else item(x)
-            except Unfit as bad:
-                bad.parts.append(i)
-                raise
+            y = x if item is None else _part(item, x, i)
             try:
                 out.add(as_key(y))
             except TypeError:  # (``KeyError_`` among them: a tuple holding a truth value)
@@ -257,13 +254,9 @@ def _map(said: str, key: Fit | None, value: Fit | None) -> Fit:
             return Map(v)
         out = Map()
         for k, x in v.items():
-            try:
-                if key is not None:
-                    key(k)
-                out[k] = x if value is None else value(x)
-            except Unfit as bad:
-                bad.parts.append(k)
-                raise
+            if key is not None:
+                _part(key, k, k)
+            out[k] = x if value is None else _part(value, x, k)
         return out
     return fit_map
 
