@@ -273,32 +273,35 @@ def _object_kind(root: Any, s: dict[str, Any], depth: int, hops: int) -> Deep:
     return ("rec", shape if closed and len(shape) <= MAX_FIELDS else None, rest)
 
 
-def _pointed(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple[Deep, bool]:
-    """The kind of what a pointer (``parts``) reaches in a state the schema ``s`` accepts, and whether
-    it may reach nothing (``state.resolve_pointer``: an object's key, a list's index)."""
+def schema_at(root: Any, s: Any, parts: tuple[str, ...], hops: int = 16) -> tuple[Any, bool]:
+    """The part of the schema ``s`` (a part of ``root``) that every value a pointer (``parts``) reaches in a
+    state it accepts satisfies, and whether the pointer may reach nothing (``state.resolve_pointer``: an
+    object's key, a list's index): None where no one part says it, False (the schema no value satisfies)
+    where nothing can be there. A local `$ref` alone is followed, as ``schema_kind`` follows it."""
     if not parts:
-        return schema_kind(root, s), False
+        return s, False
     if not isinstance(s, dict) or hops < 0:
         return None, True
     if "$ref" in s:
         try:
             ref = s["$ref"]
-            return _pointed(root, ref_target(root, ref), parts, hops - 1) if _local(ref) else (None, True)
+            return schema_at(root, ref_target(root, ref), parts, hops - 1) if _local(ref) else (None, True)
         except Unsupported:
             return None, True
     part, named = parts[0], s.get("type")
-    if named not in ("object", "array"):
-        return None, True
     if named == "array":
-        return (_pointed(root, s.get("items", True), parts[1:], hops)[0] if part.isdigit() and "prefixItems" not in s
-                else None if part.isdigit() else NOTHING), True
+        if not part.isdigit():
+            return False, True
+        return (None if "prefixItems" in s else schema_at(root, s.get("items", True), parts[1:], hops)[0]), True
+    if named != "object":
+        return None, True
     props = s.get("properties", {})
     if isinstance(props, dict) and part in props and "patternProperties" not in s:
-        kind, absent = _pointed(root, props[part], parts[1:], hops)
+        at, absent = schema_at(root, props[part], parts[1:], hops)
         need = s.get("required", [])
-        return kind, absent or not (isinstance(need, list) and part in need)
+        return at, absent or not (isinstance(need, list) and part in need)
     if s.get("additionalProperties", True) is False and "patternProperties" not in s:
-        return NOTHING, True
+        return False, True
     return None, True
 
 
@@ -312,26 +315,6 @@ def _inner_id(s: Any, top: bool = False) -> bool:
 def _local(ref: Any) -> bool:
     """Whether a `$ref` is a JSON pointer into its own schema (``state.ref_target``)."""
     return isinstance(ref, str) and (ref == "#" or ref.startswith("#/"))
-
-
-def schema_at(root: Any, parts: tuple[str, ...], hops: int = 16) -> Any:
-    """The part of the schema ``root`` that says what an object's key (``parts``, an input's pointer) holds
-    in a state it accepts, when one part alone says it (``properties``, through local `$ref`s); else None."""
-    s = root
-    for part in parts:
-        while isinstance(s, dict) and "$ref" in s and "properties" not in s and hops > 0:
-            ref = s["$ref"]
-            try:
-                s, hops = (ref_target(root, ref) if _local(ref) else None), hops - 1
-            except Unsupported:
-                return None
-        if not isinstance(s, dict) or s.get("type") != "object" or "patternProperties" in s:
-            return None
-        props = s.get("properties")
-        if not isinstance(props, dict) or part not in props:
-            return None
-        s = props[part]
-    return s
 
 
 def schema_proves(root: Any, s: Any, t: A.TypeRef, kinds: DeclaredKinds, hops: int = 24) -> bool:
@@ -504,9 +487,9 @@ class Facts:
         found = self.inputs.get(unit.index, NOTHING)
         if found is NOTHING:  # (a `$ref` under another `$id` is read in that resource, not from the root)
             kinds = self.program.loaded.namespaces[unit.ns].kinds
-            found, absent = (None, True) if unit.ret is not None and kinds.converts(unit.ret) or \
-                _inner_id(schema, True) else \
-                _pointed(schema, schema, pointer_parts(unit.pointer))
+            at, absent = (None, True) if unit.ret is not None and kinds.converts(unit.ret) or \
+                _inner_id(schema, True) else schema_at(schema, schema, tuple(pointer_parts(unit.pointer)))
+            found = None if at is None else schema_kind(schema, at)
             if found is not None and absent and unit.body is not None:
                 found = join(found, self.deep_of(unit).get(id(unit.body)))
             self.inputs[unit.index] = found = capped(found)
@@ -519,7 +502,7 @@ class Facts:
         schema = self.program.entry.schema
         if unit.ret is None or not self.typed or schema is None or _inner_id(schema, True):
             return False
-        at = schema_at(schema, tuple(pointer_parts(unit.pointer)))
+        at = schema_at(schema, schema, tuple(pointer_parts(unit.pointer)))[0]
         return at is not None and schema_proves(schema, at, unit.ret, self.program.loaded.namespaces[unit.ns].kinds)
 
     def value(self, v: Any) -> Deep:
