@@ -395,3 +395,52 @@ def test_the_bundled_inputs_are_proven_by_their_schemas() -> None:
                 assert typed.facts.input_proven(u), (path, u.name)
                 assert typed.interp.input_fitter(u) is kinds.fitter(u.ret, True), (path, u.name)
                 assert untyped.interp.input_fitter(u) is kinds.fitter(u.ret, False), (path, u.name)
+
+
+# ---------------------------------------------------------------- `state_errors`: the inputs bound as a run binds them
+
+
+def test_a_state_missing_an_input_is_refused_with_or_without_a_state_check(tmp_path: Path) -> None:
+    """Without `validate_state`, `state_errors` walked the inputs it found and passed over a missing one (no
+    default): the state was said valid, and every run of it then refused (S002 missing)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    for name, check in (("plain", ""), ("checked", "query validate_state = []\n")):
+        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "m"\ninput n: int at "/n"\n{check}query main = n\n')
+        rs = load_ruleset(tmp_path / f"{name}.rules", use_cache=False)
+        assert rs.ok, rs.diagnostics
+        assert [(d.code, d.pointer) for d in rs.state_errors({})] == [("S002", "/n")], name
+        with pytest.raises(RunError) as caught:
+            rs.run({})
+        assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S002", "/n")], name
+        assert rs.state_errors({"n": 1}) == [] and rs.run({"n": 1}) == 1
+
+
+_PROVING = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "array", "items": {"type": "string"}},
+                                             "r": {"$ref": "#/$defs/r"}},
+            "$defs": {"r": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}
+
+
+@pytest.mark.parametrize("schema", [None, _PROVING])
+def test_state_errors_finds_what_a_run_finds_with_or_without_a_state_check(tmp_path: Path, schema: Any) -> None:
+    """One path: a ruleset without `validate_state` binds its inputs as the state check's run does (the same
+    engine, reading what the schema proves: ``_PROVING`` proves `n`, `s` and `r`), so both say the same of a
+    state, and what a run refuses it for."""
+    (tmp_path / "ruleval.toml").write_text("")
+    head = RULES if schema is None else RULES.replace('"typed inputs, no schema"\n', '"typed"\nschema "s.json"\n')
+    if schema is not None:
+        (tmp_path / "s.json").write_text(json.dumps(schema))
+    plain, checked = tmp_path / "plain.rules", tmp_path / "checked.rules"
+    plain.write_text(head, encoding="utf-8")
+    checked.write_text(head + "query validate_state = []\n", encoding="utf-8")
+    one, other = load_ruleset(plain, use_cache=False), load_ruleset(checked, use_cache=False)
+    assert one.ok and other.ok, (one.diagnostics, other.diagnostics)
+    states = [s for s, _, _ in WRONG] + [s for s, _ in RIGHT] + [{"n": "3", "e": "z", "s": ["a"]}, {"r": {"a": 1.5}}]
+    for state in states:
+        found = [(d.code, d.pointer, d.message) for d in one.state_errors(state)]
+        assert found == [(d.code, d.pointer, d.message) for d in other.state_errors(state)], state
+        try:
+            one.run(state)
+            ran = []
+        except RunError as refused:
+            ran = [(d.code, d.pointer, d.message) for d in refused.diagnostics]
+        assert sorted(found) == sorted(ran), state  # (a run's diagnostics are said in the state's order)

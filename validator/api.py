@@ -326,8 +326,9 @@ class Ruleset:
 
     def state_errors(self, state: Any, shown: str = "<state>", budget: int = DEFAULT_STEP_BUDGET) -> list[Diagnostic]:
         """Everything wrong with a state, errors alone (a state is refused when the list is not empty): what
-        its JSON Schema says (``state_schema_errors``), else each input whose value does not fit its declared
-        type (``reference.unfit_inputs``) and what the ruleset's own ``query validate_state``
+        its JSON Schema says (``state_schema_errors``), else each input missing from it or whose value does not
+        fit its declared type (its inputs bound as a run binds them: ``reference.bind_alone``, the run's
+        engine reading what the schema proves) and what the ruleset's own ``query validate_state``
         finds (a place missing from the map, two pieces on one spot), each an S002 with its JSON pointer.
         A unit of that query the backend gave up for a bug of its writer (I002, the reference's answer
         being right) is heard by an open ``listening`` block, as a command hears it."""
@@ -341,10 +342,10 @@ class Ruleset:
         errors, typed = self._checked(state, shown)
         if errors:
             return errors
-        if self.program.query(VALIDATE_QUERY) is None:  # (else its run binds the inputs, checking them)
-            unfit = R.unfit_inputs(self.program, state)
-            return R.UnfitInput(unfit).diagnostics(shown) if unfit else []
         try:
+            if self.program.query(VALIDATE_QUERY) is None:  # (else its run binds them, in the same way)
+                R.bind_alone(self.program, state, budget, engine=self.backend(typed))
+                return []
             found, _ = R.run_query(self.program, state, VALIDATE_QUERY, [], SeededDice(0), budget,
                                    engine=self.backend(typed))
         except R.UnfitInput as unfit:

@@ -960,19 +960,16 @@ class MissingInput(Exception):
                           help=f"the state needs a value at `{u.pointer}`, or give the input a `default`")
 
 
-def unfit_inputs(program: Program, state: Any) -> list[tuple[Unit, Unfit]]:
-    """Each input whose value in ``state`` does not fit its declared type, and where within it, and how (what
-    binding the inputs raises as ``UnfitInput``, found without a run)."""
-    out = []
-    for unit in program.inputs():
-        if unit.ret is not None:
-            ok, value = resolve_pointer(state, unit.pointer)
-            if ok:
-                try:
-                    program.loaded.namespaces[unit.ns].kinds.fit(value, unit.ret)
-                except Unfit as bad:
-                    out.append((unit, bad))
-    return out
+def bind_alone(program: Program, state: Any, budget: int = DEFAULT_STEP_BUDGET, engine: Any = None,
+               bugs: list[Unwritable] | None = None) -> None:
+    """Bind the inputs of a run on ``state`` as every query's run binds them first, and nothing more (on
+    ``engine``'s protocol, which reads what its schema proves, else the reference's: ``bind_inputs``): what
+    a state is refused for when its ruleset has no state check to run. Raises ``UnfitInput``,
+    ``MissingInput`` or the ``EvalError`` of a default (a writer's bug in ``bugs``)."""
+    def go(interp: Any) -> None:
+        if interp.inputs:
+            _with_room(interp.inputs[0], lambda: interp.bind_inputs(Run(state, SeededDice(0), budget)))
+    _engine_else_reference(None if engine is None else engine.interp, program, go, bugs=bugs)
 
 
 class UnfitInput(Exception):
