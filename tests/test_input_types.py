@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.api import RunError, load_ruleset
+from validator.core.jsontext import exact_numbers
 from validator.lang import ast as A
 from validator.lang.kinds import DeclaredKinds, Unfit
 from validator.lib.values import Map
@@ -194,7 +195,7 @@ _KINDS = DeclaredKinds({"Rec": _RECORD, "En": _ENUM})
 
 
 def _types() -> Any:
-    leaves = st.sampled_from(["int", "str", "bool", "none", "any", "Rec", "En"]).map(A.TypeRef)
+    leaves = st.sampled_from(["int", "number", "str", "bool", "none", "any", "Rec", "En"]).map(A.TypeRef)
 
     def grow(inner: Any) -> Any:
         return st.one_of(
@@ -223,6 +224,8 @@ def _fits(v: Any, t: A.TypeRef) -> bool:
         return True
     if n == "int":
         return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, Fraction) and v.denominator == 1)
+    if n == "number":
+        return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
     if n == "str":
         return isinstance(v, str)
     if n == "bool":
@@ -243,7 +246,7 @@ def _fits(v: Any, t: A.TypeRef) -> bool:
 
 def _made(v: Any, got: Any, t: A.TypeRef) -> bool:
     """Whether ``got`` is ``v`` made the kinds ``t`` declares: sets where it says set, maps where map."""
-    if v is None or t.name in ("any", "int", "str", "bool", "none", "En"):
+    if v is None or t.name in ("any", "int", "number", "str", "bool", "none", "En"):
         return got is v
     if t.name == "set":
         return type(got) is frozenset and len(got) == len({(type(x) is bool, x) for x in v})
@@ -311,7 +314,7 @@ def _schemas() -> Any:
 
 
 _JSON_VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["x", "y", "z"])),
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["x", "y", "z", 0.5, 2.0])),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
     max_leaves=6)
 _REC_SCHEMA = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
@@ -330,7 +333,9 @@ def _schema_for(t: A.TypeRef) -> Any:
                         st.just({"type": "object", "properties": {"a": {"type": "integer"}}}))
     else:
         out = st.sampled_from({
-            "int": [{"type": "integer"}, {"type": ["integer", "string"]}, {"enum": [1, 2]}, {"enum": [1, "x"]}],
+            "int": [{"type": "integer"}, {"type": ["integer", "string"]}, {"enum": [1, 2]}, {"enum": [1, "x"]},
+                    {"type": "number"}],
+            "number": [{"type": "number"}, {"type": "integer"}, {"type": ["number", "boolean"]}, {"enum": [1, 0.5]}],
             "str": [{"type": "string"}, {"enum": ["x", "y"]}, {"type": ["string", "null"]}],
             "bool": [{"type": "boolean"}, {"enum": [True]}, {"enum": [0]}],
             "none": [{"type": "null"}, {"const": None}],
@@ -355,7 +360,9 @@ def _value_for(t: A.TypeRef) -> Any:
         return st.lists(_value_for(t.args[0]), max_size=3)
     if n == "map":
         return st.dictionaries(st.sampled_from(["a", "b"]), _value_for(t.args[1]), max_size=2)
-    fit = {"int": st.integers(-2, 2), "str": st.sampled_from(["x", "y", "z"]), "bool": st.booleans(), "none": st.none(),
+    fit = {"int": st.one_of(st.integers(-2, 2), st.sampled_from([2.0, 0.5])),
+           "number": st.sampled_from([0, -1, 2, 0.5, 2.0, -1.25, 0.1]),
+           "str": st.sampled_from(["x", "y", "z"]), "bool": st.booleans(), "none": st.none(),
            "any": _JSON_VALUES, "En": st.sampled_from(["x", "y", "z"]),
            "Rec": st.fixed_dictionaries({"a": st.integers(0, 2)}, optional={"b": st.sampled_from(["x", 1]), "c": st.just(1)})}[n]
     return st.one_of(fit, fit, fit, _JSON_VALUES)
@@ -371,7 +378,7 @@ def test_what_a_schema_proves_holds_of_every_value_it_accepts(data: Any) -> None
 
     t = data.draw(_types())
     schema = data.draw(st.one_of(_schema_for(t), _schemas()))
-    v = data.draw(_value_for(t))
+    v = exact_numbers(data.draw(_value_for(t)))  # (as a state is read before its check: 0.5 is 1/2, 2.0 is 2)
     root = {**schema, "$defs": {"rec": _REC_SCHEMA}}
     if not schema_proves(root, root, t, _KINDS) or not Draft202012Validator(root).is_valid(v):
         return
@@ -379,6 +386,23 @@ def test_what_a_schema_proves_holds_of_every_value_it_accepts(data: Any) -> None
         _KINDS.fit(v, t)
     except Unfit as bad:
         raise AssertionError((A.type_text(t), schema, v, bad.message)) from None
+
+
+@pytest.mark.parametrize("named", ["string", "integer", "number", "boolean", "null", ["number", "null"]])
+@pytest.mark.parametrize("scalar", ["int", "number", "str", "bool", "none"])
+def test_what_a_scalar_schema_proves_holds_of_every_value_it_accepts(named: Any, scalar: str) -> None:
+    """The scalars alone, every pair (the property above meets each only now and then): a proof holds of
+    each value jsonschema takes, read as a state's are (2.0 is 2, 0.5 is 1/2, true no number)."""
+    from jsonschema import Draft202012Validator
+
+    from validator.engine.facts import schema_proves
+
+    t, schema = A.TypeRef(scalar), {"type": named}
+    values = [exact_numbers(v) for v in (0, -2, 2.0, 0.5, 0.1, 1e20, True, False, None, "x", "")]
+    taken = [v for v in values if Draft202012Validator(schema).is_valid(v)]
+    assert taken
+    fits = [_fits(v, t) for v in taken]
+    assert schema_proves(schema, schema, t, _KINDS) == all(fits), (taken, fits)
 
 
 def test_the_bundled_inputs_are_proven_by_their_schemas() -> None:
@@ -444,3 +468,24 @@ def test_state_errors_finds_what_a_run_finds_with_or_without_a_state_check(tmp_p
         except RunError as refused:
             ran = [(d.code, d.pointer, d.message) for d in refused.diagnostics]
         assert sorted(found) == sorted(ran), state  # (a run's diagnostics are said in the state's order)
+
+
+def test_a_number_is_proven_by_a_schema_of_numbers(tmp_path: Path) -> None:
+    """`"type": "number"` (or `"integer"`) proves `number`: a state's numbers are read exactly before its check
+    (0.5 is 1/2), and jsonschema takes no truth value for a number; it proves no `int` (0.5 is none)."""
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "s.json").write_text(json.dumps({"type": "object", "properties": {
+        "x": {"type": "number"}, "w": {"type": "integer"}, "n": {"type": "number"}}}))
+    (tmp_path / "main.rules").write_text('ruleset t.num "numbers"\nschema "s.json"\ninput x: number at "/x" default 0\n'
+                                         'input w: number at "/w" default 0\ninput n: int at "/n" default 0\n'
+                                         "query main = [x * 2, w, n]\n")
+    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    assert rs.ok, rs.diagnostics
+    proven = {u.name: rs.backend(typed=True).facts.input_proven(u) for u in rs.program.inputs()}
+    assert proven == {"x": True, "w": True, "n": False}
+    for engine in ENGINES:
+        assert rs.run({"x": 0.25, "w": 2.0, "n": 3}, engine=engine) == ["1/2", 2, 3]
+        for state, pointer in [({"x": True}, "/x"), ({"n": 0.5}, "/n")]:
+            with pytest.raises(RunError) as caught:
+                rs.run(state, engine=engine)
+            assert [(d.code, d.pointer) for d in caught.value.diagnostics] == [("S002", pointer)], (engine, state)

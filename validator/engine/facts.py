@@ -361,13 +361,17 @@ def _fits(kinds: DeclaredKinds, v: Any, t: A.TypeRef) -> bool:
     return True
 
 
+# the scalar types every value of a JSON type fits (``kinds.SCALARS``)
+_SCALAR_PROOFS = {"string": ("str",), "integer": ("int", "number"), "number": ("number",), "boolean": ("bool",)}
+
+
 def _type_proves(root: Any, s: dict[str, Any], named: str, t: A.TypeRef, kinds: DeclaredKinds, hops: int) -> bool:
     """Whether every value of JSON's type ``named`` that the schema ``s`` accepts fits ``t``."""
     if named == "null":
         return t.optional or (t.name == "none" and not t.args)
     name, args = t.name, t.args
-    if named in ("string", "integer", "boolean"):
-        return not args and name == {"string": "str", "integer": "int", "boolean": "bool"}[named]
+    if named in _SCALAR_PROOFS:  # (a state's numbers are read exactly first: 2.0 is 2, 0.5 is 1/2; true no number)
+        return not args and name in _SCALAR_PROOFS[named]
     if named == "array":
         if name not in ("list", "set") or len(args) != 1 or "prefixItems" in s:
             return False
