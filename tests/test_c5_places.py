@@ -1,7 +1,7 @@
 """Where `play` places a fault of an orders entry that JSON gives no finer place for: at the start of
-that entry as its name says it (``FILE:LINE:COL`` on a line shared with another entry, else
-``FILE:LINE`` at column 1). The place is carried beside the entry's name from where the file is read
-(``GameItem.start``), not parsed back from the name."""
+that entry, its line and column, whether its name says the column (``FILE:LINE:COL`` on a line shared
+with another entry) or not (``FILE:LINE``). The place is carried beside the entry's name from where the
+file is read (``GameItem.start``), not parsed back from the name."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_a_bad_order_of_a_one_line_json_orders_file_is_placed_at_its_entry(tmp_p
     assert first.where == f"{path}:1:{first.start.col}"
 
 
-def test_a_bad_order_of_a_json_entry_alone_on_its_line_is_placed_at_that_line(tmp_path: Path) -> None:
+def test_a_bad_order_of_a_json_entry_alone_on_its_line_is_placed_at_its_start(tmp_path: Path) -> None:
     start = tmp_path / "start.json"
     start.write_text(json.dumps({**START, "orders": []}))
     path = tmp_path / "orders.json"
@@ -52,4 +52,4 @@ def test_a_bad_order_of_a_json_entry_alone_on_its_line_is_placed_at_that_line(tm
     code, _, err = run(["play", DIP, start, "--orders", path])
     first = read_game_file(str(path))[0]
     assert code == 3 and first.where == f"{path}:2", err
-    assert first_error_place(err, path) == (2, 1)  # (the name gives the line alone: its first column)
+    assert first_error_place(err, path) == (2, 3)  # (the name gives the line alone; the place, where it starts)

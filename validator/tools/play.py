@@ -70,14 +70,6 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
 
 # ---------------------------------------------------------------- game files
 
-def _strip_lines(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_lines(v) for k, v in value.items() if k not in ("__line__", "__lines__")}
-    if isinstance(value, list):
-        return [_strip_lines(v) for v in value]
-    return value
-
-
 def _too_many(path: str, limit: int, line: int | None = None) -> DiagnosticError:
     help = ("`ruleval play` plays up to the number of phases --max-phases allows: raise it, or split the file"
             if limit != MAX_ENTRIES else f"a game file holds at most {MAX_ENTRIES} entries: split the file")
@@ -146,9 +138,17 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
         raise DiagnosticError([Diagnostic("S001", shape, Span(rs.path))])
     if len(items) > MAX_ENTRIES + 1:
         raise _too_many(path, MAX_ENTRIES)
+    for n, i in enumerate(items):  # (a line, where given, is one of the file's: `FILE:0` names none)
+        for what, line in (("state", i.get("line")), *(("note", note.get("line")) for note in i.get("notes", []))):
+            if line is not None and not (type(line) is int and line > 0):
+                unit = rs.program.query(query)
+                raise DiagnosticError([Diagnostic(
+                    "S001", f"importer `{query}` gives its item {n} a {what} at line {notation(line)}, no line of "
+                            f"`{path}`", unit.span if unit is not None else Span(rs.path),
+                    help="a line is counted from 1; give none (`line` left out) where it is not known")])
 
     def at(line: Any, otherwise: str) -> str:
-        return f"{path}:{line}" if isinstance(line, int) and not isinstance(line, bool) else otherwise
+        return f"{path}:{line}" if line is not None else otherwise
 
     # each state a name of its own, as replay's report names them: `FILE:LINE`, or where the importer gives
     # one line to more than one state (a record written with several phases to a line), `FILE:LINE item N`
@@ -162,8 +162,8 @@ def read_imported_record(rs: Any, query: str, path: str) -> tuple[list[tuple[str
 @dataclass(frozen=True)
 class GameItem:
     """An item of a game file: its name (``FILE:LINE``, as ``_game_item`` gives it), its value, and
-    ``start``, the place its name says (the line, and the column where another item starts on that
-    line, else 1), None where it is not known: what is said of the item is placed there."""
+    ``start``, where it starts (its line and column), None where it is not known: what is said of the
+    item is placed there."""
 
     where: str
     value: Any
@@ -193,7 +193,8 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
                 if len(out) >= limit:
                     raise _too_many(path, limit, lineno)
                 try:
-                    out.append(_game_item(path, len(out), (lineno, 1), set(), jsontext.loads(line, path)))
+                    out.append(_game_item(path, len(out), (lineno, len(line) - len(line.lstrip()) + 1), set(),
+                                          jsontext.loads(line, path)))
                 except DiagnosticError as exc:  # located on its own line of the file
                     raise DiagnosticError([replace(d, span=Span(path, lineno, d.span.col, lineno, d.span.end_col))
                                            for d in exc.diagnostics]) from None
@@ -209,7 +210,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
         return [_game_item(path, i, places[i] if i < len(places) else None, shared, item) for i, item in enumerate(items)]
     if suffix in (".yaml", ".yml"):
         try:
-            items = safeyaml.load(text, line_numbers=True, max_nodes=MAX_GAME_FILE_VALUES)
+            items = safeyaml.load(text, max_nodes=MAX_GAME_FILE_VALUES)
         except (yaml.YAMLError, RecursionError) as exc:
             mark = getattr(exc, "problem_mark", None)
             span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else Span(path)
@@ -223,22 +224,13 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
         if len(items) > limit:
             raise _too_many(path, limit)
         out = []
-        positions: list[Any] = []  # (the document composed once, for entries that are no mapping)
-        lines: list[int | None] = []
-        for i, item in enumerate(items):
-            at_line = item.get("__line__") if isinstance(item, dict) else None
-            if not at_line:
-                found = _yaml_span(text, path, i, "", positions)
-                at_line = found.line if found is not None else None
-            lines.append(at_line)
-        shared = _shared_lines(line for line in lines if line)
-        for i, item in enumerate(items):
-            value = _strip_lines(item)
+        positions: list[Any] = []  # (the document composed once: where each item starts)
+        starts = [_yaml_span(text, path, i, "", positions) for i in range(len(items))]
+        shared = _shared_lines(at.line for at in starts if at is not None)
+        for i, value in enumerate(items):
             problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
-            at_line = lines[i]
-            found = _yaml_span(text, path, i, "", positions) if at_line in shared else None  # (its column)
-            game_item = _game_item(path, i, (at_line, found.col if found is not None else 1) if at_line else None,
-                                   shared, value)
+            at = starts[i]
+            game_item = _game_item(path, i, (at.line, at.col) if at is not None else None, shared, value)
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
                                                   _yaml_span(text, path, i, problem[0], positions)
@@ -260,10 +252,10 @@ def _game_item(path: str, index: int, place: tuple[int, int] | None, shared: set
     """A game file's item ``index`` that starts at ``place`` (line, column), named ``FILE:LINE``, or
     ``FILE:LINE:COL`` where another item starts on that line, so that each item has a name of its
     own (the diagnostics of what is played from it name it); ``FILE item N`` where it is not known.
-    Its ``start`` is what its name says: the column only where the line is shared, else 1."""
+    Its ``start`` is where it starts, whether its name says the column or not."""
     if place is None:
         return GameItem(f"{path} item {index}", value, None)
-    line, col = place if place[0] in shared else (place[0], 1)
+    line, col = place
     return GameItem(f"{path}:{line}:{col}" if line in shared else f"{path}:{line}", value, Span(path, line, col, line, col + 1))
 
 
