@@ -8,7 +8,6 @@ arguments (S008: tests/test_query_args.py). Before, an input was read as the sta
 from __future__ import annotations
 
 import json
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,8 @@ from validator.core.jsontext import exact_numbers
 from validator.lang import ast as A
 from validator.lang.kinds import DeclaredKinds, Unfit
 from validator.lib.values import Map
+from small_rulesets import loaded, project
 
-_ROOT = Path(tempfile.mkdtemp(prefix="ruleval-input-types-"))
-(_ROOT / "ruleval.toml").write_text("")
 ENGINES = ("reference", "backend")
 
 RULES = '''ruleset t.inputs "typed inputs, no schema"
@@ -44,12 +42,8 @@ DEFAULTS = {"n3": True, "sa": True, "ma": True, "ra": 1, "e": "x", "o": False, "
 
 
 @pytest.fixture(scope="module")
-def rs() -> Any:
-    path = _ROOT / "main.rules"
-    path.write_text(RULES, encoding="utf-8")
-    loaded = load_ruleset(path, use_cache=False)
-    assert loaded.ok, [str(d) for d in loaded.diagnostics]
-    return loaded
+def rs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return loaded(tmp_path_factory.mktemp("inputs"), RULES)
 
 
 # (the state, the pointer at fault, words the message holds)
@@ -126,21 +120,15 @@ def test_an_unvalidated_run_checks_its_inputs_too(rs: Any, engine: str) -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_set_input_is_a_set_when_its_schema_says_an_array(engine: str, tmp_path: Path) -> None:
     """The schema checks an array; the declared type makes it the set the rules compare."""
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "state.schema.json").write_text(json.dumps(
-        {"type": "object", "properties": {"s": {"type": "array", "items": {"type": "string"}}}}))
-    (tmp_path / "main.rules").write_text('ruleset t.set "set"\nschema "state.schema.json"\n'
-                                         'input s: set[str] at "/s"\nquery main = [s == {"a"}, "a" in s]\n')
-    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
-    assert rs.ok, rs.diagnostics
+    schema = {"type": "object", "properties": {"s": {"type": "array", "items": {"type": "string"}}}}
+    rs = loaded(tmp_path, 'ruleset t.set "set"\nschema "s.json"\ninput s: set[str] at "/s"\n'
+                          'query main = [s == {"a"}, "a" in s]\n', files={"s.json": json.dumps(schema)})
     assert rs.run({"s": ["a", "a"]}, engine=engine) == [True, True]
 
 
 def test_the_command_line_says_it_in_the_state_file_with_exit_3(cli: Any, tmp_path: Path) -> None:
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "main.rules").write_text(RULES, encoding="utf-8")
-    (tmp_path / "state.json").write_text('{\n  "n": "3"\n}\n')
-    r = cli("run", str(tmp_path / "main.rules"), "--state", str(tmp_path / "state.json"))
+    path = project(tmp_path, RULES, files={"state.json": '{\n  "n": "3"\n}\n'})
+    r = cli("run", str(path), "--state", str(tmp_path / "state.json"))
     assert r.code == 3, r.out + r.err
     assert "state.json:2:8: error[S002]" in r.err and "main.rules:4:1" in r.err, r.err
     assert "Traceback" not in r.err
@@ -148,10 +136,8 @@ def test_the_command_line_says_it_in_the_state_file_with_exit_3(cli: Any, tmp_pa
 
 def test_a_default_is_typed_by_the_checker(tmp_path: Path) -> None:
     """A default is a value of the ruleset, not of the state: the checker holds it to the declared type."""
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "main.rules").write_text('ruleset t.default "d"\ninput n: int at "/n" default "x"\n'
-                                         'input s: set[str] at "/s" default ["a"]\nquery main = [n, s]\n')
-    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    rs = loaded(tmp_path, 'ruleset t.default "d"\ninput n: int at "/n" default "x"\n'
+                          'input s: set[str] at "/s" default ["a"]\nquery main = [n, s]\n', ok=False)
     assert [(d.code, d.span.line) for d in rs.diagnostics if d.is_error] == [("C004", 2), ("C004", 3)]
 
 
@@ -159,15 +145,10 @@ def test_a_default_is_typed_by_the_checker(tmp_path: Path) -> None:
 
 
 def test_a_typed_import_that_does_not_fit_is_said_at_the_data(tmp_path: Path) -> None:
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "board.yaml").write_text("sides:\n  - name: north\n    strength: {inf: three}\n")
-    (tmp_path / "main.rules").write_text(
-        'ruleset t.data "data"\n'
-        "record Side { name: str, strength: map[str, int] }\n"
-        "record Board { sides: list[Side] }\n"
-        'import "board.yaml" as board: Board\n'
-        "query main = len(board.sides)\n", encoding="utf-8")
-    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
+    rs = loaded(tmp_path, 'ruleset t.data "data"\nrecord Side { name: str, strength: map[str, int] }\n'
+                          'record Board { sides: list[Side] }\nimport "board.yaml" as board: Board\n'
+                          "query main = len(board.sides)\n",
+                files={"board.yaml": "sides:\n  - name: north\n    strength: {inf: three}\n"}, ok=False)
     assert not rs.ok
     [d] = [d for d in rs.diagnostics if d.is_error]
     assert d.code == "C030" and d.pointer == "/sides/0/strength/inf"
@@ -179,11 +160,9 @@ def test_a_typed_import_that_does_not_fit_is_said_at_the_data(tmp_path: Path) ->
 
 
 def test_the_checker_says_a_typed_import_that_does_not_fit(cli: Any, tmp_path: Path) -> None:
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "rows.json").write_text('[1, "2"]')
-    (tmp_path / "main.rules").write_text('ruleset t.rows "rows"\nimport "rows.json" as rows: set[int]\n'
-                                         "query main = 1 in rows\n")
-    r = cli("check", str(tmp_path / "main.rules"))
+    path = project(tmp_path, 'ruleset t.rows "rows"\nimport "rows.json" as rows: set[int]\nquery main = 1 in rows\n',
+                   files={"rows.json": '[1, "2"]'})
+    r = cli("check", str(path))
     assert r.code == 1 and "rows.json:1:5: error[C030]" in r.out + r.err, r.out + r.err
 
 
@@ -275,17 +254,12 @@ def test_the_walk_accepts_what_an_independent_reading_accepts(t: A.TypeRef, v: A
 def test_a_schema_that_does_not_prove_the_type_leaves_the_check_to_the_walk(tmp_path: Path) -> None:
     """The backend's inputs on a validated state skip only what the schema proves: one that takes a text
     or a number for `n: int` proves nothing, and the text is still refused (the schema alone let it by)."""
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "state.schema.json").write_text(json.dumps(
-        {"type": "object", "properties": {"n": {"type": ["integer", "string"]},
-                                          "u": {"type": "array", "items": {"$ref": "#/$defs/unit"}}},
-         "$defs": {"unit": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}))
-    (tmp_path / "main.rules").write_text('ruleset t.proof "proof"\nschema "state.schema.json"\n'
-                                         'record U { a: int, b: str }\n'
-                                         'input n: int at "/n" default 0\ninput u: list[U] at "/u" default []\n'
-                                         "query main = [n == 3, len(u)]\n")
-    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
-    assert rs.ok, rs.diagnostics
+    schema = {"type": "object", "properties": {"n": {"type": ["integer", "string"]},
+                                               "u": {"type": "array", "items": {"$ref": "#/$defs/unit"}}},
+              "$defs": {"unit": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}
+    rs = loaded(tmp_path, 'ruleset t.proof "proof"\nschema "s.json"\nrecord U { a: int, b: str }\n'
+                          'input n: int at "/n" default 0\ninput u: list[U] at "/u" default []\n'
+                          "query main = [n == 3, len(u)]\n", files={"s.json": json.dumps(schema)})
     for engine in ENGINES:
         assert rs.run({"n": 3, "u": [{"a": 1, "b": "x"}]}, engine=engine) == [True, 1]
         for state, pointer in [({"n": "3"}, "/n"), ({"u": [{"a": 1}]}, "/u/0")]:  # (`b`: the schema does not require it)
@@ -427,11 +401,8 @@ def test_the_bundled_inputs_are_proven_by_their_schemas() -> None:
 def test_a_state_missing_an_input_is_refused_with_or_without_a_state_check(tmp_path: Path) -> None:
     """Without `validate_state`, `state_errors` walked the inputs it found and passed over a missing one (no
     default): the state was said valid, and every run of it then refused (S002 missing)."""
-    (tmp_path / "ruleval.toml").write_text("")
     for name, check in (("plain", ""), ("checked", "query validate_state = []\n")):
-        (tmp_path / f"{name}.rules").write_text(f'ruleset t.{name} "m"\ninput n: int at "/n"\n{check}query main = n\n')
-        rs = load_ruleset(tmp_path / f"{name}.rules", use_cache=False)
-        assert rs.ok, rs.diagnostics
+        rs = loaded(tmp_path, f'ruleset t.{name} "m"\ninput n: int at "/n"\n{check}query main = n\n', f"{name}.rules")
         assert [(d.code, d.pointer) for d in rs.state_errors({})] == [("S002", "/n")], name
         with pytest.raises(RunError) as caught:
             rs.run({})
@@ -449,15 +420,10 @@ def test_state_errors_finds_what_a_run_finds_with_or_without_a_state_check(tmp_p
     """One path: a ruleset without `validate_state` binds its inputs as the state check's run does (the same
     engine, reading what the schema proves: ``_PROVING`` proves `n`, `s` and `r`), so both say the same of a
     state, and what a run refuses it for."""
-    (tmp_path / "ruleval.toml").write_text("")
     head = RULES if schema is None else RULES.replace('"typed inputs, no schema"\n', '"typed"\nschema "s.json"\n')
-    if schema is not None:
-        (tmp_path / "s.json").write_text(json.dumps(schema))
-    plain, checked = tmp_path / "plain.rules", tmp_path / "checked.rules"
-    plain.write_text(head, encoding="utf-8")
-    checked.write_text(head + "query validate_state = []\n", encoding="utf-8")
-    one, other = load_ruleset(plain, use_cache=False), load_ruleset(checked, use_cache=False)
-    assert one.ok and other.ok, (one.diagnostics, other.diagnostics)
+    files = {"s.json": json.dumps(schema)}
+    one = loaded(tmp_path, head, "plain.rules", files)
+    other = loaded(tmp_path, head + "query validate_state = []\n", "checked.rules", files)
     states = [s for s, _, _ in WRONG] + [s for s, _ in RIGHT] + [{"n": "3", "e": "z", "s": ["a"]}, {"r": {"a": 1.5}}]
     for state in states:
         found = [(d.code, d.pointer, d.message) for d in one.state_errors(state)]
@@ -473,14 +439,10 @@ def test_state_errors_finds_what_a_run_finds_with_or_without_a_state_check(tmp_p
 def test_a_number_is_proven_by_a_schema_of_numbers(tmp_path: Path) -> None:
     """`"type": "number"` (or `"integer"`) proves `number`: a state's numbers are read exactly before its check
     (0.5 is 1/2), and jsonschema takes no truth value for a number; it proves no `int` (0.5 is none)."""
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "s.json").write_text(json.dumps({"type": "object", "properties": {
-        "x": {"type": "number"}, "w": {"type": "integer"}, "n": {"type": "number"}}}))
-    (tmp_path / "main.rules").write_text('ruleset t.num "numbers"\nschema "s.json"\ninput x: number at "/x" default 0\n'
-                                         'input w: number at "/w" default 0\ninput n: int at "/n" default 0\n'
-                                         "query main = [x * 2, w, n]\n")
-    rs = load_ruleset(tmp_path / "main.rules", use_cache=False)
-    assert rs.ok, rs.diagnostics
+    schema = {"type": "object", "properties": {"x": {"type": "number"}, "w": {"type": "integer"}, "n": {"type": "number"}}}
+    rs = loaded(tmp_path, 'ruleset t.num "numbers"\nschema "s.json"\ninput x: number at "/x" default 0\n'
+                          'input w: number at "/w" default 0\ninput n: int at "/n" default 0\nquery main = [x * 2, w, n]\n',
+                files={"s.json": json.dumps(schema)})
     proven = {u.name: rs.backend(typed=True).facts.input_proven(u) for u in rs.program.inputs()}
     assert proven == {"x": True, "w": True, "n": False}
     for engine in ENGINES:

@@ -6,16 +6,14 @@ nor a wrong answer. Untyped parameters and `any` take anything."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from validator.api import RunError, load_ruleset
+from validator.api import RunError
+from small_rulesets import loaded, project
 
-_ROOT = Path(tempfile.mkdtemp(prefix="ruleval-query-args-"))
-(_ROOT / "ruleval.toml").write_text("")
 ENGINES = ("reference", "backend")
 
 RULES = '''ruleset t.args "typed query parameters"
@@ -39,12 +37,8 @@ query deep(m: map[str, list[R]]) = len(m)
 
 
 @pytest.fixture(scope="module")
-def rs() -> Any:
-    path = _ROOT / "main.rules"
-    path.write_text(RULES, encoding="utf-8")
-    loaded = load_ruleset(path, use_cache=False)
-    assert loaded.ok, [str(d) for d in loaded.diagnostics]
-    return loaded
+def rs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return loaded(tmp_path_factory.mktemp("args"), RULES)
 
 
 def refused(rs: Any, query: str, args: list[Any], engine: str) -> Any:
@@ -142,9 +136,8 @@ def test_the_count_of_arguments_is_still_said_first(rs: Any) -> None:
     assert [d.code for d in caught.value.diagnostics] == ["E008"]
 
 
-def test_the_command_line_says_it_with_exit_3(cli: Any) -> None:
-    path = _ROOT / "cli.rules"
-    path.write_text(RULES.replace("t.args", "t.cli"), encoding="utf-8")
+def test_the_command_line_says_it_with_exit_3(cli: Any, tmp_path: Path) -> None:
+    path = project(tmp_path, RULES)
     r = cli("run", str(path), "--query", "num", "--arg", '"3"')
     assert r.code == 3, r.err
     assert "error[S008]" in r.err and "`n`" in r.err and "--arg" in r.err
@@ -152,11 +145,8 @@ def test_the_command_line_says_it_with_exit_3(cli: Any) -> None:
 
 
 def test_a_test_case_is_said_at_its_args(cli: Any, tmp_path: Path) -> None:
-    (tmp_path / "ruleval.toml").write_text("")
-    (tmp_path / "main.rules").write_text(RULES, encoding="utf-8")
-    (tmp_path / "cases.yaml").write_text(
-        "ruleset: main.rules\ncases:\n  - id: wrong\n    query: num\n    state: {}\n    args:\n      - \"3\"\n"
-        "    expect: {result: false}\n", encoding="utf-8")
+    project(tmp_path, RULES, files={"cases.yaml": "ruleset: main.rules\ncases:\n  - id: wrong\n    query: num\n    state: {}\n"
+                                                  "    args:\n      - \"3\"\n    expect: {result: false}\n"})
     r = cli("test", str(tmp_path / "cases.yaml"))
     assert r.code == 3, r.out + r.err
     said = r.out + r.err
