@@ -27,7 +27,8 @@ the first import of ruleval to the N-th turn's result (loading and checking the 
 writing its code, N random turns validated). Each tree gets a cache folder of its own (a temporary
 ``XDG_CACHE_HOME``), filled first by one uncounted process doing the same work, as any run but the
 very first finds it; the turns are made before the count starts. Printed: each tree's instructions
-for the whole process's work (and per turn) and their ratio.
+for the whole process's work, for its work up to the first turn's result (the import, the load and
+that turn: callgrind's count is dumped there), and per turn, and their ratios.
 """
 
 from __future__ import annotations
@@ -97,12 +98,13 @@ sys.path.insert(0, root)
 os.chdir(root)
 from bench.peers.dip_positions import random_turns
 turns = random_turns(777, n, 34)
-def work():
+def first():
     from validator import load_ruleset
     rs = load_ruleset("rulesets/diplomacy/standard.rules", use_cache=False)
-    for s in turns:
-        rs.run(s)
-list(itertools.starmap(work, [()]))
+    rs.run(turns[0])
+    return rs
+rs = list(itertools.starmap(first, [()]))[0]  # (callgrind's count dumped after it: the first turn's figure)
+list(itertools.starmap(lambda: [rs.run(s) for s in turns[1:]], [()]))
 """
 
 
@@ -121,13 +123,20 @@ def _start(tree: Path, child_args: list[str], out: Path, fresh: Path | None = No
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # (callgrind collects per thread: a fresh process's load runs in a thread of its own, ``core.deep``,
     # counted whole; the other modes load before the count, in such a thread, not counted)
-    toggles = ["--toggle-collect=starmap_next"] + (["--toggle-collect=thread_run"] if fresh is not None else [])
+    toggles = ["--toggle-collect=starmap_next"] + (["--toggle-collect=thread_run", "--dump-after=starmap_next"]
+                                                   if fresh is not None else [])
     return subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
                              *toggles, sys.executable, "-c", child, str(tree), *child_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 def _count(out: Path) -> int:
+    """The instructions counted in ``out``, and in the parts dumped before its end (``out.1``, ``out.2``...:
+    ``--dump-after``)."""
+    return sum(_dumped(p) for p in [out, *out.parent.glob(out.name + ".*")] if p.exists())
+
+
+def _dumped(out: Path) -> int:
     for line in out.read_text().splitlines():
         if line.startswith(("summary:", "totals:")):
             return int(line.split()[1])
@@ -182,12 +191,16 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"the two trees played different games ({counted[ROOT]} and {counted[other]} phases): "
                              "their rules differ, so their counts cannot be compared")
         per = {tree: _count(out) / counted[tree] for tree, out in outs.items()}
+        # (a fresh process: the first dump is its count up to the first turn's result, the first call of starmap_next)
+        firsts = {tree: _dumped(out.parent / (out.name + ".1")) for tree, out in outs.items()} if args.fresh else {}
     what = (f"{args.turns} turns" if args.games is None
             else f"{counted[ROOT]} phases of {args.games} games a map on {', '.join(args.maps)}")
     if args.fresh is not None:
         what = f"a fresh process: import, load and {args.fresh} turns"
         for tree, name in ((ROOT, "this "), (other, "other")):
-            print(f"  {name} {tree}: {per[tree] * args.fresh:,.0f} instructions in all")
+            print(f"  {name} {tree}: {per[tree] * args.fresh:,.0f} instructions in all, "
+                  f"{firsts[tree]:,.0f} to the first turn's result")
+        print(f"  this checkout runs {firsts[ROOT] / firsts[other]:.4f}x the instructions of the other to the first turn")
     said(per, other, unit, what)
     return 0
 
