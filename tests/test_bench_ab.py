@@ -58,6 +58,28 @@ def test_ab_instructions_reads_the_total_of_a_callgrind_file(tmp_path: Path) -> 
         ab_instructions._count(tmp_path / "empty.out")
 
 
+def test_ab_instructions_adds_the_parts_callgrind_dumped_and_reads_the_first(tmp_path: Path) -> None:
+    """`--fresh` has callgrind dump its count after the first turn (``cg.out.1``, then ``.2``...): the whole
+    count is every part's, the first turn's figure the first part's."""
+    from bench import ab_instructions
+
+    for name, total in (("cg.out", 7), ("cg.out.1", 1000), ("cg.out.2", 20), ("other.out.1", 5)):
+        (tmp_path / name).write_text(f"events: Ir\nsummary: {total}\n")
+    assert ab_instructions._count(tmp_path / "cg.out") == 1027
+    assert ab_instructions._dumped(tmp_path / "cg.out.1") == 1000
+
+
+def test_ab_instructions_fresh_child_runs_the_turns_it_counts() -> None:
+    """The work `--fresh` counts, run here without valgrind: the load and first turn, then the others."""
+    import subprocess
+
+    from bench import ab_instructions
+
+    done = subprocess.run([sys.executable, "-c", ab_instructions._FRESH_CHILD, str(ROOT), "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
 def test_ab_instructions_games_child_plays_the_phases_it_counts() -> None:
     """The work `--games` counts, run here without valgrind: it plays the games and says how many
     phases the counted replay has (the figure the instructions are divided by)."""
