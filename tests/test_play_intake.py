@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +73,23 @@ def test_a_yaml_entry_keeps_a_key_of_its_own_named_like_a_line_number(tmp_path: 
     so nothing of an entry is taken out as one."""
     (tmp_path / "a.yaml").write_text("- orders: []\n  __line__: 7\n")
     assert read_game_file(str(tmp_path / "a.yaml"))[0].value == {"orders": [], "__line__": 7}
+
+
+def test_a_yaml_document_whose_places_cannot_be_found_is_composed_once(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the places cannot be found (the document composed for them fails), its items are named by their
+    place in the list, and the composition is not tried again for each."""
+    import yaml
+
+    from validator.core import safeyaml
+
+    tried = []
+
+    def failing(text: str) -> Any:
+        tried.append(text)
+        raise yaml.YAMLError("no places")
+
+    monkeypatch.setattr(safeyaml, "Positions", failing)
+    (tmp_path / "a.yaml").write_text("".join(f"- orders: [{i}]\n" for i in range(5)))
+    items = read_game_file(str(tmp_path / "a.yaml"))
+    assert [i.where for i in items] == [f"{tmp_path / 'a.yaml'} item {n}" for n in range(5)] and len(tried) == 1

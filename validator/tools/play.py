@@ -224,8 +224,8 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
         if len(items) > limit:
             raise _too_many(path, limit)
         out = []
-        positions: list[Any] = []  # (the document composed once: where each item starts)
-        starts = [_yaml_span(text, path, i, "", positions) for i in range(len(items))]
+        positions: list[Any] = []  # (the document composed once: where each item starts; not again if it failed)
+        starts = [_yaml_span(text, path, i, "", positions) if positions or not i else None for i in range(len(items))]
         shared = _shared_lines(at.line for at in starts if at is not None)
         for i, value in enumerate(items):
             problem = jsontext.value_problem(value)  # (a date, say, is a value of no JSON type)
