@@ -57,7 +57,8 @@ def test_jomini_titles_say_the_rulesets_answer_retreats_too() -> None:
 def test_the_straight_way_to_battle_after_an_interception_cites_his_a7() -> None:
     """HIS-A7 (a power whose units intercepted into the space may not avoid battle) is kept by the move going
     straight to the battle after a successful interception (HIS-M5); the avoid step's `require ... cite
-    "HIS-A7"` is never reached, so no run cited A7 and coverage counted it only because cases name it."""
+    "HIS-A7"` was never reached (no run cited A7 through it, coverage counted it only because cases name it),
+    and is gone: A7 is cited where it is decided."""
     import yaml
 
     cases = yaml.safe_load((ROOT / "tests" / "cases" / "his" / "movement.yaml").read_text(encoding="utf-8"))["cases"]
