@@ -8,6 +8,8 @@ gives its body's (``result_of``; a recursive one's own calls are ``any``); a tes
 ``none`` narrows it where the test decides (``facts``), in an `if` expression or statement, and after a
 `require` or an `if` whose other blocks certainly jump (``stmt``).
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
+A record literal is held to the type declared where it is written, part by part (``misfits``): a record, no
+map but `{}`, and the record ``R`` where it has exactly ``R``'s fields, its required ones at least (``stands_for``).
 A ``number`` is any number, a fraction too (`1/2`); an ``int`` a whole one, which fits where a ``number``
 is expected (not the reverse). An arithmetic expression is of its operator's type (``arithmetic``), not
 its value's: `4/2` is a ``number``.
@@ -255,21 +257,95 @@ class TypeChecker(Walker):
         return tuple(out)
 
     def expect(self, want: T, got: T, node: Any, what: str) -> None:
-        if not compatible(want, got, self.has_fields_of):
-            self.diags.append(Diagnostic("C004", f"{what} `{show(want)}` but this is `{show(got)}`", node.span,
-                                         related=self.related(node),
-                                         help=_WHOLE_HELP if _number_for_int(want, got) else None))
+        """C004 where the value ``node`` gives, of type ``got``, is known not to be a ``want``: where it is written
+        as a literal (a list, set or map, a record literal, an `if`'s or a `let`'s value), at each of its parts
+        that is not (``misfits``)."""
+        for part, role, part_want, part_got in self.misfits(want, got, node):
+            head = f"{what} `{show(want)}` but this is `{show(part_got)}`" if not role else \
+                f"{what} `{show(want)}`: this {role} is `{show(part_got)}`, not `{show(part_want)}`"
+            self.diags.append(Diagnostic("C004", head, part.span, related=self.related(part),
+                                         help=self.why_not(part_want, part_got)))
 
-    def has_fields_of(self, wide: str, narrow: str) -> bool:
-        """Records are structural: a record with every field of another (same types) may stand for it."""
-        have = {f.name: f for f in self.records[wide].fields}
-        for f in self.records[narrow].fields:
+    def misfits(self, want: T, got: T, node: Any, role: str = "") -> Any:
+        """The parts of the value ``node`` gives that are known not to be of the types ``want`` says, each as
+        (its node, its role in the literal it is a part of, the type it should be, its type): ``node`` itself
+        where its type shows it, else, where it is written as a literal of ``want``'s kind (a list, set or
+        map, a record literal where ``want`` is a record) or as an `if`'s or a `let`'s values, the parts of
+        it that are not, where they are written (the items of a list of two shapes are of no one type)."""
+        if not compatible(want, got, self.stands_for):
+            yield node, role, want, got
+            return
+        plain = strip(want)
+        if isinstance(node, A.If):
+            for v in (*(v for _, v in node.branches), node.otherwise):
+                yield from self.misfits(want, self.types[id(v)], v, role)
+        elif isinstance(node, A.Let):
+            yield from self.misfits(want, self.types[id(node.body)], node.body, role)
+        elif isinstance(node, (A.ListLit, A.SetLit)) and plain[0] == ("list" if isinstance(node, A.ListLit) else "set"):
+            for item in node.items:
+                yield from self.misfits(plain[1], self.types[id(item)], item, "item")
+        elif isinstance(node, A.MapLit) and plain[0] == "map":
+            for key, value in node.items:
+                yield from self.misfits(plain[1], self.types[id(key)], key, "key")
+                yield from self.misfits(plain[2], self.types[id(value)], value, "value")
+        elif isinstance(node, A.RecordLit) and plain[0] == "record":
+            fields = {f.name: f.type for f in self.records[plain[1]].fields}
+            for label, v in node.items:  # (every label is a field: the literal is of ``want``)
+                yield from self.misfits(self.resolve(fields[label]), self.types[id(v)], v, f"field `{label}`")
+
+    def stands_for(self, got: T, name: str) -> bool:
+        """Whether a value of the record type or the record literal's shape ``got`` may stand for the record
+        ``name``. Records are structural: a record with every field of another (same types) may stand for it;
+        a record literal, which makes a record of exactly its labels, where it gives every field the record
+        requires, each of its type, and no other (a label the record does not declare is a slip: no read of
+        a value of that record type reaches it)."""
+        if got[0] == "shape":
+            labels = dict(got[1])
+            return not self.label_faults(name, labels) and all(
+                compatible(self.resolve(f.type), labels[f.name], self.stands_for)
+                for f in self.records[name].fields if f.name in labels)
+        have = {f.name: f for f in self.records[got[1]].fields}
+        for f in self.records[name].fields:
             mine = have.get(f.name)
             if mine is None or (mine.optional and not f.optional):
                 return False
-            if not compatible(self.resolve(f.type), self.resolve(mine.type), self.has_fields_of):
+            if not compatible(self.resolve(f.type), self.resolve(mine.type), self.stands_for):
                 return False
         return True
+
+    def label_faults(self, name: str, labels: Any) -> list[str]:
+        """What keeps a record literal of ``labels`` from being a record ``name``: the fields it requires
+        that are not given, the labels it does not declare (with a did-you-mean); empty where none does."""
+        fields = {f.name: f for f in self.records[name].fields}
+        faults = []
+        missing = [f"`{n}`" for n, f in fields.items() if not f.optional and n not in labels]
+        if missing:
+            faults.append(f"`{name}` needs the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+        for k in labels:
+            if k not in fields:
+                close = self.suggestions.closest(k, [n for n in fields if n not in labels])
+                faults.append(f"`{name}` has no field `{k}`" + (f" (did you mean `{close}`?)" if close else ""))
+        return faults
+
+    def why_not(self, want: T, got: T) -> str | None:
+        """The help of a C004 for ``got`` where ``want`` is declared (``expect``), where there is one to give:
+        what keeps a record literal from being the record declared (or, at any depth of a list, set or map,
+        one of them), that it is no map, or that a number may be a fraction where a whole one is declared."""
+        want, got = strip(want), strip(got)
+        if got[0] == "shape" and want[0] == "record":
+            labels = dict(got[1])
+            faults = self.label_faults(want[1], labels)
+            for f in self.records[want[1]].fields:
+                declared = self.resolve(f.type)
+                if f.name in labels and not compatible(declared, labels[f.name], self.stands_for):
+                    faults.append(f"its field `{f.name}` is `{show(labels[f.name])}`, not `{show(declared)}`")
+            return "; ".join(faults) or None
+        if got[0] == "shape" and want[0] == "map":
+            return ("a record literal makes a record, never a map: a map is written with `=>` "
+                    "(`{\"a\" => 1}`), or declare the record's type")
+        if want[0] == got[0] and want[0] in ("list", "set", "map"):
+            return next((h for h in map(self.why_not, want[1:], got[1:]) if h is not None), None)
+        return _WHOLE_HELP if want == INT and got == NUMBER else None  # (`//`, or `number` declared, mends it)
 
     @staticmethod
     def element(t: T) -> T:
@@ -765,37 +841,30 @@ def arithmetic(op: str, a: T, b: T) -> T:
     return NUMBER
 
 
-def _number_for_int(want: T, got: T) -> bool:
-    """Whether ``got`` fails ``want`` where a whole number is declared and a number given (at any depth
-    of a list, set or map): a mismatch that `//`, or `number` declared, mends."""
+def compatible(want: T, got: T, stands_for: Any = None) -> bool:
+    """Whether a value of type ``got`` may be one of type ``want`` (where it is not, certainly: none, whose
+    `T?` is not tracked, and what is not known pass). ``stands_for(got, name)`` (``TypeChecker.stands_for``)
+    says whether a record, or a record literal's shape, may stand for the record ``name``. A record
+    literal makes a record (docs/language.md, "Records and maps"): it is no map, but `{}`, which is both."""
     want, got = strip(want), strip(got)
-    if want == INT and got == NUMBER:
+    if want == ANY or got == ANY or want == got or want[0] == "shape":  # (no declared type is a shape)
         return True
-    if want[0] == got[0] and want[0] in ("list", "set", "map"):
-        return any(_number_for_int(w, g) for w, g in zip(want[1:], got[1:]))
-    return False
-
-
-def compatible(want: T, got: T, has_fields_of: Any = None) -> bool:
-    want, got = strip(want), strip(got)
-    if want[0] == "shape" or got[0] == "shape":
-        return True  # (a record literal's shape against a declared type: not judged)
-    if want == ANY or got == ANY or want == got:
-        return True
+    if got[0] == "shape" and want[0] != "record":
+        return want[0] == "map" and not got[1]
     if want == NUMBER and got == INT:
         return True  # (a whole number is a number; a number may be no whole one)
     if got == NONE:
         return True  # optional-ness is not tracked; none is checked at run time
     if want[0] == got[0] and want[0] in ("list", "set"):
-        return compatible(want[1], got[1], has_fields_of)
+        return compatible(want[1], got[1], stands_for)
     if want[0] == "map" and got[0] == "map":
-        return compatible(want[1], got[1], has_fields_of) and compatible(want[2], got[2], has_fields_of)
+        return compatible(want[1], got[1], stands_for) and compatible(want[2], got[2], stands_for)
     if want[0] == "enum" and got == STR:
         return True
     if got[0] == "enum" and want == STR:
         return True
-    if want[0] == "record" and got[0] == "record":
-        return has_fields_of is not None and bool(has_fields_of(got[1], want[1]))
+    if want[0] == "record" and got[0] in ("record", "shape"):
+        return stands_for is not None and bool(stands_for(got, want[1]))
     return False
 
 
