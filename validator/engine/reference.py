@@ -1288,7 +1288,7 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
             raise EvalError("E009", f"`{show(key)}` cannot be a key", span, help=_HASHABLE) from None
     if isinstance(obj, (list, tuple, str)):
         if not isinstance(key, int) or isinstance(key, bool):
-            raise EvalError("E001", f"a list index must be an integer, not `{show(key)}`", span)
+            raise EvalError("E001", f"a list index must be a whole number, not `{show(key)}`", span)
         if -len(obj) <= key < len(obj):
             return obj[key]
         raise EvalError("E002", f"index {key} outside a list of {len(obj)} items", span)

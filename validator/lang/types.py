@@ -726,12 +726,12 @@ class TypeChecker(Walker):
         """Whether each argument of a built-in is of the kind its definition declares it takes
         (``lib.builtins.Builtin.takes``: a collection, or a whole number), where its type is known; else a C004 for the
         first that is not (``min(a, b)`` is ``min`` of ``a`` with ``b`` for no items)."""
-        from ..lib.builtins import BUILTINS, TAKES
+        from ..lib.builtins import BUILTINS, TAKES, takes_none
 
         b = BUILTINS.get(name)
         for i, (kind, t, arg) in enumerate(zip(b.takes if b is not None else (), arg_types, e.args)):
             got = ANY if t[0] == "shape" else strip(t)  # (a record literal's shape: a map of its fields)
-            if not kind or got[0] in _TAKEN_KINDS[kind]:
+            if not kind or got[0] in _TAKEN_KINDS[kind] or (got == NONE and b is not None and takes_none(b, i)):
                 continue
             extra = (f"its second argument is the value when there are no items: write `{name}([...])` "
                      "for the least or greatest of several") if name in ("min", "max") and len(e.args) > 1 else \
@@ -786,7 +786,7 @@ _COLLECTION_FIRST = frozenset({"len", "count", "sum", "min", "max", "sorted", "s
 _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
                 "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
-                "whole": frozenset({"int", "none", "any"})}  # (none: `slice(xs, 1, none)` and `range(3, none)` run)
+                "whole": frozenset({"int", "any"})}  # (none where it is the default: ``lib.builtins.takes_none``)
 # the types of a list's index the run takes (``reference.index_of``): a whole number (a die's face is one), or
 # what the check does not know (none is left to the run, as everywhere: ``compatible``)
 _INDEX_KINDS = frozenset({"int", "dice", "any", "none"})

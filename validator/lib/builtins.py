@@ -47,7 +47,9 @@ class Builtin:
 # the kinds of argument a built-in declares (``builtin(takes=...)``): each a collection its run walks or reads
 # ("items": a collection, whose items it walks; "sized": one, or a text it reads as a text, `len` and `slice`
 # alone; "map": a map; "keyed": what `get` reads by a key or a position), or a whole number ("whole": a
-# count, a position, a bound, a coordinate; the type `int`, never a `number` that may be a fraction). A text
+# count, a position, a bound, a coordinate; the type `int`, never a `number` that may be a fraction, nor none
+# but where the argument may be left out and its default is none, which it then means: `range(3, none)` is
+# `range(3)`, ``takes_none``). A text
 # is no collection: no built-in walks its characters, as no loop does (``reference.iterate``; docs/language.md,
 # Built-ins)
 TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "map": "a map", "keyed": "a map or list",
@@ -55,6 +57,14 @@ TAKES = {"items": "a list, set or map", "sized": "a list, set, map or text", "ma
 
 
 BUILTINS: dict[str, Builtin] = {}
+
+
+def takes_none(b: Builtin, at: int) -> bool:
+    """Whether the argument at ``at`` of ``b`` may be none: where it may be left out, and none is what it
+    is then (the default of its parameter), so that none means leaving it out (`slice(xs, 1, none)`)."""
+    defaults = b.fn.__defaults__ or ()
+    first_default = b.fn.__code__.co_argcount - len(defaults) - (1 if b.needs_ctx else 0)
+    return at >= first_default and defaults[at - first_default] is None
 
 
 def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool = False,
@@ -280,8 +290,9 @@ def _index_of(ctx: Context, xs: Any, x: Any) -> int | None:
 @builtin("range", 1, 2, takes=("whole", "whole"), ctx=True, doc="integers from a (default 0) up to, not including, b")
 def _range(ctx: Context, a: int, b: int | None = None) -> list[int]:
     lo, hi = (0, a) if b is None else (a, b)
-    if not isinstance(lo, int) or not isinstance(hi, int) or type(lo) is bool or type(hi) is bool:
-        raise CallError("range needs integers")
+    for x in (lo, hi):
+        if type(x) is not int:  # (the words of the check's C004: ``TAKES``)
+            raise CallError(f"range needs whole numbers, not `{_show(x, quoted=True)}`")
     n = max(0, hi - lo)
     ctx.steps += n
     if ctx.steps > ctx.budget:
@@ -580,6 +591,9 @@ def _zip(ctx: Context, a: Any, b: Any) -> list[list[Any]]:
 @builtin("slice", 2, 3, takes=("sized", "whole", "whole"), ctx=True,
          doc="items from index a up to b (of a text: its characters, a text)")
 def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
+    for x in (a, b) if b is not None else (a,):  # (Python's slice took none from, and refused a fraction as E001)
+        if type(x) is not int:
+            raise CallError(f"slice needs whole numbers as positions, not `{_show(x, quoted=True)}`")
     if isinstance(xs, str):
         _spend(ctx, len(xs), "slice")
         return xs[a:b]
