@@ -153,7 +153,7 @@ def test_a_built_in_given_a_text_is_refused_by_the_check_as_by_the_run(root: Pat
         with pytest.raises(RunError) as exc:
             rs.run({}, engine=engine)
         d = exc.value.diagnostics[0]
-        assert d.code == "E011" and "`ab`" in d.message and "needs a" in d.message, (engine, d)  # (a built-in's refusal)
+        assert d.code == "E011" and '`"ab"`' in d.message and "needs a" in d.message, (engine, d)  # (a built-in's refusal)
         refused.append((d.message, d.span))
     assert refused[0] == refused[1]
 

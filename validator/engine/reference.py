@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence,
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
+from ..lib.values import brief  # (a value refused for its kind: a text in its quotes)
 from ..core.diagnostics import Diagnostic, Related, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
@@ -1288,7 +1289,7 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
             raise EvalError("E009", f"`{show(key)}` cannot be a key", span, help=_HASHABLE) from None
     if isinstance(obj, (list, tuple, str)):
         if not isinstance(key, int) or isinstance(key, bool):
-            raise EvalError("E001", f"a list index must be a whole number, not `{show(key)}`", span)
+            raise EvalError("E001", f"a list index must be a whole number, not `{brief(key)}`", span)  # ("3" in its quotes)
         if -len(obj) <= key < len(obj):
             return obj[key]
         raise EvalError("E002", f"index {key} outside a list of {len(obj)} items", span)

@@ -138,9 +138,9 @@ def walked_items(xs: Any, what: str) -> Any:
     if isinstance(xs, (list, tuple)) or hasattr(xs, "__next__"):
         return xs
     if isinstance(xs, str):  # (no collection: as a loop refuses to walk it, ``reference.iterate``)
-        raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`: a text is no collection; "
+        raise CallError(f"{what} needs a list, set or map, not `{_show(xs, quoted=True)}`: a text is no collection; "
                         "split(text) gives its words")
-    raise CallError(f"{what} needs a list, set or map, not `{_show(xs)}`")
+    raise CallError(f"{what} needs a list, set or map, not `{_show(xs, quoted=True)}`")
 
 
 # ---------------------------------------------------------------- collections and quantifiers
@@ -393,7 +393,7 @@ def _items(ctx: Context, m: Any) -> list[dict[str, Any]]:
 
 def _as_map(m: Any, what: str) -> dict[Any, Any]:
     if not isinstance(m, dict):
-        raise CallError(f"{what} needs a map, not `{_show(m)}`")
+        raise CallError(f"{what} needs a map, not `{_show(m, quoted=True)}`")
     return m
 
 
@@ -409,7 +409,7 @@ def _get(ctx: Context, m: Any, k: Any, default: Any = None) -> Any:
         if type(k) is not int:  # (as `xs[k]`: get(xs, true) read xs[1], and a fraction or text was said of xs)
             raise CallError(f"get reads a list at a whole-number position, not `{_show(k, quoted=True)}`")
         return m[k] if -len(m) <= k < len(m) else default
-    raise CallError(f"get needs a map or list, not `{_show(m)}`")
+    raise CallError(f"get needs a map or list, not `{_show(m, quoted=True)}`")
 
 
 @builtin("pick", 2, takes=("map", "items"), ctx=True,

@@ -568,7 +568,9 @@ def brief(v: Any, limit: int = 40, quoted: bool = True) -> str:
 
 def show(v: Any) -> str:
     """A value as a run-time message writes it (``brief``: `true`, `1/2`, `none`, never Python's
-    spelling), a text as it is: the messages put it in backticks (cannot add `abc` and `1`)."""
+    spelling), a text as it is: the messages put it in backticks (cannot add `abc` and `1`). A message
+    that refuses a value for its kind (no number, no collection, no map, no whole number) writes it with
+    ``brief`` instead, a text in its quotes (`"3"`), so that the text `"3"` and the number `3` read apart."""
     return brief(v, 40, quoted=False)
 
 
