@@ -128,7 +128,7 @@ class DeclaredKinds:
     def _compile(self, t: A.TypeRef, proven: bool) -> Fit | None:
         if proven and not self.converts(t):
             return None
-        inner = self._compile_plain(t, proven)
+        inner = self._compile_plain(t, proven, " or null" if t.optional else "")
         if not t.optional or inner is None:
             return inner
 
@@ -136,7 +136,9 @@ class DeclaredKinds:
             return v if v is None else inner(v)
         return optional
 
-    def _compile_plain(self, t: A.TypeRef, proven: bool) -> Fit | None:
+    def _compile_plain(self, t: A.TypeRef, proven: bool, or_null: str = "") -> Fit | None:
+        """The walk of ``t``, its ``?`` aside (``_compile`` lets null through); ``or_null`` ends what its
+        message says it expected, where null is accepted too."""
         name, args = t.name, t.args
         written = A.type_text(t)
         if name == "any" and not args:
@@ -144,7 +146,7 @@ class DeclaredKinds:
         scalar = SCALARS.get(name) if not args else None
         if scalar is not None:
             words, ok = scalar
-            said = f"`{written}` ({words})"
+            said = f"`{written}` ({words}{or_null})"
 
             def fit_scalar(v: Any) -> Any:
                 if ok(v):
@@ -152,28 +154,28 @@ class DeclaredKinds:
                 raise Unfit(_expected(said, v))
             return fit_scalar
         if name in ("list", "set") and len(args) == 1:
-            return (_list if name == "list" else _set)(f"`{written}` (a list)", self.fitter(args[0], proven))
+            return (_list if name == "list" else _set)(f"`{written}` (a list{or_null})", self.fitter(args[0], proven))
         if name == "map" and len(args) == 2:
-            return _map(f"`{written}` (an object)", self.fitter(args[0], proven), self.fitter(args[1], proven))
+            return _map(f"`{written}` (an object{or_null})", self.fitter(args[0], proven), self.fitter(args[1], proven))
         decl = self.defs.get(name) if not args else None
         if isinstance(decl, A.EnumDecl):
-            return _enum(name, decl.members)
+            return _enum(name, decl.members, or_null)
         if isinstance(decl, A.RecordDecl):
-            return self._record(name, decl, proven)
+            return self._record(name, decl, proven, or_null)
         if name in ("dice", "fn") and not args:
             def fit_none(v: Any) -> Any:
                 raise Unfit(_expected(f"`{written}`, which no value given from outside is", v))
             return fit_none
         return None  # (a type the checker did not accept: C001 runs nothing, so never met)
 
-    def _record(self, name: str, decl: A.RecordDecl, proven: bool) -> Fit:
+    def _record(self, name: str, decl: A.RecordDecl, proven: bool, or_null: str = "") -> Fit:
         compiled = self._records.get((name, proven))
         if compiled is None:  # (its fields' walks are made after it is listed: a record may hold itself)
             compiled = self._records[(name, proven)] = [(), ()]
             required = () if proven else tuple(f.name for f in decl.fields if not f.optional)
             walked = [(f.name, self.fitter(f.type, proven)) for f in decl.fields]
             compiled[:] = [required, tuple((n, f) for n, f in walked if f is not None)]
-        said = f"the record `{name}` (an object)"
+        said = f"the record `{name}` (an object){or_null}"
 
         def fit_record(v: Any) -> Any:
             if type(v) is not dict and not isinstance(v, dict):
@@ -261,9 +263,9 @@ def _map(said: str, key: Fit | None, value: Fit | None) -> Fit:
     return fit_map
 
 
-def _enum(name: str, members: Any) -> Fit:
+def _enum(name: str, members: Any, or_null: str = "") -> Fit:
     known = frozenset(members)
-    said = f"a member of the enum `{name}` ({', '.join(members)})"
+    said = f"a member of the enum `{name}` ({', '.join(members)}){or_null}"
 
     def fit_enum(v: Any) -> Any:
         if (type(v) is str or isinstance(v, str)) and v in known:
