@@ -689,26 +689,27 @@ class TypeChecker(Walker):
                     return self.from_override(e, u, self.result_of(u))
                 if u.kind == "decision":
                     return BOOL
-            if isinstance(found, BuiltinRef) and not self.taken(e, e.func.id, arg_types):
-                return ANY
-            if isinstance(found, BuiltinRef) and e.func.id == "get" and len(e.args) > 1 \
-                    and strip(arg_types[0])[0] == "list":
-                self.list_index(e.args[1], arg_types[1])  # (`get(xs, i)` reads the list as `xs[i]` does)
-            if isinstance(found, BuiltinRef) and e.func.id in _COLLECTION_FIRST and e.args:
-                return self.builtin_call(e, e.func.id, arg_types, env)
-            if isinstance(found, BuiltinRef) and e.func.id in _TYPED_BUILTINS:
-                return self.typed_builtin(e, e.func.id, arg_types)
-            if isinstance(found, BuiltinRef) and e.func.id in _WHOLE_OF_WHOLE and arg_types \
-                    and strip(arg_types[0])[0] in _NUMERIC:
-                return INT if e.func.id == "int" else strip(arg_types[0])  # (`int(x)` of a number, `abs` of an `int`)
-            if isinstance(found, BuiltinRef) and e.func.id == "abs" and arg_types and strip(arg_types[0]) == ANY:
-                return ANY  # (`abs` of what the check does not know: of its type, maybe whole, not a `number`)
             if isinstance(found, BuiltinRef):
-                return _builtin_result(e.func.id)
+                return self.builtin_type(e, e.func.id, arg_types, env)
         else:
             self.infer(e.func, env)
         return ANY
 
+
+    def builtin_type(self, e: A.Call, name: str, arg_types: list[T], env: Scope) -> T:
+        """A call of a built-in: its arguments checked (``taken``; `get(xs, i)` reads a list as `xs[i]` does),
+        and what it gives: as its arguments say where they say more than its definition declares
+        (``builtin_call``, ``typed_builtin``, ``_BY_ARGUMENT``), else as that declares (``_builtin_result``)."""
+        if not self.taken(e, name, arg_types):
+            return ANY
+        if name == "get" and len(e.args) > 1 and strip(arg_types[0])[0] == "list":
+            self.list_index(e.args[1], arg_types[1])
+        if name in _COLLECTION_FIRST and e.args:
+            return self.builtin_call(e, name, arg_types, env)
+        if name in _TYPED_BUILTINS:
+            return self.typed_builtin(e, name, arg_types)
+        by_argument = _BY_ARGUMENT.get(name, {}).get(strip(arg_types[0])) if arg_types else None
+        return by_argument if by_argument is not None else _builtin_result(name)
 
     def typed_builtin(self, e: A.Call, name: str, arg_types: list[T]) -> T:
         """`closest(text, names)`: a text (or none) from a text and a list or set of texts; `rows(t)` and
@@ -796,9 +797,10 @@ _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's 
 # a built-in's declared result that is no one kind of value (``lib.builtins.RESULTS`` has none for it), as a type
 _DECLARED_RESULT: dict[str, T] = {"Number": NUMBER, "int | None": ("opt", INT)}
 _BUILTIN_RESULTS: dict[str, T] = {}  # by name, from ``lib.builtins.RESULTS`` (filled at the first need)
-# built-ins whose result is an `int` where their (first) argument is a number, an `int` where it is one
-# (``TypeChecker.t_Call``): `int(x)`, `abs(x)`
-_WHOLE_OF_WHOLE = frozenset({"int", "abs"})
+# what a built-in gives by its argument's type, where that says more than its definition declares
+# (``TypeChecker.builtin_type``): `abs(x)` is of `x`'s type, a number or what the check does not know (an `int`
+# may be given: not a `number`), and `int(x)` of a number an `int`, never none (of a text, `int?`: declared)
+_BY_ARGUMENT: dict[str, dict[T, T]] = {"abs": {INT: INT, NUMBER: NUMBER, ANY: ANY}, "int": {INT: INT, NUMBER: INT}}
 
 
 def _builtin_result(name: str) -> T:
