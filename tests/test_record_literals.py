@@ -72,6 +72,8 @@ def test_a_record_literal_that_is_not_the_declared_type_is_c004(tmp_path: Path, 
     ("const anything: any = {b: 1}\nquery main = anything.b\n", 1),
     ("query main = g([{a: 1}, {a: 2}]) + f(if true then {a: 4} else {a: 5})\n", 6),
     ("def mk(n) = {a: n}\nquery main = f(mk(7))\n", 7),
+    # (a record a definition gives is structural, as any other: more labels than `R` declares are no slip)
+    ("def mk(n) = {a: n, extra: 1}\nquery main = f(mk(8)) + mk(1).extra\n", 9),
     ("record Wide { a: int, c: int }\nconst w: Wide = {a: 1, c: 2}\nquery main = f(w)\n", 1),  # (structural)
 ])
 def test_a_record_literal_of_the_declared_type_checks_clean_and_runs(tmp_path: Path, text: str, want: Any) -> None:

@@ -9,7 +9,8 @@ gives its body's (``result_of``; a recursive one's own calls are ``any``); a tes
 `require` or an `if` whose other blocks certainly jump (``stmt``).
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
 A record literal is held to the type declared where it is written, part by part (``misfits``): a record, no
-map but `{}`, and the record ``R`` where it has exactly ``R``'s fields, its required ones at least (``stands_for``).
+map but `{}`, and the record ``R`` where it has ``R``'s required fields, each of its type (``stands_for``), and,
+written there, no label ``R`` does not declare.
 A ``number`` is any number, a fraction too (`1/2`); an ``int`` a whole one, which fits where a ``number``
 is expected (not the reverse). An arithmetic expression is of its operator's type (``arithmetic``), not
 its value's: `4/2` is a ``number``.
@@ -264,14 +265,16 @@ class TypeChecker(Walker):
             head = f"{what} `{show(want)}` but this is `{show(part_got)}`" if not role else \
                 f"{what} `{show(want)}`: this {role} is `{show(part_got)}`, not `{show(part_want)}`"
             self.diags.append(Diagnostic("C004", head, part.span, related=self.related(part),
-                                         help=self.why_not(part_want, part_got)))
+                                         help=self.why_not(part_want, part_got, isinstance(part, A.RecordLit))))
 
     def misfits(self, want: T, got: T, node: Any, role: str = "") -> Any:
         """The parts of the value ``node`` gives that are known not to be of the types ``want`` says, each as
         (its node, its role in the literal it is a part of, the type it should be, its type): ``node`` itself
         where its type shows it, else, where it is written as a literal of ``want``'s kind (a list, set or
         map, a record literal where ``want`` is a record) or as an `if`'s or a `let`'s values, the parts of
-        it that are not, where they are written (the items of a list of two shapes are of no one type)."""
+        it that are not, where they are written (the items of a list of two shapes are of no one type). A
+        record literal written where a record is declared is that record's only with no label the record
+        does not declare (``label_faults``): a label no read of the record reaches is a slip there."""
         if not compatible(want, got, self.stands_for):
             yield node, role, want, got
             return
@@ -290,15 +293,17 @@ class TypeChecker(Walker):
                 yield from self.misfits(plain[2], self.types[id(value)], value, "value")
         elif isinstance(node, A.RecordLit) and plain[0] == "record":
             fields = {f.name: f.type for f in self.records[plain[1]].fields}
-            for label, v in node.items:  # (every label is a field: the literal is of ``want``)
-                yield from self.misfits(self.resolve(fields[label]), self.types[id(v)], v, f"field `{label}`")
+            if any(label not in fields for label, _ in node.items):
+                yield node, role, want, got
+            for label, v in node.items:
+                if label in fields:
+                    yield from self.misfits(self.resolve(fields[label]), self.types[id(v)], v, f"field `{label}`")
 
     def stands_for(self, got: T, name: str) -> bool:
         """Whether a value of the record type or the record literal's shape ``got`` may stand for the record
-        ``name``. Records are structural: a record with every field of another (same types) may stand for it;
-        a record literal, which makes a record of exactly its labels, where it gives every field the record
-        requires, each of its type, and no other (a label the record does not declare is a slip: no read of
-        a value of that record type reaches it)."""
+        ``name``. Records are structural: a record with every field of another (same types) may stand for it,
+        and a record literal's where it gives every field the record requires, each of its type (more labels
+        too: where the literal is written there, ``misfits`` refuses them)."""
         if got[0] == "shape":
             labels = dict(got[1])
             return not self.label_faults(name, labels) and all(
@@ -313,28 +318,30 @@ class TypeChecker(Walker):
                 return False
         return True
 
-    def label_faults(self, name: str, labels: Any) -> list[str]:
+    def label_faults(self, name: str, labels: Any, written: bool = False) -> list[str]:
         """What keeps a record literal of ``labels`` from being a record ``name``: the fields it requires
-        that are not given, the labels it does not declare (with a did-you-mean); empty where none does."""
+        that are not given, and, where it is ``written`` where the record is declared, the labels the record
+        does not declare (with a did-you-mean); empty where nothing does."""
         fields = {f.name: f for f in self.records[name].fields}
         faults = []
         missing = [f"`{n}`" for n, f in fields.items() if not f.optional and n not in labels]
         if missing:
             faults.append(f"`{name}` needs the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-        for k in labels:
+        for k in labels if written else ():
             if k not in fields:
                 close = self.suggestions.closest(k, [n for n in fields if n not in labels])
                 faults.append(f"`{name}` has no field `{k}`" + (f" (did you mean `{close}`?)" if close else ""))
         return faults
 
-    def why_not(self, want: T, got: T) -> str | None:
+    def why_not(self, want: T, got: T, written: bool = False) -> str | None:
         """The help of a C004 for ``got`` where ``want`` is declared (``expect``), where there is one to give:
-        what keeps a record literal from being the record declared (or, at any depth of a list, set or map,
-        one of them), that it is no map, or that a number may be a fraction where a whole one is declared."""
+        what keeps a record literal (``written`` there, or given by a definition) from being the record
+        declared (or, at any depth of a list, set or map, one of them), that it is no map, or that a number
+        may be a fraction where a whole one is declared."""
         want, got = strip(want), strip(got)
         if got[0] == "shape" and want[0] == "record":
             labels = dict(got[1])
-            faults = self.label_faults(want[1], labels)
+            faults = self.label_faults(want[1], labels, written)
             for f in self.records[want[1]].fields:
                 declared = self.resolve(f.type)
                 if f.name in labels and not compatible(declared, labels[f.name], self.stands_for):
