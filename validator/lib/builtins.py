@@ -64,7 +64,7 @@ def takes_none(b: Builtin, at: int) -> bool:
     is then (the default of its parameter), so that none means leaving it out (`slice(xs, 1, none)`)."""
     defaults = b.fn.__defaults__ or ()
     first_default = b.fn.__code__.co_argcount - len(defaults) - (1 if b.needs_ctx else 0)
-    return at >= first_default and defaults[at - first_default] is None
+    return 0 <= at - first_default < len(defaults) and defaults[at - first_default] is None
 
 
 def builtin(name: str, min_args: int, max_args: int | None = None, *, ctx: bool = False,
