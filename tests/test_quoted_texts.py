@@ -32,6 +32,8 @@ def _said(tmp_path: Path, expr: str) -> str:
     ("first(hide({}))", "3"), ("fold(hide({}), 0, fn(a, x) => a)", "3"),  # (a collection walked: ``walked_items``)
     ("keys(hide({}))", "3"), ("values(hide({}))", "3"), ("merge(hide({}), {{a: 1}})", "3"),  # (a map: ``_as_map``)
     ("get(hide({}), 0)", "3"),
+    ('match_first("a", hide({}))', "3"),  # (a pattern's text where its list is meant)
+    ('match("a", "a", hide({}))', "3"),  # (flags: the message quotes `""` and `"i"`, and now what it was given)
 ])
 def test_a_text_refused_for_its_kind_is_in_its_quotes_and_another_value_is_not(tmp_path: Path, call: str,
                                                                                  other: str) -> None:

@@ -788,7 +788,7 @@ MAX_MATCH_INPUT = 1_000_000
 def _pattern_flags(flags: Any) -> bool:
     """A pattern's flags: "" or "i" (case folding, as `lower` would fold both texts); the ignore-case flag."""
     if not isinstance(flags, str) or flags not in ("", "i"):
-        raise CallError(f"pattern flags are \"\" or \"i\" (ignore case), not `{_show(flags)}`")
+        raise CallError(f"pattern flags are \"\" or \"i\" (ignore case), not `{_show(flags, quoted=True)}`")
     return flags == "i"
 
 
@@ -878,7 +878,7 @@ def _match_first(ctx: Context, s: Any, patterns: Any, flags: Any = "") -> Any:
                 return None if first is None else {"index": min(found), "groups": first.fullmatch(s)}
     text = _subject(ctx, s, "match_first")
     if not isinstance(patterns, (list, tuple)) or not _TEXTS.issuperset(map(type, patterns)):
-        raise CallError(f"match_first needs a list of patterns, not `{_show(patterns)}`")
+        raise CallError(f"match_first needs a list of patterns, not `{_show(patterns, quoted=True)}`")
     ignore_case = _pattern_flags(flags)
     module = _patterns()
     length = sum(map(len, patterns))
