@@ -674,11 +674,15 @@ class TypeChecker(Walker):
             self.infer(v, env)
         if t[0] == "shape":
             return ("shape", tuple(sorted({**dict(t[1]), **{k: self.types[id(v)] for k, v in e.items}}.items())))
-        if t[0] == "record":
-            fields = {f.name for f in self.records[t[1]].fields}
+        if t[0] == "record":  # (each value held to its field's declared type, as a record literal's are)
+            fields = {f.name: f for f in self.records[t[1]].fields}
             for k, v in e.items:
                 if k not in fields:
                     self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", v.span))
+                else:
+                    declared = self.resolve(fields[k].type)
+                    self.expect(optional(declared) if fields[k].optional else declared, self.types[id(v)], v,
+                                f"the field `{k}` of `{t[1]}` is")
         return t
 
     def t_Call(self, e: A.Call, env: Scope) -> T:
