@@ -661,8 +661,8 @@ class TypeChecker(Walker):
 
     def list_index(self, key: A.Expr, t: T) -> None:
         """A list (or a text) is read at a whole-number position: a key known to be anything else (a
-        `number`, which may be a fraction, a text, a truth value...) is C004, as the run refuses it (E001).
-        A map's key may be any value: not looked at."""
+        `number`, which may be a fraction, a text, a truth value, none...) is C004, as the run refuses it (E001,
+        E011 in `get`). A map's key may be any value: not looked at."""
         got = strip(t)
         if got[0] not in _INDEX_KINDS:
             self.diags.append(Diagnostic("C004", f"a list index must be a whole number, not `{show(got)}`", key.span,
@@ -800,8 +800,9 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
                 "whole": frozenset({"int", "any"})}  # (none where it is the default: ``lib.builtins.takes_none``)
 # the types of a list's index the run takes (``reference.index_of``): a whole number (a die's face is one), or
-# what the check does not know (none is left to the run, as everywhere: ``compatible``)
-_INDEX_KINDS = frozenset({"int", "dice", "any", "none"})
+# what the check does not know; not `none`, known to be none, which is no position (a `T?` is looked at as its
+# `T`: where it is none is left to the run, as everywhere: ``compatible``)
+_INDEX_KINDS = frozenset({"int", "dice", "any"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
