@@ -736,9 +736,10 @@ class TypeChecker(Walker):
 
     def taken(self, e: A.Call, name: str, arg_types: list[T]) -> bool:
         """Whether each argument of a built-in is of the kind its definition declares it takes
-        (``lib.builtins.Builtin.takes``: a collection, or a whole number), where its type is known; else a C004 for the
-        first that is not (``min(a, b)`` is ``min`` of ``a`` with ``b`` for no items)."""
-        from ..lib.builtins import BUILTINS, TAKES, takes_none
+        (``lib.builtins.Builtin.takes``: a collection, or a whole number), and no truth value where it reads numbers
+        (``lib.builtins.NO_TRUTH``), where its type is known; else a C004 for the first that is not
+        (``min(a, b)`` is ``min`` of ``a`` with ``b`` for no items)."""
+        from ..lib.builtins import BUILTINS, NO_TRUTH, TAKES, takes_none
 
         b = BUILTINS.get(name)
         for i, (kind, t, arg) in enumerate(zip(b.takes if b is not None else (), arg_types, e.args)):
@@ -751,6 +752,13 @@ class TypeChecker(Walker):
             self.diags.append(Diagnostic("C004", f"`{name}` needs {TAKES[kind]} as its {_ORDINALS[i]} argument, "
                                                  f"not `{show(got)}`", arg.span, related=self.related(arg), help=extra))
             return False
+        for i, (t, arg) in enumerate(zip(arg_types if name in NO_TRUTH else (), e.args)):
+            if strip(t) == BOOL:  # (a truth value is no number: ``lib.builtins._no_truth``)
+                number = "a number or a text" if name == "int" else "a number"
+                self.diags.append(Diagnostic("C004", f"`{name}` needs {number} as its {_ORDINALS[i]} argument, "
+                                                     f"not `{show(BOOL)}`", arg.span, related=self.related(arg),
+                                             help="a truth value is no number: `if b then 1 else 0` counts it"))
+                return False
         return True
 
     def builtin_call(self, e: A.Call, name: str, arg_types: list[T], env: Scope) -> T:

@@ -603,8 +603,14 @@ def _slice(ctx: Context, xs: Any, a: int, b: int | None = None) -> Any:
 # ---------------------------------------------------------------- numbers and text
 
 
+# the built-ins that read numbers and refuse a truth value (``_no_truth``), which the check refuses too where it
+# knows an argument to be one (``types.TypeChecker.taken``)
+NO_TRUTH = frozenset({"abs", "fraction", "int"})
+
+
 def _no_truth(what: str, *xs: Any) -> None:
-    """A truth value is no number (docs/language.md, "Equality of kinds"), though Python's abs(True) is 1."""
+    """A truth value is no number (docs/language.md, "Equality of kinds"), though Python's abs(True) and
+    int(True) are 1."""
     if bool in map(type, xs):
         raise CallError(f"{what} needs numbers, not truth values")
 
@@ -647,8 +653,7 @@ def _str(ctx: Context, x: Any) -> str:
 @builtin("int", 1, doc="an integer from text (digits, perhaps a minus sign and spaces around) or a number "
                        "(none if the text is no integer)")
 def _int(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return int(x)
+    _no_truth("int", x)
     if isinstance(x, (int, Fraction)):
         return int(x)
     if isinstance(x, str) and _INTEGER_TEXT.fullmatch(x):
