@@ -41,3 +41,24 @@ def test_a_text_refused_for_its_kind_is_in_its_quotes_and_another_value_is_not(t
     assert '`"3"`' in text and "`3`" not in text, text
     said = _said(tmp_path, call.format(other))  # (a value of another kind, as the language writes it)
     assert f"`{other}`" in said, said
+
+
+@pytest.mark.parametrize("call, other", [
+    ("hide({}) < 1", "true"), ("hide({}) + 1", "true"), ("hide({}) * 2", "true"),  # (compare, add, compute)
+    ("hide({}) with {{a: 1}}", "3"),  # (`with`)
+    ('hex_label(1, 1, hide({}))', "3"),  # (a hex layout)
+])
+def test_the_operators_and_hex_layouts_quote_a_text_too(tmp_path: Path, call: str, other: str) -> None:
+    text = _said(tmp_path, call.format('"3"'))
+    assert '"3"' in text and "`3`" not in text, text
+    said = _said(tmp_path, call.format(other))
+    assert f"`{other}`" in said, said
+
+
+@pytest.mark.parametrize("call, name", [
+    ("pad(1, hide(1/2))", "pad"), ("get([1], hide(none))", "get"), ("abs(hide(true))", "abs"),
+    ("fraction(1, hide(0))", "fraction"), ('hex_label(1, 1, hide("x"))', "hex_label"),
+])
+def test_a_built_ins_refusal_names_it_once(tmp_path: Path, call: str, name: str) -> None:
+    said = _said(tmp_path, call)
+    assert said.count(name) == 1, said

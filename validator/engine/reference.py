@@ -1058,7 +1058,7 @@ def iterate(seq: Any, span: Span) -> Any:
         raise EvalError("E001", "cannot loop over text", span, help="use split(text) for its words")
     if hasattr(seq, "__next__"):
         return seq
-    raise EvalError("E001", f"cannot loop over `{show(seq)}`", span)
+    raise EvalError("E001", f"cannot loop over `{brief(seq)}`", span)  # (no text: refused above)
 
 
 def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any, ...]]:
@@ -1108,7 +1108,7 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
             ordered(x, y)
         return bool(_ORDER[op](x, y))
     except TypeError:
-        raise EvalError("E001", f"cannot compare `{show(x)}` {op} `{show(y)}`", span) from None
+        raise EvalError("E001", f"cannot compare `{brief(x)}` {op} `{brief(y)}`", span) from None
 
 
 _CONTAINERS = (list, tuple, dict, Map, frozenset, set)
@@ -1225,8 +1225,8 @@ def _number(v: Any) -> bool:
 def _cannot(op: str, x: Any, y: Any, span: Span) -> EvalError:
     """E001 for an operator given what it does not take (dice are rolled with `roll` first)."""
     die = x if isinstance(x, DiceSpec) else y if isinstance(y, DiceSpec) else None
-    return EvalError("E001", f"cannot add `{show(x)}` and `{show(y)}`" if op == "+"
-                     else f"cannot compute `{show(x)}` {op} `{show(y)}`", span,
+    return EvalError("E001", f"cannot add `{brief(x)}` and `{brief(y)}`" if op == "+"
+                     else f"cannot compute `{brief(x)}` {op} `{brief(y)}`", span,
                      help=f"`{show(die)}` is dice, not a roll: `roll({show(die)})` rolls them" if die is not None else None)
 
 
@@ -1328,7 +1328,7 @@ def recursed_too_deeply(unit: Unit) -> EvalError:
 def with_base(obj: Any, span: Span) -> dict[Any, Any]:
     """A copy of what `with` adds to, of its kind (`{} with {a: 1}` a record)."""
     if not isinstance(obj, dict):
-        raise EvalError("E001", f"`with` needs a record, not `{show(obj)}`", span)
+        raise EvalError("E001", f"`with` needs a record, not `{brief(obj)}`", span)
     return Map(obj) if is_map(obj) else dict(obj)
 
 
@@ -1357,7 +1357,8 @@ def builtin_failure(run: Any, err: BaseException, name: str, span: Span) -> Base
     if isinstance(err, CallError):
         if run.steps > run.budget:
             return over_budget(run, span)
-        return EvalError("E011", f"{name}: {err}", span)
+        said = str(err)  # (its name once: most of the built-ins' messages begin with it)
+        return EvalError("E011", said if said.startswith((f"{name} ", f"`{name}` ")) else f"{name}: {said}", span)
     if isinstance(err, TypeError):
         return EvalError("E001", f"`{name}` cannot work on arguments of these kinds", span)
     return EvalError("E005", f"{name}: recursion too deep", span)

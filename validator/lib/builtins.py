@@ -1132,7 +1132,7 @@ _LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
 
 def _layout(layout: Any) -> str:
     if layout not in _LAYOUTS:
-        raise CallError(f"hex layout must be one of {', '.join(_LAYOUTS)}, not `{_show(layout)}`")
+        raise CallError(f"hex layout must be one of {', '.join(_LAYOUTS)}, not `{_show(layout, quoted=True)}`")
     return str(layout)
 
 
