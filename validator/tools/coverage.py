@@ -1,9 +1,11 @@
 """``ruleval coverage``: which clauses of each ruleset's catalogue the test cases exercise.
 
-A clause is covered when a passing case names it in ``clauses:``, or when running a case (in
-explain mode, with the case's own query, arguments and dice) cites it: a traced rule, decision, procedure,
-table lookup or cited value, a cycle policy that settled something, a procedure step that ran (a node of the
-trace, emitting or not) or an ``emit``/``reject``.
+A clause is covered when running a case (in explain mode, with the case's own query, arguments and dice)
+cites it: a traced rule, decision, procedure, table lookup or cited value, a cycle policy that settled
+something, a procedure step that ran (a node of the trace, emitting or not) or an ``emit``/``reject``;
+the ruleset's own state check, which a run makes first and whose trace it does not keep, is traced on
+its own (``check_cites``). A clause a case names in ``clauses:`` is that case's claim, not a run of
+it: it covers nothing, and one named that no run reached is said apart (``listed_only``).
 Only the citations of what ran count (``run_cites``, ``cited_by``), never a clause id a value holds (a
 `cites:` list a rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one
 value. `diff`'s "cited only by" reads the same (``errata.cited_only``): one meaning of "cited".
@@ -32,7 +34,7 @@ class RulesetCoverage:
 
     @property
     def covered(self) -> list[str]:
-        return sorted((self.listed | self.traced) & set(self.catalogue or []))
+        return sorted(self.traced & set(self.catalogue or []))
 
     @property
     def uncovered(self) -> list[str]:
@@ -82,8 +84,9 @@ def cited_by(result: Any) -> set[str]:
 
 
 def traced_cites(case: Case) -> set[str]:
-    """The citations met when running a case in explain mode (empty if it does not run): an exact case
-    (a distribution, which is not traced) is traced on one of its runs, with the dice of seed 0."""
+    """The citations met when running a case in explain mode (empty if it does not run), its state
+    check's included (``check_cites``): an exact case (a distribution, which is not traced) is traced on
+    one of its runs, with the dice of seed 0."""
     from ..api import RunError, load_ruleset
     from ..core.diagnostics import DiagnosticError
     from .testing import _state_of
@@ -95,9 +98,31 @@ def traced_cites(case: Case) -> set[str]:
     exact = bool(data.get("exact") or data.get("probabilities"))
     try:
         state = _state_of(case)
+    except (RunError, DiagnosticError, OSError):
+        return set()
+    found = check_cites(rs, state)
+    try:
         result = rs.evaluate(state, query=data.get("query", "main"), args=data.get("args"),
                              seed=0 if exact else data.get("seed"), dice=data.get("dice"), explain=True)
     except (RunError, DiagnosticError, OSError):
+        return found
+    return found | cited_by(result)
+
+
+def check_cites(rs: Any, state: Any) -> set[str]:
+    """The clauses the ruleset's own state check (``query validate_state``) cited on ``state``: a run makes
+    the check first, in the same run, and keeps none of its trace (a rule the check called then answers
+    the query from its memo, untraced), so it is traced here on its own. Only a state its schema and
+    input types accept reaches the check; a check that finds problems (the case refused) still ran."""
+    from ..api import VALIDATE_QUERY, RunError
+    from ..core.diagnostics import DiagnosticError
+
+    check = rs.program.query(VALIDATE_QUERY)
+    if check is None or check.arity or rs.state_schema_errors(state):
+        return set()
+    try:
+        result = rs.evaluate(state, query=VALIDATE_QUERY, validate=False, seed=0, explain=True)
+    except (RunError, DiagnosticError, OSError):  # (inputs that do not fit: the check never ran)
         return set()
     return cited_by(result)
 
@@ -143,6 +168,9 @@ def coverage_text(covs: list[RulesetCoverage]) -> str:
                      f"{c.cases} case{'s' if c.cases != 1 else ''}")
         if c.uncovered:
             lines += wrap_words("uncovered: " + ", ".join(c.uncovered), "  ", "    ")
+        named = sorted((c.listed - c.traced) & set(c.catalogue))
+        if named:
+            lines += wrap_words("named by a case, reached by no run: " + ", ".join(named), "  ", "    ")
         if c.unknown:
             lines.append("  not in the catalogue: " + ", ".join(sorted(c.unknown)))
     covered, total, pct = totals(covs)
