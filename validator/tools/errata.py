@@ -467,23 +467,17 @@ def _game_task(rulesets: list[Any], item: tuple[int, Any, int, int, bool]) -> Fo
             why = _refusal(old, played, probe) if isinstance(a, dict) and "error" in a else "`advance` gave no `next` state"
             found.stopped = f"game {g} stopped at phase {i + 1}: {why}"
             return found
-        if a.get("end") is not None:  # (the state the rules made there must be one they accept, as `play` asks)
-            refused = _made_refused(old, a.get("next"))
-            if refused is not None:
-                found.stopped = f"game {g} stopped at phase {i + 2}: {refused}"  # (the next, on that state)
+        if a.get("end") is not None and _made_accepted(old, a.get("next")):
             return found
-        state = a["next"]
+        state = a["next"]  # (an end followed by a state the rules refuse: played on, the refusal stops the game)
     return found
 
 
-def _made_refused(rs: Any, made: Any) -> str | None:
-    """Where a game ends, the first problem of the state the rules made there (as ``api.play`` checks it),
-    as one line; None when they accept it. An `end` that says the end is not known (a fall without the
-    owners that decide it) is followed by such a state: the game stopped, it is no all-clear."""
-    if not isinstance(made, dict):
-        return None
-    errors = rs.state_errors({**made, "orders": []})
-    return _said(errors[0]) if errors else None
+def _made_accepted(rs: Any, made: Any) -> bool:
+    """Whether the rules accept the state they made where a game ends, as ``api.play`` checks it. An `end`
+    that says the end is not known (a fall played without the owners that decide it) is followed by a
+    state they refuse: that game did not reach its end, and is no all-clear."""
+    return not isinstance(made, dict) or not rs.state_errors({**made, "orders": []})
 
 
 def _shrink_task(rulesets: list[Any], item: tuple[Probe, Any, Any, bool, int]) -> Difference:
