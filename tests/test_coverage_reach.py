@@ -93,3 +93,17 @@ def test_a_state_its_schema_refuses_covers_nothing(tmp_path: Path) -> None:
                      "    expect_error: S002\n")
     rs = _measured(cases)
     assert rs["covered"] == [], rs
+
+
+def test_diff_cites_what_the_state_check_ran_as_coverage_counts_it(tmp_path: Path) -> None:
+    """`diff`'s "cited only by" reads citations as `coverage` does: a rule the state check ran (X-3 in the
+    old ruleset, X-2 in the new) is cited by that side's run, though the query only reads its value."""
+    cases = _project(tmp_path)
+    (tmp_path / "new.rules").write_text(RULES.replace('rule seen(i) cite "X-3"', 'rule seen(i) cite "X-2"')
+                                        .replace("{id: i, ok: seen(i)}", "{id: i, ok: seen(i), new: true}"))
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["diff", str(tmp_path / "r.rules"), str(tmp_path / "new.rules"), "--cases", str(cases),
+                 "--format", "json"], stdout=out, stderr=err)
+    assert code == 1, out.getvalue() + err.getvalue()
+    (difference,) = json.loads(out.getvalue())["differences"]
+    assert difference["cited_only_by"] == {"OLD": ["X-3"], "NEW": ["X-2"]}, difference

@@ -8,7 +8,8 @@ its own (``check_cites``). A clause a case names in ``clauses:`` is that case's 
 it: it covers nothing, and one named that no run reached is said apart (``listed_only``).
 Only the citations of what ran count (``run_cites``, ``cited_by``), never a clause id a value holds (a
 `cites:` list a rule builds, a state's text): a ruleset could otherwise cover its whole catalogue with one
-value. `diff`'s "cited only by" reads the same (``errata.cited_only``): one meaning of "cited".
+value. `diff`'s "cited only by" reads the same, state check included (``errata.cited_only``): one meaning of
+"cited".
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterator, TextIO
 
-from .coverage import cited_by
+from .coverage import check_cites, cited_by
 from .textview import part_at
 from ..core.diagnostics import one_line, wrap_words
 from ..engine.state import pointer_parts
@@ -878,8 +878,10 @@ def grouped_distribution(result: Any, field: str) -> Any:
 def cited_only(old: Any, new: Any, d: Difference, traced: list[Any] | None = None) -> dict[str, list[str]]:
     """The clauses the runs of one side only cite on the difference's (minimal) state, by side, from
     the two sides' traced runs (``_traced``: made here unless given): what each run's trace and events
-    cited (``coverage.cited_by``, as coverage counts), never a clause id a value carries."""
-    ca, cb = (cited_by(r) if r is not None else set() for r in traced or _traced(old, new, d))
+    cited (``coverage.cited_by``) and its state check (``coverage.check_cites``, which the run's trace
+    leaves out), as coverage counts; never a clause id a value carries."""
+    runs = traced or _traced(old, new, d)
+    ca, cb = (cited_by(r) | check_cites(rs, d.minimal) if r is not None else set() for rs, r in zip((old, new), runs))
     return {"OLD": sorted(ca - cb), "NEW": sorted(cb - ca)}
 
 
