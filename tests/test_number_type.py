@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from validator.api import check_text, load_ruleset
+from validator.api import RunError, check_text, load_ruleset
 from validator.tools.symbols import Index
 
 
@@ -29,6 +29,17 @@ def _load(tmp_path: Path, text: str) -> Any:
 
 def _errors(rs: Any) -> list[Any]:
     return [d for d in rs.diagnostics if d.is_error]
+
+
+def _refusals(rs: Any, *args: Any, **kwargs: Any) -> list[list[Any]]:
+    """What each engine, the reference's then the backend's, refuses the run ``rs.run(*args, **kwargs)``
+    with (its diagnostics): a test holds the two to say the same."""
+    said = []
+    for engine in ("reference", "backend"):
+        with pytest.raises(RunError) as exc:
+            rs.run(*args, engine=engine, **kwargs)
+        said.append(exc.value.diagnostics)
+    return said
 
 
 def _underlined(text: str, d: Any) -> str:
