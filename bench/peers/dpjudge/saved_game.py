@@ -18,6 +18,12 @@ provinces left empty by a standoff (two or more moves into one bounced). The ret
 saves with a dislodged unit are not copied: they are not the retreats it allows (in the package's
 own saved game tests/network/1.json, F1902R lists `NTH`, `NWG`, `SKA` and `STP/NC`, all
 occupied, and `SWE`, left empty by a standoff, for `F NWY`), so ruleval works them out by the rules.
+dipcc (`Game.to_json`: the saved games Meta published with Cicero, tests/records/cicero/) writes this
+format without results: a retreat phase after a movement phase saved with orders and no results has
+no attackers and no standoffs (`ruleval replay` takes them from the state the rules compute, and says
+so), and keeps the retreats dipcc allowed each dislodged unit, which replay compares with the rules'.
+A unit dipcc lists with no retreat (the rules disband it at once, DIP-R1) is left out, with the `D`
+order dipcc saves for it.
 The map is the converted one of the saved game's map name (`rulesets/diplomacy/maps/<map>.yaml`).
 """
 
@@ -102,6 +108,30 @@ def _carried(movement: dict[str, Any], origin: str, to: str) -> bool:
     return False
 
 
+def _results_left_out(movement: dict[str, Any]) -> bool:
+    """Whether a movement phase was saved without its results: the package saves one (an empty list for
+    an order that succeeded) for every unit ordered; dipcc (`Game.to_json`, the format of Meta's Cicero
+    games) saves none."""
+    orders = movement.get("orders")
+    return not movement.get("results") and isinstance(orders, dict) and any(orders.values())
+
+
+def _saved_retreats(state: dict[str, Any], at: str) -> list[tuple[str, str, list[str]]]:
+    """A retreat state's `retreats` as saved: each power's map of its dislodged units to the places
+    they may retreat to, as (power, unit, places)."""
+    value = state.get("retreats", {})
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise SavedGameError(f"{at}: `retreats` gives each power a map of its dislodged units to the places "
+                             "they may retreat to")
+    out = []
+    for p, units in value.items():
+        for u, to in units.items():
+            if not isinstance(to, list) or not all(isinstance(t, str) for t in to):
+                raise SavedGameError(f"{at}: `{str(u)[:40]}` retreats to a list of places")
+            out.append((p, u, to))
+    return out
+
+
 def _standoffs(movement: dict[str, Any] | None, occupied: set[str]) -> list[str]:
     """The provinces a movement phase left empty by a standoff: two or more moves into one bounced,
     and no unit stands there after it."""
@@ -147,24 +177,36 @@ def records(saved: dict[str, Any], where: str = "<game>") -> list[dict[str, Any]
         phase = _phase(str(ph.get("name", "")), at)
         units = [{"power": power(p, at), **_unit(u, at)} for p, us in _lists(state, "units", at).items()
                  for u in us if not u.startswith("*")]
+        destroyed: set[str] = set()  # dislodged units with no retreat (dipcc's saved games keep them)
         rec: dict[str, Any] = {"phase": phase, "units": units,
                                "supply_centers": {c.lower(): power(p, at) for p, cs in state.get("centers", {}).items()
                                                   for c in cs}}
         if phase["type"] == "retreat":
             before = phases[i - 1] if i > 0 and str(phases[i - 1].get("name", ""))[-1:] == "M" else None
             rec["dislodged"] = []
-            for p, retreats in _lists(state, "retreats", at).items():
-                for u in retreats:
-                    unit = _unit(u, at)
-                    origin, via = _attacker(before, u[2:], army)
-                    rec["dislodged"].append({"power": power(p, at), **unit, "attacker_from": origin,
-                                             "attacker_via_convoy": via})
-            rec["standoffs"] = _standoffs(before, {_province(u["location"]) for u in units})
+            if before is not None and _results_left_out(before):
+                # dipcc's saved games: no results to find attackers and standoffs by (left to the rules to
+                # work out); its retreats are kept, the engine's, to be compared with the rules'
+                for p, u, to in _saved_retreats(state, at):
+                    if not to:  # no retreat: disbanded at once (DIP-R1), not a unit of the retreat phase
+                        destroyed.add(u)
+                        continue
+                    rec["dislodged"].append({"power": power(p, at), **_unit(u, at),
+                                             "retreats": sorted(t.lower() for t in to)})
+            else:
+                for p, retreats in _lists(state, "retreats", at).items():
+                    for u in retreats:
+                        unit = _unit(u, at)
+                        origin, via = _attacker(before, u[2:], army)
+                        rec["dislodged"].append({"power": power(p, at), **unit, "attacker_from": origin,
+                                                 "attacker_via_convoy": via})
+                rec["standoffs"] = _standoffs(before, {_province(u["location"]) for u in units})
         orders = ph.get("orders") or {}
         if not isinstance(orders, dict) or not all(isinstance(os, list) and all(isinstance(o, str) for o in os)
                                                    for os in orders.values() if os):
             raise SavedGameError(f"{at}: `orders` gives each power a list of order texts")
-        rec["orders"] = [{"power": power(p, at), "order": o} for p, os in orders.items() for o in os or []]
+        rec["orders"] = [{"power": power(p, at), "order": o} for p, os in orders.items() for o in os or []
+                         if not (o.endswith(" D") and o[:-2] in destroyed)]
         out.append(rec)
     return out
 
