@@ -87,6 +87,10 @@ def test_each_game_replays_under_the_standard_rules_or_departs_where_its_engine_
     count, mismatch, notes = replayed(stem)
     played = len(states(stem)) - 1
     skipped = sum(n.kind == "skipped" for n in notes)  # retreat phases whose units had no retreat
+    # what replay took from the rules rather than compared: only what dipcc does not save
+    derived = {f.rsplit("/", 1)[-1] for n in notes if n.kind == "derived" for f in n.fields}
+    assert derived <= {"attacker_from", "attacker_via_convoy", "standoffs"}, derived
+    assert {n.kind for n in notes} <= {"derived", "skipped", "unplayed"}, [n.text() for n in notes]
     if stem not in DEPARTS:
         assert mismatch is None and count + skipped == played, (count, mismatch)
         return
