@@ -11,10 +11,12 @@ otherwise, and each such game is tested to depart there, for that reason:
   and a fleet's each over its own moves; standard.rules removes those farthest from any centre the
   power owns, counting moves over land and sea for both (the 2023 rules, the reading DATC 4.D.8
   prefers). The package's reading (bench/peers/readings/maps/standard.rules), which counts from the
-  home centres, computes the record's next state there.
+  home centres, computes the record's next state there. (dipcc: `GameState::do_civil_disorder`,
+  dipcc/cc/game_state.cc, with its tables of distances to home centres, one for each unit type.)
 - DATC 4.A.3 (an army moved to an adjacent province while a fleet of its own power convoys it).
   dipcc moves it over land unless its order says `VIA`; the standard rules take the convoy order
-  as the army's intent, so a swap by convoy (DATC 6.G.1) succeeds.
+  as the army's intent, so a swap by convoy (DATC 6.G.1) succeeds. (dipcc's adjudicator.cc takes a
+  move without `VIA` as a land move and a convoy for it, to an adjacent place, as uncoordinated.)
 """
 
 from __future__ import annotations
