@@ -9,6 +9,7 @@ given to both rulesets, and what the clauses say is checked of every answer, fro
 - made, it takes the hexes of its path; on the table it counts no loss; past the edge each hex not
   taken is one loss and the unit stays on its last hex (JOM-X2, even by a scenario's exit), except a
   lone character in AM, which leaves the table, no loss, `exited` (JOM-X3);
+- made, it loses no combat die: neither unit is artillery marked (**) (JOM-K1);
 - not made, it counts no loss and moves nobody.
 """
 
@@ -70,10 +71,11 @@ def test_every_retreat_on_a_small_board_is_as_the_clauses_say(name: str) -> None
                     allowed = free and (len(taken) == hexes if not leaves else len(taken) < hexes and path[-1] in edge)
                     assert (r["status"] == "ok") == allowed, said
                     if r["status"] != "ok":
-                        assert r["lost"] is None and r["left_table"] is False, said
+                        assert r["lost"] is None and r["dice_lost"] is None and r["left_table"] is False, said
                         assert out["units"] == UNITS, said
                         continue
                     assert r["taken"] == taken, said
+                    assert r["dice_lost"] == 0, said  # no artillery marked (**) here (JOM-K1)
                     lone_leaves = leaves and name == "am" and unit == "K"
                     if not leaves:
                         assert (r["lost"], r["left_table"], r["to"], r["clause"]) == (0, False, path[-1], "JOM-X2"), said
