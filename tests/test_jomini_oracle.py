@@ -1,0 +1,259 @@
+"""The Jomini rulesets' `main` against a second reading of the movement rules, written here in plain Python.
+
+RULES.md section 2 (seeds 002 and 004) read once more, apart from the rulesets, for units of the
+allowance table only (no characters, whose readings are pinned by tests/cases/jomini/characters.yaml):
+- a unit is moved only if activated, at most once per turn (a move of no hex is none), from its hex by
+  touching hexes (JOM-A1); with combat it has the table's first figure, none for a gun marked "sans
+  combat"; without, the second, 1 more when the whole move follows the road from a road hex to a road
+  hex (JOM-R1), 1 more for mounted infantry (JOM-D1); (*) artillery never more than 1 hex (JOM-K2);
+- a hex costs its terrain (clear and village 1, woods and hills 2, marsh 3), 1 along the road, and a
+  river side 1 more (a ford or a bridge nothing); impassable hexes are never entered (JOM-T1, T3);
+  passing next to an enemy costs nothing (JOM-Z1);
+- a move never ends on another unit (JOM-O1) nor crosses one, except (RE) infantry, cavalry and camelry
+  crossing artillery of either side (JOM-O2), or (AM) a unit crossing a friendly light or very light
+  unit or being one that crosses a friend (JOM-O3);
+- leaving the table is a step off it, costing 1, only by a scenario's exit (JOM-X1), without combat;
+- (**) artillery loses one die a hex moved (JOM-K1); a road march may not fight after (JOM-R1).
+Random small boards with every such feature and a few moves each are given to both; each move's verdict
+(made or refused) must agree and, made, its cost, allowance, hexes, dice lost, road march and whether
+the unit may fight, and the units' hexes at the end. (Which clause a refusal cites is the rulesets' own
+reading, pinned by the cases.) RULEVAL_FUZZ_LONG=1 tries many more boards.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator import load_ruleset
+
+JOMINI = Path(__file__).resolve().parent.parent / "rulesets" / "jomini"
+BOARDS = 3000 if os.environ.get("RULEVAL_FUZZ_LONG") else 100
+
+# (type, class) -> (with combat or None, without combat, marked (**), marked (*)): RULES.md's table.
+TABLE: dict[tuple[str, str], tuple[int | None, int, bool, bool]] = {
+    ("infantry", "light"): (2, 2, False, False),
+    ("infantry", "medium"): (1, 2, False, False),
+    ("infantry", "heavy"): (1, 2, False, False),
+    ("cavalry", "light"): (4, 4, False, False),
+    ("cavalry", "heavy"): (3, 3, False, False),
+    ("cavalry", "cuirassiers"): (3, 3, False, False),
+    ("cavalry", "very_heavy"): (2, 2, False, False),
+    ("lancers", "light"): (4, 4, False, False),
+    ("camelry", "light"): (3, 3, False, False),
+    ("camelry", "heavy"): (3, 3, False, False),
+    ("camelry", "very_heavy"): (2, 2, False, False),
+    ("elephants", "medium"): (2, 2, False, False),
+    ("elephants", "heavy"): (2, 2, False, False),
+    ("foot_artillery", "very_light"): (1, 2, True, False),
+    ("foot_artillery", "light"): (None, 1, False, False),
+    ("foot_artillery", "heavy"): (None, 1, False, False),
+    ("foot_artillery", "very_heavy"): (None, 1, False, True),
+    ("rocket_artillery", "light"): (None, 1, False, False),
+    ("horse_artillery", "very_light"): (3, 3, True, False),
+    ("horse_artillery", "light"): (2, 2, True, False),
+    ("horse_artillery", "heavy"): (1, 1, True, False),
+    ("flying_artillery", "light"): (2, 2, True, False),
+    ("elephant_artillery", "very_light"): (2, 2, False, False),
+    ("elephant_artillery", "light"): (2, 2, False, False),
+    ("camel_artillery", "very_light"): (2, 2, False, False),
+    ("elephant_drawn_artillery", "very_light"): (1, 2, True, False),
+    ("elephant_drawn_artillery", "light"): (None, 1, False, False),
+}
+KINDS = sorted(TABLE)
+CROSSERS = {"infantry", "cavalry", "lancers", "camelry"}
+TERRAIN = {"clear": 1, "village": 1, "woods": 2, "hills": 2, "marsh": 3, "impassable": None}
+SIDE_EXTRA = {"river": 1, "ford": 0, "bridge": 0}
+
+
+@cache
+def rules(name: str):
+    return load_ruleset(JOMINI / f"{name}.rules")
+
+
+@cache
+def neighbours(cols: int, rows: int) -> dict[str, frozenset[str]]:
+    """The board's geometry (which hexes touch), read off the ruleset's `costs` on a board of clear ground."""
+    edges = rules("re").run({"board": {"cols": cols, "rows": rows}, "units": []}, query="costs")["edges"]
+    return {a: frozenset(bs) for a, bs in edges.items()}
+
+
+def random_state(rng: random.Random) -> dict[str, Any]:
+    cols, rows = 6, 5
+    grid = neighbours(cols, rows)
+    hexes = sorted(grid)
+    edge = [h for h in hexes if len(grid[h]) < 6]
+    rough = rng.sample(hexes, 7)
+    terrain = {h: rng.choice(["woods", "hills", "marsh", "village", "impassable"]) for h in rough}
+    road = [rng.choice(hexes)]
+    for _ in range(rng.randint(2, 6)):
+        nxt = [n for n in sorted(grid[road[-1]]) if n not in road]
+        if not nxt:
+            break
+        road.append(rng.choice(nxt))
+    pairs = sorted({tuple(sorted((a, b))) for a in hexes for b in grid[a]})
+    sides = rng.sample(pairs, 4)
+    units = []
+    free = [h for h in hexes if terrain.get(h) != "impassable"]
+    spots = rng.sample([h for h in road if h in free], min(2, len([h for h in road if h in free])))
+    spots += rng.sample([h for h in free if h not in spots], rng.randint(2, 5))
+    for i, h in enumerate(spots):
+        t, c = rng.choice(KINDS)
+        u: dict[str, Any] = {"id": f"u{i}", "side": rng.choice(["blue", "red"]), "type": t, "class": c, "hex": h,
+                             "flags": {"activated": rng.random() < 0.95}}
+        if t == "infantry" and rng.random() < 0.3:
+            u["mount"] = rng.choice(["horses", "camels", "wagons"])
+        units.append(u)
+    return {"board": {"cols": cols, "rows": rows, "hexes": {h: {"terrain": t} for h, t in terrain.items()},
+                      "roads": [[road[i - 1], road[i], "A"] for i in range(1, len(road))],
+                      "edges": [{"a": a, "b": b, "feature": rng.choice(["river", "river", "ford", "bridge"])} for a, b in sides],
+                      "exits": {"voluntary": [rng.choice(edge)]}},
+            "units": units, "moves": []}
+
+
+def shortest(grid: dict[str, frozenset[str]], a: str, b: str) -> list[str]:
+    """A shortest path of touching hexes from a to b, whatever stands or grows on them."""
+    back: dict[str, str | None] = {a: None}
+    todo = [a]
+    while b not in back:
+        step = []
+        for h in todo:
+            for n in sorted(grid[h]):
+                if n not in back:
+                    back[n] = h
+                    step.append(n)
+        todo = step
+    path = [b]
+    while back[path[-1]] is not None:
+        path.append(back[path[-1]])  # type: ignore[arg-type]
+    return path[::-1]
+
+
+def random_moves(rng: random.Random, state: dict[str, Any]) -> list[dict[str, Any]]:
+    """2 to 4 moves, of distinct units but the last: walks of 0 to 3 hexes or about the unit's allowance
+    without combat, often along the road, through other units now and then, and some to the scenario's
+    exit and off (the units' hexes guessed: the oracle says where they are)."""
+    board = state["board"]
+    grid = neighbours(board["cols"], board["rows"])
+    road = {h for r in board["roads"] for h in r[:2]}
+    where = {u["id"]: u["hex"] for u in state["units"]}
+    calm = {u["id"]: TABLE[(u["type"], u["class"])][1] for u in state["units"]}
+    moves = []
+    for uid in rng.sample(sorted(where), rng.randint(1, 3)) + rng.sample(sorted(where), 1):
+        leave = rng.random() < 0.2
+        if leave:
+            path = shortest(grid, where[uid], board["exits"]["voluntary"][0])
+        else:
+            path = [where[uid]]
+            for _ in range(rng.choice([0, 1, 2, 3, calm[uid], calm[uid] + 1, calm[uid] + 2])):
+                ns = sorted(n for n in grid[path[-1]] if n not in path)
+                held = [n for n in ns if n in where.values()]
+                on_road = [n for n in ns if n in road] if path[-1] in road else []
+                pick = rng.random()
+                choices = (on_road if pick < 0.6 else held if pick < 0.75 else []) or ns
+                if not choices:
+                    break
+                path.append(rng.choice(choices))
+        move = {"unit": uid, "path": path, "combat": False if leave else rng.random() < 0.5}
+        if leave:
+            move["exit"] = True
+        moves.append(move)
+        where[uid] = path[-1]
+    return moves
+
+
+def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str | None]]:
+    """Each move's verdict and the units' hexes at the end, by the reading in this module's docstring."""
+    board = state["board"]
+    grid = neighbours(board["cols"], board["rows"])
+    terrain = {h: v["terrain"] for h, v in board["hexes"].items()}
+    roads = {frozenset(r[:2]) for r in board["roads"]}
+    extra: dict[frozenset[str], int] = {}
+    for e in board["edges"]:
+        extra[frozenset((e["a"], e["b"]))] = SIDE_EXTRA[e["feature"]]
+    units = {u["id"]: dict(u) for u in state["units"]}
+    moved: set[str] = set()
+    out: list[dict[str, Any]] = []
+
+    def cost(a: str, b: str) -> int | None:
+        base = TERRAIN[terrain.get(b, "clear")]
+        if base is None:
+            return None
+        return (1 if frozenset((a, b)) in roads else base) + extra.get(frozenset((a, b)), 0)
+
+    def may_cross(u: dict[str, Any], other: dict[str, Any]) -> bool:
+        if name == "re":
+            return u["type"] in CROSSERS and "artillery" in other["type"]
+        light = {"light", "very_light"}
+        return other["side"] == u["side"] and (u["class"] in light or other["class"] in light)
+
+    for m in state["moves"]:
+        u = units[m["unit"]]
+        path, combat, leave = m["path"], m["combat"], m.get("exit", False)
+        fight, calm, loses, capped = TABLE[(u["type"], u["class"])]
+        steps = len(path) - 1 + (1 if leave else 0)
+        along = not leave and len(path) > 1 and all(frozenset(p) in roads for p in zip(path, path[1:]))
+        mounted = u["type"] == "infantry" and "mount" in u
+        if combat:
+            budget = fight
+        else:
+            budget = calm + (1 if along else 0) + (1 if mounted else 0)
+        if capped and budget is not None:
+            budget = min(budget, 1)
+        occupant = {v["hex"]: v for v in units.values() if v["hex"] is not None and v["id"] != u["id"]}
+        ok = u["flags"]["activated"] and not (steps > 0 and u["id"] in moved) and u["hex"] is not None and path[0] == u["hex"]
+        ok = ok and all(b in grid[a] for a, b in zip(path, path[1:]))
+        total = None
+        if ok and steps > 0:
+            costs = [cost(a, b) for a, b in zip(path, path[1:])]
+            crossed = path[1:] if leave else path[1:-1]
+            ok = (budget is not None and None not in costs
+                  and all(h not in occupant or may_cross(u, occupant[h]) for h in crossed)
+                  and (leave or path[-1] not in occupant)
+                  and (not leave or path[-1] in board["exits"]["voluntary"])
+                  and not (capped and steps > 1))
+            if ok:
+                total = sum(costs) + (1 if leave else 0)  # type: ignore[arg-type]
+                ok = total <= budget  # type: ignore[operator]
+        elif ok:
+            total = 0
+        if not ok:
+            out.append({"status": "illegal"})
+            continue
+        hexes = len(path) - 1
+        out.append({"status": "ok", "cost": total, "allowance": budget, "hexes": hexes,
+                    "dice_lost": hexes if loses else 0, "road_march": along and not combat,
+                    "may_fight": combat and not leave})
+        if steps > 0:
+            moved.add(u["id"])
+            u["hex"] = None if leave else path[-1]
+    return out, {uid: u["hex"] for uid, u in units.items()}
+
+
+KEYS = ("status", "cost", "allowance", "hexes", "dice_lost", "road_march", "may_fight")
+
+
+@pytest.mark.parametrize("name", ["re", "am"])
+def test_main_agrees_with_a_second_reading_of_the_movement_rules(name: str) -> None:
+    rng = random.Random(f"jomini-oracle-{name}")
+    made = refused = 0
+    for _ in range(BOARDS):
+        state = random_state(rng)
+        state["moves"] = random_moves(rng, state)
+        got = rules(name).run(state)
+        want, hexes = oracle(name, state)
+        for move, g, w in zip(state["moves"], got["moves"], want):
+            said = (name, state, move, g)
+            if w["status"] == "illegal":
+                assert g["status"] == "illegal", said
+                refused += 1
+            else:
+                assert {k: g[k] for k in KEYS} == w, said
+                made += 1
+        assert {u["id"]: u["hex"] for u in got["units"]} == hexes, (name, state)
+    assert made > BOARDS // 2 and refused > BOARDS // 2, (made, refused)
