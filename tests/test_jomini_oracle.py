@@ -13,6 +13,9 @@ allowance table only (no characters, whose readings are pinned by tests/cases/jo
   crossing artillery of either side (JOM-O2), or (AM) a unit crossing a friendly light or very light
   unit or being one that crosses a friend (JOM-O3);
 - leaving the table is a step off it, costing 1, only by a scenario's exit (JOM-X1), without combat;
+  a reinforcement kept off the table enters by the scenario's entry, its first hex the first on the
+  table (its terrain's cost), and makes no road march: it starts on no road hex (JOM-X4, R1);
+- (AM) a unit with a pre-played token does not move (JOM-A2);
 - (**) artillery loses one die a hex moved (JOM-K1); a road march may not fight after (JOM-R1).
 Random small boards with every such feature and a few moves each are given to both; each move's verdict
 (made or refused) must agree and, made, its cost, allowance, hexes, dice lost, road march and whether
@@ -105,14 +108,18 @@ def random_state(rng: random.Random) -> dict[str, Any]:
     for i, h in enumerate(spots):
         t, c = rng.choice(KINDS)
         u: dict[str, Any] = {"id": f"u{i}", "side": rng.choice(["blue", "red"]), "type": t, "class": c, "hex": h,
-                             "flags": {"activated": rng.random() < 0.95}}
+                             "flags": {"activated": rng.random() < 0.95, "pre_played": rng.random() < 0.1}}
         if t == "infantry" and rng.random() < 0.3:
             u["mount"] = rng.choice(["horses", "camels", "wagons"])
         units.append(u)
+    entry = rng.choice(edge)
+    if rng.random() < 0.4:  # a reinforcement kept off the table (JOM-X4)
+        t, c = rng.choice(KINDS)
+        units.append({"id": "r", "side": "blue", "type": t, "class": c, "hex": None, "flags": {"activated": rng.random() < 0.9}})
     return {"board": {"cols": cols, "rows": rows, "hexes": {h: {"terrain": t} for h, t in terrain.items()},
                       "roads": [[road[i - 1], road[i], "A"] for i in range(1, len(road))],
                       "edges": [{"a": a, "b": b, "feature": rng.choice(["river", "river", "ford", "bridge"])} for a, b in sides],
-                      "exits": {"voluntary": [rng.choice(edge)]}},
+                      "exits": {"voluntary": [rng.choice(edge)], "reinforcement": [entry]}},
             "units": units, "moves": []}
 
 
@@ -145,8 +152,12 @@ def random_moves(rng: random.Random, state: dict[str, Any]) -> list[dict[str, An
     calm = {u["id"]: TABLE[(u["type"], u["class"])][1] for u in state["units"]}
     moves = []
     for uid in rng.sample(sorted(where), rng.randint(1, 3)) + rng.sample(sorted(where), 1):
-        leave = rng.random() < 0.2
-        if leave:
+        leave = where[uid] is not None and rng.random() < 0.2
+        if where[uid] is None:
+            path = [board["exits"]["reinforcement"][0]]
+            for _ in range(rng.choice([0, 1, 2, calm[uid]])):
+                path.append(rng.choice(sorted(n for n in grid[path[-1]])))
+        elif leave:
             path = shortest(grid, where[uid], board["exits"]["voluntary"][0])
         else:
             path = [where[uid]]
@@ -196,8 +207,11 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
         u = units[m["unit"]]
         path, combat, leave = m["path"], m["combat"], m.get("exit", False)
         fight, calm, loses, capped = TABLE[(u["type"], u["class"])]
-        steps = len(path) - 1 + (1 if leave else 0)
-        along = not leave and len(path) > 1 and all(frozenset(p) in roads for p in zip(path, path[1:]))
+        enters = u["hex"] is None
+        # a reinforcement's first hex is the first on the table, entered from the fictitious hex beyond it
+        legs = ([(None, path[0])] if enters else []) + list(zip(path, path[1:]))
+        steps = len(legs) + (1 if leave else 0)
+        along = not enters and not leave and len(path) > 1 and all(frozenset(p) in roads for p in zip(path, path[1:]))
         mounted = u["type"] == "infantry" and "mount" in u
         if combat:
             budget = fight
@@ -206,12 +220,14 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
         if capped and budget is not None:
             budget = min(budget, 1)
         occupant = {v["hex"]: v for v in units.values() if v["hex"] is not None and v["id"] != u["id"]}
-        ok = u["flags"]["activated"] and not (steps > 0 and u["id"] in moved) and u["hex"] is not None and path[0] == u["hex"]
+        start = path[0] in board["exits"]["reinforcement"] if enters else path[0] == u["hex"]
+        barred = name == "am" and u["flags"].get("pre_played", False)
+        ok = u["flags"]["activated"] and not (steps > 0 and (u["id"] in moved or barred)) and start
         ok = ok and all(b in grid[a] for a, b in zip(path, path[1:]))
         total = None
         if ok and steps > 0:
-            costs = [cost(a, b) for a, b in zip(path, path[1:])]
-            crossed = path[1:] if leave else path[1:-1]
+            costs = [cost(a, b) if a is not None else TERRAIN[terrain.get(b, "clear")] for a, b in legs]
+            crossed = [b for _, b in legs] if leave else [b for _, b in legs][:-1]
             ok = (budget is not None and None not in costs
                   and all(h not in occupant or may_cross(u, occupant[h]) for h in crossed)
                   and (leave or path[-1] not in occupant)
@@ -225,7 +241,7 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
         if not ok:
             out.append({"status": "illegal"})
             continue
-        hexes = len(path) - 1
+        hexes = len(legs)
         out.append({"status": "ok", "cost": total, "allowance": budget, "hexes": hexes,
                     "dice_lost": hexes if loses else 0, "road_march": along and not combat,
                     "may_fight": combat and not leave})
