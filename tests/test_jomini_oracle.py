@@ -1,7 +1,9 @@
 """The Jomini rulesets' `main` against a second reading of the movement rules, written here in plain Python.
 
 RULES.md section 2 (seeds 002 and 004) read once more, apart from the rulesets, for units of the
-allowance table only (no characters, whose readings are pinned by tests/cases/jomini/characters.yaml):
+allowance table and lone characters (none with a unit: those readings are pinned by
+tests/cases/jomini/characters.yaml, and a state is compared only up to a move that would end a
+character with a unit):
 - a unit is moved only if activated, at most once per turn (a move of no hex is none), from its hex by
   touching hexes (JOM-A1); with combat it has the table's first figure, none for a gun marked "sans
   combat"; without, the second, 1 more when the whole move follows the road from a road hex to a road
@@ -16,7 +18,11 @@ allowance table only (no characters, whose readings are pinned by tests/cases/jo
   a reinforcement kept off the table enters by the scenario's entry, its first hex the first on the
   table (its terrain's cost), and makes no road march: it starts on no road hex (JOM-X4, R1);
 - (AM) a unit with a pre-played token does not move (JOM-A2);
-- (**) artillery loses one die a hex moved (JOM-K1); a road march may not fight after (JOM-R1).
+- (**) artillery loses one die a hex moved (JOM-K1); a road march may not fight after (JOM-R1);
+- a lone character (officer, character, leader) has 3 hexes, with combat or without, 1 more by road; it
+  pays 1 a passable hex and nothing for a river unless in a vehicle (JOM-T2); in RE it crosses no unit,
+  in AM any friendly one (JOM-O3), and it leaves the table by any edge hex in AM (JOM-X3); a unit passes
+  a friendly lone character's hex, not an enemy's (a character is no unit: characters.yaml).
 Random small boards with every such feature and a few moves each are given to both; each move's verdict
 (made or refused) must agree and, made, its cost, allowance, hexes, dice lost, road march and whether
 the unit may fight, and the units' hexes at the end. (Which clause a refusal cites is the rulesets' own
@@ -69,6 +75,13 @@ TABLE: dict[tuple[str, str], tuple[int | None, int, bool, bool]] = {
     ("elephant_drawn_artillery", "light"): (None, 1, False, False),
 }
 KINDS = sorted(TABLE)
+CHARACTERS = {"officer", "character", "leader"}  # the table's last row, 3 hexes whatever the class
+
+
+def row(u: dict[str, Any]) -> tuple[int | None, int, bool, bool]:
+    return (3, 3, False, False) if u["type"] in CHARACTERS else TABLE[(u["type"], u["class"])]
+
+
 CROSSERS = {"infantry", "cavalry", "lancers", "camelry"}
 TERRAIN = {"clear": 1, "village": 1, "woods": 2, "hills": 2, "marsh": 3, "impassable": None}
 SIDE_EXTRA = {"river": 1, "ford": 0, "bridge": 0}
@@ -112,6 +125,10 @@ def random_state(rng: random.Random) -> dict[str, Any]:
         if t == "infantry" and rng.random() < 0.3:
             u["mount"] = rng.choice(["horses", "camels", "wagons"])
         units.append(u)
+    if rng.random() < 0.5:  # a lone character, now and then in a vehicle
+        h = rng.choice([h for h in free if h not in spots])
+        units.append({"id": "k", "side": rng.choice(["blue", "red"]), "type": rng.choice(sorted(CHARACTERS)), "hex": h,
+                      "flags": {"activated": True, "vehicle": rng.random() < 0.25}})
     entry = rng.choice(edge)
     if rng.random() < 0.4:  # a reinforcement kept off the table (JOM-X4)
         t, c = rng.choice(KINDS)
@@ -142,31 +159,34 @@ def shortest(grid: dict[str, frozenset[str]], a: str, b: str) -> list[str]:
 
 
 def random_moves(rng: random.Random, state: dict[str, Any]) -> list[dict[str, Any]]:
-    """2 to 4 moves, of distinct units but the last: walks of 0 to 3 hexes or about the unit's allowance
+    """2 to 5 moves, of distinct units but the last: walks of 0 to 3 hexes or about the unit's allowance
     without combat, often along the road, through other units now and then, and some to the scenario's
     exit and off (the units' hexes guessed: the oracle says where they are)."""
     board = state["board"]
     grid = neighbours(board["cols"], board["rows"])
     road = {h for r in board["roads"] for h in r[:2]}
     where = {u["id"]: u["hex"] for u in state["units"]}
-    calm = {u["id"]: TABLE[(u["type"], u["class"])][1] for u in state["units"]}
+    calm = {u["id"]: row(u)[1] for u in state["units"]}
     moves = []
-    for uid in rng.sample(sorted(where), rng.randint(1, 3)) + rng.sample(sorted(where), 1):
+    movers = rng.sample(sorted(where), rng.randint(1, 3))
+    if "k" in where and "k" not in movers and rng.random() < 0.7:
+        movers.append("k")  # (a character, when there is one, often moves: its readings are few)
+    for uid in movers + rng.sample(sorted(where), 1):
         leave = where[uid] is not None and rng.random() < 0.2
         if where[uid] is None:
             path = [board["exits"]["reinforcement"][0]]
             for _ in range(rng.choice([0, 1, 2, calm[uid]])):
                 path.append(rng.choice(sorted(n for n in grid[path[-1]])))
-        elif leave:
+        elif leave and (uid != "k" or rng.random() < 0.5):
             path = shortest(grid, where[uid], board["exits"]["voluntary"][0])
-        else:
+        else:  # (a character's walk may end on any edge hex and leave, JOM-X3)
             path = [where[uid]]
             for _ in range(rng.choice([0, 1, 2, 3, calm[uid], calm[uid] + 1, calm[uid] + 2])):
                 ns = sorted(n for n in grid[path[-1]] if n not in path)
                 held = [n for n in ns if n in where.values()]
                 on_road = [n for n in ns if n in road] if path[-1] in road else []
                 pick = rng.random()
-                choices = (on_road if pick < 0.6 else held if pick < 0.75 else []) or ns
+                choices = (held if uid == "k" and pick < 0.4 else on_road if pick < 0.6 else held if pick < 0.75 else []) or ns
                 if not choices:
                     break
                 path.append(rng.choice(choices))
@@ -178,8 +198,9 @@ def random_moves(rng: random.Random, state: dict[str, Any]) -> list[dict[str, An
     return moves
 
 
-def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str | None]]:
-    """Each move's verdict and the units' hexes at the end, by the reading in this module's docstring."""
+def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str | None] | None]:
+    """Each move's verdict and the units' hexes at the end, by the reading in this module's docstring;
+    up to a move that would end a character with a unit (then no hexes at the end)."""
     board = state["board"]
     grid = neighbours(board["cols"], board["rows"])
     terrain = {h: v["terrain"] for h, v in board["hexes"].items()}
@@ -198,6 +219,10 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
         return (1 if frozenset((a, b)) in roads else base) + extra.get(frozenset((a, b)), 0)
 
     def may_cross(u: dict[str, Any], other: dict[str, Any]) -> bool:
+        if other["type"] in CHARACTERS:
+            return other["side"] == u["side"]
+        if u["type"] in CHARACTERS:
+            return name == "am" and other["side"] == u["side"]
         if name == "re":
             return u["type"] in CROSSERS and "artillery" in other["type"]
         light = {"light", "very_light"}
@@ -206,7 +231,8 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
     for m in state["moves"]:
         u = units[m["unit"]]
         path, combat, leave = m["path"], m["combat"], m.get("exit", False)
-        fight, calm, loses, capped = TABLE[(u["type"], u["class"])]
+        fight, calm, loses, capped = row(u)
+        lone = u["type"] in CHARACTERS and not u["flags"].get("vehicle", False)
         enters = u["hex"] is None
         # a reinforcement's first hex is the first on the table, entered from the fictitious hex beyond it
         legs = ([(None, path[0])] if enters else []) + list(zip(path, path[1:]))
@@ -226,12 +252,17 @@ def oracle(name: str, state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict
         ok = ok and all(b in grid[a] for a, b in zip(path, path[1:]))
         total = None
         if ok and steps > 0:
-            costs = [cost(a, b) if a is not None else TERRAIN[terrain.get(b, "clear")] for a, b in legs]
+            costs = [(None if TERRAIN[terrain.get(b, "clear")] is None else 1) if lone
+                     else cost(a, b) if a is not None else TERRAIN[terrain.get(b, "clear")] for a, b in legs]
+            if not leave and path[-1] in occupant and CHARACTERS & {u["type"], occupant[path[-1]]["type"]}:
+                return out, None  # a character ending with a unit: characters.yaml's readings
+            way_out = path[-1] in board["exits"]["voluntary"] or (
+                name == "am" and u["type"] in CHARACTERS and len(grid[path[-1]]) < 6)
             crossed = [b for _, b in legs] if leave else [b for _, b in legs][:-1]
             ok = (budget is not None and None not in costs
                   and all(h not in occupant or may_cross(u, occupant[h]) for h in crossed)
                   and (leave or path[-1] not in occupant)
-                  and (not leave or path[-1] in board["exits"]["voluntary"])
+                  and (not leave or way_out)
                   and not (capped and steps > 1))
             if ok:
                 total = sum(costs) + (1 if leave else 0)  # type: ignore[arg-type]
@@ -257,12 +288,14 @@ KEYS = ("status", "cost", "allowance", "hexes", "dice_lost", "road_march", "may_
 @pytest.mark.parametrize("name", ["re", "am"])
 def test_main_agrees_with_a_second_reading_of_the_movement_rules(name: str) -> None:
     rng = random.Random(f"jomini-oracle-{name}")
-    made = refused = 0
+    made = refused = unsure = 0
     for _ in range(BOARDS):
         state = random_state(rng)
         state["moves"] = random_moves(rng, state)
         got = rules(name).run(state)
         want, hexes = oracle(name, state)
+        if hexes is None:
+            unsure += 1
         for move, g, w in zip(state["moves"], got["moves"], want):
             said = (name, state, move, g)
             if w["status"] == "illegal":
@@ -271,5 +304,6 @@ def test_main_agrees_with_a_second_reading_of_the_movement_rules(name: str) -> N
             else:
                 assert {k: g[k] for k in KEYS} == w, said
                 made += 1
-        assert {u["id"]: u["hex"] for u in got["units"]} == hexes, (name, state)
-    assert made > BOARDS // 2 and refused > BOARDS // 2, (made, refused)
+        if hexes is not None:
+            assert {u["id"]: u["hex"] for u in got["units"]} == hexes, (name, state)
+    assert made > BOARDS // 2 and refused > BOARDS // 2 and unsure < BOARDS // 5, (made, refused, unsure)
