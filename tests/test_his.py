@@ -294,12 +294,16 @@ def test_a_variant_of_the_roll_modifier_changes_the_odds_and_nothing_else(tmp_pa
      "`scotland` is a minor power: its units avoid and withdraw with its major power's, name `france`"),
     ({"decisions": {"avoid": [{"power": "france", "to": "b"}, {"power": "france", "to": "x"}]}}, "/decisions/avoid/1/power",
      "a second avoid-battle attempt of `france`"),
+    ({"powers": {**POWERS, "venice": {"kind": "minor"}}, "alliances": [["france", "venice"]]}, "/alliances/0",
+     "`venice` is a minor power with no associated major power, listed allied with the major power `france`: an allied "
+     "minor power acts with its associated major power; give `france` as `venice`'s `major` instead"),
 ])
 def test_a_state_the_rules_would_read_two_ways_is_refused(change: dict, pointer: str, message: str) -> None:
     """A link given twice with two kinds (the move's cost depended on the order of the list), the mover's
     own Storms (ignored without a word) or its minor ally's (the same side's: HIS-M4 is for other powers),
     a power at war with itself, a pair at war and allied, an avoid decision of a minor power (passed over,
-    its units fought) or given twice."""
+    its units fought) or given twice, an alliance of a major with a minor that names no major (allied, yet at peace
+    with its ally's enemies: HIS-A1 knows an allied minor as its associated major's)."""
     from validator.api import RunError
 
     rs = validator.load_ruleset(RULES)
