@@ -337,6 +337,37 @@ def test_a_siege_needs_a_fortified_space() -> None:
     assert rs.run(fortress, dice=[])["attempts_made"] == []
 
 
+def test_a_garrison_in_a_fortress_not_its_sides_is_refused() -> None:
+    """A unit or leader marked besieged inside the fortifications of an enemy's space, or of an independent one, was
+    read as it is: a relief force of its power fought the space's own units, which could withdraw beside it. Units
+    and leaders go into the fortifications of a space of their power or an ally only (HIS-W1, HIS-A8): refused at
+    the mark; in an ally's fortress the garrison is read."""
+    from validator.api import RunError
+
+    rs = validator.load_ruleset(RULES)
+    state = one_interceptor() | {
+        "spaces": SPACES | {"hf": {"controller": "hapsburg", "fortified": True}, "nf": {"controller": None, "key": True},
+                            "ef": {"controller": "england", "fortified": True}},
+        "connections": LINKS + [{"a": "hf", "b": "d"}, {"a": "nf", "b": "d"}, {"a": "ef", "b": "d"}],
+        "alliances": [["france", "england"]],
+        "units": [{"id": "h1", "power": "hapsburg", "space": "a", "type": "regular"},
+                  {"id": "f1", "power": "france", "space": "hf", "type": "regular", "besieged": True},
+                  {"id": "f2", "power": "france", "space": "ef", "type": "regular", "besieged": True}],
+        "leaders": [{"id": "francis", "power": "france", "space": "nf", "battle": 2, "command": 6, "besieged": True}]}
+    with pytest.raises(RunError) as exc:
+        rs.run(state, seed=1)
+    found = {d.pointer: (d.message, d.schema_rule or "") for d in exc.value.diagnostics}
+    assert set(found) == {"/units/1/besieged", "/leaders/0/besieged"}, found
+    assert "a space of `hapsburg`, neither `france` nor its ally" in found["/units/1/besieged"][0], found
+    assert "an independent space" in found["/leaders/0/besieged"][0], found
+    assert all("HIS-W1" in rule for _, rule in found.values()), found
+    # the garrison in its ally's fortress alone is read: a Hapsburg unit enters, nobody intercepts (HIS-I10), no battle
+    allied = state | {"units": [{"id": "h1", "power": "hapsburg", "space": "d", "type": "regular"}, state["units"][2]],
+                      "leaders": [], "action": {"power": "hapsburg", "units": ["h1"], "from": "d", "to": "ef"}}
+    out = rs.run(allied, dice=[])
+    assert (out["status"], out["attempts_made"], out["battle"]) == ("completed", [], None), out
+
+
 def test_a_land_piece_at_sea_or_a_siege_both_on_and_lifted_is_refused() -> None:
     """A land unit written in a sea zone was read as a group adjacent to the destination and intercepted from
     the sea; a piece marked both besieged and formerly besieged was read as besieged. Both are refused."""
