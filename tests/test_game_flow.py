@@ -639,15 +639,24 @@ def test_play_until_a_phase_written_loosely_stops_there() -> None:
         assert [s.next_phase for s in steps] == ["F1901M", "S1902M"], until
 
 
-@pytest.mark.parametrize("name, content", [("orders.json", '[\n  [],\n  {"orders": 3}\n]\n'),
-                                           ("orders.yaml", "- phase: S1901M\n  orders: []\n- 3\n")])
-def test_play_entries_of_a_list_are_located_by_their_line(tmp_path: Path, name: str, content: str) -> None:
-    """An entry of a JSON or YAML list that is no orders entry (a YAML one that is no mapping too)."""
+@pytest.mark.parametrize("name, content, col, pointer", [
+    ("orders.json", '[\n  [],\n  {"orders": 3}\n]\n', 14, "/orders"),  # (at its `orders`, the field at fault)
+    ("orders.yaml", "- phase: S1901M\n  orders: []\n- 3\n", 3, None),  # (at the entry: no mapping)
+    ("orders.jsonl", '[]\n\n  {"phase": 5, "orders": []}\n', 13, "/phase"),
+    ("orders.jsonl", '[]\n[]\n{"orders": [], "extra": 1}\n3\n', 25, "/extra"),
+])
+def test_play_entries_of_a_list_are_located_by_their_line(tmp_path: Path, name: str, content: str, col: int,
+                                                          pointer: str | None) -> None:
+    """An entry of a JSON or YAML list that is no orders entry (a YAML one that is no mapping too): said at
+    its line and column (was `FILE:3` as the file's name, no line of it: a place no editor opens, nothing
+    quoted), the line quoted, at the field at fault with its pointer."""
     start, _ = _files(tmp_path)
     path = tmp_path / name
     path.write_text(content)
     code, _, err = _run("play", STANDARD, start, "--orders", str(path))
-    assert code == 3 and err.startswith(f"{path}:3: error[S006]: an orders entry is"), err
+    line = content.splitlines()[2]
+    assert code == 3 and err.startswith(f"{path}:3:{col}: error[S006]: an orders entry is"), err
+    assert f"   3 | {line}\n" in err and (f"= pointer: {pointer}\n" in err if pointer else "= pointer" not in err), err
 
 
 def test_play_plays_the_start_states_own_orders_and_refuses_orders_given_twice(tmp_path: Path) -> None:
@@ -1261,12 +1270,12 @@ def test_replay_says_which_side_a_list_item_is_on(tmp_path: Path) -> None:
     ("o.yaml", '- phase: S1901M\n  orders:\n    - {power: france, order: "A PAR - BUR"}\n'
                '    - {power: france, order: "A MAR CHARGES SPA"}\n', 4, 30),
     ("o.jsonl", '{"phase": "S1901M", "orders": [{"power": "france", "order": "A PAR - BUR"}]}\n'
-                '{"orders": [{"power": "france", "order": "A MAR CHARGES SPA"}]}\n', 2, 1),
+                '{"orders": [{"power": "france", "order": "A MAR CHARGES SPA"}]}\n', 2, 42),
 ])
 def test_an_unreadable_order_in_an_orders_file_is_located_where_it_is_written(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, text: str, line: int, col: int) -> None:
     """An order no form reads was located at its entry's first line, as `o.yaml:1#/orders/1/order`,
-    without the line quoted: now at the order (YAML: its value; JSON Lines: the entry's line), quoted."""
+    without the line quoted: now at the order's value (in JSON Lines too, on the entry's line), quoted."""
     monkeypatch.chdir(ROOT)
     orders = tmp_path / name
     orders.write_text(text, encoding="utf-8")

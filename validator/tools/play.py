@@ -234,7 +234,7 @@ def read_game_file(path: str, limit: int = MAX_ENTRIES) -> list[GameItem]:
             if problem is not None:
                 raise DiagnosticError([Diagnostic("S001", f"the entry holds what JSON cannot: {problem[1]}",
                                                   _yaml_span(text, path, i, problem[0], positions)
-                                                  or Span(game_item.where),
+                                                  or game_item.start or Span(path),
                                                   pointer=problem[0],
                                                   help="quote a text YAML reads as something else (a date, `.nan`)")])
             out.append(game_item)
@@ -272,64 +272,133 @@ def _yaml_span(text: str, path: str, index: int, pointer: str, positions: list[A
     return Span(path, *at) if at else None
 
 
-def _at_the_order(diags: list[Diagnostic], path: str | None,
-                  items: list[GameItem]) -> tuple[list[Diagnostic], dict[str, str]]:
-    """A fault in an entry's orders (a JSON pointer `/orders/...` of the state played, said of the entry)
-    placed where the order is written in the orders file: its line and column in YAML, the entry's
-    line in JSON Lines and JSON; with the file's text, so that the line is quoted. Others as they are."""
+def _item_place(path: str, text: str, items: list[GameItem], i: int, parts: tuple[str, ...],
+                cache: dict[str, Any] | None = None) -> Span | None:
+    """Where the value at ``parts`` (a JSON pointer's unescaped parts) of the game file's item ``i`` is
+    written, else the nearest value enclosing it, else where the item starts; None where not even that
+    is known. ``cache`` keeps the text's lines or positions across calls on one file."""
+    start = items[i].start
+    if start is None:
+        return None
+    cache = {} if cache is None else cache
+    jsonl = Path(path).suffix.lower() == ".jsonl"
+    for n in range(len(parts), -1, -1):
+        try:
+            if jsonl:  # (an item of JSON Lines: placed within its own line)
+                lines = cache.setdefault("lines", text.splitlines())
+                at = jsontext.Positions(lines[start.line - 1]).of(parts[:n])
+                found = None if at is None else (start.line, at[1], start.line, at[3])
+            else:
+                if "whole" not in cache:
+                    cache["whole"] = (jsontext.Positions(text) if Path(path).suffix.lower() == ".json"
+                                      else safeyaml.Positions(text))
+                found = cache["whole"].of((str(i), *parts[:n]))
+        except (IndexError, RecursionError, ValueError, yaml.YAMLError):
+            found = None
+        if found is not None:
+            return Span(path, *found)
+    return start
+
+
+def _in_the_file(diags: list[Diagnostic], path: str | None, items: list[GameItem],
+                 parts_of: Callable[[Any, str | None], tuple[str, ...]]) -> tuple[list[Diagnostic], dict[str, str]]:
+    """What was said of a game file's items (each named by ``GameItem.where``, with no line) placed in
+    the file, with its text so that the line is quoted: at the value ``parts_of(item, pointer)`` names
+    in the item (``_item_place``: else the nearest value enclosing it, else where the item starts),
+    the pointer kept. Others as they are."""
     if path is None:
         return diags, {}
     index = {item.where: i for i, item in enumerate(items)}
-    try:
-        text = confine.read_bytes(Path(path), MAX_GAME_FILE_BYTES, None, path).decode("utf-8").lstrip("\ufeff")
-    except (confine.Refused, UnicodeDecodeError, OSError):
+    if not any(d.span.file in index and not d.span.line for d in diags):
         return diags, {}
-    positions: list[Any] = []
+    try:
+        text = _game_text(path)
+    except DiagnosticError:  # (changed or gone since it was read: said by its name, as before)
+        return diags, {}
+    cache: dict[str, Any] = {}
     out = []
     for d in diags:
-        i = index.get(d.span.file)
-        ptr = d.pointer or ""
-        if i is None or not ptr.startswith("/orders"):
-            out.append(d)
-            continue
-        at: Span | None = None
-        if Path(path).suffix.lower() in (".yaml", ".yml"):  # the orders in the entry: `/orders/...`, or the entry itself
-            at = _yaml_span(text, path, i, ptr if isinstance(items[i].value, dict) else ptr[len("/orders"):], positions)
-        at = at or items[i].start
+        i = index.get(d.span.file) if not d.span.line else None
+        at = _item_place(path, text, items, i, parts_of(items[i].value, d.pointer), cache) if i is not None else None
         out.append(replace(d, span=at) if at is not None else d)
     return out, {path: text}
 
 
-def entries_of(items: list[GameItem]) -> list[Any]:
+def _in_the_entry(entry: Any, pointer: str | None) -> tuple[str, ...]:
+    """Where a fault of the state played from an orders entry lies in the entry: one in its orders
+    (`/orders/...`) in the entry's `orders` (in the entry itself, a list of orders), any other (a phase
+    out of step) at the entry."""
+    from ..engine.state import pointer_parts
+
+    if not (pointer or "").startswith("/orders"):
+        return ()
+    parts = pointer_parts(pointer or "")
+    return parts if isinstance(entry, dict) else parts[1:]
+
+
+def _in_the_state(item: Any, pointer: str | None) -> tuple[str, ...]:
+    """Where a fault of a record's state lies in the record's item: at the pointer, within the item's
+    `state` where the item is a line `play --format json` wrote."""
+    from ..engine.state import pointer_parts
+
+    inside = ("state",) if _played_state(item) is not item else ()
+    return inside + (pointer_parts(pointer) if pointer is not None else ())
+
+
+def _quoted(path: str | None, diags: list[Diagnostic]) -> dict[str, str]:
+    """The text of the game file ``path`` where a diagnostic is placed at one of its lines (so that the
+    line is quoted under it), else nothing."""
+    if path is None or not any(d.span.file == path and d.span.line for d in diags):
+        return {}
+    try:
+        return {path: _game_text(path)}
+    except DiagnosticError:  # (changed or gone since it was read)
+        return {}
+
+
+def entries_of(items: list[GameItem], path: str | None = None) -> list[Any]:
+    """The entries of an orders file's items; S006 at the item (at its field at fault, with that
+    field's pointer, where ``path``, the file they were read from, is given) that is no entry."""
     from ..api import Entry
 
     out = []
-    for game_item in items:
+    for i, game_item in enumerate(items):
         item, where = game_item.value, game_item.where
         if isinstance(item, list):
             out.append(Entry(item, None, where))
-        elif isinstance(item, dict) and not _entry_fault(item):
+            continue
+        fault, field = _entry_fault(item)
+        if isinstance(item, dict) and not fault:
             out.append(Entry(item.get("orders", []), item.get("phase"), where))
-        else:
-            raise DiagnosticError([Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders"
-                                              + _entry_fault(item), Span(where),
-                                              help="`phase` is optional: the name of the phase the orders are for")])
+            continue
+        pointer = "" if field is None else "/" + field.replace("~", "~0").replace("/", "~1")
+        said = Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders" + fault,
+                          Span(where), pointer=pointer,
+                          help="`phase` is optional: the name of the phase the orders are for")
+        at = None
+        if path is not None:
+            try:
+                at = _item_place(path, _game_text(path), items, i, () if field is None else (field,))
+            except DiagnosticError:  # (changed or gone since it was read)
+                at = None
+        raise DiagnosticError([replace(said, span=at or game_item.start or Span(where))])
     return out
 
 
-def _entry_fault(item: Any) -> str:
-    """What is wrong with an orders entry that is a map (said after the entry's form), "" when nothing:
-    the first field it should not have, or one of the wrong kind."""
+def _entry_fault(item: Any) -> tuple[str, str | None]:
+    """What is wrong with an orders entry that is a map (said after the entry's form), "" when nothing,
+    and the field at fault (None for the whole entry): the first field it should not have, or one of
+    the wrong kind."""
     if not isinstance(item, dict):
-        return ""
+        return "", None
     extra = [k for k in item if k not in ("orders", "phase")]
     if extra:
-        return f": `{str(extra[0])[:40]}` is no field of one"
+        return f": `{str(extra[0])[:40]}` is no field of one", str(extra[0])
     if not isinstance(item.get("orders", []), list):
-        return ": its `orders` must be a list"
+        return ": its `orders` must be a list", "orders"
     if not isinstance(item.get("phase", ""), str):
-        return ": its `phase` must be a phase's name (text)"
-    return ""
+        return ": its `phase` must be a phase's name (text)", "phase"
+    return "", None
 
 
 # ---------------------------------------------------------------- commands
@@ -435,9 +504,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # (the start state's own orders are its phase's: then there is a phase to play)
             raise UsageError("give --orders FILE, --until PHASE or --random-orders SEED (the start state holds no orders)")
         items = read_game_file(args.orders, args.max_phases) if args.orders else []
-        entries = entries_of(items)
+        entries = entries_of(items, args.orders)
     except DiagnosticError as exc:
-        print_state_diags(exc.diagnostics, "text", out, err, rs.sources, shown, text)
+        print_state_diags(exc.diagnostics, "text", out, err, {**rs.sources, **_quoted(args.orders, exc.diagnostics)},
+                          shown, text)
         return _exit_of(exc.diagnostics)
     outdir = Path(args.out) if args.out else None
     if outdir is not None:
@@ -466,7 +536,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                help="give a phase the game has still to reach, or a start state before it")]
             print_diags(said, "text", out, err, rs.sources)
             return _exit_of(said)
-        diags, sources = _at_the_order(at_lines(exc.diagnostics, shown, text), args.orders, items)
+        diags, sources = _in_the_file(at_lines(exc.diagnostics, shown, text), args.orders, items, _in_the_entry)
         print_diags(diags, "text", out, err, {**with_state(rs.sources, shown, text), **sources})
         if exc.played:
             err.write(f"ruleval: stopped after {len(exc.played)} phase{'s' if len(exc.played) != 1 else ''} "
@@ -617,7 +687,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         agreed = exc.agreed if isinstance(exc, PlayError) else 0
         code = _exit_of(exc.diagnostics) if isinstance(exc, PlayError) else EXIT_INPUT
         code = max(code, EXIT_INPUT if unread else EXIT_OK)  # (an error of the rules does not hide what was not read)
-        diags = (_in_the_record(exc.diagnostics, args.record, items) if items
+        diags = (_in_the_file(exc.diagnostics, args.record, items, _in_the_state)[0] if items
                  else _in_the_folder(exc.diagnostics, records) if Path(args.record).is_dir() and not args.import_with
                  else exc.diagnostics)
         if args.format == "json":  # (one JSON document, whatever happened)
@@ -668,53 +738,6 @@ def _orders_list(value: Any) -> bool:
 def _not_read(unread: int) -> str:
     """How many parts of a record its importer could not read, as `replay` says it."""
     return f"{unread} part{'s' if unread != 1 else ''} of the record {'were' if unread != 1 else 'was'} not read"
-
-
-def _in_the_record(diags: list[Diagnostic], record: str, items: list[GameItem]) -> list[Diagnostic]:
-    """What ``replay`` said of a record's states (each named by where it is, as ``read_game_file``
-    names them) at its place in the record file: one said by a JSON pointer at the line and column of
-    that value (else of the nearest value enclosing it), the pointer kept; another where its state
-    starts. One of a state whose place is not known (``FILE item 3``) is left as it is."""
-    from ..engine.state import pointer_parts
-
-    index = {item.where: i for i, item in enumerate(items)}
-    if not any(d.span.file in index and not d.span.line for d in diags):
-        return diags
-    suffix = Path(record).suffix.lower()
-    try:
-        text = _game_text(record)
-        lines = text.splitlines() if suffix == ".jsonl" else []
-        whole = (jsontext.Positions(text) if suffix == ".json" else safeyaml.Positions(text)) if not lines else None
-    except (DiagnosticError, yaml.YAMLError, RecursionError, ValueError):  # (changed since it was read)
-        return diags
-    out = []
-    for d in diags:
-        i = index.get(d.span.file) if not d.span.line else None
-        if i is None:
-            out.append(d)
-            continue
-        item, start = items[i].value, items[i].start
-        if start is None:
-            out.append(d)
-            continue
-        lineno = start.line
-        inside = ("state",) if _played_state(item) is not item else ()
-        found = None
-        if d.pointer is not None:
-            parts = inside + pointer_parts(d.pointer)
-            for n in range(len(parts), -1, -1):
-                try:
-                    if lines:  # (a JSON Lines state: placed within its own line)
-                        at = jsontext.Positions(lines[lineno - 1]).of(parts[:n])
-                        found = None if at is None else (lineno, at[1], lineno, at[3])
-                    elif whole is not None:
-                        found = whole.of((str(i), *parts[:n]))
-                except (IndexError, RecursionError, ValueError):
-                    found = None
-                if found is not None:
-                    break
-        out.append(replace(d, span=Span(record, *found) if found is not None else start))
-    return out
 
 
 def _in_the_folder(diags: list[Diagnostic], records: list[tuple[str, Any]]) -> list[Diagnostic]:
