@@ -150,7 +150,7 @@ def test_test_case_files_fail_only_with_located_diagnostics(tmp_path: Path, slow
         if suite.diagnostics:
             located(list(suite.diagnostics))
         for case in suite.cases:
-            if testing.case_problem(case) is None:  # a case that can run runs: a bug there would be I001
+            if testing.case_fault(case) is None:  # a case that can run runs: a bug there would be I001
                 outcome = testing.run_case(case)
                 assert outcome.code != "I001", outcome.message
         path.unlink()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.diagnostics import one_line, wrap_words
-from .testing import Case, Suite, case_fault, case_problem, load_suite, nothing_to_run, run_case
+from .testing import Case, Suite, case_fault, load_suite, nothing_to_run, run_case
 
 
 @dataclass
@@ -93,7 +93,7 @@ def traced_cites(case: Case) -> set[str]:
     from .testing import _state_of
 
     rs = load_ruleset(case.ruleset)
-    if not rs.ok or case_problem(case) is not None:
+    if not rs.ok or case_fault(case) is not None:
         return set()
     data = case.data
     exact = bool(data.get("exact") or data.get("probabilities"))
@@ -197,10 +197,9 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(render_all(nothing, None, err) + "\n")
         return exit_code(nothing)
     # cases that cannot run as written (S004) cover nothing, and the gate does not pass on them
-    malformed = [f"{fault[0]}: error[S004]: case `{case.id}`: {fault[1]}"
-                 for case in suite.cases if (fault := case_fault(case)) is not None]
-    for line in malformed:
-        err.write(one_line(line) + "\n")
+    malformed = [fault for case in suite.cases if (fault := case_fault(case)) is not None]
+    for d in malformed:
+        err.write(one_line(f"{d.span}: {d.severity}[{d.code}]: {d.message}") + "\n")
     covs = measure(suite)
     covered, total, pct = totals(covs)
     if args.format == "json":

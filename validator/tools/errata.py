@@ -570,7 +570,7 @@ def _said(d: Any) -> str:
 
 def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     from ..core.diagnostics import DiagnosticError
-    from .testing import _state_of, load_suite, run_fault
+    from .testing import _state_of, case_fault, load_suite
 
     suite = load_suite(paths, expectations=False)  # (their states only)
     probes, said = [], list(suite.diagnostics)
@@ -578,7 +578,7 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
         d = case.data
         # a run the case cannot be given as written (`dice: [0]`, `seed: "7"`): said as `ruleval test` says it
         # (S004, exit 3), never passed to the run, which would refuse its options as a caller's mistake
-        malformed = run_fault(case)
+        malformed = case_fault(case, run_only=True)
         if malformed is not None:
             said.append(malformed)
             continue

@@ -581,28 +581,16 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
-def case_problem(case: Case) -> str | None:
-    """What makes a case unrunnable as written (S004): a field of the wrong kind, or a value no JSON
-    state or result could hold (YAML writes `.nan`) in what it passes or expects."""
-    fault = case_fault(case)
-    return None if fault is None else fault[1]
-
-
-def case_fault(case: Case) -> tuple[str, str] | None:
-    """``case_problem``'s problem and where it is written: ``file:line:col`` of the value at fault in
-    the case file where it can be found, else ``file:line`` of the case."""
-    fault = _fault(case)
-    return None if fault is None else (_case_where(case, _nearest(case, fault[0])), fault[1])
-
-
 _RUN_FIELDS = ("query", "args", "dice", "seed", "exact")  # (what a run of the case is given: not its expectations)
 
 
-def run_fault(case: Case) -> Diagnostic | None:
-    """What makes a case's run unrunnable as written (S004: a field of its run of the wrong kind, two
-    sources of dice, a value JSON has not in `args`) at the value at fault, else at the case's line; for
-    a command that runs the cases without their expectations (``diff --cases``)."""
-    fault = _fault(case, run_only=True)
+def case_fault(case: Case, run_only: bool = False) -> Diagnostic | None:
+    """What makes a case unrunnable as written (S004: a field of the wrong kind, two sources of dice, a
+    value no JSON state or result could hold, as YAML writes `.nan`, in what it passes or expects), at the
+    value at fault in the case file where it can be found, else at the case's line; None when nothing.
+    ``run_only``: only what its run is given, not its expectations (for a command that runs the cases
+    without them, ``diff --cases``)."""
+    fault = _fault(case, run_only)
     if fault is None:
         return None
     at = _nearest(case, fault[0])
@@ -611,8 +599,7 @@ def run_fault(case: Case) -> Diagnostic | None:
 
 
 def _fault(case: Case, run_only: bool = False) -> tuple[tuple[str, ...], str] | None:
-    """``case_problem``'s problem (``run_only``: ``run_fault``'s), with the parts of the pointer to its
-    value in the case."""
+    """``case_fault``'s problem, with the parts of the pointer to its value in the case."""
     from ..core.jsontext import value_problem
     from ..engine.state import pointer_parts
 
@@ -633,11 +620,6 @@ def _fault(case: Case, run_only: bool = False) -> tuple[tuple[str, ...], str] | 
         if problem is not None:
             return (key, *pointer_parts(problem[0] or "")), f"`{key}` at `{problem[0] or '/'}`: {problem[1]}"
     return None
-
-
-def _case_where(case: Case, where: tuple[int, int, int, int] | None) -> str:
-    """``file:line:col`` of a place in the case's file, else ``file:line`` of the case."""
-    return f"{case.file}:{case.line}" if where is None else f"{case.file}:{where[0]}:{where[1]}"
 
 
 def _nearest(case: Case, parts: tuple[str, ...], key: bool = False) -> tuple[int, int, int, int] | None:
@@ -705,11 +687,12 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
 
     data = case.data
     started = time.perf_counter()
-    malformed = _fault(case)
+    malformed = case_fault(case)
     if malformed is not None:
-        where = _nearest(case, malformed[0])
-        return _finish(case, "error", f"{_case_where(case, where)}: S004: case `{case.id}`: {malformed[1]}", where,
-                       started=started, code="S004")
+        at = malformed.span
+        return _finish(case, "error", f"{at}: {malformed.code}: {malformed.message}",
+                       (at.line, at.col, at.end_line, at.end_col) if at.line else None, started=started,
+                       code=malformed.code)
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
@@ -719,7 +702,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         first = next(d for d in rs.diagnostics if d.is_error)
         named = _ruleset_key(case) if not first.span.line and _same_file(first.span.file, case.ruleset) else None
         if named is not None:  # the file the case names, as a whole (missing, not a regular file): at its name
-            return _finish(case, "error", f"{_case_where(case, named)}: {first.code}: {first.message}", named,
+            return _finish(case, "error", f"{case.file}:{named[0]}:{named[1]}: {first.code}: {first.message}", named,
                            started=started, code=first.code, help=first.help or "")
         return _finish(case, "error", f"ruleset does not check: {first.span}: {first.code}: {first.message}",
                        started=started, code=first.code, help=first.help or "")
@@ -884,7 +867,7 @@ def run_suite(suite: Suite, keyword: str | None = None, jobs: int | None = 1, cl
     where: list[int] = []
     for i, case in enumerate(cases):
         rs = load_ruleset(case.ruleset)
-        if case_problem(case) is not None or not rs.ok:
+        if case_fault(case) is not None or not rs.ok:
             here[i] = _guarded(case)
             continue
         try:

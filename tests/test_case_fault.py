@@ -1,0 +1,51 @@
+"""A case that cannot run as written (S004) is one thing, said one way: ``testing.case_fault`` gives it
+as a Diagnostic at the value at fault (it gave `test` and `coverage` a `file:line:col` text beside the
+message, while `diff --cases` read a Diagnostic from ``run_fault``: two shapes of one finding), and
+`test`, `coverage` and `diff --cases` name the same place and say the same message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from validator.core.diagnostics import Diagnostic
+from validator.tools import testing
+
+RULES = 'ruleset t "t"\ninput n: int at "/n" default 0\nquery main = {x: n}\nquery twice(k: int) = k * 2\n'
+
+
+def _suite(tmp_path: Path, case: str) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "t.rules").write_text(RULES)
+    path = tmp_path / "c.yaml"
+    path.write_text("ruleset: t.rules\ncases:\n  - id: ok\n    state: {n: 1}\n    expect: {x: 1}\n" + case)
+    return path
+
+
+def test_case_fault_is_a_diagnostic_at_the_value(tmp_path: Path) -> None:
+    path = _suite(tmp_path, "  - id: bad\n    query: twice\n    args: 5\n    expect: 10\n")
+    faults = [testing.case_fault(c) for c in testing.load_suite([str(path)]).cases]
+    assert faults[0] is None
+    bad = faults[1]
+    assert isinstance(bad, Diagnostic) and bad.code == "S004", bad
+    assert (bad.span.file, bad.span.line, bad.span.col) == (str(path), 8, 11), bad.span  # (`5`, after `args: `)
+    assert bad.message == "case `bad`: `args` must be a list", bad.message
+
+
+def test_an_expectation_of_the_wrong_kind_is_no_fault_of_the_run(tmp_path: Path) -> None:
+    """``run_only`` (what `diff --cases` asks): the run's fields only, its expectations not."""
+    path = _suite(tmp_path, "  - id: bad\n    query: twice\n    args: [2]\n    expect: .nan\n")
+    [_, case] = testing.load_suite([str(path)]).cases
+    assert testing.case_fault(case) is not None and testing.case_fault(case, run_only=True) is None
+
+
+def test_test_coverage_and_diff_say_a_malformed_case_at_one_place(cli, tmp_path: Path) -> None:
+    path = _suite(tmp_path, "  - id: bad\n    query: twice\n    args: [2]\n    dice: [0]\n    expect: 4\n")
+    said = f"{path}:9:12"  # (the face `0`, the list's item of the wrong kind)
+    message = "case `bad`: `dice` must be a list of die faces, integers from 1 (item 0 is 0)"
+    ran = cli("test", str(path))
+    assert ran.code == 3 and f"{said}: S004: {message}" in ran.out, ran.out + ran.err
+    measured = cli("coverage", str(path))
+    assert measured.code == 3 and f"{said}: error[S004]: {message}" in measured.err, measured.err
+    rules = str(tmp_path / "t.rules")
+    diffed = cli("diff", rules, rules, "--cases", str(path))
+    assert diffed.code == 3 and diffed.err.startswith(f"{said}: error[S004]: {message}"), diffed.err
