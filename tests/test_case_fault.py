@@ -49,3 +49,13 @@ def test_test_coverage_and_diff_say_a_malformed_case_at_one_place(cli, tmp_path:
     rules = str(tmp_path / "t.rules")
     diffed = cli("diff", rules, rules, "--cases", str(path))
     assert diffed.code == 3 and diffed.err.startswith(f"{said}: error[S004]: {message}"), diffed.err
+
+
+def test_a_case_with_no_expectation_is_refused_at_its_id(cli, tmp_path: Path) -> None:
+    """A case with none of `expect`, `probabilities` or `expect_error` checks nothing: it ran and failed
+    (exit 1, as if the rules were wrong) with no place in the file; now S007 at its `id`, exit 3, the
+    other cases still run."""
+    path = _suite(tmp_path, "  - id: nothing\n    state: {n: 2}\n")
+    ran = cli("test", str(path))
+    assert ran.code == 3 and f"{path}:6:5: error[S007]: case `nothing`: the case has no expectation" in ran.err, ran.err
+    assert "1 passed, 0 failed" in ran.out, ran.out

@@ -4,8 +4,8 @@ A case file holds ``ruleset:`` (path relative to the file) and ``cases:``; each 
 a ``state`` (or ``state_file``), optional ``query``/``args``/``dice``/``seed``/``exact``, and
 expectations: ``expect`` (matched as a subset of the result: maps by key, lists item by item;
 ``{exactly: VALUE}`` a value whole, maps with no key more), ``probabilities`` (exact mode), or
-``expect_error`` (a diagnostic code). An expected map written empty under a key checks nothing, and
-is refused (S007). ``xfail: reason`` keeps a known failure visible. ``clauses:`` names what the case
+``expect_error`` (a diagnostic code). A case with none of them, or an expected map written empty
+under a key, checks nothing, and is refused (S007). ``xfail: reason`` keeps a known failure visible. ``clauses:`` names what the case
 exercises, for ``ruleval coverage``.
 """
 
@@ -128,6 +128,10 @@ def _read_case_file(path: Path, shown: str) -> tuple[Any, str]:
 def _expects_nothing(data: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
     """Where a case's expectations check nothing (S007): the parts of the key, why, and a help."""
     exactly = "`{exactly: {}}` expects a map or record with no key"
+    if not any(key in data for key in ("expect", "probabilities", "expect_error")):
+        return ("id",), "the case has no expectation (`expect`, `probabilities` or `expect_error`): it checks nothing", \
+            "write what the run must give (`expect:`), the chances of its outcomes (`probabilities:`) or the " \
+            "diagnostic it must raise (`expect_error:`)"
     if isinstance(data.get("expect"), dict) and not data["expect"]:
         return ("expect",), "`expect: {}` checks nothing (an expected map is matched as at least its keys)", \
             f"write the fields of the result the case checks; {exactly}"
