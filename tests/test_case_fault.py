@@ -59,3 +59,16 @@ def test_a_case_with_no_expectation_is_refused_at_its_id(cli, tmp_path: Path) ->
     ran = cli("test", str(path))
     assert ran.code == 3 and f"{path}:6:5: error[S007]: case `nothing`: the case has no expectation" in ran.err, ran.err
     assert "1 passed, 0 failed" in ran.out, ran.out
+
+
+def test_diff_says_a_case_state_json_cannot_hold_at_its_value(cli, tmp_path: Path) -> None:
+    """A case's `state` holding what JSON cannot (a YAML date) was said by `diff --cases` at the case's
+    first line, column 1, while `test` said it at the value: both now at the value, its pointer kept."""
+    path = _suite(tmp_path, "  - id: dated\n    state: {n: 2020-01-01}\n    expect: {x: 1}\n")
+    said = f"{path}:7:16"
+    ran = cli("test", str(path))
+    assert ran.code == 3 and f"{said}: S001: state of case `dated`" in ran.out, ran.out
+    rules = str(tmp_path / "t.rules")
+    diffed = cli("diff", rules, rules, "--cases", str(path))
+    assert diffed.code == 3 and diffed.err.startswith(f"{said}: error[S001]: state of case `dated`"), diffed.err
+    assert "= pointer: /n" in diffed.err, diffed.err

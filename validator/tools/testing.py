@@ -542,8 +542,12 @@ def _state_of(case: Case) -> Any:
     if problem is not None:
         from ..core.diagnostics import DiagnosticError
 
+        from ..engine.state import pointer_parts
+
+        where = _nearest(case, ("state", *pointer_parts(problem[0])))  # (at the value, as a state file's is)
         raise DiagnosticError([Diagnostic("S001", f"state of case `{case.id}`: {problem[1]}",
-                                          Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
+                                          Span(case.file, *where) if where is not None
+                                          else Span(case.file, case.line, 1, case.line, 2), pointer=problem[0])])
     return exact_numbers(state)  # (YAML's 0.1 is the decimal it writes, as in a JSON state file)
 
 
