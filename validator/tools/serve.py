@@ -158,7 +158,8 @@ class Playground:
         self.workers = threading.BoundedSemaphore(MAX_WORKERS)
         self._edited: dict[tuple[str, str], Any] = {}
         self._written: set[str] = set()  # files of the copy an edit has overwritten
-        # how the request's files are shown (set by ``ruleset``; a request is one process's, or one at a time)
+        # the name a file a diagnostic names is shown by, to the page: set by ``ruleset`` for the request's
+        # ruleset (its edited copy shown by the page's label); a request is one process's, or one at a time
         self.shown: Callable[[str], str] = lambda f: self._shown(f, None, f)
 
     @staticmethod
@@ -292,8 +293,8 @@ class Playground:
             return _answer_bytes(exc.status, {"error": str(exc)})
         met = bugs.unsaid()
         if met:
-            answer["warnings"] = _diagnostics_answer([d for d, _ in met], {d.span.file: text for d, text in met if text},
-                                                     self.shown, self.said)["diagnostics"]
+            answer["warnings"] = self.diagnostics_answer([d for d, _ in met],
+                                                         {d.span.file: text for d, text in met if text})["diagnostics"]
         return _answer_bytes(200, answer)
 
     # -- reading
@@ -381,11 +382,10 @@ class Playground:
             self._written.add(name)
         return digest.hexdigest()
 
-    def ruleset(self, base: Any, text: Any, label: Any, edits: Any = None) -> tuple[Any, Callable[[str], str]]:
+    def ruleset(self, base: Any, text: Any, label: Any, edits: Any = None) -> Any:
         """The ruleset the page shows: the listed ``base`` itself if ``text`` is its text (or none) and
         no other file is edited, else ``text`` written beside the private copy of ``base`` (with the
-        ``edits`` of other files) and loaded from there. Also a function giving the name to show for a
-        file a diagnostic names."""
+        ``edits`` of other files) and loaded from there. Sets ``shown`` for it."""
         from ..api import load_ruleset
         from ..lang.syntax import MAX_SOURCE_BYTES
 
@@ -399,7 +399,7 @@ class Playground:
         edited = self._write_edits({k: v for k, v in (edits or {}).items() if k != base} if isinstance(edits, dict) else edits)
         if (text is None or text == self.bundled_text(base)) and not self._written:
             self.shown = lambda f: self._shown(f, None, shown_label)
-            return load_ruleset(original), self.shown
+            return load_ruleset(original)
         text = self.bundled_text(base) if text is None else text
         if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
             raise BadRequest(f"the ruleset is larger than {MAX_SOURCE_BYTES} bytes", 413)
@@ -417,7 +417,7 @@ class Playground:
                 self._edited.clear()
             self._edited[key] = rs
         self.shown = lambda f: self._shown(f, target, shown_label)
-        return rs, self.shown
+        return rs
 
     def _shown(self, file: str, edited: Path | None, label: str) -> str:
         real = os.path.realpath(file) if file and not file.startswith("<") else file
@@ -457,6 +457,23 @@ class Playground:
 
         return re.sub(r"`([^`\n]*)`", shown, text)
 
+    def diagnostics_answer(self, diags: list[Diagnostic], sources: dict[str, str]) -> dict[str, Any]:
+        """``diags`` as an answer gives them (each a JSON diagnostic, and all rendered), their files shown
+        as ``shown`` names them and the server's paths in their messages as ``said`` does; the writer's
+        bugs among them are said (``runtime.said``: not given again as the answer's ``warnings``)."""
+        from ..lib.runtime import said as said_here
+
+        said_here(diags)
+        shown, said = self.shown, self.said
+        mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
+                          span=replace(d.span, file=shown(d.span.file)),
+                          related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file)),
+                                                message=said(r.message) or "") for r in d.related))
+                  for d in diags]
+        mapped_sources = {shown(name): text for name, text in sources.items()}
+        return {"diagnostics": [d.to_json() for d in mapped], "errors": sum(1 for d in mapped if d.is_error),
+                "rendered": render_all(mapped, mapped_sources, None) if mapped else ""}
+
     def state(self, text: Any) -> Any:
         from ..engine.state import MAX_STATE_BYTES, read_state_text
 
@@ -469,17 +486,17 @@ class Playground:
     # -- the requests
 
     def check(self, body: dict[str, Any]) -> dict[str, Any]:
-        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
-        return _diagnostics_answer(rs.diagnostics, rs.sources, shown, self.said)
+        rs = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
+        return self.diagnostics_answer(rs.diagnostics, rs.sources)
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
         from ..api import RunError
         from .explain import explain_text, unit_story
         from .textview import result_text
 
-        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
+        rs = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         if not rs.ok:
-            return {"ok": False, **_diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources, shown, self.said)}
+            return {"ok": False, **self.diagnostics_answer([d for d in rs.diagnostics if d.is_error], rs.sources)}
         options = _run_options(body)
         want_explain = body.get("explain") is True
         unit = body.get("unit")
@@ -501,7 +518,7 @@ class Playground:
             from .common import args_named, dice_named
 
             said = args_named(dice_named(exc.diagnostics, "the scripted dice"), "args")  # (the request's `args`)
-            return {"ok": False, **_diagnostics_answer(said, rs.sources, shown, self.said)}
+            return {"ok": False, **self.diagnostics_answer(said, rs.sources)}
         answer: dict[str, Any] = {"ok": True, "result": json.loads(text), "text": result_text(evaluated, TEXT_WIDTH)}
         answer["picture"], answer["picture_note"] = self._picture(body, rs, state, result)
         return answer
@@ -529,12 +546,12 @@ class Playground:
             old_path = self.rulesets[other]
         else:
             raise BadRequest("`other` must name a listed ruleset, or the bundled ruleset a project's extends (the OLD side)")
-        new, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
+        new = self.ruleset(body.get("base"), body.get("text"), body.get("label"), body.get("edits"))
         old = load_ruleset(old_path)
         for rs in (old, new):
             if not rs.ok:
                 errors = [d for d in rs.diagnostics if d.is_error]
-                return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
+                return {"ok": False, **self.diagnostics_answer(errors, rs.sources)}
         options = _run_options(body)
         generate = body.get("generate", 10)
         if not isinstance(generate, int) or isinstance(generate, bool) or not 0 <= generate <= MAX_GENERATE:
@@ -544,7 +561,7 @@ class Playground:
             try:
                 state = self.state(body.get("state"))
             except DiagnosticError as exc:
-                return {"ok": False, **_diagnostics_answer(exc.diagnostics, {}, shown, self.said)}
+                return {"ok": False, **self.diagnostics_answer(exc.diagnostics, {})}
             probes.append(errata.Probe("state", state, options["query"], options["args"], options["seed"],
                                        options["dice"], options["exact"]))
         errata.IGNORE_CITES.set(body.get("ignore_cites") is True)
@@ -569,10 +586,10 @@ class Playground:
         from ..lang.loader import real_path
         from .balance import PlayerError, balance_text, figure_bytes, run_balance
 
-        rs, shown = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
+        rs = self.ruleset(body.get("base"), body.get("text"), body.get("label"))
         if not rs.ok:
             errors = [d for d in rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, rs.sources, shown, self.said)}
+            return {"ok": False, **self.diagnostics_answer(errors, rs.sources)}
         games, rounds, player = body.get("games", 4), body.get("rounds", 4), body.get("player", "random")
         for name, value, most in (("games", games, MAX_BALANCE_GAMES), ("rounds", rounds, MAX_BALANCE_ROUNDS)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
@@ -585,10 +602,10 @@ class Playground:
             raise BadRequest(str(exc)) from None
         except PlayerError as exc:
             errors = [d for d in exc.rs.diagnostics if d.is_error]
-            return {"ok": False, **_diagnostics_answer(errors, exc.rs.sources, shown, self.said)}
+            return {"ok": False, **self.diagnostics_answer(errors, exc.rs.sources)}
         except DiagnosticError as exc:
-            return {"ok": False, **_diagnostics_answer(exc.diagnostics, rs.sources, shown, self.said)}
-        title = shown(figures["variant"])
+            return {"ok": False, **self.diagnostics_answer(exc.diagnostics, rs.sources)}
+        title = self.shown(figures["variant"])
         text = "\n".join(balance_text(title, figures, 8))
         try:
             svg: str | None = figure_bytes(figures, Path(title).stem, "svg").decode("utf-8")
@@ -659,24 +676,6 @@ def _json(rs: Any, query: str, result: Any) -> str:
     from .common import result_json
 
     return result_json(rs, query, result)
-
-
-def _diagnostics_answer(diags: list[Diagnostic], sources: dict[str, str], shown: Callable[[str], str],
-                        said: Callable[[str | None], str | None] = lambda text: text) -> dict[str, Any]:
-    """``diags`` as an answer gives them (each a JSON diagnostic, and all rendered), their files and the
-    server's paths in their messages shown as the designer names them; the writer's bugs among them are
-    said (``runtime.said``: not given again as the answer's ``warnings``)."""
-    from ..lib.runtime import said as said_here
-
-    said_here(diags)
-    mapped = [replace(d, message=said(d.message) or "", help=said(d.help),
-                      span=replace(d.span, file=shown(d.span.file)),
-                      related=tuple(replace(r, span=replace(r.span, file=shown(r.span.file)), message=said(r.message) or "")
-                                    for r in d.related))
-              for d in diags]
-    mapped_sources = {shown(name): text for name, text in sources.items()}
-    return {"diagnostics": [d.to_json() for d in mapped], "errors": sum(1 for d in mapped if d.is_error),
-            "rendered": render_all(mapped, mapped_sources, None) if mapped else ""}
 
 
 # ---------------------------------------------------------------- HTTP

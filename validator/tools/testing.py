@@ -5,8 +5,8 @@ a ``state`` (or ``state_file``), optional ``query``/``args``/``dice``/``seed``/`
 expectations: ``expect`` (matched as a subset of the result: maps by key, lists item by item;
 ``{exactly: VALUE}`` a value whole, maps with no key more), ``probabilities`` (exact mode), or
 ``expect_error`` (a diagnostic code). A case with none of them, or an expected map written empty
-under a key, checks nothing, and is refused (S007). ``xfail: reason`` keeps a known failure visible. ``clauses:`` names what the case
-exercises, for ``ruleval coverage``.
+under a key, checks nothing, and is refused (S007). ``xfail: reason`` keeps a known failure
+visible. ``clauses:`` names what the case exercises, for ``ruleval coverage``.
 """
 
 from __future__ import annotations
