@@ -72,3 +72,14 @@ def test_diff_says_a_case_state_json_cannot_hold_at_its_value(cli, tmp_path: Pat
     diffed = cli("diff", rules, rules, "--cases", str(path))
     assert diffed.code == 3 and diffed.err.startswith(f"{said}: error[S001]: state of case `dated`"), diffed.err
     assert "= pointer: /n" in diffed.err, diffed.err
+
+
+def test_diff_given_cases_that_are_not_there_says_so_alone(cli, tmp_path: Path) -> None:
+    """`diff --cases` of a path that is not there said U001, then `tried 0 states: nothing was compared`
+    as if a comparison had been made; now the usage error alone, exit 2."""
+    _suite(tmp_path, "")
+    rules = str(tmp_path / "t.rules")
+    missing = str(tmp_path / "cases.yml")
+    diffed = cli("diff", rules, rules, "--cases", missing)
+    assert diffed.code == 2 and diffed.err == f"{missing}: error[U001]: `{missing}` not found\n", diffed.err
+    assert diffed.out == "", diffed.out

@@ -947,6 +947,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if diags:
             err.write(render_all(diags, None, err) + "\n")
             worst = exit_code([d for d in diags if d.is_error])
+        if any(d.code == "U001" for d in diags):  # (a path named that is not there: the command line's slip, said alone)
+            return worst
         probes += found
     IGNORE_CITES.set(args.ignore_cites)
     EXACT_ROWS.set(args.rows)
