@@ -1001,10 +1001,14 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.import_with:
         if not args.ruleset:
             raise UsageError("--import needs --ruleset RULESET")
+        from .common import require_regular
+
+        # (paths on the command line: one not there, or a folder, is a usage error saying which, exit 2)
+        require_regular(args.ruleset, "ruleset")
+        for p in args.paths:
+            require_regular(p, "file to import")
         suite = Suite()
         for p in args.paths:
-            if not Path(p).is_file():
-                raise UsageError(f"`{p}` not found")
             part = cases_from_importer(args.ruleset, args.import_with, p)
             suite.cases += part.cases
             suite.diagnostics += part.diagnostics
