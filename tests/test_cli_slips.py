@@ -67,13 +67,13 @@ def _options_of_one_value() -> list[tuple[str, str, list[str]]]:
     values it accepts: its first choices, else two numbers, else two words."""
     import argparse
 
-    from validator.tools.cli import build_parser
+    from validator.tools.cli import _StoreOnce, build_parser
 
     found = []
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for command, parser in sub.choices.items():
         for action in parser._actions:
-            if not action.option_strings or not isinstance(action, argparse._StoreAction):
+            if not action.option_strings or not isinstance(action, _StoreOnce):
                 continue
             values = [str(c) for c in action.choices][:2] if action.choices else ["1", "2"]
             try:

@@ -23,10 +23,12 @@ from .common import (add_dice_options, args_named, dice_named, load_for_run, no_
                      parse_dice, print_diags, print_state_diags, require_files, require_regular, result_json)
 
 
-class _StoreOnce(argparse._StoreAction):
-    """argparse's ``store``, for an option given once: given again (`--seed 1 --seed 2`), argparse would keep
-    the last value without a word, so a slip or a script's default followed by its override would run
-    with one of two values the user wrote; both are named in a usage error instead."""
+class _StoreOnce(argparse.Action):
+    """argparse's ``store`` (the value, or values, given to the option), for an option given once: given
+    again (`--seed 1 --seed 2`), argparse would keep the last value without a word, so a slip or a
+    script's default followed by its override would run with one of two values the user wrote; both
+    are named in a usage error instead. (A subclass of the public ``Action``, not of argparse's
+    private ``_StoreAction``, whose ``__call__`` is this ``setattr``.)"""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
@@ -37,19 +39,43 @@ class _StoreOnce(argparse._StoreAction):
                 raise UsageError(f"`{'/'.join(self.option_strings)}` is given twice (`{given[self.dest]}`, then "
                                  f"`{said}`): {'it takes one value; ' if self.nargs in (None, '?') else ''}give it once")
             given[self.dest] = said
-        super().__call__(parser, namespace, values, option_string)
+        setattr(namespace, self.dest, values)
 
 
 _NEGATIVE_LED = re.compile(r"-[0-9]")  # a word that starts as a negative number does
 
 
+def _number_type(kind: type, pattern: re.Pattern[str], said: str) -> Callable[[str], Any]:
+    """What an option of ``type=int`` (``float``) reads its value with (registered as that type, so that
+    every parser's and group's options get it): a number in ASCII digits only, as ``pattern`` writes one;
+    `int()` alone took `١`, `1_000` and ` 7`."""
+    def read(text: str) -> Any:
+        if not pattern.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"expected {said} in ASCII digits, not {text!r}")
+        return kind(text)
+
+    read.__name__ = kind.__name__
+    return read
+
+
 class _Parser(argparse.ArgumentParser):
+    """The command line's parsers. Beside the public API (``error``, ``parse_known_args`` and
+    ``register``, argparse's documented-in-source way to name an action or type), two of argparse's
+    private hooks are overridden, where it has no public one; each is checked on Python 3.11 to 3.13 by
+    tests/test_cli_slips.py: ``_parse_optional`` (a word such as `-1,2` is a value, not an unknown
+    option: Python 3.13 reads it so itself, 3.11 and 3.12 did not) and ``_get_values`` (an option's
+    words as written, for the message of an option given twice)."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from . import DECIMAL_NUMBER, WHOLE_NUMBER
+
         super().__init__(*args, **kwargs)
         self.given: dict[str, str] = {}  # the options of one value met by the parse under way, as written
         self.written: list[str] = []
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        self.register("type", int, _number_type(int, WHOLE_NUMBER, "a whole number"))
+        self.register("type", float, _number_type(float, DECIMAL_NUMBER, "a number"))
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self.given = {}
@@ -66,15 +92,6 @@ class _Parser(argparse.ArgumentParser):
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         self.written = list(arg_strings)  # (what the action about to be taken was given, before its type reads it)
         return super()._get_values(action, arg_strings)
-
-    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
-        from . import DECIMAL_NUMBER, WHOLE_NUMBER
-
-        number = {int: WHOLE_NUMBER, float: DECIMAL_NUMBER}.get(action.type)  # type: ignore[call-overload]
-        if number is not None and not number.fullmatch(arg_string):
-            raise argparse.ArgumentError(action, f"expected {'a whole number' if action.type is int else 'a number'} "
-                                                 f"in ASCII digits, not {arg_string!r}")
-        return super()._get_value(action, arg_string)
 
     def error(self, message: str) -> Any:  # argparse would exit(2) itself; keep control here
         raise UsageError(message)
