@@ -672,9 +672,11 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             items = read_game_file(args.record)
             records = [(item.where, _played_state(item.value)) for item in items]
-        if len(records) < 2:
+        if len(records) < 2:  # (in a file: at its one state, else at its start; a folder has no line)
+            at = ((items[0].start if items and items[0].start else Span(args.record, 1, 1, 1, 2))
+                  if Path(args.record).is_file() else Span(args.record))
             raise DiagnosticError([Diagnostic("S006", "a record needs at least two states (a phase and the one after it)",
-                                              Span(args.record))])
+                                              at)])
         first = records[0][1]
         if _orders_list(first) or (isinstance(first, dict) and first and set(first) <= {"phase", "orders"}):
             raise DiagnosticError([Diagnostic(
