@@ -83,3 +83,16 @@ def test_diff_given_cases_that_are_not_there_says_so_alone(cli, tmp_path: Path) 
     diffed = cli("diff", rules, rules, "--cases", missing)
     assert diffed.code == 2 and diffed.err == f"{missing}: error[U001]: `{missing}` not found\n", diffed.err
     assert diffed.out == "", diffed.out
+
+
+def test_a_case_giving_both_state_and_state_file_is_malformed(cli, tmp_path: Path) -> None:
+    """`state_file` was read and `state` passed over without a word: a case that reads as checking one
+    state ran on another. Now S004 at `state_file`, exit 3, in `test` and `diff --cases` alike."""
+    path = _suite(tmp_path, "  - id: both\n    state: {n: 2}\n    state_file: s.json\n    expect: {x: 2}\n")
+    (tmp_path / "s.json").write_text('{"n": 5}')
+    said = f"{path}:8:17: S004: case `both`: `state` and `state_file` both give the case's state: keep one"
+    ran = cli("test", str(path))
+    assert ran.code == 3 and said in ran.out, ran.out
+    rules = str(tmp_path / "t.rules")
+    diffed = cli("diff", rules, rules, "--cases", str(path))
+    assert diffed.code == 3 and said.replace(" S004:", " error[S004]:") in diffed.err, diffed.err

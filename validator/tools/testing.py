@@ -619,6 +619,8 @@ def _fault(case: Case, run_only: bool = False) -> tuple[tuple[str, ...], str] | 
             if bad is not None:
                 return (key, str(bad)), f"`{key}` must be {kind} (item {bad} is {_show(value[bad])})"
             return (key,), f"`{key}` must be {kind}"
+    if "state" in case.data and "state_file" in case.data:  # (the file was read and `state` passed over, silently)
+        return ("state_file",), "`state` and `state_file` both give the case's state: keep one"
     sources = [k for k in ("seed", "dice") if case.data.get(k) is not None]
     if sources and (len(sources) > 1 or case.data.get("exact") or case.data.get("probabilities")):
         other = sources[1] if len(sources) > 1 else "exact" if case.data.get("exact") else "probabilities"
