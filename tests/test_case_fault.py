@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from validator.core.diagnostics import Diagnostic
 from validator.tools import testing
 
@@ -96,3 +98,12 @@ def test_a_case_giving_both_state_and_state_file_is_malformed(cli, tmp_path: Pat
     rules = str(tmp_path / "t.rules")
     diffed = cli("diff", rules, rules, "--cases", str(path))
     assert diffed.code == 3 and said.replace(" S004:", " error[S004]:") in diffed.err, diffed.err
+
+
+@pytest.mark.parametrize("written, shown", [("[a]", '["a"]'), ('""', '""'), ("", "none"), ("{a: 1}", "{a: 1}")])
+def test_a_case_whose_id_is_no_name_is_refused_at_it(cli, tmp_path: Path, written: str, shown: str) -> None:
+    """`id: [a]` ran as the case `['a']` (Python's text of a list), `id: ""` and `id:` as cases of no name."""
+    path = _suite(tmp_path, f"  - id: {written}\n    state: {{n: 2}}\n    expect: {{x: 2}}\n")
+    ran = cli("test", str(path))
+    assert ran.code == 3 and f"{path}:6:5: error[S004]: a case's `id` is a name (a text), not {shown}\n" in ran.err, ran.err
+    assert "1 passed, 0 failed" in ran.out, ran.out

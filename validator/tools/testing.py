@@ -259,6 +259,10 @@ def _load_file(path: Path, suite: Suite, named: bool = False, expectations: bool
                 at((*here, str(unknown[0])), line),
                 help=f"did you mean `{close}`?" if close else "keys: " + ", ".join(sorted(CASE_KEYS))))
             continue
+        if isinstance(raw["id"], bool) or not isinstance(raw["id"], (str, int)) or not str(raw["id"]).strip():
+            suite.diagnostics.append(Diagnostic("S004", f"a case's `id` is a name (a text), not {_show(_strip_lines(raw['id']))}",
+                                                at((*here, "id"), line), help="`- id: NAME`: a name of its own in the file"))
+            continue
         cid = str(raw["id"])
         if cid in seen:
             suite.diagnostics.append(Diagnostic("S004", f"case id `{cid}` appears twice", at((*here, "id"), line)))
