@@ -624,7 +624,8 @@ def read_out_folder(folder: Path, limit: int = MAX_ENTRIES) -> list[tuple[str, A
             why = (f"`{shown}` resolves outside the record folder" if exc.reason == "outside" else exc.message)
             raise DiagnosticError([Diagnostic("S001", f"cannot read state: {why}", Span(shown),
                                               help="a record folder holds the states themselves, as `ruleval play "
-                                                   "--out` writes them, not links to files elsewhere")]) from None
+                                                   "--out` writes them, not links to files elsewhere"
+                                              if exc.reason == "outside" else exc.help)]) from None
     return [(confine.display_path(folder / name), read_state_file(folder / name, root)) for _, name in found]
 
 
