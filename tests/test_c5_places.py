@@ -1,7 +1,8 @@
-"""Where `play` places a fault of an orders entry that JSON gives no finer place for: at the start of
-that entry, its line and column, whether its name says the column (``FILE:LINE:COL`` on a line shared
-with another entry) or not (``FILE:LINE``). The place is carried beside the entry's name from where the
-file is read (``GameItem.start``), not parsed back from the name."""
+"""Where `play` places a fault of an order in an orders entry: at that order in the file, its line and
+column, found from the entry's start whether the entry's name says the column (``FILE:LINE:COL`` on a
+line shared with another entry) or not (``FILE:LINE``). The entry's start is carried beside its name
+from where the file is read (``GameItem.start``), not parsed back from the name. (It was said at the
+entry's start in JSON, a finer place found only in YAML: now in every format.)"""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def test_a_bad_order_of_a_one_line_json_orders_file_is_placed_at_its_entry(tmp_p
     code, _, err = run(["play", DIP, start, "--orders", path])
     first = read_game_file(str(path))[0]
     assert code == 3 and first.start is not None, err
-    assert first_error_place(err, path) == (1, path.read_text().index("{") + 1) == (first.start.line, first.start.col)
+    assert (first.start.line, first.start.col) == (1, path.read_text().index("{") + 1)
+    assert first_error_place(err, path) == (1, path.read_text().index('"A VIE - ZZZ"') + 1)  # (the order itself)
     assert first.where == f"{path}:1:{first.start.col}"
 
 
@@ -52,4 +54,5 @@ def test_a_bad_order_of_a_json_entry_alone_on_its_line_is_placed_at_its_start(tm
     code, _, err = run(["play", DIP, start, "--orders", path])
     first = read_game_file(str(path))[0]
     assert code == 3 and first.where == f"{path}:2", err
-    assert first_error_place(err, path) == (2, 3)  # (the name gives the line alone; the place, where it starts)
+    assert (first.start.line, first.start.col) == (2, 3)  # (the name gives the line alone; the start, its column)
+    assert first_error_place(err, path) == (2, path.read_text().splitlines()[1].index('"A VIE - ZZZ"') + 1)
