@@ -310,3 +310,30 @@ def test_the_packages_reading_departs_from_dipcc_only_where_a_convoyed_army_disl
                 unit = recorded_next["dislodged"][int(pointer.split("/")[2])]
                 assert unit["location"] in by_convoy and comp not in unit["retreats"], (where, unit, comp)
                 assert comp in by_convoy[unit["location"]]["retreats"], (where, unit, comp)
+
+
+def test_how_often_the_reading_of_datc_4d8_changes_a_real_game() -> None:
+    """The errata question on real data (docs/errata.md): of the 40 games' winters, how many does the
+    reading of DATC 4.D.8 decide, and in how many do the two readings (the standard rules: farthest
+    from any owned centre; dipcc's: from the home centres) remove other units? Civil
+    disorder decides only the last winter, played with no orders, in 31 games; the readings part in
+    21, the games the standard rules' replay departs in (DEPARTS)."""
+    winters = disorder = 0
+    differ = set()
+    for p in GAMES:
+        for s in states(p.stem)[:-1]:
+            if s["phase"]["type"] != "adjustment":
+                continue
+            winters += 1
+            owners = list(s["supply_centers"].values())
+            owed = {pw: sum(u["power"] == pw for u in s["units"]) - owners.count(pw) for pw in {u["power"] for u in s["units"]}}
+            ordered = {pw: sum(o["power"] == pw and o["order"].endswith(" D") for o in s["orders"]) for pw in owed}
+            if all(owed[pw] <= ordered[pw] for pw in owed):
+                continue  # every power that owed removals ordered them: no civil disorder
+            assert s["orders"] == [], (p.stem, name(s))  # only in the last winter, which no one played
+            disorder += 1
+            ours, theirs = (_units(rules.run(copy.deepcopy(s), "advance")["next"]) for rules in (standard(), dipcc()))
+            if ours != theirs:
+                differ.add(p.stem)
+    assert (winters, disorder, len(differ)) == (315, 31, 21)
+    assert differ == set(CIVIL_DISORDER)
