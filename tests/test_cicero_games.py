@@ -337,3 +337,42 @@ def test_how_often_the_reading_of_datc_4d8_changes_a_real_game() -> None:
                 differ.add(p.stem)
     assert (winters, disorder, len(differ)) == (315, 31, 21)
     assert differ == set(CIVIL_DISORDER)
+
+
+MORE = RECORDS / "more"
+
+
+@cache
+def france_austria() -> Any:
+    return load_ruleset(ROOT / "rulesets" / "diplomacy" / "standard_france_austria.rules")
+
+
+@cache
+def more_states(stem: str) -> list[dict[str, Any]]:
+    return saved_game.records(json.loads((MORE / f"{stem}.json").read_text(encoding="utf-8")), stem)
+
+
+@pytest.mark.parametrize("stem, rules", [
+    ("311223_s1911m", standard), ("311223_s1911m", dipcc),
+    ("game_fva_order_idx_with_coasts_test", france_austria), ("game_fva_order_idx_with_coasts_test", dipcc)])
+def test_the_repositorys_two_other_games_replay_with_no_difference(stem: str, rules: Any) -> None:
+    """Two more games dipcc saved in the same repository (SOURCE.md): a no-press game on the standard
+    map to S1911M, and a France-Austria game (dipcc's `fva`: the standard board with only those two
+    powers) to S1908M. Neither plays a phase where the standard rules and dipcc's reading part: both
+    replay them to the end; the France-Austria game under the package's France-Austria ruleset, whose
+    start is the game's."""
+    ss = more_states(stem)
+    notes: list[ReplayNote] = []
+    count, mismatch = replay(rules(), copy.deepcopy(ss), notes=notes)
+    skipped = sum(n.kind == "skipped" for n in notes)
+    assert mismatch is None and count + skipped == len(ss) - 1 and count > 25, (count, mismatch)
+    derived = {f.rsplit("/", 1)[-1] for n in notes if n.kind == "derived" for f in n.fields}
+    assert derived <= {"attacker_from", "attacker_via_convoy", "standoffs"}, derived
+    assert {n.kind for n in notes} <= {"derived", "skipped", "unplayed"}, [n.text() for n in notes]
+
+
+def test_the_france_austria_game_starts_where_the_packages_france_austria_ruleset_does() -> None:
+    first = more_states("game_fva_order_idx_with_coasts_test")[0]
+    start = france_austria().run(copy.deepcopy(first), "start_state")
+    assert (_units(start), start["supply_centers"], start["phase"]) == (_units(first), first["supply_centers"], first["phase"])
+    assert {u[0] for u in _units(first)} == {"france", "austria"}
