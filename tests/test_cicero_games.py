@@ -241,14 +241,11 @@ def test_dipccs_reading_checks_clean_and_overrides_only_the_two_clauses() -> Non
     assert overrides == ['"DATC-4.D.8"', '"DATC-4.D.8"', '"DATC-4.A.3"'], overrides
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("stem", [p.stem for p in GAMES])
 def test_each_game_replays_with_no_difference_under_dipccs_reading(stem: str) -> None:
     """The strongest statement the records allow: the standard rules with DATC 4.D.8 and 4.A.3 read as
     dipcc reads them (bench/peers/readings/dipcc.rules, each read in dipcc's source) compute every
-    phase of every game as dipcc saved it, taking from the rules only what dipcc does not save. (Slow:
-    the 40 games replayed again, ~30 s, which would take this file over a minute; without --slow, the
-    phases where the standard rules depart are checked under dipcc's reading by the tests above.)"""
+    phase of every game as dipcc saved it, taking from the rules only what dipcc does not save."""
     notes: list[ReplayNote] = []
     count, mismatch = replay(dipcc(), copy.deepcopy(states(stem)), notes=notes)
     skipped = sum(n.kind == "skipped" for n in notes)
@@ -278,7 +275,6 @@ def departures(rules: Any, stem: str) -> list[tuple[Mismatch, dict[str, Any], di
     return found
 
 
-@pytest.mark.slow
 def test_the_packages_reading_departs_from_dipcc_only_where_a_convoyed_army_dislodges_a_unit() -> None:
     """The `diplomacy` package's reading (bench/peers/readings/maps/standard.rules) computes dipcc's
     civil disorder (DATC 4.D.8), but departs from the records elsewhere: in every such phase, and only
@@ -286,7 +282,7 @@ def test_the_packages_reading_departs_from_dipcc_only_where_a_convoyed_army_disl
     next to such a unit among its retreats (DATC 4.A.5), gives it retreats dipcc, as the rules, refuses
     (places occupied, or left empty by a standoff), or a retreat where dipcc disbands it. In one of them
     (443777, F1907M) the package also carries an army convoyed by its own fleet without `VIA`, as the
-    rules do (DATC 4.A.3), where dipcc moves it over land. (Slow: 40 games replayed again, ~30 s.)"""
+    rules do (DATC 4.A.3), where dipcc moves it over land."""
     by_game = {p.stem: departures(package(), p.stem) for p in GAMES}
     # the figures bench/peers/README.md gives: 28 phases of 20 games
     assert (sum(map(len, by_game.values())), sum(map(bool, by_game.values()))) == (28, 20)
