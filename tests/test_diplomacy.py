@@ -204,6 +204,9 @@ def test_two_units_in_one_province_are_reported_at_the_later_one() -> None:
     found = rs.state_errors(state)
     assert [(d.code, d.pointer) for d in found] == [("S002", "/units/3/location"), ("S002", "/units/4/location")]
     assert "two units in `STP`" in found[0].message and "two units in `PAR`" in found[1].message
+    # cited by the clauses that keep a province to one unit: those who try to enter one all stay out
+    # (DIP-S1) unless one dislodges the unit there (DIP-P2); not DIP-S3, which is about blocked moves
+    assert all(str(d.schema_rule).endswith("(DIP-S1, DIP-P2)") for d in found), [d.schema_rule for d in found]
     # the JSON Schema alone accepts it: `state_schema_errors` runs no rule (the API's two names say which)
     assert rs.state_schema_errors(state) == []
     # one unit a province: nothing to report, and the run goes ahead
