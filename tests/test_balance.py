@@ -173,6 +173,24 @@ def test_a_variant_without_standing_is_refused(cli: Any) -> None:
     assert r.code == 2 and "has no `query advance`" in r.err
 
 
+@pytest.mark.parametrize("standing", ["{round: round, holdings: none, alive: {s => true for s in runners}}",
+                                      "{round: round, holdings: [1], alive: {s => true for s in runners}}",
+                                      "{round: round, holdings: {s => [] for s in runners}, alive: none}"],
+                         ids=["holdings-none", "holdings-a-list", "alive-none"])
+def test_a_standing_of_another_shape_is_said_for_its_game_not_a_traceback(cli: Any, tmp_path: Path,
+                                                                         standing: str) -> None:
+    """`standing` may give `none` where it cannot know (standard.rules: holdings of a state without owners);
+    `balance` reads a map there, and says which game could not be read, as for any other shape."""
+    import shutil
+
+    shutil.copytree(SWEEP, tmp_path / "sweep")
+    path = tmp_path / "sweep" / "vague.rules"
+    path.write_text('ruleset sweep.vague "A race whose standing is vague"\nextends "race.rules"\n\n'
+                    f"override query standing = {standing}\n", encoding="utf-8")
+    r = cli("balance", str(path), "--games", "1", "--jobs", "1")
+    assert "Traceback" not in r.err and "game 0: the variant's `standing` or `advance` is not as `balance` reads it" in r.out + r.err, (r.code, r.out, r.err)
+
+
 def test_a_player_whose_rules_err_is_reported_with_its_line(cli: Any, tmp_path: Path) -> None:
     bad = tmp_path / "bad.rules"
     bad.write_text('ruleset x.bad "bad"\nextends "race.rules"\n\nquery player_orders(side, seed) = nope\n')

@@ -143,7 +143,7 @@ def play_one(rulesets: list[Any], item: tuple[int, int, int, int, dict[str, int]
         rec.alive = dict(standing["alive"])
     except (RunError, DiagnosticError) as exc:
         rec.error = f"game {g}: {_said(exc)}"
-    except (KeyError, TypeError) as exc:  # a `standing` or `advance` of another shape than documented
+    except (KeyError, TypeError, AttributeError) as exc:  # a `standing` or `advance` of another shape than documented
         rec.error = f"game {g}: the variant's `standing` or `advance` is not as `balance` reads it ({exc})"
     return rec
 
