@@ -752,12 +752,15 @@ class TypeChecker(Walker):
             self.diags.append(Diagnostic("C004", f"`{name}` needs {TAKES[kind]} as its {_ORDINALS[i]} argument, "
                                                  f"not `{show(got)}`", arg.span, related=self.related(arg), help=extra))
             return False
+        read = _READ_BY_INT if name == "int" else _NUMERIC_READ
         for i, (t, arg) in enumerate(zip(arg_types if name in NO_TRUTH else (), e.args)):
-            if strip(t) == BOOL:  # (a truth value is no number: ``lib.builtins._no_truth``)
+            got = strip(t)
+            if got[0] not in read:  # (a truth value is no number: ``lib.builtins._no_truth``; nor is a list...)
                 number = "a number or a text" if name == "int" else "a number"
+                truth = "a truth value is no number: `if b then 1 else 0` counts it"
                 self.diags.append(Diagnostic("C004", f"`{name}` needs {number} as its {_ORDINALS[i]} argument, "
-                                                     f"not `{show(BOOL)}`", arg.span, related=self.related(arg),
-                                             help="a truth value is no number: `if b then 1 else 0` counts it"))
+                                                     f"not `{show(got)}`", arg.span, related=self.related(arg),
+                                             help=truth if got == BOOL else None))
                 return False
         return True
 
@@ -812,6 +815,11 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
 # `T`: where it is none is left to the run, as everywhere: ``compatible``)
 _INDEX_KINDS = frozenset({"int", "dice", "any"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
+# the types of value the built-ins that read numbers take (``lib.builtins.NO_TRUTH``; a die's face is a number),
+# and `int`, which reads a text too (an enum's member is one): any other, none too, is refused by the run (E011,
+# E001) and, where the check knows it, by the check (``TypeChecker.taken``)
+_NUMERIC_READ = frozenset({"int", "number", "dice", "any"})
+_READ_BY_INT = _NUMERIC_READ | {"str", "enum"}
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
 # a built-in's declared result that is no one kind of value (``lib.builtins.RESULTS`` has none for it), as a type

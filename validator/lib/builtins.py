@@ -653,10 +653,13 @@ def _str(ctx: Context, x: Any) -> str:
 @builtin("int", 1, doc="an integer from text (digits, perhaps a minus sign and spaces around) or a number "
                        "(none if the text is no integer)")
 def _int(x: Any) -> int | None:
-    _no_truth("int", x)
-    if isinstance(x, (int, Fraction)):
+    t = type(x)
+    if t is int or t is Fraction:
         return int(x)
-    if isinstance(x, str) and _INTEGER_TEXT.fullmatch(x):
+    if t is not str:  # (a text that reads as no integer is none; a value of another kind, none too, is no text)
+        _no_truth("int", x)
+        raise CallError(f"int needs a number or a text, not `{_show(x, True)}`")
+    if _INTEGER_TEXT.fullmatch(x):
         if len(x) > MAX_INT_DIGITS:
             raise CallError(f"an integer text of {len(x)} characters is too long (at most {MAX_INT_DIGITS})")
         return int(x)

@@ -1,0 +1,56 @@
+"""Answers the language gave without a word where it should have said something (session 36, task lang).
+
+`int(x)` reads a number (its whole part) or a text (the integer it writes, none for a text that writes
+none: docs/language.md, Built-ins). A value of another kind, a list, a record, a map, none, is no text:
+`int([1])` gave none, as if a text had been read and found no integer, so `int(xs) ?? 0` answered 0 for
+a list without a warning. It is E011 at the run, both engines alike, and C004 at check where the
+argument's type is known (as `int(true)` is: tests/test_int_of_truth.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_number_type import _errors, _load, _refusals, _underlined  # (one way to load a text and read its findings)
+
+ENGINES = ("reference", "backend")
+
+
+# ---------------------------------------------------------------- int of what is no number nor text
+
+
+@pytest.mark.parametrize("call, underlined, shown", [
+    ("int([1])", "[1]", "list[int]"), ("int({a: 1})", "{a: 1}", "{a: int}"), ('int({"a" => 1})', '{"a" => 1}', "map[str, int]"),
+    ("int(none)", "none", "none"), ("int({1, 2})", "{1, 2}", "set[int]"),
+    ('abs("3")', '"3"', "str"), ("fraction(1, [2])", "[2]", "list[int]"),
+])
+def test_int_of_a_value_known_to_be_no_number_nor_text_is_c004(tmp_path: Path, call: str, underlined: str,
+                                                                shown: str) -> None:
+    text = f"query main = {call}\n"
+    found = [(d.code, _underlined(text, d), d.message) for d in _errors(_load(tmp_path, text))]
+    assert [(code, at) for code, at, _ in found] == [("C004", underlined)], found
+    assert f"not `{shown}`" in found[0][2], found
+
+
+@pytest.mark.parametrize("given, shown", [
+    ("[1]", "[1]"), ("{a: 1}", "{a: 1}"), ('{"a" => 1}', '{"a" => 1}'), ("none", "none"), ("(1, 2)", "(1, 2)"),
+])
+def test_int_of_a_value_the_check_cannot_see_is_e011_in_both_engines(tmp_path: Path, given: str, shown: str) -> None:
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = int(n({given})) ?? 0\n")
+    assert _errors(rs) == [], _errors(rs)
+    said = _refusals(rs, {})
+    assert said[0] == said[1], said  # (one meaning, one message)
+    [d] = said[0]
+    assert d.code == "E011" and d.message == f"int needs a number or a text, not `{shown}`", d
+
+
+@pytest.mark.parametrize("call, want", [
+    ('int(n("x"))', None), ('int(n(" -12 "))', -12), ("int(n(7/2))", 3), ("int(k)", None), ("int(n(t))", None),
+])
+def test_int_still_reads_texts_and_numbers(tmp_path: Path, call: str, want: object) -> None:
+    rs = _load(tmp_path, f"enum K {{ a, b }}\nconst k: K = \"a\"\ndef t = str([1])\ndef n(x) = x\nquery main = {call}\n")
+    assert _errors(rs) == [], _errors(rs)
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == want, engine
+
