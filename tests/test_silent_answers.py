@@ -54,3 +54,41 @@ def test_int_still_reads_texts_and_numbers(tmp_path: Path, call: str, want: obje
     for engine in ENGINES:
         assert rs.run({}, engine=engine) == want, engine
 
+
+# ---------------------------------------------------------------- a die compared with what is no number
+
+
+def _outcomes(rs: object, engine: str) -> list[tuple[str, object]]:
+    out = rs.run({}, exact=True, engine=engine)  # type: ignore[attr-defined]
+    return [(o["probability"], o["result"]) for o in out["outcomes"]]
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("roll(1d6) == n(true)", False), ("n(true) == roll(1d6)", False), ("roll(1d6) != n(true)", True),
+    ("roll(1d6) == n(none)", False), ('roll(1d6) == n("1")', False),
+])
+def test_a_die_is_never_equal_to_what_is_no_number_in_exact_mode(tmp_path: Path, expr: str, want: bool) -> None:
+    """A truth value is never equal to a number (docs/language.md, "Equality of kinds"), a die's face neither:
+    in exact mode `roll(1d6) == true` held on the face 1 (Python's 1 == True), with probability 1/6, where a
+    seeded run said false."""
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = {expr}\n")
+    assert _errors(rs) == [], _errors(rs)
+    for engine in ENGINES:
+        assert _outcomes(rs, engine) == [("1/1", want)], engine
+        assert rs.run({}, seed=3, engine=engine) is want, engine
+
+
+@pytest.mark.parametrize("expr, shown", [
+    ('roll(1d6) < n("x")', '`"x"`'), ("roll(1d6) >= n([1])", "`[1]`"), ("n(true) < roll(1d6)", "`true`"),
+])
+def test_a_die_ordered_with_what_is_no_number_says_so_in_the_language_s_notation(tmp_path: Path, expr: str,
+                                                                                 shown: str) -> None:
+    """The exact mode's message wrote the other value as Python writes it (`'x'`); it is now the seeded
+    run's, the value in the language's notation, in both engines."""
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = {expr}\n")
+    assert _errors(rs) == [], _errors(rs)
+    said = _refusals(rs, {}, exact=True)
+    assert said[0] == said[1], said
+    [d] = said[0]
+    assert d.code == "E001" and d.message.startswith("cannot compare `") and shown in d.message, d
+    assert "'" not in d.message, d

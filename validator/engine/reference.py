@@ -1095,7 +1095,14 @@ def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
     if isinstance(y, RandomValue):  # the die on the left: `k < d` is `d > k`
         x, y, op = y, x, _MIRROR[op]
     if isinstance(x, RandomValue):
-        return x.compare_split(op, y)
+        if type(y) is int or type(y) is Fraction:
+            return x.compare_split(op, y)
+        # a die is a number, and what is no number (a truth value, a text, none...) is never equal to one
+        # (Python's 1 == True holds), whatever it shows: no fork; nor ordered with one: E001 at its face,
+        # as in every mode
+        if op == "==" or op == "!=":
+            return op == "!="
+        x = force(run, x)
     if type(x) in _CONTAINERS and type(y) in _CONTAINERS:
         charge_walk(run, x, span)
         charge_walk(run, y, span)

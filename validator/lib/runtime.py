@@ -277,15 +277,10 @@ class RandomValue:
         return RandomValue(self.ctx, self.base, self.offset + k, self.rolled)
 
     def compare_split(self, op: str, other: Any) -> bool:
-        """``self OP other`` for a value ``other`` (no die): the run forks over the answer."""
+        """``self OP other`` for a number ``other`` (no die, no truth value: ``reference.compare`` compares
+        any other value with the die's face): the run forks over the answer."""
         test = _COMPARISONS[op]
-
-        def holds(v: int) -> bool:
-            try:
-                return bool(test(v, other))
-            except TypeError:
-                raise EvalError("E001", f"cannot compare a die {op} `{other!r}`"[:120]) from None
-        return self._split(holds)
+        return self._split(lambda v: bool(test(v, other)))
 
     def _cmp(self, other: Any, op: Callable[[int, Any], bool]) -> bool:
         if isinstance(other, RandomValue):
