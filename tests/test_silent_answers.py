@@ -8,6 +8,7 @@ argument's type is known (as `int(true)` is: tests/test_int_of_truth.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,52 @@ def test_a_die_ordered_with_what_is_no_number_says_so_in_the_language_s_notation
     [d] = said[0]
     assert d.code == "E001" and d.message.startswith("cannot compare `") and shown in d.message, d
     assert "'" not in d.message, d
+
+
+# ---------------------------------------------------------------- explain of a state its own check refuses
+
+
+CHECKED = """ruleset t.v "a state check"
+clauses "clauses.yaml"
+input units: list[str] at "/units" default []
+rule known(u) cite "X-1" = u in ["a", "b"]
+rule unit_problem(u) cite "X-2" = if known(u) then none else "`" + u + "` is no place"
+def problems = [{pointer: "/units/" + str(e.index), message: p, cites: ["X-2"]}
+  for e in enumerate(units) for p in [unit_problem(e.item)] if p != none]
+query validate_state = problems
+query main = len(units)
+"""
+
+
+def _checked(tmp_path: Path) -> Path:
+    (tmp_path / "ruleval.toml").write_text("")
+    (tmp_path / "clauses.yaml").write_text("clauses:\n  X-1: known places\n  X-2: a unit on a place\n")
+    (tmp_path / "v.rules").write_text(CHECKED)
+    return tmp_path / "v.rules"
+
+
+def test_explain_of_a_refused_state_names_the_cited_rule_that_refused_it(tmp_path: Path, cli: object) -> None:
+    """`ruleval explain` of a state the ruleset's `validate_state` refused said the S002 alone: the trace of
+    the check, which rule refused it and what that rule read, was dropped with the run. The refusal now
+    notes, at the rule, the cited call that gave its message and the cited calls it made (the rules'
+    own text: `unit_problem` refuses `zz` because `known("zz")` is false)."""
+    path = _checked(tmp_path)
+    (tmp_path / "bad.json").write_text('{"units": ["a", "zz"]}')
+    said = cli("explain", str(path), "--state", str(tmp_path / "bad.json"), "--format", "json")  # type: ignore[operator]
+    assert said.code == 3, said
+    [d] = json.loads(said.out)
+    assert (d["code"], d["pointer"]) == ("S002", "/units/1"), d
+    assert d["related"] == [{"location": f"{path}:5:1", "message": '`unit_problem("zz")` (X-2) gave this'},
+                            {"location": f"{path}:4:1", "message": 'read `known("zz")` (X-1) = false'}], d
+    text = cli("explain", str(path), "--state", str(tmp_path / "bad.json"))  # type: ignore[operator]
+    assert text.code == 3 and "(X-2) gave this" in text.out + text.err, text  # (as a note, in the text too)
+
+
+def test_a_refusal_outside_explain_and_a_state_the_check_accepts_are_as_before(tmp_path: Path, cli: object) -> None:
+    path = _checked(tmp_path)
+    (tmp_path / "bad.json").write_text('{"units": ["zz"]}')
+    (tmp_path / "good.json").write_text('{"units": ["a"]}')
+    refused = cli("run", str(path), "--state", str(tmp_path / "bad.json"))  # type: ignore[operator]
+    assert refused.code == 3 and "S002" in refused.out + refused.err and "note" not in refused.out + refused.err
+    good = cli("explain", str(path), "--state", str(tmp_path / "good.json"))  # type: ignore[operator]
+    assert good.code == 0 and good.out == "no cited rule was called\n", good  # (the check's calls are not the query's)

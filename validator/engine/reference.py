@@ -42,6 +42,7 @@ The parts of the meaning that are not obvious from the code of one construct:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence,
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
 from ..lib.values import brief  # (a value refused for its kind: a text in its quotes)
-from ..core.diagnostics import Diagnostic, Related, Span
+from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
 from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key, show,
@@ -650,6 +651,7 @@ class Interpreter:
         for a in args:
             charge_walk(run, a, unit.span)
         node: dict[str, Any] = {"rule": unit.name, "args": list(args), "cites": list(cites), "children": []}
+        run.trace_stack[0].setdefault("units", {})[id(node)] = unit  # (where its rule is: ``_refusal_notes``)
         if kind is not None:
             node["kind"] = kind
         if cell is not None:
@@ -943,10 +945,19 @@ class Interpreter:
         if check is not None:
             checker = self.state_check
             if checker is not None and not checker.arity:
-                check(force(run, self.call_unit(run, checker, [], checker.span)))
+                found = force(run, self.call_unit(run, checker, [], checker.span))
+                try:
+                    check(found)
+                except DiagnosticError as refused:  # (a traced run: each refusal with the cited rule that gave it)
+                    if run.trace:
+                        root = run.trace_stack[0]
+                        refused.diagnostics[:] = [_with_notes(d, root["children"], root.get("units", {}))
+                                                  for d in refused.diagnostics]
+                    raise
                 run.events.clear()
                 if run.trace:
                     run.trace_stack[0]["children"].clear()
+                    run.trace_stack[0].pop("units", None)
                     run.traced_values.clear()
         return force(run, self.call_unit(run, unit, args, unit.span))
 
@@ -1626,6 +1637,47 @@ def odds(p: Fraction, natural: int) -> str:
     if natural <= MAX_ODDS_DENOMINATOR and (p * natural).denominator == 1:
         return f"{p.numerator * natural // p.denominator}/{natural}"
     return f"{p.numerator}/{p.denominator}"
+
+
+MAX_REFUSAL_NOTES = 8  # the notes a refusal of the state check is given in a traced run (``_with_notes``)
+
+
+def _with_notes(d: Diagnostic, trace: list[dict[str, Any]], units: dict[int, Unit]) -> Diagnostic:
+    """``d``, a refusal of the state by the ruleset's `validate_state` in a traced run (`ruleval explain`),
+    with notes of the cited rule that gave its message (the deepest call of the check's ``trace`` whose
+    value is the message, or a record holding it) and of the cited calls that rule made: what refused the
+    state, as the trace of a query shows what answered it. A message no cited rule gave is left as it is."""
+    path = _giving(d.message, trace) if d.code == "S002" else None
+    if not path:
+        return d
+    node = path[-1]
+    notes = [_note(node, units, "gave this")]
+    notes += [_note(c, units, "read") for c in node["children"] if id(c) in units][:MAX_REFUSAL_NOTES - 1]
+    return dataclasses.replace(d, related=(*d.related, *notes))
+
+
+def _giving(message: str, nodes: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The calls from the top of a trace down to the deepest that gave ``message``, as its value or as a
+    field of a record it gave (the first such, in the order of the trace); None where none did."""
+    for node in nodes:
+        below = _giving(message, node["children"])
+        if below is not None:
+            return [node, *below]
+        value = node.get("value")
+        if (type(value) is str and value == message) or \
+                (isinstance(value, dict) and any(type(v) is str and v == message for v in value.values())):
+            return [node]
+    return None
+
+
+def _note(node: dict[str, Any], units: dict[int, Unit], verb: str) -> Related:
+    """A call of the trace as a note at its rule: `rule(args)` (its clauses) and what it gave."""
+    unit = units[id(node)]
+    call = node["rule"] if node.get("kind") == "value" else \
+        f"{node['rule']}{'[' if node.get('kind') == 'table' else '('}{', '.join(brief(a, 30) for a in node['args'])}" \
+        f"{']' if node.get('kind') == 'table' else ')'}"
+    return Related(unit.span, f"{verb} `{call}` ({', '.join(node['cites'])}) = {brief(node.get('value'), 60)}"
+                   if verb == "read" else f"`{call}` ({', '.join(node['cites'])}) {verb}")
 
 
 @contextmanager
