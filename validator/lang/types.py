@@ -274,7 +274,7 @@ class TypeChecker(Walker):
         map, a record literal where ``want`` is a record) or as an `if`'s or a `let`'s values, the parts of
         it that are not, where they are written (the items of a list of two shapes are of no one type). A
         record literal written where a record is declared is that record's only with no label the record
-        does not declare (``label_faults``): a label no read of the record reaches is a slip there."""
+        does not declare (``record_faults``): a label no read of the record reaches is a slip there."""
         if not compatible(want, got, self.stands_for):
             yield node, role, want, got
             return
@@ -292,9 +292,11 @@ class TypeChecker(Walker):
                 yield from self.misfits(plain[1], self.types[id(key)], key, "key")
                 yield from self.misfits(plain[2], self.types[id(value)], value, "value")
         elif isinstance(node, A.RecordLit) and plain[0] == "record":
-            fields = {f.name: f.type for f in self.records[plain[1]].fields}
-            if any(label not in fields for label, _ in node.items):
+            # (it stands for the record, so that the one fault it may have is of labels: the whole literal's)
+            labels = {label: self.types[id(v)] for label, v in node.items}
+            if any(kind == "unknown" for kind, _ in self.record_faults(plain[1], labels, True)):
                 yield node, role, want, got
+            fields = {f.name: f.type for f in self.records[plain[1]].fields}
             for label, v in node.items:
                 if label in fields:
                     yield from self.misfits(self.resolve(fields[label]), self.types[id(v)], v, f"field `{label}`")
@@ -303,12 +305,9 @@ class TypeChecker(Walker):
         """Whether a value of the record type or the record literal's shape ``got`` may stand for the record
         ``name``. Records are structural: a record with every field of another (same types) may stand for it,
         and a record literal's where it gives every field the record requires, each of its type (more labels
-        too: where the literal is written there, ``misfits`` refuses them)."""
+        too: where the literal is written there, ``misfits`` refuses them): where ``record_faults`` finds none."""
         if got[0] == "shape":
-            labels = dict(got[1])
-            return not self.label_faults(name, labels) and all(
-                compatible(self.resolve(f.type), labels[f.name], self.stands_for)
-                for f in self.records[name].fields if f.name in labels)
+            return not self.record_faults(name, dict(got[1]))
         have = {f.name: f for f in self.records[got[1]].fields}
         for f in self.records[name].fields:
             mine = have.get(f.name)
@@ -318,35 +317,38 @@ class TypeChecker(Walker):
                 return False
         return True
 
-    def label_faults(self, name: str, labels: Any, written: bool = False) -> list[str]:
-        """What keeps a record literal of ``labels`` from being a record ``name``: the fields it requires
-        that are not given, and, where it is ``written`` where the record is declared, the labels the record
-        does not declare (with a did-you-mean); empty where nothing does."""
+    def record_faults(self, name: str, labels: dict[str, T], written: bool = False) -> list[tuple[str, str]]:
+        """What keeps a record literal of ``labels`` (each with its value's type) from being a record ``name``,
+        each as (its kind, how a C004's help says it), in the order the help says them: the fields it requires
+        that are not given ("missing"), where it is ``written`` where the record is declared the labels the
+        record does not declare, with a did-you-mean ("unknown"), and the fields given a value known not to be
+        of the field's type ("type"); empty where nothing does. The one walk of a literal's labels against the
+        record's fields: ``stands_for`` asks whether there is any, ``misfits`` whether one is of labels,
+        ``why_not`` says them."""
         fields = {f.name: f for f in self.records[name].fields}
         faults = []
         missing = [f"`{n}`" for n, f in fields.items() if not f.optional and n not in labels]
         if missing:
-            faults.append(f"`{name}` needs the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+            faults.append(("missing", f"`{name}` needs the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"))
         for k in labels if written else ():
             if k not in fields:
                 close = self.suggestions.closest(k, [n for n in fields if n not in labels])
-                faults.append(f"`{name}` has no field `{k}`" + (f" (did you mean `{close}`?)" if close else ""))
+                faults.append(("unknown", f"`{name}` has no field `{k}`" + (f" (did you mean `{close}`?)" if close else "")))
+        for n, f in fields.items():
+            if n in labels:
+                declared = self.resolve(f.type)
+                if not compatible(declared, labels[n], self.stands_for):
+                    faults.append(("type", f"its field `{n}` is `{show(labels[n])}`, not `{show(declared)}`"))
         return faults
 
     def why_not(self, want: T, got: T, written: bool = False) -> str | None:
         """The help of a C004 for ``got`` where ``want`` is declared (``expect``), where there is one to give:
         what keeps a record literal (``written`` there, or given by a definition) from being the record
-        declared (or, at any depth of a list, set or map, one of them), that it is no map, or that a number
-        may be a fraction where a whole one is declared."""
+        declared (or, at any depth of a list, set or map, one of them: ``record_faults``), that it is no map,
+        or that a number may be a fraction where a whole one is declared."""
         want, got = strip(want), strip(got)
         if got[0] == "shape" and want[0] == "record":
-            labels = dict(got[1])
-            faults = self.label_faults(want[1], labels, written)
-            for f in self.records[want[1]].fields:
-                declared = self.resolve(f.type)
-                if f.name in labels and not compatible(declared, labels[f.name], self.stands_for):
-                    faults.append(f"its field `{f.name}` is `{show(labels[f.name])}`, not `{show(declared)}`")
-            return "; ".join(faults) or None
+            return "; ".join(text for _, text in self.record_faults(want[1], dict(got[1]), written)) or None
         if got[0] == "shape" and want[0] == "map":
             return ("a record literal makes a record, never a map: a map is written with `=>` "
                     "(`{\"a\" => 1}`), or declare the record's type")
