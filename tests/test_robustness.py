@@ -441,7 +441,7 @@ def test_an_arg_that_opens_as_json_and_is_not_is_a_usage_error(root: Path, comma
     code, out, err = run([command, root / "q.rules", "--arg", arg])
     assert code == 2 and f"error[U001]: --arg `{arg}`: invalid JSON" in err and "E001" not in err, (code, err)
     code, out, err = run(["run", root / "q.rules", "--arg", "A VIE - GAL"])  # plain text stays text
-    assert code == 1 and "`A VIE - GAL` has no fields" in err, (code, err)
+    assert code == 1 and "`\"A VIE - GAL\"` has no fields" in err, (code, err)
 
 
 @pytest.mark.parametrize("argv, target", [

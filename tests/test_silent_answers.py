@@ -142,3 +142,27 @@ def test_a_refusal_outside_explain_and_a_state_the_check_accepts_are_as_before(t
     assert refused.code == 3 and "S002" in refused.out + refused.err and "note" not in refused.out + refused.err
     good = cli("explain", str(path), "--state", str(tmp_path / "good.json"))  # type: ignore[operator]
     assert good.code == 0 and good.out == "no cited rule was called\n", good  # (the check's calls are not the query's)
+
+
+# ---------------------------------------------------------------- one display for a run's messages
+
+
+@pytest.mark.parametrize("expr, said", [
+    ('-n("3")', 'cannot negate `"3"`'),
+    ('[a for a, b in n(["xy"])]', 'cannot unpack `"xy"` into 2 names'),
+    ('n("abc").x', '`"abc"` has no fields (looking for `x`)'),
+    ('n("f")(1)', '`"f"` is not a function'),
+    ('t[n("a\\"b")]', 'table `t` has no cell for ["a\\"b"]'),
+])
+def test_a_text_a_run_refuses_is_written_in_its_quotes_in_both_engines(tmp_path: Path, expr: str, said: str) -> None:
+    """The reference wrote a value in a run's message by two displays, `show` (a text as it is) and `brief` (a
+    text in its quotes), and chose `show` where it refused a value for its kind: `-"3"` said `cannot negate
+    \\`3\\``, as if of the number 3, and a table's text key was put in quotes by hand, unescaped. It writes
+    every value by `brief` now (one display, with a `quoted` flag for the built-ins that name a text they read)."""
+    (tmp_path / "clauses.yaml").write_text("clauses:\n  X-1: a table\n")
+    text = 'clauses "clauses.yaml"\ntable t[k] -> int cite "X-1" {\n  | "x" | 1 |\n}\n' + f"def n(x) = x\nquery main = {expr}\n"
+    rs = _load(tmp_path, text)
+    assert _errors(rs) == [], _errors(rs)
+    said_by = _refusals(rs, {})
+    assert said_by[0] == said_by[1], said_by
+    assert [d.message for d in said_by[0]] == [said], said_by

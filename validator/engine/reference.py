@@ -53,11 +53,10 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence,
 
 from ..lang import ast as A
 from ..lib.builtins import Builtin, CallError, DiceSpec
-from ..lib.values import brief  # (a value refused for its kind: a text in its quotes)
 from ..core.diagnostics import Diagnostic, DiagnosticError, Related, Span
 from ..lib.runtime import (DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_BUDGET, MAX_EXACT_PATHS, DiceSource, EvalError, ExactDice,
                            RandomValue, SeededDice, Settlement, Unwritable, WRITER_BUG, heard, writer_bug)
-from ..lib.values import (Map, as_key, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key, show,
+from ..lib.values import (Map, as_key, brief, entries, equal, from_key, in_list, is_map, number_cost, ordered, probe_key,
                           too_large, tree_size, walked, written)
 from ..lang.bind import BuiltinRef, DataRef, Local, Member, ModuleRef, Referee, StepRef, UnitRef, slot
 from ..lang.kinds import Unfit
@@ -780,7 +779,7 @@ class Interpreter:
             chosen = force(run, self.policy_part(run, policy, pol.targets, shown))
             value = force(run, self.policy_part(run, policy, pol.value, shown))
             if type(value) is not bool:
-                raise EvalError("E001", f"a cycle policy settles decisions as a truth value, not `{show(value)}`",
+                raise EvalError("E001", f"a cycle policy settles decisions as a truth value, not `{brief(value)}`",
                                 pol.value.span)
             cites = pol.cites or (cyc.cites if cyc is not None else ())
             wanted = {_settled_key(t, pol.span) for t in chosen}
@@ -1022,7 +1021,7 @@ _HASHABLE = "keys and set items are texts, numbers, truth values, none, or tuple
 def decided(unit: Unit, value: Any) -> Any:
     """A decision's value, which is a truth value (both engines: ``Interpreter.resolve_fresh``)."""
     if type(value) is not bool:
-        raise EvalError("E001", f"decision `{unit.name}` gives `{show(value)}`, not a truth value",
+        raise EvalError("E001", f"decision `{unit.name}` gives `{brief(value)}`, not a truth value",
                         cast(A.Expr, unit.body).span, help="a decision is true or false: compare its value (`x > 0`)")
     return value
 
@@ -1046,7 +1045,7 @@ def add_item(run: Run, items: set[Any], x: Any, span: Span) -> None:
     try:
         items.add(as_key(x))  # (a truth value kept apart from the numbers: ``values.as_key``)
     except TypeError:
-        raise EvalError("E009", f"`{show(x)}` cannot be a set's item", span, help=_HASHABLE) from None
+        raise EvalError("E009", f"`{brief(x)}` cannot be a set's item", span, help=_HASHABLE) from None
 
 
 def put_entry(run: Run, out: dict[Any, Any], k: Any, v: Any, span: Span) -> None:
@@ -1055,7 +1054,7 @@ def put_entry(run: Run, out: dict[Any, Any], k: Any, v: Any, span: Span) -> None
     try:
         out[as_key(k)] = v
     except TypeError:
-        raise EvalError("E009", f"`{show(k)}` cannot be a map's key", span, help=_HASHABLE) from None
+        raise EvalError("E009", f"`{brief(k)}` cannot be a map's key", span, help=_HASHABLE) from None
 
 
 def iterate(seq: Any, span: Span) -> Any:
@@ -1093,7 +1092,7 @@ def loop_items(run: Run, seq: Any, names: int, span: Span) -> Iterator[tuple[Any
         elif isinstance(x, (list, tuple)) and len(x) == names:
             yield tuple(x)
         else:
-            raise EvalError("E001", f"cannot unpack `{show(x)}` into {names} names", span)
+            raise EvalError("E001", f"cannot unpack `{brief(x)}` into {names} names", span)
 
 
 def compare(run: Run, op: str, x: Any, y: Any, span: Span) -> bool:
@@ -1196,7 +1195,7 @@ def member(run: Run, x: Any, coll: Any, span: Span) -> bool:
         return in_list(x, coll)
     if isinstance(coll, str):
         if not isinstance(x, str):
-            raise EvalError("E001", f"`in` a text needs a text on its left, not `{show(x)}`", span)
+            raise EvalError("E001", f"`in` a text needs a text on its left, not `{brief(x)}`", span)
         run.charge(len(coll), span)
         return x in coll
     if isinstance(coll, (dict, frozenset, set)):
@@ -1204,10 +1203,10 @@ def member(run: Run, x: Any, coll: Any, span: Span) -> bool:
         try:
             return probe_key(x) in coll
         except TypeError:
-            raise EvalError("E009", f"`{show(x)}` cannot be a key", span, help=_HASHABLE) from None
+            raise EvalError("E009", f"`{brief(x)}` cannot be a key", span, help=_HASHABLE) from None
     if coll is None:
         return False
-    raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{show(coll)}`", span)
+    raise EvalError("E001", f"`in` needs a list, set, map or text on its right, not `{brief(coll)}`", span)
 
 
 _MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
@@ -1245,16 +1244,16 @@ def _cannot(op: str, x: Any, y: Any, span: Span) -> EvalError:
     die = x if isinstance(x, DiceSpec) else y if isinstance(y, DiceSpec) else None
     return EvalError("E001", f"cannot add `{brief(x)}` and `{brief(y)}`" if op == "+"
                      else f"cannot compute `{brief(x)}` {op} `{brief(y)}`", span,
-                     help=f"`{show(die)}` is dice, not a roll: `roll({show(die)})` rolls them" if die is not None else None)
+                     help=f"`{brief(die)}` is dice, not a roll: `roll({brief(die)})` rolls them" if die is not None else None)
 
 
 def negate(x: Any, span: Span) -> Any:
     if type(x) is bool:  # (Python's -True is -1)
-        raise EvalError("E001", f"cannot negate `{show(x)}`", span)
+        raise EvalError("E001", f"cannot negate `{brief(x)}`", span)
     try:
         return -x
     except TypeError:
-        raise EvalError("E001", f"cannot negate `{show(x)}`", span) from None
+        raise EvalError("E001", f"cannot negate `{brief(x)}`", span) from None
 
 
 def _plain_int(v: Any) -> bool:
@@ -1286,7 +1285,7 @@ def divide(op: str, x: Any, y: Any, span: Span) -> Any:
     except ZeroDivisionError:
         raise EvalError("E003", "division by zero", span) from None
     except TypeError:
-        raise EvalError("E001", f"cannot divide `{show(x)}` by `{show(y)}`", span) from None
+        raise EvalError("E001", f"cannot divide `{brief(x)}` by `{brief(y)}`", span) from None
 
 
 def field_of(obj: Any, name: str, span: Span) -> Any:
@@ -1295,7 +1294,7 @@ def field_of(obj: Any, name: str, span: Span) -> Any:
     if obj is None:
         raise EvalError("E002", f"field `{name}` of none", span,
                         help=f"guard with `x != none`, or use `(x ?? default).{name}`")
-    raise EvalError("E001", f"`{show(obj)}` has no fields (looking for `{name}`)", span)
+    raise EvalError("E001", f"`{brief(obj)}` has no fields (looking for `{name}`)", span)
 
 
 def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
@@ -1304,7 +1303,7 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
         try:
             return obj.get(probe_key(key))
         except TypeError:
-            raise EvalError("E009", f"`{show(key)}` cannot be a key", span, help=_HASHABLE) from None
+            raise EvalError("E009", f"`{brief(key)}` cannot be a key", span, help=_HASHABLE) from None
     if isinstance(obj, (list, tuple, str)):
         if not isinstance(key, int) or isinstance(key, bool):
             raise EvalError("E001", f"a list index must be a whole number, not `{brief(key)}`", span)  # ("3" in its quotes)
@@ -1313,7 +1312,7 @@ def index_of(run: Run, obj: Any, key: Any, span: Span) -> Any:
         raise EvalError("E002", f"index {key} outside a list of {len(obj)} items", span)
     if obj is None:
         raise EvalError("E002", "indexing none", span)
-    raise EvalError("E001", f"`{show(obj)}` cannot be indexed", span)
+    raise EvalError("E001", f"`{brief(obj)}` cannot be indexed", span)
 
 
 # ---------------------------------------------------------------- evaluation errors, each written once
@@ -1351,7 +1350,7 @@ def with_base(obj: Any, span: Span) -> dict[Any, Any]:
 
 
 def not_a_function(value: Any, span: Span) -> EvalError:
-    return EvalError("E001", f"`{show(value)}` is not a function", span)
+    return EvalError("E001", f"`{brief(value)}` is not a function", span)
 
 
 def lambda_arity(n: int, got: int, span: Span) -> EvalError:
@@ -1419,7 +1418,7 @@ def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
     """Keys a table has no cell for: none where its declared result is optional (`-> T?`), else E002."""
     if unit.ret is not None and unit.ret.optional:
         return None
-    shown = ", ".join(show(k) if not isinstance(k, str) else f'"{show(k)}"' for k in keys)
+    shown = ", ".join(map(brief, keys))
     raise EvalError("E002", f"table `{unit.written}` has no cell for [{shown}]", unit.span,
                     help="check the keys against the table's header and rows, or declare its result optional "
                          "(`-> T?`) if a miss should give none")
@@ -1428,7 +1427,7 @@ def table_miss(unit: Unit, keys: Sequence[Any]) -> None:
 def _settled_key(target: Any, span: Span) -> Any:
     if not isinstance(target, dict) or "decision" not in target or not isinstance(target.get("args"), (list, tuple)):
         raise EvalError("E001", f"a cycle policy settles members of `cycle` ({{decision, args}} records), "
-                                f"not `{show(target)}`", span)
+                                f"not `{brief(target)}`", span)
     return (target["decision"], tuple(freeze(a) for a in target["args"]))
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..core.diagnostics import MAX_SUGGESTED_NAME, Span, closest_name
 from .runtime import CallError, RandomValue, Rolled
-from .values import (Map, brief, show, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key,
+from .values import (Map, brief, as_key, entries, equal, from_key, in_list, in_order, index_in, number_cost, order_key,
                      ordered, probe_key, tree_size, walked, write_value)
 
 if TYPE_CHECKING:
@@ -85,11 +85,11 @@ def call_value(ctx: Context, fn: Any, *args: Any) -> Any:
 
 
 def _show(v: Any, quoted: bool = False) -> str:
-    """``v`` for a run-time message (``values.show``); ``quoted``: a text in its quotes, where the message
+    """``v`` for a run-time message (``values.brief``); ``quoted``: a text in its quotes, where the message
     wants a value of another kind and the text `3` would read as the number 3."""
     if hasattr(v, "__next__"):
         return "... for ... in ..."  # a generator, as the language writes it
-    return brief(v, 40) if quoted else show(v)  # (in the language's notation, as every run-time message)
+    return brief(v, 40, quoted)  # (in the language's notation, as every run-time message)
 
 
 def _spend(ctx: Context, n: int, what: str) -> None:

@@ -553,9 +553,12 @@ def notation(v: Any) -> str:
 
 
 def brief(v: Any, limit: int = 40, quoted: bool = True) -> str:
-    """A value for a message (a caller's, a trace's), at most ``limit`` characters, "..." where cut: in
-    the language's notation (``notation``; a text at the top in its quotes unless not ``quoted``), a value
-    of no type of the language as Python writes it. The work is bounded as the message is: no more of the
+    """A value for a message (a run's, a caller's, a trace's), at most ``limit`` characters, "..." where cut:
+    in the language's notation (``notation``: `true`, `1/2`, `none`, never Python's spelling; a text at the
+    top in its quotes unless not ``quoted``), a value of no type of the language as Python writes it. A
+    message that refuses a value for its kind (no number, no collection, no map, no function) writes a text
+    in its quotes, so that the text `"3"` and the number `3` read apart; one that names a text it was given
+    (a built-in's message about the text it read) may write it as it is (``quoted=False``). The work is bounded as the message is: no more of the
     value than its first ``limit`` values and characters is written (a collection's other items are left
     out, a text's other characters), and an integer too long to show is said by its size, never written
     out (Python refuses past 4 300 digits)."""
@@ -564,14 +567,6 @@ def brief(v: Any, limit: int = 40, quoted: bool = True) -> str:
     except (ValueError, RecursionError):  # (nesting past Python's limit)
         text = "..."
     return _cut(text, limit)
-
-
-def show(v: Any) -> str:
-    """A value as a run-time message writes it (``brief``: `true`, `1/2`, `none`, never Python's
-    spelling), a text as it is: the messages put it in backticks (cannot add `abc` and `1`). A message
-    that refuses a value for its kind (no number, no collection, no map, no whole number) writes it with
-    ``brief`` instead, a text in its quotes (`"3"`), so that the text `"3"` and the number `3` read apart."""
-    return brief(v, 40, quoted=False)
 
 
 def _cut(text: str, limit: int) -> str:
