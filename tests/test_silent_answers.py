@@ -166,3 +166,36 @@ def test_a_text_a_run_refuses_is_written_in_its_quotes_in_both_engines(tmp_path:
     said_by = _refusals(rs, {})
     assert said_by[0] == said_by[1], said_by
     assert [d.message for d in said_by[0]] == [said], said_by
+
+
+# ---------------------------------------------------------------- `with` on a declared record and on a plain one
+
+
+WITH_DECLS = "record R { a: int, b?: str }\nconst r: R = {a: 1}\n"
+
+
+@pytest.mark.parametrize("text, code, underlined", [
+    ('query main = r with {a: "x"}\n', "C004", '"x"'),
+    ("query main = r with {c: 1}\n", "C012", "1"),  # (a label R does not declare)
+    ("query main = (r with {a: 2}).c\n", "C012", "(r with {a: 2}).c"),  # (the copy is an R: its fields are R's)
+    ('def f(x: R) = x with {a: "x"}\nquery main = f(r)\n', "C004", '"x"'),
+    ('def f() -> list[R] = [x with {a: "x"} for x in [r]]\nquery main = f()\n', "C004", '"x"'),
+])
+def test_with_on_a_declared_record_keeps_its_declared_fields(tmp_path: Path, text: str, code: str,
+                                                             underlined: str) -> None:
+    """docs/language.md, Declarations: `with` on a value of a declared record `R` gives an `R`."""
+    text = WITH_DECLS + text
+    found = [(d.code, _underlined(text, d)) for d in _errors(_load(tmp_path, text))]
+    assert found == [(code, underlined)], found
+
+
+@pytest.mark.parametrize("text, want", [
+    ('query main = ({a: 1} with {a: "x"}).a\n', "x"),  # (a plain record: nothing declared to keep)
+    ("query main = ({a: 1} with {c: 2}).c\n", 2),
+    ("def g(x) = r with {a: x}\nquery main = g(5).a\n", 5),
+])
+def test_with_on_a_plain_record_has_the_fields_given(tmp_path: Path, text: str, want: object) -> None:
+    rs = _load(tmp_path, WITH_DECLS + text)
+    assert _errors(rs) == [], _errors(rs)
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == want, engine
