@@ -558,10 +558,10 @@ def brief(v: Any, limit: int = 40, quoted: bool = True) -> str:
     top in its quotes unless not ``quoted``), a value of no type of the language as Python writes it. A
     message that refuses a value for its kind (no number, no collection, no map, no function) writes a text
     in its quotes, so that the text `"3"` and the number `3` read apart; one that names a text it was given
-    (a built-in's message about the text it read) may write it as it is (``quoted=False``). The work is bounded as the message is: no more of the
-    value than its first ``limit`` values and characters is written (a collection's other items are left
-    out, a text's other characters), and an integer too long to show is said by its size, never written
-    out (Python refuses past 4 300 digits)."""
+    (a built-in's message about the text it read) may write it as it is (``quoted=False``). The work is
+    bounded as the message is: no more of the value than its first ``limit`` values and characters is
+    written (a collection's other items are left out, a text's other characters), and an integer too long
+    to show is said by its size, never written out (Python refuses past 4 300 digits)."""
     try:
         text = _write(v, top=not quoted, room=[limit, limit])
     except (ValueError, RecursionError):  # (nesting past Python's limit)
