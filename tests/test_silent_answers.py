@@ -199,3 +199,32 @@ def test_with_on_a_plain_record_has_the_fields_given(tmp_path: Path, text: str, 
     assert _errors(rs) == [], _errors(rs)
     for engine in ENGINES:
         assert rs.run({}, engine=engine) == want, engine
+
+
+# ---------------------------------------------------------------- a text where an enum is declared
+
+
+@pytest.mark.parametrize("text, underlined", [
+    ('const c: R = {a: 1, k: "z"}\nquery main = c\n', '"z"'),
+    ('def f(k: K) = k\nquery main = f("hrose")\n', '"hrose"'),
+    ('query main = r with {k: "z"}\n', '"z"'),
+    ('def f(b: bool) -> K = if b then "foot" else "hrose"\nquery main = f(true)\n', '"hrose"'),
+    ('def f() -> list[K] = ["foot", "z"]\nquery main = f()\n', '"z"'),
+])
+def test_a_text_that_is_no_member_where_an_enum_is_declared_is_c016(tmp_path: Path, text: str, underlined: str) -> None:
+    """An enum's members are texts, so a text fits where the enum is declared; but a text literal that is no
+    member (`"z"` for `k: K`) checked clean, and the run carried a value no state could give (a state's is
+    checked, S002), to be compared with the members and never found equal. It is C016, as a text literal
+    compared with a member is, with the members one edit away."""
+    text = 'enum K { foot, horse }\nrecord R { a: int, k: K }\nconst r: R = {a: 1, k: "foot"}\n' + text
+    found = [(d.code, _underlined(text, d)) for d in _errors(_load(tmp_path, text))]
+    assert found == [("C016", underlined)], found
+
+
+def test_a_member_written_as_a_text_still_fits(tmp_path: Path) -> None:
+    text = ('enum K { foot, horse }\nrecord R { a: int, k: K }\ndef f(k: K) = k\n'
+            'query main = [f("horse"), ({a: 1, k: "foot"} with {k: "horse"}).k]\n')
+    rs = _load(tmp_path, text)
+    assert _errors(rs) == [], _errors(rs)
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == ["horse", "horse"], engine

@@ -29,7 +29,7 @@ from . import ast as A
 from ..core.diagnostics import Diagnostic, Related, Suggestions
 from .loader import Namespace
 from .bind import BuiltinRef, DataRef, Member, ModuleRef, Referee, Scope, UnitRef, Walker, checks_key
-from .program import Program, Unit
+from .program import Program, Unit, member_help
 
 ANY = ("any",)
 INT, STR, BOOL, NONE, DICE, FN = ("int",), ("str",), ("bool",), ("none",), ("dice",), ("fn",)
@@ -262,6 +262,11 @@ class TypeChecker(Walker):
         as a literal (a list, set or map, a record literal, an `if`'s or a `let`'s value), at each of its parts
         that is not (``misfits``)."""
         for part, role, part_want, part_got in self.misfits(want, got, node):
+            if isinstance(part, A.Str):  # (a text written where an enum is declared: no member of it, ``misfits``)
+                enum = strip(part_want)[1]
+                self.diags.append(Diagnostic("C016", f"`{part.value}` is not a member of enum `{enum}`", part.span,
+                                             help=member_help(part.value, dict.fromkeys(self.enums[enum].members, enum))))
+                continue
             head = f"{what} `{show(want)}` but this is `{show(part_got)}`" if not role else \
                 f"{what} `{show(want)}`: this {role} is `{show(part_got)}`, not `{show(part_want)}`"
             self.diags.append(Diagnostic("C004", head, part.span, related=self.related(part),
@@ -279,6 +284,9 @@ class TypeChecker(Walker):
             yield node, role, want, got
             return
         plain = strip(want)
+        if plain[0] == "enum" and isinstance(node, A.Str) and node.value not in self.enums[plain[1]].members:
+            yield node, role, want, got  # (a text is a member's value only where it is one: C016, ``expect``)
+            return
         if isinstance(node, A.If):
             for v in (*(v for _, v in node.branches), node.otherwise):
                 yield from self.misfits(want, self.types[id(v)], v, role)
