@@ -221,6 +221,14 @@ def test_a_text_that_is_no_member_where_an_enum_is_declared_is_c016(tmp_path: Pa
     assert found == [("C016", underlined)], found
 
 
+@pytest.mark.parametrize("text", ['def f(n: int) = n\nquery main = f("x")\n',
+                                  'const r: R = {a: 1, k: "foot"}\nquery main = r with {a: "x"}\n'])
+def test_a_text_where_no_enum_is_declared_is_c004_as_before(tmp_path: Path, text: str) -> None:
+    text = 'enum K { foot, horse }\nrecord R { a: int, k: K }\n' + text
+    found = [(d.code, _underlined(text, d)) for d in _errors(_load(tmp_path, text))]
+    assert found == [("C004", '"x"')], found
+
+
 def test_a_member_written_as_a_text_still_fits(tmp_path: Path) -> None:
     text = ('enum K { foot, horse }\nrecord R { a: int, k: K }\ndef f(k: K) = k\n'
             'query main = [f("horse"), ({a: 1, k: "foot"} with {k: "horse"}).k]\n')

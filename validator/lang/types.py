@@ -262,10 +262,10 @@ class TypeChecker(Walker):
         as a literal (a list, set or map, a record literal, an `if`'s or a `let`'s value), at each of its parts
         that is not (``misfits``)."""
         for part, role, part_want, part_got in self.misfits(want, got, node):
-            if isinstance(part, A.Str):  # (a text written where an enum is declared: no member of it, ``misfits``)
+            if isinstance(part, A.Str) and strip(part_want)[0] == "enum":  # (no member of it: ``misfits``)
                 enum = strip(part_want)[1]
                 self.diags.append(Diagnostic("C016", f"`{part.value}` is not a member of enum `{enum}`", part.span,
-                                             help=member_help(part.value, dict.fromkeys(self.enums[enum].members, enum))))
+                                             help=member_help(part.value, {m: enum for m in self.enums[enum].members})))
                 continue
             head = f"{what} `{show(want)}` but this is `{show(part_got)}`" if not role else \
                 f"{what} `{show(want)}`: this {role} is `{show(part_got)}`, not `{show(part_want)}`"
