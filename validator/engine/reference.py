@@ -650,7 +650,7 @@ class Interpreter:
         for a in args:
             charge_walk(run, a, unit.span)
         node: dict[str, Any] = {"rule": unit.name, "args": list(args), "cites": list(cites), "children": []}
-        run.trace_stack[0].setdefault("units", {})[id(node)] = unit  # (where its rule is: ``_refusal_notes``)
+        run.trace_stack[0].setdefault("units", {})[id(node)] = unit  # (where its rule is: ``_with_notes``)
         if kind is not None:
             node["kind"] = kind
         if cell is not None:
