@@ -52,6 +52,7 @@ class Probe:
     exact: bool = False
     group_by: str | None = None  # exact: the distribution summed by this field of the outcomes (`--group-by`)
     case: bool = False  # a test case's state (`--cases`), summed apart from the generated ones
+    record: str | None = None  # a game record's state (`--records`): the record's file, by which it is counted
 
 
 @dataclass
@@ -592,6 +593,59 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
     return probes, said
 
 
+def record_probes(paths: list[str], old: Any, new: Any, import_with: str | None) -> tuple[list[Probe], list[Any], int]:
+    """``--records``: every state of each game record played in its game (each but the last, the state the
+    game came to, as ``replay`` plays them), with its orders, as a probe of ``query advance`` named by its place (``FILE:LINE``, a folder's file, or where an importer puts it), as ``replay``
+    reads records (a JSONL, JSON or YAML list of states, a folder ``play --out`` wrote, or another format
+    read by the ``import_with`` query of NEW, else of OLD). Returns the probes, what was said of the
+    records that could not be read (each left out whole: a diagnostic at its place, exit 3), and how
+    many records were read."""
+    from pathlib import Path
+
+    from ..api import ADVANCE_QUERY
+    from ..core.diagnostics import Diagnostic, DiagnosticError, Span
+    from .common import require_regular
+    from .play import _played_state, read_game_file, read_imported_record, read_out_folder
+
+    probes: list[Probe] = []
+    said: list[Any] = []
+    read = 0
+    for path in paths:
+        if not Path(path).is_dir() or import_with:
+            require_regular(path, "record")
+        try:
+            if import_with:
+                rs = new if import_with in new.queries() else old
+                states, _, unread = read_imported_record(rs, import_with, path)
+                if unread:  # (never a comparison of a record read in part, as replay says)
+                    raise DiagnosticError([Diagnostic(
+                        "S001", f"the importer could not read {unread} part{'s' if unread != 1 else ''} of the record",
+                        Span(path), help=f"`ruleval replay RULESET {path} --import {import_with}` names them")])
+                places: list[Any] = [None] * len(states)
+            elif Path(path).is_dir():
+                states = read_out_folder(Path(path))
+                places = [None] * len(states)
+            else:
+                items = read_game_file(path)
+                states = [(item.where, _played_state(item.value)) for item in items]
+                places = [item.start for item in items]
+            if len(states) < 2:  # (as replay says it: a record of one state played no phase)
+                raise DiagnosticError([Diagnostic(
+                    "S006", "a record needs at least two states (a phase and the one after it)",
+                    (places[0] if places and places[0] else Span(path, 1, 1, 1, 2)) if Path(path).is_file() else Span(path))])
+            for (where, state), at in zip(states, places):
+                if not isinstance(state, dict):
+                    raise DiagnosticError([Diagnostic("S001", "a state must be a JSON object", at or Span(where),
+                                                      help="a record is a list of states, each with its orders")])
+        except DiagnosticError as exc:
+            said += exc.diagnostics
+            continue
+        read += 1
+        probes += [Probe(where, {**state, "orders": state.get("orders", [])}, ADVANCE_QUERY, seed=0, record=path)
+                   for where, state in states[:-1]]
+    return probes, said, read
+
+
 def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
     """One state of ``diff``: a case's probe as it is, or ``("generate", seed, exact, group_by)``: the
     state the generator makes from that seed; both rulesets run on it."""
@@ -611,7 +665,9 @@ def _probe_task(rulesets: list[Any], item: tuple[Any, bool]) -> Found:
             return Found(note=f"`generate({s})` failed: {_said(exc.diagnostics[0])}", note_code=exc.diagnostics[0].code)
         probe = Probe(f"generate({s})", state, seed=s, exact=exact, group_by=group_by if exact else None)
     a, b = outcome(old, probe, probe.state), outcome(new, probe, probe.state)
-    if _refused(a) or _refused(b):
+    # a recorded state was played in a real game: one side refusing it is a difference (as in `--games`);
+    # a made state one side refuses is skipped, as is a recorded one both refuse (a phase the rules pass over)
+    if (_refused(a) and _refused(b)) or ((_refused(a) or _refused(b)) and probe.record is None):
         return Found(probe, refused=True, skip=refusal(old if _refused(a) else new, "OLD" if _refused(a) else "NEW", probe))
     grouped = (_has_field(a) or _has_field(b)) if probe.group_by else None
     if not _disagree(a, b):
@@ -777,7 +833,9 @@ def difference_text(old: Any, new: Any, d: Difference) -> str:
         ("failed to run", [n for n, r in sides.items() if _broken(r)]),
         ("refused the state", [n for n, r in sides.items() if _refused(r)])) if names) or "results differ"
     lines = [f"{d.probe.name}: {what} (query `{d.probe.query}`{', exact' if d.probe.exact else ''})"]
-    if d.runs < 0:
+    if d.probe.record is not None:
+        lines.append("  the phase as the record gives it (a recorded state is not shrunk)")
+    elif d.runs < 0:
         lines.append("  not shrunk (`--shrink N` shrinks the first N differences)")
     else:
         state = json.dumps(d.minimal, ensure_ascii=False, sort_keys=True)
@@ -933,13 +991,15 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--group-by sums the outcomes of exact runs: give --exact, or cases that are exact")
     if (args.start is not None or args.phases is not None) and not args.games:
         raise UsageError("--start and --phases go with --games N")
+    if args.import_with is not None and not args.records:
+        raise UsageError("--import QUERY reads the records of --records FILE...")
     if args.start is not None:
         require_regular(args.start, "start state")
     old, new = load_for_run(args.old, err), load_for_run(args.new, err)
     if old is None or new is None:
         return EXIT_FINDINGS
-    if not (args.cases or args.generate or args.games):
-        raise UsageError("nothing to compare: give --cases PATH, --generate N or --games N")
+    if not (args.cases or args.generate or args.games or args.records):
+        raise UsageError("nothing to compare: give --cases PATH, --generate N, --games N or --records FILE...")
     probes: list[Probe] = []
     worst = EXIT_OK  # of what was said on the way (a case file that cannot be read)
     if args.cases:
@@ -974,6 +1034,15 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(_wrapped(f"note: {note}") + "\n")
     if states.note_code is not None:  # a generator that failed (E0xx: an error of the rules, exit 1), after the
         worst = max(worst, exit_for_code(states.note_code))  # states before it: never an all-clear for fewer
+    recorded = StateReport()
+    records_read = 0
+    if args.records:  # (a recorded state is a real game's: never shrunk, shown with its place in the record)
+        found_r, said, records_read = record_probes(args.records, old, new, args.import_with)
+        if said:
+            err.write(render_all(said, None, err) + "\n")
+            worst = max(worst, EXIT_INPUT)
+        recorded = compare_states(old, new, found_r, 0, 0, False, 0, opts)
+        skips = skips + recorded.skips
     games = GameReport()
     if args.games:
         given, start_text = None, None
@@ -1014,21 +1083,27 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if games.broken:  # an error of the rules: a finding (exit 1), as E0xx errors are
             worst = max(worst, EXIT_FINDINGS)
         diffs += games.differences or []
+    diffs += recorded.differences or []
+    in_records = recorded.found or []
+    phases_tried = recorded.tried
+    records_differ = len({f.probe.record for f in in_records if f.differ and f.probe is not None})
     if args.format == "json":
         from .common import result_json
         from ..api import RunError
 
         try:
             out.write(result_json(new, "main", {
-                "tried": tried, "skipped": seen[0] - tried, "skip_reasons": dict(sorted(skips.items())),
+                "tried": tried, "skipped": seen[0] - tried + recorded.seen - recorded.tried, "skip_reasons": dict(sorted(skips.items())),
                 "games": games.games, "phases": games.phases,
+                "records": records_read, "recorded_phases": phases_tried, "records_that_differ": records_differ,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n],
-                "interrupted": states.interrupted or games.interrupted, "group_by": args.group_by,
+                "interrupted": states.interrupted or games.interrupted or recorded.interrupted, "group_by": args.group_by,
                 "summary": {"cases": summary_json(cases, cases_tried, sample=False),
                             "states": summary_json(generated, generated_tried),
-                            "games": summary_json(games.found or [], games.games)},
+                            "games": summary_json(games.found or [], games.games),
+                            "recorded_phases": summary_json(in_records, phases_tried, sample=False)},
                 "differences": [
-                {"state": d.probe.name, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
+                {"state": d.probe.name, "record": d.probe.record, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
                  "local_minimum": d.minimum is True,
                  "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
@@ -1048,18 +1123,26 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             figures += summary_text(generated, generated_tried, "generated states", args.show_groups)
         if games.games and len(diffs) and (games.games > 1 or args.summary):
             figures += summary_text(games.found or [], games.games, "games", args.show_groups)
+        if args.records and phases_tried and recorded.differences:
+            from .impact import Share
+
+            figures.append(f"records that differ: {Share(records_differ, records_read).text().split(', 95% CI')[0]})")
+            figures += summary_text(in_records, phases_tried, "recorded phases", args.show_groups, sample=False)
         for line in figures:  # (before the verdict, which stays the last line)
             out.write(one_line(line) + "\n")
-        skipped = seen[0] - tried
+        skipped = seen[0] - tried + recorded.seen - phases_tried
         played = (f" and {games.phases} phase{'s' if games.phases != 1 else ''} of {games.games} "
                   f"game{'s' if games.games != 1 else ''}") if args.games else ""
+        if args.records:
+            played += (f" and {phases_tried:,} phase{'s' if phases_tried != 1 else ''} of {records_read} "
+                       f"record{'s' if records_read != 1 else ''}")
         other = _other_game(old, new) if not tried else None
-        out.write(_wrapped(tried_line(tried, skips, skipped, len(diffs), tried + games.phases,
+        out.write(_wrapped(tried_line(tried, skips, skipped, len(diffs), tried + games.phases + phases_tried,
                                       bool(games.stopped or games.note), played, f"; {other}" if other else "")) + "\n")
-    if states.interrupted or games.interrupted:
+    if states.interrupted or games.interrupted or recorded.interrupted:
         err.write("ruleval: interrupted: the figures above are of what ran before it\n")
         return 130
-    if not diffs and not tried and not games.phases:  # never an all-clear for what was not compared
+    if not diffs and not tried and not games.phases and not phases_tried:  # never an all-clear for what was not compared
         return worst or EXIT_INPUT
     return max(worst, EXIT_FINDINGS if diffs else EXIT_OK)
 
@@ -1078,6 +1161,11 @@ def register(sub: Any, commands: dict[str, Callable[[argparse.Namespace, TextIO,
                         "`query advance`); report each game's first differing phase")
     p.add_argument("--phases", type=int, default=None, metavar="P", help="phases per game (default 30)")
     p.add_argument("--start", metavar="STATE", help="the state games start from (default: `query start_state`)")
+    p.add_argument("--records", nargs="+", default=[], metavar="FILE",
+                   help="also run every state of these game records (as `ruleval replay` reads them), with its orders, "
+                        "under both (`query advance`); each differing phase is shown at its place in the record")
+    p.add_argument("--import", dest="import_with", metavar="QUERY",
+                   help="read the --records with this importer query (NEW's, else OLD's), as `ruleval replay --import`")
     p.add_argument("--ignore-cites", action="store_true", help="results that differ only in their citations are equal")
     p.add_argument("--shrink", type=int, default=SHRUNK, metavar="N",
                    help=f"shrink the first N differing states (default {SHRUNK}; -1: all); the others are shown as found")
