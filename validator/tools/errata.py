@@ -594,9 +594,10 @@ def case_probes(paths: list[str]) -> tuple[list[Probe], list[Any]]:
 
 
 def record_probes(paths: list[str], old: Any, new: Any, import_with: str | None) -> tuple[list[Probe], list[Any], int]:
-    """``--records``: every state of each game record played in its game (each but the last, the state the
-    game came to, as ``replay`` plays them), with its orders, as a probe of ``query advance`` named by its place (``FILE:LINE``, a folder's file, or where an importer puts it), as ``replay``
-    reads records (a JSONL, JSON or YAML list of states, a folder ``play --out`` wrote, or another format
+    """``--records``: every state of each game record played in its game (each but the last, the state
+    the game came to, as ``replay`` plays them), with its orders, as a probe of ``query advance`` named
+    by its place (``FILE:LINE``, a folder's file, or where an importer puts it), as ``replay`` reads
+    records (a JSONL, JSON or YAML list of states, a folder ``play --out`` wrote, or another format
     read by the ``import_with`` query of NEW, else of OLD). Returns the probes, what was said of the
     records that could not be read (each left out whole: a diagnostic at its place, exit 3), and how
     many records were read."""
@@ -1093,7 +1094,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         try:
             out.write(result_json(new, "main", {
-                "tried": tried, "skipped": seen[0] - tried + recorded.seen - recorded.tried, "skip_reasons": dict(sorted(skips.items())),
+                "tried": tried, "skipped": seen[0] - tried + recorded.seen - recorded.tried,
+                "skip_reasons": dict(sorted(skips.items())),
                 "games": games.games, "phases": games.phases,
                 "records": records_read, "recorded_phases": phases_tried, "records_that_differ": records_differ,
                 "stopped": games.stopped or [], "notes": [n for n in (note, games.note) if n],
@@ -1103,7 +1105,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             "games": summary_json(games.found or [], games.games),
                             "recorded_phases": summary_json(in_records, phases_tried, sample=False)},
                 "differences": [
-                {"state": d.probe.name, "record": d.probe.record, "query": d.probe.query, "exact": d.probe.exact, "shrunk": d.runs >= 0,
+                {"state": d.probe.name, "record": d.probe.record, "query": d.probe.query, "exact": d.probe.exact,
+                 "shrunk": d.runs >= 0,
                  "seed": d.probe.seed, "shrinking_runs": max(d.runs, 0), "minimal": d.minimal,
                  "local_minimum": d.minimum is True,
                  "cited_only_by": cited_only(old, new, d), "failures": _failures(old, new, d),
