@@ -135,3 +135,20 @@ def test_import_goes_with_records(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     code, out, err = _run("diff", STANDARD, DIPCC, "--generate", "1", "--import", "godip_game")
     assert code == 2 and "--import QUERY reads the records of --records" in err, err
+
+
+def test_a_record_of_another_format_is_read_by_its_importer_and_what_it_leaves_out_is_said(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/examples/godip/game.txt read by `query godip_game` (as `replay --import` reads it): its
+    8 played phases are tried or skipped, none left out without a word. A state that leaves out what
+    the rules need (a dislodged unit without `attacker_from`, which replay takes from the state
+    computed before it) is refused by both and skipped, by reason (docs/tools.md)."""
+    monkeypatch.chdir(ROOT)
+    code, out, err = _run("diff", "rulesets/diplomacy/godip_game.rules", STANDARD, "--records",
+                          "docs/examples/godip/game.txt", "--import", "godip_game", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and err == "", err
+    # every phase of the file played (each but the last, the position the game came to)
+    phases = (ROOT / "docs" / "examples" / "godip" / "game.txt").read_text(encoding="utf-8").count("PHASE ")
+    assert (report["records"], report["recorded_phases"] + report["skipped"]) == (1, phases - 1), report
+    assert any("a dislodged unit needs `attacker_from`" in reason for reason in report["skip_reasons"]), report
