@@ -79,8 +79,31 @@ def test_explain_unit_follows_a_dislodged_unit_in_the_view_s_words(cli, tmp_path
     assert "    the unit in PAR contests the destination with strength 2  [DIP-S1]" in bounced
     full = cli("explain", std, "--state", state, "--unit", "A BUR", "--full").out.splitlines()
     assert '    = dislodged("bur") = true  [DIP-P2]' in full
-    nobody = cli("explain", std, "--state", state, "--unit", "A XYZ")
-    assert nobody.code == 0 and nobody.out == "no traced decision is about `A XYZ` (read as `xyz`)\n"
+    quiet = cli("explain", std, "--state", state, "--unit", "france")  # (in the state: no decision is about it)
+    assert quiet.code == 0 and quiet.out == "no traced decision is about `france` (read as `france`)\n"
+
+
+def test_explain_refuses_a_name_that_names_nothing_in_the_state(cli) -> None:
+    """`--order "A VIEN"` or `--unit "A XYZ"`, a name of nothing the state holds (a typo), printed "no
+    traced rule mentions" and exited 0: a script took the typo for an answer. It is a usage error
+    (U001, exit 2) on one line, with the closest texts the state holds; a name the state holds but
+    no traced rule mentions still says so, exit 0."""
+    std = str(ROOT / "rulesets" / "diplomacy" / "standard.rules")
+    moves = str(ROOT / "rulesets" / "diplomacy" / "examples" / "movement_1901.json")  # (A VIE - GAL, A VEN H...)
+    typo = cli("explain", std, "--state", moves, "--order", "A VIEN")
+    assert (typo.code, typo.out) == (2, "")
+    assert typo.err == ("ruleval: error[U001]: --order `A VIEN` names nothing in the state; the closest it holds: "
+                        "`A VEN H`, `vie`, `ven`\n")
+    far = cli("explain", std, "--state", moves, "--order", "qqqq")
+    assert (far.code, far.err) == (2, "ruleval: error[U001]: --order `qqqq` names nothing in the state\n")
+    held = cli("explain", std, "--state", moves, "--order", "Spring")  # (the phase's season: no rule's argument)
+    assert (held.code, held.out) == (0, "no traced rule mentions `Spring`\n")
+    dislodged = str(ROOT / "rulesets" / "diplomacy" / "examples" / "support_and_dislodgement.json")
+    nobody = cli("explain", std, "--state", dislodged, "--unit", "A XYZ")
+    assert (nobody.code, nobody.out) == (2, "")
+    assert nobody.err == "ruleval: error[U001]: --unit `A XYZ` (read as `xyz`) names nothing in the state\n"
+    near = cli("explain", std, "--state", dislodged, "--unit", "A BURR")
+    assert near.code == 2 and near.err.endswith("names nothing in the state; the closest it holds: `bur`\n"), near.err
 
 
 def test_explain_unit_says_an_uncut_support_was_attacked_when_it_was(cli, tmp_path: Path) -> None:

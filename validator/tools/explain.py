@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -108,11 +109,18 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: boo
 
 
 def explain_text(result: Any, order: str | None = None, full: bool = False) -> str:
-    """A traced run's ``api.Result`` as text: the tree, the cycles, the events."""
-    exp = result.trace or {}
-    lines = trace_lines(exp.get("trace", []), order, full)
+    """A traced run's ``api.Result`` as text: the tree, the cycles, the events (with ``order``, those
+    that mention it), or a line saying there were none."""
+    lines = explain_lines(result, order, full)
     if not lines:
         lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
+    return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
+
+
+def explain_lines(result: Any, order: str | None = None, full: bool = False) -> list[str]:
+    """The lines of ``explain_text`` but the one said when there are none."""
+    exp = result.trace or {}
+    lines = trace_lines(exp.get("trace", []), order, full)
     for cyc in exp.get("cycles", []):
         if order and order.lower() not in notation(cyc["members"]).lower():
             continue
@@ -135,7 +143,7 @@ def explain_text(result: Any, order: str | None = None, full: bool = False) -> s
             continue
         cites = f"  [{', '.join(ev.get('cites') or [])}]" if ev.get("cites") else ""
         lines.append(f"event {ev.get('event')} in step {ev.get('step')}: {brief(rest, 100)}{cites}")
-    return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
+    return lines
 
 
 # ---------------------------------------------------------------- `--unit`: one piece, followed
@@ -273,11 +281,69 @@ def unit_story(rs: Any, result: Any, unit: str, full: bool = False) -> str:
     """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced run
     of ``rs`` (its ``api.Result``), in the words of its family's view, its values in the language's
     notation, or why nothing is said."""
+    key, lines = unit_story_lines(rs, result, unit, full)
+    return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
+
+
+def unit_story_lines(rs: Any, result: Any, unit: str, full: bool = False) -> tuple[str, list[str]]:
+    """The key ``unit`` is read as, and the lines of ``unit_story`` (none when no decision is about it)."""
     from .picture import view_of
 
     key, say = unit_key(view_of(rs), unit)
-    lines = unit_lines((result.trace or {}).get("trace", []), key, say, full)
-    return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
+    return key, unit_lines((result.trace or {}).get("trace", []), key, say, full)
+
+
+def _state_texts(state: Any) -> list[str]:
+    """The texts a state holds (its maps' keys, its texts and its numbers as written, at any depth), each
+    once, in order."""
+    found: dict[str, None] = {}
+    todo = [state]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, str):
+            found.setdefault(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            found.setdefault(str(value))
+        elif isinstance(value, dict):
+            found.update((str(k), None) for k in value)
+            todo.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            todo.extend(reversed(value))
+    return list(found)
+
+
+CLOSEST_SHOWN = 3  # texts of the state named when an `--order` or `--unit` names nothing in it
+
+
+def unnamed_in_state(state: Any, option: str, written: str, key: str | None = None) -> str | None:
+    """Why ``written`` (given to ``--order``, or to ``--unit`` read as ``key``) is a mistake of the
+    command line, or None: it names nothing in the state (``--order``: no text of the state, nor the
+    state in the language's notation, holds it; ``--unit``: no text of the state holds the key as a
+    word, in any case), with the state's texts or words closest to it (a few). Asked only when the trace said
+    nothing of it (a text the trace mentions, come from the ruleset's data, is shown, not refused)."""
+    from ..core.diagnostics import closest_name
+
+    texts = _state_texts(state)
+    words = {w: None for t in texts for w in re.split(r"[^\w]+", t.casefold()) if w}
+    if key is None:
+        needle = written.casefold()
+        if needle in notation(state).casefold() or any(needle in t.casefold() for t in texts):
+            return None
+    else:
+        needle = key.casefold()
+        if needle in words:
+            return None
+    folded: dict[str, str] = {}
+    for t in texts:
+        folded.setdefault(t.casefold(), t)
+    for w in words:
+        folded.setdefault(w, w)
+    close: list[str] = []
+    while len(close) < CLOSEST_SHOWN and (found := closest_name(needle, folded.keys() - set(close))) is not None:
+        close.append(found)
+    read = f" (read as `{key}`)" if key is not None and key != written else ""
+    hint = f"; the closest it holds: {', '.join(f'`{one_line(folded[c])}`' for c in close)}" if close else ""
+    return f"{option} `{written}`{read} names nothing in the state{hint}"
 
 
 class _Ids:
@@ -468,10 +534,19 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             raise UsageError(f"cannot draw `{args.output}`: Graphviz `dot` is not installed (install the "
                              f"`graphviz` package for SVG, or write the DOT text: -o {args.output[:-4]}.dot)")
-    elif args.unit:
-        text = visible(unit_story(rs, traced, args.unit, args.full)) + "\n"
-    else:
-        text = visible(explain_text(traced, args.order, args.full)) + "\n"
+    else:  # (a name of nothing in the state is the command line's mistake, not "nothing to tell": U001)
+        if args.unit:
+            key, lines = unit_story_lines(rs, traced, args.unit, args.full)
+            refused = None if lines else unnamed_in_state(state, "--unit", args.unit, key)
+        else:
+            lines = explain_lines(traced, args.order, args.full)
+            refused = None if lines or not args.order else unnamed_in_state(state, "--order", args.order)
+        if refused is not None:
+            from ..core.exits import UsageError
+
+            raise UsageError(refused)
+        text = visible(unit_story(rs, traced, args.unit, args.full) if args.unit else
+                       explain_text(traced, args.order, args.full)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:
