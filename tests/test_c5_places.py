@@ -56,3 +56,35 @@ def test_a_bad_order_of_a_json_entry_alone_on_its_line_is_placed_at_its_start(tm
     assert code == 3 and first.where == f"{path}:2", err
     assert (first.start.line, first.start.col) == (2, 3)  # (the name gives the line alone; the start, its column)
     assert first_error_place(err, path) == (2, path.read_text().splitlines()[1].index('"A VIE - ZZZ"') + 1)
+
+
+def test_the_api_places_an_entry_where_it_is_written_as_the_command_line_does(tmp_path: Path) -> None:
+    """`api.play` said what it found in an entry at `Span(entry.where)`: a file named "orders.json:2",
+    no line. An `Entry` that says where it is written (`at`, as `entries_of` gives it) has what is said
+    of it placed there: a bad order at the entry's line and column with the order's pointer, an entry
+    out of step at its start; the command line then finds the order itself within it. An entry that
+    says only its name is still placed at that name."""
+    import pytest
+
+    from validator import load_ruleset
+    from validator.api import Entry, PlayError, play
+    from validator.tools.play import entries_of
+
+    rs = load_ruleset(str(DIP))
+    path = tmp_path / "orders.json"
+    path.write_text("[\n" + ",\n".join("  " + json.dumps(e) for e in ENTRIES) + "\n]\n")
+    entries = entries_of(read_game_file(str(path)), str(path))
+    assert entries[0].at is not None and (entries[0].at.line, entries[0].at.col) == (2, 3)
+    with pytest.raises(PlayError) as bad:
+        list(play(rs, {**START, "orders": []}, entries))
+    said = bad.value.diagnostics[0]
+    assert (said.span.file, said.span.line, said.span.col) == (str(path), 2, 3), said
+    assert (said.pointer or "").startswith("/orders/0"), said
+    with pytest.raises(PlayError) as late:
+        list(play(rs, {**START, "orders": []}, entries[1:]))  # (F1901M's orders, the game at S1901M)
+    said = late.value.diagnostics[0]
+    assert (said.code, said.span.file, said.span.line, said.span.col) == ("S006", str(path), 3, 3), said
+    with pytest.raises(PlayError) as named:
+        list(play(rs, {**START, "orders": []}, [Entry(["A VIE - ZZZ"], "S1901M", "game.jsonl:7")]))
+    said = named.value.diagnostics[0]
+    assert (said.span.file, said.span.line) == ("game.jsonl:7", 0), said

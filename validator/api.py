@@ -924,11 +924,19 @@ def game_seed(seed: int, game: int, phase: int) -> int:
 @dataclass
 class Entry:
     """What is played in one phase, as a game file gives it: the orders (a list) and, optionally, the
-    name of the phase they are for; ``where`` names the entry in its file (``game.jsonl:3``)."""
+    name of the phase they are for; ``where`` names the entry in its file (``game.jsonl:3``), and ``at``,
+    when known, is where it is written (its file, line and column): what ``play`` says of the entry is
+    placed there (``entry_span``), else at its name alone."""
 
     orders: list[Any]
     phase: str | None = None
     where: str = "<orders>"
+    at: Span | None = None
+
+
+def entry_span(entry: Entry) -> Span:
+    """Where what is said of an entry of orders is placed: where it is written, else its name."""
+    return entry.at if isinstance(entry.at, Span) else Span(entry.where)
 
 
 @dataclass
@@ -1077,7 +1085,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
         entries = [Entry(given, None, shown)]
     if until is None and len(entries) > max_phases:
         raise PlayError([Diagnostic("S006", f"{len(entries)} entries of orders, more phases than {max_phases} may be played",
-                                    Span(entries[max_phases].where),
+                                    entry_span(entries[max_phases]),
                                     help="raise the number of phases allowed (--max-phases)")], "usage", played)
     where = shown
     for i in range(max_phases + 1):
@@ -1106,7 +1114,7 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             entry = Entry([], None, f"(no orders: phase {i + 1})")
         if entry.phase is not None and name is not None and entry.phase != name:
             raise PlayError([Diagnostic("S006", f"these orders are for `{entry.phase}`, but the game is at `{name}`",
-                                        Span(entry.where),
+                                        entry_span(entry),
                                         help="each entry is played in turn; a phase with nothing to do is skipped "
                                              "by the rules, so it has no entry")], "state", played)
         if not isinstance(state, dict):
@@ -1119,8 +1127,9 @@ def play(rs: Ruleset, state: Any, entries: list[Entry], *, until: str | None = N
             # a fault in the orders is the entry's; any other in the state is where the state came from:
             # the start file, or the rules' own next state after the phase before
             origin = shown if i == 0 else _made_name(played[-1])
-            raise PlayError([d if d.span.file != entry.where or (d.pointer or "").startswith("/orders")
-                             else replace(d, span=Span(origin)) for d in exc.diagnostics], exc.kind, played) from None
+            raise PlayError([d if d.span.file != entry.where or d.span.line else
+                             replace(d, span=entry_span(entry)) if (d.pointer or "").startswith("/orders") else
+                             replace(d, span=Span(origin)) for d in exc.diagnostics], exc.kind, played) from None
         problem = _advance_shape(rs, out)
         if problem is not None:
             raise PlayError([Diagnostic("E001", f"`{ADVANCE_QUERY}` {problem}", unit.span,

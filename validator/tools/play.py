@@ -302,14 +302,20 @@ def _item_place(path: str, text: str, items: list[GameItem], i: int, parts: tupl
 
 def _in_the_file(diags: list[Diagnostic], path: str | None, items: list[GameItem],
                  parts_of: Callable[[Any, str | None], tuple[str, ...]]) -> tuple[list[Diagnostic], dict[str, str]]:
-    """What was said of a game file's items (each named by ``GameItem.where``, with no line) placed in
+    """What was said of a game file's items (each named by ``GameItem.where``, with no line, or placed at
+    the item's start, as ``api.play`` places an entry that says where it is written) placed in
     the file, with its text so that the line is quoted: at the value ``parts_of(item, pointer)`` names
     in the item (``_item_place``: else the nearest value enclosing it, else where the item starts),
     the pointer kept. Others as they are."""
     if path is None:
         return diags, {}
-    index = {item.where: i for i, item in enumerate(items)}
-    if not any(d.span.file in index and not d.span.line for d in diags):
+    index = {item.where: i for i, item in enumerate(items)}  # (an item named, or placed at its start: `Entry.at`)
+    starts = {(s.file, s.line, s.col): i for i, item in enumerate(items) if (s := item.start) is not None}
+
+    def item_of(d: Diagnostic) -> int | None:
+        return index.get(d.span.file) if not d.span.line else starts.get((d.span.file, d.span.line, d.span.col))
+
+    if not any(item_of(d) is not None for d in diags):
         return diags, {}
     try:
         text = _game_text(path)
@@ -318,7 +324,7 @@ def _in_the_file(diags: list[Diagnostic], path: str | None, items: list[GameItem
     cache: dict[str, Any] = {}
     out = []
     for d in diags:
-        i = index.get(d.span.file) if not d.span.line else None
+        i = item_of(d)
         at = _item_place(path, text, items, i, parts_of(items[i].value, d.pointer), cache) if i is not None else None
         out.append(replace(d, span=at) if at is not None else d)
     return out, {path: text}
@@ -365,11 +371,11 @@ def entries_of(items: list[GameItem], path: str | None = None) -> list[Any]:
     for i, game_item in enumerate(items):
         item, where = game_item.value, game_item.where
         if isinstance(item, list):
-            out.append(Entry(item, None, where))
+            out.append(Entry(item, None, where, game_item.start))
             continue
         fault, field = _entry_fault(item)
         if isinstance(item, dict) and not fault:
-            out.append(Entry(item.get("orders", []), item.get("phase"), where))
+            out.append(Entry(item.get("orders", []), item.get("phase"), where, game_item.start))
             continue
         pointer = "" if field is None else "/" + field.replace("~", "~0").replace("/", "~1")
         said = Diagnostic("S006", "an orders entry is {orders: [...], phase: NAME} or a list of orders" + fault,
