@@ -588,6 +588,8 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "probabilities": (_probabilities, "a list of {where, p[, tol]}, p from 0 to 1 (`0.25`, `\"7/12\"`)"),
     # (a code no diagnostic has, `E0005` or `S02`, never matches: the case could only fail, and say so wrongly)
     "expect_error": (lambda v: isinstance(v, str) and v in CODES, "a diagnostic code of docs/diagnostics.md (`S002`)"),
+    # (`xfail: 3`, `xfail: true` or `xfail:` marked the case a known failure with no reason in words)
+    "xfail": (lambda v: isinstance(v, str) and bool(v.strip()), "the reason the case is known to fail, in words (a text)"),
     "clauses": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(c, str) for c in v)),
                 "a list of clause ids"),
 }
@@ -619,7 +621,8 @@ def _fault(case: Case, run_only: bool = False) -> tuple[tuple[str, ...], str] | 
         if key in case.data and not ok(case.data[key]) and (key in _RUN_FIELDS or not run_only):
             value = case.data[key]
             # (a list with an item of the wrong kind: said at that item, as a value JSON has not is)
-            bad = next((i for i, x in enumerate(value) if not ok([x])), None) if isinstance(value, list) else None
+            # (a key that takes no list, as `xfail`, at the list: its items are not at fault)
+            bad = next((i for i, x in enumerate(value) if not ok([x])), None) if isinstance(value, list) and ok([]) else None
             if bad is not None:
                 return (key, str(bad)), f"`{key}` must be {kind} (item {bad} is {_show(value[bad])})"
             return (key,), f"`{key}` must be {kind}"
@@ -706,7 +709,7 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
         at = malformed.span
         return _finish(case, "error", f"{at}: {malformed.code}: {malformed.message}",
                        (at.line, at.col, at.end_line, at.end_col) if at.line else None, started=started,
-                       code=malformed.code)
+                       code=malformed.code, as_written=False)
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
     if not rs.ok:
@@ -833,10 +836,13 @@ def _said_help(case: Case, diags: list[Diagnostic]) -> str:
 
 
 def _finish(case: Case, status: str, message: str, at: tuple[int, int, int, int] | None = None, *, started: float,
-            actual: Any = None, code: str | None = None, said: _Said | None = None, help: str = "") -> Outcome:
+            actual: Any = None, code: str | None = None, said: _Said | None = None, help: str = "",
+            as_written: bool = True) -> Outcome:
+    """The case's outcome; its `xfail` reason turns it (xfailed, xpassed) unless the case could not run
+    as written (``as_written`` false: a malformed case is its author's to fix, not a known failure)."""
     if said is not None and said.diags:
         help = _said_help(case, said.diags)
-    xfail = case.data.get("xfail")
+    xfail = case.data.get("xfail") if as_written else None
     if xfail:
         if status == "passed":
             status, message, help = "xpassed", f"marked xfail ({xfail}) but passed", ""
