@@ -665,16 +665,24 @@ def test_a_list_field_with_an_item_of_the_wrong_kind_is_said_at_the_item(cli, ro
 def test_a_missing_ruleset_is_said_at_the_ruleset_key_that_names_it(cli, root: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A case naming a ruleset that does not exist was said under the case's line, with no column: it is
-    said at the `ruleset:` key naming it (the case's own, else its file's), in every output."""
+    said at the `ruleset:` key naming it (the case's own, else its file's), in every output. It is the
+    case's input fault, S004, exit 3, as a missing `state_file` is (S001, exit 3): it was C005, exit 1,
+    a finding of a ruleset, and a case expecting C005 passed on a typo of its ruleset's name."""
     write(root, "query main = 1\n")
     (root / "c.yaml").write_text("ruleset: nope.rules\ncases:\n  - id: a\n    state: {}\n    expect: 1\n"
                                  "  - id: b\n    state: {}\n    ruleset: gone.rules\n    expect: 1\n"
                                  "  - id: c\n    state: {}\n    ruleset: main.rules\n    expect: 1\n")
     monkeypatch.chdir(root)
     r = cli("test", "c.yaml")
-    assert r.code == 1, r.out + r.err
-    assert "    c.yaml:1:1: C005: ruleset `nope.rules` not found\n" in r.out, r.out
-    assert "    c.yaml:8:5: C005: ruleset `gone.rules` not found\n" in r.out, r.out
+    assert r.code == 3, r.out + r.err
+    assert "    c.yaml:1:1: S004: case `a`: ruleset `nope.rules` not found\n" in r.out, r.out
+    assert "    c.yaml:8:5: S004: case `b`: ruleset `gone.rules` not found\n" in r.out, r.out
+    expecting = root / "e.yaml"  # (a case that expects C005 of a ruleset importing a missing file may: not of its own)
+    expecting.write_text("cases:\n  - id: e\n    state: {}\n    ruleset: gone.rules\n    expect_error: C005\n")
+    typo = cli("test", "e.yaml")
+    assert typo.code == 3 and "    e.yaml:4:5: S004: case `e`: ruleset `gone.rules` not found\n" in typo.out, typo.out
+    measured = cli("coverage", "e.yaml")
+    assert measured.code == 3 and "e.yaml:4:5: error[S004]: case `e`: ruleset `gone.rules` not found" in measured.err
     github = cli("test", "c.yaml", "--format", "github", "--jobs", "2").out.splitlines()
     assert [line.split("::")[1] for line in github] == ["error file=c.yaml,line=1,col=1,title=a",
                                                         "error file=c.yaml,line=8,col=5,title=b"], github

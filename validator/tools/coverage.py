@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..core.diagnostics import one_line, wrap_words
-from .testing import Case, Suite, case_fault, load_suite, nothing_to_run, run_case
+from .testing import Case, Suite, case_fault, load_suite, nothing_to_run, ruleset_missing, run_case
 
 
 @dataclass
@@ -196,8 +196,10 @@ def cmd_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         nothing = nothing_to_run(args.paths)
         err.write(render_all(nothing, None, err) + "\n")
         return exit_code(nothing)
-    # cases that cannot run as written (S004) cover nothing, and the gate does not pass on them
-    malformed = [fault for case in suite.cases if (fault := case_fault(case)) is not None]
+    # cases that cannot run as written (S004; one whose ruleset is not there too) cover nothing, and the
+    # gate does not pass on them
+    malformed = [fault for case in suite.cases
+                 if (fault := case_fault(case) or ruleset_missing(case)) is not None]
     for d in malformed:
         err.write(one_line(f"{d.span}: {d.severity}[{d.code}]: {d.message}") + "\n")
     covs = measure(suite)

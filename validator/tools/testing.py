@@ -646,6 +646,32 @@ def _nearest(case: Case, parts: tuple[str, ...], key: bool = False) -> tuple[int
     return None if case.index < 0 else _located(case.file, ("cases", str(case.index), *parts), key=key)
 
 
+def ruleset_missing(case: Case, rs: Any = None) -> Diagnostic | None:
+    """S004 at the case's `ruleset:` when the file it names is not there or is no regular file: the
+    case's fault, an input fault (exit 3) as a missing `state_file` is (S001), not a finding of the
+    ruleset (C005, C024: exit 1), whatever the case expects. None otherwise (an import of the ruleset
+    that is missing is the ruleset's finding, C005, which a case may expect). ``rs``: the case's ruleset
+    loaded, else it is loaded when the file is not a regular file."""
+    if rs is None:
+        try:
+            if Path(case.ruleset).is_file():
+                return None
+        except (OSError, ValueError):
+            pass
+        from ..api import load_ruleset
+
+        rs = load_ruleset(case.ruleset)
+    if rs.ok:
+        return None
+    first = next(d for d in rs.diagnostics if d.is_error)
+    if first.code not in ("C005", "C024") or first.span.line or not _same_file(first.span.file, case.ruleset):
+        return None
+    at = _ruleset_key(case)
+    if at is None:
+        return None
+    return Diagnostic("S004", f"case `{case.id}`: {first.message}", Span(case.file, *at), help=first.help)
+
+
 def _ruleset_key(case: Case) -> tuple[int, int, int, int] | None:
     """Where the case's ruleset is named: its own `ruleset:` key, else its file's."""
     if case.index < 0:
@@ -712,6 +738,11 @@ def run_case(case: Case, engine: str = "backend", rs: Any = None) -> Outcome:
                        code=malformed.code, as_written=False)
     rs = rs if rs is not None else load_ruleset(case.ruleset)
     want_error = data.get("expect_error")
+    missing = ruleset_missing(case, rs)
+    if missing is not None:  # (before `expect_error`: a case expecting C005 would pass on a typo of its ruleset)
+        return _finish(case, "error", f"{case.file}:{missing.span.line}:{missing.span.col}: S004: {missing.message}",
+                       (missing.span.line, missing.span.col, missing.span.end_line, missing.span.end_col),
+                       started=started, code="S004", help=missing.help or "", as_written=False)
     if not rs.ok:
         codes = {d.code for d in rs.diagnostics if d.is_error}
         if want_error in codes:
