@@ -104,6 +104,9 @@ def test_explain_refuses_a_name_that_names_nothing_in_the_state(cli) -> None:
     assert nobody.err == "ruleval: error[U001]: --unit `A XYZ` (read as `xyz`) names nothing in the state\n"
     near = cli("explain", std, "--state", dislodged, "--unit", "A BURR")
     assert near.code == 2 and near.err.endswith("names nothing in the state; the closest it holds: `bur`\n"), near.err
+    stateless = cli("explain", str(ROOT / "tests" / "fixtures" / "tools" / "demo.rules"), "--order", "zz")
+    assert (stateless.code, stateless.err) == (2, "ruleval: error[U001]: --order `zz` names nothing in the state "
+                                                  "(no --state was given: the state is empty)\n")
 
 
 def test_explain_unit_says_an_uncut_support_was_attacked_when_it_was(cli, tmp_path: Path) -> None:

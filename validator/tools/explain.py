@@ -544,7 +544,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if refused is not None:
             from ..core.exits import UsageError
 
-            raise UsageError(refused)
+            raise UsageError(refused + (" (no --state was given: the state is empty)" if args.state is None else ""))
         text = visible(unit_story(rs, traced, args.unit, args.full) if args.unit else
                        explain_text(traced, args.order, args.full)) + "\n"
     if args.output:
