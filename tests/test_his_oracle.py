@@ -1,0 +1,406 @@
+"""Here I Stand's `main` and `interceptors` against a second reading of interception, written here in plain Python.
+
+RULES.md section 3 (seed 003) read once more, apart from the ruleset, for interception declared by the
+other players (`decisions.intercept`):
+- the move (HIS-M1, M2) is one the state allows; it is not intercepted at all when it moves because of an
+  avoid, an interception or a retreat (HIS-I2), enters a fortified space of its own side that is not under
+  siege (no piece besieged there, no land unit at war with its controller standing there: HIS-I9), or enters
+  a space where land units are besieged when it starts (HIS-I10); an attempt declared against such a move is
+  refused;
+- an attempt names at least one unit or leader, all of them in its space, of one side (a minor and its
+  associated major are one side, HIS-F1), no more units than its leaders command (4 without a leader; the
+  two best command ratings with leaders) (HIS-I7); its space touches the destination (HIS-I1), not by a
+  mountain pass (HIS-I3); its power and every piece's power is at war with the mover, a minor sharing its
+  major's wars (HIS-I4); no piece tried this impulse (HIS-I5) or is besieged or formerly besieged (HIS-I6);
+  a leader without units tries only if units friendly to him stand in the destination or an earlier attempt
+  of his power with units may have placed them there (HIS-I8); every land unit in the destination is of the
+  interceptor's power or an ally's (HIS-I10); the destination's controller, if any, is the interceptor, its
+  enemy or its ally (HIS-I11); no second attempt from the same space (HIS-IP1(4)). One attempt refused
+  refuses the declaration, before any die;
+- attempts are made in impulse order of their powers' sides, a power's own in the order declared (HIS-I1);
+  once one succeeds only the attempts of its (acting) power go on (HIS-I1, IP1(3)); a leader without units
+  rolls only if friendly units are in the destination or were placed there by then (HIS-I8);
+- each rolls 2d6 + the best battle rating among its leaders, +1 for the Ottomans with a cavalry unit in the
+  formation, -1 for another power against a mover holding Ottoman cavalry, +1 with the Telescope, and
+  succeeds on 9 or more (HIS-IP1).
+Random small worlds (majors, two minors with their majors, wars, alliances, controllers, passes,
+fortresses, sieges, units already in the destination, earlier attempts, telescopes, cavalry) with 1 to 3
+declared attempts are given to both. The verdict (refused or not) must agree; not refused, `interceptors`
+must list exactly the attempts in the oracle's order, and `main --exact` must give each attempt the
+oracle's probability of being rolled and of succeeding. RULEVAL_FUZZ_LONG=1 tries many more worlds.
+
+The oracle was checked against planted bugs, each an override of one rule or constant in a copy of the
+ruleset (see PLANTED): each is caught within the default run (test_the_oracle_catches_planted_bugs).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from fractions import Fraction
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator import load_ruleset
+from validator.api import RunError
+
+HIS = Path(__file__).resolve().parent.parent / "rulesets" / "his"
+WORLDS = 10000 if os.environ.get("RULEVAL_FUZZ_LONG") else 600
+
+MAJORS = ["ottoman", "hapsburg", "england", "france", "papacy", "protestant"]  # the impulse order, HIS-I1
+MINORS = {"hungary": "hapsburg", "scotland": "france"}
+POWERS = MAJORS + sorted(MINORS)
+THRESHOLD = 9
+
+# P(2d6 >= k), by counting the 36 throws.
+TWO_D6 = [a + b for a, b in product(range(1, 7), repeat=2)]
+
+
+def p_at_least(k: int) -> Fraction:
+    return Fraction(sum(1 for t in TWO_D6 if t >= k), 36)
+
+
+def side(p: str) -> str:
+    return MINORS.get(p, p)
+
+
+class World:
+    """The relations of the powers, read as the rules say: a minor's wars and alliances are its major's."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.wars = {frozenset(w) for w in state.get("wars", [])}
+        self.alliances = {frozenset(w) for w in state.get("alliances", [])}
+
+    def _related(self, pairs: set, a: str, b: str) -> bool:
+        return a != b and any(frozenset((x, y)) in pairs for x in {a, side(a)} for y in {b, side(b)})
+
+    def at_war(self, a: str, b: str) -> bool:
+        return self._related(self.wars, a, b)
+
+    def allied(self, a: str, b: str) -> bool:
+        return a != b and not self.at_war(a, b) and (side(a) == side(b) or self._related(self.alliances, a, b))
+
+    def friendly(self, a: str, b: str) -> bool:
+        return a == b or self.allied(a, b)
+
+    def acting(self, p: str, mover: str) -> str:
+        """The power a minor's units act for against the mover: its major when the major is at war with it."""
+        return side(p) if self.at_war(side(p), mover) else p
+
+
+def random_state(rng: random.Random) -> dict[str, Any]:
+    mover = rng.choice(MAJORS)
+    others = [p for p in POWERS if side(p) != mover]
+    wars = {frozenset((mover, q)) for q in rng.sample([p for p in MAJORS if p != mover], rng.randint(1, 4))}
+    for _ in range(rng.randint(0, 2)):  # other wars, a minor's own now and then
+        a, b = rng.sample(POWERS, 2)
+        if side(a) != side(b):
+            wars.add(frozenset((a, b)))
+    world = World({"wars": [sorted(w) for w in wars]})
+    alliances = set()
+    foes = [p for p in MAJORS if world.at_war(p, mover)]
+    for _ in range(rng.randint(1, 4)):  # the mover's enemies allied more often than not
+        a, b = rng.sample(foes, 2) if len(foes) > 1 and rng.random() < 0.6 else rng.sample(MAJORS, 2)
+        if not world.at_war(a, b):
+            alliances.add(frozenset((a, b)))
+    k = rng.randint(2, 5)
+    around = [f"s{i}" for i in range(1, k + 1)]
+    enemies = [p for p in POWERS if world.at_war(p, mover)]
+    spaces: dict[str, Any] = {"a": {"controller": mover},
+                              "d": {"controller": rng.choice([mover, None, rng.choice(enemies), rng.choice(enemies), rng.choice(others)]),
+                                    "fortified": rng.random() < 0.4},
+                              "far": {"controller": rng.choice(others)}}
+    for s in around:
+        spaces[s] = {"controller": rng.choice([None, *rng.sample(POWERS, 3)]), "fortified": rng.random() < 0.3}
+    connections = [{"a": "a", "b": "d", "kind": "pass" if rng.random() < 0.1 else "normal"},
+                   {"a": "far", "b": "a"}]
+    connections += [{"a": s, "b": "d", "kind": "pass" if rng.random() < 0.1 else "normal"} for s in around]
+    world = World({"wars": [sorted(w) for w in wars], "alliances": [sorted(w) for w in alliances]})
+    units: list[dict[str, Any]] = []
+    leaders: list[dict[str, Any]] = []
+
+    def shelter(p: str, s: str) -> bool:  # a fortress a piece of p may be besieged in (the state check's)
+        c = spaces[s].get("controller")
+        return spaces[s].get("fortified", False) and c is not None and world.friendly(c, p)
+
+    def piece(p: str, s: str, i: int, leader: bool) -> dict[str, Any]:
+        x: dict[str, Any] = {"id": f"{s}_{p}_{'l' if leader else 'u'}{i}", "power": p, "space": s}
+        if leader:
+            x.update(battle=rng.randint(0, 3), command=rng.choice([1, 2, 4, 6, 8]))
+        else:
+            x["type"] = rng.choice(["regular", "regular", "mercenary", "cavalry"])
+        r = rng.random()
+        if r < 0.05 and shelter(p, s):
+            x["besieged"] = True
+        elif r < 0.08 and spaces[s].get("fortified"):
+            x["formerly_besieged"] = True
+        return x
+
+    for s in around:
+        for p in sorted({rng.choice(enemies if rng.random() < 0.75 else others) for _ in range(rng.choice([1, 1, 2]))}):
+            n = rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5])
+            units += [piece(p, s, i, False) for i in range(n)]
+            if n == 0 or rng.random() < 0.5:
+                leaders += [piece(p, s, i, True) for i in range(rng.choice([1, 2, 2]))]
+    if rng.random() < 0.25:  # units already in the destination
+        for p in sorted({rng.choice(rng.choice([POWERS, enemies])) for _ in range(rng.choice([1, 1, 2]))}):
+            units += [piece(p, "d", i, False) for i in range(rng.randint(1, 2))]
+    mine = [{"id": f"m{i}", "power": mover, "space": "a", "type": rng.choice(["regular", "cavalry"])}
+            for i in range(rng.randint(1, 2))]
+    tried = [x["id"] for x in units + leaders if x["space"] != "d" and rng.random() < 0.03]
+    state: dict[str, Any] = {
+        "spaces": spaces, "connections": connections,
+        "powers": {**{p: {"kind": "major"} for p in MAJORS}, **{m: {"kind": "minor", "major": q} for m, q in MINORS.items()}},
+        "wars": [sorted(w) for w in wars], "alliances": [sorted(w) for w in alliances],
+        "bonuses": {p: ["telescope"] for p in rng.sample(POWERS, rng.choice([0, 0, 1, 2]))},
+        "units": mine + units, "leaders": leaders, "tried_to_intercept": tried,
+        "action": {"power": mover, "units": [u["id"] for u in mine], "leaders": [], "from": "a", "to": "d"}}
+    if rng.random() < 0.04:
+        state["action"]["reason"] = rng.choice(["avoid_battle", "interception"])
+    state["decisions"] = {"intercept": random_attempts(rng, state, world), "avoid": False, "withdraw": []}
+    return state
+
+
+def random_attempts(rng: random.Random, state: dict[str, Any], world: World) -> list[dict[str, Any]]:
+    """1 to 3 attempts, mostly from spaces around the destination holding pieces of powers at war with the
+    mover, each a random part of one side's pieces there, named after their power (or their side)."""
+    mover = state["action"]["power"]
+    pieces = [x for x in state["units"] + state["leaders"] if x["space"] not in ("a", "d")]
+    out = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        hostile = [x for x in pieces if world.at_war(x["power"], mover)]
+        fresh = [x for x in hostile if x["space"] not in [a["from"] for a in out]]
+        pick = rng.choice(fresh if fresh and rng.random() < 0.85 else hostile if hostile and rng.random() < 0.9 else pieces)
+        s, sd = pick["space"], side(pick["power"])
+        mates = [x for x in pieces if x["space"] == s and side(x["power"]) == sd
+                 and (world.at_war(x["power"], mover) or rng.random() < 0.1)] or [pick]
+        chosen = [x for x in mates if rng.random() < 0.7] or [pick]
+        if rng.random() < 0.05:  # a piece of elsewhere
+            chosen.append(rng.choice(pieces))
+        if rng.random() < 0.15:  # its leaders only
+            chosen = [x for x in chosen if "command" in x] or chosen
+        names = sorted({x["power"] for x in chosen})
+        power = names[0] if len(names) == 1 and rng.random() < 0.8 else sd
+        out.append({"power": power, "from": s if rng.random() < 0.97 else rng.choice(["far", "a"]),
+                    "units": [x["id"] for x in chosen if "type" in x],
+                    "leaders": [x["id"] for x in chosen if "command" in x]})
+    return out
+
+
+def fortified(state: dict[str, Any], s: str) -> bool:
+    v = state["spaces"][s]
+    return bool(v.get("fortified") or v.get("key"))
+
+
+def oracle(state: dict[str, Any]) -> dict[str, Any]:
+    """The verdict on the declared attempts, by the reading of this module's docstring: refused, or the
+    attempts in the order they are made, each with its probability of being rolled and of succeeding."""
+    world = World(state)
+    act = state["action"]
+    mover, dest = act["power"], act["to"]
+    by_id = {x["id"]: x for x in state["units"] + state["leaders"]}
+    kind = {frozenset((c["a"], c["b"])): c.get("kind", "normal") for c in state["connections"]}
+    in_dest = [u for u in state["units"] if u["space"] == dest]
+    mover_units = [by_id[i] for i in act["units"]]
+    ctrl = state["spaces"][dest].get("controller")
+    declared = state["decisions"]["intercept"]
+    if not declared:
+        return {"refused": False, "order": [], "rolled": {}, "success": {}}
+
+    under_siege = any(x.get("besieged") for x in by_id.values() if x["space"] == dest) or (
+        fortified(state, dest) and any(world.at_war(u["power"], ctrl or "") for u in in_dest))
+    if act.get("reason") in ("avoid_battle", "interception", "retreat"):
+        return {"refused": True, "why": "HIS-I2"}
+    if fortified(state, dest) and ctrl is not None and side(ctrl) == side(mover) and not under_siege:
+        return {"refused": True, "why": "HIS-I9"}
+    if any(u.get("besieged") for u in in_dest):
+        return {"refused": True, "why": "HIS-I10"}
+
+    # impulse order of the attempts' sides; a power's own attempts as declared (a stable sort)
+    order = sorted(range(len(declared)), key=lambda i: MAJORS.index(side(declared[i]["power"])))
+    attempts = [declared[i] for i in order]
+
+    def friendly_units_there(p: str, extra: list[dict[str, Any]]) -> bool:
+        return any(world.friendly(u["power"], p) for u in in_dest + extra)
+
+    def legal(a: dict[str, Any], before: list[dict[str, Any]]) -> str | None:
+        xs = [by_id[i] for i in a["units"] + a["leaders"]]
+        us = [by_id[i] for i in a["units"]]
+        ls = [by_id[i] for i in a["leaders"]]
+        if not xs:
+            return "HIS-I7 empty"
+        link = kind.get(frozenset((a["from"], dest)))
+        if link is None:
+            return "HIS-I1 not adjacent"
+        if link == "pass":
+            return "HIS-I3"
+        if not world.at_war(a["power"], mover) or not all(world.at_war(x["power"], mover) for x in xs):
+            return "HIS-I4"
+        if not all(x["space"] == a["from"] and side(x["power"]) == side(a["power"]) for x in xs):
+            return "HIS-I7 not one formation"
+        cap = 4 if not ls else sum(sorted((l["command"] for l in ls), reverse=True)[:2])
+        if len(us) > cap:
+            return "HIS-I7 too large"
+        if any(x["id"] in state["tried_to_intercept"] for x in xs):
+            return "HIS-I5"
+        if any(x.get("besieged") or x.get("formerly_besieged") for x in xs):
+            return "HIS-I6"
+        acting = world.acting(a["power"], mover)
+        could_place = [by_id[i] for b in before if world.acting(b["power"], mover) == acting for i in b["units"]]
+        if not us and not friendly_units_there(a["power"], could_place):
+            return "HIS-I8"
+        if not all(world.friendly(u["power"], a["power"]) for u in in_dest):
+            return "HIS-I10"
+        if not (ctrl is None or ctrl == a["power"] or world.at_war(ctrl, a["power"]) or world.allied(ctrl, a["power"])):
+            return "HIS-I11"
+        if a["from"] in [b["from"] for b in before]:
+            return "HIS-IP1(4)"
+        return None
+
+    whys = [legal(a, attempts[:i]) for i, a in enumerate(attempts)]
+    if any(whys):
+        return {"refused": True, "why": [w for w in whys if w],
+                "listed": [a for a, w in zip(attempts, whys) if w is None]}
+
+    mover_ottoman_cavalry = any(u["power"] == "ottoman" and u["type"] == "cavalry" for u in mover_units)
+
+    def chance(a: dict[str, Any]) -> Fraction:
+        acting = world.acting(a["power"], mover)
+        m = max([by_id[i]["battle"] for i in a["leaders"]], default=0)
+        if acting == "ottoman" and any(by_id[i]["type"] == "cavalry" for i in a["units"]):
+            m += 1
+        if acting != "ottoman" and mover_ottoman_cavalry:
+            m -= 1
+        if "telescope" in state.get("bonuses", {}).get(acting, []):
+            m += 1
+        return p_at_least(THRESHOLD - m)
+
+    rolled = [Fraction(0)] * len(attempts)
+    success = [Fraction(0)] * len(attempts)
+
+    def walk(i: int, p: Fraction, winner: str | None, placed: list[dict[str, Any]]) -> None:
+        if i == len(attempts):
+            return
+        a = attempts[i]
+        acting = world.acting(a["power"], mover)
+        if (winner is not None and acting != winner) or (not a["units"] and not friendly_units_there(a["power"], placed)):
+            walk(i + 1, p, winner, placed)
+            return
+        q = chance(a)
+        rolled[i] += p
+        success[i] += p * q
+        if q:
+            walk(i + 1, p * q, acting, placed + [by_id[u] for u in a["units"]])
+        if q != 1:
+            walk(i + 1, p * (1 - q), winner, placed)
+
+    walk(0, Fraction(1), None, [])
+    keys = [(a["power"], a["from"]) for a in attempts]
+    return {"refused": False, "order": attempts, "rolled": dict(zip(keys, rolled)), "success": dict(zip(keys, success))}
+
+
+def compare(rs: Any, state: dict[str, Any]) -> str:
+    """Where the ruleset and the oracle stand on one state: "" when they agree on it (or the state is one
+    the ruleset refuses as a state, or a move refused before interception: out of this oracle's reach),
+    else what differs."""
+    try:
+        listed = rs.run(state, query="interceptors")
+        out = rs.run(state, exact=True)
+    except RunError as exc:
+        if exc.kind == "state":
+            return "skip"
+        raise
+    first = out["outcomes"][0]["result"]
+    if first["status"] == "rejected" and first.get("step") in ("declare", "destination"):
+        return "skip"
+    want = oracle(state)
+    refused = first["status"] == "rejected" and first.get("step") == "interception"
+    if refused != want["refused"]:
+        return f"refused: ruleset {refused} ({first.get('message')}), oracle {want['refused']} ({want.get('why')})"
+    # (refused, `interceptors` still lists the attempts that break no restriction, each judged after those
+    # declared before it; refused as a whole before interception, none)
+    got_order = [(a["power"], a["from"], a["units"], a["leaders"]) for a in listed]
+    want_order = [(a["power"], a["from"], a["units"], a["leaders"]) for a in want.get("listed", want.get("order", []))]
+    if got_order != want_order:
+        return f"interceptors: ruleset {got_order}, oracle {want_order}"
+    if refused:
+        return "refused" if len(out["outcomes"]) == 1 else "a refusal that depends on the dice"
+    rolled: dict[tuple[str, str], Fraction] = {}
+    success: dict[tuple[str, str], Fraction] = {}
+    for o in out["outcomes"]:
+        p = Fraction(o["probability"])
+        for e in o["events"]:
+            if e.get("event") == "interception attempted":
+                k = (e["power"], e["from"])
+                rolled[k] = rolled.get(k, Fraction(0)) + p
+                success[k] = success.get(k, Fraction(0)) + (p if e["success"] else 0)
+    for k in want["rolled"]:
+        if rolled.get(k, 0) != want["rolled"][k] or success.get(k, 0) != want["success"][k]:
+            return (f"{k}: ruleset rolled {rolled.get(k, 0)} succeeded {success.get(k, 0)}, "
+                    f"oracle rolled {want['rolled'][k]} succeeded {want['success'][k]}")
+    if set(rolled) - set(want["rolled"]):
+        return f"rolled, not in the oracle: {sorted(set(rolled) - set(want['rolled']))}"
+    return "made"
+
+
+def run_worlds(rs: Any, n: int, tag: str, stop_at_first: bool = False) -> tuple[dict[str, int], list[tuple[str, dict]]]:
+    rng = random.Random(f"his-oracle-{tag}")
+    kinds: dict[str, int] = {}
+    wrong: list[tuple[str, dict]] = []
+    for _ in range(n):
+        state = random_state(rng)
+        said = compare(rs, state)
+        kind = said if said in ("skip", "made", "refused") else "wrong"
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if kind == "wrong":
+            wrong.append((said, state))
+            if stop_at_first:
+                break
+    return kinds, wrong
+
+
+def test_interception_agrees_with_a_second_reading_of_the_rules() -> None:
+    rs = load_ruleset(HIS / "his.rules")
+    kinds, wrong = run_worlds(rs, WORLDS, "main")
+    assert not wrong, wrong[0]
+    # both verdicts are reached often, and few worlds are out of reach
+    assert kinds.get("made", 0) > WORLDS // 10 and kinds.get("refused", 0) > WORLDS // 4, kinds
+    assert kinds.get("skip", 0) < WORLDS // 5, kinds
+
+
+# Bugs planted in a copy of the ruleset, one override each, as a slip in writing a clause would make them.
+PLANTED = {
+    "I3 forgotten: interception across a pass": 'override rule not_across_pass(a) cite "HIS-I3" = true',
+    "I5 forgotten: a unit tries twice in an impulse": 'override rule fresh(a) cite "HIS-I5" = true',
+    "I6 half read: a formerly besieged group intercepts": 'override rule free_to_leave(a) cite "HIS-I6" = '
+                                                          'all(not besieged(x) for x in concat(a.units, a.leaders))',
+    "I8 half read: units an earlier attempt placed are forgotten":
+        'override rule leader_alone_ok(a, placed_units) cite "HIS-I8" = '
+        'len(a.units) > 0 or any(friendly(u.power, a.power) for u in units_at(action.to))',
+    "I9 half read: a fortress under siege still protects": 'override rule own_safe_fortress cite "HIS-I9" = '
+        'let c = space(action.to).controller; fortified(action.to) and c != none and side(c) == side(action.power)',
+    "I10 half read: one friendly unit in the destination is enough": 'override rule occupants_allow(a) cite "HIS-I10" = '
+        'len(units_at(action.to)) == 0 or any(friendly(u.power, a.power) for u in units_at(action.to))',
+    "I11 half read: an ally's space is barred": 'override rule control_allows(a) cite "HIS-I11" = '
+        'let c = space(action.to).controller; c == none or c == a.power or at_war(c, a.power)',
+    "IP1: no -1 against Ottoman cavalry": 'override const against_cavalry: int cite "HIS-IP1" = 0',
+    "IP1: +1 for Ottoman cavalry to anyone": 'override const cavalry_power: str cite "HIS-IP1" = "hapsburg"',
+    "F1: the command of the best leader only": 'override const leaders_counted: int cite "HIS-F1" = 1',
+    "I1: France before England in the impulse order": 'override const impulse_order: list[str] cite "HIS-I1" = '
+        '["ottoman", "hapsburg", "france", "england", "papacy", "protestant"]',
+    "I1: a minor's attempt after its major's success is read as another power's":
+        'override rule intercepting_power(a) cite "HIS-I1", "HIS-IP1" = a.power',
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED))
+def test_the_oracle_catches_planted_bugs(name: str) -> None:
+    from validator.api import check_text
+
+    text = f'ruleset his.planted "planted"\nextends "his.rules"\n{PLANTED[name]}\n'
+    rs = check_text(HIS / "planted.rules", text)
+    kinds, wrong = run_worlds(rs, WORLDS, "main", stop_at_first=True)
+    assert wrong, (name, kinds)
