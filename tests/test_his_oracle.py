@@ -55,7 +55,7 @@ from validator.tools.testing import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 HIS = ROOT / "rulesets" / "his"
-WORLDS = 10000 if os.environ.get("RULEVAL_FUZZ_LONG") else 600
+WORLDS = 10000 if os.environ.get("RULEVAL_FUZZ_LONG") else 400
 
 MAJORS = ["ottoman", "hapsburg", "england", "france", "papacy", "protestant"]  # the impulse order, HIS-I1
 MINORS = {"hungary": "hapsburg", "scotland": "france"}
@@ -193,7 +193,7 @@ def random_attempts(rng: random.Random, state: dict[str, Any], world: World) -> 
     pieces = [x for x in state.get("units", []) + state.get("leaders", []) if x["space"] not in (act["from"], act["to"])]
     if not pieces:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for _ in range(rng.choice([1, 1, 2, 3])):
         hostile = [x for x in pieces if world.at_war(x["power"], mover)]
         fresh = [x for x in hostile if x["space"] not in [a["from"] for a in out]]
@@ -248,7 +248,7 @@ def oracle(state: dict[str, Any], threshold: int = THRESHOLD) -> dict[str, Any]:
     storms = [c for c in state.get("cards_in_play", []) if c["card"].strip().lower() == "storms"
               and world.side(c["by"]) != world.side(mover)]
     if not declared or storms:  # (a move cancelled by Storms comes to no interception, HIS-M4)
-        return {"refused": False, "order": [], "rolled": {}, "success": {}}
+        return {"refused": False, "order": [], "rolled": {}, "success": {}, "cancelled": bool(storms)}
 
     under_siege = any(x.get("besieged") for x in by_id.values() if x["space"] == dest) or (
         fortified(state, dest) and any(world.at_war(u["power"], ctrl or "") for u in in_dest))
@@ -482,3 +482,49 @@ def test_interception_agrees_on_generated_and_bundled_states_with_declared_attem
             assert said in ("skip", "made", "refused"), (name, k, said, s)
             kinds[said] = kinds.get(said, 0) + 1
     assert kinds.get("made", 0) > 50 and kinds.get("refused", 0) > 50, kinds
+
+
+def test_the_default_policy_proposes_what_the_rules_allow() -> None:
+    """With no attempt declared, every group around the destination that may intercept tries (the ruleset's
+    default policy). What `interceptors` then lists, declared as such, the oracle accepts in that order and
+    rolls as `main` does; and every space from which one unit alone could try (HIS-I1: "each adjacent group
+    may try") is among the spaces listed."""
+    rs = load_ruleset(HIS / "his.rules")
+    rng = random.Random("his-oracle-default")
+    states = [random_state(rng) for _ in range(WORLDS // 3)]
+    states += [generated(rs, seed) for seed in range(30)]
+    states += [s for _, rules, s in case_states() if rules == "his.rules"]
+    kinds: dict[str, int] = {}
+    for state in states:
+        bare = copy.deepcopy(state)
+        bare["decisions"] = {k: v for k, v in (bare.get("decisions") or {}).items() if k != "intercept"}
+        try:
+            listed = rs.run(bare, query="interceptors")
+        except RunError as exc:
+            if exc.kind == "state":
+                continue
+            raise
+        declared = {**bare, "decisions": {**bare["decisions"], "intercept": listed}}
+        if len(listed) <= 2:
+            said = compare(rs, declared)
+        else:  # (the order and the verdict only: many rolls and a battle make a long exact run)
+            want = oracle(declared)
+            said = "made" if not want["refused"] and [(a["power"], a["from"]) for a in want["order"]] == [
+                (a["power"], a["from"]) for a in listed] else f"oracle: {want}"
+        assert said in ("skip", "made"), (said, declared)
+        kinds[said] = kinds.get(said, 0) + 1
+        if said == "skip":
+            continue
+        full = filled(bare)
+        world = World(full)
+        mover = full["action"]["power"]
+        froms = {a["from"] for a in listed}
+        for u in full["units"]:
+            if u["space"] in (full["action"]["from"], full["action"]["to"]) or not world.at_war(u["power"], mover):
+                continue
+            alone = {"power": u["power"], "from": u["space"], "units": [u["id"]], "leaders": []}
+            one = {**bare, "decisions": {"intercept": [alone]}}
+            verdict = oracle(one)
+            if not verdict["refused"] and not verdict.get("cancelled"):
+                assert u["space"] in froms, ("a group that may try is not listed", u, listed, json.dumps(bare))
+    assert kinds.get("made", 0) > 100, kinds
