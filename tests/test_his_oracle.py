@@ -29,8 +29,19 @@ declared attempts are given to both. The verdict (refused or not) must agree; no
 must list exactly the attempts in the oracle's order, and `main --exact` must give each attempt the
 oracle's probability of being rolled and of succeeding. RULEVAL_FUZZ_LONG=1 tries many more worlds.
 
+The same worlds' interception is also compared over the ruleset's own `generate(seed)` states and every
+HIS case and example state with random attempts declared, and with none declared (the default policy:
+what `interceptors` proposes the oracle must accept, from every space where one unit alone could try).
+
+Avoid battle (HIS-A1..A9) is read again the same way for declared avoids, nobody intercepting: the
+pieces are the avoiding power's own in the destination (A1), at least one land unit goes (A8, A9), none
+besieged (A6); the space is adjacent, no sea zone (A4), its own side's or an ally's (A2), not in unrest
+nor holding land units at war with the avoider (A3), not the space the mover left (A5); the units within
+the leaders' command (F1); 2d6 + the best battle rating and the Ottoman cavalry modifiers, no Telescope,
+9 or more (A9). The verdict and each power's probability of avoiding must agree with `main --exact`.
+
 The oracle was checked against planted bugs, each an override of one rule or constant in a copy of the
-ruleset (see PLANTED): each is caught within the default run (test_the_oracle_catches_planted_bugs).
+ruleset (PLANTED, PLANTED_AVOID): each is caught within the default run.
 """
 
 from __future__ import annotations
@@ -528,3 +539,156 @@ def test_the_default_policy_proposes_what_the_rules_allow() -> None:
             if not verdict["refused"] and not verdict.get("cancelled"):
                 assert u["space"] in froms, ("a group that may try is not listed", u, listed, json.dumps(bare))
     assert kinds.get("made", 0) > 100, kinds
+
+
+# ------------------------------------------------------------------ avoid battle (HIS-A1..A9)
+
+def random_avoid_state(rng: random.Random) -> dict[str, Any]:
+    """A move into a space holding land units of one or two powers at war with the mover, nobody
+    intercepting, each such power declaring an avoid: a random part of its pieces there into a random
+    space around (its own, an ally's, an enemy's, an independent one, in unrest, a sea zone, holding
+    enemy units, the space the mover left, or one not adjacent)."""
+    base = random_state(rng)
+    world = World(base)
+    mover = base["action"]["power"]
+    foes = sorted({p for p in POWERS if world.at_war(p, mover)})
+    spaces, units, leaders = base["spaces"], [u for u in base["units"] if u["space"] == "a"], []
+    around = [s for s in spaces if s.startswith("s")]
+    for s in around:
+        if rng.random() < 0.5:  # an avoider's own space, or its ally's
+            spaces[s]["controller"] = rng.choice(foes)
+        if rng.random() < 0.15:
+            spaces[s]["unrest"] = True
+    if rng.random() < 0.3:  # the mover comes from a space of its enemy's (where A5 alone bars the avoid)
+        spaces["a"]["controller"] = rng.choice(foes)
+    spaces["sea"] = {"sea": True}
+    base["connections"].append({"a": "sea", "b": "d"})
+    for s in around:  # now and then land units in a space around (of a power at war with the avoider, or not)
+        if rng.random() < 0.3:
+            units.append({"id": f"{s}_x", "power": rng.choice(POWERS), "space": s, "type": "regular"})
+    in_d = sorted({rng.choice(foes) for _ in range(rng.choice([1, 2, 2]))})
+    c = spaces["d"].get("controller")
+    for p in in_d:
+        for i in range(rng.choice([0, 1, 2, 3, 4, 5])):
+            u = {"id": f"d_{p}_u{i}", "power": p, "space": "d", "type": rng.choice(["regular", "cavalry"])}
+            if rng.random() < 0.08 and spaces["d"].get("fortified") and c is not None and world.friendly(c, p):
+                u["besieged"] = True
+            units.append(u)
+        for i in range(rng.choice([0, 1, 1, 2])):
+            leaders.append({"id": f"d_{p}_l{i}", "power": p, "space": "d", "battle": rng.randint(0, 3),
+                            "command": rng.choice([1, 2, 4, 6])})
+    base["units"], base["leaders"], base["tried_to_intercept"] = units, leaders, []
+    avoids = []
+    for side_ in sorted({world.acting(x["power"], mover) for x in units + leaders if x["space"] == "d"}):
+        mine = [x for x in units + leaders if x["space"] == "d" and world.acting(x["power"], mover) == side_]
+        chosen = [x for x in mine if rng.random() < 0.8]
+        to = rng.choice([*around, "sea", "a", "far", rng.choice(around)])
+        avoids.append({"power": side_, "to": to, "units": [x["id"] for x in chosen if "type" in x],
+                       "leaders": [x["id"] for x in chosen if "command" in x]})
+    base["decisions"] = {"intercept": False, "avoid": avoids, "withdraw": []}
+    base["action"].pop("reason", None)
+    return base
+
+
+def avoid_oracle(state: dict[str, Any], threshold: int = THRESHOLD) -> dict[str, Any]:
+    """Refused, or each avoiding power's probability of succeeding, by HIS-A1..A9 read again:
+    the pieces are its own in the destination (A1), at least one land unit goes (A8: a leader alone
+    may not; leaders go only with units, A9), none besieged (A6); the space named is adjacent (A9), no
+    sea zone (A4), its own side's or an ally's (A2), not in unrest nor holding land units at war with
+    the avoider (A3), not the space the mover left (A5); no more units than the leaders command (F1);
+    2d6 + the best battle rating, the Ottoman cavalry modifiers, no Telescope, 9 or more (A9)."""
+    state = filled(state)
+    world = World(state)
+    act = state["action"]
+    mover, dest = act["power"], act["to"]
+    by_id = {x["id"]: x for x in state["units"] + state["leaders"]}
+    kind = {frozenset((c["a"], c["b"])): c.get("kind", "normal") for c in state["connections"]}
+    mover_ottoman_cavalry = any(by_id[i]["power"] == "ottoman" and by_id[i].get("type") == "cavalry" for i in act["units"])
+    out: dict[str, Any] = {"refused": False, "success": {}}
+    for d in sorted(state["decisions"]["avoid"], key=lambda d: world.rank(d["power"])):
+        p, to = d["power"], d["to"]
+        us, ls = [by_id[i] for i in d["units"]], [by_id[i] for i in d["leaders"]]
+        sp = state["spaces"].get(to, {})
+        ctrl = sp.get("controller")
+        cap = 4 if not ls else sum(sorted((ld["command"] for ld in ls), reverse=True)[:2])
+        enemy_there = any(u["space"] == to and world.at_war(u["power"], p) and u["id"] not in act["units"]
+                          for u in state["units"])
+        why = ("A1" if not all(x["space"] == dest and world.acting(x["power"], mover) == p for x in us + ls)
+               else "A8/A9" if not us
+               else "A6" if any(x.get("besieged") for x in us + ls)
+               else "A9 adjacency" if frozenset((dest, to)) not in kind
+               else "A4" if sp.get("sea")
+               else "A2" if ctrl is None or not world.friendly(ctrl, p)
+               else "A3" if sp.get("unrest") or enemy_there
+               else "A5" if to == act["from"]
+               else "F1" if len(us) > cap
+               else None)
+        if why:
+            return {"refused": True, "why": why}
+        m = max([ld.get("battle", 0) for ld in ls], default=0)
+        m += 1 if p == "ottoman" and any(u.get("type") == "cavalry" for u in us) else 0
+        m -= 1 if p != "ottoman" and mover_ottoman_cavalry else 0
+        out["success"][p] = p_at_least(threshold - m)
+    return out
+
+
+def compare_avoid(rs: Any, state: dict[str, Any]) -> str:
+    try:
+        out = rs.run(state, exact=True)
+    except RunError as exc:
+        if exc.kind == "state":
+            return "skip"
+        raise
+    first = out["outcomes"][0]["result"]
+    if first["status"] == "rejected" and first.get("step") in ("declare", "destination", "interception"):
+        return "skip"
+    want = avoid_oracle(state)
+    refused = first["status"] == "rejected" and first.get("step") == "avoid"
+    if refused != want["refused"]:
+        return f"refused: ruleset {refused} ({first.get('message')}), oracle {want['refused']} ({want.get('why')})"
+    if refused:
+        # (the declarations are judged power by power, a later one after an earlier one rolled: refused, it is
+        # refused in every branch)
+        every = all(o["result"]["status"] == "rejected" and o["result"].get("step") == "avoid" for o in out["outcomes"])
+        return "refused" if every else "a refusal that depends on the dice"
+    got: dict[str, Fraction] = {}
+    for o in out["outcomes"]:
+        for e in o["events"]:
+            if e.get("event") == "avoid battle attempted":
+                got[e["power"]] = got.get(e["power"], Fraction(0)) + (Fraction(o["probability"]) if e["success"] else 0)
+    if got != want["success"]:
+        return f"avoid success: ruleset {got}, oracle {want['success']}"
+    return "made"
+
+
+def test_avoid_battle_agrees_with_a_second_reading_of_the_rules() -> None:
+    rs = load_ruleset(HIS / "his.rules")
+    rng = random.Random("his-oracle-avoid")
+    kinds: dict[str, int] = {}
+    for _ in range(WORLDS // 2):
+        state = random_avoid_state(rng)
+        said = compare_avoid(rs, state)
+        assert said in ("skip", "made", "refused"), (said, json.dumps(state))
+        kinds[said] = kinds.get(said, 0) + 1
+    assert kinds.get("made", 0) > WORLDS // 20 and kinds.get("refused", 0) > WORLDS // 10, kinds
+
+
+PLANTED_AVOID = {
+    "A2 half read: an ally's space is barred": 'override rule independent_or_foreign_ok(p, s) cite "HIS-A2" = '
+        'let c = space(s).controller; c != none and powers[c] != none and side(c) == p',
+    "A3 half read: enemy units there forgotten": 'override rule calm_and_free(p, s) cite "HIS-A3" = space(s).unrest != true',
+    "A1: a minor's units avoid apart from their major's": 'override rule war_power(p) cite "HIS-I4", "HIS-I1", "HIS-M8" = p',
+    "A9: the Telescope counted": 'override rule roll_modifier(p, us, ls, with_telescope) cite "HIS-IP1", "HIS-A9" = '
+        'best_battle(ls) + (if p == cavalry_power and has_cavalry(us, none) then with_cavalry else 0)'
+        ' + (if p != cavalry_power and has_cavalry(mover_units, cavalry_power) then against_cavalry else 0)'
+        ' + (if any(name_of(b) == telescope for b in bonuses[p] ?? []) then telescope_bonus else 0)',
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED_AVOID))
+def test_the_avoid_oracle_catches_planted_bugs(name: str) -> None:
+    from validator.api import check_text
+
+    rs = check_text(HIS / "planted.rules", f'ruleset his.planted "planted"\nextends "his.rules"\n{PLANTED_AVOID[name]}\n')
+    rng = random.Random("his-oracle-avoid")
+    assert any(compare_avoid(rs, random_avoid_state(rng)) not in ("skip", "made", "refused") for _ in range(WORLDS // 2)), name
