@@ -40,6 +40,10 @@ nor holding land units at war with the avoider (A3), not the space the mover lef
 the leaders' command (F1); 2d6 + the best battle rating and the Ottoman cavalry modifiers, no Telescope,
 9 or more (A9). The verdict and each power's probability of avoiding must agree with `main --exact`.
 
+Withdrawal (HIS-M7, HIS-W1): one enemy power left in the destination that chooses to withdraw may, only
+into a fortified space of its own side or an ally's, with 4 land units or fewer outside (leaders not
+counted); then no field battle is fought; else the choice is refused.
+
 The oracle was checked against planted bugs, each an override of one rule or constant in a copy of the
 ruleset (PLANTED, PLANTED_AVOID): each is caught within the default run.
 """
@@ -570,7 +574,7 @@ def random_avoid_state(rng: random.Random) -> dict[str, Any]:
     c = spaces["d"].get("controller")
     for p in in_d:
         for i in range(rng.choice([0, 1, 2, 3, 4, 5])):
-            u = {"id": f"d_{p}_u{i}", "power": p, "space": "d", "type": rng.choice(["regular", "cavalry"])}
+            u: dict[str, Any] = {"id": f"d_{p}_u{i}", "power": p, "space": "d", "type": rng.choice(["regular", "cavalry"])}
             if rng.random() < 0.08 and spaces["d"].get("fortified") and c is not None and world.friendly(c, p):
                 u["besieged"] = True
             units.append(u)
@@ -692,3 +696,45 @@ def test_the_avoid_oracle_catches_planted_bugs(name: str) -> None:
     rs = check_text(HIS / "planted.rules", f'ruleset his.planted "planted"\nextends "his.rules"\n{PLANTED_AVOID[name]}\n')
     rng = random.Random("his-oracle-avoid")
     assert any(compare_avoid(rs, random_avoid_state(rng)) not in ("skip", "made", "refused") for _ in range(WORLDS // 2)), name
+
+
+# ------------------------------------------------------------------ withdrawal into fortifications (HIS-M7, HIS-W1)
+
+def test_withdrawal_agrees_with_a_second_reading_of_the_rules() -> None:
+    """The enemy group left in the destination (one power at war with the mover, nobody intercepting or
+    avoiding) chooses to withdraw: allowed only into a fortified space controlled by that power or an ally,
+    with 4 land units or fewer outside the fortifications, leaders not counted (HIS-M7, HIS-W1); then they
+    all go in and no field battle is fought (HIS-M8). Refused otherwise, before any die."""
+    rs = load_ruleset(HIS / "his.rules")
+    rng = random.Random("his-oracle-withdraw")
+    kinds: dict[str, int] = {}
+    for _ in range(WORLDS // 2):
+        state = random_avoid_state(rng)
+        world = World(state)
+        mover = state["action"]["power"]
+        sides = sorted({world.acting(x["power"], mover) for x in state["units"] + state["leaders"] if x["space"] == "d"})
+        if len(sides) != 1:
+            continue
+        p = sides[0]
+        state["decisions"] = {"intercept": False, "avoid": False, "withdraw": [p]}
+        try:
+            got = rs.run(state, seed=1)
+        except RunError as exc:
+            if exc.kind == "state":
+                continue
+            raise
+        if got["status"] == "rejected" and got.get("step") in ("declare", "destination"):
+            continue
+        d = state["spaces"]["d"]
+        ctrl = d.get("controller")
+        outside = [u for u in state["units"] if u["space"] == "d" and not u.get("besieged") and world.at_war(u["power"], mover)]
+        ok = bool(d.get("fortified") or d.get("key")) and ctrl is not None and world.friendly(ctrl, p) and len(outside) <= 4
+        said = (state, got.get("message"), got.get("withdrew"), got.get("battle"))
+        if not outside:  # (leaders alone: HIS-A8's, not this choice's)
+            continue
+        if ok:
+            assert got["status"] == "completed" and got["withdrew"] == [p] and got["battle"] is None, said
+        else:
+            assert got["status"] == "rejected" and got.get("step") == "withdrawal", said
+        kinds[str(ok)] = kinds.get(str(ok), 0) + 1
+    assert kinds.get("True", 0) > WORLDS // 40 and kinds.get("False", 0) > WORLDS // 20, kinds
