@@ -236,3 +236,39 @@ def test_a_member_written_as_a_text_still_fits(tmp_path: Path) -> None:
     assert _errors(rs) == [], _errors(rs)
     for engine in ENGINES:
         assert rs.run({}, engine=engine) == ["horse", "horse"], engine
+
+
+# ---------------------------------------------------------------- none where a declared type is no `T?`
+
+
+NONE_DECLS = "record R { a: int, b?: int, c: int? }\nconst r: R = {a: 1, c: 2}\ndef f(n: int) = n + 1\n"
+
+
+@pytest.mark.parametrize("text, underlined", [
+    ("const s: R = {a: none, c: 2}\nquery main = s\n", "none"),
+    ("query main = r with {a: none}\n", "none"),
+    ("query main = f(none)\n", "none"),
+    ("query main = (let x = none; f(x))\n", "x"),  # (a name known to be none: its `let`'s value is the literal)
+    ("def g(b: bool) -> int = if b then 1 else none\nquery main = g(true)\n", "none"),
+    ("def g() -> list[int] = [1, none]\nquery main = g()\n", "none"),
+])
+def test_none_where_a_declared_type_is_no_optional_one_is_c004(tmp_path: Path, text: str, underlined: str) -> None:
+    """docs/language.md, Types: `T?` is a `T` or none, so none is no `int`. Yet none fitted every declared type
+    at check (`{a: none}` for `a: int`, `f(none)` for `n: int`), and the run carried it to where it was read:
+    an error far from the slip, or, where only compared, an answer. C004 at the none, its help naming `int?`."""
+    text = NONE_DECLS + text
+    found = [(d.code, _underlined(text, d), d.help) for d in _errors(_load(tmp_path, text))]
+    assert [(code, at) for code, at, _ in found] == [("C004", underlined)], found
+    assert "declare `int?`" in (found[0][2] or ""), found
+
+
+@pytest.mark.parametrize("text", [
+    "query main = [r with {b: none}, r with {c: none}, {a: 1, b: none, c: none}]\n",  # (fields that may be none)
+    "def g(n: int?) = n\nquery main = g(none)\n",
+    "def g(n) = n\ndef h(x: any) = x\nquery main = [g(none), h(none)]\n",
+    'const m: map[str, int?] = {"k" => none}\nquery main = if m["k"] == none then 0 else f(m["k"])\n',
+    "def maybe(b: bool) = if b then 1 else none\nquery main = f(maybe(true))\n",  # (an `int?`: left to the run)
+])
+def test_none_where_none_may_be_or_may_not_be_is_left_to_the_run(tmp_path: Path, text: str) -> None:
+    rs = _load(tmp_path, NONE_DECLS + text)
+    assert _errors(rs) == [], _errors(rs)

@@ -10,7 +10,8 @@ gives its body's (``result_of``; a recursive one's own calls are ``any``); a tes
 A record-typed value's fields are checked against its declaration (``C012`` with did-you-mean).
 A record literal is held to the type declared where it is written, part by part (``misfits``): a record, no
 map but `{}`, and the record ``R`` where it has ``R``'s required fields, each of its type (``stands_for``), and,
-written there, no label ``R`` does not declare.
+written there, no label ``R`` does not declare. A value known to be none (the literal, a name bound to it)
+fits only a ``T?`` (or ``none``, ``any``); a ``T?`` is looked at as its ``T``, where it is none left to the run.
 A ``number`` is any number, a fraction too (`1/2`); an ``int`` a whole one, which fits where a ``number``
 is expected (not the reverse). An arithmetic expression is of its operator's type (``arithmetic``), not
 its value's: `4/2` is a ``number``.
@@ -280,8 +281,8 @@ class TypeChecker(Walker):
         it that are not, where they are written (the items of a list of two shapes are of no one type). A
         record literal written where a record is declared is that record's only with no label the record
         does not declare (``record_faults``): a label no read of the record reaches is a slip there."""
-        if not compatible(want, got, self.stands_for):
-            yield node, role, want, got
+        if not compatible(want, got, self.stands_for) or (got == NONE and want[0] not in _TAKE_NONE):
+            yield node, role, want, got  # (none, where it is known to be, only where none is declared: a `T?`)
             return
         plain = strip(want)
         if plain[0] == "enum" and isinstance(node, A.Str) and node.value not in self.enums[plain[1]].members:
@@ -304,10 +305,16 @@ class TypeChecker(Walker):
             labels = {label: self.types[id(v)] for label, v in node.items}
             if any(kind == "unknown" for kind, _ in self.record_faults(plain[1], labels, True)):
                 yield node, role, want, got
-            fields = {f.name: f.type for f in self.records[plain[1]].fields}
+            fields = {f.name: f for f in self.records[plain[1]].fields}
             for label, v in node.items:
                 if label in fields:
-                    yield from self.misfits(self.resolve(fields[label]), self.types[id(v)], v, f"field `{label}`")
+                    yield from self.misfits(self.field_type_of(fields[label]), self.types[id(v)], v, f"field `{label}`")
+
+    def field_type_of(self, f: A.FieldDecl) -> T:
+        """What a record's field holds: its declared type, or none too where the field may be left out
+        (`a?: int`, whose absence reads as none)."""
+        declared = self.resolve(f.type)
+        return optional(declared) if f.optional else declared
 
     def stands_for(self, got: T, name: str) -> bool:
         """Whether a value of the record type or the record literal's shape ``got`` may stand for the record
@@ -354,6 +361,8 @@ class TypeChecker(Walker):
         what keeps a record literal (``written`` there, or given by a definition) from being the record
         declared (or, at any depth of a list, set or map, one of them: ``record_faults``), that it is no map,
         or that a number may be a fraction where a whole one is declared."""
+        if got == NONE:
+            return f"`{show(want)}` is never none: declare `{show(optional(want))}` where none is meant"
         want, got = strip(want), strip(got)
         if got[0] == "shape" and want[0] == "record":
             return "; ".join(text for _, text in self.record_faults(want[1], dict(got[1]), written)) or None
@@ -690,9 +699,7 @@ class TypeChecker(Walker):
                 if k not in fields:
                     self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", v.span))
                 else:
-                    declared = self.resolve(fields[k].type)
-                    self.expect(optional(declared) if fields[k].optional else declared, self.types[id(v)], v,
-                                f"the field `{k}` of `{t[1]}` is")
+                    self.expect(self.field_type_of(fields[k]), self.types[id(v)], v, f"the field `{k}` of `{t[1]}` is")
         return t
 
     def t_Call(self, e: A.Call, env: Scope) -> T:
@@ -824,6 +831,8 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
 # what the check does not know; not `none`, known to be none, which is no position (a `T?` is looked at as its
 # `T`: where it is none is left to the run, as everywhere: ``compatible``)
 _INDEX_KINDS = frozenset({"int", "dice", "any"})
+# the declared types a value known to be none fits (``TypeChecker.misfits``): a `T?`, none, or what is not known
+_TAKE_NONE = frozenset({"opt", "none", "any"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 # the types of value the built-ins that read numbers take (``lib.builtins.NO_TRUTH``; a die's face is a number),
 # and `int`, which reads a text too (an enum's member is one): any other, none too, is refused by the run (E011,
