@@ -189,6 +189,31 @@ def test_with_on_a_declared_record_keeps_its_declared_fields(tmp_path: Path, tex
     assert found == [(code, underlined)], found
 
 
+@pytest.mark.parametrize("text, help", [
+    ("def g() -> R = {a: 1} with {c: 2}\nquery main = g()\n", "`R` has no field `c`"),
+    ("def g() -> R = ({a: 1} with {b: \"x\"}) with {c: 2}\nquery main = g()\n", "`R` has no field `c`"),
+    ("def g() -> R = {a: 1, c: 2} with {b: \"x\"}\nquery main = g()\n", "`R` has no field `c`"),
+    ("def g(r: R) = r\nquery main = g({a: 1} with {c: 2})\n", "`R` has no field `c`"),
+])
+def test_with_on_a_literal_where_a_record_is_declared_is_held_as_the_literal(tmp_path: Path, text: str,
+                                                                              help: str) -> None:
+    """A record literal written where `R` is declared has no label `R` does not declare (C004); a `with` on one
+    is written there as much, but `{a: 1} with {c: 2}` checked clean as an `R` with a slip `c`."""
+    text = WITH_DECLS + text
+    found = [(d.code, d.help) for d in _errors(_load(tmp_path, text))]
+    assert found == [("C004", help)], found
+
+
+@pytest.mark.parametrize("text", [
+    "def g() -> R = {a: 1} with {b: \"x\"}\nquery main = g()\n",
+    "def g() -> R = {a: none} with {a: 2}\nquery main = g()\n",  # (the `with`'s value is the field's)
+    "def g() -> R = ({a: 1} with {a: 2}) with {b: \"y\"}\nquery main = g()\n",
+])
+def test_with_on_a_literal_that_is_the_record_declared_fits(tmp_path: Path, text: str) -> None:
+    rs = _load(tmp_path, WITH_DECLS + text)
+    assert _errors(rs) == [], _errors(rs)
+
+
 @pytest.mark.parametrize("text, want", [
     ('query main = ({a: 1} with {a: "x"}).a\n', "x"),  # (a plain record: nothing declared to keep)
     ("query main = ({a: 1} with {c: 2}).c\n", 2),

@@ -271,7 +271,7 @@ class TypeChecker(Walker):
             head = f"{what} `{show(want)}` but this is `{show(part_got)}`" if not role else \
                 f"{what} `{show(want)}`: this {role} is `{show(part_got)}`, not `{show(part_want)}`"
             self.diags.append(Diagnostic("C004", head, part.span, related=self.related(part),
-                                         help=self.why_not(part_want, part_got, isinstance(part, A.RecordLit))))
+                                         help=self.why_not(part_want, part_got, _written_items(part) is not None)))
 
     def misfits(self, want: T, got: T, node: Any, role: str = "") -> Any:
         """The parts of the value ``node`` gives that are known not to be of the types ``want`` says, each as
@@ -300,13 +300,16 @@ class TypeChecker(Walker):
             for key, value in node.items:
                 yield from self.misfits(plain[1], self.types[id(key)], key, "key")
                 yield from self.misfits(plain[2], self.types[id(value)], value, "value")
-        elif isinstance(node, A.RecordLit) and plain[0] == "record":
+        elif isinstance(node, (A.RecordLit, A.With)) and plain[0] == "record":
+            written = _written_items(node)
+            if written is None:  # (a `with` on what is no literal: its labels are held by ``t_With``, if a record's)
+                return
             # (it stands for the record, so that the one fault it may have is of labels: the whole literal's)
-            labels = {label: self.types[id(v)] for label, v in node.items}
+            labels = {label: self.types[id(v)] for label, v in written.items()}
             if any(kind == "unknown" for kind, _ in self.record_faults(plain[1], labels, True)):
                 yield node, role, want, got
             fields = {f.name: f for f in self.records[plain[1]].fields}
-            for label, v in node.items:
+            for label, v in written.items():
                 if label in fields:
                     yield from self.misfits(self.field_type_of(fields[label]), self.types[id(v)], v, f"field `{label}`")
 
@@ -989,6 +992,16 @@ def check_types(program: Program) -> list[Diagnostic]:
                        id(ns.cell_overrides.get(key)), called)  # (a variant's cells of a table are its own)
             _TYPED.once(d, context, holds, diags, _check_decl, checker, unit, d)
     return diags
+
+
+def _written_items(node: Any) -> dict[str, Any] | None:
+    """The labels of a record written as a literal, each with the value written for it: a record literal's, or
+    a `with` on one (`{a: 1} with {b: 2}`, a `with` of those's too), its values over the literal's; None for a
+    `with` on anything else."""
+    if isinstance(node, A.RecordLit):
+        return dict(node.items)
+    inner = _written_items(node.obj) if isinstance(node, A.With) else None
+    return None if inner is None else {**inner, **dict(node.items)}
 
 
 def _assigned(stmts: Any) -> set[str]:
