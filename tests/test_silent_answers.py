@@ -46,6 +46,33 @@ def test_int_of_a_value_the_check_cannot_see_is_e011_in_both_engines(tmp_path: P
     assert d.code == "E011" and d.message == f"int needs a number or a text, not `{shown}`", d
 
 
+@pytest.mark.parametrize("call, said", [
+    ('abs(n("3"))', 'abs needs a number, not `"3"`'), ("abs(n([1]))", "abs needs a number, not `[1]`"),
+    ("abs(n(none))", "abs needs a number, not `none`"), ("abs(n(2d6))", "abs needs a number, not `2d6`"),
+    ('fraction(n("1"), 2)', 'fraction needs numbers, not `"1"`'),
+    ("fraction(1, n({a: 2}))", "fraction needs numbers, not `{a: 2}`"),
+    ("fraction(2, n(none))", "fraction needs numbers, not `none`"),  # (Python's Fraction(2, None) is 2: it was)
+])
+def test_abs_and_fraction_of_what_is_no_number_are_e011_as_int_s_are(tmp_path: Path, call: str, said: str) -> None:
+    """docs/diagnostics.md: a built-in given an argument it cannot use is E011. `int([1])` was, but `abs("3")`
+    was E001 (Python's refusal, in its words: "cannot work on arguments of these kinds"), and
+    `fraction(2, none)` answered 2."""
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = {call}\n")
+    assert _errors(rs) == [], _errors(rs)
+    found = _refusals(rs, {})
+    assert found[0] == found[1], found  # (one meaning, one message)
+    [d] = found[0]
+    assert (d.code, d.message) == ("E011", said), d
+
+
+@pytest.mark.parametrize("call, want", [("abs(n(-3))", 3), ("abs(n(-7/2))", "7/2"), ("fraction(n(6), n(4))", "3/2"),
+                                        ("fraction(n(1/2), 3)", "1/6"), ("fraction(n(4), 2)", 2)])
+def test_abs_and_fraction_of_numbers_are_as_before(tmp_path: Path, call: str, want: object) -> None:
+    rs = _load(tmp_path, f"def n(x) = x\nquery main = {call}\n")
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine) == want, engine
+
+
 @pytest.mark.parametrize("call, want", [
     ('int(n("x"))', None), ('int(n(" -12 "))', -12), ("int(n(7/2))", 3), ("int(k)", None), ("int(n(t))", None),
 ])

@@ -615,15 +615,30 @@ def _no_truth(what: str, *xs: Any) -> None:
         raise CallError(f"{what} needs numbers, not truth values")
 
 
+_NUMBER_KINDS = frozenset({int, Fraction, float})  # (a state's float is read as the exact fraction it writes)
+
+
+def _numbers(what: str, *xs: Any) -> None:
+    """A built-in that reads numbers given what is none (a text, a list, none, dice, a truth value) refuses
+    it as a bad argument (E011), as `int` does, not as Python's own refusal (E001) nor, as Python's
+    `Fraction(2, None)` is 2, with an answer."""
+    _no_truth(what, *xs)
+    for x in xs:
+        if type(x) not in _NUMBER_KINDS:
+            raise CallError(f"{what} needs {'a number' if len(xs) == 1 else 'numbers'}, not `{_show(x, True)}`")
+
+
 @builtin("abs", 1)
 def _abs(x: Any) -> Number:
-    _no_truth("abs", x)
+    if type(x) is not int:
+        _numbers("abs", x)
     return abs(x)
 
 
 @builtin("fraction", 2, doc="an exact fraction")
 def _fraction(a: Number, b: Number) -> Number:
-    _no_truth("fraction", a, b)
+    if type(a) is not int or type(b) is not int:
+        _numbers("fraction", a, b)
     if b == 0:
         raise CallError("fraction with a zero denominator")
     f = Fraction(a, b)
