@@ -203,7 +203,8 @@ WITH_DECLS = "record R { a: int, b?: str }\nconst r: R = {a: 1}\n"
 
 @pytest.mark.parametrize("text, code, underlined", [
     ('query main = r with {a: "x"}\n', "C004", '"x"'),
-    ("query main = r with {c: 1}\n", "C012", "1"),  # (a label R does not declare)
+    ("query main = r with {c: 1}\n", "C012", "c"),  # (a label R does not declare: underlined, not its value)
+    ('query main = r with {a: 2, "cc": [1, 2]}\n', "C012", '"cc"'),
     ("query main = (r with {a: 2}).c\n", "C012", "(r with {a: 2}).c"),  # (the copy is an R: its fields are R's)
     ('def f(x: R) = x with {a: "x"}\nquery main = f(r)\n', "C004", '"x"'),
     ('def f() -> list[R] = [x with {a: "x"} for x in [r]]\nquery main = f()\n', "C004", '"x"'),

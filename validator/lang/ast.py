@@ -49,6 +49,10 @@ class Node:
         return f"{type(self).__name__}({', '.join(f'{f}={d[f]!r}' for f in self._compared)})"
 
 
+# the fields that say where a node, or a part of it, is written: no part of its equality, nor of a walk's descent
+_PLACES = frozenset({"span", "label_spans"})
+
+
 @dataclass_transform(frozen_default=True)
 def node(cls: _C) -> _C:
     """An AST class from its annotated fields (a default where one is given; ``span`` last, not
@@ -73,7 +77,7 @@ def node(cls: _C) -> _C:
             raise TypeError(f"{cls.__name__}() missing {', '.join(n for n in names if n not in d)}")
 
     body = {k: v for k, v in cls.__dict__.items() if k not in defaults and k not in ("__dict__", "__weakref__")}
-    compared = tuple(n for n in names if n != "span")
+    compared = tuple(n for n in names if n not in _PLACES)
     values = (itemgetter(*compared) if len(compared) > 1
               else (lambda d, f=compared[0]: (d[f],)) if compared else (lambda d: ()))
     made = type(cls.__name__, (Node,), {**body, "__init__": __init__, "_fields": names, "_compared": compared,
@@ -282,6 +286,7 @@ class With:
     obj: "Expr"
     items: tuple[tuple[str, "Expr"], ...]
     span: Span = _span()
+    label_spans: tuple[Span, ...] = ()  # (each item's label's place, where a finding of the label points: not compared)
 
 
 @node

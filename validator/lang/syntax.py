@@ -452,6 +452,7 @@ class _Builder:
             line_of += [line] * (end - start)
         self.start_pos: int | None = None
         self.end_pos: int | None = None
+        self._labels: dict[int, Any] = {}  # each record item's label token, by the item's identity (``rec_item``)
 
     def _line_col(self, offset: int) -> tuple[int, int]:
         line = self.line_of[offset]
@@ -750,7 +751,9 @@ class _Builder:
         return A.Index(c[0], tuple(c[1:]), self._s())
 
     def with_(self, c: list[Any]) -> A.With:
-        return A.With(c[0], tuple(i for i in c[1:] if i is not None), self._s())
+        items = tuple(i for i in c[1:] if i is not None)
+        labels = self._labels  # (each item's label token, by the item: ``rec_item``)
+        return A.With(c[0], items, self._s(), tuple(self._tok_span(labels.pop(id(i))) for i in items))
 
     def int_(self, c: list[Any]) -> A.Int:
         text = str(c[0])
@@ -800,7 +803,9 @@ class _Builder:
 
     def rec_item(self, c: list[Any]) -> tuple[str, Any]:
         key = c[0]
-        return (self._str(key) if key.type == "STRING" else str(key), c[1])
+        item = (self._str(key) if key.type == "STRING" else str(key), c[1])
+        self._labels[id(item)] = key  # (a `with`'s item's label is placed: ``with_``; the item lives on in the AST)
+        return item
 
     def set_(self, c: list[Any]) -> A.SetLit:
         return A.SetLit(tuple(c), self._s())

@@ -698,9 +698,10 @@ class TypeChecker(Walker):
             return ("shape", tuple(sorted({**dict(t[1]), **{k: self.types[id(v)] for k, v in e.items}}.items())))
         if t[0] == "record":  # (each value held to its field's declared type, as a record literal's are)
             fields = {f.name: f for f in self.records[t[1]].fields}
-            for k, v in e.items:
-                if k not in fields:
-                    self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", v.span))
+            for i, (k, v) in enumerate(e.items):
+                if k not in fields:  # (at the label, where the slip is: its place, where the parser gave it)
+                    at = e.label_spans[i] if i < len(e.label_spans) else v.span
+                    self.diags.append(Diagnostic("C012", f"record `{t[1]}` has no field `{k}`", at))
                 else:
                     self.expect(self.field_type_of(fields[k]), self.types[id(v)], v, f"the field `{k}` of `{t[1]}` is")
         return t
