@@ -325,3 +325,22 @@ def test_none_where_a_declared_type_is_no_optional_one_is_c004(tmp_path: Path, t
 def test_none_where_none_may_be_or_may_not_be_is_left_to_the_run(tmp_path: Path, text: str) -> None:
     rs = _load(tmp_path, NONE_DECLS + text)
     assert _errors(rs) == [], _errors(rs)
+
+
+# ---------------------------------------------------------------- dice where a number is read
+
+
+@pytest.mark.parametrize("call", ["abs(2d6)", "int(2d6)", "fraction(1, 2d6)", "[1, 2, 3][2d6]"])
+def test_dice_where_a_number_is_read_is_c004(tmp_path: Path, call: str) -> None:
+    """`2d6` is dice, no number (docs/language.md, Dice: `roll(2d6)` is the sum of a roll), and the run refuses
+    it where a number is read (E011, E001 for an index); the check took dice for a die's face there."""
+    text = f"query main = {call}\n"
+    found = [(d.code, _underlined(text, d), d.help) for d in _errors(_load(tmp_path, text))]
+    assert found == [("C004", "2d6", "dice are not a roll: `roll(d)` rolls the dice `d`")], found
+
+
+def test_a_roll_where_a_number_is_read_fits(tmp_path: Path) -> None:
+    rs = _load(tmp_path, "query main = abs(roll(1d6)) + [0, 1, 2, 3, 4, 5, 6][roll(1d6)] + int(roll(1d6))\n")
+    assert _errors(rs) == [], _errors(rs)
+    for engine in ENGINES:
+        assert rs.run({}, engine=engine, dice=[2, 3, 4]) == 9, engine

@@ -622,7 +622,7 @@ class TypeChecker(Walker):
                 return ("list", unify([a[1], b[1]]))
         self.diags.append(Diagnostic("C004", f"cannot compute `{show(left)}` {e.op} `{show(right)}`", e.span,
                                      related=self.related(e.left, e.right),
-                                     help="dice are not a roll: `roll(d)` rolls the dice `d`" if DICE in (a, b) else None))
+                                     help=_ROLL_HELP if DICE in (a, b) else None))
         return ANY
 
     def t_Neg(self, e: A.Neg, env: Scope) -> T:
@@ -688,7 +688,8 @@ class TypeChecker(Walker):
         got = strip(t)
         if got[0] not in _INDEX_KINDS:
             self.diags.append(Diagnostic("C004", f"a list index must be a whole number, not `{show(got)}`", key.span,
-                                         related=self.related(key), help=_WHOLE_HELP if got == NUMBER else None))
+                                         related=self.related(key),
+                                         help=_WHOLE_HELP if got == NUMBER else _ROLL_HELP if got == DICE else None))
 
     def t_With(self, e: A.With, env: Scope) -> T:
         t = strip(self.infer(e.obj, env))
@@ -781,7 +782,7 @@ class TypeChecker(Walker):
                 truth = "a truth value is no number: `if b then 1 else 0` counts it"
                 self.diags.append(Diagnostic("C004", f"`{name}` needs {number} as its {_ORDINALS[i]} argument, "
                                                      f"not `{show(got)}`", arg.span, related=self.related(arg),
-                                             help=truth if got == BOOL else None))
+                                             help=truth if got == BOOL else _ROLL_HELP if got == DICE else None))
                 return False
         return True
 
@@ -831,17 +832,17 @@ _TAKEN_KINDS = {"items": frozenset({"list", "set", "map", "any"}),
                 "sized": frozenset({"list", "set", "map", "str", "enum", "any"}),
                 "map": frozenset({"map", "record", "any"}), "keyed": frozenset({"list", "map", "record", "any"}),
                 "whole": frozenset({"int", "any"})}  # (none where it is the default: ``lib.builtins.takes_none``)
-# the types of a list's index the run takes (``reference.index_of``): a whole number (a die's face is one), or
-# what the check does not know; not `none`, known to be none, which is no position (a `T?` is looked at as its
-# `T`: where it is none is left to the run, as everywhere: ``compatible``)
-_INDEX_KINDS = frozenset({"int", "dice", "any"})
+# the types of a list's index the run takes (``reference.index_of``): a whole number, or what the check does not
+# know; not `none`, known to be none, which is no position (a `T?` is looked at as its `T`: where it is none is
+# left to the run, as everywhere: ``compatible``), nor dice (`2d6` is dice, no face: `roll(d)`'s face, `any`, is)
+_INDEX_KINDS = frozenset({"int", "any"})
 # the declared types a value known to be none fits (``TypeChecker.misfits``): a `T?`, none, or what is not known
 _TAKE_NONE = frozenset({"opt", "none", "any"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
-# the types of value the built-ins that read numbers take (``lib.builtins.NO_TRUTH``; a die's face is a number),
-# and `int`, which reads a text too (an enum's member is one): any other, none too, is refused by the run (E011,
-# E001) and, where the check knows it, by the check (``TypeChecker.taken``)
-_NUMERIC_READ = frozenset({"int", "number", "dice", "any"})
+# the types of value the built-ins that read numbers take (``lib.builtins.NO_TRUTH``; dice are no number, a roll's
+# face is), and `int`, which reads a text too (an enum's member is one): any other, none too, is refused by the run
+# (E011) and, where the check knows it, by the check (``TypeChecker.taken``)
+_NUMERIC_READ = frozenset({"int", "number", "any"})
 _READ_BY_INT = _NUMERIC_READ | {"str", "enum"}
 _TYPED_BUILTINS = frozenset({"closest", "rows", "columns"})  # (``TypeChecker.typed_builtin``)
 _SCALAR_RESULT: dict[Any, T] = {int: INT, bool: BOOL, str: STR}  # a built-in's result of one kind, as a type
@@ -879,6 +880,7 @@ def _kinds_differ(a: T, b: T) -> bool:
 _NUMERIC = frozenset({"int", "number"})
 _WHOLE_OPS = frozenset({"+", "-", "*", "%"})  # (whole of whole numbers; `/` may give a fraction, `//` never)
 _ORDER_KIND = {"enum": "str", "number": "int"}  # (an enum's member is its text; numbers are ordered together)
+_ROLL_HELP = "dice are not a roll: `roll(d)` rolls the dice `d`"
 _WHOLE_HELP = ("a `number` may be a fraction (`/` divides exactly): `//` divides to a whole number, "
                "rounded down; or declare `number` where a fraction is meant")
 
