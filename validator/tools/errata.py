@@ -1129,7 +1129,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.records and phases_tried and recorded.differences:
             from .impact import Share
 
-            figures.append(f"records that differ: {Share(records_differ, records_read).text().split(', 95% CI')[0]})")
+            # (every record was compared: a count, not a sample, so no interval)
+            figures.append(f"records that differ: {Share(records_differ, records_read).text(interval=False)}")
             figures += summary_text(in_records, phases_tried, "recorded phases", args.show_groups, sample=False)
         for line in figures:  # (before the verdict, which stays the last line)
             out.write(one_line(line) + "\n")

@@ -37,7 +37,11 @@ class Share:
         low, high = self.interval
         return {"count": self.k, "of": self.n, "share": round(self.value, 4), "ci95": [round(low, 4), round(high, 4)]}
 
-    def text(self) -> str:
+    def text(self, interval: bool = True) -> str:
+        """``k of n (share%, 95% CI low%-high%)``; without ``interval`` (a count of all there is, not a sample),
+        ``k of n (share%)``."""
+        if not interval:
+            return f"{self.k} of {self.n} ({_pct(self.value)})"
         low, high = self.interval
         return f"{self.k} of {self.n} ({_pct(self.value)}, 95% CI {_pct(low)}-{_pct(high)})"
 
