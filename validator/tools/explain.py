@@ -108,10 +108,10 @@ def trace_lines(trace: list[dict[str, Any]], order: str | None = None, full: boo
     return lines
 
 
-def explain_text(result: Any, order: str | None = None, full: bool = False) -> str:
+def explain_text(result: Any, order: str | None = None, full: bool = False, lines: list[str] | None = None) -> str:
     """A traced run's ``api.Result`` as text: the tree, the cycles, the events (with ``order``, those
-    that mention it), or a line saying there were none."""
-    lines = explain_lines(result, order, full)
+    that mention it), or a line saying there were none; ``lines``: its ``explain_lines``, if found already."""
+    lines = explain_lines(result, order, full) if lines is None else list(lines)
     if not lines:
         lines.append(f"no traced rule mentions `{order}`" if order else "no cited rule was called")
     return "\n".join(one_line(line) for line in lines)  # a line break from the input is shown, not obeyed
@@ -277,11 +277,12 @@ def unit_key(view: dict[str, Any] | None, text: str) -> tuple[str, dict[str, Any
     return text.strip().lower(), say
 
 
-def unit_story(rs: Any, result: Any, unit: str, full: bool = False) -> str:
+def unit_story(rs: Any, result: Any, unit: str, full: bool = False,
+               found: tuple[str, list[str]] | None = None) -> str:
     """``explain --unit`` (and the playground's): how the piece written ``unit`` fared in a traced run
     of ``rs`` (its ``api.Result``), in the words of its family's view, its values in the language's
     notation, or why nothing is said."""
-    key, lines = unit_story_lines(rs, result, unit, full)
+    key, lines = unit_story_lines(rs, result, unit, full) if found is None else found
     return "\n".join(lines) if lines else f"no traced decision is about `{unit}` (read as `{key}`)"
 
 
@@ -545,8 +546,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from ..core.exits import UsageError
 
             raise UsageError(refused + (" (no --state was given: the state is empty)" if args.state is None else ""))
-        text = visible(unit_story(rs, traced, args.unit, args.full) if args.unit else
-                       explain_text(traced, args.order, args.full)) + "\n"
+        text = visible(unit_story(rs, traced, args.unit, args.full, (key, lines)) if args.unit else
+                       explain_text(traced, args.order, args.full, lines)) + "\n"
     if args.output:
         write_atomic(args.output, text)
     else:
