@@ -191,7 +191,7 @@ def random_state(rng: random.Random) -> dict[str, Any]:
         "spaces": spaces, "connections": connections,
         "powers": powers,
         "wars": [sorted(w) for w in wars], "alliances": [sorted(w) for w in alliances],
-        "bonuses": {p: ["telescope"] for p in rng.sample(POWERS, rng.choice([0, 0, 1, 2]))},
+        "bonuses": {p: ["telescope"] for p in rng.sample(MAJORS, rng.choice([0, 0, 1, 2]))},  # (a major's: HIS-IP1)
         "units": mine + units, "leaders": leaders, "tried_to_intercept": tried,
         "action": {"power": mover, "units": [u["id"] for u in mine], "leaders": [], "from": "a", "to": "d"}}
     if rng.random() < 0.04:
